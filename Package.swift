@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "VitalSim",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "vitalsim", targets: ["vitalsim"]),
+        .library(name: "VitalSimCore", targets: ["VitalSimCore"]),
+        .library(name: "GATT", targets: ["GATT"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        .target(name: "VitalSimCore", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
+        .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),
+        .target(name: "GATT", dependencies: ["VitalSimCore"], swiftSettings: strict),
+        .target(name: "BLE", dependencies: ["GATT"], swiftSettings: strict),
+        .target(name: "Harness", dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE"], swiftSettings: strict),
+        .executableTarget(
+            name: "vitalsim",
+            dependencies: [
+                "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VitalSimTests",
+            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

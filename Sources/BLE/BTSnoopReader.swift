@@ -1,0 +1,40 @@
+import Foundation
+
+/// One btsnoop record.
+public struct BTSnoopRecord: Equatable, Sendable {
+    public var flags: UInt32
+    public var unixMicroseconds: Int64
+    /// The H4 packet, type byte first.
+    public var packet: [UInt8]
+}
+
+/// Reads btsnoop v1 (H4) files, rejecting malformed ones with the byte offset of the problem.
+public enum BTSnoopReader {
+    public static func read(path: String) throws(CaptureError) -> [BTSnoopRecord] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .malformed(path: path, offset: 0, reason: "cannot read the file") }
+        return try parse([UInt8](data), path: path)
+    }
+
+    public static func parse(_ b: [UInt8], path: String) throws(CaptureError) -> [BTSnoopRecord] {
+        guard b.count >= 16, Array(b[0..<8]) == Array("btsnoop".utf8) + [0] else { throw .malformed(path: path, offset: 0, reason: "missing btsnoop magic") }
+        guard be32(b, 8) == 1 else { throw .malformed(path: path, offset: 8, reason: "version \(be32(b, 8)) is not 1") }
+        guard be32(b, 12) == 1002 else { throw .malformed(path: path, offset: 12, reason: "datalink \(be32(b, 12)) is not H4 (1002)") }
+        var out: [BTSnoopRecord] = []
+        var o = 16
+        while o < b.count {
+            guard o + 24 <= b.count else { throw .malformed(path: path, offset: o, reason: "truncated record header") }
+            let included = Int(be32(b, o + 4))
+            guard o + 24 + included <= b.count else { throw .malformed(path: path, offset: o, reason: "record of \(included) bytes runs past the end") }
+            var ts: UInt64 = 0
+            for i in 0..<8 { ts = ts << 8 | UInt64(b[o + 16 + i]) }
+            out.append(BTSnoopRecord(flags: be32(b, o + 8), unixMicroseconds: Int64(bitPattern: ts) - BTSnoopWriter.unixEpochOffset,
+                                     packet: Array(b[(o + 24)..<(o + 24 + included)])))
+            o += 24 + included
+        }
+        return out
+    }
+
+    static func be32(_ b: [UInt8], _ o: Int) -> UInt32 {
+        UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
+    }
+}

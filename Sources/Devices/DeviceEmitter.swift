@@ -1,0 +1,153 @@
+import Physiology
+import VitalSimCore
+
+/// Runs one simulated device over a scenario: samples the patient's physiology at the device's
+/// cadence or schedule, adds the device's own measurement error, applies the scenario's faults,
+/// and yields readings in intended-emit-time order.
+///
+/// Memory is bounded by the device's pending window (readings held back by a disconnect or
+/// reordering), never by the scenario's length.
+public struct DeviceEmitter {
+    public let spec: DeviceSpec
+    public let patientID: String
+    let physiology: PatientPhysiology
+    let faults: FaultSchedule
+    let duration: Int64
+    var sensor: any DeviceSensor
+    var rng: SeededRandom
+    var faultRNG: SeededRandom
+    var pending = PendingQueue()
+    var nextMeasurement: Int64
+    var nextBattery: Int64
+    var counters: [VitalKind: UInt32] = [:]
+
+    /// Creates the emitter of `spec` for the patient whose physiology is given.
+    public init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], duration: Int64) {
+        self.spec = spec
+        self.patientID = physiology.patient.id
+        self.physiology = physiology
+        self.faults = FaultSchedule(faults)
+        self.duration = duration
+        rng = physiology.stream("device:" + spec.id)
+        faultRNG = rng.split("faults")
+        sensor = SensorFactory.make(spec, physiology: physiology, rng: rng.split("sensor"))
+        nextMeasurement = Schedule.first(spec, clock: physiology.clock)
+        nextBattery = spec.type.isBluetooth ? 0 : .max
+    }
+
+    /// The next reading in emit order, or nil when the scenario is over for this device.
+    public mutating func next() -> Reading? {
+        while true {
+            let horizon = min(nextMeasurement, nextBattery)
+            if let head = pending.peek, head.intendedEmitTime < horizon || horizon >= duration {
+                return pending.pop()
+            }
+            if horizon >= duration { return nil }
+            if nextBattery <= nextMeasurement {
+                emitBattery(at: nextBattery)
+                nextBattery += 3_600_000
+            } else {
+                let t = nextMeasurement
+                for sample in sensor.measure(at: t, lowBattery: faults.lowBattery(at: t) != nil) { accept(sample) }
+                nextMeasurement = Schedule.next(after: t, spec: spec, clock: physiology.clock)
+            }
+        }
+    }
+
+    mutating func emitBattery(at t: Int64) {
+        let level = faults.lowBattery(at: t)?.level ?? max(0, spec.battery - spec.batteryDrainPerDay * Double(t) / 86_400_000)
+        accept(Sample(offset: 0, measurement: .battery(percent: Int(level.rounded())), truth: level, at: t))
+    }
+
+    mutating func accept(_ s: Sample) {
+        let t = s.at + s.offset
+        let kind = s.measurement.kind
+        let seq = counters[kind, default: 0]
+        counters[kind] = seq + 1
+        let prefix = kind == sensor.primaryKind ? "" : kind.rawValue + "/"
+        var r = Reading(id: "\(patientID)/\(spec.id)/\(prefix)\(seq)", patientID: patientID, deviceID: spec.id, deviceType: spec.type,
+                        seq: seq, measuredAt: t, deviceTime: t + faults.skew(at: t), intendedEmitTime: t,
+                        measurement: s.measurement, truth: s.truth)
+        if faults.dropout(at: t) != nil { return }
+        if let d = faults.disconnect(at: t) {
+            guard sensor.storesRecords, kind != .battery, kind != .cuffPressure else { return }
+            r.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
+            r.delivery.backfill = true
+        }
+        if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) { r.delivery.corruption = c.corruption }
+        if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !r.delivery.backfill {
+            r.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
+            r.delivery.outOfOrder = true
+        }
+        pending.push(r)
+        if let d = faults.duplicates(at: t), faultRNG.chance(d.probability) {
+            var dup = r
+            dup.intendedEmitTime += 200
+            dup.delivery.duplicate = true
+            pending.push(dup)
+        }
+    }
+}
+
+/// A measurement produced by a sensor, `offset` ms after the scheduled time `at`.
+public struct Sample {
+    public var offset: Int64
+    public var measurement: Measurement
+    public var truth: Double
+    public var at: Int64
+    public init(offset: Int64, measurement: Measurement, truth: Double, at: Int64) {
+        self.offset = offset; self.measurement = measurement; self.truth = truth; self.at = at
+    }
+}
+
+/// Readings held back for later emission, ordered by (intended emit time, insertion).
+struct PendingQueue {
+    private var items: [(Reading, Int)] = []
+    private var counter = 0
+    var count: Int { items.count }
+    var peek: Reading? { items.first?.0 }
+
+    mutating func push(_ r: Reading) {
+        counter += 1
+        var i = items.count
+        while i > 0, items[i - 1].0.intendedEmitTime > r.intendedEmitTime { i -= 1 }
+        items.insert((r, counter), at: i)
+    }
+
+    mutating func pop() -> Reading? { items.isEmpty ? nil : items.removeFirst().0 }
+}
+
+/// Lookup of a device's faults by time.
+struct FaultSchedule {
+    let faults: [DeviceFault]
+    init(_ faults: [DeviceFault]) { self.faults = faults }
+    func find(_ kind: FaultKind, _ t: Int64) -> DeviceFault? { faults.first { $0.kind == kind && $0.covers(t) } }
+    func dropout(at t: Int64) -> DeviceFault? { find(.dropout, t) }
+    func disconnect(at t: Int64) -> DeviceFault? { find(.disconnect, t) }
+    func lowBattery(at t: Int64) -> DeviceFault? { find(.lowBattery, t) }
+    func duplicates(at t: Int64) -> DeviceFault? { find(.duplicates, t) }
+    func outOfOrder(at t: Int64) -> DeviceFault? { find(.outOfOrder, t) }
+    func corrupt(at t: Int64) -> DeviceFault? { find(.corrupt, t) }
+    func skew(at t: Int64) -> Int64 { find(.clockSkew, t)?.skew ?? 0 }
+}
+
+/// Measurement times: periodic by cadence, or daily at the schedule's times of day.
+enum Schedule {
+    static func first(_ spec: DeviceSpec, clock: DayClock) -> Int64 {
+        spec.schedule.isEmpty ? spec.cadence.milliseconds : next(after: -1, spec: spec, clock: clock)
+    }
+
+    static func next(after t: Int64, spec: DeviceSpec, clock: DayClock) -> Int64 {
+        if spec.schedule.isEmpty { return t + spec.cadence.milliseconds }
+        let day: Int64 = 86_400_000
+        let abs = clock.startUnixMilliseconds + t
+        let midnight = abs - ((abs % day) + day) % day
+        for d in 0...1 {
+            for tod in spec.schedule {
+                let candidate = midnight + Int64(d) * day + tod - clock.startUnixMilliseconds
+                if candidate > t { return candidate }
+            }
+        }
+        return t + day
+    }
+}

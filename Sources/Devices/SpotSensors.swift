@@ -1,0 +1,173 @@
+import Physiology
+import VitalSimCore
+
+/// Upper-arm cuff: a home burst of two readings one minute apart (ACC/AHA home protocol), each
+/// preceded by Intermediate Cuff Pressure notifications while the cuff inflates.
+struct BloodPressureCuff: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    var primaryKind: VitalKind { .bloodPressure }
+    var storesRecords: Bool { true }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        var out: [Sample] = []
+        for burst in 0..<2 {
+            let start = Int64(burst) * 60_000
+            let truth = physiology.bloodPressure(at: t + start)
+            let sys = Int((truth.systolic + rng.normal(mean: 0, sd: 5)).rounded())
+            let dia = Int((truth.diastolic + rng.normal(mean: 0, sd: 3)).rounded())
+            let target = sys + 30
+            for k in 0..<20 { out.append(Sample(offset: start + Int64(k) * 1000, measurement: .cuffPressure(mmHg: target * (k + 1) / 20), truth: Double(target * (k + 1) / 20), at: t)) }
+            let map = Int((Double(dia) + Double(sys - dia) / 3).rounded())
+            let pulse = Int((physiology.meanHeartRate(at: t + start) + rng.normal(mean: 0, sd: 2)).rounded())
+            let irregular: UInt16 = physiology.atrialFibrillation(at: t + start) != nil ? 0x0004 : 0
+            out.append(Sample(offset: start + 35_000, measurement: .bloodPressure(systolic: sys, diastolic: max(20, min(dia, sys - 5)), meanArterial: map, pulse: pulse, status: irregular),
+                              truth: truth.systolic, at: t))
+        }
+        return out
+    }
+}
+
+/// Fingerstick meter: ISO 15197-grade error, GLS meal context from the time of day, stored records.
+struct Glucometer: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    var primaryKind: VitalKind { .glucose }
+    var storesRecords: Bool { true }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        let truth = physiology.glucose.plasma(at: t)
+        let value = Int(Math.clamp(truth * (1 + 0.04 * rng.normal()), 20, 600).rounded())
+        let h = physiology.clock.hour(at: t)
+        let meals = physiology.patient.meals.map { Double($0.timeOfDay) / 3_600_000 }
+        let meal: UInt8 = h >= 21 ? 5 : (meals.contains { h > $0 && h - $0 <= 2.5 } ? 2 : (h < 10 ? 3 : 1))
+        return [Sample(offset: 0, measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0), truth: truth, at: t)]
+    }
+}
+
+/// Continuous glucose monitor: interstitial glucose plus autocorrelated sensor noise (AR(1), φ = 0.7 per
+/// 5 min, sd 6 + 4 % of value), LOW below 40 and HIGH above 400, trend over 15 min, E2E-CRC.
+struct ContinuousGlucoseMonitor: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    let cadence: Int64
+    var noise = 0.0
+    var history: [Double] = []
+    var primaryKind: VitalKind { .cgm }
+    var storesRecords: Bool { true }
+
+    init(physiology: PatientPhysiology, rng: SeededRandom, cadence: Int64) {
+        self.physiology = physiology; self.rng = rng; self.cadence = cadence
+        noise = self.rng.normal()
+    }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        let ig = physiology.glucose.interstitial(at: t)
+        let phi = Math.pow(0.7, Double(cadence) / 300_000)
+        noise = phi * noise + (1 - phi * phi).squareRoot() * rng.normal()
+        let raw = ig + noise * (6 + 0.04 * ig)
+        history.append(raw)
+        let window = max(2, Int(900_000 / cadence) + 1)
+        if history.count > window { history.removeFirst(history.count - window) }
+        let trend = history.count >= 2 ? (history.last! - history.first!) / (Double(history.count - 1) * Double(cadence) / 60_000) : 0
+        var warning: UInt32 = 0
+        if raw < 40 { warning |= 0x40 }
+        if raw > 400 { warning |= 0x80 }
+        let status: UInt32 = lowBattery ? 0x02 : 0
+        let value = Int(Math.clamp(raw, 40, 400).rounded())
+        let quality = Int(Math.clamp(96 - 4 * abs(noise), 70, 100).rounded())
+        let minutes = UInt16(truncatingIfNeeded: t / 60_000)
+        return [Sample(offset: 0, measurement: .cgm(mgdl: value, trend: (trend * 10).rounded() / 10, quality: quality, timeOffset: minutes,
+                                                    annunciation: status | warning << 16), truth: physiology.glucose.plasma(at: t), at: t)]
+    }
+}
+
+/// Pulse oximeter: 1 s continuous readings or spot checks; ±2 % (adult) / ±3 % (neonatal) Arms.
+struct PulseOximeter: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    let continuous: Bool
+    var primaryKind: VitalKind { .spo2 }
+    var storesRecords: Bool { !continuous }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        let truth = physiology.spo2(at: t)
+        let sd = continuous ? 0.8 : (physiology.patient.profile == .chdInfant ? 3.0 : 2.0)
+        let spo2 = Int(Math.clamp(truth + rng.normal(mean: 0, sd: sd), 50, 100).rounded())
+        let pulse = Int((physiology.meanHeartRate(at: t) + rng.normal(mean: 0, sd: 1.5)).rounded())
+        return [Sample(offset: 0, measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous), truth: truth, at: t)]
+    }
+}
+
+/// Oral thermometer, 0.1 °C resolution.
+struct Thermometer: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    var primaryKind: VitalKind { .temperature }
+    var storesRecords: Bool { true }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        let truth = physiology.temperature(at: t)
+        let c = ((truth + rng.normal(mean: 0, sd: 0.1)) * 10).rounded() / 10
+        return [Sample(offset: 0, measurement: .temperature(celsius: c, type: 6), truth: truth, at: t)]
+    }
+}
+
+/// Scale: 0.005 kg resolution; ±15 g noise for infants (clothing and movement), ±100 g for adults.
+struct WeightScale: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    var primaryKind: VitalKind { .weight }
+    var storesRecords: Bool { true }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        let truth = physiology.weight(at: t)
+        let kg = ((truth + rng.normal(mean: 0, sd: truth < 20 ? 0.015 : 0.1)) / 0.005).rounded() * 0.005
+        return [Sample(offset: 0, measurement: .weight(kg: (kg * 1000).rounded() / 1000), truth: truth, at: t)]
+    }
+}
+
+/// Phone or watch bridge of the VitalEdge documents: the latest HealthKit heart rate every interval
+/// (1–60 min, default 5) and, at each midnight, the day's steps and active calories.
+struct PhoneBridge: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    let cadence: Int64
+    var nextMidnight: Int64
+    var primaryKind: VitalKind { .heartRate }
+    var storesRecords: Bool { true }
+
+    init(physiology: PatientPhysiology, rng: SeededRandom, cadence: Int64) {
+        self.physiology = physiology; self.rng = rng; self.cadence = cadence
+        nextMidnight = physiology.clock.nextMidnight(after: 0)
+    }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        var out: [Sample] = []
+        while nextMidnight <= t {
+            var steps = 0.0, kcal = 0.0
+            var m = max(0, nextMidnight - 86_400_000)
+            while m < nextMidnight { steps += physiology.stepsPerMinute(at: m); kcal += physiology.activeCaloriesPerMinute(at: m); m += 60_000 }
+            out.append(Sample(offset: nextMidnight - t, measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())), truth: steps, at: t))
+            nextMidnight += 86_400_000
+        }
+        let truth = physiology.meanHeartRate(at: t)
+        out.append(Sample(offset: 0, measurement: .heartRate(bpm: Int((truth + rng.normal(mean: 0, sd: 2)).rounded()), rrIntervals: [], energyExpended: nil, contact: .notSupported),
+                          truth: truth, at: t))
+        return out
+    }
+}
+
+/// Caregiver feeding log (CHAMP-style app entries): one entry per feed, mL.
+struct FeedingLog: DeviceSensor {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    var primaryKind: VitalKind { .feeding }
+    var storesRecords: Bool { true }
+
+    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+        let truth = physiology.feedVolume(at: t)
+        let ml = Int(max(0, truth + rng.normal(mean: 0, sd: 5)).rounded())
+        return [Sample(offset: 0, measurement: .feeding(mL: ml), truth: truth, at: t)]
+    }
+}

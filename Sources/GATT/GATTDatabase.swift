@@ -1,0 +1,101 @@
+import VitalSimCore
+
+/// Characteristic properties (ATT characteristic declaration bits).
+public struct CharacteristicProperties: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let read = Self(rawValue: 0x02)
+    public static let writeWithoutResponse = Self(rawValue: 0x04)
+    public static let write = Self(rawValue: 0x08)
+    public static let notify = Self(rawValue: 0x10)
+    public static let indicate = Self(rawValue: 0x20)
+}
+
+/// One attribute of a GATT server.
+public struct Attribute: Sendable, Equatable {
+    public var handle: UInt16
+    /// Attribute type UUID (0x2800 service, 0x2803 characteristic, 0x2902 CCCD, or the characteristic UUID).
+    public var type: UInt16
+    public var value: [UInt8]
+}
+
+/// A characteristic as laid out in a database.
+public struct CharacteristicEntry: Sendable, Equatable {
+    public var uuid: UInt16
+    public var properties: CharacteristicProperties
+    public var declarationHandle: UInt16
+    public var valueHandle: UInt16
+    public var cccdHandle: UInt16?
+}
+
+/// A service with its handle range.
+public struct ServiceEntry: Sendable, Equatable {
+    public var uuid: UInt16
+    public var startHandle: UInt16
+    public var endHandle: UInt16
+    public var characteristics: [CharacteristicEntry]
+}
+
+/// The GATT database of a simulated device type, with Bluetooth SIG properties (HRM notify, BPM indicate, …).
+public struct GATTDatabase: Sendable {
+    public private(set) var attributes: [Attribute] = []
+    public private(set) var services: [ServiceEntry] = []
+
+    /// Builds the database of a device type: GAP (device name), its health service, Battery.
+    public static func forDevice(_ type: DeviceType, name: String) -> GATTDatabase {
+        var db = GATTDatabase()
+        db.addService(0x1800, [(0x2A00, [.read], Array(name.utf8.prefix(20)))])
+        switch type {
+        case .heartRateStrap:
+            db.addService(0x180D, [(0x2A37, [.notify], []), (0x2A38, [.read], [1]), (0x2A39, [.write], [])])
+        case .bpCuff:
+            db.addService(0x1810, [(0x2A35, [.indicate], []), (0x2A36, [.notify], []), (0x2A49, [.read], [0x04, 0x00])])
+        case .glucometer:
+            db.addService(0x1808, [(0x2A18, [.notify], []), (0x2A34, [.notify], []), (0x2A51, [.read], [0x01, 0x00]),
+                                   (0x2A52, [.write, .indicate], [])])
+        case .cgm:
+            let feature = (try? CGMFeature(features: CGMFeature.e2eCRCSupported | 0x01).encode()) ?? []
+            db.addService(0x181F, [(0x2AA7, [.notify], []), (0x2AA8, [.read], feature), (0x2AA9, [.read], []), (0x2AAA, [.read, .write], []),
+                                   (0x2AAB, [.read], [0x50, 0x01]), (0x2A52, [.write, .indicate], []), (0x2AAC, [.write, .indicate], [])])
+        case .pulseOximeter:
+            db.addService(0x1822, [(0x2A5E, [.indicate], []), (0x2A5F, [.notify], []), (0x2A60, [.read], [0x00, 0x00])])
+        case .thermometer:
+            db.addService(0x1809, [(0x2A1C, [.indicate], []), (0x2A1D, [.read], [6])])
+        case .weightScale:
+            db.addService(0x181D, [(0x2A9E, [.read], [0, 0, 0, 0]), (0x2A9D, [.indicate], [])])
+        case .phoneBridge, .feedingLog:
+            break
+        }
+        db.addService(0x180F, [(0x2A19, [.read, .notify], [100])])
+        return db
+    }
+
+    mutating func addService(_ uuid: UInt16, _ chars: [(UInt16, CharacteristicProperties, [UInt8])]) {
+        var handle = UInt16(attributes.count + 1)
+        let start = handle
+        attributes.append(Attribute(handle: handle, type: 0x2800, value: le(uuid)))
+        var entries: [CharacteristicEntry] = []
+        for (cu, props, value) in chars {
+            let decl = handle + 1, valueHandle = handle + 2
+            attributes.append(Attribute(handle: decl, type: 0x2803, value: [props.rawValue] + le(valueHandle) + le(cu)))
+            attributes.append(Attribute(handle: valueHandle, type: cu, value: value))
+            handle = valueHandle
+            var cccd: UInt16?
+            if props.contains(.notify) || props.contains(.indicate) {
+                handle += 1
+                cccd = handle
+                attributes.append(Attribute(handle: handle, type: 0x2902, value: [0, 0]))
+            }
+            entries.append(CharacteristicEntry(uuid: cu, properties: props, declarationHandle: decl, valueHandle: valueHandle, cccdHandle: cccd))
+        }
+        services.append(ServiceEntry(uuid: uuid, startHandle: start, endHandle: handle, characteristics: entries))
+    }
+
+    /// The characteristic with this UUID (first match).
+    public func characteristic(_ uuid: UInt16) -> CharacteristicEntry? {
+        for s in services { if let c = s.characteristics.first(where: { $0.uuid == uuid }) { return c } }
+        return nil
+    }
+
+    private func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+}

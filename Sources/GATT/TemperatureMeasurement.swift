@@ -1,0 +1,82 @@
+import VitalSimCore
+
+/// The shared layout of Temperature Measurement 0x2A1C (indicate) and Intermediate Temperature 0x2A1E (notify).
+public struct TemperatureRecord: Equatable, Sendable {
+    /// Flags bit 0: Fahrenheit rather than Celsius.
+    public var fahrenheit: Bool
+    /// IEEE-11073 32-bit FLOAT.
+    public var value: MedFloat
+    public var timestamp: DateTime?
+    /// Temperature Type 1...9 (flags bit 2).
+    public var type: UInt8?
+
+    public init(fahrenheit: Bool = false, value: MedFloat, timestamp: DateTime? = nil, type: UInt8? = nil) {
+        self.fahrenheit = fahrenheit; self.value = value; self.timestamp = timestamp; self.type = type
+    }
+
+    static func decode(_ bytes: [UInt8], name: String) throws(GATTError) -> TemperatureRecord {
+        var r = ByteReader(bytes, characteristic: name)
+        let flags = try r.u8("Flags")
+        try r.checkReserved(UInt32(flags), allowed: 0x07, field: "Flags", at: 0)
+        var v = TemperatureRecord(fahrenheit: flags & 1 != 0, value: try r.float32(flags & 1 != 0 ? "Temperature (Fahrenheit)" : "Temperature (Celsius)"))
+        if flags & 0x02 != 0 { v.timestamp = try r.dateTime("Time Stamp") }
+        if flags & 0x04 != 0 {
+            let at = r.offset
+            let t = try r.u8("Temperature Type")
+            guard (1...9).contains(t) else { throw .invalidValue(characteristic: name, offset: at, field: "Temperature Type", reason: "\(t) is reserved; valid 1...9") }
+            v.type = t
+        }
+        try r.finish()
+        return v
+    }
+
+    func encode() -> [UInt8] {
+        var w = ByteWriter(capacity: 13)
+        var flags: UInt8 = fahrenheit ? 1 : 0
+        if timestamp != nil { flags |= 0x02 }
+        if type != nil { flags |= 0x04 }
+        w.u8(flags); w.float32(value)
+        if let t = timestamp { w.dateTime(t) }
+        if let t = type { w.u8(t) }
+        return w.bytes
+    }
+
+    var fields: JSONValue {
+        var o: [(String, JSONValue)] = [("temperature", .decimal(value.jsonText)), ("unit", .string(fahrenheit ? "Fahrenheit" : "Celsius"))]
+        if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
+        if let t = type { o.append(("temperatureType", .int(Int64(t)))) }
+        return .object(o)
+    }
+
+    init(fields f: FieldInput) throws(GATTError) {
+        fahrenheit = try f.choice("unit", ["Celsius", "Fahrenheit"], default: "Celsius") == "Fahrenheit"
+        value = try f.medFloat("temperature")
+        timestamp = try f.dateTime("timestamp")
+        type = try f.optionalInt("temperatureType", 1...9).map { UInt8($0) }
+        try f.finish(known: ["temperature", "unit", "timestamp", "temperatureType"])
+    }
+}
+
+/// Temperature Measurement 0x2A1C (Health Thermometer Service, indicate).
+public struct TemperatureMeasurement: GATTCharacteristic {
+    public static let uuid: UInt16 = 0x2A1C
+    public static let name = "temperature-measurement"
+    public var record: TemperatureRecord
+    public init(_ record: TemperatureRecord) { self.record = record }
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self { Self(try TemperatureRecord.decode(bytes, name: name)) }
+    public func encode() throws(GATTError) -> [UInt8] { record.encode() }
+    public var fields: JSONValue { record.fields }
+    public init(fields f: FieldInput) throws(GATTError) { record = try TemperatureRecord(fields: f) }
+}
+
+/// Intermediate Temperature 0x2A1E (Health Thermometer Service, notify).
+public struct IntermediateTemperature: GATTCharacteristic {
+    public static let uuid: UInt16 = 0x2A1E
+    public static let name = "intermediate-temperature"
+    public var record: TemperatureRecord
+    public init(_ record: TemperatureRecord) { self.record = record }
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self { Self(try TemperatureRecord.decode(bytes, name: name)) }
+    public func encode() throws(GATTError) -> [UInt8] { record.encode() }
+    public var fields: JSONValue { record.fields }
+    public init(fields f: FieldInput) throws(GATTError) { record = try TemperatureRecord(fields: f) }
+}

@@ -1,0 +1,73 @@
+import Devices
+import Physiology
+import VitalSimCore
+
+/// All devices of a scenario, merged into one stream of readings in intended-emit-time order
+/// (ties broken by patient then device order in the file, so the order is deterministic).
+public struct ScenarioRun {
+    public let scenario: Scenario
+    public let seed: UInt64
+    var emitters: [DeviceEmitter] = []
+    var heads: [Reading?] = []
+    var heap: [(Int64, Int)] = []
+
+    /// Prepares a run; `seed` overrides the file's seed.
+    public init(scenario: Scenario, seed: UInt64? = nil) {
+        self.scenario = scenario
+        self.seed = seed ?? scenario.seed
+        let root = SeededRandom(seed: self.seed)
+        let clock = DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
+        for p in scenario.patients {
+            let phys = PatientPhysiology(patient: p, events: scenario.events(for: p.id), rng: root.split("patient:" + p.id), clock: clock)
+            for d in p.devices {
+                emitters.append(DeviceEmitter(spec: d, physiology: phys, faults: scenario.faults(for: d.id), duration: scenario.duration.milliseconds))
+            }
+        }
+        heads = Array(repeating: nil, count: emitters.count)
+        for i in emitters.indices { refill(i) }
+    }
+
+    /// The device specs in emitter order, with their patient ids.
+    public var devices: [(patientID: String, spec: DeviceSpec)] { emitters.map { ($0.patientID, $0.spec) } }
+
+    mutating func refill(_ i: Int) {
+        heads[i] = emitters[i].next()
+        if let r = heads[i] { push((r.intendedEmitTime, i)) }
+    }
+
+    mutating func push(_ e: (Int64, Int)) {
+        heap.append(e)
+        var c = heap.count - 1
+        while c > 0 {
+            let p = (c - 1) / 2
+            if less(heap[c], heap[p]) { heap.swapAt(c, p); c = p } else { break }
+        }
+    }
+
+    func less(_ a: (Int64, Int), _ b: (Int64, Int)) -> Bool { a.0 != b.0 ? a.0 < b.0 : a.1 < b.1 }
+
+    mutating func popMin() -> (Int64, Int)? {
+        guard let top = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var p = 0
+            while true {
+                let l = 2 * p + 1, r = l + 1
+                var m = p
+                if l < heap.count, less(heap[l], heap[m]) { m = l }
+                if r < heap.count, less(heap[r], heap[m]) { m = r }
+                if m == p { break }
+                heap.swapAt(p, m); p = m
+            }
+        }
+        return top
+    }
+
+    /// The next reading of the scenario and the index of its device, or nil at the end.
+    public mutating func next() -> (Reading, Int)? {
+        guard let (_, i) = popMin(), let r = heads[i] else { return nil }
+        refill(i)
+        return (r, i)
+    }
+}

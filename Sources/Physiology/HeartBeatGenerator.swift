@@ -1,0 +1,71 @@
+import VitalSimCore
+
+/// Generates successive RR intervals (beat-to-beat), McSharry-style: the mean RR follows the
+/// patient's mean heart rate; LF (~0.1 Hz, Mayer waves) and HF (respiratory, ~0.25 Hz) variability
+/// come from two resonant AR(2) processes with band powers in the ratio LF/HF; atrial fibrillation
+/// replaces sinus rhythm with an AV-node style irregular process (refractory period plus a random
+/// wait for the next conducted impulse), which has no periodic structure.
+public struct HeartBeatGenerator: Sendable {
+    let physiology: PatientPhysiology
+    var rng: SeededRandom
+    /// Virtual time of the last beat, ms (fractional).
+    public private(set) var time: Double
+    var lf = (0.0, 0.0), hf = (0.0, 0.0)
+    let sdRest: Double
+    let lfShare: Double
+
+    init(physiology: PatientPhysiology, rng: SeededRandom, start: Int64) {
+        self.physiology = physiology
+        self.rng = rng
+        time = Double(start)
+        let b = physiology.baseline
+        sdRest = b.hrvSDNN / 1000
+        lfShare = b.lfHfRatio / (1 + b.lfHfRatio)
+        // Warm up the oscillators so the first minutes are already stationary.
+        for _ in 0..<64 { _ = step(rrMean: 60 / b.heartRate) }
+    }
+
+    mutating func ar2(_ s: inout (Double, Double), freq: Double, bandwidth: Double, dt: Double) -> Double {
+        let theta = 2 * Double.pi * freq * dt
+        let r = Math.exp(-Double.pi * bandwidth * dt)
+        let a1 = 2 * r * Math.cos(theta), a2 = -r * r
+        // Stationary variance of AR(2) with unit innovations, used to normalise to unit variance.
+        let r2 = r * r
+        let v = (1 + r2) / ((1 - r2) * ((1 + r2) * (1 + r2) - a1 * a1))
+        let x = a1 * s.0 + a2 * s.1 + rng.normal() / v.squareRoot()
+        s = (x, s.0)
+        return x
+    }
+
+    mutating func step(rrMean: Double) -> (Double, Double) {
+        let resp = physiology.baseline.respirationRate / 60
+        var lfState = lf, hfState = hf
+        let l = ar2(&lfState, freq: 0.1, bandwidth: 0.03, dt: rrMean)
+        let h = ar2(&hfState, freq: min(resp, 0.45 / rrMean), bandwidth: 0.04, dt: rrMean)
+        lf = lfState; hf = hfState
+        return (l, h)
+    }
+
+    /// The next RR interval in seconds; advances ``time``.
+    public mutating func next() -> Double {
+        let t = Int64(time)
+        let rr: Double
+        if let af = physiology.atrialFibrillation(at: t) {
+            let mean = 60 / (af.target ?? 110)
+            rr = max(0.25, 0.7 * mean * (1 + 0.08 * rng.normal()) + rng.exponential(mean: 0.3 * mean))
+            _ = step(rrMean: mean)
+        } else {
+            let hr = physiology.meanHeartRate(at: t)
+            let rrMean = 60 / hr
+            // HRV shrinks as the rate rises (rrstd = 60·hrstd/HR², McSharry).
+            let scale = sdRest * pow2(physiology.baseline.heartRate / hr)
+            let (l, h) = step(rrMean: rrMean)
+            let white = 0.15 * rng.normal()
+            rr = max(0.2, rrMean + scale * (lfShare.squareRoot() * l + (1 - lfShare).squareRoot() * h + white) / 1.011)
+        }
+        time += rr * 1000
+        return rr
+    }
+
+    private func pow2(_ x: Double) -> Double { x * x }
+}

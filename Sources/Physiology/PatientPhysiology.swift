@@ -1,0 +1,159 @@
+import VitalSimCore
+
+/// The ground-truth physiology of one patient: closed-form signals readable at any virtual time
+/// (ms resolution), plus the sequential models (beats, glucose) built from the same seed.
+///
+/// Every random choice comes from the patient's own stream, split by signal name, so adding a
+/// patient, a device or another signal never changes what this patient's signals are.
+public final class PatientPhysiology: @unchecked Sendable {
+    public let patient: PatientSpec
+    public let baseline: Baseline
+    public let clock: DayClock
+    public let events: [ClinicalEvent]
+    let rng: SeededRandom
+    let activityNoise: ValueNoise
+    let spo2Noise: ValueNoise
+    let bpNoise: ValueNoise
+    let tempNoise: ValueNoise
+    let rrNoise: ValueNoise
+    /// The glucose–insulin model (lazily integrated).
+    public let glucose: GlucoseModel
+
+    public init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
+        self.patient = patient
+        self.baseline = patient.baseline
+        self.events = events
+        self.rng = rng
+        self.clock = clock
+        activityNoise = ValueNoise(rng: rng, label: "activity", spacing: 600_000)
+        spo2Noise = ValueNoise(rng: rng, label: "spo2", spacing: 300_000)
+        bpNoise = ValueNoise(rng: rng, label: "bp", spacing: 1_800_000)
+        tempNoise = ValueNoise(rng: rng, label: "temperature", spacing: 1_800_000)
+        rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
+        glucose = GlucoseModel(baseline: patient.baseline, meals: patient.meals, events: events, clock: clock, rng: rng.split("glucose"))
+    }
+
+    /// A stream for a device or model of this patient.
+    public func stream(_ label: String) -> SeededRandom { rng.split(label) }
+
+    func strongest(_ kind: ClinicalEventKind, at t: Int64) -> (ClinicalEvent, Double)? {
+        var best: (ClinicalEvent, Double)?
+        for e in events where e.kind == kind && t >= e.start && t < e.end {
+            let w = e.envelope(at: t)
+            if w > (best?.1 ?? 0) { best = (e, w) }
+        }
+        return best
+    }
+
+    // MARK: Activity
+
+    /// Walking cadence (steps/min): 10-minute bouts during waking hours, plus exercise events.
+    public func stepsPerMinute(at t: Int64) -> Double {
+        var cadence = 0.0
+        if baseline.dailySteps > 0 {
+            let awake = 1 - clock.sleepiness(at: t)
+            if awake > 0.5 {
+                let block = t / 600_000
+                let p = Math.clamp(baseline.dailySteps / (960 * 100), 0, 0.9)
+                let u = SeededRandom.unit(activityNoise.seed, UInt64(bitPattern: block))
+                if u < p {
+                    let intensity = 90 + 25 * SeededRandom.unit(activityNoise.seed, UInt64(bitPattern: block) &+ 0x5555)
+                    // Ramp in and out over the first and last minute of the bout.
+                    let within = Double(t - block * 600_000) / 60_000
+                    cadence = intensity * Math.smoothstep(within) * Math.smoothstep(10 - within)
+                }
+            }
+        }
+        if let (e, w) = strongest(.exercise, at: t) { cadence = max(cadence, (e.target ?? 110) * w) }
+        return cadence
+    }
+
+    /// Active energy, kcal/min (about 0.04 kcal per step for 75 kg).
+    public func activeCaloriesPerMinute(at t: Int64) -> Double { stepsPerMinute(at: t) * 0.04 * baseline.weight / 75 }
+
+    // MARK: Heart
+
+    /// Mean (noise-free) heart rate in bpm: baseline, circadian dip, activity and rate events.
+    public func meanHeartRate(at t: Int64) -> Double {
+        let sleep = clock.sleepiness(at: t)
+        let h = clock.hour(at: t)
+        var hr = baseline.heartRate * (1 - 0.10 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24)
+        hr += 0.22 * stepsPerMinute(at: t)
+        if let (e, w) = strongest(.fever, at: t) { hr += 10 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }
+        if let (e, w) = strongest(.desaturation, at: t) { hr += 0.8 * w * max(0, baseline.spo2 - (e.target ?? 84)) }
+        if let (e, w) = strongest(.tachycardia, at: t) { hr += w * ((e.target ?? 140) - hr) }
+        if let (e, w) = strongest(.bradycardia, at: t) { hr += w * ((e.target ?? 42) - hr) }
+        return max(hr, 20)
+    }
+
+    /// The AF event active at `t` (mean ventricular rate in its target), if any.
+    public func atrialFibrillation(at t: Int64) -> ClinicalEvent? {
+        events.first { $0.kind == .atrialFibrillation && t >= $0.start && t < $0.end }
+    }
+
+    /// A sequential beat generator (RR intervals) starting at virtual time `start`.
+    public func beats(from start: Int64 = 0, label: String = "beats") -> HeartBeatGenerator {
+        HeartBeatGenerator(physiology: self, rng: rng.split(label), start: start)
+    }
+
+    // MARK: Other signals
+
+    /// True systolic and diastolic pressure (mmHg): nocturnal dip, slow variation, crisis events.
+    public func bloodPressure(at t: Int64) -> (systolic: Double, diastolic: Double) {
+        let dip = baseline.nocturnalDip / 100 * clock.sleepiness(at: t)
+        let n = bpNoise.value(at: t)
+        var s = baseline.systolic * (1 - dip) + 4 * n + 0.08 * stepsPerMinute(at: t)
+        var d = baseline.diastolic * (1 - dip) + 2.5 * n
+        if let (e, w) = strongest(.hypertensiveCrisis, at: t) {
+            s += w * ((e.target ?? 192) - s)
+            d += w * ((e.target2 ?? 124) - d)
+        }
+        return (s, d)
+    }
+
+    /// True SpO2 (%): baseline with slow wander and desaturation events.
+    public func spo2(at t: Int64) -> Double {
+        let sd = patient.profile == .chdInfant ? 2.0 : 0.8
+        var s = baseline.spo2 + sd * spo2Noise.value(at: t)
+        if let (e, w) = strongest(.desaturation, at: t) { s += w * ((e.target ?? 84) - s) }
+        return Math.clamp(s, 50, 100)
+    }
+
+    /// Core temperature (°C): circadian 0.5 °C peak-to-trough (nadir 06:00, peak 18:00), fever events.
+    public func temperature(at t: Int64) -> Double {
+        let h = clock.hour(at: t)
+        var c = baseline.temperature - 0.25 * Math.cos(2 * Double.pi * (h - 6) / 24) + 0.05 * tempNoise.value(at: t)
+        if let (e, w) = strongest(.fever, at: t) { c += w * ((e.target ?? 38.9) - baseline.temperature) }
+        return c
+    }
+
+    /// Respiration rate (breaths/min).
+    public func respirationRate(at t: Int64) -> Double {
+        var r = baseline.respirationRate * (1 - 0.1 * clock.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05 * stepsPerMinute(at: t)
+        if let (_, w) = strongest(.desaturation, at: t) { r += 5 * w }
+        if let (e, w) = strongest(.fever, at: t) { r += 2 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }
+        return max(r, 4)
+    }
+
+    /// Body weight (kg): daily trend (infant growth), weight-loss and fluid-gain events.
+    public func weight(at t: Int64) -> Double {
+        let day = 86_400_000.0
+        var grams = baseline.dailyWeightChange * Double(t) / day
+        for e in events where t > e.start {
+            let covered = Double(min(t, e.end) - e.start) / day
+            switch e.kind {
+            case .weightLoss: grams -= (baseline.dailyWeightChange + (e.target ?? 40)) * covered
+            case .fluidGain: grams += (e.target ?? 2.5) * 1000 * covered * day / Double(e.duration)
+            default: break
+            }
+        }
+        return baseline.weight + grams / 1000
+    }
+
+    /// Feed volume (mL) for a feed at `t`: daily intake per kg spread over the day's feeds.
+    public func feedVolume(at t: Int64) -> Double {
+        var perKg = baseline.intakePerKg
+        if let (e, w) = strongest(.feedingReduction, at: t) { perKg += w * ((e.target ?? 80) - perKg) }
+        return perKg * weight(at: t) / Double(max(baseline.feedsPerDay, 1))
+    }
+}

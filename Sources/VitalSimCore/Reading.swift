@@ -1,0 +1,154 @@
+/// One measurement as a simulated device emits it.
+///
+/// Times are virtual milliseconds since the scenario start: `measuredAt` is when the
+/// physiology was sampled, `deviceTime` what the device stamps (differs under clock skew), and
+/// `intendedEmitTime` when the schedule says the payload must leave the device.
+public struct Reading: Sendable, Equatable {
+    /// Stable id, `PATIENT/DEVICE/SEQ` (a duplicate delivery keeps the id of its original).
+    public var id: String
+    public var patientID: String
+    public var deviceID: String
+    public var deviceType: DeviceType
+    public var seq: UInt32
+    public var measuredAt: Int64
+    public var deviceTime: Int64
+    public var intendedEmitTime: Int64
+    public var measurement: Measurement
+    /// The noiseless physiological value behind the measurement (ground truth), in `measurement.unit`.
+    public var truth: Double
+    /// How the payload travels: normal, backfilled after a reconnect, duplicated, reordered, corrupted.
+    public var delivery: Delivery
+
+    public init(id: String, patientID: String, deviceID: String, deviceType: DeviceType, seq: UInt32,
+                measuredAt: Int64, deviceTime: Int64, intendedEmitTime: Int64,
+                measurement: Measurement, truth: Double, delivery: Delivery = Delivery()) {
+        self.id = id; self.patientID = patientID; self.deviceID = deviceID; self.deviceType = deviceType
+        self.seq = seq; self.measuredAt = measuredAt; self.deviceTime = deviceTime
+        self.intendedEmitTime = intendedEmitTime; self.measurement = measurement; self.truth = truth
+        self.delivery = delivery
+    }
+
+    /// The reading's kind.
+    public var kind: VitalKind { measurement.kind }
+}
+
+/// Delivery annotations set by device faults.
+public struct Delivery: Sendable, Equatable {
+    public var backfill = false
+    public var duplicate = false
+    public var outOfOrder = false
+    public var corruption: Corruption?
+    public init(backfill: Bool = false, duplicate: Bool = false, outOfOrder: Bool = false, corruption: Corruption? = nil) {
+        self.backfill = backfill; self.duplicate = duplicate; self.outOfOrder = outOfOrder; self.corruption = corruption
+    }
+    /// Labels for the JSONL `delivery` field, e.g. `["backfill", "corrupt:bad-crc"]`.
+    public var labels: [String] {
+        var out: [String] = []
+        if backfill { out.append("backfill") }
+        if duplicate { out.append("duplicate") }
+        if outOfOrder { out.append("out-of-order") }
+        if let c = corruption { out.append("corrupt:" + c.rawValue) }
+        return out
+    }
+}
+
+/// Ways a payload can be corrupted on purpose.
+public enum Corruption: String, Sendable, CaseIterable {
+    case badFlags = "bad-flags"
+    case truncation
+    case badCRC = "bad-crc"
+}
+
+/// The kinds of vital signs VitalSim emits.
+public enum VitalKind: String, Sendable, CaseIterable {
+    case heartRate = "heart-rate"
+    case bloodPressure = "blood-pressure"
+    case cuffPressure = "cuff-pressure"
+    case glucose
+    case cgm
+    case spo2
+    case temperature
+    case weight
+    case battery
+    case dailySummary = "daily-summary"
+    case feeding
+}
+
+/// Heart Rate sensor contact status as in the Heart Rate Measurement flags.
+public enum SensorContact: String, Sendable {
+    case notSupported = "not-supported", notDetected = "not-detected", detected
+}
+
+/// The value part of a reading, with the details each wire format needs.
+public enum Measurement: Sendable, Equatable {
+    /// Heart rate in bpm with RR intervals in 1/1024 s, cumulative energy expended (kJ) when sent.
+    case heartRate(bpm: Int, rrIntervals: [UInt16], energyExpended: UInt16?, contact: SensorContact)
+    /// Blood pressure in mmHg, pulse in bpm, BLS Measurement Status bits.
+    case bloodPressure(systolic: Int, diastolic: Int, meanArterial: Int, pulse: Int, status: UInt16)
+    /// Intermediate cuff pressure in mmHg while the cuff inflates.
+    case cuffPressure(mmHg: Int)
+    /// A fingerstick glucose record: mg/dL, GLS meal code (1 pre, 2 post, 3 fasting, 4 casual, 5 bedtime), status bits.
+    case glucose(mgdl: Int, meal: UInt8, status: UInt16)
+    /// A CGM record: mg/dL (clamped to 40...400), trend mg/dL/min, quality %, minutes since session start, 24-bit annunciation.
+    case cgm(mgdl: Int, trend: Double, quality: Int, timeOffset: UInt16, annunciation: UInt32)
+    /// SpO2 % and pulse bpm; `continuous` selects PLX Continuous rather than Spot-check.
+    case spo2(percent: Int, pulse: Int, continuous: Bool)
+    /// Body temperature in °C at 0.1 °C resolution, with the GATT Temperature Type code.
+    case temperature(celsius: Double, type: UInt8)
+    /// Body weight in kg (0.005 kg resolution).
+    case weight(kg: Double)
+    /// Battery level %.
+    case battery(percent: Int)
+    /// VitalEdge daily summary: steps and active calories (kcal) of the day that just ended.
+    case dailySummary(steps: Int, calories: Int)
+    /// A logged feed, mL.
+    case feeding(mL: Int)
+
+    /// The kind of this measurement.
+    public var kind: VitalKind {
+        switch self {
+        case .heartRate: .heartRate
+        case .bloodPressure: .bloodPressure
+        case .cuffPressure: .cuffPressure
+        case .glucose: .glucose
+        case .cgm: .cgm
+        case .spo2: .spo2
+        case .temperature: .temperature
+        case .weight: .weight
+        case .battery: .battery
+        case .dailySummary: .dailySummary
+        case .feeding: .feeding
+        }
+    }
+
+    /// The primary value (heart rate, systolic, glucose, SpO2, °C, kg, %, steps, mL).
+    public var primaryValue: Double {
+        switch self {
+        case let .heartRate(bpm, _, _, _): Double(bpm)
+        case let .bloodPressure(s, _, _, _, _): Double(s)
+        case let .cuffPressure(p): Double(p)
+        case let .glucose(g, _, _): Double(g)
+        case let .cgm(g, _, _, _, _): Double(g)
+        case let .spo2(p, _, _): Double(p)
+        case let .temperature(c, _): c
+        case let .weight(kg): kg
+        case let .battery(p): Double(p)
+        case let .dailySummary(steps, _): Double(steps)
+        case let .feeding(ml): Double(ml)
+        }
+    }
+
+    /// The UCUM unit of ``primaryValue``.
+    public var unit: String {
+        switch kind {
+        case .heartRate: "/min"
+        case .bloodPressure, .cuffPressure: "mm[Hg]"
+        case .glucose, .cgm: "mg/dL"
+        case .spo2, .battery: "%"
+        case .temperature: "Cel"
+        case .weight: "kg"
+        case .dailySummary: "{steps}"
+        case .feeding: "mL"
+        }
+    }
+}

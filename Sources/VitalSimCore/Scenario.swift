@@ -1,0 +1,295 @@
+/// A loaded, validated scenario file: patients, their devices and a timeline of events and faults.
+public struct Scenario: Sendable {
+    public var name: String
+    public var description: String
+    public var seed: UInt64
+    public var duration: VirtualDuration
+    /// Wall-clock UTC time of virtual time zero (Unix ms). Devices stamp times relative to it.
+    public var startUnixMilliseconds: Int64
+    /// Path of the golden expectation file, relative to the repository root.
+    public var golden: String
+    public var patients: [PatientSpec]
+    public var timeline: [TimelineEntry]
+    /// The file the scenario came from, for messages.
+    public var sourcePath: String
+
+    public init(name: String, description: String, seed: UInt64, duration: VirtualDuration, startUnixMilliseconds: Int64,
+                golden: String, patients: [PatientSpec], timeline: [TimelineEntry], sourcePath: String) {
+        self.name = name; self.description = description; self.seed = seed; self.duration = duration
+        self.startUnixMilliseconds = startUnixMilliseconds; self.golden = golden; self.patients = patients
+        self.timeline = timeline; self.sourcePath = sourcePath
+    }
+
+    /// Clinical events of one patient, in time order.
+    public func events(for patientID: String) -> [ClinicalEvent] {
+        timeline.compactMap { if case let .clinical(e) = $0, e.patientID == patientID { e } else { nil } }
+    }
+
+    /// Faults of one device, in time order.
+    public func faults(for deviceID: String) -> [DeviceFault] {
+        timeline.compactMap { if case let .fault(f) = $0, f.deviceID == deviceID { f } else { nil } }
+    }
+}
+
+/// Clinical profiles; each sets baselines and, in the reference SUT, the alert rule set.
+public enum Profile: String, Sendable, CaseIterable {
+    case adult
+    case diabeticCGM = "diabetic-cgm"
+    case copd
+    case chdInfant = "chd-infant"
+}
+
+/// Diabetes type of a patient (drives the glucose model).
+public enum DiabetesType: String, Sendable, CaseIterable {
+    case none, type1, type2
+}
+
+/// A simulated patient.
+public struct PatientSpec: Sendable {
+    public var id: String
+    public var profile: Profile
+    public var baseline: Baseline
+    public var meals: [MealSpec]
+    public var devices: [DeviceSpec]
+    public init(id: String, profile: Profile, baseline: Baseline, meals: [MealSpec], devices: [DeviceSpec]) {
+        self.id = id; self.profile = profile; self.baseline = baseline; self.meals = meals; self.devices = devices
+    }
+}
+
+/// A daily meal: time of day, carbohydrate and the insulin bolus taken with it.
+public struct MealSpec: Sendable, Equatable {
+    /// Time of day (ms after midnight).
+    public var timeOfDay: Int64
+    public var carbs: Double
+    /// Bolus units; nil means none (type 2 on oral therapy, or no diabetes).
+    public var bolus: Double?
+    public init(timeOfDay: Int64, carbs: Double, bolus: Double?) { self.timeOfDay = timeOfDay; self.carbs = carbs; self.bolus = bolus }
+}
+
+/// Per-patient physiological baselines; every field has a profile default.
+public struct Baseline: Sendable, Equatable {
+    public var heartRate: Double
+    /// Target resting 5-min SDNN, ms.
+    public var hrvSDNN: Double
+    public var lfHfRatio: Double
+    public var systolic: Double
+    public var diastolic: Double
+    /// Nocturnal systolic dip, percent.
+    public var nocturnalDip: Double
+    public var glucose: Double
+    public var diabetes: DiabetesType
+    public var spo2: Double
+    public var temperature: Double
+    public var respirationRate: Double
+    public var weight: Double
+    /// Daily weight change in grams (infant growth is positive).
+    public var dailyWeightChange: Double
+    public var dailySteps: Double
+    public var feedsPerDay: Int
+    /// Daily intake, mL per kg.
+    public var intakePerKg: Double
+
+    /// The defaults of a profile (sources in docs/scenarios.md and clinical.md).
+    public static func defaults(for profile: Profile) -> Baseline {
+        switch profile {
+        case .adult:
+            Baseline(heartRate: 68, hrvSDNN: 50, lfHfRatio: 1.5, systolic: 122, diastolic: 78, nocturnalDip: 12,
+                     glucose: 95, diabetes: .none, spo2: 97, temperature: 36.8, respirationRate: 14, weight: 75,
+                     dailyWeightChange: 0, dailySteps: 8000, feedsPerDay: 0, intakePerKg: 0)
+        case .diabeticCGM:
+            Baseline(heartRate: 72, hrvSDNN: 40, lfHfRatio: 1.5, systolic: 128, diastolic: 80, nocturnalDip: 11,
+                     glucose: 140, diabetes: .type1, spo2: 97, temperature: 36.8, respirationRate: 14, weight: 75,
+                     dailyWeightChange: 0, dailySteps: 7000, feedsPerDay: 0, intakePerKg: 0)
+        case .copd:
+            Baseline(heartRate: 82, hrvSDNN: 30, lfHfRatio: 1.2, systolic: 132, diastolic: 82, nocturnalDip: 8,
+                     glucose: 100, diabetes: .none, spo2: 91, temperature: 36.8, respirationRate: 19, weight: 70,
+                     dailyWeightChange: 0, dailySteps: 3000, feedsPerDay: 0, intakePerKg: 0)
+        case .chdInfant:
+            Baseline(heartRate: 140, hrvSDNN: 25, lfHfRatio: 1.0, systolic: 80, diastolic: 45, nocturnalDip: 5,
+                     glucose: 85, diabetes: .none, spo2: 80, temperature: 36.9, respirationRate: 44, weight: 4.2,
+                     dailyWeightChange: 26, dailySteps: 0, feedsPerDay: 8, intakePerKg: 150)
+        }
+    }
+}
+
+/// How a device's payloads travel.
+public enum Transport: String, Sendable, CaseIterable {
+    case ble, https, mqtt
+}
+
+/// The simulated device types.
+public enum DeviceType: String, Sendable, CaseIterable {
+    case heartRateStrap = "heart-rate-strap"
+    case bpCuff = "bp-cuff"
+    case glucometer
+    case cgm
+    case pulseOximeter = "pulse-oximeter"
+    case thermometer
+    case weightScale = "weight-scale"
+    case phoneBridge = "phone-bridge"
+    case feedingLog = "feeding-log"
+
+    /// True for devices that speak GATT.
+    public var isBluetooth: Bool { self != .phoneBridge && self != .feedingLog }
+}
+
+/// One device of a patient.
+public struct DeviceSpec: Sendable {
+    public var id: String
+    public var type: DeviceType
+    public var transport: Transport
+    /// Interval between measurements for periodic devices.
+    public var cadence: VirtualDuration
+    /// Times of day (ms after midnight) for spot-check devices.
+    public var schedule: [Int64]
+    /// Pulse oximeter: continuous (PLX Continuous, notify) or spot-check (indicate).
+    public var continuous: Bool
+    /// Initial battery level, percent.
+    public var battery: Double
+    /// Battery drain per day, percent.
+    public var batteryDrainPerDay: Double
+    public init(id: String, type: DeviceType, transport: Transport, cadence: VirtualDuration, schedule: [Int64],
+                continuous: Bool, battery: Double, batteryDrainPerDay: Double) {
+        self.id = id; self.type = type; self.transport = transport; self.cadence = cadence; self.schedule = schedule
+        self.continuous = continuous; self.battery = battery; self.batteryDrainPerDay = batteryDrainPerDay
+    }
+}
+
+/// An entry of the scenario timeline.
+public enum TimelineEntry: Sendable {
+    case clinical(ClinicalEvent)
+    case fault(DeviceFault)
+
+    /// When it starts (virtual ms).
+    public var start: Int64 {
+        switch self {
+        case let .clinical(e): e.start
+        case let .fault(f): f.start
+        }
+    }
+}
+
+/// Clinical event kinds.
+public enum ClinicalEventKind: String, Sendable, CaseIterable {
+    case tachycardia, bradycardia
+    case atrialFibrillation = "atrial-fibrillation"
+    case hypoglycemia, hyperglycemia, meal
+    case desaturation
+    case hypertensiveCrisis = "hypertensive-crisis"
+    case fever
+    case weightLoss = "weight-loss"
+    case fluidGain = "fluid-gain"
+    case feedingReduction = "feeding-reduction"
+    case exercise
+
+    /// Events in one group change the same signal; two in a group must not overlap.
+    public var conflictGroup: String? {
+        switch self {
+        case .tachycardia, .bradycardia, .atrialFibrillation: "heart rhythm"
+        case .desaturation: "SpO2"
+        case .hypertensiveCrisis: "blood pressure"
+        case .fever: "temperature"
+        case .weightLoss, .fluidGain: "weight"
+        case .feedingReduction: "feeding"
+        case .hypoglycemia, .hyperglycemia, .meal, .exercise: nil
+        }
+    }
+
+    /// Whether the event lasts (needs `duration`) or happens at one instant.
+    public var hasDuration: Bool {
+        switch self {
+        case .hypoglycemia, .hyperglycemia, .meal: false
+        default: true
+        }
+    }
+}
+
+/// A clinical event on one patient. Targets not given take the kind's default.
+public struct ClinicalEvent: Sendable, Equatable {
+    public var kind: ClinicalEventKind
+    public var patientID: String
+    public var start: Int64
+    public var duration: Int64
+    public var onset: Int64
+    public var offset: Int64
+    /// The level the signal moves to (bpm, %, mmHg systolic, °C, kg or g per day, mL/kg/day).
+    public var target: Double?
+    /// Secondary target (diastolic for hypertensive crisis).
+    public var target2: Double?
+    /// Carbohydrate (g) for meal / hyperglycaemia events.
+    public var carbs: Double?
+    /// Insulin units for meal / hypoglycaemia events.
+    public var insulin: Double?
+    /// Cause label (for hypo/hyperglycaemia): insulin-overdose, skipped-meal, missed-bolus.
+    public var cause: String?
+    /// 1-based line of the entry in the scenario file.
+    public var line: Int
+
+    public init(kind: ClinicalEventKind, patientID: String, start: Int64, duration: Int64, onset: Int64, offset: Int64,
+                target: Double? = nil, target2: Double? = nil, carbs: Double? = nil, insulin: Double? = nil,
+                cause: String? = nil, line: Int = 0) {
+        self.kind = kind; self.patientID = patientID; self.start = start; self.duration = duration
+        self.onset = onset; self.offset = offset; self.target = target; self.target2 = target2
+        self.carbs = carbs; self.insulin = insulin; self.cause = cause; self.line = line
+    }
+
+    /// End of the event (virtual ms).
+    public var end: Int64 { start + duration }
+
+    /// Weight 0...1 of the event at time `t`: ramps up over `onset`, holds, ramps down over `offset`.
+    public func envelope(at t: Int64) -> Double {
+        if t < start || t >= end { return 0 }
+        let sinceStart = Double(t - start), untilEnd = Double(end - t)
+        let up = onset > 0 ? Math.smoothstep(sinceStart / Double(onset)) : 1
+        let down = offset > 0 ? Math.smoothstep(untilEnd / Double(offset)) : 1
+        return Swift.min(up, down)
+    }
+}
+
+/// Device fault kinds.
+public enum FaultKind: String, Sendable, CaseIterable {
+    case dropout, disconnect
+    case lowBattery = "low-battery"
+    case duplicates
+    case outOfOrder = "out-of-order"
+    case corrupt
+    case clockSkew = "clock-skew"
+
+    /// Faults in one group must not overlap on a device.
+    public var conflictGroup: String? {
+        switch self {
+        case .dropout, .disconnect: "link"
+        case .clockSkew: "clock"
+        case .lowBattery: "battery"
+        case .duplicates, .outOfOrder, .corrupt: nil
+        }
+    }
+}
+
+/// A fault on one device.
+public struct DeviceFault: Sendable, Equatable {
+    public var kind: FaultKind
+    public var deviceID: String
+    public var start: Int64
+    public var duration: Int64
+    /// Probability per reading (duplicates, out-of-order, corrupt).
+    public var probability: Double
+    /// Corruption kind for `corrupt`.
+    public var corruption: Corruption?
+    /// Clock skew in ms (device clock ahead when positive).
+    public var skew: Int64
+    /// Battery level for `low-battery`, percent.
+    public var level: Double
+    public var line: Int
+
+    public init(kind: FaultKind, deviceID: String, start: Int64, duration: Int64, probability: Double = 1,
+                corruption: Corruption? = nil, skew: Int64 = 0, level: Double = 8, line: Int = 0) {
+        self.kind = kind; self.deviceID = deviceID; self.start = start; self.duration = duration
+        self.probability = probability; self.corruption = corruption; self.skew = skew; self.level = level; self.line = line
+    }
+
+    /// End of the fault window.
+    public var end: Int64 { start + duration }
+    /// True when `t` falls inside the fault window.
+    public func covers(_ t: Int64) -> Bool { t >= start && t < end }
+}

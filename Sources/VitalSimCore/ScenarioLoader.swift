@@ -1,0 +1,212 @@
+import Yams
+
+/// Loads scenario YAML files strictly: every problem is reported with `file:line:column`, the
+/// field and what would be valid.
+public enum ScenarioLoader {
+    /// Default wall-clock start of virtual time zero: 2024-11-07T00:00:00Z (the seeds' date).
+    public static let defaultStart = CivilTime(year: 2024, month: 11, day: 7).unixMilliseconds
+
+    /// Loads and validates the file at `path`.
+    public static func load(path: String) throws(ScenarioLoadError) -> Scenario {
+        let text: String
+        do { text = try FileText.read(path) } catch {
+            throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses and validates scenario text; `file` is used in messages.
+    public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Scenario {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")])
+            }
+            root = node
+        } catch let e as ScenarioLoadError {
+            throw e
+        } catch let e as YamlError {
+            throw ScenarioLoadError(issues: [yamlIssue(e, file: file)])
+        } catch {
+            throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")])
+        }
+        let reader = YAMLReader(file: file)
+        let scenario = ScenarioBuilder(reader: reader).build(root)
+        guard reader.issues.isEmpty, let scenario else {
+            throw ScenarioLoadError(issues: reader.issues.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        }
+        return scenario
+    }
+
+    static func yamlIssue(_ e: YamlError, file: String) -> ScenarioIssue {
+        switch e {
+        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+            return ScenarioIssue(file: file, line: mark.line, column: mark.column, field: "", message: "invalid YAML: \(problem)")
+        default:
+            return ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "invalid YAML: \(e)")
+        }
+    }
+}
+
+/// Builds a ``Scenario`` from a node tree, recording issues in the reader.
+struct ScenarioBuilder {
+    let reader: YAMLReader
+
+    func build(_ root: Node) -> Scenario? {
+        guard let top = reader.mapping(root, "", allowed: ["name", "description", "seed", "duration", "start", "golden", "patients", "timeline"],
+                                       required: ["name", "duration", "patients"]) else { return nil }
+        let name = top.string("name") ?? "unnamed"
+        if top.has("name"), !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            reader.fail(top.value("name"), "name", "use letters, digits, '-' and '_' only (it names output files), got '\(name)'")
+        }
+        let seed = top.integer("seed", in: 0...Int64.max) ?? 1
+        let duration = top.duration("duration") ?? .hours(1)
+        var start = ScenarioLoader.defaultStart
+        if let text = top.string("start") {
+            if let c = CivilTime(iso8601: text) { start = c.unixMilliseconds } else {
+                reader.fail(top.value("start"), "start", "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'")
+            }
+        }
+        var patients: [PatientSpec] = []
+        var deviceIDs: [String: DeviceType] = [:]
+        var patientIDs: Set<String> = []
+        if let list = top.list("patients") {
+            if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
+            for (i, node) in list.enumerated() {
+                guard let p = patient(node, "patients[\(i)]") else { continue }
+                if !patientIDs.insert(p.id).inserted { reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'") }
+                for d in p.devices {
+                    if deviceIDs[d.id] != nil { reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)") }
+                    deviceIDs[d.id] = d.type
+                }
+                patients.append(p)
+            }
+        }
+        var timeline: [TimelineEntry] = []
+        if let list = top.list("timeline") {
+            let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
+            for (i, node) in list.enumerated() {
+                if let e = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") { timeline.append(e) }
+            }
+            checkOverlaps(timeline, list)
+        }
+        timeline.sort { $0.start < $1.start }
+        return Scenario(name: name, description: top.string("description") ?? "", seed: UInt64(seed), duration: duration,
+                        startUnixMilliseconds: start, golden: top.string("golden") ?? "golden/\(name).golden.yaml",
+                        patients: patients, timeline: timeline, sourcePath: reader.file)
+    }
+
+    private func checkOverlaps(_ entries: [TimelineEntry], _ nodes: [Node]) {
+        for i in entries.indices {
+            for j in entries.indices where j > i {
+                switch (entries[i], entries[j]) {
+                case let (.clinical(a), .clinical(b)):
+                    guard a.patientID == b.patientID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
+                          a.start < b.end, b.start < a.end else { continue }
+                    reader.failAt(line: b.line, column: 3, "timeline", "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on patient '\(a.patientID)': both set the \(g); move one so they do not overlap")
+                case let (.fault(a), .fault(b)):
+                    guard a.deviceID == b.deviceID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
+                          a.start < b.end, b.start < a.end else { continue }
+                    reader.failAt(line: b.line, column: 3, "timeline", "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on device '\(a.deviceID)': both change the \(g); move one so they do not overlap")
+                default: continue
+                }
+            }
+        }
+    }
+
+    private func patient(_ node: Node, _ field: String) -> PatientSpec? {
+        guard let f = reader.mapping(node, field, allowed: ["id", "profile", "baseline", "meals", "devices"], required: ["id", "profile", "devices"]) else { return nil }
+        let id = f.string("id") ?? "?"
+        let profile = f.choice("profile", Profile.self, what: "profile") ?? .adult
+        var baseline = Baseline.defaults(for: profile)
+        if let b = f.value("baseline") { baseline = BaselineBuilder(reader: reader).build(b, f.path("baseline"), defaults: baseline) }
+        var meals: [MealSpec] = []
+        for (i, m) in (f.list("meals") ?? []).enumerated() {
+            let p = f.path("meals") + "[\(i)]"
+            guard let mf = reader.mapping(m, p, allowed: ["time", "carbs", "bolus"], required: ["time", "carbs"]) else { continue }
+            guard let tn = mf.value("time"), let tod = mf.timeOfDay(tn, mf.path("time")) else { continue }
+            let carbs = mf.number("carbs", in: 0...300, unit: "g") ?? 0
+            var bolus: Double?
+            if mf.has("bolus") { bolus = mf.number("bolus", in: 0...50, unit: "U") }
+            else if baseline.diabetes == .type1 { bolus = (carbs / 10 * 20).rounded() / 20 }
+            meals.append(MealSpec(timeOfDay: tod, carbs: carbs, bolus: bolus))
+        }
+        var devices: [DeviceSpec] = []
+        if let list = f.list("devices") {
+            if list.isEmpty { reader.fail(f.value("devices"), f.path("devices"), "at least one device is required") }
+            for (i, d) in list.enumerated() {
+                if let dev = device(d, f.path("devices") + "[\(i)]", baseline: baseline) { devices.append(dev) }
+            }
+        }
+        return PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
+    }
+
+    private func device(_ node: Node, _ field: String, baseline: Baseline) -> DeviceSpec? {
+        guard let f = reader.mapping(node, field, allowed: ["id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay"],
+                                     required: ["id", "type"]) else { return nil }
+        let id = f.string("id") ?? "?"
+        if id.contains("/") { reader.fail(f.value("id"), f.path("id"), "device ids must not contain '/'") }
+        guard let type = f.choice("type", DeviceType.self, what: "device type") else { return nil }
+        let defaults = DeviceDefaults.of(type, baseline: baseline)
+        let transport = f.choice("transport", Transport.self, what: "transport") ?? defaults.transport
+        if type.isBluetooth == false, transport == .ble {
+            reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
+        }
+        var cadence = f.duration("cadence") ?? defaults.cadence
+        if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
+            reader.fail(f.value("cadence"), f.path("cadence"), "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)")
+            cadence = .minutes(5)
+        }
+        if type == .heartRateStrap, cadence < .seconds(1) {
+            reader.fail(f.value("cadence"), f.path("cadence"), "a heart-rate strap notifies at most once per second; valid: 1s or more")
+        }
+        var schedule = defaults.schedule
+        if let list = f.list("schedule") {
+            schedule = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]") }.sorted()
+            if schedule.isEmpty { reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day") }
+            if f.has("cadence") { reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both") }
+        } else if f.has("cadence") {
+            schedule = []
+        }
+        var continuous = false
+        if let mode = f.string("mode") {
+            if type != .pulseOximeter {
+                reader.fail(f.value("mode"), f.path("mode"), "mode applies only to pulse-oximeter")
+            } else if mode == "continuous" { continuous = true } else if mode != "spot-check" {
+                reader.fail(f.value("mode"), f.path("mode"), "unknown mode '\(mode)'; valid: spot-check, continuous")
+            }
+        }
+        if type == .pulseOximeter, !continuous, !f.has("schedule"), !f.has("cadence") { schedule = [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000] }
+        if continuous { schedule = [] }
+        let battery = f.number("battery", in: 0...100, unit: "%") ?? 95
+        let drain = f.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
+        return DeviceSpec(id: id, type: type, transport: transport, cadence: cadence, schedule: schedule,
+                          continuous: continuous, battery: battery, batteryDrainPerDay: drain)
+    }
+}
+
+/// Per-type device defaults.
+public struct DeviceDefaults: Sendable {
+    public var transport: Transport
+    public var cadence: VirtualDuration
+    public var schedule: [Int64]
+    public var drainPerDay: Double
+
+    /// The defaults of a device type (cadences from the reference notes and the VitalEdge documents).
+    public static func of(_ type: DeviceType, baseline: Baseline) -> DeviceDefaults {
+        let h: Int64 = 3_600_000
+        switch type {
+        case .heartRateStrap: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 4)
+        case .bpCuff: return DeviceDefaults(transport: .ble, cadence: .hours(12), schedule: [7 * h, 19 * h], drainPerDay: 0.5)
+        case .glucometer: return DeviceDefaults(transport: .ble, cadence: .hours(6), schedule: [7 * h, 12 * h, 18 * h, 22 * h], drainPerDay: 0.3)
+        case .cgm: return DeviceDefaults(transport: .ble, cadence: .minutes(5), schedule: [], drainPerDay: 8)
+        case .pulseOximeter: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 6)
+        case .thermometer: return DeviceDefaults(transport: .ble, cadence: .hours(4), schedule: [], drainPerDay: 0.5)
+        case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
+        case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
+        case .feedingLog:
+            let n = Int64(max(baseline.feedsPerDay, 1))
+            return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)
+        }
+    }
+}

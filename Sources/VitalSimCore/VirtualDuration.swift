@@ -1,0 +1,88 @@
+/// A span of virtual (scenario) time with millisecond resolution.
+///
+/// Written in scenario files as a sequence of number–unit pairs: `500ms`, `90s`, `10m`, `1h30m`, `2d`.
+public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The length in milliseconds.
+    public var milliseconds: Int64
+
+    /// Creates a duration from milliseconds.
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    /// Creates a duration from whole seconds.
+    public static func seconds(_ s: Int64) -> VirtualDuration { VirtualDuration(milliseconds: s * 1000) }
+    /// Creates a duration from whole minutes.
+    public static func minutes(_ m: Int64) -> VirtualDuration { VirtualDuration(milliseconds: m * 60_000) }
+    /// Creates a duration from whole hours.
+    public static func hours(_ h: Int64) -> VirtualDuration { VirtualDuration(milliseconds: h * 3_600_000) }
+    /// Zero length.
+    public static let zero = VirtualDuration(milliseconds: 0)
+
+    /// The length in (fractional) seconds.
+    public var seconds: Double { Double(milliseconds) / 1000 }
+
+    public static func < (a: VirtualDuration, b: VirtualDuration) -> Bool { a.milliseconds < b.milliseconds }
+    public static func + (a: VirtualDuration, b: VirtualDuration) -> VirtualDuration {
+        VirtualDuration(milliseconds: a.milliseconds + b.milliseconds)
+    }
+    public static func - (a: VirtualDuration, b: VirtualDuration) -> VirtualDuration {
+        VirtualDuration(milliseconds: a.milliseconds - b.milliseconds)
+    }
+
+    /// The canonical text form, e.g. `1h30m`, `90s` is printed as `1m30s`.
+    public var description: String {
+        if milliseconds == 0 { return "0s" }
+        var rest = milliseconds < 0 ? -milliseconds : milliseconds
+        var out = milliseconds < 0 ? "-" : ""
+        for (unit, size) in VirtualDuration.units {
+            let n = rest / size
+            if n > 0 { out += "\(n)\(unit)"; rest -= n * size }
+        }
+        return out
+    }
+
+    static let units: [(String, Int64)] = [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
+
+    /// Parses `90s`, `10m`, `1h30m`, `2d`, `250ms` or `1.5h`.
+    ///
+    /// - Returns: `nil` when the text is not a duration (a bare number has no unit and is rejected).
+    public init?(parsing text: String) {
+        let scalars = Array(text.trimmingWhitespace().unicodeScalars)
+        guard !scalars.isEmpty else { return nil }
+        var index = 0
+        var total: Double = 0
+        var seenUnits: Set<String> = []
+        while index < scalars.count {
+            var number = ""
+            while index < scalars.count, CharacterClass.isDigitOrDot(scalars[index]) {
+                number.unicodeScalars.append(scalars[index]); index += 1
+            }
+            var unit = ""
+            while index < scalars.count, CharacterClass.isLetter(scalars[index]) {
+                unit.unicodeScalars.append(scalars[index]); index += 1
+            }
+            guard let value = Double(number), !unit.isEmpty,
+                  let size = VirtualDuration.units.first(where: { $0.0 == unit })?.1,
+                  !seenUnits.contains(unit) else { return nil }
+            seenUnits.insert(unit)
+            total += value * Double(size)
+        }
+        guard total.isFinite, total < 9.0e15 else { return nil }
+        self.milliseconds = Int64(total.rounded())
+    }
+}
+
+enum CharacterClass {
+    static func isDigitOrDot(_ s: Unicode.Scalar) -> Bool { (s >= "0" && s <= "9") || s == "." }
+    static func isLetter(_ s: Unicode.Scalar) -> Bool { (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs and newlines.
+    public func trimmingWhitespace() -> String {
+        let ws: Set<Character> = [" ", "\t", "\n", "\r"]
+        var s = Substring(self)
+        while let f = s.first, ws.contains(f) { s.removeFirst() }
+        while let l = s.last, ws.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

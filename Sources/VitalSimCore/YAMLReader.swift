@@ -1,0 +1,161 @@
+import Yams
+
+/// Strict, position-aware reading of a Yams node tree: unknown keys, duplicate keys and wrong
+/// types become ``ScenarioIssue``s with the node's line and column.
+final class YAMLReader {
+    let file: String
+    private(set) var issues: [ScenarioIssue] = []
+
+    init(file: String) { self.file = file }
+
+    func fail(_ node: Node?, _ field: String, _ message: String) {
+        let mark = node?.mark
+        issues.append(ScenarioIssue(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, field: field, message: message))
+    }
+
+    func failAt(line: Int, column: Int, _ field: String, _ message: String) {
+        issues.append(ScenarioIssue(file: file, line: line, column: column, field: field, message: message))
+    }
+
+    /// A mapping's entries by key, after checking for unknown, duplicate and missing keys.
+    func mapping(_ node: Node, _ field: String, allowed: [String], required: [String] = []) -> Fields? {
+        guard let map = node.mapping else {
+            fail(node, field, "expected a mapping with keys \(allowed.joined(separator: ", ")), got \(kindName(node))")
+            return nil
+        }
+        var entries: [String: (Node, Node)] = [:]
+        for (k, v) in map {
+            guard let key = k.scalar?.string else { fail(k, field, "keys must be plain strings"); continue }
+            let path = field.isEmpty ? key : field + "." + key
+            if entries[key] != nil { fail(k, path, "duplicate key '\(key)'"); continue }
+            if !allowed.contains(key) {
+                var msg = "unknown key '\(key)'"
+                if let near = YAMLReader.nearest(key, in: allowed) { msg += " (did you mean '\(near)'?)" }
+                fail(k, path, msg + "; valid keys: \(allowed.joined(separator: ", "))")
+                continue
+            }
+            entries[key] = (k, v)
+        }
+        for r in required where entries[r] == nil {
+            fail(node, field.isEmpty ? r : field + "." + r, "required key '\(r)' is missing")
+        }
+        return Fields(reader: self, node: node, field: field, entries: entries)
+    }
+
+    func kindName(_ node: Node) -> String {
+        switch node {
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case let .scalar(s): s.style == .plain && Double(s.string) != nil ? "the number \(s.string)" : "the string '\(s.string)'"
+        case .alias: "an alias"
+        }
+    }
+
+    static func nearest(_ word: String, in options: [String]) -> String? {
+        var best: (String, Int)?
+        for o in options {
+            let d = editDistance(word.lowercased(), o.lowercased())
+            if d <= max(2, o.count / 3), d < (best?.1 ?? .max) { best = (o, d) }
+        }
+        return best?.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where j <= b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}
+
+/// The checked entries of one mapping, with typed accessors that record issues.
+struct Fields {
+    let reader: YAMLReader
+    let node: Node
+    let field: String
+    let entries: [String: (Node, Node)]
+
+    func path(_ key: String) -> String { field.isEmpty ? key : field + "." + key }
+    func has(_ key: String) -> Bool { entries[key] != nil }
+    func value(_ key: String) -> Node? { entries[key]?.1 }
+    var line: Int { node.mark?.line ?? 0 }
+
+    func string(_ key: String) -> String? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.scalar, !s.string.isEmpty else {
+            reader.fail(v, path(key), "expected a non-empty string, got \(reader.kindName(v))"); return nil
+        }
+        return s.string
+    }
+
+    func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.scalar, s.style == .plain, let d = Double(s.string), d.isFinite else {
+            reader.fail(v, path(key), "expected a number (\(unit)), got \(reader.kindName(v))"); return nil
+        }
+        guard range.contains(d) else {
+            reader.fail(v, path(key), "\(s.string) is out of range; valid: \(fmt(range.lowerBound))...\(fmt(range.upperBound)) \(unit)")
+            return nil
+        }
+        return d
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.scalar, s.style == .plain, let d = Int64(s.string) else {
+            reader.fail(v, path(key), "expected a whole number, got \(reader.kindName(v))"); return nil
+        }
+        guard range.contains(d) else {
+            reader.fail(v, path(key), "\(d) is out of range; valid: \(range.lowerBound)...\(range.upperBound)"); return nil
+        }
+        return d
+    }
+
+    /// A strictly positive duration such as `90s`, `10m`, `1h30m`.
+    func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.scalar, let d = VirtualDuration(parsing: s.string) else {
+            reader.fail(v, path(key), "expected a duration such as 90s, 10m or 1h30m, got \(reader.kindName(v))"); return nil
+        }
+        if d.milliseconds < 0 || (d.milliseconds == 0 && !allowZero) {
+            reader.fail(v, path(key), "duration must be \(allowZero ? "zero or positive" : "positive"), got '\(s.string)'"); return nil
+        }
+        return d
+    }
+
+    /// A time of day `HH:MM` (or `HH:MM:SS`), as ms after midnight.
+    func timeOfDay(_ v: Node, _ p: String) -> Int64? {
+        let parts = (v.scalar?.string ?? "").split(separator: ":").map { Int($0) }
+        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0 != nil }),
+              let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
+              parts.count == 2 || (0..<60).contains(parts[2] ?? -1) else {
+            reader.fail(v, p, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(v))"); return nil
+        }
+        return Int64(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000
+    }
+
+    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E? where E.RawValue == String {
+        guard let raw = string(key) else { return nil }
+        if let e = E(rawValue: raw) { return e }
+        let all = E.allCases.map(\.rawValue)
+        var msg = "unknown \(what) '\(raw)'"
+        if let near = YAMLReader.nearest(raw, in: all) { msg += " (did you mean '\(near)'?)" }
+        reader.fail(value(key), path(key), msg + "; valid: \(all.joined(separator: ", "))")
+        return nil
+    }
+
+    func list(_ key: String) -> [Node]? {
+        guard let v = value(key) else { return nil }
+        guard let seq = v.sequence else { reader.fail(v, path(key), "expected a list, got \(reader.kindName(v))"); return nil }
+        return Array(seq)
+    }
+
+    private func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int64(d)) : String(d) }
+}

@@ -1,0 +1,9 @@
+import Foundation
+
+enum FileManagerShim {
+    static func contents(_ dir: String) throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: dir) }
+    static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+}
