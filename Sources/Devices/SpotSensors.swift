@@ -46,7 +46,7 @@ struct Glucometer: DeviceSensor {
 }
 
 /// Continuous glucose monitor: interstitial glucose plus autocorrelated sensor noise (AR(1), φ = 0.7 per
-/// 5 min, sd 6 + 4 % of value), LOW below 40 and HIGH above 400, trend over 15 min, E2E-CRC.
+/// 5 min, sd 4 mg/dL + 5 % of value), LOW below 40 and HIGH above 400, trend over 15 min, E2E-CRC.
 struct ContinuousGlucoseMonitor: DeviceSensor {
     let physiology: PatientPhysiology
     var rng: SeededRandom
@@ -65,7 +65,7 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         let ig = physiology.glucose.interstitial(at: t)
         let phi = Math.pow(0.7, Double(cadence) / 300_000)
         noise = phi * noise + (1 - phi * phi).squareRoot() * rng.normal()
-        let raw = ig + noise * (6 + 0.04 * ig)
+        let raw = ig + noise * (4 + 0.05 * ig)
         history.append(raw)
         let window = max(2, Int(900_000 / cadence) + 1)
         if history.count > window { history.removeFirst(history.count - window) }
@@ -113,7 +113,7 @@ struct Thermometer: DeviceSensor {
     }
 }
 
-/// Scale: 0.005 kg resolution; ±15 g noise for infants (clothing and movement), ±100 g for adults.
+/// Scale: 0.005 kg resolution; ±10 g noise for infants (clothing and movement), ±100 g for adults.
 struct WeightScale: DeviceSensor {
     let physiology: PatientPhysiology
     var rng: SeededRandom
@@ -122,7 +122,7 @@ struct WeightScale: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
         let truth = physiology.weight(at: t)
-        let kg = ((truth + rng.normal(mean: 0, sd: truth < 20 ? 0.015 : 0.1)) / 0.005).rounded() * 0.005
+        let kg = ((truth + rng.normal(mean: 0, sd: truth < 20 ? 0.010 : 0.1)) / 0.005).rounded() * 0.005
         return [Sample(offset: 0, measurement: .weight(kg: (kg * 1000).rounded() / 1000), truth: truth, at: t)]
     }
 }

@@ -58,7 +58,7 @@ public struct HeartBeatGenerator: Sendable {
             let hr = physiology.meanHeartRate(at: t)
             let rrMean = 60 / hr
             // HRV shrinks as the rate rises (rrstd = 60·hrstd/HR², McSharry).
-            let scale = sdRest * pow2(physiology.baseline.heartRate / hr)
+            let scale = sdRest * min(1.3, pow2(physiology.baseline.heartRate / hr))
             let (l, h) = step(rrMean: rrMean)
             let white = 0.15 * rng.normal()
             rr = max(0.2, rrMean + scale * (lfShare.squareRoot() * l + (1 - lfShare).squareRoot() * h + white) / 1.011)

@@ -1,16 +1,34 @@
 import ArgumentParser
+import Harness
+import VitalSimCore
 
 extension VitalSim {
     /// `vitalsim stats DIR`
     struct Stats: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Realism report of a generated run (HRV, CGM accuracy, episodes).")
-        @Argument(help: "A folder written by `vitalsim generate` (or a suite folder of them).") var directory: String
-        func run() throws { throw ExitCodes.input }
-    }
+        static let configuration = CommandConfiguration(
+            abstract: "Realism report of a generated run: HRV (SDNN, RMSSD, pNN50, LF/HF), CGM TIR and MARD, lag, episodes.",
+            discussion: "DIR is a folder written by `vitalsim generate`, or a suite folder of them."
+        )
+        @Argument(help: "Folder with readings.jsonl, or a folder of such folders.") var directory: String
+        @Flag(name: .long, help: "Print JSON instead of text.") var json = false
 
-    /// `vitalsim bench`
-    struct Bench: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Benchmark generation + encoding.")
-        func run() throws { throw ExitCodes.input }
+        func run() throws {
+            var dirs: [String] = []
+            if FileManagerShim.isDirectory(directory), !FileManagerShim.exists(directory + "/readings.jsonl") {
+                dirs = ((try? FileManagerShim.contents(directory)) ?? []).sorted().map { directory + "/" + $0 }.filter { FileManagerShim.exists($0 + "/readings.jsonl") }
+            } else { dirs = [directory] }
+            if dirs.isEmpty { printError("\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first"); throw ExitCodes.input }
+            var all: [(String, JSONValue)] = []
+            for d in dirs {
+                do {
+                    let r = try RealismReport(directory: d)
+                    if json { all.append((d, r.json)) } else {
+                        print("== \(d)")
+                        r.lines.forEach { print($0) }
+                    }
+                } catch { printError("\(error)"); throw ExitCodes.input }
+            }
+            if json { print(JSONValue.object(all).pretty()) }
+        }
     }
 }

@@ -7,3 +7,7 @@ enum FileManagerShim {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 }
+
+extension FileManagerShim {
+    static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+}
