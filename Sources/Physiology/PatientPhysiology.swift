@@ -119,10 +119,13 @@ public final class PatientPhysiology: @unchecked Sendable {
         return Math.clamp(s, 50, 100)
     }
 
-    /// Core temperature (°C): circadian 0.5 °C peak-to-trough (nadir 06:00, peak 18:00), fever events.
+    /// Core temperature (°C): circadian 0.5 °C peak-to-trough (nadir 06:00, peak 17:00), fever events.
     public func temperature(at t: Int64) -> Double {
         let h = clock.hour(at: t)
-        var c = baseline.temperature - 0.25 * Math.cos(2 * Double.pi * (h - 6) / 24) + 0.05 * tempNoise.value(at: t)
+        // Warped phase: nadir at 06:00, zenith at 17:00 (rising 11 h, falling 13 h).
+        let sinceNadir = (h - 6 + 24).truncatingRemainder(dividingBy: 24)
+        let phase = sinceNadir < 11 ? Double.pi * sinceNadir / 11 : Double.pi * (1 + (sinceNadir - 11) / 13)
+        var c = baseline.temperature - 0.25 * Math.cos(phase) + 0.03 * tempNoise.value(at: t)
         if let (e, w) = strongest(.fever, at: t) { c += w * ((e.target ?? 38.9) - baseline.temperature) }
         return c
     }

@@ -50,8 +50,13 @@ struct TimelineBuilder {
         }
         let duration = kind.hasDuration ? (f.duration("duration")?.milliseconds ?? 60_000) : 0
         let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
-        let onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
-        let offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
+        var onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
+        var offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
+        if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
+            // Default ramps shrink to fit a short event (half of it at most).
+            let scale = Double(duration / 2) / Double(onset + offset)
+            onset = Int64(Double(onset) * scale); offset = Int64(Double(offset) * scale)
+        }
         if onset + offset > duration, kind.hasDuration {
             reader.fail(f.value("onset") ?? f.value("duration"), f.path("onset"), "onset + offset (\(VirtualDuration(milliseconds: onset + offset))) exceed the duration (\(VirtualDuration(milliseconds: duration)))")
         }
