@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+
+/// The `vitalsim` binary as a user runs it: exit codes, messages, JSON and hex output.
+final class CLITests: XCTestCase {
+    let bin = TestSupport.vitalsimPath
+
+    func testValidateReportsFileLineColumnAndExitsTwo() throws {
+        let dir = TestSupport.temporaryDirectory("cli")
+        let path = TestSupport.write("""
+        name: broken
+        duration: 1h
+        patients:
+          - id: "501"
+            profile: adult
+            devices:
+              - id: hrm
+                type: hr-strap
+        """, to: dir, name: "broken.yaml")
+        let r = try TestSupport.run(bin, ["validate", path])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.err.contains("\(path):8:15: error: patients[0].devices[0].type: unknown device type 'hr-strap'"), r.err)
+        XCTAssertTrue(r.err.contains("valid: heart-rate-strap"), r.err)
+        let ok = try TestSupport.run(bin, ["validate", TestSupport.repositoryRoot + "/scenarios/core"])
+        XCTAssertEqual(ok.status, 0, ok.err)
+        XCTAssertEqual(ok.out.split(separator: "\n").count, 12)
+    }
+
+    func testGenerateRejectsBadScenarioWithExitTwo() throws {
+        let dir = TestSupport.temporaryDirectory("cli")
+        let path = TestSupport.write("name: x\nduration: -1h\npatients: []\n", to: dir, name: "x.yaml")
+        let r = try TestSupport.run(bin, ["generate", path, "--out", dir + "/out"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.err.contains("x.yaml:2:11: error: duration"), r.err)
+    }
+
+    func testDecodePrintsJSONAndEncodeRoundTrips() throws {
+        let d = try TestSupport.run(bin, ["decode", "0x2A37", "16 48 52 03 5C 03"])
+        XCTAssertEqual(d.status, 0, d.err)
+        let json = try JSONSerialization.jsonObject(with: Data(d.out.utf8)) as! [String: Any]
+        XCTAssertEqual(json["heartRate"] as? Int, 72)
+        XCTAssertEqual(json["rrIntervals"] as? [Int], [850, 860])
+        XCTAssertEqual(json["sensorContact"] as? String, "detected")
+        let e = try TestSupport.run(bin, ["encode", "heart-rate-measurement", "--heart-rate", "72", "--sensor-contact", "detected", "--rr-intervals", "850,860"])
+        XCTAssertEqual(e.status, 0, e.err)
+        XCTAssertEqual(e.out.trimmingCharacters(in: .whitespacesAndNewlines), "164852035c03")
+        let g = try TestSupport.run(bin, ["encode", "glucose-measurement", "--sequence-number", "2", "--base-time", "2024-05-17T10:30:00",
+                                          "--time-offset", "-5", "--concentration", "0.0055", "--unit", "mol/L", "--type", "2", "--sample-location", "1",
+                                          "--sensor-status", "1", "--context-follows", "true"])
+        XCTAssertEqual(g.out.trimmingCharacters(in: .whitespacesAndNewlines), "1f0200e807051 10a1e00fbff37c0120100".replacingOccurrences(of: " ", with: ""))
+    }
+
+    func testDecodeErrorsNameOffsetAndExitTwo() throws {
+        let r = try TestSupport.run(bin, ["decode", "cgm-measurement", "0C035F000A00F1FF620086CF"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.err.contains("cgm-measurement: E2E-CRC mismatch at byte 10"), r.err)
+        let u = try TestSupport.run(bin, ["decode", "0x2A99", "00"])
+        XCTAssertEqual(u.status, 2)
+        XCTAssertTrue(u.err.contains("unknown characteristic"), u.err)
+        let bad = try TestSupport.run(bin, ["encode", "0x2A37", "--heart-rate", "seventy"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.err.contains("heartRate"), bad.err)
+    }
+
+    func testGenerateThenStats() throws {
+        let dir = TestSupport.temporaryDirectory("cli")
+        let g = try TestSupport.run(bin, ["generate", TestSupport.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml", "--out", dir])
+        XCTAssertEqual(g.status, 0, g.err)
+        let s = try TestSupport.run(bin, ["stats", dir, "--json"])
+        XCTAssertEqual(s.status, 0, s.err)
+        XCTAssertTrue(s.out.contains("\"level2Episodes\": 1") || s.out.contains("\"level2Episodes\": 2"), s.out)
+        let t = try TestSupport.run(bin, ["stats", dir])
+        XCTAssertTrue(t.out.contains("MARD vs plasma"), t.out)
+    }
+}
