@@ -19,7 +19,10 @@ public struct DeviceEmitter {
     var pending = PendingQueue()
     var nextMeasurement: Int64
     var nextBattery: Int64
-    var counters: [VitalKind: UInt32] = [:]
+    let primaryKind: VitalKind
+    let storesRecords: Bool
+    var scratch: [Sample] = []
+    var counters = [UInt32](repeating: 0, count: VitalKind.allCases.count)
 
     /// Creates the emitter of `spec` for the patient whose physiology is given.
     public init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], duration: Int64) {
@@ -31,6 +34,8 @@ public struct DeviceEmitter {
         rng = physiology.stream("device:" + spec.id)
         faultRNG = rng.split("faults")
         sensor = SensorFactory.make(spec, physiology: physiology, rng: rng.split("sensor"))
+        primaryKind = sensor.primaryKind
+        storesRecords = sensor.storesRecords
         nextMeasurement = Schedule.first(spec, clock: physiology.clock)
         nextBattery = spec.type.isBluetooth ? 0 : .max
     }
@@ -48,7 +53,9 @@ public struct DeviceEmitter {
                 nextBattery += 3_600_000
             } else {
                 let t = nextMeasurement
-                for sample in sensor.measure(at: t, lowBattery: faults.lowBattery(at: t) != nil) { accept(sample) }
+                scratch.removeAll(keepingCapacity: true)
+                sensor.measure(at: t, lowBattery: faults.lowBattery(at: t) != nil, into: &scratch)
+                for sample in scratch { accept(sample) }
                 nextMeasurement = Schedule.next(after: t, spec: spec, clock: physiology.clock)
             }
         }
@@ -62,15 +69,14 @@ public struct DeviceEmitter {
     mutating func accept(_ s: Sample) {
         let t = s.at + s.offset
         let kind = s.measurement.kind
-        let seq = counters[kind, default: 0]
-        counters[kind] = seq + 1
-        let prefix = kind == sensor.primaryKind ? "" : kind.rawValue + "/"
-        var r = Reading(id: "\(patientID)/\(spec.id)/\(prefix)\(seq)", patientID: patientID, deviceID: spec.id, deviceType: spec.type,
+        let seq = counters[kind.ordinal]
+        counters[kind.ordinal] = seq + 1
+        var r = Reading(idPrefix: kind == primaryKind ? "" : kind.idPrefix, patientID: patientID, deviceID: spec.id, deviceType: spec.type,
                         seq: seq, measuredAt: t, deviceTime: t + faults.skew(at: t), intendedEmitTime: t,
                         measurement: s.measurement, truth: s.truth)
         if faults.dropout(at: t) != nil { return }
         if let d = faults.disconnect(at: t) {
-            guard sensor.storesRecords, kind != .battery, kind != .cuffPressure else { return }
+            guard storesRecords, kind != .battery, kind != .cuffPressure else { return }
             r.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
             r.delivery.backfill = true
         }
@@ -109,19 +115,26 @@ struct PendingQueue {
 
     mutating func push(_ r: Reading) {
         counter += 1
+        if items.isEmpty || items[items.count - 1].0.intendedEmitTime <= r.intendedEmitTime { items.append((r, counter)); return }
         var i = items.count
         while i > 0, items[i - 1].0.intendedEmitTime > r.intendedEmitTime { i -= 1 }
         items.insert((r, counter), at: i)
     }
 
-    mutating func pop() -> Reading? { items.isEmpty ? nil : items.removeFirst().0 }
+    mutating func pop() -> Reading? {
+        if items.count == 1 { return items.removeLast().0 }
+        return items.isEmpty ? nil : items.removeFirst().0
+    }
 }
 
 /// Lookup of a device's faults by time.
 struct FaultSchedule {
     let faults: [DeviceFault]
     init(_ faults: [DeviceFault]) { self.faults = faults }
-    func find(_ kind: FaultKind, _ t: Int64) -> DeviceFault? { faults.first { $0.kind == kind && $0.covers(t) } }
+    func find(_ kind: FaultKind, _ t: Int64) -> DeviceFault? {
+        if faults.isEmpty { return nil }
+        return faults.first { $0.kind == kind && $0.covers(t) }
+    }
     func dropout(at t: Int64) -> DeviceFault? { find(.dropout, t) }
     func disconnect(at t: Int64) -> DeviceFault? { find(.disconnect, t) }
     func lowBattery(at t: Int64) -> DeviceFault? { find(.lowBattery, t) }

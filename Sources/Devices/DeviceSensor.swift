@@ -7,8 +7,8 @@ public protocol DeviceSensor {
     var primaryKind: VitalKind { get }
     /// True when the device stores records and sends them after a reconnect (backfill).
     var storesRecords: Bool { get }
-    /// Samples taken at scheduled time `t`.
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample]
+    /// Appends the samples taken at scheduled time `t` to `samples`.
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample])
 }
 
 /// Builds the sensor model of a device type.
@@ -46,7 +46,7 @@ struct HeartRateStrap: DeviceSensor {
         beats = physiology.beats(from: 0)
     }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         var rrs: [UInt16] = []
         while true {
             if upcoming == nil { let rr = beats.next(); upcoming = (beats.time, rr) }
@@ -63,8 +63,8 @@ struct HeartRateStrap: DeviceSensor {
         energyKJ += Double(cadence) / 60_000 * (4 + 0.15 * max(0, Double(bpm) - 60))
         count += 1
         let ee: UInt16? = count % 10 == 0 ? UInt16(min(65535, energyKJ)) : nil
-        return [Sample(offset: 0, measurement: .heartRate(bpm: bpm, rrIntervals: rrs, energyExpended: ee, contact: .detected),
-                       truth: physiology.meanHeartRate(at: t), at: t)]
+        samples.append(Sample(offset: 0, measurement: .heartRate(bpm: bpm, rrIntervals: rrs, energyExpended: ee, contact: .detected),
+                       truth: physiology.meanHeartRate(at: t), at: t))
     }
     var upcoming: (Double, Double)?
 }

@@ -9,22 +9,20 @@ struct BloodPressureCuff: DeviceSensor {
     var primaryKind: VitalKind { .bloodPressure }
     var storesRecords: Bool { true }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
-        var out: [Sample] = []
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         for burst in 0..<2 {
             let start = Int64(burst) * 60_000
             let truth = physiology.bloodPressure(at: t + start)
             let sys = Int((truth.systolic + rng.normal(mean: 0, sd: 5)).rounded())
             let dia = Int((truth.diastolic + rng.normal(mean: 0, sd: 3)).rounded())
             let target = sys + 30
-            for k in 0..<20 { out.append(Sample(offset: start + Int64(k) * 1000, measurement: .cuffPressure(mmHg: target * (k + 1) / 20), truth: Double(target * (k + 1) / 20), at: t)) }
+            for k in 0..<20 { samples.append(Sample(offset: start + Int64(k) * 1000, measurement: .cuffPressure(mmHg: target * (k + 1) / 20), truth: Double(target * (k + 1) / 20), at: t)) }
             let map = Int((Double(dia) + Double(sys - dia) / 3).rounded())
             let pulse = Int((physiology.meanHeartRate(at: t + start) + rng.normal(mean: 0, sd: 2)).rounded())
             let irregular: UInt16 = physiology.atrialFibrillation(at: t + start) != nil ? 0x0004 : 0
-            out.append(Sample(offset: start + 35_000, measurement: .bloodPressure(systolic: sys, diastolic: max(20, min(dia, sys - 5)), meanArterial: map, pulse: pulse, status: irregular),
+            samples.append(Sample(offset: start + 35_000, measurement: .bloodPressure(systolic: sys, diastolic: max(20, min(dia, sys - 5)), meanArterial: map, pulse: pulse, status: irregular),
                               truth: truth.systolic, at: t))
         }
-        return out
     }
 }
 
@@ -35,13 +33,13 @@ struct Glucometer: DeviceSensor {
     var primaryKind: VitalKind { .glucose }
     var storesRecords: Bool { true }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.glucose.plasma(at: t)
         let value = Int(Math.clamp(truth * (1 + 0.04 * rng.normal()), 20, 600).rounded())
         let h = physiology.clock.hour(at: t)
         let meals = physiology.patient.meals.map { Double($0.timeOfDay) / 3_600_000 }
         let meal: UInt8 = h >= 21 ? 5 : (meals.contains { h > $0 && h - $0 <= 2.5 } ? 2 : (h < 10 ? 3 : 1))
-        return [Sample(offset: 0, measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0), truth: truth, at: t)]
+        samples.append(Sample(offset: 0, measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0), truth: truth, at: t))
     }
 }
 
@@ -61,7 +59,7 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         noise = self.rng.normal()
     }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let ig = physiology.glucose.interstitial(at: t)
         let phi = Math.pow(0.7, Double(cadence) / 300_000)
         noise = phi * noise + (1 - phi * phi).squareRoot() * rng.normal()
@@ -77,8 +75,8 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         let value = Int(Math.clamp(raw, 40, 400).rounded())
         let quality = Int(Math.clamp(96 - 4 * abs(noise), 70, 100).rounded())
         let minutes = UInt16(truncatingIfNeeded: t / 60_000)
-        return [Sample(offset: 0, measurement: .cgm(mgdl: value, trend: (trend * 10).rounded() / 10, quality: quality, timeOffset: minutes,
-                                                    annunciation: status | warning << 16), truth: physiology.glucose.plasma(at: t), at: t)]
+        samples.append(Sample(offset: 0, measurement: .cgm(mgdl: value, trend: (trend * 10).rounded() / 10, quality: quality, timeOffset: minutes,
+                                                    annunciation: status | warning << 16), truth: physiology.glucose.plasma(at: t), at: t))
     }
 }
 
@@ -90,12 +88,12 @@ struct PulseOximeter: DeviceSensor {
     var primaryKind: VitalKind { .spo2 }
     var storesRecords: Bool { !continuous }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.spo2(at: t)
         let sd = continuous ? 0.8 : (physiology.patient.profile == .chdInfant ? 3.0 : 2.0)
         let spo2 = Int(Math.clamp(truth + rng.normal(mean: 0, sd: sd), 50, 100).rounded())
         let pulse = Int((physiology.meanHeartRate(at: t) + rng.normal(mean: 0, sd: 1.5)).rounded())
-        return [Sample(offset: 0, measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous), truth: truth, at: t)]
+        samples.append(Sample(offset: 0, measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous), truth: truth, at: t))
     }
 }
 
@@ -106,10 +104,10 @@ struct Thermometer: DeviceSensor {
     var primaryKind: VitalKind { .temperature }
     var storesRecords: Bool { true }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.temperature(at: t)
         let c = ((truth + rng.normal(mean: 0, sd: 0.1)) * 10).rounded() / 10
-        return [Sample(offset: 0, measurement: .temperature(celsius: c, type: 6), truth: truth, at: t)]
+        samples.append(Sample(offset: 0, measurement: .temperature(celsius: c, type: 6), truth: truth, at: t))
     }
 }
 
@@ -120,10 +118,10 @@ struct WeightScale: DeviceSensor {
     var primaryKind: VitalKind { .weight }
     var storesRecords: Bool { true }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.weight(at: t)
         let kg = ((truth + rng.normal(mean: 0, sd: truth < 20 ? 0.010 : 0.1)) / 0.005).rounded() * 0.005
-        return [Sample(offset: 0, measurement: .weight(kg: (kg * 1000).rounded() / 1000), truth: truth, at: t)]
+        samples.append(Sample(offset: 0, measurement: .weight(kg: (kg * 1000).rounded() / 1000), truth: truth, at: t))
     }
 }
 
@@ -142,19 +140,17 @@ struct PhoneBridge: DeviceSensor {
         nextMidnight = physiology.clock.nextMidnight(after: 0)
     }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
-        var out: [Sample] = []
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         while nextMidnight <= t {
             var steps = 0.0, kcal = 0.0
             var m = max(0, nextMidnight - 86_400_000)
             while m < nextMidnight { steps += physiology.stepsPerMinute(at: m); kcal += physiology.activeCaloriesPerMinute(at: m); m += 60_000 }
-            out.append(Sample(offset: nextMidnight - t, measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())), truth: steps, at: t))
+            samples.append(Sample(offset: nextMidnight - t, measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())), truth: steps, at: t))
             nextMidnight += 86_400_000
         }
         let truth = physiology.meanHeartRate(at: t)
-        out.append(Sample(offset: 0, measurement: .heartRate(bpm: Int((truth + rng.normal(mean: 0, sd: 2)).rounded()), rrIntervals: [], energyExpended: nil, contact: .notSupported),
+        samples.append(Sample(offset: 0, measurement: .heartRate(bpm: Int((truth + rng.normal(mean: 0, sd: 2)).rounded()), rrIntervals: [], energyExpended: nil, contact: .notSupported),
                           truth: truth, at: t))
-        return out
     }
 }
 
@@ -165,9 +161,9 @@ struct FeedingLog: DeviceSensor {
     var primaryKind: VitalKind { .feeding }
     var storesRecords: Bool { true }
 
-    mutating func measure(at t: Int64, lowBattery: Bool) -> [Sample] {
+    mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.feedVolume(at: t)
         let ml = Int(max(0, truth + rng.normal(mean: 0, sd: 5)).rounded())
-        return [Sample(offset: 0, measurement: .feeding(mL: ml), truth: truth, at: t)]
+        samples.append(Sample(offset: 0, measurement: .feeding(mL: ml), truth: truth, at: t))
     }
 }

@@ -66,7 +66,10 @@ public struct ScenarioRun {
 
     /// The next reading of the scenario and the index of its device, or nil at the end.
     public mutating func next() -> (Reading, Int)? {
-        guard let (_, i) = popMin(), let r = heads[i] else { return nil }
+        guard let (_, i) = popMin() else { return nil }
+        var taken: Reading?
+        swap(&taken, &heads[i])
+        guard let r = taken else { return nil }
         refill(i)
         return (r, i)
     }

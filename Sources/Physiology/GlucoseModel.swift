@@ -10,7 +10,7 @@ import VitalSimCore
 /// - Gut: two compartments (tmax 40 min), bioavailability 0.8.
 /// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, clinical.md §2).
 ///
-/// The model keeps a ring of the last four days, so memory does not grow with scenario length.
+/// The model keeps a ring of the last two days, so memory does not grow with scenario length.
 public final class GlucoseModel: @unchecked Sendable {
     struct State { var g, x, i, s1, s2, q1, q2, ig: Double }
     struct Dose { var minute: Int64; var carbsMg: Double; var insulinU: Double }
@@ -23,8 +23,10 @@ public final class GlucoseModel: @unchecked Sendable {
     var doseIndex = 0
     var state: State
     var minute: Int64 = 0
-    var ring: [(Double, Double)]
-    let capacity = 4 * 1440
+    /// Allocated on first use, so patients without glucose devices cost nothing.
+    var ring: [(Double, Double)] = []
+    /// Two days of minutes: a device may back-fill readings up to 48 h old.
+    let capacity = 2 * 1440
     let ib = 10.0
 
     init(baseline: Baseline, meals: [MealSpec], events: [ClinicalEvent], clock: DayClock, rng: SeededRandom) {
@@ -37,7 +39,6 @@ public final class GlucoseModel: @unchecked Sendable {
         case .none: p1 = 0.03; p3 = 1.3e-5; gamma = 0.02; threshold = baseline.glucose
         }
         state = State(g: gb, x: 0, i: ib, s1: 0, s2: 0, q1: 0, q2: 0, ig: gb)
-        ring = Array(repeating: (gb, gb), count: capacity)
         // Daily meals over a generous horizon are produced lazily in `dosesUntil`; events are fixed.
         self.meals = meals
         self.clock = clock
@@ -76,6 +77,7 @@ public final class GlucoseModel: @unchecked Sendable {
     }
 
     func advance() {
+        if ring.isEmpty { ring = Array(repeating: (gb, gb), count: capacity) }
         var s = state
         var (carbs, insulin) = routine(at: minute)
         while doseIndex < doses.count, doses[doseIndex].minute <= minute {

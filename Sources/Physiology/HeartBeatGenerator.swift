@@ -13,6 +13,7 @@ public struct HeartBeatGenerator: Sendable {
     var lf = (0.0, 0.0), hf = (0.0, 0.0)
     let sdRest: Double
     let lfShare: Double
+    let respiration: Double
 
     init(physiology: PatientPhysiology, rng: SeededRandom, start: Int64) {
         self.physiology = physiology
@@ -21,28 +22,42 @@ public struct HeartBeatGenerator: Sendable {
         let b = physiology.baseline
         sdRest = b.hrvSDNN / 1000
         lfShare = b.lfHfRatio / (1 + b.lfHfRatio)
+        respiration = b.respirationRate / 60
         // Warm up the oscillators so the first minutes are already stationary.
         for _ in 0..<64 { _ = step(rrMean: 60 / b.heartRate) }
     }
 
-    mutating func ar2(_ s: inout (Double, Double), freq: Double, bandwidth: Double, dt: Double) -> Double {
+    /// AR(2) coefficients (a1, a2, innovation scale) for a resonance, cached per 1 ms of beat interval.
+    struct Coefficients { var key = -1; var a1 = 0.0, a2 = 0.0, scale = 0.0 }
+    var lfCoefficients = Coefficients(), hfCoefficients = Coefficients()
+
+    static func coefficients(freq: Double, bandwidth: Double, dt: Double) -> Coefficients {
         let theta = 2 * Double.pi * freq * dt
         let r = Math.exp(-Double.pi * bandwidth * dt)
         let a1 = 2 * r * Math.cos(theta), a2 = -r * r
         // Stationary variance of AR(2) with unit innovations, used to normalise to unit variance.
         let r2 = r * r
         let v = (1 + r2) / ((1 - r2) * ((1 + r2) * (1 + r2) - a1 * a1))
-        let x = a1 * s.0 + a2 * s.1 + rng.normal() / v.squareRoot()
+        return Coefficients(key: 0, a1: a1, a2: a2, scale: 1 / v.squareRoot())
+    }
+
+    mutating func ar2(_ s: inout (Double, Double), _ c: inout Coefficients, freq: Double, bandwidth: Double, dt: Double) -> Double {
+        let key = Int(dt * 1000) &* 1000 &+ Int(freq * 1000)
+        if c.key != key {
+            c = Self.coefficients(freq: freq, bandwidth: bandwidth, dt: (Double(Int(dt * 1000)) + 0.5) / 1000)
+            c.key = key
+        }
+        let x = c.a1 * s.0 + c.a2 * s.1 + rng.normal() * c.scale
         s = (x, s.0)
         return x
     }
 
     mutating func step(rrMean: Double) -> (Double, Double) {
-        let resp = physiology.baseline.respirationRate / 60
-        var lfState = lf, hfState = hf
-        let l = ar2(&lfState, freq: 0.1, bandwidth: 0.03, dt: rrMean)
-        let h = ar2(&hfState, freq: min(resp, 0.45 / rrMean), bandwidth: 0.04, dt: rrMean)
-        lf = lfState; hf = hfState
+        let resp = respiration
+        var lfState = lf, hfState = hf, lc = lfCoefficients, hc = hfCoefficients
+        let l = ar2(&lfState, &lc, freq: 0.1, bandwidth: 0.03, dt: rrMean)
+        let h = ar2(&hfState, &hc, freq: min(resp, 0.45 / rrMean), bandwidth: 0.04, dt: rrMean)
+        lf = lfState; hf = hfState; lfCoefficients = lc; hfCoefficients = hc
         return (l, h)
     }
 
@@ -58,7 +73,7 @@ public struct HeartBeatGenerator: Sendable {
             let hr = physiology.meanHeartRate(at: t)
             let rrMean = 60 / hr
             // HRV shrinks as the rate rises (rrstd = 60·hrstd/HR², McSharry).
-            let scale = sdRest * min(1.3, pow2(physiology.baseline.heartRate / hr))
+            let scale = sdRest * min(1.3, pow2(physiology.baseHeartRate / hr))
             let (l, h) = step(rrMean: rrMean)
             let white = 0.15 * rng.normal()
             rr = max(0.2, rrMean + scale * (lfShare.squareRoot() * l + (1 - lfShare).squareRoot() * h + white) / 1.011)

@@ -18,6 +18,10 @@ public final class PatientPhysiology: @unchecked Sendable {
     let rrNoise: ValueNoise
     /// The glucose–insulin model (lazily integrated).
     public let glucose: GlucoseModel
+    /// Events reduced to plain values, grouped by kind, for the per-beat hot path.
+    let shapes: [ClinicalEventKind: [EventShape]]
+    let tachycardia: [EventShape], bradycardia: [EventShape], fibrillation: [EventShape], fever: [EventShape], desaturation: [EventShape]
+    let baseHeartRate: Double, baseTemperature: Double, baseSpO2: Double, dailySteps: Double
 
     public init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
         self.patient = patient
@@ -31,14 +35,27 @@ public final class PatientPhysiology: @unchecked Sendable {
         tempNoise = ValueNoise(rng: rng, label: "temperature", spacing: 1_800_000)
         rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
         glucose = GlucoseModel(baseline: patient.baseline, meals: patient.meals, events: events, clock: clock, rng: rng.split("glucose"))
+        var shapes: [ClinicalEventKind: [EventShape]] = [:]
+        for e in events { shapes[e.kind, default: []].append(EventShape(e)) }
+        self.shapes = shapes
+        tachycardia = shapes[.tachycardia] ?? []; bradycardia = shapes[.bradycardia] ?? []; fibrillation = shapes[.atrialFibrillation] ?? []
+        fever = shapes[.fever] ?? []; desaturation = shapes[.desaturation] ?? []
+        baseHeartRate = patient.baseline.heartRate; baseTemperature = patient.baseline.temperature
+        baseSpO2 = patient.baseline.spo2; dailySteps = patient.baseline.dailySteps
     }
 
     /// A stream for a device or model of this patient.
     public func stream(_ label: String) -> SeededRandom { rng.split(label) }
 
-    func strongest(_ kind: ClinicalEventKind, at t: Int64) -> (ClinicalEvent, Double)? {
-        var best: (ClinicalEvent, Double)?
-        for e in events where e.kind == kind && t >= e.start && t < e.end {
+    func strongest(_ kind: ClinicalEventKind, at t: Int64) -> (EventShape, Double)? {
+        strongest(shapes[kind] ?? [], at: t)
+    }
+
+    @inline(__always)
+    func strongest(_ list: [EventShape], at t: Int64) -> (EventShape, Double)? {
+        if list.isEmpty { return nil }
+        var best: (EventShape, Double)?
+        for e in list where t >= e.start && t < e.end {
             let w = e.envelope(at: t)
             if w > (best?.1 ?? 0) { best = (e, w) }
         }
@@ -50,11 +67,11 @@ public final class PatientPhysiology: @unchecked Sendable {
     /// Walking cadence (steps/min): 10-minute bouts during waking hours, plus exercise events.
     public func stepsPerMinute(at t: Int64) -> Double {
         var cadence = 0.0
-        if baseline.dailySteps > 0 {
+        if dailySteps > 0 {
             let awake = 1 - clock.sleepiness(at: t)
             if awake > 0.5 {
                 let block = t / 600_000
-                let p = Math.clamp(baseline.dailySteps / (960 * 100), 0, 0.9)
+                let p = Math.clamp(dailySteps / (960 * 100), 0, 0.9)
                 let u = SeededRandom.unit(activityNoise.seed, UInt64(bitPattern: block))
                 if u < p {
                     let intensity = 90 + 25 * SeededRandom.unit(activityNoise.seed, UInt64(bitPattern: block) &+ 0x5555)
@@ -77,18 +94,19 @@ public final class PatientPhysiology: @unchecked Sendable {
     public func meanHeartRate(at t: Int64) -> Double {
         let sleep = clock.sleepiness(at: t)
         let h = clock.hour(at: t)
-        var hr = baseline.heartRate * (1 - 0.10 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24)
+        var hr = baseHeartRate * (1 - 0.10 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24)
         hr += 0.22 * stepsPerMinute(at: t)
-        if let (e, w) = strongest(.fever, at: t) { hr += 10 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }
-        if let (e, w) = strongest(.desaturation, at: t) { hr += 0.8 * w * max(0, baseline.spo2 - (e.target ?? 84)) }
-        if let (e, w) = strongest(.tachycardia, at: t) { hr += w * ((e.target ?? 140) - hr) }
-        if let (e, w) = strongest(.bradycardia, at: t) { hr += w * ((e.target ?? 42) - hr) }
+        if let (e, w) = strongest(fever, at: t) { hr += 10 * w * max(0, (e.target ?? 38.9) - baseTemperature) }
+        if let (e, w) = strongest(desaturation, at: t) { hr += 0.8 * w * max(0, baseSpO2 - (e.target ?? 84)) }
+        if let (e, w) = strongest(tachycardia, at: t) { hr += w * ((e.target ?? 140) - hr) }
+        if let (e, w) = strongest(bradycardia, at: t) { hr += w * ((e.target ?? 42) - hr) }
         return max(hr, 20)
     }
 
     /// The AF event active at `t` (mean ventricular rate in its target), if any.
-    public func atrialFibrillation(at t: Int64) -> ClinicalEvent? {
-        events.first { $0.kind == .atrialFibrillation && t >= $0.start && t < $0.end }
+    public func atrialFibrillation(at t: Int64) -> EventShape? {
+        if fibrillation.isEmpty { return nil }
+        return fibrillation.first { t >= $0.start && t < $0.end }
     }
 
     /// A sequential beat generator (RR intervals) starting at virtual time `start`.
@@ -158,5 +176,24 @@ public final class PatientPhysiology: @unchecked Sendable {
         var perKg = baseline.intakePerKg
         if let (e, w) = strongest(.feedingReduction, at: t) { perKg += w * ((e.target ?? 80) - perKg) }
         return perKg * weight(at: t) / Double(max(baseline.feedsPerDay, 1))
+    }
+}
+
+/// The numbers of a clinical event, without its strings (cheap to copy on the per-beat path).
+public struct EventShape: Sendable {
+    public let start: Int64, end: Int64, onset: Int64, offset: Int64, duration: Int64
+    public let target: Double?, target2: Double?
+
+    init(_ e: ClinicalEvent) {
+        start = e.start; end = e.end; onset = e.onset; offset = e.offset; duration = e.duration; target = e.target; target2 = e.target2
+    }
+
+    /// Weight 0...1 at `t`: ramps up over `onset`, holds, ramps down over `offset`.
+    @inline(__always)
+    public func envelope(at t: Int64) -> Double {
+        if t < start || t >= end { return 0 }
+        let up = onset > 0 ? Math.smoothstep(Double(t - start) / Double(onset)) : 1
+        let down = offset > 0 ? Math.smoothstep(Double(end - t) / Double(offset)) : 1
+        return Swift.min(up, down)
     }
 }

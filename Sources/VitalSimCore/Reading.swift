@@ -4,8 +4,11 @@
 /// physiology was sampled, `deviceTime` what the device stamps (differs under clock skew), and
 /// `intendedEmitTime` when the schedule says the payload must leave the device.
 public struct Reading: Sendable, Equatable {
-    /// Stable id, `PATIENT/DEVICE/SEQ` (a duplicate delivery keeps the id of its original).
-    public var id: String
+    /// Stable id, `PATIENT/DEVICE/SEQ`, or `PATIENT/DEVICE/KIND/SEQ` for a device's secondary readings
+    /// (battery, cuff pressure, daily summary). A duplicate delivery keeps the id of its original.
+    public var id: String { "\(patientID)/\(deviceID)/\(idPrefix)\(seq)" }
+    /// Empty for the device's main kind, else `KIND/`.
+    public var idPrefix: String
     public var patientID: String
     public var deviceID: String
     public var deviceType: DeviceType
@@ -19,10 +22,10 @@ public struct Reading: Sendable, Equatable {
     /// How the payload travels: normal, backfilled after a reconnect, duplicated, reordered, corrupted.
     public var delivery: Delivery
 
-    public init(id: String, patientID: String, deviceID: String, deviceType: DeviceType, seq: UInt32,
+    public init(idPrefix: String = "", patientID: String, deviceID: String, deviceType: DeviceType, seq: UInt32,
                 measuredAt: Int64, deviceTime: Int64, intendedEmitTime: Int64,
                 measurement: Measurement, truth: Double, delivery: Delivery = Delivery()) {
-        self.id = id; self.patientID = patientID; self.deviceID = deviceID; self.deviceType = deviceType
+        self.idPrefix = idPrefix; self.patientID = patientID; self.deviceID = deviceID; self.deviceType = deviceType
         self.seq = seq; self.measuredAt = measuredAt; self.deviceTime = deviceTime
         self.intendedEmitTime = intendedEmitTime; self.measurement = measurement; self.truth = truth
         self.delivery = delivery
@@ -72,6 +75,40 @@ public enum VitalKind: String, Sendable, CaseIterable {
     case battery
     case dailySummary = "daily-summary"
     case feeding
+
+    /// Position in `allCases` (for array-indexed counters on hot paths).
+    public var ordinal: Int {
+        switch self {
+        case .heartRate: 0
+        case .bloodPressure: 1
+        case .cuffPressure: 2
+        case .glucose: 3
+        case .cgm: 4
+        case .spo2: 5
+        case .temperature: 6
+        case .weight: 7
+        case .battery: 8
+        case .dailySummary: 9
+        case .feeding: 10
+        }
+    }
+
+    /// The `KIND/` id prefix of secondary readings.
+    public var idPrefix: String {
+        switch self {
+        case .heartRate: "heart-rate/"
+        case .bloodPressure: "blood-pressure/"
+        case .cuffPressure: "cuff-pressure/"
+        case .glucose: "glucose/"
+        case .cgm: "cgm/"
+        case .spo2: "spo2/"
+        case .temperature: "temperature/"
+        case .weight: "weight/"
+        case .battery: "battery/"
+        case .dailySummary: "daily-summary/"
+        case .feeding: "feeding/"
+        }
+    }
 }
 
 /// Heart Rate sensor contact status as in the Heart Rate Measurement flags.

@@ -1,9 +1,27 @@
 import ArgumentParser
+import Foundation
+import Harness
+import VitalSimCore
 
 extension VitalSim {
     /// `vitalsim bench`
     struct Bench: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Benchmark generation + encoding.")
-        func run() throws { throw ExitCodes.input }
+        static let configuration = CommandConfiguration(
+            abstract: "Benchmark generation + GATT encoding on one core (readings/s, peak memory).",
+            discussion: "Default: 1,000 patients × 24 h at default cadences, written to /dev/null. See docs/performance.md."
+        )
+        @Option(name: .long, help: "Number of simulated patients (8 devices each).") var patients = 1000
+        @Option(name: .long, help: "Virtual duration, e.g. 24h.") var duration = "24h"
+        @Option(name: .long, help: "Where to write the encoded stream.") var out = "/dev/null"
+
+        func run() throws {
+            guard let d = VirtualDuration(parsing: duration), d.milliseconds > 0 else {
+                printError("--duration: expected a positive duration such as 24h, got '\(duration)'"); throw ExitCodes.input
+            }
+            guard patients > 0 else { printError("--patients must be at least 1"); throw ExitCodes.input }
+            let r = try GenerationBenchmark(patients: patients, duration: d, sink: out).run()
+            print("patients \(r.patients), virtual hours \(r.hours), readings \(r.readings), bytes \(r.bytes)")
+            print("elapsed \(String(format: "%.2f", r.seconds)) s, \(Int(r.readingsPerSecond)) readings/s, peak RSS \(String(format: "%.1f", r.peakRSSMegabytes)) MB")
+        }
     }
 }

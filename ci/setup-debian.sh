@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what VitalSim's tests and quick start need on Debian 12 (idempotent).
+# Swift 6 itself must be on PATH (swift.org toolchain; preinstalled on the project's machines).
+set -euo pipefail
+
+need=()
+command -v tshark >/dev/null 2>&1 || need+=(tshark)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "ci/setup-debian.sh: installing ${need[*]}"
+  # Do not ask whether non-root users may capture packets.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2
+  exit 3
+fi
