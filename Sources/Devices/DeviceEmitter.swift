@@ -20,6 +20,7 @@ public struct DeviceEmitter {
     var nextMeasurement: Int64
     var nextBattery: Int64
     let primaryKind: VitalKind
+    let identity: DeviceIdentity
     let storesRecords: Bool
     var scratch: [Sample] = []
     var counters = [UInt32](repeating: 0, count: VitalKind.allCases.count)
@@ -35,6 +36,7 @@ public struct DeviceEmitter {
         faultRNG = rng.split("faults")
         sensor = SensorFactory.make(spec, physiology: physiology, rng: rng.split("sensor"))
         primaryKind = sensor.primaryKind
+        identity = DeviceIdentity(patientID: physiology.patient.id, deviceID: spec.id, deviceType: spec.type)
         storesRecords = sensor.storesRecords
         nextMeasurement = Schedule.first(spec, clock: physiology.clock)
         nextBattery = spec.type.isBluetooth ? 0 : .max
@@ -71,8 +73,7 @@ public struct DeviceEmitter {
         let kind = s.measurement.kind
         let seq = counters[kind.ordinal]
         counters[kind.ordinal] = seq + 1
-        var r = Reading(idPrefix: kind == primaryKind ? "" : kind.idPrefix, patientID: patientID, deviceID: spec.id, deviceType: spec.type,
-                        seq: seq, measuredAt: t, deviceTime: t + faults.skew(at: t), intendedEmitTime: t,
+        var r = Reading(source: identity, secondary: kind != primaryKind, seq: seq, measuredAt: t, deviceTime: t + faults.skew(at: t), intendedEmitTime: t,
                         measurement: s.measurement, truth: s.truth)
         if faults.dropout(at: t) != nil { return }
         if let d = faults.disconnect(at: t) {

@@ -125,11 +125,3 @@ public struct IntermediateCuffPressure: GATTCharacteristic {
     public init(fields f: FieldInput) throws(GATTError) { record = try BloodPressureRecord(fields: f, icp: true) }
 }
 
-extension SFloat {
-    /// JSON number text, or a quoted special name.
-    var jsonText: String { special.map { "\"\($0.rawValue)\"" } ?? description }
-}
-
-extension MedFloat {
-    var jsonText: String { special.map { "\"\($0.rawValue)\"" } ?? description }
-}

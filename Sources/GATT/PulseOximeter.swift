@@ -27,18 +27,8 @@ public struct PLXSpotCheckMeasurement: GATTCharacteristic {
         var v = Self(spo2: try r.sfloat("SpO2PR-Spot-Check - SpO2"), pulseRate: try r.sfloat("SpO2PR-Spot-Check - PR"))
         v.deviceClockNotSet = flags & 0x10 != 0
         if flags & 0x01 != 0 { v.timestamp = try r.dateTime("Timestamp") }
-        if flags & 0x02 != 0 {
-            let at = r.offset
-            let s = try r.u16("Measurement Status")
-            try r.checkReserved(UInt32(s), allowed: 0xFFE0, field: "Measurement Status", at: at)
-            v.measurementStatus = s
-        }
-        if flags & 0x04 != 0 {
-            let at = r.offset
-            let s = try r.u24("Device and Sensor Status")
-            try r.checkReserved(s, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
-            v.deviceStatus = s
-        }
+        if flags & 0x02 != 0 { v.measurementStatus = try PLXStatus.measurement(&r) }
+        if flags & 0x04 != 0 { v.deviceStatus = try PLXStatus.device(&r) }
         if flags & 0x08 != 0 { v.pulseAmplitudeIndex = try r.sfloat("Pulse Amplitude Index") }
         try r.finish()
         return v
@@ -105,18 +95,8 @@ public struct PLXContinuousMeasurement: GATTCharacteristic {
         var v = Self(spo2: try r.sfloat("SpO2PR-Normal - SpO2"), pulseRate: try r.sfloat("SpO2PR-Normal - PR"))
         if flags & 0x01 != 0 { v.fast = (try r.sfloat("SpO2PR-Fast - SpO2"), try r.sfloat("SpO2PR-Fast - PR")) }
         if flags & 0x02 != 0 { v.slow = (try r.sfloat("SpO2PR-Slow - SpO2"), try r.sfloat("SpO2PR-Slow - PR")) }
-        if flags & 0x04 != 0 {
-            let at = r.offset
-            let s = try r.u16("Measurement Status")
-            try r.checkReserved(UInt32(s), allowed: 0xFFE0, field: "Measurement Status", at: at)
-            v.measurementStatus = s
-        }
-        if flags & 0x08 != 0 {
-            let at = r.offset
-            let s = try r.u24("Device and Sensor Status")
-            try r.checkReserved(s, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
-            v.deviceStatus = s
-        }
+        if flags & 0x04 != 0 { v.measurementStatus = try PLXStatus.measurement(&r) }
+        if flags & 0x08 != 0 { v.deviceStatus = try PLXStatus.device(&r) }
         if flags & 0x10 != 0 { v.pulseAmplitudeIndex = try r.sfloat("Pulse Amplitude Index") }
         try r.finish()
         return v
@@ -206,5 +186,23 @@ public struct PLXFeatures: GATTCharacteristic {
                   measurementStatusSupport: try f.optionalInt("measurementStatusSupport", 0...0xFFFF).map { UInt16($0) },
                   deviceStatusSupport: try f.optionalInt("deviceStatusSupport", 0...0xFFFFFF).map { UInt32($0) })
         try f.finish(known: ["supportedFeatures", "measurementStatusSupport", "deviceStatusSupport"])
+    }
+}
+
+/// Status fields shared by the PLX measurements (bits 0–4 of Measurement Status and 16–23 of
+/// Device and Sensor Status are reserved).
+enum PLXStatus {
+    static func measurement(_ r: inout ByteReader) throws(GATTError) -> UInt16 {
+        let at = r.offset
+        let s = try r.u16("Measurement Status")
+        try r.checkReserved(UInt32(s), allowed: 0xFFE0, field: "Measurement Status", at: at)
+        return s
+    }
+
+    static func device(_ r: inout ByteReader) throws(GATTError) -> UInt32 {
+        let at = r.offset
+        let s = try r.u24("Device and Sensor Status")
+        try r.checkReserved(s, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
+        return s
     }
 }

@@ -1,58 +1,68 @@
 import VitalSimCore
 
-/// IEEE 11073-20601 16-bit SFLOAT: 4-bit two's-complement exponent, 12-bit two's-complement mantissa.
-public struct SFloat: Hashable, Sendable, CustomStringConvertible {
-    /// The 16-bit wire value.
-    public let raw: UInt16
-
-    /// The reserved special values (all with exponent 0).
-    public enum Special: String, Sendable, CaseIterable {
-        case nan = "NaN", nres = "NRes", positiveInfinity = "+INFINITY", negativeInfinity = "-INFINITY", reserved = "RFU"
-        var raw: UInt16 {
-            switch self {
-            case .nan: 0x07FF
-            case .nres: 0x0800
-            case .positiveInfinity: 0x07FE
-            case .negativeInfinity: 0x0802
-            case .reserved: 0x0801
-            }
-        }
-    }
-
+/// The shared shape of IEEE 11073-20601 SFLOAT and FLOAT: a two's-complement exponent over a
+/// two's-complement mantissa, with reserved special values at exponent 0.
+public protocol MedicalFloat: Hashable, Sendable, CustomStringConvertible {
+    associatedtype Raw: FixedWidthInteger & UnsignedInteger & Sendable
+    /// Mantissa width in bits (12 or 24).
+    static var mantissaBits: Int { get }
     /// Largest mantissa magnitude the encoder emits (keeps clear of the special values).
-    public static let maxMantissa = 2045
+    static var maxMantissa: Int { get }
+    static var exponentRange: ClosedRange<Int> { get }
+    /// Wire values of NaN, NRes, +INFINITY, −INFINITY and RFU, in that order.
+    static var specialRaws: [Raw] { get }
+    var raw: Raw { get }
+    init(raw: Raw)
+}
 
-    public init(raw: UInt16) { self.raw = raw }
-    public init(_ special: Special) { raw = special.raw }
+/// The special values shared by SFLOAT and FLOAT.
+public enum MedicalFloatSpecial: String, Sendable, CaseIterable {
+    case nan = "NaN", nres = "NRes", positiveInfinity = "+INFINITY", negativeInfinity = "-INFINITY", reserved = "RFU"
+}
+
+extension MedicalFloat {
+    /// A special value.
+    public init(_ special: MedicalFloatSpecial) { self.init(raw: Self.specialRaws[MedicalFloatSpecial.allCases.firstIndex(of: special)!]) }
 
     /// Exact construction; nil when the mantissa or exponent does not fit.
     public init?(mantissa: Int, exponent: Int) {
-        guard abs(mantissa) <= SFloat.maxMantissa, (-8...7).contains(exponent) else { return nil }
-        raw = UInt16(truncatingIfNeeded: exponent & 0xF) << 12 | UInt16(truncatingIfNeeded: mantissa & 0xFFF)
+        guard abs(mantissa) <= Self.maxMantissa, Self.exponentRange.contains(exponent) else { return nil }
+        let mask = (1 << Self.mantissaBits) - 1
+        let expMask = (1 << (Raw.bitWidth - Self.mantissaBits)) - 1
+        self.init(raw: Raw(truncatingIfNeeded: (exponent & expMask) << Self.mantissaBits | (mantissa & mask)))
     }
 
     /// Rounds `value` to the resolution 10^`exponent` (half away from zero); nil when out of range or not finite.
     public init?(_ value: Double, exponent: Int) {
         guard value.isFinite else { return nil }
         let m = (value / Math10.pow10(exponent)).rounded(.toNearestOrAwayFromZero)
-        guard abs(m) <= Double(SFloat.maxMantissa) else { return nil }
+        guard abs(m) <= Double(Self.maxMantissa) else { return nil }
         self.init(mantissa: Int(m), exponent: exponent)
     }
 
     /// Parses a decimal such as `120`, `0.0055`, `-1.5` or `12E2`, or a special name; keeps the written precision.
     public init?(decimal text: String) {
-        if let s = Special.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) { self.init(s); return }
+        if let s = MedicalFloatSpecial.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) { self.init(s); return }
         guard var (m, e) = Decimal10.parse(text) else { return nil }
-        Decimal10.normalize(&m, &e, maxMantissa: SFloat.maxMantissa, exponentRange: -8...7)
+        Decimal10.normalize(&m, &e, maxMantissa: Self.maxMantissa, exponentRange: Self.exponentRange)
         self.init(mantissa: m, exponent: e)
     }
 
     /// The special value this is, if any.
-    public var special: Special? { Special.allCases.first { $0.raw == raw } }
+    public var special: MedicalFloatSpecial? { Self.specialRaws.firstIndex(of: raw).map { MedicalFloatSpecial.allCases[$0] } }
+
     /// The sign-extended mantissa.
-    public var mantissa: Int { Int(Int16(bitPattern: raw << 4) >> 4) }
+    public var mantissa: Int {
+        let shift = Int.bitWidth - Self.mantissaBits
+        return (Int(truncatingIfNeeded: raw) << shift) >> shift
+    }
+
     /// The sign-extended exponent.
-    public var exponent: Int { Int(Int8(bitPattern: UInt8(raw >> 12) << 4) >> 4) }
+    public var exponent: Int {
+        let width = Raw.bitWidth - Self.mantissaBits
+        let shift = Int.bitWidth - width
+        return (Int(truncatingIfNeeded: raw >> Self.mantissaBits) << shift) >> shift
+    }
 
     /// The numeric value (NaN for NaN, NRes and RFU; ±infinity).
     public var value: Double {
@@ -66,62 +76,33 @@ public struct SFloat: Hashable, Sendable, CustomStringConvertible {
 
     /// Exact decimal text, e.g. `0.0055`, `120`, `12E2`, or the special name.
     public var description: String { special?.rawValue ?? Decimal10.format(mantissa, exponent) }
+
+    /// JSON number text, or a quoted special name.
+    var jsonText: String { special.map { "\"\($0.rawValue)\"" } ?? description }
 }
 
-/// IEEE 11073-20601 32-bit FLOAT: 8-bit two's-complement exponent, 24-bit two's-complement mantissa.
-public struct MedFloat: Hashable, Sendable, CustomStringConvertible {
-    public let raw: UInt32
+/// IEEE 11073-20601 16-bit SFLOAT: 4-bit exponent, 12-bit mantissa.
+public struct SFloat: MedicalFloat {
+    public typealias Special = MedicalFloatSpecial
+    public static let mantissaBits = 12
+    public static let maxMantissa = 2045
+    public static let exponentRange = -8...7
+    public static let specialRaws: [UInt16] = [0x07FF, 0x0800, 0x07FE, 0x0802, 0x0801]
+    /// The 16-bit wire value.
+    public let raw: UInt16
+    public init(raw: UInt16) { self.raw = raw }
+}
+
+/// IEEE 11073-20601 32-bit FLOAT: 8-bit exponent, 24-bit mantissa.
+public struct MedFloat: MedicalFloat {
+    public typealias Special = MedicalFloatSpecial
+    public static let mantissaBits = 24
     public static let maxMantissa = 8_388_605
-
-    public enum Special: String, Sendable, CaseIterable {
-        case nan = "NaN", nres = "NRes", positiveInfinity = "+INFINITY", negativeInfinity = "-INFINITY", reserved = "RFU"
-        var raw: UInt32 {
-            switch self {
-            case .nan: 0x007F_FFFF
-            case .nres: 0x0080_0000
-            case .positiveInfinity: 0x007F_FFFE
-            case .negativeInfinity: 0x0080_0002
-            case .reserved: 0x0080_0001
-            }
-        }
-    }
-
+    public static let exponentRange = -128...127
+    public static let specialRaws: [UInt32] = [0x007F_FFFF, 0x0080_0000, 0x007F_FFFE, 0x0080_0002, 0x0080_0001]
+    /// The 32-bit wire value.
+    public let raw: UInt32
     public init(raw: UInt32) { self.raw = raw }
-    public init(_ special: Special) { raw = special.raw }
-
-    public init?(mantissa: Int, exponent: Int) {
-        guard abs(mantissa) <= MedFloat.maxMantissa, (-128...127).contains(exponent) else { return nil }
-        raw = UInt32(truncatingIfNeeded: exponent & 0xFF) << 24 | UInt32(truncatingIfNeeded: mantissa & 0xFF_FFFF)
-    }
-
-    public init?(_ value: Double, exponent: Int) {
-        guard value.isFinite else { return nil }
-        let m = (value / Math10.pow10(exponent)).rounded(.toNearestOrAwayFromZero)
-        guard abs(m) <= Double(MedFloat.maxMantissa) else { return nil }
-        self.init(mantissa: Int(m), exponent: exponent)
-    }
-
-    public init?(decimal text: String) {
-        if let s = Special.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) { self.init(s); return }
-        guard var (m, e) = Decimal10.parse(text) else { return nil }
-        Decimal10.normalize(&m, &e, maxMantissa: MedFloat.maxMantissa, exponentRange: -128...127)
-        self.init(mantissa: m, exponent: e)
-    }
-
-    public var special: Special? { Special.allCases.first { $0.raw == raw } }
-    public var mantissa: Int { Int(Int32(bitPattern: raw << 8) >> 8) }
-    public var exponent: Int { Int(Int8(bitPattern: UInt8(raw >> 24))) }
-
-    public var value: Double {
-        switch special {
-        case .positiveInfinity?: .infinity
-        case .negativeInfinity?: -.infinity
-        case .nan?, .nres?, .reserved?: .nan
-        case nil: Double(mantissa) * Math10.pow10(exponent)
-        }
-    }
-
-    public var description: String { special?.rawValue ?? Decimal10.format(mantissa, exponent) }
 }
 
 enum Math10 {

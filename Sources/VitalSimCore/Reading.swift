@@ -4,14 +4,16 @@
 /// physiology was sampled, `deviceTime` what the device stamps (differs under clock skew), and
 /// `intendedEmitTime` when the schedule says the payload must leave the device.
 public struct Reading: Sendable, Equatable {
+    /// Who produced the reading (shared by all readings of a device, so copies stay cheap).
+    public let source: DeviceIdentity
     /// Stable id, `PATIENT/DEVICE/SEQ`, or `PATIENT/DEVICE/KIND/SEQ` for a device's secondary readings
     /// (battery, cuff pressure, daily summary). A duplicate delivery keeps the id of its original.
-    public var id: String { "\(patientID)/\(deviceID)/\(idPrefix)\(seq)" }
-    /// Empty for the device's main kind, else `KIND/`.
-    public var idPrefix: String
-    public var patientID: String
-    public var deviceID: String
-    public var deviceType: DeviceType
+    public var id: String { "\(source.patientID)/\(source.deviceID)/\(secondary ? kind.idPrefix : "")\(seq)" }
+    /// True for readings that are not the device's main kind (they get a `KIND/` id prefix).
+    public var secondary: Bool
+    public var patientID: String { source.patientID }
+    public var deviceID: String { source.deviceID }
+    public var deviceType: DeviceType { source.deviceType }
     public var seq: UInt32
     public var measuredAt: Int64
     public var deviceTime: Int64
@@ -22,10 +24,9 @@ public struct Reading: Sendable, Equatable {
     /// How the payload travels: normal, backfilled after a reconnect, duplicated, reordered, corrupted.
     public var delivery: Delivery
 
-    public init(idPrefix: String = "", patientID: String, deviceID: String, deviceType: DeviceType, seq: UInt32,
-                measuredAt: Int64, deviceTime: Int64, intendedEmitTime: Int64,
+    public init(source: DeviceIdentity, secondary: Bool = false, seq: UInt32, measuredAt: Int64, deviceTime: Int64, intendedEmitTime: Int64,
                 measurement: Measurement, truth: Double, delivery: Delivery = Delivery()) {
-        self.idPrefix = idPrefix; self.patientID = patientID; self.deviceID = deviceID; self.deviceType = deviceType
+        self.source = source; self.secondary = secondary
         self.seq = seq; self.measuredAt = measuredAt; self.deviceTime = deviceTime
         self.intendedEmitTime = intendedEmitTime; self.measurement = measurement; self.truth = truth
         self.delivery = delivery
@@ -33,6 +34,24 @@ public struct Reading: Sendable, Equatable {
 
     /// The reading's kind.
     public var kind: VitalKind { measurement.kind }
+
+    public static func == (a: Reading, b: Reading) -> Bool {
+        a.source == b.source && a.secondary == b.secondary && a.seq == b.seq && a.measuredAt == b.measuredAt && a.deviceTime == b.deviceTime
+            && a.intendedEmitTime == b.intendedEmitTime && a.measurement == b.measurement && a.truth == b.truth && a.delivery == b.delivery
+    }
+}
+
+/// The patient, device id and device type behind readings.
+public final class DeviceIdentity: Sendable, Equatable {
+    public let patientID: String
+    public let deviceID: String
+    public let deviceType: DeviceType
+    public init(patientID: String, deviceID: String, deviceType: DeviceType) {
+        self.patientID = patientID; self.deviceID = deviceID; self.deviceType = deviceType
+    }
+    public static func == (a: DeviceIdentity, b: DeviceIdentity) -> Bool {
+        a === b || (a.patientID == b.patientID && a.deviceID == b.deviceID && a.deviceType == b.deviceType)
+    }
 }
 
 /// Delivery annotations set by device faults.
