@@ -12,11 +12,11 @@ rm -rf "$out"
 $bin validate scenarios/core
 $bin generate scenarios/core --out "$out"
 echo
-echo "== tshark (Wireshark 4) reads the captures:"
+echo "== tshark (Wireshark 4) reads the captures (only deliberately corrupted payloads may show as malformed):"
 for f in "$out"/*/captures/*.btsnoop; do
   n=$(tshark -r "$f" -Y "btatt.opcode == 0x1b || btatt.opcode == 0x1d" 2>/dev/null | wc -l)
   bad=$(tshark -r "$f" -Y "btatt.invalid_usage || _ws.malformed" 2>/dev/null | wc -l)
-  printf "%-72s %7d notifications/indications, %d malformed (deliberately corrupted payloads show here)\n" "$f" "$n" "$bad"
+  printf "%-66s %7d notifications/indications, %d malformed\n" "$f" "$n" "$bad"
 done
 echo
 $bin stats "$out"
