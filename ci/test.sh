@@ -4,4 +4,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup-debian.sh
 swift build --build-tests
-swift test --skip-build
+log=$(mktemp)
+status=0
+swift test --skip-build 2>&1 | tee "$log" || status=$?
+# One plain summary line from XCTest's totals (Swift Testing's own line counts only @Test functions).
+summary=$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
+rm -f "$log"
+if [ -n "$summary" ]; then
+  total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
+  failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+  echo "tests: $((total - failed)) passed, $failed failed"
+fi
+exit $status
