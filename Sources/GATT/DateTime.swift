@@ -11,7 +11,7 @@ public struct DateTime: Hashable, Sendable {
     /// The UTC Date Time of a Unix time in milliseconds (seconds truncated).
     public init(unixMilliseconds: Int64) {
         let c = CivilTime(unixMilliseconds: unixMilliseconds)
-        self.init(year: UInt16(c.year), month: UInt8(c.month), day: UInt8(c.day), hours: UInt8(c.hour),
+        self.init(year: UInt16(clamping: c.year), month: UInt8(c.month), day: UInt8(c.day), hours: UInt8(c.hour),
                   minutes: UInt8(c.minute), seconds: UInt8(c.second))
     }
 

@@ -115,10 +115,10 @@ struct TimelineBuilder {
         if kind == .clockSkew {
             if let v = f.value("skew"), let s = v.scalar?.string {
                 let negative = s.hasPrefix("-")
-                if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0 {
+                if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0, d.milliseconds <= 365 * 86_400_000 {
                     fault.skew = negative ? -d.milliseconds : d.milliseconds
                 } else {
-                    reader.fail(v, f.path("skew"), "expected a non-zero signed duration such as 5m or -90s, got '\(s)'")
+                    reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
                 }
             } else { fault.skew = 300_000 }
         }

@@ -16,6 +16,8 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
     public static func hours(_ h: Int64) -> VirtualDuration { VirtualDuration(milliseconds: h * 3_600_000) }
     /// Zero length.
     public static let zero = VirtualDuration(milliseconds: 0)
+    /// The longest duration a scenario may use (ten years).
+    public static let maximum = VirtualDuration(milliseconds: 3650 * 86_400_000)
 
     /// The length in (fractional) seconds.
     public var seconds: Double { Double(milliseconds) / 1000 }

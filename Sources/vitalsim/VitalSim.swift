@@ -9,6 +9,21 @@ struct VitalSim: ParsableCommand {
         abstract: "Device simulator and conformance harness for remote patient monitoring systems.",
         subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self]
     )
+
+    /// Runs the command; usage errors (unknown flags, bad values) exit with status 2 like input errors.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                printError(fullMessage(for: error))
+                exit(withError: ExitCodes.input)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Exit codes shared by the commands.
