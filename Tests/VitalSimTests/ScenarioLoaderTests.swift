@@ -114,3 +114,37 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(issue.description, "a.yaml:3:5: error: patients[0].id: duplicate")
     }
 }
+
+/// Mutated scenario files must load or fail with issues — never crash — and every issue has a position.
+final class ScenarioLoaderFuzzTests: XCTestCase {
+    func testMutatedScenariosNeverCrash() throws {
+        let dir = TestSupport.repositoryRoot + "/scenarios/core"
+        var rng = SeededRandom(seed: 77)
+        var failures = 0, successes = 0
+        let tokens = ["-1", "0s", "abc", "[", "]", "{", ":", "999999999999999999999", "1e308", "\"\"", "~", "&a", "*a", "- x", "\t", "NaN", "-5m", "3650d", "9999d"]
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {
+            let original = Array(try String(contentsOfFile: dir + "/" + file, encoding: .utf8))
+            for _ in 0..<150 {
+                var text = original
+                for _ in 0..<Int(rng.next() % 3 + 1) {
+                    let at = Int(rng.next() % UInt64(text.count))
+                    switch rng.next() % 3 {
+                    case 0: text.remove(at: at)
+                    case 1: text.insert(contentsOf: Array(tokens[Int(rng.next() % UInt64(tokens.count))]), at: at)
+                    default: let end = min(text.count, at + Int(rng.next() % 12)); text.removeSubrange(at..<end)
+                    }
+                }
+                do {
+                    _ = try ScenarioLoader.parse(String(text), file: file)
+                    successes += 1
+                } catch {
+                    failures += 1
+                    XCTAssertFalse(error.issues.isEmpty)
+                    for issue in error.issues { XCTAssertGreaterThan(issue.line, 0, issue.description) }
+                }
+            }
+        }
+        XCTAssertGreaterThan(failures, 500)
+        XCTAssertGreaterThan(successes, 50)
+    }
+}
