@@ -135,10 +135,9 @@ public final class LinkRecorder {
 
     /// RACP Response Code indication (and its confirmation) after a backfill.
     public func racpDone(_ op: RecordAccessControlPoint.OpCode, at t: Int64) {
-        guard backfillOpen, let c = database.characteristic(0x2A52) else { return }
+        guard backfillOpen else { return }
         backfillOpen = false
         send(characteristic: 0x2A52, value: (try? RecordAccessControlPoint.response(to: op, .success).encode()) ?? [], indicate: true, at: t)
-        _ = c
     }
 
     /// A notification or indication of `value` on `characteristic`; an indication is confirmed by the central.

@@ -163,7 +163,8 @@ public struct RealismReport {
         return best.0
     }
 
-    static func correlation(_ a: [Double], _ b: [Double]) -> Double {
+    /// Pearson correlation of the common prefix of `a` and `b` (−2 when undefined).
+    public static func correlation(_ a: [Double], _ b: [Double]) -> Double {
         let n = Double(min(a.count, b.count))
         guard n > 2 else { return -2 }
         let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n

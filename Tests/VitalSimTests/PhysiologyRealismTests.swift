@@ -102,7 +102,7 @@ final class PhysiologyRealismTests: XCTestCase {
         let plasma = (0..<1440).map { phys.glucose.plasma(at: Int64($0) * 60_000) }
         let ig = (0..<1440).map { phys.glucose.interstitial(at: Int64($0) * 60_000) }
         for lag in 0...30 {
-            let c = RealismMath.correlation(Array(ig[lag...]), Array(plasma[..<(1440 - lag)]))
+            let c = RealismReport.correlation(Array(ig[lag...]), Array(plasma[..<(1440 - lag)]))
             if c > best.1 { best = (lag, c) }
         }
         XCTAssertTrue((5...15).contains(best.0), "CGM lag \(best.0) min")
@@ -193,12 +193,3 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 }
 
-enum RealismMath {
-    static func correlation(_ a: [Double], _ b: [Double]) -> Double {
-        let n = Double(min(a.count, b.count))
-        let ma = a.prefix(Int(n)).reduce(0, +) / n, mb = b.prefix(Int(n)).reduce(0, +) / n
-        var sab = 0.0, saa = 0.0, sbb = 0.0
-        for i in 0..<Int(n) { sab += (a[i] - ma) * (b[i] - mb); saa += (a[i] - ma) * (a[i] - ma); sbb += (b[i] - mb) * (b[i] - mb) }
-        return sab / (saa * sbb).squareRoot()
-    }
-}
