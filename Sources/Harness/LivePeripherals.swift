@@ -1,0 +1,147 @@
+import BLE
+import Foundation
+import GATT
+import VitalSimCore
+
+/// `vitalsim peripheral`: runs a scenario's BLE devices as live peripherals over HCI, one
+/// controller per device, and streams their readings as notifications and indications at the
+/// scenario's times (scaled by `speed`), with no SUT attached.
+public final class LivePeripherals {
+    public struct Summary: Sendable {
+        public var sent = 0
+        /// Readings not sent because no central was connected and subscribed.
+        public var notSubscribed = 0
+    }
+
+    let scenario: Scenario
+    let seed: UInt64?
+    let speed: Double?
+    public private(set) var peripherals: [HCIPeripheral] = []
+    var deviceIndex: [String: Int] = [:]
+    /// Glucose records kept for RACP, per peripheral.
+    let records = RecordStore()
+
+    /// - Parameters:
+    ///   - hci: one `--hci` value per BLE device of the scenario, in file order.
+    ///   - speed: virtual seconds per wall second; nil runs as fast as the link allows.
+    ///   - captureDirectory: where to write one btsnoop file per device.
+    public init(scenario: Scenario, seed: UInt64?, hci: [String], speed: Double?, captureDirectory: String?) throws {
+        self.scenario = scenario
+        self.seed = seed
+        self.speed = speed
+        let devices = scenario.patients.flatMap { p in p.devices.map { (p.id, $0) } }.filter { $0.1.type.isBluetooth && $0.1.transport == .ble }
+        guard devices.count == hci.count else {
+            throw HCIError.badSpec("\(hci.count) --hci value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device")
+        }
+        for (i, ((patientID, spec), transportSpec)) in zip(devices, hci).enumerated() {
+            let transport = try HCITransports.open(transportSpec)
+            let capture = try captureDirectory.map { try BTSnoopWriter(path: "\($0)/\(patientID)-\(spec.id).live.btsnoop") }
+            var address: [UInt8] = []
+            let hash = SeededRandom.hash(scenario.seed, UInt64(truncatingIfNeeded: (patientID + spec.id).hashValueStable))
+            for k in 0..<6 { address.append(UInt8(truncatingIfNeeded: hash >> UInt64(8 * k))) }
+            address[5] |= 0xC0
+            let p = HCIPeripheral(transport: transport, database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"),
+                                  name: spec.id, address: address, capture: capture)
+            let store = records
+            p.onRACP = { [weak p] value in
+                guard let p else { return }
+                store.serve(value, peripheral: p, device: i)
+            }
+            peripherals.append(p)
+            deviceIndex[spec.id] = i
+        }
+    }
+
+    /// Starts every peripheral (controller set-up and advertising).
+    public func start() throws {
+        for p in peripherals { try p.start() }
+    }
+
+    /// Waits until every peripheral has a subscribed central.
+    public func waitForCentrals(timeout: TimeInterval) -> Bool {
+        peripherals.allSatisfy { $0.waitForSubscription(timeout: timeout) }
+    }
+
+    /// Streams the scenario's readings to the peripherals.
+    public func run() throws -> Summary {
+        var summary = Summary()
+        var run = ScenarioRun(scenario: scenario, seed: seed)
+        let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
+        let clock = ContinuousClock()
+        let started = clock.now
+        while let (reading, _) = run.next() {
+            guard let i = deviceIndex[reading.deviceID] else { continue }
+            if let speed {
+                let due = started + .milliseconds(Int64(Double(reading.intendedEmitTime) / speed))
+                if due > clock.now { Thread.sleep(forTimeInterval: Self.seconds(due - clock.now)) }
+            }
+            let payloads = encoder.encode(reading)
+            if reading.kind == .glucose { records.store(payloads.compactMap { $0.characteristic == nil ? nil : ($0.characteristic!, $0.bytes) }, device: i) }
+            var delivered = false
+            for p in payloads {
+                guard let uuid = p.characteristic else { continue }
+                if try peripherals[i].send(uuid, p.bytes, indicate: p.indicate) { delivered = true }
+            }
+            if reading.kind == .battery { peripherals[i].server.setValue(0x2A19, payloads.first?.bytes ?? []) }
+            if delivered { summary.sent += 1 } else { summary.notSubscribed += 1 }
+        }
+        for p in peripherals { p.drain() }
+        return summary
+    }
+
+    /// Stops the peripherals and flushes their captures.
+    public func stop() { for p in peripherals { p.stop() } }
+
+    static func seconds(_ d: Duration) -> TimeInterval {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// Stored glucose records per device, served through the Record Access Control Point.
+final class RecordStore: @unchecked Sendable {
+    private let lock = NSLock()
+    private var records: [Int: [[(UInt16, [UInt8])]]] = [:]
+
+    func store(_ payloads: [(UInt16, [UInt8])], device: Int) {
+        lock.lock(); records[device, default: []].append(payloads); lock.unlock()
+    }
+
+    /// Answers a RACP request: report all / ≥ sequence number, number of records, abort.
+    func serve(_ value: [UInt8], peripheral: HCIPeripheral, device: Int) {
+        lock.lock(); let stored = records[device] ?? []; lock.unlock()
+        guard let request = try? RecordAccessControlPoint.decode(value) else {
+            let op = RecordAccessControlPoint.OpCode(rawValue: value.first ?? 0) ?? .reportStoredRecords
+            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: op, .opCodeNotSupported).encode()) ?? [], indicate: true)
+            return
+        }
+        func sequence(_ r: [(UInt16, [UInt8])]) -> UInt16 { r.first.map { UInt16($0.1[1]) | UInt16($0.1[2]) << 8 } ?? 0 }
+        var selected = stored
+        switch (request.opCode, request.op) {
+        case (.reportStoredRecords, .allRecords), (.reportNumberOfStoredRecords, .allRecords): break
+        case (.reportStoredRecords, .greaterOrEqual), (.reportNumberOfStoredRecords, .greaterOrEqual):
+            guard let n = request.sequenceFilter else {
+                _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: request.opCode, .operandNotSupported).encode()) ?? [], indicate: true)
+                return
+            }
+            selected = stored.filter { sequence($0) >= n }
+        case (.reportStoredRecords, .lastRecord): selected = stored.suffix(1)
+        case (.reportStoredRecords, .firstRecord): selected = Array(stored.prefix(1))
+        case (.abortOperation, .null):
+            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: .abortOperation, .success).encode()) ?? [], indicate: true)
+            return
+        default:
+            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: request.opCode, .operatorNotSupported).encode()) ?? [], indicate: true)
+            return
+        }
+        if request.opCode == .reportNumberOfStoredRecords {
+            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.numberOfRecords(UInt16(clamping: selected.count)).encode()) ?? [], indicate: true)
+            return
+        }
+        if selected.isEmpty {
+            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .noRecordsFound).encode()) ?? [], indicate: true)
+            return
+        }
+        for record in selected { for (uuid, bytes) in record { _ = try? peripheral.send(uuid, bytes, indicate: false) } }
+        _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .success).encode()) ?? [], indicate: true)
+    }
+}
