@@ -70,7 +70,8 @@ extension MedicalFloat {
         case .positiveInfinity?: .infinity
         case .negativeInfinity?: -.infinity
         case .nan?, .nres?, .reserved?: .nan
-        case nil: Double(mantissa) * Math10.pow10(exponent)
+        // Dividing by an exact power of ten gives the correctly rounded double (36.8, not 36.800000000000004).
+        case nil: exponent < 0 ? Double(mantissa) / Math10.pow10(-exponent) : Double(mantissa) * Math10.pow10(exponent)
         }
     }
 
