@@ -7,6 +7,8 @@ need=()
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
 
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
@@ -16,6 +18,15 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# bumble (an independent BLE stack: virtual controllers and centrals for the live BLE tests) in a
+# project-local virtual environment, pinned to the version the tests were written against.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv-bumble"
+if ! "$venv/bin/python" -c "import bumble" >/dev/null 2>&1; then
+  echo "ci/setup-debian.sh: creating $venv with bumble"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "bumble==0.0.236"
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -10,6 +10,7 @@ With --racp it then writes RACP "report all stored records" and waits for the RA
 import asyncio
 import json
 import sys
+import time
 
 from bumble.core import UUID
 from bumble.device import Device, Peer
@@ -39,7 +40,7 @@ async def main() -> None:
         def listener(uuid: int):
             def on_value(value: bytes) -> None:
                 data = bytes(value)
-                record = {"uuid": f"0x{uuid:04X}", "hex": data.hex()}
+                record = {"uuid": f"0x{uuid:04X}", "hex": data.hex(), "t": time.time()}
                 if uuid == 0x2A37:
                     m = HeartRateService.HeartRateMeasurement.from_bytes(data)
                     record["heartRate"] = m.heart_rate
