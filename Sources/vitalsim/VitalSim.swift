@@ -7,7 +7,7 @@ struct VitalSim: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitalsim",
         abstract: "Device simulator and conformance harness for remote patient monitoring systems.",
-        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self]
+        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self]
     )
 
     /// Runs the command; usage errors (unknown flags, bad values) exit with status 2 like input errors.

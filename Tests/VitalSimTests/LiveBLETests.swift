@@ -78,7 +78,7 @@ final class LiveBLETests: XCTestCase {
     func readLines(_ h: FileHandle, count: Int, timeout: TimeInterval) -> [String] {
         var text = ""
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while text.split(separator: "\n").count < count, Date() < deadline {
+        while text.filter({ $0 == "\n" }).count < count, Date() < deadline {
             let d = h.availableData
             if d.isEmpty { break }
             text += String(decoding: d, as: UTF8.self)
@@ -173,6 +173,34 @@ final class LiveBLETests: XCTestCase {
             let all = try TestSupport.run("tshark", ["-r", path, "-Y", "btatt.opcode == 0x10"])
             XCTAssertFalse(all.out.isEmpty, "\(device): the central's discovery should be in the live capture")
         }
+    }
+
+    /// VitalSim's central (scan, connect, discover, subscribe, confirm indications, decode) against a bumble peripheral.
+    func testVitalSimCentralAgainstBumblePeripheral() throws {
+        let python = try Self.bumblePython()
+        let ports = Self.freePorts(2)
+        let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
+        XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
+        let (_, peripheral) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/peripheral.py", "tcp-client:127.0.0.1:\(ports[0])"])
+        XCTAssertEqual(readLines(peripheral, count: 1, timeout: 30).first, "advertising C0:DE:C0:DE:C0:DE")
+        let capture = TestSupport.temporaryDirectory("central") + "/central.btsnoop"
+        let r = try TestSupport.run(TestSupport.vitalsimPath, ["central", "--hci", "tcp:127.0.0.1:\(ports[1])", "--count", "6", "--timeout", "30", "--capture", capture])
+        XCTAssertEqual(r.status, 0, r.err)
+        let values = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual(values.map { $0["hex"] as? String }, ["164852035c03", "0d2c01d204", "1e4a1e042404", "0648", "1e780050005d00e80705110a1e004800010400", "5f"])
+        let fields = values.map { $0["fields"] as? [String: Any] ?? [:] }
+        XCTAssertEqual(fields[0]["heartRate"] as? Int, 72)
+        XCTAssertEqual(fields[0]["rrIntervals"] as? [Int], [850, 860])
+        XCTAssertEqual(fields[1]["heartRate"] as? Int, 300)
+        XCTAssertEqual(fields[1]["energyExpended"] as? Int, 1234)
+        XCTAssertEqual(fields[2]["energyExpended"] as? Int, 1054)
+        XCTAssertEqual(fields[4]["systolic"] as? Int, 120)
+        XCTAssertEqual(fields[4]["measurementStatusFlags"] as? [String], ["irregular-pulse"])
+        XCTAssertEqual(fields[5]["batteryLevel"] as? Int, 95)
+        // The central's own capture shows the indication confirmed and no invalid usage.
+        let confirmations = try TestSupport.run("tshark", ["-r", capture, "-Y", "btatt.opcode == 0x1e"])
+        XCTAssertEqual(confirmations.out.split(separator: "\n").count, 1, confirmations.out)
+        XCTAssertEqual(try TestSupport.run("tshark", ["-r", capture, "-Y", "btatt.invalid_usage || _ws.malformed"]).out, "")
     }
 
     func testATTServerAnswersDiscoveryAndErrors() {

@@ -1,0 +1,327 @@
+import Dispatch
+import Foundation
+import GATT
+import VitalSimCore
+
+/// An advertiser seen while scanning.
+public struct Advertiser: Sendable, Equatable {
+    /// Address in HCI order (least significant byte first).
+    public var address: [UInt8]
+    public var addressType: UInt8
+    public var name: String
+    public var services: [UInt16]
+    /// `C0:DE:…` text (most significant byte first).
+    public var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
+}
+
+/// A characteristic found by discovery.
+public struct DiscoveredCharacteristic: Sendable, Equatable {
+    public var service: UInt16
+    public var uuid: UInt16
+    public var properties: CharacteristicProperties
+    public var valueHandle: UInt16
+    public var cccdHandle: UInt16?
+}
+
+/// A BLE central host over HCI: scans for advertisers, connects (LE Create Connection), discovers
+/// services, characteristics and descriptors, enables notifications or indications (confirming each
+/// indication) and hands every received value to `onValue`. The BLE gateway role uses it.
+public final class HCICentral: @unchecked Sendable {
+    let transport: any HCITransport
+    let capture: BTSnoopWriter?
+    public let address: [UInt8]
+    let state = NSCondition()
+    var commandWaiting: UInt16?
+    var commandResult: [UInt8]?
+    var connection: UInt16?
+    var credits = 8
+    var aclLength = 27
+    var rx: [UInt8] = []
+    var rxExpected = 0
+    var response: [UInt8]?
+    var readerError: HCIError?
+    var advertisers: [Advertiser] = []
+    var handleToUUID: [UInt16: UInt16] = [:]
+    let work = DispatchQueue(label: "vitalsim.ble.central")
+    /// Called on a work queue with (characteristic UUID, value) for each notification or indication.
+    public var onValue: (@Sendable (UInt16, [UInt8]) -> Void)?
+    public private(set) var characteristics: [DiscoveredCharacteristic] = []
+
+    public init(transport: any HCITransport, address: [UInt8], capture: BTSnoopWriter?) {
+        self.transport = transport; self.address = address; self.capture = capture
+    }
+
+    public func start() throws(HCIError) {
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "vitalsim-hci-central"
+        thread.start()
+        _ = try command(0x0C03, [])
+        _ = try command(0x0C01, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D])
+        // LE events: connection complete, advertising report, …, enhanced connection complete (bit 9), extended advertising report (bit 12).
+        _ = try command(0x2001, [0x1F, 0x1A, 0, 0, 0, 0, 0, 0])
+        let buffer = try command(0x2002, [])
+        state.lock()
+        let length = buffer.count >= 3 ? Int(buffer[0]) | Int(buffer[1]) << 8 : 0
+        aclLength = length > 0 ? length : 27
+        credits = buffer.count >= 3 && buffer[2] > 0 ? Int(buffer[2]) : 8
+        state.unlock()
+        _ = try command(0x2005, address)
+    }
+
+    /// Scans for `seconds` and returns the advertisers seen (first report per address).
+    public func scan(seconds: TimeInterval) throws(HCIError) -> [Advertiser] {
+        _ = try command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00]) // active, 10 ms, random own address
+        _ = try command(0x200C, [0x01, 0x00])
+        Thread.sleep(forTimeInterval: seconds)
+        _ = try command(0x200C, [0x00, 0x00])
+        state.lock(); defer { state.unlock() }
+        return advertisers
+    }
+
+    /// Connects to `peer` (HCI byte order) and waits for LE Connection Complete.
+    public func connect(to peer: [UInt8], addressType: UInt8 = 1, timeout: TimeInterval = 10) throws(HCIError) {
+        var p: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, addressType] + peer + [0x01]
+        p += [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
+        _ = try command(0x200D, p, expectStatus: true)
+        state.lock(); defer { state.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while connection == nil, readerError == nil { if !state.wait(until: deadline) { throw .timeout("LE Connection Complete") } }
+        if let e = readerError { throw e }
+    }
+
+    /// Discovers every primary service, characteristic and CCCD.
+    public func discover() throws(HCIError) -> [DiscoveredCharacteristic] {
+        var services: [(UInt16, UInt16, UInt16)] = []
+        var start: UInt16 = 1
+        while true {
+            let r = try request([0x10] + le(start) + le(0xFFFF) + le(0x2800))
+            guard r.first == 0x11, r.count >= 2 else { break }
+            let n = Int(r[1])
+            guard n == 6 else { break } // 128-bit services are not health profiles
+            var o = 2
+            var last: UInt16 = start
+            while o + n <= r.count {
+                let s = u16(r, o), e = u16(r, o + 2), uuid = u16(r, o + 4)
+                services.append((s, e, uuid)); last = e; o += n
+            }
+            if last == 0xFFFF { break }
+            start = last + 1
+        }
+        var found: [DiscoveredCharacteristic] = []
+        for (s, e, serviceUUID) in services {
+            var h = s
+            var inService: [DiscoveredCharacteristic] = []
+            while h <= e {
+                let r = try request([0x08] + le(h) + le(e) + le(0x2803))
+                guard r.first == 0x09, r.count >= 2, r[1] == 7 else { break }
+                var o = 2
+                var last = h
+                while o + 7 <= r.count {
+                    let decl = u16(r, o)
+                    inService.append(DiscoveredCharacteristic(service: serviceUUID, uuid: u16(r, o + 5), properties: CharacteristicProperties(rawValue: r[o + 2]),
+                                                              valueHandle: u16(r, o + 3), cccdHandle: nil))
+                    last = decl; o += 7
+                }
+                if last >= e { break }
+                h = last + 1
+            }
+            for i in inService.indices {
+                let from = inService[i].valueHandle + 1
+                let to = i + 1 < inService.count ? inService[i + 1].valueHandle - 2 : e
+                guard from <= to else { continue }
+                let r = try request([0x04] + le(from) + le(to))
+                guard r.first == 0x05, r.count >= 2, r[1] == 1 else { continue }
+                var o = 2
+                while o + 4 <= r.count {
+                    if u16(r, o + 2) == 0x2902 { inService[i].cccdHandle = u16(r, o) }
+                    o += 4
+                }
+            }
+            found += inService
+        }
+        state.lock()
+        characteristics = found
+        for c in found { handleToUUID[c.valueHandle] = c.uuid }
+        state.unlock()
+        return found
+    }
+
+    /// Enables notifications (or indications, for indicate-only characteristics) on `uuid`.
+    @discardableResult
+    public func subscribe(_ uuid: UInt16) throws(HCIError) -> Bool {
+        guard let c = characteristics.first(where: { $0.uuid == uuid }), let cccd = c.cccdHandle else { return false }
+        let value: UInt16 = c.properties.contains(.notify) ? 1 : 2
+        let r = try request([0x12] + le(cccd) + le(value))
+        return r.first == 0x13
+    }
+
+    /// Reads a characteristic value.
+    public func read(_ uuid: UInt16) throws(HCIError) -> [UInt8]? {
+        guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return nil }
+        let r = try request([0x0A] + le(c.valueHandle))
+        return r.first == 0x0B ? Array(r.dropFirst()) : nil
+    }
+
+    /// Writes a characteristic value with a Write Request.
+    public func write(_ uuid: UInt16, _ value: [UInt8]) throws(HCIError) -> Bool {
+        guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return false }
+        return try request([0x12] + le(c.valueHandle) + value).first == 0x13
+    }
+
+    // MARK: HCI plumbing
+
+    func command(_ opcode: UInt16, _ params: [UInt8], expectStatus: Bool = false) throws(HCIError) -> [UInt8] {
+        state.lock(); commandWaiting = opcode; commandResult = nil; state.unlock()
+        let packet = [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params
+        log(packet, .sentCommand)
+        try transport.write(packet)
+        state.lock()
+        defer { commandWaiting = nil; state.unlock() }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while commandResult == nil, readerError == nil {
+            if !state.wait(until: deadline) { throw .timeout("completion of HCI command 0x\(String(opcode, radix: 16))") }
+        }
+        if let e = readerError { throw e }
+        let r = commandResult ?? [1]
+        if r.first != 0 { throw .commandFailed(opcode: opcode, status: r.first ?? 0xFF) }
+        return Array(r.dropFirst())
+    }
+
+    /// Sends an ATT request and waits for its response (or Error Response).
+    func request(_ pdu: [UInt8], timeout: TimeInterval = 10) throws(HCIError) -> [UInt8] {
+        state.lock(); response = nil; state.unlock()
+        try sendATT(pdu)
+        state.lock(); defer { state.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while response == nil, readerError == nil, connection != nil {
+            if !state.wait(until: deadline) { throw .timeout("ATT response to opcode 0x\(String(pdu[0], radix: 16))") }
+        }
+        if let e = readerError { throw e }
+        guard let r = response else { throw .closed }
+        return r
+    }
+
+    func sendATT(_ pdu: [UInt8]) throws(HCIError) {
+        state.lock()
+        guard let handle = connection else { state.unlock(); throw .closed }
+        state.unlock()
+        let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), 0x04, 0x00] + pdu
+        var offset = 0
+        while offset < l2cap.count {
+            let part = Array(l2cap[offset..<min(l2cap.count, offset + aclLength)])
+            state.lock()
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while credits == 0, readerError == nil { if !state.wait(until: deadline) { state.unlock(); throw .timeout("ACL credits") } }
+            credits -= 1
+            state.unlock()
+            let h = handle | (offset == 0 ? 0 : 0x1000)
+            let packet = [0x02, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part
+            log(packet, .sentData)
+            try transport.write(packet)
+            offset += part.count
+        }
+    }
+
+    func log(_ packet: [UInt8], _ d: BTSnoopWriter.Direction) {
+        guard let capture else { return }
+        state.lock(); capture.append(h4: packet, direction: d, unixMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)); state.unlock()
+    }
+
+    func readLoop() {
+        while true {
+            let packet: [UInt8]
+            do { packet = try transport.read() } catch {
+                state.lock(); if readerError == nil { readerError = error }; state.broadcast(); state.unlock()
+                return
+            }
+            log(packet, packet[0] == 0x04 ? .receivedEvent : .receivedData)
+            if packet[0] == 0x04, packet.count >= 3 { event(packet[1], Array(packet[3...])) }
+            if packet[0] == 0x02, packet.count >= 5 { acl(packet) }
+        }
+    }
+
+    func event(_ code: UInt8, _ p: [UInt8]) {
+        state.lock(); defer { state.broadcast(); state.unlock() }
+        switch code {
+        case 0x0E where p.count >= 3:
+            if u16(p, 1) == commandWaiting { commandResult = Array(p[3...]) }
+        case 0x0F where p.count >= 4:
+            if u16(p, 2) == commandWaiting { commandResult = [p[0]] }
+        case 0x3E where p.count >= 4 && (p[0] == 0x01 || p[0] == 0x0A):
+            if p[1] == 0 { connection = u16(p, 2) & 0x0FFF }
+        case 0x3E where p.count >= 2 && p[0] == 0x02: // LE Advertising Report
+            parseReports(Array(p[1...]), extended: false)
+        case 0x3E where p.count >= 2 && p[0] == 0x0D: // LE Extended Advertising Report
+            parseReports(Array(p[1...]), extended: true)
+        case 0x05:
+            connection = nil
+        case 0x13 where p.count >= 1:
+            var o = 1
+            for _ in 0..<Int(p[0]) where o + 3 < p.count { credits += Int(u16(p, o + 2)); o += 4 }
+        default: break
+        }
+    }
+
+    /// Legacy reports: event type, address type, address, length, data, RSSI. Extended reports: event type (2),
+    /// address type, address, PHYs, SID, TX power, RSSI, periodic interval (2), direct address type and address, length, data.
+    func parseReports(_ p: [UInt8], extended: Bool) {
+        guard let n = p.first else { return }
+        var o = 1
+        for _ in 0..<Int(n) {
+            let fixed = extended ? 24 : 9
+            guard o + fixed <= p.count else { return }
+            let typeOffset = extended ? o + 2 : o + 1
+            let type = p[typeOffset], address = Array(p[(typeOffset + 1)..<(typeOffset + 7)]), len = Int(p[o + fixed - 1])
+            guard o + fixed + len + (extended ? 0 : 1) <= p.count else { return }
+            let ad = Array(p[(o + fixed)..<(o + fixed + len)])
+            o += fixed + len + (extended ? 0 : 1)
+            var name = "", services: [UInt16] = []
+            var i = 0
+            while i < ad.count {
+                let l = Int(ad[i])
+                guard l > 0, i + 1 + l <= ad.count else { break }
+                let t = ad[i + 1], v = Array(ad[(i + 2)..<(i + 1 + l)])
+                if t == 0x08 || t == 0x09 { name = String(decoding: v, as: UTF8.self) }
+                if t == 0x02 || t == 0x03 { var k = 0; while k + 1 < v.count { services.append(u16(v, k)); k += 2 } }
+                i += 1 + l
+            }
+            if let idx = advertisers.firstIndex(where: { $0.address == address }) {
+                if advertisers[idx].name.isEmpty { advertisers[idx].name = name }
+                if advertisers[idx].services.isEmpty { advertisers[idx].services = services }
+            } else {
+                advertisers.append(Advertiser(address: address, addressType: type, name: name, services: services))
+            }
+        }
+    }
+
+    func acl(_ packet: [UInt8]) {
+        let pb = (packet[2] >> 4) & 0x03
+        let data = Array(packet[5...])
+        if pb == 0x01 { rx += data } else { rx = data; rxExpected = data.count >= 2 ? Int(u16(data, 0)) : 0 }
+        guard rx.count >= 4, rx.count >= rxExpected + 4 else { return }
+        let pdu = Array(rx[4..<(4 + rxExpected)])
+        let cid = u16(rx, 2)
+        rx = []
+        guard cid == 4, let op = pdu.first else { return }
+        switch op {
+        case 0x1B, 0x1D:
+            guard pdu.count >= 3 else { return }
+            state.lock(); let uuid = handleToUUID[u16(pdu, 1)]; state.unlock()
+            let value = Array(pdu[3...])
+            work.async { [weak self] in
+                if op == 0x1D { try? self?.sendATT([0x1E]) }
+                if let uuid { self?.onValue?(uuid, value) }
+            }
+        default:
+            state.lock(); response = pdu; state.broadcast(); state.unlock()
+        }
+    }
+
+    public func stop() {
+        transport.close()
+        state.lock(); try? capture?.flush(); state.unlock()
+    }
+
+    private func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    private func u16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
+}
