@@ -15,7 +15,9 @@ public enum CharacteristicRegistry {
 
     /// Finds a characteristic by UUID or name; throws ``GATTError/unknownCharacteristic(_:)``.
     public static func lookup(_ key: String) throws(GATTError) -> any GATTCharacteristic.Type {
-        let k = key.lowercased()
+        var k = key.lowercased().trimmingWhitespace()
+        if k.hasPrefix("org.bluetooth.characteristic.") { k.removeFirst("org.bluetooth.characteristic.".count) }
+        k = String(k.map { $0 == "_" || $0 == " " ? "-" : $0 })
         var hex = k.hasPrefix("0x") ? String(k.dropFirst(2)) : k
         if hex.count == 36, hex.hasSuffix("-0000-1000-8000-00805f9b34fb"), hex.hasPrefix("0000") {
             hex = String(hex.dropFirst(4).prefix(4))

@@ -29,7 +29,7 @@ public final class LivePeripherals {
         self.scenario = scenario
         self.seed = seed
         self.speed = speed
-        let devices = scenario.patients.flatMap { p in p.devices.map { (p.id, $0) } }.filter { $0.1.type.isBluetooth && $0.1.transport == .ble }
+        let devices = Self.bleDevices(of: scenario)
         guard devices.count == hci.count else {
             throw HCIError.badSpec("\(hci.count) --hci value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device")
         }
@@ -52,6 +52,11 @@ public final class LivePeripherals {
         }
     }
 
+    /// The scenario's BLE devices in file order, with their patient ids.
+    public static func bleDevices(of scenario: Scenario) -> [(String, DeviceSpec)] {
+        scenario.patients.flatMap { p in p.devices.map { (p.id, $0) } }.filter { $0.1.type.isBluetooth && $0.1.transport == .ble }
+    }
+
     /// Starts every peripheral (controller set-up and advertising).
     public func start() throws {
         for p in peripherals { try p.start() }
@@ -63,7 +68,7 @@ public final class LivePeripherals {
     }
 
     /// Streams the scenario's readings to the peripherals.
-    public func run() throws -> Summary {
+    public func run() -> Summary {
         var summary = Summary()
         var run = ScenarioRun(scenario: scenario, seed: seed)
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
@@ -80,7 +85,8 @@ public final class LivePeripherals {
             var delivered = false
             for p in payloads {
                 guard let uuid = p.characteristic else { continue }
-                if try peripherals[i].send(uuid, p.bytes, indicate: p.indicate) { delivered = true }
+                // A link that fails mid-stream (credits or confirmation timing out) loses this payload, not the run.
+                if (try? peripherals[i].send(uuid, p.bytes, indicate: p.indicate)) == true { delivered = true }
             }
             if reading.kind == .battery { peripherals[i].server.setValue(0x2A19, payloads.first?.bytes ?? []) }
             if delivered { summary.sent += 1 } else { summary.notSubscribed += 1 }

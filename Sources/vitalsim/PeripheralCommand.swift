@@ -29,6 +29,12 @@ extension VitalSim {
             do { s = try ScenarioLoader.load(path: scenario) } catch { printError(error.description); throw ExitCodes.input }
             let factor: Double? = speed == "max" ? nil : Double(speed)
             guard speed == "max" || (factor ?? 0) > 0 else { printError("--speed: expected a positive number or max, got '\(speed)'"); throw ExitCodes.input }
+            let devices = LivePeripherals.bleDevices(of: s)
+            guard !devices.isEmpty else { printError("\(scenario): no device with transport ble"); throw ExitCodes.input }
+            guard devices.count == hci.count else {
+                printError("--hci: \(hci.count) value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device, in that order")
+                throw ExitCodes.input
+            }
             if let capture { try? FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true) }
             let live: LivePeripherals
             do {
@@ -36,14 +42,15 @@ extension VitalSim {
                 try live.start()
             } catch let e as HCIError {
                 printError(e.description)
-                throw e == .badSpec(hci.joined()) ? ExitCodes.input : ExitCode(3)
+                if case .badSpec = e { throw ExitCodes.input }
+                throw ExitCode(3)
             }
             // Unbuffered, so that a test or script reading the pipe sees the addresses at once.
             for p in live.peripherals { FileHandle.standardOutput.write(Data("advertising \(p.name) \(p.addressString)\n".utf8)) }
             guard live.waitForCentrals(timeout: subscribeTimeout) else {
                 printError("no central subscribed within \(subscribeTimeout) s"); live.stop(); throw ExitCode(3)
             }
-            let summary = try live.run()
+            let summary = live.run()
             print("sent \(summary.sent) readings, \(summary.notSubscribed) not subscribed")
             let deadline = Date(timeIntervalSinceNow: linger)
             for p in live.peripherals { p.waitForDisconnection(timeout: max(0, deadline.timeIntervalSinceNow)) }

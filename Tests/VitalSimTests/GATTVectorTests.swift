@@ -170,6 +170,8 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertTrue(try CharacteristicRegistry.lookup("2a35") == BloodPressureMeasurement.self)
         XCTAssertTrue(try CharacteristicRegistry.lookup("weight-measurement") == WeightMeasurement.self)
         XCTAssertTrue(try CharacteristicRegistry.lookup("00002a19-0000-1000-8000-00805f9b34fb") == BatteryLevel.self)
+        XCTAssertTrue(try CharacteristicRegistry.lookup("org.bluetooth.characteristic.heart_rate_measurement") == HeartRateMeasurement.self)
+        XCTAssertTrue(try CharacteristicRegistry.lookup("Blood Pressure Measurement") == BloodPressureMeasurement.self)
         XCTAssertThrowsError(try CharacteristicRegistry.lookup("0x2A99"))
         let json = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("16 48 52 03 5C 03"))
         XCTAssertEqual(json["heartRate"], .int(72))
