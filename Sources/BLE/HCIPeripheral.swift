@@ -25,6 +25,9 @@ public final class HCIPeripheral: @unchecked Sendable {
     var rxExpected = 0
     var confirmationPending = false
     var subscriptionChanges = 0
+    var statusCompletes = false
+    /// False while a scenario fault keeps the device off the air.
+    var advertisingAllowed = true
     var stopped = false
     var readerError: HCIError?
     let work = DispatchQueue(label: "vitalsim.ble.peripheral")
@@ -77,8 +80,9 @@ public final class HCIPeripheral: @unchecked Sendable {
     func advertise(_ on: Bool) throws(HCIError) { _ = try command(0x200A, [on ? 1 : 0]) }
 
     /// Sends an HCI command and waits for its Command Complete; returns the return parameters after the status.
-    func command(_ opcode: UInt16, _ params: [UInt8], timeout: TimeInterval = 5) throws(HCIError) -> [UInt8] {
+    func command(_ opcode: UInt16, _ params: [UInt8], timeout: TimeInterval = 5, completesWithStatus: Bool = false) throws(HCIError) -> [UInt8] {
         state.lock()
+        statusCompletes = completesWithStatus
         commandWaiting = opcode
         commandResult = nil
         state.unlock()
@@ -130,7 +134,7 @@ public final class HCIPeripheral: @unchecked Sendable {
             if op == commandWaiting { commandResult = Array(p[3...]) }
         case 0x0F where p.count >= 4: // Command Status
             let op = UInt16(p[2]) | UInt16(p[3]) << 8
-            if op == commandWaiting, p[0] != 0 { commandResult = [p[0]] }
+            if op == commandWaiting, p[0] != 0 || statusCompletes { commandResult = [p[0]] }
         case 0x3E where p.count >= 4 && (p[0] == 0x01 || p[0] == 0x0A): // LE (Enhanced) Connection Complete
             if p[1] == 0 {
                 connection = UInt16(p[2]) | UInt16(p[3] & 0x0F) << 8
@@ -141,7 +145,7 @@ public final class HCIPeripheral: @unchecked Sendable {
             connection = nil
             server.reset()
             confirmationPending = false
-            work.async { [weak self] in try? self?.advertise(true) }
+            if advertisingAllowed { work.async { [weak self] in try? self?.advertise(true) } }
         case 0x13 where p.count >= 1: // Number Of Completed Packets
             var o = 1
             for _ in 0..<Int(p[0]) where o + 3 < p.count + 0 {
@@ -246,6 +250,25 @@ public final class HCIPeripheral: @unchecked Sendable {
         guard ok, let handle else { return false }
         try sendATT([indicate ? 0x1D : 0x1B, UInt8(handle & 0xFF), UInt8(handle >> 8)] + value.prefix(server.mtu - 3))
         return true
+    }
+
+    /// Drops the link (HCI Disconnect, "remote user terminated") and stays off the air until ``reconnectable()``.
+    public func disconnect(timeout: TimeInterval = 5) throws(HCIError) {
+        state.lock()
+        advertisingAllowed = false
+        let handle = connection
+        state.unlock()
+        guard let handle else { try? advertise(false); return }
+        _ = try command(0x0406, [UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13], completesWithStatus: true)
+        state.lock(); defer { state.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while connection != nil { if !state.wait(until: deadline) { throw .timeout("Disconnection Complete") } }
+    }
+
+    /// Advertises again after a fault so that the central can reconnect.
+    public func reconnectable() throws(HCIError) {
+        state.lock(); advertisingAllowed = true; let connected = connection != nil; state.unlock()
+        if !connected { try advertise(true) }
     }
 
     /// Waits until the central disconnects, at most `timeout` seconds (keeps serving reads and RACP meanwhile).

@@ -11,7 +11,14 @@ public final class LivePeripherals {
         public var sent = 0
         /// Readings not sent because no central was connected and subscribed.
         public var notSubscribed = 0
+        public var disconnects = 0
+        public var reconnects = 0
+        /// Backfilled glucose/CGM records left for the central to fetch with RACP.
+        public var storedForRACP = 0
     }
+
+    /// How long to wait for a central to come back after a disconnect fault.
+    public var reconnectTimeout: TimeInterval = 30
 
     let scenario: Scenario
     let seed: UInt64?
@@ -74,14 +81,35 @@ public final class LivePeripherals {
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
         let clock = ContinuousClock()
         let started = clock.now
+        func pace(_ t: Int64) {
+            guard let speed else { return }
+            let due = started + .milliseconds(Int64(Double(t) / speed))
+            if due > clock.now { Thread.sleep(forTimeInterval: Self.seconds(due - clock.now)) }
+        }
+        var down: Set<String> = [], up: Set<String> = []
         while let (reading, _) = run.next() {
             guard let i = deviceIndex[reading.deviceID] else { continue }
-            if let speed {
-                let due = started + .milliseconds(Int64(Double(reading.intendedEmitTime) / speed))
-                if due > clock.now { Thread.sleep(forTimeInterval: Self.seconds(due - clock.now)) }
+            // Disconnect faults: drop the link at the fault's start, advertise again at its end and wait for the central.
+            for f in scenario.faults(for: reading.deviceID) where f.kind == .disconnect {
+                let key = "\(f.deviceID)@\(f.start)"
+                if reading.intendedEmitTime >= f.start, !down.contains(key) {
+                    down.insert(key); pace(f.start)
+                    try? peripherals[i].disconnect()
+                    summary.disconnects += 1
+                }
+                if reading.intendedEmitTime >= f.end, !up.contains(key) {
+                    up.insert(key); pace(f.end)
+                    try? peripherals[i].reconnectable()
+                    if peripherals[i].waitForSubscription(timeout: reconnectTimeout) { summary.reconnects += 1 }
+                }
             }
+            pace(reading.intendedEmitTime)
             let payloads = encoder.encode(reading)
-            if reading.kind == .glucose { records.store(payloads.compactMap { $0.characteristic == nil ? nil : ($0.characteristic!, $0.bytes) }, device: i) }
+            if reading.kind == .glucose || reading.kind == .cgm {
+                records.store(payloads.compactMap { $0.characteristic == nil ? nil : ($0.characteristic!, $0.bytes) }, device: i)
+                // Glucose meters and CGMs keep stored records for the central to fetch through RACP.
+                if reading.delivery.backfill { summary.storedForRACP += 1; continue }
+            }
             var delivered = false
             for p in payloads {
                 guard let uuid = p.characteristic else { continue }
@@ -120,7 +148,11 @@ final class RecordStore: @unchecked Sendable {
             _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: op, .opCodeNotSupported).encode()) ?? [], indicate: true)
             return
         }
-        func sequence(_ r: [(UInt16, [UInt8])]) -> UInt16 { r.first.map { UInt16($0.1[1]) | UInt16($0.1[2]) << 8 } ?? 0 }
+        // GLS filters on the record's sequence number, CGMS on its time offset.
+        func sequence(_ r: [(UInt16, [UInt8])]) -> UInt16 {
+            guard let (uuid, b) = r.first else { return 0 }
+            return uuid == 0x2AA7 ? (b.count > 5 ? UInt16(b[4]) | UInt16(b[5]) << 8 : 0) : (b.count > 2 ? UInt16(b[1]) | UInt16(b[2]) << 8 : 0)
+        }
         var selected = stored
         switch (request.opCode, request.op) {
         case (.reportStoredRecords, .allRecords), (.reportNumberOfStoredRecords, .allRecords): break

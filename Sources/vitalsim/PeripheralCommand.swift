@@ -51,7 +51,7 @@ extension VitalSim {
                 printError("no central subscribed within \(subscribeTimeout) s"); live.stop(); throw ExitCode(3)
             }
             let summary = live.run()
-            print("sent \(summary.sent) readings, \(summary.notSubscribed) not subscribed")
+            print("sent \(summary.sent) readings, \(summary.notSubscribed) not subscribed, \(summary.disconnects) disconnect(s), \(summary.reconnects) reconnection(s), \(summary.storedForRACP) record(s) left for RACP")
             let deadline = Date(timeIntervalSinceNow: linger)
             for p in live.peripherals { p.waitForDisconnection(timeout: max(0, deadline.timeIntervalSinceNow)) }
             live.stop()

@@ -175,6 +175,53 @@ final class LiveBLETests: XCTestCase {
         }
     }
 
+    /// A disconnect fault drops the link; the meter keeps measuring; after the central reconnects it fetches
+    /// the stored records through RACP, and live readings continue.
+    func testDisconnectFaultThenReconnectAndRACPBackfill() throws {
+        let python = try Self.bumblePython()
+        let ports = Self.freePorts(2)
+        let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
+        XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
+        let dir = TestSupport.temporaryDirectory("live-disconnect")
+        let path = TestSupport.write("""
+        name: live-disconnect
+        seed: 9
+        duration: 30m
+        patients:
+          - id: "p1"
+            profile: diabetic-cgm
+            devices:
+              - {id: meter, type: glucometer, cadence: 5m}
+        timeline:
+          - {at: 12m, device: meter, fault: disconnect, duration: 10m}
+        """, to: dir, name: "disconnect.yaml")
+        _ = try CaptureGenerator(scenario: try ScenarioLoader.load(path: path)).generate(into: dir + "/offline")
+        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(separator: "\n")
+            .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }.filter { $0["kind"] as? String == "glucose" }
+        XCTAssertEqual(expected.map { $0["seq"] as? Int }, [0, 1, 2, 3, 4])
+        XCTAssertEqual(expected.map { (($0["delivery"] as? [String]) ?? []).contains("backfill") }, [false, false, true, true, false])
+        func pair(_ r: [String: Any]) -> [String] { [r["payloadHex"] as! String] + (r["extraPayloadsHex"] as! [String]) }
+
+        let (peripheral, out) = try start(TestSupport.vitalsimPath, ["peripheral", path, "--hci", "tcp:127.0.0.1:\(ports[0])", "--speed", "120", "--linger", "3"])
+        let line = readLines(out, count: 1, timeout: 30).first ?? ""
+        let address = String(line.split(separator: " ").last ?? "")
+        let central = try TestSupport.run(python, [TestSupport.repositoryRoot + "/Tests/bumble/central.py", "tcp-client:127.0.0.1:\(ports[1])", address, "14",
+                                                   "2A18,2A34", "--reconnect"])
+        XCTAssertEqual(central.status, 0, central.err)
+        peripheral.waitUntilExit()
+        let summary = String(decoding: out.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(summary.contains("1 disconnect(s), 1 reconnection(s), 2 record(s) left for RACP"), summary)
+        let result = try JSONSerialization.jsonObject(with: Data((central.out.split(separator: "\n").last ?? "").utf8)) as! [String: Any]
+        let got = (result["received"] as! [[String: Any]]).map { $0["hex"] as! String }
+        let before = pair(expected[0]) + pair(expected[1])
+        XCTAssertEqual(Array(got.prefix(4)), before, "live records before the link drops")
+        let rest = Array(got.dropFirst(4))
+        XCTAssertEqual(rest.filter { $0 != "06000101" && !pair(expected[4]).contains($0) }, expected[0...3].flatMap(pair),
+                       "RACP report-all returns every stored record, including the two measured while disconnected")
+        XCTAssertTrue(rest.contains("06000101"), "RACP ends with Success")
+        XCTAssertEqual(rest.filter { pair(expected[4]).contains($0) }, pair(expected[4]), "live readings continue after the reconnection")
+    }
+
     /// VitalSim's central (scan, connect, discover, subscribe, confirm indications, decode) against a bumble peripheral.
     func testVitalSimCentralAgainstBumblePeripheral() throws {
         let python = try Self.bumblePython()
