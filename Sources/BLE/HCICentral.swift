@@ -25,21 +25,11 @@ public struct DiscoveredCharacteristic: Sendable, Equatable {
 
 /// A BLE central host over HCI: scans for advertisers, connects (LE Create Connection), discovers
 /// services, characteristics and descriptors, enables notifications or indications (confirming each
-/// indication) and hands every received value to `onValue`. The BLE gateway role uses it.
+/// indication) and hands every received value to `onValue`, on top of ``HCILink``. The BLE gateway role uses it.
 public final class HCICentral: @unchecked Sendable {
-    let transport: any HCITransport
-    let capture: BTSnoopWriter?
     public let address: [UInt8]
-    let state = NSCondition()
-    var commandWaiting: UInt16?
-    var commandResult: [UInt8]?
-    var connection: UInt16?
-    var credits = 8
-    var aclLength = 27
-    var rx: [UInt8] = []
-    var rxExpected = 0
+    let link: HCILink
     var response: [UInt8]?
-    var readerError: HCIError?
     var advertisers: [Advertiser] = []
     var handleToUUID: [UInt16: UInt16] = [:]
     let work = DispatchQueue(label: "vitalsim.ble.central")
@@ -48,33 +38,24 @@ public final class HCICentral: @unchecked Sendable {
     public private(set) var characteristics: [DiscoveredCharacteristic] = []
 
     public init(transport: any HCITransport, address: [UInt8], capture: BTSnoopWriter?) {
-        self.transport = transport; self.address = address; self.capture = capture
+        self.address = address
+        link = HCILink(transport: transport, capture: capture)
+        link.onEvent = { [weak self] code, p in
+            guard let self, code == 0x3E, p.count >= 2, p[0] == 0x02 || p[0] == 0x0D else { return }
+            self.parseReports(Array(p[1...]), extended: p[0] == 0x0D)
+        }
+        link.onATT = { [weak self] pdu in self?.att(pdu) }
     }
 
-    public func start() throws(HCIError) {
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "vitalsim-hci-central"
-        thread.start()
-        _ = try command(0x0C03, [])
-        _ = try command(0x0C01, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D])
-        // LE events: connection complete, advertising report, …, enhanced connection complete (bit 9), extended advertising report (bit 12).
-        _ = try command(0x2001, [0x1F, 0x1A, 0, 0, 0, 0, 0, 0])
-        let buffer = try command(0x2002, [])
-        state.lock()
-        let length = buffer.count >= 3 ? Int(buffer[0]) | Int(buffer[1]) << 8 : 0
-        aclLength = length > 0 ? length : 27
-        credits = buffer.count >= 3 && buffer[2] > 0 ? Int(buffer[2]) : 8
-        state.unlock()
-        _ = try command(0x2005, address)
-    }
+    public func start() throws(HCIError) { try link.start(name: "vitalsim-hci-central", randomAddress: address) }
 
     /// Scans for `seconds` and returns the advertisers seen (first report per address).
     public func scan(seconds: TimeInterval) throws(HCIError) -> [Advertiser] {
-        _ = try command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00]) // active, 10 ms, random own address
-        _ = try command(0x200C, [0x01, 0x00])
+        _ = try link.command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00]) // active, 10 ms, random own address
+        _ = try link.command(0x200C, [0x01, 0x00])
         Thread.sleep(forTimeInterval: seconds)
-        _ = try command(0x200C, [0x00, 0x00])
-        state.lock(); defer { state.unlock() }
+        _ = try link.command(0x200C, [0x00, 0x00])
+        link.state.lock(); defer { link.state.unlock() }
         return advertisers
     }
 
@@ -82,11 +63,12 @@ public final class HCICentral: @unchecked Sendable {
     public func connect(to peer: [UInt8], addressType: UInt8 = 1, timeout: TimeInterval = 10) throws(HCIError) {
         var p: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, addressType] + peer + [0x01]
         p += [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
-        _ = try command(0x200D, p, expectStatus: true)
+        _ = try link.command(0x200D, p, completesWithStatus: true)
+        let state = link.state
         state.lock(); defer { state.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while connection == nil, readerError == nil { if !state.wait(until: deadline) { throw .timeout("LE Connection Complete") } }
-        if let e = readerError { throw e }
+        while link.connection == nil, link.readerError == nil { if !state.wait(until: deadline) { throw .timeout("LE Connection Complete") } }
+        if let e = link.readerError { throw e }
     }
 
     /// Discovers every primary service, characteristic and CCCD.
@@ -139,10 +121,10 @@ public final class HCICentral: @unchecked Sendable {
             }
             found += inService
         }
-        state.lock()
+        link.state.lock()
         characteristics = found
         for c in found { handleToUUID[c.valueHandle] = c.uuid }
-        state.unlock()
+        link.state.unlock()
         return found
     }
 
@@ -168,102 +150,6 @@ public final class HCICentral: @unchecked Sendable {
         return try request([0x12] + le(c.valueHandle) + value).first == 0x13
     }
 
-    // MARK: HCI plumbing
-
-    func command(_ opcode: UInt16, _ params: [UInt8], expectStatus: Bool = false) throws(HCIError) -> [UInt8] {
-        state.lock(); commandWaiting = opcode; commandResult = nil; state.unlock()
-        let packet = [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params
-        log(packet, .sentCommand)
-        try transport.write(packet)
-        state.lock()
-        defer { commandWaiting = nil; state.unlock() }
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while commandResult == nil, readerError == nil {
-            if !state.wait(until: deadline) { throw .timeout("completion of HCI command 0x\(String(opcode, radix: 16))") }
-        }
-        if let e = readerError { throw e }
-        let r = commandResult ?? [1]
-        if r.first != 0 { throw .commandFailed(opcode: opcode, status: r.first ?? 0xFF) }
-        return Array(r.dropFirst())
-    }
-
-    /// Sends an ATT request and waits for its response (or Error Response).
-    func request(_ pdu: [UInt8], timeout: TimeInterval = 10) throws(HCIError) -> [UInt8] {
-        state.lock(); response = nil; state.unlock()
-        try sendATT(pdu)
-        state.lock(); defer { state.unlock() }
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while response == nil, readerError == nil, connection != nil {
-            if !state.wait(until: deadline) { throw .timeout("ATT response to opcode 0x\(String(pdu[0], radix: 16))") }
-        }
-        if let e = readerError { throw e }
-        guard let r = response else { throw .closed }
-        return r
-    }
-
-    func sendATT(_ pdu: [UInt8]) throws(HCIError) {
-        state.lock()
-        guard let handle = connection else { state.unlock(); throw .closed }
-        state.unlock()
-        let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), 0x04, 0x00] + pdu
-        var offset = 0
-        while offset < l2cap.count {
-            let part = Array(l2cap[offset..<min(l2cap.count, offset + aclLength)])
-            state.lock()
-            let deadline = Date(timeIntervalSinceNow: 5)
-            while credits == 0, readerError == nil { if !state.wait(until: deadline) { state.unlock(); throw .timeout("ACL credits") } }
-            credits -= 1
-            state.unlock()
-            let h = handle | (offset == 0 ? 0 : 0x1000)
-            let packet = [0x02, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part
-            log(packet, .sentData)
-            try transport.write(packet)
-            offset += part.count
-        }
-    }
-
-    func log(_ packet: [UInt8], _ d: BTSnoopWriter.Direction) {
-        guard let capture else { return }
-        state.lock(); capture.append(h4: packet, direction: d, unixMicroseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)); state.unlock()
-    }
-
-    func readLoop() {
-        while true {
-            let packet: [UInt8]
-            do { packet = try transport.read() } catch {
-                state.lock(); if readerError == nil { readerError = error }; state.broadcast(); state.unlock()
-                return
-            }
-            log(packet, packet[0] == 0x04 ? .receivedEvent : .receivedData)
-            if packet[0] == 0x04, packet.count >= 3 { event(packet[1], Array(packet[3...])) }
-            if packet[0] == 0x02, packet.count >= 5 { acl(packet) }
-        }
-    }
-
-    func event(_ code: UInt8, _ p: [UInt8]) {
-        state.lock(); defer { state.broadcast(); state.unlock() }
-        switch code {
-        case 0x0E where p.count >= 3:
-            if u16(p, 1) == commandWaiting { commandResult = Array(p[3...]) }
-        case 0x0F where p.count >= 4:
-            if u16(p, 2) == commandWaiting { commandResult = [p[0]] }
-        case 0x3E where p.count >= 4 && (p[0] == 0x01 || p[0] == 0x0A):
-            if p[1] == 0 { connection = u16(p, 2) & 0x0FFF }
-        case 0x3E where p.count >= 2 && p[0] == 0x02: // LE Advertising Report
-            parseReports(Array(p[1...]), extended: false)
-        case 0x3E where p.count >= 2 && p[0] == 0x0D: // LE Extended Advertising Report
-            parseReports(Array(p[1...]), extended: true)
-        case 0x05:
-            connection = nil
-        case 0x13 where p.count >= 1:
-            var o = 1
-            for _ in 0..<Int(p[0]) where o + 3 < p.count { credits += Int(u16(p, o + 2)); o += 4 }
-        default: break
-        }
-    }
-
-    /// Legacy reports: event type, address type, address, length, data, RSSI. Extended reports: event type (2),
-    /// address type, address, PHYs, SID, TX power, RSSI, periodic interval (2), direct address type and address, length, data.
     func parseReports(_ p: [UInt8], extended: Bool) {
         guard let n = p.first else { return }
         var o = 1
@@ -294,22 +180,32 @@ public final class HCICentral: @unchecked Sendable {
         }
     }
 
-    func acl(_ packet: [UInt8]) {
-        let pb = (packet[2] >> 4) & 0x03
-        let data = Array(packet[5...])
-        if pb == 0x01 { rx += data } else { rx = data; rxExpected = data.count >= 2 ? Int(u16(data, 0)) : 0 }
-        guard rx.count >= 4, rx.count >= rxExpected + 4 else { return }
-        let pdu = Array(rx[4..<(4 + rxExpected)])
-        let cid = u16(rx, 2)
-        rx = []
-        guard cid == 4, let op = pdu.first else { return }
+    /// Sends an ATT request and waits for its response (or Error Response).
+    func request(_ pdu: [UInt8], timeout: TimeInterval = 10) throws(HCIError) -> [UInt8] {
+        let state = link.state
+        state.lock(); response = nil; state.unlock()
+        try link.sendATT(pdu)
+        state.lock(); defer { state.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while response == nil, link.readerError == nil, link.connection != nil {
+            if !state.wait(until: deadline) { throw .timeout("ATT response to opcode 0x\(String(pdu[0], radix: 16))") }
+        }
+        if let e = link.readerError { throw e }
+        guard let r = response else { throw .closed }
+        return r
+    }
+
+    /// An ATT PDU from the peripheral: values go to `onValue` (indications are confirmed), the rest answers `request`.
+    func att(_ pdu: [UInt8]) {
+        let op = pdu[0]
+        let state = link.state
         switch op {
         case 0x1B, 0x1D:
             guard pdu.count >= 3 else { return }
             state.lock(); let uuid = handleToUUID[u16(pdu, 1)]; state.unlock()
             let value = Array(pdu[3...])
             work.async { [weak self] in
-                if op == 0x1D { try? self?.sendATT([0x1E]) }
+                if op == 0x1D { try? self?.link.sendATT([0x1E]) }
                 if let uuid { self?.onValue?(uuid, value) }
             }
         default:
@@ -317,10 +213,7 @@ public final class HCICentral: @unchecked Sendable {
         }
     }
 
-    public func stop() {
-        transport.close()
-        state.lock(); try? capture?.flush(); state.unlock()
-    }
+    public func stop() { link.stop() }
 
     private func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     private func u16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
