@@ -43,36 +43,74 @@ public struct GenerationBenchmark {
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
         guard let out = FileHandle(forWritingAtPath: sink) else { throw FileText.Failure.unwritable(path: sink) }
         defer { try? out.close() }
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
+        let sinkBuffer = FrameBuffer(capacity: 1 << 20)
         let clock = ContinuousClock()
         let started = clock.now
         var run = ScenarioRun(scenario: scenario)
         var count = 0, bytes = 0
         while let (reading, _) = run.next() {
             for p in encoder.encode(reading) {
-                // btsnoop-style record: 24-byte header, H4/ACL/L2CAP/ATT headers, value.
-                let ts = UInt64(bitPattern: (scenario.startUnixMilliseconds + reading.intendedEmitTime) * 1000 + BTSnoopWriter.unixEpochOffset)
-                let len = UInt32(p.bytes.count + 12)
-                for s in [24, 16, 8, 0] { buffer.append(UInt8((len >> UInt32(s)) & 0xFF)) }
-                for s in [24, 16, 8, 0] { buffer.append(UInt8((len >> UInt32(s)) & 0xFF)) }
-                buffer += [0, 0, 0, 0, 0, 0, 0, 0]
-                for s in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8((ts >> UInt64(s)) & 0xFF)) }
-                let l2 = UInt16(p.bytes.count + 3)
-                buffer += [0x02, 0x40, 0x00, UInt8((l2 + 4) & 0xFF), UInt8((l2 + 4) >> 8), UInt8(l2 & 0xFF), UInt8(l2 >> 8), 0x04, 0x00,
-                           p.indicate ? 0x1D : 0x1B, UInt8((p.characteristic ?? 0) & 0xFF), UInt8((p.characteristic ?? 0) >> 8)]
-                buffer += p.bytes
-                if let j = p.json { buffer += Array(j.serialized().utf8) }
+                let ts = (scenario.startUnixMilliseconds + reading.intendedEmitTime) * 1000 + BTSnoopWriter.unixEpochOffset
+                if let j = p.json { sinkBuffer.append(Array(j.serialized().utf8)) } else {
+                    sinkBuffer.appendRecord(value: p.bytes, characteristic: p.characteristic ?? 0, indicate: p.indicate, timestamp: ts)
+                }
             }
             count += 1
-            if buffer.count > 1 << 20 { bytes += buffer.count; out.write(Data(buffer)); buffer.removeAll(keepingCapacity: true) }
+            if sinkBuffer.count > 1 << 20 { bytes += sinkBuffer.count; sinkBuffer.flush(to: out) }
         }
-        bytes += buffer.count
-        out.write(Data(buffer))
+        bytes += sinkBuffer.count
+        sinkBuffer.flush(to: out)
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Result(patients: patients, hours: duration.seconds / 3600, readings: count, bytes: bytes, seconds: seconds,
                       peakRSSMegabytes: ResourceUsage.peakResidentMegabytes())
+    }
+}
+
+/// A byte buffer that frames payloads as btsnoop records (24-byte header, H4 ACL, L2CAP CID 4, ATT
+/// notification or indication header, value) without per-field array allocations.
+final class FrameBuffer {
+    private let storage: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity + 4096
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    private func be32(_ v: UInt32) {
+        storage[count] = UInt8(v >> 24); storage[count + 1] = UInt8((v >> 16) & 0xFF)
+        storage[count + 2] = UInt8((v >> 8) & 0xFF); storage[count + 3] = UInt8(v & 0xFF)
+        count += 4
+    }
+
+    func appendRecord(value: [UInt8], characteristic: UInt16, indicate: Bool, timestamp: Int64) {
+        let length = UInt32(value.count + 12)
+        be32(length); be32(length); be32(0); be32(0)
+        let ts = UInt64(bitPattern: timestamp)
+        be32(UInt32(ts >> 32)); be32(UInt32(ts & 0xFFFF_FFFF))
+        let l2 = value.count + 3
+        let header: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0x02, 0x40, 0x00, UInt8((l2 + 4) & 0xFF), UInt8((l2 + 4) >> 8), UInt8(l2 & 0xFF), UInt8(l2 >> 8), 0x04, 0x00,
+             indicate ? 0x1D : 0x1B, UInt8(characteristic & 0xFF), UInt8(characteristic >> 8))
+        withUnsafeBytes(of: header) { raw in (storage + count).update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: 12) }
+        count += 12
+        append(value)
+    }
+
+    func append(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= capacity, "FrameBuffer overflow")
+        bytes.withUnsafeBufferPointer { (storage + count).update(from: $0.baseAddress!, count: bytes.count) }
+        count += bytes.count
+    }
+
+    func flush(to handle: FileHandle) {
+        handle.write(Data(bytes: storage, count: count))
+        count = 0
     }
 }
 
