@@ -23,7 +23,8 @@ let package = Package(
         .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),
         .target(name: "GATT", dependencies: ["VitalSimCore"], swiftSettings: strict),
-        .target(name: "BLE", dependencies: ["GATT"], swiftSettings: strict),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .target(name: "BLE", dependencies: ["GATT", "CBluetooth"], swiftSettings: strict),
         .target(name: "Harness", dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE"], swiftSettings: strict),
         .executableTarget(
             name: "vitalsim",

@@ -7,6 +7,7 @@ need=()
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+dpkg -s libbluetooth-dev >/dev/null 2>&1 || need+=(libbluetooth-dev)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
 

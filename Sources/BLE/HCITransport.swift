@@ -1,3 +1,4 @@
+import CBluetooth
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +27,7 @@ public enum HCIError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .badSpec(s): "invalid --hci '\(s)'; use tcp:HOST:PORT (a virtual controller such as bumble's) or hciN (a real adapter)"
+        case let .badSpec(s): "invalid --hci '\(s)'; use tcp:HOST:PORT (a virtual controller such as bumble's), or hciN or the adapter's address (a real adapter)"
         case let .connectFailed(s): "cannot reach the HCI controller: \(s)"
         case .closed: "the HCI transport was closed"
         case let .io(s): "HCI transport I/O error: \(s)"
@@ -48,7 +49,10 @@ public enum HCITransports {
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             return try TCPHCITransport(host: host, port: port)
         }
-        if spec.hasPrefix("hci"), let index = UInt16(spec.dropFirst(3)) { return try UserChannelHCITransport(index: index) }
+        if spec.hasPrefix("hci"), UInt16(spec.dropFirst(3)) != nil { return try UserChannelHCITransport(name: spec) }
+        if spec.split(separator: ":").count == 6, spec.split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) {
+            return try UserChannelHCITransport(name: spec)
+        }
         throw .badSpec(spec)
     }
 }
@@ -124,26 +128,23 @@ final class TCPHCITransport: StreamHCITransport, @unchecked Sendable {
 }
 
 /// A real adapter through the Linux HCI user channel (exclusive access; the kernel's own stack must
-/// not be using the adapter). Needs a kernel with Bluetooth support and CAP_NET_ADMIN.
+/// not be using the adapter), opened with libbluetooth. Needs a kernel with Bluetooth support and
+/// CAP_NET_ADMIN. `hciN` and the adapter's address (`00:1A:7D:DA:71:13`) both name an adapter.
 final class UserChannelHCITransport: StreamHCITransport, @unchecked Sendable {
-    init(index: UInt16) throws(HCIError) {
-        // AF_BLUETOOTH = 31, BTPROTO_HCI = 1, HCI_CHANNEL_USER = 1 (linux/bluetooth headers, as libbluetooth uses them).
-        let fd = socket(31, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 1)
-        guard fd >= 0 else {
+    init(name: String) throws(HCIError) {
+        let id = hci_devid(name)
+        guard id >= 0 else {
+            let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue), BTPROTO_HCI)
             let e = errno
-            throw .unsupported(e == EAFNOSUPPORT
-                ? "hci\(index): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use --hci tcp:HOST:PORT with a virtual controller"
-                : "hci\(index): cannot open an HCI socket: \(String(cString: strerror(e)))")
+            if probe >= 0 { Glibc.close(probe) }
+            throw .unsupported(probe < 0 && e == EAFNOSUPPORT
+                ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use --hci tcp:HOST:PORT with a virtual controller"
+                : "\(name): no such Bluetooth adapter (see `hciconfig -a` or `btmgmt info`)")
         }
-        // struct sockaddr_hci { sa_family_t hci_family; unsigned short hci_dev; unsigned short hci_channel; }
-        var addr: (UInt16, UInt16, UInt16) = (31, index, 1)
-        let ok = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(6)) }
-        }
-        guard ok == 0 else {
+        let fd = vitalsim_hci_user_channel(id)
+        guard fd >= 0 else {
             let message = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw .unsupported("hci\(index): cannot bind the HCI user channel (\(message)); bring the adapter down (`btmgmt --index \(index) power off`) and run with CAP_NET_ADMIN")
+            throw .unsupported("\(name): cannot open the HCI user channel (\(message)); power the adapter off for BlueZ (`btmgmt --index \(id) power off`) and run with CAP_NET_ADMIN")
         }
         super.init(fd: fd)
     }

@@ -279,6 +279,10 @@ final class LiveBLETests: XCTestCase {
             let text = (e as? HCIError)?.description ?? ""
             XCTAssertTrue(text.contains("hci0"), text)
         }
+        XCTAssertThrowsError(try HCITransports.open("00:1A:7D:DA:71:13")) { e in
+            guard case .unsupported? = e as? HCIError else { return XCTFail("an adapter address opens the user channel: \(e)") }
+        }
         XCTAssertThrowsError(try HCITransports.open("usb:0")) { e in XCTAssertEqual(e as? HCIError, .badSpec("usb:0")) }
+        XCTAssertThrowsError(try HCITransports.open("tcp:127.0.0.1")) { e in XCTAssertEqual(e as? HCIError, .badSpec("tcp:127.0.0.1")) }
     }
 }
