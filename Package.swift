@@ -25,18 +25,24 @@ let package = Package(
         .target(name: "GATT", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(name: "BLE", dependencies: ["GATT", "CBluetooth"], swiftSettings: strict),
+        .target(
+            name: "ReferenceSUT",
+            dependencies: ["VitalSimCore", "GATT", .product(name: "Yams", package: "Yams")],
+            resources: [.copy("default-rules.yaml")],
+            swiftSettings: strict
+        ),
         .target(name: "Harness", dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE"], swiftSettings: strict),
         .executableTarget(
             name: "vitalsim",
             dependencies: [
-                "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness",
+                "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness", "ReferenceSUT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "VitalSimTests",
-            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness"],
+            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness", "ReferenceSUT"],
             swiftSettings: strict
         ),
     ],

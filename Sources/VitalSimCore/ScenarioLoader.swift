@@ -38,7 +38,8 @@ public enum ScenarioLoader {
         return scenario
     }
 
-    static func yamlIssue(_ e: YamlError, file: String) -> ScenarioIssue {
+    /// The position and problem of a Yams parse error.
+    public static func yamlIssue(_ e: YamlError, file: String) -> ScenarioIssue {
         switch e {
         case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
             return ScenarioIssue(file: file, line: mark.line, column: mark.column, field: "", message: "invalid YAML: \(problem)")

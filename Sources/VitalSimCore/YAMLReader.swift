@@ -2,23 +2,24 @@ import Yams
 
 /// Strict, position-aware reading of a Yams node tree: unknown keys, duplicate keys and wrong
 /// types become ``ScenarioIssue``s with the node's line and column.
-final class YAMLReader {
-    let file: String
-    private(set) var issues: [ScenarioIssue] = []
+/// Public so that other YAML formats (alert rules) report problems the same way.
+public final class YAMLReader {
+    public let file: String
+    public private(set) var issues: [ScenarioIssue] = []
 
-    init(file: String) { self.file = file }
+    public init(file: String) { self.file = file }
 
-    func fail(_ node: Node?, _ field: String, _ message: String) {
+    public func fail(_ node: Node?, _ field: String, _ message: String) {
         let mark = node?.mark
         issues.append(ScenarioIssue(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, field: field, message: message))
     }
 
-    func failAt(line: Int, column: Int, _ field: String, _ message: String) {
+    public func failAt(line: Int, column: Int, _ field: String, _ message: String) {
         issues.append(ScenarioIssue(file: file, line: line, column: column, field: field, message: message))
     }
 
     /// A mapping's entries by key, after checking for unknown, duplicate and missing keys.
-    func mapping(_ node: Node, _ field: String, allowed: [String], required: [String] = []) -> Fields? {
+    public func mapping(_ node: Node, _ field: String, allowed: [String], required: [String] = []) -> Fields? {
         guard let map = node.mapping else {
             fail(node, field, "expected a mapping with keys \(allowed.joined(separator: ", ")), got \(kindName(node))")
             return nil
@@ -42,7 +43,7 @@ final class YAMLReader {
         return Fields(reader: self, node: node, field: field, entries: entries)
     }
 
-    func kindName(_ node: Node) -> String {
+    public func kindName(_ node: Node) -> String {
         switch node {
         case .mapping: "a mapping"
         case .sequence: "a list"
@@ -76,18 +77,18 @@ final class YAMLReader {
 }
 
 /// The checked entries of one mapping, with typed accessors that record issues.
-struct Fields {
-    let reader: YAMLReader
-    let node: Node
-    let field: String
+public struct Fields {
+    public let reader: YAMLReader
+    public let node: Node
+    public let field: String
     let entries: [String: (Node, Node)]
 
-    func path(_ key: String) -> String { field.isEmpty ? key : field + "." + key }
-    func has(_ key: String) -> Bool { entries[key] != nil }
-    func value(_ key: String) -> Node? { entries[key]?.1 }
-    var line: Int { node.mark?.line ?? 0 }
+    public func path(_ key: String) -> String { field.isEmpty ? key : field + "." + key }
+    public func has(_ key: String) -> Bool { entries[key] != nil }
+    public func value(_ key: String) -> Node? { entries[key]?.1 }
+    public var line: Int { node.mark?.line ?? 0 }
 
-    func string(_ key: String) -> String? {
+    public func string(_ key: String) -> String? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, !s.string.isEmpty else {
             reader.fail(v, path(key), "expected a non-empty string, got \(reader.kindName(v))"); return nil
@@ -95,7 +96,7 @@ struct Fields {
         return s.string
     }
 
-    func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
+    public func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, s.style == .plain, let d = Double(s.string), d.isFinite else {
             reader.fail(v, path(key), "expected a number (\(unit)), got \(reader.kindName(v))"); return nil
@@ -107,7 +108,7 @@ struct Fields {
         return d
     }
 
-    func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
+    public func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, s.style == .plain, let d = Int64(s.string) else {
             reader.fail(v, path(key), "expected a whole number, got \(reader.kindName(v))"); return nil
@@ -119,7 +120,7 @@ struct Fields {
     }
 
     /// A strictly positive duration such as `90s`, `10m`, `1h30m`.
-    func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
+    public func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, let d = VirtualDuration(parsing: s.string) else {
             reader.fail(v, path(key), "expected a duration such as 90s, 10m or 1h30m, got \(reader.kindName(v))"); return nil
@@ -134,7 +135,7 @@ struct Fields {
     }
 
     /// A time of day `HH:MM` (or `HH:MM:SS`), as ms after midnight.
-    func timeOfDay(_ v: Node, _ p: String) -> Int64? {
+    public func timeOfDay(_ v: Node, _ p: String) -> Int64? {
         let parts = (v.scalar?.string ?? "").split(separator: ":").map { Int($0) }
         guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0 != nil }),
               let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
@@ -144,7 +145,7 @@ struct Fields {
         return Int64(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000
     }
 
-    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E? where E.RawValue == String {
+    public func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E? where E.RawValue == String {
         guard let raw = string(key) else { return nil }
         if let e = E(rawValue: raw) { return e }
         let all = E.allCases.map(\.rawValue)
@@ -154,7 +155,7 @@ struct Fields {
         return nil
     }
 
-    func list(_ key: String) -> [Node]? {
+    public func list(_ key: String) -> [Node]? {
         guard let v = value(key) else { return nil }
         guard let seq = v.sequence else { reader.fail(v, path(key), "expected a list, got \(reader.kindName(v))"); return nil }
         return Array(seq)

@@ -1,0 +1,192 @@
+import VitalSimCore
+
+/// The reference SUT's alert engine: applies each patient's profile rules to observations in device
+/// time, with persistence windows, hysteresis re-arming and de-duplication (one active alert per
+/// rule and patient, or per device for data gaps). Duplicate reading ids are ignored.
+public final class AlertEngine {
+    public let rules: [AlertRule]
+    let profiles: [String: Profile]
+    var patients: [String: PatientAlertState] = [:]
+    /// Longest history any rule needs (3-day weight change plus tolerance).
+    let horizon: Int64 = 4 * 86_400_000
+
+    /// - Parameters:
+    ///   - rules: the rule set (``RuleSetLoader/defaultRules()`` by default).
+    ///   - profiles: each patient's profile; patients not listed are `adult`.
+    public init(rules: [AlertRule], profiles: [String: Profile]) { self.rules = rules; self.profiles = profiles }
+
+    func state(_ patient: String) -> PatientAlertState {
+        if let s = patients[patient] { return s }
+        let s = PatientAlertState(patientID: patient, profile: profiles[patient] ?? .adult)
+        patients[patient] = s
+        return s
+    }
+
+    /// Judges one observation; returns the alerts it raises.
+    public func ingest(_ o: Observation) -> [Alert] {
+        let s = state(o.patientID)
+        guard s.seen.insert(o.readingID).inserted else { return [] }
+        s.record(o, horizon: horizon)
+        var raised: [Alert] = []
+        for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
+            if let a = evaluate(rule, index, o, s) { raised.append(a) }
+        }
+        return raised
+    }
+
+    /// Technical alarms that depend on time passing (data gaps), as of `time` (Unix ms).
+    public func advance(to time: Int64) -> [Alert] {
+        var raised: [Alert] = []
+        for patient in patients.keys.sorted() {
+            let s = patients[patient]!
+            for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
+                guard case let .dataGap(window) = rule.kind else { continue }
+                for device in s.devices.keys.sorted() {
+                    let d = s.devices[device]!
+                    let key = "\(index)/\(device)"
+                    guard d.count >= 3, d.interval * 3 <= window, time - d.last > window, !s.active.contains(key) else { continue }
+                    s.active.insert(key)
+                    raised.append(s.alert(rule, at: d.last + window, evidence: [d.lastID]))
+                }
+            }
+        }
+        return raised
+    }
+
+    func evaluate(_ rule: AlertRule, _ index: Int, _ o: Observation, _ s: PatientAlertState) -> Alert? {
+        let key = String(index)
+        switch rule.kind {
+        case let .threshold(conditions, matchAll):
+            let relevant = conditions.filter { o.values[$0.signal] != nil }
+            guard !relevant.isEmpty else { return nil }
+            let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }
+            let holds = matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
+            if holds {
+                var e = s.episodes[key] ?? Episode(start: o.time, ids: [])
+                e.ids.append(o.readingID)
+                s.episodes[key] = e
+                if !s.active.contains(key), o.time - e.start >= rule.persistence {
+                    s.active.insert(key)
+                    return s.alert(rule, at: o.time, evidence: Array(e.ids.suffix(20)))
+                }
+            } else {
+                s.episodes[key] = nil
+                let rearmed = relevant.allSatisfy { !$0.comparison.holds(o.values[$0.signal]!, $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin)) }
+                if rearmed { s.active.remove(key) }
+            }
+            return nil
+        case let .change(signal, window, tolerance, comparison, value):
+            guard let v = o.values[signal], let earlier = s.closest(signal, to: o.time - window, tolerance: tolerance) else { return nil }
+            // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float artefact.
+            let delta = ((v - earlier.value) * 1e6).rounded() / 1e6
+            return s.latch(key, rule, holds: comparison.holds(delta, value), at: o.time, evidence: [earlier.id, o.readingID])
+        case let .dailyTotalPerKg(signal, window, comparison, value):
+            guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
+                  let first = series.first, first.time <= o.time - window + window / 24 else { return nil }
+            let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
+            let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
+            return s.latch(key, rule, holds: comparison.holds(perKg, value), at: o.time, evidence: inWindow.map(\.id).suffix(20) + [weight.id])
+        case let .rate(signal, maxGap, comparison, value):
+            guard o.values[signal] != nil, let fit = s.trend(signal, until: o.time, lookback: maxGap) else { return nil }
+            return s.latch(key, rule, holds: comparison.holds((fit.slopePerMinute * 1e6).rounded() / 1e6, value), at: o.time, evidence: fit.ids)
+        case let .forecast(signal, lookback, horizon, comparison, value):
+            guard let now = o.values[signal], let fit = s.trend(signal, until: o.time, lookback: lookback) else { return nil }
+            let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
+            return s.latch(key, rule, holds: !comparison.holds(now, value) && comparison.holds(predicted, value), at: o.time, evidence: fit.ids)
+        case let .irregularRhythm(beats, pnn50, normalized):
+            guard !o.rrIntervals.isEmpty, s.rr.count >= beats else { return nil }
+            let rr = Array(s.rr.suffix(beats)).map { $0 * 1000 }
+            let mean = rr.reduce(0, +) / Double(rr.count)
+            var sq = 0.0, over = 0
+            for i in 1..<rr.count { let d = rr[i] - rr[i - 1]; sq += d * d; if abs(d) > 50 { over += 1 } }
+            let rmssd = (sq / Double(rr.count - 1)).squareRoot()
+            let p = 100 * Double(over) / Double(rr.count - 1)
+            return s.latch(key, rule, holds: p > pnn50 && rmssd / mean > normalized, at: o.time, evidence: Array(s.rrIDs.suffix(10)))
+        case let .news2(score, singleParameter, scale2):
+            guard let n = NEWS2.score(latest: s, at: o.time, scale2: scale2) else { return nil }
+            let holds = singleParameter ? n.maxSingle >= 3 : n.total >= score
+            return s.latch(key, rule, holds: holds, at: o.time, evidence: n.ids)
+        case .dataGap:
+            s.active.remove("\(index)/\(o.deviceID)")
+            return nil
+        }
+    }
+}
+
+/// A run of readings meeting a threshold rule's condition.
+struct Episode { var start: Int64; var ids: [String] }
+
+/// One stored sample.
+struct Sample { var time: Int64; var value: Double; var id: String }
+
+/// Per-patient state of the engine.
+final class PatientAlertState {
+    let patientID: String
+    let profile: Profile
+    var seen: Set<String> = []
+    var history: [Signal: [Sample]] = [:]
+    var rr: [Double] = [], rrIDs: [String] = []
+    var episodes: [String: Episode] = [:]
+    var active: Set<String> = []
+    var devices: [String: (last: Int64, lastID: String, interval: Int64, count: Int)] = [:]
+    var counter = 0
+
+    init(patientID: String, profile: Profile) { self.patientID = patientID; self.profile = profile }
+
+    func record(_ o: Observation, horizon: Int64) {
+        for signal in Signal.allCases {
+            guard let v = o.values[signal] else { continue }
+            var series = history[signal] ?? []
+            let sample = Sample(time: o.time, value: v, id: o.readingID)
+            if let last = series.last, last.time > o.time {
+                series.insert(sample, at: series.firstIndex { $0.time > o.time } ?? series.count)
+            } else { series.append(sample) }
+            while let first = series.first, first.time < o.time - horizon { series.removeFirst() }
+            history[signal] = series
+        }
+        if !o.rrIntervals.isEmpty {
+            rr += o.rrIntervals
+            rrIDs.append(o.readingID)
+            if rr.count > 1024 { rr.removeFirst(rr.count - 1024) }
+            if rrIDs.count > 64 { rrIDs.removeFirst(rrIDs.count - 64) }
+        }
+        var d = devices[o.deviceID] ?? (last: o.time, lastID: o.readingID, interval: 0, count: 0)
+        if d.count > 0, o.time > d.last { d.interval = d.interval == 0 ? o.time - d.last : (d.interval * 3 + (o.time - d.last)) / 4 }
+        d.count += 1
+        if o.time >= d.last { d.last = o.time; d.lastID = o.readingID }
+        devices[o.deviceID] = d
+    }
+
+    func latest(_ signal: Signal) -> Sample? { history[signal]?.last }
+
+    /// The sample nearest to `time` within `tolerance`.
+    func closest(_ signal: Signal, to time: Int64, tolerance: Int64) -> Sample? {
+        history[signal]?.filter { abs($0.time - time) <= tolerance }.min { abs($0.time - time) < abs($1.time - time) }
+    }
+
+    /// Least-squares slope (units/min) over samples in (until − lookback, until]; needs three samples.
+    func trend(_ signal: Signal, until: Int64, lookback: Int64) -> (slopePerMinute: Double, valueAtEnd: Double, ids: [String])? {
+        let pts = (history[signal] ?? []).filter { $0.time > until - lookback - 1000 && $0.time <= until }
+        guard pts.count >= 3 else { return nil }
+        let xs = pts.map { Double($0.time - until) / 60_000 }, ys = pts.map(\.value)
+        let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
+        var sxy = 0.0, sxx = 0.0
+        for i in xs.indices { sxy += (xs[i] - mx) * (ys[i] - my); sxx += (xs[i] - mx) * (xs[i] - mx) }
+        guard sxx > 0 else { return nil }
+        let slope = sxy / sxx
+        return (slope, my + slope * (0 - mx), pts.map(\.id))
+    }
+
+    /// Raises once while `holds`, re-arming when it stops holding.
+    func latch(_ key: String, _ rule: AlertRule, holds: Bool, at time: Int64, evidence: [String]) -> Alert? {
+        if !holds { active.remove(key); return nil }
+        guard !active.contains(key) else { return nil }
+        active.insert(key)
+        return alert(rule, at: time, evidence: evidence)
+    }
+
+    func alert(_ rule: AlertRule, at time: Int64, evidence: [String]) -> Alert {
+        counter += 1
+        return Alert(alertID: "\(patientID)-\(rule.id)-\(counter)", patientID: patientID, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence)
+    }
+}

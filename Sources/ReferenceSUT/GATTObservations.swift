@@ -1,0 +1,64 @@
+import GATT
+import VitalSimCore
+
+/// Turns a GATT characteristic value into an ``Observation`` (the reference SUT's raw-GATT ingestion):
+/// the value is decoded with VitalSim's strict decoders; the observation takes the payload's own time
+/// stamp when it has one (BPM, glucose base time + offset, PLX spot-check, temperature, weight) and
+/// `receivedAt` otherwise (heart rate, CGM, continuous SpO2, battery).
+public enum GATTObservations {
+    public static func observation(uuid: UInt16, bytes: [UInt8], patientID: String, deviceID: String, readingID: String,
+                                   receivedAt: Int64) throws(GATTError) -> Observation? {
+        func stamp(_ d: DateTime?) -> Int64 {
+            guard let d, d.month > 0, d.day > 0 else { return receivedAt }
+            return CivilTime(year: Int(d.year), month: Int(d.month), day: Int(d.day), hour: Int(d.hours), minute: Int(d.minutes),
+                             second: Int(d.seconds)).unixMilliseconds
+        }
+        var values: [Signal: Double] = [:]
+        var time = receivedAt
+        var rr: [Double] = []
+        switch uuid {
+        case HeartRateMeasurement.uuid:
+            let m = try HeartRateMeasurement.decode(bytes)
+            values[.heartRate] = Double(m.heartRate)
+            rr = m.rrIntervals.map { Double($0) / 1024 }
+        case BloodPressureMeasurement.uuid:
+            let r = try BloodPressureMeasurement.decode(bytes).record
+            let scale = r.unitsKPa ? 7.50062 : 1
+            values[.systolic] = r.systolic.value * scale
+            values[.diastolic] = r.diastolic.value * scale
+            if let p = r.pulseRate, p.special == nil { values[.heartRate] = p.value }
+            time = stamp(r.timestamp)
+        case GlucoseMeasurement.uuid:
+            let g = try GlucoseMeasurement.decode(bytes)
+            guard let mg = g.milligramsPerDeciliter else { return nil }
+            values[.glucose] = (mg * 10).rounded() / 10
+            time = stamp(g.baseTime) + Int64(g.timeOffset ?? 0) * 60_000
+        case CGMMeasurement.uuid:
+            guard let r = try CGMMeasurement.decode(bytes).records.last, r.glucose.special == nil else { return nil }
+            values[.cgm] = r.glucose.value
+        case PLXSpotCheckMeasurement.uuid:
+            let p = try PLXSpotCheckMeasurement.decode(bytes)
+            values[.spo2] = p.spo2.value
+            if p.pulseRate.special == nil { values[.heartRate] = p.pulseRate.value }
+            time = stamp(p.timestamp)
+        case PLXContinuousMeasurement.uuid:
+            let p = try PLXContinuousMeasurement.decode(bytes)
+            values[.spo2] = p.spo2.value
+            if p.pulseRate.special == nil { values[.heartRate] = p.pulseRate.value }
+        case TemperatureMeasurement.uuid:
+            let t = try TemperatureMeasurement.decode(bytes).record
+            values[.temperature] = t.fahrenheit ? ((t.value.value - 32) * 5 / 9 * 10).rounded() / 10 : t.value.value
+            time = stamp(t.timestamp)
+        case WeightMeasurement.uuid:
+            let w = try WeightMeasurement.decode(bytes)
+            guard let kg = w.weight else { return nil }
+            values[.weight] = w.imperial ? kg * 0.45359237 : kg
+            time = stamp(w.timestamp)
+        case BatteryLevel.uuid:
+            values[.battery] = Double(try BatteryLevel.decode(bytes).value)
+        default:
+            return nil
+        }
+        return values.isEmpty ? nil : Observation(readingID: readingID, patientID: patientID, deviceID: deviceID, time: time, values: values, rrIntervals: rr)
+    }
+}
