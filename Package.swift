@@ -17,6 +17,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "VitalSimCore", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strict),
@@ -27,7 +29,7 @@ let package = Package(
         .target(name: "BLE", dependencies: ["GATT", "CBluetooth"], swiftSettings: strict),
         .target(
             name: "ReferenceSUT",
-            dependencies: ["VitalSimCore", "GATT", .product(name: "Yams", package: "Yams")],
+            dependencies: ["VitalSimCore", "GATT", .product(name: "Yams", package: "Yams"), .product(name: "Hummingbird", package: "hummingbird")],
             resources: [.copy("default-rules.yaml")],
             swiftSettings: strict
         ),
@@ -37,6 +39,8 @@ let package = Package(
             dependencies: [
                 "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Harness", "ReferenceSUT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -5,6 +5,7 @@ set -euo pipefail
 
 need=()
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 dpkg -s libbluetooth-dev >/dev/null 2>&1 || need+=(libbluetooth-dev)

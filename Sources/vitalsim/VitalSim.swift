@@ -3,18 +3,18 @@ import Foundation
 
 /// The `vitalsim` command line.
 @main
-struct VitalSim: ParsableCommand {
+struct VitalSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitalsim",
         abstract: "Device simulator and conformance harness for remote patient monitoring systems.",
-        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self]
+        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self]
     )
 
     /// Runs the command; usage errors (unknown flags, bad values) exit with status 2 like input errors.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

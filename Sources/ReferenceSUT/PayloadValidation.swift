@@ -1,0 +1,105 @@
+import VitalSimCore
+
+/// A rejected request: HTTP 400 with `{"error": …, "field": …}`.
+public struct ValidationFailure: Error, Equatable, Sendable {
+    public var field: String
+    public var message: String
+    public var json: JSONValue { .object([("error", .string(message)), ("field", .string(field))]) }
+}
+
+/// Validation of the VitalEdge payloads (seeds 001/002) and of generic observations.
+public enum PayloadValidation {
+    /// How far in the future (server clock) a timestamp may be.
+    public static let futureSkew: Int64 = 5 * 60_000
+
+    static func object(_ body: JSONInput) throws(ValidationFailure) -> [String: JSONInput] {
+        guard case let .object(o) = body else { throw ValidationFailure(field: "", message: "the body must be a JSON object, got \(body.typeName)") }
+        return o
+    }
+
+    static func string(_ o: [String: JSONInput], _ key: String) throws(ValidationFailure) -> String {
+        guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
+        guard case let .string(s) = v, !s.isEmpty else { throw ValidationFailure(field: key, message: "\(key) must be a non-empty string, got \(v.typeName)") }
+        return s
+    }
+
+    static func integer(_ o: [String: JSONInput], _ key: String, _ range: ClosedRange<Int64>) throws(ValidationFailure) -> Int64 {
+        guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
+        guard case let .integer(i) = v else { throw ValidationFailure(field: key, message: "\(key) must be an integer, got \(v.typeName)") }
+        guard range.contains(i) else { throw ValidationFailure(field: key, message: "\(key) \(i) is outside \(range.lowerBound)...\(range.upperBound)") }
+        return i
+    }
+
+    static func number(_ o: [String: JSONInput], _ key: String, _ range: ClosedRange<Double>) throws(ValidationFailure) -> Double {
+        guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
+        let d: Double
+        switch v {
+        case let .integer(i): d = Double(i)
+        case let .number(x): d = x
+        default: throw ValidationFailure(field: key, message: "\(key) must be a number, got \(v.typeName)")
+        }
+        guard range.contains(d) else { throw ValidationFailure(field: key, message: "\(key) \(d) is outside \(range.lowerBound)...\(range.upperBound)") }
+        return d
+    }
+
+    static func timestamp(_ o: [String: JSONInput], _ key: String, now: Int64) throws(ValidationFailure) -> Int64 {
+        let s = try string(o, key)
+        guard let c = CivilTime(iso8601: s) else {
+            throw ValidationFailure(field: key, message: "\(key) must be ISO-8601 UTC such as 2024-11-07T12:34:58Z, got '\(s)'")
+        }
+        let t = c.unixMilliseconds
+        guard t <= now + futureSkew else { throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future") }
+        return t
+    }
+
+    static func noExtraKeys(_ o: [String: JSONInput], _ allowed: [String]) throws(ValidationFailure) {
+        if let extra = o.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw ValidationFailure(field: extra, message: "unknown field \(extra); valid: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    /// `POST /api/iot-heart-rate`: `{userId, timestamp, heartRate}` (seed 001 §3.3.1, seed 002 §2.2.2).
+    public static func iotHeartRate(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
+        let o = try object(body)
+        try noExtraKeys(o, ["userId", "timestamp", "heartRate"])
+        let user = try string(o, "userId"), t = try timestamp(o, "timestamp", now: now)
+        let hr = try integer(o, "heartRate", 20...300)
+        return Observation(readingID: "\(user)/iot-heart-rate/\(t)", patientID: user, deviceID: "vitaledge-\(user)", time: t, values: [.heartRate: Double(hr)])
+    }
+
+    /// `POST /api/healthkit`: `{userId, timestamp, stepCount, caloriesBurned}` (seed 001 §3.3.1, seed 002 §2.2.1).
+    public static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> (patientID: String, time: Int64, steps: Int64, calories: Int64) {
+        let o = try object(body)
+        try noExtraKeys(o, ["userId", "timestamp", "stepCount", "caloriesBurned"])
+        return (try string(o, "userId"), try timestamp(o, "timestamp", now: now), try integer(o, "stepCount", 0...200_000), try integer(o, "caloriesBurned", 0...20_000))
+    }
+
+    /// Physiologically possible ranges and units of generic observations.
+    static let kinds: [String: (Signal, String, ClosedRange<Double>)] = [
+        "heart-rate": (.heartRate, "/min", 20...300), "glucose": (.glucose, "mg/dL", 10...1000), "cgm": (.cgm, "mg/dL", 20...600),
+        "spo2": (.spo2, "%", 30...100), "temperature": (.temperature, "Cel", 25...45), "respiration-rate": (.respirationRate, "/min", 2...100),
+        "weight": (.weight, "kg", 0.3...400), "feeding": (.feeding, "mL", 0...2000), "battery": (.battery, "%", 0...100),
+    ]
+
+    /// `POST /api/v1/observations` item: `{readingId, patientId, deviceId, kind, value, unit, timestamp}`, or for
+    /// blood pressure `{…, kind: "blood-pressure", systolic, diastolic, unit: "mm[Hg]"}`.
+    public static func observation(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
+        let o = try object(body)
+        let id = try string(o, "readingId"), patient = try string(o, "patientId"), device = try string(o, "deviceId")
+        let kind = try string(o, "kind"), unit = try string(o, "unit")
+        let t = try timestamp(o, "timestamp", now: now)
+        if kind == "blood-pressure" {
+            try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "systolic", "diastolic", "unit", "timestamp", "sequence"])
+            guard unit == "mm[Hg]" else { throw ValidationFailure(field: "unit", message: "blood-pressure unit must be mm[Hg], got \(unit)") }
+            let s = try number(o, "systolic", 40...300), d = try number(o, "diastolic", 20...200)
+            guard d < s else { throw ValidationFailure(field: "diastolic", message: "diastolic \(d) must be below systolic \(s)") }
+            return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [.systolic: s, .diastolic: d])
+        }
+        try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"])
+        guard let (signal, expectedUnit, range) = kinds[kind] else {
+            throw ValidationFailure(field: "kind", message: "unknown kind \(kind); valid: blood-pressure, \(kinds.keys.sorted().joined(separator: ", "))")
+        }
+        guard unit == expectedUnit else { throw ValidationFailure(field: "unit", message: "\(kind) unit must be \(expectedUnit) (UCUM), got \(unit)") }
+        return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [signal: try number(o, "value", range)])
+    }
+}
