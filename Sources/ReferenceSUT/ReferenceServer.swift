@@ -44,6 +44,13 @@ public enum ReferenceServer {
                 return (.ok, .object([("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(parsed.count - accepted)))]))
             }
         }
+        router.post("fhir/Observation") { request, _ in
+            await handle(request, failure: FHIRObservation.outcome) { body throws(ValidationFailure) in
+                let o = try FHIRObservation.parse(body, now: clock())
+                let stored = await store.ingest(o)
+                return (stored ? .created : .ok, .object([("resourceType", .string("Observation")), ("id", .string(o.readingID))]))
+            }
+        }
         router.get("api/v1/alerts") { request, _ in
             let patient = request.uri.queryParameters.get("patient")
             var since: Int64?
@@ -56,19 +63,20 @@ public enum ReferenceServer {
         return router
     }
 
-    static func handle(_ request: Request, _ body: @Sendable (JSONInput) async throws(ValidationFailure) -> (HTTPResponse.Status, JSONValue)) async -> Response {
+    static func handle(_ request: Request, failure: @Sendable (ValidationFailure) -> JSONValue = { $0.json },
+                       _ body: @Sendable (JSONInput) async throws(ValidationFailure) -> (HTTPResponse.Status, JSONValue)) async -> Response {
         guard let buffer = try? await request.body.collect(upTo: maxBody) else {
-            return json(.contentTooLarge, ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json)
+            return json(.contentTooLarge, failure(ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes")))
         }
         guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else {
-            return json(.badRequest, ValidationFailure(field: "", message: "the body is not valid JSON").json)
+            return json(.badRequest, failure(ValidationFailure(field: "", message: "the body is not valid JSON")))
         }
-        guard input.depth <= maxDepth else { return json(.badRequest, ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)").json) }
+        guard input.depth <= maxDepth else { return json(.badRequest, failure(ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)"))) }
         do {
             let (status, value) = try await body(input)
             return json(status, value)
         } catch {
-            return json(.badRequest, error.json)
+            return json(.badRequest, failure(error))
         }
     }
 

@@ -94,4 +94,34 @@ final class ReferenceServerTests: XCTestCase {
         let rules = (try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as! [[String: Any]]).map { $0["rule"] as? String }
         XCTAssertEqual(rules, ["hr.tachycardia"])
     }
+
+    func fhir(_ code: String, _ quantity: String, patient: String = "501", extra: String = "") -> String {
+        #"{"resourceType": "Observation", "status": "final", "code": {"coding": [{"system": "http://loinc.org", "code": "\#(code)"}]}, "subject": {"reference": "Patient/\#(patient)"}, "effectiveDateTime": "2024-11-07T08:00:00Z"\#(quantity.isEmpty ? "" : ", \"valueQuantity\": " + quantity)\#(extra)}"#
+    }
+
+    func testFHIRObservationsWithLOINCAndUCUM() throws {
+        XCTAssertEqual(try post("/fhir/Observation", fhir("8867-4", #"{"value": 72, "unit": "beats/minute", "system": "http://unitsofmeasure.org", "code": "/min"}"#)).0, 201)
+        let bp = fhir("85354-9", "", extra: #", "component": [{"code": {"coding": [{"system": "http://loinc.org", "code": "8480-6"}]}, "valueQuantity": {"value": 185, "system": "http://unitsofmeasure.org", "code": "mm[Hg]"}}, {"code": {"coding": [{"system": "http://loinc.org", "code": "8462-4"}]}, "valueQuantity": {"value": 95, "system": "http://unitsofmeasure.org", "code": "mm[Hg]"}}]"#)
+        XCTAssertEqual(try post("/fhir/Observation", bp).0, 201)
+        XCTAssertEqual(try post("/fhir/Observation", fhir("15074-8", #"{"value": 2.9, "unit": "mmol/L", "system": "http://unitsofmeasure.org", "code": "mmol/L"}"#)).0, 201)
+        let r = try TestSupport.run("curl", ["-s", base + "/api/v1/alerts?patient=501"])
+        let rules = (try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [[String: Any]]).map { $0["rule"] as? String }
+        XCTAssertEqual(rules, ["bp.hypertensive-crisis", "glucose.meter-level2-low"], "185 > 180; 2.9 mmol/L = 52.2 mg/dL < 54")
+
+        let invalid: [(String, String)] = [
+            (fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "bpm"}"#), "valueQuantity.code"),
+            (fhir("8867-4", #"{"value": 72, "code": "/min"}"#), "valueQuantity.system"),
+            (fhir("8867-4", #"{"value": "72", "system": "http://unitsofmeasure.org", "code": "/min"}"#), "valueQuantity.value"),
+            (fhir("1234-5", #"{"value": 1, "system": "http://unitsofmeasure.org", "code": "1"}"#), "code.coding"),
+            (fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "/min"}"#, patient: "").replacingOccurrences(of: "Patient/", with: "Group/"), "subject.reference"),
+            (fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "/min"}"#).replacingOccurrences(of: "\"Observation\"", with: "\"Patient\""), "resourceType"),
+        ]
+        for (body, field) in invalid {
+            let (status, json) = try post("/fhir/Observation", body)
+            XCTAssertEqual(status, 400, body)
+            XCTAssertEqual(json["resourceType"] as? String, "OperationOutcome")
+            let issue = (json["issue"] as? [[String: Any]])?.first
+            XCTAssertEqual(issue?["expression"] as? [String], [field], body)
+        }
+    }
 }
