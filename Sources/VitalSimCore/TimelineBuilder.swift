@@ -100,6 +100,9 @@ struct TimelineBuilder {
             reader.fail(f.value("at"), f.path("at"), "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))")
         }
         let duration = f.duration("duration")?.milliseconds ?? 60_000
+        if kind == .disconnect, let type, type == .cgm || type == .glucometer, duration > 48 * 3_600_000 {
+            reader.fail(f.value("duration"), f.path("duration"), "a \(type.rawValue) keeps 48 h of glucose history for backfill; a disconnect may last at most 48h")
+        }
         var fault = DeviceFault(kind: kind, deviceID: deviceID, start: at, duration: duration, line: f.line)
         let defaultP: Double = kind == .duplicates || kind == .outOfOrder ? 0.2 : (kind == .corrupt ? 0.1 : 1)
         fault.probability = f.number("probability", in: 0...1, unit: "") ?? defaultP

@@ -90,6 +90,12 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(faults.contains { $0.message.contains("overlaps dropout") }, "\(faults)")
     }
 
+    func testGlucoseBackfillWindowIsBounded() {
+        let text = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: cgm").replacingOccurrences(of: "duration: 1h30m", with: "duration: 5d")
+        let i = issues(text + "\n  - at: 1h\n    device: hrm-1\n    fault: disconnect\n    duration: 49h\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].duration" && $0.message.contains("48h") }, "\(i)")
+    }
+
     func testEventKeysAreCheckedPerKind() {
         let i = issues(valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: 20m\n    carbs: 50"))
         XCTAssertTrue(i.contains { $0.field == "timeline[0].carbs" && $0.message.contains("unknown key") }, "\(i)")
