@@ -4,6 +4,10 @@ import VitalSimCore
 public struct ValidationFailure: Error, Equatable, Sendable {
     public var field: String
     public var message: String
+    /// HTTP status: 400 for invalid payloads, 401/403 for credentials.
+    public var status: Int = 400
+
+    public init(field: String, message: String, status: Int = 400) { self.field = field; self.message = message; self.status = status }
     public var json: JSONValue { .object([("error", .string(message)), ("field", .string(field))]) }
 }
 

@@ -21,6 +21,7 @@ extension VitalSim {
         @Option(name: .long, help: "Alert rules file (default: the shipped rules).") var rules: String?
         @Option(name: .long, help: "Take patients' profiles from this scenario file.") var scenario: String?
         @Option(name: .long, help: "A patient's profile, PATIENT=PROFILE (repeatable); others are adult.") var patient: [String] = []
+        @Flag(name: .long, help: "Demo credentials: prints `device-token PATIENT DEVICE TOKEN` per patient (501 and the --patient/--scenario ones) and `reader-token TOKEN`; requests must then carry them.") var dev = false
 
         func run() async throws {
             let ruleSet: [AlertRule]
@@ -40,7 +41,17 @@ extension VitalSim {
                 profiles[parts[0]] = profile
             }
             let store = ReferenceStore(rules: ruleSet, profiles: profiles)
-            let router = ReferenceServer.router(store: store) { Int64(Date().timeIntervalSince1970 * 1000) }
+            var credentials = Credentials()
+            if dev {
+                credentials = Credentials.demo(patients: Array(Set(["501"] + profiles.keys)).sorted())
+                var lines = ""
+                for (token, owner) in credentials.devices.sorted(by: { $0.value.patientID < $1.value.patientID }) {
+                    lines += "device-token \(owner.patientID) \(owner.deviceID) \(token)\n"
+                }
+                for token in credentials.readers.sorted() { lines += "reader-token \(token)\n" }
+                FileHandle.standardOutput.write(Data(lines.utf8))
+            }
+            let router = ReferenceServer.router(store: store, credentials: credentials) { Int64(Date().timeIntervalSince1970 * 1000) }
             let host = self.host
             // Server logs go to standard error at warning level; standard output carries only `listening on URL`.
             var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }

@@ -1,0 +1,35 @@
+/// Device and reader credentials (bearer tokens). When none are configured the API is open.
+public struct Credentials: Sendable {
+    /// Device token → (patient, device): a device may post only for its own patient.
+    public var devices: [String: (patientID: String, deviceID: String)] = [:]
+    /// Tokens allowed to read alerts.
+    public var readers: Set<String> = []
+
+    public init() {}
+
+    /// True when any credential is configured (and so every request must carry one).
+    public var enforced: Bool { !devices.isEmpty || !readers.isEmpty }
+
+    /// Demo credentials for `--dev`: one device token per patient (its VitalEdge phone) and a reader token.
+    public static func demo(patients: [String]) -> Credentials {
+        var c = Credentials()
+        for p in patients { c.devices[token()] = (p, "vitaledge-\(p)") }
+        c.readers.insert(token())
+        return c
+    }
+
+    static func token() -> String {
+        var g = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        return String((0..<32).map { _ in digits[Int(g.next() % 16)] })
+    }
+
+    /// The token of an `Authorization: Bearer …` header value.
+    public static func bearer(_ header: String?) -> String? {
+        guard let h = header, h.hasPrefix("Bearer ") else { return nil }
+        let t = String(h.dropFirst(7)).trimmingWhitespace()
+        return t.isEmpty ? nil : t
+    }
+}
+
+import VitalSimCore
