@@ -64,10 +64,7 @@ final class LinkSession {
         disconnects = scenario.faults(for: spec.id).filter { $0.kind == .disconnect }
         storesRecords = spec.type == .glucometer || spec.type == .cgm
         let t0 = start * 1000
-        let hash = SeededRandom.hash(scenario.seed, UInt64(truncatingIfNeeded: (patientID + spec.id).hashValueStable))
-        var address: [UInt8] = []
-        for i in 0..<6 { address.append(UInt8(truncatingIfNeeded: hash >> UInt64(8 * i))) }
-        address[5] |= 0xC0 // random static address: two top bits set
+        let address = StaticRandomAddress.derive(seed: scenario.seed, label: "\(patientID)/\(spec.id)")
         recorder.powerOn(at: t0 - 2_000_000, name: spec.id, address: address)
         recorder.connect(at: t0 - 1_000_000, central: [0xF5, 0xF4, 0xF3, 0xF2, 0xF1, 0xF0])
         recorder.discovery(at: t0 - 900_000)
@@ -107,14 +104,5 @@ final class LinkSession {
     func finish() throws {
         if inBackfill { recorder.racpDone(.reportStoredRecords, at: recorder.lastTimestamp + 1000) }
         try recorder.finish()
-    }
-}
-
-extension String {
-    /// FNV-1a of the UTF-8 bytes (stable across runs, unlike `hashValue`).
-    public var hashValueStable: UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
-        return h
     }
 }

@@ -43,10 +43,7 @@ public final class LivePeripherals {
         for (i, ((patientID, spec), transportSpec)) in zip(devices, hci).enumerated() {
             let transport = try HCITransports.open(transportSpec)
             let capture = try captureDirectory.map { try BTSnoopWriter(path: "\($0)/\(patientID)-\(spec.id).live.btsnoop") }
-            var address: [UInt8] = []
-            let hash = SeededRandom.hash(scenario.seed, UInt64(truncatingIfNeeded: (patientID + spec.id).hashValueStable))
-            for k in 0..<6 { address.append(UInt8(truncatingIfNeeded: hash >> UInt64(8 * k))) }
-            address[5] |= 0xC0
+            let address = StaticRandomAddress.derive(seed: scenario.seed, label: "\(patientID)/\(spec.id)")
             let p = HCIPeripheral(transport: transport, database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"),
                                   name: spec.id, address: address, capture: capture)
             let store = records

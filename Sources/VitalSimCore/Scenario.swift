@@ -235,15 +235,6 @@ public struct ClinicalEvent: Sendable, Equatable {
 
     /// End of the event (virtual ms).
     public var end: Int64 { start + duration }
-
-    /// Weight 0...1 of the event at time `t`: ramps up over `onset`, holds, ramps down over `offset`.
-    public func envelope(at t: Int64) -> Double {
-        if t < start || t >= end { return 0 }
-        let sinceStart = Double(t - start), untilEnd = Double(end - t)
-        let up = onset > 0 ? Math.smoothstep(sinceStart / Double(onset)) : 1
-        let down = offset > 0 ? Math.smoothstep(untilEnd / Double(offset)) : 1
-        return Swift.min(up, down)
-    }
 }
 
 /// Device fault kinds.
