@@ -24,6 +24,13 @@ public struct Credentials: Sendable {
         return String((0..<32).map { _ in digits[Int(g.next() % 16)] })
     }
 
+    /// The credential of a request: the bearer token, or else the `X-API-Key` value.
+    public static func token(_ authorization: String?, apiKey: String?) -> String? {
+        if let t = bearer(authorization) { return t }
+        guard let k = apiKey?.trimmingWhitespace(), !k.isEmpty else { return nil }
+        return k
+    }
+
     /// The token of an `Authorization: Bearer …` header value.
     public static func bearer(_ header: String?) -> String? {
         guard let h = header, h.hasPrefix("Bearer ") else { return nil }

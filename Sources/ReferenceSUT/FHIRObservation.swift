@@ -11,6 +11,7 @@ public enum FHIRObservation {
         "8310-5": (.temperature, ["Cel": 1], 25...45),
         "29463-7": (.weight, ["kg": 1, "g": 0.001, "[lb_av]": 0.45359237], 0.3...400),
         "9279-1": (.respirationRate, ["/min": 1], 2...100),
+        "55423-8": (.steps, ["{steps}": 1, "/d": 1, "/(24.h)": 1, "1": 1], 0...200_000),
     ]
     static let components: [String: Signal] = ["8480-6": .systolic, "8462-4": .diastolic]
 
@@ -61,7 +62,7 @@ public enum FHIRObservation {
             throw ValidationFailure(field: "subject.reference", message: "subject.reference must be Patient/ID")
         }
         let patient = String(subject.dropFirst(8))
-        let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now)
+        let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now, offsets: true)
         var device = "fhir"
         if case let .string(d)? = member(o["device"], "reference") { device = String(d.split(separator: "/").last ?? "fhir") }
         let code = try loinc(o["code"], field: "code")

@@ -45,3 +45,14 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
         }
     }
 }
+
+extension JSONInput {
+    /// The value of a JSON number (integer or not); nil for other types.
+    public var doubleValue: Double? {
+        switch self {
+        case let .integer(i): Double(i)
+        case let .number(d): d
+        default: nil
+        }
+    }
+}

@@ -15,6 +15,10 @@ public enum Signal: String, Sendable, CaseIterable {
     /// A logged feed, mL.
     case feeding
     case battery
+    /// Daily step count (VitalEdge summaries, FHIR 55423-8).
+    case steps
+    /// Daily active energy, kcal (VitalEdge summaries).
+    case calories
 }
 
 /// One validated reading as the reference SUT stores and judges it (by device time).

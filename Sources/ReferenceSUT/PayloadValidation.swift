@@ -46,12 +46,13 @@ public enum PayloadValidation {
         return d
     }
 
-    static func timestamp(_ o: [String: JSONInput], _ key: String, now: Int64) throws(ValidationFailure) -> Int64 {
+    /// ISO-8601 UTC (`…Z`, the seeds' format); with `offsets`, any RFC 3339 offset and fraction (FHIR `dateTime`).
+    static func timestamp(_ o: [String: JSONInput], _ key: String, now: Int64, offsets: Bool = false) throws(ValidationFailure) -> Int64 {
         let s = try string(o, key)
-        guard let c = CivilTime(iso8601: s) else {
-            throw ValidationFailure(field: key, message: "\(key) must be ISO-8601 UTC such as 2024-11-07T12:34:58Z, got '\(s)'")
+        guard let t = offsets ? CivilTime.unixMilliseconds(rfc3339: s) : CivilTime(iso8601: s)?.unixMilliseconds else {
+            throw ValidationFailure(field: key, message: offsets ? "\(key) must be a FHIR dateTime with time zone such as 2024-11-07T14:34:58+02:00, got '\(s)'"
+                                                         : "\(key) must be ISO-8601 UTC such as 2024-11-07T12:34:58Z, got '\(s)'")
         }
-        let t = c.unixMilliseconds
         guard t <= now + futureSkew else { throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future") }
         return t
     }
@@ -72,10 +73,14 @@ public enum PayloadValidation {
     }
 
     /// `POST /api/healthkit`: `{userId, timestamp, stepCount, caloriesBurned}` (seed 001 §3.3.1, seed 002 §2.2.1).
-    public static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> (patientID: String, time: Int64, steps: Int64, calories: Int64) {
+    /// The summary is stored as an observation with id `USER/healthkit/TIME` (steps and calories; no alert rule uses them).
+    public static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
         try noExtraKeys(o, ["userId", "timestamp", "stepCount", "caloriesBurned"])
-        return (try string(o, "userId"), try timestamp(o, "timestamp", now: now), try integer(o, "stepCount", 0...200_000), try integer(o, "caloriesBurned", 0...20_000))
+        let user = try string(o, "userId"), t = try timestamp(o, "timestamp", now: now)
+        let steps = try integer(o, "stepCount", 0...200_000), calories = try integer(o, "caloriesBurned", 0...20_000)
+        return Observation(readingID: "\(user)/healthkit/\(t)", patientID: user, deviceID: "vitaledge-\(user)", time: t,
+                           values: [.steps: Double(steps), .calories: Double(calories)])
     }
 
     /// Physiologically possible ranges and units of generic observations.
@@ -83,6 +88,7 @@ public enum PayloadValidation {
         "heart-rate": (.heartRate, "/min", 20...300), "glucose": (.glucose, "mg/dL", 10...1000), "cgm": (.cgm, "mg/dL", 20...600),
         "spo2": (.spo2, "%", 30...100), "temperature": (.temperature, "Cel", 25...45), "respiration-rate": (.respirationRate, "/min", 2...100),
         "weight": (.weight, "kg", 0.3...400), "feeding": (.feeding, "mL", 0...2000), "battery": (.battery, "%", 0...100),
+        "steps": (.steps, "/d", 0...200_000),
     ]
 
     /// `POST /api/v1/observations` item: `{readingId, patientId, deviceId, kind, value, unit, timestamp}`, or for

@@ -1,115 +1,163 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import VitalSimCore
 
-/// The reference SUT's HTTP API (plain HTTP for now; TLS, credentials, MQTT, storage and alert
-/// delivery other than polling are not built yet — see docs/alert-rules.md "Status").
+/// The reference SUT's HTTP API (see docs/openapi.yaml).
 public enum ReferenceServer {
     /// Largest accepted request body and JSON nesting.
     public static let maxBody = 256 * 1024
     public static let maxDepth = 8
+    /// Most observations in one batch.
+    public static let maxBatch = 1000
 
-    /// Routes of the SUT contract built so far.
-    public static func router(store: ReferenceStore, credentials: Credentials = Credentials(), clock: @escaping @Sendable () -> Int64) -> Router<BasicRequestContext> {
+    typealias Owner = (patientID: String, deviceID: String)
+
+    /// Every route of the SUT contract.
+    public static func router(_ context: ServerContext) -> Router<BasicRequestContext> {
         let router = Router()
-        /// 401 without a known device token (checked before the body is validated).
-        @Sendable func authenticate(_ request: Request) throws(ValidationFailure) -> (patientID: String, deviceID: String)? {
-            guard credentials.enforced else { return nil }
-            guard let token = Credentials.bearer(request.headers[.authorization]), let owner = credentials.devices[token] else {
-                throw ValidationFailure(field: "Authorization", message: "a device bearer token is required", status: 401)
-            }
-            return owner
-        }
-        /// 403 when the payload names another patient than the token's device belongs to.
-        @Sendable func authorize(_ owner: (patientID: String, deviceID: String)?, patients: [String]) throws(ValidationFailure) {
-            guard let owner, let other = patients.first(where: { $0 != owner.patientID }) else { return }
-            throw ValidationFailure(field: "patient", message: "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other)", status: 403)
-        }
+        router.add(middleware: RequestMetricsMiddleware(metrics: context.metrics))
         router.get("healthz") { _, _ in json(.ok, .object([("status", .string("ok"))])) }
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: context.metrics.render())))
+        }
         router.post("api/iot-heart-rate") { request, _ in
-            await handle(request) { body throws(ValidationFailure) in
-                let owner = try authenticate(request)
-                let o = try PayloadValidation.iotHeartRate(body, now: clock())
-                try authorize(owner, patients: [o.patientID])
-                await store.ingest(o)
-                return (.ok, .object([("status", .string("accepted")), ("readingId", .string(o.readingID))]))
+            await ingest(request, context, source: "iot-heart-rate") { body, now throws(ValidationFailure) in [try PayloadValidation.iotHeartRate(body, now: now)] } reply: { o, _ in
+                (.ok, .object([("status", .string("accepted")), ("readingId", .string(o[0].readingID))]))
             }
         }
         router.post("api/healthkit") { request, _ in
-            await handle(request) { body throws(ValidationFailure) in
-                let owner = try authenticate(request)
-                let s = try PayloadValidation.healthKitSummary(body, now: clock())
-                try authorize(owner, patients: [s.patientID])
-                await store.ingestSummary(patientID: s.patientID, time: s.time, steps: s.steps, calories: s.calories)
-                return (.ok, .object([("status", .string("accepted"))]))
+            await ingest(request, context, source: "healthkit") { body, now throws(ValidationFailure) in [try PayloadValidation.healthKitSummary(body, now: now)] } reply: { _, _ in
+                (.ok, .object([("status", .string("accepted"))]))
             }
         }
         router.post("api/v1/observations") { request, _ in
-            await handle(request) { body throws(ValidationFailure) in
-                let owner = try authenticate(request)
+            await ingest(request, context, source: "observations") { body, now throws(ValidationFailure) in
                 var items: [JSONInput] = []
                 if case let .array(a) = body { items = a } else { items = [body] }
-                guard !items.isEmpty, items.count <= 1000 else { throw ValidationFailure(field: "", message: "send 1 to 1000 observations") }
+                guard !items.isEmpty, items.count <= maxBatch else { throw ValidationFailure(field: "", message: "send 1 to \(maxBatch) observations") }
                 var parsed: [Observation] = []
                 for (i, item) in items.enumerated() {
-                    do throws(ValidationFailure) { parsed.append(try PayloadValidation.observation(item, now: clock())) } catch {
-                        throw ValidationFailure(field: items.count > 1 ? "[\(i)].\(error.field)" : error.field, message: error.message)
+                    do throws(ValidationFailure) { parsed.append(try PayloadValidation.observation(item, now: now)) } catch {
+                        throw ValidationFailure(field: items.count > 1 || body.isArray ? "[\(i)].\(error.field)" : error.field, message: error.message)
                     }
                 }
-                try authorize(owner, patients: parsed.map(\.patientID))
-                var accepted = 0
-                for o in parsed where await store.ingest(o) { accepted += 1 }
+                let ids = parsed.map(\.readingID)
+                if let dup = ids.indices.first(where: { i in ids[..<i].contains(ids[i]) }) {
+                    throw ValidationFailure(field: "[\(dup)].readingId", message: "readingId \(ids[dup]) appears twice in one batch")
+                }
+                return parsed
+            } reply: { parsed, fresh in
+                let accepted = fresh.filter { $0 }.count
                 return (.ok, .object([("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(parsed.count - accepted)))]))
             }
         }
         router.post("fhir/Observation") { request, _ in
-            await handle(request, failure: FHIRObservation.outcome) { body throws(ValidationFailure) in
-                let owner = try authenticate(request)
-                let o = try FHIRObservation.parse(body, now: clock())
-                try authorize(owner, patients: [o.patientID])
-                let stored = await store.ingest(o)
-                return (stored ? .created : .ok, .object([("resourceType", .string("Observation")), ("id", .string(o.readingID))]))
+            await ingest(request, context, source: "fhir", failure: FHIRObservation.outcome) { body, now throws(ValidationFailure) in
+                [try FHIRObservation.parse(body, now: now)]
+            } reply: { o, fresh in
+                (fresh[0] ? .created : .ok, .object([("resourceType", .string("Observation")), ("id", .string(o[0].readingID))]))
             }
         }
         router.get("api/v1/alerts") { request, _ in
-            if credentials.enforced {
-                guard let token = Credentials.bearer(request.headers[.authorization]) else {
-                    return json(.unauthorized, ValidationFailure(field: "Authorization", message: "a reader bearer token is required").json)
-                }
-                guard credentials.readers.contains(token) else {
-                    return json(.forbidden, ValidationFailure(field: "Authorization", message: "this token may not read alerts").json)
-                }
-            }
+            if let refusal = authorizeReader(request, context) { return refusal }
             let patient = request.uri.queryParameters.get("patient")
             var since: Int64?
             if let s = request.uri.queryParameters.get("since") {
                 guard let c = CivilTime(iso8601: s) else { return json(.badRequest, ValidationFailure(field: "since", message: "since must be ISO-8601 UTC").json) }
                 since = c.unixMilliseconds
             }
-            return json(.ok, .array(await store.alerts(patient: patient, since: since).map(\.json)))
+            return json(.ok, .array(await context.store.alerts(patient: patient, since: since).map(\.json)))
+        }
+        router.get("api/v1/alerts/stream") { request, _ in
+            if let refusal = authorizeReader(request, context) { return refusal }
+            let patient = request.uri.queryParameters.get("patient")
+            var after: Int?
+            if let last = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters.get("after") {
+                guard let n = Int(last), n >= -1 else { return json(.badRequest, ValidationFailure(field: "Last-Event-ID", message: "expected an event id (an integer)").json) }
+                after = n
+            }
+            let feed = await context.store.feed(patient: patient, after: after)
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": vitalsim alert stream\n\n"))
+                for await (sequence, alert) in feed {
+                    try await writer.write(ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n"))
+                }
+                try await writer.finish(nil)
+            })
         }
         return router
     }
 
-    static func handle(_ request: Request, failure: @Sendable (ValidationFailure) -> JSONValue = { $0.json },
-                       _ body: @Sendable (JSONInput) async throws(ValidationFailure) -> (HTTPResponse.Status, JSONValue)) async -> Response {
+    /// 401 without a device credential (checked before the body), 403 for another patient's data, 429 over the rate.
+    static func ingest(_ request: Request, _ context: ServerContext, source: String, failure: @escaping @Sendable (ValidationFailure) -> JSONValue = { $0.json },
+                       parse: @escaping @Sendable (JSONInput, Int64) throws(ValidationFailure) -> [Observation],
+                       reply: @escaping @Sendable ([Observation], [Bool]) -> (HTTPResponse.Status, JSONValue)) async -> Response {
+        let receivedAt = ContinuousClock.now
+        let metrics = context.metrics
+        var owner: Owner?
+        if context.credentials.enforced {
+            guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]),
+                  let o = context.credentials.devices[token] else {
+                metrics.count("vitalsim_readings_total", ["source": source, "outcome": "unauthorized"])
+                return json(.unauthorized, failure(ValidationFailure(field: "Authorization", message: "a device credential is required (Authorization: Bearer TOKEN or X-API-Key)", status: 401)))
+            }
+            owner = o
+        }
         guard let buffer = try? await request.body.collect(upTo: maxBody) else {
             return json(.contentTooLarge, failure(ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes")))
         }
-        guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else {
-            return json(.badRequest, failure(ValidationFailure(field: "", message: "the body is not valid JSON")))
-        }
-        guard input.depth <= maxDepth else { return json(.badRequest, failure(ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)"))) }
-        do {
-            let (status, value) = try await body(input)
-            return json(status, value)
+        let observations: [Observation]
+        do throws(ValidationFailure) {
+            guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else { throw ValidationFailure(field: "", message: "the body is not valid JSON") }
+            guard input.depth <= maxDepth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)") }
+            observations = try parse(input, context.clock())
         } catch {
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rejected"])
+            if context.faults.acceptInvalid {
+                return json(source == "fhir" ? .created : .ok, .object([("status", .string("accepted"))]))
+            }
             return json(HTTPResponse.Status(code: error.status), failure(error))
         }
+        if let owner, let other = observations.first(where: { $0.patientID != owner.patientID }) {
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "forbidden"])
+            return json(.forbidden, failure(ValidationFailure(field: "patient", message: "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other.patientID)", status: 403)))
+        }
+        let key = owner?.deviceID ?? observations.first.map { "\($0.patientID)/\($0.deviceID)" } ?? ""
+        if let wait = context.limiter.take(key, cost: Double(observations.count)) {
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rate-limited"], by: Double(observations.count))
+            var r = json(.tooManyRequests, failure(ValidationFailure(field: "", message: "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry later", status: 429)))
+            r.headers[.retryAfter] = String(max(1, Int(wait.rounded(.up))))
+            return r
+        }
+        do throws(StorageError) {
+            let fresh = try await context.store.ingest(observations, receivedAt: receivedAt, source: source)
+            let (status, value) = reply(observations, fresh)
+            return json(status, value)
+        } catch {
+            return json(.serviceUnavailable, failure(ValidationFailure(field: "", message: "the reading could not be stored; retry", status: 503)))
+        }
+    }
+
+    /// Nil when the request may read alerts; otherwise the 401/403 response.
+    static func authorizeReader(_ request: Request, _ context: ServerContext) -> Response? {
+        guard context.credentials.enforced else { return nil }
+        guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]) else {
+            return json(.unauthorized, ValidationFailure(field: "Authorization", message: "a reader credential is required (Authorization: Bearer TOKEN)", status: 401).json)
+        }
+        guard context.credentials.readers.contains(token) else {
+            return json(.forbidden, ValidationFailure(field: "Authorization", message: "this credential may not read alerts", status: 403).json)
+        }
+        return nil
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
     }
+}
+
+extension JSONInput {
+    var isArray: Bool { if case .array = self { true } else { false } }
 }

@@ -1,40 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VitalSimCore
 
-/// The reference SUT's state behind one actor: observations (idempotent by reading id), the alert
-/// engine, and the alerts raised. In memory for now: the SQLite/PostgreSQL storage of issue 3 is
-/// not built yet, so a restart loses everything.
+/// The reference SUT's state behind one actor: idempotent ingestion (by reading id), the alert
+/// engine, durable storage with group commit, and alert publication to every channel.
+///
+/// A reading is acknowledged only after the transaction holding it (and the alerts it raised) has
+/// committed; a duplicate is acknowledged only once the original is durable. At start
+/// ``recover()`` replays the stored readings through the engine, so its windows and latches
+/// survive restarts.
 public actor ReferenceStore {
     let engine: AlertEngine
-    public private(set) var alerts: [Alert] = []
-    public private(set) var accepted = 0
-    public private(set) var duplicates = 0
+    let storage: any ReadingStorage
+    let committer: GroupCommitter
+    public nonisolated let hub: AlertHub
+    public nonisolated let metrics: ServerMetrics
+    let faults: FaultPlan
+    var published: [Alert] = []
     var seen: Set<String> = []
-    var summaries: [String: (steps: Int64, calories: Int64)] = [:]
+    var accepted = 0
 
-    public init(rules: [AlertRule], profiles: [String: Profile]) { engine = AlertEngine(rules: rules, profiles: profiles) }
-
-    /// Stores and judges an observation; returns false for a duplicate (acknowledged, not counted twice).
-    @discardableResult
-    public func ingest(_ o: Observation) -> Bool {
-        guard seen.insert(o.readingID).inserted else { duplicates += 1; return false }
-        accepted += 1
-        alerts += engine.advance(to: o.time)
-        alerts += engine.ingest(o)
-        return true
+    public init(rules: [AlertRule], profiles: [String: Profile], storage: any ReadingStorage, hub: AlertHub, faults: FaultPlan = FaultPlan()) {
+        engine = AlertEngine(rules: rules, profiles: profiles)
+        self.storage = storage
+        committer = GroupCommitter(storage: storage)
+        self.hub = hub
+        metrics = hub.metrics
+        self.faults = faults
     }
 
-    /// Stores a VitalEdge daily summary (no alert rule uses steps or calories).
+    /// Loads what storage holds and replays it through the engine; returns the counts.
     @discardableResult
-    public func ingestSummary(patientID: String, time: Int64, steps: Int64, calories: Int64) -> Bool {
-        let key = "\(patientID)/healthkit/\(time)"
-        guard seen.insert(key).inserted else { duplicates += 1; return false }
-        accepted += 1
-        summaries[key] = (steps, calories)
-        return true
+    public func recover() async throws(StorageError) -> (readings: Int, alerts: Int) {
+        let state = try await storage.load()
+        for o in state.observations where seen.insert(o.readingID).inserted {
+            _ = engine.advance(to: o.time)
+            _ = engine.ingest(o)
+        }
+        accepted = seen.count
+        published = state.alerts
+        return (state.observations.count, state.alerts.count)
     }
 
-    /// Alerts of a patient (or all), raised at or after `since` (Unix ms).
+    /// Stores and judges observations; returns which were new (false: a duplicate, acknowledged and
+    /// not counted twice). Returns after the storage commit.
+    public func ingest(_ observations: [Observation], receivedAt: ContinuousClock.Instant = .now, source: String = "http") async throws(StorageError) -> [Bool] {
+        var fresh: [Observation] = []
+        var raised: [Alert] = []
+        var results: [Bool] = []
+        for o in observations {
+            if let n = faults.crashAfter, accepted >= n {
+                // The crash-after fault: die as abruptly as `kill -9`.
+                kill(getpid(), SIGKILL)
+            }
+            guard seen.insert(o.readingID).inserted else { results.append(false); continue }
+            accepted += 1
+            fresh.append(o)
+            results.append(true)
+            raised += engine.advance(to: o.time)
+            raised += engine.ingest(o)
+        }
+        raised = faults.apply(raised)
+        do throws(StorageError) {
+            try await committer.submit(StorageBatch(observations: fresh, alerts: raised))
+        } catch {
+            for o in fresh { seen.remove(o.readingID) }
+            accepted -= fresh.count
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "storage-failed"], by: Double(fresh.count))
+            throw error
+        }
+        metrics.count("vitalsim_readings_total", ["source": source, "outcome": "accepted"], by: Double(fresh.count))
+        if fresh.count < observations.count {
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "duplicate"], by: Double(observations.count - fresh.count))
+        }
+        if !raised.isEmpty {
+            if faults.delayAlertsMilliseconds > 0 {
+                let delay = faults.delayAlertsMilliseconds
+                Task {
+                    try? await Task.sleep(for: .milliseconds(delay))
+                    await self.publish(raised, receivedAt: receivedAt)
+                }
+            } else {
+                await publish(raised, receivedAt: receivedAt)
+            }
+        }
+        return results
+    }
+
+    /// Stores and judges one observation; false for a duplicate.
+    @discardableResult
+    public func ingest(_ o: Observation, receivedAt: ContinuousClock.Instant = .now, source: String = "http") async throws(StorageError) -> Bool {
+        try await ingest([o], receivedAt: receivedAt, source: source)[0]
+    }
+
+    func publish(_ alerts: [Alert], receivedAt: ContinuousClock.Instant) async {
+        let latency = ContinuousClock.now - receivedAt
+        let seconds = Double(latency.components.seconds) + Double(latency.components.attoseconds) * 1e-18
+        for a in alerts {
+            published.append(a)
+            metrics.count("vitalsim_alerts_total", ["rule": a.rule, "severity": a.severity.rawValue])
+            metrics.observeAlertLatency(seconds: seconds)
+            await hub.deliver(a, sequence: published.count - 1)
+        }
+    }
+
+    /// Published alerts of a patient (or all), raised at or after `since` (Unix ms, device time).
     public func alerts(patient: String?, since: Int64?) -> [Alert] {
-        alerts.filter { (patient == nil || $0.patientID == patient) && $0.raisedAt >= (since ?? .min) }
+        published.filter { (patient == nil || $0.patientID == patient) && $0.raisedAt >= (since ?? .min) }
     }
+
+    /// An SSE feed: alerts published after sequence `after` (all when nil), then live ones, as
+    /// `(sequence, alert)` with increasing sequences.
+    public func feed(patient: String?, after: Int?) async -> AsyncStream<(Int, Alert)> {
+        let (_, live) = await hub.subscribe(patient: patient)
+        let start = (after ?? -1) + 1
+        let backlog = start < published.count ? Array(published[start...].enumerated()).map { ($0.offset + start, $0.element) } : []
+        let snapshotEnd = published.count - 1
+        return AsyncStream { continuation in
+            let task = Task {
+                for (i, a) in backlog where patient == nil || a.patientID == patient { continuation.yield((i, a)) }
+                for await (i, a) in live where i > snapshotEnd { continuation.yield((i, a)) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Number of readings accepted (including those recovered from storage).
+    public var acceptedCount: Int { accepted }
 }

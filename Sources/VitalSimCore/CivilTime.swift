@@ -71,6 +71,32 @@ public struct CivilTime: Equatable, Sendable {
         guard CivilTime(unixMilliseconds: unixMilliseconds) == self else { return nil }
     }
 
+    /// Unix ms of an RFC 3339 / FHIR `dateTime` with a time: `YYYY-MM-DDThh:mm:ss[.f…](Z|±hh:mm)`, any number
+    /// of fraction digits (truncated to ms), any offset; nil otherwise.
+    public static func unixMilliseconds(rfc3339 text: String) -> Int64? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58 else { return nil }
+        var i = 19
+        var fraction = ""
+        if i < b.count, b[i] == 46 {
+            i += 1
+            let start = i
+            while i < b.count, (48...57).contains(b[i]) { i += 1 }
+            guard i > start else { return nil }
+            fraction = String(decoding: b[start..<min(i, start + 3)], as: UTF8.self)
+            fraction += String(repeating: "0", count: 3 - fraction.count)
+        }
+        let base = String(decoding: b[0..<19], as: UTF8.self) + (fraction.isEmpty ? "" : "." + fraction) + "Z"
+        guard let utc = CivilTime(iso8601: base) else { return nil }
+        let zone = Array(b[i...])
+        if zone == [90] || zone == [122] { return utc.unixMilliseconds }
+        guard zone.count == 6, zone[0] == 43 || zone[0] == 45, zone[3] == 58,
+              let h = Int(String(decoding: zone[1..<3], as: UTF8.self)), let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
+              h <= 23, m <= 59 else { return nil }
+        let offset = Int64(h * 60 + m) * 60_000
+        return zone[0] == 43 ? utc.unixMilliseconds - offset : utc.unixMilliseconds + offset
+    }
+
     private func pad(_ v: Int, _ width: Int) -> String {
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s

@@ -43,7 +43,8 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return SeededRandom.splitMix(&x)
     }
 
-    static func fnv1a(_ text: String) -> UInt64 {
+    /// FNV-1a of the UTF-8 bytes: stable across runs and machines (unlike `hashValue`).
+    public static func fnv1a(_ text: String) -> UInt64 {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return h

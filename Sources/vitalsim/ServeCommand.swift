@@ -1,66 +1,121 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import Logging
 import ReferenceSUT
 import VitalSimCore
 
 extension VitalSim {
-    /// `vitalsim serve` — the reference SUT (partial: see docs/alert-rules.md "Status").
+    /// `vitalsim serve` — the reference SUT.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run the reference SUT: VitalEdge and observation ingestion, the alert engine, alert polling (plain HTTP; partial).",
+            abstract: "Run the reference SUT: the remote-monitoring backend of the source documents.",
             discussion: """
-            Built so far: POST /api/iot-heart-rate and /api/healthkit (seeds 001/002), POST /api/v1/observations,
-            GET /api/v1/alerts?patient=&since=, GET /healthz; observations kept in memory. Not yet: HTTPS, credentials,
-            FHIR, MQTT, storage, webhook/MQTT/SSE delivery, faulty modes. Prints `listening on URL` when ready.
+            HTTP(S) ingestion (POST /api/iot-heart-rate, /api/healthkit, /api/v1/observations, /fhir/Observation), MQTT ingestion
+            (vitals/{patientId}/{kind}), the alert engine, alert delivery (GET /api/v1/alerts, SSE /api/v1/alerts/stream, webhook,
+            MQTT alerts/{patientId}), SQLite or PostgreSQL storage, /healthz and /metrics. See docs/openapi.yaml and docs/alert-rules.md.
+            Standard output carries `ca-certificate PATH` (with --self-signed), the --dev credentials and finally `listening on URL`.
+            SIGTERM drains in-flight requests before exiting.
             """
         )
         @Option(name: .long, help: "Address to bind (loopback by default).") var host = "127.0.0.1"
         @Option(name: .long, help: "Port; 0 picks a free one.") var port = 8080
-        @Option(name: .long, help: "Alert rules file (default: the shipped rules).") var rules: String?
+        @Option(name: .long, help: "Alert rules file (default: the shipped rules, docs/alert-rules.md).") var rules: String?
         @Option(name: .long, help: "Take patients' profiles from this scenario file.") var scenario: String?
         @Option(name: .long, help: "A patient's profile, PATIENT=PROFILE (repeatable); others are adult.") var patient: [String] = []
-        @Flag(name: .long, help: "Demo credentials: prints `device-token PATIENT DEVICE TOKEN` per patient (501 and the --patient/--scenario ones) and `reader-token TOKEN`; requests must then carry them.") var dev = false
+        @Flag(name: .long, help: "Demo mode: plain HTTP, a temporary SQLite database, and printed credentials (`device-token PATIENT DEVICE TOKEN` per patient, 501 among them, and `reader-token TOKEN`).") var dev = false
+        @Option(name: .long, help: "Credentials file (YAML: devices with token/patient/device, readers with token).") var credentials: String?
+        @Option(name: .long, help: "SQLite file path, or postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: vitalsim-sut.sqlite; --dev: a temporary file).") var database: String?
+        @Option(name: .long, help: "PEM certificate chain for HTTPS.") var tlsCert: String?
+        @Option(name: .long, help: "PEM private key for HTTPS.") var tlsKey: String?
+        @Flag(name: .long, help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`).") var selfSigned = false
+        @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt: String?
+        @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
+        @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
+        @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
+        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "warning"
+
+        func validate() throws {
+            if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+            if selfSigned && tlsCert != nil { throw ValidationError("use either --self-signed or --tls-cert/--tls-key") }
+            if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
+            if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+            if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
+            if rateLimit < 0 { throw ValidationError("--rate-limit must be ≥ 0") }
+            if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
+            if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) { throw ValidationError("--webhook must be an http:// or https:// URL") }
+        }
 
         func run() async throws {
-            let ruleSet: [AlertRule]
+            var config = ReferenceServiceConfiguration()
+            config.host = host
+            config.port = port
+            config.rateLimit = rateLimit
+            config.webhook = webhook
+            if let mqtt { config.mqtt = parseHostPort(mqtt) }
             do {
-                if let rules { ruleSet = try RuleSetLoader.parse(try FileText.read(rules), file: rules) } else { ruleSet = try RuleSetLoader.defaultRules() }
+                if let rules { config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules) } else { config.rules = try RuleSetLoader.defaultRules() }
+                if let scenario { for p in try ScenarioLoader.load(path: scenario).patients { config.profiles[p.id] = p.profile } }
+                if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }
             } catch let e as ScenarioLoadError { printError(e.description); throw ExitCodes.input } catch { printError("\(error)"); throw ExitCodes.input }
-            var profiles: [String: Profile] = [:]
-            if let scenario {
-                do { for p in try ScenarioLoader.load(path: scenario).patients { profiles[p.id] = p.profile } } catch { printError(error.description); throw ExitCodes.input }
-            }
             for item in patient {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let profile = Profile(rawValue: parts[1]) else {
                     printError("--patient: expected PATIENT=PROFILE with a profile of \(Profile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(item)'")
                     throw ExitCodes.input
                 }
-                profiles[parts[0]] = profile
+                config.profiles[parts[0]] = profile
             }
-            let store = ReferenceStore(rules: ruleSet, profiles: profiles)
-            var credentials = Credentials()
+            let known = Set(config.rules.map(\.id))
+            for f in fault {
+                do throws(FaultPlanError) { try config.faults.add(f, knownRules: known) } catch { printError(error.description); throw ExitCodes.input }
+            }
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-serve-\(getpid())").path
+            if let database {
+                config.storage = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") ? .postgres(url: database) : .sqlite(path: database)
+            } else if dev {
+                try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+                config.storage = .sqlite(path: scratch + "/sut.sqlite")
+            }
+            if selfSigned { config.tls = .selfSigned(directory: scratch + "/tls") } else if let tlsCert, let tlsKey { config.tls = .files(certificate: tlsCert, key: tlsKey) }
+
+            var out = ""
             if dev {
-                credentials = Credentials.demo(patients: Array(Set(["501"] + profiles.keys)).sorted())
-                var lines = ""
-                for (token, owner) in credentials.devices.sorted(by: { $0.value.patientID < $1.value.patientID }) {
-                    lines += "device-token \(owner.patientID) \(owner.deviceID) \(token)\n"
+                config.credentials = Credentials.demo(patients: Array(Set(["501"] + config.profiles.keys)).sorted())
+                for (token, owner) in config.credentials.devices.sorted(by: { $0.value.patientID < $1.value.patientID }) {
+                    out += "device-token \(owner.patientID) \(owner.deviceID) \(token)\n"
                 }
-                for token in credentials.readers.sorted() { lines += "reader-token \(token)\n" }
-                FileHandle.standardOutput.write(Data(lines.utf8))
+                for token in config.credentials.readers.sorted() { out += "reader-token \(token)\n" }
+            } else if !config.credentials.enforced {
+                printError("vitalsim serve: no credentials configured — the API is open to anyone who can reach \(host) (use --credentials FILE or --dev)")
             }
-            let router = ReferenceServer.router(store: store, credentials: credentials) { Int64(Date().timeIntervalSince1970 * 1000) }
-            let host = self.host
-            // Server logs go to standard error at warning level; standard output carries only `listening on URL`.
+            if config.faults.isActive {
+                let banner = String(repeating: "!", count: 78)
+                printError(([banner, "!!! FAULTY MODE: this reference SUT misbehaves ON PURPOSE (vitalsim serve --fault)"]
+                    + config.faults.summary.map { "!!!   \($0)" } + [banner]).joined(separator: "\n"))
+            }
+            let credentialLines = out
             var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }
-            logger.logLevel = .warning
-            let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)), onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? 0
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
-            }, logger: logger)
-            try await app.runService()
+            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+            do throws(ReferenceSetupError) {
+                try await ReferenceService.run(config, logger: logger) { line in
+                    // Credentials go out just before the listening line, so that a reader of stdout has them when the server is ready.
+                    let text = line.hasPrefix("listening on") ? credentialLines + line + "\n" : line + "\n"
+                    FileHandle.standardOutput.write(Data(text.utf8))
+                }
+            } catch {
+                printError("vitalsim serve: \(error)")
+                try? FileManager.default.removeItem(atPath: scratch)
+                throw ExitCodes.infrastructure
+            }
+            try? FileManager.default.removeItem(atPath: scratch)
         }
     }
+}
+
+/// `HOST:PORT` (IPv6 as `[::1]:PORT`).
+func parseHostPort(_ text: String) -> (host: String, port: Int)? {
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+    var host = String(text[..<colon])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    return host.isEmpty ? nil : (host, port)
 }

@@ -30,6 +30,8 @@ struct VitalSim: AsyncParsableCommand {
 enum ExitCodes {
     /// Usage or input error (bad scenario, bad flag, bad payload).
     static let input = ExitCode(2)
+    /// Infrastructure failure (a server, broker or database unreachable, a port in use).
+    static let infrastructure = ExitCode(3)
 }
 
 /// Writes to standard error.

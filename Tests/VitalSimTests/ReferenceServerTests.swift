@@ -4,29 +4,21 @@ import XCTest
 /// `vitalsim serve` started for real on an ephemeral port: seed payloads accepted, invalid payloads
 /// rejected with the offending field, duplicates acknowledged once, alerts raised and polled.
 final class ReferenceServerTests: XCTestCase {
-    var server: Process?
+    var server: SUTProcess?
     var base = ""
+    var directory = ""
 
     override func setUpWithError() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        p.arguments = ["serve", "--port", "0", "--patient", "504=diabetic-cgm"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        server = p
-        var text = ""
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while !text.contains("\n"), Date() < deadline { text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) }
-        let line = text.split(separator: "\n").first.map(String.init) ?? ""
-        XCTAssertTrue(line.hasPrefix("listening on http://127.0.0.1:"), line)
-        base = String(line.dropFirst("listening on ".count))
+        directory = TestSupport.temporaryDirectory("sut")
+        let s = try SUTProcess(["--patient", "504=diabetic-cgm", "--database", directory + "/sut.sqlite"], directory: directory)
+        XCTAssertTrue(s.base.hasPrefix("http://127.0.0.1:"), s.base)
+        server = s
+        base = s.base
     }
 
     override func tearDown() {
-        server?.terminate()
-        server?.waitUntilExit()
+        XCTAssertEqual(server?.stop(), 0, "SIGTERM ends the server cleanly")
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     func post(_ path: String, _ body: String) throws -> (Int, [String: Any]) {

@@ -1,0 +1,48 @@
+import VitalSimCore
+import Yams
+
+/// Loads a credentials file (`vitalsim serve --credentials FILE`):
+///
+/// ```yaml
+/// devices:
+///   - token: 3f9c…            # bearer token (or API key sent as X-API-Key)
+///     patient: "501"
+///     device: hr-strap-501
+/// readers:
+///   - token: 77ab…
+/// ```
+public enum CredentialsLoader {
+    public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
+        let root: Node
+        do {
+            guard let n = try Yams.compose(yaml: text) else { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")]) }
+            root = n
+        } catch let e as ScenarioLoadError { throw e } catch let e as YamlError {
+            throw ScenarioLoadError(issues: [ScenarioLoader.yamlIssue(e, file: file)])
+        } catch { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")]) }
+        let reader = YAMLReader(file: file)
+        var c = Credentials()
+        var tokens: Set<String> = []
+        func token(_ f: Fields, _ node: Node) -> String? {
+            guard let t = f.string("token") else { return nil }
+            if t.count < 16 { reader.fail(f.value("token"), f.path("token"), "a token needs at least 16 characters") }
+            if !tokens.insert(t).inserted { reader.fail(f.value("token"), f.path("token"), "this token is already used by another entry") }
+            return t
+        }
+        if let top = reader.mapping(root, "", allowed: ["devices", "readers"], required: []) {
+            for (i, node) in (top.has("devices") ? top.list("devices") ?? [] : []).enumerated() {
+                guard let f = reader.mapping(node, "devices[\(i)]", allowed: ["token", "patient", "device"], required: ["token", "patient", "device"]) else { continue }
+                if let t = token(f, node), let p = f.string("patient"), let d = f.string("device") { c.devices[t] = (p, d) }
+            }
+            for (i, node) in (top.has("readers") ? top.list("readers") ?? [] : []).enumerated() {
+                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else { continue }
+                if let t = token(f, node) { c.readers.insert(t) }
+            }
+            if c.devices.isEmpty && c.readers.isEmpty && reader.issues.isEmpty {
+                reader.fail(root, "", "no credentials: list devices and/or readers")
+            }
+        }
+        guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.issues) }
+        return c
+    }
+}

@@ -1,0 +1,28 @@
+import Synchronization
+
+/// Per-device token buckets: `rate` readings per second with bursts up to `burst`. Measured on
+/// the monotonic clock (rate limiting protects the server; it shapes no generated traffic).
+public final class RateLimiter: Sendable {
+    struct Bucket { var tokens: Double; var updated: ContinuousClock.Instant }
+    public let rate: Double
+    public let burst: Double
+    let buckets = Mutex([String: Bucket]())
+
+    /// `rate` 0 disables limiting.
+    public init(rate: Double, burst: Double? = nil) { self.rate = rate; self.burst = burst ?? max(1, rate * 2) }
+
+    /// Takes `cost` tokens for `key`; returns nil when allowed, or the seconds to wait before retrying.
+    public func take(_ key: String, cost: Double = 1, now: ContinuousClock.Instant = .now) -> Double? {
+        guard rate > 0 else { return nil }
+        return buckets.withLock { all -> Double? in
+            var b = all[key] ?? Bucket(tokens: burst, updated: now)
+            let elapsed = now - b.updated
+            b.tokens = min(burst, b.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+            b.updated = now
+            defer { all[key] = b }
+            let need = min(cost, burst)
+            if b.tokens >= need { b.tokens -= need; return nil }
+            return (need - b.tokens) / rate
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import VitalSimCore
+
+/// Durable storage behind the reference SUT: SQLite (``SQLiteStorage``) or PostgreSQL
+/// (``PostgresStorage``). A batch is committed atomically — readings together with the alerts
+/// they raised — before any of its readings is acknowledged.
+public protocol ReadingStorage: Sendable {
+    /// Commits one group of readings and alerts in a single transaction.
+    func commit(_ batch: StorageBatch) async throws(StorageError)
+    /// Everything stored, in commit order (used to rebuild the alert engine at start).
+    func load() async throws(StorageError) -> StoredState
+    /// Closes connections.
+    func close() async
+}
+
+/// One group commit.
+public struct StorageBatch: Sendable {
+    public var observations: [Observation] = []
+    public var alerts: [Alert] = []
+    public init(observations: [Observation] = [], alerts: [Alert] = []) { self.observations = observations; self.alerts = alerts }
+    public var isEmpty: Bool { observations.isEmpty && alerts.isEmpty }
+}
+
+/// The stored contents, oldest first.
+public struct StoredState: Sendable {
+    public var observations: [Observation]
+    public var alerts: [Alert]
+}
+
+/// A storage failure, naming the backend and what it was doing.
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+    public var backend: String
+    public var operation: String
+    public var reason: String
+    public init(backend: String, operation: String, reason: String) { self.backend = backend; self.operation = operation; self.reason = reason }
+    public var description: String { "\(backend) storage: \(operation) failed: \(reason)" }
+}
+
+/// Column encodings shared by the SQL backends.
+enum StorageColumns {
+    /// `{"heart-rate":72,…}` in ``Signal`` declaration order.
+    static func values(_ v: [Signal: Double]) -> String {
+        JSONValue.object(Signal.allCases.compactMap { s in v[s].map { (s.rawValue, .double($0)) } }).serialized()
+    }
+
+    static func rr(_ r: [Double]) -> String { JSONValue.array(r.map { .double($0) }).serialized() }
+
+    static func evidence(_ e: [String]) -> String { JSONValue.array(e.map { .string($0) }).serialized() }
+
+    static func parseValues(_ text: String) -> [Signal: Double] {
+        guard case let .object(o)? = JSONInput.parse(Array(text.utf8)) else { return [:] }
+        var out: [Signal: Double] = [:]
+        for (k, v) in o { if let s = Signal(rawValue: k), let d = v.doubleValue { out[s] = d } }
+        return out
+    }
+
+    static func parseNumbers(_ text: String) -> [Double] {
+        guard case let .array(a)? = JSONInput.parse(Array(text.utf8)) else { return [] }
+        return a.compactMap(\.doubleValue)
+    }
+
+    static func parseStrings(_ text: String) -> [String] {
+        guard case let .array(a)? = JSONInput.parse(Array(text.utf8)) else { return [] }
+        return a.compactMap { if case let .string(s) = $0 { s } else { nil } }
+    }
+}

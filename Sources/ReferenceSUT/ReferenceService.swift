@@ -1,0 +1,132 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import UnixSignals
+import VitalSimCore
+import Wire
+
+/// Everything `vitalsim serve` needs to run the reference SUT.
+public struct ReferenceServiceConfiguration: Sendable {
+    public enum TLSMode: Sendable {
+        case none
+        /// PEM certificate chain and private key files.
+        case files(certificate: String, key: String)
+        /// A throwaway CA and server certificate minted into this directory.
+        case selfSigned(directory: String)
+    }
+
+    public enum StorageMode: Sendable {
+        case sqlite(path: String)
+        case postgres(url: String)
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var tls = TLSMode.none
+    public var storage = StorageMode.sqlite(path: "vitalsim-sut.sqlite")
+    public var mqtt: (host: String, port: Int)?
+    public var webhook: String?
+    public var rules: [AlertRule] = []
+    public var profiles: [String: Profile] = [:]
+    public var credentials = Credentials()
+    public var faults = FaultPlan()
+    /// Readings per second per device; 0 disables the limit.
+    public var rateLimit: Double = 1000
+
+    public init() {}
+}
+
+/// Runs the reference SUT until SIGTERM/SIGINT, then drains: stops accepting connections, ends SSE
+/// streams, lets in-flight requests finish (their readings commit before they are answered), and
+/// closes MQTT and storage.
+public enum ReferenceService {
+    /// - Parameter announce: called with lines for standard output (`certificate …`, `listening on URL`).
+    public static func run(_ config: ReferenceServiceConfiguration, logger: Logger, announce: @escaping @Sendable (String) -> Void) async throws(ReferenceSetupError) {
+        let storage: any ReadingStorage
+        do throws(StorageError) {
+            switch config.storage {
+            case let .sqlite(path): storage = try SQLiteStorage(path: path)
+            case let .postgres(url): storage = try await PostgresStorage(url: url)
+            }
+        } catch { throw .storage(error) }
+
+        var mqtt: MQTTClient?
+        if let m = config.mqtt {
+            do throws(MQTTError) {
+                let client = try MQTTClient(.init(host: m.host, port: m.port, clientID: "vitalsim-reference-sut-\(config.port)-\(getpid())"))
+                try await client.connect()
+                mqtt = client
+            } catch { throw .mqtt(error) }
+        }
+        let metrics = ServerMetrics()
+        let hub = AlertHub(channels: .init(webhook: config.webhook, mqtt: mqtt), metrics: metrics)
+        let store = ReferenceStore(rules: config.rules, profiles: config.profiles, storage: storage, hub: hub, faults: config.faults)
+        do throws(StorageError) {
+            let (readings, alerts) = try await store.recover()
+            if readings > 0 { logger.notice("recovered stored readings and alerts", metadata: ["readings": "\(readings)", "alerts": "\(alerts)"]) }
+        } catch { throw .storage(error) }
+        let context = ServerContext(store: store, credentials: config.credentials, limiter: RateLimiter(rate: config.rateLimit), faults: config.faults)
+
+        let server: HTTPServerBuilder
+        let scheme: String
+        switch config.tls {
+        case .none:
+            server = .http1()
+            scheme = "http"
+        case let .files(certificate, key):
+            server = try tlsServer(certificate: certificate, key: key)
+            scheme = "https"
+        case let .selfSigned(directory):
+            let minted = try SelfSignedCertificate.make(in: directory)
+            announce("ca-certificate \(minted.caFile)")
+            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile)
+            scheme = "https"
+        }
+        let host = config.host
+        let app = Application(router: ReferenceServer.router(context), server: server, configuration: .init(address: .hostname(host, port: config.port)),
+                              onServerRunning: { channel in
+                                  let bound = channel.localAddress?.port ?? 0
+                                  let shown = host.contains(":") ? "[\(host)]" : host
+                                  announce("listening on \(scheme)://\(shown):\(bound)")
+                              }, logger: logger)
+        var ingest: Task<Void, Never>?
+        if let mqtt {
+            let ingestor = MQTTIngestor(client: mqtt, context: context)
+            ingest = Task {
+                do throws(MQTTError) { try await ingestor.run() } catch { logger.error("MQTT ingestion stopped", metadata: ["reason": "\(error)"]) }
+            }
+        }
+        let group = ServiceGroup(configuration: .init(services: [app, DrainService(hub: hub)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do { try await group.run() } catch { throw .server("\(error)") }
+        mqtt?.disconnect()
+        ingest?.cancel()
+        await storage.close()
+    }
+
+    static func tlsServer(certificate: String, key: String) throws(ReferenceSetupError) -> HTTPServerBuilder {
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+            guard !chain.isEmpty else { throw ReferenceSetupError.tls("\(certificate) holds no PEM certificate") }
+            let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+            let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+            return try .tls(.http1(), tlsConfiguration: tls)
+        } catch let e as ReferenceSetupError { throw e } catch {
+            throw .tls("cannot use certificate \(certificate) with key \(key): \(error)")
+        }
+    }
+}
+
+/// Shut down first on SIGTERM (it is the last service): ends SSE streams so the HTTP server can
+/// drain the remaining requests.
+struct DrainService: Service {
+    let hub: AlertHub
+    func run() async throws {
+        try? await gracefulShutdown()
+        await hub.close()
+    }
+}

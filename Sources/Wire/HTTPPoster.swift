@@ -1,0 +1,82 @@
+import CCurl
+import Dispatch
+import Synchronization
+
+/// Why an HTTP request through libcurl failed before a response arrived.
+public struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
+    /// libcurl's error text (connection refused, certificate problem, timeout, …).
+    public var reason: String
+    public var url: String
+    public var description: String { "HTTP request to \(url) failed: \(reason)" }
+}
+
+/// A response: status code and body.
+public struct HTTPReply: Sendable {
+    public var status: Int
+    public var body: [UInt8]
+}
+
+/// Blocking HTTP(S) requests through one libcurl easy handle (so connections are kept alive),
+/// performed one at a time on the poster's own dispatch queue — never on Swift's cooperative pool.
+public final class HTTPPoster: @unchecked Sendable {
+    static let globalReady: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
+
+    let queue: DispatchQueue
+    let easy: UnsafeMutableRawPointer?
+    let caFile: String?
+    let insecure: Bool
+
+    /// - Parameters:
+    ///   - caFile: PEM bundle to trust for HTTPS (a private CA); nil uses the system store.
+    ///   - insecure: skip certificate verification (only when a user asks for it).
+    public init(label: String = "vitalsim.http", caFile: String? = nil, insecure: Bool = false) {
+        _ = HTTPPoster.globalReady
+        queue = DispatchQueue(label: label)
+        easy = curl_easy_init()
+        self.caFile = caFile
+        self.insecure = insecure
+    }
+
+    deinit { if let easy { curl_easy_cleanup(easy) } }
+
+    final class Sink { var bytes: [UInt8] = [] }
+
+    /// POSTs `body` and returns the response, or throws when no response arrived.
+    public func post(_ url: String, body: [UInt8], headers: [String] = ["Content-Type: application/json"], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+        let result: Result<HTTPReply, HTTPTransportError> = await withCheckedContinuation { c in
+            queue.async { c.resume(returning: self.perform(url, body: body, headers: headers, timeout: timeout)) }
+        }
+        return try result.get()
+    }
+
+    func perform(_ url: String, body: [UInt8], headers: [String], timeout: Double) -> Result<HTTPReply, HTTPTransportError> {
+        guard let h = easy else { return .failure(HTTPTransportError(reason: "curl_easy_init failed", url: url)) }
+        curl_easy_reset(h)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in headers { list = curl_slist_append(list, header) }
+        defer { curl_slist_free_all(list) }
+        let sink = Sink()
+        let code: CURLcode = body.withUnsafeBufferPointer { raw in
+            vitalsim_curl_setopt_string(h, CURLOPT_URL, url)
+            vitalsim_curl_setopt_long(h, CURLOPT_POST, 1)
+            vitalsim_curl_setopt_pointer(h, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            vitalsim_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, raw.count)
+            vitalsim_curl_setopt_slist(h, CURLOPT_HTTPHEADER, list)
+            vitalsim_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+            vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+            if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
+            if insecure { vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0) }
+            vitalsim_curl_setopt_write(h) { data, size, count, user in
+                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
+                if let data { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count)) }
+                return size * count
+            }
+            vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
+            return curl_easy_perform(h)
+        }
+        guard code == CURLE_OK else { return .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: url)) }
+        var status = 0
+        vitalsim_curl_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPReply(status: status, body: sink.bytes))
+    }
+}

@@ -1,0 +1,196 @@
+import CMosquitto
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An MQTT 5 client over libmosquitto: connect (clean or persistent session, optional TLS),
+/// subscribe, publish with QoS 0/1/2 and user properties, and awaited acknowledgements.
+///
+/// libmosquitto's network loop runs on its own thread (`mosquitto_loop_start`); callbacks hand
+/// received messages to ``messages`` and complete publishes through a lock-protected table.
+/// Subscriptions are renewed on every (re)connection.
+public final class MQTTClient: @unchecked Sendable {
+    /// How to reach and authenticate with the broker.
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var clientID: String
+        /// False keeps the session (and queued QoS 1/2 messages) across reconnections.
+        public var cleanStart: Bool
+        /// Session expiry in seconds for persistent sessions.
+        public var sessionExpiry: UInt32
+        public var keepAlive: Int32
+        /// PEM file of the CA that signed the broker's certificate; nil for plain TCP.
+        public var caFile: String?
+        public var username: String?
+        public var password: String?
+
+        public init(host: String, port: Int, clientID: String, cleanStart: Bool = true, sessionExpiry: UInt32 = 3600,
+                    keepAlive: Int32 = 30, caFile: String? = nil, username: String? = nil, password: String? = nil) {
+            self.host = host; self.port = port; self.clientID = clientID; self.cleanStart = cleanStart
+            self.sessionExpiry = sessionExpiry; self.keepAlive = keepAlive; self.caFile = caFile
+            self.username = username; self.password = password
+        }
+    }
+
+    struct State {
+        var connectWaiter: CheckedContinuation<Int32, Never>?
+        var connected = false
+        var publishWaiters: [Int32: CheckedContinuation<Int32, Never>] = [:]
+        var early: [Int32: Int32] = [:]
+        var subscriptions: [(String, Int32)] = []
+    }
+
+    static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+
+    let handle: OpaquePointer
+    let configuration: Configuration
+    let state = Mutex(State())
+    let continuation: AsyncStream<MQTTMessage>.Continuation
+    /// Messages of every subscription, in arrival order.
+    public let messages: AsyncStream<MQTTMessage>
+
+    /// Creates the client; ``connect(timeout:)`` opens the connection.
+    public init(_ configuration: Configuration) throws(MQTTError) {
+        guard MQTTClient.libraryReady else { throw .setup("mosquitto_lib_init failed") }
+        guard let h = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
+            throw .setup("mosquitto_new failed for client id '\(configuration.clientID)'")
+        }
+        handle = h
+        self.configuration = configuration
+        (messages, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
+        mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_int_option(h, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
+        mosquitto_reconnect_delay_set(h, 1, 8, true)
+        if let user = configuration.username { mosquitto_username_pw_set(h, user, configuration.password) }
+        if let ca = configuration.caFile {
+            let rc = mosquitto_tls_set(h, ca, nil, nil, nil, nil)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .setup("TLS with CA file \(ca): \(MQTTClient.reason(rc))") }
+        }
+        mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user).connected(rc) }
+        mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user).disconnected() }
+        mosquitto_publish_v5_callback_set(h) { _, user, mid, reason, _ in MQTTClient.from(user).published(mid, reason) }
+        mosquitto_message_v5_callback_set(h) { _, user, message, props in
+            guard let message else { return }
+            MQTTClient.from(user).received(message.pointee, props)
+        }
+    }
+
+    deinit {
+        mosquitto_loop_stop(handle, true)
+        mosquitto_destroy(handle)
+        continuation.finish()
+    }
+
+    static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient { Unmanaged<MQTTClient>.fromOpaque(user!).takeUnretainedValue() }
+    static func reason(_ rc: Int32) -> String { String(cString: mosquitto_strerror(rc)) }
+
+    /// Connects and waits for the broker's CONNACK.
+    public func connect(timeout: Double = 10) async throws(MQTTError) {
+        var props: OpaquePointer?
+        if !configuration.cleanStart { mosquitto_property_add_int32(&props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), configuration.sessionExpiry) }
+        let rc = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port), configuration.keepAlive, nil, props)
+        mosquitto_property_free_all(&props)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw .connect(host: configuration.host, port: configuration.port, reason: MQTTClient.reason(rc))
+        }
+        let code: Int32 = await withCheckedContinuation { c in
+            let done = state.withLock { s -> Bool in
+                if s.connected { return true }
+                s.connectWaiter = c
+                return false
+            }
+            if done { c.resume(returning: 0) }
+            mosquitto_loop_start(handle)
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                self?.state.withLock { s in s.connectWaiter.take() }?.resume(returning: -1)
+            }
+        }
+        if code == -1 { throw .timeout(operation: "CONNECT", seconds: timeout) }
+        if code != 0 { throw .refused(reason: String(cString: mosquitto_reason_string(code))) }
+    }
+
+    /// Subscribes (now, and again after every reconnection).
+    public func subscribe(_ filter: String, qos: Int = 1) throws(MQTTError) {
+        state.withLock { $0.subscriptions.append((filter, Int32(qos))) }
+        let rc = mosquitto_subscribe_v5(handle, nil, filter, Int32(qos), 0, nil)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else { throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc)) }
+    }
+
+    /// Publishes; for QoS 1 and 2 returns when the broker has acknowledged (PUBACK / PUBCOMP).
+    public func publish(_ message: MQTTMessage, timeout: Double = 10) async throws(MQTTError) {
+        var props: OpaquePointer?
+        for p in message.userProperties { mosquitto_property_add_string_pair(&props, Int32(MQTT_PROP_USER_PROPERTY.rawValue), p.name, p.value) }
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { raw in
+            mosquitto_publish_v5(handle, &mid, message.topic, Int32(raw.count), raw.baseAddress, Int32(message.qos), message.retain, props)
+        }
+        mosquitto_property_free_all(&props)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc)) }
+        guard message.qos > 0 else { return }
+        let sent = mid
+        let reason: Int32 = await withCheckedContinuation { c in
+            let early = state.withLock { s -> Int32? in
+                if let r = s.early.removeValue(forKey: sent) { return r }
+                s.publishWaiters[sent] = c
+                return nil
+            }
+            if let early { c.resume(returning: early); return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                self?.state.withLock { s in s.publishWaiters.removeValue(forKey: sent) }?.resume(returning: -1)
+            }
+        }
+        if reason == -1 { throw .timeout(operation: "PUBLISH \(message.topic)", seconds: timeout) }
+        if reason >= 0x80 { throw .operation("PUBLISH \(message.topic)", reason: String(cString: mosquitto_reason_string(reason))) }
+    }
+
+    /// Disconnects cleanly and stops the network thread.
+    public func disconnect() {
+        mosquitto_disconnect_v5(handle, 0, nil)
+        mosquitto_loop_stop(handle, false)
+        continuation.finish()
+    }
+
+    // MARK: callbacks (libmosquitto's thread)
+
+    func connected(_ rc: Int32) {
+        let (waiter, subs) = state.withLock { s in
+            s.connected = rc == 0
+            return (s.connectWaiter.take(), s.subscriptions)
+        }
+        if rc == 0 { for (filter, qos) in subs { mosquitto_subscribe_v5(handle, nil, filter, qos, 0, nil) } }
+        waiter?.resume(returning: rc)
+    }
+
+    func disconnected() { state.withLock { $0.connected = false } }
+
+    func published(_ mid: Int32, _ reason: Int32) {
+        let waiter = state.withLock { s -> CheckedContinuation<Int32, Never>? in
+            if let w = s.publishWaiters.removeValue(forKey: mid) { return w }
+            s.early[mid] = reason
+            return nil
+        }
+        waiter?.resume(returning: reason)
+    }
+
+    func received(_ m: mosquitto_message, _ props: OpaquePointer?) {
+        let topic = m.topic.map { String(cString: $0) } ?? ""
+        var payload: [UInt8] = []
+        if let p = m.payload, m.payloadlen > 0 { payload = Array(UnsafeRawBufferPointer(start: p, count: Int(m.payloadlen))) }
+        var properties: [UserProperty] = []
+        var cursor = props
+        var skipFirst = false
+        while true {
+            var name: UnsafeMutablePointer<CChar>?
+            var value: UnsafeMutablePointer<CChar>?
+            guard let found = mosquitto_property_read_string_pair(cursor, Int32(MQTT_PROP_USER_PROPERTY.rawValue), &name, &value, skipFirst) else { break }
+            if let name, let value { properties.append(UserProperty(String(cString: name), String(cString: value))) }
+            free(name); free(value)
+            cursor = found
+            skipFirst = true
+        }
+        continuation.yield(MQTTMessage(topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, userProperties: properties))
+    }
+}

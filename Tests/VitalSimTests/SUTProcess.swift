@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+/// A `vitalsim serve` process started for a test: parses its start-up lines (`ca-certificate`,
+/// `device-token`, `reader-token`, `listening on`) and stops it with SIGTERM (or SIGKILL).
+final class SUTProcess {
+    let process = Process()
+    let stderrPath: String
+    private(set) var base = ""
+    private(set) var caFile: String?
+    private(set) var deviceTokens: [String: String] = [:]
+    private(set) var readerToken: String?
+
+    /// Starts the server and waits for `listening on`; `arguments` follow `serve --port 0`.
+    init(_ arguments: [String], directory: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        process.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+        process.arguments = ["serve", "--port", "0"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        stderrPath = directory + "/serve-\(UInt32.random(in: 0...UInt32.max)).err"
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+        var text = ""
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !text.contains("listening on"), process.isRunning, Date() < deadline {
+            text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        for l in text.split(separator: "\n") {
+            let f = l.split(separator: " ").map(String.init)
+            switch f.first {
+            case "listening": base = f.last ?? ""
+            case "ca-certificate": caFile = f.last
+            case "device-token" where f.count == 4: deviceTokens[f[1]] = f[3]
+            case "reader-token": readerToken = f.last
+            default: break
+            }
+        }
+        XCTAssertFalse(base.isEmpty, "vitalsim serve did not start: \(stderr)", file: file, line: line)
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var pid: Int32 { process.processIdentifier }
+
+    /// SIGTERM and wait; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL (`kill -9`) and wait.
+    func kill9() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+
+    /// curl against the server: returns (HTTP status, body). Adds the CA file and a bearer token when given.
+    func curl(_ method: String, _ path: String, body: String? = nil, token: String? = nil, extra: [String] = []) throws -> (status: Int, body: String) {
+        var args = ["-s", "-w", "\n%{http_code}", "-X", method, "-H", "Content-Type: application/json"]
+        if let caFile { args += ["--cacert", caFile] }
+        if let token { args += ["-H", "Authorization: Bearer \(token)"] }
+        if let body { args += ["--data-binary", body] }
+        let r = try TestSupport.run("curl", args + extra + [base + path])
+        var lines = r.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let status = Int(lines.popLast() ?? "") ?? 0
+        return (status, lines.joined(separator: "\n"))
+    }
+
+    /// The JSON object or array of a body.
+    static func json(_ body: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) }
+
+    /// Alerts polled with the reader token (if any).
+    func alerts(_ query: String = "") throws -> [[String: Any]] {
+        let r = try curl("GET", "/api/v1/alerts" + query, token: readerToken)
+        return SUTProcess.json(r.body) as? [[String: Any]] ?? []
+    }
+}
+
+/// A generic observation body for `POST /api/v1/observations`.
+func observationJSON(id: String, patient: String, device: String = "dev", kind: String, value: Double, unit: String, at time: String) -> String {
+    #"{"readingId": "\#(id)", "patientId": "\#(patient)", "deviceId": "\#(device)", "kind": "\#(kind)", "value": \#(value), "unit": "\#(unit)", "timestamp": "\#(time)"}"#
+}
