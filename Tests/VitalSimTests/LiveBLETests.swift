@@ -46,22 +46,6 @@ final class LiveBLETests: XCTestCase {
         return python
     }
 
-    static func freePorts(_ n: Int) -> [UInt16] {
-        var sockets: [Int32] = [], ports: [UInt16] = []
-        for _ in 0..<n {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutablePointer(to: &addr) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, len); _ = getsockname(fd, $0, &len) }
-            }
-            ports.append(UInt16(bigEndian: addr.sin_port))
-            sockets.append(fd)
-        }
-        sockets.forEach { close($0) }
-        return ports
-    }
-
     /// Starts a process whose stdout is read line by line.
     func start(_ executable: String, _ args: [String]) throws -> (Process, FileHandle) {
         let p = Process()
@@ -89,7 +73,7 @@ final class LiveBLETests: XCTestCase {
     func testBumbleCentralsDiscoverSubscribeAndDecodeLivePeripherals() throws {
         let python = try Self.bumblePython()
         let devices = ["hrm", "cuff", "meter", "oxi", "spot", "therm", "scale"]
-        let ports = Self.freePorts(2 * devices.count)
+        let ports = TestSupport.freePorts(2 * devices.count)
         let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
 
@@ -179,7 +163,7 @@ final class LiveBLETests: XCTestCase {
     /// the stored records through RACP, and live readings continue.
     func testDisconnectFaultThenReconnectAndRACPBackfill() throws {
         let python = try Self.bumblePython()
-        let ports = Self.freePorts(2)
+        let ports = TestSupport.freePorts(2)
         let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
         let dir = TestSupport.temporaryDirectory("live-disconnect")
@@ -225,7 +209,7 @@ final class LiveBLETests: XCTestCase {
     /// VitalSim's central (scan, connect, discover, subscribe, confirm indications, decode) against a bumble peripheral.
     func testVitalSimCentralAgainstBumblePeripheral() throws {
         let python = try Self.bumblePython()
-        let ports = Self.freePorts(2)
+        let ports = TestSupport.freePorts(2)
         let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
         let (_, peripheral) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/peripheral.py", "tcp-client:127.0.0.1:\(ports[0])"])

@@ -18,7 +18,7 @@ final class SUTProcess {
         let out = Pipe()
         process.standardOutput = out
         stderrPath = directory + "/serve-\(UInt32.random(in: 0...UInt32.max)).err"
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
         var text = ""

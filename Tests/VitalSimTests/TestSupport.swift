@@ -39,6 +39,26 @@ enum TestSupport {
         return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
+    /// Runs a program with its output going to files rather than pipes, for programs that leave
+    /// daemons behind (`pg_ctl start`); returns status and output. Foundation's `Process` notices a
+    /// child's exit through a descriptor the child inherits, so a daemon that kept it would make
+    /// `waitUntilExit` hang: Python's `subprocess` (which closes every other descriptor) starts the program.
+    @discardableResult
+    static func runToFiles(_ executable: String, _ args: [String]) throws -> (status: Int32, out: String) {
+        let dir = temporaryDirectory("run")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))", executable] + args
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle(forWritingAtPath: dir + "/out")
+        p.standardError = p.standardOutput
+        try p.run()
+        p.waitUntilExit()
+        return (p.terminationStatus, (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "")
+    }
+
     /// Writes text to a file in `dir` and returns its path.
     static func write(_ text: String, to dir: String, name: String) -> String {
         let path = dir + "/" + name
@@ -50,6 +70,24 @@ enum TestSupport {
     static var repositoryRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
+
+    /// `n` distinct free TCP ports on 127.0.0.1 (bound together, then released).
+    static func freePorts(_ n: Int) -> [UInt16] {
+        var sockets: [Int32] = [], ports: [UInt16] = []
+        for _ in 0..<n {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutablePointer(to: &addr) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, len); _ = getsockname(fd, $0, &len) }
+            }
+            ports.append(UInt16(bigEndian: addr.sin_port))
+            sockets.append(fd)
+        }
+        sockets.forEach { close($0) }
+        return ports
+    }
+
 
     final class Marker {}
 }

@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+
+/// No acknowledged reading is lost to `kill -9`, on SQLite and on a real PostgreSQL: four clients
+/// post readings concurrently, the server is killed mid-stream, and after a restart on the same
+/// database every reading that got a 200 is known (re-posting it is a duplicate) and the alerts
+/// raised before the kill are still there.
+final class ReferenceDurabilityTests: XCTestCase {
+    func testAcknowledgedReadingsSurviveKill9OnSQLite() throws {
+        let dir = TestSupport.temporaryDirectory("durable")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try checkDurability(database: dir + "/sut.sqlite", directory: dir)
+    }
+
+    func testAcknowledgedReadingsSurviveKill9OnPostgreSQL() throws {
+        let pg = try PostgresServer()
+        let dir = TestSupport.temporaryDirectory("durable-pg")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try checkDurability(database: pg.url, directory: dir)
+        let stored = try pg.query("SELECT count(*) FROM readings")
+        XCTAssertGreaterThan(Int(stored.first ?? "") ?? 0, 0, "the readings are in PostgreSQL's own tables")
+    }
+
+    func checkDurability(database: String, directory dir: String) throws {
+        let first = try SUTProcess(["--database", database, "--rate-limit", "0"], directory: dir)
+        // Four patients; one reading per virtual minute each, heart rate 130, so hr.tachycardia fires at minute 10.
+        let script = """
+        for c in 0 1 2 3; do
+          ( i=0
+            while [ $i -lt 5000 ]; do
+              ts=$(date -u -d "@$((1730937600 + i * 60))" +%Y-%m-%dT%H:%M:%SZ)
+              code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary \
+                "{\\"readingId\\":\\"k$c-$i\\",\\"patientId\\":\\"k$c\\",\\"deviceId\\":\\"hr\\",\\"kind\\":\\"heart-rate\\",\\"value\\":130,\\"unit\\":\\"/min\\",\\"timestamp\\":\\"$ts\\"}" \
+                "$1/api/v1/observations")
+              echo "k$c-$i $code" >> "$2/acks-$c"
+              [ "$code" = "200" ] || break
+              i=$((i + 1))
+            done ) &
+        done
+        wait
+        """
+        let scriptPath = TestSupport.write(script, to: dir, name: "load.sh")
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: "/bin/bash")
+        load.arguments = [scriptPath, first.base, dir]
+        try load.run()
+        // Let the clients run for a while, then kill the server as abruptly as possible.
+        let deadline = Date(timeIntervalSinceNow: 20)
+        var acked = 0
+        while Date() < deadline {
+            usleep(200_000)
+            acked = (0..<4).map { c in ((try? String(contentsOfFile: dir + "/acks-\(c)", encoding: .utf8)) ?? "").split(separator: "\n").count }.reduce(0, +)
+            if acked >= 200 { break }
+        }
+        first.kill9()
+        load.waitUntilExit()
+        XCTAssertEqual(first.process.terminationReason, .uncaughtSignal)
+
+        var acknowledged: [String] = []
+        var perClient: [Int] = []
+        for c in 0..<4 {
+            let lines = ((try? String(contentsOfFile: dir + "/acks-\(c)", encoding: .utf8)) ?? "").split(separator: "\n")
+            let ok = lines.filter { $0.hasSuffix(" 200") }.map { String($0.split(separator: " ")[0]) }
+            acknowledged += ok
+            perClient.append(ok.count)
+        }
+        XCTAssertGreaterThanOrEqual(acknowledged.count, 40, "the clients got readings acknowledged before the kill")
+
+        let second = try SUTProcess(["--database", database, "--rate-limit", "0"], directory: dir)
+        defer { second.stop() }
+        // Re-post every acknowledged reading: each must be a duplicate (already stored).
+        for chunk in stride(from: 0, to: acknowledged.count, by: 500) {
+            let ids = acknowledged[chunk..<min(acknowledged.count, chunk + 500)]
+            let body = "[" + ids.map { id in
+                let parts = id.split(separator: "-"), i = Int(parts[1])!
+                let ts = CivilTimeText.iso(1_730_937_600 + i * 60)
+                return observationJSON(id: id, patient: String(parts[0]), device: "hr", kind: "heart-rate", value: 130, unit: "/min", at: ts)
+            }.joined(separator: ",") + "]"
+            let r = try second.curl("POST", "/api/v1/observations", body: body)
+            XCTAssertEqual(r.status, 200, r.body)
+            let j = SUTProcess.json(r.body) as? [String: Any]
+            XCTAssertEqual(j?["accepted"] as? Int, 0, "an acknowledged reading was lost: \(r.body)")
+            XCTAssertEqual(j?["duplicates"] as? Int, ids.count)
+        }
+        // Alerts raised before the kill survive, and the engine's windows were rebuilt (no second alert).
+        let alerts = try second.alerts()
+        for (c, n) in perClient.enumerated() where n >= 11 {
+            XCTAssertEqual(alerts.filter { $0["patientId"] as? String == "k\(c)" }.map { $0["rule"] as? String }, ["hr.tachycardia"], "patient k\(c) after \(n) readings")
+        }
+        // A fresh reading continues the same episode: still no duplicate alert.
+        if let n = perClient.first, n >= 11 {
+            let more = observationJSON(id: "k0-\(n + 10000)", patient: "k0", device: "hr", kind: "heart-rate", value: 130, unit: "/min", at: CivilTimeText.iso(1_730_937_600 + n * 60))
+            XCTAssertEqual(try second.curl("POST", "/api/v1/observations", body: more).status, 200)
+            XCTAssertEqual(try second.alerts("?patient=k0").count, 1, "the recovered engine keeps the alert latched")
+        }
+    }
+}
+
+/// ISO-8601 UTC text of Unix seconds (tests only).
+enum CivilTimeText {
+    static func iso(_ seconds: Int) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
