@@ -125,7 +125,7 @@ public enum ReferenceServer {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "forbidden"])
             return json(.forbidden, failure(ValidationFailure(field: "patient", message: "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other.patientID)", status: 403)))
         }
-        let key = owner?.deviceID ?? observations.first.map { "\($0.patientID)/\($0.deviceID)" } ?? ""
+        let key = owner.map { "\($0.patientID)/\($0.deviceID)" } ?? observations.first.map { "\($0.patientID)/\($0.deviceID)" } ?? ""
         if let wait = context.limiter.take(key, cost: Double(observations.count)) {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rate-limited"], by: Double(observations.count))
             var r = json(.tooManyRequests, failure(ValidationFailure(field: "", message: "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry later", status: 429)))
