@@ -37,6 +37,14 @@ if ! "$venv/bin/python" -c "import bumble" >/dev/null 2>&1; then
   "$venv/bin/pip" install -q "bumble==0.0.236"
 fi
 
+# schemathesis (checks the live reference SUT against docs/openapi.yaml) in the test virtual environment.
+tvenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-test"
+if ! "$tvenv/bin/schemathesis" --version 2>/dev/null | grep -q "4.32.5"; then
+  echo "ci/setup-debian.sh: creating $tvenv with schemathesis"
+  python3 -m venv "$tvenv"
+  "$tvenv/bin/pip" install -q "schemathesis==4.32.5"
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
   echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2
   exit 3

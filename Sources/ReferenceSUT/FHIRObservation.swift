@@ -61,6 +61,7 @@ public enum FHIRObservation {
         guard case let .string(subject)? = member(o["subject"], "reference"), subject.hasPrefix("Patient/"), subject.count > 8 else {
             throw ValidationFailure(field: "subject.reference", message: "subject.reference must be Patient/ID")
         }
+        try FHIRShape.check(o)
         let patient = String(subject.dropFirst(8))
         let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now, offsets: true)
         var device = "fhir"

@@ -11,6 +11,9 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
     case array([JSONInput])
     case object([String: JSONInput])
 
+    /// True for a JSON string.
+    public var isString: Bool { if case .string = self { true } else { false } }
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null } else if let b = try? c.decode(Bool.self) { self = .bool(b) } else if let i = try? c.decode(Int64.self) {

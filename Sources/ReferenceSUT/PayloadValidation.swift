@@ -98,6 +98,7 @@ public enum PayloadValidation {
         let id = try string(o, "readingId"), patient = try string(o, "patientId"), device = try string(o, "deviceId")
         let kind = try string(o, "kind"), unit = try string(o, "unit")
         let t = try timestamp(o, "timestamp", now: now)
+        if o["sequence"] != nil { _ = try integer(o, "sequence", 0...Int64(UInt32.max)) }
         if kind == "blood-pressure" {
             try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "systolic", "diastolic", "unit", "timestamp", "sequence"])
             guard unit == "mm[Hg]" else { throw ValidationFailure(field: "unit", message: "blood-pressure unit must be mm[Hg], got \(unit)") }
