@@ -9,11 +9,19 @@ public final class AlertEngine {
     var patients: [String: PatientAlertState] = [:]
     /// Longest history any rule needs (3-day weight change plus tolerance).
     let horizon: Int64 = 4 * 86_400_000
+    /// Shortest data-gap window of any rule (nil without data-gap rules).
+    let shortestGap: Int64?
+    /// No device can be overdue before this time (Unix ms), so `advance(to:)` need not look earlier.
+    var nextGapCheck: Int64 = .min
 
     /// - Parameters:
     ///   - rules: the rule set (``RuleSetLoader/defaultRules()`` by default).
     ///   - profiles: each patient's profile; patients not listed are `adult`.
-    public init(rules: [AlertRule], profiles: [String: Profile]) { self.rules = rules; self.profiles = profiles }
+    public init(rules: [AlertRule], profiles: [String: Profile]) {
+        self.rules = rules
+        self.profiles = profiles
+        shortestGap = rules.compactMap { if case let .dataGap(w) = $0.kind { w } else { nil } }.min()
+    }
 
     func state(_ patient: String) -> PatientAlertState {
         if let s = patients[patient] { return s }
@@ -27,6 +35,7 @@ public final class AlertEngine {
         let s = state(o.patientID)
         guard s.seen.insert(o.readingID).inserted else { return [] }
         s.record(o, horizon: horizon)
+        if let gap = shortestGap, let d = s.devices[o.deviceID] { nextGapCheck = min(nextGapCheck, d.last + gap + 1) }
         var raised: [Alert] = []
         for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
             if let a = evaluate(rule, index, o, s) { raised.append(a) }
@@ -36,7 +45,9 @@ public final class AlertEngine {
 
     /// Technical alarms that depend on time passing (data gaps), as of `time` (Unix ms).
     public func advance(to time: Int64) -> [Alert] {
+        guard time >= nextGapCheck else { return [] }
         var raised: [Alert] = []
+        var next = Int64.max
         for patient in patients.keys.sorted() {
             let s = patients[patient]!
             for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
@@ -44,12 +55,14 @@ public final class AlertEngine {
                 for device in s.devices.keys.sorted() {
                     let d = s.devices[device]!
                     let key = "\(index)/\(device)"
-                    guard d.count >= 3, d.interval * 3 <= window, time - d.last > window, !s.active.contains(key) else { continue }
+                    guard d.count >= 3, d.interval * 3 <= window, !s.active.contains(key) else { continue }
+                    guard time - d.last > window else { next = min(next, d.last + window + 1); continue }
                     s.active.insert(key)
                     raised.append(s.alert(rule, at: d.last + window, evidence: [d.lastID]))
                 }
             }
         }
+        nextGapCheck = next
         return raised
     }
 
@@ -64,6 +77,7 @@ public final class AlertEngine {
             if holds {
                 var e = s.episodes[key] ?? Episode(start: o.time, ids: [])
                 e.ids.append(o.readingID)
+                if e.ids.count > 40 { e.ids.removeFirst(20) }
                 s.episodes[key] = e
                 if !s.active.contains(key), o.time - e.start >= rule.persistence {
                     s.active.insert(key)
@@ -82,7 +96,7 @@ public final class AlertEngine {
             return s.latch(key, rule, holds: comparison.holds(delta, value), at: o.time, evidence: [earlier.id, o.readingID])
         case let .dailyTotalPerKg(signal, window, comparison, value):
             guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
-                  let first = series.first, first.time <= o.time - window + window / 24 else { return nil }
+                  series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 }) else { return nil }
             let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
             let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
             return s.latch(key, rule, holds: comparison.holds(perKg, value), at: o.time, evidence: inWindow.map(\.id).suffix(20) + [weight.id])
@@ -119,6 +133,27 @@ struct Episode { var start: Int64; var ids: [String] }
 /// One stored sample.
 struct Sample { var time: Int64; var value: Double; var id: String }
 
+extension Array where Element == Sample {
+    /// Inserts in time order and forgets samples older than `horizon` before the newest one. The
+    /// forgetting is batched (once the oldest is `horizon / 8` past it) so that a long stream costs
+    /// O(1) per sample; every rule reads a window well inside the horizon, so the batching is invisible.
+    mutating func add(_ sample: Sample, horizon: Int64) {
+        if let last, last.time > sample.time {
+            insert(sample, at: firstIndex { $0.time > sample.time } ?? count)
+        } else {
+            append(sample)
+        }
+        let cutoff = sample.time - horizon
+        guard let first, first.time < cutoff - horizon / 8 else { return }
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if self[mid].time < cutoff { lo = mid + 1 } else { hi = mid }
+        }
+        removeFirst(lo)
+    }
+}
+
 /// Per-patient state of the engine.
 final class PatientAlertState {
     let patientID: String
@@ -136,13 +171,7 @@ final class PatientAlertState {
     func record(_ o: Observation, horizon: Int64) {
         for signal in Signal.allCases {
             guard let v = o.values[signal] else { continue }
-            var series = history[signal] ?? []
-            let sample = Sample(time: o.time, value: v, id: o.readingID)
-            if let last = series.last, last.time > o.time {
-                series.insert(sample, at: series.firstIndex { $0.time > o.time } ?? series.count)
-            } else { series.append(sample) }
-            while let first = series.first, first.time < o.time - horizon { series.removeFirst() }
-            history[signal] = series
+            history[signal, default: []].add(Sample(time: o.time, value: v, id: o.readingID), horizon: horizon)
         }
         if !o.rrIntervals.isEmpty {
             rr += o.rrIntervals

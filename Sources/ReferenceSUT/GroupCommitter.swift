@@ -6,10 +6,10 @@ actor GroupCommitter {
     var pending = StorageBatch()
     var waiters: [CheckedContinuation<StorageError?, Never>] = []
     var flushing = false
-    /// Commits and the readings in them (for /metrics).
-    private(set) var commits = 0
+    /// Counts commits (`vitalsim_storage_commits_total`) and committed readings.
+    let metrics: ServerMetrics
 
-    init(storage: any ReadingStorage) { self.storage = storage }
+    init(storage: any ReadingStorage, metrics: ServerMetrics) { self.storage = storage; self.metrics = metrics }
 
     /// Commits `batch` (possibly with others); an empty batch waits for everything submitted before it.
     func submit(_ batch: StorageBatch) async throws(StorageError) {
@@ -32,7 +32,11 @@ actor GroupCommitter {
             waiters = []
             var failure: StorageError?
             if !batch.isEmpty {
-                do throws(StorageError) { try await storage.commit(batch); commits += 1 } catch { failure = error }
+                do throws(StorageError) {
+                    try await storage.commit(batch)
+                    metrics.count("vitalsim_storage_commits_total")
+                    metrics.count("vitalsim_storage_committed_readings_total", by: Double(batch.observations.count))
+                } catch { failure = error }
             }
             for c in group { c.resume(returning: failure) }
         }

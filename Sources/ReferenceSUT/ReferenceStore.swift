@@ -24,7 +24,7 @@ public actor ReferenceStore {
     public init(rules: [AlertRule], profiles: [String: Profile], storage: any ReadingStorage, hub: AlertHub, faults: FaultPlan = FaultPlan()) {
         engine = AlertEngine(rules: rules, profiles: profiles)
         self.storage = storage
-        committer = GroupCommitter(storage: storage)
+        committer = GroupCommitter(storage: storage, metrics: hub.metrics)
         self.hub = hub
         metrics = hub.metrics
         self.faults = faults

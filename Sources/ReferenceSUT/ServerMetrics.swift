@@ -26,7 +26,8 @@ public final class ServerMetrics: Sendable {
         "vitalsim_alerts_total": "Alerts published, by rule and severity.",
         "vitalsim_alert_deliveries_total": "Alert deliveries by channel and outcome.",
         "vitalsim_alert_webhook_retries_total": "Webhook delivery retries.",
-        "vitalsim_storage_commits_total": "Group commits to storage.",
+        "vitalsim_storage_commits_total": "Group commits to storage (one transaction and sync each).",
+        "vitalsim_storage_committed_readings_total": "Readings written by group commits.",
         "vitalsim_mqtt_messages_total": "MQTT messages received on vitals/#, by outcome.",
     ]
     let state = Mutex(State())
@@ -51,7 +52,11 @@ public final class ServerMetrics: Sendable {
 
     /// Quantile of the most recent 100,000 alert latencies (nil with none).
     public func alertLatencyQuantile(_ q: Double) -> Double? {
-        let sorted = state.withLock { $0.recent }.sorted()
+        ServerMetrics.quantile(state.withLock { $0.recent }.sorted(), q)
+    }
+
+    /// Nearest-rank quantile of sorted values.
+    static func quantile(_ sorted: [Double], _ q: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
         return sorted[min(sorted.count, rank) - 1]
@@ -84,6 +89,14 @@ public final class ServerMetrics: Sendable {
         }
         out += "vitalsim_alert_latency_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
         out += "vitalsim_alert_latency_seconds_sum \(format(s.latencySum))\nvitalsim_alert_latency_seconds_count \(s.latencyCount)\n"
+        if !s.recent.isEmpty {
+            out += "# HELP vitalsim_alert_latency_recent_seconds Exact alert-latency quantiles over the last 100,000 alerts.\n"
+            out += "# TYPE vitalsim_alert_latency_recent_seconds gauge\n"
+            let sorted = s.recent.sorted()
+            for q in [0.5, 0.9, 0.99, 0.999, 1] {
+                out += "vitalsim_alert_latency_recent_seconds{quantile=\"\(format(q))\"} \(ServerMetrics.quantile(sorted, q) ?? 0)\n"
+            }
+        }
         return out
     }
 

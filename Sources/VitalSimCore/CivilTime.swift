@@ -91,6 +91,7 @@ public struct CivilTime: Equatable, Sendable {
         let zone = Array(b[i...])
         if zone == [90] || zone == [122] { return utc.unixMilliseconds }
         guard zone.count == 6, zone[0] == 43 || zone[0] == 45, zone[3] == 58,
+              [1, 2, 4, 5].allSatisfy({ (48...57).contains(zone[$0]) }),
               let h = Int(String(decoding: zone[1..<3], as: UTF8.self)), let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
               h <= 23, m <= 59 else { return nil }
         let offset = Int64(h * 60 + m) * 60_000

@@ -153,6 +153,29 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(e.ingest(low), [], "a duplicate reading id is not judged twice")
     }
 
+    func testDataGapsAcrossDevicesAndRepeatedGaps() throws {
+        // The gap scan runs only once device time can have passed a deadline; it must still see every
+        // device, including one that resumed after an earlier gap.
+        let e = try engine(.adult)
+        var lastA = "", lastB = ""
+        for m in 0..<5 {
+            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a"), b = obs([.spo2: 97], at: Int64(m + 20) * minute, device: "b")
+            _ = e.ingest(a); _ = e.ingest(b)
+            lastA = a.readingID; lastB = b.readingID
+        }
+        XCTAssertEqual(e.advance(to: 34 * minute).map(\.evidence), [], "a: 30 min after minute 4 is not yet a gap")
+        XCTAssertEqual(e.advance(to: 34 * minute + 1).map(\.evidence), [[lastA]])
+        XCTAssertEqual(e.advance(to: 54 * minute).map(\.evidence), [])
+        XCTAssertEqual(e.advance(to: 54 * minute + 1).map(\.evidence), [[lastB]])
+        for m in 60..<63 {
+            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
+            XCTAssertEqual(rules(e.ingest(a)), [])
+            lastA = a.readingID
+        }
+        XCTAssertEqual(rules(e.advance(to: 92 * minute)), [])
+        XCTAssertEqual(e.advance(to: 92 * minute + 1).map(\.evidence), [[lastA]], "a second gap after the device resumed")
+    }
+
     func testRulesFileErrorsArePositioned() {
         let text = "rules:\n  - id: x\n    source: s\n    profiles: [adult]\n    severity: urgent\n    threshold: {any: [{signal: pulse, operator: \"=>\", value: 1}]}\n"
         do { _ = try RuleSetLoader.parse(text, file: "r.yaml"); XCTFail("should fail") } catch {
