@@ -49,8 +49,15 @@ public final class HCICentral: @unchecked Sendable {
 
     public func start() throws(HCIError) { try link.start(name: "vitalsim-hci-central", randomAddress: address) }
 
-    /// Scans for `seconds` and returns the advertisers seen (first report per address).
+    /// True while a connection is up (false after Disconnection Complete).
+    public var isConnected: Bool {
+        link.state.lock(); defer { link.state.unlock() }
+        return link.connection != nil && link.readerError == nil
+    }
+
+    /// Scans for `seconds` and returns the advertisers seen in this scan (first report per address).
     public func scan(seconds: TimeInterval) throws(HCIError) -> [Advertiser] {
+        link.state.lock(); advertisers = []; link.state.unlock()
         _ = try link.command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00]) // active, 10 ms, random own address
         _ = try link.command(0x200C, [0x01, 0x00])
         Thread.sleep(forTimeInterval: seconds)

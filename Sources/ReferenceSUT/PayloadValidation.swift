@@ -46,15 +46,23 @@ public enum PayloadValidation {
         return d
     }
 
-    /// ISO-8601 UTC (`…Z`, the seeds' format); with `offsets`, any RFC 3339 offset and fraction (FHIR `dateTime`).
+    /// ISO-8601 UTC (`2024-11-07T12:34:58Z`, the seeds' format; a fraction of a second and `+00:00`
+    /// are accepted too); with `offsets`, any RFC 3339 offset (FHIR `dateTime`).
     static func timestamp(_ o: [String: JSONInput], _ key: String, now: Int64, offsets: Bool = false) throws(ValidationFailure) -> Int64 {
         let s = try string(o, key)
-        guard let t = offsets ? CivilTime.unixMilliseconds(rfc3339: s) : CivilTime(iso8601: s)?.unixMilliseconds else {
+        guard let t = offsets ? CivilTime.unixMilliseconds(rfc3339: s) : utcMilliseconds(s) else {
             throw ValidationFailure(field: key, message: offsets ? "\(key) must be a FHIR dateTime with time zone such as 2024-11-07T14:34:58+02:00, got '\(s)'"
                                                          : "\(key) must be ISO-8601 UTC such as 2024-11-07T12:34:58Z, got '\(s)'")
         }
         guard t <= now + futureSkew else { throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future") }
         return t
+    }
+
+    /// Unix ms of ISO-8601 UTC text (`T` separator; `Z` or `+00:00`; optional fraction), or nil.
+    public static func utcMilliseconds(_ s: String) -> Int64? {
+        let b = Array(s.utf8)
+        guard b.count > 10, b[10] == UInt8(ascii: "T"), s.hasSuffix("Z") || s.hasSuffix("+00:00") else { return nil }
+        return CivilTime.unixMilliseconds(rfc3339: s)
     }
 
     static func noExtraKeys(_ o: [String: JSONInput], _ allowed: [String]) throws(ValidationFailure) {

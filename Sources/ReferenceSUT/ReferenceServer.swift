@@ -66,8 +66,8 @@ public enum ReferenceServer {
             let patient = request.uri.queryParameters.get("patient")
             var since: Int64?
             if let s = request.uri.queryParameters.get("since") {
-                guard let c = CivilTime(iso8601: s) else { return json(.badRequest, ValidationFailure(field: "since", message: "since must be ISO-8601 UTC").json) }
-                since = c.unixMilliseconds
+                guard let ms = PayloadValidation.utcMilliseconds(s) else { return json(.badRequest, ValidationFailure(field: "since", message: "since must be ISO-8601 UTC such as 2024-11-07T00:00:00Z").json) }
+                since = ms
             }
             return json(.ok, .array(await context.store.alerts(patient: patient, since: since).map(\.json)))
         }

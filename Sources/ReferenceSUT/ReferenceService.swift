@@ -37,6 +37,9 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var faults = FaultPlan()
     /// Readings per second per device; 0 disables the limit.
     public var rateLimit: Double = 1000
+    /// BLE gateway: one HCI transport per central (`tcp:HOST:PORT` or `hciN`), and the devices it may connect to.
+    public var bleGateway: [String] = []
+    public var bleTargets: [BLEGateway.Target] = []
 
     public init() {}
 }
@@ -101,7 +104,10 @@ public enum ReferenceService {
                 do throws(MQTTError) { try await ingestor.run() } catch { logger.error("MQTT ingestion stopped", metadata: ["reason": "\(error)"]) }
             }
         }
-        let group = ServiceGroup(configuration: .init(services: [app, DrainService(hub: hub)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var services: [any Service] = [app]
+        if !config.bleGateway.isEmpty { services.append(BLEGateway(hci: config.bleGateway, targets: config.bleTargets, context: context, logger: logger)) }
+        services.append(DrainService(hub: hub))
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await group.run() } catch { throw .server("\(error)") }
         mqtt?.disconnect()
         ingest?.cancel()

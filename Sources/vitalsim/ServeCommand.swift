@@ -1,5 +1,7 @@
 import ArgumentParser
+import BLE
 import Foundation
+import Harness
 import Logging
 import ReferenceSUT
 import VitalSimCore
@@ -32,6 +34,9 @@ extension VitalSim {
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
         @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
         @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
+        @Flag(name: .long, help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device.") var bleGateway = false
+        @Option(name: .long, help: "HCI controller for the BLE gateway, one per device to connect (repeatable): tcp:HOST:PORT or hciN.") var hci: [String] = []
+        @Option(name: .long, help: "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap.") var bleDevice: [String] = []
         @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "warning"
 
         func validate() throws {
@@ -43,6 +48,9 @@ extension VitalSim {
             if rateLimit < 0 { throw ValidationError("--rate-limit must be ≥ 0") }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
             if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) { throw ValidationError("--webhook must be an http:// or https:// URL") }
+            if bleGateway && hci.isEmpty { throw ValidationError("--ble-gateway needs at least one --hci controller") }
+            if !bleGateway && (!hci.isEmpty || !bleDevice.isEmpty) { throw ValidationError("--hci and --ble-device go with --ble-gateway") }
+            if bleGateway && scenario == nil && bleDevice.isEmpty { throw ValidationError("--ble-gateway needs --scenario FILE (its BLE devices) or --ble-device ADDRESS=PATIENT/DEVICE") }
         }
 
         func run() async throws {
@@ -54,7 +62,15 @@ extension VitalSim {
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
             do {
                 if let rules { config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules) } else { config.rules = try RuleSetLoader.defaultRules() }
-                if let scenario { for p in try ScenarioLoader.load(path: scenario).patients { config.profiles[p.id] = p.profile } }
+                if let scenario {
+                    let loaded = try ScenarioLoader.load(path: scenario)
+                    for p in loaded.patients { config.profiles[p.id] = p.profile }
+                    if bleGateway {
+                        config.bleTargets = LivePeripherals.bleDevices(of: loaded).map { patient, spec in
+                            BLEGateway.Target(address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"), patientID: patient, deviceID: spec.id)
+                        }
+                    }
+                }
                 if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }
             } catch let e as ScenarioLoadError { printError(e.description); throw ExitCodes.input } catch { printError("\(error)"); throw ExitCodes.input }
             for item in patient {
@@ -65,6 +81,17 @@ extension VitalSim {
                 }
                 config.profiles[parts[0]] = profile
             }
+            for item in bleDevice {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                let bytes = parts.first?.split(separator: ":").compactMap { UInt8($0, radix: 16) } ?? []
+                let owner = parts.count == 2 ? parts[1].split(separator: "/", maxSplits: 1).map(String.init) : []
+                guard bytes.count == 6, owner.count == 2, !owner[0].isEmpty, !owner[1].isEmpty else {
+                    printError("--ble-device: expected ADDRESS=PATIENT/DEVICE such as C0:11:22:33:44:55=501/hr-strap, got '\(item)'")
+                    throw ExitCodes.input
+                }
+                config.bleTargets.append(BLEGateway.Target(address: bytes.reversed(), patientID: owner[0], deviceID: owner[1]))
+            }
+            config.bleGateway = bleGateway ? hci : []
             let known = Set(config.rules.map(\.id))
             for f in fault {
                 do throws(FaultPlanError) { try config.faults.add(f, knownRules: known) } catch { printError(error.description); throw ExitCodes.input }

@@ -34,6 +34,11 @@ final class ReferenceServerTests: XCTestCase {
         XCTAssertEqual(status, 200)
         (status, _) = try post("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#)
         XCTAssertEqual(status, 200)
+        // Other spellings of UTC: an offset of +00:00 and fractions of a second.
+        for ts in ["2024-11-07T12:35:58+00:00", "2024-11-07T12:36:58.5Z", "2024-11-07T12:37:58.123456Z"] {
+            (status, _) = try post("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "\#(ts)", "heartRate": 75}"#)
+            XCTAssertEqual(status, 200, ts)
+        }
         let health = try TestSupport.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", base + "/healthz"])
         XCTAssertEqual(health.out, "200")
     }
@@ -47,6 +52,9 @@ final class ReferenceServerTests: XCTestCase {
             ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 400}"#, "heartRate"),
             ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "07/11/2024 12:34", "heartRate": 75}"#, "timestamp"),
             ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2099-01-01T00:00:00Z", "heartRate": 75}"#, "timestamp"),
+            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T14:34:58+02:00", "heartRate": 75}"#, "timestamp"),
+            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07t12:34:58z", "heartRate": 75}"#, "timestamp"),
+            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-02-30T12:34:58Z", "heartRate": 75}"#, "timestamp"),
             ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75, "bpm": 75}"#, "bpm"),
             ("/api/healthkit", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "stepCount": -5, "caloriesBurned": 200}"#, "stepCount"),
             ("/api/v1/observations", #"{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "temperature", "value": 98.6, "unit": "[degF]", "timestamp": "2024-11-07T12:00:00Z"}"#, "unit"),
