@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(name: "VitalSimCore", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strict),
@@ -54,7 +55,14 @@ let package = Package(
             resources: [.copy("default-rules.yaml")],
             swiftSettings: strict
         ),
-        .target(name: "Harness", dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire"], swiftSettings: strict),
+        .target(
+            name: "Harness",
+            dependencies: [
+                "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "vitalsim",
             dependencies: [

@@ -114,11 +114,31 @@ public enum PayloadValidation {
             guard d < s else { throw ValidationFailure(field: "diastolic", message: "diastolic \(d) must be below systolic \(s)") }
             return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [.systolic: s, .diastolic: d])
         }
-        try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"])
+        try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"] + (kind == "heart-rate" ? ["rrIntervals"] : []))
         guard let (signal, expectedUnit, range) = kinds[kind] else {
             throw ValidationFailure(field: "kind", message: "unknown kind \(kind); valid: blood-pressure, \(kinds.keys.sorted().joined(separator: ", "))")
         }
         guard unit == expectedUnit else { throw ValidationFailure(field: "unit", message: "\(kind) unit must be \(expectedUnit) (UCUM), got \(unit)") }
-        return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [signal: try number(o, "value", range)])
+        let value = try number(o, "value", range)
+        return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [signal: value], rrIntervals: try rrIntervals(o))
+    }
+
+    /// Optional `rrIntervals` of a heart-rate observation: up to 64 beat-to-beat intervals in ms
+    /// (200...3000), returned in seconds.
+    static func rrIntervals(_ o: [String: JSONInput]) throws(ValidationFailure) -> [Double] {
+        guard let v = o["rrIntervals"] else { return [] }
+        guard case let .array(items) = v, items.count <= 64 else { throw ValidationFailure(field: "rrIntervals", message: "rrIntervals must be an array of at most 64 intervals in ms") }
+        var out: [Double] = []
+        for (i, item) in items.enumerated() {
+            let ms: Double
+            switch item {
+            case let .integer(n): ms = Double(n)
+            case let .number(x): ms = x
+            default: throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] must be a number of ms")
+            }
+            guard (200...3000).contains(ms) else { throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] \(ms) ms is outside 200...3000") }
+            out.append(ms / 1000)
+        }
+        return out
     }
 }

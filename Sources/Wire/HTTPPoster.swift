@@ -49,18 +49,31 @@ public final class HTTPPoster: @unchecked Sendable {
         return try result.get()
     }
 
-    func perform(_ url: String, body: [UInt8], headers: [String], timeout: Double) -> Result<HTTPReply, HTTPTransportError> {
+    /// GETs `url` and returns the response, or throws when no response arrived.
+    public func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+        let result: Result<HTTPReply, HTTPTransportError> = await withCheckedContinuation { c in
+            queue.async { c.resume(returning: self.perform(url, body: nil, headers: headers, timeout: timeout)) }
+        }
+        return try result.get()
+    }
+
+    /// One request on the easy handle: a POST of `body`, or a GET when `body` is nil.
+    func perform(_ url: String, body: [UInt8]?, headers: [String], timeout: Double) -> Result<HTTPReply, HTTPTransportError> {
         guard let h = easy else { return .failure(HTTPTransportError(reason: "curl_easy_init failed", url: url)) }
         curl_easy_reset(h)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, header) }
         defer { curl_slist_free_all(list) }
         let sink = Sink()
-        let code: CURLcode = body.withUnsafeBufferPointer { raw in
+        let code: CURLcode = (body ?? []).withUnsafeBufferPointer { raw in
             vitalsim_curl_setopt_string(h, CURLOPT_URL, url)
-            vitalsim_curl_setopt_long(h, CURLOPT_POST, 1)
-            vitalsim_curl_setopt_pointer(h, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            vitalsim_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, raw.count)
+            if body != nil {
+                vitalsim_curl_setopt_long(h, CURLOPT_POST, 1)
+                vitalsim_curl_setopt_pointer(h, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+                vitalsim_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, raw.count)
+            } else {
+                vitalsim_curl_setopt_long(h, CURLOPT_HTTPGET, 1)
+            }
             vitalsim_curl_setopt_slist(h, CURLOPT_HTTPHEADER, list)
             vitalsim_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
             vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)

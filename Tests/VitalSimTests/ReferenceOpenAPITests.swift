@@ -22,6 +22,19 @@ final class ReferenceOpenAPITests: XCTestCase {
         return tool
     }
 
+    /// The test virtual environment's python, with `requirement` (pip syntax, pinned) installed.
+    static func testPython(installing requirement: String) throws -> String {
+        let venv = TestSupport.repositoryRoot + "/.venv-test"
+        let python = venv + "/bin/python"
+        let module = String(requirement.split(separator: "=").first ?? "")
+        if (try? TestSupport.run(python, ["-c", "import \(module)"]))?.status != 0 {
+            if !FileManager.default.isExecutableFile(atPath: python) { _ = try TestSupport.run("python3", ["-m", "venv", venv]) }
+            let pip = try TestSupport.run(venv + "/bin/pip", ["install", "-q", requirement])
+            guard pip.status == 0 else { throw XCTSkip("cannot install \(requirement) from PyPI: \(pip.err)") }
+        }
+        return python
+    }
+
     func run(_ serverArguments: [String], header: String? = nil, seed: Int) throws -> (status: Int32, out: String) {
         let tool = try Self.schemathesis()
         let dir = TestSupport.temporaryDirectory("openapi")

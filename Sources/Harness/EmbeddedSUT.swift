@@ -1,0 +1,71 @@
+import Foundation
+
+/// The reference SUT started as a child process (`vitalsim serve`) for a run without `--target`:
+/// HTTPS with a throwaway CA, a temporary SQLite database, the scenario's patient profiles, and any
+/// faulty modes asked for. The harness talks to it only over the wire, like any other SUT.
+public final class EmbeddedSUT: @unchecked Sendable {
+    public let base: String
+    public let caFile: String?
+    let process: Process
+    let directory: String
+
+    /// Starts `executable serve …` and waits for `listening on URL`.
+    public init(executable: String, scenario: String, faults: [String], directory: String) throws(HarnessError) {
+        self.directory = directory
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = ["serve", "--port", "0", "--self-signed", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
+            + ["--scenario", scenario] + faults.flatMap { ["--fault", $0] }
+        let out = Pipe()
+        p.standardOutput = out
+        let errPath = directory + "/sut.stderr"
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        p.standardError = FileHandle(forWritingAtPath: errPath)
+        do { try p.run() } catch { throw .infrastructure("cannot start the embedded reference SUT (\(executable)): \(error)") }
+        process = p
+        var text = ""
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !text.contains("listening on"), p.isRunning, Date() < deadline {
+            text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        var base = "", ca: String?
+        for line in text.split(separator: "\n") {
+            let f = line.split(separator: " ").map(String.init)
+            if f.first == "listening" { base = f.last ?? "" }
+            if f.first == "ca-certificate" { ca = f.last }
+        }
+        guard !base.isEmpty else {
+            let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            p.terminate()
+            throw .infrastructure("the embedded reference SUT did not start: \(err)")
+        }
+        self.base = base
+        caFile = ca
+    }
+
+    /// True while the server process runs (Process is thread-safe for this query).
+    public var isRunning: Bool { process.isRunning }
+
+    /// SIGTERM, wait, and remove the temporary directory.
+    public func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Why a live run could not be carried out (exit code 3 unless stated).
+public enum HarnessError: Error, Sendable, CustomStringConvertible {
+    /// A SUT, broker or helper process that could not be started or reached.
+    case infrastructure(String)
+    /// A golden file that is missing (in CI) or cannot be read (exit code 2).
+    case golden(String)
+
+    public var description: String {
+        switch self {
+        case let .infrastructure(m): m
+        case let .golden(m): m
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Histogram
+import Synchronization
+import VitalSimCore
+import Wire
+
+/// What happened to one planned request.
+public struct RequestOutcome: Sendable {
+    /// The final HTTP status, nil when no response ever arrived.
+    public var status: Int?
+    /// The `field` of a 4xx body (`{"error", "field"}`, or a FHIR OperationOutcome's expression).
+    public var field: String?
+    /// Why the request failed without a response.
+    public var error: String?
+    public var attempts = 0
+}
+
+/// An alert as observed from the SUT (polling `GET /api/v1/alerts`).
+public struct ObservedAlert: Sendable, Equatable {
+    public var alertID: String
+    public var patientID: String
+    public var rule: String
+    public var severity: String
+    /// Device time, Unix ms.
+    public var raisedAt: Int64
+    public var evidence: [String]
+}
+
+/// The raw result of sending a plan to a SUT.
+public struct LiveRunResult: Sendable {
+    public var outcomes: [RequestOutcome]
+    public var alerts: [ObservedAlert]
+    /// Reading → acknowledgement, µs from each reading's intended send time.
+    public var ackLatency: Histogram<UInt64>
+    /// Reading → alert, µs from the intended send time of the alert's last evidence reading to the poll that first saw it.
+    public var alertLatency: Histogram<UInt64>
+    /// How late the harness itself dispatched requests against the schedule, µs.
+    public var schedulingLag: Histogram<UInt64>
+    /// True when the SUT stopped answering (every retry failed).
+    public var unreachable: Bool
+}
+
+/// Sends a ``TrafficPlan`` over HTTP(S) with libcurl: requests due at their intended times (scaled
+/// by `speed`, or back to back with `speed == nil`), several keep-alive connections in parallel with
+/// one patient's requests always on the same connection (so their order holds), retries with
+/// backoff on transport errors, 429 and 503; alerts are polled throughout. Latencies are measured
+/// on the monotonic clock from the intended send time, so a slow SUT cannot hide its own delay
+/// (no coordinated omission).
+public final class LiveRunner: Sendable {
+    let base: String
+    let headers: [String]
+    let speed: Double?
+    let posters: [HTTPPoster]
+    let poller: HTTPPoster
+    /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
+    let pollInterval: Duration = .milliseconds(50)
+    let quiet: Duration
+    /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
+    let isAlive: @Sendable () -> Bool
+
+    public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
+                isAlive: @escaping @Sendable () -> Bool = { true }) {
+        self.isAlive = isAlive
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.headers = headers
+        self.speed = speed
+        posters = (0..<max(1, connections)).map { HTTPPoster(label: "vitalsim.run.\($0)", caFile: caFile, insecure: insecure) }
+        poller = HTTPPoster(label: "vitalsim.run.poll", caFile: caFile, insecure: insecure)
+        self.quiet = quiet
+    }
+
+    static func histogram() -> Histogram<UInt64> { Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three) }
+
+    static func micros(_ d: Duration) -> UInt64 {
+        let c = d.components
+        return c.seconds < 0 ? 0 : UInt64(c.seconds) * 1_000_000 + UInt64(c.attoseconds / 1_000_000_000_000)
+    }
+
+    struct Shared {
+        var outcomes: [RequestOutcome]
+        var ack = LiveRunner.histogram()
+        var lag = LiveRunner.histogram()
+        var intended: [String: ContinuousClock.Instant] = [:]
+        var firstSeen: [String: (ObservedAlert, ContinuousClock.Instant)] = [:]
+        var order: [String] = []
+        var unreachable = false
+        var stopped = false
+        /// Set once a request got no answer after every retry: the rest are not sent.
+        var aborted = false
+    }
+
+    /// The run's shared state (a class, so that tasks can share the lock).
+    final class State: Sendable {
+        let m: Mutex<Shared>
+        init(_ s: Shared) { m = Mutex(s) }
+        func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
+    }
+
+    public func run(_ plan: [PlannedRequest]) async -> LiveRunResult {
+        let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let t0 = plan.first?.sendAt ?? 0
+        let streams = posters.map { _ in AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.poll(shared) }
+            for (w, poster) in posters.enumerated() {
+                group.addTask {
+                    for await (i, scheduled) in streams[w].stream {
+                        if shared.withLock({ $0.aborted }) {
+                            shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
+                            continue
+                        }
+                        // Without a schedule (speed max) a request is due when a connection is free for it.
+                        let intended = self.speed == nil ? clock.now : scheduled
+                        if self.speed == nil { shared.withLock { s in for r in plan[i].readings { s.intended[r.id] = intended } } }
+                        let outcome = await self.send(plan[i], with: poster)
+                        let now = clock.now
+                        shared.withLock { s in
+                            s.outcomes[i] = outcome
+                            if outcome.status == nil { s.unreachable = true; s.aborted = true }
+                            if let status = outcome.status, status < 500 {
+                                for _ in plan[i].readings { s.ack.record(LiveRunner.micros(now - intended)) }
+                            }
+                        }
+                    }
+                }
+            }
+            for (i, request) in plan.enumerated() {
+                if shared.withLock({ $0.aborted }) {
+                    shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
+                    continue
+                }
+                var intended = clock.now
+                if let speed {
+                    intended = start + .milliseconds(Int64(Double(request.sendAt - t0) / speed))
+                    if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
+                }
+                let lag = clock.now - intended
+                let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(posters.count))
+                shared.withLock { s in
+                    s.lag.record(LiveRunner.micros(lag))
+                    for r in request.readings { s.intended[r.id] = intended }
+                }
+                streams[w].continuation.yield((i, intended))
+            }
+            for s in streams { s.continuation.finish() }
+            // Wait for the senders (the poller runs until told to stop).
+            var finished = 0
+            while finished < posters.count, await group.next() != nil { finished += 1 }
+            if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
+            shared.withLock { $0.stopped = true }
+        }
+        return shared.withLock { s in
+            var alertLatency = LiveRunner.histogram()
+            for id in s.order {
+                guard let (a, seen) = s.firstSeen[id], let last = a.evidence.last, let intended = s.intended[last] else { continue }
+                alertLatency.record(LiveRunner.micros(seen - intended))
+            }
+            return LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,
+                                 schedulingLag: s.lag, unreachable: s.unreachable)
+        }
+    }
+
+    /// One request with retries: transport errors, 429 (after Retry-After) and 503, backing off 250 ms doubling to 4 s, 6 attempts.
+    func send(_ r: PlannedRequest, with poster: HTTPPoster) async -> RequestOutcome {
+        var outcome = RequestOutcome()
+        var delay = 0.25
+        for attempt in 1...6 {
+            outcome.attempts = attempt
+            do throws(HTTPTransportError) {
+                let reply = try await poster.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + headers)
+                outcome.status = reply.status
+                outcome.error = nil
+                if reply.status >= 400 { outcome.field = LiveRunner.field(reply.body) }
+                if reply.status != 429 && reply.status != 503 { return outcome }
+            } catch {
+                outcome.status = nil
+                outcome.error = error.reason
+                if !isAlive() { return outcome }
+            }
+            if attempt < 6 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+            delay = min(delay * 2, 4)
+        }
+        return outcome
+    }
+
+    /// The offending field named by an error body.
+    static func field(_ body: [UInt8]) -> String? {
+        guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let f = o["field"] as? String { return f }
+        if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first { return e }
+        return nil
+    }
+
+    func poll(_ shared: State) async {
+        while !shared.withLock({ $0.stopped }) {
+            await pollOnce(shared)
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+
+    func pollOnce(_ shared: State) async {
+        guard let reply = try? await poller.get(base + "/api/v1/alerts", headers: headers), reply.status == 200,
+              let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else { return }
+        let now = ContinuousClock.now
+        shared.withLock { s in
+            for a in list {
+                guard let id = a["alertId"] as? String, s.firstSeen[id] == nil else { continue }
+                let raised = (a["raisedAt"] as? String).flatMap { CivilTime.unixMilliseconds(rfc3339: $0) } ?? 0
+                let alert = ObservedAlert(alertID: id, patientID: a["patientId"] as? String ?? "", rule: a["rule"] as? String ?? "",
+                                          severity: a["severity"] as? String ?? "", raisedAt: raised, evidence: a["evidence"] as? [String] ?? [])
+                s.firstSeen[id] = (alert, now)
+                s.order.append(id)
+            }
+        }
+    }
+
+    /// After the last acknowledgement: waits until no new alert has appeared for `quiet`.
+    func waitForQuiet(_ shared: State) async {
+        var count = -1
+        var stableSince = ContinuousClock.now
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            await pollOnce(shared)
+            let n = shared.withLock { $0.order.count }
+            if n != count { count = n; stableSince = .now }
+            if ContinuousClock.now - stableSince >= quiet { return }
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Histogram
+import VitalSimCore
+
+/// Options of `vitalsim run` and `vitalsim record`.
+public struct LiveOptions: Sendable {
+    /// The SUT's base URL; nil starts the embedded reference SUT per scenario.
+    public var target: String?
+    public var caFile: String?
+    public var insecure = false
+    /// Extra request headers (credentials), e.g. `Authorization: Bearer …`.
+    public var headers: [String] = []
+    /// Virtual seconds per wall second; nil sends as fast as the SUT answers.
+    public var speed: Double?
+    public var seed: UInt64?
+    /// Faulty modes for the embedded SUT (`--sut-fault`).
+    public var sutFaults: [String] = []
+    /// The `vitalsim` executable (to start the embedded SUT).
+    public var executable: String
+    /// Folder of golden files; nil uses each scenario's `golden` path.
+    public var goldenDirectory: String?
+    /// In CI a missing golden file is an error, never written.
+    public var ci = false
+    public var connections = 8
+    public var quiet: Duration = .seconds(2)
+
+    public init(executable: String) { self.executable = executable }
+}
+
+/// Runs scenarios live against a SUT and judges them against their golden files, or records golden files.
+public enum LiveSuite {
+    /// Where a scenario's golden file lives.
+    public static func goldenPath(_ s: Scenario, _ options: LiveOptions) -> String {
+        if let dir = options.goldenDirectory { return dir + "/\(s.name).golden.yaml" }
+        return s.golden
+    }
+
+    /// Sends one scenario's traffic and returns the plan, its digest and the raw result.
+    static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([PlannedRequest], String, LiveRunResult) {
+        let plan = TrafficPlan.requests(for: scenario, seed: options.seed)
+        let digest = TrafficPlan.digest(plan)
+        var embedded: EmbeddedSUT?
+        let base: String, ca: String?
+        if let target = options.target {
+            base = target; ca = options.caFile
+        } else {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+            let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: dir)
+            embedded = sut
+            base = sut.base; ca = sut.caFile
+        }
+        defer { embedded?.stop() }
+        let sut = embedded
+        let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
+        let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
+                                connections: options.connections, quiet: options.quiet, isAlive: alive)
+        let result = await runner.run(plan)
+        if result.unreachable, let embedded, !embedded.isRunning {
+            throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
+        }
+        if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
+            throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(result.outcomes.first?.error ?? "")")
+        }
+        return (plan, digest, result)
+    }
+
+    /// Runs and judges each scenario.
+    public static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
+        var verdicts: [Verdict] = []
+        for path in paths {
+            let scenario: Scenario
+            do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+            let goldenPath = goldenPath(scenario, options)
+            guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
+                throw .golden("\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it" + (options.ci ? " (CI never writes one)" : ""))
+            }
+            let golden: GoldenFile
+            do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch { throw .golden(error.description) }
+            progress("running \(scenario.name) (\(path))")
+            let (plan, digest, result) = try await execute(path, scenario, options)
+            verdicts.append(Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result))
+        }
+        return verdicts
+    }
+
+    /// Runs each scenario and writes its golden file from what the SUT did; returns the paths written
+    /// and warnings (a deliberately corrupted payload the SUT accepted, a rejection naming an unexpected field).
+    public static func record(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [(String, [String])] {
+        var written: [(String, [String])] = []
+        for path in paths {
+            let scenario: Scenario
+            do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+            progress("recording \(scenario.name) (\(path))")
+            let (plan, digest, result) = try await execute(path, scenario, options)
+            var warnings: [String] = []
+            var g = GoldenFile(scenario: scenario.name, seed: options.seed ?? scenario.seed, trafficDigest: digest, earlyTolerance: GoldenFile.defaultEarly,
+                               lateTolerance: GoldenFile.defaultLate, alerts: [], validation: [], budgets: [])
+            for a in result.alerts {
+                g.alerts.append(.init(patientID: a.patientID, rule: a.rule, severity: a.severity, from: a.raisedAt - g.earlyTolerance, to: a.raisedAt + g.lateTolerance))
+            }
+            for (i, request) in plan.enumerated() {
+                let o = result.outcomes[i]
+                let id = request.readings.first?.id ?? ""
+                if let s = o.status, s >= 400, s < 500 { g.validation.append(.init(reading: id, status: s, field: o.field ?? "")) }
+                if let e = request.expectedRejection, o.status != e.status || (o.field ?? "") != e.field {
+                    warnings.append("\(id): a conforming SUT answers \(e.status) naming '\(e.field)'; this one answered \(o.status.map(String.init) ?? "nothing") naming '\(o.field ?? "")'")
+                }
+                if o.status == nil || (o.status ?? 0) >= 500 { warnings.append("\(id): no final answer (\(o.error ?? "status \(o.status ?? 0)")); not recorded") }
+            }
+            g.budgets.append(.init(path: "reading-to-ack", limits: [(99, 1000), (100, 5000)]))
+            if result.alertLatency.totalCount > 0 { g.budgets.append(.init(path: "reading-to-alert", limits: [(99, 1000)])) }
+            let target = goldenPath(scenario, options)
+            try? FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: target, contents: Data(g.yaml().utf8)) else { throw .golden("cannot write \(target)") }
+            written.append((target, warnings))
+        }
+        return written
+    }
+
+    /// Scenario files of a path: the file itself, or a folder's `*.yaml` files in name order.
+    public static func scenarioFiles(_ path: String) -> [String] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [path] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { path + "/" + $0 }
+    }
+}

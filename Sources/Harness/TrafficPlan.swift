@@ -1,0 +1,127 @@
+import Crypto
+import Foundation
+import VitalSimCore
+
+/// One HTTP request of a live run: one reading (VitalEdge endpoints, corrupt or duplicate
+/// deliveries) or a batch of one device's readings for `POST /api/v1/observations`.
+public struct PlannedRequest: Sendable {
+    public var path: String
+    public var body: [UInt8]
+    /// The reading ids it carries, and each one's intended emit time (virtual ms from the start).
+    public var readings: [(id: String, emit: Int64)]
+    public var patientID: String
+    /// When the request is due (the intended emit time of its last reading).
+    public var sendAt: Int64
+    /// The rejection a conforming SUT must answer with (a corrupt delivery), if any.
+    public var expectedRejection: ExpectedRejection?
+}
+
+/// The field a SUT must name when it rejects a deliberately corrupted payload.
+public struct ExpectedRejection: Sendable, Equatable {
+    public var status: Int
+    public var field: String
+}
+
+/// Turns a scenario's readings into HTTP requests, deterministically (same scenario and seed,
+/// same bytes in the same order). BLE devices are relayed the way a phone gateway does: decoded,
+/// as generic observations; a corrupt delivery becomes the JSON counterpart of its fault
+/// (truncation → a truncated body, bad flags → a wrong unit, bad CRC → an impossible value).
+public enum TrafficPlan {
+    /// Readings of one device within this much virtual time share a batch.
+    public static let batchWindow: Int64 = 60_000
+    public static let maxBatch = 100
+
+    public static func requests(for scenario: Scenario, seed: UInt64? = nil) -> [PlannedRequest] {
+        var run = ScenarioRun(scenario: scenario, seed: seed)
+        let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
+        var out: [PlannedRequest] = []
+        var open: [String: Int] = [:]  // device → index of its open batch in `out`
+        var batchFirst: [Int: Int64] = [:]
+        var bodies: [Int: [JSONValue]] = [:]
+        func close(_ device: String) {
+            guard let i = open.removeValue(forKey: device) else { return }
+            out[i].body = Array(JSONValue.array(bodies.removeValue(forKey: i) ?? []).serialized().utf8)
+        }
+        while let (r, _) = run.next() {
+            let key = "\(r.patientID)/\(r.deviceID)"
+            if r.deviceType == .phoneBridge {
+                let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
+                out.append(PlannedRequest(path: path, body: Array(encoder.json(r).serialized().utf8), readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
+                                          sendAt: r.intendedEmitTime, expectedRejection: nil))
+                continue
+            }
+            guard let json = observation(r, start: scenario.startUnixMilliseconds) else { continue }
+            if r.delivery.corruption != nil || r.delivery.duplicate {
+                close(key)
+                var body = Array(json.serialized().utf8)
+                var rejection: ExpectedRejection?
+                if let c = r.delivery.corruption { (body, rejection) = corrupt(json, c) }
+                out.append(PlannedRequest(path: "/api/v1/observations", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
+                                          sendAt: r.intendedEmitTime, expectedRejection: rejection))
+                continue
+            }
+            if let i = open[key], r.intendedEmitTime - (batchFirst[i] ?? 0) <= batchWindow, out[i].readings.count < maxBatch {
+                out[i].readings.append((r.id, r.intendedEmitTime))
+                out[i].sendAt = r.intendedEmitTime
+                bodies[i, default: []].append(json)
+            } else {
+                close(key)
+                out.append(PlannedRequest(path: "/api/v1/observations", body: [], readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
+                                          sendAt: r.intendedEmitTime, expectedRejection: nil))
+                open[key] = out.count - 1
+                batchFirst[out.count - 1] = r.intendedEmitTime
+                bodies[out.count - 1] = [json]
+            }
+        }
+        for key in open.keys.sorted() { close(key) }
+        // Stable by due time: a batch is due when its last reading is.
+        return out.enumerated().sorted { ($0.element.sendAt, $0.offset) < ($1.element.sendAt, $1.offset) }.map(\.element)
+    }
+
+    /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
+    /// progress indications rather than readings).
+    public static func observation(_ r: Reading, start: Int64) -> JSONValue? {
+        let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
+        var f: [(String, JSONValue)] = [("readingId", .string(r.id)), ("patientId", .string(r.patientID)), ("deviceId", .string(r.deviceID))]
+        switch r.measurement {
+        case .cuffPressure, .dailySummary:
+            return nil
+        case let .bloodPressure(s, d, _, _, _):
+            f += [("kind", .string("blood-pressure")), ("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d)))]
+        case let .heartRate(bpm, rr, _, _):
+            f += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
+            if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double((Double($0) * 1000 / 1024 * 10).rounded() / 10) }))) }
+        default:
+            f += [("kind", .string(r.kind.rawValue)), ("value", .double(r.measurement.primaryValue))]
+        }
+        f += [("unit", .string(r.measurement.unit)), ("timestamp", .string(ts)), ("sequence", .int(Int64(r.seq)))]
+        return .object(f)
+    }
+
+    /// The JSON counterpart of a GATT corruption, and the field a SUT must reject.
+    static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
+        guard case var .object(fields) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        switch c {
+        case .truncation:
+            let text = Array(json.serialized().utf8)
+            return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
+        case .badFlags:
+            if let i = fields.firstIndex(where: { $0.0 == "unit" }) { fields[i].1 = .string("bogus-unit") }
+            return (Array(JSONValue.object(fields).serialized().utf8), ExpectedRejection(status: 400, field: "unit"))
+        case .badCRC:
+            let i = fields.firstIndex { $0.0 == "value" || $0.0 == "systolic" } ?? 0
+            fields[i].1 = .int(-1)
+            return (Array(JSONValue.object(fields).serialized().utf8), ExpectedRejection(status: 400, field: fields[i].0))
+        }
+    }
+
+    /// sha256 of the whole request stream (path and body of each request, in order).
+    public static func digest(_ requests: [PlannedRequest]) -> String {
+        var h = SHA256()
+        for r in requests {
+            h.update(data: Array(r.path.utf8) + [0])
+            h.update(data: r.body + [0x0A])
+        }
+        return "sha256:" + h.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

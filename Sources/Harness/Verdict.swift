@@ -1,0 +1,143 @@
+import Foundation
+import Histogram
+import VitalSimCore
+
+/// How an observation differs from the golden file.
+public enum Finding: String, Sendable, CaseIterable {
+    case missed, late, early, spurious, duplicate
+    case wrongSeverity = "wrong-severity"
+    case validationMismatch = "validation-mismatch"
+    case budgetExceeded = "budget-exceeded"
+    case lost
+    case trafficChanged = "traffic-changed"
+}
+
+/// One checked expectation: passed, or failed with its classification.
+public struct Check: Sendable {
+    /// `alert`, `no-other-alerts`, `validation`, `budget`, `delivery` or `traffic`.
+    public var kind: String
+    /// A stable name (one JUnit test case each), e.g. `alert hr.tachycardia patient 501`.
+    public var name: String
+    /// The clinical rule id, when the check is about one.
+    public var rule: String?
+    public var finding: Finding?
+    public var detail: String
+    public var passed: Bool { finding == nil }
+}
+
+/// A scenario's verdict: every check, the latency summaries and the delivery counts.
+public struct Verdict: Sendable {
+    public var scenario: String
+    public var checks: [Check]
+    /// Readings acknowledged, rejected (with a status), failed (no response).
+    public var acknowledged = 0, rejected = 0, failed = 0
+    public var latency: [String: [String: Double]] = [:]
+    public var passed: Bool { checks.allSatisfy(\.passed) }
+
+    /// Percentiles reported for every latency path (ms).
+    static let reported: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
+
+    static func summary(_ h: Histogram<UInt64>) -> [String: Double] {
+        var out: [String: Double] = ["count": Double(h.totalCount)]
+        guard h.totalCount > 0 else { return out }
+        for (name, p) in reported { out[name] = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000 }
+        return out
+    }
+
+    /// Compares a run with its golden file.
+    public static func judge(scenario: String, golden: GoldenFile, plan: [PlannedRequest], digest: String, result: LiveRunResult) -> Verdict {
+        var checks: [Check] = []
+        if digest != golden.trafficDigest {
+            checks.append(Check(kind: "traffic", name: "traffic digest", rule: nil, finding: .trafficChanged,
+                                detail: "the scenario now produces different traffic (\(digest)) than when the golden file was recorded (\(golden.trafficDigest)); re-record and review"))
+        }
+        // Alerts: each expectation takes the best matching observed alert.
+        var unused = Array(result.alerts.indices)
+        var matchedKeys: Set<String> = []
+        for e in golden.alerts {
+            let name = "alert \(e.rule) patient \(e.patientID)"
+            let candidates = unused.filter { result.alerts[$0].patientID == e.patientID && result.alerts[$0].rule == e.rule }
+            guard !candidates.isEmpty else {
+                checks.append(Check(kind: "alert", name: name, rule: e.rule, finding: .missed, detail: "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"))
+                continue
+            }
+            let inWindow = candidates.first { (e.from...e.to).contains(result.alerts[$0].raisedAt) }
+            let pick = inWindow ?? candidates[0]
+            unused.removeAll { $0 == pick }
+            matchedKeys.insert(e.patientID + "\u{0}" + e.rule)
+            let a = result.alerts[pick]
+            if inWindow == nil {
+                let late = a.raisedAt > e.to
+                checks.append(Check(kind: "alert", name: name, rule: e.rule, finding: late ? .late : .early,
+                                    detail: "raisedAt \(iso(a.raisedAt)) is outside the expected window \(iso(e.from))…\(iso(e.to))"))
+            } else if a.severity != e.severity {
+                checks.append(Check(kind: "alert", name: name, rule: e.rule, finding: .wrongSeverity, detail: "severity \(a.severity), expected \(e.severity) (alert \(a.alertID))"))
+            } else {
+                checks.append(Check(kind: "alert", name: name, rule: e.rule, finding: nil, detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))"))
+            }
+        }
+        var extras: [String] = []
+        var extraFinding: Finding?
+        for i in unused {
+            let a = result.alerts[i]
+            let dup = matchedKeys.contains(a.patientID + "\u{0}" + a.rule)
+            if dup { extraFinding = .duplicate } else if extraFinding == nil { extraFinding = .spurious }
+            extras.append("\(dup ? "duplicate" : "spurious") \(a.rule) for patient \(a.patientID) at \(iso(a.raisedAt)) (alert \(a.alertID))")
+        }
+        checks.append(Check(kind: "no-other-alerts", name: "no other alerts", rule: nil, finding: extras.isEmpty ? nil : extraFinding,
+                            detail: extras.isEmpty ? "only the expected alerts were raised" : extras.joined(separator: "; ")))
+
+        // Validation: expected rejections, and no other rejection.
+        var v = Verdict(scenario: scenario, checks: [])
+        var expected: [String: GoldenFile.ExpectedValidation] = [:]
+        for e in golden.validation { expected[e.reading] = e }
+        var seen: Set<String> = []
+        for (i, request) in plan.enumerated() {
+            let o = result.outcomes[i]
+            let first = request.readings.first?.id ?? ""
+            let n = request.readings.count
+            switch o.status {
+            case nil: v.failed += n
+            case let s? where s < 300: v.acknowledged += n
+            default: v.rejected += n
+            }
+            if let e = expected[first], !seen.contains(first) {
+                seen.insert(first)
+                let ok = o.status == e.status && (o.field ?? "") == e.field
+                checks.append(Check(kind: "validation", name: "rejects \(first)", rule: nil, finding: ok ? nil : .validationMismatch,
+                                    detail: ok ? "\(e.status) naming field '\(e.field)'" : "expected \(e.status) naming field '\(e.field)', got \(o.status.map(String.init) ?? "no response") naming '\(o.field ?? "")'"))
+            } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
+                checks.append(Check(kind: "validation", name: "accepts \(first)", rule: nil, finding: .validationMismatch,
+                                    detail: "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"))
+            }
+        }
+        for e in golden.validation where !seen.contains(e.reading) {
+            checks.append(Check(kind: "validation", name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: "the scenario no longer sends reading \(e.reading)"))
+        }
+        let lost = result.outcomes.enumerated().filter { $0.element.status == nil || ($0.element.status ?? 0) >= 500 }
+        checks.append(Check(kind: "delivery", name: "every reading acknowledged or rejected", rule: nil, finding: lost.isEmpty ? nil : .lost,
+                            detail: lost.isEmpty ? "\(v.acknowledged) acknowledged, \(v.rejected) rejected" :
+                                "\(lost.count) request(s) without a final answer, first: \(plan[lost[0].offset].readings.first?.id ?? "?"): \(lost[0].element.error ?? "status \(lost[0].element.status ?? 0)")"))
+
+        // Latency budgets; a budget with no samples fails.
+        let histograms = ["reading-to-ack": result.ackLatency, "reading-to-alert": result.alertLatency]
+        for b in golden.budgets {
+            guard let h = histograms[b.path] else { continue }
+            for (p, limit) in b.limits {
+                let name = "budget \(b.path) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
+                guard h.totalCount > 0 else {
+                    checks.append(Check(kind: "budget", name: name, rule: nil, finding: .budgetExceeded, detail: "no samples for \(b.path): a budget with nothing measured cannot pass"))
+                    continue
+                }
+                let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
+                checks.append(Check(kind: "budget", name: name, rule: nil, finding: value <= limit ? nil : .budgetExceeded,
+                                    detail: String(format: "%.2f ms over %d samples", value, h.totalCount)))
+            }
+        }
+        v.checks = checks
+        v.latency = ["reading-to-ack": summary(result.ackLatency), "reading-to-alert": summary(result.alertLatency), "scheduling-lag": summary(result.schedulingLag)]
+        return v
+    }
+
+    static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Harness
+
+/// Options shared by `run` and `record`.
+struct LiveFlags: ParsableArguments {
+    @Argument(help: "A scenario file or a folder of them (a suite).") var path: String
+    @Option(name: .long, help: "Base URL of the SUT (default: start the embedded reference SUT, over HTTPS, per scenario).") var target: String?
+    @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
+    @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
+    @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header: [String] = []
+    @Option(name: .long, help: "Virtual seconds per wall second, or max (default max).") var speed = "max"
+    @Option(name: .long, help: "Seed overriding each scenario's own (golden files record the seed they were made with).") var seed: UInt64?
+    @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
+    @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
+    @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
+
+    func validate() throws {
+        if speed != "max", (Double(speed) ?? 0) <= 0 { throw ValidationError("--speed must be a positive number or max, got '\(speed)'") }
+        if target != nil && !sutFault.isEmpty { throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target") }
+        if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) { throw ValidationError("--target must be an http:// or https:// URL") }
+        if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
+        if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
+    }
+
+    func options() -> LiveOptions {
+        var o = LiveOptions(executable: Self.executablePath)
+        o.target = target; o.caFile = cacert; o.insecure = insecure; o.headers = header
+        o.speed = speed == "max" ? nil : Double(speed)
+        o.seed = seed; o.sutFaults = sutFault; o.goldenDirectory = goldenDir; o.connections = connections
+        o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
+        return o
+    }
+
+    /// This executable, to start `vitalsim serve` as the embedded SUT.
+    static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}
+
+extension VitalSim {
+    /// `vitalsim run SCENARIO|SUITE …`
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios live against a SUT over HTTP(S) and judge its alerts, rejections and latency against the golden files.",
+            discussion: "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
+        )
+        @OptionGroup var live: LiveFlags
+        @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
+        @Option(name: .long, help: "Write the verdicts as JSON here.") var json: String?
+
+        func run() async throws {
+            let files = LiveSuite.scenarioFiles(live.path)
+            guard !files.isEmpty else { printError("\(live.path): no scenario files"); throw ExitCodes.input }
+            let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let verdicts: [Verdict]
+            do throws(HarnessError) {
+                verdicts = try await LiveSuite.run(files, options: live.options()) { printError($0) }
+            } catch {
+                printError("vitalsim run: \(error)")
+                if case .golden = error { throw ExitCodes.input }
+                throw ExitCodes.infrastructure
+            }
+            if let junit { try write(RunReport.junit(verdicts), to: junit) }
+            if let json { try write(RunReport.json(verdicts), to: json) }
+            print(RunReport.console(verdicts, colour: colour), terminator: "")
+            if !verdicts.allSatisfy(\.passed) { throw ExitCode(1) }
+        }
+
+        func write(_ text: String, to path: String) throws {
+            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+                printError("cannot write \(path)")
+                throw ExitCodes.input
+            }
+        }
+    }
+
+    /// `vitalsim record SCENARIO|SUITE …`
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios live and write their golden files from what the SUT did (review them before committing).",
+            discussion: "Refused when the CI environment variable is set: in CI a missing golden file is an error, never written."
+        )
+        @OptionGroup var live: LiveFlags
+
+        func run() async throws {
+            let options = live.options()
+            if options.ci { printError("vitalsim record: refusing to write golden files in CI (CI is set)"); throw ExitCodes.input }
+            let files = LiveSuite.scenarioFiles(live.path)
+            guard !files.isEmpty else { printError("\(live.path): no scenario files"); throw ExitCodes.input }
+            do throws(HarnessError) {
+                for (path, warnings) in try await LiveSuite.record(files, options: options, progress: { printError($0) }) {
+                    print("wrote \(path)")
+                    for w in warnings { printError("  warning: \(w)") }
+                }
+            } catch {
+                printError("vitalsim record: \(error)")
+                if case .golden = error { throw ExitCodes.input }
+                throw ExitCodes.infrastructure
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Harness
+import VitalSimCore
+import XCTest
+
+/// `vitalsim record` and `vitalsim run` end to end over HTTPS against the embedded reference SUT:
+/// a recorded golden file passes, each faulty mode of the SUT fails with the right classification,
+/// the reports parse, and missing or broken golden files are input errors.
+final class LiveHarnessTests: XCTestCase {
+    static let suite = ["hypertensive-crisis", "corrupt-and-duplicate-payloads"]
+
+    var directory = ""
+    var goldenDir: String { directory + "/golden" }
+    var suiteDir: String { directory + "/suite" }
+
+    override func setUpWithError() throws {
+        directory = TestSupport.temporaryDirectory("harness")
+        try FileManager.default.createDirectory(atPath: suiteDir, withIntermediateDirectories: true)
+        for name in Self.suite {
+            try FileManager.default.copyItem(atPath: TestSupport.repositoryRoot + "/scenarios/core/\(name).yaml", toPath: suiteDir + "/\(name).yaml")
+        }
+        let record = try vitalsim(["record", suiteDir, "--golden-dir", goldenDir])
+        XCTAssertEqual(record.status, 0, record.err)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+
+    func vitalsim(_ args: [String], ci: Bool = false) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        env["CI"] = ci ? "true" : nil
+        p.environment = env
+        let out = directory + "/out-\(UInt32.random(in: 0...UInt32.max))", err = out + ".err"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: out)
+        p.standardError = FileHandle(forWritingAtPath: err)
+        try p.run()
+        p.waitUntilExit()
+        return (p.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
+    func findings(_ jsonPath: String) throws -> [String: [String]] {
+        let j = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
+        var out: [String: [String]] = [:]
+        for s in j["scenarios"] as! [[String: Any]] {
+            out[s["scenario"] as! String] = (s["checks"] as! [[String: Any]]).compactMap { $0["finding"] as? String }.sorted()
+        }
+        return out
+    }
+
+    func testRecordedGoldenFilesHoldTheExpectedAlertsAndRejections() throws {
+        let crisis = try GoldenFile.parse(String(contentsOfFile: goldenDir + "/hypertensive-crisis.golden.yaml", encoding: .utf8), file: "crisis")
+        XCTAssertEqual(crisis.alerts.map(\.rule), ["bp.hypertensive-crisis"])
+        XCTAssertEqual(crisis.alerts.first?.severity, "high")
+        XCTAssertEqual(crisis.alerts.first.map { $0.to - $0.from }, GoldenFile.defaultEarly + GoldenFile.defaultLate)
+        let corrupt = try GoldenFile.parse(String(contentsOfFile: goldenDir + "/corrupt-and-duplicate-payloads.golden.yaml", encoding: .utf8), file: "corrupt")
+        XCTAssertFalse(corrupt.validation.isEmpty, "the corrupted payloads are rejected")
+        XCTAssertEqual(Set(corrupt.validation.map(\.status)), [400])
+        XCTAssertEqual(Set(corrupt.validation.map(\.field)).subtracting(["", "unit", "value", "systolic"]), [], "\(corrupt.validation)")
+        // Deterministic traffic: the same scenario and seed give the same digest.
+        let scenario = try ScenarioLoader.load(path: suiteDir + "/corrupt-and-duplicate-payloads.yaml")
+        XCTAssertEqual(TrafficPlan.digest(TrafficPlan.requests(for: scenario)), corrupt.trafficDigest)
+        XCTAssertNotEqual(TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: 99)), corrupt.trafficDigest)
+    }
+
+    func testHealthySUTPassesAndReportsParse() throws {
+        let junit = directory + "/junit.xml", json = directory + "/verdict.json"
+        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json], ci: true)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("PASS 2/2 scenario(s)"), r.out)
+        XCTAssertEqual(try findings(json).values.flatMap { $0 }, [])
+        // A standard JUnit parser (Python's junitparser) reads the file: one case per check, rule ids as properties.
+        let python = try ReferenceOpenAPITests.testPython(installing: "junitparser==3.2.0")
+        let script = """
+        import sys, junitparser, xml.etree.ElementTree as ET
+        xml = junitparser.JUnitXml.fromfile(sys.argv[1])
+        cases = [c for s in xml for c in s]
+        rules = [p.get("value") for p in ET.parse(sys.argv[1]).iter("property") if p.get("name") == "rule"]
+        print(len(list(xml)), len(cases), sum(1 for c in cases if not c.is_passed), ",".join(sorted(set(rules))))
+        """
+        let parsed = try TestSupport.run(python, ["-c", script, junit])
+        XCTAssertEqual(parsed.status, 0, parsed.err)
+        let f = parsed.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+        let checks = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let count = (checks["scenarios"] as! [[String: Any]]).reduce(0) { $0 + ($1["checks"] as! [Any]).count }
+        XCTAssertEqual(f.first, "2")
+        XCTAssertEqual(f.count > 1 ? Int(f[1]) : nil, count)
+        XCTAssertEqual(f.count > 2 ? f[2] : nil, "0")
+        XCTAssertTrue(f.count > 3 && f[3].split(separator: ",").contains("bp.hypertensive-crisis"), parsed.out)
+    }
+
+    func testEachFaultyModeIsCaughtWithItsClassification() throws {
+        let cases: [(String, String, String)] = [
+            ("drop-alerts=1", "hypertensive-crisis", "missed"),
+            ("miss-rule=bp.hypertensive-crisis", "hypertensive-crisis", "missed"),
+            ("wrong-severity", "hypertensive-crisis", "wrong-severity"),
+            ("duplicate-alerts", "hypertensive-crisis", "duplicate"),
+            ("delay-alerts=2s", "hypertensive-crisis", "budget-exceeded"),
+            ("accept-invalid", "corrupt-and-duplicate-payloads", "validation-mismatch"),
+        ]
+        for (fault, scenario, finding) in cases {
+            let json = directory + "/\(fault).json"
+            let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", fault, "--json", json])
+            XCTAssertEqual(r.status, 1, "\(fault): \(r.out) \(r.err)")
+            XCTAssertTrue(try findings(json)[scenario]?.contains(finding) == true, "\(fault) → \(finding): \(r.out)")
+        }
+        let crash = try vitalsim(["run", suiteDir + "/corrupt-and-duplicate-payloads.yaml", "--golden-dir", goldenDir, "--sut-fault", "crash-after=50"])
+        XCTAssertEqual(crash.status, 3, "a SUT that dies is an infrastructure failure: \(crash.out) \(crash.err)")
+        XCTAssertTrue(crash.err.contains("died"), crash.err)
+    }
+
+    func testMissingOrBrokenGoldenFilesAreInputErrors() throws {
+        let missing = try vitalsim(["run", suiteDir, "--golden-dir", directory + "/nowhere"], ci: true)
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.err.contains("no golden file") && missing.err.contains("vitalsim record"), missing.err)
+        let refused = try vitalsim(["record", suiteDir, "--golden-dir", directory + "/nowhere"], ci: true)
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/nowhere"), "CI never writes golden files")
+
+        let path = goldenDir + "/hypertensive-crisis.golden.yaml"
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "severity: high", with: "severity: urgent")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let broken = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir])
+        XCTAssertEqual(broken.status, 2)
+        XCTAssertTrue(broken.err.contains("hypertensive-crisis.golden.yaml:") && broken.err.contains("alerts[0].severity"), broken.err)
+    }
+}
