@@ -20,3 +20,7 @@ for f in "$out"/*/captures/*.btsnoop; do
 done
 echo
 $bin stats "$out"
+echo
+echo "== the core suite live over HTTPS against the embedded reference SUT, judged against golden/:"
+mkdir -p "$out"
+$bin run scenarios/core --junit "$out/junit.xml" --json "$out/verdict.json"

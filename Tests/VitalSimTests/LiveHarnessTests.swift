@@ -112,6 +112,24 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertTrue(crash.err.contains("died"), crash.err)
     }
 
+    func testCoreSuitePassesAgainstTheReferenceSUTWithTheCommittedGoldenFiles() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+        p.arguments = ["run", "scenarios/core", "--json", directory + "/core.json"]
+        p.currentDirectoryURL = URL(fileURLWithPath: TestSupport.repositoryRoot)
+        var env = ProcessInfo.processInfo.environment
+        env["CI"] = "true"
+        p.environment = env
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        let f = try findings(directory + "/core.json")
+        XCTAssertEqual(p.terminationStatus, 0, "\(f)")
+        XCTAssertEqual(f.count, 12, "every core scenario has a golden file and ran")
+        XCTAssertEqual(f.values.flatMap { $0 }, [])
+    }
+
     func testMissingOrBrokenGoldenFilesAreInputErrors() throws {
         let missing = try vitalsim(["run", suiteDir, "--golden-dir", directory + "/nowhere"], ci: true)
         XCTAssertEqual(missing.status, 2)
