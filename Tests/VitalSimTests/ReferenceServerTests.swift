@@ -73,6 +73,17 @@ final class ReferenceServerTests: XCTestCase {
         }
     }
 
+    func testOversizedBodiesAreRefusedWith413() throws {
+        let big = "[" + Array(repeating: #"{"readingId": "x", "patientId": "501", "deviceId": "d", "kind": "spo2", "value": 97, "unit": "%", "timestamp": "2024-11-07T12:00:00Z"}"#, count: 2500).joined(separator: ",") + "]"
+        XCTAssertGreaterThan(big.utf8.count, 256 * 1024)
+        let path = TestSupport.write(big, to: directory, name: "big.json")
+        let r = try TestSupport.run("curl", ["-s", "-w", "\n%{http_code}", "-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "@" + path, base + "/api/v1/observations"])
+        let lines = r.out.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(lines.last, "413")
+        let body = try JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8)) as? [String: Any]
+        XCTAssertTrue((body?["error"] as? String ?? "").contains("262144"), "\(String(describing: body))")
+    }
+
     func testDuplicatesAreAcknowledgedOnceAndAlertsArePolled() throws {
         let reading = #"{"readingId": "504/cgm/1", "patientId": "504", "deviceId": "cgm", "kind": "cgm", "value": 50, "unit": "mg/dL", "timestamp": "2024-11-07T03:00:00Z"}"#
         var (status, json) = try post("/api/v1/observations", reading)
