@@ -80,13 +80,7 @@ public struct GoldenFile: Sendable, Equatable {
 
     /// Parses a golden file; errors name the file, line and field.
     public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> GoldenFile {
-        let root: Node
-        do {
-            guard let n = try Yams.compose(yaml: text) else { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")]) }
-            root = n
-        } catch let e as ScenarioLoadError { throw e } catch let e as YamlError {
-            throw ScenarioLoadError(issues: [ScenarioLoader.yamlIssue(e, file: file)])
-        } catch { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")]) }
+        let root = try ScenarioLoader.compose(text, file: file)
         let r = YAMLReader(file: file)
         var g = GoldenFile(scenario: "", seed: 0, trafficDigest: "", earlyTolerance: defaultEarly, lateTolerance: defaultLate, alerts: [], validation: [], budgets: [])
         guard let top = r.mapping(root, "", allowed: ["scenario", "seed", "trafficDigest", "tolerance", "alerts", "validation", "budgets"],

@@ -220,7 +220,7 @@ public final class LiveRunner: Sendable {
     func waitForQuiet(_ shared: State) async {
         var count = -1
         var stableSince = ContinuousClock.now
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + max(.seconds(60), quiet * 3)
         while ContinuousClock.now < deadline {
             await pollOnce(shared)
             let n = shared.withLock { $0.order.count }

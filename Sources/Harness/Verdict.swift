@@ -54,8 +54,11 @@ public struct Verdict: Sendable {
         // Alerts: each expectation takes the best matching observed alert.
         var unused = Array(result.alerts.indices)
         var matchedKeys: Set<String> = []
+        var occurrences: [String: Int] = [:]
         for e in golden.alerts {
-            let name = "alert \(e.rule) patient \(e.patientID)"
+            var name = "alert \(e.rule) patient \(e.patientID)"
+            occurrences[name, default: 0] += 1
+            if let n = occurrences[name], n > 1 { name += " #\(n)" }
             let candidates = unused.filter { result.alerts[$0].patientID == e.patientID && result.alerts[$0].rule == e.rule }
             guard !candidates.isEmpty else {
                 checks.append(Check(kind: "alert", name: name, rule: e.rule, finding: .missed, detail: "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"))

@@ -13,13 +13,7 @@ import Yams
 /// ```
 public enum CredentialsLoader {
     public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
-        let root: Node
-        do {
-            guard let n = try Yams.compose(yaml: text) else { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")]) }
-            root = n
-        } catch let e as ScenarioLoadError { throw e } catch let e as YamlError {
-            throw ScenarioLoadError(issues: [ScenarioLoader.yamlIssue(e, file: file)])
-        } catch { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")]) }
+        let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
         var c = Credentials()
         var tokens: Set<String> = []

@@ -15,13 +15,7 @@ public enum RuleSetLoader {
     }
 
     public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> [AlertRule] {
-        let root: Node
-        do {
-            guard let n = try Yams.compose(yaml: text) else { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")]) }
-            root = n
-        } catch let e as ScenarioLoadError { throw e } catch let e as YamlError {
-            throw ScenarioLoadError(issues: [ScenarioLoader.yamlIssue(e, file: file)])
-        } catch { throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")]) }
+        let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
         var rules: [AlertRule] = []
         if let top = reader.mapping(root, "", allowed: ["rules"], required: ["rules"]), let list = top.list("rules") {

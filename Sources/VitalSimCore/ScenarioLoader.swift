@@ -17,12 +17,23 @@ public enum ScenarioLoader {
 
     /// Parses and validates scenario text; `file` is used in messages.
     public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Scenario {
-        let root: Node
+        let root = try compose(text, file: file)
+        let reader = YAMLReader(file: file)
+        let scenario = ScenarioBuilder(reader: reader).build(root)
+        guard reader.issues.isEmpty, let scenario else {
+            throw ScenarioLoadError(issues: reader.issues.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        }
+        return scenario
+    }
+
+    /// The YAML node tree of `text` (scenarios, rules, credentials and golden files all start here);
+    /// an empty file or a YAML syntax error is an issue positioned in `file`.
+    public static func compose(_ text: String, file: String) throws(ScenarioLoadError) -> Node {
         do {
             guard let node = try Yams.compose(yaml: text) else {
                 throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")])
             }
-            root = node
+            return node
         } catch let e as ScenarioLoadError {
             throw e
         } catch let e as YamlError {
@@ -30,12 +41,6 @@ public enum ScenarioLoader {
         } catch {
             throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")])
         }
-        let reader = YAMLReader(file: file)
-        let scenario = ScenarioBuilder(reader: reader).build(root)
-        guard reader.issues.isEmpty, let scenario else {
-            throw ScenarioLoadError(issues: reader.issues.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
-        }
-        return scenario
     }
 
     /// The position and problem of a Yams parse error.

@@ -14,12 +14,14 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
     @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
+    @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle: Double = 2
 
     func validate() throws {
         if speed != "max", (Double(speed) ?? 0) <= 0 { throw ValidationError("--speed must be a positive number or max, got '\(speed)'") }
         if target != nil && !sutFault.isEmpty { throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target") }
         if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) { throw ValidationError("--target must be an http:// or https:// URL") }
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
+        if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
 
@@ -28,6 +30,7 @@ struct LiveFlags: ParsableArguments {
         o.target = target; o.caFile = cacert; o.insecure = insecure; o.headers = header
         o.speed = speed == "max" ? nil : Double(speed)
         o.seed = seed; o.sutFaults = sutFault; o.goldenDirectory = goldenDir; o.connections = connections
+        o.quiet = .milliseconds(Int64(settle * 1000))
         o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
         return o
     }
