@@ -9,20 +9,20 @@ public final class EmbeddedSUT: @unchecked Sendable {
     let process: Process
     let directory: String
 
-    /// Starts `executable serve …` and waits for `listening on URL`.
-    public init(executable: String, scenario: String, faults: [String], directory: String) throws(HarnessError) {
+    /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given) and waits for `listening on URL`.
+    public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = ["serve", "--port", "0", "--self-signed", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
-            + ["--scenario", scenario] + faults.flatMap { ["--fault", $0] }
+            + ["--scenario", scenario] + faults.flatMap { ["--fault", $0] } + (mqtt.map { ["--mqtt", $0] } ?? [])
         let out = Pipe()
         p.standardOutput = out
         let errPath = directory + "/sut.stderr"
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: errPath)
-        do { try p.run() } catch { throw .infrastructure("cannot start the embedded reference SUT (\(executable)): \(error)") }
+        do { try ChildProcess.launch(p) } catch { throw .infrastructure("cannot start the embedded reference SUT (\(executable)): \(error)") }
         process = p
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 60)
@@ -49,8 +49,7 @@ public final class EmbeddedSUT: @unchecked Sendable {
 
     /// SIGTERM, wait, and remove the temporary directory.
     public func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        ChildProcess.stop(process, grace: 15)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
@@ -61,11 +60,44 @@ public enum HarnessError: Error, Sendable, CustomStringConvertible {
     case infrastructure(String)
     /// A golden file that is missing (in CI) or cannot be read (exit code 2).
     case golden(String)
+    /// Options that cannot work together for this scenario (exit code 2).
+    case usage(String)
 
     public var description: String {
         switch self {
         case let .infrastructure(m): m
         case let .golden(m): m
+        case let .usage(m): m
         }
+    }
+
+    /// True for errors in the user's input (exit code 2) rather than the infrastructure (3).
+    public var isInputError: Bool {
+        switch self {
+        case .golden, .usage: true
+        case .infrastructure: false
+        }
+    }
+}
+
+/// Starting helper processes.
+enum ChildProcess {
+    /// Runs `p` with no signals blocked: Swift concurrency's threads block SIGTERM and others, and a
+    /// child inherits the mask, so a broker started from one would ignore `terminate()`.
+    static func launch(_ p: Process) throws {
+        var empty = sigset_t(), old = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        try p.run()
+    }
+
+    /// SIGTERM, then SIGKILL if `p` has not ended after `grace` seconds; waits for it.
+    static func stop(_ p: Process, grace: Double = 5) {
+        if p.isRunning { p.terminate() }
+        let deadline = Date(timeIntervalSinceNow: grace)
+        while p.isRunning, Date() < deadline { usleep(20_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
     }
 }

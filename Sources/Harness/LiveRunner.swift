@@ -40,9 +40,10 @@ public struct LiveRunResult: Sendable {
     public var unreachable: Bool
 }
 
-/// Sends a ``TrafficPlan`` over HTTP(S) with libcurl: requests due at their intended times (scaled
-/// by `speed`, or back to back with `speed == nil`), several keep-alive connections in parallel with
-/// one patient's requests always on the same connection (so their order holds), retries with
+/// Sends a ``TrafficPlan`` over HTTP(S) with libcurl and MQTT 5 with libmosquitto: requests due at
+/// their intended times (scaled by `speed`, or back to back with `speed == nil`), several keep-alive
+/// connections in parallel with one patient's deliveries always on the same worker, HTTP and MQTT
+/// alike, each awaited before the next (so their order holds across transports), retries with
 /// backoff on transport errors, 429 and 503; alerts are polled throughout. Latencies are measured
 /// on the monotonic clock from the intended send time, so a slow SUT cannot hide its own delay
 /// (no coordinated omission).
@@ -57,10 +58,15 @@ public final class LiveRunner: Sendable {
     let quiet: Duration
     /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
     let isAlive: @Sendable () -> Bool
+    /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
+    let mqtt: MQTTClient?
+    let qos: Int
 
     public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
-                isAlive: @escaping @Sendable () -> Bool = { true }) {
+                mqtt: MQTTClient? = nil, qos: Int = 1, isAlive: @escaping @Sendable () -> Bool = { true }) {
         self.isAlive = isAlive
+        self.mqtt = mqtt
+        self.qos = qos
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.headers = headers
         self.speed = speed
@@ -87,6 +93,8 @@ public final class LiveRunner: Sendable {
         var stopped = false
         /// Set once a request got no answer after every retry: the rest are not sent.
         var aborted = false
+        /// Rejections the SUT published on `errors/{patientId}`, by reading id.
+        var mqttRejections: [String: (status: Int, field: String)] = [:]
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -104,6 +112,7 @@ public final class LiveRunner: Sendable {
         let streams = posters.map { _ in AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.poll(shared) }
+            if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
             for (w, poster) in posters.enumerated() {
                 group.addTask {
                     for await (i, scheduled) in streams[w].stream {
@@ -114,7 +123,7 @@ public final class LiveRunner: Sendable {
                         // Without a schedule (speed max) a request is due when a connection is free for it.
                         let intended = self.speed == nil ? clock.now : scheduled
                         if self.speed == nil { shared.withLock { s in for r in plan[i].readings { s.intended[r.id] = intended } } }
-                        let outcome = await self.send(plan[i], with: poster)
+                        let outcome = if let mqtt = self.mqtt, plan[i].topic != nil { await self.publish(plan[i], via: mqtt) } else { await self.send(plan[i], with: poster) }
                         let now = clock.now
                         shared.withLock { s in
                             s.outcomes[i] = outcome
@@ -145,13 +154,18 @@ public final class LiveRunner: Sendable {
                 streams[w].continuation.yield((i, intended))
             }
             for s in streams { s.continuation.finish() }
-            // Wait for the senders (the poller runs until told to stop).
+            // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0
             while finished < posters.count, await group.next() != nil { finished += 1 }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
             shared.withLock { $0.stopped = true }
+            mqtt?.disconnect()
         }
         return shared.withLock { s in
+            // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
+            for (i, request) in plan.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
+                if let id = request.readings.first?.id, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
+            }
             var alertLatency = LiveRunner.histogram()
             for id in s.order {
                 guard let (a, seen) = s.firstSeen[id], let last = a.evidence.last, let intended = s.intended[last] else { continue }
@@ -183,6 +197,39 @@ public final class LiveRunner: Sendable {
             delay = min(delay * 2, 4)
         }
         return outcome
+    }
+
+    /// Publishes one MQTT message (QoS ≥ 1 waits for the broker's acknowledgement) with the same
+    /// retries as HTTP; a PUBACK counts as acknowledged (recorded as status 200) unless the SUT
+    /// reports a rejection on `errors/{patientId}`.
+    func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
+        let message = MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+        var outcome = RequestOutcome()
+        var delay = 0.25
+        for attempt in 1...6 {
+            outcome.attempts = attempt
+            do throws(MQTTError) {
+                try await mqtt.publish(message)
+                outcome.status = 200
+                outcome.error = nil
+                return outcome
+            } catch {
+                outcome.error = error.description
+            }
+            if attempt < 6 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+            delay = min(delay * 2, 4)
+        }
+        return outcome
+    }
+
+    /// Collects the SUT's rejections of MQTT messages (`{readingId, status, error, field}` on `errors/{patientId}`).
+    func collectRejections(_ mqtt: MQTTClient, _ shared: State) async {
+        for await m in mqtt.messages where m.topic.hasPrefix("errors/") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any], let id = o["readingId"] as? String,
+                  let status = o["status"] as? Int else { continue }
+            let field = o["field"] as? String ?? ""
+            shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
+        }
     }
 
     /// The offending field named by an error body.

@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import VitalSimCore
+import Wire
 
 /// Options of `vitalsim run` and `vitalsim record`.
 public struct LiveOptions: Sendable {
@@ -23,6 +24,11 @@ public struct LiveOptions: Sendable {
     public var ci = false
     public var connections = 8
     public var quiet: Duration = .seconds(2)
+    /// The MQTT broker for devices with `transport: mqtt`; nil starts a mosquitto broker for the
+    /// embedded SUT when a scenario needs one.
+    public var mqtt: (host: String, port: Int)?
+    /// QoS of the MQTT messages (0, 1 or 2).
+    public var qos = 1
 
     public init(executable: String) { self.executable = executable }
 }
@@ -40,22 +46,43 @@ public enum LiveSuite {
         let plan = TrafficPlan.requests(for: scenario, seed: options.seed)
         let digest = TrafficPlan.digest(plan)
         var embedded: EmbeddedSUT?
+        var broker: MosquittoBroker?
+        defer { embedded?.stop(); broker?.stop() }
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+        var endpoint = options.mqtt
+        let usesMQTT = plan.contains { $0.topic != nil }
+        if usesMQTT, endpoint == nil {
+            guard options.target == nil else {
+                throw .usage("\(scenario.name) sends over MQTT: give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") ingests from")
+            }
+            let b = try MosquittoBroker(directory: tmp + "-mosquitto")
+            broker = b
+            endpoint = (b.host, b.port)
+        }
         let base: String, ca: String?
         if let target = options.target {
             base = target; ca = options.caFile
         } else {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
-            let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: dir)
+            let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: tmp,
+                                      mqtt: usesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil)
             embedded = sut
             base = sut.base; ca = sut.caFile
         }
-        defer { embedded?.stop() }
+        var client: MQTTClient?
+        if usesMQTT, let endpoint {
+            do throws(MQTTError) {
+                let c = try MQTTClient(.init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-run-\(getpid())-\(scenario.name)"))
+                try await c.connect()
+                try await c.subscribeAcknowledged("errors/+", qos: 1)
+                client = c
+            } catch { throw .infrastructure("\(scenario.name): \(error)") }
+        }
         let sut = embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
-                                connections: options.connections, quiet: options.quiet, isAlive: alive)
+                                connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, isAlive: alive)
         let result = await runner.run(plan)
-        if result.unreachable, let embedded, !embedded.isRunning {
+        if let embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
         }
         if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {

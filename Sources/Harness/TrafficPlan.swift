@@ -2,9 +2,11 @@ import Crypto
 import Foundation
 import VitalSimCore
 
-/// One HTTP request of a live run: one reading (VitalEdge endpoints, corrupt or duplicate
-/// deliveries) or a batch of one device's readings for `POST /api/v1/observations`.
+/// One delivery of a live run: an HTTP request carrying one reading (VitalEdge endpoints, corrupt
+/// or duplicate deliveries) or a batch of one device's readings for `POST /api/v1/observations`; or
+/// one MQTT message (`topic` set) carrying one reading.
 public struct PlannedRequest: Sendable {
+    /// The HTTP path (ignored for MQTT messages).
     public var path: String
     public var body: [UInt8]
     /// The reading ids it carries, and each one's intended emit time (virtual ms from the start).
@@ -14,6 +16,13 @@ public struct PlannedRequest: Sendable {
     public var sendAt: Int64
     /// The rejection a conforming SUT must answer with (a corrupt delivery), if any.
     public var expectedRejection: ExpectedRejection?
+    /// The MQTT topic (`vitals/{patientId}/{kind}`) when the device sends over MQTT.
+    public var topic: String? = nil
+    /// MQTT 5 user properties (reading id, device, device time, intended emit time, characteristic).
+    public var userProperties: [(name: String, value: String)] = []
+
+    /// `https` or `mqtt`.
+    public var transport: String { topic == nil ? "https" : "mqtt" }
 }
 
 /// The field a SUT must name when it rejects a deliberately corrupted payload.
@@ -26,6 +35,10 @@ public struct ExpectedRejection: Sendable, Equatable {
 /// same bytes in the same order). BLE devices are relayed the way a phone gateway does: decoded,
 /// as generic observations; a corrupt delivery becomes the JSON counterpart of its fault
 /// (truncation → a truncated body, bad flags → a wrong unit, bad CRC → an impossible value).
+/// Devices with `transport: mqtt` publish each reading on `vitals/{patientId}/{kind}`: a BLE device's
+/// raw GATT value (as a gateway forwards it, with the `characteristic` user property; a corrupt
+/// delivery carries the corrupted bytes, which a SUT must refuse naming `payload`), or the
+/// observation JSON for other devices.
 public enum TrafficPlan {
     /// Readings of one device within this much virtual time share a batch.
     public static let batchWindow: Int64 = 60_000
@@ -42,8 +55,14 @@ public enum TrafficPlan {
             guard let i = open.removeValue(forKey: device) else { return }
             out[i].body = Array(JSONValue.array(bodies.removeValue(forKey: i) ?? []).serialized().utf8)
         }
+        var viaMQTT: Set<String> = []
+        for p in scenario.patients { for d in p.devices where d.transport == .mqtt { viaMQTT.insert("\(p.id)/\(d.id)") } }
         while let (r, _) = run.next() {
             let key = "\(r.patientID)/\(r.deviceID)"
+            if viaMQTT.contains(key) {
+                if let m = message(r, encoder: encoder, start: scenario.startUnixMilliseconds) { out.append(m) }
+                continue
+            }
             if r.deviceType == .phoneBridge {
                 let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
                 out.append(PlannedRequest(path: path, body: Array(encoder.json(r).serialized().utf8), readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
@@ -76,6 +95,25 @@ public enum TrafficPlan {
         for key in open.keys.sorted() { close(key) }
         // Stable by due time: a batch is due when its last reading is.
         return out.enumerated().sorted { ($0.element.sendAt, $0.offset) < ($1.element.sendAt, $1.offset) }.map(\.element)
+    }
+
+    /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
+    static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64) -> PlannedRequest? {
+        guard let json = observation(r, start: start) else { return nil }
+        var props: [(name: String, value: String)] = [("reading-id", r.id), ("device-id", r.deviceID),
+                                                      ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
+                                                      ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true))]
+        var body = Array(json.serialized().utf8)
+        var rejection: ExpectedRejection?
+        if r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic {
+            props.append(("characteristic", String(format: "%04X", uuid)))
+            body = gatt.bytes
+            if r.delivery.corruption != nil { rejection = ExpectedRejection(status: 400, field: "payload") }
+        } else if let c = r.delivery.corruption {
+            (body, rejection) = corrupt(json, c)
+        }
+        return PlannedRequest(path: "", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID, sendAt: r.intendedEmitTime,
+                              expectedRejection: rejection, topic: "vitals/\(r.patientID)/\(r.kind.rawValue)", userProperties: props)
     }
 
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
@@ -119,7 +157,12 @@ public enum TrafficPlan {
     public static func digest(_ requests: [PlannedRequest]) -> String {
         var h = SHA256()
         for r in requests {
-            h.update(data: Array(r.path.utf8) + [0])
+            if let topic = r.topic {
+                h.update(data: Array(("mqtt:" + topic).utf8) + [0])
+                for p in r.userProperties { h.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
+            } else {
+                h.update(data: Array(r.path.utf8) + [0])
+            }
             h.update(data: r.body + [0x0A])
         }
         return "sha256:" + h.finalize().map { String(format: "%02x", $0) }.joined()

@@ -1,4 +1,5 @@
 import GATT
+import Synchronization
 import VitalSimCore
 import Wire
 
@@ -11,47 +12,67 @@ import Wire
 public final class MQTTIngestor: Sendable {
     let client: MQTTClient
     let context: ServerContext
-    /// Messages judged concurrently (so storage commits group).
-    let concurrency = 256
+    /// Patients are spread over this many lanes judged concurrently; one patient's messages stay in order.
+    let lanes = 32
 
     public init(client: MQTTClient, context: ServerContext) { self.client = client; self.context = context }
 
-    /// Subscribes and ingests until the client's message stream ends.
-    public func run() async throws(MQTTError) {
-        try client.subscribe("vitals/+/+", qos: 1)
+    /// Subscribes and waits for the broker's SUBACK, so nothing published after the server
+    /// announces itself is missed.
+    public func subscribe() async throws(MQTTError) {
+        try await client.subscribeAcknowledged("vitals/+/+", qos: 1)
+    }
+
+    /// Ingests until the client's message stream ends (after ``subscribe()``). Messages are judged
+    /// in arrival order per patient (MQTT keeps a topic's order; alert rules depend on it), with
+    /// patients spread over `lanes` concurrent lanes; a lane stores what has queued up since its
+    /// last commit in one batch, so ingestion keeps up with a fast publisher.
+    public func run() async {
+        let queues = (0..<lanes).map { _ in MessageQueue() }
         await withTaskGroup(of: Void.self) { group in
-            var inflight = 0
-            for await message in client.messages {
-                if inflight >= concurrency { await group.next(); inflight -= 1 }
-                group.addTask { await self.handle(message) }
-                inflight += 1
+            for queue in queues {
+                group.addTask {
+                    for await _ in queue.ready { await self.handle(queue.drain()) }
+                    await self.handle(queue.drain())
+                }
             }
+            for await message in client.messages {
+                let patient = message.topic.split(separator: "/", omittingEmptySubsequences: false).dropFirst().first.map(String.init) ?? ""
+                queues[Int(SeededRandom.fnv1a(patient) % UInt64(lanes))].push(message)
+            }
+            for queue in queues { queue.finish() }
         }
     }
 
-    func handle(_ m: MQTTMessage) async {
+    /// Judges a batch of messages in order: rejections are answered one by one, the rest stored together.
+    func handle(_ messages: [MQTTMessage]) async {
+        guard !messages.isEmpty else { return }
         let metrics = context.metrics
-        let parts = m.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, parts[0] == "vitals", !parts[1].isEmpty, !parts[2].isEmpty else {
-            metrics.count("vitalsim_mqtt_messages_total", ["outcome": "bad-topic"])
-            return
+        var accepted: [Observation] = []
+        for m in messages {
+            let parts = m.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, parts[0] == "vitals", !parts[1].isEmpty, !parts[2].isEmpty else {
+                metrics.count("vitalsim_mqtt_messages_total", ["outcome": "bad-topic"])
+                continue
+            }
+            do throws(ValidationFailure) {
+                accepted.append(try parse(m, patient: parts[1], kind: parts[2]))
+            } catch {
+                metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
+                // Faulty mode accept-invalid: the rejection is never reported.
+                if !context.faults.acceptInvalid { await reply(parts[1], readingID: m.property("reading-id"), failure: error) }
+            }
         }
-        let patient = parts[1], kind = parts[2]
-        let readingID = m.property("reading-id")
-        let observation: Observation
-        do throws(ValidationFailure) {
-            observation = try parse(m, patient: patient, kind: kind)
-        } catch {
-            metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
-            await reply(patient, readingID: readingID, failure: error)
-            return
-        }
+        guard !accepted.isEmpty else { return }
         do throws(StorageError) {
-            let fresh = try await context.store.ingest(observation, source: "mqtt")
-            metrics.count("vitalsim_mqtt_messages_total", ["outcome": fresh ? "accepted" : "duplicate"])
+            for fresh in try await context.store.ingest(accepted, source: "mqtt") {
+                metrics.count("vitalsim_mqtt_messages_total", ["outcome": fresh ? "accepted" : "duplicate"])
+            }
         } catch {
-            metrics.count("vitalsim_mqtt_messages_total", ["outcome": "storage-failed"])
-            await reply(patient, readingID: observation.readingID, failure: ValidationFailure(field: "", message: "the reading could not be stored", status: 503))
+            for o in accepted {
+                metrics.count("vitalsim_mqtt_messages_total", ["outcome": "storage-failed"])
+                await reply(o.patientID, readingID: o.readingID, failure: ValidationFailure(field: "", message: "the reading could not be stored", status: 503))
+            }
         }
     }
 
@@ -94,4 +115,23 @@ public final class MQTTIngestor: Sendable {
         fields += [("status", .int(Int64(failure.status))), ("error", .string(failure.message)), ("field", .string(failure.field))]
         try? await client.publish(MQTTMessage(topic: "errors/\(patient)", payload: Array(JSONValue.object(fields).serialized().utf8), qos: 1))
     }
+}
+
+/// Messages waiting for one ingestion lane; `ready` signals (coalesced) that some have arrived.
+final class MessageQueue: Sendable {
+    let pending = Mutex<[MQTTMessage]>([])
+    let ready: AsyncStream<Void>
+    let signal: AsyncStream<Void>.Continuation
+
+    init() { (ready, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1)) }
+
+    func push(_ m: MQTTMessage) {
+        pending.withLock { $0.append(m) }
+        signal.yield()
+    }
+
+    /// Everything queued, oldest first.
+    func drain() -> [MQTTMessage] { pending.withLock { q in defer { q.removeAll() }; return q } }
+
+    func finish() { signal.finish() }
 }

@@ -100,9 +100,8 @@ public enum ReferenceService {
         var ingest: Task<Void, Never>?
         if let mqtt {
             let ingestor = MQTTIngestor(client: mqtt, context: context)
-            ingest = Task {
-                do throws(MQTTError) { try await ingestor.run() } catch { logger.error("MQTT ingestion stopped", metadata: ["reason": "\(error)"]) }
-            }
+            do throws(MQTTError) { try await ingestor.subscribe() } catch { throw .mqtt(error) }
+            ingest = Task { await ingestor.run() }
         }
         var services: [any Service] = [app]
         if !config.bleGateway.isEmpty { services.append(BLEGateway(hci: config.bleGateway, targets: config.bleTargets, context: context, logger: logger)) }

@@ -158,6 +158,9 @@ struct ScenarioBuilder {
         if type.isBluetooth == false, transport == .ble {
             reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
         }
+        if type == .phoneBridge, transport == .mqtt {
+            reader.fail(f.value("transport"), f.path("transport"), "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https")
+        }
         var cadence = f.duration("cadence") ?? defaults.cadence
         if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
             reader.fail(f.value("cadence"), f.path("cadence"), "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)")

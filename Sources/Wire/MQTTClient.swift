@@ -41,6 +41,8 @@ public final class MQTTClient: @unchecked Sendable {
         var publishWaiters: [Int32: CheckedContinuation<Int32, Never>] = [:]
         var early: [Int32: Int32] = [:]
         var subscriptions: [(String, Int32)] = []
+        var subscribeWaiters: [Int32: CheckedContinuation<Bool?, Never>] = [:]
+        var subscribedEarly: [Int32: Bool] = [:]
     }
 
     static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
@@ -72,6 +74,10 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user).connected(rc) }
         mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user).disconnected() }
         mosquitto_publish_v5_callback_set(h) { _, user, mid, reason, _ in MQTTClient.from(user).published(mid, reason) }
+        mosquitto_subscribe_v5_callback_set(h) { _, user, mid, count, granted, _ in
+            let ok = count > 0 && (granted.map { $0[0] < 0x80 } ?? false)
+            MQTTClient.from(user).subscribeAcknowledged(mid, ok)
+        }
         mosquitto_message_v5_callback_set(h) { _, user, message, props in
             guard let message else { return }
             MQTTClient.from(user).received(message.pointee, props)
@@ -119,6 +125,29 @@ public final class MQTTClient: @unchecked Sendable {
         guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else { throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc)) }
     }
 
+    /// Subscribes and waits for the broker's SUBACK, so that messages published from now on reach
+    /// this client (renewed after every reconnection, like ``subscribe(_:qos:)``).
+    public func subscribeAcknowledged(_ filter: String, qos: Int = 1, timeout: Double = 10) async throws(MQTTError) {
+        state.withLock { $0.subscriptions.append((filter, Int32(qos))) }
+        var mid: Int32 = 0
+        let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos), 0, nil)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc)) }
+        let sent = mid
+        let granted: Bool? = await withCheckedContinuation { (c: CheckedContinuation<Bool?, Never>) in
+            let early = state.withLock { s -> Bool? in
+                if let r = s.subscribedEarly.removeValue(forKey: sent) { return r }
+                s.subscribeWaiters[sent] = c
+                return nil
+            }
+            if let early { c.resume(returning: early); return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                self?.state.withLock { s in s.subscribeWaiters.removeValue(forKey: sent) }?.resume(returning: nil)
+            }
+        }
+        guard let granted else { throw .timeout(operation: "SUBSCRIBE \(filter)", seconds: timeout) }
+        if !granted { throw .operation("SUBSCRIBE \(filter)", reason: "the broker refused the subscription") }
+    }
+
     /// Publishes; for QoS 1 and 2 returns when the broker has acknowledged (PUBACK / PUBCOMP).
     public func publish(_ message: MQTTMessage, timeout: Double = 10) async throws(MQTTError) {
         var props: OpaquePointer?
@@ -162,6 +191,15 @@ public final class MQTTClient: @unchecked Sendable {
         }
         if rc == 0 { for (filter, qos) in subs { mosquitto_subscribe_v5(handle, nil, filter, qos, 0, nil) } }
         waiter?.resume(returning: rc)
+    }
+
+    func subscribeAcknowledged(_ mid: Int32, _ granted: Bool) {
+        let waiter = state.withLock { s -> CheckedContinuation<Bool?, Never>? in
+            if let w = s.subscribeWaiters.removeValue(forKey: mid) { return w }
+            s.subscribedEarly[mid] = granted
+            return nil
+        }
+        waiter?.resume(returning: granted)
     }
 
     func disconnected() { state.withLock { $0.connected = false } }

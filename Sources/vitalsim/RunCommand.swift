@@ -15,6 +15,8 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
     @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
     @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle: Double = 2
+    @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).") var mqtt: String?
+    @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
 
     func validate() throws {
         if speed != "max", (Double(speed) ?? 0) <= 0 { throw ValidationError("--speed must be a positive number or max, got '\(speed)'") }
@@ -22,6 +24,8 @@ struct LiveFlags: ParsableArguments {
         if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) { throw ValidationError("--target must be an http:// or https:// URL") }
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
+        if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
+        if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
 
@@ -31,6 +35,8 @@ struct LiveFlags: ParsableArguments {
         o.speed = speed == "max" ? nil : Double(speed)
         o.seed = seed; o.sutFaults = sutFault; o.goldenDirectory = goldenDir; o.connections = connections
         o.quiet = .milliseconds(Int64(settle * 1000))
+        o.mqtt = mqtt.flatMap(parseHostPort)
+        o.qos = qos
         o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
         return o
     }
@@ -61,7 +67,7 @@ extension VitalSim {
                 verdicts = try await LiveSuite.run(files, options: live.options()) { printError($0) }
             } catch {
                 printError("vitalsim run: \(error)")
-                if case .golden = error { throw ExitCodes.input }
+                if error.isInputError { throw ExitCodes.input }
                 throw ExitCodes.infrastructure
             }
             if let junit { try write(RunReport.junit(verdicts), to: junit) }
@@ -98,7 +104,7 @@ extension VitalSim {
                 }
             } catch {
                 printError("vitalsim record: \(error)")
-                if case .golden = error { throw ExitCodes.input }
+                if error.isInputError { throw ExitCodes.input }
                 throw ExitCodes.infrastructure
             }
         }

@@ -112,6 +112,71 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertTrue(crash.err.contains("died"), crash.err)
     }
 
+    /// A chest strap relayed over MQTT (raw GATT, user properties): the harness starts mosquitto, the
+    /// SUT's rejections of corrupted bytes come back on errors/{patientId} naming `payload`, and a
+    /// SUT that accepts them is caught.
+    func testMQTTDevicesAreRelayedAsRawGATTAndRejectionsAreJudged() throws {
+        let yaml = """
+        name: mqtt-relay
+        description: A chest strap relayed over MQTT; truncated notifications and a tachycardia.
+        seed: 77
+        duration: 1h
+        start: 2024-11-07T10:00:00Z
+        patients:
+          - id: "601"
+            profile: adult
+            baseline:
+              heartRate: 66
+            devices:
+              - id: hrm-601
+                type: heart-rate-strap
+                transport: mqtt
+        timeline:
+          - at: 5m
+            device: hrm-601
+            fault: corrupt
+            duration: 10m
+            corruption: truncation
+            probability: 0.05
+          - at: 20m
+            patient: "601"
+            event: tachycardia
+            duration: 15m
+            target: 150
+            onset: 2m
+            offset: 2m
+        """
+        let dir = directory + "/mqtt"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = TestSupport.write(yaml, to: dir, name: "mqtt-relay.yaml")
+        let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: path))
+        XCTAssertEqual(Set(plan.map { $0.topic ?? "https" }), ["vitals/601/heart-rate", "vitals/601/battery"], "every reading is one MQTT message")
+        XCTAssertTrue(plan.filter { $0.topic == "vitals/601/heart-rate" }.allSatisfy { $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A37" } })
+        XCTAssertTrue(plan.filter { $0.topic == "vitals/601/battery" }.allSatisfy { $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A19" } })
+        XCTAssertEqual(plan.first?.userProperties.first { $0.name == "reading-id" }?.value, plan.first?.readings.first?.id)
+        let corrupt = plan.filter { $0.expectedRejection != nil }
+        XCTAssertGreaterThan(corrupt.count, 5)
+
+        let record = try vitalsim(["record", path, "--golden-dir", dir])
+        XCTAssertEqual(record.status, 0, record.err)
+        XCTAssertFalse(record.err.contains("warning"), "the reference SUT rejects every corrupted message as expected: \(record.err)")
+        let golden = try GoldenFile.parse(String(contentsOfFile: dir + "/mqtt-relay.golden.yaml", encoding: .utf8), file: "mqtt")
+        XCTAssertEqual(golden.validation.count, corrupt.count)
+        XCTAssertEqual(Set(golden.validation.map(\.field)), ["payload"])
+        XCTAssertEqual(golden.alerts.map(\.rule), ["hr.tachycardia"])
+
+        let json = dir + "/pass.json"
+        let pass = try vitalsim(["run", path, "--golden-dir", dir, "--json", json], ci: true)
+        XCTAssertEqual(pass.status, 0, pass.out + pass.err)
+        XCTAssertEqual(try findings(json)["mqtt-relay"], [])
+        let lenient = try vitalsim(["run", path, "--golden-dir", dir, "--sut-fault", "accept-invalid", "--json", json], ci: true)
+        XCTAssertEqual(lenient.status, 1, lenient.out)
+        XCTAssertTrue(try findings(json)["mqtt-relay"]?.contains("validation-mismatch") == true, lenient.out)
+        let noBroker = try vitalsim(["run", path, "--golden-dir", dir, "--target", "http://127.0.0.1:9"], ci: true)
+        XCTAssertEqual(noBroker.status, 2, "an external SUT needs --mqtt: \(noBroker.err)")
+        XCTAssertTrue(noBroker.err.contains("--mqtt HOST:PORT"), noBroker.err)
+    }
+
     func testCoreSuitePassesAgainstTheReferenceSUTWithTheCommittedGoldenFiles() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)

@@ -70,6 +70,15 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(i.contains { $0.field == "patients[0].profile" && $0.message.contains("chd-infant") }, "\(i)")
     }
 
+    func testTransportMustSuitTheDevice() throws {
+        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: phone-bridge\n        cadence: 5m\n        transport: mqtt"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        transport: ble"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
+        let mqtt = try ScenarioLoader.parse(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        transport: mqtt"), file: "m.yaml")
+        XCTAssertEqual(mqtt.patients[0].devices[0].transport, .mqtt)
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")

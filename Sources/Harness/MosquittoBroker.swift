@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A mosquitto broker (Debian's `mosquitto` package) started for a run whose scenario sends over
+/// MQTT and for which no broker was given: loopback only, a free port, anonymous, no persistence,
+/// in a temporary directory that ``stop()`` removes.
+public final class MosquittoBroker: @unchecked Sendable {
+    public let host = "127.0.0.1"
+    public let port: Int
+    let process: Process
+    let directory: String
+
+    /// Where Debian installs the broker; `PATH` is searched as a fallback.
+    static func executable() -> String? {
+        let candidates = ["/usr/sbin/mosquitto"] + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/mosquitto" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts the broker and waits until it accepts TCP connections (three ports are tried).
+    public init(directory: String) throws(HarnessError) {
+        guard let executable = MosquittoBroker.executable() else {
+            throw .infrastructure("the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no --mqtt HOST:PORT was given")
+        }
+        self.directory = directory
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var failure = ""
+        for _ in 0..<3 {
+            guard let port = LoopbackPort.free() else { failure = "no free loopback port"; continue }
+            let conf = directory + "/mosquitto.conf"
+            let text = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n"
+            guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else { throw .infrastructure("cannot write \(conf)") }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = ["-c", conf]
+            let log = directory + "/mosquitto.log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            p.standardOutput = FileHandle(forWritingAtPath: log)
+            p.standardError = FileHandle(forWritingAtPath: log)
+            do { try ChildProcess.launch(p) } catch { throw .infrastructure("cannot start \(executable): \(error)") }
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while p.isRunning, Date() < deadline, !LoopbackPort.accepts(port) { usleep(20_000) }
+            if p.isRunning, LoopbackPort.accepts(port) {
+                self.port = port
+                process = p
+                return
+            }
+            ChildProcess.stop(p)
+            failure = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "exited"
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+        throw .infrastructure("mosquitto did not start on a loopback port: \(failure)")
+    }
+
+    /// Stops the broker and removes its directory.
+    public func stop() {
+        ChildProcess.stop(process)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Loopback TCP port helpers.
+enum LoopbackPort {
+    /// A port the kernel just handed out for 127.0.0.1 (free unless someone takes it first).
+    static func free() -> Int? {
+        withSocket(port: 0) { fd, addr in
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            guard bind(fd, addr, len) == 0, getsockname(fd, addr, &len) == 0 else { return nil }
+            return Int(UInt16(bigEndian: addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }))
+        }
+    }
+
+    /// True when something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(_ port: Int) -> Bool {
+        withSocket(port: port) { fd, addr in connect(fd, addr, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 ? true : nil } ?? false
+    }
+
+    /// Runs `body` with a fresh TCP socket and the address 127.0.0.1:`port`; closes the socket.
+    static func withSocket<T>(port: Int, _ body: (Int32, UnsafeMutablePointer<sockaddr>) -> T?) -> T? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafeMutablePointer(to: &addr) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0) } }
+    }
+}
