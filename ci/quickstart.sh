@@ -21,6 +21,7 @@ done
 echo
 $bin stats "$out"
 echo
-echo "== the core suite live over HTTPS against the embedded reference SUT, judged against golden/:"
+echo "== the core suite live over HTTPS and MQTT against the embedded reference SUT, judged against golden/:"
 mkdir -p "$out"
-$bin run scenarios/core --junit "$out/junit.xml" --json "$out/verdict.json"
+$bin run scenarios/core --junit "$out/junit.xml" --json "$out/verdict.json" --html "$out/report.html"
+echo "reports: $out/junit.xml $out/verdict.json $out/report.html"

@@ -14,6 +14,8 @@ dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
 command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
+# Headless Chromium renders the HTML report in its test.
+[ -x /usr/bin/chromium-headless-shell ] || need+=(chromium-headless-shell)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)

@@ -29,6 +29,8 @@ public struct LiveOptions: Sendable {
     public var mqtt: (host: String, port: Int)?
     /// QoS of the MQTT messages (0, 1 or 2).
     public var qos = 1
+    /// Prepare vitals charts for an HTML report.
+    public var charts = false
 
     public init(executable: String) { self.executable = executable }
 }
@@ -105,7 +107,9 @@ public enum LiveSuite {
             do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch { throw .golden(error.description) }
             progress("running \(scenario.name) (\(path))")
             let (plan, digest, result) = try await execute(path, scenario, options)
-            verdicts.append(Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result))
+            var verdict = Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result)
+            if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
+            verdicts.append(verdict)
         }
         return verdicts
     }

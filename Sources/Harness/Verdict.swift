@@ -12,6 +12,12 @@ public enum Finding: String, Sendable, CaseIterable {
     case trafficChanged = "traffic-changed"
 }
 
+/// One bar of a latency histogram: readings whose latency fell in the bucket.
+public struct LatencyBucket: Sendable, Equatable {
+    public var label: String
+    public var count: UInt64
+}
+
 /// One checked expectation: passed, or failed with its classification.
 public struct Check: Sendable {
     /// `alert`, `no-other-alerts`, `validation`, `budget`, `delivery` or `traffic`.
@@ -32,7 +38,30 @@ public struct Verdict: Sendable {
     /// Readings acknowledged, rejected (with a status), failed (no response).
     public var acknowledged = 0, rejected = 0, failed = 0
     public var latency: [String: [String: Double]] = [:]
+    /// Latency distributions per path, in logarithmic buckets (for the HTML report).
+    public var histograms: [String: [LatencyBucket]] = [:]
+    /// The alerts the SUT raised and the golden file's expectations (for charts and audits).
+    public var alerts: [ObservedAlert] = []
+    public var expectedAlerts: [GoldenFile.ExpectedAlert] = []
+    /// Vital signs and events to draw, when an HTML report was asked for.
+    public var chart: ScenarioChart?
     public var passed: Bool { checks.allSatisfy(\.passed) }
+
+    /// Upper bounds (ms) of the histogram buckets; the last bucket is open.
+    static let bucketBounds: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+
+    static func buckets(_ h: Histogram<UInt64>) -> [LatencyBucket] {
+        var out: [LatencyBucket] = []
+        var lower: UInt64 = 0
+        func label(_ ms: Double) -> String { ms >= 1000 ? "\(Int(ms / 1000))s" : ms < 1 ? "\(ms)" : "\(Int(ms))" }
+        for bound in bucketBounds {
+            let upper = UInt64(bound * 1000)
+            out.append(LatencyBucket(label: "≤" + label(bound), count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper)))
+            lower = upper + 1
+        }
+        out.append(LatencyBucket(label: ">" + label(bucketBounds.last!), count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2)))
+        return out
+    }
 
     /// Percentiles reported for every latency path (ms).
     static let reported: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
@@ -138,6 +167,9 @@ public struct Verdict: Sendable {
             }
         }
         v.checks = checks
+        v.alerts = result.alerts
+        v.expectedAlerts = golden.alerts
+        v.histograms = ["reading-to-ack": buckets(result.ackLatency), "reading-to-alert": buckets(result.alertLatency)]
         v.latency = ["reading-to-ack": summary(result.ackLatency), "reading-to-alert": summary(result.alertLatency), "scheduling-lag": summary(result.schedulingLag)]
         return v
     }

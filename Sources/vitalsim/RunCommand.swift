@@ -57,6 +57,7 @@ extension VitalSim {
         @OptionGroup var live: LiveFlags
         @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
         @Option(name: .long, help: "Write the verdicts as JSON here.") var json: String?
+        @Option(name: .long, help: "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table).") var html: String?
 
         func run() async throws {
             let files = LiveSuite.scenarioFiles(live.path)
@@ -64,7 +65,9 @@ extension VitalSim {
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let verdicts: [Verdict]
             do throws(HarnessError) {
-                verdicts = try await LiveSuite.run(files, options: live.options()) { printError($0) }
+                var options = live.options()
+                options.charts = html != nil
+                verdicts = try await LiveSuite.run(files, options: options) { printError($0) }
             } catch {
                 printError("vitalsim run: \(error)")
                 if error.isInputError { throw ExitCodes.input }
@@ -72,6 +75,7 @@ extension VitalSim {
             }
             if let junit { try write(RunReport.junit(verdicts), to: junit) }
             if let json { try write(RunReport.json(verdicts), to: json) }
+            if let html { try write(HTMLReport.render(verdicts, title: "VitalSim run of \(live.path)"), to: html) }
             print(RunReport.console(verdicts, colour: colour), terminator: "")
             if !verdicts.allSatisfy(\.passed) { throw ExitCode(1) }
         }

@@ -92,6 +92,78 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertTrue(f.count > 3 && f[3].split(separator: ",").contains("bp.hypertensive-crisis"), parsed.out)
     }
 
+    /// The HTML report renders in headless Chromium (Debian's chromium-headless-shell): the DOM holds a
+    /// section per scenario, a vitals chart per patient with the alert markers, the latency histograms
+    /// and one verdict row per check; the screenshot shows the chart line and the verdict badges.
+    func testHTMLReportRendersInHeadlessChromium() throws {
+        let chromium = "/usr/bin/chromium-headless-shell"
+        guard FileManager.default.isExecutableFile(atPath: chromium) else { throw XCTSkip("chromium-headless-shell missing: run ci/setup-debian.sh") }
+        let html = directory + "/report.html", json = directory + "/report.json"
+        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json])
+        XCTAssertEqual(r.status, 1, r.out + r.err)
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,3000"]
+        let dom = try TestSupport.runToFiles(chromium, flags + ["--dump-dom", "file://" + html])
+        XCTAssertEqual(dom.status, 0, dom.out)
+        func count(_ needle: String) -> Int { dom.out.components(separatedBy: needle).count - 1 }
+        XCTAssertEqual(count("<section class=\"scenario "), 2, "a section per scenario")
+        XCTAssertEqual(count("<figure class=\"vitals\""), 2, "a vitals chart per patient")
+        XCTAssertGreaterThan(count("<polyline class=\"series\""), 2)
+        XCTAssertGreaterThan(count("class=\"alert-marker\" data-rule=\"bp.hypertensive-crisis\""), 0, "the raised alert is marked")
+        XCTAssertGreaterThan(count("class=\"expected-window\" data-rule=\"bp.hypertensive-crisis\""), 0, "the expected window is drawn")
+        XCTAssertGreaterThan(count("<rect class=\"event\""), 0, "the crisis event is shaded")
+        XCTAssertGreaterThanOrEqual(count("<svg class=\"latency-histogram\""), 2)
+        let checks = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let total = (checks["scenarios"] as! [[String: Any]]).reduce(0) { $0 + ($1["checks"] as! [Any]).count }
+        XCTAssertEqual(count("<tr class=\"check "), total, "one verdict row per check")
+        let wrong = try findings(json).values.flatMap { $0 }.filter { $0 == "wrong-severity" }.count
+        XCTAssertGreaterThan(wrong, 0)
+        XCTAssertEqual(count("data-finding=\"wrong-severity\""), wrong, "each failed check is shown with its finding")
+
+        let png = directory + "/report.png"
+        let shot = try TestSupport.runToFiles(chromium, flags + ["--screenshot=" + png, "file://" + html])
+        XCTAssertEqual(shot.status, 0, shot.out)
+        // Decode the PNG (Python's zlib; no imaging library) and count the pixels of the chart line
+        // (#0969da), the FAIL badge (#cf222e) and the yellow event shading (#fff8c5).
+        let script = """
+        import sys, struct, zlib
+        data = open(sys.argv[1], "rb").read()
+        assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+        pos, idat, w, h, ctype = 8, b"", 0, 0, 0
+        while pos < len(data):
+            n, kind = struct.unpack(">I4s", data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
+            if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            if kind == b"IDAT": idat += body
+        bpp = 4 if ctype == 6 else 3
+        raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+        for y in range(h):
+            f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0; b = prev[i]; c = prev[i - bpp] if i >= bpp else 0
+                if f == 1: line[i] = (line[i] + a) & 255
+                elif f == 2: line[i] = (line[i] + b) & 255
+                elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+                elif f == 4:
+                    p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            rows.append(line); prev = line
+        def near(px, rgb): return all(abs(px[k] - rgb[k]) <= 24 for k in range(3))
+        counts = [0, 0, 0]
+        for line in rows:
+            for x in range(w):
+                px = line[x * bpp:x * bpp + 3]
+                for k, rgb in enumerate([(0x09, 0x69, 0xda), (0xcf, 0x22, 0x2e), (0xff, 0xf8, 0xc5)]):
+                    if near(px, rgb): counts[k] += 1
+        print(w, h, *counts)
+        """
+        let decoded = try TestSupport.run("python3", ["-c", script, png])
+        XCTAssertEqual(decoded.status, 0, decoded.err)
+        let n = decoded.out.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        XCTAssertEqual(Array(n.prefix(2)), [1100, 3000], decoded.out)
+        XCTAssertGreaterThan(n.count > 2 ? n[2] : 0, 200, "the vitals line is drawn: \(decoded.out)")
+        XCTAssertGreaterThan(n.count > 3 ? n[3] : 0, 200, "the FAIL badge and alert marker are drawn: \(decoded.out)")
+        XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(decoded.out)")
+    }
+
     func testEachFaultyModeIsCaughtWithItsClassification() throws {
         let cases: [(String, String, String)] = [
             ("drop-alerts=1", "hypertensive-crisis", "missed"),
