@@ -15,6 +15,10 @@ public struct GoldenFile: Sendable, Equatable {
         /// Window of device time (Unix ms) in which `raisedAt` must fall.
         public var from: Int64
         public var to: Int64
+
+        public init(patientID: String, rule: String, severity: String, from: Int64, to: Int64) {
+            self.patientID = patientID; self.rule = rule; self.severity = severity; self.from = from; self.to = to
+        }
     }
 
     public struct ExpectedValidation: Sendable, Equatable {

@@ -138,6 +138,7 @@ public enum LiveSuite {
                 }
                 if o.status == nil || (o.status ?? 0) >= 500 { warnings.append("\(id): no final answer (\(o.error ?? "status \(o.status ?? 0)")); not recorded") }
             }
+            for c in Oracle.compare(Oracle.expect(scenario, seed: options.seed), g) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
             g.budgets.append(.init(path: "reading-to-ack", limits: [(99, 1000), (100, 5000)]))
             if result.alertLatency.totalCount > 0 { g.budgets.append(.init(path: "reading-to-alert", limits: [(99, 1000)])) }
             let target = goldenPath(scenario, options)

@@ -67,9 +67,12 @@ public final class AlertEngine {
     }
 
     func evaluate(_ rule: AlertRule, _ index: Int, _ o: Observation, _ s: PatientAlertState) -> Alert? {
-        let key = String(index)
+        var key = String(index)
         switch rule.kind {
         case let .threshold(conditions, matchAll):
+            // A device's own state (its battery) is judged per device: one device's full battery
+            // must not re-arm another's low-battery alert.
+            if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + o.deviceID }
             let relevant = conditions.filter { o.values[$0.signal] != nil }
             guard !relevant.isEmpty else { return nil }
             let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }

@@ -19,6 +19,9 @@ public enum Signal: String, Sendable, CaseIterable {
     case steps
     /// Daily active energy, kcal (VitalEdge summaries).
     case calories
+
+    /// True for signals that describe the device rather than the patient (judged per device).
+    public var isDeviceProperty: Bool { self == .battery }
 }
 
 /// One validated reading as the reference SUT stores and judges it (by device time).

@@ -153,6 +153,16 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(e.ingest(low), [], "a duplicate reading id is not judged twice")
     }
 
+    func testLowBatteryIsJudgedPerDevice() throws {
+        let e = try engine(.diabeticCGM)
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))), ["device.low-battery"])
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))), [], "another device's full battery")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))), [], "does not re-arm the CGM's alert")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))), ["device.low-battery"], "the meter's own episode")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))), [], "re-armed at 15 + 5 %")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 14], at: 181 * minute, device: "cgm"))), ["device.low-battery"])
+    }
+
     func testDataGapsAcrossDevicesAndRepeatedGaps() throws {
         // The gap scan runs only once device time can have passed a deadline; it must still see every
         // device, including one that resumed after an earlier gap.

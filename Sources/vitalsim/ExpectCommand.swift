@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Harness
+import VitalSimCore
+
+extension VitalSim {
+    /// `vitalsim expect SCENARIO`
+    struct Expect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Derive the alerts a scenario must raise from its readings and the clinical thresholds (reference/clinical.md), without the reference SUT, and check the golden file against them.",
+            discussion: """
+            Covers the threshold rules (with persistence and re-arm); trend, rhythm, score, daily-total and timing rules are listed as not derived. \
+            Exit status: 0 the golden file agrees (or there is none), 1 it contradicts the oracle, 2 input error.
+            """
+        )
+        @Argument(help: "A scenario file.") var path: String
+        @Option(name: .long, help: "Seed overriding the scenario's own (default: the golden file's seed, else the scenario's).") var seed: UInt64?
+        @Option(name: .long, help: "Golden file to check (default: the scenario's golden path, when it exists).") var golden: String?
+        @Flag(name: .long, help: "Print JSON.") var json = false
+
+        func run() throws {
+            let scenario: Scenario
+            do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { printError(error.description); throw ExitCodes.input }
+            let goldenPath = golden ?? scenario.golden
+            var file: GoldenFile?
+            if let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) {
+                do throws(ScenarioLoadError) { file = try GoldenFile.parse(text, file: goldenPath) } catch { printError(error.description); throw ExitCodes.input }
+            } else if golden != nil {
+                printError("cannot read golden file \(goldenPath)"); throw ExitCodes.input
+            }
+            let derived = Oracle.expect(scenario, seed: seed ?? file?.seed)
+            let contradictions = file.map { Oracle.compare(derived, $0) } ?? []
+            if json {
+                let alerts: [JSONValue] = derived.map {
+                    .object([("patientId", .string($0.patientID)), ("rule", .string($0.rule)), ("severity", .string($0.severity)),
+                             ("raisedAt", .string(CivilTime(unixMilliseconds: $0.raisedAt).iso8601(fractional: true))), ("evidence", .string($0.evidence))])
+                }
+                var fields: [(String, JSONValue)] = [("scenario", .string(scenario.name)), ("alerts", .array(alerts)),
+                                                     ("derivedRules", .array(Oracle.rules.map { .string($0.id) })), ("notDerived", .array(Oracle.notDerived.map { .string($0) }))]
+                if file != nil { fields.append(("golden", .string(goldenPath))); fields.append(("contradictions", .array(contradictions.map { .string($0) }))) }
+                print(JSONValue.object(fields).serialized())
+            } else {
+                print("\(scenario.name): \(derived.count) alert(s) derived")
+                for a in derived {
+                    print("  \(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))  patient \(a.patientID)  \(a.rule) (\(a.severity))  evidence \(a.evidence)")
+                }
+                print("not derived (trend, rhythm, score, daily-total and timing rules): " + Oracle.notDerived.joined(separator: ", "))
+                if file != nil {
+                    print(contradictions.isEmpty ? "\(goldenPath) agrees with the oracle" : "\(goldenPath) contradicts the oracle:")
+                    for c in contradictions { print("  " + c) }
+                }
+            }
+            if !contradictions.isEmpty { throw ExitCode(1) }
+        }
+    }
+}
