@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VitalSimTests",
-            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", "Harness", "ReferenceSUT"],
+            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", "Harness", "ReferenceSUT", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
     ],
