@@ -86,7 +86,8 @@ public final class LiveRunner: Sendable {
         var outcomes: [RequestOutcome]
         var ack = LiveRunner.histogram()
         var lag = LiveRunner.histogram()
-        var intended: [String: ContinuousClock.Instant] = [:]
+        /// Intended send time of each request (its readings'), by plan index.
+        var intended: [ContinuousClock.Instant?]
         var firstSeen: [String: (ObservedAlert, ContinuousClock.Instant)] = [:]
         var order: [String] = []
         var unreachable = false
@@ -105,7 +106,7 @@ public final class LiveRunner: Sendable {
     }
 
     public func run(_ plan: [PlannedRequest]) async -> LiveRunResult {
-        let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count)))
+        let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count), intended: Array(repeating: nil, count: plan.count)))
         let clock = ContinuousClock()
         let start = clock.now
         let t0 = plan.first?.sendAt ?? 0
@@ -122,7 +123,7 @@ public final class LiveRunner: Sendable {
                         }
                         // Without a schedule (speed max) a request is due when a connection is free for it.
                         let intended = self.speed == nil ? clock.now : scheduled
-                        if self.speed == nil { shared.withLock { s in for r in plan[i].readings { s.intended[r.id] = intended } } }
+                        if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
                         let outcome = if let mqtt = self.mqtt, plan[i].topic != nil { await self.publish(plan[i], via: mqtt) } else { await self.send(plan[i], with: poster) }
                         let now = clock.now
                         shared.withLock { s in
@@ -149,7 +150,7 @@ public final class LiveRunner: Sendable {
                 let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(posters.count))
                 shared.withLock { s in
                     s.lag.record(LiveRunner.micros(lag))
-                    for r in request.readings { s.intended[r.id] = intended }
+                    s.intended[i] = intended
                 }
                 streams[w].continuation.yield((i, intended))
             }
@@ -167,8 +168,14 @@ public final class LiveRunner: Sendable {
                 if let id = request.readings.first?.id, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
             }
             var alertLatency = LiveRunner.histogram()
+            // The request that carried each alert's last evidence reading (one pass over the plan).
+            var carrier: [String: Int] = [:]
+            for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
+            if !carrier.isEmpty {
+                for (i, request) in plan.enumerated() { for r in request.readings where carrier[r.id] == -1 { carrier[r.id] = i } }
+            }
             for id in s.order {
-                guard let (a, seen) = s.firstSeen[id], let last = a.evidence.last, let intended = s.intended[last] else { continue }
+                guard let (a, seen) = s.firstSeen[id], let last = a.evidence.last, let i = carrier[last], i >= 0, let intended = s.intended[i] else { continue }
                 alertLatency.record(LiveRunner.micros(seen - intended))
             }
             return LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,

@@ -50,10 +50,11 @@ public enum TrafficPlan {
         var out: [PlannedRequest] = []
         var open: [String: Int] = [:]  // device → index of its open batch in `out`
         var batchFirst: [Int: Int64] = [:]
-        var bodies: [Int: [JSONValue]] = [:]
+        // Open batches are kept serialized (`[` and comma-separated items), not as JSON values.
+        var bodies: [Int: [UInt8]] = [:]
         func close(_ device: String) {
             guard let i = open.removeValue(forKey: device) else { return }
-            out[i].body = Array(JSONValue.array(bodies.removeValue(forKey: i) ?? []).serialized().utf8)
+            out[i].body = (bodies.removeValue(forKey: i) ?? [UInt8]("[".utf8)) + [UInt8(ascii: "]")]
         }
         var viaMQTT: Set<String> = []
         for p in scenario.patients { for d in p.devices where d.transport == .mqtt { viaMQTT.insert("\(p.id)/\(d.id)") } }
@@ -82,14 +83,15 @@ public enum TrafficPlan {
             if let i = open[key], r.intendedEmitTime - (batchFirst[i] ?? 0) <= batchWindow, out[i].readings.count < maxBatch {
                 out[i].readings.append((r.id, r.intendedEmitTime))
                 out[i].sendAt = r.intendedEmitTime
-                bodies[i, default: []].append(json)
+                bodies[i, default: []].append(UInt8(ascii: ","))
+                bodies[i, default: []].append(contentsOf: json.serialized().utf8)
             } else {
                 close(key)
                 out.append(PlannedRequest(path: "/api/v1/observations", body: [], readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
                                           sendAt: r.intendedEmitTime, expectedRejection: nil))
                 open[key] = out.count - 1
                 batchFirst[out.count - 1] = r.intendedEmitTime
-                bodies[out.count - 1] = [json]
+                bodies[out.count - 1] = [UInt8(ascii: "[")] + Array(json.serialized().utf8)
             }
         }
         for key in open.keys.sorted() { close(key) }

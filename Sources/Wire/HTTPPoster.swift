@@ -63,6 +63,8 @@ public final class HTTPPoster: @unchecked Sendable {
         curl_easy_reset(h)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, header) }
+        // No "Expect: 100-continue" round trip before bodies over 1 KiB (batches).
+        if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("expect:") }) { list = curl_slist_append(list, "Expect:") }
         defer { curl_slist_free_all(list) }
         let sink = Sink()
         let code: CURLcode = (body ?? []).withUnsafeBufferPointer { raw in

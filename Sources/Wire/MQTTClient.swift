@@ -39,6 +39,8 @@ public final class MQTTClient: @unchecked Sendable {
         var connectWaiter: CheckedContinuation<Int32, Never>?
         var connected = false
         var publishWaiters: [Int32: CheckedContinuation<Int32, Never>] = [:]
+        /// When each awaited publish times out (checked by one sweeper timer, not a timer per message).
+        var publishDeadlines: [Int32: DispatchTime] = [:]
         var early: [Int32: Int32] = [:]
         var subscriptions: [(String, Int32)] = []
         var subscribeWaiters: [Int32: CheckedContinuation<Bool?, Never>] = [:]
@@ -51,6 +53,7 @@ public final class MQTTClient: @unchecked Sendable {
     let configuration: Configuration
     let state = Mutex(State())
     let continuation: AsyncStream<MQTTMessage>.Continuation
+    let sweeper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "vitalsim.mqtt.timeouts"))
     /// Messages of every subscription, in arrival order.
     public let messages: AsyncStream<MQTTMessage>
 
@@ -64,6 +67,9 @@ public final class MQTTClient: @unchecked Sendable {
         self.configuration = configuration
         (messages, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
+        sweeper.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        sweeper.setEventHandler { [weak self] in self?.expirePublishes() }
+        sweeper.resume()
         mosquitto_int_option(h, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
         mosquitto_reconnect_delay_set(h, 1, 8, true)
         if let user = configuration.username { mosquitto_username_pw_set(h, user, configuration.password) }
@@ -85,9 +91,20 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
+        sweeper.cancel()
         mosquitto_loop_stop(handle, true)
         mosquitto_destroy(handle)
         continuation.finish()
+    }
+
+    /// Fails awaited publishes whose deadline has passed (runs every 250 ms).
+    func expirePublishes() {
+        let now = DispatchTime.now()
+        let expired = state.withLock { s -> [CheckedContinuation<Int32, Never>] in
+            let due = s.publishDeadlines.filter { $0.value <= now }.map(\.key)
+            return due.compactMap { mid in s.publishDeadlines[mid] = nil; return s.publishWaiters.removeValue(forKey: mid) }
+        }
+        for w in expired { w.resume(returning: -1) }
     }
 
     static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient { Unmanaged<MQTTClient>.fromOpaque(user!).takeUnretainedValue() }
@@ -164,12 +181,10 @@ public final class MQTTClient: @unchecked Sendable {
             let early = state.withLock { s -> Int32? in
                 if let r = s.early.removeValue(forKey: sent) { return r }
                 s.publishWaiters[sent] = c
+                s.publishDeadlines[sent] = .now() + timeout
                 return nil
             }
             if let early { c.resume(returning: early); return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
-                self?.state.withLock { s in s.publishWaiters.removeValue(forKey: sent) }?.resume(returning: -1)
-            }
         }
         if reason == -1 { throw .timeout(operation: "PUBLISH \(message.topic)", seconds: timeout) }
         if reason >= 0x80 { throw .operation("PUBLISH \(message.topic)", reason: String(cString: mosquitto_reason_string(reason))) }
@@ -206,7 +221,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     func published(_ mid: Int32, _ reason: Int32) {
         let waiter = state.withLock { s -> CheckedContinuation<Int32, Never>? in
-            if let w = s.publishWaiters.removeValue(forKey: mid) { return w }
+            if let w = s.publishWaiters.removeValue(forKey: mid) { s.publishDeadlines[mid] = nil; return w }
             s.early[mid] = reason
             return nil
         }

@@ -1,0 +1,119 @@
+import Foundation
+import Histogram
+import Synchronization
+import VitalSimCore
+import Wire
+
+/// The harness's own transports under load, for `vitalsim bench-transport` and
+/// `ci/bench-harness.sh`: the same libcurl keep-alive connections (``HTTPPoster``) and libmosquitto
+/// client (``MQTTClient``) that `vitalsim run` sends with, driven as fast as the server answers so
+/// their rate and added latency can be compared with wrk and mosquitto_pub against the same servers.
+public enum TransportBenchmark {
+    /// Requests or messages sent, how long it took, and the latency of each (send → answer).
+    public struct Result: Sendable {
+        public var sent: Int
+        public var failed: Int
+        public var seconds: Double
+        public var latency: Histogram<UInt64>
+        public var perSecond: Double { seconds > 0 ? Double(sent - failed) / seconds : 0 }
+
+        /// One line: rate and latency percentiles in ms.
+        public var summary: String {
+            func ms(_ p: Double) -> String { String(format: "%.3f", Double(p >= 100 ? latency.max : latency.valueAtPercentile(p)) / 1000) }
+            return String(format: "%d sent, %d failed in %.2f s: %.0f/s; latency ms p50 %@ p90 %@ p99 %@ p99.9 %@ max %@",
+                          sent, failed, seconds, perSecond, ms(50), ms(90), ms(99), ms(99.9), ms(100))
+        }
+    }
+
+    /// The body of request `n` of worker `w`, as `ci/bench/serve.lua` builds it: one reading, a unique
+    /// id, 500 patients per worker, every tenth patient a blood-pressure patient alternating crisis
+    /// and normal values.
+    public static func observation(_ n: Int, worker w: Int) -> [UInt8] {
+        let k = n % 500, round = n / 500
+        let patient = "h\(w)-\(k)"
+        let ts = CivilTime(unixMilliseconds: 1_704_067_200_000 + Int64(round) * 1000).iso8601(fractional: false)
+        if k % 10 == 0 {
+            let (s, d) = round % 2 == 0 ? (185, 95) : (120, 80)
+            return Array(#"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"cuff","kind":"blood-pressure","systolic":\#(s),"diastolic":\#(d),"unit":"mm[Hg]","timestamp":"\#(ts)"}"#.utf8)
+        }
+        return Array(#"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"hr","kind":"heart-rate","value":\#(60 + round % 30),"unit":"/min","timestamp":"\#(ts)"}"#.utf8)
+    }
+
+    /// POSTs `count` single-reading observations over `connections` keep-alive connections.
+    public static func http(url: String, caFile: String?, insecure: Bool, count: Int, connections: Int) async -> Result {
+        let posters = (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) }
+        // Bodies are built before the clock starts, as vitalsim run builds its plan first.
+        let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
+        // Warm-up: open each connection (TLS handshake) before the clock starts.
+        for p in posters { _ = try? await p.post(url, body: observation(0, worker: 999)) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let results = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
+            for (w, poster) in posters.enumerated() {
+                group.addTask {
+                    var h = LiveRunner.histogram(), failed = 0
+                    for body in bodies[w] {
+                        let t0 = clock.now
+                        do throws(HTTPTransportError) {
+                            let reply = try await poster.post(url, body: body)
+                            if reply.status >= 300 { failed += 1 }
+                        } catch { failed += 1 }
+                        h.record(LiveRunner.micros(clock.now - t0))
+                    }
+                    return (h, failed)
+                }
+            }
+            var all: [(Histogram<UInt64>, Int)] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        return merge(results, sent: count, seconds: seconds(clock.now - start))
+    }
+
+    /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client;
+    /// `inFlight` publishers share the connection (each waits for its PUBACK at QoS ≥ 1).
+    public static func mqtt(host: String, port: Int, qos: Int, count: Int, inFlight: Int) async throws(MQTTError) -> Result {
+        let client = try MQTTClient(.init(host: host, port: port, clientID: "vitalsim-bench-\(getpid())"))
+        try await client.connect()
+        defer { client.disconnect() }
+        let lanes = qos == 0 ? 1 : max(1, inFlight)
+        let messages = (0..<lanes).map { w in
+            (0..<(count + lanes - 1 - w) / lanes).map { i in
+                MQTTMessage(topic: "vitals/h\(w)-\(i % 500)/heart-rate", payload: observation(i, worker: w), qos: qos,
+                            userProperties: [UserProperty("reading-id", "h\(w)-\(i % 500)/\(i / 500)")])
+            }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let results = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
+            for w in 0..<lanes {
+                group.addTask {
+                    var h = LiveRunner.histogram(), failed = 0
+                    for message in messages[w] {
+                        let t0 = clock.now
+                        do throws(MQTTError) { try await client.publish(message) } catch { failed += 1 }
+                        h.record(LiveRunner.micros(clock.now - t0))
+                    }
+                    return (h, failed)
+                }
+            }
+            var all: [(Histogram<UInt64>, Int)] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
+        // the broker has read everything before it on this connection.
+        if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }
+        return merge(results, sent: count, seconds: seconds(clock.now - start))
+    }
+
+    static func merge(_ parts: [(Histogram<UInt64>, Int)], sent: Int, seconds: Double) -> Result {
+        var h = LiveRunner.histogram()
+        var failed = 0
+        for (part, f) in parts { h.add(part); failed += f }
+        return Result(sent: sent, failed: failed, seconds: seconds, latency: h)
+    }
+
+    /// A duration in seconds.
+    public static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+}

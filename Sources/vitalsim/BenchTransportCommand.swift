@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Harness
+import VitalSimCore
+import Wire
+
+extension VitalSim {
+    /// `vitalsim bench-transport`
+    struct BenchTransport: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bench-transport",
+            abstract: "Drive the harness's HTTP(S) or MQTT transport as fast as the server answers and print its rate and latency (see ci/bench-harness.sh).",
+            discussion: "HTTP: single-reading POSTs to URL (bodies as ci/bench/serve.lua builds them) over keep-alive connections. MQTT: messages on vitals/{patient}/heart-rate from one client."
+        )
+        @Option(name: .long, help: "POST to this URL (e.g. https://127.0.0.1:8443/api/v1/observations).") var http: String?
+        @Option(name: .long, help: "PEM CA bundle for HTTPS.") var cacert: String?
+        @Flag(name: .long, help: "Do not verify the server's certificate.") var insecure = false
+        @Option(name: .long, help: "Keep-alive connections (HTTP).") var connections = 8
+        @Option(name: .long, help: "Publish to this MQTT broker, HOST:PORT.") var mqtt: String?
+        @Option(name: .long, help: "MQTT QoS: 0, 1 or 2.") var qos = 1
+        @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1).") var inFlight = 16
+        @Option(name: .long, help: "Requests or messages to send.") var count = 100_000
+        @Option(name: .long, help: "Instead of synthetic requests, send this scenario's traffic plan (as vitalsim run does) to the --http base URL.") var scenario: String?
+
+        func validate() throws {
+            if (http == nil) == (mqtt == nil) { throw ValidationError("give exactly one of --http URL and --mqtt HOST:PORT") }
+            if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
+            if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2") }
+            if !(1...256).contains(connections) || !(1...1024).contains(inFlight) { throw ValidationError("--connections must be 1...256 and --in-flight 1...1024") }
+            if count < 1 { throw ValidationError("--count must be positive") }
+        }
+
+        func run() async throws {
+            let result: TransportBenchmark.Result
+            if let scenario, let http {
+                let loaded: Scenario
+                do throws(ScenarioLoadError) { loaded = try ScenarioLoader.load(path: scenario) } catch { printError(error.description); throw ExitCodes.input }
+                let devices = loaded.patients.reduce(0) { $0 + $1.devices.count }
+                let clock = ContinuousClock(), start = clock.now
+                let plan = TrafficPlan.requests(for: loaded)
+                let planned = clock.now
+                let runner = LiveRunner(base: http, caFile: cacert, insecure: insecure, speed: nil, connections: connections, quiet: .milliseconds(100))
+                let run = await runner.run(plan)
+                let readings = plan.reduce(0) { $0 + $1.readings.count }
+                let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count
+                let sending = TransportBenchmark.seconds(clock.now - planned)
+                print(String(format: "%@: %d devices, %d readings in %d requests; plan built in %.2f s; sent in %.2f s (%.0f readings/s, %.0f requests/s), %d failed",
+                             loaded.name, devices, readings, plan.count, TransportBenchmark.seconds(planned - start), sending, Double(readings) / sending, Double(plan.count) / sending, failed))
+                printPeakRSS()
+                if failed > 0 { throw ExitCode(1) }
+                return
+            }
+            if let http {
+                result = await TransportBenchmark.http(url: http, caFile: cacert, insecure: insecure, count: count, connections: connections)
+            } else {
+                let (host, port) = parseHostPort(mqtt ?? "")!
+                do throws(MQTTError) {
+                    result = try await TransportBenchmark.mqtt(host: host, port: port, qos: qos, count: count, inFlight: inFlight)
+                } catch {
+                    printError("vitalsim bench-transport: \(error)")
+                    throw ExitCodes.infrastructure
+                }
+            }
+            print(result.summary)
+            printPeakRSS()
+            if result.failed > 0 { throw ExitCode(1) }
+        }
+
+        func printPeakRSS() {
+            let rss = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n").first { $0.hasPrefix("VmHWM") } ?? ""
+            print("peak RSS: " + rss.dropFirst(6).trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
