@@ -86,8 +86,9 @@ public final class HCIPeripheral: @unchecked Sendable {
     public var isConnected: Bool { link.state.lock(); defer { link.state.unlock() }; return link.connection != nil }
 
     /// Waits until a central has enabled at least one notification or indication and then made no
-    /// further CCCD change for `settle` seconds (centrals subscribe one characteristic at a time).
-    public func waitForSubscription(timeout: TimeInterval, settle: TimeInterval = 0.5) -> Bool {
+    /// further CCCD change for `settle` seconds (centrals subscribe one characteristic at a time; on a
+    /// loaded machine a central's discovery and CCCD writes can be more than half a second apart).
+    public func waitForSubscription(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
         let state = link.state
         let deadline = Date(timeIntervalSinceNow: timeout)
         state.lock(); defer { state.unlock() }

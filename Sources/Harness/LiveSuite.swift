@@ -31,6 +31,8 @@ public struct LiveOptions: Sendable {
     public var qos = 1
     /// Prepare vitals charts for an HTML report.
     public var charts = false
+    /// Write an evidence bundle per scenario under this folder.
+    public var evidence: String?
 
     public init(executable: String) { self.executable = executable }
 }
@@ -44,7 +46,7 @@ public enum LiveSuite {
     }
 
     /// Sends one scenario's traffic and returns the plan, its digest and the raw result.
-    static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([PlannedRequest], String, LiveRunResult) {
+    static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([PlannedRequest], String, LiveRunResult, String) {
         let plan = TrafficPlan.requests(for: scenario, seed: options.seed)
         let digest = TrafficPlan.digest(plan)
         var embedded: EmbeddedSUT?
@@ -90,7 +92,7 @@ public enum LiveSuite {
         if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
             throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(result.outcomes.first?.error ?? "")")
         }
-        return (plan, digest, result)
+        return (plan, digest, result, base)
     }
 
     /// Runs and judges each scenario.
@@ -106,9 +108,14 @@ public enum LiveSuite {
             let golden: GoldenFile
             do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch { throw .golden(error.description) }
             progress("running \(scenario.name) (\(path))")
-            let (plan, digest, result) = try await execute(path, scenario, options)
+            let (plan, digest, result, base) = try await execute(path, scenario, options)
             var verdict = Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result)
             if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
+            if let evidence = options.evidence {
+                try EvidenceBundle.write(to: evidence + "/" + scenario.name, scenarioPath: path, scenario: scenario, goldenPath: goldenPath,
+                                         seed: options.seed ?? scenario.seed, target: options.target ?? "embedded reference SUT (\(base))",
+                                         plan: plan, digest: digest, result: result, verdict: verdict)
+            }
             verdicts.append(verdict)
         }
         return verdicts
@@ -122,7 +129,7 @@ public enum LiveSuite {
             let scenario: Scenario
             do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
             progress("recording \(scenario.name) (\(path))")
-            let (plan, digest, result) = try await execute(path, scenario, options)
+            let (plan, digest, result, _) = try await execute(path, scenario, options)
             var warnings: [String] = []
             var g = GoldenFile(scenario: scenario.name, seed: options.seed ?? scenario.seed, trafficDigest: digest, earlyTolerance: GoldenFile.defaultEarly,
                                lateTolerance: GoldenFile.defaultLate, alerts: [], validation: [], budgets: [])

@@ -58,15 +58,26 @@ extension VitalSim {
         @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
         @Option(name: .long, help: "Write the verdicts as JSON here.") var json: String?
         @Option(name: .long, help: "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table).") var html: String?
+        @Option(name: .long, help: "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay).") var evidence: String?
+        @Option(name: .long, help: "Run only shard I of N (1-based; scenario files in name order, every Nth), e.g. 2/4.") var shard: String?
 
         func run() async throws {
-            let files = LiveSuite.scenarioFiles(live.path)
+            var files = LiveSuite.scenarioFiles(live.path)
             guard !files.isEmpty else { printError("\(live.path): no scenario files"); throw ExitCodes.input }
+            if let shard {
+                let parts = shard.split(separator: "/").compactMap { Int($0) }
+                guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+                    printError("--shard must be I/N with 1 ≤ I ≤ N, got '\(shard)'"); throw ExitCodes.input
+                }
+                files = files.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
+                guard !files.isEmpty else { printError("shard \(shard) of \(live.path) holds no scenario"); throw ExitCodes.input }
+            }
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let verdicts: [Verdict]
             do throws(HarnessError) {
                 var options = live.options()
                 options.charts = html != nil
+                options.evidence = evidence
                 verdicts = try await LiveSuite.run(files, options: options) { printError($0) }
             } catch {
                 printError("vitalsim run: \(error)")

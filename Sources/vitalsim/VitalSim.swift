@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VitalSimCore
 
 /// The `vitalsim` command line.
 @main
@@ -7,7 +8,8 @@ struct VitalSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitalsim",
         abstract: "Device simulator and conformance harness for remote patient monitoring systems.",
-        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self, Run.self, Record.self, Expect.self, BenchTransport.self]
+        version: VitalSimVersion.current,
+        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self, Run.self, Record.self, Expect.self, Replay.self, BenchTransport.self]
     )
 
     /// Runs the command; usage errors (unknown flags, bad values) exit with status 2 like input errors.

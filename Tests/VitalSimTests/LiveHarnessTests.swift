@@ -164,6 +164,49 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(decoded.out)")
     }
 
+    /// `--evidence` writes an auditor's bundle that `sha256sum -c` and `vitalsim replay` verify; replay
+    /// proves the traffic byte-identical, and catches an altered file or a changed scenario. `--shard`
+    /// splits a suite.
+    func testEvidenceBundleReplaysByteIdenticalAndShardsSplitTheSuite() throws {
+        let evidence = directory + "/evidence"
+        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--evidence", evidence, "--shard", "2/2", "--json", directory + "/shard.json"], ci: true)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(Array(try findings(directory + "/shard.json").keys), ["hypertensive-crisis"], "shard 2/2 of two scenarios is the second")
+        let bundle = evidence + "/hypertensive-crisis"
+        for file in ["scenario.yaml", "golden.yaml", "meta.json", "traffic.jsonl", "outcomes.jsonl", "alerts.json", "verdict.json", "generated/readings.jsonl", "MANIFEST.sha256"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/" + file), file)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: bundle + "/scenario.yaml")), try Data(contentsOf: URL(fileURLWithPath: suiteDir + "/hypertensive-crisis.yaml")))
+        let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
+        let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: suiteDir + "/hypertensive-crisis.yaml"))
+        XCTAssertEqual(traffic.split(separator: "\n").count, plan.count)
+        XCTAssertTrue(try String(contentsOfFile: bundle + "/alerts.json", encoding: .utf8).contains("bp.hypertensive-crisis"))
+        let sums = try TestSupport.run("/bin/sh", ["-c", "cd '\(bundle)' && sha256sum -c --quiet MANIFEST.sha256"])
+        XCTAssertEqual(sums.status, 0, "sha256sum agrees with the manifest: \(sums.out)\(sums.err)")
+
+        let replay = try vitalsim(["replay", bundle])
+        XCTAssertEqual(replay.status, 0, replay.out + replay.err)
+        XCTAssertTrue(replay.out.contains("byte-identical") && replay.out.contains("\(plan.count) requests"), replay.out)
+
+        // A changed scenario with a consistent manifest: the regenerated traffic differs (exit 1).
+        let scenarioFile = bundle + "/scenario.yaml"
+        let original = try String(contentsOfFile: scenarioFile, encoding: .utf8)
+        try original.replacingOccurrences(of: "duration: 24h", with: "duration: 23h").write(toFile: scenarioFile, atomically: true, encoding: .utf8)
+        XCTAssertNotEqual(try String(contentsOfFile: scenarioFile, encoding: .utf8), original, "the edit took")
+        let remanifest = try TestSupport.run("/bin/sh", ["-c", "cd '\(bundle)' && find . -type f ! -name MANIFEST.sha256 | sed 's|^./||' | LC_ALL=C sort | xargs sha256sum > MANIFEST.sha256"])
+        XCTAssertEqual(remanifest.status, 0, remanifest.err)
+        let differs = try vitalsim(["replay", bundle])
+        XCTAssertEqual(differs.status, 1, differs.out + differs.err)
+        XCTAssertTrue(differs.out.contains("differs at traffic.jsonl line"), differs.out)
+        // An altered file without a matching manifest: refused (exit 2).
+        try original.write(toFile: scenarioFile, atomically: true, encoding: .utf8)
+        let altered = try vitalsim(["replay", bundle])
+        XCTAssertEqual(altered.status, 2, altered.out + altered.err)
+        XCTAssertTrue(altered.err.contains("scenario.yaml does not match its sha256"), altered.err)
+        let badShard = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "3/2"], ci: true)
+        XCTAssertEqual(badShard.status, 2, badShard.err)
+    }
+
     func testEachFaultyModeIsCaughtWithItsClassification() throws {
         let cases: [(String, String, String)] = [
             ("drop-alerts=1", "hypertensive-crisis", "missed"),

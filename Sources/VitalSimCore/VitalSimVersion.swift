@@ -1,0 +1,4 @@
+/// The version of VitalSim (written into evidence bundles and shown by `vitalsim --version`).
+public enum VitalSimVersion {
+    public static let current = "0.4.0"
+}
