@@ -75,7 +75,8 @@ let package = Package(
         ),
         .testTarget(
             name: "VitalSimTests",
-            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", "Harness", "ReferenceSUT", .product(name: "Yams", package: "Yams")],
+            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", "Harness", "ReferenceSUT", .product(name: "Yams", package: "Yams"),
+                           .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
     ],

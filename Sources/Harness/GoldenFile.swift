@@ -29,7 +29,7 @@ public struct GoldenFile: Sendable, Equatable {
     }
 
     public struct Budget: Sendable, Equatable {
-        /// `reading-to-ack` or `reading-to-alert`.
+        /// One of ``GoldenFile/budgetPaths``.
         public var path: String
         /// Percentile (50, 99, 100 = max) → limit in ms.
         public var limits: [(percentile: Double, milliseconds: Double)]
@@ -47,6 +47,9 @@ public struct GoldenFile: Sendable, Equatable {
     public var alerts: [ExpectedAlert]
     public var validation: [ExpectedValidation]
     public var budgets: [Budget]
+
+    /// Latency paths a budget may name (`-sse` and `-mqtt` are measured with `vitalsim run --observe`).
+    public static let budgetPaths = ["reading-to-ack", "reading-to-alert", "reading-to-alert-sse", "reading-to-alert-mqtt"]
 
     /// Default tolerances when recording: a SUT may raise up to 1 min earlier or 5 min later (device time).
     public static let defaultEarly: Int64 = 60_000
@@ -121,7 +124,7 @@ public struct GoldenFile: Sendable, Equatable {
             if case let .mapping(m) = b {
                 for (k, v) in m {
                     let path = k.string ?? ""
-                    guard ["reading-to-ack", "reading-to-alert"].contains(path) else { r.fail(k, "budgets." + path, "budget paths are reading-to-ack and reading-to-alert"); continue }
+                    guard GoldenFile.budgetPaths.contains(path) else { r.fail(k, "budgets." + path, "budget paths are " + GoldenFile.budgetPaths.joined(separator: ", ")); continue }
                     guard case let .mapping(lm) = v else { r.fail(v, "budgets." + path, "expected {p50: 20ms, p99: 200ms, max: 1s}"); continue }
                     var limits: [(Double, Double)] = []
                     for (pk, pv) in lm {

@@ -52,13 +52,13 @@ public enum HTMLReport {
             }
         }
         h += "<h3>Latency</h3>\n<table class=\"latency\"><tr><th>path</th><th>samples</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n"
-        for path in ["reading-to-ack", "reading-to-alert", "scheduling-lag"] {
+        for path in Verdict.latencyPaths(v) {
             guard let l = v.latency[path] else { continue }
             let cells = ["p50", "p90", "p99", "p99.9", "max"].map { l[$0].map { String(format: "%.2f ms", $0) } ?? "–" }
             h += "<tr><td>\(path)</td><td>\(Int(l["count"] ?? 0))</td>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }
         h += "</table>\n"
-        for path in ["reading-to-ack", "reading-to-alert"] {
+        for path in Verdict.latencyPaths(v) where path != "scheduling-lag" {
             if let buckets = v.histograms[path], buckets.contains(where: { $0.count > 0 }) { h += histogram(path, buckets) }
         }
         let failed = v.checks.filter { !$0.passed }, passed = v.checks.filter(\.passed)

@@ -24,6 +24,10 @@ public struct ObservedAlert: Sendable, Equatable {
     /// Device time, Unix ms.
     public var raisedAt: Int64
     public var evidence: [String]
+
+    public init(alertID: String, patientID: String, rule: String, severity: String, raisedAt: Int64, evidence: [String]) {
+        self.alertID = alertID; self.patientID = patientID; self.rule = rule; self.severity = severity; self.raisedAt = raisedAt; self.evidence = evidence
+    }
 }
 
 /// The raw result of sending a plan to a SUT.
@@ -38,6 +42,14 @@ public struct LiveRunResult: Sendable {
     public var schedulingLag: Histogram<UInt64>
     /// True when the SUT stopped answering (every retry failed).
     public var unreachable: Bool
+    /// What each push observer (`--observe`) saw.
+    public var push: [PushDelivery] = []
+
+    public init(outcomes: [RequestOutcome], alerts: [ObservedAlert], ackLatency: Histogram<UInt64>, alertLatency: Histogram<UInt64>,
+                schedulingLag: Histogram<UInt64>, unreachable: Bool, push: [PushDelivery] = []) {
+        self.outcomes = outcomes; self.alerts = alerts; self.ackLatency = ackLatency; self.alertLatency = alertLatency
+        self.schedulingLag = schedulingLag; self.unreachable = unreachable; self.push = push
+    }
 }
 
 /// Sends a ``TrafficPlan`` over HTTP(S) with libcurl and MQTT 5 with libmosquitto: requests due at
@@ -61,10 +73,13 @@ public final class LiveRunner: Sendable {
     /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
     let mqtt: MQTTClient?
     let qos: Int
+    /// Push channels observed alongside the alert API.
+    let observers: [PushObserver]
 
     public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
-                mqtt: MQTTClient? = nil, qos: Int = 1, isAlive: @escaping @Sendable () -> Bool = { true }) {
+                mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], isAlive: @escaping @Sendable () -> Bool = { true }) {
         self.isAlive = isAlive
+        self.observers = observers
         self.mqtt = mqtt
         self.qos = qos
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
@@ -96,6 +111,7 @@ public final class LiveRunner: Sendable {
         var aborted = false
         /// Rejections the SUT published on `errors/{patientId}`, by reading id.
         var mqttRejections: [String: (status: Int, field: String)] = [:]
+        var push: [PushDelivery] = []
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -106,7 +122,8 @@ public final class LiveRunner: Sendable {
     }
 
     public func run(_ plan: [PlannedRequest]) async -> LiveRunResult {
-        let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count), intended: Array(repeating: nil, count: plan.count)))
+        let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count), intended: Array(repeating: nil, count: plan.count),
+                                  push: observers.map { PushDelivery(kind: $0.kind) }))
         let clock = ContinuousClock()
         let start = clock.now
         let t0 = plan.first?.sendAt ?? 0
@@ -114,6 +131,16 @@ public final class LiveRunner: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
+            for (k, observer) in observers.enumerated() {
+                group.addTask {
+                    for await a in observer.alerts {
+                        let now = ContinuousClock.now
+                        shared.withLock { s in
+                            if s.push[k].firstSeen[a.alertID] == nil { s.push[k].firstSeen[a.alertID] = now; s.push[k].alerts[a.alertID] = a } else { s.push[k].repeats += 1 }
+                        }
+                    }
+                }
+            }
             for (w, poster) in posters.enumerated() {
                 group.addTask {
                     for await (i, scheduled) in streams[w].stream {
@@ -161,6 +188,7 @@ public final class LiveRunner: Sendable {
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
+            for o in observers { o.stop() }
         }
         return shared.withLock { s in
             // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
@@ -171,6 +199,7 @@ public final class LiveRunner: Sendable {
             // The request that carried each alert's last evidence reading (one pass over the plan).
             var carrier: [String: Int] = [:]
             for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
+            for p in s.push { for a in p.alerts.values { if let last = a.evidence.last { carrier[last] = -1 } } }
             if !carrier.isEmpty {
                 for (i, request) in plan.enumerated() { for r in request.readings where carrier[r.id] == -1 { carrier[r.id] = i } }
             }
@@ -178,8 +207,14 @@ public final class LiveRunner: Sendable {
                 guard let (a, seen) = s.firstSeen[id], let last = a.evidence.last, let i = carrier[last], i >= 0, let intended = s.intended[i] else { continue }
                 alertLatency.record(LiveRunner.micros(seen - intended))
             }
+            for k in s.push.indices {
+                for (id, seen) in s.push[k].firstSeen {
+                    guard let last = s.push[k].alerts[id]?.evidence.last, let i = carrier[last], i >= 0, let intended = s.intended[i] else { continue }
+                    s.push[k].latency.record(LiveRunner.micros(seen - intended))
+                }
+            }
             return LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,
-                                 schedulingLag: s.lag, unreachable: s.unreachable)
+                                 schedulingLag: s.lag, unreachable: s.unreachable, push: s.push)
         }
     }
 
@@ -259,13 +294,10 @@ public final class LiveRunner: Sendable {
               let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else { return }
         let now = ContinuousClock.now
         shared.withLock { s in
-            for a in list {
-                guard let id = a["alertId"] as? String, s.firstSeen[id] == nil else { continue }
-                let raised = (a["raisedAt"] as? String).flatMap { CivilTime.unixMilliseconds(rfc3339: $0) } ?? 0
-                let alert = ObservedAlert(alertID: id, patientID: a["patientId"] as? String ?? "", rule: a["rule"] as? String ?? "",
-                                          severity: a["severity"] as? String ?? "", raisedAt: raised, evidence: a["evidence"] as? [String] ?? [])
-                s.firstSeen[id] = (alert, now)
-                s.order.append(id)
+            for json in list {
+                guard let alert = ObservedAlert(json: json), s.firstSeen[alert.alertID] == nil else { continue }
+                s.firstSeen[alert.alertID] = (alert, now)
+                s.order.append(alert.alertID)
             }
         }
     }

@@ -33,6 +33,8 @@ public struct LiveOptions: Sendable {
     public var charts = false
     /// Write an evidence bundle per scenario under this folder.
     public var evidence: String?
+    /// Push channels to observe alongside the alert API.
+    public var observe: [PushObserver.Kind] = []
 
     public init(executable: String) { self.executable = executable }
 }
@@ -55,9 +57,10 @@ public enum LiveSuite {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
         var endpoint = options.mqtt
         let usesMQTT = plan.contains { $0.topic != nil }
-        if usesMQTT, endpoint == nil {
+        let observesMQTT = options.observe.contains(.mqtt)
+        if usesMQTT || observesMQTT, endpoint == nil {
             guard options.target == nil else {
-                throw .usage("\(scenario.name) sends over MQTT: give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") ingests from")
+                throw .usage("\(scenario.name) " + (usesMQTT ? "sends over MQTT" : "observes alerts over MQTT") + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses")
             }
             let b = try MosquittoBroker(directory: tmp + "-mosquitto")
             broker = b
@@ -68,7 +71,7 @@ public enum LiveSuite {
             base = target; ca = options.caFile
         } else {
             let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: tmp,
-                                      mqtt: usesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil)
+                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil)
             embedded = sut
             base = sut.base; ca = sut.caFile
         }
@@ -81,10 +84,21 @@ public enum LiveSuite {
                 client = c
             } catch { throw .infrastructure("\(scenario.name): \(error)") }
         }
+        var observers: [PushObserver] = []
+        for kind in options.observe {
+            switch kind {
+            case .sse: observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: options.headers))
+            case .mqtt:
+                guard let endpoint else { continue }
+                do throws(MQTTError) {
+                    observers.append(try await .mqtt(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-observe-\(getpid())-\(scenario.name)"))
+                } catch { throw .infrastructure("\(scenario.name): observing alerts over MQTT: \(error)") }
+            }
+        }
         let sut = embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
-                                connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, isAlive: alive)
+                                connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers, isAlive: alive)
         let result = await runner.run(plan)
         if let embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")

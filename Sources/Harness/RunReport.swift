@@ -76,7 +76,7 @@ public enum RunReport {
             out += (v.passed ? paint("PASS", "32") : paint("FAIL", "31")) + " \(v.scenario): \(v.checks.count - failed.count)/\(v.checks.count) checks, "
                 + "\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed\n"
             for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
-            for path in ["reading-to-ack", "reading-to-alert", "scheduling-lag"] {
+            for path in Verdict.latencyPaths(v) {
                 guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }
                 out += "  \(path): " + String(format: "p50 %.2f ms, p90 %.2f, p99 %.2f, p99.9 %.2f, max %.2f (%d samples)\n",
                               l["p50"] ?? 0, l["p90"] ?? 0, l["p99"] ?? 0, l["p99.9"] ?? 0, l["max"] ?? 0, Int(n))

@@ -47,6 +47,11 @@ public struct Verdict: Sendable {
     public var chart: ScenarioChart?
     public var passed: Bool { checks.allSatisfy(\.passed) }
 
+    /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling lag.
+    public static func latencyPaths(_ v: Verdict) -> [String] {
+        ["reading-to-ack", "reading-to-alert"] + v.latency.keys.filter { $0.hasPrefix("reading-to-alert-") }.sorted() + ["scheduling-lag"]
+    }
+
     /// Upper bounds (ms) of the histogram buckets; the last bucket is open.
     static let bucketBounds: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 
@@ -119,6 +124,18 @@ public struct Verdict: Sendable {
         checks.append(Check(kind: "no-other-alerts", name: "no other alerts", rule: nil, finding: extras.isEmpty ? nil : extraFinding,
                             detail: extras.isEmpty ? "only the expected alerts were raised" : extras.joined(separator: "; ")))
 
+        // Push channels: every alert the API lists arrived on each observed channel, and nothing else.
+        let listed = Set(result.alerts.map(\.alertID))
+        for p in result.push {
+            let got = Set(p.firstSeen.keys)
+            let missing = listed.subtracting(got).sorted(), extra = got.subtracting(listed).sorted()
+            var detail = "\(got.count) alert(s) delivered via \(p.kind.rawValue)" + (p.repeats > 0 ? ", \(p.repeats) repeated delivery(ies) (at-least-once)" : "")
+            if !missing.isEmpty { detail = "\(missing.count) of \(listed.count) alert(s) never arrived via \(p.kind.rawValue), first: \(missing[0])" }
+            else if !extra.isEmpty { detail = "\(extra.count) alert(s) arrived via \(p.kind.rawValue) that the alert API does not list, first: \(extra[0])" }
+            checks.append(Check(kind: "delivery", name: "alerts delivered via \(p.kind.rawValue)", rule: nil,
+                                finding: !missing.isEmpty ? .missed : !extra.isEmpty ? .spurious : nil, detail: detail))
+        }
+
         // Validation: expected rejections, and no other rejection.
         var v = Verdict(scenario: scenario, checks: [])
         var expected: [String: GoldenFile.ExpectedValidation] = [:]
@@ -152,13 +169,14 @@ public struct Verdict: Sendable {
                                 "\(lost.count) request(s) without a final answer, first: \(plan[lost[0].offset].readings.first?.id ?? "?"): \(lost[0].element.error ?? "status \(lost[0].element.status ?? 0)")"))
 
         // Latency budgets; a budget with no samples fails.
-        let histograms = ["reading-to-ack": result.ackLatency, "reading-to-alert": result.alertLatency]
+        var histograms = ["reading-to-ack": result.ackLatency, "reading-to-alert": result.alertLatency]
+        for p in result.push { histograms["reading-to-alert-\(p.kind.rawValue)"] = p.latency }
         for b in golden.budgets {
-            guard let h = histograms[b.path] else { continue }
             for (p, limit) in b.limits {
                 let name = "budget \(b.path) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
-                guard h.totalCount > 0 else {
-                    checks.append(Check(kind: "budget", name: name, rule: nil, finding: .budgetExceeded, detail: "no samples for \(b.path): a budget with nothing measured cannot pass"))
+                guard let h = histograms[b.path], h.totalCount > 0 else {
+                    let hint = histograms[b.path] == nil ? " (observe the channel: vitalsim run --observe \(b.path.split(separator: "-").last ?? ""))" : ""
+                    checks.append(Check(kind: "budget", name: name, rule: nil, finding: .budgetExceeded, detail: "no samples for \(b.path): a budget with nothing measured cannot pass" + hint))
                     continue
                 }
                 let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
@@ -169,8 +187,12 @@ public struct Verdict: Sendable {
         v.checks = checks
         v.alerts = result.alerts
         v.expectedAlerts = golden.alerts
-        v.histograms = ["reading-to-ack": buckets(result.ackLatency), "reading-to-alert": buckets(result.alertLatency)]
         v.latency = ["reading-to-ack": summary(result.ackLatency), "reading-to-alert": summary(result.alertLatency), "scheduling-lag": summary(result.schedulingLag)]
+        v.histograms = ["reading-to-ack": buckets(result.ackLatency), "reading-to-alert": buckets(result.alertLatency)]
+        for p in result.push {
+            v.latency["reading-to-alert-\(p.kind.rawValue)"] = summary(p.latency)
+            v.histograms["reading-to-alert-\(p.kind.rawValue)"] = buckets(p.latency)
+        }
         return v
     }
 

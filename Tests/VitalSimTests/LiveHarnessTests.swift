@@ -207,6 +207,35 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(badShard.status, 2, badShard.err)
     }
 
+    /// `--observe sse --observe mqtt`: every alert of the API also arrives over SSE and MQTT, with its
+    /// own latency path; a SUT that lists alerts but never publishes them over MQTT fails the check.
+    func testPushObserversCheckEveryAlertArrivesOnTheirChannel() throws {
+        let json = directory + "/push.json"
+        let path = suiteDir + "/hypertensive-crisis.yaml"
+        let r = try vitalsim(["run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--json", json], ci: true)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let scenario = (report["scenarios"] as! [[String: Any]])[0]
+        let checks = scenario["checks"] as! [[String: Any]]
+        for channel in ["sse", "mqtt"] {
+            let check = try XCTUnwrap(checks.first { $0["name"] as? String == "alerts delivered via \(channel)" }, channel)
+            XCTAssertEqual(check["passed"] as? Bool, true, "\(check)")
+            let latency = (scenario["latencyMilliseconds"] as! [String: [String: Double]])["reading-to-alert-\(channel)"]
+            XCTAssertEqual(latency?["count"], 1, "the crisis alert's latency as \(channel) delivered it")
+        }
+        XCTAssertTrue(r.out.contains("reading-to-alert-sse"), r.out)
+
+        // A SUT not connected to the broker still lists its alerts, but none arrives over MQTT.
+        let broker = try MosquittoBroker()
+        let sut = try SUTProcess(["--self-signed", "--database", directory + "/lonely.sqlite", "--scenario", path, "--rate-limit", "0"], directory: directory)
+        defer { _ = sut.stop() }
+        let lonely = try vitalsim(["run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
+                                   "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--json", json], ci: true)
+        XCTAssertEqual(lonely.status, 1, lonely.out + lonely.err)
+        XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["missed"], lonely.out)
+        XCTAssertTrue(lonely.out.contains("never arrived via mqtt"), lonely.out)
+    }
+
     func testEachFaultyModeIsCaughtWithItsClassification() throws {
         let cases: [(String, String, String)] = [
             ("drop-alerts=1", "hypertensive-crisis", "missed"),

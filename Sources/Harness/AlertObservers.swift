@@ -1,0 +1,80 @@
+import Foundation
+import VitalSimCore
+import Wire
+
+extension ObservedAlert {
+    /// An alert from its JSON (`{alertId, patientId, rule, severity, raisedAt, evidence}`); nil without an `alertId`.
+    init?(json: [String: Any]) {
+        guard let id = json["alertId"] as? String else { return nil }
+        self.init(alertID: id, patientID: json["patientId"] as? String ?? "", rule: json["rule"] as? String ?? "",
+                  severity: json["severity"] as? String ?? "",
+                  raisedAt: (json["raisedAt"] as? String).flatMap { CivilTime.unixMilliseconds(rfc3339: $0) } ?? 0,
+                  evidence: json["evidence"] as? [String] ?? [])
+    }
+
+    /// An alert from JSON bytes.
+    init?(bytes: [UInt8]) {
+        guard let o = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        self.init(json: o)
+    }
+}
+
+/// A push channel the SUT delivers alerts on, observed alongside the alert API: `vitalsim run
+/// --observe sse|mqtt`. Each checks that every alert of the API arrived on the channel, once, and
+/// measures reading → alert latency as the channel delivers it.
+public final class PushObserver: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// `GET /api/v1/alerts/stream` (Server-Sent Events, resumed with Last-Event-ID).
+        case sse
+        /// MQTT `alerts/{patientId}` on the broker the SUT publishes to.
+        case mqtt
+    }
+
+    public let kind: Kind
+    /// Alerts as they arrive; ends after ``stop()``.
+    public let alerts: AsyncStream<ObservedAlert>
+    let stopper: @Sendable () -> Void
+
+    init(kind: Kind, alerts: AsyncStream<ObservedAlert>, stop: @escaping @Sendable () -> Void) {
+        self.kind = kind; self.alerts = alerts; stopper = stop
+    }
+
+    public func stop() { stopper() }
+
+    /// Subscribes to the SUT's SSE alert stream and waits (≤ 2 s) for the server's first bytes.
+    public static func sse(base: String, caFile: String?, insecure: Bool, headers: [String]) -> PushObserver {
+        let client = SSEClient(url: base + "/api/v1/alerts/stream", caFile: caFile, insecure: insecure, headers: headers)
+        client.start()
+        let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
+        Task {
+            for await e in client.events { if let a = ObservedAlert(bytes: Array(e.data.utf8)) { continuation.yield(a) } }
+            continuation.finish()
+        }
+        return PushObserver(kind: .sse, alerts: stream, stop: { client.stop() })
+    }
+
+    /// Subscribes to `alerts/+` (SUBACK awaited) on its own connection to the broker.
+    public static func mqtt(host: String, port: Int, clientID: String) async throws(MQTTError) -> PushObserver {
+        let client = try MQTTClient(.init(host: host, port: port, clientID: clientID))
+        try await client.connect()
+        try await client.subscribeAcknowledged("alerts/+", qos: 1)
+        let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
+        Task {
+            for await m in client.messages { if let a = ObservedAlert(bytes: m.payload) { continuation.yield(a) } }
+            continuation.finish()
+        }
+        return PushObserver(kind: .mqtt, alerts: stream, stop: { client.disconnect() })
+    }
+}
+
+/// What one push observer saw: each alert id's first arrival, and how many arrivals repeated an id.
+public struct PushDelivery: Sendable {
+    public var kind: PushObserver.Kind
+    public var firstSeen: [String: ContinuousClock.Instant] = [:]
+    public var alerts: [String: ObservedAlert] = [:]
+    public var repeats = 0
+    /// Reading → alert as delivered on this channel, µs.
+    public var latency = LiveRunner.histogram()
+
+    public init(kind: PushObserver.Kind) { self.kind = kind }
+}

@@ -1,0 +1,128 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// A Server-Sent Events client over libcurl: a long-lived GET on its own thread, parsed into events
+/// (`id`, `event`, `data`, per the WHATWG event-stream format), reconnecting with `Last-Event-ID`
+/// after the stream drops until ``stop()``.
+public final class SSEClient: @unchecked Sendable {
+    /// One dispatched event.
+    public struct Event: Sendable, Equatable {
+        public var id: String?
+        public var event: String?
+        public var data: String
+    }
+
+    struct State {
+        var stopped = false
+        var connected = false
+        var lastEventID: String?
+        var buffer: [UInt8] = []
+        var data: [String] = []
+        var id: String?
+        var event: String?
+    }
+
+    let url: String
+    let caFile: String?
+    let insecure: Bool
+    let headers: [String]
+    let state = Mutex(State())
+    let continuation: AsyncStream<Event>.Continuation
+    /// Events in arrival order; ends after ``stop()``.
+    public let events: AsyncStream<Event>
+
+    public init(url: String, caFile: String? = nil, insecure: Bool = false, headers: [String] = []) {
+        self.url = url; self.caFile = caFile; self.insecure = insecure; self.headers = headers
+        (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Starts the stream on a new thread; returns once the server has sent its first bytes (or after `wait` seconds).
+    public func start(wait: Double = 2) {
+        let thread = Thread { [self] in
+            while !state.withLock({ $0.stopped }) {
+                perform()
+                if !state.withLock({ $0.stopped }) { Thread.sleep(forTimeInterval: 0.5) }
+            }
+            continuation.finish()
+        }
+        thread.name = "vitalsim.sse"
+        thread.start()
+        let deadline = Date(timeIntervalSinceNow: wait)
+        while !state.withLock({ $0.connected }), Date() < deadline { usleep(5_000) }
+    }
+
+    /// Ends the stream (within about a second: libcurl checks the flag from its progress callback).
+    public func stop() { state.withLock { $0.stopped = true } }
+
+    /// True once the server has answered with bytes.
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    func perform() {
+        _ = HTTPPoster.globalReady
+        guard let h = curl_easy_init() else { return }
+        defer { curl_easy_cleanup(h) }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in headers + ["Accept: text/event-stream"] { list = curl_slist_append(list, header) }
+        if let last = state.withLock({ $0.lastEventID }) { list = curl_slist_append(list, "Last-Event-ID: \(last)") }
+        defer { curl_slist_free_all(list) }
+        vitalsim_curl_setopt_string(h, CURLOPT_URL, url)
+        vitalsim_curl_setopt_slist(h, CURLOPT_HTTPHEADER, list)
+        vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        vitalsim_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, 5000)
+        if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
+        if insecure { vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0) }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        vitalsim_curl_setopt_write(h) { data, size, count, user in
+            let client = Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue()
+            if let data { client.received(UnsafeRawBufferPointer(start: data, count: size * count)) }
+            return client.state.withLock { $0.stopped } ? 0 : size * count
+        }
+        vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, me)
+        vitalsim_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0)
+        vitalsim_curl_setopt_xferinfo(h) { user, _, _, _, _ in
+            Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue().state.withLock { $0.stopped } ? 1 : 0
+        }
+        vitalsim_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, me)
+        _ = curl_easy_perform(h)
+    }
+
+    /// Splits the bytes into lines and dispatches events at blank lines.
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        let ready = state.withLock { s -> [Event] in
+            s.connected = true
+            s.buffer.append(contentsOf: bytes)
+            var out: [Event] = []
+            while let nl = s.buffer.firstIndex(of: 0x0A) {
+                var line = Array(s.buffer[..<nl])
+                s.buffer.removeSubrange(...nl)
+                if line.last == 0x0D { line.removeLast() }
+                let text = String(decoding: line, as: UTF8.self)
+                if text.isEmpty {
+                    if !s.data.isEmpty { out.append(Event(id: s.id, event: s.event, data: s.data.joined(separator: "\n"))) }
+                    if let id = s.id { s.lastEventID = id }
+                    s.data = []; s.event = nil
+                    continue
+                }
+                if text.hasPrefix(":") { continue }
+                let (field, value): (Substring, Substring)
+                if let colon = text.firstIndex(of: ":") {
+                    field = text[..<colon]
+                    var v = text[text.index(after: colon)...]
+                    if v.hasPrefix(" ") { v = v.dropFirst() }
+                    value = v
+                } else {
+                    (field, value) = (Substring(text), "")
+                }
+                switch field {
+                case "data": s.data.append(String(value))
+                case "id": s.id = String(value)
+                case "event": s.event = String(value)
+                default: break
+                }
+            }
+            return out
+        }
+        for e in ready { continuation.yield(e) }
+    }
+}
