@@ -75,10 +75,14 @@ public final class LiveRunner: Sendable {
     let qos: Int
     /// Push channels observed alongside the alert API.
     let observers: [PushObserver]
+    /// Called with (answered, total) requests as the run goes (about 200 times per run).
+    let onProgress: (@Sendable (Int, Int) -> Void)?
 
     public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
-                mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], isAlive: @escaping @Sendable () -> Bool = { true }) {
+                mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Int, Int) -> Void)? = nil,
+                isAlive: @escaping @Sendable () -> Bool = { true }) {
         self.isAlive = isAlive
+        self.onProgress = onProgress
         self.observers = observers
         self.mqtt = mqtt
         self.qos = qos
@@ -112,6 +116,7 @@ public final class LiveRunner: Sendable {
         /// Rejections the SUT published on `errors/{patientId}`, by reading id.
         var mqttRejections: [String: (status: Int, field: String)] = [:]
         var push: [PushDelivery] = []
+        var answered = 0
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -153,6 +158,11 @@ public final class LiveRunner: Sendable {
                         if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
                         let outcome = if let mqtt = self.mqtt, plan[i].topic != nil { await self.publish(plan[i], via: mqtt) } else { await self.send(plan[i], with: poster) }
                         let now = clock.now
+                        let answered = shared.withLock { s -> Int in
+                            s.answered += 1
+                            return s.answered
+                        }
+                        if let report = self.onProgress, answered % max(1, plan.count / 200) == 0 || answered == plan.count { report(answered, plan.count) }
                         shared.withLock { s in
                             s.outcomes[i] = outcome
                             if outcome.status == nil { s.unreachable = true; s.aborted = true }

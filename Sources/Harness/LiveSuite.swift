@@ -35,6 +35,8 @@ public struct LiveOptions: Sendable {
     public var evidence: String?
     /// Push channels to observe alongside the alert API.
     public var observe: [PushObserver.Kind] = []
+    /// Progress of each scenario: (scenario, requests answered, requests planned).
+    public var progress: (@Sendable (String, Int, Int) -> Void)?
 
     public init(executable: String) { self.executable = executable }
 }
@@ -98,7 +100,8 @@ public enum LiveSuite {
         let sut = embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
-                                connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers, isAlive: alive)
+                                connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers,
+                                onProgress: options.progress.map { report in { @Sendable done, total in report(scenario.name, done, total) } }, isAlive: alive)
         let result = await runner.run(plan)
         if let embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harness
+import Synchronization
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {
@@ -81,6 +82,8 @@ extension VitalSim {
                 var options = live.options()
                 options.charts = html != nil
                 options.evidence = evidence
+                // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
+                if isatty(2) == 1 { options.progress = ProgressBar().update }
                 verdicts = try await LiveSuite.run(files, options: options) { printError($0) }
             } catch {
                 printError("vitalsim run: \(error)")
@@ -126,5 +129,24 @@ extension VitalSim {
                 throw ExitCodes.infrastructure
             }
         }
+    }
+}
+
+/// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234/2,345 requests)`.
+final class ProgressBar: Sendable {
+    let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    func update(_ scenario: String, _ done: Int, _ total: Int) {
+        let now = ContinuousClock.now
+        let draw = last.withLock { t -> Bool in
+            if done < total, let t, now - t < .milliseconds(100) { return false }
+            t = now
+            return true
+        }
+        guard draw, total > 0 else { return }
+        let width = 30, filled = width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let line = done >= total ? "\r\u{1B}[2K" : "\r[\(bar)] \(100 * done / total)% \(scenario) (\(done)/\(total) requests)"
+        FileHandle.standardError.write(Data(line.utf8))
     }
 }
