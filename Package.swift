@@ -60,6 +60,7 @@ let package = Package(
             dependencies: [
                 "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -23,5 +23,5 @@ $bin stats "$out"
 echo
 echo "== the core suite live over HTTPS and MQTT against the embedded reference SUT, judged against golden/:"
 mkdir -p "$out"
-$bin run scenarios/core --observe sse --observe mqtt --junit "$out/junit.xml" --json "$out/verdict.json" --html "$out/report.html"
+$bin run scenarios/core --observe sse --observe mqtt --observe webhook --junit "$out/junit.xml" --json "$out/verdict.json" --html "$out/report.html"
 echo "reports: $out/junit.xml $out/verdict.json $out/report.html"

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import VitalSimCore
 import Wire
 
@@ -28,6 +29,8 @@ public final class PushObserver: Sendable {
         case sse
         /// MQTT `alerts/{patientId}` on the broker the SUT publishes to.
         case mqtt
+        /// Alerts POSTed by the SUT to the harness's webhook receiver.
+        case webhook
     }
 
     public let kind: Kind
@@ -64,6 +67,29 @@ public final class PushObserver: Sendable {
             continuation.finish()
         }
         return PushObserver(kind: .mqtt, alerts: stream, stop: { client.disconnect() })
+    }
+}
+
+extension PushObserver {
+    /// A webhook receiver on `127.0.0.1:port` (0: a free port): every `POST` whose body is an alert is
+    /// observed and answered 204; anything else 400. Returns once listening, with the URL to give the SUT.
+    public static func webhook(port: Int = 0) async throws(HarnessError) -> (PushObserver, url: String) {
+        let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
+        let router = Router()
+        router.post("alerts") { request, _ -> HTTPResponse.Status in
+            guard let body = try? await request.body.collect(upTo: 1 << 20), let alert = ObservedAlert(bytes: Array(body.readableBytesView)) else { return .badRequest }
+            continuation.yield(alert)
+            return .noContent
+        }
+        let (bound, announce) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                              onServerRunning: { channel in announce.yield(channel.localAddress?.port ?? 0); announce.finish() })
+        let server = Task { try? await app.runService(gracefulShutdownSignals: []); announce.finish() }
+        var port = 0
+        for await p in bound { port = p }
+        guard port > 0 else { server.cancel(); throw .infrastructure("the webhook receiver could not listen on 127.0.0.1 (port \(port))") }
+        let observer = PushObserver(kind: .webhook, alerts: stream, stop: { server.cancel(); continuation.finish() })
+        return (observer, "http://127.0.0.1:\(port)/alerts")
     }
 }
 

@@ -10,13 +10,17 @@ public final class EmbeddedSUT: @unchecked Sendable {
     let directory: String
 
     /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given) and waits for `listening on URL`.
-    public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil) throws(HarnessError) {
+    public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil, webhook: String? = nil) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["serve", "--port", "0", "--self-signed", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
-            + ["--scenario", scenario] + faults.flatMap { ["--fault", $0] } + (mqtt.map { ["--mqtt", $0] } ?? [])
+        var arguments: [String] = ["serve", "--port", "0", "--self-signed", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
+        arguments += ["--scenario", scenario]
+        for fault in faults { arguments += ["--fault", fault] }
+        if let mqtt { arguments += ["--mqtt", mqtt] }
+        if let webhook { arguments += ["--webhook", webhook] }
+        p.arguments = arguments
         let out = Pipe()
         p.standardOutput = out
         let errPath = directory + "/sut.stderr"

@@ -48,8 +48,8 @@ public struct GoldenFile: Sendable, Equatable {
     public var validation: [ExpectedValidation]
     public var budgets: [Budget]
 
-    /// Latency paths a budget may name (`-sse` and `-mqtt` are measured with `vitalsim run --observe`).
-    public static let budgetPaths = ["reading-to-ack", "reading-to-alert", "reading-to-alert-sse", "reading-to-alert-mqtt"]
+    /// Latency paths a budget may name (`-sse`, `-mqtt` and `-webhook` are measured with `vitalsim run --observe`).
+    public static let budgetPaths = ["reading-to-ack", "reading-to-alert", "reading-to-alert-sse", "reading-to-alert-mqtt", "reading-to-alert-webhook"]
 
     /// Default tolerances when recording: a SUT may raise up to 1 min earlier or 5 min later (device time).
     public static let defaultEarly: Int64 = 60_000

@@ -37,6 +37,10 @@ public struct LiveOptions: Sendable {
     public var observe: [PushObserver.Kind] = []
     /// Progress of each scenario: (scenario, requests answered, requests planned).
     public var progress: (@Sendable (String, Int, Int) -> Void)?
+    /// Port of the webhook receiver (`--observe webhook`); 0 picks a free one.
+    public var webhookPort = 0
+    /// Messages for the user (stderr).
+    public var note: @Sendable (String) -> Void = { _ in }
 
     public init(executable: String) { self.executable = executable }
 }
@@ -68,12 +72,21 @@ public enum LiveSuite {
             broker = b
             endpoint = (b.host, b.port)
         }
+        var observers: [PushObserver] = []
+        defer { for o in observers { o.stop() } }
+        var webhook: String?
+        if options.observe.contains(.webhook) {
+            let (observer, url) = try await PushObserver.webhook(port: options.webhookPort)
+            observers.append(observer)
+            webhook = url
+            if options.target != nil { options.note("\(scenario.name): webhook receiver at \(url) — the SUT must POST its alerts there") }
+        }
         let base: String, ca: String?
         if let target = options.target {
             base = target; ca = options.caFile
         } else {
             let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: tmp,
-                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil)
+                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil, webhook: webhook)
             embedded = sut
             base = sut.base; ca = sut.caFile
         }
@@ -86,9 +99,9 @@ public enum LiveSuite {
                 client = c
             } catch { throw .infrastructure("\(scenario.name): \(error)") }
         }
-        var observers: [PushObserver] = []
         for kind in options.observe {
             switch kind {
+            case .webhook: continue
             case .sse: observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: options.headers))
             case .mqtt:
                 guard let endpoint else { continue }

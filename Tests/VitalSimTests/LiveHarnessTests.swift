@@ -207,17 +207,17 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(badShard.status, 2, badShard.err)
     }
 
-    /// `--observe sse --observe mqtt`: every alert of the API also arrives over SSE and MQTT, with its
-    /// own latency path; a SUT that lists alerts but never publishes them over MQTT fails the check.
+    /// `--observe sse|mqtt|webhook`: every alert of the API also arrives over SSE, MQTT and the webhook,
+    /// with its own latency path; a SUT that lists alerts but never pushes them fails the checks.
     func testPushObserversCheckEveryAlertArrivesOnTheirChannel() throws {
         let json = directory + "/push.json"
         let path = suiteDir + "/hypertensive-crisis.yaml"
-        let r = try vitalsim(["run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--json", json], ci: true)
+        let r = try vitalsim(["run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--observe", "webhook", "--json", json], ci: true)
         XCTAssertEqual(r.status, 0, r.out + r.err)
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let scenario = (report["scenarios"] as! [[String: Any]])[0]
         let checks = scenario["checks"] as! [[String: Any]]
-        for channel in ["sse", "mqtt"] {
+        for channel in ["sse", "mqtt", "webhook"] {
             let check = try XCTUnwrap(checks.first { $0["name"] as? String == "alerts delivered via \(channel)" }, channel)
             XCTAssertEqual(check["passed"] as? Bool, true, "\(check)")
             let latency = (scenario["latencyMilliseconds"] as! [String: [String: Double]])["reading-to-alert-\(channel)"]
@@ -230,10 +230,11 @@ final class LiveHarnessTests: XCTestCase {
         let sut = try SUTProcess(["--self-signed", "--database", directory + "/lonely.sqlite", "--scenario", path, "--rate-limit", "0"], directory: directory)
         defer { _ = sut.stop() }
         let lonely = try vitalsim(["run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
-                                   "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--json", json], ci: true)
+                                   "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json], ci: true)
         XCTAssertEqual(lonely.status, 1, lonely.out + lonely.err)
-        XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["missed"], lonely.out)
-        XCTAssertTrue(lonely.out.contains("never arrived via mqtt"), lonely.out)
+        XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["missed", "missed"], lonely.out)
+        XCTAssertTrue(lonely.out.contains("never arrived via mqtt") && lonely.out.contains("never arrived via webhook"), lonely.out)
+        XCTAssertTrue(lonely.err.contains("webhook receiver at http://127.0.0.1:"), "with --target the receiver's URL is printed: \(lonely.err)")
     }
 
     func testEachFaultyModeIsCaughtWithItsClassification() throws {

@@ -31,7 +31,7 @@ final class VerdictTests: XCTestCase {
         let budget = try XCTUnwrap(v.checks.first { $0.kind == "budget" })
         XCTAssertEqual(budget.finding, .budgetExceeded)
         XCTAssertTrue(budget.detail.contains("--observe sse"), budget.detail)
-        XCTAssertThrowsError(try golden("  reading-to-alert-webhook: {p99: 500ms}"), "unknown budget paths are refused")
+        XCTAssertThrowsError(try golden("  reading-to-alert-sms: {p99: 500ms}"), "unknown budget paths are refused")
     }
 
     func testPushChannelMustDeliverExactlyTheListedAlerts() throws {
