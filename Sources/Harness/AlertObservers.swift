@@ -57,8 +57,8 @@ public final class PushObserver: Sendable {
     }
 
     /// Subscribes to `alerts/+` (SUBACK awaited) on its own connection to the broker.
-    public static func mqtt(host: String, port: Int, clientID: String) async throws(MQTTError) -> PushObserver {
-        let client = try MQTTClient(.init(host: host, port: port, clientID: clientID))
+    public static func mqtt(host: String, port: Int, clientID: String, caFile: String? = nil) async throws(MQTTError) -> PushObserver {
+        let client = try MQTTClient(.init(host: host, port: port, clientID: clientID, caFile: caFile))
         try await client.connect()
         try await client.subscribeAcknowledged("alerts/+", qos: 1)
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)

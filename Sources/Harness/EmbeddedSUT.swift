@@ -10,7 +10,8 @@ public final class EmbeddedSUT: @unchecked Sendable {
     let directory: String
 
     /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given) and waits for `listening on URL`.
-    public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil, webhook: String? = nil) throws(HarnessError) {
+    public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil, mqttCAFile: String? = nil,
+                webhook: String? = nil) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let p = Process()
@@ -19,6 +20,7 @@ public final class EmbeddedSUT: @unchecked Sendable {
         arguments += ["--scenario", scenario]
         for fault in faults { arguments += ["--fault", fault] }
         if let mqtt { arguments += ["--mqtt", mqtt] }
+        if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
         if let webhook { arguments += ["--webhook", webhook] }
         p.arguments = arguments
         let out = Pipe()

@@ -29,6 +29,10 @@ public struct LiveOptions: Sendable {
     public var mqtt: (host: String, port: Int)?
     /// QoS of the MQTT messages (0, 1 or 2).
     public var qos = 1
+    /// CA bundle for TLS to the MQTT broker (harness clients and the embedded SUT); nil: plain TCP.
+    public var mqttCAFile: String?
+    /// Keep the publisher's MQTT session (and its queued QoS 1/2 messages) across reconnections.
+    public var mqttPersistentSession = false
     /// Prepare vitals charts for an HTML report.
     public var charts = false
     /// Write an evidence bundle per scenario under this folder.
@@ -86,14 +90,15 @@ public enum LiveSuite {
             base = target; ca = options.caFile
         } else {
             let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: tmp,
-                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil, webhook: webhook)
+                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil, mqttCAFile: options.mqttCAFile, webhook: webhook)
             embedded = sut
             base = sut.base; ca = sut.caFile
         }
         var client: MQTTClient?
         if usesMQTT, let endpoint {
             do throws(MQTTError) {
-                let c = try MQTTClient(.init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-run-\(getpid())-\(scenario.name)"))
+                let c = try MQTTClient(.init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-run-\(getpid())-\(scenario.name)",
+                                                 cleanStart: !options.mqttPersistentSession, caFile: options.mqttCAFile))
                 try await c.connect()
                 try await c.subscribeAcknowledged("errors/+", qos: 1)
                 client = c
@@ -106,7 +111,7 @@ public enum LiveSuite {
             case .mqtt:
                 guard let endpoint else { continue }
                 do throws(MQTTError) {
-                    observers.append(try await .mqtt(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-observe-\(getpid())-\(scenario.name)"))
+                    observers.append(try await .mqtt(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-observe-\(getpid())-\(scenario.name)", caFile: options.mqttCAFile))
                 } catch { throw .infrastructure("\(scenario.name): observing alerts over MQTT: \(error)") }
             }
         }

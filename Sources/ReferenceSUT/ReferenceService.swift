@@ -30,6 +30,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var tls = TLSMode.none
     public var storage = StorageMode.sqlite(path: "vitalsim-sut.sqlite")
     public var mqtt: (host: String, port: Int)?
+    /// CA bundle for a TLS connection to the MQTT broker (nil: plain TCP).
+    public var mqttCAFile: String?
     public var webhook: String?
     public var rules: [AlertRule] = []
     public var profiles: [String: Profile] = [:]
@@ -61,7 +63,7 @@ public enum ReferenceService {
         var mqtt: MQTTClient?
         if let m = config.mqtt {
             do throws(MQTTError) {
-                let client = try MQTTClient(.init(host: m.host, port: m.port, clientID: "vitalsim-reference-sut-\(config.port)-\(getpid())"))
+                let client = try MQTTClient(.init(host: m.host, port: m.port, clientID: "vitalsim-reference-sut-\(config.port)-\(getpid())", caFile: config.mqttCAFile))
                 try await client.connect()
                 mqtt = client
             } catch { throw .mqtt(error) }

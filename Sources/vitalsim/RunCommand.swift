@@ -18,6 +18,8 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle: Double = 2
     @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).") var mqtt: String?
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
+    @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
+    @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).") var mqttSession = "clean"
     @Option(name: .long, help: "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert API is always polled).") var observe: [String] = []
     @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).") var webhookPort = 0
 
@@ -30,6 +32,8 @@ struct LiveFlags: ParsableArguments {
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         for o in observe where PushObserver.Kind(rawValue: o) == nil { throw ValidationError("--observe must be sse, mqtt or webhook, got '\(o)'") }
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
+        if !["clean", "persistent"].contains(mqttSession) { throw ValidationError("--mqtt-session must be clean or persistent, got '\(mqttSession)'") }
+        if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) { throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)") }
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
@@ -44,6 +48,8 @@ struct LiveFlags: ParsableArguments {
         o.qos = qos
         o.observe = observe.compactMap(PushObserver.Kind.init(rawValue:))
         o.webhookPort = webhookPort
+        o.mqttCAFile = mqttCacert
+        o.mqttPersistentSession = mqttSession == "persistent"
         o.note = { printError($0) }
         o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
         return o

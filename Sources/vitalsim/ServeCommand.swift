@@ -31,6 +31,7 @@ extension VitalSim {
         @Option(name: .long, help: "PEM private key for HTTPS.") var tlsKey: String?
         @Flag(name: .long, help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`).") var selfSigned = false
         @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt: String?
+        @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
         @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
         @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
@@ -60,6 +61,7 @@ extension VitalSim {
             config.rateLimit = rateLimit
             config.webhook = webhook
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
+            config.mqttCAFile = mqttCacert
             do {
                 if let rules { config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules) } else { config.rules = try RuleSetLoader.defaultRules() }
                 if let scenario {

@@ -322,6 +322,60 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertTrue(noBroker.err.contains("--mqtt HOST:PORT"), noBroker.err)
     }
 
+    /// MQTT over TLS: a mosquitto listener with a certificate from a throwaway CA (openssl); the harness
+    /// and the embedded SUT verify it with --mqtt-cacert; without the CA the run cannot connect (exit 3).
+    func testMQTTOverTLSWithAPersistentSession() throws {
+        let dir = directory + "/tls"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let mint = """
+        set -e; cd '\(dir)'
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=vitalsim-test-ca 2>/dev/null
+        openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null
+        printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 1 -extfile san.ext 2>/dev/null
+        """
+        let minted = try TestSupport.run("/bin/sh", ["-c", mint])
+        XCTAssertEqual(minted.status, 0, minted.err)
+        let port = TestSupport.freePorts(1)[0]
+        let conf = TestSupport.write("listener \(port) 127.0.0.1\ncafile \(dir)/ca.pem\ncertfile \(dir)/server.pem\nkeyfile \(dir)/server.key\nallow_anonymous true\npersistence false\nuser root\n",
+                                     to: dir, name: "mosquitto.conf")
+        let broker = Process()
+        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        broker.arguments = ["-c", conf]
+        broker.standardOutput = FileHandle.nullDevice
+        broker.standardError = FileHandle.nullDevice
+        try broker.run()
+        defer { broker.terminate(); broker.waitUntilExit() }
+        usleep(300_000)
+        XCTAssertTrue(broker.isRunning, "mosquitto started with the TLS listener")
+        let yaml = """
+        name: mqtt-tls
+        description: A chest strap relayed over MQTT with TLS.
+        seed: 78
+        duration: 10m
+        start: 2024-11-07T10:00:00Z
+        patients:
+          - id: "602"
+            profile: adult
+            devices:
+              - id: hrm-602
+                type: heart-rate-strap
+                transport: mqtt
+        timeline: []
+        """
+        let path = TestSupport.write(yaml, to: dir, name: "mqtt-tls.yaml")
+        let tls = ["--mqtt", "127.0.0.1:\(port)", "--mqtt-cacert", dir + "/ca.pem", "--golden-dir", dir]
+        let record = try vitalsim(["record", path] + tls)
+        XCTAssertEqual(record.status, 0, record.err)
+        let json = dir + "/tls.json"
+        let pass = try vitalsim(["run", path, "--mqtt-session", "persistent", "--json", json] + tls, ci: true)
+        XCTAssertEqual(pass.status, 0, pass.out + pass.err)
+        XCTAssertEqual(try findings(json)["mqtt-tls"], [])
+        XCTAssertTrue(pass.out.contains("readings acknowledged") && !pass.out.contains(" 0 readings acknowledged"), pass.out)
+        let plain = try vitalsim(["run", path, "--mqtt", "127.0.0.1:\(port)", "--golden-dir", dir], ci: true)
+        XCTAssertEqual(plain.status, 3, "plain MQTT against a TLS listener cannot connect: \(plain.out) \(plain.err)")
+    }
+
     func testCoreSuitePassesAgainstTheReferenceSUTWithTheCommittedGoldenFiles() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
