@@ -16,7 +16,7 @@ public final class EmbeddedSUT: @unchecked Sendable {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        var arguments: [String] = ["serve", "--port", "0", "--self-signed", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
+        var arguments: [String] = ["serve", "--port", "0", "--self-signed", "--http2", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
         arguments += ["--scenario", scenario]
         for fault in faults { arguments += ["--fault", fault] }
         if let mqtt { arguments += ["--mqtt", mqtt] }

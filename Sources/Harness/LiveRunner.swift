@@ -13,6 +13,8 @@ public struct RequestOutcome: Sendable {
     /// Why the request failed without a response.
     public var error: String?
     public var attempts = 0
+    /// The HTTP version of the final answer (`1.1`, `2`), empty for MQTT or no answer.
+    public var httpVersion = ""
 }
 
 /// An alert as observed from the SUT (polling `GET /api/v1/alerts`).
@@ -63,8 +65,10 @@ public final class LiveRunner: Sendable {
     let base: String
     let headers: [String]
     let speed: Double?
-    let posters: [HTTPPoster]
-    let poller: HTTPPoster
+    /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
+    let client: HTTPMultiClient
+    /// Ordered workers: one patient's deliveries always on the same one.
+    let workers: Int
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
     let pollInterval: Duration = .milliseconds(50)
     let quiet: Duration
@@ -89,8 +93,8 @@ public final class LiveRunner: Sendable {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.headers = headers
         self.speed = speed
-        posters = (0..<max(1, connections)).map { HTTPPoster(label: "vitalsim.run.\($0)", caFile: caFile, insecure: insecure) }
-        poller = HTTPPoster(label: "vitalsim.run.poll", caFile: caFile, insecure: insecure)
+        workers = max(1, connections)
+        client = HTTPMultiClient(maxConnections: workers + 1, caFile: caFile, insecure: insecure)
         self.quiet = quiet
     }
 
@@ -132,7 +136,7 @@ public final class LiveRunner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let t0 = plan.first?.sendAt ?? 0
-        let streams = posters.map { _ in AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self) }
+        let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
@@ -146,7 +150,7 @@ public final class LiveRunner: Sendable {
                     }
                 }
             }
-            for (w, poster) in posters.enumerated() {
+            for w in 0..<workers {
                 group.addTask {
                     for await (i, scheduled) in streams[w].stream {
                         if shared.withLock({ $0.aborted }) {
@@ -156,7 +160,7 @@ public final class LiveRunner: Sendable {
                         // Without a schedule (speed max) a request is due when a connection is free for it.
                         let intended = self.speed == nil ? clock.now : scheduled
                         if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
-                        let outcome = if let mqtt = self.mqtt, plan[i].topic != nil { await self.publish(plan[i], via: mqtt) } else { await self.send(plan[i], with: poster) }
+                        let outcome = if let mqtt = self.mqtt, plan[i].topic != nil { await self.publish(plan[i], via: mqtt) } else { await self.send(plan[i]) }
                         let now = clock.now
                         let answered = shared.withLock { s -> Int in
                             s.answered += 1
@@ -184,7 +188,7 @@ public final class LiveRunner: Sendable {
                     if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
                 }
                 let lag = clock.now - intended
-                let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(posters.count))
+                let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
                 shared.withLock { s in
                     s.lag.record(LiveRunner.micros(lag))
                     s.intended[i] = intended
@@ -194,7 +198,7 @@ public final class LiveRunner: Sendable {
             for s in streams { s.continuation.finish() }
             // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0
-            while finished < posters.count, await group.next() != nil { finished += 1 }
+            while finished < workers, await group.next() != nil { finished += 1 }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
@@ -229,14 +233,17 @@ public final class LiveRunner: Sendable {
     }
 
     /// One request with retries: transport errors, 429 (after Retry-After) and 503, backing off 250 ms doubling to 4 s, 6 attempts.
-    func send(_ r: PlannedRequest, with poster: HTTPPoster) async -> RequestOutcome {
+    deinit { client.close() }
+
+    func send(_ r: PlannedRequest) async -> RequestOutcome {
         var outcome = RequestOutcome()
         var delay = 0.25
         for attempt in 1...6 {
             outcome.attempts = attempt
             do throws(HTTPTransportError) {
-                let reply = try await poster.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + headers)
+                let reply = try await client.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + headers)
                 outcome.status = reply.status
+                outcome.httpVersion = reply.httpVersion
                 outcome.error = nil
                 if reply.status >= 400 { outcome.field = LiveRunner.field(reply.body) }
                 if reply.status != 429 && reply.status != 503 { return outcome }
@@ -300,7 +307,7 @@ public final class LiveRunner: Sendable {
     }
 
     func pollOnce(_ shared: State) async {
-        guard let reply = try? await poller.get(base + "/api/v1/alerts", headers: headers), reply.status == 200,
+        guard let reply = try? await client.get(base + "/api/v1/alerts", headers: headers), reply.status == 200,
               let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else { return }
         let now = ContinuousClock.now
         shared.withLock { s in

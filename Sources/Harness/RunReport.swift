@@ -51,6 +51,7 @@ public enum RunReport {
             .object([
                 ("scenario", .string(v.scenario)), ("passed", .bool(v.passed)),
                 ("readings", .object([("acknowledged", .int(Int64(v.acknowledged))), ("rejected", .int(Int64(v.rejected))), ("failed", .int(Int64(v.failed)))])),
+                ("httpVersions", .object(v.httpVersions.keys.sorted().map { ($0, .int(Int64(v.httpVersions[$0]!))) })),
                 ("latencyMilliseconds", .object(v.latency.keys.sorted().map { path in
                     (path, .object((v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }))
                 })),
@@ -74,7 +75,8 @@ public enum RunReport {
         for v in verdicts {
             let failed = v.checks.filter { !$0.passed }
             out += (v.passed ? paint("PASS", "32") : paint("FAIL", "31")) + " \(v.scenario): \(v.checks.count - failed.count)/\(v.checks.count) checks, "
-                + "\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed\n"
+                + "\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed"
+                + (v.httpVersions.isEmpty ? "" : " (" + v.httpVersions.keys.sorted().map { "HTTP/\($0): \(v.httpVersions[$0]!) requests" }.joined(separator: ", ") + ")") + "\n"
             for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
             for path in Verdict.latencyPaths(v) {
                 guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }

@@ -39,25 +39,31 @@ public enum TransportBenchmark {
         return Array(#"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"hr","kind":"heart-rate","value":\#(60 + round % 30),"unit":"/min","timestamp":"\#(ts)"}"#.utf8)
     }
 
-    /// POSTs `count` single-reading observations over `connections` keep-alive connections.
-    public static func http(url: String, caFile: String?, insecure: Bool, count: Int, connections: Int) async -> Result {
-        let posters = (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) }
-        // Bodies are built before the clock starts, as vitalsim run builds its plan first.
+    /// POSTs `count` single-reading observations, `connections` in flight, through the libcurl multi
+    /// handle `vitalsim run` uses (or, with `easyHandles`, one blocking easy handle per connection).
+    public static func http(url: String, caFile: String?, insecure: Bool, count: Int, connections: Int, easyHandles: Bool = false) async -> Result {
+        let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure)
+        defer { multi?.close() }
+        let posters = easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
+        @Sendable func post(_ lane: Int, _ body: [UInt8]) async -> Bool {
+            do throws(HTTPTransportError) {
+                let reply = if let multi { try await multi.post(url, body: body) } else { try await posters[lane].post(url, body: body) }
+                return reply.status < 300
+            } catch { return false }
+        }
+        // Bodies are built before the clock starts, as vitalsim run builds its plan first; each
+        // connection is opened (TLS handshake) before it starts too.
         let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
-        // Warm-up: open each connection (TLS handshake) before the clock starts.
-        for p in posters { _ = try? await p.post(url, body: observation(0, worker: 999)) }
+        for lane in 0..<connections { _ = await post(lane, observation(0, worker: 999)) }
         let clock = ContinuousClock()
         let start = clock.now
         let results = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
-            for (w, poster) in posters.enumerated() {
+            for w in 0..<connections {
                 group.addTask {
                     var h = LiveRunner.histogram(), failed = 0
                     for body in bodies[w] {
                         let t0 = clock.now
-                        do throws(HTTPTransportError) {
-                            let reply = try await poster.post(url, body: body)
-                            if reply.status >= 300 { failed += 1 }
-                        } catch { failed += 1 }
+                        if await !post(w, body) { failed += 1 }
                         h.record(LiveRunner.micros(clock.now - t0))
                     }
                     return (h, failed)

@@ -38,6 +38,8 @@ public struct Verdict: Sendable {
     /// Readings acknowledged, rejected (with a status), failed (no response).
     public var acknowledged = 0, rejected = 0, failed = 0
     public var latency: [String: [String: Double]] = [:]
+    /// HTTP requests answered per protocol version (`1.1`, `2`).
+    public var httpVersions: [String: Int] = [:]
     /// Latency distributions per path, in logarithmic buckets (for the HTML report).
     public var histograms: [String: [LatencyBucket]] = [:]
     /// The alerts the SUT raised and the golden file's expectations (for charts and audits).
@@ -145,6 +147,7 @@ public struct Verdict: Sendable {
             let o = result.outcomes[i]
             let first = request.readings.first?.id ?? ""
             let n = request.readings.count
+            if !o.httpVersion.isEmpty { v.httpVersions[o.httpVersion, default: 0] += 1 }
             switch o.status {
             case nil: v.failed += n
             case let s? where s < 300: v.acknowledged += n

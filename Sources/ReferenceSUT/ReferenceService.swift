@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -28,6 +29,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var tls = TLSMode.none
+    /// Offer HTTP/2 over TLS (ALPN `h2`, falling back to HTTP/1.1).
+    public var http2 = false
     public var storage = StorageMode.sqlite(path: "vitalsim-sut.sqlite")
     public var mqtt: (host: String, port: Int)?
     /// CA bundle for a TLS connection to the MQTT broker (nil: plain TCP).
@@ -84,12 +87,12 @@ public enum ReferenceService {
             server = .http1()
             scheme = "http"
         case let .files(certificate, key):
-            server = try tlsServer(certificate: certificate, key: key)
+            server = try tlsServer(certificate: certificate, key: key, http2: config.http2)
             scheme = "https"
         case let .selfSigned(directory):
             let minted = try SelfSignedCertificate.make(in: directory)
             announce("ca-certificate \(minted.caFile)")
-            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile)
+            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, http2: config.http2)
             scheme = "https"
         }
         let host = config.host
@@ -115,13 +118,13 @@ public enum ReferenceService {
         await storage.close()
     }
 
-    static func tlsServer(certificate: String, key: String) throws(ReferenceSetupError) -> HTTPServerBuilder {
+    static func tlsServer(certificate: String, key: String, http2: Bool) throws(ReferenceSetupError) -> HTTPServerBuilder {
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
             guard !chain.isEmpty else { throw ReferenceSetupError.tls("\(certificate) holds no PEM certificate") }
             let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
             let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
-            return try .tls(.http1(), tlsConfiguration: tls)
+            return http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
         } catch let e as ReferenceSetupError { throw e } catch {
             throw .tls("cannot use certificate \(certificate) with key \(key): \(error)")
         }

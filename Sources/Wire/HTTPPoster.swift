@@ -14,6 +14,10 @@ public struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
 public struct HTTPReply: Sendable {
     public var status: Int
     public var body: [UInt8]
+    /// The protocol version that carried it: `1.1`, `2` (empty when unknown).
+    public var httpVersion = ""
+
+    public init(status: Int, body: [UInt8], httpVersion: String = "") { self.status = status; self.body = body; self.httpVersion = httpVersion }
 }
 
 /// Blocking HTTP(S) requests through one libcurl easy handle (so connections are kept alive),

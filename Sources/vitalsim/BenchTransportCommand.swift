@@ -16,6 +16,7 @@ extension VitalSim {
         @Option(name: .long, help: "PEM CA bundle for HTTPS.") var cacert: String?
         @Flag(name: .long, help: "Do not verify the server's certificate.") var insecure = false
         @Option(name: .long, help: "Keep-alive connections (HTTP).") var connections = 8
+        @Flag(name: .long, help: "HTTP through one blocking libcurl easy handle per connection (the older transport) instead of the multi handle vitalsim run uses.") var easyHandles = false
         @Option(name: .long, help: "Publish to this MQTT broker, HOST:PORT.") var mqtt: String?
         @Option(name: .long, help: "MQTT QoS: 0, 1 or 2.") var qos = 1
         @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1).") var inFlight = 16
@@ -51,7 +52,7 @@ extension VitalSim {
                 return
             }
             if let http {
-                result = await TransportBenchmark.http(url: http, caFile: cacert, insecure: insecure, count: count, connections: connections)
+                result = await TransportBenchmark.http(url: http, caFile: cacert, insecure: insecure, count: count, connections: connections, easyHandles: easyHandles)
             } else {
                 let (host, port) = parseHostPort(mqtt ?? "")!
                 do throws(MQTTError) {

@@ -32,6 +32,7 @@ extension VitalSim {
         @Flag(name: .long, help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`).") var selfSigned = false
         @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt: String?
         @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
+        @Flag(name: .long, help: "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed.") var http2 = false
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
         @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
         @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
@@ -43,6 +44,7 @@ extension VitalSim {
         func validate() throws {
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
             if selfSigned && tlsCert != nil { throw ValidationError("use either --self-signed or --tls-cert/--tls-key") }
+            if http2 && !selfSigned && tlsCert == nil { throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key") }
             if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
             if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
             if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
@@ -62,6 +64,7 @@ extension VitalSim {
             config.webhook = webhook
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
             config.mqttCAFile = mqttCacert
+            config.http2 = http2
             do {
                 if let rules { config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules) } else { config.rules = try RuleSetLoader.defaultRules() }
                 if let scenario {

@@ -72,6 +72,11 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS 2/2 scenario(s)"), r.out)
         XCTAssertEqual(try findings(json).values.flatMap { $0 }, [])
+        // The embedded SUT offers HTTP/2 (ALPN) and the harness's libcurl multi handle takes it.
+        let versions = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        for s in versions["scenarios"] as! [[String: Any]] {
+            XCTAssertEqual(Array((s["httpVersions"] as? [String: Int] ?? [:]).keys), ["2"], "\(s["httpVersions"] ?? "")")
+        }
         // A standard JUnit parser (Python's junitparser) reads the file: one case per check, rule ids as properties.
         let python = try ReferenceOpenAPITests.testPython(installing: "junitparser==3.2.0")
         let script = """
@@ -235,6 +240,7 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["missed", "missed"], lonely.out)
         XCTAssertTrue(lonely.out.contains("never arrived via mqtt") && lonely.out.contains("never arrived via webhook"), lonely.out)
         XCTAssertTrue(lonely.err.contains("webhook receiver at http://127.0.0.1:"), "with --target the receiver's URL is printed: \(lonely.err)")
+        XCTAssertTrue(lonely.out.contains("(HTTP/1.1: "), "a server without HTTP/2 is spoken to over HTTP/1.1: \(lonely.out)")
     }
 
     func testEachFaultyModeIsCaughtWithItsClassification() throws {

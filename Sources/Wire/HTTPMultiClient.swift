@@ -1,0 +1,168 @@
+import CCurl
+import Foundation
+
+/// HTTP(S) through libcurl's multi interface: one event-loop thread drives every transfer, the
+/// multi handle keeps the connections alive (at most `maxConnections` to a host), and HTTP/2 is
+/// used where the server offers it over TLS (ALPN), multiplexing transfers on one connection.
+/// Requests are `async`: callers await their own transfer; many may be in flight at once.
+public final class HTTPMultiClient: @unchecked Sendable {
+    struct Job {
+        var easy: UnsafeMutableRawPointer
+        var headers: UnsafeMutablePointer<curl_slist>?
+        var sink: Unmanaged<HTTPPoster.Sink>
+        var url: String
+        var continuation: CheckedContinuation<Result<HTTPReply, HTTPTransportError>, Never>
+    }
+
+    struct State {
+        var submitted: [Job] = []
+        var running: [Int: Job] = [:]
+        var idle: [UnsafeMutableRawPointer] = []
+        var stopped = false
+    }
+
+    let multi: UnsafeMutableRawPointer
+    let caFile: String?
+    let insecure: Bool
+    /// Guarded by `lock` (jobs hold raw libcurl pointers, which `Mutex` would require to be `Sendable`).
+    var stateStorage = State()
+    let lock = NSLock()
+    let done = DispatchSemaphore(value: 0)
+
+    /// - Parameters:
+    ///   - maxConnections: connections per host (HTTP/1.1 keep-alive; HTTP/2 multiplexes on fewer).
+    ///   - caFile: PEM bundle to trust for HTTPS; nil uses the system store.
+    ///   - insecure: skip certificate verification (only when a user asks for it).
+    public init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false) {
+        _ = HTTPPoster.globalReady
+        multi = curl_multi_init()!
+        self.caFile = caFile
+        self.insecure = insecure
+        vitalsim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnections))
+        vitalsim_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        let thread = Thread { [self] in loop() }
+        thread.name = "vitalsim.http.multi"
+        thread.start()
+    }
+
+    func locked<R>(_ body: (inout State) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&stateStorage)
+    }
+
+    /// Stops the event loop; transfers still running fail.
+    public func close() {
+        let first = locked { s -> Bool in
+            defer { s.stopped = true }
+            return !s.stopped
+        }
+        guard first else { return }
+        curl_multi_wakeup(multi)
+        done.wait()
+    }
+
+    deinit { close() }
+
+    /// POSTs `body` and returns the response, or throws when no response arrived.
+    public func post(_ url: String, body: [UInt8], headers: [String] = ["Content-Type: application/json"], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+        try await perform(url, body: body, headers: headers, timeout: timeout).get()
+    }
+
+    /// GETs `url` and returns the response, or throws when no response arrived.
+    public func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+        try await perform(url, body: nil, headers: headers, timeout: timeout).get()
+    }
+
+    func perform(_ url: String, body: [UInt8]?, headers: [String], timeout: Double) async -> Result<HTTPReply, HTTPTransportError> {
+        await withCheckedContinuation { c in
+            guard let easy = locked({ $0.stopped ? nil : ($0.idle.popLast() ?? curl_easy_init()) }) else {
+                c.resume(returning: .failure(HTTPTransportError(reason: "the HTTP client is closed", url: url)))
+                return
+            }
+            curl_easy_reset(easy)
+            var list: UnsafeMutablePointer<curl_slist>?
+            for header in headers { list = curl_slist_append(list, header) }
+            if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("expect:") }) { list = curl_slist_append(list, "Expect:") }
+            vitalsim_curl_setopt_string(easy, CURLOPT_URL, url)
+            if let body {
+                vitalsim_curl_setopt_long(easy, CURLOPT_POST, 1)
+                vitalsim_curl_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
+                // libcurl keeps its own copy of the body for the transfer.
+                _ = body.withUnsafeBufferPointer { raw in
+                    vitalsim_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafePointer(bitPattern: 1)!))
+                }
+            } else {
+                vitalsim_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
+            }
+            vitalsim_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+            vitalsim_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+            vitalsim_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+            vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+            vitalsim_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            if let caFile { vitalsim_curl_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+            if insecure { vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0) }
+            let sink = Unmanaged.passRetained(HTTPPoster.Sink())
+            vitalsim_curl_setopt_write(easy) { data, size, count, user in
+                let sink = Unmanaged<HTTPPoster.Sink>.fromOpaque(user!).takeUnretainedValue()
+                if let data { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count)) }
+                return size * count
+            }
+            vitalsim_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, sink.toOpaque())
+            let job = Job(easy: easy, headers: list, sink: sink, url: url, continuation: c)
+            locked { $0.submitted.append(job) }
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// The event loop: adds submitted transfers, drives them, completes finished ones.
+    func loop() {
+        while true {
+            let (jobs, stopped) = locked { s -> ([Job], Bool) in
+                defer { s.submitted.removeAll() }
+                return (s.submitted, s.stopped)
+            }
+            if stopped {
+                let running = locked { s -> [Job] in defer { s.running.removeAll() }; return Array(s.running.values) }
+                for job in running { curl_multi_remove_handle(multi, job.easy) }
+                for job in running + jobs { finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url))) }
+                break
+            }
+            for job in jobs {
+                locked { $0.running[Int(bitPattern: job.easy)] = job }
+                curl_multi_add_handle(multi, job.easy)
+            }
+            var active: Int32 = 0
+            curl_multi_perform(multi, &active)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi, easy)
+                guard let job = locked({ $0.running.removeValue(forKey: Int(bitPattern: easy)) }) else { continue }
+                if code == CURLE_OK {
+                    var status = 0
+                    vitalsim_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+                    var version = 0
+                    vitalsim_curl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+                    let name = version == CURL_HTTP_VERSION_2_0 ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : version == CURL_HTTP_VERSION_1_0 ? "1.0" : ""
+                    finish(job, .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name)))
+                } else {
+                    finish(job, .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url)))
+                }
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        let idle = locked { s -> [UnsafeMutableRawPointer] in defer { s.idle.removeAll() }; return s.idle }
+        for easy in idle { curl_easy_cleanup(easy) }
+        curl_multi_cleanup(multi)
+        done.signal()
+    }
+
+    func finish(_ job: Job, _ result: Result<HTTPReply, HTTPTransportError>) {
+        curl_slist_free_all(job.headers)
+        job.sink.release()
+        locked { s in if s.stopped { curl_easy_cleanup(job.easy) } else { s.idle.append(job.easy) } }
+        job.continuation.resume(returning: result)
+    }
+}
