@@ -31,6 +31,11 @@ public final class ATTServer: @unchecked Sendable {
     /// True when any characteristic has notifications or indications enabled.
     public var anySubscription: Bool { cccd.values.contains { $0 != 0 } }
 
+    /// True when every characteristic that has a CCCD has notifications or indications enabled.
+    public var allSubscribed: Bool {
+        database.services.allSatisfy { s in s.characteristics.allSatisfy { c in c.cccdHandle.map { (cccd[$0] ?? 0) != 0 } ?? true } }
+    }
+
     /// Sets a readable value (e.g. Battery Level) served to reads.
     public func setValue(_ uuid: UInt16, _ value: [UInt8]) {
         if let c = database.characteristic(uuid) { values[c.valueHandle] = value }

@@ -85,15 +85,17 @@ public final class HCIPeripheral: @unchecked Sendable {
     /// True while a central is connected.
     public var isConnected: Bool { link.state.lock(); defer { link.state.unlock() }; return link.connection != nil }
 
-    /// Waits until a central has enabled at least one notification or indication and then made no
-    /// further CCCD change for `settle` seconds (centrals subscribe one characteristic at a time; on a
-    /// loaded machine a central's discovery and CCCD writes can be more than half a second apart).
+    /// Waits until a central has enabled notifications or indications on every characteristic that
+    /// offers them, or has enabled some and then made no further CCCD change for `settle` seconds
+    /// (centrals subscribe one characteristic at a time, and need not subscribe to all).
     public func waitForSubscription(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
         let state = link.state
         let deadline = Date(timeIntervalSinceNow: timeout)
         state.lock(); defer { state.unlock() }
         while !server.anySubscription { if !state.wait(until: deadline) { return false } }
         while true {
+            // A central that subscribes to everything is done at once, however slow the machine.
+            if server.allSubscribed { return true }
             let seen = subscriptionChanges
             _ = state.wait(until: Date(timeIntervalSinceNow: settle))
             if subscriptionChanges == seen { return server.anySubscription }

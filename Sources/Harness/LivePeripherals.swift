@@ -84,6 +84,7 @@ public final class LivePeripherals {
             if due > clock.now { Thread.sleep(forTimeInterval: Self.seconds(due - clock.now)) }
         }
         var down: Set<String> = [], up: Set<String> = []
+        var held: [[Held]] = Array(repeating: [], count: peripherals.count)
         while let (reading, _) = run.next() {
             guard let i = deviceIndex[reading.deviceID] else { continue }
             // Disconnect faults: drop the link at the fault's start, advertise again at its end and wait for the central.
@@ -94,10 +95,11 @@ public final class LivePeripherals {
                     try? peripherals[i].disconnect()
                     summary.disconnects += 1
                 }
-                if reading.intendedEmitTime >= f.end, !up.contains(key) {
+                // Records measured while disconnected are stored before the central comes back, so that its
+                // RACP request finds them: the link comes back with the first reading that is not one of them.
+                if reading.intendedEmitTime >= f.end, !up.contains(key), !reading.delivery.backfill {
                     up.insert(key); pace(f.end)
-                    try? peripherals[i].reconnectable()
-                    if peripherals[i].waitForSubscription(timeout: reconnectTimeout) { summary.reconnects += 1 }
+                    if reconnect(i) { summary.reconnects += 1 }
                 }
             }
             pace(reading.intendedEmitTime)
@@ -107,17 +109,62 @@ public final class LivePeripherals {
                 // Glucose meters and CGMs keep stored records for the central to fetch through RACP.
                 if reading.delivery.backfill { summary.storedForRACP += 1; continue }
             }
-            var delivered = false
-            for p in payloads {
-                guard let uuid = p.characteristic else { continue }
-                // A link that fails mid-stream (credits or confirmation timing out) loses this payload, not the run.
-                if (try? peripherals[i].send(uuid, p.bytes, indicate: p.indicate)) == true { delivered = true }
-            }
             if reading.kind == .battery { peripherals[i].server.setValue(0x2A19, payloads.first?.bytes ?? []) }
-            if delivered { summary.sent += 1 } else { summary.notSubscribed += 1 }
+            // A device keeps what it could not send yet (no central subscribed to that characteristic at
+            // that moment, e.g. between a reconnection and the central's CCCD writes) and sends it first
+            // once one is; readings are counted when they leave.
+            let sendable = payloads.filter { $0.characteristic != nil }
+            for (k, p) in sendable.enumerated() { held[i].append(Held(uuid: p.characteristic!, bytes: p.bytes, indicate: p.indicate, first: k == 0)) }
+            flush(i, &held, &summary)
+        }
+        for i in held.indices where !held[i].isEmpty {
+            let deadline = Date(timeIntervalSinceNow: 2)
+            while !held[i].isEmpty, Date() < deadline { usleep(100_000); flush(i, &held, &summary) }
+        }
+        summary.notSubscribed += held.reduce(0) { $0 + $1.filter(\.first).count }
+        // Links still down at the end (nothing but stored records came after the fault) come back now.
+        for f in scenario.timeline.compactMap({ if case let .fault(f) = $0, f.kind == .disconnect { f } else { nil } })
+        where down.contains("\(f.deviceID)@\(f.start)") && !up.contains("\(f.deviceID)@\(f.start)") {
+            if let i = deviceIndex[f.deviceID], reconnect(i) { summary.reconnects += 1 }
         }
         for p in peripherals { p.drain() }
         return summary
+    }
+
+    /// A payload a device has not been able to send yet.
+    struct Held {
+        var uuid: UInt16
+        var bytes: [UInt8]
+        var indicate: Bool
+        /// The reading's first payload (the reading counts as sent when it leaves).
+        var first: Bool
+    }
+
+    /// Sends device `i`'s held payloads in order per characteristic, each once a central has
+    /// subscribed to it (at most 1,000 are kept per device).
+    func flush(_ i: Int, _ held: inout [[Held]], _ summary: inout Summary) {
+        var blocked: Set<UInt16> = []
+        var keep: [Held] = []
+        for h in held[i] {
+            // A link that fails mid-stream (credits or confirmation timing out) keeps this payload for later.
+            if !blocked.contains(h.uuid), (try? peripherals[i].send(h.uuid, h.bytes, indicate: h.indicate)) == true {
+                if h.first { summary.sent += 1 }
+            } else {
+                blocked.insert(h.uuid)
+                keep.append(h)
+            }
+        }
+        if keep.count > 1000 {
+            summary.notSubscribed += keep.prefix(keep.count - 1000).filter(\.first).count
+            keep.removeFirst(keep.count - 1000)
+        }
+        held[i] = keep
+    }
+
+    /// Advertises again after a disconnect fault and waits for a central to subscribe.
+    func reconnect(_ i: Int) -> Bool {
+        try? peripherals[i].reconnectable()
+        return peripherals[i].waitForSubscription(timeout: reconnectTimeout)
     }
 
     /// Stops the peripherals and flushes their captures.

@@ -33,6 +33,8 @@ public final class BLEGateway: Service, Sendable {
     let stopping = Atomic<Bool>(false)
     /// Highest glucose record sequence number ingested per device (for RACP "≥ N" after a reconnect).
     let lastSequence = Mutex([String: UInt16]())
+    /// Glucose record sequence numbers ingested per device.
+    let seenSequences = Mutex([String: Set<UInt16>]())
     /// Values received so far (orders values with the same receipt millisecond).
     let arrivals = Mutex(0)
 
@@ -78,6 +80,9 @@ public final class BLEGateway: Service, Sendable {
                     guard let target = try find(central, preferring: ownTarget) else { continue }
                     ownTarget = target
                     try central.connect(to: target.address)
+                    // The records to fetch are those after the last one seen before this connection; read it
+                    // now, before live notifications of this connection can move it past the missed ones.
+                    let after = lastSequence.withLock { $0[target.deviceID] }
                     let chars = try central.discover()
                     central.onValue = { uuid, value in
                         let n = self.arrivals.withLock { n in n += 1; return n }
@@ -85,7 +90,6 @@ public final class BLEGateway: Service, Sendable {
                     }
                     for c in chars where c.cccdHandle != nil { try central.subscribe(c.uuid) }
                     if chars.contains(where: { $0.uuid == RecordAccessControlPoint.uuid }) {
-                        let after = lastSequence.withLock { $0[target.deviceID] }
                         // Report stored records: all (0x01 0x01), or ≥ N by sequence number (0x01 0x03 0x01 N).
                         let racp: [UInt8] = after.map { n in [0x01, 0x03, 0x01, UInt8(truncatingIfNeeded: n &+ 1), UInt8(truncatingIfNeeded: (n &+ 1) >> 8)] } ?? [0x01, 0x01]
                         _ = try central.write(RecordAccessControlPoint.uuid, racp)
@@ -119,6 +123,12 @@ public final class BLEGateway: Service, Sendable {
         if r.uuid == GlucoseMeasurement.uuid, let g = try? GlucoseMeasurement.decode(r.value) {
             id = "\(r.target.patientID)/\(r.target.deviceID)/glucose/\(g.sequenceNumber)"
             lastSequence.withLock { $0[r.target.deviceID] = max($0[r.target.deviceID] ?? 0, g.sequenceNumber) }
+            // A record notified live just after a reconnection comes again in the RACP answer: the
+            // sequence number identifies it, so it is not judged twice.
+            guard seenSequences.withLock({ $0[r.target.deviceID, default: []].insert(g.sequenceNumber).inserted }) else {
+                metrics.count("vitalsim_ble_values_total", ["outcome": "repeated-record"])
+                return
+            }
         }
         let observation: Observation?
         do throws(GATTError) {

@@ -85,7 +85,7 @@ final class LiveBLEGatewayTests: XCTestCase {
             usleep(200_000)
         } while Date() < settle
         XCTAssertTrue(metrics.contains("vitalsim_ble_values_total{outcome=\"accepted\"} \(total)\n"),
-                      "\(glucose.count) glucose + \(temperatures.count) temperature + \(batteries.count) battery readings: \(metrics)")
+                      "\(glucose.count) glucose + \(temperatures.count) temperature + \(batteries.count) battery readings; peripheral: \(summary); gateway log: \((try? String(contentsOfFile: sut.stderrPath, encoding: .utf8)) ?? ""); \(metrics)")
         XCTAssertFalse(metrics.contains("outcome=\"duplicate\""), "RACP asked only for the records after the last one seen: \(metrics)")
         XCTAssertTrue(metrics.contains("vitalsim_ble_connections_total 3"), "two devices, one reconnection: \(metrics)")
         XCTAssertTrue(metrics.contains("vitalsim_ble_disconnects_total 1"), metrics)
