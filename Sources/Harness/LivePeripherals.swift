@@ -9,7 +9,8 @@ import VitalSimCore
 public final class LivePeripherals {
     public struct Summary: Sendable {
         public var sent = 0
-        /// Readings not sent because no central was connected and subscribed.
+        /// Readings never sent: no central subscribed to their characteristic before the run ended
+        /// (a reading is held until one does).
         public var notSubscribed = 0
         public var disconnects = 0
         public var reconnects = 0
