@@ -55,25 +55,7 @@ public enum TransportBenchmark {
         // connection is opened (TLS handshake) before it starts too.
         let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
         for lane in 0..<connections { _ = await post(lane, observation(0, worker: 999)) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let results = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
-            for w in 0..<connections {
-                group.addTask {
-                    var h = LiveRunner.histogram(), failed = 0
-                    for body in bodies[w] {
-                        let t0 = clock.now
-                        if await !post(w, body) { failed += 1 }
-                        h.record(LiveRunner.micros(clock.now - t0))
-                    }
-                    return (h, failed)
-                }
-            }
-            var all: [(Histogram<UInt64>, Int)] = []
-            for await r in group { all.append(r) }
-            return all
-        }
-        return merge(results, sent: count, seconds: seconds(clock.now - start))
+        return await measure(bodies, sent: count, post)
     }
 
     /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client;
@@ -89,15 +71,28 @@ public enum TransportBenchmark {
                             userProperties: [UserProperty("reading-id", "h\(w)-\(i % 500)/\(i / 500)")])
             }
         }
+        return await measure(messages, sent: count, finish: {
+            // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
+            // the broker has read everything before it on this connection.
+            if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }
+        }) { _, message in
+            do throws(MQTTError) { try await client.publish(message); return true } catch { return false }
+        }
+    }
+
+    /// Sends each lane's items in order, the lanes concurrently, timing each send and the whole
+    /// (until `finish` returns); `send` says whether an item was answered.
+    static func measure<Item: Sendable>(_ lanes: [[Item]], sent: Int, finish: () async -> Void = {},
+                                        _ send: @escaping @Sendable (Int, Item) async -> Bool) async -> Result {
         let clock = ContinuousClock()
         let start = clock.now
-        let results = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
-            for w in 0..<lanes {
+        let parts = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
+            for (w, items) in lanes.enumerated() {
                 group.addTask {
                     var h = LiveRunner.histogram(), failed = 0
-                    for message in messages[w] {
+                    for item in items {
                         let t0 = clock.now
-                        do throws(MQTTError) { try await client.publish(message) } catch { failed += 1 }
+                        if await !send(w, item) { failed += 1 }
                         h.record(LiveRunner.micros(clock.now - t0))
                     }
                     return (h, failed)
@@ -107,17 +102,11 @@ public enum TransportBenchmark {
             for await r in group { all.append(r) }
             return all
         }
-        // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
-        // the broker has read everything before it on this connection.
-        if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }
-        return merge(results, sent: count, seconds: seconds(clock.now - start))
-    }
-
-    static func merge(_ parts: [(Histogram<UInt64>, Int)], sent: Int, seconds: Double) -> Result {
+        await finish()
         var h = LiveRunner.histogram()
         var failed = 0
         for (part, f) in parts { h.add(part); failed += f }
-        return Result(sent: sent, failed: failed, seconds: seconds, latency: h)
+        return Result(sent: sent, failed: failed, seconds: seconds(clock.now - start), latency: h)
     }
 
     /// A duration in seconds.

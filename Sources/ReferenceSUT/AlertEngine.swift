@@ -70,11 +70,11 @@ public final class AlertEngine {
         var key = String(index)
         switch rule.kind {
         case let .threshold(conditions, matchAll):
+            let relevant = conditions.filter { o.values[$0.signal] != nil }
+            guard !relevant.isEmpty else { return nil }
             // A device's own state (its battery) is judged per device: one device's full battery
             // must not re-arm another's low-battery alert.
             if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + o.deviceID }
-            let relevant = conditions.filter { o.values[$0.signal] != nil }
-            guard !relevant.isEmpty else { return nil }
             let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }
             let holds = matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
             if holds {

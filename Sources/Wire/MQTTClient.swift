@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// An MQTT 5 client over libmosquitto: connect (clean or persistent session, optional TLS),
-/// subscribe, publish with QoS 0/1/2 and user properties, and awaited acknowledgements.
+/// subscribe (SUBACK awaited), publish with QoS 0/1/2 and user properties, and awaited acknowledgements.
 ///
 /// libmosquitto's network loop runs on its own thread (`mosquitto_loop_start`); callbacks hand
 /// received messages to ``messages`` and complete publishes through a lock-protected table.
@@ -135,15 +135,8 @@ public final class MQTTClient: @unchecked Sendable {
         if code != 0 { throw .refused(reason: String(cString: mosquitto_reason_string(code))) }
     }
 
-    /// Subscribes (now, and again after every reconnection).
-    public func subscribe(_ filter: String, qos: Int = 1) throws(MQTTError) {
-        state.withLock { $0.subscriptions.append((filter, Int32(qos))) }
-        let rc = mosquitto_subscribe_v5(handle, nil, filter, Int32(qos), 0, nil)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else { throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc)) }
-    }
-
     /// Subscribes and waits for the broker's SUBACK, so that messages published from now on reach
-    /// this client (renewed after every reconnection, like ``subscribe(_:qos:)``).
+    /// this client (renewed after every reconnection).
     public func subscribeAcknowledged(_ filter: String, qos: Int = 1, timeout: Double = 10) async throws(MQTTError) {
         state.withLock { $0.subscriptions.append((filter, Int32(qos))) }
         var mid: Int32 = 0
