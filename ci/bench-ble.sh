@@ -23,7 +23,7 @@ patients:
     devices:
       - {id: hrm, type: heart-rate-strap}
 YAML
-$py Tests/bumble/controllers.py "$p1" "$p2" > "$work/controllers.log" 2>&1 &
+VITALSIM_BUMBLE_PYTHON="$py" .build/release/vitalsim controllers "$p1" "$p2" > "$work/controllers.log" 2>&1 &
 sleep 3
 SPEED=${SPEED:-60}
 .build/release/vitalsim peripheral "$work/hr.yaml" --hci "tcp:127.0.0.1:$p1" --speed "$SPEED" --capture "$work" --linger 1 > "$work/peripheral.log" 2>&1 &

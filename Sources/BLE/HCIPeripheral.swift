@@ -82,6 +82,9 @@ public final class HCIPeripheral: @unchecked Sendable {
         if let response { work.async { [weak self] in try? self?.link.sendATT(response) } }
     }
 
+    /// True while a connected central has notifications or indications enabled on some characteristic.
+    public var isSubscribed: Bool { link.state.lock(); defer { link.state.unlock() }; return link.connection != nil && server.anySubscription }
+
     /// True while a central is connected.
     public var isConnected: Bool { link.state.lock(); defer { link.state.unlock() }; return link.connection != nil }
 
@@ -96,9 +99,12 @@ public final class HCIPeripheral: @unchecked Sendable {
         while true {
             // A central that subscribes to everything is done at once, however slow the machine.
             if server.allSubscribed { return true }
+            // Otherwise its subset counts once no CCCD has changed for `settle` seconds (the condition
+            // is also signalled for other reasons, such as buffer credits: those do not end the wait).
             let seen = subscriptionChanges
-            _ = state.wait(until: Date(timeIntervalSinceNow: settle))
-            if subscriptionChanges == seen { return server.anySubscription }
+            let quietUntil = Date(timeIntervalSinceNow: settle)
+            while subscriptionChanges == seen, !server.allSubscribed, Date() < quietUntil { _ = state.wait(until: quietUntil) }
+            if subscriptionChanges == seen, !server.allSubscribed { return server.anySubscription }
         }
     }
 

@@ -9,9 +9,10 @@ public final class EmbeddedSUT: @unchecked Sendable {
     let process: Process
     let directory: String
 
-    /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given) and waits for `listening on URL`.
+    /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given, and
+    /// from BLE devices through the controllers `bleGateway`) and waits for `listening on URL`.
     public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil, mqttCAFile: String? = nil,
-                webhook: String? = nil) throws(HarnessError) {
+                webhook: String? = nil, bleGateway: [String] = [], bleSpeed: Double? = nil) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let p = Process()
@@ -22,6 +23,11 @@ public final class EmbeddedSUT: @unchecked Sendable {
         if let mqtt { arguments += ["--mqtt", mqtt] }
         if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
         if let webhook { arguments += ["--webhook", webhook] }
+        if !bleGateway.isEmpty {
+            // The SUT's BLE gateway: one central per controller, stamping time-less values on the scenario's time axis.
+            arguments += ["--ble-gateway"] + bleGateway.flatMap { ["--hci", $0] }
+            if let bleSpeed { arguments += ["--ble-speed", String(bleSpeed)] }
+        }
         p.arguments = arguments
         let out = Pipe()
         p.standardOutput = out

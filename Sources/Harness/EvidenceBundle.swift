@@ -11,6 +11,7 @@ import VitalSimCore
 /// - `outcomes.jsonl`: what the SUT answered to each (status, field, attempts, error);
 /// - `alerts.json`: the alerts observed; `verdict.json`: every check with its rule and finding;
 /// - `generated/`: the scenario's `readings.jsonl` and btsnoop captures of its BLE devices;
+/// - `ble-live/` (runs with `--ble hci`): a btsnoop capture of each device's live HCI session;
 /// - `MANIFEST.sha256`: sha256 of every file above (`sha256sum -c MANIFEST.sha256` checks it).
 ///
 /// `vitalsim replay BUNDLE` checks the manifest, regenerates the traffic from the bundled scenario
@@ -35,7 +36,11 @@ public enum EvidenceBundle {
                 ("scenarioSha256", .string(sha256(Array(scenarioBytes)))), ("goldenSha256", .string(sha256(Array(goldenBytes)))),
                 ("requests", .int(Int64(plan.count))), ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
                 ("passed", .bool(verdict.passed)),
-            ])
+            ] + (result.ble.map { ble in
+                // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
+                [("ble", .string(LiveOptions.BLEMode.hci.rawValue)), ("bleDevices", .array(ble.devices.map { .string($0) })),
+                 ("bleReadingsSent", .int(Int64(ble.sent))), ("bleReadingsNotSent", .int(Int64(ble.notSent)))]
+            } ?? []))
             try Data((meta.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/meta.json"))
             try Data(trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
             var outcomes = ""
@@ -140,10 +145,13 @@ public enum EvidenceBundle {
         }
         let scenario: Scenario
         do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: directory + "/scenario.yaml") } catch { throw .usage(error.description) }
-        let plan = TrafficPlan.requests(for: scenario, seed: seed)
+        // A run over a BLE link logged only its HTTP/MQTT requests; the digest covers the whole traffic.
+        let bleLink = meta["ble"] as? String == LiveOptions.BLEMode.hci.rawValue
+        let plan = TrafficPlan.requests(for: scenario, seed: seed, bleLink: bleLink)
         let regenerated = trafficLog(plan)
         let recorded = (try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? ""
-        if regenerated == recorded && TrafficPlan.digest(plan) == digest { return .identical(requests: plan.count, digest: digest) }
+        let whole = bleLink ? TrafficPlan.requests(for: scenario, seed: seed) : plan
+        if regenerated == recorded && TrafficPlan.digest(whole) == digest { return .identical(requests: plan.count, digest: digest) }
         let a = recorded.split(separator: "\n", omittingEmptySubsequences: false), b = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
         let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
         return .differs(line: i + 1, expected: i < a.count ? String(a[i].prefix(300)) : "(end of file)", regenerated: i < b.count ? String(b[i].prefix(300)) : "(end of file)")

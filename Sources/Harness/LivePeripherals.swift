@@ -52,6 +52,10 @@ public final class LivePeripherals {
                 guard let p else { return }
                 store.serve(value, peripheral: p, device: i)
             }
+            if spec.type == .cgm, let start = try? CGMSessionStartTime(start: DateTime(unixMilliseconds: scenario.startUnixMilliseconds)).encode() {
+                // The session starts with the scenario: records carry minutes since then.
+                p.server.setValue(CGMSessionStartTime.uuid, start)
+            }
             peripherals.append(p)
             deviceIndex[spec.id] = i
         }
@@ -68,23 +72,33 @@ public final class LivePeripherals {
     }
 
     /// Waits until every peripheral has a subscribed central.
-    public func waitForCentrals(timeout: TimeInterval) -> Bool {
-        peripherals.allSatisfy { $0.waitForSubscription(timeout: timeout) }
+    /// - Parameter settle: how long a central that has subscribed to some characteristics may pause
+    ///   before the subset counts as its choice.
+    public func waitForCentrals(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
+        peripherals.allSatisfy { $0.waitForSubscription(timeout: timeout, settle: settle) }
     }
 
     /// Streams the scenario's readings to the peripherals.
-    public func run() -> Summary {
+    /// - Parameters:
+    ///   - origin: the wall moment of the scenario's start (default: now); a live run shares it with its other transports.
+    ///   - onSent: called when a reading has left its device (a notification handed to the controller,
+    ///     an indication confirmed), with its intended emit time (virtual ms) and the moment; not for
+    ///     records served later through RACP.
+    public func run(origin: ContinuousClock.Instant? = nil, onSent: ((Int64, ContinuousClock.Instant) -> Void)? = nil) -> Summary {
         var summary = Summary()
         var run = ScenarioRun(scenario: scenario, seed: seed)
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
         let clock = ContinuousClock()
-        let started = clock.now
+        let started = origin ?? clock.now
+        self.onSent = onSent
         func pace(_ t: Int64) {
             guard let speed else { return }
             let due = started + .milliseconds(Int64(Double(t) / speed))
             if due > clock.now { Thread.sleep(forTimeInterval: Self.seconds(due - clock.now)) }
         }
         var down: Set<String> = [], up: Set<String> = []
+        /// Devices advertising again after a disconnect fault, until a central subscribes.
+        var awaiting: Set<Int> = []
         var held: [[Held]] = Array(repeating: [], count: peripherals.count)
         while let (reading, _) = run.next() {
             guard let i = deviceIndex[reading.deviceID] else { continue }
@@ -98,10 +112,17 @@ public final class LivePeripherals {
                 }
                 // Records measured while disconnected are stored before the central comes back, so that its
                 // RACP request finds them: the link comes back with the first reading that is not one of them.
+                // The device advertises again and goes on: what it measures until a central has subscribed
+                // again is held (below), and the other devices are not kept waiting.
                 if reading.intendedEmitTime >= f.end, !up.contains(key), !reading.delivery.backfill {
                     up.insert(key); pace(f.end)
-                    if reconnect(i) { summary.reconnects += 1 }
+                    try? peripherals[i].reconnectable()
+                    awaiting.insert(i)
                 }
+            }
+            for k in awaiting.sorted() where peripherals[k].isSubscribed {
+                awaiting.remove(k)
+                summary.reconnects += 1
             }
             pace(reading.intendedEmitTime)
             let payloads = encoder.encode(reading)
@@ -115,8 +136,15 @@ public final class LivePeripherals {
             // that moment, e.g. between a reconnection and the central's CCCD writes) and sends it first
             // once one is; readings are counted when they leave.
             let sendable = payloads.filter { $0.characteristic != nil }
-            for (k, p) in sendable.enumerated() { held[i].append(Held(uuid: p.characteristic!, bytes: p.bytes, indicate: p.indicate, first: k == 0)) }
-            flush(i, &held, &summary)
+            for (k, p) in sendable.enumerated() {
+                held[i].append(Held(uuid: p.characteristic!, bytes: p.bytes, indicate: p.indicate, first: k == 0, emit: reading.intendedEmitTime))
+            }
+            // This device's payloads, and what other devices still hold (e.g. since a reconnection).
+            for k in held.indices where k == i || !held[k].isEmpty { flush(k, &held, &summary) }
+        }
+        for k in awaiting.sorted() where reconnect(k) {
+            summary.reconnects += 1
+            flush(k, &held, &summary)
         }
         for i in held.indices where !held[i].isEmpty {
             let deadline = Date(timeIntervalSinceNow: 2)
@@ -139,7 +167,12 @@ public final class LivePeripherals {
         var indicate: Bool
         /// The reading's first payload (the reading counts as sent when it leaves).
         var first: Bool
+        /// The reading's intended emit time (virtual ms).
+        var emit: Int64
     }
+
+    /// Told about each reading that leaves its device (see ``run(origin:onSent:)``).
+    var onSent: ((Int64, ContinuousClock.Instant) -> Void)?
 
     /// Sends device `i`'s held payloads in order per characteristic, each once a central has
     /// subscribed to it (at most 1,000 are kept per device).
@@ -149,7 +182,7 @@ public final class LivePeripherals {
         for h in held[i] {
             // A link that fails mid-stream (credits or confirmation timing out) keeps this payload for later.
             if !blocked.contains(h.uuid), (try? peripherals[i].send(h.uuid, h.bytes, indicate: h.indicate)) == true {
-                if h.first { summary.sent += 1 }
+                if h.first { summary.sent += 1; onSent?(h.emit, .now) }
             } else {
                 blocked.insert(h.uuid)
                 keep.append(h)

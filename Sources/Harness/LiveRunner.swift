@@ -46,6 +46,8 @@ public struct LiveRunResult: Sendable {
     public var unreachable: Bool
     /// What each push observer (`--observe`) saw.
     public var push: [PushDelivery] = []
+    /// The devices carried over a real BLE link (`--ble hci`), and how their readings fared.
+    public var ble: BLELinkSummary?
 
     public init(outcomes: [RequestOutcome], alerts: [ObservedAlert], ackLatency: Histogram<UInt64>, alertLatency: Histogram<UInt64>,
                 schedulingLag: Histogram<UInt64>, unreachable: Bool, push: [PushDelivery] = []) {
@@ -101,8 +103,10 @@ public final class LiveRunner: Sendable {
     static func histogram() -> Histogram<UInt64> { Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three) }
 
     static func micros(_ d: Duration) -> UInt64 {
+        // A moment before the due time (a sleep that woke a little early) counts as no delay.
+        guard d > .zero else { return 0 }
         let c = d.components
-        return c.seconds < 0 ? 0 : UInt64(c.seconds) * 1_000_000 + UInt64(c.attoseconds / 1_000_000_000_000)
+        return UInt64(c.seconds) * 1_000_000 + UInt64(c.attoseconds / 1_000_000_000_000)
     }
 
     struct Shared {
@@ -130,12 +134,34 @@ public final class LiveRunner: Sendable {
         func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
     }
 
-    public func run(_ plan: [PlannedRequest]) async -> LiveRunResult {
+    /// Traffic sent alongside the plan on the same schedule (a BLE link): run concurrently with the
+    /// plan's requests, awaited before the final quiet period.
+    public struct Alongside: Sendable {
+        /// The wall moment of the scenario's start, shared with the plan's schedule.
+        public var origin: ContinuousClock.Instant
+        /// The scenario's start (Unix ms): an alert whose evidence the plan did not carry is timed from
+        /// the moment its device time was due.
+        public var startUnixMilliseconds: Int64
+        /// Sends the other traffic; returns reading → acknowledgement latencies (µs) to add.
+        public var work: @Sendable () async -> [UInt64]
+        /// When the evidence of an alert could first reach the SUT (virtual ms from the start); by
+        /// default its device time, later for records a device could hand over only after a reconnection.
+        public var due: @Sendable (ObservedAlert) -> Int64
+
+        public init(origin: ContinuousClock.Instant, startUnixMilliseconds: Int64, due: (@Sendable (ObservedAlert) -> Int64)? = nil,
+                    work: @escaping @Sendable () async -> [UInt64]) {
+            self.origin = origin; self.startUnixMilliseconds = startUnixMilliseconds; self.work = work
+            self.due = due ?? { $0.raisedAt - startUnixMilliseconds }
+        }
+    }
+
+    public func run(_ plan: [PlannedRequest], alongside: Alongside? = nil) async -> LiveRunResult {
         let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count), intended: Array(repeating: nil, count: plan.count),
                                   push: observers.map { PushDelivery(kind: $0.kind) }))
         let clock = ContinuousClock()
-        let start = clock.now
-        let t0 = plan.first?.sendAt ?? 0
+        // With traffic alongside, both follow the scenario's own time axis from a shared origin.
+        let start = alongside?.origin ?? clock.now
+        let t0 = alongside == nil ? plan.first?.sendAt ?? 0 : 0
         let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.poll(shared) }
@@ -148,6 +174,12 @@ public final class LiveRunner: Sendable {
                             if s.push[k].firstSeen[a.alertID] == nil { s.push[k].firstSeen[a.alertID] = now; s.push[k].alerts[a.alertID] = a } else { s.push[k].repeats += 1 }
                         }
                     }
+                }
+            }
+            if let alongside {
+                group.addTask {
+                    let samples = await alongside.work()
+                    shared.withLock { s in for v in samples { s.ack.record(v) } }
                 }
             }
             for w in 0..<workers {
@@ -198,7 +230,8 @@ public final class LiveRunner: Sendable {
             for s in streams { s.continuation.finish() }
             // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0
-            while finished < workers, await group.next() != nil { finished += 1 }
+            let senders = workers + (alongside == nil ? 0 : 1)
+            while finished < senders, await group.next() != nil { finished += 1 }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
@@ -217,14 +250,22 @@ public final class LiveRunner: Sendable {
             if !carrier.isEmpty {
                 for (i, request) in plan.enumerated() { for r in request.readings where carrier[r.id] == -1 { carrier[r.id] = i } }
             }
+            // The intended send time of an alert's last evidence reading: the request that carried it, or
+            // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
+            // alert's device time was due on the shared schedule.
+            func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
+                if let last = a.evidence.last, let i = carrier[last], i >= 0 { return s.intended[i] }
+                guard let alongside, let speed = self.speed else { return nil }
+                return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
+            }
             for id in s.order {
-                guard let (a, seen) = s.firstSeen[id], let last = a.evidence.last, let i = carrier[last], i >= 0, let intended = s.intended[i] else { continue }
-                alertLatency.record(LiveRunner.micros(seen - intended))
+                guard let (a, seen) = s.firstSeen[id], let due = intended(a) else { continue }
+                alertLatency.record(LiveRunner.micros(seen - due))
             }
             for k in s.push.indices {
                 for (id, seen) in s.push[k].firstSeen {
-                    guard let last = s.push[k].alerts[id]?.evidence.last, let i = carrier[last], i >= 0, let intended = s.intended[i] else { continue }
-                    s.push[k].latency.record(LiveRunner.micros(seen - intended))
+                    guard let a = s.push[k].alerts[id], let due = intended(a) else { continue }
+                    s.push[k].latency.record(LiveRunner.micros(seen - due))
                 }
             }
             return LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,

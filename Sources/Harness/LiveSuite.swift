@@ -45,6 +45,21 @@ public struct LiveOptions: Sendable {
     public var webhookPort = 0
     /// Messages for the user (stderr).
     public var note: @Sendable (String) -> Void = { _ in }
+    /// How Bluetooth devices with `transport: ble` reach the SUT.
+    public var ble: BLEMode = .relay
+    /// HCI controllers for the BLE devices' peripherals (`--hci`, one per device) when the SUT's
+    /// own gateway connects to them; empty starts bumble's virtual controllers for the embedded SUT.
+    public var hci: [String] = []
+    /// The Python interpreter with bumble (`--bumble-python`); nil looks for `.venv-bumble`.
+    public var bumblePython: String?
+
+    /// How a run carries Bluetooth devices.
+    public enum BLEMode: String, Sendable, CaseIterable {
+        /// Decoded and posted over HTTPS, as a phone gateway relays them.
+        case relay
+        /// As live peripherals over HCI, to the SUT's BLE gateway (a real BLE host stack on both sides).
+        case hci
+    }
 
     public init(executable: String) { self.executable = executable }
 }
@@ -59,12 +74,40 @@ public enum LiveSuite {
 
     /// Sends one scenario's traffic and returns the plan, its digest and the raw result.
     static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([PlannedRequest], String, LiveRunResult, String) {
-        let plan = TrafficPlan.requests(for: scenario, seed: options.seed)
-        let digest = TrafficPlan.digest(plan)
+        let bleDevices = options.ble == .hci ? LivePeripherals.bleDevices(of: scenario) : []
+        let overBLE = !bleDevices.isEmpty
+        let plan = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: overBLE)
+        // The digest is of the scenario's whole traffic (as relayed), so one golden file serves both modes.
+        let digest = TrafficPlan.digest(overBLE ? TrafficPlan.requests(for: scenario, seed: options.seed) : plan)
         var embedded: EmbeddedSUT?
         var broker: MosquittoBroker?
-        defer { embedded?.stop(); broker?.stop() }
+        var controllers: BumbleControllers?
+        var link: BLELink?
+        // Peripherals first, then the SUT (its gateway), then the virtual controllers under both.
+        defer { link?.stop(); embedded?.stop(); broker?.stop(); controllers?.stop() }
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+        var peripheralHCI = options.hci, gatewayHCI: [String] = []
+        if overBLE {
+            let list = bleDevices.map { "\($0.0)/\($0.1.id)" }.joined(separator: ", ")
+            guard options.speed != nil else {
+                throw .usage("\(scenario.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt")
+            }
+            if options.target == nil {
+                guard options.hci.isEmpty else {
+                    throw .usage("--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself")
+                }
+                guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable) else {
+                    throw .infrastructure("\(scenario.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON")
+                }
+                try? FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+                let c = try BumbleControllers(python: python, count: 2 * bleDevices.count, log: tmp + "/bumble.log")
+                controllers = c
+                peripheralHCI = c.ports.prefix(bleDevices.count).map { "tcp:127.0.0.1:\($0)" }
+                gatewayHCI = c.ports.suffix(bleDevices.count).map { "tcp:127.0.0.1:\($0)" }
+            } else if options.hci.count != bleDevices.count {
+                throw .usage("\(scenario.name) has \(bleDevices.count) BLE device(s) (\(list)): give one --hci controller per device, in that order (\(options.hci.count) given)")
+            }
+        }
         var endpoint = options.mqtt
         let usesMQTT = plan.contains { $0.topic != nil }
         let observesMQTT = options.observe.contains(.mqtt)
@@ -90,7 +133,8 @@ public enum LiveSuite {
             base = target; ca = options.caFile
         } else {
             let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: tmp,
-                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil, mqttCAFile: options.mqttCAFile, webhook: webhook)
+                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil, mqttCAFile: options.mqttCAFile, webhook: webhook,
+                                      bleGateway: gatewayHCI, bleSpeed: overBLE ? options.speed : nil)
             embedded = sut
             base = sut.base; ca = sut.caFile
         }
@@ -120,7 +164,18 @@ public enum LiveSuite {
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
                                 connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers,
                                 onProgress: options.progress.map { report in { @Sendable done, total in report(scenario.name, done, total) } }, isAlive: alive)
-        let result = await runner.run(plan)
+        var alongside: LiveRunner.Alongside?
+        if overBLE, let speed = options.speed {
+            let captures = options.evidence.map { "\($0)/\(scenario.name)/ble-live" }
+            if let captures { try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true) }
+            let l = try BLELink(scenario: scenario, seed: options.seed, hci: peripheralHCI, speed: speed, captureDirectory: captures)
+            link = l
+            if options.target != nil { options.note("\(scenario.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe") }
+            try l.connect(timeout: options.target == nil ? 60 : 300)
+            alongside = l.alongside(startUnixMilliseconds: scenario.startUnixMilliseconds)
+        }
+        var result = await runner.run(plan, alongside: alongside)
+        result.ble = link?.summary(devices: bleDevices.map { "\($0.0)/\($0.1.id)" })
         if let embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
         }

@@ -44,7 +44,9 @@ public enum TrafficPlan {
     public static let batchWindow: Int64 = 60_000
     public static let maxBatch = 100
 
-    public static func requests(for scenario: Scenario, seed: UInt64? = nil) -> [PlannedRequest] {
+    /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link
+    ///   (`vitalsim run --ble hci`: Bluetooth devices with `transport: ble`).
+    public static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest] {
         var run = ScenarioRun(scenario: scenario, seed: seed)
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
         var out: [PlannedRequest] = []
@@ -58,8 +60,10 @@ public enum TrafficPlan {
         }
         var viaMQTT: Set<String> = []
         for p in scenario.patients { for d in p.devices where d.transport == .mqtt { viaMQTT.insert("\(p.id)/\(d.id)") } }
+        let viaBLE = bleLink ? Set(LivePeripherals.bleDevices(of: scenario).map { "\($0.0)/\($0.1.id)" }) : []
         while let (r, _) = run.next() {
             let key = "\(r.patientID)/\(r.deviceID)"
+            if viaBLE.contains(key) { continue }
             if viaMQTT.contains(key) {
                 if let m = message(r, encoder: encoder, start: scenario.startUnixMilliseconds) { out.append(m) }
                 continue

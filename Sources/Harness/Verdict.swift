@@ -163,13 +163,27 @@ public struct Verdict: Sendable {
                                     detail: "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"))
             }
         }
-        for e in golden.validation where !seen.contains(e.reading) {
+        // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
+        // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
+        let overBLE = golden.validation.filter { result.ble?.carries($0.reading) == true }
+        for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
             checks.append(Check(kind: "validation", name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: "the scenario no longer sends reading \(e.reading)"))
         }
         let lost = result.outcomes.enumerated().filter { $0.element.status == nil || ($0.element.status ?? 0) >= 500 }
         checks.append(Check(kind: "delivery", name: "every reading acknowledged or rejected", rule: nil, finding: lost.isEmpty ? nil : .lost,
                             detail: lost.isEmpty ? "\(v.acknowledged) acknowledged, \(v.rejected) rejected" :
                                 "\(lost.count) request(s) without a final answer, first: \(plan[lost[0].offset].readings.first?.id ?? "?"): \(lost[0].element.error ?? "status \(lost[0].element.status ?? 0)")"))
+
+        if let ble = result.ble {
+            v.acknowledged += ble.sent
+            v.failed += ble.notSent
+            var detail = "\(ble.sent) reading(s) of \(ble.devices.joined(separator: ", ")) left their device over BLE"
+            if ble.disconnects > 0 { detail += "; \(ble.disconnects) disconnect(s), \(ble.reconnects) reconnection(s)" }
+            if ble.storedForRACP > 0 { detail += "; \(ble.storedForRACP) stored record(s) offered through RACP" }
+            if !overBLE.isEmpty { detail += "; \(overBLE.count) expected rejection(s) of corrupt BLE values judged by their effect on alerts only (a gateway answers no status)" }
+            if ble.notSent > 0 { detail = "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; " + detail }
+            checks.append(Check(kind: "delivery", name: "every BLE reading sent to a subscribed central", rule: nil, finding: ble.notSent > 0 ? .lost : nil, detail: detail))
+        }
 
         // Latency budgets; a budget with no samples fails.
         var histograms = ["reading-to-ack": result.ackLatency, "reading-to-alert": result.alertLatency]

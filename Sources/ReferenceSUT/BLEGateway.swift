@@ -10,8 +10,10 @@ import VitalSimCore
 /// HCI controller scans for a known device (by address), connects, discovers, subscribes to every
 /// notifying or indicating characteristic, decodes each value with VitalSim's GATT decoders and
 /// ingests it like any other reading. When the link drops it scans and reconnects; glucose meters
-/// are asked for their stored records through the Record Access Control Point (all records at the
-/// first connection, then those after the last sequence number seen), so a disconnect loses nothing.
+/// and CGMs are asked for their stored records through the Record Access Control Point (all records
+/// at the first connection, then those after the last sequence number — CGM: time offset — seen),
+/// so a disconnect loses nothing. A CGM's Session Start Time is read at connection: its records are
+/// stamped session start + time offset.
 public final class BLEGateway: Service, Sendable {
     /// A device the gateway may connect to, and whose readings it files under `patientID`.
     public struct Target: Sendable, Equatable {
@@ -23,7 +25,11 @@ public final class BLEGateway: Service, Sendable {
     }
 
     /// A value received from a device, in arrival order.
-    struct Received: Sendable { var target: Target; var uuid: UInt16; var value: [UInt8]; var receivedAt: Int64; var arrival: Int }
+    struct Received: Sendable {
+        var target: Target; var uuid: UInt16; var value: [UInt8]; var receivedAt: Int64; var arrival: Int
+        /// The CGM's session start (Unix ms), read at connection: CGM records are stamped with it plus their time offset.
+        var cgmSessionStart: Int64?
+    }
 
     let hci: [String]
     let targets: [Target]
@@ -31,15 +37,49 @@ public final class BLEGateway: Service, Sendable {
     let logger: Logger
     let claimed = Mutex(Set<[UInt8]>())
     let stopping = Atomic<Bool>(false)
-    /// Highest glucose record sequence number ingested per device (for RACP "≥ N" after a reconnect).
+    /// Highest glucose record sequence number (CGM: time offset, keyed `cgm/DEVICE`) ingested per device (for RACP "≥ N" after a reconnect).
     let lastSequence = Mutex([String: UInt16]())
-    /// Glucose record sequence numbers ingested per device.
+    /// Glucose record sequence numbers (CGM time offsets) ingested per device.
     let seenSequences = Mutex([String: Set<UInt16>]())
     /// Values received so far (orders values with the same receipt millisecond).
     let arrivals = Mutex(0)
+    /// The scenario clock that stamps values without a time stamp of their own, if any.
+    let virtualClock: VirtualClock?
+    /// Targets subscribed at least once, and when the last of them first was (the virtual clock's origin).
+    let subscribedOnce = Mutex(Set<[UInt8]>())
+    let origin = Mutex<ContinuousClock.Instant?>(nil)
 
-    public init(hci: [String], targets: [Target], context: ServerContext, logger: Logger) {
-        self.hci = hci; self.targets = targets; self.context = context; self.logger = logger
+    /// A simulated device's clock for a gateway in a time-compressed run: heart rate, continuous
+    /// SpO2, CGM and battery values carry no time stamp, so a gateway stamps them on receipt; with
+    /// this clock the stamp is `startUnixMilliseconds` when every target has subscribed for the
+    /// first time, advancing `speed` times faster than the wall clock from then on.
+    public struct VirtualClock: Sendable, Equatable {
+        public var startUnixMilliseconds: Int64
+        public var speed: Double
+        public init(startUnixMilliseconds: Int64, speed: Double) { self.startUnixMilliseconds = startUnixMilliseconds; self.speed = speed }
+    }
+
+    /// - Parameter virtualClock: stamps values on a scenario's time axis (`serve --ble-speed`); nil stamps them with the wall clock, as a real gateway does.
+    public init(hci: [String], targets: [Target], context: ServerContext, logger: Logger, virtualClock: VirtualClock? = nil) {
+        self.hci = hci; self.targets = targets; self.context = context; self.logger = logger; self.virtualClock = virtualClock
+    }
+
+    /// The receipt time stamp (Unix ms) for a value received now.
+    func receiptTime() -> Int64 {
+        guard let v = virtualClock else { return context.clock() }
+        guard let o = origin.withLock({ $0 }) else { return v.startUnixMilliseconds }
+        let e = (ContinuousClock.now - o).components
+        let elapsed = Double(e.seconds) * 1000 + Double(e.attoseconds) / 1e15
+        return v.startUnixMilliseconds + Int64((elapsed * v.speed).rounded())
+    }
+
+    /// Notes a target's subscription; the virtual clock starts when every target has subscribed once.
+    func subscribed(_ target: Target) {
+        let all = subscribedOnce.withLock { s in
+            s.insert(target.address)
+            return s.count >= targets.count
+        }
+        if all { origin.withLock { o in if o == nil { o = .now } } }
     }
 
     /// Runs one central per controller until graceful shutdown.
@@ -82,11 +122,19 @@ public final class BLEGateway: Service, Sendable {
                     try central.connect(to: target.address)
                     // The records to fetch are those after the last one seen before this connection; read it
                     // now, before live notifications of this connection can move it past the missed ones.
-                    let after = lastSequence.withLock { $0[target.deviceID] }
                     let chars = try central.discover()
-                    central.onValue = { uuid, value in
+                    // Glucose meters filter RACP on the record's sequence number, CGMs on its time offset (CGMS 4.12).
+                    let cgm = chars.contains { $0.uuid == CGMMeasurement.uuid }
+                    let after = lastSequence.withLock { $0[(cgm ? "cgm/" : "") + target.deviceID] }
+                    // A CGM's records carry minutes since its session start: read it (CGMS 3.4) before subscribing.
+                    var sessionStart: Int64?
+                    if chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }), let bytes = try central.read(CGMSessionStartTime.uuid) {
+                        sessionStart = (try? CGMSessionStartTime.decode(bytes))?.unixMilliseconds
+                        if sessionStart == nil { logger.notice("BLE gateway: CGM session start time unset or invalid; stamping CGM records on receipt", metadata: ["device": "\(target.deviceID)"]) }
+                    }
+                    central.onValue = { [sessionStart] uuid, value in
                         let n = self.arrivals.withLock { n in n += 1; return n }
-                        deliver.yield(Received(target: target, uuid: uuid, value: value, receivedAt: self.context.clock(), arrival: n))
+                        deliver.yield(Received(target: target, uuid: uuid, value: value, receivedAt: self.receiptTime(), arrival: n, cgmSessionStart: sessionStart))
                     }
                     for c in chars where c.cccdHandle != nil { try central.subscribe(c.uuid) }
                     if chars.contains(where: { $0.uuid == RecordAccessControlPoint.uuid }) {
@@ -94,6 +142,7 @@ public final class BLEGateway: Service, Sendable {
                         let racp: [UInt8] = after.map { n in [0x01, 0x03, 0x01, UInt8(truncatingIfNeeded: n &+ 1), UInt8(truncatingIfNeeded: (n &+ 1) >> 8)] } ?? [0x01, 0x01]
                         _ = try central.write(RecordAccessControlPoint.uuid, racp)
                     }
+                    subscribed(target)
                     logger.info("BLE gateway connected", metadata: ["controller": "\(index)", "characteristics": "\(chars.count)"])
                     context.metrics.count("vitalsim_ble_connections_total")
                     while central.isConnected, !stopping.load(ordering: .sequentiallyConsistent) { usleep(100_000) }
@@ -108,7 +157,7 @@ public final class BLEGateway: Service, Sendable {
 
     /// Scans until a target (this controller's own one, or any unclaimed one) advertises.
     func find(_ central: HCICentral, preferring own: Target?) throws(HCIError) -> Target? {
-        let seen = try central.scan(seconds: 1)
+        let seen = try central.scan(seconds: 0.3)
         if let own { return seen.contains { $0.address == own.address } ? own : nil }
         for a in seen {
             guard let t = targets.first(where: { $0.address == a.address }) else { continue }
@@ -120,12 +169,20 @@ public final class BLEGateway: Service, Sendable {
     func ingest(_ r: Received) async {
         let metrics = context.metrics
         var id = "\(r.target.patientID)/\(r.target.deviceID)/ble/\(String(r.uuid, radix: 16))/\(r.receivedAt)-\(r.arrival)"
+        // A stored record's key: a glucose record's sequence number, a CGM record's time offset.
+        var record: (key: String, number: UInt16)?
         if r.uuid == GlucoseMeasurement.uuid, let g = try? GlucoseMeasurement.decode(r.value) {
             id = "\(r.target.patientID)/\(r.target.deviceID)/glucose/\(g.sequenceNumber)"
-            lastSequence.withLock { $0[r.target.deviceID] = max($0[r.target.deviceID] ?? 0, g.sequenceNumber) }
-            // A record notified live just after a reconnection comes again in the RACP answer: the
-            // sequence number identifies it, so it is not judged twice.
-            guard seenSequences.withLock({ $0[r.target.deviceID, default: []].insert(g.sequenceNumber).inserted }) else {
+            record = (r.target.deviceID, g.sequenceNumber)
+        } else if r.uuid == CGMMeasurement.uuid, let offset = (try? CGMMeasurement.decode(r.value))?.records.last?.timeOffset {
+            id = "\(r.target.patientID)/\(r.target.deviceID)/cgm/\(offset)"
+            record = ("cgm/" + r.target.deviceID, offset)
+        }
+        if let record {
+            lastSequence.withLock { $0[record.key] = max($0[record.key] ?? 0, record.number) }
+            // A record notified live just after a reconnection comes again in the RACP answer: its
+            // sequence number (time offset) identifies it, so it is not judged twice.
+            guard seenSequences.withLock({ $0[record.key, default: []].insert(record.number).inserted }) else {
                 metrics.count("vitalsim_ble_values_total", ["outcome": "repeated-record"])
                 return
             }
@@ -133,7 +190,7 @@ public final class BLEGateway: Service, Sendable {
         let observation: Observation?
         do throws(GATTError) {
             observation = try GATTObservations.observation(uuid: r.uuid, bytes: r.value, patientID: r.target.patientID, deviceID: r.target.deviceID,
-                                                           readingID: id, receivedAt: r.receivedAt)
+                                                           readingID: id, receivedAt: r.receivedAt, cgmSessionStart: r.cgmSessionStart)
         } catch {
             metrics.count("vitalsim_ble_values_total", ["outcome": "rejected"])
             logger.notice("BLE gateway rejected a value", metadata: ["characteristic": "\(String(r.uuid, radix: 16))", "reason": "\(error)"])

@@ -45,6 +45,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     /// BLE gateway: one HCI transport per central (`tcp:HOST:PORT` or `hciN`), and the devices it may connect to.
     public var bleGateway: [String] = []
     public var bleTargets: [BLEGateway.Target] = []
+    /// The BLE gateway's receipt clock on a scenario's time axis (nil: the wall clock).
+    public var bleClock: BLEGateway.VirtualClock?
 
     public init() {}
 }
@@ -109,7 +111,7 @@ public enum ReferenceService {
             ingest = Task { await ingestor.run() }
         }
         var services: [any Service] = [app]
-        if !config.bleGateway.isEmpty { services.append(BLEGateway(hci: config.bleGateway, targets: config.bleTargets, context: context, logger: logger)) }
+        if !config.bleGateway.isEmpty { services.append(BLEGateway(hci: config.bleGateway, targets: config.bleTargets, context: context, logger: logger, virtualClock: config.bleClock)) }
         services.append(DrainService(hub: hub))
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await group.run() } catch { throw .server("\(error)") }

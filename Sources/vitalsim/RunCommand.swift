@@ -22,6 +22,9 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).") var mqttSession = "clean"
     @Option(name: .long, help: "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert API is always polled).") var observe: [String] = []
     @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).") var webhookPort = 0
+    @Option(name: .long, help: "How Bluetooth devices with transport ble reach the SUT: relay (decoded and posted over HTTPS, as a phone gateway does) or hci (live BLE peripherals on HCI controllers, connected to by the SUT's BLE gateway; needs a finite --speed).") var ble = "relay"
+    @Option(name: .long, help: "With --ble hci and --target: the HCI controller of each BLE device, in scenario order (tcp:HOST:PORT or hciN; repeatable). Without --target, bumble's virtual controllers are started.") var hci: [String] = []
+    @Option(name: .long, help: "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python).") var bumblePython: String?
 
     func validate() throws {
         if speed != "max", (Double(speed) ?? 0) <= 0 { throw ValidationError("--speed must be a positive number or max, got '\(speed)'") }
@@ -35,6 +38,11 @@ struct LiveFlags: ParsableArguments {
         if !["clean", "persistent"].contains(mqttSession) { throw ValidationError("--mqtt-session must be clean or persistent, got '\(mqttSession)'") }
         if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) { throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)") }
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
+        guard let mode = LiveOptions.BLEMode(rawValue: ble) else { throw ValidationError("--ble must be relay or hci, got '\(ble)'") }
+        if mode == .hci, speed == "max" { throw ValidationError("--ble hci needs a finite --speed (e.g. --speed 60): devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt") }
+        if !hci.isEmpty, mode != .hci { throw ValidationError("--hci goes with --ble hci") }
+        if !hci.isEmpty, target == nil { throw ValidationError("--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started") }
+        if let bumblePython, !FileManager.default.isExecutableFile(atPath: bumblePython) { throw ValidationError("--bumble-python: no executable at \(bumblePython)") }
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
 
@@ -50,6 +58,9 @@ struct LiveFlags: ParsableArguments {
         o.webhookPort = webhookPort
         o.mqttCAFile = mqttCacert
         o.mqttPersistentSession = mqttSession == "persistent"
+        o.ble = LiveOptions.BLEMode(rawValue: ble) ?? .relay
+        o.hci = hci
+        o.bumblePython = bumblePython
         o.note = { printError($0) }
         o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
         return o

@@ -39,6 +39,7 @@ extension VitalSim {
         @Flag(name: .long, help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device.") var bleGateway = false
         @Option(name: .long, help: "HCI controller for the BLE gateway, one per device to connect (repeatable): tcp:HOST:PORT or hciN.") var hci: [String] = []
         @Option(name: .long, help: "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap.") var bleDevice: [String] = []
+        @Option(name: .long, help: "Stamp BLE values that carry no time stamp (heart rate, continuous SpO2, CGM, battery) on the --scenario's time axis: its start once every device has subscribed, running N times faster than the wall clock (for vitalsim run --ble hci --speed N; default: the wall clock, as a real gateway).") var bleSpeed: Double?
         @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "warning"
 
         func validate() throws {
@@ -53,6 +54,7 @@ extension VitalSim {
             if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) { throw ValidationError("--webhook must be an http:// or https:// URL") }
             if bleGateway && hci.isEmpty { throw ValidationError("--ble-gateway needs at least one --hci controller") }
             if !bleGateway && (!hci.isEmpty || !bleDevice.isEmpty) { throw ValidationError("--hci and --ble-device go with --ble-gateway") }
+            if let bleSpeed, !bleGateway || scenario == nil || !(bleSpeed > 0) { throw ValidationError("--ble-speed goes with --ble-gateway and --scenario, and must be positive") }
             if bleGateway && scenario == nil && bleDevice.isEmpty { throw ValidationError("--ble-gateway needs --scenario FILE (its BLE devices) or --ble-device ADDRESS=PATIENT/DEVICE") }
         }
 
@@ -74,6 +76,7 @@ extension VitalSim {
                         config.bleTargets = LivePeripherals.bleDevices(of: loaded).map { patient, spec in
                             BLEGateway.Target(address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"), patientID: patient, deviceID: spec.id)
                         }
+                        if let bleSpeed { config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed) }
                     }
                 }
                 if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }

@@ -74,7 +74,7 @@ final class LiveBLETests: XCTestCase {
         let python = try Self.bumblePython()
         let devices = ["hrm", "cuff", "meter", "oxi", "spot", "therm", "scale"]
         let ports = TestSupport.freePorts(2 * devices.count)
-        let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
+        let (_, ready) = try start(python, ["-c", BumbleControllers.script] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
 
         let dir = TestSupport.temporaryDirectory("live")
@@ -164,7 +164,7 @@ final class LiveBLETests: XCTestCase {
     func testDisconnectFaultThenReconnectAndRACPBackfill() throws {
         let python = try Self.bumblePython()
         let ports = TestSupport.freePorts(2)
-        let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
+        let (_, ready) = try start(python, ["-c", BumbleControllers.script] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
         let dir = TestSupport.temporaryDirectory("live-disconnect")
         let path = TestSupport.write("""
@@ -210,7 +210,7 @@ final class LiveBLETests: XCTestCase {
     func testVitalSimCentralAgainstBumblePeripheral() throws {
         let python = try Self.bumblePython()
         let ports = TestSupport.freePorts(2)
-        let (_, ready) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/controllers.py"] + ports.map(String.init))
+        let (_, ready) = try start(python, ["-c", BumbleControllers.script] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
         let (_, peripheral) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/peripheral.py", "tcp-client:127.0.0.1:\(ports[0])"])
         XCTAssertEqual(readLines(peripheral, count: 1, timeout: 30).first, "advertising C0:DE:C0:DE:C0:DE")

@@ -26,20 +26,7 @@ final class LiveHarnessTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
     func vitalsim(_ args: [String], ci: Bool = false) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["CI"] = ci ? "true" : nil
-        p.environment = env
-        let out = directory + "/out-\(UInt32.random(in: 0...UInt32.max))", err = out + ".err"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        p.standardOutput = FileHandle(forWritingAtPath: out)
-        p.standardError = FileHandle(forWritingAtPath: err)
-        try p.run()
-        p.waitUntilExit()
-        return (p.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        try TestSupport.vitalsim(args, in: directory, environment: ["CI": ci ? "true" : nil])
     }
 
     func findings(_ jsonPath: String) throws -> [String: [String]] {

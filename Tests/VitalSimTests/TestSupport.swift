@@ -21,6 +21,25 @@ enum TestSupport {
         return ".build/debug/vitalsim"
     }
 
+    /// Runs `vitalsim` with its output in files under `directory` (long runs write more than a pipe
+    /// holds), with `environment` changes applied (nil removes a variable).
+    static func vitalsim(_ args: [String], in directory: String, environment: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: vitalsimPath)
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = directory + "/out-\(UInt32.random(in: 0...UInt32.max))", err = out + ".err"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: out)
+        p.standardError = FileHandle(forWritingAtPath: err)
+        try p.run()
+        p.waitUntilExit()
+        return (p.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
     /// Runs a program; returns exit status, stdout and stderr.
     @discardableResult
     static func run(_ executable: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
