@@ -5,7 +5,7 @@ import XCTest
 /// virtual controllers, the embedded reference SUT's BLE gateway as their central, the phone
 /// bridge over HTTPS alongside. The golden file is recorded with the devices relayed over HTTPS;
 /// the same expectations must hold over the BLE link — with a disconnect fault whose glucose
-/// records come back through RACP — and a faulty SUT must still be caught.
+/// records come back through RACP and a heart-rate dropout — and a faulty SUT must still be caught.
 final class LiveBLERunTests: XCTestCase {
     static let scenario = """
     name: live-ble-run
@@ -23,6 +23,7 @@ final class LiveBLERunTests: XCTestCase {
     timeline:
       - {at: 12m, patient: "b1", event: tachycardia, duration: 20m, target: 150, onset: 2m, offset: 3m}
       - {at: 21m, device: meter-b1, fault: disconnect, duration: 15m}
+      - {at: 40m, device: strap-b1, fault: dropout, duration: 5m}
     """
 
     var directory = ""
@@ -74,6 +75,14 @@ final class LiveBLERunTests: XCTestCase {
         XCTAssertEqual(meta["bleReadingsNotSent"] as? Int, 0)
         let captures = try FileManager.default.contentsOfDirectory(atPath: bundle + "/ble-live").sorted()
         XCTAssertEqual(captures, ["b1-meter-b1.live.btsnoop", "b1-strap-b1.live.btsnoop"])
+        for capture in captures {
+            // Wireshark decodes the live sessions cleanly: discovery, subscriptions, notifications, RACP.
+            let bad = try TestSupport.run("tshark", ["-r", bundle + "/ble-live/" + capture, "-Y", "btatt.invalid_usage || _ws.malformed"])
+            XCTAssertEqual(bad.status, 0, bad.err)
+            XCTAssertEqual(bad.out, "", capture)
+        }
+        let notifications = try TestSupport.run("tshark", ["-r", bundle + "/ble-live/b1-strap-b1.live.btsnoop", "-Y", "btatt.opcode == 0x1b"])
+        XCTAssertGreaterThan(notifications.out.split(separator: "\n").count, 3000, "heart-rate notifications in the capture")
         let replay = try vitalsim(["replay", bundle])
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
 
