@@ -59,7 +59,8 @@ public struct LiveRunResult: Sendable {
 /// Sends a ``TrafficPlan`` over HTTP(S) with libcurl and MQTT 5 with libmosquitto: requests due at
 /// their intended times (scaled by `speed`, or back to back with `speed == nil`), several keep-alive
 /// connections in parallel with one patient's deliveries always on the same worker, HTTP and MQTT
-/// alike, each awaited before the next (so their order holds across transports), retries with
+/// alike (MQTT messages pipelined, an HTTP request sent only once the worker's messages are
+/// acknowledged, so their order holds across transports), retries with
 /// backoff on transport errors, 429 and 503; alerts are polled throughout. Latencies are measured
 /// on the monotonic clock from the intended send time, so a slow SUT cannot hide its own delay
 /// (no coordinated omission).
@@ -184,6 +185,10 @@ public final class LiveRunner: Sendable {
             }
             for w in 0..<workers {
                 group.addTask {
+                    // MQTT messages are pipelined (a bounded number awaiting their PUBACK; MQTT keeps
+                    // their order on the connection); an HTTP request waits until they are all
+                    // acknowledged, so that a patient's order holds across transports.
+                    let window = SendWindow(limit: LiveRunner.mqttWindow)
                     for await (i, scheduled) in streams[w].stream {
                         if shared.withLock({ $0.aborted }) {
                             shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
@@ -192,21 +197,17 @@ public final class LiveRunner: Sendable {
                         // Without a schedule (speed max) a request is due when a connection is free for it.
                         let intended = self.speed == nil ? clock.now : scheduled
                         if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
-                        let outcome = if let mqtt = self.mqtt, plan[i].topic != nil { await self.publish(plan[i], via: mqtt) } else { await self.send(plan[i]) }
-                        let now = clock.now
-                        let answered = shared.withLock { s -> Int in
-                            s.answered += 1
-                            return s.answered
-                        }
-                        if let report = self.onProgress, answered % max(1, plan.count / 200) == 0 || answered == plan.count { report(answered, plan.count) }
-                        shared.withLock { s in
-                            s.outcomes[i] = outcome
-                            if outcome.status == nil { s.unreachable = true; s.aborted = true }
-                            if let status = outcome.status, status < 500 {
-                                for _ in plan[i].readings { s.ack.record(LiveRunner.micros(now - intended)) }
-                            }
+                        if let mqtt = self.mqtt, plan[i].topic != nil {
+                            await window.acquire()
+                            if self.publishPipelined(plan[i], index: i, intended: intended, via: mqtt, total: plan.count, shared, window) { continue }
+                            window.release()
+                            self.finish(i, await self.publish(plan[i], via: mqtt), intended: intended, total: plan.count, readings: plan[i].readings.count, shared)
+                        } else {
+                            await window.drain()
+                            self.finish(i, await self.send(plan[i]), intended: intended, total: plan.count, readings: plan[i].readings.count, shared)
                         }
                     }
+                    await window.drain()
                 }
             }
             for (i, request) in plan.enumerated() {
@@ -297,6 +298,52 @@ public final class LiveRunner: Sendable {
             delay = min(delay * 2, 4)
         }
         return outcome
+    }
+
+    /// MQTT messages of one worker awaiting their acknowledgement at once.
+    static let mqttWindow = 64
+
+    /// Records request `i`'s outcome: progress, acknowledgement latency (from `intended`), an
+    /// unanswered request stopping the run.
+    func finish(_ i: Int, _ outcome: RequestOutcome, intended: ContinuousClock.Instant, total: Int, readings: Int, _ shared: State) {
+        let now = ContinuousClock.now
+        let answered = shared.withLock { s -> Int in
+            s.answered += 1
+            s.outcomes[i] = outcome
+            if outcome.status == nil { s.unreachable = true; s.aborted = true }
+            if let status = outcome.status, status < 500 {
+                for _ in 0..<readings { s.ack.record(LiveRunner.micros(now - intended)) }
+            }
+            return s.answered
+        }
+        if let report = onProgress, answered % max(1, total / 200) == 0 || answered == total { report(answered, total) }
+    }
+
+    /// Publishes request `i` without awaiting its acknowledgement: the outcome is recorded when the
+    /// broker acknowledges (a failed or timed-out publish is retried as ``publish(_:via:)`` does) and
+    /// the window place is freed then. False when the message could not even be queued.
+    func publishPipelined(_ r: PlannedRequest, index i: Int, intended: ContinuousClock.Instant, via mqtt: MQTTClient, total: Int,
+                          _ shared: State, _ window: SendWindow) -> Bool {
+        let message = MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+        let readings = r.readings.count
+        do throws(MQTTError) {
+            try mqtt.publish(message) { reason in
+                if reason >= 0, reason < 0x80 {
+                    self.finish(i, RequestOutcome(status: 200, attempts: 1), intended: intended, total: total, readings: readings, shared)
+                    window.release()
+                    return
+                }
+                Task {
+                    var outcome = await self.publish(r, via: mqtt)
+                    outcome.attempts += 1
+                    self.finish(i, outcome, intended: intended, total: total, readings: readings, shared)
+                    window.release()
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Publishes one MQTT message (QoS ≥ 1 waits for the broker's acknowledgement) with the same

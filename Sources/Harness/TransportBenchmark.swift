@@ -58,26 +58,42 @@ public enum TransportBenchmark {
         return await measure(bodies, sent: count, post)
     }
 
-    /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client;
-    /// `inFlight` publishers share the connection (each waits for its PUBACK at QoS ≥ 1).
+    /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client,
+    /// pipelined as `vitalsim run` publishes: up to `inFlight` awaiting their acknowledgement, none
+    /// awaited on its own (libmosquitto keeps its in-flight limit on the wire and queues the rest).
+    /// Latency is from the publish call to the broker's PUBACK (QoS 1) or PUBCOMP (QoS 2).
     public static func mqtt(host: String, port: Int, qos: Int, count: Int, inFlight: Int) async throws(MQTTError) -> Result {
         let client = try MQTTClient(.init(host: host, port: port, clientID: "vitalsim-bench-\(getpid())"))
         try await client.connect()
         defer { client.disconnect() }
-        let lanes = qos == 0 ? 1 : max(1, inFlight)
-        let messages = (0..<lanes).map { w in
-            (0..<(count + lanes - 1 - w) / lanes).map { i in
-                MQTTMessage(topic: "vitals/h\(w)-\(i % 500)/heart-rate", payload: observation(i, worker: w), qos: qos,
-                            userProperties: [UserProperty("reading-id", "h\(w)-\(i % 500)/\(i / 500)")])
+        let messages = (0..<count).map { i in
+            MQTTMessage(topic: "vitals/h0-\(i % 500)/heart-rate", payload: observation(i, worker: 0), qos: qos,
+                        userProperties: [UserProperty("reading-id", "h0-\(i % 500)/\(i / 500)")])
+        }
+        let window = SendWindow(limit: qos == 0 ? 1 : max(1, inFlight))
+        let tally = Mutex((latency: LiveRunner.histogram(), failed: 0))
+        let clock = ContinuousClock()
+        let start = clock.now
+        for message in messages {
+            if qos > 0 { await window.acquire() }
+            let t0 = clock.now
+            do throws(MQTTError) {
+                try client.publish(message) { reason in
+                    let elapsed = LiveRunner.micros(clock.now - t0)
+                    tally.withLock { t in t.latency.record(elapsed); if reason < 0 || reason >= 0x80 { t.failed += 1 } }
+                    if qos > 0 { window.release() }
+                }
+            } catch {
+                tally.withLock { $0.failed += 1 }
+                if qos > 0 { window.release() }
             }
         }
-        return await measure(messages, sent: count, finish: {
-            // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
-            // the broker has read everything before it on this connection.
-            if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }
-        }) { _, message in
-            do throws(MQTTError) { try await client.publish(message); return true } catch { return false }
-        }
+        await window.drain()
+        // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
+        // the broker has read everything before it on this connection.
+        if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }
+        let seconds = seconds(clock.now - start)
+        return tally.withLock { t in Result(sent: count, failed: t.failed, seconds: seconds, latency: t.latency) }
     }
 
     /// Sends each lane's items in order, the lanes concurrently, timing each send and the whole

@@ -38,7 +38,8 @@ public final class MQTTClient: @unchecked Sendable {
     struct State {
         var connectWaiter: CheckedContinuation<Int32, Never>?
         var connected = false
-        var publishWaiters: [Int32: CheckedContinuation<Int32, Never>] = [:]
+        /// Called once with a publish's reason code (PUBACK/PUBCOMP; -1 when it timed out), by message id.
+        var publishWaiters: [Int32: @Sendable (Int32) -> Void] = [:]
         /// When each awaited publish times out (checked by one sweeper timer, not a timer per message).
         var publishDeadlines: [Int32: DispatchTime] = [:]
         var early: [Int32: Int32] = [:]
@@ -100,11 +101,11 @@ public final class MQTTClient: @unchecked Sendable {
     /// Fails awaited publishes whose deadline has passed (runs every 250 ms).
     func expirePublishes() {
         let now = DispatchTime.now()
-        let expired = state.withLock { s -> [CheckedContinuation<Int32, Never>] in
+        let expired = state.withLock { s -> [@Sendable (Int32) -> Void] in
             let due = s.publishDeadlines.filter { $0.value <= now }.map(\.key)
             return due.compactMap { mid in s.publishDeadlines[mid] = nil; return s.publishWaiters.removeValue(forKey: mid) }
         }
-        for w in expired { w.resume(returning: -1) }
+        for w in expired { w(-1) }
     }
 
     static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient { Unmanaged<MQTTClient>.fromOpaque(user!).takeUnretainedValue() }
@@ -160,6 +161,26 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Publishes; for QoS 1 and 2 returns when the broker has acknowledged (PUBACK / PUBCOMP).
     public func publish(_ message: MQTTMessage, timeout: Double = 10) async throws(MQTTError) {
+        var failure: MQTTError?
+        let reason: Int32 = await withCheckedContinuation { c in
+            do throws(MQTTError) {
+                try publish(message, timeout: timeout) { c.resume(returning: $0) }
+            } catch {
+                failure = error
+                c.resume(returning: 0)
+            }
+        }
+        if let failure { throw failure }
+        if reason == -1 { throw .timeout(operation: "PUBLISH \(message.topic)", seconds: timeout) }
+        if reason >= 0x80 { throw .operation("PUBLISH \(message.topic)", reason: String(cString: mosquitto_reason_string(reason))) }
+    }
+
+    /// Publishes without waiting (pipelined: libmosquitto keeps up to its in-flight limit on the
+    /// wire and queues the rest): `acknowledged` is called once with the broker's reason code
+    /// (below 0x80 success; -1 when no acknowledgement came within `timeout` seconds), on
+    /// libmosquitto's network thread, or at once for QoS 0. Throws when the message could not be
+    /// queued (no connection, payload too large); `acknowledged` is then never called.
+    public func publish(_ message: MQTTMessage, timeout: Double = 10, acknowledged: @escaping @Sendable (Int32) -> Void) throws(MQTTError) {
         var props: OpaquePointer?
         for p in message.userProperties { mosquitto_property_add_string_pair(&props, Int32(MQTT_PROP_USER_PROPERTY.rawValue), p.name, p.value) }
         var mid: Int32 = 0
@@ -168,19 +189,16 @@ public final class MQTTClient: @unchecked Sendable {
         }
         mosquitto_property_free_all(&props)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc)) }
-        guard message.qos > 0 else { return }
+        guard message.qos > 0 else { acknowledged(0); return }
         let sent = mid
-        let reason: Int32 = await withCheckedContinuation { c in
-            let early = state.withLock { s -> Int32? in
-                if let r = s.early.removeValue(forKey: sent) { return r }
-                s.publishWaiters[sent] = c
-                s.publishDeadlines[sent] = .now() + timeout
-                return nil
-            }
-            if let early { c.resume(returning: early); return }
+        // The acknowledgement may already have arrived (the network thread runs meanwhile).
+        let early = state.withLock { s -> Int32? in
+            if let r = s.early.removeValue(forKey: sent) { return r }
+            s.publishWaiters[sent] = acknowledged
+            s.publishDeadlines[sent] = .now() + timeout
+            return nil
         }
-        if reason == -1 { throw .timeout(operation: "PUBLISH \(message.topic)", seconds: timeout) }
-        if reason >= 0x80 { throw .operation("PUBLISH \(message.topic)", reason: String(cString: mosquitto_reason_string(reason))) }
+        if let early { acknowledged(early) }
     }
 
     /// Disconnects cleanly and stops the network thread.
@@ -213,12 +231,12 @@ public final class MQTTClient: @unchecked Sendable {
     func disconnected() { state.withLock { $0.connected = false } }
 
     func published(_ mid: Int32, _ reason: Int32) {
-        let waiter = state.withLock { s -> CheckedContinuation<Int32, Never>? in
+        let waiter = state.withLock { s -> (@Sendable (Int32) -> Void)? in
             if let w = s.publishWaiters.removeValue(forKey: mid) { s.publishDeadlines[mid] = nil; return w }
             s.early[mid] = reason
             return nil
         }
-        waiter?.resume(returning: reason)
+        waiter?(reason)
     }
 
     func received(_ m: mosquitto_message, _ props: OpaquePointer?) {
