@@ -45,8 +45,8 @@ public struct OracleRule: Sendable {
 /// `vitalsim expect`: derives the alerts a conforming SUT must raise from a scenario's generated
 /// readings (what the devices deliver: corrupt copies and duplicates dropped, each device's
 /// readings in device-time order) and the clinical thresholds of `reference/clinical.md`, without
-/// the reference SUT. It covers the threshold rules (with persistence and re-arm); rules built on
-/// trends, rhythm statistics, scores or daily totals are listed as not derived.
+/// the reference SUT. It covers the threshold rules (with persistence and re-arm) and the windowed
+/// rules (``windowedRules``: rates, forecast, weight change, daily intake, rhythm, NEWS2, data gaps).
 public enum Oracle {
     static let adultish: Set<Profile> = [.adult, .diabeticCGM, .copd]
     static let all = Set(Profile.allCases)
@@ -83,30 +83,50 @@ public enum Oracle {
                    persistence: 0, rearm: 5, source: "clinical.md §7: battery below 15 %"),
     ]
 
-    /// Rules of docs/alert-rules.md the oracle does not derive (trend, rhythm, score, daily-total and timing rules).
-    public static let notDerived = ["hr.af-suspected", "news2.urgent", "news2.emergency", "news2.urgent-copd", "glucose.urgent-low-soon",
-                                    "glucose.fall-rate", "glucose.rise-rate", "infant.weight-loss-24h", "infant.poor-gain-3d",
-                                    "infant.low-intake", "device.data-gap"]
+    /// Every rule id the oracle derives.
+    public static var derivedRuleIDs: [String] { rules.map(\.id) + windowedRules.map(\.id) }
 
     /// The crisis limits (systolic, diastolic) of `bp.hypertensive-crisis`.
     static let crisis = (systolic: 180.0, diastolic: 120.0)
 
-    struct Sample { var time: Int64; var values: [String: Double]; var id: String; var device: String }
+    /// A delivered reading: device time and the moment it leaves the device (Unix ms), its values by
+    /// signal name (empty for readings no rule reads) and its RR intervals in ms.
+    public struct Sample: Sendable {
+        public var time: Int64
+        public var emit: Int64
+        public var values: [String: Double]
+        public var rr: [Double]
+        public var id: String
+        public var device: String
+        /// - Parameters: `time` device time and `emit` when it leaves the device (Unix ms); `values` by
+        ///   signal name (`heart-rate`, `cgm`, `weight`, …); `rr` RR intervals in ms.
+        public init(time: Int64, emit: Int64? = nil, values: [String: Double], rr: [Double] = [], id: String, device: String) {
+            self.time = time; self.emit = emit ?? time; self.values = values; self.rr = rr; self.id = id; self.device = device
+        }
+    }
 
     /// The alerts the scenario's readings must raise, in device-time order per patient.
     public static func expect(_ scenario: Scenario, seed: UInt64? = nil) -> [OracleAlert] {
         var samples: [String: [Sample]] = [:]
         var seen: Set<String> = []
         var run = ScenarioRun(scenario: scenario, seed: seed)
+        var end = Int64.min
+        let start = scenario.startUnixMilliseconds
         while let (r, _) = run.next() {
-            guard r.delivery.corruption == nil, seen.insert(r.id).inserted, let values = signals(r.measurement) else { continue }
-            samples[r.patientID, default: []].append(Sample(time: scenario.startUnixMilliseconds + r.deviceTime, values: values, id: r.id, device: r.deviceID))
+            // Intermediate cuff pressures are progress indications, not readings a SUT stores.
+            guard r.delivery.corruption == nil, r.kind != .cuffPressure, seen.insert(r.id).inserted else { continue }
+            var rr: [Double] = []
+            if case let .heartRate(_, intervals, _, _) = r.measurement { rr = intervals.map { Double($0) * 1000 / 1024 } }
+            samples[r.patientID, default: []].append(Sample(time: start + r.deviceTime, emit: start + r.intendedEmitTime, values: signals(r.measurement) ?? [:],
+                                                            rr: rr, id: r.id, device: r.deviceID))
+            end = max(end, start + r.intendedEmitTime)
         }
         var out: [OracleAlert] = []
         for p in scenario.patients {
             let list = (samples[p.id] ?? []).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
             var mine: [OracleAlert] = []
             for rule in rules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list) }
+            for rule in windowedRules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, end: end) }
             out += mine.enumerated().sorted { ($0.element.raisedAt, $0.offset) < ($1.element.raisedAt, $1.offset) }.map(\.element)
         }
         return out
@@ -114,7 +134,7 @@ public enum Oracle {
 
     /// One rule over one patient's samples: persistence on consecutive readings of its signals, one
     /// alert per episode (per device for battery), re-armed by the margin.
-    static func judge(_ rule: OracleRule, _ patient: String, _ samples: [Sample]) -> [OracleAlert] {
+    public static func judge(_ rule: OracleRule, _ patient: String, _ samples: [Sample]) -> [OracleAlert] {
         var out: [OracleAlert] = []
         var armed: [String: Bool] = [:], since: [String: Int64] = [:]
         for s in samples {
@@ -159,6 +179,8 @@ public enum Oracle {
         case let .cgm(mgdl, _, _, _, _): ["cgm": Double(mgdl)]
         case let .glucose(mgdl, _, _): ["glucose": Double(mgdl)]
         case let .battery(percent): ["battery": Double(percent)]
+        case let .weight(kg): ["weight": kg]
+        case let .feeding(mL): ["feeding": Double(mL)]
         default: nil
         }
     }
@@ -168,7 +190,7 @@ extension Oracle {
     /// Where a golden file contradicts the oracle, for the rules the oracle derives: an expected alert
     /// the oracle does not derive, or a derived alert no expectation's window holds.
     public static func compare(_ derived: [OracleAlert], _ golden: GoldenFile) -> [String] {
-        let covered = Set(rules.map(\.id))
+        let covered = Set(derivedRuleIDs)
         var expectations = golden.alerts.filter { covered.contains($0.rule) }
         var out: [String] = []
         for a in derived {
