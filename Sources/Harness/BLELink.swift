@@ -26,7 +26,7 @@ final class BLELink: @unchecked Sendable {
     func connect(timeout: TimeInterval) throws(HarnessError) {
         do { try peripherals.start() } catch { throw .infrastructure("BLE devices: \(error)") }
         guard peripherals.waitForCentrals(timeout: timeout, settle: 5) else {
-            let waiting = peripherals.peripherals.filter { !$0.waitForSubscription(timeout: 0) }.map(\.name)
+            let waiting = peripherals.peripherals.filter { !$0.isSubscribed }.map(\.name)
             throw .infrastructure("no BLE central subscribed to \(waiting.joined(separator: ", ")) within \(Int(timeout)) s (is the SUT's gateway running and pointed at these controllers?)")
         }
     }

@@ -34,6 +34,8 @@ public struct ObservedAlert: Sendable, Equatable {
 
 /// The raw result of sending a plan to a SUT.
 public struct LiveRunResult: Sendable {
+    /// The requests sent, in plan order, without their bodies (a streamed plan is not kept whole).
+    public var requests: [PlannedRequest] = []
     public var outcomes: [RequestOutcome]
     public var alerts: [ObservedAlert]
     /// Reading → acknowledgement, µs from each reading's intended send time.
@@ -82,11 +84,21 @@ public final class LiveRunner: Sendable {
     let qos: Int
     /// Push channels observed alongside the alert API.
     let observers: [PushObserver]
-    /// Called with (answered, total) requests as the run goes (about 200 times per run).
-    let onProgress: (@Sendable (Int, Int) -> Void)?
+    /// Called as the run goes (every 50 answers, and once at the end).
+    let onProgress: (@Sendable (Progress) -> Void)?
+
+    /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
+    /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
+    public struct Progress: Sendable {
+        public var answered: Int
+        public var reached: Int64
+        public var span: Int64
+        /// reached / span, 0...1 (1 when the span is not known).
+        public var fraction: Double { span > 0 ? min(1, max(0, Double(reached) / Double(span))) : 1 }
+    }
 
     public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
-                mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Int, Int) -> Void)? = nil,
+                mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Progress) -> Void)? = nil,
                 isAlive: @escaping @Sendable () -> Bool = { true }) {
         self.isAlive = isAlive
         self.onProgress = onProgress
@@ -126,6 +138,8 @@ public final class LiveRunner: Sendable {
         var mqttRejections: [String: (status: Int, field: String)] = [:]
         var push: [PushDelivery] = []
         var answered = 0
+        /// Scenario time (virtual ms) of the latest request dispatched.
+        var reached: Int64 = 0
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -156,14 +170,20 @@ public final class LiveRunner: Sendable {
         }
     }
 
-    public func run(_ plan: [PlannedRequest], alongside: Alongside? = nil) async -> LiveRunResult {
-        let shared = State(Shared(outcomes: Array(repeating: RequestOutcome(), count: plan.count), intended: Array(repeating: nil, count: plan.count),
-                                  push: observers.map { PushDelivery(kind: $0.kind) }))
+    /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
+    /// not yet sent and the bodiless copies in the result are held) and collects alerts until quiet.
+    /// - Parameter span: the scenario's duration (virtual ms), for progress reports.
+    public func run<Plan: Sequence<PlannedRequest>>(_ plan: Plan, span: Int64 = 0, alongside: Alongside? = nil) async -> LiveRunResult {
+        let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }))
         let clock = ContinuousClock()
         // With traffic alongside, both follow the scenario's own time axis from a shared origin.
         let start = alongside?.origin ?? clock.now
-        let t0 = alongside == nil ? plan.first?.sendAt ?? 0 : 0
-        let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self) }
+        var t0: Int64? = alongside == nil ? nil : 0
+        var sent: [PlannedRequest] = []
+        let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
+        // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
+        // --speed max) is not pulled into the queues ahead of the workers.
+        let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
@@ -189,7 +209,8 @@ public final class LiveRunner: Sendable {
                     // their order on the connection); an HTTP request waits until they are all
                     // acknowledged, so that a patient's order holds across transports.
                     let window = SendWindow(limit: LiveRunner.mqttWindow)
-                    for await (i, scheduled) in streams[w].stream {
+                    for await (i, request, scheduled) in streams[w].stream {
+                        queued[w].release()
                         if shared.withLock({ $0.aborted }) {
                             shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
                             continue
@@ -197,42 +218,54 @@ public final class LiveRunner: Sendable {
                         // Without a schedule (speed max) a request is due when a connection is free for it.
                         let intended = self.speed == nil ? clock.now : scheduled
                         if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
-                        if let mqtt = self.mqtt, plan[i].topic != nil {
+                        if let mqtt = self.mqtt, request.topic != nil {
                             await window.acquire()
-                            if self.publishPipelined(plan[i], index: i, intended: intended, via: mqtt, total: plan.count, shared, window) { continue }
+                            if self.publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }
                             window.release()
-                            self.finish(i, await self.publish(plan[i], via: mqtt), intended: intended, total: plan.count, readings: plan[i].readings.count, shared)
+                            self.finish(i, await self.publish(request, via: mqtt), intended: intended, span: span, readings: request.readings.count, shared)
                         } else {
                             await window.drain()
-                            self.finish(i, await self.send(plan[i]), intended: intended, total: plan.count, readings: plan[i].readings.count, shared)
+                            self.finish(i, await self.send(request), intended: intended, span: span, readings: request.readings.count, shared)
                         }
                     }
                     await window.drain()
                 }
             }
             for (i, request) in plan.enumerated() {
+                var kept = request
+                kept.body = []
+                sent.append(kept)
                 if shared.withLock({ $0.aborted }) {
-                    shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
+                    shared.withLock { s in
+                        s.outcomes.append(RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0))
+                        s.intended.append(nil)
+                    }
                     continue
                 }
                 var intended = clock.now
                 if let speed {
-                    intended = start + .milliseconds(Int64(Double(request.sendAt - t0) / speed))
+                    let origin = t0 ?? request.sendAt
+                    t0 = origin
+                    intended = start + .milliseconds(Int64(Double(request.sendAt - origin) / speed))
                     if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
                 }
                 let lag = clock.now - intended
                 let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
                 shared.withLock { s in
                     s.lag.record(LiveRunner.micros(lag))
-                    s.intended[i] = intended
+                    s.outcomes.append(RequestOutcome())
+                    s.intended.append(intended)
+                    s.reached = request.sendAt
                 }
-                streams[w].continuation.yield((i, intended))
+                await queued[w].acquire()
+                streams[w].continuation.yield((i, request, intended))
             }
             for s in streams { s.continuation.finish() }
             // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0
             let senders = workers + (alongside == nil ? 0 : 1)
             while finished < senders, await group.next() != nil { finished += 1 }
+            if let report = onProgress { report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span)) }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
@@ -240,7 +273,7 @@ public final class LiveRunner: Sendable {
         }
         return shared.withLock { s in
             // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
-            for (i, request) in plan.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
+            for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
                 if let id = request.readings.first?.id, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
             }
             var alertLatency = LiveRunner.histogram()
@@ -249,7 +282,7 @@ public final class LiveRunner: Sendable {
             for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
             for p in s.push { for a in p.alerts.values { if let last = a.evidence.last { carrier[last] = -1 } } }
             if !carrier.isEmpty {
-                for (i, request) in plan.enumerated() { for r in request.readings where carrier[r.id] == -1 { carrier[r.id] = i } }
+                for (i, request) in sent.enumerated() { for r in request.readings where carrier[r.id] == -1 { carrier[r.id] = i } }
             }
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
@@ -269,8 +302,10 @@ public final class LiveRunner: Sendable {
                     s.push[k].latency.record(LiveRunner.micros(seen - due))
                 }
             }
-            return LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,
+            var result = LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,
                                  schedulingLag: s.lag, unreachable: s.unreachable, push: s.push)
+            result.requests = sent
+            return result
         }
     }
 
@@ -300,43 +335,50 @@ public final class LiveRunner: Sendable {
         return outcome
     }
 
+    /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
+    func message(for r: PlannedRequest) -> MQTTMessage {
+        MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+    }
+
     /// MQTT messages of one worker awaiting their acknowledgement at once.
     static let mqttWindow = 64
+    /// Requests waiting in one worker's queue at most.
+    static let queueLimit = 128
 
     /// Records request `i`'s outcome: progress, acknowledgement latency (from `intended`), an
     /// unanswered request stopping the run.
-    func finish(_ i: Int, _ outcome: RequestOutcome, intended: ContinuousClock.Instant, total: Int, readings: Int, _ shared: State) {
+    func finish(_ i: Int, _ outcome: RequestOutcome, intended: ContinuousClock.Instant, span: Int64, readings: Int, _ shared: State) {
         let now = ContinuousClock.now
-        let answered = shared.withLock { s -> Int in
+        let (answered, reached) = shared.withLock { s -> (Int, Int64) in
             s.answered += 1
             s.outcomes[i] = outcome
             if outcome.status == nil { s.unreachable = true; s.aborted = true }
             if let status = outcome.status, status < 500 {
-                for _ in 0..<readings { s.ack.record(LiveRunner.micros(now - intended)) }
+                s.ack.record(LiveRunner.micros(now - intended), count: UInt64(readings))
             }
-            return s.answered
+            return (s.answered, s.reached)
         }
-        if let report = onProgress, answered % max(1, total / 200) == 0 || answered == total { report(answered, total) }
+        if let report = onProgress, answered % 50 == 0 { report(Progress(answered: answered, reached: reached, span: span)) }
     }
 
     /// Publishes request `i` without awaiting its acknowledgement: the outcome is recorded when the
     /// broker acknowledges (a failed or timed-out publish is retried as ``publish(_:via:)`` does) and
     /// the window place is freed then. False when the message could not even be queued.
-    func publishPipelined(_ r: PlannedRequest, index i: Int, intended: ContinuousClock.Instant, via mqtt: MQTTClient, total: Int,
+    func publishPipelined(_ r: PlannedRequest, index i: Int, intended: ContinuousClock.Instant, via mqtt: MQTTClient, span: Int64,
                           _ shared: State, _ window: SendWindow) -> Bool {
-        let message = MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+        let message = message(for: r)
         let readings = r.readings.count
         do throws(MQTTError) {
             try mqtt.publish(message) { reason in
                 if reason >= 0, reason < 0x80 {
-                    self.finish(i, RequestOutcome(status: 200, attempts: 1), intended: intended, total: total, readings: readings, shared)
+                    self.finish(i, RequestOutcome(status: 200, attempts: 1), intended: intended, span: span, readings: readings, shared)
                     window.release()
                     return
                 }
                 Task {
                     var outcome = await self.publish(r, via: mqtt)
                     outcome.attempts += 1
-                    self.finish(i, outcome, intended: intended, total: total, readings: readings, shared)
+                    self.finish(i, outcome, intended: intended, span: span, readings: readings, shared)
                     window.release()
                 }
             }
@@ -350,7 +392,7 @@ public final class LiveRunner: Sendable {
     /// retries as HTTP; a PUBACK counts as acknowledged (recorded as status 200) unless the SUT
     /// reports a rejection on `errors/{patientId}`.
     func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
-        let message = MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+        let message = message(for: r)
         var outcome = RequestOutcome()
         var delay = 0.25
         for attempt in 1...6 {

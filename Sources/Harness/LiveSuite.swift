@@ -39,8 +39,8 @@ public struct LiveOptions: Sendable {
     public var evidence: String?
     /// Push channels to observe alongside the alert API.
     public var observe: [PushObserver.Kind] = []
-    /// Progress of each scenario: (scenario, requests answered, requests planned).
-    public var progress: (@Sendable (String, Int, Int) -> Void)?
+    /// Progress of each scenario: (scenario, requests answered and scenario time reached).
+    public var progress: (@Sendable (String, LiveRunner.Progress) -> Void)?
     /// Port of the webhook receiver (`--observe webhook`); 0 picks a free one.
     public var webhookPort = 0
     /// Messages for the user (stderr).
@@ -72,13 +72,13 @@ public enum LiveSuite {
         return s.golden
     }
 
-    /// Sends one scenario's traffic and returns the plan, its digest and the raw result.
+    /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
+    /// their bodies), the traffic digest and the raw result.
     static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([PlannedRequest], String, LiveRunResult, String) {
         let bleDevices = options.ble == .hci ? LivePeripherals.bleDevices(of: scenario) : []
+        let bleKeys = bleDevices.map { "\($0.0)/\($0.1.id)" }
         let overBLE = !bleDevices.isEmpty
-        let plan = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: overBLE)
-        // The digest is of the scenario's whole traffic (as relayed), so one golden file serves both modes.
-        let digest = TrafficPlan.digest(overBLE ? TrafficPlan.requests(for: scenario, seed: options.seed) : plan)
+        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: overBLE)
         var embedded: EmbeddedSUT?
         var broker: MosquittoBroker?
         var controllers: BumbleControllers?
@@ -88,7 +88,6 @@ public enum LiveSuite {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
         var peripheralHCI = options.hci, gatewayHCI: [String] = []
         if overBLE {
-            let list = bleDevices.map { "\($0.0)/\($0.1.id)" }.joined(separator: ", ")
             guard options.speed != nil else {
                 throw .usage("\(scenario.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt")
             }
@@ -105,11 +104,11 @@ public enum LiveSuite {
                 peripheralHCI = c.ports.prefix(bleDevices.count).map { "tcp:127.0.0.1:\($0)" }
                 gatewayHCI = c.ports.suffix(bleDevices.count).map { "tcp:127.0.0.1:\($0)" }
             } else if options.hci.count != bleDevices.count {
-                throw .usage("\(scenario.name) has \(bleDevices.count) BLE device(s) (\(list)): give one --hci controller per device, in that order (\(options.hci.count) given)")
+                throw .usage("\(scenario.name) has \(bleDevices.count) BLE device(s) (\(bleKeys.joined(separator: ", "))): give one --hci controller per device, in that order (\(options.hci.count) given)")
             }
         }
         var endpoint = options.mqtt
-        let usesMQTT = plan.contains { $0.topic != nil }
+        let usesMQTT = scenario.patients.contains { $0.devices.contains { $0.transport == .mqtt } }
         let observesMQTT = options.observe.contains(.mqtt)
         if usesMQTT || observesMQTT, endpoint == nil {
             guard options.target == nil else {
@@ -163,7 +162,7 @@ public enum LiveSuite {
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
                                 connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers,
-                                onProgress: options.progress.map { report in { @Sendable done, total in report(scenario.name, done, total) } }, isAlive: alive)
+                                onProgress: options.progress.map { report in { @Sendable p in report(scenario.name, p) } }, isAlive: alive)
         var alongside: LiveRunner.Alongside?
         if overBLE, let speed = options.speed {
             let captures = options.evidence.map { "\($0)/\(scenario.name)/ble-live" }
@@ -174,15 +173,17 @@ public enum LiveSuite {
             try l.connect(timeout: options.target == nil ? 60 : 300)
             alongside = l.alongside(startUnixMilliseconds: scenario.startUnixMilliseconds)
         }
-        var result = await runner.run(plan, alongside: alongside)
-        result.ble = link?.summary(devices: bleDevices.map { "\($0.0)/\($0.1.id)" })
+        var result = await runner.run(plan, span: scenario.duration.milliseconds, alongside: alongside)
+        // The digest is of the scenario's whole traffic (as relayed), so one golden file serves both modes.
+        let digest = overBLE ? TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: options.seed)) : plan.digest ?? ""
+        result.ble = link?.summary(devices: bleKeys)
         if let embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
         }
         if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
             throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(result.outcomes.first?.error ?? "")")
         }
-        return (plan, digest, result, base)
+        return (result.requests, digest, result, base)
     }
 
     /// Runs and judges each scenario.
@@ -202,9 +203,12 @@ public enum LiveSuite {
             var verdict = Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result)
             if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
             if let evidence = options.evidence {
+                // The bundle logs every request with its body: regenerated (the run kept no bodies), the
+                // traffic digest proving it is what was sent.
+                let whole = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: options.ble == .hci && !LivePeripherals.bleDevices(of: scenario).isEmpty)
                 try EvidenceBundle.write(to: evidence + "/" + scenario.name, scenarioPath: path, scenario: scenario, goldenPath: goldenPath,
                                          seed: options.seed ?? scenario.seed, target: options.target ?? "embedded reference SUT (\(base))",
-                                         plan: plan, digest: digest, result: result, verdict: verdict)
+                                         plan: whole, digest: digest, result: result, verdict: verdict)
             }
             verdicts.append(verdict)
         }

@@ -47,60 +47,7 @@ public enum TrafficPlan {
     /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link
     ///   (`vitalsim run --ble hci`: Bluetooth devices with `transport: ble`).
     public static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest] {
-        var run = ScenarioRun(scenario: scenario, seed: seed)
-        let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
-        var out: [PlannedRequest] = []
-        var open: [String: Int] = [:]  // device → index of its open batch in `out`
-        var batchFirst: [Int: Int64] = [:]
-        // Open batches are kept serialized (`[` and comma-separated items), not as JSON values.
-        var bodies: [Int: [UInt8]] = [:]
-        func close(_ device: String) {
-            guard let i = open.removeValue(forKey: device) else { return }
-            out[i].body = (bodies.removeValue(forKey: i) ?? [UInt8]("[".utf8)) + [UInt8(ascii: "]")]
-        }
-        var viaMQTT: Set<String> = []
-        for p in scenario.patients { for d in p.devices where d.transport == .mqtt { viaMQTT.insert("\(p.id)/\(d.id)") } }
-        let viaBLE = bleLink ? Set(LivePeripherals.bleDevices(of: scenario).map { "\($0.0)/\($0.1.id)" }) : []
-        while let (r, _) = run.next() {
-            let key = "\(r.patientID)/\(r.deviceID)"
-            if viaBLE.contains(key) { continue }
-            if viaMQTT.contains(key) {
-                if let m = message(r, encoder: encoder, start: scenario.startUnixMilliseconds) { out.append(m) }
-                continue
-            }
-            if r.deviceType == .phoneBridge {
-                let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
-                out.append(PlannedRequest(path: path, body: Array(encoder.json(r).serialized().utf8), readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
-                                          sendAt: r.intendedEmitTime, expectedRejection: nil))
-                continue
-            }
-            guard let json = observation(r, start: scenario.startUnixMilliseconds) else { continue }
-            if r.delivery.corruption != nil || r.delivery.duplicate {
-                close(key)
-                var body = Array(json.serialized().utf8)
-                var rejection: ExpectedRejection?
-                if let c = r.delivery.corruption { (body, rejection) = corrupt(json, c) }
-                out.append(PlannedRequest(path: "/api/v1/observations", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
-                                          sendAt: r.intendedEmitTime, expectedRejection: rejection))
-                continue
-            }
-            if let i = open[key], r.intendedEmitTime - (batchFirst[i] ?? 0) <= batchWindow, out[i].readings.count < maxBatch {
-                out[i].readings.append((r.id, r.intendedEmitTime))
-                out[i].sendAt = r.intendedEmitTime
-                bodies[i, default: []].append(UInt8(ascii: ","))
-                bodies[i, default: []].append(contentsOf: json.serialized().utf8)
-            } else {
-                close(key)
-                out.append(PlannedRequest(path: "/api/v1/observations", body: [], readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
-                                          sendAt: r.intendedEmitTime, expectedRejection: nil))
-                open[key] = out.count - 1
-                batchFirst[out.count - 1] = r.intendedEmitTime
-                bodies[out.count - 1] = [UInt8(ascii: "[")] + Array(json.serialized().utf8)
-            }
-        }
-        for key in open.keys.sorted() { close(key) }
-        // Stable by due time: a batch is due when its last reading is.
-        return out.enumerated().sorted { ($0.element.sendAt, $0.offset) < ($1.element.sendAt, $1.offset) }.map(\.element)
+        Array(TrafficPlanStream(for: scenario, seed: seed, bleLink: bleLink))
     }
 
     /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
@@ -162,15 +109,20 @@ public enum TrafficPlan {
     /// sha256 of the whole request stream (path and body of each request, in order).
     public static func digest(_ requests: [PlannedRequest]) -> String {
         var h = SHA256()
-        for r in requests {
-            if let topic = r.topic {
-                h.update(data: Array(("mqtt:" + topic).utf8) + [0])
-                for p in r.userProperties { h.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
-            } else {
-                h.update(data: Array(r.path.utf8) + [0])
-            }
-            h.update(data: r.body + [0x0A])
-        }
-        return "sha256:" + h.finalize().map { String(format: "%02x", $0) }.joined()
+        for r in requests { hash(r, into: &h) }
+        return finish(h)
     }
+
+    /// Adds one request to a running digest.
+    static func hash(_ r: PlannedRequest, into h: inout SHA256) {
+        if let topic = r.topic {
+            h.update(data: Array(("mqtt:" + topic).utf8) + [0])
+            for p in r.userProperties { h.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
+        } else {
+            h.update(data: Array(r.path.utf8) + [0])
+        }
+        h.update(data: r.body + [0x0A])
+    }
+
+    static func finish(_ h: SHA256) -> String { "sha256:" + h.finalize().map { String(format: "%02x", $0) }.joined() }
 }

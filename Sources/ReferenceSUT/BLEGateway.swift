@@ -120,9 +120,9 @@ public final class BLEGateway: Service, Sendable {
                     guard let target = try find(central, preferring: ownTarget) else { continue }
                     ownTarget = target
                     try central.connect(to: target.address)
+                    let chars = try central.discover()
                     // The records to fetch are those after the last one seen before this connection; read it
                     // now, before live notifications of this connection can move it past the missed ones.
-                    let chars = try central.discover()
                     // Glucose meters filter RACP on the record's sequence number, CGMs on its time offset (CGMS 4.12).
                     let cgm = chars.contains { $0.uuid == CGMMeasurement.uuid }
                     let after = lastSequence.withLock { $0[(cgm ? "cgm/" : "") + target.deviceID] }

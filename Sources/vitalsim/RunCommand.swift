@@ -153,21 +153,30 @@ extension VitalSim {
     }
 }
 
-/// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234/2,345 requests)`.
+/// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234 requests answered, 06:14:00 of 12:00:00 scenario time)`.
+/// The plan is generated while it is sent, so progress is measured in scenario time.
 final class ProgressBar: Sendable {
     let last = Mutex<ContinuousClock.Instant?>(nil)
 
-    func update(_ scenario: String, _ done: Int, _ total: Int) {
+    func update(_ scenario: String, _ p: LiveRunner.Progress) {
         let now = ContinuousClock.now
+        let done = p.fraction >= 1
         let draw = last.withLock { t -> Bool in
-            if done < total, let t, now - t < .milliseconds(100) { return false }
+            if !done, let t, now - t < .milliseconds(100) { return false }
             t = now
             return true
         }
-        guard draw, total > 0 else { return }
-        let width = 30, filled = width * done / total
+        guard draw else { return }
+        let width = 30, filled = Int(Double(width) * p.fraction)
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let line = done >= total ? "\r\u{1B}[2K" : "\r[\(bar)] \(100 * done / total)% \(scenario) (\(done)/\(total) requests)"
+        let line = done ? "\r\u{1B}[2K"
+            : "\r[\(bar)] \(Int(100 * p.fraction))% \(scenario) (\(p.answered) requests answered, \(Self.clock(p.reached)) of \(Self.clock(p.span)) scenario time)"
         FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Virtual ms as `HH:MM:SS`.
+    static func clock(_ ms: Int64) -> String {
+        let s = max(0, ms / 1000)
+        return String(format: "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60)
     }
 }

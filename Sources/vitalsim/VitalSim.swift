@@ -14,6 +14,11 @@ struct VitalSim: AsyncParsableCommand {
 
     /// Runs the command; usage errors (unknown flags, bad values) exit with status 2 like input errors.
     static func main() async {
+        // glibc gives every thread that allocates its own malloc arena (up to 8 per core), and memory
+        // freed in one is not reused by another: with libcurl's, libmosquitto's and the Swift pool's
+        // threads a long run kept ~50 MB more resident than its heap. Two arenas are enough here.
+        // (Measured in docs/performance.md; MALLOC_ARENA_MAX in the environment still wins.)
+        if getenv("MALLOC_ARENA_MAX") == nil { limitMallocArenas(2) }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
@@ -46,4 +51,12 @@ struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
         FileHandle.standardError.write(Data(string.utf8))
     }
+}
+
+/// `mallopt(M_ARENA_MAX, n)` (glibc; `<malloc.h>` is not in Swift's Glibc module, so looked up at run time).
+func limitMallocArenas(_ n: Int32) {
+    typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+    let mArenaMax: Int32 = -8  // M_ARENA_MAX in glibc's <malloc.h>
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+    _ = unsafeBitCast(symbol, to: MallOpt.self)(mArenaMax, n)
 }

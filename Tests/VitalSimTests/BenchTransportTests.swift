@@ -22,6 +22,16 @@ final class BenchTransportTests: XCTestCase {
             XCTAssertEqual(r.status, 0, r.err)
             XCTAssertTrue(r.out.hasPrefix("300 sent, 0 failed in "), r.out)
         }
+        // A generated population, streamed through vitalsim run's planner and runner.
+        let population = dir + "/population.yaml"
+        let gen = try TestSupport.run("/usr/bin/env", ["python3", TestSupport.repositoryRoot + "/ci/bench/population.py", "10", "2m", population])
+        XCTAssertEqual(gen.status, 0, gen.err)
+        let streamed = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--scenario", population, "--http", sut.base, "--cacert", sut.caFile ?? ""])
+        XCTAssertEqual(streamed.status, 0, streamed.err)
+        XCTAssertTrue(streamed.out.contains("40 devices, "), streamed.out)
+        XCTAssertTrue(streamed.out.contains(" 0 failed"), streamed.out)
+        let readings = streamed.out.components(separatedBy: "40 devices, ").last?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+        XCTAssertGreaterThan(readings, 10 * 120, "a chest strap alone sends one reading a second: \(streamed.out)")
         let refused = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--http", "https://127.0.0.1:9/api/v1/observations", "--count", "3"])
         XCTAssertEqual(refused.status, 1, "requests without an answer are failures: \(refused.out)")
         let usage = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--count", "3"])
