@@ -13,6 +13,8 @@ public struct RequestOutcome: Sendable {
     /// Why the request failed without a response.
     public var error: String?
     public var attempts = 0
+    /// Seconds between the first failed attempt and the final answer (0 when the first attempt was answered).
+    public var waited = 0.0
     /// The HTTP version of the final answer (`1.1`, `2`), empty for MQTT or no answer.
     public var httpVersion = ""
 }
@@ -35,7 +37,7 @@ public struct ObservedAlert: Sendable, Equatable {
 /// The raw result of sending a plan to a SUT.
 public struct LiveRunResult: Sendable {
     /// The requests sent, in plan order, without their bodies (a streamed plan is not kept whole).
-    public var requests: [PlannedRequest] = []
+    public var requests: [SentRequest] = []
     public var outcomes: [RequestOutcome]
     public var alerts: [ObservedAlert]
     /// Reading → acknowledgement, µs from each reading's intended send time.
@@ -77,6 +79,10 @@ public final class LiveRunner: Sendable {
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
     let pollInterval: Duration = .milliseconds(50)
     let quiet: Duration
+    /// How long a request is retried through an outage of a SUT that has answered before (a restart):
+    /// meanwhile its worker's later requests, and the plan's generator, wait behind it, so nothing is
+    /// skipped and a patient's order holds. A SUT that has never answered gets six attempts.
+    let outageLimit: Duration
     /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
     let isAlive: @Sendable () -> Bool
     /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
@@ -99,8 +105,9 @@ public final class LiveRunner: Sendable {
 
     public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
                 mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Progress) -> Void)? = nil,
-                isAlive: @escaping @Sendable () -> Bool = { true }) {
+                outageLimit: Duration = .seconds(60), isAlive: @escaping @Sendable () -> Bool = { true }) {
         self.isAlive = isAlive
+        self.outageLimit = outageLimit
         self.onProgress = onProgress
         self.observers = observers
         self.mqtt = mqtt
@@ -138,6 +145,8 @@ public final class LiveRunner: Sendable {
         var mqttRejections: [String: (status: Int, field: String)] = [:]
         var push: [PushDelivery] = []
         var answered = 0
+        /// True once the SUT has answered any request.
+        var reachable = false
         /// Scenario time (virtual ms) of the latest request dispatched.
         var reached: Int64 = 0
     }
@@ -179,7 +188,7 @@ public final class LiveRunner: Sendable {
         // With traffic alongside, both follow the scenario's own time axis from a shared origin.
         let start = alongside?.origin ?? clock.now
         var t0: Int64? = alongside == nil ? nil : 0
-        var sent: [PlannedRequest] = []
+        var sent: [SentRequest] = []
         let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
         // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
         // --speed max) is not pulled into the queues ahead of the workers.
@@ -208,7 +217,7 @@ public final class LiveRunner: Sendable {
                     // MQTT messages are pipelined (a bounded number awaiting their PUBACK; MQTT keeps
                     // their order on the connection); an HTTP request waits until they are all
                     // acknowledged, so that a patient's order holds across transports.
-                    let window = SendWindow(limit: LiveRunner.mqttWindow)
+                    let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
                     for await (i, request, scheduled) in streams[w].stream {
                         queued[w].release()
                         if shared.withLock({ $0.aborted }) {
@@ -225,16 +234,14 @@ public final class LiveRunner: Sendable {
                             self.finish(i, await self.publish(request, via: mqtt), intended: intended, span: span, readings: request.readings.count, shared)
                         } else {
                             await window.drain()
-                            self.finish(i, await self.send(request), intended: intended, span: span, readings: request.readings.count, shared)
+                            self.finish(i, await self.send(request, shared), intended: intended, span: span, readings: request.readings.count, shared)
                         }
                     }
                     await window.drain()
                 }
             }
             for (i, request) in plan.enumerated() {
-                var kept = request
-                kept.body = []
-                sent.append(kept)
+                sent.append(SentRequest(request))
                 if shared.withLock({ $0.aborted }) {
                     shared.withLock { s in
                         s.outcomes.append(RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0))
@@ -274,7 +281,7 @@ public final class LiveRunner: Sendable {
         return shared.withLock { s in
             // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
             for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
-                if let id = request.readings.first?.id, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
+                if let id = request.firstReading, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
             }
             var alertLatency = LiveRunner.histogram()
             // The request that carried each alert's last evidence reading (one pass over the plan).
@@ -282,7 +289,13 @@ public final class LiveRunner: Sendable {
             for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
             for p in s.push { for a in p.alerts.values { if let last = a.evidence.last { carrier[last] = -1 } } }
             if !carrier.isEmpty {
-                for (i, request) in sent.enumerated() { for r in request.readings where carrier[r.id] == -1 { carrier[r.id] = i } }
+                let needed = Dictionary(grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } }, by: \.prefix)
+                for (i, request) in sent.enumerated() {
+                    for run in request.runs {
+                        for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count { carrier[n.id] = i }
+                    }
+                    for id in request.others where carrier[id] == -1 { carrier[id] = i }
+                }
             }
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
@@ -309,38 +322,51 @@ public final class LiveRunner: Sendable {
         }
     }
 
-    /// One request with retries: transport errors, 429 (after Retry-After) and 503, backing off 250 ms doubling to 4 s, 6 attempts.
     deinit { client.close() }
 
-    func send(_ r: PlannedRequest) async -> RequestOutcome {
+    /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
+    /// six attempts while the SUT has never answered, then for up to ``outageLimit`` from the first
+    /// failure (stopping at once if the embedded SUT's process is gone).
+    func send(_ r: PlannedRequest, _ shared: State) async -> RequestOutcome {
         var outcome = RequestOutcome()
         var delay = 0.25
-        for attempt in 1...6 {
-            outcome.attempts = attempt
+        var firstFailure: ContinuousClock.Instant?
+        while true {
+            outcome.attempts += 1
             do throws(HTTPTransportError) {
                 let reply = try await client.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + headers)
                 outcome.status = reply.status
                 outcome.httpVersion = reply.httpVersion
                 outcome.error = nil
                 if reply.status >= 400 { outcome.field = LiveRunner.field(reply.body) }
-                if reply.status != 429 && reply.status != 503 { return outcome }
+                shared.withLock { $0.reachable = true }
             } catch {
                 outcome.status = nil
                 outcome.error = error.reason
-                if !isAlive() { return outcome }
             }
-            if attempt < 6 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+            let now = ContinuousClock.now
+            if let firstFailure { outcome.waited = LiveRunner.seconds(now - firstFailure) }
+            if let status = outcome.status, status != 429, status != 503 { return outcome }
+            if outcome.status == nil, !isAlive() { return outcome }
+            let since = firstFailure ?? now
+            firstFailure = since
+            // A SUT that answered before is in an outage (a restart): keep trying for outageLimit.
+            if shared.withLock({ $0.reachable }) ? now - since >= outageLimit : outcome.attempts >= 6 { return outcome }
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
             delay = min(delay * 2, 4)
         }
-        return outcome
     }
+
+    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
     func message(for r: PlannedRequest) -> MQTTMessage {
         MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
     }
 
-    /// MQTT messages of one worker awaiting their acknowledgement at once.
+    /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its
+    /// worker publish again once half of them are acknowledged (one wake-up per 32 messages rather
+    /// than per message: 38k → 55k msg/s QoS 1 in bench-transport, docs/performance.md).
     static let mqttWindow = 64
     /// Requests waiting in one worker's queue at most.
     static let queueLimit = 128

@@ -24,6 +24,9 @@ public struct LiveOptions: Sendable {
     public var ci = false
     public var connections = 8
     public var quiet: Duration = .seconds(2)
+    /// How long a request is retried while a SUT that answered before is down (a restart); the run
+    /// waits behind it rather than skipping readings.
+    public var outageLimit: Duration = .seconds(60)
     /// The MQTT broker for devices with `transport: mqtt`; nil starts a mosquitto broker for the
     /// embedded SUT when a scenario needs one.
     public var mqtt: (host: String, port: Int)?
@@ -74,7 +77,7 @@ public enum LiveSuite {
 
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
     /// their bodies), the traffic digest and the raw result.
-    static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([PlannedRequest], String, LiveRunResult, String) {
+    static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         let bleDevices = options.ble == .hci ? LivePeripherals.bleDevices(of: scenario) : []
         let bleKeys = bleDevices.map { "\($0.0)/\($0.1.id)" }
         let overBLE = !bleDevices.isEmpty
@@ -162,7 +165,8 @@ public enum LiveSuite {
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
                                 connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers,
-                                onProgress: options.progress.map { report in { @Sendable p in report(scenario.name, p) } }, isAlive: alive)
+                                onProgress: options.progress.map { report in { @Sendable p in report(scenario.name, p) } },
+                                outageLimit: options.outageLimit, isAlive: alive)
         var alongside: LiveRunner.Alongside?
         if overBLE, let speed = options.speed {
             let captures = options.evidence.map { "\($0)/\(scenario.name)/ble-live" }
@@ -232,7 +236,7 @@ public enum LiveSuite {
             }
             for (i, request) in plan.enumerated() {
                 let o = result.outcomes[i]
-                let id = request.readings.first?.id ?? ""
+                let id = request.firstReading ?? ""
                 if let s = o.status, s >= 400, s < 500 { g.validation.append(.init(reading: id, status: s, field: o.field ?? "")) }
                 if let e = request.expectedRejection, o.status != e.status || (o.field ?? "") != e.field {
                     warnings.append("\(id): a conforming SUT answers \(e.status) naming '\(e.field)'; this one answered \(o.status.map(String.init) ?? "nothing") naming '\(o.field ?? "")'")

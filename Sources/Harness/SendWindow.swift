@@ -3,30 +3,40 @@ import Synchronization
 /// A sliding window of sends awaiting their acknowledgement: ``acquire()`` suspends while `limit`
 /// are outstanding, ``release()`` (from any thread, e.g. libmosquitto's) frees a place, ``drain()``
 /// waits until none is outstanding. Pipelined MQTT publishes use it to keep a bounded number in
-/// flight (MQTT message ids are 16-bit) without awaiting each acknowledgement.
+/// flight (MQTT message ids are 16-bit) without awaiting each acknowledgement. With `resumeAt`
+/// below `limit - 1`, a full window wakes its sender only once that few are outstanding, so that a
+/// sender faster than the acknowledgements is woken once per batch rather than once per message.
 public final class SendWindow: Sendable {
     struct State {
         var outstanding = 0
+        /// Set when the window fills; cleared once no more than `resumeAt` are outstanding.
+        var full = false
         var waiters: [CheckedContinuation<Void, Never>] = []
         var drainers: [CheckedContinuation<Void, Never>] = []
     }
 
     public let limit: Int
+    /// Waiting senders are woken once no more than this many are outstanding.
+    public let resumeAt: Int
     let state = Mutex(State())
 
-    public init(limit: Int) { self.limit = max(1, limit) }
+    public init(limit: Int, resumeAt: Int? = nil) {
+        self.limit = max(1, limit)
+        self.resumeAt = min(max(0, resumeAt ?? self.limit - 1), self.limit - 1)
+    }
 
     /// Takes a place, waiting for one when the window is full.
     public func acquire() async {
-        let full = state.withLock { s -> Bool in
-            if s.outstanding < limit { s.outstanding += 1; return false }
-            return true
+        let wait = state.withLock { s -> Bool in
+            if s.full { return true }
+            take(&s)
+            return false
         }
-        guard full else { return }
+        guard wait else { return }
         await withCheckedContinuation { c in
             let now = state.withLock { s -> Bool in
-                // A place may have been freed meanwhile.
-                if s.outstanding < limit { s.outstanding += 1; return true }
+                // Places may have been freed meanwhile.
+                if !s.full { take(&s); return true }
                 s.waiters.append(c)
                 return false
             }
@@ -34,16 +44,24 @@ public final class SendWindow: Sendable {
         }
     }
 
-    /// Frees a place (handing it straight to a waiting sender, if any).
+    /// Frees a place (handing places to waiting senders once no more than `resumeAt` are outstanding).
     public func release() {
-        let (next, drained) = state.withLock { s -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
-            if !s.waiters.isEmpty { return (s.waiters.removeFirst(), []) }
+        let (woken, drained) = state.withLock { s -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
             s.outstanding -= 1
-            if s.outstanding == 0 { defer { s.drainers = [] }; return (nil, s.drainers) }
-            return (nil, [])
+            if s.full, s.outstanding <= resumeAt { s.full = false }
+            var woken: [CheckedContinuation<Void, Never>] = []
+            while !s.full, !s.waiters.isEmpty { woken.append(s.waiters.removeFirst()); take(&s) }
+            if s.outstanding == 0 { defer { s.drainers = [] }; return (woken, s.drainers) }
+            return (woken, [])
         }
-        next?.resume()
+        for w in woken { w.resume() }
         for d in drained { d.resume() }
+    }
+
+    /// Takes a place; the window is full once `limit` are outstanding.
+    func take(_ s: inout State) {
+        s.outstanding += 1
+        if s.outstanding >= limit { s.full = true }
     }
 
     /// Waits until nothing is outstanding.

@@ -62,7 +62,7 @@ public enum TransportBenchmark {
     /// pipelined as `vitalsim run` publishes: up to `inFlight` awaiting their acknowledgement, none
     /// awaited on its own (libmosquitto keeps its in-flight limit on the wire and queues the rest).
     /// Latency is from the publish call to the broker's PUBACK (QoS 1) or PUBCOMP (QoS 2).
-    public static func mqtt(host: String, port: Int, qos: Int, count: Int, inFlight: Int) async throws(MQTTError) -> Result {
+    public static func mqtt(host: String, port: Int, qos: Int, count: Int, inFlight: Int, resumeAt: Int? = nil) async throws(MQTTError) -> Result {
         let client = try MQTTClient(.init(host: host, port: port, clientID: "vitalsim-bench-\(getpid())"))
         try await client.connect()
         defer { client.disconnect() }
@@ -70,7 +70,7 @@ public enum TransportBenchmark {
             MQTTMessage(topic: "vitals/h0-\(i % 500)/heart-rate", payload: observation(i, worker: 0), qos: qos,
                         userProperties: [UserProperty("reading-id", "h0-\(i % 500)/\(i / 500)")])
         }
-        let window = SendWindow(limit: qos == 0 ? 1 : max(1, inFlight))
+        let window = SendWindow(limit: qos == 0 ? 1 : max(1, inFlight), resumeAt: resumeAt)
         let tally = Mutex((latency: LiveRunner.histogram(), failed: 0))
         let clock = ContinuousClock()
         let start = clock.now

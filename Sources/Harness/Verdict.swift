@@ -81,7 +81,14 @@ public struct Verdict: Sendable {
     }
 
     /// Compares a run with its golden file.
-    public static func judge(scenario: String, golden: GoldenFile, plan: [PlannedRequest], digest: String, result: LiveRunResult) -> Verdict {
+    /// "; N request(s) answered only after retrying (longest wait X s)", or nothing.
+    static func retried(_ outcomes: [RequestOutcome]) -> String {
+        let late = outcomes.filter { $0.status != nil && $0.attempts > 1 }
+        guard let longest = late.map(\.waited).max() else { return "" }
+        return String(format: "; %d request(s) answered only after retrying (longest wait %.1f s)", late.count, longest)
+    }
+
+    public static func judge(scenario: String, golden: GoldenFile, plan: [SentRequest], digest: String, result: LiveRunResult) -> Verdict {
         var checks: [Check] = []
         if digest != golden.trafficDigest {
             checks.append(Check(kind: "traffic", name: "traffic digest", rule: nil, finding: .trafficChanged,
@@ -145,8 +152,8 @@ public struct Verdict: Sendable {
         var seen: Set<String> = []
         for (i, request) in plan.enumerated() {
             let o = result.outcomes[i]
-            let first = request.readings.first?.id ?? ""
-            let n = request.readings.count
+            let first = request.firstReading ?? ""
+            let n = request.readingCount
             if !o.httpVersion.isEmpty { v.httpVersions[o.httpVersion, default: 0] += 1 }
             switch o.status {
             case nil: v.failed += n
@@ -171,8 +178,8 @@ public struct Verdict: Sendable {
         }
         let lost = result.outcomes.enumerated().filter { $0.element.status == nil || ($0.element.status ?? 0) >= 500 }
         checks.append(Check(kind: "delivery", name: "every reading acknowledged or rejected", rule: nil, finding: lost.isEmpty ? nil : .lost,
-                            detail: lost.isEmpty ? "\(v.acknowledged) acknowledged, \(v.rejected) rejected" :
-                                "\(lost.count) request(s) without a final answer, first: \(plan[lost[0].offset].readings.first?.id ?? "?"): \(lost[0].element.error ?? "status \(lost[0].element.status ?? 0)")"))
+                            detail: lost.isEmpty ? "\(v.acknowledged) acknowledged, \(v.rejected) rejected" + retried(result.outcomes) :
+                                "\(lost.count) request(s) without a final answer, first: \(plan[lost[0].offset].firstReading ?? "?"): \(lost[0].element.error ?? "status \(lost[0].element.status ?? 0)")"))
 
         if let ble = result.ble {
             v.acknowledged += ble.sent

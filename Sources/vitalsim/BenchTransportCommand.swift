@@ -19,7 +19,8 @@ extension VitalSim {
         @Flag(name: .long, help: "HTTP through one blocking libcurl easy handle per connection (the older transport) instead of the multi handle vitalsim run uses.") var easyHandles = false
         @Option(name: .long, help: "Publish to this MQTT broker, HOST:PORT.") var mqtt: String?
         @Option(name: .long, help: "MQTT QoS: 0, 1 or 2.") var qos = 1
-        @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1).") var inFlight = 16
+        @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1; vitalsim run: 64 per connection).") var inFlight = 64
+        @Option(name: .long, help: "A full window wakes the publisher once this many are outstanding (default: half of --in-flight, as vitalsim run; in-flight − 1 wakes it per message).") var resumeAt: Int?
         @Option(name: .long, help: "Requests or messages to send.") var count = 100_000
         @Option(name: .long, help: "Instead of synthetic requests, send this scenario's traffic plan (as vitalsim run does) to the --http base URL.") var scenario: String?
 
@@ -28,6 +29,7 @@ extension VitalSim {
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
             if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2") }
             if !(1...256).contains(connections) || !(1...1024).contains(inFlight) { throw ValidationError("--connections must be 1...256 and --in-flight 1...1024") }
+            if let resumeAt, !(0..<inFlight).contains(resumeAt) { throw ValidationError("--resume-at must be 0...in-flight − 1") }
             if count < 1 { throw ValidationError("--count must be positive") }
         }
 
@@ -41,7 +43,7 @@ extension VitalSim {
                 let clock = ContinuousClock(), start = clock.now
                 let runner = LiveRunner(base: http, caFile: cacert, insecure: insecure, speed: nil, connections: connections, quiet: .milliseconds(100))
                 let run = await runner.run(TrafficPlanStream(for: loaded))
-                let readings = run.requests.reduce(0) { $0 + $1.readings.count }
+                let readings = run.requests.reduce(0) { $0 + $1.readingCount }
                 let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count
                 let sending = TransportBenchmark.seconds(clock.now - start)
                 print(String(format: "%@: %d devices, %d readings in %d requests, generated and sent in %.2f s (%.0f readings/s, %.0f requests/s), %d failed",
@@ -55,7 +57,7 @@ extension VitalSim {
             } else {
                 let (host, port) = parseHostPort(mqtt ?? "")!
                 do throws(MQTTError) {
-                    result = try await TransportBenchmark.mqtt(host: host, port: port, qos: qos, count: count, inFlight: inFlight)
+                    result = try await TransportBenchmark.mqtt(host: host, port: port, qos: qos, count: count, inFlight: inFlight, resumeAt: resumeAt ?? inFlight / 2)
                 } catch {
                     printError("vitalsim bench-transport: \(error)")
                     throw ExitCodes.infrastructure

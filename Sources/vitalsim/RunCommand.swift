@@ -16,6 +16,7 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
     @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
     @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle: Double = 2
+    @Option(name: .long, help: "Seconds a request is retried while a SUT that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent.") var outageLimit: Double = 60
     @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).") var mqtt: String?
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
     @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
@@ -32,6 +33,7 @@ struct LiveFlags: ParsableArguments {
         if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) { throw ValidationError("--target must be an http:// or https:// URL") }
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
+        if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         for o in observe where PushObserver.Kind(rawValue: o) == nil { throw ValidationError("--observe must be sse, mqtt or webhook, got '\(o)'") }
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
@@ -52,6 +54,7 @@ struct LiveFlags: ParsableArguments {
         o.speed = speed == "max" ? nil : Double(speed)
         o.seed = seed; o.sutFaults = sutFault; o.goldenDirectory = goldenDir; o.connections = connections
         o.quiet = .milliseconds(Int64(settle * 1000))
+        o.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         o.mqtt = mqtt.flatMap(parseHostPort)
         o.qos = qos
         o.observe = observe.compactMap(PushObserver.Kind.init(rawValue:))

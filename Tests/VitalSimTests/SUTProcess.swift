@@ -11,10 +11,10 @@ final class SUTProcess {
     private(set) var deviceTokens: [String: String] = [:]
     private(set) var readerToken: String?
 
-    /// Starts the server and waits for `listening on`; `arguments` follow `serve --port 0`.
-    init(_ arguments: [String], directory: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Starts the server and waits for `listening on`; `arguments` follow `serve --port PORT` (0: a free one).
+    init(_ arguments: [String], directory: String, port: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws {
         process.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        process.arguments = ["serve", "--port", "0"] + arguments
+        process.arguments = ["serve", "--port", String(port)] + arguments
         let out = Pipe()
         process.standardOutput = out
         stderrPath = directory + "/serve-\(UInt32.random(in: 0...UInt32.max)).err"

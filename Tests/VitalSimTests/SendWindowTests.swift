@@ -27,6 +27,27 @@ final class SendWindowTests: XCTestCase {
         XCTAssertGreaterThan(o.peak, 1, "sends were pipelined, not one at a time")
     }
 
+    func testABatchingWindowWakesItsSenderOnlyOnceItHasRoomForABatch() async {
+        let window = SendWindow(limit: 8, resumeAt: 4)
+        for _ in 0..<8 { await window.acquire() }
+        let woke = Mutex<[Int]>([])
+        let sender = Task {
+            await window.acquire()
+            woke.withLock { $0.append(1) }
+        }
+        // Three acknowledgements leave 5 outstanding: above resumeAt, the sender waits (whether it
+        // asked before or after them).
+        for _ in 0..<3 { window.release() }
+        try? await Task.sleep(for: .milliseconds(50))
+        XCTAssertEqual(woke.withLock { $0 }, [])
+        window.release()  // 4 outstanding: the sender gets its place
+        await sender.value
+        XCTAssertEqual(woke.withLock { $0 }, [1])
+        for _ in 0..<3 { await window.acquire() }  // 4 + 1 + 3 = 8 without waiting
+        for _ in 0..<8 { window.release() }
+        await window.drain()
+    }
+
     func testDrainOfAnIdleWindowReturnsAtOnce() async {
         let window = SendWindow(limit: 2)
         await window.drain()

@@ -35,6 +35,38 @@ final class TrafficPlanStreamTests: XCTestCase {
         }
     }
 
+    func testSentRequestsKnowExactlyWhichReadingsTheyCarried() throws {
+        let dir = TestSupport.repositoryRoot + "/scenarios/core"
+        var checked = 0
+        for name in ["device-dropout-and-backfill.yaml", "corrupt-and-duplicate-payloads.yaml", "chd-infant-interstage.yaml"] {
+            let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: dir + "/" + name))
+            let sent = plan.map(SentRequest.init)
+            for (i, r) in plan.enumerated() {
+                XCTAssertEqual(sent[i].readingCount, r.readings.count)
+                XCTAssertEqual(sent[i].firstReading, r.readings.first?.id)
+                let mine = Set(r.readings.map(\.id))
+                for id in mine { XCTAssertTrue(sent[i].carries(id), "\(name): request \(i) carried \(id)") }
+                // The sequence numbers just outside each of its readings are not its own unless it carried them too.
+                for id in mine {
+                    guard let slash = id.lastIndex(of: "/"), let seq = Int(id[id.index(after: slash)...]) else { continue }
+                    for near in [seq - 1, seq + 1] where near >= 0 {
+                        let neighbour = String(id[...slash]) + String(near)
+                        XCTAssertEqual(sent[i].carries(neighbour), mine.contains(neighbour), "\(name): request \(i), \(neighbour)")
+                        checked += 1
+                    }
+                }
+                // Readings of the neighbouring requests are not its own.
+                for j in [i - 1, i + 1] where plan.indices.contains(j) {
+                    for other in plan[j].readings where !mine.contains(other.id) {
+                        XCTAssertFalse(sent[i].carries(other.id), "\(name): request \(i) did not carry \(other.id)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1000)
+    }
+
     func testOnlyAWindowOfRequestsIsHeld() throws {
         // 24 h of one patient's 1 s heart rate (batched per minute), CGM, BP, thermometer: thousands of
         // requests, of which the stream holds only those of about two batch windows.
