@@ -51,8 +51,8 @@ public enum TransportBenchmark {
                 return reply.status < 300
             } catch { return false }
         }
-        // Bodies are built before the clock starts, as vitalsim run builds its plan first; each
-        // connection is opened (TLS handshake) before it starts too.
+        // Bodies are built before the clock starts (the client's own cost, not the generator's, is
+        // what is compared with wrk); each connection is opened (TLS handshake) before it starts too.
         let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
         for lane in 0..<connections { _ = await post(lane, observation(0, worker: 999)) }
         return await measure(bodies, sent: count, post)
