@@ -94,7 +94,7 @@ public final class LivePeripherals {
         func pace(_ t: Int64) {
             guard let speed else { return }
             let due = started + .milliseconds(Int64(Double(t) / speed))
-            if due > clock.now { Thread.sleep(forTimeInterval: Self.seconds(due - clock.now)) }
+            if due > clock.now { Thread.sleep(forTimeInterval: TransportBenchmark.seconds(due - clock.now)) }
         }
         var down: Set<String> = [], up: Set<String> = []
         /// Devices advertising again after a disconnect fault, until a central subscribes.
@@ -203,10 +203,6 @@ public final class LivePeripherals {
 
     /// Stops the peripherals and flushes their captures.
     public func stop() { for p in peripherals { p.stop() } }
-
-    static func seconds(_ d: Duration) -> TimeInterval {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 }
 
 /// Stored glucose records per device, served through the Record Access Control Point.

@@ -345,7 +345,7 @@ public final class LiveRunner: Sendable {
                 outcome.error = error.reason
             }
             let now = ContinuousClock.now
-            if let firstFailure { outcome.waited = LiveRunner.seconds(now - firstFailure) }
+            if let firstFailure { outcome.waited = TransportBenchmark.seconds(now - firstFailure) }
             if let status = outcome.status, status != 429, status != 503 { return outcome }
             if outcome.status == nil, !isAlive() { return outcome }
             let since = firstFailure ?? now
@@ -356,8 +356,6 @@ public final class LiveRunner: Sendable {
             delay = min(delay * 2, 4)
         }
     }
-
-    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
     func message(for r: PlannedRequest) -> MQTTMessage {

@@ -209,7 +209,7 @@ public enum LiveSuite {
             if let evidence = options.evidence {
                 // The bundle logs every request with its body: regenerated (the run kept no bodies), the
                 // traffic digest proving it is what was sent.
-                let whole = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: options.ble == .hci && !LivePeripherals.bleDevices(of: scenario).isEmpty)
+                let whole = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: result.ble != nil)
                 try EvidenceBundle.write(to: evidence + "/" + scenario.name, scenarioPath: path, scenario: scenario, goldenPath: goldenPath,
                                          seed: options.seed ?? scenario.seed, target: options.target ?? "embedded reference SUT (\(base))",
                                          plan: whole, digest: digest, result: result, verdict: verdict)
