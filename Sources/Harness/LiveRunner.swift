@@ -194,7 +194,7 @@ public final class LiveRunner: Sendable {
         // --speed max) is not pulled into the queues ahead of the workers.
         let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.poll(shared) }
+            group.addTask(executorPreference: client) { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
             for (k, observer) in observers.enumerated() {
                 group.addTask {
@@ -213,7 +213,10 @@ public final class LiveRunner: Sendable {
                 }
             }
             for w in 0..<workers {
-                group.addTask {
+                // Workers run on the HTTP client's event-loop thread (it is their executor), so an
+                // answer resumes its worker, and the worker's next request starts, without a hop
+                // between threads.
+                group.addTask(executorPreference: client) {
                     // MQTT messages are pipelined (a bounded number awaiting their PUBACK; MQTT keeps
                     // their order on the connection); an HTTP request waits until they are all
                     // acknowledged, so that a patient's order holds across transports.
@@ -412,27 +415,35 @@ public final class LiveRunner: Sendable {
         }
     }
 
-    /// Publishes one MQTT message (QoS ≥ 1 waits for the broker's acknowledgement) with the same
-    /// retries as HTTP; a PUBACK counts as acknowledged (recorded as status 200) unless the SUT
-    /// reports a rejection on `errors/{patientId}`.
+    /// Publishes one MQTT message (QoS ≥ 1 waits for the broker's acknowledgement) with retries
+    /// backing off 250 ms doubling to 4 s for up to ``outageLimit`` from the first failure (the
+    /// broker answered the connection before the run, so a failure is an outage: libmosquitto
+    /// reconnects meanwhile); a PUBACK counts as acknowledged (recorded as status 200) unless the
+    /// SUT reports a rejection on `errors/{patientId}`.
     func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
         let message = message(for: r)
         var outcome = RequestOutcome()
         var delay = 0.25
-        for attempt in 1...6 {
-            outcome.attempts = attempt
+        var firstFailure: ContinuousClock.Instant?
+        while true {
+            outcome.attempts += 1
             do throws(MQTTError) {
                 try await mqtt.publish(message)
                 outcome.status = 200
                 outcome.error = nil
+                if let firstFailure { outcome.waited = TransportBenchmark.seconds(ContinuousClock.now - firstFailure) }
                 return outcome
             } catch {
                 outcome.error = error.description
             }
-            if attempt < 6 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+            let now = ContinuousClock.now
+            let since = firstFailure ?? now
+            firstFailure = since
+            outcome.waited = TransportBenchmark.seconds(now - since)
+            if now - since >= outageLimit { return outcome }
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
             delay = min(delay * 2, 4)
         }
-        return outcome
     }
 
     /// Collects the SUT's rejections of MQTT messages (`{readingId, status, error, field}` on `errors/{patientId}`).

@@ -41,8 +41,8 @@ public enum TransportBenchmark {
 
     /// POSTs `count` single-reading observations, `connections` in flight, through the libcurl multi
     /// handle `vitalsim run` uses (or, with `easyHandles`, one blocking easy handle per connection).
-    public static func http(url: String, caFile: String?, insecure: Bool, count: Int, connections: Int, easyHandles: Bool = false) async -> Result {
-        let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure)
+    public static func http(url: String, caFile: String?, insecure: Bool, count: Int, connections: Int, easyHandles: Bool = false, http2: Bool = true) async -> Result {
+        let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure, http2: http2)
         defer { multi?.close() }
         let posters = easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
         @Sendable func post(_ lane: Int, _ body: [UInt8]) async -> Bool {
@@ -55,7 +55,7 @@ public enum TransportBenchmark {
         // what is compared with wrk); each connection is opened (TLS handshake) before it starts too.
         let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
         for lane in 0..<connections { _ = await post(lane, observation(0, worker: 999)) }
-        return await measure(bodies, sent: count, post)
+        return await measure(bodies, sent: count, executor: multi, post)
     }
 
     /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client,
@@ -98,13 +98,13 @@ public enum TransportBenchmark {
 
     /// Sends each lane's items in order, the lanes concurrently, timing each send and the whole
     /// (until `finish` returns); `send` says whether an item was answered.
-    static func measure<Item: Sendable>(_ lanes: [[Item]], sent: Int, finish: () async -> Void = {},
+    static func measure<Item: Sendable>(_ lanes: [[Item]], sent: Int, finish: () async -> Void = {}, executor: (any TaskExecutor)? = nil,
                                         _ send: @escaping @Sendable (Int, Item) async -> Bool) async -> Result {
         let clock = ContinuousClock()
         let start = clock.now
         let parts = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
             for (w, items) in lanes.enumerated() {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var h = LiveRunner.histogram(), failed = 0
                     for item in items {
                         let t0 = clock.now

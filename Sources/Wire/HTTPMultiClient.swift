@@ -5,6 +5,11 @@ import Foundation
 /// multi handle keeps the connections alive (at most `maxConnections` to a host), and HTTP/2 is
 /// used where the server offers it over TLS (ALPN), multiplexing transfers on one connection.
 /// Requests are `async`: callers await their own transfer; many may be in flight at once.
+///
+/// The client is also a `TaskExecutor`: tasks started with it as their executor preference
+/// (`group.addTask(executorPreference: client)`) run on the event-loop thread between transfers, so
+/// that a finished transfer resumes its task, and the task's next request reaches libcurl, without
+/// waking another thread (what a one-thread event loop such as wrk's saves per request).
 public final class HTTPMultiClient: @unchecked Sendable {
     struct Job {
         var easy: UnsafeMutableRawPointer
@@ -19,11 +24,18 @@ public final class HTTPMultiClient: @unchecked Sendable {
         var running: [Int: Job] = [:]
         var idle: [UnsafeMutableRawPointer] = []
         var stopped = false
+        /// Jobs of tasks that prefer this executor, run by the event loop.
+        var jobs: [UnownedJob] = []
+        /// True while the event loop waits in `curl_multi_poll` (only then does new work wake it).
+        var polling = false
     }
 
     let multi: UnsafeMutableRawPointer
     let caFile: String?
     let insecure: Bool
+    /// False keeps every transfer on HTTP/1.1 (one request per connection at a time) even where
+    /// the server offers HTTP/2.
+    let http2: Bool
     /// Guarded by `lock` (jobs hold raw libcurl pointers, which `Mutex` would require to be `Sendable`).
     var stateStorage = State()
     let lock = NSLock()
@@ -33,11 +45,13 @@ public final class HTTPMultiClient: @unchecked Sendable {
     ///   - maxConnections: connections per host (HTTP/1.1 keep-alive; HTTP/2 multiplexes on fewer).
     ///   - caFile: PEM bundle to trust for HTTPS; nil uses the system store.
     ///   - insecure: skip certificate verification (only when a user asks for it).
-    public init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false) {
+    ///   - http2: use HTTP/2 where the server offers it over TLS; false stays on HTTP/1.1.
+    public init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false, http2: Bool = true) {
         _ = HTTPPoster.globalReady
         multi = curl_multi_init()!
         self.caFile = caFile
         self.insecure = insecure
+        self.http2 = http2
         vitalsim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnections))
         vitalsim_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         let thread = Thread { [self] in loop() }
@@ -98,8 +112,12 @@ public final class HTTPMultiClient: @unchecked Sendable {
             vitalsim_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
             vitalsim_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
             vitalsim_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-            vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-            vitalsim_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            if http2 {
+                vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+                vitalsim_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            } else {
+                vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+            }
             if let caFile { vitalsim_curl_setopt_string(easy, CURLOPT_CAINFO, caFile) }
             if insecure { vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0) }
             let sink = Unmanaged.passRetained(HTTPPoster.Sink())
@@ -110,14 +128,16 @@ public final class HTTPMultiClient: @unchecked Sendable {
             }
             vitalsim_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, sink.toOpaque())
             let job = Job(easy: easy, headers: list, sink: sink, url: url, continuation: c)
-            locked { $0.submitted.append(job) }
-            curl_multi_wakeup(multi)
+            let wake = locked { s -> Bool in s.submitted.append(job); return s.polling }
+            if wake { curl_multi_wakeup(multi) }
         }
     }
 
     /// The event loop: adds submitted transfers, drives them, completes finished ones.
     func loop() {
         while true {
+            let tasks = locked { s -> [UnownedJob] in defer { s.jobs.removeAll() }; return s.jobs }
+            for task in tasks { task.runSynchronously(on: asUnownedTaskExecutor()) }
             let (jobs, stopped) = locked { s -> ([Job], Bool) in
                 defer { s.submitted.removeAll() }
                 return (s.submitted, s.stopped)
@@ -126,6 +146,9 @@ public final class HTTPMultiClient: @unchecked Sendable {
                 let running = locked { s -> [Job] in defer { s.running.removeAll() }; return Array(s.running.values) }
                 for job in running { curl_multi_remove_handle(multi, job.easy) }
                 for job in running + jobs { finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url))) }
+                // Tasks that still prefer this executor go on elsewhere.
+                let left = locked { s -> [UnownedJob] in defer { s.jobs.removeAll() }; return s.jobs }
+                for task in left { globalConcurrentExecutor.enqueue(ExecutorJob(task)) }
                 break
             }
             for job in jobs {
@@ -151,7 +174,15 @@ public final class HTTPMultiClient: @unchecked Sendable {
                     finish(job, .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url)))
                 }
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Wait for sockets only when no task and no transfer is waiting to be started.
+            let idle = locked { s -> Bool in
+                s.polling = s.jobs.isEmpty && s.submitted.isEmpty && !s.stopped
+                return s.polling
+            }
+            if idle {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+                locked { $0.polling = false }
+            }
         }
         let idle = locked { s -> [UnsafeMutableRawPointer] in defer { s.idle.removeAll() }; return s.idle }
         for easy in idle { curl_easy_cleanup(easy) }
@@ -164,5 +195,19 @@ public final class HTTPMultiClient: @unchecked Sendable {
         job.sink.release()
         locked { s in if s.stopped { curl_easy_cleanup(job.easy) } else { s.idle.append(job.easy) } }
         job.continuation.resume(returning: result)
+    }
+}
+
+extension HTTPMultiClient: TaskExecutor {
+    /// Runs `job` on the event-loop thread (after the client is closed: on the global executor).
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let task = UnownedJob(job)
+        let (accepted, wake) = locked { s -> (Bool, Bool) in
+            if s.stopped { return (false, false) }
+            s.jobs.append(task)
+            return (true, s.polling)
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(task)) }
+        if wake { curl_multi_wakeup(multi) }
     }
 }

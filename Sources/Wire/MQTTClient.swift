@@ -43,6 +43,8 @@ public final class MQTTClient: @unchecked Sendable {
         /// When each awaited publish times out (checked by one sweeper timer, not a timer per message).
         var publishDeadlines: [Int32: DispatchTime] = [:]
         var early: [Int32: Int32] = [:]
+        /// Message ids whose publish timed out: their acknowledgement, should it come late, is dropped.
+        var abandoned: Set<Int32> = []
         var subscriptions: [(String, Int32)] = []
         var subscribeWaiters: [Int32: CheckedContinuation<Bool?, Never>] = [:]
         var subscribedEarly: [Int32: Bool] = [:]
@@ -103,7 +105,11 @@ public final class MQTTClient: @unchecked Sendable {
         let now = DispatchTime.now()
         let expired = state.withLock { s -> [@Sendable (Int32) -> Void] in
             let due = s.publishDeadlines.filter { $0.value <= now }.map(\.key)
-            return due.compactMap { mid in s.publishDeadlines[mid] = nil; return s.publishWaiters.removeValue(forKey: mid) }
+            return due.compactMap { mid in
+                s.publishDeadlines[mid] = nil
+                s.abandoned.insert(mid)
+                return s.publishWaiters.removeValue(forKey: mid)
+            }
         }
         for w in expired { w(-1) }
     }
@@ -179,7 +185,9 @@ public final class MQTTClient: @unchecked Sendable {
     /// wire and queues the rest): `acknowledged` is called once with the broker's reason code
     /// (below 0x80 success; -1 when no acknowledgement came within `timeout` seconds), on
     /// libmosquitto's network thread, or at once for QoS 0. Throws when the message could not be
-    /// queued (no connection, payload too large); `acknowledged` is then never called.
+    /// queued (payload too large; for QoS 0 also no connection); `acknowledged` is then never
+    /// called. A QoS 1 or 2 message published while the connection is down is kept by libmosquitto
+    /// and sent once it has reconnected, so it is awaited like any other.
     public func publish(_ message: MQTTMessage, timeout: Double = 10, acknowledged: @escaping @Sendable (Int32) -> Void) throws(MQTTError) {
         var props: OpaquePointer?
         for p in message.userProperties { mosquitto_property_add_string_pair(&props, Int32(MQTT_PROP_USER_PROPERTY.rawValue), p.name, p.value) }
@@ -188,11 +196,14 @@ public final class MQTTClient: @unchecked Sendable {
             mosquitto_publish_v5(handle, &mid, message.topic, Int32(raw.count), raw.baseAddress, Int32(message.qos), message.retain, props)
         }
         mosquitto_property_free_all(&props)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc)) }
+        let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && message.qos > 0 && mid != 0
+        guard rc == MOSQ_ERR_SUCCESS.rawValue || queuedOffline else { throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc)) }
         guard message.qos > 0 else { acknowledged(0); return }
         let sent = mid
         // The acknowledgement may already have arrived (the network thread runs meanwhile).
         let early = state.withLock { s -> Int32? in
+            // A reused message id: an old acknowledgement of it is no longer expected.
+            s.abandoned.remove(sent)
             if let r = s.early.removeValue(forKey: sent) { return r }
             s.publishWaiters[sent] = acknowledged
             s.publishDeadlines[sent] = .now() + timeout
@@ -233,6 +244,7 @@ public final class MQTTClient: @unchecked Sendable {
     func published(_ mid: Int32, _ reason: Int32) {
         let waiter = state.withLock { s -> (@Sendable (Int32) -> Void)? in
             if let w = s.publishWaiters.removeValue(forKey: mid) { s.publishDeadlines[mid] = nil; return w }
+            if s.abandoned.remove(mid) != nil { return nil }
             s.early[mid] = reason
             return nil
         }

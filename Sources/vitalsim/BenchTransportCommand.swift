@@ -17,6 +17,7 @@ extension VitalSim {
         @Flag(name: .long, help: "Do not verify the server's certificate.") var insecure = false
         @Option(name: .long, help: "Keep-alive connections (HTTP).") var connections = 8
         @Flag(name: .long, help: "HTTP through one blocking libcurl easy handle per connection (the older transport) instead of the multi handle vitalsim run uses.") var easyHandles = false
+        @Flag(name: .customLong("http1.1"), help: "Stay on HTTP/1.1 where the server offers HTTP/2 (as wrk does; vitalsim run uses HTTP/2 where offered).") var http11 = false
         @Option(name: .long, help: "Publish to this MQTT broker, HOST:PORT.") var mqtt: String?
         @Option(name: .long, help: "MQTT QoS: 0, 1 or 2.") var qos = 1
         @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1; vitalsim run: 64 per connection).") var inFlight = 64
@@ -53,7 +54,7 @@ extension VitalSim {
                 return
             }
             if let http {
-                result = await TransportBenchmark.http(url: http, caFile: cacert, insecure: insecure, count: count, connections: connections, easyHandles: easyHandles)
+                result = await TransportBenchmark.http(url: http, caFile: cacert, insecure: insecure, count: count, connections: connections, easyHandles: easyHandles, http2: !http11)
             } else {
                 let (host, port) = parseHostPort(mqtt ?? "")!
                 do throws(MQTTError) {

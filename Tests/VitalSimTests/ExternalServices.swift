@@ -54,10 +54,11 @@ final class MosquittoBroker {
     let port: UInt16
     let directory: String
 
-    init() throws {
+    /// Starts the broker on `port` (a free one when nil).
+    init(port fixed: UInt16? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else { throw XCTSkip("mosquitto missing: run ci/setup-debian.sh") }
         directory = TestSupport.temporaryDirectory("mosquitto")
-        port = TestSupport.freePorts(1)[0]
+        port = fixed ?? TestSupport.freePorts(1)[0]
         let conf = TestSupport.write("listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n", to: directory, name: "mosquitto.conf")
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         process.arguments = ["-c", conf]
@@ -74,8 +75,14 @@ final class MosquittoBroker {
 
     var address: String { "127.0.0.1:\(port)" }
 
+    /// Kills the broker like a crash (SIGKILL): its sessions and queued messages are gone.
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     deinit {
-        process.terminate()
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -1,4 +1,6 @@
 import Foundation
+import Harness
+import VitalSimCore
 import XCTest
 
 /// A SUT that restarts mid-run: the harness keeps the request that got no answer (and everything
@@ -59,5 +61,44 @@ final class LiveOutageTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 120, "six attempts, not the outage limit")
         let usage = try TestSupport.vitalsim(["run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--outage-limit", "-1"], in: dir)
         XCTAssertEqual(usage.status, 2)
+    }
+
+    /// The MQTT broker crashes mid-run and comes back on the same port 15 s later: the harness
+    /// keeps publishing (libmosquitto reconnects; unacknowledged messages are published again)
+    /// until every reading is acknowledged, rather than failing the run after six attempts.
+    func testEveryMQTTReadingIsAcknowledgedByABrokerThatRestartsMidRun() throws {
+        let dir = TestSupport.temporaryDirectory("mqtt-outage")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
+        let readings = TrafficPlan.requests(for: try ScenarioLoader.load(path: scenario)).reduce(0) { $0 + $1.readings.count }
+        let port = TestSupport.freePorts(1)[0]
+        var broker: MosquittoBroker? = try MosquittoBroker(port: port)
+        let json = dir + "/verdict.json"
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+        run.arguments = ["run", scenario, "--mqtt", "127.0.0.1:\(port)", "--speed", "600", "--golden-dir", TestSupport.repositoryRoot + "/golden",
+                         "--json", json, "--outage-limit", "60"]
+        let out = dir + "/run.out"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        run.standardOutput = FileHandle(forWritingAtPath: out)
+        run.standardError = FileHandle(forWritingAtPath: out)
+        try run.run()
+        Thread.sleep(forTimeInterval: 4)
+        XCTAssertTrue(run.isRunning, "the run (2 h at 600x) is still sending when the broker dies")
+        broker?.kill()
+        Thread.sleep(forTimeInterval: 15)
+        XCTAssertTrue(run.isRunning, "the harness waits for the broker rather than giving up")
+        broker = try MosquittoBroker(port: port)
+        run.waitUntilExit()
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        XCTAssertNotEqual(run.terminationStatus, 3, "an outage shorter than --outage-limit is not an infrastructure failure: \(text)")
+        let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let checks = ((verdicts?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
+        let delivery = checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" }
+        let detail = delivery?["detail"] as? String ?? ""
+        XCTAssertNil(delivery?["finding"] as? String, detail)
+        XCTAssertTrue(detail.hasPrefix("\(readings) acknowledged"), "every one of the scenario's \(readings) readings: \(detail)")
+        XCTAssertTrue(detail.contains("answered only after retrying"), detail)
+        withExtendedLifetime(broker) {}
     }
 }
