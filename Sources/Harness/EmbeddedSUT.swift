@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The reference SUT started as a child process (`vitalsim serve`) for a run without `--target`:
 /// HTTPS with a throwaway CA, a temporary SQLite database, the scenario's patient profiles, and any
@@ -94,14 +95,35 @@ public enum HarnessError: Error, Sendable, CustomStringConvertible {
 
 /// Starting helper processes.
 enum ChildProcess {
+    /// The watchdogs of running children (see ``launch(_:)``); finished ones are dropped at each launch.
+    static let watchdogs = Mutex<[Process]>([])
+
     /// Runs `p` with no signals blocked: Swift concurrency's threads block SIGTERM and others, and a
     /// child inherits the mask, so a broker started from one would ignore `terminate()`.
+    ///
+    /// A watchdog (`/bin/sh`, checking once a second) stops the child if this process dies without
+    /// stopping it (a crash or SIGKILL skips every `defer`): SIGTERM, then SIGKILL 5 s later. It
+    /// ends by itself once the child has ended.
     static func launch(_ p: Process) throws {
         var empty = sigset_t(), old = sigset_t()
         sigemptyset(&empty)
         pthread_sigmask(SIG_SETMASK, &empty, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         try p.run()
+        let child = p.processIdentifier, parent = getpid()
+        let watchdog = Process()
+        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
+        watchdog.arguments = ["-c", "while kill -0 \(parent) 2>/dev/null && kill -0 \(child) 2>/dev/null; do sleep 1; done; "
+            + "kill -0 \(parent) 2>/dev/null && exit 0; kill \(child) 2>/dev/null || exit 0; sleep 5; kill -9 \(child) 2>/dev/null; exit 0"]
+        watchdog.standardInput = FileHandle.nullDevice
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
+        // Without a watchdog the child still runs and is stopped as usual; only a crash would leave it.
+        guard (try? watchdog.run()) != nil else { return }
+        watchdogs.withLock { list in
+            list.removeAll { !$0.isRunning }
+            list.append(watchdog)
+        }
     }
 
     /// SIGTERM, then SIGKILL if `p` has not ended after `grace` seconds; waits for it.
