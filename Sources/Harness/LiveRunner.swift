@@ -81,7 +81,8 @@ public final class LiveRunner: Sendable {
     let quiet: Duration
     /// How long a request is retried through an outage of a SUT that has answered before (a restart):
     /// meanwhile its worker's later requests, and the plan's generator, wait behind it, so nothing is
-    /// skipped and a patient's order holds. A SUT that has never answered gets six attempts.
+    /// skipped and a patient's order holds. A SUT that has never answered gets six attempts. MQTT
+    /// publishes are retried as long (the broker answered the connection before the run).
     let outageLimit: Duration
     /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
     let isAlive: @Sendable () -> Bool
@@ -367,7 +368,7 @@ public final class LiveRunner: Sendable {
 
     /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its
     /// worker publish again once half of them are acknowledged (one wake-up per 32 messages rather
-    /// than per message: 38k → 55k msg/s QoS 1 in bench-transport, docs/performance.md).
+    /// than per message; docs/performance.md).
     static let mqttWindow = 64
     /// Requests waiting in one worker's queue at most.
     static let queueLimit = 128

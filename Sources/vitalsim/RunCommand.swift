@@ -16,7 +16,7 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
     @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
     @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle: Double = 2
-    @Option(name: .long, help: "Seconds a request is retried while a SUT that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent.") var outageLimit: Double = 60
+    @Option(name: .long, help: "Seconds a request is retried while a SUT (or MQTT broker) that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent.") var outageLimit: Double = 60
     @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).") var mqtt: String?
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
     @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
