@@ -40,6 +40,8 @@ public final class HTTPMultiClient: @unchecked Sendable {
     var stateStorage = State()
     let lock = NSLock()
     let done = DispatchSemaphore(value: 0)
+    /// The event-loop thread (set before it starts; read-only after).
+    var loopThread: Thread?
 
     /// - Parameters:
     ///   - maxConnections: connections per host (HTTP/1.1 keep-alive; HTTP/2 multiplexes on fewer).
@@ -55,7 +57,7 @@ public final class HTTPMultiClient: @unchecked Sendable {
         vitalsim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnections))
         vitalsim_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         let thread = Thread { [self] in loop() }
-        thread.name = "vitalsim.http.multi"
+        loopThread = thread
         thread.start()
     }
 
@@ -65,7 +67,8 @@ public final class HTTPMultiClient: @unchecked Sendable {
         return body(&stateStorage)
     }
 
-    /// Stops the event loop; transfers still running fail.
+    /// Stops the event loop; transfers still running fail. Waits for the loop to end, unless
+    /// called from a task running on it (the loop then ends after that task's step).
     public func close() {
         let first = locked { s -> Bool in
             defer { s.stopped = true }
@@ -73,7 +76,7 @@ public final class HTTPMultiClient: @unchecked Sendable {
         }
         guard first else { return }
         curl_multi_wakeup(multi)
-        done.wait()
+        if Thread.current !== loopThread { done.wait() }
     }
 
     deinit { close() }
@@ -135,6 +138,9 @@ public final class HTTPMultiClient: @unchecked Sendable {
 
     /// The event loop: adds submitted transfers, drives them, completes finished ones.
     func loop() {
+        // The kernel's name for this thread (top -H, perf, /proc): Foundation's Thread.name is not
+        // passed on to it on Linux, and pthread_setname_np is not in Swift's Glibc module.
+        _ = try? "vitalsim-http".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         while true {
             let tasks = locked { s -> [UnownedJob] in defer { s.jobs.removeAll() }; return s.jobs }
             for task in tasks { task.runSynchronously(on: asUnownedTaskExecutor()) }
