@@ -195,7 +195,9 @@ public final class LiveRunner: Sendable {
         // --speed max) is not pulled into the queues ahead of the workers.
         let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask(executorPreference: client) { await self.poll(shared) }
+            // The poller parses the SUT's whole alert list each time: not on the event loop, where a
+            // long list would hold up the workers' requests.
+            group.addTask { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
             for (k, observer) in observers.enumerated() {
                 group.addTask {
