@@ -203,7 +203,7 @@ public final class MQTTClient: @unchecked Sendable {
         // The acknowledgement may already have arrived (the network thread runs meanwhile).
         let early = state.withLock { s -> Int32? in
             // A reused message id: an old acknowledgement of it is no longer expected.
-            s.abandoned.remove(sent)
+            if !s.abandoned.isEmpty { s.abandoned.remove(sent) }
             if let r = s.early.removeValue(forKey: sent) { return r }
             s.publishWaiters[sent] = acknowledged
             s.publishDeadlines[sent] = .now() + timeout

@@ -19,7 +19,7 @@ struct VitalSim: AsyncParsableCommand {
             // glibc gives every thread that allocates its own malloc arena (up to 8 per core), and
             // memory freed in one is not reused by another. In a run, request bodies are built by the
             // generator's thread and freed on libcurl's: with two arenas the 10,000-device run peaked
-            // at 188-269 MB, with one at 181 MB every time, and no slower. The reference SUT keeps
+            // at 188-269 MB, with one at 181-183 MB every time, and no slower. The reference SUT keeps
             // two for its server threads. (docs/performance.md; MALLOC_ARENA_MAX in the environment wins.)
             if getenv("MALLOC_ARENA_MAX") == nil { limitMallocArenas(command is Serve ? 2 : 1) }
             if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }

@@ -6,6 +6,13 @@ import XCTest
 /// A SUT that restarts mid-run: the harness keeps the request that got no answer (and everything
 /// behind it) until the SUT is back, so every reading is delivered; the wait shows as latency.
 final class LiveOutageTests: XCTestCase {
+    /// The first scenario's checks in a `--json` verdict file, and its delivery check.
+    static func checks(_ json: String) throws -> (all: [[String: Any]], delivery: [String: Any]?) {
+        let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let checks = ((verdicts?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
+        return (checks, checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" })
+    }
+
     func testEveryReadingReachesASUTThatRestartsMidRun() throws {
         let dir = TestSupport.temporaryDirectory("outage")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -36,10 +43,7 @@ final class LiveOutageTests: XCTestCase {
         // The outage shows where it belongs: the readings held back were acknowledged late, from their
         // intended emit time (no coordinated omission), so the ack budget fails and nothing else does.
         XCTAssertEqual(run.terminationStatus, 1, text)
-        let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
-        let scenarios = verdicts?["scenarios"] as? [[String: Any]] ?? []
-        let checks = scenarios.first?["checks"] as? [[String: Any]] ?? []
-        let delivery = checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" }
+        let (checks, delivery) = try Self.checks(json)
         let detail = delivery?["detail"] as? String ?? ""
         XCTAssertNil(delivery?["finding"] as? String, detail)
         XCTAssertTrue(detail.contains("answered only after retrying"), detail)
@@ -92,9 +96,7 @@ final class LiveOutageTests: XCTestCase {
         run.waitUntilExit()
         let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         XCTAssertNotEqual(run.terminationStatus, 3, "an outage shorter than --outage-limit is not an infrastructure failure: \(text)")
-        let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
-        let checks = ((verdicts?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
-        let delivery = checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" }
+        let delivery = try Self.checks(json).delivery
         let detail = delivery?["detail"] as? String ?? ""
         XCTAssertNil(delivery?["finding"] as? String, detail)
         XCTAssertTrue(detail.hasPrefix("\(readings) acknowledged"), "every one of the scenario's \(readings) readings: \(detail)")
