@@ -88,6 +88,8 @@ public final class LiveRunner: Sendable {
     let isAlive: @Sendable () -> Bool
     /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
     let mqtt: MQTTClient?
+    /// Every request of the plan is an MQTT message: the workers run on the MQTT client's thread.
+    let mqttOnly: Bool
     let qos: Int
     /// Push channels observed alongside the alert API.
     let observers: [PushObserver]
@@ -105,9 +107,10 @@ public final class LiveRunner: Sendable {
     }
 
     public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
-                mqtt: MQTTClient? = nil, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Progress) -> Void)? = nil,
+                mqtt: MQTTClient? = nil, mqttOnly: Bool = false, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Progress) -> Void)? = nil,
                 outageLimit: Duration = .seconds(60), isAlive: @escaping @Sendable () -> Bool = { true }) {
         self.isAlive = isAlive
+        self.mqttOnly = mqttOnly
         self.outageLimit = outageLimit
         self.onProgress = onProgress
         self.observers = observers
@@ -218,8 +221,8 @@ public final class LiveRunner: Sendable {
             for w in 0..<workers {
                 // Workers run on the HTTP client's event-loop thread (it is their executor), so an
                 // answer resumes its worker, and the worker's next request starts, without a hop
-                // between threads.
-                group.addTask(executorPreference: client) {
+                // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
+                group.addTask(executorPreference: mqttOnly ? mqtt ?? client : client) {
                     // MQTT messages are pipelined (a bounded number awaiting their PUBACK; MQTT keeps
                     // their order on the connection); an HTTP request waits until they are all
                     // acknowledged, so that a patient's order holds across transports.

@@ -164,7 +164,8 @@ public enum LiveSuite {
         let sut = embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
-                                connections: options.connections, quiet: options.quiet, mqtt: client, qos: options.qos, observers: observers,
+                                connections: options.connections, quiet: options.quiet, mqtt: client,
+                                mqttOnly: scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } }, qos: options.qos, observers: observers,
                                 onProgress: options.progress.map { report in { @Sendable p in report(scenario.name, p) } },
                                 outageLimit: options.outageLimit, isAlive: alive)
         var alongside: LiveRunner.Alongside?

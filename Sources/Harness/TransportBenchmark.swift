@@ -15,6 +15,8 @@ public enum TransportBenchmark {
         public var failed: Int
         public var seconds: Double
         public var latency: Histogram<UInt64>
+        /// What went wrong with the first request that failed (status or transport error), if any.
+        public var firstFailure: String?
         public var perSecond: Double { seconds > 0 ? Double(sent - failed) / seconds : 0 }
 
         /// One line: rate and latency percentiles in ms.
@@ -22,6 +24,7 @@ public enum TransportBenchmark {
             func ms(_ p: Double) -> String { String(format: "%.3f", Double(p >= 100 ? latency.max : latency.valueAtPercentile(p)) / 1000) }
             return String(format: "%d sent, %d failed in %.2f s: %.0f/s; latency ms p50 %@ p90 %@ p99 %@ p99.9 %@ max %@",
                           sent, failed, seconds, perSecond, ms(50), ms(90), ms(99), ms(99.9), ms(100))
+                + (firstFailure.map { "; first failure: \($0)" } ?? "")
         }
     }
 
@@ -45,17 +48,27 @@ public enum TransportBenchmark {
         let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure, http2: http2)
         defer { multi?.close() }
         let posters = easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
+        let firstFailure = Mutex<String?>(nil)
         @Sendable func post(_ lane: Int, _ body: [UInt8]) async -> Bool {
             do throws(HTTPTransportError) {
                 let reply = if let multi { try await multi.post(url, body: body) } else { try await posters[lane].post(url, body: body) }
+                if reply.status >= 300 {
+                    firstFailure.withLock { f in if f == nil { f = "HTTP \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))" } }
+                }
                 return reply.status < 300
-            } catch { return false }
+            } catch {
+                firstFailure.withLock { f in if f == nil { f = error.description } }
+                return false
+            }
         }
         // Bodies are built before the clock starts (the client's own cost, not the generator's, is
         // what is compared with wrk); each connection is opened (TLS handshake) before it starts too.
         let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
         for lane in 0..<connections { _ = await post(lane, observation(0, worker: 999)) }
-        return await measure(bodies, sent: count, executor: multi, post)
+        firstFailure.withLock { $0 = nil }
+        var result = await measure(bodies, sent: count, executor: multi, post)
+        result.firstFailure = firstFailure.withLock { $0 }
+        return result
     }
 
     /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client,
@@ -74,21 +87,25 @@ public enum TransportBenchmark {
         let tally = Mutex((latency: LiveRunner.histogram(), failed: 0))
         let clock = ContinuousClock()
         let start = clock.now
-        for message in messages {
-            if qos > 0 { await window.acquire() }
-            let t0 = clock.now
-            do throws(MQTTError) {
-                try client.publish(message) { reason in
-                    let elapsed = LiveRunner.micros(clock.now - t0)
-                    tally.withLock { t in t.latency.record(elapsed); if reason < 0 || reason >= 0x80 { t.failed += 1 } }
+        // On the client's network thread, as vitalsim run's MQTT workers: a publish reaches the
+        // socket, and the acknowledgements resume the publisher, without waking another thread.
+        await withTaskExecutorPreference(client) {
+            for message in messages {
+                if qos > 0 { await window.acquire() }
+                let t0 = clock.now
+                do throws(MQTTError) {
+                    try client.publish(message) { reason in
+                        let elapsed = LiveRunner.micros(clock.now - t0)
+                        tally.withLock { t in t.latency.record(elapsed); if reason < 0 || reason >= 0x80 { t.failed += 1 } }
+                        if qos > 0 { window.release() }
+                    }
+                } catch {
+                    tally.withLock { $0.failed += 1 }
                     if qos > 0 { window.release() }
                 }
-            } catch {
-                tally.withLock { $0.failed += 1 }
-                if qos > 0 { window.release() }
             }
+            await window.drain()
         }
-        await window.drain()
         // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
         // the broker has read everything before it on this connection.
         if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }

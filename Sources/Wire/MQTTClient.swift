@@ -8,8 +8,12 @@ import Glibc
 /// An MQTT 5 client over libmosquitto: connect (clean or persistent session, optional TLS),
 /// subscribe (SUBACK awaited), publish with QoS 0/1/2 and user properties, and awaited acknowledgements.
 ///
-/// libmosquitto's network loop runs on its own thread (`mosquitto_loop_start`); callbacks hand
-/// received messages to ``messages`` and complete publishes through a lock-protected table.
+/// The connection's I/O runs on a thread of its own (``MQTTNetworkLoop``); callbacks hand received
+/// messages to ``messages`` and complete publishes through a lock-protected table.
+///
+/// The client is also a `TaskExecutor`: a task started with it as its executor preference runs on
+/// that thread between network events, so its publishes reach the socket, and the acknowledgements
+/// resume it, without waking another thread.
 /// Subscriptions are renewed on every (re)connection.
 public final class MQTTClient: @unchecked Sendable {
     /// How to reach and authenticate with the broker.
@@ -57,6 +61,7 @@ public final class MQTTClient: @unchecked Sendable {
     let state = Mutex(State())
     let continuation: AsyncStream<MQTTMessage>.Continuation
     let sweeper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "vitalsim.mqtt.timeouts"))
+    let loop: MQTTNetworkLoop
     /// Messages of every subscription, in arrival order.
     public let messages: AsyncStream<MQTTMessage>
 
@@ -67,6 +72,7 @@ public final class MQTTClient: @unchecked Sendable {
             throw .setup("mosquitto_new failed for client id '\(configuration.clientID)'")
         }
         handle = h
+        loop = MQTTNetworkLoop(handle: h)
         self.configuration = configuration
         (messages, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
@@ -80,23 +86,32 @@ public final class MQTTClient: @unchecked Sendable {
             let rc = mosquitto_tls_set(h, ca, nil, nil, nil, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .setup("TLS with CA file \(ca): \(MQTTClient.reason(rc))") }
         }
-        mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user).connected(rc) }
-        mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user).disconnected() }
-        mosquitto_publish_v5_callback_set(h) { _, user, mid, reason, _ in MQTTClient.from(user).published(mid, reason) }
+        mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user)?.connected(rc) }
+        mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user)?.disconnected() }
+        mosquitto_publish_v5_callback_set(h) { _, user, mid, reason, _ in MQTTClient.from(user)?.published(mid, reason) }
         mosquitto_subscribe_v5_callback_set(h) { _, user, mid, count, granted, _ in
             let ok = count > 0 && (granted.map { $0[0] < 0x80 } ?? false)
-            MQTTClient.from(user).subscribeAcknowledged(mid, ok)
+            MQTTClient.from(user)?.subscribeAcknowledged(mid, ok)
         }
         mosquitto_message_v5_callback_set(h) { _, user, message, props in
             guard let message else { return }
-            MQTTClient.from(user).received(message.pointee, props)
+            MQTTClient.from(user)?.received(message.pointee, props)
         }
+        loop.executor = asUnownedTaskExecutor()
     }
 
     deinit {
         sweeper.cancel()
-        mosquitto_loop_stop(handle, true)
-        mosquitto_destroy(handle)
+        // Callbacks still to come (the loop's last writes) find no client.
+        mosquitto_user_data_set(handle, nil)
+        if loop.onLoopThread {
+            // Released by a task running on the loop: the loop destroys the handle when it ends.
+            loop.destroyOnExit.store(true, ordering: .releasing)
+            loop.stop()
+        } else {
+            loop.stop()
+            mosquitto_destroy(handle)
+        }
         continuation.finish()
     }
 
@@ -114,7 +129,8 @@ public final class MQTTClient: @unchecked Sendable {
         for w in expired { w(-1) }
     }
 
-    static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient { Unmanaged<MQTTClient>.fromOpaque(user!).takeUnretainedValue() }
+    /// The client behind a callback's user data (nil once the client is gone).
+    static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient? { user.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() } }
     static func reason(_ rc: Int32) -> String { String(cString: mosquitto_strerror(rc)) }
 
     /// Connects and waits for the broker's CONNACK.
@@ -133,7 +149,7 @@ public final class MQTTClient: @unchecked Sendable {
                 return false
             }
             if done { c.resume(returning: 0) }
-            mosquitto_loop_start(handle)
+            loop.start()
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
                 self?.state.withLock { s in s.connectWaiter.take() }?.resume(returning: -1)
             }
@@ -148,6 +164,7 @@ public final class MQTTClient: @unchecked Sendable {
         state.withLock { $0.subscriptions.append((filter, Int32(qos))) }
         var mid: Int32 = 0
         let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos), 0, nil)
+        loop.wake()
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc)) }
         let sent = mid
         let granted: Bool? = await withCheckedContinuation { (c: CheckedContinuation<Bool?, Never>) in
@@ -196,6 +213,7 @@ public final class MQTTClient: @unchecked Sendable {
             mosquitto_publish_v5(handle, &mid, message.topic, Int32(raw.count), raw.baseAddress, Int32(message.qos), message.retain, props)
         }
         mosquitto_property_free_all(&props)
+        if loop.onLoopThread { loop.queuedFromLoop() } else { loop.wake() }
         let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && message.qos > 0 && mid != 0
         guard rc == MOSQ_ERR_SUCCESS.rawValue || queuedOffline else { throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc)) }
         guard message.qos > 0 else { acknowledged(0); return }
@@ -215,7 +233,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Disconnects cleanly and stops the network thread.
     public func disconnect() {
         mosquitto_disconnect_v5(handle, 0, nil)
-        mosquitto_loop_stop(handle, false)
+        loop.stop()
         continuation.finish()
     }
 
@@ -268,5 +286,12 @@ public final class MQTTClient: @unchecked Sendable {
             skipFirst = true
         }
         continuation.yield(MQTTMessage(topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, userProperties: properties))
+    }
+}
+
+extension MQTTClient: TaskExecutor {
+    /// Runs `job` on the client's network thread (once the client is gone: on the global executor).
+    public func enqueue(_ job: consuming ExecutorJob) {
+        loop.enqueue(UnownedJob(job))
     }
 }

@@ -64,6 +64,12 @@ final class MosquittoBroker {
         process.arguments = ["-c", conf]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // From an async test this runs on a Swift concurrency thread, which blocks SIGTERM; the
+        // broker would inherit that mask and ignore terminate() (as ChildProcess.launch explains).
+        var empty = sigset_t(), old = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         try process.run()
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline {

@@ -1,0 +1,211 @@
+import CMosquitto
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Drives one libmosquitto handle from a thread of its own, in place of `mosquitto_loop_start`, and
+/// runs the jobs of tasks that prefer its ``MQTTClient`` as their executor on the same thread.
+///
+/// libmosquitto's own loop is woken for every message published from another thread: a byte
+/// through an internal socket pair, read back one byte per `pselect` round. This loop is woken
+/// (through a pipe) only while it is asleep in `poll`, and then writes everything queued meanwhile,
+/// so a burst of publishes costs one wake-up and no extra round of the loop per message; a task
+/// running on the loop publishes without waking anything, and the acknowledgement that resumes it
+/// is read on the same thread. The handle is put in libmosquitto's "external thread" mode, in which
+/// publish, subscribe and disconnect from any thread only queue their packet. The loop reconnects
+/// as `mosquitto_loop_forever` does: after 1 s, then 4 s, then every 8 s, until stopped.
+final class MQTTNetworkLoop: @unchecked Sendable {
+    struct Flags {
+        /// The loop is in (or about to enter) `poll` and must be woken for new packets or jobs.
+        var sleeping = false
+        /// ``start()`` was called: the handle has a connection (or is reconnecting) to drive.
+        var active = false
+        var stopping = false
+        /// The loop has ended: jobs go to the global executor.
+        var stopped = false
+        /// Jobs of tasks preferring this loop's client, in arrival order.
+        var jobs: [UnownedJob] = []
+    }
+
+    let handle: OpaquePointer
+    /// The pipe that wakes the loop: the loop polls its read end, ``wake()`` writes to the other.
+    let wakeFD: Int32
+    let wakeWriteFD: Int32
+    let flags = Mutex(Flags())
+    let finished = DispatchSemaphore(value: 0)
+    /// The executor jobs run on (the client's; set before the first job arrives).
+    var executor: UnownedTaskExecutor?
+    /// The loop's thread (set before it starts; read-only after).
+    var thread: Thread?
+    /// `pthread_self()` of the loop's thread (0 until it runs).
+    let threadID = Atomic<UInt>(0)
+    /// Set when the client went away while its loop was still running: the loop destroys the handle.
+    let destroyOnExit = Atomic<Bool>(false)
+    /// The longest `poll` wait: keep-alive pings and reconnection are checked at least this often.
+    static let idleMilliseconds: Int32 = 250
+
+    /// Takes over `handle`'s network I/O and starts the loop's thread (which runs jobs at once
+    /// and drives the connection from ``start()`` on).
+    init(handle: OpaquePointer) {
+        self.handle = handle
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for fd in ends {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        (wakeFD, wakeWriteFD) = (ends[0], ends[1])
+        mosquitto_threaded_set(handle, true)
+        let t = Thread { [self] in run() }
+        thread = t
+        t.start()
+    }
+
+    deinit { for fd in [wakeFD, wakeWriteFD] where fd >= 0 { close(fd) } }
+
+    /// Starts driving the connection opened (or being opened) on the handle.
+    func start() {
+        flags.withLock { $0.active = true }
+        wake(force: true)
+    }
+
+    /// Wakes the loop if it is asleep: call after queuing a packet from another thread.
+    func wake(force: Bool = false) {
+        let asleep = flags.withLock { f -> Bool in
+            defer { f.sleeping = false }
+            return f.sleeping
+        }
+        if asleep || force { signal() }
+    }
+
+    /// Runs `job` on the loop's thread, or on the global executor once the loop has ended.
+    func enqueue(_ job: UnownedJob) {
+        let (accepted, asleep) = flags.withLock { f -> (Bool, Bool) in
+            if f.stopped { return (false, false) }
+            f.jobs.append(job)
+            defer { f.sleeping = false }
+            return (true, f.sleeping)
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        if asleep { signal() }
+    }
+
+    /// Stops the loop once it has written what is queued (at most ~1 s), and waits for it to end
+    /// unless called from the loop's own thread (it then ends after the current job).
+    func stop() {
+        let first = flags.withLock { f -> Bool in
+            defer { f.stopping = true }
+            return !f.stopping
+        }
+        if first { signal() }
+        if !onLoopThread, first { finished.wait() }
+    }
+
+    /// Whether the caller runs on the loop's thread (a task preferring the client, or a callback).
+    var onLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// Packets queued from the loop's own thread since it last wrote (touched on that thread only).
+    var queuedOnLoop = 0
+
+    /// Notes a packet queued from the loop's own thread (a publish from a task running on the
+    /// loop). The loop writes them after the task's step; every 64th is written at once, because
+    /// such a task may publish many QoS 0 messages without ever suspending.
+    func queuedFromLoop() {
+        queuedOnLoop += 1
+        if queuedOnLoop >= 64 { writeQueued() }
+    }
+
+    func writeQueued() {
+        queuedOnLoop = 0
+        if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
+    }
+
+    func signal() {
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWriteFD, &one, 1)
+    }
+
+    func drainWakeups() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(wakeFD, &bytes, bytes.count) == bytes.count {}
+    }
+
+    func run() {
+        // The kernel's name for this thread (top -H, perf): Foundation's Thread.name does not reach it.
+        _ = try? "vitalsim-mqtt".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        var reconnects = 0
+        var nextAttempt: DispatchTime?
+        while true {
+            // Once stopping, jobs are left for the global executor (below).
+            let (jobs, active, stopping) = flags.withLock { f in
+                if f.stopping { return ([UnownedJob](), f.active, true) }
+                defer { f.jobs.removeAll() }
+                return (f.jobs, f.active, false)
+            }
+            if !jobs.isEmpty, let executor { for job in jobs { job.runSynchronously(on: executor) } }
+            if stopping { break }
+            let socket = active ? mosquitto_socket(handle) : -1
+            if active && socket < 0 {
+                let now = DispatchTime.now()
+                if let at = nextAttempt, now >= at {
+                    nextAttempt = nil
+                    if mosquitto_reconnect(handle) == MOSQ_ERR_SUCCESS.rawValue { reconnects = 0 }
+                    continue
+                }
+                if nextAttempt == nil {
+                    // libmosquitto's schedule for reconnect delay 1 s, maximum 8 s, exponential:
+                    // delay × (attempt + 1)², capped.
+                    nextAttempt = now + .seconds(min(8, (reconnects + 1) * (reconnects + 1)))
+                    reconnects += 1
+                }
+            }
+            if active && socket >= 0 { writeQueued() }
+            let idle = flags.withLock { f -> Bool in
+                f.sleeping = f.jobs.isEmpty && !f.stopping
+                return f.sleeping
+            }
+            // Checked after `sleeping` is set: a packet queued before a publisher saw the flag is seen here.
+            let wantWrite = active && socket >= 0 && mosquitto_want_write(handle)
+            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0)]
+            let n = poll(&fds, socket >= 0 ? 2 : 1, idle ? Self.idleMilliseconds : 0)
+            flags.withLock { $0.sleeping = false }
+            if n > 0 && fds[0].revents != 0 { drainWakeups() }
+            guard socket >= 0 else { continue }
+            let events = n > 0 ? fds[1].revents : 0
+            if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+                // On a lost connection libmosquitto closes the socket and reports the disconnection.
+                if mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { continue }
+            }
+            if events & Int16(POLLOUT) != 0 { _ = mosquitto_loop_write(handle, 1) }
+            _ = mosquitto_loop_misc(handle)
+        }
+        if flags.withLock({ $0.active }) { flush() }
+        // Tasks that still prefer this loop's client go on elsewhere.
+        let left = flags.withLock { f -> [UnownedJob] in
+            f.stopped = true
+            defer { f.jobs.removeAll() }
+            return f.jobs
+        }
+        for job in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        if destroyOnExit.load(ordering: .acquiring) { mosquitto_destroy(handle) }
+        finished.signal()
+    }
+
+    /// Writes what is queued (a DISCONNECT, after which libmosquitto closes the socket) for up to a
+    /// second, reading meanwhile so that the broker is never blocked on a full socket.
+    func flush() {
+        let deadline = DispatchTime.now() + .seconds(1)
+        while mosquitto_socket(handle) >= 0 && mosquitto_want_write(handle) && DispatchTime.now() < deadline {
+            var fd = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLIN | POLLOUT), revents: 0)
+            guard poll(&fd, 1, 100) > 0 else { continue }
+            if fd.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0, mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { return }
+            if fd.revents & Int16(POLLOUT) != 0 { _ = mosquitto_loop_write(handle, 1) }
+        }
+    }
+}
