@@ -200,9 +200,9 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Publishes without waiting (pipelined: libmosquitto keeps up to its in-flight limit on the
     /// wire and queues the rest): `acknowledged` is called once with the broker's reason code
-    /// (below 0x80 success; -1 when no acknowledgement came within `timeout` seconds), on
-    /// libmosquitto's network thread, or at once for QoS 0. Throws when the message could not be
-    /// queued (payload too large; for QoS 0 also no connection); `acknowledged` is then never
+    /// (below 0x80 success; -1 when no acknowledgement came within `timeout` seconds), on the
+    /// client's network thread (the -1 on its timeout sweeper), or at once for QoS 0. Throws when
+    /// the message could not be queued (payload too large; for QoS 0 also no connection); `acknowledged` is then never
     /// called. A QoS 1 or 2 message published while the connection is down is kept by libmosquitto
     /// and sent once it has reconnected, so it is awaited like any other.
     public func publish(_ message: MQTTMessage, timeout: Double = 10, acknowledged: @escaping @Sendable (Int32) -> Void) throws(MQTTError) {
@@ -237,7 +237,7 @@ public final class MQTTClient: @unchecked Sendable {
         continuation.finish()
     }
 
-    // MARK: callbacks (libmosquitto's thread)
+    // MARK: callbacks (the client's network thread)
 
     func connected(_ rc: Int32) {
         let (waiter, subs) = state.withLock { s in
