@@ -38,8 +38,6 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     let finished = DispatchSemaphore(value: 0)
     /// The executor jobs run on (the client's; set before the first job arrives).
     var executor: UnownedTaskExecutor?
-    /// The loop's thread (set before it starts; read-only after).
-    var thread: Thread?
     /// `pthread_self()` of the loop's thread (0 until it runs).
     let threadID = Atomic<UInt>(0)
     /// Set when the client went away while its loop was still running: the loop destroys the handle.
@@ -60,9 +58,7 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         }
         (wakeFD, wakeWriteFD) = (ends[0], ends[1])
         mosquitto_threaded_set(handle, true)
-        let t = Thread { [self] in run() }
-        thread = t
-        t.start()
+        Thread { [self] in run() }.start()
     }
 
     deinit { for fd in [wakeFD, wakeWriteFD] where fd >= 0 { close(fd) } }
@@ -70,16 +66,16 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     /// Starts driving the connection opened (or being opened) on the handle.
     func start() {
         flags.withLock { $0.active = true }
-        wake(force: true)
+        signal()
     }
 
     /// Wakes the loop if it is asleep: call after queuing a packet from another thread.
-    func wake(force: Bool = false) {
+    func wake() {
         let asleep = flags.withLock { f -> Bool in
             defer { f.sleeping = false }
             return f.sleeping
         }
-        if asleep || force { signal() }
+        if asleep { signal() }
     }
 
     /// Runs `job` on the loop's thread, or on the global executor once the loop has ended.
@@ -130,8 +126,9 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     }
 
     func drainWakeups() {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        while read(wakeFD, &bytes, bytes.count) == bytes.count {}
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { bytes in
+            while read(wakeFD, bytes.baseAddress, bytes.count) == bytes.count {}
+        }
     }
 
     func run() {
