@@ -6,6 +6,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+let yams: Target.Dependency = .product(name: "Yams", package: "Yams")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
+
 let package = Package(
     name: "VitalSim",
     platforms: [.macOS(.v15)],
@@ -31,54 +35,127 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
-        .target(name: "VitalSimCore", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        // Words and data every module shares: scenarios, readings, virtual time, seeded randomness.
+        .target(name: "VitalSimCore", dependencies: [yams], swiftSettings: strict),
+        // Offline generation: physiology → devices → GATT payloads.
         .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),
         .target(name: "GATT", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        .target(name: "BLE", dependencies: ["GATT", "CBluetooth"], swiftSettings: strict),
+        .target(name: "BLE", dependencies: ["VitalSimCore", "GATT", "CBluetooth"], swiftSettings: strict),
+        // Transports: libcurl (HTTP, SSE) and libmosquitto (MQTT) clients.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "Wire", dependencies: ["VitalSimCore", "CMosquitto", "CCurl"], swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["CMosquitto", "CCurl"], swiftSettings: strict),
+        // Payload formats: a reading as the bytes or JSON its device sends.
+        .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT"], swiftSettings: strict),
+        // Traffic planning: scenario → readings → requests, readings.jsonl and btsnoop captures.
         .target(
-            name: "ReferenceSUT",
+            name: "TrafficPlanning",
+            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Payloads", crypto],
+            swiftSettings: strict
+        ),
+        // Simulated devices as live BLE peripherals, with their record stores.
+        .target(
+            name: "Peripherals",
+            dependencies: ["VitalSimCore", "GATT", "BLE", "Payloads", "TrafficPlanning"],
+            swiftSettings: strict
+        ),
+        // The alert oracle (pure): alerts derived from the readings and the clinical rules.
+        .target(name: "Oracle", dependencies: ["VitalSimCore", "TrafficPlanning"], swiftSettings: strict),
+        // Realism statistics of generated readings (`vitalsim stats`).
+        .target(name: "Realism", dependencies: ["VitalSimCore"], swiftSettings: strict),
+        // The judge (pure): golden files, verdicts, JUnit/JSON/HTML reports.
+        .target(
+            name: "Judge",
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", yams, histogram],
+            swiftSettings: strict
+        ),
+        // Live runs: the runner, alert observers, helper processes, evidence bundles.
+        .target(
+            name: "LiveRun",
             dependencies: [
-                "VitalSimCore", "GATT", "BLE", "Wire", .product(name: "Yams", package: "Yams"),
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+                "VitalSimCore", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Judge", histogram, crypto,
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: strict
+        ),
+        // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
+        .target(
+            name: "Benchmarks",
+            dependencies: ["VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", "LiveRun", histogram],
+            swiftSettings: strict
+        ),
+        // The reference SUT's domain (pure): payload validation, observations, the alert engine and its rules.
+        .target(
+            name: "ReferenceEngine",
+            dependencies: ["VitalSimCore", "GATT", yams],
             resources: [.copy("default-rules.yaml")],
             swiftSettings: strict
         ),
+        // The reference SUT's service: HTTP(S) server, MQTT and BLE ingestion, storage, alert delivery.
         .target(
-            name: "Harness",
+            name: "ReferenceSUT",
             dependencies: [
-                "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", .product(name: "Yams", package: "Yams"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"), .product(name: "Crypto", package: "swift-crypto"),
+                "VitalSimCore", "GATT", "BLE", "Wire", "ReferenceEngine", yams,
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                crypto,
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "vitalsim",
             dependencies: [
-                "VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", "Harness", "ReferenceSUT",
+                "VitalSimCore", "GATT", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
+                "LiveRun", "Benchmarks", "ReferenceEngine", "ReferenceSUT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
+        // Unit tests: one target per module, no processes.
+        .target(name: "TestFixtures", path: "Tests/TestFixtures", swiftSettings: strict),
+        .testTarget(name: "VitalSimCoreTests", dependencies: ["VitalSimCore", "TestFixtures"], swiftSettings: strict),
+        .testTarget(name: "GATTTests", dependencies: ["GATT", "VitalSimCore"], swiftSettings: strict),
         .testTarget(
-            name: "VitalSimTests",
-            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Wire", "Harness", "ReferenceSUT", .product(name: "Yams", package: "Yams"),
-                           .product(name: "Histogram", package: "hdrhistogram-swift")],
+            name: "TrafficPlanningTests",
+            dependencies: [
+                "VitalSimCore", "Physiology", "Devices", "GATT", "Payloads", "TrafficPlanning", "Realism", "Judge", "TestFixtures",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OracleTests",
+            dependencies: ["VitalSimCore", "Devices", "Oracle", "Judge", "TestFixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "JudgeTests", dependencies: ["Judge", histogram], swiftSettings: strict),
+        .testTarget(
+            name: "ReferenceEngineTests",
+            dependencies: ["VitalSimCore", "GATT", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "LiveRunTests", dependencies: ["LiveRun"], swiftSettings: strict),
+        // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "VitalSimCore", "GATT", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "Benchmarks", "ReferenceEngine",
+                "ReferenceSUT", yams,
+            ],
             swiftSettings: strict
         ),
     ],

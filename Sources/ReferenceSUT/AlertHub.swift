@@ -1,6 +1,7 @@
 import Synchronization
 import VitalSimCore
 import Wire
+import ReferenceEngine
 
 /// Fans published alerts out to every delivery channel: SSE subscribers, a webhook (ordered,
 /// retried with exponential backoff) and MQTT `alerts/{patientId}` (QoS 1). Polling reads the

@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import VitalSimCore
+import ReferenceEngine
 
 /// The reference SUT's BLE gateway role (`vitalsim serve --ble-gateway --hci …`): one central per
 /// HCI controller scans for a known device (by address), connects, discovers, subscribes to every

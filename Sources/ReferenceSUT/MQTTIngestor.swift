@@ -2,6 +2,7 @@ import GATT
 import Synchronization
 import VitalSimCore
 import Wire
+import ReferenceEngine
 
 /// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1) and ingests each
 /// message — a JSON observation (as for `POST /api/v1/observations`), or raw GATT bytes when the

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import VitalSimCore
+import ReferenceEngine
 
 /// PostgreSQL storage through postgres-nio (`--database postgres://USER[:PASSWORD]@HOST:PORT/DB`).
 /// Each group commit is one transaction with array-bound multi-row inserts.

@@ -1,4 +1,5 @@
 import VitalSimCore
+import ReferenceEngine
 
 /// Durable storage behind the reference SUT: SQLite (``SQLiteStorage``) or PostgreSQL
 /// (``PostgresStorage``). A batch is committed atomically — readings together with the alerts

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import VitalSimCore
+import ReferenceEngine
 
 /// The reference SUT's HTTP API (see docs/openapi.yaml).
 public enum ReferenceServer {

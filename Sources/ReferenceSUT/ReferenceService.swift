@@ -10,6 +10,7 @@ import ServiceLifecycle
 import UnixSignals
 import VitalSimCore
 import Wire
+import ReferenceEngine
 
 /// Everything `vitalsim serve` needs to run the reference SUT.
 public struct ReferenceServiceConfiguration: Sendable {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VitalSimCore
+import ReferenceEngine
 
 /// The reference SUT's state behind one actor: idempotent ingestion (by reading id), the alert
 /// engine, durable storage with group commit, and alert publication to every channel.

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import ReferenceEngine
 
 /// Counts requests by route and status for /metrics, and logs each request at info level with its
 /// method, route, status and duration — never bodies, query strings or patient ids.

@@ -1,5 +1,6 @@
 import GRDB
 import VitalSimCore
+import ReferenceEngine
 
 /// SQLite storage through GRDB: a WAL-mode database pool with `synchronous = FULL`, so a committed
 /// group survives a crash of the process (and of the machine).

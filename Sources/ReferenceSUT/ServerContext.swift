@@ -1,4 +1,5 @@
 import Foundation
+import ReferenceEngine
 
 /// What the HTTP routes and the MQTT ingestor share.
 public struct ServerContext: Sendable {

@@ -1,4 +1,5 @@
 import Synchronization
+import ReferenceEngine
 
 /// Counters and the alert-latency histogram behind `GET /metrics` (Prometheus text format 0.0.4).
 /// Labels carry routes, statuses, rules and channels — never patient ids or health values.

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Harness
 import VitalSimCore
+import Realism
 
 extension VitalSim {
     /// `vitalsim stats DIR`

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Harness
 import VitalSimCore
+import Benchmarks
 
 extension VitalSim {
     /// `vitalsim bench`

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
-import Harness
+import Judge
 import VitalSimCore
 import Wire
+import Benchmarks
+import LiveRun
+import TrafficPlanning
 
 extension VitalSim {
     /// `vitalsim bench-transport`
@@ -46,7 +49,7 @@ extension VitalSim {
                 let run = await runner.run(TrafficPlanStream(for: loaded))
                 let readings = run.requests.reduce(0) { $0 + $1.readingCount }
                 let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count
-                let sending = TransportBenchmark.seconds(clock.now - start)
+                let sending = (clock.now - start).seconds
                 print(String(format: "%@: %d devices, %d readings in %d requests, generated and sent in %.2f s (%.0f readings/s, %.0f requests/s), %d failed",
                              loaded.name, devices, readings, run.requests.count, sending, Double(readings) / sending, Double(run.requests.count) / sending, failed))
                 printPeakRSS()

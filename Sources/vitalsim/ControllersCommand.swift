@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Harness
+import LiveRun
 
 extension VitalSim {
     /// `vitalsim controllers PORT…`

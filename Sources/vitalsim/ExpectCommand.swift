@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import Harness
 import VitalSimCore
+import Judge
+import Oracle
 
 extension VitalSim {
     /// `vitalsim expect SCENARIO`
@@ -33,7 +34,7 @@ extension VitalSim {
             let contradictions = file.map { Oracle.compare(derived, $0) } ?? []
             if json {
                 let alerts: [JSONValue] = derived.map {
-                    .object([("patientId", .string($0.patientID)), ("rule", .string($0.rule)), ("severity", .string($0.severity)),
+                    .object([("patientId", .string($0.patientID)), ("rule", .string($0.rule)), ("severity", .string($0.severity.rawValue)),
                              ("raisedAt", .string(CivilTime(unixMilliseconds: $0.raisedAt).iso8601(fractional: true))), ("evidence", .string($0.evidence))])
                 }
                 var fields: [(String, JSONValue)] = [("scenario", .string(scenario.name)), ("alerts", .array(alerts)),

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BLE
 import Foundation
-import Harness
 import VitalSimCore
+import Peripherals
 
 extension VitalSim {
     /// `vitalsim peripheral SCENARIO --hci tcp:HOST:PORT …`
@@ -29,7 +29,7 @@ extension VitalSim {
             do { s = try ScenarioLoader.load(path: scenario) } catch { printError(error.description); throw ExitCodes.input }
             let factor: Double? = speed == "max" ? nil : Double(speed)
             guard speed == "max" || (factor ?? 0) > 0 else { printError("--speed: expected a positive number or max, got '\(speed)'"); throw ExitCodes.input }
-            let devices = LivePeripherals.bleDevices(of: s)
+            let devices = s.bleDevices
             guard !devices.isEmpty else { printError("\(scenario): no device with transport ble"); throw ExitCodes.input }
             guard devices.count == hci.count else {
                 printError("--hci: \(hci.count) value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device, in that order")

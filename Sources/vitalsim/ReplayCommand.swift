@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import Harness
+import Judge
+import LiveRun
 
 extension VitalSim {
     /// `vitalsim replay BUNDLE`

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import Harness
 import Synchronization
+import Judge
+import LiveRun
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Harness
 import VitalSimCore
+import Judge
+import TrafficPlanning
 
 extension VitalSim {
     /// `vitalsim validate FILE…`

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BLE
 import Foundation
-import Harness
 import Logging
+import ReferenceEngine
 import ReferenceSUT
 import VitalSimCore
 
@@ -73,7 +73,7 @@ extension VitalSim {
                     let loaded = try ScenarioLoader.load(path: scenario)
                     for p in loaded.patients { config.profiles[p.id] = p.profile }
                     if bleGateway {
-                        config.bleTargets = LivePeripherals.bleDevices(of: loaded).map { patient, spec in
+                        config.bleTargets = loaded.bleDevices.map { patient, spec in
                             BLEGateway.Target(address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"), patientID: patient, deviceID: spec.id)
                         }
                         if let bleSpeed { config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed) }

@@ -1,0 +1,15 @@
+/// What a check is about: one JUnit test case each, grouped by kind in reports.
+public enum CheckKind: String, Sendable, CaseIterable {
+    /// An expected alert was raised in its window with its severity.
+    case alert
+    /// No alert beyond the expected ones was raised.
+    case noOtherAlerts = "no-other-alerts"
+    /// A request was rejected (or accepted) as the golden file expects.
+    case validation
+    /// A latency percentile stayed within its budget.
+    case budget
+    /// Every reading reached the SUT, and every alert arrived on each observed push channel.
+    case delivery
+    /// The scenario still produces the traffic the golden file was recorded from.
+    case traffic
+}

@@ -1,0 +1,23 @@
+/// How an observation differs from the golden file: the one classification of a failed check.
+public enum Finding: String, Sendable, CaseIterable {
+    /// An expected alert never came.
+    case missed
+    /// An expected alert came after its window.
+    case late
+    /// An expected alert came before its window.
+    case early
+    /// An alert that no expectation accounts for.
+    case spurious
+    /// A second alert of a rule and patient whose expected alert was already matched.
+    case duplicate
+    /// An expected alert with another severity.
+    case wrongSeverity = "wrong-severity"
+    /// A request answered with another status or error field than the golden file expects.
+    case validationMismatch = "validation-mismatch"
+    /// A latency percentile over its budget, or a budget with nothing measured.
+    case budgetExceeded = "budget-exceeded"
+    /// Readings without a final answer (no response, or 5xx after every retry).
+    case lost
+    /// The scenario's traffic differs from the golden file's digest.
+    case trafficChanged = "traffic-changed"
+}

@@ -1,0 +1,43 @@
+/// A latency the harness measures, from each reading's intended send time (no coordinated omission).
+/// Cases are in report order.
+public enum LatencyPath: String, Sendable, CaseIterable, Comparable {
+    /// Reading → acknowledgement (HTTP 2xx/4xx answer, or the broker's PUBACK).
+    case readingToAck = "reading-to-ack"
+    /// Reading → alert, as the alert API lists it (polled).
+    case readingToAlert = "reading-to-alert"
+    /// Reading → alert, as the SUT publishes it on MQTT (`--observe mqtt`).
+    case readingToAlertMQTT = "reading-to-alert-mqtt"
+    /// Reading → alert, as the SUT's Server-Sent Events stream delivers it (`--observe sse`).
+    case readingToAlertSSE = "reading-to-alert-sse"
+    /// Reading → alert, as the SUT POSTs it to the harness's webhook receiver (`--observe webhook`).
+    case readingToAlertWebhook = "reading-to-alert-webhook"
+    /// How late the harness itself dispatched requests against the schedule.
+    case schedulingLag = "scheduling-lag"
+
+    /// The reading → alert path of a push channel.
+    public static func alert(via channel: PushChannel) -> LatencyPath {
+        switch channel {
+        case .sse: .readingToAlertSSE
+        case .mqtt: .readingToAlertMQTT
+        case .webhook: .readingToAlertWebhook
+        }
+    }
+
+    /// The push channel a reading → alert path is measured on; nil for the other paths.
+    public var channel: PushChannel? {
+        switch self {
+        case .readingToAlertSSE: .sse
+        case .readingToAlertMQTT: .mqtt
+        case .readingToAlertWebhook: .webhook
+        case .readingToAck, .readingToAlert, .schedulingLag: nil
+        }
+    }
+
+    /// Paths a golden file may budget (the harness's own lag is reported, not budgeted).
+    public static let budgetable = allCases.filter { $0 != .schedulingLag }
+
+    /// Report order.
+    public static func < (a: LatencyPath, b: LatencyPath) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Histogram
+import TrafficPlanning
+import VitalSimCore
+
+extension Verdict {
+    /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
+    /// delivery and latency budgets, one ``Check`` per expectation.
+    public static func judge(scenario: String, golden: GoldenFile, plan: [SentRequest], digest: String, result: LiveRunResult) -> Verdict {
+        var v = Verdict(scenario: scenario, checks: [])
+        if digest != golden.trafficDigest {
+            let detail =
+                "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "
+                + "(\(golden.trafficDigest)); re-record and review"
+            v.checks.append(Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail))
+        }
+        v.checks += alertChecks(golden.alerts, result.alerts)
+        v.checks += pushChecks(result)
+        v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
+        v.checks += budgetChecks(golden.budgets, histograms: histograms(result))
+        v.alerts = result.alerts
+        v.expectedAlerts = golden.alerts
+        for (path, h) in histograms(result) {
+            v.latency[path] = summary(h)
+            v.histograms[path] = buckets(h)
+        }
+        v.latency[.schedulingLag] = summary(result.schedulingLag)
+        return v
+    }
+
+    /// The measured latency distributions by path (the harness's own lag apart).
+    static func histograms(_ result: LiveRunResult) -> [LatencyPath: Histogram<UInt64>] {
+        var out: [LatencyPath: Histogram<UInt64>] = [.readingToAck: result.ackLatency, .readingToAlert: result.alertLatency]
+        for p in result.push { out[.alert(via: p.kind)] = p.latency }
+        return out
+    }
+
+    /// Each expectation takes the best matching observed alert (in its window if any); the alerts
+    /// left over are spurious, or duplicates of a matched rule and patient.
+    static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ observed: [ObservedAlert]) -> [Check] {
+        var checks: [Check] = []
+        var unused = Array(observed.indices)
+        var matchedKeys: Set<String> = []
+        var occurrences: [String: Int] = [:]
+        for e in expected {
+            var name = "alert \(e.rule) patient \(e.patientID)"
+            occurrences[name, default: 0] += 1
+            if let n = occurrences[name], n > 1 { name += " #\(n)" }
+            let candidates = unused.filter { observed[$0].patientID == e.patientID && observed[$0].rule == e.rule }
+            guard !candidates.isEmpty else {
+                let detail = "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"
+                checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: detail))
+                continue
+            }
+            let inWindow = candidates.first { (e.from...e.to).contains(observed[$0].raisedAt) }
+            let pick = inWindow ?? candidates[0]
+            unused.removeAll { $0 == pick }
+            matchedKeys.insert(e.patientID + "\u{0}" + e.rule)
+            checks.append(alertCheck(e, observed[pick], name: name, inWindow: inWindow != nil))
+        }
+        var extras: [String] = []
+        var extraFinding: Finding?
+        for i in unused {
+            let a = observed[i]
+            let dup = matchedKeys.contains(a.patientID + "\u{0}" + a.rule)
+            if dup { extraFinding = .duplicate } else if extraFinding == nil { extraFinding = .spurious }
+            extras.append("\(dup ? "duplicate" : "spurious") \(a.rule) for patient \(a.patientID) at \(iso(a.raisedAt)) (alert \(a.alertID))")
+        }
+        let detail = extras.isEmpty ? "only the expected alerts were raised" : extras.joined(separator: "; ")
+        checks.append(Check(kind: .noOtherAlerts, name: "no other alerts", rule: nil, finding: extras.isEmpty ? nil : extraFinding, detail: detail))
+        return checks
+    }
+
+    /// The check of one expectation against the alert matched to it.
+    static func alertCheck(_ e: GoldenFile.ExpectedAlert, _ a: ObservedAlert, name: String, inWindow: Bool) -> Check {
+        if !inWindow {
+            let detail = "raisedAt \(iso(a.raisedAt)) is outside the expected window \(iso(e.from))…\(iso(e.to))"
+            return Check(kind: .alert, name: name, rule: e.rule, finding: a.raisedAt > e.to ? .late : .early, detail: detail)
+        }
+        if a.severity != e.severity.rawValue {
+            let detail = "severity \(a.severity), expected \(e.severity.rawValue) (alert \(a.alertID))"
+            return Check(kind: .alert, name: name, rule: e.rule, finding: .wrongSeverity, detail: detail)
+        }
+        return Check(kind: .alert, name: name, rule: e.rule, finding: nil, detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))")
+    }
+
+    /// Push channels: every alert the API lists arrived on each observed channel, and nothing else.
+    static func pushChecks(_ result: LiveRunResult) -> [Check] {
+        let listed = Set(result.alerts.map(\.alertID))
+        return result.push.map { p in
+            let channel = p.kind.rawValue
+            let got = Set(p.firstSeen.keys)
+            let missing = listed.subtracting(got).sorted()
+            let extra = got.subtracting(listed).sorted()
+            var detail = "\(got.count) alert(s) delivered via \(channel)"
+            if p.repeats > 0 { detail += ", \(p.repeats) repeated delivery(ies) (at-least-once)" }
+            if !missing.isEmpty {
+                detail = "\(missing.count) of \(listed.count) alert(s) never arrived via \(channel), first: \(missing[0])"
+            } else if !extra.isEmpty {
+                detail = "\(extra.count) alert(s) arrived via \(channel) that the alert API does not list, first: \(extra[0])"
+            }
+            let finding: Finding? = !missing.isEmpty ? .missed : !extra.isEmpty ? .spurious : nil
+            return Check(kind: .delivery, name: "alerts delivered via \(channel)", rule: nil, finding: finding, detail: detail)
+        }
+    }
+
+    /// Expected rejections, no other rejection, every reading answered; counts the readings into `v`.
+    static func validationChecks(_ golden: GoldenFile, plan: [SentRequest], result: LiveRunResult, counting v: inout Verdict) -> [Check] {
+        var checks: [Check] = []
+        var expected: [String: GoldenFile.ExpectedValidation] = [:]
+        for e in golden.validation { expected[e.reading] = e }
+        var seen: Set<String> = []
+        for (i, request) in plan.enumerated() {
+            let o = result.outcomes[i]
+            let first = request.firstReading ?? ""
+            v.count(o, readings: request.readingCount)
+            if let e = expected[first], !seen.contains(first) {
+                seen.insert(first)
+                checks.append(rejectionCheck(e, o))
+            } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
+                let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"
+                checks.append(Check(kind: .validation, name: "accepts \(first)", rule: nil, finding: .validationMismatch, detail: detail))
+            }
+        }
+        // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
+        // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
+        for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
+            let detail = "the scenario no longer sends reading \(e.reading)"
+            checks.append(Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: detail))
+        }
+        checks.append(deliveryCheck(plan: plan, result: result, verdict: v))
+        if let ble = result.ble {
+            v.acknowledged += ble.sent
+            v.failed += ble.notSent
+            let overBLE = golden.validation.filter { ble.carries($0.reading) }.count
+            checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: overBLE))
+        }
+        return checks
+    }
+
+    /// One expected rejection against the request's final answer.
+    static func rejectionCheck(_ e: GoldenFile.ExpectedValidation, _ o: RequestOutcome) -> Check {
+        let ok = o.status == e.status && (o.field ?? "") == e.field
+        let got = o.status.map(String.init) ?? "no response"
+        let detail = ok ? "\(e.status) naming field '\(e.field)'" : "expected \(e.status) naming field '\(e.field)', got \(got) naming '\(o.field ?? "")'"
+        return Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: ok ? nil : .validationMismatch, detail: detail)
+    }
+
+    /// Every request ended with a final answer (2xx or 4xx).
+    static func deliveryCheck(plan: [SentRequest], result: LiveRunResult, verdict v: Verdict) -> Check {
+        let lost = result.outcomes.enumerated().filter { $0.element.status == nil || ($0.element.status ?? 0) >= 500 }
+        let name = "every reading acknowledged or rejected"
+        guard let first = lost.first else {
+            let detail = "\(v.acknowledged) acknowledged, \(v.rejected) rejected" + retried(result.outcomes)
+            return Check(kind: .delivery, name: name, rule: nil, finding: nil, detail: detail)
+        }
+        let reason = first.element.error ?? "status \(first.element.status ?? 0)"
+        let detail = "\(lost.count) request(s) without a final answer, first: \(plan[first.offset].firstReading ?? "?"): \(reason)"
+        return Check(kind: .delivery, name: name, rule: nil, finding: .lost, detail: detail)
+    }
+
+    /// "; N request(s) answered only after retrying (longest wait X s)", or nothing.
+    static func retried(_ outcomes: [RequestOutcome]) -> String {
+        let late = outcomes.filter { $0.status != nil && $0.attempts > 1 }
+        guard let longest = late.map(\.waited).max() else { return "" }
+        return String(format: "; %d request(s) answered only after retrying (longest wait %.1f s)", late.count, longest)
+    }
+
+    /// Every reading of a BLE-linked device left its device for a subscribed central.
+    static func bleDeliveryCheck(_ ble: BLELinkSummary, expectedRejectionsOverBLE overBLE: Int) -> Check {
+        var detail = "\(ble.sent) reading(s) of \(ble.devices.joined(separator: ", ")) left their device over BLE"
+        if ble.disconnects > 0 { detail += "; \(ble.disconnects) disconnect(s), \(ble.reconnects) reconnection(s)" }
+        if ble.storedForRACP > 0 { detail += "; \(ble.storedForRACP) stored record(s) offered through RACP" }
+        if overBLE > 0 {
+            detail += "; \(overBLE) expected rejection(s) of corrupt BLE values judged by their effect on alerts only (a gateway answers no status)"
+        }
+        if ble.notSent > 0 {
+            detail = "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; " + detail
+        }
+        let name = "every BLE reading sent to a subscribed central"
+        return Check(kind: .delivery, name: name, rule: nil, finding: ble.notSent > 0 ? .lost : nil, detail: detail)
+    }
+
+    /// Latency budgets; a budget with no samples fails.
+    static func budgetChecks(_ budgets: [GoldenFile.Budget], histograms: [LatencyPath: Histogram<UInt64>]) -> [Check] {
+        var checks: [Check] = []
+        for b in budgets {
+            for (p, limit) in b.limits {
+                let name = "budget \(b.path.rawValue) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
+                guard let h = histograms[b.path], h.totalCount > 0 else {
+                    let hint = b.path.channel.map { " (observe the channel: vitalsim run --observe \($0.rawValue))" } ?? ""
+                    let detail = "no samples for \(b.path.rawValue): a budget with nothing measured cannot pass" + hint
+                    checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))
+                    continue
+                }
+                let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
+                let detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
+                checks.append(Check(kind: .budget, name: name, rule: nil, finding: value <= limit ? nil : .budgetExceeded, detail: detail))
+            }
+        }
+        return checks
+    }
+
+    /// Counts one request's readings as acknowledged, rejected or failed, and its HTTP version.
+    mutating func count(_ o: RequestOutcome, readings n: Int) {
+        if !o.httpVersion.isEmpty { httpVersions[o.httpVersion, default: 0] += 1 }
+        switch o.status {
+        case nil: failed += n
+        case let s? where s < 300: acknowledged += n
+        default: rejected += n
+        }
+    }
+}

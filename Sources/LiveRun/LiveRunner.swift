@@ -1,0 +1,443 @@
+import Foundation
+import Histogram
+import Synchronization
+import VitalSimCore
+import Wire
+import Judge
+import TrafficPlanning
+
+/// Sends a ``TrafficPlan`` over HTTP(S) with libcurl and MQTT 5 with libmosquitto: requests due at
+/// their intended times (scaled by `speed`, or back to back with `speed == nil`), several keep-alive
+/// connections in parallel with one patient's deliveries always on the same worker, HTTP and MQTT
+/// alike (MQTT messages pipelined, an HTTP request sent only once the worker's messages are
+/// acknowledged, so their order holds across transports), retries with
+/// backoff on transport errors, 429 and 503; alerts are polled throughout. Latencies are measured
+/// on the monotonic clock from the intended send time, so a slow SUT cannot hide its own delay
+/// (no coordinated omission).
+public final class LiveRunner: Sendable {
+    let base: String
+    let headers: [String]
+    let speed: Double?
+    /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
+    let client: HTTPMultiClient
+    /// Ordered workers: one patient's deliveries always on the same one.
+    let workers: Int
+    /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
+    let pollInterval: Duration = .milliseconds(50)
+    let quiet: Duration
+    /// How long a request is retried through an outage of a SUT that has answered before (a restart):
+    /// meanwhile its worker's later requests, and the plan's generator, wait behind it, so nothing is
+    /// skipped and a patient's order holds. A SUT that has never answered gets six attempts. MQTT
+    /// publishes are retried as long (the broker answered the connection before the run).
+    let outageLimit: Duration
+    /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
+    let isAlive: @Sendable () -> Bool
+    /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
+    let mqtt: MQTTClient?
+    /// Every request of the plan is an MQTT message: the workers run on the MQTT client's thread.
+    let mqttOnly: Bool
+    let qos: Int
+    /// Push channels observed alongside the alert API.
+    let observers: [PushObserver]
+    /// Called as the run goes (every 50 answers, and once at the end).
+    let onProgress: (@Sendable (Progress) -> Void)?
+
+    /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
+    /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
+    public struct Progress: Sendable {
+        public var answered: Int
+        public var reached: Int64
+        public var span: Int64
+        /// reached / span, 0...1 (1 when the span is not known).
+        public var fraction: Double { span > 0 ? min(1, max(0, Double(reached) / Double(span))) : 1 }
+    }
+
+    public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
+                mqtt: MQTTClient? = nil, mqttOnly: Bool = false, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Progress) -> Void)? = nil,
+                outageLimit: Duration = .seconds(60), isAlive: @escaping @Sendable () -> Bool = { true }) {
+        self.isAlive = isAlive
+        self.mqttOnly = mqttOnly
+        self.outageLimit = outageLimit
+        self.onProgress = onProgress
+        self.observers = observers
+        self.mqtt = mqtt
+        self.qos = qos
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.headers = headers
+        self.speed = speed
+        workers = max(1, connections)
+        client = HTTPMultiClient(maxConnections: workers + 1, caFile: caFile, insecure: insecure)
+        self.quiet = quiet
+    }
+
+    struct Shared {
+        var outcomes: [RequestOutcome]
+        var ack = Histogram<UInt64>.latency()
+        var lag = Histogram<UInt64>.latency()
+        /// Intended send time of each request (its readings'), by plan index.
+        var intended: [ContinuousClock.Instant?]
+        var firstSeen: [String: (ObservedAlert, ContinuousClock.Instant)] = [:]
+        var order: [String] = []
+        var unreachable = false
+        var stopped = false
+        /// Set once a request got no answer after every retry: the rest are not sent.
+        var aborted = false
+        /// Rejections the SUT published on `errors/{patientId}`, by reading id.
+        var mqttRejections: [String: (status: Int, field: String)] = [:]
+        var push: [PushDelivery] = []
+        var answered = 0
+        /// True once the SUT has answered any request.
+        var reachable = false
+        /// Scenario time (virtual ms) of the latest request dispatched.
+        var reached: Int64 = 0
+    }
+
+    /// The run's shared state (a class, so that tasks can share the lock).
+    final class State: Sendable {
+        let m: Mutex<Shared>
+        init(_ s: Shared) { m = Mutex(s) }
+        func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
+    }
+
+    /// Traffic sent alongside the plan on the same schedule (a BLE link): run concurrently with the
+    /// plan's requests, awaited before the final quiet period.
+    public struct Alongside: Sendable {
+        /// The wall moment of the scenario's start, shared with the plan's schedule.
+        public var origin: ContinuousClock.Instant
+        /// The scenario's start (Unix ms): an alert whose evidence the plan did not carry is timed from
+        /// the moment its device time was due.
+        public var startUnixMilliseconds: Int64
+        /// Sends the other traffic; returns reading → acknowledgement latencies (µs) to add.
+        public var work: @Sendable () async -> [UInt64]
+        /// When the evidence of an alert could first reach the SUT (virtual ms from the start); by
+        /// default its device time, later for records a device could hand over only after a reconnection.
+        public var due: @Sendable (ObservedAlert) -> Int64
+
+        public init(origin: ContinuousClock.Instant, startUnixMilliseconds: Int64, due: (@Sendable (ObservedAlert) -> Int64)? = nil,
+                    work: @escaping @Sendable () async -> [UInt64]) {
+            self.origin = origin; self.startUnixMilliseconds = startUnixMilliseconds; self.work = work
+            self.due = due ?? { $0.raisedAt - startUnixMilliseconds }
+        }
+    }
+
+    /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
+    /// not yet sent and the bodiless copies in the result are held) and collects alerts until quiet.
+    /// - Parameter span: the scenario's duration (virtual ms), for progress reports.
+    public func run<Plan: Sequence<PlannedRequest>>(_ plan: Plan, span: Int64 = 0, alongside: Alongside? = nil) async -> LiveRunResult {
+        let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }))
+        let clock = ContinuousClock()
+        // With traffic alongside, both follow the scenario's own time axis from a shared origin.
+        let start = alongside?.origin ?? clock.now
+        var t0: Int64? = alongside == nil ? nil : 0
+        var sent: [SentRequest] = []
+        let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
+        // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
+        // --speed max) is not pulled into the queues ahead of the workers.
+        let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
+        await withTaskGroup(of: Void.self) { group in
+            // The poller parses the SUT's whole alert list each time: not on the event loop, where a
+            // long list would hold up the workers' requests.
+            group.addTask { await self.poll(shared) }
+            if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
+            for (k, observer) in observers.enumerated() {
+                group.addTask {
+                    for await a in observer.alerts {
+                        let now = ContinuousClock.now
+                        shared.withLock { s in
+                            if s.push[k].firstSeen[a.alertID] == nil { s.push[k].firstSeen[a.alertID] = now; s.push[k].alerts[a.alertID] = a } else { s.push[k].repeats += 1 }
+                        }
+                    }
+                }
+            }
+            if let alongside {
+                group.addTask {
+                    let samples = await alongside.work()
+                    shared.withLock { s in for v in samples { s.ack.record(v) } }
+                }
+            }
+            for w in 0..<workers {
+                // Workers run on the HTTP client's event-loop thread (it is their executor), so an
+                // answer resumes its worker, and the worker's next request starts, without a hop
+                // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
+                group.addTask(executorPreference: mqttOnly ? mqtt ?? client : client) {
+                    // MQTT messages are pipelined (a bounded number awaiting their PUBACK; MQTT keeps
+                    // their order on the connection); an HTTP request waits until they are all
+                    // acknowledged, so that a patient's order holds across transports.
+                    let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
+                    for await (i, request, scheduled) in streams[w].stream {
+                        queued[w].release()
+                        if shared.withLock({ $0.aborted }) {
+                            shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
+                            continue
+                        }
+                        // Without a schedule (speed max) a request is due when a connection is free for it.
+                        let intended = self.speed == nil ? clock.now : scheduled
+                        if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
+                        if let mqtt = self.mqtt, request.topic != nil {
+                            await window.acquire()
+                            if self.publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }
+                            window.release()
+                            self.finish(i, await self.publish(request, via: mqtt), intended: intended, span: span, readings: request.readings.count, shared)
+                        } else {
+                            await window.drain()
+                            self.finish(i, await self.send(request, shared), intended: intended, span: span, readings: request.readings.count, shared)
+                        }
+                    }
+                    await window.drain()
+                }
+            }
+            for (i, request) in plan.enumerated() {
+                sent.append(SentRequest(request))
+                if shared.withLock({ $0.aborted }) {
+                    shared.withLock { s in
+                        s.outcomes.append(RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0))
+                        s.intended.append(nil)
+                    }
+                    continue
+                }
+                var intended = clock.now
+                if let speed {
+                    let origin = t0 ?? request.sendAt
+                    t0 = origin
+                    intended = start + .milliseconds(Int64(Double(request.sendAt - origin) / speed))
+                    if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
+                }
+                let lag = clock.now - intended
+                let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
+                shared.withLock { s in
+                    s.lag.record(Duration.nonNegativeMicroseconds(lag))
+                    s.outcomes.append(RequestOutcome())
+                    s.intended.append(intended)
+                    s.reached = request.sendAt
+                }
+                await queued[w].acquire()
+                streams[w].continuation.yield((i, request, intended))
+            }
+            for s in streams { s.continuation.finish() }
+            // Wait for the senders (the poller and the rejection collector run until told to stop).
+            var finished = 0
+            let senders = workers + (alongside == nil ? 0 : 1)
+            while finished < senders, await group.next() != nil { finished += 1 }
+            if let report = onProgress { report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span)) }
+            if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
+            shared.withLock { $0.stopped = true }
+            mqtt?.disconnect()
+            for o in observers { o.stop() }
+        }
+        return shared.withLock { s in
+            // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
+            for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
+                if let id = request.firstReading, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
+            }
+            var alertLatency = Histogram<UInt64>.latency()
+            // The request that carried each alert's last evidence reading (one pass over the plan).
+            var carrier: [String: Int] = [:]
+            for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
+            for p in s.push { for a in p.alerts.values { if let last = a.evidence.last { carrier[last] = -1 } } }
+            if !carrier.isEmpty {
+                let needed = Dictionary(grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } }, by: \.prefix)
+                for (i, request) in sent.enumerated() {
+                    for run in request.runs {
+                        for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count { carrier[n.id] = i }
+                    }
+                    for id in request.others where carrier[id] == -1 { carrier[id] = i }
+                }
+            }
+            // The intended send time of an alert's last evidence reading: the request that carried it, or
+            // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
+            // alert's device time was due on the shared schedule.
+            func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
+                if let last = a.evidence.last, let i = carrier[last], i >= 0 { return s.intended[i] }
+                guard let alongside, let speed = self.speed else { return nil }
+                return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
+            }
+            for id in s.order {
+                guard let (a, seen) = s.firstSeen[id], let due = intended(a) else { continue }
+                alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
+            }
+            for k in s.push.indices {
+                for (id, seen) in s.push[k].firstSeen {
+                    guard let a = s.push[k].alerts[id], let due = intended(a) else { continue }
+                    s.push[k].latency.record(Duration.nonNegativeMicroseconds(seen - due))
+                }
+            }
+            var result = LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,
+                                 schedulingLag: s.lag, unreachable: s.unreachable, push: s.push)
+            result.requests = sent
+            return result
+        }
+    }
+
+    deinit { client.close() }
+
+    /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
+    /// six attempts while the SUT has never answered, then for up to ``outageLimit`` from the first
+    /// failure (stopping at once if the embedded SUT's process is gone).
+    func send(_ r: PlannedRequest, _ shared: State) async -> RequestOutcome {
+        var outcome = RequestOutcome()
+        var delay = 0.25
+        var firstFailure: ContinuousClock.Instant?
+        while true {
+            outcome.attempts += 1
+            do throws(HTTPTransportError) {
+                let reply = try await client.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + headers)
+                outcome.status = reply.status
+                outcome.httpVersion = reply.httpVersion
+                outcome.error = nil
+                if reply.status >= 400 { outcome.field = LiveRunner.field(reply.body) }
+                shared.withLock { $0.reachable = true }
+            } catch {
+                outcome.status = nil
+                outcome.error = error.reason
+            }
+            let now = ContinuousClock.now
+            if let firstFailure { outcome.waited = (now - firstFailure).seconds }
+            if let status = outcome.status, status != 429, status != 503 { return outcome }
+            if outcome.status == nil, !isAlive() { return outcome }
+            let since = firstFailure ?? now
+            firstFailure = since
+            // A SUT that answered before is in an outage (a restart): keep trying for outageLimit.
+            if shared.withLock({ $0.reachable }) ? now - since >= outageLimit : outcome.attempts >= 6 { return outcome }
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+            delay = min(delay * 2, 4)
+        }
+    }
+
+    /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
+    func message(for r: PlannedRequest) -> MQTTMessage {
+        MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+    }
+
+    /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its
+    /// worker publish again once half of them are acknowledged (one wake-up per 32 messages rather
+    /// than per message; docs/performance.md).
+    static let mqttWindow = 64
+    /// Requests waiting in one worker's queue at most.
+    static let queueLimit = 128
+
+    /// Records request `i`'s outcome: progress, acknowledgement latency (from `intended`), an
+    /// unanswered request stopping the run.
+    func finish(_ i: Int, _ outcome: RequestOutcome, intended: ContinuousClock.Instant, span: Int64, readings: Int, _ shared: State) {
+        let now = ContinuousClock.now
+        let (answered, reached) = shared.withLock { s -> (Int, Int64) in
+            s.answered += 1
+            s.outcomes[i] = outcome
+            if outcome.status == nil { s.unreachable = true; s.aborted = true }
+            if let status = outcome.status, status < 500 {
+                s.ack.record(Duration.nonNegativeMicroseconds(now - intended), count: UInt64(readings))
+            }
+            return (s.answered, s.reached)
+        }
+        if let report = onProgress, answered % 50 == 0 { report(Progress(answered: answered, reached: reached, span: span)) }
+    }
+
+    /// Publishes request `i` without awaiting its acknowledgement: the outcome is recorded when the
+    /// broker acknowledges (a failed or timed-out publish is retried as ``publish(_:via:)`` does) and
+    /// the window place is freed then. False when the message could not even be queued.
+    func publishPipelined(_ r: PlannedRequest, index i: Int, intended: ContinuousClock.Instant, via mqtt: MQTTClient, span: Int64,
+                          _ shared: State, _ window: SendWindow) -> Bool {
+        let message = message(for: r)
+        let readings = r.readings.count
+        do throws(MQTTError) {
+            try mqtt.publish(message) { reason in
+                if reason >= 0, reason < 0x80 {
+                    self.finish(i, RequestOutcome(status: 200, attempts: 1), intended: intended, span: span, readings: readings, shared)
+                    window.release()
+                    return
+                }
+                Task {
+                    var outcome = await self.publish(r, via: mqtt)
+                    outcome.attempts += 1
+                    self.finish(i, outcome, intended: intended, span: span, readings: readings, shared)
+                    window.release()
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Publishes one MQTT message (QoS ≥ 1 waits for the broker's acknowledgement) with retries
+    /// backing off 250 ms doubling to 4 s for up to ``outageLimit`` from the first failure (the
+    /// broker answered the connection before the run, so a failure is an outage: libmosquitto
+    /// reconnects meanwhile); a PUBACK counts as acknowledged (recorded as status 200) unless the
+    /// SUT reports a rejection on `errors/{patientId}`.
+    func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
+        let message = message(for: r)
+        var outcome = RequestOutcome()
+        var delay = 0.25
+        var firstFailure: ContinuousClock.Instant?
+        while true {
+            outcome.attempts += 1
+            do throws(MQTTError) {
+                try await mqtt.publish(message)
+                outcome.status = 200
+                outcome.error = nil
+                if let firstFailure { outcome.waited = (ContinuousClock.now - firstFailure).seconds }
+                return outcome
+            } catch {
+                outcome.error = error.description
+            }
+            let now = ContinuousClock.now
+            let since = firstFailure ?? now
+            firstFailure = since
+            outcome.waited = (now - since).seconds
+            if now - since >= outageLimit { return outcome }
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+            delay = min(delay * 2, 4)
+        }
+    }
+
+    /// Collects the SUT's rejections of MQTT messages (`{readingId, status, error, field}` on `errors/{patientId}`).
+    func collectRejections(_ mqtt: MQTTClient, _ shared: State) async {
+        for await m in mqtt.messages where m.topic.hasPrefix("errors/") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any], let id = o["readingId"] as? String,
+                  let status = o["status"] as? Int else { continue }
+            let field = o["field"] as? String ?? ""
+            shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
+        }
+    }
+
+    /// The offending field named by an error body.
+    static func field(_ body: [UInt8]) -> String? {
+        guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let f = o["field"] as? String { return f }
+        if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first { return e }
+        return nil
+    }
+
+    func poll(_ shared: State) async {
+        while !shared.withLock({ $0.stopped }) {
+            await pollOnce(shared)
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+
+    func pollOnce(_ shared: State) async {
+        guard let reply = try? await client.get(base + "/api/v1/alerts", headers: headers), reply.status == 200,
+              let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else { return }
+        let now = ContinuousClock.now
+        shared.withLock { s in
+            for json in list {
+                guard let alert = ObservedAlert(json: json), s.firstSeen[alert.alertID] == nil else { continue }
+                s.firstSeen[alert.alertID] = (alert, now)
+                s.order.append(alert.alertID)
+            }
+        }
+    }
+
+    /// After the last acknowledgement: waits until no new alert has appeared for `quiet`.
+    func waitForQuiet(_ shared: State) async {
+        var count = -1
+        var stableSince = ContinuousClock.now
+        let deadline = ContinuousClock.now + max(.seconds(60), quiet * 3)
+        while ContinuousClock.now < deadline {
+            await pollOnce(shared)
+            let n = shared.withLock { $0.order.count }
+            if n != count { count = n; stableSince = .now }
+            if ContinuousClock.now - stableSince >= quiet { return }
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import VitalSimCore
+
+/// A rule over a window of readings (trend, forecast, change, daily total, rhythm, data gap, score),
+/// as the oracle reads it from `reference/clinical.md` and the rule contract of docs/alert-rules.md,
+/// independently of the reference SUT's engine. Every kind raises once per episode and re-arms when
+/// its condition, evaluated on a later reading of its signal, no longer holds.
+public struct OracleWindowedRule: Sendable {
+    /// What the rule computes.
+    public enum Kind: Sendable {
+        /// Least-squares slope (units per minute) over the readings of `[t − window, t]` (at least three).
+        case rate(signal: Signal, window: Int64, comparison: Comparison, value: Double)
+        /// The current value does not meet the comparison but the fitted line over the last `lookback`,
+        /// extrapolated `horizon` ahead, does ("urgent low soon").
+        case forecast(signal: Signal, lookback: Int64, horizon: Int64, comparison: Comparison, value: Double)
+        /// Latest value − the earlier reading nearest `window` before it (within `tolerance`).
+        case change(signal: Signal, window: Int64, tolerance: Int64, comparison: Comparison, value: Double)
+        /// Sum over `(t − window, t]` divided by the latest weight; needs data from the window's first hour.
+        case dailyTotalPerKg(signal: Signal, window: Int64, comparison: Comparison, value: Double)
+        /// Over the last `beats` RR intervals: pNN50 > `pnn50` % and RMSSD / mean NN > `normalizedRMSSD`.
+        case irregularRhythm(beats: Int, pnn50: Double, normalizedRMSSD: Double)
+        /// A device that streams (median interval ≤ window / 3 over at least three readings) delivers nothing for longer than `window`.
+        case dataGap(window: Int64)
+        /// The NEWS2 aggregate of the latest respiration, SpO2, systolic, pulse and temperature (each ≤ 1 h old) reaches `score`.
+        case news2(score: Int, scale2: Bool)
+    }
+
+    public var id: String
+    public var profiles: Set<Profile>
+    public var severity: Severity
+    public var kind: Kind
+    public var source: String
+
+    /// `value <op> limit` for the comparison operators of the rule contract.
+    static func holds(_ v: Double, _ comparison: Comparison, _ limit: Double) -> Bool {
+        switch comparison {
+        case .less: v < limit
+        case .lessOrEqual: v <= limit
+        case .greater: v > limit
+        case .greaterOrEqual: v >= limit
+        }
+    }
+
+    /// Rounds to 1e-6 so that a value of exactly the threshold (30 g = 0.030 kg) is not a binary-float accident.
+    static func micro(_ x: Double) -> Double { (x * 1e6).rounded() / 1e6 }
+}
+
+extension Oracle {
+    static let hour: Int64 = 3_600_000, minute: Int64 = 60_000
+
+    /// The windowed rules the oracle derives (ids shared with docs/alert-rules.md).
+    public static let windowedRules: [OracleWindowedRule] = [
+        OracleWindowedRule(id: "hr.af-suspected", profiles: adultish, severity: .medium, kind: .irregularRhythm(beats: 64, pnn50: 40, normalizedRMSSD: 0.1),
+                           source: "clinical.md §1.4: pNN50 (Akande/Charlton 2023) and RMSSD/meanNN > 0.1 (Dash 2009) over 64 beats"),
+        OracleWindowedRule(id: "news2.urgent", profiles: [.adult, .diabeticCGM], severity: .medium, kind: .news2(score: 5, scale2: false),
+                           source: "clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold"),
+        OracleWindowedRule(id: "news2.emergency", profiles: [.adult, .diabeticCGM], severity: .high, kind: .news2(score: 7, scale2: false),
+                           source: "clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold"),
+        OracleWindowedRule(id: "news2.urgent-copd", profiles: [.copd], severity: .medium, kind: .news2(score: 5, scale2: true),
+                           source: "clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2"),
+        OracleWindowedRule(id: "glucose.urgent-low-soon", profiles: [.diabeticCGM], severity: .high,
+                           kind: .forecast(signal: .cgm, lookback: 15 * minute, horizon: 20 * minute, comparison: .lessOrEqual, value: 55),
+                           source: "clinical.md §2.5: Urgent Low Soon, 55 mg/dL predicted within 20 min"),
+        OracleWindowedRule(id: "glucose.fall-rate", profiles: [.diabeticCGM], severity: .medium,
+                           kind: .rate(signal: .cgm, window: 15 * minute, comparison: .lessOrEqual, value: -2),
+                           source: "clinical.md §2.5: fall rate alert at 2 mg/dL/min"),
+        OracleWindowedRule(id: "glucose.rise-rate", profiles: [.diabeticCGM], severity: .low,
+                           kind: .rate(signal: .cgm, window: 15 * minute, comparison: .greaterOrEqual, value: 2),
+                           source: "clinical.md §2.5: rise rate alert at 2 mg/dL/min"),
+        OracleWindowedRule(id: "infant.weight-loss-24h", profiles: [.chdInfant], severity: .high,
+                           kind: .change(signal: .weight, window: 24 * hour, tolerance: 6 * hour, comparison: .less, value: -0.030),
+                           source: "clinical.md §5: weight loss > 30 g in 24 h"),
+        OracleWindowedRule(id: "infant.poor-gain-3d", profiles: [.chdInfant], severity: .medium,
+                           kind: .change(signal: .weight, window: 72 * hour, tolerance: 12 * hour, comparison: .less, value: 0.020),
+                           source: "clinical.md §5: gain < 20 g over 3 days"),
+        OracleWindowedRule(id: "infant.low-intake", profiles: [.chdInfant], severity: .medium,
+                           kind: .dailyTotalPerKg(signal: .feeding, window: 24 * hour, comparison: .less, value: 100),
+                           source: "clinical.md §5: intake < 100 mL/kg/day"),
+        OracleWindowedRule(id: "device.data-gap", profiles: all, severity: .low, kind: .dataGap(window: 30 * minute),
+                           source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"),
+    ]
+
+    /// One windowed rule over one patient's samples (device-time order). `end` is the latest emit time
+    /// of the whole scenario: a device still silent then has a gap only if it is longer than the window.
+    public static func judge(_ rule: OracleWindowedRule, _ patient: String, _ samples: [Sample], end: Int64) -> [OracleAlert] {
+        var latch = Latch(rule: rule, patient: patient)
+        switch rule.kind {
+        case let .rate(signal, window, comparison, value):
+            var history: [(time: Int64, value: Double, id: String)] = []
+            for s in samples {
+                guard let v = s.values[signal] else { continue }
+                history.append((s.time, v, s.id))
+                guard let fit = fit(history, until: s.time, window: window) else { continue }
+                latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(fit.slope), comparison, value), at: s.time, evidence: s.id)
+            }
+        case let .forecast(signal, lookback, horizon, comparison, value):
+            var history: [(time: Int64, value: Double, id: String)] = []
+            for s in samples {
+                guard let v = s.values[signal] else { continue }
+                history.append((s.time, v, s.id))
+                guard let fit = fit(history, until: s.time, window: lookback) else { continue }
+                let predicted = fit.valueAtEnd + fit.slope * Double(horizon) / Double(minute)
+                let holds = !OracleWindowedRule.holds(v, comparison, value) && OracleWindowedRule.holds(predicted, comparison, value)
+                latch.update(holds, at: s.time, evidence: s.id)
+            }
+        case let .change(signal, window, tolerance, comparison, value):
+            var history: [(time: Int64, value: Double)] = []
+            for s in samples {
+                guard let v = s.values[signal] else { continue }
+                let target = s.time - window
+                let earlier = history.filter { abs($0.time - target) <= tolerance }.min { abs($0.time - target) < abs($1.time - target) }
+                history.append((s.time, v))
+                guard let earlier else { continue }
+                latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(v - earlier.value), comparison, value), at: s.time, evidence: s.id)
+            }
+        case let .dailyTotalPerKg(signal, window, comparison, value):
+            var intake: [(time: Int64, value: Double)] = []
+            var weight: Double?
+            for s in samples {
+                if let w = s.values[.weight] { weight = w }
+                guard let v = s.values[signal] else { continue }
+                intake.append((s.time, v))
+                guard let weight, let first = intake.first, first.time <= s.time - window + hour else { continue }
+                let total = intake.filter { $0.time > s.time - window }.reduce(0) { $0 + $1.value }
+                latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(total / weight), comparison, value), at: s.time, evidence: s.id)
+            }
+        case let .irregularRhythm(beats, pnn50, normalized):
+            var rr: [Double] = []
+            for s in samples where !s.rr.isEmpty {
+                rr += s.rr
+                if rr.count > 4 * beats { rr.removeFirst(rr.count - beats) }
+                guard rr.count >= beats else { continue }
+                let last = rr.suffix(beats)
+                let mean = last.reduce(0, +) / Double(beats)
+                let diffs = zip(last.dropFirst(), last).map { $0 - $1 }
+                let rmssd = (diffs.reduce(0) { $0 + $1 * $1 } / Double(diffs.count)).squareRoot()
+                let over = 100 * Double(diffs.filter { abs($0) > 50 }.count) / Double(diffs.count)
+                latch.update(over > pnn50 && rmssd / mean > normalized, at: s.time, evidence: s.id)
+            }
+        case let .dataGap(window):
+            return dataGaps(rule, patient, samples, window: window, end: end)
+        case let .news2(score, scale2):
+            var latest: [Signal: (time: Int64, value: Double)] = [:]
+            for s in samples {
+                for (name, v) in s.values where NEWS2Chart.parameters.contains(name) { latest[name] = (s.time, v) }
+                let fresh = NEWS2Chart.parameters.compactMap { p in latest[p].flatMap { s.time - $0.time <= hour ? $0.value : nil } }
+                guard fresh.count == NEWS2Chart.parameters.count, s.values.keys.contains(where: NEWS2Chart.parameters.contains) else { continue }
+                let total = NEWS2Chart.total(respiration: fresh[0], spo2: fresh[1], systolic: fresh[2], pulse: fresh[3], temperature: fresh[4], scale2: scale2)
+                latch.update(total >= score, at: s.time, evidence: s.id)
+            }
+        }
+        return latch.raised
+    }
+
+    /// Least-squares line over the samples of `[until − window, until]`: slope per minute and its value at `until`.
+    static func fit(_ history: [(time: Int64, value: Double, id: String)], until: Int64, window: Int64) -> (slope: Double, valueAtEnd: Double)? {
+        var pts: [(x: Double, y: Double)] = []
+        for h in history.reversed() {
+            guard h.time >= until - window else { break }
+            if h.time <= until { pts.append((Double(h.time - until) / Double(minute), h.value)) }
+        }
+        guard pts.count >= 3 else { return nil }
+        let mx = pts.reduce(0) { $0 + $1.x } / Double(pts.count), my = pts.reduce(0) { $0 + $1.y } / Double(pts.count)
+        let sxx = pts.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }, sxy = pts.reduce(0) { $0 + ($1.x - mx) * ($1.y - my) }
+        guard sxx > 0 else { return nil }
+        return (sxy / sxx, my - sxy / sxx * mx)
+    }
+
+    /// Data gaps per device, in the order its readings leave it (a backfill after a reconnection arrives
+    /// too late to fill the gap it closes): once at least three readings with a median interval of at most
+    /// a third of the window have arrived, nothing more arriving until after the latest device time
+    /// received + window raises at that time + window; the device's next reading re-arms it.
+    static func dataGaps(_ rule: OracleWindowedRule, _ patient: String, _ samples: [Sample], window: Int64, end: Int64) -> [OracleAlert] {
+        var out: [OracleAlert] = []
+        var byDevice: [String: [Sample]] = [:]
+        for s in samples { byDevice[s.device, default: []].append(s) }
+        for device in byDevice.keys.sorted() {
+            let list = byDevice[device]!.enumerated().sorted { ($0.element.emit, $0.offset) < ($1.element.emit, $1.offset) }.map(\.element)
+            var intervals: [Int64] = []
+            var latest = Int64.min
+            for (i, s) in list.enumerated() {
+                if latest != .min, s.time > latest { intervals.append(s.time - latest) }
+                latest = max(latest, s.time)
+                let next = i + 1 < list.count ? list[i + 1].emit : end
+                guard i >= 2, !intervals.isEmpty, next > max(s.emit, latest + window) else { continue }
+                let sorted = intervals.sorted()
+                guard sorted[sorted.count / 2] * 3 <= window else { continue }
+                out.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: latest + window, evidence: s.id))
+            }
+        }
+        return out
+    }
+
+    /// Raise once while a condition holds; re-arm when it is evaluated and does not.
+    struct Latch {
+        let rule: OracleWindowedRule
+        let patient: String
+        var active = false
+        var raised: [OracleAlert] = []
+
+        mutating func update(_ holds: Bool, at time: Int64, evidence: String) {
+            guard holds else { active = false; return }
+            guard !active else { return }
+            active = true
+            raised.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence))
+        }
+    }
+}

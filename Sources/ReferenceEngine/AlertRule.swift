@@ -1,0 +1,64 @@
+import VitalSimCore
+
+extension Comparison {
+    /// Whether `x` satisfies the comparison against `threshold`.
+    package func holds(_ x: Double, _ threshold: Double) -> Bool {
+        switch self {
+        case .less: x < threshold
+        case .lessOrEqual: x <= threshold
+        case .greater: x > threshold
+        case .greaterOrEqual: x >= threshold
+        }
+    }
+
+    /// The same comparison with its threshold moved `margin` into the normal range (for re-arming).
+    package func rearmThreshold(_ threshold: Double, margin: Double) -> Double {
+        switch self {
+        case .less, .lessOrEqual: threshold + margin
+        case .greater, .greaterOrEqual: threshold - margin
+        }
+    }
+}
+
+/// One condition on one signal.
+public struct Condition: Sendable, Equatable {
+    public var signal: Signal
+    public var comparison: Comparison
+    public var value: Double
+}
+
+/// How a rule decides that its condition holds.
+public enum RuleKind: Sendable, Equatable {
+    /// Any (or all) of the conditions on the latest reading, held for `persistence`.
+    case threshold(conditions: [Condition], matchAll: Bool)
+    /// Change of a signal against the reading about `window` earlier (latest − earlier), compared to `value`.
+    case change(signal: Signal, window: Int64, tolerance: Int64, comparison: Comparison, value: Double)
+    /// Sum of a signal over the last `window`, per kg of the latest weight, compared to `value`.
+    case dailyTotalPerKg(signal: Signal, window: Int64, comparison: Comparison, value: Double)
+    /// Rate of change (units per minute) between the last two readings at most `maxGap` apart.
+    case rate(signal: Signal, maxGap: Int64, comparison: Comparison, value: Double)
+    /// Linear forecast `horizon` ahead from readings in the last `lookback`, compared to `value`
+    /// (only while the current value does not already meet it).
+    case forecast(signal: Signal, lookback: Int64, horizon: Int64, comparison: Comparison, value: Double)
+    /// AF suspicion from the last `beats` RR intervals: pNN50 above `pnn50` % and RMSSD/meanNN above `normalizedRMSSD`.
+    case irregularRhythm(beats: Int, pnn50: Double, normalizedRMSSD: Double)
+    /// NEWS2 aggregate (RCP 2017) at or above `score`, or 3 in a single parameter when `singleParameter`.
+    case news2(score: Int, singleParameter: Bool, scale2: Bool)
+    /// No reading from a device for longer than `window` (technical alarm).
+    case dataGap(window: Int64)
+}
+
+/// A clinical or technical alert rule, with its source so an auditor can trace it.
+public struct AlertRule: Sendable, Equatable {
+    public var id: String
+    public var source: String
+    public var profiles: [Profile]
+    public var kind: RuleKind
+    /// How long the condition must hold on consecutive readings before the alert is raised.
+    public var persistence: Int64
+    public var severity: Severity
+    /// Once raised, the rule re-arms only after a reading beyond the threshold by this margin (hysteresis).
+    public var rearmMargin: Double
+    /// 1-based line in the rules file.
+    public var line: Int
+}

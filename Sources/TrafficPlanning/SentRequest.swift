@@ -1,0 +1,55 @@
+import Payloads
+
+/// A request as a run keeps it once sent: no body, and its readings as runs of one device's
+/// consecutive sequence numbers (a batch is usually one run), so that what a long run keeps does
+/// not grow with every reading id.
+public struct SentRequest: Sendable {
+    /// The HTTP path (empty for MQTT messages).
+    public var path: String
+    /// The MQTT topic, nil for HTTP requests.
+    public var topic: String?
+    public var patientID: String
+    /// Intended emit time of its last reading (virtual ms from the start).
+    public var sendAt: Int64
+    public var expectedRejection: ExpectedRejection?
+    /// How many readings it carried.
+    public let readingCount: Int
+    /// The id of its first reading (nil for a request without readings).
+    public let firstReading: String?
+    /// Its reading ids: `prefix/seq` for seq in first ..< first + count.
+    package let runs: [(prefix: Substring, first: UInt32, count: UInt32)]
+    /// Ids that are not `prefix/number`, kept whole.
+    package let others: [String]
+
+    public init(_ r: PlannedRequest) {
+        path = r.path; topic = r.topic; patientID = r.patientID; sendAt = r.sendAt; expectedRejection = r.expectedRejection
+        readingCount = r.readings.count
+        firstReading = r.readings.first?.id
+        var runs: [(prefix: Substring, first: UInt32, count: UInt32)] = []
+        var others: [String] = []
+        for reading in r.readings {
+            guard let (prefix, seq) = SentRequest.split(reading.id) else { others.append(reading.id); continue }
+            if let last = runs.last, last.prefix == prefix, last.first &+ last.count == seq {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append((prefix, seq, 1))
+            }
+        }
+        self.runs = runs
+        self.others = others
+    }
+
+    /// Whether the request carried reading `id`.
+    public func carries(_ id: String) -> Bool {
+        if let (prefix, seq) = SentRequest.split(id) {
+            return runs.contains { $0.prefix == prefix && seq >= $0.first && seq - $0.first < $0.count }
+        }
+        return others.contains(id)
+    }
+
+    /// `PATIENT/DEVICE[/KIND]/SEQ` as its prefix and sequence number.
+    package static func split(_ id: String) -> (Substring, UInt32)? {
+        guard let slash = id.lastIndex(of: "/"), let seq = UInt32(id[id.index(after: slash)...]) else { return nil }
+        return (id[..<slash], seq)
+    }
+}

@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import VitalSimCore
+import Payloads
+
+/// One delivery of a live run: an HTTP request carrying one reading (VitalEdge endpoints, corrupt
+/// or duplicate deliveries) or a batch of one device's readings for `POST /api/v1/observations`; or
+/// one MQTT message (`topic` set) carrying one reading.
+public struct PlannedRequest: Sendable {
+    /// The HTTP path (ignored for MQTT messages).
+    public var path: String
+    public var body: [UInt8]
+    /// The reading ids it carries, and each one's intended emit time (virtual ms from the start).
+    public var readings: [(id: String, emit: Int64)]
+    public var patientID: String
+    /// When the request is due (the intended emit time of its last reading).
+    public var sendAt: Int64
+    /// The rejection a conforming SUT must answer with (a corrupt delivery), if any.
+    public var expectedRejection: ExpectedRejection?
+    /// The MQTT topic (`vitals/{patientId}/{kind}`) when the device sends over MQTT.
+    public var topic: String? = nil
+    /// MQTT 5 user properties (reading id, device, device time, intended emit time, characteristic).
+    public var userProperties: [(name: String, value: String)] = []
+
+    /// `https` or `mqtt`.
+    public var transport: String { topic == nil ? "https" : "mqtt" }
+}
+
+/// Turns a scenario's readings into HTTP requests, deterministically (same scenario and seed,
+/// same bytes in the same order). BLE devices are relayed the way a phone gateway does: decoded,
+/// as generic observations; a corrupt delivery becomes the JSON counterpart of its fault
+/// (truncation → a truncated body, bad flags → a wrong unit, bad CRC → an impossible value).
+/// Devices with `transport: mqtt` publish each reading on `vitals/{patientId}/{kind}`: a BLE device's
+/// raw GATT value (as a gateway forwards it, with the `characteristic` user property; a corrupt
+/// delivery carries the corrupted bytes, which a SUT must refuse naming `payload`), or the
+/// observation JSON for other devices.
+public enum TrafficPlan {
+    /// Readings of one device within this much virtual time share a batch.
+    public static let batchWindow: Int64 = 60_000
+    public static let maxBatch = 100
+
+    /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link
+    ///   (`vitalsim run --ble hci`: Bluetooth devices with `transport: ble`).
+    public static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest] {
+        Array(TrafficPlanStream(for: scenario, seed: seed, bleLink: bleLink))
+    }
+
+    /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
+    static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64) -> PlannedRequest? {
+        guard let json = ObservationJSON.encode(r, start: start) else { return nil }
+        var props: [(name: String, value: String)] = [("reading-id", r.id), ("device-id", r.deviceID),
+                                                      ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
+                                                      ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true))]
+        var body = Array(json.serialized().utf8)
+        var rejection: ExpectedRejection?
+        if r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic {
+            props.append(("characteristic", String(format: "%04X", uuid)))
+            body = gatt.bytes
+            if r.delivery.corruption != nil { rejection = ExpectedRejection(status: 400, field: "payload") }
+        } else if let c = r.delivery.corruption {
+            (body, rejection) = ObservationJSON.corrupt(json, c)
+        }
+        return PlannedRequest(path: "", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID, sendAt: r.intendedEmitTime,
+                              expectedRejection: rejection, topic: "vitals/\(r.patientID)/\(r.kind.rawValue)", userProperties: props)
+    }
+
+    /// sha256 of the whole request stream (path and body of each request, in order).
+    public static func digest(_ requests: [PlannedRequest]) -> String {
+        var h = SHA256()
+        for r in requests { hash(r, into: &h) }
+        return finish(h)
+    }
+
+    /// Adds one request to a running digest.
+    static func hash(_ r: PlannedRequest, into h: inout SHA256) {
+        if let topic = r.topic {
+            h.update(data: Array(("mqtt:" + topic).utf8) + [0])
+            for p in r.userProperties { h.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
+        } else {
+            h.update(data: Array(r.path.utf8) + [0])
+        }
+        h.update(data: r.body + [0x0A])
+    }
+
+    static func finish(_ h: SHA256) -> String { "sha256:" + h.finalize().map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,169 @@
+import Crypto
+import VitalSimCore
+import Payloads
+
+/// A scenario's traffic plan produced as the generator runs, in due order, so that a live run holds
+/// only about one batch window of requests ahead of what it sends rather than the whole run (memory
+/// follows devices, not readings). The requests, their order and the digest are exactly those of
+/// ``TrafficPlan/requests(for:seed:bleLink:)``, which collects this stream.
+///
+/// Readings arrive from ``ScenarioRun`` in intended-emit-time order. A device's open batch takes
+/// readings for ``TrafficPlan/batchWindow`` after its first, so once the generator is past that it is
+/// closed; and since every open batch is due at or after its first reading, a closed request due
+/// more than one window before the generator's time can be released: nothing still to come can be
+/// due before it.
+public final class TrafficPlanStream: Sequence, IteratorProtocol {
+    var run: ScenarioRun
+    let encoder: ReadingEncoder
+    let start: Int64
+    let viaMQTT: Set<String>
+    let viaBLE: Set<String>
+    /// Every request ever created gets the next offset; due order is (sendAt, offset).
+    var created = 0
+    /// Open batches by device key: the request so far (body kept serialized, without the closing `]`).
+    var open: [String: (request: PlannedRequest, offset: Int, first: Int64)] = [:]
+    /// Open batches in creation order (first-reading order), for closing them once their window has passed.
+    var opened: [(key: String, offset: Int, first: Int64)] = []
+    var openedHead = 0
+    /// Closed requests waiting for their turn: a min-heap on (sendAt, offset).
+    var ready: [(request: PlannedRequest, offset: Int)] = []
+    /// The generator's time: the intended emit time of the latest reading taken.
+    var now = Int64.min
+    var exhausted = false
+    var hasher = SHA256()
+    var finalDigest: String?
+    /// Requests produced so far.
+    public private(set) var produced = 0
+    /// The most requests held at once (open batches and closed ones waiting for their turn).
+    public private(set) var peakHeld = 0
+
+    /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link.
+    public init(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) {
+        run = ScenarioRun(scenario: scenario, seed: seed)
+        start = scenario.startUnixMilliseconds
+        encoder = ReadingEncoder(startUnixMilliseconds: start)
+        var mqtt: Set<String> = []
+        for p in scenario.patients { for d in p.devices where d.transport == .mqtt { mqtt.insert("\(p.id)/\(d.id)") } }
+        viaMQTT = mqtt
+        viaBLE = bleLink ? Set(scenario.bleDevices.map { "\($0.0)/\($0.1.id)" }) : []
+    }
+
+    /// sha256 of the whole request stream (``TrafficPlan/digest(_:)``), once the stream has ended; nil before.
+    public var digest: String? { finalDigest }
+
+    public func next() -> PlannedRequest? {
+        while true {
+            if let top = ready.first, exhausted || top.request.sendAt < now - TrafficPlan.batchWindow {
+                let r = popReady()
+                TrafficPlan.hash(r, into: &hasher)
+                produced += 1
+                return r
+            }
+            if exhausted {
+                if finalDigest == nil { finalDigest = TrafficPlan.finish(hasher) }
+                return nil
+            }
+            take()
+        }
+    }
+
+    /// Takes the generator's next reading (or, at its end, closes every batch).
+    func take() {
+        peakHeld = Swift.max(peakHeld, ready.count + open.count)
+        guard let (r, _) = run.next() else {
+            for key in open.keys.sorted() { close(key) }
+            exhausted = true
+            return
+        }
+        now = Swift.max(now, r.intendedEmitTime)
+        while openedHead < opened.count, opened[openedHead].first < now - TrafficPlan.batchWindow {
+            let o = opened[openedHead]
+            openedHead += 1
+            if open[o.key]?.offset == o.offset { close(o.key) }
+        }
+        if openedHead > 4096, openedHead * 2 > opened.count { opened.removeFirst(openedHead); openedHead = 0 }
+        let key = "\(r.patientID)/\(r.deviceID)"
+        if viaBLE.contains(key) { return }
+        if viaMQTT.contains(key) {
+            if let m = TrafficPlan.message(r, encoder: encoder, start: start) { push(m) }
+            return
+        }
+        if r.deviceType == .phoneBridge {
+            let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
+            push(PlannedRequest(path: path, body: Array(encoder.json(r).serialized().utf8), readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
+                                sendAt: r.intendedEmitTime, expectedRejection: nil))
+            return
+        }
+        guard let json = ObservationJSON.encode(r, start: start) else { return }
+        if r.delivery.corruption != nil || r.delivery.duplicate {
+            close(key)
+            var body = Array(json.serialized().utf8)
+            var rejection: ExpectedRejection?
+            if let c = r.delivery.corruption { (body, rejection) = ObservationJSON.corrupt(json, c) }
+            push(PlannedRequest(path: "/api/v1/observations", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
+                                sendAt: r.intendedEmitTime, expectedRejection: rejection))
+            return
+        }
+        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < TrafficPlan.maxBatch {
+            open[key] = nil  // keep the batch's buffers uniquely referenced while appending
+            batch.request.readings.append((r.id, r.intendedEmitTime))
+            batch.request.sendAt = r.intendedEmitTime
+            batch.request.body.append(UInt8(ascii: ","))
+            batch.request.body.append(contentsOf: json.serialized().utf8)
+            open[key] = batch
+        } else {
+            close(key)
+            let request = PlannedRequest(path: "/api/v1/observations", body: [UInt8(ascii: "[")] + Array(json.serialized().utf8),
+                                         readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID, sendAt: r.intendedEmitTime, expectedRejection: nil)
+            open[key] = (request, created, r.intendedEmitTime)
+            opened.append((key, created, r.intendedEmitTime))
+            created += 1
+        }
+    }
+
+    /// A request complete when created (a single reading, a message).
+    func push(_ r: PlannedRequest) {
+        insertReady(r, offset: created)
+        created += 1
+    }
+
+    /// Closes a device's open batch (its body gets the closing `]`) and queues it.
+    func close(_ key: String) {
+        guard var batch = open.removeValue(forKey: key) else { return }
+        batch.request.body.append(UInt8(ascii: "]"))
+        insertReady(batch.request, offset: batch.offset)
+    }
+
+    static func before(_ a: (request: PlannedRequest, offset: Int), _ b: (request: PlannedRequest, offset: Int)) -> Bool {
+        (a.request.sendAt, a.offset) < (b.request.sendAt, b.offset)
+    }
+
+    func insertReady(_ r: PlannedRequest, offset: Int) {
+        ready.append((r, offset))
+        var c = ready.count - 1
+        while c > 0 {
+            let p = (c - 1) / 2
+            guard Self.before(ready[c], ready[p]) else { break }
+            ready.swapAt(c, p)
+            c = p
+        }
+    }
+
+    func popReady() -> PlannedRequest {
+        let top = ready[0].request
+        let last = ready.removeLast()
+        guard !ready.isEmpty else { return top }
+        ready[0] = last
+        var p = 0
+        while true {
+            let l = 2 * p + 1, r = l + 1
+            var m = p
+            if l < ready.count, Self.before(ready[l], ready[m]) { m = l }
+            if r < ready.count, Self.before(ready[r], ready[m]) { m = r }
+            if m == p { break }
+            ready.swapAt(p, m)
+            p = m
+        }
+        return top
+    }
+}

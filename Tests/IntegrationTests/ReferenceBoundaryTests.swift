@@ -1,0 +1,104 @@
+import Foundation
+import ReferenceSUT
+import VitalSimCore
+import XCTest
+import ReferenceEngine
+
+/// Every threshold rule of the shipped rules file, against the live server: a reading exactly at the
+/// boundary raises the alert only when the operator includes it (`<=`, `>=`), one resolution step
+/// beyond always raises it, one step inside never does, and a persistence window is honoured to the
+/// minute (nothing one minute before it ends; `raisedAt` = start + persistence, by device time).
+/// Driven by `default-rules.yaml`, so an edited threshold or operator is tested as written.
+final class ReferenceBoundaryTests: XCTestCase {
+    /// One patient's readings for one condition at one value.
+    struct Probe {
+        var patient: String
+        var rule: AlertRule
+        var profile: Profile
+        var signal: Signal
+        var value: Double
+        var expected: Bool
+    }
+
+    /// Kind, unit and resolution step of each signal posted through `/api/v1/observations`.
+    static let encoding: [Signal: (kind: String, unit: String, step: Double)] = [
+        .heartRate: ("heart-rate", "/min", 1), .spo2: ("spo2", "%", 1), .temperature: ("temperature", "Cel", 0.1),
+        .cgm: ("cgm", "mg/dL", 1), .glucose: ("glucose", "mg/dL", 1), .battery: ("battery", "%", 1),
+        .respirationRate: ("respiration-rate", "/min", 1), .systolic: ("blood-pressure", "mm[Hg]", 1), .diastolic: ("blood-pressure", "mm[Hg]", 1),
+    ]
+
+    static func probes(_ rules: [AlertRule]) -> [Probe] {
+        var probes: [Probe] = []
+        for rule in rules {
+            guard case let .threshold(conditions, _) = rule.kind, let profile = rule.profiles.first else { continue }
+            for (n, c) in conditions.enumerated() {
+                guard let step = encoding[c.signal]?.step else { continue }
+                let outward = (c.comparison == .less || c.comparison == .lessOrEqual) ? -step : step
+                let inclusive = c.comparison == .lessOrEqual || c.comparison == .greaterOrEqual
+                var cases: [(String, Double, Bool)] = [("at", c.value, inclusive), ("beyond", c.value + outward, true)]
+                if inclusive { cases.append(("inside", c.value - outward, false)) }
+                for (name, value, expected) in cases {
+                    let v = (value * 10).rounded() / 10
+                    probes.append(Probe(patient: "b-\(rule.id)-\(n)-\(name)", rule: rule, profile: profile, signal: c.signal, value: v, expected: expected))
+                }
+            }
+        }
+        return probes
+    }
+
+    static let start = 1_730_966_400  // 2024-11-07T08:00:00Z
+
+    static func reading(_ p: Probe, minute: Int) -> String {
+        let e = encoding[p.signal]!
+        let id = "\(p.patient)/\(minute)", ts = CivilTimeText.iso(start + minute * 60)
+        switch p.signal {
+        case .systolic:
+            return #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(p.value), "diastolic": 80, "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
+        case .diastolic:
+            return #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": 160, "diastolic": \#(p.value), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
+        default:
+            return observationJSON(id: id, patient: p.patient, device: e.kind, kind: e.kind, value: p.value, unit: e.unit, at: ts)
+        }
+    }
+
+    func testEveryThresholdRuleFiresExactlyAtItsBoundary() throws {
+        let rules = try RuleSetLoader.defaultRules()
+        let probes = Self.probes(rules)
+        let tested = Set(probes.map(\.rule.id))
+        for id in ["hr.tachycardia", "hr.bradycardia", "bp.hypertensive-crisis", "temp.fever", "spo2.low", "spo2.below-copd-target",
+                   "glucose.level1-low", "glucose.level2-low", "glucose.urgent-low", "glucose.level2-high", "glucose.meter-level2-low",
+                   "infant.spo2-low", "infant.spo2-high", "device.low-battery"] {
+            XCTAssertTrue(tested.contains(id), "\(id) has no boundary probe")
+        }
+        let dir = TestSupport.temporaryDirectory("boundary")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--rate-limit", "0"] + probes.flatMap { ["--patient", "\($0.patient)=\($0.profile.rawValue)"] }, directory: dir)
+        defer { XCTAssertEqual(sut.stop(), 0) }
+
+        // Every minute up to one minute before the persistence window ends: nothing yet.
+        func minutes(_ p: Probe) -> Int { Int(p.rule.persistence / 60_000) }
+        let early = probes.flatMap { p in (0..<minutes(p)).map { Self.reading(p, minute: $0) } }
+        if !early.isEmpty {
+            let r = try sut.curl("POST", "/api/v1/observations", body: "[" + early.joined(separator: ",") + "]")
+            XCTAssertEqual(r.status, 200, r.body)
+            let alerts = try sut.alerts()
+            for p in probes where minutes(p) > 0 {
+                XCTAssertFalse(alerts.contains { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id },
+                               "\(p.rule.id) raised before its \(minutes(p)) min persistence ended (\(p.signal.rawValue) \(p.value))")
+            }
+        }
+        // The reading that completes the window.
+        let last = probes.map { Self.reading($0, minute: minutes($0)) }
+        let r = try sut.curl("POST", "/api/v1/observations", body: "[" + last.joined(separator: ",") + "]")
+        XCTAssertEqual(r.status, 200, r.body)
+        let alerts = try sut.alerts()
+        for p in probes {
+            let raised = alerts.filter { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id }
+            XCTAssertEqual(raised.count, p.expected ? 1 : 0, "\(p.rule.id) with \(p.signal.rawValue) \(p.value) (\(p.profile.rawValue))")
+            guard let alert = raised.first else { continue }
+            XCTAssertEqual(alert["raisedAt"] as? String, CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z"))
+            XCTAssertEqual(alert["severity"] as? String, p.rule.severity.rawValue)
+            XCTAssertEqual((alert["evidence"] as? [String])?.last, "\(p.patient)/\(minutes(p))")
+        }
+    }
+}

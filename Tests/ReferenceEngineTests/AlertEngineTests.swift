@@ -1,0 +1,199 @@
+import VitalSimCore
+import XCTest
+import ReferenceEngine
+
+/// The reference SUT's default rules fire exactly at their boundaries (operators from clinical.md),
+/// after their persistence windows, once per episode, and re-arm with hysteresis.
+final class AlertEngineTests: XCTestCase {
+    let minute: Int64 = 60_000
+    var counter = 0
+
+    func engine(_ profile: Profile) throws -> AlertEngine {
+        AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": profile])
+    }
+
+    func obs(_ values: [Signal: Double], at t: Int64, device: String = "d", rr: [Double] = []) -> Observation {
+        counter += 1
+        return Observation(readingID: "r\(counter)", patientID: "p", deviceID: device, time: t, values: values, rrIntervals: rr)
+    }
+
+    func rules(_ alerts: [Alert]) -> [String] { alerts.map(\.rule) }
+
+    func testDefaultRulesLoadAndNameTheirSources() throws {
+        let rules = try RuleSetLoader.defaultRules()
+        XCTAssertGreaterThanOrEqual(rules.count, 20)
+        for r in rules { XCTAssertTrue(r.source.contains("clinical.md"), "\(r.id) must name its source") }
+        for profile in Profile.allCases { XCTAssertTrue(rules.contains { $0.profiles.contains(profile) }, profile.rawValue) }
+    }
+
+    func testTachycardiaNeedsMoreThan100ForTenMinutes() throws {
+        let e = try engine(.adult)
+        for m in 0...20 { XCTAssertEqual(rules(e.ingest(obs([.heartRate: 100], at: Int64(m) * minute))), [], "100 is not > 100") }
+        var fired: [Int] = []
+        for m in 21...40 where e.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) { fired.append(m) }
+        XCTAssertEqual(fired, [31], "raised once, exactly 10 min after the first reading above 100")
+        // Hysteresis: 97 does not re-arm (margin 5), 95 does.
+        _ = e.ingest(obs([.heartRate: 97], at: 41 * minute))
+        for m in 42...53 { XCTAssertFalse(rules(e.ingest(obs([.heartRate: 120], at: Int64(m) * minute))).contains("hr.tachycardia")) }
+        _ = e.ingest(obs([.heartRate: 95], at: 54 * minute))
+        var again: [Int] = []
+        for m in 55...66 where e.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) { again.append(m) }
+        XCTAssertEqual(again, [65])
+    }
+
+    func testHypertensiveCrisisIsStrictlyAbove180Or120() throws {
+        let e = try engine(.adult)
+        XCTAssertEqual(rules(e.ingest(obs([.systolic: 180, .diastolic: 120], at: 0))), [])
+        XCTAssertEqual(rules(e.ingest(obs([.systolic: 180, .diastolic: 121], at: minute))), ["bp.hypertensive-crisis"])
+        let f = try engine(.adult)
+        XCTAssertEqual(rules(f.ingest(obs([.systolic: 181, .diastolic: 80], at: 0))), ["bp.hypertensive-crisis"])
+        XCTAssertEqual(rules(f.ingest(obs([.systolic: 190, .diastolic: 80], at: minute))), [], "de-duplicated while active")
+    }
+
+    func testFeverIsAtOrAbove38() throws {
+        let e = try engine(.adult)
+        XCTAssertEqual(rules(e.ingest(obs([.temperature: 37.9], at: 0))), [])
+        XCTAssertEqual(rules(e.ingest(obs([.temperature: 38.0], at: minute))), ["temp.fever"])
+    }
+
+    func testCGMHypoglycaemiaLevelsAndUrgentLow() throws {
+        let e = try engine(.diabeticCGM)
+        var log: [(Int, [String])] = []
+        let values: [Double] = [60, 60, 60, 60, 56, 56, 55, 53, 53, 53, 53]
+        for (i, v) in values.enumerated() {
+            let r = rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))).filter { $0.hasPrefix("glucose.level") || $0 == "glucose.urgent-low" }
+            if !r.isEmpty { log.append((i * 5, r)) }
+        }
+        XCTAssertEqual(log.map(\.0), [15, 30, 50], "\(log)")
+        XCTAssertEqual(log[0].1, ["glucose.level1-low"], "< 70 for 15 min")
+        XCTAssertEqual(log[1].1, ["glucose.urgent-low"], "55 is at or below 55")
+        XCTAssertEqual(log[2].1, ["glucose.level2-low"], "< 54 (53) held for 15 min; 54 would not count")
+    }
+
+    func testUrgentLowSoonForecastsFromTheTrend() throws {
+        let e = try engine(.diabeticCGM)
+        var raised: [String] = []
+        for (i, v) in [100.0, 90, 80, 70].enumerated() { raised += rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
+        XCTAssertTrue(raised.contains("glucose.urgent-low-soon"), "falling 2 mg/dL/min from 70 reaches 30 in 20 min: \(raised)")
+        XCTAssertTrue(raised.contains("glucose.fall-rate"))
+        let flat = try engine(.diabeticCGM)
+        var none: [String] = []
+        for (i, v) in [80.0, 79, 80, 79].enumerated() { none += rules(flat.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
+        XCTAssertEqual(none, [])
+    }
+
+    func testInfantInterstageRules() throws {
+        let e = try engine(.chdInfant)
+        XCTAssertEqual(rules(e.ingest(obs([.spo2: 75], at: 0))), [], "75 is not < 75")
+        XCTAssertEqual(rules(e.ingest(obs([.spo2: 74], at: minute))), ["infant.spo2-low"])
+        XCTAssertEqual(rules(e.ingest(obs([.spo2: 90], at: 2 * minute))), [])
+        XCTAssertEqual(rules(e.ingest(obs([.spo2: 91], at: 3 * minute))), ["infant.spo2-high"])
+        let day: Int64 = 86_400_000
+        let w = try engine(.chdInfant)
+        _ = w.ingest(obs([.weight: 4.200], at: 0))
+        XCTAssertEqual(rules(w.ingest(obs([.weight: 4.170], at: day))), [], "a loss of exactly 30 g is not > 30 g")
+        XCTAssertEqual(rules(w.ingest(obs([.weight: 4.139], at: 2 * day))), ["infant.weight-loss-24h"])
+        XCTAssertEqual(rules(w.ingest(obs([.weight: 4.130], at: 3 * day))), ["infant.poor-gain-3d"], "−70 g over 3 days is < 20 g gain")
+    }
+
+    func testInfantIntakeBelow100MlPerKgPerDay() throws {
+        let e = try engine(.chdInfant)
+        _ = e.ingest(obs([.weight: 4.0], at: 0))
+        var raised: [String] = []
+        // 8 feeds of 50 mL a day = 100 mL/kg/day exactly: no alert; then feeds of 45 mL: 90 → alert.
+        for k in 1...16 { raised += rules(e.ingest(obs([.feeding: 50], at: Int64(k) * 3 * 3_600_000))) }
+        XCTAssertEqual(raised, [])
+        for k in 17...24 { raised += rules(e.ingest(obs([.feeding: 45], at: Int64(k) * 3 * 3_600_000))) }
+        XCTAssertEqual(raised, ["infant.low-intake"])
+    }
+
+    func testAtrialFibrillationSuspicionFromRR() throws {
+        let e = try engine(.adult)
+        var rng = SeededRandom(seed: 3)
+        var raised: [String] = []
+        for k in 0..<40 {
+            let rr = (0..<2).map { _ in 0.85 + 0.03 * Math.sin(Double(k) / 2) }
+            raised += rules(e.ingest(obs([.heartRate: 70], at: Int64(k) * 1000, rr: rr)))
+        }
+        XCTAssertFalse(raised.contains("hr.af-suspected"), "regular sinus rhythm")
+        for k in 40..<100 {
+            let rr = (0..<2).map { _ in 0.38 + rng.exponential(mean: 0.17) }
+            raised += rules(e.ingest(obs([.heartRate: 110], at: Int64(k) * 1000, rr: rr)))
+        }
+        XCTAssertEqual(raised.filter { $0 == "hr.af-suspected" }.count, 1)
+    }
+
+    func testNEWS2BandsAndThresholds() throws {
+        let e = try engine(.adult)
+        // RR 21 (2) + SpO2 94 (1) + SBP 105 (1) + HR 95 (1) + 38.0 °C (0) = 5 → urgent.
+        var raised = rules(e.ingest(obs([.respirationRate: 21, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0)))
+        XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, ["news2.urgent"])
+        // RR 20.4 rounds to 20 (0): total 3, no alert on a fresh patient.
+        let f = try engine(.adult)
+        raised = rules(f.ingest(obs([.respirationRate: 20.4, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.04], at: 0)))
+        XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, [])
+        // Scale 2 for COPD: SpO2 88 on air scores 0, so the same vitals stay below 5.
+        let c = try engine(.copd)
+        raised = rules(c.ingest(obs([.respirationRate: 21, .spo2: 88, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0)))
+        XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, [])
+    }
+
+    func testDataGapAndLowBatteryAndDuplicates() throws {
+        let e = try engine(.adult)
+        for m in 0..<10 { _ = e.ingest(obs([.heartRate: 70], at: Int64(m) * minute, device: "strap")) }
+        XCTAssertEqual(rules(e.advance(to: 39 * minute)), [], "30 min after the last reading is not > 30 min")
+        XCTAssertEqual(rules(e.advance(to: 40 * minute)), ["device.data-gap"])
+        XCTAssertEqual(rules(e.advance(to: 50 * minute)), [], "once per gap")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 15], at: 51 * minute, device: "strap"))), [])
+        let low = obs([.battery: 14], at: 52 * minute, device: "strap")
+        let alerts = e.ingest(low)
+        XCTAssertEqual(rules(alerts), ["device.low-battery"])
+        XCTAssertEqual(alerts.first?.evidence, [low.readingID])
+        XCTAssertEqual(alerts.first?.json["patientId"], .string("p"))
+        XCTAssertEqual(e.ingest(low), [], "a duplicate reading id is not judged twice")
+    }
+
+    func testLowBatteryIsJudgedPerDevice() throws {
+        let e = try engine(.diabeticCGM)
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))), ["device.low-battery"])
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))), [], "another device's full battery")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))), [], "does not re-arm the CGM's alert")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))), ["device.low-battery"], "the meter's own episode")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))), [], "re-armed at 15 + 5 %")
+        XCTAssertEqual(rules(e.ingest(obs([.battery: 14], at: 181 * minute, device: "cgm"))), ["device.low-battery"])
+    }
+
+    func testDataGapsAcrossDevicesAndRepeatedGaps() throws {
+        // The gap scan runs only once device time can have passed a deadline; it must still see every
+        // device, including one that resumed after an earlier gap.
+        let e = try engine(.adult)
+        var lastA = "", lastB = ""
+        for m in 0..<5 {
+            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a"), b = obs([.spo2: 97], at: Int64(m + 20) * minute, device: "b")
+            _ = e.ingest(a); _ = e.ingest(b)
+            lastA = a.readingID; lastB = b.readingID
+        }
+        XCTAssertEqual(e.advance(to: 34 * minute).map(\.evidence), [], "a: 30 min after minute 4 is not yet a gap")
+        XCTAssertEqual(e.advance(to: 34 * minute + 1).map(\.evidence), [[lastA]])
+        XCTAssertEqual(e.advance(to: 54 * minute).map(\.evidence), [])
+        XCTAssertEqual(e.advance(to: 54 * minute + 1).map(\.evidence), [[lastB]])
+        for m in 60..<63 {
+            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
+            XCTAssertEqual(rules(e.ingest(a)), [])
+            lastA = a.readingID
+        }
+        XCTAssertEqual(rules(e.advance(to: 92 * minute)), [])
+        XCTAssertEqual(e.advance(to: 92 * minute + 1).map(\.evidence), [[lastA]], "a second gap after the device resumed")
+    }
+
+    func testRulesFileErrorsArePositioned() {
+        let text = "rules:\n  - id: x\n    source: s\n    profiles: [adult]\n    severity: urgent\n    threshold: {any: [{signal: pulse, operator: \"=>\", value: 1}]}\n"
+        do { _ = try RuleSetLoader.parse(text, file: "r.yaml"); XCTFail("should fail") } catch {
+            let fields = error.issues.map(\.field)
+            XCTAssertTrue(fields.contains("rules[0].severity"), "\(error)")
+            XCTAssertTrue(fields.contains("rules[0].threshold.any[0].signal"), "\(error)")
+            XCTAssertTrue(fields.contains("rules[0].threshold.any[0].operator"), "\(error)")
+            XCTAssertTrue(error.issues.allSatisfy { $0.line >= 5 }, "\(error)")
+        }
+    }
+}

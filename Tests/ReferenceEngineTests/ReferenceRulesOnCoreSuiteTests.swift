@@ -1,0 +1,55 @@
+import GATT
+
+import VitalSimCore
+import TestFixtures
+import XCTest
+import Payloads
+import ReferenceEngine
+import TrafficPlanning
+
+/// The core scenarios, as bytes on the wire, decoded the way the reference SUT ingests raw GATT and
+/// JSON, raise the alerts each scenario exists for, and not the ones it does not.
+final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
+    func alerts(_ name: String) throws -> [String] {
+        let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
+        let engine = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.profile) }))
+        var run = ScenarioRun(scenario: s)
+        let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
+        var raised: [String] = []
+        while let (r, _) = run.next() {
+            let received = s.startUnixMilliseconds + r.deviceTime
+            raised += engine.advance(to: received).map(\.rule)
+            guard let p = encoder.encode(r).first else { continue }
+            var o: Observation?
+            if let uuid = p.characteristic {
+                o = try? GATTObservations.observation(uuid: uuid, bytes: p.bytes, patientID: r.patientID, deviceID: r.deviceID, readingID: r.id, receivedAt: received)
+            } else if case let .feeding(ml) = r.measurement {
+                o = Observation(readingID: r.id, patientID: r.patientID, deviceID: r.deviceID, time: received, values: [.feeding: Double(ml)])
+            } else if case let .heartRate(bpm, _, _, _) = r.measurement {
+                o = Observation(readingID: r.id, patientID: r.patientID, deviceID: r.deviceID, time: received, values: [.heartRate: Double(bpm)])
+            }
+            if let o { raised += engine.ingest(o).map(\.rule) }
+        }
+        return raised
+    }
+
+    func testEachCoreScenarioRaisesItsAlerts() throws {
+        let expectations: [(String, [String], [String])] = [
+            ("adult-tachycardia-episode", ["hr.tachycardia"], ["hr.bradycardia", "hr.af-suspected"]),
+            ("adult-bradycardia-night", ["hr.bradycardia"], ["hr.tachycardia", "spo2.low"]),
+            ("atrial-fibrillation-onset", ["hr.af-suspected"], ["hr.bradycardia"]),
+            ("t1d-nocturnal-hypoglycemia", ["glucose.level1-low", "glucose.level2-low", "glucose.urgent-low"], ["glucose.level2-high"]),
+            ("t2d-hyperglycemia", ["glucose.level2-high"], ["glucose.level1-low", "glucose.urgent-low"]),
+            ("copd-desaturation", ["spo2.below-copd-target"], ["spo2.low"]),
+            ("hypertensive-crisis", ["bp.hypertensive-crisis"], []),
+            ("fever-spike", ["temp.fever"], []),
+            ("chd-infant-interstage", ["infant.low-intake", "infant.weight-loss-24h", "infant.spo2-low"], ["temp.fever"]),
+            ("device-dropout-and-backfill", ["device.low-battery", "device.data-gap"], []),
+        ]
+        for (name, must, mustNot) in expectations {
+            let raised = try alerts(name)
+            for rule in must { XCTAssertTrue(raised.contains(rule), "\(name) should raise \(rule); raised \(raised)") }
+            for rule in mustNot { XCTAssertFalse(raised.contains(rule), "\(name) should not raise \(rule); raised \(raised)") }
+        }
+    }
+}

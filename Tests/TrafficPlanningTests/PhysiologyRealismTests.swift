@@ -1,0 +1,198 @@
+import Devices
+
+import Physiology
+import VitalSimCore
+import TestFixtures
+import XCTest
+import Realism
+import TrafficPlanning
+
+/// Realism checks against the targets in reference/clinical.md (sources there): HRV bands for a
+/// resting adult, AF irregularity, CGM lag/noise/limits, nocturnal BP dip, circadian temperature,
+/// infant SpO2 and growth.
+final class PhysiologyRealismTests: XCTestCase {
+    func physiology(_ yaml: String, seed: UInt64 = 1, patient: Int = 0) throws -> (PatientPhysiology, Scenario) {
+        let s = try ScenarioLoader.parse(yaml, file: "test.yaml")
+        let p = s.patients[patient]
+        let clock = DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
+        return (PatientPhysiology(patient: p, events: s.events(for: p.id), rng: SeededRandom(seed: seed).split("patient:" + p.id), clock: clock), s)
+    }
+
+    func scenario(profile: String = "adult", baseline: String = "dailySteps: 0", duration: String = "2h", start: String = "10:00:00",
+                  devices: String = "- {id: hrm, type: heart-rate-strap}", timeline: String = "") -> String {
+        """
+        name: t
+        duration: \(duration)
+        start: 2024-11-07T\(start)Z
+        patients:
+          - id: p
+            profile: \(profile)
+            baseline: {\(baseline)}
+            devices:
+              \(devices)
+        \(timeline.isEmpty ? "" : "timeline:\n" + timeline)
+        """
+    }
+
+    /// RR intervals (s) in consecutive 5-minute windows.
+    func windows(_ phys: PatientPhysiology, from: Int64, to: Int64) -> [[Double]] {
+        var g = phys.beats(from: from)
+        var out: [[Double]] = [[]]
+        var windowEnd = Double(from) + 300_000
+        while g.time < Double(to) {
+            let rr = g.next()
+            if g.time > windowEnd { out.append([]); windowEnd += 300_000 }
+            out[out.count - 1].append(rr)
+        }
+        return out.filter { $0.count > 100 }
+    }
+
+    func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
+
+    func testRestingAdultHRVIsWithinPublishedShortTermNorms() throws {
+        for seed in [1, 2, 3] as [UInt64] {
+            let (phys, _) = try physiology(scenario(), seed: seed)
+            let metrics = windows(phys, from: 0, to: 3_600_000).compactMap(HRVMetrics.compute)
+            XCTAssertGreaterThanOrEqual(metrics.count, 10)
+            let sdnn = median(metrics.map(\.sdnn)), rmssd = median(metrics.map(\.rmssd)), hr = 60_000 / median(metrics.map(\.meanNN))
+            XCTAssertTrue((30...90).contains(sdnn), "seed \(seed): 5-min SDNN \(sdnn) ms outside 30–90")
+            XCTAssertTrue((20...60).contains(rmssd), "seed \(seed): 5-min RMSSD \(rmssd) ms outside 20–60")
+            XCTAssertTrue((55...85).contains(hr), "seed \(seed): mean HR \(hr)")
+            XCTAssertTrue((0.5...4).contains(median(metrics.map(\.lfHf))), "seed \(seed): LF/HF \(median(metrics.map(\.lfHf)))")
+            let inBand = metrics.filter { (25...100).contains($0.sdnn) && (15...70).contains($0.rmssd) }.count
+            XCTAssertGreaterThanOrEqual(Double(inBand) / Double(metrics.count), 0.8, "seed \(seed): too many windows outside the bands")
+        }
+    }
+
+    func testAtrialFibrillationIsIrregularlyIrregularAndSinusIsNot() throws {
+        let timeline = "  - {at: 30m, patient: p, event: atrial-fibrillation, duration: 40m, target: 110}"
+        let (phys, _) = try physiology(scenario(timeline: timeline))
+        let sinus = windows(phys, from: 0, to: 1_800_000).compactMap(HRVMetrics.compute)
+        let af = windows(phys, from: 1_800_000, to: 4_200_000).compactMap(HRVMetrics.compute)
+        XCTAssertGreaterThanOrEqual(af.count, 7)
+        for m in af {
+            XCTAssertGreaterThan(m.pnn50, 40, "AF pNN50")
+            XCTAssertGreaterThan(m.rmssd / m.meanNN, 0.1, "AF normalised RMSSD")
+            XCTAssertLessThan(m.maxAutocorrelation, 0.2, "AF RR must have no periodic structure")
+            XCTAssertTrue((95...125).contains(60_000 / m.meanNN), "AF ventricular rate \(60_000 / m.meanNN)")
+        }
+        for m in sinus {
+            XCTAssertFalse(m.pnn50 > 40 && m.rmssd / m.meanNN > 0.1, "sinus window looks like AF: \(m)")
+            XCTAssertGreaterThan(m.maxAutocorrelation, 0.3, "sinus rhythm keeps its LF/HF structure")
+        }
+    }
+
+    func testTachycardiaRampsPlateausAndRecovers() throws {
+        let timeline = "  - {at: 30m, patient: p, event: tachycardia, duration: 20m, target: 150, onset: 2m, offset: 3m}"
+        let (phys, _) = try physiology(scenario(timeline: timeline))
+        let before = phys.meanHeartRate(at: 29 * 60_000)
+        XCTAssertEqual(phys.meanHeartRate(at: 40 * 60_000), 150, accuracy: 0.5)
+        let mid = phys.meanHeartRate(at: 31 * 60_000)
+        XCTAssertTrue(mid > before + 30 && mid < 120, "half-way through the onset ramp: \(mid)")
+        XCTAssertEqual(phys.meanHeartRate(at: 55 * 60_000), before, accuracy: 5)
+    }
+
+    func testCGMLagsPlasmaWithRealisticNoiseAndBias() throws {
+        let yaml = scenario(profile: "diabetic-cgm", baseline: "diabetes: type1, dailySteps: 0", duration: "24h", start: "00:00:00",
+                            devices: "- {id: cgm, type: cgm}", timeline: """
+          - {at: 2h, patient: p, event: meal, carbs: 80}
+          - {at: 8h, patient: p, event: hypoglycemia, insulin: 7}
+          - {at: 14h, patient: p, event: meal, carbs: 60, insulin: 3}
+        """)
+        let (phys, s) = try physiology(yaml)
+        // Interstitial lag: the shift that best aligns interstitial with plasma, 5–15 min.
+        var best = (0, -1.0)
+        let plasma = (0..<1440).map { phys.glucose.plasma(at: Int64($0) * 60_000) }
+        let ig = (0..<1440).map { phys.glucose.interstitial(at: Int64($0) * 60_000) }
+        for lag in 0...30 {
+            let c = RealismReport.correlation(Array(ig[lag...]), Array(plasma[..<(1440 - lag)]))
+            if c > best.1 { best = (lag, c) }
+        }
+        XCTAssertTrue((5...15).contains(best.0), "CGM lag \(best.0) min")
+        XCTAssertLessThan(plasma.min()!, 70)
+        XCTAssertGreaterThan(plasma.max()!, 200)
+        // Sensor noise and accuracy from the device model.
+        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var errors: [Double] = [], ard: [Double] = [], fallingBias: [Double] = []
+        var times: [Int64] = []
+        while let r = dev.next() {
+            guard case let .cgm(mg, _, _, _, _) = r.measurement else { continue }
+            times.append(r.measuredAt)
+            XCTAssertTrue((40...400).contains(mg))
+            let igv = phys.glucose.interstitial(at: r.measuredAt), pv = phys.glucose.plasma(at: r.measuredAt)
+            if (100...180).contains(igv) { errors.append(Double(mg) - igv) }
+            if mg > 40, mg < 400 { ard.append(abs(Double(mg) - pv) / pv) }
+            if phys.glucose.plasma(at: r.measuredAt + 300_000) - pv < -5 { fallingBias.append(Double(mg) - pv) }
+        }
+        XCTAssertEqual(times.count, 287)
+        XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 300_000 }, "5-minute cadence")
+        let sd = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
+        XCTAssertTrue((6...15).contains(sd), "sensor noise sd \(sd) mg/dL near 140 (clinical.md: about 10–15)")
+        let mard = 100 * ard.reduce(0, +) / Double(ard.count)
+        XCTAssertTrue((4...15).contains(mard), "MARD \(mard) %")
+        XCTAssertGreaterThan(fallingBias.reduce(0, +) / Double(fallingBias.count), 0, "CGM reads high while glucose falls (Breton & Kovatchev 2008)")
+    }
+
+    func testCGMReportsLowAndHighLimits() throws {
+        let yaml = scenario(profile: "diabetic-cgm", baseline: "diabetes: type2, glucose: 150", duration: "10h", devices: "- {id: cgm, type: cgm, cadence: 1m}",
+                            timeline: "  - {at: 1h, patient: p, event: hyperglycemia, carbs: 140}")
+        let (phys, s) = try physiology(yaml)
+        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var high = 0, count = 0
+        while let r = dev.next() {
+            guard case let .cgm(mg, _, _, _, ann) = r.measurement else { continue }
+            count += 1
+            if ann & 0x80_0000 != 0 { high += 1; XCTAssertEqual(mg, 400, "HIGH readings are reported at the 400 mg/dL limit") }
+        }
+        XCTAssertEqual(count, 599, "1-minute (Libre-type) cadence")
+        XCTAssertGreaterThan(high, 0, "a missed bolus of 140 g should read HIGH (> 400 mg/dL)")
+    }
+
+    func testNocturnalBloodPressureDip() throws {
+        let (phys, _) = try physiology(scenario(baseline: "systolic: 130, diastolic: 82", duration: "2d", start: "00:00:00"))
+        var night: [Double] = [], day: [Double] = []
+        for m in stride(from: 0, to: 2 * 1440, by: 10) {
+            let t = Int64(m) * 60_000
+            let h = phys.clock.hour(at: t)
+            if (1..<5).contains(h) { night.append(phys.bloodPressure(at: t).systolic) }
+            if (10..<20).contains(h) { day.append(phys.bloodPressure(at: t).systolic) }
+        }
+        let dip = 100 * (1 - (night.reduce(0, +) / Double(night.count)) / (day.reduce(0, +) / Double(day.count)))
+        XCTAssertTrue((10...20).contains(dip), "nocturnal dip \(dip) % (dipper 10–20 %)")
+    }
+
+    func testTemperatureCircadianRhythm() throws {
+        let (phys, _) = try physiology(scenario(duration: "1d", start: "00:00:00"))
+        let temps = (0..<24).map { phys.temperature(at: Int64($0) * 3_600_000) }
+        let nadir = temps.firstIndex(of: temps.min()!)!, peak = temps.firstIndex(of: temps.max()!)!
+        XCTAssertTrue((4...8).contains(nadir), "nadir at \(nadir):00 (Mackowiak: 06:00)")
+        XCTAssertTrue((15...19).contains(peak), "peak at \(peak):00 (Mackowiak: 16–18 h)")
+        XCTAssertTrue((0.4...0.65).contains(temps.max()! - temps.min()!), "peak-to-trough \(temps.max()! - temps.min()!) °C")
+        XCTAssertLessThan(temps.max()!, 37.7, "upper limit of normal")
+    }
+
+    func testInfantSpO2BaselineAndGrowth() throws {
+        let (phys, _) = try physiology(scenario(profile: "chd-infant", baseline: "", duration: "10d", start: "00:00:00"))
+        let spo2 = (0..<1440).map { phys.spo2(at: Int64($0) * 600_000) }
+        XCTAssertTrue((75...85).contains(median(spo2)), "infant single-ventricle SpO2 median \(median(spo2))")
+        let gain = (phys.weight(at: 10 * 86_400_000) - phys.weight(at: 0)) * 1000 / 10
+        XCTAssertEqual(gain, 26, accuracy: 1, "expected growth 26 g/day (Pediatr Cardiol 2012)")
+        XCTAssertGreaterThan(phys.meanHeartRate(at: 12 * 3_600_000), 120)
+    }
+
+    func testCoreHypoglycemiaScenarioReachesLevel2ForFifteenMinutes() throws {
+        let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml")
+        var run = ScenarioRun(scenario: s)
+        var below54: [Int64] = []
+        while let (r, _) = run.next() {
+            if case let .cgm(mg, _, _, _, _) = r.measurement, mg < 54 { below54.append(r.measuredAt) }
+        }
+        var longest: Int64 = 0, start = below54.first ?? 0
+        for (a, b) in zip(below54, below54.dropFirst()) {
+            if b - a > 300_000 { start = b }
+            longest = max(longest, b - start)
+        }
+        XCTAssertGreaterThanOrEqual(longest, 15 * 60_000, "CGM should read < 54 mg/dL for ≥ 15 min (ADA level 2 event)")
+    }
+}
+

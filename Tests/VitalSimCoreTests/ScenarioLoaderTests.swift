@@ -1,0 +1,166 @@
+import VitalSimCore
+import TestFixtures
+import XCTest
+
+/// The loader's strictness: every broken scenario gets file:line:column, the field, and what is valid.
+final class ScenarioLoaderTests: XCTestCase {
+    let valid = """
+    name: demo
+    seed: 7
+    duration: 1h30m
+    patients:
+      - id: "501"
+        profile: adult
+        devices:
+          - id: hrm-1
+            type: heart-rate-strap
+    timeline:
+      - at: 10m
+        patient: "501"
+        event: tachycardia
+        duration: 20m
+    """
+
+    func issues(_ text: String) -> [ScenarioIssue] {
+        do { _ = try ScenarioLoader.parse(text, file: "broken.yaml"); return [] } catch { return error.issues }
+    }
+
+    func testValidScenarioLoads() throws {
+        let s = try ScenarioLoader.parse(valid, file: "demo.yaml")
+        XCTAssertEqual(s.duration, VirtualDuration.minutes(90))
+        XCTAssertEqual(s.seed, 7)
+        XCTAssertEqual(s.patients[0].devices[0].cadence, .seconds(1))
+        XCTAssertEqual(s.events(for: "501").first?.target, 140)
+        XCTAssertEqual(s.golden, "golden/demo.golden.yaml")
+    }
+
+    func testDurations() {
+        XCTAssertEqual(VirtualDuration(parsing: "90s")?.milliseconds, 90_000)
+        XCTAssertEqual(VirtualDuration(parsing: "10m")?.milliseconds, 600_000)
+        XCTAssertEqual(VirtualDuration(parsing: "1h30m")?.milliseconds, 5_400_000)
+        XCTAssertEqual(VirtualDuration(parsing: "2d")?.milliseconds, 172_800_000)
+        XCTAssertEqual(VirtualDuration(parsing: "250ms")?.milliseconds, 250)
+        XCTAssertNil(VirtualDuration(parsing: "90"))
+        XCTAssertNil(VirtualDuration(parsing: "1h1h"))
+        XCTAssertNil(VirtualDuration(parsing: "ten minutes"))
+        XCTAssertEqual(VirtualDuration.minutes(90).description, "1h30m")
+    }
+
+    func testUnknownKeyWithSuggestion() {
+        let i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profil: adult"))
+        XCTAssertTrue(i.contains { $0.line == 6 && $0.column == 5 && $0.field == "patients[0].profil" && $0.message.contains("did you mean 'profile'") }, "\(i)")
+    }
+
+    func testWrongTypeAndBadValues() {
+        var i = issues(valid.replacingOccurrences(of: "seed: 7", with: "seed: seven"))
+        XCTAssertEqual(i.first?.line, 2)
+        XCTAssertEqual(i.first?.column, 7)
+        XCTAssertEqual(i.first?.field, "seed")
+        i = issues(valid.replacingOccurrences(of: "duration: 1h30m", with: "duration: 0s"))
+        XCTAssertTrue(i.contains { $0.field == "duration" && $0.line == 3 && $0.message.contains("positive") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: -5m"))
+        XCTAssertTrue(i.contains { $0.field == "timeline[0].duration" && $0.line == 14 }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "duration: 1h30m", with: "duration: [1]"))
+        XCTAssertTrue(i.contains { $0.field == "duration" && $0.message.contains("a list") }, "\(i)")
+    }
+
+    func testUnknownDeviceTypeAndProfile() {
+        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: hr-strap"))
+        XCTAssertTrue(i.contains { $0.line == 9 && $0.column == 15 && $0.field == "patients[0].devices[0].type" && $0.message.contains("heart-rate-strap") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profile: elderly"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].profile" && $0.message.contains("chd-infant") }, "\(i)")
+    }
+
+    func testTransportMustSuitTheDevice() throws {
+        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: phone-bridge\n        cadence: 5m\n        transport: mqtt"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        transport: ble"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
+        let mqtt = try ScenarioLoader.parse(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        transport: mqtt"), file: "m.yaml")
+        XCTAssertEqual(mqtt.patients[0].devices[0].transport, .mqtt)
+    }
+
+    func testTimelineReferencesMustExist() {
+        var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
+        XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")
+        i = issues(valid + "\n  - at: 5m\n    device: nope\n    fault: dropout\n    duration: 1m\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "at: 10m", with: "at: 2h"))
+        XCTAssertTrue(i.contains { $0.field == "timeline[0].at" && $0.message.contains("after the end") }, "\(i)")
+    }
+
+    func testOverlappingContradictoryEvents() {
+        let i = issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: bradycardia\n    duration: 5m\n")
+        XCTAssertEqual(i.count, 1)
+        XCTAssertEqual(i.first?.line, 15)
+        XCTAssertTrue(i.first?.message.contains("bradycardia at line 15 overlaps tachycardia at line 11") ?? false, "\(i)")
+        // Events of different signals may overlap.
+        XCTAssertTrue(issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: fever\n    duration: 30m\n").isEmpty)
+        let faults = issues(valid + "\n  - at: 5m\n    device: hrm-1\n    fault: dropout\n    duration: 10m\n  - at: 10m\n    device: hrm-1\n    fault: disconnect\n    duration: 10m\n")
+        XCTAssertTrue(faults.contains { $0.message.contains("overlaps dropout") }, "\(faults)")
+    }
+
+    func testGlucoseBackfillWindowIsBounded() {
+        let text = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: cgm").replacingOccurrences(of: "duration: 1h30m", with: "duration: 5d")
+        let i = issues(text + "\n  - at: 1h\n    device: hrm-1\n    fault: disconnect\n    duration: 49h\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].duration" && $0.message.contains("48h") }, "\(i)")
+    }
+
+    func testEventKeysAreCheckedPerKind() {
+        let i = issues(valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: 20m\n    carbs: 50"))
+        XCTAssertTrue(i.contains { $0.field == "timeline[0].carbs" && $0.message.contains("unknown key") }, "\(i)")
+    }
+
+    func testYAMLSyntaxErrorHasPosition() {
+        let i = issues("name: x\npatients: [\n")
+        XCTAssertEqual(i.count, 1)
+        XCTAssertGreaterThan(i[0].line, 1)
+        XCTAssertTrue(i[0].message.hasPrefix("invalid YAML"))
+    }
+
+    func testEveryShippedScenarioIsValid() throws {
+        let dir = Fixtures.repositoryRoot + "/scenarios/core"
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }
+        XCTAssertGreaterThanOrEqual(files.count, 12)
+        for f in files { XCTAssertNoThrow(try ScenarioLoader.load(path: dir + "/" + f), f) }
+    }
+
+    func testDescriptionFormat() {
+        let issue = ScenarioIssue(file: "a.yaml", line: 3, column: 5, field: "patients[0].id", message: "duplicate")
+        XCTAssertEqual(issue.description, "a.yaml:3:5: error: patients[0].id: duplicate")
+    }
+}
+
+/// Mutated scenario files must load or fail with issues — never crash — and every issue has a position.
+final class ScenarioLoaderFuzzTests: XCTestCase {
+    func testMutatedScenariosNeverCrash() throws {
+        let dir = Fixtures.repositoryRoot + "/scenarios/core"
+        var rng = SeededRandom(seed: 77)
+        var failures = 0, successes = 0
+        let tokens = ["-1", "0s", "abc", "[", "]", "{", ":", "999999999999999999999", "1e308", "\"\"", "~", "&a", "*a", "- x", "\t", "NaN", "-5m", "3650d", "9999d"]
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {
+            let original = Array(try String(contentsOfFile: dir + "/" + file, encoding: .utf8))
+            for _ in 0..<150 {
+                var text = original
+                for _ in 0..<Int(rng.next() % 3 + 1) {
+                    let at = Int(rng.next() % UInt64(text.count))
+                    switch rng.next() % 3 {
+                    case 0: text.remove(at: at)
+                    case 1: text.insert(contentsOf: Array(tokens[Int(rng.next() % UInt64(tokens.count))]), at: at)
+                    default: let end = min(text.count, at + Int(rng.next() % 12)); text.removeSubrange(at..<end)
+                    }
+                }
+                do {
+                    _ = try ScenarioLoader.parse(String(text), file: file)
+                    successes += 1
+                } catch {
+                    failures += 1
+                    XCTAssertFalse(error.issues.isEmpty)
+                    for issue in error.issues { XCTAssertGreaterThan(issue.line, 0, issue.description) }
+                }
+            }
+        }
+        XCTAssertGreaterThan(failures, 500)
+        XCTAssertGreaterThan(successes, 50)
+    }
+}
