@@ -3,7 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup-debian.sh
-swift build --build-tests
+# Style: .swift-format (140 columns, one statement per line, documented public API).
+swift format lint --strict -r Package.swift Sources Tests
+# Every import of a package target must be a declared dependency (docs/architecture.md).
+swift build --build-tests --explicit-target-dependency-import-check error
 log=$(mktemp)
 status=0
 swift test --skip-build 2>&1 | tee "$log" || status=$?

@@ -3,41 +3,45 @@ import VitalSimCore
 
 /// The ATT/GATT server of one peripheral: answers discovery, reads and writes from its
 /// ``GATTDatabase``, keeps CCCD state per connection, and serves RACP requests from stored records.
-public final class ATTServer: @unchecked Sendable {
-    public let database: GATTDatabase
+package final class ATTServer: @unchecked Sendable {
+    package let database: GATTDatabase
     /// Our receive MTU; the effective MTU is the smaller of both sides' (default 23).
-    public let serverMTU = 247
-    public private(set) var mtu = 23
+    package let serverMTU = 247
+    package private(set) var mtu = 23
     /// CCCD values by CCCD handle, for the current connection.
-    public private(set) var cccd: [UInt16: UInt16] = [:]
+    package private(set) var cccd: [UInt16: UInt16] = [:]
     private var values: [UInt16: [UInt8]] = [:]
     /// Called for a RACP write (value bytes); returns nothing, the owner answers by indication.
     var onRACP: (([UInt8]) -> Void)?
 
-    public init(database: GATTDatabase) {
+    package init(database: GATTDatabase) {
         self.database = database
         for a in database.attributes { values[a.handle] = a.value }
     }
 
     /// Forgets per-connection state (CCCDs, MTU) after a disconnection.
-    public func reset() { cccd = [:]; mtu = 23; for a in database.attributes where a.type == 0x2902 { values[a.handle] = [0, 0] } }
+    package func reset() {
+        cccd = [:]
+        mtu = 23
+        for a in database.attributes where a.type == 0x2902 { values[a.handle] = [0, 0] }
+    }
 
     /// True when the central enabled notifications (or indications) on `uuid`.
-    public func subscribed(_ uuid: UInt16, indicate: Bool) -> Bool {
+    package func subscribed(_ uuid: UInt16, indicate: Bool) -> Bool {
         guard let c = database.characteristic(uuid), let h = c.cccdHandle else { return false }
         return (cccd[h] ?? 0) & (indicate ? 2 : 1) != 0
     }
 
     /// True when any characteristic has notifications or indications enabled.
-    public var anySubscription: Bool { cccd.values.contains { $0 != 0 } }
+    package var anySubscription: Bool { cccd.values.contains { $0 != 0 } }
 
     /// True when every characteristic that has a CCCD has notifications or indications enabled.
-    public var allSubscribed: Bool {
+    package var allSubscribed: Bool {
         database.services.allSatisfy { s in s.characteristics.allSatisfy { c in c.cccdHandle.map { (cccd[$0] ?? 0) != 0 } ?? true } }
     }
 
     /// Sets a readable value (e.g. Battery Level) served to reads.
-    public func setValue(_ uuid: UInt16, _ value: [UInt8]) {
+    package func setValue(_ uuid: UInt16, _ value: [UInt8]) {
         if let c = database.characteristic(uuid) { values[c.valueHandle] = value }
     }
 
@@ -58,15 +62,15 @@ public final class ATTServer: @unchecked Sendable {
     static func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 
     /// Handles one ATT PDU from the central; returns the response PDU, if any.
-    public func handle(_ pdu: [UInt8]) -> [UInt8]? {
+    package func handle(_ pdu: [UInt8]) -> [UInt8]? {
         guard let op = pdu.first else { return nil }
         func u16(_ o: Int) -> UInt16? { o + 1 < pdu.count ? UInt16(pdu[o]) | UInt16(pdu[o + 1]) << 8 : nil }
         switch op {
-        case 0x02: // Exchange MTU
+        case 0x02:  // Exchange MTU
             guard let client = u16(1) else { return Self.error(op, 0, 0x04) }
             mtu = max(23, min(Int(client), serverMTU))
             return [0x03] + Self.le(UInt16(serverMTU))
-        case 0x04: // Find Information
+        case 0x04:  // Find Information
             guard let start = u16(1), let end = u16(3), start != 0, start <= end else { return Self.error(op, u16(1) ?? 0, 0x01) }
             var out: [UInt8] = [0x05, 0x01]
             for a in database.attributes where a.handle >= start && a.handle <= end {
@@ -74,8 +78,10 @@ public final class ATTServer: @unchecked Sendable {
                 out += Self.le(a.handle) + Self.le(a.type)
             }
             return out.count > 2 ? out : Self.error(op, start, 0x0A)
-        case 0x06: // Find By Type Value
-            guard let start = u16(1), let end = u16(3), let type = u16(5), start != 0, start <= end else { return Self.error(op, u16(1) ?? 0, 0x01) }
+        case 0x06:  // Find By Type Value
+            guard let start = u16(1), let end = u16(3), let type = u16(5), start != 0, start <= end else {
+                return Self.error(op, u16(1) ?? 0, 0x01)
+            }
             let value = Array(pdu.dropFirst(7))
             var out: [UInt8] = [0x07]
             for s in database.services where type == 0x2800 && s.startHandle >= start && s.startHandle <= end && Self.le(s.uuid) == value {
@@ -83,7 +89,7 @@ public final class ATTServer: @unchecked Sendable {
                 out += Self.le(s.startHandle) + Self.le(s.endHandle)
             }
             return out.count > 1 ? out : Self.error(op, start, 0x0A)
-        case 0x08: // Read By Type
+        case 0x08:  // Read By Type
             guard let start = u16(1), let end = u16(3), start != 0, start <= end else { return Self.error(op, u16(1) ?? 0, 0x01) }
             guard pdu.count == 7, let type = u16(5) else { return Self.error(op, start, pdu.count == 21 ? 0x0A : 0x04) }
             var out: [UInt8] = [0x09, 0]
@@ -101,7 +107,7 @@ public final class ATTServer: @unchecked Sendable {
             if length == 0 { return Self.error(op, start, 0x0A) }
             out[1] = UInt8(length)
             return out
-        case 0x0A, 0x0C: // Read, Read Blob
+        case 0x0A, 0x0C:  // Read, Read Blob
             guard let h = u16(1) else { return Self.error(op, 0, 0x04) }
             guard let a = attribute(h) else { return Self.error(op, h, 0x01) }
             if let p = properties(of: h), !p.contains(.read) { return Self.error(op, h, 0x02) }
@@ -109,7 +115,7 @@ public final class ATTServer: @unchecked Sendable {
             let offset = op == 0x0C ? Int(u16(3) ?? 0) : 0
             guard offset <= v.count else { return Self.error(op, h, 0x07) }
             return [op + 1] + Array(v[offset...].prefix(mtu - 1))
-        case 0x10: // Read By Group Type
+        case 0x10:  // Read By Group Type
             guard let start = u16(1), let end = u16(3), start != 0, start <= end else { return Self.error(op, u16(1) ?? 0, 0x01) }
             guard pdu.count == 7, let type = u16(5) else { return Self.error(op, start, 0x04) }
             guard type == 0x2800 || type == 0x2801 else { return Self.error(op, start, 0x10) }
@@ -119,7 +125,7 @@ public final class ATTServer: @unchecked Sendable {
                 out += Self.le(s.startHandle) + Self.le(s.endHandle) + Self.le(s.uuid)
             }
             return out.count > 2 ? out : Self.error(op, start, 0x0A)
-        case 0x12, 0x52: // Write Request, Write Command
+        case 0x12, 0x52:  // Write Request, Write Command
             guard let h = u16(1) else { return op == 0x12 ? Self.error(op, 0, 0x04) : nil }
             let value = Array(pdu.dropFirst(3))
             let response: [UInt8]? = op == 0x12 ? [0x13] : nil
@@ -145,7 +151,7 @@ public final class ATTServer: @unchecked Sendable {
             }
             values[h] = value
             return response
-        case 0x1E: // Handle Value Confirmation: handled by the host
+        case 0x1E:  // Handle Value Confirmation: handled by the host
             return nil
         default:
             // Commands (bit 6) get no error; unknown requests get Request Not Supported.

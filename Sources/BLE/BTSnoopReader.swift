@@ -1,22 +1,26 @@
 import Foundation
 
 /// One btsnoop record.
-public struct BTSnoopRecord: Equatable, Sendable {
-    public var flags: UInt32
-    public var unixMicroseconds: Int64
+package struct BTSnoopRecord: Equatable, Sendable {
+    package var flags: UInt32
+    package var unixMicroseconds: Int64
     /// The H4 packet, type byte first.
-    public var packet: [UInt8]
+    package var packet: [UInt8]
 }
 
 /// Reads btsnoop v1 (H4) files, rejecting malformed ones with the byte offset of the problem.
-public enum BTSnoopReader {
-    public static func read(path: String) throws(CaptureError) -> [BTSnoopRecord] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .malformed(path: path, offset: 0, reason: "cannot read the file") }
+package enum BTSnoopReader {
+    package static func read(path: String) throws(CaptureError) -> [BTSnoopRecord] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .malformed(path: path, offset: 0, reason: "cannot read the file")
+        }
         return try parse([UInt8](data), path: path)
     }
 
-    public static func parse(_ b: [UInt8], path: String) throws(CaptureError) -> [BTSnoopRecord] {
-        guard b.count >= 16, Array(b[0..<8]) == Array("btsnoop".utf8) + [0] else { throw .malformed(path: path, offset: 0, reason: "missing btsnoop magic") }
+    package static func parse(_ b: [UInt8], path: String) throws(CaptureError) -> [BTSnoopRecord] {
+        guard b.count >= 16, Array(b[0..<8]) == Array("btsnoop".utf8) + [0] else {
+            throw .malformed(path: path, offset: 0, reason: "missing btsnoop magic")
+        }
         guard be32(b, 8) == 1 else { throw .malformed(path: path, offset: 8, reason: "version \(be32(b, 8)) is not 1") }
         guard be32(b, 12) == 1002 else { throw .malformed(path: path, offset: 12, reason: "datalink \(be32(b, 12)) is not H4 (1002)") }
         var out: [BTSnoopRecord] = []
@@ -24,11 +28,18 @@ public enum BTSnoopReader {
         while o < b.count {
             guard o + 24 <= b.count else { throw .malformed(path: path, offset: o, reason: "truncated record header") }
             let included = Int(be32(b, o + 4))
-            guard o + 24 + included <= b.count else { throw .malformed(path: path, offset: o, reason: "record of \(included) bytes runs past the end") }
+            guard o + 24 + included <= b.count else {
+                throw .malformed(path: path, offset: o, reason: "record of \(included) bytes runs past the end")
+            }
             var ts: UInt64 = 0
             for i in 0..<8 { ts = ts << 8 | UInt64(b[o + 16 + i]) }
-            out.append(BTSnoopRecord(flags: be32(b, o + 8), unixMicroseconds: Int64(bitPattern: ts) - BTSnoopWriter.unixEpochOffset,
-                                     packet: Array(b[(o + 24)..<(o + 24 + included)])))
+            out.append(
+                BTSnoopRecord(
+                    flags: be32(b, o + 8),
+                    unixMicroseconds: Int64(bitPattern: ts) - BTSnoopWriter.unixEpochOffset,
+                    packet: Array(b[(o + 24)..<(o + 24 + included)])
+                )
+            )
             o += 24 + included
         }
         return out

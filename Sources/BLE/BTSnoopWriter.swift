@@ -4,19 +4,24 @@ import Foundation
 ///
 /// Records are buffered and flushed in large blocks; the file handle is opened only while flushing,
 /// so thousands of captures can be written at once without running out of descriptors.
-public final class BTSnoopWriter {
+package final class BTSnoopWriter {
     /// Direction and class flags of a record.
-    public enum Direction: UInt32 { case sentData = 0, receivedData = 1, sentCommand = 2, receivedEvent = 3 }
+    package enum Direction: UInt32 {
+        case sentData = 0
+        case receivedData = 1
+        case sentCommand = 2
+        case receivedEvent = 3
+    }
 
     /// µs between 0000-01-01 and 1970-01-01 (Wireshark's KUnixTimeBase).
-    public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
-    public let path: String?
+    package static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
+    package let path: String?
     private var buffer: [UInt8] = []
     private var started = false
-    public private(set) var recordCount = 0
+    package private(set) var recordCount = 0
 
     /// Creates a writer for `path` (nil keeps records only in memory, for tests and benchmarks).
-    public init(path: String?) throws {
+    package init(path: String?) throws {
         self.path = path
         buffer.reserveCapacity(1 << 16)
         buffer += Array("btsnoop".utf8) + [0]
@@ -29,7 +34,7 @@ public final class BTSnoopWriter {
     }
 
     /// Appends one H4 packet (type byte included) at Unix time `unixMicroseconds`.
-    public func append(h4 packet: [UInt8], direction: Direction, unixMicroseconds: Int64) {
+    package func append(h4 packet: [UInt8], direction: Direction, unixMicroseconds: Int64) {
         buffer += BTSnoopWriter.be32(UInt32(packet.count)) + BTSnoopWriter.be32(UInt32(packet.count))
         buffer += BTSnoopWriter.be32(direction.rawValue) + BTSnoopWriter.be32(0)
         let ts = UInt64(bitPattern: unixMicroseconds + BTSnoopWriter.unixEpochOffset)
@@ -40,8 +45,11 @@ public final class BTSnoopWriter {
     }
 
     /// Writes buffered records to the file.
-    public func flush() throws {
-        guard let path, !buffer.isEmpty else { buffer.removeAll(keepingCapacity: true); return }
+    package func flush() throws {
+        guard let path, !buffer.isEmpty else {
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
         guard let h = FileHandle(forWritingAtPath: path) else { throw CaptureError.cannotCreate(path: path) }
         defer { try? h.close() }
         h.seekToEndOfFile()
@@ -53,10 +61,10 @@ public final class BTSnoopWriter {
 }
 
 /// Errors writing or reading captures.
-public enum CaptureError: Error, CustomStringConvertible {
+package enum CaptureError: Error, CustomStringConvertible {
     case cannotCreate(path: String)
     case malformed(path: String, offset: Int, reason: String)
-    public var description: String {
+    package var description: String {
         switch self {
         case let .cannotCreate(p): "cannot create capture '\(p)': check that the folder exists and is writable"
         case let .malformed(p, o, r): "\(p): malformed btsnoop at byte \(o): \(r)"

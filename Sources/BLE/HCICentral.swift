@@ -4,40 +4,40 @@ import GATT
 import VitalSimCore
 
 /// An advertiser seen while scanning.
-public struct Advertiser: Sendable, Equatable {
+package struct Advertiser: Sendable, Equatable {
     /// Address in HCI order (least significant byte first).
-    public var address: [UInt8]
-    public var addressType: UInt8
-    public var name: String
-    public var services: [UInt16]
+    package var address: [UInt8]
+    package var addressType: UInt8
+    package var name: String
+    package var services: [UInt16]
     /// `C0:DE:…` text (most significant byte first).
-    public var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
+    package var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
 }
 
 /// A characteristic found by discovery.
-public struct DiscoveredCharacteristic: Sendable, Equatable {
-    public var service: UInt16
-    public var uuid: UInt16
-    public var properties: CharacteristicProperties
-    public var valueHandle: UInt16
-    public var cccdHandle: UInt16?
+package struct DiscoveredCharacteristic: Sendable, Equatable {
+    package var service: UInt16
+    package var uuid: UInt16
+    package var properties: CharacteristicProperties
+    package var valueHandle: UInt16
+    package var cccdHandle: UInt16?
 }
 
 /// A BLE central host over HCI: scans for advertisers, connects (LE Create Connection), discovers
 /// services, characteristics and descriptors, enables notifications or indications (confirming each
 /// indication) and hands every received value to `onValue`, on top of ``HCILink``. The BLE gateway role uses it.
-public final class HCICentral: @unchecked Sendable {
-    public let address: [UInt8]
+package final class HCICentral: @unchecked Sendable {
+    package let address: [UInt8]
     let link: HCILink
     var response: [UInt8]?
     var advertisers: [Advertiser] = []
     var handleToUUID: [UInt16: UInt16] = [:]
     let work = DispatchQueue(label: "vitalsim.ble.central")
     /// Called on a work queue with (characteristic UUID, value) for each notification or indication.
-    public var onValue: (@Sendable (UInt16, [UInt8]) -> Void)?
-    public private(set) var characteristics: [DiscoveredCharacteristic] = []
+    package var onValue: (@Sendable (UInt16, [UInt8]) -> Void)?
+    package private(set) var characteristics: [DiscoveredCharacteristic] = []
 
-    public init(transport: any HCITransport, address: [UInt8], capture: BTSnoopWriter?) {
+    package init(transport: any HCITransport, address: [UInt8], capture: BTSnoopWriter?) {
         self.address = address
         link = HCILink(transport: transport, capture: capture)
         link.onEvent = { [weak self] code, p in
@@ -47,51 +47,62 @@ public final class HCICentral: @unchecked Sendable {
         link.onATT = { [weak self] pdu in self?.att(pdu) }
     }
 
-    public func start() throws(HCIError) { try link.start(name: "vitalsim-hci-central", randomAddress: address) }
+    package func start() throws(HCIError) { try link.start(name: "vitalsim-hci-central", randomAddress: address) }
 
     /// True while a connection is up (false after Disconnection Complete).
-    public var isConnected: Bool {
-        link.state.lock(); defer { link.state.unlock() }
+    package var isConnected: Bool {
+        link.state.lock()
+        defer { link.state.unlock() }
         return link.connection != nil && link.readerError == nil
     }
 
     /// Scans for `seconds` and returns the advertisers seen in this scan (first report per address).
-    public func scan(seconds: TimeInterval) throws(HCIError) -> [Advertiser] {
-        link.state.lock(); advertisers = []; link.state.unlock()
-        _ = try link.command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00]) // active, 10 ms, random own address
+    package func scan(seconds: TimeInterval) throws(HCIError) -> [Advertiser] {
+        link.state.lock()
+        advertisers = []
+        link.state.unlock()
+        _ = try link.command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00])  // active, 10 ms, random own address
         _ = try link.command(0x200C, [0x01, 0x00])
         Thread.sleep(forTimeInterval: seconds)
         _ = try link.command(0x200C, [0x00, 0x00])
-        link.state.lock(); defer { link.state.unlock() }
+        link.state.lock()
+        defer { link.state.unlock() }
         return advertisers
     }
 
     /// Connects to `peer` (HCI byte order) and waits for LE Connection Complete.
-    public func connect(to peer: [UInt8], addressType: UInt8 = 1, timeout: TimeInterval = 10) throws(HCIError) {
+    package func connect(to peer: [UInt8], addressType: UInt8 = 1, timeout: TimeInterval = 10) throws(HCIError) {
         var p: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, addressType] + peer + [0x01]
         p += [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
         _ = try link.command(0x200D, p, completesWithStatus: true)
         let state = link.state
-        state.lock(); defer { state.unlock() }
+        state.lock()
+        defer { state.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while link.connection == nil, link.readerError == nil { if !state.wait(until: deadline) { throw .timeout("LE Connection Complete") } }
+        while link.connection == nil, link.readerError == nil {
+            if !state.wait(until: deadline) { throw .timeout("LE Connection Complete") }
+        }
         if let e = link.readerError { throw e }
     }
 
     /// Discovers every primary service, characteristic and CCCD.
-    public func discover() throws(HCIError) -> [DiscoveredCharacteristic] {
+    package func discover() throws(HCIError) -> [DiscoveredCharacteristic] {
         var services: [(UInt16, UInt16, UInt16)] = []
         var start: UInt16 = 1
         while true {
             let r = try request([0x10] + le(start) + le(0xFFFF) + le(0x2800))
             guard r.first == 0x11, r.count >= 2 else { break }
             let n = Int(r[1])
-            guard n == 6 else { break } // 128-bit services are not health profiles
+            guard n == 6 else { break }  // 128-bit services are not health profiles
             var o = 2
             var last: UInt16 = start
             while o + n <= r.count {
-                let s = u16(r, o), e = u16(r, o + 2), uuid = u16(r, o + 4)
-                services.append((s, e, uuid)); last = e; o += n
+                let s = u16(r, o)
+                let e = u16(r, o + 2)
+                let uuid = u16(r, o + 4)
+                services.append((s, e, uuid))
+                last = e
+                o += n
             }
             if last == 0xFFFF { break }
             start = last + 1
@@ -107,9 +118,17 @@ public final class HCICentral: @unchecked Sendable {
                 var last = h
                 while o + 7 <= r.count {
                     let decl = u16(r, o)
-                    inService.append(DiscoveredCharacteristic(service: serviceUUID, uuid: u16(r, o + 5), properties: CharacteristicProperties(rawValue: r[o + 2]),
-                                                              valueHandle: u16(r, o + 3), cccdHandle: nil))
-                    last = decl; o += 7
+                    inService.append(
+                        DiscoveredCharacteristic(
+                            service: serviceUUID,
+                            uuid: u16(r, o + 5),
+                            properties: CharacteristicProperties(rawValue: r[o + 2]),
+                            valueHandle: u16(r, o + 3),
+                            cccdHandle: nil
+                        )
+                    )
+                    last = decl
+                    o += 7
                 }
                 if last >= e { break }
                 h = last + 1
@@ -137,7 +156,7 @@ public final class HCICentral: @unchecked Sendable {
 
     /// Enables notifications (or indications, for indicate-only characteristics) on `uuid`.
     @discardableResult
-    public func subscribe(_ uuid: UInt16) throws(HCIError) -> Bool {
+    package func subscribe(_ uuid: UInt16) throws(HCIError) -> Bool {
         guard let c = characteristics.first(where: { $0.uuid == uuid }), let cccd = c.cccdHandle else { return false }
         let value: UInt16 = c.properties.contains(.notify) ? 1 : 2
         let r = try request([0x12] + le(cccd) + le(value))
@@ -145,14 +164,14 @@ public final class HCICentral: @unchecked Sendable {
     }
 
     /// Reads a characteristic value.
-    public func read(_ uuid: UInt16) throws(HCIError) -> [UInt8]? {
+    package func read(_ uuid: UInt16) throws(HCIError) -> [UInt8]? {
         guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return nil }
         let r = try request([0x0A] + le(c.valueHandle))
         return r.first == 0x0B ? Array(r.dropFirst()) : nil
     }
 
     /// Writes a characteristic value with a Write Request.
-    public func write(_ uuid: UInt16, _ value: [UInt8]) throws(HCIError) -> Bool {
+    package func write(_ uuid: UInt16, _ value: [UInt8]) throws(HCIError) -> Bool {
         guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return false }
         return try request([0x12] + le(c.valueHandle) + value).first == 0x13
     }
@@ -164,18 +183,28 @@ public final class HCICentral: @unchecked Sendable {
             let fixed = extended ? 24 : 9
             guard o + fixed <= p.count else { return }
             let typeOffset = extended ? o + 2 : o + 1
-            let type = p[typeOffset], address = Array(p[(typeOffset + 1)..<(typeOffset + 7)]), len = Int(p[o + fixed - 1])
+            let type = p[typeOffset]
+            let address = Array(p[(typeOffset + 1)..<(typeOffset + 7)])
+            let len = Int(p[o + fixed - 1])
             guard o + fixed + len + (extended ? 0 : 1) <= p.count else { return }
             let ad = Array(p[(o + fixed)..<(o + fixed + len)])
             o += fixed + len + (extended ? 0 : 1)
-            var name = "", services: [UInt16] = []
+            var name = ""
+            var services: [UInt16] = []
             var i = 0
             while i < ad.count {
                 let l = Int(ad[i])
                 guard l > 0, i + 1 + l <= ad.count else { break }
-                let t = ad[i + 1], v = Array(ad[(i + 2)..<(i + 1 + l)])
+                let t = ad[i + 1]
+                let v = Array(ad[(i + 2)..<(i + 1 + l)])
                 if t == 0x08 || t == 0x09 { name = String(decoding: v, as: UTF8.self) }
-                if t == 0x02 || t == 0x03 { var k = 0; while k + 1 < v.count { services.append(u16(v, k)); k += 2 } }
+                if t == 0x02 || t == 0x03 {
+                    var k = 0
+                    while k + 1 < v.count {
+                        services.append(u16(v, k))
+                        k += 2
+                    }
+                }
                 i += 1 + l
             }
             if let idx = advertisers.firstIndex(where: { $0.address == address }) {
@@ -190,9 +219,12 @@ public final class HCICentral: @unchecked Sendable {
     /// Sends an ATT request and waits for its response (or Error Response).
     func request(_ pdu: [UInt8], timeout: TimeInterval = 10) throws(HCIError) -> [UInt8] {
         let state = link.state
-        state.lock(); response = nil; state.unlock()
+        state.lock()
+        response = nil
+        state.unlock()
         try link.sendATT(pdu)
-        state.lock(); defer { state.unlock() }
+        state.lock()
+        defer { state.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while response == nil, link.readerError == nil, link.connection != nil {
             if !state.wait(until: deadline) { throw .timeout("ATT response to opcode 0x\(String(pdu[0], radix: 16))") }
@@ -209,18 +241,23 @@ public final class HCICentral: @unchecked Sendable {
         switch op {
         case 0x1B, 0x1D:
             guard pdu.count >= 3 else { return }
-            state.lock(); let uuid = handleToUUID[u16(pdu, 1)]; state.unlock()
+            state.lock()
+            let uuid = handleToUUID[u16(pdu, 1)]
+            state.unlock()
             let value = Array(pdu[3...])
             work.async { [weak self] in
                 if op == 0x1D { try? self?.link.sendATT([0x1E]) }
                 if let uuid { self?.onValue?(uuid, value) }
             }
         default:
-            state.lock(); response = pdu; state.broadcast(); state.unlock()
+            state.lock()
+            response = pdu
+            state.broadcast()
+            state.unlock()
         }
     }
 
-    public func stop() { link.stop() }
+    package func stop() { link.stop() }
 
     private func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     private func u16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }

@@ -25,7 +25,10 @@ final class HCILink: @unchecked Sendable {
     /// Owner hook for complete ATT PDUs, called on the reader thread without the lock.
     var onATT: (([UInt8]) -> Void)?
 
-    init(transport: any HCITransport, capture: BTSnoopWriter?) { self.transport = transport; self.capture = capture }
+    init(transport: any HCITransport, capture: BTSnoopWriter?) {
+        self.transport = transport
+        self.capture = capture
+    }
 
     /// Starts the reader and brings the controller up: reset, event masks, LE buffer size, random address.
     func start(name: String, randomAddress: [UInt8]) throws(HCIError) {
@@ -48,7 +51,12 @@ final class HCILink: @unchecked Sendable {
 
     /// Sends a command and waits for Command Complete (or a successful Command Status when `completesWithStatus`);
     /// returns the return parameters after the status.
-    func command(_ opcode: UInt16, _ params: [UInt8], timeout: TimeInterval = 5, completesWithStatus: Bool = false) throws(HCIError) -> [UInt8] {
+    func command(
+        _ opcode: UInt16,
+        _ params: [UInt8],
+        timeout: TimeInterval = 5,
+        completesWithStatus: Bool = false
+    ) throws(HCIError) -> [UInt8] {
         state.lock()
         statusCompletes = completesWithStatus
         commandWaiting = opcode
@@ -58,7 +66,10 @@ final class HCILink: @unchecked Sendable {
         log(packet, .sentCommand)
         try transport.write(packet)
         state.lock()
-        defer { commandWaiting = nil; state.unlock() }
+        defer {
+            commandWaiting = nil
+            state.unlock()
+        }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while commandResult == nil, readerError == nil {
             if !state.wait(until: deadline) { throw .timeout("completion of HCI command 0x\(String(opcode, radix: 16))") }
@@ -73,7 +84,10 @@ final class HCILink: @unchecked Sendable {
     /// Sends an ATT PDU on L2CAP CID 4, fragmented to the controller's ACL length, waiting for buffer credits.
     func sendATT(_ pdu: [UInt8]) throws(HCIError) {
         state.lock()
-        guard let handle = connection else { state.unlock(); throw .closed }
+        guard let handle = connection else {
+            state.unlock()
+            throw .closed
+        }
         state.unlock()
         let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), 0x04, 0x00] + pdu
         var offset = 0
@@ -82,9 +96,15 @@ final class HCILink: @unchecked Sendable {
             state.lock()
             let deadline = Date(timeIntervalSinceNow: 5)
             while credits == 0, readerError == nil, connection != nil {
-                if !state.wait(until: deadline) { state.unlock(); throw .timeout("ACL buffer credits (Number Of Completed Packets)") }
+                if !state.wait(until: deadline) {
+                    state.unlock()
+                    throw .timeout("ACL buffer credits (Number Of Completed Packets)")
+                }
             }
-            if let e = readerError { state.unlock(); throw e }
+            if let e = readerError {
+                state.unlock()
+                throw e
+            }
             credits -= 1
             state.unlock()
             let h = handle | (offset == 0 ? 0x0000 : 0x1000)
@@ -98,14 +118,19 @@ final class HCILink: @unchecked Sendable {
     func log(_ packet: [UInt8], _ direction: BTSnoopWriter.Direction) {
         guard let capture else { return }
         let us = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        state.lock(); capture.append(h4: packet, direction: direction, unixMicroseconds: us); state.unlock()
+        state.lock()
+        capture.append(h4: packet, direction: direction, unixMicroseconds: us)
+        state.unlock()
     }
 
     func readLoop() {
         while true {
             let packet: [UInt8]
             do { packet = try transport.read() } catch {
-                state.lock(); if readerError == nil { readerError = error }; state.broadcast(); state.unlock()
+                state.lock()
+                if readerError == nil { readerError = error }
+                state.broadcast()
+                state.unlock()
                 return
             }
             log(packet, packet[0] == 0x04 ? .receivedEvent : .receivedData)
@@ -118,19 +143,26 @@ final class HCILink: @unchecked Sendable {
     }
 
     func event(_ code: UInt8, _ p: [UInt8]) {
-        state.lock(); defer { state.broadcast(); state.unlock() }
+        state.lock()
+        defer {
+            state.broadcast()
+            state.unlock()
+        }
         switch code {
-        case 0x0E where p.count >= 3: // Command Complete
+        case 0x0E where p.count >= 3:  // Command Complete
             if u16(p, 1) == commandWaiting { commandResult = Array(p[3...]) }
-        case 0x0F where p.count >= 4: // Command Status
+        case 0x0F where p.count >= 4:  // Command Status
             if u16(p, 2) == commandWaiting, p[0] != 0 || statusCompletes { commandResult = [p[0]] }
-        case 0x3E where p.count >= 4 && (p[0] == 0x01 || p[0] == 0x0A): // LE (Enhanced) Connection Complete
+        case 0x3E where p.count >= 4 && (p[0] == 0x01 || p[0] == 0x0A):  // LE (Enhanced) Connection Complete
             if p[1] == 0 { connection = u16(p, 2) & 0x0FFF }
-        case 0x05 where p.count >= 4: // Disconnection Complete
+        case 0x05 where p.count >= 4:  // Disconnection Complete
             connection = nil
-        case 0x13 where p.count >= 1: // Number Of Completed Packets
+        case 0x13 where p.count >= 1:  // Number Of Completed Packets
             var o = 1
-            for _ in 0..<Int(p[0]) where o + 3 < p.count { credits += Int(u16(p, o + 2)); o += 4 }
+            for _ in 0..<Int(p[0]) where o + 3 < p.count {
+                credits += Int(u16(p, o + 2))
+                o += 4
+            }
         default: break
         }
         onEvent?(code, p)
@@ -139,7 +171,12 @@ final class HCILink: @unchecked Sendable {
     func acl(_ packet: [UInt8]) {
         let pb = (packet[2] >> 4) & 0x03
         let data = Array(packet[5...])
-        if pb == 0x01 { rx += data } else { rx = data; rxExpected = data.count >= 2 ? Int(u16(data, 0)) : 0 }
+        if pb == 0x01 {
+            rx += data
+        } else {
+            rx = data
+            rxExpected = data.count >= 2 ? Int(u16(data, 0)) : 0
+        }
         guard rx.count >= 4, rx.count >= rxExpected + 4 else { return }
         let cid = u16(rx, 2)
         let pdu = Array(rx[4..<(4 + rxExpected)])
@@ -150,7 +187,9 @@ final class HCILink: @unchecked Sendable {
     /// Closes the transport and flushes the capture.
     func stop() {
         transport.close()
-        state.lock(); try? capture?.flush(); state.unlock()
+        state.lock()
+        try? capture?.flush()
+        state.unlock()
     }
 
     func u16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }

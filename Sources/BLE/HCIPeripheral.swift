@@ -7,11 +7,11 @@ import VitalSimCore
 /// with a random static address, accepts a central's connection, serves GATT through ``ATTServer``,
 /// and sends notifications and indications (one indication outstanding at a time), with ACL flow
 /// control and L2CAP fragmentation from ``HCILink``. Every packet is also written to a btsnoop capture.
-public final class HCIPeripheral: @unchecked Sendable {
-    public let server: ATTServer
-    public let name: String
+package final class HCIPeripheral: @unchecked Sendable {
+    package let server: ATTServer
+    package let name: String
     /// Random static address, least significant byte first (HCI order).
-    public let address: [UInt8]
+    package let address: [UInt8]
     let link: HCILink
     var confirmationPending = false
     var subscriptionChanges = 0
@@ -19,9 +19,9 @@ public final class HCIPeripheral: @unchecked Sendable {
     var advertisingAllowed = true
     let work = DispatchQueue(label: "vitalsim.ble.peripheral")
     /// Called (on a work queue) when the central writes the Record Access Control Point.
-    public var onRACP: (@Sendable ([UInt8]) -> Void)?
+    package var onRACP: (@Sendable ([UInt8]) -> Void)?
 
-    public init(transport: any HCITransport, database: GATTDatabase, name: String, address: [UInt8], capture: BTSnoopWriter?) {
+    package init(transport: any HCITransport, database: GATTDatabase, name: String, address: [UInt8], capture: BTSnoopWriter?) {
         self.server = ATTServer(database: database)
         self.name = name
         self.address = address
@@ -35,10 +35,10 @@ public final class HCIPeripheral: @unchecked Sendable {
     }
 
     /// The address as text, `C0:DE:…` (most significant byte first).
-    public var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
+    package var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
 
     /// Configures the controller and starts advertising.
-    public func start() throws(HCIError) {
+    package func start() throws(HCIError) {
         try link.start(name: "vitalsim-hci-peripheral", randomAddress: address)
         _ = try link.command(0x2006, [0xA0, 0x00, 0xA0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
         _ = try link.command(0x2008, advertisingData())
@@ -59,9 +59,11 @@ public final class HCIPeripheral: @unchecked Sendable {
     func event(_ code: UInt8, _ p: [UInt8]) {
         switch code {
         case 0x3E where p.count >= 2 && (p[0] == 0x01 || p[0] == 0x0A) && p[1] == 0:
-            server.reset(); confirmationPending = false
+            server.reset()
+            confirmationPending = false
         case 0x05:
-            server.reset(); confirmationPending = false
+            server.reset()
+            confirmationPending = false
             if advertisingAllowed { work.async { [weak self] in try? self?.advertise(true) } }
         default: break
         }
@@ -71,30 +73,45 @@ public final class HCIPeripheral: @unchecked Sendable {
     func att(_ pdu: [UInt8]) {
         let state = link.state
         if pdu[0] == 0x1E {
-            state.lock(); confirmationPending = false; state.broadcast(); state.unlock()
+            state.lock()
+            confirmationPending = false
+            state.broadcast()
+            state.unlock()
             return
         }
         state.lock()
         let before = server.cccd
         let response = server.handle(pdu)
-        if server.cccd != before { subscriptionChanges += 1; state.broadcast() }
+        if server.cccd != before {
+            subscriptionChanges += 1
+            state.broadcast()
+        }
         state.unlock()
         if let response { work.async { [weak self] in try? self?.link.sendATT(response) } }
     }
 
     /// True while a connected central has notifications or indications enabled on some characteristic.
-    public var isSubscribed: Bool { link.state.lock(); defer { link.state.unlock() }; return link.connection != nil && server.anySubscription }
+    package var isSubscribed: Bool {
+        link.state.lock()
+        defer { link.state.unlock() }
+        return link.connection != nil && server.anySubscription
+    }
 
     /// True while a central is connected.
-    public var isConnected: Bool { link.state.lock(); defer { link.state.unlock() }; return link.connection != nil }
+    package var isConnected: Bool {
+        link.state.lock()
+        defer { link.state.unlock() }
+        return link.connection != nil
+    }
 
     /// Waits until a central has enabled notifications or indications on every characteristic that
     /// offers them, or has enabled some and then made no further CCCD change for `settle` seconds
     /// (centrals subscribe one characteristic at a time, and need not subscribe to all).
-    public func waitForSubscription(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
+    package func waitForSubscription(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
         let state = link.state
         let deadline = Date(timeIntervalSinceNow: timeout)
-        state.lock(); defer { state.unlock() }
+        state.lock()
+        defer { state.unlock() }
         while !server.anySubscription { if !state.wait(until: deadline) { return false } }
         while true {
             // A central that subscribes to everything is done at once, however slow the machine.
@@ -112,7 +129,7 @@ public final class HCIPeripheral: @unchecked Sendable {
     /// An indication waits for the previous one's confirmation (one outstanding at a time); an ATT
     /// transaction timeout makes the link unusable until the central reconnects.
     @discardableResult
-    public func send(_ uuid: UInt16, _ value: [UInt8], indicate: Bool, timeout: TimeInterval = 10) throws(HCIError) -> Bool {
+    package func send(_ uuid: UInt16, _ value: [UInt8], indicate: Bool, timeout: TimeInterval = 10) throws(HCIError) -> Bool {
         let state = link.state
         state.lock()
         let ok = link.connection != nil && server.subscribed(uuid, indicate: indicate)
@@ -129,7 +146,10 @@ public final class HCIPeripheral: @unchecked Sendable {
                     return false
                 }
             }
-            guard link.connection != nil else { state.unlock(); return false }
+            guard link.connection != nil else {
+                state.unlock()
+                return false
+            }
             confirmationPending = true
         }
         state.unlock()
@@ -139,41 +159,50 @@ public final class HCIPeripheral: @unchecked Sendable {
     }
 
     /// Drops the link (HCI Disconnect, "remote user terminated") and stays off the air until ``reconnectable()``.
-    public func disconnect(timeout: TimeInterval = 5) throws(HCIError) {
+    package func disconnect(timeout: TimeInterval = 5) throws(HCIError) {
         let state = link.state
         state.lock()
         advertisingAllowed = false
         let handle = link.connection
         state.unlock()
-        guard let handle else { try? advertise(false); return }
+        guard let handle else {
+            try? advertise(false)
+            return
+        }
         _ = try link.command(0x0406, [UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13], completesWithStatus: true)
-        state.lock(); defer { state.unlock() }
+        state.lock()
+        defer { state.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while link.connection != nil { if !state.wait(until: deadline) { throw .timeout("Disconnection Complete") } }
     }
 
     /// Advertises again after a fault so that the central can reconnect.
-    public func reconnectable() throws(HCIError) {
-        link.state.lock(); advertisingAllowed = true; let connected = link.connection != nil; link.state.unlock()
+    package func reconnectable() throws(HCIError) {
+        link.state.lock()
+        advertisingAllowed = true
+        let connected = link.connection != nil
+        link.state.unlock()
         if !connected { try advertise(true) }
     }
 
     /// Waits until the central disconnects, at most `timeout` seconds (keeps serving reads and RACP meanwhile).
-    public func waitForDisconnection(timeout: TimeInterval) {
+    package func waitForDisconnection(timeout: TimeInterval) {
         let state = link.state
         let deadline = Date(timeIntervalSinceNow: timeout)
-        state.lock(); defer { state.unlock() }
+        state.lock()
+        defer { state.unlock() }
         while link.connection != nil { if !state.wait(until: deadline) { return } }
     }
 
     /// Waits for an outstanding indication to be confirmed.
-    public func drain(timeout: TimeInterval = 10) {
+    package func drain(timeout: TimeInterval = 10) {
         let state = link.state
         let deadline = Date(timeIntervalSinceNow: timeout)
-        state.lock(); defer { state.unlock() }
+        state.lock()
+        defer { state.unlock() }
         while confirmationPending, link.connection != nil { if !state.wait(until: deadline) { return } }
     }
 
     /// Stops: closes the transport and flushes the capture.
-    public func stop() { link.stop() }
+    package func stop() { link.stop() }
 }

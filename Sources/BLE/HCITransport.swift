@@ -1,11 +1,12 @@
 import CBluetooth
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Carries H4 packets (type byte first) between the host and a controller.
-public protocol HCITransport: AnyObject, Sendable {
+package protocol HCITransport: AnyObject, Sendable {
     /// Sends one H4 packet.
     func write(_ packet: [UInt8]) throws(HCIError)
     /// Blocks until one complete H4 packet arrives.
@@ -15,7 +16,7 @@ public protocol HCITransport: AnyObject, Sendable {
 }
 
 /// Errors of the HCI host.
-public enum HCIError: Error, Equatable, CustomStringConvertible {
+package enum HCIError: Error, Equatable, CustomStringConvertible {
     case badSpec(String)
     case connectFailed(String)
     case closed
@@ -25,9 +26,10 @@ public enum HCIError: Error, Equatable, CustomStringConvertible {
     case timeout(String)
     case unsupported(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
-        case let .badSpec(s): "invalid --hci '\(s)'; use tcp:HOST:PORT (a virtual controller such as bumble's), or hciN or the adapter's address (a real adapter)"
+        case let .badSpec(s):
+            "invalid --hci '\(s)'; use tcp:HOST:PORT (a virtual controller such as bumble's), or hciN or the adapter's address (a real adapter)"
         case let .connectFailed(s): "cannot reach the HCI controller: \(s)"
         case .closed: "the HCI transport was closed"
         case let .io(s): "HCI transport I/O error: \(s)"
@@ -40,8 +42,8 @@ public enum HCIError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Opens a transport from a `--hci` value: `tcp:HOST:PORT` or `hciN`.
-public enum HCITransports {
-    public static func open(_ spec: String) throws(HCIError) -> any HCITransport {
+package enum HCITransports {
+    package static func open(_ spec: String) throws(HCIError) -> any HCITransport {
         if spec.hasPrefix("tcp:") {
             let rest = spec.dropFirst(4)
             guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else { throw .badSpec(spec) }
@@ -66,7 +68,8 @@ class StreamHCITransport: HCITransport, @unchecked Sendable {
     init(fd: Int32) { self.fd = fd }
 
     func write(_ packet: [UInt8]) throws(HCIError) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         var sent = 0
         while sent < packet.count {
             let n = packet[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -81,18 +84,31 @@ class StreamHCITransport: HCITransport, @unchecked Sendable {
             var chunk = [UInt8](repeating: 0, count: 4096)
             let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
             if n == 0 { throw .closed }
-            if n < 0 { if errno == EINTR { continue }; throw .io(String(cString: strerror(errno))) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(String(cString: strerror(errno)))
+            }
             buffer += chunk[0..<n]
         }
     }
 
     private func nextPacket() throws(HCIError) -> [UInt8]? {
         guard let type = buffer.first else { return nil }
-        let header: Int, length: Int
+        let header: Int
+        let length: Int
         switch type {
-        case 0x01: guard buffer.count >= 4 else { return nil }; header = 4; length = Int(buffer[3])
-        case 0x02: guard buffer.count >= 5 else { return nil }; header = 5; length = Int(buffer[3]) | Int(buffer[4]) << 8
-        case 0x04: guard buffer.count >= 3 else { return nil }; header = 3; length = Int(buffer[2])
+        case 0x01:
+            guard buffer.count >= 4 else { return nil }
+            header = 4
+            length = Int(buffer[3])
+        case 0x02:
+            guard buffer.count >= 5 else { return nil }
+            header = 5
+            length = Int(buffer[3]) | Int(buffer[4]) << 8
+        case 0x04:
+            guard buffer.count >= 3 else { return nil }
+            header = 3
+            length = Int(buffer[2])
         default: throw .malformedPacket("unknown H4 packet type 0x\(String(type, radix: 16))")
         }
         guard buffer.count >= header + length else { return nil }
@@ -101,14 +117,25 @@ class StreamHCITransport: HCITransport, @unchecked Sendable {
         return packet
     }
 
-    func close() { Glibc.shutdown(fd, Int32(SHUT_RDWR)); Glibc.close(fd) }
+    func close() {
+        Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+    }
 }
 
 /// H4 over TCP to a virtual controller (bumble: `python -m bumble.apps.controllers tcp-server:127.0.0.1:P1 …`).
 final class TCPHCITransport: StreamHCITransport, @unchecked Sendable {
     init(host: String, port: UInt16) throws(HCIError) {
-        var hints = addrinfo(ai_flags: 0, ai_family: AF_UNSPEC, ai_socktype: Int32(SOCK_STREAM.rawValue), ai_protocol: 0,
-                             ai_addrlen: 0, ai_addr: nil, ai_canonname: nil, ai_next: nil)
+        var hints = addrinfo(
+            ai_flags: 0,
+            ai_family: AF_UNSPEC,
+            ai_socktype: Int32(SOCK_STREAM.rawValue),
+            ai_protocol: 0,
+            ai_addrlen: 0,
+            ai_addr: nil,
+            ai_canonname: nil,
+            ai_next: nil
+        )
         var result: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &result) == 0, let info = result else {
             throw .connectFailed("cannot resolve \(host)")
@@ -137,14 +164,18 @@ final class UserChannelHCITransport: StreamHCITransport, @unchecked Sendable {
             let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue), BTPROTO_HCI)
             let e = errno
             if probe >= 0 { Glibc.close(probe) }
-            throw .unsupported(probe < 0 && e == EAFNOSUPPORT
-                ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use --hci tcp:HOST:PORT with a virtual controller"
-                : "\(name): no such Bluetooth adapter (see `hciconfig -a` or `btmgmt info`)")
+            throw .unsupported(
+                probe < 0 && e == EAFNOSUPPORT
+                    ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use --hci tcp:HOST:PORT with a virtual controller"
+                    : "\(name): no such Bluetooth adapter (see `hciconfig -a` or `btmgmt info`)"
+            )
         }
         let fd = vitalsim_hci_user_channel(id)
         guard fd >= 0 else {
             let message = String(cString: strerror(errno))
-            throw .unsupported("\(name): cannot open the HCI user channel (\(message)); power the adapter off for BlueZ (`btmgmt --index \(id) power off`) and run with CAP_NET_ADMIN")
+            throw .unsupported(
+                "\(name): cannot open the HCI user channel (\(message)); power the adapter off for BlueZ (`btmgmt --index \(id) power off`) and run with CAP_NET_ADMIN"
+            )
         }
         super.init(fd: fd)
     }

@@ -5,8 +5,8 @@ import VitalSimCore
 /// capture, from the peripheral host's side: advertising, LE Connection Complete, the central's
 /// full GATT discovery (so Wireshark maps handles to characteristics), CCCD writes, then the
 /// notifications and indications (each indication confirmed) at their scenario times.
-public final class LinkRecorder {
-    public let database: GATTDatabase
+package final class LinkRecorder {
+    package let database: GATTDatabase
     let writer: BTSnoopWriter
     let connectionHandle: UInt16 = 0x0040
     let mtu = 23
@@ -14,16 +14,26 @@ public final class LinkRecorder {
     /// µs added to each frame inside one exchange so frames stay strictly ordered.
     var lastTime: Int64 = .min
     /// Timestamp of the last record written (µs).
-    public var lastTimestamp: Int64 { lastTime }
-    public private(set) var connected = false
+    package var lastTimestamp: Int64 { lastTime }
+    package private(set) var connected = false
     var backfillOpen = false
 
-    public init(database: GATTDatabase, writer: BTSnoopWriter) { self.database = database; self.writer = writer }
+    package init(database: GATTDatabase, writer: BTSnoopWriter) {
+        self.database = database
+        self.writer = writer
+    }
 
-    func stamp(_ t: Int64) -> Int64 { lastTime = max(t, lastTime + 1); return lastTime }
+    func stamp(_ t: Int64) -> Int64 {
+        lastTime = max(t, lastTime + 1)
+        return lastTime
+    }
 
     func command(_ opcode: UInt16, _ params: [UInt8], at t: Int64) {
-        writer.append(h4: [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params, direction: .sentCommand, unixMicroseconds: stamp(t))
+        writer.append(
+            h4: [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params,
+            direction: .sentCommand,
+            unixMicroseconds: stamp(t)
+        )
         // Command Complete: 1 packet allowed, opcode, status success.
         event(0x0E, [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), 0x00], at: t)
     }
@@ -41,14 +51,17 @@ public final class LinkRecorder {
             let part = Array(l2cap[offset..<min(l2cap.count, offset + chunk)])
             let pb: UInt16 = offset == 0 ? (sent ? 0x0000 : 0x2000) : 0x1000
             let h = connectionHandle | pb
-            writer.append(h4: [0x02, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part,
-                          direction: sent ? .sentData : .receivedData, unixMicroseconds: stamp(t))
+            writer.append(
+                h4: [0x02, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part,
+                direction: sent ? .sentData : .receivedData,
+                unixMicroseconds: stamp(t)
+            )
             offset += part.count
         }
     }
 
     /// Controller set-up and advertising (HCI Reset, event masks, random static address, advertising).
-    public func powerOn(at t: Int64, name: String, address: [UInt8]) {
+    package func powerOn(at t: Int64, name: String, address: [UInt8]) {
         command(0x0C03, [], at: t)
         command(0x0C01, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D], at: t)
         command(0x2001, [0x1F, 0, 0, 0, 0, 0, 0, 0], at: t)
@@ -63,7 +76,7 @@ public final class LinkRecorder {
     }
 
     /// LE Connection Complete (peripheral role) from `central`.
-    public func connect(at t: Int64, central: [UInt8]) {
+    package func connect(at t: Int64, central: [UInt8]) {
         var p: [UInt8] = [0x01, 0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x01, 0x01] + central
         p += [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
         event(0x3E, p, at: t)
@@ -71,21 +84,28 @@ public final class LinkRecorder {
     }
 
     /// Disconnection Complete (remote user terminated or connection timeout).
-    public func disconnect(at t: Int64) {
+    package func disconnect(at t: Int64) {
         event(0x05, [0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x08], at: t)
         connected = false
     }
 
     /// The central's primary-service, characteristic and descriptor discovery, answered from the database.
-    public func discovery(at t: Int64) {
+    package func discovery(at t: Int64) {
         // Read By Group Type (primary services), 3 per response at MTU 23.
         var start: UInt16 = 1
         while true {
             att([0x10] + le(start) + le(0xFFFF) + le(0x2800), sent: false, at: t)
             let group = database.services.filter { $0.startHandle >= start }.prefix(3)
-            if group.isEmpty { att([0x01, 0x10] + le(start) + [0x0A], sent: true, at: t); break }
+            if group.isEmpty {
+                att([0x01, 0x10] + le(start) + [0x0A], sent: true, at: t)
+                break
+            }
             var rsp: [UInt8] = [0x11, 6]
-            for g in group { rsp += le(g.startHandle); rsp += le(g.endHandle); rsp += le(g.uuid) }
+            for g in group {
+                rsp += le(g.startHandle)
+                rsp += le(g.endHandle)
+                rsp += le(g.uuid)
+            }
             att(rsp, sent: true, at: t)
             start = group.last!.endHandle + 1
         }
@@ -94,7 +114,10 @@ public final class LinkRecorder {
             while true {
                 att([0x08] + le(h) + le(s.endHandle) + le(0x2803), sent: false, at: t)
                 let decls = s.characteristics.filter { $0.declarationHandle >= h }.prefix(3)
-                if decls.isEmpty { att([0x01, 0x08] + le(h) + [0x0A], sent: true, at: t); break }
+                if decls.isEmpty {
+                    att([0x01, 0x08] + le(h) + [0x0A], sent: true, at: t)
+                    break
+                }
                 var rsp: [UInt8] = [0x09, 7]
                 for d in decls {
                     rsp += le(d.declarationHandle)
@@ -114,11 +137,12 @@ public final class LinkRecorder {
     }
 
     /// The central enables notifications or indications on every characteristic that has them.
-    public func subscribeAll(at t: Int64) {
+    package func subscribeAll(at t: Int64) {
         for s in database.services {
             for c in s.characteristics {
                 guard let cccd = c.cccdHandle else { continue }
-                let value: UInt16 = c.properties.contains(.indicate) && !c.properties.contains(.notify) ? 2 : (c.uuid == 0x2A52 || c.uuid == 0x2AAC ? 2 : 1)
+                let value: UInt16 =
+                    c.properties.contains(.indicate) && !c.properties.contains(.notify) ? 2 : (c.uuid == 0x2A52 || c.uuid == 0x2AAC ? 2 : 1)
                 att([0x12] + le(cccd) + le(value), sent: false, at: t)
                 att([0x13], sent: true, at: t)
             }
@@ -126,7 +150,7 @@ public final class LinkRecorder {
     }
 
     /// The central asks a record store for everything from sequence `from` on (RACP, Write Request).
-    public func racpRequest(_ request: RecordAccessControlPoint, at t: Int64) {
+    package func racpRequest(_ request: RecordAccessControlPoint, at t: Int64) {
         guard let c = database.characteristic(0x2A52) else { return }
         att([0x12] + le(c.valueHandle) + ((try? request.encode()) ?? []), sent: false, at: t)
         att([0x13], sent: true, at: t)
@@ -134,21 +158,26 @@ public final class LinkRecorder {
     }
 
     /// RACP Response Code indication (and its confirmation) after a backfill.
-    public func racpDone(_ op: RecordAccessControlPoint.OpCode, at t: Int64) {
+    package func racpDone(_ op: RecordAccessControlPoint.OpCode, at t: Int64) {
         guard backfillOpen else { return }
         backfillOpen = false
-        send(characteristic: 0x2A52, value: (try? RecordAccessControlPoint.response(to: op, .success).encode()) ?? [], indicate: true, at: t)
+        send(
+            characteristic: 0x2A52,
+            value: (try? RecordAccessControlPoint.response(to: op, .success).encode()) ?? [],
+            indicate: true,
+            at: t
+        )
     }
 
     /// A notification or indication of `value` on `characteristic`; an indication is confirmed by the central.
-    public func send(characteristic uuid: UInt16, value: [UInt8], indicate: Bool, at t: Int64) {
+    package func send(characteristic uuid: UInt16, value: [UInt8], indicate: Bool, at t: Int64) {
         guard let c = database.characteristic(uuid) else { return }
         att([indicate ? 0x1D : 0x1B] + le(c.valueHandle) + value, sent: true, at: t)
         if indicate { att([0x1E], sent: false, at: t + 2_000) }
     }
 
     /// Flushes buffered records to the file.
-    public func finish() throws { try writer.flush() }
+    package func finish() throws { try writer.flush() }
 
     private func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 }

@@ -1,31 +1,41 @@
 import Foundation
 import Histogram
 import Judge
+import LiveRun
 import Synchronization
 import VitalSimCore
 import Wire
-import LiveRun
 
 /// The harness's own transports under load, for `vitalsim bench-transport` and
 /// `ci/bench-harness.sh`: the same libcurl keep-alive connections (``HTTPPoster``) and libmosquitto
 /// client (``MQTTClient``) that `vitalsim run` sends with, driven as fast as the server answers so
 /// their rate and added latency can be compared with wrk and mosquitto_pub against the same servers.
-public enum TransportBenchmark {
+package enum TransportBenchmark {
     /// Requests or messages sent, how long it took, and the latency of each (send → answer).
-    public struct Result: Sendable {
-        public var sent: Int
-        public var failed: Int
-        public var seconds: Double
-        public var latency: Histogram<UInt64>
+    package struct Result: Sendable {
+        package var sent: Int
+        package var failed: Int
+        package var seconds: Double
+        package var latency: Histogram<UInt64>
         /// What went wrong with the first request that failed (status or transport error), if any.
-        public var firstFailure: String?
-        public var perSecond: Double { seconds > 0 ? Double(sent - failed) / seconds : 0 }
+        package var firstFailure: String?
+        package var perSecond: Double { seconds > 0 ? Double(sent - failed) / seconds : 0 }
 
         /// One line: rate and latency percentiles in ms.
-        public var summary: String {
+        package var summary: String {
             func ms(_ p: Double) -> String { String(format: "%.3f", Double(p >= 100 ? latency.max : latency.valueAtPercentile(p)) / 1000) }
-            return String(format: "%d sent, %d failed in %.2f s: %.0f/s; latency ms p50 %@ p90 %@ p99 %@ p99.9 %@ max %@",
-                          sent, failed, seconds, perSecond, ms(50), ms(90), ms(99), ms(99.9), ms(100))
+            return String(
+                format: "%d sent, %d failed in %.2f s: %.0f/s; latency ms p50 %@ p90 %@ p99 %@ p99.9 %@ max %@",
+                sent,
+                failed,
+                seconds,
+                perSecond,
+                ms(50),
+                ms(90),
+                ms(99),
+                ms(99.9),
+                ms(100)
+            )
                 + (firstFailure.map { "; first failure: \($0)" } ?? "")
         }
     }
@@ -33,29 +43,47 @@ public enum TransportBenchmark {
     /// The body of request `n` of worker `w`, as `ci/bench/serve.lua` builds it: one reading, a unique
     /// id, 500 patients per worker, every tenth patient a blood-pressure patient alternating crisis
     /// and normal values.
-    public static func observation(_ n: Int, worker w: Int) -> [UInt8] {
-        let k = n % 500, round = n / 500
+    package static func observation(_ n: Int, worker w: Int) -> [UInt8] {
+        let k = n % 500
+        let round = n / 500
         let patient = "h\(w)-\(k)"
         let ts = CivilTime(unixMilliseconds: 1_704_067_200_000 + Int64(round) * 1000).iso8601(fractional: false)
         if k % 10 == 0 {
             let (s, d) = round % 2 == 0 ? (185, 95) : (120, 80)
-            return Array(#"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"cuff","kind":"blood-pressure","systolic":\#(s),"diastolic":\#(d),"unit":"mm[Hg]","timestamp":"\#(ts)"}"#.utf8)
+            return Array(
+                #"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"cuff","kind":"blood-pressure","systolic":\#(s),"diastolic":\#(d),"unit":"mm[Hg]","timestamp":"\#(ts)"}"#
+                    .utf8
+            )
         }
-        return Array(#"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"hr","kind":"heart-rate","value":\#(60 + round % 30),"unit":"/min","timestamp":"\#(ts)"}"#.utf8)
+        return Array(
+            #"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"hr","kind":"heart-rate","value":\#(60 + round % 30),"unit":"/min","timestamp":"\#(ts)"}"#
+                .utf8
+        )
     }
 
     /// POSTs `count` single-reading observations, `connections` in flight, through the libcurl multi
     /// handle `vitalsim run` uses (or, with `easyHandles`, one blocking easy handle per connection).
-    public static func http(url: String, caFile: String?, insecure: Bool, count: Int, connections: Int, easyHandles: Bool = false, http2: Bool = true) async -> Result {
+    package static func http(
+        url: String,
+        caFile: String?,
+        insecure: Bool,
+        count: Int,
+        connections: Int,
+        easyHandles: Bool = false,
+        http2: Bool = true
+    ) async -> Result {
         let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure, http2: http2)
         defer { multi?.close() }
-        let posters = easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
+        let posters =
+            easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
         let firstFailure = Mutex<String?>(nil)
         @Sendable func post(_ lane: Int, _ body: [UInt8]) async -> Bool {
             do throws(HTTPTransportError) {
                 let reply = if let multi { try await multi.post(url, body: body) } else { try await posters[lane].post(url, body: body) }
                 if reply.status >= 300 {
-                    firstFailure.withLock { f in if f == nil { f = "HTTP \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))" } }
+                    firstFailure.withLock { f in
+                        if f == nil { f = "HTTP \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))" }
+                    }
                 }
                 return reply.status < 300
             } catch {
@@ -77,13 +105,24 @@ public enum TransportBenchmark {
     /// pipelined as `vitalsim run` publishes: up to `inFlight` awaiting their acknowledgement, none
     /// awaited on its own (libmosquitto keeps its in-flight limit on the wire and queues the rest).
     /// Latency is from the publish call to the broker's PUBACK (QoS 1) or PUBCOMP (QoS 2).
-    public static func mqtt(host: String, port: Int, qos: Int, count: Int, inFlight: Int, resumeAt: Int? = nil) async throws(MQTTError) -> Result {
+    package static func mqtt(
+        host: String,
+        port: Int,
+        qos: Int,
+        count: Int,
+        inFlight: Int,
+        resumeAt: Int? = nil
+    ) async throws(MQTTError) -> Result {
         let client = try MQTTClient(.init(host: host, port: port, clientID: "vitalsim-bench-\(getpid())"))
         try await client.connect()
         defer { client.disconnect() }
         let messages = (0..<count).map { i in
-            MQTTMessage(topic: "vitals/h0-\(i % 500)/heart-rate", payload: observation(i, worker: 0), qos: qos,
-                        userProperties: [UserProperty("reading-id", "h0-\(i % 500)/\(i / 500)")])
+            MQTTMessage(
+                topic: "vitals/h0-\(i % 500)/heart-rate",
+                payload: observation(i, worker: 0),
+                qos: qos,
+                userProperties: [UserProperty("reading-id", "h0-\(i % 500)/\(i / 500)")]
+            )
         }
         let window = SendWindow(limit: qos == 0 ? 1 : max(1, inFlight), resumeAt: resumeAt)
         let tally = Mutex((latency: Histogram<UInt64>.latency(), failed: 0))
@@ -98,7 +137,10 @@ public enum TransportBenchmark {
                 do throws(MQTTError) {
                     try client.publish(message) { reason in
                         let elapsed = Duration.nonNegativeMicroseconds(clock.now - t0)
-                        tally.withLock { t in t.latency.record(elapsed); if reason < 0 || reason >= 0x80 { t.failed += 1 } }
+                        tally.withLock { t in
+                            t.latency.record(elapsed)
+                            if reason < 0 || reason >= 0x80 { t.failed += 1 }
+                        }
                         if qos > 0 { window.release() }
                     }
                 } catch {
@@ -117,14 +159,20 @@ public enum TransportBenchmark {
 
     /// Sends each lane's items in order, the lanes concurrently, timing each send and the whole
     /// (until `finish` returns); `send` says whether an item was answered.
-    static func measure<Item: Sendable>(_ lanes: [[Item]], sent: Int, finish: () async -> Void = {}, executor: (any TaskExecutor)? = nil,
-                                        _ send: @escaping @Sendable (Int, Item) async -> Bool) async -> Result {
+    static func measure<Item: Sendable>(
+        _ lanes: [[Item]],
+        sent: Int,
+        finish: () async -> Void = {},
+        executor: (any TaskExecutor)? = nil,
+        _ send: @escaping @Sendable (Int, Item) async -> Bool
+    ) async -> Result {
         let clock = ContinuousClock()
         let start = clock.now
         let parts = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
             for (w, items) in lanes.enumerated() {
                 group.addTask(executorPreference: executor) {
-                    var h = Histogram<UInt64>.latency(), failed = 0
+                    var h = Histogram<UInt64>.latency()
+                    var failed = 0
                     for item in items {
                         let t0 = clock.now
                         if await !send(w, item) { failed += 1 }
@@ -140,7 +188,10 @@ public enum TransportBenchmark {
         await finish()
         var h = Histogram<UInt64>.latency()
         var failed = 0
-        for (part, f) in parts { h.add(part); failed += f }
+        for (part, f) in parts {
+            h.add(part)
+            failed += f
+        }
         return Result(sent: sent, failed: failed, seconds: (clock.now - start).seconds, latency: h)
     }
 

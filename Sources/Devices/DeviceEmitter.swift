@@ -7,9 +7,9 @@ import VitalSimCore
 ///
 /// Memory is bounded by the device's pending window (readings held back by a disconnect or
 /// reordering), never by the scenario's length.
-public struct DeviceEmitter {
-    public let spec: DeviceSpec
-    public let patientID: String
+package struct DeviceEmitter {
+    package let spec: DeviceSpec
+    package let patientID: String
     let physiology: PatientPhysiology
     let faults: FaultSchedule
     let duration: Int64
@@ -26,7 +26,7 @@ public struct DeviceEmitter {
     var counters = [UInt32](repeating: 0, count: VitalKind.allCases.count)
 
     /// Creates the emitter of `spec` for the patient whose physiology is given.
-    public init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], duration: Int64) {
+    package init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], duration: Int64) {
         self.spec = spec
         self.patientID = physiology.patient.id
         self.physiology = physiology
@@ -43,7 +43,7 @@ public struct DeviceEmitter {
     }
 
     /// The next reading in emit order, or nil when the scenario is over for this device.
-    public mutating func next() -> Reading? {
+    package mutating func next() -> Reading? {
         while true {
             let horizon = min(nextMeasurement, nextBattery)
             if let head = pending.peek, head.intendedEmitTime < horizon || horizon >= duration {
@@ -73,8 +73,16 @@ public struct DeviceEmitter {
         let kind = s.measurement.kind
         let seq = counters[kind.ordinal]
         counters[kind.ordinal] = seq + 1
-        var r = Reading(source: identity, secondary: kind != primaryKind, seq: seq, measuredAt: t, deviceTime: t + faults.skew(at: t), intendedEmitTime: t,
-                        measurement: s.measurement, truth: s.truth)
+        var r = Reading(
+            source: identity,
+            secondary: kind != primaryKind,
+            seq: seq,
+            measuredAt: t,
+            deviceTime: t + faults.skew(at: t),
+            intendedEmitTime: t,
+            measurement: s.measurement,
+            truth: s.truth
+        )
         if faults.dropout(at: t) != nil { return }
         if let d = faults.disconnect(at: t) {
             guard storesRecords, kind != .battery, kind != .cuffPressure else { return }
@@ -97,13 +105,16 @@ public struct DeviceEmitter {
 }
 
 /// A measurement produced by a sensor, `offset` ms after the scheduled time `at`.
-public struct Sample {
-    public var offset: Int64
-    public var measurement: Measurement
-    public var truth: Double
-    public var at: Int64
-    public init(offset: Int64, measurement: Measurement, truth: Double, at: Int64) {
-        self.offset = offset; self.measurement = measurement; self.truth = truth; self.at = at
+package struct Sample {
+    package var offset: Int64
+    package var measurement: Measurement
+    package var truth: Double
+    package var at: Int64
+    package init(offset: Int64, measurement: Measurement, truth: Double, at: Int64) {
+        self.offset = offset
+        self.measurement = measurement
+        self.truth = truth
+        self.at = at
     }
 }
 
@@ -116,7 +127,10 @@ struct PendingQueue {
 
     mutating func push(_ r: Reading) {
         counter += 1
-        if items.isEmpty || items[items.count - 1].0.intendedEmitTime <= r.intendedEmitTime { items.append((r, counter)); return }
+        if items.isEmpty || items[items.count - 1].0.intendedEmitTime <= r.intendedEmitTime {
+            items.append((r, counter))
+            return
+        }
         var i = items.count
         while i > 0, items[i - 1].0.intendedEmitTime > r.intendedEmitTime { i -= 1 }
         items.insert((r, counter), at: i)

@@ -2,7 +2,7 @@ import Physiology
 import VitalSimCore
 
 /// What a device measures at one scheduled time, including its own error model.
-public protocol DeviceSensor {
+package protocol DeviceSensor {
     /// The kind of the device's main readings (others, like battery, get a kind prefix in their ids).
     var primaryKind: VitalKind { get }
     /// True when the device stores records and sends them after a reconnect (backfill).
@@ -12,8 +12,8 @@ public protocol DeviceSensor {
 }
 
 /// Builds the sensor model of a device type.
-public enum SensorFactory {
-    public static func make(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom) -> any DeviceSensor {
+package enum SensorFactory {
+    package static func make(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom) -> any DeviceSensor {
         switch spec.type {
         case .heartRateStrap: HeartRateStrap(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
         case .bpCuff: BloodPressureCuff(physiology: physiology, rng: rng)
@@ -42,14 +42,19 @@ struct HeartRateStrap: DeviceSensor {
     var storesRecords: Bool { false }
 
     init(physiology: PatientPhysiology, rng: SeededRandom, cadence: Int64) {
-        self.physiology = physiology; self.rng = rng; self.cadence = cadence
+        self.physiology = physiology
+        self.rng = rng
+        self.cadence = cadence
         beats = physiology.beats(from: 0)
     }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         var rrs: [UInt16] = []
         while true {
-            if upcoming == nil { let rr = beats.next(); upcoming = (beats.time, rr) }
+            if upcoming == nil {
+                let rr = beats.next()
+                upcoming = (beats.time, rr)
+            }
             guard let (time, rr) = upcoming, time <= Double(t) else { break }
             rrs.append(UInt16(min(65535, (rr * 1024).rounded())))
             recent.append(rr)
@@ -63,8 +68,14 @@ struct HeartRateStrap: DeviceSensor {
         energyKJ += Double(cadence) / 60_000 * (4 + 0.15 * max(0, Double(bpm) - 60))
         count += 1
         let ee: UInt16? = count % 10 == 0 ? UInt16(min(65535, energyKJ)) : nil
-        samples.append(Sample(offset: 0, measurement: .heartRate(bpm: bpm, rrIntervals: rrs, energyExpended: ee, contact: .detected),
-                       truth: physiology.meanHeartRate(at: t), at: t))
+        samples.append(
+            Sample(
+                offset: 0,
+                measurement: .heartRate(bpm: bpm, rrIntervals: rrs, energyExpended: ee, contact: .detected),
+                truth: physiology.meanHeartRate(at: t),
+                at: t
+            )
+        )
     }
     var upcoming: (Double, Double)?
 }

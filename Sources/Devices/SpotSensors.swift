@@ -16,12 +16,33 @@ struct BloodPressureCuff: DeviceSensor {
             let sys = Int((truth.systolic + rng.normal(mean: 0, sd: 5)).rounded())
             let dia = Int((truth.diastolic + rng.normal(mean: 0, sd: 3)).rounded())
             let target = sys + 30
-            for k in 0..<20 { samples.append(Sample(offset: start + Int64(k) * 1000, measurement: .cuffPressure(mmHg: target * (k + 1) / 20), truth: Double(target * (k + 1) / 20), at: t)) }
+            for k in 0..<20 {
+                samples.append(
+                    Sample(
+                        offset: start + Int64(k) * 1000,
+                        measurement: .cuffPressure(mmHg: target * (k + 1) / 20),
+                        truth: Double(target * (k + 1) / 20),
+                        at: t
+                    )
+                )
+            }
             let map = Int((Double(dia) + Double(sys - dia) / 3).rounded())
             let pulse = Int((physiology.meanHeartRate(at: t + start) + rng.normal(mean: 0, sd: 2)).rounded())
             let irregular: UInt16 = physiology.atrialFibrillation(at: t + start) != nil ? 0x0004 : 0
-            samples.append(Sample(offset: start + 35_000, measurement: .bloodPressure(systolic: sys, diastolic: max(20, min(dia, sys - 5)), meanArterial: map, pulse: pulse, status: irregular),
-                              truth: truth.systolic, at: t))
+            samples.append(
+                Sample(
+                    offset: start + 35_000,
+                    measurement: .bloodPressure(
+                        systolic: sys,
+                        diastolic: max(20, min(dia, sys - 5)),
+                        meanArterial: map,
+                        pulse: pulse,
+                        status: irregular
+                    ),
+                    truth: truth.systolic,
+                    at: t
+                )
+            )
         }
     }
 }
@@ -39,7 +60,9 @@ struct Glucometer: DeviceSensor {
         let h = physiology.clock.hour(at: t)
         let meals = physiology.patient.meals.map { Double($0.timeOfDay) / 3_600_000 }
         let meal: UInt8 = h >= 21 ? 5 : (meals.contains { h > $0 && h - $0 <= 2.5 } ? 2 : (h < 10 ? 3 : 1))
-        samples.append(Sample(offset: 0, measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0), truth: truth, at: t))
+        samples.append(
+            Sample(offset: 0, measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0), truth: truth, at: t)
+        )
     }
 }
 
@@ -55,7 +78,9 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
     var storesRecords: Bool { true }
 
     init(physiology: PatientPhysiology, rng: SeededRandom, cadence: Int64) {
-        self.physiology = physiology; self.rng = rng; self.cadence = cadence
+        self.physiology = physiology
+        self.rng = rng
+        self.cadence = cadence
         noise = self.rng.normal()
     }
 
@@ -75,8 +100,20 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         let value = Int(Math.clamp(raw, 40, 400).rounded())
         let quality = Int(Math.clamp(96 - 4 * abs(noise), 70, 100).rounded())
         let minutes = UInt16(truncatingIfNeeded: t / 60_000)
-        samples.append(Sample(offset: 0, measurement: .cgm(mgdl: value, trend: (trend * 10).rounded() / 10, quality: quality, timeOffset: minutes,
-                                                    annunciation: status | warning << 16), truth: physiology.glucose.plasma(at: t), at: t))
+        samples.append(
+            Sample(
+                offset: 0,
+                measurement: .cgm(
+                    mgdl: value,
+                    trend: (trend * 10).rounded() / 10,
+                    quality: quality,
+                    timeOffset: minutes,
+                    annunciation: status | warning << 16
+                ),
+                truth: physiology.glucose.plasma(at: t),
+                at: t
+            )
+        )
     }
 }
 
@@ -136,21 +173,46 @@ struct PhoneBridge: DeviceSensor {
     var storesRecords: Bool { true }
 
     init(physiology: PatientPhysiology, rng: SeededRandom, cadence: Int64) {
-        self.physiology = physiology; self.rng = rng; self.cadence = cadence
+        self.physiology = physiology
+        self.rng = rng
+        self.cadence = cadence
         nextMidnight = physiology.clock.nextMidnight(after: 0)
     }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         while nextMidnight <= t {
-            var steps = 0.0, kcal = 0.0
+            var steps = 0.0
+            var kcal = 0.0
             var m = max(0, nextMidnight - 86_400_000)
-            while m < nextMidnight { steps += physiology.stepsPerMinute(at: m); kcal += physiology.activeCaloriesPerMinute(at: m); m += 60_000 }
-            samples.append(Sample(offset: nextMidnight - t, measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())), truth: steps, at: t))
+            while m < nextMidnight {
+                steps += physiology.stepsPerMinute(at: m)
+                kcal += physiology.activeCaloriesPerMinute(at: m)
+                m += 60_000
+            }
+            samples.append(
+                Sample(
+                    offset: nextMidnight - t,
+                    measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())),
+                    truth: steps,
+                    at: t
+                )
+            )
             nextMidnight += 86_400_000
         }
         let truth = physiology.meanHeartRate(at: t)
-        samples.append(Sample(offset: 0, measurement: .heartRate(bpm: Int((truth + rng.normal(mean: 0, sd: 2)).rounded()), rrIntervals: [], energyExpended: nil, contact: .notSupported),
-                          truth: truth, at: t))
+        samples.append(
+            Sample(
+                offset: 0,
+                measurement: .heartRate(
+                    bpm: Int((truth + rng.normal(mean: 0, sd: 2)).rounded()),
+                    rrIntervals: [],
+                    energyExpended: nil,
+                    contact: .notSupported
+                ),
+                truth: truth,
+                at: t
+            )
+        )
     }
 }
 

@@ -4,15 +4,27 @@ import VitalSimCore
 public struct DateTime: Hashable, Sendable {
     public var year: UInt16, month: UInt8, day: UInt8, hours: UInt8, minutes: UInt8, seconds: UInt8
 
+    /// A date and time as the Date Time characteristic carries it (year 0, month 0 or day 0: unknown).
     public init(year: UInt16, month: UInt8, day: UInt8, hours: UInt8, minutes: UInt8, seconds: UInt8) {
-        self.year = year; self.month = month; self.day = day; self.hours = hours; self.minutes = minutes; self.seconds = seconds
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hours = hours
+        self.minutes = minutes
+        self.seconds = seconds
     }
 
     /// The UTC Date Time of a Unix time in milliseconds (seconds truncated).
     public init(unixMilliseconds: Int64) {
         let c = CivilTime(unixMilliseconds: unixMilliseconds)
-        self.init(year: UInt16(clamping: c.year), month: UInt8(c.month), day: UInt8(c.day), hours: UInt8(c.hour),
-                  minutes: UInt8(c.minute), seconds: UInt8(c.second))
+        self.init(
+            year: UInt16(clamping: c.year),
+            month: UInt8(c.month),
+            day: UInt8(c.day),
+            hours: UInt8(c.hour),
+            minutes: UInt8(c.minute),
+            seconds: UInt8(c.second)
+        )
     }
 
     /// Why the value is invalid, or nil.
@@ -28,7 +40,10 @@ public struct DateTime: Hashable, Sendable {
 
     /// ISO-8601 text without zone, e.g. `2024-05-17T10:30:00`.
     public var iso8601: String {
-        func p(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        func p(_ v: Int, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
         return "\(p(Int(year), 4))-\(p(Int(month), 2))-\(p(Int(day), 2))T\(p(Int(hours), 2)):\(p(Int(minutes), 2)):\(p(Int(seconds), 2))"
     }
 

@@ -31,6 +31,7 @@ public final class FieldInput {
     private var used: Set<String> = []
     let characteristic: String
 
+    /// Named fields for the characteristic called `characteristic` (named in error messages).
     public init(_ values: [String: String], characteristic: String) {
         var v: [String: String] = [:]
         for (k, x) in values { v[FieldInput.camel(k)] = x }
@@ -39,20 +40,30 @@ public final class FieldInput {
     }
 
     static func camel(_ name: String) -> String {
-        var out = "", upper = false
+        var out = ""
+        var upper = false
         for c in name {
-            if c == "-" || c == "_" { upper = true; continue }
-            out.append(upper ? Character(c.uppercased()) : c); upper = false
+            if c == "-" || c == "_" {
+                upper = true
+                continue
+            }
+            out.append(upper ? Character(c.uppercased()) : c)
+            upper = false
         }
         return out
     }
 
-    func raw(_ name: String) -> String? { used.insert(name); return values[name] }
+    func raw(_ name: String) -> String? {
+        used.insert(name)
+        return values[name]
+    }
 
     func fail(_ name: String, _ reason: String) -> GATTError { .unencodable(characteristic: characteristic, field: name, reason: reason) }
 
+    /// Whether the field was given.
     public func has(_ name: String) -> Bool { values[name] != nil }
 
+    /// An integer field within `range`; `default` when absent, else an error naming the field.
     public func int(_ name: String, _ range: ClosedRange<Int>, default def: Int? = nil) throws(GATTError) -> Int {
         guard let s = raw(name) else {
             if let def { return def }
@@ -64,6 +75,7 @@ public final class FieldInput {
         return v
     }
 
+    /// An integer field within `range`, or nil when absent.
     public func optionalInt(_ name: String, _ range: ClosedRange<Int>) throws(GATTError) -> Int? {
         has(name) ? try int(name, range) : nil
     }
@@ -73,20 +85,24 @@ public final class FieldInput {
         return Int(s)
     }
 
+    /// An SFLOAT field (a decimal number or a special value name).
     public func sfloat(_ name: String) throws(GATTError) -> SFloat {
         guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE (a decimal such as 120 or 0.0055, or NaN)") }
         guard let v = SFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)") }
         return v
     }
 
+    /// An SFLOAT field, or nil when absent.
     public func optionalSFloat(_ name: String) throws(GATTError) -> SFloat? { has(name) ? try sfloat(name) : nil }
 
+    /// A FLOAT field (a decimal number or a special value name).
     public func medFloat(_ name: String) throws(GATTError) -> MedFloat {
         guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE") }
         guard let v = MedFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)") }
         return v
     }
 
+    /// A boolean field (`true`/`false`, `1`/`0`).
     public func bool(_ name: String) throws(GATTError) -> Bool {
         guard let s = raw(name) else { return false }
         switch s.lowercased() {
@@ -96,12 +112,14 @@ public final class FieldInput {
         }
     }
 
+    /// A date-time field (ISO 8601), or nil when absent.
     public func dateTime(_ name: String) throws(GATTError) -> DateTime? {
         guard let s = raw(name) else { return nil }
         guard let d = DateTime(iso8601: s) else { throw fail(name, "'\(s)' is not a date time YYYY-MM-DDTHH:MM:SS") }
         return d
     }
 
+    /// A comma-separated list of integers within `range`.
     public func intList(_ name: String, _ range: ClosedRange<Int>) throws(GATTError) -> [Int] {
         guard let s = raw(name), !s.isEmpty else { return [] }
         var out: [Int] = []
@@ -114,6 +132,7 @@ public final class FieldInput {
         return out
     }
 
+    /// A field that must be one of `options`; `default` when absent.
     public func choice(_ name: String, _ options: [String], default def: String? = nil) throws(GATTError) -> String {
         guard let s = raw(name) else {
             if let def { return def }
@@ -123,6 +142,7 @@ public final class FieldInput {
         return s
     }
 
+    /// A field of hexadecimal bytes.
     public func bytes(_ name: String) throws(GATTError) -> [UInt8] {
         guard let s = raw(name) else { return [] }
         guard let b = Hex.decode(s) else { throw fail(name, "'\(s)' is not hex bytes") }
@@ -139,11 +159,13 @@ public final class FieldInput {
 
 /// Hex text helpers (`16 48 52`, `164852`, `0x164852`).
 public enum Hex {
+    /// Bytes as lowercase hexadecimal, `separator` between bytes.
     public static func encode(_ bytes: [UInt8], separator: String = "") -> String {
         let digits = Array("0123456789abcdef")
         return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined(separator: separator)
     }
 
+    /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ text: String) -> [UInt8]? {
         var t = text.filter { !$0.isWhitespace && $0 != ":" && $0 != "-" }
         if t.hasPrefix("0x") || t.hasPrefix("0X") { t.removeFirst(2) }

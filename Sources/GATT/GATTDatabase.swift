@@ -2,43 +2,63 @@ import VitalSimCore
 
 /// Characteristic properties (ATT characteristic declaration bits).
 public struct CharacteristicProperties: OptionSet, Sendable, Hashable {
+    /// The raw bits.
     public let rawValue: UInt8
+    /// Properties from their bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The value may be read.
     public static let read = Self(rawValue: 0x02)
+    /// The value may be written without a response.
     public static let writeWithoutResponse = Self(rawValue: 0x04)
+    /// The value may be written.
     public static let write = Self(rawValue: 0x08)
+    /// The value may be notified.
     public static let notify = Self(rawValue: 0x10)
+    /// The value may be indicated (confirmed).
     public static let indicate = Self(rawValue: 0x20)
 }
 
 /// One attribute of a GATT server.
 public struct Attribute: Sendable, Equatable {
+    /// The attribute handle.
     public var handle: UInt16
     /// Attribute type UUID (0x2800 service, 0x2803 characteristic, 0x2902 CCCD, or the characteristic UUID).
     public var type: UInt16
+    /// The attribute value.
     public var value: [UInt8]
 }
 
 /// A characteristic as laid out in a database.
 public struct CharacteristicEntry: Sendable, Equatable {
+    /// The assigned 16-bit UUID.
     public var uuid: UInt16
+    /// The characteristic's properties.
     public var properties: CharacteristicProperties
+    /// Handle of the characteristic declaration.
     public var declarationHandle: UInt16
+    /// Handle of the characteristic value.
     public var valueHandle: UInt16
+    /// Handle of its Client Characteristic Configuration descriptor, for notifying or indicating characteristics.
     public var cccdHandle: UInt16?
 }
 
 /// A service with its handle range.
 public struct ServiceEntry: Sendable, Equatable {
+    /// The assigned 16-bit UUID.
     public var uuid: UInt16
+    /// First handle of the service.
     public var startHandle: UInt16
+    /// Last handle of the service.
     public var endHandle: UInt16
+    /// The service's characteristics in handle order.
     public var characteristics: [CharacteristicEntry]
 }
 
 /// The GATT database of a simulated device type, with Bluetooth SIG properties (HRM notify, BPM indicate, …).
 public struct GATTDatabase: Sendable {
+    /// Every attribute in handle order.
     public private(set) var attributes: [Attribute] = []
+    /// Every service in handle order.
     public private(set) var services: [ServiceEntry] = []
 
     /// Builds the database of a device type: GAP (device name), its health service, Battery.
@@ -51,12 +71,22 @@ public struct GATTDatabase: Sendable {
         case .bpCuff:
             db.addService(0x1810, [(0x2A35, [.indicate], []), (0x2A36, [.notify], []), (0x2A49, [.read], [0x04, 0x00])])
         case .glucometer:
-            db.addService(0x1808, [(0x2A18, [.notify], []), (0x2A34, [.notify], []), (0x2A51, [.read], [0x01, 0x00]),
-                                   (0x2A52, [.write, .indicate], [])])
+            db.addService(
+                0x1808,
+                [
+                    (0x2A18, [.notify], []), (0x2A34, [.notify], []), (0x2A51, [.read], [0x01, 0x00]),
+                    (0x2A52, [.write, .indicate], []),
+                ]
+            )
         case .cgm:
             let feature = (try? CGMFeature(features: CGMFeature.e2eCRCSupported | 0x01).encode()) ?? []
-            db.addService(0x181F, [(0x2AA7, [.notify], []), (0x2AA8, [.read], feature), (0x2AA9, [.read], []), (0x2AAA, [.read, .write], []),
-                                   (0x2AAB, [.read], [0x50, 0x01]), (0x2A52, [.write, .indicate], []), (0x2AAC, [.write, .indicate], [])])
+            db.addService(
+                0x181F,
+                [
+                    (0x2AA7, [.notify], []), (0x2AA8, [.read], feature), (0x2AA9, [.read], []), (0x2AAA, [.read, .write], []),
+                    (0x2AAB, [.read], [0x50, 0x01]), (0x2A52, [.write, .indicate], []), (0x2AAC, [.write, .indicate], []),
+                ]
+            )
         case .pulseOximeter:
             db.addService(0x1822, [(0x2A5E, [.indicate], []), (0x2A5F, [.notify], []), (0x2A60, [.read], [0x00, 0x00])])
         case .thermometer:
@@ -76,7 +106,8 @@ public struct GATTDatabase: Sendable {
         attributes.append(Attribute(handle: handle, type: 0x2800, value: le(uuid)))
         var entries: [CharacteristicEntry] = []
         for (cu, props, value) in chars {
-            let decl = handle + 1, valueHandle = handle + 2
+            let decl = handle + 1
+            let valueHandle = handle + 2
             attributes.append(Attribute(handle: decl, type: 0x2803, value: [props.rawValue] + le(valueHandle) + le(cu)))
             attributes.append(Attribute(handle: valueHandle, type: cu, value: value))
             handle = valueHandle
@@ -86,7 +117,9 @@ public struct GATTDatabase: Sendable {
                 cccd = handle
                 attributes.append(Attribute(handle: handle, type: 0x2902, value: [0, 0]))
             }
-            entries.append(CharacteristicEntry(uuid: cu, properties: props, declarationHandle: decl, valueHandle: valueHandle, cccdHandle: cccd))
+            entries.append(
+                CharacteristicEntry(uuid: cu, properties: props, declarationHandle: decl, valueHandle: valueHandle, cccdHandle: cccd)
+            )
         }
         services.append(ServiceEntry(uuid: uuid, startHandle: start, endHandle: handle, characteristics: entries))
     }

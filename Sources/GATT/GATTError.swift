@@ -17,6 +17,7 @@ public enum GATTError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The characteristic is not known to VitalSim.
     case unknownCharacteristic(String)
 
+    /// A message naming what is wrong and where.
     public var description: String {
         switch self {
         case let .truncated(c, o, f, n, a):

@@ -2,7 +2,9 @@ import VitalSimCore
 
 /// Heart Rate Measurement 0x2A37 (Heart Rate Service, notify).
 public struct HeartRateMeasurement: GATTCharacteristic {
+    /// The assigned 16-bit UUID.
     public static let uuid: UInt16 = 0x2A37
+    /// The command-line name (`vitalsim decode`, `vitalsim encode`).
     public static let name = "heart-rate-measurement"
 
     /// Heart rate, bpm.
@@ -18,8 +20,14 @@ public struct HeartRateMeasurement: GATTCharacteristic {
     /// Sets flags bit 4 even with no intervals (only possible when decoding odd captures; kept for byte-exactness).
     public var rrFlag: Bool
 
-    public init(heartRate: UInt16, contact: SensorContact = .notSupported, energyExpended: UInt16? = nil,
-                rrIntervals: [UInt16] = [], uses16BitFormat: Bool = false) {
+    /// A measurement with the fields given; the encoding picks the 8- or 16-bit format from the value.
+    public init(
+        heartRate: UInt16,
+        contact: SensorContact = .notSupported,
+        energyExpended: UInt16? = nil,
+        rrIntervals: [UInt16] = [],
+        uses16BitFormat: Bool = false
+    ) {
         self.heartRate = heartRate
         self.uses16BitFormat = uses16BitFormat || heartRate > 255
         switch contact {
@@ -34,9 +42,14 @@ public struct HeartRateMeasurement: GATTCharacteristic {
 
     /// The sensor contact status.
     public var contact: SensorContact {
-        switch contactBits { case 2: .notDetected; case 3: .detected; default: .notSupported }
+        switch contactBits {
+        case 2: .notDetected
+        case 3: .detected
+        default: .notSupported
+        }
     }
 
+    /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> HeartRateMeasurement {
         var r = ByteReader(bytes, characteristic: name)
         let flags = try r.u8("Flags")
@@ -57,6 +70,7 @@ public struct HeartRateMeasurement: GATTCharacteristic {
         return v
     }
 
+    /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
         if !uses16BitFormat, heartRate > 255 {
             throw .unencodable(characteristic: Self.name, field: "heartRate", reason: "\(heartRate) needs the UInt16 format")
@@ -72,9 +86,12 @@ public struct HeartRateMeasurement: GATTCharacteristic {
         return w.bytes
     }
 
+    /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("heartRate", .int(Int64(heartRate))), ("format", .string(uses16BitFormat ? "uint16" : "uint8")),
-                                        ("sensorContact", .string(contact.rawValue))]
+        var o: [(String, JSONValue)] = [
+            ("heartRate", .int(Int64(heartRate))), ("format", .string(uses16BitFormat ? "uint16" : "uint8")),
+            ("sensorContact", .string(contact.rawValue)),
+        ]
         if let e = energyExpended { o.append(("energyExpended", .int(Int64(e)))) }
         if rrFlag {
             o.append(("rrIntervals", .array(rrIntervals.map { .int(Int64($0)) })))
@@ -83,13 +100,21 @@ public struct HeartRateMeasurement: GATTCharacteristic {
         return .object(o)
     }
 
+    /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
     public init(fields f: FieldInput) throws(GATTError) {
-        let contact = SensorContact(rawValue: try f.choice("sensorContact", ["not-supported", "not-detected", "detected"], default: "not-supported"))!
+        let contact = SensorContact(
+            rawValue: try f.choice("sensorContact", ["not-supported", "not-detected", "detected"], default: "not-supported")
+        )!
         let energy = try f.optionalInt("energyExpended", 0...65535)
         let rr = try f.intList("rrIntervals", 0...65535).map { UInt16($0) }
         let wide = try f.choice("format", ["uint8", "uint16"], default: "uint8") == "uint16"
-        self.init(heartRate: UInt16(try f.int("heartRate", 0...65535)), contact: contact, energyExpended: energy.map { UInt16($0) },
-                  rrIntervals: rr, uses16BitFormat: wide)
+        self.init(
+            heartRate: UInt16(try f.int("heartRate", 0...65535)),
+            contact: contact,
+            energyExpended: energy.map { UInt16($0) },
+            rrIntervals: rr,
+            uses16BitFormat: wide
+        )
         try f.finish(known: ["heartRate", "format", "sensorContact", "energyExpended", "rrIntervals"])
     }
 }

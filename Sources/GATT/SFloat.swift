@@ -17,7 +17,11 @@ public protocol MedicalFloat: Hashable, Sendable, CustomStringConvertible {
 
 /// The special values shared by SFLOAT and FLOAT.
 public enum MedicalFloatSpecial: String, Sendable, CaseIterable {
-    case nan = "NaN", nres = "NRes", positiveInfinity = "+INFINITY", negativeInfinity = "-INFINITY", reserved = "RFU"
+    case nan = "NaN"
+    case nres = "NRes"
+    case positiveInfinity = "+INFINITY"
+    case negativeInfinity = "-INFINITY"
+    case reserved = "RFU"
 }
 
 extension MedicalFloat {
@@ -42,7 +46,10 @@ extension MedicalFloat {
 
     /// Parses a decimal such as `120`, `0.0055`, `-1.5` or `12E2`, or a special name; keeps the written precision.
     public init?(decimal text: String) {
-        if let s = MedicalFloatSpecial.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) { self.init(s); return }
+        if let s = MedicalFloatSpecial.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
+            self.init(s)
+            return
+        }
         guard var (m, e) = Decimal10.parse(text) else { return nil }
         Decimal10.normalize(&m, &e, maxMantissa: Self.maxMantissa, exponentRange: Self.exponentRange)
         self.init(mantissa: m, exponent: e)
@@ -84,25 +91,37 @@ extension MedicalFloat {
 
 /// IEEE 11073-20601 16-bit SFLOAT: 4-bit exponent, 12-bit mantissa.
 public struct SFloat: MedicalFloat {
+    /// The special values (NaN, NRes, +INFINITY, -INFINITY, reserved).
     public typealias Special = MedicalFloatSpecial
+    /// Bits of the two's-complement mantissa.
     public static let mantissaBits = 12
+    /// The largest mantissa magnitude that is not a special value.
     public static let maxMantissa = 2045
+    /// The exponents the format can carry.
     public static let exponentRange = -8...7
+    /// Raw encodings of the special values, in ``MedicalFloatSpecial`` order.
     public static let specialRaws: [UInt16] = [0x07FF, 0x0800, 0x07FE, 0x0802, 0x0801]
     /// The 16-bit wire value.
     public let raw: UInt16
+    /// The value with this raw encoding.
     public init(raw: UInt16) { self.raw = raw }
 }
 
 /// IEEE 11073-20601 32-bit FLOAT: 8-bit exponent, 24-bit mantissa.
 public struct MedFloat: MedicalFloat {
+    /// The special values (NaN, NRes, +INFINITY, -INFINITY, reserved).
     public typealias Special = MedicalFloatSpecial
+    /// Bits of the two's-complement mantissa.
     public static let mantissaBits = 24
+    /// The largest mantissa magnitude that is not a special value.
     public static let maxMantissa = 8_388_605
+    /// The exponents the format can carry.
     public static let exponentRange = -128...127
+    /// Raw encodings of the special values, in ``MedicalFloatSpecial`` order.
     public static let specialRaws: [UInt32] = [0x007F_FFFF, 0x0080_0000, 0x007F_FFFE, 0x0080_0002, 0x0080_0001]
     /// The 32-bit wire value.
     public let raw: UInt32
+    /// The value with this raw encoding.
     public init(raw: UInt32) { self.raw = raw }
 }
 
@@ -126,13 +145,23 @@ enum Decimal10 {
             chars = Array(chars[..<eIndex])
         }
         var negative = false
-        if chars.first == "-" || chars.first == "+" { negative = chars.first == "-"; chars.removeFirst() }
-        var m = 0, seenDot = false, digits = 0
+        if chars.first == "-" || chars.first == "+" {
+            negative = chars.first == "-"
+            chars.removeFirst()
+        }
+        var m = 0
+        var seenDot = false
+        var digits = 0
         for c in chars {
-            if c == "." { if seenDot { return nil }; seenDot = true; continue }
+            if c == "." {
+                if seenDot { return nil }
+                seenDot = true
+                continue
+            }
             guard let d = c.wholeNumberValue, c.isASCII else { return nil }
             guard m < Int.max / 20 else { return nil }
-            m = m * 10 + d; digits += 1
+            m = m * 10 + d
+            digits += 1
             if seenDot { exp -= 1 }
         }
         guard digits > 0 else { return nil }
@@ -140,9 +169,18 @@ enum Decimal10 {
     }
 
     static func normalize(_ m: inout Int, _ e: inout Int, maxMantissa: Int, exponentRange: ClosedRange<Int>) {
-        while abs(m) > maxMantissa, m % 10 == 0 { m /= 10; e += 1 }
-        while e > exponentRange.upperBound, abs(m) * 10 <= maxMantissa { m *= 10; e -= 1 }
-        while e < exponentRange.lowerBound, m % 10 == 0, m != 0 { m /= 10; e += 1 }
+        while abs(m) > maxMantissa, m % 10 == 0 {
+            m /= 10
+            e += 1
+        }
+        while e > exponentRange.upperBound, abs(m) * 10 <= maxMantissa {
+            m *= 10
+            e -= 1
+        }
+        while e < exponentRange.lowerBound, m % 10 == 0, m != 0 {
+            m /= 10
+            e += 1
+        }
         if m == 0 { e = Swift.min(Swift.max(e, exponentRange.lowerBound), exponentRange.upperBound) }
     }
 

@@ -1,5 +1,5 @@
 /// What a check is about: one JUnit test case each, grouped by kind in reports.
-public enum CheckKind: String, Sendable, CaseIterable {
+package enum CheckKind: String, Sendable, CaseIterable {
     /// An expected alert was raised in its window with its severity.
     case alert
     /// No alert beyond the expected ones was raised.

@@ -6,33 +6,33 @@ import VitalSimCore
 /// expected alert windows and the alerts the SUT raised marked; a latency histogram per path; the
 /// latency table; and the verdict table, one row per check with its rule and finding (failed checks
 /// first, passed ones folded away unless all passed).
-public enum HTMLReport {
+package enum HTMLReport {
     static let panelWidth = 960.0, panelHeight = 120.0, left = 64.0, right = 16.0, top = 14.0, bottom = 22.0
 
-    public static func render(_ verdicts: [Verdict], title: String = "VitalSim run") -> String {
+    package static func render(_ verdicts: [Verdict], title: String = "VitalSim run") -> String {
         let passed = verdicts.filter(\.passed).count
         var h = """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(esc(title))</title>
-        <style>
-        body{font-family:system-ui,sans-serif;margin:24px;color:#1d2733;background:#fff}
-        h1{font-size:22px} h2{font-size:18px;margin-top:36px} h3{font-size:15px;margin:16px 0 4px}
-        .badge{display:inline-block;padding:2px 8px;border-radius:4px;color:#fff;font-weight:600}
-        .pass .badge,.badge.pass{background:#1f883d} .fail .badge,.badge.fail{background:#cf222e}
-        table{border-collapse:collapse;margin:8px 0;font-size:13px} td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-        tr.check.fail td{background:#ffebe9} tr.check.pass td.finding{color:#1f883d}
-        svg{display:block;margin:2px 0} .axis{font-size:10px;fill:#57606a} .label{font-size:11px;fill:#1d2733;font-weight:600}
-        .series{fill:none;stroke:#0969da;stroke-width:1.2} .event{fill:#fff8c5;stroke:#d4a72c;stroke-width:.5}
-        .fault{fill:#f6f8fa;stroke:#8c959f;stroke-dasharray:3 2;stroke-width:.5} .expected-window{fill:#2da44e;opacity:.85}
-        .alert-marker line{stroke:#cf222e;stroke-width:1.5} .alert-marker circle{fill:#cf222e}
-        .point{fill:#0969da} .bar{fill:#8250df} .legend span{display:inline-block;margin-right:14px;font-size:12px}
-        </style></head><body>
-        <h1>\(esc(title)) <span class="badge \(passed == verdicts.count ? "pass" : "fail")">\(passed == verdicts.count ? "PASS" : "FAIL")</span></h1>
-        <p id="summary">\(passed)/\(verdicts.count) scenario(s) passed.</p>
-        <p class="legend"><span><b style="color:#d4a72c">■</b> clinical event</span><span><b style="color:#8c959f">■</b> device fault</span>
-        <span><b style="color:#2da44e">■</b> expected alert window</span><span><b style="color:#cf222e">●</b> alert raised by the SUT</span></p>
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(esc(title))</title>
+            <style>
+            body{font-family:system-ui,sans-serif;margin:24px;color:#1d2733;background:#fff}
+            h1{font-size:22px} h2{font-size:18px;margin-top:36px} h3{font-size:15px;margin:16px 0 4px}
+            .badge{display:inline-block;padding:2px 8px;border-radius:4px;color:#fff;font-weight:600}
+            .pass .badge,.badge.pass{background:#1f883d} .fail .badge,.badge.fail{background:#cf222e}
+            table{border-collapse:collapse;margin:8px 0;font-size:13px} td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+            tr.check.fail td{background:#ffebe9} tr.check.pass td.finding{color:#1f883d}
+            svg{display:block;margin:2px 0} .axis{font-size:10px;fill:#57606a} .label{font-size:11px;fill:#1d2733;font-weight:600}
+            .series{fill:none;stroke:#0969da;stroke-width:1.2} .event{fill:#fff8c5;stroke:#d4a72c;stroke-width:.5}
+            .fault{fill:#f6f8fa;stroke:#8c959f;stroke-dasharray:3 2;stroke-width:.5} .expected-window{fill:#2da44e;opacity:.85}
+            .alert-marker line{stroke:#cf222e;stroke-width:1.5} .alert-marker circle{fill:#cf222e}
+            .point{fill:#0969da} .bar{fill:#8250df} .legend span{display:inline-block;margin-right:14px;font-size:12px}
+            </style></head><body>
+            <h1>\(esc(title)) <span class="badge \(passed == verdicts.count ? "pass" : "fail")">\(passed == verdicts.count ? "PASS" : "FAIL")</span></h1>
+            <p id="summary">\(passed)/\(verdicts.count) scenario(s) passed.</p>
+            <p class="legend"><span><b style="color:#d4a72c">■</b> clinical event</span><span><b style="color:#8c959f">■</b> device fault</span>
+            <span><b style="color:#2da44e">■</b> expected alert window</span><span><b style="color:#cf222e">●</b> alert raised by the SUT</span></p>
 
-        """
+            """
         for v in verdicts { h += scenario(v) }
         return h + "</body></html>\n"
     }
@@ -41,7 +41,8 @@ public enum HTMLReport {
         let state = v.passed ? "pass" : "fail"
         var h = "<section class=\"scenario \(state)\" id=\"scenario-\(esc(v.scenario))\" data-passed=\"\(v.passed)\">\n"
         h += "<h2>\(esc(v.scenario)) <span class=\"badge\">\(v.passed ? "PASS" : "FAIL")</span></h2>\n"
-        h += "<p>\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed; "
+        h +=
+            "<p>\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed; "
             + "\(v.checks.filter(\.passed).count)/\(v.checks.count) checks passed.</p>\n"
         if let chart = v.chart {
             for patient in chart.patients {
@@ -51,7 +52,8 @@ public enum HTMLReport {
                 h += "</figure>\n"
             }
         }
-        h += "<h3>Latency</h3>\n<table class=\"latency\"><tr><th>path</th><th>samples</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n"
+        h +=
+            "<h3>Latency</h3>\n<table class=\"latency\"><tr><th>path</th><th>samples</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n"
         for path in Verdict.latencyPaths(v) {
             guard let l = v.latency[path] else { continue }
             let cells = ["p50", "p90", "p99", "p99.9", "max"].map { l[$0].map { String(format: "%.2f ms", $0) } ?? "–" }
@@ -61,11 +63,14 @@ public enum HTMLReport {
         for path in Verdict.latencyPaths(v) where path != .schedulingLag {
             if let buckets = v.histograms[path], buckets.contains(where: { $0.count > 0 }) { h += histogram(path, buckets) }
         }
-        let failed = v.checks.filter { !$0.passed }, passed = v.checks.filter(\.passed)
+        let failed = v.checks.filter { !$0.passed }
+        let passed = v.checks.filter(\.passed)
         h += "<h3>Verdict</h3>\n"
         if !failed.isEmpty { h += table(failed) }
         if !passed.isEmpty {
-            h += "<details class=\"passed-checks\"\(failed.isEmpty ? " open" : "")><summary>\(passed.count) passed check(s)</summary>\n" + table(passed) + "</details>\n"
+            h +=
+                "<details class=\"passed-checks\"\(failed.isEmpty ? " open" : "")><summary>\(passed.count) passed check(s)</summary>\n"
+                + table(passed) + "</details>\n"
         }
         return h + "</section>\n"
     }
@@ -74,7 +79,8 @@ public enum HTMLReport {
     static func table(_ checks: [Check]) -> String {
         var h = "<table class=\"verdict\"><tr><th>check</th><th>kind</th><th>rule</th><th>result</th><th>detail</th></tr>\n"
         for c in checks {
-            h += "<tr class=\"check \(c.passed ? "pass" : "fail")\" data-finding=\"\(c.finding?.rawValue ?? "")\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
+            h +=
+                "<tr class=\"check \(c.passed ? "pass" : "fail")\" data-finding=\"\(c.finding?.rawValue ?? "")\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
                 + "<td>\(esc(c.rule ?? ""))</td><td class=\"finding\">\(c.finding?.rawValue ?? "pass")</td><td>\(esc(c.detail))</td></tr>\n"
         }
         return h + "</table>\n"
@@ -82,32 +88,47 @@ public enum HTMLReport {
 
     /// One vital sign over the scenario's device time.
     static func panel(_ s: ScenarioChart.Series, _ chart: ScenarioChart, _ v: Verdict) -> String {
-        let w = panelWidth, ht = panelHeight, plotW = w - left - right, plotH = ht - top - bottom
+        let w = panelWidth
+        let ht = panelHeight
+        let plotW = w - left - right
+        let plotH = ht - top - bottom
         let span = Double(max(1, chart.end - chart.start))
         func x(_ t: Int64) -> Double { left + plotW * Double(min(max(t, chart.start), chart.end) - chart.start) / span }
         let values = s.points.map(\.value)
-        var lo = values.min() ?? 0, hi = values.max() ?? 1
-        if hi - lo < 1e-9 { lo -= 1; hi += 1 }
+        var lo = values.min() ?? 0
+        var hi = values.max() ?? 1
+        if hi - lo < 1e-9 {
+            lo -= 1
+            hi += 1
+        }
         let pad = (hi - lo) * 0.08
-        lo -= pad; hi += pad
+        lo -= pad
+        hi += pad
         func y(_ value: Double) -> Double { top + plotH * (1 - (value - lo) / (hi - lo)) }
-        var g = "<svg class=\"panel\" data-kind=\"\(esc(s.kind))\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(esc(s.kind)) of patient \(esc(s.patientID))\">\n"
+        var g =
+            "<svg class=\"panel\" data-kind=\"\(esc(s.kind))\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(esc(s.kind)) of patient \(esc(s.patientID))\">\n"
         g += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"#fff\" stroke=\"#d0d7de\"/>\n"
         for sp in chart.spans where sp.patientID == s.patientID {
-            g += "<rect class=\"\(sp.isFault ? "fault" : "event")\" x=\"\(f(x(sp.from)))\" y=\"\(f(top))\" width=\"\(f(max(1, x(sp.to) - x(sp.from))))\" height=\"\(f(plotH))\"><title>\(esc(sp.label)) \(iso(sp.from))–\(iso(sp.to))</title></rect>\n"
+            g +=
+                "<rect class=\"\(sp.isFault ? "fault" : "event")\" x=\"\(f(x(sp.from)))\" y=\"\(f(top))\" width=\"\(f(max(1, x(sp.to) - x(sp.from))))\" height=\"\(f(plotH))\"><title>\(esc(sp.label)) \(iso(sp.from))–\(iso(sp.to))</title></rect>\n"
         }
         for e in v.expectedAlerts where e.patientID == s.patientID {
-            g += "<rect class=\"expected-window\" data-rule=\"\(esc(e.rule))\" x=\"\(f(x(e.from)))\" y=\"\(f(top + plotH - 6))\" width=\"\(f(max(2, x(e.to) - x(e.from))))\" height=\"6\"><title>expected \(esc(e.rule)) (\(esc(e.severity.rawValue))) \(iso(e.from))–\(iso(e.to))</title></rect>\n"
+            g +=
+                "<rect class=\"expected-window\" data-rule=\"\(esc(e.rule))\" x=\"\(f(x(e.from)))\" y=\"\(f(top + plotH - 6))\" width=\"\(f(max(2, x(e.to) - x(e.from))))\" height=\"6\"><title>expected \(esc(e.rule)) (\(esc(e.severity.rawValue))) \(iso(e.from))–\(iso(e.to))</title></rect>\n"
         }
         let line = s.points.map { "\(f(x($0.time))),\(f(y($0.value)))" }.joined(separator: " ")
         g += "<polyline class=\"series\" points=\"\(line)\"/>\n"
         // Spot checks (a few readings a day) are drawn as dots as well.
         if s.points.count <= 120 {
-            for p in s.points { g += "<circle class=\"point\" cx=\"\(f(x(p.time)))\" cy=\"\(f(y(p.value)))\" r=\"2.5\"><title>\(num(p.value)) \(esc(s.unit)) at \(iso(p.time))</title></circle>\n" }
+            for p in s.points {
+                g +=
+                    "<circle class=\"point\" cx=\"\(f(x(p.time)))\" cy=\"\(f(y(p.value)))\" r=\"2.5\"><title>\(num(p.value)) \(esc(s.unit)) at \(iso(p.time))</title></circle>\n"
+            }
         }
         for a in v.alerts where a.patientID == s.patientID {
             let ax = x(a.raisedAt)
-            g += "<g class=\"alert-marker\" data-rule=\"\(esc(a.rule))\"><line x1=\"\(f(ax))\" y1=\"\(f(top))\" x2=\"\(f(ax))\" y2=\"\(f(top + plotH))\"/>"
+            g +=
+                "<g class=\"alert-marker\" data-rule=\"\(esc(a.rule))\"><line x1=\"\(f(ax))\" y1=\"\(f(top))\" x2=\"\(f(ax))\" y2=\"\(f(top + plotH))\"/>"
                 + "<circle cx=\"\(f(ax))\" cy=\"\(f(top + 3))\" r=\"4\"/><title>\(esc(a.rule)) (\(esc(a.severity))) raised at \(iso(a.raisedAt))</title></g>\n"
         }
         g += "<text class=\"label\" x=\"\(f(left + 6))\" y=\"\(f(top + 14))\">\(esc(s.kind)) (\(esc(s.unit)))</text>\n"
@@ -121,14 +142,19 @@ public enum HTMLReport {
     /// Bars of a latency distribution (logarithmic buckets).
     static func histogram(_ latencyPath: LatencyPath, _ buckets: [LatencyBucket]) -> String {
         let path = latencyPath.rawValue
-        let w = 640.0, ht = 150.0, plotH = ht - 40, barW = (w - 20) / Double(buckets.count)
+        let w = 640.0
+        let ht = 150.0
+        let plotH = ht - 40
+        let barW = (w - 20) / Double(buckets.count)
         let peak = Double(buckets.map(\.count).max() ?? 1)
-        var g = "<svg class=\"latency-histogram\" data-path=\"\(path)\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(path) latency histogram\">\n"
+        var g =
+            "<svg class=\"latency-histogram\" data-path=\"\(path)\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(path) latency histogram\">\n"
         g += "<text class=\"label\" x=\"10\" y=\"12\">\(path) latency (readings per bucket)</text>\n"
         for (i, b) in buckets.enumerated() {
             let bh = b.count == 0 ? 0 : max(1, plotH * Double(b.count) / peak)
             let bx = 10 + Double(i) * barW
-            g += "<rect class=\"bar\" data-count=\"\(b.count)\" x=\"\(f(bx + 1))\" y=\"\(f(18 + plotH - bh))\" width=\"\(f(barW - 2))\" height=\"\(f(bh))\"><title>\(esc(b.label)): \(b.count)</title></rect>\n"
+            g +=
+                "<rect class=\"bar\" data-count=\"\(b.count)\" x=\"\(f(bx + 1))\" y=\"\(f(18 + plotH - bh))\" width=\"\(f(barW - 2))\" height=\"\(f(bh))\"><title>\(esc(b.label)): \(b.count)</title></rect>\n"
             g += "<text class=\"axis\" x=\"\(f(bx + barW / 2))\" y=\"\(f(ht - 8))\" text-anchor=\"middle\">\(esc(b.label))</text>\n"
         }
         return g + "</svg>\n"
@@ -136,6 +162,8 @@ public enum HTMLReport {
 
     static func f(_ d: Double) -> String { String(format: "%.1f", d) }
     static func num(_ d: Double) -> String { abs(d) >= 100 ? String(format: "%.0f", d) : String(format: "%.1f", d) }
-    static func iso(_ ms: Int64) -> String { String(CivilTime(unixMilliseconds: ms).iso8601(fractional: false).prefix(16)).replacingOccurrences(of: "T", with: " ") }
+    static func iso(_ ms: Int64) -> String {
+        String(CivilTime(unixMilliseconds: ms).iso8601(fractional: false).prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
     static func esc(_ s: String) -> String { RunReport.xml(s) }
 }

@@ -1,6 +1,6 @@
 /// A latency the harness measures, from each reading's intended send time (no coordinated omission).
 /// Cases are in report order.
-public enum LatencyPath: String, Sendable, CaseIterable, Comparable {
+package enum LatencyPath: String, Sendable, CaseIterable, Comparable {
     /// Reading → acknowledgement (HTTP 2xx/4xx answer, or the broker's PUBACK).
     case readingToAck = "reading-to-ack"
     /// Reading → alert, as the alert API lists it (polled).
@@ -15,7 +15,7 @@ public enum LatencyPath: String, Sendable, CaseIterable, Comparable {
     case schedulingLag = "scheduling-lag"
 
     /// The reading → alert path of a push channel.
-    public static func alert(via channel: PushChannel) -> LatencyPath {
+    package static func alert(via channel: PushChannel) -> LatencyPath {
         switch channel {
         case .sse: .readingToAlertSSE
         case .mqtt: .readingToAlertMQTT
@@ -24,7 +24,7 @@ public enum LatencyPath: String, Sendable, CaseIterable, Comparable {
     }
 
     /// The push channel a reading → alert path is measured on; nil for the other paths.
-    public var channel: PushChannel? {
+    package var channel: PushChannel? {
         switch self {
         case .readingToAlertSSE: .sse
         case .readingToAlertMQTT: .mqtt
@@ -34,10 +34,10 @@ public enum LatencyPath: String, Sendable, CaseIterable, Comparable {
     }
 
     /// Paths a golden file may budget (the harness's own lag is reported, not budgeted).
-    public static let budgetable = allCases.filter { $0 != .schedulingLag }
+    package static let budgetable = allCases.filter { $0 != .schedulingLag }
 
     /// Report order.
-    public static func < (a: LatencyPath, b: LatencyPath) -> Bool {
+    package static func < (a: LatencyPath, b: LatencyPath) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 }

@@ -3,7 +3,7 @@ import VitalSimCore
 
 /// Writes verdicts as JUnit XML (one test case per check, the rule id as a property), JSON, and a
 /// console summary.
-public enum RunReport {
+package enum RunReport {
     static func xml(_ s: String) -> String {
         var out = ""
         for c in s.unicodeScalars {
@@ -22,10 +22,11 @@ public enum RunReport {
     }
 
     /// JUnit XML: a `testsuite` per scenario, a `testcase` per check.
-    public static func junit(_ verdicts: [Verdict]) -> String {
+    package static func junit(_ verdicts: [Verdict]) -> String {
         let tests = verdicts.reduce(0) { $0 + $1.checks.count }
         let failures = verdicts.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
-        var x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+        var x =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
         for v in verdicts {
             let f = v.checks.filter { !$0.passed }.count
             x += "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\">\n"
@@ -33,7 +34,8 @@ public enum RunReport {
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\">\n"
                 if let rule = c.rule { x += "      <properties><property name=\"rule\" value=\"\(xml(rule))\"/></properties>\n" }
                 if let finding = c.finding {
-                    x += "      <failure type=\"\(finding.rawValue)\" message=\"\(xml(finding.rawValue + ": " + c.detail))\">\(xml(c.detail))</failure>\n"
+                    x +=
+                        "      <failure type=\"\(finding.rawValue)\" message=\"\(xml(finding.rawValue + ": " + c.detail))\">\(xml(c.detail))</failure>\n"
                 } else {
                     x += "      <system-out>\(xml(c.detail))</system-out>\n"
                 }
@@ -45,23 +47,41 @@ public enum RunReport {
     }
 
     /// The verdicts as JSON.
-    public static func json(_ verdicts: [Verdict]) -> String {
+    package static func json(_ verdicts: [Verdict]) -> String {
         func num(_ d: Double) -> JSONValue { d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double((d * 1000).rounded() / 1000) }
         let items: [JSONValue] = verdicts.map { v in
             .object([
                 ("scenario", .string(v.scenario)), ("passed", .bool(v.passed)),
-                ("readings", .object([("acknowledged", .int(Int64(v.acknowledged))), ("rejected", .int(Int64(v.rejected))), ("failed", .int(Int64(v.failed)))])),
+                (
+                    "readings",
+                    .object([
+                        ("acknowledged", .int(Int64(v.acknowledged))), ("rejected", .int(Int64(v.rejected))),
+                        ("failed", .int(Int64(v.failed))),
+                    ])
+                ),
                 ("httpVersions", .object(v.httpVersions.keys.sorted().map { ($0, .int(Int64(v.httpVersions[$0]!))) })),
-                ("latencyMilliseconds", .object(v.latency.keys.sorted { $0.rawValue < $1.rawValue }.map { path in
-                    (path.rawValue, .object((v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }))
-                })),
-                ("checks", .array(v.checks.map { c in
-                    var f: [(String, JSONValue)] = [("kind", .string(c.kind.rawValue)), ("name", .string(c.name)), ("passed", .bool(c.passed))]
-                    if let r = c.rule { f.append(("rule", .string(r))) }
-                    if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
-                    f.append(("detail", .string(c.detail)))
-                    return .object(f)
-                })),
+                (
+                    "latencyMilliseconds",
+                    .object(
+                        v.latency.keys.sorted { $0.rawValue < $1.rawValue }.map { path in
+                            (path.rawValue, .object((v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }))
+                        }
+                    )
+                ),
+                (
+                    "checks",
+                    .array(
+                        v.checks.map { c in
+                            var f: [(String, JSONValue)] = [
+                                ("kind", .string(c.kind.rawValue)), ("name", .string(c.name)), ("passed", .bool(c.passed)),
+                            ]
+                            if let r = c.rule { f.append(("rule", .string(r))) }
+                            if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
+                            f.append(("detail", .string(c.detail)))
+                            return .object(f)
+                        }
+                    )
+                ),
             ])
         }
         let passed = verdicts.allSatisfy(\.passed)
@@ -69,22 +89,37 @@ public enum RunReport {
     }
 
     /// Console lines: one per scenario, every failed check, latency figures.
-    public static func console(_ verdicts: [Verdict], colour: Bool) -> String {
+    package static func console(_ verdicts: [Verdict], colour: Bool) -> String {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var out = ""
         for v in verdicts {
             let failed = v.checks.filter { !$0.passed }
-            out += (v.passed ? paint("PASS", "32") : paint("FAIL", "31")) + " \(v.scenario): \(v.checks.count - failed.count)/\(v.checks.count) checks, "
+            out +=
+                (v.passed ? paint("PASS", "32") : paint("FAIL", "31"))
+                + " \(v.scenario): \(v.checks.count - failed.count)/\(v.checks.count) checks, "
                 + "\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed"
-                + (v.httpVersions.isEmpty ? "" : " (" + v.httpVersions.keys.sorted().map { "HTTP/\($0): \(v.httpVersions[$0]!) requests" }.joined(separator: ", ") + ")") + "\n"
+                + (v.httpVersions.isEmpty
+                    ? ""
+                    : " (" + v.httpVersions.keys.sorted().map { "HTTP/\($0): \(v.httpVersions[$0]!) requests" }.joined(separator: ", ")
+                        + ")") + "\n"
             for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
             for path in Verdict.latencyPaths(v) {
                 guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }
-                out += "  \(path.rawValue): " + String(format: "p50 %.2f ms, p90 %.2f, p99 %.2f, p99.9 %.2f, max %.2f (%d samples)\n",
-                              l["p50"] ?? 0, l["p90"] ?? 0, l["p99"] ?? 0, l["p99.9"] ?? 0, l["max"] ?? 0, Int(n))
+                out +=
+                    "  \(path.rawValue): "
+                    + String(
+                        format: "p50 %.2f ms, p90 %.2f, p99 %.2f, p99.9 %.2f, max %.2f (%d samples)\n",
+                        l["p50"] ?? 0,
+                        l["p90"] ?? 0,
+                        l["p99"] ?? 0,
+                        l["p99.9"] ?? 0,
+                        l["max"] ?? 0,
+                        Int(n)
+                    )
             }
         }
-        let total = verdicts.count, passed = verdicts.filter(\.passed).count
+        let total = verdicts.count
+        let passed = verdicts.filter(\.passed).count
         out += (passed == total ? paint("PASS", "32") : paint("FAIL", "31")) + " \(passed)/\(total) scenario(s)\n"
         return out
     }

@@ -2,21 +2,28 @@ import Histogram
 import TrafficPlanning
 
 /// What happened to one planned request.
-public struct RequestOutcome: Sendable {
+package struct RequestOutcome: Sendable {
     /// The final HTTP status, nil when no response ever arrived.
-    public var status: Int?
+    package var status: Int?
     /// The `field` of a 4xx body (`{"error", "field"}`, or a FHIR OperationOutcome's expression).
-    public var field: String?
+    package var field: String?
     /// Why the request failed without a response.
-    public var error: String?
-    public var attempts = 0
+    package var error: String?
+    package var attempts = 0
     /// Seconds between the first failed attempt and the final answer (0 when the first attempt was answered).
-    public var waited = 0.0
+    package var waited = 0.0
     /// The HTTP version of the final answer (`1.1`, `2`), empty for MQTT or no answer.
-    public var httpVersion = ""
+    package var httpVersion = ""
 
     /// An outcome; a request not yet answered has no status.
-    public init(status: Int? = nil, field: String? = nil, error: String? = nil, attempts: Int = 0, waited: Double = 0, httpVersion: String = "") {
+    package init(
+        status: Int? = nil,
+        field: String? = nil,
+        error: String? = nil,
+        attempts: Int = 0,
+        waited: Double = 0,
+        httpVersion: String = ""
+    ) {
         self.status = status
         self.field = field
         self.error = error
@@ -27,48 +34,65 @@ public struct RequestOutcome: Sendable {
 }
 
 /// An alert as observed from the SUT (polling `GET /api/v1/alerts`).
-public struct ObservedAlert: Sendable, Equatable {
-    public var alertID: String
-    public var patientID: String
-    public var rule: String
-    public var severity: String
+package struct ObservedAlert: Sendable, Equatable {
+    package var alertID: String
+    package var patientID: String
+    package var rule: String
+    package var severity: String
     /// Device time, Unix ms.
-    public var raisedAt: Int64
-    public var evidence: [String]
+    package var raisedAt: Int64
+    package var evidence: [String]
 
-    public init(alertID: String, patientID: String, rule: String, severity: String, raisedAt: Int64, evidence: [String]) {
-        self.alertID = alertID; self.patientID = patientID; self.rule = rule; self.severity = severity; self.raisedAt = raisedAt; self.evidence = evidence
+    package init(alertID: String, patientID: String, rule: String, severity: String, raisedAt: Int64, evidence: [String]) {
+        self.alertID = alertID
+        self.patientID = patientID
+        self.rule = rule
+        self.severity = severity
+        self.raisedAt = raisedAt
+        self.evidence = evidence
     }
 }
 
 /// The raw result of sending a plan to a SUT.
-public struct LiveRunResult: Sendable {
+package struct LiveRunResult: Sendable {
     /// The requests sent, in plan order, without their bodies (a streamed plan is not kept whole).
-    public var requests: [SentRequest] = []
-    public var outcomes: [RequestOutcome]
-    public var alerts: [ObservedAlert]
+    package var requests: [SentRequest] = []
+    package var outcomes: [RequestOutcome]
+    package var alerts: [ObservedAlert]
     /// Reading → acknowledgement, µs from each reading's intended send time.
-    public var ackLatency: Histogram<UInt64>
+    package var ackLatency: Histogram<UInt64>
     /// Reading → alert, µs from the intended send time of the alert's last evidence reading to the poll that first saw it.
-    public var alertLatency: Histogram<UInt64>
+    package var alertLatency: Histogram<UInt64>
     /// How late the harness itself dispatched requests against the schedule, µs.
-    public var schedulingLag: Histogram<UInt64>
+    package var schedulingLag: Histogram<UInt64>
     /// True when the SUT stopped answering (every retry failed).
-    public var unreachable: Bool
+    package var unreachable: Bool
     /// What each push observer (`--observe`) saw.
-    public var push: [PushDelivery] = []
+    package var push: [PushDelivery] = []
     /// The devices carried over a real BLE link (`--ble hci`), and how their readings fared.
-    public var ble: BLELinkSummary?
+    package var ble: BLELinkSummary?
 
-    public init(outcomes: [RequestOutcome], alerts: [ObservedAlert], ackLatency: Histogram<UInt64>, alertLatency: Histogram<UInt64>,
-                schedulingLag: Histogram<UInt64>, unreachable: Bool, push: [PushDelivery] = []) {
-        self.outcomes = outcomes; self.alerts = alerts; self.ackLatency = ackLatency; self.alertLatency = alertLatency
-        self.schedulingLag = schedulingLag; self.unreachable = unreachable; self.push = push
+    package init(
+        outcomes: [RequestOutcome],
+        alerts: [ObservedAlert],
+        ackLatency: Histogram<UInt64>,
+        alertLatency: Histogram<UInt64>,
+        schedulingLag: Histogram<UInt64>,
+        unreachable: Bool,
+        push: [PushDelivery] = []
+    ) {
+        self.outcomes = outcomes
+        self.alerts = alerts
+        self.ackLatency = ackLatency
+        self.alertLatency = alertLatency
+        self.schedulingLag = schedulingLag
+        self.unreachable = unreachable
+        self.push = push
     }
 }
 
 /// A push channel a SUT delivers alerts on (`vitalsim run --observe`).
-public enum PushChannel: String, Sendable, CaseIterable {
+package enum PushChannel: String, Sendable, CaseIterable {
     /// `GET /api/v1/alerts/stream` (Server-Sent Events, resumed with Last-Event-ID).
     case sse
     /// MQTT `alerts/{patientId}` on the broker the SUT publishes to.
@@ -78,20 +102,20 @@ public enum PushChannel: String, Sendable, CaseIterable {
 }
 
 /// What one push observer saw: each alert id's first arrival, and how many arrivals repeated an id.
-public struct PushDelivery: Sendable {
-    public var kind: PushChannel
-    public var firstSeen: [String: ContinuousClock.Instant] = [:]
-    public var alerts: [String: ObservedAlert] = [:]
-    public var repeats = 0
+package struct PushDelivery: Sendable {
+    package var kind: PushChannel
+    package var firstSeen: [String: ContinuousClock.Instant] = [:]
+    package var alerts: [String: ObservedAlert] = [:]
+    package var repeats = 0
     /// Reading → alert as delivered on this channel, µs.
-    public var latency = Histogram<UInt64>.latency()
+    package var latency = Histogram<UInt64>.latency()
 
-    public init(kind: PushChannel) { self.kind = kind }
+    package init(kind: PushChannel) { self.kind = kind }
 }
 
 extension Histogram where Count == UInt64 {
     /// A latency histogram in microseconds: up to one hour, three significant digits.
-    public static func latency() -> Histogram<UInt64> {
+    package static func latency() -> Histogram<UInt64> {
         Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     }
 }

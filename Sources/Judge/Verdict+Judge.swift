@@ -6,7 +6,7 @@ import VitalSimCore
 extension Verdict {
     /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
     /// delivery and latency budgets, one ``Check`` per expectation.
-    public static func judge(scenario: String, golden: GoldenFile, plan: [SentRequest], digest: String, result: LiveRunResult) -> Verdict {
+    package static func judge(scenario: String, golden: GoldenFile, plan: [SentRequest], digest: String, result: LiveRunResult) -> Verdict {
         var v = Verdict(scenario: scenario, checks: [])
         if digest != golden.trafficDigest {
             let detail =
@@ -64,10 +64,14 @@ extension Verdict {
             let a = observed[i]
             let dup = matchedKeys.contains(a.patientID + "\u{0}" + a.rule)
             if dup { extraFinding = .duplicate } else if extraFinding == nil { extraFinding = .spurious }
-            extras.append("\(dup ? "duplicate" : "spurious") \(a.rule) for patient \(a.patientID) at \(iso(a.raisedAt)) (alert \(a.alertID))")
+            extras.append(
+                "\(dup ? "duplicate" : "spurious") \(a.rule) for patient \(a.patientID) at \(iso(a.raisedAt)) (alert \(a.alertID))"
+            )
         }
         let detail = extras.isEmpty ? "only the expected alerts were raised" : extras.joined(separator: "; ")
-        checks.append(Check(kind: .noOtherAlerts, name: "no other alerts", rule: nil, finding: extras.isEmpty ? nil : extraFinding, detail: detail))
+        checks.append(
+            Check(kind: .noOtherAlerts, name: "no other alerts", rule: nil, finding: extras.isEmpty ? nil : extraFinding, detail: detail)
+        )
         return checks
     }
 
@@ -142,7 +146,10 @@ extension Verdict {
     static func rejectionCheck(_ e: GoldenFile.ExpectedValidation, _ o: RequestOutcome) -> Check {
         let ok = o.status == e.status && (o.field ?? "") == e.field
         let got = o.status.map(String.init) ?? "no response"
-        let detail = ok ? "\(e.status) naming field '\(e.field)'" : "expected \(e.status) naming field '\(e.field)', got \(got) naming '\(o.field ?? "")'"
+        let detail =
+            ok
+            ? "\(e.status) naming field '\(e.field)'"
+            : "expected \(e.status) naming field '\(e.field)', got \(got) naming '\(o.field ?? "")'"
         return Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: ok ? nil : .validationMismatch, detail: detail)
     }
 
@@ -172,10 +179,12 @@ extension Verdict {
         if ble.disconnects > 0 { detail += "; \(ble.disconnects) disconnect(s), \(ble.reconnects) reconnection(s)" }
         if ble.storedForRACP > 0 { detail += "; \(ble.storedForRACP) stored record(s) offered through RACP" }
         if overBLE > 0 {
-            detail += "; \(overBLE) expected rejection(s) of corrupt BLE values judged by their effect on alerts only (a gateway answers no status)"
+            detail +=
+                "; \(overBLE) expected rejection(s) of corrupt BLE values judged by their effect on alerts only (a gateway answers no status)"
         }
         if ble.notSent > 0 {
-            detail = "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; " + detail
+            detail =
+                "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; " + detail
         }
         let name = "every BLE reading sent to a subscribed central"
         return Check(kind: .delivery, name: name, rule: nil, finding: ble.notSent > 0 ? .lost : nil, detail: detail)

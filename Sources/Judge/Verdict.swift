@@ -1,48 +1,48 @@
 import Foundation
 import Histogram
-import VitalSimCore
 import TrafficPlanning
+import VitalSimCore
 
 /// One bar of a latency histogram: readings whose latency fell in the bucket.
-public struct LatencyBucket: Sendable, Equatable {
-    public var label: String
-    public var count: UInt64
+package struct LatencyBucket: Sendable, Equatable {
+    package var label: String
+    package var count: UInt64
 }
 
 /// One checked expectation: passed, or failed with its classification.
-public struct Check: Sendable {
+package struct Check: Sendable {
     /// What the check is about.
-    public var kind: CheckKind
+    package var kind: CheckKind
     /// A stable name (one JUnit test case each), e.g. `alert hr.tachycardia patient 501`.
-    public var name: String
+    package var name: String
     /// The clinical rule id, when the check is about one.
-    public var rule: String?
-    public var finding: Finding?
-    public var detail: String
-    public var passed: Bool { finding == nil }
+    package var rule: String?
+    package var finding: Finding?
+    package var detail: String
+    package var passed: Bool { finding == nil }
 }
 
 /// A scenario's verdict: every check, the latency summaries and the delivery counts.
-public struct Verdict: Sendable {
-    public var scenario: String
-    public var checks: [Check]
+package struct Verdict: Sendable {
+    package var scenario: String
+    package var checks: [Check]
     /// Readings acknowledged, rejected (with a status), failed (no response).
-    public var acknowledged = 0, rejected = 0, failed = 0
+    package var acknowledged = 0, rejected = 0, failed = 0
     /// Latency summaries per path: `count` and the percentiles of ``reported``, in ms.
-    public var latency: [LatencyPath: [String: Double]] = [:]
+    package var latency: [LatencyPath: [String: Double]] = [:]
     /// HTTP requests answered per protocol version (`1.1`, `2`).
-    public var httpVersions: [String: Int] = [:]
+    package var httpVersions: [String: Int] = [:]
     /// Latency distributions per path, in logarithmic buckets (for the HTML report).
-    public var histograms: [LatencyPath: [LatencyBucket]] = [:]
+    package var histograms: [LatencyPath: [LatencyBucket]] = [:]
     /// The alerts the SUT raised and the golden file's expectations (for charts and audits).
-    public var alerts: [ObservedAlert] = []
-    public var expectedAlerts: [GoldenFile.ExpectedAlert] = []
+    package var alerts: [ObservedAlert] = []
+    package var expectedAlerts: [GoldenFile.ExpectedAlert] = []
     /// Vital signs and events to draw, when an HTML report was asked for.
-    public var chart: ScenarioChart?
-    public var passed: Bool { checks.allSatisfy(\.passed) }
+    package var chart: ScenarioChart?
+    package var passed: Bool { checks.allSatisfy(\.passed) }
 
     /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling lag.
-    public static func latencyPaths(_ v: Verdict) -> [LatencyPath] {
+    package static func latencyPaths(_ v: Verdict) -> [LatencyPath] {
         Set(v.latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
     }
 
@@ -55,10 +55,14 @@ public struct Verdict: Sendable {
         func label(_ ms: Double) -> String { ms >= 1000 ? "\(Int(ms / 1000))s" : ms < 1 ? "\(ms)" : "\(Int(ms))" }
         for bound in bucketBounds {
             let upper = UInt64(bound * 1000)
-            out.append(LatencyBucket(label: "≤" + label(bound), count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper)))
+            out.append(
+                LatencyBucket(label: "≤" + label(bound), count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper))
+            )
             lower = upper + 1
         }
-        out.append(LatencyBucket(label: ">" + label(bucketBounds.last!), count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2)))
+        out.append(
+            LatencyBucket(label: ">" + label(bucketBounds.last!), count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2))
+        )
         return out
     }
 

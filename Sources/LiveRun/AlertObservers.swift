@@ -1,17 +1,21 @@
 import Foundation
 import Hummingbird
+import Judge
 import VitalSimCore
 import Wire
-import Judge
 
 extension ObservedAlert {
     /// An alert from its JSON (`{alertId, patientId, rule, severity, raisedAt, evidence}`); nil without an `alertId`.
     init?(json: [String: Any]) {
         guard let id = json["alertId"] as? String else { return nil }
-        self.init(alertID: id, patientID: json["patientId"] as? String ?? "", rule: json["rule"] as? String ?? "",
-                  severity: json["severity"] as? String ?? "",
-                  raisedAt: (json["raisedAt"] as? String).flatMap { CivilTime.unixMilliseconds(rfc3339: $0) } ?? 0,
-                  evidence: json["evidence"] as? [String] ?? [])
+        self.init(
+            alertID: id,
+            patientID: json["patientId"] as? String ?? "",
+            rule: json["rule"] as? String ?? "",
+            severity: json["severity"] as? String ?? "",
+            raisedAt: (json["raisedAt"] as? String).flatMap { CivilTime.unixMilliseconds(rfc3339: $0) } ?? 0,
+            evidence: json["evidence"] as? [String] ?? []
+        )
     }
 
     /// An alert from JSON bytes.
@@ -24,22 +28,24 @@ extension ObservedAlert {
 /// A push channel the SUT delivers alerts on, observed alongside the alert API: `vitalsim run
 /// --observe sse|mqtt`. Each checks that every alert of the API arrived on the channel, once, and
 /// measures reading → alert latency as the channel delivers it.
-public final class PushObserver: Sendable {
-    public typealias Kind = PushChannel
+package final class PushObserver: Sendable {
+    package typealias Kind = PushChannel
 
-    public let kind: Kind
+    package let kind: Kind
     /// Alerts as they arrive; ends after ``stop()``.
-    public let alerts: AsyncStream<ObservedAlert>
+    package let alerts: AsyncStream<ObservedAlert>
     let stopper: @Sendable () -> Void
 
     init(kind: Kind, alerts: AsyncStream<ObservedAlert>, stop: @escaping @Sendable () -> Void) {
-        self.kind = kind; self.alerts = alerts; stopper = stop
+        self.kind = kind
+        self.alerts = alerts
+        stopper = stop
     }
 
-    public func stop() { stopper() }
+    package func stop() { stopper() }
 
     /// Subscribes to the SUT's SSE alert stream and waits (≤ 2 s) for the server's first bytes.
-    public static func sse(base: String, caFile: String?, insecure: Bool, headers: [String]) -> PushObserver {
+    package static func sse(base: String, caFile: String?, insecure: Bool, headers: [String]) -> PushObserver {
         let client = SSEClient(url: base + "/api/v1/alerts/stream", caFile: caFile, insecure: insecure, headers: headers)
         client.start()
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
@@ -51,7 +57,7 @@ public final class PushObserver: Sendable {
     }
 
     /// Subscribes to `alerts/+` (SUBACK awaited) on its own connection to the broker.
-    public static func mqtt(host: String, port: Int, clientID: String, caFile: String? = nil) async throws(MQTTError) -> PushObserver {
+    package static func mqtt(host: String, port: Int, clientID: String, caFile: String? = nil) async throws(MQTTError) -> PushObserver {
         let client = try MQTTClient(.init(host: host, port: port, clientID: clientID, caFile: caFile))
         try await client.connect()
         try await client.subscribeAcknowledged("alerts/+", qos: 1)
@@ -67,23 +73,42 @@ public final class PushObserver: Sendable {
 extension PushObserver {
     /// A webhook receiver on `127.0.0.1:port` (0: a free port): every `POST` whose body is an alert is
     /// observed and answered 204; anything else 400. Returns once listening, with the URL to give the SUT.
-    public static func webhook(port: Int = 0) async throws(HarnessError) -> (PushObserver, url: String) {
+    package static func webhook(port: Int = 0) async throws(HarnessError) -> (PushObserver, url: String) {
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         let router = Router()
         router.post("alerts") { request, _ -> HTTPResponse.Status in
-            guard let body = try? await request.body.collect(upTo: 1 << 20), let alert = ObservedAlert(bytes: Array(body.readableBytesView)) else { return .badRequest }
+            guard let body = try? await request.body.collect(upTo: 1 << 20), let alert = ObservedAlert(bytes: Array(body.readableBytesView))
+            else { return .badRequest }
             continuation.yield(alert)
             return .noContent
         }
         let (bound, announce) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { channel in announce.yield(channel.localAddress?.port ?? 0); announce.finish() })
-        let server = Task { try? await app.runService(gracefulShutdownSignals: []); announce.finish() }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port ?? 0)
+                announce.finish()
+            }
+        )
+        let server = Task {
+            try? await app.runService(gracefulShutdownSignals: [])
+            announce.finish()
+        }
         var port = 0
         for await p in bound { port = p }
-        guard port > 0 else { server.cancel(); throw .infrastructure("the webhook receiver could not listen on 127.0.0.1 (port \(port))") }
-        let observer = PushObserver(kind: .webhook, alerts: stream, stop: { server.cancel(); continuation.finish() })
+        guard port > 0 else {
+            server.cancel()
+            throw .infrastructure("the webhook receiver could not listen on 127.0.0.1 (port \(port))")
+        }
+        let observer = PushObserver(
+            kind: .webhook,
+            alerts: stream,
+            stop: {
+                server.cancel()
+                continuation.finish()
+            }
+        )
         return (observer, "http://127.0.0.1:\(port)/alerts")
     }
 }
-

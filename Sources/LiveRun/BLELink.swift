@@ -1,9 +1,9 @@
 import BLE
 import Foundation
-import Synchronization
-import VitalSimCore
 import Judge
 import Peripherals
+import Synchronization
+import VitalSimCore
 
 /// The BLE side of a live run (`vitalsim run --ble hci`): the scenario's Bluetooth devices as live
 /// peripherals on HCI controllers, streaming their readings on the run's schedule (disconnect
@@ -29,7 +29,9 @@ final class BLELink: @unchecked Sendable {
         do { try peripherals.start() } catch { throw .infrastructure("BLE devices: \(error)") }
         guard peripherals.waitForCentrals(timeout: timeout, settle: 5) else {
             let waiting = peripherals.peripherals.filter { !$0.isSubscribed }.map(\.name)
-            throw .infrastructure("no BLE central subscribed to \(waiting.joined(separator: ", ")) within \(Int(timeout)) s (is the SUT's gateway running and pointed at these controllers?)")
+            throw .infrastructure(
+                "no BLE central subscribed to \(waiting.joined(separator: ", ")) within \(Int(timeout)) s (is the SUT's gateway running and pointed at these controllers?)"
+            )
         }
     }
 
@@ -63,8 +65,11 @@ final class BLELink: @unchecked Sendable {
 
     /// Disconnect faults of devices that keep records for RACP (virtual ms from the start).
     var backfillWindows: [(patientID: String, start: Int64, end: Int64)] {
-        let owners = Dictionary(peripherals.scenario.bleDevices.filter { $0.1.type == .glucometer || $0.1.type == .cgm }
-            .map { ($0.1.id, $0.0) }, uniquingKeysWith: { a, _ in a })
+        let owners = Dictionary(
+            peripherals.scenario.bleDevices.filter { $0.1.type == .glucometer || $0.1.type == .cgm }
+                .map { ($0.1.id, $0.0) },
+            uniquingKeysWith: { a, _ in a }
+        )
         return peripherals.scenario.timeline.compactMap { e in
             guard case let .fault(f) = e, f.kind == .disconnect, let patient = owners[f.deviceID] else { return nil }
             return (patient, f.start, f.end)
@@ -75,7 +80,11 @@ final class BLELink: @unchecked Sendable {
     func summary(devices: [String]) -> BLELinkSummary {
         var s = BLELinkSummary(devices: devices)
         if let r = result.withLock({ $0 }) {
-            s.sent = r.sent; s.notSent = r.notSubscribed; s.disconnects = r.disconnects; s.reconnects = r.reconnects; s.storedForRACP = r.storedForRACP
+            s.sent = r.sent
+            s.notSent = r.notSubscribed
+            s.disconnects = r.disconnects
+            s.reconnects = r.reconnects
+            s.storedForRACP = r.storedForRACP
         }
         return s
     }

@@ -5,35 +5,35 @@ import Foundation
 /// TCP port — one per simulated device for its peripheral and one per device for the embedded
 /// SUT's gateway. bumble comes from the Python virtual environment `ci/setup-debian.sh` creates
 /// (`.venv-bumble`), or the interpreter given with `--bumble-python`.
-public final class BumbleControllers: @unchecked Sendable {
+package final class BumbleControllers: @unchecked Sendable {
     /// The controllers' TCP ports, in order.
-    public let ports: [Int]
+    package let ports: [Int]
     let process: Process
 
     /// The controller script, `python -c SCRIPT PORT…` (bumble.apps.controllers accepts exactly two
     /// controllers; a run needs two per device).
-    public static let script = """
-    import asyncio, sys
-    from bumble.controller import Controller
-    from bumble.link import LocalLink
-    from bumble.transport import open_transport
+    package static let script = """
+        import asyncio, sys
+        from bumble.controller import Controller
+        from bumble.link import LocalLink
+        from bumble.transport import open_transport
 
-    async def main():
-        link = LocalLink()
-        keep = []
-        for i, port in enumerate(sys.argv[1:]):
-            t = await open_transport(f"tcp-server:127.0.0.1:{port}")
-            keep.append(t)
-            Controller(f"C{i}", host_source=t.source, host_sink=t.sink, link=link)
-        print("ready", flush=True)
-        await asyncio.get_running_loop().create_future()
+        async def main():
+            link = LocalLink()
+            keep = []
+            for i, port in enumerate(sys.argv[1:]):
+                t = await open_transport(f"tcp-server:127.0.0.1:{port}")
+                keep.append(t)
+                Controller(f"C{i}", host_source=t.source, host_sink=t.sink, link=link)
+            print("ready", flush=True)
+            await asyncio.get_running_loop().create_future()
 
-    asyncio.run(main())
-    """
+        asyncio.run(main())
+        """
 
     /// The Python interpreter with bumble: `explicit`, `$VITALSIM_BUMBLE_PYTHON`, or `.venv-bumble/bin/python`
     /// in the working directory or a folder above the `vitalsim` executable.
-    public static func python(explicit: String?, executable: String) -> String? {
+    package static func python(explicit: String?, executable: String) -> String? {
         if let explicit { return explicit }
         var candidates: [String] = []
         if let env = ProcessInfo.processInfo.environment["VITALSIM_BUMBLE_PYTHON"], !env.isEmpty { candidates.append(env) }
@@ -47,7 +47,7 @@ public final class BumbleControllers: @unchecked Sendable {
     }
 
     /// Starts `count` controllers on free loopback ports, on one virtual link, and waits until they listen.
-    public convenience init(python: String, count: Int, log: String) throws(HarnessError) {
+    package convenience init(python: String, count: Int, log: String) throws(HarnessError) {
         var ports: [Int] = []
         while ports.count < count {
             guard let p = LoopbackPort.free() else { throw .infrastructure("no free loopback port for a virtual BLE controller") }
@@ -57,7 +57,7 @@ public final class BumbleControllers: @unchecked Sendable {
     }
 
     /// Starts one controller per port (127.0.0.1), on one virtual link, and waits until they listen.
-    public init(python: String, ports: [Int], log: String) throws(HarnessError) {
+    package init(python: String, ports: [Int], log: String) throws(HarnessError) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
         p.arguments = ["-c", Self.script] + ports.map(String.init)
@@ -65,7 +65,9 @@ public final class BumbleControllers: @unchecked Sendable {
         p.standardOutput = out
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: log)
-        do { try ChildProcess.launch(p) } catch { throw .infrastructure("cannot start bumble's virtual controllers with \(python): \(error)") }
+        do { try ChildProcess.launch(p) } catch {
+            throw .infrastructure("cannot start bumble's virtual controllers with \(python): \(error)")
+        }
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 60)
         while !text.contains("ready"), p.isRunning, Date() < deadline {
@@ -81,8 +83,8 @@ public final class BumbleControllers: @unchecked Sendable {
     }
 
     /// Stops the controllers.
-    public func stop() { ChildProcess.stop(process) }
+    package func stop() { ChildProcess.stop(process) }
 
     /// True while the controllers run.
-    public var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 }

@@ -4,21 +4,33 @@ import Synchronization
 /// The reference SUT started as a child process (`vitalsim serve`) for a run without `--target`:
 /// HTTPS with a throwaway CA, a temporary SQLite database, the scenario's patient profiles, and any
 /// faulty modes asked for. The harness talks to it only over the wire, like any other SUT.
-public final class EmbeddedSUT: @unchecked Sendable {
-    public let base: String
-    public let caFile: String?
+package final class EmbeddedSUT: @unchecked Sendable {
+    package let base: String
+    package let caFile: String?
     let process: Process
     let directory: String
 
     /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given, and
     /// from BLE devices through the controllers `bleGateway`) and waits for `listening on URL`.
-    public init(executable: String, scenario: String, faults: [String], directory: String, mqtt: String? = nil, mqttCAFile: String? = nil,
-                webhook: String? = nil, bleGateway: [String] = [], bleSpeed: Double? = nil) throws(HarnessError) {
+    package init(
+        executable: String,
+        scenario: String,
+        faults: [String],
+        directory: String,
+        mqtt: String? = nil,
+        mqttCAFile: String? = nil,
+        webhook: String? = nil,
+        bleGateway: [String] = [],
+        bleSpeed: Double? = nil
+    ) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        var arguments: [String] = ["serve", "--port", "0", "--self-signed", "--http2", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level", "error"]
+        var arguments: [String] = [
+            "serve", "--port", "0", "--self-signed", "--http2", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level",
+            "error",
+        ]
         arguments += ["--scenario", scenario]
         for fault in faults { arguments += ["--fault", fault] }
         if let mqtt { arguments += ["--mqtt", mqtt] }
@@ -35,14 +47,17 @@ public final class EmbeddedSUT: @unchecked Sendable {
         let errPath = directory + "/sut.stderr"
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: errPath)
-        do { try ChildProcess.launch(p) } catch { throw .infrastructure("cannot start the embedded reference SUT (\(executable)): \(error)") }
+        do { try ChildProcess.launch(p) } catch {
+            throw .infrastructure("cannot start the embedded reference SUT (\(executable)): \(error)")
+        }
         process = p
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 60)
         while !text.contains("listening on"), p.isRunning, Date() < deadline {
             text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         }
-        var base = "", ca: String?
+        var base = ""
+        var ca: String?
         for line in text.split(separator: "\n") {
             let f = line.split(separator: " ").map(String.init)
             if f.first == "listening" { base = f.last ?? "" }
@@ -58,17 +73,17 @@ public final class EmbeddedSUT: @unchecked Sendable {
     }
 
     /// True while the server process runs (Process is thread-safe for this query).
-    public var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// SIGTERM, wait, and remove the temporary directory.
-    public func stop() {
+    package func stop() {
         ChildProcess.stop(process, grace: 15)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
 
 /// Why a live run could not be carried out (exit code 3 unless stated).
-public enum HarnessError: Error, Sendable, CustomStringConvertible {
+package enum HarnessError: Error, Sendable, CustomStringConvertible {
     /// A SUT, broker or helper process that could not be started or reached.
     case infrastructure(String)
     /// A golden file that is missing (in CI) or cannot be read (exit code 2).
@@ -76,7 +91,7 @@ public enum HarnessError: Error, Sendable, CustomStringConvertible {
     /// Options that cannot work together for this scenario (exit code 2).
     case usage(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .infrastructure(m): m
         case let .golden(m): m
@@ -85,7 +100,7 @@ public enum HarnessError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True for errors in the user's input (exit code 2) rather than the infrastructure (3).
-    public var isInputError: Bool {
+    package var isInputError: Bool {
         switch self {
         case .golden, .usage: true
         case .infrastructure: false
@@ -105,16 +120,21 @@ enum ChildProcess {
     /// stopping it (a crash or SIGKILL skips every `defer`): SIGTERM, then SIGKILL 5 s later. It
     /// ends by itself once the child has ended.
     static func launch(_ p: Process) throws {
-        var empty = sigset_t(), old = sigset_t()
+        var empty = sigset_t()
+        var old = sigset_t()
         sigemptyset(&empty)
         pthread_sigmask(SIG_SETMASK, &empty, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         try p.run()
-        let child = p.processIdentifier, parent = getpid()
+        let child = p.processIdentifier
+        let parent = getpid()
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = ["-c", "while kill -0 \(parent) 2>/dev/null && kill -0 \(child) 2>/dev/null; do sleep 1; done; "
-            + "kill -0 \(parent) 2>/dev/null && exit 0; kill \(child) 2>/dev/null || exit 0; sleep 5; kill -9 \(child) 2>/dev/null; exit 0"]
+        watchdog.arguments = [
+            "-c",
+            "while kill -0 \(parent) 2>/dev/null && kill -0 \(child) 2>/dev/null; do sleep 1; done; "
+                + "kill -0 \(parent) 2>/dev/null && exit 0; kill \(child) 2>/dev/null || exit 0; sleep 5; kill -9 \(child) 2>/dev/null; exit 0",
+        ]
         watchdog.standardInput = FileHandle.nullDevice
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import VitalSimCore
 import Judge
 import TrafficPlanning
+import VitalSimCore
 
 /// An auditor's evidence bundle for one scenario of a live run (`vitalsim run --evidence DIR`):
 ///
@@ -18,13 +18,23 @@ import TrafficPlanning
 ///
 /// `vitalsim replay BUNDLE` checks the manifest, regenerates the traffic from the bundled scenario
 /// and seed, and proves it byte-identical to `traffic.jsonl`.
-public enum EvidenceBundle {
+package enum EvidenceBundle {
     /// The tool version written into bundles.
-    public static let toolVersion = VitalSimVersion.current
+    package static let toolVersion = VitalSimVersion.current
 
     /// Writes the bundle for one scenario into `directory` (created; must not exist or be empty).
-    public static func write(to directory: String, scenarioPath: String, scenario: Scenario, goldenPath: String, seed: UInt64,
-                             target: String, plan: [PlannedRequest], digest: String, result: LiveRunResult, verdict: Verdict) throws(HarnessError) {
+    package static func write(
+        to directory: String,
+        scenarioPath: String,
+        scenario: Scenario,
+        goldenPath: String,
+        seed: UInt64,
+        target: String,
+        plan: [PlannedRequest],
+        digest: String,
+        result: LiveRunResult,
+        verdict: Verdict
+    ) throws(HarnessError) {
         let fm = FileManager.default
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -32,31 +42,44 @@ public enum EvidenceBundle {
             let goldenBytes = try Data(contentsOf: URL(fileURLWithPath: goldenPath))
             try scenarioBytes.write(to: URL(fileURLWithPath: directory + "/scenario.yaml"))
             try goldenBytes.write(to: URL(fileURLWithPath: directory + "/golden.yaml"))
-            let meta = JSONValue.object([
-                ("scenario", .string(scenario.name)), ("seed", .string(String(seed))), ("toolVersion", .string(toolVersion)),
-                ("trafficDigest", .string(digest)), ("target", .string(target)),
-                ("scenarioSha256", .string(sha256(Array(scenarioBytes)))), ("goldenSha256", .string(sha256(Array(goldenBytes)))),
-                ("requests", .int(Int64(plan.count))), ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
-                ("passed", .bool(verdict.passed)),
-            ] + (result.ble.map { ble in
-                // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
-                [("ble", .string(LiveOptions.BLEMode.hci.rawValue)), ("bleDevices", .array(ble.devices.map { .string($0) })),
-                 ("bleReadingsSent", .int(Int64(ble.sent))), ("bleReadingsNotSent", .int(Int64(ble.notSent)))]
-            } ?? []))
+            let meta = JSONValue.object(
+                [
+                    ("scenario", .string(scenario.name)), ("seed", .string(String(seed))), ("toolVersion", .string(toolVersion)),
+                    ("trafficDigest", .string(digest)), ("target", .string(target)),
+                    ("scenarioSha256", .string(sha256(Array(scenarioBytes)))), ("goldenSha256", .string(sha256(Array(goldenBytes)))),
+                    ("requests", .int(Int64(plan.count))), ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
+                    ("passed", .bool(verdict.passed)),
+                ]
+                    + (result.ble.map { ble in
+                        // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
+                        [
+                            ("ble", .string(LiveOptions.BLEMode.hci.rawValue)), ("bleDevices", .array(ble.devices.map { .string($0) })),
+                            ("bleReadingsSent", .int(Int64(ble.sent))), ("bleReadingsNotSent", .int(Int64(ble.notSent))),
+                        ]
+                    } ?? [])
+            )
             try Data((meta.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/meta.json"))
             try Data(trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
             var outcomes = ""
             for (i, o) in result.outcomes.enumerated() {
-                var f: [(String, JSONValue)] = [("i", .int(Int64(i))), ("status", o.status.map { .int(Int64($0)) } ?? .null), ("attempts", .int(Int64(o.attempts)))]
+                var f: [(String, JSONValue)] = [
+                    ("i", .int(Int64(i))), ("status", o.status.map { .int(Int64($0)) } ?? .null), ("attempts", .int(Int64(o.attempts))),
+                ]
                 if let field = o.field { f.append(("field", .string(field))) }
                 if let error = o.error { f.append(("error", .string(error))) }
                 outcomes += JSONValue.object(f).serialized() + "\n"
             }
             try Data(outcomes.utf8).write(to: URL(fileURLWithPath: directory + "/outcomes.jsonl"))
-            let alerts = JSONValue.array(result.alerts.map { a in
-                .object([("alertId", .string(a.alertID)), ("patientId", .string(a.patientID)), ("rule", .string(a.rule)), ("severity", .string(a.severity)),
-                         ("raisedAt", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))), ("evidence", .array(a.evidence.map { .string($0) }))])
-            })
+            let alerts = JSONValue.array(
+                result.alerts.map { a in
+                    .object([
+                        ("alertId", .string(a.alertID)), ("patientId", .string(a.patientID)), ("rule", .string(a.rule)),
+                        ("severity", .string(a.severity)),
+                        ("raisedAt", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))),
+                        ("evidence", .array(a.evidence.map { .string($0) })),
+                    ])
+                }
+            )
             try Data((alerts.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/alerts.json"))
             try Data(RunReport.json([verdict]).utf8).write(to: URL(fileURLWithPath: directory + "/verdict.json"))
             _ = try CaptureGenerator(scenario: scenario, seed: seed).generate(into: directory + "/generated")
@@ -69,7 +92,7 @@ public enum EvidenceBundle {
     }
 
     /// One JSON line per request, in send order.
-    public static func trafficLog(_ plan: [PlannedRequest]) -> String {
+    package static func trafficLog(_ plan: [PlannedRequest]) -> String {
         var out = ""
         for (i, r) in plan.enumerated() {
             var f: [(String, JSONValue)] = [("i", .int(Int64(i))), ("transport", .string(r.transport))]
@@ -115,7 +138,7 @@ public enum EvidenceBundle {
     static func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
 
     /// The outcome of `vitalsim replay`.
-    public enum ReplayOutcome: Sendable, Equatable {
+    package enum ReplayOutcome: Sendable, Equatable {
         /// The regenerated traffic is byte-identical (requests and readings counted).
         case identical(requests: Int, digest: String)
         /// It differs; the first differing line.
@@ -123,30 +146,37 @@ public enum EvidenceBundle {
     }
 
     /// Checks the manifest and regenerates the traffic from the bundled scenario and seed.
-    public static func replay(_ directory: String) throws(HarnessError) -> ReplayOutcome {
+    package static func replay(_ directory: String) throws(HarnessError) -> ReplayOutcome {
         guard let manifest = try? String(contentsOfFile: directory + "/MANIFEST.sha256", encoding: .utf8) else {
             throw .usage("\(directory) is not an evidence bundle: MANIFEST.sha256 is missing")
         }
         var listed: Set<String> = []
         for (n, line) in manifest.split(separator: "\n").enumerated() {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[1].hasPrefix(" ") else { throw .usage("\(directory)/MANIFEST.sha256:\(n + 1): not a sha256sum line") }
+            guard parts.count == 2, parts[1].hasPrefix(" ") else {
+                throw .usage("\(directory)/MANIFEST.sha256:\(n + 1): not a sha256sum line")
+            }
             let path = String(parts[1].dropFirst())
             listed.insert(path)
             guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)) else {
                 throw .usage("\(directory)/\(path) is listed in MANIFEST.sha256 but missing")
             }
-            guard sha256(Array(bytes)) == parts[0] else { throw .usage("\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered") }
+            guard sha256(Array(bytes)) == parts[0] else {
+                throw .usage("\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered")
+            }
         }
         let unlisted = files(directory).filter { $0 != "MANIFEST.sha256" && !listed.contains($0) }
         if let first = unlisted.first { throw .usage("\(directory)/\(first) is not in MANIFEST.sha256") }
         guard let metaData = FileManager.default.contents(atPath: directory + "/meta.json"),
-              let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],
-              let seedText = meta["seed"] as? String, let seed = UInt64(seedText), let digest = meta["trafficDigest"] as? String else {
+            let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],
+            let seedText = meta["seed"] as? String, let seed = UInt64(seedText), let digest = meta["trafficDigest"] as? String
+        else {
             throw .usage("\(directory)/meta.json lacks seed or trafficDigest")
         }
         let scenario: Scenario
-        do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: directory + "/scenario.yaml") } catch { throw .usage(error.description) }
+        do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
+            throw .usage(error.description)
+        }
         // A run over a BLE link logged only its HTTP/MQTT requests; the digest covers the whole traffic.
         let bleLink = meta["ble"] as? String == LiveOptions.BLEMode.hci.rawValue
         let plan = TrafficPlan.requests(for: scenario, seed: seed, bleLink: bleLink)
@@ -154,8 +184,13 @@ public enum EvidenceBundle {
         let recorded = (try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? ""
         let whole = bleLink ? TrafficPlan.requests(for: scenario, seed: seed) : plan
         if regenerated == recorded && TrafficPlan.digest(whole) == digest { return .identical(requests: plan.count, digest: digest) }
-        let a = recorded.split(separator: "\n", omittingEmptySubsequences: false), b = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
+        let a = recorded.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
         let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
-        return .differs(line: i + 1, expected: i < a.count ? String(a[i].prefix(300)) : "(end of file)", regenerated: i < b.count ? String(b[i].prefix(300)) : "(end of file)")
+        return .differs(
+            line: i + 1,
+            expected: i < a.count ? String(a[i].prefix(300)) : "(end of file)",
+            regenerated: i < b.count ? String(b[i].prefix(300)) : "(end of file)"
+        )
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 import Histogram
+import Judge
 import Synchronization
+import TrafficPlanning
 import VitalSimCore
 import Wire
-import Judge
-import TrafficPlanning
 
 /// Sends a ``TrafficPlan`` over HTTP(S) with libcurl and MQTT 5 with libmosquitto: requests due at
 /// their intended times (scaled by `speed`, or back to back with `speed == nil`), several keep-alive
@@ -14,7 +14,7 @@ import TrafficPlanning
 /// backoff on transport errors, 429 and 503; alerts are polled throughout. Latencies are measured
 /// on the monotonic clock from the intended send time, so a slow SUT cannot hide its own delay
 /// (no coordinated omission).
-public final class LiveRunner: Sendable {
+package final class LiveRunner: Sendable {
     let base: String
     let headers: [String]
     let speed: Double?
@@ -44,17 +44,30 @@ public final class LiveRunner: Sendable {
 
     /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
     /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
-    public struct Progress: Sendable {
-        public var answered: Int
-        public var reached: Int64
-        public var span: Int64
+    package struct Progress: Sendable {
+        package var answered: Int
+        package var reached: Int64
+        package var span: Int64
         /// reached / span, 0...1 (1 when the span is not known).
-        public var fraction: Double { span > 0 ? min(1, max(0, Double(reached) / Double(span))) : 1 }
+        package var fraction: Double { span > 0 ? min(1, max(0, Double(reached) / Double(span))) : 1 }
     }
 
-    public init(base: String, caFile: String?, insecure: Bool, headers: [String] = [], speed: Double?, connections: Int = 8, quiet: Duration = .seconds(2),
-                mqtt: MQTTClient? = nil, mqttOnly: Bool = false, qos: Int = 1, observers: [PushObserver] = [], onProgress: (@Sendable (Progress) -> Void)? = nil,
-                outageLimit: Duration = .seconds(60), isAlive: @escaping @Sendable () -> Bool = { true }) {
+    package init(
+        base: String,
+        caFile: String?,
+        insecure: Bool,
+        headers: [String] = [],
+        speed: Double?,
+        connections: Int = 8,
+        quiet: Duration = .seconds(2),
+        mqtt: MQTTClient? = nil,
+        mqttOnly: Bool = false,
+        qos: Int = 1,
+        observers: [PushObserver] = [],
+        onProgress: (@Sendable (Progress) -> Void)? = nil,
+        outageLimit: Duration = .seconds(60),
+        isAlive: @escaping @Sendable () -> Bool = { true }
+    ) {
         self.isAlive = isAlive
         self.mqttOnly = mqttOnly
         self.outageLimit = outageLimit
@@ -101,21 +114,27 @@ public final class LiveRunner: Sendable {
 
     /// Traffic sent alongside the plan on the same schedule (a BLE link): run concurrently with the
     /// plan's requests, awaited before the final quiet period.
-    public struct Alongside: Sendable {
+    package struct Alongside: Sendable {
         /// The wall moment of the scenario's start, shared with the plan's schedule.
-        public var origin: ContinuousClock.Instant
+        package var origin: ContinuousClock.Instant
         /// The scenario's start (Unix ms): an alert whose evidence the plan did not carry is timed from
         /// the moment its device time was due.
-        public var startUnixMilliseconds: Int64
+        package var startUnixMilliseconds: Int64
         /// Sends the other traffic; returns reading → acknowledgement latencies (µs) to add.
-        public var work: @Sendable () async -> [UInt64]
+        package var work: @Sendable () async -> [UInt64]
         /// When the evidence of an alert could first reach the SUT (virtual ms from the start); by
         /// default its device time, later for records a device could hand over only after a reconnection.
-        public var due: @Sendable (ObservedAlert) -> Int64
+        package var due: @Sendable (ObservedAlert) -> Int64
 
-        public init(origin: ContinuousClock.Instant, startUnixMilliseconds: Int64, due: (@Sendable (ObservedAlert) -> Int64)? = nil,
-                    work: @escaping @Sendable () async -> [UInt64]) {
-            self.origin = origin; self.startUnixMilliseconds = startUnixMilliseconds; self.work = work
+        package init(
+            origin: ContinuousClock.Instant,
+            startUnixMilliseconds: Int64,
+            due: (@Sendable (ObservedAlert) -> Int64)? = nil,
+            work: @escaping @Sendable () async -> [UInt64]
+        ) {
+            self.origin = origin
+            self.startUnixMilliseconds = startUnixMilliseconds
+            self.work = work
             self.due = due ?? { $0.raisedAt - startUnixMilliseconds }
         }
     }
@@ -123,7 +142,7 @@ public final class LiveRunner: Sendable {
     /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
     /// not yet sent and the bodiless copies in the result are held) and collects alerts until quiet.
     /// - Parameter span: the scenario's duration (virtual ms), for progress reports.
-    public func run<Plan: Sequence<PlannedRequest>>(_ plan: Plan, span: Int64 = 0, alongside: Alongside? = nil) async -> LiveRunResult {
+    package func run<Plan: Sequence<PlannedRequest>>(_ plan: Plan, span: Int64 = 0, alongside: Alongside? = nil) async -> LiveRunResult {
         let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }))
         let clock = ContinuousClock()
         // With traffic alongside, both follow the scenario's own time axis from a shared origin.
@@ -144,7 +163,12 @@ public final class LiveRunner: Sendable {
                     for await a in observer.alerts {
                         let now = ContinuousClock.now
                         shared.withLock { s in
-                            if s.push[k].firstSeen[a.alertID] == nil { s.push[k].firstSeen[a.alertID] = now; s.push[k].alerts[a.alertID] = a } else { s.push[k].repeats += 1 }
+                            if s.push[k].firstSeen[a.alertID] == nil {
+                                s.push[k].firstSeen[a.alertID] = now
+                                s.push[k].alerts[a.alertID] = a
+                            } else {
+                                s.push[k].repeats += 1
+                            }
                         }
                     }
                 }
@@ -167,7 +191,14 @@ public final class LiveRunner: Sendable {
                     for await (i, request, scheduled) in streams[w].stream {
                         queued[w].release()
                         if shared.withLock({ $0.aborted }) {
-                            shared.withLock { $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0) }
+                            shared.withLock {
+                                $0.outcomes[i] = RequestOutcome(
+                                    status: nil,
+                                    field: nil,
+                                    error: "not sent: the SUT stopped answering",
+                                    attempts: 0
+                                )
+                            }
                             continue
                         }
                         // Without a schedule (speed max) a request is due when a connection is free for it.
@@ -175,12 +206,28 @@ public final class LiveRunner: Sendable {
                         if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
                         if let mqtt = self.mqtt, request.topic != nil {
                             await window.acquire()
-                            if self.publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }
+                            if self.publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) {
+                                continue
+                            }
                             window.release()
-                            self.finish(i, await self.publish(request, via: mqtt), intended: intended, span: span, readings: request.readings.count, shared)
+                            self.finish(
+                                i,
+                                await self.publish(request, via: mqtt),
+                                intended: intended,
+                                span: span,
+                                readings: request.readings.count,
+                                shared
+                            )
                         } else {
                             await window.drain()
-                            self.finish(i, await self.send(request, shared), intended: intended, span: span, readings: request.readings.count, shared)
+                            self.finish(
+                                i,
+                                await self.send(request, shared),
+                                intended: intended,
+                                span: span,
+                                readings: request.readings.count,
+                                shared
+                            )
                         }
                     }
                     await window.drain()
@@ -190,7 +237,9 @@ public final class LiveRunner: Sendable {
                 sent.append(SentRequest(request))
                 if shared.withLock({ $0.aborted }) {
                     shared.withLock { s in
-                        s.outcomes.append(RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0))
+                        s.outcomes.append(
+                            RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0)
+                        )
                         s.intended.append(nil)
                     }
                     continue
@@ -227,7 +276,10 @@ public final class LiveRunner: Sendable {
         return shared.withLock { s in
             // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
             for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
-                if let id = request.firstReading, let r = s.mqttRejections[id] { s.outcomes[i].status = r.status; s.outcomes[i].field = r.field }
+                if let id = request.firstReading, let r = s.mqttRejections[id] {
+                    s.outcomes[i].status = r.status
+                    s.outcomes[i].field = r.field
+                }
             }
             var alertLatency = Histogram<UInt64>.latency()
             // The request that carried each alert's last evidence reading (one pass over the plan).
@@ -235,10 +287,15 @@ public final class LiveRunner: Sendable {
             for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
             for p in s.push { for a in p.alerts.values { if let last = a.evidence.last { carrier[last] = -1 } } }
             if !carrier.isEmpty {
-                let needed = Dictionary(grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } }, by: \.prefix)
+                let needed = Dictionary(
+                    grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } },
+                    by: \.prefix
+                )
                 for (i, request) in sent.enumerated() {
                     for run in request.runs {
-                        for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count { carrier[n.id] = i }
+                        for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count {
+                            carrier[n.id] = i
+                        }
                     }
                     for id in request.others where carrier[id] == -1 { carrier[id] = i }
                 }
@@ -261,8 +318,15 @@ public final class LiveRunner: Sendable {
                     s.push[k].latency.record(Duration.nonNegativeMicroseconds(seen - due))
                 }
             }
-            var result = LiveRunResult(outcomes: s.outcomes, alerts: s.order.compactMap { s.firstSeen[$0]?.0 }, ackLatency: s.ack, alertLatency: alertLatency,
-                                 schedulingLag: s.lag, unreachable: s.unreachable, push: s.push)
+            var result = LiveRunResult(
+                outcomes: s.outcomes,
+                alerts: s.order.compactMap { s.firstSeen[$0]?.0 },
+                ackLatency: s.ack,
+                alertLatency: alertLatency,
+                schedulingLag: s.lag,
+                unreachable: s.unreachable,
+                push: s.push
+            )
             result.requests = sent
             return result
         }
@@ -305,7 +369,12 @@ public final class LiveRunner: Sendable {
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
     func message(for r: PlannedRequest) -> MQTTMessage {
-        MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: r.userProperties.map { UserProperty($0.name, $0.value) })
+        MQTTMessage(
+            topic: r.topic ?? "",
+            payload: r.body,
+            qos: qos,
+            userProperties: r.userProperties.map { UserProperty($0.name, $0.value) }
+        )
     }
 
     /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its
@@ -322,7 +391,10 @@ public final class LiveRunner: Sendable {
         let (answered, reached) = shared.withLock { s -> (Int, Int64) in
             s.answered += 1
             s.outcomes[i] = outcome
-            if outcome.status == nil { s.unreachable = true; s.aborted = true }
+            if outcome.status == nil {
+                s.unreachable = true
+                s.aborted = true
+            }
             if let status = outcome.status, status < 500 {
                 s.ack.record(Duration.nonNegativeMicroseconds(now - intended), count: UInt64(readings))
             }
@@ -334,8 +406,15 @@ public final class LiveRunner: Sendable {
     /// Publishes request `i` without awaiting its acknowledgement: the outcome is recorded when the
     /// broker acknowledges (a failed or timed-out publish is retried as ``publish(_:via:)`` does) and
     /// the window place is freed then. False when the message could not even be queued.
-    func publishPipelined(_ r: PlannedRequest, index i: Int, intended: ContinuousClock.Instant, via mqtt: MQTTClient, span: Int64,
-                          _ shared: State, _ window: SendWindow) -> Bool {
+    func publishPipelined(
+        _ r: PlannedRequest,
+        index i: Int,
+        intended: ContinuousClock.Instant,
+        via mqtt: MQTTClient,
+        span: Int64,
+        _ shared: State,
+        _ window: SendWindow
+    ) -> Bool {
         let message = message(for: r)
         let readings = r.readings.count
         do throws(MQTTError) {
@@ -393,7 +472,8 @@ public final class LiveRunner: Sendable {
     func collectRejections(_ mqtt: MQTTClient, _ shared: State) async {
         for await m in mqtt.messages where m.topic.hasPrefix("errors/") {
             guard let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any], let id = o["readingId"] as? String,
-                  let status = o["status"] as? Int else { continue }
+                let status = o["status"] as? Int
+            else { continue }
             let field = o["field"] as? String ?? ""
             shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
         }
@@ -416,7 +496,8 @@ public final class LiveRunner: Sendable {
 
     func pollOnce(_ shared: State) async {
         guard let reply = try? await client.get(base + "/api/v1/alerts", headers: headers), reply.status == 200,
-              let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else { return }
+            let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]]
+        else { return }
         let now = ContinuousClock.now
         shared.withLock { s in
             for json in list {
@@ -435,7 +516,10 @@ public final class LiveRunner: Sendable {
         while ContinuousClock.now < deadline {
             await pollOnce(shared)
             let n = shared.withLock { $0.order.count }
-            if n != count { count = n; stableSince = .now }
+            if n != count {
+                count = n
+                stableSince = .now
+            }
             if ContinuousClock.now - stableSince >= quiet { return }
             try? await Task.sleep(for: pollInterval)
         }

@@ -1,86 +1,90 @@
 import Foundation
 import Histogram
-import VitalSimCore
-import Wire
 import Judge
 import Oracle
 import TrafficPlanning
+import VitalSimCore
+import Wire
 
 /// Options of `vitalsim run` and `vitalsim record`.
-public struct LiveOptions: Sendable {
+package struct LiveOptions: Sendable {
     /// The SUT's base URL; nil starts the embedded reference SUT per scenario.
-    public var target: String?
-    public var caFile: String?
-    public var insecure = false
+    package var target: String?
+    package var caFile: String?
+    package var insecure = false
     /// Extra request headers (credentials), e.g. `Authorization: Bearer …`.
-    public var headers: [String] = []
+    package var headers: [String] = []
     /// Virtual seconds per wall second; nil sends as fast as the SUT answers.
-    public var speed: Double?
-    public var seed: UInt64?
+    package var speed: Double?
+    package var seed: UInt64?
     /// Faulty modes for the embedded SUT (`--sut-fault`).
-    public var sutFaults: [String] = []
+    package var sutFaults: [String] = []
     /// The `vitalsim` executable (to start the embedded SUT).
-    public var executable: String
+    package var executable: String
     /// Folder of golden files; nil uses each scenario's `golden` path.
-    public var goldenDirectory: String?
+    package var goldenDirectory: String?
     /// In CI a missing golden file is an error, never written.
-    public var ci = false
-    public var connections = 8
-    public var quiet: Duration = .seconds(2)
+    package var ci = false
+    package var connections = 8
+    package var quiet: Duration = .seconds(2)
     /// How long a request is retried while a SUT that answered before is down (a restart); the run
     /// waits behind it rather than skipping readings.
-    public var outageLimit: Duration = .seconds(60)
+    package var outageLimit: Duration = .seconds(60)
     /// The MQTT broker for devices with `transport: mqtt`; nil starts a mosquitto broker for the
     /// embedded SUT when a scenario needs one.
-    public var mqtt: (host: String, port: Int)?
+    package var mqtt: (host: String, port: Int)?
     /// QoS of the MQTT messages (0, 1 or 2).
-    public var qos = 1
+    package var qos = 1
     /// CA bundle for TLS to the MQTT broker (harness clients and the embedded SUT); nil: plain TCP.
-    public var mqttCAFile: String?
+    package var mqttCAFile: String?
     /// Keep the publisher's MQTT session (and its queued QoS 1/2 messages) across reconnections.
-    public var mqttPersistentSession = false
+    package var mqttPersistentSession = false
     /// Prepare vitals charts for an HTML report.
-    public var charts = false
+    package var charts = false
     /// Write an evidence bundle per scenario under this folder.
-    public var evidence: String?
+    package var evidence: String?
     /// Push channels to observe alongside the alert API.
-    public var observe: [PushObserver.Kind] = []
+    package var observe: [PushObserver.Kind] = []
     /// Progress of each scenario: (scenario, requests answered and scenario time reached).
-    public var progress: (@Sendable (String, LiveRunner.Progress) -> Void)?
+    package var progress: (@Sendable (String, LiveRunner.Progress) -> Void)?
     /// Port of the webhook receiver (`--observe webhook`); 0 picks a free one.
-    public var webhookPort = 0
+    package var webhookPort = 0
     /// Messages for the user (stderr).
-    public var note: @Sendable (String) -> Void = { _ in }
+    package var note: @Sendable (String) -> Void = { _ in }
     /// How Bluetooth devices with `transport: ble` reach the SUT.
-    public var ble: BLEMode = .relay
+    package var ble: BLEMode = .relay
     /// HCI controllers for the BLE devices' peripherals (`--hci`, one per device) when the SUT's
     /// own gateway connects to them; empty starts bumble's virtual controllers for the embedded SUT.
-    public var hci: [String] = []
+    package var hci: [String] = []
     /// The Python interpreter with bumble (`--bumble-python`); nil looks for `.venv-bumble`.
-    public var bumblePython: String?
+    package var bumblePython: String?
 
     /// How a run carries Bluetooth devices.
-    public enum BLEMode: String, Sendable, CaseIterable {
+    package enum BLEMode: String, Sendable, CaseIterable {
         /// Decoded and posted over HTTPS, as a phone gateway relays them.
         case relay
         /// As live peripherals over HCI, to the SUT's BLE gateway (a real BLE host stack on both sides).
         case hci
     }
 
-    public init(executable: String) { self.executable = executable }
+    package init(executable: String) { self.executable = executable }
 }
 
 /// Runs scenarios live against a SUT and judges them against their golden files, or records golden files.
-public enum LiveSuite {
+package enum LiveSuite {
     /// Where a scenario's golden file lives.
-    public static func goldenPath(_ s: Scenario, _ options: LiveOptions) -> String {
+    package static func goldenPath(_ s: Scenario, _ options: LiveOptions) -> String {
         if let dir = options.goldenDirectory { return dir + "/\(s.name).golden.yaml" }
         return s.golden
     }
 
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
     /// their bodies), the traffic digest and the raw result.
-    static func execute(_ path: String, _ scenario: Scenario, _ options: LiveOptions) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
+    static func execute(
+        _ path: String,
+        _ scenario: Scenario,
+        _ options: LiveOptions
+    ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         let bleDevices = options.ble == .hci ? scenario.bleDevices : []
         let bleKeys = bleDevices.map { "\($0.0)/\($0.1.id)" }
         let overBLE = !bleDevices.isEmpty
@@ -90,19 +94,31 @@ public enum LiveSuite {
         var controllers: BumbleControllers?
         var link: BLELink?
         // Peripherals first, then the SUT (its gateway), then the virtual controllers under both.
-        defer { link?.stop(); embedded?.stop(); broker?.stop(); controllers?.stop() }
+        defer {
+            link?.stop()
+            embedded?.stop()
+            broker?.stop()
+            controllers?.stop()
+        }
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
-        var peripheralHCI = options.hci, gatewayHCI: [String] = []
+        var peripheralHCI = options.hci
+        var gatewayHCI: [String] = []
         if overBLE {
             guard options.speed != nil else {
-                throw .usage("\(scenario.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt")
+                throw .usage(
+                    "\(scenario.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
+                )
             }
             if options.target == nil {
                 guard options.hci.isEmpty else {
-                    throw .usage("--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself")
+                    throw .usage(
+                        "--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself"
+                    )
                 }
                 guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable) else {
-                    throw .infrastructure("\(scenario.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON")
+                    throw .infrastructure(
+                        "\(scenario.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON"
+                    )
                 }
                 try? FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
                 let c = try BumbleControllers(python: python, count: 2 * bleDevices.count, log: tmp + "/bumble.log")
@@ -110,7 +126,9 @@ public enum LiveSuite {
                 peripheralHCI = c.ports.prefix(bleDevices.count).map { "tcp:127.0.0.1:\($0)" }
                 gatewayHCI = c.ports.suffix(bleDevices.count).map { "tcp:127.0.0.1:\($0)" }
             } else if options.hci.count != bleDevices.count {
-                throw .usage("\(scenario.name) has \(bleDevices.count) BLE device(s) (\(bleKeys.joined(separator: ", "))): give one --hci controller per device, in that order (\(options.hci.count) given)")
+                throw .usage(
+                    "\(scenario.name) has \(bleDevices.count) BLE device(s) (\(bleKeys.joined(separator: ", "))): give one --hci controller per device, in that order (\(options.hci.count) given)"
+                )
             }
         }
         var endpoint = options.mqtt
@@ -118,7 +136,10 @@ public enum LiveSuite {
         let observesMQTT = options.observe.contains(.mqtt)
         if usesMQTT || observesMQTT, endpoint == nil {
             guard options.target == nil else {
-                throw .usage("\(scenario.name) " + (usesMQTT ? "sends over MQTT" : "observes alerts over MQTT") + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses")
+                throw .usage(
+                    "\(scenario.name) " + (usesMQTT ? "sends over MQTT" : "observes alerts over MQTT")
+                        + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
+                )
             }
             let b = try MosquittoBroker(directory: tmp + "-mosquitto")
             broker = b
@@ -133,21 +154,39 @@ public enum LiveSuite {
             webhook = url
             if options.target != nil { options.note("\(scenario.name): webhook receiver at \(url) — the SUT must POST its alerts there") }
         }
-        let base: String, ca: String?
+        let base: String
+        let ca: String?
         if let target = options.target {
-            base = target; ca = options.caFile
+            base = target
+            ca = options.caFile
         } else {
-            let sut = try EmbeddedSUT(executable: options.executable, scenario: path, faults: options.sutFaults, directory: tmp,
-                                      mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil, mqttCAFile: options.mqttCAFile, webhook: webhook,
-                                      bleGateway: gatewayHCI, bleSpeed: overBLE ? options.speed : nil)
+            let sut = try EmbeddedSUT(
+                executable: options.executable,
+                scenario: path,
+                faults: options.sutFaults,
+                directory: tmp,
+                mqtt: usesMQTT || observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil,
+                mqttCAFile: options.mqttCAFile,
+                webhook: webhook,
+                bleGateway: gatewayHCI,
+                bleSpeed: overBLE ? options.speed : nil
+            )
             embedded = sut
-            base = sut.base; ca = sut.caFile
+            base = sut.base
+            ca = sut.caFile
         }
         var client: MQTTClient?
         if usesMQTT, let endpoint {
             do throws(MQTTError) {
-                let c = try MQTTClient(.init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-run-\(getpid())-\(scenario.name)",
-                                                 cleanStart: !options.mqttPersistentSession, caFile: options.mqttCAFile))
+                let c = try MQTTClient(
+                    .init(
+                        host: endpoint.host,
+                        port: endpoint.port,
+                        clientID: "vitalsim-run-\(getpid())-\(scenario.name)",
+                        cleanStart: !options.mqttPersistentSession,
+                        caFile: options.mqttCAFile
+                    )
+                )
                 try await c.connect()
                 try await c.subscribeAcknowledged("errors/+", qos: 1)
                 client = c
@@ -160,24 +199,46 @@ public enum LiveSuite {
             case .mqtt:
                 guard let endpoint else { continue }
                 do throws(MQTTError) {
-                    observers.append(try await .mqtt(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-observe-\(getpid())-\(scenario.name)", caFile: options.mqttCAFile))
+                    observers.append(
+                        try await .mqtt(
+                            host: endpoint.host,
+                            port: endpoint.port,
+                            clientID: "vitalsim-observe-\(getpid())-\(scenario.name)",
+                            caFile: options.mqttCAFile
+                        )
+                    )
                 } catch { throw .infrastructure("\(scenario.name): observing alerts over MQTT: \(error)") }
             }
         }
         let sut = embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
-        let runner = LiveRunner(base: base, caFile: ca, insecure: options.insecure, headers: options.headers, speed: options.speed,
-                                connections: options.connections, quiet: options.quiet, mqtt: client,
-                                mqttOnly: scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } }, qos: options.qos, observers: observers,
-                                onProgress: options.progress.map { report in { @Sendable p in report(scenario.name, p) } },
-                                outageLimit: options.outageLimit, isAlive: alive)
+        let runner = LiveRunner(
+            base: base,
+            caFile: ca,
+            insecure: options.insecure,
+            headers: options.headers,
+            speed: options.speed,
+            connections: options.connections,
+            quiet: options.quiet,
+            mqtt: client,
+            mqttOnly: scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
+            qos: options.qos,
+            observers: observers,
+            onProgress: options.progress.map { report in { @Sendable p in report(scenario.name, p) } },
+            outageLimit: options.outageLimit,
+            isAlive: alive
+        )
         var alongside: LiveRunner.Alongside?
         if overBLE, let speed = options.speed {
             let captures = options.evidence.map { "\($0)/\(scenario.name)/ble-live" }
             if let captures { try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true) }
             let l = try BLELink(scenario: scenario, seed: options.seed, hci: peripheralHCI, speed: speed, captureDirectory: captures)
             link = l
-            if options.target != nil { options.note("\(scenario.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe") }
+            if options.target != nil {
+                options.note(
+                    "\(scenario.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe"
+                )
+            }
             try l.connect(timeout: options.target == nil ? 60 : 300)
             alongside = l.alongside(startUnixMilliseconds: scenario.startUnixMilliseconds)
         }
@@ -195,17 +256,22 @@ public enum LiveSuite {
     }
 
     /// Runs and judges each scenario.
-    public static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
+    package static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
         var verdicts: [Verdict] = []
         for path in paths {
             let scenario: Scenario
             do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
             let goldenPath = goldenPath(scenario, options)
             guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
-                throw .golden("\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it" + (options.ci ? " (CI never writes one)" : ""))
+                throw .golden(
+                    "\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it"
+                        + (options.ci ? " (CI never writes one)" : "")
+                )
             }
             let golden: GoldenFile
-            do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch { throw .golden(error.description) }
+            do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch {
+                throw .golden(error.description)
+            }
             progress("running \(scenario.name) (\(path))")
             let (plan, digest, result, base) = try await execute(path, scenario, options)
             var verdict = Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result)
@@ -214,9 +280,18 @@ public enum LiveSuite {
                 // The bundle logs every request with its body: regenerated (the run kept no bodies), the
                 // traffic digest proving it is what was sent.
                 let whole = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: result.ble != nil)
-                try EvidenceBundle.write(to: evidence + "/" + scenario.name, scenarioPath: path, scenario: scenario, goldenPath: goldenPath,
-                                         seed: options.seed ?? scenario.seed, target: options.target ?? "embedded reference SUT (\(base))",
-                                         plan: whole, digest: digest, result: result, verdict: verdict)
+                try EvidenceBundle.write(
+                    to: evidence + "/" + scenario.name,
+                    scenarioPath: path,
+                    scenario: scenario,
+                    goldenPath: goldenPath,
+                    seed: options.seed ?? scenario.seed,
+                    target: options.target ?? "embedded reference SUT (\(base))",
+                    plan: whole,
+                    digest: digest,
+                    result: result,
+                    verdict: verdict
+                )
             }
             verdicts.append(verdict)
         }
@@ -225,7 +300,11 @@ public enum LiveSuite {
 
     /// Runs each scenario and writes its golden file from what the SUT did; returns the paths written
     /// and warnings (a deliberately corrupted payload the SUT accepted, a rejection naming an unexpected field).
-    public static func record(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [(String, [String])] {
+    package static func record(
+        _ paths: [String],
+        options: LiveOptions,
+        progress: (String) -> Void
+    ) async throws(HarnessError) -> [(String, [String])] {
         var written: [(String, [String])] = []
         for path in paths {
             let scenario: Scenario
@@ -234,17 +313,28 @@ public enum LiveSuite {
             let (plan, digest, result, _) = try await execute(path, scenario, options)
             let derived = Oracle.expect(scenario, seed: options.seed)
             let (g, warnings) = GoldenFile.recorded(
-                scenario: scenario.name, seed: options.seed ?? scenario.seed, digest: digest, plan: plan, result: result, oracle: derived)
+                scenario: scenario.name,
+                seed: options.seed ?? scenario.seed,
+                digest: digest,
+                plan: plan,
+                result: result,
+                oracle: derived
+            )
             let target = goldenPath(scenario, options)
-            try? FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: target, contents: Data(g.yaml().utf8)) else { throw .golden("cannot write \(target)") }
+            try? FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true
+            )
+            guard FileManager.default.createFile(atPath: target, contents: Data(g.yaml().utf8)) else {
+                throw .golden("cannot write \(target)")
+            }
             written.append((target, warnings))
         }
         return written
     }
 
     /// Scenario files of a path: the file itself, or a folder's `*.yaml` files in name order.
-    public static func scenarioFiles(_ path: String) -> [String] {
+    package static func scenarioFiles(_ path: String) -> [String] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [path] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,31 +7,39 @@ import Glibc
 /// A mosquitto broker (Debian's `mosquitto` package) started for a run whose scenario sends over
 /// MQTT and for which no broker was given: loopback only, a free port, anonymous, no persistence,
 /// in a temporary directory that ``stop()`` removes.
-public final class MosquittoBroker: @unchecked Sendable {
-    public let host = "127.0.0.1"
-    public let port: Int
+package final class MosquittoBroker: @unchecked Sendable {
+    package let host = "127.0.0.1"
+    package let port: Int
     let process: Process
     let directory: String
 
     /// Where Debian installs the broker; `PATH` is searched as a fallback.
     static func executable() -> String? {
-        let candidates = ["/usr/sbin/mosquitto"] + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/mosquitto" }
+        let candidates =
+            ["/usr/sbin/mosquitto"] + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/mosquitto" }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Starts the broker and waits until it accepts TCP connections (three ports are tried).
-    public init(directory: String) throws(HarnessError) {
+    package init(directory: String) throws(HarnessError) {
         guard let executable = MosquittoBroker.executable() else {
-            throw .infrastructure("the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no --mqtt HOST:PORT was given")
+            throw .infrastructure(
+                "the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no --mqtt HOST:PORT was given"
+            )
         }
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var failure = ""
         for _ in 0..<3 {
-            guard let port = LoopbackPort.free() else { failure = "no free loopback port"; continue }
+            guard let port = LoopbackPort.free() else {
+                failure = "no free loopback port"
+                continue
+            }
             let conf = directory + "/mosquitto.conf"
             let text = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n"
-            guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else { throw .infrastructure("cannot write \(conf)") }
+            guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else {
+                throw .infrastructure("cannot write \(conf)")
+            }
             let p = Process()
             p.executableURL = URL(fileURLWithPath: executable)
             p.arguments = ["-c", conf]
@@ -54,7 +63,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Stops the broker and removes its directory.
-    public func stop() {
+    package func stop() {
         ChildProcess.stop(process)
         try? FileManager.default.removeItem(atPath: directory)
     }

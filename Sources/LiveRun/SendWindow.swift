@@ -6,7 +6,7 @@ import Synchronization
 /// flight (MQTT message ids are 16-bit) without awaiting each acknowledgement. With `resumeAt`
 /// below `limit - 1`, a full window wakes its sender only once that few are outstanding, so that a
 /// sender faster than the acknowledgements is woken once per batch rather than once per message.
-public final class SendWindow: Sendable {
+package final class SendWindow: Sendable {
     struct State {
         var outstanding = 0
         /// Set when the window fills; cleared once no more than `resumeAt` are outstanding.
@@ -15,18 +15,18 @@ public final class SendWindow: Sendable {
         var drainers: [CheckedContinuation<Void, Never>] = []
     }
 
-    public let limit: Int
+    package let limit: Int
     /// Waiting senders are woken once no more than this many are outstanding.
-    public let resumeAt: Int
+    package let resumeAt: Int
     let state = Mutex(State())
 
-    public init(limit: Int, resumeAt: Int? = nil) {
+    package init(limit: Int, resumeAt: Int? = nil) {
         self.limit = max(1, limit)
         self.resumeAt = min(max(0, resumeAt ?? self.limit - 1), self.limit - 1)
     }
 
     /// Takes a place, waiting for one when the window is full.
-    public func acquire() async {
+    package func acquire() async {
         let wait = state.withLock { s -> Bool in
             if s.full { return true }
             take(&s)
@@ -36,7 +36,10 @@ public final class SendWindow: Sendable {
         await withCheckedContinuation { c in
             let now = state.withLock { s -> Bool in
                 // Places may have been freed meanwhile.
-                if !s.full { take(&s); return true }
+                if !s.full {
+                    take(&s)
+                    return true
+                }
                 s.waiters.append(c)
                 return false
             }
@@ -45,13 +48,19 @@ public final class SendWindow: Sendable {
     }
 
     /// Frees a place (handing places to waiting senders once no more than `resumeAt` are outstanding).
-    public func release() {
+    package func release() {
         let (woken, drained) = state.withLock { s -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
             s.outstanding -= 1
             if s.full, s.outstanding <= resumeAt { s.full = false }
             var woken: [CheckedContinuation<Void, Never>] = []
-            while !s.full, !s.waiters.isEmpty { woken.append(s.waiters.removeFirst()); take(&s) }
-            if s.outstanding == 0 { defer { s.drainers = [] }; return (woken, s.drainers) }
+            while !s.full, !s.waiters.isEmpty {
+                woken.append(s.waiters.removeFirst())
+                take(&s)
+            }
+            if s.outstanding == 0 {
+                defer { s.drainers = [] }
+                return (woken, s.drainers)
+            }
             return (woken, [])
         }
         for w in woken { w.resume() }
@@ -65,7 +74,7 @@ public final class SendWindow: Sendable {
     }
 
     /// Waits until nothing is outstanding.
-    public func drain() async {
+    package func drain() async {
         await withCheckedContinuation { c in
             let done = state.withLock { s -> Bool in
                 if s.outstanding == 0 { return true }

@@ -1,39 +1,40 @@
-import VitalSimCore
 import TrafficPlanning
+import VitalSimCore
 
 /// An alert the oracle derives: which rule must fire for which patient, and when (device time).
-public struct OracleAlert: Sendable, Equatable {
-    public var patientID: String
-    public var rule: String
-    public var severity: Severity
+package struct OracleAlert: Sendable, Equatable {
+    package var patientID: String
+    package var rule: String
+    package var severity: Severity
     /// Device time (Unix ms) of the reading that completes the condition.
-    public var raisedAt: Int64
+    package var raisedAt: Int64
     /// The reading that completes it.
-    public var evidence: String
+    package var evidence: String
 }
 
 /// A threshold rule as the oracle reads it from `reference/clinical.md`, independently of the
 /// reference SUT's rule file and engine.
-public struct OracleRule: Sendable {
-    public var id: String
-    public var profiles: Set<Profile>
-    public var severity: Severity
+package struct OracleRule: Sendable {
+    package var id: String
+    package var profiles: Set<Profile>
+    package var severity: Severity
     /// The signals it reads (any one meeting the comparison is enough).
-    public var signals: [Signal]
-    public var comparison: Comparison
-    public var value: Double
+    package var signals: [Signal]
+    package var comparison: Comparison
+    package var value: Double
     /// The condition must hold on consecutive readings of the signal for this long (ms).
-    public var persistence: Int64
+    package var persistence: Int64
     /// After raising, the rule re-arms once a reading is back inside by this margin.
-    public var rearm: Double
-    public var source: String
+    package var rearm: Double
+    package var source: String
 
     func holds(_ v: Double) -> Bool {
         OracleWindowedRule.holds(v, comparison, value)
     }
 
     func rearmed(_ v: Double) -> Bool {
-        (comparison == .less || comparison == .lessOrEqual) ? (rearm == 0 ? !holds(v) : v >= value + rearm) : (rearm == 0 ? !holds(v) : v <= value - rearm)
+        (comparison == .less || comparison == .lessOrEqual)
+            ? (rearm == 0 ? !holds(v) : v >= value + rearm) : (rearm == 0 ? !holds(v) : v <= value - rearm)
     }
 }
 
@@ -42,66 +43,197 @@ public struct OracleRule: Sendable {
 /// readings in device-time order) and the clinical thresholds of `reference/clinical.md`, without
 /// the reference SUT. It covers the threshold rules (with persistence and re-arm) and the windowed
 /// rules (``windowedRules``: rates, forecast, weight change, daily intake, rhythm, NEWS2, data gaps).
-public enum Oracle {
+package enum Oracle {
     static let adultish: Set<Profile> = [.adult, .diabeticCGM, .copd]
     static let all = Set(Profile.allCases)
 
     /// The rules the oracle derives (ids shared with docs/alert-rules.md so verdicts can be compared).
-    public static let rules: [OracleRule] = [
-        OracleRule(id: "hr.tachycardia", profiles: adultish, severity: .medium, signals: [.heartRate], comparison: .greater, value: 100,
-                   persistence: 600_000, rearm: 5, source: "clinical.md §4.2: HR > 100 bpm, sustained 10 min"),
-        OracleRule(id: "hr.bradycardia", profiles: adultish, severity: .medium, signals: [.heartRate], comparison: .less, value: 50,
-                   persistence: 600_000, rearm: 5, source: "clinical.md §4.2: HR < 50 bpm, sustained 10 min"),
-        OracleRule(id: "bp.hypertensive-crisis", profiles: adultish, severity: .high, signals: [.systolic, .diastolic], comparison: .greater, value: 0,
-                   persistence: 0, rearm: 5, source: "clinical.md §4.4: systolic > 180 and/or diastolic > 120 mmHg"),
-        OracleRule(id: "temp.fever", profiles: all, severity: .medium, signals: [.temperature], comparison: .greaterOrEqual, value: 38.0,
-                   persistence: 0, rearm: 0.3, source: "clinical.md §4.5: >= 38.0 °C"),
-        OracleRule(id: "spo2.low", profiles: [.adult, .diabeticCGM], severity: .high, signals: [.spo2], comparison: .less, value: 90,
-                   persistence: 60_000, rearm: 2, source: "clinical.md §4.3: SpO2 < 90 % for 1 min"),
-        OracleRule(id: "spo2.below-copd-target", profiles: [.copd], severity: .high, signals: [.spo2], comparison: .less, value: 88,
-                   persistence: 60_000, rearm: 2, source: "clinical.md §4.3: below the 88–92 % COPD target for 1 min"),
-        OracleRule(id: "glucose.level1-low", profiles: [.diabeticCGM], severity: .medium, signals: [.cgm], comparison: .less, value: 70,
-                   persistence: 900_000, rearm: 0, source: "clinical.md §4.1: CGM < 70 mg/dL for >= 15 min"),
-        OracleRule(id: "glucose.level2-low", profiles: [.diabeticCGM], severity: .high, signals: [.cgm], comparison: .less, value: 54,
-                   persistence: 900_000, rearm: 0, source: "clinical.md §4.1: CGM < 54 mg/dL for >= 15 min"),
-        OracleRule(id: "glucose.urgent-low", profiles: [.diabeticCGM], severity: .high, signals: [.cgm], comparison: .lessOrEqual, value: 55,
-                   persistence: 0, rearm: 5, source: "clinical.md §2.5: at or below 55 mg/dL"),
-        OracleRule(id: "glucose.level2-high", profiles: [.diabeticCGM], severity: .medium, signals: [.cgm], comparison: .greater, value: 250,
-                   persistence: 900_000, rearm: 10, source: "clinical.md §4.1: > 250 mg/dL for 15 min"),
-        OracleRule(id: "glucose.meter-level2-low", profiles: adultish, severity: .high, signals: [.glucose], comparison: .less, value: 54,
-                   persistence: 0, rearm: 0, source: "clinical.md §4.1: fingerstick < 54 mg/dL"),
-        OracleRule(id: "infant.spo2-low", profiles: [.chdInfant], severity: .high, signals: [.spo2], comparison: .less, value: 75,
-                   persistence: 0, rearm: 0, source: "clinical.md §5: interstage SpO2 < 75 %"),
-        OracleRule(id: "infant.spo2-high", profiles: [.chdInfant], severity: .medium, signals: [.spo2], comparison: .greater, value: 90,
-                   persistence: 0, rearm: 0, source: "clinical.md §5: interstage SpO2 > 90 %"),
-        OracleRule(id: "device.low-battery", profiles: all, severity: .low, signals: [.battery], comparison: .less, value: 15,
-                   persistence: 0, rearm: 5, source: "clinical.md §7: battery below 15 %"),
+    package static let rules: [OracleRule] = [
+        OracleRule(
+            id: "hr.tachycardia",
+            profiles: adultish,
+            severity: .medium,
+            signals: [.heartRate],
+            comparison: .greater,
+            value: 100,
+            persistence: 600_000,
+            rearm: 5,
+            source: "clinical.md §4.2: HR > 100 bpm, sustained 10 min"
+        ),
+        OracleRule(
+            id: "hr.bradycardia",
+            profiles: adultish,
+            severity: .medium,
+            signals: [.heartRate],
+            comparison: .less,
+            value: 50,
+            persistence: 600_000,
+            rearm: 5,
+            source: "clinical.md §4.2: HR < 50 bpm, sustained 10 min"
+        ),
+        OracleRule(
+            id: "bp.hypertensive-crisis",
+            profiles: adultish,
+            severity: .high,
+            signals: [.systolic, .diastolic],
+            comparison: .greater,
+            value: 0,
+            persistence: 0,
+            rearm: 5,
+            source: "clinical.md §4.4: systolic > 180 and/or diastolic > 120 mmHg"
+        ),
+        OracleRule(
+            id: "temp.fever",
+            profiles: all,
+            severity: .medium,
+            signals: [.temperature],
+            comparison: .greaterOrEqual,
+            value: 38.0,
+            persistence: 0,
+            rearm: 0.3,
+            source: "clinical.md §4.5: >= 38.0 °C"
+        ),
+        OracleRule(
+            id: "spo2.low",
+            profiles: [.adult, .diabeticCGM],
+            severity: .high,
+            signals: [.spo2],
+            comparison: .less,
+            value: 90,
+            persistence: 60_000,
+            rearm: 2,
+            source: "clinical.md §4.3: SpO2 < 90 % for 1 min"
+        ),
+        OracleRule(
+            id: "spo2.below-copd-target",
+            profiles: [.copd],
+            severity: .high,
+            signals: [.spo2],
+            comparison: .less,
+            value: 88,
+            persistence: 60_000,
+            rearm: 2,
+            source: "clinical.md §4.3: below the 88–92 % COPD target for 1 min"
+        ),
+        OracleRule(
+            id: "glucose.level1-low",
+            profiles: [.diabeticCGM],
+            severity: .medium,
+            signals: [.cgm],
+            comparison: .less,
+            value: 70,
+            persistence: 900_000,
+            rearm: 0,
+            source: "clinical.md §4.1: CGM < 70 mg/dL for >= 15 min"
+        ),
+        OracleRule(
+            id: "glucose.level2-low",
+            profiles: [.diabeticCGM],
+            severity: .high,
+            signals: [.cgm],
+            comparison: .less,
+            value: 54,
+            persistence: 900_000,
+            rearm: 0,
+            source: "clinical.md §4.1: CGM < 54 mg/dL for >= 15 min"
+        ),
+        OracleRule(
+            id: "glucose.urgent-low",
+            profiles: [.diabeticCGM],
+            severity: .high,
+            signals: [.cgm],
+            comparison: .lessOrEqual,
+            value: 55,
+            persistence: 0,
+            rearm: 5,
+            source: "clinical.md §2.5: at or below 55 mg/dL"
+        ),
+        OracleRule(
+            id: "glucose.level2-high",
+            profiles: [.diabeticCGM],
+            severity: .medium,
+            signals: [.cgm],
+            comparison: .greater,
+            value: 250,
+            persistence: 900_000,
+            rearm: 10,
+            source: "clinical.md §4.1: > 250 mg/dL for 15 min"
+        ),
+        OracleRule(
+            id: "glucose.meter-level2-low",
+            profiles: adultish,
+            severity: .high,
+            signals: [.glucose],
+            comparison: .less,
+            value: 54,
+            persistence: 0,
+            rearm: 0,
+            source: "clinical.md §4.1: fingerstick < 54 mg/dL"
+        ),
+        OracleRule(
+            id: "infant.spo2-low",
+            profiles: [.chdInfant],
+            severity: .high,
+            signals: [.spo2],
+            comparison: .less,
+            value: 75,
+            persistence: 0,
+            rearm: 0,
+            source: "clinical.md §5: interstage SpO2 < 75 %"
+        ),
+        OracleRule(
+            id: "infant.spo2-high",
+            profiles: [.chdInfant],
+            severity: .medium,
+            signals: [.spo2],
+            comparison: .greater,
+            value: 90,
+            persistence: 0,
+            rearm: 0,
+            source: "clinical.md §5: interstage SpO2 > 90 %"
+        ),
+        OracleRule(
+            id: "device.low-battery",
+            profiles: all,
+            severity: .low,
+            signals: [.battery],
+            comparison: .less,
+            value: 15,
+            persistence: 0,
+            rearm: 5,
+            source: "clinical.md §7: battery below 15 %"
+        ),
     ]
 
     /// Every rule id the oracle derives.
-    public static var derivedRuleIDs: [String] { rules.map(\.id) + windowedRules.map(\.id) }
+    package static var derivedRuleIDs: [String] { rules.map(\.id) + windowedRules.map(\.id) }
 
     /// The crisis limits (systolic, diastolic) of `bp.hypertensive-crisis`.
     static let crisis = (systolic: 180.0, diastolic: 120.0)
 
     /// A delivered reading: device time and the moment it leaves the device (Unix ms), its values by
     /// signal (empty for readings no rule reads) and its RR intervals in ms.
-    public struct Sample: Sendable {
-        public var time: Int64
-        public var emit: Int64
-        public var values: [Signal: Double]
-        public var rr: [Double]
-        public var id: String
-        public var device: String
+    package struct Sample: Sendable {
+        package var time: Int64
+        package var emit: Int64
+        package var values: [Signal: Double]
+        package var rr: [Double]
+        package var id: String
+        package var device: String
         /// - Parameters: `time` device time and `emit` when it leaves the device (Unix ms); `values` by
         ///   signal name (`heart-rate`, `cgm`, `weight`, …); `rr` RR intervals in ms.
-        public init(time: Int64, emit: Int64? = nil, values: [Signal: Double], rr: [Double] = [], id: String, device: String) {
-            self.time = time; self.emit = emit ?? time; self.values = values; self.rr = rr; self.id = id; self.device = device
+        package init(time: Int64, emit: Int64? = nil, values: [Signal: Double], rr: [Double] = [], id: String, device: String) {
+            self.time = time
+            self.emit = emit ?? time
+            self.values = values
+            self.rr = rr
+            self.id = id
+            self.device = device
         }
     }
 
     /// The alerts the scenario's readings must raise, in device-time order per patient.
-    public static func expect(_ scenario: Scenario, seed: UInt64? = nil) -> [OracleAlert] {
+    package static func expect(_ scenario: Scenario, seed: UInt64? = nil) -> [OracleAlert] {
         var samples: [String: [Sample]] = [:]
         var seen: Set<String> = []
         var run = ScenarioRun(scenario: scenario, seed: seed)
@@ -112,13 +244,23 @@ public enum Oracle {
             guard r.delivery.corruption == nil, r.kind != .cuffPressure, seen.insert(r.id).inserted else { continue }
             var rr: [Double] = []
             if case let .heartRate(_, intervals, _, _) = r.measurement { rr = intervals.map { Double($0) * 1000 / 1024 } }
-            samples[r.patientID, default: []].append(Sample(time: start + r.deviceTime, emit: start + r.intendedEmitTime, values: signals(r.measurement) ?? [:],
-                                                            rr: rr, id: r.id, device: r.deviceID))
+            samples[r.patientID, default: []].append(
+                Sample(
+                    time: start + r.deviceTime,
+                    emit: start + r.intendedEmitTime,
+                    values: signals(r.measurement) ?? [:],
+                    rr: rr,
+                    id: r.id,
+                    device: r.deviceID
+                )
+            )
             end = max(end, start + r.intendedEmitTime)
         }
         var out: [OracleAlert] = []
         for p in scenario.patients {
-            let list = (samples[p.id] ?? []).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+            let list = (samples[p.id] ?? []).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+                \.element
+            )
             var mine: [OracleAlert] = []
             for rule in rules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list) }
             for rule in windowedRules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, end: end) }
@@ -129,16 +271,19 @@ public enum Oracle {
 
     /// One rule over one patient's samples: persistence on consecutive readings of its signals, one
     /// alert per episode (per device for battery), re-armed by the margin.
-    public static func judge(_ rule: OracleRule, _ patient: String, _ samples: [Sample]) -> [OracleAlert] {
+    package static func judge(_ rule: OracleRule, _ patient: String, _ samples: [Sample]) -> [OracleAlert] {
         var out: [OracleAlert] = []
-        var armed: [String: Bool] = [:], since: [String: Int64] = [:]
+        var armed: [String: Bool] = [:]
+        var since: [String: Int64] = [:]
         for s in samples {
             let key = rule.id == "device.low-battery" ? s.device : ""
             let relevant = rule.signals.compactMap { name in s.values[name].map { (name, $0) } }
             guard !relevant.isEmpty else { continue }
-            let holds: Bool, back: Bool
+            let holds: Bool
+            let back: Bool
             if rule.id == "bp.hypertensive-crisis" {
-                let sys = s.values[.systolic] ?? 0, dia = s.values[.diastolic] ?? 0
+                let sys = s.values[.systolic] ?? 0
+                let dia = s.values[.diastolic] ?? 0
                 holds = sys > crisis.systolic || dia > crisis.diastolic
                 back = sys <= crisis.systolic - rule.rearm && dia <= crisis.diastolic - rule.rearm
             } else {
@@ -150,7 +295,9 @@ public enum Oracle {
                     let start = since[key] ?? s.time
                     since[key] = start
                     if s.time - start >= rule.persistence {
-                        out.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: s.time, evidence: s.id))
+                        out.append(
+                            OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: s.time, evidence: s.id)
+                        )
                         armed[key] = false
                         since[key] = nil
                     }

@@ -4,9 +4,9 @@ import VitalSimCore
 /// as the oracle reads it from `reference/clinical.md` and the rule contract of docs/alert-rules.md,
 /// independently of the reference SUT's engine. Every kind raises once per episode and re-arms when
 /// its condition, evaluated on a later reading of its signal, no longer holds.
-public struct OracleWindowedRule: Sendable {
+package struct OracleWindowedRule: Sendable {
     /// What the rule computes.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// Least-squares slope (units per minute) over the readings of `[t − window, t]` (at least three).
         case rate(signal: Signal, window: Int64, comparison: Comparison, value: Double)
         /// The current value does not meet the comparison but the fitted line over the last `lookback`,
@@ -24,11 +24,11 @@ public struct OracleWindowedRule: Sendable {
         case news2(score: Int, scale2: Bool)
     }
 
-    public var id: String
-    public var profiles: Set<Profile>
-    public var severity: Severity
-    public var kind: Kind
-    public var source: String
+    package var id: String
+    package var profiles: Set<Profile>
+    package var severity: Severity
+    package var kind: Kind
+    package var source: String
 
     /// `value <op> limit` for the comparison operators of the rule contract.
     static func holds(_ v: Double, _ comparison: Comparison, _ limit: Double) -> Bool {
@@ -48,40 +48,89 @@ extension Oracle {
     static let hour: Int64 = 3_600_000, minute: Int64 = 60_000
 
     /// The windowed rules the oracle derives (ids shared with docs/alert-rules.md).
-    public static let windowedRules: [OracleWindowedRule] = [
-        OracleWindowedRule(id: "hr.af-suspected", profiles: adultish, severity: .medium, kind: .irregularRhythm(beats: 64, pnn50: 40, normalizedRMSSD: 0.1),
-                           source: "clinical.md §1.4: pNN50 (Akande/Charlton 2023) and RMSSD/meanNN > 0.1 (Dash 2009) over 64 beats"),
-        OracleWindowedRule(id: "news2.urgent", profiles: [.adult, .diabeticCGM], severity: .medium, kind: .news2(score: 5, scale2: false),
-                           source: "clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold"),
-        OracleWindowedRule(id: "news2.emergency", profiles: [.adult, .diabeticCGM], severity: .high, kind: .news2(score: 7, scale2: false),
-                           source: "clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold"),
-        OracleWindowedRule(id: "news2.urgent-copd", profiles: [.copd], severity: .medium, kind: .news2(score: 5, scale2: true),
-                           source: "clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2"),
-        OracleWindowedRule(id: "glucose.urgent-low-soon", profiles: [.diabeticCGM], severity: .high,
-                           kind: .forecast(signal: .cgm, lookback: 15 * minute, horizon: 20 * minute, comparison: .lessOrEqual, value: 55),
-                           source: "clinical.md §2.5: Urgent Low Soon, 55 mg/dL predicted within 20 min"),
-        OracleWindowedRule(id: "glucose.fall-rate", profiles: [.diabeticCGM], severity: .medium,
-                           kind: .rate(signal: .cgm, window: 15 * minute, comparison: .lessOrEqual, value: -2),
-                           source: "clinical.md §2.5: fall rate alert at 2 mg/dL/min"),
-        OracleWindowedRule(id: "glucose.rise-rate", profiles: [.diabeticCGM], severity: .low,
-                           kind: .rate(signal: .cgm, window: 15 * minute, comparison: .greaterOrEqual, value: 2),
-                           source: "clinical.md §2.5: rise rate alert at 2 mg/dL/min"),
-        OracleWindowedRule(id: "infant.weight-loss-24h", profiles: [.chdInfant], severity: .high,
-                           kind: .change(signal: .weight, window: 24 * hour, tolerance: 6 * hour, comparison: .less, value: -0.030),
-                           source: "clinical.md §5: weight loss > 30 g in 24 h"),
-        OracleWindowedRule(id: "infant.poor-gain-3d", profiles: [.chdInfant], severity: .medium,
-                           kind: .change(signal: .weight, window: 72 * hour, tolerance: 12 * hour, comparison: .less, value: 0.020),
-                           source: "clinical.md §5: gain < 20 g over 3 days"),
-        OracleWindowedRule(id: "infant.low-intake", profiles: [.chdInfant], severity: .medium,
-                           kind: .dailyTotalPerKg(signal: .feeding, window: 24 * hour, comparison: .less, value: 100),
-                           source: "clinical.md §5: intake < 100 mL/kg/day"),
-        OracleWindowedRule(id: "device.data-gap", profiles: all, severity: .low, kind: .dataGap(window: 30 * minute),
-                           source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"),
+    package static let windowedRules: [OracleWindowedRule] = [
+        OracleWindowedRule(
+            id: "hr.af-suspected",
+            profiles: adultish,
+            severity: .medium,
+            kind: .irregularRhythm(beats: 64, pnn50: 40, normalizedRMSSD: 0.1),
+            source: "clinical.md §1.4: pNN50 (Akande/Charlton 2023) and RMSSD/meanNN > 0.1 (Dash 2009) over 64 beats"
+        ),
+        OracleWindowedRule(
+            id: "news2.urgent",
+            profiles: [.adult, .diabeticCGM],
+            severity: .medium,
+            kind: .news2(score: 5, scale2: false),
+            source: "clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold"
+        ),
+        OracleWindowedRule(
+            id: "news2.emergency",
+            profiles: [.adult, .diabeticCGM],
+            severity: .high,
+            kind: .news2(score: 7, scale2: false),
+            source: "clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold"
+        ),
+        OracleWindowedRule(
+            id: "news2.urgent-copd",
+            profiles: [.copd],
+            severity: .medium,
+            kind: .news2(score: 5, scale2: true),
+            source: "clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2"
+        ),
+        OracleWindowedRule(
+            id: "glucose.urgent-low-soon",
+            profiles: [.diabeticCGM],
+            severity: .high,
+            kind: .forecast(signal: .cgm, lookback: 15 * minute, horizon: 20 * minute, comparison: .lessOrEqual, value: 55),
+            source: "clinical.md §2.5: Urgent Low Soon, 55 mg/dL predicted within 20 min"
+        ),
+        OracleWindowedRule(
+            id: "glucose.fall-rate",
+            profiles: [.diabeticCGM],
+            severity: .medium,
+            kind: .rate(signal: .cgm, window: 15 * minute, comparison: .lessOrEqual, value: -2),
+            source: "clinical.md §2.5: fall rate alert at 2 mg/dL/min"
+        ),
+        OracleWindowedRule(
+            id: "glucose.rise-rate",
+            profiles: [.diabeticCGM],
+            severity: .low,
+            kind: .rate(signal: .cgm, window: 15 * minute, comparison: .greaterOrEqual, value: 2),
+            source: "clinical.md §2.5: rise rate alert at 2 mg/dL/min"
+        ),
+        OracleWindowedRule(
+            id: "infant.weight-loss-24h",
+            profiles: [.chdInfant],
+            severity: .high,
+            kind: .change(signal: .weight, window: 24 * hour, tolerance: 6 * hour, comparison: .less, value: -0.030),
+            source: "clinical.md §5: weight loss > 30 g in 24 h"
+        ),
+        OracleWindowedRule(
+            id: "infant.poor-gain-3d",
+            profiles: [.chdInfant],
+            severity: .medium,
+            kind: .change(signal: .weight, window: 72 * hour, tolerance: 12 * hour, comparison: .less, value: 0.020),
+            source: "clinical.md §5: gain < 20 g over 3 days"
+        ),
+        OracleWindowedRule(
+            id: "infant.low-intake",
+            profiles: [.chdInfant],
+            severity: .medium,
+            kind: .dailyTotalPerKg(signal: .feeding, window: 24 * hour, comparison: .less, value: 100),
+            source: "clinical.md §5: intake < 100 mL/kg/day"
+        ),
+        OracleWindowedRule(
+            id: "device.data-gap",
+            profiles: all,
+            severity: .low,
+            kind: .dataGap(window: 30 * minute),
+            source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"
+        ),
     ]
 
     /// One windowed rule over one patient's samples (device-time order). `end` is the latest emit time
     /// of the whole scenario: a device still silent then has a gap only if it is longer than the window.
-    public static func judge(_ rule: OracleWindowedRule, _ patient: String, _ samples: [Sample], end: Int64) -> [OracleAlert] {
+    package static func judge(_ rule: OracleWindowedRule, _ patient: String, _ samples: [Sample], end: Int64) -> [OracleAlert] {
         var latch = Latch(rule: rule, patient: patient)
         switch rule.kind {
         case let .rate(signal, window, comparison, value):
@@ -110,7 +159,11 @@ extension Oracle {
                 let earlier = history.filter { abs($0.time - target) <= tolerance }.min { abs($0.time - target) < abs($1.time - target) }
                 history.append((s.time, v))
                 guard let earlier else { continue }
-                latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(v - earlier.value), comparison, value), at: s.time, evidence: s.id)
+                latch.update(
+                    OracleWindowedRule.holds(OracleWindowedRule.micro(v - earlier.value), comparison, value),
+                    at: s.time,
+                    evidence: s.id
+                )
             }
         case let .dailyTotalPerKg(signal, window, comparison, value):
             var intake: [(time: Int64, value: Double)] = []
@@ -121,7 +174,11 @@ extension Oracle {
                 intake.append((s.time, v))
                 guard let weight, let first = intake.first, first.time <= s.time - window + hour else { continue }
                 let total = intake.filter { $0.time > s.time - window }.reduce(0) { $0 + $1.value }
-                latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(total / weight), comparison, value), at: s.time, evidence: s.id)
+                latch.update(
+                    OracleWindowedRule.holds(OracleWindowedRule.micro(total / weight), comparison, value),
+                    at: s.time,
+                    evidence: s.id
+                )
             }
         case let .irregularRhythm(beats, pnn50, normalized):
             var rr: [Double] = []
@@ -143,8 +200,17 @@ extension Oracle {
             for s in samples {
                 for (name, v) in s.values where NEWS2Chart.parameters.contains(name) { latest[name] = (s.time, v) }
                 let fresh = NEWS2Chart.parameters.compactMap { p in latest[p].flatMap { s.time - $0.time <= hour ? $0.value : nil } }
-                guard fresh.count == NEWS2Chart.parameters.count, s.values.keys.contains(where: NEWS2Chart.parameters.contains) else { continue }
-                let total = NEWS2Chart.total(respiration: fresh[0], spo2: fresh[1], systolic: fresh[2], pulse: fresh[3], temperature: fresh[4], scale2: scale2)
+                guard fresh.count == NEWS2Chart.parameters.count, s.values.keys.contains(where: NEWS2Chart.parameters.contains) else {
+                    continue
+                }
+                let total = NEWS2Chart.total(
+                    respiration: fresh[0],
+                    spo2: fresh[1],
+                    systolic: fresh[2],
+                    pulse: fresh[3],
+                    temperature: fresh[4],
+                    scale2: scale2
+                )
                 latch.update(total >= score, at: s.time, evidence: s.id)
             }
         }
@@ -152,15 +218,21 @@ extension Oracle {
     }
 
     /// Least-squares line over the samples of `[until − window, until]`: slope per minute and its value at `until`.
-    static func fit(_ history: [(time: Int64, value: Double, id: String)], until: Int64, window: Int64) -> (slope: Double, valueAtEnd: Double)? {
+    static func fit(
+        _ history: [(time: Int64, value: Double, id: String)],
+        until: Int64,
+        window: Int64
+    ) -> (slope: Double, valueAtEnd: Double)? {
         var pts: [(x: Double, y: Double)] = []
         for h in history.reversed() {
             guard h.time >= until - window else { break }
             if h.time <= until { pts.append((Double(h.time - until) / Double(minute), h.value)) }
         }
         guard pts.count >= 3 else { return nil }
-        let mx = pts.reduce(0) { $0 + $1.x } / Double(pts.count), my = pts.reduce(0) { $0 + $1.y } / Double(pts.count)
-        let sxx = pts.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }, sxy = pts.reduce(0) { $0 + ($1.x - mx) * ($1.y - my) }
+        let mx = pts.reduce(0) { $0 + $1.x } / Double(pts.count)
+        let my = pts.reduce(0) { $0 + $1.y } / Double(pts.count)
+        let sxx = pts.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }
+        let sxy = pts.reduce(0) { $0 + ($1.x - mx) * ($1.y - my) }
         guard sxx > 0 else { return nil }
         return (sxy / sxx, my - sxy / sxx * mx)
     }
@@ -184,7 +256,9 @@ extension Oracle {
                 guard i >= 2, !intervals.isEmpty, next > max(s.emit, latest + window) else { continue }
                 let sorted = intervals.sorted()
                 guard sorted[sorted.count / 2] * 3 <= window else { continue }
-                out.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: latest + window, evidence: s.id))
+                out.append(
+                    OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: latest + window, evidence: s.id)
+                )
             }
         }
         return out
@@ -198,7 +272,10 @@ extension Oracle {
         var raised: [OracleAlert] = []
 
         mutating func update(_ holds: Bool, at time: Int64, evidence: String) {
-            guard holds else { active = false; return }
+            guard holds else {
+                active = false
+                return
+            }
             guard !active else { return }
             active = true
             raised.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence))

@@ -1,12 +1,12 @@
 import VitalSimCore
 
 /// The field a SUT must name when it rejects a deliberately corrupted payload.
-public struct ExpectedRejection: Sendable, Equatable {
-    public var status: Int
-    public var field: String
+package struct ExpectedRejection: Sendable, Equatable {
+    package var status: Int
+    package var field: String
 
     /// The rejection with `status` naming `field` (empty when no field can be named, e.g. a truncated body).
-    public init(status: Int, field: String) {
+    package init(status: Int, field: String) {
         self.status = status
         self.field = field
     }
@@ -16,12 +16,14 @@ public struct ExpectedRejection: Sendable, Equatable {
 /// non-GATT devices): `{readingId, patientId, deviceId, kind, value | systolic+diastolic, unit,
 /// timestamp, sequence}`, heart rate with its RR intervals in ms. `readings.jsonl` and live traffic
 /// both use this one encoder.
-public enum ObservationJSON {
+package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
     /// progress indications rather than readings).
-    public static func encode(_ r: Reading, start: Int64) -> JSONValue? {
+    package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
         let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
-        var f: [(String, JSONValue)] = [("readingId", .string(r.id)), ("patientId", .string(r.patientID)), ("deviceId", .string(r.deviceID))]
+        var f: [(String, JSONValue)] = [
+            ("readingId", .string(r.id)), ("patientId", .string(r.patientID)), ("deviceId", .string(r.deviceID)),
+        ]
         switch r.measurement {
         case .cuffPressure, .dailySummary:
             return nil
@@ -38,7 +40,7 @@ public enum ObservationJSON {
     }
 
     /// The JSON counterpart of a GATT corruption, and the field a SUT must reject.
-    public static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
+    package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case var .object(fields) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
         switch c {
         case .truncation:

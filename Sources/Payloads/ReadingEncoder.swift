@@ -2,27 +2,29 @@ import GATT
 import VitalSimCore
 
 /// A payload as it leaves a device: GATT bytes on a characteristic, or JSON for HTTPS/MQTT devices.
-public struct EncodedPayload: Sendable {
+package struct EncodedPayload: Sendable {
     /// Characteristic UUID for GATT payloads.
-    public var characteristic: UInt16?
+    package var characteristic: UInt16?
     /// Indication (confirmed) rather than notification.
-    public var indicate: Bool
-    public var bytes: [UInt8]
+    package var indicate: Bool
+    package var bytes: [UInt8]
     /// JSON body for non-GATT devices (VitalEdge payloads, feeding entries).
-    public var json: JSONValue?
+    package var json: JSONValue?
 }
 
 /// Turns readings into the bytes their devices send: Bluetooth SIG GATT layouts for BLE devices,
 /// the VitalEdge payloads of seeds 001/002 for the phone bridge, and observation JSON otherwise.
-public struct ReadingEncoder {
+package struct ReadingEncoder {
     let startUnixMilliseconds: Int64
 
-    public init(startUnixMilliseconds: Int64) { self.startUnixMilliseconds = startUnixMilliseconds }
+    package init(startUnixMilliseconds: Int64) { self.startUnixMilliseconds = startUnixMilliseconds }
 
     /// The payloads of one reading, in send order (a glucose record is followed by its context).
-    public func encode(_ r: Reading) -> [EncodedPayload] {
+    package func encode(_ r: Reading) -> [EncodedPayload] {
         var out = r.deviceType.isBluetooth ? gatt(r) : [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
-        if let c = r.delivery.corruption, !out.isEmpty, out[0].characteristic != nil { out[0].bytes = corrupt(out[0].bytes, c, uuid: out[0].characteristic!) }
+        if let c = r.delivery.corruption, !out.isEmpty, out[0].characteristic != nil {
+            out[0].bytes = corrupt(out[0].bytes, c, uuid: out[0].characteristic!)
+        }
         return out
     }
 
@@ -34,28 +36,64 @@ public struct ReadingEncoder {
         }
         switch r.measurement {
         case let .heartRate(bpm, rr, ee, contact):
-            return [p(HeartRateMeasurement.uuid, false, HeartRateMeasurement(heartRate: UInt16(clamping: bpm), contact: contact, energyExpended: ee, rrIntervals: rr))]
+            return [
+                p(
+                    HeartRateMeasurement.uuid,
+                    false,
+                    HeartRateMeasurement(heartRate: UInt16(clamping: bpm), contact: contact, energyExpended: ee, rrIntervals: rr)
+                )
+            ]
         case let .bloodPressure(s, d, m, pulse, status):
-            let rec = BloodPressureRecord(systolic: sf(s), diastolic: sf(d), meanArterial: sf(m), timestamp: dateTime(r),
-                                          pulseRate: sf(pulse), userID: 1, status: status == 0 ? nil : status)
+            let rec = BloodPressureRecord(
+                systolic: sf(s),
+                diastolic: sf(d),
+                meanArterial: sf(m),
+                timestamp: dateTime(r),
+                pulseRate: sf(pulse),
+                userID: 1,
+                status: status == 0 ? nil : status
+            )
             return [p(BloodPressureMeasurement.uuid, true, BloodPressureMeasurement(rec))]
         case let .cuffPressure(mmHg):
             return [p(IntermediateCuffPressure.uuid, false, IntermediateCuffPressure(cuffPressure: min(mmHg, 2045))!)]
         case let .glucose(mg, meal, status):
             let seq = UInt16(truncatingIfNeeded: r.seq)
-            let g = GlucoseMeasurement(sequenceNumber: seq, baseTime: dateTime(r), timeOffset: 0,
-                                       concentration: SFloat(mantissa: min(mg, 2045), exponent: -5), type: 2, sampleLocation: 1,
-                                       status: status == 0 ? nil : status, contextFollows: true)
-            return [p(GlucoseMeasurement.uuid, false, g), p(GlucoseMeasurementContext.uuid, false, GlucoseMeasurementContext(sequenceNumber: seq, meal: meal))]
+            let g = GlucoseMeasurement(
+                sequenceNumber: seq,
+                baseTime: dateTime(r),
+                timeOffset: 0,
+                concentration: SFloat(mantissa: min(mg, 2045), exponent: -5),
+                type: 2,
+                sampleLocation: 1,
+                status: status == 0 ? nil : status,
+                contextFollows: true
+            )
+            return [
+                p(GlucoseMeasurement.uuid, false, g),
+                p(GlucoseMeasurementContext.uuid, false, GlucoseMeasurementContext(sequenceNumber: seq, meal: meal)),
+            ]
         case let .cgm(mg, trend, quality, offset, ann):
-            let status = UInt8(ann & 0xFF), cal = UInt8((ann >> 8) & 0xFF), warn = UInt8((ann >> 16) & 0xFF)
-            let rec = CGMRecord(glucose: sf(mg), timeOffset: offset, status: status == 0 ? nil : status, calTemp: cal == 0 ? nil : cal,
-                                warning: warn == 0 ? nil : warn, trend: SFloat(trend, exponent: -1) ?? SFloat(.nres),
-                                quality: sf(quality), hasCRC: true)
+            let status = UInt8(ann & 0xFF)
+            let cal = UInt8((ann >> 8) & 0xFF)
+            let warn = UInt8((ann >> 16) & 0xFF)
+            let rec = CGMRecord(
+                glucose: sf(mg),
+                timeOffset: offset,
+                status: status == 0 ? nil : status,
+                calTemp: cal == 0 ? nil : cal,
+                warning: warn == 0 ? nil : warn,
+                trend: SFloat(trend, exponent: -1) ?? SFloat(.nres),
+                quality: sf(quality),
+                hasCRC: true
+            )
             return [p(CGMMeasurement.uuid, false, CGMMeasurement(records: [rec]))]
         case let .spo2(pct, pulse, continuous):
-            if continuous { return [p(PLXContinuousMeasurement.uuid, false, PLXContinuousMeasurement(spo2: sf(pct), pulseRate: sf(pulse)))] }
-            return [p(PLXSpotCheckMeasurement.uuid, true, PLXSpotCheckMeasurement(spo2: sf(pct), pulseRate: sf(pulse), timestamp: dateTime(r)))]
+            if continuous {
+                return [p(PLXContinuousMeasurement.uuid, false, PLXContinuousMeasurement(spo2: sf(pct), pulseRate: sf(pulse)))]
+            }
+            return [
+                p(PLXSpotCheckMeasurement.uuid, true, PLXSpotCheckMeasurement(spo2: sf(pct), pulseRate: sf(pulse), timestamp: dateTime(r)))
+            ]
         case let .temperature(c, type):
             let rec = TemperatureRecord(value: MedFloat(c, exponent: -1) ?? MedFloat(.nan), timestamp: dateTime(r), type: type)
             return [p(TemperatureMeasurement.uuid, true, TemperatureMeasurement(rec))]
@@ -74,7 +112,7 @@ public struct ReadingEncoder {
 
     /// The JSON a non-GATT device sends: VitalEdge JSON for the phone bridge's heart rate and daily
     /// summaries (``VitalEdgeJSON``), the observation JSON (``ObservationJSON``) otherwise.
-    public func json(_ r: Reading) -> JSONValue {
+    package func json(_ r: Reading) -> JSONValue {
         VitalEdgeJSON.encode(r, start: startUnixMilliseconds) ?? ObservationJSON.encode(r, start: startUnixMilliseconds) ?? .null
     }
 
@@ -89,7 +127,12 @@ public struct ReadingEncoder {
             if uuid == BatteryLevel.uuid { return [0xFF] }
             if uuid == CGMMeasurement.uuid, b.count > 1 { b[1] |= 0x04 } else { b[0] |= 0x80 }
         case .badCRC:
-            if uuid == CGMMeasurement.uuid, b.count >= 2 { b[b.count - 1] ^= 0xFF; b[b.count - 2] ^= 0xFF } else { b[0] |= 0x80 }
+            if uuid == CGMMeasurement.uuid, b.count >= 2 {
+                b[b.count - 1] ^= 0xFF
+                b[b.count - 2] ^= 0xFF
+            } else {
+                b[0] |= 0x80
+            }
         }
         return b
     }

@@ -3,10 +3,10 @@ import VitalSimCore
 /// The VitalEdge phone-bridge payloads of the source documents: `POST /api/iot-heart-rate`
 /// `{userId, timestamp, heartRate}` (seed 001 §9.1) and `POST /api/healthkit`
 /// `{userId, timestamp, stepCount, caloriesBurned}` (seed 002 §6.1), time stamps without fractions.
-public enum VitalEdgeJSON {
+package enum VitalEdgeJSON {
     /// The VitalEdge payload of a reading: a phone bridge's heart rate or a daily summary; nil for
     /// any other reading.
-    public static func encode(_ r: Reading, start: Int64) -> JSONValue? {
+    package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
         let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601()
         switch r.measurement {
         case let .heartRate(bpm, _, _, _) where r.deviceType == .phoneBridge:

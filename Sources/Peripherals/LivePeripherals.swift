@@ -1,32 +1,32 @@
 import BLE
 import Foundation
 import GATT
-import VitalSimCore
 import Payloads
 import TrafficPlanning
+import VitalSimCore
 
 /// `vitalsim peripheral`: runs a scenario's BLE devices as live peripherals over HCI, one
 /// controller per device, and streams their readings as notifications and indications at the
 /// scenario's times (scaled by `speed`), with no SUT attached.
-public final class LivePeripherals {
-    public struct Summary: Sendable {
-        public var sent = 0
+package final class LivePeripherals {
+    package struct Summary: Sendable {
+        package var sent = 0
         /// Readings never sent: no central subscribed to their characteristic before the run ended
         /// (a reading is held until one does).
-        public var notSubscribed = 0
-        public var disconnects = 0
-        public var reconnects = 0
+        package var notSubscribed = 0
+        package var disconnects = 0
+        package var reconnects = 0
         /// Backfilled glucose/CGM records left for the central to fetch with RACP.
-        public var storedForRACP = 0
+        package var storedForRACP = 0
     }
 
     /// How long to wait for a central to come back after a disconnect fault.
-    public var reconnectTimeout: TimeInterval = 30
+    package var reconnectTimeout: TimeInterval = 30
 
     package let scenario: Scenario
     let seed: UInt64?
     let speed: Double?
-    public private(set) var peripherals: [HCIPeripheral] = []
+    package private(set) var peripherals: [HCIPeripheral] = []
     var deviceIndex: [String: Int] = [:]
     /// Glucose records kept for RACP, per peripheral.
     let records = RecordStore()
@@ -35,26 +35,35 @@ public final class LivePeripherals {
     ///   - hci: one `--hci` value per BLE device of the scenario, in file order.
     ///   - speed: virtual seconds per wall second; nil runs as fast as the link allows.
     ///   - captureDirectory: where to write one btsnoop file per device.
-    public init(scenario: Scenario, seed: UInt64?, hci: [String], speed: Double?, captureDirectory: String?) throws {
+    package init(scenario: Scenario, seed: UInt64?, hci: [String], speed: Double?, captureDirectory: String?) throws {
         self.scenario = scenario
         self.seed = seed
         self.speed = speed
         let devices = scenario.bleDevices
         guard devices.count == hci.count else {
-            throw HCIError.badSpec("\(hci.count) --hci value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device")
+            throw HCIError.badSpec(
+                "\(hci.count) --hci value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device"
+            )
         }
         for (i, ((patientID, spec), transportSpec)) in zip(devices, hci).enumerated() {
             let transport = try HCITransports.open(transportSpec)
             let capture = try captureDirectory.map { try BTSnoopWriter(path: "\($0)/\(patientID)-\(spec.id).live.btsnoop") }
             let address = StaticRandomAddress.derive(seed: scenario.seed, label: "\(patientID)/\(spec.id)")
-            let p = HCIPeripheral(transport: transport, database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"),
-                                  name: spec.id, address: address, capture: capture)
+            let p = HCIPeripheral(
+                transport: transport,
+                database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"),
+                name: spec.id,
+                address: address,
+                capture: capture
+            )
             let store = records
             p.onRACP = { [weak p] value in
                 guard let p else { return }
                 store.serve(value, peripheral: p, device: i)
             }
-            if spec.type == .cgm, let start = try? CGMSessionStartTime(start: DateTime(unixMilliseconds: scenario.startUnixMilliseconds)).encode() {
+            if spec.type == .cgm,
+                let start = try? CGMSessionStartTime(start: DateTime(unixMilliseconds: scenario.startUnixMilliseconds)).encode()
+            {
                 // The session starts with the scenario: records carry minutes since then.
                 p.server.setValue(CGMSessionStartTime.uuid, start)
             }
@@ -64,14 +73,14 @@ public final class LivePeripherals {
     }
 
     /// Starts every peripheral (controller set-up and advertising).
-    public func start() throws {
+    package func start() throws {
         for p in peripherals { try p.start() }
     }
 
     /// Waits until every peripheral has a subscribed central.
     /// - Parameter settle: how long a central that has subscribed to some characteristics may pause
     ///   before the subset counts as its choice.
-    public func waitForCentrals(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
+    package func waitForCentrals(timeout: TimeInterval, settle: TimeInterval = 1.5) -> Bool {
         peripherals.allSatisfy { $0.waitForSubscription(timeout: timeout, settle: settle) }
     }
 
@@ -81,7 +90,7 @@ public final class LivePeripherals {
     ///   - onSent: called when a reading has left its device (a notification handed to the controller,
     ///     an indication confirmed), with its intended emit time (virtual ms) and the moment; not for
     ///     records served later through RACP.
-    public func run(origin: ContinuousClock.Instant? = nil, onSent: ((Int64, ContinuousClock.Instant) -> Void)? = nil) -> Summary {
+    package func run(origin: ContinuousClock.Instant? = nil, onSent: ((Int64, ContinuousClock.Instant) -> Void)? = nil) -> Summary {
         var summary = Summary()
         var run = ScenarioRun(scenario: scenario, seed: seed)
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
@@ -93,7 +102,8 @@ public final class LivePeripherals {
             let due = started + .milliseconds(Int64(Double(t) / speed))
             if due > clock.now { Thread.sleep(forTimeInterval: (due - clock.now).seconds) }
         }
-        var down: Set<String> = [], up: Set<String> = []
+        var down: Set<String> = []
+        var up: Set<String> = []
         /// Devices advertising again after a disconnect fault, until a central subscribes.
         var awaiting: Set<Int> = []
         var held: [[Held]] = Array(repeating: [], count: peripherals.count)
@@ -103,7 +113,8 @@ public final class LivePeripherals {
             for f in scenario.faults(for: reading.deviceID) where f.kind == .disconnect {
                 let key = "\(f.deviceID)@\(f.start)"
                 if reading.intendedEmitTime >= f.start, !down.contains(key) {
-                    down.insert(key); pace(f.start)
+                    down.insert(key)
+                    pace(f.start)
                     try? peripherals[i].disconnect()
                     summary.disconnects += 1
                 }
@@ -112,7 +123,8 @@ public final class LivePeripherals {
                 // The device advertises again and goes on: what it measures until a central has subscribed
                 // again is held (below), and the other devices are not kept waiting.
                 if reading.intendedEmitTime >= f.end, !up.contains(key), !reading.delivery.backfill {
-                    up.insert(key); pace(f.end)
+                    up.insert(key)
+                    pace(f.end)
                     try? peripherals[i].reconnectable()
                     awaiting.insert(i)
                 }
@@ -126,7 +138,10 @@ public final class LivePeripherals {
             if reading.kind == .glucose || reading.kind == .cgm {
                 records.store(payloads.compactMap { $0.characteristic == nil ? nil : ($0.characteristic!, $0.bytes) }, device: i)
                 // Glucose meters and CGMs keep stored records for the central to fetch through RACP.
-                if reading.delivery.backfill { summary.storedForRACP += 1; continue }
+                if reading.delivery.backfill {
+                    summary.storedForRACP += 1
+                    continue
+                }
             }
             if reading.kind == .battery { peripherals[i].server.setValue(0x2A19, payloads.first?.bytes ?? []) }
             // A device keeps what it could not send yet (no central subscribed to that characteristic at
@@ -134,7 +149,9 @@ public final class LivePeripherals {
             // once one is; readings are counted when they leave.
             let sendable = payloads.filter { $0.characteristic != nil }
             for (k, p) in sendable.enumerated() {
-                held[i].append(Held(uuid: p.characteristic!, bytes: p.bytes, indicate: p.indicate, first: k == 0, emit: reading.intendedEmitTime))
+                held[i].append(
+                    Held(uuid: p.characteristic!, bytes: p.bytes, indicate: p.indicate, first: k == 0, emit: reading.intendedEmitTime)
+                )
             }
             // This device's payloads, and what other devices still hold (e.g. since a reconnection).
             for k in held.indices where k == i || !held[k].isEmpty { flush(k, &held, &summary) }
@@ -145,7 +162,10 @@ public final class LivePeripherals {
         }
         for i in held.indices where !held[i].isEmpty {
             let deadline = Date(timeIntervalSinceNow: 2)
-            while !held[i].isEmpty, Date() < deadline { usleep(100_000); flush(i, &held, &summary) }
+            while !held[i].isEmpty, Date() < deadline {
+                usleep(100_000)
+                flush(i, &held, &summary)
+            }
         }
         summary.notSubscribed += held.reduce(0) { $0 + $1.filter(\.first).count }
         // Links still down at the end (nothing but stored records came after the fault) come back now.
@@ -179,7 +199,10 @@ public final class LivePeripherals {
         for h in held[i] {
             // A link that fails mid-stream (credits or confirmation timing out) keeps this payload for later.
             if !blocked.contains(h.uuid), (try? peripherals[i].send(h.uuid, h.bytes, indicate: h.indicate)) == true {
-                if h.first { summary.sent += 1; onSent?(h.emit, .now) }
+                if h.first {
+                    summary.sent += 1
+                    onSent?(h.emit, .now)
+                }
             } else {
                 blocked.insert(h.uuid)
                 keep.append(h)
@@ -199,7 +222,7 @@ public final class LivePeripherals {
     }
 
     /// Stops the peripherals and flushes their captures.
-    public func stop() { for p in peripherals { p.stop() } }
+    package func stop() { for p in peripherals { p.stop() } }
 }
 
 /// Stored glucose records per device, served through the Record Access Control Point.
@@ -208,49 +231,82 @@ final class RecordStore: @unchecked Sendable {
     private var records: [Int: [[(UInt16, [UInt8])]]] = [:]
 
     func store(_ payloads: [(UInt16, [UInt8])], device: Int) {
-        lock.lock(); records[device, default: []].append(payloads); lock.unlock()
+        lock.lock()
+        records[device, default: []].append(payloads)
+        lock.unlock()
     }
 
     /// Answers a RACP request: report all / ≥ sequence number, number of records, abort.
     func serve(_ value: [UInt8], peripheral: HCIPeripheral, device: Int) {
-        lock.lock(); let stored = records[device] ?? []; lock.unlock()
+        lock.lock()
+        let stored = records[device] ?? []
+        lock.unlock()
         guard let request = try? RecordAccessControlPoint.decode(value) else {
             let op = RecordAccessControlPoint.OpCode(rawValue: value.first ?? 0) ?? .reportStoredRecords
-            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: op, .opCodeNotSupported).encode()) ?? [], indicate: true)
+            _ = try? peripheral.send(
+                0x2A52,
+                (try? RecordAccessControlPoint.response(to: op, .opCodeNotSupported).encode()) ?? [],
+                indicate: true
+            )
             return
         }
         // GLS filters on the record's sequence number, CGMS on its time offset.
         func sequence(_ r: [(UInt16, [UInt8])]) -> UInt16 {
             guard let (uuid, b) = r.first else { return 0 }
-            return uuid == 0x2AA7 ? (b.count > 5 ? UInt16(b[4]) | UInt16(b[5]) << 8 : 0) : (b.count > 2 ? UInt16(b[1]) | UInt16(b[2]) << 8 : 0)
+            return uuid == 0x2AA7
+                ? (b.count > 5 ? UInt16(b[4]) | UInt16(b[5]) << 8 : 0) : (b.count > 2 ? UInt16(b[1]) | UInt16(b[2]) << 8 : 0)
         }
         var selected = stored
         switch (request.opCode, request.op) {
         case (.reportStoredRecords, .allRecords), (.reportNumberOfStoredRecords, .allRecords): break
         case (.reportStoredRecords, .greaterOrEqual), (.reportNumberOfStoredRecords, .greaterOrEqual):
             guard let n = request.sequenceFilter else {
-                _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: request.opCode, .operandNotSupported).encode()) ?? [], indicate: true)
+                _ = try? peripheral.send(
+                    0x2A52,
+                    (try? RecordAccessControlPoint.response(to: request.opCode, .operandNotSupported).encode()) ?? [],
+                    indicate: true
+                )
                 return
             }
             selected = stored.filter { sequence($0) >= n }
         case (.reportStoredRecords, .lastRecord): selected = stored.suffix(1)
         case (.reportStoredRecords, .firstRecord): selected = Array(stored.prefix(1))
         case (.abortOperation, .null):
-            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: .abortOperation, .success).encode()) ?? [], indicate: true)
+            _ = try? peripheral.send(
+                0x2A52,
+                (try? RecordAccessControlPoint.response(to: .abortOperation, .success).encode()) ?? [],
+                indicate: true
+            )
             return
         default:
-            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: request.opCode, .operatorNotSupported).encode()) ?? [], indicate: true)
+            _ = try? peripheral.send(
+                0x2A52,
+                (try? RecordAccessControlPoint.response(to: request.opCode, .operatorNotSupported).encode()) ?? [],
+                indicate: true
+            )
             return
         }
         if request.opCode == .reportNumberOfStoredRecords {
-            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.numberOfRecords(UInt16(clamping: selected.count)).encode()) ?? [], indicate: true)
+            _ = try? peripheral.send(
+                0x2A52,
+                (try? RecordAccessControlPoint.numberOfRecords(UInt16(clamping: selected.count)).encode()) ?? [],
+                indicate: true
+            )
             return
         }
         if selected.isEmpty {
-            _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .noRecordsFound).encode()) ?? [], indicate: true)
+            _ = try? peripheral.send(
+                0x2A52,
+                (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .noRecordsFound).encode()) ?? [],
+                indicate: true
+            )
             return
         }
         for record in selected { for (uuid, bytes) in record { _ = try? peripheral.send(uuid, bytes, indicate: false) } }
-        _ = try? peripheral.send(0x2A52, (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .success).encode()) ?? [], indicate: true)
+        _ = try? peripheral.send(
+            0x2A52,
+            (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .success).encode()) ?? [],
+            indicate: true
+        )
     }
 }

@@ -11,14 +11,18 @@ import VitalSimCore
 /// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, clinical.md §2).
 ///
 /// The model keeps a ring of the last two days, so memory does not grow with scenario length.
-public final class GlucoseModel: @unchecked Sendable {
+package final class GlucoseModel: @unchecked Sendable {
     struct State { var g, x, i, s1, s2, q1, q2, ig: Double }
-    struct Dose { var minute: Int64; var carbsMg: Double; var insulinU: Double }
+    struct Dose {
+        var minute: Int64
+        var carbsMg: Double
+        var insulinU: Double
+    }
 
     let gb: Double, p1: Double, p2 = 0.025, p3: Double
     let ke = 0.138, tmaxI = 55.0, tmaxG = 40.0, volumeDL: Double, insulinVolumeML: Double
     let gamma: Double, threshold: Double
-    public let tau = 10.0
+    package let tau = 10.0
     var doses: [Dose] = []
     var doseIndex = 0
     var state: State
@@ -34,9 +38,21 @@ public final class GlucoseModel: @unchecked Sendable {
         volumeDL = 1.6 * baseline.weight
         insulinVolumeML = 120 * baseline.weight
         switch baseline.diabetes {
-        case .type1: p1 = 0.01; p3 = 1.3e-5; gamma = 0; threshold = 0
-        case .type2: p1 = 0.012; p3 = 0.6e-5; gamma = 0.004; threshold = baseline.glucose
-        case .none: p1 = 0.03; p3 = 1.3e-5; gamma = 0.02; threshold = baseline.glucose
+        case .type1:
+            p1 = 0.01
+            p3 = 1.3e-5
+            gamma = 0
+            threshold = 0
+        case .type2:
+            p1 = 0.012
+            p3 = 0.6e-5
+            gamma = 0.004
+            threshold = baseline.glucose
+        case .none:
+            p1 = 0.03
+            p3 = 1.3e-5
+            gamma = 0.02
+            threshold = baseline.glucose
         }
         state = State(g: gb, x: 0, i: ib, s1: 0, s2: 0, q1: 0, q2: 0, ig: gb)
         // Daily meals over a generous horizon are produced lazily in `dosesUntil`; events are fixed.
@@ -66,7 +82,8 @@ public final class GlucoseModel: @unchecked Sendable {
         guard !meals.isEmpty else { return (0, 0) }
         let absMinute = (clock.startUnixMilliseconds / 60_000 + m)
         let tod = ((absMinute % 1440) + 1440) % 1440
-        var carbs = 0.0, insulin = 0.0
+        var carbs = 0.0
+        var insulin = 0.0
         for meal in meals where meal.timeOfDay / 60_000 == tod {
             let day = UInt64(bitPattern: absMinute / 1440)
             let jitter = 1 + 0.15 * (SeededRandom.unit(rng.seed, day &* 31 &+ UInt64(meal.timeOfDay)) - 0.5)
@@ -81,20 +98,31 @@ public final class GlucoseModel: @unchecked Sendable {
         var s = state
         var (carbs, insulin) = routine(at: minute)
         while doseIndex < doses.count, doses[doseIndex].minute <= minute {
-            carbs += doses[doseIndex].carbsMg; insulin += doses[doseIndex].insulinU; doseIndex += 1
+            carbs += doses[doseIndex].carbsMg
+            insulin += doses[doseIndex].insulinU
+            doseIndex += 1
         }
-        s.q1 += carbs; s.s1 += insulin
+        s.q1 += carbs
+        s.s1 += insulin
         let ra = 0.8 * s.q2 / tmaxG
         let insulinIn = s.s2 / tmaxI * 1e6 / insulinVolumeML
         let secretion = gamma * max(0, s.g - threshold)
         let dg = -(p1 + s.x) * s.g + p1 * gb + ra / volumeDL
         let dx = -p2 * s.x + p3 * (s.i - ib)
         let di = insulinIn + secretion - ke * (s.i - ib)
-        let ds1 = -s.s1 / tmaxI, ds2 = (s.s1 - s.s2) / tmaxI
-        let dq1 = -s.q1 / tmaxG, dq2 = (s.q1 - s.q2) / tmaxG
+        let ds1 = -s.s1 / tmaxI
+        let ds2 = (s.s1 - s.s2) / tmaxI
+        let dq1 = -s.q1 / tmaxG
+        let dq2 = (s.q1 - s.q2) / tmaxG
         let dig = (s.g - s.ig) / tau
-        s.g = Math.clamp(s.g + dg, 20, 700); s.x += dx; s.i = max(0, s.i + di)
-        s.s1 += ds1; s.s2 += ds2; s.q1 += dq1; s.q2 += dq2; s.ig += dig
+        s.g = Math.clamp(s.g + dg, 20, 700)
+        s.x += dx
+        s.i = max(0, s.i + di)
+        s.s1 += ds1
+        s.s2 += ds2
+        s.q1 += dq1
+        s.q2 += dq2
+        s.ig += dig
         state = s
         minute += 1
         ring[Int(minute % Int64(capacity))] = (s.g, s.ig)
@@ -114,8 +142,8 @@ public final class GlucoseModel: @unchecked Sendable {
     }
 
     /// Plasma glucose (mg/dL) at virtual time `t` (ms), linearly interpolated between minutes.
-    public func plasma(at t: Int64) -> Double { interpolate(t) { $0.0 } }
+    package func plasma(at t: Int64) -> Double { interpolate(t) { $0.0 } }
 
     /// Interstitial glucose (mg/dL), what a CGM sensor sees before its own noise.
-    public func interstitial(at t: Int64) -> Double { interpolate(t) { $0.1 } }
+    package func interstitial(at t: Int64) -> Double { interpolate(t) { $0.1 } }
 }

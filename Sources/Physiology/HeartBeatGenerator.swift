@@ -5,11 +5,11 @@ import VitalSimCore
 /// come from two resonant AR(2) processes with band powers in the ratio LF/HF; atrial fibrillation
 /// replaces sinus rhythm with an AV-node style irregular process (refractory period plus a random
 /// wait for the next conducted impulse), which has no periodic structure.
-public struct HeartBeatGenerator: Sendable {
+package struct HeartBeatGenerator: Sendable {
     let physiology: PatientPhysiology
     var rng: SeededRandom
     /// Virtual time of the last beat, ms (fractional).
-    public private(set) var time: Double
+    package private(set) var time: Double
     var lf = (0.0, 0.0), hf = (0.0, 0.0)
     let sdRest: Double
     let lfShare: Double
@@ -28,13 +28,17 @@ public struct HeartBeatGenerator: Sendable {
     }
 
     /// AR(2) coefficients (a1, a2, innovation scale) for a resonance, cached per 1 ms of beat interval.
-    struct Coefficients { var key = -1; var a1 = 0.0, a2 = 0.0, scale = 0.0 }
+    struct Coefficients {
+        var key = -1
+        var a1 = 0.0, a2 = 0.0, scale = 0.0
+    }
     var lfCoefficients = Coefficients(), hfCoefficients = Coefficients()
 
     static func coefficients(freq: Double, bandwidth: Double, dt: Double) -> Coefficients {
         let theta = 2 * Double.pi * freq * dt
         let r = Math.exp(-Double.pi * bandwidth * dt)
-        let a1 = 2 * r * Math.cos(theta), a2 = -r * r
+        let a1 = 2 * r * Math.cos(theta)
+        let a2 = -r * r
         // Stationary variance of AR(2) with unit innovations, used to normalise to unit variance.
         let r2 = r * r
         let v = (1 + r2) / ((1 - r2) * ((1 + r2) * (1 + r2) - a1 * a1))
@@ -54,15 +58,21 @@ public struct HeartBeatGenerator: Sendable {
 
     mutating func step(rrMean: Double) -> (Double, Double) {
         let resp = respiration
-        var lfState = lf, hfState = hf, lc = lfCoefficients, hc = hfCoefficients
+        var lfState = lf
+        var hfState = hf
+        var lc = lfCoefficients
+        var hc = hfCoefficients
         let l = ar2(&lfState, &lc, freq: 0.1, bandwidth: 0.03, dt: rrMean)
         let h = ar2(&hfState, &hc, freq: min(resp, 0.45 / rrMean), bandwidth: 0.04, dt: rrMean)
-        lf = lfState; hf = hfState; lfCoefficients = lc; hfCoefficients = hc
+        lf = lfState
+        hf = hfState
+        lfCoefficients = lc
+        hfCoefficients = hc
         return (l, h)
     }
 
     /// The next RR interval in seconds; advances ``time``.
-    public mutating func next() -> Double {
+    package mutating func next() -> Double {
         let t = Int64(time)
         let rr: Double
         if let af = physiology.atrialFibrillation(at: t) {

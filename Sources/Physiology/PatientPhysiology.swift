@@ -5,11 +5,11 @@ import VitalSimCore
 ///
 /// Every random choice comes from the patient's own stream, split by signal name, so adding a
 /// patient, a device or another signal never changes what this patient's signals are.
-public final class PatientPhysiology: @unchecked Sendable {
-    public let patient: PatientSpec
-    public let baseline: Baseline
-    public let clock: DayClock
-    public let events: [ClinicalEvent]
+package final class PatientPhysiology: @unchecked Sendable {
+    package let patient: PatientSpec
+    package let baseline: Baseline
+    package let clock: DayClock
+    package let events: [ClinicalEvent]
     let rng: SeededRandom
     let activityNoise: ValueNoise
     let spo2Noise: ValueNoise
@@ -17,13 +17,13 @@ public final class PatientPhysiology: @unchecked Sendable {
     let tempNoise: ValueNoise
     let rrNoise: ValueNoise
     /// The glucose–insulin model (lazily integrated).
-    public let glucose: GlucoseModel
+    package let glucose: GlucoseModel
     /// Events reduced to plain values, grouped by kind, for the per-beat hot path.
     let shapes: [ClinicalEventKind: [EventShape]]
     let tachycardia: [EventShape], bradycardia: [EventShape], fibrillation: [EventShape], fever: [EventShape], desaturation: [EventShape]
     let baseHeartRate: Double, baseTemperature: Double, baseSpO2: Double, dailySteps: Double
 
-    public init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
+    package init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
         self.patient = patient
         self.baseline = patient.baseline
         self.events = events
@@ -38,14 +38,19 @@ public final class PatientPhysiology: @unchecked Sendable {
         var shapes: [ClinicalEventKind: [EventShape]] = [:]
         for e in events { shapes[e.kind, default: []].append(EventShape(e)) }
         self.shapes = shapes
-        tachycardia = shapes[.tachycardia] ?? []; bradycardia = shapes[.bradycardia] ?? []; fibrillation = shapes[.atrialFibrillation] ?? []
-        fever = shapes[.fever] ?? []; desaturation = shapes[.desaturation] ?? []
-        baseHeartRate = patient.baseline.heartRate; baseTemperature = patient.baseline.temperature
-        baseSpO2 = patient.baseline.spo2; dailySteps = patient.baseline.dailySteps
+        tachycardia = shapes[.tachycardia] ?? []
+        bradycardia = shapes[.bradycardia] ?? []
+        fibrillation = shapes[.atrialFibrillation] ?? []
+        fever = shapes[.fever] ?? []
+        desaturation = shapes[.desaturation] ?? []
+        baseHeartRate = patient.baseline.heartRate
+        baseTemperature = patient.baseline.temperature
+        baseSpO2 = patient.baseline.spo2
+        dailySteps = patient.baseline.dailySteps
     }
 
     /// A stream for a device or model of this patient.
-    public func stream(_ label: String) -> SeededRandom { rng.split(label) }
+    package func stream(_ label: String) -> SeededRandom { rng.split(label) }
 
     func strongest(_ kind: ClinicalEventKind, at t: Int64) -> (EventShape, Double)? {
         strongest(shapes[kind] ?? [], at: t)
@@ -65,7 +70,7 @@ public final class PatientPhysiology: @unchecked Sendable {
     // MARK: Activity
 
     /// Walking cadence (steps/min): 10-minute bouts during waking hours, plus exercise events.
-    public func stepsPerMinute(at t: Int64) -> Double {
+    package func stepsPerMinute(at t: Int64) -> Double {
         var cadence = 0.0
         if dailySteps > 0 {
             let awake = 1 - clock.sleepiness(at: t)
@@ -86,12 +91,12 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// Active energy, kcal/min (about 0.04 kcal per step for 75 kg).
-    public func activeCaloriesPerMinute(at t: Int64) -> Double { stepsPerMinute(at: t) * 0.04 * baseline.weight / 75 }
+    package func activeCaloriesPerMinute(at t: Int64) -> Double { stepsPerMinute(at: t) * 0.04 * baseline.weight / 75 }
 
     // MARK: Heart
 
     /// Mean (noise-free) heart rate in bpm: baseline, circadian dip, activity and rate events.
-    public func meanHeartRate(at t: Int64) -> Double {
+    package func meanHeartRate(at t: Int64) -> Double {
         let sleep = clock.sleepiness(at: t)
         let h = clock.hour(at: t)
         var hr = baseHeartRate * (1 - 0.10 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24)
@@ -104,20 +109,20 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// The AF event active at `t` (mean ventricular rate in its target), if any.
-    public func atrialFibrillation(at t: Int64) -> EventShape? {
+    package func atrialFibrillation(at t: Int64) -> EventShape? {
         if fibrillation.isEmpty { return nil }
         return fibrillation.first { t >= $0.start && t < $0.end }
     }
 
     /// A sequential beat generator (RR intervals) starting at virtual time `start`.
-    public func beats(from start: Int64 = 0, label: String = "beats") -> HeartBeatGenerator {
+    package func beats(from start: Int64 = 0, label: String = "beats") -> HeartBeatGenerator {
         HeartBeatGenerator(physiology: self, rng: rng.split(label), start: start)
     }
 
     // MARK: Other signals
 
     /// True systolic and diastolic pressure (mmHg): nocturnal dip, slow variation, crisis events.
-    public func bloodPressure(at t: Int64) -> (systolic: Double, diastolic: Double) {
+    package func bloodPressure(at t: Int64) -> (systolic: Double, diastolic: Double) {
         let dip = baseline.nocturnalDip / 100 * clock.sleepiness(at: t)
         let n = bpNoise.value(at: t)
         var s = baseline.systolic * (1 - dip) + 4 * n + 0.08 * stepsPerMinute(at: t)
@@ -130,7 +135,7 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// True SpO2 (%): baseline with slow wander and desaturation events.
-    public func spo2(at t: Int64) -> Double {
+    package func spo2(at t: Int64) -> Double {
         let sd = patient.profile == .chdInfant ? 2.0 : 0.8
         var s = baseline.spo2 + sd * spo2Noise.value(at: t)
         if let (e, w) = strongest(.desaturation, at: t) { s += w * ((e.target ?? 84) - s) }
@@ -138,7 +143,7 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// Core temperature (°C): circadian 0.5 °C peak-to-trough (nadir 06:00, peak 17:00), fever events.
-    public func temperature(at t: Int64) -> Double {
+    package func temperature(at t: Int64) -> Double {
         let h = clock.hour(at: t)
         // Warped phase: nadir at 06:00, zenith at 17:00 (rising 11 h, falling 13 h).
         let sinceNadir = (h - 6 + 24).truncatingRemainder(dividingBy: 24)
@@ -149,7 +154,7 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// Respiration rate (breaths/min).
-    public func respirationRate(at t: Int64) -> Double {
+    package func respirationRate(at t: Int64) -> Double {
         var r = baseline.respirationRate * (1 - 0.1 * clock.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05 * stepsPerMinute(at: t)
         if let (_, w) = strongest(.desaturation, at: t) { r += 5 * w }
         if let (e, w) = strongest(.fever, at: t) { r += 2 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }
@@ -157,7 +162,7 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// Body weight (kg): daily trend (infant growth), weight-loss and fluid-gain events.
-    public func weight(at t: Int64) -> Double {
+    package func weight(at t: Int64) -> Double {
         let day = 86_400_000.0
         var grams = baseline.dailyWeightChange * Double(t) / day
         for e in events where t > e.start {
@@ -172,7 +177,7 @@ public final class PatientPhysiology: @unchecked Sendable {
     }
 
     /// Feed volume (mL) for a feed at `t`: daily intake per kg spread over the day's feeds.
-    public func feedVolume(at t: Int64) -> Double {
+    package func feedVolume(at t: Int64) -> Double {
         var perKg = baseline.intakePerKg
         if let (e, w) = strongest(.feedingReduction, at: t) { perKg += w * ((e.target ?? 80) - perKg) }
         return perKg * weight(at: t) / Double(max(baseline.feedsPerDay, 1))
@@ -180,17 +185,23 @@ public final class PatientPhysiology: @unchecked Sendable {
 }
 
 /// The numbers of a clinical event, without its strings (cheap to copy on the per-beat path).
-public struct EventShape: Sendable {
-    public let start: Int64, end: Int64, onset: Int64, offset: Int64, duration: Int64
-    public let target: Double?, target2: Double?
+package struct EventShape: Sendable {
+    package let start: Int64, end: Int64, onset: Int64, offset: Int64, duration: Int64
+    package let target: Double?, target2: Double?
 
     init(_ e: ClinicalEvent) {
-        start = e.start; end = e.end; onset = e.onset; offset = e.offset; duration = e.duration; target = e.target; target2 = e.target2
+        start = e.start
+        end = e.end
+        onset = e.onset
+        offset = e.offset
+        duration = e.duration
+        target = e.target
+        target2 = e.target2
     }
 
     /// Weight 0...1 at `t`: ramps up over `onset`, holds, ramps down over `offset`.
     @inline(__always)
-    public func envelope(at t: Int64) -> Double {
+    package func envelope(at t: Int64) -> Double {
         if t < start || t >= end { return 0 }
         let up = onset > 0 ? Math.smoothstep(Double(t - start) / Double(onset)) : 1
         let down = offset > 0 ? Math.smoothstep(Double(end - t) / Double(offset)) : 1

@@ -3,8 +3,8 @@ import VitalSimCore
 /// The reference SUT's alert engine: applies each patient's profile rules to observations in device
 /// time, with persistence windows, hysteresis re-arming and de-duplication (one active alert per
 /// rule and patient, or per device for data gaps). Duplicate reading ids are ignored.
-public final class AlertEngine {
-    public let rules: [AlertRule]
+package final class AlertEngine {
+    package let rules: [AlertRule]
     let profiles: [String: Profile]
     var patients: [String: PatientAlertState] = [:]
     /// Longest history any rule needs (3-day weight change plus tolerance).
@@ -17,7 +17,7 @@ public final class AlertEngine {
     /// - Parameters:
     ///   - rules: the rule set (``RuleSetLoader/defaultRules()`` by default).
     ///   - profiles: each patient's profile; patients not listed are `adult`.
-    public init(rules: [AlertRule], profiles: [String: Profile]) {
+    package init(rules: [AlertRule], profiles: [String: Profile]) {
         self.rules = rules
         self.profiles = profiles
         shortestGap = rules.compactMap { if case let .dataGap(w) = $0.kind { w } else { nil } }.min()
@@ -31,7 +31,7 @@ public final class AlertEngine {
     }
 
     /// Judges one observation; returns the alerts it raises.
-    public func ingest(_ o: Observation) -> [Alert] {
+    package func ingest(_ o: Observation) -> [Alert] {
         let s = state(o.patientID)
         guard s.seen.insert(o.readingID).inserted else { return [] }
         s.record(o, horizon: horizon)
@@ -44,7 +44,7 @@ public final class AlertEngine {
     }
 
     /// Technical alarms that depend on time passing (data gaps), as of `time` (Unix ms).
-    public func advance(to time: Int64) -> [Alert] {
+    package func advance(to time: Int64) -> [Alert] {
         guard time >= nextGapCheck else { return [] }
         var raised: [Alert] = []
         var next = Int64.max
@@ -56,7 +56,10 @@ public final class AlertEngine {
                     let d = s.devices[device]!
                     let key = "\(index)/\(device)"
                     guard d.count >= 3, d.interval * 3 <= window, !s.active.contains(key) else { continue }
-                    guard time - d.last > window else { next = min(next, d.last + window + 1); continue }
+                    guard time - d.last > window else {
+                        next = min(next, d.last + window + 1)
+                        continue
+                    }
                     s.active.insert(key)
                     raised.append(s.alert(rule, at: d.last + window, evidence: [d.lastID]))
                 }
@@ -88,7 +91,9 @@ public final class AlertEngine {
                 }
             } else {
                 s.episodes[key] = nil
-                let rearmed = relevant.allSatisfy { !$0.comparison.holds(o.values[$0.signal]!, $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin)) }
+                let rearmed = relevant.allSatisfy {
+                    !$0.comparison.holds(o.values[$0.signal]!, $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin))
+                }
                 if rearmed { s.active.remove(key) }
             }
             return nil
@@ -99,23 +104,47 @@ public final class AlertEngine {
             return s.latch(key, rule, holds: comparison.holds(delta, value), at: o.time, evidence: [earlier.id, o.readingID])
         case let .dailyTotalPerKg(signal, window, comparison, value):
             guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
-                  series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 }) else { return nil }
+                series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 })
+            else { return nil }
             let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
             let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
-            return s.latch(key, rule, holds: comparison.holds(perKg, value), at: o.time, evidence: inWindow.map(\.id).suffix(20) + [weight.id])
+            return s.latch(
+                key,
+                rule,
+                holds: comparison.holds(perKg, value),
+                at: o.time,
+                evidence: inWindow.map(\.id).suffix(20) + [weight.id]
+            )
         case let .rate(signal, maxGap, comparison, value):
             guard o.values[signal] != nil, let fit = s.trend(signal, until: o.time, lookback: maxGap) else { return nil }
-            return s.latch(key, rule, holds: comparison.holds((fit.slopePerMinute * 1e6).rounded() / 1e6, value), at: o.time, evidence: fit.ids)
+            return s.latch(
+                key,
+                rule,
+                holds: comparison.holds((fit.slopePerMinute * 1e6).rounded() / 1e6, value),
+                at: o.time,
+                evidence: fit.ids
+            )
         case let .forecast(signal, lookback, horizon, comparison, value):
             guard let now = o.values[signal], let fit = s.trend(signal, until: o.time, lookback: lookback) else { return nil }
             let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
-            return s.latch(key, rule, holds: !comparison.holds(now, value) && comparison.holds(predicted, value), at: o.time, evidence: fit.ids)
+            return s.latch(
+                key,
+                rule,
+                holds: !comparison.holds(now, value) && comparison.holds(predicted, value),
+                at: o.time,
+                evidence: fit.ids
+            )
         case let .irregularRhythm(beats, pnn50, normalized):
             guard !o.rrIntervals.isEmpty, s.rr.count >= beats else { return nil }
             let rr = Array(s.rr.suffix(beats)).map { $0 * 1000 }
             let mean = rr.reduce(0, +) / Double(rr.count)
-            var sq = 0.0, over = 0
-            for i in 1..<rr.count { let d = rr[i] - rr[i - 1]; sq += d * d; if abs(d) > 50 { over += 1 } }
+            var sq = 0.0
+            var over = 0
+            for i in 1..<rr.count {
+                let d = rr[i] - rr[i - 1]
+                sq += d * d
+                if abs(d) > 50 { over += 1 }
+            }
             let rmssd = (sq / Double(rr.count - 1)).squareRoot()
             let p = 100 * Double(over) / Double(rr.count - 1)
             return s.latch(key, rule, holds: p > pnn50 && rmssd / mean > normalized, at: o.time, evidence: Array(s.rrIDs.suffix(10)))
@@ -131,10 +160,17 @@ public final class AlertEngine {
 }
 
 /// A run of readings meeting a threshold rule's condition.
-struct Episode { var start: Int64; var ids: [String] }
+struct Episode {
+    var start: Int64
+    var ids: [String]
+}
 
 /// One stored sample.
-struct Sample { var time: Int64; var value: Double; var id: String }
+struct Sample {
+    var time: Int64
+    var value: Double
+    var id: String
+}
 
 extension Array where Element == Sample {
     /// Inserts in time order and forgets samples older than `horizon` before the newest one. The
@@ -148,7 +184,8 @@ extension Array where Element == Sample {
         }
         let cutoff = sample.time - horizon
         guard let first, first.time < cutoff - horizon / 8 else { return }
-        var lo = 0, hi = count
+        var lo = 0
+        var hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
             if self[mid].time < cutoff { lo = mid + 1 } else { hi = mid }
@@ -169,7 +206,10 @@ final class PatientAlertState {
     var devices: [String: (last: Int64, lastID: String, interval: Int64, count: Int)] = [:]
     var counter = 0
 
-    init(patientID: String, profile: Profile) { self.patientID = patientID; self.profile = profile }
+    init(patientID: String, profile: Profile) {
+        self.patientID = patientID
+        self.profile = profile
+    }
 
     func record(_ o: Observation, horizon: Int64) {
         for signal in Signal.allCases {
@@ -185,7 +225,10 @@ final class PatientAlertState {
         var d = devices[o.deviceID] ?? (last: o.time, lastID: o.readingID, interval: 0, count: 0)
         if d.count > 0, o.time > d.last { d.interval = d.interval == 0 ? o.time - d.last : (d.interval * 3 + (o.time - d.last)) / 4 }
         d.count += 1
-        if o.time >= d.last { d.last = o.time; d.lastID = o.readingID }
+        if o.time >= d.last {
+            d.last = o.time
+            d.lastID = o.readingID
+        }
         devices[o.deviceID] = d
     }
 
@@ -200,10 +243,16 @@ final class PatientAlertState {
     func trend(_ signal: Signal, until: Int64, lookback: Int64) -> (slopePerMinute: Double, valueAtEnd: Double, ids: [String])? {
         let pts = (history[signal] ?? []).filter { $0.time > until - lookback - 1000 && $0.time <= until }
         guard pts.count >= 3 else { return nil }
-        let xs = pts.map { Double($0.time - until) / 60_000 }, ys = pts.map(\.value)
-        let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
-        var sxy = 0.0, sxx = 0.0
-        for i in xs.indices { sxy += (xs[i] - mx) * (ys[i] - my); sxx += (xs[i] - mx) * (xs[i] - mx) }
+        let xs = pts.map { Double($0.time - until) / 60_000 }
+        let ys = pts.map(\.value)
+        let mx = xs.reduce(0, +) / Double(xs.count)
+        let my = ys.reduce(0, +) / Double(ys.count)
+        var sxy = 0.0
+        var sxx = 0.0
+        for i in xs.indices {
+            sxy += (xs[i] - mx) * (ys[i] - my)
+            sxx += (xs[i] - mx) * (xs[i] - mx)
+        }
         guard sxx > 0 else { return nil }
         let slope = sxy / sxx
         return (slope, my + slope * (0 - mx), pts.map(\.id))
@@ -211,7 +260,10 @@ final class PatientAlertState {
 
     /// Raises once while `holds`, re-arming when it stops holding.
     func latch(_ key: String, _ rule: AlertRule, holds: Bool, at time: Int64, evidence: [String]) -> Alert? {
-        if !holds { active.remove(key); return nil }
+        if !holds {
+            active.remove(key)
+            return nil
+        }
         guard !active.contains(key) else { return nil }
         active.insert(key)
         return alert(rule, at: time, evidence: evidence)
@@ -219,6 +271,13 @@ final class PatientAlertState {
 
     func alert(_ rule: AlertRule, at time: Int64, evidence: [String]) -> Alert {
         counter += 1
-        return Alert(alertID: "\(patientID)-\(rule.id)-\(counter)", patientID: patientID, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence)
+        return Alert(
+            alertID: "\(patientID)-\(rule.id)-\(counter)",
+            patientID: patientID,
+            rule: rule.id,
+            severity: rule.severity,
+            raisedAt: time,
+            evidence: evidence
+        )
     }
 }

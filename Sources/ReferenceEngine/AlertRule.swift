@@ -21,14 +21,14 @@ extension Comparison {
 }
 
 /// One condition on one signal.
-public struct Condition: Sendable, Equatable {
-    public var signal: Signal
-    public var comparison: Comparison
-    public var value: Double
+package struct Condition: Sendable, Equatable {
+    package var signal: Signal
+    package var comparison: Comparison
+    package var value: Double
 }
 
 /// How a rule decides that its condition holds.
-public enum RuleKind: Sendable, Equatable {
+package enum RuleKind: Sendable, Equatable {
     /// Any (or all) of the conditions on the latest reading, held for `persistence`.
     case threshold(conditions: [Condition], matchAll: Bool)
     /// Change of a signal against the reading about `window` earlier (latest − earlier), compared to `value`.
@@ -49,16 +49,16 @@ public enum RuleKind: Sendable, Equatable {
 }
 
 /// A clinical or technical alert rule, with its source so an auditor can trace it.
-public struct AlertRule: Sendable, Equatable {
-    public var id: String
-    public var source: String
-    public var profiles: [Profile]
-    public var kind: RuleKind
+package struct AlertRule: Sendable, Equatable {
+    package var id: String
+    package var source: String
+    package var profiles: [Profile]
+    package var kind: RuleKind
     /// How long the condition must hold on consecutive readings before the alert is raised.
-    public var persistence: Int64
-    public var severity: Severity
+    package var persistence: Int64
+    package var severity: Severity
     /// Once raised, the rule re-arms only after a reading beyond the threshold by this margin (hysteresis).
-    public var rearmMargin: Double
+    package var rearmMargin: Double
     /// 1-based line in the rules file.
-    public var line: Int
+    package var line: Int
 }

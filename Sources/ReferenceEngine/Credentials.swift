@@ -1,17 +1,19 @@
-/// Device and reader credentials (bearer tokens). When none are configured the API is open.
-public struct Credentials: Sendable {
-    /// Device token → (patient, device): a device may post only for its own patient.
-    public var devices: [String: (patientID: String, deviceID: String)] = [:]
-    /// Tokens allowed to read alerts.
-    public var readers: Set<String> = []
+import VitalSimCore
 
-    public init() {}
+/// Device and reader credentials (bearer tokens). When none are configured the API is open.
+package struct Credentials: Sendable {
+    /// Device token → (patient, device): a device may post only for its own patient.
+    package var devices: [String: (patientID: String, deviceID: String)] = [:]
+    /// Tokens allowed to read alerts.
+    package var readers: Set<String> = []
+
+    package init() {}
 
     /// True when any credential is configured (and so every request must carry one).
-    public var enforced: Bool { !devices.isEmpty || !readers.isEmpty }
+    package var enforced: Bool { !devices.isEmpty || !readers.isEmpty }
 
     /// Demo credentials for `--dev`: one device token per patient (its VitalEdge phone) and a reader token.
-    public static func demo(patients: [String]) -> Credentials {
+    package static func demo(patients: [String]) -> Credentials {
         var c = Credentials()
         for p in patients { c.devices[token()] = (p, "vitaledge-\(p)") }
         c.readers.insert(token())
@@ -25,18 +27,16 @@ public struct Credentials: Sendable {
     }
 
     /// The credential of a request: the bearer token, or else the `X-API-Key` value.
-    public static func token(_ authorization: String?, apiKey: String?) -> String? {
+    package static func token(_ authorization: String?, apiKey: String?) -> String? {
         if let t = bearer(authorization) { return t }
         guard let k = apiKey?.trimmingWhitespace(), !k.isEmpty else { return nil }
         return k
     }
 
     /// The token of an `Authorization: Bearer …` header value.
-    public static func bearer(_ header: String?) -> String? {
+    package static func bearer(_ header: String?) -> String? {
         guard let h = header, h.hasPrefix("Bearer ") else { return nil }
         let t = String(h.dropFirst(7)).trimmingWhitespace()
         return t.isEmpty ? nil : t
     }
 }
-
-import VitalSimCore

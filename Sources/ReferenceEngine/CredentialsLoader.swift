@@ -11,8 +11,8 @@ import Yams
 /// readers:
 ///   - token: 77ab…
 /// ```
-public enum CredentialsLoader {
-    public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
+package enum CredentialsLoader {
+    package static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
         let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
         var c = Credentials()
@@ -25,7 +25,14 @@ public enum CredentialsLoader {
         }
         if let top = reader.mapping(root, "", allowed: ["devices", "readers"], required: []) {
             for (i, node) in (top.has("devices") ? top.list("devices") ?? [] : []).enumerated() {
-                guard let f = reader.mapping(node, "devices[\(i)]", allowed: ["token", "patient", "device"], required: ["token", "patient", "device"]) else { continue }
+                guard
+                    let f = reader.mapping(
+                        node,
+                        "devices[\(i)]",
+                        allowed: ["token", "patient", "device"],
+                        required: ["token", "patient", "device"]
+                    )
+                else { continue }
                 if let t = token(f, node), let p = f.string("patient"), let d = f.string("device") { c.devices[t] = (p, d) }
             }
             for (i, node) in (top.has("readers") ? top.list("readers") ?? [] : []).enumerated() {

@@ -1,7 +1,7 @@
 import VitalSimCore
 
 /// Validation of FHIR R4 `Observation` resources (LOINC codes, UCUM units) into ``Observation``s.
-public enum FHIRObservation {
+package enum FHIRObservation {
     /// LOINC code → signal, accepted UCUM units with their factor to the engine's unit, and the valid range there.
     static let codes: [String: (Signal, [String: Double], ClosedRange<Double>)] = [
         "8867-4": (.heartRate, ["/min": 1], 20...300),
@@ -16,23 +16,39 @@ public enum FHIRObservation {
     static let components: [String: Signal] = ["8480-6": .systolic, "8462-4": .diastolic]
 
     /// An OperationOutcome for a rejected resource.
-    public static func outcome(_ f: ValidationFailure) -> JSONValue {
-        .object([("resourceType", .string("OperationOutcome")),
-                 ("issue", .array([.object([("severity", .string("error")), ("code", .string("invalid")), ("diagnostics", .string(f.message)),
-                                            ("expression", .array([.string(f.field)]))])]))])
+    package static func outcome(_ f: ValidationFailure) -> JSONValue {
+        .object([
+            ("resourceType", .string("OperationOutcome")),
+            (
+                "issue",
+                .array([
+                    .object([
+                        ("severity", .string("error")), ("code", .string("invalid")), ("diagnostics", .string(f.message)),
+                        ("expression", .array([.string(f.field)])),
+                    ])
+                ])
+            ),
+        ])
     }
 
     static func member(_ v: JSONInput?, _ key: String) -> JSONInput? { if case let .object(o)? = v { return o[key] } else { return nil } }
 
     static func loinc(_ code: JSONInput?, field: String) throws(ValidationFailure) -> String {
-        guard case let .array(codings)? = member(code, "coding") else { throw ValidationFailure(field: field + ".coding", message: "\(field).coding must be an array of codings") }
+        guard case let .array(codings)? = member(code, "coding") else {
+            throw ValidationFailure(field: field + ".coding", message: "\(field).coding must be an array of codings")
+        }
         for c in codings {
             if case .string("http://loinc.org")? = member(c, "system"), case let .string(value)? = member(c, "code") { return value }
         }
         throw ValidationFailure(field: field + ".coding", message: "\(field) needs a coding with system http://loinc.org")
     }
 
-    static func quantity(_ q: JSONInput?, field: String, units: [String: Double], range: ClosedRange<Double>) throws(ValidationFailure) -> Double {
+    static func quantity(
+        _ q: JSONInput?,
+        field: String,
+        units: [String: Double],
+        range: ClosedRange<Double>
+    ) throws(ValidationFailure) -> Double {
         guard case .object? = q else { throw ValidationFailure(field: field, message: "\(field) is required (a Quantity)") }
         let v: Double
         switch member(q, "value") {
@@ -44,17 +60,26 @@ public enum FHIRObservation {
             throw ValidationFailure(field: field + ".system", message: "\(field).system must be http://unitsofmeasure.org (UCUM)")
         }
         guard case let .string(code)? = member(q, "code"), let factor = units[code] else {
-            throw ValidationFailure(field: field + ".code", message: "\(field).code must be one of \(units.keys.sorted().joined(separator: ", ")) (UCUM)")
+            throw ValidationFailure(
+                field: field + ".code",
+                message: "\(field).code must be one of \(units.keys.sorted().joined(separator: ", ")) (UCUM)"
+            )
         }
         let value = code == "[lb_av]" || code == "g" ? v * factor : (code == "mmol/L" ? (v * factor * 10).rounded() / 10 : v * factor)
-        guard range.contains(value) else { throw ValidationFailure(field: field + ".value", message: "\(field).value \(v) \(code) is outside the possible range") }
+        guard range.contains(value) else {
+            throw ValidationFailure(field: field + ".value", message: "\(field).value \(v) \(code) is outside the possible range")
+        }
         return value
     }
 
     /// Validates a resource; `now` bounds future time stamps.
-    public static func parse(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
-        guard case let .object(o) = body else { throw ValidationFailure(field: "", message: "the body must be a FHIR resource (JSON object)") }
-        guard case .string("Observation")? = o["resourceType"] else { throw ValidationFailure(field: "resourceType", message: "resourceType must be Observation") }
+    package static func parse(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
+        guard case let .object(o) = body else {
+            throw ValidationFailure(field: "", message: "the body must be a FHIR resource (JSON object)")
+        }
+        guard case .string("Observation")? = o["resourceType"] else {
+            throw ValidationFailure(field: "resourceType", message: "resourceType must be Observation")
+        }
         guard case let .string(status)? = o["status"], ["final", "amended", "corrected", "preliminary"].contains(status) else {
             throw ValidationFailure(field: "status", message: "status must be final, amended, corrected or preliminary")
         }
@@ -69,20 +94,34 @@ public enum FHIRObservation {
         let code = try loinc(o["code"], field: "code")
         var values: [Signal: Double] = [:]
         if code == "85354-9" {
-            guard case let .array(parts)? = o["component"] else { throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 and 8462-4") }
+            guard case let .array(parts)? = o["component"] else {
+                throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 and 8462-4")
+            }
             for (i, part) in parts.enumerated() {
                 let c = try loinc(member(part, "code"), field: "component[\(i)].code")
                 guard let signal = components[c] else { continue }
-                values[signal] = try quantity(member(part, "valueQuantity"), field: "component[\(i)].valueQuantity", units: ["mm[Hg]": 1], range: 20...300)
+                values[signal] = try quantity(
+                    member(part, "valueQuantity"),
+                    field: "component[\(i)].valueQuantity",
+                    units: ["mm[Hg]": 1],
+                    range: 20...300
+                )
             }
             guard let s = values[.systolic], let d = values[.diastolic] else {
-                throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 (systolic) and 8462-4 (diastolic)")
+                throw ValidationFailure(
+                    field: "component",
+                    message: "the blood pressure panel needs components 8480-6 (systolic) and 8462-4 (diastolic)"
+                )
             }
             guard d < s else { throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)") }
         } else if let (signal, units, range) = codes[code] {
             values[signal] = try quantity(o["valueQuantity"], field: "valueQuantity", units: units, range: range)
         } else {
-            throw ValidationFailure(field: "code.coding", message: "LOINC \(code) is not a vital sign VitalSim ingests; valid: 85354-9, \(codes.keys.sorted().joined(separator: ", "))")
+            throw ValidationFailure(
+                field: "code.coding",
+                message:
+                    "LOINC \(code) is not a vital sign VitalSim ingests; valid: 85354-9, \(codes.keys.sorted().joined(separator: ", "))"
+            )
         }
         var id = "fhir/\(patient)/\(code)/\(time)"
         if case let .array(ids)? = o["identifier"], case let .string(v)? = member(ids.first, "value") { id = v }

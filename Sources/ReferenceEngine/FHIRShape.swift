@@ -24,7 +24,9 @@ enum FHIRShape {
         case .integer?, .number?: break
         default: throw fail(field + ".value", "a number")
         }
-        guard case .string("http://unitsofmeasure.org")? = q["system"] else { throw fail(field + ".system", "http://unitsofmeasure.org (UCUM)") }
+        guard case .string("http://unitsofmeasure.org")? = q["system"] else {
+            throw fail(field + ".system", "http://unitsofmeasure.org (UCUM)")
+        }
         guard q["code"]?.isString == true else { throw fail(field + ".code", "a UCUM code (string)") }
         if let u = q["unit"], !u.isString { throw fail(field + ".unit", "a string") }
     }

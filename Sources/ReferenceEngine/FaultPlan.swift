@@ -2,31 +2,33 @@ import VitalSimCore
 
 /// The reference SUT's deliberate faults (`vitalsim serve --fault …`), used to prove that every
 /// harness check can fail. All off by default; the server announces them loudly when on.
-public struct FaultPlan: Sendable, Equatable {
+package struct FaultPlan: Sendable, Equatable {
     /// Drop each alert with this probability (decided by a hash of the alert id, so reproducible).
-    public var dropAlerts: Double = 0
+    package var dropAlerts: Double = 0
     /// Publish alerts this much later (milliseconds of wall time).
-    public var delayAlertsMilliseconds: Int64 = 0
+    package var delayAlertsMilliseconds: Int64 = 0
     /// Acknowledge invalid payloads with 200/201 instead of rejecting them (they are not stored).
-    public var acceptInvalid = false
+    package var acceptInvalid = false
     /// Publish alerts with a wrong severity.
-    public var wrongSeverity = false
+    package var wrongSeverity = false
     /// Publish every alert twice (the copy with its own id).
-    public var duplicateAlerts = false
+    package var duplicateAlerts = false
     /// Never raise these rules.
-    public var missRules: Set<String> = []
+    package var missRules: Set<String> = []
     /// Die (like `kill -9`) when reading N+1 arrives, after N accepted readings.
-    public var crashAfter: Int?
+    package var crashAfter: Int?
 
-    public init() {}
+    package init() {}
 
     /// Every option spelling, for messages.
-    public static let spellings = "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, duplicate-alerts, miss-rule=RULE, crash-after=N"
+    package static let spellings =
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, duplicate-alerts, miss-rule=RULE, crash-after=N"
 
     /// Adds one `--fault` value; throws a message naming the problem.
-    public mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
+    package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-        let name = parts.first ?? "", value = parts.count > 1 ? parts[1] : nil
+        let name = parts.first ?? ""
+        let value = parts.count > 1 ? parts[1] : nil
         func needValue() throws(FaultPlanError) -> String {
             guard let value, !value.isEmpty else { throw FaultPlanError(text: text, reason: "\(name) needs a value (\(name)=…)") }
             return value
@@ -34,16 +36,24 @@ public struct FaultPlan: Sendable, Equatable {
         func noValue() throws(FaultPlanError) { if value != nil { throw FaultPlanError(text: text, reason: "\(name) takes no value") } }
         switch name {
         case "drop-alerts":
-            guard let p = Double(try needValue()), p > 0, p <= 1 else { throw FaultPlanError(text: text, reason: "P must be a probability in (0, 1]") }
+            guard let p = Double(try needValue()), p > 0, p <= 1 else {
+                throw FaultPlanError(text: text, reason: "P must be a probability in (0, 1]")
+            }
             dropAlerts = p
         case "delay-alerts":
             guard let d = VirtualDuration(parsing: try needValue()), d.milliseconds > 0 else {
                 throw FaultPlanError(text: text, reason: "DURATION must be positive, like 500ms, 2s or 1m")
             }
             delayAlertsMilliseconds = d.milliseconds
-        case "accept-invalid": try noValue(); acceptInvalid = true
-        case "wrong-severity": try noValue(); wrongSeverity = true
-        case "duplicate-alerts": try noValue(); duplicateAlerts = true
+        case "accept-invalid":
+            try noValue()
+            acceptInvalid = true
+        case "wrong-severity":
+            try noValue()
+            wrongSeverity = true
+        case "duplicate-alerts":
+            try noValue()
+            duplicateAlerts = true
         case "miss-rule":
             let rule = try needValue()
             guard knownRules.contains(rule) else {
@@ -59,10 +69,10 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     /// True when any fault is on.
-    public var isActive: Bool { self != FaultPlan() }
+    package var isActive: Bool { self != FaultPlan() }
 
     /// One line per active fault, for the start-up banner.
-    public var summary: [String] {
+    package var summary: [String] {
         var out: [String] = []
         if dropAlerts > 0 { out.append("drop-alerts=\(dropAlerts): alerts are dropped at random") }
         if delayAlertsMilliseconds > 0 { out.append("delay-alerts=\(delayAlertsMilliseconds)ms: alerts are published late") }
@@ -92,8 +102,8 @@ public struct FaultPlan: Sendable, Equatable {
 }
 
 /// A `--fault` value that cannot be used.
-public struct FaultPlanError: Error, Sendable, CustomStringConvertible {
-    public var text: String
-    public var reason: String
-    public var description: String { "--fault \(text): \(reason)" }
+package struct FaultPlanError: Error, Sendable, CustomStringConvertible {
+    package var text: String
+    package var reason: String
+    package var description: String { "--fault \(text): \(reason)" }
 }

@@ -6,14 +6,27 @@ import VitalSimCore
 /// stamp when it has one (BPM, glucose base time + offset, PLX spot-check, temperature, weight) and
 /// `receivedAt` otherwise (heart rate, continuous SpO2, battery; CGM too unless its session start
 /// time is known, when a CGM record is stamped session start + its time offset).
-public enum GATTObservations {
+package enum GATTObservations {
     /// - Parameter cgmSessionStart: the CGM's Session Start Time (0x2AAA) as Unix ms, read by a gateway at connection.
-    public static func observation(uuid: UInt16, bytes: [UInt8], patientID: String, deviceID: String, readingID: String,
-                                   receivedAt: Int64, cgmSessionStart: Int64? = nil) throws(GATTError) -> Observation? {
+    package static func observation(
+        uuid: UInt16,
+        bytes: [UInt8],
+        patientID: String,
+        deviceID: String,
+        readingID: String,
+        receivedAt: Int64,
+        cgmSessionStart: Int64? = nil
+    ) throws(GATTError) -> Observation? {
         func stamp(_ d: DateTime?) -> Int64 {
             guard let d, d.month > 0, d.day > 0 else { return receivedAt }
-            return CivilTime(year: Int(d.year), month: Int(d.month), day: Int(d.day), hour: Int(d.hours), minute: Int(d.minutes),
-                             second: Int(d.seconds)).unixMilliseconds
+            return CivilTime(
+                year: Int(d.year),
+                month: Int(d.month),
+                day: Int(d.day),
+                hour: Int(d.hours),
+                minute: Int(d.minutes),
+                second: Int(d.seconds)
+            ).unixMilliseconds
         }
         var values: [Signal: Double] = [:]
         var time = receivedAt
@@ -62,16 +75,23 @@ public enum GATTObservations {
         default:
             return nil
         }
-        return values.isEmpty ? nil : Observation(readingID: readingID, patientID: patientID, deviceID: deviceID, time: time, values: values, rrIntervals: rr)
+        return values.isEmpty
+            ? nil : Observation(readingID: readingID, patientID: patientID, deviceID: deviceID, time: time, values: values, rrIntervals: rr)
     }
 }
 
 extension CGMSessionStartTime {
     /// The session start as Unix ms (UTC: the local Date Time less its time zone and DST offset); nil when unset or unknown.
-    public var unixMilliseconds: Int64? {
+    package var unixMilliseconds: Int64? {
         guard start.month > 0, start.day > 0, timeZone != -128, dstOffset != 255 else { return nil }
-        let local = CivilTime(year: Int(start.year), month: Int(start.month), day: Int(start.day), hour: Int(start.hours), minute: Int(start.minutes),
-                              second: Int(start.seconds)).unixMilliseconds
+        let local = CivilTime(
+            year: Int(start.year),
+            month: Int(start.month),
+            day: Int(start.day),
+            hour: Int(start.hours),
+            minute: Int(start.minutes),
+            second: Int(start.seconds)
+        ).unixMilliseconds
         return local - Int64(timeZone) * 15 * 60_000 - Int64(dstOffset) * 15 * 60_000
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A decoded JSON request body that keeps JSON's types apart (true is not 1, 72 is not "72"),
 /// so validation can name the field whose type is wrong.
-public indirect enum JSONInput: Decodable, Sendable, Equatable {
+package indirect enum JSONInput: Decodable, Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -12,22 +12,32 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
     case object([String: JSONInput])
 
     /// True for a JSON string.
-    public var isString: Bool { if case .string = self { true } else { false } }
+    package var isString: Bool { if case .string = self { true } else { false } }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null } else if let b = try? c.decode(Bool.self) { self = .bool(b) } else if let i = try? c.decode(Int64.self) {
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int64.self) {
             self = .integer(i)
-        } else if let d = try? c.decode(Double.self) { self = .number(d) } else if let s = try? c.decode(String.self) { self = .string(s) } else if let a = try? c.decode([JSONInput].self) {
+        } else if let d = try? c.decode(Double.self) {
+            self = .number(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSONInput].self) {
             self = .array(a)
-        } else { self = .object(try c.decode([String: JSONInput].self)) }
+        } else {
+            self = .object(try c.decode([String: JSONInput].self))
+        }
     }
 
     /// Parses a body; nil when it is not JSON.
-    public static func parse(_ bytes: [UInt8]) -> JSONInput? { try? JSONDecoder().decode(JSONInput.self, from: Data(bytes)) }
+    package static func parse(_ bytes: [UInt8]) -> JSONInput? { try? JSONDecoder().decode(JSONInput.self, from: Data(bytes)) }
 
     /// Nesting depth (a scalar is 0).
-    public var depth: Int {
+    package var depth: Int {
         switch self {
         case let .array(a): 1 + (a.map(\.depth).max() ?? 0)
         case let .object(o): 1 + (o.values.map(\.depth).max() ?? 0)
@@ -36,7 +46,7 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
     }
 
     /// The JSON type name, for messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -51,7 +61,7 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
 
 extension JSONInput {
     /// The value of a JSON number (integer or not); nil for other types.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case let .integer(i): Double(i)
         case let .number(d): d

@@ -1,36 +1,46 @@
 import VitalSimCore
 
 /// A rejected request: HTTP 400 with `{"error": …, "field": …}`.
-public struct ValidationFailure: Error, Equatable, Sendable {
-    public var field: String
-    public var message: String
+package struct ValidationFailure: Error, Equatable, Sendable {
+    package var field: String
+    package var message: String
     /// HTTP status: 400 for invalid payloads, 401/403 for credentials.
-    public var status: Int = 400
+    package var status: Int = 400
 
-    public init(field: String, message: String, status: Int = 400) { self.field = field; self.message = message; self.status = status }
-    public var json: JSONValue { .object([("error", .string(message)), ("field", .string(field))]) }
+    package init(field: String, message: String, status: Int = 400) {
+        self.field = field
+        self.message = message
+        self.status = status
+    }
+    package var json: JSONValue { .object([("error", .string(message)), ("field", .string(field))]) }
 }
 
 /// Validation of the VitalEdge payloads (seeds 001/002) and of generic observations.
-public enum PayloadValidation {
+package enum PayloadValidation {
     /// How far in the future (server clock) a timestamp may be.
-    public static let futureSkew: Int64 = 5 * 60_000
+    package static let futureSkew: Int64 = 5 * 60_000
 
     static func object(_ body: JSONInput) throws(ValidationFailure) -> [String: JSONInput] {
-        guard case let .object(o) = body else { throw ValidationFailure(field: "", message: "the body must be a JSON object, got \(body.typeName)") }
+        guard case let .object(o) = body else {
+            throw ValidationFailure(field: "", message: "the body must be a JSON object, got \(body.typeName)")
+        }
         return o
     }
 
     static func string(_ o: [String: JSONInput], _ key: String) throws(ValidationFailure) -> String {
         guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
-        guard case let .string(s) = v, !s.isEmpty else { throw ValidationFailure(field: key, message: "\(key) must be a non-empty string, got \(v.typeName)") }
+        guard case let .string(s) = v, !s.isEmpty else {
+            throw ValidationFailure(field: key, message: "\(key) must be a non-empty string, got \(v.typeName)")
+        }
         return s
     }
 
     static func integer(_ o: [String: JSONInput], _ key: String, _ range: ClosedRange<Int64>) throws(ValidationFailure) -> Int64 {
         guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
         guard case let .integer(i) = v else { throw ValidationFailure(field: key, message: "\(key) must be an integer, got \(v.typeName)") }
-        guard range.contains(i) else { throw ValidationFailure(field: key, message: "\(key) \(i) is outside \(range.lowerBound)...\(range.upperBound)") }
+        guard range.contains(i) else {
+            throw ValidationFailure(field: key, message: "\(key) \(i) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
         return i
     }
 
@@ -42,7 +52,9 @@ public enum PayloadValidation {
         case let .number(x): d = x
         default: throw ValidationFailure(field: key, message: "\(key) must be a number, got \(v.typeName)")
         }
-        guard range.contains(d) else { throw ValidationFailure(field: key, message: "\(key) \(d) is outside \(range.lowerBound)...\(range.upperBound)") }
+        guard range.contains(d) else {
+            throw ValidationFailure(field: key, message: "\(key) \(d) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
         return d
     }
 
@@ -51,15 +63,21 @@ public enum PayloadValidation {
     static func timestamp(_ o: [String: JSONInput], _ key: String, now: Int64, offsets: Bool = false) throws(ValidationFailure) -> Int64 {
         let s = try string(o, key)
         guard let t = offsets ? CivilTime.unixMilliseconds(rfc3339: s) : utcMilliseconds(s) else {
-            throw ValidationFailure(field: key, message: offsets ? "\(key) must be a FHIR dateTime with time zone such as 2024-11-07T14:34:58+02:00, got '\(s)'"
-                                                         : "\(key) must be ISO-8601 UTC such as 2024-11-07T12:34:58Z, got '\(s)'")
+            throw ValidationFailure(
+                field: key,
+                message: offsets
+                    ? "\(key) must be a FHIR dateTime with time zone such as 2024-11-07T14:34:58+02:00, got '\(s)'"
+                    : "\(key) must be ISO-8601 UTC such as 2024-11-07T12:34:58Z, got '\(s)'"
+            )
         }
-        guard t <= now + futureSkew else { throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future") }
+        guard t <= now + futureSkew else {
+            throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future")
+        }
         return t
     }
 
     /// Unix ms of ISO-8601 UTC text (`T` separator; `Z` or `+00:00`; optional fraction), or nil.
-    public static func utcMilliseconds(_ s: String) -> Int64? {
+    package static func utcMilliseconds(_ s: String) -> Int64? {
         let b = Array(s.utf8)
         guard b.count > 10, b[10] == UInt8(ascii: "T"), s.hasSuffix("Z") || s.hasSuffix("+00:00") else { return nil }
         return CivilTime.unixMilliseconds(rfc3339: s)
@@ -72,62 +90,101 @@ public enum PayloadValidation {
     }
 
     /// `POST /api/iot-heart-rate`: `{userId, timestamp, heartRate}` (seed 001 §3.3.1, seed 002 §2.2.2).
-    public static func iotHeartRate(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
+    package static func iotHeartRate(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
         try noExtraKeys(o, ["userId", "timestamp", "heartRate"])
-        let user = try string(o, "userId"), t = try timestamp(o, "timestamp", now: now)
+        let user = try string(o, "userId")
+        let t = try timestamp(o, "timestamp", now: now)
         let hr = try integer(o, "heartRate", 20...300)
-        return Observation(readingID: "\(user)/iot-heart-rate/\(t)", patientID: user, deviceID: "vitaledge-\(user)", time: t, values: [.heartRate: Double(hr)])
+        return Observation(
+            readingID: "\(user)/iot-heart-rate/\(t)",
+            patientID: user,
+            deviceID: "vitaledge-\(user)",
+            time: t,
+            values: [.heartRate: Double(hr)]
+        )
     }
 
     /// `POST /api/healthkit`: `{userId, timestamp, stepCount, caloriesBurned}` (seed 001 §3.3.1, seed 002 §2.2.1).
     /// The summary is stored as an observation with id `USER/healthkit/TIME` (steps and calories; no alert rule uses them).
-    public static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
+    package static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
         try noExtraKeys(o, ["userId", "timestamp", "stepCount", "caloriesBurned"])
-        let user = try string(o, "userId"), t = try timestamp(o, "timestamp", now: now)
-        let steps = try integer(o, "stepCount", 0...200_000), calories = try integer(o, "caloriesBurned", 0...20_000)
-        return Observation(readingID: "\(user)/healthkit/\(t)", patientID: user, deviceID: "vitaledge-\(user)", time: t,
-                           values: [.steps: Double(steps), .calories: Double(calories)])
+        let user = try string(o, "userId")
+        let t = try timestamp(o, "timestamp", now: now)
+        let steps = try integer(o, "stepCount", 0...200_000)
+        let calories = try integer(o, "caloriesBurned", 0...20_000)
+        return Observation(
+            readingID: "\(user)/healthkit/\(t)",
+            patientID: user,
+            deviceID: "vitaledge-\(user)",
+            time: t,
+            values: [.steps: Double(steps), .calories: Double(calories)]
+        )
     }
 
     /// Physiologically possible ranges and units of generic observations.
     static let kinds: [String: (Signal, String, ClosedRange<Double>)] = [
         "heart-rate": (.heartRate, "/min", 20...300), "glucose": (.glucose, "mg/dL", 10...1000), "cgm": (.cgm, "mg/dL", 20...600),
-        "spo2": (.spo2, "%", 30...100), "temperature": (.temperature, "Cel", 25...45), "respiration-rate": (.respirationRate, "/min", 2...100),
+        "spo2": (.spo2, "%", 30...100), "temperature": (.temperature, "Cel", 25...45),
+        "respiration-rate": (.respirationRate, "/min", 2...100),
         "weight": (.weight, "kg", 0.3...400), "feeding": (.feeding, "mL", 0...2000), "battery": (.battery, "%", 0...100),
         "steps": (.steps, "/d", 0...200_000),
     ]
 
     /// `POST /api/v1/observations` item: `{readingId, patientId, deviceId, kind, value, unit, timestamp}`, or for
     /// blood pressure `{…, kind: "blood-pressure", systolic, diastolic, unit: "mm[Hg]"}`.
-    public static func observation(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
+    package static func observation(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
-        let id = try string(o, "readingId"), patient = try string(o, "patientId"), device = try string(o, "deviceId")
-        let kind = try string(o, "kind"), unit = try string(o, "unit")
+        let id = try string(o, "readingId")
+        let patient = try string(o, "patientId")
+        let device = try string(o, "deviceId")
+        let kind = try string(o, "kind")
+        let unit = try string(o, "unit")
         let t = try timestamp(o, "timestamp", now: now)
         if o["sequence"] != nil { _ = try integer(o, "sequence", 0...Int64(UInt32.max)) }
         if kind == "blood-pressure" {
             try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "systolic", "diastolic", "unit", "timestamp", "sequence"])
-            guard unit == "mm[Hg]" else { throw ValidationFailure(field: "unit", message: "blood-pressure unit must be mm[Hg], got \(unit)") }
-            let s = try number(o, "systolic", 40...300), d = try number(o, "diastolic", 20...200)
+            guard unit == "mm[Hg]" else {
+                throw ValidationFailure(field: "unit", message: "blood-pressure unit must be mm[Hg], got \(unit)")
+            }
+            let s = try number(o, "systolic", 40...300)
+            let d = try number(o, "diastolic", 20...200)
             guard d < s else { throw ValidationFailure(field: "diastolic", message: "diastolic \(d) must be below systolic \(s)") }
             return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [.systolic: s, .diastolic: d])
         }
-        try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"] + (kind == "heart-rate" ? ["rrIntervals"] : []))
+        try noExtraKeys(
+            o,
+            ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"]
+                + (kind == "heart-rate" ? ["rrIntervals"] : [])
+        )
         guard let (signal, expectedUnit, range) = kinds[kind] else {
-            throw ValidationFailure(field: "kind", message: "unknown kind \(kind); valid: blood-pressure, \(kinds.keys.sorted().joined(separator: ", "))")
+            throw ValidationFailure(
+                field: "kind",
+                message: "unknown kind \(kind); valid: blood-pressure, \(kinds.keys.sorted().joined(separator: ", "))"
+            )
         }
-        guard unit == expectedUnit else { throw ValidationFailure(field: "unit", message: "\(kind) unit must be \(expectedUnit) (UCUM), got \(unit)") }
+        guard unit == expectedUnit else {
+            throw ValidationFailure(field: "unit", message: "\(kind) unit must be \(expectedUnit) (UCUM), got \(unit)")
+        }
         let value = try number(o, "value", range)
-        return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [signal: value], rrIntervals: try rrIntervals(o))
+        return Observation(
+            readingID: id,
+            patientID: patient,
+            deviceID: device,
+            time: t,
+            values: [signal: value],
+            rrIntervals: try rrIntervals(o)
+        )
     }
 
     /// Optional `rrIntervals` of a heart-rate observation: up to 64 beat-to-beat intervals in ms
     /// (200...3000), returned in seconds.
     static func rrIntervals(_ o: [String: JSONInput]) throws(ValidationFailure) -> [Double] {
         guard let v = o["rrIntervals"] else { return [] }
-        guard case let .array(items) = v, items.count <= 64 else { throw ValidationFailure(field: "rrIntervals", message: "rrIntervals must be an array of at most 64 intervals in ms") }
+        guard case let .array(items) = v, items.count <= 64 else {
+            throw ValidationFailure(field: "rrIntervals", message: "rrIntervals must be an array of at most 64 intervals in ms")
+        }
         var out: [Double] = []
         for (i, item) in items.enumerated() {
             let ms: Double
@@ -136,7 +193,9 @@ public enum PayloadValidation {
             case let .number(x): ms = x
             default: throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] must be a number of ms")
             }
-            guard (200...3000).contains(ms) else { throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] \(ms) ms is outside 200...3000") }
+            guard (200...3000).contains(ms) else {
+                throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] \(ms) ms is outside 200...3000")
+            }
             out.append(ms / 1000)
         }
         return out

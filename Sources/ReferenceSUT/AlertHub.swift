@@ -1,19 +1,21 @@
+import ReferenceEngine
 import Synchronization
 import VitalSimCore
 import Wire
-import ReferenceEngine
 
 /// Fans published alerts out to every delivery channel: SSE subscribers, a webhook (ordered,
 /// retried with exponential backoff) and MQTT `alerts/{patientId}` (QoS 1). Polling reads the
 /// store directly.
-public actor AlertHub {
+package actor AlertHub {
     /// Where alerts go besides SSE and polling.
-    public struct Channels: Sendable {
-        public var webhook: String?
-        public var webhookAttempts: Int
-        public var mqtt: MQTTClient?
-        public init(webhook: String? = nil, webhookAttempts: Int = 8, mqtt: MQTTClient? = nil) {
-            self.webhook = webhook; self.webhookAttempts = webhookAttempts; self.mqtt = mqtt
+    package struct Channels: Sendable {
+        package var webhook: String?
+        package var webhookAttempts: Int
+        package var mqtt: MQTTClient?
+        package init(webhook: String? = nil, webhookAttempts: Int = 8, mqtt: MQTTClient? = nil) {
+            self.webhook = webhook
+            self.webhookAttempts = webhookAttempts
+            self.mqtt = mqtt
         }
     }
 
@@ -31,21 +33,34 @@ public actor AlertHub {
     var webhookRunning = false
     var closed = false
 
-    public init(channels: Channels = Channels(), metrics: ServerMetrics) { self.channels = channels; self.metrics = metrics }
+    package init(channels: Channels = Channels(), metrics: ServerMetrics) {
+        self.channels = channels
+        self.metrics = metrics
+    }
 
     /// Delivers one alert (its position in the published sequence is `sequence`).
     func deliver(_ alert: Alert, sequence: Int) {
         for s in subscribers.values where s.patient == nil || s.patient == alert.patientID { s.continuation.yield((sequence, alert)) }
         if channels.webhook != nil {
             webhookQueue.append(alert)
-            if !webhookRunning { webhookRunning = true; Task { await self.drainWebhook() } }
+            if !webhookRunning {
+                webhookRunning = true
+                Task { await self.drainWebhook() }
+            }
         }
         if let mqtt = channels.mqtt {
             let metrics = self.metrics
-            let message = MQTTMessage(topic: "alerts/\(alert.patientID)", payload: Array(alert.json.serialized().utf8), qos: 1,
-                                      userProperties: [UserProperty("alert-id", alert.alertID), UserProperty("rule", alert.rule)])
+            let message = MQTTMessage(
+                topic: "alerts/\(alert.patientID)",
+                payload: Array(alert.json.serialized().utf8),
+                qos: 1,
+                userProperties: [UserProperty("alert-id", alert.alertID), UserProperty("rule", alert.rule)]
+            )
             Task {
-                do throws(MQTTError) { try await mqtt.publish(message); metrics.count("vitalsim_alert_deliveries_total", ["channel": "mqtt", "outcome": "delivered"]) } catch {
+                do throws(MQTTError) {
+                    try await mqtt.publish(message)
+                    metrics.count("vitalsim_alert_deliveries_total", ["channel": "mqtt", "outcome": "delivered"])
+                } catch {
                     metrics.count("vitalsim_alert_deliveries_total", ["channel": "mqtt", "outcome": "failed"])
                 }
             }
@@ -64,8 +79,13 @@ public actor AlertHub {
                     metrics.count("vitalsim_alert_webhook_retries_total")
                     try? await Task.sleep(for: .milliseconds(min(8000, 250 << (attempt - 1))))
                 }
-                if let reply = try? await poster.post(url, body: body, headers: ["Content-Type: application/json", "X-VitalSim-Alert-Id: \(alert.alertID)"]),
-                   (200..<300).contains(reply.status) {
+                if let reply = try? await poster.post(
+                    url,
+                    body: body,
+                    headers: ["Content-Type: application/json", "X-VitalSim-Alert-Id: \(alert.alertID)"]
+                ),
+                    (200..<300).contains(reply.status)
+                {
                     delivered = true
                     break
                 }
@@ -78,7 +98,10 @@ public actor AlertHub {
     /// A stream of `(sequence, alert)` for SSE; ends when the server shuts down.
     func subscribe(patient: String?) -> (Int, AsyncStream<(Int, Alert)>) {
         let (stream, continuation) = AsyncStream.makeStream(of: (Int, Alert).self, bufferingPolicy: .bufferingNewest(10_000))
-        if closed { continuation.finish(); return (-1, stream) }
+        if closed {
+            continuation.finish()
+            return (-1, stream)
+        }
         let id = nextSubscriber
         nextSubscriber += 1
         subscribers[id] = Subscriber(patient: patient, continuation: continuation)
@@ -89,7 +112,7 @@ public actor AlertHub {
     func unsubscribe(_ id: Int) { subscribers[id] = nil }
 
     /// Ends every SSE stream (graceful shutdown) and waits briefly for queued webhook deliveries.
-    public func close() async {
+    package func close() async {
         closed = true
         for s in subscribers.values { s.continuation.finish() }
         subscribers = [:]

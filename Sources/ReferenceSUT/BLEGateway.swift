@@ -2,10 +2,10 @@ import BLE
 import Foundation
 import GATT
 import Logging
+import ReferenceEngine
 import ServiceLifecycle
 import Synchronization
 import VitalSimCore
-import ReferenceEngine
 
 /// The reference SUT's BLE gateway role (`vitalsim serve --ble-gateway --hci …`): one central per
 /// HCI controller scans for a known device (by address), connects, discovers, subscribes to every
@@ -15,19 +15,27 @@ import ReferenceEngine
 /// at the first connection, then those after the last sequence number — CGM: time offset — seen),
 /// so a disconnect loses nothing. A CGM's Session Start Time is read at connection: its records are
 /// stamped session start + time offset.
-public final class BLEGateway: Service, Sendable {
+package final class BLEGateway: Service, Sendable {
     /// A device the gateway may connect to, and whose readings it files under `patientID`.
-    public struct Target: Sendable, Equatable {
+    package struct Target: Sendable, Equatable {
         /// HCI byte order (least significant first).
-        public var address: [UInt8]
-        public var patientID: String
-        public var deviceID: String
-        public init(address: [UInt8], patientID: String, deviceID: String) { self.address = address; self.patientID = patientID; self.deviceID = deviceID }
+        package var address: [UInt8]
+        package var patientID: String
+        package var deviceID: String
+        package init(address: [UInt8], patientID: String, deviceID: String) {
+            self.address = address
+            self.patientID = patientID
+            self.deviceID = deviceID
+        }
     }
 
     /// A value received from a device, in arrival order.
     struct Received: Sendable {
-        var target: Target; var uuid: UInt16; var value: [UInt8]; var receivedAt: Int64; var arrival: Int
+        var target: Target
+        var uuid: UInt16
+        var value: [UInt8]
+        var receivedAt: Int64
+        var arrival: Int
         /// The CGM's session start (Unix ms), read at connection: CGM records are stamped with it plus their time offset.
         var cgmSessionStart: Int64?
     }
@@ -54,15 +62,22 @@ public final class BLEGateway: Service, Sendable {
     /// SpO2, CGM and battery values carry no time stamp, so a gateway stamps them on receipt; with
     /// this clock the stamp is `startUnixMilliseconds` when every target has subscribed for the
     /// first time, advancing `speed` times faster than the wall clock from then on.
-    public struct VirtualClock: Sendable, Equatable {
-        public var startUnixMilliseconds: Int64
-        public var speed: Double
-        public init(startUnixMilliseconds: Int64, speed: Double) { self.startUnixMilliseconds = startUnixMilliseconds; self.speed = speed }
+    package struct VirtualClock: Sendable, Equatable {
+        package var startUnixMilliseconds: Int64
+        package var speed: Double
+        package init(startUnixMilliseconds: Int64, speed: Double) {
+            self.startUnixMilliseconds = startUnixMilliseconds
+            self.speed = speed
+        }
     }
 
     /// - Parameter virtualClock: stamps values on a scenario's time axis (`serve --ble-speed`); nil stamps them with the wall clock, as a real gateway does.
-    public init(hci: [String], targets: [Target], context: ServerContext, logger: Logger, virtualClock: VirtualClock? = nil) {
-        self.hci = hci; self.targets = targets; self.context = context; self.logger = logger; self.virtualClock = virtualClock
+    package init(hci: [String], targets: [Target], context: ServerContext, logger: Logger, virtualClock: VirtualClock? = nil) {
+        self.hci = hci
+        self.targets = targets
+        self.context = context
+        self.logger = logger
+        self.virtualClock = virtualClock
     }
 
     /// The receipt time stamp (Unix ms) for a value received now.
@@ -84,7 +99,7 @@ public final class BLEGateway: Service, Sendable {
     }
 
     /// Runs one central per controller until graceful shutdown.
-    public func run() async throws {
+    package func run() async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: Received.self)
         var threads: [Thread] = []
         for (i, spec) in hci.enumerated() {
@@ -108,7 +123,11 @@ public final class BLEGateway: Service, Sendable {
         while !stopping.load(ordering: .sequentiallyConsistent) {
             let central: HCICentral
             do {
-                central = HCICentral(transport: try HCITransports.open(spec), address: StaticRandomAddress.derive(seed: 0x6A7E, label: "gateway/\(index)"), capture: nil)
+                central = HCICentral(
+                    transport: try HCITransports.open(spec),
+                    address: StaticRandomAddress.derive(seed: 0x6A7E, label: "gateway/\(index)"),
+                    capture: nil
+                )
                 try central.start()
             } catch {
                 logger.error("BLE gateway cannot open its controller", metadata: ["hci": "\(spec)", "reason": "\(error)"])
@@ -129,18 +148,40 @@ public final class BLEGateway: Service, Sendable {
                     let after = lastSequence.withLock { $0[(cgm ? "cgm/" : "") + target.deviceID] }
                     // A CGM's records carry minutes since its session start: read it (CGMS 3.4) before subscribing.
                     var sessionStart: Int64?
-                    if chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }), let bytes = try central.read(CGMSessionStartTime.uuid) {
+                    if chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }),
+                        let bytes = try central.read(CGMSessionStartTime.uuid)
+                    {
                         sessionStart = (try? CGMSessionStartTime.decode(bytes))?.unixMilliseconds
-                        if sessionStart == nil { logger.notice("BLE gateway: CGM session start time unset or invalid; stamping CGM records on receipt", metadata: ["device": "\(target.deviceID)"]) }
+                        if sessionStart == nil {
+                            logger.notice(
+                                "BLE gateway: CGM session start time unset or invalid; stamping CGM records on receipt",
+                                metadata: ["device": "\(target.deviceID)"]
+                            )
+                        }
                     }
                     central.onValue = { [sessionStart] uuid, value in
-                        let n = self.arrivals.withLock { n in n += 1; return n }
-                        deliver.yield(Received(target: target, uuid: uuid, value: value, receivedAt: self.receiptTime(), arrival: n, cgmSessionStart: sessionStart))
+                        let n = self.arrivals.withLock { n in
+                            n += 1
+                            return n
+                        }
+                        deliver.yield(
+                            Received(
+                                target: target,
+                                uuid: uuid,
+                                value: value,
+                                receivedAt: self.receiptTime(),
+                                arrival: n,
+                                cgmSessionStart: sessionStart
+                            )
+                        )
                     }
                     for c in chars where c.cccdHandle != nil { try central.subscribe(c.uuid) }
                     if chars.contains(where: { $0.uuid == RecordAccessControlPoint.uuid }) {
                         // Report stored records: all (0x01 0x01), or ≥ N by sequence number (0x01 0x03 0x01 N).
-                        let racp: [UInt8] = after.map { n in [0x01, 0x03, 0x01, UInt8(truncatingIfNeeded: n &+ 1), UInt8(truncatingIfNeeded: (n &+ 1) >> 8)] } ?? [0x01, 0x01]
+                        let racp: [UInt8] =
+                            after.map { n in
+                                [0x01, 0x03, 0x01, UInt8(truncatingIfNeeded: n &+ 1), UInt8(truncatingIfNeeded: (n &+ 1) >> 8)]
+                            } ?? [0x01, 0x01]
                         _ = try central.write(RecordAccessControlPoint.uuid, racp)
                     }
                     subscribed(target)
@@ -190,11 +231,21 @@ public final class BLEGateway: Service, Sendable {
         }
         let observation: Observation?
         do throws(GATTError) {
-            observation = try GATTObservations.observation(uuid: r.uuid, bytes: r.value, patientID: r.target.patientID, deviceID: r.target.deviceID,
-                                                           readingID: id, receivedAt: r.receivedAt, cgmSessionStart: r.cgmSessionStart)
+            observation = try GATTObservations.observation(
+                uuid: r.uuid,
+                bytes: r.value,
+                patientID: r.target.patientID,
+                deviceID: r.target.deviceID,
+                readingID: id,
+                receivedAt: r.receivedAt,
+                cgmSessionStart: r.cgmSessionStart
+            )
         } catch {
             metrics.count("vitalsim_ble_values_total", ["outcome": "rejected"])
-            logger.notice("BLE gateway rejected a value", metadata: ["characteristic": "\(String(r.uuid, radix: 16))", "reason": "\(error)"])
+            logger.notice(
+                "BLE gateway rejected a value",
+                metadata: ["characteristic": "\(String(r.uuid, radix: 16))", "reason": "\(error)"]
+            )
             return
         }
         guard let observation else {

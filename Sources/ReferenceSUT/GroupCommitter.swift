@@ -9,7 +9,10 @@ actor GroupCommitter {
     /// Counts commits (`vitalsim_storage_commits_total`) and committed readings.
     let metrics: ServerMetrics
 
-    init(storage: any ReadingStorage, metrics: ServerMetrics) { self.storage = storage; self.metrics = metrics }
+    init(storage: any ReadingStorage, metrics: ServerMetrics) {
+        self.storage = storage
+        self.metrics = metrics
+    }
 
     /// Commits `batch` (possibly with others); an empty batch waits for everything submitted before it.
     func submit(_ batch: StorageBatch) async throws(StorageError) {
@@ -27,7 +30,8 @@ actor GroupCommitter {
 
     func flush() async {
         while !waiters.isEmpty {
-            let batch = pending, group = waiters
+            let batch = pending
+            let group = waiters
             pending = StorageBatch()
             waiters = []
             var failure: StorageError?

@@ -1,8 +1,8 @@
 import GATT
+import ReferenceEngine
 import Synchronization
 import VitalSimCore
 import Wire
-import ReferenceEngine
 
 /// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1) and ingests each
 /// message — a JSON observation (as for `POST /api/v1/observations`), or raw GATT bytes when the
@@ -10,17 +10,20 @@ import ReferenceEngine
 /// …), decoded with VitalSim's GATT decoders. Raw messages may carry `reading-id`, `device-id` and
 /// `device-time` (ISO-8601) user properties. A rejected message is answered on
 /// `errors/{patientId}` with `{readingId, status, error, field}`.
-public final class MQTTIngestor: Sendable {
+package final class MQTTIngestor: Sendable {
     let client: MQTTClient
     let context: ServerContext
     /// Patients are spread over this many lanes judged concurrently; one patient's messages stay in order.
     let lanes = 32
 
-    public init(client: MQTTClient, context: ServerContext) { self.client = client; self.context = context }
+    package init(client: MQTTClient, context: ServerContext) {
+        self.client = client
+        self.context = context
+    }
 
     /// Subscribes and waits for the broker's SUBACK, so nothing published after the server
     /// announces itself is missed.
-    public func subscribe() async throws(MQTTError) {
+    package func subscribe() async throws(MQTTError) {
         try await client.subscribeAcknowledged("vitals/+/+", qos: 1)
     }
 
@@ -28,7 +31,7 @@ public final class MQTTIngestor: Sendable {
     /// in arrival order per patient (MQTT keeps a topic's order; alert rules depend on it), with
     /// patients spread over `lanes` concurrent lanes; a lane stores what has queued up since its
     /// last commit in one batch, so ingestion keeps up with a fast publisher.
-    public func run() async {
+    package func run() async {
         let queues = (0..<lanes).map { _ in MessageQueue() }
         await withTaskGroup(of: Void.self) { group in
             for queue in queues {
@@ -72,7 +75,11 @@ public final class MQTTIngestor: Sendable {
         } catch {
             for o in accepted {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "storage-failed"])
-                await reply(o.patientID, readingID: o.readingID, failure: ValidationFailure(field: "", message: "the reading could not be stored", status: 503))
+                await reply(
+                    o.patientID,
+                    readingID: o.readingID,
+                    failure: ValidationFailure(field: "", message: "the reading could not be stored", status: 503)
+                )
             }
         }
     }
@@ -86,26 +93,47 @@ public final class MQTTIngestor: Sendable {
             }
             var received = now
             if let t = m.property("device-time") {
-                guard let ms = CivilTime.unixMilliseconds(rfc3339: t) else { throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601") }
+                guard let ms = CivilTime.unixMilliseconds(rfc3339: t) else {
+                    throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601")
+                }
                 received = ms
             }
-            guard received <= now + PayloadValidation.futureSkew else { throw ValidationFailure(field: "device-time", message: "device-time is more than 5 minutes in the future") }
+            guard received <= now + PayloadValidation.futureSkew else {
+                throw ValidationFailure(field: "device-time", message: "device-time is more than 5 minutes in the future")
+            }
             let id = m.property("reading-id") ?? "\(patient)/mqtt/\(kind)/\(received)"
             let device = m.property("device-id") ?? "mqtt-\(patient)-\(kind)"
             let decoded: Observation?
             do throws(GATTError) {
-                decoded = try GATTObservations.observation(uuid: type.uuid, bytes: m.payload, patientID: patient, deviceID: device, readingID: id, receivedAt: received)
+                decoded = try GATTObservations.observation(
+                    uuid: type.uuid,
+                    bytes: m.payload,
+                    patientID: patient,
+                    deviceID: device,
+                    readingID: id,
+                    receivedAt: received
+                )
             } catch {
                 throw ValidationFailure(field: "payload", message: "\(error)")
             }
-            guard let decoded else { throw ValidationFailure(field: "payload", message: "the \(type.name) value carries no vital sign VitalSim judges") }
+            guard let decoded else {
+                throw ValidationFailure(field: "payload", message: "the \(type.name) value carries no vital sign VitalSim judges")
+            }
             return decoded
         }
-        guard let body = JSONInput.parse(m.payload) else { throw ValidationFailure(field: "", message: "the payload is neither JSON nor raw GATT (set the user property 'characteristic')") }
-        guard body.depth <= ReferenceServer.maxDepth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(ReferenceServer.maxDepth)") }
+        guard let body = JSONInput.parse(m.payload) else {
+            throw ValidationFailure(field: "", message: "the payload is neither JSON nor raw GATT (set the user property 'characteristic')")
+        }
+        guard body.depth <= ReferenceServer.maxDepth else {
+            throw ValidationFailure(field: "", message: "JSON nested deeper than \(ReferenceServer.maxDepth)")
+        }
         let o = try PayloadValidation.observation(body, now: now)
         guard o.patientID == patient else {
-            throw ValidationFailure(field: "patientId", message: "patientId \(o.patientID) does not match the topic's patient \(patient)", status: 403)
+            throw ValidationFailure(
+                field: "patientId",
+                message: "patientId \(o.patientID) does not match the topic's patient \(patient)",
+                status: 403
+            )
         }
         return o
     }
@@ -114,7 +142,9 @@ public final class MQTTIngestor: Sendable {
         var fields: [(String, JSONValue)] = []
         if let readingID { fields.append(("readingId", .string(readingID))) }
         fields += [("status", .int(Int64(failure.status))), ("error", .string(failure.message)), ("field", .string(failure.field))]
-        try? await client.publish(MQTTMessage(topic: "errors/\(patient)", payload: Array(JSONValue.object(fields).serialized().utf8), qos: 1))
+        try? await client.publish(
+            MQTTMessage(topic: "errors/\(patient)", payload: Array(JSONValue.object(fields).serialized().utf8), qos: 1)
+        )
     }
 }
 
@@ -132,7 +162,12 @@ final class MessageQueue: Sendable {
     }
 
     /// Everything queued, oldest first.
-    func drain() -> [MQTTMessage] { pending.withLock { q in defer { q.removeAll() }; return q } }
+    func drain() -> [MQTTMessage] {
+        pending.withLock { q in
+            defer { q.removeAll() }
+            return q
+        }
+    }
 
     func finish() { signal.finish() }
 }

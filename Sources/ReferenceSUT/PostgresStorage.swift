@@ -1,67 +1,97 @@
 import Foundation
 import Logging
 import PostgresNIO
-import VitalSimCore
 import ReferenceEngine
+import VitalSimCore
 
 /// PostgreSQL storage through postgres-nio (`--database postgres://USER[:PASSWORD]@HOST:PORT/DB`).
 /// Each group commit is one transaction with array-bound multi-row inserts.
-public final class PostgresStorage: ReadingStorage {
+package final class PostgresStorage: ReadingStorage {
     let client: PostgresClient
     let runner: Task<Void, Never>
     let logger = Logger(label: "vitalsim.serve.postgres")
     let display: String
 
     /// Connects, and creates the tables if they do not exist.
-    public init(url: String) async throws(StorageError) {
-        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host, let user = c.user else {
-            throw StorageError(backend: "PostgreSQL", operation: "parsing --database", reason: "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, got \(url)")
+    package init(url: String) async throws(StorageError) {
+        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host, let user = c.user
+        else {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "parsing --database",
+                reason: "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, got \(url)"
+            )
         }
         let database = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
         display = "postgres://\(user)@\(host):\(c.port ?? 5432)/\(database)"
-        let config = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: user, password: c.password,
-                                                  database: database.isEmpty ? nil : database, tls: .disable)
+        let config = PostgresClient.Configuration(
+            host: host,
+            port: c.port ?? 5432,
+            username: user,
+            password: c.password,
+            database: database.isEmpty ? nil : database,
+            tls: .disable
+        )
         let client = PostgresClient(configuration: config)
         self.client = client
         runner = Task { await client.run() }
         do {
-            try await client.query("""
+            try await client.query(
+                """
                 CREATE TABLE IF NOT EXISTS readings (
                     seq BIGSERIAL PRIMARY KEY, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, device_id TEXT NOT NULL,
                     device_time BIGINT NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL)
-                """)
-            try await client.query("""
+                """
+            )
+            try await client.query(
+                """
                 CREATE TABLE IF NOT EXISTS alerts (
                     seq BIGSERIAL PRIMARY KEY, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, rule TEXT NOT NULL,
                     severity TEXT NOT NULL, raised_at BIGINT NOT NULL, evidence TEXT NOT NULL)
-                """)
+                """
+            )
         } catch {
             runner.cancel()
             throw StorageError(backend: "PostgreSQL", operation: "connecting to \(display)", reason: String(reflecting: error))
         }
     }
 
-    public func commit(_ batch: StorageBatch) async throws(StorageError) {
-        let o = batch.observations, a = batch.alerts
+    package func commit(_ batch: StorageBatch) async throws(StorageError) {
+        let o = batch.observations
+        let a = batch.alerts
         do {
             try await client.withTransaction(logger: logger) { conn in
                 if !o.isEmpty {
-                    let ids = o.map(\.readingID), patients = o.map(\.patientID), devices = o.map(\.deviceID), times = o.map(\.time)
-                    let vals = o.map { StorageColumns.values($0.values) }, rr = o.map { StorageColumns.rr($0.rrIntervals) }
-                    try await conn.query("""
+                    let ids = o.map(\.readingID)
+                    let patients = o.map(\.patientID)
+                    let devices = o.map(\.deviceID)
+                    let times = o.map(\.time)
+                    let vals = o.map { StorageColumns.values($0.values) }
+                    let rr = o.map { StorageColumns.rr($0.rrIntervals) }
+                    try await conn.query(
+                        """
                         INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
                         SELECT * FROM UNNEST(\(ids)::text[], \(patients)::text[], \(devices)::text[], \(times)::int8[], \(vals)::text[], \(rr)::text[])
                         ON CONFLICT (reading_id) DO NOTHING
-                        """, logger: logger)
+                        """,
+                        logger: logger
+                    )
                 }
                 if !a.isEmpty {
-                    let ids = a.map(\.alertID), patients = a.map(\.patientID), rules = a.map(\.rule), sev = a.map(\.severity.rawValue)
-                    let times = a.map(\.raisedAt), ev = a.map { StorageColumns.evidence($0.evidence) }
-                    try await conn.query("""
+                    let ids = a.map(\.alertID)
+                    let patients = a.map(\.patientID)
+                    let rules = a.map(\.rule)
+                    let sev = a.map(\.severity.rawValue)
+                    let times = a.map(\.raisedAt)
+                    let ev = a.map { StorageColumns.evidence($0.evidence) }
+                    try await conn.query(
+                        """
                         INSERT INTO alerts (alert_id, patient_id, rule, severity, raised_at, evidence)
                         SELECT * FROM UNNEST(\(ids)::text[], \(patients)::text[], \(rules)::text[], \(sev)::text[], \(times)::int8[], \(ev)::text[])
                         ON CONFLICT (alert_id) DO NOTHING
-                        """, logger: logger)
+                        """,
+                        logger: logger
+                    )
                 }
             }
         } catch {
@@ -69,17 +99,39 @@ public final class PostgresStorage: ReadingStorage {
         }
     }
 
-    public func load() async throws(StorageError) -> StoredState {
+    package func load() async throws(StorageError) -> StoredState {
         do {
             var obs: [Observation] = []
-            for try await (id, p, d, t, v, r) in try await client.query("SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings ORDER BY seq")
-                .decode((String, String, String, Int64, String, String).self) {
-                obs.append(Observation(readingID: id, patientID: p, deviceID: d, time: t, values: StorageColumns.parseValues(v), rrIntervals: StorageColumns.parseNumbers(r)))
+            for try await (id, p, d, t, v, r) in try await client.query(
+                "SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings ORDER BY seq"
+            )
+            .decode((String, String, String, Int64, String, String).self) {
+                obs.append(
+                    Observation(
+                        readingID: id,
+                        patientID: p,
+                        deviceID: d,
+                        time: t,
+                        values: StorageColumns.parseValues(v),
+                        rrIntervals: StorageColumns.parseNumbers(r)
+                    )
+                )
             }
             var alerts: [Alert] = []
-            for try await (id, p, rule, s, t, e) in try await client.query("SELECT alert_id, patient_id, rule, severity, raised_at, evidence FROM alerts ORDER BY seq")
-                .decode((String, String, String, String, Int64, String).self) {
-                alerts.append(Alert(alertID: id, patientID: p, rule: rule, severity: Severity(rawValue: s) ?? .medium, raisedAt: t, evidence: StorageColumns.parseStrings(e)))
+            for try await (id, p, rule, s, t, e) in try await client.query(
+                "SELECT alert_id, patient_id, rule, severity, raised_at, evidence FROM alerts ORDER BY seq"
+            )
+            .decode((String, String, String, String, Int64, String).self) {
+                alerts.append(
+                    Alert(
+                        alertID: id,
+                        patientID: p,
+                        rule: rule,
+                        severity: Severity(rawValue: s) ?? .medium,
+                        raisedAt: t,
+                        evidence: StorageColumns.parseStrings(e)
+                    )
+                )
             }
             return StoredState(observations: obs, alerts: alerts)
         } catch {
@@ -87,5 +139,5 @@ public final class PostgresStorage: ReadingStorage {
         }
     }
 
-    public func close() async { runner.cancel() }
+    package func close() async { runner.cancel() }
 }

@@ -2,17 +2,23 @@ import Synchronization
 
 /// Per-device token buckets: `rate` readings per second with bursts up to `burst`. Measured on
 /// the monotonic clock (rate limiting protects the server; it shapes no generated traffic).
-public final class RateLimiter: Sendable {
-    struct Bucket { var tokens: Double; var updated: ContinuousClock.Instant }
-    public let rate: Double
-    public let burst: Double
+package final class RateLimiter: Sendable {
+    struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+    package let rate: Double
+    package let burst: Double
     let buckets = Mutex([String: Bucket]())
 
     /// `rate` 0 disables limiting.
-    public init(rate: Double, burst: Double? = nil) { self.rate = rate; self.burst = burst ?? max(1, rate * 2) }
+    package init(rate: Double, burst: Double? = nil) {
+        self.rate = rate
+        self.burst = burst ?? max(1, rate * 2)
+    }
 
     /// Takes `cost` tokens for `key`; returns nil when allowed, or the seconds to wait before retrying.
-    public func take(_ key: String, cost: Double = 1, now: ContinuousClock.Instant = .now) -> Double? {
+    package func take(_ key: String, cost: Double = 1, now: ContinuousClock.Instant = .now) -> Double? {
         guard rate > 0 else { return nil }
         return buckets.withLock { all -> Double? in
             var b = all[key] ?? Bucket(tokens: burst, updated: now)
@@ -21,7 +27,10 @@ public final class RateLimiter: Sendable {
             b.updated = now
             defer { all[key] = b }
             let need = min(cost, burst)
-            if b.tokens >= need { b.tokens -= need; return nil }
+            if b.tokens >= need {
+                b.tokens -= need
+                return nil
+            }
             return (need - b.tokens) / rate
         }
     }

@@ -1,10 +1,10 @@
-import VitalSimCore
 import ReferenceEngine
+import VitalSimCore
 
 /// Durable storage behind the reference SUT: SQLite (``SQLiteStorage``) or PostgreSQL
 /// (``PostgresStorage``). A batch is committed atomically — readings together with the alerts
 /// they raised — before any of its readings is acknowledged.
-public protocol ReadingStorage: Sendable {
+package protocol ReadingStorage: Sendable {
     /// Commits one group of readings and alerts in a single transaction.
     func commit(_ batch: StorageBatch) async throws(StorageError)
     /// Everything stored, in commit order (used to rebuild the alert engine at start).
@@ -14,26 +14,33 @@ public protocol ReadingStorage: Sendable {
 }
 
 /// One group commit.
-public struct StorageBatch: Sendable {
-    public var observations: [Observation] = []
-    public var alerts: [Alert] = []
-    public init(observations: [Observation] = [], alerts: [Alert] = []) { self.observations = observations; self.alerts = alerts }
-    public var isEmpty: Bool { observations.isEmpty && alerts.isEmpty }
+package struct StorageBatch: Sendable {
+    package var observations: [Observation] = []
+    package var alerts: [Alert] = []
+    package init(observations: [Observation] = [], alerts: [Alert] = []) {
+        self.observations = observations
+        self.alerts = alerts
+    }
+    package var isEmpty: Bool { observations.isEmpty && alerts.isEmpty }
 }
 
 /// The stored contents, oldest first.
-public struct StoredState: Sendable {
-    public var observations: [Observation]
-    public var alerts: [Alert]
+package struct StoredState: Sendable {
+    package var observations: [Observation]
+    package var alerts: [Alert]
 }
 
 /// A storage failure, naming the backend and what it was doing.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
-    public var backend: String
-    public var operation: String
-    public var reason: String
-    public init(backend: String, operation: String, reason: String) { self.backend = backend; self.operation = operation; self.reason = reason }
-    public var description: String { "\(backend) storage: \(operation) failed: \(reason)" }
+package struct StorageError: Error, Sendable, CustomStringConvertible {
+    package var backend: String
+    package var operation: String
+    package var reason: String
+    package init(backend: String, operation: String, reason: String) {
+        self.backend = backend
+        self.operation = operation
+        self.reason = reason
+    }
+    package var description: String { "\(backend) storage: \(operation) failed: \(reason)" }
 }
 
 /// Column encodings shared by the SQL backends.

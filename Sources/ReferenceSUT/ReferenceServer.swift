@@ -2,35 +2,42 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import VitalSimCore
 import ReferenceEngine
+import VitalSimCore
 
 /// The reference SUT's HTTP API (see docs/openapi.yaml).
-public enum ReferenceServer {
+package enum ReferenceServer {
     /// Largest accepted request body and JSON nesting.
-    public static let maxBody = 256 * 1024
-    public static let maxDepth = 8
+    package static let maxBody = 256 * 1024
+    package static let maxDepth = 8
     /// Most observations in one batch.
-    public static let maxBatch = 1000
+    package static let maxBatch = 1000
 
     typealias Owner = (patientID: String, deviceID: String)
 
     /// Every route of the SUT contract.
-    public static func router(_ context: ServerContext) -> Router<BasicRequestContext> {
+    package static func router(_ context: ServerContext) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: RequestMetricsMiddleware(metrics: context.metrics))
         router.get("healthz") { _, _ in json(.ok, .object([("status", .string("ok"))])) }
         router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: context.metrics.render())))
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: context.metrics.render()))
+            )
         }
         router.post("api/iot-heart-rate") { request, _ in
-            await ingest(request, context, source: "iot-heart-rate") { body, now throws(ValidationFailure) in [try PayloadValidation.iotHeartRate(body, now: now)] } reply: { o, _ in
+            await ingest(request, context, source: "iot-heart-rate") { body, now throws(ValidationFailure) in
+                [try PayloadValidation.iotHeartRate(body, now: now)]
+            } reply: { o, _ in
                 (.ok, .object([("status", .string("accepted")), ("readingId", .string(o[0].readingID))]))
             }
         }
         router.post("api/healthkit") { request, _ in
-            await ingest(request, context, source: "healthkit") { body, now throws(ValidationFailure) in [try PayloadValidation.healthKitSummary(body, now: now)] } reply: { _, _ in
+            await ingest(request, context, source: "healthkit") { body, now throws(ValidationFailure) in
+                [try PayloadValidation.healthKitSummary(body, now: now)]
+            } reply: { _, _ in
                 (.ok, .object([("status", .string("accepted"))]))
             }
         }
@@ -38,11 +45,16 @@ public enum ReferenceServer {
             await ingest(request, context, source: "observations") { body, now throws(ValidationFailure) in
                 var items: [JSONInput] = []
                 if case let .array(a) = body { items = a } else { items = [body] }
-                guard !items.isEmpty, items.count <= maxBatch else { throw ValidationFailure(field: "", message: "send 1 to \(maxBatch) observations") }
+                guard !items.isEmpty, items.count <= maxBatch else {
+                    throw ValidationFailure(field: "", message: "send 1 to \(maxBatch) observations")
+                }
                 var parsed: [Observation] = []
                 for (i, item) in items.enumerated() {
                     do throws(ValidationFailure) { parsed.append(try PayloadValidation.observation(item, now: now)) } catch {
-                        throw ValidationFailure(field: items.count > 1 || body.isArray ? "[\(i)].\(error.field)" : error.field, message: error.message)
+                        throw ValidationFailure(
+                            field: items.count > 1 || body.isArray ? "[\(i)].\(error.field)" : error.field,
+                            message: error.message
+                        )
                     }
                 }
                 let ids = parsed.map(\.readingID)
@@ -67,7 +79,12 @@ public enum ReferenceServer {
             let patient = request.uri.queryParameters.get("patient")
             var since: Int64?
             if let s = request.uri.queryParameters.get("since") {
-                guard let ms = PayloadValidation.utcMilliseconds(s) else { return json(.badRequest, ValidationFailure(field: "since", message: "since must be ISO-8601 UTC such as 2024-11-07T00:00:00Z").json) }
+                guard let ms = PayloadValidation.utcMilliseconds(s) else {
+                    return json(
+                        .badRequest,
+                        ValidationFailure(field: "since", message: "since must be ISO-8601 UTC such as 2024-11-07T00:00:00Z").json
+                    )
+                }
                 since = ms
             }
             return json(.ok, .array(await context.store.alerts(patient: patient, since: since).map(\.json)))
@@ -77,33 +94,54 @@ public enum ReferenceServer {
             let patient = request.uri.queryParameters.get("patient")
             var after: Int?
             if let last = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters.get("after") {
-                guard let n = Int(last), n >= -1 else { return json(.badRequest, ValidationFailure(field: "Last-Event-ID", message: "expected an event id (an integer)").json) }
+                guard let n = Int(last), n >= -1 else {
+                    return json(.badRequest, ValidationFailure(field: "Last-Event-ID", message: "expected an event id (an integer)").json)
+                }
                 after = n
             }
             let feed = await context.store.feed(patient: patient, after: after)
-            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: ": vitalsim alert stream\n\n"))
-                for await (sequence, alert) in feed {
-                    try await writer.write(ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n"))
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: ": vitalsim alert stream\n\n"))
+                    for await (sequence, alert) in feed {
+                        try await writer.write(ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n"))
+                    }
+                    try await writer.finish(nil)
                 }
-                try await writer.finish(nil)
-            })
+            )
         }
         return router
     }
 
     /// 401 without a device credential (checked before the body), 403 for another patient's data, 429 over the rate.
-    static func ingest(_ request: Request, _ context: ServerContext, source: String, failure: @escaping @Sendable (ValidationFailure) -> JSONValue = { $0.json },
-                       parse: @escaping @Sendable (JSONInput, Int64) throws(ValidationFailure) -> [Observation],
-                       reply: @escaping @Sendable ([Observation], [Bool]) -> (HTTPResponse.Status, JSONValue)) async -> Response {
+    static func ingest(
+        _ request: Request,
+        _ context: ServerContext,
+        source: String,
+        failure: @escaping @Sendable (ValidationFailure) -> JSONValue = { $0.json },
+        parse: @escaping @Sendable (JSONInput, Int64) throws(ValidationFailure) -> [Observation],
+        reply: @escaping @Sendable ([Observation], [Bool]) -> (HTTPResponse.Status, JSONValue)
+    ) async -> Response {
         let receivedAt = ContinuousClock.now
         let metrics = context.metrics
         var owner: Owner?
         if context.credentials.enforced {
             guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]),
-                  let o = context.credentials.devices[token] else {
+                let o = context.credentials.devices[token]
+            else {
                 metrics.count("vitalsim_readings_total", ["source": source, "outcome": "unauthorized"])
-                return json(.unauthorized, failure(ValidationFailure(field: "Authorization", message: "a device credential is required (Authorization: Bearer TOKEN or X-API-Key)", status: 401)))
+                return json(
+                    .unauthorized,
+                    failure(
+                        ValidationFailure(
+                            field: "Authorization",
+                            message: "a device credential is required (Authorization: Bearer TOKEN or X-API-Key)",
+                            status: 401
+                        )
+                    )
+                )
             }
             owner = o
         }
@@ -112,7 +150,9 @@ public enum ReferenceServer {
         }
         let observations: [Observation]
         do throws(ValidationFailure) {
-            guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else { throw ValidationFailure(field: "", message: "the body is not valid JSON") }
+            guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else {
+                throw ValidationFailure(field: "", message: "the body is not valid JSON")
+            }
             guard input.depth <= maxDepth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)") }
             observations = try parse(input, context.clock())
         } catch {
@@ -124,12 +164,30 @@ public enum ReferenceServer {
         }
         if let owner, let other = observations.first(where: { $0.patientID != owner.patientID }) {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "forbidden"])
-            return json(.forbidden, failure(ValidationFailure(field: "patient", message: "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other.patientID)", status: 403)))
+            return json(
+                .forbidden,
+                failure(
+                    ValidationFailure(
+                        field: "patient",
+                        message: "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other.patientID)",
+                        status: 403
+                    )
+                )
+            )
         }
         let key = owner.map { "\($0.patientID)/\($0.deviceID)" } ?? observations.first.map { "\($0.patientID)/\($0.deviceID)" } ?? ""
         if let wait = context.limiter.take(key, cost: Double(observations.count)) {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rate-limited"], by: Double(observations.count))
-            var r = json(.tooManyRequests, failure(ValidationFailure(field: "", message: "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry later", status: 429)))
+            var r = json(
+                .tooManyRequests,
+                failure(
+                    ValidationFailure(
+                        field: "",
+                        message: "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry later",
+                        status: 429
+                    )
+                )
+            )
             r.headers[.retryAfter] = String(max(1, Int(wait.rounded(.up))))
             return r
         }
@@ -138,7 +196,10 @@ public enum ReferenceServer {
             let (status, value) = reply(observations, fresh)
             return json(status, value)
         } catch {
-            return json(.serviceUnavailable, failure(ValidationFailure(field: "", message: "the reading could not be stored; retry", status: 503)))
+            return json(
+                .serviceUnavailable,
+                failure(ValidationFailure(field: "", message: "the reading could not be stored; retry", status: 503))
+            )
         }
     }
 
@@ -146,16 +207,30 @@ public enum ReferenceServer {
     static func authorizeReader(_ request: Request, _ context: ServerContext) -> Response? {
         guard context.credentials.enforced else { return nil }
         guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]) else {
-            return json(.unauthorized, ValidationFailure(field: "Authorization", message: "a reader credential is required (Authorization: Bearer TOKEN)", status: 401).json)
+            return json(
+                .unauthorized,
+                ValidationFailure(
+                    field: "Authorization",
+                    message: "a reader credential is required (Authorization: Bearer TOKEN)",
+                    status: 401
+                ).json
+            )
         }
         guard context.credentials.readers.contains(token) else {
-            return json(.forbidden, ValidationFailure(field: "Authorization", message: "this credential may not read alerts", status: 403).json)
+            return json(
+                .forbidden,
+                ValidationFailure(field: "Authorization", message: "this credential may not read alerts", status: 403).json
+            )
         }
         return nil
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: value.serialized()))
+        )
     }
 }
 

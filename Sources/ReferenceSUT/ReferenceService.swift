@@ -6,15 +6,15 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ReferenceEngine
 import ServiceLifecycle
 import UnixSignals
 import VitalSimCore
 import Wire
-import ReferenceEngine
 
 /// Everything `vitalsim serve` needs to run the reference SUT.
-public struct ReferenceServiceConfiguration: Sendable {
-    public enum TLSMode: Sendable {
+package struct ReferenceServiceConfiguration: Sendable {
+    package enum TLSMode: Sendable {
         case none
         /// PEM certificate chain and private key files.
         case files(certificate: String, key: String)
@@ -22,42 +22,46 @@ public struct ReferenceServiceConfiguration: Sendable {
         case selfSigned(directory: String)
     }
 
-    public enum StorageMode: Sendable {
+    package enum StorageMode: Sendable {
         case sqlite(path: String)
         case postgres(url: String)
     }
 
-    public var host = "127.0.0.1"
-    public var port = 8080
-    public var tls = TLSMode.none
+    package var host = "127.0.0.1"
+    package var port = 8080
+    package var tls = TLSMode.none
     /// Offer HTTP/2 over TLS (ALPN `h2`, falling back to HTTP/1.1).
-    public var http2 = false
-    public var storage = StorageMode.sqlite(path: "vitalsim-sut.sqlite")
-    public var mqtt: (host: String, port: Int)?
+    package var http2 = false
+    package var storage = StorageMode.sqlite(path: "vitalsim-sut.sqlite")
+    package var mqtt: (host: String, port: Int)?
     /// CA bundle for a TLS connection to the MQTT broker (nil: plain TCP).
-    public var mqttCAFile: String?
-    public var webhook: String?
-    public var rules: [AlertRule] = []
-    public var profiles: [String: Profile] = [:]
-    public var credentials = Credentials()
-    public var faults = FaultPlan()
+    package var mqttCAFile: String?
+    package var webhook: String?
+    package var rules: [AlertRule] = []
+    package var profiles: [String: Profile] = [:]
+    package var credentials = Credentials()
+    package var faults = FaultPlan()
     /// Readings per second per device; 0 disables the limit.
-    public var rateLimit: Double = 1000
+    package var rateLimit: Double = 1000
     /// BLE gateway: one HCI transport per central (`tcp:HOST:PORT` or `hciN`), and the devices it may connect to.
-    public var bleGateway: [String] = []
-    public var bleTargets: [BLEGateway.Target] = []
+    package var bleGateway: [String] = []
+    package var bleTargets: [BLEGateway.Target] = []
     /// The BLE gateway's receipt clock on a scenario's time axis (nil: the wall clock).
-    public var bleClock: BLEGateway.VirtualClock?
+    package var bleClock: BLEGateway.VirtualClock?
 
-    public init() {}
+    package init() {}
 }
 
 /// Runs the reference SUT until SIGTERM/SIGINT, then drains: stops accepting connections, ends SSE
 /// streams, lets in-flight requests finish (their readings commit before they are answered), and
 /// closes MQTT and storage.
-public enum ReferenceService {
+package enum ReferenceService {
     /// - Parameter announce: called with lines for standard output (`certificate …`, `listening on URL`).
-    public static func run(_ config: ReferenceServiceConfiguration, logger: Logger, announce: @escaping @Sendable (String) -> Void) async throws(ReferenceSetupError) {
+    package static func run(
+        _ config: ReferenceServiceConfiguration,
+        logger: Logger,
+        announce: @escaping @Sendable (String) -> Void
+    ) async throws(ReferenceSetupError) {
         let storage: any ReadingStorage
         do throws(StorageError) {
             switch config.storage {
@@ -69,7 +73,14 @@ public enum ReferenceService {
         var mqtt: MQTTClient?
         if let m = config.mqtt {
             do throws(MQTTError) {
-                let client = try MQTTClient(.init(host: m.host, port: m.port, clientID: "vitalsim-reference-sut-\(config.port)-\(getpid())", caFile: config.mqttCAFile))
+                let client = try MQTTClient(
+                    .init(
+                        host: m.host,
+                        port: m.port,
+                        clientID: "vitalsim-reference-sut-\(config.port)-\(getpid())",
+                        caFile: config.mqttCAFile
+                    )
+                )
                 try await client.connect()
                 mqtt = client
             } catch { throw .mqtt(error) }
@@ -79,9 +90,16 @@ public enum ReferenceService {
         let store = ReferenceStore(rules: config.rules, profiles: config.profiles, storage: storage, hub: hub, faults: config.faults)
         do throws(StorageError) {
             let (readings, alerts) = try await store.recover()
-            if readings > 0 { logger.notice("recovered stored readings and alerts", metadata: ["readings": "\(readings)", "alerts": "\(alerts)"]) }
+            if readings > 0 {
+                logger.notice("recovered stored readings and alerts", metadata: ["readings": "\(readings)", "alerts": "\(alerts)"])
+            }
         } catch { throw .storage(error) }
-        let context = ServerContext(store: store, credentials: config.credentials, limiter: RateLimiter(rate: config.rateLimit), faults: config.faults)
+        let context = ServerContext(
+            store: store,
+            credentials: config.credentials,
+            limiter: RateLimiter(rate: config.rateLimit),
+            faults: config.faults
+        )
 
         let server: HTTPServerBuilder
         let scheme: String
@@ -99,12 +117,17 @@ public enum ReferenceService {
             scheme = "https"
         }
         let host = config.host
-        let app = Application(router: ReferenceServer.router(context), server: server, configuration: .init(address: .hostname(host, port: config.port)),
-                              onServerRunning: { channel in
-                                  let bound = channel.localAddress?.port ?? 0
-                                  let shown = host.contains(":") ? "[\(host)]" : host
-                                  announce("listening on \(scheme)://\(shown):\(bound)")
-                              }, logger: logger)
+        let app = Application(
+            router: ReferenceServer.router(context),
+            server: server,
+            configuration: .init(address: .hostname(host, port: config.port)),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                let shown = host.contains(":") ? "[\(host)]" : host
+                announce("listening on \(scheme)://\(shown):\(bound)")
+            },
+            logger: logger
+        )
         var ingest: Task<Void, Never>?
         if let mqtt {
             let ingestor = MQTTIngestor(client: mqtt, context: context)
@@ -112,7 +135,17 @@ public enum ReferenceService {
             ingest = Task { await ingestor.run() }
         }
         var services: [any Service] = [app]
-        if !config.bleGateway.isEmpty { services.append(BLEGateway(hci: config.bleGateway, targets: config.bleTargets, context: context, logger: logger, virtualClock: config.bleClock)) }
+        if !config.bleGateway.isEmpty {
+            services.append(
+                BLEGateway(
+                    hci: config.bleGateway,
+                    targets: config.bleTargets,
+                    context: context,
+                    logger: logger,
+                    virtualClock: config.bleClock
+                )
+            )
+        }
         services.append(DrainService(hub: hub))
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await group.run() } catch { throw .server("\(error)") }

@@ -1,13 +1,13 @@
 import Wire
 
 /// Why the reference SUT could not start, with what to do about it.
-public enum ReferenceSetupError: Error, Sendable, CustomStringConvertible {
+package enum ReferenceSetupError: Error, Sendable, CustomStringConvertible {
     case storage(StorageError)
     case tls(String)
     case mqtt(MQTTError)
     case server(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .storage(e): "\(e)"
         case let .tls(m): "TLS: \(m)"

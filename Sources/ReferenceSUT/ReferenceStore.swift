@@ -1,8 +1,9 @@
+import ReferenceEngine
+import VitalSimCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import VitalSimCore
-import ReferenceEngine
 
 /// The reference SUT's state behind one actor: idempotent ingestion (by reading id), the alert
 /// engine, durable storage with group commit, and alert publication to every channel.
@@ -11,18 +12,24 @@ import ReferenceEngine
 /// committed; a duplicate is acknowledged only once the original is durable. At start
 /// ``recover()`` replays the stored readings through the engine, so its windows and latches
 /// survive restarts.
-public actor ReferenceStore {
+package actor ReferenceStore {
     let engine: AlertEngine
     let storage: any ReadingStorage
     let committer: GroupCommitter
-    public nonisolated let hub: AlertHub
-    public nonisolated let metrics: ServerMetrics
+    package nonisolated let hub: AlertHub
+    package nonisolated let metrics: ServerMetrics
     let faults: FaultPlan
     var published: [Alert] = []
     var seen: Set<String> = []
     var accepted = 0
 
-    public init(rules: [AlertRule], profiles: [String: Profile], storage: any ReadingStorage, hub: AlertHub, faults: FaultPlan = FaultPlan()) {
+    package init(
+        rules: [AlertRule],
+        profiles: [String: Profile],
+        storage: any ReadingStorage,
+        hub: AlertHub,
+        faults: FaultPlan = FaultPlan()
+    ) {
         engine = AlertEngine(rules: rules, profiles: profiles)
         self.storage = storage
         committer = GroupCommitter(storage: storage, metrics: hub.metrics)
@@ -33,7 +40,7 @@ public actor ReferenceStore {
 
     /// Loads what storage holds and replays it through the engine; returns the counts.
     @discardableResult
-    public func recover() async throws(StorageError) -> (readings: Int, alerts: Int) {
+    package func recover() async throws(StorageError) -> (readings: Int, alerts: Int) {
         let state = try await storage.load()
         for o in state.observations where seen.insert(o.readingID).inserted {
             _ = engine.advance(to: o.time)
@@ -46,7 +53,11 @@ public actor ReferenceStore {
 
     /// Stores and judges observations; returns which were new (false: a duplicate, acknowledged and
     /// not counted twice). Returns after the storage commit.
-    public func ingest(_ observations: [Observation], receivedAt: ContinuousClock.Instant = .now, source: String = "http") async throws(StorageError) -> [Bool] {
+    package func ingest(
+        _ observations: [Observation],
+        receivedAt: ContinuousClock.Instant = .now,
+        source: String = "http"
+    ) async throws(StorageError) -> [Bool] {
         var fresh: [Observation] = []
         var raised: [Alert] = []
         var results: [Bool] = []
@@ -55,7 +66,10 @@ public actor ReferenceStore {
                 // The crash-after fault: die as abruptly as `kill -9`.
                 kill(getpid(), SIGKILL)
             }
-            guard seen.insert(o.readingID).inserted else { results.append(false); continue }
+            guard seen.insert(o.readingID).inserted else {
+                results.append(false)
+                continue
+            }
             accepted += 1
             fresh.append(o)
             results.append(true)
@@ -73,7 +87,11 @@ public actor ReferenceStore {
         }
         metrics.count("vitalsim_readings_total", ["source": source, "outcome": "accepted"], by: Double(fresh.count))
         if fresh.count < observations.count {
-            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "duplicate"], by: Double(observations.count - fresh.count))
+            metrics.count(
+                "vitalsim_readings_total",
+                ["source": source, "outcome": "duplicate"],
+                by: Double(observations.count - fresh.count)
+            )
         }
         if !raised.isEmpty {
             if faults.delayAlertsMilliseconds > 0 {
@@ -91,7 +109,11 @@ public actor ReferenceStore {
 
     /// Stores and judges one observation; false for a duplicate.
     @discardableResult
-    public func ingest(_ o: Observation, receivedAt: ContinuousClock.Instant = .now, source: String = "http") async throws(StorageError) -> Bool {
+    package func ingest(
+        _ o: Observation,
+        receivedAt: ContinuousClock.Instant = .now,
+        source: String = "http"
+    ) async throws(StorageError) -> Bool {
         try await ingest([o], receivedAt: receivedAt, source: source)[0]
     }
 
@@ -107,13 +129,13 @@ public actor ReferenceStore {
     }
 
     /// Published alerts of a patient (or all), raised at or after `since` (Unix ms, device time).
-    public func alerts(patient: String?, since: Int64?) -> [Alert] {
+    package func alerts(patient: String?, since: Int64?) -> [Alert] {
         published.filter { (patient == nil || $0.patientID == patient) && $0.raisedAt >= (since ?? .min) }
     }
 
     /// An SSE feed: alerts published after sequence `after` (all when nil), then live ones, as
     /// `(sequence, alert)` with increasing sequences.
-    public func feed(patient: String?, after: Int?) async -> AsyncStream<(Int, Alert)> {
+    package func feed(patient: String?, after: Int?) async -> AsyncStream<(Int, Alert)> {
         let (_, live) = await hub.subscribe(patient: patient)
         let start = (after ?? -1) + 1
         let backlog = start < published.count ? Array(published[start...].enumerated()).map { ($0.offset + start, $0.element) } : []
@@ -129,5 +151,5 @@ public actor ReferenceStore {
     }
 
     /// Number of readings accepted (including those recovered from storage).
-    public var acceptedCount: Int { accepted }
+    package var acceptedCount: Int { accepted }
 }

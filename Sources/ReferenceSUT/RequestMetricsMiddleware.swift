@@ -10,14 +10,21 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = request.uri.path
-        let known = ["/healthz", "/metrics", "/api/iot-heart-rate", "/api/healthkit", "/api/v1/observations", "/fhir/Observation", "/api/v1/alerts",
-                     "/api/v1/alerts/stream"].contains(route)
+        let known = [
+            "/healthz", "/metrics", "/api/iot-heart-rate", "/api/healthkit", "/api/v1/observations", "/fhir/Observation", "/api/v1/alerts",
+            "/api/v1/alerts/stream",
+        ].contains(route)
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
             metrics.count("vitalsim_http_requests_total", ["route": known ? route : "other", "status": String(response.status.code)])
-            context.logger.info("request", metadata: ["method": "\(request.method)", "route": "\(known ? route : "other")",
-                                                      "status": "\(response.status.code)", "duration": "\(ContinuousClock.now - start)"])
+            context.logger.info(
+                "request",
+                metadata: [
+                    "method": "\(request.method)", "route": "\(known ? route : "other")",
+                    "status": "\(response.status.code)", "duration": "\(ContinuousClock.now - start)",
+                ]
+            )
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500

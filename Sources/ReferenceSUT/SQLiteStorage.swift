@@ -1,45 +1,57 @@
 import GRDB
-import VitalSimCore
 import ReferenceEngine
+import VitalSimCore
 
 /// SQLite storage through GRDB: a WAL-mode database pool with `synchronous = FULL`, so a committed
 /// group survives a crash of the process (and of the machine).
-public final class SQLiteStorage: ReadingStorage {
+package final class SQLiteStorage: ReadingStorage {
     let pool: DatabasePool
     let path: String
 
     /// Opens (creating if needed) the database at `path`.
-    public init(path: String) throws(StorageError) {
+    package init(path: String) throws(StorageError) {
         self.path = path
         var config = Configuration()
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             pool = try DatabasePool(path: path, configuration: config)
             try pool.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS readings (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
-                        device_id TEXT NOT NULL, device_time INTEGER NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL);
-                    CREATE TABLE IF NOT EXISTS alerts (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, rule TEXT NOT NULL,
-                        severity TEXT NOT NULL, raised_at INTEGER NOT NULL, evidence TEXT NOT NULL);
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS readings (
+                            seq INTEGER PRIMARY KEY AUTOINCREMENT, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
+                            device_id TEXT NOT NULL, device_time INTEGER NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL);
+                        CREATE TABLE IF NOT EXISTS alerts (
+                            seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, rule TEXT NOT NULL,
+                            severity TEXT NOT NULL, raised_at INTEGER NOT NULL, evidence TEXT NOT NULL);
+                        """
+                )
             }
         } catch {
             throw StorageError(backend: "SQLite", operation: "opening \(path)", reason: "\(error)")
         }
     }
 
-    public func commit(_ batch: StorageBatch) async throws(StorageError) {
+    package func commit(_ batch: StorageBatch) async throws(StorageError) {
         do {
             try await pool.write { db in
-                let r = try db.makeStatement(sql: "INSERT OR IGNORE INTO readings (reading_id, patient_id, device_id, device_time, vals, rr) VALUES (?, ?, ?, ?, ?, ?)")
+                let r = try db.makeStatement(
+                    sql:
+                        "INSERT OR IGNORE INTO readings (reading_id, patient_id, device_id, device_time, vals, rr) VALUES (?, ?, ?, ?, ?, ?)"
+                )
                 for o in batch.observations {
-                    try r.execute(arguments: [o.readingID, o.patientID, o.deviceID, o.time, StorageColumns.values(o.values), StorageColumns.rr(o.rrIntervals)])
+                    try r.execute(arguments: [
+                        o.readingID, o.patientID, o.deviceID, o.time, StorageColumns.values(o.values), StorageColumns.rr(o.rrIntervals),
+                    ])
                 }
-                let a = try db.makeStatement(sql: "INSERT OR IGNORE INTO alerts (alert_id, patient_id, rule, severity, raised_at, evidence) VALUES (?, ?, ?, ?, ?, ?)")
+                let a = try db.makeStatement(
+                    sql:
+                        "INSERT OR IGNORE INTO alerts (alert_id, patient_id, rule, severity, raised_at, evidence) VALUES (?, ?, ?, ?, ?, ?)"
+                )
                 for x in batch.alerts {
-                    try a.execute(arguments: [x.alertID, x.patientID, x.rule, x.severity.rawValue, x.raisedAt, StorageColumns.evidence(x.evidence)])
+                    try a.execute(arguments: [
+                        x.alertID, x.patientID, x.rule, x.severity.rawValue, x.raisedAt, StorageColumns.evidence(x.evidence),
+                    ])
                 }
             }
         } catch {
@@ -47,16 +59,34 @@ public final class SQLiteStorage: ReadingStorage {
         }
     }
 
-    public func load() async throws(StorageError) -> StoredState {
+    package func load() async throws(StorageError) -> StoredState {
         do {
             return try await pool.read { db in
-                let obs = try Row.fetchAll(db, sql: "SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings ORDER BY seq").map { row in
-                    Observation(readingID: row[0], patientID: row[1], deviceID: row[2], time: row[3], values: StorageColumns.parseValues(row[4]),
-                                rrIntervals: StorageColumns.parseNumbers(row[5]))
+                let obs = try Row.fetchAll(
+                    db,
+                    sql: "SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings ORDER BY seq"
+                ).map { row in
+                    Observation(
+                        readingID: row[0],
+                        patientID: row[1],
+                        deviceID: row[2],
+                        time: row[3],
+                        values: StorageColumns.parseValues(row[4]),
+                        rrIntervals: StorageColumns.parseNumbers(row[5])
+                    )
                 }
-                let alerts = try Row.fetchAll(db, sql: "SELECT alert_id, patient_id, rule, severity, raised_at, evidence FROM alerts ORDER BY seq").map { row in
-                    Alert(alertID: row[0], patientID: row[1], rule: row[2], severity: Severity(rawValue: row[3]) ?? .medium, raisedAt: row[4],
-                          evidence: StorageColumns.parseStrings(row[5]))
+                let alerts = try Row.fetchAll(
+                    db,
+                    sql: "SELECT alert_id, patient_id, rule, severity, raised_at, evidence FROM alerts ORDER BY seq"
+                ).map { row in
+                    Alert(
+                        alertID: row[0],
+                        patientID: row[1],
+                        rule: row[2],
+                        severity: Severity(rawValue: row[3]) ?? .medium,
+                        raisedAt: row[4],
+                        evidence: StorageColumns.parseStrings(row[5])
+                    )
                 }
                 return StoredState(observations: obs, alerts: alerts)
             }
@@ -65,5 +95,5 @@ public final class SQLiteStorage: ReadingStorage {
         }
     }
 
-    public func close() async { try? pool.close() }
+    package func close() async { try? pool.close() }
 }

@@ -5,45 +5,66 @@ import X509
 
 /// Mints a throwaway certificate authority and a server certificate for `localhost`, 127.0.0.1 and
 /// ::1 (`vitalsim serve --self-signed`), valid for seven days. Clients trust `caFile`.
-public struct SelfSignedCertificate: Sendable {
+package struct SelfSignedCertificate: Sendable {
     /// PEM of the CA to trust (`curl --cacert`, `vitalsim run --cacert`).
-    public var caFile: String
+    package var caFile: String
     /// PEM chain of the server certificate (leaf, then CA).
-    public var certificateFile: String
+    package var certificateFile: String
     /// PEM of the server's private key.
-    public var keyFile: String
+    package var keyFile: String
 
     /// Writes `ca.pem`, `server.pem` and `server-key.pem` into `directory`.
-    public static func make(in directory: String, now: Date = Date()) throws(ReferenceSetupError) -> SelfSignedCertificate {
+    package static func make(in directory: String, now: Date = Date()) throws(ReferenceSetupError) -> SelfSignedCertificate {
         do {
-            let caKey = P256.Signing.PrivateKey(), serverKey = P256.Signing.PrivateKey()
+            let caKey = P256.Signing.PrivateKey()
+            let serverKey = P256.Signing.PrivateKey()
             let caName = try DistinguishedName { CommonName("VitalSim throwaway CA") }
             let serverName = try DistinguishedName { CommonName("localhost") }
             let ca = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(7 * 86_400),
-                issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
+                version: .v3,
+                serialNumber: Certificate.SerialNumber(),
+                publicKey: .init(caKey.publicKey),
+                notValidBefore: now.addingTimeInterval(-3600),
+                notValidAfter: now.addingTimeInterval(7 * 86_400),
+                issuer: caName,
+                subject: caName,
+                signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                     Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 },
-                issuerPrivateKey: .init(caKey))
+                issuerPrivateKey: .init(caKey)
+            )
             let server = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(7 * 86_400),
-                issuer: caName, subject: serverName, signatureAlgorithm: .ecdsaWithSHA256,
+                version: .v3,
+                serialNumber: Certificate.SerialNumber(),
+                publicKey: .init(serverKey.publicKey),
+                notValidBefore: now.addingTimeInterval(-3600),
+                notValidAfter: now.addingTimeInterval(7 * 86_400),
+                issuer: caName,
+                subject: serverName,
+                signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true))
                     try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                                             .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1])))])
+                    SubjectAlternativeNames([
+                        .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                        .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1]))),
+                    ])
                 },
-                issuerPrivateKey: .init(caKey))
-            let out = SelfSignedCertificate(caFile: directory + "/ca.pem", certificateFile: directory + "/server.pem", keyFile: directory + "/server-key.pem")
+                issuerPrivateKey: .init(caKey)
+            )
+            let out = SelfSignedCertificate(
+                caFile: directory + "/ca.pem",
+                certificateFile: directory + "/server.pem",
+                keyFile: directory + "/server-key.pem"
+            )
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try Data((try ca.serializeAsPEM().pemString + "\n").utf8).write(to: URL(fileURLWithPath: out.caFile))
-            try Data((try server.serializeAsPEM().pemString + "\n" + (try ca.serializeAsPEM().pemString) + "\n").utf8).write(to: URL(fileURLWithPath: out.certificateFile))
+            try Data((try server.serializeAsPEM().pemString + "\n" + (try ca.serializeAsPEM().pemString) + "\n").utf8).write(
+                to: URL(fileURLWithPath: out.certificateFile)
+            )
             try Data((serverKey.pemRepresentation + "\n").utf8).write(to: URL(fileURLWithPath: out.keyFile), options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: out.keyFile)
             return out

@@ -1,9 +1,9 @@
-import Synchronization
 import ReferenceEngine
+import Synchronization
 
 /// Counters and the alert-latency histogram behind `GET /metrics` (Prometheus text format 0.0.4).
 /// Labels carry routes, statuses, rules and channels — never patient ids or health values.
-public final class ServerMetrics: Sendable {
+package final class ServerMetrics: Sendable {
     struct Key: Hashable, Comparable {
         var name: String
         var labels: String
@@ -33,26 +33,31 @@ public final class ServerMetrics: Sendable {
     ]
     let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Adds `by` to a counter.
-    public func count(_ name: String, _ labels: [String: String] = [:], by: Double = 1) {
+    package func count(_ name: String, _ labels: [String: String] = [:], by: Double = 1) {
         let text = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
         state.withLock { $0.counters[Key(name: name, labels: text), default: 0] += by }
     }
 
     /// Records the server-side alert latency: receipt of the reading that raised it → publication.
-    public func observeAlertLatency(seconds: Double) {
+    package func observeAlertLatency(seconds: Double) {
         state.withLock { s in
             if let i = ServerMetrics.bounds.firstIndex(where: { seconds <= $0 }) { s.latencyBuckets[i] += 1 }
             s.latencySum += seconds
             s.latencyCount += 1
-            if s.recent.count < 100_000 { s.recent.append(seconds) } else { s.recent[s.recentNext] = seconds; s.recentNext = (s.recentNext + 1) % 100_000 }
+            if s.recent.count < 100_000 {
+                s.recent.append(seconds)
+            } else {
+                s.recent[s.recentNext] = seconds
+                s.recentNext = (s.recentNext + 1) % 100_000
+            }
         }
     }
 
     /// Quantile of the most recent 100,000 alert latencies (nil with none).
-    public func alertLatencyQuantile(_ q: Double) -> Double? {
+    package func alertLatencyQuantile(_ q: Double) -> Double? {
         ServerMetrics.quantile(state.withLock { $0.recent }.sorted(), q)
     }
 
@@ -64,13 +69,13 @@ public final class ServerMetrics: Sendable {
     }
 
     /// The value of one counter (tests and benchmarks).
-    public func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
+    package func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
         let text = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
         return state.withLock { $0.counters[Key(name: name, labels: text)] ?? 0 }
     }
 
     /// Prometheus exposition text.
-    public func render() -> String {
+    package func render() -> String {
         let s = state.withLock { $0 }
         var out = ""
         var lastName = ""

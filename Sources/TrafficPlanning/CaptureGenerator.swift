@@ -1,26 +1,29 @@
 import BLE
 import Foundation
 import GATT
-import VitalSimCore
 import Payloads
+import VitalSimCore
 
 /// `vitalsim generate`: runs a scenario offline and writes, per BLE device, a btsnoop capture
 /// (controller set-up, connection, GATT discovery, then the notifications and indications at the
 /// scenario's times) and one `readings.jsonl` with ground truth, payload hex, ids and times.
-public struct CaptureGenerator {
-    public struct Summary: Sendable {
-        public var readings = 0
-        public var captures: [String] = []
-        public var jsonlPath = ""
+package struct CaptureGenerator {
+    package struct Summary: Sendable {
+        package var readings = 0
+        package var captures: [String] = []
+        package var jsonlPath = ""
     }
 
-    public let scenario: Scenario
-    public let seed: UInt64?
+    package let scenario: Scenario
+    package let seed: UInt64?
 
-    public init(scenario: Scenario, seed: UInt64? = nil) { self.scenario = scenario; self.seed = seed }
+    package init(scenario: Scenario, seed: UInt64? = nil) {
+        self.scenario = scenario
+        self.seed = seed
+    }
 
     /// Generates into `directory` (created if needed).
-    public func generate(into directory: String) throws -> Summary {
+    package func generate(into directory: String) throws -> Summary {
         let fm = FileManager.default
         do { try fm.createDirectory(atPath: directory + "/captures", withIntermediateDirectories: true) } catch {
             throw FileText.Failure.unwritable(path: directory)
@@ -30,7 +33,10 @@ public struct CaptureGenerator {
         var summary = Summary()
         var links: [LinkSession?] = []
         for (patientID, spec) in run.devices {
-            guard spec.type.isBluetooth, spec.transport == .ble else { links.append(nil); continue }
+            guard spec.type.isBluetooth, spec.transport == .ble else {
+                links.append(nil)
+                continue
+            }
             let path = "\(directory)/captures/\(patientID)-\(spec.id).btsnoop"
             links.append(try LinkSession(path: path, spec: spec, scenario: scenario, patientID: patientID))
             summary.captures.append(path)
@@ -61,7 +67,10 @@ final class LinkSession {
 
     init(path: String, spec: DeviceSpec, scenario: Scenario, patientID: String) throws {
         start = scenario.startUnixMilliseconds
-        recorder = LinkRecorder(database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"), writer: try BTSnoopWriter(path: path))
+        recorder = LinkRecorder(
+            database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"),
+            writer: try BTSnoopWriter(path: path)
+        )
         disconnects = scenario.faults(for: spec.id).filter { $0.kind == .disconnect }
         storesRecords = spec.type == .glucometer || spec.type == .cgm
         let t0 = start * 1000
@@ -76,7 +85,8 @@ final class LinkSession {
         let t = (start + r.intendedEmitTime) * 1000
         // Link state changes that happened before this reading.
         for d in disconnects {
-            let down = (start + d.start) * 1000, up = (start + d.end) * 1000
+            let down = (start + d.start) * 1000
+            let up = (start + d.end) * 1000
             if t >= down, !downDone.contains(d.start) {
                 downDone.insert(d.start)
                 if recorder.connected { recorder.disconnect(at: down) }
@@ -86,7 +96,10 @@ final class LinkSession {
                 recorder.connect(at: up, central: [0xF5, 0xF4, 0xF3, 0xF2, 0xF1, 0xF0])
                 recorder.subscribeAll(at: up + 50_000)
                 if storesRecords, r.delivery.backfill {
-                    recorder.racpRequest(r.deviceType == .glucometer ? .report(fromSequence: UInt16(truncatingIfNeeded: r.seq)) : .reportAll, at: up + 80_000)
+                    recorder.racpRequest(
+                        r.deviceType == .glucometer ? .report(fromSequence: UInt16(truncatingIfNeeded: r.seq)) : .reportAll,
+                        at: up + 80_000
+                    )
                     inBackfill = true
                 }
             }

@@ -1,26 +1,28 @@
 import Foundation
 import GATT
-import VitalSimCore
 import Payloads
+import VitalSimCore
 
 /// Appends JSON lines to a file (or discards them for benchmarks), buffering large blocks.
-public final class JSONLWriter {
+package final class JSONLWriter {
     let handle: FileHandle?
     var buffer = ""
-    public private(set) var lines = 0
+    package private(set) var lines = 0
 
     /// Opens `path` for writing, truncating it; nil discards output.
-    public init(path: String?) throws {
+    package init(path: String?) throws {
         if let path {
             guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
                 throw FileText.Failure.unwritable(path: path)
             }
             handle = h
-        } else { handle = nil }
+        } else {
+            handle = nil
+        }
         buffer.reserveCapacity(1 << 17)
     }
 
-    public func write(_ value: JSONValue) {
+    package func write(_ value: JSONValue) {
         value.write(into: &buffer)
         buffer += "\n"
         lines += 1
@@ -32,18 +34,21 @@ public final class JSONLWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    public func close() throws {
+    package func close() throws {
         flush()
         try handle?.close()
     }
 }
 
 /// The `readings.jsonl` record of one reading.
-public enum ReadingRecord {
-    public static func json(_ r: Reading, payloads: [EncodedPayload], scenario: Scenario) -> JSONValue {
-        func iso(_ t: Int64) -> JSONValue { .string(CivilTime(unixMilliseconds: scenario.startUnixMilliseconds + t).iso8601(fractional: true)) }
+package enum ReadingRecord {
+    package static func json(_ r: Reading, payloads: [EncodedPayload], scenario: Scenario) -> JSONValue {
+        func iso(_ t: Int64) -> JSONValue {
+            .string(CivilTime(unixMilliseconds: scenario.startUnixMilliseconds + t).iso8601(fractional: true))
+        }
         var o: [(String, JSONValue)] = [
-            ("id", .string(r.id)), ("patient", .string(r.patientID)), ("device", .string(r.deviceID)), ("deviceType", .string(r.deviceType.rawValue)),
+            ("id", .string(r.id)), ("patient", .string(r.patientID)), ("device", .string(r.deviceID)),
+            ("deviceType", .string(r.deviceType.rawValue)),
             ("kind", .string(r.kind.rawValue)), ("seq", .int(Int64(r.seq))), ("value", .double(r.measurement.primaryValue)),
             ("unit", .string(r.measurement.unit)), ("truth", .double((r.truth * 1000).rounded() / 1000)),
             ("measuredAt", iso(r.measuredAt)), ("deviceTime", iso(r.deviceTime)), ("intendedEmitTime", iso(r.intendedEmitTime)),
@@ -66,17 +71,29 @@ public enum ReadingRecord {
     static func details(_ m: VitalSimCore.Measurement) -> [(String, JSONValue)] {
         switch m {
         case let .heartRate(bpm, rr, ee, contact):
-            var o: [(String, JSONValue)] = [("heartRate", .int(Int64(bpm))), ("rrIntervals", .array(rr.map { .int(Int64($0)) })),
-                                            ("sensorContact", .string(contact.rawValue))]
+            var o: [(String, JSONValue)] = [
+                ("heartRate", .int(Int64(bpm))), ("rrIntervals", .array(rr.map { .int(Int64($0)) })),
+                ("sensorContact", .string(contact.rawValue)),
+            ]
             if let ee { o.append(("energyExpended", .int(Int64(ee)))) }
             return o
         case let .bloodPressure(s, d, map, pulse, status):
-            return [("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d))), ("meanArterialPressure", .int(Int64(map))), ("pulseRate", .int(Int64(pulse))), ("status", .int(Int64(status)))]
+            return [
+                ("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d))), ("meanArterialPressure", .int(Int64(map))),
+                ("pulseRate", .int(Int64(pulse))), ("status", .int(Int64(status))),
+            ]
         case let .cuffPressure(p): return [("cuffPressure", .int(Int64(p)))]
-        case let .glucose(mg, meal, status): return [("glucose", .int(Int64(mg))), ("meal", .int(Int64(meal))), ("status", .int(Int64(status)))]
+        case let .glucose(mg, meal, status):
+            return [("glucose", .int(Int64(mg))), ("meal", .int(Int64(meal))), ("status", .int(Int64(status)))]
         case let .cgm(mg, trend, quality, offset, ann):
-            return [("glucose", .int(Int64(mg))), ("trend", .double(trend)), ("quality", .int(Int64(quality))), ("timeOffset", .int(Int64(offset))), ("annunciation", .int(Int64(ann)))]
-        case let .spo2(p, pulse, continuous): return [("spo2", .int(Int64(p))), ("pulseRate", .int(Int64(pulse))), ("mode", .string(continuous ? "continuous" : "spot-check"))]
+            return [
+                ("glucose", .int(Int64(mg))), ("trend", .double(trend)), ("quality", .int(Int64(quality))),
+                ("timeOffset", .int(Int64(offset))), ("annunciation", .int(Int64(ann))),
+            ]
+        case let .spo2(p, pulse, continuous):
+            return [
+                ("spo2", .int(Int64(p))), ("pulseRate", .int(Int64(pulse))), ("mode", .string(continuous ? "continuous" : "spot-check")),
+            ]
         case let .temperature(c, type): return [("temperature", .double(c)), ("temperatureType", .int(Int64(type)))]
         case let .weight(kg): return [("weight", .double(kg))]
         case let .battery(p): return [("batteryLevel", .int(Int64(p)))]

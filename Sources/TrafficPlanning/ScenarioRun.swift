@@ -4,15 +4,15 @@ import VitalSimCore
 
 /// All devices of a scenario, merged into one stream of readings in intended-emit-time order
 /// (ties broken by patient then device order in the file, so the order is deterministic).
-public struct ScenarioRun {
-    public let scenario: Scenario
-    public let seed: UInt64
+package struct ScenarioRun {
+    package let scenario: Scenario
+    package let seed: UInt64
     var emitters: [DeviceEmitter] = []
     var heads: [Reading?] = []
     var heap: [(Int64, Int)] = []
 
     /// Prepares a run; `seed` overrides the file's seed.
-    public init(scenario: Scenario, seed: UInt64? = nil) {
+    package init(scenario: Scenario, seed: UInt64? = nil) {
         self.scenario = scenario
         self.seed = seed ?? scenario.seed
         let root = SeededRandom(seed: self.seed)
@@ -20,7 +20,9 @@ public struct ScenarioRun {
         for p in scenario.patients {
             let phys = PatientPhysiology(patient: p, events: scenario.events(for: p.id), rng: root.split("patient:" + p.id), clock: clock)
             for d in p.devices {
-                emitters.append(DeviceEmitter(spec: d, physiology: phys, faults: scenario.faults(for: d.id), duration: scenario.duration.milliseconds))
+                emitters.append(
+                    DeviceEmitter(spec: d, physiology: phys, faults: scenario.faults(for: d.id), duration: scenario.duration.milliseconds)
+                )
             }
         }
         heads = Array(repeating: nil, count: emitters.count)
@@ -28,7 +30,7 @@ public struct ScenarioRun {
     }
 
     /// The device specs in emitter order, with their patient ids.
-    public var devices: [(patientID: String, spec: DeviceSpec)] { emitters.map { ($0.patientID, $0.spec) } }
+    package var devices: [(patientID: String, spec: DeviceSpec)] { emitters.map { ($0.patientID, $0.spec) } }
 
     mutating func refill(_ i: Int) {
         heads[i] = emitters[i].next()
@@ -40,7 +42,12 @@ public struct ScenarioRun {
         var c = heap.count - 1
         while c > 0 {
             let p = (c - 1) / 2
-            if less(heap[c], heap[p]) { heap.swapAt(c, p); c = p } else { break }
+            if less(heap[c], heap[p]) {
+                heap.swapAt(c, p)
+                c = p
+            } else {
+                break
+            }
         }
     }
 
@@ -53,19 +60,21 @@ public struct ScenarioRun {
             heap[0] = last
             var p = 0
             while true {
-                let l = 2 * p + 1, r = l + 1
+                let l = 2 * p + 1
+                let r = l + 1
                 var m = p
                 if l < heap.count, less(heap[l], heap[m]) { m = l }
                 if r < heap.count, less(heap[r], heap[m]) { m = r }
                 if m == p { break }
-                heap.swapAt(p, m); p = m
+                heap.swapAt(p, m)
+                p = m
             }
         }
         return top
     }
 
     /// The next reading of the scenario and the index of its device, or nil at the end.
-    public mutating func next() -> (Reading, Int)? {
+    package mutating func next() -> (Reading, Int)? {
         guard let (_, i) = popMin() else { return nil }
         var taken: Reading?
         swap(&taken, &heads[i])

@@ -3,32 +3,39 @@ import Payloads
 /// A request as a run keeps it once sent: no body, and its readings as runs of one device's
 /// consecutive sequence numbers (a batch is usually one run), so that what a long run keeps does
 /// not grow with every reading id.
-public struct SentRequest: Sendable {
+package struct SentRequest: Sendable {
     /// The HTTP path (empty for MQTT messages).
-    public var path: String
+    package var path: String
     /// The MQTT topic, nil for HTTP requests.
-    public var topic: String?
-    public var patientID: String
+    package var topic: String?
+    package var patientID: String
     /// Intended emit time of its last reading (virtual ms from the start).
-    public var sendAt: Int64
-    public var expectedRejection: ExpectedRejection?
+    package var sendAt: Int64
+    package var expectedRejection: ExpectedRejection?
     /// How many readings it carried.
-    public let readingCount: Int
+    package let readingCount: Int
     /// The id of its first reading (nil for a request without readings).
-    public let firstReading: String?
+    package let firstReading: String?
     /// Its reading ids: `prefix/seq` for seq in first ..< first + count.
     package let runs: [(prefix: Substring, first: UInt32, count: UInt32)]
     /// Ids that are not `prefix/number`, kept whole.
     package let others: [String]
 
-    public init(_ r: PlannedRequest) {
-        path = r.path; topic = r.topic; patientID = r.patientID; sendAt = r.sendAt; expectedRejection = r.expectedRejection
+    package init(_ r: PlannedRequest) {
+        path = r.path
+        topic = r.topic
+        patientID = r.patientID
+        sendAt = r.sendAt
+        expectedRejection = r.expectedRejection
         readingCount = r.readings.count
         firstReading = r.readings.first?.id
         var runs: [(prefix: Substring, first: UInt32, count: UInt32)] = []
         var others: [String] = []
         for reading in r.readings {
-            guard let (prefix, seq) = SentRequest.split(reading.id) else { others.append(reading.id); continue }
+            guard let (prefix, seq) = SentRequest.split(reading.id) else {
+                others.append(reading.id)
+                continue
+            }
             if let last = runs.last, last.prefix == prefix, last.first &+ last.count == seq {
                 runs[runs.count - 1].count += 1
             } else {
@@ -40,7 +47,7 @@ public struct SentRequest: Sendable {
     }
 
     /// Whether the request carried reading `id`.
-    public func carries(_ id: String) -> Bool {
+    package func carries(_ id: String) -> Bool {
         if let (prefix, seq) = SentRequest.split(id) {
             return runs.contains { $0.prefix == prefix && seq >= $0.first && seq - $0.first < $0.count }
         }

@@ -1,29 +1,29 @@
 import Crypto
 import Foundation
-import VitalSimCore
 import Payloads
+import VitalSimCore
 
 /// One delivery of a live run: an HTTP request carrying one reading (VitalEdge endpoints, corrupt
 /// or duplicate deliveries) or a batch of one device's readings for `POST /api/v1/observations`; or
 /// one MQTT message (`topic` set) carrying one reading.
-public struct PlannedRequest: Sendable {
+package struct PlannedRequest: Sendable {
     /// The HTTP path (ignored for MQTT messages).
-    public var path: String
-    public var body: [UInt8]
+    package var path: String
+    package var body: [UInt8]
     /// The reading ids it carries, and each one's intended emit time (virtual ms from the start).
-    public var readings: [(id: String, emit: Int64)]
-    public var patientID: String
+    package var readings: [(id: String, emit: Int64)]
+    package var patientID: String
     /// When the request is due (the intended emit time of its last reading).
-    public var sendAt: Int64
+    package var sendAt: Int64
     /// The rejection a conforming SUT must answer with (a corrupt delivery), if any.
-    public var expectedRejection: ExpectedRejection?
+    package var expectedRejection: ExpectedRejection?
     /// The MQTT topic (`vitals/{patientId}/{kind}`) when the device sends over MQTT.
-    public var topic: String? = nil
+    package var topic: String? = nil
     /// MQTT 5 user properties (reading id, device, device time, intended emit time, characteristic).
-    public var userProperties: [(name: String, value: String)] = []
+    package var userProperties: [(name: String, value: String)] = []
 
     /// `https` or `mqtt`.
-    public var transport: String { topic == nil ? "https" : "mqtt" }
+    package var transport: String { topic == nil ? "https" : "mqtt" }
 }
 
 /// Turns a scenario's readings into HTTP requests, deterministically (same scenario and seed,
@@ -34,23 +34,25 @@ public struct PlannedRequest: Sendable {
 /// raw GATT value (as a gateway forwards it, with the `characteristic` user property; a corrupt
 /// delivery carries the corrupted bytes, which a SUT must refuse naming `payload`), or the
 /// observation JSON for other devices.
-public enum TrafficPlan {
+package enum TrafficPlan {
     /// Readings of one device within this much virtual time share a batch.
-    public static let batchWindow: Int64 = 60_000
-    public static let maxBatch = 100
+    package static let batchWindow: Int64 = 60_000
+    package static let maxBatch = 100
 
     /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link
     ///   (`vitalsim run --ble hci`: Bluetooth devices with `transport: ble`).
-    public static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest] {
+    package static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest] {
         Array(TrafficPlanStream(for: scenario, seed: seed, bleLink: bleLink))
     }
 
     /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
     static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64) -> PlannedRequest? {
         guard let json = ObservationJSON.encode(r, start: start) else { return nil }
-        var props: [(name: String, value: String)] = [("reading-id", r.id), ("device-id", r.deviceID),
-                                                      ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
-                                                      ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true))]
+        var props: [(name: String, value: String)] = [
+            ("reading-id", r.id), ("device-id", r.deviceID),
+            ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
+            ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true)),
+        ]
         var body = Array(json.serialized().utf8)
         var rejection: ExpectedRejection?
         if r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic {
@@ -60,12 +62,20 @@ public enum TrafficPlan {
         } else if let c = r.delivery.corruption {
             (body, rejection) = ObservationJSON.corrupt(json, c)
         }
-        return PlannedRequest(path: "", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID, sendAt: r.intendedEmitTime,
-                              expectedRejection: rejection, topic: "vitals/\(r.patientID)/\(r.kind.rawValue)", userProperties: props)
+        return PlannedRequest(
+            path: "",
+            body: body,
+            readings: [(r.id, r.intendedEmitTime)],
+            patientID: r.patientID,
+            sendAt: r.intendedEmitTime,
+            expectedRejection: rejection,
+            topic: "vitals/\(r.patientID)/\(r.kind.rawValue)",
+            userProperties: props
+        )
     }
 
     /// sha256 of the whole request stream (path and body of each request, in order).
-    public static func digest(_ requests: [PlannedRequest]) -> String {
+    package static func digest(_ requests: [PlannedRequest]) -> String {
         var h = SHA256()
         for r in requests { hash(r, into: &h) }
         return finish(h)

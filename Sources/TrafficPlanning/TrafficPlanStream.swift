@@ -1,6 +1,6 @@
 import Crypto
-import VitalSimCore
 import Payloads
+import VitalSimCore
 
 /// A scenario's traffic plan produced as the generator runs, in due order, so that a live run holds
 /// only about one batch window of requests ahead of what it sends rather than the whole run (memory
@@ -12,7 +12,7 @@ import Payloads
 /// closed; and since every open batch is due at or after its first reading, a closed request due
 /// more than one window before the generator's time can be released: nothing still to come can be
 /// due before it.
-public final class TrafficPlanStream: Sequence, IteratorProtocol {
+package final class TrafficPlanStream: Sequence, IteratorProtocol {
     var run: ScenarioRun
     let encoder: ReadingEncoder
     let start: Int64
@@ -33,12 +33,12 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
     var hasher = SHA256()
     var finalDigest: String?
     /// Requests produced so far.
-    public private(set) var produced = 0
+    package private(set) var produced = 0
     /// The most requests held at once (open batches and closed ones waiting for their turn).
-    public private(set) var peakHeld = 0
+    package private(set) var peakHeld = 0
 
     /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link.
-    public init(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) {
+    package init(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) {
         run = ScenarioRun(scenario: scenario, seed: seed)
         start = scenario.startUnixMilliseconds
         encoder = ReadingEncoder(startUnixMilliseconds: start)
@@ -49,9 +49,9 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
     }
 
     /// sha256 of the whole request stream (``TrafficPlan/digest(_:)``), once the stream has ended; nil before.
-    public var digest: String? { finalDigest }
+    package var digest: String? { finalDigest }
 
-    public func next() -> PlannedRequest? {
+    package func next() -> PlannedRequest? {
         while true {
             if let top = ready.first, exhausted || top.request.sendAt < now - TrafficPlan.batchWindow {
                 let r = popReady()
@@ -81,7 +81,10 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
             openedHead += 1
             if open[o.key]?.offset == o.offset { close(o.key) }
         }
-        if openedHead > 4096, openedHead * 2 > opened.count { opened.removeFirst(openedHead); openedHead = 0 }
+        if openedHead > 4096, openedHead * 2 > opened.count {
+            opened.removeFirst(openedHead)
+            openedHead = 0
+        }
         let key = "\(r.patientID)/\(r.deviceID)"
         if viaBLE.contains(key) { return }
         if viaMQTT.contains(key) {
@@ -90,8 +93,16 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
         }
         if r.deviceType == .phoneBridge {
             let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
-            push(PlannedRequest(path: path, body: Array(encoder.json(r).serialized().utf8), readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
-                                sendAt: r.intendedEmitTime, expectedRejection: nil))
+            push(
+                PlannedRequest(
+                    path: path,
+                    body: Array(encoder.json(r).serialized().utf8),
+                    readings: [(r.id, r.intendedEmitTime)],
+                    patientID: r.patientID,
+                    sendAt: r.intendedEmitTime,
+                    expectedRejection: nil
+                )
+            )
             return
         }
         guard let json = ObservationJSON.encode(r, start: start) else { return }
@@ -100,11 +111,21 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
             var body = Array(json.serialized().utf8)
             var rejection: ExpectedRejection?
             if let c = r.delivery.corruption { (body, rejection) = ObservationJSON.corrupt(json, c) }
-            push(PlannedRequest(path: "/api/v1/observations", body: body, readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID,
-                                sendAt: r.intendedEmitTime, expectedRejection: rejection))
+            push(
+                PlannedRequest(
+                    path: "/api/v1/observations",
+                    body: body,
+                    readings: [(r.id, r.intendedEmitTime)],
+                    patientID: r.patientID,
+                    sendAt: r.intendedEmitTime,
+                    expectedRejection: rejection
+                )
+            )
             return
         }
-        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < TrafficPlan.maxBatch {
+        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow,
+            batch.request.readings.count < TrafficPlan.maxBatch
+        {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((r.id, r.intendedEmitTime))
             batch.request.sendAt = r.intendedEmitTime
@@ -113,8 +134,14 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
             open[key] = batch
         } else {
             close(key)
-            let request = PlannedRequest(path: "/api/v1/observations", body: [UInt8(ascii: "[")] + Array(json.serialized().utf8),
-                                         readings: [(r.id, r.intendedEmitTime)], patientID: r.patientID, sendAt: r.intendedEmitTime, expectedRejection: nil)
+            let request = PlannedRequest(
+                path: "/api/v1/observations",
+                body: [UInt8(ascii: "[")] + Array(json.serialized().utf8),
+                readings: [(r.id, r.intendedEmitTime)],
+                patientID: r.patientID,
+                sendAt: r.intendedEmitTime,
+                expectedRejection: nil
+            )
             open[key] = (request, created, r.intendedEmitTime)
             opened.append((key, created, r.intendedEmitTime))
             created += 1
@@ -156,7 +183,8 @@ public final class TrafficPlanStream: Sequence, IteratorProtocol {
         ready[0] = last
         var p = 0
         while true {
-            let l = 2 * p + 1, r = l + 1
+            let l = 2 * p + 1
+            let r = l + 1
             var m = p
             if l < ready.count, Self.before(ready[l], ready[m]) { m = l }
             if r < ready.count, Self.before(ready[r], ready[m]) { m = r }

@@ -6,8 +6,10 @@ struct BaselineBuilder {
 
     func build(_ node: Node, _ field: String, defaults: Baseline) -> Baseline {
         var b = defaults
-        let keys = ["heartRate", "hrvSDNN", "lfHfRatio", "systolic", "diastolic", "nocturnalDip", "glucose", "diabetes", "spo2",
-                    "temperature", "respirationRate", "weight", "dailyWeightChange", "dailySteps", "feedsPerDay", "intakePerKg"]
+        let keys = [
+            "heartRate", "hrvSDNN", "lfHfRatio", "systolic", "diastolic", "nocturnalDip", "glucose", "diabetes", "spo2",
+            "temperature", "respirationRate", "weight", "dailyWeightChange", "dailySteps", "feedsPerDay", "intakePerKg",
+        ]
         guard let f = reader.mapping(node, field, allowed: keys) else { return b }
         b.heartRate = f.number("heartRate", in: 30...220, unit: "bpm") ?? b.heartRate
         b.hrvSDNN = f.number("hrvSDNN", in: 5...200, unit: "ms") ?? b.hrvSDNN
@@ -26,7 +28,11 @@ struct BaselineBuilder {
         b.feedsPerDay = Int(f.integer("feedsPerDay", in: 0...24) ?? Int64(b.feedsPerDay))
         b.intakePerKg = f.number("intakePerKg", in: 0...300, unit: "mL/kg/day") ?? b.intakePerKg
         if b.diastolic >= b.systolic {
-            reader.fail(f.value("diastolic") ?? node, f.path("diastolic"), "diastolic (\(b.diastolic)) must be below systolic (\(b.systolic))")
+            reader.fail(
+                f.value("diastolic") ?? node,
+                f.path("diastolic"),
+                "diastolic (\(b.diastolic)) must be below systolic (\(b.systolic))"
+            )
         }
         return b
     }

@@ -10,7 +10,9 @@ public struct CivilTime: Equatable, Sendable {
         millisecond = Int(ms - secs * 1000)
         let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
         let rem = Int(secs - days * 86400)
-        hour = rem / 3600; minute = rem % 3600 / 60; second = rem % 60
+        hour = rem / 3600
+        minute = rem % 3600 / 60
+        second = rem % 60
         // Howard Hinnant's civil_from_days.
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -25,8 +27,13 @@ public struct CivilTime: Equatable, Sendable {
 
     /// Creates a civil time from its parts.
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, millisecond: Int = 0) {
-        self.year = year; self.month = month; self.day = day
-        self.hour = hour; self.minute = minute; self.second = second; self.millisecond = millisecond
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.millisecond = millisecond
     }
 
     /// Unix time in milliseconds.
@@ -62,8 +69,9 @@ public struct CivilTime: Equatable, Sendable {
             return v
         }
         guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b.last == 90,
-              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let s = num(17, 2) else { return nil }
+            let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+            let s = num(17, 2)
+        else { return nil }
         var ms = 0
         if b.count == 24, b[19] == 46, let f = num(20, 3) { ms = f } else if b.count != 20 { return nil }
         guard (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 60 else { return nil }
@@ -91,9 +99,10 @@ public struct CivilTime: Equatable, Sendable {
         let zone = Array(b[i...])
         if zone == [90] || zone == [122] { return utc.unixMilliseconds }
         guard zone.count == 6, zone[0] == 43 || zone[0] == 45, zone[3] == 58,
-              [1, 2, 4, 5].allSatisfy({ (48...57).contains(zone[$0]) }),
-              let h = Int(String(decoding: zone[1..<3], as: UTF8.self)), let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
-              h <= 23, m <= 59 else { return nil }
+            [1, 2, 4, 5].allSatisfy({ (48...57).contains(zone[$0]) }),
+            let h = Int(String(decoding: zone[1..<3], as: UTF8.self)), let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
+            h <= 23, m <= 59
+        else { return nil }
         let offset = Int64(h * 60 + m) * 60_000
         return zone[0] == 43 ? utc.unixMilliseconds - offset : utc.unixMilliseconds + offset
     }

@@ -10,6 +10,7 @@ public indirect enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
+    /// Two values are equal when every field is.
     public static func == (a: JSONValue, b: JSONValue) -> Bool { a.serialized() == b.serialized() }
 
     /// Compact JSON text.
@@ -30,13 +31,18 @@ public indirect enum JSONValue: Equatable, Sendable {
         case let .string(s): JSONValue.quote(s, into: &out)
         case let .array(a):
             out += "["
-            for (i, v) in a.enumerated() { if i > 0 { out += "," }; v.write(into: &out) }
+            for (i, v) in a.enumerated() {
+                if i > 0 { out += "," }
+                v.write(into: &out)
+            }
             out += "]"
         case let .object(o):
             out += "{"
             for (i, (k, v)) in o.enumerated() {
                 if i > 0 { out += "," }
-                JSONValue.quote(k, into: &out); out += ":"; v.write(into: &out)
+                JSONValue.quote(k, into: &out)
+                out += ":"
+                v.write(into: &out)
             }
             out += "}"
         }
@@ -50,7 +56,9 @@ public indirect enum JSONValue: Equatable, Sendable {
             return "[\n" + a.map { inner + $0.pretty(indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         case let .object(o) where !o.isEmpty:
             let inner = indent + "  "
-            return "{\n" + o.map { inner + JSONValue.string($0.0).serialized() + ": " + $0.1.pretty(indent: inner) }.joined(separator: ",\n") + "\n\(indent)}"
+            return "{\n"
+                + o.map { inner + JSONValue.string($0.0).serialized() + ": " + $0.1.pretty(indent: inner) }.joined(separator: ",\n")
+                + "\n\(indent)}"
         default: return serialized()
         }
     }
@@ -75,7 +83,9 @@ public indirect enum JSONValue: Equatable, Sendable {
                 if u.value < 0x20 {
                     let h = String(u.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else { out.unicodeScalars.append(u) }
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         out += "\""

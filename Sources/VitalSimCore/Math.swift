@@ -5,21 +5,21 @@ import Darwin
 #endif
 
 /// Thin, deterministic wrappers over the C math library (so the rest of the code needs no Foundation).
-public enum Math {
-    @inlinable public static func log(_ x: Double) -> Double { Glibc.log(x) }
-    @inlinable public static func exp(_ x: Double) -> Double { Glibc.exp(x) }
-    @inlinable public static func sin(_ x: Double) -> Double { Glibc.sin(x) }
-    @inlinable public static func cos(_ x: Double) -> Double { Glibc.cos(x) }
-    @inlinable public static func pow(_ x: Double, _ y: Double) -> Double { Glibc.pow(x, y) }
-    @inlinable public static func sqrt(_ x: Double) -> Double { x.squareRoot() }
-    @inlinable public static func atan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
-    @inlinable public static func sinh(_ x: Double) -> Double { Glibc.sinh(x) }
+package enum Math {
+    @inlinable package static func log(_ x: Double) -> Double { Glibc.log(x) }
+    @inlinable package static func exp(_ x: Double) -> Double { Glibc.exp(x) }
+    @inlinable package static func sin(_ x: Double) -> Double { Glibc.sin(x) }
+    @inlinable package static func cos(_ x: Double) -> Double { Glibc.cos(x) }
+    @inlinable package static func pow(_ x: Double, _ y: Double) -> Double { Glibc.pow(x, y) }
+    @inlinable package static func sqrt(_ x: Double) -> Double { x.squareRoot() }
+    @inlinable package static func atan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
+    @inlinable package static func sinh(_ x: Double) -> Double { Glibc.sinh(x) }
     /// Smooth step from 0 (x ≤ 0) to 1 (x ≥ 1).
-    @inlinable public static func smoothstep(_ x: Double) -> Double {
+    @inlinable package static func smoothstep(_ x: Double) -> Double {
         if x <= 0 { return 0 }
         if x >= 1 { return 1 }
         return x * x * (3 - 2 * x)
     }
     /// Clamps `x` into `lo...hi`.
-    @inlinable public static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double { Swift.min(Swift.max(x, lo), hi) }
+    @inlinable package static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double { Swift.min(Swift.max(x, lo), hi) }
 }

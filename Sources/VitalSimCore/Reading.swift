@@ -11,30 +11,54 @@ public struct Reading: Sendable, Equatable {
     public var id: String { "\(source.patientID)/\(source.deviceID)/\(secondary ? kind.idPrefix : "")\(seq)" }
     /// True for readings that are not the device's main kind (they get a `KIND/` id prefix).
     public var secondary: Bool
+    /// The patient the reading belongs to.
     public var patientID: String { source.patientID }
+    /// The device that measured it.
     public var deviceID: String { source.deviceID }
+    /// The device's type.
     public var deviceType: DeviceType { source.deviceType }
+    /// The device's sequence number of the reading.
     public var seq: UInt32
+    /// When the quantity was measured (virtual ms from the scenario start).
     public var measuredAt: Int64
+    /// The time stamp the device writes (virtual ms; differs from `measuredAt` under clock skew).
     public var deviceTime: Int64
+    /// When the schedule says the reading leaves the device (virtual ms); latency is measured from it.
     public var intendedEmitTime: Int64
+    /// The measured values.
     public var measurement: Measurement
     /// The noiseless physiological value behind the measurement (ground truth), in `measurement.unit`.
     public var truth: Double
     /// How the payload travels: normal, backfilled after a reconnect, duplicated, reordered, corrupted.
     public var delivery: Delivery
 
-    public init(source: DeviceIdentity, secondary: Bool = false, seq: UInt32, measuredAt: Int64, deviceTime: Int64, intendedEmitTime: Int64,
-                measurement: Measurement, truth: Double, delivery: Delivery = Delivery()) {
-        self.source = source; self.secondary = secondary
-        self.seq = seq; self.measuredAt = measuredAt; self.deviceTime = deviceTime
-        self.intendedEmitTime = intendedEmitTime; self.measurement = measurement; self.truth = truth
+    /// A value with every field given.
+    public init(
+        source: DeviceIdentity,
+        secondary: Bool = false,
+        seq: UInt32,
+        measuredAt: Int64,
+        deviceTime: Int64,
+        intendedEmitTime: Int64,
+        measurement: Measurement,
+        truth: Double,
+        delivery: Delivery = Delivery()
+    ) {
+        self.source = source
+        self.secondary = secondary
+        self.seq = seq
+        self.measuredAt = measuredAt
+        self.deviceTime = deviceTime
+        self.intendedEmitTime = intendedEmitTime
+        self.measurement = measurement
+        self.truth = truth
         self.delivery = delivery
     }
 
     /// The reading's kind.
     public var kind: VitalKind { measurement.kind }
 
+    /// Two values are equal when every field is.
     public static func == (a: Reading, b: Reading) -> Bool {
         a.source == b.source && a.secondary == b.secondary && a.seq == b.seq && a.measuredAt == b.measuredAt && a.deviceTime == b.deviceTime
             && a.intendedEmitTime == b.intendedEmitTime && a.measurement == b.measurement && a.truth == b.truth && a.delivery == b.delivery
@@ -43,12 +67,19 @@ public struct Reading: Sendable, Equatable {
 
 /// The patient, device id and device type behind readings.
 public final class DeviceIdentity: Sendable, Equatable {
+    /// The patient the reading belongs to.
     public let patientID: String
+    /// The device that measured it.
     public let deviceID: String
+    /// The device's type.
     public let deviceType: DeviceType
+    /// A value with every field given.
     public init(patientID: String, deviceID: String, deviceType: DeviceType) {
-        self.patientID = patientID; self.deviceID = deviceID; self.deviceType = deviceType
+        self.patientID = patientID
+        self.deviceID = deviceID
+        self.deviceType = deviceType
     }
+    /// Two values are equal when every field is.
     public static func == (a: DeviceIdentity, b: DeviceIdentity) -> Bool {
         a === b || (a.patientID == b.patientID && a.deviceID == b.deviceID && a.deviceType == b.deviceType)
     }
@@ -56,12 +87,20 @@ public final class DeviceIdentity: Sendable, Equatable {
 
 /// Delivery annotations set by device faults.
 public struct Delivery: Sendable, Equatable {
+    /// Sent after a disconnection, from the device's store.
     public var backfill = false
+    /// A repeated delivery of a reading already sent.
     public var duplicate = false
+    /// Delivered after a later reading.
     public var outOfOrder = false
+    /// The deliberate corruption of its payload, if any.
     public var corruption: Corruption?
+    /// A value with every field given.
     public init(backfill: Bool = false, duplicate: Bool = false, outOfOrder: Bool = false, corruption: Corruption? = nil) {
-        self.backfill = backfill; self.duplicate = duplicate; self.outOfOrder = outOfOrder; self.corruption = corruption
+        self.backfill = backfill
+        self.duplicate = duplicate
+        self.outOfOrder = outOfOrder
+        self.corruption = corruption
     }
     /// Labels for the JSONL `delivery` field, e.g. `["backfill", "corrupt:bad-crc"]`.
     public var labels: [String] {
@@ -132,7 +171,9 @@ public enum VitalKind: String, Sendable, CaseIterable {
 
 /// Heart Rate sensor contact status as in the Heart Rate Measurement flags.
 public enum SensorContact: String, Sendable {
-    case notSupported = "not-supported", notDetected = "not-detected", detected
+    case notSupported = "not-supported"
+    case notDetected = "not-detected"
+    case detected
 }
 
 /// The value part of a reading, with the details each wire format needs.

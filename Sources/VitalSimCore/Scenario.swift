@@ -1,23 +1,45 @@
 /// A loaded, validated scenario file: patients, their devices and a timeline of events and faults.
 public struct Scenario: Sendable {
+    /// The command-line name (`vitalsim decode`, `vitalsim encode`).
     public var name: String
+    /// A message naming what is wrong and where.
     public var description: String
+    /// Seed of every random stream of the scenario.
     public var seed: UInt64
+    /// How long it lasts (virtual time).
     public var duration: VirtualDuration
     /// Wall-clock UTC time of virtual time zero (Unix ms). Devices stamp times relative to it.
     public var startUnixMilliseconds: Int64
     /// Path of the golden expectation file, relative to the repository root.
     public var golden: String
+    /// The patients in file order.
     public var patients: [PatientSpec]
+    /// Clinical events and device faults in file order.
     public var timeline: [TimelineEntry]
     /// The file the scenario came from, for messages.
     public var sourcePath: String
 
-    public init(name: String, description: String, seed: UInt64, duration: VirtualDuration, startUnixMilliseconds: Int64,
-                golden: String, patients: [PatientSpec], timeline: [TimelineEntry], sourcePath: String) {
-        self.name = name; self.description = description; self.seed = seed; self.duration = duration
-        self.startUnixMilliseconds = startUnixMilliseconds; self.golden = golden; self.patients = patients
-        self.timeline = timeline; self.sourcePath = sourcePath
+    /// A value with every field given.
+    public init(
+        name: String,
+        description: String,
+        seed: UInt64,
+        duration: VirtualDuration,
+        startUnixMilliseconds: Int64,
+        golden: String,
+        patients: [PatientSpec],
+        timeline: [TimelineEntry],
+        sourcePath: String
+    ) {
+        self.name = name
+        self.description = description
+        self.seed = seed
+        self.duration = duration
+        self.startUnixMilliseconds = startUnixMilliseconds
+        self.golden = golden
+        self.patients = patients
+        self.timeline = timeline
+        self.sourcePath = sourcePath
     }
 
     /// Clinical events of one patient, in time order.
@@ -46,13 +68,23 @@ public enum DiabetesType: String, Sendable, CaseIterable {
 
 /// A simulated patient.
 public struct PatientSpec: Sendable {
+    /// The id (unique in its scope).
     public var id: String
+    /// The clinical profile, which selects the alert rules that apply.
     public var profile: Profile
+    /// Resting values of the patient's signals.
     public var baseline: Baseline
+    /// Daily meals (glucose model).
     public var meals: [MealSpec]
+    /// The patient's devices in file order.
     public var devices: [DeviceSpec]
+    /// A value with every field given.
     public init(id: String, profile: Profile, baseline: Baseline, meals: [MealSpec], devices: [DeviceSpec]) {
-        self.id = id; self.profile = profile; self.baseline = baseline; self.meals = meals; self.devices = devices
+        self.id = id
+        self.profile = profile
+        self.baseline = baseline
+        self.meals = meals
+        self.devices = devices
     }
 }
 
@@ -60,31 +92,49 @@ public struct PatientSpec: Sendable {
 public struct MealSpec: Sendable, Equatable {
     /// Time of day (ms after midnight).
     public var timeOfDay: Int64
+    /// Carbohydrates, g.
     public var carbs: Double
     /// Bolus units; nil means none (type 2 on oral therapy, or no diabetes).
     public var bolus: Double?
-    public init(timeOfDay: Int64, carbs: Double, bolus: Double?) { self.timeOfDay = timeOfDay; self.carbs = carbs; self.bolus = bolus }
+    /// A value with every field given.
+    public init(timeOfDay: Int64, carbs: Double, bolus: Double?) {
+        self.timeOfDay = timeOfDay
+        self.carbs = carbs
+        self.bolus = bolus
+    }
 }
 
 /// Per-patient physiological baselines; every field has a profile default.
 public struct Baseline: Sendable, Equatable {
+    /// Resting heart rate, beats per minute.
     public var heartRate: Double
     /// Target resting 5-min SDNN, ms.
     public var hrvSDNN: Double
+    /// LF/HF power ratio of heart-rate variability.
     public var lfHfRatio: Double
+    /// Systolic blood pressure, mmHg.
     public var systolic: Double
+    /// Diastolic blood pressure, mmHg.
     public var diastolic: Double
     /// Nocturnal systolic dip, percent.
     public var nocturnalDip: Double
+    /// Fasting plasma glucose, mg/dL.
     public var glucose: Double
+    /// Diabetes type, which shapes the glucose model.
     public var diabetes: DiabetesType
+    /// Oxygen saturation, %.
     public var spo2: Double
+    /// Body temperature, °C.
     public var temperature: Double
+    /// Respiration rate, breaths per minute.
     public var respirationRate: Double
+    /// Body weight, kg.
     public var weight: Double
     /// Daily weight change in grams (infant growth is positive).
     public var dailyWeightChange: Double
+    /// Steps per day.
     public var dailySteps: Double
+    /// Feeds per day (infants).
     public var feedsPerDay: Int
     /// Daily intake, mL per kg.
     public var intakePerKg: Double
@@ -93,21 +143,81 @@ public struct Baseline: Sendable, Equatable {
     public static func defaults(for profile: Profile) -> Baseline {
         switch profile {
         case .adult:
-            Baseline(heartRate: 68, hrvSDNN: 50, lfHfRatio: 1.5, systolic: 122, diastolic: 78, nocturnalDip: 12,
-                     glucose: 95, diabetes: .none, spo2: 97, temperature: 36.8, respirationRate: 14, weight: 75,
-                     dailyWeightChange: 0, dailySteps: 8000, feedsPerDay: 0, intakePerKg: 0)
+            Baseline(
+                heartRate: 68,
+                hrvSDNN: 50,
+                lfHfRatio: 1.5,
+                systolic: 122,
+                diastolic: 78,
+                nocturnalDip: 12,
+                glucose: 95,
+                diabetes: .none,
+                spo2: 97,
+                temperature: 36.8,
+                respirationRate: 14,
+                weight: 75,
+                dailyWeightChange: 0,
+                dailySteps: 8000,
+                feedsPerDay: 0,
+                intakePerKg: 0
+            )
         case .diabeticCGM:
-            Baseline(heartRate: 72, hrvSDNN: 40, lfHfRatio: 1.5, systolic: 128, diastolic: 80, nocturnalDip: 11,
-                     glucose: 140, diabetes: .type1, spo2: 97, temperature: 36.8, respirationRate: 14, weight: 75,
-                     dailyWeightChange: 0, dailySteps: 7000, feedsPerDay: 0, intakePerKg: 0)
+            Baseline(
+                heartRate: 72,
+                hrvSDNN: 40,
+                lfHfRatio: 1.5,
+                systolic: 128,
+                diastolic: 80,
+                nocturnalDip: 11,
+                glucose: 140,
+                diabetes: .type1,
+                spo2: 97,
+                temperature: 36.8,
+                respirationRate: 14,
+                weight: 75,
+                dailyWeightChange: 0,
+                dailySteps: 7000,
+                feedsPerDay: 0,
+                intakePerKg: 0
+            )
         case .copd:
-            Baseline(heartRate: 82, hrvSDNN: 30, lfHfRatio: 1.2, systolic: 132, diastolic: 82, nocturnalDip: 8,
-                     glucose: 100, diabetes: .none, spo2: 91, temperature: 36.8, respirationRate: 19, weight: 70,
-                     dailyWeightChange: 0, dailySteps: 3000, feedsPerDay: 0, intakePerKg: 0)
+            Baseline(
+                heartRate: 82,
+                hrvSDNN: 30,
+                lfHfRatio: 1.2,
+                systolic: 132,
+                diastolic: 82,
+                nocturnalDip: 8,
+                glucose: 100,
+                diabetes: .none,
+                spo2: 91,
+                temperature: 36.8,
+                respirationRate: 19,
+                weight: 70,
+                dailyWeightChange: 0,
+                dailySteps: 3000,
+                feedsPerDay: 0,
+                intakePerKg: 0
+            )
         case .chdInfant:
-            Baseline(heartRate: 140, hrvSDNN: 25, lfHfRatio: 1.0, systolic: 80, diastolic: 45, nocturnalDip: 5,
-                     glucose: 85, diabetes: .none, spo2: 80, temperature: 36.9, respirationRate: 44, weight: 4.2,
-                     dailyWeightChange: 26, dailySteps: 0, feedsPerDay: 8, intakePerKg: 150)
+            Baseline(
+                heartRate: 140,
+                hrvSDNN: 25,
+                lfHfRatio: 1.0,
+                systolic: 80,
+                diastolic: 45,
+                nocturnalDip: 5,
+                glucose: 85,
+                diabetes: .none,
+                spo2: 80,
+                temperature: 36.9,
+                respirationRate: 44,
+                weight: 4.2,
+                dailyWeightChange: 26,
+                dailySteps: 0,
+                feedsPerDay: 8,
+                intakePerKg: 150
+            )
         }
     }
 }
@@ -135,8 +245,11 @@ public enum DeviceType: String, Sendable, CaseIterable {
 
 /// One device of a patient.
 public struct DeviceSpec: Sendable {
+    /// The id (unique in its scope).
     public var id: String
+    /// The device type.
     public var type: DeviceType
+    /// How the device reaches the SUT.
     public var transport: Transport
     /// Interval between measurements for periodic devices.
     public var cadence: VirtualDuration
@@ -148,10 +261,25 @@ public struct DeviceSpec: Sendable {
     public var battery: Double
     /// Battery drain per day, percent.
     public var batteryDrainPerDay: Double
-    public init(id: String, type: DeviceType, transport: Transport, cadence: VirtualDuration, schedule: [Int64],
-                continuous: Bool, battery: Double, batteryDrainPerDay: Double) {
-        self.id = id; self.type = type; self.transport = transport; self.cadence = cadence; self.schedule = schedule
-        self.continuous = continuous; self.battery = battery; self.batteryDrainPerDay = batteryDrainPerDay
+    /// A value with every field given.
+    public init(
+        id: String,
+        type: DeviceType,
+        transport: Transport,
+        cadence: VirtualDuration,
+        schedule: [Int64],
+        continuous: Bool,
+        battery: Double,
+        batteryDrainPerDay: Double
+    ) {
+        self.id = id
+        self.type = type
+        self.transport = transport
+        self.cadence = cadence
+        self.schedule = schedule
+        self.continuous = continuous
+        self.battery = battery
+        self.batteryDrainPerDay = batteryDrainPerDay
     }
 }
 
@@ -206,11 +334,17 @@ public enum ClinicalEventKind: String, Sendable, CaseIterable {
 
 /// A clinical event on one patient. Targets not given take the kind's default.
 public struct ClinicalEvent: Sendable, Equatable {
+    /// What happens.
     public var kind: ClinicalEventKind
+    /// The patient it happens to.
     public var patientID: String
+    /// When it starts (virtual ms from the scenario start).
     public var start: Int64
+    /// How long it lasts (virtual time).
     public var duration: Int64
+    /// How long it takes to reach its full effect (ms).
     public var onset: Int64
+    /// How long it takes to wear off after `duration` (ms).
     public var offset: Int64
     /// The level the signal moves to (bpm, %, mmHg systolic, °C, kg or g per day, mL/kg/day).
     public var target: Double?
@@ -225,12 +359,33 @@ public struct ClinicalEvent: Sendable, Equatable {
     /// 1-based line of the entry in the scenario file.
     public var line: Int
 
-    public init(kind: ClinicalEventKind, patientID: String, start: Int64, duration: Int64, onset: Int64, offset: Int64,
-                target: Double? = nil, target2: Double? = nil, carbs: Double? = nil, insulin: Double? = nil,
-                cause: String? = nil, line: Int = 0) {
-        self.kind = kind; self.patientID = patientID; self.start = start; self.duration = duration
-        self.onset = onset; self.offset = offset; self.target = target; self.target2 = target2
-        self.carbs = carbs; self.insulin = insulin; self.cause = cause; self.line = line
+    /// A value with every field given.
+    public init(
+        kind: ClinicalEventKind,
+        patientID: String,
+        start: Int64,
+        duration: Int64,
+        onset: Int64,
+        offset: Int64,
+        target: Double? = nil,
+        target2: Double? = nil,
+        carbs: Double? = nil,
+        insulin: Double? = nil,
+        cause: String? = nil,
+        line: Int = 0
+    ) {
+        self.kind = kind
+        self.patientID = patientID
+        self.start = start
+        self.duration = duration
+        self.onset = onset
+        self.offset = offset
+        self.target = target
+        self.target2 = target2
+        self.carbs = carbs
+        self.insulin = insulin
+        self.cause = cause
+        self.line = line
     }
 
     /// End of the event (virtual ms).
@@ -259,9 +414,13 @@ public enum FaultKind: String, Sendable, CaseIterable {
 
 /// A fault on one device.
 public struct DeviceFault: Sendable, Equatable {
+    /// What happens.
     public var kind: FaultKind
+    /// The device it happens to.
     public var deviceID: String
+    /// When it starts (virtual ms from the scenario start).
     public var start: Int64
+    /// How long it lasts (virtual time).
     public var duration: Int64
     /// Probability per reading (duplicates, out-of-order, corrupt).
     public var probability: Double
@@ -271,12 +430,30 @@ public struct DeviceFault: Sendable, Equatable {
     public var skew: Int64
     /// Battery level for `low-battery`, percent.
     public var level: Double
+    /// 1-based line in the scenario file.
     public var line: Int
 
-    public init(kind: FaultKind, deviceID: String, start: Int64, duration: Int64, probability: Double = 1,
-                corruption: Corruption? = nil, skew: Int64 = 0, level: Double = 8, line: Int = 0) {
-        self.kind = kind; self.deviceID = deviceID; self.start = start; self.duration = duration
-        self.probability = probability; self.corruption = corruption; self.skew = skew; self.level = level; self.line = line
+    /// A value with every field given.
+    public init(
+        kind: FaultKind,
+        deviceID: String,
+        start: Int64,
+        duration: Int64,
+        probability: Double = 1,
+        corruption: Corruption? = nil,
+        skew: Int64 = 0,
+        level: Double = 8,
+        line: Int = 0
+    ) {
+        self.kind = kind
+        self.deviceID = deviceID
+        self.start = start
+        self.duration = duration
+        self.probability = probability
+        self.corruption = corruption
+        self.skew = skew
+        self.level = level
+        self.line = line
     }
 
     /// End of the fault window.

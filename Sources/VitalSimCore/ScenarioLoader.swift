@@ -59,8 +59,14 @@ struct ScenarioBuilder {
     let reader: YAMLReader
 
     func build(_ root: Node) -> Scenario? {
-        guard let top = reader.mapping(root, "", allowed: ["name", "description", "seed", "duration", "start", "golden", "patients", "timeline"],
-                                       required: ["name", "duration", "patients"]) else { return nil }
+        guard
+            let top = reader.mapping(
+                root,
+                "",
+                allowed: ["name", "description", "seed", "duration", "start", "golden", "patients", "timeline"],
+                required: ["name", "duration", "patients"]
+            )
+        else { return nil }
         let name = top.string("name") ?? "unnamed"
         if top.has("name"), !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             reader.fail(top.value("name"), "name", "use letters, digits, '-' and '_' only (it names output files), got '\(name)'")
@@ -69,7 +75,9 @@ struct ScenarioBuilder {
         let duration = top.duration("duration") ?? .hours(1)
         var start = ScenarioLoader.defaultStart
         if let text = top.string("start") {
-            if let c = CivilTime(iso8601: text) { start = c.unixMilliseconds } else {
+            if let c = CivilTime(iso8601: text) {
+                start = c.unixMilliseconds
+            } else {
                 reader.fail(top.value("start"), "start", "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'")
             }
         }
@@ -82,7 +90,9 @@ struct ScenarioBuilder {
                 guard let p = patient(node, "patients[\(i)]") else { continue }
                 if !patientIDs.insert(p.id).inserted { reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'") }
                 for d in p.devices {
-                    if deviceIDs[d.id] != nil { reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)") }
+                    if deviceIDs[d.id] != nil {
+                        reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)")
+                    }
                     deviceIDs[d.id] = d.type
                 }
                 patients.append(p)
@@ -97,9 +107,17 @@ struct ScenarioBuilder {
             checkOverlaps(timeline, list)
         }
         timeline.sort { $0.start < $1.start }
-        return Scenario(name: name, description: top.string("description") ?? "", seed: UInt64(seed), duration: duration,
-                        startUnixMilliseconds: start, golden: top.string("golden") ?? "golden/\(name).golden.yaml",
-                        patients: patients, timeline: timeline, sourcePath: reader.file)
+        return Scenario(
+            name: name,
+            description: top.string("description") ?? "",
+            seed: UInt64(seed),
+            duration: duration,
+            startUnixMilliseconds: start,
+            golden: top.string("golden") ?? "golden/\(name).golden.yaml",
+            patients: patients,
+            timeline: timeline,
+            sourcePath: reader.file
+        )
     }
 
     private func checkOverlaps(_ entries: [TimelineEntry], _ nodes: [Node]) {
@@ -108,12 +126,24 @@ struct ScenarioBuilder {
                 switch (entries[i], entries[j]) {
                 case let (.clinical(a), .clinical(b)):
                     guard a.patientID == b.patientID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
-                          a.start < b.end, b.start < a.end else { continue }
-                    reader.failAt(line: b.line, column: 3, "timeline", "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on patient '\(a.patientID)': both set the \(g); move one so they do not overlap")
+                        a.start < b.end, b.start < a.end
+                    else { continue }
+                    reader.failAt(
+                        line: b.line,
+                        column: 3,
+                        "timeline",
+                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on patient '\(a.patientID)': both set the \(g); move one so they do not overlap"
+                    )
                 case let (.fault(a), .fault(b)):
                     guard a.deviceID == b.deviceID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
-                          a.start < b.end, b.start < a.end else { continue }
-                    reader.failAt(line: b.line, column: 3, "timeline", "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on device '\(a.deviceID)': both change the \(g); move one so they do not overlap")
+                        a.start < b.end, b.start < a.end
+                    else { continue }
+                    reader.failAt(
+                        line: b.line,
+                        column: 3,
+                        "timeline",
+                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on device '\(a.deviceID)': both change the \(g); move one so they do not overlap"
+                    )
                 default: continue
                 }
             }
@@ -121,7 +151,14 @@ struct ScenarioBuilder {
     }
 
     private func patient(_ node: Node, _ field: String) -> PatientSpec? {
-        guard let f = reader.mapping(node, field, allowed: ["id", "profile", "baseline", "meals", "devices"], required: ["id", "profile", "devices"]) else { return nil }
+        guard
+            let f = reader.mapping(
+                node,
+                field,
+                allowed: ["id", "profile", "baseline", "meals", "devices"],
+                required: ["id", "profile", "devices"]
+            )
+        else { return nil }
         let id = f.string("id") ?? "?"
         let profile = f.choice("profile", Profile.self, what: "profile") ?? .adult
         var baseline = Baseline.defaults(for: profile)
@@ -133,8 +170,11 @@ struct ScenarioBuilder {
             guard let tn = mf.value("time"), let tod = mf.timeOfDay(tn, mf.path("time")) else { continue }
             let carbs = mf.number("carbs", in: 0...300, unit: "g") ?? 0
             var bolus: Double?
-            if mf.has("bolus") { bolus = mf.number("bolus", in: 0...50, unit: "U") }
-            else if baseline.diabetes == .type1 { bolus = (carbs / 10 * 20).rounded() / 20 }
+            if mf.has("bolus") {
+                bolus = mf.number("bolus", in: 0...50, unit: "U")
+            } else if baseline.diabetes == .type1 {
+                bolus = (carbs / 10 * 20).rounded() / 20
+            }
             meals.append(MealSpec(timeOfDay: tod, carbs: carbs, bolus: bolus))
         }
         var devices: [DeviceSpec] = []
@@ -148,8 +188,14 @@ struct ScenarioBuilder {
     }
 
     private func device(_ node: Node, _ field: String, baseline: Baseline) -> DeviceSpec? {
-        guard let f = reader.mapping(node, field, allowed: ["id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay"],
-                                     required: ["id", "type"]) else { return nil }
+        guard
+            let f = reader.mapping(
+                node,
+                field,
+                allowed: ["id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay"],
+                required: ["id", "type"]
+            )
+        else { return nil }
         let id = f.string("id") ?? "?"
         if id.contains("/") { reader.fail(f.value("id"), f.path("id"), "device ids must not contain '/'") }
         guard let type = f.choice("type", DeviceType.self, what: "device type") else { return nil }
@@ -159,11 +205,19 @@ struct ScenarioBuilder {
             reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
         }
         if type == .phoneBridge, transport == .mqtt {
-            reader.fail(f.value("transport"), f.path("transport"), "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https")
+            reader.fail(
+                f.value("transport"),
+                f.path("transport"),
+                "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https"
+            )
         }
         var cadence = f.duration("cadence") ?? defaults.cadence
         if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
-            reader.fail(f.value("cadence"), f.path("cadence"), "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)")
+            reader.fail(
+                f.value("cadence"),
+                f.path("cadence"),
+                "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)"
+            )
             cadence = .minutes(5)
         }
         if type == .heartRateStrap, cadence < .seconds(1) {
@@ -181,24 +235,40 @@ struct ScenarioBuilder {
         if let mode = f.string("mode") {
             if type != .pulseOximeter {
                 reader.fail(f.value("mode"), f.path("mode"), "mode applies only to pulse-oximeter")
-            } else if mode == "continuous" { continuous = true } else if mode != "spot-check" {
+            } else if mode == "continuous" {
+                continuous = true
+            } else if mode != "spot-check" {
                 reader.fail(f.value("mode"), f.path("mode"), "unknown mode '\(mode)'; valid: spot-check, continuous")
             }
         }
-        if type == .pulseOximeter, !continuous, !f.has("schedule"), !f.has("cadence") { schedule = [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000] }
+        if type == .pulseOximeter, !continuous, !f.has("schedule"), !f.has("cadence") {
+            schedule = [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000]
+        }
         if continuous { schedule = [] }
         let battery = f.number("battery", in: 0...100, unit: "%") ?? 95
         let drain = f.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
-        return DeviceSpec(id: id, type: type, transport: transport, cadence: cadence, schedule: schedule,
-                          continuous: continuous, battery: battery, batteryDrainPerDay: drain)
+        return DeviceSpec(
+            id: id,
+            type: type,
+            transport: transport,
+            cadence: cadence,
+            schedule: schedule,
+            continuous: continuous,
+            battery: battery,
+            batteryDrainPerDay: drain
+        )
     }
 }
 
 /// Per-type device defaults.
 public struct DeviceDefaults: Sendable {
+    /// The default transport.
     public var transport: Transport
+    /// The default cadence.
     public var cadence: VirtualDuration
+    /// The default spot-check schedule (ms after midnight).
     public var schedule: [Int64]
+    /// The default battery drain per day, %.
     public var drainPerDay: Double
 
     /// The defaults of a device type (cadences from the reference notes and the VitalEdge documents).
@@ -207,7 +277,8 @@ public struct DeviceDefaults: Sendable {
         switch type {
         case .heartRateStrap: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 4)
         case .bpCuff: return DeviceDefaults(transport: .ble, cadence: .hours(12), schedule: [7 * h, 19 * h], drainPerDay: 0.5)
-        case .glucometer: return DeviceDefaults(transport: .ble, cadence: .hours(6), schedule: [7 * h, 12 * h, 18 * h, 22 * h], drainPerDay: 0.3)
+        case .glucometer:
+            return DeviceDefaults(transport: .ble, cadence: .hours(6), schedule: [7 * h, 12 * h, 18 * h, 22 * h], drainPerDay: 0.3)
         case .cgm: return DeviceDefaults(transport: .ble, cadence: .minutes(5), schedule: [], drainPerDay: 8)
         case .pulseOximeter: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 6)
         case .thermometer: return DeviceDefaults(transport: .ble, cadence: .hours(4), schedule: [], drainPerDay: 0.5)

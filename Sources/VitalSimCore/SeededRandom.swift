@@ -13,8 +13,10 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     public init(seed: UInt64) {
         self.seed = seed
         var sm = seed
-        s0 = SeededRandom.splitMix(&sm); s1 = SeededRandom.splitMix(&sm)
-        s2 = SeededRandom.splitMix(&sm); s3 = SeededRandom.splitMix(&sm)
+        s0 = SeededRandom.splitMix(&sm)
+        s1 = SeededRandom.splitMix(&sm)
+        s2 = SeededRandom.splitMix(&sm)
+        s3 = SeededRandom.splitMix(&sm)
         if s0 | s1 | s2 | s3 == 0 { s0 = 1 }
     }
 
@@ -62,7 +64,10 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     public mutating func next() -> UInt64 {
         let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
         let t = s1 << 17
-        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
         s2 ^= t
         s3 = (s3 << 45) | (s3 >> 19)
         return result
@@ -76,9 +81,13 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
     /// Standard normal deviate (Marsaglia polar method).
     public mutating func normal() -> Double {
-        if let spare = spareNormal { spareNormal = nil; return spare }
+        if let spare = spareNormal {
+            spareNormal = nil
+            return spare
+        }
         while true {
-            let u = 2 * uniform() - 1, v = 2 * uniform() - 1
+            let u = 2 * uniform() - 1
+            let v = 2 * uniform() - 1
             let s = u * u + v * v
             if s > 0, s < 1 {
                 let f = (-2 * Math.log(s) / s).squareRoot()

@@ -13,7 +13,11 @@ struct TimelineBuilder {
 
     func entry(_ node: Node, _ field: String) -> TimelineEntry? {
         guard let m = node.mapping else {
-            reader.fail(node, field, "expected a mapping with 'at' and either 'event' + 'patient' or 'fault' + 'device', got \(reader.kindName(node))")
+            reader.fail(
+                node,
+                field,
+                "expected a mapping with 'at' and either 'event' + 'patient' or 'fault' + 'device', got \(reader.kindName(node))"
+            )
             return nil
         }
         let keys = m.keys.compactMap { $0.scalar?.string }
@@ -43,10 +47,18 @@ struct TimelineBuilder {
         let patientID = f.string("patient") ?? ""
         let patient = context.patients.first { $0.id == patientID }
         if f.has("patient"), patient == nil {
-            reader.fail(f.value("patient"), f.path("patient"), "no patient '\(patientID)' in this scenario; valid: \(context.patients.map(\.id).joined(separator: ", "))")
+            reader.fail(
+                f.value("patient"),
+                f.path("patient"),
+                "no patient '\(patientID)' in this scenario; valid: \(context.patients.map(\.id).joined(separator: ", "))"
+            )
         }
         if f.has("at"), at >= context.duration {
-            reader.fail(f.value("at"), f.path("at"), "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))")
+            reader.fail(
+                f.value("at"),
+                f.path("at"),
+                "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
+            )
         }
         let duration = kind.hasDuration ? (f.duration("duration")?.milliseconds ?? 60_000) : 0
         let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
@@ -55,10 +67,15 @@ struct TimelineBuilder {
         if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
             // Default ramps shrink to fit a short event (half of it at most).
             let scale = Double(duration / 2) / Double(onset + offset)
-            onset = Int64(Double(onset) * scale); offset = Int64(Double(offset) * scale)
+            onset = Int64(Double(onset) * scale)
+            offset = Int64(Double(offset) * scale)
         }
         if onset + offset > duration, kind.hasDuration {
-            reader.fail(f.value("onset") ?? f.value("duration"), f.path("onset"), "onset + offset (\(VirtualDuration(milliseconds: onset + offset))) exceed the duration (\(VirtualDuration(milliseconds: duration)))")
+            reader.fail(
+                f.value("onset") ?? f.value("duration"),
+                f.path("onset"),
+                "onset + offset (\(VirtualDuration(milliseconds: onset + offset))) exceed the duration (\(VirtualDuration(milliseconds: duration)))"
+            )
         }
         var e = ClinicalEvent(kind: kind, patientID: patientID, start: at, duration: duration, onset: onset, offset: offset, line: f.line)
         e.target = f.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
@@ -67,10 +84,20 @@ struct TimelineBuilder {
         e.insulin = f.number("insulin", in: 0...100, unit: "U") ?? d.insulin
         if let cause = f.string("cause") {
             let valid = kind == .hypoglycemia ? ["insulin-overdose", "skipped-meal"] : ["missed-bolus"]
-            if valid.contains(cause) { e.cause = cause } else {
-                reader.fail(f.value("cause"), f.path("cause"), "unknown cause '\(cause)' for \(kind.rawValue); valid: \(valid.joined(separator: ", "))")
+            if valid.contains(cause) {
+                e.cause = cause
+            } else {
+                reader.fail(
+                    f.value("cause"),
+                    f.path("cause"),
+                    "unknown cause '\(cause)' for \(kind.rawValue); valid: \(valid.joined(separator: ", "))"
+                )
             }
-        } else if kind == .hypoglycemia { e.cause = "insulin-overdose" } else if kind == .hyperglycemia { e.cause = "missed-bolus" }
+        } else if kind == .hypoglycemia {
+            e.cause = "insulin-overdose"
+        } else if kind == .hyperglycemia {
+            e.cause = "missed-bolus"
+        }
         if kind == .hypoglycemia, e.cause == "skipped-meal", f.has("insulin") == false, let carbs = e.carbs {
             e.insulin = (carbs / 10 * 20).rounded() / 20
         }
@@ -94,14 +121,26 @@ struct TimelineBuilder {
         let deviceID = f.string("device") ?? ""
         let type = context.deviceTypes[deviceID]
         if f.has("device"), type == nil {
-            reader.fail(f.value("device"), f.path("device"), "no device '\(deviceID)' in this scenario; valid: \(context.deviceTypes.keys.sorted().joined(separator: ", "))")
+            reader.fail(
+                f.value("device"),
+                f.path("device"),
+                "no device '\(deviceID)' in this scenario; valid: \(context.deviceTypes.keys.sorted().joined(separator: ", "))"
+            )
         }
         if f.has("at"), at >= context.duration {
-            reader.fail(f.value("at"), f.path("at"), "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))")
+            reader.fail(
+                f.value("at"),
+                f.path("at"),
+                "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
+            )
         }
         let duration = f.duration("duration")?.milliseconds ?? 60_000
         if kind == .disconnect, let type, type == .cgm || type == .glucometer, duration > 48 * 3_600_000 {
-            reader.fail(f.value("duration"), f.path("duration"), "a \(type.rawValue) keeps 48 h of glucose history for backfill; a disconnect may last at most 48h")
+            reader.fail(
+                f.value("duration"),
+                f.path("duration"),
+                "a \(type.rawValue) keeps 48 h of glucose history for backfill; a disconnect may last at most 48h"
+            )
         }
         var fault = DeviceFault(kind: kind, deviceID: deviceID, start: at, duration: duration, line: f.line)
         let defaultP: Double = kind == .duplicates || kind == .outOfOrder ? 0.2 : (kind == .corrupt ? 0.1 : 1)
@@ -109,7 +148,11 @@ struct TimelineBuilder {
         if kind == .corrupt {
             fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? (type == .cgm ? .badCRC : .truncation)
             if fault.corruption == .badCRC, let type, type != .cgm {
-                reader.fail(f.value("corruption"), f.path("corruption"), "bad-crc needs a device with an E2E-CRC (cgm); \(deviceID) is a \(type.rawValue); valid: bad-flags, truncation")
+                reader.fail(
+                    f.value("corruption"),
+                    f.path("corruption"),
+                    "bad-crc needs a device with an E2E-CRC (cgm); \(deviceID) is a \(type.rawValue); valid: bad-flags, truncation"
+                )
             }
             if let type, !type.isBluetooth {
                 reader.fail(f.value("fault"), f.path("fault"), "corrupt applies to Bluetooth payloads; \(deviceID) is a \(type.rawValue)")
@@ -118,12 +161,16 @@ struct TimelineBuilder {
         if kind == .clockSkew {
             if let v = f.value("skew"), let s = v.scalar?.string {
                 let negative = s.hasPrefix("-")
-                if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0, d.milliseconds <= 365 * 86_400_000 {
+                if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0,
+                    d.milliseconds <= 365 * 86_400_000
+                {
                     fault.skew = negative ? -d.milliseconds : d.milliseconds
                 } else {
                     reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
                 }
-            } else { fault.skew = 300_000 }
+            } else {
+                fault.skew = 300_000
+            }
         }
         fault.level = f.number("level", in: 0...100, unit: "%") ?? 8
         return .fault(fault)
@@ -144,9 +191,21 @@ struct EventDefaults {
         let m: Int64 = 60_000
         switch kind {
         case .tachycardia:
-            return EventDefaults(target: profile == .chdInfant ? 200 : 140, targetRange: 60...260, targetUnit: "bpm", onset: 2 * m, offset: 3 * m)
+            return EventDefaults(
+                target: profile == .chdInfant ? 200 : 140,
+                targetRange: 60...260,
+                targetUnit: "bpm",
+                onset: 2 * m,
+                offset: 3 * m
+            )
         case .bradycardia:
-            return EventDefaults(target: profile == .chdInfant ? 80 : 42, targetRange: 20...100, targetUnit: "bpm", onset: 2 * m, offset: 2 * m)
+            return EventDefaults(
+                target: profile == .chdInfant ? 80 : 42,
+                targetRange: 20...100,
+                targetUnit: "bpm",
+                onset: 2 * m,
+                offset: 2 * m
+            )
         case .atrialFibrillation:
             return EventDefaults(target: 110, targetRange: 50...200, targetUnit: "bpm (mean ventricular rate)")
         case .hypoglycemia: return EventDefaults(carbs: 60, insulin: 8)

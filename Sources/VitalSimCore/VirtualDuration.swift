@@ -22,10 +22,13 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
     /// The length in (fractional) seconds.
     public var seconds: Double { Double(milliseconds) / 1000 }
 
+    /// Orders by length.
     public static func < (a: VirtualDuration, b: VirtualDuration) -> Bool { a.milliseconds < b.milliseconds }
+    /// The sum of two durations.
     public static func + (a: VirtualDuration, b: VirtualDuration) -> VirtualDuration {
         VirtualDuration(milliseconds: a.milliseconds + b.milliseconds)
     }
+    /// The difference of two durations.
     public static func - (a: VirtualDuration, b: VirtualDuration) -> VirtualDuration {
         VirtualDuration(milliseconds: a.milliseconds - b.milliseconds)
     }
@@ -37,7 +40,10 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
         var out = milliseconds < 0 ? "-" : ""
         for (unit, size) in VirtualDuration.units {
             let n = rest / size
-            if n > 0 { out += "\(n)\(unit)"; rest -= n * size }
+            if n > 0 {
+                out += "\(n)\(unit)"
+                rest -= n * size
+            }
         }
         return out
     }
@@ -56,15 +62,18 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
         while index < scalars.count {
             var number = ""
             while index < scalars.count, CharacterClass.isDigitOrDot(scalars[index]) {
-                number.unicodeScalars.append(scalars[index]); index += 1
+                number.unicodeScalars.append(scalars[index])
+                index += 1
             }
             var unit = ""
             while index < scalars.count, CharacterClass.isLetter(scalars[index]) {
-                unit.unicodeScalars.append(scalars[index]); index += 1
+                unit.unicodeScalars.append(scalars[index])
+                index += 1
             }
             guard let value = Double(number), !unit.isEmpty,
-                  let size = VirtualDuration.units.first(where: { $0.0 == unit })?.1,
-                  !seenUnits.contains(unit) else { return nil }
+                let size = VirtualDuration.units.first(where: { $0.0 == unit })?.1,
+                !seenUnits.contains(unit)
+            else { return nil }
             seenUnits.insert(unit)
             total += value * Double(size)
         }

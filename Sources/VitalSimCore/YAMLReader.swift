@@ -3,32 +3,38 @@ import Yams
 /// Strict, position-aware reading of a Yams node tree: unknown keys, duplicate keys and wrong
 /// types become ``ScenarioIssue``s with the node's line and column.
 /// Public so that other YAML formats (alert rules) report problems the same way.
-public final class YAMLReader {
-    public let file: String
-    public private(set) var issues: [ScenarioIssue] = []
+package final class YAMLReader {
+    package let file: String
+    package private(set) var issues: [ScenarioIssue] = []
 
-    public init(file: String) { self.file = file }
+    package init(file: String) { self.file = file }
 
-    public func fail(_ node: Node?, _ field: String, _ message: String) {
+    package func fail(_ node: Node?, _ field: String, _ message: String) {
         let mark = node?.mark
         issues.append(ScenarioIssue(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, field: field, message: message))
     }
 
-    public func failAt(line: Int, column: Int, _ field: String, _ message: String) {
+    package func failAt(line: Int, column: Int, _ field: String, _ message: String) {
         issues.append(ScenarioIssue(file: file, line: line, column: column, field: field, message: message))
     }
 
     /// A mapping's entries by key, after checking for unknown, duplicate and missing keys.
-    public func mapping(_ node: Node, _ field: String, allowed: [String], required: [String] = []) -> Fields? {
+    package func mapping(_ node: Node, _ field: String, allowed: [String], required: [String] = []) -> Fields? {
         guard let map = node.mapping else {
             fail(node, field, "expected a mapping with keys \(allowed.joined(separator: ", ")), got \(kindName(node))")
             return nil
         }
         var entries: [String: (Node, Node)] = [:]
         for (k, v) in map {
-            guard let key = k.scalar?.string else { fail(k, field, "keys must be plain strings"); continue }
+            guard let key = k.scalar?.string else {
+                fail(k, field, "keys must be plain strings")
+                continue
+            }
             let path = field.isEmpty ? key : field + "." + key
-            if entries[key] != nil { fail(k, path, "duplicate key '\(key)'"); continue }
+            if entries[key] != nil {
+                fail(k, path, "duplicate key '\(key)'")
+                continue
+            }
             if !allowed.contains(key) {
                 var msg = "unknown key '\(key)'"
                 if let near = YAMLReader.nearest(key, in: allowed) { msg += " (did you mean '\(near)'?)" }
@@ -43,7 +49,7 @@ public final class YAMLReader {
         return Fields(reader: self, node: node, field: field, entries: entries)
     }
 
-    public func kindName(_ node: Node) -> String {
+    package func kindName(_ node: Node) -> String {
         switch node {
         case .mapping: "a mapping"
         case .sequence: "a list"
@@ -62,7 +68,8 @@ public final class YAMLReader {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         var prev = Array(0...b.count)
         for i in 1...a.count {
@@ -77,29 +84,31 @@ public final class YAMLReader {
 }
 
 /// The checked entries of one mapping, with typed accessors that record issues.
-public struct Fields {
-    public let reader: YAMLReader
-    public let node: Node
-    public let field: String
+package struct Fields {
+    package let reader: YAMLReader
+    package let node: Node
+    package let field: String
     let entries: [String: (Node, Node)]
 
-    public func path(_ key: String) -> String { field.isEmpty ? key : field + "." + key }
-    public func has(_ key: String) -> Bool { entries[key] != nil }
-    public func value(_ key: String) -> Node? { entries[key]?.1 }
-    public var line: Int { node.mark?.line ?? 0 }
+    package func path(_ key: String) -> String { field.isEmpty ? key : field + "." + key }
+    package func has(_ key: String) -> Bool { entries[key] != nil }
+    package func value(_ key: String) -> Node? { entries[key]?.1 }
+    package var line: Int { node.mark?.line ?? 0 }
 
-    public func string(_ key: String) -> String? {
+    package func string(_ key: String) -> String? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, !s.string.isEmpty else {
-            reader.fail(v, path(key), "expected a non-empty string, got \(reader.kindName(v))"); return nil
+            reader.fail(v, path(key), "expected a non-empty string, got \(reader.kindName(v))")
+            return nil
         }
         return s.string
     }
 
-    public func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
+    package func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, s.style == .plain, let d = Double(s.string), d.isFinite else {
-            reader.fail(v, path(key), "expected a number (\(unit)), got \(reader.kindName(v))"); return nil
+            reader.fail(v, path(key), "expected a number (\(unit)), got \(reader.kindName(v))")
+            return nil
         }
         guard range.contains(d) else {
             reader.fail(v, path(key), "\(s.string) is out of range; valid: \(fmt(range.lowerBound))...\(fmt(range.upperBound)) \(unit)")
@@ -108,44 +117,51 @@ public struct Fields {
         return d
     }
 
-    public func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
+    package func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, s.style == .plain, let d = Int64(s.string) else {
-            reader.fail(v, path(key), "expected a whole number, got \(reader.kindName(v))"); return nil
+            reader.fail(v, path(key), "expected a whole number, got \(reader.kindName(v))")
+            return nil
         }
         guard range.contains(d) else {
-            reader.fail(v, path(key), "\(d) is out of range; valid: \(range.lowerBound)...\(range.upperBound)"); return nil
+            reader.fail(v, path(key), "\(d) is out of range; valid: \(range.lowerBound)...\(range.upperBound)")
+            return nil
         }
         return d
     }
 
     /// A strictly positive duration such as `90s`, `10m`, `1h30m`.
-    public func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
+    package func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
         guard let v = value(key) else { return nil }
         guard let s = v.scalar, let d = VirtualDuration(parsing: s.string) else {
-            reader.fail(v, path(key), "expected a duration such as 90s, 10m or 1h30m, got \(reader.kindName(v))"); return nil
+            reader.fail(v, path(key), "expected a duration such as 90s, 10m or 1h30m, got \(reader.kindName(v))")
+            return nil
         }
         if d.milliseconds > VirtualDuration.maximum.milliseconds {
-            reader.fail(v, path(key), "'\(s.string)' is longer than the 3650d VitalSim supports"); return nil
+            reader.fail(v, path(key), "'\(s.string)' is longer than the 3650d VitalSim supports")
+            return nil
         }
         if d.milliseconds < 0 || (d.milliseconds == 0 && !allowZero) {
-            reader.fail(v, path(key), "duration must be \(allowZero ? "zero or positive" : "positive"), got '\(s.string)'"); return nil
+            reader.fail(v, path(key), "duration must be \(allowZero ? "zero or positive" : "positive"), got '\(s.string)'")
+            return nil
         }
         return d
     }
 
     /// A time of day `HH:MM` (or `HH:MM:SS`), as ms after midnight.
-    public func timeOfDay(_ v: Node, _ p: String) -> Int64? {
+    package func timeOfDay(_ v: Node, _ p: String) -> Int64? {
         let parts = (v.scalar?.string ?? "").split(separator: ":").map { Int($0) }
         guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0 != nil }),
-              let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
-              parts.count == 2 || (0..<60).contains(parts[2] ?? -1) else {
-            reader.fail(v, p, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(v))"); return nil
+            let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
+            parts.count == 2 || (0..<60).contains(parts[2] ?? -1)
+        else {
+            reader.fail(v, p, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(v))")
+            return nil
         }
         return Int64(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000
     }
 
-    public func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E? where E.RawValue == String {
+    package func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E? where E.RawValue == String {
         guard let raw = string(key) else { return nil }
         if let e = E(rawValue: raw) { return e }
         let all = E.allCases.map(\.rawValue)
@@ -155,9 +171,12 @@ public struct Fields {
         return nil
     }
 
-    public func list(_ key: String) -> [Node]? {
+    package func list(_ key: String) -> [Node]? {
         guard let v = value(key) else { return nil }
-        guard let seq = v.sequence else { reader.fail(v, path(key), "expected a list, got \(reader.kindName(v))"); return nil }
+        guard let seq = v.sequence else {
+            reader.fail(v, path(key), "expected a list, got \(reader.kindName(v))")
+            return nil
+        }
         return Array(seq)
     }
 

@@ -10,7 +10,7 @@ import Foundation
 /// (`group.addTask(executorPreference: client)`) run on the event-loop thread between transfers, so
 /// that a finished transfer resumes its task, and the task's next request reaches libcurl, without
 /// waking another thread (what a one-thread event loop such as wrk's saves per request).
-public final class HTTPMultiClient: @unchecked Sendable {
+package final class HTTPMultiClient: @unchecked Sendable {
     struct Job {
         var easy: UnsafeMutableRawPointer
         var headers: UnsafeMutablePointer<curl_slist>?
@@ -48,7 +48,7 @@ public final class HTTPMultiClient: @unchecked Sendable {
     ///   - caFile: PEM bundle to trust for HTTPS; nil uses the system store.
     ///   - insecure: skip certificate verification (only when a user asks for it).
     ///   - http2: use HTTP/2 where the server offers it over TLS; false stays on HTTP/1.1.
-    public init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false, http2: Bool = true) {
+    package init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false, http2: Bool = true) {
         _ = HTTPPoster.globalReady
         multi = curl_multi_init()!
         self.caFile = caFile
@@ -69,7 +69,7 @@ public final class HTTPMultiClient: @unchecked Sendable {
 
     /// Stops the event loop; transfers still running fail. Waits for the loop to end, unless
     /// called from a task running on it (the loop then ends after that task's step).
-    public func close() {
+    package func close() {
         let first = locked { s -> Bool in
             defer { s.stopped = true }
             return !s.stopped
@@ -82,12 +82,17 @@ public final class HTTPMultiClient: @unchecked Sendable {
     deinit { close() }
 
     /// POSTs `body` and returns the response, or throws when no response arrived.
-    public func post(_ url: String, body: [UInt8], headers: [String] = ["Content-Type: application/json"], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+    package func post(
+        _ url: String,
+        body: [UInt8],
+        headers: [String] = ["Content-Type: application/json"],
+        timeout: Double = 10
+    ) async throws(HTTPTransportError) -> HTTPReply {
         try await perform(url, body: body, headers: headers, timeout: timeout).get()
     }
 
     /// GETs `url` and returns the response, or throws when no response arrived.
-    public func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+    package func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
         try await perform(url, body: nil, headers: headers, timeout: timeout).get()
     }
 
@@ -107,7 +112,11 @@ public final class HTTPMultiClient: @unchecked Sendable {
                 vitalsim_curl_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
                 // libcurl keeps its own copy of the body for the transfer.
                 _ = body.withUnsafeBufferPointer { raw in
-                    vitalsim_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafePointer(bitPattern: 1)!))
+                    vitalsim_curl_setopt_pointer(
+                        easy,
+                        CURLOPT_COPYPOSTFIELDS,
+                        UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    )
                 }
             } else {
                 vitalsim_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
@@ -122,7 +131,10 @@ public final class HTTPMultiClient: @unchecked Sendable {
                 vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
             }
             if let caFile { vitalsim_curl_setopt_string(easy, CURLOPT_CAINFO, caFile) }
-            if insecure { vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0) }
+            if insecure {
+                vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
+                vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
+            }
             let sink = Unmanaged.passRetained(HTTPPoster.Sink())
             vitalsim_curl_setopt_write(easy) { data, size, count, user in
                 let sink = Unmanaged<HTTPPoster.Sink>.fromOpaque(user!).takeUnretainedValue()
@@ -131,7 +143,10 @@ public final class HTTPMultiClient: @unchecked Sendable {
             }
             vitalsim_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, sink.toOpaque())
             let job = Job(easy: easy, headers: list, sink: sink, url: url, continuation: c)
-            let wake = locked { s -> Bool in s.submitted.append(job); return s.polling }
+            let wake = locked { s -> Bool in
+                s.submitted.append(job)
+                return s.polling
+            }
             if wake { curl_multi_wakeup(multi) }
         }
     }
@@ -142,18 +157,27 @@ public final class HTTPMultiClient: @unchecked Sendable {
         // passed on to it on Linux, and pthread_setname_np is not in Swift's Glibc module.
         _ = try? "vitalsim-http".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         while true {
-            let tasks = locked { s -> [UnownedJob] in defer { s.jobs.removeAll() }; return s.jobs }
+            let tasks = locked { s -> [UnownedJob] in
+                defer { s.jobs.removeAll() }
+                return s.jobs
+            }
             for task in tasks { task.runSynchronously(on: asUnownedTaskExecutor()) }
             let (jobs, stopped) = locked { s -> ([Job], Bool) in
                 defer { s.submitted.removeAll() }
                 return (s.submitted, s.stopped)
             }
             if stopped {
-                let running = locked { s -> [Job] in defer { s.running.removeAll() }; return Array(s.running.values) }
+                let running = locked { s -> [Job] in
+                    defer { s.running.removeAll() }
+                    return Array(s.running.values)
+                }
                 for job in running { curl_multi_remove_handle(multi, job.easy) }
                 for job in running + jobs { finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url))) }
                 // Tasks that still prefer this executor go on elsewhere.
-                let left = locked { s -> [UnownedJob] in defer { s.jobs.removeAll() }; return s.jobs }
+                let left = locked { s -> [UnownedJob] in
+                    defer { s.jobs.removeAll() }
+                    return s.jobs
+                }
                 for task in left { globalConcurrentExecutor.enqueue(ExecutorJob(task)) }
                 break
             }
@@ -174,7 +198,9 @@ public final class HTTPMultiClient: @unchecked Sendable {
                     vitalsim_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                     var version = 0
                     vitalsim_curl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
-                    let name = version == CURL_HTTP_VERSION_2_0 ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : version == CURL_HTTP_VERSION_1_0 ? "1.0" : ""
+                    let name =
+                        version == CURL_HTTP_VERSION_2_0
+                        ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : version == CURL_HTTP_VERSION_1_0 ? "1.0" : ""
                     finish(job, .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name)))
                 } else {
                     finish(job, .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url)))
@@ -190,7 +216,10 @@ public final class HTTPMultiClient: @unchecked Sendable {
                 locked { $0.polling = false }
             }
         }
-        let idle = locked { s -> [UnsafeMutableRawPointer] in defer { s.idle.removeAll() }; return s.idle }
+        let idle = locked { s -> [UnsafeMutableRawPointer] in
+            defer { s.idle.removeAll() }
+            return s.idle
+        }
         for easy in idle { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
         done.signal()
@@ -206,7 +235,7 @@ public final class HTTPMultiClient: @unchecked Sendable {
 
 extension HTTPMultiClient: TaskExecutor {
     /// Runs `job` on the event-loop thread (after the client is closed: on the global executor).
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let task = UnownedJob(job)
         let (accepted, wake) = locked { s -> (Bool, Bool) in
             if s.stopped { return (false, false) }

@@ -3,26 +3,30 @@ import Dispatch
 import Synchronization
 
 /// Why an HTTP request through libcurl failed before a response arrived.
-public struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
+package struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
     /// libcurl's error text (connection refused, certificate problem, timeout, …).
-    public var reason: String
-    public var url: String
-    public var description: String { "HTTP request to \(url) failed: \(reason)" }
+    package var reason: String
+    package var url: String
+    package var description: String { "HTTP request to \(url) failed: \(reason)" }
 }
 
 /// A response: status code and body.
-public struct HTTPReply: Sendable {
-    public var status: Int
-    public var body: [UInt8]
+package struct HTTPReply: Sendable {
+    package var status: Int
+    package var body: [UInt8]
     /// The protocol version that carried it: `1.1`, `2` (empty when unknown).
-    public var httpVersion = ""
+    package var httpVersion = ""
 
-    public init(status: Int, body: [UInt8], httpVersion: String = "") { self.status = status; self.body = body; self.httpVersion = httpVersion }
+    package init(status: Int, body: [UInt8], httpVersion: String = "") {
+        self.status = status
+        self.body = body
+        self.httpVersion = httpVersion
+    }
 }
 
 /// Blocking HTTP(S) requests through one libcurl easy handle (so connections are kept alive),
 /// performed one at a time on the poster's own dispatch queue — never on Swift's cooperative pool.
-public final class HTTPPoster: @unchecked Sendable {
+package final class HTTPPoster: @unchecked Sendable {
     static let globalReady: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
 
     let queue: DispatchQueue
@@ -33,7 +37,7 @@ public final class HTTPPoster: @unchecked Sendable {
     /// - Parameters:
     ///   - caFile: PEM bundle to trust for HTTPS (a private CA); nil uses the system store.
     ///   - insecure: skip certificate verification (only when a user asks for it).
-    public init(label: String = "vitalsim.http", caFile: String? = nil, insecure: Bool = false) {
+    package init(label: String = "vitalsim.http", caFile: String? = nil, insecure: Bool = false) {
         _ = HTTPPoster.globalReady
         queue = DispatchQueue(label: label)
         easy = curl_easy_init()
@@ -46,7 +50,12 @@ public final class HTTPPoster: @unchecked Sendable {
     final class Sink { var bytes: [UInt8] = [] }
 
     /// POSTs `body` and returns the response, or throws when no response arrived.
-    public func post(_ url: String, body: [UInt8], headers: [String] = ["Content-Type: application/json"], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+    package func post(
+        _ url: String,
+        body: [UInt8],
+        headers: [String] = ["Content-Type: application/json"],
+        timeout: Double = 10
+    ) async throws(HTTPTransportError) -> HTTPReply {
         let result: Result<HTTPReply, HTTPTransportError> = await withCheckedContinuation { c in
             queue.async { c.resume(returning: self.perform(url, body: body, headers: headers, timeout: timeout)) }
         }
@@ -54,7 +63,7 @@ public final class HTTPPoster: @unchecked Sendable {
     }
 
     /// GETs `url` and returns the response, or throws when no response arrived.
-    public func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+    package func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
         let result: Result<HTTPReply, HTTPTransportError> = await withCheckedContinuation { c in
             queue.async { c.resume(returning: self.perform(url, body: nil, headers: headers, timeout: timeout)) }
         }
@@ -84,7 +93,10 @@ public final class HTTPPoster: @unchecked Sendable {
             vitalsim_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
             vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
             if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
-            if insecure { vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0) }
+            if insecure {
+                vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
+                vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+            }
             vitalsim_curl_setopt_write(h) { data, size, count, user in
                 let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
                 if let data { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count)) }

@@ -1,6 +1,7 @@
 import CMosquitto
 import Dispatch
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,27 +16,42 @@ import Glibc
 /// that thread between network events, so its publishes reach the socket, and the acknowledgements
 /// resume it, without waking another thread.
 /// Subscriptions are renewed on every (re)connection.
-public final class MQTTClient: @unchecked Sendable {
+package final class MQTTClient: @unchecked Sendable {
     /// How to reach and authenticate with the broker.
-    public struct Configuration: Sendable {
-        public var host: String
-        public var port: Int
-        public var clientID: String
+    package struct Configuration: Sendable {
+        package var host: String
+        package var port: Int
+        package var clientID: String
         /// False keeps the session (and queued QoS 1/2 messages) across reconnections.
-        public var cleanStart: Bool
+        package var cleanStart: Bool
         /// Session expiry in seconds for persistent sessions.
-        public var sessionExpiry: UInt32
-        public var keepAlive: Int32
+        package var sessionExpiry: UInt32
+        package var keepAlive: Int32
         /// PEM file of the CA that signed the broker's certificate; nil for plain TCP.
-        public var caFile: String?
-        public var username: String?
-        public var password: String?
+        package var caFile: String?
+        package var username: String?
+        package var password: String?
 
-        public init(host: String, port: Int, clientID: String, cleanStart: Bool = true, sessionExpiry: UInt32 = 3600,
-                    keepAlive: Int32 = 30, caFile: String? = nil, username: String? = nil, password: String? = nil) {
-            self.host = host; self.port = port; self.clientID = clientID; self.cleanStart = cleanStart
-            self.sessionExpiry = sessionExpiry; self.keepAlive = keepAlive; self.caFile = caFile
-            self.username = username; self.password = password
+        package init(
+            host: String,
+            port: Int,
+            clientID: String,
+            cleanStart: Bool = true,
+            sessionExpiry: UInt32 = 3600,
+            keepAlive: Int32 = 30,
+            caFile: String? = nil,
+            username: String? = nil,
+            password: String? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.clientID = clientID
+            self.cleanStart = cleanStart
+            self.sessionExpiry = sessionExpiry
+            self.keepAlive = keepAlive
+            self.caFile = caFile
+            self.username = username
+            self.password = password
         }
     }
 
@@ -63,10 +79,10 @@ public final class MQTTClient: @unchecked Sendable {
     let sweeper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "vitalsim.mqtt.timeouts"))
     let loop: MQTTNetworkLoop
     /// Messages of every subscription, in arrival order.
-    public let messages: AsyncStream<MQTTMessage>
+    package let messages: AsyncStream<MQTTMessage>
 
     /// Creates the client; ``connect(timeout:)`` opens the connection.
-    public init(_ configuration: Configuration) throws(MQTTError) {
+    package init(_ configuration: Configuration) throws(MQTTError) {
         guard MQTTClient.libraryReady else { throw .setup("mosquitto_lib_init failed") }
         guard let h = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
             throw .setup("mosquitto_new failed for client id '\(configuration.clientID)'")
@@ -130,13 +146,17 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// The client behind a callback's user data (nil once the client is gone).
-    static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient? { user.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() } }
+    static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient? {
+        user.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+    }
     static func reason(_ rc: Int32) -> String { String(cString: mosquitto_strerror(rc)) }
 
     /// Connects and waits for the broker's CONNACK.
-    public func connect(timeout: Double = 10) async throws(MQTTError) {
+    package func connect(timeout: Double = 10) async throws(MQTTError) {
         var props: OpaquePointer?
-        if !configuration.cleanStart { mosquitto_property_add_int32(&props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), configuration.sessionExpiry) }
+        if !configuration.cleanStart {
+            mosquitto_property_add_int32(&props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), configuration.sessionExpiry)
+        }
         let rc = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port), configuration.keepAlive, nil, props)
         mosquitto_property_free_all(&props)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
@@ -160,7 +180,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Subscribes and waits for the broker's SUBACK, so that messages published from now on reach
     /// this client (renewed after every reconnection).
-    public func subscribeAcknowledged(_ filter: String, qos: Int = 1, timeout: Double = 10) async throws(MQTTError) {
+    package func subscribeAcknowledged(_ filter: String, qos: Int = 1, timeout: Double = 10) async throws(MQTTError) {
         state.withLock { $0.subscriptions.append((filter, Int32(qos))) }
         var mid: Int32 = 0
         let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos), 0, nil)
@@ -173,7 +193,10 @@ public final class MQTTClient: @unchecked Sendable {
                 s.subscribeWaiters[sent] = c
                 return nil
             }
-            if let early { c.resume(returning: early); return }
+            if let early {
+                c.resume(returning: early)
+                return
+            }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
                 self?.state.withLock { s in s.subscribeWaiters.removeValue(forKey: sent) }?.resume(returning: nil)
             }
@@ -183,7 +206,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// Publishes; for QoS 1 and 2 returns when the broker has acknowledged (PUBACK / PUBCOMP).
-    public func publish(_ message: MQTTMessage, timeout: Double = 10) async throws(MQTTError) {
+    package func publish(_ message: MQTTMessage, timeout: Double = 10) async throws(MQTTError) {
         var failure: MQTTError?
         let reason: Int32 = await withCheckedContinuation { c in
             do throws(MQTTError) {
@@ -205,9 +228,12 @@ public final class MQTTClient: @unchecked Sendable {
     /// the message could not be queued (payload too large; for QoS 0 also no connection); `acknowledged` is then never
     /// called. A QoS 1 or 2 message published while the connection is down is kept by libmosquitto
     /// and sent once it has reconnected, so it is awaited like any other.
-    public func publish(_ message: MQTTMessage, timeout: Double = 10, acknowledged: @escaping @Sendable (Int32) -> Void) throws(MQTTError) {
+    package func publish(_ message: MQTTMessage, timeout: Double = 10, acknowledged: @escaping @Sendable (Int32) -> Void) throws(MQTTError)
+    {
         var props: OpaquePointer?
-        for p in message.userProperties { mosquitto_property_add_string_pair(&props, Int32(MQTT_PROP_USER_PROPERTY.rawValue), p.name, p.value) }
+        for p in message.userProperties {
+            mosquitto_property_add_string_pair(&props, Int32(MQTT_PROP_USER_PROPERTY.rawValue), p.name, p.value)
+        }
         var mid: Int32 = 0
         let rc = message.payload.withUnsafeBytes { raw in
             mosquitto_publish_v5(handle, &mid, message.topic, Int32(raw.count), raw.baseAddress, Int32(message.qos), message.retain, props)
@@ -215,8 +241,13 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_property_free_all(&props)
         if loop.onLoopThread { loop.queuedFromLoop() } else { loop.wake() }
         let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && message.qos > 0 && mid != 0
-        guard rc == MOSQ_ERR_SUCCESS.rawValue || queuedOffline else { throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc)) }
-        guard message.qos > 0 else { acknowledged(0); return }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue || queuedOffline else {
+            throw .operation("PUBLISH \(message.topic)", reason: MQTTClient.reason(rc))
+        }
+        guard message.qos > 0 else {
+            acknowledged(0)
+            return
+        }
         let sent = mid
         // The acknowledgement may already have arrived (the network thread runs meanwhile).
         let early = state.withLock { s -> Int32? in
@@ -231,7 +262,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// Disconnects cleanly and stops the network thread.
-    public func disconnect() {
+    package func disconnect() {
         mosquitto_disconnect_v5(handle, 0, nil)
         loop.stop()
         continuation.finish()
@@ -261,7 +292,10 @@ public final class MQTTClient: @unchecked Sendable {
 
     func published(_ mid: Int32, _ reason: Int32) {
         let waiter = state.withLock { s -> (@Sendable (Int32) -> Void)? in
-            if let w = s.publishWaiters.removeValue(forKey: mid) { s.publishDeadlines[mid] = nil; return w }
+            if let w = s.publishWaiters.removeValue(forKey: mid) {
+                s.publishDeadlines[mid] = nil
+                return w
+            }
             if s.abandoned.remove(mid) != nil { return nil }
             s.early[mid] = reason
             return nil
@@ -279,9 +313,11 @@ public final class MQTTClient: @unchecked Sendable {
         while true {
             var name: UnsafeMutablePointer<CChar>?
             var value: UnsafeMutablePointer<CChar>?
-            guard let found = mosquitto_property_read_string_pair(cursor, Int32(MQTT_PROP_USER_PROPERTY.rawValue), &name, &value, skipFirst) else { break }
+            guard let found = mosquitto_property_read_string_pair(cursor, Int32(MQTT_PROP_USER_PROPERTY.rawValue), &name, &value, skipFirst)
+            else { break }
             if let name, let value { properties.append(UserProperty(String(cString: name), String(cString: value))) }
-            free(name); free(value)
+            free(name)
+            free(value)
             cursor = found
             skipFirst = true
         }
@@ -291,7 +327,7 @@ public final class MQTTClient: @unchecked Sendable {
 
 extension MQTTClient: TaskExecutor {
     /// Runs `job` on the client's network thread (once the client is gone: on the global executor).
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         loop.enqueue(UnownedJob(job))
     }
 }

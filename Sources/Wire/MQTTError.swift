@@ -1,5 +1,5 @@
 /// Why an MQTT operation failed, with libmosquitto's own explanation.
-public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `mosquitto_new` or an option could not be set up.
     case setup(String)
     /// The TCP/TLS connection to the broker failed.
@@ -13,7 +13,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The connection was lost before the operation completed.
     case disconnected
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .setup(m): "MQTT set-up failed: \(m)"
         case let .connect(h, p, r): "cannot connect to the MQTT broker at \(h):\(p): \(r) (is a broker running there? --mqtt HOST:PORT)"

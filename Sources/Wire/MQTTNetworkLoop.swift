@@ -2,6 +2,7 @@ import CMosquitto
 import Dispatch
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -168,8 +169,10 @@ final class MQTTNetworkLoop: @unchecked Sendable {
             }
             // Checked after `sleeping` is set: a packet queued before a publisher saw the flag is seen here.
             let wantWrite = active && socket >= 0 && mosquitto_want_write(handle)
-            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0)]
+            var fds = [
+                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0),
+            ]
             let n = poll(&fds, socket >= 0 ? 2 : 1, idle ? Self.idleMilliseconds : 0)
             flags.withLock { $0.sleeping = false }
             if n > 0 && fds[0].revents != 0 { drainWakeups() }

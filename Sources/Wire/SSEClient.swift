@@ -5,12 +5,12 @@ import Synchronization
 /// A Server-Sent Events client over libcurl: a long-lived GET on its own thread, parsed into events
 /// (`id`, `event`, `data`, per the WHATWG event-stream format), reconnecting with `Last-Event-ID`
 /// after the stream drops until ``stop()``.
-public final class SSEClient: @unchecked Sendable {
+package final class SSEClient: @unchecked Sendable {
     /// One dispatched event.
-    public struct Event: Sendable, Equatable {
-        public var id: String?
-        public var event: String?
-        public var data: String
+    package struct Event: Sendable, Equatable {
+        package var id: String?
+        package var event: String?
+        package var data: String
     }
 
     struct State {
@@ -30,15 +30,18 @@ public final class SSEClient: @unchecked Sendable {
     let state = Mutex(State())
     let continuation: AsyncStream<Event>.Continuation
     /// Events in arrival order; ends after ``stop()``.
-    public let events: AsyncStream<Event>
+    package let events: AsyncStream<Event>
 
-    public init(url: String, caFile: String? = nil, insecure: Bool = false, headers: [String] = []) {
-        self.url = url; self.caFile = caFile; self.insecure = insecure; self.headers = headers
+    package init(url: String, caFile: String? = nil, insecure: Bool = false, headers: [String] = []) {
+        self.url = url
+        self.caFile = caFile
+        self.insecure = insecure
+        self.headers = headers
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
     }
 
     /// Starts the stream on a new thread; returns once the server has sent its first bytes (or after `wait` seconds).
-    public func start(wait: Double = 2) {
+    package func start(wait: Double = 2) {
         let thread = Thread { [self] in
             while !state.withLock({ $0.stopped }) {
                 perform()
@@ -53,10 +56,10 @@ public final class SSEClient: @unchecked Sendable {
     }
 
     /// Ends the stream (within about a second: libcurl checks the flag from its progress callback).
-    public func stop() { state.withLock { $0.stopped = true } }
+    package func stop() { state.withLock { $0.stopped = true } }
 
     /// True once the server has answered with bytes.
-    public var isConnected: Bool { state.withLock { $0.connected } }
+    package var isConnected: Bool { state.withLock { $0.connected } }
 
     func perform() {
         _ = HTTPPoster.globalReady
@@ -71,7 +74,10 @@ public final class SSEClient: @unchecked Sendable {
         vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
         vitalsim_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, 5000)
         if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
-        if insecure { vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0); vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0) }
+        if insecure {
+            vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
+            vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         vitalsim_curl_setopt_write(h) { data, size, count, user in
             let client = Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue()
@@ -101,7 +107,8 @@ public final class SSEClient: @unchecked Sendable {
                 if text.isEmpty {
                     if !s.data.isEmpty { out.append(Event(id: s.id, event: s.event, data: s.data.joined(separator: "\n"))) }
                     if let id = s.id { s.lastEventID = id }
-                    s.data = []; s.event = nil
+                    s.data = []
+                    s.event = nil
                     continue
                 }
                 if text.hasPrefix(":") { continue }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import VitalSimCore
 import Realism
+import VitalSimCore
 
 extension VitalSim {
     /// `vitalsim stats DIR`
@@ -15,18 +15,30 @@ extension VitalSim {
         func run() throws {
             var dirs: [String] = []
             if FileManagerShim.isDirectory(directory), !FileManagerShim.exists(directory + "/readings.jsonl") {
-                dirs = ((try? FileManagerShim.contents(directory)) ?? []).sorted().map { directory + "/" + $0 }.filter { FileManagerShim.exists($0 + "/readings.jsonl") }
-            } else { dirs = [directory] }
-            if dirs.isEmpty { printError("\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first"); throw ExitCodes.input }
+                dirs = ((try? FileManagerShim.contents(directory)) ?? []).sorted().map { directory + "/" + $0 }.filter {
+                    FileManagerShim.exists($0 + "/readings.jsonl")
+                }
+            } else {
+                dirs = [directory]
+            }
+            if dirs.isEmpty {
+                printError("\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first")
+                throw ExitCodes.input
+            }
             var all: [(String, JSONValue)] = []
             for d in dirs {
                 do {
                     let r = try RealismReport(directory: d)
-                    if json { all.append((d, r.json)) } else {
+                    if json {
+                        all.append((d, r.json))
+                    } else {
                         print("== \(d)")
-                        r.lines.forEach { print($0) }
+                        for line in r.lines { print(line) }
                     }
-                } catch { printError("\(error)"); throw ExitCodes.input }
+                } catch {
+                    printError("\(error)")
+                    throw ExitCodes.input
+                }
             }
             if json { print(JSONValue.object(all).pretty()) }
         }

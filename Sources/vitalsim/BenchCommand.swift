@@ -1,7 +1,7 @@
 import ArgumentParser
+import Benchmarks
 import Foundation
 import VitalSimCore
-import Benchmarks
 
 extension VitalSim {
     /// `vitalsim bench`
@@ -16,12 +16,18 @@ extension VitalSim {
 
         func run() throws {
             guard let d = VirtualDuration(parsing: duration), d.milliseconds > 0 else {
-                printError("--duration: expected a positive duration such as 24h, got '\(duration)'"); throw ExitCodes.input
+                printError("--duration: expected a positive duration such as 24h, got '\(duration)'")
+                throw ExitCodes.input
             }
-            guard patients > 0 else { printError("--patients must be at least 1"); throw ExitCodes.input }
+            guard patients > 0 else {
+                printError("--patients must be at least 1")
+                throw ExitCodes.input
+            }
             let r = try GenerationBenchmark(patients: patients, duration: d, sink: out).run()
             print("patients \(r.patients), virtual hours \(r.hours), readings \(r.readings), bytes \(r.bytes)")
-            print("elapsed \(String(format: "%.2f", r.seconds)) s, \(Int(r.readingsPerSecond)) readings/s, peak RSS \(String(format: "%.1f", r.peakRSSMegabytes)) MB")
+            print(
+                "elapsed \(String(format: "%.2f", r.seconds)) s, \(Int(r.readingsPerSecond)) readings/s, peak RSS \(String(format: "%.1f", r.peakRSSMegabytes)) MB"
+            )
         }
     }
 }

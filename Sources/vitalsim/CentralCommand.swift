@@ -9,7 +9,8 @@ extension VitalSim {
     struct Central: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Act as a BLE central: scan, connect, discover, subscribe and print every decoded value as a JSON line.",
-            discussion: "Without --address it connects to the first advertiser offering a health service VitalSim decodes (Heart Rate, Blood Pressure, Glucose, CGM, Pulse Oximeter, Health Thermometer, Weight Scale)."
+            discussion:
+                "Without --address it connects to the first advertiser offering a health service VitalSim decodes (Heart Rate, Blood Pressure, Glucose, CGM, Pulse Oximeter, Health Thermometer, Weight Scale)."
         )
         @Option(name: .long, help: "HCI transport: tcp:HOST:PORT or hciN.") var hci: String
         @Option(name: .long, help: "Peer address (random static), e.g. C0:DE:C0:DE:C0:DE.") var address: String?
@@ -24,18 +25,27 @@ extension VitalSim {
             var peer: [UInt8]?
             if let address {
                 let bytes = address.split(separator: ":").compactMap { UInt8($0, radix: 16) }
-                guard bytes.count == 6 else { printError("--address: expected six hex bytes such as C0:DE:C0:DE:C0:DE, got '\(address)'"); throw ExitCodes.input }
+                guard bytes.count == 6 else {
+                    printError("--address: expected six hex bytes such as C0:DE:C0:DE:C0:DE, got '\(address)'")
+                    throw ExitCodes.input
+                }
                 peer = bytes.reversed()
             }
             let central: HCICentral
             do {
                 let transport = try HCITransports.open(hci)
-                central = HCICentral(transport: transport, address: [0x11, 0x22, 0x33, 0x44, 0x55, 0xC6], capture: try capture.map { try BTSnoopWriter(path: $0) })
+                central = HCICentral(
+                    transport: transport,
+                    address: [0x11, 0x22, 0x33, 0x44, 0x55, 0xC6],
+                    capture: try capture.map { try BTSnoopWriter(path: $0) }
+                )
                 try central.start()
                 if peer == nil {
                     let seen = try central.scan(seconds: scanSeconds)
                     guard let found = seen.first(where: { !Set($0.services).isDisjoint(with: Self.healthServices) }) else {
-                        printError("no advertiser with a health service found in \(scanSeconds) s (seen: \(seen.map(\.addressString).joined(separator: ", ")))")
+                        printError(
+                            "no advertiser with a health service found in \(scanSeconds) s (seen: \(seen.map(\.addressString).joined(separator: ", ")))"
+                        )
                         throw ExitCode(3)
                     }
                     peer = found.address
@@ -48,9 +58,13 @@ extension VitalSim {
                 for c in chars where c.cccdHandle != nil && c.uuid != 0x2A52 && c.uuid != 0x2AAC { try central.subscribe(c.uuid) }
                 let finished = done.wait(timeout: .now() + timeout) == .success
                 central.stop()
-                if !finished { printError("received \(collector.count) of \(count) values within \(timeout) s"); throw ExitCode(3) }
+                if !finished {
+                    printError("received \(collector.count) of \(count) values within \(timeout) s")
+                    throw ExitCode(3)
+                }
             } catch let e as HCIError {
-                printError(e.description); throw ExitCode(3)
+                printError(e.description)
+                throw ExitCode(3)
             }
         }
     }
@@ -63,15 +77,23 @@ final class ValueCollector: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var count = 0
 
-    init(limit: Int, done: DispatchSemaphore) { self.limit = limit; self.done = done }
+    init(limit: Int, done: DispatchSemaphore) {
+        self.limit = limit
+        self.done = done
+    }
 
     func add(_ uuid: UInt16, _ value: [UInt8]) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard count < limit else { return }
-        var o: [(String, JSONValue)] = [("uuid", .string("0x" + String(uuid, radix: 16, uppercase: true))), ("hex", .string(Hex.encode(value)))]
+        var o: [(String, JSONValue)] = [
+            ("uuid", .string("0x" + String(uuid, radix: 16, uppercase: true))), ("hex", .string(Hex.encode(value))),
+        ]
         if let type = try? CharacteristicRegistry.lookup(String(uuid, radix: 16)) {
             o.insert(("characteristic", .string(type.name)), at: 0)
-            do { o.append(("fields", try CharacteristicRegistry.decodeToJSON(type, value))) } catch { o.append(("error", .string(error.description))) }
+            do { o.append(("fields", try CharacteristicRegistry.decodeToJSON(type, value))) } catch {
+                o.append(("error", .string(error.description)))
+            }
         }
         FileHandle.standardOutput.write(Data((JSONValue.object(o).serialized() + "\n").utf8))
         count += 1

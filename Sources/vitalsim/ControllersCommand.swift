@@ -6,12 +6,13 @@ extension VitalSim {
     /// `vitalsim controllers PORT…`
     struct Controllers: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run bumble virtual BLE controllers on one virtual link, each serving HCI over H4 on 127.0.0.1:PORT, until interrupted.",
+            abstract:
+                "Run bumble virtual BLE controllers on one virtual link, each serving HCI over H4 on 127.0.0.1:PORT, until interrupted.",
             discussion: """
-            For `vitalsim peripheral`, `vitalsim central` and `vitalsim serve --ble-gateway` without a Bluetooth adapter:
-            give each of them its own --hci tcp:127.0.0.1:PORT. Prints `ready` once every controller listens.
-            bumble comes from --bumble-python, $VITALSIM_BUMBLE_PYTHON or .venv-bumble (ci/setup-debian.sh creates it).
-            """
+                For `vitalsim peripheral`, `vitalsim central` and `vitalsim serve --ble-gateway` without a Bluetooth adapter:
+                give each of them its own --hci tcp:127.0.0.1:PORT. Prints `ready` once every controller listens.
+                bumble comes from --bumble-python, $VITALSIM_BUMBLE_PYTHON or .venv-bumble (ci/setup-debian.sh creates it).
+                """
         )
         @Argument(help: "TCP ports on 127.0.0.1, one per controller (at least two).") var ports: [Int] = []
         @Option(name: .long, help: "Python interpreter with bumble.") var bumblePython: String?
@@ -24,7 +25,9 @@ extension VitalSim {
 
         func run() throws {
             guard let python = BumbleControllers.python(explicit: bumblePython, executable: LiveFlags.executablePath) else {
-                printError("vitalsim controllers: no Python with bumble: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python")
+                printError(
+                    "vitalsim controllers: no Python with bumble: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python"
+                )
                 throw ExitCodes.infrastructure
             }
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-controllers-\(getpid()).log").path
@@ -50,7 +53,10 @@ extension VitalSim {
             let died = !controllers.isRunning
             controllers.stop()
             try? FileManager.default.removeItem(atPath: log)
-            if died { printError("vitalsim controllers: bumble stopped"); throw ExitCodes.infrastructure }
+            if died {
+                printError("vitalsim controllers: bumble stopped")
+                throw ExitCodes.infrastructure
+            }
         }
     }
 }

@@ -1,59 +1,108 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import Judge
 import LiveRun
+import Synchronization
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {
     @Argument(help: "A scenario file or a folder of them (a suite).") var path: String
-    @Option(name: .long, help: "Base URL of the SUT (default: start the embedded reference SUT, over HTTPS, per scenario).") var target: String?
+    @Option(name: .long, help: "Base URL of the SUT (default: start the embedded reference SUT, over HTTPS, per scenario).") var target:
+        String?
     @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
     @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
-    @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header: [String] = []
+    @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header:
+        [String] = []
     @Option(name: .long, help: "Virtual seconds per wall second, or max (default max).") var speed = "max"
     @Option(name: .long, help: "Seed overriding each scenario's own (golden files record the seed they were made with).") var seed: UInt64?
     @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
     @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
-    @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle: Double = 2
-    @Option(name: .long, help: "Seconds a request is retried while a SUT (or MQTT broker) that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent.") var outageLimit: Double = 60
-    @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).") var mqtt: String?
+    @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle:
+        Double = 2
+    @Option(
+        name: .long,
+        help:
+            "Seconds a request is retried while a SUT (or MQTT broker) that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent."
+    ) var outageLimit: Double = 60
+    @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).")
+    var mqtt: String?
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
     @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
-    @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).") var mqttSession = "clean"
-    @Option(name: .long, help: "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert API is always polled).") var observe: [String] = []
-    @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).") var webhookPort = 0
-    @Option(name: .long, help: "How Bluetooth devices with transport ble reach the SUT: relay (decoded and posted over HTTPS, as a phone gateway does) or hci (live BLE peripherals on HCI controllers, connected to by the SUT's BLE gateway; needs a finite --speed).") var ble = "relay"
-    @Option(name: .long, help: "With --ble hci and --target: the HCI controller of each BLE device, in scenario order (tcp:HOST:PORT or hciN; repeatable). Without --target, bumble's virtual controllers are started.") var hci: [String] = []
-    @Option(name: .long, help: "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python).") var bumblePython: String?
+    @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).")
+    var mqttSession = "clean"
+    @Option(
+        name: .long,
+        help:
+            "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert API is always polled)."
+    ) var observe: [String] = []
+    @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).")
+    var webhookPort = 0
+    @Option(
+        name: .long,
+        help:
+            "How Bluetooth devices with transport ble reach the SUT: relay (decoded and posted over HTTPS, as a phone gateway does) or hci (live BLE peripherals on HCI controllers, connected to by the SUT's BLE gateway; needs a finite --speed)."
+    ) var ble = "relay"
+    @Option(
+        name: .long,
+        help:
+            "With --ble hci and --target: the HCI controller of each BLE device, in scenario order (tcp:HOST:PORT or hciN; repeatable). Without --target, bumble's virtual controllers are started."
+    ) var hci: [String] = []
+    @Option(
+        name: .long,
+        help: "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python)."
+    ) var bumblePython: String?
 
     func validate() throws {
         if speed != "max", (Double(speed) ?? 0) <= 0 { throw ValidationError("--speed must be a positive number or max, got '\(speed)'") }
         if target != nil && !sutFault.isEmpty { throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target") }
-        if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) { throw ValidationError("--target must be an http:// or https:// URL") }
+        if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
+            throw ValidationError("--target must be an http:// or https:// URL")
+        }
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
         if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
-        for o in observe where PushObserver.Kind(rawValue: o) == nil { throw ValidationError("--observe must be sse, mqtt or webhook, got '\(o)'") }
+        for o in observe where PushObserver.Kind(rawValue: o) == nil {
+            throw ValidationError("--observe must be sse, mqtt or webhook, got '\(o)'")
+        }
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
-        if !["clean", "persistent"].contains(mqttSession) { throw ValidationError("--mqtt-session must be clean or persistent, got '\(mqttSession)'") }
-        if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) { throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)") }
+        if !["clean", "persistent"].contains(mqttSession) {
+            throw ValidationError("--mqtt-session must be clean or persistent, got '\(mqttSession)'")
+        }
+        if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) {
+            throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)")
+        }
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
         guard let mode = LiveOptions.BLEMode(rawValue: ble) else { throw ValidationError("--ble must be relay or hci, got '\(ble)'") }
-        if mode == .hci, speed == "max" { throw ValidationError("--ble hci needs a finite --speed (e.g. --speed 60): devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt") }
+        if mode == .hci, speed == "max" {
+            throw ValidationError(
+                "--ble hci needs a finite --speed (e.g. --speed 60): devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
+            )
+        }
         if !hci.isEmpty, mode != .hci { throw ValidationError("--hci goes with --ble hci") }
-        if !hci.isEmpty, target == nil { throw ValidationError("--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started") }
-        if let bumblePython, !FileManager.default.isExecutableFile(atPath: bumblePython) { throw ValidationError("--bumble-python: no executable at \(bumblePython)") }
+        if !hci.isEmpty, target == nil {
+            throw ValidationError(
+                "--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started"
+            )
+        }
+        if let bumblePython, !FileManager.default.isExecutableFile(atPath: bumblePython) {
+            throw ValidationError("--bumble-python: no executable at \(bumblePython)")
+        }
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
 
     func options() -> LiveOptions {
         var o = LiveOptions(executable: Self.executablePath)
-        o.target = target; o.caFile = cacert; o.insecure = insecure; o.headers = header
+        o.target = target
+        o.caFile = cacert
+        o.insecure = insecure
+        o.headers = header
         o.speed = speed == "max" ? nil : Double(speed)
-        o.seed = seed; o.sutFaults = sutFault; o.goldenDirectory = goldenDir; o.connections = connections
+        o.seed = seed
+        o.sutFaults = sutFault
+        o.goldenDirectory = goldenDir
+        o.connections = connections
         o.quiet = .milliseconds(Int64(settle * 1000))
         o.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         o.mqtt = mqtt.flatMap(parseHostPort)
@@ -80,26 +129,42 @@ extension VitalSim {
     /// `vitalsim run SCENARIO|SUITE …`
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run scenarios live against a SUT over HTTP(S) and judge its alerts, rejections and latency against the golden files.",
-            discussion: "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
+            abstract:
+                "Run scenarios live against a SUT over HTTP(S) and judge its alerts, rejections and latency against the golden files.",
+            discussion:
+                "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
         )
         @OptionGroup var live: LiveFlags
         @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
         @Option(name: .long, help: "Write the verdicts as JSON here.") var json: String?
-        @Option(name: .long, help: "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table).") var html: String?
-        @Option(name: .long, help: "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay).") var evidence: String?
+        @Option(
+            name: .long,
+            help: "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table)."
+        ) var html: String?
+        @Option(
+            name: .long,
+            help:
+                "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay)."
+        ) var evidence: String?
         @Option(name: .long, help: "Run only shard I of N (1-based; scenario files in name order, every Nth), e.g. 2/4.") var shard: String?
 
         func run() async throws {
             var files = LiveSuite.scenarioFiles(live.path)
-            guard !files.isEmpty else { printError("\(live.path): no scenario files"); throw ExitCodes.input }
+            guard !files.isEmpty else {
+                printError("\(live.path): no scenario files")
+                throw ExitCodes.input
+            }
             if let shard {
                 let parts = shard.split(separator: "/").compactMap { Int($0) }
                 guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-                    printError("--shard must be I/N with 1 ≤ I ≤ N, got '\(shard)'"); throw ExitCodes.input
+                    printError("--shard must be I/N with 1 ≤ I ≤ N, got '\(shard)'")
+                    throw ExitCodes.input
                 }
                 files = files.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
-                guard !files.isEmpty else { printError("shard \(shard) of \(live.path) holds no scenario"); throw ExitCodes.input }
+                guard !files.isEmpty else {
+                    printError("shard \(shard) of \(live.path) holds no scenario")
+                    throw ExitCodes.input
+                }
             }
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let verdicts: [Verdict]
@@ -140,9 +205,15 @@ extension VitalSim {
 
         func run() async throws {
             let options = live.options()
-            if options.ci { printError("vitalsim record: refusing to write golden files in CI (CI is set)"); throw ExitCodes.input }
+            if options.ci {
+                printError("vitalsim record: refusing to write golden files in CI (CI is set)")
+                throw ExitCodes.input
+            }
             let files = LiveSuite.scenarioFiles(live.path)
-            guard !files.isEmpty else { printError("\(live.path): no scenario files"); throw ExitCodes.input }
+            guard !files.isEmpty else {
+                printError("\(live.path): no scenario files")
+                throw ExitCodes.input
+            }
             do throws(HarnessError) {
                 for (path, warnings) in try await LiveSuite.record(files, options: options, progress: { printError($0) }) {
                     print("wrote \(path)")
@@ -171,9 +242,12 @@ final class ProgressBar: Sendable {
             return true
         }
         guard draw else { return }
-        let width = 30, filled = Int(Double(width) * p.fraction)
+        let width = 30
+        let filled = Int(Double(width) * p.fraction)
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let line = done ? "\r\u{1B}[2K"
+        let line =
+            done
+            ? "\r\u{1B}[2K"
             : "\r[\(bar)] \(Int(100 * p.fraction))% \(scenario) (\(p.answered) requests answered, \(Self.clock(p.reached)) of \(Self.clock(p.span)) scenario time)"
         FileHandle.standardError.write(Data(line.utf8))
     }

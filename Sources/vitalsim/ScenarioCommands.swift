@@ -1,7 +1,7 @@
 import ArgumentParser
-import VitalSimCore
 import Judge
 import TrafficPlanning
+import VitalSimCore
 
 extension VitalSim {
     /// `vitalsim validate FILE…`
@@ -18,7 +18,9 @@ extension VitalSim {
             for path in try ScenarioFiles.expand(files) {
                 do {
                     let s = try ScenarioLoader.load(path: path)
-                    print("\(path): ok (\(s.patients.count) patient(s), \(s.patients.reduce(0) { $0 + $1.devices.count }) device(s), \(s.timeline.count) timeline entries, \(s.duration))")
+                    print(
+                        "\(path): ok (\(s.patients.count) patient(s), \(s.patients.reduce(0) { $0 + $1.devices.count }) device(s), \(s.timeline.count) timeline entries, \(s.duration))"
+                    )
                 } catch {
                     failed = true
                     printError(error.description)
@@ -32,7 +34,8 @@ extension VitalSim {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run a scenario offline: btsnoop captures per BLE device and readings.jsonl.",
-            discussion: "The same scenario and seed always give byte-identical output. A folder generates every scenario in it into OUT/<name>/."
+            discussion:
+                "The same scenario and seed always give byte-identical output. A folder generates every scenario in it into OUT/<name>/."
         )
 
         @Argument(help: "A scenario file, or a folder of scenarios (a suite).") var scenario: String
@@ -44,13 +47,17 @@ extension VitalSim {
             let suite = paths.count > 1 || ScenarioFiles.isDirectory(scenario)
             for path in paths {
                 let s: Scenario
-                do { s = try ScenarioLoader.load(path: path) } catch { printError(error.description); throw ExitCodes.input }
+                do { s = try ScenarioLoader.load(path: path) } catch {
+                    printError(error.description)
+                    throw ExitCodes.input
+                }
                 let dir = suite ? "\(out)/\(s.name)" : out
                 do {
                     let summary = try CaptureGenerator(scenario: s, seed: seed).generate(into: dir)
                     print("\(s.name): \(summary.readings) readings, \(summary.captures.count) capture(s) in \(dir)")
                 } catch {
-                    printError("\(error)"); throw ExitCodes.input
+                    printError("\(error)")
+                    throw ExitCodes.input
                 }
             }
         }
@@ -64,9 +71,14 @@ enum ScenarioFiles {
         for item in items {
             if isDirectory(item) {
                 let names = ((try? FileManagerShim.contents(item)) ?? []).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
-                if names.isEmpty { printError("\(item): no .yaml scenario files in this folder"); throw ExitCodes.input }
+                if names.isEmpty {
+                    printError("\(item): no .yaml scenario files in this folder")
+                    throw ExitCodes.input
+                }
                 out += names.map { item + "/" + $0 }
-            } else { out.append(item) }
+            } else {
+                out.append(item)
+            }
         }
         return out
     }

@@ -12,50 +12,83 @@ extension VitalSim {
         static let configuration = CommandConfiguration(
             abstract: "Run the reference SUT: the remote-monitoring backend of the source documents.",
             discussion: """
-            HTTP(S) ingestion (POST /api/iot-heart-rate, /api/healthkit, /api/v1/observations, /fhir/Observation), MQTT ingestion
-            (vitals/{patientId}/{kind}), the alert engine, alert delivery (GET /api/v1/alerts, SSE /api/v1/alerts/stream, webhook,
-            MQTT alerts/{patientId}), SQLite or PostgreSQL storage, /healthz and /metrics. See docs/openapi.yaml and docs/alert-rules.md.
-            Standard output carries `ca-certificate PATH` (with --self-signed), the --dev credentials and finally `listening on URL`.
-            SIGTERM drains in-flight requests before exiting.
-            """
+                HTTP(S) ingestion (POST /api/iot-heart-rate, /api/healthkit, /api/v1/observations, /fhir/Observation), MQTT ingestion
+                (vitals/{patientId}/{kind}), the alert engine, alert delivery (GET /api/v1/alerts, SSE /api/v1/alerts/stream, webhook,
+                MQTT alerts/{patientId}), SQLite or PostgreSQL storage, /healthz and /metrics. See docs/openapi.yaml and docs/alert-rules.md.
+                Standard output carries `ca-certificate PATH` (with --self-signed), the --dev credentials and finally `listening on URL`.
+                SIGTERM drains in-flight requests before exiting.
+                """
         )
         @Option(name: .long, help: "Address to bind (loopback by default).") var host = "127.0.0.1"
         @Option(name: .long, help: "Port; 0 picks a free one.") var port = 8080
         @Option(name: .long, help: "Alert rules file (default: the shipped rules, docs/alert-rules.md).") var rules: String?
         @Option(name: .long, help: "Take patients' profiles from this scenario file.") var scenario: String?
         @Option(name: .long, help: "A patient's profile, PATIENT=PROFILE (repeatable); others are adult.") var patient: [String] = []
-        @Flag(name: .long, help: "Demo mode: plain HTTP, a temporary SQLite database, and printed credentials (`device-token PATIENT DEVICE TOKEN` per patient, 501 among them, and `reader-token TOKEN`).") var dev = false
-        @Option(name: .long, help: "Credentials file (YAML: devices with token/patient/device, readers with token).") var credentials: String?
-        @Option(name: .long, help: "SQLite file path, or postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: vitalsim-sut.sqlite; --dev: a temporary file).") var database: String?
+        @Flag(
+            name: .long,
+            help:
+                "Demo mode: plain HTTP, a temporary SQLite database, and printed credentials (`device-token PATIENT DEVICE TOKEN` per patient, 501 among them, and `reader-token TOKEN`)."
+        ) var dev = false
+        @Option(name: .long, help: "Credentials file (YAML: devices with token/patient/device, readers with token).") var credentials:
+            String?
+        @Option(
+            name: .long,
+            help:
+                "SQLite file path, or postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: vitalsim-sut.sqlite; --dev: a temporary file)."
+        ) var database: String?
         @Option(name: .long, help: "PEM certificate chain for HTTPS.") var tlsCert: String?
         @Option(name: .long, help: "PEM private key for HTTPS.") var tlsKey: String?
-        @Flag(name: .long, help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`).") var selfSigned = false
-        @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt: String?
+        @Flag(
+            name: .long,
+            help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`)."
+        ) var selfSigned = false
+        @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt:
+            String?
         @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
-        @Flag(name: .long, help: "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed.") var http2 = false
+        @Flag(name: .long, help: "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed.")
+        var http2 = false
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
         @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
         @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
-        @Flag(name: .long, help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device.") var bleGateway = false
-        @Option(name: .long, help: "HCI controller for the BLE gateway, one per device to connect (repeatable): tcp:HOST:PORT or hciN.") var hci: [String] = []
-        @Option(name: .long, help: "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap.") var bleDevice: [String] = []
-        @Option(name: .long, help: "Stamp BLE values that carry no time stamp (heart rate, continuous SpO2, CGM, battery) on the --scenario's time axis: its start once every device has subscribed, running N times faster than the wall clock (for vitalsim run --ble hci --speed N; default: the wall clock, as a real gateway).") var bleSpeed: Double?
+        @Flag(name: .long, help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device.")
+        var bleGateway = false
+        @Option(name: .long, help: "HCI controller for the BLE gateway, one per device to connect (repeatable): tcp:HOST:PORT or hciN.")
+        var hci: [String] = []
+        @Option(
+            name: .long,
+            help: "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap."
+        ) var bleDevice: [String] = []
+        @Option(
+            name: .long,
+            help:
+                "Stamp BLE values that carry no time stamp (heart rate, continuous SpO2, CGM, battery) on the --scenario's time axis: its start once every device has subscribed, running N times faster than the wall clock (for vitalsim run --ble hci --speed N; default: the wall clock, as a real gateway)."
+        ) var bleSpeed: Double?
         @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "warning"
 
         func validate() throws {
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
             if selfSigned && tlsCert != nil { throw ValidationError("use either --self-signed or --tls-cert/--tls-key") }
-            if http2 && !selfSigned && tlsCert == nil { throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key") }
+            if http2 && !selfSigned && tlsCert == nil {
+                throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key")
+            }
             if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
-            if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+            if Logger.Level(rawValue: logLevel) == nil {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            }
             if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
             if rateLimit < 0 { throw ValidationError("--rate-limit must be ≥ 0") }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
-            if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) { throw ValidationError("--webhook must be an http:// or https:// URL") }
+            if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) {
+                throw ValidationError("--webhook must be an http:// or https:// URL")
+            }
             if bleGateway && hci.isEmpty { throw ValidationError("--ble-gateway needs at least one --hci controller") }
             if !bleGateway && (!hci.isEmpty || !bleDevice.isEmpty) { throw ValidationError("--hci and --ble-device go with --ble-gateway") }
-            if let bleSpeed, !bleGateway || scenario == nil || !(bleSpeed > 0) { throw ValidationError("--ble-speed goes with --ble-gateway and --scenario, and must be positive") }
-            if bleGateway && scenario == nil && bleDevice.isEmpty { throw ValidationError("--ble-gateway needs --scenario FILE (its BLE devices) or --ble-device ADDRESS=PATIENT/DEVICE") }
+            if let bleSpeed, !bleGateway || scenario == nil || !(bleSpeed > 0) {
+                throw ValidationError("--ble-speed goes with --ble-gateway and --scenario, and must be positive")
+            }
+            if bleGateway && scenario == nil && bleDevice.isEmpty {
+                throw ValidationError("--ble-gateway needs --scenario FILE (its BLE devices) or --ble-device ADDRESS=PATIENT/DEVICE")
+            }
         }
 
         func run() async throws {
@@ -68,23 +101,39 @@ extension VitalSim {
             config.mqttCAFile = mqttCacert
             config.http2 = http2
             do {
-                if let rules { config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules) } else { config.rules = try RuleSetLoader.defaultRules() }
+                if let rules {
+                    config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules)
+                } else {
+                    config.rules = try RuleSetLoader.defaultRules()
+                }
                 if let scenario {
                     let loaded = try ScenarioLoader.load(path: scenario)
                     for p in loaded.patients { config.profiles[p.id] = p.profile }
                     if bleGateway {
                         config.bleTargets = loaded.bleDevices.map { patient, spec in
-                            BLEGateway.Target(address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"), patientID: patient, deviceID: spec.id)
+                            BLEGateway.Target(
+                                address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"),
+                                patientID: patient,
+                                deviceID: spec.id
+                            )
                         }
                         if let bleSpeed { config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed) }
                     }
                 }
                 if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }
-            } catch let e as ScenarioLoadError { printError(e.description); throw ExitCodes.input } catch { printError("\(error)"); throw ExitCodes.input }
+            } catch let e as ScenarioLoadError {
+                printError(e.description)
+                throw ExitCodes.input
+            } catch {
+                printError("\(error)")
+                throw ExitCodes.input
+            }
             for item in patient {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let profile = Profile(rawValue: parts[1]) else {
-                    printError("--patient: expected PATIENT=PROFILE with a profile of \(Profile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(item)'")
+                    printError(
+                        "--patient: expected PATIENT=PROFILE with a profile of \(Profile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(item)'"
+                    )
                     throw ExitCodes.input
                 }
                 config.profiles[parts[0]] = profile
@@ -102,16 +151,25 @@ extension VitalSim {
             config.bleGateway = bleGateway ? hci : []
             let known = Set(config.rules.map(\.id))
             for f in fault {
-                do throws(FaultPlanError) { try config.faults.add(f, knownRules: known) } catch { printError(error.description); throw ExitCodes.input }
+                do throws(FaultPlanError) { try config.faults.add(f, knownRules: known) } catch {
+                    printError(error.description)
+                    throw ExitCodes.input
+                }
             }
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-serve-\(getpid())").path
             if let database {
-                config.storage = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") ? .postgres(url: database) : .sqlite(path: database)
+                config.storage =
+                    database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+                    ? .postgres(url: database) : .sqlite(path: database)
             } else if dev {
                 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
                 config.storage = .sqlite(path: scratch + "/sut.sqlite")
             }
-            if selfSigned { config.tls = .selfSigned(directory: scratch + "/tls") } else if let tlsCert, let tlsKey { config.tls = .files(certificate: tlsCert, key: tlsKey) }
+            if selfSigned {
+                config.tls = .selfSigned(directory: scratch + "/tls")
+            } else if let tlsCert, let tlsKey {
+                config.tls = .files(certificate: tlsCert, key: tlsKey)
+            }
 
             var out = ""
             if dev {
@@ -121,12 +179,16 @@ extension VitalSim {
                 }
                 for token in config.credentials.readers.sorted() { out += "reader-token \(token)\n" }
             } else if !config.credentials.enforced {
-                printError("vitalsim serve: no credentials configured — the API is open to anyone who can reach \(host) (use --credentials FILE or --dev)")
+                printError(
+                    "vitalsim serve: no credentials configured — the API is open to anyone who can reach \(host) (use --credentials FILE or --dev)"
+                )
             }
             if config.faults.isActive {
                 let banner = String(repeating: "!", count: 78)
-                printError(([banner, "!!! FAULTY MODE: this reference SUT misbehaves ON PURPOSE (vitalsim serve --fault)"]
-                    + config.faults.summary.map { "!!!   \($0)" } + [banner]).joined(separator: "\n"))
+                printError(
+                    ([banner, "!!! FAULTY MODE: this reference SUT misbehaves ON PURPOSE (vitalsim serve --fault)"]
+                        + config.faults.summary.map { "!!!   \($0)" } + [banner]).joined(separator: "\n")
+                )
             }
             let credentialLines = out
             var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }
@@ -149,7 +211,9 @@ extension VitalSim {
 
 /// `HOST:PORT` (IPv6 as `[::1]:PORT`).
 func parseHostPort(_ text: String) -> (host: String, port: Int)? {
-    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+        return nil
+    }
     var host = String(text[..<colon])
     if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
     return host.isEmpty ? nil : (host, port)

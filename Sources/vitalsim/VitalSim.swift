@@ -9,7 +9,10 @@ struct VitalSim: AsyncParsableCommand {
         commandName: "vitalsim",
         abstract: "Device simulator and conformance harness for remote patient monitoring systems.",
         version: VitalSimVersion.current,
-        subcommands: [Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self, Run.self, Record.self, Expect.self, Replay.self, BenchTransport.self, Controllers.self]
+        subcommands: [
+            Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self,
+            Run.self, Record.self, Expect.self, Replay.self, BenchTransport.self, Controllers.self,
+        ]
     )
 
     /// Runs the command; usage errors (unknown flags, bad values) exit with status 2 like input errors.

@@ -14,8 +14,14 @@ final class GATTPropertyTests: XCTestCase {
     }
     func medFloat() -> MedFloat { MedFloat(mantissa: int(-8_388_605...8_388_605), exponent: int(-128...127))! }
     func dateTime() -> DateTime {
-        DateTime(year: UInt16(int(1582...9999)), month: UInt8(int(0...12)), day: UInt8(int(0...31)), hours: UInt8(int(0...23)),
-                 minutes: UInt8(int(0...59)), seconds: UInt8(int(0...59)))
+        DateTime(
+            year: UInt16(int(1582...9999)),
+            month: UInt8(int(0...12)),
+            day: UInt8(int(0...31)),
+            hours: UInt8(int(0...23)),
+            minutes: UInt8(int(0...59)),
+            seconds: UInt8(int(0...59))
+        )
     }
 
     func check<T: GATTCharacteristic>(_ value: T, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -26,18 +32,41 @@ final class GATTPropertyTests: XCTestCase {
     func testDecodeOfEncodeIsIdentity() throws {
         for _ in 0..<2000 {
             let rr = (0..<int(0...7)).map { _ in UInt16(int(0...65535)) }
-            try check(HeartRateMeasurement(heartRate: UInt16(int(0...65535)), contact: [.notSupported, .notDetected, .detected][int(0...2)],
-                                           energyExpended: maybe { UInt16(int(0...65535)) }, rrIntervals: rr, uses16BitFormat: rng.chance(0.3)))
-            let bp = BloodPressureRecord(unitsKPa: rng.chance(0.5), systolic: sfloat(), diastolic: sfloat(), meanArterial: sfloat(),
-                                         timestamp: maybe(dateTime), pulseRate: maybe(sfloat), userID: maybe { UInt8(int(0...255)) },
-                                         status: maybe { UInt16(int(0...0x3F)) & ~0x18 | UInt16(int(0...2)) << 3 })
+            try check(
+                HeartRateMeasurement(
+                    heartRate: UInt16(int(0...65535)),
+                    contact: [.notSupported, .notDetected, .detected][int(0...2)],
+                    energyExpended: maybe { UInt16(int(0...65535)) },
+                    rrIntervals: rr,
+                    uses16BitFormat: rng.chance(0.3)
+                )
+            )
+            let bp = BloodPressureRecord(
+                unitsKPa: rng.chance(0.5),
+                systolic: sfloat(),
+                diastolic: sfloat(),
+                meanArterial: sfloat(),
+                timestamp: maybe(dateTime),
+                pulseRate: maybe(sfloat),
+                userID: maybe { UInt8(int(0...255)) },
+                status: maybe { UInt16(int(0...0x3F)) & ~0x18 | UInt16(int(0...2)) << 3 }
+            )
             try check(BloodPressureMeasurement(bp))
             try check(IntermediateCuffPressure(bp))
             let hasConc = rng.chance(0.7)
-            try check(GlucoseMeasurement(sequenceNumber: UInt16(int(0...65535)), baseTime: dateTime(), timeOffset: maybe { Int16(int(-32768...32767)) },
-                                         concentration: hasConc ? sfloat() : nil, unitsMolPerL: rng.chance(0.5), type: hasConc ? UInt8(int(1...10)) : 0,
-                                         sampleLocation: hasConc ? UInt8([1, 2, 3, 4, 15][int(0...4)]) : 0, status: maybe { UInt16(int(0...0x0FFF)) },
-                                         contextFollows: rng.chance(0.5)))
+            try check(
+                GlucoseMeasurement(
+                    sequenceNumber: UInt16(int(0...65535)),
+                    baseTime: dateTime(),
+                    timeOffset: maybe { Int16(int(-32768...32767)) },
+                    concentration: hasConc ? sfloat() : nil,
+                    unitsMolPerL: rng.chance(0.5),
+                    type: hasConc ? UInt8(int(1...10)) : 0,
+                    sampleLocation: hasConc ? UInt8([1, 2, 3, 4, 15][int(0...4)]) : 0,
+                    status: maybe { UInt16(int(0...0x0FFF)) },
+                    contextFollows: rng.chance(0.5)
+                )
+            )
             var ctx = GlucoseMeasurementContext(sequenceNumber: UInt16(int(0...65535)), meal: maybe { UInt8(int(1...5)) })
             ctx.extendedFlags = maybe { UInt8(int(0...255)) }
             ctx.carbohydrate = maybe { (UInt8(int(1...7)), sfloat()) }
@@ -48,12 +77,29 @@ final class GATTPropertyTests: XCTestCase {
             ctx.hbA1c = maybe(sfloat)
             try check(ctx)
             let records = (0..<int(1...3)).map { _ in
-                CGMRecord(glucose: sfloat(), timeOffset: UInt16(int(0...65535)), status: maybe { UInt8(int(0...0x3F)) }, calTemp: maybe { UInt8(int(0...255)) },
-                          warning: maybe { UInt8(int(0...255)) }, trend: maybe(sfloat), quality: maybe(sfloat), hasCRC: rng.chance(0.7))
+                CGMRecord(
+                    glucose: sfloat(),
+                    timeOffset: UInt16(int(0...65535)),
+                    status: maybe { UInt8(int(0...0x3F)) },
+                    calTemp: maybe { UInt8(int(0...255)) },
+                    warning: maybe { UInt8(int(0...255)) },
+                    trend: maybe(sfloat),
+                    quality: maybe(sfloat),
+                    hasCRC: rng.chance(0.7)
+                )
             }
             try check(CGMMeasurement(records: records))
-            try check(PLXSpotCheckMeasurement(spo2: sfloat(), pulseRate: sfloat(), timestamp: maybe(dateTime), measurementStatus: maybe { UInt16(int(0...0x7FF)) << 5 },
-                                              deviceStatus: maybe { UInt32(int(0...0xFFFF)) }, pulseAmplitudeIndex: maybe(sfloat), deviceClockNotSet: rng.chance(0.2)))
+            try check(
+                PLXSpotCheckMeasurement(
+                    spo2: sfloat(),
+                    pulseRate: sfloat(),
+                    timestamp: maybe(dateTime),
+                    measurementStatus: maybe { UInt16(int(0...0x7FF)) << 5 },
+                    deviceStatus: maybe { UInt32(int(0...0xFFFF)) },
+                    pulseAmplitudeIndex: maybe(sfloat),
+                    deviceClockNotSet: rng.chance(0.2)
+                )
+            )
             var c = PLXContinuousMeasurement(spo2: sfloat(), pulseRate: sfloat())
             c.fast = maybe { (sfloat(), sfloat()) }
             c.slow = maybe { (sfloat(), sfloat()) }
@@ -61,15 +107,33 @@ final class GATTPropertyTests: XCTestCase {
             c.deviceStatus = maybe { UInt32(int(0...0xFFFF)) }
             c.pulseAmplitudeIndex = maybe(sfloat)
             try check(c)
-            let temp = TemperatureRecord(fahrenheit: rng.chance(0.5), value: medFloat(), timestamp: maybe(dateTime), type: maybe { UInt8(int(1...9)) })
+            let temp = TemperatureRecord(
+                fahrenheit: rng.chance(0.5),
+                value: medFloat(),
+                timestamp: maybe(dateTime),
+                type: maybe { UInt8(int(1...9)) }
+            )
             try check(TemperatureMeasurement(temp))
             try check(IntermediateTemperature(temp))
-            try check(WeightMeasurement(imperial: rng.chance(0.5), rawWeight: UInt16(int(0...65535)), timestamp: maybe(dateTime), userID: maybe { UInt8(int(0...255)) },
-                                        bmiHeight: maybe { (UInt16(int(0...65535)), UInt16(int(0...65535))) }))
+            try check(
+                WeightMeasurement(
+                    imperial: rng.chance(0.5),
+                    rawWeight: UInt16(int(0...65535)),
+                    timestamp: maybe(dateTime),
+                    userID: maybe { UInt8(int(0...255)) },
+                    bmiHeight: maybe { (UInt16(int(0...65535)), UInt16(int(0...65535))) }
+                )
+            )
             try check(BatteryLevel(UInt32(int(0...100))))
             try check(CGMFeature(features: UInt32(int(0...0x01FFFF)), type: UInt8(int(0...15)), sampleLocation: UInt8(int(0...15))))
             try check(CGMStatus(timeOffset: UInt16(int(0...65535)), annunciation: UInt32(int(0...0xFFFFFF)), hasCRC: rng.chance(0.5)))
-            try check(RecordAccessControlPoint(opCode: .reportStoredRecords, op: .greaterOrEqual, operand: [1, UInt8(int(0...255)), UInt8(int(0...255))]))
+            try check(
+                RecordAccessControlPoint(
+                    opCode: .reportStoredRecords,
+                    op: .greaterOrEqual,
+                    operand: [1, UInt8(int(0...255)), UInt8(int(0...255))]
+                )
+            )
         }
     }
 
@@ -86,7 +150,10 @@ final class GATTPropertyTests: XCTestCase {
                 XCTAssertEqual(try? v.encode(), b, "\(type.name): \(Hex.encode(b)) did not re-encode to itself")
             }
         }
-        for name in ["heart-rate-measurement", "blood-pressure-measurement", "plx-continuous-measurement", "temperature-measurement", "weight-measurement", "battery-level"] {
+        for name in [
+            "heart-rate-measurement", "blood-pressure-measurement", "plx-continuous-measurement", "temperature-measurement",
+            "weight-measurement", "battery-level",
+        ] {
             XCTAssertGreaterThan(accepted[name] ?? 0, 30, "too few valid random inputs for \(name) to mean anything")
         }
     }
@@ -97,7 +164,8 @@ final class GATTPropertyTests: XCTestCase {
         var flags = hr
         flags[0] |= 0x80
         XCTAssertThrowsError(try HeartRateMeasurement.decode(flags))
-        var cgm = try CGMMeasurement(records: [CGMRecord(glucose: SFloat(mantissa: 100, exponent: 0)!, timeOffset: 5, hasCRC: true)]).encode()
+        var cgm = try CGMMeasurement(records: [CGMRecord(glucose: SFloat(mantissa: 100, exponent: 0)!, timeOffset: 5, hasCRC: true)])
+            .encode()
         cgm[cgm.count - 1] ^= 0xFF
         XCTAssertThrowsError(try CGMMeasurement.decode(cgm))
     }

@@ -24,7 +24,10 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertEqual(w.heartRate, 300)
         XCTAssertEqual(w.contact, .notDetected)
         XCTAssertEqual(w.energyExpended, 1234)
-        XCTAssertEqual(try HeartRateMeasurement(heartRate: 72, contact: .detected, rrIntervals: [850, 860]).encode(), bytes("16 48 52 03 5C 03"))
+        XCTAssertEqual(
+            try HeartRateMeasurement(heartRate: 72, contact: .detected, rrIntervals: [850, 860]).encode(),
+            bytes("16 48 52 03 5C 03")
+        )
     }
 
     func testBloodPressureMeasurement() throws {
@@ -122,7 +125,10 @@ final class GATTVectorTests: XCTestCase {
     }
 
     func testSFloatTable() {
-        let rows: [(Int, Int, UInt16)] = [(120, 0, 0x0078), (160, -1, 0xF0A0), (55, -4, 0xC037), (70, -4, 0xC046), (100, -5, 0xB064), (120, -5, 0xB078), (-15, -1, 0xFFF1)]
+        let rows: [(Int, Int, UInt16)] = [
+            (120, 0, 0x0078), (160, -1, 0xF0A0), (55, -4, 0xC037), (70, -4, 0xC046), (100, -5, 0xB064), (120, -5, 0xB078),
+            (-15, -1, 0xFFF1),
+        ]
         for (m, e, raw) in rows {
             let s = SFloat(mantissa: m, exponent: e)!
             XCTAssertEqual(s.raw, raw, "\(m)e\(e)")
@@ -149,18 +155,45 @@ final class GATTVectorTests: XCTestCase {
 
     func testDecoderErrorsNameCharacteristicAndOffset() {
         func error(_ t: any GATTCharacteristic.Type, _ hex: String) -> GATTError? {
-            do { _ = try t.decode(bytes(hex)); return nil } catch { return error }
+            do {
+                _ = try t.decode(bytes(hex))
+                return nil
+            } catch { return error }
         }
-        XCTAssertEqual(error(HeartRateMeasurement.self, "16"), .truncated(characteristic: "heart-rate-measurement", offset: 1, field: "Heart Rate Measurement Value (uint8)", needed: 1, available: 0))
-        XCTAssertEqual(error(HeartRateMeasurement.self, "16 48 52"), .truncated(characteristic: "heart-rate-measurement", offset: 2, field: "RR-Interval", needed: 2, available: 1))
-        XCTAssertEqual(error(HeartRateMeasurement.self, "96 48"), .reservedBits(characteristic: "heart-rate-measurement", offset: 0, field: "Flags", value: 0x80))
-        XCTAssertEqual(error(HeartRateMeasurement.self, "06 48 00"), .trailingBytes(characteristic: "heart-rate-measurement", offset: 2, count: 1))
-        XCTAssertEqual(error(BloodPressureMeasurement.self, "02 78 00 50 00 5D 00 E8 07 0D 11 0A 1E 00"),
-                       .invalidValue(characteristic: "blood-pressure-measurement", offset: 7, field: "Time Stamp", reason: "month 13 outside 0...12"))
-        XCTAssertEqual(error(GlucoseMeasurement.self, "02 02 00 E8 07 05 11 0A 1E 00 37 C0 0B"),
-                       .invalidValue(characteristic: "glucose-measurement", offset: 12, field: "Type", reason: "11 is reserved; valid 1...10"))
-        XCTAssertEqual(error(CGMMeasurement.self, "05 00 5F 00 0A"),
-                       .invalidValue(characteristic: "cgm-measurement", offset: 0, field: "Size", reason: "5 is below the minimum record size 6"))
+        XCTAssertEqual(
+            error(HeartRateMeasurement.self, "16"),
+            .truncated(
+                characteristic: "heart-rate-measurement",
+                offset: 1,
+                field: "Heart Rate Measurement Value (uint8)",
+                needed: 1,
+                available: 0
+            )
+        )
+        XCTAssertEqual(
+            error(HeartRateMeasurement.self, "16 48 52"),
+            .truncated(characteristic: "heart-rate-measurement", offset: 2, field: "RR-Interval", needed: 2, available: 1)
+        )
+        XCTAssertEqual(
+            error(HeartRateMeasurement.self, "96 48"),
+            .reservedBits(characteristic: "heart-rate-measurement", offset: 0, field: "Flags", value: 0x80)
+        )
+        XCTAssertEqual(
+            error(HeartRateMeasurement.self, "06 48 00"),
+            .trailingBytes(characteristic: "heart-rate-measurement", offset: 2, count: 1)
+        )
+        XCTAssertEqual(
+            error(BloodPressureMeasurement.self, "02 78 00 50 00 5D 00 E8 07 0D 11 0A 1E 00"),
+            .invalidValue(characteristic: "blood-pressure-measurement", offset: 7, field: "Time Stamp", reason: "month 13 outside 0...12")
+        )
+        XCTAssertEqual(
+            error(GlucoseMeasurement.self, "02 02 00 E8 07 05 11 0A 1E 00 37 C0 0B"),
+            .invalidValue(characteristic: "glucose-measurement", offset: 12, field: "Type", reason: "11 is reserved; valid 1...10")
+        )
+        XCTAssertEqual(
+            error(CGMMeasurement.self, "05 00 5F 00 0A"),
+            .invalidValue(characteristic: "cgm-measurement", offset: 0, field: "Size", reason: "5 is below the minimum record size 6")
+        )
         let msg = error(HeartRateMeasurement.self, "16")!.description
         XCTAssertTrue(msg.contains("heart-rate-measurement") && msg.contains("byte 1"), msg)
     }
@@ -176,8 +209,13 @@ final class GATTVectorTests: XCTestCase {
         let json = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("16 48 52 03 5C 03"))
         XCTAssertEqual(json["heartRate"], .int(72))
         XCTAssertEqual(json["rrIntervals"], .array([.int(850), .int(860)]))
-        XCTAssertEqual(try CharacteristicRegistry.encode(HeartRateMeasurement.self, fields: ["heart-rate": "72", "sensor-contact": "detected", "rr-intervals": "850,860"]),
-                       bytes("16 48 52 03 5C 03"))
+        XCTAssertEqual(
+            try CharacteristicRegistry.encode(
+                HeartRateMeasurement.self,
+                fields: ["heart-rate": "72", "sensor-contact": "detected", "rr-intervals": "850,860"]
+            ),
+            bytes("16 48 52 03 5C 03")
+        )
         XCTAssertThrowsError(try CharacteristicRegistry.encode(HeartRateMeasurement.self, fields: ["heart-rate": "72", "colour": "red"]))
     }
 }

@@ -9,7 +9,10 @@ final class BenchTransportTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let broker = try MosquittoBroker()
         func bench(_ qos: String) throws {
-            let r = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--mqtt", "127.0.0.1:\(broker.port)", "--qos", qos, "--count", "500"])
+            let r = try TestSupport.run(
+                TestSupport.vitalsimPath,
+                ["bench-transport", "--mqtt", "127.0.0.1:\(broker.port)", "--qos", qos, "--count", "500"]
+            )
             XCTAssertEqual(r.status, 0, r.err)
             XCTAssertTrue(r.out.hasPrefix("500 sent, 0 failed in "), r.out)
             XCTAssertTrue(r.out.contains("peak RSS: "), r.out)
@@ -30,26 +33,44 @@ final class BenchTransportTests: XCTestCase {
         subscriber.waitUntilExit()
         XCTAssertEqual(subscriber.terminationStatus, 0, "mosquitto_sub timed out before 1,000 messages")
         XCTAssertEqual(received.split(separator: "\n").count, 1000)
-        XCTAssertEqual(received.split(separator: "\n").filter { $0.contains("\"readingId\":\"h0-7/0\"") }.count, 2, "each QoS run sent reading h0-7/0 once")
+        XCTAssertEqual(
+            received.split(separator: "\n").filter { $0.contains("\"readingId\":\"h0-7/0\"") }.count,
+            2,
+            "each QoS run sent reading h0-7/0 once"
+        )
         let sut = try SUTProcess(["--self-signed", "--http2", "--database", dir + "/b.sqlite", "--rate-limit", "0"], directory: dir)
         defer { _ = sut.stop() }
         for extra in [[], ["--easy-handles"]] {
-            let r = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--http", sut.base + "/api/v1/observations", "--cacert", sut.caFile ?? "",
-                                                                  "--count", "300", "--connections", "4"] + extra)
+            let r = try TestSupport.run(
+                TestSupport.vitalsimPath,
+                [
+                    "bench-transport", "--http", sut.base + "/api/v1/observations", "--cacert", sut.caFile ?? "",
+                    "--count", "300", "--connections", "4",
+                ] + extra
+            )
             XCTAssertEqual(r.status, 0, r.err)
             XCTAssertTrue(r.out.hasPrefix("300 sent, 0 failed in "), r.out)
         }
         // A generated population, streamed through vitalsim run's planner and runner.
         let population = dir + "/population.yaml"
-        let gen = try TestSupport.run("/usr/bin/env", ["python3", TestSupport.repositoryRoot + "/ci/bench/population.py", "10", "2m", population])
+        let gen = try TestSupport.run(
+            "/usr/bin/env",
+            ["python3", TestSupport.repositoryRoot + "/ci/bench/population.py", "10", "2m", population]
+        )
         XCTAssertEqual(gen.status, 0, gen.err)
-        let streamed = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--scenario", population, "--http", sut.base, "--cacert", sut.caFile ?? ""])
+        let streamed = try TestSupport.run(
+            TestSupport.vitalsimPath,
+            ["bench-transport", "--scenario", population, "--http", sut.base, "--cacert", sut.caFile ?? ""]
+        )
         XCTAssertEqual(streamed.status, 0, streamed.err)
         XCTAssertTrue(streamed.out.contains("40 devices, "), streamed.out)
         XCTAssertTrue(streamed.out.contains(" 0 failed"), streamed.out)
         let readings = streamed.out.components(separatedBy: "40 devices, ").last?.split(separator: " ").first.flatMap { Int($0) } ?? 0
         XCTAssertGreaterThan(readings, 10 * 120, "a chest strap alone sends one reading a second: \(streamed.out)")
-        let refused = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--http", "https://127.0.0.1:9/api/v1/observations", "--count", "3"])
+        let refused = try TestSupport.run(
+            TestSupport.vitalsimPath,
+            ["bench-transport", "--http", "https://127.0.0.1:9/api/v1/observations", "--count", "3"]
+        )
         XCTAssertEqual(refused.status, 1, "requests without an answer are failures: \(refused.out)")
         let usage = try TestSupport.run(TestSupport.vitalsimPath, ["bench-transport", "--count", "3"])
         XCTAssertEqual(usage.status, 2)

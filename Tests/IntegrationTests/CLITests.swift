@@ -7,16 +7,20 @@ final class CLITests: XCTestCase {
 
     func testValidateReportsFileLineColumnAndExitsTwo() throws {
         let dir = TestSupport.temporaryDirectory("cli")
-        let path = TestSupport.write("""
-        name: broken
-        duration: 1h
-        patients:
-          - id: "501"
-            profile: adult
-            devices:
-              - id: hrm
-                type: hr-strap
-        """, to: dir, name: "broken.yaml")
+        let path = TestSupport.write(
+            """
+            name: broken
+            duration: 1h
+            patients:
+              - id: "501"
+                profile: adult
+                devices:
+                  - id: hrm
+                    type: hr-strap
+            """,
+            to: dir,
+            name: "broken.yaml"
+        )
         let r = try TestSupport.run(bin, ["validate", path])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.err.contains("\(path):8:15: error: patients[0].devices[0].type: unknown device type 'hr-strap'"), r.err)
@@ -41,13 +45,24 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(json["heartRate"] as? Int, 72)
         XCTAssertEqual(json["rrIntervals"] as? [Int], [850, 860])
         XCTAssertEqual(json["sensorContact"] as? String, "detected")
-        let e = try TestSupport.run(bin, ["encode", "heart-rate-measurement", "--heart-rate", "72", "--sensor-contact", "detected", "--rr-intervals", "850,860"])
+        let e = try TestSupport.run(
+            bin,
+            ["encode", "heart-rate-measurement", "--heart-rate", "72", "--sensor-contact", "detected", "--rr-intervals", "850,860"]
+        )
         XCTAssertEqual(e.status, 0, e.err)
         XCTAssertEqual(e.out.trimmingCharacters(in: .whitespacesAndNewlines), "164852035c03")
-        let g = try TestSupport.run(bin, ["encode", "glucose-measurement", "--sequence-number", "2", "--base-time", "2024-05-17T10:30:00",
-                                          "--time-offset", "-5", "--concentration", "0.0055", "--unit", "mol/L", "--type", "2", "--sample-location", "1",
-                                          "--sensor-status", "1", "--context-follows", "true"])
-        XCTAssertEqual(g.out.trimmingCharacters(in: .whitespacesAndNewlines), "1f0200e807051 10a1e00fbff37c0120100".replacingOccurrences(of: " ", with: ""))
+        let g = try TestSupport.run(
+            bin,
+            [
+                "encode", "glucose-measurement", "--sequence-number", "2", "--base-time", "2024-05-17T10:30:00",
+                "--time-offset", "-5", "--concentration", "0.0055", "--unit", "mol/L", "--type", "2", "--sample-location", "1",
+                "--sensor-status", "1", "--context-follows", "true",
+            ]
+        )
+        XCTAssertEqual(
+            g.out.trimmingCharacters(in: .whitespacesAndNewlines),
+            "1f0200e807051 10a1e00fbff37c0120100".replacingOccurrences(of: " ", with: "")
+        )
     }
 
     func testDecodeErrorsNameOffsetAndExitTwo() throws {
@@ -64,7 +79,10 @@ final class CLITests: XCTestCase {
 
     func testGenerateThenStats() throws {
         let dir = TestSupport.temporaryDirectory("cli")
-        let g = try TestSupport.run(bin, ["generate", TestSupport.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml", "--out", dir])
+        let g = try TestSupport.run(
+            bin,
+            ["generate", TestSupport.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml", "--out", dir]
+        )
         XCTAssertEqual(g.status, 0, g.err)
         let s = try TestSupport.run(bin, ["stats", dir, "--json"])
         XCTAssertEqual(s.status, 0, s.err)

@@ -1,9 +1,9 @@
 import BLE
 import Foundation
 import GATT
+import TrafficPlanning
 import VitalSimCore
 import XCTest
-import TrafficPlanning
 
 /// Generates captures for every BLE device type and has Wireshark's tshark (an independent decoder)
 /// read them back: heart rate, RR, blood pressure, glucose, SpO2 and battery must equal readings.jsonl.
@@ -11,33 +11,35 @@ import TrafficPlanning
 /// project's decoder against the payload bytes taken from the capture itself.
 final class CaptureCrossCheckTests: XCTestCase {
     static let scenario = """
-    name: all-ble
-    seed: 5
-    duration: 1h
-    start: 2024-11-07T00:00:00Z
-    patients:
-      - id: "p1"
-        profile: diabetic-cgm
-        devices:
-          - {id: hrm, type: heart-rate-strap}
-          - {id: cuff, type: bp-cuff, schedule: ["00:10"]}
-          - {id: meter, type: glucometer, schedule: ["00:05", "00:20", "00:40"]}
-          - {id: cgm, type: cgm}
-          - {id: oxi, type: pulse-oximeter, mode: continuous, cadence: 10s}
-          - {id: spot, type: pulse-oximeter, schedule: ["00:12"]}
-          - {id: therm, type: thermometer, cadence: 10m}
-          - {id: scale, type: weight-scale, schedule: ["00:25"]}
-    timeline:
-      - {at: 15m, device: meter, fault: disconnect, duration: 15m}
-      - {at: 20m, device: cgm, fault: disconnect, duration: 10m}
-    """
+        name: all-ble
+        seed: 5
+        duration: 1h
+        start: 2024-11-07T00:00:00Z
+        patients:
+          - id: "p1"
+            profile: diabetic-cgm
+            devices:
+              - {id: hrm, type: heart-rate-strap}
+              - {id: cuff, type: bp-cuff, schedule: ["00:10"]}
+              - {id: meter, type: glucometer, schedule: ["00:05", "00:20", "00:40"]}
+              - {id: cgm, type: cgm}
+              - {id: oxi, type: pulse-oximeter, mode: continuous, cadence: 10s}
+              - {id: spot, type: pulse-oximeter, schedule: ["00:12"]}
+              - {id: therm, type: thermometer, cadence: 10m}
+              - {id: scale, type: weight-scale, schedule: ["00:25"]}
+        timeline:
+          - {at: 15m, device: meter, fault: disconnect, duration: 15m}
+          - {at: 20m, device: cgm, fault: disconnect, duration: 10m}
+        """
 
-    static let fields = ["btatt.opcode", "btatt.handle", "btatt.heart_rate_measurement.value.8", "btatt.heart_rate_measurement.rr_interval",
-                         "btatt.blood_pressure_measurement.compound_value.systolic.mmhg", "btatt.blood_pressure_measurement.compound_value.diastolic.mmhg",
-                         "btatt.blood_pressure_measurement.compound_value.arterial_pressure.mmhg", "btatt.blood_pressure_measurement.pulse_rate",
-                         "btatt.glucose_measurement.sequence_number", "btatt.glucose_measurement.glucose_concentration.kg_per_l",
-                         "btatt.plxs.spot_check_measurement.spo2", "btatt.plxs.spot_check_measurement.pulse_rate", "btatt.battery_level",
-                         "btatt.record_access_control_point.opcode"]
+    static let fields = [
+        "btatt.opcode", "btatt.handle", "btatt.heart_rate_measurement.value.8", "btatt.heart_rate_measurement.rr_interval",
+        "btatt.blood_pressure_measurement.compound_value.systolic.mmhg", "btatt.blood_pressure_measurement.compound_value.diastolic.mmhg",
+        "btatt.blood_pressure_measurement.compound_value.arterial_pressure.mmhg", "btatt.blood_pressure_measurement.pulse_rate",
+        "btatt.glucose_measurement.sequence_number", "btatt.glucose_measurement.glucose_concentration.kg_per_l",
+        "btatt.plxs.spot_check_measurement.spo2", "btatt.plxs.spot_check_measurement.pulse_rate", "btatt.battery_level",
+        "btatt.record_access_control_point.opcode",
+    ]
 
     var output = ""
 
@@ -57,8 +59,11 @@ final class CaptureCrossCheckTests: XCTestCase {
     }
 
     func tsharkRows(_ device: String) throws -> [[String]] {
-        let args = ["-r", "\(output)/captures/p1-\(device).btsnoop", "-Y", "btatt.opcode == 0x1b || btatt.opcode == 0x1d", "-T", "fields",
-                    "-E", "separator=|", "-E", "occurrence=a"] + Self.fields.flatMap { ["-e", $0] }
+        let args =
+            [
+                "-r", "\(output)/captures/p1-\(device).btsnoop", "-Y", "btatt.opcode == 0x1b || btatt.opcode == 0x1d", "-T", "fields",
+                "-E", "separator=|", "-E", "occurrence=a",
+            ] + Self.fields.flatMap { ["-e", $0] }
         let r = try TestSupport.run("tshark", args)
         XCTAssertEqual(r.status, 0, r.err)
         return r.out.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
@@ -70,7 +75,7 @@ final class CaptureCrossCheckTests: XCTestCase {
         let all = try readings()
         var compared: [String: Int] = [:]
         for device in ["hrm", "cuff", "meter", "cgm", "oxi", "spot", "therm", "scale"] {
-            let rows = try tsharkRows(device).filter { $0[13].isEmpty } // RACP indications are checked separately
+            let rows = try tsharkRows(device).filter { $0[13].isEmpty }  // RACP indications are checked separately
             var expected: [(reading: [String: Any], hex: String)] = []
             for r in all where r["device"] as? String == device {
                 expected.append((r, r["payloadHex"] as! String))
@@ -80,7 +85,11 @@ final class CaptureCrossCheckTests: XCTestCase {
             for (row, (r, hex)) in zip(rows, expected) {
                 let c = r["characteristic"] as! String
                 let isContext = hex != r["payloadHex"] as! String
-                XCTAssertEqual(row[0], c == "0x2A35" || c == "0x2A5E" || c == "0x2A1C" || c == "0x2A9D" ? "0x1d" : "0x1b", "\(device) \(c): notify vs indicate")
+                XCTAssertEqual(
+                    row[0],
+                    c == "0x2A35" || c == "0x2A5E" || c == "0x2A1C" || c == "0x2A9D" ? "0x1d" : "0x1b",
+                    "\(device) \(c): notify vs indicate"
+                )
                 switch c {
                 case "0x2A19":
                     XCTAssertEqual(int(row[12]), r["batteryLevel"] as? Int)
@@ -114,21 +123,39 @@ final class CaptureCrossCheckTests: XCTestCase {
 
     func testNoInvalidUsageOrMalformedPackets() throws {
         for device in ["hrm", "cuff", "meter", "cgm", "oxi", "spot", "therm", "scale"] {
-            let r = try TestSupport.run("tshark", ["-r", "\(output)/captures/p1-\(device).btsnoop", "-Y", "btatt.invalid_usage || _ws.malformed || btl2cap.length != 0 && frame.len < 9"])
+            let r = try TestSupport.run(
+                "tshark",
+                [
+                    "-r", "\(output)/captures/p1-\(device).btsnoop", "-Y",
+                    "btatt.invalid_usage || _ws.malformed || btl2cap.length != 0 && frame.len < 9",
+                ]
+            )
             XCTAssertEqual(r.status, 0, r.err)
-            XCTAssertEqual(r.out.trimmingCharacters(in: .whitespacesAndNewlines), "", "\(device): tshark flags invalid usage or malformed frames")
+            XCTAssertEqual(
+                r.out.trimmingCharacters(in: .whitespacesAndNewlines),
+                "",
+                "\(device): tshark flags invalid usage or malformed frames"
+            )
         }
     }
 
     func testGlucoseBackfillUsesRACP() throws {
-        let r = try TestSupport.run("tshark", ["-r", "\(output)/captures/p1-meter.btsnoop", "-Y", "btatt.record_access_control_point.opcode", "-T", "fields",
-                                              "-e", "btatt.opcode", "-e", "btatt.record_access_control_point.opcode", "-e", "btatt.record_access_control_point.response_code"])
+        let r = try TestSupport.run(
+            "tshark",
+            [
+                "-r", "\(output)/captures/p1-meter.btsnoop", "-Y", "btatt.record_access_control_point.opcode", "-T", "fields",
+                "-e", "btatt.opcode", "-e", "btatt.record_access_control_point.opcode", "-e",
+                "btatt.record_access_control_point.response_code",
+            ]
+        )
         let lines = r.out.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         XCTAssertEqual(lines.count, 2, r.out)
         XCTAssertEqual(lines.first?.first, "0x12", "the central writes a RACP request after reconnecting")
         XCTAssertEqual(lines.last?.first, "0x1d", "the meter ends the backfill with a RACP indication")
         XCTAssertEqual(lines.last?.last, "1", "RACP response code Success")
-        let backfilled = try readings().filter { $0["device"] as? String == "meter" && (($0["delivery"] as? [String]) ?? []).contains("backfill") }
+        let backfilled = try readings().filter {
+            $0["device"] as? String == "meter" && (($0["delivery"] as? [String]) ?? []).contains("backfill")
+        }
         XCTAssertEqual(backfilled.count, 1, "the 00:20 reading is stored during the disconnect and sent after it")
     }
 
@@ -141,14 +168,17 @@ final class CaptureCrossCheckTests: XCTestCase {
             let db = GATTDatabase.forDevice(device == "therm" ? .thermometer : device == "scale" ? .weightScale : .cgm, name: device)
             let handle = db.characteristic(UInt16(uuid.dropFirst(2), radix: 16)!)!.valueHandle
             // ACL(5) + L2CAP(4) + opcode(1) + handle(2): the value follows.
-            let values = records.filter { $0.packet.count > 12 && $0.packet[0] == 2 && ($0.packet[9] == 0x1B || $0.packet[9] == 0x1D)
-                && UInt16($0.packet[10]) | UInt16($0.packet[11]) << 8 == handle }.map { Array($0.packet[12...]) }
+            let values = records.filter {
+                $0.packet.count > 12 && $0.packet[0] == 2 && ($0.packet[9] == 0x1B || $0.packet[9] == 0x1D)
+                    && UInt16($0.packet[10]) | UInt16($0.packet[11]) << 8 == handle
+            }.map { Array($0.packet[12...]) }
             let expected = all.filter { $0["device"] as? String == device && $0["characteristic"] as? String == uuid }
             XCTAssertEqual(values.count, expected.count, device)
             for (v, r) in zip(values, expected) {
                 XCTAssertEqual(Hex.encode(v), r["payloadHex"] as? String)
                 switch device {
-                case "therm": XCTAssertEqual(try TemperatureMeasurement.decode(v).record.value.value, r["temperature"] as! Double, accuracy: 1e-9)
+                case "therm":
+                    XCTAssertEqual(try TemperatureMeasurement.decode(v).record.value.value, r["temperature"] as! Double, accuracy: 1e-9)
                 case "scale": XCTAssertEqual(try WeightMeasurement.decode(v).weight!, r["weight"] as! Double, accuracy: 0.0025)
                 default: XCTAssertEqual(try CGMMeasurement.decode(v).records[0].glucose.value, Double(r["glucose"] as! Int))
                 }

@@ -9,7 +9,8 @@ final class ChildCleanupTests: XCTestCase {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> (Int32, String)? in
             guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 2, Int32(fields[1]) == pid else { return nil }
             return (child, String(stat[stat.index(after: open)..<close]))
@@ -18,19 +19,25 @@ final class ChildCleanupTests: XCTestCase {
 
     /// True while `pid` exists and is not a zombie.
     static func alive(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+            return false
+        }
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
     func testAKilledHarnessLeavesNoSUTOrBrokerRunning() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else { throw XCTSkip("mosquitto missing: run ci/setup-debian.sh") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else {
+            throw XCTSkip("mosquitto missing: run ci/setup-debian.sh")
+        }
         let dir = TestSupport.temporaryDirectory("child-cleanup")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // An MQTT scenario at a slow speed: the harness starts mosquitto and the reference SUT, then sends for minutes.
         let run = Process()
         run.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        run.arguments = ["run", TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml", "--speed", "10",
-                         "--golden-dir", TestSupport.repositoryRoot + "/golden"]
+        run.arguments = [
+            "run", TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml", "--speed", "10",
+            "--golden-dir", TestSupport.repositoryRoot + "/golden",
+        ]
         run.standardOutput = FileHandle.nullDevice
         run.standardError = FileHandle.nullDevice
         try run.run()

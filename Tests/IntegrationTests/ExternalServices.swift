@@ -25,15 +25,22 @@ final class PostgresServer {
         if asRoot { _ = try TestSupport.run("chown", ["-R", "postgres:postgres", directory]) }
         let initdb = try run("initdb", ["-D", directory + "/data", "-A", "trust", "-U", "vitalsim", "--no-sync"])
         XCTAssertEqual(initdb.status, 0, initdb.out)
-        let start = try run("pg_ctl", ["-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60", "start",
-                                       "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=on"])
+        let start = try run(
+            "pg_ctl",
+            [
+                "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60", "start",
+                "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=on",
+            ]
+        )
         XCTAssertEqual(start.status, 0, start.out + ((try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""))
     }
 
     var url: String { "postgres://vitalsim@127.0.0.1:\(port)/postgres" }
 
     func run(_ tool: String, _ args: [String]) throws -> (status: Int32, out: String) {
-        asRoot ? try TestSupport.runToFiles("/usr/sbin/runuser", ["-u", "postgres", "--", bin + "/" + tool] + args) : try TestSupport.runToFiles(bin + "/" + tool, args)
+        asRoot
+            ? try TestSupport.runToFiles("/usr/sbin/runuser", ["-u", "postgres", "--", bin + "/" + tool] + args)
+            : try TestSupport.runToFiles(bin + "/" + tool, args)
     }
 
     /// Rows of a query through psql (tab-separated).
@@ -56,24 +63,33 @@ final class MosquittoBroker {
 
     /// Starts the broker on `port` (a free one when nil).
     init(port fixed: UInt16? = nil) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else { throw XCTSkip("mosquitto missing: run ci/setup-debian.sh") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else {
+            throw XCTSkip("mosquitto missing: run ci/setup-debian.sh")
+        }
         directory = TestSupport.temporaryDirectory("mosquitto")
         port = fixed ?? TestSupport.freePorts(1)[0]
-        let conf = TestSupport.write("listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n", to: directory, name: "mosquitto.conf")
+        let conf = TestSupport.write(
+            "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n",
+            to: directory,
+            name: "mosquitto.conf"
+        )
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         process.arguments = ["-c", conf]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // From an async test this runs on a Swift concurrency thread, which blocks SIGTERM; the
         // broker would inherit that mask and ignore terminate() (as ChildProcess.launch explains).
-        var empty = sigset_t(), old = sigset_t()
+        var empty = sigset_t()
+        var old = sigset_t()
         sigemptyset(&empty)
         pthread_sigmask(SIG_SETMASK, &empty, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         try process.run()
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline {
-            if (try? TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port), "-t", "probe", "-m", "x"]))?.status == 0 { return }
+            if (try? TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port), "-t", "probe", "-m", "x"]))?.status == 0 {
+                return
+            }
             usleep(100_000)
         }
         XCTFail("mosquitto did not start on port \(port)")
@@ -107,28 +123,28 @@ final class WebhookReceiver {
         port = TestSupport.freePorts(1)[0]
         log = directory + "/received.jsonl"
         let script = """
-        import http.server, sys, threading
-        fails = [\(failFirst)]
-        lock = threading.Lock()
-        class H(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                with lock:
-                    failing = fails[0] > 0
-                    if failing:
-                        fails[0] -= 1
-                    else:
-                        with open(sys.argv[2], "ab") as f:
-                            f.write(body + b"\\n")
-                status = 503 if failing else 204
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-            def log_message(self, *args):
-                pass
-        http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-        """
+            import http.server, sys, threading
+            fails = [\(failFirst)]
+            lock = threading.Lock()
+            class H(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def do_POST(self):
+                    body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                    with lock:
+                        failing = fails[0] > 0
+                        if failing:
+                            fails[0] -= 1
+                        else:
+                            with open(sys.argv[2], "ab") as f:
+                                f.write(body + b"\\n")
+                    status = 503 if failing else 204
+                    self.send_response(status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                def log_message(self, *args):
+                    pass
+            http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+            """
         let path = TestSupport.write(script, to: directory, name: "receiver.py")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -1,7 +1,7 @@
+import Benchmarks
 import Foundation
 import Wire
 import XCTest
-import Benchmarks
 
 /// `HTTPMultiClient` as a task executor: tasks that prefer it run on its event-loop thread before
 /// and after every awaited request (no hop to another thread), closing it from such a task does not

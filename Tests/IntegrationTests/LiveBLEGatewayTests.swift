@@ -1,8 +1,8 @@
 import Foundation
-import VitalSimCore
-import XCTest
 import LiveRun
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// Device → BLE → gateway → alert: VitalSim's live peripherals on bumble's virtual controllers,
 /// `vitalsim serve --ble-gateway` as the central on the same virtual link. The gateway finds the
@@ -12,26 +12,29 @@ import TrafficPlanning
 /// reading raises `temp.fever` at the thermometer's own time stamp.
 final class LiveBLEGatewayTests: XCTestCase {
     static let scenario = """
-    name: live-gateway
-    seed: 21
-    duration: 30m
-    start: 2024-11-07T08:00:00Z
-    patients:
-      - id: "g1"
-        profile: adult
-        devices:
-          - {id: meter, type: glucometer, cadence: 5m}
-          - {id: therm, type: thermometer, cadence: 5m}
-          - {id: cgm, type: cgm, cadence: 5m}
-    timeline:
-      - {at: 12m, device: meter, fault: disconnect, duration: 10m}
-      - {at: 7m, device: cgm, fault: disconnect, duration: 11m}
-      - {at: 2m, patient: "g1", event: fever, duration: 25m, target: 39.5, onset: 5m, offset: 2m}
-    """
+        name: live-gateway
+        seed: 21
+        duration: 30m
+        start: 2024-11-07T08:00:00Z
+        patients:
+          - id: "g1"
+            profile: adult
+            devices:
+              - {id: meter, type: glucometer, cadence: 5m}
+              - {id: therm, type: thermometer, cadence: 5m}
+              - {id: cgm, type: cgm, cadence: 5m}
+        timeline:
+          - {at: 12m, device: meter, fault: disconnect, duration: 10m}
+          - {at: 7m, device: cgm, fault: disconnect, duration: 11m}
+          - {at: 2m, patient: "g1", event: fever, duration: 25m, target: 39.5, onset: 5m, offset: 2m}
+        """
 
     var processes: [Process] = []
     override func tearDown() {
-        for p in processes where p.isRunning { p.terminate(); p.waitUntilExit() }
+        for p in processes where p.isRunning {
+            p.terminate()
+            p.waitUntilExit()
+        }
         processes = []
     }
 
@@ -48,7 +51,9 @@ final class LiveBLEGatewayTests: XCTestCase {
         processes.append(controllers)
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 30)
-        while !text.contains("ready"), Date() < deadline { text += String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self) }
+        while !text.contains("ready"), Date() < deadline {
+            text += String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self)
+        }
         XCTAssertTrue(text.contains("ready"))
 
         let dir = TestSupport.temporaryDirectory("gateway")
@@ -64,13 +69,21 @@ final class LiveBLEGatewayTests: XCTestCase {
         let total = glucose.count + temperatures.count + batteries.count + cgm.count
         let firstFever = try XCTUnwrap(temperatures.first { ($0["value"] as? Double ?? 0) >= 38.0 }, "the scenario has a fever reading")
 
-        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--ble-gateway", "--scenario", path, "--log-level", "info",
-                                  "--hci", "tcp:127.0.0.1:\(ports[3])", "--hci", "tcp:127.0.0.1:\(ports[4])", "--hci", "tcp:127.0.0.1:\(ports[5])"], directory: dir)
+        let sut = try SUTProcess(
+            [
+                "--database", dir + "/sut.sqlite", "--ble-gateway", "--scenario", path, "--log-level", "info",
+                "--hci", "tcp:127.0.0.1:\(ports[3])", "--hci", "tcp:127.0.0.1:\(ports[4])", "--hci", "tcp:127.0.0.1:\(ports[5])",
+            ],
+            directory: dir
+        )
         defer { sut.stop() }
         let peripheral = Process()
         peripheral.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        peripheral.arguments = ["peripheral", path, "--hci", "tcp:127.0.0.1:\(ports[0])", "--hci", "tcp:127.0.0.1:\(ports[1])", "--hci", "tcp:127.0.0.1:\(ports[2])",
-                                "--speed", "120", "--linger", "3"]
+        peripheral.arguments = [
+            "peripheral", path, "--hci", "tcp:127.0.0.1:\(ports[0])", "--hci", "tcp:127.0.0.1:\(ports[1])", "--hci",
+            "tcp:127.0.0.1:\(ports[2])",
+            "--speed", "120", "--linger", "3",
+        ]
         let out = Pipe()
         peripheral.standardOutput = out
         peripheral.standardError = FileHandle.nullDevice
@@ -90,18 +103,23 @@ final class LiveBLEGatewayTests: XCTestCase {
             if metrics.contains("vitalsim_ble_values_total{outcome=\"accepted\"} \(total)\n") { break }
             usleep(200_000)
         } while Date() < settle
-        XCTAssertTrue(metrics.contains("vitalsim_ble_values_total{outcome=\"accepted\"} \(total)\n"),
-                      "\(glucose.count) glucose + \(temperatures.count) temperature + \(batteries.count) battery readings; peripheral: \(summary); gateway log: \((try? String(contentsOfFile: sut.stderrPath, encoding: .utf8)) ?? ""); \(metrics)")
+        XCTAssertTrue(
+            metrics.contains("vitalsim_ble_values_total{outcome=\"accepted\"} \(total)\n"),
+            "\(glucose.count) glucose + \(temperatures.count) temperature + \(batteries.count) battery readings; peripheral: \(summary); gateway log: \((try? String(contentsOfFile: sut.stderrPath, encoding: .utf8)) ?? ""); \(metrics)"
+        )
         XCTAssertFalse(metrics.contains("outcome=\"duplicate\""), "RACP asked only for the records after the last one seen: \(metrics)")
         XCTAssertTrue(metrics.contains("vitalsim_ble_connections_total 5"), "three devices, two reconnections: \(metrics)")
         XCTAssertTrue(metrics.contains("vitalsim_ble_disconnects_total 2"), metrics)
 
         // Each CGM record once, at the CGM's session start (the scenario's) plus its time offset in minutes.
-        let query = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(' '.join(str(t) for (t,) in c.execute(\"select device_time from readings where device_id = 'cgm' and vals like '%cgm%' order by device_time\")))"
+        let query =
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(' '.join(str(t) for (t,) in c.execute(\"select device_time from readings where device_id = 'cgm' and vals like '%cgm%' order by device_time\")))"
         let stored = try TestSupport.run("python3", ["-c", query, dir + "/sut.sqlite"])
         XCTAssertEqual(stored.status, 0, stored.err)
         let start = try XCTUnwrap(CivilTime(iso8601: "2024-11-07T08:00:00Z")).unixMilliseconds
-        let minutes = cgm.compactMap { ($0["measuredAt"] as? String).flatMap { CivilTime(iso8601: $0) } }.map { ($0.unixMilliseconds - start) / 60_000 * 60_000 + start }.sorted()
+        let minutes = cgm.compactMap { ($0["measuredAt"] as? String).flatMap { CivilTime(iso8601: $0) } }.map {
+            ($0.unixMilliseconds - start) / 60_000 * 60_000 + start
+        }.sorted()
         XCTAssertEqual(minutes.count, cgm.count)
         XCTAssertEqual(stored.out.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, minutes)
 

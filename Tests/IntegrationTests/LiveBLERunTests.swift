@@ -8,23 +8,23 @@ import XCTest
 /// records come back through RACP and a heart-rate dropout — and a faulty SUT must still be caught.
 final class LiveBLERunTests: XCTestCase {
     static let scenario = """
-    name: live-ble-run
-    seed: 77
-    duration: 1h
-    start: 2024-11-07T08:00:00Z
-    patients:
-      - id: "b1"
-        profile: adult
-        baseline: {heartRate: 68, dailySteps: 0}
-        devices:
-          - {id: strap-b1, type: heart-rate-strap}
-          - {id: meter-b1, type: glucometer, cadence: 10m}
-          - {id: phone-b1, type: phone-bridge, cadence: 5m}
-    timeline:
-      - {at: 12m, patient: "b1", event: tachycardia, duration: 20m, target: 150, onset: 2m, offset: 3m}
-      - {at: 21m, device: meter-b1, fault: disconnect, duration: 15m}
-      - {at: 40m, device: strap-b1, fault: dropout, duration: 5m}
-    """
+        name: live-ble-run
+        seed: 77
+        duration: 1h
+        start: 2024-11-07T08:00:00Z
+        patients:
+          - id: "b1"
+            profile: adult
+            baseline: {heartRate: 68, dailySteps: 0}
+            devices:
+              - {id: strap-b1, type: heart-rate-strap}
+              - {id: meter-b1, type: glucometer, cadence: 10m}
+              - {id: phone-b1, type: phone-bridge, cadence: 5m}
+        timeline:
+          - {at: 12m, patient: "b1", event: tachycardia, duration: 20m, target: 150, onset: 2m, offset: 3m}
+          - {at: 21m, device: meter-b1, fault: disconnect, duration: 15m}
+          - {at: 40m, device: strap-b1, fault: dropout, duration: 5m}
+        """
 
     var directory = ""
 
@@ -36,7 +36,11 @@ final class LiveBLERunTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
     func vitalsim(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try TestSupport.vitalsim(args, in: directory, environment: ["CI": nil, "VITALSIM_BUMBLE_PYTHON": TestSupport.repositoryRoot + "/.venv-bumble/bin/python"])
+        try TestSupport.vitalsim(
+            args,
+            in: directory,
+            environment: ["CI": nil, "VITALSIM_BUMBLE_PYTHON": TestSupport.repositoryRoot + "/.venv-bumble/bin/python"]
+        )
     }
 
     func checks(_ json: String) throws -> [[String: Any]] {
@@ -53,8 +57,11 @@ final class LiveBLERunTests: XCTestCase {
         XCTAssertTrue(goldenText.contains("rule: \"hr.tachycardia\""), "the relayed run raises the tachycardia alert: \(goldenText)")
 
         // Over the BLE link: the same alerts, every BLE reading sent, the glucometer reconnected.
-        let json = directory + "/ble.json", evidence = directory + "/evidence"
-        let run = try vitalsim(["run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--json", json, "--evidence", evidence])
+        let json = directory + "/ble.json"
+        let evidence = directory + "/evidence"
+        let run = try vitalsim([
+            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--json", json, "--evidence", evidence,
+        ])
         XCTAssertEqual(run.status, 0, run.out + run.err)
         let list = try checks(json)
         let ble = try XCTUnwrap(list.first { $0["name"] as? String == "every BLE reading sent to a subscribed central" }, "\(list)")
@@ -65,7 +72,10 @@ final class LiveBLERunTests: XCTestCase {
         XCTAssertTrue(detail.contains("stored record(s) offered through RACP"), detail)
         let sent = Int(detail.split(separator: " ").first ?? "") ?? 0
         XCTAssertGreaterThan(sent, 3000, "about one heart-rate notification per virtual second: \(detail)")
-        XCTAssertTrue(list.contains { $0["name"] as? String == "alert hr.tachycardia patient b1" && $0["passed"] as? Bool == true }, "\(list)")
+        XCTAssertTrue(
+            list.contains { $0["name"] as? String == "alert hr.tachycardia patient b1" && $0["passed"] as? Bool == true },
+            "\(list)"
+        )
         XCTAssertTrue(run.out.contains("HTTP/2:"), "the phone bridge still posts over HTTPS: \(run.out)")
 
         // The bundle names the BLE devices, carries their live captures, and its HTTP traffic replays byte for byte.
@@ -81,14 +91,20 @@ final class LiveBLERunTests: XCTestCase {
             XCTAssertEqual(bad.status, 0, bad.err)
             XCTAssertEqual(bad.out, "", capture)
         }
-        let notifications = try TestSupport.run("tshark", ["-r", bundle + "/ble-live/b1-strap-b1.live.btsnoop", "-Y", "btatt.opcode == 0x1b"])
+        let notifications = try TestSupport.run(
+            "tshark",
+            ["-r", bundle + "/ble-live/b1-strap-b1.live.btsnoop", "-Y", "btatt.opcode == 0x1b"]
+        )
         XCTAssertGreaterThan(notifications.out.split(separator: "\n").count, 3000, "heart-rate notifications in the capture")
         let replay = try vitalsim(["replay", bundle])
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
 
         // A SUT that never raises tachycardia alerts is caught over BLE too.
         let faultyJSON = directory + "/faulty.json"
-        let faulty = try vitalsim(["run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--sut-fault", "miss-rule=hr.tachycardia", "--json", faultyJSON])
+        let faulty = try vitalsim([
+            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--sut-fault", "miss-rule=hr.tachycardia", "--json",
+            faultyJSON,
+        ])
         XCTAssertEqual(faulty.status, 1, faulty.out + faulty.err)
         let missed = try checks(faultyJSON).first { $0["name"] as? String == "alert hr.tachycardia patient b1" }
         XCTAssertEqual(missed?["finding"] as? String, "missed", "\(String(describing: missed))")

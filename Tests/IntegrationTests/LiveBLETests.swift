@@ -1,36 +1,39 @@
 import BLE
 import Foundation
 import GATT
-import VitalSimCore
-import XCTest
 import LiveRun
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// VitalSim's HCI host and GATT server against an independent stack: bumble's virtual controllers
 /// on one link, and bumble centrals that connect, discover, subscribe (notify and indicate), write
 /// RACP and decode what arrives. Values must equal the offline `readings.jsonl` of the same scenario.
 final class LiveBLETests: XCTestCase {
     static let scenario = """
-    name: live-ble
-    seed: 9
-    duration: 20m
-    patients:
-      - id: "p1"
-        profile: diabetic-cgm
-        devices:
-          - {id: hrm, type: heart-rate-strap}
-          - {id: cuff, type: bp-cuff, cadence: 10m}
-          - {id: meter, type: glucometer, cadence: 5m}
-          - {id: oxi, type: pulse-oximeter, mode: continuous, cadence: 10s}
-          - {id: spot, type: pulse-oximeter, cadence: 5m}
-          - {id: therm, type: thermometer, cadence: 5m}
-          - {id: scale, type: weight-scale, cadence: 5m}
-    """
+        name: live-ble
+        seed: 9
+        duration: 20m
+        patients:
+          - id: "p1"
+            profile: diabetic-cgm
+            devices:
+              - {id: hrm, type: heart-rate-strap}
+              - {id: cuff, type: bp-cuff, cadence: 10m}
+              - {id: meter, type: glucometer, cadence: 5m}
+              - {id: oxi, type: pulse-oximeter, mode: continuous, cadence: 10s}
+              - {id: spot, type: pulse-oximeter, cadence: 5m}
+              - {id: therm, type: thermometer, cadence: 5m}
+              - {id: scale, type: weight-scale, cadence: 5m}
+        """
 
     var processes: [Process] = []
 
     override func tearDown() {
-        for p in processes where p.isRunning { p.terminate(); p.waitUntilExit() }
+        for p in processes where p.isRunning {
+            p.terminate()
+            p.waitUntilExit()
+        }
         processes = []
     }
 
@@ -84,16 +87,26 @@ final class LiveBLETests: XCTestCase {
         let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(separator: "\n")
             .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
 
-        let (peripheral, out) = try start(TestSupport.vitalsimPath, ["peripheral", scenarioPath, "--speed", "max", "--capture", dir + "/live", "--linger", "3",
-                                                                     "--subscribe-timeout", "60"] + ports[0..<devices.count].flatMap { ["--hci", "tcp:127.0.0.1:\($0)"] })
+        let (peripheral, out) = try start(
+            TestSupport.vitalsimPath,
+            [
+                "peripheral", scenarioPath, "--speed", "max", "--capture", dir + "/live", "--linger", "3",
+                "--subscribe-timeout", "60",
+            ] + ports[0..<devices.count].flatMap { ["--hci", "tcp:127.0.0.1:\($0)"] }
+        )
         let lines = readLines(out, count: devices.count, timeout: 30)
         var address: [String: String] = [:]
-        for l in lines where l.hasPrefix("advertising ") { let f = l.split(separator: " "); address[String(f[1])] = String(f[2]) }
+        for l in lines where l.hasPrefix("advertising ") {
+            let f = l.split(separator: " ")
+            address[String(f[1])] = String(f[2])
+        }
         XCTAssertEqual(address.count, devices.count, "\(lines)")
 
         let central = TestSupport.repositoryRoot + "/Tests/bumble/central.py"
-        let jobs: [(String, [String])] = [("hrm", ["31", "2A37,2A19"]), ("cuff", ["42", "2A35,2A36"]), ("meter", ["6", "2A18,2A34", "--racp"]),
-                                          ("oxi", ["20", "2A5F"]), ("spot", ["3", "2A5E"]), ("therm", ["3", "2A1C"]), ("scale", ["3", "2A9D"])]
+        let jobs: [(String, [String])] = [
+            ("hrm", ["31", "2A37,2A19"]), ("cuff", ["42", "2A35,2A36"]), ("meter", ["6", "2A18,2A34", "--racp"]),
+            ("oxi", ["20", "2A5F"]), ("spot", ["3", "2A5E"]), ("therm", ["3", "2A1C"]), ("scale", ["3", "2A9D"]),
+        ]
         var outputs: [String: FileHandle] = [:]
         for (i, (device, args)) in jobs.enumerated() {
             let (_, h) = try start(python, [central, "tcp-client:127.0.0.1:\(ports[devices.count + i])", address[device] ?? "?"] + args)
@@ -115,7 +128,10 @@ final class LiveBLETests: XCTestCase {
 
         // Battery: the level at time zero, notified.
         let battery = received("hrm").filter { $0["uuid"] as? String == "0x2A19" }
-        XCTAssertEqual(battery.first?["hex"] as? String, expected.first { $0["device"] as? String == "hrm" && $0["kind"] as? String == "battery" }?["payloadHex"] as? String)
+        XCTAssertEqual(
+            battery.first?["hex"] as? String,
+            expected.first { $0["device"] as? String == "hrm" && $0["kind"] as? String == "battery" }?["payloadHex"] as? String
+        )
         // Heart rate: bumble's own HeartRateService decoder agrees with readings.jsonl.
         let hr = received("hrm").filter { $0["uuid"] as? String == "0x2A37" }
         XCTAssertEqual(results["hrm"]?["services"] as? [String], ["0x1800", "0x180D", "0x180F"])
@@ -145,7 +161,9 @@ final class LiveBLETests: XCTestCase {
             XCTAssertFalse(got.isEmpty, device)
             XCTAssertEqual(got, Array(expectedHex(device).prefix(got.count)), device)
         }
-        let values = expected.filter { $0["device"] as? String == "therm" && $0["kind"] as? String == "temperature" }.map { $0["temperature"] as! Double }
+        let values = expected.filter { $0["device"] as? String == "therm" && $0["kind"] as? String == "temperature" }.map {
+            $0["temperature"] as! Double
+        }
         let decoded = try received("therm").map { try TemperatureMeasurement.decode(Hex.decode($0["hex"] as! String)!).record.value.value }
         XCTAssertEqual(decoded, Array(values.prefix(decoded.count)))
 
@@ -168,18 +186,22 @@ final class LiveBLETests: XCTestCase {
         let (_, ready) = try start(python, ["-c", BumbleControllers.script] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
         let dir = TestSupport.temporaryDirectory("live-disconnect")
-        let path = TestSupport.write("""
-        name: live-disconnect
-        seed: 9
-        duration: 30m
-        patients:
-          - id: "p1"
-            profile: diabetic-cgm
-            devices:
-              - {id: meter, type: glucometer, cadence: 5m}
-        timeline:
-          - {at: 12m, device: meter, fault: disconnect, duration: 10m}
-        """, to: dir, name: "disconnect.yaml")
+        let path = TestSupport.write(
+            """
+            name: live-disconnect
+            seed: 9
+            duration: 30m
+            patients:
+              - id: "p1"
+                profile: diabetic-cgm
+                devices:
+                  - {id: meter, type: glucometer, cadence: 5m}
+            timeline:
+              - {at: 12m, device: meter, fault: disconnect, duration: 10m}
+            """,
+            to: dir,
+            name: "disconnect.yaml"
+        )
         _ = try CaptureGenerator(scenario: try ScenarioLoader.load(path: path)).generate(into: dir + "/offline")
         let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(separator: "\n")
             .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }.filter { $0["kind"] as? String == "glucose" }
@@ -187,11 +209,19 @@ final class LiveBLETests: XCTestCase {
         XCTAssertEqual(expected.map { (($0["delivery"] as? [String]) ?? []).contains("backfill") }, [false, false, true, true, false])
         func pair(_ r: [String: Any]) -> [String] { [r["payloadHex"] as! String] + (r["extraPayloadsHex"] as! [String]) }
 
-        let (peripheral, out) = try start(TestSupport.vitalsimPath, ["peripheral", path, "--hci", "tcp:127.0.0.1:\(ports[0])", "--speed", "120", "--linger", "3"])
+        let (peripheral, out) = try start(
+            TestSupport.vitalsimPath,
+            ["peripheral", path, "--hci", "tcp:127.0.0.1:\(ports[0])", "--speed", "120", "--linger", "3"]
+        )
         let line = readLines(out, count: 1, timeout: 30).first ?? ""
         let address = String(line.split(separator: " ").last ?? "")
-        let central = try TestSupport.run(python, [TestSupport.repositoryRoot + "/Tests/bumble/central.py", "tcp-client:127.0.0.1:\(ports[1])", address, "14",
-                                                   "2A18,2A34", "--reconnect"])
+        let central = try TestSupport.run(
+            python,
+            [
+                TestSupport.repositoryRoot + "/Tests/bumble/central.py", "tcp-client:127.0.0.1:\(ports[1])", address, "14",
+                "2A18,2A34", "--reconnect",
+            ]
+        )
         XCTAssertEqual(central.status, 0, central.err)
         peripheral.waitUntilExit()
         let summary = String(decoding: out.readDataToEndOfFile(), as: UTF8.self)
@@ -201,8 +231,11 @@ final class LiveBLETests: XCTestCase {
         let before = pair(expected[0]) + pair(expected[1])
         XCTAssertEqual(Array(got.prefix(4)), before, "live records before the link drops")
         let rest = Array(got.dropFirst(4))
-        XCTAssertEqual(rest.filter { $0 != "06000101" && !pair(expected[4]).contains($0) }, expected[0...3].flatMap(pair),
-                       "RACP report-all returns every stored record, including the two measured while disconnected")
+        XCTAssertEqual(
+            rest.filter { $0 != "06000101" && !pair(expected[4]).contains($0) },
+            expected[0...3].flatMap(pair),
+            "RACP report-all returns every stored record, including the two measured while disconnected"
+        )
         XCTAssertTrue(rest.contains("06000101"), "RACP ends with Success")
         XCTAssertEqual(rest.filter { pair(expected[4]).contains($0) }, pair(expected[4]), "live readings continue after the reconnection")
     }
@@ -213,16 +246,25 @@ final class LiveBLETests: XCTestCase {
         let ports = TestSupport.freePorts(2)
         let (_, ready) = try start(python, ["-c", BumbleControllers.script] + ports.map(String.init))
         XCTAssertEqual(readLines(ready, count: 1, timeout: 30).first, "ready")
-        let (_, peripheral) = try start(python, [TestSupport.repositoryRoot + "/Tests/bumble/peripheral.py", "tcp-client:127.0.0.1:\(ports[0])"])
+        let (_, peripheral) = try start(
+            python,
+            [TestSupport.repositoryRoot + "/Tests/bumble/peripheral.py", "tcp-client:127.0.0.1:\(ports[0])"]
+        )
         XCTAssertEqual(readLines(peripheral, count: 1, timeout: 30).first, "advertising C0:DE:C0:DE:C0:DE")
         let capture = TestSupport.temporaryDirectory("central") + "/central.btsnoop"
-        let r = try TestSupport.run(TestSupport.vitalsimPath, ["central", "--hci", "tcp:127.0.0.1:\(ports[1])", "--count", "6", "--timeout", "30", "--capture", capture])
+        let r = try TestSupport.run(
+            TestSupport.vitalsimPath,
+            ["central", "--hci", "tcp:127.0.0.1:\(ports[1])", "--count", "6", "--timeout", "30", "--capture", capture]
+        )
         // The peripheral's own account: which side lost a value, should one be missing.
         let sent = readLines(peripheral, count: 1, timeout: 10).first ?? "nothing"
         XCTAssertEqual(sent, "sent 6", "the bumble peripheral's count")
         XCTAssertEqual(r.status, 0, r.err + " (peripheral: \(sent))")
         let values = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        XCTAssertEqual(values.map { $0["hex"] as? String }, ["164852035c03", "0d2c01d204", "1e4a1e042404", "0648", "1e780050005d00e80705110a1e004800010400", "5f"])
+        XCTAssertEqual(
+            values.map { $0["hex"] as? String },
+            ["164852035c03", "0d2c01d204", "1e4a1e042404", "0648", "1e780050005d00e80705110a1e004800010400", "5f"]
+        )
         guard values.count == 6 else { return }  // the difference is reported above; the fields below need all six
         let fields = values.map { $0["fields"] as? [String: Any] ?? [:] }
         XCTAssertEqual(fields[0]["heartRate"] as? Int, 72)
@@ -241,9 +283,20 @@ final class LiveBLETests: XCTestCase {
 
     func testATTServerAnswersDiscoveryAndErrors() {
         let server = ATTServer(database: GATTDatabase.forDevice(.heartRateStrap, name: "hrm"))
-        XCTAssertEqual(server.handle([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]), [0x11, 6, 1, 0, 3, 0, 0x00, 0x18, 4, 0, 0x0B, 0, 0x0D, 0x18, 0x0C, 0, 0x0F, 0, 0x0F, 0x18])
-        XCTAssertEqual(server.handle([0x10, 0x10, 0x00, 0xFF, 0xFF, 0x00, 0x28]), [0x01, 0x10, 0x10, 0x00, 0x0A], "Attribute Not Found ends discovery")
-        XCTAssertEqual(server.handle([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28]), [0x01, 0x10, 0x01, 0x00, 0x10], "Unsupported Group Type")
+        XCTAssertEqual(
+            server.handle([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]),
+            [0x11, 6, 1, 0, 3, 0, 0x00, 0x18, 4, 0, 0x0B, 0, 0x0D, 0x18, 0x0C, 0, 0x0F, 0, 0x0F, 0x18]
+        )
+        XCTAssertEqual(
+            server.handle([0x10, 0x10, 0x00, 0xFF, 0xFF, 0x00, 0x28]),
+            [0x01, 0x10, 0x10, 0x00, 0x0A],
+            "Attribute Not Found ends discovery"
+        )
+        XCTAssertEqual(
+            server.handle([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28]),
+            [0x01, 0x10, 0x01, 0x00, 0x10],
+            "Unsupported Group Type"
+        )
         XCTAssertEqual(server.handle([0x0A, 0x09, 0x00]), [0x0B, 1], "Body Sensor Location reads Chest")
         XCTAssertEqual(server.handle([0x0A, 0x06, 0x00]), [0x01, 0x0A, 0x06, 0x00, 0x02], "HRM value is not readable")
         XCTAssertEqual(server.handle([0x0A, 0x63, 0x00]), [0x01, 0x0A, 0x63, 0x00, 0x01], "Invalid Handle")
@@ -256,7 +309,11 @@ final class LiveBLETests: XCTestCase {
         XCTAssertEqual(server.handle([0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x0D, 0x18]), [0x07, 0x04, 0x00, 0x0B, 0x00])
         XCTAssertEqual(server.handle([0x08, 0x04, 0x00, 0x0B, 0x00, 0x03, 0x28]).map { Array($0.prefix(2)) }, [0x09, 7])
         XCTAssertEqual(server.handle([0x04, 0x07, 0x00, 0x07, 0x00]), [0x05, 0x01, 0x07, 0x00, 0x02, 0x29])
-        XCTAssertEqual(server.handle([0x0C, 0x02, 0x00, 0x03, 0x00]), [0x0D, 0x00, 0x2A], "Read Blob of the Device Name declaration from offset 3")
+        XCTAssertEqual(
+            server.handle([0x0C, 0x02, 0x00, 0x03, 0x00]),
+            [0x0D, 0x00, 0x2A],
+            "Read Blob of the Device Name declaration from offset 3"
+        )
         XCTAssertEqual(server.handle([0x20]), [0x01, 0x20, 0x00, 0x00, 0x06], "Request Not Supported")
         XCTAssertNil(server.handle([0x52, 0x09, 0x00, 0x01]), "commands get no response")
         server.reset()

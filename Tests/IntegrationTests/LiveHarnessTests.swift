@@ -1,9 +1,9 @@
 import Foundation
-import VitalSimCore
-import XCTest
 import Judge
 import LiveRun
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// `vitalsim record` and `vitalsim run` end to end over HTTPS against the embedded reference SUT:
 /// a recorded golden file passes, each faulty mode of the SUT fails with the right classification,
@@ -19,7 +19,10 @@ final class LiveHarnessTests: XCTestCase {
         directory = TestSupport.temporaryDirectory("harness")
         try FileManager.default.createDirectory(atPath: suiteDir, withIntermediateDirectories: true)
         for name in Self.suite {
-            try FileManager.default.copyItem(atPath: TestSupport.repositoryRoot + "/scenarios/core/\(name).yaml", toPath: suiteDir + "/\(name).yaml")
+            try FileManager.default.copyItem(
+                atPath: TestSupport.repositoryRoot + "/scenarios/core/\(name).yaml",
+                toPath: suiteDir + "/\(name).yaml"
+            )
         }
         let record = try vitalsim(["record", suiteDir, "--golden-dir", goldenDir])
         XCTAssertEqual(record.status, 0, record.err)
@@ -41,11 +44,17 @@ final class LiveHarnessTests: XCTestCase {
     }
 
     func testRecordedGoldenFilesHoldTheExpectedAlertsAndRejections() throws {
-        let crisis = try GoldenFile.parse(String(contentsOfFile: goldenDir + "/hypertensive-crisis.golden.yaml", encoding: .utf8), file: "crisis")
+        let crisis = try GoldenFile.parse(
+            String(contentsOfFile: goldenDir + "/hypertensive-crisis.golden.yaml", encoding: .utf8),
+            file: "crisis"
+        )
         XCTAssertEqual(crisis.alerts.map(\.rule), ["bp.hypertensive-crisis"])
         XCTAssertEqual(crisis.alerts.first?.severity, .high)
         XCTAssertEqual(crisis.alerts.first.map { $0.to - $0.from }, GoldenFile.defaultEarly + GoldenFile.defaultLate)
-        let corrupt = try GoldenFile.parse(String(contentsOfFile: goldenDir + "/corrupt-and-duplicate-payloads.golden.yaml", encoding: .utf8), file: "corrupt")
+        let corrupt = try GoldenFile.parse(
+            String(contentsOfFile: goldenDir + "/corrupt-and-duplicate-payloads.golden.yaml", encoding: .utf8),
+            file: "corrupt"
+        )
         XCTAssertFalse(corrupt.validation.isEmpty, "the corrupted payloads are rejected")
         XCTAssertEqual(Set(corrupt.validation.map(\.status)), [400])
         XCTAssertEqual(Set(corrupt.validation.map(\.field)).subtracting(["", "unit", "value", "systolic"]), [], "\(corrupt.validation)")
@@ -56,7 +65,8 @@ final class LiveHarnessTests: XCTestCase {
     }
 
     func testHealthySUTPassesAndReportsParse() throws {
-        let junit = directory + "/junit.xml", json = directory + "/verdict.json"
+        let junit = directory + "/junit.xml"
+        let json = directory + "/verdict.json"
         let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json], ci: true)
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS 2/2 scenario(s)"), r.out)
@@ -69,12 +79,12 @@ final class LiveHarnessTests: XCTestCase {
         // A standard JUnit parser (Python's junitparser) reads the file: one case per check, rule ids as properties.
         let python = try ReferenceOpenAPITests.testPython(installing: "junitparser==3.2.0")
         let script = """
-        import sys, junitparser, xml.etree.ElementTree as ET
-        xml = junitparser.JUnitXml.fromfile(sys.argv[1])
-        cases = [c for s in xml for c in s]
-        rules = [p.get("value") for p in ET.parse(sys.argv[1]).iter("property") if p.get("name") == "rule"]
-        print(len(list(xml)), len(cases), sum(1 for c in cases if not c.is_passed), ",".join(sorted(set(rules))))
-        """
+            import sys, junitparser, xml.etree.ElementTree as ET
+            xml = junitparser.JUnitXml.fromfile(sys.argv[1])
+            cases = [c for s in xml for c in s]
+            rules = [p.get("value") for p in ET.parse(sys.argv[1]).iter("property") if p.get("name") == "rule"]
+            print(len(list(xml)), len(cases), sum(1 for c in cases if not c.is_passed), ",".join(sorted(set(rules))))
+            """
         let parsed = try TestSupport.run(python, ["-c", script, junit])
         XCTAssertEqual(parsed.status, 0, parsed.err)
         let f = parsed.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
@@ -91,8 +101,11 @@ final class LiveHarnessTests: XCTestCase {
     /// and one verdict row per check; the screenshot shows the chart line and the verdict badges.
     func testHTMLReportRendersInHeadlessChromium() throws {
         let chromium = "/usr/bin/chromium-headless-shell"
-        guard FileManager.default.isExecutableFile(atPath: chromium) else { throw XCTSkip("chromium-headless-shell missing: run ci/setup-debian.sh") }
-        let html = directory + "/report.html", json = directory + "/report.json"
+        guard FileManager.default.isExecutableFile(atPath: chromium) else {
+            throw XCTSkip("chromium-headless-shell missing: run ci/setup-debian.sh")
+        }
+        let html = directory + "/report.html"
+        let json = directory + "/report.json"
         let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json])
         XCTAssertEqual(r.status, 1, r.out + r.err)
         let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,3000"]
@@ -119,36 +132,36 @@ final class LiveHarnessTests: XCTestCase {
         // Decode the PNG (Python's zlib; no imaging library) and count the pixels of the chart line
         // (#0969da), the FAIL badge (#cf222e) and the yellow event shading (#fff8c5).
         let script = """
-        import sys, struct, zlib
-        data = open(sys.argv[1], "rb").read()
-        assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
-        pos, idat, w, h, ctype = 8, b"", 0, 0, 0
-        while pos < len(data):
-            n, kind = struct.unpack(">I4s", data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
-            if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            if kind == b"IDAT": idat += body
-        bpp = 4 if ctype == 6 else 3
-        raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
-        for y in range(h):
-            f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-            for i in range(stride):
-                a = line[i - bpp] if i >= bpp else 0; b = prev[i]; c = prev[i - bpp] if i >= bpp else 0
-                if f == 1: line[i] = (line[i] + a) & 255
-                elif f == 2: line[i] = (line[i] + b) & 255
-                elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-                elif f == 4:
-                    p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-            rows.append(line); prev = line
-        def near(px, rgb): return all(abs(px[k] - rgb[k]) <= 24 for k in range(3))
-        counts = [0, 0, 0]
-        for line in rows:
-            for x in range(w):
-                px = line[x * bpp:x * bpp + 3]
-                for k, rgb in enumerate([(0x09, 0x69, 0xda), (0xcf, 0x22, 0x2e), (0xff, 0xf8, 0xc5)]):
-                    if near(px, rgb): counts[k] += 1
-        print(w, h, *counts)
-        """
+            import sys, struct, zlib
+            data = open(sys.argv[1], "rb").read()
+            assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+            pos, idat, w, h, ctype = 8, b"", 0, 0, 0
+            while pos < len(data):
+                n, kind = struct.unpack(">I4s", data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
+                if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+                if kind == b"IDAT": idat += body
+            bpp = 4 if ctype == 6 else 3
+            raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+            for y in range(h):
+                f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+                for i in range(stride):
+                    a = line[i - bpp] if i >= bpp else 0; b = prev[i]; c = prev[i - bpp] if i >= bpp else 0
+                    if f == 1: line[i] = (line[i] + a) & 255
+                    elif f == 2: line[i] = (line[i] + b) & 255
+                    elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+                    elif f == 4:
+                        p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                        line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+                rows.append(line); prev = line
+            def near(px, rgb): return all(abs(px[k] - rgb[k]) <= 24 for k in range(3))
+            counts = [0, 0, 0]
+            for line in rows:
+                for x in range(w):
+                    px = line[x * bpp:x * bpp + 3]
+                    for k, rgb in enumerate([(0x09, 0x69, 0xda), (0xcf, 0x22, 0x2e), (0xff, 0xf8, 0xc5)]):
+                        if near(px, rgb): counts[k] += 1
+            print(w, h, *counts)
+            """
         let decoded = try TestSupport.run("python3", ["-c", script, png])
         XCTAssertEqual(decoded.status, 0, decoded.err)
         let n = decoded.out.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
@@ -163,14 +176,27 @@ final class LiveHarnessTests: XCTestCase {
     /// splits a suite.
     func testEvidenceBundleReplaysByteIdenticalAndShardsSplitTheSuite() throws {
         let evidence = directory + "/evidence"
-        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--evidence", evidence, "--shard", "2/2", "--json", directory + "/shard.json"], ci: true)
+        let r = try vitalsim(
+            ["run", suiteDir, "--golden-dir", goldenDir, "--evidence", evidence, "--shard", "2/2", "--json", directory + "/shard.json"],
+            ci: true
+        )
         XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertEqual(Array(try findings(directory + "/shard.json").keys), ["hypertensive-crisis"], "shard 2/2 of two scenarios is the second")
+        XCTAssertEqual(
+            Array(try findings(directory + "/shard.json").keys),
+            ["hypertensive-crisis"],
+            "shard 2/2 of two scenarios is the second"
+        )
         let bundle = evidence + "/hypertensive-crisis"
-        for file in ["scenario.yaml", "golden.yaml", "meta.json", "traffic.jsonl", "outcomes.jsonl", "alerts.json", "verdict.json", "generated/readings.jsonl", "MANIFEST.sha256"] {
+        for file in [
+            "scenario.yaml", "golden.yaml", "meta.json", "traffic.jsonl", "outcomes.jsonl", "alerts.json", "verdict.json",
+            "generated/readings.jsonl", "MANIFEST.sha256",
+        ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/" + file), file)
         }
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: bundle + "/scenario.yaml")), try Data(contentsOf: URL(fileURLWithPath: suiteDir + "/hypertensive-crisis.yaml")))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: bundle + "/scenario.yaml")),
+            try Data(contentsOf: URL(fileURLWithPath: suiteDir + "/hypertensive-crisis.yaml"))
+        )
         let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
         let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: suiteDir + "/hypertensive-crisis.yaml"))
         XCTAssertEqual(traffic.split(separator: "\n").count, plan.count)
@@ -185,9 +211,19 @@ final class LiveHarnessTests: XCTestCase {
         // A changed scenario with a consistent manifest: the regenerated traffic differs (exit 1).
         let scenarioFile = bundle + "/scenario.yaml"
         let original = try String(contentsOfFile: scenarioFile, encoding: .utf8)
-        try original.replacingOccurrences(of: "duration: 24h", with: "duration: 23h").write(toFile: scenarioFile, atomically: true, encoding: .utf8)
+        try original.replacingOccurrences(of: "duration: 24h", with: "duration: 23h").write(
+            toFile: scenarioFile,
+            atomically: true,
+            encoding: .utf8
+        )
         XCTAssertNotEqual(try String(contentsOfFile: scenarioFile, encoding: .utf8), original, "the edit took")
-        let remanifest = try TestSupport.run("/bin/sh", ["-c", "cd '\(bundle)' && find . -type f ! -name MANIFEST.sha256 | sed 's|^./||' | LC_ALL=C sort | xargs sha256sum > MANIFEST.sha256"])
+        let remanifest = try TestSupport.run(
+            "/bin/sh",
+            [
+                "-c",
+                "cd '\(bundle)' && find . -type f ! -name MANIFEST.sha256 | sed 's|^./||' | LC_ALL=C sort | xargs sha256sum > MANIFEST.sha256",
+            ]
+        )
         XCTAssertEqual(remanifest.status, 0, remanifest.err)
         let differs = try vitalsim(["replay", bundle])
         XCTAssertEqual(differs.status, 1, differs.out + differs.err)
@@ -206,7 +242,10 @@ final class LiveHarnessTests: XCTestCase {
     func testPushObserversCheckEveryAlertArrivesOnTheirChannel() throws {
         let json = directory + "/push.json"
         let path = suiteDir + "/hypertensive-crisis.yaml"
-        let r = try vitalsim(["run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--observe", "webhook", "--json", json], ci: true)
+        let r = try vitalsim(
+            ["run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--observe", "webhook", "--json", json],
+            ci: true
+        )
         XCTAssertEqual(r.status, 0, r.out + r.err)
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let scenario = (report["scenarios"] as! [[String: Any]])[0]
@@ -221,14 +260,25 @@ final class LiveHarnessTests: XCTestCase {
 
         // A SUT not connected to the broker still lists its alerts, but none arrives over MQTT.
         let broker = try MosquittoBroker()
-        let sut = try SUTProcess(["--self-signed", "--database", directory + "/lonely.sqlite", "--scenario", path, "--rate-limit", "0"], directory: directory)
+        let sut = try SUTProcess(
+            ["--self-signed", "--database", directory + "/lonely.sqlite", "--scenario", path, "--rate-limit", "0"],
+            directory: directory
+        )
         defer { _ = sut.stop() }
-        let lonely = try vitalsim(["run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
-                                   "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json], ci: true)
+        let lonely = try vitalsim(
+            [
+                "run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
+                "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json,
+            ],
+            ci: true
+        )
         XCTAssertEqual(lonely.status, 1, lonely.out + lonely.err)
         XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["missed", "missed"], lonely.out)
         XCTAssertTrue(lonely.out.contains("never arrived via mqtt") && lonely.out.contains("never arrived via webhook"), lonely.out)
-        XCTAssertTrue(lonely.err.contains("webhook receiver at http://127.0.0.1:"), "with --target the receiver's URL is printed: \(lonely.err)")
+        XCTAssertTrue(
+            lonely.err.contains("webhook receiver at http://127.0.0.1:"),
+            "with --target the receiver's URL is printed: \(lonely.err)"
+        )
         XCTAssertTrue(lonely.out.contains("(HTTP/1.1: "), "a server without HTTP/2 is spoken to over HTTP/1.1: \(lonely.out)")
     }
 
@@ -247,7 +297,9 @@ final class LiveHarnessTests: XCTestCase {
             XCTAssertEqual(r.status, 1, "\(fault): \(r.out) \(r.err)")
             XCTAssertTrue(try findings(json)[scenario]?.contains(finding) == true, "\(fault) → \(finding): \(r.out)")
         }
-        let crash = try vitalsim(["run", suiteDir + "/corrupt-and-duplicate-payloads.yaml", "--golden-dir", goldenDir, "--sut-fault", "crash-after=50"])
+        let crash = try vitalsim([
+            "run", suiteDir + "/corrupt-and-duplicate-payloads.yaml", "--golden-dir", goldenDir, "--sut-fault", "crash-after=50",
+        ])
         XCTAssertEqual(crash.status, 3, "a SUT that dies is an infrastructure failure: \(crash.out) \(crash.err)")
         XCTAssertTrue(crash.err.contains("died"), crash.err)
     }
@@ -257,42 +309,54 @@ final class LiveHarnessTests: XCTestCase {
     /// SUT that accepts them is caught.
     func testMQTTDevicesAreRelayedAsRawGATTAndRejectionsAreJudged() throws {
         let yaml = """
-        name: mqtt-relay
-        description: A chest strap relayed over MQTT; truncated notifications and a tachycardia.
-        seed: 77
-        duration: 1h
-        start: 2024-11-07T10:00:00Z
-        patients:
-          - id: "601"
-            profile: adult
-            baseline:
-              heartRate: 66
-            devices:
-              - id: hrm-601
-                type: heart-rate-strap
-                transport: mqtt
-        timeline:
-          - at: 5m
-            device: hrm-601
-            fault: corrupt
-            duration: 10m
-            corruption: truncation
-            probability: 0.05
-          - at: 20m
-            patient: "601"
-            event: tachycardia
-            duration: 15m
-            target: 150
-            onset: 2m
-            offset: 2m
-        """
+            name: mqtt-relay
+            description: A chest strap relayed over MQTT; truncated notifications and a tachycardia.
+            seed: 77
+            duration: 1h
+            start: 2024-11-07T10:00:00Z
+            patients:
+              - id: "601"
+                profile: adult
+                baseline:
+                  heartRate: 66
+                devices:
+                  - id: hrm-601
+                    type: heart-rate-strap
+                    transport: mqtt
+            timeline:
+              - at: 5m
+                device: hrm-601
+                fault: corrupt
+                duration: 10m
+                corruption: truncation
+                probability: 0.05
+              - at: 20m
+                patient: "601"
+                event: tachycardia
+                duration: 15m
+                target: 150
+                onset: 2m
+                offset: 2m
+            """
         let dir = directory + "/mqtt"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = TestSupport.write(yaml, to: dir, name: "mqtt-relay.yaml")
         let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: path))
-        XCTAssertEqual(Set(plan.map { $0.topic ?? "https" }), ["vitals/601/heart-rate", "vitals/601/battery"], "every reading is one MQTT message")
-        XCTAssertTrue(plan.filter { $0.topic == "vitals/601/heart-rate" }.allSatisfy { $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A37" } })
-        XCTAssertTrue(plan.filter { $0.topic == "vitals/601/battery" }.allSatisfy { $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A19" } })
+        XCTAssertEqual(
+            Set(plan.map { $0.topic ?? "https" }),
+            ["vitals/601/heart-rate", "vitals/601/battery"],
+            "every reading is one MQTT message"
+        )
+        XCTAssertTrue(
+            plan.filter { $0.topic == "vitals/601/heart-rate" }.allSatisfy {
+                $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A37" }
+            }
+        )
+        XCTAssertTrue(
+            plan.filter { $0.topic == "vitals/601/battery" }.allSatisfy {
+                $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A19" }
+            }
+        )
         XCTAssertEqual(plan.first?.userProperties.first { $0.name == "reading-id" }?.value, plan.first?.readings.first?.id)
         let corrupt = plan.filter { $0.expectedRejection != nil }
         XCTAssertGreaterThan(corrupt.count, 5)
@@ -323,41 +387,47 @@ final class LiveHarnessTests: XCTestCase {
         let dir = directory + "/tls"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let mint = """
-        set -e; cd '\(dir)'
-        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=vitalsim-test-ca 2>/dev/null
-        openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null
-        printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
-        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 1 -extfile san.ext 2>/dev/null
-        """
+            set -e; cd '\(dir)'
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=vitalsim-test-ca 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 1 -extfile san.ext 2>/dev/null
+            """
         let minted = try TestSupport.run("/bin/sh", ["-c", mint])
         XCTAssertEqual(minted.status, 0, minted.err)
         let port = TestSupport.freePorts(1)[0]
-        let conf = TestSupport.write("listener \(port) 127.0.0.1\ncafile \(dir)/ca.pem\ncertfile \(dir)/server.pem\nkeyfile \(dir)/server.key\nallow_anonymous true\npersistence false\nuser root\n",
-                                     to: dir, name: "mosquitto.conf")
+        let conf = TestSupport.write(
+            "listener \(port) 127.0.0.1\ncafile \(dir)/ca.pem\ncertfile \(dir)/server.pem\nkeyfile \(dir)/server.key\nallow_anonymous true\npersistence false\nuser root\n",
+            to: dir,
+            name: "mosquitto.conf"
+        )
         let broker = Process()
         broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         broker.arguments = ["-c", conf]
         broker.standardOutput = FileHandle.nullDevice
         broker.standardError = FileHandle.nullDevice
         try broker.run()
-        defer { broker.terminate(); broker.waitUntilExit() }
+        defer {
+            broker.terminate()
+            broker.waitUntilExit()
+        }
         usleep(300_000)
         XCTAssertTrue(broker.isRunning, "mosquitto started with the TLS listener")
         let yaml = """
-        name: mqtt-tls
-        description: A chest strap relayed over MQTT with TLS.
-        seed: 78
-        duration: 10m
-        start: 2024-11-07T10:00:00Z
-        patients:
-          - id: "602"
-            profile: adult
-            devices:
-              - id: hrm-602
-                type: heart-rate-strap
-                transport: mqtt
-        timeline: []
-        """
+            name: mqtt-tls
+            description: A chest strap relayed over MQTT with TLS.
+            seed: 78
+            duration: 10m
+            start: 2024-11-07T10:00:00Z
+            patients:
+              - id: "602"
+                profile: adult
+                devices:
+                  - id: hrm-602
+                    type: heart-rate-strap
+                    transport: mqtt
+            timeline: []
+            """
         let path = TestSupport.write(yaml, to: dir, name: "mqtt-tls.yaml")
         let tls = ["--mqtt", "127.0.0.1:\(port)", "--mqtt-cacert", dir + "/ca.pem", "--golden-dir", dir]
         let record = try vitalsim(["record", path] + tls)

@@ -1,8 +1,8 @@
 import Foundation
-import VitalSimCore
-import XCTest
 import LiveRun
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// A SUT that restarts mid-run: the harness keeps the request that got no answer (and everything
 /// behind it) until the SUT is back, so every reading is delivered; the wait shows as latency.
@@ -11,7 +11,10 @@ final class LiveOutageTests: XCTestCase {
     static func checks(_ json: String) throws -> (all: [[String: Any]], delivery: [String: Any]?) {
         let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         let checks = ((verdicts?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
-        return (checks, checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" })
+        return (
+            checks,
+            checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" }
+        )
     }
 
     func testEveryReadingReachesASUTThatRestartsMidRun() throws {
@@ -25,8 +28,10 @@ final class LiveOutageTests: XCTestCase {
         let json = dir + "/verdict.json"
         let run = Process()
         run.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        run.arguments = ["run", scenario, "--target", first.base, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--json", json,
-                         "--connections", "1", "--outage-limit", "60"]
+        run.arguments = [
+            "run", scenario, "--target", first.base, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--json", json,
+            "--connections", "1", "--outage-limit", "60",
+        ]
         let out = dir + "/run.out"
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         run.standardOutput = FileHandle(forWritingAtPath: out)
@@ -52,7 +57,10 @@ final class LiveOutageTests: XCTestCase {
         let failed = checks.filter { ($0["passed"] as? Bool) == false }.map { "\($0["finding"] ?? "")/\($0["name"] ?? "")" }
         XCTAssertEqual(failed.count, 1, "\(failed)")
         XCTAssertTrue(failed.first?.hasPrefix("budget-exceeded/") == true && failed.first?.contains("reading-to-ack") == true, "\(failed)")
-        XCTAssertTrue(checks.contains { ($0["rule"] as? String) == "temp.fever" && ($0["passed"] as? Bool) == true }, "the fever alert survived the restart")
+        XCTAssertTrue(
+            checks.contains { ($0["rule"] as? String) == "temp.fever" && ($0["passed"] as? Bool) == true },
+            "the fever alert survived the restart"
+        )
     }
 
     func testASUTThatNeverAnsweredIsUnreachableWithoutWaitingForTheOutageLimit() throws {
@@ -60,11 +68,19 @@ final class LiveOutageTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = TestSupport.freePorts(1)[0]
         let started = Date()
-        let r = try TestSupport.vitalsim(["run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--target", "http://127.0.0.1:\(port)",
-                                          "--golden-dir", TestSupport.repositoryRoot + "/golden", "--outage-limit", "600"], in: dir)
+        let r = try TestSupport.vitalsim(
+            [
+                "run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--target", "http://127.0.0.1:\(port)",
+                "--golden-dir", TestSupport.repositoryRoot + "/golden", "--outage-limit", "600",
+            ],
+            in: dir
+        )
         XCTAssertEqual(r.status, 3, r.out + r.err)
         XCTAssertLessThan(Date().timeIntervalSince(started), 120, "six attempts, not the outage limit")
-        let usage = try TestSupport.vitalsim(["run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--outage-limit", "-1"], in: dir)
+        let usage = try TestSupport.vitalsim(
+            ["run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--outage-limit", "-1"],
+            in: dir
+        )
         XCTAssertEqual(usage.status, 2)
     }
 
@@ -81,8 +97,10 @@ final class LiveOutageTests: XCTestCase {
         let json = dir + "/verdict.json"
         let run = Process()
         run.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        run.arguments = ["run", scenario, "--mqtt", "127.0.0.1:\(port)", "--speed", "600", "--golden-dir", TestSupport.repositoryRoot + "/golden",
-                         "--json", json, "--outage-limit", "60"]
+        run.arguments = [
+            "run", scenario, "--mqtt", "127.0.0.1:\(port)", "--speed", "600", "--golden-dir", TestSupport.repositoryRoot + "/golden",
+            "--json", json, "--outage-limit", "60",
+        ]
         let out = dir + "/run.out"
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         run.standardOutput = FileHandle(forWritingAtPath: out)

@@ -1,8 +1,8 @@
 import Foundation
+import LiveRun
 import Synchronization
 import Wire
 import XCTest
-import LiveRun
 
 /// `MQTTClient`'s own network loop against a real broker: tasks that prefer the client run on its
 /// thread before and after every awaited acknowledgement; QoS 1 and 2 publishes from that thread
@@ -43,11 +43,19 @@ final class MQTTClientLoopTests: XCTestCase {
 
         // From another thread: 500 QoS 1 publishes without awaiting any, then one awaited.
         let acks = Mutex(0)
-        for n in 0..<500 { try client.publish(MQTTMessage(topic: "loop/off/1", payload: Array("\(n)".utf8), qos: 1)) { r in if r == 0 { acks.withLock { $0 += 1 } } } }
+        for n in 0..<500 {
+            try client.publish(MQTTMessage(topic: "loop/off/1", payload: Array("\(n)".utf8), qos: 1)) { r in
+                if r == 0 { acks.withLock { $0 += 1 } }
+            }
+        }
         try await client.publish(MQTTMessage(topic: "loop/off/last", payload: Array("last".utf8), qos: 1))
         // And from the loop, 500 in one step: nothing suspends, so they are written as they pile up.
         _ = await HTTPMultiClientExecutorTests.onto(client) {
-            for n in 0..<500 { try? client.publish(MQTTMessage(topic: "loop/step/1", payload: Array("\(n)".utf8), qos: 1)) { r in if r == 0 { acks.withLock { $0 += 1 } } } }
+            for n in 0..<500 {
+                try? client.publish(MQTTMessage(topic: "loop/step/1", payload: Array("\(n)".utf8), qos: 1)) { r in
+                    if r == 0 { acks.withLock { $0 += 1 } }
+                }
+            }
             return ""
         }
         let expected = ["loop/on/0": 20, "loop/on/1": 20, "loop/on/2": 20, "loop/off/1": 500, "loop/off/last": 1, "loop/step/1": 500]
@@ -77,7 +85,9 @@ final class MQTTClientLoopTests: XCTestCase {
     static func collect(_ client: MQTTClient, _ count: Int, seconds: Int) async -> ([String: Int], [String: [String]]) {
         await withTaskGroup(of: ([String: Int], [String: [String]])?.self) { group in
             group.addTask {
-                var counts: [String: Int] = [:], payloads: [String: [String]] = [:], total = 0
+                var counts: [String: Int] = [:]
+                var payloads: [String: [String]] = [:]
+                var total = 0
                 for await m in client.messages {
                     counts[m.topic, default: 0] += 1
                     payloads[m.topic, default: []].append(String(decoding: m.payload, as: UTF8.self))
@@ -93,7 +103,10 @@ final class MQTTClientLoopTests: XCTestCase {
             var last: ([String: Int], [String: [String]]) = ([:], [:])
             while let r = await group.next() {
                 group.cancelAll()
-                if let r { last = r; break }
+                if let r {
+                    last = r
+                    break
+                }
             }
             return last
         }

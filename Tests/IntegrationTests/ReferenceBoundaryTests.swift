@@ -1,8 +1,8 @@
 import Foundation
+import ReferenceEngine
 import ReferenceSUT
 import VitalSimCore
 import XCTest
-import ReferenceEngine
 
 /// Every threshold rule of the shipped rules file, against the live server: a reading exactly at the
 /// boundary raises the alert only when the operator includes it (`<=`, `>=`), one resolution step
@@ -24,7 +24,8 @@ final class ReferenceBoundaryTests: XCTestCase {
     static let encoding: [Signal: (kind: String, unit: String, step: Double)] = [
         .heartRate: ("heart-rate", "/min", 1), .spo2: ("spo2", "%", 1), .temperature: ("temperature", "Cel", 0.1),
         .cgm: ("cgm", "mg/dL", 1), .glucose: ("glucose", "mg/dL", 1), .battery: ("battery", "%", 1),
-        .respirationRate: ("respiration-rate", "/min", 1), .systolic: ("blood-pressure", "mm[Hg]", 1), .diastolic: ("blood-pressure", "mm[Hg]", 1),
+        .respirationRate: ("respiration-rate", "/min", 1), .systolic: ("blood-pressure", "mm[Hg]", 1),
+        .diastolic: ("blood-pressure", "mm[Hg]", 1),
     ]
 
     static func probes(_ rules: [AlertRule]) -> [Probe] {
@@ -39,7 +40,16 @@ final class ReferenceBoundaryTests: XCTestCase {
                 if inclusive { cases.append(("inside", c.value - outward, false)) }
                 for (name, value, expected) in cases {
                     let v = (value * 10).rounded() / 10
-                    probes.append(Probe(patient: "b-\(rule.id)-\(n)-\(name)", rule: rule, profile: profile, signal: c.signal, value: v, expected: expected))
+                    probes.append(
+                        Probe(
+                            patient: "b-\(rule.id)-\(n)-\(name)",
+                            rule: rule,
+                            profile: profile,
+                            signal: c.signal,
+                            value: v,
+                            expected: expected
+                        )
+                    )
                 }
             }
         }
@@ -50,12 +60,15 @@ final class ReferenceBoundaryTests: XCTestCase {
 
     static func reading(_ p: Probe, minute: Int) -> String {
         let e = encoding[p.signal]!
-        let id = "\(p.patient)/\(minute)", ts = CivilTimeText.iso(start + minute * 60)
+        let id = "\(p.patient)/\(minute)"
+        let ts = CivilTimeText.iso(start + minute * 60)
         switch p.signal {
         case .systolic:
-            return #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(p.value), "diastolic": 80, "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
+            return
+                #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(p.value), "diastolic": 80, "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
         case .diastolic:
-            return #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": 160, "diastolic": \#(p.value), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
+            return
+                #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": 160, "diastolic": \#(p.value), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
         default:
             return observationJSON(id: id, patient: p.patient, device: e.kind, kind: e.kind, value: p.value, unit: e.unit, at: ts)
         }
@@ -65,14 +78,20 @@ final class ReferenceBoundaryTests: XCTestCase {
         let rules = try RuleSetLoader.defaultRules()
         let probes = Self.probes(rules)
         let tested = Set(probes.map(\.rule.id))
-        for id in ["hr.tachycardia", "hr.bradycardia", "bp.hypertensive-crisis", "temp.fever", "spo2.low", "spo2.below-copd-target",
-                   "glucose.level1-low", "glucose.level2-low", "glucose.urgent-low", "glucose.level2-high", "glucose.meter-level2-low",
-                   "infant.spo2-low", "infant.spo2-high", "device.low-battery"] {
+        for id in [
+            "hr.tachycardia", "hr.bradycardia", "bp.hypertensive-crisis", "temp.fever", "spo2.low", "spo2.below-copd-target",
+            "glucose.level1-low", "glucose.level2-low", "glucose.urgent-low", "glucose.level2-high", "glucose.meter-level2-low",
+            "infant.spo2-low", "infant.spo2-high", "device.low-battery",
+        ] {
             XCTAssertTrue(tested.contains(id), "\(id) has no boundary probe")
         }
         let dir = TestSupport.temporaryDirectory("boundary")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--rate-limit", "0"] + probes.flatMap { ["--patient", "\($0.patient)=\($0.profile.rawValue)"] }, directory: dir)
+        let sut = try SUTProcess(
+            ["--database", dir + "/sut.sqlite", "--rate-limit", "0"]
+                + probes.flatMap { ["--patient", "\($0.patient)=\($0.profile.rawValue)"] },
+            directory: dir
+        )
         defer { XCTAssertEqual(sut.stop(), 0) }
 
         // Every minute up to one minute before the persistence window ends: nothing yet.
@@ -83,8 +102,10 @@ final class ReferenceBoundaryTests: XCTestCase {
             XCTAssertEqual(r.status, 200, r.body)
             let alerts = try sut.alerts()
             for p in probes where minutes(p) > 0 {
-                XCTAssertFalse(alerts.contains { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id },
-                               "\(p.rule.id) raised before its \(minutes(p)) min persistence ended (\(p.signal.rawValue) \(p.value))")
+                XCTAssertFalse(
+                    alerts.contains { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id },
+                    "\(p.rule.id) raised before its \(minutes(p)) min persistence ended (\(p.signal.rawValue) \(p.value))"
+                )
             }
         }
         // The reading that completes the window.
@@ -96,7 +117,10 @@ final class ReferenceBoundaryTests: XCTestCase {
             let raised = alerts.filter { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id }
             XCTAssertEqual(raised.count, p.expected ? 1 : 0, "\(p.rule.id) with \(p.signal.rawValue) \(p.value) (\(p.profile.rawValue))")
             guard let alert = raised.first else { continue }
-            XCTAssertEqual(alert["raisedAt"] as? String, CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z"))
+            XCTAssertEqual(
+                alert["raisedAt"] as? String,
+                CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z")
+            )
             XCTAssertEqual(alert["severity"] as? String, p.rule.severity.rawValue)
             XCTAssertEqual((alert["evidence"] as? [String])?.last, "\(p.patient)/\(minutes(p))")
         }

@@ -27,7 +27,10 @@ final class ReferenceDeliveryTests: XCTestCase {
             while !predicate(text), Date() < deadline { usleep(50_000) }
             return text
         }
-        deinit { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        deinit {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
     }
 
     func testWebhookMQTTAndSSEDelivery() throws {
@@ -38,43 +41,75 @@ final class ReferenceDeliveryTests: XCTestCase {
         let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--webhook", webhook.url], directory: dir)
         defer { XCTAssertEqual(sut.stop(), 0) }
         let port = String(broker.port)
-        let alertsSub = try Listener("mosquitto_sub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-t", "alerts/#", "-t", "errors/#", "-F", "%t %p"], output: dir + "/mqtt.txt")
+        let alertsSub = try Listener(
+            "mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-t", "alerts/#", "-t", "errors/#", "-F", "%t %p"],
+            output: dir + "/mqtt.txt"
+        )
         let sse = try Listener("curl", ["-s", "-N", sut.base + "/api/v1/alerts/stream"], output: dir + "/sse.txt")
         sse.wait { $0.contains("vitalsim alert stream") }
         usleep(300_000)  // let mosquitto_sub subscribe
 
         // 1. HTTP: a hypertensive crisis reading.
-        let crisis = #"{"readingId": "h1", "patientId": "601", "deviceId": "bp", "kind": "blood-pressure", "systolic": 185, "diastolic": 95, "unit": "mm[Hg]", "timestamp": "2024-11-07T08:00:00Z"}"#
+        let crisis =
+            #"{"readingId": "h1", "patientId": "601", "deviceId": "bp", "kind": "blood-pressure", "systolic": 185, "diastolic": 95, "unit": "mm[Hg]", "timestamp": "2024-11-07T08:00:00Z"}"#
         XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: crisis).status, 200)
 
         // 2. MQTT, raw GATT: Blood Pressure Measurement (0x2A35) 190/100 mmHg, SFLOAT, no time stamp.
         let gatt = dir + "/bp.bin"
         _ = FileManager.default.createFile(atPath: gatt, contents: Data([0x00, 0xBE, 0x00, 0x64, 0x00, 0x82, 0x00]))
-        var pub = try TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/602/blood-pressure", "-f", gatt,
-                                                        "-D", "publish", "user-property", "characteristic", "2A35",
-                                                        "-D", "publish", "user-property", "reading-id", "g1",
-                                                        "-D", "publish", "user-property", "device-time", "2024-11-07T08:05:00Z"])
+        var pub = try TestSupport.run(
+            "mosquitto_pub",
+            [
+                "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/602/blood-pressure", "-f", gatt,
+                "-D", "publish", "user-property", "characteristic", "2A35",
+                "-D", "publish", "user-property", "reading-id", "g1",
+                "-D", "publish", "user-property", "device-time", "2024-11-07T08:05:00Z",
+            ]
+        )
         XCTAssertEqual(pub.status, 0, pub.err)
 
         // 3. MQTT, JSON observation: SpO2 85 % for a minute (spo2.low, adult).
         for (i, ts) in ["2024-11-07T09:00:00Z", "2024-11-07T09:01:00Z"].enumerated() {
-            pub = try TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/603/spo2",
-                                                        "-m", observationJSON(id: "s\(i)", patient: "603", device: "ox", kind: "spo2", value: 85, unit: "%", at: ts)])
+            pub = try TestSupport.run(
+                "mosquitto_pub",
+                [
+                    "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/603/spo2",
+                    "-m", observationJSON(id: "s\(i)", patient: "603", device: "ox", kind: "spo2", value: 85, unit: "%", at: ts),
+                ]
+            )
             XCTAssertEqual(pub.status, 0, pub.err)
         }
         // 4. MQTT, invalid: an unknown characteristic and a patient that does not match the topic.
-        pub = try TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/604/heart-rate", "-m", "x",
-                                                    "-D", "publish", "user-property", "characteristic", "2AFF", "-D", "publish", "user-property", "reading-id", "bad1"])
+        pub = try TestSupport.run(
+            "mosquitto_pub",
+            [
+                "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/604/heart-rate", "-m", "x",
+                "-D", "publish", "user-property", "characteristic", "2AFF", "-D", "publish", "user-property", "reading-id", "bad1",
+            ]
+        )
         XCTAssertEqual(pub.status, 0, pub.err)
-        pub = try TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/604/spo2",
-                                                    "-m", observationJSON(id: "bad2", patient: "605", device: "ox", kind: "spo2", value: 97, unit: "%", at: "2024-11-07T09:00:00Z")])
+        pub = try TestSupport.run(
+            "mosquitto_pub",
+            [
+                "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/604/spo2",
+                "-m",
+                observationJSON(id: "bad2", patient: "605", device: "ox", kind: "spo2", value: 97, unit: "%", at: "2024-11-07T09:00:00Z"),
+            ]
+        )
 
         let expected: [(String, String)] = [("601", "bp.hypertensive-crisis"), ("602", "bp.hypertensive-crisis"), ("603", "spo2.low")]
         // Polling.
         var polled: [[String: Any]] = []
         let deadline = Date(timeIntervalSinceNow: 15)
-        while polled.count < 3, Date() < deadline { polled = try sut.alerts(); usleep(100_000) }
-        XCTAssertEqual(polled.map { "\($0["patientId"] as? String ?? "") \($0["rule"] as? String ?? "")" }.sorted(), expected.map { "\($0.0) \($0.1)" })
+        while polled.count < 3, Date() < deadline {
+            polled = try sut.alerts()
+            usleep(100_000)
+        }
+        XCTAssertEqual(
+            polled.map { "\($0["patientId"] as? String ?? "") \($0["rule"] as? String ?? "")" }.sorted(),
+            expected.map { "\($0.0) \($0.1)" }
+        )
         let g = polled.first { $0["patientId"] as? String == "602" }
         XCTAssertEqual(g?["evidence"] as? [String], ["g1"], "the MQTT user property reading-id is the evidence")
         XCTAssertEqual(g?["raisedAt"] as? String, "2024-11-07T08:05:00.000Z", "judged by the device-time property")
@@ -82,13 +117,18 @@ final class ReferenceDeliveryTests: XCTestCase {
         XCTAssertEqual(ids.count, 3)
 
         // MQTT alerts and rejections.
-        let mqtt = alertsSub.wait { t in expected.allSatisfy { t.contains("alerts/\($0.0) ") } && t.contains("errors/604 ") && t.components(separatedBy: "errors/604").count == 3 }
+        let mqtt = alertsSub.wait { t in
+            expected.allSatisfy { t.contains("alerts/\($0.0) ") } && t.contains("errors/604 ")
+                && t.components(separatedBy: "errors/604").count == 3
+        }
         for (patient, rule) in expected {
             let line = mqtt.split(separator: "\n").first { $0.hasPrefix("alerts/\(patient) ") }
             let body = line.map { String($0.dropFirst("alerts/\(patient) ".count)) } ?? ""
             XCTAssertEqual((SUTProcess.json(body) as? [String: Any])?["rule"] as? String, rule, mqtt)
         }
-        let errors = mqtt.split(separator: "\n").filter { $0.hasPrefix("errors/604 ") }.compactMap { SUTProcess.json(String($0.dropFirst(11))) as? [String: Any] }
+        let errors = mqtt.split(separator: "\n").filter { $0.hasPrefix("errors/604 ") }.compactMap {
+            SUTProcess.json(String($0.dropFirst(11))) as? [String: Any]
+        }
         XCTAssertEqual(errors.compactMap { $0["field"] as? String }.sorted(), ["characteristic", "patientId"], mqtt)
         XCTAssertEqual(errors.compactMap { $0["status"] as? Int }.sorted(), [400, 403])
 
@@ -103,7 +143,10 @@ final class ReferenceDeliveryTests: XCTestCase {
         let events = stream.components(separatedBy: "\n\n").filter { $0.contains("event: alert") }
         XCTAssertEqual(events.count, 3, stream)
         let firstID = events.first?.split(separator: "\n").first { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) } ?? ""
-        let resumed = try TestSupport.run("curl", ["-s", "-N", "--max-time", "2", "-H", "Last-Event-ID: \(firstID)", sut.base + "/api/v1/alerts/stream"])
+        let resumed = try TestSupport.run(
+            "curl",
+            ["-s", "-N", "--max-time", "2", "-H", "Last-Event-ID: \(firstID)", sut.base + "/api/v1/alerts/stream"]
+        )
         XCTAssertEqual(resumed.out.components(separatedBy: "event: alert").count - 1, 2, resumed.out)
         XCTAssertFalse(resumed.out.contains("id: \(firstID)\n"))
 

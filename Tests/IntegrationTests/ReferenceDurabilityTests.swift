@@ -25,20 +25,20 @@ final class ReferenceDurabilityTests: XCTestCase {
         let first = try SUTProcess(["--database", database, "--rate-limit", "0"], directory: dir)
         // Four patients; one reading per virtual minute each, heart rate 130, so hr.tachycardia fires at minute 10.
         let script = """
-        for c in 0 1 2 3; do
-          ( i=0
-            while [ $i -lt 5000 ]; do
-              ts=$(date -u -d "@$((1730937600 + i * 60))" +%Y-%m-%dT%H:%M:%SZ)
-              code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary \
-                "{\\"readingId\\":\\"k$c-$i\\",\\"patientId\\":\\"k$c\\",\\"deviceId\\":\\"hr\\",\\"kind\\":\\"heart-rate\\",\\"value\\":130,\\"unit\\":\\"/min\\",\\"timestamp\\":\\"$ts\\"}" \
-                "$1/api/v1/observations")
-              echo "k$c-$i $code" >> "$2/acks-$c"
-              [ "$code" = "200" ] || break
-              i=$((i + 1))
-            done ) &
-        done
-        wait
-        """
+            for c in 0 1 2 3; do
+              ( i=0
+                while [ $i -lt 5000 ]; do
+                  ts=$(date -u -d "@$((1730937600 + i * 60))" +%Y-%m-%dT%H:%M:%SZ)
+                  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary \
+                    "{\\"readingId\\":\\"k$c-$i\\",\\"patientId\\":\\"k$c\\",\\"deviceId\\":\\"hr\\",\\"kind\\":\\"heart-rate\\",\\"value\\":130,\\"unit\\":\\"/min\\",\\"timestamp\\":\\"$ts\\"}" \
+                    "$1/api/v1/observations")
+                  echo "k$c-$i $code" >> "$2/acks-$c"
+                  [ "$code" = "200" ] || break
+                  i=$((i + 1))
+                done ) &
+            done
+            wait
+            """
         let scriptPath = TestSupport.write(script, to: dir, name: "load.sh")
         let load = Process()
         load.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -49,7 +49,9 @@ final class ReferenceDurabilityTests: XCTestCase {
         var acked = 0
         while Date() < deadline {
             usleep(200_000)
-            acked = (0..<4).map { c in ((try? String(contentsOfFile: dir + "/acks-\(c)", encoding: .utf8)) ?? "").split(separator: "\n").count }.reduce(0, +)
+            acked = (0..<4).map { c in
+                ((try? String(contentsOfFile: dir + "/acks-\(c)", encoding: .utf8)) ?? "").split(separator: "\n").count
+            }.reduce(0, +)
             if acked >= 200 { break }
         }
         first.kill9()
@@ -71,11 +73,22 @@ final class ReferenceDurabilityTests: XCTestCase {
         // Re-post every acknowledged reading: each must be a duplicate (already stored).
         for chunk in stride(from: 0, to: acknowledged.count, by: 500) {
             let ids = acknowledged[chunk..<min(acknowledged.count, chunk + 500)]
-            let body = "[" + ids.map { id in
-                let parts = id.split(separator: "-"), i = Int(parts[1])!
-                let ts = CivilTimeText.iso(1_730_937_600 + i * 60)
-                return observationJSON(id: id, patient: String(parts[0]), device: "hr", kind: "heart-rate", value: 130, unit: "/min", at: ts)
-            }.joined(separator: ",") + "]"
+            let body =
+                "["
+                + ids.map { id in
+                    let parts = id.split(separator: "-")
+                    let i = Int(parts[1])!
+                    let ts = CivilTimeText.iso(1_730_937_600 + i * 60)
+                    return observationJSON(
+                        id: id,
+                        patient: String(parts[0]),
+                        device: "hr",
+                        kind: "heart-rate",
+                        value: 130,
+                        unit: "/min",
+                        at: ts
+                    )
+                }.joined(separator: ",") + "]"
             let r = try second.curl("POST", "/api/v1/observations", body: body)
             XCTAssertEqual(r.status, 200, r.body)
             let j = SUTProcess.json(r.body) as? [String: Any]
@@ -85,11 +98,23 @@ final class ReferenceDurabilityTests: XCTestCase {
         // Alerts raised before the kill survive, and the engine's windows were rebuilt (no second alert).
         let alerts = try second.alerts()
         for (c, n) in perClient.enumerated() where n >= 11 {
-            XCTAssertEqual(alerts.filter { $0["patientId"] as? String == "k\(c)" }.map { $0["rule"] as? String }, ["hr.tachycardia"], "patient k\(c) after \(n) readings")
+            XCTAssertEqual(
+                alerts.filter { $0["patientId"] as? String == "k\(c)" }.map { $0["rule"] as? String },
+                ["hr.tachycardia"],
+                "patient k\(c) after \(n) readings"
+            )
         }
         // A fresh reading continues the same episode: still no duplicate alert.
         if let n = perClient.first, n >= 11 {
-            let more = observationJSON(id: "k0-\(n + 10000)", patient: "k0", device: "hr", kind: "heart-rate", value: 130, unit: "/min", at: CivilTimeText.iso(1_730_937_600 + n * 60))
+            let more = observationJSON(
+                id: "k0-\(n + 10000)",
+                patient: "k0",
+                device: "hr",
+                kind: "heart-rate",
+                value: 130,
+                unit: "/min",
+                at: CivilTimeText.iso(1_730_937_600 + n * 60)
+            )
             XCTAssertEqual(try second.curl("POST", "/api/v1/observations", body: more).status, 200)
             XCTAssertEqual(try second.alerts("?patient=k0").count, 1, "the recovered engine keeps the alert latched")
         }

@@ -6,9 +6,26 @@ import XCTest
 /// usage errors (exit 2) that name the problem.
 final class ReferenceFaultTests: XCTestCase {
     /// A hypertensive crisis (high), a fever (medium) and one invalid reading.
-    static let crisis = #"{"readingId": "f1", "patientId": "701", "deviceId": "bp", "kind": "blood-pressure", "systolic": 185, "diastolic": 95, "unit": "mm[Hg]", "timestamp": "2024-11-07T08:00:00Z"}"#
-    static let fever = observationJSON(id: "f2", patient: "702", device: "th", kind: "temperature", value: 38.5, unit: "Cel", at: "2024-11-07T08:00:00Z")
-    static let invalid = observationJSON(id: "f3", patient: "702", device: "ox", kind: "spo2", value: 120, unit: "%", at: "2024-11-07T08:00:00Z")
+    static let crisis =
+        #"{"readingId": "f1", "patientId": "701", "deviceId": "bp", "kind": "blood-pressure", "systolic": 185, "diastolic": 95, "unit": "mm[Hg]", "timestamp": "2024-11-07T08:00:00Z"}"#
+    static let fever = observationJSON(
+        id: "f2",
+        patient: "702",
+        device: "th",
+        kind: "temperature",
+        value: 38.5,
+        unit: "Cel",
+        at: "2024-11-07T08:00:00Z"
+    )
+    static let invalid = observationJSON(
+        id: "f3",
+        patient: "702",
+        device: "ox",
+        kind: "spo2",
+        value: 120,
+        unit: "%",
+        at: "2024-11-07T08:00:00Z"
+    )
 
     struct Outcome {
         var statuses: [Int]
@@ -16,7 +33,10 @@ final class ReferenceFaultTests: XCTestCase {
         var stderr: String
         var rules: [String] { alerts.compactMap { $0["rule"] as? String }.sorted() }
         var severities: [String: String] {
-            Dictionary(alerts.compactMap { a in (a["rule"] as? String).map { ($0, a["severity"] as? String ?? "") } }, uniquingKeysWith: { a, _ in a })
+            Dictionary(
+                alerts.compactMap { a in (a["rule"] as? String).map { ($0, a["severity"] as? String ?? "") } },
+                uniquingKeysWith: { a, _ in a }
+            )
         }
     }
 
@@ -69,12 +89,19 @@ final class ReferenceFaultTests: XCTestCase {
         XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: Self.crisis).status, 200)
         XCTAssertEqual(try sut.alerts().count, 0, "not published yet")
         var alerts: [[String: Any]] = []
-        while alerts.isEmpty, Date().timeIntervalSince(posted) < 10 { usleep(50_000); alerts = try sut.alerts() }
+        while alerts.isEmpty, Date().timeIntervalSince(posted) < 10 {
+            usleep(50_000)
+            alerts = try sut.alerts()
+        }
         XCTAssertEqual(alerts.count, 1)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(posted), 1.5)
         let metrics = try sut.curl("GET", "/metrics").body
         let sum = metrics.split(separator: "\n").first { $0.hasPrefix("vitalsim_alert_latency_seconds_sum ") }
-        XCTAssertGreaterThanOrEqual(Double(sum?.split(separator: " ").last ?? "") ?? 0, 1.5, "the server's own alert latency shows the delay: \(metrics)")
+        XCTAssertGreaterThanOrEqual(
+            Double(sum?.split(separator: " ").last ?? "") ?? 0,
+            1.5,
+            "the server's own alert latency shows the delay: \(metrics)"
+        )
     }
 
     func testCrashAfterDiesLikeKill9AndKeepsWhatWasAcknowledged() throws {
@@ -83,7 +110,19 @@ final class ReferenceFaultTests: XCTestCase {
         let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--fault", "crash-after=2"], directory: dir)
         XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: Self.crisis).status, 200)
         XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: Self.fever).status, 200)
-        let third = try sut.curl("POST", "/api/v1/observations", body: observationJSON(id: "f4", patient: "702", device: "th", kind: "temperature", value: 37, unit: "Cel", at: "2024-11-07T08:01:00Z"))
+        let third = try sut.curl(
+            "POST",
+            "/api/v1/observations",
+            body: observationJSON(
+                id: "f4",
+                patient: "702",
+                device: "th",
+                kind: "temperature",
+                value: 37,
+                unit: "Cel",
+                at: "2024-11-07T08:01:00Z"
+            )
+        )
         XCTAssertEqual(third.status, 0, "no answer: the process died")
         sut.process.waitUntilExit()
         XCTAssertEqual(sut.process.terminationReason, .uncaughtSignal)
@@ -94,8 +133,10 @@ final class ReferenceFaultTests: XCTestCase {
     }
 
     func testBadFaultValuesAreUsageErrors() throws {
-        for (fault, message) in [("drop-alerts=2", "probability"), ("delay-alerts=soon", "DURATION"), ("miss-rule=hr.nope", "unknown rule hr.nope"),
-                                 ("crash-after=-1", "whole number"), ("explode", "unknown fault"), ("accept-invalid=yes", "takes no value")] {
+        for (fault, message) in [
+            ("drop-alerts=2", "probability"), ("delay-alerts=soon", "DURATION"), ("miss-rule=hr.nope", "unknown rule hr.nope"),
+            ("crash-after=-1", "whole number"), ("explode", "unknown fault"), ("accept-invalid=yes", "takes no value"),
+        ] {
             let r = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--dev", "--fault", fault])
             XCTAssertEqual(r.status, 2, fault)
             XCTAssertTrue(r.err.contains(message), "\(fault): \(r.err)")

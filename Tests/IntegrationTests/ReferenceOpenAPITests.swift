@@ -7,7 +7,8 @@ import XCTest
 /// paths). The same run against `--fault accept-invalid` must fail, so the check can fail.
 final class ReferenceOpenAPITests: XCTestCase {
     static let version = "4.32.5"
-    static let checks = "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection"
+    static let checks =
+        "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection"
 
     /// `.venv-test/bin/schemathesis`, created (pinned version) when missing.
     static func schemathesis() throws -> String {
@@ -41,8 +42,10 @@ final class ReferenceOpenAPITests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--rate-limit", "0"] + serverArguments, directory: dir)
         defer { sut.stop() }
-        var args = ["run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path", "/api/v1/alerts/stream",
-                    "--checks", Self.checks, "-n", "100", "--seed", String(seed), "--phases", "examples,coverage,fuzzing", "--no-color"]
+        var args = [
+            "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path", "/api/v1/alerts/stream",
+            "--checks", Self.checks, "-n", "100", "--seed", String(seed), "--phases", "examples,coverage,fuzzing", "--no-color",
+        ]
         if let header { args += ["-H", header] }
         let r = try TestSupport.run(tool, args)
         XCTAssertFalse(sut.stderr.contains("Fatal error"), sut.stderr)
@@ -63,9 +66,14 @@ final class ReferenceOpenAPITests: XCTestCase {
         let sut = try SUTProcess(["--dev", "--rate-limit", "0"], directory: dir)
         defer { sut.stop() }
         let token = try XCTUnwrap(sut.deviceTokens["501"])
-        let r = try TestSupport.run(tool, ["run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path", "/api/v1/alerts/stream",
-                                           "--checks", Self.checks, "-n", "50", "--seed", "2", "--phases", "examples,coverage,fuzzing", "--no-color",
-                                           "-H", "Authorization: Bearer \(token)"])
+        let r = try TestSupport.run(
+            tool,
+            [
+                "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path", "/api/v1/alerts/stream",
+                "--checks", Self.checks, "-n", "50", "--seed", "2", "--phases", "examples,coverage,fuzzing", "--no-color",
+                "-H", "Authorization: Bearer \(token)",
+            ]
+        )
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(sut.stderr.isEmpty || !sut.stderr.contains("Fatal error"), sut.stderr)
     }

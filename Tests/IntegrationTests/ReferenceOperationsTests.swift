@@ -23,16 +23,25 @@ final class ReferenceOperationsTests: XCTestCase {
     }
 
     func testOperatorCertificateAndKey() throws {
-        let key = directory + "/key.pem", cert = directory + "/cert.pem"
-        let r = try TestSupport.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
-                                                "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
+        let key = directory + "/key.pem"
+        let cert = directory + "/cert.pem"
+        let r = try TestSupport.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            ]
+        )
         XCTAssertEqual(r.status, 0, r.err)
         let sut = try SUTProcess(["--tls-cert", cert, "--tls-key", key, "--database", directory + "/sut.sqlite"], directory: directory)
         defer { sut.stop() }
         let ok = try TestSupport.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", cert, sut.base + "/healthz"])
         XCTAssertEqual(ok.out, "200")
         // A missing key file is an infrastructure error with the path in the message.
-        let bad = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--tls-cert", cert, "--tls-key", directory + "/nope.pem", "--database", directory + "/x.sqlite"])
+        let bad = try TestSupport.run(
+            TestSupport.vitalsimPath,
+            ["serve", "--port", "0", "--tls-cert", cert, "--tls-key", directory + "/nope.pem", "--database", directory + "/x.sqlite"]
+        )
         XCTAssertEqual(bad.status, 3)
         XCTAssertTrue(bad.err.contains("nope.pem"), bad.err)
     }
@@ -45,19 +54,19 @@ final class ReferenceOperationsTests: XCTestCase {
         sse.standardOutput = FileHandle.nullDevice
         try sse.run()
         let script = """
-        for c in 0 1 2; do
-          ( i=0
-            while [ $i -lt 400 ]; do
-              code=$(curl -s -o /dev/null -w '%{http_code}' --data-binary \
-                "{\\"readingId\\":\\"t$c-$i\\",\\"patientId\\":\\"t$c\\",\\"deviceId\\":\\"hr\\",\\"kind\\":\\"heart-rate\\",\\"value\\":70,\\"unit\\":\\"/min\\",\\"timestamp\\":\\"2024-11-07T08:00:00Z\\"}" \
-                "$1/api/v1/observations")
-              echo "$code" >> "$2/codes"
-              [ "$code" = "000" ] && break
-              i=$((i + 1))
-            done ) &
-        done
-        wait
-        """
+            for c in 0 1 2; do
+              ( i=0
+                while [ $i -lt 400 ]; do
+                  code=$(curl -s -o /dev/null -w '%{http_code}' --data-binary \
+                    "{\\"readingId\\":\\"t$c-$i\\",\\"patientId\\":\\"t$c\\",\\"deviceId\\":\\"hr\\",\\"kind\\":\\"heart-rate\\",\\"value\\":70,\\"unit\\":\\"/min\\",\\"timestamp\\":\\"2024-11-07T08:00:00Z\\"}" \
+                    "$1/api/v1/observations")
+                  echo "$code" >> "$2/codes"
+                  [ "$code" = "000" ] && break
+                  i=$((i + 1))
+                done ) &
+            done
+            wait
+            """
         let path = TestSupport.write(script, to: directory, name: "load.sh")
         let load = Process()
         load.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -84,7 +93,20 @@ final class ReferenceOperationsTests: XCTestCase {
         var statuses: [Int] = []
         var retryAfter = ""
         for i in 0..<30 {
-            let r = try sut.curl("POST", "/api/v1/observations", body: observationJSON(id: "r\(i)", patient: "801", device: "hr", kind: "heart-rate", value: 70, unit: "/min", at: "2024-11-07T08:00:00Z"), extra: ["-D", directory + "/h"])
+            let r = try sut.curl(
+                "POST",
+                "/api/v1/observations",
+                body: observationJSON(
+                    id: "r\(i)",
+                    patient: "801",
+                    device: "hr",
+                    kind: "heart-rate",
+                    value: 70,
+                    unit: "/min",
+                    at: "2024-11-07T08:00:00Z"
+                ),
+                extra: ["-D", directory + "/h"]
+            )
             statuses.append(r.status)
             if r.status == 429 { retryAfter = (try? String(contentsOfFile: directory + "/h", encoding: .utf8)) ?? "" }
         }
@@ -92,26 +114,61 @@ final class ReferenceOperationsTests: XCTestCase {
         XCTAssertGreaterThan(statuses.filter { $0 == 429 }.count, 0)
         XCTAssertTrue(retryAfter.lowercased().contains("retry-after: 1"), retryAfter)
         // Another device is not throttled by the first one's traffic.
-        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: observationJSON(id: "o1", patient: "802", device: "hr", kind: "heart-rate", value: 70, unit: "/min", at: "2024-11-07T08:00:00Z")).status, 200)
+        XCTAssertEqual(
+            try sut.curl(
+                "POST",
+                "/api/v1/observations",
+                body: observationJSON(
+                    id: "o1",
+                    patient: "802",
+                    device: "hr",
+                    kind: "heart-rate",
+                    value: 70,
+                    unit: "/min",
+                    at: "2024-11-07T08:00:00Z"
+                )
+            ).status,
+            200
+        )
         let metrics = try sut.curl("GET", "/metrics").body
         XCTAssertTrue(metrics.contains("outcome=\"rate-limited\""), metrics)
     }
 
     func testCredentialsFileAndLogsWithoutHealthData() throws {
-        let file = TestSupport.write("""
-        devices:
-          - token: device-token-0123456789
-            patient: "zz-patient-9"
-            device: strap
-        readers:
-          - token: reader-token-0123456789
-        """, to: directory, name: "creds.yaml")
-        let sut = try SUTProcess(["--credentials", file, "--log-level", "debug", "--database", directory + "/sut.sqlite"], directory: directory)
+        let file = TestSupport.write(
+            """
+            devices:
+              - token: device-token-0123456789
+                patient: "zz-patient-9"
+                device: strap
+            readers:
+              - token: reader-token-0123456789
+            """,
+            to: directory,
+            name: "creds.yaml"
+        )
+        let sut = try SUTProcess(
+            ["--credentials", file, "--log-level", "debug", "--database", directory + "/sut.sqlite"],
+            directory: directory
+        )
         let body = #"{"userId": "zz-patient-9", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 187}"#
         XCTAssertEqual(try sut.curl("POST", "/api/iot-heart-rate", body: body, token: "device-token-0123456789").status, 200)
-        let apiKey = try sut.curl("POST", "/api/iot-heart-rate", body: body.replacingOccurrences(of: "12:34:58", with: "12:35:58"), extra: ["-H", "X-API-Key: device-token-0123456789"])
+        let apiKey = try sut.curl(
+            "POST",
+            "/api/iot-heart-rate",
+            body: body.replacingOccurrences(of: "12:34:58", with: "12:35:58"),
+            extra: ["-H", "X-API-Key: device-token-0123456789"]
+        )
         XCTAssertEqual(apiKey.status, 200, "the token also works as an API key")
-        XCTAssertEqual(try sut.curl("POST", "/api/iot-heart-rate", body: body.replacingOccurrences(of: "zz-patient-9", with: "501"), token: "device-token-0123456789").status, 403)
+        XCTAssertEqual(
+            try sut.curl(
+                "POST",
+                "/api/iot-heart-rate",
+                body: body.replacingOccurrences(of: "zz-patient-9", with: "501"),
+                token: "device-token-0123456789"
+            ).status,
+            403
+        )
         XCTAssertEqual(try sut.curl("GET", "/api/v1/alerts", token: "reader-token-0123456789").status, 200)
         XCTAssertEqual(try sut.curl("GET", "/api/v1/alerts", token: "device-token-0123456789").status, 403)
         XCTAssertEqual(sut.stop(), 0)

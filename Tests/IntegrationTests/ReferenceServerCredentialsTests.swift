@@ -12,10 +12,15 @@ final class ReferenceServerCredentialsTests: XCTestCase {
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        defer { p.terminate(); p.waitUntilExit() }
+        defer {
+            p.terminate()
+            p.waitUntilExit()
+        }
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 30)
-        while !text.contains("listening on"), Date() < deadline { text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) }
+        while !text.contains("listening on"), Date() < deadline {
+            text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        }
         let lines = text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         let tokens = Dictionary(uniqueKeysWithValues: lines.filter { $0.first == "device-token" && $0.count == 4 }.map { ($0[1], $0[3]) })
         let reader = lines.first { $0.first == "reader-token" }?.last ?? ""
@@ -24,8 +29,10 @@ final class ReferenceServerCredentialsTests: XCTestCase {
         XCTAssertEqual(reader.count, 32)
 
         func post(_ token: String?, user: String) throws -> String {
-            var args = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "--data-binary",
-                        #"{"userId": "\#(user)", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#, base + "/api/iot-heart-rate"]
+            var args = [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "--data-binary",
+                #"{"userId": "\#(user)", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#, base + "/api/iot-heart-rate",
+            ]
             if let token { args += ["-H", "Authorization: Bearer \(token)"] }
             return try TestSupport.run("curl", args).out
         }

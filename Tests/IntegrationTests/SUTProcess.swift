@@ -56,10 +56,21 @@ final class SUTProcess {
         process.waitUntilExit()
     }
 
-    deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
 
     /// curl against the server: returns (HTTP status, body). Adds the CA file and a bearer token when given.
-    func curl(_ method: String, _ path: String, body: String? = nil, token: String? = nil, extra: [String] = []) throws -> (status: Int, body: String) {
+    func curl(
+        _ method: String,
+        _ path: String,
+        body: String? = nil,
+        token: String? = nil,
+        extra: [String] = []
+    ) throws -> (status: Int, body: String) {
         var args = ["-s", "-w", "\n%{http_code}", "-X", method, "-H", "Content-Type: application/json"]
         if let caFile { args += ["--cacert", caFile] }
         if let token { args += ["-H", "Authorization: Bearer \(token)"] }
@@ -81,6 +92,14 @@ final class SUTProcess {
 }
 
 /// A generic observation body for `POST /api/v1/observations`.
-func observationJSON(id: String, patient: String, device: String = "dev", kind: String, value: Double, unit: String, at time: String) -> String {
+func observationJSON(
+    id: String,
+    patient: String,
+    device: String = "dev",
+    kind: String,
+    value: Double,
+    unit: String,
+    at time: String
+) -> String {
     #"{"readingId": "\#(id)", "patientId": "\#(patient)", "deviceId": "\#(device)", "kind": "\#(kind)", "value": \#(value), "unit": "\#(unit)", "timestamp": "\#(time)"}"#
 }

@@ -23,32 +23,43 @@ enum TestSupport {
 
     /// Runs `vitalsim` with its output in files under `directory` (long runs write more than a pipe
     /// holds), with `environment` changes applied (nil removes a variable).
-    static func vitalsim(_ args: [String], in directory: String, environment: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+    static func vitalsim(
+        _ args: [String],
+        in directory: String,
+        environment: [String: String?] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: vitalsimPath)
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         p.environment = env
-        let out = directory + "/out-\(UInt32.random(in: 0...UInt32.max))", err = out + ".err"
+        let out = directory + "/out-\(UInt32.random(in: 0...UInt32.max))"
+        let err = out + ".err"
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         _ = FileManager.default.createFile(atPath: err, contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: out)
         p.standardError = FileHandle(forWritingAtPath: err)
         try p.run()
         p.waitUntilExit()
-        return (p.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        return (
+            p.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        )
     }
 
     /// Runs a program; returns exit status, stdout and stderr.
     @discardableResult
     static func run(_ executable: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
-        if executable.hasPrefix("/") { p.executableURL = URL(fileURLWithPath: executable) } else {
+        if executable.hasPrefix("/") {
+            p.executableURL = URL(fileURLWithPath: executable)
+        } else {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         }
         p.arguments = executable.hasPrefix("/") ? args : [executable] + args
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
@@ -92,21 +103,29 @@ enum TestSupport {
 
     /// `n` distinct free TCP ports on 127.0.0.1 (bound together, then released).
     static func freePorts(_ n: Int) -> [UInt16] {
-        var sockets: [Int32] = [], ports: [UInt16] = []
+        var sockets: [Int32] = []
+        var ports: [UInt16] = []
         for _ in 0..<n {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            var addr = sockaddr_in(
+                sin_family: sa_family_t(AF_INET),
+                sin_port: 0,
+                sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+                sin_zero: (0, 0, 0, 0, 0, 0, 0, 0)
+            )
             var len = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeMutablePointer(to: &addr) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, len); _ = getsockname(fd, $0, &len) }
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    _ = bind(fd, $0, len)
+                    _ = getsockname(fd, $0, &len)
+                }
             }
             ports.append(UInt16(bigEndian: addr.sin_port))
             sockets.append(fd)
         }
-        sockets.forEach { close($0) }
+        for fd in sockets { close(fd) }
         return ports
     }
-
 
     final class Marker {}
 }

@@ -1,29 +1,46 @@
-
 import Histogram
-import XCTest
 import Judge
+import XCTest
 
 /// Verdict rules that need no live run: budgets on a path nobody measured, push-channel checks.
 final class VerdictTests: XCTestCase {
     func golden(_ budgets: String) throws -> GoldenFile {
-        try GoldenFile.parse("""
-        scenario: "s"
-        seed: 1
-        trafficDigest: "sha256:x"
-        tolerance: {early: 60s, late: 300s}
-        alerts:
-          - {patient: "1", rule: "temp.fever", severity: medium, from: "2024-11-07T10:00:00.000Z", to: "2024-11-07T10:10:00.000Z"}
-        validation: []
-        budgets:
-        \(budgets)
-        """, file: "s.golden.yaml")
+        try GoldenFile.parse(
+            """
+            scenario: "s"
+            seed: 1
+            trafficDigest: "sha256:x"
+            tolerance: {early: 60s, late: 300s}
+            alerts:
+              - {patient: "1", rule: "temp.fever", severity: medium, from: "2024-11-07T10:00:00.000Z", to: "2024-11-07T10:10:00.000Z"}
+            validation: []
+            budgets:
+            \(budgets)
+            """,
+            file: "s.golden.yaml"
+        )
     }
 
     func result(push: [PushDelivery] = []) -> LiveRunResult {
         var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
         h.record(1000)
-        let alert = ObservedAlert(alertID: "a1", patientID: "1", rule: "temp.fever", severity: "medium", raisedAt: 1_730_973_900_000, evidence: ["r1"])
-        return LiveRunResult(outcomes: [], alerts: [alert], ackLatency: h, alertLatency: h, schedulingLag: h, unreachable: false, push: push)
+        let alert = ObservedAlert(
+            alertID: "a1",
+            patientID: "1",
+            rule: "temp.fever",
+            severity: "medium",
+            raisedAt: 1_730_973_900_000,
+            evidence: ["r1"]
+        )
+        return LiveRunResult(
+            outcomes: [],
+            alerts: [alert],
+            ackLatency: h,
+            alertLatency: h,
+            schedulingLag: h,
+            unreachable: false,
+            push: push
+        )
     }
 
     func testABudgetOnAnUnobservedChannelFails() throws {

@@ -1,8 +1,7 @@
 import Foundation
-
+import LiveRun
 import Synchronization
 import XCTest
-import LiveRun
 
 /// The window that bounds pipelined MQTT publishes: never more than its limit outstanding, places
 /// handed over as acknowledgements arrive from another thread, and drain waiting for the last one.
@@ -13,10 +12,16 @@ final class SendWindowTests: XCTestCase {
         let queue = DispatchQueue(label: "acks")
         for _ in 0..<200 {
             await window.acquire()
-            outstanding.withLock { o in o.now += 1; o.peak = max(o.peak, o.now) }
+            outstanding.withLock { o in
+                o.now += 1
+                o.peak = max(o.peak, o.now)
+            }
             // Acknowledged later, on another thread, as libmosquitto's network thread does.
             queue.asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...300))) {
-                outstanding.withLock { o in o.now -= 1; o.acknowledged += 1 }
+                outstanding.withLock { o in
+                    o.now -= 1
+                    o.acknowledged += 1
+                }
                 window.release()
             }
         }

@@ -1,10 +1,9 @@
 import Foundation
-
-import VitalSimCore
-import TestFixtures
-import XCTest
 import Judge
 import Oracle
+import TestFixtures
+import VitalSimCore
+import XCTest
 
 /// The oracle (`vitalsim expect`) against the reviewed golden files: for every rule it derives, each
 /// core golden file must expect exactly the alerts the oracle derives, each inside its window.
@@ -12,10 +11,14 @@ final class OracleTests: XCTestCase {
     func testCoreGoldenFilesAgreeWithTheOracle() throws {
         let dir = Fixtures.repositoryRoot + "/scenarios/core"
         let derived = Set(Oracle.derivedRuleIDs)
-        var compared = 0, expected = 0
+        var compared = 0
+        var expected = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: dir).filter({ $0.hasSuffix(".yaml") }).sorted() {
             let scenario = try ScenarioLoader.load(path: dir + "/" + name)
-            let golden = try GoldenFile.parse(String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8), file: scenario.golden)
+            let golden = try GoldenFile.parse(
+                String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+                file: scenario.golden
+            )
             let disagreements = Oracle.compare(Oracle.expect(scenario, seed: golden.seed), golden)
             XCTAssertEqual(disagreements, [], "\(scenario.name): the golden file contradicts the oracle")
             compared += golden.alerts.filter { derived.contains($0.rule) }.count
@@ -27,7 +30,10 @@ final class OracleTests: XCTestCase {
 
     func testAContradictingGoldenFileIsCaught() throws {
         let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml")
-        let golden = try GoldenFile.parse(String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8), file: scenario.golden)
+        let golden = try GoldenFile.parse(
+            String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+            file: scenario.golden
+        )
         let derived = Oracle.expect(scenario, seed: golden.seed)
         XCTAssertEqual(derived.map(\.rule), ["hr.tachycardia"])
         XCTAssertEqual(Oracle.compare(derived, golden), [])
@@ -35,17 +41,22 @@ final class OracleTests: XCTestCase {
         missing.alerts.removeAll { $0.rule == "hr.tachycardia" }
         XCTAssertTrue(Oracle.compare(derived, missing).first?.contains("derived but not expected") == true)
         var extra = golden
-        extra.alerts.append(.init(patientID: "501", rule: "hr.bradycardia", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to))
+        extra.alerts.append(
+            .init(patientID: "501", rule: "hr.bradycardia", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to)
+        )
         XCTAssertTrue(Oracle.compare(derived, extra).first?.contains("is not derived") == true)
         var severity = golden
         severity.alerts[0].severity = .high
         XCTAssertTrue(Oracle.compare(derived, severity).first?.contains("golden severity high") == true)
         var late = golden
-        late.alerts[0].from += 3_600_000; late.alerts[0].to += 3_600_000
+        late.alerts[0].from += 3_600_000
+        late.alerts[0].to += 3_600_000
         XCTAssertEqual(Oracle.compare(derived, late).count, 2, "outside the window: derived-not-expected and expected-not-derived")
         // Windowed rules are compared too: an AF alert the readings do not support is caught.
         var rhythm = golden
-        rhythm.alerts.append(.init(patientID: "501", rule: "hr.af-suspected", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to))
+        rhythm.alerts.append(
+            .init(patientID: "501", rule: "hr.af-suspected", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to)
+        )
         XCTAssertEqual(Oracle.compare(derived, rhythm).count, 1)
         XCTAssertTrue(Oracle.compare(derived, rhythm).first?.contains("hr.af-suspected patient 501 expected") == true)
     }

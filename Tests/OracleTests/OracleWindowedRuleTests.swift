@@ -1,8 +1,7 @@
-
-import XCTest
 import Devices
 import Oracle
 import VitalSimCore
+import XCTest
 
 /// The oracle's windowed rules at their boundaries, on hand-made samples (so a wrong operator,
 /// window or rounding shows here, not only as a disagreement with a golden file).
@@ -12,7 +11,9 @@ final class OracleWindowedRuleTests: XCTestCase {
     func rule(_ id: String) -> OracleWindowedRule { Oracle.windowedRules.first { $0.id == id }! }
 
     func series(_ signal: Signal, _ values: [Double], every step: Int64, from start: Int64 = 0, device: String = "d") -> [Oracle.Sample] {
-        values.enumerated().map { i, v in Oracle.Sample(time: start + Int64(i) * step, values: [signal: v], id: "p/\(device)/\(i)", device: device) }
+        values.enumerated().map { i, v in
+            Oracle.Sample(time: start + Int64(i) * step, values: [signal: v], id: "p/\(device)/\(i)", device: device)
+        }
     }
 
     func judge(_ id: String, _ samples: [Oracle.Sample], end: Int64? = nil) -> [OracleAlert] {
@@ -25,7 +26,11 @@ final class OracleWindowedRuleTests: XCTestCase {
         let alerts = judge("glucose.fall-rate", falling)
         XCTAssertEqual(alerts.map(\.raisedAt), [10 * minute], "one alert per episode, at the first reading with three in the window")
         XCTAssertEqual(alerts.first?.evidence, "p/d/2")
-        XCTAssertEqual(judge("glucose.fall-rate", series(.cgm, [200, 191, 182, 173], every: 5 * minute)), [], "-1.8 mg/dL/min does not fire")
+        XCTAssertEqual(
+            judge("glucose.fall-rate", series(.cgm, [200, 191, 182, 173], every: 5 * minute)),
+            [],
+            "-1.8 mg/dL/min does not fire"
+        )
         // Falling, flat (re-arms), falling again: two episodes.
         let twice = series(.cgm, [200, 190, 180, 180, 180, 180, 170, 160, 150], every: 5 * minute)
         XCTAssertEqual(judge("glucose.fall-rate", twice).count, 2)
@@ -50,7 +55,11 @@ final class OracleWindowedRuleTests: XCTestCase {
     }
 
     func testWeightLossBoundaryIsStrictAndRoundedToMilligrams() {
-        XCTAssertEqual(judge("infant.weight-loss-24h", series(.weight, [4.000, 3.970], every: 24 * hour)), [], "exactly 30 g is not > 30 g")
+        XCTAssertEqual(
+            judge("infant.weight-loss-24h", series(.weight, [4.000, 3.970], every: 24 * hour)),
+            [],
+            "exactly 30 g is not > 30 g"
+        )
         XCTAssertEqual(judge("infant.weight-loss-24h", series(.weight, [4.000, 3.965], every: 24 * hour)).count, 1)
         // Nothing within 6 h of 24 h earlier: no comparison.
         XCTAssertEqual(judge("infant.weight-loss-24h", series(.weight, [4.000, 3.900], every: 31 * hour)), [])
@@ -72,7 +81,9 @@ final class OracleWindowedRuleTests: XCTestCase {
 
     func testAtrialFibrillationFromRRIrregularity() {
         func beats(_ rr: [Double], count: Int) -> [Oracle.Sample] {
-            (0..<count).map { i in Oracle.Sample(time: Int64(i) * 1000, values: [.heartRate: 80], rr: [rr[i % rr.count]], id: "p/hr/\(i)", device: "hr") }
+            (0..<count).map { i in
+                Oracle.Sample(time: Int64(i) * 1000, values: [.heartRate: 80], rr: [rr[i % rr.count]], id: "p/hr/\(i)", device: "hr")
+            }
         }
         let af = judge("hr.af-suspected", beats([600, 800], count: 80))
         XCTAssertEqual(af.map(\.raisedAt), [63_000], "fires at the 64th beat")
@@ -88,7 +99,11 @@ final class OracleWindowedRuleTests: XCTestCase {
         resumed[0].id = "p/d/9"
         let gap = judge("device.data-gap", cgm + resumed)
         XCTAssertEqual(gap.map(\.raisedAt), [15 * minute + 30 * minute])
-        XCTAssertEqual(judge("device.data-gap", cgm + series(.cgm, [100], every: 1, from: 45 * minute)), [], "30 min exactly is not longer than the window")
+        XCTAssertEqual(
+            judge("device.data-gap", cgm + series(.cgm, [100], every: 1, from: 45 * minute)),
+            [],
+            "30 min exactly is not longer than the window"
+        )
         // A spot-check device (one reading every 4 h) never has a data gap.
         XCTAssertEqual(judge("device.data-gap", series(.spo2, [97, 97, 97, 97], every: 4 * hour), end: 24 * hour), [])
         // Readings backfilled after a reconnection close the gap in device time but arrive too late.
@@ -110,7 +125,11 @@ final class OracleWindowedRuleTests: XCTestCase {
         XCTAssertEqual([8, 9, 11, 12, 20, 21, 24, 25].map { score(rr: $0) }, [3, 1, 1, 0, 0, 2, 2, 3])
         XCTAssertEqual(score(rr: 20.5), 2, "20.5 rounds to 21")
         XCTAssertEqual([91, 92, 93, 94, 95, 96].map { score(spo2: $0) }, [3, 2, 2, 1, 1, 0])
-        XCTAssertEqual([83, 84, 85, 86, 87, 88, 92, 93, 97].map { score(spo2: $0, scale2: true) }, [3, 2, 2, 1, 1, 0, 0, 0, 0], "scale 2 on air")
+        XCTAssertEqual(
+            [83, 84, 85, 86, 87, 88, 92, 93, 97].map { score(spo2: $0, scale2: true) },
+            [3, 2, 2, 1, 1, 0, 0, 0, 0],
+            "scale 2 on air"
+        )
         XCTAssertEqual([90, 91, 100, 101, 110, 111, 219, 220].map { score(sbp: $0) }, [3, 2, 2, 1, 1, 0, 0, 3])
         XCTAssertEqual([40, 41, 50, 51, 90, 91, 110, 111, 130, 131].map { score(hr: $0) }, [3, 1, 1, 0, 0, 1, 1, 2, 2, 3])
         XCTAssertEqual([35.0, 35.1, 36.0, 36.1, 38.0, 38.1, 39.0, 39.1].map { score(t: $0) }, [3, 1, 1, 0, 0, 1, 1, 2])

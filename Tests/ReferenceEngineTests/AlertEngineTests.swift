@@ -1,6 +1,6 @@
+import ReferenceEngine
 import VitalSimCore
 import XCTest
-import ReferenceEngine
 
 /// The reference SUT's default rules fire exactly at their boundaries (operators from clinical.md),
 /// after their persistence windows, once per episode, and re-arm with hysteresis.
@@ -30,14 +30,18 @@ final class AlertEngineTests: XCTestCase {
         let e = try engine(.adult)
         for m in 0...20 { XCTAssertEqual(rules(e.ingest(obs([.heartRate: 100], at: Int64(m) * minute))), [], "100 is not > 100") }
         var fired: [Int] = []
-        for m in 21...40 where e.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) { fired.append(m) }
+        for m in 21...40 where e.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
+            fired.append(m)
+        }
         XCTAssertEqual(fired, [31], "raised once, exactly 10 min after the first reading above 100")
         // Hysteresis: 97 does not re-arm (margin 5), 95 does.
         _ = e.ingest(obs([.heartRate: 97], at: 41 * minute))
         for m in 42...53 { XCTAssertFalse(rules(e.ingest(obs([.heartRate: 120], at: Int64(m) * minute))).contains("hr.tachycardia")) }
         _ = e.ingest(obs([.heartRate: 95], at: 54 * minute))
         var again: [Int] = []
-        for m in 55...66 where e.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) { again.append(m) }
+        for m in 55...66 where e.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
+            again.append(m)
+        }
         XCTAssertEqual(again, [65])
     }
 
@@ -61,7 +65,9 @@ final class AlertEngineTests: XCTestCase {
         var log: [(Int, [String])] = []
         let values: [Double] = [60, 60, 60, 60, 56, 56, 55, 53, 53, 53, 53]
         for (i, v) in values.enumerated() {
-            let r = rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))).filter { $0.hasPrefix("glucose.level") || $0 == "glucose.urgent-low" }
+            let r = rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))).filter {
+                $0.hasPrefix("glucose.level") || $0 == "glucose.urgent-low"
+            }
             if !r.isEmpty { log.append((i * 5, r)) }
         }
         XCTAssertEqual(log.map(\.0), [15, 30, 50], "\(log)")
@@ -158,7 +164,11 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))), ["device.low-battery"])
         XCTAssertEqual(rules(e.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))), [], "another device's full battery")
         XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))), [], "does not re-arm the CGM's alert")
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))), ["device.low-battery"], "the meter's own episode")
+        XCTAssertEqual(
+            rules(e.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))),
+            ["device.low-battery"],
+            "the meter's own episode"
+        )
         XCTAssertEqual(rules(e.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))), [], "re-armed at 15 + 5 %")
         XCTAssertEqual(rules(e.ingest(obs([.battery: 14], at: 181 * minute, device: "cgm"))), ["device.low-battery"])
     }
@@ -167,11 +177,15 @@ final class AlertEngineTests: XCTestCase {
         // The gap scan runs only once device time can have passed a deadline; it must still see every
         // device, including one that resumed after an earlier gap.
         let e = try engine(.adult)
-        var lastA = "", lastB = ""
+        var lastA = ""
+        var lastB = ""
         for m in 0..<5 {
-            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a"), b = obs([.spo2: 97], at: Int64(m + 20) * minute, device: "b")
-            _ = e.ingest(a); _ = e.ingest(b)
-            lastA = a.readingID; lastB = b.readingID
+            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
+            let b = obs([.spo2: 97], at: Int64(m + 20) * minute, device: "b")
+            _ = e.ingest(a)
+            _ = e.ingest(b)
+            lastA = a.readingID
+            lastB = b.readingID
         }
         XCTAssertEqual(e.advance(to: 34 * minute).map(\.evidence), [], "a: 30 min after minute 4 is not yet a gap")
         XCTAssertEqual(e.advance(to: 34 * minute + 1).map(\.evidence), [[lastA]])
@@ -187,8 +201,12 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testRulesFileErrorsArePositioned() {
-        let text = "rules:\n  - id: x\n    source: s\n    profiles: [adult]\n    severity: urgent\n    threshold: {any: [{signal: pulse, operator: \"=>\", value: 1}]}\n"
-        do { _ = try RuleSetLoader.parse(text, file: "r.yaml"); XCTFail("should fail") } catch {
+        let text =
+            "rules:\n  - id: x\n    source: s\n    profiles: [adult]\n    severity: urgent\n    threshold: {any: [{signal: pulse, operator: \"=>\", value: 1}]}\n"
+        do {
+            _ = try RuleSetLoader.parse(text, file: "r.yaml")
+            XCTFail("should fail")
+        } catch {
             let fields = error.issues.map(\.field)
             XCTAssertTrue(fields.contains("rules[0].severity"), "\(error)")
             XCTAssertTrue(fields.contains("rules[0].threshold.any[0].signal"), "\(error)")

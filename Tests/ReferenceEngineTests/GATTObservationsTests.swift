@@ -1,7 +1,7 @@
 import GATT
+import ReferenceEngine
 import VitalSimCore
 import XCTest
-import ReferenceEngine
 
 /// How the reference SUT's raw-GATT ingestion stamps CGM records: session start (CGM Session Start
 /// Time, local time less time zone and DST offset) plus the record's time offset in minutes.
@@ -16,13 +16,30 @@ final class GATTObservationsTests: XCTestCase {
         let session = try CGMSessionStartTime.decode(try CGMSessionStartTime(start: start, timeZone: 4, dstOffset: 4).encode())
         let utc = try XCTUnwrap(CivilTime(iso8601: "2024-07-01T20:00:00Z")).unixMilliseconds
         XCTAssertEqual(session.unixMilliseconds, utc)
-        let o = try XCTUnwrap(GATTObservations.observation(uuid: CGMMeasurement.uuid, bytes: try cgm(offset: 125), patientID: "p", deviceID: "c",
-                                                           readingID: "r", receivedAt: 42, cgmSessionStart: session.unixMilliseconds))
+        let o = try XCTUnwrap(
+            GATTObservations.observation(
+                uuid: CGMMeasurement.uuid,
+                bytes: try cgm(offset: 125),
+                patientID: "p",
+                deviceID: "c",
+                readingID: "r",
+                receivedAt: 42,
+                cgmSessionStart: session.unixMilliseconds
+            )
+        )
         XCTAssertEqual(o.time, utc + 125 * 60_000)
         XCTAssertEqual(o.values[.cgm], 112)
         // Without a session start the record is stamped on receipt.
-        let received = try XCTUnwrap(GATTObservations.observation(uuid: CGMMeasurement.uuid, bytes: try cgm(offset: 125), patientID: "p", deviceID: "c",
-                                                                  readingID: "r", receivedAt: 42))
+        let received = try XCTUnwrap(
+            GATTObservations.observation(
+                uuid: CGMMeasurement.uuid,
+                bytes: try cgm(offset: 125),
+                patientID: "p",
+                deviceID: "c",
+                readingID: "r",
+                receivedAt: 42
+            )
+        )
         XCTAssertEqual(received.time, 42)
     }
 

@@ -1,18 +1,20 @@
 import GATT
-
-import VitalSimCore
-import TestFixtures
-import XCTest
 import Payloads
 import ReferenceEngine
+import TestFixtures
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// The core scenarios, as bytes on the wire, decoded the way the reference SUT ingests raw GATT and
 /// JSON, raise the alerts each scenario exists for, and not the ones it does not.
 final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
     func alerts(_ name: String) throws -> [String] {
         let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
-        let engine = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.profile) }))
+        let engine = AlertEngine(
+            rules: try RuleSetLoader.defaultRules(),
+            profiles: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.profile) })
+        )
         var run = ScenarioRun(scenario: s)
         let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
         var raised: [String] = []
@@ -22,11 +24,30 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
             guard let p = encoder.encode(r).first else { continue }
             var o: Observation?
             if let uuid = p.characteristic {
-                o = try? GATTObservations.observation(uuid: uuid, bytes: p.bytes, patientID: r.patientID, deviceID: r.deviceID, readingID: r.id, receivedAt: received)
+                o = try? GATTObservations.observation(
+                    uuid: uuid,
+                    bytes: p.bytes,
+                    patientID: r.patientID,
+                    deviceID: r.deviceID,
+                    readingID: r.id,
+                    receivedAt: received
+                )
             } else if case let .feeding(ml) = r.measurement {
-                o = Observation(readingID: r.id, patientID: r.patientID, deviceID: r.deviceID, time: received, values: [.feeding: Double(ml)])
+                o = Observation(
+                    readingID: r.id,
+                    patientID: r.patientID,
+                    deviceID: r.deviceID,
+                    time: received,
+                    values: [.feeding: Double(ml)]
+                )
             } else if case let .heartRate(bpm, _, _, _) = r.measurement {
-                o = Observation(readingID: r.id, patientID: r.patientID, deviceID: r.deviceID, time: received, values: [.heartRate: Double(bpm)])
+                o = Observation(
+                    readingID: r.id,
+                    patientID: r.patientID,
+                    deviceID: r.deviceID,
+                    time: received,
+                    values: [.heartRate: Double(bpm)]
+                )
             }
             if let o { raised += engine.ingest(o).map(\.rule) }
         }

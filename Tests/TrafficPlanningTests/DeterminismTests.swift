@@ -1,9 +1,8 @@
 import Foundation
-
-import VitalSimCore
 import TestFixtures
-import XCTest
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// Same scenario and seed ⇒ byte-identical captures and JSONL; another seed ⇒ different output;
 /// adding a patient never changes another patient's readings.
@@ -29,7 +28,8 @@ final class DeterminismTests: XCTestCase {
     func testSameSeedGivesByteIdenticalOutput() throws {
         for name in ["device-dropout-and-backfill", "corrupt-and-duplicate-payloads", "atrial-fibrillation-onset"] {
             let path = Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml"
-            let a = try generate(path), b = try generate(path)
+            let a = try generate(path)
+            let b = try generate(path)
             XCTAssertGreaterThanOrEqual(a.count, 3, name)
             XCTAssertEqual(a.keys.sorted(), b.keys.sorted(), name)
             for (k, v) in a { XCTAssertEqual(v, b[k], "\(name)/\(k) differs between two runs") }
@@ -38,21 +38,22 @@ final class DeterminismTests: XCTestCase {
 
     func testAnotherSeedGivesDifferentOutput() throws {
         let path = Fixtures.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml"
-        let a = try generate(path), b = try generate(path, seed: 99)
+        let a = try generate(path)
+        let b = try generate(path, seed: 99)
         XCTAssertNotEqual(a["readings.jsonl"], b["readings.jsonl"])
         XCTAssertNotEqual(a["captures/501-hrm-501.btsnoop"], b["captures/501-hrm-501.btsnoop"])
     }
 
     func testAddingAPatientDoesNotChangeAnother() throws {
         let one = """
-        name: split
-        seed: 3
-        duration: 30m
-        patients:
-          - id: a
-            profile: adult
-            devices: [{id: hrm-a, type: heart-rate-strap}, {id: cgm-a, type: cgm}]
-        """
+            name: split
+            seed: 3
+            duration: 30m
+            patients:
+              - id: a
+                profile: adult
+                devices: [{id: hrm-a, type: heart-rate-strap}, {id: cgm-a, type: cgm}]
+            """
         let two = one + "\n  - id: b\n    profile: copd\n    devices: [{id: oxi-b, type: pulse-oximeter, mode: continuous}]\n"
         func readings(_ yaml: String) throws -> [Reading] {
             var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
@@ -60,7 +61,8 @@ final class DeterminismTests: XCTestCase {
             while let (r, _) = run.next() { if r.patientID == "a" { out.append(r) } }
             return out
         }
-        let a1 = try readings(one), a2 = try readings(two)
+        let a1 = try readings(one)
+        let a2 = try readings(two)
         XCTAssertGreaterThan(a1.count, 1000)
         XCTAssertEqual(a1, a2, "patient a's readings changed when patient b was added")
     }

@@ -1,17 +1,18 @@
 import GATT
-
-import VitalSimCore
-import TestFixtures
-import XCTest
 import Payloads
+import TestFixtures
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// Every payload the core suite emits decodes with VitalSim's strict decoders to the reading's own
 /// values, and every deliberately corrupted payload is rejected.
 final class EmittedPayloadTests: XCTestCase {
     func testCoreSuitePayloadsDecodeToTheirReadings() throws {
         let dir = Fixtures.repositoryRoot + "/scenarios/core"
-        var decoded = 0, rejected = 0, corrupted = 0
+        var decoded = 0
+        var rejected = 0
+        var corrupted = 0
         for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {
             let s = try ScenarioLoader.load(path: dir + "/" + file)
             var run = ScenarioRun(scenario: s)
@@ -21,7 +22,8 @@ final class EmittedPayloadTests: XCTestCase {
                 let type = try CharacteristicRegistry.lookup(String(uuid, radix: 16))
                 if r.delivery.corruption != nil {
                     corrupted += 1
-                    XCTAssertThrowsError(try type.decode(p.bytes), "\(file) \(r.id): corrupted payload \(Hex.encode(p.bytes)) was accepted") { _ in rejected += 1 }
+                    XCTAssertThrowsError(try type.decode(p.bytes), "\(file) \(r.id): corrupted payload \(Hex.encode(p.bytes)) was accepted")
+                    { _ in rejected += 1 }
                     continue
                 }
                 let fields = try CharacteristicRegistry.decodeToJSON(type, p.bytes)
@@ -67,7 +69,8 @@ final class EmittedPayloadTests: XCTestCase {
         let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml")
         var run = ScenarioRun(scenario: s)
         let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
-        var hr = 0, summaries = 0
+        var hr = 0
+        var summaries = 0
         while let (r, _) = run.next() {
             guard let json = encoder.encode(r).first?.json, case let .object(o) = json else { continue }
             let keys = o.map(\.0)

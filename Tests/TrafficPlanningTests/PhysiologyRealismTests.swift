@@ -1,11 +1,10 @@
 import Devices
-
 import Physiology
-import VitalSimCore
-import TestFixtures
-import XCTest
 import Realism
+import TestFixtures
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// Realism checks against the targets in reference/clinical.md (sources there): HRV bands for a
 /// resting adult, AF irregularity, CGM lag/noise/limits, nocturnal BP dip, circadian temperature,
@@ -15,11 +14,24 @@ final class PhysiologyRealismTests: XCTestCase {
         let s = try ScenarioLoader.parse(yaml, file: "test.yaml")
         let p = s.patients[patient]
         let clock = DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
-        return (PatientPhysiology(patient: p, events: s.events(for: p.id), rng: SeededRandom(seed: seed).split("patient:" + p.id), clock: clock), s)
+        return (
+            PatientPhysiology(
+                patient: p,
+                events: s.events(for: p.id),
+                rng: SeededRandom(seed: seed).split("patient:" + p.id),
+                clock: clock
+            ), s
+        )
     }
 
-    func scenario(profile: String = "adult", baseline: String = "dailySteps: 0", duration: String = "2h", start: String = "10:00:00",
-                  devices: String = "- {id: hrm, type: heart-rate-strap}", timeline: String = "") -> String {
+    func scenario(
+        profile: String = "adult",
+        baseline: String = "dailySteps: 0",
+        duration: String = "2h",
+        start: String = "10:00:00",
+        devices: String = "- {id: hrm, type: heart-rate-strap}",
+        timeline: String = ""
+    ) -> String {
         """
         name: t
         duration: \(duration)
@@ -41,20 +53,28 @@ final class PhysiologyRealismTests: XCTestCase {
         var windowEnd = Double(from) + 300_000
         while g.time < Double(to) {
             let rr = g.next()
-            if g.time > windowEnd { out.append([]); windowEnd += 300_000 }
+            if g.time > windowEnd {
+                out.append([])
+                windowEnd += 300_000
+            }
             out[out.count - 1].append(rr)
         }
         return out.filter { $0.count > 100 }
     }
 
-    func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
+    func median(_ v: [Double]) -> Double {
+        let s = v.sorted()
+        return s[s.count / 2]
+    }
 
     func testRestingAdultHRVIsWithinPublishedShortTermNorms() throws {
         for seed in [1, 2, 3] as [UInt64] {
             let (phys, _) = try physiology(scenario(), seed: seed)
             let metrics = windows(phys, from: 0, to: 3_600_000).compactMap(HRVMetrics.compute)
             XCTAssertGreaterThanOrEqual(metrics.count, 10)
-            let sdnn = median(metrics.map(\.sdnn)), rmssd = median(metrics.map(\.rmssd)), hr = 60_000 / median(metrics.map(\.meanNN))
+            let sdnn = median(metrics.map(\.sdnn))
+            let rmssd = median(metrics.map(\.rmssd))
+            let hr = 60_000 / median(metrics.map(\.meanNN))
             XCTAssertTrue((30...90).contains(sdnn), "seed \(seed): 5-min SDNN \(sdnn) ms outside 30–90")
             XCTAssertTrue((20...60).contains(rmssd), "seed \(seed): 5-min RMSSD \(rmssd) ms outside 20–60")
             XCTAssertTrue((55...85).contains(hr), "seed \(seed): mean HR \(hr)")
@@ -93,12 +113,18 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 
     func testCGMLagsPlasmaWithRealisticNoiseAndBias() throws {
-        let yaml = scenario(profile: "diabetic-cgm", baseline: "diabetes: type1, dailySteps: 0", duration: "24h", start: "00:00:00",
-                            devices: "- {id: cgm, type: cgm}", timeline: """
-          - {at: 2h, patient: p, event: meal, carbs: 80}
-          - {at: 8h, patient: p, event: hypoglycemia, insulin: 7}
-          - {at: 14h, patient: p, event: meal, carbs: 60, insulin: 3}
-        """)
+        let yaml = scenario(
+            profile: "diabetic-cgm",
+            baseline: "diabetes: type1, dailySteps: 0",
+            duration: "24h",
+            start: "00:00:00",
+            devices: "- {id: cgm, type: cgm}",
+            timeline: """
+                  - {at: 2h, patient: p, event: meal, carbs: 80}
+                  - {at: 8h, patient: p, event: hypoglycemia, insulin: 7}
+                  - {at: 14h, patient: p, event: meal, carbs: 60, insulin: 3}
+                """
+        )
         let (phys, s) = try physiology(yaml)
         // Interstitial lag: the shift that best aligns interstitial with plasma, 5–15 min.
         var best = (0, -1.0)
@@ -113,13 +139,16 @@ final class PhysiologyRealismTests: XCTestCase {
         XCTAssertGreaterThan(plasma.max()!, 200)
         // Sensor noise and accuracy from the device model.
         var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
-        var errors: [Double] = [], ard: [Double] = [], fallingBias: [Double] = []
+        var errors: [Double] = []
+        var ard: [Double] = []
+        var fallingBias: [Double] = []
         var times: [Int64] = []
         while let r = dev.next() {
             guard case let .cgm(mg, _, _, _, _) = r.measurement else { continue }
             times.append(r.measuredAt)
             XCTAssertTrue((40...400).contains(mg))
-            let igv = phys.glucose.interstitial(at: r.measuredAt), pv = phys.glucose.plasma(at: r.measuredAt)
+            let igv = phys.glucose.interstitial(at: r.measuredAt)
+            let pv = phys.glucose.plasma(at: r.measuredAt)
             if (100...180).contains(igv) { errors.append(Double(mg) - igv) }
             if mg > 40, mg < 400 { ard.append(abs(Double(mg) - pv) / pv) }
             if phys.glucose.plasma(at: r.measuredAt + 300_000) - pv < -5 { fallingBias.append(Double(mg) - pv) }
@@ -130,19 +159,32 @@ final class PhysiologyRealismTests: XCTestCase {
         XCTAssertTrue((6...15).contains(sd), "sensor noise sd \(sd) mg/dL near 140 (clinical.md: about 10–15)")
         let mard = 100 * ard.reduce(0, +) / Double(ard.count)
         XCTAssertTrue((4...15).contains(mard), "MARD \(mard) %")
-        XCTAssertGreaterThan(fallingBias.reduce(0, +) / Double(fallingBias.count), 0, "CGM reads high while glucose falls (Breton & Kovatchev 2008)")
+        XCTAssertGreaterThan(
+            fallingBias.reduce(0, +) / Double(fallingBias.count),
+            0,
+            "CGM reads high while glucose falls (Breton & Kovatchev 2008)"
+        )
     }
 
     func testCGMReportsLowAndHighLimits() throws {
-        let yaml = scenario(profile: "diabetic-cgm", baseline: "diabetes: type2, glucose: 150", duration: "10h", devices: "- {id: cgm, type: cgm, cadence: 1m}",
-                            timeline: "  - {at: 1h, patient: p, event: hyperglycemia, carbs: 140}")
+        let yaml = scenario(
+            profile: "diabetic-cgm",
+            baseline: "diabetes: type2, glucose: 150",
+            duration: "10h",
+            devices: "- {id: cgm, type: cgm, cadence: 1m}",
+            timeline: "  - {at: 1h, patient: p, event: hyperglycemia, carbs: 140}"
+        )
         let (phys, s) = try physiology(yaml)
         var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
-        var high = 0, count = 0
+        var high = 0
+        var count = 0
         while let r = dev.next() {
             guard case let .cgm(mg, _, _, _, ann) = r.measurement else { continue }
             count += 1
-            if ann & 0x80_0000 != 0 { high += 1; XCTAssertEqual(mg, 400, "HIGH readings are reported at the 400 mg/dL limit") }
+            if ann & 0x80_0000 != 0 {
+                high += 1
+                XCTAssertEqual(mg, 400, "HIGH readings are reported at the 400 mg/dL limit")
+            }
         }
         XCTAssertEqual(count, 599, "1-minute (Libre-type) cadence")
         XCTAssertGreaterThan(high, 0, "a missed bolus of 140 g should read HIGH (> 400 mg/dL)")
@@ -150,7 +192,8 @@ final class PhysiologyRealismTests: XCTestCase {
 
     func testNocturnalBloodPressureDip() throws {
         let (phys, _) = try physiology(scenario(baseline: "systolic: 130, diastolic: 82", duration: "2d", start: "00:00:00"))
-        var night: [Double] = [], day: [Double] = []
+        var night: [Double] = []
+        var day: [Double] = []
         for m in stride(from: 0, to: 2 * 1440, by: 10) {
             let t = Int64(m) * 60_000
             let h = phys.clock.hour(at: t)
@@ -164,7 +207,8 @@ final class PhysiologyRealismTests: XCTestCase {
     func testTemperatureCircadianRhythm() throws {
         let (phys, _) = try physiology(scenario(duration: "1d", start: "00:00:00"))
         let temps = (0..<24).map { phys.temperature(at: Int64($0) * 3_600_000) }
-        let nadir = temps.firstIndex(of: temps.min()!)!, peak = temps.firstIndex(of: temps.max()!)!
+        let nadir = temps.firstIndex(of: temps.min()!)!
+        let peak = temps.firstIndex(of: temps.max()!)!
         XCTAssertTrue((4...8).contains(nadir), "nadir at \(nadir):00 (Mackowiak: 06:00)")
         XCTAssertTrue((15...19).contains(peak), "peak at \(peak):00 (Mackowiak: 16–18 h)")
         XCTAssertTrue((0.4...0.65).contains(temps.max()! - temps.min()!), "peak-to-trough \(temps.max()! - temps.min()!) °C")
@@ -187,7 +231,8 @@ final class PhysiologyRealismTests: XCTestCase {
         while let (r, _) = run.next() {
             if case let .cgm(mg, _, _, _, _) = r.measurement, mg < 54 { below54.append(r.measuredAt) }
         }
-        var longest: Int64 = 0, start = below54.first ?? 0
+        var longest: Int64 = 0
+        var start = below54.first ?? 0
         for (a, b) in zip(below54, below54.dropFirst()) {
             if b - a > 300_000 { start = b }
             longest = max(longest, b - start)
@@ -195,4 +240,3 @@ final class PhysiologyRealismTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(longest, 15 * 60_000, "CGM should read < 54 mg/dL for ≥ 15 min (ADA level 2 event)")
     }
 }
-

@@ -1,10 +1,9 @@
 import Foundation
-
-import VitalSimCore
-import TestFixtures
-import XCTest
 import Judge
+import TestFixtures
 import TrafficPlanning
+import VitalSimCore
+import XCTest
 
 /// The streamed traffic plan: the same requests in the same order as the plan the golden files
 /// were recorded from (their traffic digests), due order kept, and only a window of requests held.
@@ -13,23 +12,35 @@ final class TrafficPlanStreamTests: XCTestCase {
         let dir = Fixtures.repositoryRoot + "/scenarios/core"
         for name in try FileManager.default.contentsOfDirectory(atPath: dir).filter({ $0.hasSuffix(".yaml") }).sorted() {
             let scenario = try ScenarioLoader.load(path: dir + "/" + name)
-            let golden = try GoldenFile.parse(String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8), file: scenario.golden)
+            let golden = try GoldenFile.parse(
+                String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+                file: scenario.golden
+            )
             let stream = TrafficPlanStream(for: scenario, seed: golden.seed)
             XCTAssertNil(stream.digest, "no digest before the end")
-            var previous = Int64.min, count = 0, readings = 0
+            var previous = Int64.min
+            var count = 0
+            var readings = 0
             var ids: Set<String> = []
             for r in stream {
                 XCTAssertGreaterThanOrEqual(r.sendAt, previous, "\(name): due order")
                 previous = r.sendAt
                 count += 1
-                for reading in r.readings { readings += 1; ids.insert(reading.id) }
+                for reading in r.readings {
+                    readings += 1
+                    ids.insert(reading.id)
+                }
                 if r.topic == nil, r.expectedRejection == nil, r.path == "/api/v1/observations", r.readings.count > 1 {
                     XCTAssertEqual(r.body.first, UInt8(ascii: "["))
                     XCTAssertEqual(r.body.last, UInt8(ascii: "]"))
                     XCTAssertLessThanOrEqual(r.readings.last!.emit - r.readings.first!.emit, TrafficPlan.batchWindow)
                 }
             }
-            XCTAssertEqual(stream.digest, golden.trafficDigest, "\(name): the streamed traffic differs from what the golden file was recorded from")
+            XCTAssertEqual(
+                stream.digest,
+                golden.trafficDigest,
+                "\(name): the streamed traffic differs from what the golden file was recorded from"
+            )
             XCTAssertEqual(stream.produced, count)
             XCTAssertEqual(TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: golden.seed)), golden.trafficDigest)
             XCTAssertNil(stream.next(), "an ended stream stays ended")

@@ -1,28 +1,31 @@
-import VitalSimCore
 import TestFixtures
+import VitalSimCore
 import XCTest
 
 /// The loader's strictness: every broken scenario gets file:line:column, the field, and what is valid.
 final class ScenarioLoaderTests: XCTestCase {
     let valid = """
-    name: demo
-    seed: 7
-    duration: 1h30m
-    patients:
-      - id: "501"
-        profile: adult
-        devices:
-          - id: hrm-1
-            type: heart-rate-strap
-    timeline:
-      - at: 10m
-        patient: "501"
-        event: tachycardia
-        duration: 20m
-    """
+        name: demo
+        seed: 7
+        duration: 1h30m
+        patients:
+          - id: "501"
+            profile: adult
+            devices:
+              - id: hrm-1
+                type: heart-rate-strap
+        timeline:
+          - at: 10m
+            patient: "501"
+            event: tachycardia
+            duration: 20m
+        """
 
     func issues(_ text: String) -> [ScenarioIssue] {
-        do { _ = try ScenarioLoader.parse(text, file: "broken.yaml"); return [] } catch { return error.issues }
+        do {
+            _ = try ScenarioLoader.parse(text, file: "broken.yaml")
+            return []
+        } catch { return error.issues }
     }
 
     func testValidScenarioLoads() throws {
@@ -48,7 +51,12 @@ final class ScenarioLoaderTests: XCTestCase {
 
     func testUnknownKeyWithSuggestion() {
         let i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profil: adult"))
-        XCTAssertTrue(i.contains { $0.line == 6 && $0.column == 5 && $0.field == "patients[0].profil" && $0.message.contains("did you mean 'profile'") }, "\(i)")
+        XCTAssertTrue(
+            i.contains {
+                $0.line == 6 && $0.column == 5 && $0.field == "patients[0].profil" && $0.message.contains("did you mean 'profile'")
+            },
+            "\(i)"
+        )
     }
 
     func testWrongTypeAndBadValues() {
@@ -66,17 +74,30 @@ final class ScenarioLoaderTests: XCTestCase {
 
     func testUnknownDeviceTypeAndProfile() {
         var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: hr-strap"))
-        XCTAssertTrue(i.contains { $0.line == 9 && $0.column == 15 && $0.field == "patients[0].devices[0].type" && $0.message.contains("heart-rate-strap") }, "\(i)")
+        XCTAssertTrue(
+            i.contains {
+                $0.line == 9 && $0.column == 15 && $0.field == "patients[0].devices[0].type" && $0.message.contains("heart-rate-strap")
+            },
+            "\(i)"
+        )
         i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profile: elderly"))
         XCTAssertTrue(i.contains { $0.field == "patients[0].profile" && $0.message.contains("chd-infant") }, "\(i)")
     }
 
     func testTransportMustSuitTheDevice() throws {
-        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: phone-bridge\n        cadence: 5m\n        transport: mqtt"))
+        var i = issues(
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: phone-bridge\n        cadence: 5m\n        transport: mqtt"
+            )
+        )
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") }, "\(i)")
         i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        transport: ble"))
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
-        let mqtt = try ScenarioLoader.parse(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        transport: mqtt"), file: "m.yaml")
+        let mqtt = try ScenarioLoader.parse(
+            valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        transport: mqtt"),
+            file: "m.yaml"
+        )
         XCTAssertEqual(mqtt.patients[0].devices[0].transport, .mqtt)
     }
 
@@ -96,12 +117,18 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(i.first?.message.contains("bradycardia at line 15 overlaps tachycardia at line 11") ?? false, "\(i)")
         // Events of different signals may overlap.
         XCTAssertTrue(issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: fever\n    duration: 30m\n").isEmpty)
-        let faults = issues(valid + "\n  - at: 5m\n    device: hrm-1\n    fault: dropout\n    duration: 10m\n  - at: 10m\n    device: hrm-1\n    fault: disconnect\n    duration: 10m\n")
+        let faults = issues(
+            valid
+                + "\n  - at: 5m\n    device: hrm-1\n    fault: dropout\n    duration: 10m\n  - at: 10m\n    device: hrm-1\n    fault: disconnect\n    duration: 10m\n"
+        )
         XCTAssertTrue(faults.contains { $0.message.contains("overlaps dropout") }, "\(faults)")
     }
 
     func testGlucoseBackfillWindowIsBounded() {
-        let text = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: cgm").replacingOccurrences(of: "duration: 1h30m", with: "duration: 5d")
+        let text = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: cgm").replacingOccurrences(
+            of: "duration: 1h30m",
+            with: "duration: 5d"
+        )
         let i = issues(text + "\n  - at: 1h\n    device: hrm-1\n    fault: disconnect\n    duration: 49h\n")
         XCTAssertTrue(i.contains { $0.field == "timeline[1].duration" && $0.message.contains("48h") }, "\(i)")
     }
@@ -136,8 +163,12 @@ final class ScenarioLoaderFuzzTests: XCTestCase {
     func testMutatedScenariosNeverCrash() throws {
         let dir = Fixtures.repositoryRoot + "/scenarios/core"
         var rng = SeededRandom(seed: 77)
-        var failures = 0, successes = 0
-        let tokens = ["-1", "0s", "abc", "[", "]", "{", ":", "999999999999999999999", "1e308", "\"\"", "~", "&a", "*a", "- x", "\t", "NaN", "-5m", "3650d", "9999d"]
+        var failures = 0
+        var successes = 0
+        let tokens = [
+            "-1", "0s", "abc", "[", "]", "{", ":", "999999999999999999999", "1e308", "\"\"", "~", "&a", "*a", "- x", "\t", "NaN", "-5m",
+            "3650d", "9999d",
+        ]
         for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {
             let original = Array(try String(contentsOfFile: dir + "/" + file, encoding: .utf8))
             for _ in 0..<150 {
@@ -147,7 +178,9 @@ final class ScenarioLoaderFuzzTests: XCTestCase {
                     switch rng.next() % 3 {
                     case 0: text.remove(at: at)
                     case 1: text.insert(contentsOf: Array(tokens[Int(rng.next() % UInt64(tokens.count))]), at: at)
-                    default: let end = min(text.count, at + Int(rng.next() % 12)); text.removeSubrange(at..<end)
+                    default:
+                        let end = min(text.count, at + Int(rng.next() % 12))
+                        text.removeSubrange(at..<end)
                     }
                 }
                 do {
