@@ -142,7 +142,11 @@ let package = Package(
             dependencies: ["VitalSimCore", "Devices", "Oracle", "Judge", "TestFixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "JudgeTests", dependencies: ["Judge", histogram], swiftSettings: strict),
+        .testTarget(
+            name: "JudgeTests",
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", histogram],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ReferenceEngineTests",
             dependencies: ["VitalSimCore", "GATT", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],

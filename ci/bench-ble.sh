@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup-debian.sh
-swift build -c release --product vitalsim
+scratch="${SCRATCH:-.build}"   # the build folder
+swift build -c release --product vitalsim --scratch-path "$scratch"
 py=.venv-bumble/bin/python
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -23,10 +24,10 @@ patients:
     devices:
       - {id: hrm, type: heart-rate-strap}
 YAML
-VITALSIM_BUMBLE_PYTHON="$py" .build/release/vitalsim controllers "$p1" "$p2" > "$work/controllers.log" 2>&1 &
+VITALSIM_BUMBLE_PYTHON="$py" "$scratch/release/vitalsim" controllers "$p1" "$p2" > "$work/controllers.log" 2>&1 &
 sleep 3
 SPEED=${SPEED:-60}
-.build/release/vitalsim peripheral "$work/hr.yaml" --hci "tcp:127.0.0.1:$p1" --speed "$SPEED" --capture "$work" --linger 1 > "$work/peripheral.log" 2>&1 &
+"$scratch/release/vitalsim" peripheral "$work/hr.yaml" --hci "tcp:127.0.0.1:$p1" --speed "$SPEED" --capture "$work" --linger 1 > "$work/peripheral.log" 2>&1 &
 sleep 2
 addr=$(awk '/advertising/ {print $3}' "$work/peripheral.log")
 $py Tests/bumble/central.py "tcp-client:127.0.0.1:$p2" "$addr" 700 2A37 > "$work/central.json"

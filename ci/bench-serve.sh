@@ -6,10 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-30}"
 connections="${2:-64}"
-swift build -c release --product vitalsim >/dev/null 2>&1
+scratch="${SCRATCH:-.build}"   # the build folder
+swift build -c release --product vitalsim --scratch-path "$scratch" >/dev/null 2>&1
 dir="$(mktemp -d)"
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
-.build/release/vitalsim serve --port 0 --database "$dir/bench.sqlite" --rate-limit 0 >"$dir/out" 2>"$dir/err" &
+"$scratch/release/vitalsim" serve --port 0 --database "$dir/bench.sqlite" --rate-limit 0 >"$dir/out" 2>"$dir/err" &
 pid=$!
 for _ in $(seq 100); do grep -q "listening on" "$dir/out" 2>/dev/null && break; sleep 0.1; done
 url="$(awk '/^listening on/ {print $3}' "$dir/out")"

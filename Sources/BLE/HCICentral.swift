@@ -26,6 +26,9 @@ package struct DiscoveredCharacteristic: Sendable, Equatable {
 /// A BLE central host over HCI: scans for advertisers, connects (LE Create Connection), discovers
 /// services, characteristics and descriptors, enables notifications or indications (confirming each
 /// indication) and hands every received value to `onValue`, on top of ``HCILink``. The BLE gateway role uses it.
+///
+/// Sendable: its mutable state is touched only with the link's `state` locked; `onValue` is set
+/// before ``start()``.
 package final class HCICentral: @unchecked Sendable {
     package let address: [UInt8]
     let link: HCILink
@@ -41,8 +44,10 @@ package final class HCICentral: @unchecked Sendable {
         self.address = address
         link = HCILink(transport: transport, capture: capture)
         link.onEvent = { [weak self] code, p in
-            guard let self, code == 0x3E, p.count >= 2, p[0] == 0x02 || p[0] == 0x0D else { return }
-            self.parseReports(Array(p[1...]), extended: p[0] == 0x0D)
+            guard let self, code == HCIEvent.leMeta, p.count >= 2,
+                p[0] == HCIEvent.leAdvertisingReport || p[0] == HCIEvent.leExtendedAdvertisingReport
+            else { return }
+            self.parseReports(Array(p[1...]), extended: p[0] == HCIEvent.leExtendedAdvertisingReport)
         }
         link.onATT = { [weak self] pdu in self?.att(pdu) }
     }
@@ -61,10 +66,11 @@ package final class HCICentral: @unchecked Sendable {
         link.state.lock()
         advertisers = []
         link.state.unlock()
-        _ = try link.command(0x200B, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00])  // active, 10 ms, random own address
-        _ = try link.command(0x200C, [0x01, 0x00])
+        // Active scanning, 10 ms interval and window, random own address.
+        _ = try link.command(HCICommand.leSetScanParameters, [0x01, 0x10, 0x00, 0x10, 0x00, 0x01, 0x00])
+        _ = try link.command(HCICommand.leSetScanEnable, [0x01, 0x00])
         Thread.sleep(forTimeInterval: seconds)
-        _ = try link.command(0x200C, [0x00, 0x00])
+        _ = try link.command(HCICommand.leSetScanEnable, [0x00, 0x00])
         link.state.lock()
         defer { link.state.unlock() }
         return advertisers
@@ -72,9 +78,11 @@ package final class HCICentral: @unchecked Sendable {
 
     /// Connects to `peer` (HCI byte order) and waits for LE Connection Complete.
     package func connect(to peer: [UInt8], addressType: UInt8 = 1, timeout: TimeInterval = 10) throws(HCIError) {
+        // Scan interval 60 ms, window 30 ms, no filter list, the peer, random own address; connection
+        // interval 30–50 ms, latency 0, supervision timeout 2 s.
         var p: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, addressType] + peer + [0x01]
         p += [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
-        _ = try link.command(0x200D, p, completesWithStatus: true)
+        _ = try link.command(HCICommand.leCreateConnection, p, completesWithStatus: true)
         let state = link.state
         state.lock()
         defer { state.unlock() }
@@ -90,8 +98,8 @@ package final class HCICentral: @unchecked Sendable {
         var services: [(UInt16, UInt16, UInt16)] = []
         var start: UInt16 = 1
         while true {
-            let r = try request([0x10] + le(start) + le(0xFFFF) + le(0x2800))
-            guard r.first == 0x11, r.count >= 2 else { break }
+            let r = try request([ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService))
+            guard r.first == ATTOpcode.readByGroupTypeResponse, r.count >= 2 else { break }
             let n = Int(r[1])
             guard n == 6 else { break }  // 128-bit services are not health profiles
             var o = 2
@@ -112,8 +120,8 @@ package final class HCICentral: @unchecked Sendable {
             var h = s
             var inService: [DiscoveredCharacteristic] = []
             while h <= e {
-                let r = try request([0x08] + le(h) + le(e) + le(0x2803))
-                guard r.first == 0x09, r.count >= 2, r[1] == 7 else { break }
+                let r = try request([ATTOpcode.readByTypeRequest] + le(h) + le(e) + le(GATTAttributeType.characteristic))
+                guard r.first == ATTOpcode.readByTypeResponse, r.count >= 2, r[1] == 7 else { break }
                 var o = 2
                 var last = h
                 while o + 7 <= r.count {
@@ -137,11 +145,11 @@ package final class HCICentral: @unchecked Sendable {
                 let from = inService[i].valueHandle + 1
                 let to = i + 1 < inService.count ? inService[i + 1].valueHandle - 2 : e
                 guard from <= to else { continue }
-                let r = try request([0x04] + le(from) + le(to))
-                guard r.first == 0x05, r.count >= 2, r[1] == 1 else { continue }
+                let r = try request([ATTOpcode.findInformationRequest] + le(from) + le(to))
+                guard r.first == ATTOpcode.findInformationResponse, r.count >= 2, r[1] == 1 else { continue }
                 var o = 2
                 while o + 4 <= r.count {
-                    if u16(r, o + 2) == 0x2902 { inService[i].cccdHandle = u16(r, o) }
+                    if u16(r, o + 2) == GATTAttributeType.clientCharacteristicConfiguration { inService[i].cccdHandle = u16(r, o) }
                     o += 4
                 }
             }
@@ -159,21 +167,21 @@ package final class HCICentral: @unchecked Sendable {
     package func subscribe(_ uuid: UInt16) throws(HCIError) -> Bool {
         guard let c = characteristics.first(where: { $0.uuid == uuid }), let cccd = c.cccdHandle else { return false }
         let value: UInt16 = c.properties.contains(.notify) ? 1 : 2
-        let r = try request([0x12] + le(cccd) + le(value))
-        return r.first == 0x13
+        let r = try request([ATTOpcode.writeRequest] + le(cccd) + le(value))
+        return r.first == ATTOpcode.writeResponse
     }
 
     /// Reads a characteristic value.
     package func read(_ uuid: UInt16) throws(HCIError) -> [UInt8]? {
         guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return nil }
-        let r = try request([0x0A] + le(c.valueHandle))
-        return r.first == 0x0B ? Array(r.dropFirst()) : nil
+        let r = try request([ATTOpcode.readRequest] + le(c.valueHandle))
+        return r.first == ATTOpcode.readResponse ? Array(r.dropFirst()) : nil
     }
 
     /// Writes a characteristic value with a Write Request.
     package func write(_ uuid: UInt16, _ value: [UInt8]) throws(HCIError) -> Bool {
         guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return false }
-        return try request([0x12] + le(c.valueHandle) + value).first == 0x13
+        return try request([ATTOpcode.writeRequest] + le(c.valueHandle) + value).first == ATTOpcode.writeResponse
     }
 
     func parseReports(_ p: [UInt8], extended: Bool) {
@@ -197,8 +205,10 @@ package final class HCICentral: @unchecked Sendable {
                 guard l > 0, i + 1 + l <= ad.count else { break }
                 let t = ad[i + 1]
                 let v = Array(ad[(i + 2)..<(i + 1 + l)])
-                if t == 0x08 || t == 0x09 { name = String(decoding: v, as: UTF8.self) }
-                if t == 0x02 || t == 0x03 {
+                if t == AdvertisingDataType.shortenedLocalName || t == AdvertisingDataType.completeLocalName {
+                    name = String(decoding: v, as: UTF8.self)
+                }
+                if t == AdvertisingDataType.incompleteServiceUUIDs16 || t == AdvertisingDataType.completeServiceUUIDs16 {
                     var k = 0
                     while k + 1 < v.count {
                         services.append(u16(v, k))
@@ -239,14 +249,14 @@ package final class HCICentral: @unchecked Sendable {
         let op = pdu[0]
         let state = link.state
         switch op {
-        case 0x1B, 0x1D:
+        case ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication:
             guard pdu.count >= 3 else { return }
             state.lock()
             let uuid = handleToUUID[u16(pdu, 1)]
             state.unlock()
             let value = Array(pdu[3...])
             work.async { [weak self] in
-                if op == 0x1D { try? self?.link.sendATT([0x1E]) }
+                if op == ATTOpcode.handleValueIndication { try? self?.link.sendATT([ATTOpcode.handleValueConfirmation]) }
                 if let uuid { self?.onValue?(uuid, value) }
             }
         default:

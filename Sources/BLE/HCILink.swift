@@ -6,6 +6,10 @@ import VitalSimCore
 /// for Command Complete (or Command Status), LE buffer sizing and ACL flow control from Number Of
 /// Completed Packets, L2CAP fragmentation and reassembly on the ATT channel (CID 4), connection
 /// tracking, and a btsnoop capture of every packet.
+///
+/// Sendable: every mutable field is read and written with `state` locked, except `rx` and
+/// `rxExpected`, which only the reader thread touches, and the hooks, which are set before
+/// ``start(name:randomAddress:)``.
 final class HCILink: @unchecked Sendable {
     let transport: any HCITransport
     let capture: BTSnoopWriter?
@@ -35,18 +39,18 @@ final class HCILink: @unchecked Sendable {
         let thread = Thread { [self] in readLoop() }
         thread.name = name
         thread.start()
-        _ = try command(0x0C03, [])
-        _ = try command(0x0C01, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D])
+        _ = try command(HCICommand.reset, [])
+        _ = try command(HCICommand.setEventMask, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D])
         // LE events: connection complete, advertising report, … (bits 0–4), enhanced connection complete (9),
         // extended advertising report (12).
-        _ = try command(0x2001, [0x1F, 0x1A, 0, 0, 0, 0, 0, 0])
-        let buffer = try command(0x2002, [])
+        _ = try command(HCICommand.leSetEventMask, [0x1F, 0x1A, 0, 0, 0, 0, 0, 0])
+        let buffer = try command(HCICommand.leReadBufferSize, [])
         state.lock()
         let length = buffer.count >= 3 ? Int(buffer[0]) | Int(buffer[1]) << 8 : 0
         aclLength = length > 0 ? length : 27
         credits = buffer.count >= 3 && buffer[2] > 0 ? Int(buffer[2]) : 8
         state.unlock()
-        _ = try command(0x2005, randomAddress)
+        _ = try command(HCICommand.leSetRandomAddress, randomAddress)
     }
 
     /// Sends a command and waits for Command Complete (or a successful Command Status when `completesWithStatus`);
@@ -62,7 +66,7 @@ final class HCILink: @unchecked Sendable {
         commandWaiting = opcode
         commandResult = nil
         state.unlock()
-        let packet = [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params
+        let packet = [HCIPacketType.command, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params
         log(packet, .sentCommand)
         try transport.write(packet)
         state.lock()
@@ -89,7 +93,7 @@ final class HCILink: @unchecked Sendable {
             throw .closed
         }
         state.unlock()
-        let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), 0x04, 0x00] + pdu
+        let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), UInt8(L2CAP.attChannel & 0xFF), UInt8(L2CAP.attChannel >> 8)] + pdu
         var offset = 0
         while offset < l2cap.count {
             let part = Array(l2cap[offset..<min(l2cap.count, offset + aclLength)])
@@ -107,8 +111,8 @@ final class HCILink: @unchecked Sendable {
             }
             credits -= 1
             state.unlock()
-            let h = handle | (offset == 0 ? 0x0000 : 0x1000)
-            let packet = [0x02, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part
+            let h = handle | (offset == 0 ? 0x0000 : 0x1000)  // packet boundary flag: first / continuing fragment
+            let packet = [HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part
             log(packet, .sentData)
             try transport.write(packet)
             offset += part.count
@@ -133,10 +137,10 @@ final class HCILink: @unchecked Sendable {
                 state.unlock()
                 return
             }
-            log(packet, packet[0] == 0x04 ? .receivedEvent : .receivedData)
+            log(packet, packet[0] == HCIPacketType.event ? .receivedEvent : .receivedData)
             switch packet[0] {
-            case 0x04 where packet.count >= 3: event(packet[1], Array(packet[3...]))
-            case 0x02 where packet.count >= 5: acl(packet)
+            case HCIPacketType.event where packet.count >= 3: event(packet[1], Array(packet[3...]))
+            case HCIPacketType.aclData where packet.count >= 5: acl(packet)
             default: break
             }
         }
@@ -149,15 +153,15 @@ final class HCILink: @unchecked Sendable {
             state.unlock()
         }
         switch code {
-        case 0x0E where p.count >= 3:  // Command Complete
+        case HCIEvent.commandComplete where p.count >= 3:
             if u16(p, 1) == commandWaiting { commandResult = Array(p[3...]) }
-        case 0x0F where p.count >= 4:  // Command Status
+        case HCIEvent.commandStatus where p.count >= 4:
             if u16(p, 2) == commandWaiting, p[0] != 0 || statusCompletes { commandResult = [p[0]] }
-        case 0x3E where p.count >= 4 && (p[0] == 0x01 || p[0] == 0x0A):  // LE (Enhanced) Connection Complete
+        case HCIEvent.leMeta where p.count >= 4 && (p[0] == HCIEvent.leConnectionComplete || p[0] == HCIEvent.leEnhancedConnectionComplete):
             if p[1] == 0 { connection = u16(p, 2) & 0x0FFF }
-        case 0x05 where p.count >= 4:  // Disconnection Complete
+        case HCIEvent.disconnectionComplete where p.count >= 4:
             connection = nil
-        case 0x13 where p.count >= 1:  // Number Of Completed Packets
+        case HCIEvent.numberOfCompletedPackets where p.count >= 1:
             var o = 1
             for _ in 0..<Int(p[0]) where o + 3 < p.count {
                 credits += Int(u16(p, o + 2))
@@ -171,7 +175,7 @@ final class HCILink: @unchecked Sendable {
     func acl(_ packet: [UInt8]) {
         let pb = (packet[2] >> 4) & 0x03
         let data = Array(packet[5...])
-        if pb == 0x01 {
+        if pb == 0x01 {  // a continuing fragment
             rx += data
         } else {
             rx = data
@@ -181,7 +185,7 @@ final class HCILink: @unchecked Sendable {
         let cid = u16(rx, 2)
         let pdu = Array(rx[4..<(4 + rxExpected)])
         rx = []
-        if cid == 0x0004, !pdu.isEmpty { onATT?(pdu) }
+        if cid == L2CAP.attChannel, !pdu.isEmpty { onATT?(pdu) }
     }
 
     /// Closes the transport and flushes the capture.

@@ -7,6 +7,9 @@ import VitalSimCore
 /// with a random static address, accepts a central's connection, serves GATT through ``ATTServer``,
 /// and sends notifications and indications (one indication outstanding at a time), with ACL flow
 /// control and L2CAP fragmentation from ``HCILink``. Every packet is also written to a btsnoop capture.
+///
+/// Sendable: its mutable state and its ``ATTServer`` are touched only with the link's `state`
+/// locked; `onRACP` is set before ``start()``.
 package final class HCIPeripheral: @unchecked Sendable {
     package let server: ATTServer
     package let name: String
@@ -40,28 +43,35 @@ package final class HCIPeripheral: @unchecked Sendable {
     /// Configures the controller and starts advertising.
     package func start() throws(HCIError) {
         try link.start(name: "vitalsim-hci-peripheral", randomAddress: address)
-        _ = try link.command(0x2006, [0xA0, 0x00, 0xA0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
-        _ = try link.command(0x2008, advertisingData())
+        // 100 ms interval, connectable undirected, random own address, all three channels.
+        _ = try link.command(
+            HCICommand.leSetAdvertisingParameters,
+            [0xA0, 0x00, 0xA0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00]
+        )
+        _ = try link.command(HCICommand.leSetAdvertisingData, advertisingData())
         try advertise(true)
     }
 
     func advertisingData() -> [UInt8] {
-        var ad: [UInt8] = [0x02, 0x01, 0x06]
-        if let s = server.database.services.dropFirst().first { ad += [0x03, 0x03, UInt8(s.uuid & 0xFF), UInt8(s.uuid >> 8)] }
+        var ad: [UInt8] = [0x02, AdvertisingDataType.flags, 0x06]  // LE General Discoverable, BR/EDR not supported
+        if let s = server.database.services.dropFirst().first {
+            ad += [0x03, AdvertisingDataType.completeServiceUUIDs16, UInt8(s.uuid & 0xFF), UInt8(s.uuid >> 8)]
+        }
         let n = Array(name.utf8.prefix(31 - ad.count - 2))
-        ad += [UInt8(n.count + 1), 0x09] + n
+        ad += [UInt8(n.count + 1), AdvertisingDataType.completeLocalName] + n
         return [UInt8(ad.count)] + ad + Array(repeating: 0, count: 31 - ad.count)
     }
 
-    func advertise(_ on: Bool) throws(HCIError) { _ = try link.command(0x200A, [on ? 1 : 0]) }
+    func advertise(_ on: Bool) throws(HCIError) { _ = try link.command(HCICommand.leSetAdvertisingEnable, [on ? 1 : 0]) }
 
     /// Link events (called with the link's lock held).
     func event(_ code: UInt8, _ p: [UInt8]) {
         switch code {
-        case 0x3E where p.count >= 2 && (p[0] == 0x01 || p[0] == 0x0A) && p[1] == 0:
+        case HCIEvent.leMeta
+        where p.count >= 2 && (p[0] == HCIEvent.leConnectionComplete || p[0] == HCIEvent.leEnhancedConnectionComplete) && p[1] == 0:
             server.reset()
             confirmationPending = false
-        case 0x05:
+        case HCIEvent.disconnectionComplete:
             server.reset()
             confirmationPending = false
             if advertisingAllowed { work.async { [weak self] in try? self?.advertise(true) } }
@@ -72,7 +82,7 @@ package final class HCIPeripheral: @unchecked Sendable {
     /// An ATT PDU from the central (reader thread).
     func att(_ pdu: [UInt8]) {
         let state = link.state
-        if pdu[0] == 0x1E {
+        if pdu[0] == ATTOpcode.handleValueConfirmation {
             state.lock()
             confirmationPending = false
             state.broadcast()
@@ -134,6 +144,7 @@ package final class HCIPeripheral: @unchecked Sendable {
         state.lock()
         let ok = link.connection != nil && server.subscribed(uuid, indicate: indicate)
         let handle = server.database.characteristic(uuid)?.valueHandle
+        let mtu = server.mtu
         if ok, indicate {
             let deadline = Date(timeIntervalSinceNow: timeout)
             while confirmationPending, link.connection != nil {
@@ -154,7 +165,8 @@ package final class HCIPeripheral: @unchecked Sendable {
         }
         state.unlock()
         guard ok, let handle else { return false }
-        try link.sendATT([indicate ? 0x1D : 0x1B, UInt8(handle & 0xFF), UInt8(handle >> 8)] + value.prefix(server.mtu - 3))
+        let opcode = indicate ? ATTOpcode.handleValueIndication : ATTOpcode.handleValueNotification
+        try link.sendATT([opcode, UInt8(handle & 0xFF), UInt8(handle >> 8)] + value.prefix(mtu - 3))
         return true
     }
 
@@ -169,7 +181,11 @@ package final class HCIPeripheral: @unchecked Sendable {
             try? advertise(false)
             return
         }
-        _ = try link.command(0x0406, [UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13], completesWithStatus: true)
+        _ = try link.command(
+            HCICommand.disconnect,
+            [UInt8(handle & 0xFF), UInt8(handle >> 8), HCIEvent.remoteUserTerminated],
+            completesWithStatus: true
+        )
         state.lock()
         defer { state.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)

@@ -60,6 +60,8 @@ package enum HCITransports {
 }
 
 /// A stream socket carrying H4 framing; splits the byte stream into packets.
+///
+/// Sendable: the descriptor is immutable; the reassembly buffer is touched only with `lock` held.
 class StreamHCITransport: HCITransport, @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []

@@ -64,58 +64,85 @@ public struct GATTDatabase: Sendable {
     /// Builds the database of a device type: GAP (device name), its health service, Battery.
     public static func forDevice(_ type: DeviceType, name: String) -> GATTDatabase {
         var db = GATTDatabase()
-        db.addService(0x1800, [(0x2A00, [.read], Array(name.utf8.prefix(20)))])
+        db.addService(GATTService.genericAccess, [(GATTAttributeType.deviceName, [.read], Array(name.utf8.prefix(20)))])
         switch type {
         case .heartRateStrap:
-            db.addService(0x180D, [(0x2A37, [.notify], []), (0x2A38, [.read], [1]), (0x2A39, [.write], [])])
+            db.addService(
+                GATTService.heartRate,
+                [
+                    (HeartRateMeasurement.uuid, [.notify], []), (BodySensorLocation.uuid, [.read], [1]),
+                    (HeartRateControlPoint.uuid, [.write], []),
+                ]
+            )
         case .bpCuff:
-            db.addService(0x1810, [(0x2A35, [.indicate], []), (0x2A36, [.notify], []), (0x2A49, [.read], [0x04, 0x00])])
+            db.addService(
+                GATTService.bloodPressure,
+                [
+                    (BloodPressureMeasurement.uuid, [.indicate], []), (IntermediateCuffPressure.uuid, [.notify], []),
+                    (BloodPressureFeature.uuid, [.read], [0x04, 0x00]),
+                ]
+            )
         case .glucometer:
             db.addService(
-                0x1808,
+                GATTService.glucose,
                 [
-                    (0x2A18, [.notify], []), (0x2A34, [.notify], []), (0x2A51, [.read], [0x01, 0x00]),
-                    (0x2A52, [.write, .indicate], []),
+                    (GlucoseMeasurement.uuid, [.notify], []), (GlucoseMeasurementContext.uuid, [.notify], []),
+                    (GlucoseFeature.uuid, [.read], [0x01, 0x00]), (RecordAccessControlPoint.uuid, [.write, .indicate], []),
                 ]
             )
         case .cgm:
             let feature = (try? CGMFeature(features: CGMFeature.e2eCRCSupported | 0x01).encode()) ?? []
             db.addService(
-                0x181F,
+                GATTService.continuousGlucoseMonitoring,
                 [
-                    (0x2AA7, [.notify], []), (0x2AA8, [.read], feature), (0x2AA9, [.read], []), (0x2AAA, [.read, .write], []),
-                    (0x2AAB, [.read], [0x50, 0x01]), (0x2A52, [.write, .indicate], []), (0x2AAC, [.write, .indicate], []),
+                    (CGMMeasurement.uuid, [.notify], []), (CGMFeature.uuid, [.read], feature), (CGMStatus.uuid, [.read], []),
+                    (CGMSessionStartTime.uuid, [.read, .write], []), (CGMSessionRunTime.uuid, [.read], [0x50, 0x01]),
+                    (RecordAccessControlPoint.uuid, [.write, .indicate], []), (CGMSpecificOpsControlPoint.uuid, [.write, .indicate], []),
                 ]
             )
         case .pulseOximeter:
-            db.addService(0x1822, [(0x2A5E, [.indicate], []), (0x2A5F, [.notify], []), (0x2A60, [.read], [0x00, 0x00])])
+            db.addService(
+                GATTService.pulseOximeter,
+                [
+                    (PLXSpotCheckMeasurement.uuid, [.indicate], []), (PLXContinuousMeasurement.uuid, [.notify], []),
+                    (PLXFeatures.uuid, [.read], [0x00, 0x00]),
+                ]
+            )
         case .thermometer:
-            db.addService(0x1809, [(0x2A1C, [.indicate], []), (0x2A1D, [.read], [6])])
+            db.addService(
+                GATTService.healthThermometer,
+                [(TemperatureMeasurement.uuid, [.indicate], []), (TemperatureType.uuid, [.read], [6])]
+            )
         case .weightScale:
-            db.addService(0x181D, [(0x2A9E, [.read], [0, 0, 0, 0]), (0x2A9D, [.indicate], [])])
+            db.addService(
+                GATTService.weightScale,
+                [(WeightScaleFeature.uuid, [.read], [0, 0, 0, 0]), (WeightMeasurement.uuid, [.indicate], [])]
+            )
         case .phoneBridge, .feedingLog:
             break
         }
-        db.addService(0x180F, [(0x2A19, [.read, .notify], [100])])
+        db.addService(GATTService.battery, [(BatteryLevel.uuid, [.read, .notify], [100])])
         return db
     }
 
     mutating func addService(_ uuid: UInt16, _ chars: [(UInt16, CharacteristicProperties, [UInt8])]) {
         var handle = UInt16(attributes.count + 1)
         let start = handle
-        attributes.append(Attribute(handle: handle, type: 0x2800, value: le(uuid)))
+        attributes.append(Attribute(handle: handle, type: GATTAttributeType.primaryService, value: le(uuid)))
         var entries: [CharacteristicEntry] = []
         for (cu, props, value) in chars {
             let decl = handle + 1
             let valueHandle = handle + 2
-            attributes.append(Attribute(handle: decl, type: 0x2803, value: [props.rawValue] + le(valueHandle) + le(cu)))
+            attributes.append(
+                Attribute(handle: decl, type: GATTAttributeType.characteristic, value: [props.rawValue] + le(valueHandle) + le(cu))
+            )
             attributes.append(Attribute(handle: valueHandle, type: cu, value: value))
             handle = valueHandle
             var cccd: UInt16?
             if props.contains(.notify) || props.contains(.indicate) {
                 handle += 1
                 cccd = handle
-                attributes.append(Attribute(handle: handle, type: 0x2902, value: [0, 0]))
+                attributes.append(Attribute(handle: handle, type: GATTAttributeType.clientCharacteristicConfiguration, value: [0, 0]))
             }
             entries.append(
                 CharacteristicEntry(uuid: cu, properties: props, declarationHandle: decl, valueHandle: valueHandle, cccdHandle: cccd)

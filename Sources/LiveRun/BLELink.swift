@@ -9,26 +9,37 @@ import VitalSimCore
 /// peripherals on HCI controllers, streaming their readings on the run's schedule (disconnect
 /// faults drop and restore the link; glucose records measured meanwhile wait for RACP) while the
 /// SUT's gateway, as the central, subscribes and ingests.
-final class BLELink: @unchecked Sendable {
-    let peripherals: LivePeripherals
+///
+/// The peripherals are used by one thread at a time (connection on the caller's, the run on the
+/// link's own thread, stopping after the run has ended); the mutex makes that hand-over explicit.
+final class BLELink: Sendable {
+    let peripherals: Mutex<LivePeripherals>
+    let scenario: Scenario
     let speed: Double
     /// Set once the peripherals' run has ended.
     let result = Mutex<LivePeripherals.Summary?>(nil)
 
     init(scenario: Scenario, seed: UInt64?, hci: [String], speed: Double, captureDirectory: String?) throws(HarnessError) {
         do {
-            peripherals = try LivePeripherals(scenario: scenario, seed: seed, hci: hci, speed: speed, captureDirectory: captureDirectory)
+            let devices = try LivePeripherals(scenario: scenario, seed: seed, hci: hci, speed: speed, captureDirectory: captureDirectory)
+            peripherals = Mutex(devices)
         } catch {
             throw .infrastructure("\(scenario.name): cannot open the BLE devices' controllers: \(error)")
         }
+        self.scenario = scenario
         self.speed = speed
     }
 
     /// Starts advertising and waits until a central has subscribed to every device.
     func connect(timeout: TimeInterval) throws(HarnessError) {
-        do { try peripherals.start() } catch { throw .infrastructure("BLE devices: \(error)") }
-        guard peripherals.waitForCentrals(timeout: timeout, settle: 5) else {
-            let waiting = peripherals.peripherals.filter { !$0.isSubscribed }.map(\.name)
+        let waiting: [String]? = try peripherals.withLock { (devices: inout LivePeripherals) throws(HarnessError) -> [String]? in
+            do { try devices.start() } catch { throw .infrastructure("BLE devices: \(error)") }
+            guard devices.waitForCentrals(timeout: timeout, settle: 5) else {
+                return devices.peripherals.filter { !$0.isSubscribed }.map(\.name)
+            }
+            return nil
+        }
+        if let waiting {
             throw .infrastructure(
                 "no BLE central subscribed to \(waiting.joined(separator: ", ")) within \(Int(timeout)) s (is the SUT's gateway running and pointed at these controllers?)"
             )
@@ -49,13 +60,16 @@ final class BLELink: @unchecked Sendable {
         return LiveRunner.Alongside(origin: origin, startUnixMilliseconds: startUnixMilliseconds, due: due) {
             await withCheckedContinuation { (done: CheckedContinuation<[UInt64], Never>) in
                 let thread = Thread {
-                    var samples: [UInt64] = []
+                    let samples = Mutex<[UInt64]>([])
                     let speed = self.speed
-                    let summary = self.peripherals.run(origin: origin) { emit, at in
-                        samples.append(Duration.nonNegativeMicroseconds(at - (origin + .microseconds(Int64(Double(emit) * 1000 / speed)))))
+                    let summary = self.peripherals.withLock { devices in
+                        devices.run(origin: origin) { emit, at in
+                            let due = origin + .microseconds(Int64(Double(emit) * 1000 / speed))
+                            samples.withLock { $0.append(Duration.nonNegativeMicroseconds(at - due)) }
+                        }
                     }
                     self.result.withLock { $0 = summary }
-                    done.resume(returning: samples)
+                    done.resume(returning: samples.withLock { $0 })
                 }
                 thread.name = "vitalsim.ble-link"
                 thread.start()
@@ -66,11 +80,11 @@ final class BLELink: @unchecked Sendable {
     /// Disconnect faults of devices that keep records for RACP (virtual ms from the start).
     var backfillWindows: [(patientID: String, start: Int64, end: Int64)] {
         let owners = Dictionary(
-            peripherals.scenario.bleDevices.filter { $0.1.type == .glucometer || $0.1.type == .cgm }
+            scenario.bleDevices.filter { $0.1.type == .glucometer || $0.1.type == .cgm }
                 .map { ($0.1.id, $0.0) },
             uniquingKeysWith: { a, _ in a }
         )
-        return peripherals.scenario.timeline.compactMap { e in
+        return scenario.timeline.compactMap { e in
             guard case let .fault(f) = e, f.kind == .disconnect, let patient = owners[f.deviceID] else { return nil }
             return (patient, f.start, f.end)
         }
@@ -90,5 +104,5 @@ final class BLELink: @unchecked Sendable {
     }
 
     /// Stops the peripherals (closing their links and captures).
-    func stop() { peripherals.stop() }
+    func stop() { peripherals.withLock { $0.stop() } }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// TCP port — one per simulated device for its peripheral and one per device for the embedded
 /// SUT's gateway. bumble comes from the Python virtual environment `ci/setup-debian.sh` creates
 /// (`.venv-bumble`), or the interpreter given with `--bumble-python`.
-package final class BumbleControllers: @unchecked Sendable {
+package final class BumbleControllers: Sendable {
     /// The controllers' TCP ports, in order.
     package let ports: [Int]
     let process: Process

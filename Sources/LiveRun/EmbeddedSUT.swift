@@ -4,7 +4,7 @@ import Synchronization
 /// The reference SUT started as a child process (`vitalsim serve`) for a run without `--target`:
 /// HTTPS with a throwaway CA, a temporary SQLite database, the scenario's patient profiles, and any
 /// faulty modes asked for. The harness talks to it only over the wire, like any other SUT.
-package final class EmbeddedSUT: @unchecked Sendable {
+package final class EmbeddedSUT: Sendable {
     package let base: String
     package let caFile: String?
     let process: Process

@@ -139,17 +139,19 @@ package final class LiveRunner: Sendable {
         }
     }
 
+    /// A worker's queue: requests with their index in the plan and their intended send time.
+    typealias Queue = (
+        stream: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>,
+        continuation: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>.Continuation
+    )
+
     /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
     /// not yet sent and the bodiless copies in the result are held) and collects alerts until quiet.
     /// - Parameter span: the scenario's duration (virtual ms), for progress reports.
     package func run<Plan: Sequence<PlannedRequest>>(_ plan: Plan, span: Int64 = 0, alongside: Alongside? = nil) async -> LiveRunResult {
         let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }))
-        let clock = ContinuousClock()
-        // With traffic alongside, both follow the scenario's own time axis from a shared origin.
-        let start = alongside?.origin ?? clock.now
-        var t0: Int64? = alongside == nil ? nil : 0
         var sent: [SentRequest] = []
-        let streams = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
+        let queues: [Queue] = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
         // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
         // --speed max) is not pulled into the queues ahead of the workers.
         let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
@@ -158,21 +160,7 @@ package final class LiveRunner: Sendable {
             // long list would hold up the workers' requests.
             group.addTask { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
-            for (k, observer) in observers.enumerated() {
-                group.addTask {
-                    for await a in observer.alerts {
-                        let now = ContinuousClock.now
-                        shared.withLock { s in
-                            if s.push[k].firstSeen[a.alertID] == nil {
-                                s.push[k].firstSeen[a.alertID] = now
-                                s.push[k].alerts[a.alertID] = a
-                            } else {
-                                s.push[k].repeats += 1
-                            }
-                        }
-                    }
-                }
-            }
+            for (k, observer) in observers.enumerated() { group.addTask { await self.collect(observer, index: k, shared) } }
             if let alongside {
                 group.addTask {
                     let samples = await alongside.work()
@@ -184,85 +172,11 @@ package final class LiveRunner: Sendable {
                 // answer resumes its worker, and the worker's next request starts, without a hop
                 // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
                 group.addTask(executorPreference: mqttOnly ? mqtt ?? client : client) {
-                    // MQTT messages are pipelined (a bounded number awaiting their PUBACK; MQTT keeps
-                    // their order on the connection); an HTTP request waits until they are all
-                    // acknowledged, so that a patient's order holds across transports.
-                    let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
-                    for await (i, request, scheduled) in streams[w].stream {
-                        queued[w].release()
-                        if shared.withLock({ $0.aborted }) {
-                            shared.withLock {
-                                $0.outcomes[i] = RequestOutcome(
-                                    status: nil,
-                                    field: nil,
-                                    error: "not sent: the SUT stopped answering",
-                                    attempts: 0
-                                )
-                            }
-                            continue
-                        }
-                        // Without a schedule (speed max) a request is due when a connection is free for it.
-                        let intended = self.speed == nil ? clock.now : scheduled
-                        if self.speed == nil { shared.withLock { $0.intended[i] = intended } }
-                        if let mqtt = self.mqtt, request.topic != nil {
-                            await window.acquire()
-                            if self.publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) {
-                                continue
-                            }
-                            window.release()
-                            self.finish(
-                                i,
-                                await self.publish(request, via: mqtt),
-                                intended: intended,
-                                span: span,
-                                readings: request.readings.count,
-                                shared
-                            )
-                        } else {
-                            await window.drain()
-                            self.finish(
-                                i,
-                                await self.send(request, shared),
-                                intended: intended,
-                                span: span,
-                                readings: request.readings.count,
-                                shared
-                            )
-                        }
-                    }
-                    await window.drain()
+                    await self.work(queues[w].stream, queued: queued[w], span: span, shared)
                 }
             }
-            for (i, request) in plan.enumerated() {
-                sent.append(SentRequest(request))
-                if shared.withLock({ $0.aborted }) {
-                    shared.withLock { s in
-                        s.outcomes.append(
-                            RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0)
-                        )
-                        s.intended.append(nil)
-                    }
-                    continue
-                }
-                var intended = clock.now
-                if let speed {
-                    let origin = t0 ?? request.sendAt
-                    t0 = origin
-                    intended = start + .milliseconds(Int64(Double(request.sendAt - origin) / speed))
-                    if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
-                }
-                let lag = clock.now - intended
-                let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
-                shared.withLock { s in
-                    s.lag.record(Duration.nonNegativeMicroseconds(lag))
-                    s.outcomes.append(RequestOutcome())
-                    s.intended.append(intended)
-                    s.reached = request.sendAt
-                }
-                await queued[w].acquire()
-                streams[w].continuation.yield((i, request, intended))
-            }
-            for s in streams { s.continuation.finish() }
+            sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin, shared)
+            for q in queues { q.continuation.finish() }
             // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0
             let senders = workers + (alongside == nil ? 0 : 1)
@@ -273,7 +187,106 @@ package final class LiveRunner: Sendable {
             mqtt?.disconnect()
             for o in observers { o.stop() }
         }
-        return shared.withLock { s in
+        return result(shared, sent: sent, alongside: alongside)
+    }
+
+    /// Records what a push observer sees: each alert's first arrival, and repeats.
+    func collect(_ observer: PushObserver, index k: Int, _ shared: State) async {
+        for await a in observer.alerts {
+            let now = ContinuousClock.now
+            shared.withLock { s in
+                if s.push[k].firstSeen[a.alertID] == nil {
+                    s.push[k].firstSeen[a.alertID] = now
+                    s.push[k].alerts[a.alertID] = a
+                } else {
+                    s.push[k].repeats += 1
+                }
+            }
+        }
+    }
+
+    /// Hands the plan's requests to the workers on schedule (one patient always to the same worker),
+    /// recording each one's intended send time and the harness's own lag; returns what was sent.
+    /// - Parameter origin: the wall moment of the scenario's start when other traffic shares the schedule.
+    func dispatch<Plan: Sequence<PlannedRequest>>(
+        _ plan: Plan,
+        to queues: [Queue],
+        queued: [SendWindow],
+        origin: ContinuousClock.Instant?,
+        _ shared: State
+    ) async -> [SentRequest] {
+        let clock = ContinuousClock()
+        // With traffic alongside, both follow the scenario's own time axis from a shared origin.
+        let start = origin ?? clock.now
+        var t0: Int64? = origin == nil ? nil : 0
+        var sent: [SentRequest] = []
+        for (i, request) in plan.enumerated() {
+            sent.append(SentRequest(request))
+            if shared.withLock({ $0.aborted }) {
+                shared.withLock { s in
+                    s.outcomes.append(RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0))
+                    s.intended.append(nil)
+                }
+                continue
+            }
+            var intended = clock.now
+            if let speed {
+                let first = t0 ?? request.sendAt
+                t0 = first
+                intended = start + .milliseconds(Int64(Double(request.sendAt - first) / speed))
+                if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
+            }
+            let lag = clock.now - intended
+            let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
+            shared.withLock { s in
+                s.lag.record(Duration.nonNegativeMicroseconds(lag))
+                s.outcomes.append(RequestOutcome())
+                s.intended.append(intended)
+                s.reached = request.sendAt
+            }
+            await queued[w].acquire()
+            queues[w].continuation.yield((i, request, intended))
+        }
+        return sent
+    }
+
+    /// One worker: sends its queue's requests in order. MQTT messages are pipelined (a bounded
+    /// number awaiting their PUBACK; MQTT keeps their order on the connection); an HTTP request waits
+    /// until they are all acknowledged, so that a patient's order holds across transports.
+    func work(_ queue: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>, queued: SendWindow, span: Int64, _ shared: State) async
+    {
+        let clock = ContinuousClock()
+        let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
+        for await (i, request, scheduled) in queue {
+            queued.release()
+            if shared.withLock({ $0.aborted }) {
+                shared.withLock {
+                    $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0)
+                }
+                continue
+            }
+            // Without a schedule (speed max) a request is due when a connection is free for it.
+            let intended = speed == nil ? clock.now : scheduled
+            if speed == nil { shared.withLock { $0.intended[i] = intended } }
+            let outcome: RequestOutcome
+            if let mqtt, request.topic != nil {
+                await window.acquire()
+                if publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }
+                window.release()
+                outcome = await publish(request, via: mqtt)
+            } else {
+                await window.drain()
+                outcome = await send(request, shared)
+            }
+            finish(i, outcome, intended: intended, span: span, readings: request.readings.count, shared)
+        }
+        await window.drain()
+    }
+
+    /// The run's result: MQTT rejections applied to their messages, and reading → alert latencies
+    /// timed from the intended send time of each alert's last evidence reading.
+    func result(_ shared: State, sent: [SentRequest], alongside: Alongside?) -> LiveRunResult {
+        shared.withLock { s in
             // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
             for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
                 if let id = request.firstReading, let r = s.mqttRejections[id] {
@@ -281,33 +294,18 @@ package final class LiveRunner: Sendable {
                     s.outcomes[i].field = r.field
                 }
             }
-            var alertLatency = Histogram<UInt64>.latency()
-            // The request that carried each alert's last evidence reading (one pass over the plan).
-            var carrier: [String: Int] = [:]
-            for id in s.order { if let last = s.firstSeen[id]?.0.evidence.last { carrier[last] = -1 } }
-            for p in s.push { for a in p.alerts.values { if let last = a.evidence.last { carrier[last] = -1 } } }
-            if !carrier.isEmpty {
-                let needed = Dictionary(
-                    grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } },
-                    by: \.prefix
-                )
-                for (i, request) in sent.enumerated() {
-                    for run in request.runs {
-                        for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count {
-                            carrier[n.id] = i
-                        }
-                    }
-                    for id in request.others where carrier[id] == -1 { carrier[id] = i }
-                }
-            }
+            var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }
+            for p in s.push { evidence += p.alerts.values.compactMap { $0.evidence.last } }
+            let carrier = LiveRunner.carriers(of: evidence, in: sent)
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
             // alert's device time was due on the shared schedule.
             func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
-                if let last = a.evidence.last, let i = carrier[last], i >= 0 { return s.intended[i] }
+                if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }
                 guard let alongside, let speed = self.speed else { return nil }
                 return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
             }
+            var alertLatency = Histogram<UInt64>.latency()
             for id in s.order {
                 guard let (a, seen) = s.firstSeen[id], let due = intended(a) else { continue }
                 alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
@@ -330,6 +328,27 @@ package final class LiveRunner: Sendable {
             result.requests = sent
             return result
         }
+    }
+
+    /// The index of the request that carried each reading id (one pass over what was sent); ids no
+    /// request carried are left out.
+    static func carriers(of ids: [String], in sent: [SentRequest]) -> [String: Int] {
+        var carrier: [String: Int] = [:]
+        for id in ids { carrier[id] = -1 }
+        guard !carrier.isEmpty else { return [:] }
+        let needed = Dictionary(
+            grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } },
+            by: \.prefix
+        )
+        for (i, request) in sent.enumerated() {
+            for run in request.runs {
+                for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count {
+                    carrier[n.id] = i
+                }
+            }
+            for id in request.others where carrier[id] == -1 { carrier[id] = i }
+        }
+        return carrier.filter { $0.value >= 0 }
     }
 
     deinit { client.close() }

@@ -7,7 +7,7 @@ import Glibc
 /// A mosquitto broker (Debian's `mosquitto` package) started for a run whose scenario sends over
 /// MQTT and for which no broker was given: loopback only, a free port, anonymous, no persistence,
 /// in a temporary directory that ``stop()`` removes.
-package final class MosquittoBroker: @unchecked Sendable {
+package final class MosquittoBroker: Sendable {
     package let host = "127.0.0.1"
     package let port: Int
     let process: Process

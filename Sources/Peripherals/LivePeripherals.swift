@@ -2,6 +2,7 @@ import BLE
 import Foundation
 import GATT
 import Payloads
+import Synchronization
 import TrafficPlanning
 import VitalSimCore
 
@@ -90,7 +91,8 @@ package final class LivePeripherals {
     ///   - onSent: called when a reading has left its device (a notification handed to the controller,
     ///     an indication confirmed), with its intended emit time (virtual ms) and the moment; not for
     ///     records served later through RACP.
-    package func run(origin: ContinuousClock.Instant? = nil, onSent: ((Int64, ContinuousClock.Instant) -> Void)? = nil) -> Summary {
+    package func run(origin: ContinuousClock.Instant? = nil, onSent: (@Sendable (Int64, ContinuousClock.Instant) -> Void)? = nil) -> Summary
+    {
         var summary = Summary()
         var run = ScenarioRun(scenario: scenario, seed: seed)
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
@@ -143,7 +145,7 @@ package final class LivePeripherals {
                     continue
                 }
             }
-            if reading.kind == .battery { peripherals[i].server.setValue(0x2A19, payloads.first?.bytes ?? []) }
+            if reading.kind == .battery { peripherals[i].server.setValue(BatteryLevel.uuid, payloads.first?.bytes ?? []) }
             // A device keeps what it could not send yet (no central subscribed to that characteristic at
             // that moment, e.g. between a reconnection and the central's CCCD writes) and sends it first
             // once one is; readings are counted when they leave.
@@ -189,7 +191,7 @@ package final class LivePeripherals {
     }
 
     /// Told about each reading that leaves its device (see ``run(origin:onSent:)``).
-    var onSent: ((Int64, ContinuousClock.Instant) -> Void)?
+    var onSent: (@Sendable (Int64, ContinuousClock.Instant) -> Void)?
 
     /// Sends device `i`'s held payloads in order per characteristic, each once a central has
     /// subscribed to it (at most 1,000 are kept per device).
@@ -226,25 +228,20 @@ package final class LivePeripherals {
 }
 
 /// Stored glucose records per device, served through the Record Access Control Point.
-final class RecordStore: @unchecked Sendable {
-    private let lock = NSLock()
-    private var records: [Int: [[(UInt16, [UInt8])]]] = [:]
+final class RecordStore: Sendable {
+    private let records = Mutex<[Int: [[(UInt16, [UInt8])]]]>([:])
 
     func store(_ payloads: [(UInt16, [UInt8])], device: Int) {
-        lock.lock()
-        records[device, default: []].append(payloads)
-        lock.unlock()
+        records.withLock { $0[device, default: []].append(payloads) }
     }
 
     /// Answers a RACP request: report all / ≥ sequence number, number of records, abort.
     func serve(_ value: [UInt8], peripheral: HCIPeripheral, device: Int) {
-        lock.lock()
-        let stored = records[device] ?? []
-        lock.unlock()
+        let stored = records.withLock { $0[device] ?? [] }
         guard let request = try? RecordAccessControlPoint.decode(value) else {
             let op = RecordAccessControlPoint.OpCode(rawValue: value.first ?? 0) ?? .reportStoredRecords
             _ = try? peripheral.send(
-                0x2A52,
+                RecordAccessControlPoint.uuid,
                 (try? RecordAccessControlPoint.response(to: op, .opCodeNotSupported).encode()) ?? [],
                 indicate: true
             )
@@ -253,7 +250,7 @@ final class RecordStore: @unchecked Sendable {
         // GLS filters on the record's sequence number, CGMS on its time offset.
         func sequence(_ r: [(UInt16, [UInt8])]) -> UInt16 {
             guard let (uuid, b) = r.first else { return 0 }
-            return uuid == 0x2AA7
+            return uuid == CGMMeasurement.uuid
                 ? (b.count > 5 ? UInt16(b[4]) | UInt16(b[5]) << 8 : 0) : (b.count > 2 ? UInt16(b[1]) | UInt16(b[2]) << 8 : 0)
         }
         var selected = stored
@@ -262,7 +259,7 @@ final class RecordStore: @unchecked Sendable {
         case (.reportStoredRecords, .greaterOrEqual), (.reportNumberOfStoredRecords, .greaterOrEqual):
             guard let n = request.sequenceFilter else {
                 _ = try? peripheral.send(
-                    0x2A52,
+                    RecordAccessControlPoint.uuid,
                     (try? RecordAccessControlPoint.response(to: request.opCode, .operandNotSupported).encode()) ?? [],
                     indicate: true
                 )
@@ -273,14 +270,14 @@ final class RecordStore: @unchecked Sendable {
         case (.reportStoredRecords, .firstRecord): selected = Array(stored.prefix(1))
         case (.abortOperation, .null):
             _ = try? peripheral.send(
-                0x2A52,
+                RecordAccessControlPoint.uuid,
                 (try? RecordAccessControlPoint.response(to: .abortOperation, .success).encode()) ?? [],
                 indicate: true
             )
             return
         default:
             _ = try? peripheral.send(
-                0x2A52,
+                RecordAccessControlPoint.uuid,
                 (try? RecordAccessControlPoint.response(to: request.opCode, .operatorNotSupported).encode()) ?? [],
                 indicate: true
             )
@@ -288,7 +285,7 @@ final class RecordStore: @unchecked Sendable {
         }
         if request.opCode == .reportNumberOfStoredRecords {
             _ = try? peripheral.send(
-                0x2A52,
+                RecordAccessControlPoint.uuid,
                 (try? RecordAccessControlPoint.numberOfRecords(UInt16(clamping: selected.count)).encode()) ?? [],
                 indicate: true
             )
@@ -296,7 +293,7 @@ final class RecordStore: @unchecked Sendable {
         }
         if selected.isEmpty {
             _ = try? peripheral.send(
-                0x2A52,
+                RecordAccessControlPoint.uuid,
                 (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .noRecordsFound).encode()) ?? [],
                 indicate: true
             )
@@ -304,7 +301,7 @@ final class RecordStore: @unchecked Sendable {
         }
         for record in selected { for (uuid, bytes) in record { _ = try? peripheral.send(uuid, bytes, indicate: false) } }
         _ = try? peripheral.send(
-            0x2A52,
+            RecordAccessControlPoint.uuid,
             (try? RecordAccessControlPoint.response(to: .reportStoredRecords, .success).encode()) ?? [],
             indicate: true
         )

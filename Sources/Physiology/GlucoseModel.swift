@@ -11,7 +11,7 @@ import VitalSimCore
 /// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, clinical.md §2).
 ///
 /// The model keeps a ring of the last two days, so memory does not grow with scenario length.
-package final class GlucoseModel: @unchecked Sendable {
+package final class GlucoseModel {
     struct State { var g, x, i, s1, s2, q1, q2, ig: Double }
     struct Dose {
         var minute: Int64

@@ -5,7 +5,7 @@ import VitalSimCore
 /// come from two resonant AR(2) processes with band powers in the ratio LF/HF; atrial fibrillation
 /// replaces sinus rhythm with an AV-node style irregular process (refractory period plus a random
 /// wait for the next conducted impulse), which has no periodic structure.
-package struct HeartBeatGenerator: Sendable {
+package struct HeartBeatGenerator {
     let physiology: PatientPhysiology
     var rng: SeededRandom
     /// Virtual time of the last beat, ms (fractional).

@@ -5,7 +5,7 @@ import VitalSimCore
 ///
 /// Every random choice comes from the patient's own stream, split by signal name, so adding a
 /// patient, a device or another signal never changes what this patient's signals are.
-package final class PatientPhysiology: @unchecked Sendable {
+package final class PatientPhysiology {
     package let patient: PatientSpec
     package let baseline: Baseline
     package let clock: DayClock

@@ -22,6 +22,27 @@ package struct PlannedRequest: Sendable {
     /// MQTT 5 user properties (reading id, device, device time, intended emit time, characteristic).
     package var userProperties: [(name: String, value: String)] = []
 
+    /// A delivery with every field given (MQTT messages name their `topic`).
+    package init(
+        path: String,
+        body: [UInt8],
+        readings: [(id: String, emit: Int64)],
+        patientID: String,
+        sendAt: Int64,
+        expectedRejection: ExpectedRejection?,
+        topic: String? = nil,
+        userProperties: [(name: String, value: String)] = []
+    ) {
+        self.path = path
+        self.body = body
+        self.readings = readings
+        self.patientID = patientID
+        self.sendAt = sendAt
+        self.expectedRejection = expectedRejection
+        self.topic = topic
+        self.userProperties = userProperties
+    }
+
     /// `https` or `mqtt`.
     package var transport: String { topic == nil ? "https" : "mqtt" }
 }

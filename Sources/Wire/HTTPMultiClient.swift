@@ -10,6 +10,9 @@ import Foundation
 /// (`group.addTask(executorPreference: client)`) run on the event-loop thread between transfers, so
 /// that a finished transfer resumes its task, and the task's next request reaches libcurl, without
 /// waking another thread (what a one-thread event loop such as wrk's saves per request).
+///
+/// Sendable: the shared state is private to ``locked(_:)``; the multi handle is used only on the
+/// event-loop thread, except `curl_multi_wakeup`, which libcurl allows from any thread.
 package final class HTTPMultiClient: @unchecked Sendable {
     struct Job {
         var easy: UnsafeMutableRawPointer
@@ -37,7 +40,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
     /// the server offers HTTP/2.
     let http2: Bool
     /// Guarded by `lock` (jobs hold raw libcurl pointers, which `Mutex` would require to be `Sendable`).
-    var stateStorage = State()
+    private var stateStorage = State()
     let lock = NSLock()
     let done = DispatchSemaphore(value: 0)
     /// The event-loop thread (set before it starts; read-only after).

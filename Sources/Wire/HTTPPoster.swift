@@ -26,6 +26,8 @@ package struct HTTPReply: Sendable {
 
 /// Blocking HTTP(S) requests through one libcurl easy handle (so connections are kept alive),
 /// performed one at a time on the poster's own dispatch queue — never on Swift's cooperative pool.
+///
+/// Sendable: the easy handle is used only on that serial queue.
 package final class HTTPPoster: @unchecked Sendable {
     static let globalReady: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
 

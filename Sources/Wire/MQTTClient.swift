@@ -16,6 +16,10 @@ import Glibc
 /// that thread between network events, so its publishes reach the socket, and the acknowledgements
 /// resume it, without waking another thread.
 /// Subscriptions are renewed on every (re)connection.
+///
+/// Sendable: mutable state is in a `Mutex`; the libmosquitto handle is immutable and, in external
+/// thread mode, safe to queue packets on from any thread; callbacks reach the client through the
+/// handle's user data, cleared before the client goes away.
 package final class MQTTClient: @unchecked Sendable {
     /// How to reach and authenticate with the broker.
     package struct Configuration: Sendable {

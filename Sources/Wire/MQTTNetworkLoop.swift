@@ -18,6 +18,9 @@ import Glibc
 /// is read on the same thread. The handle is put in libmosquitto's "external thread" mode, in which
 /// publish, subscribe and disconnect from any thread only queue their packet. The loop reconnects
 /// as `mosquitto_loop_forever` does: after 1 s, then 4 s, then every 8 s, until stopped.
+///
+/// Sendable: shared flags are in a `Mutex` and atomics; `executor` is set before the first job
+/// arrives, and `queuedOnLoop` is touched only on the loop's own thread.
 final class MQTTNetworkLoop: @unchecked Sendable {
     struct Flags {
         /// The loop is in (or about to enter) `poll` and must be woken for new packets or jobs.

@@ -5,6 +5,9 @@ import Synchronization
 /// A Server-Sent Events client over libcurl: a long-lived GET on its own thread, parsed into events
 /// (`id`, `event`, `data`, per the WHATWG event-stream format), reconnecting with `Last-Event-ID`
 /// after the stream drops until ``stop()``.
+///
+/// Sendable: its mutable state is in a `Mutex`; the `@unchecked` is for libcurl's callbacks, which
+/// reach the client through `Unmanaged` and only while its thread runs the transfer.
 package final class SSEClient: @unchecked Sendable {
     /// One dispatched event.
     package struct Event: Sendable, Equatable {

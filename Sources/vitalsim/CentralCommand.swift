@@ -2,6 +2,7 @@ import ArgumentParser
 import BLE
 import Foundation
 import GATT
+import Synchronization
 import VitalSimCore
 
 extension VitalSim {
@@ -19,7 +20,10 @@ extension VitalSim {
         @Option(name: .long, help: "Seconds to scan when no --address is given.") var scanSeconds: Double = 2
         @Option(name: .long, help: "Write the session to this btsnoop file.") var capture: String?
 
-        static let healthServices: Set<UInt16> = [0x180D, 0x1810, 0x1808, 0x181F, 0x1822, 0x1809, 0x181D]
+        static let healthServices: Set<UInt16> = [
+            GATTService.heartRate, GATTService.bloodPressure, GATTService.glucose, GATTService.continuousGlucoseMonitoring,
+            GATTService.pulseOximeter, GATTService.healthThermometer, GATTService.weightScale,
+        ]
 
         func run() throws {
             var peer: [UInt8]?
@@ -55,7 +59,10 @@ extension VitalSim {
                 let done = DispatchSemaphore(value: 0)
                 let collector = ValueCollector(limit: count, done: done)
                 central.onValue = { uuid, value in collector.add(uuid, value) }
-                for c in chars where c.cccdHandle != nil && c.uuid != 0x2A52 && c.uuid != 0x2AAC { try central.subscribe(c.uuid) }
+                for c in chars
+                where c.cccdHandle != nil && c.uuid != RecordAccessControlPoint.uuid && c.uuid != CGMSpecificOpsControlPoint.uuid {
+                    try central.subscribe(c.uuid)
+                }
                 let finished = done.wait(timeout: .now() + timeout) == .success
                 central.stop()
                 if !finished {
@@ -71,11 +78,12 @@ extension VitalSim {
 }
 
 /// Prints each received value as a JSON line and signals after `limit` values.
-final class ValueCollector: @unchecked Sendable {
+final class ValueCollector: Sendable {
     let limit: Int
     let done: DispatchSemaphore
-    private let lock = NSLock()
-    private(set) var count = 0
+    private let received = Mutex(0)
+    /// How many values were printed.
+    var count: Int { received.withLock { $0 } }
 
     init(limit: Int, done: DispatchSemaphore) {
         self.limit = limit
@@ -83,20 +91,22 @@ final class ValueCollector: @unchecked Sendable {
     }
 
     func add(_ uuid: UInt16, _ value: [UInt8]) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard count < limit else { return }
-        var o: [(String, JSONValue)] = [
-            ("uuid", .string("0x" + String(uuid, radix: 16, uppercase: true))), ("hex", .string(Hex.encode(value))),
-        ]
-        if let type = try? CharacteristicRegistry.lookup(String(uuid, radix: 16)) {
-            o.insert(("characteristic", .string(type.name)), at: 0)
-            do { o.append(("fields", try CharacteristicRegistry.decodeToJSON(type, value))) } catch {
-                o.append(("error", .string(error.description)))
+        // The line is printed while holding the count, so lines never interleave and no more than
+        // `limit` are printed.
+        received.withLock { count in
+            guard count < limit else { return }
+            var o: [(String, JSONValue)] = [
+                ("uuid", .string("0x" + String(uuid, radix: 16, uppercase: true))), ("hex", .string(Hex.encode(value))),
+            ]
+            if let type = try? CharacteristicRegistry.lookup(String(uuid, radix: 16)) {
+                o.insert(("characteristic", .string(type.name)), at: 0)
+                do { o.append(("fields", try CharacteristicRegistry.decodeToJSON(type, value))) } catch {
+                    o.append(("error", .string("\(error)")))
+                }
             }
+            FileHandle.standardOutput.write(Data((JSONValue.object(o).serialized() + "\n").utf8))
+            count += 1
+            if count == limit { done.signal() }
         }
-        FileHandle.standardOutput.write(Data((JSONValue.object(o).serialized() + "\n").utf8))
-        count += 1
-        if count == limit { done.signal() }
     }
 }

@@ -18,7 +18,7 @@ extension VitalSim {
         )
         @Argument(help: "Scenario file.") var scenario: String
         @Option(name: .long, help: "HCI transport per BLE device: tcp:HOST:PORT or hciN.") var hci: [String] = []
-        @Option(name: .long, help: "Virtual seconds per wall second, or max.") var speed = "1"
+        @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed = Speed(factor: 1)
         @Option(name: .long, help: "Seed overriding the scenario's own.") var seed: UInt64?
         @Option(name: .long, help: "Folder for the live btsnoop captures.") var capture: String?
         @Option(name: .long, help: "Seconds to wait for centrals to subscribe.") var subscribeTimeout: Double = 60
@@ -29,11 +29,6 @@ extension VitalSim {
             let s: Scenario
             do { s = try ScenarioLoader.load(path: scenario) } catch {
                 printError(error.description)
-                throw ExitCodes.input
-            }
-            let factor: Double? = speed == "max" ? nil : Double(speed)
-            guard speed == "max" || (factor ?? 0) > 0 else {
-                printError("--speed: expected a positive number or max, got '\(speed)'")
                 throw ExitCodes.input
             }
             let devices = s.bleDevices
@@ -50,7 +45,7 @@ extension VitalSim {
             if let capture { try? FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true) }
             let live: LivePeripherals
             do {
-                live = try LivePeripherals(scenario: s, seed: seed, hci: hci, speed: factor, captureDirectory: capture)
+                live = try LivePeripherals(scenario: s, seed: seed, hci: hci, speed: speed.factor, captureDirectory: capture)
                 try live.start()
             } catch let e as HCIError {
                 printError(e.description)

@@ -13,7 +13,7 @@ struct LiveFlags: ParsableArguments {
     @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
     @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header:
         [String] = []
-    @Option(name: .long, help: "Virtual seconds per wall second, or max (default max).") var speed = "max"
+    @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed = Speed.max
     @Option(name: .long, help: "Seed overriding each scenario's own (golden files record the seed they were made with).") var seed: UInt64?
     @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
@@ -30,19 +30,19 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
     @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
     @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).")
-    var mqttSession = "clean"
+    var mqttSession = MQTTSession.clean
     @Option(
         name: .long,
         help:
             "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert API is always polled)."
-    ) var observe: [String] = []
+    ) var observe: [PushChannel] = []
     @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).")
     var webhookPort = 0
     @Option(
         name: .long,
         help:
             "How Bluetooth devices with transport ble reach the SUT: relay (decoded and posted over HTTPS, as a phone gateway does) or hci (live BLE peripherals on HCI controllers, connected to by the SUT's BLE gateway; needs a finite --speed)."
-    ) var ble = "relay"
+    ) var ble = LiveOptions.BLEMode.relay
     @Option(
         name: .long,
         help:
@@ -54,7 +54,6 @@ struct LiveFlags: ParsableArguments {
     ) var bumblePython: String?
 
     func validate() throws {
-        if speed != "max", (Double(speed) ?? 0) <= 0 { throw ValidationError("--speed must be a positive number or max, got '\(speed)'") }
         if target != nil && !sutFault.isEmpty { throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target") }
         if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
             throw ValidationError("--target must be an http:// or https:// URL")
@@ -63,24 +62,17 @@ struct LiveFlags: ParsableArguments {
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
         if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
-        for o in observe where PushObserver.Kind(rawValue: o) == nil {
-            throw ValidationError("--observe must be sse, mqtt or webhook, got '\(o)'")
-        }
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
-        if !["clean", "persistent"].contains(mqttSession) {
-            throw ValidationError("--mqtt-session must be clean or persistent, got '\(mqttSession)'")
-        }
         if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) {
             throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)")
         }
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
-        guard let mode = LiveOptions.BLEMode(rawValue: ble) else { throw ValidationError("--ble must be relay or hci, got '\(ble)'") }
-        if mode == .hci, speed == "max" {
+        if ble == .hci, speed == .max {
             throw ValidationError(
                 "--ble hci needs a finite --speed (e.g. --speed 60): devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
             )
         }
-        if !hci.isEmpty, mode != .hci { throw ValidationError("--hci goes with --ble hci") }
+        if !hci.isEmpty, ble != .hci { throw ValidationError("--hci goes with --ble hci") }
         if !hci.isEmpty, target == nil {
             throw ValidationError(
                 "--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started"
@@ -98,7 +90,7 @@ struct LiveFlags: ParsableArguments {
         o.caFile = cacert
         o.insecure = insecure
         o.headers = header
-        o.speed = speed == "max" ? nil : Double(speed)
+        o.speed = speed.factor
         o.seed = seed
         o.sutFaults = sutFault
         o.goldenDirectory = goldenDir
@@ -107,11 +99,11 @@ struct LiveFlags: ParsableArguments {
         o.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         o.mqtt = mqtt.flatMap(parseHostPort)
         o.qos = qos
-        o.observe = observe.compactMap(PushObserver.Kind.init(rawValue:))
+        o.observe = observe
         o.webhookPort = webhookPort
         o.mqttCAFile = mqttCacert
-        o.mqttPersistentSession = mqttSession == "persistent"
-        o.ble = LiveOptions.BLEMode(rawValue: ble) ?? .relay
+        o.mqttPersistentSession = mqttSession == .persistent
+        o.ble = ble
         o.hci = hci
         o.bumblePython = bumblePython
         o.note = { printError($0) }
@@ -146,7 +138,7 @@ extension VitalSim {
             help:
                 "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay)."
         ) var evidence: String?
-        @Option(name: .long, help: "Run only shard I of N (1-based; scenario files in name order, every Nth), e.g. 2/4.") var shard: String?
+        @Option(name: .long, help: "Run only shard I of N (1-based; scenario files in name order, every Nth), e.g. 2/4.") var shard: Shard?
 
         func run() async throws {
             var files = LiveSuite.scenarioFiles(live.path)
@@ -155,14 +147,9 @@ extension VitalSim {
                 throw ExitCodes.input
             }
             if let shard {
-                let parts = shard.split(separator: "/").compactMap { Int($0) }
-                guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-                    printError("--shard must be I/N with 1 ≤ I ≤ N, got '\(shard)'")
-                    throw ExitCodes.input
-                }
-                files = files.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
+                files = files.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
                 guard !files.isEmpty else {
-                    printError("shard \(shard) of \(live.path) holds no scenario")
+                    printError("shard \(shard.index)/\(shard.count) of \(live.path) holds no scenario")
                     throw ExitCodes.input
                 }
             }

@@ -23,7 +23,11 @@ extension VitalSim {
         @Option(name: .long, help: "Port; 0 picks a free one.") var port = 8080
         @Option(name: .long, help: "Alert rules file (default: the shipped rules, docs/alert-rules.md).") var rules: String?
         @Option(name: .long, help: "Take patients' profiles from this scenario file.") var scenario: String?
-        @Option(name: .long, help: "A patient's profile, PATIENT=PROFILE (repeatable); others are adult.") var patient: [String] = []
+        @Option(
+            name: .long,
+            help:
+                "A patient's profile, PATIENT=PROFILE with a profile of \(Profile.allCases.map(\.rawValue).joined(separator: ", ")) (repeatable); others are adult."
+        ) var patient: [PatientProfile] = []
         @Flag(
             name: .long,
             help:
@@ -57,13 +61,13 @@ extension VitalSim {
         @Option(
             name: .long,
             help: "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap."
-        ) var bleDevice: [String] = []
+        ) var bleDevice: [BLEDeviceBinding] = []
         @Option(
             name: .long,
             help:
                 "Stamp BLE values that carry no time stamp (heart rate, continuous SpO2, CGM, battery) on the --scenario's time axis: its start once every device has subscribed, running N times faster than the wall clock (for vitalsim run --ble hci --speed N; default: the wall clock, as a real gateway)."
         ) var bleSpeed: Double?
-        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "warning"
+        @Option(name: .long, help: "Log level.") var logLevel = LogLevel.warning
 
         func validate() throws {
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -72,9 +76,6 @@ extension VitalSim {
                 throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key")
             }
             if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
-            if Logger.Level(rawValue: logLevel) == nil {
-                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-            }
             if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
             if rateLimit < 0 { throw ValidationError("--rate-limit must be ≥ 0") }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
@@ -92,6 +93,28 @@ extension VitalSim {
         }
 
         func run() async throws {
+            var config = try configuration()
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-serve-\(getpid())").path
+            configureStorageAndTLS(&config, scratch: scratch)
+            let credentialLines = announce(&config)
+            var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = logLevel.level
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            do throws(ReferenceSetupError) {
+                try await ReferenceService.run(config, logger: logger) { line in
+                    // Credentials go out just before the listening line, so that a reader of stdout has them when the server is ready.
+                    let text = line.hasPrefix("listening on") ? credentialLines + line + "\n" : line + "\n"
+                    FileHandle.standardOutput.write(Data(text.utf8))
+                }
+            } catch {
+                printError("vitalsim serve: \(error)")
+                throw ExitCodes.infrastructure
+            }
+        }
+
+        /// The service's configuration from the flags and the files they name (rules, scenario,
+        /// credentials); a bad file or fault exits 2 with its message.
+        func configuration() throws -> ReferenceServiceConfiguration {
             var config = ReferenceServiceConfiguration()
             config.host = host
             config.port = port
@@ -101,25 +124,8 @@ extension VitalSim {
             config.mqttCAFile = mqttCacert
             config.http2 = http2
             do {
-                if let rules {
-                    config.rules = try RuleSetLoader.parse(try FileText.read(rules), file: rules)
-                } else {
-                    config.rules = try RuleSetLoader.defaultRules()
-                }
-                if let scenario {
-                    let loaded = try ScenarioLoader.load(path: scenario)
-                    for p in loaded.patients { config.profiles[p.id] = p.profile }
-                    if bleGateway {
-                        config.bleTargets = loaded.bleDevices.map { patient, spec in
-                            BLEGateway.Target(
-                                address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"),
-                                patientID: patient,
-                                deviceID: spec.id
-                            )
-                        }
-                        if let bleSpeed { config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed) }
-                    }
-                }
+                config.rules = try rules.map { try RuleSetLoader.parse(try FileText.read($0), file: $0) } ?? RuleSetLoader.defaultRules()
+                if let scenario { try apply(scenario: scenario, to: &config) }
                 if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }
             } catch let e as ScenarioLoadError {
                 printError(e.description)
@@ -128,25 +134,9 @@ extension VitalSim {
                 printError("\(error)")
                 throw ExitCodes.input
             }
-            for item in patient {
-                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let profile = Profile(rawValue: parts[1]) else {
-                    printError(
-                        "--patient: expected PATIENT=PROFILE with a profile of \(Profile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(item)'"
-                    )
-                    throw ExitCodes.input
-                }
-                config.profiles[parts[0]] = profile
-            }
-            for item in bleDevice {
-                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-                let bytes = parts.first?.split(separator: ":").compactMap { UInt8($0, radix: 16) } ?? []
-                let owner = parts.count == 2 ? parts[1].split(separator: "/", maxSplits: 1).map(String.init) : []
-                guard bytes.count == 6, owner.count == 2, !owner[0].isEmpty, !owner[1].isEmpty else {
-                    printError("--ble-device: expected ADDRESS=PATIENT/DEVICE such as C0:11:22:33:44:55=501/hr-strap, got '\(item)'")
-                    throw ExitCodes.input
-                }
-                config.bleTargets.append(BLEGateway.Target(address: bytes.reversed(), patientID: owner[0], deviceID: owner[1]))
+            for p in patient { config.profiles[p.patientID] = p.profile }
+            for d in bleDevice {
+                config.bleTargets.append(BLEGateway.Target(address: d.address, patientID: d.patientID, deviceID: d.deviceID))
             }
             config.bleGateway = bleGateway ? hci : []
             let known = Set(config.rules.map(\.id))
@@ -156,7 +146,27 @@ extension VitalSim {
                     throw ExitCodes.input
                 }
             }
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-serve-\(getpid())").path
+            return config
+        }
+
+        /// The patients' profiles of a scenario and, for a BLE gateway, its BLE devices (by the
+        /// addresses `vitalsim run --ble hci` gives them) and its time axis.
+        func apply(scenario path: String, to config: inout ReferenceServiceConfiguration) throws {
+            let loaded = try ScenarioLoader.load(path: path)
+            for p in loaded.patients { config.profiles[p.id] = p.profile }
+            guard bleGateway else { return }
+            config.bleTargets = loaded.bleDevices.map { patient, spec in
+                BLEGateway.Target(
+                    address: StaticRandomAddress.derive(seed: loaded.seed, label: "\(patient)/\(spec.id)"),
+                    patientID: patient,
+                    deviceID: spec.id
+                )
+            }
+            if let bleSpeed { config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed) }
+        }
+
+        /// Storage (`--database`, or a temporary SQLite file with `--dev`) and TLS.
+        func configureStorageAndTLS(_ config: inout ReferenceServiceConfiguration, scratch: String) {
             if let database {
                 config.storage =
                     database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
@@ -170,7 +180,11 @@ extension VitalSim {
             } else if let tlsCert, let tlsKey {
                 config.tls = .files(certificate: tlsCert, key: tlsKey)
             }
+        }
 
+        /// Demo credentials with `--dev` (returned as the lines printed with the listening line), a
+        /// warning for an open API, and a banner for faulty modes.
+        func announce(_ config: inout ReferenceServiceConfiguration) -> String {
             var out = ""
             if dev {
                 config.credentials = Credentials.demo(patients: Array(Set(["501"] + config.profiles.keys)).sorted())
@@ -190,21 +204,7 @@ extension VitalSim {
                         + config.faults.summary.map { "!!!   \($0)" } + [banner]).joined(separator: "\n")
                 )
             }
-            let credentialLines = out
-            var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }
-            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
-            do throws(ReferenceSetupError) {
-                try await ReferenceService.run(config, logger: logger) { line in
-                    // Credentials go out just before the listening line, so that a reader of stdout has them when the server is ready.
-                    let text = line.hasPrefix("listening on") ? credentialLines + line + "\n" : line + "\n"
-                    FileHandle.standardOutput.write(Data(text.utf8))
-                }
-            } catch {
-                printError("vitalsim serve: \(error)")
-                try? FileManager.default.removeItem(atPath: scratch)
-                throw ExitCodes.infrastructure
-            }
-            try? FileManager.default.removeItem(atPath: scratch)
+            return out
         }
     }
 }

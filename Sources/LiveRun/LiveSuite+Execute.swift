@@ -1,0 +1,264 @@
+import Foundation
+import Judge
+import TrafficPlanning
+import VitalSimCore
+import Wire
+
+/// The helper processes and connections of one scenario's run, stopped together when it ends:
+/// push observers first, then the peripherals, the SUT (its gateway), the broker, and the virtual
+/// controllers under both.
+final class RunResources {
+    var embedded: EmbeddedSUT?
+    var broker: MosquittoBroker?
+    var controllers: BumbleControllers?
+    var link: BLELink?
+    var observers: [PushObserver] = []
+
+    func stop() {
+        for o in observers { o.stop() }
+        link?.stop()
+        embedded?.stop()
+        broker?.stop()
+        controllers?.stop()
+    }
+}
+
+/// What one scenario's run needs to know about itself before it starts.
+struct ScenarioSetup {
+    let path: String
+    let scenario: Scenario
+    let options: LiveOptions
+    /// The scenario's BLE devices when they go over a real BLE link (`--ble hci`), else empty.
+    let bleDevices: [(String, DeviceSpec)]
+    /// A scratch folder for the run's helpers.
+    let scratch: String
+
+    init(path: String, scenario: Scenario, options: LiveOptions) {
+        self.path = path
+        self.scenario = scenario
+        self.options = options
+        bleDevices = options.ble == .hci ? scenario.bleDevices : []
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+    }
+
+    var name: String { scenario.name }
+    var overBLE: Bool { !bleDevices.isEmpty }
+    var bleKeys: [String] { bleDevices.map { "\($0.0)/\($0.1.id)" } }
+    var usesMQTT: Bool { scenario.patients.contains { $0.devices.contains { $0.transport == .mqtt } } }
+    var observesMQTT: Bool { options.observe.contains(.mqtt) }
+}
+
+extension LiveSuite {
+    /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
+    /// their bodies), the traffic digest, the raw result and the SUT's base URL.
+    static func execute(
+        _ path: String,
+        _ scenario: Scenario,
+        _ options: LiveOptions
+    ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
+        let setup = ScenarioSetup(path: path, scenario: scenario, options: options)
+        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE)
+        let resources = RunResources()
+        defer { resources.stop() }
+        let (peripheralHCI, gatewayHCI) = try controllers(setup, resources)
+        let endpoint = try mqttEndpoint(setup, resources)
+        let webhook = try await webhookReceiver(setup, resources)
+        let (base, ca) = try sut(setup, resources, endpoint: endpoint, webhook: webhook, gatewayHCI: gatewayHCI)
+        let client = try await publisher(setup, endpoint: endpoint)
+        try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
+        let runner = runner(setup, resources, base: base, ca: ca, client: client)
+        let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
+        var result = await runner.run(plan, span: scenario.duration.milliseconds, alongside: alongside)
+        // The digest is of the scenario's whole traffic (as relayed), so one golden file serves both modes.
+        let digest =
+            setup.overBLE ? TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: options.seed)) : plan.digest ?? ""
+        result.ble = resources.link?.summary(devices: setup.bleKeys)
+        if let embedded = resources.embedded, !embedded.isRunning {
+            throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
+        }
+        if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
+            throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(result.outcomes.first?.error ?? "")")
+        }
+        return (result.requests, digest, result, base)
+    }
+
+    /// The HCI controllers of the BLE devices' peripherals and of the embedded SUT's gateway: bumble's
+    /// virtual controllers for the embedded SUT, the user's `--hci` for a `--target`.
+    static func controllers(_ setup: ScenarioSetup, _ resources: RunResources) throws(HarnessError) -> ([String], [String]) {
+        let options = setup.options
+        guard setup.overBLE else { return (options.hci, []) }
+        guard options.speed != nil else {
+            throw .usage(
+                "\(setup.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
+            )
+        }
+        let count = setup.bleDevices.count
+        guard options.target == nil else {
+            guard options.hci.count == count else {
+                throw .usage(
+                    "\(setup.name) has \(count) BLE device(s) (\(setup.bleKeys.joined(separator: ", "))): give one --hci controller per device, in that order (\(options.hci.count) given)"
+                )
+            }
+            return (options.hci, [])
+        }
+        guard options.hci.isEmpty else {
+            throw .usage(
+                "--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself"
+            )
+        }
+        guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable) else {
+            throw .infrastructure(
+                "\(setup.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON"
+            )
+        }
+        try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
+        let c = try BumbleControllers(python: python, count: 2 * count, log: setup.scratch + "/bumble.log")
+        resources.controllers = c
+        return (c.ports.prefix(count).map { "tcp:127.0.0.1:\($0)" }, c.ports.suffix(count).map { "tcp:127.0.0.1:\($0)" })
+    }
+
+    /// The MQTT broker: `--mqtt`, or a mosquitto started for the embedded SUT when the scenario needs one.
+    static func mqttEndpoint(_ setup: ScenarioSetup, _ resources: RunResources) throws(HarnessError) -> (host: String, port: Int)? {
+        let options = setup.options
+        guard setup.usesMQTT || setup.observesMQTT, options.mqtt == nil else { return options.mqtt }
+        guard options.target == nil else {
+            throw .usage(
+                "\(setup.name) " + (setup.usesMQTT ? "sends over MQTT" : "observes alerts over MQTT")
+                    + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
+            )
+        }
+        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto")
+        resources.broker = b
+        return (b.host, b.port)
+    }
+
+    /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
+    static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String? {
+        guard setup.options.observe.contains(.webhook) else { return nil }
+        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort)
+        resources.observers.append(observer)
+        if setup.options.target != nil {
+            setup.options.note("\(setup.name): webhook receiver at \(url) — the SUT must POST its alerts there")
+        }
+        return url
+    }
+
+    /// The SUT's base URL and CA: `--target`, or the embedded reference SUT started for this scenario.
+    static func sut(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        endpoint: (host: String, port: Int)?,
+        webhook: String?,
+        gatewayHCI: [String]
+    ) throws(HarnessError) -> (String, String?) {
+        let options = setup.options
+        if let target = options.target { return (target, options.caFile) }
+        let sut = try EmbeddedSUT(
+            executable: options.executable,
+            scenario: setup.path,
+            faults: options.sutFaults,
+            directory: setup.scratch,
+            mqtt: setup.usesMQTT || setup.observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil,
+            mqttCAFile: options.mqttCAFile,
+            webhook: webhook,
+            bleGateway: gatewayHCI,
+            bleSpeed: setup.overBLE ? options.speed : nil
+        )
+        resources.embedded = sut
+        return (sut.base, sut.caFile)
+    }
+
+    /// The MQTT publisher of the scenario's MQTT devices, subscribed to the SUT's rejections.
+    static func publisher(_ setup: ScenarioSetup, endpoint: (host: String, port: Int)?) async throws(HarnessError) -> MQTTClient? {
+        guard setup.usesMQTT, let endpoint else { return nil }
+        do throws(MQTTError) {
+            let c = try MQTTClient(
+                .init(
+                    host: endpoint.host,
+                    port: endpoint.port,
+                    clientID: "vitalsim-run-\(getpid())-\(setup.name)",
+                    cleanStart: !setup.options.mqttPersistentSession,
+                    caFile: setup.options.mqttCAFile
+                )
+            )
+            try await c.connect()
+            try await c.subscribeAcknowledged("errors/+", qos: 1)
+            return c
+        } catch { throw .infrastructure("\(setup.name): \(error)") }
+    }
+
+    /// The SSE and MQTT push observers (`--observe`); the webhook receiver is already listening.
+    static func observe(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        base: String,
+        ca: String?,
+        endpoint: (host: String, port: Int)?
+    ) async throws(HarnessError) {
+        let options = setup.options
+        for kind in options.observe {
+            switch kind {
+            case .webhook: continue
+            case .sse: resources.observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: options.headers))
+            case .mqtt:
+                guard let endpoint else { continue }
+                do throws(MQTTError) {
+                    resources.observers.append(
+                        try await .mqtt(
+                            host: endpoint.host,
+                            port: endpoint.port,
+                            clientID: "vitalsim-observe-\(getpid())-\(setup.name)",
+                            caFile: options.mqttCAFile
+                        )
+                    )
+                } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)") }
+            }
+        }
+    }
+
+    /// The runner that sends the plan to the SUT and polls its alerts.
+    static func runner(_ setup: ScenarioSetup, _ resources: RunResources, base: String, ca: String?, client: MQTTClient?) -> LiveRunner {
+        let options = setup.options
+        let sut = resources.embedded
+        let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
+        let name = setup.name
+        return LiveRunner(
+            base: base,
+            caFile: ca,
+            insecure: options.insecure,
+            headers: options.headers,
+            speed: options.speed,
+            connections: options.connections,
+            quiet: options.quiet,
+            mqtt: client,
+            mqttOnly: setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
+            qos: options.qos,
+            observers: resources.observers,
+            onProgress: options.progress.map { report in { @Sendable p in report(name, p) } },
+            outageLimit: options.outageLimit,
+            isAlive: alive
+        )
+    }
+
+    /// The BLE devices as live peripherals, connected by the SUT's gateway before the run starts;
+    /// nil without a BLE link.
+    static func bleLink(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        peripheralHCI: [String]
+    ) throws(HarnessError) -> LiveRunner.Alongside? {
+        let options = setup.options
+        guard setup.overBLE, let speed = options.speed else { return nil }
+        let captures = options.evidence.map { "\($0)/\(setup.name)/ble-live" }
+        if let captures { try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true) }
+        let l = try BLELink(scenario: setup.scenario, seed: options.seed, hci: peripheralHCI, speed: speed, captureDirectory: captures)
+        resources.link = l
+        if options.target != nil {
+            options.note(
+                "\(setup.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe"
+            )
+        }
+        try l.connect(timeout: options.target == nil ? 60 : 300)
+        return l.alongside(startUnixMilliseconds: setup.scenario.startUnixMilliseconds)
+    }
+}

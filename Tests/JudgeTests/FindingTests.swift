@@ -1,0 +1,262 @@
+import Foundation
+import Histogram
+import Judge
+import Payloads
+import TrafficPlanning
+import VitalSimCore
+import XCTest
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Every finding of the judge, on constructed golden files and run results (no process, no SUT).
+final class FindingTests: XCTestCase {
+    /// 2024-11-07T10:00:00Z.
+    let t0: Int64 = 1_730_973_600_000
+    let minute: Int64 = 60_000
+
+    func golden(alerts: [GoldenFile.ExpectedAlert] = [], validation: [GoldenFile.ExpectedValidation] = []) -> GoldenFile {
+        GoldenFile(
+            scenario: "s",
+            seed: 1,
+            trafficDigest: "sha256:x",
+            earlyTolerance: GoldenFile.defaultEarly,
+            lateTolerance: GoldenFile.defaultLate,
+            alerts: alerts,
+            validation: validation,
+            budgets: []
+        )
+    }
+
+    func expected(
+        _ rule: String = "temp.fever",
+        patient: String = "1",
+        at t: Int64,
+        severity: Severity = .medium
+    ) -> GoldenFile.ExpectedAlert {
+        GoldenFile.ExpectedAlert(patientID: patient, rule: rule, severity: severity, from: t - minute, to: t + 5 * minute)
+    }
+
+    func observed(
+        _ id: String,
+        _ rule: String = "temp.fever",
+        patient: String = "1",
+        at t: Int64,
+        severity: String = "medium"
+    )
+        -> ObservedAlert
+    {
+        ObservedAlert(alertID: id, patientID: patient, rule: rule, severity: severity, raisedAt: t, evidence: ["\(patient)/d/1"])
+    }
+
+    func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> {
+        var h = Histogram<UInt64>.latency()
+        for v in samples { h.record(v) }
+        return h
+    }
+
+    func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> LiveRunResult {
+        LiveRunResult(
+            outcomes: outcomes,
+            alerts: alerts,
+            ackLatency: histogram(),
+            alertLatency: histogram(),
+            schedulingLag: histogram(),
+            unreachable: false
+        )
+    }
+
+    func request(_ reading: String, rejection: ExpectedRejection? = nil) -> SentRequest {
+        SentRequest(
+            PlannedRequest(
+                path: "/api/v1/observations",
+                body: [],
+                readings: [(reading, 0)],
+                patientID: "1",
+                sendAt: 0,
+                expectedRejection: rejection
+            )
+        )
+    }
+
+    func judge(_ g: GoldenFile, _ r: LiveRunResult, plan: [SentRequest] = [], digest: String = "sha256:x") -> Verdict {
+        Verdict.judge(scenario: "s", golden: g, plan: plan, digest: digest, result: r)
+    }
+
+    func finding(_ v: Verdict, _ kind: CheckKind) -> [Finding?] { v.checks.filter { $0.kind == kind }.map(\.finding) }
+
+    func testAnAlertInItsWindowWithItsSeverityPasses() {
+        let v = judge(golden(alerts: [expected(at: t0)]), result([observed("a1", at: t0 + minute)]))
+        XCTAssertTrue(v.passed, v.checks.map(\.detail).joined(separator: "; "))
+        XCTAssertEqual(v.checks.map(\.kind), [.alert, .noOtherAlerts, .delivery])
+    }
+
+    func testMissedLateEarlyAndWrongSeverity() {
+        XCTAssertEqual(finding(judge(golden(alerts: [expected(at: t0)]), result([])), .alert), [.missed])
+        XCTAssertEqual(finding(judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0 + 6 * minute)])), .alert), [.late])
+        XCTAssertEqual(finding(judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0 - 2 * minute)])), .alert), [.early])
+        let wrong = judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0, severity: "high")]))
+        XCTAssertEqual(finding(wrong, .alert), [.wrongSeverity])
+        XCTAssertTrue(wrong.checks[0].detail.contains("severity high, expected medium"), wrong.checks[0].detail)
+    }
+
+    func testAnotherRuleOrPatientIsNotAMatch() {
+        let v = judge(
+            golden(alerts: [expected(at: t0)]),
+            result([observed("a", "hr.tachycardia", at: t0), observed("b", patient: "2", at: t0)])
+        )
+        XCTAssertEqual(finding(v, .alert), [.missed])
+        XCTAssertEqual(finding(v, .noOtherAlerts), [.spurious])
+    }
+
+    func testExtraAlertsAreSpuriousOrDuplicates() {
+        let spurious = judge(golden(), result([observed("a", at: t0)]))
+        XCTAssertEqual(finding(spurious, .noOtherAlerts), [.spurious])
+        XCTAssertTrue(spurious.checks.first { $0.kind == .noOtherAlerts }!.detail.hasPrefix("spurious temp.fever for patient 1"))
+        let duplicate = judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0), observed("b", at: t0 + minute)]))
+        XCTAssertEqual(finding(duplicate, .alert), [nil])
+        XCTAssertEqual(finding(duplicate, .noOtherAlerts), [.duplicate])
+    }
+
+    func testTwoExpectationsOfOneRuleAreNamedApart() {
+        let g = golden(alerts: [expected(at: t0), expected(at: t0 + 60 * minute)])
+        let v = judge(g, result([observed("a", at: t0), observed("b", at: t0 + 60 * minute)]))
+        XCTAssertEqual(v.checks.filter { $0.kind == .alert }.map(\.name), ["alert temp.fever patient 1", "alert temp.fever patient 1 #2"])
+        XCTAssertTrue(v.passed)
+    }
+
+    func testAChangedTrafficDigestFails() {
+        let v = judge(golden(), result([]), digest: "sha256:y")
+        XCTAssertEqual(finding(v, .traffic), [.trafficChanged])
+        XCTAssertFalse(v.passed)
+    }
+
+    func testValidationExpectedRejectionsAndUnexpectedOnes() {
+        let g = golden(validation: [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 400, field: "unit")])
+        let plan = [request("1/d/1"), request("1/d/2", rejection: ExpectedRejection(status: 400, field: "unit"))]
+        let right = judge(g, result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "unit")]), plan: plan)
+        XCTAssertEqual(finding(right, .validation), [nil])
+        XCTAssertEqual(right.acknowledged, 1)
+        XCTAssertEqual(right.rejected, 1)
+        let accepted = judge(g, result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 200)]), plan: plan)
+        XCTAssertEqual(finding(accepted, .validation), [.validationMismatch])
+        let wrongField = judge(
+            g,
+            result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "value")]),
+            plan: plan
+        )
+        XCTAssertTrue(wrongField.checks.first { $0.kind == .validation }!.detail.contains("got 400 naming 'value'"))
+        let refused = judge(g, result([], outcomes: [RequestOutcome(status: 403), RequestOutcome(status: 400, field: "unit")]), plan: plan)
+        XCTAssertEqual(refused.checks.first { $0.name == "accepts 1/d/1" }?.finding, .validationMismatch)
+        let gone = judge(g, result([], outcomes: [RequestOutcome(status: 200)]), plan: [request("1/d/1")])
+        XCTAssertEqual(gone.checks.first { $0.name == "rejects 1/d/2" }?.detail, "the scenario no longer sends reading 1/d/2")
+    }
+
+    func testARequestWithoutAFinalAnswerIsLost() {
+        let plan = [request("1/d/1"), request("1/d/2")]
+        let v = judge(
+            golden(),
+            result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(error: "timed out", attempts: 6)]),
+            plan: plan
+        )
+        let delivery = v.checks.first { $0.name == "every reading acknowledged or rejected" }
+        XCTAssertEqual(delivery?.finding, .lost)
+        XCTAssertEqual(delivery?.detail, "1 request(s) without a final answer, first: 1/d/2: timed out")
+        XCTAssertEqual(v.failed, 1)
+        let overloaded = judge(golden(), result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 503)]), plan: plan)
+        XCTAssertEqual(overloaded.checks.first { $0.kind == .delivery }?.finding, .lost, "a final 5xx is not an answer")
+    }
+
+    func testBudgetsPassAndFailOnTheirPercentile() {
+        var g = golden()
+        g.budgets = [GoldenFile.Budget(path: .readingToAck, limits: [(50, 2), (100, 5)])]
+        var r = result([])
+        r.ackLatency = histogram([1000, 1000, 1000, 9000])
+        let v = judge(g, r)
+        XCTAssertEqual(
+            v.checks.filter { $0.kind == .budget }.map(\.name),
+            ["budget reading-to-ack p50 ≤ 2 ms", "budget reading-to-ack max ≤ 5 ms"]
+        )
+        XCTAssertEqual(finding(v, .budget), [nil, .budgetExceeded])
+    }
+
+    func testLatencyPathsAreReportedInOrder() {
+        var r = result([])
+        var push = PushDelivery(kind: .webhook)
+        push.latency = histogram()
+        r.push = [push, PushDelivery(kind: .sse)]
+        let v = judge(golden(), r)
+        XCTAssertEqual(
+            Verdict.latencyPaths(v),
+            [.readingToAck, .readingToAlert, .readingToAlertSSE, .readingToAlertWebhook, .schedulingLag]
+        )
+        XCTAssertEqual(LatencyPath.alert(via: .mqtt), .readingToAlertMQTT)
+        XCTAssertEqual(LatencyPath.readingToAlertMQTT.channel, .mqtt)
+        XCTAssertFalse(LatencyPath.budgetable.contains(.schedulingLag))
+    }
+
+    func testRecordingKeepsAlertsAndRejectionsAndWarnsAboutDepartures() {
+        let plan = [request("1/d/1", rejection: ExpectedRejection(status: 400, field: "unit")), request("1/d/2")]
+        let r = result(
+            [observed("a", at: t0), observed("b", at: t0, severity: "urgent")],
+            outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 422, field: "value")]
+        )
+        let (g, warnings) = GoldenFile.recorded(scenario: "s", seed: 7, digest: "sha256:z", plan: plan, result: r, oracle: [])
+        XCTAssertEqual(g.alerts.map(\.severity), [.medium], "an alert with an unknown severity is not recorded")
+        XCTAssertEqual(g.alerts.first.map { $0.to - $0.from }, GoldenFile.defaultEarly + GoldenFile.defaultLate)
+        XCTAssertEqual(g.validation, [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 422, field: "value")])
+        XCTAssertEqual(g.budgets.map(\.path), [.readingToAck, .readingToAlert])
+        XCTAssertTrue(warnings.contains { $0.contains("severity 'urgent'") }, "\(warnings)")
+        XCTAssertTrue(warnings.contains { $0.hasPrefix("1/d/1: a conforming SUT answers 400 naming 'unit'") }, "\(warnings)")
+        let again = try? GoldenFile.parse(g.yaml(), file: "s.golden.yaml")
+        XCTAssertEqual(again, g, "a recorded golden file parses back to itself")
+    }
+
+    func testGoldenFileErrorsNameTheLineAndField() {
+        let text = """
+            scenario: "s"
+            seed: 1
+            trafficDigest: "sha256:x"
+            alerts:
+              - {patient: "1", rule: "temp.fever", severity: severe, from: "2024-11-07T10:00:00.000Z", to: "2024-11-07T10:10:00.000Z"}
+            budgets:
+              reading-to-ack: {p50: soon}
+            """
+        XCTAssertThrowsError(try GoldenFile.parse(text, file: "g.yaml")) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.contains("g.yaml:5"), message)
+            XCTAssertTrue(message.contains("severity must be low, medium or high"), message)
+            XCTAssertTrue(message.contains("g.yaml:7"), message)
+            XCTAssertTrue(message.contains("expected a duration"), message)
+        }
+    }
+
+    func testJUnitIsWellFormedXMLWithOneCasePerCheck() throws {
+        let v = judge(golden(alerts: [expected(at: t0)]), result([observed("a<&>\"", at: t0 + 6 * minute)]))
+        let xml = RunReport.junit([v])
+        let parser = XMLParser(data: Data(xml.utf8))
+        let counter = ElementCounter()
+        parser.delegate = counter
+        XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")\n\(xml)")
+        XCTAssertEqual(counter.counts["testcase"], v.checks.count)
+        XCTAssertEqual(counter.counts["failure"], v.checks.filter { !$0.passed }.count)
+        let json = try JSONSerialization.jsonObject(with: Data(RunReport.json([v]).utf8)) as? [String: Any]
+        XCTAssertEqual(json?["passed"] as? Bool, false)
+    }
+}
+
+/// Counts XML elements by name.
+final class ElementCounter: NSObject, XMLParserDelegate {
+    var counts: [String: Int] = [:]
+
+    func parser(
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName qName: String?,
+        attributes attributeDict: [String: String] = [:]
+    ) {
+        counts[elementName, default: 0] += 1
+    }
+}
