@@ -10,10 +10,15 @@ count="${1:-100000}"
 seconds="${2:-10}"
 sections="${3:-1234}"   # which sections to run, e.g. 3
 want() { [[ "$sections" == *"$1"* ]]; }
-# SCRATCH: the build folder (default .build), e.g. a separate release folder while .build is busy.
+# SCRATCH: the build folder (default .build), e.g. a separate release folder while .build is busy;
+# VITALSIM_BIN: measure that binary instead of building one (to compare two builds in one session).
 scratch="${SCRATCH:-.build}"
-swift build -c release --product vitalsim --scratch-path "$scratch" >/dev/null 2>&1
-bin="$scratch/release/vitalsim"
+if [ -n "${VITALSIM_BIN:-}" ]; then
+  bin="$VITALSIM_BIN"
+else
+  swift build -c release --product vitalsim --scratch-path "$scratch" >/dev/null 2>&1
+  bin="$scratch/release/vitalsim"
+fi
 dir="$(mktemp -d)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
