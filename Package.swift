@@ -43,10 +43,12 @@ let package = Package(
         .target(name: "GATT", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(name: "BLE", dependencies: ["VitalSimCore", "GATT", "CBluetooth"], swiftSettings: strict),
+        // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
+        .target(name: "Locking", swiftSettings: strict),
         // Transports: libcurl (HTTP, SSE) and libmosquitto (MQTT) clients.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "Wire", dependencies: ["CMosquitto", "CCurl"], swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["CMosquitto", "CCurl", "Locking"], swiftSettings: strict),
         // Payload formats: a reading as the bytes or JSON its device sends.
         .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT"], swiftSettings: strict),
         // Traffic planning: scenario → readings → requests, readings.jsonl and btsnoop captures.
@@ -58,7 +60,7 @@ let package = Package(
         // Simulated devices as live BLE peripherals, with their record stores.
         .target(
             name: "Peripherals",
-            dependencies: ["VitalSimCore", "GATT", "BLE", "Payloads", "TrafficPlanning"],
+            dependencies: ["Locking", "VitalSimCore", "GATT", "BLE", "Payloads", "TrafficPlanning"],
             swiftSettings: strict
         ),
         // The alert oracle (pure): alerts derived from the readings and the clinical rules.
@@ -75,6 +77,7 @@ let package = Package(
         .target(
             name: "LiveRun",
             dependencies: [
+                "Locking",
                 "VitalSimCore", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Judge", histogram, crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -83,7 +86,7 @@ let package = Package(
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
         .target(
             name: "Benchmarks",
-            dependencies: ["VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", "LiveRun", histogram],
+            dependencies: ["Locking", "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", "LiveRun", histogram],
             swiftSettings: strict
         ),
         // The reference SUT's domain (pure): payload validation, observations, the alert engine and its rules.
@@ -97,6 +100,7 @@ let package = Package(
         .target(
             name: "ReferenceSUT",
             dependencies: [
+                "Locking",
                 "VitalSimCore", "GATT", "BLE", "Wire", "ReferenceEngine", yams,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -119,6 +123,7 @@ let package = Package(
         .executableTarget(
             name: "vitalsim",
             dependencies: [
+                "Locking",
                 "VitalSimCore", "GATT", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
                 "LiveRun", "Benchmarks", "ReferenceEngine", "ReferenceSUT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -152,11 +157,12 @@ let package = Package(
             dependencies: ["VitalSimCore", "GATT", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "LiveRunTests", dependencies: ["LiveRun"], swiftSettings: strict),
+        .testTarget(name: "LiveRunTests", dependencies: ["Locking", "LiveRun"], swiftSettings: strict),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "Locking",
                 "VitalSimCore", "GATT", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "Benchmarks", "ReferenceEngine",
                 "ReferenceSUT", yams,
             ],

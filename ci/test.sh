@@ -10,12 +10,28 @@ swift build --build-tests --explicit-target-dependency-import-check error
 log=$(mktemp)
 status=0
 swift test --skip-build 2>&1 | tee "$log" || status=$?
-# One plain summary line from XCTest's totals (Swift Testing's own line counts only @Test functions).
-summary=$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
-rm -f "$log"
-if [ -n "$summary" ]; then
-  total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
-  failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
-  echo "tests: $((total - failed)) passed, $failed failed"
+# The unit tests and the in-process transport tests again under ThreadSanitizer (its own build
+# folder, .build-tsan; a race fails the run). VITALSIM_SKIP_TSAN=1 leaves it out.
+if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
+  tsan=0
+  bash ci/tsan.sh 2>&1 | tee -a "$log" || tsan=$?
+  if [ "$tsan" -ne 0 ]; then
+    echo "ci/tsan.sh failed (exit $tsan)"
+    status=1
+  fi
 fi
+# One plain summary line: the XCTest totals of each run (the line after "Test Suite 'All tests'"
+# or "'Selected tests'"; Swift Testing's own line counts only @Test functions).
+total=0
+failed=0
+while read -r n f; do
+  total=$((total + n))
+  failed=$((failed + f))
+done < <(awk "/Test Suite '(All tests|Selected tests)' (passed|failed)/ { grab = 1; next }
+  grab && /Executed [0-9]+ tests?, with [0-9]+ failures?/ { grab = 0; print }" "$log" |
+  sed -E 's/.*Executed ([0-9]+) tests?, with ([0-9]+) failures?.*/\1 \2/')
+rm -f "$log"
+# A run that crashed or a sanitizer report counts as a failure even without a failed test case.
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "tests: $((total - failed)) passed, $failed failed"
 exit $status

@@ -2,7 +2,7 @@ import Foundation
 import Histogram
 import Judge
 import LiveRun
-import Synchronization
+import Locking
 import VitalSimCore
 import Wire
 
@@ -76,7 +76,7 @@ package enum TransportBenchmark {
         defer { multi?.close() }
         let posters =
             easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
-        let firstFailure = Mutex<String?>(nil)
+        let firstFailure = Locked<String?>(nil)
         @Sendable func post(_ lane: Int, _ body: [UInt8]) async -> Bool {
             do throws(HTTPTransportError) {
                 let reply = if let multi { try await multi.post(url, body: body) } else { try await posters[lane].post(url, body: body) }
@@ -125,7 +125,7 @@ package enum TransportBenchmark {
             )
         }
         let window = SendWindow(limit: qos == 0 ? 1 : max(1, inFlight), resumeAt: resumeAt)
-        let tally = Mutex((latency: Histogram<UInt64>.latency(), failed: 0))
+        let tally = Locked((latency: Histogram<UInt64>.latency(), failed: 0))
         let clock = ContinuousClock()
         let start = clock.now
         // On the client's network thread, as vitalsim run's MQTT workers: a publish reaches the

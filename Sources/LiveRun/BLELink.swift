@@ -1,8 +1,8 @@
 import BLE
 import Foundation
 import Judge
+import Locking
 import Peripherals
-import Synchronization
 import VitalSimCore
 
 /// The BLE side of a live run (`vitalsim run --ble hci`): the scenario's Bluetooth devices as live
@@ -13,16 +13,16 @@ import VitalSimCore
 /// The peripherals are used by one thread at a time (connection on the caller's, the run on the
 /// link's own thread, stopping after the run has ended); the mutex makes that hand-over explicit.
 final class BLELink: Sendable {
-    let peripherals: Mutex<LivePeripherals>
+    let peripherals: Locked<LivePeripherals>
     let scenario: Scenario
     let speed: Double
     /// Set once the peripherals' run has ended.
-    let result = Mutex<LivePeripherals.Summary?>(nil)
+    let result = Locked<LivePeripherals.Summary?>(nil)
 
     init(scenario: Scenario, seed: UInt64?, hci: [String], speed: Double, captureDirectory: String?) throws(HarnessError) {
         do {
             let devices = try LivePeripherals(scenario: scenario, seed: seed, hci: hci, speed: speed, captureDirectory: captureDirectory)
-            peripherals = Mutex(devices)
+            peripherals = Locked(devices)
         } catch {
             throw .infrastructure("\(scenario.name): cannot open the BLE devices' controllers: \(error)")
         }
@@ -60,7 +60,7 @@ final class BLELink: Sendable {
         return LiveRunner.Alongside(origin: origin, startUnixMilliseconds: startUnixMilliseconds, due: due) {
             await withCheckedContinuation { (done: CheckedContinuation<[UInt64], Never>) in
                 let thread = Thread {
-                    let samples = Mutex<[UInt64]>([])
+                    let samples = Locked<[UInt64]>([])
                     let speed = self.speed
                     let summary = self.peripherals.withLock { devices in
                         devices.run(origin: origin) { emit, at in

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The reference SUT started as a child process (`vitalsim serve`) for a run without `--target`:
 /// HTTPS with a throwaway CA, a temporary SQLite database, the scenario's patient profiles, and any
@@ -111,7 +111,7 @@ package enum HarnessError: Error, Sendable, CustomStringConvertible {
 /// Starting helper processes.
 enum ChildProcess {
     /// The watchdogs of running children (see ``launch(_:)``); finished ones are dropped at each launch.
-    static let watchdogs = Mutex<[Process]>([])
+    static let watchdogs = Locked<[Process]>([])
 
     /// Runs `p` with no signals blocked: Swift concurrency's threads block SIGTERM and others, and a
     /// child inherits the mask, so a broker started from one would ignore `terminate()`.

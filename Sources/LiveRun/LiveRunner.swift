@@ -1,7 +1,7 @@
 import Foundation
 import Histogram
 import Judge
-import Synchronization
+import Locking
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -107,8 +107,8 @@ package final class LiveRunner: Sendable {
 
     /// The run's shared state (a class, so that tasks can share the lock).
     final class State: Sendable {
-        let m: Mutex<Shared>
-        init(_ s: Shared) { m = Mutex(s) }
+        let m: Locked<Shared>
+        init(_ s: Shared) { m = Locked(s) }
         func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A sliding window of sends awaiting their acknowledgement: ``acquire()`` suspends while `limit`
 /// are outstanding, ``release()`` (from any thread, e.g. libmosquitto's) frees a place, ``drain()``
@@ -18,7 +18,7 @@ package final class SendWindow: Sendable {
     package let limit: Int
     /// Waiting senders are woken once no more than this many are outstanding.
     package let resumeAt: Int
-    let state = Mutex(State())
+    let state = Locked(State())
 
     package init(limit: Int, resumeAt: Int? = nil) {
         self.limit = max(1, limit)

@@ -1,8 +1,8 @@
 import BLE
 import Foundation
 import GATT
+import Locking
 import Payloads
-import Synchronization
 import TrafficPlanning
 import VitalSimCore
 
@@ -229,7 +229,7 @@ package final class LivePeripherals {
 
 /// Stored glucose records per device, served through the Record Access Control Point.
 final class RecordStore: Sendable {
-    private let records = Mutex<[Int: [[(UInt16, [UInt8])]]]>([:])
+    private let records = Locked<[Int: [[(UInt16, [UInt8])]]]>([:])
 
     func store(_ payloads: [(UInt16, [UInt8])], device: Int) {
         records.withLock { $0[device, default: []].append(payloads) }

@@ -1,6 +1,7 @@
 import BLE
 import Foundation
 import GATT
+import Locking
 import Logging
 import ReferenceEngine
 import ServiceLifecycle
@@ -44,19 +45,19 @@ package final class BLEGateway: Service, Sendable {
     let targets: [Target]
     let context: ServerContext
     let logger: Logger
-    let claimed = Mutex(Set<[UInt8]>())
+    let claimed = Locked(Set<[UInt8]>())
     let stopping = Atomic<Bool>(false)
     /// Highest glucose record sequence number (CGM: time offset, keyed `cgm/DEVICE`) ingested per device (for RACP "≥ N" after a reconnect).
-    let lastSequence = Mutex([String: UInt16]())
+    let lastSequence = Locked([String: UInt16]())
     /// Glucose record sequence numbers (CGM time offsets) ingested per device.
-    let seenSequences = Mutex([String: Set<UInt16>]())
+    let seenSequences = Locked([String: Set<UInt16>]())
     /// Values received so far (orders values with the same receipt millisecond).
-    let arrivals = Mutex(0)
+    let arrivals = Locked(0)
     /// The scenario clock that stamps values without a time stamp of their own, if any.
     let virtualClock: VirtualClock?
     /// Targets subscribed at least once, and when the last of them first was (the virtual clock's origin).
-    let subscribedOnce = Mutex(Set<[UInt8]>())
-    let origin = Mutex<ContinuousClock.Instant?>(nil)
+    let subscribedOnce = Locked(Set<[UInt8]>())
+    let origin = Locked<ContinuousClock.Instant?>(nil)
 
     /// A simulated device's clock for a gateway in a time-compressed run: heart rate, continuous
     /// SpO2, CGM and battery values carry no time stamp, so a gateway stamps them on receipt; with

@@ -1,6 +1,6 @@
 import GATT
+import Locking
 import ReferenceEngine
-import Synchronization
 import VitalSimCore
 import Wire
 
@@ -150,7 +150,7 @@ package final class MQTTIngestor: Sendable {
 
 /// Messages waiting for one ingestion lane; `ready` signals (coalesced) that some have arrived.
 final class MessageQueue: Sendable {
-    let pending = Mutex<[MQTTMessage]>([])
+    let pending = Locked<[MQTTMessage]>([])
     let ready: AsyncStream<Void>
     let signal: AsyncStream<Void>.Continuation
 

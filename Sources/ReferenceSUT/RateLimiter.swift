@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Per-device token buckets: `rate` readings per second with bursts up to `burst`. Measured on
 /// the monotonic clock (rate limiting protects the server; it shapes no generated traffic).
@@ -9,7 +9,7 @@ package final class RateLimiter: Sendable {
     }
     package let rate: Double
     package let burst: Double
-    let buckets = Mutex([String: Bucket]())
+    let buckets = Locked([String: Bucket]())
 
     /// `rate` 0 disables limiting.
     package init(rate: Double, burst: Double? = nil) {

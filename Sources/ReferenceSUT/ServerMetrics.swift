@@ -1,5 +1,5 @@
+import Locking
 import ReferenceEngine
-import Synchronization
 
 /// Counters and the alert-latency histogram behind `GET /metrics` (Prometheus text format 0.0.4).
 /// Labels carry routes, statuses, rules and channels — never patient ids or health values.
@@ -31,7 +31,7 @@ package final class ServerMetrics: Sendable {
         "vitalsim_storage_committed_readings_total": "Readings written by group commits.",
         "vitalsim_mqtt_messages_total": "MQTT messages received on vitals/#, by outcome.",
     ]
-    let state = Mutex(State())
+    let state = Locked(State())
 
     package init() {}
 

@@ -39,7 +39,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
     /// False keeps every transfer on HTTP/1.1 (one request per connection at a time) even where
     /// the server offers HTTP/2.
     let http2: Bool
-    /// Guarded by `lock` (jobs hold raw libcurl pointers, which `Mutex` would require to be `Sendable`).
+    /// Guarded by `lock` (an `NSLock`: jobs hold raw libcurl pointers, which cannot leave a `Locked` value as `sending`).
     private var stateStorage = State()
     let lock = NSLock()
     let done = DispatchSemaphore(value: 0)

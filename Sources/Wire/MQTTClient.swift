@@ -1,5 +1,6 @@
 import CMosquitto
 import Dispatch
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ import Glibc
 /// resume it, without waking another thread.
 /// Subscriptions are renewed on every (re)connection.
 ///
-/// Sendable: mutable state is in a `Mutex`; the libmosquitto handle is immutable and, in external
+/// Sendable: mutable state is in a `Locked` value; the libmosquitto handle is immutable and, in external
 /// thread mode, safe to queue packets on from any thread; callbacks reach the client through the
 /// handle's user data, cleared before the client goes away.
 package final class MQTTClient: @unchecked Sendable {
@@ -78,7 +79,7 @@ package final class MQTTClient: @unchecked Sendable {
 
     let handle: OpaquePointer
     let configuration: Configuration
-    let state = Mutex(State())
+    let state = Locked(State())
     let continuation: AsyncStream<MQTTMessage>.Continuation
     let sweeper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "vitalsim.mqtt.timeouts"))
     let loop: MQTTNetworkLoop

@@ -1,6 +1,7 @@
 import CMosquitto
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ import Glibc
 /// publish, subscribe and disconnect from any thread only queue their packet. The loop reconnects
 /// as `mosquitto_loop_forever` does: after 1 s, then 4 s, then every 8 s, until stopped.
 ///
-/// Sendable: shared flags are in a `Mutex` and atomics; `executor` is set before the first job
+/// Sendable: shared flags are in a `Locked` value and atomics; `executor` is set before the first job
 /// arrives, and `queuedOnLoop` is touched only on the loop's own thread.
 final class MQTTNetworkLoop: @unchecked Sendable {
     struct Flags {
@@ -38,7 +39,7 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     /// The pipe that wakes the loop: the loop polls its read end, ``wake()`` writes to the other.
     let wakeFD: Int32
     let wakeWriteFD: Int32
-    let flags = Mutex(Flags())
+    let flags = Locked(Flags())
     let finished = DispatchSemaphore(value: 0)
     /// The executor jobs run on (the client's; set before the first job arrives).
     var executor: UnownedTaskExecutor?

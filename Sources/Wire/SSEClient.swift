@@ -1,12 +1,13 @@
 import CCurl
 import Foundation
+import Locking
 import Synchronization
 
 /// A Server-Sent Events client over libcurl: a long-lived GET on its own thread, parsed into events
 /// (`id`, `event`, `data`, per the WHATWG event-stream format), reconnecting with `Last-Event-ID`
 /// after the stream drops until ``stop()``.
 ///
-/// Sendable: its mutable state is in a `Mutex`; the `@unchecked` is for libcurl's callbacks, which
+/// Sendable: its mutable state is in a `Locked` value; the `@unchecked` is for libcurl's callbacks, which
 /// reach the client through `Unmanaged` and only while its thread runs the transfer.
 package final class SSEClient: @unchecked Sendable {
     /// One dispatched event.
@@ -30,7 +31,7 @@ package final class SSEClient: @unchecked Sendable {
     let caFile: String?
     let insecure: Bool
     let headers: [String]
-    let state = Mutex(State())
+    let state = Locked(State())
     let continuation: AsyncStream<Event>.Continuation
     /// Events in arrival order; ends after ``stop()``.
     package let events: AsyncStream<Event>

@@ -2,7 +2,7 @@ import ArgumentParser
 import BLE
 import Foundation
 import GATT
-import Synchronization
+import Locking
 import VitalSimCore
 
 extension VitalSim {
@@ -81,7 +81,7 @@ extension VitalSim {
 final class ValueCollector: Sendable {
     let limit: Int
     let done: DispatchSemaphore
-    private let received = Mutex(0)
+    private let received = Locked(0)
     /// How many values were printed.
     var count: Int { received.withLock { $0 } }
 

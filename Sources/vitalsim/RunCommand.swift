@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Judge
 import LiveRun
-import Synchronization
+import Locking
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {
@@ -218,7 +218,7 @@ extension VitalSim {
 /// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234 requests answered, 06:14:00 of 12:00:00 scenario time)`.
 /// The plan is generated while it is sent, so progress is measured in scenario time.
 final class ProgressBar: Sendable {
-    let last = Mutex<ContinuousClock.Instant?>(nil)
+    let last = Locked<ContinuousClock.Instant?>(nil)
 
     func update(_ scenario: String, _ p: LiveRunner.Progress) {
         let now = ContinuousClock.now

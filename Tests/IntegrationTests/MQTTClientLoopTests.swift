@@ -1,6 +1,6 @@
 import Foundation
 import LiveRun
-import Synchronization
+import Locking
 import Wire
 import XCTest
 
@@ -42,7 +42,7 @@ final class MQTTClientLoopTests: XCTestCase {
         XCTAssertEqual(Set(seen), ["vitalsim-mqtt"], "every step ran on the client's loop and every publish succeeded")
 
         // From another thread: 500 QoS 1 publishes without awaiting any, then one awaited.
-        let acks = Mutex(0)
+        let acks = Locked(0)
         for n in 0..<500 {
             try client.publish(MQTTMessage(topic: "loop/off/1", payload: Array("\(n)".utf8), qos: 1)) { r in
                 if r == 0 { acks.withLock { $0 += 1 } }

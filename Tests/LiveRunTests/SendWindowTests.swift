@@ -1,6 +1,6 @@
 import Foundation
 import LiveRun
-import Synchronization
+import Locking
 import XCTest
 
 /// The window that bounds pipelined MQTT publishes: never more than its limit outstanding, places
@@ -8,7 +8,7 @@ import XCTest
 final class SendWindowTests: XCTestCase {
     func testLimitIsNeverExceededAndDrainWaitsForTheLast() async {
         let window = SendWindow(limit: 4)
-        let outstanding = Mutex((now: 0, peak: 0, acknowledged: 0))
+        let outstanding = Locked((now: 0, peak: 0, acknowledged: 0))
         let queue = DispatchQueue(label: "acks")
         for _ in 0..<200 {
             await window.acquire()
@@ -36,7 +36,7 @@ final class SendWindowTests: XCTestCase {
     func testABatchingWindowWakesItsSenderOnlyOnceItHasRoomForABatch() async {
         let window = SendWindow(limit: 8, resumeAt: 4)
         for _ in 0..<8 { await window.acquire() }
-        let woke = Mutex<[Int]>([])
+        let woke = Locked<[Int]>([])
         let sender = Task {
             await window.acquire()
             woke.withLock { $0.append(1) }
