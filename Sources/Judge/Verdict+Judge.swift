@@ -17,10 +17,11 @@ extension Verdict {
         v.checks += alertChecks(golden.alerts, result.alerts)
         v.checks += pushChecks(result)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
-        v.checks += budgetChecks(golden.budgets, histograms: histograms(result))
+        let measured = histograms(result)
+        v.checks += budgetChecks(golden.budgets, histograms: measured)
         v.alerts = result.alerts
         v.expectedAlerts = golden.alerts
-        for (path, h) in histograms(result) {
+        for (path, h) in measured {
             v.latency[path] = summary(h)
             v.histograms[path] = buckets(h)
         }

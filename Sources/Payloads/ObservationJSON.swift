@@ -20,7 +20,6 @@ package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
     /// progress indications rather than readings).
     package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
-        let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
         var f: [(String, JSONValue)] = [
             ("readingId", .string(r.id)), ("patientId", .string(r.patientID)), ("deviceId", .string(r.deviceID)),
         ]
@@ -35,6 +34,7 @@ package enum ObservationJSON {
         default:
             f += [("kind", .string(r.kind.rawValue)), ("value", .double(r.measurement.primaryValue))]
         }
+        let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
         f += [("unit", .string(r.measurement.unit)), ("timestamp", .string(ts)), ("sequence", .int(Int64(r.seq)))]
         return .object(f)
     }

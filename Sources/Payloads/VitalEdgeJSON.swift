@@ -7,13 +7,15 @@ package enum VitalEdgeJSON {
     /// The VitalEdge payload of a reading: a phone bridge's heart rate or a daily summary; nil for
     /// any other reading.
     package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
-        let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601()
+        // The time stamp is formatted only for the readings that have a VitalEdge form: this runs
+        // first for every non-GATT reading (``ReadingEncoder/json(_:)``).
+        func timestamp() -> JSONValue { .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601()) }
         switch r.measurement {
         case let .heartRate(bpm, _, _, _) where r.deviceType == .phoneBridge:
-            return .object([("userId", .string(r.patientID)), ("timestamp", .string(ts)), ("heartRate", .int(Int64(bpm)))])
+            return .object([("userId", .string(r.patientID)), ("timestamp", timestamp()), ("heartRate", .int(Int64(bpm)))])
         case let .dailySummary(steps, calories):
             return .object([
-                ("userId", .string(r.patientID)), ("timestamp", .string(ts)), ("stepCount", .int(Int64(steps))),
+                ("userId", .string(r.patientID)), ("timestamp", timestamp()), ("stepCount", .int(Int64(steps))),
                 ("caloriesBurned", .int(Int64(calories))),
             ])
         default:

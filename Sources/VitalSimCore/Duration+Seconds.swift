@@ -1,10 +1,10 @@
 extension Duration {
     /// The duration in seconds, with its fractional part.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 
     /// Whole microseconds of a latency; a negative duration (a sleep that woke a little before its
     /// due time) counts as no delay.
-    public static func nonNegativeMicroseconds(_ d: Duration) -> UInt64 {
+    package static func nonNegativeMicroseconds(_ d: Duration) -> UInt64 {
         guard d > .zero else { return 0 }
         let c = d.components
         return UInt64(c.seconds) * 1_000_000 + UInt64(c.attoseconds / 1_000_000_000_000)
