@@ -16,7 +16,7 @@ let package = Package(
     products: [
         .executable(name: "vitalsim", targets: ["vitalsim"]),
         .library(name: "VitalSimCore", targets: ["VitalSimCore"]),
-        .library(name: "GATT", targets: ["GATT"]),
+        .library(name: "GATT", targets: ["GATT", "GATTPrimitives"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,7 +40,11 @@ let package = Package(
         // Offline generation: physiology → devices → GATT payloads.
         .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),
-        .target(name: "GATT", dependencies: ["VitalSimCore"], swiftSettings: strict),
+        // Byte-level building blocks of GATT values: IEEE-11073 SFLOAT/FLOAT, the little-endian reader,
+        // Date Time, the E2E-CRC and the decoding error.
+        .target(name: "GATTPrimitives", dependencies: ["VitalSimCore"], swiftSettings: strict),
+        // Bluetooth SIG characteristics (encode and decode) and the GATT database of each device type.
+        .target(name: "GATT", dependencies: ["VitalSimCore", "GATTPrimitives"], swiftSettings: strict),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(name: "BLE", dependencies: ["VitalSimCore", "GATT", "CBluetooth"], swiftSettings: strict),
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -50,7 +54,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "Wire", dependencies: ["CMosquitto", "CCurl", "Locking"], swiftSettings: strict),
         // Payload formats: a reading as the bytes or JSON its device sends.
-        .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT"], swiftSettings: strict),
+        .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT", "GATTPrimitives"], swiftSettings: strict),
         // Traffic planning: scenario → readings → requests, readings.jsonl and btsnoop captures.
         .target(
             name: "TrafficPlanning",
@@ -60,7 +64,7 @@ let package = Package(
         // Simulated devices as live BLE peripherals, with their record stores.
         .target(
             name: "Peripherals",
-            dependencies: ["Locking", "VitalSimCore", "GATT", "BLE", "Payloads", "TrafficPlanning"],
+            dependencies: ["Locking", "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Payloads", "TrafficPlanning"],
             swiftSettings: strict
         ),
         // The alert oracle (pure): alerts derived from the readings and the clinical rules.
@@ -92,7 +96,7 @@ let package = Package(
         // The reference SUT's domain (pure): payload validation, observations, the alert engine and its rules.
         .target(
             name: "ReferenceEngine",
-            dependencies: ["VitalSimCore", "GATT", yams],
+            dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", yams],
             resources: [.copy("default-rules.yaml")],
             swiftSettings: strict
         ),
@@ -101,7 +105,7 @@ let package = Package(
             name: "ReferenceSUT",
             dependencies: [
                 "Locking",
-                "VitalSimCore", "GATT", "BLE", "Wire", "ReferenceEngine", yams,
+                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "ReferenceEngine", yams,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -124,7 +128,7 @@ let package = Package(
             name: "vitalsim",
             dependencies: [
                 "Locking",
-                "VitalSimCore", "GATT", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
+                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
                 "LiveRun", "Benchmarks", "ReferenceEngine", "ReferenceSUT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,11 +138,12 @@ let package = Package(
         // Unit tests: one target per module, no processes.
         .target(name: "TestFixtures", path: "Tests/TestFixtures", swiftSettings: strict),
         .testTarget(name: "VitalSimCoreTests", dependencies: ["VitalSimCore", "TestFixtures"], swiftSettings: strict),
-        .testTarget(name: "GATTTests", dependencies: ["GATT", "VitalSimCore"], swiftSettings: strict),
+        .testTarget(name: "GATTTests", dependencies: ["GATT", "GATTPrimitives", "VitalSimCore"], swiftSettings: strict),
         .testTarget(
             name: "TrafficPlanningTests",
             dependencies: [
-                "VitalSimCore", "Physiology", "Devices", "GATT", "Payloads", "TrafficPlanning", "Realism", "Judge", "TestFixtures",
+                "VitalSimCore", "Physiology", "Devices", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "Realism", "Judge",
+                "TestFixtures",
             ],
             swiftSettings: strict
         ),
@@ -154,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReferenceEngineTests",
-            dependencies: ["VitalSimCore", "GATT", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
+            dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
             swiftSettings: strict
         ),
         .testTarget(name: "LiveRunTests", dependencies: ["Locking", "LiveRun"], swiftSettings: strict),
@@ -163,7 +168,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Locking",
-                "VitalSimCore", "GATT", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "Benchmarks", "ReferenceEngine",
+                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "Benchmarks",
+                "ReferenceEngine",
                 "ReferenceSUT", yams,
             ],
             swiftSettings: strict

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// The shared layout of Blood Pressure Measurement 0x2A35 (indicate) and Intermediate Cuff Pressure 0x2A36 (notify).

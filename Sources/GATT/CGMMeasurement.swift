@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// One record of a CGM Measurement 0x2AA7 value.

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// CGM Feature 0x2AA8: 24-bit feature bits, Type-Sample Location, E2E-CRC (0xFFFF when CRC is not supported).

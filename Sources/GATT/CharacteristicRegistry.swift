@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Every characteristic VitalSim can encode and decode, found by UUID (`0x2A37`, `2a37`) or name.

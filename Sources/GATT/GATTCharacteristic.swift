@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// A GATT characteristic value with a byte-exact encoder and a strict decoder.

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Characteristic properties (ATT characteristic declaration bits).

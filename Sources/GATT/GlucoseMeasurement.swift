@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Glucose Measurement 0x2A18 (Glucose Service, notify).

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Glucose Measurement Context 0x2A34 (Glucose Service, notify), sent after a measurement with the same sequence number.

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Heart Rate Measurement 0x2A37 (Heart Rate Service, notify).

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// PLX Spot-check Measurement 0x2A5E (Pulse Oximeter Service, indicate).

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Record Access Control Point 0x2A52: Op Code, Operator, Operand.

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Describes a characteristic whose value is one unsigned integer.

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// The shared layout of Temperature Measurement 0x2A1C (indicate) and Intermediate Temperature 0x2A1E (notify).

@@ -1,3 +1,4 @@
+import GATTPrimitives
 import VitalSimCore
 
 /// Weight Measurement 0x2A9D (Weight Scale Service, indicate).

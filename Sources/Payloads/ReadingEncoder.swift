@@ -1,4 +1,5 @@
 import GATT
+import GATTPrimitives
 import VitalSimCore
 
 /// A payload as it leaves a device: GATT bytes on a characteristic, or JSON for HTTPS/MQTT devices.

@@ -85,106 +85,23 @@ package struct RealismReport {
 
     static func analyze(device: String, rows: [Row]) -> ([String], JSONValue) {
         let kind = rows[0].kind
-        let head = "\(rows[0].patient)/\(device) [\(kind)] \(rows.count) readings"
-        var out: [String] = [head]
-        var o: [(String, JSONValue)] = [
-            ("patient", .string(rows[0].patient)), ("device", .string(device)), ("kind", .string(kind)),
-            ("readings", .int(Int64(rows.count))),
-        ]
+        var summary = DeviceSummary(
+            lines: ["\(rows[0].patient)/\(device) [\(kind)] \(rows.count) readings"],
+            fields: [
+                ("patient", .string(rows[0].patient)), ("device", .string(device)), ("kind", .string(kind)),
+                ("readings", .int(Int64(rows.count))),
+            ]
+        )
         switch kind {
-        case "heart-rate":
-            var rr: [(Int64, Double)] = []
-            for r in rows { for x in (r.obj["rrIntervals"] as? [NSNumber]) ?? [] { rr.append((r.t, x.doubleValue / 1024)) } }
-            if !rr.isEmpty {
-                var windows: [HRVMetrics] = []
-                var start = rr[0].0
-                var cur: [Double] = []
-                for (t, v) in rr {
-                    if t - start >= 300_000 {
-                        if let m = HRVMetrics.compute(cur) { windows.append(m) }
-                        cur = []
-                        start = t
-                    }
-                    cur.append(v)
-                }
-                let sinus = windows.filter { !($0.pnn50 > 40 && $0.rmssd / $0.meanNN > 0.1) }
-                let af = windows.count - sinus.count
-                func med(_ k: KeyPath<HRVMetrics, Double>) -> Double { median(sinus.map { $0[keyPath: k] }) }
-                out.append(
-                    "  HRV (median of \(sinus.count) sinus 5-min windows): mean HR \(f(60000 / med(\.meanNN))) bpm, SDNN \(f(med(\.sdnn))) ms, RMSSD \(f(med(\.rmssd))) ms, pNN50 \(f(med(\.pnn50))) %, LF/HF \(f(med(\.lfHf), 2))"
-                )
-                out.append("  irregular (AF-like) windows: \(af) of \(windows.count)")
-                o += [
-                    ("sdnn", .double(med(\.sdnn))), ("rmssd", .double(med(\.rmssd))), ("pnn50", .double(med(\.pnn50))),
-                    ("lfHf", .double(med(\.lfHf))),
-                    ("afWindows", .int(Int64(af))), ("windows", .int(Int64(windows.count))),
-                ]
-            }
-            let hi = episodes(rows, minMs: 600_000) { $0 > 100 }
-            let lo = episodes(rows, minMs: 600_000) { $0 < 50 }
-            out.append("  episodes: HR > 100 for ≥ 10 min: \(hi.count); HR < 50 for ≥ 10 min: \(lo.count)")
-            o += [("tachycardiaEpisodes", .int(Int64(hi.count))), ("bradycardiaEpisodes", .int(Int64(lo.count)))]
-        case "cgm", "glucose":
-            let v = rows.map(\.value)
-            let n = Double(v.count)
-            let tir = 100 * Double(v.filter { $0 >= 70 && $0 <= 180 }.count) / n
-            let tbr = 100 * Double(v.filter { $0 < 70 }.count) / n
-            let tbr54 = 100 * Double(v.filter { $0 < 54 }.count) / n
-            let tar = 100 * Double(v.filter { $0 > 180 }.count) / n
-            let inRange = rows.filter { $0.value > 40 && $0.value < 400 && $0.truth > 0 }
-            let mard = 100 * inRange.map { abs($0.value - $0.truth) / $0.truth }.reduce(0, +) / Double(max(1, inRange.count))
-            out.append("  TIR 70–180 \(f(tir)) %, <70 \(f(tbr)) %, <54 \(f(tbr54)) %, >180 \(f(tar)) %; MARD vs plasma \(f(mard)) %")
-            o += [
-                ("timeInRange", .double(tir)), ("timeBelow70", .double(tbr)), ("timeBelow54", .double(tbr54)),
-                ("timeAbove180", .double(tar)), ("mard", .double(mard)),
-            ]
-            if kind == "cgm" {
-                let lag = bestLag(rows)
-                let l1 = episodes(rows, minMs: 15 * 60_000) { $0 < 70 }
-                let l2 = episodes(rows, minMs: 15 * 60_000) { $0 < 54 }
-                out.append(
-                    "  CGM lag behind plasma \(f(lag, 0)) min; episodes < 70 for ≥ 15 min: \(l1.count), < 54 for ≥ 15 min: \(l2.count)"
-                )
-                o += [("lagMinutes", .double(lag)), ("level1Episodes", .int(Int64(l1.count))), ("level2Episodes", .int(Int64(l2.count)))]
-            }
-        case "spo2":
-            let low = episodes(rows, minMs: 60_000) { $0 < 90 }
-            out.append(
-                "  SpO2 median \(f(median(rows.map(\.value)))) %, min \(f(rows.map(\.value).min() ?? .nan, 0)) %; readings < 90 %: \(rows.filter { $0.value < 90 }.count)"
-            )
-            o += [
-                ("median", .double(median(rows.map(\.value)))), ("below90", .int(Int64(rows.filter { $0.value < 90 }.count))),
-                ("below90Episodes", .int(Int64(low.count))),
-            ]
-        case "blood-pressure":
-            let crisis = rows.filter {
-                (($0.obj["systolic"] as? NSNumber)?.doubleValue ?? 0) > 180 || (($0.obj["diastolic"] as? NSNumber)?.doubleValue ?? 0) > 120
-            }
-            out.append(
-                "  readings > 180 and/or > 120 mmHg: \(crisis.count); mean systolic \(f(rows.map(\.value).reduce(0, +) / Double(rows.count)))"
-            )
-            o.append(("crisisReadings", .int(Int64(crisis.count))))
-        case "temperature":
-            let fever = rows.filter { $0.value >= 38.0 }
-            out.append(
-                "  range \(f(rows.map(\.value).min() ?? .nan)) – \(f(rows.map(\.value).max() ?? .nan)) °C; readings ≥ 38.0 °C: \(fever.count)"
-            )
-            o.append(("feverReadings", .int(Int64(fever.count))))
-        case "weight":
-            var losses = 0
-            for i in rows.indices {
-                if let j = rows.firstIndex(where: { $0.t >= rows[i].t + 86_400_000 - 3_600_000 }), j < rows.count,
-                    (rows[i].value - rows[j].value) * 1000 > 30
-                {
-                    losses += 1
-                }
-            }
-            out.append("  \(f(rows.first!.value, 3)) → \(f(rows.last!.value, 3)) kg; 24-h losses > 30 g: \(losses)")
-            o.append(("losses30g24h", .int(Int64(losses))))
-        default:
-            out.append("  values \(f(rows.map(\.value).min() ?? .nan)) – \(f(rows.map(\.value).max() ?? .nan))")
+        case "heart-rate": heartRate(rows, into: &summary)
+        case "cgm", "glucose": glucose(rows, continuous: kind == "cgm", into: &summary)
+        case "spo2": spo2(rows, into: &summary)
+        case "blood-pressure": bloodPressure(rows, into: &summary)
+        case "temperature": temperature(rows, into: &summary)
+        case "weight": weight(rows, into: &summary)
+        default: summary.lines.append("  values \(f(rows.map(\.value).min() ?? .nan)) – \(f(rows.map(\.value).max() ?? .nan))")
         }
-        return (out, .object(o))
+        return (summary.lines, .object(summary.fields))
     }
 
     static func median(_ v: [Double]) -> Double {

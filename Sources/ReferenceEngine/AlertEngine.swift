@@ -70,84 +70,28 @@ package final class AlertEngine {
     }
 
     func evaluate(_ rule: AlertRule, _ index: Int, _ o: Observation, _ s: PatientAlertState) -> Alert? {
-        var key = String(index)
+        let key = String(index)
         switch rule.kind {
         case let .threshold(conditions, matchAll):
-            let relevant = conditions.filter { o.values[$0.signal] != nil }
-            guard !relevant.isEmpty else { return nil }
-            // A device's own state (its battery) is judged per device: one device's full battery
-            // must not re-arm another's low-battery alert.
-            if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + o.deviceID }
-            let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }
-            let holds = matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
-            if holds {
-                var e = s.episodes[key] ?? Episode(start: o.time, ids: [])
-                e.ids.append(o.readingID)
-                if e.ids.count > 40 { e.ids.removeFirst(20) }
-                s.episodes[key] = e
-                if !s.active.contains(key), o.time - e.start >= rule.persistence {
-                    s.active.insert(key)
-                    return s.alert(rule, at: o.time, evidence: Array(e.ids.suffix(20)))
-                }
-            } else {
-                s.episodes[key] = nil
-                let rearmed = relevant.allSatisfy {
-                    !$0.comparison.holds(o.values[$0.signal]!, $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin))
-                }
-                if rearmed { s.active.remove(key) }
-            }
-            return nil
+            return threshold(rule, key, conditions, matchAll: matchAll, o, s)
         case let .change(signal, window, tolerance, comparison, value):
             guard let v = o.values[signal], let earlier = s.closest(signal, to: o.time - window, tolerance: tolerance) else { return nil }
             // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float artefact.
             let delta = ((v - earlier.value) * 1e6).rounded() / 1e6
             return s.latch(key, rule, holds: comparison.holds(delta, value), at: o.time, evidence: [earlier.id, o.readingID])
         case let .dailyTotalPerKg(signal, window, comparison, value):
-            guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
-                series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 })
-            else { return nil }
-            let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
-            let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
-            return s.latch(
-                key,
-                rule,
-                holds: comparison.holds(perKg, value),
-                at: o.time,
-                evidence: inWindow.map(\.id).suffix(20) + [weight.id]
-            )
+            return dailyTotalPerKg(rule, key, signal, window: window, comparison, value, o, s)
         case let .rate(signal, maxGap, comparison, value):
             guard o.values[signal] != nil, let fit = s.trend(signal, until: o.time, lookback: maxGap) else { return nil }
-            return s.latch(
-                key,
-                rule,
-                holds: comparison.holds((fit.slopePerMinute * 1e6).rounded() / 1e6, value),
-                at: o.time,
-                evidence: fit.ids
-            )
+            let slope = (fit.slopePerMinute * 1e6).rounded() / 1e6
+            return s.latch(key, rule, holds: comparison.holds(slope, value), at: o.time, evidence: fit.ids)
         case let .forecast(signal, lookback, horizon, comparison, value):
             guard let now = o.values[signal], let fit = s.trend(signal, until: o.time, lookback: lookback) else { return nil }
             let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
-            return s.latch(
-                key,
-                rule,
-                holds: !comparison.holds(now, value) && comparison.holds(predicted, value),
-                at: o.time,
-                evidence: fit.ids
-            )
+            let holds = !comparison.holds(now, value) && comparison.holds(predicted, value)
+            return s.latch(key, rule, holds: holds, at: o.time, evidence: fit.ids)
         case let .irregularRhythm(beats, pnn50, normalized):
-            guard !o.rrIntervals.isEmpty, s.rr.count >= beats else { return nil }
-            let rr = Array(s.rr.suffix(beats)).map { $0 * 1000 }
-            let mean = rr.reduce(0, +) / Double(rr.count)
-            var sq = 0.0
-            var over = 0
-            for i in 1..<rr.count {
-                let d = rr[i] - rr[i - 1]
-                sq += d * d
-                if abs(d) > 50 { over += 1 }
-            }
-            let rmssd = (sq / Double(rr.count - 1)).squareRoot()
-            let p = 100 * Double(over) / Double(rr.count - 1)
-            return s.latch(key, rule, holds: p > pnn50 && rmssd / mean > normalized, at: o.time, evidence: Array(s.rrIDs.suffix(10)))
+            return irregularRhythm(rule, key, beats: beats, pnn50: pnn50, normalizedRMSSD: normalized, o, s)
         case let .news2(score, singleParameter, scale2):
             guard let n = NEWS2.score(latest: s, at: o.time, scale2: scale2) else { return nil }
             let holds = singleParameter ? n.maxSingle >= 3 : n.total >= score

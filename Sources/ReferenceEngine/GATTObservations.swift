@@ -1,4 +1,5 @@
 import GATT
+import GATTPrimitives
 import VitalSimCore
 
 /// Turns a GATT characteristic value into an ``Observation`` (the reference SUT's raw-GATT ingestion):

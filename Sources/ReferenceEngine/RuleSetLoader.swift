@@ -88,112 +88,17 @@ package enum RuleSetLoader {
 
     static func kindValue(_ key: String, _ f: Fields, _ reader: YAMLReader) -> RuleKind? {
         guard let node = f.value(key) else { return nil }
-        let path = f.path(key)
-        func comparisonFields(_ g: Fields) -> (Signal, Comparison, Double)? {
-            // Evaluate every field so that all problems are reported, not just the first.
-            let s = g.choice("signal", Signal.self, what: "signal")
-            let c = g.choice("operator", Comparison.self, what: "operator")
-            let v = g.number("value", in: -100_000...100_000, unit: "signal units")
-            guard let s, let c, let v else { return nil }
-            return (s, c, v)
-        }
+        let parser = RuleKindParser(node: node, path: f.path(key), reader: reader)
         switch key {
-        case "threshold":
-            guard let g = reader.mapping(node, path, allowed: ["any", "all"]) else { return nil }
-            let matchAll = g.has("all")
-            guard g.has("any") != g.has("all") else {
-                reader.fail(node, path, "give either 'any' or 'all' with a list of conditions")
-                return nil
-            }
-            var conditions: [Condition] = []
-            for (i, c) in (g.list(matchAll ? "all" : "any") ?? []).enumerated() {
-                guard
-                    let h = reader.mapping(
-                        c,
-                        path + ".\(matchAll ? "all" : "any")[\(i)]",
-                        allowed: ["signal", "operator", "value"],
-                        required: ["signal", "operator", "value"]
-                    ),
-                    let (s, op, v) = comparisonFields(h)
-                else { continue }
-                conditions.append(Condition(signal: s, comparison: op, value: v))
-            }
-            return conditions.isEmpty ? nil : .threshold(conditions: conditions, matchAll: matchAll)
-        case "change":
-            guard
-                let g = reader.mapping(
-                    node,
-                    path,
-                    allowed: ["signal", "window", "tolerance", "operator", "value"],
-                    required: ["signal", "window", "operator", "value"]
-                ),
-                let (s, op, v) = comparisonFields(g), let w = g.duration("window")
-            else { return nil }
-            return .change(
-                signal: s,
-                window: w.milliseconds,
-                tolerance: g.duration("tolerance")?.milliseconds ?? w.milliseconds / 6,
-                comparison: op,
-                value: v
-            )
-        case "dailyTotalPerKg":
-            guard
-                let g = reader.mapping(
-                    node,
-                    path,
-                    allowed: ["signal", "window", "operator", "value"],
-                    required: ["signal", "operator", "value"]
-                ),
-                let (s, op, v) = comparisonFields(g)
-            else { return nil }
-            return .dailyTotalPerKg(signal: s, window: g.duration("window")?.milliseconds ?? 86_400_000, comparison: op, value: v)
-        case "rate":
-            guard
-                let g = reader.mapping(
-                    node,
-                    path,
-                    allowed: ["signal", "maxGap", "operator", "value"],
-                    required: ["signal", "operator", "value"]
-                ),
-                let (s, op, v) = comparisonFields(g)
-            else { return nil }
-            return .rate(signal: s, maxGap: g.duration("maxGap")?.milliseconds ?? 900_000, comparison: op, value: v)
-        case "forecast":
-            guard
-                let g = reader.mapping(
-                    node,
-                    path,
-                    allowed: ["signal", "lookback", "horizon", "operator", "value"],
-                    required: ["signal", "horizon", "operator", "value"]
-                ),
-                let (s, op, v) = comparisonFields(g), let h = g.duration("horizon")
-            else { return nil }
-            return .forecast(
-                signal: s,
-                lookback: g.duration("lookback")?.milliseconds ?? 900_000,
-                horizon: h.milliseconds,
-                comparison: op,
-                value: v
-            )
-        case "irregularRhythm":
-            guard let g = reader.mapping(node, path, allowed: ["beats", "pnn50", "normalizedRMSSD"]) else { return nil }
-            return .irregularRhythm(
-                beats: Int(g.integer("beats", in: 16...1024) ?? 64),
-                pnn50: g.number("pnn50", in: 0...100, unit: "%") ?? 40,
-                normalizedRMSSD: g.number("normalizedRMSSD", in: 0...1, unit: "") ?? 0.1
-            )
-        case "news2":
-            guard let g = reader.mapping(node, path, allowed: ["score", "singleParameter", "scale"]) else { return nil }
-            let scale = g.integer("scale", in: 1...2) ?? 1
-            let single = g.value("singleParameter")?.scalar?.string == "true"
-            return .news2(score: Int(g.integer("score", in: 1...20) ?? 5), singleParameter: single, scale2: scale == 2)
-        case "dataGap":
-            guard let g = reader.mapping(node, path, allowed: ["window"], required: ["window"]), let w = g.duration("window") else {
-                return nil
-            }
-            return .dataGap(window: w.milliseconds)
-        default:
-            return nil
+        case "threshold": return parser.threshold()
+        case "change": return parser.change()
+        case "dailyTotalPerKg": return parser.dailyTotalPerKg()
+        case "rate": return parser.rate()
+        case "forecast": return parser.forecast()
+        case "irregularRhythm": return parser.irregularRhythm()
+        case "news2": return parser.news2()
+        case "dataGap": return parser.dataGap()
+        default: return nil
         }
     }
 }

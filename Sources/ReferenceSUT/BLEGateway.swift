@@ -1,6 +1,7 @@
 import BLE
 import Foundation
 import GATT
+import GATTPrimitives
 import Locking
 import Logging
 import ReferenceEngine

@@ -1,4 +1,5 @@
 import GATT
+import GATTPrimitives
 import Locking
 import ReferenceEngine
 import VitalSimCore

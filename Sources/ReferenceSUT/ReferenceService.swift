@@ -62,29 +62,8 @@ package enum ReferenceService {
         logger: Logger,
         announce: @escaping @Sendable (String) -> Void
     ) async throws(ReferenceSetupError) {
-        let storage: any ReadingStorage
-        do throws(StorageError) {
-            switch config.storage {
-            case let .sqlite(path): storage = try SQLiteStorage(path: path)
-            case let .postgres(url): storage = try await PostgresStorage(url: url)
-            }
-        } catch { throw .storage(error) }
-
-        var mqtt: MQTTClient?
-        if let m = config.mqtt {
-            do throws(MQTTError) {
-                let client = try MQTTClient(
-                    .init(
-                        host: m.host,
-                        port: m.port,
-                        clientID: "vitalsim-reference-sut-\(config.port)-\(getpid())",
-                        caFile: config.mqttCAFile
-                    )
-                )
-                try await client.connect()
-                mqtt = client
-            } catch { throw .mqtt(error) }
-        }
+        let storage = try await openStorage(config.storage)
+        let mqtt = try await connectMQTT(config)
         let metrics = ServerMetrics()
         let hub = AlertHub(channels: .init(webhook: config.webhook, mqtt: mqtt), metrics: metrics)
         let store = ReferenceStore(rules: config.rules, profiles: config.profiles, storage: storage, hub: hub, faults: config.faults)
@@ -100,34 +79,7 @@ package enum ReferenceService {
             limiter: RateLimiter(rate: config.rateLimit),
             faults: config.faults
         )
-
-        let server: HTTPServerBuilder
-        let scheme: String
-        switch config.tls {
-        case .none:
-            server = .http1()
-            scheme = "http"
-        case let .files(certificate, key):
-            server = try tlsServer(certificate: certificate, key: key, http2: config.http2)
-            scheme = "https"
-        case let .selfSigned(directory):
-            let minted = try SelfSignedCertificate.make(in: directory)
-            announce("ca-certificate \(minted.caFile)")
-            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, http2: config.http2)
-            scheme = "https"
-        }
-        let host = config.host
-        let app = Application(
-            router: ReferenceServer.router(context),
-            server: server,
-            configuration: .init(address: .hostname(host, port: config.port)),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? 0
-                let shown = host.contains(":") ? "[\(host)]" : host
-                announce("listening on \(scheme)://\(shown):\(bound)")
-            },
-            logger: logger
-        )
+        let app = try application(config, context: context, logger: logger, announce: announce)
         var ingest: Task<Void, Never>?
         if let mqtt {
             let ingestor = MQTTIngestor(client: mqtt, context: context)
@@ -152,6 +104,62 @@ package enum ReferenceService {
         mqtt?.disconnect()
         ingest?.cancel()
         await storage.close()
+    }
+
+    static func openStorage(_ mode: ReferenceServiceConfiguration.StorageMode) async throws(ReferenceSetupError) -> any ReadingStorage {
+        do throws(StorageError) {
+            switch mode {
+            case let .sqlite(path): return try SQLiteStorage(path: path)
+            case let .postgres(url): return try await PostgresStorage(url: url)
+            }
+        } catch { throw .storage(error) }
+    }
+
+    /// The connected client for alert publishing and MQTT ingestion, or nil without a broker.
+    static func connectMQTT(_ config: ReferenceServiceConfiguration) async throws(ReferenceSetupError) -> MQTTClient? {
+        guard let m = config.mqtt else { return nil }
+        do throws(MQTTError) {
+            let clientID = "vitalsim-reference-sut-\(config.port)-\(getpid())"
+            let client = try MQTTClient(.init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile))
+            try await client.connect()
+            return client
+        } catch { throw .mqtt(error) }
+    }
+
+    /// The HTTP(S) application; announces the CA it minted and the URL it listens on.
+    static func application(
+        _ config: ReferenceServiceConfiguration,
+        context: ServerContext,
+        logger: Logger,
+        announce: @escaping @Sendable (String) -> Void
+    ) throws(ReferenceSetupError) -> some Service {
+        let server: HTTPServerBuilder
+        let scheme: String
+        switch config.tls {
+        case .none:
+            server = .http1()
+            scheme = "http"
+        case let .files(certificate, key):
+            server = try tlsServer(certificate: certificate, key: key, http2: config.http2)
+            scheme = "https"
+        case let .selfSigned(directory):
+            let minted = try SelfSignedCertificate.make(in: directory)
+            announce("ca-certificate \(minted.caFile)")
+            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, http2: config.http2)
+            scheme = "https"
+        }
+        let host = config.host
+        return Application(
+            router: ReferenceServer.router(context),
+            server: server,
+            configuration: .init(address: .hostname(host, port: config.port)),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                let shown = host.contains(":") ? "[\(host)]" : host
+                announce("listening on \(scheme)://\(shown):\(bound)")
+            },
+            logger: logger
+        )
     }
 
     static func tlsServer(certificate: String, key: String, http2: Bool) throws(ReferenceSetupError) -> HTTPServerBuilder {

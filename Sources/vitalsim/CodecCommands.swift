@@ -1,5 +1,6 @@
 import ArgumentParser
 import GATT
+import GATTPrimitives
 import VitalSimCore
 
 extension VitalSim {

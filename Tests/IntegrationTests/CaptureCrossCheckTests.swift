@@ -1,6 +1,7 @@
 import BLE
 import Foundation
 import GATT
+import GATTPrimitives
 import TrafficPlanning
 import VitalSimCore
 import XCTest

@@ -1,4 +1,5 @@
 import GATT
+import GATTPrimitives
 import Payloads
 import TestFixtures
 import TrafficPlanning

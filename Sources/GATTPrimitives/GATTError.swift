@@ -38,7 +38,7 @@ public enum GATTError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-func hex16(_ v: UInt16) -> String {
+package func hex16(_ v: UInt16) -> String {
     let s = String(v, radix: 16, uppercase: true)
     return String(repeating: "0", count: 4 - s.count) + s
 }

@@ -1,0 +1,85 @@
+import VitalSimCore
+
+/// The rule kinds that need more than a latch on one computed value.
+extension AlertEngine {
+    /// Raises after the condition held for the rule's persistence; re-arms once every relevant
+    /// value is back beyond the threshold by the rule's margin.
+    func threshold(
+        _ rule: AlertRule,
+        _ ruleKey: String,
+        _ conditions: [Condition],
+        matchAll: Bool,
+        _ o: Observation,
+        _ s: PatientAlertState
+    ) -> Alert? {
+        var key = ruleKey
+        let relevant = conditions.filter { o.values[$0.signal] != nil }
+        guard !relevant.isEmpty else { return nil }
+        // A device's own state (its battery) is judged per device: one device's full battery
+        // must not re-arm another's low-battery alert.
+        if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + o.deviceID }
+        let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }
+        let holds = matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
+        guard holds else {
+            s.episodes[key] = nil
+            let rearmed = relevant.allSatisfy {
+                !$0.comparison.holds(o.values[$0.signal]!, $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin))
+            }
+            if rearmed { s.active.remove(key) }
+            return nil
+        }
+        var e = s.episodes[key] ?? Episode(start: o.time, ids: [])
+        e.ids.append(o.readingID)
+        if e.ids.count > 40 { e.ids.removeFirst(20) }
+        s.episodes[key] = e
+        guard !s.active.contains(key), o.time - e.start >= rule.persistence else { return nil }
+        s.active.insert(key)
+        return s.alert(rule, at: o.time, evidence: Array(e.ids.suffix(20)))
+    }
+
+    /// The total of a signal over the window per kilogram of the latest weight (infant feeds).
+    func dailyTotalPerKg(
+        _ rule: AlertRule,
+        _ key: String,
+        _ signal: Signal,
+        window: Int64,
+        _ comparison: Comparison,
+        _ value: Double,
+        _ o: Observation,
+        _ s: PatientAlertState
+    ) -> Alert? {
+        guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
+            series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 })
+        else { return nil }
+        let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
+        let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
+        let evidence = Array(inWindow.map(\.id).suffix(20)) + [weight.id]
+        return s.latch(key, rule, holds: comparison.holds(perKg, value), at: o.time, evidence: evidence)
+    }
+
+    /// pNN50 and normalised RMSSD over the last `beats` RR intervals.
+    func irregularRhythm(
+        _ rule: AlertRule,
+        _ key: String,
+        beats: Int,
+        pnn50: Double,
+        normalizedRMSSD: Double,
+        _ o: Observation,
+        _ s: PatientAlertState
+    ) -> Alert? {
+        guard !o.rrIntervals.isEmpty, s.rr.count >= beats else { return nil }
+        let rr = Array(s.rr.suffix(beats)).map { $0 * 1000 }
+        let mean = rr.reduce(0, +) / Double(rr.count)
+        var sq = 0.0
+        var over = 0
+        for i in 1..<rr.count {
+            let d = rr[i] - rr[i - 1]
+            sq += d * d
+            if abs(d) > 50 { over += 1 }
+        }
+        let rmssd = (sq / Double(rr.count - 1)).squareRoot()
+        let p = 100 * Double(over) / Double(rr.count - 1)
+        let holds = p > pnn50 && rmssd / mean > normalizedRMSSD
+        return s.latch(key, rule, holds: holds, at: o.time, evidence: Array(s.rrIDs.suffix(10)))
+    }
+}

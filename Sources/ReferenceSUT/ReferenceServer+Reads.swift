@@ -1,0 +1,73 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReferenceEngine
+import VitalSimCore
+
+/// The observation batch of `POST /api/v1/observations` and the alert reads.
+extension ReferenceServer {
+    /// One observation or an array of 1…``maxBatch``; field paths name the item; a reading id twice is refused.
+    static func observationBatch(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> [Observation] {
+        var items: [JSONInput] = []
+        if case let .array(a) = body { items = a } else { items = [body] }
+        guard !items.isEmpty, items.count <= maxBatch else {
+            throw ValidationFailure(field: "", message: "send 1 to \(maxBatch) observations")
+        }
+        var parsed: [Observation] = []
+        for (i, item) in items.enumerated() {
+            do throws(ValidationFailure) { parsed.append(try PayloadValidation.observation(item, now: now)) } catch {
+                throw ValidationFailure(
+                    field: items.count > 1 || body.isArray ? "[\(i)].\(error.field)" : error.field,
+                    message: error.message
+                )
+            }
+        }
+        let ids = parsed.map(\.readingID)
+        if let dup = ids.indices.first(where: { i in ids[..<i].contains(ids[i]) }) {
+            throw ValidationFailure(field: "[\(dup)].readingId", message: "readingId \(ids[dup]) appears twice in one batch")
+        }
+        return parsed
+    }
+
+    /// `GET /api/v1/alerts[?patient=…&since=…]`.
+    static func alerts(_ request: Request, _ context: ServerContext) async -> Response {
+        if let refusal = authorizeReader(request, context) { return refusal }
+        let patient = request.uri.queryParameters.get("patient")
+        var since: Int64?
+        if let s = request.uri.queryParameters.get("since") {
+            guard let ms = PayloadValidation.utcMilliseconds(s) else {
+                return json(
+                    .badRequest,
+                    ValidationFailure(field: "since", message: "since must be ISO-8601 UTC such as 2024-11-07T00:00:00Z").json
+                )
+            }
+            since = ms
+        }
+        return json(.ok, .array(await context.store.alerts(patient: patient, since: since).map(\.json)))
+    }
+
+    /// `GET /api/v1/alerts/stream`: server-sent events from `Last-Event-ID` (or `?after=`).
+    static func alertStream(_ request: Request, _ context: ServerContext) async -> Response {
+        if let refusal = authorizeReader(request, context) { return refusal }
+        let patient = request.uri.queryParameters.get("patient")
+        var after: Int?
+        if let last = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters.get("after") {
+            guard let n = Int(last), n >= -1 else {
+                return json(.badRequest, ValidationFailure(field: "Last-Event-ID", message: "expected an event id (an integer)").json)
+            }
+            after = n
+        }
+        let feed = await context.store.feed(patient: patient, after: after)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": vitalsim alert stream\n\n"))
+                for await (sequence, alert) in feed {
+                    try await writer.write(ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n"))
+                }
+                try await writer.finish(nil)
+            }
+        )
+    }
+}
