@@ -97,22 +97,16 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
             )
         }
         let operand = r.rest()
+        try validate(opCode, op, operand)
+        return Self(opCode: opCode, op: op, operand: operand)
+    }
+
+    /// The operator and operand each response and Abort must have.
+    static func validate(_ opCode: OpCode, _ op: Operator, _ operand: [UInt8]) throws(GATTError) {
         switch opCode {
         case .responseCode:
-            guard op == .null else {
-                throw .invalidValue(characteristic: name, offset: 1, field: "Operator", reason: "a Response Code uses the Null operator")
-            }
-            guard operand.count == 2 else {
-                throw operand.count < 2
-                    ? .truncated(
-                        characteristic: name,
-                        offset: 2 + operand.count,
-                        field: "Response Code operand",
-                        needed: 2 - operand.count,
-                        available: 0
-                    )
-                    : .trailingBytes(characteristic: name, offset: 4, count: operand.count - 2)
-            }
+            try requireNull(op, "a Response Code uses the Null operator")
+            try requireTwoBytes(operand, field: "Response Code operand")
             guard OpCode(rawValue: operand[0]) != nil else {
                 throw .invalidValue(characteristic: name, offset: 2, field: "Request Op Code", reason: "\(operand[0]) is not an op code")
             }
@@ -125,32 +119,24 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
                 )
             }
         case .numberOfStoredRecordsResponse:
-            guard op == .null else {
-                throw .invalidValue(
-                    characteristic: name,
-                    offset: 1,
-                    field: "Operator",
-                    reason: "a Number of Stored Records response uses the Null operator"
-                )
-            }
-            guard operand.count == 2 else {
-                throw operand.count < 2
-                    ? .truncated(
-                        characteristic: name,
-                        offset: 2 + operand.count,
-                        field: "Number of Stored Records",
-                        needed: 2 - operand.count,
-                        available: 0
-                    )
-                    : .trailingBytes(characteristic: name, offset: 4, count: operand.count - 2)
-            }
+            try requireNull(op, "a Number of Stored Records response uses the Null operator")
+            try requireTwoBytes(operand, field: "Number of Stored Records")
         case .abortOperation:
-            guard op == .null else {
-                throw .invalidValue(characteristic: name, offset: 1, field: "Operator", reason: "Abort uses the Null operator")
-            }
+            try requireNull(op, "Abort uses the Null operator")
         default: break
         }
-        return Self(opCode: opCode, op: op, operand: operand)
+    }
+
+    private static func requireNull(_ op: Operator, _ reason: String) throws(GATTError) {
+        guard op == .null else { throw .invalidValue(characteristic: name, offset: 1, field: "Operator", reason: reason) }
+    }
+
+    private static func requireTwoBytes(_ operand: [UInt8], field: String) throws(GATTError) {
+        guard operand.count == 2 else {
+            throw operand.count < 2
+                ? .truncated(characteristic: name, offset: 2 + operand.count, field: field, needed: 2 - operand.count, available: 0)
+                : .trailingBytes(characteristic: name, offset: 4, count: operand.count - 2)
+        }
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.

@@ -37,10 +37,19 @@ package struct ScenarioChart: Sendable {
         let start = scenario.startUnixMilliseconds
         let end = start + scenario.duration.milliseconds
         let width = max(1, (end - start) / buckets)
+        return ScenarioChart(
+            start: start,
+            end: end,
+            patients: scenario.patients.map(\.id),
+            series: series(scenario, seed: seed, start: start, width: width),
+            spans: spans(scenario, start: start, width: width)
+        )
+    }
+
+    /// Each patient's vital signs, as min/max envelopes over buckets of `width` ms.
+    static func series(_ scenario: Scenario, seed: UInt64?, start: Int64, width: Int64) -> [Series] {
         var order: [String] = []
-        var units: [String: String] = [:]
-        // key → bucket → (min, max, time of min, time of max)
-        var acc: [String: [Int64: (Double, Double, Int64, Int64)]] = [:]
+        var envelopes: [String: Envelope] = [:]
         var run = ScenarioRun(scenario: scenario, seed: seed)
         while let (r, _) = run.next() {
             switch r.measurement {
@@ -49,63 +58,77 @@ package struct ScenarioChart: Sendable {
             }
             if r.delivery.duplicate || r.delivery.corruption != nil { continue }
             let key = r.patientID + "\u{0}" + r.kind.rawValue
-            if acc[key] == nil {
+            if envelopes[key] == nil {
                 order.append(key)
-                units[key] = r.measurement.unit
-                acc[key] = [:]
+                envelopes[key] = Envelope(patientID: r.patientID, kind: r.kind.rawValue, unit: r.measurement.unit)
             }
             let t = start + r.deviceTime
-            let v = r.measurement.primaryValue
-            let b = (t - start) / width
-            if let (lo, hi, tl, th) = acc[key]![b] {
-                acc[key]![b] = (Swift.min(lo, v), Swift.max(hi, v), v < lo ? t : tl, v > hi ? t : th)
-            } else {
-                acc[key]![b] = (v, v, t, t)
-            }
+            envelopes[key]!.add(r.measurement.primaryValue, at: t, bucket: (t - start) / width)
         }
-        var series: [Series] = []
-        for key in order {
-            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
-            var points: [(Int64, Double)] = []
-            for b in (acc[key] ?? [:]).keys.sorted() {
-                let (lo, hi, tl, th) = acc[key]![b]!
-                if tl == th {
-                    points.append((tl, lo))
-                } else if tl < th {
-                    points += [(tl, lo), (th, hi)]
-                } else {
-                    points += [(th, hi), (tl, lo)]
-                }
-            }
-            series.append(Series(patientID: parts[0], kind: parts[1], unit: units[key] ?? "", points: points))
-        }
-        var spans: [Span] = []
+        return order.map { envelopes[$0]!.series }
+    }
+
+    /// The scenario's clinical events and device faults, each at least one bucket wide.
+    static func spans(_ scenario: Scenario, start: Int64, width: Int64) -> [Span] {
         var owner: [String: String] = [:]
         for p in scenario.patients { for d in p.devices { owner[d.id] = p.id } }
-        for entry in scenario.timeline {
+        return scenario.timeline.map { entry in
             switch entry {
             case let .clinical(e):
-                spans.append(
-                    Span(
-                        patientID: e.patientID,
-                        label: e.kind.rawValue,
-                        from: start + e.start,
-                        to: start + e.start + Swift.max(e.duration, width),
-                        isFault: false
-                    )
+                Span(
+                    patientID: e.patientID,
+                    label: e.kind.rawValue,
+                    from: start + e.start,
+                    to: start + e.start + Swift.max(e.duration, width),
+                    isFault: false
                 )
             case let .fault(f):
-                spans.append(
-                    Span(
-                        patientID: owner[f.deviceID] ?? "",
-                        label: "\(f.kind.rawValue) \(f.deviceID)",
-                        from: start + f.start,
-                        to: start + f.start + Swift.max(f.duration, width),
-                        isFault: true
-                    )
+                Span(
+                    patientID: owner[f.deviceID] ?? "",
+                    label: "\(f.kind.rawValue) \(f.deviceID)",
+                    from: start + f.start,
+                    to: start + f.start + Swift.max(f.duration, width),
+                    isFault: true
                 )
             }
         }
-        return ScenarioChart(start: start, end: end, patients: scenario.patients.map(\.id), series: series, spans: spans)
+    }
+}
+
+/// The minimum and maximum of one series per time bucket, with the times they occurred.
+struct Envelope {
+    let patientID: String
+    let kind: String
+    let unit: String
+    var buckets: [Int64: (lo: Double, hi: Double, timeOfLo: Int64, timeOfHi: Int64)] = [:]
+
+    init(patientID: String, kind: String, unit: String) {
+        self.patientID = patientID
+        self.kind = kind
+        self.unit = unit
+    }
+
+    mutating func add(_ v: Double, at t: Int64, bucket b: Int64) {
+        if let (lo, hi, tl, th) = buckets[b] {
+            buckets[b] = (Swift.min(lo, v), Swift.max(hi, v), v < lo ? t : tl, v > hi ? t : th)
+        } else {
+            buckets[b] = (v, v, t, t)
+        }
+    }
+
+    /// Two points per bucket (one when min and max coincide), in time order.
+    var series: ScenarioChart.Series {
+        var points: [(Int64, Double)] = []
+        for b in buckets.keys.sorted() {
+            let (lo, hi, tl, th) = buckets[b]!
+            if tl == th {
+                points.append((tl, lo))
+            } else if tl < th {
+                points += [(tl, lo), (th, hi)]
+            } else {
+                points += [(th, hi), (tl, lo)]
+            }
+        }
+        return ScenarioChart.Series(patientID: patientID, kind: kind, unit: unit, points: points)
     }
 }

@@ -32,18 +32,11 @@ package struct ReadingEncoder {
     func dateTime(_ r: Reading) -> DateTime { DateTime(unixMilliseconds: startUnixMilliseconds + r.deviceTime) }
 
     func gatt(_ r: Reading) -> [EncodedPayload] {
-        func p(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload {
-            EncodedPayload(characteristic: uuid, indicate: indicate, bytes: (try? c.encode()) ?? [], json: nil)
-        }
+        func p(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload { Self.payload(uuid, indicate, c) }
         switch r.measurement {
         case let .heartRate(bpm, rr, ee, contact):
-            return [
-                p(
-                    HeartRateMeasurement.uuid,
-                    false,
-                    HeartRateMeasurement(heartRate: UInt16(clamping: bpm), contact: contact, energyExpended: ee, rrIntervals: rr)
-                )
-            ]
+            let m = HeartRateMeasurement(heartRate: UInt16(clamping: bpm), contact: contact, energyExpended: ee, rrIntervals: rr)
+            return [p(HeartRateMeasurement.uuid, false, m)]
         case let .bloodPressure(s, d, m, pulse, status):
             let rec = BloodPressureRecord(
                 systolic: sf(s),
@@ -58,36 +51,9 @@ package struct ReadingEncoder {
         case let .cuffPressure(mmHg):
             return [p(IntermediateCuffPressure.uuid, false, IntermediateCuffPressure(cuffPressure: min(mmHg, 2045))!)]
         case let .glucose(mg, meal, status):
-            let seq = UInt16(truncatingIfNeeded: r.seq)
-            let g = GlucoseMeasurement(
-                sequenceNumber: seq,
-                baseTime: dateTime(r),
-                timeOffset: 0,
-                concentration: SFloat(mantissa: min(mg, 2045), exponent: -5),
-                type: 2,
-                sampleLocation: 1,
-                status: status == 0 ? nil : status,
-                contextFollows: true
-            )
-            return [
-                p(GlucoseMeasurement.uuid, false, g),
-                p(GlucoseMeasurementContext.uuid, false, GlucoseMeasurementContext(sequenceNumber: seq, meal: meal)),
-            ]
-        case let .cgm(mg, trend, quality, offset, ann):
-            let status = UInt8(ann & 0xFF)
-            let cal = UInt8((ann >> 8) & 0xFF)
-            let warn = UInt8((ann >> 16) & 0xFF)
-            let rec = CGMRecord(
-                glucose: sf(mg),
-                timeOffset: offset,
-                status: status == 0 ? nil : status,
-                calTemp: cal == 0 ? nil : cal,
-                warning: warn == 0 ? nil : warn,
-                trend: SFloat(trend, exponent: -1) ?? SFloat(.nres),
-                quality: sf(quality),
-                hasCRC: true
-            )
-            return [p(CGMMeasurement.uuid, false, CGMMeasurement(records: [rec]))]
+            return glucose(r, mg: mg, meal: meal, status: status)
+        case let .cgm(mg, trend, quality, offset, annunciation):
+            return [cgm(mg: mg, trend: trend, quality: quality, offset: offset, annunciation: annunciation)]
         case let .spo2(pct, pulse, continuous):
             if continuous {
                 return [p(PLXContinuousMeasurement.uuid, false, PLXContinuousMeasurement(spo2: sf(pct), pulseRate: sf(pulse)))]
@@ -107,6 +73,47 @@ package struct ReadingEncoder {
         case .dailySummary, .feeding:
             return [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
         }
+    }
+
+    static func payload(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload {
+        EncodedPayload(characteristic: uuid, indicate: indicate, bytes: (try? c.encode()) ?? [], json: nil)
+    }
+
+    /// A Glucose Measurement (concentration in kg/L: mg/dL at exponent −5) and its context.
+    func glucose(_ r: Reading, mg: Int, meal: UInt8, status: UInt16) -> [EncodedPayload] {
+        let seq = UInt16(truncatingIfNeeded: r.seq)
+        let g = GlucoseMeasurement(
+            sequenceNumber: seq,
+            baseTime: dateTime(r),
+            timeOffset: 0,
+            concentration: SFloat(mantissa: min(mg, 2045), exponent: -5),
+            type: 2,
+            sampleLocation: 1,
+            status: status == 0 ? nil : status,
+            contextFollows: true
+        )
+        return [
+            Self.payload(GlucoseMeasurement.uuid, false, g),
+            Self.payload(GlucoseMeasurementContext.uuid, false, GlucoseMeasurementContext(sequenceNumber: seq, meal: meal)),
+        ]
+    }
+
+    /// One CGM record with E2E-CRC; the annunciation packs status, cal/temp and warning octets.
+    func cgm(mg: Int, trend: Double, quality: Int, offset: UInt16, annunciation ann: UInt32) -> EncodedPayload {
+        let status = UInt8(ann & 0xFF)
+        let cal = UInt8((ann >> 8) & 0xFF)
+        let warn = UInt8((ann >> 16) & 0xFF)
+        let rec = CGMRecord(
+            glucose: sf(mg),
+            timeOffset: offset,
+            status: status == 0 ? nil : status,
+            calTemp: cal == 0 ? nil : cal,
+            warning: warn == 0 ? nil : warn,
+            trend: SFloat(trend, exponent: -1) ?? SFloat(.nres),
+            quality: sf(quality),
+            hasCRC: true
+        )
+        return Self.payload(CGMMeasurement.uuid, false, CGMMeasurement(records: [rec]))
     }
 
     private func sf(_ v: Int) -> SFloat { SFloat(mantissa: max(-2045, min(v, 2045)), exponent: 0)! }

@@ -141,62 +141,67 @@ package final class BLEGateway: Service, Sendable {
                 do {
                     guard let target = try find(central, preferring: ownTarget) else { continue }
                     ownTarget = target
-                    try central.connect(to: target.address)
-                    let chars = try central.discover()
-                    // The records to fetch are those after the last one seen before this connection; read it
-                    // now, before live notifications of this connection can move it past the missed ones.
-                    // Glucose meters filter RACP on the record's sequence number, CGMs on its time offset (CGMS 4.12).
-                    let cgm = chars.contains { $0.uuid == CGMMeasurement.uuid }
-                    let after = lastSequence.withLock { $0[(cgm ? "cgm/" : "") + target.deviceID] }
-                    // A CGM's records carry minutes since its session start: read it (CGMS 3.4) before subscribing.
-                    var sessionStart: Int64?
-                    if chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }),
-                        let bytes = try central.read(CGMSessionStartTime.uuid)
-                    {
-                        sessionStart = (try? CGMSessionStartTime.decode(bytes))?.unixMilliseconds
-                        if sessionStart == nil {
-                            logger.notice(
-                                "BLE gateway: CGM session start time unset or invalid; stamping CGM records on receipt",
-                                metadata: ["device": "\(target.deviceID)"]
-                            )
-                        }
-                    }
-                    central.onValue = { [sessionStart] uuid, value in
-                        let n = self.arrivals.withLock { n in
-                            n += 1
-                            return n
-                        }
-                        deliver.yield(
-                            Received(
-                                target: target,
-                                uuid: uuid,
-                                value: value,
-                                receivedAt: self.receiptTime(),
-                                arrival: n,
-                                cgmSessionStart: sessionStart
-                            )
-                        )
-                    }
-                    for c in chars where c.cccdHandle != nil { try central.subscribe(c.uuid) }
-                    if chars.contains(where: { $0.uuid == RecordAccessControlPoint.uuid }) {
-                        // Report stored records: all (0x01 0x01), or ≥ N by sequence number (0x01 0x03 0x01 N).
-                        let racp: [UInt8] =
-                            after.map { n in
-                                [0x01, 0x03, 0x01, UInt8(truncatingIfNeeded: n &+ 1), UInt8(truncatingIfNeeded: (n &+ 1) >> 8)]
-                            } ?? [0x01, 0x01]
-                        _ = try central.write(RecordAccessControlPoint.uuid, racp)
-                    }
-                    subscribed(target)
-                    logger.info("BLE gateway connected", metadata: ["controller": "\(index)", "characteristics": "\(chars.count)"])
-                    context.metrics.count("vitalsim_ble_connections_total")
-                    while central.isConnected, !stopping.load(ordering: .sequentiallyConsistent) { usleep(100_000) }
-                    if !stopping.load(ordering: .sequentiallyConsistent) { context.metrics.count("vitalsim_ble_disconnects_total") }
+                    try connection(central, to: target, index: index, deliver: deliver)
                 } catch {
                     logger.notice("BLE gateway link attempt failed; retrying", metadata: ["controller": "\(index)", "reason": "\(error)"])
                     usleep(500_000)
                 }
             }
         }
+    }
+
+    /// One connection to a target: discovers, subscribes, fetches missed records, and returns once
+    /// the link is down (or the service stops).
+    func connection(
+        _ central: HCICentral,
+        to target: Target,
+        index: Int,
+        deliver: AsyncStream<Received>.Continuation
+    ) throws(HCIError) {
+        try central.connect(to: target.address)
+        let chars = try central.discover()
+        // The records to fetch are those after the last one seen before this connection; read it
+        // now, before live notifications of this connection can move it past the missed ones.
+        // Glucose meters filter RACP on the record's sequence number, CGMs on its time offset (CGMS 4.12).
+        let cgm = chars.contains { $0.uuid == CGMMeasurement.uuid }
+        let after = lastSequence.withLock { $0[(cgm ? "cgm/" : "") + target.deviceID] }
+        let sessionStart = try cgmSessionStart(central, chars, target)
+        central.onValue = { [sessionStart] uuid, value in
+            let n = self.arrivals.withLock { n in
+                n += 1
+                return n
+            }
+            let receivedAt = self.receiptTime()
+            deliver.yield(
+                Received(target: target, uuid: uuid, value: value, receivedAt: receivedAt, arrival: n, cgmSessionStart: sessionStart)
+            )
+        }
+        for c in chars where c.cccdHandle != nil { try central.subscribe(c.uuid) }
+        if chars.contains(where: { $0.uuid == RecordAccessControlPoint.uuid }) {
+            // Report stored records: all, or those after the last one seen.
+            let request = after.map { RecordAccessControlPoint.report(fromSequence: $0 &+ 1) } ?? .reportAll
+            _ = try central.write(RecordAccessControlPoint.uuid, (try? request.encode()) ?? [])
+        }
+        subscribed(target)
+        logger.info("BLE gateway connected", metadata: ["controller": "\(index)", "characteristics": "\(chars.count)"])
+        context.metrics.count("vitalsim_ble_connections_total")
+        while central.isConnected, !stopping.load(ordering: .sequentiallyConsistent) { usleep(100_000) }
+        if !stopping.load(ordering: .sequentiallyConsistent) { context.metrics.count("vitalsim_ble_disconnects_total") }
+    }
+
+    /// A CGM's records carry minutes since its session start: read it (CGMS 3.4) before subscribing.
+    /// Nil for other devices, and (logged) when the CGM's session start is unset or invalid.
+    func cgmSessionStart(_ central: HCICentral, _ chars: [DiscoveredCharacteristic], _ target: Target) throws(HCIError) -> Int64? {
+        guard chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }), let bytes = try central.read(CGMSessionStartTime.uuid)
+        else { return nil }
+        guard let start = (try? CGMSessionStartTime.decode(bytes))?.unixMilliseconds else {
+            logger.notice(
+                "BLE gateway: CGM session start time unset or invalid; stamping CGM records on receipt",
+                metadata: ["device": "\(target.deviceID)"]
+            )
+            return nil
+        }
+        return start
     }
 
     /// Scans until a target (this controller's own one, or any unclaimed one) advertises.

@@ -76,6 +76,33 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             return
         }
         now = Swift.max(now, r.intendedEmitTime)
+        closeBatchesPastTheirWindow()
+        let key = "\(r.patientID)/\(r.deviceID)"
+        if viaBLE.contains(key) { return }
+        if viaMQTT.contains(key) {
+            if let m = TrafficPlan.message(r, encoder: encoder, start: start) { push(m) }
+            return
+        }
+        if r.deviceType == .phoneBridge {
+            let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
+            push(single(r, path: path, body: Array(encoder.json(r).serialized().utf8), rejection: nil))
+            return
+        }
+        guard let json = ObservationJSON.encode(r, start: start) else { return }
+        if r.delivery.corruption != nil || r.delivery.duplicate {
+            // Corrupted and duplicated readings travel alone, so that a refusal concerns only them.
+            close(key)
+            var body = Array(json.serialized().utf8)
+            var rejection: ExpectedRejection?
+            if let c = r.delivery.corruption { (body, rejection) = ObservationJSON.corrupt(json, c) }
+            push(single(r, path: "/api/v1/observations", body: body, rejection: rejection))
+            return
+        }
+        addToBatch(r, key: key, json: json)
+    }
+
+    /// Closes the open batches whose window ended before the generator's time.
+    func closeBatchesPastTheirWindow() {
         while openedHead < opened.count, opened[openedHead].first < now - TrafficPlan.batchWindow {
             let o = opened[openedHead]
             openedHead += 1
@@ -85,44 +112,23 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             opened.removeFirst(openedHead)
             openedHead = 0
         }
-        let key = "\(r.patientID)/\(r.deviceID)"
-        if viaBLE.contains(key) { return }
-        if viaMQTT.contains(key) {
-            if let m = TrafficPlan.message(r, encoder: encoder, start: start) { push(m) }
-            return
-        }
-        if r.deviceType == .phoneBridge {
-            let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
-            push(
-                PlannedRequest(
-                    path: path,
-                    body: Array(encoder.json(r).serialized().utf8),
-                    readings: [(r.id, r.intendedEmitTime)],
-                    patientID: r.patientID,
-                    sendAt: r.intendedEmitTime,
-                    expectedRejection: nil
-                )
-            )
-            return
-        }
-        guard let json = ObservationJSON.encode(r, start: start) else { return }
-        if r.delivery.corruption != nil || r.delivery.duplicate {
-            close(key)
-            var body = Array(json.serialized().utf8)
-            var rejection: ExpectedRejection?
-            if let c = r.delivery.corruption { (body, rejection) = ObservationJSON.corrupt(json, c) }
-            push(
-                PlannedRequest(
-                    path: "/api/v1/observations",
-                    body: body,
-                    readings: [(r.id, r.intendedEmitTime)],
-                    patientID: r.patientID,
-                    sendAt: r.intendedEmitTime,
-                    expectedRejection: rejection
-                )
-            )
-            return
-        }
+    }
+
+    /// A request carrying one reading.
+    func single(_ r: Reading, path: String, body: [UInt8], rejection: ExpectedRejection?) -> PlannedRequest {
+        PlannedRequest(
+            path: path,
+            body: body,
+            readings: [(r.id, r.intendedEmitTime)],
+            patientID: r.patientID,
+            sendAt: r.intendedEmitTime,
+            expectedRejection: rejection
+        )
+    }
+
+    /// Appends the observation to its device's open batch, or opens a new one when the batch's
+    /// window has passed or it is full.
+    func addToBatch(_ r: Reading, key: String, json: JSONValue) {
         if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow,
             batch.request.readings.count < TrafficPlan.maxBatch
         {
@@ -132,20 +138,13 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             batch.request.body.append(UInt8(ascii: ","))
             batch.request.body.append(contentsOf: json.serialized().utf8)
             open[key] = batch
-        } else {
-            close(key)
-            let request = PlannedRequest(
-                path: "/api/v1/observations",
-                body: [UInt8(ascii: "[")] + Array(json.serialized().utf8),
-                readings: [(r.id, r.intendedEmitTime)],
-                patientID: r.patientID,
-                sendAt: r.intendedEmitTime,
-                expectedRejection: nil
-            )
-            open[key] = (request, created, r.intendedEmitTime)
-            opened.append((key, created, r.intendedEmitTime))
-            created += 1
+            return
         }
+        close(key)
+        let request = single(r, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + Array(json.serialized().utf8), rejection: nil)
+        open[key] = (request, created, r.intendedEmitTime)
+        opened.append((key, created, r.intendedEmitTime))
+        created += 1
     }
 
     /// A request complete when created (a single reading, a message).

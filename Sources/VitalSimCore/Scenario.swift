@@ -142,84 +142,88 @@ public struct Baseline: Sendable, Equatable {
     /// The defaults of a profile (sources in docs/scenarios.md and clinical.md).
     public static func defaults(for profile: Profile) -> Baseline {
         switch profile {
-        case .adult:
-            Baseline(
-                heartRate: 68,
-                hrvSDNN: 50,
-                lfHfRatio: 1.5,
-                systolic: 122,
-                diastolic: 78,
-                nocturnalDip: 12,
-                glucose: 95,
-                diabetes: .none,
-                spo2: 97,
-                temperature: 36.8,
-                respirationRate: 14,
-                weight: 75,
-                dailyWeightChange: 0,
-                dailySteps: 8000,
-                feedsPerDay: 0,
-                intakePerKg: 0
-            )
-        case .diabeticCGM:
-            Baseline(
-                heartRate: 72,
-                hrvSDNN: 40,
-                lfHfRatio: 1.5,
-                systolic: 128,
-                diastolic: 80,
-                nocturnalDip: 11,
-                glucose: 140,
-                diabetes: .type1,
-                spo2: 97,
-                temperature: 36.8,
-                respirationRate: 14,
-                weight: 75,
-                dailyWeightChange: 0,
-                dailySteps: 7000,
-                feedsPerDay: 0,
-                intakePerKg: 0
-            )
-        case .copd:
-            Baseline(
-                heartRate: 82,
-                hrvSDNN: 30,
-                lfHfRatio: 1.2,
-                systolic: 132,
-                diastolic: 82,
-                nocturnalDip: 8,
-                glucose: 100,
-                diabetes: .none,
-                spo2: 91,
-                temperature: 36.8,
-                respirationRate: 19,
-                weight: 70,
-                dailyWeightChange: 0,
-                dailySteps: 3000,
-                feedsPerDay: 0,
-                intakePerKg: 0
-            )
-        case .chdInfant:
-            Baseline(
-                heartRate: 140,
-                hrvSDNN: 25,
-                lfHfRatio: 1.0,
-                systolic: 80,
-                diastolic: 45,
-                nocturnalDip: 5,
-                glucose: 85,
-                diabetes: .none,
-                spo2: 80,
-                temperature: 36.9,
-                respirationRate: 44,
-                weight: 4.2,
-                dailyWeightChange: 26,
-                dailySteps: 0,
-                feedsPerDay: 8,
-                intakePerKg: 150
-            )
+        case .adult: adultDefaults
+        case .diabeticCGM: diabeticCGMDefaults
+        case .copd: copdDefaults
+        case .chdInfant: chdInfantDefaults
         }
     }
+
+    private static let adultDefaults = Baseline(
+        heartRate: 68,
+        hrvSDNN: 50,
+        lfHfRatio: 1.5,
+        systolic: 122,
+        diastolic: 78,
+        nocturnalDip: 12,
+        glucose: 95,
+        diabetes: .none,
+        spo2: 97,
+        temperature: 36.8,
+        respirationRate: 14,
+        weight: 75,
+        dailyWeightChange: 0,
+        dailySteps: 8000,
+        feedsPerDay: 0,
+        intakePerKg: 0
+    )
+
+    private static let diabeticCGMDefaults = Baseline(
+        heartRate: 72,
+        hrvSDNN: 40,
+        lfHfRatio: 1.5,
+        systolic: 128,
+        diastolic: 80,
+        nocturnalDip: 11,
+        glucose: 140,
+        diabetes: .type1,
+        spo2: 97,
+        temperature: 36.8,
+        respirationRate: 14,
+        weight: 75,
+        dailyWeightChange: 0,
+        dailySteps: 7000,
+        feedsPerDay: 0,
+        intakePerKg: 0
+    )
+
+    private static let copdDefaults = Baseline(
+        heartRate: 82,
+        hrvSDNN: 30,
+        lfHfRatio: 1.2,
+        systolic: 132,
+        diastolic: 82,
+        nocturnalDip: 8,
+        glucose: 100,
+        diabetes: .none,
+        spo2: 91,
+        temperature: 36.8,
+        respirationRate: 19,
+        weight: 70,
+        dailyWeightChange: 0,
+        dailySteps: 3000,
+        feedsPerDay: 0,
+        intakePerKg: 0
+    )
+
+    private static let chdInfantDefaults = Baseline(
+        heartRate: 140,
+        hrvSDNN: 25,
+        lfHfRatio: 1.0,
+        systolic: 80,
+        diastolic: 45,
+        nocturnalDip: 5,
+        glucose: 85,
+        diabetes: .none,
+        spo2: 80,
+        temperature: 36.9,
+        respirationRate: 44,
+        weight: 4.2,
+        dailyWeightChange: 26,
+        dailySteps: 0,
+        feedsPerDay: 8,
+        intakePerKg: 150
+    )
 }
 
 /// How a device's payloads travel.
