@@ -95,7 +95,22 @@ package final class HCICentral: @unchecked Sendable {
 
     /// Discovers every primary service, characteristic and CCCD.
     package func discover() throws(HCIError) -> [DiscoveredCharacteristic] {
-        var services: [(UInt16, UInt16, UInt16)] = []
+        var found: [DiscoveredCharacteristic] = []
+        for service in try discoverServices() {
+            var inService = try discoverCharacteristics(of: service)
+            try discoverCCCDs(&inService, serviceEnd: service.end)
+            found += inService
+        }
+        link.state.lock()
+        characteristics = found
+        for c in found { handleToUUID[c.valueHandle] = c.uuid }
+        link.state.unlock()
+        return found
+    }
+
+    /// Primary services (16-bit UUIDs) by Read By Group Type.
+    func discoverServices() throws(HCIError) -> [(start: UInt16, end: UInt16, uuid: UInt16)] {
+        var services: [(start: UInt16, end: UInt16, uuid: UInt16)] = []
         var start: UInt16 = 1
         while true {
             let r = try request([ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService))
@@ -105,61 +120,60 @@ package final class HCICentral: @unchecked Sendable {
             var o = 2
             var last: UInt16 = start
             while o + n <= r.count {
-                let s = u16(r, o)
-                let e = u16(r, o + 2)
-                let uuid = u16(r, o + 4)
-                services.append((s, e, uuid))
-                last = e
+                services.append((u16(r, o), u16(r, o + 2), u16(r, o + 4)))
+                last = u16(r, o + 2)
                 o += n
             }
             if last == 0xFFFF { break }
             start = last + 1
         }
-        var found: [DiscoveredCharacteristic] = []
-        for (s, e, serviceUUID) in services {
-            var h = s
-            var inService: [DiscoveredCharacteristic] = []
-            while h <= e {
-                let r = try request([ATTOpcode.readByTypeRequest] + le(h) + le(e) + le(GATTAttributeType.characteristic))
-                guard r.first == ATTOpcode.readByTypeResponse, r.count >= 2, r[1] == 7 else { break }
-                var o = 2
-                var last = h
-                while o + 7 <= r.count {
-                    let decl = u16(r, o)
-                    inService.append(
-                        DiscoveredCharacteristic(
-                            service: serviceUUID,
-                            uuid: u16(r, o + 5),
-                            properties: CharacteristicProperties(rawValue: r[o + 2]),
-                            valueHandle: u16(r, o + 3),
-                            cccdHandle: nil
-                        )
+        return services
+    }
+
+    /// A service's characteristic declarations (16-bit UUIDs) by Read By Type.
+    func discoverCharacteristics(of service: (start: UInt16, end: UInt16, uuid: UInt16)) throws(HCIError) -> [DiscoveredCharacteristic] {
+        var h = service.start
+        let e = service.end
+        var inService: [DiscoveredCharacteristic] = []
+        while h <= e {
+            let r = try request([ATTOpcode.readByTypeRequest] + le(h) + le(e) + le(GATTAttributeType.characteristic))
+            guard r.first == ATTOpcode.readByTypeResponse, r.count >= 2, r[1] == 7 else { break }
+            var o = 2
+            var last = h
+            while o + 7 <= r.count {
+                let properties = CharacteristicProperties(rawValue: r[o + 2])
+                inService.append(
+                    DiscoveredCharacteristic(
+                        service: service.uuid,
+                        uuid: u16(r, o + 5),
+                        properties: properties,
+                        valueHandle: u16(r, o + 3),
+                        cccdHandle: nil
                     )
-                    last = decl
-                    o += 7
-                }
-                if last >= e { break }
-                h = last + 1
+                )
+                last = u16(r, o)
+                o += 7
             }
-            for i in inService.indices {
-                let from = inService[i].valueHandle + 1
-                let to = i + 1 < inService.count ? inService[i + 1].valueHandle - 2 : e
-                guard from <= to else { continue }
-                let r = try request([ATTOpcode.findInformationRequest] + le(from) + le(to))
-                guard r.first == ATTOpcode.findInformationResponse, r.count >= 2, r[1] == 1 else { continue }
-                var o = 2
-                while o + 4 <= r.count {
-                    if u16(r, o + 2) == GATTAttributeType.clientCharacteristicConfiguration { inService[i].cccdHandle = u16(r, o) }
-                    o += 4
-                }
-            }
-            found += inService
+            if last >= e { break }
+            h = last + 1
         }
-        link.state.lock()
-        characteristics = found
-        for c in found { handleToUUID[c.valueHandle] = c.uuid }
-        link.state.unlock()
-        return found
+        return inService
+    }
+
+    /// Each characteristic's CCCD, by Find Information between its value and the next declaration.
+    func discoverCCCDs(_ inService: inout [DiscoveredCharacteristic], serviceEnd e: UInt16) throws(HCIError) {
+        for i in inService.indices {
+            let from = inService[i].valueHandle + 1
+            let to = i + 1 < inService.count ? inService[i + 1].valueHandle - 2 : e
+            guard from <= to else { continue }
+            let r = try request([ATTOpcode.findInformationRequest] + le(from) + le(to))
+            guard r.first == ATTOpcode.findInformationResponse, r.count >= 2, r[1] == 1 else { continue }
+            var o = 2
+            while o + 4 <= r.count {
+                if u16(r, o + 2) == GATTAttributeType.clientCharacteristicConfiguration { inService[i].cccdHandle = u16(r, o) }
+                o += 4
+            }
+        }
     }
 
     /// Enables notifications (or indications, for indicate-only characteristics) on `uuid`.

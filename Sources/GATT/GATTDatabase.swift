@@ -66,9 +66,19 @@ public struct GATTDatabase: Sendable {
     public static func forDevice(_ type: DeviceType, name: String) -> GATTDatabase {
         var db = GATTDatabase()
         db.addService(GATTService.genericAccess, [(GATTAttributeType.deviceName, [.read], Array(name.utf8.prefix(20)))])
+        if let (service, characteristics) = healthService(of: type) { db.addService(service, characteristics) }
+        db.addService(GATTService.battery, [(BatteryLevel.uuid, [.read, .notify], [100])])
+        return db
+    }
+
+    /// A characteristic in a service definition: UUID, properties, initial value.
+    typealias CharacteristicDefinition = (UInt16, CharacteristicProperties, [UInt8])
+
+    /// The health service of a device type with its characteristics (nil for devices without BLE).
+    static func healthService(of type: DeviceType) -> (UInt16, [CharacteristicDefinition])? {
         switch type {
         case .heartRateStrap:
-            db.addService(
+            (
                 GATTService.heartRate,
                 [
                     (HeartRateMeasurement.uuid, [.notify], []), (BodySensorLocation.uuid, [.read], [1]),
@@ -76,7 +86,7 @@ public struct GATTDatabase: Sendable {
                 ]
             )
         case .bpCuff:
-            db.addService(
+            (
                 GATTService.bloodPressure,
                 [
                     (BloodPressureMeasurement.uuid, [.indicate], []), (IntermediateCuffPressure.uuid, [.notify], []),
@@ -84,25 +94,16 @@ public struct GATTDatabase: Sendable {
                 ]
             )
         case .glucometer:
-            db.addService(
+            (
                 GATTService.glucose,
                 [
                     (GlucoseMeasurement.uuid, [.notify], []), (GlucoseMeasurementContext.uuid, [.notify], []),
                     (GlucoseFeature.uuid, [.read], [0x01, 0x00]), (RecordAccessControlPoint.uuid, [.write, .indicate], []),
                 ]
             )
-        case .cgm:
-            let feature = (try? CGMFeature(features: CGMFeature.e2eCRCSupported | 0x01).encode()) ?? []
-            db.addService(
-                GATTService.continuousGlucoseMonitoring,
-                [
-                    (CGMMeasurement.uuid, [.notify], []), (CGMFeature.uuid, [.read], feature), (CGMStatus.uuid, [.read], []),
-                    (CGMSessionStartTime.uuid, [.read, .write], []), (CGMSessionRunTime.uuid, [.read], [0x50, 0x01]),
-                    (RecordAccessControlPoint.uuid, [.write, .indicate], []), (CGMSpecificOpsControlPoint.uuid, [.write, .indicate], []),
-                ]
-            )
+        case .cgm: (GATTService.continuousGlucoseMonitoring, cgmCharacteristics)
         case .pulseOximeter:
-            db.addService(
+            (
                 GATTService.pulseOximeter,
                 [
                     (PLXSpotCheckMeasurement.uuid, [.indicate], []), (PLXContinuousMeasurement.uuid, [.notify], []),
@@ -110,23 +111,24 @@ public struct GATTDatabase: Sendable {
                 ]
             )
         case .thermometer:
-            db.addService(
-                GATTService.healthThermometer,
-                [(TemperatureMeasurement.uuid, [.indicate], []), (TemperatureType.uuid, [.read], [6])]
-            )
+            (GATTService.healthThermometer, [(TemperatureMeasurement.uuid, [.indicate], []), (TemperatureType.uuid, [.read], [6])])
         case .weightScale:
-            db.addService(
-                GATTService.weightScale,
-                [(WeightScaleFeature.uuid, [.read], [0, 0, 0, 0]), (WeightMeasurement.uuid, [.indicate], [])]
-            )
-        case .phoneBridge, .feedingLog:
-            break
+            (GATTService.weightScale, [(WeightScaleFeature.uuid, [.read], [0, 0, 0, 0]), (WeightMeasurement.uuid, [.indicate], [])])
+        case .phoneBridge, .feedingLog: nil
         }
-        db.addService(GATTService.battery, [(BatteryLevel.uuid, [.read, .notify], [100])])
-        return db
     }
 
-    mutating func addService(_ uuid: UInt16, _ chars: [(UInt16, CharacteristicProperties, [UInt8])]) {
+    /// The CGM service: measurement with E2E-CRC, feature, status, session times, RACP, CGM control point.
+    static var cgmCharacteristics: [CharacteristicDefinition] {
+        let feature = (try? CGMFeature(features: CGMFeature.e2eCRCSupported | 0x01).encode()) ?? []
+        return [
+            (CGMMeasurement.uuid, [.notify], []), (CGMFeature.uuid, [.read], feature), (CGMStatus.uuid, [.read], []),
+            (CGMSessionStartTime.uuid, [.read, .write], []), (CGMSessionRunTime.uuid, [.read], [0x50, 0x01]),
+            (RecordAccessControlPoint.uuid, [.write, .indicate], []), (CGMSpecificOpsControlPoint.uuid, [.write, .indicate], []),
+        ]
+    }
+
+    mutating func addService(_ uuid: UInt16, _ chars: [CharacteristicDefinition]) {
         var handle = UInt16(attributes.count + 1)
         let start = handle
         attributes.append(Attribute(handle: handle, type: GATTAttributeType.primaryService, value: le(uuid)))

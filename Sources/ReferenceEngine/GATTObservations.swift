@@ -18,6 +18,31 @@ package enum GATTObservations {
         receivedAt: Int64,
         cgmSessionStart: Int64? = nil
     ) throws(GATTError) -> Observation? {
+        let clock = PayloadClock(receivedAt: receivedAt, cgmSessionStart: cgmSessionStart)
+        guard let d = try decode(uuid: uuid, bytes: bytes, clock), !d.values.isEmpty else { return nil }
+        return Observation(
+            readingID: readingID,
+            patientID: patientID,
+            deviceID: deviceID,
+            time: d.time,
+            values: d.values,
+            rrIntervals: d.rr
+        )
+    }
+
+    /// What a characteristic value says: values, the time they were measured, RR intervals.
+    struct Decoded {
+        var values: [Signal: Double]
+        var time: Int64
+        var rr: [Double] = []
+    }
+
+    /// The receipt time and a CGM's session start, for values without (usable) time stamps.
+    struct PayloadClock {
+        let receivedAt: Int64
+        let cgmSessionStart: Int64?
+
+        /// A payload's Date Time as Unix ms; the receipt time when absent or unset (month or day 0).
         func stamp(_ d: DateTime?) -> Int64 {
             guard let d, d.month > 0, d.day > 0 else { return receivedAt }
             return CivilTime(
@@ -29,55 +54,51 @@ package enum GATTObservations {
                 second: Int(d.seconds)
             ).unixMilliseconds
         }
-        var values: [Signal: Double] = [:]
-        var time = receivedAt
-        var rr: [Double] = []
+    }
+
+    static func decode(uuid: UInt16, bytes: [UInt8], _ clock: PayloadClock) throws(GATTError) -> Decoded? {
         switch uuid {
         case HeartRateMeasurement.uuid:
             let m = try HeartRateMeasurement.decode(bytes)
-            values[.heartRate] = Double(m.heartRate)
-            rr = m.rrIntervals.map { Double($0) / 1024 }
+            return Decoded(values: [.heartRate: Double(m.heartRate)], time: clock.receivedAt, rr: m.rrIntervals.map { Double($0) / 1024 })
         case BloodPressureMeasurement.uuid:
             let r = try BloodPressureMeasurement.decode(bytes).record
             let scale = r.unitsKPa ? 7.50062 : 1
-            values[.systolic] = r.systolic.value * scale
-            values[.diastolic] = r.diastolic.value * scale
+            var values: [Signal: Double] = [.systolic: r.systolic.value * scale, .diastolic: r.diastolic.value * scale]
             if let p = r.pulseRate, p.special == nil { values[.heartRate] = p.value }
-            time = stamp(r.timestamp)
+            return Decoded(values: values, time: clock.stamp(r.timestamp))
         case GlucoseMeasurement.uuid:
             let g = try GlucoseMeasurement.decode(bytes)
             guard let mg = g.milligramsPerDeciliter else { return nil }
-            values[.glucose] = (mg * 10).rounded() / 10
-            time = stamp(g.baseTime) + Int64(g.timeOffset ?? 0) * 60_000
+            return Decoded(values: [.glucose: (mg * 10).rounded() / 10], time: clock.stamp(g.baseTime) + Int64(g.timeOffset ?? 0) * 60_000)
         case CGMMeasurement.uuid:
             guard let r = try CGMMeasurement.decode(bytes).records.last, r.glucose.special == nil else { return nil }
-            values[.cgm] = r.glucose.value
-            if let cgmSessionStart { time = cgmSessionStart + Int64(r.timeOffset) * 60_000 }
+            let time = clock.cgmSessionStart.map { $0 + Int64(r.timeOffset) * 60_000 } ?? clock.receivedAt
+            return Decoded(values: [.cgm: r.glucose.value], time: time)
         case PLXSpotCheckMeasurement.uuid:
             let p = try PLXSpotCheckMeasurement.decode(bytes)
-            values[.spo2] = p.spo2.value
-            if p.pulseRate.special == nil { values[.heartRate] = p.pulseRate.value }
-            time = stamp(p.timestamp)
+            return Decoded(values: oximetry(p.spo2, p.pulseRate), time: clock.stamp(p.timestamp))
         case PLXContinuousMeasurement.uuid:
             let p = try PLXContinuousMeasurement.decode(bytes)
-            values[.spo2] = p.spo2.value
-            if p.pulseRate.special == nil { values[.heartRate] = p.pulseRate.value }
+            return Decoded(values: oximetry(p.spo2, p.pulseRate), time: clock.receivedAt)
         case TemperatureMeasurement.uuid:
             let t = try TemperatureMeasurement.decode(bytes).record
-            values[.temperature] = t.fahrenheit ? ((t.value.value - 32) * 5 / 9 * 10).rounded() / 10 : t.value.value
-            time = stamp(t.timestamp)
+            let celsius = t.fahrenheit ? ((t.value.value - 32) * 5 / 9 * 10).rounded() / 10 : t.value.value
+            return Decoded(values: [.temperature: celsius], time: clock.stamp(t.timestamp))
         case WeightMeasurement.uuid:
             let w = try WeightMeasurement.decode(bytes)
             guard let kg = w.weight else { return nil }
-            values[.weight] = w.imperial ? kg * 0.45359237 : kg
-            time = stamp(w.timestamp)
+            return Decoded(values: [.weight: w.imperial ? kg * 0.45359237 : kg], time: clock.stamp(w.timestamp))
         case BatteryLevel.uuid:
-            values[.battery] = Double(try BatteryLevel.decode(bytes).value)
+            return Decoded(values: [.battery: Double(try BatteryLevel.decode(bytes).value)], time: clock.receivedAt)
         default:
             return nil
         }
-        return values.isEmpty
-            ? nil : Observation(readingID: readingID, patientID: patientID, deviceID: deviceID, time: time, values: values, rrIntervals: rr)
+    }
+
+    /// SpO2, and the pulse rate unless it is a special value.
+    static func oximetry(_ spo2: SFloat, _ pulse: SFloat) -> [Signal: Double] {
+        pulse.special == nil ? [.spo2: spo2.value, .heartRate: pulse.value] : [.spo2: spo2.value]
     }
 }
 

@@ -73,31 +73,8 @@ struct ScenarioBuilder {
         }
         let seed = top.integer("seed", in: 0...Int64.max) ?? 1
         let duration = top.duration("duration") ?? .hours(1)
-        var start = ScenarioLoader.defaultStart
-        if let text = top.string("start") {
-            if let c = CivilTime(iso8601: text) {
-                start = c.unixMilliseconds
-            } else {
-                reader.fail(top.value("start"), "start", "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'")
-            }
-        }
-        var patients: [PatientSpec] = []
-        var deviceIDs: [String: DeviceType] = [:]
-        var patientIDs: Set<String> = []
-        if let list = top.list("patients") {
-            if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
-            for (i, node) in list.enumerated() {
-                guard let p = patient(node, "patients[\(i)]") else { continue }
-                if !patientIDs.insert(p.id).inserted { reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'") }
-                for d in p.devices {
-                    if deviceIDs[d.id] != nil {
-                        reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)")
-                    }
-                    deviceIDs[d.id] = d.type
-                }
-                patients.append(p)
-            }
-        }
+        let start = startTime(top)
+        let (patients, deviceIDs) = patients(top)
         var timeline: [TimelineEntry] = []
         if let list = top.list("timeline") {
             let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
@@ -118,6 +95,35 @@ struct ScenarioBuilder {
             timeline: timeline,
             sourcePath: reader.file
         )
+    }
+
+    /// The scenario's start (Unix ms): `start:` or the default.
+    private func startTime(_ top: Fields) -> Int64 {
+        guard let text = top.string("start") else { return ScenarioLoader.defaultStart }
+        if let c = CivilTime(iso8601: text) { return c.unixMilliseconds }
+        reader.fail(top.value("start"), "start", "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'")
+        return ScenarioLoader.defaultStart
+    }
+
+    /// The patients, and every device's type by id; patient and device ids are unique.
+    private func patients(_ top: Fields) -> ([PatientSpec], [String: DeviceType]) {
+        var patients: [PatientSpec] = []
+        var deviceIDs: [String: DeviceType] = [:]
+        var patientIDs: Set<String> = []
+        guard let list = top.list("patients") else { return ([], [:]) }
+        if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
+        for (i, node) in list.enumerated() {
+            guard let p = patient(node, "patients[\(i)]") else { continue }
+            if !patientIDs.insert(p.id).inserted { reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'") }
+            for d in p.devices {
+                if deviceIDs[d.id] != nil {
+                    reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)")
+                }
+                deviceIDs[d.id] = d.type
+            }
+            patients.append(p)
+        }
+        return (patients, deviceIDs)
     }
 
     private func checkOverlaps(_ entries: [TimelineEntry], _ nodes: [Node]) {
@@ -200,51 +206,11 @@ struct ScenarioBuilder {
         if id.contains("/") { reader.fail(f.value("id"), f.path("id"), "device ids must not contain '/'") }
         guard let type = f.choice("type", DeviceType.self, what: "device type") else { return nil }
         let defaults = DeviceDefaults.of(type, baseline: baseline)
-        let transport = f.choice("transport", Transport.self, what: "transport") ?? defaults.transport
-        if type.isBluetooth == false, transport == .ble {
-            reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
-        }
-        if type == .phoneBridge, transport == .mqtt {
-            reader.fail(
-                f.value("transport"),
-                f.path("transport"),
-                "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https"
-            )
-        }
-        var cadence = f.duration("cadence") ?? defaults.cadence
-        if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
-            reader.fail(
-                f.value("cadence"),
-                f.path("cadence"),
-                "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)"
-            )
-            cadence = .minutes(5)
-        }
-        if type == .heartRateStrap, cadence < .seconds(1) {
-            reader.fail(f.value("cadence"), f.path("cadence"), "a heart-rate strap notifies at most once per second; valid: 1s or more")
-        }
-        var schedule = defaults.schedule
-        if let list = f.list("schedule") {
-            schedule = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]") }.sorted()
-            if schedule.isEmpty { reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day") }
-            if f.has("cadence") { reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both") }
-        } else if f.has("cadence") {
-            schedule = []
-        }
-        var continuous = false
-        if let mode = f.string("mode") {
-            if type != .pulseOximeter {
-                reader.fail(f.value("mode"), f.path("mode"), "mode applies only to pulse-oximeter")
-            } else if mode == "continuous" {
-                continuous = true
-            } else if mode != "spot-check" {
-                reader.fail(f.value("mode"), f.path("mode"), "unknown mode '\(mode)'; valid: spot-check, continuous")
-            }
-        }
-        if type == .pulseOximeter, !continuous, !f.has("schedule"), !f.has("cadence") {
-            schedule = [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000]
-        }
-        if continuous { schedule = [] }
+        let transport = transport(f, type, defaults)
+        let cadence = cadence(f, type, defaults)
+        let scheduled = schedule(f, type, defaults)
+        let continuous = continuousMode(f, type)
+        let schedule = continuous ? [] : scheduled
         let battery = f.number("battery", in: 0...100, unit: "%") ?? 95
         let drain = f.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
         return DeviceSpec(
@@ -257,6 +223,64 @@ struct ScenarioBuilder {
             battery: battery,
             batteryDrainPerDay: drain
         )
+    }
+
+    private func transport(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> Transport {
+        let transport = f.choice("transport", Transport.self, what: "transport") ?? defaults.transport
+        if type.isBluetooth == false, transport == .ble {
+            reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
+        }
+        if type == .phoneBridge, transport == .mqtt {
+            reader.fail(
+                f.value("transport"),
+                f.path("transport"),
+                "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https"
+            )
+        }
+        return transport
+    }
+
+    private func cadence(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> VirtualDuration {
+        let cadence = f.duration("cadence") ?? defaults.cadence
+        if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
+            reader.fail(
+                f.value("cadence"),
+                f.path("cadence"),
+                "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)"
+            )
+            return .minutes(5)
+        }
+        if type == .heartRateStrap, cadence < .seconds(1) {
+            reader.fail(f.value("cadence"), f.path("cadence"), "a heart-rate strap notifies at most once per second; valid: 1s or more")
+        }
+        return cadence
+    }
+
+    /// Times of day of a scheduled device (empty when it has a cadence); a spot-check oximeter
+    /// without either measures at 08:00, 14:00 and 20:00.
+    private func schedule(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> [Int64] {
+        if let list = f.list("schedule") {
+            let schedule = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]") }.sorted()
+            if schedule.isEmpty { reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day") }
+            if f.has("cadence") { reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both") }
+            return schedule
+        }
+        if f.has("cadence") { return [] }
+        if type == .pulseOximeter { return [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000] }
+        return defaults.schedule
+    }
+
+    /// A pulse oximeter's `mode`: true for continuous, false for spot-check (the default).
+    private func continuousMode(_ f: Fields, _ type: DeviceType) -> Bool {
+        guard let mode = f.string("mode") else { return false }
+        if type != .pulseOximeter {
+            reader.fail(f.value("mode"), f.path("mode"), "mode applies only to pulse-oximeter")
+        } else if mode == "continuous" {
+            return true
+        } else if mode != "spot-check" {
+            reader.fail(f.value("mode"), f.path("mode"), "unknown mode '\(mode)'; valid: spot-check, continuous")
+        }
+        return false
     }
 }
 

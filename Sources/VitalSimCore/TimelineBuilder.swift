@@ -53,35 +53,53 @@ struct TimelineBuilder {
                 "no patient '\(patientID)' in this scenario; valid: \(context.patients.map(\.id).joined(separator: ", "))"
             )
         }
-        if f.has("at"), at >= context.duration {
-            reader.fail(
-                f.value("at"),
-                f.path("at"),
-                "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
-            )
-        }
+        checkStart(at, f)
         let duration = kind.hasDuration ? (f.duration("duration")?.milliseconds ?? 60_000) : 0
         let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
-        var onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
-        var offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
-        if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
-            // Default ramps shrink to fit a short event (half of it at most).
-            let scale = Double(duration / 2) / Double(onset + offset)
-            onset = Int64(Double(onset) * scale)
-            offset = Int64(Double(offset) * scale)
-        }
-        if onset + offset > duration, kind.hasDuration {
-            reader.fail(
-                f.value("onset") ?? f.value("duration"),
-                f.path("onset"),
-                "onset + offset (\(VirtualDuration(milliseconds: onset + offset))) exceed the duration (\(VirtualDuration(milliseconds: duration)))"
-            )
-        }
+        let (onset, offset) = ramps(kind, duration: duration, defaults: d, f)
         var e = ClinicalEvent(kind: kind, patientID: patientID, start: at, duration: duration, onset: onset, offset: offset, line: f.line)
         e.target = f.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
         e.target2 = f.number("diastolic", in: 40...200, unit: "mmHg") ?? (kind == .hypertensiveCrisis ? 124 : nil)
         e.carbs = f.number("carbs", in: 0...300, unit: "g") ?? d.carbs
         e.insulin = f.number("insulin", in: 0...100, unit: "U") ?? d.insulin
+        cause(of: &e, f)
+        return .clinical(e)
+    }
+
+    /// Fails an entry that starts at or after the end of the scenario.
+    private func checkStart(_ at: Int64, _ f: Fields) {
+        guard f.has("at"), at >= context.duration else { return }
+        reader.fail(
+            f.value("at"),
+            f.path("at"),
+            "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
+        )
+    }
+
+    /// The event's onset and offset ramps: given, or the defaults shrunk to fit a short event
+    /// (half of it at most); given ramps longer than the event are an error.
+    private func ramps(_ kind: ClinicalEventKind, duration: Int64, defaults d: EventDefaults, _ f: Fields) -> (Int64, Int64) {
+        var onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
+        var offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
+        if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
+            let scale = Double(duration / 2) / Double(onset + offset)
+            onset = Int64(Double(onset) * scale)
+            offset = Int64(Double(offset) * scale)
+        }
+        if onset + offset > duration, kind.hasDuration {
+            let ramps = VirtualDuration(milliseconds: onset + offset)
+            reader.fail(
+                f.value("onset") ?? f.value("duration"),
+                f.path("onset"),
+                "onset + offset (\(ramps)) exceed the duration (\(VirtualDuration(milliseconds: duration)))"
+            )
+        }
+        return (onset, offset)
+    }
+
+    /// The cause of a glucose event (and the insulin of a skipped meal).
+    private func cause(of e: inout ClinicalEvent, _ f: Fields) {
+        let kind = e.kind
         if let cause = f.string("cause") {
             let valid = kind == .hypoglycemia ? ["insulin-overdose", "skipped-meal"] : ["missed-bolus"]
             if valid.contains(cause) {
@@ -101,7 +119,6 @@ struct TimelineBuilder {
         if kind == .hypoglycemia, e.cause == "skipped-meal", f.has("insulin") == false, let carbs = e.carbs {
             e.insulin = (carbs / 10 * 20).rounded() / 20
         }
-        return .clinical(e)
     }
 
     private func fault(_ node: Node, _ field: String) -> TimelineEntry? {
@@ -127,13 +144,7 @@ struct TimelineBuilder {
                 "no device '\(deviceID)' in this scenario; valid: \(context.deviceTypes.keys.sorted().joined(separator: ", "))"
             )
         }
-        if f.has("at"), at >= context.duration {
-            reader.fail(
-                f.value("at"),
-                f.path("at"),
-                "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
-            )
-        }
+        checkStart(at, f)
         let duration = f.duration("duration")?.milliseconds ?? 60_000
         if kind == .disconnect, let type, type == .cgm || type == .glucometer, duration > 48 * 3_600_000 {
             reader.fail(
@@ -145,35 +156,37 @@ struct TimelineBuilder {
         var fault = DeviceFault(kind: kind, deviceID: deviceID, start: at, duration: duration, line: f.line)
         let defaultP: Double = kind == .duplicates || kind == .outOfOrder ? 0.2 : (kind == .corrupt ? 0.1 : 1)
         fault.probability = f.number("probability", in: 0...1, unit: "") ?? defaultP
-        if kind == .corrupt {
-            fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? (type == .cgm ? .badCRC : .truncation)
-            if fault.corruption == .badCRC, let type, type != .cgm {
-                reader.fail(
-                    f.value("corruption"),
-                    f.path("corruption"),
-                    "bad-crc needs a device with an E2E-CRC (cgm); \(deviceID) is a \(type.rawValue); valid: bad-flags, truncation"
-                )
-            }
-            if let type, !type.isBluetooth {
-                reader.fail(f.value("fault"), f.path("fault"), "corrupt applies to Bluetooth payloads; \(deviceID) is a \(type.rawValue)")
-            }
-        }
-        if kind == .clockSkew {
-            if let v = f.value("skew"), let s = v.scalar?.string {
-                let negative = s.hasPrefix("-")
-                if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0,
-                    d.milliseconds <= 365 * 86_400_000
-                {
-                    fault.skew = negative ? -d.milliseconds : d.milliseconds
-                } else {
-                    reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
-                }
-            } else {
-                fault.skew = 300_000
-            }
-        }
+        if kind == .corrupt { corruption(of: &fault, type, f) }
+        if kind == .clockSkew { fault.skew = skew(f) }
         fault.level = f.number("level", in: 0...100, unit: "%") ?? 8
         return .fault(fault)
+    }
+
+    /// A corrupt fault's corruption: bad-crc only on a device with an E2E-CRC; Bluetooth devices only.
+    private func corruption(of fault: inout DeviceFault, _ type: DeviceType?, _ f: Fields) {
+        let deviceID = fault.deviceID
+        fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? (type == .cgm ? .badCRC : .truncation)
+        if fault.corruption == .badCRC, let type, type != .cgm {
+            reader.fail(
+                f.value("corruption"),
+                f.path("corruption"),
+                "bad-crc needs a device with an E2E-CRC (cgm); \(deviceID) is a \(type.rawValue); valid: bad-flags, truncation"
+            )
+        }
+        if let type, !type.isBluetooth {
+            reader.fail(f.value("fault"), f.path("fault"), "corrupt applies to Bluetooth payloads; \(deviceID) is a \(type.rawValue)")
+        }
+    }
+
+    /// A clock-skew fault's signed skew (default 5 minutes ahead).
+    private func skew(_ f: Fields) -> Int64 {
+        guard let v = f.value("skew"), let s = v.scalar?.string else { return 300_000 }
+        let negative = s.hasPrefix("-")
+        if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0, d.milliseconds <= 365 * 86_400_000 {
+            return negative ? -d.milliseconds : d.milliseconds
+        }
+        reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
+        return 0
     }
 }
 

@@ -170,18 +170,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
                 return (s.submitted, s.stopped)
             }
             if stopped {
-                let running = locked { s -> [Job] in
-                    defer { s.running.removeAll() }
-                    return Array(s.running.values)
-                }
-                for job in running { curl_multi_remove_handle(multi, job.easy) }
-                for job in running + jobs { finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url))) }
-                // Tasks that still prefer this executor go on elsewhere.
-                let left = locked { s -> [UnownedJob] in
-                    defer { s.jobs.removeAll() }
-                    return s.jobs
-                }
-                for task in left { globalConcurrentExecutor.enqueue(ExecutorJob(task)) }
+                failAll(jobs)
                 break
             }
             for job in jobs {
@@ -190,25 +179,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
             }
             var active: Int32 = 0
             curl_multi_perform(multi, &active)
-            var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
-                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-                let code = message.pointee.data.result
-                curl_multi_remove_handle(multi, easy)
-                guard let job = locked({ $0.running.removeValue(forKey: Int(bitPattern: easy)) }) else { continue }
-                if code == CURLE_OK {
-                    var status = 0
-                    vitalsim_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-                    var version = 0
-                    vitalsim_curl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
-                    let name =
-                        version == CURL_HTTP_VERSION_2_0
-                        ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : version == CURL_HTTP_VERSION_1_0 ? "1.0" : ""
-                    finish(job, .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name)))
-                } else {
-                    finish(job, .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url)))
-                }
-            }
+            completeFinishedTransfers()
             // Wait for sockets only when no task and no transfer is waiting to be started.
             let idle = locked { s -> Bool in
                 s.polling = s.jobs.isEmpty && s.submitted.isEmpty && !s.stopped
@@ -226,6 +197,45 @@ package final class HTTPMultiClient: @unchecked Sendable {
         for easy in idle { curl_easy_cleanup(easy) }
         curl_multi_cleanup(multi)
         done.signal()
+    }
+
+    /// On close: fails the running and the not yet started transfers; tasks that still prefer this
+    /// executor go on elsewhere.
+    func failAll(_ submitted: [Job]) {
+        let running = locked { s -> [Job] in
+            defer { s.running.removeAll() }
+            return Array(s.running.values)
+        }
+        for job in running { curl_multi_remove_handle(multi, job.easy) }
+        for job in running + submitted { finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url))) }
+        let left = locked { s -> [UnownedJob] in
+            defer { s.jobs.removeAll() }
+            return s.jobs
+        }
+        for task in left { globalConcurrentExecutor.enqueue(ExecutorJob(task)) }
+    }
+
+    /// Completes every transfer libcurl reports done.
+    func completeFinishedTransfers() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            guard let job = locked({ $0.running.removeValue(forKey: Int(bitPattern: easy)) }) else { continue }
+            guard code == CURLE_OK else {
+                finish(job, .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url)))
+                continue
+            }
+            var status = 0
+            vitalsim_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            var version = 0
+            vitalsim_curl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+            let name =
+                version == CURL_HTTP_VERSION_2_0
+                ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : version == CURL_HTTP_VERSION_1_0 ? "1.0" : ""
+            finish(job, .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name)))
+        }
     }
 
     func finish(_ job: Job, _ result: Result<HTTPReply, HTTPTransportError>) {

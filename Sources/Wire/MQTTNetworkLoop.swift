@@ -140,8 +140,7 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         // The kernel's name for this thread (top -H, perf): Foundation's Thread.name does not reach it.
         _ = try? "vitalsim-mqtt".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
-        var reconnects = 0
-        var nextAttempt: DispatchTime?
+        var schedule = ReconnectSchedule()
         while true {
             // Once stopping, jobs are left for the global executor (below).
             let (jobs, active, stopping) = flags.withLock { f in
@@ -152,42 +151,12 @@ final class MQTTNetworkLoop: @unchecked Sendable {
             if !jobs.isEmpty, let executor { for job in jobs { job.runSynchronously(on: executor) } }
             if stopping { break }
             let socket = active ? mosquitto_socket(handle) : -1
-            if active && socket < 0 {
-                let now = DispatchTime.now()
-                if let at = nextAttempt, now >= at {
-                    nextAttempt = nil
-                    if mosquitto_reconnect(handle) == MOSQ_ERR_SUCCESS.rawValue { reconnects = 0 }
-                    continue
-                }
-                if nextAttempt == nil {
-                    // libmosquitto's schedule for reconnect delay 1 s, maximum 8 s, exponential:
-                    // delay × (attempt + 1)², capped.
-                    nextAttempt = now + .seconds(min(8, (reconnects + 1) * (reconnects + 1)))
-                    reconnects += 1
-                }
+            if active && socket < 0, schedule.due(now: .now()) {
+                if mosquitto_reconnect(handle) == MOSQ_ERR_SUCCESS.rawValue { schedule.succeeded() }
+                continue
             }
             if active && socket >= 0 { writeQueued() }
-            let idle = flags.withLock { f -> Bool in
-                f.sleeping = f.jobs.isEmpty && !f.stopping
-                return f.sleeping
-            }
-            // Checked after `sleeping` is set: a packet queued before a publisher saw the flag is seen here.
-            let wantWrite = active && socket >= 0 && mosquitto_want_write(handle)
-            var fds = [
-                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0),
-            ]
-            let n = poll(&fds, socket >= 0 ? 2 : 1, idle ? Self.idleMilliseconds : 0)
-            flags.withLock { $0.sleeping = false }
-            if n > 0 && fds[0].revents != 0 { drainWakeups() }
-            guard socket >= 0 else { continue }
-            let events = n > 0 ? fds[1].revents : 0
-            if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-                // On a lost connection libmosquitto closes the socket and reports the disconnection.
-                if mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { continue }
-            }
-            if events & Int16(POLLOUT) != 0 { _ = mosquitto_loop_write(handle, 1) }
-            _ = mosquitto_loop_misc(handle)
+            service(socket: socket, active: active)
         }
         if flags.withLock({ $0.active }) { flush() }
         // Tasks that still prefer this loop's client go on elsewhere.
@@ -199,6 +168,32 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         for job in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         if destroyOnExit.load(ordering: .acquiring) { mosquitto_destroy(handle) }
         finished.signal()
+    }
+
+    /// Waits for the socket or a wake-up (sleeping only when no job is queued), then reads, writes
+    /// and runs libmosquitto's housekeeping.
+    func service(socket: Int32, active: Bool) {
+        let idle = flags.withLock { f -> Bool in
+            f.sleeping = f.jobs.isEmpty && !f.stopping
+            return f.sleeping
+        }
+        // Checked after `sleeping` is set: a packet queued before a publisher saw the flag is seen here.
+        let wantWrite = active && socket >= 0 && mosquitto_want_write(handle)
+        var fds = [
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0),
+        ]
+        let n = poll(&fds, socket >= 0 ? 2 : 1, idle ? Self.idleMilliseconds : 0)
+        flags.withLock { $0.sleeping = false }
+        if n > 0 && fds[0].revents != 0 { drainWakeups() }
+        guard socket >= 0 else { return }
+        let events = n > 0 ? fds[1].revents : 0
+        if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            // On a lost connection libmosquitto closes the socket and reports the disconnection.
+            if mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { return }
+        }
+        if events & Int16(POLLOUT) != 0 { _ = mosquitto_loop_write(handle, 1) }
+        _ = mosquitto_loop_misc(handle)
     }
 
     /// Writes what is queued (a DISCONNECT, after which libmosquitto closes the socket) for up to a

@@ -57,47 +57,8 @@ extension VitalSim {
         }
 
         func run() async throws {
+            if let scenario, let http { return try await sendScenario(scenario, to: http) }
             let result: TransportBenchmark.Result
-            if let scenario, let http {
-                let loaded: Scenario
-                do throws(ScenarioLoadError) { loaded = try ScenarioLoader.load(path: scenario) } catch {
-                    printError(error.description)
-                    throw ExitCodes.input
-                }
-                let devices = loaded.patients.reduce(0) { $0 + $1.devices.count }
-                // As vitalsim run does: the plan generated while it is sent.
-                let clock = ContinuousClock()
-                let start = clock.now
-                let runner = LiveRunner(
-                    base: http,
-                    caFile: cacert,
-                    insecure: insecure,
-                    speed: nil,
-                    connections: connections,
-                    quiet: .milliseconds(100)
-                )
-                let run = await runner.run(TrafficPlanStream(for: loaded))
-                let readings = run.requests.reduce(0) { $0 + $1.readingCount }
-                let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count
-                let sending = (clock.now - start).seconds
-                print(
-                    String(
-                        format:
-                            "%@: %d devices, %d readings in %d requests, generated and sent in %.2f s (%.0f readings/s, %.0f requests/s), %d failed",
-                        loaded.name,
-                        devices,
-                        readings,
-                        run.requests.count,
-                        sending,
-                        Double(readings) / sending,
-                        Double(run.requests.count) / sending,
-                        failed
-                    )
-                )
-                printPeakRSS()
-                if failed > 0 { throw ExitCode(1) }
-                return
-            }
             if let http {
                 result = await TransportBenchmark.http(
                     url: http,
@@ -127,6 +88,41 @@ extension VitalSim {
             print(result.summary)
             printPeakRSS()
             if result.failed > 0 { throw ExitCode(1) }
+        }
+
+        /// As vitalsim run does: the scenario's traffic plan, generated while it is sent.
+        func sendScenario(_ path: String, to http: String) async throws {
+            let loaded: Scenario
+            do throws(ScenarioLoadError) { loaded = try ScenarioLoader.load(path: path) } catch {
+                printError(error.description)
+                throw ExitCodes.input
+            }
+            let devices = loaded.patients.reduce(0) { $0 + $1.devices.count }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let runner = LiveRunner(
+                base: http,
+                caFile: cacert,
+                insecure: insecure,
+                speed: nil,
+                connections: connections,
+                quiet: .milliseconds(100)
+            )
+            let run = await runner.run(TrafficPlanStream(for: loaded))
+            let readings = run.requests.reduce(0) { $0 + $1.readingCount }
+            let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count
+            let sending = (clock.now - start).seconds
+            let rates = String(
+                format: "%.2f s (%.0f readings/s, %.0f requests/s)",
+                sending,
+                Double(readings) / sending,
+                Double(run.requests.count) / sending
+            )
+            print(
+                "\(loaded.name): \(devices) devices, \(readings) readings in \(run.requests.count) requests, generated and sent in \(rates), \(failed) failed"
+            )
+            printPeakRSS()
+            if failed > 0 { throw ExitCode(1) }
         }
 
         func printPeakRSS() {
