@@ -17,6 +17,8 @@ package final class HTTPMultiClient: @unchecked Sendable {
     struct Job {
         var easy: UnsafeMutableRawPointer
         var headers: UnsafeMutablePointer<curl_slist>?
+        /// The write callback's target: retained for the transfer and released by ``finish(_:_:)``,
+        /// after the easy handle has left the multi handle, so no callback can reach it afterwards.
         var sink: Unmanaged<HTTPPoster.Sink>
         var url: String
         var continuation: CheckedContinuation<Result<HTTPReply, HTTPTransportError>, Never>

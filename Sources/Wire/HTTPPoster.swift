@@ -104,8 +104,9 @@ package final class HTTPPoster: @unchecked Sendable {
                 if let data { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count)) }
                 return size * count
             }
+            // The callback's pointer to the sink is valid while the transfer runs, and used only then.
             vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
-            return curl_easy_perform(h)
+            return withExtendedLifetime(sink) { curl_easy_perform(h) }
         }
         guard code == CURLE_OK else { return .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: url)) }
         var status = 0

@@ -19,8 +19,8 @@ import Glibc
 /// Subscriptions are renewed on every (re)connection.
 ///
 /// Sendable: mutable state is in a `Locked` value; the libmosquitto handle is immutable and, in external
-/// thread mode, safe to queue packets on from any thread; callbacks reach the client through the
-/// handle's user data, cleared before the client goes away.
+/// thread mode, safe to queue packets on from any thread; callbacks reach the client through a weak
+/// reference (``MQTTCallbackTarget``) that the network loop owns for as long as the handle lives.
 package final class MQTTClient: @unchecked Sendable {
     /// How to reach and authenticate with the broker.
     package struct Configuration: Sendable {
@@ -96,7 +96,9 @@ package final class MQTTClient: @unchecked Sendable {
         loop = MQTTNetworkLoop(handle: h)
         self.configuration = configuration
         (messages, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
-        mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
+        // The callbacks' user data is the loop's target, which outlives the handle (see MQTTCallbackTarget).
+        mosquitto_user_data_set(h, Unmanaged.passUnretained(loop.callbackTarget).toOpaque())
+        loop.callbackTarget.attach(self)
         sweeper.schedule(deadline: .now() + 0.25, repeating: 0.25)
         sweeper.setEventHandler { [weak self] in self?.expirePublishes() }
         sweeper.resume()
@@ -123,8 +125,7 @@ package final class MQTTClient: @unchecked Sendable {
 
     deinit {
         sweeper.cancel()
-        // Callbacks still to come (the loop's last writes) find no client.
-        mosquitto_user_data_set(handle, nil)
+        // Callbacks still to come (the loop's last writes) find no client: the target's reference is weak.
         if loop.onLoopThread {
             // Released by a task running on the loop: the loop destroys the handle when it ends.
             loop.destroyOnExit.store(true, ordering: .releasing)
@@ -150,9 +151,9 @@ package final class MQTTClient: @unchecked Sendable {
         for w in expired { w(-1) }
     }
 
-    /// The client behind a callback's user data (nil once the client is gone).
+    /// The client behind a callback's user data (nil once the client is going away).
     static func from(_ user: UnsafeMutableRawPointer?) -> MQTTClient? {
-        user.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+        user.flatMap { Unmanaged<MQTTCallbackTarget>.fromOpaque($0).takeUnretainedValue().client }
     }
     static func reason(_ rc: Int32) -> String { String(cString: mosquitto_strerror(rc)) }
 

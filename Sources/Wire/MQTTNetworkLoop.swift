@@ -36,6 +36,8 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     }
 
     let handle: OpaquePointer
+    /// What the handle's callbacks reach through its user data; lives as long as the handle does.
+    let callbackTarget = MQTTCallbackTarget()
     /// The pipe that wakes the loop: the loop polls its read end, ``wake()`` writes to the other.
     let wakeFD: Int32
     let wakeWriteFD: Int32

@@ -8,7 +8,8 @@ import Synchronization
 /// after the stream drops until ``stop()``.
 ///
 /// Sendable: its mutable state is in a `Locked` value; the `@unchecked` is for libcurl's callbacks, which
-/// reach the client through `Unmanaged` and only while its thread runs the transfer.
+/// reach the client through `Unmanaged` only inside `curl_easy_perform`, which runs within
+/// `withExtendedLifetime(self)` on the easy handle that ``perform()`` creates and cleans up.
 package final class SSEClient: @unchecked Sendable {
     /// One dispatched event.
     package struct Event: Sendable, Equatable {
@@ -82,6 +83,7 @@ package final class SSEClient: @unchecked Sendable {
             vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
             vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
         }
+        // The callbacks' pointer to this client is valid while the transfer runs: `withExtendedLifetime` below.
         let me = Unmanaged.passUnretained(self).toOpaque()
         vitalsim_curl_setopt_write(h) { data, size, count, user in
             let client = Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue()
@@ -94,7 +96,7 @@ package final class SSEClient: @unchecked Sendable {
             Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue().state.withLock { $0.stopped } ? 1 : 0
         }
         vitalsim_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, me)
-        _ = curl_easy_perform(h)
+        withExtendedLifetime(self) { _ = curl_easy_perform(h) }
     }
 
     /// Splits the bytes into lines and dispatches events at blank lines.

@@ -8,7 +8,8 @@ import XCTest
 /// thread before and after every awaited acknowledgement; QoS 1 and 2 publishes from that thread
 /// and from others all reach another subscriber, in order; disconnecting from a task on the loop does
 /// not deadlock, and a task preferring a disconnected client still runs; a client released on its
-/// own thread goes away without a crash; and the loop reconnects to a broker that came back.
+/// own thread, or on another while its callbacks run, goes away without a crash; and the loop
+/// reconnects to a broker that came back.
 final class MQTTClientLoopTests: XCTestCase {
     static func threadName() -> String { HTTPMultiClientExecutorTests.threadName() }
 
@@ -136,6 +137,43 @@ final class MQTTClientLoopTests: XCTestCase {
         try await next.connect()
         try await next.publish(MQTTMessage(topic: "loop/after", payload: [2], qos: 1))
         next.disconnect()
+    }
+
+    /// Clients released from another thread while their loop is delivering messages and
+    /// acknowledgements: callbacks reach a client only through a weak reference, so none may touch
+    /// a client that is going away (under ThreadSanitizer a use after free or a race fails the run).
+    func testClientsReleasedWhileCallbacksAreDeliveredGoAway() async throws {
+        let broker = try MosquittoBroker()
+        let port = Int(broker.port)
+        let flood = try MQTTClient(.init(host: "127.0.0.1", port: port, clientID: "release-flood"))
+        try await flood.connect()
+        var released = 0
+        for round in 0..<20 {
+            weak var gone: MQTTClient?
+            do {
+                let client = try MQTTClient(.init(host: "127.0.0.1", port: port, clientID: "release-\(round)"))
+                try await client.connect()
+                try await client.subscribeAcknowledged("release/#", qos: 1)
+                gone = client
+                for n in 0..<50 {
+                    try flood.publish(MQTTMessage(topic: "release/\(n)", payload: Array(repeating: 7, count: 256), qos: 1)) { _ in }
+                    try client.publish(MQTTMessage(topic: "elsewhere/\(n)", payload: [1], qos: 1)) { _ in }
+                }
+            }
+            for _ in 0..<100 where gone != nil { try await Task.sleep(for: .milliseconds(10)) }
+            if gone == nil { released += 1 }
+        }
+        XCTAssertEqual(released, 20, "every client went away while messages were still arriving")
+        // libmosquitto is still usable: a new client subscribes and receives.
+        let last = try MQTTClient(.init(host: "127.0.0.1", port: port, clientID: "release-last"))
+        try await last.connect()
+        try await last.subscribeAcknowledged("after-release/#", qos: 1)
+        try await flood.publish(MQTTMessage(topic: "after-release/last", payload: [9], qos: 1))
+        var iterator = last.messages.makeAsyncIterator()
+        let message = await iterator.next()
+        XCTAssertEqual(message?.topic, "after-release/last")
+        last.disconnect()
+        flood.disconnect()
     }
 
     func testTheLoopReconnectsAndDeliversWhatWasPublishedMeanwhile() async throws {
