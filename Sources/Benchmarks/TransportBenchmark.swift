@@ -70,7 +70,7 @@ package enum TransportBenchmark {
         count: Int,
         connections: Int,
         easyHandles: Bool = false,
-        http2: Bool = true
+        http2: Bool = false
     ) async -> Result {
         let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure, http2: http2)
         defer { multi?.close() }

@@ -56,6 +56,7 @@ package final class LiveRunner: Sendable {
         base: String,
         caFile: String?,
         insecure: Bool,
+        http2: Bool = false,
         headers: [String] = [],
         speed: Double?,
         connections: Int = 8,
@@ -79,7 +80,7 @@ package final class LiveRunner: Sendable {
         self.headers = headers
         self.speed = speed
         workers = max(1, connections)
-        client = HTTPMultiClient(maxConnections: workers + 1, caFile: caFile, insecure: insecure)
+        client = HTTPMultiClient(maxConnections: workers + 1, caFile: caFile, insecure: insecure, http2: http2)
         self.quiet = quiet
     }
 

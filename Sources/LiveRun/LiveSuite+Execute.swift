@@ -226,6 +226,7 @@ extension LiveSuite {
             base: base,
             caFile: ca,
             insecure: options.insecure,
+            http2: options.http2,
             headers: options.headers,
             speed: options.speed,
             connections: options.connections,

@@ -12,6 +12,8 @@ package struct LiveOptions: Sendable {
     package var target: String?
     package var caFile: String?
     package var insecure = false
+    /// Speak HTTP/2 where the SUT offers it (see ``HTTPMultiClient``); HTTP/1.1 keep-alive otherwise.
+    package var http2 = false
     /// Extra request headers (credentials), e.g. `Authorization: Bearer …`.
     package var headers: [String] = []
     /// Virtual seconds per wall second; nil sends as fast as the SUT answers.

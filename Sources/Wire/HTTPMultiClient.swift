@@ -52,8 +52,11 @@ package final class HTTPMultiClient: @unchecked Sendable {
     ///   - maxConnections: connections per host (HTTP/1.1 keep-alive; HTTP/2 multiplexes on fewer).
     ///   - caFile: PEM bundle to trust for HTTPS; nil uses the system store.
     ///   - insecure: skip certificate verification (only when a user asks for it).
-    ///   - http2: use HTTP/2 where the server offers it over TLS; false stays on HTTP/1.1.
-    package init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false, http2: Bool = true) {
+    ///   - http2: use HTTP/2 where the server offers it over TLS; false stays on HTTP/1.1. Off by default:
+    ///     libcurl 7.88 (Debian 12) sends RST_STREAM (STREAM_CLOSED) after every finished HTTP/2 stream, and
+    ///     servers protected against rapid reset (CVE-2023-44487; swift-nio-http2 after 200 resets in 30 s)
+    ///     then close the connection with GOAWAY ENHANCE_YOUR_CALM, failing the requests in flight.
+    package init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false, http2: Bool = false) {
         _ = HTTPPoster.globalReady
         multi = curl_multi_init()!
         self.caFile = caFile

@@ -94,6 +94,8 @@ package final class HTTPPoster: @unchecked Sendable {
             vitalsim_curl_setopt_slist(h, CURLOPT_HTTPHEADER, list)
             vitalsim_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
             vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+            // HTTP/1.1 keep-alive, not libcurl's default HTTP/2 over TLS (see HTTPMultiClient's `http2`).
+            vitalsim_curl_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
             if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
             if insecure {
                 vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)

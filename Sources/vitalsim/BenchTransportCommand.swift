@@ -27,9 +27,9 @@ extension VitalSim {
                 "HTTP through one blocking libcurl easy handle per connection (the older transport) instead of the multi handle vitalsim run uses."
         ) var easyHandles = false
         @Flag(
-            name: .customLong("http1.1"),
-            help: "Stay on HTTP/1.1 where the server offers HTTP/2 (as wrk does; vitalsim run uses HTTP/2 where offered)."
-        ) var http11 = false
+            name: .long,
+            help: "Speak HTTP/2 where the server offers it (as vitalsim run --http2); the default is HTTP/1.1 keep-alive, as wrk."
+        ) var http2 = false
         @Option(name: .long, help: "Publish to this MQTT broker, HOST:PORT.") var mqtt: String?
         @Option(name: .long, help: "MQTT QoS: 0, 1 or 2.") var qos = 1
         @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1; vitalsim run: 64 per connection).")
@@ -67,7 +67,7 @@ extension VitalSim {
                     count: count,
                     connections: connections,
                     easyHandles: easyHandles,
-                    http2: !http11
+                    http2: http2
                 )
             } else {
                 let (host, port) = parseHostPort(mqtt ?? "")!
@@ -104,6 +104,7 @@ extension VitalSim {
                 base: http,
                 caFile: cacert,
                 insecure: insecure,
+                http2: http2,
                 speed: nil,
                 connections: connections,
                 quiet: .milliseconds(100)

@@ -11,6 +11,13 @@ struct LiveFlags: ParsableArguments {
         String?
     @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
     @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
+    @Flag(
+        name: .long,
+        help: """
+            Speak HTTP/2 where the SUT offers it over TLS (ALPN). Off by default: libcurl 7.88 resets every finished \
+            HTTP/2 stream, which servers with rapid-reset protection answer with GOAWAY after a few hundred requests.
+            """
+    ) var http2 = false
     @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header:
         [String] = []
     @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed = Speed.max
@@ -89,6 +96,7 @@ struct LiveFlags: ParsableArguments {
         o.target = target
         o.caFile = cacert
         o.insecure = insecure
+        o.http2 = http2
         o.headers = header
         o.speed = speed.factor
         o.seed = seed

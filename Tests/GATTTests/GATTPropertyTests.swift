@@ -32,82 +32,15 @@ final class GATTPropertyTests: XCTestCase {
 
     func testDecodeOfEncodeIsIdentity() throws {
         for _ in 0..<2000 {
-            let rr = (0..<int(0...7)).map { _ in UInt16(int(0...65535)) }
-            try check(
-                HeartRateMeasurement(
-                    heartRate: UInt16(int(0...65535)),
-                    contact: [.notSupported, .notDetected, .detected][int(0...2)],
-                    energyExpended: maybe { UInt16(int(0...65535)) },
-                    rrIntervals: rr,
-                    uses16BitFormat: rng.chance(0.3)
-                )
-            )
-            let bp = BloodPressureRecord(
-                unitsKPa: rng.chance(0.5),
-                systolic: sfloat(),
-                diastolic: sfloat(),
-                meanArterial: sfloat(),
-                timestamp: maybe(dateTime),
-                pulseRate: maybe(sfloat),
-                userID: maybe { UInt8(int(0...255)) },
-                status: maybe { UInt16(int(0...0x3F)) & ~0x18 | UInt16(int(0...2)) << 3 }
-            )
+            try check(heartRate())
+            let bp = bloodPressure()
             try check(BloodPressureMeasurement(bp))
             try check(IntermediateCuffPressure(bp))
-            let hasConc = rng.chance(0.7)
-            try check(
-                GlucoseMeasurement(
-                    sequenceNumber: UInt16(int(0...65535)),
-                    baseTime: dateTime(),
-                    timeOffset: maybe { Int16(int(-32768...32767)) },
-                    concentration: hasConc ? sfloat() : nil,
-                    unitsMolPerL: rng.chance(0.5),
-                    type: hasConc ? UInt8(int(1...10)) : 0,
-                    sampleLocation: hasConc ? UInt8([1, 2, 3, 4, 15][int(0...4)]) : 0,
-                    status: maybe { UInt16(int(0...0x0FFF)) },
-                    contextFollows: rng.chance(0.5)
-                )
-            )
-            var ctx = GlucoseMeasurementContext(sequenceNumber: UInt16(int(0...65535)), meal: maybe { UInt8(int(1...5)) })
-            ctx.extendedFlags = maybe { UInt8(int(0...255)) }
-            ctx.carbohydrate = maybe { (UInt8(int(1...7)), sfloat()) }
-            ctx.testerHealth = maybe { (UInt8([1, 2, 3, 15][int(0...3)]), UInt8([1, 2, 3, 4, 5, 15][int(0...5)])) }
-            ctx.exercise = maybe { (UInt16(int(0...65535)), UInt8(int(0...100))) }
-            ctx.medication = maybe { (UInt8(int(1...5)), sfloat()) }
-            ctx.medicationInLiters = rng.chance(0.5)
-            ctx.hbA1c = maybe(sfloat)
-            try check(ctx)
-            let records = (0..<int(1...3)).map { _ in
-                CGMRecord(
-                    glucose: sfloat(),
-                    timeOffset: UInt16(int(0...65535)),
-                    status: maybe { UInt8(int(0...0x3F)) },
-                    calTemp: maybe { UInt8(int(0...255)) },
-                    warning: maybe { UInt8(int(0...255)) },
-                    trend: maybe(sfloat),
-                    quality: maybe(sfloat),
-                    hasCRC: rng.chance(0.7)
-                )
-            }
-            try check(CGMMeasurement(records: records))
-            try check(
-                PLXSpotCheckMeasurement(
-                    spo2: sfloat(),
-                    pulseRate: sfloat(),
-                    timestamp: maybe(dateTime),
-                    measurementStatus: maybe { UInt16(int(0...0x7FF)) << 5 },
-                    deviceStatus: maybe { UInt32(int(0...0xFFFF)) },
-                    pulseAmplitudeIndex: maybe(sfloat),
-                    deviceClockNotSet: rng.chance(0.2)
-                )
-            )
-            var c = PLXContinuousMeasurement(spo2: sfloat(), pulseRate: sfloat())
-            c.fast = maybe { (sfloat(), sfloat()) }
-            c.slow = maybe { (sfloat(), sfloat()) }
-            c.measurementStatus = maybe { UInt16(int(0...0x7FF)) << 5 }
-            c.deviceStatus = maybe { UInt32(int(0...0xFFFF)) }
-            c.pulseAmplitudeIndex = maybe(sfloat)
-            try check(c)
+            try check(glucose())
+            try check(glucoseContext())
+            try check(cgm())
+            try check(spotCheck())
+            try check(continuous())
             let temp = TemperatureRecord(
                 fahrenheit: rng.chance(0.5),
                 value: medFloat(),
@@ -116,15 +49,7 @@ final class GATTPropertyTests: XCTestCase {
             )
             try check(TemperatureMeasurement(temp))
             try check(IntermediateTemperature(temp))
-            try check(
-                WeightMeasurement(
-                    imperial: rng.chance(0.5),
-                    rawWeight: UInt16(int(0...65535)),
-                    timestamp: maybe(dateTime),
-                    userID: maybe { UInt8(int(0...255)) },
-                    bmiHeight: maybe { (UInt16(int(0...65535)), UInt16(int(0...65535))) }
-                )
-            )
+            try check(weight())
             try check(BatteryLevel(UInt32(int(0...100))))
             try check(CGMFeature(features: UInt32(int(0...0x01FFFF)), type: UInt8(int(0...15)), sampleLocation: UInt8(int(0...15))))
             try check(CGMStatus(timeOffset: UInt16(int(0...65535)), annunciation: UInt32(int(0...0xFFFFFF)), hasCRC: rng.chance(0.5)))
@@ -136,6 +61,105 @@ final class GATTPropertyTests: XCTestCase {
                 )
             )
         }
+    }
+
+    func heartRate() -> HeartRateMeasurement {
+        let rr = (0..<int(0...7)).map { _ in UInt16(int(0...65535)) }
+        return HeartRateMeasurement(
+            heartRate: UInt16(int(0...65535)),
+            contact: [.notSupported, .notDetected, .detected][int(0...2)],
+            energyExpended: maybe { UInt16(int(0...65535)) },
+            rrIntervals: rr,
+            uses16BitFormat: rng.chance(0.3)
+        )
+    }
+
+    func bloodPressure() -> BloodPressureRecord {
+        BloodPressureRecord(
+            unitsKPa: rng.chance(0.5),
+            systolic: sfloat(),
+            diastolic: sfloat(),
+            meanArterial: sfloat(),
+            timestamp: maybe(dateTime),
+            pulseRate: maybe(sfloat),
+            userID: maybe { UInt8(int(0...255)) },
+            status: maybe { UInt16(int(0...0x3F)) & ~0x18 | UInt16(int(0...2)) << 3 }
+        )
+    }
+
+    func glucose() -> GlucoseMeasurement {
+        let hasConc = rng.chance(0.7)
+        return GlucoseMeasurement(
+            sequenceNumber: UInt16(int(0...65535)),
+            baseTime: dateTime(),
+            timeOffset: maybe { Int16(int(-32768...32767)) },
+            concentration: hasConc ? sfloat() : nil,
+            unitsMolPerL: rng.chance(0.5),
+            type: hasConc ? UInt8(int(1...10)) : 0,
+            sampleLocation: hasConc ? UInt8([1, 2, 3, 4, 15][int(0...4)]) : 0,
+            status: maybe { UInt16(int(0...0x0FFF)) },
+            contextFollows: rng.chance(0.5)
+        )
+    }
+
+    func glucoseContext() -> GlucoseMeasurementContext {
+        var ctx = GlucoseMeasurementContext(sequenceNumber: UInt16(int(0...65535)), meal: maybe { UInt8(int(1...5)) })
+        ctx.extendedFlags = maybe { UInt8(int(0...255)) }
+        ctx.carbohydrate = maybe { (UInt8(int(1...7)), sfloat()) }
+        ctx.testerHealth = maybe { (UInt8([1, 2, 3, 15][int(0...3)]), UInt8([1, 2, 3, 4, 5, 15][int(0...5)])) }
+        ctx.exercise = maybe { (UInt16(int(0...65535)), UInt8(int(0...100))) }
+        ctx.medication = maybe { (UInt8(int(1...5)), sfloat()) }
+        ctx.medicationInLiters = rng.chance(0.5)
+        ctx.hbA1c = maybe(sfloat)
+        return ctx
+    }
+
+    func cgm() -> CGMMeasurement {
+        let records = (0..<int(1...3)).map { _ in
+            CGMRecord(
+                glucose: sfloat(),
+                timeOffset: UInt16(int(0...65535)),
+                status: maybe { UInt8(int(0...0x3F)) },
+                calTemp: maybe { UInt8(int(0...255)) },
+                warning: maybe { UInt8(int(0...255)) },
+                trend: maybe(sfloat),
+                quality: maybe(sfloat),
+                hasCRC: rng.chance(0.7)
+            )
+        }
+        return CGMMeasurement(records: records)
+    }
+
+    func spotCheck() -> PLXSpotCheckMeasurement {
+        PLXSpotCheckMeasurement(
+            spo2: sfloat(),
+            pulseRate: sfloat(),
+            timestamp: maybe(dateTime),
+            measurementStatus: maybe { UInt16(int(0...0x7FF)) << 5 },
+            deviceStatus: maybe { UInt32(int(0...0xFFFF)) },
+            pulseAmplitudeIndex: maybe(sfloat),
+            deviceClockNotSet: rng.chance(0.2)
+        )
+    }
+
+    func continuous() -> PLXContinuousMeasurement {
+        var c = PLXContinuousMeasurement(spo2: sfloat(), pulseRate: sfloat())
+        c.fast = maybe { (sfloat(), sfloat()) }
+        c.slow = maybe { (sfloat(), sfloat()) }
+        c.measurementStatus = maybe { UInt16(int(0...0x7FF)) << 5 }
+        c.deviceStatus = maybe { UInt32(int(0...0xFFFF)) }
+        c.pulseAmplitudeIndex = maybe(sfloat)
+        return c
+    }
+
+    func weight() -> WeightMeasurement {
+        WeightMeasurement(
+            imperial: rng.chance(0.5),
+            rawWeight: UInt16(int(0...65535)),
+            timestamp: maybe(dateTime),
+            userID: maybe { UInt8(int(0...255)) },
+            bmiHeight: maybe { (UInt16(int(0...65535)), UInt16(int(0...65535))) }
+        )
     }
 
     func testEncodeOfDecodeIsIdentityForRandomBytes() {

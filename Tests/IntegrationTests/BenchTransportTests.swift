@@ -4,7 +4,7 @@ import XCTest
 /// `vitalsim bench-transport` (used by ci/bench-harness.sh) against a real broker and the reference
 /// SUT: every message and request answered, and the figures printed in the documented form.
 final class BenchTransportTests: XCTestCase {
-    func testBenchTransportDrivesMQTTAndHTTPS() throws {
+    func testBenchTransportDrivesMQTTAtEveryQoS() throws {
         let dir = TestSupport.temporaryDirectory("bench-transport")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let broker = try MosquittoBroker()
@@ -38,18 +38,26 @@ final class BenchTransportTests: XCTestCase {
             2,
             "each QoS run sent reading h0-7/0 once"
         )
+    }
+
+    /// HTTP/1.1 keep-alive by default, even where the server offers HTTP/2: libcurl 7.88 (Debian 12)
+    /// resets every finished HTTP/2 stream, and the reference SUT's swift-nio-http2 answers a
+    /// connection's 200th reset within 30 s with GOAWAY ENHANCE_YOUR_CALM, failing the requests in
+    /// flight (4 of 1,000 over one connection). 1,000 requests over one connection fail here if the
+    /// default goes back to HTTP/2; `--http2` still works below that limit.
+    func testBenchTransportDrivesHTTPSAndAScenario() throws {
+        let dir = TestSupport.temporaryDirectory("bench-transport-http")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let sut = try SUTProcess(["--self-signed", "--http2", "--database", dir + "/b.sqlite", "--rate-limit", "0"], directory: dir)
         defer { _ = sut.stop() }
-        for extra in [[], ["--easy-handles"]] {
+        let url = sut.base + "/api/v1/observations"
+        for (extra, count) in [([String](), 1000), (["--easy-handles"], 1000), (["--http2"], 150)] {
             let r = try TestSupport.run(
                 TestSupport.vitalsimPath,
-                [
-                    "bench-transport", "--http", sut.base + "/api/v1/observations", "--cacert", sut.caFile ?? "",
-                    "--count", "300", "--connections", "4",
-                ] + extra
+                ["bench-transport", "--http", url, "--cacert", sut.caFile ?? "", "--count", "\(count)", "--connections", "1"] + extra
             )
             XCTAssertEqual(r.status, 0, r.err)
-            XCTAssertTrue(r.out.hasPrefix("300 sent, 0 failed in "), r.out)
+            XCTAssertTrue(r.out.hasPrefix("\(count) sent, 0 failed in "), "\(extra): \(r.out)")
         }
         // A generated population, streamed through vitalsim run's planner and runner.
         let population = dir + "/population.yaml"

@@ -41,21 +41,7 @@ final class LiveBLEGatewayTests: XCTestCase {
     func testGatewayIngestsReconnectsBackfillsAndAlerts() throws {
         let python = try LiveBLETests.bumblePython()
         let ports = TestSupport.freePorts(6)
-        let controllers = Process()
-        controllers.executableURL = URL(fileURLWithPath: python)
-        controllers.arguments = ["-c", BumbleControllers.script] + ports.map(String.init)
-        let ready = Pipe()
-        controllers.standardOutput = ready
-        controllers.standardError = FileHandle.nullDevice
-        try controllers.run()
-        processes.append(controllers)
-        var text = ""
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while !text.contains("ready"), Date() < deadline {
-            text += String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self)
-        }
-        XCTAssertTrue(text.contains("ready"))
-
+        try startControllers(python, ports)
         let dir = TestSupport.temporaryDirectory("gateway")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = TestSupport.write(Self.scenario, to: dir, name: "gateway.yaml")
@@ -77,6 +63,42 @@ final class LiveBLEGatewayTests: XCTestCase {
             directory: dir
         )
         defer { sut.stop() }
+        let summary = try runPeripherals(path, ports)
+        try checkEveryValueOnce(
+            sut,
+            total: total,
+            summary: summary,
+            detail: "\(glucose.count) glucose + \(temperatures.count) temperature + \(batteries.count) battery readings"
+        )
+        try checkCGMTimes(cgm, database: dir + "/sut.sqlite")
+        let alerts = try sut.alerts("?patient=g1")
+        let fever = alerts.filter { $0["rule"] as? String == "temp.fever" }
+        XCTAssertEqual(fever.count, 1, "\(alerts)")
+        XCTAssertEqual(fever.first?["raisedAt"] as? String, firstFever["deviceTime"] as? String, "judged by the thermometer's time stamp")
+        XCTAssertEqual((fever.first?["evidence"] as? [String])?.count, 1)
+    }
+
+    /// Six bumble controllers on `ports` (three peripherals, three gateway centrals).
+    func startControllers(_ python: String, _ ports: [UInt16]) throws {
+        let controllers = Process()
+        controllers.executableURL = URL(fileURLWithPath: python)
+        controllers.arguments = ["-c", BumbleControllers.script] + ports.map(String.init)
+        let ready = Pipe()
+        controllers.standardOutput = ready
+        controllers.standardError = FileHandle.nullDevice
+        try controllers.run()
+        processes.append(controllers)
+        var text = ""
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !text.contains("ready"), Date() < deadline {
+            text += String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        XCTAssertTrue(text.contains("ready"))
+
+    }
+
+    /// Runs the scenario's devices as peripherals at 120× and returns their summary line.
+    func runPeripherals(_ path: String, _ ports: [UInt16]) throws -> String {
         let peripheral = Process()
         peripheral.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
         peripheral.arguments = [
@@ -95,7 +117,12 @@ final class LiveBLEGatewayTests: XCTestCase {
         XCTAssertEqual(peripheral.terminationStatus, 0, summary)
         XCTAssertTrue(summary.contains("2 disconnect(s), 2 reconnection(s)"), summary)
 
-        // Every glucose record once (live, then the ones measured while disconnected via RACP), every temperature and battery level once.
+        return summary
+    }
+
+    /// Every glucose record once (live, then the ones measured while disconnected via RACP), every
+    /// temperature and battery level once.
+    func checkEveryValueOnce(_ sut: SUTProcess, total: Int, summary: String, detail: String) throws {
         var metrics = ""
         let settle = Date(timeIntervalSinceNow: 10)
         repeat {
@@ -105,16 +132,19 @@ final class LiveBLEGatewayTests: XCTestCase {
         } while Date() < settle
         XCTAssertTrue(
             metrics.contains("vitalsim_ble_values_total{outcome=\"accepted\"} \(total)\n"),
-            "\(glucose.count) glucose + \(temperatures.count) temperature + \(batteries.count) battery readings; peripheral: \(summary); gateway log: \((try? String(contentsOfFile: sut.stderrPath, encoding: .utf8)) ?? ""); \(metrics)"
+            "\(detail); peripheral: \(summary); gateway log: \((try? String(contentsOfFile: sut.stderrPath, encoding: .utf8)) ?? ""); \(metrics)"
         )
         XCTAssertFalse(metrics.contains("outcome=\"duplicate\""), "RACP asked only for the records after the last one seen: \(metrics)")
         XCTAssertTrue(metrics.contains("vitalsim_ble_connections_total 5"), "three devices, two reconnections: \(metrics)")
         XCTAssertTrue(metrics.contains("vitalsim_ble_disconnects_total 2"), metrics)
 
-        // Each CGM record once, at the CGM's session start (the scenario's) plus its time offset in minutes.
+    }
+
+    /// Each CGM record once, at the CGM's session start (the scenario's) plus its time offset in minutes.
+    func checkCGMTimes(_ cgm: [[String: Any]], database: String) throws {
         let query =
             "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(' '.join(str(t) for (t,) in c.execute(\"select device_time from readings where device_id = 'cgm' and vals like '%cgm%' order by device_time\")))"
-        let stored = try TestSupport.run("python3", ["-c", query, dir + "/sut.sqlite"])
+        let stored = try TestSupport.run("python3", ["-c", query, database])
         XCTAssertEqual(stored.status, 0, stored.err)
         let start = try XCTUnwrap(CivilTime(iso8601: "2024-11-07T08:00:00Z")).unixMilliseconds
         let minutes = cgm.compactMap { ($0["measuredAt"] as? String).flatMap { CivilTime(iso8601: $0) } }.map {
@@ -123,10 +153,5 @@ final class LiveBLEGatewayTests: XCTestCase {
         XCTAssertEqual(minutes.count, cgm.count)
         XCTAssertEqual(stored.out.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, minutes)
 
-        let alerts = try sut.alerts("?patient=g1")
-        let fever = alerts.filter { $0["rule"] as? String == "temp.fever" }
-        XCTAssertEqual(fever.count, 1, "\(alerts)")
-        XCTAssertEqual(fever.first?["raisedAt"] as? String, firstFever["deviceTime"] as? String, "judged by the thermometer's time stamp")
-        XCTAssertEqual((fever.first?["evidence"] as? [String])?.count, 1)
     }
 }

@@ -120,7 +120,12 @@ final class LiveBLETests: XCTestCase {
         }
         peripheral.waitUntilExit()
         XCTAssertEqual(peripheral.terminationStatus, 0)
+        try checkReceived(results, expected: expected)
+        try checkLiveCaptures(dir + "/live", devices: devices)
+    }
 
+    /// What each bumble central received equals readings.jsonl, and bumble's and VitalSim's decoders agree.
+    func checkReceived(_ results: [String: [String: Any]], expected: [[String: Any]]) throws {
         func expectedHex(_ device: String) -> [String] {
             expected.filter { $0["device"] as? String == device && $0["kind"] as? String != "battery" }
                 .flatMap { [$0["payloadHex"] as! String] + (($0["extraPayloadsHex"] as? [String]) ?? []) }
@@ -168,9 +173,12 @@ final class LiveBLETests: XCTestCase {
         let decoded = try received("therm").map { try TemperatureMeasurement.decode(Hex.decode($0["hex"] as! String)!).record.value.value }
         XCTAssertEqual(decoded, Array(values.prefix(decoded.count)))
 
-        // The live captures decode in tshark without invalid usage or malformed frames.
+    }
+
+    /// The live captures decode in tshark without invalid usage or malformed frames.
+    func checkLiveCaptures(_ folder: String, devices: [String]) throws {
         for device in devices {
-            let path = dir + "/live/p1-\(device).live.btsnoop"
+            let path = folder + "/p1-\(device).live.btsnoop"
             let r = try TestSupport.run("tshark", ["-r", path, "-Y", "btatt.invalid_usage || _ws.malformed"])
             XCTAssertEqual(r.status, 0, r.err)
             XCTAssertEqual(r.out.trimmingCharacters(in: .whitespacesAndNewlines), "", device)

@@ -67,11 +67,11 @@ final class LiveHarnessTests: XCTestCase {
     func testHealthySUTPassesAndReportsParse() throws {
         let junit = directory + "/junit.xml"
         let json = directory + "/verdict.json"
-        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json], ci: true)
+        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json, "--http2"], ci: true)
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS 2/2 scenario(s)"), r.out)
         XCTAssertEqual(try findings(json).values.flatMap { $0 }, [])
-        // The embedded SUT offers HTTP/2 (ALPN) and the harness's libcurl multi handle takes it.
+        // The embedded SUT offers HTTP/2 (ALPN) and, with --http2, the harness's libcurl multi handle takes it.
         let versions = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         for s in versions["scenarios"] as! [[String: Any]] {
             XCTAssertEqual(Array((s["httpVersions"] as? [String: Int] ?? [:]).keys), ["2"], "\(s["httpVersions"] ?? "")")
@@ -129,8 +129,16 @@ final class LiveHarnessTests: XCTestCase {
         let png = directory + "/report.png"
         let shot = try TestSupport.runToFiles(chromium, flags + ["--screenshot=" + png, "file://" + html])
         XCTAssertEqual(shot.status, 0, shot.out)
-        // Decode the PNG (Python's zlib; no imaging library) and count the pixels of the chart line
-        // (#0969da), the FAIL badge (#cf222e) and the yellow event shading (#fff8c5).
+        let n = try Self.colourCounts(png)
+        XCTAssertEqual(Array(n.prefix(2)), [1100, 3000], "\(n)")
+        XCTAssertGreaterThan(n.count > 2 ? n[2] : 0, 200, "the vitals line is drawn: \(n)")
+        XCTAssertGreaterThan(n.count > 3 ? n[3] : 0, 200, "the FAIL badge and alert marker are drawn: \(n)")
+        XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(n)")
+    }
+
+    /// Width, height and the pixel counts of the chart line (#0969da), the FAIL badge (#cf222e) and
+    /// the yellow event shading (#fff8c5) of a PNG, decoded with Python's zlib (no imaging library).
+    static func colourCounts(_ png: String) throws -> [Int] {
         let script = """
             import sys, struct, zlib
             data = open(sys.argv[1], "rb").read()
@@ -164,11 +172,7 @@ final class LiveHarnessTests: XCTestCase {
             """
         let decoded = try TestSupport.run("python3", ["-c", script, png])
         XCTAssertEqual(decoded.status, 0, decoded.err)
-        let n = decoded.out.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        XCTAssertEqual(Array(n.prefix(2)), [1100, 3000], decoded.out)
-        XCTAssertGreaterThan(n.count > 2 ? n[2] : 0, 200, "the vitals line is drawn: \(decoded.out)")
-        XCTAssertGreaterThan(n.count > 3 ? n[3] : 0, 200, "the FAIL badge and alert marker are drawn: \(decoded.out)")
-        XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(decoded.out)")
+        return decoded.out.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
     }
 
     /// `--evidence` writes an auditor's bundle that `sha256sum -c` and `vitalsim replay` verify; replay
@@ -187,6 +191,19 @@ final class LiveHarnessTests: XCTestCase {
             "shard 2/2 of two scenarios is the second"
         )
         let bundle = evidence + "/hypertensive-crisis"
+        let planCount = try checkBundleFiles(bundle)
+        let replay = try vitalsim(["replay", bundle])
+        XCTAssertEqual(replay.status, 0, replay.out + replay.err)
+        XCTAssertTrue(replay.out.contains("byte-identical") && replay.out.contains("\(planCount) requests"), replay.out)
+
+        try checkReplayCatchesChanges(bundle)
+        let badShard = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "3/2"], ci: true)
+        XCTAssertEqual(badShard.status, 2, badShard.err)
+    }
+
+    /// The bundle holds every file, the scenario as run, the whole traffic plan and a manifest that
+    /// sha256sum verifies; returns the number of requests.
+    func checkBundleFiles(_ bundle: String) throws -> Int {
         for file in [
             "scenario.yaml", "golden.yaml", "meta.json", "traffic.jsonl", "outcomes.jsonl", "alerts.json", "verdict.json",
             "generated/readings.jsonl", "MANIFEST.sha256",
@@ -204,11 +221,12 @@ final class LiveHarnessTests: XCTestCase {
         let sums = try TestSupport.run("/bin/sh", ["-c", "cd '\(bundle)' && sha256sum -c --quiet MANIFEST.sha256"])
         XCTAssertEqual(sums.status, 0, "sha256sum agrees with the manifest: \(sums.out)\(sums.err)")
 
-        let replay = try vitalsim(["replay", bundle])
-        XCTAssertEqual(replay.status, 0, replay.out + replay.err)
-        XCTAssertTrue(replay.out.contains("byte-identical") && replay.out.contains("\(plan.count) requests"), replay.out)
+        return plan.count
+    }
 
-        // A changed scenario with a consistent manifest: the regenerated traffic differs (exit 1).
+    /// A changed scenario with a consistent manifest fails replay (exit 1); an altered file without a
+    /// matching manifest is refused (exit 2).
+    func checkReplayCatchesChanges(_ bundle: String) throws {
         let scenarioFile = bundle + "/scenario.yaml"
         let original = try String(contentsOfFile: scenarioFile, encoding: .utf8)
         try original.replacingOccurrences(of: "duration: 24h", with: "duration: 23h").write(
@@ -233,8 +251,6 @@ final class LiveHarnessTests: XCTestCase {
         let altered = try vitalsim(["replay", bundle])
         XCTAssertEqual(altered.status, 2, altered.out + altered.err)
         XCTAssertTrue(altered.err.contains("scenario.yaml does not match its sha256"), altered.err)
-        let badShard = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "3/2"], ci: true)
-        XCTAssertEqual(badShard.status, 2, badShard.err)
     }
 
     /// `--observe sse|mqtt|webhook`: every alert of the API also arrives over SSE, MQTT and the webhook,
@@ -268,7 +284,7 @@ final class LiveHarnessTests: XCTestCase {
         let lonely = try vitalsim(
             [
                 "run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
-                "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json,
+                "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json, "--http2",
             ],
             ci: true
         )
@@ -279,7 +295,7 @@ final class LiveHarnessTests: XCTestCase {
             lonely.err.contains("webhook receiver at http://127.0.0.1:"),
             "with --target the receiver's URL is printed: \(lonely.err)"
         )
-        XCTAssertTrue(lonely.out.contains("(HTTP/1.1: "), "a server without HTTP/2 is spoken to over HTTP/1.1: \(lonely.out)")
+        XCTAssertTrue(lonely.out.contains("(HTTP/1.1: "), "with --http2, a server without HTTP/2 is spoken to over HTTP/1.1: \(lonely.out)")
     }
 
     func testEachFaultyModeIsCaughtWithItsClassification() throws {
@@ -308,39 +324,34 @@ final class LiveHarnessTests: XCTestCase {
     /// SUT's rejections of corrupted bytes come back on errors/{patientId} naming `payload`, and a
     /// SUT that accepts them is caught.
     func testMQTTDevicesAreRelayedAsRawGATTAndRejectionsAreJudged() throws {
-        let yaml = """
-            name: mqtt-relay
-            description: A chest strap relayed over MQTT; truncated notifications and a tachycardia.
-            seed: 77
-            duration: 1h
-            start: 2024-11-07T10:00:00Z
-            patients:
-              - id: "601"
-                profile: adult
-                baseline:
-                  heartRate: 66
-                devices:
-                  - id: hrm-601
-                    type: heart-rate-strap
-                    transport: mqtt
-            timeline:
-              - at: 5m
-                device: hrm-601
-                fault: corrupt
-                duration: 10m
-                corruption: truncation
-                probability: 0.05
-              - at: 20m
-                patient: "601"
-                event: tachycardia
-                duration: 15m
-                target: 150
-                onset: 2m
-                offset: 2m
-            """
         let dir = directory + "/mqtt"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let path = TestSupport.write(yaml, to: dir, name: "mqtt-relay.yaml")
+        let path = TestSupport.write(Self.mqttRelay, to: dir, name: "mqtt-relay.yaml")
+        let corrupt = try checkMQTTPlan(path)
+
+        let record = try vitalsim(["record", path, "--golden-dir", dir])
+        XCTAssertEqual(record.status, 0, record.err)
+        XCTAssertFalse(record.err.contains("warning"), "the reference SUT rejects every corrupted message as expected: \(record.err)")
+        let golden = try GoldenFile.parse(String(contentsOfFile: dir + "/mqtt-relay.golden.yaml", encoding: .utf8), file: "mqtt")
+        XCTAssertEqual(golden.validation.count, corrupt)
+        XCTAssertEqual(Set(golden.validation.map(\.field)), ["payload"])
+        XCTAssertEqual(golden.alerts.map(\.rule), ["hr.tachycardia"])
+
+        let json = dir + "/pass.json"
+        let pass = try vitalsim(["run", path, "--golden-dir", dir, "--json", json], ci: true)
+        XCTAssertEqual(pass.status, 0, pass.out + pass.err)
+        XCTAssertEqual(try findings(json)["mqtt-relay"], [])
+        let lenient = try vitalsim(["run", path, "--golden-dir", dir, "--sut-fault", "accept-invalid", "--json", json], ci: true)
+        XCTAssertEqual(lenient.status, 1, lenient.out)
+        XCTAssertTrue(try findings(json)["mqtt-relay"]?.contains("validation-mismatch") == true, lenient.out)
+        let noBroker = try vitalsim(["run", path, "--golden-dir", dir, "--target", "http://127.0.0.1:9"], ci: true)
+        XCTAssertEqual(noBroker.status, 2, "an external SUT needs --mqtt: \(noBroker.err)")
+        XCTAssertTrue(noBroker.err.contains("--mqtt HOST:PORT"), noBroker.err)
+    }
+
+    /// Every reading of the relayed strap is one MQTT message with its characteristic and reading id
+    /// as user properties; returns how many are corrupted (to be rejected).
+    func checkMQTTPlan(_ path: String) throws -> Int {
         let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: path))
         XCTAssertEqual(
             Set(plan.map { $0.topic ?? "https" }),
@@ -360,26 +371,40 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(plan.first?.userProperties.first { $0.name == "reading-id" }?.value, plan.first?.readings.first?.id)
         let corrupt = plan.filter { $0.expectedRejection != nil }
         XCTAssertGreaterThan(corrupt.count, 5)
-
-        let record = try vitalsim(["record", path, "--golden-dir", dir])
-        XCTAssertEqual(record.status, 0, record.err)
-        XCTAssertFalse(record.err.contains("warning"), "the reference SUT rejects every corrupted message as expected: \(record.err)")
-        let golden = try GoldenFile.parse(String(contentsOfFile: dir + "/mqtt-relay.golden.yaml", encoding: .utf8), file: "mqtt")
-        XCTAssertEqual(golden.validation.count, corrupt.count)
-        XCTAssertEqual(Set(golden.validation.map(\.field)), ["payload"])
-        XCTAssertEqual(golden.alerts.map(\.rule), ["hr.tachycardia"])
-
-        let json = dir + "/pass.json"
-        let pass = try vitalsim(["run", path, "--golden-dir", dir, "--json", json], ci: true)
-        XCTAssertEqual(pass.status, 0, pass.out + pass.err)
-        XCTAssertEqual(try findings(json)["mqtt-relay"], [])
-        let lenient = try vitalsim(["run", path, "--golden-dir", dir, "--sut-fault", "accept-invalid", "--json", json], ci: true)
-        XCTAssertEqual(lenient.status, 1, lenient.out)
-        XCTAssertTrue(try findings(json)["mqtt-relay"]?.contains("validation-mismatch") == true, lenient.out)
-        let noBroker = try vitalsim(["run", path, "--golden-dir", dir, "--target", "http://127.0.0.1:9"], ci: true)
-        XCTAssertEqual(noBroker.status, 2, "an external SUT needs --mqtt: \(noBroker.err)")
-        XCTAssertTrue(noBroker.err.contains("--mqtt HOST:PORT"), noBroker.err)
+        return corrupt.count
     }
+
+    /// A chest strap relayed over MQTT; truncated notifications and a tachycardia.
+    static let mqttRelay = """
+        name: mqtt-relay
+        description: A chest strap relayed over MQTT; truncated notifications and a tachycardia.
+        seed: 77
+        duration: 1h
+        start: 2024-11-07T10:00:00Z
+        patients:
+          - id: "601"
+            profile: adult
+            baseline:
+              heartRate: 66
+            devices:
+              - id: hrm-601
+                type: heart-rate-strap
+                transport: mqtt
+        timeline:
+          - at: 5m
+            device: hrm-601
+            fault: corrupt
+            duration: 10m
+            corruption: truncation
+            probability: 0.05
+          - at: 20m
+            patient: "601"
+            event: tachycardia
+            duration: 15m
+            target: 150
+            onset: 2m
+            offset: 2m
+        """
 
     /// MQTT over TLS: a mosquitto listener with a certificate from a throwaway CA (openssl); the harness
     /// and the embedded SUT verify it with --mqtt-cacert; without the CA the run cannot connect (exit 3).

@@ -22,23 +22,7 @@ final class MQTTClientLoopTests: XCTestCase {
         try await client.connect()
 
         // On the loop: every step of every task runs on vitalsim-mqtt, awaited publishes included.
-        let seen = await withTaskGroup(of: [String].self) { group in
-            for qos in 0...2 {
-                group.addTask(executorPreference: client) {
-                    var names = [Self.threadName()]
-                    for n in 0..<20 {
-                        do {
-                            try await client.publish(MQTTMessage(topic: "loop/on/\(qos)", payload: Array("\(n)".utf8), qos: qos))
-                            names.append(Self.threadName())
-                        } catch { names.append("\(error)") }
-                    }
-                    return names
-                }
-            }
-            var all: [String] = []
-            for await names in group { all += names }
-            return all
-        }
+        let seen = await Self.publishFromTasksOnTheLoop(client)
         XCTAssertEqual(seen.count, 3 * 21)
         XCTAssertEqual(Set(seen), ["vitalsim-mqtt"], "every step ran on the client's loop and every publish succeeded")
 
@@ -79,6 +63,28 @@ final class MQTTClientLoopTests: XCTestCase {
         let after = await HTTPMultiClientExecutorTests.onto(client) { Self.threadName() }
         XCTAssertNotEqual(after, "vitalsim-mqtt", "a disconnected client's loop has ended; the task ran on the global executor")
         watcher.disconnect()
+    }
+
+    /// Three tasks preferring `client` publish 20 messages each at QoS 0, 1 and 2, awaiting each;
+    /// returns the thread name of every step (or the error).
+    static func publishFromTasksOnTheLoop(_ client: MQTTClient) async -> [String] {
+        await withTaskGroup(of: [String].self) { group in
+            for qos in 0...2 {
+                group.addTask(executorPreference: client) {
+                    var names = [Self.threadName()]
+                    for n in 0..<20 {
+                        do {
+                            try await client.publish(MQTTMessage(topic: "loop/on/\(qos)", payload: Array("\(n)".utf8), qos: qos))
+                            names.append(Self.threadName())
+                        } catch { names.append("\(error)") }
+                    }
+                    return names
+                }
+            }
+            var all: [String] = []
+            for await names in group { all += names }
+            return all
+        }
     }
 
     /// Messages of `client`'s subscriptions (count and payloads by topic) until `count` arrived or

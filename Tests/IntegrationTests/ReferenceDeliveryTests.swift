@@ -55,6 +55,28 @@ final class ReferenceDeliveryTests: XCTestCase {
             #"{"readingId": "h1", "patientId": "601", "deviceId": "bp", "kind": "blood-pressure", "systolic": 185, "diastolic": 95, "unit": "mm[Hg]", "timestamp": "2024-11-07T08:00:00Z"}"#
         XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: crisis).status, 200)
 
+        try publishMQTTReadings(port: port, directory: dir)
+
+        let expected: [(String, String)] = [("601", "bp.hypertensive-crisis"), ("602", "bp.hypertensive-crisis"), ("603", "spo2.low")]
+        let ids = try checkPolledAlerts(sut, expected: expected)
+
+        checkMQTTDelivery(alertsSub, expected: expected)
+
+        // Webhook: the first two attempts got 503, every alert still arrives exactly once.
+        let deadline2 = Date(timeIntervalSinceNow: 20)
+        while webhook.received.count < 3, Date() < deadline2 { usleep(100_000) }
+        XCTAssertEqual(Set(webhook.received.compactMap { $0["alertId"] as? String }), ids)
+        XCTAssertEqual(webhook.received.count, 3)
+
+        try checkSSE(sse, sut)
+
+        let metrics = try sut.curl("GET", "/metrics")
+        XCTAssertTrue(metrics.body.contains("vitalsim_mqtt_messages_total{outcome=\"accepted\"} 3"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("vitalsim_mqtt_messages_total{outcome=\"rejected\"} 2"), metrics.body)
+    }
+
+    /// Raw GATT, JSON observations and two invalid messages over MQTT (steps 2 to 4).
+    func publishMQTTReadings(port: String, directory dir: String) throws {
         // 2. MQTT, raw GATT: Blood Pressure Measurement (0x2A35) 190/100 mmHg, SFLOAT, no time stamp.
         let gatt = dir + "/bp.bin"
         _ = FileManager.default.createFile(atPath: gatt, contents: Data([0x00, 0xBE, 0x00, 0x64, 0x00, 0x82, 0x00]))
@@ -97,8 +119,11 @@ final class ReferenceDeliveryTests: XCTestCase {
                 observationJSON(id: "bad2", patient: "605", device: "ox", kind: "spo2", value: 97, unit: "%", at: "2024-11-07T09:00:00Z"),
             ]
         )
+        XCTAssertEqual(pub.status, 0, pub.err)
+    }
 
-        let expected: [(String, String)] = [("601", "bp.hypertensive-crisis"), ("602", "bp.hypertensive-crisis"), ("603", "spo2.low")]
+    /// The alert list: one alert per expected (patient, rule), evidence and time from the MQTT properties.
+    func checkPolledAlerts(_ sut: SUTProcess, expected: [(String, String)]) throws -> Set<String> {
         // Polling.
         var polled: [[String: Any]] = []
         let deadline = Date(timeIntervalSinceNow: 15)
@@ -115,7 +140,11 @@ final class ReferenceDeliveryTests: XCTestCase {
         XCTAssertEqual(g?["raisedAt"] as? String, "2024-11-07T08:05:00.000Z", "judged by the device-time property")
         let ids = Set(polled.compactMap { $0["alertId"] as? String })
         XCTAssertEqual(ids.count, 3)
+        return ids
+    }
 
+    /// Alerts on `alerts/{patient}` and rejections on `errors/{patient}`.
+    func checkMQTTDelivery(_ alertsSub: Listener, expected: [(String, String)]) {
         // MQTT alerts and rejections.
         let mqtt = alertsSub.wait { t in
             expected.allSatisfy { t.contains("alerts/\($0.0) ") } && t.contains("errors/604 ")
@@ -131,13 +160,10 @@ final class ReferenceDeliveryTests: XCTestCase {
         }
         XCTAssertEqual(errors.compactMap { $0["field"] as? String }.sorted(), ["characteristic", "patientId"], mqtt)
         XCTAssertEqual(errors.compactMap { $0["status"] as? Int }.sorted(), [400, 403])
+    }
 
-        // Webhook: the first two attempts got 503, every alert still arrives exactly once.
-        let deadline2 = Date(timeIntervalSinceNow: 20)
-        while webhook.received.count < 3, Date() < deadline2 { usleep(100_000) }
-        XCTAssertEqual(Set(webhook.received.compactMap { $0["alertId"] as? String }), ids)
-        XCTAssertEqual(webhook.received.count, 3)
-
+    /// SSE: live events carry id and event type; a reconnect with Last-Event-ID gets only the rest.
+    func checkSSE(_ sse: Listener, _ sut: SUTProcess) throws {
         // SSE: live events carry id and event type; a reconnect with Last-Event-ID gets only the rest.
         let stream = sse.wait { $0.components(separatedBy: "event: alert").count == 4 }
         let events = stream.components(separatedBy: "\n\n").filter { $0.contains("event: alert") }
@@ -149,9 +175,5 @@ final class ReferenceDeliveryTests: XCTestCase {
         )
         XCTAssertEqual(resumed.out.components(separatedBy: "event: alert").count - 1, 2, resumed.out)
         XCTAssertFalse(resumed.out.contains("id: \(firstID)\n"))
-
-        let metrics = try sut.curl("GET", "/metrics")
-        XCTAssertTrue(metrics.body.contains("vitalsim_mqtt_messages_total{outcome=\"accepted\"} 3"), metrics.body)
-        XCTAssertTrue(metrics.body.contains("vitalsim_mqtt_messages_total{outcome=\"rejected\"} 2"), metrics.body)
     }
 }

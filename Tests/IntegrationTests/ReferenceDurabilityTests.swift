@@ -22,8 +22,20 @@ final class ReferenceDurabilityTests: XCTestCase {
     }
 
     func checkDurability(database: String, directory dir: String) throws {
+        try loadAndKill(database: database, directory: dir)
+        let (acknowledged, perClient) = acknowledgements(dir)
+        XCTAssertGreaterThanOrEqual(acknowledged.count, 40, "the clients got readings acknowledged before the kill")
+
+        let second = try SUTProcess(["--database", database, "--rate-limit", "0"], directory: dir)
+        defer { second.stop() }
+        try checkNoneLost(acknowledged, second)
+        try checkAlertsSurvived(perClient, second)
+    }
+
+    /// Four curl clients post one reading per virtual minute each (heart rate 130, so hr.tachycardia
+    /// fires at minute 10) until the SUT is killed with SIGKILL after 200 acknowledgements.
+    func loadAndKill(database: String, directory dir: String) throws {
         let first = try SUTProcess(["--database", database, "--rate-limit", "0"], directory: dir)
-        // Four patients; one reading per virtual minute each, heart rate 130, so hr.tachycardia fires at minute 10.
         let script = """
             for c in 0 1 2 3; do
               ( i=0
@@ -58,6 +70,10 @@ final class ReferenceDurabilityTests: XCTestCase {
         load.waitUntilExit()
         XCTAssertEqual(first.process.terminationReason, .uncaughtSignal)
 
+    }
+
+    /// The reading ids each client saw acknowledged (200), all and counted per client.
+    func acknowledgements(_ dir: String) -> ([String], [Int]) {
         var acknowledged: [String] = []
         var perClient: [Int] = []
         for c in 0..<4 {
@@ -66,11 +82,12 @@ final class ReferenceDurabilityTests: XCTestCase {
             acknowledged += ok
             perClient.append(ok.count)
         }
-        XCTAssertGreaterThanOrEqual(acknowledged.count, 40, "the clients got readings acknowledged before the kill")
 
-        let second = try SUTProcess(["--database", database, "--rate-limit", "0"], directory: dir)
-        defer { second.stop() }
-        // Re-post every acknowledged reading: each must be a duplicate (already stored).
+        return (acknowledged, perClient)
+    }
+
+    /// Re-posts every acknowledged reading: each must be a duplicate (already stored).
+    func checkNoneLost(_ acknowledged: [String], _ second: SUTProcess) throws {
         for chunk in stride(from: 0, to: acknowledged.count, by: 500) {
             let ids = acknowledged[chunk..<min(acknowledged.count, chunk + 500)]
             let body =
@@ -95,7 +112,10 @@ final class ReferenceDurabilityTests: XCTestCase {
             XCTAssertEqual(j?["accepted"] as? Int, 0, "an acknowledged reading was lost: \(r.body)")
             XCTAssertEqual(j?["duplicates"] as? Int, ids.count)
         }
-        // Alerts raised before the kill survive, and the engine's windows were rebuilt (no second alert).
+    }
+
+    /// Alerts raised before the kill survive, and the engine's windows were rebuilt (no second alert).
+    func checkAlertsSurvived(_ perClient: [Int], _ second: SUTProcess) throws {
         let alerts = try second.alerts()
         for (c, n) in perClient.enumerated() where n >= 11 {
             XCTAssertEqual(
