@@ -5,6 +5,7 @@ public struct DateTime: Hashable, Sendable {
     public var year: UInt16, month: UInt8, day: UInt8, hours: UInt8, minutes: UInt8, seconds: UInt8
 
     /// A date and time as the Date Time characteristic carries it (year 0, month 0 or day 0: unknown).
+    @inlinable
     public init(year: UInt16, month: UInt8, day: UInt8, hours: UInt8, minutes: UInt8, seconds: UInt8) {
         self.year = year
         self.month = month

@@ -1,8 +1,10 @@
 import VitalSimCore
 
 /// Exact decimal text <-> (mantissa, exponent).
+@usableFromInline
 package enum Decimal10 {
     /// 10^`e` by repeated multiplication or division (exact for the exponents SFLOAT and FLOAT carry).
+    @usableFromInline
     package static func pow10(_ e: Int) -> Double {
         var r = 1.0
         if e >= 0 { for _ in 0..<e { r *= 10 } } else { for _ in 0..<(-e) { r /= 10 } }

@@ -13,5 +13,6 @@ public struct MedFloat: MedicalFloat {
     /// The 32-bit wire value.
     public let raw: UInt32
     /// The value with this raw encoding.
+    @inlinable
     public init(raw: UInt32) { self.raw = raw }
 }

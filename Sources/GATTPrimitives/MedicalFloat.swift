@@ -27,11 +27,15 @@ public enum MedicalFloatSpecial: String, Sendable, CaseIterable {
     case reserved = "RFU"
 }
 
+/// The members on the encoding and decoding paths are `@inlinable`: the characteristics (in `GATT`)
+/// call them for every value, and a generic call across modules is not specialized otherwise.
 extension MedicalFloat {
     /// A special value.
+    @inlinable
     public init(_ special: MedicalFloatSpecial) { self.init(raw: Self.specialRaws[MedicalFloatSpecial.allCases.firstIndex(of: special)!]) }
 
     /// Exact construction; nil when the mantissa or exponent does not fit.
+    @inlinable
     public init?(mantissa: Int, exponent: Int) {
         guard abs(mantissa) <= Self.maxMantissa, Self.exponentRange.contains(exponent) else { return nil }
         let mask = (1 << Self.mantissaBits) - 1
@@ -40,6 +44,7 @@ extension MedicalFloat {
     }
 
     /// Rounds `value` to the resolution 10^`exponent` (half away from zero); nil when out of range or not finite.
+    @inlinable
     public init?(_ value: Double, exponent: Int) {
         guard value.isFinite else { return nil }
         let m = (value / Decimal10.pow10(exponent)).rounded(.toNearestOrAwayFromZero)
@@ -59,15 +64,18 @@ extension MedicalFloat {
     }
 
     /// The special value this is, if any.
+    @inlinable
     public var special: MedicalFloatSpecial? { Self.specialRaws.firstIndex(of: raw).map { MedicalFloatSpecial.allCases[$0] } }
 
     /// The sign-extended mantissa.
+    @inlinable
     public var mantissa: Int {
         let shift = Int.bitWidth - Self.mantissaBits
         return (Int(truncatingIfNeeded: raw) << shift) >> shift
     }
 
     /// The sign-extended exponent.
+    @inlinable
     public var exponent: Int {
         let width = Raw.bitWidth - Self.mantissaBits
         let shift = Int.bitWidth - width
@@ -75,6 +83,7 @@ extension MedicalFloat {
     }
 
     /// The numeric value (NaN for NaN, NRes and RFU; ±infinity).
+    @inlinable
     public var value: Double {
         switch special {
         case .positiveInfinity?: .infinity

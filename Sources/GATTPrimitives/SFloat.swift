@@ -13,5 +13,6 @@ public struct SFloat: MedicalFloat {
     /// The 16-bit wire value.
     public let raw: UInt16
     /// The value with this raw encoding.
+    @inlinable
     public init(raw: UInt16) { self.raw = raw }
 }

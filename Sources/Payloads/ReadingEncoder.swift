@@ -32,7 +32,9 @@ package struct ReadingEncoder {
     func dateTime(_ r: Reading) -> DateTime { DateTime(unixMilliseconds: startUnixMilliseconds + r.deviceTime) }
 
     func gatt(_ r: Reading) -> [EncodedPayload] {
-        func p(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload { Self.payload(uuid, indicate, c) }
+        func p(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload {
+            EncodedPayload(characteristic: uuid, indicate: indicate, bytes: (try? c.encode()) ?? [], json: nil)
+        }
         switch r.measurement {
         case let .heartRate(bpm, rr, ee, contact):
             let m = HeartRateMeasurement(heartRate: UInt16(clamping: bpm), contact: contact, energyExpended: ee, rrIntervals: rr)
@@ -75,10 +77,6 @@ package struct ReadingEncoder {
         }
     }
 
-    static func payload(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload {
-        EncodedPayload(characteristic: uuid, indicate: indicate, bytes: (try? c.encode()) ?? [], json: nil)
-    }
-
     /// A Glucose Measurement (concentration in kg/L: mg/dL at exponent −5) and its context.
     func glucose(_ r: Reading, mg: Int, meal: UInt8, status: UInt16) -> [EncodedPayload] {
         let seq = UInt16(truncatingIfNeeded: r.seq)
@@ -92,9 +90,15 @@ package struct ReadingEncoder {
             status: status == 0 ? nil : status,
             contextFollows: true
         )
+        let context = GlucoseMeasurementContext(sequenceNumber: seq, meal: meal)
         return [
-            Self.payload(GlucoseMeasurement.uuid, false, g),
-            Self.payload(GlucoseMeasurementContext.uuid, false, GlucoseMeasurementContext(sequenceNumber: seq, meal: meal)),
+            EncodedPayload(characteristic: GlucoseMeasurement.uuid, indicate: false, bytes: (try? g.encode()) ?? [], json: nil),
+            EncodedPayload(
+                characteristic: GlucoseMeasurementContext.uuid,
+                indicate: false,
+                bytes: (try? context.encode()) ?? [],
+                json: nil
+            ),
         ]
     }
 
@@ -113,7 +117,8 @@ package struct ReadingEncoder {
             quality: sf(quality),
             hasCRC: true
         )
-        return Self.payload(CGMMeasurement.uuid, false, CGMMeasurement(records: [rec]))
+        let bytes = (try? CGMMeasurement(records: [rec]).encode()) ?? []
+        return EncodedPayload(characteristic: CGMMeasurement.uuid, indicate: false, bytes: bytes, json: nil)
     }
 
     private func sf(_ v: Int) -> SFloat { SFloat(mantissa: max(-2045, min(v, 2045)), exponent: 0)! }
