@@ -2,7 +2,8 @@
 package enum CheckKind: String, Sendable, CaseIterable {
     /// An expected alert was raised in its window with its severity.
     case alert
-    /// No alert beyond the expected ones was raised.
+    /// No alert beyond the expected ones was raised: one check per unexpected alert (spurious or
+    /// duplicate), or one passing check when there is none.
     case noOtherAlerts = "no-other-alerts"
     /// A request was rejected (or accepted) as the golden file expects.
     case validation

@@ -2,13 +2,14 @@
 package enum Finding: String, Sendable, CaseIterable {
     /// An expected alert never came.
     case missed
-    /// An expected alert came after its window.
+    /// An expected alert came after its window (within the pairing bound).
     case late
-    /// An expected alert came before its window.
+    /// An expected alert came before its window (within the pairing bound).
     case early
     /// An alert that no expectation accounts for.
     case spurious
-    /// A second alert of a rule and patient whose expected alert was already matched.
+    /// A second alert of a rule and patient within reach (window ± pairing bound) of an expected
+    /// alert that another alert already met.
     case duplicate
     /// An expected alert with another severity.
     case wrongSeverity = "wrong-severity"

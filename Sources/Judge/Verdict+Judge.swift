@@ -36,44 +36,76 @@ extension Verdict {
         return out
     }
 
-    /// Each expectation takes the best matching observed alert (in its window if any); the alerts
-    /// left over are spurious, or duplicates of a matched rule and patient.
+    /// Expectations and observed alerts are paired by ``AlertMatching`` (optimal, bounded); an
+    /// expectation without a pair is missed (with the nearest unpaired alert of its rule as a hint),
+    /// and each alert without a pair is a check of its own: a duplicate when it falls within reach of
+    /// a paired expectation of its rule and patient, spurious otherwise.
     static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ observed: [ObservedAlert]) -> [Check] {
+        let pairing = AlertMatching.match(expected, observed)
+        let paired = Set(pairing.compactMap { $0 })
+        let unpaired = observed.indices.filter { !paired.contains($0) }.map { observed[$0] }
         var checks: [Check] = []
-        var unused = Array(observed.indices)
-        var matchedKeys: Set<String> = []
         var occurrences: [String: Int] = [:]
-        for e in expected {
+        for (i, e) in expected.enumerated() {
             var name = "alert \(e.rule) patient \(e.patientID)"
             occurrences[name, default: 0] += 1
             if let n = occurrences[name], n > 1 { name += " #\(n)" }
-            let candidates = unused.filter { observed[$0].patientID == e.patientID && observed[$0].rule == e.rule }
-            guard !candidates.isEmpty else {
-                let detail = "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"
-                checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: detail))
+            guard let j = pairing[i] else {
+                checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: missedDetail(e, unpaired)))
                 continue
             }
-            let inWindow = candidates.first { (e.from...e.to).contains(observed[$0].raisedAt) }
-            let pick = inWindow ?? candidates[0]
-            unused.removeAll { $0 == pick }
-            matchedKeys.insert(e.patientID + "\u{0}" + e.rule)
-            checks.append(alertCheck(e, observed[pick], name: name, inWindow: inWindow != nil))
+            let inWindow = AlertMatching.distance(observed[j].raisedAt, from: e.from, to: e.to) == 0
+            checks.append(alertCheck(e, observed[j], name: name, inWindow: inWindow))
         }
-        var extras: [String] = []
-        var extraFinding: Finding?
-        for i in unused {
-            let a = observed[i]
-            let dup = matchedKeys.contains(a.patientID + "\u{0}" + a.rule)
-            if dup { extraFinding = .duplicate } else if extraFinding == nil { extraFinding = .spurious }
-            extras.append(
-                "\(dup ? "duplicate" : "spurious") \(a.rule) for patient \(a.patientID) at \(iso(a.raisedAt)) (alert \(a.alertID))"
+        let pairedExpectations = expected.indices.filter { pairing[$0] != nil }.map { expected[$0] }
+        checks += unexpectedAlertChecks(unpaired, pairedExpectations: pairedExpectations)
+        return checks
+    }
+
+    /// Why an expectation is missed, naming the nearest unpaired alert of its rule and patient.
+    static func missedDetail(_ e: GoldenFile.ExpectedAlert, _ unpaired: [ObservedAlert]) -> String {
+        let detail = "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"
+        let sameRule = unpaired.filter { $0.patientID == e.patientID && $0.rule == e.rule }
+        guard
+            let nearest = sameRule.min(by: {
+                AlertMatching.distance($0.raisedAt, from: e.from, to: e.to) < AlertMatching.distance($1.raisedAt, from: e.from, to: e.to)
+            })
+        else { return detail }
+        let gap = VirtualDuration(milliseconds: AlertMatching.distance(nearest.raisedAt, from: e.from, to: e.to))
+        let side = nearest.raisedAt < e.from ? "before" : "after"
+        let bound = VirtualDuration(milliseconds: AlertMatching.pairingBound)
+        return detail
+            + "; the nearest unpaired one (alert \(nearest.alertID), \(iso(nearest.raisedAt))) is \(gap) \(side) the window, beyond the \(bound) pairing bound"
+    }
+
+    /// One check per alert no expectation accounts for; "no other alerts" passes when there is none.
+    static func unexpectedAlertChecks(_ unpaired: [ObservedAlert], pairedExpectations: [GoldenFile.ExpectedAlert]) -> [Check] {
+        guard !unpaired.isEmpty else {
+            return [
+                Check(
+                    kind: .noOtherAlerts,
+                    name: "no other alerts",
+                    rule: nil,
+                    finding: nil,
+                    detail: "only the expected alerts were raised"
+                )
+            ]
+        }
+        return unpaired.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
+            let duplicate = pairedExpectations.contains {
+                $0.patientID == a.patientID && $0.rule == a.rule
+                    && AlertMatching.distance(a.raisedAt, from: $0.from, to: $0.to) <= AlertMatching.pairingBound
+            }
+            let finding: Finding = duplicate ? .duplicate : .spurious
+            let what = duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
+            return Check(
+                kind: .noOtherAlerts,
+                name: "unexpected alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
+                rule: a.rule,
+                finding: finding,
+                detail: "alert \(a.alertID): \(what)"
             )
         }
-        let detail = extras.isEmpty ? "only the expected alerts were raised" : extras.joined(separator: "; ")
-        checks.append(
-            Check(kind: .noOtherAlerts, name: "no other alerts", rule: nil, finding: extras.isEmpty ? nil : extraFinding, detail: detail)
-        )
-        return checks
     }
 
     /// The check of one expectation against the alert matched to it.

@@ -76,5 +76,6 @@ package struct Verdict: Sendable {
         return out
     }
 
-    static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
+    /// ISO-8601 UTC text, with milliseconds, of a Unix time in ms.
+    package static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
 }

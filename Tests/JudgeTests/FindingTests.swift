@@ -107,13 +107,16 @@ final class FindingTests: XCTestCase {
             result([observed("a", "hr.tachycardia", at: t0), observed("b", patient: "2", at: t0)])
         )
         XCTAssertEqual(finding(v, .alert), [.missed])
-        XCTAssertEqual(finding(v, .noOtherAlerts), [.spurious])
+        XCTAssertEqual(finding(v, .noOtherAlerts), [.spurious, .spurious], "one check per unexpected alert")
     }
 
     func testExtraAlertsAreSpuriousOrDuplicates() {
         let spurious = judge(golden(), result([observed("a", at: t0)]))
         XCTAssertEqual(finding(spurious, .noOtherAlerts), [.spurious])
-        XCTAssertTrue(spurious.checks.first { $0.kind == .noOtherAlerts }!.detail.hasPrefix("spurious temp.fever for patient 1"))
+        XCTAssertEqual(
+            spurious.checks.first { $0.kind == .noOtherAlerts }!.name,
+            "unexpected alert temp.fever patient 1 at \(Verdict.iso(t0))"
+        )
         let duplicate = judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0), observed("b", at: t0 + minute)]))
         XCTAssertEqual(finding(duplicate, .alert), [nil])
         XCTAssertEqual(finding(duplicate, .noOtherAlerts), [.duplicate])

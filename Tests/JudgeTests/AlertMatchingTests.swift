@@ -1,0 +1,59 @@
+import Judge
+import VitalSimCore
+import XCTest
+
+/// Pairing expected and observed alerts: optimal, bounded, one check per unexpected alert.
+extension FindingTests {
+    /// An extra alert at 00:25 and a missing one at 02:05 of the same rule are one spurious and one
+    /// missed alert, not one alert "early by 1 h 40"; the missed check names the nearest alert.
+    func testAnAlertBeyondThePairingBoundIsSpuriousAndTheExpectationMissed() {
+        let v = judge(golden(alerts: [expected(at: t0 + 125 * minute)]), result([observed("x", at: t0 + 25 * minute)]))
+        XCTAssertEqual(finding(v, .alert), [.missed])
+        XCTAssertEqual(finding(v, .noOtherAlerts), [.spurious])
+        let missed = v.checks.first { $0.kind == .alert }!.detail
+        XCTAssertTrue(missed.contains("nearest unpaired one (alert x"), missed)
+        XCTAssertTrue(missed.contains("before the window, beyond the 30m pairing bound"), missed)
+        // Within the bound it is early.
+        let early = judge(golden(alerts: [expected(at: t0 + 40 * minute)]), result([observed("x", at: t0 + 25 * minute)]))
+        XCTAssertEqual(finding(early, .alert), [.early])
+        XCTAssertEqual(finding(early, .noOtherAlerts), [nil])
+    }
+
+    /// Whatever order the SUT lists its alerts in, each expectation gets the alert that makes the
+    /// total distance least (a greedy first-come pairing gave the first window the far alert).
+    func testPairingIsOptimalNotGreedy() {
+        let g = golden(alerts: [expected(at: t0), expected(at: t0 + 16 * minute)])
+        // Windows [t0 − 1, t0 + 5] and [t0 + 15, t0 + 21]; alerts at t0 + 6 and t0 + 40.
+        let v = judge(g, result([observed("far", at: t0 + 40 * minute), observed("near", at: t0 + 6 * minute)]))
+        let checks = v.checks.filter { $0.kind == .alert }
+        XCTAssertEqual(checks.map(\.finding), [.late, .late])
+        XCTAssertTrue(checks[0].detail.contains(Verdict.iso(t0 + 6 * minute)), checks[0].detail)
+        XCTAssertTrue(checks[1].detail.contains(Verdict.iso(t0 + 40 * minute)), checks[1].detail)
+        XCTAssertEqual(finding(v, .noOtherAlerts), [nil])
+    }
+
+    /// Three spurious alerts and one duplicate are four checks, each with its one finding, named
+    /// after the alert (they were one check headed "duplicate no other alerts").
+    func testEachUnexpectedAlertIsACheckWithItsOwnFinding() {
+        let g = golden(alerts: [expected(at: t0)])
+        let alerts = [
+            observed("a", at: t0), observed("dup", at: t0 + 2 * minute), observed("s1", "hr.tachycardia", at: t0),
+            observed("s2", patient: "2", at: t0), observed("s3", at: t0 + 300 * minute),
+        ]
+        let v = judge(g, result(alerts))
+        XCTAssertEqual(finding(v, .alert), [nil])
+        let extra = v.checks.filter { $0.kind == .noOtherAlerts }
+        XCTAssertEqual(extra.map(\.finding), [.spurious, .spurious, .duplicate, .spurious])
+        for c in extra { XCTAssertTrue(c.name.hasPrefix("unexpected alert "), c.name) }
+        XCTAssertEqual(extra[2].detail, "alert dup: a second alert for an expected one already met")
+    }
+
+    /// The assignment solver itself: the least total cost, every row once.
+    func testTheAssignmentPairsWithTheLeastTotalDistance() {
+        let windows = [expected(at: t0), expected(at: t0 + 10 * minute), expected(at: t0 + 20 * minute)]
+        let alerts = [observed("c", at: t0 + 21 * minute), observed("a", at: t0 + 11 * minute), observed("b", at: t0)]
+        XCTAssertEqual(AlertMatching.match(windows, alerts), [2, 1, 0])
+        XCTAssertEqual(AlertMatching.match(windows, []), [nil, nil, nil])
+        XCTAssertEqual(AlertMatching.match([], alerts), [])
+    }
+}
