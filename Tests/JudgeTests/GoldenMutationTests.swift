@@ -1,0 +1,92 @@
+import Foundation
+import Judge
+import VitalSimCore
+import XCTest
+
+/// Mutation test of the judge: from each core golden file's exact alert list, each single mutation
+/// (drop, shift within and beyond the tolerance, beyond the pairing bound, duplicate, another
+/// severity, an extra alert) yields exactly the expected findings and nothing else.
+extension FindingTests {
+    /// The core golden files with alerts, their validation and budgets left out (alerts only).
+    func coreGoldenAlertLists() throws -> [GoldenFile] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = root.appendingPathComponent("golden").path
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".golden.yaml") }.sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 12)
+        return try names.compactMap { name in
+            var g = try GoldenFile.parse(String(contentsOfFile: folder + "/" + name, encoding: .utf8), file: name)
+            g.validation = []
+            g.budgets = []
+            return g.alerts.isEmpty ? nil : g
+        }
+    }
+
+    /// The alerts exactly as recorded: at the recorded time, with the expected severity.
+    func exactAlerts(_ g: GoldenFile) -> [ObservedAlert] {
+        g.alerts.enumerated().map { i, e in
+            ObservedAlert(
+                alertID: "a\(i)",
+                patientID: e.patientID,
+                rule: e.rule,
+                severity: e.severity.rawValue,
+                raisedAt: e.from + g.earlyTolerance,
+                evidence: []
+            )
+        }
+    }
+
+    /// The findings of the alert checks (expected alerts and unexpected ones), sorted.
+    func alertFindings(_ g: GoldenFile, _ alerts: [ObservedAlert]) -> [String] {
+        judge(g, result(alerts)).checks.filter { $0.kind == .alert || $0.kind == .noOtherAlerts }.compactMap(\.finding?.rawValue).sorted()
+    }
+
+    /// True when no other expectation of the rule and patient is near enough to pair with a
+    /// mutation of expectation `i` (shifted up to one bound and a minute beyond its window).
+    func isIsolated(_ i: Int, in g: GoldenFile) -> Bool {
+        let e = g.alerts[i]
+        let reach = 2 * AlertMatching.pairingBound + 2 * minute
+        return g.alerts.indices.allSatisfy { j in
+            let o = g.alerts[j]
+            return j == i || o.patientID != e.patientID || o.rule != e.rule || o.from > e.to + reach || o.to < e.from - reach
+        }
+    }
+
+    func testEachSingleMutationOfAGoldenAlertListYieldsExactlyItsFinding() throws {
+        var mutated = 0
+        for g in try coreGoldenAlertLists() {
+            let exact = exactAlerts(g)
+            XCTAssertEqual(alertFindings(g, exact), [], "\(g.scenario): the exact list passes")
+            XCTAssertEqual(
+                alertFindings(g, exact + [observed("extra", "test.unexpected", patient: g.alerts[0].patientID, at: g.alerts[0].from)]),
+                ["spurious"]
+            )
+            for i in g.alerts.indices where isIsolated(i, in: g) {
+                mutated += 1
+                try checkMutations(of: i, in: g, exact: exact)
+            }
+        }
+        XCTAssertGreaterThanOrEqual(mutated, 20, "enough expectations were mutated")
+    }
+
+    func checkMutations(of i: Int, in g: GoldenFile, exact: [ObservedAlert]) throws {
+        let e = g.alerts[i]
+        func with(_ change: (inout ObservedAlert) -> Void) -> [ObservedAlert] {
+            var alerts = exact
+            change(&alerts[i])
+            return alerts
+        }
+        let label = "\(g.scenario) \(e.rule) #\(i)"
+        XCTAssertEqual(alertFindings(g, exact.enumerated().filter { $0.offset != i }.map(\.element)), ["missed"], "drop \(label)")
+        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.to }), [], "latest in tolerance \(label)")
+        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.from }), [], "earliest in tolerance \(label)")
+        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.to + minute }), ["late"], "late \(label)")
+        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.from - minute }), ["early"], "early \(label)")
+        let beyond = with { $0.raisedAt = e.to + AlertMatching.pairingBound + minute }
+        XCTAssertEqual(alertFindings(g, beyond), ["missed", "spurious"], "beyond the pairing bound \(label)")
+        var copy = exact[i]
+        copy.alertID = "copy"
+        XCTAssertEqual(alertFindings(g, exact + [copy]), ["duplicate"], "duplicate \(label)")
+        let other = try XCTUnwrap(Severity.allCases.first { $0 != e.severity })
+        XCTAssertEqual(alertFindings(g, with { $0.severity = other.rawValue }), ["wrong-severity"], "severity \(label)")
+    }
+}
