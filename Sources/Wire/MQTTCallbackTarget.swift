@@ -1,5 +1,3 @@
-import Locking
-
 /// What libmosquitto's callbacks reach through the handle's user data: a weak reference to the
 /// client.
 ///
@@ -7,17 +5,11 @@ import Locking
 /// owned by the client's ``MQTTNetworkLoop``; callbacks run only on the loop's thread, inside its
 /// `run()`; and the handle is destroyed either at the end of `run()` or, after the loop's thread
 /// has ended, by the client's `deinit` while it still holds the loop. A client that is being
-/// deinitialized reads as nil (a weak reference), so no callback can resurrect it.
+/// deinitialized reads as nil (a weak reference), so no callback can resurrect it. The reference
+/// is immutable (`weak let`): a callback reads it without a lock.
 final class MQTTCallbackTarget: Sendable {
-    private struct Reference: Sendable {
-        weak var client: MQTTClient?
-    }
+    /// The client, or nil once it is going away.
+    weak let client: MQTTClient?
 
-    private let reference = Locked(Reference())
-
-    /// Points the callbacks at `client` (once it is fully initialized).
-    func attach(_ client: MQTTClient) { reference.withLock { $0.client = client } }
-
-    /// The client, or nil before ``attach(_:)`` and once it is going away.
-    var client: MQTTClient? { reference.withLock { $0.client } }
+    init(_ client: MQTTClient) { self.client = client }
 }

@@ -96,9 +96,10 @@ package final class MQTTClient: @unchecked Sendable {
         loop = MQTTNetworkLoop(handle: h)
         self.configuration = configuration
         (messages, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
-        // The callbacks' user data is the loop's target, which outlives the handle (see MQTTCallbackTarget).
-        mosquitto_user_data_set(h, Unmanaged.passUnretained(loop.callbackTarget).toOpaque())
-        loop.callbackTarget.attach(self)
+        // The callbacks' user data is a target the loop owns, which outlives the handle (see MQTTCallbackTarget).
+        let target = MQTTCallbackTarget(self)
+        loop.own(target)
+        mosquitto_user_data_set(h, Unmanaged.passUnretained(target).toOpaque())
         sweeper.schedule(deadline: .now() + 0.25, repeating: 0.25)
         sweeper.setEventHandler { [weak self] in self?.expirePublishes() }
         sweeper.resume()

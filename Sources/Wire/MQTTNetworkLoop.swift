@@ -36,8 +36,9 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     }
 
     let handle: OpaquePointer
-    /// What the handle's callbacks reach through its user data; lives as long as the handle does.
-    let callbackTarget = MQTTCallbackTarget()
+    /// What the handle's callbacks reach through its user data (``own(_:)``); lives as long as the
+    /// loop does, so as long as the handle. Read by no one: callbacks reach it through the pointer.
+    private let callbackTarget = Locked<MQTTCallbackTarget?>(nil)
     /// The pipe that wakes the loop: the loop polls its read end, ``wake()`` writes to the other.
     let wakeFD: Int32
     let wakeWriteFD: Int32
@@ -107,6 +108,9 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         if first { signal() }
         if !onLoopThread, first { finished.wait() }
     }
+
+    /// Keeps `target` alive as long as this loop (set once, before the connection is opened).
+    func own(_ target: MQTTCallbackTarget) { callbackTarget.withLock { $0 = target } }
 
     /// Whether the caller runs on the loop's thread (a task preferring the client, or a callback).
     var onLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
