@@ -71,6 +71,9 @@ package struct LiveRunResult: Sendable {
     package var push: [PushDelivery] = []
     /// The devices carried over a real BLE link (`--ble hci`), and how their readings fared.
     package var ble: BLELinkSummary?
+    /// How long the end of the run waited for expected alerts that were still not listed, e.g. "not
+    /// listed within 31 s after the last reading was answered (…)"; nil when none was missing.
+    package var alertWait: String?
 
     package init(
         outcomes: [RequestOutcome],

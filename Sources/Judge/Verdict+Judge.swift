@@ -14,7 +14,7 @@ extension Verdict {
                 + "(\(golden.trafficDigest)); re-record and review"
             v.checks.append(Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail))
         }
-        v.checks += alertChecks(golden.alerts, result.alerts)
+        v.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
         v.checks += pushChecks(result)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
         let measured = histograms(result)
@@ -40,7 +40,8 @@ extension Verdict {
     /// expectation without a pair is missed (with the nearest unpaired alert of its rule as a hint),
     /// and each alert without a pair is a check of its own: a duplicate when it falls within reach of
     /// a paired expectation of its rule and patient, spurious otherwise.
-    static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ observed: [ObservedAlert]) -> [Check] {
+    /// - Parameter waited: how long the run waited for expectations still missing, for their findings.
+    static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ observed: [ObservedAlert], waited: String? = nil) -> [Check] {
         let pairing = AlertMatching.match(expected, observed)
         let paired = Set(pairing.compactMap { $0 })
         let unpaired = observed.indices.filter { !paired.contains($0) }.map { observed[$0] }
@@ -51,7 +52,8 @@ extension Verdict {
             occurrences[name, default: 0] += 1
             if let n = occurrences[name], n > 1 { name += " #\(n)" }
             guard let j = pairing[i] else {
-                checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: missedDetail(e, unpaired)))
+                let detail = missedDetail(e, unpaired) + (waited.map { "; \($0)" } ?? "")
+                checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: detail))
                 continue
             }
             let inWindow = AlertMatching.distance(observed[j].raisedAt, from: e.from, to: e.to) == 0

@@ -41,6 +41,8 @@ package final class LiveRunner: Sendable {
     let observers: [PushObserver]
     /// Called as the run goes (every 50 answers, and once at the end).
     let onProgress: (@Sendable (Progress) -> Void)?
+    /// Messages for the user: what the run waits for at its end.
+    let note: @Sendable (String) -> Void
 
     /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
     /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
@@ -67,9 +69,11 @@ package final class LiveRunner: Sendable {
         observers: [PushObserver] = [],
         onProgress: (@Sendable (Progress) -> Void)? = nil,
         outageLimit: Duration = .seconds(60),
-        isAlive: @escaping @Sendable () -> Bool = { true }
+        isAlive: @escaping @Sendable () -> Bool = { true },
+        note: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.isAlive = isAlive
+        self.note = note
         self.mqttOnly = mqttOnly
         self.outageLimit = outageLimit
         self.onProgress = onProgress
@@ -104,6 +108,8 @@ package final class LiveRunner: Sendable {
         var reachable = false
         /// Scenario time (virtual ms) of the latest request dispatched.
         var reached: Int64 = 0
+        /// What the end of the run waited for, when expected alerts were missing (see ``AlertWait``).
+        var alertWait: String?
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -148,8 +154,15 @@ package final class LiveRunner: Sendable {
 
     /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
     /// not yet sent and the bodiless copies in the result are held) and collects alerts until quiet.
-    /// - Parameter span: the scenario's duration (virtual ms), for progress reports.
-    package func run<Plan: Sequence<PlannedRequest>>(_ plan: Plan, span: Int64 = 0, alongside: Alongside? = nil) async -> LiveRunResult {
+    /// - Parameters:
+    ///   - span: the scenario's duration (virtual ms), for progress reports.
+    ///   - awaiting: the expected alerts, waited for at the end while not yet listed.
+    package func run<Plan: Sequence<PlannedRequest>>(
+        _ plan: Plan,
+        span: Int64 = 0,
+        alongside: Alongside? = nil,
+        awaiting: AlertWait? = nil
+    ) async -> LiveRunResult {
         let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }))
         var sent: [SentRequest] = []
         let queues: [Queue] = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
@@ -183,7 +196,7 @@ package final class LiveRunner: Sendable {
             let senders = workers + (alongside == nil ? 0 : 1)
             while finished < senders, await group.next() != nil { finished += 1 }
             if let report = onProgress { report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span)) }
-            if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared) }
+            if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared, awaiting: awaiting) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
             for o in observers { o.stop() }
@@ -327,6 +340,7 @@ package final class LiveRunner: Sendable {
                 push: s.push
             )
             result.requests = sent
+            result.alertWait = s.alertWait
             return result
         }
     }
@@ -528,20 +542,46 @@ package final class LiveRunner: Sendable {
         }
     }
 
-    /// After the last acknowledgement: waits until no new alert has appeared for `quiet`.
-    func waitForQuiet(_ shared: State) async {
+    /// After the last acknowledgement: waits until no new alert has appeared for `quiet` and, with
+    /// `awaiting`, until every expected alert is listed or its bound has passed (announced once, and
+    /// recorded for the findings of the alerts still missing).
+    func waitForQuiet(_ shared: State, awaiting: AlertWait?) async {
+        let start = ContinuousClock.now
+        let bound = awaiting?.bound ?? .zero
+        let deadline = start + max(.seconds(60), quiet * 3, bound + quiet)
         var count = -1
-        var stableSince = ContinuousClock.now
-        let deadline = ContinuousClock.now + max(.seconds(60), quiet * 3)
+        var stableSince = start
+        var pending: [GoldenFile.ExpectedAlert] = []
+        var announced = false
         while ContinuousClock.now < deadline {
             await pollOnce(shared)
-            let n = shared.withLock { $0.order.count }
-            if n != count {
-                count = n
+            let observed = shared.withLock { s in s.order.count == count ? nil : s.order.compactMap { s.firstSeen[$0]?.0 } }
+            if let observed {
+                count = observed.count
                 stableSince = .now
+                pending = awaiting?.pending(observed) ?? []
             }
-            if ContinuousClock.now - stableSince >= quiet { return }
+            let now = ContinuousClock.now
+            if now - stableSince >= quiet {
+                if pending.isEmpty || now - start >= bound { break }
+                if !announced, let awaiting {
+                    note(
+                        "waiting up to \(AlertWait.seconds(bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
+                    )
+                    announced = true
+                }
+            }
             try? await Task.sleep(for: pollInterval)
+        }
+        guard let awaiting else { return }
+        let waited = AlertWait.seconds(ContinuousClock.now - start)
+        if pending.isEmpty {
+            if announced { note("every expected alert is listed, \(waited) after the last answer") }
+        } else {
+            note("not listed within \(waited) after the last answer: \(AlertWait.describe(pending))")
+            shared.withLock {
+                $0.alertWait = "not listed within \(waited) after the last reading was answered (waited up to \(awaiting.boundReason))"
+            }
         }
     }
 }

@@ -50,11 +50,13 @@ struct ScenarioSetup {
 
 extension LiveSuite {
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
-    /// their bodies), the traffic digest, the raw result and the SUT's base URL.
+    /// their bodies), the traffic digest, the raw result and the SUT's base URL; `awaiting` are the
+    /// alerts waited for at the end.
     static func execute(
         _ path: String,
         _ scenario: Scenario,
-        _ options: LiveOptions
+        _ options: LiveOptions,
+        awaiting: AlertWait
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options)
         let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE)
@@ -68,7 +70,7 @@ extension LiveSuite {
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
         let runner = runner(setup, resources, base: base, ca: ca, client: client)
         let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
-        var result = await runner.run(plan, span: scenario.duration.milliseconds, alongside: alongside)
+        var result = await runner.run(plan, span: scenario.duration.milliseconds, alongside: alongside, awaiting: awaiting)
         // The digest is of the scenario's whole traffic (as relayed), so one golden file serves both modes.
         let digest =
             setup.overBLE ? TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: options.seed)) : plan.digest ?? ""
@@ -237,7 +239,8 @@ extension LiveSuite {
             observers: resources.observers,
             onProgress: options.progress.map { report in { @Sendable p in report(name, p) } },
             outageLimit: options.outageLimit,
-            isAlive: alive
+            isAlive: alive,
+            note: { [note = options.note] in note("\(name): \($0)") }
         )
     }
 

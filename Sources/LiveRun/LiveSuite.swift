@@ -29,6 +29,9 @@ package struct LiveOptions: Sendable {
     package var ci = false
     package var connections = 8
     package var quiet: Duration = .seconds(2)
+    /// How long past the reading → alert budget an expected alert not yet listed is still waited for
+    /// at the end of a run (see ``AlertWait``).
+    package var alertWait: Duration = .seconds(30)
     /// How long a request is retried while a SUT that answered before is down (a restart); the run
     /// waits behind it rather than skipping readings.
     package var outageLimit: Duration = .seconds(60)
@@ -98,7 +101,8 @@ package enum LiveSuite {
                 throw .golden(error.description)
             }
             progress("running \(scenario.name) (\(path))")
-            let (plan, digest, result, base) = try await execute(path, scenario, options)
+            let awaiting = AlertWait(golden: golden, grace: options.alertWait)
+            let (plan, digest, result, base) = try await execute(path, scenario, options, awaiting: awaiting)
             var verdict = Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result)
             if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
             if let evidence = options.evidence {
@@ -135,8 +139,9 @@ package enum LiveSuite {
             let scenario: Scenario
             do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
             progress("recording \(scenario.name) (\(path))")
-            let (plan, digest, result, _) = try await execute(path, scenario, options)
             let derived = Oracle.expect(scenario, seed: options.seed)
+            let awaiting = AlertWait(oracle: derived, grace: options.alertWait)
+            let (plan, digest, result, _) = try await execute(path, scenario, options, awaiting: awaiting)
             let (g, warnings) = GoldenFile.recorded(
                 scenario: scenario.name,
                 seed: options.seed ?? scenario.seed,

@@ -30,6 +30,11 @@ struct LiveFlags: ParsableArguments {
     @Option(
         name: .long,
         help:
+            "Seconds past the reading → alert budget that an expected alert not yet listed is still waited for after the last answer, so that a late one is judged over budget rather than missed."
+    ) var alertWait: Double = 30
+    @Option(
+        name: .long,
+        help:
             "Seconds a request is retried while a SUT (or MQTT broker) that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent."
     ) var outageLimit: Double = 60
     @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).")
@@ -67,6 +72,7 @@ struct LiveFlags: ParsableArguments {
         }
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
+        if !(0...3600).contains(alertWait) { throw ValidationError("--alert-wait must be 0...3600 seconds") }
         if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
@@ -104,6 +110,7 @@ struct LiveFlags: ParsableArguments {
         o.goldenDirectory = goldenDir
         o.connections = connections
         o.quiet = .milliseconds(Int64(settle * 1000))
+        o.alertWait = .milliseconds(Int64(alertWait * 1000))
         o.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         o.mqtt = mqtt.flatMap(parseHostPort)
         o.qos = qos

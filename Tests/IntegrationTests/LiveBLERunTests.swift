@@ -83,8 +83,8 @@ final class LiveBLERunTests: XCTestCase {
         // A SUT that never raises tachycardia alerts is caught over BLE too.
         let faultyJSON = directory + "/faulty.json"
         let faulty = try vitalsim([
-            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--sut-fault", "miss-rule=hr.tachycardia", "--json",
-            faultyJSON,
+            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--sut-fault", "miss-rule=hr.tachycardia",
+            "--alert-wait", "0", "--json", faultyJSON,
         ])
         XCTAssertEqual(faulty.status, 1, faulty.out + faulty.err)
         let missed = try checks(faultyJSON).first { $0["name"] as? String == "alert hr.tachycardia patient b1" }

@@ -285,6 +285,7 @@ final class LiveHarnessTests: XCTestCase {
             [
                 "run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
                 "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json, "--http2",
+                "--alert-wait", "0",
             ],
             ci: true
         )
@@ -299,17 +300,18 @@ final class LiveHarnessTests: XCTestCase {
     }
 
     func testEachFaultyModeIsCaughtWithItsClassification() throws {
-        let cases: [(String, String, String)] = [
-            ("drop-alerts=1", "hypertensive-crisis", "missed"),
-            ("miss-rule=bp.hypertensive-crisis", "hypertensive-crisis", "missed"),
-            ("wrong-severity", "hypertensive-crisis", "wrong-severity"),
-            ("duplicate-alerts", "hypertensive-crisis", "duplicate"),
-            ("delay-alerts=2s", "hypertensive-crisis", "budget-exceeded"),
-            ("accept-invalid", "corrupt-and-duplicate-payloads", "validation-mismatch"),
+        // Alerts that never come are waited for only up to their budget (--alert-wait 0).
+        let cases: [(String, String, String, [String])] = [
+            ("drop-alerts=1", "hypertensive-crisis", "missed", ["--alert-wait", "0"]),
+            ("miss-rule=bp.hypertensive-crisis", "hypertensive-crisis", "missed", ["--alert-wait", "0"]),
+            ("wrong-severity", "hypertensive-crisis", "wrong-severity", []),
+            ("duplicate-alerts", "hypertensive-crisis", "duplicate", []),
+            ("delay-alerts=2s", "hypertensive-crisis", "budget-exceeded", []),
+            ("accept-invalid", "corrupt-and-duplicate-payloads", "validation-mismatch", []),
         ]
-        for (fault, scenario, finding) in cases {
+        for (fault, scenario, finding, extra) in cases {
             let json = directory + "/\(fault).json"
-            let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", fault, "--json", json])
+            let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", fault, "--json", json] + extra)
             XCTAssertEqual(r.status, 1, "\(fault): \(r.out) \(r.err)")
             XCTAssertTrue(try findings(json)[scenario]?.contains(finding) == true, "\(fault) → \(finding): \(r.out)")
         }
@@ -318,6 +320,28 @@ final class LiveHarnessTests: XCTestCase {
         ])
         XCTAssertEqual(crash.status, 3, "a SUT that dies is an infrastructure failure: \(crash.out) \(crash.err)")
         XCTAssertTrue(crash.err.contains("died"), crash.err)
+    }
+
+    /// An alert the SUT lists 4 s after its reading, later than --settle: the run waits for it (up to
+    /// its reading → alert budget plus --alert-wait, and says so) and judges it over budget, not
+    /// missed; with a shorter wait it is missed, and the finding says how long it was waited for.
+    func testAnAlertLaterThanSettleIsOverBudgetNotMissed() throws {
+        let path = suiteDir + "/hypertensive-crisis.yaml"
+        let json = directory + "/late.json"
+        let late = try vitalsim([
+            "run", path, "--golden-dir", goldenDir, "--sut-fault", "delay-alerts=4s", "--settle", "1", "--json", json,
+        ])
+        XCTAssertEqual(late.status, 1, late.out + late.err)
+        XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["budget-exceeded"], late.out)
+        XCTAssertTrue(late.err.contains("waiting up to 31 s (reading → alert budget 1 s + --alert-wait 30 s)"), late.err)
+        XCTAssertTrue(late.err.contains("every expected alert is listed"), late.err)
+
+        let gaveUp = try vitalsim([
+            "run", path, "--golden-dir", goldenDir, "--sut-fault", "delay-alerts=4s", "--settle", "1", "--alert-wait", "0", "--json", json,
+        ])
+        XCTAssertEqual(gaveUp.status, 1, gaveUp.out + gaveUp.err)
+        XCTAssertTrue(try findings(json)["hypertensive-crisis"]?.contains("missed") == true, gaveUp.out)
+        XCTAssertTrue(gaveUp.out.contains("after the last reading was answered (waited up to reading → alert budget 1 s"), gaveUp.out)
     }
 
     /// A chest strap relayed over MQTT (raw GATT, user properties): the harness starts mosquitto, the
