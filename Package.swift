@@ -154,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JudgeTests",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", histogram],
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", "Oracle", histogram],
             swiftSettings: strict
         ),
         .testTarget(

@@ -5,6 +5,9 @@ package enum CheckKind: String, Sendable, CaseIterable {
     /// No alert beyond the expected ones was raised: one check per unexpected alert (spurious or
     /// duplicate), or one passing check when there is none.
     case noOtherAlerts = "no-other-alerts"
+    /// The readings an alert cites as evidence are its patient's, sent and accepted, and include one
+    /// its rule reads inside its window: one check per alert whose evidence is wrong, or one passing check.
+    case evidence
     /// A request was rejected (or accepted) as the golden file expects.
     case validation
     /// A latency percentile stayed within its budget.

@@ -13,6 +13,9 @@ package enum Finding: String, Sendable, CaseIterable {
     case duplicate
     /// An expected alert with another severity.
     case wrongSeverity = "wrong-severity"
+    /// An alert whose evidence cites readings that were never sent, belong to another patient, were
+    /// rejected, or include none its rule reads inside its window.
+    case wrongEvidence = "wrong-evidence"
     /// A request answered with another status or error field than the golden file expects.
     case validationMismatch = "validation-mismatch"
     /// A latency percentile over its budget, or a budget with nothing measured.

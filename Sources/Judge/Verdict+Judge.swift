@@ -5,8 +5,16 @@ import VitalSimCore
 
 extension Verdict {
     /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
-    /// delivery and latency budgets, one ``Check`` per expectation.
-    package static func judge(scenario: String, golden: GoldenFile, plan: [SentRequest], digest: String, result: LiveRunResult) -> Verdict {
+    /// delivery and latency budgets, one ``Check`` per expectation; with `evidence`, the readings each
+    /// alert cites.
+    package static func judge(
+        scenario: String,
+        golden: GoldenFile,
+        plan: [SentRequest],
+        digest: String,
+        result: LiveRunResult,
+        evidence: EvidenceCatalog? = nil
+    ) -> Verdict {
         var v = Verdict(scenario: scenario, checks: [])
         if digest != golden.trafficDigest {
             let detail =
@@ -15,6 +23,7 @@ extension Verdict {
             v.checks.append(Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail))
         }
         v.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
+        if let evidence { v.checks += evidenceChecks(result.alerts, catalog: evidence) }
         v.checks += pushChecks(result)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
         let measured = histograms(result)

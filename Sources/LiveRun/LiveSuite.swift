@@ -103,7 +103,22 @@ package enum LiveSuite {
             progress("running \(scenario.name) (\(path))")
             let awaiting = AlertWait(golden: golden, grace: options.alertWait)
             let (plan, digest, result, base) = try await execute(path, scenario, options, awaiting: awaiting)
-            var verdict = Verdict.judge(scenario: scenario.name, golden: golden, plan: plan, digest: digest, result: result)
+            let evidence = EvidenceCatalog(
+                scenario: scenario,
+                seed: options.seed,
+                citing: Set(result.alerts.flatMap(\.evidence)),
+                sent: plan,
+                outcomes: result.outcomes,
+                bleLink: result.ble != nil
+            )
+            var verdict = Verdict.judge(
+                scenario: scenario.name,
+                golden: golden,
+                plan: plan,
+                digest: digest,
+                result: result,
+                evidence: evidence
+            )
             if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
             if let evidence = options.evidence {
                 // The bundle logs every request with its body: regenerated (the run kept no bodies), the

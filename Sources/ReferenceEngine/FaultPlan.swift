@@ -13,6 +13,9 @@ package struct FaultPlan: Sendable, Equatable {
     package var wrongSeverity = false
     /// Publish every alert twice (the copy with its own id).
     package var duplicateAlerts = false
+    /// Publish alerts citing the wrong readings: each evidence id becomes its device's first reading of
+    /// that kind (`…/0`), a reading of the right patient and signal but long before the rule's window.
+    package var wrongEvidence = false
     /// Never raise these rules.
     package var missRules: Set<String> = []
     /// Die (like `kill -9`) when reading N+1 arrives, after N accepted readings.
@@ -22,7 +25,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, duplicate-alerts, miss-rule=RULE, crash-after=N"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -51,6 +54,9 @@ package struct FaultPlan: Sendable, Equatable {
         case "wrong-severity":
             try noValue()
             wrongSeverity = true
+        case "wrong-evidence":
+            try noValue()
+            wrongEvidence = true
         case "duplicate-alerts":
             try noValue()
             duplicateAlerts = true
@@ -78,6 +84,7 @@ package struct FaultPlan: Sendable, Equatable {
         if delayAlertsMilliseconds > 0 { out.append("delay-alerts=\(delayAlertsMilliseconds)ms: alerts are published late") }
         if acceptInvalid { out.append("accept-invalid: invalid payloads are acknowledged instead of rejected") }
         if wrongSeverity { out.append("wrong-severity: alerts carry the wrong severity") }
+        if wrongEvidence { out.append("wrong-evidence: alerts cite their devices' first readings as evidence") }
         if duplicateAlerts { out.append("duplicate-alerts: every alert is published twice") }
         for r in missRules.sorted() { out.append("miss-rule=\(r): this rule never fires") }
         if let n = crashAfter { out.append("crash-after=\(n): the process dies when reading \(n + 1) arrives") }
@@ -90,6 +97,7 @@ package struct FaultPlan: Sendable, Equatable {
         for var a in alerts where !missRules.contains(a.rule) {
             if dropAlerts > 0, SeededRandom.unit(0xFA17, SeededRandom.fnv1a(a.alertID)) < dropAlerts { continue }
             if wrongSeverity { a.severity = a.severity == .high ? .low : .high }
+            if wrongEvidence { a.evidence = a.evidence.map(Self.firstOfItsKind) }
             out.append(a)
             if duplicateAlerts {
                 var copy = a
@@ -98,6 +106,14 @@ package struct FaultPlan: Sendable, Equatable {
             }
         }
         return out
+    }
+}
+
+extension FaultPlan {
+    /// `PATIENT/DEVICE/[KIND/]SEQ` with the sequence number 0: the device's first reading of that kind.
+    static func firstOfItsKind(_ id: String) -> String {
+        guard let slash = id.lastIndex(of: "/") else { return id }
+        return id[...slash] + "0"
     }
 }
 

@@ -305,6 +305,7 @@ final class LiveHarnessTests: XCTestCase {
             ("drop-alerts=1", "hypertensive-crisis", "missed", ["--alert-wait", "0"]),
             ("miss-rule=bp.hypertensive-crisis", "hypertensive-crisis", "missed", ["--alert-wait", "0"]),
             ("wrong-severity", "hypertensive-crisis", "wrong-severity", []),
+            ("wrong-evidence", "hypertensive-crisis", "wrong-evidence", []),
             ("duplicate-alerts", "hypertensive-crisis", "duplicate", []),
             ("delay-alerts=2s", "hypertensive-crisis", "budget-exceeded", []),
             ("accept-invalid", "corrupt-and-duplicate-payloads", "validation-mismatch", []),

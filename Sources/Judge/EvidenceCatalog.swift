@@ -1,0 +1,92 @@
+import Oracle
+import TrafficPlanning
+import VitalSimCore
+
+/// What the judge knows of the readings that the SUT's alerts cite as evidence: whose they are, what
+/// they measure, their device time and how the SUT answered them. Built after a run from the scenario
+/// (regenerated with the run's seed: the traffic digest proves it is what was sent) for the cited ids
+/// only, so a long run keeps no per-reading table.
+package struct EvidenceCatalog: Sendable {
+    /// A reading the harness generated.
+    package struct Entry: Sendable, Equatable {
+        package var patientID: String
+        /// The signals it delivers (empty for readings no rule reads).
+        package var signals: Set<Signal>
+        /// Its device time stamp, Unix ms.
+        package var time: Int64
+        /// The SUT's answer: 2xx accepted (by any request that carried it), a 4xx rejected, nil never
+        /// delivered (not sent, or no final answer).
+        package var status: Int?
+
+        package init(patientID: String, signals: Set<Signal>, time: Int64, status: Int?) {
+            self.patientID = patientID
+            self.signals = signals
+            self.time = time
+            self.status = status
+        }
+    }
+
+    /// Cited readings the harness generated, by id.
+    package var readings: [String: Entry]
+    /// `patient/device` of the devices carried over a live BLE link (`--ble hci`): the SUT's gateway
+    /// names their readings itself, so a cited id under such a prefix is checked for its patient only.
+    package var linkedDevices: Set<String>
+
+    package init(readings: [String: Entry], linkedDevices: Set<String> = []) {
+        self.readings = readings
+        self.linkedDevices = linkedDevices
+    }
+
+    /// The cited readings of a run: `ids` looked up in the scenario's readings, each with the best
+    /// answer any request carrying it got (`sent[i]` answered by `outcomes[i]`).
+    package init(
+        scenario: Scenario,
+        seed: UInt64?,
+        citing ids: Set<String>,
+        sent: [SentRequest],
+        outcomes: [RequestOutcome],
+        bleLink: Bool
+    ) {
+        var readings: [String: Entry] = [:]
+        let statuses = Self.statuses(of: ids, sent: sent, outcomes: outcomes)
+        var run = ScenarioRun(scenario: scenario, seed: seed)
+        while !ids.isEmpty, let (r, _) = run.next() {
+            guard ids.contains(r.id), readings[r.id] == nil else { continue }
+            readings[r.id] = Entry(
+                patientID: r.patientID,
+                signals: Oracle.signalSet(r.measurement),
+                time: scenario.startUnixMilliseconds + r.deviceTime,
+                status: statuses[r.id]
+            )
+        }
+        let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
+        self.init(readings: readings, linkedDevices: Set(linked))
+    }
+
+    /// The answer each id got: a 2xx when any request carrying it was accepted, else its first
+    /// final answer; ids never answered are absent.
+    package static func statuses(of ids: Set<String>, sent: [SentRequest], outcomes: [RequestOutcome]) -> [String: Int] {
+        var out: [String: Int] = [:]
+        guard !ids.isEmpty else { return out }
+        let byPrefix = Dictionary(grouping: ids.compactMap { id in SentRequest.split(id).map { (id, $0.0, $0.1) } }, by: \.1)
+        func note(_ id: String, _ status: Int?) {
+            guard let status else { return }
+            if let known = out[id], (200..<300).contains(known) || !(200..<300).contains(status) { return }
+            out[id] = status
+        }
+        for (i, request) in sent.enumerated() where i < outcomes.count {
+            let status = outcomes[i].status
+            for run in request.runs {
+                for (id, _, seq) in byPrefix[run.prefix] ?? [] where seq >= run.first && seq - run.first < run.count { note(id, status) }
+            }
+            for id in request.others where ids.contains(id) { note(id, status) }
+        }
+        return out
+    }
+
+    /// The `patient/device` prefix of a reading id (its first two components), if it has one.
+    static func device(of id: String) -> String? {
+        let parts = id.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count == 3 ? "\(parts[0])/\(parts[1])" : nil
+    }
+}
