@@ -31,10 +31,14 @@ package struct EvidenceCatalog: Sendable {
     /// `patient/device` of the devices carried over a live BLE link (`--ble hci`): the SUT's gateway
     /// names their readings itself, so a cited id under such a prefix is checked for its patient only.
     package var linkedDevices: Set<String>
+    /// Patients with a device whose payloads carry no reading id (a VitalEdge phone bridge): the SUT
+    /// names those readings itself, so an id the harness does not know is accepted for them.
+    package var selfNamingPatients: Set<String>
 
-    package init(readings: [String: Entry], linkedDevices: Set<String> = []) {
+    package init(readings: [String: Entry], linkedDevices: Set<String> = [], selfNamingPatients: Set<String> = []) {
         self.readings = readings
         self.linkedDevices = linkedDevices
+        self.selfNamingPatients = selfNamingPatients
     }
 
     /// The cited readings of a run: `ids` looked up in the scenario's readings, each with the best
@@ -60,7 +64,8 @@ package struct EvidenceCatalog: Sendable {
             )
         }
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
-        self.init(readings: readings, linkedDevices: Set(linked))
+        let selfNaming = scenario.patients.filter { $0.devices.contains { $0.type == .phoneBridge } }.map(\.id)
+        self.init(readings: readings, linkedDevices: Set(linked), selfNamingPatients: Set(selfNaming))
     }
 
     /// The answer each id got: a 2xx when any request carrying it was accepted, else its first

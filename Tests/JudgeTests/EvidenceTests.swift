@@ -25,7 +25,8 @@ final class EvidenceTests: XCTestCase {
                 "1/cuff/7": .init(patientID: "1", signals: [.systolic, .diastolic], time: t0, status: nil),
                 "2/cuff/5": .init(patientID: "2", signals: [.systolic, .diastolic], time: t0, status: 201),
             ],
-            linkedDevices: ["1/strap", "2/strap"]
+            linkedDevices: ["1/strap", "2/strap"],
+            selfNamingPatients: ["3"]
         )
     }
 
@@ -46,6 +47,10 @@ final class EvidenceTests: XCTestCase {
         XCTAssertEqual(checks(alert("team.own-rule", citing: ["1/cuff/1"])).map(\.finding), [nil])
         // A device carried over a live BLE link: its gateway names the readings; the patient is checked.
         XCTAssertEqual(checks(alert("hr.tachycardia", citing: ["1/strap/ble/2a37/17-3"])).map(\.finding), [nil])
+        // A patient with a phone bridge (VitalEdge payloads carry no id): the SUT's own ids are accepted.
+        var own = alert("hr.tachycardia", citing: ["3/iot-heart-rate/1730973600000"])
+        own.patientID = "3"
+        XCTAssertEqual(checks(own).map(\.finding), [nil])
     }
 
     func testEachWayEvidenceCanBeWrongIsOneFinding() {
