@@ -24,6 +24,9 @@ package struct DeviceEmitter {
     let storesRecords: Bool
     var scratch: [Sample] = []
     var counters = [UInt32](repeating: 0, count: VitalKind.allCases.count)
+    /// Readings corrupted so far, by kind: a `mixed` corruption gives each reading of a kind the next
+    /// JSON form in turn (a cuff's pressure indications do not shift its measurements' turn).
+    var corrupted = [Int](repeating: 0, count: VitalKind.allCases.count)
 
     /// Creates the emitter of `spec` for the patient whose physiology is given.
     package init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], duration: Int64) {
@@ -89,7 +92,11 @@ package struct DeviceEmitter {
             r.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
             r.delivery.backfill = true
         }
-        if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) { r.delivery.corruption = c.corruption }
+        if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) {
+            let turn = corrupted[kind.ordinal]
+            r.delivery.corruption = c.corruption == .mixed ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : c.corruption
+            corrupted[kind.ordinal] = turn + 1
+        }
         if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !r.delivery.backfill {
             r.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
             r.delivery.outOfOrder = true

@@ -39,20 +39,21 @@ package enum ObservationJSON {
         return .object(f)
     }
 
-    /// The JSON counterpart of a GATT corruption, and the field a SUT must reject.
+    /// A corrupted observation and the field a SUT must name rejecting it: the JSON forms
+    /// (``JSONCorruption``), and for a Bluetooth reading relayed as JSON the counterparts of the GATT
+    /// forms (bad flags: an unknown unit; a bad CRC: a negative measurement).
     package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case var .object(fields) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        let measurement = fields.first { $0.0 == "value" || $0.0 == "systolic" }?.0 ?? "value"
         switch c {
-        case .truncation:
-            let text = Array(json.serialized().utf8)
-            return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
         case .badFlags:
             if let i = fields.firstIndex(where: { $0.0 == "unit" }) { fields[i].1 = .string("bogus-unit") }
             return (Array(JSONValue.object(fields).serialized().utf8), ExpectedRejection(status: 400, field: "unit"))
         case .badCRC:
-            let i = fields.firstIndex { $0.0 == "value" || $0.0 == "systolic" } ?? 0
-            fields[i].1 = .int(-1)
-            return (Array(JSONValue.object(fields).serialized().utf8), ExpectedRejection(status: 400, field: fields[i].0))
+            return corrupt(json, .outOfRange)
+        default:
+            return JSONCorruption.apply(fields, c, measurement: measurement)
+                ?? corrupt(json, .truncation)
         }
     }
 }

@@ -129,11 +129,14 @@ package struct ReadingEncoder {
         VitalEdgeJSON.encode(r, start: startUnixMilliseconds) ?? ObservationJSON.encode(r, start: startUnixMilliseconds) ?? .null
     }
 
-    /// Applies a deliberate corruption so that a strict decoder must reject the bytes.
+    /// Applies a deliberate corruption so that a strict decoder must reject the bytes. The JSON forms
+    /// have no GATT counterpart (the scenario loader allows them only on devices that send JSON); if
+    /// such a reading is still encoded as GATT (a capture of a device relayed over HTTPS), its bytes
+    /// are cut short, so they stay invalid.
     func corrupt(_ bytes: [UInt8], _ c: Corruption, uuid: UInt16) -> [UInt8] {
         var b = bytes
         switch c {
-        case .truncation:
+        case .truncation, .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField, .mixed:
             if uuid == BatteryLevel.uuid { return [] }
             b.removeLast()
         case .badFlags:

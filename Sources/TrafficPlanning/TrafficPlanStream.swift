@@ -85,7 +85,11 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         }
         if r.deviceType == .phoneBridge {
             let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
-            push(single(r, path: path, body: Array(encoder.json(r).serialized().utf8), rejection: nil))
+            let json = encoder.json(r)
+            var body = Array(json.serialized().utf8)
+            var rejection: ExpectedRejection?
+            if let c = r.delivery.corruption { (body, rejection) = VitalEdgeJSON.corrupt(json, c) }
+            push(single(r, path: path, body: body, rejection: rejection))
             return
         }
         guard let json = ObservationJSON.encode(r, start: start) else { return }

@@ -113,11 +113,36 @@ public struct Delivery: Sendable, Equatable {
     }
 }
 
-/// Ways a payload can be corrupted on purpose.
+/// Ways a payload can be corrupted on purpose: the GATT forms for a Bluetooth device's bytes, the
+/// JSON forms for a JSON payload (VitalEdge, observation JSON), `truncation` for both.
 public enum Corruption: String, Sendable, CaseIterable {
+    /// GATT: a reserved flag bit set (relayed as JSON: an unknown unit).
     case badFlags = "bad-flags"
+    /// The payload cut short: a GATT value one byte short, a JSON body cut in half.
     case truncation
+    /// GATT: a wrong E2E-CRC (relayed as JSON: a negative measurement).
     case badCRC = "bad-crc"
+    /// JSON: the measurement as a string (`"heartRate": "72"`).
+    case wrongType = "wrong-type"
+    /// JSON: the measurement field left out.
+    case missingField = "missing-field"
+    /// JSON: a measurement no body can have (−1).
+    case outOfRange = "out-of-range"
+    /// JSON: a time stamp that is not ISO 8601 (`07/11/2024 09:00:00`).
+    case badTimestamp = "bad-timestamp"
+    /// JSON: a time stamp 100 years ahead.
+    case futureTimestamp = "future-timestamp"
+    /// JSON: a field the payload does not define (`unexpectedField`).
+    case unknownField = "unknown-field"
+    /// JSON, in a scenario only: each corrupted reading takes the next of ``jsonForms`` in turn.
+    case mixed
+
+    /// The corruptions of GATT bytes.
+    public static let gattForms: [Corruption] = [.badFlags, .truncation, .badCRC]
+    /// The invalid JSON forms a backend must refuse, in the order `mixed` takes them.
+    public static let jsonForms: [Corruption] = [
+        .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField, .truncation,
+    ]
 }
 
 /// The kinds of vital signs VitalSim emits.

@@ -162,20 +162,26 @@ struct TimelineBuilder {
         return .fault(fault)
     }
 
-    /// A corrupt fault's corruption: bad-crc only on a device with an E2E-CRC; Bluetooth devices only.
+    /// A corrupt fault's corruption. A device whose payloads are GATT bytes (a Bluetooth device over
+    /// BLE or MQTT) takes the GATT forms, bad-crc only with an E2E-CRC (cgm); one whose payloads are
+    /// JSON (a phone bridge or feeding log, or any device over HTTPS) takes the JSON forms, and a
+    /// Bluetooth device relayed over HTTPS the GATT forms' JSON counterparts too.
     private func corruption(of fault: inout DeviceFault, _ type: DeviceType?, _ f: Fields) {
         let deviceID = fault.deviceID
-        fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? (type == .cgm ? .badCRC : .truncation)
-        if fault.corruption == .badCRC, let type, type != .cgm {
-            reader.fail(
-                f.value("corruption"),
-                f.path("corruption"),
-                "bad-crc needs a device with an E2E-CRC (cgm); \(deviceID) is a \(type.rawValue); valid: bad-flags, truncation"
-            )
-        }
-        if let type, !type.isBluetooth {
-            reader.fail(f.value("fault"), f.path("fault"), "corrupt applies to Bluetooth payloads; \(deviceID) is a \(type.rawValue)")
-        }
+        let transport = context.patients.lazy.flatMap(\.devices).first { $0.id == deviceID }?.transport
+        let json = type.map { !$0.isBluetooth } ?? false || transport == .https
+        let gatt = type?.isBluetooth ?? false
+        let valid =
+            (gatt ? Corruption.gattForms.filter { $0 != .badCRC || type == .cgm } : []) + (json ? Corruption.jsonForms + [.mixed] : [])
+        let fallback: Corruption = !gatt ? .mixed : (type == .cgm ? .badCRC : .truncation)
+        fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? fallback
+        guard let c = fault.corruption, let type, !valid.contains(c) else { return }
+        let form = json ? "JSON over \(transport?.rawValue ?? "https")" : "GATT bytes over \(transport?.rawValue ?? "ble")"
+        reader.fail(
+            f.value("corruption"),
+            f.path("corruption"),
+            "\(c.rawValue) does not apply to \(deviceID), a \(type.rawValue) sending \(form); valid: \(Array(Set(valid.map(\.rawValue))).sorted().joined(separator: ", "))"
+        )
     }
 
     /// A clock-skew fault's signed skew (default 5 minutes ahead).

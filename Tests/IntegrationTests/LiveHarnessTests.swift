@@ -509,6 +509,24 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(f.values.flatMap { $0 }, [])
     }
 
+    /// The VitalEdge endpoints get every invalid JSON form (the phone bridge's corrupt windows); a SUT
+    /// that acknowledges them fails one validation check per form, each naming the reading.
+    func testASUTAcceptingInvalidVitalEdgePayloadsFails() throws {
+        let json = directory + "/vitaledge.json"
+        let r = try vitalsim(
+            [
+                "run", TestSupport.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml", "--golden-dir",
+                TestSupport.repositoryRoot + "/golden", "--sut-fault", "accept-invalid", "--json", json,
+            ],
+            ci: true
+        )
+        XCTAssertEqual(r.status, 1, r.out + r.err)
+        XCTAssertEqual(try findings(json)["vitaledge-daily-summary"], Array(repeating: "validation-mismatch", count: 9), r.out)
+        for field in ["heartRate", "timestamp", "unexpectedField", "stepCount"] {
+            XCTAssertTrue(r.out.contains("expected 400 naming field '\(field)', got 200"), "\(field): \(r.out)")
+        }
+    }
+
     func testMissingOrBrokenGoldenFilesAreInputErrors() throws {
         let missing = try vitalsim(["run", suiteDir, "--golden-dir", directory + "/nowhere"], ci: true)
         XCTAssertEqual(missing.status, 2)

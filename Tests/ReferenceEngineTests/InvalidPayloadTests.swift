@@ -1,0 +1,95 @@
+import Payloads
+import ReferenceEngine
+import TrafficPlanning
+import VitalSimCore
+import XCTest
+
+/// Every invalid JSON form the harness sends (``Corruption/jsonForms``) to the VitalEdge endpoints and
+/// the observation endpoint is one the reference SUT refuses with 400, naming the field the plan
+/// expects — and the same payloads uncorrupted are accepted.
+final class InvalidPayloadTests: XCTestCase {
+    static let text = """
+        name: invalid-json
+        seed: 3
+        duration: 2h
+        start: 2024-11-07T23:00:00Z
+        patients:
+          - id: "801"
+            profile: adult
+            devices:
+              - {id: phone, type: phone-bridge, cadence: 5m}
+              - {id: cuff, type: bp-cuff, transport: https, cadence: 10m}
+              - {id: thermo, type: thermometer, transport: https, cadence: 10m}
+        timeline:
+          - {at: 10m, fault: corrupt, device: phone, duration: 80m, probability: 1}
+          - {at: 10m, fault: corrupt, device: cuff, duration: 80m, probability: 1, corruption: mixed}
+          - {at: 10m, fault: corrupt, device: thermo, duration: 80m, probability: 1, corruption: mixed}
+        """
+
+    /// The reference SUT's verdict on one request: nil accepted, else the field it names.
+    func refusal(_ r: PlannedRequest, now: Int64) -> String? {
+        guard let body = JSONInput.parse(r.body) else { return "" }
+        do throws(ValidationFailure) {
+            switch r.path {
+            case "/api/iot-heart-rate": _ = try PayloadValidation.iotHeartRate(body, now: now)
+            case "/api/healthkit": _ = try PayloadValidation.healthKitSummary(body, now: now)
+            default:
+                if case let .array(items) = body {
+                    for item in items { _ = try PayloadValidation.observation(item, now: now) }
+                } else {
+                    _ = try PayloadValidation.observation(body, now: now)
+                }
+            }
+            return nil
+        } catch { return error.field }
+    }
+
+    func testEveryInvalidFormIsRefusedNamingTheExpectedField() throws {
+        let s = try ScenarioLoader.parse(Self.text, file: "invalid-json.yaml")
+        let now = s.startUnixMilliseconds + 86_400_000
+        var formsByPath: [String: Set<String>] = [:]
+        var corrupted = 0
+        for r in TrafficPlan.requests(for: s) {
+            let verdict = refusal(r, now: now)
+            guard let expected = r.expectedRejection else {
+                XCTAssertNil(verdict, "\(r.path) \(r.readings.first?.id ?? ""): \(String(decoding: r.body, as: UTF8.self))")
+                continue
+            }
+            corrupted += 1
+            XCTAssertEqual(expected.status, 400)
+            XCTAssertEqual(verdict, expected.field, "\(r.path): \(String(decoding: r.body, as: UTF8.self))")
+            formsByPath[r.path, default: []].insert(expected.field)
+        }
+        XCTAssertGreaterThanOrEqual(corrupted, 7 * 3)
+        XCTAssertEqual(formsByPath["/api/iot-heart-rate"], ["heartRate", "timestamp", "unexpectedField", ""])
+        XCTAssertEqual(formsByPath["/api/healthkit"], ["stepCount"], "the midnight summary is corrupted too")
+        XCTAssertEqual(formsByPath["/api/v1/observations"], ["systolic", "value", "timestamp", "unexpectedField", ""])
+    }
+
+    /// `mixed` gives each corrupted reading of a kind the next JSON form, every form in turn.
+    func testMixedCyclesThroughTheJSONFormsPerKind() throws {
+        let s = try ScenarioLoader.parse(Self.text, file: "invalid-json.yaml")
+        var run = ScenarioRun(scenario: s)
+        var forms: [Corruption] = []
+        while let (r, _) = run.next() {
+            if r.deviceID == "thermo", r.kind == .temperature, let c = r.delivery.corruption { forms.append(c) }
+        }
+        XCTAssertEqual(forms, Corruption.jsonForms + [Corruption.jsonForms[0]])
+    }
+
+    /// Each JSON form's body, on an observation: what a backend receives.
+    func testTheFormsLookAsDocumented() throws {
+        let json = JSONValue.object([
+            ("readingId", .string("1/t/0")), ("kind", .string("temperature")), ("value", .double(37.1)),
+            ("unit", .string("Cel")), ("timestamp", .string("2024-11-07T09:05:00.000Z")),
+        ])
+        func body(_ c: Corruption) -> String { String(decoding: ObservationJSON.corrupt(json, c).0, as: UTF8.self) }
+        XCTAssertTrue(body(.wrongType).contains(#""value":"37.1""#), body(.wrongType))
+        XCTAssertFalse(body(.missingField).contains(#""value""#), body(.missingField))
+        XCTAssertTrue(body(.outOfRange).contains(#""value":-1"#), body(.outOfRange))
+        XCTAssertTrue(body(.badTimestamp).contains(#""timestamp":"07/11/2024 09:05:00""#), body(.badTimestamp))
+        XCTAssertTrue(body(.futureTimestamp).contains(#""timestamp":"2124-11-07T09:05:00.000Z""#), body(.futureTimestamp))
+        XCTAssertTrue(body(.unknownField).hasSuffix(#""unexpectedField":true}"#), body(.unknownField))
+        XCTAssertNil(JSONInput.parse(Array(body(.truncation).utf8)), "a truncated body does not parse")
+    }
+}
