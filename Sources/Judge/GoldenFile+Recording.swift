@@ -59,6 +59,10 @@ extension GoldenFile {
                 warnings.append("\(id): no final answer (\(o.error ?? "status \(o.status ?? 0)")); not recorded")
             }
         }
+        if let m = result.mqtt {
+            let check = Verdict.mqttDeliveryCheck(m)
+            if check.finding != nil { warnings.append("MQTT delivery: \(check.detail)") }
+        }
         for c in Oracle.compare(derived, g) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
         g.budgets.append(Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]))
         if result.alertLatency.totalCount > 0 { g.budgets.append(Budget(path: .readingToAlert, limits: [(99, 1000)])) }

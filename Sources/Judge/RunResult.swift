@@ -74,6 +74,8 @@ package struct LiveRunResult: Sendable {
     /// How long the end of the run waited for expected alerts that were still not listed, e.g. "not
     /// listed within 31 s after the last reading was answered (…)"; nil when none was missing.
     package var alertWait: String?
+    /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).
+    package var mqtt: MQTTDelivery?
 
     package init(
         outcomes: [RequestOutcome],

@@ -177,6 +177,14 @@ extension Verdict {
             checks.append(Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: detail))
         }
         checks.append(deliveryCheck(plan: plan, result: result, verdict: v))
+        if let mqtt = result.mqtt {
+            checks.append(mqttDeliveryCheck(mqtt))
+            // On the SUT's own word: a reading it never confirmed failed, whatever the broker said.
+            if mqtt.sutConfirms {
+                v.acknowledged -= mqtt.unconfirmedCount
+                v.failed += mqtt.unconfirmedCount
+            }
+        }
         if let ble = result.ble {
             v.acknowledged += ble.sent
             v.failed += ble.notSent
@@ -215,6 +223,36 @@ extension Verdict {
         let late = outcomes.filter { $0.status != nil && $0.attempts > 1 }
         guard let longest = late.map(\.waited).max() else { return "" }
         return String(format: "; %d request(s) answered only after retrying (longest wait %.1f s)", late.count, longest)
+    }
+
+    /// Every MQTT reading the broker acknowledged reached the SUT: confirmed or rejected by it where it
+    /// publishes confirmations, and none dropped by the broker where its counters can be read.
+    package static func mqttDeliveryCheck(_ m: MQTTDelivery) -> Check {
+        var detail = "\(m.acknowledged) MQTT message(s) acknowledged by the broker (PUBACK)"
+        if m.sutConfirms {
+            detail += "; the SUT confirmed \(m.confirmed) on acks/ and rejected \(m.rejected) on errors/"
+        } else {
+            detail +=
+                "; the SUT rejected \(m.rejected) on errors/ and publishes no confirmations (acks/), so the rest count as delivered on the broker's word"
+        }
+        var lost = false
+        if m.sutConfirms, m.unconfirmedCount > 0 {
+            lost = true
+            let named = m.unconfirmed.joined(separator: ", ") + (m.unconfirmedCount > m.unconfirmed.count ? ", …" : "")
+            detail =
+                "\(m.unconfirmedCount) reading(s) acknowledged by the broker were never confirmed or rejected by the SUT (\(named)); "
+                + detail
+        }
+        if let dropped = m.brokerDropped {
+            detail += "; the broker dropped \(dropped) message(s)"
+            if dropped > 0 {
+                lost = true
+                detail +=
+                    " ($SYS/broker/publish/messages/dropped: a subscriber's queue was full, so readings it acknowledged never reached it)"
+            }
+        }
+        let name = "every MQTT reading reached the SUT"
+        return Check(kind: .delivery, name: name, rule: nil, finding: lost ? .lost : nil, detail: detail)
     }
 
     /// Every reading of a BLE-linked device left its device for a subscribed central.

@@ -39,6 +39,8 @@ package final class LiveRunner: Sendable {
     let qos: Int
     /// Push channels observed alongside the alert API.
     let observers: [PushObserver]
+    /// The MQTT client also reads the (embedded) broker's `$SYS` drop counter.
+    let brokerCounters: Bool
     /// Called as the run goes (every 50 answers, and once at the end).
     let onProgress: (@Sendable (Progress) -> Void)?
     /// Messages for the user: what the run waits for at its end.
@@ -66,6 +68,7 @@ package final class LiveRunner: Sendable {
         mqtt: MQTTClient? = nil,
         mqttOnly: Bool = false,
         qos: Int = 1,
+        brokerCounters: Bool = false,
         observers: [PushObserver] = [],
         onProgress: (@Sendable (Progress) -> Void)? = nil,
         outageLimit: Duration = .seconds(60),
@@ -80,6 +83,7 @@ package final class LiveRunner: Sendable {
         self.observers = observers
         self.mqtt = mqtt
         self.qos = qos
+        self.brokerCounters = brokerCounters && mqtt != nil
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.headers = headers
         self.speed = speed
@@ -102,6 +106,10 @@ package final class LiveRunner: Sendable {
         var aborted = false
         /// Rejections the SUT published on `errors/{patientId}`, by reading id.
         var mqttRejections: [String: (status: Int, field: String)] = [:]
+        /// Readings the SUT confirmed on `acks/{patientId}`.
+        var mqttConfirmed: Set<String> = []
+        /// The broker's latest `$SYS/broker/publish/messages/dropped` (embedded broker only).
+        var brokerDropped: Int?
         var push: [PushDelivery] = []
         var answered = 0
         /// True once the SUT has answered any request.
@@ -173,7 +181,7 @@ package final class LiveRunner: Sendable {
             // The poller parses the SUT's whole alert list each time: not on the event loop, where a
             // long list would hold up the workers' requests.
             group.addTask { await self.poll(shared) }
-            if let mqtt { group.addTask { await self.collectRejections(mqtt, shared) } }
+            if let mqtt { group.addTask { await self.collectVerdicts(mqtt, shared) } }
             for (k, observer) in observers.enumerated() { group.addTask { await self.collect(observer, index: k, shared) } }
             if let alongside {
                 group.addTask {
@@ -197,6 +205,8 @@ package final class LiveRunner: Sendable {
             while finished < senders, await group.next() != nil { finished += 1 }
             if let report = onProgress { report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span)) }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared, awaiting: awaiting) }
+            // The broker publishes its counters every second: let the last change arrive.
+            if brokerCounters { try? await Task.sleep(for: .milliseconds(1200)) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
             for o in observers { o.stop() }
@@ -341,6 +351,7 @@ package final class LiveRunner: Sendable {
             )
             result.requests = sent
             result.alertWait = s.alertWait
+            result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent)
             return result
         }
     }
@@ -502,17 +513,6 @@ package final class LiveRunner: Sendable {
         }
     }
 
-    /// Collects the SUT's rejections of MQTT messages (`{readingId, status, error, field}` on `errors/{patientId}`).
-    func collectRejections(_ mqtt: MQTTClient, _ shared: State) async {
-        for await m in mqtt.messages where m.topic.hasPrefix("errors/") {
-            guard let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any], let id = o["readingId"] as? String,
-                let status = o["status"] as? Int
-            else { continue }
-            let field = o["field"] as? String ?? ""
-            shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
-        }
-    }
-
     /// The offending field named by an error body.
     static func field(_ body: [UInt8]) -> String? {
         guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
@@ -555,9 +555,13 @@ package final class LiveRunner: Sendable {
         var announced = false
         while ContinuousClock.now < deadline {
             await pollOnce(shared)
-            let observed = shared.withLock { s in s.order.count == count ? nil : s.order.compactMap { s.firstSeen[$0]?.0 } }
-            if let observed {
-                count = observed.count
+            // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
+            let observed = shared.withLock { s in
+                let n = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
+                return n == count ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
+            }
+            if let (n, observed) = observed {
+                count = n
                 stableSince = .now
                 pending = awaiting?.pending(observed) ?? []
             }

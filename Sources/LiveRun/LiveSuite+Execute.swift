@@ -66,7 +66,7 @@ extension LiveSuite {
         let endpoint = try mqttEndpoint(setup, resources)
         let webhook = try await webhookReceiver(setup, resources)
         let (base, ca) = try sut(setup, resources, endpoint: endpoint, webhook: webhook, gatewayHCI: gatewayHCI)
-        let client = try await publisher(setup, endpoint: endpoint)
+        let client = try await publisher(setup, endpoint: endpoint, brokerCounters: resources.broker != nil)
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
         let runner = runner(setup, resources, base: base, ca: ca, client: client)
         let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
@@ -129,7 +129,7 @@ extension LiveSuite {
                     + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
             )
         }
-        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto")
+        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto", maxQueued: options.mqttBrokerQueue)
         resources.broker = b
         return (b.host, b.port)
     }
@@ -170,8 +170,13 @@ extension LiveSuite {
         return (sut.base, sut.caFile)
     }
 
-    /// The MQTT publisher of the scenario's MQTT devices, subscribed to the SUT's rejections.
-    static func publisher(_ setup: ScenarioSetup, endpoint: (host: String, port: Int)?) async throws(HarnessError) -> MQTTClient? {
+    /// The MQTT publisher of the scenario's MQTT devices, subscribed to the SUT's rejections and
+    /// confirmations and, with `brokerCounters` (the embedded broker), to its drop counter.
+    static func publisher(
+        _ setup: ScenarioSetup,
+        endpoint: (host: String, port: Int)?,
+        brokerCounters: Bool
+    ) async throws(HarnessError) -> MQTTClient? {
         guard setup.usesMQTT, let endpoint else { return nil }
         do throws(MQTTError) {
             let c = try MQTTClient(
@@ -185,6 +190,8 @@ extension LiveSuite {
             )
             try await c.connect()
             try await c.subscribeAcknowledged("errors/+", qos: 1)
+            try await c.subscribeAcknowledged("acks/+", qos: 1)
+            if brokerCounters { try await c.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
             return c
         } catch { throw .infrastructure("\(setup.name): \(error)") }
     }
@@ -236,6 +243,7 @@ extension LiveSuite {
             mqtt: client,
             mqttOnly: setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
             qos: options.qos,
+            brokerCounters: resources.broker != nil,
             observers: resources.observers,
             onProgress: options.progress.map { report in { @Sendable p in report(name, p) } },
             outageLimit: options.outageLimit,

@@ -40,6 +40,9 @@ package struct LiveOptions: Sendable {
     package var mqtt: (host: String, port: Int)?
     /// QoS of the MQTT messages (0, 1 or 2).
     package var qos = 1
+    /// `max_queued_messages` of the embedded mosquitto: QoS 1/2 messages it queues per client beyond
+    /// those in flight before dropping them (a small value shows what a slow subscriber loses).
+    package var mqttBrokerQueue = 100_000
     /// CA bundle for TLS to the MQTT broker (harness clients and the embedded SUT); nil: plain TCP.
     package var mqttCAFile: String?
     /// Keep the publisher's MQTT session (and its queued QoS 1/2 messages) across reconnections.

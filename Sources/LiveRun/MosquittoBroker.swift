@@ -6,7 +6,8 @@ import Glibc
 
 /// A mosquitto broker (Debian's `mosquitto` package) started for a run whose scenario sends over
 /// MQTT and for which no broker was given: loopback only, a free port, anonymous, no persistence,
-/// in a temporary directory that ``stop()`` removes.
+/// in a temporary directory that ``stop()`` removes. It publishes its `$SYS` counters every second,
+/// so a run can read how many messages it dropped.
 package final class MosquittoBroker: Sendable {
     package let host = "127.0.0.1"
     package let port: Int
@@ -21,7 +22,9 @@ package final class MosquittoBroker: Sendable {
     }
 
     /// Starts the broker and waits until it accepts TCP connections (three ports are tried).
-    package init(directory: String) throws(HarnessError) {
+    /// - Parameter maxQueued: QoS 1/2 messages queued per client beyond those in flight
+    ///   (`max_queued_messages`); past it the broker drops them.
+    package init(directory: String, maxQueued: Int = 100_000) throws(HarnessError) {
         guard let executable = MosquittoBroker.executable() else {
             throw .infrastructure(
                 "the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no --mqtt HOST:PORT was given"
@@ -36,7 +39,8 @@ package final class MosquittoBroker: Sendable {
                 continue
             }
             let conf = directory + "/mosquitto.conf"
-            let text = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n"
+            let text =
+                "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages \(maxQueued)\nsys_interval 1\n"
             guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else {
                 throw .infrastructure("cannot write \(conf)")
             }

@@ -10,7 +10,8 @@ import Wire
 /// MQTT 5 user property `characteristic` names the characteristic (`2A37`, `heart_rate_measurement`,
 /// …), decoded with VitalSim's GATT decoders. Raw messages may carry `reading-id`, `device-id` and
 /// `device-time` (ISO-8601) user properties. A rejected message is answered on
-/// `errors/{patientId}` with `{readingId, status, error, field}`.
+/// `errors/{patientId}` with `{readingId, status, error, field}`; stored ones are confirmed on
+/// `acks/{patientId}` with `{readingIds: […], status: 201}`.
 package final class MQTTIngestor: Sendable {
     let client: MQTTClient
     let context: ServerContext
@@ -70,9 +71,11 @@ package final class MQTTIngestor: Sendable {
         }
         guard !accepted.isEmpty else { return }
         do throws(StorageError) {
-            for fresh in try await context.store.ingest(accepted, source: "mqtt") {
+            let outcomes = try await context.store.ingest(accepted, source: "mqtt")
+            for fresh in outcomes {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": fresh ? "accepted" : "duplicate"])
             }
+            confirm(accepted)
         } catch {
             for o in accepted {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "storage-failed"])
@@ -137,6 +140,26 @@ package final class MQTTIngestor: Sendable {
             )
         }
         return o
+    }
+
+    /// Confirms stored readings (new or already held) on `acks/{patientId}`, one message per patient of
+    /// the batch: `{"readingIds": […], "status": 201}`. Published without waiting, so that the lane
+    /// goes on; a confirmation that cannot be queued is counted and the harness sees it missing.
+    func confirm(_ stored: [Observation]) {
+        var order: [String] = []
+        var ids: [String: [JSONValue]] = [:]
+        for o in stored {
+            if ids[o.patientID] == nil { order.append(o.patientID) }
+            ids[o.patientID, default: []].append(.string(o.readingID))
+        }
+        for patient in order {
+            let body = JSONValue.object([("readingIds", .array(ids[patient] ?? [])), ("status", .int(201))])
+            do throws(MQTTError) {
+                try client.publish(MQTTMessage(topic: "acks/\(patient)", payload: Array(body.serialized().utf8), qos: 1)) { _ in }
+            } catch {
+                context.metrics.count("vitalsim_mqtt_confirmations_total", ["outcome": "not-published"])
+            }
+        }
     }
 
     func reply(_ patient: String, readingID: String?, failure: ValidationFailure) async {

@@ -40,6 +40,11 @@ struct LiveFlags: ParsableArguments {
     @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).")
     var mqtt: String?
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
+    @Option(
+        name: .long,
+        help:
+            "QoS 1/2 messages the embedded mosquitto queues per client beyond those in flight before dropping them (max_queued_messages; 1...1000000)."
+    ) var mqttBrokerQueue = 100_000
     @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
     @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).")
     var mqttSession = MQTTSession.clean
@@ -73,6 +78,7 @@ struct LiveFlags: ParsableArguments {
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
         if !(0...3600).contains(alertWait) { throw ValidationError("--alert-wait must be 0...3600 seconds") }
+        if !(1...1_000_000).contains(mqttBrokerQueue) { throw ValidationError("--mqtt-broker-queue must be 1...1000000") }
         if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
@@ -114,6 +120,7 @@ struct LiveFlags: ParsableArguments {
         o.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         o.mqtt = mqtt.flatMap(parseHostPort)
         o.qos = qos
+        o.mqttBrokerQueue = mqttBrokerQueue
         o.observe = observe
         o.webhookPort = webhookPort
         o.mqttCAFile = mqttCacert

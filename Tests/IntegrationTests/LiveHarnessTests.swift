@@ -509,6 +509,37 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(f.values.flatMap { $0 }, [])
     }
 
+    /// Over MQTT the broker's PUBACK is not delivery: the reference SUT confirms what it stored on
+    /// acks/, and an embedded broker with a tiny per-client queue drops messages to the SUT, which the
+    /// run reports as lost (with the broker's own count) instead of counting them as delivered.
+    func testMessagesTheBrokerDroppedAreLostNotDelivered() throws {
+        let path = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
+        let golden = TestSupport.repositoryRoot + "/golden"
+        let json = directory + "/mqtt.json"
+        let clean = try vitalsim(["run", path, "--golden-dir", golden, "--json", json], ci: true)
+        XCTAssertEqual(clean.status, 0, clean.out + clean.err)
+        let detail = try checks(json).first { $0["name"] as? String == "every MQTT reading reached the SUT" }?["detail"] as? String
+        XCTAssertTrue(detail?.contains("the SUT confirmed 7204 on acks/") == true, detail ?? clean.out)
+        XCTAssertTrue(detail?.contains("the broker dropped 0 message(s)") == true, detail ?? clean.out)
+
+        let squeezed = try vitalsim(["run", path, "--golden-dir", golden, "--mqtt-broker-queue", "5", "--json", json], ci: true)
+        XCTAssertEqual(squeezed.status, 1, squeezed.out + squeezed.err)
+        XCTAssertTrue(try findings(json)["copd-desaturation"]?.contains("lost") == true, squeezed.out)
+        let lost = try checks(json).first { $0["name"] as? String == "every MQTT reading reached the SUT" }
+        let text = lost?["detail"] as? String ?? ""
+        XCTAssertEqual(lost?["finding"] as? String, "lost", text)
+        XCTAssertTrue(
+            text.contains("were never confirmed or rejected by the SUT") && text.contains("$SYS/broker/publish/messages/dropped"),
+            text
+        )
+    }
+
+    /// The checks of the first scenario in a JSON report.
+    func checks(_ jsonPath: String) throws -> [[String: Any]] {
+        let j = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as? [String: Any]
+        return ((j?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
+    }
+
     /// The VitalEdge endpoints get every invalid JSON form (the phone bridge's corrupt windows); a SUT
     /// that acknowledges them fails one validation check per form, each naming the reading.
     func testASUTAcceptingInvalidVitalEdgePayloadsFails() throws {

@@ -1,0 +1,54 @@
+import Foundation
+import Judge
+import TrafficPlanning
+import Wire
+
+extension LiveRunner {
+    /// The topic of the broker's drop counter (mosquitto `$SYS`).
+    static let droppedTopic = "$SYS/broker/publish/messages/dropped"
+
+    /// Collects the SUT's verdicts on MQTT messages: rejections (`{readingId, status, error, field}`
+    /// on `errors/{patientId}`), confirmations (`{readingId}` or `{readingIds: […]}` on
+    /// `acks/{patientId}`), and the broker's drop counter when subscribed to it.
+    func collectVerdicts(_ mqtt: MQTTClient, _ shared: State) async {
+        for await m in mqtt.messages {
+            if m.topic == LiveRunner.droppedTopic {
+                if let n = Int(String(decoding: m.payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)) {
+                    shared.withLock { $0.brokerDropped = n }
+                }
+                continue
+            }
+            guard m.topic.hasPrefix("errors/") || m.topic.hasPrefix("acks/"),
+                let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]
+            else { continue }
+            if m.topic.hasPrefix("acks/") {
+                let ids = (o["readingIds"] as? [String] ?? []) + [o["readingId"] as? String].compactMap { $0 }
+                shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
+                continue
+            }
+            guard let id = o["readingId"] as? String, let status = o["status"] as? Int else { continue }
+            let field = o["field"] as? String ?? ""
+            shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
+        }
+    }
+
+    /// What became of the acknowledged MQTT messages (each carries one reading).
+    static func mqttDelivery(_ s: Shared, sent: [SentRequest]) -> MQTTDelivery {
+        var d = MQTTDelivery()
+        d.sutConfirms = !s.mqttConfirmed.isEmpty
+        d.brokerDropped = s.brokerDropped
+        for (i, request) in sent.enumerated() where request.topic != nil && i < s.outcomes.count && s.outcomes[i].status != nil {
+            d.acknowledged += 1
+            guard let id = request.firstReading else { continue }
+            if s.mqttRejections[id] != nil {
+                d.rejected += 1
+            } else if s.mqttConfirmed.contains(id) {
+                d.confirmed += 1
+            } else {
+                d.unconfirmedCount += 1
+                if d.unconfirmed.count < MQTTDelivery.namedLimit { d.unconfirmed.append(id) }
+            }
+        }
+        return d
+    }
+}

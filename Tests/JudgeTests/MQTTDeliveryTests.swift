@@ -1,0 +1,87 @@
+import Histogram
+import Judge
+import TrafficPlanning
+import XCTest
+
+/// The broker's PUBACK is not the SUT's word: a reading is delivered over MQTT when the SUT confirms
+/// or rejects it (where it publishes confirmations), and what the broker dropped is a loss.
+final class MQTTDeliveryTests: XCTestCase {
+    func delivery(acknowledged: Int = 10, confirmed: Int, rejected: Int = 0, sutConfirms: Bool = true, dropped: Int? = 0) -> MQTTDelivery {
+        var d = MQTTDelivery()
+        d.acknowledged = acknowledged
+        d.confirmed = confirmed
+        d.rejected = rejected
+        d.unconfirmedCount = sutConfirms ? acknowledged - confirmed - rejected : 0
+        d.unconfirmed = (0..<min(d.unconfirmedCount, MQTTDelivery.namedLimit)).map { "1/hr/\($0)" }
+        d.sutConfirms = sutConfirms
+        d.brokerDropped = dropped
+        return d
+    }
+
+    func testEveryReadingConfirmedOrRejectedPasses() {
+        let c = Verdict.mqttDeliveryCheck(delivery(confirmed: 8, rejected: 2))
+        XCTAssertNil(c.finding)
+        XCTAssertEqual(c.kind, .delivery)
+        XCTAssertTrue(c.detail.contains("the SUT confirmed 8 on acks/ and rejected 2 on errors/"), c.detail)
+        XCTAssertTrue(c.detail.contains("the broker dropped 0 message(s)"), c.detail)
+    }
+
+    func testAReadingTheSUTNeverConfirmedIsLost() {
+        let c = Verdict.mqttDeliveryCheck(delivery(acknowledged: 20, confirmed: 12, dropped: nil))
+        XCTAssertEqual(c.finding, .lost)
+        XCTAssertTrue(c.detail.hasPrefix("8 reading(s) acknowledged by the broker were never confirmed"), c.detail)
+        XCTAssertTrue(c.detail.contains("1/hr/0, 1/hr/1, 1/hr/2, 1/hr/3, 1/hr/4, …"), c.detail)
+        XCTAssertFalse(c.detail.contains("dropped"), "no counter, no claim: \(c.detail)")
+    }
+
+    func testWithoutConfirmationsOnlyTheBrokersDropsCount() {
+        let word = Verdict.mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false))
+        XCTAssertNil(word.finding)
+        XCTAssertTrue(word.detail.contains("count as delivered on the broker's word"), word.detail)
+        let dropped = Verdict.mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false, dropped: 3))
+        XCTAssertEqual(dropped.finding, .lost)
+        XCTAssertTrue(dropped.detail.contains("the broker dropped 3 message(s) ($SYS/broker/publish/messages/dropped"), dropped.detail)
+    }
+
+    /// The verdict's headline counts follow the SUT: an unconfirmed reading failed.
+    func testTheVerdictCountsUnconfirmedReadingsAsFailed() {
+        var h = Histogram<UInt64>.latency()
+        h.record(1000)
+        let plan = (0..<4).map { i in
+            SentRequest(
+                PlannedRequest(
+                    path: "",
+                    body: [],
+                    readings: [("1/hr/\(i)", 0)],
+                    patientID: "1",
+                    sendAt: 0,
+                    expectedRejection: nil,
+                    topic: "vitals/1/heart-rate"
+                )
+            )
+        }
+        var result = LiveRunResult(
+            outcomes: Array(repeating: RequestOutcome(status: 200), count: 4),
+            alerts: [],
+            ackLatency: h,
+            alertLatency: h,
+            schedulingLag: h,
+            unreachable: false
+        )
+        result.mqtt = delivery(acknowledged: 4, confirmed: 3)
+        let golden = GoldenFile(
+            scenario: "s",
+            seed: 1,
+            trafficDigest: "sha256:x",
+            earlyTolerance: GoldenFile.defaultEarly,
+            lateTolerance: GoldenFile.defaultLate,
+            alerts: [],
+            validation: [],
+            budgets: []
+        )
+        let v = Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
+        XCTAssertEqual(v.checks.compactMap(\.finding), [.lost])
+        XCTAssertEqual(v.acknowledged, 3)
+        XCTAssertEqual(v.failed, 1)
+    }
+}
