@@ -76,6 +76,10 @@ package struct LiveRunResult: Sendable {
     package var alertWait: String?
     /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).
     package var mqtt: MQTTDelivery?
+    /// A misconfiguration the run revealed (every request refused with 401/403/404, an outage that
+    /// never ended, an alert source without a readable alert list): the run is an infrastructure
+    /// failure, not a verdict on the SUT's clinical behaviour.
+    package var misconfiguration: String?
 
     package init(
         outcomes: [RequestOutcome],

@@ -4,18 +4,46 @@ import Judge
 import VitalSimCore
 import Wire
 
+/// Why an item of an alert list cannot be read as an alert.
+package struct UnreadableAlert: Error {
+    package let reason: String
+
+    package init(reason: String) { self.reason = reason }
+}
+
 extension ObservedAlert {
-    /// An alert from its JSON (`{alertId, patientId, rule, severity, raisedAt, evidence}`); nil without an `alertId`.
-    init?(json: [String: Any]) {
-        guard let id = json["alertId"] as? String else { return nil }
-        self.init(
-            alertID: id,
-            patientID: json["patientId"] as? String ?? "",
-            rule: json["rule"] as? String ?? "",
-            severity: json["severity"] as? String ?? "",
-            raisedAt: (json["raisedAt"] as? String).flatMap { CivilTime.unixMilliseconds(rfc3339: $0) } ?? 0,
-            evidence: json["evidence"] as? [String] ?? []
+    /// An alert from its JSON (`{alertId, patientId, rule, severity, raisedAt, evidence}`): the four
+    /// strings present and not empty, `raisedAt` an RFC 3339 time stamp, `evidence` (optional) an
+    /// array of reading ids; otherwise what is wrong.
+    package static func read(_ json: [String: Any]) -> Result<ObservedAlert, UnreadableAlert> {
+        var text: [String: String] = [:]
+        for key in ["alertId", "patientId", "rule", "severity", "raisedAt"] {
+            guard let v = json[key] as? String, !v.isEmpty else {
+                return .failure(UnreadableAlert(reason: json[key] == nil ? "it has no \(key)" : "its \(key) is not a non-empty string"))
+            }
+            text[key] = v
+        }
+        guard let raisedAt = CivilTime.unixMilliseconds(rfc3339: text["raisedAt"] ?? "") else {
+            return .failure(UnreadableAlert(reason: "its raisedAt '\(text["raisedAt"] ?? "")' is not an RFC 3339 time stamp"))
+        }
+        let evidence = json["evidence"].map { $0 as? [String] } ?? []
+        guard let evidence else { return .failure(UnreadableAlert(reason: "its evidence is not an array of reading ids")) }
+        return .success(
+            ObservedAlert(
+                alertID: text["alertId"] ?? "",
+                patientID: text["patientId"] ?? "",
+                rule: text["rule"] ?? "",
+                severity: text["severity"] ?? "",
+                raisedAt: raisedAt,
+                evidence: evidence
+            )
         )
+    }
+
+    /// An alert from its JSON; nil when it cannot be read (``read(_:)``).
+    init?(json: [String: Any]) {
+        guard case .success(let a) = ObservedAlert.read(json) else { return nil }
+        self = a
     }
 
     /// An alert from JSON bytes.

@@ -102,7 +102,8 @@ package final class LiveRunner: Sendable {
         var order: [String] = []
         var unreachable = false
         var stopped = false
-        /// Set once a request got no answer after every retry: the rest are not sent.
+        /// Set once a request got no answer after every retry, an outage outlasted --outage-limit, or
+        /// every answer so far refused the run's requests (``RunHealth``): the rest are not sent.
         var aborted = false
         /// Rejections the SUT published on `errors/{patientId}`, by reading id.
         var mqttRejections: [String: (status: Int, field: String)] = [:]
@@ -118,6 +119,8 @@ package final class LiveRunner: Sendable {
         var reached: Int64 = 0
         /// What the end of the run waited for, when expected alerts were missing (see ``AlertWait``).
         var alertWait: String?
+        /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
+        var health = RunHealth()
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -248,7 +251,7 @@ package final class LiveRunner: Sendable {
             sent.append(SentRequest(request))
             if shared.withLock({ $0.aborted }) {
                 shared.withLock { s in
-                    s.outcomes.append(RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0))
+                    s.outcomes.append(LiveRunner.notSent(s))
                     s.intended.append(nil)
                 }
                 continue
@@ -284,9 +287,7 @@ package final class LiveRunner: Sendable {
         for await (i, request, scheduled) in queue {
             queued.release()
             if shared.withLock({ $0.aborted }) {
-                shared.withLock {
-                    $0.outcomes[i] = RequestOutcome(status: nil, field: nil, error: "not sent: the SUT stopped answering", attempts: 0)
-                }
+                shared.withLock { s in s.outcomes[i] = LiveRunner.notSent(s) }
                 continue
             }
             // Without a schedule (speed max) a request is due when a connection is free for it.
@@ -352,6 +353,7 @@ package final class LiveRunner: Sendable {
             result.requests = sent
             result.alertWait = s.alertWait
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent)
+            result.misconfiguration = s.health.problem(alertURL: base + LiveRunner.alertPath, answered: s.answered)
             return result
         }
     }
@@ -394,7 +396,14 @@ package final class LiveRunner: Sendable {
                 outcome.httpVersion = reply.httpVersion
                 outcome.error = nil
                 if reply.status >= 400 { outcome.field = LiveRunner.field(reply.body) }
-                shared.withLock { $0.reachable = true }
+                shared.withLock { s in
+                    s.reachable = true
+                    if RunHealth.configurationStatuses.contains(reply.status) {
+                        s.health.noteRefusal("POST \(base + r.path)", status: reply.status, body: reply.body)
+                    } else if reply.status == 429 || reply.status == 503 {
+                        s.health.noteOutage("POST \(base + r.path)", status: reply.status, body: reply.body)
+                    }
+                }
             } catch {
                 outcome.status = nil
                 outcome.error = error.reason
@@ -406,10 +415,20 @@ package final class LiveRunner: Sendable {
             let since = firstFailure ?? now
             firstFailure = since
             // A SUT that answered before is in an outage (a restart): keep trying for outageLimit.
-            if shared.withLock({ $0.reachable }) ? now - since >= outageLimit : outcome.attempts >= 6 { return outcome }
+            if shared.withLock({ $0.reachable }) ? now - since >= outageLimit : outcome.attempts >= 6 {
+                if let status = outcome.status {
+                    outcome.error = "still answering \(status) after retrying for \(Int(outcome.waited)) s (--outage-limit)"
+                }
+                return outcome
+            }
             try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
             delay = min(delay * 2, 4)
         }
+    }
+
+    /// The outcome of a request the run did not send because it had stopped.
+    static func notSent(_ s: Shared) -> RequestOutcome {
+        RequestOutcome(status: nil, field: nil, error: "not sent: " + (s.health.abortReason ?? "the SUT stopped answering"), attempts: 0)
     }
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
@@ -439,6 +458,16 @@ package final class LiveRunner: Sendable {
             if outcome.status == nil {
                 s.unreachable = true
                 s.aborted = true
+            }
+            if let reason = s.health.answered(outcome.status) {
+                s.aborted = true
+                s.health.abortReason = s.health.abortReason ?? reason
+            }
+            // An outage that outlasted --outage-limit (429 or 503 throughout): the SUT is not coming back.
+            if let status = outcome.status, status == 429 || status == 503, outcome.waited >= outageLimit.seconds {
+                s.aborted = true
+                s.health.abortReason =
+                    s.health.abortReason ?? "the SUT answered \(status) for longer than --outage-limit without recovering"
             }
             if let status = outcome.status, status < 500 {
                 s.ack.record(Duration.nonNegativeMicroseconds(now - intended), count: UInt64(readings))
@@ -519,73 +548,5 @@ package final class LiveRunner: Sendable {
         if let f = o["field"] as? String { return f }
         if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first { return e }
         return nil
-    }
-
-    func poll(_ shared: State) async {
-        while !shared.withLock({ $0.stopped }) {
-            await pollOnce(shared)
-            try? await Task.sleep(for: pollInterval)
-        }
-    }
-
-    func pollOnce(_ shared: State) async {
-        guard let reply = try? await client.get(base + "/api/v1/alerts", headers: headers), reply.status == 200,
-            let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]]
-        else { return }
-        let now = ContinuousClock.now
-        shared.withLock { s in
-            for json in list {
-                guard let alert = ObservedAlert(json: json), s.firstSeen[alert.alertID] == nil else { continue }
-                s.firstSeen[alert.alertID] = (alert, now)
-                s.order.append(alert.alertID)
-            }
-        }
-    }
-
-    /// After the last acknowledgement: waits until no new alert has appeared for `quiet` and, with
-    /// `awaiting`, until every expected alert is listed or its bound has passed (announced once, and
-    /// recorded for the findings of the alerts still missing).
-    func waitForQuiet(_ shared: State, awaiting: AlertWait?) async {
-        let start = ContinuousClock.now
-        let bound = awaiting?.bound ?? .zero
-        let deadline = start + max(.seconds(60), quiet * 3, bound + quiet)
-        var count = -1
-        var stableSince = start
-        var pending: [GoldenFile.ExpectedAlert] = []
-        var announced = false
-        while ContinuousClock.now < deadline {
-            await pollOnce(shared)
-            // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
-            let observed = shared.withLock { s in
-                let n = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
-                return n == count ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
-            }
-            if let (n, observed) = observed {
-                count = n
-                stableSince = .now
-                pending = awaiting?.pending(observed) ?? []
-            }
-            let now = ContinuousClock.now
-            if now - stableSince >= quiet {
-                if pending.isEmpty || now - start >= bound { break }
-                if !announced, let awaiting {
-                    note(
-                        "waiting up to \(AlertWait.seconds(bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
-                    )
-                    announced = true
-                }
-            }
-            try? await Task.sleep(for: pollInterval)
-        }
-        guard let awaiting else { return }
-        let waited = AlertWait.seconds(ContinuousClock.now - start)
-        if pending.isEmpty {
-            if announced { note("every expected alert is listed, \(waited) after the last answer") }
-        } else {
-            note("not listed within \(waited) after the last answer: \(AlertWait.describe(pending))")
-            shared.withLock {
-                $0.alertWait = "not listed within \(waited) after the last reading was answered (waited up to \(awaiting.boundReason))"
-            }
-        }
     }
 }

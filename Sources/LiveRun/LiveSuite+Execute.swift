@@ -81,6 +81,7 @@ extension LiveSuite {
         if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
             throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(result.outcomes.first?.error ?? "")")
         }
+        if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
         return (result.requests, digest, result, base)
     }
 

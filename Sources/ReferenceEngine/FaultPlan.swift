@@ -20,12 +20,26 @@ package struct FaultPlan: Sendable, Equatable {
     package var missRules: Set<String> = []
     /// Die (like `kill -9`) when reading N+1 arrives, after N accepted readings.
     package var crashAfter: Int?
+    /// Answer every ingestion request with 503 (an outage that never ends).
+    package var unavailable = false
+    /// How the alert API misbehaves, if it does.
+    package var alertAPI: AlertAPIFault?
+
+    /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
+    package enum AlertAPIFault: String, Sendable, CaseIterable {
+        /// 500 with an error body.
+        case error
+        /// 200 with a body that is not JSON.
+        case garbage
+        /// 200 with alerts missing their `raisedAt`.
+        case unreadable
+    }
 
     package init() {}
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -66,6 +80,14 @@ package struct FaultPlan: Sendable, Equatable {
                 throw FaultPlanError(text: text, reason: "unknown rule \(rule); rules: \(knownRules.sorted().joined(separator: ", "))")
             }
             missRules.insert(rule)
+        case "unavailable":
+            try noValue()
+            unavailable = true
+        case "alert-api":
+            guard let f = AlertAPIFault(rawValue: try needValue()) else {
+                throw FaultPlanError(text: text, reason: "valid: alert-api=error, alert-api=garbage, alert-api=unreadable")
+            }
+            alertAPI = f
         case "crash-after":
             guard let n = Int(try needValue()), n >= 0 else { throw FaultPlanError(text: text, reason: "N must be a whole number ≥ 0") }
             crashAfter = n
@@ -88,6 +110,8 @@ package struct FaultPlan: Sendable, Equatable {
         if duplicateAlerts { out.append("duplicate-alerts: every alert is published twice") }
         for r in missRules.sorted() { out.append("miss-rule=\(r): this rule never fires") }
         if let n = crashAfter { out.append("crash-after=\(n): the process dies when reading \(n + 1) arrives") }
+        if unavailable { out.append("unavailable: every ingestion request is answered 503") }
+        if let f = alertAPI { out.append("alert-api=\(f.rawValue): the alert API is broken") }
         return out
     }
 

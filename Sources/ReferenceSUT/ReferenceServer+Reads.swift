@@ -43,7 +43,22 @@ extension ReferenceServer {
             }
             since = ms
         }
-        return json(.ok, .array(await context.store.alerts(patient: patient, since: since).map(\.json)))
+        let list = await context.store.alerts(patient: patient, since: since).map(\.json)
+        switch context.faults.alertAPI {
+        case nil: return json(.ok, .array(list))
+        case .error?: return json(.internalServerError, .object([("error", .string("alert store unavailable"))]))
+        case .garbage?: return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
+        case .unreadable?:
+            return json(
+                .ok,
+                .array(
+                    list.map { a in
+                        guard case let .object(fields) = a else { return a }
+                        return .object(fields.filter { $0.0 != "raisedAt" })
+                    }
+                )
+            )
+        }
     }
 
     /// `GET /api/v1/alerts/stream`: server-sent events from `Last-Event-ID` (or `?after=`).

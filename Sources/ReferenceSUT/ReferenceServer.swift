@@ -72,6 +72,9 @@ package enum ReferenceServer {
     ) async -> Response {
         let receivedAt = ContinuousClock.now
         let metrics = context.metrics
+        if context.faults.unavailable {
+            return json(.serviceUnavailable, failure(ValidationFailure(field: "", message: "service unavailable", status: 503)))
+        }
         var owner: Owner?
         if context.credentials.enforced {
             guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]),

@@ -1,0 +1,103 @@
+import Foundation
+
+/// What a run saw of the SUT's answers that says more about its configuration than about its
+/// clinical behaviour: requests refused for want of credentials or a route, an outage that never
+/// ended, an alert source that does not answer with a readable alert list. Any of these ends the
+/// scenario as an infrastructure failure (exit 3) naming the endpoint, the status and the first
+/// body, never as a missed alert.
+package struct RunHealth {
+    package init() {}
+
+    /// Requests answered 2xx (an MQTT message: acknowledged by the broker).
+    package var accepted = 0
+    /// Requests answered 401, 403, 404 or 405.
+    package var refused = 0
+    /// The first such refusal: request, status and body excerpt.
+    package var firstRefusal: String?
+    /// The first 429 or 503 answer: request, status and body excerpt.
+    package var firstOutage: String?
+    /// Why the run stopped sending before the end, if it did.
+    package var abortReason: String?
+    /// Polls of the alert API that returned a list.
+    package var polls = 0
+    /// Polls that did not, the first one's problem, and whether the latest poll failed.
+    package var pollFailures = 0
+    package var firstPollFailure: String?
+    package var lastPollFailed = false
+    /// The first alert-list item that could not be read, and how many could not.
+    package var firstUnreadable: String?
+    package var unreadableCount = 0
+
+    /// Statuses that mean a request did not reach an ingestion route the run may use.
+    package static let configurationStatuses: Set<Int> = [401, 403, 404, 405]
+    /// Refusals in a row, with nothing accepted, after which the run stops sending.
+    package static let refusalLimit = 20
+
+    /// Records a request's final answer; returns a reason to stop the run when every one of the
+    /// first ``refusalLimit`` answers was a configuration refusal.
+    package mutating func answered(_ status: Int?) -> String? {
+        guard let status else { return nil }
+        if (200..<300).contains(status) { accepted += 1 }
+        guard RunHealth.configurationStatuses.contains(status) else { return nil }
+        refused += 1
+        guard accepted == 0, refused >= RunHealth.refusalLimit else { return nil }
+        return "the first \(refused) requests were all refused with 401, 403, 404 or 405"
+    }
+
+    /// Keeps the first 429 or 503 answer.
+    package mutating func noteOutage(_ request: String, status: Int, body: [UInt8]) {
+        if firstOutage == nil { firstOutage = "\(request) → \(status): \(RunHealth.excerpt(body))" }
+    }
+
+    /// Keeps the first configuration refusal: `request` (method and URL), status and body.
+    package mutating func noteRefusal(_ request: String, status: Int, body: [UInt8]) {
+        if firstRefusal == nil { firstRefusal = "\(request) → \(status): \(RunHealth.excerpt(body))" }
+    }
+
+    package mutating func pollFailed(_ problem: String) {
+        pollFailures += 1
+        lastPollFailed = true
+        if firstPollFailure == nil { firstPollFailure = problem }
+    }
+
+    package mutating func pollSucceeded() {
+        polls += 1
+        lastPollFailed = false
+    }
+
+    package mutating func unreadable(_ why: UnreadableAlert, in json: [String: Any]) {
+        unreadableCount += 1
+        guard firstUnreadable == nil else { return }
+        let text = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])).map { RunHealth.excerpt(Array($0)) } ?? "?"
+        firstUnreadable = "\(why.reason): \(text)"
+    }
+
+    /// The misconfiguration this run shows, if any (see the type's description).
+    package func problem(alertURL: String, answered: Int) -> String? {
+        if accepted == 0, answered > 0, refused == answered, let first = firstRefusal {
+            return
+                "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check --target, the credentials (--header) and the SUT's paths"
+        }
+        if accepted == 0, let reason = abortReason {
+            return "the SUT accepted no request and the run stopped: \(reason)" + (firstOutage.map { " (first: \($0))" } ?? "")
+        }
+        if polls == 0, let first = firstPollFailure {
+            return "the alert source never returned an alert list (\(pollFailures) poll(s)); first: \(first)"
+        }
+        if let first = firstUnreadable {
+            return
+                "the alert source lists \(unreadableCount) alert(s) the harness cannot read (\(alertURL) must list {alertId, patientId, rule, severity, raisedAt, evidence}); first: \(first)"
+        }
+        if lastPollFailed, let first = firstPollFailure {
+            return "the alert source failed at the end of the run, so the alerts cannot be judged; first failure: \(first)"
+        }
+        return nil
+    }
+
+    /// Up to 200 characters of a body, on one line.
+    package static func excerpt(_ body: [UInt8]) -> String {
+        let text = String(decoding: body.prefix(400), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+        if body.isEmpty { return "(empty body)" }
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}
