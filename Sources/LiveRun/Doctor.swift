@@ -1,0 +1,172 @@
+import Foundation
+import Judge
+import TrafficPlanning
+import VitalSimCore
+import Wire
+
+/// `vitalsim doctor`: whether a SUT can be tested at all, before a run blames it. Reachability and
+/// TLS, the alert source (answers with a readable alert list), and for each ingestion route a
+/// scenario uses one valid request accepted (its first one, so the SUT stores one real reading of
+/// the scenario; a later run sends it again as a duplicate) and one invalid request (that body cut
+/// in half) refused with a 4xx; with MQTT devices, the broker accepts a connection and subscription.
+package enum Doctor {
+    /// One item of the checklist.
+    package struct Check: Sendable, Equatable {
+        package var name: String
+        package var passed: Bool
+        package var detail: String
+    }
+
+    /// Where and how to reach the SUT.
+    package struct Target: Sendable {
+        package var base: String
+        package var caFile: String?
+        package var insecure = false
+        package var headers: [String] = []
+        package var mqtt: (host: String, port: Int)?
+        package var mqttCAFile: String?
+
+        package init(base: String) { self.base = base.hasSuffix("/") ? String(base.dropLast()) : base }
+    }
+
+    /// The checklist for `scenario`'s traffic against `target`.
+    package static func examine(_ scenario: Scenario, seed: UInt64?, target: Target) async -> [Check] {
+        let client = HTTPMultiClient(maxConnections: 2, caFile: target.caFile, insecure: target.insecure)
+        defer { client.close() }
+        var checks: [Check] = []
+        let alertURL = target.base + LiveRunner.alertPath
+        let reachable = await alertSource(client, alertURL, target, into: &checks)
+        guard reachable else { return checks }
+        for request in probes(scenario, seed: seed) { checks += await ingestion(client, request, target) }
+        if scenario.patients.contains(where: { $0.devices.contains { $0.transport == .mqtt } }) {
+            checks.append(await broker(target))
+        }
+        return checks
+    }
+
+    /// Reachability (and TLS), then the alert list; false when the SUT cannot be reached at all.
+    static func alertSource(_ client: HTTPMultiClient, _ url: String, _ target: Target, into checks: inout [Check]) async -> Bool {
+        let reply: HTTPReply
+        do throws(HTTPTransportError) { reply = try await client.get(url, headers: target.headers) } catch {
+            var hint = ""
+            if error.reason.lowercased().contains("certificate") || error.reason.contains("SSL") {
+                hint = "; give the CA that signed the SUT's certificate with --cacert (or --insecure, only when you must)"
+            }
+            checks.append(Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)\(hint)"))
+            return false
+        }
+        let scheme = url.hasPrefix("https://") ? "over TLS (certificate verified)" : "over plain HTTP"
+        if url.hasPrefix("https://"), target.insecure {
+            checks.append(
+                Check(name: "reachable", passed: true, detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)")
+            )
+        } else {
+            checks.append(Check(name: "reachable", passed: true, detail: "\(target.base) answers \(scheme), HTTP/\(reply.httpVersion)"))
+        }
+        checks.append(
+            Check(
+                name: "alert source",
+                passed: alertListProblem(reply) == nil,
+                detail: alertListProblem(reply).map { "GET \(url) \($0)" }
+                    ?? "GET \(url): \(alertCount(reply)) alert(s) listed, every one readable"
+            )
+        )
+        return true
+    }
+
+    /// What is wrong with an answer of the alert API, if anything.
+    static func alertListProblem(_ reply: HTTPReply) -> String? {
+        guard reply.status == 200 else {
+            let hint = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: --header)" : ""
+            return "answered \(reply.status): \(RunHealth.excerpt(reply.body))\(hint)"
+        }
+        guard let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else {
+            return "answered 200 with a body that is not a JSON array of alerts: \(RunHealth.excerpt(reply.body))"
+        }
+        for json in list {
+            if case .failure(let why) = ObservedAlert.read(json) { return "lists an alert the harness cannot read: \(why.reason)" }
+        }
+        return nil
+    }
+
+    static func alertCount(_ reply: HTTPReply) -> Int {
+        ((try? JSONSerialization.jsonObject(with: Data(reply.body))) as? [Any])?.count ?? 0
+    }
+
+    /// The first valid HTTP request of each path the scenario posts to, in plan order.
+    static func probes(_ scenario: Scenario, seed: UInt64?) -> [PlannedRequest] {
+        var seen: Set<String> = []
+        var out: [PlannedRequest] = []
+        for r in TrafficPlanStream(for: scenario, seed: seed) where r.topic == nil && r.expectedRejection == nil {
+            if seen.insert(r.path).inserted { out.append(r) }
+        }
+        return out
+    }
+
+    /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
+    static func ingestion(_ client: HTTPMultiClient, _ r: PlannedRequest, _ target: Target) async -> [Check] {
+        let url = target.base + r.path
+        let headers = ["Content-Type: application/json"] + target.headers
+        let valid = await answer(client, url, r.body, headers)
+        var checks = [
+            Check(
+                name: "accepts a valid reading on POST \(r.path)",
+                passed: valid.status.map { (200..<300).contains($0) } ?? false,
+                detail: "\(r.readings.first?.id ?? "?"): " + describe(valid)
+            )
+        ]
+        let invalid = await answer(client, url, Array(r.body.prefix(r.body.count / 2)), headers)
+        checks.append(
+            Check(
+                name: "refuses an invalid body on POST \(r.path)",
+                passed: invalid.status.map { (400..<500).contains($0) && !RunHealth.configurationStatuses.contains($0) } ?? false,
+                detail: "the body cut in half: " + describe(invalid)
+            )
+        )
+        return checks
+    }
+
+    static func answer(_ client: HTTPMultiClient, _ url: String, _ body: [UInt8], _ headers: [String]) async -> (status: Int?, text: String)
+    {
+        do throws(HTTPTransportError) {
+            let reply = try await client.post(url, body: body, headers: headers)
+            return (reply.status, RunHealth.excerpt(reply.body))
+        } catch { return (nil, "no answer: \(error.reason)") }
+    }
+
+    /// "answered 401: {…} (the SUT wants credentials: --header)" and the like.
+    static func describe(_ a: (status: Int?, text: String)) -> String {
+        guard let status = a.status else { return a.text }
+        let hint: String
+        switch status {
+        case 401, 403: hint = " (the SUT wants credentials it accepts: --header)"
+        case 404, 405: hint = " (no such route on the SUT: check --target and the SUT's paths)"
+        case 429, 503: hint = " (the SUT is overloaded or down)"
+        default: hint = ""
+        }
+        return "answered \(status): \(a.text)\(hint)"
+    }
+
+    /// The MQTT broker accepts a connection and the subscription to the SUT's rejections.
+    static func broker(_ target: Target) async -> Check {
+        guard let endpoint = target.mqtt else {
+            return Check(
+                name: "MQTT broker",
+                passed: false,
+                detail: "the scenario sends over MQTT: give the SUT's broker with --mqtt HOST:PORT"
+            )
+        }
+        let name = "MQTT broker \(endpoint.host):\(endpoint.port)"
+        do throws(MQTTError) {
+            let c = try MQTTClient(
+                .init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-doctor-\(getpid())", caFile: target.mqttCAFile)
+            )
+            defer { c.disconnect() }
+            try await c.connect()
+            try await c.subscribeAcknowledged("errors/+", qos: 1)
+            return Check(name: name, passed: true, detail: "connected and subscribed to errors/+")
+        } catch {
+            return Check(name: name, passed: false, detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// `vitalsim doctor`: a checklist of what a run needs from a SUT, each failure naming the endpoint,
+/// the status and what to change; exit 0 when all hold, 3 otherwise.
+final class DoctorTests: XCTestCase {
+    var directory = ""
+    let scenario = TestSupport.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml"
+
+    override func setUp() { directory = TestSupport.temporaryDirectory("doctor") }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+
+    func doctor(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try TestSupport.vitalsim(["doctor", scenario] + args, in: directory)
+    }
+
+    func sut(_ extra: [String]) throws -> SUTProcess {
+        try SUTProcess(
+            ["--self-signed", "--database", directory + "/sut-\(extra.count).sqlite", "--scenario", scenario] + extra,
+            directory: directory
+        )
+    }
+
+    func testAHealthySUTPassesEveryCheck() throws {
+        let s = try sut([])
+        defer { _ = s.stop() }
+        let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? ""])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        for line in [
+            "✓ reachable:", "over TLS (certificate verified)", "✓ alert source:", "✓ accepts a valid reading on POST /api/v1/observations",
+            "✓ refuses an invalid body on POST /api/v1/observations", "✓ accepts a valid reading on POST /api/iot-heart-rate",
+            "✓ refuses an invalid body on POST /api/iot-heart-rate", "the SUT can be tested (6 checks)",
+        ] {
+            XCTAssertTrue(r.out.contains(line), "\(line): \(r.out)")
+        }
+    }
+
+    func testEachMisconfigurationIsNamed() throws {
+        let guarded = try sut(["--dev"])
+        defer { _ = guarded.stop() }
+        let noToken = try doctor(["--target", guarded.base, "--cacert", guarded.caFile ?? ""])
+        XCTAssertEqual(noToken.status, 3, noToken.out)
+        XCTAssertTrue(noToken.out.contains("✗ alert source: GET \(guarded.base)/api/v1/alerts answered 401"), noToken.out)
+        XCTAssertTrue(noToken.out.contains("✗ accepts a valid reading on POST /api/v1/observations"), noToken.out)
+        XCTAssertTrue(noToken.out.contains("answered 401") && noToken.out.contains("--header"), noToken.out)
+
+        let untrusted = try doctor(["--target", guarded.base])
+        XCTAssertEqual(untrusted.status, 3, untrusted.out)
+        XCTAssertTrue(untrusted.out.contains("✗ reachable:") && untrusted.out.contains("--cacert"), untrusted.out)
+
+        let broken = try sut(["--fault", "alert-api=garbage", "--fault", "accept-invalid"])
+        defer { _ = broken.stop() }
+        let r = try doctor(["--target", broken.base, "--cacert", broken.caFile ?? ""])
+        XCTAssertEqual(r.status, 3, r.out)
+        XCTAssertTrue(r.out.contains("✗ alert source:") && r.out.contains("not a JSON array of alerts"), r.out)
+        XCTAssertTrue(r.out.contains("✗ refuses an invalid body on POST /api/v1/observations: the body cut in half: answered 200"), r.out)
+        XCTAssertTrue(r.out.contains("✓ accepts a valid reading on POST /api/v1/observations"), r.out)
+    }
+
+    func testAnMQTTScenarioNeedsTheBrokerAndAnUnreachableSUTIsNamed() throws {
+        let s = try sut([])
+        defer { _ = s.stop() }
+        let mqtt = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
+        let noBroker = try TestSupport.vitalsim(["doctor", mqtt, "--target", s.base, "--cacert", s.caFile ?? ""], in: directory)
+        XCTAssertEqual(noBroker.status, 3, noBroker.out)
+        XCTAssertTrue(noBroker.out.contains("✗ MQTT broker: the scenario sends over MQTT: give the SUT's broker with --mqtt"), noBroker.out)
+        let gone = try doctor(["--target", "http://127.0.0.1:9"])
+        XCTAssertEqual(gone.status, 3, gone.out)
+        XCTAssertTrue(gone.out.contains("✗ reachable: GET http://127.0.0.1:9/api/v1/alerts got no answer"), gone.out)
+        let bad = try doctor(["--target", "ftp://x"])
+        XCTAssertEqual(bad.status, 2, bad.err)
+    }
+}
