@@ -162,7 +162,7 @@ let package = Package(
             dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "LiveRunTests", dependencies: ["Judge", "Locking", "LiveRun"], swiftSettings: strict),
+        .testTarget(name: "LiveRunTests", dependencies: ["Judge", "Locking", "LiveRun", "Wire"], swiftSettings: strict),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         .testTarget(
             name: "IntegrationTests",

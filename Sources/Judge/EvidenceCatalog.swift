@@ -71,22 +71,10 @@ package struct EvidenceCatalog: Sendable {
     /// The answer each id got: a 2xx when any request carrying it was accepted, else its first
     /// final answer; ids never answered are absent.
     package static func statuses(of ids: Set<String>, sent: [SentRequest], outcomes: [RequestOutcome]) -> [String: Int] {
-        var out: [String: Int] = [:]
-        guard !ids.isEmpty else { return out }
-        let byPrefix = Dictionary(grouping: ids.compactMap { id in SentRequest.split(id).map { (id, $0.0, $0.1) } }, by: \.1)
-        func note(_ id: String, _ status: Int?) {
-            guard let status else { return }
-            if let known = out[id], (200..<300).contains(known) || !(200..<300).contains(status) { return }
-            out[id] = status
+        SentRequest.carriers(of: ids, in: sent).compactMapValues { carriers in
+            let answers = carriers.compactMap { $0 < outcomes.count ? outcomes[$0].status : nil }
+            return answers.first { (200..<300).contains($0) } ?? answers.first
         }
-        for (i, request) in sent.enumerated() where i < outcomes.count {
-            let status = outcomes[i].status
-            for run in request.runs {
-                for (id, _, seq) in byPrefix[run.prefix] ?? [] where seq >= run.first && seq - run.first < run.count { note(id, status) }
-            }
-            for id in request.others where ids.contains(id) { note(id, status) }
-        }
-        return out
     }
 
     /// The `patient/device` prefix of a reading id (its first two components), if it has one.

@@ -53,6 +53,45 @@ extension ObservedAlert {
     }
 }
 
+/// One answer of the alert API (`GET /api/v1/alerts`), as the run's poller and `vitalsim doctor`
+/// read it: the alerts it lists, and the items that cannot be read as alerts.
+package struct AlertList {
+    package var alerts: [ObservedAlert] = []
+    /// Items that are not readable alerts: how many, and the first with why.
+    package var unreadable = 0
+    package var firstUnreadable: String?
+
+    /// What is wrong with an answer as a whole (not 200, not a JSON array of objects).
+    package struct Problem: Error {
+        package let text: String
+    }
+
+    /// Reads an answer of `url`.
+    package static func read(_ reply: HTTPReply, url: String) -> Result<AlertList, Problem> {
+        guard reply.status == 200 else {
+            return .failure(Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
+        }
+        guard let items = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else {
+            return .failure(
+                Problem(text: "GET \(url) answered 200 with a body that is not a JSON array of alerts: \(RunHealth.excerpt(reply.body))")
+            )
+        }
+        var list = AlertList()
+        for json in items {
+            switch ObservedAlert.read(json) {
+            case .success(let alert): list.alerts.append(alert)
+            case .failure(let why):
+                list.unreadable += 1
+                if list.firstUnreadable == nil {
+                    let text = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])).map { Array($0) } ?? []
+                    list.firstUnreadable = "\(why.reason): \(RunHealth.excerpt(text))"
+                }
+            }
+        }
+        return .success(list)
+    }
+}
+
 /// A push channel the SUT delivers alerts on, observed alongside the alert API: `vitalsim run
 /// --observe sse|mqtt`. Each checks that every alert of the API arrived on the channel, once, and
 /// measures reading → alert latency as the channel delivers it.

@@ -63,34 +63,21 @@ package enum Doctor {
         } else {
             checks.append(Check(name: "reachable", passed: true, detail: "\(target.base) answers \(scheme), HTTP/\(reply.httpVersion)"))
         }
-        checks.append(
-            Check(
-                name: "alert source",
-                passed: alertListProblem(reply) == nil,
-                detail: alertListProblem(reply).map { "GET \(url) \($0)" }
-                    ?? "GET \(url): \(alertCount(reply)) alert(s) listed, every one readable"
+        let detail: String
+        let readable: Bool
+        switch AlertList.read(reply, url: url) {
+        case .failure(let problem):
+            let auth = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: --header)" : ""
+            (readable, detail) = (false, problem.text + auth)
+        case .success(let list) where list.unreadable > 0:
+            (readable, detail) = (
+                false, "GET \(url) lists \(list.unreadable) alert(s) the harness cannot read; first: \(list.firstUnreadable ?? "")"
             )
-        )
+        case .success(let list):
+            (readable, detail) = (true, "GET \(url): \(list.alerts.count) alert(s) listed, every one readable")
+        }
+        checks.append(Check(name: "alert source", passed: readable, detail: detail))
         return true
-    }
-
-    /// What is wrong with an answer of the alert API, if anything.
-    static func alertListProblem(_ reply: HTTPReply) -> String? {
-        guard reply.status == 200 else {
-            let hint = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: --header)" : ""
-            return "answered \(reply.status): \(RunHealth.excerpt(reply.body))\(hint)"
-        }
-        guard let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else {
-            return "answered 200 with a body that is not a JSON array of alerts: \(RunHealth.excerpt(reply.body))"
-        }
-        for json in list {
-            if case .failure(let why) = ObservedAlert.read(json) { return "lists an alert the harness cannot read: \(why.reason)" }
-        }
-        return nil
-    }
-
-    static func alertCount(_ reply: HTTPReply) -> Int {
-        ((try? JSONSerialization.jsonObject(with: Data(reply.body))) as? [Any])?.count ?? 0
     }
 
     /// The first valid HTTP request of each path the scenario posts to, in plan order.

@@ -15,7 +15,7 @@ extension LiveRunner {
     }
 
     /// One poll of the alert API: new alerts are recorded with the moment first seen; an answer that
-    /// is not an alert list, and an alert the harness cannot read, are recorded in the run's health
+    /// is not an alert list, and alerts the harness cannot read, are recorded in the run's health
     /// (a misconfiguration, never a clinical finding).
     func pollOnce(_ shared: State) async {
         let url = base + LiveRunner.alertPath
@@ -24,27 +24,19 @@ extension LiveRunner {
             shared.withLock { $0.health.pollFailed("GET \(url) got no answer: \(error.reason)") }
             return
         }
-        guard reply.status == 200 else {
-            shared.withLock { $0.health.pollFailed("GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))") }
-            return
-        }
-        guard let list = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else {
-            let problem = "GET \(url) answered 200 with a body that is not a JSON array of alerts: \(RunHealth.excerpt(reply.body))"
-            shared.withLock { $0.health.pollFailed(problem) }
+        let list: AlertList
+        switch AlertList.read(reply, url: url) {
+        case .success(let l): list = l
+        case .failure(let problem):
+            shared.withLock { $0.health.pollFailed(problem.text) }
             return
         }
         let now = ContinuousClock.now
         shared.withLock { s in
-            s.health.pollSucceeded()
-            for json in list {
-                switch ObservedAlert.read(json) {
-                case .success(let alert):
-                    guard s.firstSeen[alert.alertID] == nil else { continue }
-                    s.firstSeen[alert.alertID] = (alert, now)
-                    s.order.append(alert.alertID)
-                case .failure(let why):
-                    s.health.unreadable(why, in: json)
-                }
+            s.health.pollSucceeded(unreadable: list)
+            for alert in list.alerts where s.firstSeen[alert.alertID] == nil {
+                s.firstSeen[alert.alertID] = (alert, now)
+                s.order.append(alert.alertID)
             }
         }
     }
@@ -75,8 +67,7 @@ extension LiveRunner {
             let now = ContinuousClock.now
             if now - stableSince >= quiet {
                 // Nothing to wait for from an alert source that cannot be read (a misconfiguration, exit 3).
-                let unreadable = shared.withLock { $0.health.polls == 0 || $0.health.unreadableCount > 0 }
-                if pending.isEmpty || now - start >= bound || unreadable { break }
+                if pending.isEmpty || now - start >= bound || shared.withLock({ $0.health.alertSourceUnusable }) { break }
                 if !announced, let awaiting {
                     note(
                         "waiting up to \(AlertWait.seconds(bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
@@ -87,7 +78,7 @@ extension LiveRunner {
             try? await Task.sleep(for: pollInterval)
         }
         // An unreadable alert source ends the run as a misconfiguration: no note about alerts it could not list.
-        guard let awaiting, !shared.withLock({ $0.health.polls == 0 || $0.health.unreadableCount > 0 }) else { return }
+        guard let awaiting, !shared.withLock({ $0.health.alertSourceUnusable }) else { return }
         let waited = AlertWait.seconds(ContinuousClock.now - start)
         if pending.isEmpty {
             if announced { note("every expected alert is listed, \(waited) after the last answer") }

@@ -321,7 +321,7 @@ package final class LiveRunner: Sendable {
             }
             var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }
             for p in s.push { evidence += p.alerts.values.compactMap { $0.evidence.last } }
-            let carrier = LiveRunner.carriers(of: evidence, in: sent)
+            let carrier = SentRequest.carriers(of: evidence, in: sent).compactMapValues(\.first)
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
             // alert's device time was due on the shared schedule.
@@ -358,27 +358,6 @@ package final class LiveRunner: Sendable {
         }
     }
 
-    /// The index of the request that carried each reading id (one pass over what was sent); ids no
-    /// request carried are left out.
-    static func carriers(of ids: [String], in sent: [SentRequest]) -> [String: Int] {
-        var carrier: [String: Int] = [:]
-        for id in ids { carrier[id] = -1 }
-        guard !carrier.isEmpty else { return [:] }
-        let needed = Dictionary(
-            grouping: carrier.keys.compactMap { id in SentRequest.split(id).map { (id: id, prefix: $0.0, seq: $0.1) } },
-            by: \.prefix
-        )
-        for (i, request) in sent.enumerated() {
-            for run in request.runs {
-                for n in needed[run.prefix] ?? [] where carrier[n.id] == -1 && n.seq >= run.first && n.seq - run.first < run.count {
-                    carrier[n.id] = i
-                }
-            }
-            for id in request.others where carrier[id] == -1 { carrier[id] = i }
-        }
-        return carrier.filter { $0.value >= 0 }
-    }
-
     deinit { client.close() }
 
     /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
@@ -400,7 +379,7 @@ package final class LiveRunner: Sendable {
                     s.reachable = true
                     if RunHealth.configurationStatuses.contains(reply.status) {
                         s.health.noteRefusal("POST \(base + r.path)", status: reply.status, body: reply.body)
-                    } else if reply.status == 429 || reply.status == 503 {
+                    } else if RunHealth.outageStatuses.contains(reply.status) {
                         s.health.noteOutage("POST \(base + r.path)", status: reply.status, body: reply.body)
                     }
                 }
@@ -410,7 +389,7 @@ package final class LiveRunner: Sendable {
             }
             let now = ContinuousClock.now
             if let firstFailure { outcome.waited = (now - firstFailure).seconds }
-            if let status = outcome.status, status != 429, status != 503 { return outcome }
+            if let status = outcome.status, !RunHealth.outageStatuses.contains(status) { return outcome }
             if outcome.status == nil, !isAlive() { return outcome }
             let since = firstFailure ?? now
             firstFailure = since
@@ -464,7 +443,7 @@ package final class LiveRunner: Sendable {
                 s.health.abortReason = s.health.abortReason ?? reason
             }
             // An outage that outlasted --outage-limit (429 or 503 throughout): the SUT is not coming back.
-            if let status = outcome.status, status == 429 || status == 503, outcome.waited >= outageLimit.seconds {
+            if let status = outcome.status, RunHealth.outageStatuses.contains(status), outcome.waited >= outageLimit.seconds {
                 s.aborted = true
                 s.health.abortReason =
                     s.health.abortReason ?? "the SUT answered \(status) for longer than --outage-limit without recovering"

@@ -30,6 +30,8 @@ package struct RunHealth {
 
     /// Statuses that mean a request did not reach an ingestion route the run may use.
     package static let configurationStatuses: Set<Int> = [401, 403, 404, 405]
+    /// Statuses that mean the SUT is overloaded or down: retried, for up to --outage-limit.
+    package static let outageStatuses: Set<Int> = [429, 503]
     /// Refusals in a row, with nothing accepted, after which the run stops sending.
     package static let refusalLimit = 20
 
@@ -60,17 +62,19 @@ package struct RunHealth {
         if firstPollFailure == nil { firstPollFailure = problem }
     }
 
-    package mutating func pollSucceeded() {
+    /// A poll returned an alert list; `list.unreadable` of its items could not be read as alerts
+    /// (the largest number in one poll is kept, since every poll lists them again).
+    package mutating func pollSucceeded(unreadable list: AlertList? = nil) {
         polls += 1
         lastPollFailed = false
+        guard let list, list.unreadable > 0 else { return }
+        unreadableCount = max(unreadableCount, list.unreadable)
+        if firstUnreadable == nil { firstUnreadable = list.firstUnreadable }
     }
 
-    package mutating func unreadable(_ why: UnreadableAlert, in json: [String: Any]) {
-        unreadableCount += 1
-        guard firstUnreadable == nil else { return }
-        let text = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])).map { RunHealth.excerpt(Array($0)) } ?? "?"
-        firstUnreadable = "\(why.reason): \(text)"
-    }
+    /// True when the alert source has never listed alerts, or lists some the harness cannot read:
+    /// nothing is worth waiting for from it.
+    package var alertSourceUnusable: Bool { polls == 0 || unreadableCount > 0 }
 
     /// The misconfiguration this run shows, if any (see the type's description).
     package func problem(alertURL: String, answered: Int) -> String? {

@@ -54,6 +54,27 @@ package struct SentRequest: Sendable {
         return others.contains(id)
     }
 
+    /// The indices in `sent` of the requests that carried each of `ids`, in plan order (a duplicate
+    /// delivery carries its reading again); ids no request carried are absent.
+    package static func carriers(of ids: some Sequence<String>, in sent: [SentRequest]) -> [String: [Int]] {
+        var out: [String: [Int]] = [:]
+        var wanted: Set<String> = []
+        var byPrefix: [Substring: [(id: String, seq: UInt32)]] = [:]
+        for id in ids where wanted.insert(id).inserted {
+            if let (prefix, seq) = split(id) { byPrefix[prefix, default: []].append((id, seq)) }
+        }
+        guard !wanted.isEmpty else { return out }
+        for (i, request) in sent.enumerated() {
+            for run in request.runs {
+                for n in byPrefix[run.prefix] ?? [] where n.seq >= run.first && n.seq - run.first < run.count {
+                    out[n.id, default: []].append(i)
+                }
+            }
+            for id in request.others where wanted.contains(id) { out[id, default: []].append(i) }
+        }
+        return out
+    }
+
     /// `PATIENT/DEVICE[/KIND]/SEQ` as its prefix and sequence number.
     package static func split(_ id: String) -> (Substring, UInt32)? {
         guard let slash = id.lastIndex(of: "/"), let seq = UInt32(id[id.index(after: slash)...]) else { return nil }

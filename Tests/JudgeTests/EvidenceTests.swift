@@ -1,5 +1,4 @@
 import Foundation
-import Histogram
 import Judge
 import Oracle
 import TrafficPlanning
@@ -105,26 +104,10 @@ final class EvidenceTests: XCTestCase {
 
     /// The judge adds the evidence checks when given a catalog, and reports them under their own kind.
     func testTheVerdictCarriesEvidenceChecks() {
-        let golden = GoldenFile(
-            scenario: "s",
-            seed: 1,
-            trafficDigest: "sha256:x",
-            earlyTolerance: GoldenFile.defaultEarly,
-            lateTolerance: GoldenFile.defaultLate,
-            alerts: [.init(patientID: "1", rule: "bp.hypertensive-crisis", severity: .high, from: t0 - minute, to: t0 + minute)],
-            validation: [],
-            budgets: []
-        )
-        var h = Histogram<UInt64>.latency()
-        h.record(1000)
-        let result = LiveRunResult(
-            outcomes: [],
-            alerts: [alert(citing: ["2/cuff/5"])],
-            ackLatency: h,
-            alertLatency: h,
-            schedulingLag: h,
-            unreachable: false
-        )
+        let golden = JudgeFixtures.golden(alerts: [
+            .init(patientID: "1", rule: "bp.hypertensive-crisis", severity: .high, from: t0 - minute, to: t0 + minute)
+        ])
+        let result = JudgeFixtures.result([alert(citing: ["2/cuff/5"])])
         let v = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result, evidence: catalog)
         XCTAssertEqual(v.checks.filter { $0.finding != nil }.map(\.finding), [.wrongEvidence])
         XCTAssertFalse(v.passed)

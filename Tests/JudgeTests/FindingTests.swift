@@ -17,16 +17,7 @@ final class FindingTests: XCTestCase {
     let minute: Int64 = 60_000
 
     func golden(alerts: [GoldenFile.ExpectedAlert] = [], validation: [GoldenFile.ExpectedValidation] = []) -> GoldenFile {
-        GoldenFile(
-            scenario: "s",
-            seed: 1,
-            trafficDigest: "sha256:x",
-            earlyTolerance: GoldenFile.defaultEarly,
-            lateTolerance: GoldenFile.defaultLate,
-            alerts: alerts,
-            validation: validation,
-            budgets: []
-        )
+        JudgeFixtures.golden(alerts: alerts, validation: validation)
     }
 
     func expected(
@@ -50,21 +41,10 @@ final class FindingTests: XCTestCase {
         ObservedAlert(alertID: id, patientID: patient, rule: rule, severity: severity, raisedAt: t, evidence: ["\(patient)/d/1"])
     }
 
-    func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> {
-        var h = Histogram<UInt64>.latency()
-        for v in samples { h.record(v) }
-        return h
-    }
+    func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> { JudgeFixtures.histogram(samples) }
 
     func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> LiveRunResult {
-        LiveRunResult(
-            outcomes: outcomes,
-            alerts: alerts,
-            ackLatency: histogram(),
-            alertLatency: histogram(),
-            schedulingLag: histogram(),
-            unreachable: false
-        )
+        JudgeFixtures.result(alerts, outcomes: outcomes)
     }
 
     func request(_ reading: String, rejection: ExpectedRejection? = nil) -> SentRequest {

@@ -1,4 +1,3 @@
-import Histogram
 import Judge
 import TrafficPlanning
 import XCTest
@@ -45,8 +44,6 @@ final class MQTTDeliveryTests: XCTestCase {
 
     /// The verdict's headline counts follow the SUT: an unconfirmed reading failed.
     func testTheVerdictCountsUnconfirmedReadingsAsFailed() {
-        var h = Histogram<UInt64>.latency()
-        h.record(1000)
         let plan = (0..<4).map { i in
             SentRequest(
                 PlannedRequest(
@@ -60,25 +57,9 @@ final class MQTTDeliveryTests: XCTestCase {
                 )
             )
         }
-        var result = LiveRunResult(
-            outcomes: Array(repeating: RequestOutcome(status: 200), count: 4),
-            alerts: [],
-            ackLatency: h,
-            alertLatency: h,
-            schedulingLag: h,
-            unreachable: false
-        )
+        var result = JudgeFixtures.result([], outcomes: Array(repeating: RequestOutcome(status: 200), count: 4))
         result.mqtt = delivery(acknowledged: 4, confirmed: 3)
-        let golden = GoldenFile(
-            scenario: "s",
-            seed: 1,
-            trafficDigest: "sha256:x",
-            earlyTolerance: GoldenFile.defaultEarly,
-            lateTolerance: GoldenFile.defaultLate,
-            alerts: [],
-            validation: [],
-            budgets: []
-        )
+        let golden = JudgeFixtures.golden()
         let v = Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
         XCTAssertEqual(v.checks.compactMap(\.finding), [.lost])
         XCTAssertEqual(v.acknowledged, 3)

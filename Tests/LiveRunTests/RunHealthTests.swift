@@ -1,5 +1,7 @@
+import Foundation
 import Judge
 import LiveRun
+import Wire
 import XCTest
 
 /// Answers that show a misconfiguration end the run as an infrastructure failure with a message
@@ -46,7 +48,7 @@ final class RunHealthTests: XCTestCase {
         XCTAssertTrue(h.problem(alertURL: url, answered: 1)?.hasPrefix("the alert source failed at the end of the run") == true)
     }
 
-    func testUnreadableAlertsNameWhatIsMissing() {
+    func testUnreadableAlertsNameWhatIsMissing() throws {
         let good: [String: Any] = [
             "alertId": "a", "patientId": "1", "rule": "temp.fever", "severity": "medium", "raisedAt": "2024-11-07T10:00:00Z",
             "evidence": ["1/t/0"],
@@ -73,14 +75,22 @@ final class RunHealthTests: XCTestCase {
             }
             XCTAssertEqual(why.reason, reason)
         }
+        // Every poll lists the unreadable alert again: it is one alert, not one per poll.
+        let body = try JSONSerialization.data(withJSONObject: [good, noTime])
+        let list = try AlertList.read(HTTPReply(status: 200, body: Array(body)), url: url).get()
+        XCTAssertEqual(list.alerts.map(\.alertID), ["a"])
         var h = RunHealth()
         _ = h.answered(200)
-        h.pollSucceeded()
-        h.unreadable(UnreadableAlert(reason: "it has no raisedAt"), in: noTime)
+        for _ in 0..<5 { h.pollSucceeded(unreadable: list) }
         let p = h.problem(alertURL: url, answered: 1) ?? ""
         XCTAssertTrue(
             p.contains("lists 1 alert(s) the harness cannot read") && p.contains("first: it has no raisedAt: {\"alertId\":\"a\""),
             p
         )
+        XCTAssertTrue(h.alertSourceUnusable)
+        guard case .failure(let problem) = AlertList.read(HTTPReply(status: 200, body: Array("<html>".utf8)), url: url) else {
+            return XCTFail("a body that is not a JSON array is a problem of the whole answer")
+        }
+        XCTAssertTrue(problem.text.contains("not a JSON array of alerts: <html>"), problem.text)
     }
 }

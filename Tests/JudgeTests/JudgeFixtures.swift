@@ -1,0 +1,38 @@
+import Histogram
+import Judge
+
+/// Constructed golden files and run results the judge's tests share.
+enum JudgeFixtures {
+    /// A golden file of scenario `s` with default tolerances and no budgets.
+    static func golden(alerts: [GoldenFile.ExpectedAlert] = [], validation: [GoldenFile.ExpectedValidation] = []) -> GoldenFile {
+        GoldenFile(
+            scenario: "s",
+            seed: 1,
+            trafficDigest: "sha256:x",
+            earlyTolerance: GoldenFile.defaultEarly,
+            lateTolerance: GoldenFile.defaultLate,
+            alerts: alerts,
+            validation: validation,
+            budgets: []
+        )
+    }
+
+    /// A latency histogram holding `samples` (µs).
+    static func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> {
+        var h = Histogram<UInt64>.latency()
+        for v in samples { h.record(v) }
+        return h
+    }
+
+    /// A run that listed `alerts` and answered with `outcomes`, every latency 1 ms.
+    static func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> LiveRunResult {
+        LiveRunResult(
+            outcomes: outcomes,
+            alerts: alerts,
+            ackLatency: histogram(),
+            alertLatency: histogram(),
+            schedulingLag: histogram(),
+            unreachable: false
+        )
+    }
+}
