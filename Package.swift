@@ -78,11 +78,16 @@ let package = Package(
             swiftSettings: strict
         ),
         // Live runs: the runner, alert observers, helper processes, evidence bundles.
+        // SUT profiles (pure): how a team's own backend is reached, authenticated to and read.
+        .target(name: "SUTProfile", dependencies: ["VitalSimCore", "Oracle", "Judge", yams], swiftSettings: strict),
+        // How the harness talks to a SUT: credentials per request (OAuth2 too), the alert list, run health.
+        .target(name: "SUTClient", dependencies: ["Locking", "Wire", "Judge", "SUTProfile"], swiftSettings: strict),
         .target(
             name: "LiveRun",
             dependencies: [
                 "Locking",
-                "VitalSimCore", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Judge", histogram, crypto,
+                "VitalSimCore", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient", histogram,
+                crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict
@@ -129,7 +134,7 @@ let package = Package(
             dependencies: [
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
-                "LiveRun", "Benchmarks", "ReferenceEngine", "ReferenceSUT",
+                "LiveRun", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile", "SUTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -162,7 +167,12 @@ let package = Package(
             dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "LiveRunTests", dependencies: ["Judge", "Locking", "LiveRun", "Wire"], swiftSettings: strict),
+        .testTarget(name: "SUTProfileTests", dependencies: ["SUTProfile", "Judge", "VitalSimCore", histogram], swiftSettings: strict),
+        .testTarget(
+            name: "LiveRunTests",
+            dependencies: ["Judge", "Locking", "LiveRun", "SUTClient", "SUTProfile", "Wire"],
+            swiftSettings: strict
+        ),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         .testTarget(
             name: "IntegrationTests",

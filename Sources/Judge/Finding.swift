@@ -8,6 +8,9 @@ package enum Finding: String, Sendable, CaseIterable {
     case early
     /// An alert that no expectation accounts for.
     case spurious
+    /// An alert whose rule or severity name the SUT profile does not map to VitalSim's: the
+    /// profile's `rules:`/`severities:` need the name, or the SUT raised something unknown.
+    case unmapped
     /// A second alert of a rule and patient within reach (window ± pairing bound) of an expected
     /// alert that another alert already met.
     case duplicate

@@ -42,6 +42,9 @@ package struct ObservedAlert: Sendable, Equatable {
     /// Device time, Unix ms.
     package var raisedAt: Int64
     package var evidence: [String]
+    /// What of the SUT's names a SUT profile could not map to VitalSim's (e.g. `rule 'HIGH_BP'`):
+    /// such an alert is judged `unmapped`, never paired with an expectation.
+    package var unmapped: String?
 
     package init(alertID: String, patientID: String, rule: String, severity: String, raisedAt: Int64, evidence: [String]) {
         self.alertID = alertID

@@ -50,7 +50,9 @@ extension Verdict {
     /// and each alert without a pair is a check of its own: a duplicate when it falls within reach of
     /// a paired expectation of its rule and patient, spurious otherwise.
     /// - Parameter waited: how long the run waited for expectations still missing, for their findings.
-    static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ observed: [ObservedAlert], waited: String? = nil) -> [Check] {
+    static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ all: [ObservedAlert], waited: String? = nil) -> [Check] {
+        // An alert whose names the profile cannot map is judged on its own: it pairs with nothing.
+        let observed = all.filter { $0.unmapped == nil }
         let pairing = AlertMatching.match(expected, observed)
         let paired = Set(pairing.compactMap { $0 })
         let unpaired = observed.indices.filter { !paired.contains($0) }.map { observed[$0] }
@@ -61,7 +63,7 @@ extension Verdict {
             occurrences[name, default: 0] += 1
             if let n = occurrences[name], n > 1 { name += " #\(n)" }
             guard let j = pairing[i] else {
-                let detail = missedDetail(e, unpaired) + (waited.map { "; \($0)" } ?? "")
+                let detail = missedDetail(e, unpaired) + unmappedHint(e, all) + (waited.map { "; \($0)" } ?? "")
                 checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: detail))
                 continue
             }
@@ -69,8 +71,21 @@ extension Verdict {
             checks.append(alertCheck(e, observed[j], name: name, inWindow: inWindow))
         }
         let pairedExpectations = expected.indices.filter { pairing[$0] != nil }.map { expected[$0] }
-        checks += unexpectedAlertChecks(unpaired, pairedExpectations: pairedExpectations)
+        checks += unexpectedAlertChecks(unpaired, pairedExpectations: pairedExpectations, unmapped: all.filter { $0.unmapped != nil })
         return checks
+    }
+
+    /// For a missed expectation: the unmapped alerts of its patient within reach of its window, which
+    /// may be it under a name the SUT profile does not map.
+    static func unmappedHint(_ e: GoldenFile.ExpectedAlert, _ all: [ObservedAlert]) -> String {
+        let near = all.filter {
+            $0.unmapped != nil && $0.patientID == e.patientID
+                && AlertMatching.distance($0.raisedAt, from: e.from, to: e.to) <= AlertMatching.pairingBound
+        }
+        guard let first = near.first else { return "" }
+        let names = Array(Set(near.map { "'\($0.rule)'" })).sorted().joined(separator: ", ")
+        return
+            "; the SUT raised \(near.count) alert(s) for this patient near the window under name(s) the profile does not map (\(names), first: alert \(first.alertID)): map them in rules:/severities: to judge them"
     }
 
     /// Why an expectation is missed, naming the nearest unpaired alert of its rule and patient.
@@ -90,8 +105,23 @@ extension Verdict {
     }
 
     /// One check per alert no expectation accounts for; "no other alerts" passes when there is none.
-    static func unexpectedAlertChecks(_ unpaired: [ObservedAlert], pairedExpectations: [GoldenFile.ExpectedAlert]) -> [Check] {
+    static func unexpectedAlertChecks(
+        _ unpaired: [ObservedAlert],
+        pairedExpectations: [GoldenFile.ExpectedAlert],
+        unmapped: [ObservedAlert] = []
+    ) -> [Check] {
+        let unmappedChecks = unmapped.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
+            Check(
+                kind: .noOtherAlerts,
+                name: "SUT alert '\(a.rule)' patient \(a.patientID) at \(iso(a.raisedAt))",
+                rule: nil,
+                finding: .unmapped,
+                detail: "alert \(a.alertID): the SUT profile has no mapping for its \(a.unmapped ?? "")"
+                    + " (add it to the profile's rules:/severities:, or the SUT raised an alert VitalSim does not know)"
+            )
+        }
         guard !unpaired.isEmpty else {
+            guard unmappedChecks.isEmpty else { return unmappedChecks }
             return [
                 Check(
                     kind: .noOtherAlerts,
@@ -102,21 +132,22 @@ extension Verdict {
                 )
             ]
         }
-        return unpaired.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
-            let duplicate = pairedExpectations.contains {
-                $0.patientID == a.patientID && $0.rule == a.rule
-                    && AlertMatching.distance(a.raisedAt, from: $0.from, to: $0.to) <= AlertMatching.pairingBound
+        return unmappedChecks
+            + unpaired.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
+                let duplicate = pairedExpectations.contains {
+                    $0.patientID == a.patientID && $0.rule == a.rule
+                        && AlertMatching.distance(a.raisedAt, from: $0.from, to: $0.to) <= AlertMatching.pairingBound
+                }
+                let finding: Finding = duplicate ? .duplicate : .spurious
+                let what = duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
+                return Check(
+                    kind: .noOtherAlerts,
+                    name: "unexpected alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
+                    rule: a.rule,
+                    finding: finding,
+                    detail: "alert \(a.alertID): \(what)"
+                )
             }
-            let finding: Finding = duplicate ? .duplicate : .spurious
-            let what = duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
-            return Check(
-                kind: .noOtherAlerts,
-                name: "unexpected alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
-                rule: a.rule,
-                finding: finding,
-                detail: "alert \(a.alertID): \(what)"
-            )
-        }
     }
 
     /// The check of one expectation against the alert matched to it.

@@ -1,48 +1,15 @@
 import Foundation
 import Hummingbird
 import Judge
+import SUTProfile
 import VitalSimCore
 import Wire
 
-/// Why an item of an alert list cannot be read as an alert.
-package struct UnreadableAlert: Error {
-    package let reason: String
-
-    package init(reason: String) { self.reason = reason }
-}
-
 extension ObservedAlert {
-    /// An alert from its JSON (`{alertId, patientId, rule, severity, raisedAt, evidence}`): the four
-    /// strings present and not empty, `raisedAt` an RFC 3339 time stamp, `evidence` (optional) an
-    /// array of reading ids; otherwise what is wrong.
-    package static func read(_ json: [String: Any]) -> Result<ObservedAlert, UnreadableAlert> {
-        var text: [String: String] = [:]
-        for key in ["alertId", "patientId", "rule", "severity", "raisedAt"] {
-            guard let v = json[key] as? String, !v.isEmpty else {
-                return .failure(UnreadableAlert(reason: json[key] == nil ? "it has no \(key)" : "its \(key) is not a non-empty string"))
-            }
-            text[key] = v
-        }
-        guard let raisedAt = CivilTime.unixMilliseconds(rfc3339: text["raisedAt"] ?? "") else {
-            return .failure(UnreadableAlert(reason: "its raisedAt '\(text["raisedAt"] ?? "")' is not an RFC 3339 time stamp"))
-        }
-        let evidence = json["evidence"].map { $0 as? [String] } ?? []
-        guard let evidence else { return .failure(UnreadableAlert(reason: "its evidence is not an array of reading ids")) }
-        return .success(
-            ObservedAlert(
-                alertID: text["alertId"] ?? "",
-                patientID: text["patientId"] ?? "",
-                rule: text["rule"] ?? "",
-                severity: text["severity"] ?? "",
-                raisedAt: raisedAt,
-                evidence: evidence
-            )
-        )
-    }
-
-    /// An alert from its JSON; nil when it cannot be read (``read(_:)``).
+    /// An alert from its JSON in the reference SUT's shape (``AlertFields/vitalsim``); nil when it
+    /// cannot be read.
     init?(json: [String: Any]) {
-        guard case .success(let a) = ObservedAlert.read(json) else { return nil }
+        guard case .success(let a) = AlertFields.vitalsim.read(json, mapping: .init()) else { return nil }
         self = a
     }
 
@@ -50,45 +17,6 @@ extension ObservedAlert {
     init?(bytes: [UInt8]) {
         guard let o = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
         self.init(json: o)
-    }
-}
-
-/// One answer of the alert API (`GET /api/v1/alerts`), as the run's poller and `vitalsim doctor`
-/// read it: the alerts it lists, and the items that cannot be read as alerts.
-package struct AlertList {
-    package var alerts: [ObservedAlert] = []
-    /// Items that are not readable alerts: how many, and the first with why.
-    package var unreadable = 0
-    package var firstUnreadable: String?
-
-    /// What is wrong with an answer as a whole (not 200, not a JSON array of objects).
-    package struct Problem: Error {
-        package let text: String
-    }
-
-    /// Reads an answer of `url`.
-    package static func read(_ reply: HTTPReply, url: String) -> Result<AlertList, Problem> {
-        guard reply.status == 200 else {
-            return .failure(Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
-        }
-        guard let items = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]] else {
-            return .failure(
-                Problem(text: "GET \(url) answered 200 with a body that is not a JSON array of alerts: \(RunHealth.excerpt(reply.body))")
-            )
-        }
-        var list = AlertList()
-        for json in items {
-            switch ObservedAlert.read(json) {
-            case .success(let alert): list.alerts.append(alert)
-            case .failure(let why):
-                list.unreadable += 1
-                if list.firstUnreadable == nil {
-                    let text = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])).map { Array($0) } ?? []
-                    list.firstUnreadable = "\(why.reason): \(RunHealth.excerpt(text))"
-                }
-            }
-        }
-        return .success(list)
     }
 }
 

@@ -1,5 +1,7 @@
 import Foundation
 import Judge
+import SUTClient
+import SUTProfile
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -23,6 +25,8 @@ package enum Doctor {
         package var caFile: String?
         package var insecure = false
         package var headers: [String] = []
+        /// Credentials, alert source and name mapping (`--sut`).
+        package var profile = SUTProfile.vitalsim
         package var mqtt: (host: String, port: Int)?
         package var mqttCAFile: String?
 
@@ -33,26 +37,48 @@ package enum Doctor {
     package static func examine(_ scenario: Scenario, seed: UInt64?, target: Target) async -> [Check] {
         let client = HTTPMultiClient(maxConnections: 2, caFile: target.caFile, insecure: target.insecure)
         defer { client.close() }
+        var credentials = target.profile.auth
+        credentials.headers += target.headers
+        let auth = RequestAuth(credentials, base: target.base, client: client)
         var checks: [Check] = []
-        let alertURL = target.base + LiveRunner.alertPath
-        let reachable = await alertSource(client, alertURL, target, into: &checks)
+        if let oauth = auth.oauth {
+            let obtained = await oauth.accessToken()
+            switch obtained {
+            case .success:
+                checks.append(
+                    Check(
+                        name: "OAuth2 token",
+                        passed: true,
+                        detail: "obtained from \(oauth.tokenURL) for client \(oauth.settings.clientID)"
+                    )
+                )
+            case .failure(let p):
+                checks.append(Check(name: "OAuth2 token", passed: false, detail: p.message))
+                return checks
+            }
+        }
+        let reachable = await alertSource(client, auth, target, into: &checks)
         guard reachable else { return checks }
-        for request in probes(scenario, seed: seed) { checks += await ingestion(client, request, target) }
+        for request in probes(scenario, seed: seed) { checks += await ingestion(client, request, auth, target) }
         if scenario.patients.contains(where: { $0.devices.contains { $0.transport == .mqtt } }) {
             checks.append(await broker(target))
         }
         return checks
     }
 
-    /// Reachability (and TLS), then the alert list; false when the SUT cannot be reached at all.
-    static func alertSource(_ client: HTTPMultiClient, _ url: String, _ target: Target, into checks: inout [Check]) async -> Bool {
-        let reply: HTTPReply
-        do throws(HTTPTransportError) { reply = try await client.get(url, headers: target.headers) } catch {
+    /// Reachability (and TLS), then the alert list and its names; false when the SUT cannot be reached at all.
+    static func alertSource(_ client: HTTPMultiClient, _ auth: RequestAuth, _ target: Target, into checks: inout [Check]) async -> Bool {
+        let source = target.profile.alerts
+        let url = source.absoluteURL(base: target.base)
+        let (read, first) = await AlertList.fetch(client, base: target.base, source: source, mapping: target.profile.mapping, auth: auth)
+        guard let reply = first else {
+            var reason = "no answer"
+            if case .failure(let p) = read { reason = p.text }
             var hint = ""
-            if error.reason.lowercased().contains("certificate") || error.reason.contains("SSL") {
-                hint = "; give the CA that signed the SUT's certificate with --cacert (or --insecure, only when you must)"
+            if reason.lowercased().contains("certificate") || reason.contains("SSL") {
+                hint = "; give the CA that signed the SUT's certificate with --cacert or tls.ca (or --insecure, only when you must)"
             }
-            checks.append(Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)\(hint)"))
+            checks.append(Check(name: "reachable", passed: false, detail: reason + hint))
             return false
         }
         let scheme = url.hasPrefix("https://") ? "over TLS (certificate verified)" : "over plain HTTP"
@@ -65,9 +91,9 @@ package enum Doctor {
         }
         let detail: String
         let readable: Bool
-        switch AlertList.read(reply, url: url) {
+        switch read {
         case .failure(let problem):
-            let auth = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: --header)" : ""
+            let auth = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: auth.reader or --header)" : ""
             (readable, detail) = (false, problem.text + auth)
         case .success(let list) where list.unreadable > 0:
             (readable, detail) = (
@@ -75,9 +101,31 @@ package enum Doctor {
             )
         case .success(let list):
             (readable, detail) = (true, "GET \(url): \(list.alerts.count) alert(s) listed, every one readable")
+            checks.append(Check(name: "alert source", passed: readable, detail: detail))
+            checks.append(mappingCheck(list))
+            return true
         }
         checks.append(Check(name: "alert source", passed: readable, detail: detail))
         return true
+    }
+
+    /// Every listed alert's rule and severity names map to VitalSim's.
+    static func mappingCheck(_ list: AlertList) -> Check {
+        let unmapped = list.alerts.compactMap(\.unmapped)
+        guard let first = unmapped.first else {
+            let detail =
+                list.alerts.isEmpty
+                ? "no alert listed yet to check the names of (a run reports unmapped names as findings)"
+                : "the rule and severity of all \(list.alerts.count) listed alert(s) map to VitalSim's"
+            return Check(name: "alert names mapped", passed: true, detail: detail)
+        }
+        let names = Array(Set(unmapped)).sorted()
+        return Check(
+            name: "alert names mapped",
+            passed: false,
+            detail:
+                "\(unmapped.count) listed alert(s) have names the profile does not map (first: \(first)); all: \(names.joined(separator: ", ")); add them to rules:/severities:"
+        )
     }
 
     /// The first valid HTTP request of each path the scenario posts to, in plan order.
@@ -91,9 +139,14 @@ package enum Doctor {
     }
 
     /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
-    static func ingestion(_ client: HTTPMultiClient, _ r: PlannedRequest, _ target: Target) async -> [Check] {
+    static func ingestion(_ client: HTTPMultiClient, _ r: PlannedRequest, _ auth: RequestAuth, _ target: Target) async -> [Check] {
         let url = target.base + r.path
-        let headers = ["Content-Type: application/json"] + target.headers
+        let credentials: [String]
+        switch await auth.ingestion(patient: r.patientID, device: r.deviceID) {
+        case .success(let c): credentials = c.0
+        case .failure(let p): return [Check(name: "credentials for POST \(r.path)", passed: false, detail: p.message)]
+        }
+        let headers = ["Content-Type: application/json"] + credentials
         let valid = await answer(client, url, r.body, headers)
         var checks = [
             Check(
@@ -126,7 +179,7 @@ package enum Doctor {
         guard let status = a.status else { return a.text }
         let hint: String
         switch status {
-        case 401, 403: hint = " (the SUT wants credentials it accepts: --header)"
+        case 401, 403: hint = " (the SUT wants credentials it accepts: auth of the profile, or --header)"
         case 404, 405: hint = " (no such route on the SUT: check --target and the SUT's paths)"
         case 429, 503: hint = " (the SUT is overloaded or down)"
         default: hint = ""

@@ -1,12 +1,11 @@
 import Foundation
 import Judge
+import SUTClient
+import SUTProfile
 import Wire
 
 extension LiveRunner {
-    /// The SUT's alert API.
-    static let alertPath = "/api/v1/alerts"
-
-    /// Polls the alert API until the run stops.
+    /// Polls the alert source until the run stops.
     func poll(_ shared: State) async {
         while !shared.withLock({ $0.stopped }) {
             await pollOnce(shared)
@@ -14,18 +13,13 @@ extension LiveRunner {
         }
     }
 
-    /// One poll of the alert API: new alerts are recorded with the moment first seen; an answer that
-    /// is not an alert list, and alerts the harness cannot read, are recorded in the run's health
-    /// (a misconfiguration, never a clinical finding).
+    /// One read of the alert source (every page): new alerts are recorded with the moment first
+    /// seen; an answer that is not an alert list, and alerts the harness cannot read, are recorded in
+    /// the run's health (a misconfiguration, never a clinical finding).
     func pollOnce(_ shared: State) async {
-        let url = base + LiveRunner.alertPath
-        let reply: HTTPReply
-        do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
-            shared.withLock { $0.health.pollFailed("GET \(url) got no answer: \(error.reason)") }
-            return
-        }
+        let (read, _) = await AlertList.fetch(client, base: base, source: alertSource, mapping: mapping, auth: auth)
         let list: AlertList
-        switch AlertList.read(reply, url: url) {
+        switch read {
         case .success(let l): list = l
         case .failure(let problem):
             shared.withLock { $0.health.pollFailed(problem.text) }

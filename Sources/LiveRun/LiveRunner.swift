@@ -2,6 +2,8 @@ import Foundation
 import Histogram
 import Judge
 import Locking
+import SUTClient
+import SUTProfile
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -16,7 +18,11 @@ import Wire
 /// (no coordinated omission).
 package final class LiveRunner: Sendable {
     let base: String
-    let headers: [String]
+    /// Credentials of ingestion requests and alert reads.
+    let auth: RequestAuth
+    /// Where alerts are read, and how their names map to VitalSim's.
+    let alertSource: AlertSource
+    let mapping: SUTProfile.NameMapping
     let speed: Double?
     /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
     let client: HTTPMultiClient
@@ -62,6 +68,7 @@ package final class LiveRunner: Sendable {
         insecure: Bool,
         http2: Bool = false,
         headers: [String] = [],
+        profile: SUTProfile = .vitalsim,
         speed: Double?,
         connections: Int = 8,
         quiet: Duration = .seconds(2),
@@ -85,10 +92,14 @@ package final class LiveRunner: Sendable {
         self.qos = qos
         self.brokerCounters = brokerCounters && mqtt != nil
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
-        self.headers = headers
         self.speed = speed
         workers = max(1, connections)
         client = HTTPMultiClient(maxConnections: workers + 1, caFile: caFile, insecure: insecure, http2: http2)
+        var credentials = profile.auth
+        credentials.headers += headers
+        auth = RequestAuth(credentials, base: self.base, client: client)
+        alertSource = profile.alerts
+        mapping = profile.mapping
         self.quiet = quiet
     }
 
@@ -353,7 +364,7 @@ package final class LiveRunner: Sendable {
             result.requests = sent
             result.alertWait = s.alertWait
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent)
-            result.misconfiguration = s.health.problem(alertURL: base + LiveRunner.alertPath, answered: s.answered)
+            result.misconfiguration = s.health.problem(alertURL: alertSource.absoluteURL(base: base), answered: s.answered)
             return result
         }
     }
@@ -367,10 +378,27 @@ package final class LiveRunner: Sendable {
         var outcome = RequestOutcome()
         var delay = 0.25
         var firstFailure: ContinuousClock.Instant?
+        var renewed = false
         while true {
+            let credentials: [String]
+            let token: String?
+            switch await auth.ingestion(patient: r.patientID, device: r.deviceID) {
+            case .success(let c): (credentials, token) = c
+            case .failure(let problem):
+                shared.withLock { s in
+                    s.health.credentialProblem = s.health.credentialProblem ?? problem.message
+                    s.aborted = true
+                }
+                return RequestOutcome(status: nil, field: nil, error: "not sent: \(problem.message)", attempts: outcome.attempts)
+            }
             outcome.attempts += 1
             do throws(HTTPTransportError) {
-                let reply = try await client.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + headers)
+                let reply = try await client.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + credentials)
+                // A token the SUT no longer accepts (expired early, revoked): one more try with a new one.
+                if reply.status == 401, !renewed, auth.refused(token: token) {
+                    renewed = true
+                    continue
+                }
                 outcome.status = reply.status
                 outcome.httpVersion = reply.httpVersion
                 outcome.error = nil
@@ -435,7 +463,8 @@ package final class LiveRunner: Sendable {
             s.answered += 1
             s.outcomes[i] = outcome
             if outcome.status == nil {
-                s.unreachable = true
+                // Not sent for want of credentials is a misconfiguration (``RunHealth``), not an unreachable SUT.
+                if s.health.credentialProblem == nil { s.unreachable = true }
                 s.aborted = true
             }
             if let reason = s.health.answered(outcome.status) {

@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import SUTProfile
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -212,7 +213,9 @@ extension LiveSuite {
         for kind in options.observe {
             switch kind {
             case .webhook: continue
-            case .sse: resources.observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: options.headers))
+            case .sse:
+                let headers = options.headers + options.profile.auth.headers + options.profile.auth.reader
+                resources.observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: headers))
             case .mqtt:
                 guard let endpoint else { continue }
                 do throws(MQTTError) {
@@ -241,6 +244,7 @@ extension LiveSuite {
             insecure: options.insecure,
             http2: options.http2,
             headers: options.headers,
+            profile: options.profile,
             speed: options.speed,
             connections: options.connections,
             quiet: options.quiet,

@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import Judge
 import Oracle
+import SUTProfile
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -16,6 +17,9 @@ package struct LiveOptions: Sendable {
     package var http2 = false
     /// Extra request headers (credentials), e.g. `Authorization: Bearer …`.
     package var headers: [String] = []
+    /// How the SUT is authenticated to and its alerts read (`--sut FILE`); its base URL and TLS
+    /// settings are already in ``target``, ``caFile`` and ``insecure``.
+    package var profile = SUTProfile.vitalsim
     /// Virtual seconds per wall second; nil sends as fast as the SUT answers.
     package var speed: Double?
     package var seed: UInt64?

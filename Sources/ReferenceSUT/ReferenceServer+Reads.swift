@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -31,6 +32,45 @@ extension ReferenceServer {
 
     /// `GET /api/v1/alerts[?patient=…&since=…]`.
     static func alerts(_ request: Request, _ context: ServerContext) async -> Response {
+        await alertList(request, context) { list, fault in
+            guard fault == .unreadable else { return .array(list.map(\.json)) }
+            return .array(
+                list.map { a in
+                    guard case let .object(fields) = a.json else { return a.json }
+                    return .object(fields.filter { $0.0 != "raisedAt" })
+                }
+            )
+        }
+    }
+
+    /// `GET /fhir/DetectedIssue[?patient=…&since=…&_count=…&_offset=…]`: the alerts as a FHIR
+    /// searchset Bundle of `DetectedIssue`s (``FHIRDetectedIssue``), 50 per page by default.
+    static func detectedIssues(_ request: Request, _ context: ServerContext) async -> Response {
+        let q = request.uri.queryParameters
+        guard let count = Int(q.get("_count") ?? "50"), (1...1000).contains(count), let offset = Int(q.get("_offset") ?? "0"), offset >= 0
+        else {
+            return json(.badRequest, ValidationFailure(field: "_count", message: "_count must be 1...1000 and _offset 0 or more").json)
+        }
+        let kept = ["patient", "since"].compactMap { k in
+            q.get(k).map { "\(k)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
+        }
+        return await alertList(request, context) { list, fault in
+            FHIRDetectedIssue.bundle(
+                list,
+                offset: offset,
+                count: count,
+                query: kept.joined(separator: "&"),
+                identified: fault != .unreadable
+            )
+        }
+    }
+
+    /// The alert list (reader credential, `patient` and `since` filters, the alert API faults) rendered by `render`.
+    static func alertList(
+        _ request: Request,
+        _ context: ServerContext,
+        render: ([Alert], FaultPlan.AlertAPIFault?) -> JSONValue
+    ) async -> Response {
         if let refusal = authorizeReader(request, context) { return refusal }
         let patient = request.uri.queryParameters.get("patient")
         var since: Int64?
@@ -43,21 +83,11 @@ extension ReferenceServer {
             }
             since = ms
         }
-        let list = await context.store.alerts(patient: patient, since: since).map(\.json)
+        let list = await context.store.alerts(patient: patient, since: since)
         switch context.faults.alertAPI {
-        case nil: return json(.ok, .array(list))
         case .error?: return json(.internalServerError, .object([("error", .string("alert store unavailable"))]))
         case .garbage?: return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
-        case .unreadable?:
-            return json(
-                .ok,
-                .array(
-                    list.map { a in
-                        guard case let .object(fields) = a else { return a }
-                        return .object(fields.filter { $0.0 != "raisedAt" })
-                    }
-                )
-            )
+        case let fault: return json(.ok, render(list, fault))
         }
     }
 

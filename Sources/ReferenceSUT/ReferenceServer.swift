@@ -58,6 +58,7 @@ package enum ReferenceServer {
         }
         router.get("api/v1/alerts") { request, _ in await alerts(request, context) }
         router.get("api/v1/alerts/stream") { request, _ in await alertStream(request, context) }
+        router.get("fhir/DetectedIssue") { request, _ in await detectedIssues(request, context) }
         return router
     }
 

@@ -21,6 +21,8 @@ package struct PlannedRequest: Sendable {
     package var topic: String? = nil
     /// MQTT 5 user properties (reading id, device, device time, intended emit time, characteristic).
     package var userProperties: [(name: String, value: String)] = []
+    /// The device whose readings it carries (for per-device credentials; not part of the traffic digest).
+    package var deviceID = ""
 
     /// A delivery with every field given (MQTT messages name their `topic`).
     package init(
@@ -31,8 +33,10 @@ package struct PlannedRequest: Sendable {
         sendAt: Int64,
         expectedRejection: ExpectedRejection?,
         topic: String? = nil,
-        userProperties: [(name: String, value: String)] = []
+        userProperties: [(name: String, value: String)] = [],
+        deviceID: String = ""
     ) {
+        self.deviceID = deviceID
         self.path = path
         self.body = body
         self.readings = readings
@@ -91,7 +95,8 @@ package enum TrafficPlan {
             sendAt: r.intendedEmitTime,
             expectedRejection: rejection,
             topic: "vitals/\(r.patientID)/\(r.kind.rawValue)",
-            userProperties: props
+            userProperties: props,
+            deviceID: r.deviceID
         )
     }
 

@@ -126,7 +126,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             readings: [(r.id, r.intendedEmitTime)],
             patientID: r.patientID,
             sendAt: r.intendedEmitTime,
-            expectedRejection: rejection
+            expectedRejection: rejection,
+            deviceID: r.deviceID
         )
     }
 

@@ -14,6 +14,9 @@ package final class YAMLReader {
         issues.append(ScenarioIssue(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, field: field, message: message))
     }
 
+    /// Adds problems found in another file (one this file names).
+    package func record(_ other: [ScenarioIssue]) { issues += other }
+
     package func failAt(line: Int, column: Int, _ field: String, _ message: String) {
         issues.append(ScenarioIssue(file: file, line: line, column: column, field: field, message: message))
     }
@@ -58,7 +61,7 @@ package final class YAMLReader {
         }
     }
 
-    static func nearest(_ word: String, in options: [String]) -> String? {
+    package static func nearest(_ word: String, in options: [String]) -> String? {
         var best: (String, Int)?
         for o in options {
             let d = editDistance(word.lowercased(), o.lowercased())

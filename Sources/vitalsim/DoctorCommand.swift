@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveRun
+import SUTProfile
 import VitalSimCore
 
 extension VitalSim {
@@ -17,7 +18,8 @@ extension VitalSim {
                 """
         )
         @Argument(help: "A scenario file whose traffic the SUT will get.") var scenario: String
-        @Option(name: .long, help: "Base URL of the SUT.") var target: String
+        @Option(name: .long, help: "SUT profile (YAML; docs/sut-profiles.md): credentials, alert source and name mapping.") var sut: String?
+        @Option(name: .long, help: "Base URL of the SUT (default: the profile's base-url).") var target: String?
         @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
         @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
         @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).")
@@ -27,9 +29,10 @@ extension VitalSim {
         @Option(name: .long, help: "Seed overriding the scenario's own.") var seed: UInt64?
 
         func validate() throws {
-            if !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
+            if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
                 throw ValidationError("--target must be an http:// or https:// URL")
             }
+            if target == nil, sut == nil { throw ValidationError("give the SUT with --target URL or a --sut profile with a base-url") }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         }
 
@@ -39,9 +42,15 @@ extension VitalSim {
                 printError(error.description)
                 throw ExitCodes.input
             }
-            var t = LiveRun.Doctor.Target(base: target)
-            t.caFile = cacert
-            t.insecure = insecure
+            let profile = try loadProfile(sut)
+            guard let base = target ?? profile?.baseURL else {
+                printError("\(sut ?? "the profile") has no base-url: give --target URL")
+                throw ExitCodes.input
+            }
+            var t = LiveRun.Doctor.Target(base: base)
+            t.profile = profile ?? .vitalsim
+            t.caFile = cacert ?? profile?.tls.caFile
+            t.insecure = insecure || profile?.tls.insecure == true
             t.headers = header
             t.mqtt = mqtt.flatMap(parseHostPort)
             t.mqttCAFile = mqttCacert

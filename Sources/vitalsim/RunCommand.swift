@@ -3,12 +3,21 @@ import Foundation
 import Judge
 import LiveRun
 import Locking
+import SUTProfile
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {
     @Argument(help: "A scenario file or a folder of them (a suite).") var path: String
-    @Option(name: .long, help: "Base URL of the SUT (default: start the embedded reference SUT, over HTTPS, per scenario).") var target:
-        String?
+    @Option(
+        name: .long,
+        help:
+            "SUT profile (YAML; docs/sut-profiles.md): how the SUT is reached, authenticated to and its alerts read and mapped. Default: the reference SUT's own contract."
+    ) var sut: String?
+    @Option(
+        name: .long,
+        help:
+            "Base URL of the SUT, overriding the profile's base-url (default: start the embedded reference SUT, over HTTPS, per scenario)."
+    ) var target: String?
     @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
     @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
     @Flag(
@@ -103,11 +112,18 @@ struct LiveFlags: ParsableArguments {
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
 
-    func options() -> LiveOptions {
+    /// The options of the run; a SUT profile that cannot be loaded is printed and exits 2.
+    func options() throws -> LiveOptions {
         var o = LiveOptions(executable: Self.executablePath)
-        o.target = target
-        o.caFile = cacert
-        o.insecure = insecure
+        let profile = try loadProfile(sut)
+        o.profile = profile ?? .vitalsim
+        o.target = target ?? profile?.baseURL
+        o.caFile = cacert ?? profile?.tls.caFile
+        o.insecure = insecure || profile?.tls.insecure == true
+        if o.target != nil, !sutFault.isEmpty {
+            printError("--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))")
+            throw ExitCodes.input
+        }
         o.http2 = http2
         o.headers = header
         o.speed = speed.factor
@@ -177,8 +193,8 @@ extension VitalSim {
             }
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let verdicts: [Verdict]
+            var options = try live.options()
             do throws(HarnessError) {
-                var options = live.options()
                 options.charts = html != nil
                 options.evidence = evidence
                 // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
@@ -213,7 +229,7 @@ extension VitalSim {
         @OptionGroup var live: LiveFlags
 
         func run() async throws {
-            let options = live.options()
+            let options = try live.options()
             if options.ci {
                 printError("vitalsim record: refusing to write golden files in CI (CI is set)")
                 throw ExitCodes.input

@@ -29,7 +29,7 @@ final class DoctorTests: XCTestCase {
         for line in [
             "✓ reachable:", "over TLS (certificate verified)", "✓ alert source:", "✓ accepts a valid reading on POST /api/v1/observations",
             "✓ refuses an invalid body on POST /api/v1/observations", "✓ accepts a valid reading on POST /api/iot-heart-rate",
-            "✓ refuses an invalid body on POST /api/iot-heart-rate", "the SUT can be tested (6 checks)",
+            "✓ refuses an invalid body on POST /api/iot-heart-rate", "✓ alert names mapped:", "the SUT can be tested (7 checks)",
         ] {
             XCTAssertTrue(r.out.contains(line), "\(line): \(r.out)")
         }
@@ -52,7 +52,7 @@ final class DoctorTests: XCTestCase {
         defer { _ = broken.stop() }
         let r = try doctor(["--target", broken.base, "--cacert", broken.caFile ?? ""])
         XCTAssertEqual(r.status, 3, r.out)
-        XCTAssertTrue(r.out.contains("✗ alert source:") && r.out.contains("not a JSON array of alerts"), r.out)
+        XCTAssertTrue(r.out.contains("✗ alert source:") && r.out.contains("a body that is not JSON"), r.out)
         XCTAssertTrue(r.out.contains("✗ refuses an invalid body on POST /api/v1/observations: the body cut in half: answered 200"), r.out)
         XCTAssertTrue(r.out.contains("✓ accepts a valid reading on POST /api/v1/observations"), r.out)
     }

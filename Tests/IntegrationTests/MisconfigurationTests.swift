@@ -33,7 +33,7 @@ final class MisconfigurationTests: XCTestCase {
     func testABrokenAlertSourceIsAnInfrastructureFailure() throws {
         let cases = [
             ("alert-api=error", "the alert source never returned an alert list", "answered 500"),
-            ("alert-api=garbage", "the alert source never returned an alert list", "not a JSON array of alerts: <html>maintenance</html>"),
+            ("alert-api=garbage", "the alert source never returned an alert list", "a body that is not JSON: <html>maintenance</html>"),
             ("alert-api=unreadable", "alert(s) the harness cannot read", "it has no raisedAt"),
         ]
         for (fault, problem, detail) in cases {

@@ -1,6 +1,8 @@
 import Foundation
 import Judge
 import LiveRun
+import SUTClient
+import SUTProfile
 import Wire
 import XCTest
 
@@ -53,7 +55,7 @@ final class RunHealthTests: XCTestCase {
             "alertId": "a", "patientId": "1", "rule": "temp.fever", "severity": "medium", "raisedAt": "2024-11-07T10:00:00Z",
             "evidence": ["1/t/0"],
         ]
-        guard case .success(let a) = ObservedAlert.read(good) else { return XCTFail("a complete alert reads") }
+        guard case .success(let a) = AlertFields.vitalsim.read(good, mapping: .init()) else { return XCTFail("a complete alert reads") }
         XCTAssertEqual(a.raisedAt, 1_730_973_600_000)
         var cases: [([String: Any], String)] = []
         var noTime = good
@@ -63,13 +65,13 @@ final class RunHealthTests: XCTestCase {
         badTime["raisedAt"] = "yesterday"
         cases.append((badTime, "its raisedAt 'yesterday' is not an RFC 3339 time stamp"))
         var numericRule = good
-        numericRule["rule"] = 7
-        cases.append((numericRule, "its rule is not a non-empty string"))
+        numericRule["rule"] = ["x"]
+        cases.append((numericRule, "its rule is not a non-empty string or number"))
         var badEvidence = good
         badEvidence["evidence"] = "1/t/0"
         cases.append((badEvidence, "its evidence is not an array of reading ids"))
         for (json, reason) in cases {
-            guard case .failure(let why) = ObservedAlert.read(json) else {
+            guard case .failure(let why) = AlertFields.vitalsim.read(json, mapping: .init()) else {
                 XCTFail(reason)
                 continue
             }
@@ -91,6 +93,6 @@ final class RunHealthTests: XCTestCase {
         guard case .failure(let problem) = AlertList.read(HTTPReply(status: 200, body: Array("<html>".utf8)), url: url) else {
             return XCTFail("a body that is not a JSON array is a problem of the whole answer")
         }
-        XCTAssertTrue(problem.text.contains("not a JSON array of alerts: <html>"), problem.text)
+        XCTAssertTrue(problem.text.contains("a body that is not JSON: <html>"), problem.text)
     }
 }

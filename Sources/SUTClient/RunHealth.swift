@@ -27,6 +27,9 @@ package struct RunHealth {
     /// The first alert-list item that could not be read, and how many could not.
     package var firstUnreadable: String?
     package var unreadableCount = 0
+    /// Why requests could not be given their credentials (a token endpoint refusing, a device
+    /// without a token): the run stops at once.
+    package var credentialProblem: String?
 
     /// Statuses that mean a request did not reach an ingestion route the run may use.
     package static let configurationStatuses: Set<Int> = [401, 403, 404, 405]
@@ -78,6 +81,7 @@ package struct RunHealth {
 
     /// The misconfiguration this run shows, if any (see the type's description).
     package func problem(alertURL: String, answered: Int) -> String? {
+        if let credentialProblem { return "credentials: \(credentialProblem)" }
         if accepted == 0, answered > 0, refused == answered, let first = firstRefusal {
             return
                 "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check --target, the credentials (--header) and the SUT's paths"
@@ -90,7 +94,7 @@ package struct RunHealth {
         }
         if let first = firstUnreadable {
             return
-                "the alert source lists \(unreadableCount) alert(s) the harness cannot read (\(alertURL) must list {alertId, patientId, rule, severity, raisedAt, evidence}); first: \(first)"
+                "the alert source \(alertURL) lists \(unreadableCount) alert(s) the harness cannot read (check alerts.fields of the SUT profile; without --sut each alert must be {alertId, patientId, rule, severity, raisedAt, evidence}); first: \(first)"
         }
         if lastPollFailed, let first = firstPollFailure {
             return "the alert source failed at the end of the run, so the alerts cannot be judged; first failure: \(first)"

@@ -1,0 +1,63 @@
+import SUTProfile
+import Wire
+
+/// The credentials of a run's requests, as a profile's `auth:` says: static headers on every
+/// request; an ingestion request with its device's credential or else the OAuth2 token; an alert
+/// read with the reader credential or else the OAuth2 token.
+package final class RequestAuth: Sendable {
+    let auth: SUTProfile.Auth
+    /// The OAuth2 session, when the profile has `auth.oauth2`.
+    package let oauth: OAuth2Session?
+
+    package init(_ auth: SUTProfile.Auth, base: String, client: HTTPMultiClient) {
+        self.auth = auth
+        oauth = auth.oauth2.map { OAuth2Session($0, base: base, client: client) }
+    }
+
+    /// Static headers only (`--header`).
+    package convenience init(headers: [String], client: HTTPMultiClient) {
+        var auth = SUTProfile.Auth()
+        auth.headers = headers
+        self.init(auth, base: "", client: client)
+    }
+
+    /// The credential headers of a request carrying `device`'s readings of `patient`, and the OAuth2
+    /// token used (to invalidate after a 401).
+    package func ingestion(patient: String, device: String) async -> Result<([String], token: String?), CredentialProblem> {
+        if let devices = auth.devices {
+            if let h = devices.header(patient: patient, device: device) { return .success((auth.headers + [h], nil)) }
+            if oauth == nil {
+                return .failure(
+                    CredentialProblem(
+                        "\(devices.file) has no token for patient \(patient) device \(device) (auth.devices of the profile); add it, or configure auth.oauth2"
+                    )
+                )
+            }
+        }
+        return await withBearer(auth.headers)
+    }
+
+    /// The credential headers of an alert read.
+    package func reader() async -> Result<([String], token: String?), CredentialProblem> {
+        if !auth.reader.isEmpty { return .success((auth.headers + auth.reader, nil)) }
+        if let devices = auth.devices, let first = devices.readers.first {
+            return .success((auth.headers + [devices.header(for: first)], nil))
+        }
+        return await withBearer(auth.headers)
+    }
+
+    /// After a 401 answer to a request sent with `token`: true when a new token may help (once).
+    package func refused(token: String?) -> Bool {
+        guard let oauth, let token else { return false }
+        oauth.invalidate(token)
+        return true
+    }
+
+    func withBearer(_ headers: [String]) async -> Result<([String], token: String?), CredentialProblem> {
+        guard let oauth else { return .success((headers, nil)) }
+        switch await oauth.accessToken() {
+        case .success(let t): return .success((headers + ["Authorization: Bearer \(t)"], t))
+        case .failure(let p): return .failure(p)
+        }
+    }
+}

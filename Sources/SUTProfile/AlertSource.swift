@@ -1,0 +1,89 @@
+import Foundation
+import Judge
+import VitalSimCore
+
+/// Where a SUT's alerts are read (`alerts:` of a profile) and how an alert's fields map to
+/// VitalSim's: polled from ``url`` (a path on the SUT's base URL, or an absolute URL), the list at
+/// ``list`` in each answer, later pages followed as ``paging`` says.
+package struct AlertSource: Sendable, Equatable {
+    /// The alert list's URL: a path on the SUT's base URL or an absolute URL.
+    package var url: String
+    /// Where the list of alerts is in an answer (the empty pointer: the answer is the list).
+    package var list: JSONPointer
+    /// How further pages are found.
+    package var paging = Paging.none
+    /// Where each field of an alert is.
+    package var fields: AlertFields
+
+    package init(url: String, list: JSONPointer, paging: Paging = .none, fields: AlertFields) {
+        self.url = url
+        self.list = list
+        self.paging = paging
+        self.fields = fields
+    }
+
+    /// The reference SUT's alert API: `GET /api/v1/alerts`, a bare JSON array.
+    package static let vitalsim = AlertSource(url: "/api/v1/alerts", list: JSONPointer.root, fields: .vitalsim)
+
+    /// The absolute URL of the alert list for a SUT at `base`.
+    package func absoluteURL(base: String) -> String { SUTProfile.resolve(url, base: base) }
+
+    /// How the pages of an alert list are followed.
+    package enum Paging: Sendable, Equatable {
+        /// One answer holds the whole list.
+        case none
+        /// A FHIR Bundle: the `link` whose `relation` is `next`.
+        case fhirBundle
+        /// The URL at this pointer (absent or null on the last page).
+        case next(JSONPointer)
+    }
+
+    /// The items of the alert list in an answer, nil when there is no list where ``list`` points. A
+    /// pointer with `*` (e.g. `/entry/*/resource` of a FHIR Bundle) collects its values; the part
+    /// before its first `*` must be present, except `entry` of a FHIR Bundle, absent when it is empty.
+    package func items(in document: Any) -> [Any]? {
+        guard list.selectsMany else { return list.value(in: document) as? [Any] }
+        let prefix = Array(list.tokens.prefix { $0 != "*" })
+        guard let container = JSONPointer(tokens: prefix).value(in: document) else {
+            let bundle = (document as? [String: Any])?["resourceType"] as? String == "Bundle"
+            return bundle && prefix == ["entry"] ? [] : nil
+        }
+        guard container is [Any] || container is [String: Any] else { return nil }
+        return list.values(in: document)
+    }
+
+    /// The URL of the page after `document`, if any (relative URLs resolved against `base`).
+    package func nextPage(_ document: Any, base: String) -> String? {
+        let next: Any?
+        switch paging {
+        case .none: return nil
+        case .fhirBundle:
+            let links = (document as? [String: Any])?["link"] as? [[String: Any]] ?? []
+            next = links.first { ($0["relation"] as? String) == "next" }?["url"]
+        case .next(let pointer): next = pointer.value(in: document)
+        }
+        guard let url = next as? String, !url.isEmpty else { return nil }
+        return SUTProfile.resolve(url, base: base)
+    }
+}
+
+extension JSONPointer {
+    /// The empty pointer: the whole document.
+    package static let root: JSONPointer = {
+        do throws(SyntaxError) { return try JSONPointer("") } catch { fatalError("the empty pointer parses") }
+    }()
+
+    /// A pointer known to be valid (built-in profiles).
+    static func literal(_ text: String) -> JSONPointer {
+        do throws(SyntaxError) { return try JSONPointer(text) } catch { fatalError("built-in pointer \(text): \(error.message)") }
+    }
+}
+
+extension SUTProfile {
+    /// `url` if absolute (`http://`, `https://`), else `url` as a path on `base`.
+    package static func resolve(_ url: String, base: String) -> String {
+        if url.hasPrefix("http://") || url.hasPrefix("https://") { return url }
+        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
+        return trimmed + (url.hasPrefix("/") ? url : "/" + url)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Where one field of an alert is: a JSON Pointer into the alert's JSON, and the small transforms
+/// applied to the text found there, in order: ``stripPrefix`` (e.g. `Patient/` of a FHIR
+/// reference), then ``values`` (e.g. `HIGH` → `high`). Strings are taken as they are, numbers as
+/// their decimal text (an integer id `17` reads as `"17"`).
+package struct FieldSpec: Sendable, Equatable {
+    package var pointer: JSONPointer
+    /// Removed from the start of the text when present (`strip-prefix:`).
+    package var stripPrefix: String?
+    /// Text → replacement (`map:`); text not listed is kept.
+    package var values: [String: String]?
+
+    package init(_ pointer: JSONPointer, stripPrefix: String? = nil, values: [String: String]? = nil) {
+        self.pointer = pointer
+        self.stripPrefix = stripPrefix
+        self.values = values
+    }
+
+    /// The field's name for messages: `raisedAt`, or `raisedAt (at /created_at)` when the pointer
+    /// is not simply `/raisedAt`.
+    func location(name: String) -> String {
+        pointer.description == "/" + name ? name : "\(name) (at \(pointer))"
+    }
+
+    /// The one text the pointer selects, transformed.
+    func text(in item: Any, name: String) -> Result<String, UnreadableAlert> {
+        let found = pointer.values(in: item)
+        guard let value = found.first, !(value is NSNull) else {
+            return .failure(UnreadableAlert(reason: "it has no \(location(name: name))"))
+        }
+        guard found.count == 1 else {
+            return .failure(UnreadableAlert(reason: "its \(location(name: name)) selects \(found.count) values; it must select one"))
+        }
+        guard let raw = FieldSpec.scalarText(value), !raw.isEmpty else {
+            return .failure(UnreadableAlert(reason: "its \(location(name: name)) is not a non-empty string or number"))
+        }
+        return .success(transform(raw))
+    }
+
+    /// The texts the pointer selects (an array of strings, or a `*` pointer's values), transformed;
+    /// nothing selected is an empty list.
+    func texts(in item: Any, name: String) -> Result<[String], UnreadableAlert> {
+        var found = pointer.values(in: item)
+        if !pointer.selectsMany, found.count == 1 {
+            if found[0] is NSNull { return .success([]) }
+            guard let array = found[0] as? [Any] else {
+                return .failure(UnreadableAlert(reason: "its \(location(name: name)) is not an array of reading ids"))
+            }
+            found = array
+        }
+        var out: [String] = []
+        for value in found {
+            guard let t = FieldSpec.scalarText(value), !t.isEmpty else {
+                return .failure(UnreadableAlert(reason: "its \(location(name: name)) is not an array of reading ids"))
+            }
+            out.append(transform(t))
+        }
+        return .success(out)
+    }
+
+    func transform(_ raw: String) -> String {
+        var t = raw
+        if let p = stripPrefix, t.hasPrefix(p) { t = String(t.dropFirst(p.count)) }
+        if let mapped = values?[t] { t = mapped }
+        return t
+    }
+
+    /// A string, or a number's decimal text; nil for anything else (objects, arrays, booleans, null).
+    static func scalarText(_ value: Any) -> String? {
+        if let s = value as? String { return s }
+        guard let n = value as? NSNumber, !isBoolean(n) else { return nil }
+        let d = n.doubleValue
+        if d == d.rounded(), abs(d) < 9e15 { return String(Int64(d)) }
+        return n.stringValue
+    }
+
+    /// True for a JSON `true`/`false` (Foundation parses both into NSNumber).
+    static func isBoolean(_ n: NSNumber) -> Bool {
+        String(cString: n.objCType) == "c"
+    }
+
+    /// A short rendering of a value for messages.
+    static func show(_ value: Any) -> String {
+        if let t = scalarText(value) { return t.count > 60 ? String(t.prefix(60)) + "…" : t }
+        if value is [Any] { return "an array" }
+        if value is [String: Any] { return "an object" }
+        return "\(value)"
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// How VitalSim reaches, authenticates to and reads a system under test: a SUT profile
+/// (`vitalsim run --sut FILE`, documented key by key in `docs/sut-profiles.md`). The built-in
+/// ``vitalsim`` profile is the reference SUT's own contract, what a run without `--sut` uses.
+package struct SUTProfile: Sendable {
+    /// The profile's name (`name:`), shown in reports.
+    package var name: String
+    /// The file it was loaded from (empty for the built-in profile).
+    package var file = ""
+    /// The SUT's base URL (`base-url:`); `--target` overrides it, and without either the embedded
+    /// reference SUT is started.
+    package var baseURL: String?
+    /// TLS towards the SUT.
+    package var tls = TLS()
+    /// Credentials.
+    package var auth = Auth()
+    /// Where alerts are read and how their fields map to VitalSim's.
+    package var alerts = AlertSource.vitalsim
+    /// The SUT's rule and severity names → VitalSim's.
+    package var mapping = NameMapping()
+
+    /// A profile named `name` with the reference SUT's contract for everything not set.
+    package init(name: String) { self.name = name }
+
+    /// The reference SUT's contract: `GET /api/v1/alerts` answering a JSON array of
+    /// `{alertId, patientId, rule, severity, raisedAt, evidence}` with VitalSim's rule ids and severities.
+    package static let vitalsim = SUTProfile(name: "vitalsim")
+
+    /// TLS settings (`tls:`).
+    package struct TLS: Sendable, Equatable {
+        /// PEM bundle of the CA that signed the SUT's certificate (`ca:`).
+        package var caFile: String?
+        /// Skip certificate verification (`insecure: true`), only when asked.
+        package var insecure = false
+
+        package init(caFile: String? = nil, insecure: Bool = false) {
+            self.caFile = caFile
+            self.insecure = insecure
+        }
+    }
+
+    /// Credentials (`auth:`). An ingestion request carries ``headers`` and its device's credential
+    /// (``devices``), or else the OAuth2 access token; an alert read carries ``headers`` and the
+    /// reader credential (``reader``, else the device file's reader token), or else the OAuth2 token.
+    package struct Auth: Sendable {
+        /// `Name: value` headers on every request (`headers:`), environment variables expanded.
+        package var headers: [String] = []
+        /// `Name: value` headers of alert reads (`reader:`), environment variables expanded.
+        package var reader: [String] = []
+        /// Per-device credentials (`devices:`).
+        package var devices: DeviceCredentials?
+        /// OAuth2 client credentials (`oauth2:`).
+        package var oauth2: OAuth2?
+
+        package init() {}
+
+        /// True when nothing but static headers is configured.
+        package var isStatic: Bool { devices == nil && oauth2 == nil }
+    }
+
+    /// The SUT's rule and severity names → VitalSim's rule ids and severities (`rules:`,
+    /// `severities:`). Without a table, the SUT's names are taken as VitalSim's own; with one, a name
+    /// missing from it makes the alert `unmapped`, a finding of its own.
+    package struct NameMapping: Sendable, Equatable {
+        package var rules: [String: String]?
+        package var severities: [String: String]?
+
+        package init(rules: [String: String]? = nil, severities: [String: String]? = nil) {
+            self.rules = rules
+            self.severities = severities
+        }
+    }
+}
+
+/// OAuth2 client credentials (RFC 6749 §4.4): a token is requested from ``tokenURL`` before the
+/// first request, kept, requested again ``refreshBefore`` seconds before it expires, and once when
+/// a request is answered 401.
+package struct OAuth2: Sendable, Equatable {
+    /// The token endpoint: an absolute URL, or a path on the SUT's base URL.
+    package var tokenURL: String
+    package var clientID: String
+    /// The client secret, read from the environment variable the profile names (`client-secret-env:`).
+    package var clientSecret: String
+    /// The environment variable it came from (for messages; the secret is never printed).
+    package var secretVariable: String
+    package var scope: String?
+    package var audience: String?
+    /// How the client authenticates to the token endpoint.
+    package var clientAuthentication = ClientAuthentication.basic
+    /// Seconds before expiry at which a token is replaced.
+    package var refreshBefore: Double = 30
+
+    package init(tokenURL: String, clientID: String, clientSecret: String, secretVariable: String) {
+        self.tokenURL = tokenURL
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.secretVariable = secretVariable
+    }
+
+    /// `client-authentication:` — HTTP Basic (RFC 6749 §2.3.1, what every server must accept), or
+    /// `client_id` and `client_secret` in the form body.
+    package enum ClientAuthentication: String, Sendable, CaseIterable {
+        case basic
+        case body
+    }
+}
+
+/// Per-device credentials: a token per (patient, device), sent in a header built from a template,
+/// and reader tokens for alert reads (`auth.devices:`). The file has the shape of the reference
+/// SUT's `--credentials` file, so one file can serve both.
+package struct DeviceCredentials: Sendable, Equatable {
+    /// The file the tokens came from.
+    package var file: String
+    /// The header carrying a token, `{token}` standing for it (default `Authorization: Bearer {token}`).
+    package var header: String
+    /// Token by `patient/device`.
+    package var tokens: [String: String]
+    /// Reader tokens (the first one is used for alert reads unless `auth.reader` is given).
+    package var readers: [String]
+
+    package init(file: String, header: String, tokens: [String: String], readers: [String]) {
+        self.file = file
+        self.header = header
+        self.tokens = tokens
+        self.readers = readers
+    }
+
+    /// The header for `token`.
+    package func header(for token: String) -> String { header.replacingOccurrences(of: "{token}", with: token) }
+
+    /// The credential header of a device's requests, nil when the file has none for it.
+    package func header(patient: String, device: String) -> String? {
+        tokens["\(patient)/\(device)"].map(header(for:))
+    }
+}

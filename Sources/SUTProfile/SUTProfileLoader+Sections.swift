@@ -1,0 +1,126 @@
+import Foundation
+import VitalSimCore
+import Yams
+
+extension SUTProfileLoader.Context {
+    func tls(_ node: Node) -> SUTProfile.TLS {
+        var tls = SUTProfile.TLS()
+        guard let f = reader.mapping(node, "tls", allowed: ["ca", "insecure"]) else { return tls }
+        tls.caFile = existingFile(f, "ca")
+        tls.insecure = bool(f, "insecure") ?? false
+        if tls.insecure, tls.caFile != nil { fail(f, "insecure", "give either ca (verify with this CA) or insecure: true, not both") }
+        return tls
+    }
+
+    func auth(_ node: Node) -> SUTProfile.Auth {
+        var auth = SUTProfile.Auth()
+        guard let f = reader.mapping(node, "auth", allowed: ["headers", "reader", "devices", "oauth2"]) else { return auth }
+        auth.headers = headers(f, "headers")
+        auth.reader = headers(f, "reader")
+        if let d = f.value("devices") { auth.devices = devices(d) }
+        if let o = f.value("oauth2") { auth.oauth2 = oauth2(o) }
+        return auth
+    }
+
+    func devices(_ node: Node) -> DeviceCredentials? {
+        guard let f = reader.mapping(node, "auth.devices", allowed: ["file", "header"], required: ["file"]) else { return nil }
+        let header = f.value("header").flatMap { self.header($0, f.path("header")) } ?? "Authorization: Bearer {token}"
+        if !header.contains("{token}") { fail(f, "header", "the header must contain {token}, where each device's token goes") }
+        guard let path = existingFile(f, "file") else { return nil }
+        do throws(ScenarioLoadError) {
+            return try DeviceCredentialsLoader.load(path: path, header: header)
+        } catch {
+            // The credentials file's own problems, with its own file and lines.
+            reader.record(error.issues)
+            return nil
+        }
+    }
+
+    func oauth2(_ node: Node) -> OAuth2? {
+        let keys = ["token-url", "client-id", "client-secret-env", "scope", "audience", "client-authentication", "refresh-before"]
+        guard let f = reader.mapping(node, "auth.oauth2", allowed: keys, required: ["token-url", "client-id", "client-secret-env"]),
+            let url = f.string("token-url"), let id = f.string("client-id"), let variable = f.string("client-secret-env")
+        else { return nil }
+        if !(url.hasPrefix("/") || isHTTPURL(url)) { fail(f, "token-url", "expected an http(s):// URL or a path on the SUT's base URL") }
+        guard let secret = environment[variable], !secret.isEmpty else {
+            fail(f, "client-secret-env", "the environment variable \(variable) (the client secret) is not set")
+            return nil
+        }
+        var o = OAuth2(tokenURL: url, clientID: id, clientSecret: secret, secretVariable: variable)
+        o.scope = f.string("scope")
+        o.audience = f.string("audience")
+        if f.has("client-authentication") {
+            o.clientAuthentication =
+                f.choice("client-authentication", OAuth2.ClientAuthentication.self, what: "client authentication") ?? .basic
+        }
+        if let d = f.duration("refresh-before", allowZero: true) { o.refreshBefore = Double(d.milliseconds) / 1000 }
+        return o
+    }
+
+    func alerts(_ node: Node) -> AlertSource? {
+        let keys = ["url", "list", "paging", "fields", "time-format"]
+        guard let f = reader.mapping(node, "alerts", allowed: keys, required: ["url", "fields"]), let url = f.string("url") else {
+            return nil
+        }
+        if !(url.hasPrefix("/") || isHTTPURL(url)) { fail(f, "url", "expected an http(s):// URL or a path on the SUT's base URL") }
+        let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
+        guard let fieldsNode = f.value("fields"), var fields = alertFields(fieldsNode) else { return nil }
+        if f.has("time-format") {
+            fields.timeFormat = f.choice("time-format", AlertFields.TimeFormat.self, what: "time format") ?? .rfc3339
+        }
+        var source = AlertSource(url: url, list: list ?? JSONPointer.root, fields: fields)
+        if let p = f.value("paging") { source.paging = paging(p) }
+        return source
+    }
+
+    func paging(_ node: Node) -> AlertSource.Paging {
+        if node.scalar?.string == "fhir-bundle" { return .fhirBundle }
+        if node.scalar?.string == "none" { return .none }
+        guard node.mapping != nil else {
+            reader.fail(node, "alerts.paging", "expected none, fhir-bundle or {next: POINTER}, got \(reader.kindName(node))")
+            return .none
+        }
+        guard let f = reader.mapping(node, "alerts.paging", allowed: ["next"], required: ["next"]), let p = pointer(f, "next") else {
+            return .none
+        }
+        return .next(p)
+    }
+
+    func alertFields(_ node: Node) -> AlertFields? {
+        let keys = ["id", "patient", "rule", "severity", "raised-at", "evidence"]
+        guard let f = reader.mapping(node, "alerts.fields", allowed: keys, required: Array(keys.dropLast())) else { return nil }
+        let specs = keys.map { key in f.value(key).flatMap { fieldSpec($0, f.path(key)) } }
+        guard let id = specs[0], let patient = specs[1], let rule = specs[2], let severity = specs[3], let raised = specs[4] else {
+            return nil
+        }
+        if let e = specs[5], e.values != nil { reader.fail(f.value("evidence"), f.path("evidence"), "evidence takes no map") }
+        return AlertFields(id: id, patient: patient, rule: rule, severity: severity, raisedAt: raised, evidence: specs[5])
+    }
+
+    /// A field: a pointer, or `{pointer, strip-prefix, map}`.
+    func fieldSpec(_ node: Node, _ field: String) -> FieldSpec? {
+        if node.scalar != nil { return parsePointer(node, field).map { FieldSpec($0) } }
+        guard let f = reader.mapping(node, field, allowed: ["pointer", "strip-prefix", "map"], required: ["pointer"]),
+            let p = pointer(f, "pointer")
+        else { return nil }
+        var spec = FieldSpec(p, stripPrefix: f.string("strip-prefix"))
+        if let m = f.value("map") { spec.values = stringMap(m, f.path("map")) }
+        return spec
+    }
+
+    func pointer(_ f: Fields, _ key: String) -> JSONPointer? {
+        guard let node = f.value(key) else { return nil }
+        return parsePointer(node, f.path(key))
+    }
+
+    func parsePointer(_ node: Node, _ field: String) -> JSONPointer? {
+        guard let text = node.scalar?.string else {
+            reader.fail(node, field, "expected a JSON Pointer such as /items or /subject/reference, got \(reader.kindName(node))")
+            return nil
+        }
+        do throws(JSONPointer.SyntaxError) { return try JSONPointer(text) } catch {
+            reader.fail(node, field, error.message)
+            return nil
+        }
+    }
+}

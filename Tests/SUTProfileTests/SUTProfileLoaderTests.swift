@@ -1,0 +1,198 @@
+import Foundation
+import SUTProfile
+import VitalSimCore
+import XCTest
+
+/// The profile loader: every key parsed, and every mistake an error naming file, line and key.
+final class SUTProfileLoaderTests: XCTestCase {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func parse(_ text: String, environment: [String: String] = [:], file: String = "/tmp/p.yaml") throws(ScenarioLoadError) -> SUTProfile {
+        try SUTProfileLoader.parse(text, file: file, environment: environment)
+    }
+
+    /// The first error of a profile that must not load.
+    func problem(_ text: String, environment: [String: String] = [:]) -> String {
+        do throws(ScenarioLoadError) {
+            _ = try parse(text, environment: environment)
+            return "loaded"
+        } catch { return error.description }
+    }
+
+    func testShippedVitalSimProfileIsTheBuiltInContract() throws {
+        let path = Self.repository.appendingPathComponent("profiles/vitalsim.yaml").path
+        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(p.name, "vitalsim")
+        XCTAssertEqual(p.alerts, SUTProfile.vitalsim.alerts)
+        XCTAssertEqual(p.mapping, SUTProfile.vitalsim.mapping)
+        XCTAssertNil(p.baseURL)
+        XCTAssertTrue(p.auth.isStatic)
+        XCTAssertEqual(p.auth.headers, [])
+    }
+
+    func testEveryKeyOfAnOtherShapedBackend() throws {
+        let text = """
+            name: acme
+            base-url: https://127.0.0.1:9443
+            tls:
+              insecure: true
+            auth:
+              headers: ["X-Tenant: ${TENANT}"]
+              reader: ["Authorization: Bearer ${READER}"]
+              oauth2:
+                token-url: /oauth/token
+                client-id: vitalsim
+                client-secret-env: ACME_SECRET
+                scope: vitals.write alerts.read
+                client-authentication: body
+                refresh-before: 45s
+            alerts:
+              url: /v2/alerts
+              list: /items
+              paging: {next: /links/next}
+              time-format: unix-s
+              fields:
+                id: /id
+                patient: {pointer: /patient_id, strip-prefix: Patient/}
+                rule: /type
+                severity: {pointer: /level, map: {H: HIGH}}
+                raised-at: /created_at
+            rules:
+              HIGH_BP: bp.hypertensive-crisis
+            severities:
+              HIGH: high
+            """
+        let p = try parse(text, environment: ["TENANT": "t1", "READER": "r-token", "ACME_SECRET": "s3cret"])
+        XCTAssertEqual(p.baseURL, "https://127.0.0.1:9443")
+        XCTAssertTrue(p.tls.insecure)
+        XCTAssertEqual(p.auth.headers, ["X-Tenant: t1"])
+        XCTAssertEqual(p.auth.reader, ["Authorization: Bearer r-token"])
+        let o = try XCTUnwrap(p.auth.oauth2)
+        XCTAssertEqual(o.clientSecret, "s3cret")
+        XCTAssertEqual(o.clientAuthentication, .body)
+        XCTAssertEqual(o.refreshBefore, 45)
+        XCTAssertEqual(o.scope, "vitals.write alerts.read")
+        XCTAssertEqual(p.alerts.url, "/v2/alerts")
+        XCTAssertEqual(p.alerts.list.tokens, ["items"])
+        XCTAssertEqual(p.alerts.paging, .next(try JSONPointer("/links/next")))
+        XCTAssertEqual(p.alerts.fields.timeFormat, .unixSeconds)
+        XCTAssertNil(p.alerts.fields.evidence)
+        XCTAssertEqual(p.alerts.fields.patient.stripPrefix, "Patient/")
+        XCTAssertEqual(p.alerts.fields.severity.values, ["H": "HIGH"])
+        XCTAssertEqual(p.mapping.rules, ["HIGH_BP": "bp.hypertensive-crisis"])
+        XCTAssertEqual(p.mapping.severities, ["HIGH": "high"])
+    }
+
+    func testMistakesNameFileLineAndKey() {
+        let cases: [(String, [String: String], String)] = [
+            (
+                "name: a\nbase-ur1: http://127.0.0.1", [:],
+                "/tmp/p.yaml:2:1: error: base-ur1: unknown key 'base-ur1' (did you mean 'base-url'?)"
+            ),
+            ("base-url: http://127.0.0.1", [:], "required key 'name' is missing"),
+            ("name: a\nbase-url: ftp://x", [:], "/tmp/p.yaml:2:11: error: base-url: expected an http:// or https:// URL"),
+            (
+                "name: a\nauth:\n  headers: ['X-Key: ${NOPE}']", [:],
+                "/tmp/p.yaml:3:13: error: auth.headers[0]: the environment variable NOPE is not set"
+            ),
+            ("name: a\nauth:\n  headers: ['no colon']", [:], "auth.headers[0]: expected a header 'Name: value', got 'no colon'"),
+            (
+                "name: a\nauth:\n  oauth2:\n    token-url: /t\n    client-id: c\n    client-secret-env: S", [:],
+                "/tmp/p.yaml:6:24: error: auth.oauth2.client-secret-env: the environment variable S (the client secret) is not set"
+            ),
+            (
+                "name: a\nrules:\n  HIGH_BP: bp.hypertensive-crisi", [:],
+                "/tmp/p.yaml:3:12: error: rules.HIGH_BP: 'bp.hypertensive-crisi' is not a VitalSim rule id (did you mean 'bp.hypertensive-crisis'?)"
+            ),
+            (
+                "name: a\nseverities:\n  HIGH: critical", [:],
+                "severities.HIGH: 'critical' is not a VitalSim severity; valid: low, medium, high"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: r, severity: /s, raised-at: /t}", [:],
+                "alerts.fields.rule: a JSON Pointer is empty or starts with '/' (RFC 6901), got 'r'"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id~2, patient: /p, rule: /r, severity: /s, raised-at: /t}", [:],
+                "alerts.fields.id: '~' must be followed by 0 or 1"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: /r, severity: /s}", [:],
+                "alerts.fields.raised-at: required key 'raised-at' is missing"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  paging: sometimes\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
+                [:], "alerts.paging: expected none, fhir-bundle or {next: POINTER}"
+            ),
+            (
+                "name: a\ntls:\n  ca: missing-ca.pem", [:],
+                "tls.ca: no readable file at /tmp/missing-ca.pem (relative to the profile's folder)"
+            ),
+            (
+                "name: a\nauth:\n  devices: {file: /nonexistent/keys.yaml}", [:],
+                "auth.devices.file: no readable file at /nonexistent/keys.yaml"
+            ),
+        ]
+        for (text, env, expected) in cases {
+            XCTAssertTrue(
+                problem(text, environment: env).contains(expected),
+                "\(text)\n→ \(problem(text, environment: env))\nwanted: \(expected)"
+            )
+        }
+    }
+
+    func testDeviceCredentialsFileIsCheckedWithItsOwnLines() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-profile-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keys = folder.appendingPathComponent("keys.yaml")
+        try Data("devices:\n  - {token: t-501, patient: \"501\", device: hr-501}\nreaders:\n  - {token: r-1}\n".utf8).write(to: keys)
+        let profile = folder.appendingPathComponent("p.yaml").path
+        let p = try parse("name: a\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: {token}'}", file: profile)
+        let devices = try XCTUnwrap(p.auth.devices)
+        XCTAssertEqual(devices.header(patient: "501", device: "hr-501"), "X-API-Key: t-501")
+        XCTAssertNil(devices.header(patient: "501", device: "other"))
+        XCTAssertEqual(devices.readers, ["r-1"])
+
+        try Data("devices:\n  - {token: t-501, patient: \"501\"}\n".utf8).write(to: keys)
+        do throws(ScenarioLoadError) {
+            _ = try parse("name: a\nauth:\n  devices: {file: keys.yaml}", file: profile)
+            XCTFail("a device without its device id loaded")
+        } catch {
+            XCTAssertTrue(
+                error.description.contains("\(keys.path):2:5: error: devices[0].device: required key 'device' is missing"),
+                error.description
+            )
+        }
+        do throws(ScenarioLoadError) {
+            _ = try parse("name: a\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: fixed'}", file: profile)
+            XCTFail("a header template without {token} loaded")
+        } catch {
+            XCTAssertTrue(error.description.contains("auth.devices.header: the header must contain {token}"), error.description)
+        }
+    }
+}
+
+/// The profiles in `docs/sut-profiles.md` load as written.
+final class SUTProfileDocsTests: XCTestCase {
+    func testEveryProfileInTheDocsLoads() throws {
+        let docs = SUTProfileLoaderTests.repository.appendingPathComponent("docs/sut-profiles.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let profiles = blocks.filter { $0.hasPrefix("name:") }
+        XCTAssertEqual(profiles.count, 2)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("not read here".utf8).write(to: folder.appendingPathComponent("certs/acme-ca.pem"))
+        let env = ["ACME_TENANT": "t", "ACME_CLIENT_SECRET": "s"]
+        for p in profiles {
+            let profile = try SUTProfileLoader.parse(p, file: folder.appendingPathComponent("p.yaml").path, environment: env)
+            XCTAssertFalse(profile.name.isEmpty)
+        }
+        let credentials = try XCTUnwrap(blocks.first { $0.hasPrefix("devices:") })
+        let c = try DeviceCredentialsLoader.parse(credentials, file: "docs", header: "Authorization: Bearer {token}")
+        XCTAssertEqual(c.header(patient: "501", device: "hr-strap-501"), "Authorization: Bearer 3f9c0d…")
+    }
+}

@@ -1,0 +1,55 @@
+import Histogram
+import Judge
+import VitalSimCore
+import XCTest
+
+/// An alert whose names the profile cannot map is its own finding, never paired and never spurious.
+final class UnmappedFindingTests: XCTestCase {
+    func testUnmappedAlertIsItsOwnFindingAndHintsTheMissedExpectation() {
+        let t: Int64 = 1_730_973_600_000
+        let expected = GoldenFile.ExpectedAlert(
+            patientID: "507",
+            rule: "bp.hypertensive-crisis",
+            severity: .high,
+            from: t - 60_000,
+            to: t + 300_000
+        )
+        let golden = GoldenFile(
+            scenario: "s",
+            seed: 1,
+            trafficDigest: "sha256:x",
+            earlyTolerance: GoldenFile.defaultEarly,
+            lateTolerance: GoldenFile.defaultLate,
+            alerts: [expected],
+            validation: [],
+            budgets: []
+        )
+        var raw = ObservedAlert(alertID: "17", patientID: "507", rule: "HIGH_BP", severity: "high", raisedAt: t, evidence: [])
+        raw.unmapped = "rule 'HIGH_BP'"
+        let result = LiveRunResult(
+            outcomes: [],
+            alerts: [raw],
+            ackLatency: .latency(),
+            alertLatency: .latency(),
+            schedulingLag: .latency(),
+            unreachable: false
+        )
+        let v = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
+        let unmapped = v.checks.filter { $0.finding == .unmapped }
+        XCTAssertEqual(unmapped.count, 1)
+        XCTAssertEqual(unmapped.first?.name, "SUT alert 'HIGH_BP' patient 507 at 2024-11-07T10:00:00.000Z")
+        XCTAssertTrue(unmapped.first?.detail.contains("no mapping for its rule 'HIGH_BP'") ?? false)
+        XCTAssertTrue(v.checks.allSatisfy { $0.finding != .spurious }, "an unmapped alert is never spurious")
+        let missed = v.checks.first { $0.finding == .missed }
+        XCTAssertTrue(
+            missed?.detail.contains("under name(s) the profile does not map ('HIGH_BP', first: alert 17)") ?? false,
+            missed?.detail ?? ""
+        )
+        // Mapped, the same alert meets the expectation.
+        raw.unmapped = nil
+        raw.rule = "bp.hypertensive-crisis"
+        var mapped = result
+        mapped.alerts = [raw]
+        XCTAssertTrue(Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: mapped).passed)
+    }
+}
