@@ -89,23 +89,18 @@ package enum Doctor {
         } else {
             checks.append(Check(name: "reachable", passed: true, detail: "\(target.base) answers \(scheme), HTTP/\(reply.httpVersion)"))
         }
-        let detail: String
-        let readable: Bool
+        let name = "alert source"
         switch read {
         case .failure(let problem):
             let auth = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: auth.reader or --header)" : ""
-            (readable, detail) = (false, problem.text + auth)
+            checks.append(Check(name: name, passed: false, detail: problem.text + auth))
         case .success(let list) where list.unreadable > 0:
-            (readable, detail) = (
-                false, "GET \(url) lists \(list.unreadable) alert(s) the harness cannot read; first: \(list.firstUnreadable ?? "")"
-            )
+            let detail = "GET \(url) lists \(list.unreadable) alert(s) the harness cannot read; first: \(list.firstUnreadable ?? "")"
+            checks.append(Check(name: name, passed: false, detail: detail))
         case .success(let list):
-            (readable, detail) = (true, "GET \(url): \(list.alerts.count) alert(s) listed, every one readable")
-            checks.append(Check(name: "alert source", passed: readable, detail: detail))
+            checks.append(Check(name: name, passed: true, detail: "GET \(url): \(list.alerts.count) alert(s) listed, every one readable"))
             checks.append(mappingCheck(list))
-            return true
         }
-        checks.append(Check(name: "alert source", passed: readable, detail: detail))
         return true
     }
 

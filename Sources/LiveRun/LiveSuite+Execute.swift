@@ -214,7 +214,8 @@ extension LiveSuite {
             switch kind {
             case .webhook: continue
             case .sse:
-                let headers = options.headers + options.profile.auth.headers + options.profile.auth.reader
+                // A static credential only: the stream is opened once (an OAuth2 token is not renewed on it).
+                let headers = options.headers + (options.profile.auth.readerHeaders ?? options.profile.auth.headers)
                 resources.observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: headers))
             case .mqtt:
                 guard let endpoint else { continue }

@@ -27,8 +27,6 @@ package final class OAuth2Session: Sendable {
     struct State: Sendable {
         var token: Token?
         var pending: Task<Result<Token, CredentialProblem>, Never>?
-        /// Tokens obtained so far.
-        var obtained = 0
     }
 
     let state = Locked(State())
@@ -39,9 +37,6 @@ package final class OAuth2Session: Sendable {
         tokenURL = SUTProfile.resolve(settings.tokenURL, base: base)
         self.client = client
     }
-
-    /// How many tokens the session has obtained.
-    package var tokensObtained: Int { state.withLock { $0.obtained } }
 
     /// The current access token, requesting a new one when there is none or it is about to expire.
     package func accessToken() async -> Result<String, CredentialProblem> {
@@ -59,10 +54,7 @@ package final class OAuth2Session: Sendable {
         state.withLock { s in
             guard s.pending == task else { return }
             s.pending = nil
-            if case .success(let t) = result {
-                s.token = t
-                s.obtained += 1
-            }
+            if case .success(let t) = result { s.token = t }
         }
         return result.map(\.value)
     }
@@ -91,22 +83,20 @@ package final class OAuth2Session: Sendable {
         do throws(HTTPTransportError) { reply = try await client.post(tokenURL, body: Array(body.utf8), headers: headers) } catch {
             return .failure(CredentialProblem("the OAuth2 token endpoint POST \(tokenURL) got no answer: \(error.reason)"))
         }
-        return OAuth2Session.token(from: reply, url: tokenURL, clientID: settings.clientID, requestedAt: started)
+        return OAuth2Session.token(from: reply, url: tokenURL, settings: settings, requestedAt: started)
     }
 
     /// The token of a token endpoint's answer (RFC 6749 §5.1), or what is wrong with it.
     static func token(
         from reply: HTTPReply,
         url: String,
-        clientID: String,
+        settings: OAuth2,
         requestedAt: ContinuousClock.Instant
-    ) -> Result<
-        Token, CredentialProblem
-    > {
+    ) -> Result<Token, CredentialProblem> {
         guard reply.status == 200 else {
             return .failure(
                 CredentialProblem(
-                    "the OAuth2 token endpoint POST \(url) refused client \(clientID) with \(reply.status): \(RunHealth.excerpt(reply.body)); check client-id, client-secret-env and scope in the profile"
+                    "the OAuth2 token endpoint POST \(url) refused client \(settings.clientID) with \(reply.status): \(RunHealth.excerpt(reply.body)); check client-id, the secret in $\(settings.secretVariable) (client-secret-env) and scope in the profile"
                 )
             )
         }

@@ -39,10 +39,7 @@ package final class RequestAuth: Sendable {
 
     /// The credential headers of an alert read.
     package func reader() async -> Result<([String], token: String?), CredentialProblem> {
-        if !auth.reader.isEmpty { return .success((auth.headers + auth.reader, nil)) }
-        if let devices = auth.devices, let first = devices.readers.first {
-            return .success((auth.headers + [devices.header(for: first)], nil))
-        }
+        if let headers = auth.readerHeaders { return .success((headers, nil)) }
         return await withBearer(auth.headers)
     }
 

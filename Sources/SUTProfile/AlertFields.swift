@@ -33,12 +33,12 @@ package struct AlertFields: Sendable, Equatable {
 
     /// `{alertId, patientId, rule, severity, raisedAt, evidence}`.
     package static let vitalsim = AlertFields(
-        id: FieldSpec(.literal("/alertId")),
-        patient: FieldSpec(.literal("/patientId")),
-        rule: FieldSpec(.literal("/rule")),
-        severity: FieldSpec(.literal("/severity")),
-        raisedAt: FieldSpec(.literal("/raisedAt")),
-        evidence: FieldSpec(.literal("/evidence"))
+        id: FieldSpec(JSONPointer(tokens: ["alertId"])),
+        patient: FieldSpec(JSONPointer(tokens: ["patientId"])),
+        rule: FieldSpec(JSONPointer(tokens: ["rule"])),
+        severity: FieldSpec(JSONPointer(tokens: ["severity"])),
+        raisedAt: FieldSpec(JSONPointer(tokens: ["raisedAt"])),
+        evidence: FieldSpec(JSONPointer(tokens: ["evidence"]))
     )
 
     /// How a time stamp is written (`time-format:`).

@@ -69,14 +69,7 @@ package struct AlertSource: Sendable, Equatable {
 
 extension JSONPointer {
     /// The empty pointer: the whole document.
-    package static let root: JSONPointer = {
-        do throws(SyntaxError) { return try JSONPointer("") } catch { fatalError("the empty pointer parses") }
-    }()
-
-    /// A pointer known to be valid (built-in profiles).
-    static func literal(_ text: String) -> JSONPointer {
-        do throws(SyntaxError) { return try JSONPointer(text) } catch { fatalError("built-in pointer \(text): \(error.message)") }
-    }
+    package static let root = JSONPointer(tokens: [])
 }
 
 extension SUTProfile {

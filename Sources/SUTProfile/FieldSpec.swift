@@ -25,12 +25,18 @@ package struct FieldSpec: Sendable, Equatable {
 
     /// The one text the pointer selects, transformed.
     func text(in item: Any, name: String) -> Result<String, UnreadableAlert> {
-        let found = pointer.values(in: item)
-        guard let value = found.first, !(value is NSNull) else {
-            return .failure(UnreadableAlert(reason: "it has no \(location(name: name))"))
+        let found: Any?
+        if pointer.selectsMany {
+            let all = pointer.values(in: item)
+            guard all.count <= 1 else {
+                return .failure(UnreadableAlert(reason: "its \(location(name: name)) selects \(all.count) values; it must select one"))
+            }
+            found = all.first
+        } else {
+            found = pointer.walk(item)
         }
-        guard found.count == 1 else {
-            return .failure(UnreadableAlert(reason: "its \(location(name: name)) selects \(found.count) values; it must select one"))
+        guard let value = found, !(value is NSNull) else {
+            return .failure(UnreadableAlert(reason: "it has no \(location(name: name))"))
         }
         guard let raw = FieldSpec.scalarText(value), !raw.isEmpty else {
             return .failure(UnreadableAlert(reason: "its \(location(name: name)) is not a non-empty string or number"))
@@ -41,10 +47,12 @@ package struct FieldSpec: Sendable, Equatable {
     /// The texts the pointer selects (an array of strings, or a `*` pointer's values), transformed;
     /// nothing selected is an empty list.
     func texts(in item: Any, name: String) -> Result<[String], UnreadableAlert> {
-        var found = pointer.values(in: item)
-        if !pointer.selectsMany, found.count == 1 {
-            if found[0] is NSNull { return .success([]) }
-            guard let array = found[0] as? [Any] else {
+        let found: [Any]
+        if pointer.selectsMany {
+            found = pointer.values(in: item)
+        } else {
+            guard let one = pointer.walk(item), !(one is NSNull) else { return .success([]) }
+            guard let array = one as? [Any] else {
                 return .failure(UnreadableAlert(reason: "its \(location(name: name)) is not an array of reading ids"))
             }
             found = array

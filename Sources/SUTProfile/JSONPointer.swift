@@ -9,6 +9,8 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     package let tokens: [String]
     /// The pointer as written.
     package let description: String
+    /// True when the pointer has a `*` segment (it may select several values).
+    package let selectsMany: Bool
 
     /// Why a text is not a JSON Pointer.
     package struct SyntaxError: Error, Sendable {
@@ -20,6 +22,7 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
         description = text
         guard !text.isEmpty else {
             tokens = []
+            selectsMany = false
             return
         }
         guard text.hasPrefix("/") else {
@@ -43,16 +46,15 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
             parsed.append(token)
         }
         tokens = parsed
+        selectsMany = parsed.contains("*")
     }
 
     /// The pointer of `tokens` (escaped as RFC 6901 has it).
     package init(tokens: [String]) {
         self.tokens = tokens
+        selectsMany = tokens.contains("*")
         description = tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
     }
-
-    /// True when the pointer has a `*` segment (it may select several values).
-    package var selectsMany: Bool { tokens.contains("*") }
 
     /// The values the pointer selects in `document` (none when a member or index is absent).
     package func values(in document: Any) -> [Any] {
@@ -77,8 +79,26 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
 
     /// The one value the pointer selects, or nil.
     package func value(in document: Any) -> Any? {
+        guard selectsMany else { return walk(document) }
         let all = values(in: document)
         return all.count == 1 ? all[0] : nil
+    }
+
+    /// The value at a pointer without `*`, member by member (no intermediate lists: the alert poller
+    /// reads every field of every listed alert this way on each poll).
+    func walk(_ document: Any) -> Any? {
+        var current = document
+        for token in tokens {
+            if let array = current as? [Any] {
+                guard let i = JSONPointer.index(token), i < array.count else { return nil }
+                current = array[i]
+            } else if let object = current as? [String: Any], let member = object[token] {
+                current = member
+            } else {
+                return nil
+            }
+        }
+        return current
     }
 
     /// An array index token: digits without a leading zero.

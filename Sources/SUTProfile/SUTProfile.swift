@@ -55,8 +55,14 @@ package struct SUTProfile: Sendable {
 
         package init() {}
 
-        /// True when nothing but static headers is configured.
-        package var isStatic: Bool { devices == nil && oauth2 == nil }
+        /// The headers of an alert read when they need no token request: ``headers`` and the reader
+        /// credential (``reader``, else the device file's first reader token); nil when the OAuth2
+        /// token must be added instead.
+        package var readerHeaders: [String]? {
+            if !reader.isEmpty { return headers + reader }
+            if let devices, let first = devices.readers.first { return headers + [devices.header(for: first)] }
+            return oauth2 == nil ? headers : nil
+        }
     }
 
     /// The SUT's rule and severity names → VitalSim's rule ids and severities (`rules:`,

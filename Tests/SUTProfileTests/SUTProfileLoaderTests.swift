@@ -27,8 +27,9 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(p.alerts, SUTProfile.vitalsim.alerts)
         XCTAssertEqual(p.mapping, SUTProfile.vitalsim.mapping)
         XCTAssertNil(p.baseURL)
-        XCTAssertTrue(p.auth.isStatic)
-        XCTAssertEqual(p.auth.headers, [])
+        XCTAssertNil(p.auth.devices)
+        XCTAssertNil(p.auth.oauth2)
+        XCTAssertEqual(p.auth.readerHeaders, [])
     }
 
     func testEveryKeyOfAnOtherShapedBackend() throws {
@@ -68,6 +69,10 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertTrue(p.tls.insecure)
         XCTAssertEqual(p.auth.headers, ["X-Tenant: t1"])
         XCTAssertEqual(p.auth.reader, ["Authorization: Bearer r-token"])
+        XCTAssertEqual(p.auth.readerHeaders, ["X-Tenant: t1", "Authorization: Bearer r-token"], "a reader credential wins over OAuth2")
+        var tokenOnly = p.auth
+        tokenOnly.reader = []
+        XCTAssertNil(tokenOnly.readerHeaders, "with OAuth2 only, alert reads need the token")
         let o = try XCTUnwrap(p.auth.oauth2)
         XCTAssertEqual(o.clientSecret, "s3cret")
         XCTAssertEqual(o.clientAuthentication, .body)
@@ -154,6 +159,7 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(devices.header(patient: "501", device: "hr-501"), "X-API-Key: t-501")
         XCTAssertNil(devices.header(patient: "501", device: "other"))
         XCTAssertEqual(devices.readers, ["r-1"])
+        XCTAssertEqual(p.auth.readerHeaders, ["X-API-Key: r-1"], "alerts are read with the file's reader token")
 
         try Data("devices:\n  - {token: t-501, patient: \"501\"}\n".utf8).write(to: keys)
         do throws(ScenarioLoadError) {
