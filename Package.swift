@@ -9,6 +9,7 @@ let strict: [SwiftSetting] = [
 let yams: Target.Dependency = .product(name: "Yams", package: "Yams")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
+let mustache: Target.Dependency = .product(name: "Mustache", package: "swift-mustache")
 
 let package = Package(
     name: "VitalSim",
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Words and data every module shares: scenarios, readings, virtual time, seeded randomness.
@@ -54,7 +56,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "Wire", dependencies: ["CMosquitto", "CCurl", "Locking"], swiftSettings: strict),
         // Payload formats: a reading as the bytes or JSON its device sends.
-        .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT", "GATTPrimitives"], swiftSettings: strict),
+        .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", mustache], swiftSettings: strict),
         // Traffic planning: scenario → readings → requests, readings.jsonl and btsnoop captures.
         .target(
             name: "TrafficPlanning",
@@ -79,14 +81,19 @@ let package = Package(
         ),
         // Live runs: the runner, alert observers, helper processes, evidence bundles.
         // SUT profiles (pure): how a team's own backend is reached, authenticated to and read.
-        .target(name: "SUTProfile", dependencies: ["VitalSimCore", "Oracle", "Judge", yams], swiftSettings: strict),
+        .target(
+            name: "SUTProfile",
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "Judge", yams],
+            swiftSettings: strict
+        ),
         // How the harness talks to a SUT: credentials per request (OAuth2 too), the alert list, run health.
         .target(name: "SUTClient", dependencies: ["Locking", "Wire", "Judge", "SUTProfile"], swiftSettings: strict),
         .target(
             name: "LiveRun",
             dependencies: [
                 "Locking",
-                "VitalSimCore", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient", histogram,
+                "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
+                histogram,
                 crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -167,7 +174,11 @@ let package = Package(
             dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "SUTProfileTests", dependencies: ["SUTProfile", "Judge", "VitalSimCore", histogram], swiftSettings: strict),
+        .testTarget(
+            name: "SUTProfileTests",
+            dependencies: ["SUTProfile", "TrafficPlanning", "Judge", "VitalSimCore", histogram],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "LiveRunTests",
             dependencies: ["Judge", "Locking", "LiveRun", "SUTClient", "SUTProfile", "Wire"],

@@ -81,7 +81,7 @@ package enum HTMLReport {
         for c in checks {
             h +=
                 "<tr class=\"check \(c.passed ? "pass" : "fail")\" data-finding=\"\(c.finding?.rawValue ?? "")\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
-                + "<td>\(esc(c.rule ?? ""))</td><td class=\"finding\">\(c.finding?.rawValue ?? "pass")</td><td>\(esc(c.detail))</td></tr>\n"
+                + "<td>\(esc(c.rule ?? ""))</td><td class=\"finding\">\(c.finding?.rawValue ?? (c.skipped ? "skipped" : "pass"))</td><td>\(esc(c.detail))</td></tr>\n"
         }
         return h + "</table>\n"
     }

@@ -25,17 +25,21 @@ package enum RunReport {
     package static func junit(_ verdicts: [Verdict]) -> String {
         let tests = verdicts.reduce(0) { $0 + $1.checks.count }
         let failures = verdicts.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
+        let skips = verdicts.reduce(0) { $0 + $1.checks.filter(\.skipped).count }
         var x =
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
         for v in verdicts {
             let f = v.checks.filter { !$0.passed }.count
-            x += "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\">\n"
+            let k = v.checks.filter(\.skipped).count
+            x += "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"\(k)\">\n"
             for c in v.checks {
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\">\n"
                 if let rule = c.rule { x += "      <properties><property name=\"rule\" value=\"\(xml(rule))\"/></properties>\n" }
                 if let finding = c.finding {
                     x +=
                         "      <failure type=\"\(finding.rawValue)\" message=\"\(xml(finding.rawValue + ": " + c.detail))\">\(xml(c.detail))</failure>\n"
+                } else if c.skipped {
+                    x += "      <skipped message=\"\(xml(c.detail))\"/>\n"
                 } else {
                     x += "      <system-out>\(xml(c.detail))</system-out>\n"
                 }
@@ -77,6 +81,7 @@ package enum RunReport {
                             ]
                             if let r = c.rule { f.append(("rule", .string(r))) }
                             if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
+                            if c.skipped { f.append(("skipped", .bool(true))) }
                             f.append(("detail", .string(c.detail)))
                             return .object(f)
                         }
@@ -103,6 +108,7 @@ package enum RunReport {
                     : " (" + v.httpVersions.keys.sorted().map { "HTTP/\($0): \(v.httpVersions[$0]!) requests" }.joined(separator: ", ")
                         + ")") + "\n"
             for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
+            for c in v.checks where c.skipped { out += "  skipped \(c.name): \(c.detail)\n" }
             for path in Verdict.latencyPaths(v) {
                 guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }
                 out +=

@@ -64,7 +64,9 @@ package struct LiveRunResult: Sendable {
     package var alerts: [ObservedAlert]
     /// Reading → acknowledgement, µs from each reading's intended send time.
     package var ackLatency: Histogram<UInt64>
-    /// Reading → alert, µs from the intended send time of the alert's last evidence reading to the poll that first saw it.
+    /// Reading → alert, µs from the intended send time of the alert's last evidence reading to the poll
+    /// that first saw it (for a SUT whose alerts cite no evidence: from the first request of the
+    /// alert's patient due at or after its `raisedAt`).
     package var alertLatency: Histogram<UInt64>
     /// How late the harness itself dispatched requests against the schedule, µs.
     package var schedulingLag: Histogram<UInt64>
@@ -83,6 +85,9 @@ package struct LiveRunResult: Sendable {
     /// never ended, an alert source without a readable alert list): the run is an infrastructure
     /// failure, not a verdict on the SUT's clinical behaviour.
     package var misconfiguration: String?
+    /// False when the SUT's alerts do not say which readings raised them (a profile that maps no
+    /// `evidence` field): the evidence check is then skipped rather than failed.
+    package var citesEvidence = true
 
     package init(
         outcomes: [RequestOutcome],

@@ -23,7 +23,14 @@ extension Verdict {
             v.checks.append(Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail))
         }
         v.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
-        if let evidence { v.checks += evidenceChecks(result.alerts, catalog: evidence) }
+        if let evidence {
+            if result.citesEvidence {
+                v.checks += evidenceChecks(result.alerts, catalog: evidence)
+            } else if !result.alerts.isEmpty {
+                let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
+                v.checks.append(Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail, skipped: true))
+            }
+        }
         v.checks += pushChecks(result)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
         let measured = histograms(result)

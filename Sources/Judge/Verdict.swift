@@ -19,6 +19,9 @@ package struct Check: Sendable {
     package var rule: String?
     package var finding: Finding?
     package var detail: String
+    /// A check that could not be carried out (its reason in ``detail``): it passes, and reports
+    /// show it as skipped (JUnit `<skipped>`), never as a pass.
+    package var skipped = false
     package var passed: Bool { finding == nil }
 }
 

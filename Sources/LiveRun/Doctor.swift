@@ -59,7 +59,9 @@ package enum Doctor {
         }
         let reachable = await alertSource(client, auth, target, into: &checks)
         guard reachable else { return checks }
-        for request in probes(scenario, seed: seed) { checks += await ingestion(client, request, auth, target) }
+        let (probes, unroutable) = probes(scenario, seed: seed, routes: target.profile.ingestion.routes)
+        if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
+        for request in probes { checks += await ingestion(client, request, auth, target) }
         if scenario.patients.contains(where: { $0.devices.contains { $0.transport == .mqtt } }) {
             checks.append(await broker(target))
         }
@@ -123,14 +125,25 @@ package enum Doctor {
         )
     }
 
-    /// The first valid HTTP request of each path the scenario posts to, in plan order.
-    static func probes(_ scenario: Scenario, seed: UInt64?) -> [PlannedRequest] {
+    /// The first valid HTTP request of each route the scenario's readings take (method, path with
+    /// its patient and device in place of theirs, content type), in plan order; and the first reading
+    /// the profile's routes cannot carry, if any.
+    static func probes(_ scenario: Scenario, seed: UInt64?, routes: IngestionRoutes = .vitalsim) -> ([PlannedRequest], String?) {
         var seen: Set<String> = []
         var out: [PlannedRequest] = []
-        for r in TrafficPlanStream(for: scenario, seed: seed) where r.topic == nil && r.expectedRejection == nil {
-            if seen.insert(r.path).inserted { out.append(r) }
+        var unroutable: String?
+        for r in TrafficPlanStream(for: scenario, seed: seed, routes: routes) where r.topic == nil && r.expectedRejection == nil {
+            if let reason = r.unroutable {
+                unroutable = unroutable ?? reason
+                continue
+            }
+            let shape = r.path.replacingOccurrences(of: r.patientID, with: "{patient}").replacingOccurrences(
+                of: r.deviceID,
+                with: "{device}"
+            )
+            if seen.insert("\(r.method) \(shape) \(r.contentType)").inserted { out.append(r) }
         }
-        return out
+        return (out, unroutable)
     }
 
     /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
@@ -139,21 +152,21 @@ package enum Doctor {
         let credentials: [String]
         switch await auth.ingestion(patient: r.patientID, device: r.deviceID) {
         case .success(let c): credentials = c.0
-        case .failure(let p): return [Check(name: "credentials for POST \(r.path)", passed: false, detail: p.message)]
+        case .failure(let p): return [Check(name: "credentials for \(r.method) \(r.path)", passed: false, detail: p.message)]
         }
-        let headers = ["Content-Type: application/json"] + credentials
-        let valid = await answer(client, url, r.body, headers)
+        let headers = ["Content-Type: " + r.contentType] + credentials
+        let valid = await answer(client, url, r.body, headers, method: r.method)
         var checks = [
             Check(
-                name: "accepts a valid reading on POST \(r.path)",
+                name: "accepts a valid reading on \(r.method) \(r.path)",
                 passed: valid.status.map { (200..<300).contains($0) } ?? false,
                 detail: "\(r.readings.first?.id ?? "?"): " + describe(valid)
             )
         ]
-        let invalid = await answer(client, url, Array(r.body.prefix(r.body.count / 2)), headers)
+        let invalid = await answer(client, url, Array(r.body.prefix(r.body.count / 2)), headers, method: r.method)
         checks.append(
             Check(
-                name: "refuses an invalid body on POST \(r.path)",
+                name: "refuses an invalid body on \(r.method) \(r.path)",
                 passed: invalid.status.map { (400..<500).contains($0) && !RunHealth.configurationStatuses.contains($0) } ?? false,
                 detail: "the body cut in half: " + describe(invalid)
             )
@@ -161,10 +174,15 @@ package enum Doctor {
         return checks
     }
 
-    static func answer(_ client: HTTPMultiClient, _ url: String, _ body: [UInt8], _ headers: [String]) async -> (status: Int?, text: String)
-    {
+    static func answer(
+        _ client: HTTPMultiClient,
+        _ url: String,
+        _ body: [UInt8],
+        _ headers: [String],
+        method: String = "POST"
+    ) async -> (status: Int?, text: String) {
         do throws(HTTPTransportError) {
-            let reply = try await client.post(url, body: body, headers: headers)
+            let reply = try await client.post(url, body: body, headers: headers, method: method)
             return (reply.status, RunHealth.excerpt(reply.body))
         } catch { return (nil, "no answer: \(error.reason)") }
     }

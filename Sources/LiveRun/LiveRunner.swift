@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import Judge
 import Locking
+import Payloads
 import SUTClient
 import SUTProfile
 import TrafficPlanning
@@ -22,6 +23,8 @@ package final class LiveRunner: Sendable {
     let auth: RequestAuth
     /// Where alerts are read, and how their names map to VitalSim's.
     let alertSource: AlertSource
+    /// Where a 4xx body names the rejected field (a SUT profile's `ingestion.rejection-field`).
+    let rejectionField: JSONPointer?
     let mapping: SUTProfile.NameMapping
     let speed: Double?
     /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
@@ -99,6 +102,7 @@ package final class LiveRunner: Sendable {
         credentials.headers += headers
         auth = RequestAuth(credentials, base: self.base, client: client)
         alertSource = profile.alerts
+        rejectionField = profile.ingestion.rejectionField
         mapping = profile.mapping
         self.quiet = quiet
     }
@@ -179,9 +183,11 @@ package final class LiveRunner: Sendable {
     /// - Parameters:
     ///   - span: the scenario's duration (virtual ms), for progress reports.
     ///   - awaiting: the expected alerts, waited for at the end while not yet listed.
+    ///   - startUnixMilliseconds: the scenario's start, to time alerts that cite no evidence.
     package func run<Plan: Sequence<PlannedRequest>>(
         _ plan: Plan,
         span: Int64 = 0,
+        startUnixMilliseconds: Int64 = 0,
         alongside: Alongside? = nil,
         awaiting: AlertWait? = nil
     ) async -> LiveRunResult {
@@ -225,7 +231,7 @@ package final class LiveRunner: Sendable {
             mqtt?.disconnect()
             for o in observers { o.stop() }
         }
-        return result(shared, sent: sent, alongside: alongside)
+        return result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
     }
 
     /// Records what a push observer sees: each alert's first arrival, and repeats.
@@ -321,7 +327,7 @@ package final class LiveRunner: Sendable {
 
     /// The run's result: MQTT rejections applied to their messages, and reading → alert latencies
     /// timed from the intended send time of each alert's last evidence reading.
-    func result(_ shared: State, sent: [SentRequest], alongside: Alongside?) -> LiveRunResult {
+    func result(_ shared: State, sent: [SentRequest], alongside: Alongside?, start: Int64) -> LiveRunResult {
         shared.withLock { s in
             // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
             for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
@@ -336,8 +342,15 @@ package final class LiveRunner: Sendable {
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
             // alert's device time was due on the shared schedule.
+            // An alert citing no evidence (a profile without `evidence`): the first request of its patient
+            // due at or after its raisedAt, the earliest that a reading stamped raisedAt was sent.
+            let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
             func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
                 if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }
+                if a.evidence.isEmpty, let requests = byPatient[a.patientID] {
+                    let due = a.raisedAt - start
+                    if let i = requests.first(where: { sent[$0].sendAt >= due }) { return s.intended[i] }
+                }
                 guard let alongside, let speed = self.speed else { return nil }
                 return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
             }
@@ -365,6 +378,7 @@ package final class LiveRunner: Sendable {
             result.alertWait = s.alertWait
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent)
             result.misconfiguration = s.health.problem(alertURL: alertSource.absoluteURL(base: base), answered: s.answered)
+            result.citesEvidence = alertSource.fields.evidence != nil
             return result
         }
     }
@@ -379,6 +393,7 @@ package final class LiveRunner: Sendable {
         var delay = 0.25
         var firstFailure: ContinuousClock.Instant?
         var renewed = false
+        if let reason = r.unroutable { return unroutable(reason, shared) }
         while true {
             let credentials: [String]
             let token: String?
@@ -393,24 +408,19 @@ package final class LiveRunner: Sendable {
             }
             outcome.attempts += 1
             do throws(HTTPTransportError) {
-                let reply = try await client.post(base + r.path, body: r.body, headers: ["Content-Type: application/json"] + credentials)
+                let reply = try await client.post(
+                    base + r.path,
+                    body: r.body,
+                    headers: ["Content-Type: " + r.contentType] + credentials,
+                    method: r.method
+                )
                 // A token the SUT no longer accepts (expired early, revoked): one more try with a new one.
                 if reply.status == 401, !renewed, auth.refused(token: token) {
                     renewed = true
                     continue
                 }
-                outcome.status = reply.status
-                outcome.httpVersion = reply.httpVersion
-                outcome.error = nil
-                if reply.status >= 400 { outcome.field = LiveRunner.field(reply.body) }
-                shared.withLock { s in
-                    s.reachable = true
-                    if RunHealth.configurationStatuses.contains(reply.status) {
-                        s.health.noteRefusal("POST \(base + r.path)", status: reply.status, body: reply.body)
-                    } else if RunHealth.outageStatuses.contains(reply.status) {
-                        s.health.noteOutage("POST \(base + r.path)", status: reply.status, body: reply.body)
-                    }
-                }
+                record(reply, of: r, in: &outcome)
+                note(reply, of: r, shared)
             } catch {
                 outcome.status = nil
                 outcome.error = error.reason
@@ -430,6 +440,38 @@ package final class LiveRunner: Sendable {
             }
             try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
             delay = min(delay * 2, 4)
+        }
+    }
+
+    /// A request the profile's routes cannot make: the run stops as misconfigured (``RunHealth``).
+    func unroutable(_ reason: String, _ shared: State) -> RequestOutcome {
+        shared.withLock { s in
+            s.health.routeProblem = s.health.routeProblem ?? reason
+            s.aborted = true
+        }
+        return RequestOutcome(status: nil, field: nil, error: "not sent: \(reason)", attempts: 0)
+    }
+
+    /// A final answer into `outcome`: status, HTTP version and, for a refusal, the field it names
+    /// as the golden files name it.
+    func record(_ reply: HTTPReply, of r: PlannedRequest, in outcome: inout RequestOutcome) {
+        outcome.status = reply.status
+        outcome.httpVersion = reply.httpVersion
+        outcome.error = nil
+        guard reply.status >= 400 else { return }
+        let named = LiveRunner.field(reply.body, at: rejectionField)
+        outcome.field = r.expectedRejection?.canonical(named) ?? named
+    }
+
+    /// What an answer says of the SUT's health: reachable, refusing the route, or in an outage.
+    func note(_ reply: HTTPReply, of r: PlannedRequest, _ shared: State) {
+        shared.withLock { s in
+            s.reachable = true
+            if RunHealth.configurationStatuses.contains(reply.status) {
+                s.health.noteRefusal("\(r.method) \(base + r.path)", status: reply.status, body: reply.body)
+            } else if RunHealth.outageStatuses.contains(reply.status) {
+                s.health.noteOutage("\(r.method) \(base + r.path)", status: reply.status, body: reply.body)
+            }
         }
     }
 
@@ -463,8 +505,8 @@ package final class LiveRunner: Sendable {
             s.answered += 1
             s.outcomes[i] = outcome
             if outcome.status == nil {
-                // Not sent for want of credentials is a misconfiguration (``RunHealth``), not an unreachable SUT.
-                if s.health.credentialProblem == nil { s.unreachable = true }
+                // Not sent for want of credentials or a route is a misconfiguration (``RunHealth``), not an unreachable SUT.
+                if s.health.credentialProblem == nil, s.health.routeProblem == nil { s.unreachable = true }
                 s.aborted = true
             }
             if let reason = s.health.answered(outcome.status) {
@@ -550,8 +592,20 @@ package final class LiveRunner: Sendable {
         }
     }
 
-    /// The offending field named by an error body.
-    static func field(_ body: [UInt8]) -> String? {
+    /// The indices of the HTTP requests of each patient, in plan (due) order.
+    static func requestsByPatient(_ sent: [SentRequest]) -> [String: [Int]] {
+        var out: [String: [Int]] = [:]
+        for (i, r) in sent.enumerated() where r.topic == nil { out[r.patientID, default: []].append(i) }
+        return out
+    }
+
+    /// The offending field named by an error body: at `pointer` (a SUT profile's `rejection-field`),
+    /// else `field`, else a FHIR OperationOutcome's first `issue[].expression`.
+    static func field(_ body: [UInt8], at pointer: JSONPointer? = nil) -> String? {
+        if let pointer {
+            guard let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return nil }
+            return pointer.values(in: value).first.flatMap { $0 as? String }
+        }
         guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
         if let f = o["field"] as? String { return f }
         if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first { return e }

@@ -60,7 +60,8 @@ extension LiveSuite {
         awaiting: AlertWait
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options)
-        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE)
+        let routes = options.profile.ingestion.routes
+        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE, routes: routes)
         let resources = RunResources()
         defer { resources.stop() }
         let (peripheralHCI, gatewayHCI) = try controllers(setup, resources)
@@ -71,10 +72,17 @@ extension LiveSuite {
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
         let runner = runner(setup, resources, base: base, ca: ca, client: client)
         let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
-        var result = await runner.run(plan, span: scenario.duration.milliseconds, alongside: alongside, awaiting: awaiting)
-        // The digest is of the scenario's whole traffic (as relayed), so one golden file serves both modes.
+        var result = await runner.run(
+            plan,
+            span: scenario.duration.milliseconds,
+            startUnixMilliseconds: scenario.startUnixMilliseconds,
+            alongside: alongside,
+            awaiting: awaiting
+        )
+        // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
+        // one golden file serves both modes and every SUT profile.
         let digest =
-            setup.overBLE ? TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: options.seed)) : plan.digest ?? ""
+            setup.overBLE || !routes.isBuiltIn ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         if let embedded = resources.embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")

@@ -90,6 +90,11 @@ package enum LiveSuite {
         return s.golden
     }
 
+    /// The requests a run sent (regenerated with their bodies, through the profile's routes).
+    static func sentTraffic(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) -> [PlannedRequest] {
+        Array(TrafficPlanStream(for: scenario, seed: options.seed, bleLink: bleLink, routes: options.profile.ingestion.routes))
+    }
+
     /// Runs and judges each scenario.
     package static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
         var verdicts: [Verdict] = []
@@ -130,7 +135,7 @@ package enum LiveSuite {
             if let evidence = options.evidence {
                 // The bundle logs every request with its body: regenerated (the run kept no bodies), the
                 // traffic digest proving it is what was sent.
-                let whole = TrafficPlan.requests(for: scenario, seed: options.seed, bleLink: result.ble != nil)
+                let whole = sentTraffic(scenario, options, bleLink: result.ble != nil)
                 try EvidenceBundle.write(
                     to: evidence + "/" + scenario.name,
                     scenarioPath: path,

@@ -3,12 +3,54 @@ import VitalSimCore
 /// The field a SUT must name when it rejects a deliberately corrupted payload.
 package struct ExpectedRejection: Sendable, Equatable {
     package var status: Int
+    /// The field as golden files name it, whatever the format (`value`, `systolic`, `timestamp`,
+    /// `unit`, `unexpectedField`, …).
     package var field: String
+    /// How the payload's own format names ``field`` (a FHIR Observation's `valueQuantity.value`, a
+    /// SUT profile's names): a SUT naming any of them names ``field``.
+    package var spellings: [String]
 
     /// The rejection with `status` naming `field` (empty when no field can be named, e.g. a truncated body).
-    package init(status: Int, field: String) {
+    package init(status: Int, field: String, spellings: [String] = []) {
         self.status = status
         self.field = field
+        self.spellings = spellings
+    }
+
+    /// The name golden files give the measured field of `r`'s payload in the reference contract:
+    /// `heartRate` or `stepCount` (the VitalEdge payloads of the phone bridge), `systolic`, or `value`.
+    package static func measurementField(_ r: Reading) -> String {
+        switch (r.deviceType, r.kind) {
+        case (.phoneBridge, .dailySummary): "stepCount"
+        case (.phoneBridge, _): "heartRate"
+        case (_, .bloodPressure): "systolic"
+        default: "value"
+        }
+    }
+
+    /// The same rejection named as golden files name it for `r`: a measured field (`value`,
+    /// `systolic`, `heartRate`, `stepCount`) becomes ``measurementField(_:)``, its format's name kept
+    /// among the spellings.
+    package func named(for r: Reading) -> ExpectedRejection {
+        let canonical = ExpectedRejection.measurementField(r)
+        guard ["value", "systolic", "heartRate", "stepCount"].contains(field), field != canonical else { return self }
+        var out = self
+        out.spellings = Array(Set(spellings + [field])).sorted()
+        out.field = canonical
+        return out
+    }
+
+    /// `named` (the field a SUT's refusal named) as golden files name it: ``field`` when it is one of
+    /// its spellings (a FHIRPath's leading resource type, e.g. `Observation.`, aside), else unchanged.
+    /// The spelling `*` (a format that cannot tell which field is wrong) accepts any name.
+    package func canonical(_ named: String?) -> String? {
+        if spellings.contains("*") { return field }
+        guard let named, !spellings.isEmpty else { return named }
+        var bare = Substring(named)
+        if let dot = bare.firstIndex(of: "."), bare[..<dot].first?.isUppercase == true, !bare[..<dot].contains("[") {
+            bare = bare[bare.index(after: dot)...]
+        }
+        return spellings.contains(named) || spellings.contains(String(bare)) ? field : named
     }
 }
 

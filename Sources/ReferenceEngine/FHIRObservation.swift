@@ -6,6 +6,7 @@ package enum FHIRObservation {
     static let codes: [String: (Signal, [String: Double], ClosedRange<Double>)] = [
         "8867-4": (.heartRate, ["/min": 1], 20...300),
         "2339-0": (.glucose, ["mg/dL": 1], 10...1000),
+        "99504-3": (.cgm, ["mg/dL": 1], 20...600),
         "15074-8": (.glucose, ["mmol/L": 18.016], 10...1000),
         "59408-5": (.spo2, ["%": 1], 30...100),
         "8310-5": (.temperature, ["Cel": 1], 25...45),
@@ -14,6 +15,18 @@ package enum FHIRObservation {
         "55423-8": (.steps, ["{steps}": 1, "/d": 1, "/(24.h)": 1, "1": 1], 0...200_000),
     ]
     static let components: [String: Signal] = ["8480-6": .systolic, "8462-4": .diastolic]
+    /// The elements of an R4 Observation; any other key is refused (a misspelt element is not ignored).
+    static let elements: Set<String> = [
+        "resourceType", "id", "meta", "implicitRules", "language", "text", "contained", "extension", "modifierExtension",
+        "identifier", "basedOn", "partOf", "status", "category", "code", "subject", "focus", "encounter", "effectiveDateTime",
+        "effectivePeriod", "effectiveTiming", "effectiveInstant", "issued", "performer", "valueQuantity", "valueCodeableConcept",
+        "valueString", "valueBoolean", "valueInteger", "valueRange", "valueRatio", "valueSampledData", "valueTime",
+        "valueDateTime", "valuePeriod", "dataAbsentReason", "interpretation", "note", "bodySite", "method", "specimen", "device",
+        "referenceRange", "hasMember", "derivedFrom", "component",
+    ]
+    /// The IEEE 11073-10101 code system and the code of an RR interval (`MDC_ECG_TIME_PD_RR_GL`).
+    static let mdc = "urn:iso:std:iso:11073:10101"
+    static let rrCode = "147240"
 
     /// An OperationOutcome for a rejected resource.
     package static func outcome(_ f: ValidationFailure) -> JSONValue {
@@ -80,6 +93,9 @@ package enum FHIRObservation {
         guard case .string("Observation")? = o["resourceType"] else {
             throw ValidationFailure(field: "resourceType", message: "resourceType must be Observation")
         }
+        if let unknown = o.keys.filter({ !elements.contains($0) }).min() {
+            throw ValidationFailure(field: unknown, message: "\(unknown) is not an element of an R4 Observation")
+        }
         guard case let .string(status)? = o["status"], ["final", "amended", "corrected", "preliminary"].contains(status) else {
             throw ValidationFailure(field: "status", message: "status must be final, amended, corrected or preliminary")
         }
@@ -93,6 +109,7 @@ package enum FHIRObservation {
         if case let .string(d)? = member(o["device"], "reference") { device = String(d.split(separator: "/").last ?? "fhir") }
         let code = try loinc(o["code"], field: "code")
         var values: [Signal: Double] = [:]
+        var rr: [Double] = []
         if code == "85354-9" {
             guard case let .array(parts)? = o["component"] else {
                 throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 and 8462-4")
@@ -116,6 +133,7 @@ package enum FHIRObservation {
             guard d < s else { throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)") }
         } else if let (signal, units, range) = codes[code] {
             values[signal] = try quantity(o["valueQuantity"], field: "valueQuantity", units: units, range: range)
+            if signal == .heartRate { rr = try rrIntervals(o["component"]) }
         } else {
             throw ValidationFailure(
                 field: "code.coding",
@@ -125,6 +143,22 @@ package enum FHIRObservation {
         }
         var id = "fhir/\(patient)/\(code)/\(time)"
         if case let .array(ids)? = o["identifier"], case let .string(v)? = member(ids.first, "value") { id = v }
-        return Observation(readingID: id, patientID: patient, deviceID: device, time: time, values: values)
+        return Observation(readingID: id, patientID: patient, deviceID: device, time: time, values: values, rrIntervals: rr)
+    }
+
+    /// A heart rate's RR intervals: its components coded IEEE 11073-10101 147240, in ms (200...3000,
+    /// at most 64), oldest first; returned in seconds.
+    static func rrIntervals(_ components: JSONInput?) throws(ValidationFailure) -> [Double] {
+        guard case let .array(parts)? = components else { return [] }
+        var out: [Double] = []
+        for (i, part) in parts.enumerated() {
+            guard case let .array(codings)? = member(member(part, "code"), "coding"),
+                codings.contains(where: { member($0, "system") == .string(mdc) && member($0, "code") == .string(rrCode) })
+            else { continue }
+            let field = "component[\(i)].valueQuantity"
+            out.append(try quantity(member(part, "valueQuantity"), field: field, units: ["ms": 0.001], range: 0.2...3))
+        }
+        guard out.count <= 64 else { throw ValidationFailure(field: "component", message: "at most 64 RR intervals per heart rate") }
+        return out
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Locking
 import NIOCore
 import ReferenceEngine
 import VitalSimCore
@@ -10,6 +11,8 @@ package enum ReferenceServer {
     /// Largest accepted request body and JSON nesting.
     package static let maxBody = 256 * 1024
     package static let maxDepth = 8
+    /// A FHIR Bundle nests its Observations' elements three levels deeper (Bundle, entry, resource).
+    package static let maxBundleDepth = maxDepth + 3
     /// Most observations in one batch.
     package static let maxBatch = 1000
 
@@ -56,6 +59,19 @@ package enum ReferenceServer {
                 (fresh[0] ? .created : .ok, .object([("resourceType", .string("Observation")), ("id", .string(o[0].readingID))]))
             }
         }
+        router.post("fhir") { request, _ in
+            // The response Bundle's type answers the request's (transaction or batch).
+            let type = Locked("transaction")
+            return await ingest(request, context, source: "fhir", depth: maxBundleDepth, failure: FHIRObservation.outcome) {
+                body,
+                now throws(ValidationFailure) in
+                let observations = try FHIRBundle.parse(body, now: now)
+                if case let .object(o) = body, case let .string(t)? = o["type"] { type.withLock { $0 = t } }
+                return observations
+            } reply: { o, fresh in
+                (.ok, FHIRBundle.response(type: type.withLock { $0 }, o, fresh: fresh))
+            }
+        }
         router.get("api/v1/alerts") { request, _ in await alerts(request, context) }
         router.get("api/v1/alerts/stream") { request, _ in await alertStream(request, context) }
         router.get("fhir/DetectedIssue") { request, _ in await detectedIssues(request, context) }
@@ -67,6 +83,7 @@ package enum ReferenceServer {
         _ request: Request,
         _ context: ServerContext,
         source: String,
+        depth: Int = maxDepth,
         failure: @escaping @Sendable (ValidationFailure) -> JSONValue = { $0.json },
         parse: @escaping @Sendable (JSONInput, Int64) throws(ValidationFailure) -> [Observation],
         reply: @escaping @Sendable ([Observation], [Bool]) -> (HTTPResponse.Status, JSONValue)
@@ -103,7 +120,7 @@ package enum ReferenceServer {
             guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else {
                 throw ValidationFailure(field: "", message: "the body is not valid JSON")
             }
-            guard input.depth <= maxDepth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)") }
+            guard input.depth <= depth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(depth)") }
             observations = try parse(input, context.clock())
         } catch {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rejected"])

@@ -11,7 +11,8 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = request.uri.path
         let known = [
-            "/healthz", "/metrics", "/api/iot-heart-rate", "/api/healthkit", "/api/v1/observations", "/fhir/Observation", "/api/v1/alerts",
+            "/healthz", "/metrics", "/api/iot-heart-rate", "/api/healthkit", "/api/v1/observations", "/fhir/Observation", "/fhir",
+            "/api/v1/alerts",
             "/api/v1/alerts/stream",
         ].contains(route)
         let start = ContinuousClock.now

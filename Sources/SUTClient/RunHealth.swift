@@ -30,6 +30,8 @@ package struct RunHealth {
     /// Why requests could not be given their credentials (a token endpoint refusing, a device
     /// without a token): the run stops at once.
     package var credentialProblem: String?
+    /// A reading the SUT profile's ingestion routes cannot carry: the run stops at once.
+    package var routeProblem: String?
 
     /// Statuses that mean a request did not reach an ingestion route the run may use.
     package static let configurationStatuses: Set<Int> = [401, 403, 404, 405]
@@ -82,6 +84,7 @@ package struct RunHealth {
     /// The misconfiguration this run shows, if any (see the type's description).
     package func problem(alertURL: String, answered: Int) -> String? {
         if let credentialProblem { return "credentials: \(credentialProblem)" }
+        if let routeProblem { return "ingestion: \(routeProblem)" }
         if accepted == 0, answered > 0, refused == answered, let first = firstRefusal {
             return
                 "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check --target, the credentials (--header) and the SUT's paths"

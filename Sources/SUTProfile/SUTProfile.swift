@@ -1,4 +1,5 @@
 import Foundation
+import TrafficPlanning
 
 /// How VitalSim reaches, authenticates to and reads a system under test: a SUT profile
 /// (`vitalsim run --sut FILE`, documented key by key in `docs/sut-profiles.md`). The built-in
@@ -19,6 +20,8 @@ package struct SUTProfile: Sendable {
     package var alerts = AlertSource.vitalsim
     /// The SUT's rule and severity names → VitalSim's.
     package var mapping = NameMapping()
+    /// How readings are sent (`ingestion:`): routes, and where a refusal names the rejected field.
+    package var ingestion = Ingestion()
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }
@@ -63,6 +66,17 @@ package struct SUTProfile: Sendable {
             if let devices, let first = devices.readers.first { return headers + [devices.header(for: first)] }
             return oauth2 == nil ? headers : nil
         }
+    }
+
+    /// How readings reach the SUT (`ingestion:`).
+    package struct Ingestion: Sendable {
+        /// The routes of HTTP readings; empty for the reference contract.
+        package var routes = IngestionRoutes.vitalsim
+        /// Where a 4xx body names the rejected field (`rejection-field:`); nil: `/field`, else a FHIR
+        /// OperationOutcome's first `issue[].expression`.
+        package var rejectionField: JSONPointer?
+
+        package init() {}
     }
 
     /// The SUT's rule and severity names → VitalSim's rule ids and severities (`rules:`,

@@ -23,6 +23,12 @@ package struct PlannedRequest: Sendable {
     package var userProperties: [(name: String, value: String)] = []
     /// The device whose readings it carries (for per-device credentials; not part of the traffic digest).
     package var deviceID = ""
+    /// The HTTP method and content type (a SUT profile's route; the reference contract's POST of JSON).
+    package var method = "POST"
+    package var contentType = "application/json"
+    /// Why no request could be made of its reading under the SUT profile (no route carries its kind,
+    /// or the route's format has no form for it): the run stops as misconfigured rather than send it.
+    package var unroutable: String?
 
     /// A delivery with every field given (MQTT messages name their `topic`).
     package init(
@@ -100,6 +106,14 @@ package enum TrafficPlan {
         )
     }
 
+    /// The digest of the scenario's whole traffic in the reference contract's form, generated and
+    /// dropped request by request.
+    package static func streamedDigest(for scenario: Scenario, seed: UInt64? = nil) -> String {
+        let stream = TrafficPlanStream(for: scenario, seed: seed)
+        while stream.next() != nil {}
+        return stream.digest ?? ""
+    }
+
     /// sha256 of the whole request stream (path and body of each request, in order).
     package static func digest(_ requests: [PlannedRequest]) -> String {
         var h = SHA256()
@@ -112,8 +126,10 @@ package enum TrafficPlan {
         if let topic = r.topic {
             h.update(data: Array(("mqtt:" + topic).utf8) + [0])
             for p in r.userProperties { h.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
-        } else {
+        } else if r.method == "POST" {
             h.update(data: Array(r.path.utf8) + [0])
+        } else {
+            h.update(data: Array((r.method + " " + r.path).utf8) + [0])
         }
         h.update(data: r.body + [0x0A])
     }

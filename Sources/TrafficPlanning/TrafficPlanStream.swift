@@ -20,8 +20,11 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     let viaBLE: Set<String>
     /// Every request ever created gets the next offset; due order is (sendAt, offset).
     var created = 0
-    /// Open batches by device key: the request so far (body kept serialized, without the closing `]`).
-    var open: [String: (request: PlannedRequest, offset: Int, first: Int64)] = [:]
+    /// How readings reach the SUT (a SUT profile's routes; empty for the reference contract).
+    let routes: IngestionRoutes
+    /// Open batches by device key: the request so far (body kept serialized, without its closing
+    /// bytes), the bytes that close it, and how many readings it takes at most.
+    var open: [String: (request: PlannedRequest, offset: Int, first: Int64, suffix: [UInt8], limit: Int)] = [:]
     /// Open batches in creation order (first-reading order), for closing them once their window has passed.
     var opened: [(key: String, offset: Int, first: Int64)] = []
     var openedHead = 0
@@ -37,8 +40,11 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// The most requests held at once (open batches and closed ones waiting for their turn).
     package private(set) var peakHeld = 0
 
-    /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link.
-    package init(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) {
+    /// - Parameters:
+    ///   - bleLink: leave out the devices that a live run carries over a real BLE link.
+    ///   - routes: how HTTP readings reach the SUT (a SUT profile's ingestion routes).
+    package init(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false, routes: IngestionRoutes = .vitalsim) {
+        self.routes = routes
         run = ScenarioRun(scenario: scenario, seed: seed)
         start = scenario.startUnixMilliseconds
         encoder = ReadingEncoder(startUnixMilliseconds: start)
@@ -81,6 +87,10 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         if viaBLE.contains(key) { return }
         if viaMQTT.contains(key) {
             if let m = TrafficPlan.message(r, encoder: encoder, start: start) { push(m) }
+            return
+        }
+        if !routes.isBuiltIn {
+            route(r, key: key)
             return
         }
         if r.deviceType == .phoneBridge {
@@ -134,20 +144,34 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// Appends the observation to its device's open batch, or opens a new one when the batch's
     /// window has passed or it is full.
     func addToBatch(_ r: Reading, key: String, json: JSONValue) {
-        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow,
-            batch.request.readings.count < TrafficPlan.maxBatch
-        {
+        addToBatch(r, key: key, item: Array(json.serialized().utf8)) { item in
+            (
+                self.single(r, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + item, rejection: nil), [UInt8(ascii: "]")],
+                TrafficPlan.maxBatch
+            )
+        }
+    }
+
+    /// Appends `item` to the open batch under `key`, or opens a new one (`opening`: the request with
+    /// its first item, the bytes that close it, its limit) when the batch's window has passed or it is full.
+    func addToBatch(
+        _ r: Reading,
+        key: String,
+        item: [UInt8],
+        opening: ([UInt8]) -> (request: PlannedRequest, suffix: [UInt8], limit: Int)
+    ) {
+        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < batch.limit {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((r.id, r.intendedEmitTime))
             batch.request.sendAt = r.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))
-            batch.request.body.append(contentsOf: json.serialized().utf8)
+            batch.request.body.append(contentsOf: item)
             open[key] = batch
             return
         }
         close(key)
-        let request = single(r, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + Array(json.serialized().utf8), rejection: nil)
-        open[key] = (request, created, r.intendedEmitTime)
+        let (request, suffix, limit) = opening(item)
+        open[key] = (request, created, r.intendedEmitTime, suffix, limit)
         opened.append((key, created, r.intendedEmitTime))
         created += 1
     }
@@ -161,7 +185,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// Closes a device's open batch (its body gets the closing `]`) and queues it.
     func close(_ key: String) {
         guard var batch = open.removeValue(forKey: key) else { return }
-        batch.request.body.append(UInt8(ascii: "]"))
+        batch.request.body.append(contentsOf: batch.suffix)
         insertReady(batch.request, offset: batch.offset)
     }
 

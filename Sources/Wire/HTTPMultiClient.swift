@@ -89,14 +89,16 @@ package final class HTTPMultiClient: @unchecked Sendable {
 
     deinit { close() }
 
-    /// POSTs `body` and returns the response, or throws when no response arrived.
+    /// POSTs `body` (or sends it with `method`: PUT, PATCH) and returns the response, or throws when
+    /// no response arrived.
     package func post(
         _ url: String,
         body: [UInt8],
         headers: [String] = ["Content-Type: application/json"],
+        method: String = "POST",
         timeout: Double = 10
     ) async throws(HTTPTransportError) -> HTTPReply {
-        try await perform(url, body: body, headers: headers, timeout: timeout).get()
+        try await perform(url, body: body, headers: headers, method: method, timeout: timeout).get()
     }
 
     /// GETs `url` and returns the response, or throws when no response arrived.
@@ -104,7 +106,13 @@ package final class HTTPMultiClient: @unchecked Sendable {
         try await perform(url, body: nil, headers: headers, timeout: timeout).get()
     }
 
-    func perform(_ url: String, body: [UInt8]?, headers: [String], timeout: Double) async -> Result<HTTPReply, HTTPTransportError> {
+    func perform(
+        _ url: String,
+        body: [UInt8]?,
+        headers: [String],
+        method: String = "POST",
+        timeout: Double
+    ) async -> Result<HTTPReply, HTTPTransportError> {
         await withCheckedContinuation { c in
             guard let easy = locked({ $0.stopped ? nil : ($0.idle.popLast() ?? curl_easy_init()) }) else {
                 c.resume(returning: .failure(HTTPTransportError(reason: "the HTTP client is closed", url: url)))
@@ -117,6 +125,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
             vitalsim_curl_setopt_string(easy, CURLOPT_URL, url)
             if let body {
                 vitalsim_curl_setopt_long(easy, CURLOPT_POST, 1)
+                if method != "POST" { vitalsim_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
                 vitalsim_curl_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
                 // libcurl keeps its own copy of the body for the transfer.
                 _ = body.withUnsafeBufferPointer { raw in
@@ -132,17 +141,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
             vitalsim_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
             vitalsim_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
             vitalsim_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-            if http2 {
-                vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-                vitalsim_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
-            } else {
-                vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-            }
-            if let caFile { vitalsim_curl_setopt_string(easy, CURLOPT_CAINFO, caFile) }
-            if insecure {
-                vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
-                vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
-            }
+            configureConnection(easy)
             let sink = Unmanaged.passRetained(HTTPPoster.Sink())
             vitalsim_curl_setopt_write(easy) { data, size, count, user in
                 let sink = Unmanaged<HTTPPoster.Sink>.fromOpaque(user!).takeUnretainedValue()
@@ -156,6 +155,21 @@ package final class HTTPMultiClient: @unchecked Sendable {
                 return s.polling
             }
             if wake { curl_multi_wakeup(multi) }
+        }
+    }
+
+    /// The HTTP version and TLS verification of a transfer.
+    func configureConnection(_ easy: UnsafeMutableRawPointer) {
+        if http2 {
+            vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+            vitalsim_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        } else {
+            vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        }
+        if let caFile { vitalsim_curl_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        if insecure {
+            vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
+            vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
         }
     }
 

@@ -188,4 +188,67 @@ final class SUTProfileRunTests: XCTestCase {
         }
         return (gateway, base.trimmingCharacters(in: .whitespacesAndNewlines))
     }
+    /// The shipped fhir-r4 profile: readings in FHIR transaction Bundles, refusals read from
+    /// OperationOutcomes and mapped back to the golden files' field names; the reference SUT passes,
+    /// and the same SUT accepting invalid payloads fails on exactly those checks.
+    func testFHIRProfileJudgesRejectionsLikeTheContract() throws {
+        let fhir = TestSupport.repositoryRoot + "/profiles/fhir-r4.yaml"
+        let corrupt = TestSupport.repositoryRoot + "/scenarios/core/corrupt-and-duplicate-payloads.yaml"
+        let r = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 112/112 checks"), r.out)
+
+        let faulty = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--sut-fault", "accept-invalid"])
+        XCTAssertEqual(faulty.status, 1, faulty.out + faulty.err)
+        XCTAssertTrue(faulty.out.contains("validation-mismatch rejects "), faulty.out)
+        XCTAssertFalse(faulty.out.contains("accepts "), "only the corrupted readings fail: " + faulty.out)
+    }
+
+    /// A Mustache template route (PUT-free: the reference SUT takes POST) carrying the cuff's readings,
+    /// and a profile whose routes leave a kind out: exit 3 naming the reading, nothing judged.
+    func testTemplateRoutesAndAKindNoRouteCarries() throws {
+        _ = TestSupport.write(
+            #"{"readingId": "{{readingId}}", "patientId": "{{patientId}}", "deviceId": "{{deviceId}}", "kind": "{{kind}}", "#
+                + #""systolic": {{systolic}}, "diastolic": {{diastolic}}, "unit": "{{unit}}", "timestamp": "{{timestamp}}"}"#,
+            to: directory,
+            name: "bp.mustache"
+        )
+        let routes = """
+            ingestion:
+              routes:
+                - {kinds: [blood-pressure], path: /api/v1/observations, format: template, template: bp.mustache}
+            """
+        let withHR = TestSupport.write(
+            "name: tpl\n" + routes + "\n    - {kinds: [heart-rate, battery], path: /api/v1/observations, format: vitalsim-observation}\n",
+            to: directory,
+            name: "tpl.yaml"
+        )
+        let t = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", withHR])
+        XCTAssertEqual(t.status, 0, t.out + t.err)
+        XCTAssertTrue(t.out.contains("PASS hypertensive-crisis"), t.out)
+
+        let partial = TestSupport.write("name: partial\n" + routes + "\n", to: directory, name: "partial-routes.yaml")
+        let p = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", partial])
+        XCTAssertEqual(p.status, 3, p.out + p.err)
+        XCTAssertTrue(p.err.contains("ingestion: no ingestion route of the SUT profile carries"), p.err)
+        XCTAssertFalse(p.out.contains("missed"), p.out)
+    }
+
+    /// Alerts that cite no evidence: the evidence check is skipped (never failed) and reading → alert
+    /// latency is still measured, from the patient's first request due at the alert's raisedAt.
+    func testAlertsWithoutEvidenceSkipTheEvidenceCheck() throws {
+        let noEvidence = Self.fhirAlerts.replacingOccurrences(
+            of: "\n    evidence: {pointer: /evidence/*/detail/*/reference, strip-prefix: Observation/}",
+            with: ""
+        )
+        XCTAssertFalse(noEvidence.contains("evidence"))
+        let profile = TestSupport.write("name: no-evidence\n" + noEvidence, to: directory, name: "noev.yaml")
+        let junit = directory + "/junit.xml"
+        let r = try vitalsim(["run", hypo, "--golden-dir", golden, "--sut", profile, "--junit", junit])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("skipped alert evidence: not checked"), r.out)
+        XCTAssertTrue(r.out.contains("reading-to-alert: p50"), r.out)
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains("<skipped message=\"not checked"), xml)
+    }
 }

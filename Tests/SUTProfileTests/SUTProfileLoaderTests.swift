@@ -1,5 +1,6 @@
 import Foundation
 import SUTProfile
+import TrafficPlanning
 import VitalSimCore
 import XCTest
 
@@ -200,5 +201,83 @@ final class SUTProfileDocsTests: XCTestCase {
         let credentials = try XCTUnwrap(blocks.first { $0.hasPrefix("devices:") })
         let c = try DeviceCredentialsLoader.parse(credentials, file: "docs", header: "Authorization: Bearer {token}")
         XCTAssertEqual(c.header(patient: "501", device: "hr-strap-501"), "Authorization: Bearer 3f9c0d…")
+    }
+}
+
+/// The `ingestion:` section: routes parsed with their defaults, and every mistake named.
+final class IngestionRoutesLoaderTests: XCTestCase {
+    func problem(_ text: String, file: String = "/tmp/p.yaml") -> String {
+        do throws(ScenarioLoadError) {
+            _ = try SUTProfileLoader.parse(text, file: file, environment: [:])
+            return "loaded"
+        } catch { return error.description }
+    }
+
+    func testShippedFHIRProfileRoutesEveryKind() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-r4.yaml").path
+        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(p.ingestion.routes.routes.count, 2)
+        let first = p.ingestion.routes.routes[0]
+        XCTAssertEqual(first.format.name, "fhir-bundle")
+        XCTAssertEqual(first.contentType, "application/fhir+json")
+        XCTAssertEqual(first.batch, 100)
+        XCTAssertEqual(first.kinds?.contains(.cgm), true)
+        XCTAssertNil(p.ingestion.routes.routes[1].kinds, "the last route takes what the FHIR route does not")
+    }
+
+    func testRoutesWithTemplatesMethodsAndFieldNames() throws {
+        let folder = NSTemporaryDirectory() + "ingestion-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"pid": "{{patientId}}", "bpm": {{value}}}"#.write(toFile: folder + "/hr.mustache", atomically: true, encoding: .utf8)
+        let text = """
+            name: acme
+            ingestion:
+              rejection-field: /errors/0/path
+              routes:
+                - {kinds: [heart-rate], device-types: [phone-bridge], method: PUT, path: "/v2/patients/{patient}/hr", format: template, template: hr.mustache, rejection-fields: {heartRate: bpm}}
+                - {path: /v2/obs, format: vitalsim-observation, batch: 10, content-type: application/vnd.acme+json}
+            """
+        let p = try SUTProfileLoader.parse(text, file: folder + "/p.yaml", environment: [:])
+        let routes = p.ingestion.routes.routes
+        XCTAssertEqual(p.ingestion.rejectionField?.description, "/errors/0/path")
+        XCTAssertEqual(routes[0].method, "PUT")
+        XCTAssertEqual(routes[0].format.name, "template")
+        XCTAssertEqual(routes[0].fieldNames, ["heartRate": ["bpm"]])
+        XCTAssertEqual(routes[0].deviceTypes, [.phoneBridge])
+        XCTAssertEqual(routes[1].batch, 10)
+        XCTAssertEqual(routes[1].contentType, "application/vnd.acme+json")
+
+        try "{{#broken}}".write(toFile: folder + "/bad.mustache", atomically: true, encoding: .utf8)
+        let bad = problem(
+            "name: b\ningestion:\n  routes:\n    - {path: /x, format: template, template: bad.mustache}\n",
+            file: folder + "/p.yaml"
+        )
+        XCTAssertTrue(bad.contains(folder + "/bad.mustache:1:") && bad.contains("template:"), bad)
+    }
+
+    func testMistakesAreNamed() {
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observaton}\n")
+                .contains("/tmp/p.yaml:4:26: error: ingestion.routes[0].format: unknown format 'fhir-observaton'"),
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observaton}\n")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observation, batch: 5}\n")
+                .contains("format fhir-observation sends one reading per request")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitaledge, kinds: [heart-rat]}\n")
+                .contains("ingestion.routes[0].kinds[0]: expected a reading kind, got 'heart-rat' (did you mean 'heart-rate'?)")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: \"/p/{patientId}\", format: vitaledge}\n")
+                .contains("unknown placeholder {patientId}")
+        )
+        XCTAssertTrue(problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: template}\n").contains("needs template: FILE"))
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitalsim-observation, rejection-fields: {valu: v}}\n")
+                .contains("expected one of value, systolic")
+        )
     }
 }

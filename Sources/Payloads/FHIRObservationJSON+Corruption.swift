@@ -1,0 +1,75 @@
+import VitalSimCore
+
+extension FHIRObservationJSON {
+    /// A corrupted Observation and the rejection a SUT must answer with: the forms of
+    /// ``JSONCorruption`` and the relayed GATT forms of ``ObservationJSON/corrupt(_:_:)``, each on
+    /// the Observation's own elements. The expected field is named as golden files name it (`value`,
+    /// `systolic`, `timestamp`, `unit`, `unexpectedField`), with the elements a FHIR server names
+    /// instead (`valueQuantity.value`, `component[0].valueQuantity.value`, `effectiveDateTime`, …).
+    package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
+        guard case var .object(f) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        let panel = f.contains { $0.0 == "component" } && !f.contains { $0.0 == "valueQuantity" }
+        let measurement = panel ? "systolic" : "value"
+        let quantity = panel ? "component[0].valueQuantity" : "valueQuantity"
+        func body() -> [UInt8] { Array(JSONValue.object(f).serialized().utf8) }
+        switch c {
+        case .wrongType, .outOfRange, .badCRC:
+            let value = (quantityElement(f, panel: panel, "value") ?? .null)
+            setQuantityElement(&f, panel: panel, "value", c == .wrongType ? .string(value.serialized()) : .int(-1))
+            return (body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity + ".value", quantity]))
+        case .missingField:
+            if panel {
+                if let i = f.firstIndex(where: { $0.0 == "component" }), case let .array(parts) = f[i].1 {
+                    f[i].1 = .array(Array(parts.dropFirst()))
+                }
+                return (body(), ExpectedRejection(status: 400, field: measurement, spellings: ["component", "component[0]", quantity]))
+            }
+            f.removeAll { $0.0 == "valueQuantity" }
+            return (body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity, quantity + ".value"]))
+        case .badTimestamp, .futureTimestamp:
+            guard let i = f.firstIndex(where: { $0.0 == "effectiveDateTime" }), case let .string(text) = f[i].1,
+                let changed = c == .badTimestamp ? JSONCorruption.malformed(text) : JSONCorruption.centuryAhead(text)
+            else { return corrupt(json, .truncation) }
+            f[i].1 = .string(changed)
+            return (body(), ExpectedRejection(status: 400, field: "timestamp", spellings: ["effectiveDateTime"]))
+        case .unknownField:
+            f.append((JSONCorruption.unknownKey, .bool(true)))
+            return (body(), ExpectedRejection(status: 400, field: JSONCorruption.unknownKey, spellings: [JSONCorruption.unknownKey]))
+        case .badFlags:
+            setQuantityElement(&f, panel: panel, "code", .string("bogus-unit"))
+            setQuantityElement(&f, panel: panel, "unit", .string("bogus-unit"))
+            return (body(), ExpectedRejection(status: 400, field: "unit", spellings: [quantity + ".code", quantity + ".unit", quantity]))
+        case .truncation, .mixed:
+            let text = body()
+            return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
+        }
+    }
+
+    /// The quantity (`valueQuantity`, or the first component's for a panel) element `key`.
+    static func quantityElement(_ f: [(String, JSONValue)], panel: Bool, _ key: String) -> JSONValue? {
+        var copy = f
+        var found: JSONValue?
+        editQuantity(&copy, panel: panel) { q in found = q.first { $0.0 == key }?.1 }
+        return found
+    }
+
+    static func setQuantityElement(_ f: inout [(String, JSONValue)], panel: Bool, _ key: String, _ value: JSONValue) {
+        editQuantity(&f, panel: panel) { q in
+            if let i = q.firstIndex(where: { $0.0 == key }) { q[i].1 = value } else { q.append((key, value)) }
+        }
+    }
+
+    static func editQuantity(_ f: inout [(String, JSONValue)], panel: Bool, _ edit: (inout [(String, JSONValue)]) -> Void) {
+        func inQuantity(_ o: inout [(String, JSONValue)]) {
+            guard let i = o.firstIndex(where: { $0.0 == "valueQuantity" }), case var .object(q) = o[i].1 else { return }
+            edit(&q)
+            o[i].1 = .object(q)
+        }
+        guard panel else { return inQuantity(&f) }
+        guard let i = f.firstIndex(where: { $0.0 == "component" }), case var .array(parts) = f[i].1, case var .object(first)? = parts.first
+        else { return }
+        inQuantity(&first)
+        parts[0] = .object(first)
+        f[i].1 = .array(parts)
+    }
+}

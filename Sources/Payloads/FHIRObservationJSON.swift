@@ -1,0 +1,101 @@
+import VitalSimCore
+
+/// A reading as a FHIR R4 `Observation` (the vital-signs profile's LOINC codes and UCUM units): the
+/// `fhir-observation` and `fhir-bundle` formats of SUT profiles (docs/sut-profiles.md).
+///
+/// The reading id is the first `identifier` (system `urn:vitalsim:reading`), the patient
+/// `subject.reference` (`Patient/ID`), the device `device.reference` (`Device/ID`), the device time
+/// `effectiveDateTime`. A blood pressure is the panel 85354-9 with components 8480-6 and 8462-4;
+/// a heart rate's RR intervals follow as components coded IEEE 11073-10101 147240
+/// (`MDC_ECG_TIME_PD_RR_GL`) with a value in ms, oldest first.
+package enum FHIRObservationJSON {
+    /// The LOINC code and display of each kind with a FHIR form.
+    static let codes: [VitalKind: (code: String, display: String)] = [
+        .heartRate: ("8867-4", "Heart rate"),
+        .bloodPressure: ("85354-9", "Blood pressure panel with all children optional"),
+        .glucose: ("2339-0", "Glucose [Mass/volume] in Blood"),
+        .cgm: ("99504-3", "Glucose [Mass/volume] in Interstitial fluid"),
+        .spo2: ("59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry"),
+        .temperature: ("8310-5", "Body temperature"),
+        .weight: ("29463-7", "Body weight"),
+        .dailySummary: ("55423-8", "Number of steps in unspecified time Pedometer"),
+    ]
+    /// The reading-id identifier system.
+    package static let identifierSystem = "urn:vitalsim:reading"
+    /// The IEEE 11073-10101 code of an RR interval.
+    package static let rrCode = "147240"
+    static let ucum = "http://unitsofmeasure.org"
+
+    /// Whether a reading of `kind` has a FHIR form.
+    package static func carries(_ kind: VitalKind) -> Bool { codes[kind] != nil }
+
+    /// The Observation of a reading (nil for kinds without a FHIR form: battery, cuff pressure,
+    /// feeding). A daily summary is its step count (its calories are left out).
+    package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
+        guard let (code, display) = codes[r.kind] else { return nil }
+        var f: [(String, JSONValue)] = [
+            ("resourceType", .string("Observation")),
+            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(r.id))])])),
+            ("status", .string("final")),
+            (
+                "category",
+                .array([
+                    .object([
+                        (
+                            "coding",
+                            .array([
+                                .object([
+                                    ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
+                                    ("code", .string("vital-signs")),
+                                ])
+                            ])
+                        )
+                    ])
+                ])
+            ),
+            ("code", concept("http://loinc.org", code, display)),
+            ("subject", .object([("reference", .string("Patient/" + r.patientID))])),
+            ("device", .object([("reference", .string("Device/" + r.deviceID))])),
+            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true))),
+        ]
+        switch r.measurement {
+        case let .bloodPressure(s, d, _, _, _):
+            f.append(
+                (
+                    "component",
+                    .array([
+                        component("8480-6", "Systolic blood pressure", quantity(.int(Int64(s)), "mm[Hg]")),
+                        component("8462-4", "Diastolic blood pressure", quantity(.int(Int64(d)), "mm[Hg]")),
+                    ])
+                )
+            )
+        case let .heartRate(bpm, rr, _, _):
+            f.append(("valueQuantity", quantity(.int(Int64(bpm)), "/min")))
+            if !rr.isEmpty {
+                let parts = rr.map { interval -> JSONValue in
+                    let ms = (Double(interval) * 1000 / 1024 * 10).rounded() / 10
+                    return .object([
+                        ("code", concept("urn:iso:std:iso:11073:10101", rrCode, "MDC_ECG_TIME_PD_RR_GL")),
+                        ("valueQuantity", quantity(.double(ms), "ms")),
+                    ])
+                }
+                f.append(("component", .array(parts)))
+            }
+        default:
+            f.append(("valueQuantity", quantity(.double(r.measurement.primaryValue), r.measurement.unit)))
+        }
+        return .object(f)
+    }
+
+    static func concept(_ system: String, _ code: String, _ display: String) -> JSONValue {
+        .object([("coding", .array([.object([("system", .string(system)), ("code", .string(code)), ("display", .string(display))])]))])
+    }
+
+    static func quantity(_ value: JSONValue, _ unit: String) -> JSONValue {
+        .object([("value", value), ("unit", .string(unit)), ("system", .string(ucum)), ("code", .string(unit))])
+    }
+
+    static func component(_ code: String, _ display: String, _ value: JSONValue) -> JSONValue {
+        .object([("code", concept("http://loinc.org", code, display)), ("valueQuantity", value)])
+    }
+}

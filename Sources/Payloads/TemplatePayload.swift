@@ -1,0 +1,92 @@
+import Mustache
+import VitalSimCore
+
+/// A payload written by the user as a Mustache template (the `template` format of SUT profiles),
+/// rendered once per reading without HTML escaping. The keys a template can use are listed in
+/// docs/sut-profiles.md: `readingId`, `patientId`, `deviceId`, `deviceType`, `kind`, `value`,
+/// `systolic`, `diastolic`, `unit`, `loinc`, `timestamp`, `unixMs`, `sequence`, `rrIntervals`
+/// (a list, ms) and `rrIntervalsJSON`.
+package struct TemplatePayload: Sendable {
+    let template: MustacheTemplate
+    /// Parses `source`; the error names the line and column.
+    package init(source: String) throws(TemplatePayloadError) {
+        do {
+            template = try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + source)
+        } catch let error as MustacheTemplate.ParserError {
+            throw TemplatePayloadError(
+                line: error.context.lineNumber,
+                column: error.context.columnNumber,
+                message: "\(error.error)"
+            )
+        } catch {
+            throw TemplatePayloadError(line: 1, column: 1, message: "\(error)")
+        }
+    }
+
+    /// The body of reading `r` (nil for a kind with no value to render: cuff pressure), corrupted
+    /// as `r.delivery` asks, and the rejection expected then (its field as the template's context
+    /// names it; the route adds the names its profile gives).
+    package func render(_ r: Reading, start: Int64) -> ([UInt8], ExpectedRejection?)? {
+        guard r.kind != .cuffPressure else { return nil }
+        var context = TemplatePayload.context(r, start: start)
+        guard let c = r.delivery.corruption else { return (Array(template.render(context).utf8), nil) }
+        func rejection(_ field: String) -> ExpectedRejection {
+            ExpectedRejection(status: 400, field: field, spellings: [field])
+        }
+        let measurement = context["systolic"] != nil ? "systolic" : "value"
+        switch c {
+        case .outOfRange, .badCRC, .wrongType:
+            let bad = c == .wrongType ? "\"\(context[measurement] as? String ?? "")\"" : "-1"
+            context[measurement] = bad
+            if measurement == "systolic" { context["value"] = bad }
+            return (Array(template.render(context).utf8), rejection(measurement))
+        case .badTimestamp, .futureTimestamp:
+            let ts = context["timestamp"] as? String ?? ""
+            guard let changed = c == .badTimestamp ? JSONCorruption.malformed(ts) : JSONCorruption.centuryAhead(ts) else { break }
+            context["timestamp"] = changed
+            return (Array(template.render(context).utf8), rejection("timestamp"))
+        case .badFlags:
+            context["unit"] = "bogus-unit"
+            return (Array(template.render(context).utf8), rejection("unit"))
+        case .truncation, .missingField, .unknownField, .mixed:
+            break
+        }
+        // A form a template cannot express (a missing or unknown field): the body cut in half, and
+        // whichever field the refusal names is accepted.
+        let text = Array(template.render(context).utf8)
+        let field = c == .truncation ? "" : (c == .unknownField ? JSONCorruption.unknownKey : measurement)
+        return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: field, spellings: c == .truncation ? [] : ["*"]))
+    }
+
+    /// The values a template can use, as text (numbers in JSON form).
+    static func context(_ r: Reading, start: Int64) -> [String: Any] {
+        var c: [String: Any] = [
+            "readingId": r.id, "patientId": r.patientID, "deviceId": r.deviceID, "deviceType": r.deviceType.rawValue,
+            "kind": r.kind.rawValue, "unit": r.measurement.unit,
+            "timestamp": CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true),
+            "unixMs": String(start + r.deviceTime), "sequence": String(r.seq),
+            "value": JSONValue.format(r.measurement.primaryValue),
+        ]
+        if let loinc = FHIRObservationJSON.codes[r.kind]?.code { c["loinc"] = loinc }
+        switch r.measurement {
+        case let .bloodPressure(s, d, _, _, _):
+            c["systolic"] = String(s)
+            c["diastolic"] = String(d)
+        case let .heartRate(bpm, rr, _, _):
+            c["value"] = String(bpm)
+            let ms = rr.map { JSONValue.format((Double($0) * 1000 / 1024 * 10).rounded() / 10) }
+            c["rrIntervals"] = ms
+            c["rrIntervalsJSON"] = "[" + ms.joined(separator: ",") + "]"
+        default:
+            break
+        }
+        return c
+    }
+}
+
+/// A template that does not parse.
+package struct TemplatePayloadError: Error, Sendable {
+    package var line: Int
+    package var column: Int
+    package var message: String
+}

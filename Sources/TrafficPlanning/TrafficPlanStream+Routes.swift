@@ -1,0 +1,121 @@
+import Payloads
+import VitalSimCore
+
+extension TrafficPlanStream {
+    /// A reading sent under a SUT profile's ingestion routes: the first route that matches it, in its
+    /// format; corrupted and duplicated readings travel alone, the others in batches where the route
+    /// batches. A reading no route carries, or whose route's format has no form for it, becomes an
+    /// unroutable request (the run stops as misconfigured, naming it).
+    func route(_ r: Reading, key: String) {
+        guard r.kind != .cuffPressure else { return }  // progress indications, not readings
+        guard let (index, route) = routes.route(for: r) else {
+            let reason =
+                "no ingestion route of the SUT profile carries \(r.kind.rawValue) readings of "
+                + "\(r.deviceType.rawValue) devices (device \(r.deviceID) of patient \(r.patientID))"
+            push(unroutable(r, reason))
+            return
+        }
+        let path = route.path(for: r)
+        let json: JSONValue?
+        switch route.format {
+        case .template(let template):
+            guard let (body, rejection) = template.render(r, start: start) else { return }
+            push(routed(single(r, path: path, body: body, rejection: rejection.map { named($0, r, route) }), route))
+            return
+        case .vitaledge: json = VitalEdgeJSON.encode(r, start: start)
+        case .vitalsimObservation: json = ObservationJSON.encode(r, start: start)
+        case .fhirObservation, .fhirBundle: json = FHIRObservationJSON.encode(r, start: start)
+        }
+        guard let json else {
+            let reason =
+                "ingestion route \(index + 1) of the SUT profile (\(route.method) \(route.path)) carries \(r.kind.rawValue) "
+                + "readings of \(r.deviceType.rawValue) devices, but format \(route.format.name) has no form for them "
+                + "(device \(r.deviceID) of patient \(r.patientID))"
+            push(unroutable(r, reason))
+            return
+        }
+        let batchKey = "\(key)#\(index)"
+        if let c = r.delivery.corruption {
+            close(batchKey)
+            let (body, rejection) = corrupted(json, c, route.format)
+            push(routed(single(r, path: path, body: body, rejection: named(rejection, r, route)), route))
+        } else if r.delivery.duplicate || !route.format.batches || route.batch <= 1 {
+            close(batchKey)
+            push(routed(single(r, path: path, body: TrafficPlanStream.whole(json, route.format), rejection: nil), route))
+        } else {
+            let item = TrafficPlanStream.item(json, route.format)
+            addToBatch(r, key: batchKey, item: item) { item in
+                let (prefix, suffix) = TrafficPlanStream.enclosure(route.format)
+                return (self.routed(self.single(r, path: path, body: prefix + item, rejection: nil), route), suffix, route.batch)
+            }
+        }
+    }
+
+    /// `rejection` with its field named as golden files name it, and the SUT's names of it that the
+    /// route gives (`rejection-fields:`).
+    func named(_ rejection: ExpectedRejection, _ r: Reading, _ route: IngestionRoute) -> ExpectedRejection {
+        var out = rejection.named(for: r)
+        out.spellings += route.fieldNames[out.field] ?? []
+        return out
+    }
+
+    /// `request` with its route's method and content type.
+    func routed(_ request: PlannedRequest, _ route: IngestionRoute) -> PlannedRequest {
+        var request = request
+        request.method = route.method
+        request.contentType = route.contentType
+        return request
+    }
+
+    /// A request that cannot be made (its reason in ``PlannedRequest/unroutable``).
+    func unroutable(_ r: Reading, _ reason: String) -> PlannedRequest {
+        var request = single(r, path: "", body: [], rejection: nil)
+        request.unroutable = reason
+        return request
+    }
+
+    /// A corrupted body in `format`, and the rejection a SUT must answer with.
+    func corrupted(_ json: JSONValue, _ c: Corruption, _ format: IngestionFormat) -> ([UInt8], ExpectedRejection) {
+        switch format {
+        case .vitaledge: return VitalEdgeJSON.corrupt(json, c)
+        case .vitalsimObservation, .template: return ObservationJSON.corrupt(json, c)
+        case .fhirObservation: return FHIRObservationJSON.corrupt(json, c)
+        case .fhirBundle:
+            var (resource, rejection) = FHIRObservationJSON.corrupt(json, c)
+            guard c != .truncation, c != .mixed else {
+                let whole = TrafficPlanStream.whole(json, format)
+                return (Array(whole.prefix(whole.count / 2)), rejection)
+            }
+            let (prefix, suffix) = TrafficPlanStream.enclosure(format)
+            rejection.spellings += rejection.spellings.map { "Bundle.entry[0].resource." + $0 }
+            return (prefix + TrafficPlanStream.entry(resource) + suffix, rejection)
+        }
+    }
+
+    /// One reading's whole body in `format` (a bundle of one for `fhir-bundle`).
+    static func whole(_ json: JSONValue, _ format: IngestionFormat) -> [UInt8] {
+        guard case .fhirBundle = format else { return Array(json.serialized().utf8) }
+        let (prefix, suffix) = enclosure(format)
+        return prefix + item(json, format) + suffix
+    }
+
+    /// One reading as an item of a batch in `format`.
+    static func item(_ json: JSONValue, _ format: IngestionFormat) -> [UInt8] {
+        guard case .fhirBundle = format else { return Array(json.serialized().utf8) }
+        return entry(Array(json.serialized().utf8))
+    }
+
+    /// A Bundle entry creating `resource` (serialized).
+    static func entry(_ resource: [UInt8]) -> [UInt8] {
+        Array(#"{"resource":"#.utf8) + resource + Array(#","request":{"method":"POST","url":"Observation"}}"#.utf8)
+    }
+
+    /// What opens and closes a batch in `format`.
+    static func enclosure(_ format: IngestionFormat) -> (prefix: [UInt8], suffix: [UInt8]) {
+        switch format {
+        case .fhirBundle(let type):
+            (Array(#"{"resourceType":"Bundle","type":""#.utf8) + Array(type.utf8) + Array(#"","entry":["#.utf8), Array("]}".utf8))
+        default: ([UInt8(ascii: "[")], [UInt8(ascii: "]")])
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Payloads
+import ReferenceEngine
+import TrafficPlanning
+import VitalSimCore
+import XCTest
+
+/// Readings sent through SUT-profile routes as FHIR R4 (one Observation per request, or transaction
+/// Bundles): the reference SUT's own FHIR decoder accepts every valid one with the values the
+/// observation JSON carries (RR intervals too), and refuses every corrupted one naming an element
+/// that the plan maps back to the field golden files name.
+final class FHIRRouteTests: XCTestCase {
+    /// Battery levels have no FHIR form: they keep the observation JSON.
+    static let battery = IngestionRoute(kinds: [.battery], path: "/api/v1/observations", format: .vitalsimObservation)
+    static let routes: [String: IngestionRoutes] = [
+        "observation": IngestionRoutes(routes: [battery, IngestionRoute(path: "/fhir/Observation", format: .fhirObservation)]),
+        "bundle": IngestionRoutes(routes: [battery, IngestionRoute(path: "/fhir", format: .fhirBundle(type: "transaction"), batch: 100)]),
+    ]
+
+    /// The reference SUT's verdict on one FHIR request: the observations, or the element it names.
+    func verdict(_ r: PlannedRequest, now: Int64) -> Result<[Observation], ValidationFailure> {
+        guard let body = JSONInput.parse(r.body) else { return .failure(ValidationFailure(field: "", message: "not JSON")) }
+        do throws(ValidationFailure) {
+            return .success(r.path == "/fhir" ? try FHIRBundle.parse(body, now: now) : [try FHIRObservation.parse(body, now: now)])
+        } catch { return .failure(error) }
+    }
+
+    func testEveryFHIRFormIsAcceptedOrRefusedNamingTheExpectedField() throws {
+        let s = try ScenarioLoader.parse(InvalidPayloadTests.text, file: "invalid-json.yaml")
+        let now = s.startUnixMilliseconds + 86_400_000
+        for (name, routes) in Self.routes.sorted(by: { $0.key < $1.key }) {
+            var fields: Set<String> = []
+            var accepted = 0
+            for r in TrafficPlanStream(for: s, routes: routes) {
+                XCTAssertNil(r.unroutable, "\(name): \(r.unroutable ?? "")")
+                guard r.path.hasPrefix("/fhir") else { continue }
+                let text = String(decoding: r.body, as: UTF8.self)
+                switch (verdict(r, now: now), r.expectedRejection) {
+                case (.success(let o), nil): accepted += o.count
+                case (.success, let e?): XCTFail("\(name): accepted a body that must be refused naming \(e.field): \(text)")
+                case (.failure(let f), nil): XCTFail("\(name): refused a valid body naming \(f.field) (\(f.message)): \(text)")
+                case (.failure(let f), let e?):
+                    XCTAssertEqual(e.canonical(f.field), e.field, "\(name): \(f.message): \(text)")
+                    fields.insert(e.field)
+                }
+            }
+            XCTAssertGreaterThan(accepted, 10, name)
+            XCTAssertEqual(fields, ["heartRate", "stepCount", "systolic", "value", "timestamp", "unexpectedField", ""], name)
+        }
+    }
+
+    /// A heart-rate strap's readings: the same values and RR intervals through FHIR as through the
+    /// observation JSON.
+    func testHeartRateAndRRIntervalsSurviveTheFHIRForm() throws {
+        let text = """
+            name: rr
+            seed: 5
+            duration: 10m
+            start: 2024-11-07T23:00:00Z
+            patients:
+              - id: "802"
+                profile: adult
+                devices:
+                  - {id: strap, type: heart-rate-strap, transport: https, cadence: 1s}
+            """
+        let s = try ScenarioLoader.parse(text, file: "rr.yaml")
+        let now = s.startUnixMilliseconds + 86_400_000
+        var viaJSON: [Observation] = []
+        for r in TrafficPlanStream(for: s) {
+            guard case let .array(items)? = JSONInput.parse(r.body) else { continue }
+            for item in items {
+                let o = try PayloadValidation.observation(item, now: now)
+                if o.values[.heartRate] != nil { viaJSON.append(o) }
+            }
+        }
+        var viaFHIR: [Observation] = []
+        for r in TrafficPlanStream(for: s, routes: Self.routes["bundle"]!) where r.path == "/fhir" {
+            viaFHIR += try verdict(r, now: now).get()
+        }
+        XCTAssertEqual(viaFHIR.count, viaJSON.count)
+        XCTAssertGreaterThan(viaFHIR.filter { !$0.rrIntervals.isEmpty }.count, viaFHIR.count / 2)
+        for (a, b) in zip(viaJSON, viaFHIR) {
+            XCTAssertEqual(a.readingID, b.readingID)
+            XCTAssertEqual(a.values, b.values)
+            XCTAssertEqual(a.time, b.time)
+            XCTAssertEqual(a.rrIntervals.count, b.rrIntervals.count)
+            for (x, y) in zip(a.rrIntervals, b.rrIntervals) { XCTAssertEqual(x, y, accuracy: 1e-9) }
+        }
+    }
+
+    func testUnknownElementsAndBadBundlesAreRefusedByName() throws {
+        let observation =
+            #"{"resourceType":"Observation","status":"final","code":{"coding":[{"system":"http://loinc.org","code":"8867-4"}]},"subject":{"reference":"Patient/1"},"effectiveDateTime":"2024-11-07T10:00:00Z","valueQuantity":{"value":70,"system":"http://unitsofmeasure.org","code":"/min"}"#
+        func field(_ text: String, bundle: Bool = false) -> String? {
+            do throws(ValidationFailure) {
+                let input = JSONInput.parse(Array(text.utf8))!
+                _ = bundle ? try FHIRBundle.parse(input, now: Int64.max / 2) : [try FHIRObservation.parse(input, now: Int64.max / 2)]
+                return nil
+            } catch { return error.field }
+        }
+        XCTAssertNil(field(observation + "}"))
+        XCTAssertEqual(field(observation + #","valueQuantty":{}}"#), "valueQuantty")
+        let entry = #"{"resource":"# + observation + #","valueQuantty":1},"request":{"method":"POST","url":"Observation"}}"#
+        XCTAssertEqual(
+            field(#"{"resourceType":"Bundle","type":"transaction","entry":["# + entry + "]}", bundle: true),
+            "Bundle.entry[0].resource.valueQuantty"
+        )
+        XCTAssertEqual(field(#"{"resourceType":"Bundle","type":"collection","entry":[]}"#, bundle: true), "Bundle.type")
+        XCTAssertEqual(
+            field(
+                #"{"resourceType":"Bundle","type":"batch","entry":[{"resource":{},"request":{"method":"PUT","url":"Observation"}}]}"#,
+                bundle: true
+            ),
+            "Bundle.entry[0].request"
+        )
+    }
+}
