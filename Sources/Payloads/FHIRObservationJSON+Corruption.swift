@@ -47,10 +47,12 @@ extension FHIRObservationJSON {
 
     /// The quantity (`valueQuantity`, or the first component's for a panel) element `key`.
     static func quantityElement(_ f: [(String, JSONValue)], panel: Bool, _ key: String) -> JSONValue? {
-        var copy = f
-        var found: JSONValue?
-        editQuantity(&copy, panel: panel) { q in found = q.first { $0.0 == key }?.1 }
-        return found
+        func member(_ v: JSONValue?, _ name: String) -> JSONValue? {
+            if case let .object(o)? = v { o.first { $0.0 == name }?.1 } else { nil }
+        }
+        var owner = JSONValue.object(f)
+        if panel, case let .array(parts)? = member(owner, "component"), let first = parts.first { owner = first }
+        return member(member(owner, "valueQuantity"), key)
     }
 
     static func setQuantityElement(_ f: inout [(String, JSONValue)], panel: Bool, _ key: String, _ value: JSONValue) {

@@ -73,10 +73,9 @@ package enum FHIRObservationJSON {
             f.append(("valueQuantity", quantity(.int(Int64(bpm)), "/min")))
             if !rr.isEmpty {
                 let parts = rr.map { interval -> JSONValue in
-                    let ms = (Double(interval) * 1000 / 1024 * 10).rounded() / 10
-                    return .object([
+                    .object([
                         ("code", concept("urn:iso:std:iso:11073:10101", rrCode, "MDC_ECG_TIME_PD_RR_GL")),
-                        ("valueQuantity", quantity(.double(ms), "ms")),
+                        ("valueQuantity", quantity(.double(ObservationJSON.milliseconds(interval)), "ms")),
                     ])
                 }
                 f.append(("component", .array(parts)))

@@ -72,7 +72,7 @@ package enum ObservationJSON {
             f += [("kind", .string("blood-pressure")), ("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d)))]
         case let .heartRate(bpm, rr, _, _):
             f += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
-            if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double((Double($0) * 1000 / 1024 * 10).rounded() / 10) }))) }
+            if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double(milliseconds($0)) }))) }
         default:
             f += [("kind", .string(r.kind.rawValue)), ("value", .double(r.measurement.primaryValue))]
         }
@@ -80,6 +80,9 @@ package enum ObservationJSON {
         f += [("unit", .string(r.measurement.unit)), ("timestamp", .string(ts)), ("sequence", .int(Int64(r.seq)))]
         return .object(f)
     }
+
+    /// An RR interval (1/1024 s, as GATT carries it) in ms to 0.1 ms: every JSON form writes it so.
+    package static func milliseconds(_ rr: UInt16) -> Double { (Double(rr) * 1000 / 1024 * 10).rounded() / 10 }
 
     /// A corrupted observation and the field a SUT must name rejecting it: the JSON forms
     /// (``JSONCorruption``), and for a Bluetooth reading relayed as JSON the counterparts of the GATT

@@ -74,7 +74,7 @@ package struct TemplatePayload: Sendable {
             c["diastolic"] = String(d)
         case let .heartRate(bpm, rr, _, _):
             c["value"] = String(bpm)
-            let ms = rr.map { JSONValue.format((Double($0) * 1000 / 1024 * 10).rounded() / 10) }
+            let ms = rr.map { JSONValue.format(ObservationJSON.milliseconds($0)) }
             c["rrIntervals"] = ms
             c["rrIntervalsJSON"] = "[" + ms.joined(separator: ",") + "]"
         default:
