@@ -83,11 +83,21 @@ let package = Package(
         // SUT profiles (pure): how a team's own backend is reached, authenticated to and read.
         .target(
             name: "SUTProfile",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "Judge", yams],
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "Judge", yams, mustache],
             swiftSettings: strict
         ),
         // How the harness talks to a SUT: credentials per request (OAuth2 too), the alert list, run health.
-        .target(name: "SUTClient", dependencies: ["Locking", "Wire", "Judge", "SUTProfile"], swiftSettings: strict),
+        .target(
+            name: "SUTClient",
+            dependencies: ["Locking", "Wire", "Judge", "SUTProfile", "VitalSimCore", "TrafficPlanning"],
+            swiftSettings: strict
+        ),
+        // `vitalsim doctor`: whether a SUT can be tested at all, before a run blames it.
+        .target(
+            name: "Diagnosis",
+            dependencies: ["VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient"],
+            swiftSettings: strict
+        ),
         .target(
             name: "LiveRun",
             dependencies: [
@@ -141,7 +151,7 @@ let package = Package(
             dependencies: [
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
-                "LiveRun", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile", "SUTClient",
+                "LiveRun", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile", "SUTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

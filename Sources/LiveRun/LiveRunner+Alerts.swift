@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import SUTClient
 import SUTProfile
+import TrafficPlanning
 import Wire
 
 extension LiveRunner {
@@ -26,13 +27,25 @@ extension LiveRunner {
             return
         }
         let now = ContinuousClock.now
+        let alerts = naming.isIdentity ? list.alerts : list.alerts.compactMap(scenarioAlert)
         shared.withLock { s in
             s.health.pollSucceeded(unreadable: list)
-            for alert in list.alerts where s.firstSeen[alert.alertID] == nil {
+            for alert in alerts where s.firstSeen[alert.alertID] == nil {
                 s.firstSeen[alert.alertID] = (alert, now)
                 s.order.append(alert.alertID)
             }
         }
+    }
+
+    /// An alert as the SUT reported it, with the scenario's patient id and reading ids; nil for an
+    /// alert of a patient outside the run (another scenario's, or another run's, on a shared SUT).
+    func scenarioAlert(_ a: ObservedAlert) -> ObservedAlert? {
+        guard !naming.isIdentity else { return a }
+        guard let patient = naming.scenarioPatient(a.patientID) else { return nil }
+        var out = a
+        out.patientID = patient
+        out.evidence = a.evidence.map(naming.scenarioReadingID)
+        return out
     }
 
     /// After the last acknowledgement: waits until no new alert has appeared for `quiet` and, with

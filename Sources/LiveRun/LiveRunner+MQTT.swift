@@ -22,11 +22,14 @@ extension LiveRunner {
                 let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]
             else { continue }
             if m.topic.hasPrefix("acks/") {
-                let ids = (o["readingIds"] as? [String] ?? []) + [o["readingId"] as? String].compactMap { $0 }
+                let ids = ((o["readingIds"] as? [String] ?? []) + [o["readingId"] as? String].compactMap { $0 }).map(
+                    naming.scenarioReadingID
+                )
                 shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
                 continue
             }
-            guard let id = o["readingId"] as? String, let status = o["status"] as? Int else { continue }
+            guard let wire = o["readingId"] as? String, let status = o["status"] as? Int else { continue }
+            let id = naming.scenarioReadingID(wire)
             let field = o["field"] as? String ?? ""
             shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
         }

@@ -54,6 +54,9 @@ package final class LiveRunner: Sendable {
     let onProgress: (@Sendable (Progress) -> Void)?
     /// Messages for the user: what the run waits for at its end.
     let note: @Sendable (String) -> Void
+    /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
+    /// and alerts of patients outside the run are left out.
+    let naming: WireNaming
 
     /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
     /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
@@ -83,8 +86,10 @@ package final class LiveRunner: Sendable {
         onProgress: (@Sendable (Progress) -> Void)? = nil,
         outageLimit: Duration = .seconds(60),
         isAlive: @escaping @Sendable () -> Bool = { true },
+        naming: WireNaming = .identity,
         note: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.naming = naming
         self.isAlive = isAlive
         self.note = note
         self.mqttOnly = mqttOnly
@@ -236,7 +241,8 @@ package final class LiveRunner: Sendable {
 
     /// Records what a push observer sees: each alert's first arrival, and repeats.
     func collect(_ observer: PushObserver, index k: Int, _ shared: State) async {
-        for await a in observer.alerts {
+        for await wire in observer.alerts {
+            guard let a = scenarioAlert(wire) else { continue }
             let now = ContinuousClock.now
             shared.withLock { s in
                 if s.push[k].firstSeen[a.alertID] == nil {
@@ -397,7 +403,11 @@ package final class LiveRunner: Sendable {
         while true {
             let credentials: [String]
             let token: String?
-            switch await auth.ingestion(patient: r.patientID, device: r.deviceID) {
+            switch await auth.ingestion(
+                patient: r.patientID,
+                device: r.deviceID,
+                wire: (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
+            ) {
             case .success(let c): (credentials, token) = c
             case .failure(let problem):
                 shared.withLock { s in

@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import SUTClient
 import SUTProfile
 import TrafficPlanning
 import VitalSimCore
@@ -61,7 +62,8 @@ extension LiveSuite {
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options)
         let routes = options.profile.ingestion.routes
-        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE, routes: routes)
+        let naming = try wireNaming(scenario, options, bleLink: setup.overBLE)
+        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE, routes: routes, naming: naming)
         let resources = RunResources()
         defer { resources.stop() }
         let (peripheralHCI, gatewayHCI) = try controllers(setup, resources)
@@ -70,19 +72,31 @@ extension LiveSuite {
         let (base, ca) = try sut(setup, resources, endpoint: endpoint, webhook: webhook, gatewayHCI: gatewayHCI)
         let client = try await publisher(setup, endpoint: endpoint, brokerCounters: resources.broker != nil)
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
-        let runner = runner(setup, resources, base: base, ca: ca, client: client)
-        let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
-        var result = await runner.run(
-            plan,
-            span: scenario.duration.milliseconds,
-            startUnixMilliseconds: scenario.startUnixMilliseconds,
-            alongside: alongside,
-            awaiting: awaiting
+        let runner = runner(setup, resources, base: base, ca: ca, client: client, naming: naming)
+        let lifecycle = PatientLifecycle(
+            options.profile.lifecycle,
+            naming: naming,
+            run: options.runID,
+            scenario: scenario,
+            base: base,
+            client: runner.client,
+            auth: runner.auth
         )
+        var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
+            let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
+            return await runner.run(
+                plan,
+                span: scenario.duration.milliseconds,
+                startUnixMilliseconds: scenario.startUnixMilliseconds,
+                alongside: alongside,
+                awaiting: awaiting
+            )
+        }
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
         let digest =
-            setup.overBLE || !routes.isBuiltIn ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
+            setup.overBLE || !routes.isBuiltIn || !naming.isIdentity
+            ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         if let embedded = resources.embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
@@ -92,6 +106,29 @@ extension LiveSuite {
         }
         if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
         return (result.requests, digest, result, base)
+    }
+
+    /// Runs `body` between the profile's enrolment of the scenario's patients and their reset; the
+    /// reset follows a run that failed too. A failed step is a misconfiguration (exit 3).
+    static func between(
+        _ lifecycle: PatientLifecycle,
+        of scenario: Scenario,
+        _ body: () async throws(HarnessError) -> LiveRunResult
+    ) async throws(HarnessError) -> LiveRunResult {
+        let (enrolled, enrolment) = await lifecycle.enrol()
+        let result: LiveRunResult
+        do throws(HarnessError) {
+            if let enrolment { throw .infrastructure("\(scenario.name): lifecycle: \(enrolment.message)") }
+            result = try await body()
+        } catch {
+            // Reset what was enrolled even when the run could not go on; the first problem is reported.
+            _ = await lifecycle.reset(enrolled)
+            throw error
+        }
+        if let problem = await lifecycle.reset(enrolled) {
+            throw .infrastructure("\(scenario.name): lifecycle: \(problem.message) (the SUT may keep this scenario's state)")
+        }
+        return result
     }
 
     /// The HCI controllers of the BLE devices' peripherals and of the embedded SUT's gateway: bumble's
@@ -241,8 +278,29 @@ extension LiveSuite {
         }
     }
 
+    /// The ids the scenario's patients and devices have at the SUT (the profile's `lifecycle`).
+    static func wireNaming(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> WireNaming {
+        let naming: WireNaming
+        do throws(WireNamingError) { naming = try options.profile.lifecycle.naming(run: options.runID, scenario: scenario) } catch {
+            throw .usage("\(scenario.name): \(error)")
+        }
+        if bleLink, !naming.isIdentity {
+            throw .usage(
+                "\(scenario.name): lifecycle.patient-id and device-id cannot apply to devices carried over --ble hci (the SUT's gateway names them); run without --ble hci"
+            )
+        }
+        return naming
+    }
+
     /// The runner that sends the plan to the SUT and polls its alerts.
-    static func runner(_ setup: ScenarioSetup, _ resources: RunResources, base: String, ca: String?, client: MQTTClient?) -> LiveRunner {
+    static func runner(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        base: String,
+        ca: String?,
+        client: MQTTClient?,
+        naming: WireNaming
+    ) -> LiveRunner {
         let options = setup.options
         let sut = resources.embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
@@ -265,6 +323,7 @@ extension LiveSuite {
             onProgress: options.progress.map { report in { @Sendable p in report(name, p) } },
             outageLimit: options.outageLimit,
             isAlive: alive,
+            naming: naming,
             note: { [note = options.note] in note("\(name): \($0)") }
         )
     }

@@ -70,6 +70,8 @@ package struct LiveOptions: Sendable {
     package var hci: [String] = []
     /// The Python interpreter with bumble (`--bumble-python`); nil looks for `.venv-bumble`.
     package var bumblePython: String?
+    /// The run id that `{run}` stands for in a SUT profile's `lifecycle` (`--run-id`).
+    package var runID = "run"
 
     /// How a run carries Bluetooth devices.
     package enum BLEMode: String, Sendable, CaseIterable {
@@ -91,8 +93,11 @@ package enum LiveSuite {
     }
 
     /// The requests a run sent (regenerated with their bodies, through the profile's routes).
-    static func sentTraffic(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) -> [PlannedRequest] {
-        Array(TrafficPlanStream(for: scenario, seed: options.seed, bleLink: bleLink, routes: options.profile.ingestion.routes))
+    static func sentTraffic(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> [PlannedRequest] {
+        let naming = try wireNaming(scenario, options, bleLink: bleLink)
+        return Array(
+            TrafficPlanStream(for: scenario, seed: options.seed, bleLink: bleLink, routes: options.profile.ingestion.routes, naming: naming)
+        )
     }
 
     /// Runs and judges each scenario.
@@ -135,7 +140,7 @@ package enum LiveSuite {
             if let evidence = options.evidence {
                 // The bundle logs every request with its body: regenerated (the run kept no bodies), the
                 // traffic digest proving it is what was sent.
-                let whole = sentTraffic(scenario, options, bleLink: result.ble != nil)
+                let whole = try sentTraffic(scenario, options, bleLink: result.ble != nil)
                 try EvidenceBundle.write(
                     to: evidence + "/" + scenario.name,
                     scenarioPath: path,

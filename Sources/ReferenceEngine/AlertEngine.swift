@@ -5,8 +5,12 @@ import VitalSimCore
 /// rule and patient, or per device for data gaps). Duplicate reading ids are ignored.
 package final class AlertEngine {
     package let rules: [AlertRule]
-    let profiles: [String: Profile]
+    /// Profiles given at start; enrolment overrides them, forgetting a patient restores them.
+    let configured: [String: Profile]
+    var profiles: [String: Profile]
     var patients: [String: PatientAlertState] = [:]
+    /// Times each patient has been forgotten: its later alerts get ids of their own.
+    var generations: [String: Int] = [:]
     /// Longest history any rule needs (3-day weight change plus tolerance).
     let horizon: Int64 = 4 * 86_400_000
     /// Shortest data-gap window of any rule (nil without data-gap rules).
@@ -19,15 +23,36 @@ package final class AlertEngine {
     ///   - profiles: each patient's profile; patients not listed are `adult`.
     package init(rules: [AlertRule], profiles: [String: Profile]) {
         self.rules = rules
+        configured = profiles
         self.profiles = profiles
         shortestGap = rules.compactMap { if case let .dataGap(w) = $0.kind { w } else { nil } }.min()
     }
 
     func state(_ patient: String) -> PatientAlertState {
         if let s = patients[patient] { return s }
-        let s = PatientAlertState(patientID: patient, profile: profiles[patient] ?? .adult)
+        let s = PatientAlertState(patientID: patient, profile: profiles[patient] ?? .adult, generation: generations[patient] ?? 0)
         patients[patient] = s
         return s
+    }
+
+    /// The profile `patient` is judged by.
+    package func profile(of patient: String) -> Profile { profiles[patient] ?? .adult }
+
+    /// Enrols `patient` with `profile`; a patient already judged under another profile starts afresh.
+    package func enrol(_ patient: String, profile: Profile) {
+        profiles[patient] = profile
+        if let s = patients[patient], s.profile != profile { forgetState(patient) }
+    }
+
+    /// Forgets everything about `patient` (its windows, latches and enrolment).
+    package func forget(_ patient: String) {
+        profiles[patient] = configured[patient]
+        forgetState(patient)
+    }
+
+    func forgetState(_ patient: String) {
+        guard patients.removeValue(forKey: patient) != nil else { return }
+        generations[patient, default: 0] += 1
     }
 
     /// Judges one observation; returns the alerts it raises.
@@ -149,10 +174,13 @@ final class PatientAlertState {
     var active: Set<String> = []
     var devices: [String: (last: Int64, lastID: String, interval: Int64, count: Int)] = [:]
     var counter = 0
+    /// Alert ids are `PATIENT-RULE-N`, or `PATIENT-RULE-G.N` once the patient has been forgotten G times.
+    let generation: Int
 
-    init(patientID: String, profile: Profile) {
+    init(patientID: String, profile: Profile, generation: Int = 0) {
         self.patientID = patientID
         self.profile = profile
+        self.generation = generation
     }
 
     func record(_ o: Observation, horizon: Int64) {
@@ -216,7 +244,7 @@ final class PatientAlertState {
     func alert(_ rule: AlertRule, at time: Int64, evidence: [String]) -> Alert {
         counter += 1
         return Alert(
-            alertID: "\(patientID)-\(rule.id)-\(counter)",
+            alertID: generation == 0 ? "\(patientID)-\(rule.id)-\(counter)" : "\(patientID)-\(rule.id)-\(generation).\(counter)",
             patientID: patientID,
             rule: rule.id,
             severity: rule.severity,

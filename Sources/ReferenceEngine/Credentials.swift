@@ -6,17 +6,21 @@ package struct Credentials: Sendable {
     package var devices: [String: (patientID: String, deviceID: String)] = [:]
     /// Tokens allowed to read alerts.
     package var readers: Set<String> = []
+    /// Tokens allowed to enrol and delete patients.
+    package var admins: Set<String> = []
 
     package init() {}
 
     /// True when any credential is configured (and so every request must carry one).
-    package var enforced: Bool { !devices.isEmpty || !readers.isEmpty }
+    package var enforced: Bool { !devices.isEmpty || !readers.isEmpty || !admins.isEmpty }
 
-    /// Demo credentials for `--dev`: one device token per patient (its VitalEdge phone) and a reader token.
+    /// Demo credentials for `--dev`: one device token per patient (its VitalEdge phone), a reader
+    /// token and an admin token.
     package static func demo(patients: [String]) -> Credentials {
         var c = Credentials()
         for p in patients { c.devices[token()] = (p, "vitaledge-\(p)") }
         c.readers.insert(token())
+        c.admins.insert(token())
         return c
     }
 

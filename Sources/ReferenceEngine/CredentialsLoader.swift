@@ -10,6 +10,8 @@ import Yams
 ///     device: hr-strap-501
 /// readers:
 ///   - token: 77ab…
+/// admins:                     # may enrol and delete patients (PUT/DELETE /api/v1/patients/{id})
+///   - token: 0c5e…
 /// ```
 package enum CredentialsLoader {
     package static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
@@ -23,7 +25,7 @@ package enum CredentialsLoader {
             if !tokens.insert(t).inserted { reader.fail(f.value("token"), f.path("token"), "this token is already used by another entry") }
             return t
         }
-        if let top = reader.mapping(root, "", allowed: ["devices", "readers"], required: []) {
+        if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"], required: []) {
             for (i, node) in (top.has("devices") ? top.list("devices") ?? [] : []).enumerated() {
                 guard
                     let f = reader.mapping(
@@ -39,8 +41,12 @@ package enum CredentialsLoader {
                 guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else { continue }
                 if let t = token(f, node) { c.readers.insert(t) }
             }
-            if c.devices.isEmpty && c.readers.isEmpty && reader.issues.isEmpty {
-                reader.fail(root, "", "no credentials: list devices and/or readers")
+            for (i, node) in (top.has("admins") ? top.list("admins") ?? [] : []).enumerated() {
+                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]) else { continue }
+                if let t = token(f, node) { c.admins.insert(t) }
+            }
+            if !c.enforced && reader.issues.isEmpty {
+                reader.fail(root, "", "no credentials: list devices, readers and/or admins")
             }
         }
         guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.issues) }

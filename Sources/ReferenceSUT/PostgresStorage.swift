@@ -50,6 +50,7 @@ package final class PostgresStorage: ReadingStorage {
                     severity TEXT NOT NULL, raised_at BIGINT NOT NULL, evidence TEXT NOT NULL)
                 """
             )
+            try await client.query("CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)")
         } catch {
             runner.cancel()
             throw StorageError(backend: "PostgreSQL", operation: "connecting to \(display)", reason: String(reflecting: error))
@@ -133,9 +134,56 @@ package final class PostgresStorage: ReadingStorage {
                     )
                 )
             }
-            return StoredState(observations: obs, alerts: alerts)
+            var enrolments: [(patient: String, profile: Profile)] = []
+            for try await (p, profile) in try await client.query("SELECT patient_id, profile FROM patients ORDER BY patient_id")
+                .decode((String, String).self)
+            {
+                if let profile = Profile(rawValue: profile) { enrolments.append((p, profile)) }
+            }
+            return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
         } catch {
             throw StorageError(backend: "PostgreSQL", operation: "reading \(display)", reason: String(reflecting: error))
+        }
+    }
+
+    package func enrol(patient: String, profile: Profile) async throws(StorageError) {
+        do {
+            try await client.query(
+                """
+                INSERT INTO patients (patient_id, profile) VALUES (\(patient), \(profile.rawValue))
+                ON CONFLICT (patient_id) DO UPDATE SET profile = EXCLUDED.profile
+                """
+            )
+        } catch {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "enrolling patient \(patient) in \(display)",
+                reason: String(reflecting: error)
+            )
+        }
+    }
+
+    package func forget(patient: String) async throws(StorageError) -> [String] {
+        do {
+            return try await client.withTransaction(logger: logger) { conn in
+                var ids: [String] = []
+                for try await id in try await conn.query(
+                    "DELETE FROM readings WHERE patient_id = \(patient) RETURNING reading_id",
+                    logger: logger
+                )
+                .decode(String.self) {
+                    ids.append(id)
+                }
+                try await conn.query("DELETE FROM alerts WHERE patient_id = \(patient)", logger: logger)
+                try await conn.query("DELETE FROM patients WHERE patient_id = \(patient)", logger: logger)
+                return ids
+            }
+        } catch {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "deleting patient \(patient) from \(display)",
+                reason: String(reflecting: error)
+            )
         }
     }
 

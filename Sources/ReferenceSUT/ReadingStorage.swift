@@ -9,6 +9,11 @@ package protocol ReadingStorage: Sendable {
     func commit(_ batch: StorageBatch) async throws(StorageError)
     /// Everything stored, in commit order (used to rebuild the alert engine at start).
     func load() async throws(StorageError) -> StoredState
+    /// Records (or replaces) a patient's enrolment with a profile.
+    func enrol(patient: String, profile: Profile) async throws(StorageError)
+    /// Deletes a patient's readings, alerts and enrolment in one transaction; returns the ids of
+    /// the readings deleted.
+    func forget(patient: String) async throws(StorageError) -> [String]
     /// Closes connections.
     func close() async
 }
@@ -28,6 +33,8 @@ package struct StorageBatch: Sendable {
 package struct StoredState: Sendable {
     package var observations: [Observation]
     package var alerts: [Alert]
+    /// Enrolled patients and their profiles.
+    package var enrolments: [(patient: String, profile: Profile)] = []
 }
 
 /// A storage failure, naming the backend and what it was doing.

@@ -75,6 +75,7 @@ package enum ReferenceServer {
         router.get("api/v1/alerts") { request, _ in await alerts(request, context) }
         router.get("api/v1/alerts/stream") { request, _ in await alertStream(request, context) }
         router.get("fhir/DetectedIssue") { request, _ in await detectedIssues(request, context) }
+        patientRoutes(router, context)
         return router
     }
 
@@ -172,21 +173,35 @@ package enum ReferenceServer {
 
     /// Nil when the request may read alerts; otherwise the 401/403 response.
     static func authorizeReader(_ request: Request, _ context: ServerContext) -> Response? {
+        authorize(request, context, admins: false, readers: true, required: "a reader", refused: "read alerts")
+    }
+
+    /// Nil when no credentials are configured, or the request carries an admin token (`admins`) or a
+    /// reader token (`readers`); otherwise 401 (`required` credential) or 403 (may not `refused`).
+    static func authorize(
+        _ request: Request,
+        _ context: ServerContext,
+        admins: Bool,
+        readers: Bool,
+        required: String,
+        refused: String
+    ) -> Response? {
         guard context.credentials.enforced else { return nil }
         guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]) else {
             return json(
                 .unauthorized,
                 ValidationFailure(
                     field: "Authorization",
-                    message: "a reader credential is required (Authorization: Bearer TOKEN)",
+                    message: "\(required) credential is required (Authorization: Bearer TOKEN)",
                     status: 401
-                ).json
+                )
+                .json
             )
         }
-        guard context.credentials.readers.contains(token) else {
+        guard (admins && context.credentials.admins.contains(token)) || (readers && context.credentials.readers.contains(token)) else {
             return json(
                 .forbidden,
-                ValidationFailure(field: "Authorization", message: "this credential may not read alerts", status: 403).json
+                ValidationFailure(field: "Authorization", message: "this credential may not \(refused)", status: 403).json
             )
         }
         return nil

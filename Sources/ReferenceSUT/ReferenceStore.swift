@@ -20,8 +20,14 @@ package actor ReferenceStore {
     package nonisolated let metrics: ServerMetrics
     let faults: FaultPlan
     var published: [Alert] = []
+    /// Sequences of published alerts whose patient was since deleted (kept in ``published`` so
+    /// that SSE sequence numbers stay put).
+    var retracted: Set<Int> = []
     var seen: Set<String> = []
     var accepted = 0
+    /// Enrolled patients' profiles, and readings accepted per patient.
+    var enrolled: [String: Profile] = [:]
+    var readingsByPatient: [String: Int] = [:]
 
     package init(
         rules: [AlertRule],
@@ -42,7 +48,12 @@ package actor ReferenceStore {
     @discardableResult
     package func recover() async throws(StorageError) -> (readings: Int, alerts: Int) {
         let state = try await storage.load()
+        for e in state.enrolments {
+            engine.enrol(e.patient, profile: e.profile)
+            enrolled[e.patient] = e.profile
+        }
         for o in state.observations where seen.insert(o.readingID).inserted {
+            readingsByPatient[o.patientID, default: 0] += 1
             _ = engine.advance(to: o.time)
             _ = engine.ingest(o)
         }
@@ -71,6 +82,7 @@ package actor ReferenceStore {
                 continue
             }
             accepted += 1
+            readingsByPatient[o.patientID, default: 0] += 1
             fresh.append(o)
             results.append(true)
             raised += engine.advance(to: o.time)
@@ -80,7 +92,10 @@ package actor ReferenceStore {
         do throws(StorageError) {
             try await committer.submit(StorageBatch(observations: fresh, alerts: raised))
         } catch {
-            for o in fresh { seen.remove(o.readingID) }
+            for o in fresh {
+                seen.remove(o.readingID)
+                readingsByPatient[o.patientID, default: 1] -= 1
+            }
             accepted -= fresh.count
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "storage-failed"], by: Double(fresh.count))
             throw error
@@ -130,7 +145,40 @@ package actor ReferenceStore {
 
     /// Published alerts of a patient (or all), raised at or after `since` (Unix ms, device time).
     package func alerts(patient: String?, since: Int64?) -> [Alert] {
-        published.filter { (patient == nil || $0.patientID == patient) && $0.raisedAt >= (since ?? .min) }
+        published.enumerated().compactMap { i, a in
+            (patient == nil || a.patientID == patient) && a.raisedAt >= (since ?? .min) && !retracted.contains(i) ? a : nil
+        }
+    }
+
+    /// Enrols `patient` with `profile` (durably); returns false when it was already enrolled with it.
+    @discardableResult
+    package func enrol(_ patient: String, profile: Profile) async throws(StorageError) -> Bool {
+        let known = enrolled[patient]
+        try await storage.enrol(patient: patient, profile: profile)
+        engine.enrol(patient, profile: profile)
+        enrolled[patient] = profile
+        return known != profile
+    }
+
+    /// A patient's enrolled profile, readings accepted and alerts listed; nil for a patient the
+    /// SUT knows nothing of.
+    package func patient(_ id: String) -> (profile: Profile, enrolled: Bool, readings: Int, alerts: Int)? {
+        let alerts = self.alerts(patient: id, since: nil).count
+        let readings = readingsByPatient[id] ?? 0
+        guard enrolled[id] != nil || readings > 0 || alerts > 0 else { return nil }
+        return (engine.profile(of: id), enrolled[id] != nil, readings, alerts)
+    }
+
+    /// Deletes everything about `patient` (readings, alerts, enrolment, the engine's state), so that
+    /// the same id can be used afresh; returns the number of readings deleted.
+    package func forget(_ patient: String) async throws(StorageError) -> Int {
+        let ids = try await storage.forget(patient: patient)
+        for id in ids { seen.remove(id) }
+        engine.forget(patient)
+        enrolled[patient] = nil
+        readingsByPatient[patient] = nil
+        for (i, a) in published.enumerated() where a.patientID == patient { retracted.insert(i) }
+        return ids.count
     }
 
     /// An SSE feed: alerts published after sequence `after` (all when nil), then live ones, as
@@ -142,13 +190,17 @@ package actor ReferenceStore {
         let snapshotEnd = published.count - 1
         return AsyncStream { continuation in
             let task = Task {
-                for (i, a) in backlog where patient == nil || a.patientID == patient { continuation.yield((i, a)) }
+                for (i, a) in backlog where patient == nil || a.patientID == patient {
+                    if !self.isRetracted(i) { continuation.yield((i, a)) }
+                }
                 for await (i, a) in live where i > snapshotEnd { continuation.yield((i, a)) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+
+    func isRetracted(_ sequence: Int) -> Bool { retracted.contains(sequence) }
 
     /// Number of readings accepted (including those recovered from storage).
     package var acceptedCount: Int { accepted }

@@ -24,6 +24,7 @@ package final class SQLiteStorage: ReadingStorage {
                         CREATE TABLE IF NOT EXISTS alerts (
                             seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, rule TEXT NOT NULL,
                             severity TEXT NOT NULL, raised_at INTEGER NOT NULL, evidence TEXT NOT NULL);
+                        CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL);
                         """
                 )
             }
@@ -88,10 +89,41 @@ package final class SQLiteStorage: ReadingStorage {
                         evidence: StorageColumns.parseStrings(row[5])
                     )
                 }
-                return StoredState(observations: obs, alerts: alerts)
+                let enrolments = try Row.fetchAll(db, sql: "SELECT patient_id, profile FROM patients ORDER BY patient_id").compactMap {
+                    row -> (patient: String, profile: Profile)? in
+                    Profile(rawValue: row[1]).map { (row[0], $0) }
+                }
+                return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
             }
         } catch {
             throw StorageError(backend: "SQLite", operation: "reading \(path)", reason: "\(error)")
+        }
+    }
+
+    package func enrol(patient: String, profile: Profile) async throws(StorageError) {
+        do {
+            try await pool.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO patients (patient_id, profile) VALUES (?, ?)",
+                    arguments: [patient, profile.rawValue]
+                )
+            }
+        } catch {
+            throw StorageError(backend: "SQLite", operation: "enrolling patient \(patient) in \(path)", reason: "\(error)")
+        }
+    }
+
+    package func forget(patient: String) async throws(StorageError) -> [String] {
+        do {
+            return try await pool.write { db in
+                let ids = try String.fetchAll(db, sql: "SELECT reading_id FROM readings WHERE patient_id = ?", arguments: [patient])
+                for table in ["readings", "alerts", "patients"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE patient_id = ?", arguments: [patient])
+                }
+                return ids
+            }
+        } catch {
+            throw StorageError(backend: "SQLite", operation: "deleting patient \(patient) from \(path)", reason: "\(error)")
         }
     }
 

@@ -22,10 +22,19 @@ package final class RequestAuth: Sendable {
     }
 
     /// The credential headers of a request carrying `device`'s readings of `patient`, and the OAuth2
-    /// token used (to invalidate after a 401).
-    package func ingestion(patient: String, device: String) async -> Result<([String], token: String?), CredentialProblem> {
+    /// token used (to invalidate after a 401). A device's token is looked up under its ids at the
+    /// SUT (`wire`, a profile's lifecycle ids) first, then under the scenario's.
+    package func ingestion(
+        patient: String,
+        device: String,
+        wire: (patient: String, device: String)? = nil
+    ) async -> Result<([String], token: String?), CredentialProblem> {
         if let devices = auth.devices {
-            if let h = devices.header(patient: patient, device: device) { return .success((auth.headers + [h], nil)) }
+            if let h = wire.flatMap({ devices.header(patient: $0.patient, device: $0.device) })
+                ?? devices.header(patient: patient, device: device)
+            {
+                return .success((auth.headers + [h], nil))
+            }
             if oauth == nil {
                 return .failure(
                     CredentialProblem(

@@ -25,7 +25,7 @@ package enum DeviceCredentialsLoader {
         let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
         var c = DeviceCredentials(file: file, header: header, tokens: [:], readers: [])
-        if let top = reader.mapping(root, "", allowed: ["devices", "readers"]) {
+        if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"]) {
             for (i, node) in (top.list("devices") ?? []).enumerated() {
                 let field = "devices[\(i)]"
                 guard
@@ -51,8 +51,15 @@ package enum DeviceCredentialsLoader {
                 }
                 c.readers.append(t)
             }
-            if c.tokens.isEmpty, c.readers.isEmpty, reader.issues.isEmpty {
-                reader.fail(root, "", "no credentials: list devices and/or readers")
+            for (i, node) in (top.list("admins") ?? []).enumerated() {
+                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]), let t = f.string("token")
+                else {
+                    continue
+                }
+                c.admins.append(t)
+            }
+            if c.tokens.isEmpty, c.readers.isEmpty, c.admins.isEmpty, reader.issues.isEmpty {
+                reader.fail(root, "", "no credentials: list devices, readers and/or admins")
             }
         }
         guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.issues) }

@@ -22,6 +22,8 @@ package struct SUTProfile: Sendable {
     package var mapping = NameMapping()
     /// How readings are sent (`ingestion:`): routes, and where a refusal names the rejected field.
     package var ingestion = Ingestion()
+    /// The ids patients and devices get at the SUT, and the steps enrolling and resetting each patient.
+    package var lifecycle = Lifecycle()
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }
@@ -138,6 +140,8 @@ package struct DeviceCredentials: Sendable, Equatable {
     package var tokens: [String: String]
     /// Reader tokens (the first one is used for alert reads unless `auth.reader` is given).
     package var readers: [String]
+    /// Admin tokens (the first one is used for lifecycle requests unless `lifecycle.headers` is given).
+    package var admins: [String] = []
 
     package init(file: String, header: String, tokens: [String: String], readers: [String]) {
         self.file = file

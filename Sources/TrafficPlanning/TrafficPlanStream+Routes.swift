@@ -8,10 +8,12 @@ extension TrafficPlanStream {
     /// unroutable request (the run stops as misconfigured, naming it).
     func route(_ r: Reading, key: String) {
         guard r.kind != .cuffPressure else { return }  // progress indications, not readings
+        let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
+        let device = naming.scenarioDevice(r.deviceID, of: patient)
         guard let (index, route) = routes.route(for: r) else {
             let reason =
                 "no ingestion route of the SUT profile carries \(r.kind.rawValue) readings of "
-                + "\(r.deviceType.rawValue) devices (device \(r.deviceID) of patient \(r.patientID))"
+                + "\(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
             push(unroutable(r, reason))
             return
         }
@@ -30,7 +32,7 @@ extension TrafficPlanStream {
             let reason =
                 "ingestion route \(index + 1) of the SUT profile (\(route.method) \(route.path)) carries \(r.kind.rawValue) "
                 + "readings of \(r.deviceType.rawValue) devices, but format \(route.format.name) has no form for them "
-                + "(device \(r.deviceID) of patient \(r.patientID))"
+                + "(device \(device) of patient \(patient))"
             push(unroutable(r, reason))
             return
         }

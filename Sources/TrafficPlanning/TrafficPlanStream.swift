@@ -22,6 +22,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     var created = 0
     /// How readings reach the SUT (a SUT profile's routes; empty for the reference contract).
     let routes: IngestionRoutes
+    /// The ids readings carry at the SUT (requests keep the scenario's ids for judging).
+    let naming: WireNaming
     /// Open batches by device key: the request so far (body kept serialized, without its closing
     /// bytes), the bytes that close it, and how many readings it takes at most.
     var open: [String: (request: PlannedRequest, offset: Int, first: Int64, suffix: [UInt8], limit: Int)] = [:]
@@ -43,8 +45,16 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// - Parameters:
     ///   - bleLink: leave out the devices that a live run carries over a real BLE link.
     ///   - routes: how HTTP readings reach the SUT (a SUT profile's ingestion routes).
-    package init(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false, routes: IngestionRoutes = .vitalsim) {
+    ///   - naming: the patient and device ids written into the traffic (a SUT profile's `lifecycle`).
+    package init(
+        for scenario: Scenario,
+        seed: UInt64? = nil,
+        bleLink: Bool = false,
+        routes: IngestionRoutes = .vitalsim,
+        naming: WireNaming = .identity
+    ) {
         self.routes = routes
+        self.naming = naming
         run = ScenarioRun(scenario: scenario, seed: seed)
         start = scenario.startUnixMilliseconds
         encoder = ReadingEncoder(startUnixMilliseconds: start)
@@ -76,17 +86,23 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// Takes the generator's next reading (or, at its end, closes every batch).
     func take() {
         peakHeld = Swift.max(peakHeld, ready.count + open.count)
-        guard let (r, _) = run.next() else {
+        guard let (generated, _) = run.next() else {
             for key in open.keys.sorted() { close(key) }
             exhausted = true
             return
         }
-        now = Swift.max(now, r.intendedEmitTime)
+        now = Swift.max(now, generated.intendedEmitTime)
         closeBatchesPastTheirWindow()
-        let key = "\(r.patientID)/\(r.deviceID)"
+        let key = "\(generated.patientID)/\(generated.deviceID)"
+        let r = naming.wire(generated)
         if viaBLE.contains(key) { return }
         if viaMQTT.contains(key) {
-            if let m = TrafficPlan.message(r, encoder: encoder, start: start) { push(m) }
+            if var m = TrafficPlan.message(r, encoder: encoder, start: start) {
+                m.readings = [(generated.id, generated.intendedEmitTime)]
+                m.patientID = generated.patientID
+                m.deviceID = generated.deviceID
+                push(m)
+            }
             return
         }
         if !routes.isBuiltIn {
@@ -128,16 +144,17 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         }
     }
 
-    /// A request carrying one reading.
+    /// A request carrying one reading (`r` under its wire ids; the request keeps the scenario's).
     func single(_ r: Reading, path: String, body: [UInt8], rejection: ExpectedRejection?) -> PlannedRequest {
-        PlannedRequest(
+        let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
+        return PlannedRequest(
             path: path,
             body: body,
-            readings: [(r.id, r.intendedEmitTime)],
-            patientID: r.patientID,
+            readings: [(naming.scenarioReadingID(r.id), r.intendedEmitTime)],
+            patientID: patient,
             sendAt: r.intendedEmitTime,
             expectedRejection: rejection,
-            deviceID: r.deviceID
+            deviceID: naming.scenarioDevice(r.deviceID, of: patient)
         )
     }
 
@@ -162,7 +179,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     ) {
         if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < batch.limit {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
-            batch.request.readings.append((r.id, r.intendedEmitTime))
+            batch.request.readings.append((naming.scenarioReadingID(r.id), r.intendedEmitTime))
             batch.request.sendAt = r.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))
             batch.request.body.append(contentsOf: item)

@@ -106,6 +106,18 @@ package final class HTTPMultiClient: @unchecked Sendable {
         try await perform(url, body: nil, headers: headers, timeout: timeout).get()
     }
 
+    /// Sends a request of any method (`DELETE` without a body, `PUT` with one) and returns the
+    /// response, or throws when no response arrived.
+    package func send(
+        _ method: String,
+        _ url: String,
+        body: [UInt8]?,
+        headers: [String] = [],
+        timeout: Double = 10
+    ) async throws(HTTPTransportError) -> HTTPReply {
+        try await perform(url, body: body, headers: headers, method: method, timeout: timeout).get()
+    }
+
     func perform(
         _ url: String,
         body: [UInt8]?,
@@ -137,6 +149,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
                 }
             } else {
                 vitalsim_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
+                if method != "POST", method != "GET" { vitalsim_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
             }
             vitalsim_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
             vitalsim_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))

@@ -1,6 +1,6 @@
 import ArgumentParser
+import Diagnosis
 import Foundation
-import LiveRun
 import SUTProfile
 import VitalSimCore
 
@@ -47,14 +47,16 @@ extension VitalSim {
                 printError("\(sut ?? "the profile") has no base-url: give --target URL")
                 throw ExitCodes.input
             }
-            var t = LiveRun.Doctor.Target(base: base)
+            var t = Diagnosis.Doctor.Target(base: base)
             t.profile = profile ?? .vitalsim
             t.caFile = cacert ?? profile?.tls.caFile
             t.insecure = insecure || profile?.tls.insecure == true
             t.headers = header
             t.mqtt = mqtt.flatMap(parseHostPort)
             t.mqttCAFile = mqttCacert
-            let checks = await LiveRun.Doctor.examine(loaded, seed: seed, target: t)
+            // A run id of its own, so that the probes' patients never meet a run's on a shared SUT.
+            t.runID = String(format: "doctor-%06x", UInt32.random(in: 0...0xFF_FFFF))
+            let checks = await Diagnosis.Doctor.examine(loaded, seed: seed, target: t)
             for c in checks { print("\(c.passed ? "✓" : "✗") \(c.name): \(c.detail)") }
             let failed = checks.filter { !$0.passed }.count
             print(failed == 0 ? "the SUT can be tested (\(checks.count) checks)" : "\(failed) of \(checks.count) checks failed")

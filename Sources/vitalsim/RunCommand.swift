@@ -79,7 +79,16 @@ struct LiveFlags: ParsableArguments {
         help: "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python)."
     ) var bumblePython: String?
 
+    @Option(
+        name: .long,
+        help:
+            "The run id that {run} stands for in the SUT profile's lifecycle ids (letters, digits, '.', '-'; default: $VITALSIM_RUN_ID, else a random one, printed)."
+    ) var runId: String?
+
     func validate() throws {
+        if let runId, !LiveFlags.isRunID(runId) {
+            throw ValidationError("--run-id must be 1 to 40 letters, digits, '.' or '-', got '\(runId)'")
+        }
         if target != nil && !sutFault.isEmpty { throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target") }
         if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
             throw ValidationError("--target must be an http:// or https:// URL")
@@ -145,8 +154,31 @@ struct LiveFlags: ParsableArguments {
         o.hci = hci
         o.bumblePython = bumblePython
         o.note = { printError($0) }
+        o.runID = try runID(for: o.profile)
         o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
         return o
+    }
+
+    /// `--run-id`, else `$VITALSIM_RUN_ID`, else (when the profile's lifecycle ids use `{run}`) a
+    /// random one, printed so that the run's ids can be repeated.
+    func runID(for profile: SUTProfile) throws -> String {
+        if let runId { return runId }
+        if let env = ProcessInfo.processInfo.environment["VITALSIM_RUN_ID"], !env.isEmpty {
+            guard LiveFlags.isRunID(env) else {
+                printError("VITALSIM_RUN_ID must be 1 to 40 letters, digits, '.' or '-', got '\(env)'")
+                throw ExitCodes.input
+            }
+            return env
+        }
+        guard profile.lifecycle.usesRunID else { return "run" }
+        var g = SystemRandomNumberGenerator()
+        let id = String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &g))
+        printError("run id \(id) ({run} in the SUT profile's lifecycle; --run-id \(id) repeats this run's ids)")
+        return id
+    }
+
+    static func isRunID(_ s: String) -> Bool {
+        (1...40).contains(s.count) && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
     /// This executable, to start `vitalsim serve` as the embedded SUT.

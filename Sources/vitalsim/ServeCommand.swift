@@ -192,6 +192,7 @@ extension VitalSim {
                     out += "device-token \(owner.patientID) \(owner.deviceID) \(token)\n"
                 }
                 for token in config.credentials.readers.sorted() { out += "reader-token \(token)\n" }
+                for token in config.credentials.admins.sorted() { out += "admin-token \(token)\n" }
             } else if !config.credentials.enforced {
                 printError(
                     "vitalsim serve: no credentials configured — the API is open to anyone who can reach \(host) (use --credentials FILE or --dev)"

@@ -188,7 +188,7 @@ final class SUTProfileDocsTests: XCTestCase {
         let text = try String(contentsOf: docs, encoding: .utf8)
         let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let profiles = blocks.filter { $0.hasPrefix("name:") }
-        XCTAssertEqual(profiles.count, 2)
+        XCTAssertEqual(profiles.count, 3)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

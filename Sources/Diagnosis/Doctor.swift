@@ -11,6 +11,7 @@ import Wire
 /// scenario uses one valid request accepted (its first one, so the SUT stores one real reading of
 /// the scenario; a later run sends it again as a duplicate) and one invalid request (that body cut
 /// in half) refused with a 4xx; with MQTT devices, the broker accepts a connection and subscription.
+/// A profile's lifecycle enrols the scenario's patients before the probes and resets them after.
 package enum Doctor {
     /// One item of the checklist.
     package struct Check: Sendable, Equatable {
@@ -29,6 +30,8 @@ package enum Doctor {
         package var profile = SUTProfile.vitalsim
         package var mqtt: (host: String, port: Int)?
         package var mqttCAFile: String?
+        /// The run id `{run}` stands for in the profile's lifecycle ids.
+        package var runID = "doctor"
 
         package init(base: String) { self.base = base.hasSuffix("/") ? String(base.dropLast()) : base }
     }
@@ -59,11 +62,47 @@ package enum Doctor {
         }
         let reachable = await alertSource(client, auth, target, into: &checks)
         guard reachable else { return checks }
-        let (probes, unroutable) = probes(scenario, seed: seed, routes: target.profile.ingestion.routes)
-        if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
-        for request in probes { checks += await ingestion(client, request, auth, target) }
+        checks += await traffic(scenario, seed: seed, target: target, client: client, auth: auth)
         if scenario.patients.contains(where: { $0.devices.contains { $0.transport == .mqtt } }) {
             checks.append(await broker(target))
+        }
+        return checks
+    }
+
+    /// The lifecycle's enrolment, one valid and one invalid request on each route the scenario's
+    /// readings take, and the lifecycle's reset.
+    static func traffic(_ scenario: Scenario, seed: UInt64?, target: Target, client: HTTPMultiClient, auth: RequestAuth) async -> [Check] {
+        var checks: [Check] = []
+        let lifecycle = target.profile.lifecycle
+        let naming: WireNaming
+        do throws(WireNamingError) { naming = try lifecycle.naming(run: target.runID, scenario: scenario) } catch {
+            checks.append(Check(name: "lifecycle ids", passed: false, detail: error.description))
+            return checks
+        }
+        let steps = PatientLifecycle(
+            lifecycle,
+            naming: naming,
+            run: target.runID,
+            scenario: scenario,
+            base: target.base,
+            client: client,
+            auth: auth
+        )
+        let (enrolled, problem) = await steps.enrol()
+        if !lifecycle.enrol.isEmpty {
+            let detail =
+                problem?.message ?? "\(enrolled.count) patient(s) enrolled: " + lifecycle.enrol.map(\.summary).joined(separator: ", ")
+            checks.append(Check(name: "enrolment", passed: problem == nil, detail: detail))
+        }
+        if problem == nil {
+            let (probes, unroutable) = probes(scenario, seed: seed, routes: target.profile.ingestion.routes, naming: naming)
+            if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
+            for request in probes { checks += await ingestion(client, request, auth, target, naming: naming) }
+        }
+        if !lifecycle.reset.isEmpty {
+            let failed = await steps.reset(enrolled)
+            let detail = failed?.message ?? "\(enrolled.count) patient(s) reset: " + lifecycle.reset.map(\.summary).joined(separator: ", ")
+            checks.append(Check(name: "reset", passed: failed == nil, detail: detail))
         }
         return checks
     }
@@ -128,17 +167,23 @@ package enum Doctor {
     /// The first valid HTTP request of each route the scenario's readings take (method, path with
     /// its patient and device in place of theirs, content type), in plan order; and the first reading
     /// the profile's routes cannot carry, if any.
-    static func probes(_ scenario: Scenario, seed: UInt64?, routes: IngestionRoutes = .vitalsim) -> ([PlannedRequest], String?) {
+    static func probes(
+        _ scenario: Scenario,
+        seed: UInt64?,
+        routes: IngestionRoutes = .vitalsim,
+        naming: WireNaming = .identity
+    ) -> ([PlannedRequest], String?) {
         var seen: Set<String> = []
         var out: [PlannedRequest] = []
         var unroutable: String?
-        for r in TrafficPlanStream(for: scenario, seed: seed, routes: routes) where r.topic == nil && r.expectedRejection == nil {
+        for r in TrafficPlanStream(for: scenario, seed: seed, routes: routes, naming: naming)
+        where r.topic == nil && r.expectedRejection == nil {
             if let reason = r.unroutable {
                 unroutable = unroutable ?? reason
                 continue
             }
-            let shape = r.path.replacingOccurrences(of: r.patientID, with: "{patient}").replacingOccurrences(
-                of: r.deviceID,
+            let shape = r.path.replacingOccurrences(of: naming.patient(r.patientID), with: "{patient}").replacingOccurrences(
+                of: naming.device(r.deviceID, of: r.patientID),
                 with: "{device}"
             )
             if seen.insert("\(r.method) \(shape) \(r.contentType)").inserted { out.append(r) }
@@ -147,10 +192,17 @@ package enum Doctor {
     }
 
     /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
-    static func ingestion(_ client: HTTPMultiClient, _ r: PlannedRequest, _ auth: RequestAuth, _ target: Target) async -> [Check] {
+    static func ingestion(
+        _ client: HTTPMultiClient,
+        _ r: PlannedRequest,
+        _ auth: RequestAuth,
+        _ target: Target,
+        naming: WireNaming = .identity
+    ) async -> [Check] {
         let url = target.base + r.path
         let credentials: [String]
-        switch await auth.ingestion(patient: r.patientID, device: r.deviceID) {
+        let wire = (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
+        switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
         case .success(let c): credentials = c.0
         case .failure(let p): return [Check(name: "credentials for \(r.method) \(r.path)", passed: false, detail: p.message)]
         }

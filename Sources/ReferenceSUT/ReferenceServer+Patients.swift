@@ -1,0 +1,134 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReferenceEngine
+import VitalSimCore
+
+/// Patient enrolment and deletion (`/api/v1/patients/{id}`), so that one long-lived reference SUT
+/// can serve scenario after scenario: a harness enrols each patient with its profile before the
+/// scenario and deletes it after (a SUT profile's `lifecycle`).
+extension ReferenceServer {
+    /// Patient ids the API accepts: 1 to 64 characters, no `/`, no control characters.
+    static func validPatientID(_ id: String) -> Bool {
+        (1...64).contains(id.unicodeScalars.count) && !id.contains("/")
+            && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The `{patient}` path parameter, percent-decoded (empty when its escapes are invalid).
+    static func patientID(_ context: BasicRequestContext) -> String {
+        (context.parameters.get("patient") ?? "").removingPercentEncoding ?? ""
+    }
+
+    /// The 400 answer to a patient id the API does not accept; nil for a valid one.
+    static func invalidPatientID(_ id: String) -> Response? {
+        guard !validPatientID(id) else { return nil }
+        return json(
+            .badRequest,
+            ValidationFailure(field: "patientId", message: "a patient id is 1 to 64 characters, without '/' or control characters").json
+        )
+    }
+
+    static func patientRoutes(_ router: Router<BasicRequestContext>, _ context: ServerContext) {
+        router.put("api/v1/patients/:patient") { request, requestContext in
+            await enrol(request, patientID(requestContext), context)
+        }
+        router.get("api/v1/patients/:patient") { request, requestContext in
+            if let refusal = authorize(
+                request,
+                context,
+                admins: true,
+                readers: true,
+                required: "an admin or reader",
+                refused: "read patients"
+            ) {
+                return refusal
+            }
+            let id = patientID(requestContext)
+            if let invalid = invalidPatientID(id) { return invalid }
+            guard let p = await context.store.patient(id) else {
+                return json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json)
+            }
+            return json(.ok, patientJSON(id, p.profile, enrolled: p.enrolled, readings: p.readings, alerts: p.alerts))
+        }
+        router.delete("api/v1/patients/:patient") { request, requestContext in
+            if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
+                return refusal
+            }
+            let id = patientID(requestContext)
+            if let invalid = invalidPatientID(id) { return invalid }
+            do throws(StorageError) {
+                _ = try await context.store.forget(id)
+            } catch {
+                return json(
+                    .serviceUnavailable,
+                    ValidationFailure(field: "", message: "the patient could not be deleted; retry", status: 503).json
+                )
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// `PUT /api/v1/patients/{id}` with `{"profile": "copd"}` (and optionally `devices`, a list):
+    /// 201 when enrolled anew, 200 when it was already enrolled with that profile (or is changed).
+    static func enrol(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
+        if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
+            return refusal
+        }
+        if let invalid = invalidPatientID(id) { return invalid }
+        guard let buffer = try? await request.body.collect(upTo: maxBody) else {
+            return json(.contentTooLarge, ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json)
+        }
+        let profile: Profile
+        do throws(ValidationFailure) { profile = try enrolment(Array(buffer.readableBytesView)) } catch {
+            return json(.badRequest, error.json)
+        }
+        let isNew: Bool
+        do throws(StorageError) {
+            let known = await context.store.patient(id)?.enrolled ?? false
+            try await context.store.enrol(id, profile: profile)
+            isNew = !known
+        } catch {
+            return json(
+                .serviceUnavailable,
+                ValidationFailure(field: "", message: "the enrolment could not be stored; retry", status: 503).json
+            )
+        }
+        let p = await context.store.patient(id)
+        return json(isNew ? .created : .ok, patientJSON(id, profile, enrolled: true, readings: p?.readings ?? 0, alerts: p?.alerts ?? 0))
+    }
+
+    /// The profile of an enrolment body; unknown fields are refused.
+    static func enrolment(_ bytes: [UInt8]) throws(ValidationFailure) -> Profile {
+        guard let input = JSONInput.parse(bytes) else { throw ValidationFailure(field: "", message: "the body is not valid JSON") }
+        guard input.depth <= maxDepth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)") }
+        guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
+        for key in o.keys.sorted() where !["profile", "devices", "patientId"].contains(key) {
+            throw ValidationFailure(field: key, message: "unknown field \(key); an enrolment has profile and devices")
+        }
+        guard case let .string(name)? = o["profile"] else {
+            throw ValidationFailure(field: "profile", message: "profile is required, a string")
+        }
+        guard let profile = Profile(rawValue: name) else {
+            throw ValidationFailure(
+                field: "profile",
+                message: "unknown profile \(name); valid: \(Profile.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        if let devices = o["devices"] {
+            guard case let .array(list) = devices else { throw ValidationFailure(field: "devices", message: "devices must be a list") }
+            for (i, d) in list.enumerated() {
+                guard case .object = d else { throw ValidationFailure(field: "devices[\(i)]", message: "a device is an object") }
+            }
+        }
+        if let id = o["patientId"], !id.isString { throw ValidationFailure(field: "patientId", message: "patientId must be a string") }
+        return profile
+    }
+
+    static func patientJSON(_ id: String, _ profile: Profile, enrolled: Bool, readings: Int, alerts: Int) -> JSONValue {
+        .object([
+            ("patientId", .string(id)), ("profile", .string(profile.rawValue)), ("enrolled", .bool(enrolled)),
+            ("readings", .int(Int64(readings))), ("alerts", .int(Int64(alerts))),
+        ])
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import SUTProfile
+import VitalSimCore
+import XCTest
+
+/// The `lifecycle:` section: ids at the SUT, enrolment and reset steps, and every mistake named.
+final class LifecycleLoaderTests: XCTestCase {
+    func problem(_ text: String) -> String {
+        do throws(ScenarioLoadError) {
+            _ = try SUTProfileLoader.parse(text, file: "/tmp/p.yaml", environment: [:])
+            return "loaded"
+        } catch { return error.description }
+    }
+
+    func testShippedSharedProfileEnrolsAndDeletes() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/vitalsim-shared.yaml").path
+        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(p.lifecycle.patientID, "{run}-{scenario}-{patient}")
+        XCTAssertTrue(p.lifecycle.usesRunID)
+        XCTAssertEqual(p.lifecycle.enrol.map(\.summary), ["PUT /api/v1/patients/{patient}"])
+        XCTAssertEqual(p.lifecycle.reset.map(\.summary), ["DELETE /api/v1/patients/{patient}"])
+        let body = p.lifecycle.enrol[0].body(["profile": "infant", "devicesJSON": #"[{"deviceId":"d"}]"#])
+        XCTAssertEqual(body.map { String(decoding: $0, as: UTF8.self) }, #"{"profile": "infant", "devices": [{"deviceId":"d"}]}"#)
+        XCTAssertTrue(p.lifecycle.reset[0].succeeded(status: 204))
+        XCTAssertFalse(p.lifecycle.reset[0].succeeded(status: 200), "expect: 204 is exact")
+        XCTAssertTrue(p.lifecycle.enrol[0].succeeded(status: 201))
+    }
+
+    func testCommandStepsAndDefaults() throws {
+        let text = """
+            name: x
+            lifecycle:
+              device-id: "{patient}.{device}"
+              headers: ["Authorization: Bearer admin-0123"]
+              enrol:
+                - {command: [./enrol.sh, "{patient}"], timeout: 5s}
+              reset:
+                - {method: POST, path: "/admin/{run}/reset", body: '{"id": "{{patientId}}"}'}
+            """
+        let p = try SUTProfileLoader.parse(text, file: "/srv/profiles/p.yaml", environment: [:])
+        XCTAssertNil(p.lifecycle.patientID)
+        XCTAssertEqual(p.lifecycle.deviceID, "{patient}.{device}")
+        XCTAssertEqual(p.lifecycle.headers, ["Authorization: Bearer admin-0123"])
+        XCTAssertTrue(p.lifecycle.usesRunID, "the reset path uses {run}")
+        guard case let .command(arguments, directory) = p.lifecycle.enrol[0].action else { return XCTFail("not a command") }
+        XCTAssertEqual(arguments, ["./enrol.sh", "{patient}"])
+        XCTAssertEqual(directory, "/srv/profiles", "commands run in the profile's folder")
+        XCTAssertEqual(p.lifecycle.enrol[0].timeout, 5)
+        XCTAssertTrue(p.lifecycle.reset[0].succeeded(status: 202), "any 2xx without expect")
+        XCTAssertFalse(p.lifecycle.reset[0].succeeded(status: 404))
+    }
+
+    func testMistakesAreNamed() {
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  patient-id: \"{run}-p\"\n").contains(
+                "/tmp/p.yaml:3:15: error: lifecycle.patient-id: put {patient} in it exactly once"
+            ),
+            problem("name: x\nlifecycle:\n  patient-id: \"{run}-p\"\n")
+        )
+        XCTAssertTrue(problem("name: x\nlifecycle:\n  patient-id: \"{run}/{patient}\"\n").contains("must not contain '/'"))
+        XCTAssertTrue(problem("name: x\nlifecycle:\n  patient-id: \"{tenant}-{patient}\"\n").contains("unknown placeholder {tenant}"))
+        XCTAssertTrue(problem("name: x\nlifecycle:\n  device-id: \"{patient}-d\"\n").contains("put {device} in it exactly once"))
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  enrol:\n    - {method: PUT, path: /p, command: [x]}\n").contains(
+                "lifecycle.enrol[0].method: a step is either an HTTP request (method, path) or a command, not both"
+            )
+        )
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  reset:\n    - {method: DELETE, path: /p, body: '{}'}\n").contains(
+                "DELETE sends no body"
+            )
+        )
+        XCTAssertTrue(problem("name: x\nlifecycle:\n  enrol:\n    - {method: HEAD, path: /p}\n").contains("expected one of GET, POST"))
+        XCTAssertTrue(problem("name: x\nlifecycle:\n  enrol:\n    - {path: /p}\n").contains("needs method and path"))
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  enrol:\n    - {method: PUT, path: /p, expect: [200, 9000]}\n").contains(
+                "expected an HTTP status"
+            )
+        )
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  enrol:\n    - {method: PUT, path: /p, body: '{{#devices}}'}\n").contains(
+                "lifecycle.enrol[0].body: Mustache error"
+            )
+        )
+        XCTAssertTrue(problem("name: x\nlifecycle:\n  enrl: []\n").contains("unknown key 'enrl' (did you mean 'enrol'?)"))
+    }
+}
