@@ -199,7 +199,7 @@ package enum Doctor {
         _ target: Target,
         naming: WireNaming = .identity
     ) async -> [Check] {
-        let url = target.base + r.path
+        let url = r.url(base: target.base)
         let credentials: [String]
         let wire = (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
         switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {

@@ -25,6 +25,8 @@ package final class LiveRunner: Sendable {
     let alertSource: AlertSource
     /// Where a 4xx body names the rejected field (a SUT profile's `ingestion.rejection-field`).
     let rejectionField: JSONPointer?
+    /// The statuses with which the SUT refuses an invalid reading (`ingestion.rejection-status`).
+    let rejectionStatuses: Set<Int>
     let mapping: SUTProfile.NameMapping
     let speed: Double?
     /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
@@ -108,6 +110,7 @@ package final class LiveRunner: Sendable {
         auth = RequestAuth(credentials, base: self.base, client: client)
         alertSource = profile.alerts
         rejectionField = profile.ingestion.rejectionField
+        rejectionStatuses = profile.ingestion.rejectionStatuses
         mapping = profile.mapping
         self.quiet = quiet
     }
@@ -419,7 +422,7 @@ package final class LiveRunner: Sendable {
             outcome.attempts += 1
             do throws(HTTPTransportError) {
                 let reply = try await client.post(
-                    base + r.path,
+                    r.url(base: base),
                     body: r.body,
                     headers: ["Content-Type: " + r.contentType] + credentials,
                     method: r.method
@@ -465,7 +468,8 @@ package final class LiveRunner: Sendable {
     /// A final answer into `outcome`: status, HTTP version and, for a refusal, the field it names
     /// as the golden files name it.
     func record(_ reply: HTTPReply, of r: PlannedRequest, in outcome: inout RequestOutcome) {
-        outcome.status = reply.status
+        // The SUT's statuses for an invalid reading (`ingestion.rejection-status`) are judged as the golden files' 400.
+        outcome.status = rejectionStatuses.contains(reply.status) ? 400 : reply.status
         outcome.httpVersion = reply.httpVersion
         outcome.error = nil
         guard reply.status >= 400 else { return }
@@ -478,9 +482,9 @@ package final class LiveRunner: Sendable {
         shared.withLock { s in
             s.reachable = true
             if RunHealth.configurationStatuses.contains(reply.status) {
-                s.health.noteRefusal("\(r.method) \(base + r.path)", status: reply.status, body: reply.body)
+                s.health.noteRefusal("\(r.method) \(r.url(base: base))", status: reply.status, body: reply.body)
             } else if RunHealth.outageStatuses.contains(reply.status) {
-                s.health.noteOutage("\(r.method) \(base + r.path)", status: reply.status, body: reply.body)
+                s.health.noteOutage("\(r.method) \(r.url(base: base))", status: reply.status, body: reply.body)
             }
         }
     }

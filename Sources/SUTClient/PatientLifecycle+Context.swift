@@ -1,11 +1,13 @@
 import Foundation
+import SUTProfile
 import TrafficPlanning
 import VitalSimCore
 
 extension PatientLifecycle {
     /// What a step's body template can use (docs/sut-profiles.md lists it): `run`, `scenario`,
     /// `patientId` (at the SUT), `scenarioPatientId`, `profile`, `devices` (each `deviceId`,
-    /// `scenarioDeviceId`, `type`, `transport`, `last`), `devicesJSON` and `patientJSON`.
+    /// `scenarioDeviceId`, `type`, `transport`, `last`), `devicesJSON`, `patientJSON` and
+    /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`).
     func context(_ p: PatientSpec) -> [String: Any] {
         let devices: [[String: Any]] = p.devices.enumerated().map { i, d in
             [
@@ -15,7 +17,8 @@ extension PatientLifecycle {
         }
         return [
             "run": run, "scenario": scenarioName, "patientId": naming.patient(p.id), "scenarioPatientId": p.id,
-            "profile": p.profile.rawValue, "devices": devices, "devicesJSON": devicesJSON(p).serialized(),
+            "profile": p.profile.rawValue, "profileName": lifecycle.profileNames[p.profile.rawValue] ?? p.profile.rawValue,
+            "devices": devices, "devicesJSON": devicesJSON(p).serialized(),
             "patientJSON": patientJSON(p),
         ]
     }

@@ -18,6 +18,8 @@ package struct Lifecycle: Sendable {
     package var reset: [LifecycleStep] = []
     /// `Name: value` headers of lifecycle requests (`headers:`); nil: those of alert reads.
     package var headers: [String]?
+    /// The SUT's names of VitalSim's clinical profiles (`profile-names:`), `profileName` in templates.
+    package var profileNames: [String: String] = [:]
 
     package init() {}
 

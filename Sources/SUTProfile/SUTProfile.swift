@@ -77,6 +77,9 @@ package struct SUTProfile: Sendable {
         /// Where a 4xx body names the rejected field (`rejection-field:`); nil: `/field`, else a FHIR
         /// OperationOutcome's first `issue[].expression`.
         package var rejectionField: JSONPointer?
+        /// The statuses with which the SUT refuses an invalid reading (`rejection-status:`), judged
+        /// as the golden files' 400; default 400 only.
+        package var rejectionStatuses: Set<Int> = [400]
 
         package init() {}
     }

@@ -12,10 +12,22 @@ extension SUTProfileLoader.Context {
 
     func ingestion(_ node: Node) -> SUTProfile.Ingestion {
         var ingestion = SUTProfile.Ingestion()
-        guard let f = reader.mapping(node, "ingestion", allowed: ["routes", "rejection-field"], required: ["routes"]) else {
+        guard let f = reader.mapping(node, "ingestion", allowed: ["routes", "rejection-field", "rejection-status"], required: ["routes"])
+        else {
             return ingestion
         }
         if f.has("rejection-field") { ingestion.rejectionField = pointer(f, "rejection-field") }
+        if let node = f.value("rejection-status"), let statuses = statuses(node, f.path("rejection-status")) {
+            // Refused credentials or routes are misconfigurations, 429 an outage: never a judged refusal.
+            for s in statuses.sorted() where !(400..<500).contains(s) || [401, 403, 404, 405, 429].contains(s) {
+                reader.fail(
+                    node,
+                    f.path("rejection-status"),
+                    "\(s) cannot mean an invalid reading; give 4xx statuses other than 401, 403, 404, 405 and 429"
+                )
+            }
+            ingestion.rejectionStatuses = statuses
+        }
         guard let list = f.list("routes") else { return ingestion }
         if list.isEmpty { fail(f, "routes", "give at least one route") }
         let routes = list.enumerated().compactMap { i, node in route(node, "ingestion.routes[\(i)]") }
@@ -26,7 +38,9 @@ extension SUTProfileLoader.Context {
     func route(_ node: Node, _ field: String) -> IngestionRoute? {
         guard let f = reader.mapping(node, field, allowed: Self.routeKeys, required: ["path", "format"]), let path = f.string("path")
         else { return nil }
-        if !path.hasPrefix("/") { fail(f, "path", "expected a path on the SUT's base URL, starting with /") }
+        if !path.hasPrefix("/"), !isHTTPURL(path.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")) {
+            fail(f, "path", "expected a path on the SUT's base URL, starting with /, or an http(s):// URL of another endpoint")
+        }
         for name in placeholders(path) where !["patient", "device", "kind"].contains(name) {
             fail(f, "path", "unknown placeholder {\(name)}; valid: {patient}, {device}, {kind}")
         }

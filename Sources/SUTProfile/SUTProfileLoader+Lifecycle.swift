@@ -4,7 +4,7 @@ import VitalSimCore
 import Yams
 
 extension SUTProfileLoader.Context {
-    static let lifecycleKeys = ["patient-id", "device-id", "enrol", "reset", "headers"]
+    static let lifecycleKeys = ["patient-id", "device-id", "enrol", "reset", "headers", "profile-names"]
     static let stepKeys = ["method", "path", "body", "template", "content-type", "command", "expect", "timeout"]
     static let stepMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
@@ -14,6 +14,14 @@ extension SUTProfileLoader.Context {
         lifecycle.patientID = idTemplate(f, "patient-id", required: "patient", allowed: ["run", "scenario", "patient"])
         lifecycle.deviceID = idTemplate(f, "device-id", required: "device", allowed: ["run", "scenario", "patient", "device"])
         if f.has("headers") { lifecycle.headers = headers(f, "headers") }
+        if let node = f.value("profile-names"), let names = stringMap(node, f.path("profile-names")) {
+            let valid = Profile.allCases.map(\.rawValue)
+            for (k, _) in node.mapping ?? [:] {
+                guard let name = k.scalar?.string, !valid.contains(name) else { continue }
+                reader.fail(k, f.path("profile-names"), "'\(name)' is not a VitalSim profile; valid: \(valid.joined(separator: ", "))")
+            }
+            lifecycle.profileNames = names
+        }
         for key in ["enrol", "reset"] {
             guard let list = f.list(key) else { continue }
             let steps = list.enumerated().compactMap { i, node in step(node, "lifecycle.\(key)[\(i)]") }

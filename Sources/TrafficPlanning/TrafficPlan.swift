@@ -55,6 +55,12 @@ package struct PlannedRequest: Sendable {
 
     /// `https` or `mqtt`.
     package var transport: String { topic == nil ? "https" : "mqtt" }
+
+    /// The request's URL: its path on `base`, or the path itself when a route gives an absolute URL
+    /// (an endpoint on another host, as the source documents' IoT endpoint).
+    package func url(base: String) -> String {
+        path.hasPrefix("https://") || path.hasPrefix("http://") ? path : base + path
+    }
 }
 
 /// Turns a scenario's readings into HTTP requests, deterministically (same scenario and seed,

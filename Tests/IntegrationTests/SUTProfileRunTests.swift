@@ -251,4 +251,26 @@ final class SUTProfileRunTests: XCTestCase {
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         XCTAssertTrue(xml.contains("<skipped message=\"not checked"), xml)
     }
+
+    /// The shipped `vitaledge` profile, with the IoT endpoint given as an absolute URL (the seeds
+    /// make it a service of its own): the VitalEdge scenario passes; a scenario with other devices
+    /// stops naming what the profile cannot carry.
+    func testVitalEdgeProfileWithItsIoTEndpointAsAURL() throws {
+        let sut = try SUTProcess(["--self-signed", "--database", directory + "/sut.sqlite"], directory: directory)
+        defer { sut.stop() }
+        let shipped = try String(contentsOfFile: TestSupport.repositoryRoot + "/profiles/vitaledge.yaml", encoding: .utf8)
+        let profile = TestSupport.write(
+            shipped.replacingOccurrences(of: "      path: /api/iot-heart-rate", with: "      path: \(sut.base)/api/iot-heart-rate"),
+            to: directory,
+            name: "vitaledge.yaml"
+        )
+        XCTAssertTrue(try String(contentsOfFile: profile, encoding: .utf8).contains("path: https://127.0.0.1:"))
+        let target = ["--target", sut.base, "--cacert", sut.caFile ?? "", "--golden-dir", golden, "--sut", profile]
+        let vitaledge = TestSupport.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml"
+        let r = try vitalsim(["run", vitaledge] + target)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let other = try vitalsim(["run", crisis] + target)
+        XCTAssertEqual(other.status, 3, other.out + other.err)
+        XCTAssertTrue(other.err.contains("no ingestion route of the SUT profile carries battery readings of bp-cuff devices"), other.err)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SUTProfile
+import TrafficPlanning
 import VitalSimCore
 import XCTest
 
@@ -24,6 +25,36 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertTrue(p.lifecycle.reset[0].succeeded(status: 204))
         XCTAssertFalse(p.lifecycle.reset[0].succeeded(status: 200), "expect: 204 is exact")
         XCTAssertTrue(p.lifecycle.enrol[0].succeeded(status: 201))
+    }
+
+    func testTheForeignBackendsProfile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-acme-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let backends = SUTProfileLoaderTests.repository.appendingPathComponent("Tests/backends").path
+        for file in ["acme-rpm.yaml", "acme-telemetry.mustache"] {
+            try FileManager.default.copyItem(atPath: backends + "/" + file, toPath: folder + "/" + file)
+        }
+        try Data("devices:\n  - {token: k-0123456789abcdef, patient: \"507\", device: cuff-507}\n".utf8)
+            .write(to: URL(fileURLWithPath: folder + "/acme-keys.yaml"))
+        let p = try SUTProfileLoader.load(path: folder + "/acme-rpm.yaml", environment: ["ACME_CLIENT_SECRET": "s"])
+        XCTAssertEqual(p.ingestion.rejectionStatuses, [422])
+        XCTAssertEqual(p.lifecycle.profileNames["chd-infant"], "CHD_INFANT")
+        XCTAssertFalse(p.lifecycle.usesRunID)
+        XCTAssertEqual(p.mapping.rules?.count, 25, "every VitalSim rule has its ACME name")
+    }
+
+    func testShippedVitalEdgeProfileRoutesThePhoneBridgeOnly() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/vitaledge.yaml").path
+        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(p.ingestion.routes.routes.map(\.path), ["/api/healthkit", "/api/iot-heart-rate"])
+        XCTAssertTrue(p.ingestion.routes.routes.allSatisfy { $0.deviceTypes == [.phoneBridge] && $0.format.name == "vitaledge" })
+        let absolute = try SUTProfileLoader.parse(
+            "name: x\ningestion:\n  routes:\n    - {path: \"https://127.0.0.1:9443/iot/{patient}\", format: vitaledge}\n",
+            file: "/tmp/p.yaml",
+            environment: [:]
+        )
+        XCTAssertEqual(absolute.ingestion.routes.routes.first?.path, "https://127.0.0.1:9443/iot/{patient}")
     }
 
     func testCommandStepsAndDefaults() throws {
@@ -83,5 +114,13 @@ final class LifecycleLoaderTests: XCTestCase {
             )
         )
         XCTAssertTrue(problem("name: x\nlifecycle:\n  enrl: []\n").contains("unknown key 'enrl' (did you mean 'enrol'?)"))
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  profile-names: {copdd: COPD}\n").contains("'copdd' is not a VitalSim profile; valid: adult")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  rejection-status: [400, 404]\n  routes: [{path: /x, format: vitaledge}]\n").contains(
+                "ingestion.rejection-status: 404 cannot mean an invalid reading"
+            )
+        )
     }
 }

@@ -8,17 +8,16 @@ forwarded to the upstream backend.
 Usage: oauth_gateway.py UPSTREAM_URL CA_FILE CLIENT_ID CLIENT_SECRET [--lifetime S] [--advertise S]
 Prints `listening on http://127.0.0.1:PORT`; GET /_stats answers the counters as JSON.
 """
-import base64
 import json
-import secrets
 import ssl
 import sys
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from oauth2_tokens import TokenIssuer
 
 
 def option(name, default):
@@ -32,8 +31,8 @@ LIFETIME = option("--lifetime", 60)
 ADVERTISE = option("--advertise", LIFETIME)
 CONTEXT = ssl.create_default_context(cafile=CA)
 LOCK = threading.Lock()
-TOKENS = {}
-STATS = {"tokens_issued": 0, "expired_rejections": 0, "forwarded": 0}
+ISSUER = TokenIssuer(CLIENT_ID, CLIENT_SECRET, LIFETIME, ADVERTISE)
+STATS = {"forwarded": 0}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -54,31 +53,12 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
     def token_request(self):
-        form = urllib.parse.parse_qs(self.body().decode())
-        client = (form.get("client_id", [None])[0], form.get("client_secret", [None])[0])
-        auth = self.headers.get("Authorization", "")
-        if auth.startswith("Basic "):
-            user, _, password = base64.b64decode(auth[6:]).decode().partition(":")
-            client = (urllib.parse.unquote_plus(user), urllib.parse.unquote_plus(password))
-        if form.get("grant_type", [None])[0] != "client_credentials":
-            return self.reply(400, {"error": "unsupported_grant_type"})
-        if client != (CLIENT_ID, CLIENT_SECRET):
-            return self.reply(401, {"error": "invalid_client"})
-        token = secrets.token_hex(16)
-        with LOCK:
-            TOKENS[token] = time.monotonic() + LIFETIME
-            STATS["tokens_issued"] += 1
-        self.reply(200, {"access_token": token, "token_type": "Bearer", "expires_in": ADVERTISE})
+        status, answer = ISSUER.token_request(self.body(), self.headers.get("Authorization", ""))
+        self.reply(status, answer)
 
     def authorized(self):
-        auth = self.headers.get("Authorization", "")
-        token = auth[7:] if auth.startswith("Bearer ") else None
-        with LOCK:
-            expires = TOKENS.get(token)
-            if expires is not None and time.monotonic() < expires:
-                return True
-            if expires is not None:
-                STATS["expired_rejections"] += 1
+        if ISSUER.valid(self.headers.get("Authorization", "")):
+            return True
         self.reply(401, {"error": "invalid_token"})
         return False
 
@@ -100,7 +80,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/_stats":
             with LOCK:
-                return self.reply(200, dict(STATS))
+                return self.reply(200, dict(STATS, tokens_issued=ISSUER.issued, expired_rejections=ISSUER.expired_rejections))
         self.forward("GET")
 
     def do_POST(self):

@@ -1,0 +1,111 @@
+import Foundation
+import VitalSimCore
+import XCTest
+
+/// A backend VitalSim's code did not write and whose shape is not the reference contract's
+/// (`Tests/backends/acme_rpm.py`: FHIR R4 in with per-device keys, its own telemetry JSON, 422
+/// refusals naming `/errors/0/path`, short-lived OAuth2 tokens, care-program enrolment, alerts in
+/// its own names and levels, paged by cursor): the suite passes through a profile alone, and each
+/// faulty mode of it is caught with the finding that names the fault.
+final class ForeignBackendTests: XCTestCase {
+    var directory = ""
+    let golden = TestSupport.repositoryRoot + "/golden"
+    let scenarios = ["hypertensive-crisis", "chd-infant-interstage", "vitaledge-daily-summary", "t1d-nocturnal-hypoglycemia"]
+
+    override func setUp() { directory = TestSupport.temporaryDirectory("acme") }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// The suite folder, the profile with its template, and one key per device (in the profile's
+    /// credentials file and in the backend's own key file).
+    func prepare() throws -> (suite: String, profile: String, keys: String) {
+        let suite = directory + "/suite"
+        try FileManager.default.createDirectory(atPath: suite, withIntermediateDirectories: true)
+        var profileKeys = "devices:\n"
+        var backendKeys = ""
+        for name in scenarios {
+            let path = TestSupport.repositoryRoot + "/scenarios/core/\(name).yaml"
+            try FileManager.default.createSymbolicLink(atPath: suite + "/\(name).yaml", withDestinationPath: path)
+            for p in try ScenarioLoader.load(path: path).patients {
+                for d in p.devices {
+                    let key = "key-\(p.id)-\(d.id)-0123456789"
+                    profileKeys += "  - {token: \(key), patient: \"\(p.id)\", device: \(d.id)}\n"
+                    backendKeys += "\(key) \(p.id) \(d.id)\n"
+                }
+            }
+        }
+        for file in ["acme-rpm.yaml", "acme-telemetry.mustache"] {
+            try FileManager.default.copyItem(atPath: TestSupport.repositoryRoot + "/Tests/backends/" + file, toPath: directory + "/" + file)
+        }
+        _ = TestSupport.write(profileKeys, to: directory, name: "acme-keys.yaml")
+        return (suite, directory + "/acme-rpm.yaml", TestSupport.write(backendKeys, to: directory, name: "backend-keys.txt"))
+    }
+
+    /// The ACME backend in front of a fresh reference SUT (which knows no scenario: profiles come
+    /// from the enrolment), tokens living 3 s.
+    func startBackend(keys: String, faults: [String] = []) throws -> (SUTProcess, Process, String) {
+        let upstream = try SUTProcess(["--self-signed", "--database", directory + "/sut-\(faults.count).sqlite"], directory: directory)
+        let gateway = Process()
+        gateway.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        gateway.arguments =
+            [
+                "python3", TestSupport.repositoryRoot + "/Tests/backends/acme_rpm.py", upstream.base, upstream.caFile ?? "", "vitalsim-ci",
+                "s3cret", keys,
+            ]
+            + ["--lifetime", "3"] + faults.flatMap { ["--fault", $0] }
+        let out = Pipe()
+        gateway.standardOutput = out
+        try gateway.run()
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let base = line.components(separatedBy: "listening on ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        XCTAssertTrue(base.hasPrefix("http://127.0.0.1:"), line)
+        return (upstream, gateway, base)
+    }
+
+    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try TestSupport.vitalsim(args, in: directory, environment: ["CI": "true", "ACME_CLIENT_SECRET": "s3cret"])
+    }
+
+    func testTheSuitePassesThroughAProfileAloneAndFaultsAreCaught() throws {
+        let (suite, profile, keys) = try prepare()
+        let (upstream, gateway, base) = try startBackend(keys: keys)
+        defer {
+            gateway.terminate()
+            gateway.waitUntilExit()
+            upstream.stop()
+        }
+        let target = ["--target", base, "--sut", profile, "--golden-dir", golden]
+        let doctor = try run(["doctor", suite + "/chd-infant-interstage.yaml"] + Array(target.prefix(4)))
+        XCTAssertEqual(doctor.status, 0, doctor.out + doctor.err)
+        XCTAssertTrue(doctor.out.contains("✓ enrolment") && doctor.out.contains("✓ reset"), doctor.out)
+        // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed.
+        let r = try run(["run", suite] + target)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("PASS 4/4 scenario(s)"), r.out)
+        XCTAssertTrue(r.out.contains("skipped"), "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out)
+        let stats = try TestSupport.run("curl", ["-s", base + "/_stats"]).out
+        let counters = try XCTUnwrap(SUTProcess.json(stats) as? [String: Int], stats)
+        XCTAssertGreaterThan(counters["tokens_issued"] ?? 0, 1, "tokens were renewed: \(stats)")
+        XCTAssertGreaterThan(counters["refused"] ?? 0, 0, "corrupt readings were refused with 422: \(stats)")
+    }
+
+    func testFaultyModesAreCaughtWithTheRightFinding() throws {
+        let (suite, profile, keys) = try prepare()
+        let crisis = suite + "/hypertensive-crisis.yaml"
+        let vitaledge = suite + "/vitaledge-daily-summary.yaml"
+        let cases: [(fault: String, scenario: String, finding: String)] = [
+            ("drop-type:HIGH_BP", crisis, "missed alert bp.hypertensive-crisis patient 507"),
+            ("level-shift", crisis, "wrong-severity alert bp.hypertensive-crisis patient 507: severity medium, expected high"),
+            ("accept-invalid", vitaledge, "validation-mismatch rejects"),
+        ]
+        for c in cases {
+            let (upstream, gateway, base) = try startBackend(keys: keys, faults: [c.fault])
+            // A short --alert-wait: the dropped alert is not waited for long.
+            let r = try run(["run", c.scenario, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3"])
+            gateway.terminate()
+            gateway.waitUntilExit()
+            upstream.stop()
+            XCTAssertEqual(r.status, 1, c.fault + ": " + r.out + r.err)
+            XCTAssertTrue(r.out.contains(c.finding), c.fault + ": " + r.out)
+        }
+    }
+}

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+""""ACME RPM": a backend of another shape than VitalSim's reference contract, written without
+VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an upstream reference SUT
+(`vitalsim serve`) but shows the world its own API:
+
+- OAuth2 client credentials (RFC 6749 §4.4) at POST /oauth/token; tokens live --lifetime seconds
+  (advertised honestly in expires_in). Alert reads and patient administration need one.
+- Per-device keys (X-Device-Key) for ingestion, from a YAML-ish key file (`KEY PATIENT DEVICE` lines);
+  a key may post only for its own patient and device (403).
+- Patients must be enrolled (POST /v2/patients {"id", "care_program"}); readings of an unknown
+  patient are refused with 422. DELETE /v2/patients/{id} removes one (upstream too).
+- FHIR R4 in: POST /fhir/r4/Observation (one Observation); other readings as its own telemetry JSON
+  at POST /v2/telemetry {"reading", "patient", "device", "kind", "value", "unit", "at"}.
+- Refusals: 422 {"errors": [{"path": FIELD, "message": …}]} (FIELD as the upstream names it, except
+  `timestamp`, which ACME calls `at`).
+- Alerts: GET /v2/alerts?cursor=N → {"items": [{id, patient_id: "Patient/ID", type, level,
+  created_at (Unix ms)}], "next": URL or null}, 20 per page, its own type names (HIGH_BP, TACHY, …)
+  and levels (HIGH, MEDIUM, LOW), no evidence.
+
+Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE), accept-invalid
+(answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM).
+
+Usage: acme_rpm.py UPSTREAM_URL CA_FILE CLIENT_ID CLIENT_SECRET KEY_FILE [--lifetime S] [--fault F]…
+Prints `listening on http://127.0.0.1:PORT`; GET /_stats answers counters as JSON.
+"""
+import json
+import ssl
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from oauth2_tokens import TokenIssuer
+
+UPSTREAM, CA, CLIENT_ID, CLIENT_SECRET, KEY_FILE = sys.argv[1:6]
+LIFETIME = float(sys.argv[sys.argv.index("--lifetime") + 1]) if "--lifetime" in sys.argv else 900
+FAULTS = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--fault"]
+CONTEXT = ssl.create_default_context(cafile=CA)
+LOCK = threading.Lock()
+ISSUER = TokenIssuer(CLIENT_ID, CLIENT_SECRET, LIFETIME)
+PATIENTS = set()
+STATS = {"readings": 0, "refused": 0}
+DEVICE_KEYS = {}
+for line in open(KEY_FILE):
+    parts = line.split()
+    if len(parts) == 3:
+        DEVICE_KEYS[parts[0]] = (parts[1], parts[2])
+
+TYPES = {
+    "hr.tachycardia": "TACHY", "hr.bradycardia": "BRADY", "hr.af-suspected": "AFIB",
+    "bp.hypertensive-crisis": "HIGH_BP", "temp.fever": "FEVER", "spo2.low": "LOW_SPO2",
+    "spo2.below-copd-target": "COPD_SPO2_BELOW_TARGET", "news2.urgent": "NEWS2_5", "news2.emergency": "NEWS2_7",
+    "news2.urgent-copd": "NEWS2_5_COPD", "glucose.level1-low": "HYPO_L1", "glucose.level2-low": "HYPO_L2",
+    "glucose.urgent-low": "HYPO_URGENT", "glucose.urgent-low-soon": "HYPO_PREDICTED", "glucose.fall-rate": "BG_FALLING_FAST",
+    "glucose.rise-rate": "BG_RISING_FAST", "glucose.level2-high": "HYPER_L2", "glucose.meter-level2-low": "METER_HYPO_L2",
+    "infant.spo2-low": "INFANT_SPO2_LOW", "infant.spo2-high": "INFANT_SPO2_HIGH", "infant.weight-loss-24h": "INFANT_WEIGHT_LOSS",
+    "infant.poor-gain-3d": "INFANT_POOR_GAIN", "infant.low-intake": "INFANT_LOW_INTAKE", "device.data-gap": "DEVICE_SILENT",
+    "device.low-battery": "DEVICE_BATTERY_LOW",
+}
+LEVELS = {"high": "HIGH", "medium": "MEDIUM", "low": "LOW"}
+PROGRAMS = {"GENERAL": "adult", "DIABETES_CGM": "diabetic-cgm", "COPD": "copd", "CHD_INFANT": "chd-infant"}
+
+
+def upstream(method, path, body=None, content_type="application/json"):
+    data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+    request = urllib.request.Request(UPSTREAM + path, data=data, method=method, headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, context=CONTEXT, timeout=30) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body=None):
+        data = b"" if body is None else json.dumps(body).encode()
+        self.send_response(status)
+        if body is not None:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def body(self):
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def error(self, status, path, message):
+        return self.reply(status, {"errors": [{"path": path, "message": message}]})
+
+    def token_request(self):
+        status, answer = ISSUER.token_request(self.body(), self.headers.get("Authorization", ""))
+        self.reply(status, answer)
+
+    def bearer_ok(self):
+        if ISSUER.valid(self.headers.get("Authorization", "")):
+            return True
+        self.reply(401, {"error": "invalid_token"})
+        return False
+
+    def device(self):
+        owner = DEVICE_KEYS.get(self.headers.get("X-Device-Key", ""))
+        if owner is None:
+            self.error(401, "X-Device-Key", "a device key is required")
+        return owner
+
+    def ingest(self, owner, patient, device, path, body, content_type):
+        if (patient, device) != owner:
+            return self.error(403, "patient", f"this key belongs to {owner[1]} of patient {owner[0]}")
+        with LOCK:
+            known = patient in PATIENTS
+        if not known:
+            return self.error(422, "patient", f"patient {patient} is not enrolled")
+        status, answer = upstream("POST", path, body, content_type)
+        if status < 300:
+            with LOCK:
+                STATS["readings"] += 1
+            return self.reply(201, {"status": "stored"})
+        if status == 400:
+            if "accept-invalid" in FAULTS:
+                return self.reply(201, {"status": "stored"})
+            with LOCK:
+                STATS["refused"] += 1
+            return self.error(422, *refusal(answer))
+        return self.reply(status if status in (429, 503) else 502, {"errors": [{"path": "", "message": "upstream failed"}]})
+
+    def fhir_observation(self):
+        owner = self.device()
+        if owner is None:
+            return
+        raw = self.body()
+        try:
+            o = json.loads(raw)
+            patient = o["subject"]["reference"].removeprefix("Patient/")
+            device = o["device"]["reference"].removeprefix("Device/")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            # Unparseable here: let the upstream say what is wrong with it.
+            patient, device = owner
+        self.ingest(owner, patient, device, "/fhir/Observation", raw, "application/fhir+json")
+
+    def telemetry(self):
+        owner = self.device()
+        if owner is None:
+            return
+        try:
+            t = json.loads(self.body())
+            observation = {"readingId": t.pop("reading"), "patientId": t.pop("patient"), "deviceId": t.pop("device"),
+                           "kind": t.pop("kind"), "value": t.pop("value"), "unit": t.pop("unit"), "timestamp": t.pop("at")}
+            observation.update(t)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return self.error(422, "", "the body is not a telemetry object")
+        self.ingest(owner, observation["patientId"], observation["deviceId"], "/api/v1/observations", observation, "application/json")
+
+    def enrol(self):
+        if not self.bearer_ok():
+            return
+        try:
+            p = json.loads(self.body())
+            pid, profile = p["id"], PROGRAMS[p["care_program"]]
+        except (ValueError, KeyError, TypeError):
+            return self.error(422, "care_program", "expected {id, care_program: GENERAL|DIABETES_CGM|COPD|CHD_INFANT}")
+        status, answer = upstream("PUT", "/api/v1/patients/" + urllib.parse.quote(pid, safe=""), {"profile": profile})
+        if status >= 300:
+            return self.reply(502, {"errors": [{"path": "", "message": answer.decode(errors="replace")}]})
+        with LOCK:
+            PATIENTS.add(pid)
+        self.reply(201, {"id": pid, "care_program": p["care_program"]})
+
+    def alerts(self):
+        if not self.bearer_ok():
+            return
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        cursor = int(query.get("cursor", ["0"])[0])
+        status, answer = upstream("GET", "/api/v1/alerts")
+        if status != 200:
+            return self.reply(502, {"errors": [{"path": "", "message": "upstream failed"}]})
+        items = []
+        for a in json.loads(answer):
+            kind = TYPES.get(a["rule"], a["rule"].upper())
+            if f"drop-type:{kind}" in FAULTS:
+                continue
+            level = LEVELS[a["severity"]]
+            if "level-shift" in FAULTS and level == "HIGH":
+                level = "MEDIUM"
+            items.append({"id": a["alertId"], "patient_id": "Patient/" + a["patientId"], "type": kind, "level": level,
+                          "created_at": unix_ms(a["raisedAt"])})
+        page = items[cursor:cursor + 20]
+        more = cursor + 20 < len(items)
+        self.reply(200, {"items": page, "next": f"/v2/alerts?cursor={cursor + 20}" if more else None})
+
+    def do_GET(self):
+        if self.path == "/_stats":
+            with LOCK:
+                return self.reply(200, dict(STATS, tokens_issued=ISSUER.issued, expired_rejections=ISSUER.expired_rejections))
+        if self.path.startswith("/v2/alerts"):
+            return self.alerts()
+        self.reply(404, {"errors": [{"path": "", "message": "no such resource"}]})
+
+    def do_POST(self):
+        routes = {"/oauth/token": self.token_request, "/v2/patients": self.enrol, "/v2/telemetry": self.telemetry,
+                  "/fhir/r4/Observation": self.fhir_observation}
+        handler = routes.get(self.path)
+        if handler is None:
+            self.body()
+            return self.reply(404, {"errors": [{"path": "", "message": "no such resource"}]})
+        handler()
+
+    def do_DELETE(self):
+        if not self.path.startswith("/v2/patients/"):
+            return self.reply(404, {"errors": [{"path": "", "message": "no such resource"}]})
+        if not self.bearer_ok():
+            return
+        pid = urllib.parse.unquote(self.path.removeprefix("/v2/patients/"))
+        upstream("DELETE", "/api/v1/patients/" + urllib.parse.quote(pid, safe=""))
+        with LOCK:
+            PATIENTS.discard(pid)
+        self.reply(204)
+
+
+def unix_ms(rfc3339):
+    return int(datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def refusal(answer):
+    """(path, message) of an upstream refusal: its field, or an OperationOutcome's expression."""
+    try:
+        o = json.loads(answer)
+    except ValueError:
+        return "", "refused"
+    if o.get("resourceType") == "OperationOutcome":
+        issue = (o.get("issue") or [{}])[0]
+        return (issue.get("expression") or [""])[0], issue.get("diagnostics", "refused")
+    field = o.get("field", "")
+    return ("at" if field == "timestamp" else field), o.get("error", "refused")
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+server.serve_forever()
