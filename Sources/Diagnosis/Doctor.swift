@@ -30,6 +30,8 @@ package enum Doctor {
         package var profile = SUTProfile.vitalsim
         package var mqtt: (host: String, port: Int)?
         package var mqttCAFile: String?
+        /// The client certificate for a SUT that requires mutual TLS.
+        package var clientCertificate: ClientCertificate?
         /// The run id `{run}` stands for in the profile's lifecycle ids.
         package var runID = "doctor"
 
@@ -38,7 +40,12 @@ package enum Doctor {
 
     /// The checklist for `scenario`'s traffic against `target`.
     package static func examine(_ scenario: Scenario, seed: UInt64?, target: Target) async -> [Check] {
-        let client = HTTPMultiClient(maxConnections: 2, caFile: target.caFile, insecure: target.insecure)
+        let client = HTTPMultiClient(
+            maxConnections: 2,
+            caFile: target.caFile,
+            insecure: target.insecure,
+            clientCertificate: target.clientCertificate
+        )
         defer { client.close() }
         var credentials = target.profile.auth
         credentials.headers += target.headers
@@ -115,10 +122,7 @@ package enum Doctor {
         guard let reply = first else {
             var reason = "no answer"
             if case .failure(let p) = read { reason = p.text }
-            var hint = ""
-            if reason.lowercased().contains("certificate") || reason.contains("SSL") {
-                hint = "; give the CA that signed the SUT's certificate with --cacert or tls.ca (or --insecure, only when you must)"
-            }
+            let hint = RunHealth.tlsHint(reason, url: url, clientCertificate: target.clientCertificate != nil)
             checks.append(Check(name: "reachable", passed: false, detail: reason + hint))
             return false
         }

@@ -40,8 +40,20 @@ package final class PushObserver: Sendable {
     package func stop() { stopper() }
 
     /// Subscribes to the SUT's SSE alert stream and waits (≤ 2 s) for the server's first bytes.
-    package static func sse(base: String, caFile: String?, insecure: Bool, headers: [String]) -> PushObserver {
-        let client = SSEClient(url: base + "/api/v1/alerts/stream", caFile: caFile, insecure: insecure, headers: headers)
+    package static func sse(
+        base: String,
+        caFile: String?,
+        insecure: Bool,
+        headers: [String],
+        clientCertificate: ClientCertificate? = nil
+    ) -> PushObserver {
+        let client = SSEClient(
+            url: base + "/api/v1/alerts/stream",
+            caFile: caFile,
+            insecure: insecure,
+            headers: headers,
+            clientCertificate: clientCertificate
+        )
         client.start()
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         Task {

@@ -75,6 +75,7 @@ package final class LiveRunner: Sendable {
         caFile: String?,
         insecure: Bool,
         http2: Bool = false,
+        clientCertificate: ClientCertificate? = nil,
         headers: [String] = [],
         profile: SUTProfile = .vitalsim,
         speed: Double?,
@@ -104,7 +105,13 @@ package final class LiveRunner: Sendable {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.speed = speed
         workers = max(1, connections)
-        client = HTTPMultiClient(maxConnections: workers + 1, caFile: caFile, insecure: insecure, http2: http2)
+        client = HTTPMultiClient(
+            maxConnections: workers + 1,
+            caFile: caFile,
+            insecure: insecure,
+            http2: http2,
+            clientCertificate: clientCertificate
+        )
         var credentials = profile.auth
         credentials.headers += headers
         auth = RequestAuth(credentials, base: self.base, client: client)

@@ -102,7 +102,9 @@ extension LiveSuite {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
         }
         if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
-            throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(result.outcomes.first?.error ?? "")")
+            let reason = result.outcomes.first?.error ?? ""
+            let hint = RunHealth.tlsHint(reason, url: base, clientCertificate: options.clientCertificate != nil)
+            throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(reason)\(hint)")
         }
         if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
         return (result.requests, digest, result, base)
@@ -261,7 +263,9 @@ extension LiveSuite {
             case .sse:
                 // A static credential only: the stream is opened once (an OAuth2 token is not renewed on it).
                 let headers = options.headers + (options.profile.auth.readerHeaders ?? options.profile.auth.headers)
-                resources.observers.append(.sse(base: base, caFile: ca, insecure: options.insecure, headers: headers))
+                resources.observers.append(
+                    .sse(base: base, caFile: ca, insecure: options.insecure, headers: headers, clientCertificate: options.clientCertificate)
+                )
             case .mqtt:
                 guard let endpoint else { continue }
                 do throws(MQTTError) {
@@ -310,6 +314,7 @@ extension LiveSuite {
             caFile: ca,
             insecure: options.insecure,
             http2: options.http2,
+            clientCertificate: options.clientCertificate,
             headers: options.headers,
             profile: options.profile,
             speed: options.speed,

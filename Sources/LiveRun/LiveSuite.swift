@@ -13,6 +13,8 @@ package struct LiveOptions: Sendable {
     package var target: String?
     package var caFile: String?
     package var insecure = false
+    /// The client certificate for a SUT that requires mutual TLS (the profile's `tls`, `--client-cert`).
+    package var clientCertificate: ClientCertificate?
     /// Speak HTTP/2 where the SUT offers it (see ``HTTPMultiClient``); HTTP/1.1 keep-alive otherwise.
     package var http2 = false
     /// Extra request headers (credentials), e.g. `Authorization: Bearer …`.

@@ -32,6 +32,15 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var tls = TLSMode.none
     /// Offer HTTP/2 over TLS (ALPN `h2`, falling back to HTTP/1.1).
     package var http2 = false
+    /// Mutual TLS: clients must present a certificate signed by this CA (PEM), or with a self-signed
+    /// setup by its throwaway CA (`.selfSigned`), which also mints a client certificate.
+    package var clientCA: ClientCA?
+
+    /// Who may sign the certificates TLS clients must present.
+    package enum ClientCA: Sendable {
+        case file(String)
+        case selfSigned
+    }
     package var storage = StorageMode.sqlite(path: "vitalsim-sut.sqlite")
     package var mqtt: (host: String, port: Int)?
     /// CA bundle for a TLS connection to the MQTT broker (nil: plain TCP).
@@ -140,12 +149,24 @@ package enum ReferenceService {
             server = .http1()
             scheme = "http"
         case let .files(certificate, key):
-            server = try tlsServer(certificate: certificate, key: key, http2: config.http2)
+            var clients: String?
+            if case let .file(ca)? = config.clientCA { clients = ca }
+            server = try tlsServer(certificate: certificate, key: key, http2: config.http2, clientCA: clients)
             scheme = "https"
         case let .selfSigned(directory):
-            let minted = try SelfSignedCertificate.make(in: directory)
+            let minted = try SelfSignedCertificate.make(in: directory, client: config.clientCA != nil)
             announce("ca-certificate \(minted.caFile)")
-            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, http2: config.http2)
+            if let client = minted.client {
+                announce("client-certificate \(client.certificate)")
+                announce("client-key \(client.key)")
+            }
+            var clients: String?
+            switch config.clientCA {
+            case .file(let ca)?: clients = ca
+            case .selfSigned?: clients = minted.caFile
+            case nil: clients = nil
+            }
+            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, http2: config.http2, clientCA: clients)
             scheme = "https"
         }
         let host = config.host
@@ -162,12 +183,22 @@ package enum ReferenceService {
         )
     }
 
-    static func tlsServer(certificate: String, key: String, http2: Bool) throws(ReferenceSetupError) -> HTTPServerBuilder {
+    /// - Parameter clientCA: require client certificates signed by this CA (PEM file): mutual TLS.
+    static func tlsServer(
+        certificate: String,
+        key: String,
+        http2: Bool,
+        clientCA: String? = nil
+    ) throws(ReferenceSetupError) -> HTTPServerBuilder {
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
             guard !chain.isEmpty else { throw ReferenceSetupError.tls("\(certificate) holds no PEM certificate") }
             let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
-            let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+            if let clientCA {
+                tls.certificateVerification = .noHostnameVerification
+                tls.trustRoots = .file(clientCA)
+            }
             return http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
         } catch let e as ReferenceSetupError { throw e } catch {
             throw .tls("cannot use certificate \(certificate) with key \(key): \(error)")

@@ -12,50 +12,34 @@ package struct SelfSignedCertificate: Sendable {
     package var certificateFile: String
     /// PEM of the server's private key.
     package var keyFile: String
+    /// A client certificate signed by the same CA and its key (`client.pem`, `client-key.pem`), for
+    /// mutual TLS; nil unless asked for.
+    package var client: (certificate: String, key: String)?
 
-    /// Writes `ca.pem`, `server.pem` and `server-key.pem` into `directory`.
-    package static func make(in directory: String, now: Date = Date()) throws(ReferenceSetupError) -> SelfSignedCertificate {
+    /// Writes `ca.pem`, `server.pem` and `server-key.pem` into `directory`, and with `client`
+    /// `client.pem` and `client-key.pem`.
+    package static func make(
+        in directory: String,
+        client: Bool = false,
+        now: Date = Date()
+    ) throws(ReferenceSetupError) -> SelfSignedCertificate {
         do {
             let caKey = P256.Signing.PrivateKey()
             let serverKey = P256.Signing.PrivateKey()
             let caName = try DistinguishedName { CommonName("VitalSim throwaway CA") }
-            let serverName = try DistinguishedName { CommonName("localhost") }
-            let ca = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: .init(caKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600),
-                notValidAfter: now.addingTimeInterval(7 * 86_400),
-                issuer: caName,
-                subject: caName,
-                signatureAlgorithm: .ecdsaWithSHA256,
+            let ca = try issue(
+                caName,
+                key: caKey.publicKey,
+                by: caName,
+                caKey: caKey,
+                now: now,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                     Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                },
-                issuerPrivateKey: .init(caKey)
+                }
             )
-            let server = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: .init(serverKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600),
-                notValidAfter: now.addingTimeInterval(7 * 86_400),
-                issuer: caName,
-                subject: serverName,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames([
-                        .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                        .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1]))),
-                    ])
-                },
-                issuerPrivateKey: .init(caKey)
-            )
-            let out = SelfSignedCertificate(
+            let server = try serverCertificate(key: serverKey, caName: caName, caKey: caKey, now: now)
+            var out = SelfSignedCertificate(
                 caFile: directory + "/ca.pem",
                 certificateFile: directory + "/server.pem",
                 keyFile: directory + "/server-key.pem"
@@ -67,9 +51,85 @@ package struct SelfSignedCertificate: Sendable {
             )
             try Data((serverKey.pemRepresentation + "\n").utf8).write(to: URL(fileURLWithPath: out.keyFile), options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: out.keyFile)
+            if client { out.client = try clientCertificate(in: directory, caName: caName, caKey: caKey, now: now) }
             return out
         } catch {
             throw .tls("cannot mint a self-signed certificate in \(directory): \(error)")
         }
+    }
+
+    /// The server certificate for localhost, 127.0.0.1 and ::1, signed by the throwaway CA.
+    static func serverCertificate(
+        key serverKey: P256.Signing.PrivateKey,
+        caName: DistinguishedName,
+        caKey: P256.Signing.PrivateKey,
+        now: Date
+    ) throws -> Certificate {
+        try issue(
+            try DistinguishedName { CommonName("localhost") },
+            key: serverKey.publicKey,
+            by: caName,
+            caKey: caKey,
+            now: now,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([
+                    .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                    .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1]))),
+                ])
+            }
+        )
+    }
+
+    /// A certificate for `subject`'s `key`, valid from an hour ago for seven days, signed by the CA.
+    static func issue(
+        _ subject: DistinguishedName,
+        key: P256.Signing.PublicKey,
+        by caName: DistinguishedName,
+        caKey: P256.Signing.PrivateKey,
+        now: Date,
+        extensions: Certificate.Extensions
+    ) throws -> Certificate {
+        try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(key),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(7 * 86_400),
+            issuer: caName,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions,
+            issuerPrivateKey: .init(caKey)
+        )
+    }
+
+    /// A certificate for TLS clients (`clientAuth`), signed by the throwaway CA.
+    static func clientCertificate(
+        in directory: String,
+        caName: DistinguishedName,
+        caKey: P256.Signing.PrivateKey,
+        now: Date
+    ) throws -> (certificate: String, key: String) {
+        let key = P256.Signing.PrivateKey()
+        let certificate = try issue(
+            try DistinguishedName { CommonName("vitalsim test client") },
+            key: key.publicKey,
+            by: caName,
+            caKey: caKey,
+            now: now,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.clientAuth])
+            }
+        )
+        let paths = (certificate: directory + "/client.pem", key: directory + "/client-key.pem")
+        try Data((try certificate.serializeAsPEM().pemString + "\n").utf8).write(to: URL(fileURLWithPath: paths.certificate))
+        try Data((key.pemRepresentation + "\n").utf8).write(to: URL(fileURLWithPath: paths.key), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: paths.key)
+        return paths
     }
 }

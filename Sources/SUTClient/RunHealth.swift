@@ -111,4 +111,20 @@ package struct RunHealth {
         if body.isEmpty { return "(empty body)" }
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
+
+    /// A hint for a transport failure towards an HTTPS SUT: a server that requires a client
+    /// certificate (mutual TLS) and got none ends the TLS 1.3 handshake in a way libcurl reports as
+    /// a failure to receive data, or names the certificate.
+    package static func tlsHint(_ reason: String, url: String, clientCertificate: Bool) -> String {
+        guard url.hasPrefix("https://") else { return "" }
+        let lower = reason.lowercased()
+        if !clientCertificate, lower.contains("receiving data from the peer") || lower.contains("certificate required") {
+            return
+                " (a SUT that requires a client certificate — mutual TLS — refuses this way: give tls.client-certificate and client-key in the profile, or --client-cert and --client-key)"
+        }
+        if lower.contains("certificate") || lower.contains("ssl") {
+            return "; give the CA that signed the SUT's certificate with --cacert or tls.ca (or --insecure, only when you must)"
+        }
+        return ""
+    }
 }

@@ -38,6 +38,9 @@ package struct SUTProfile: Sendable {
         package var caFile: String?
         /// Skip certificate verification (`insecure: true`), only when asked.
         package var insecure = false
+        /// PEM client certificate and key for mutual TLS (`client-certificate:`, `client-key:`).
+        package var clientCertificate: String?
+        package var clientKey: String?
 
         package init(caFile: String? = nil, insecure: Bool = false) {
             self.caFile = caFile

@@ -5,8 +5,13 @@ import Yams
 extension SUTProfileLoader.Context {
     func tls(_ node: Node) -> SUTProfile.TLS {
         var tls = SUTProfile.TLS()
-        guard let f = reader.mapping(node, "tls", allowed: ["ca", "insecure"]) else { return tls }
+        guard let f = reader.mapping(node, "tls", allowed: ["ca", "insecure", "client-certificate", "client-key"]) else { return tls }
         tls.caFile = existingFile(f, "ca")
+        tls.clientCertificate = existingFile(f, "client-certificate")
+        tls.clientKey = existingFile(f, "client-key")
+        if f.has("client-certificate") != f.has("client-key") {
+            fail(f, f.has("client-certificate") ? "client-certificate" : "client-key", "client-certificate and client-key go together")
+        }
         tls.insecure = bool(f, "insecure") ?? false
         if tls.insecure, tls.caFile != nil { fail(f, "insecure", "give either ca (verify with this CA) or insecure: true, not both") }
         return tls

@@ -38,6 +38,8 @@ package final class HTTPMultiClient: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
     let caFile: String?
     let insecure: Bool
+    /// The certificate presented to servers that require mutual TLS.
+    let clientCertificate: ClientCertificate?
     /// False keeps every transfer on HTTP/1.1 (one request per connection at a time) even where
     /// the server offers HTTP/2.
     let http2: Bool
@@ -56,10 +58,18 @@ package final class HTTPMultiClient: @unchecked Sendable {
     ///     libcurl 7.88 (Debian 12) sends RST_STREAM (STREAM_CLOSED) after every finished HTTP/2 stream, and
     ///     servers protected against rapid reset (CVE-2023-44487; swift-nio-http2 after 200 resets in 30 s)
     ///     then close the connection with GOAWAY ENHANCE_YOUR_CALM, failing the requests in flight.
-    package init(maxConnections: Int = 8, caFile: String? = nil, insecure: Bool = false, http2: Bool = false) {
+    ///   - clientCertificate: presented to servers that require mutual TLS.
+    package init(
+        maxConnections: Int = 8,
+        caFile: String? = nil,
+        insecure: Bool = false,
+        http2: Bool = false,
+        clientCertificate: ClientCertificate? = nil
+    ) {
         _ = HTTPPoster.globalReady
         multi = curl_multi_init()!
         self.caFile = caFile
+        self.clientCertificate = clientCertificate
         self.insecure = insecure
         self.http2 = http2
         vitalsim_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnections))
@@ -180,6 +190,7 @@ package final class HTTPMultiClient: @unchecked Sendable {
             vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         }
         if let caFile { vitalsim_curl_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        clientCertificate?.apply(to: easy)
         if insecure {
             vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
             vitalsim_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)

@@ -32,12 +32,20 @@ package final class SSEClient: @unchecked Sendable {
     let caFile: String?
     let insecure: Bool
     let headers: [String]
+    let clientCertificate: ClientCertificate?
     let state = Locked(State())
     let continuation: AsyncStream<Event>.Continuation
     /// Events in arrival order; ends after ``stop()``.
     package let events: AsyncStream<Event>
 
-    package init(url: String, caFile: String? = nil, insecure: Bool = false, headers: [String] = []) {
+    package init(
+        url: String,
+        caFile: String? = nil,
+        insecure: Bool = false,
+        headers: [String] = [],
+        clientCertificate: ClientCertificate? = nil
+    ) {
+        self.clientCertificate = clientCertificate
         self.url = url
         self.caFile = caFile
         self.insecure = insecure
@@ -79,6 +87,7 @@ package final class SSEClient: @unchecked Sendable {
         vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
         vitalsim_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, 5000)
         if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
+        clientCertificate?.apply(to: h)
         if insecure {
             vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
             vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)

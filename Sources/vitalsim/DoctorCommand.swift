@@ -22,6 +22,8 @@ extension VitalSim {
         @Option(name: .long, help: "Base URL of the SUT (default: the profile's base-url).") var target: String?
         @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
         @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
+        @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).") var clientCert: String?
+        @Option(name: .long, help: "PEM private key of --client-cert.") var clientKey: String?
         @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).")
         var header: [String] = []
         @Option(name: .long, help: "The SUT's MQTT broker, HOST:PORT, for scenarios with MQTT devices.") var mqtt: String?
@@ -51,6 +53,7 @@ extension VitalSim {
             t.profile = profile ?? .vitalsim
             t.caFile = cacert ?? profile?.tls.caFile
             t.insecure = insecure || profile?.tls.insecure == true
+            t.clientCertificate = try clientCertificate(certificate: clientCert, key: clientKey, profile: profile)
             t.headers = header
             t.mqtt = mqtt.flatMap(parseHostPort)
             t.mqttCAFile = mqttCacert

@@ -1,6 +1,7 @@
 import Foundation
 import SUTProfile
 import VitalSimCore
+import Wire
 
 /// The SUT profile at `path` (nil without `--sut`); a profile that cannot be loaded is printed
 /// with its file, line and key, and exits 2.
@@ -12,4 +13,20 @@ func loadProfile(_ path: String?) throws -> SUTProfile? {
         printError(error.description)
         throw ExitCodes.input
     }
+}
+
+/// The client certificate of `--client-cert`/`--client-key`, else of the profile's `tls`; a
+/// missing file or a certificate without its key is exit 2.
+func clientCertificate(certificate: String?, key: String?, profile: SUTProfile?) throws -> ClientCertificate? {
+    guard (certificate == nil) == (key == nil) else {
+        printError("--client-cert and --client-key go together")
+        throw ExitCodes.input
+    }
+    for file in [certificate, key].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+        printError("no readable file at \(file) (--client-cert/--client-key)")
+        throw ExitCodes.input
+    }
+    if let certificate, let key { return ClientCertificate(certificate: certificate, key: key) }
+    guard let c = profile?.tls.clientCertificate, let k = profile?.tls.clientKey else { return nil }
+    return ClientCertificate(certificate: c, key: k)
 }

@@ -20,6 +20,8 @@ struct LiveFlags: ParsableArguments {
     ) var target: String?
     @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
     @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
+    @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).") var clientCert: String?
+    @Option(name: .long, help: "PEM private key of --client-cert.") var clientKey: String?
     @Flag(
         name: .long,
         help: """
@@ -129,6 +131,7 @@ struct LiveFlags: ParsableArguments {
         o.target = target ?? profile?.baseURL
         o.caFile = cacert ?? profile?.tls.caFile
         o.insecure = insecure || profile?.tls.insecure == true
+        o.clientCertificate = try clientCertificate(certificate: clientCert, key: clientKey, profile: profile)
         if o.target != nil, !sutFault.isEmpty {
             printError("--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))")
             throw ExitCodes.input

@@ -46,6 +46,11 @@ extension VitalSim {
             name: .long,
             help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`)."
         ) var selfSigned = false
+        @Option(
+            name: .long,
+            help:
+                "Mutual TLS: require client certificates signed by this CA (PEM). With --self-signed, 'self' uses the throwaway CA and mints a client certificate (printed as `client-certificate PATH` and `client-key PATH`)."
+        ) var clientCa: String?
         @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt:
             String?
         @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
@@ -74,6 +79,15 @@ extension VitalSim {
             if selfSigned && tlsCert != nil { throw ValidationError("use either --self-signed or --tls-cert/--tls-key") }
             if http2 && !selfSigned && tlsCert == nil {
                 throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key")
+            }
+            if let clientCa {
+                if !selfSigned && tlsCert == nil {
+                    throw ValidationError("--client-ca is mutual TLS: add --self-signed or --tls-cert/--tls-key")
+                }
+                if clientCa == "self" && !selfSigned { throw ValidationError("--client-ca self goes with --self-signed") }
+                if clientCa != "self" && !FileManager.default.isReadableFile(atPath: clientCa) {
+                    throw ValidationError("--client-ca: no readable file at \(clientCa)")
+                }
             }
             if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
             if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
@@ -175,6 +189,7 @@ extension VitalSim {
                 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
                 config.storage = .sqlite(path: scratch + "/sut.sqlite")
             }
+            if let clientCa { config.clientCA = clientCa == "self" ? .selfSigned : .file(clientCa) }
             if selfSigned {
                 config.tls = .selfSigned(directory: scratch + "/tls")
             } else if let tlsCert, let tlsKey {

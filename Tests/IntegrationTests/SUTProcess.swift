@@ -10,6 +10,9 @@ final class SUTProcess {
     private(set) var caFile: String?
     private(set) var deviceTokens: [String: String] = [:]
     private(set) var readerToken: String?
+    /// The client certificate and key minted with `--self-signed --client-ca self`.
+    private(set) var clientCertificate: String?
+    private(set) var clientKey: String?
 
     /// Starts the server and waits for `listening on`; `arguments` follow `serve --port PORT` (0: a free one).
     init(_ arguments: [String], directory: String, port: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -33,6 +36,8 @@ final class SUTProcess {
             case "ca-certificate": caFile = f.last
             case "device-token" where f.count == 4: deviceTokens[f[1]] = f[3]
             case "reader-token": readerToken = f.last
+            case "client-certificate": clientCertificate = f.last
+            case "client-key": clientKey = f.last
             default: break
             }
         }
