@@ -40,15 +40,19 @@ package final class PushObserver: Sendable {
     package func stop() { stopper() }
 
     /// Subscribes to the SUT's SSE alert stream and waits (≤ 2 s) for the server's first bytes.
+    /// - Parameters:
+    ///   - url: the stream's URL (the profile's `alerts.push.sse` on the base URL).
+    ///   - read: an alert of an event's data (the profile's fields), nil when it is none.
     package static func sse(
-        base: String,
+        url: String,
         caFile: String?,
         insecure: Bool,
         headers: [String],
-        clientCertificate: ClientCertificate? = nil
+        clientCertificate: ClientCertificate? = nil,
+        read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
     ) -> PushObserver {
         let client = SSEClient(
-            url: base + "/api/v1/alerts/stream",
+            url: url,
             caFile: caFile,
             insecure: insecure,
             headers: headers,
@@ -57,20 +61,27 @@ package final class PushObserver: Sendable {
         client.start()
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         Task {
-            for await e in client.events { if let a = ObservedAlert(bytes: Array(e.data.utf8)) { continuation.yield(a) } }
+            for await e in client.events { if let a = read(Array(e.data.utf8)) { continuation.yield(a) } }
             continuation.finish()
         }
         return PushObserver(kind: .sse, alerts: stream, stop: { client.stop() })
     }
 
-    /// Subscribes to `alerts/+` (SUBACK awaited) on its own connection to the broker.
-    package static func mqtt(host: String, port: Int, clientID: String, caFile: String? = nil) async throws(MQTTError) -> PushObserver {
+    /// Subscribes to `topic` (SUBACK awaited) on its own connection to the broker.
+    package static func mqtt(
+        host: String,
+        port: Int,
+        clientID: String,
+        caFile: String? = nil,
+        topic: String = "alerts/+",
+        read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
+    ) async throws(MQTTError) -> PushObserver {
         let client = try MQTTClient(.init(host: host, port: port, clientID: clientID, caFile: caFile))
         try await client.connect()
-        try await client.subscribeAcknowledged("alerts/+", qos: 1)
+        try await client.subscribeAcknowledged(topic, qos: 1)
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         Task {
-            for await m in client.messages { if let a = ObservedAlert(bytes: m.payload) { continuation.yield(a) } }
+            for await m in client.messages { if let a = read(m.payload) { continuation.yield(a) } }
             continuation.finish()
         }
         return PushObserver(kind: .mqtt, alerts: stream, stop: { client.disconnect() })
@@ -80,11 +91,14 @@ package final class PushObserver: Sendable {
 extension PushObserver {
     /// A webhook receiver on `127.0.0.1:port` (0: a free port): every `POST` whose body is an alert is
     /// observed and answered 204; anything else 400. Returns once listening, with the URL to give the SUT.
-    package static func webhook(port: Int = 0) async throws(HarnessError) -> (PushObserver, url: String) {
+    package static func webhook(
+        port: Int = 0,
+        read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
+    ) async throws(HarnessError) -> (PushObserver, url: String) {
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         let router = Router()
         router.post("alerts") { request, _ -> HTTPResponse.Status in
-            guard let body = try? await request.body.collect(upTo: 1 << 20), let alert = ObservedAlert(bytes: Array(body.readableBytesView))
+            guard let body = try? await request.body.collect(upTo: 1 << 20), let alert = read(Array(body.readableBytesView))
             else { return .badRequest }
             continuation.yield(alert)
             return .noContent

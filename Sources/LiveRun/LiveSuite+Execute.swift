@@ -186,7 +186,7 @@ extension LiveSuite {
     /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
     static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String? {
         guard setup.options.observe.contains(.webhook) else { return nil }
-        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort)
+        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort, read: pushedAlert(setup.options))
         resources.observers.append(observer)
         if setup.options.target != nil {
             setup.options.note("\(setup.name): webhook receiver at \(url) — the SUT must POST its alerts there")
@@ -248,6 +248,13 @@ extension LiveSuite {
         } catch { throw .infrastructure("\(setup.name): \(error)") }
     }
 
+    /// How a pushed message is read: the profile's `alerts.push.item` and `alerts.fields`.
+    static func pushedAlert(_ options: LiveOptions) -> @Sendable ([UInt8]) -> ObservedAlert? {
+        let source = options.profile.alerts
+        let mapping = options.profile.mapping
+        return { source.pushed($0, mapping: mapping) }
+    }
+
     /// The SSE and MQTT push observers (`--observe`); the webhook receiver is already listening.
     static func observe(
         _ setup: ScenarioSetup,
@@ -264,7 +271,14 @@ extension LiveSuite {
                 // A static credential only: the stream is opened once (an OAuth2 token is not renewed on it).
                 let headers = options.headers + (options.profile.auth.readerHeaders ?? options.profile.auth.headers)
                 resources.observers.append(
-                    .sse(base: base, caFile: ca, insecure: options.insecure, headers: headers, clientCertificate: options.clientCertificate)
+                    .sse(
+                        url: SUTProfile.resolve(options.profile.alerts.push.sse, base: base),
+                        caFile: ca,
+                        insecure: options.insecure,
+                        headers: headers,
+                        clientCertificate: options.clientCertificate,
+                        read: pushedAlert(options)
+                    )
                 )
             case .mqtt:
                 guard let endpoint else { continue }
@@ -274,7 +288,9 @@ extension LiveSuite {
                             host: endpoint.host,
                             port: endpoint.port,
                             clientID: "vitalsim-observe-\(getpid())-\(setup.name)",
-                            caFile: options.mqttCAFile
+                            caFile: options.mqttCAFile,
+                            topic: options.profile.alerts.push.mqttTopic,
+                            read: pushedAlert(options)
                         )
                     )
                 } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)") }

@@ -14,6 +14,30 @@ package struct AlertSource: Sendable, Equatable {
     package var paging = Paging.none
     /// Where each field of an alert is.
     package var fields: AlertFields
+    /// Where the SUT pushes alerts (`--observe sse|mqtt|webhook`), read with the same fields.
+    package var push = Push()
+
+    /// The push channels of `alerts.push`: the SSE stream's URL, the MQTT topic filter, and where
+    /// the alert is in a pushed message.
+    package struct Push: Sendable, Equatable {
+        /// The SSE stream: a path on the base URL or an absolute URL.
+        package var sse = "/api/v1/alerts/stream"
+        /// The MQTT topic filter alerts are published under.
+        package var mqttTopic = "alerts/+"
+        /// The alert within one SSE event's data, MQTT message or webhook body (empty: the whole).
+        package var item = JSONPointer.root
+
+        package init() {}
+    }
+
+    /// The alert of a pushed message (an SSE event's data, an MQTT payload, a webhook body), read
+    /// with ``fields`` and `mapping`; nil when it is not a readable alert.
+    package func pushed(_ bytes: [UInt8], mapping: SUTProfile.NameMapping) -> ObservedAlert? {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
+            let item = push.item.value(in: document), case .success(let alert) = fields.read(item, mapping: mapping)
+        else { return nil }
+        return alert
+    }
 
     package init(url: String, list: JSONPointer, paging: Paging = .none, fields: AlertFields) {
         self.url = url

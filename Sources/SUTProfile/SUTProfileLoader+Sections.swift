@@ -63,7 +63,7 @@ extension SUTProfileLoader.Context {
     }
 
     func alerts(_ node: Node) -> AlertSource? {
-        let keys = ["url", "list", "paging", "fields", "time-format"]
+        let keys = ["url", "list", "paging", "fields", "time-format", "push"]
         guard let f = reader.mapping(node, "alerts", allowed: keys, required: ["url", "fields"]), let url = f.string("url") else {
             return nil
         }
@@ -75,7 +75,25 @@ extension SUTProfileLoader.Context {
         }
         var source = AlertSource(url: url, list: list ?? JSONPointer.root, fields: fields)
         if let p = f.value("paging") { source.paging = paging(p) }
+        if let p = f.value("push") { source.push = push(p) }
         return source
+    }
+
+    func push(_ node: Node) -> AlertSource.Push {
+        var push = AlertSource.Push()
+        guard let f = reader.mapping(node, "alerts.push", allowed: ["sse", "mqtt-topic", "item"]) else { return push }
+        if let sse = f.string("sse") {
+            if !(sse.hasPrefix("/") || isHTTPURL(sse)) { fail(f, "sse", "expected an http(s):// URL or a path on the SUT's base URL") }
+            push.sse = sse
+        }
+        if let topic = f.string("mqtt-topic") {
+            if topic.isEmpty || topic.contains("#") && !topic.hasSuffix("#") {
+                fail(f, "mqtt-topic", "expected an MQTT topic filter ('#' only at the end)")
+            }
+            push.mqttTopic = topic
+        }
+        if f.has("item"), let p = pointer(f, "item") { push.item = p }
+        return push
     }
 
     func paging(_ node: Node) -> AlertSource.Paging {

@@ -273,4 +273,27 @@ final class SUTProfileRunTests: XCTestCase {
         XCTAssertEqual(other.status, 3, other.out + other.err)
         XCTAssertTrue(other.err.contains("no ingestion route of the SUT profile carries battery readings of bp-cuff devices"), other.err)
     }
+
+    /// `alerts.push`: the SSE stream's URL and the MQTT topic filter come from the profile and pushed
+    /// alerts are read with its fields; a wrong `item` pointer leaves every pushed alert unread, so
+    /// the delivery checks fail rather than pass on the reference shape.
+    func testPushedAlertsAreReadThroughTheProfile() throws {
+        let fields =
+            "  fields: {id: /alertId, patient: /patientId, rule: /rule, severity: /severity, raised-at: /raisedAt, evidence: /evidence}\n"
+        func profile(_ name: String, push: String) -> String {
+            TestSupport.write(
+                "name: \(name)\nalerts:\n  url: /api/v1/alerts\n" + fields + "  push: \(push)\n",
+                to: directory,
+                name: name + ".yaml"
+            )
+        }
+        let observe = ["--observe", "sse", "--observe", "mqtt", "--golden-dir", golden]
+        let good = profile("push", push: "{sse: /api/v1/alerts/stream, mqtt-topic: \"alerts/#\"}")
+        let r = try vitalsim(["run", crisis, "--sut", good] + observe)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let wrong = profile("wrong-item", push: "{item: /alert}")
+        let w = try vitalsim(["run", crisis, "--sut", wrong] + observe)
+        XCTAssertEqual(w.status, 1, w.out + w.err)
+        XCTAssertTrue(w.out.contains("alert(s) never arrived via sse") && w.out.contains("alert(s) never arrived via mqtt"), w.out)
+    }
 }
