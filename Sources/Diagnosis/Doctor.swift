@@ -30,6 +30,8 @@ package enum Doctor {
         package var profile = SUTProfile.vitalsim
         package var mqtt: (host: String, port: Int)?
         package var mqttCAFile: String?
+        /// How to authenticate to the broker (the profile's `mqtt`).
+        package var mqttCredentials = MQTTCredentials()
         /// The client certificate for a SUT that requires mutual TLS.
         package var clientCertificate: ClientCertificate?
         /// The run id `{run}` stands for in the profile's lifecycle ids.
@@ -268,7 +270,9 @@ package enum Doctor {
         let name = "MQTT broker \(endpoint.host):\(endpoint.port)"
         do throws(MQTTError) {
             let c = try MQTTClient(
-                .init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-doctor-\(getpid())", caFile: target.mqttCAFile)
+                target.mqttCredentials.applied(
+                    to: .init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-doctor-\(getpid())", caFile: target.mqttCAFile)
+                )
             )
             defer { c.disconnect() }
             try await c.connect()

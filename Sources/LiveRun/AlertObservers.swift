@@ -73,10 +73,11 @@ package final class PushObserver: Sendable {
         port: Int,
         clientID: String,
         caFile: String? = nil,
+        credentials: MQTTCredentials = MQTTCredentials(),
         topic: String = "alerts/+",
         read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
     ) async throws(MQTTError) -> PushObserver {
-        let client = try MQTTClient(.init(host: host, port: port, clientID: clientID, caFile: caFile))
+        let client = try MQTTClient(credentials.applied(to: .init(host: host, port: port, clientID: clientID, caFile: caFile)))
         try await client.connect()
         try await client.subscribeAcknowledged(topic, qos: 1)
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)

@@ -229,12 +229,14 @@ extension LiveSuite {
         guard setup.usesMQTT, let endpoint else { return nil }
         do throws(MQTTError) {
             let c = try MQTTClient(
-                .init(
-                    host: endpoint.host,
-                    port: endpoint.port,
-                    clientID: "vitalsim-run-\(getpid())-\(setup.name)",
-                    cleanStart: !setup.options.mqttPersistentSession,
-                    caFile: setup.options.mqttCAFile
+                setup.options.mqttCredentials.applied(
+                    to: .init(
+                        host: endpoint.host,
+                        port: endpoint.port,
+                        clientID: "vitalsim-run-\(getpid())-\(setup.name)",
+                        cleanStart: !setup.options.mqttPersistentSession,
+                        caFile: setup.options.mqttCAFile
+                    )
                 )
             )
             try await c.connect()
@@ -245,7 +247,14 @@ extension LiveSuite {
             try await c.subscribeAcknowledged("acks/+", qos: 0)
             if brokerCounters { try await c.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
             return c
-        } catch { throw .infrastructure("\(setup.name): \(error)") }
+        } catch { throw .infrastructure("\(setup.name): \(error)\(mqttHint(error))") }
+    }
+
+    /// A hint for a broker that refused the harness's credentials.
+    static func mqttHint(_ error: MQTTError) -> String {
+        let text = "\(error)".lowercased()
+        guard text.contains("not authori") || text.contains("user name or password") else { return "" }
+        return " (give the broker's credentials in the SUT profile's mqtt: username and password-env, or a client certificate)"
     }
 
     /// How a pushed message is read: the profile's `alerts.push.item` and `alerts.fields`.
@@ -289,11 +298,12 @@ extension LiveSuite {
                             port: endpoint.port,
                             clientID: "vitalsim-observe-\(getpid())-\(setup.name)",
                             caFile: options.mqttCAFile,
+                            credentials: options.mqttCredentials,
                             topic: options.profile.alerts.push.mqttTopic,
                             read: pushedAlert(options)
                         )
                     )
-                } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)") }
+                } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)\(mqttHint(error))") }
             }
         }
     }

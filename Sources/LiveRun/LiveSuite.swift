@@ -51,6 +51,8 @@ package struct LiveOptions: Sendable {
     package var mqttBrokerQueue = 100_000
     /// CA bundle for TLS to the MQTT broker (harness clients and the embedded SUT); nil: plain TCP.
     package var mqttCAFile: String?
+    /// How the harness's MQTT clients authenticate to the broker (the profile's `mqtt`).
+    package var mqttCredentials = MQTTCredentials()
     /// Keep the publisher's MQTT session (and its queued QoS 1/2 messages) across reconnections.
     package var mqttPersistentSession = false
     /// Prepare vitals charts for an HTML report.

@@ -45,6 +45,8 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var mqtt: (host: String, port: Int)?
     /// CA bundle for a TLS connection to the MQTT broker (nil: plain TCP).
     package var mqttCAFile: String?
+    /// How the SUT authenticates to the broker (`--mqtt-username`, `--mqtt-password-env`).
+    package var mqttCredentials = MQTTCredentials()
     package var webhook: String?
     package var rules: [AlertRule] = []
     package var profiles: [String: Profile] = [:]
@@ -129,7 +131,9 @@ package enum ReferenceService {
         guard let m = config.mqtt else { return nil }
         do throws(MQTTError) {
             let clientID = "vitalsim-reference-sut-\(config.port)-\(getpid())"
-            let client = try MQTTClient(.init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile))
+            let client = try MQTTClient(
+                config.mqttCredentials.applied(to: .init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile))
+            )
             try await client.connect()
             return client
         } catch { throw .mqtt(error) }

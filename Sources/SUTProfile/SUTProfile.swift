@@ -24,6 +24,20 @@ package struct SUTProfile: Sendable {
     package var ingestion = Ingestion()
     /// The ids patients and devices get at the SUT, and the steps enrolling and resetting each patient.
     package var lifecycle = Lifecycle()
+    /// How the harness's MQTT clients authenticate to the broker (`mqtt:`).
+    package var mqtt = MQTTAuth()
+
+    /// MQTT credentials (`mqtt:`): a user name and password, and/or a client certificate (with the
+    /// broker's CA, `--mqtt-cacert`).
+    package struct MQTTAuth: Sendable, Equatable {
+        package var username: String?
+        /// The password, read from the environment variable the profile names (`password-env:`).
+        package var password: String?
+        package var clientCertificate: String?
+        package var clientKey: String?
+
+        package init() {}
+    }
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }

@@ -17,6 +17,27 @@ extension SUTProfileLoader.Context {
         return tls
     }
 
+    func mqtt(_ node: Node) -> SUTProfile.MQTTAuth {
+        var mqtt = SUTProfile.MQTTAuth()
+        let keys = ["username", "password-env", "client-certificate", "client-key"]
+        guard let f = reader.mapping(node, "mqtt", allowed: keys) else { return mqtt }
+        mqtt.username = f.string("username")
+        if let variable = f.string("password-env") {
+            if mqtt.username == nil { fail(f, "password-env", "a password goes with a username") }
+            if let password = environment[variable] {
+                mqtt.password = password
+            } else {
+                fail(f, "password-env", "the environment variable \(variable) (the MQTT password) is not set")
+            }
+        }
+        mqtt.clientCertificate = existingFile(f, "client-certificate")
+        mqtt.clientKey = existingFile(f, "client-key")
+        if f.has("client-certificate") != f.has("client-key") {
+            fail(f, f.has("client-certificate") ? "client-certificate" : "client-key", "client-certificate and client-key go together")
+        }
+        return mqtt
+    }
+
     func auth(_ node: Node) -> SUTProfile.Auth {
         var auth = SUTProfile.Auth()
         guard let f = reader.mapping(node, "auth", allowed: ["headers", "reader", "devices", "oauth2"]) else { return auth }

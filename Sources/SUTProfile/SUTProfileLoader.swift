@@ -8,7 +8,7 @@ import Yams
 /// (`docs/sut-profiles.md` lists every key). Files a profile names (CA, device credentials) are
 /// relative to the profile's folder.
 package enum SUTProfileLoader {
-    static let topKeys = ["name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle"]
+    static let topKeys = ["name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt"]
 
     /// Loads the profile at `path`; `environment` supplies `${NAME}` and `client-secret-env` values.
     package static func load(path: String, environment: [String: String]) throws(ScenarioLoadError) -> SUTProfile {
@@ -38,6 +38,7 @@ package enum SUTProfileLoader {
             if let node = top.value("auth") { profile.auth = context.auth(node) }
             if let node = top.value("ingestion") { profile.ingestion = context.ingestion(node) }
             if let node = top.value("lifecycle") { profile.lifecycle = context.lifecycle(node) }
+            if let node = top.value("mqtt") { profile.mqtt = context.mqtt(node) }
             if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
             if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }

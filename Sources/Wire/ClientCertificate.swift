@@ -18,3 +18,26 @@ package struct ClientCertificate: Sendable, Equatable {
         vitalsim_curl_setopt_string(easy, CURLOPT_SSLKEY, key)
     }
 }
+
+/// How a client authenticates to an MQTT broker: a user name and password (MQTT CONNECT), and/or a
+/// TLS client certificate.
+package struct MQTTCredentials: Sendable, Equatable {
+    package var username: String?
+    package var password: String?
+    package var clientCertificate: ClientCertificate?
+
+    package init(username: String? = nil, password: String? = nil, clientCertificate: ClientCertificate? = nil) {
+        self.username = username
+        self.password = password
+        self.clientCertificate = clientCertificate
+    }
+
+    /// `configuration` with these credentials.
+    package func applied(to configuration: MQTTClient.Configuration) -> MQTTClient.Configuration {
+        var c = configuration
+        c.username = username ?? c.username
+        c.password = password ?? c.password
+        c.clientCertificate = clientCertificate ?? c.clientCertificate
+        return c
+    }
+}

@@ -36,6 +36,8 @@ package final class MQTTClient: @unchecked Sendable {
         package var caFile: String?
         package var username: String?
         package var password: String?
+        /// A client certificate for brokers that require one (with ``caFile``).
+        package var clientCertificate: ClientCertificate?
 
         package init(
             host: String,
@@ -107,8 +109,11 @@ package final class MQTTClient: @unchecked Sendable {
         mosquitto_reconnect_delay_set(h, 1, 8, true)
         if let user = configuration.username { mosquitto_username_pw_set(h, user, configuration.password) }
         if let ca = configuration.caFile {
-            let rc = mosquitto_tls_set(h, ca, nil, nil, nil, nil)
+            let cert = configuration.clientCertificate
+            let rc = mosquitto_tls_set(h, ca, nil, cert?.certificate, cert?.key, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .setup("TLS with CA file \(ca): \(MQTTClient.reason(rc))") }
+        } else if configuration.clientCertificate != nil {
+            throw .setup("a client certificate needs TLS to the broker: give the broker's CA (--mqtt-cacert)")
         }
         mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user)?.connected(rc) }
         mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user)?.disconnected() }

@@ -54,6 +54,7 @@ extension VitalSim {
             t.caFile = cacert ?? profile?.tls.caFile
             t.insecure = insecure || profile?.tls.insecure == true
             t.clientCertificate = try clientCertificate(certificate: clientCert, key: clientKey, profile: profile)
+            t.mqttCredentials = mqttCredentials(profile)
             t.headers = header
             t.mqtt = mqtt.flatMap(parseHostPort)
             t.mqttCAFile = mqttCacert

@@ -30,3 +30,11 @@ func clientCertificate(certificate: String?, key: String?, profile: SUTProfile?)
     guard let c = profile?.tls.clientCertificate, let k = profile?.tls.clientKey else { return nil }
     return ClientCertificate(certificate: c, key: k)
 }
+
+/// The MQTT credentials of the profile's `mqtt` section.
+func mqttCredentials(_ profile: SUTProfile?) -> MQTTCredentials {
+    guard let m = profile?.mqtt else { return MQTTCredentials() }
+    var c = MQTTCredentials(username: m.username, password: m.password)
+    if let cert = m.clientCertificate, let key = m.clientKey { c.clientCertificate = ClientCertificate(certificate: cert, key: key) }
+    return c
+}

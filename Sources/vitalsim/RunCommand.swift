@@ -132,6 +132,7 @@ struct LiveFlags: ParsableArguments {
         o.caFile = cacert ?? profile?.tls.caFile
         o.insecure = insecure || profile?.tls.insecure == true
         o.clientCertificate = try clientCertificate(certificate: clientCert, key: clientKey, profile: profile)
+        o.mqttCredentials = mqttCredentials(profile)
         if o.target != nil, !sutFault.isEmpty {
             printError("--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))")
             throw ExitCodes.input

@@ -5,6 +5,7 @@ import Logging
 import ReferenceEngine
 import ReferenceSUT
 import VitalSimCore
+import Wire
 
 extension VitalSim {
     /// `vitalsim serve` — the reference SUT.
@@ -54,6 +55,8 @@ extension VitalSim {
         @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt:
             String?
         @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
+        @Option(name: .long, help: "User name for the MQTT broker.") var mqttUsername: String?
+        @Option(name: .long, help: "Environment variable holding the MQTT password (with --mqtt-username).") var mqttPasswordEnv: String?
         @Flag(name: .long, help: "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed.")
         var http2 = false
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
@@ -80,6 +83,7 @@ extension VitalSim {
             if http2 && !selfSigned && tlsCert == nil {
                 throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key")
             }
+            if mqttPasswordEnv != nil && mqttUsername == nil { throw ValidationError("--mqtt-password-env goes with --mqtt-username") }
             if let clientCa {
                 if !selfSigned && tlsCert == nil {
                     throw ValidationError("--client-ca is mutual TLS: add --self-signed or --tls-cert/--tls-key")
@@ -136,6 +140,14 @@ extension VitalSim {
             config.webhook = webhook
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
             config.mqttCAFile = mqttCacert
+            config.mqttCredentials.username = mqttUsername
+            if let mqttPasswordEnv {
+                guard let password = ProcessInfo.processInfo.environment[mqttPasswordEnv] else {
+                    printError("vitalsim serve: --mqtt-password-env names \(mqttPasswordEnv), which is not set")
+                    throw ExitCodes.input
+                }
+                config.mqttCredentials.password = password
+            }
             config.http2 = http2
             do {
                 config.rules = try rules.map { try RuleSetLoader.parse(try FileText.read($0), file: $0) } ?? RuleSetLoader.defaultRules()

@@ -57,6 +57,21 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertEqual(absolute.ingestion.routes.routes.first?.path, "https://127.0.0.1:9443/iot/{patient}")
     }
 
+    func testMQTTCredentials() throws {
+        let p = try SUTProfileLoader.parse(
+            "name: x\nmqtt:\n  username: vitalsim\n  password-env: PW\n",
+            file: "/tmp/p.yaml",
+            environment: ["PW": "s3cret"]
+        )
+        XCTAssertEqual(p.mqtt.username, "vitalsim")
+        XCTAssertEqual(p.mqtt.password, "s3cret")
+        XCTAssertTrue(
+            problem("name: x\nmqtt:\n  username: u\n  password-env: NOPE_UNSET\n").contains("NOPE_UNSET (the MQTT password) is not set")
+        )
+        XCTAssertTrue(problem("name: x\nmqtt:\n  password-env: PW\n").contains("a password goes with a username"))
+        XCTAssertTrue(problem("name: x\nmqtt:\n  client-key: /nonexistent.pem\n").contains("no readable file at /nonexistent.pem"))
+    }
+
     func testCommandStepsAndDefaults() throws {
         let text = """
             name: x

@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+/// A broker that refuses anonymous clients (a mosquitto password file): the SUT connects with
+/// `serve --mqtt-username/--mqtt-password-env`, the harness with the profile's `mqtt` section; without
+/// it the run ends with exit 3 naming the broker's refusal and the profile keys that fix it.
+final class MQTTCredentialsTests: XCTestCase {
+    func testAPasswordProtectedBroker() throws {
+        let directory = TestSupport.temporaryDirectory("mqtt-auth")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let passwords = directory + "/passwords"
+        XCTAssertEqual(try TestSupport.run("mosquitto_passwd", ["-c", "-b", passwords, "vitalsim", "harness-pw"]).status, 0)
+        XCTAssertEqual(try TestSupport.run("mosquitto_passwd", ["-b", passwords, "sut", "sut-pw"]).status, 0)
+        let port = TestSupport.freePorts(1)[0]
+        let conf = TestSupport.write(
+            "listener \(port) 127.0.0.1\nallow_anonymous false\npassword_file \(passwords)\npersistence false\n",
+            to: directory,
+            name: "mosquitto.conf"
+        )
+        let broker = Process()
+        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        broker.arguments = ["-c", conf]
+        broker.standardError = FileHandle.nullDevice
+        try broker.run()
+        defer {
+            broker.terminate()
+            broker.waitUntilExit()
+        }
+        // Wait until the broker listens.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, try TestSupport.run("bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"]).status != 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
+        setenv("VITALSIM_TEST_SUT_MQTT_PASSWORD", "sut-pw", 1)
+        let sut = try SUTProcess(
+            [
+                "--self-signed", "--database", directory + "/sut.sqlite", "--scenario", copd, "--mqtt", "127.0.0.1:\(port)",
+                "--mqtt-username", "sut", "--mqtt-password-env", "VITALSIM_TEST_SUT_MQTT_PASSWORD",
+            ],
+            directory: directory
+        )
+        defer { sut.stop() }
+        let args =
+            ["run", copd, "--target", sut.base, "--cacert", sut.caFile ?? "", "--mqtt", "127.0.0.1:\(port)"]
+            + ["--golden-dir", TestSupport.repositoryRoot + "/golden"]
+        let env = ["CI": "true", "HARNESS_MQTT_PASSWORD": "harness-pw"]
+
+        let anonymous = try TestSupport.vitalsim(args, in: directory, environment: env)
+        XCTAssertEqual(anonymous.status, 3, anonymous.out + anonymous.err)
+        XCTAssertTrue(anonymous.err.contains("Not authorized") && anonymous.err.contains("mqtt: username and password-env"), anonymous.err)
+
+        let profile = TestSupport.write(
+            "name: broker-auth\nmqtt:\n  username: vitalsim\n  password-env: HARNESS_MQTT_PASSWORD\n",
+            to: directory,
+            name: "p.yaml"
+        )
+        let r = try TestSupport.vitalsim(args + ["--sut", profile, "--observe", "mqtt"], in: directory, environment: env)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("PASS copd-desaturation"), r.out)
+    }
+}
