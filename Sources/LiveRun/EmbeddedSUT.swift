@@ -19,6 +19,7 @@ package final class EmbeddedSUT: Sendable {
         directory: String,
         mqtt: String? = nil,
         mqttCAFile: String? = nil,
+        mqttTopic: String? = nil,
         webhook: String? = nil,
         bleGateway: [String] = [],
         bleSpeed: Double? = nil
@@ -35,6 +36,7 @@ package final class EmbeddedSUT: Sendable {
         for fault in faults { arguments += ["--fault", fault] }
         if let mqtt { arguments += ["--mqtt", mqtt] }
         if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
+        if let mqttTopic { arguments += ["--mqtt-topic", mqttTopic] }
         if let webhook { arguments += ["--webhook", webhook] }
         if !bleGateway.isEmpty {
             // The SUT's BLE gateway: one central per controller, stamping time-less values on the scenario's time axis.

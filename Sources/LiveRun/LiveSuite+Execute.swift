@@ -63,7 +63,7 @@ extension LiveSuite {
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options)
         let routes = options.profile.ingestion.routes
         let naming = try wireNaming(scenario, options, bleLink: setup.overBLE)
-        let plan = TrafficPlanStream(for: scenario, seed: options.seed, bleLink: setup.overBLE, routes: routes, naming: naming)
+        let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
         let resources = RunResources()
         defer { resources.stop() }
         let (peripheralHCI, gatewayHCI) = try controllers(setup, resources)
@@ -95,7 +95,7 @@ extension LiveSuite {
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
         let digest =
-            setup.overBLE || !routes.isBuiltIn || !naming.isIdentity
+            setup.overBLE || !routes.isBuiltIn || !naming.isIdentity || options.profile.mqtt.topic != .vitalsim
             ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         if let embedded = resources.embedded, !embedded.isRunning {
@@ -211,6 +211,7 @@ extension LiveSuite {
             directory: setup.scratch,
             mqtt: setup.usesMQTT || setup.observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil,
             mqttCAFile: options.mqttCAFile,
+            mqttTopic: options.profile.mqtt.topic == .vitalsim ? nil : options.profile.mqtt.topic.description,
             webhook: webhook,
             bleGateway: gatewayHCI,
             bleSpeed: setup.overBLE ? options.speed : nil

@@ -98,9 +98,19 @@ package enum LiveSuite {
 
     /// The requests a run sent (regenerated with their bodies, through the profile's routes).
     static func sentTraffic(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> [PlannedRequest] {
-        let naming = try wireNaming(scenario, options, bleLink: bleLink)
-        return Array(
-            TrafficPlanStream(for: scenario, seed: options.seed, bleLink: bleLink, routes: options.profile.ingestion.routes, naming: naming)
+        Array(trafficPlan(scenario, options, bleLink: bleLink, naming: try wireNaming(scenario, options, bleLink: bleLink)))
+    }
+
+    /// The scenario's traffic in the SUT profile's shape (routes, ids at the SUT, MQTT topic),
+    /// generated as it is consumed.
+    static func trafficPlan(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool, naming: WireNaming) -> TrafficPlanStream {
+        TrafficPlanStream(
+            for: scenario,
+            seed: options.seed,
+            bleLink: bleLink,
+            routes: options.profile.ingestion.routes,
+            naming: naming,
+            mqttTopic: options.profile.mqtt.topic
         )
     }
 

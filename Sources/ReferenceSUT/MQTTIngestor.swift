@@ -5,7 +5,8 @@ import ReferenceEngine
 import VitalSimCore
 import Wire
 
-/// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1) and ingests each
+/// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1; another topic
+/// template with `serve --mqtt-topic`, its `{patient}` and `{kind}` levels read back) and ingests each
 /// message — a JSON observation (as for `POST /api/v1/observations`), or raw GATT bytes when the
 /// MQTT 5 user property `characteristic` names the characteristic (`2A37`, `heart_rate_measurement`,
 /// …), decoded with VitalSim's GATT decoders. Raw messages may carry `reading-id`, `device-id` and
@@ -17,16 +18,19 @@ package final class MQTTIngestor: Sendable {
     let context: ServerContext
     /// Patients are spread over this many lanes judged concurrently; one patient's messages stay in order.
     let lanes = 32
+    /// The topics readings arrive on.
+    let topic: MQTTTopicTemplate
 
-    package init(client: MQTTClient, context: ServerContext) {
+    package init(client: MQTTClient, context: ServerContext, topic: MQTTTopicTemplate = .vitalsim) {
         self.client = client
         self.context = context
+        self.topic = topic
     }
 
     /// Subscribes and waits for the broker's SUBACK, so nothing published after the server
     /// announces itself is missed.
     package func subscribe() async throws(MQTTError) {
-        try await client.subscribeAcknowledged("vitals/+/+", qos: 1)
+        try await client.subscribeAcknowledged(topic.filter, qos: 1)
     }
 
     /// Ingests until the client's message stream ends (after ``subscribe()``). Messages are judged
@@ -43,7 +47,7 @@ package final class MQTTIngestor: Sendable {
                 }
             }
             for await message in client.messages {
-                let patient = message.topic.split(separator: "/", omittingEmptySubsequences: false).dropFirst().first.map(String.init) ?? ""
+                let patient = topic.match(message.topic)?["patient"] ?? ""
                 queues[Int(SeededRandom.fnv1a(patient) % UInt64(lanes))].push(message)
             }
             for queue in queues { queue.finish() }
@@ -56,17 +60,16 @@ package final class MQTTIngestor: Sendable {
         let metrics = context.metrics
         var accepted: [Observation] = []
         for m in messages {
-            let parts = m.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 3, parts[0] == "vitals", !parts[1].isEmpty, !parts[2].isEmpty else {
+            guard let values = topic.match(m.topic), let patient = values["patient"], let kind = values["kind"] else {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "bad-topic"])
                 continue
             }
             do throws(ValidationFailure) {
-                accepted.append(try parse(m, patient: parts[1], kind: parts[2]))
+                accepted.append(try parse(m, patient: patient, kind: kind))
             } catch {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
                 // Faulty mode accept-invalid: the rejection is never reported.
-                if !context.faults.acceptInvalid { await reply(parts[1], readingID: m.property("reading-id"), failure: error) }
+                if !context.faults.acceptInvalid { await reply(patient, readingID: m.property("reading-id"), failure: error) }
             }
         }
         guard !accepted.isEmpty else { return }

@@ -1,5 +1,6 @@
 import Foundation
 import TrafficPlanning
+import VitalSimCore
 
 /// How VitalSim reaches, authenticates to and reads a system under test: a SUT profile
 /// (`vitalsim run --sut FILE`, documented key by key in `docs/sut-profiles.md`). The built-in
@@ -24,12 +25,13 @@ package struct SUTProfile: Sendable {
     package var ingestion = Ingestion()
     /// The ids patients and devices get at the SUT, and the steps enrolling and resetting each patient.
     package var lifecycle = Lifecycle()
-    /// How the harness's MQTT clients authenticate to the broker (`mqtt:`).
-    package var mqtt = MQTTAuth()
+    /// How the harness's MQTT clients authenticate to the broker, and the topic readings go to (`mqtt:`).
+    package var mqtt = MQTTSettings()
 
-    /// MQTT credentials (`mqtt:`): a user name and password, and/or a client certificate (with the
-    /// broker's CA, `--mqtt-cacert`).
-    package struct MQTTAuth: Sendable, Equatable {
+    /// MQTT settings (`mqtt:`): a user name and password, and/or a client certificate (with the
+    /// broker's CA, `--mqtt-cacert`); the topic template of `transport: mqtt` devices' readings.
+    package struct MQTTSettings: Sendable, Equatable {
+        package var topic = MQTTTopicTemplate.vitalsim
         package var username: String?
         /// The password, read from the environment variable the profile names (`password-env:`).
         package var password: String?

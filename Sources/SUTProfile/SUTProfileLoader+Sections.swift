@@ -17,10 +17,13 @@ extension SUTProfileLoader.Context {
         return tls
     }
 
-    func mqtt(_ node: Node) -> SUTProfile.MQTTAuth {
-        var mqtt = SUTProfile.MQTTAuth()
-        let keys = ["username", "password-env", "client-certificate", "client-key"]
+    func mqtt(_ node: Node) -> SUTProfile.MQTTSettings {
+        var mqtt = SUTProfile.MQTTSettings()
+        let keys = ["username", "password-env", "client-certificate", "client-key", "topic"]
         guard let f = reader.mapping(node, "mqtt", allowed: keys) else { return mqtt }
+        if let text = f.string("topic") {
+            do throws(MQTTTopicTemplateError) { mqtt.topic = try MQTTTopicTemplate(text) } catch { fail(f, "topic", error.description) }
+        }
         mqtt.username = f.string("username")
         if let variable = f.string("password-env") {
             if mqtt.username == nil { fail(f, "password-env", "a password goes with a username") }

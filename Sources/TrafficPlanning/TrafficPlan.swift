@@ -83,7 +83,7 @@ package enum TrafficPlan {
     }
 
     /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
-    static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64) -> PlannedRequest? {
+    static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64, topic: MQTTTopicTemplate = .vitalsim) -> PlannedRequest? {
         guard let json = ObservationJSON.encode(r, start: start) else { return nil }
         var props: [(name: String, value: String)] = [
             ("reading-id", r.id), ("device-id", r.deviceID),
@@ -106,7 +106,7 @@ package enum TrafficPlan {
             patientID: r.patientID,
             sendAt: r.intendedEmitTime,
             expectedRejection: rejection,
-            topic: "vitals/\(r.patientID)/\(r.kind.rawValue)",
+            topic: topic.topic(patient: r.patientID, device: r.deviceID, kind: r.kind.rawValue),
             userProperties: props,
             deviceID: r.deviceID
         )

@@ -24,6 +24,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     let routes: IngestionRoutes
     /// The ids readings carry at the SUT (requests keep the scenario's ids for judging).
     let naming: WireNaming
+    /// The topic of MQTT devices' readings (a SUT profile's `mqtt.topic`).
+    let mqttTopic: MQTTTopicTemplate
     /// Open batches by device key: the request so far (body kept serialized, without its closing
     /// bytes), the bytes that close it, and how many readings it takes at most.
     var open: [String: (request: PlannedRequest, offset: Int, first: Int64, suffix: [UInt8], limit: Int)] = [:]
@@ -46,15 +48,18 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     ///   - bleLink: leave out the devices that a live run carries over a real BLE link.
     ///   - routes: how HTTP readings reach the SUT (a SUT profile's ingestion routes).
     ///   - naming: the patient and device ids written into the traffic (a SUT profile's `lifecycle`).
+    ///   - mqttTopic: the topic of MQTT devices' readings (a SUT profile's `mqtt.topic`).
     package init(
         for scenario: Scenario,
         seed: UInt64? = nil,
         bleLink: Bool = false,
         routes: IngestionRoutes = .vitalsim,
-        naming: WireNaming = .identity
+        naming: WireNaming = .identity,
+        mqttTopic: MQTTTopicTemplate = .vitalsim
     ) {
         self.routes = routes
         self.naming = naming
+        self.mqttTopic = mqttTopic
         run = ScenarioRun(scenario: scenario, seed: seed)
         start = scenario.startUnixMilliseconds
         encoder = ReadingEncoder(startUnixMilliseconds: start)
@@ -97,7 +102,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         let r = naming.wire(generated)
         if viaBLE.contains(key) { return }
         if viaMQTT.contains(key) {
-            if var m = TrafficPlan.message(r, encoder: encoder, start: start) {
+            if var m = TrafficPlan.message(r, encoder: encoder, start: start, topic: mqttTopic) {
                 m.readings = [(generated.id, generated.intendedEmitTime)]
                 m.patientID = generated.patientID
                 m.deviceID = generated.deviceID

@@ -59,4 +59,26 @@ final class MQTTCredentialsTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS copd-desaturation"), r.out)
     }
+
+    /// `mqtt.topic`: MQTT devices publish on the profile's template, and the embedded reference SUT
+    /// is started subscribed to it (`serve --mqtt-topic`); readings it never received would fail the run.
+    func testReadingsOnTheProfilesTopic() throws {
+        let directory = TestSupport.temporaryDirectory("mqtt-topic")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let profile = TestSupport.write(
+            "name: topic\nmqtt:\n  topic: \"rpm/{patient}/devices/{device}/{kind}\"\n",
+            to: directory,
+            name: "p.yaml"
+        )
+        let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
+        let r = try TestSupport.vitalsim(
+            ["run", copd, "--sut", profile, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--evidence", directory + "/evidence"],
+            in: directory,
+            environment: ["CI": "true"]
+        )
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let log = try String(contentsOfFile: directory + "/evidence/copd-desaturation/traffic.jsonl", encoding: .utf8)
+        XCTAssertTrue(log.contains("rpm/506/devices/"), String(log.prefix(600)))
+        XCTAssertFalse(log.contains("\"vitals/506/"), String(log.prefix(600)))
+    }
 }
