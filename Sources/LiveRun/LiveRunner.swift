@@ -151,6 +151,15 @@ package final class LiveRunner: Sendable {
         var alertWait: String?
         /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
         var health = RunHealth()
+        /// The first request carrying a reading of a patient stamped at a device time (only for a
+        /// profile whose alerts cite no evidence).
+        var stamped: [Stamp: Int] = [:]
+    }
+
+    /// A patient and a device time (virtual ms).
+    struct Stamp: Hashable {
+        var patient: String
+        var time: Int64
     }
 
     /// The run's shared state (a class, so that tasks can share the lock).
@@ -298,11 +307,17 @@ package final class LiveRunner: Sendable {
             }
             let lag = clock.now - intended
             let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
+            let stamping = alertSource.fields.evidence == nil
             shared.withLock { s in
                 s.lag.record(Duration.nonNegativeMicroseconds(lag))
                 s.outcomes.append(RequestOutcome())
                 s.intended.append(intended)
                 s.reached = request.sendAt
+                if stamping {
+                    for t in request.deviceTimes where s.stamped[Stamp(patient: request.patientID, time: t)] == nil {
+                        s.stamped[Stamp(patient: request.patientID, time: t)] = i
+                    }
+                }
             }
             await queued[w].acquire()
             queues[w].continuation.yield((i, request, intended))
@@ -358,14 +373,17 @@ package final class LiveRunner: Sendable {
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
             // alert's device time was due on the shared schedule.
-            // An alert citing no evidence (a profile without `evidence`): the first request of its patient
-            // due at or after its raisedAt, the earliest that a reading stamped raisedAt was sent.
+            // An alert citing no evidence (a profile without `evidence`): the first request (or MQTT
+            // message) carrying a reading of its patient stamped its raisedAt — sent late after a dropout
+            // too — else the first of its patient due at or after it.
             let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
             func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
                 if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }
                 if a.evidence.isEmpty, let requests = byPatient[a.patientID] {
                     let due = a.raisedAt - start
-                    if let i = requests.first(where: { sent[$0].sendAt >= due }) { return s.intended[i] }
+                    if let i = s.stamped[Stamp(patient: a.patientID, time: due)] ?? requests.first(where: { sent[$0].sendAt >= due }) {
+                        return s.intended[i]
+                    }
                 }
                 guard let alongside, let speed = self.speed else { return nil }
                 return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
@@ -613,10 +631,10 @@ package final class LiveRunner: Sendable {
         }
     }
 
-    /// The indices of the HTTP requests of each patient, in plan (due) order.
+    /// The indices of the requests and MQTT messages of each patient, in plan (due) order.
     static func requestsByPatient(_ sent: [SentRequest]) -> [String: [Int]] {
         var out: [String: [Int]] = [:]
-        for (i, r) in sent.enumerated() where r.topic == nil { out[r.patientID, default: []].append(i) }
+        for (i, r) in sent.enumerated() { out[r.patientID, default: []].append(i) }
         return out
     }
 

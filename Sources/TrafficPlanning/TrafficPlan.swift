@@ -29,6 +29,10 @@ package struct PlannedRequest: Sendable {
     /// Why no request could be made of its reading under the SUT profile (no route carries its kind,
     /// or the route's format has no form for it): the run stops as misconfigured rather than send it.
     package var unroutable: String?
+    /// The device time of each of its readings (virtual ms, in ``readings`` order; not part of the
+    /// digest): an alert that cites no evidence is timed from the request carrying a reading of its
+    /// patient stamped its time.
+    package var deviceTimes: [Int64] = []
 
     /// A delivery with every field given (MQTT messages name their `topic`).
     package init(
@@ -99,7 +103,7 @@ package enum TrafficPlan {
         } else if let c = r.delivery.corruption {
             (body, rejection) = ObservationJSON.corrupt(json, c)
         }
-        return PlannedRequest(
+        var message = PlannedRequest(
             path: "",
             body: body,
             readings: [(r.id, r.intendedEmitTime)],
@@ -110,6 +114,8 @@ package enum TrafficPlan {
             userProperties: props,
             deviceID: r.deviceID
         )
+        message.deviceTimes = [r.deviceTime]
+        return message
     }
 
     /// The digest of the scenario's whole traffic in the reference contract's form, generated and

@@ -152,7 +152,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// A request carrying one reading (`r` under its wire ids; the request keeps the scenario's).
     func single(_ r: Reading, path: String, body: [UInt8], rejection: ExpectedRejection?) -> PlannedRequest {
         let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
-        return PlannedRequest(
+        var request = PlannedRequest(
             path: path,
             body: body,
             readings: [(naming.scenarioReadingID(r.id), r.intendedEmitTime)],
@@ -161,6 +161,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             expectedRejection: rejection,
             deviceID: naming.scenarioDevice(r.deviceID, of: patient)
         )
+        request.deviceTimes = [r.deviceTime]
+        return request
     }
 
     /// Appends the observation to its device's open batch, or opens a new one when the batch's
@@ -185,6 +187,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < batch.limit {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((naming.scenarioReadingID(r.id), r.intendedEmitTime))
+            batch.request.deviceTimes.append(r.deviceTime)
             batch.request.sendAt = r.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))
             batch.request.body.append(contentsOf: item)

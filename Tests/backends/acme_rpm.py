@@ -23,13 +23,13 @@ Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE),
 Usage: acme_rpm.py UPSTREAM_URL CA_FILE CLIENT_ID CLIENT_SECRET KEY_FILE [--lifetime S] [--fault F]…
 Prints `listening on http://127.0.0.1:PORT`; GET /_stats answers counters as JSON.
 """
+import http.client
 import json
+import socket
 import ssl
 import sys
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -64,18 +64,35 @@ LEVELS = {"high": "HIGH", "medium": "MEDIUM", "low": "LOW"}
 PROGRAMS = {"GENERAL": "adult", "DIABETES_CGM": "diabetic-cgm", "COPD": "copd", "CHD_INFANT": "chd-infant"}
 
 
+LOCAL = threading.local()
+
+
 def upstream(method, path, body=None, content_type="application/json"):
+    """One request to the upstream SUT on this thread's keep-alive connection (reopened once)."""
     data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
-    request = urllib.request.Request(UPSTREAM + path, data=data, method=method, headers={"Content-Type": content_type})
-    try:
-        with urllib.request.urlopen(request, context=CONTEXT, timeout=30) as r:
+    target = urllib.parse.urlsplit(UPSTREAM)
+    for attempt in (0, 1):
+        if getattr(LOCAL, "connection", None) is None:
+            LOCAL.connection = http.client.HTTPSConnection(target.hostname, target.port, context=CONTEXT, timeout=30)
+        try:
+            LOCAL.connection.request(method, path, body=data, headers={"Content-Type": content_type})
+            r = LOCAL.connection.getresponse()
             return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
+        except (http.client.HTTPException, OSError):
+            LOCAL.connection.close()
+            LOCAL.connection = None
+            if attempt == 1:
+                raise
 
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        # Headers and body go out as separate writes: without TCP_NODELAY, Nagle's algorithm and the
+        # client's delayed ACK hold every answer ~40 ms.
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, *args):
         pass
