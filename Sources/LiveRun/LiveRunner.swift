@@ -151,7 +151,7 @@ package final class LiveRunner: Sendable {
         var alertWait: String?
         /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
         var health = RunHealth()
-        /// The first request carrying a reading of a patient stamped at a device time (only for a
+        /// The last request carrying a reading of a patient stamped at a device time (only for a
         /// profile whose alerts cite no evidence).
         var stamped: [Stamp: Int] = [:]
     }
@@ -314,7 +314,7 @@ package final class LiveRunner: Sendable {
                 s.intended.append(intended)
                 s.reached = request.sendAt
                 if stamping {
-                    for t in request.deviceTimes where s.stamped[Stamp(patient: request.patientID, time: t)] == nil {
+                    for t in request.deviceTimes {
                         s.stamped[Stamp(patient: request.patientID, time: t)] = i
                     }
                 }
@@ -373,9 +373,11 @@ package final class LiveRunner: Sendable {
             // The intended send time of an alert's last evidence reading: the request that carried it, or
             // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
             // alert's device time was due on the shared schedule.
-            // An alert citing no evidence (a profile without `evidence`): the first request (or MQTT
-            // message) carrying a reading of its patient stamped its raisedAt — sent late after a dropout
-            // too — else the first of its patient due at or after it.
+            // An alert citing no evidence (a profile without `evidence`): the last request (or MQTT
+            // message) carrying a reading of its patient stamped its raisedAt — by then every reading
+            // stamped then had been sent, one sent late after a dropout too, while another device's
+            // reading of the same instant may have gone long before — else the first of its patient
+            // due at or after it.
             let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
             func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
                 if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }

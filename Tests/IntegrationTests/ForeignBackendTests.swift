@@ -10,13 +10,10 @@ import XCTest
 final class ForeignBackendTests: XCTestCase {
     var directory = ""
     let golden = TestSupport.repositoryRoot + "/golden"
-    /// The core suite but device-dropout-and-backfill, whose reading → alert budget fails through
-    /// this backend (p99 ≈ 2.7 s over 7 alerts at --speed max, every clinical check passing): not yet
-    /// known whether the backend is slow there or the timing of alerts without evidence misplaces
-    /// one (docs/sut-profiles.md says so).
+    /// The whole core suite.
     var scenarios: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: TestSupport.repositoryRoot + "/scenarios/core")) ?? []
-        return names.filter { $0.hasSuffix(".yaml") && $0 != "device-dropout-and-backfill.yaml" }.map { String($0.dropLast(5)) }.sorted()
+        return names.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
     }
 
     override func setUp() { directory = TestSupport.temporaryDirectory("acme") }
@@ -116,7 +113,7 @@ final class ForeignBackendTests: XCTestCase {
         let r = try run(["run", suite] + target)
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
-        XCTAssertEqual(scenarios.count, 11)
+        XCTAssertEqual(scenarios.count, 12)
         XCTAssertTrue(r.out.contains("skipped"), "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out)
         let stats = try TestSupport.run("curl", ["-s", base + "/_stats"]).out
         let counters = try XCTUnwrap(SUTProcess.json(stats) as? [String: Int], stats)
