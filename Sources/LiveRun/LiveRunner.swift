@@ -151,8 +151,8 @@ package final class LiveRunner: Sendable {
         var alertWait: String?
         /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
         var health = RunHealth()
-        /// The last request carrying a reading of a patient stamped at a device time (only for a
-        /// profile whose alerts cite no evidence).
+        /// The last request carrying a reading of a patient stamped at a device time (only from a plan
+        /// that keeps device times: a profile whose alerts cite no evidence).
         var stamped: [Stamp: Int] = [:]
     }
 
@@ -307,17 +307,13 @@ package final class LiveRunner: Sendable {
             }
             let lag = clock.now - intended
             let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
-            let stamping = alertSource.fields.evidence == nil
             shared.withLock { s in
                 s.lag.record(Duration.nonNegativeMicroseconds(lag))
                 s.outcomes.append(RequestOutcome())
                 s.intended.append(intended)
                 s.reached = request.sendAt
-                if stamping {
-                    for t in request.deviceTimes {
-                        s.stamped[Stamp(patient: request.patientID, time: t)] = i
-                    }
-                }
+                // Device times travel only in a plan made for alerts without evidence (the last request wins).
+                for t in request.deviceTimes { s.stamped[Stamp(patient: request.patientID, time: t)] = i }
             }
             await queued[w].acquire()
             queues[w].continuation.yield((i, request, intended))

@@ -253,8 +253,8 @@ extension LiveSuite {
 
     /// A hint for a broker that refused the harness's credentials.
     static func mqttHint(_ error: MQTTError) -> String {
-        let text = "\(error)".lowercased()
-        guard text.contains("not authori") || text.contains("user name or password") else { return "" }
+        guard case .refused(let reason) = error, reason.lowercased().contains("authori") || reason.lowercased().contains("password")
+        else { return "" }
         return " (give the broker's credentials in the SUT profile's mqtt: username and password-env, or a client certificate)"
     }
 

@@ -110,7 +110,8 @@ package enum LiveSuite {
             bleLink: bleLink,
             routes: options.profile.ingestion.routes,
             naming: naming,
-            mqttTopic: options.profile.mqtt.topic
+            mqttTopic: options.profile.mqtt.topic,
+            deviceTimes: options.profile.alerts.fields.evidence == nil
         )
     }
 

@@ -38,6 +38,9 @@ package final class AlertEngine {
     /// The profile `patient` is judged by.
     package func profile(of patient: String) -> Profile { profiles[patient] ?? .adult }
 
+    /// The readings of `patient` judged under its current profile.
+    package func readingCount(of patient: String) -> Int { patients[patient]?.seen.count ?? 0 }
+
     /// Enrols `patient` with `profile`; a patient already judged under another profile starts afresh.
     package func enrol(_ patient: String, profile: Profile) {
         profiles[patient] = profile

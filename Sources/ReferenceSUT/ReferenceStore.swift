@@ -25,9 +25,8 @@ package actor ReferenceStore {
     var retracted: Set<Int> = []
     var seen: Set<String> = []
     var accepted = 0
-    /// Enrolled patients' profiles, and readings accepted per patient.
+    /// Enrolled patients' profiles.
     var enrolled: [String: Profile] = [:]
-    var readingsByPatient: [String: Int] = [:]
 
     package init(
         rules: [AlertRule],
@@ -53,7 +52,6 @@ package actor ReferenceStore {
             enrolled[e.patient] = e.profile
         }
         for o in state.observations where seen.insert(o.readingID).inserted {
-            readingsByPatient[o.patientID, default: 0] += 1
             _ = engine.advance(to: o.time)
             _ = engine.ingest(o)
         }
@@ -82,7 +80,6 @@ package actor ReferenceStore {
                 continue
             }
             accepted += 1
-            readingsByPatient[o.patientID, default: 0] += 1
             fresh.append(o)
             results.append(true)
             raised += engine.advance(to: o.time)
@@ -92,10 +89,7 @@ package actor ReferenceStore {
         do throws(StorageError) {
             try await committer.submit(StorageBatch(observations: fresh, alerts: raised))
         } catch {
-            for o in fresh {
-                seen.remove(o.readingID)
-                readingsByPatient[o.patientID, default: 1] -= 1
-            }
+            for o in fresh { seen.remove(o.readingID) }
             accepted -= fresh.count
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "storage-failed"], by: Double(fresh.count))
             throw error
@@ -160,11 +154,11 @@ package actor ReferenceStore {
         return known != profile
     }
 
-    /// A patient's enrolled profile, readings accepted and alerts listed; nil for a patient the
-    /// SUT knows nothing of.
+    /// A patient's profile, the readings judged under it and the alerts listed; nil for a patient
+    /// the SUT knows nothing of.
     package func patient(_ id: String) -> (profile: Profile, enrolled: Bool, readings: Int, alerts: Int)? {
         let alerts = self.alerts(patient: id, since: nil).count
-        let readings = readingsByPatient[id] ?? 0
+        let readings = engine.readingCount(of: id)
         guard enrolled[id] != nil || readings > 0 || alerts > 0 else { return nil }
         return (engine.profile(of: id), enrolled[id] != nil, readings, alerts)
     }
@@ -176,7 +170,6 @@ package actor ReferenceStore {
         for id in ids { seen.remove(id) }
         engine.forget(patient)
         enrolled[patient] = nil
-        readingsByPatient[patient] = nil
         for (i, a) in published.enumerated() where a.patientID == patient { retracted.insert(i) }
         return ids.count
     }

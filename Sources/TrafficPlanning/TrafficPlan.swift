@@ -30,8 +30,9 @@ package struct PlannedRequest: Sendable {
     /// or the route's format has no form for it): the run stops as misconfigured rather than send it.
     package var unroutable: String?
     /// The device time of each of its readings (virtual ms, in ``readings`` order; not part of the
-    /// digest): an alert that cites no evidence is timed from the request carrying a reading of its
-    /// patient stamped its time.
+    /// digest), kept only when the stream is asked to (`TrafficPlanStream(deviceTimes: true)`): an
+    /// alert that cites no evidence is timed from the request carrying a reading of its patient
+    /// stamped its time.
     package var deviceTimes: [Int64] = []
 
     /// A delivery with every field given (MQTT messages name their `topic`).
@@ -103,7 +104,7 @@ package enum TrafficPlan {
         } else if let c = r.delivery.corruption {
             (body, rejection) = ObservationJSON.corrupt(json, c)
         }
-        var message = PlannedRequest(
+        return PlannedRequest(
             path: "",
             body: body,
             readings: [(r.id, r.intendedEmitTime)],
@@ -114,8 +115,6 @@ package enum TrafficPlan {
             userProperties: props,
             deviceID: r.deviceID
         )
-        message.deviceTimes = [r.deviceTime]
-        return message
     }
 
     /// The digest of the scenario's whole traffic in the reference contract's form, generated and

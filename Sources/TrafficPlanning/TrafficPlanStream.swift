@@ -26,6 +26,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     let naming: WireNaming
     /// The topic of MQTT devices' readings (a SUT profile's `mqtt.topic`).
     let mqttTopic: MQTTTopicTemplate
+    /// Whether requests keep their readings' device times (``PlannedRequest/deviceTimes``).
+    let keepsDeviceTimes: Bool
     /// Open batches by device key: the request so far (body kept serialized, without its closing
     /// bytes), the bytes that close it, and how many readings it takes at most.
     var open: [String: (request: PlannedRequest, offset: Int, first: Int64, suffix: [UInt8], limit: Int)] = [:]
@@ -49,14 +51,17 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     ///   - routes: how HTTP readings reach the SUT (a SUT profile's ingestion routes).
     ///   - naming: the patient and device ids written into the traffic (a SUT profile's `lifecycle`).
     ///   - mqttTopic: the topic of MQTT devices' readings (a SUT profile's `mqtt.topic`).
+    ///   - deviceTimes: keep each request's readings' device times (a run judging alerts without evidence).
     package init(
         for scenario: Scenario,
         seed: UInt64? = nil,
         bleLink: Bool = false,
         routes: IngestionRoutes = .vitalsim,
         naming: WireNaming = .identity,
-        mqttTopic: MQTTTopicTemplate = .vitalsim
+        mqttTopic: MQTTTopicTemplate = .vitalsim,
+        deviceTimes: Bool = false
     ) {
+        keepsDeviceTimes = deviceTimes
         self.routes = routes
         self.naming = naming
         self.mqttTopic = mqttTopic
@@ -106,6 +111,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
                 m.readings = [(generated.id, generated.intendedEmitTime)]
                 m.patientID = generated.patientID
                 m.deviceID = generated.deviceID
+                if keepsDeviceTimes { m.deviceTimes = [r.deviceTime] }
                 push(m)
             }
             return
@@ -161,7 +167,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             expectedRejection: rejection,
             deviceID: naming.scenarioDevice(r.deviceID, of: patient)
         )
-        request.deviceTimes = [r.deviceTime]
+        if keepsDeviceTimes { request.deviceTimes = [r.deviceTime] }
         return request
     }
 
@@ -187,7 +193,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < batch.limit {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((naming.scenarioReadingID(r.id), r.intendedEmitTime))
-            batch.request.deviceTimes.append(r.deviceTime)
+            if keepsDeviceTimes { batch.request.deviceTimes.append(r.deviceTime) }
             batch.request.sendAt = r.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))
             batch.request.body.append(contentsOf: item)

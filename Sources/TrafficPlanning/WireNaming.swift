@@ -92,11 +92,13 @@ package struct WireNaming: Sendable {
     package func patient(_ id: String) -> String { patients[id] ?? id }
 
     /// The wire id of a scenario patient's device.
-    package func device(_ id: String, of patient: String) -> String { devices[patient + "/" + id] ?? id }
+    package func device(_ id: String, of patient: String) -> String {
+        devices.isEmpty ? id : devices[patient + "/" + id] ?? id
+    }
 
     /// Reading `r` under its wire ids (its reading id follows them).
     package func wire(_ r: Reading) -> Reading {
-        guard let source = identities[r.patientID + "/" + r.deviceID] else { return r }
+        guard !identities.isEmpty, let source = identities[r.patientID + "/" + r.deviceID] else { return r }
         return Reading(
             source: source,
             secondary: r.secondary,
@@ -118,7 +120,7 @@ package struct WireNaming: Sendable {
 
     /// The scenario id of a wire device id of a scenario patient.
     package func scenarioDevice(_ wire: String, of patient: String) -> String {
-        scenarioDevices[self.patient(patient) + "/" + wire]?.device ?? wire
+        isIdentity ? wire : scenarioDevices[self.patient(patient) + "/" + wire]?.device ?? wire
     }
 
     /// The scenario reading id of a wire reading id (`PATIENT/DEVICE/…`, or `PATIENT/…` of an id the

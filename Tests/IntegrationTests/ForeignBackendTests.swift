@@ -74,29 +74,11 @@ final class ForeignBackendTests: XCTestCase {
         try TestSupport.vitalsim(args, in: directory, environment: ["CI": "true", "ACME_CLIENT_SECRET": "s3cret"])
     }
 
-    /// A mosquitto broker of the backend's (the MQTT devices of the core suite publish to it).
-    func startBroker() throws -> (Process, String) {
-        let port = TestSupport.freePorts(1)[0]
-        let conf = TestSupport.write(
-            "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n",
-            to: directory,
-            name: "mosquitto.conf"
-        )
-        let broker = Process()
-        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        broker.arguments = ["-c", conf]
-        broker.standardError = FileHandle.nullDevice
-        try broker.run()
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline, try TestSupport.run("bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"]).status != 0 {
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return (broker, "127.0.0.1:\(port)")
-    }
-
     func testTheCoreSuitePassesThroughAProfileAlone() throws {
         let (suite, profile, keys) = try prepare()
-        let (broker, mqtt) = try startBroker()
+        // The backend's broker: the MQTT devices of the core suite publish to it.
+        let (broker, port) = try TestSupport.mosquitto("allow_anonymous true\npersistence false\n", in: directory)
+        let mqtt = "127.0.0.1:\(port)"
         let (upstream, gateway, base) = try startBackend(keys: keys, mqtt: mqtt)
         defer {
             gateway.terminate()

@@ -11,25 +11,13 @@ final class MQTTCredentialsTests: XCTestCase {
         let passwords = directory + "/passwords"
         XCTAssertEqual(try TestSupport.run("mosquitto_passwd", ["-c", "-b", passwords, "vitalsim", "harness-pw"]).status, 0)
         XCTAssertEqual(try TestSupport.run("mosquitto_passwd", ["-b", passwords, "sut", "sut-pw"]).status, 0)
-        let port = TestSupport.freePorts(1)[0]
-        let conf = TestSupport.write(
-            "listener \(port) 127.0.0.1\nallow_anonymous false\npassword_file \(passwords)\npersistence false\n",
-            to: directory,
-            name: "mosquitto.conf"
+        let (broker, port) = try TestSupport.mosquitto(
+            "allow_anonymous false\npassword_file \(passwords)\npersistence false\n",
+            in: directory
         )
-        let broker = Process()
-        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        broker.arguments = ["-c", conf]
-        broker.standardError = FileHandle.nullDevice
-        try broker.run()
         defer {
             broker.terminate()
             broker.waitUntilExit()
-        }
-        // Wait until the broker listens.
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline, try TestSupport.run("bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"]).status != 0 {
-            Thread.sleep(forTimeInterval: 0.1)
         }
         let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
         setenv("VITALSIM_TEST_SUT_MQTT_PASSWORD", "sut-pw", 1)
