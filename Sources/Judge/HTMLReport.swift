@@ -25,6 +25,7 @@ package enum HTMLReport {
             .series{fill:none;stroke:#0969da;stroke-width:1.2} .event{fill:#fff8c5;stroke:#d4a72c;stroke-width:.5}
             .fault{fill:#f6f8fa;stroke:#8c959f;stroke-dasharray:3 2;stroke-width:.5} .expected-window{fill:#2da44e;opacity:.85}
             .alert-marker line{stroke:#cf222e;stroke-width:1.5} .alert-marker circle{fill:#cf222e}
+            p.error{background:#fbefff;border-left:4px solid #8250df;padding:6px 10px} table.contract code{font-size:12px}
             .point{fill:#0969da} .bar{fill:#8250df} .legend span{display:inline-block;margin-right:14px;font-size:12px}
             </style></head><body>
             <h1>\(esc(title)) <span class="badge \(passed == verdicts.count ? "pass" : "fail")">\(passed == verdicts.count ? "PASS" : "FAIL")</span></h1>
@@ -40,7 +41,12 @@ package enum HTMLReport {
     static func scenario(_ v: Verdict) -> String {
         let state = v.passed ? "pass" : "fail"
         var h = "<section class=\"scenario \(state)\" id=\"scenario-\(esc(v.scenario))\" data-passed=\"\(v.passed)\">\n"
-        h += "<h2>\(esc(v.scenario)) <span class=\"badge\">\(v.passed ? "PASS" : "FAIL")</span></h2>\n"
+        h += "<h2>\(esc(v.scenario)) <span class=\"badge\">\(v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL")</span></h2>\n"
+        if let error = v.error {
+            // Not judged: what went wrong, and what the SUT answered meanwhile.
+            h += "<p class=\"error\">Not judged (a misconfiguration or an infrastructure failure, exit 3): \(esc(error))</p>\n"
+            return h + (v.contract.map(contract) ?? "") + "</section>\n"
+        }
         h +=
             "<p>\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed; "
             + "\(v.checks.filter(\.passed).count)/\(v.checks.count) checks passed.</p>\n"
@@ -63,6 +69,7 @@ package enum HTMLReport {
         for path in Verdict.latencyPaths(v) where path != .schedulingLag {
             if let buckets = v.histograms[path], buckets.contains(where: { $0.count > 0 }) { h += histogram(path, buckets) }
         }
+        if let c = v.contract { h += contract(c) }
         let failed = v.checks.filter { !$0.passed }
         let passed = v.checks.filter(\.passed)
         h += "<h3>Verdict</h3>\n"

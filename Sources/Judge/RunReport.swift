@@ -26,12 +26,20 @@ package enum RunReport {
         let tests = verdicts.reduce(0) { $0 + $1.checks.count }
         let failures = verdicts.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
         let skips = verdicts.reduce(0) { $0 + $1.checks.filter(\.skipped).count }
+        let errors = verdicts.filter { $0.error != nil }.count
         var x =
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests + errors)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skips)\">\n"
         for v in verdicts {
             let f = v.checks.filter { !$0.passed }.count
             let k = v.checks.filter(\.skipped).count
-            x += "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"\(k)\">\n"
+            let e = v.error == nil ? 0 : 1
+            x +=
+                "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count + e)\" failures=\"\(f)\" errors=\"\(e)\" skipped=\"\(k)\">\n"
+            if let error = v.error {
+                // Not a clinical failure: the scenario could not be judged (JUnit's <error>, not <failure>).
+                x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"run\">\n"
+                x += "      <error type=\"infrastructure\" message=\"\(xml(error))\">\(xml(error))</error>\n    </testcase>\n"
+            }
             for c in v.checks {
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\">\n"
                 if let rule = c.rule { x += "      <properties><property name=\"rule\" value=\"\(xml(rule))\"/></properties>\n" }
@@ -45,6 +53,10 @@ package enum RunReport {
                 }
                 x += "    </testcase>\n"
             }
+            if let contract = v.contract {
+                let lines = ["SUT contract:"] + contractLines(contract, allBodies: true).map { "  " + $0 }
+                x += "    <system-out>\(xml(lines.joined(separator: "\n")))</system-out>\n"
+            }
             x += "  </testsuite>\n"
         }
         return x + "</testsuites>\n"
@@ -54,43 +66,50 @@ package enum RunReport {
     package static func json(_ verdicts: [Verdict]) -> String {
         func num(_ d: Double) -> JSONValue { d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double((d * 1000).rounded() / 1000) }
         let items: [JSONValue] = verdicts.map { v in
-            .object([
-                ("scenario", .string(v.scenario)), ("passed", .bool(v.passed)),
-                (
-                    "readings",
-                    .object([
-                        ("acknowledged", .int(Int64(v.acknowledged))), ("rejected", .int(Int64(v.rejected))),
-                        ("failed", .int(Int64(v.failed))),
-                    ])
-                ),
-                ("httpVersions", .object(v.httpVersions.keys.sorted().map { ($0, .int(Int64(v.httpVersions[$0]!))) })),
-                (
-                    "latencyMilliseconds",
-                    .object(
-                        v.latency.keys.sorted { $0.rawValue < $1.rawValue }.map { path in
-                            (path.rawValue, .object((v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }))
-                        }
-                    )
-                ),
-                (
-                    "checks",
-                    .array(
-                        v.checks.map { c in
-                            var f: [(String, JSONValue)] = [
-                                ("kind", .string(c.kind.rawValue)), ("name", .string(c.name)), ("passed", .bool(c.passed)),
-                            ]
-                            if let r = c.rule { f.append(("rule", .string(r))) }
-                            if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
-                            if c.skipped { f.append(("skipped", .bool(true))) }
-                            f.append(("detail", .string(c.detail)))
-                            return .object(f)
-                        }
-                    )
-                ),
-            ])
+            var fields: [(String, JSONValue)] = [("scenario", .string(v.scenario)), ("passed", .bool(v.passed))]
+            if let error = v.error { fields.append(("error", .string(error))) }
+            if let contract = v.contract { fields.append(("contract", contractJSON(contract))) }
+            return .object(
+                fields + [
+                    (
+                        "readings",
+                        .object([
+                            ("acknowledged", .int(Int64(v.acknowledged))), ("rejected", .int(Int64(v.rejected))),
+                            ("failed", .int(Int64(v.failed))),
+                        ])
+                    ),
+                    ("httpVersions", .object(v.httpVersions.keys.sorted().map { ($0, .int(Int64(v.httpVersions[$0]!))) })),
+                    (
+                        "latencyMilliseconds",
+                        .object(
+                            v.latency.keys.sorted { $0.rawValue < $1.rawValue }.map { path in
+                                (path.rawValue, .object((v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }))
+                            }
+                        )
+                    ),
+                    (
+                        "checks",
+                        .array(
+                            v.checks.map { c in
+                                var f: [(String, JSONValue)] = [
+                                    ("kind", .string(c.kind.rawValue)), ("name", .string(c.name)), ("passed", .bool(c.passed)),
+                                ]
+                                if let r = c.rule { f.append(("rule", .string(r))) }
+                                if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
+                                if c.skipped { f.append(("skipped", .bool(true))) }
+                                f.append(("detail", .string(c.detail)))
+                                return .object(f)
+                            }
+                        )
+                    ),
+                ]
+            )
         }
         let passed = verdicts.allSatisfy(\.passed)
-        return JSONValue.object([("passed", .bool(passed)), ("scenarios", .array(items))]).serialized() + "\n"
+        var top: [(String, JSONValue)] = [("passed", .bool(passed))]
+        let contracts = verdicts.compactMap(\.contract)
+        if !contracts.isEmpty { top.append(("contract", contractJSON(SUTContract.merged(contracts)))) }
+        return JSONValue.object(top + [("scenarios", .array(items))]).serialized() + "\n"
     }
 
     /// Console lines: one per scenario, every failed check, latency figures.
@@ -98,6 +117,10 @@ package enum RunReport {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var out = ""
         for v in verdicts {
+            if let error = v.error {
+                out += paint("ERROR", "35") + " \(v.scenario): not judged: \(error)\n"
+                continue
+            }
             let failed = v.checks.filter { !$0.passed }
             out +=
                 (v.passed ? paint("PASS", "32") : paint("FAIL", "31"))
@@ -124,9 +147,17 @@ package enum RunReport {
                     )
             }
         }
+        let contracts = verdicts.compactMap(\.contract)
+        if !contracts.isEmpty {
+            out += "SUT contract" + (contracts.count > 1 ? " (\(contracts.count) scenarios)" : "") + ":\n"
+            for line in contractLines(SUTContract.merged(contracts), allBodies: false) { out += "  \(line)\n" }
+        }
         let total = verdicts.count
         let passed = verdicts.filter(\.passed).count
-        out += (passed == total ? paint("PASS", "32") : paint("FAIL", "31")) + " \(passed)/\(total) scenario(s)\n"
+        let errors = verdicts.filter { $0.error != nil }.count
+        out +=
+            (passed == total ? paint("PASS", "32") : paint("FAIL", "31")) + " \(passed)/\(total) scenario(s)"
+            + (errors > 0 ? ", \(errors) not judged (exit 3)\n" : "\n")
         return out
     }
 }

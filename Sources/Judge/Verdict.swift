@@ -42,7 +42,26 @@ package struct Verdict: Sendable {
     package var expectedAlerts: [GoldenFile.ExpectedAlert] = []
     /// Vital signs and events to draw, when an HTML report was asked for.
     package var chart: ScenarioChart?
-    package var passed: Bool { checks.allSatisfy(\.passed) }
+    /// What the run saw of the SUT's interface (endpoints and statuses, alerts read and mapped).
+    package var contract: SUTContract?
+    /// Why the scenario could not be judged (a misconfiguration or an infrastructure failure, exit
+    /// 3): its checks are then empty, and reports show it as an error, never as a clinical failure.
+    package var error: String?
+    package var passed: Bool { error == nil && checks.allSatisfy(\.passed) }
+
+    /// A scenario that could not be judged: `error` says why, `contract` what the SUT answered meanwhile.
+    package init(scenario: String, error: String, contract: SUTContract?) {
+        self.scenario = scenario
+        checks = []
+        self.error = error
+        self.contract = contract
+    }
+
+    /// A judged scenario's checks.
+    package init(scenario: String, checks: [Check]) {
+        self.scenario = scenario
+        self.checks = checks
+    }
 
     /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling lag.
     package static func latencyPaths(_ v: Verdict) -> [LatencyPath] {

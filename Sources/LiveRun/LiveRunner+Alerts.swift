@@ -27,7 +27,17 @@ extension LiveRunner {
             return
         }
         let now = ContinuousClock.now
-        let alerts = naming.isIdentity ? list.alerts : list.alerts.compactMap(scenarioAlert)
+        var outside: [String] = []
+        let alerts =
+            naming.isIdentity
+            ? list.alerts
+            : list.alerts.compactMap { a in
+                let mine = scenarioAlert(a)
+                if mine == nil { outside.append(a.alertID) }
+                return mine
+            }
+        auth.contract.listed(read: alerts, outside: outside)
+        auth.contract.unreadable(list.unreadable, first: list.firstUnreadable)
         shared.withLock { s in
             s.health.pollSucceeded(unreadable: list)
             for alert in alerts where s.firstSeen[alert.alertID] == nil {

@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import SUTClient
 import TrafficPlanning
 import Wire
 
@@ -53,5 +54,26 @@ extension LiveRunner {
             }
         }
         return d
+    }
+
+    /// Records in the SUT contract what the run's MQTT messages met (PUBACK, the SUT's refusal, no
+    /// PUBACK) and how many requests were not sent after the run stopped.
+    static func log(_ sent: [SentRequest], _ outcomes: [RequestOutcome], naming: WireNaming, to contract: ContractLog) {
+        var notSent = 0
+        for (i, request) in sent.enumerated() where i < outcomes.count {
+            let outcome = outcomes[i]
+            if outcome.status == nil, outcome.attempts == 0 {
+                notSent += 1
+            } else if let topic = request.topic {
+                let patient = naming.patient(request.patientID)
+                contract.published(
+                    topic: topic,
+                    status: outcome.status,
+                    patient: patient,
+                    device: naming.device(request.deviceID, of: request.patientID)
+                )
+            }
+        }
+        contract.notSent(notSent)
     }
 }

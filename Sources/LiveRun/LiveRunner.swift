@@ -90,6 +90,7 @@ package final class LiveRunner: Sendable {
         outageLimit: Duration = .seconds(60),
         isAlive: @escaping @Sendable () -> Bool = { true },
         naming: WireNaming = .identity,
+        contract: ContractLog = ContractLog(),
         note: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.naming = naming
@@ -114,7 +115,8 @@ package final class LiveRunner: Sendable {
         )
         var credentials = profile.auth
         credentials.headers += headers
-        auth = RequestAuth(credentials, base: self.base, client: client)
+        contract.use(base: self.base)
+        auth = RequestAuth(credentials, base: self.base, client: client, contract: contract)
         alertSource = profile.alerts
         rejectionField = profile.ingestion.rejectionField
         rejectionStatuses = profile.ingestion.rejectionStatuses
@@ -255,7 +257,9 @@ package final class LiveRunner: Sendable {
             mqtt?.disconnect()
             for o in observers { o.stop() }
         }
-        return result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
+        let result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
+        LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
+        return result
     }
 
     /// Records what a push observer sees: each alert's first arrival, and repeats.
@@ -426,14 +430,12 @@ package final class LiveRunner: Sendable {
         var firstFailure: ContinuousClock.Instant?
         var renewed = false
         if let reason = r.unroutable { return unroutable(reason, shared) }
+        let url = r.url(base: base)
+        let wire = (patient: naming.patient(r.patientID), device: naming.device(r.deviceID, of: r.patientID))
         while true {
             let credentials: [String]
             let token: String?
-            switch await auth.ingestion(
-                patient: r.patientID,
-                device: r.deviceID,
-                wire: (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
-            ) {
+            switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
             case .success(let c): (credentials, token) = c
             case .failure(let problem):
                 shared.withLock { s in
@@ -444,12 +446,7 @@ package final class LiveRunner: Sendable {
             }
             outcome.attempts += 1
             do throws(HTTPTransportError) {
-                let reply = try await client.post(
-                    r.url(base: base),
-                    body: r.body,
-                    headers: ["Content-Type: " + r.contentType] + credentials,
-                    method: r.method
-                )
+                let reply = try await attempt(r, url: url, credentials: credentials, wire: wire)
                 // A token the SUT no longer accepts (expired early, revoked): one more try with a new one.
                 if reply.status == 401, !renewed, auth.refused(token: token) {
                     renewed = true
@@ -476,6 +473,43 @@ package final class LiveRunner: Sendable {
             }
             try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
             delay = min(delay * 2, 4)
+        }
+    }
+
+    /// One attempt at request `r`, its answer (or its failure) recorded in the SUT contract.
+    func attempt(
+        _ r: PlannedRequest,
+        url: String,
+        credentials: [String],
+        wire: (patient: String, device: String)
+    ) async throws(HTTPTransportError) -> HTTPReply {
+        do throws(HTTPTransportError) {
+            let reply = try await client.post(
+                url,
+                body: r.body,
+                headers: ["Content-Type: " + r.contentType] + credentials,
+                method: r.method
+            )
+            auth.contract.answered(
+                .ingestion,
+                method: r.method,
+                url: url,
+                status: reply.status,
+                body: reply.body,
+                patient: wire.patient,
+                device: wire.device
+            )
+            return reply
+        } catch {
+            auth.contract.unanswered(
+                .ingestion,
+                method: r.method,
+                url: url,
+                reason: error.reason,
+                patient: wire.patient,
+                device: wire.device
+            )
+            throw error
         }
     }
 

@@ -34,9 +34,12 @@ struct ScenarioSetup {
     let bleDevices: [(String, DeviceSpec)]
     /// A scratch folder for the run's helpers.
     let scratch: String
+    /// Where the SUT's answers are recorded for the report's SUT-contract section.
+    let contract: ContractLog
 
-    init(path: String, scenario: Scenario, options: LiveOptions) {
+    init(path: String, scenario: Scenario, options: LiveOptions, contract: ContractLog) {
         self.path = path
+        self.contract = contract
         self.scenario = scenario
         self.options = options
         bleDevices = options.ble == .hci ? scenario.bleDevices : []
@@ -53,14 +56,15 @@ struct ScenarioSetup {
 extension LiveSuite {
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
     /// their bodies), the traffic digest, the raw result and the SUT's base URL; `awaiting` are the
-    /// alerts waited for at the end.
+    /// alerts waited for at the end; `contract` records what the SUT answered (kept when the run fails).
     static func execute(
         _ path: String,
         _ scenario: Scenario,
         _ options: LiveOptions,
-        awaiting: AlertWait
+        awaiting: AlertWait,
+        contract: ContractLog = ContractLog()
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
-        let setup = ScenarioSetup(path: path, scenario: scenario, options: options)
+        let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract)
         let routes = options.profile.ingestion.routes
         let naming = try wireNaming(scenario, options, bleLink: setup.overBLE)
         let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
@@ -356,6 +360,7 @@ extension LiveSuite {
             outageLimit: options.outageLimit,
             isAlive: alive,
             naming: naming,
+            contract: setup.contract,
             note: { [note = options.note] in note("\(name): \($0)") }
         )
     }

@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import Judge
 import Oracle
+import SUTClient
 import SUTProfile
 import TrafficPlanning
 import VitalSimCore
@@ -115,7 +116,8 @@ package enum LiveSuite {
         )
     }
 
-    /// Runs and judges each scenario.
+    /// Runs and judges each scenario. A scenario that cannot be judged (a misconfiguration, an
+    /// unreachable SUT) ends the list as a verdict with an ``Verdict/error``; input errors throw.
     package static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
         var verdicts: [Verdict] = []
         for path in paths {
@@ -134,44 +136,72 @@ package enum LiveSuite {
             }
             progress("running \(scenario.name) (\(path))")
             let awaiting = AlertWait(golden: golden, grace: options.alertWait)
-            let (plan, digest, result, base) = try await execute(path, scenario, options, awaiting: awaiting)
-            let evidence = EvidenceCatalog(
-                scenario: scenario,
-                seed: options.seed,
-                citing: Set(result.alerts.flatMap(\.evidence)),
-                sent: plan,
-                outcomes: result.outcomes,
-                bleLink: result.ble != nil
-            )
-            var verdict = Verdict.judge(
-                scenario: scenario.name,
-                golden: golden,
-                plan: plan,
-                digest: digest,
-                result: result,
-                evidence: evidence
-            )
-            if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
-            if let evidence = options.evidence {
-                // The bundle logs every request with its body: regenerated (the run kept no bodies), the
-                // traffic digest proving it is what was sent.
-                let whole = try sentTraffic(scenario, options, bleLink: result.ble != nil)
-                try EvidenceBundle.write(
-                    to: evidence + "/" + scenario.name,
-                    scenarioPath: path,
-                    scenario: scenario,
-                    goldenPath: goldenPath,
-                    seed: options.seed ?? scenario.seed,
-                    target: options.target ?? "embedded reference SUT (\(base))",
-                    plan: whole,
-                    digest: digest,
-                    result: result,
-                    verdict: verdict
-                )
+            let contract = ContractLog()
+            let executed: ([SentRequest], String, LiveRunResult, String)
+            do throws(HarnessError) {
+                executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
+            } catch {
+                // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
+                // as an error with what the SUT answered, and the scenarios judged before it.
+                if error.isInputError { throw error }
+                let message = error.description
+                let reason = message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
+                verdicts.append(Verdict(scenario: scenario.name, error: reason, contract: contract.summary()))
+                break
             }
-            verdicts.append(verdict)
+            let judged = (golden: golden, path: goldenPath, contract: contract.summary())
+            verdicts.append(try judge(executed, path: path, scenario: scenario, against: judged, options: options))
         }
         return verdicts
+    }
+
+    /// A scenario's verdict from what its run sent and saw, against its golden file, with the SUT
+    /// contract the run recorded; with `--evidence`, its bundle written.
+    static func judge(
+        _ executed: ([SentRequest], String, LiveRunResult, String),
+        path: String,
+        scenario: Scenario,
+        against judged: (golden: GoldenFile, path: String, contract: SUTContract),
+        options: LiveOptions
+    ) throws(HarnessError) -> Verdict {
+        let (plan, digest, result, base) = executed
+        let (golden, goldenPath) = (judged.golden, judged.path)
+        let evidence = EvidenceCatalog(
+            scenario: scenario,
+            seed: options.seed,
+            citing: Set(result.alerts.flatMap(\.evidence)),
+            sent: plan,
+            outcomes: result.outcomes,
+            bleLink: result.ble != nil
+        )
+        var verdict = Verdict.judge(
+            scenario: scenario.name,
+            golden: golden,
+            plan: plan,
+            digest: digest,
+            result: result,
+            evidence: evidence
+        )
+        verdict.contract = judged.contract
+        if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
+        if let evidence = options.evidence {
+            // The bundle logs every request with its body: regenerated (the run kept no bodies), the
+            // traffic digest proving it is what was sent.
+            let whole = try sentTraffic(scenario, options, bleLink: result.ble != nil)
+            try EvidenceBundle.write(
+                to: evidence + "/" + scenario.name,
+                scenarioPath: path,
+                scenario: scenario,
+                goldenPath: goldenPath,
+                seed: options.seed ?? scenario.seed,
+                target: options.target ?? "embedded reference SUT (\(base))",
+                plan: whole,
+                digest: digest,
+                result: result,
+                verdict: verdict
+            )
+        }
+        return verdict
     }
 
     /// Runs each scenario and writes its golden file from what the SUT did; returns the paths written

@@ -96,8 +96,10 @@ extension AlertList {
             }
             let reply: HTTPReply
             do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
+                auth.contract.unanswered(.alerts, method: "GET", url: url, reason: error.reason)
                 return (.failure(Problem(text: "GET \(url) got no answer: \(error.reason)")), first)
             }
+            auth.contract.answered(.alerts, method: "GET", url: url, status: reply.status, body: reply.body)
             if reply.status == 401, !renewed, auth.refused(token: token) {
                 renewed = true
                 continue

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import Locking
 import SUTProfile
 import Wire
@@ -18,6 +19,7 @@ package final class OAuth2Session: Sendable {
     package let settings: OAuth2
     package let tokenURL: String
     let client: HTTPMultiClient
+    let contract: ContractLog
 
     struct Token: Sendable {
         var value: String
@@ -32,8 +34,9 @@ package final class OAuth2Session: Sendable {
     let state = Locked(State())
 
     /// - Parameter base: the SUT's base URL, for a token URL given as a path.
-    package init(_ settings: OAuth2, base: String, client: HTTPMultiClient) {
+    package init(_ settings: OAuth2, base: String, client: HTTPMultiClient, contract: ContractLog = ContractLog()) {
         self.settings = settings
+        self.contract = contract
         tokenURL = SUTProfile.resolve(settings.tokenURL, base: base)
         self.client = client
     }
@@ -81,8 +84,10 @@ package final class OAuth2Session: Sendable {
         let started = ContinuousClock.now
         let reply: HTTPReply
         do throws(HTTPTransportError) { reply = try await client.post(tokenURL, body: Array(body.utf8), headers: headers) } catch {
+            contract.unanswered(.token, method: "POST", url: tokenURL, reason: error.reason)
             return .failure(CredentialProblem("the OAuth2 token endpoint POST \(tokenURL) got no answer: \(error.reason)"))
         }
+        contract.answered(.token, method: "POST", url: tokenURL, status: reply.status, body: reply.body)
         return OAuth2Session.token(from: reply, url: tokenURL, settings: settings, requestedAt: started)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import SUTProfile
 import TrafficPlanning
 import VitalSimCore
@@ -79,24 +80,32 @@ package struct PatientLifecycle: Sendable {
             let encoded = wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
             let url = base + LifecycleStep.fill(path, run: run, scenario: scenarioName, patient: encoded)
             let body = step.body(context(p))
-            return await request(method, url, body: body, contentType: contentType, step: step).map { fail($0) }
+            return await request(method, url, body: body, contentType: contentType, step: step, patient: encoded).map { fail($0) }
         case let .command(arguments, directory):
             let filled = arguments.map { LifecycleStep.fill($0, run: run, scenario: scenarioName, patient: wire) }
-            return await PatientLifecycle.command(
+            let problem = await PatientLifecycle.command(
                 filled,
                 directory: directory,
                 environment: environment(p),
                 input: patientJSON(p),
                 timeout: step.timeout
             )
-            .map { fail($0) }
+            auth.contract.command(step.role, filled, problem: problem)
+            return problem.map { fail($0) }
         }
     }
 
     /// Sends a step's request (credentials: `auth.headers` with `lifecycle.headers`, else with the
     /// devices file's first admin token, else those of alert reads, an OAuth2 token renewed once
     /// after a 401); nil when its status is one the step expects.
-    func request(_ method: String, _ url: String, body: [UInt8]?, contentType: String, step: LifecycleStep) async -> String? {
+    func request(
+        _ method: String,
+        _ url: String,
+        body: [UInt8]?,
+        contentType: String,
+        step: LifecycleStep,
+        patient: String
+    ) async -> String? {
         var renewed = false
         while true {
             var headers: [String]
@@ -115,7 +124,11 @@ package struct PatientLifecycle: Sendable {
             let reply: HTTPReply
             do throws(HTTPTransportError) {
                 reply = try await client.send(method, url, body: body, headers: headers, timeout: step.timeout)
-            } catch { return "\(method) \(url) got no answer: \(error.reason)" }
+            } catch {
+                auth.contract.unanswered(step.role, method: method, url: url, reason: error.reason, patient: patient)
+                return "\(method) \(url) got no answer: \(error.reason)"
+            }
+            auth.contract.answered(step.role, method: method, url: url, status: reply.status, body: reply.body, patient: patient)
             if reply.status == 401, !renewed, auth.refused(token: token) {
                 renewed = true
                 continue
@@ -133,4 +146,9 @@ package struct PatientLifecycle: Sendable {
 package struct LifecycleProblem: Error, Sendable, Equatable {
     package let message: String
     package init(_ message: String) { self.message = message }
+}
+
+extension LifecycleStep {
+    /// The step's part in the reports' SUT contract.
+    var role: SUTContract.Role { field.hasPrefix("lifecycle.reset") ? .reset : .enrol }
 }

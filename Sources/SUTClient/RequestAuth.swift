@@ -8,10 +8,13 @@ package final class RequestAuth: Sendable {
     let auth: SUTProfile.Auth
     /// The OAuth2 session, when the profile has `auth.oauth2`.
     package let oauth: OAuth2Session?
+    /// Where the SUT's answers to the run's requests are recorded (the reports' SUT contract).
+    package let contract: ContractLog
 
-    package init(_ auth: SUTProfile.Auth, base: String, client: HTTPMultiClient) {
+    package init(_ auth: SUTProfile.Auth, base: String, client: HTTPMultiClient, contract: ContractLog = ContractLog()) {
         self.auth = auth
-        oauth = auth.oauth2.map { OAuth2Session($0, base: base, client: client) }
+        self.contract = contract
+        oauth = auth.oauth2.map { OAuth2Session($0, base: base, client: client, contract: contract) }
     }
 
     /// Static headers only (`--header`).

@@ -9,6 +9,8 @@ package struct SentRequest: Sendable {
     /// The MQTT topic, nil for HTTP requests.
     package var topic: String?
     package var patientID: String
+    /// The device whose readings it carries (the scenario's id).
+    package var deviceID: String
     /// Intended emit time of its last reading (virtual ms from the start).
     package var sendAt: Int64
     package var expectedRejection: ExpectedRejection?
@@ -25,6 +27,7 @@ package struct SentRequest: Sendable {
         path = r.path
         topic = r.topic
         patientID = r.patientID
+        deviceID = r.deviceID
         sendAt = r.sendAt
         expectedRejection = r.expectedRejection
         readingCount = r.readings.count

@@ -241,10 +241,14 @@ extension VitalSim {
                 if error.isInputError { throw ExitCodes.input }
                 throw ExitCodes.infrastructure
             }
+            // A scenario that could not be judged is reported (as an error, with the SUT contract) and exits 3.
+            let errors = verdicts.filter { $0.error != nil }
+            for v in errors { printError("vitalsim run: \(v.scenario): \(v.error ?? "")") }
             if let junit { try write(RunReport.junit(verdicts), to: junit) }
             if let json { try write(RunReport.json(verdicts), to: json) }
             if let html { try write(HTMLReport.render(verdicts, title: "VitalSim run of \(live.path)"), to: html) }
             print(RunReport.console(verdicts, colour: colour), terminator: "")
+            if !errors.isEmpty { throw ExitCodes.infrastructure }
             if !verdicts.allSatisfy(\.passed) { throw ExitCode(1) }
         }
 

@@ -92,7 +92,7 @@ final class ForeignBackendTests: XCTestCase {
         XCTAssertEqual(doctor.status, 0, doctor.out + doctor.err)
         XCTAssertTrue(doctor.out.contains("✓ enrolment") && doctor.out.contains("✓ reset"), doctor.out)
         // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed.
-        let r = try run(["run", suite] + target)
+        let r = try run(["run", suite] + target + ["--json", directory + "/report.json"])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
         XCTAssertEqual(scenarios.count, 12)
@@ -101,6 +101,32 @@ final class ForeignBackendTests: XCTestCase {
         let counters = try XCTUnwrap(SUTProcess.json(stats) as? [String: Int], stats)
         XCTAssertGreaterThan(counters["tokens_issued"] ?? 0, 1, "tokens were renewed: \(stats)")
         XCTAssertGreaterThan(counters["refused"] ?? 0, 0, "corrupt readings were refused with 422: \(stats)")
+        try checkContract(directory + "/report.json", tokens: counters["tokens_issued"] ?? 0, refused: counters["refused"] ?? 0)
+    }
+
+    /// The report's SUT-contract section names every endpoint the run used, ids templated, with the
+    /// statuses the backend itself counted.
+    func checkContract(_ report: String, tokens: Int, refused: Int) throws {
+        let json = try XCTUnwrap(SUTProcess.json(String(contentsOfFile: report, encoding: .utf8)) as? [String: Any])
+        let contract = try XCTUnwrap(json["contract"] as? [String: Any], "the merged contract")
+        let endpoints = try XCTUnwrap(contract["endpoints"] as? [[String: Any]])
+        func statuses(_ role: String, _ name: String) -> [String: Int]? {
+            endpoints.first { $0["role"] as? String == role && $0["name"] as? String == name }?["statuses"] as? [String: Int]
+        }
+        let names = endpoints.map { "\($0["role"] ?? "") \($0["name"] ?? "")" }
+        XCTAssertEqual(statuses("token", "POST /oauth/token"), ["200": tokens], "\(names)")
+        XCTAssertEqual(statuses("enrol", "POST /v2/patients")?.keys.sorted(), ["201"], "\(names)")
+        XCTAssertEqual(statuses("reset", "DELETE /v2/patients/{patient}")?.keys.sorted(), ["204"], "\(names)")
+        XCTAssertEqual(statuses("enrol", "POST /v2/patients")?["201"], statuses("reset", "DELETE /v2/patients/{patient}")?["204"])
+        let fhir = try XCTUnwrap(statuses("ingestion", "POST /fhir/r4/Observation"), "\(names)")
+        let telemetry = statuses("ingestion", "POST /v2/telemetry") ?? [:]
+        XCTAssertEqual((fhir["422"] ?? 0) + (telemetry["422"] ?? 0), refused, "every refusal the backend counted: \(fhir) \(telemetry)")
+        XCTAssertNotNil(statuses("ingestion", "MQTT vitals/{patient}/spo2")?["200"], "\(names)")
+        XCTAssertTrue(names.contains { $0.hasPrefix("alerts GET /v2/alerts") }, "\(names)")
+        let alerts = try XCTUnwrap(contract["alerts"] as? [String: Any])
+        XCTAssertGreaterThan(alerts["read"] as? Int ?? 0, 10)
+        XCTAssertEqual(alerts["unmapped"] as? [String: Int], [:])
+        XCTAssertEqual(alerts["unreadable"] as? Int, 0)
     }
 
     func testFaultyModesAreCaughtWithTheRightFinding() throws {
@@ -122,5 +148,32 @@ final class ForeignBackendTests: XCTestCase {
             XCTAssertEqual(r.status, 1, c.fault + ": " + r.out + r.err)
             XCTAssertTrue(r.out.contains(c.finding), c.fault + ": " + r.out)
         }
+    }
+
+    /// A rule name the profile does not map is its own finding, and the report's SUT contract lists
+    /// the raw name, never a spurious or missed alert alone.
+    func testAnUnmappedRuleNameIsReportedWithItsRawName() throws {
+        let (_, profile, keys) = try prepare()
+        let text = try String(contentsOfFile: profile, encoding: .utf8)
+        try text.replacingOccurrences(of: "  HIGH_BP: bp.hypertensive-crisis\n", with: "").write(
+            toFile: profile,
+            atomically: true,
+            encoding: .utf8
+        )
+        let crisis = TestSupport.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
+        let (upstream, gateway, base) = try startBackend(keys: keys)
+        defer {
+            gateway.terminate()
+            gateway.waitUntilExit()
+            upstream.stop()
+        }
+        let report = directory + "/unmapped.json"
+        let r = try run(["run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3", "--json", report])
+        XCTAssertEqual(r.status, 1, r.out + r.err)
+        XCTAssertTrue(r.out.contains("unmapped"), r.out)
+        XCTAssertTrue(r.out.contains("unmapped: rule 'HIGH_BP' ×"), "the console's SUT contract names it: \(r.out)")
+        let json = try XCTUnwrap(SUTProcess.json(String(contentsOfFile: report, encoding: .utf8)) as? [String: Any])
+        let alerts = try XCTUnwrap((json["contract"] as? [String: Any])?["alerts"] as? [String: Any])
+        XCTAssertGreaterThan((alerts["unmapped"] as? [String: Int])?["rule 'HIGH_BP'"] ?? 0, 0, "\(alerts)")
     }
 }

@@ -83,7 +83,8 @@ final class LiveHarnessTests: XCTestCase {
             xml = junitparser.JUnitXml.fromfile(sys.argv[1])
             cases = [c for s in xml for c in s]
             rules = [p.get("value") for p in ET.parse(sys.argv[1]).iter("property") if p.get("name") == "rule"]
-            print(len(list(xml)), len(cases), sum(1 for c in cases if not c.is_passed), ",".join(sorted(set(rules))))
+            contract = sum(1 for s in ET.parse(sys.argv[1]).getroot() if "ingestion POST /api/v1/observations: " in (s.findtext("system-out") or ""))
+            print(len(list(xml)), len(cases), sum(1 for c in cases if not c.is_passed), ",".join(sorted(set(rules))), contract)
             """
         let parsed = try TestSupport.run(python, ["-c", script, junit])
         XCTAssertEqual(parsed.status, 0, parsed.err)
@@ -94,6 +95,7 @@ final class LiveHarnessTests: XCTestCase {
         XCTAssertEqual(f.count > 1 ? Int(f[1]) : nil, count)
         XCTAssertEqual(f.count > 2 ? f[2] : nil, "0")
         XCTAssertTrue(f.count > 3 && f[3].split(separator: ",").contains("bp.hypertensive-crisis"), parsed.out)
+        XCTAssertEqual(f.count > 4 ? f[4] : nil, "2", "each suite's system-out holds its SUT contract: \(parsed.out)")
     }
 
     /// The HTML report renders in headless Chromium (Debian's chromium-headless-shell): the DOM holds a
@@ -114,6 +116,7 @@ final class LiveHarnessTests: XCTestCase {
         func count(_ needle: String) -> Int { dom.out.components(separatedBy: needle).count - 1 }
         XCTAssertEqual(count("<section class=\"scenario "), 2, "a section per scenario")
         XCTAssertEqual(count("<figure class=\"vitals\""), 2, "a vitals chart per patient")
+        XCTAssertEqual(count("<table class=\"contract\">"), 2, "a SUT contract per scenario")
         XCTAssertGreaterThan(count("<polyline class=\"series\""), 2)
         XCTAssertGreaterThan(count("class=\"alert-marker\" data-rule=\"bp.hypertensive-crisis\""), 0, "the raised alert is marked")
         XCTAssertGreaterThan(count("class=\"expected-window\" data-rule=\"bp.hypertensive-crisis\""), 0, "the expected window is drawn")

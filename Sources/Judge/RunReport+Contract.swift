@@ -1,0 +1,69 @@
+import Foundation
+import VitalSimCore
+
+/// The SUT-contract section of the reports: endpoints with the statuses they answered, the first
+/// body of each refusal, and the alerts read, unreadable, unmapped or left out.
+extension RunReport {
+    /// Statuses whose first body the console shows: those that point at a configuration or an outage.
+    static func worthShowing(_ status: Int) -> Bool { [401, 403, 404, 405, 429].contains(status) || status >= 500 }
+
+    /// Console or JUnit text lines; `allBodies` adds the first body of each refusal (`all`: of every
+    /// status from 400, else only of those that point at a misconfiguration or an outage).
+    package static func contractLines(_ c: SUTContract, allBodies: Bool) -> [String] {
+        var lines: [String] = []
+        let width = c.endpoints.map(\.role.rawValue.count).max() ?? 0
+        for e in c.sortedEndpoints {
+            let role = e.role.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+            lines.append("\(role) \(e.name): \(e.summary)")
+            for status in e.firstBodies.keys.sorted() where allBodies || worthShowing(status) {
+                lines.append(String(repeating: " ", count: width + 1) + "  first \(e.label(status)): \(e.firstBodies[status]!)")
+            }
+            if let reason = e.firstUnanswered {
+                lines.append(String(repeating: " ", count: width + 1) + "  first without an answer: \(reason)")
+            }
+        }
+        if c.endpoints.isEmpty { lines.append("no endpoint of the SUT was reached") }
+        lines.append(c.alertSummary)
+        return lines
+    }
+
+    /// The section as JSON.
+    package static func contractJSON(_ c: SUTContract) -> JSONValue {
+        let endpoints: [JSONValue] = c.sortedEndpoints.map { e in
+            var fields: [(String, JSONValue)] = [
+                ("role", .string(e.role.rawValue)), ("transport", .string(e.transport.rawValue)), ("name", .string(e.name)),
+                ("statuses", .object(e.statuses.keys.sorted().map { (String($0), .int(Int64(e.statuses[$0]!))) })),
+                ("unanswered", .int(Int64(e.unanswered))),
+            ]
+            if !e.firstBodies.isEmpty {
+                fields.append(("firstBodies", .object(e.firstBodies.keys.sorted().map { (String($0), .string(e.firstBodies[$0]!)) })))
+            }
+            if let reason = e.firstUnanswered { fields.append(("firstUnanswered", .string(reason))) }
+            return .object(fields)
+        }
+        var alerts: [(String, JSONValue)] = [
+            ("read", .int(Int64(c.alertsRead))), ("unreadable", .int(Int64(c.unreadable))),
+            ("unmapped", .object(c.unmapped.keys.sorted().map { ($0, .int(Int64(c.unmapped[$0]!))) })),
+            ("outsideRun", .int(Int64(c.outsideRun))),
+        ]
+        if let first = c.firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
+        return .object([("endpoints", .array(endpoints)), ("alerts", .object(alerts)), ("notSent", .int(Int64(c.notSent)))])
+    }
+}
+
+extension HTMLReport {
+    /// The section as a table (one row per endpoint) and a line on the alerts.
+    static func contract(_ c: SUTContract) -> String {
+        var h = "<h3>SUT contract</h3>\n"
+        h += "<table class=\"contract\"><tr><th>role</th><th>endpoint</th><th>answers</th><th>first refusals</th></tr>\n"
+        for e in c.sortedEndpoints {
+            var first = e.firstBodies.keys.sorted().map { "<b>\(esc(e.label($0)))</b> \(esc(e.firstBodies[$0]!))" }
+            if let reason = e.firstUnanswered { first.append("<b>no answer</b> \(esc(reason))") }
+            h +=
+                "<tr class=\"endpoint\" data-role=\"\(e.role.rawValue)\"><td>\(e.role.rawValue)</td><td><code>\(esc(e.name))</code></td>"
+                + "<td>\(esc(e.summary))</td><td>\(first.joined(separator: "<br>"))</td></tr>\n"
+        }
+        if c.endpoints.isEmpty { h += "<tr><td colspan=\"4\">no endpoint of the SUT was reached</td></tr>\n" }
+        return h + "</table>\n<p class=\"contract-alerts\">\(esc(c.alertSummary))</p>\n"
+    }
+}
