@@ -41,7 +41,7 @@ extension LiveRunner {
         shared.withLock { s in
             s.health.pollSucceeded(unreadable: list)
             for alert in alerts where s.firstSeen[alert.alertID] == nil {
-                s.firstSeen[alert.alertID] = (alert, now)
+                s.firstSeen[alert.alertID] = (s.clock?.onDeviceTime(alert) ?? alert, now)
                 s.order.append(alert.alertID)
             }
         }

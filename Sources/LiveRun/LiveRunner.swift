@@ -156,6 +156,8 @@ package final class LiveRunner: Sendable {
         /// The last request carrying a reading of a patient stamped at a device time (only from a plan
         /// that keeps device times: a profile whose alerts cite no evidence).
         var stamped: [Stamp: Int] = [:]
+        /// For alerts on the server's clock: when each patient's requests were sent.
+        var clock: AlertClock?
     }
 
     /// A patient and a device time (virtual ms).
@@ -217,7 +219,8 @@ package final class LiveRunner: Sendable {
         alongside: Alongside? = nil,
         awaiting: AlertWait? = nil
     ) async -> LiveRunResult {
-        let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }))
+        let clock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
+        let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }, clock: clock))
         var sent: [SentRequest] = []
         let queues: [Queue] = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
         // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
@@ -257,17 +260,21 @@ package final class LiveRunner: Sendable {
             mqtt?.disconnect()
             for o in observers { o.stop() }
         }
-        let result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
+        var result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
         LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
+        result.misconfiguration =
+            result.misconfiguration
+            ?? AlertClock.problem(result.alerts, start: startUnixMilliseconds, span: span, clock: alertSource.clock)
         return result
     }
 
     /// Records what a push observer sees: each alert's first arrival, and repeats.
     func collect(_ observer: PushObserver, index k: Int, _ shared: State) async {
         for await wire in observer.alerts {
-            guard let a = scenarioAlert(wire) else { continue }
+            guard let mine = scenarioAlert(wire) else { continue }
             let now = ContinuousClock.now
             shared.withLock { s in
+                let a = s.clock?.onDeviceTime(mine) ?? mine
                 if s.push[k].firstSeen[a.alertID] == nil {
                     s.push[k].firstSeen[a.alertID] = now
                     s.push[k].alerts[a.alertID] = a
@@ -342,6 +349,9 @@ package final class LiveRunner: Sendable {
             let intended = speed == nil ? clock.now : scheduled
             if speed == nil { shared.withLock { $0.intended[i] = intended } }
             let outcome: RequestOutcome
+            if let clock = shared.withLock({ $0.clock }) {
+                clock.sent(patient: request.patientID, time: request.deviceTimes.max() ?? request.sendAt)
+            }
             if let mqtt, request.topic != nil {
                 await window.acquire()
                 if publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }

@@ -112,7 +112,7 @@ package enum LiveSuite {
             routes: options.profile.ingestion.routes,
             naming: naming,
             mqttTopic: options.profile.mqtt.topic,
-            deviceTimes: options.profile.alerts.fields.evidence == nil
+            deviceTimes: options.profile.alerts.fields.evidence == nil || options.profile.alerts.clock == .server
         )
     }
 

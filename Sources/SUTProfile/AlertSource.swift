@@ -16,6 +16,18 @@ package struct AlertSource: Sendable, Equatable {
     package var fields: AlertFields
     /// Where the SUT pushes alerts (`--observe sse|mqtt|webhook`), read with the same fields.
     package var push = Push()
+    /// Whose clock an alert's time is on.
+    package var clock = Clock.device
+
+    /// Whose clock an alert's `raised-at` is on (`alerts.clock` of a profile).
+    package enum Clock: String, Sendable, CaseIterable {
+        /// The device time of the reading that raised it (what the golden files' windows are in).
+        case device
+        /// The SUT's own clock when it raised the alert: the harness takes the device time of the
+        /// patient's last request sent before that moment (the SUT's clock must agree with the
+        /// harness's; on one machine it does).
+        case server
+    }
 
     /// The push channels of `alerts.push`: the SSE stream's URL, the MQTT topic filter, and where
     /// the alert is in a pushed message.

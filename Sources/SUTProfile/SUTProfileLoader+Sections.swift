@@ -87,7 +87,7 @@ extension SUTProfileLoader.Context {
     }
 
     func alerts(_ node: Node) -> AlertSource? {
-        let keys = ["url", "list", "paging", "fields", "time-format", "push"]
+        let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push"]
         guard let f = reader.mapping(node, "alerts", allowed: keys, required: ["url", "fields"]), let url = f.string("url") else {
             return nil
         }
@@ -100,6 +100,7 @@ extension SUTProfileLoader.Context {
         var source = AlertSource(url: url, list: list ?? JSONPointer.root, fields: fields)
         if let p = f.value("paging") { source.paging = paging(p) }
         if let p = f.value("push") { source.push = push(p) }
+        if f.has("clock") { source.clock = f.choice("clock", AlertSource.Clock.self, what: "clock") ?? .device }
         return source
     }
 

@@ -47,7 +47,12 @@ final class ForeignBackendTests: XCTestCase {
 
     /// The ACME backend in front of a fresh reference SUT (which knows no scenario: profiles come
     /// from the enrolment), tokens living 3 s.
-    func startBackend(keys: String, faults: [String] = [], mqtt: String? = nil) throws -> (SUTProcess, Process, String) {
+    func startBackend(
+        keys: String,
+        faults: [String] = [],
+        mqtt: String? = nil,
+        options: [String] = []
+    ) throws -> (SUTProcess, Process, String) {
         let broker = mqtt.map { ["--mqtt", $0] } ?? []
         let upstream = try SUTProcess(
             ["--self-signed", "--database", directory + "/sut-\(faults.count).sqlite"] + broker,
@@ -60,7 +65,7 @@ final class ForeignBackendTests: XCTestCase {
                 "python3", TestSupport.repositoryRoot + "/Tests/backends/acme_rpm.py", upstream.base, upstream.caFile ?? "", "vitalsim-ci",
                 "s3cret", keys,
             ]
-            + ["--lifetime", "3"] + faults.flatMap { ["--fault", $0] }
+            + ["--lifetime", "3"] + faults.flatMap { ["--fault", $0] } + options
         let out = Pipe()
         gateway.standardOutput = out
         try gateway.run()
@@ -147,6 +152,38 @@ final class ForeignBackendTests: XCTestCase {
             upstream.stop()
             XCTAssertEqual(r.status, 1, c.fault + ": " + r.out + r.err)
             XCTAssertTrue(r.out.contains(c.finding), c.fault + ": " + r.out)
+        }
+    }
+
+    /// A backend that stamps its alerts with its own clock: judged through `alerts.clock: server`
+    /// (each alert placed on the device time of its patient's last request sent before it); without
+    /// it, the run says the profile is wrong (exit 3) rather than that every alert was missed.
+    func testAlertsStampedByTheServersClock() throws {
+        let (_, profile, keys) = try prepare()
+        let scenarios = ["hypertensive-crisis", "t1d-nocturnal-hypoglycemia"].map {
+            TestSupport.repositoryRoot + "/scenarios/core/\($0).yaml"
+        }
+        let (upstream, gateway, base) = try startBackend(keys: keys, options: ["--server-clock"])
+        defer {
+            gateway.terminate()
+            gateway.waitUntilExit()
+            upstream.stop()
+        }
+        let wrong = try run(["run", scenarios[0], "--target", base, "--sut", profile, "--golden-dir", golden, "--run-id", "device-clock"])
+        XCTAssertEqual(wrong.status, 3, wrong.out + wrong.err)
+        XCTAssertTrue(wrong.err.contains("stamped more than a day outside the scenario's time"), wrong.err)
+        XCTAssertTrue(wrong.err.contains("needs alerts.clock: server"), wrong.err)
+        XCTAssertFalse(wrong.out.contains("missed"), "no clinical finding: \(wrong.out)")
+        let text = try String(contentsOfFile: profile, encoding: .utf8)
+        let server = directory + "/acme-server-clock.yaml"
+        try text.replacingOccurrences(of: "  time-format: unix-ms\n", with: "  time-format: unix-ms\n  clock: server\n").write(
+            toFile: server,
+            atomically: true,
+            encoding: .utf8
+        )
+        for scenario in scenarios {
+            let r = try run(["run", scenario, "--target", base, "--sut", server, "--golden-dir", golden])
+            XCTAssertEqual(r.status, 0, scenario + ": " + r.out + r.err)
         }
     }
 

@@ -54,6 +54,7 @@ final class SUTProfileLoaderTests: XCTestCase {
               list: /items
               paging: {next: /links/next}
               time-format: unix-s
+              clock: server
               fields:
                 id: /id
                 patient: {pointer: /patient_id, strip-prefix: Patient/}
@@ -83,6 +84,7 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(p.alerts.list.tokens, ["items"])
         XCTAssertEqual(p.alerts.paging, .next(try JSONPointer("/links/next")))
         XCTAssertEqual(p.alerts.fields.timeFormat, .unixSeconds)
+        XCTAssertEqual(p.alerts.clock, .server)
         XCTAssertNil(p.alerts.fields.evidence)
         XCTAssertEqual(p.alerts.fields.patient.stripPrefix, "Patient/")
         XCTAssertEqual(p.alerts.fields.severity.values, ["H": "HIGH"])
@@ -132,6 +134,10 @@ final class SUTProfileLoaderTests: XCTestCase {
                 [:], "alerts.paging: expected none, fhir-bundle or {next: POINTER}"
             ),
             (
+                "name: a\nalerts:\n  url: /a\n  clock: wall\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
+                [:], "/tmp/p.yaml:4:10: error: alerts.clock:"
+            ),
+            (
                 "name: a\ntls:\n  ca: missing-ca.pem", [:],
                 "tls.ca: no readable file at /tmp/missing-ca.pem (relative to the profile's folder)"
             ),
@@ -141,10 +147,8 @@ final class SUTProfileLoaderTests: XCTestCase {
             ),
         ]
         for (text, env, expected) in cases {
-            XCTAssertTrue(
-                problem(text, environment: env).contains(expected),
-                "\(text)\n→ \(problem(text, environment: env))\nwanted: \(expected)"
-            )
+            let said = problem(text, environment: env)
+            XCTAssertTrue(said.contains(expected), "\(text)\n→ \(said)\nwanted: \(expected)")
         }
     }
 

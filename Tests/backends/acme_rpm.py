@@ -20,7 +20,10 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
 Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE), accept-invalid
 (answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM).
 
-Usage: acme_rpm.py UPSTREAM_URL CA_FILE CLIENT_ID CLIENT_SECRET KEY_FILE [--lifetime S] [--fault F]…
+--server-clock: created_at is ACME's own clock when it raised the alert (the moment upstream
+accepted the reading that raised it), as most backends stamp their alerts, not the reading's time.
+
+Usage: acme_rpm.py UPSTREAM_URL CA_FILE CLIENT_ID CLIENT_SECRET KEY_FILE [--lifetime S] [--fault F]… [--server-clock]
 Prints `listening on http://127.0.0.1:PORT`; GET /_stats answers counters as JSON.
 """
 import http.client
@@ -29,6 +32,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 import urllib.parse
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,6 +42,11 @@ from oauth2_tokens import TokenIssuer
 UPSTREAM, CA, CLIENT_ID, CLIENT_SECRET, KEY_FILE = sys.argv[1:6]
 LIFETIME = float(sys.argv[sys.argv.index("--lifetime") + 1]) if "--lifetime" in sys.argv else 900
 FAULTS = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--fault"]
+SERVER_CLOCK = "--server-clock" in sys.argv
+# (patient, reading time in Unix ms) → when upstream accepted it, by ACME's clock (Unix ms).
+ACCEPTED_AT = {}
+# alert id → its created_at on ACME's clock.
+CREATED_AT = {}
 CONTEXT = ssl.create_default_context(cafile=CA)
 LOCK = threading.Lock()
 ISSUER = TokenIssuer(CLIENT_ID, CLIENT_SECRET, LIFETIME)
@@ -128,7 +137,7 @@ class Handler(BaseHTTPRequestHandler):
             self.error(401, "X-Device-Key", "a device key is required")
         return owner
 
-    def ingest(self, owner, patient, device, path, body, content_type):
+    def ingest(self, owner, patient, device, path, body, content_type, at=None):
         if (patient, device) != owner:
             return self.error(403, "patient", f"this key belongs to {owner[1]} of patient {owner[0]}")
         with LOCK:
@@ -139,6 +148,8 @@ class Handler(BaseHTTPRequestHandler):
         if status < 300:
             with LOCK:
                 STATS["readings"] += 1
+                if at is not None:
+                    ACCEPTED_AT[(patient, at)] = int(time.time() * 1000)
             return self.reply(201, {"status": "stored"})
         if status == 400:
             if "accept-invalid" in FAULTS:
@@ -159,8 +170,8 @@ class Handler(BaseHTTPRequestHandler):
             device = o["device"]["reference"].removeprefix("Device/")
         except (ValueError, KeyError, TypeError, AttributeError):
             # Unparseable here: let the upstream say what is wrong with it.
-            patient, device = owner
-        self.ingest(owner, patient, device, "/fhir/Observation", raw, "application/fhir+json")
+            patient, device, o = owner[0], owner[1], {}
+        self.ingest(owner, patient, device, "/fhir/Observation", raw, "application/fhir+json", reading_time(o.get("effectiveDateTime")))
 
     def telemetry(self):
         owner = self.device()
@@ -173,7 +184,8 @@ class Handler(BaseHTTPRequestHandler):
             observation.update(t)
         except (ValueError, KeyError, TypeError, AttributeError):
             return self.error(422, "", "the body is not a telemetry object")
-        self.ingest(owner, observation["patientId"], observation["deviceId"], "/api/v1/observations", observation, "application/json")
+        self.ingest(owner, observation["patientId"], observation["deviceId"], "/api/v1/observations", observation, "application/json",
+                    reading_time(observation["timestamp"]))
 
     def enrol(self):
         if not self.bearer_ok():
@@ -207,7 +219,7 @@ class Handler(BaseHTTPRequestHandler):
             if "level-shift" in FAULTS and level == "HIGH":
                 level = "MEDIUM"
             items.append({"id": a["alertId"], "patient_id": "Patient/" + a["patientId"], "type": kind, "level": level,
-                          "created_at": unix_ms(a["raisedAt"])})
+                          "created_at": created_at(a)})
         page = items[cursor:cursor + 20]
         more = cursor + 20 < len(items)
         self.reply(200, {"items": page, "next": f"/v2/alerts?cursor={cursor + 20}" if more else None})
@@ -243,6 +255,27 @@ class Handler(BaseHTTPRequestHandler):
 
 def unix_ms(rfc3339):
     return int(datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def reading_time(text):
+    """A reading's time in Unix ms, None when it does not parse (upstream will refuse it)."""
+    try:
+        return unix_ms(text)
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def created_at(alert):
+    """An alert's time: the reading's, or with --server-clock ACME's clock when the reading that raised
+    it was accepted (else when ACME first listed it)."""
+    raised = unix_ms(alert["raisedAt"])
+    if not SERVER_CLOCK:
+        return raised
+    with LOCK:
+        if alert["alertId"] not in CREATED_AT:
+            now = int(time.time() * 1000)
+            CREATED_AT[alert["alertId"]] = ACCEPTED_AT.get((alert["patientId"], raised), now)
+        return CREATED_AT[alert["alertId"]]
 
 
 def refusal(answer):
