@@ -98,13 +98,19 @@ let package = Package(
             dependencies: ["VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient"],
             swiftSettings: strict
         ),
+        // Auditors' evidence bundles of live runs, and their replay.
+        .target(
+            name: "Evidence",
+            dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", crypto],
+            swiftSettings: strict
+        ),
         .target(
             name: "LiveRun",
             dependencies: [
                 "Locking",
                 "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
+                "Evidence",
                 histogram,
-                crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict
@@ -151,7 +157,7 @@ let package = Package(
             dependencies: [
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
-                "LiveRun", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile", "SUTClient",
+                "LiveRun", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile", "SUTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

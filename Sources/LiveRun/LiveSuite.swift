@@ -1,3 +1,4 @@
+import Evidence
 import Foundation
 import Histogram
 import Judge
@@ -188,18 +189,20 @@ package enum LiveSuite {
             // The bundle logs every request with its body: regenerated (the run kept no bodies), the
             // traffic digest proving it is what was sent.
             let whole = try sentTraffic(scenario, options, bleLink: result.ble != nil)
-            try EvidenceBundle.write(
-                to: evidence + "/" + scenario.name,
-                scenarioPath: path,
-                scenario: scenario,
-                goldenPath: goldenPath,
-                seed: options.seed ?? scenario.seed,
-                target: options.target ?? "embedded reference SUT (\(base))",
-                plan: whole,
-                digest: digest,
-                result: result,
-                verdict: verdict
-            )
+            do throws(EvidenceError) {
+                try EvidenceBundle.write(
+                    to: evidence + "/" + scenario.name,
+                    scenarioPath: path,
+                    scenario: scenario,
+                    goldenPath: goldenPath,
+                    seed: options.seed ?? scenario.seed,
+                    target: options.target ?? "embedded reference SUT (\(base))",
+                    plan: whole,
+                    digest: digest,
+                    result: result,
+                    verdict: verdict
+                )
+            } catch { throw .infrastructure(error.description) }
         }
         return verdict
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Evidence
 import Foundation
 import Judge
-import LiveRun
 
 extension VitalSim {
     /// `vitalsim replay BUNDLE`
@@ -15,7 +15,7 @@ extension VitalSim {
 
         func run() throws {
             let outcome: EvidenceBundle.ReplayOutcome
-            do throws(HarnessError) { outcome = try EvidenceBundle.replay(bundle) } catch {
+            do throws(EvidenceError) { outcome = try EvidenceBundle.replay(bundle) } catch {
                 printError("vitalsim replay: \(error)")
                 throw ExitCodes.input
             }

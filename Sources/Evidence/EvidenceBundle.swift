@@ -21,6 +21,8 @@ import VitalSimCore
 package enum EvidenceBundle {
     /// The tool version written into bundles.
     package static let toolVersion = VitalSimVersion.current
+    /// `meta.json`'s `ble` of a run whose BLE devices went over a real link (`--ble hci`).
+    package static let bleLink = "hci"
 
     /// Writes the bundle for one scenario into `directory` (created; must not exist or be empty).
     package static func write(
@@ -34,7 +36,7 @@ package enum EvidenceBundle {
         digest: String,
         result: LiveRunResult,
         verdict: Verdict
-    ) throws(HarnessError) {
+    ) throws(EvidenceError) {
         let fm = FileManager.default
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -53,7 +55,7 @@ package enum EvidenceBundle {
                     + (result.ble.map { ble in
                         // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
                         [
-                            ("ble", .string(LiveOptions.BLEMode.hci.rawValue)), ("bleDevices", .array(ble.devices.map { .string($0) })),
+                            ("ble", .string(EvidenceBundle.bleLink)), ("bleDevices", .array(ble.devices.map { .string($0) })),
                             ("bleReadingsSent", .int(Int64(ble.sent))), ("bleReadingsNotSent", .int(Int64(ble.notSent))),
                         ]
                     } ?? [])
@@ -84,10 +86,8 @@ package enum EvidenceBundle {
             try Data(RunReport.json([verdict]).utf8).write(to: URL(fileURLWithPath: directory + "/verdict.json"))
             _ = try CaptureGenerator(scenario: scenario, seed: seed).generate(into: directory + "/generated")
             try Data(manifest(directory).utf8).write(to: URL(fileURLWithPath: directory + "/MANIFEST.sha256"))
-        } catch let e as HarnessError {
-            throw e
         } catch {
-            throw .infrastructure("cannot write the evidence bundle \(directory): \(error)")
+            throw .unwritable("cannot write the evidence bundle \(directory): \(error)")
         }
     }
 
@@ -146,39 +146,39 @@ package enum EvidenceBundle {
     }
 
     /// Checks the manifest and regenerates the traffic from the bundled scenario and seed.
-    package static func replay(_ directory: String) throws(HarnessError) -> ReplayOutcome {
+    package static func replay(_ directory: String) throws(EvidenceError) -> ReplayOutcome {
         guard let manifest = try? String(contentsOfFile: directory + "/MANIFEST.sha256", encoding: .utf8) else {
-            throw .usage("\(directory) is not an evidence bundle: MANIFEST.sha256 is missing")
+            throw .invalid("\(directory) is not an evidence bundle: MANIFEST.sha256 is missing")
         }
         var listed: Set<String> = []
         for (n, line) in manifest.split(separator: "\n").enumerated() {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[1].hasPrefix(" ") else {
-                throw .usage("\(directory)/MANIFEST.sha256:\(n + 1): not a sha256sum line")
+                throw .invalid("\(directory)/MANIFEST.sha256:\(n + 1): not a sha256sum line")
             }
             let path = String(parts[1].dropFirst())
             listed.insert(path)
             guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)) else {
-                throw .usage("\(directory)/\(path) is listed in MANIFEST.sha256 but missing")
+                throw .invalid("\(directory)/\(path) is listed in MANIFEST.sha256 but missing")
             }
             guard sha256(Array(bytes)) == parts[0] else {
-                throw .usage("\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered")
+                throw .invalid("\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered")
             }
         }
         let unlisted = files(directory).filter { $0 != "MANIFEST.sha256" && !listed.contains($0) }
-        if let first = unlisted.first { throw .usage("\(directory)/\(first) is not in MANIFEST.sha256") }
+        if let first = unlisted.first { throw .invalid("\(directory)/\(first) is not in MANIFEST.sha256") }
         guard let metaData = FileManager.default.contents(atPath: directory + "/meta.json"),
             let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],
             let seedText = meta["seed"] as? String, let seed = UInt64(seedText), let digest = meta["trafficDigest"] as? String
         else {
-            throw .usage("\(directory)/meta.json lacks seed or trafficDigest")
+            throw .invalid("\(directory)/meta.json lacks seed or trafficDigest")
         }
         let scenario: Scenario
         do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
-            throw .usage(error.description)
+            throw .invalid(error.description)
         }
         // A run over a BLE link logged only its HTTP/MQTT requests; the digest covers the whole traffic.
-        let bleLink = meta["ble"] as? String == LiveOptions.BLEMode.hci.rawValue
+        let bleLink = meta["ble"] as? String == EvidenceBundle.bleLink
         let plan = TrafficPlan.requests(for: scenario, seed: seed, bleLink: bleLink)
         let regenerated = trafficLog(plan)
         let recorded = (try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? ""
@@ -192,5 +192,20 @@ package enum EvidenceBundle {
             expected: i < a.count ? String(a[i].prefix(300)) : "(end of file)",
             regenerated: i < b.count ? String(b[i].prefix(300)) : "(end of file)"
         )
+    }
+}
+
+/// Why an evidence bundle could not be written or is not a valid one.
+package enum EvidenceError: Error, Sendable, CustomStringConvertible {
+    /// The bundle's folder or a file in it could not be written (an infrastructure failure).
+    case unwritable(String)
+    /// Not a bundle, an altered one, or one whose scenario does not load (an input error).
+    case invalid(String)
+
+    package var description: String {
+        switch self {
+        case let .unwritable(m): m
+        case let .invalid(m): m
+        }
     }
 }
