@@ -119,6 +119,7 @@ package enum Doctor {
     /// Reachability (and TLS), then the alert list and its names; false when the SUT cannot be reached at all.
     static func alertSource(_ client: HTTPMultiClient, _ auth: RequestAuth, _ target: Target, into checks: inout [Check]) async -> Bool {
         let source = target.profile.alerts
+        if let channel = source.pushOnly { return await pushedSource(channel, client, target, into: &checks) }
         let url = source.absoluteURL(base: target.base)
         let (read, first) = await AlertList.fetch(client, base: target.base, source: source, mapping: target.profile.mapping, auth: auth)
         guard let reply = first else {
@@ -148,6 +149,30 @@ package enum Doctor {
             checks.append(Check(name: name, passed: true, detail: "GET \(url): \(list.alerts.count) alert(s) listed, every one readable"))
             checks.append(mappingCheck(list))
         }
+        return true
+    }
+
+    /// A SUT whose alerts are only pushed: reachable when its base URL answers at all; the alert
+    /// source cannot be read before a run (the run ends with exit 3 when it delivers nothing or
+    /// alerts it cannot read).
+    static func pushedSource(_ channel: PushChannel, _ client: HTTPMultiClient, _ target: Target, into checks: inout [Check]) async -> Bool
+    {
+        let url = target.base.hasSuffix("/") ? target.base : target.base + "/"
+        do throws(HTTPTransportError) {
+            let reply = try await client.get(url, headers: target.profile.auth.headers)
+            let tls =
+                url.hasPrefix("https://")
+                ? (target.insecure ? "over TLS (certificate NOT verified: --insecure)" : "over TLS (certificate verified)")
+                : "over plain HTTP"
+            checks.append(Check(name: "reachable", passed: true, detail: "\(target.base) answers \(tls) (GET / → \(reply.status))"))
+        } catch {
+            let hint = RunHealth.tlsHint(error.reason, url: url, clientCertificate: target.clientCertificate != nil)
+            checks.append(Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint))
+            return false
+        }
+        let detail =
+            "alerts are pushed on \(channel.rawValue) (alerts.source), not listed: nothing to read before a run; a run in which none arrives while alerts are expected, or one cannot be read, ends with exit 3"
+        checks.append(Check(name: "alert source", passed: true, detail: detail))
         return true
     }
 

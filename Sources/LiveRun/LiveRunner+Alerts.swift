@@ -8,6 +8,7 @@ import Wire
 extension LiveRunner {
     /// Polls the alert source until the run stops.
     func poll(_ shared: State) async {
+        guard alertSource.pushOnly == nil else { return }
         while !shared.withLock({ $0.stopped }) {
             await pollOnce(shared)
             try? await Task.sleep(for: pollInterval)
@@ -18,6 +19,7 @@ extension LiveRunner {
     /// seen; an answer that is not an alert list, and alerts the harness cannot read, are recorded in
     /// the run's health (a misconfiguration, never a clinical finding).
     func pollOnce(_ shared: State) async {
+        guard alertSource.pushOnly == nil else { return }
         let (read, _) = await AlertList.fetch(client, base: base, source: alertSource, mapping: mapping, auth: auth)
         let list: AlertList
         switch read {
@@ -84,7 +86,7 @@ extension LiveRunner {
             let now = ContinuousClock.now
             if now - stableSince >= quiet {
                 // Nothing to wait for from an alert source that cannot be read (a misconfiguration, exit 3).
-                if pending.isEmpty || now - start >= bound || shared.withLock({ $0.health.alertSourceUnusable }) { break }
+                if pending.isEmpty || now - start >= bound || unusable(shared) { break }
                 if !announced, let awaiting {
                     note(
                         "waiting up to \(AlertWait.seconds(bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
@@ -95,7 +97,7 @@ extension LiveRunner {
             try? await Task.sleep(for: pollInterval)
         }
         // An unreadable alert source ends the run as a misconfiguration: no note about alerts it could not list.
-        guard let awaiting, !shared.withLock({ $0.health.alertSourceUnusable }) else { return }
+        guard let awaiting, !unusable(shared) else { return }
         let waited = AlertWait.seconds(ContinuousClock.now - start)
         if pending.isEmpty {
             if announced { note("every expected alert is listed, \(waited) after the last answer") }
@@ -105,5 +107,31 @@ extension LiveRunner {
                 $0.alertWait = "not listed within \(waited) after the last reading was answered (waited up to \(awaiting.boundReason))"
             }
         }
+    }
+
+    /// A polled alert source that never listed alerts, or lists some the harness cannot read.
+    func unusable(_ shared: State) -> Bool {
+        alertSource.pushOnly == nil && shared.withLock { $0.health.alertSourceUnusable }
+    }
+
+    /// An alert source that only pushes, misconfigured: it pushed messages the harness cannot read,
+    /// or nothing at all while the golden file expects alerts.
+    func pushProblem(_ result: LiveRunResult, awaiting: AlertWait?) -> String? {
+        guard let channel = alertSource.pushOnly, let delivery = result.push.first(where: { $0.kind == channel }) else { return nil }
+        let contract = auth.contract.summary()
+        if contract.unreadable > 0 {
+            return
+                "the SUT pushed \(contract.unreadable) message(s) on \(channel.rawValue) that are not alerts the harness can read (check alerts.fields and alerts.push.item of the SUT profile); first: \(contract.firstUnreadable ?? "")"
+        }
+        let arrived = delivery.firstSeen.count + delivery.repeats + contract.outsideRun
+        guard arrived == 0, let awaiting, !awaiting.expected.isEmpty else { return nil }
+        let there: String
+        switch channel {
+        case .webhook: there = "to the webhook receiver (its URL is printed at the start; fix its port with --webhook-port)"
+        case .sse: there = "on its SSE stream (alerts.push.sse)"
+        case .mqtt: there = "under the MQTT topic filter alerts.push.mqtt-topic (\(alertSource.push.mqttTopic))"
+        }
+        return
+            "no alert arrived on \(channel.rawValue) during the run although the golden file expects \(awaiting.expected.count): check that the SUT pushes its alerts \(there)"
     }
 }

@@ -263,18 +263,26 @@ package final class LiveRunner: Sendable {
         var result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
         LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
         result.misconfiguration =
-            result.misconfiguration
+            result.misconfiguration ?? pushProblem(result, awaiting: awaiting)
             ?? AlertClock.problem(result.alerts, start: startUnixMilliseconds, span: span, clock: alertSource.clock)
         return result
     }
 
     /// Records what a push observer sees: each alert's first arrival, and repeats.
     func collect(_ observer: PushObserver, index k: Int, _ shared: State) async {
+        let only = observer.kind == alertSource.pushOnly
         for await wire in observer.alerts {
-            guard let mine = scenarioAlert(wire) else { continue }
+            let mine = scenarioAlert(wire)
+            // The only alert source: what it pushes is what the SUT lists.
+            if only { auth.contract.listed(read: mine.map { [$0] } ?? [], outside: mine == nil ? [wire.alertID] : []) }
+            guard let mine else { continue }
             let now = ContinuousClock.now
             shared.withLock { s in
                 let a = s.clock?.onDeviceTime(mine) ?? mine
+                if only, s.firstSeen[a.alertID] == nil {
+                    s.firstSeen[a.alertID] = (a, now)
+                    s.order.append(a.alertID)
+                }
                 if s.push[k].firstSeen[a.alertID] == nil {
                     s.push[k].firstSeen[a.alertID] = now
                     s.push[k].alerts[a.alertID] = a

@@ -64,6 +64,9 @@ extension LiveSuite {
         awaiting: AlertWait,
         contract: ContractLog = ContractLog()
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
+        var options = options
+        // An alert source that only pushes is observed like --observe, and read instead of a list.
+        if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) { options.observe.append(channel) }
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract)
         let routes = options.profile.ingestion.routes
         let naming = try wireNaming(scenario, options, bleLink: setup.overBLE)
@@ -190,7 +193,7 @@ extension LiveSuite {
     /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
     static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String? {
         guard setup.options.observe.contains(.webhook) else { return nil }
-        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort, read: pushedAlert(setup.options))
+        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort, read: pushedAlert(setup, .webhook))
         resources.observers.append(observer)
         if setup.options.target != nil {
             setup.options.note("\(setup.name): webhook receiver at \(url) — the SUT must POST its alerts there")
@@ -263,10 +266,20 @@ extension LiveSuite {
     }
 
     /// How a pushed message is read: the profile's `alerts.push.item` and `alerts.fields`.
-    static func pushedAlert(_ options: LiveOptions) -> @Sendable ([UInt8]) -> ObservedAlert? {
-        let source = options.profile.alerts
-        let mapping = options.profile.mapping
-        return { source.pushed($0, mapping: mapping) }
+    /// How a message pushed on `channel` is read: an alert through the profile's fields, nil when
+    /// it is none (counted in the SUT contract when the channel is the only alert source).
+    static func pushedAlert(_ setup: ScenarioSetup, _ channel: PushChannel) -> @Sendable ([UInt8]) -> ObservedAlert? {
+        let source = setup.options.profile.alerts
+        let mapping = setup.options.profile.mapping
+        let contract = source.pushOnly == channel ? setup.contract : nil
+        return { bytes in
+            switch source.read(pushed: bytes, mapping: mapping) {
+            case .success(let alert): return alert
+            case .failure(let why):
+                contract?.pushedUnreadable(why.reason)
+                return nil
+            }
+        }
     }
 
     /// The SSE and MQTT push observers (`--observe`); the webhook receiver is already listening.
@@ -291,7 +304,7 @@ extension LiveSuite {
                         insecure: options.insecure,
                         headers: headers,
                         clientCertificate: options.clientCertificate,
-                        read: pushedAlert(options)
+                        read: pushedAlert(setup, .sse)
                     )
                 )
             case .mqtt:
@@ -305,7 +318,7 @@ extension LiveSuite {
                             caFile: options.mqttCAFile,
                             credentials: options.mqttCredentials,
                             topic: options.profile.alerts.push.mqttTopic,
-                            read: pushedAlert(options)
+                            read: pushedAlert(setup, .mqtt)
                         )
                     )
                 } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)\(mqttHint(error))") }

@@ -101,6 +101,14 @@ package final class ContractLog: Sendable {
         }
     }
 
+    /// A pushed message that is not a readable alert (every one counted), and why.
+    package func pushedUnreadable(_ reason: String) {
+        state.withLock { s in
+            s.unreadable += 1
+            s.firstUnreadable = s.firstUnreadable ?? reason
+        }
+    }
+
     /// Requests the run did not send because it had stopped.
     package func notSent(_ count: Int) {
         state.withLock { $0.notSent += count }

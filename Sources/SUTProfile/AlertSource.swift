@@ -18,6 +18,9 @@ package struct AlertSource: Sendable, Equatable {
     package var push = Push()
     /// Whose clock an alert's time is on.
     package var clock = Clock.device
+    /// The push channel that is the SUT's only alert source (`alerts.source: sse|mqtt|webhook`):
+    /// nothing is polled, the run reads alerts as they are pushed. Nil: the list at ``url`` is polled.
+    package var pushOnly: PushChannel?
 
     /// Whose clock an alert's `raised-at` is on (`alerts.clock` of a profile).
     package enum Clock: String, Sendable, CaseIterable {
@@ -45,10 +48,19 @@ package struct AlertSource: Sendable, Equatable {
     /// The alert of a pushed message (an SSE event's data, an MQTT payload, a webhook body), read
     /// with ``fields`` and `mapping`; nil when it is not a readable alert.
     package func pushed(_ bytes: [UInt8], mapping: SUTProfile.NameMapping) -> ObservedAlert? {
-        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
-            let item = push.item.value(in: document), case .success(let alert) = fields.read(item, mapping: mapping)
-        else { return nil }
-        return alert
+        try? read(pushed: bytes, mapping: mapping).get()
+    }
+
+    /// The alert of a pushed message, or why it is none (for the reports and misconfigurations).
+    package func read(pushed bytes: [UInt8], mapping: SUTProfile.NameMapping) -> Result<ObservedAlert, UnreadableAlert> {
+        let excerpt = String(decoding: bytes.prefix(200), as: UTF8.self)
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+            return .failure(UnreadableAlert(reason: "not JSON: \(excerpt)"))
+        }
+        guard let item = push.item.value(in: document) else {
+            return .failure(UnreadableAlert(reason: "nothing at \(push.item) (alerts.push.item): \(excerpt)"))
+        }
+        return fields.read(item, mapping: mapping).mapError { UnreadableAlert(reason: "\($0.reason): \(excerpt)") }
     }
 
     package init(url: String, list: JSONPointer, paging: Paging = .none, fields: AlertFields) {

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import VitalSimCore
 import Yams
 
@@ -87,11 +88,20 @@ extension SUTProfileLoader.Context {
     }
 
     func alerts(_ node: Node) -> AlertSource? {
-        let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push"]
-        guard let f = reader.mapping(node, "alerts", allowed: keys, required: ["url", "fields"]), let url = f.string("url") else {
-            return nil
+        let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push", "source"]
+        guard let f = reader.mapping(node, "alerts", allowed: keys, required: ["fields"]) else { return nil }
+        let pushOnly = pushSource(f)
+        let url = f.string("url") ?? ""
+        if pushOnly == nil, !f.has("url") {
+            fail(f, "url", "required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)")
+        } else if pushOnly == nil, !(url.hasPrefix("/") || isHTTPURL(url)) {
+            fail(f, "url", "expected an http(s):// URL or a path on the SUT's base URL")
         }
-        if !(url.hasPrefix("/") || isHTTPURL(url)) { fail(f, "url", "expected an http(s):// URL or a path on the SUT's base URL") }
+        if let pushOnly {
+            for key in ["url", "list", "paging"] where f.has(key) {
+                fail(f, key, "alerts pushed on \(pushOnly.rawValue) (source) are not polled: remove \(key)")
+            }
+        }
         let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
         guard let fieldsNode = f.value("fields"), var fields = alertFields(fieldsNode) else { return nil }
         if f.has("time-format") {
@@ -101,7 +111,16 @@ extension SUTProfileLoader.Context {
         if let p = f.value("paging") { source.paging = paging(p) }
         if let p = f.value("push") { source.push = push(p) }
         if f.has("clock") { source.clock = f.choice("clock", AlertSource.Clock.self, what: "clock") ?? .device }
+        source.pushOnly = pushOnly
         return source
+    }
+
+    /// `alerts.source`: `poll` (nil) or the push channel that is the only alert source.
+    func pushSource(_ f: Fields) -> PushChannel? {
+        guard let text = f.string("source"), text != "poll" else { return nil }
+        if let channel = PushChannel(rawValue: text) { return channel }
+        fail(f, "source", "unknown alert source '\(text)'; valid: poll, " + PushChannel.allCases.map(\.rawValue).joined(separator: ", "))
+        return nil
     }
 
     func push(_ node: Node) -> AlertSource.Push {

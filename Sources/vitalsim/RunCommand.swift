@@ -62,7 +62,7 @@ struct LiveFlags: ParsableArguments {
     @Option(
         name: .long,
         help:
-            "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert API is always polled)."
+            "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert list is polled too, unless the SUT profile's alerts.source is a push channel)."
     ) var observe: [PushChannel] = []
     @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).")
     var webhookPort = 0

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import SUTProfile
 import TrafficPlanning
 import VitalSimCore
@@ -152,6 +153,28 @@ final class SUTProfileLoaderTests: XCTestCase {
         }
     }
 
+    func testAnAlertSourceThatOnlyPushes() throws {
+        let fields = "  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}"
+        let p = try parse("name: a\nalerts:\n  source: webhook\n\(fields)")
+        XCTAssertEqual(p.alerts.pushOnly, .webhook)
+        XCTAssertEqual(try parse("name: a\nalerts:\n  source: poll\n  url: /a\n\(fields)").alerts.pushOnly, nil)
+        let cases = [
+            (
+                "alerts:\n  source: sse\n  url: /a\n\(fields)",
+                "/tmp/p.yaml:4:8: error: alerts.url: alerts pushed on sse (source) are not polled: remove url"
+            ),
+            ("alerts:\n  source: fax\n\(fields)", "alerts.source: unknown alert source 'fax'; valid: poll, sse, mqtt, webhook"),
+            (
+                "alerts:\n\(fields)",
+                "alerts.url: required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)"
+            ),
+        ]
+        for (text, expected) in cases {
+            let said = problem("name: a\n" + text, environment: [:])
+            XCTAssertTrue(said.contains(expected), "\(text)\n→ \(said)\nwanted: \(expected)")
+        }
+    }
+
     func testDeviceCredentialsFileIsCheckedWithItsOwnLines() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-profile-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -192,7 +215,7 @@ final class SUTProfileDocsTests: XCTestCase {
         let text = try String(contentsOf: docs, encoding: .utf8)
         let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let profiles = blocks.filter { $0.hasPrefix("name:") }
-        XCTAssertEqual(profiles.count, 3)
+        XCTAssertEqual(profiles.count, 4)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
