@@ -23,6 +23,9 @@ package enum EvidenceBundle {
     package static let toolVersion = VitalSimVersion.current
     /// `meta.json`'s `ble` of a run whose BLE devices went over a real link (`--ble hci`).
     package static let bleLink = "hci"
+    /// `meta.json`'s `trafficShape` of a run whose traffic took a SUT profile's shape (its routes,
+    /// ids at the SUT or MQTT topic): `traffic.jsonl` is as sent; its digest is of the reference form.
+    package static let profileShape = "sut-profile"
 
     /// Writes the bundle for one scenario into `directory` (created; must not exist or be empty).
     package static func write(
@@ -35,7 +38,8 @@ package enum EvidenceBundle {
         plan: [PlannedRequest],
         digest: String,
         result: LiveRunResult,
-        verdict: Verdict
+        verdict: Verdict,
+        profile: String? = nil
     ) throws(EvidenceError) {
         let fm = FileManager.default
         do {
@@ -52,6 +56,7 @@ package enum EvidenceBundle {
                     ("requests", .int(Int64(plan.count))), ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
                     ("passed", .bool(verdict.passed)),
                 ]
+                    + (profile.map { [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))] } ?? [])
                     + (result.ble.map { ble in
                         // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
                         [
@@ -143,6 +148,11 @@ package enum EvidenceBundle {
         case identical(requests: Int, digest: String)
         /// It differs; the first differing line.
         case differs(line: Int, expected: String, regenerated: String)
+        /// A bundle of a run through a SUT profile (not in the bundle, so its wire shape is not
+        /// regenerated): the readings regenerated from scenario and seed have the recorded digest.
+        case readingsIdentical(requests: Int, digest: String, profile: String)
+        /// Such a bundle whose readings regenerate with another digest.
+        case readingsDiffer(expected: String, regenerated: String)
     }
 
     /// Checks the manifest and regenerates the traffic from the bundled scenario and seed.
@@ -176,6 +186,13 @@ package enum EvidenceBundle {
         let scenario: Scenario
         do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
             throw .invalid(error.description)
+        }
+        if meta["trafficShape"] as? String == profileShape {
+            let regenerated = TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: seed))
+            let logged = ((try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").count
+            return regenerated == digest
+                ? .readingsIdentical(requests: logged, digest: digest, profile: meta["profile"] as? String ?? "?")
+                : .readingsDiffer(expected: digest, regenerated: regenerated)
         }
         // A run over a BLE link logged only its HTTP/MQTT requests; the digest covers the whole traffic.
         let bleLink = meta["ble"] as? String == EvidenceBundle.bleLink

@@ -68,7 +68,6 @@ extension LiveSuite {
         // An alert source that only pushes is observed like --observe, and read instead of a list.
         if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) { options.observe.append(channel) }
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract)
-        let routes = options.profile.ingestion.routes
         let naming = try wireNaming(scenario, options, bleLink: setup.overBLE)
         let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
         let resources = RunResources()
@@ -102,7 +101,7 @@ extension LiveSuite {
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
         let digest =
-            setup.overBLE || !routes.isBuiltIn || !naming.isIdentity || options.profile.mqtt.topic != .vitalsim
+            setup.overBLE || profileShaped(options, naming: naming)
             ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         if let embedded = resources.embedded, !embedded.isRunning {
@@ -115,6 +114,12 @@ extension LiveSuite {
         }
         if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
         return (result.requests, digest, result, base)
+    }
+
+    /// Whether the traffic takes the SUT profile's shape rather than the reference contract's: its
+    /// routes, ids at the SUT, or MQTT topic.
+    static func profileShaped(_ options: LiveOptions, naming: WireNaming) -> Bool {
+        !options.profile.ingestion.routes.isBuiltIn || !naming.isIdentity || options.profile.mqtt.topic != .vitalsim
     }
 
     /// Runs `body` between the profile's enrolment of the scenario's patients and their reset; the

@@ -98,11 +98,6 @@ package enum LiveSuite {
         return s.golden
     }
 
-    /// The requests a run sent (regenerated with their bodies, through the profile's routes).
-    static func sentTraffic(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> [PlannedRequest] {
-        Array(trafficPlan(scenario, options, bleLink: bleLink, naming: try wireNaming(scenario, options, bleLink: bleLink)))
-    }
-
     /// The scenario's traffic in the SUT profile's shape (routes, ids at the SUT, MQTT topic),
     /// generated as it is consumed.
     static func trafficPlan(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool, naming: WireNaming) -> TrafficPlanStream {
@@ -188,7 +183,9 @@ package enum LiveSuite {
         if let evidence = options.evidence {
             // The bundle logs every request with its body: regenerated (the run kept no bodies), the
             // traffic digest proving it is what was sent.
-            let whole = try sentTraffic(scenario, options, bleLink: result.ble != nil)
+            let naming = try wireNaming(scenario, options, bleLink: result.ble != nil)
+            let whole = Array(trafficPlan(scenario, options, bleLink: result.ble != nil, naming: naming))
+            let shaped = profileShaped(options, naming: naming) ? options.profile.name : nil
             do throws(EvidenceError) {
                 try EvidenceBundle.write(
                     to: evidence + "/" + scenario.name,
@@ -200,7 +197,8 @@ package enum LiveSuite {
                     plan: whole,
                     digest: digest,
                     result: result,
-                    verdict: verdict
+                    verdict: verdict,
+                    profile: shaped
                 )
             } catch { throw .infrastructure(error.description) }
         }

@@ -27,6 +27,15 @@ extension VitalSim {
                     "\(bundle): the regenerated traffic differs at traffic.jsonl line \(line)\n  bundle:      \(expected)\n  regenerated: \(regenerated)"
                 )
                 throw ExitCode(1)
+            case let .readingsIdentical(requests, digest, profile):
+                print(
+                    "\(bundle): manifest verified; a run through SUT profile '\(profile)': its \(requests) requests in traffic.jsonl are as sent (the profile is not in the bundle, so their wire shape is not regenerated); the readings regenerated from the scenario and seed have the recorded digest (\(digest))"
+                )
+            case let .readingsDiffer(expected, regenerated):
+                print(
+                    "\(bundle): the readings regenerated from the scenario and seed have another digest\n  bundle:      \(expected)\n  regenerated: \(regenerated)"
+                )
+                throw ExitCode(1)
             }
         }
     }

@@ -194,9 +194,21 @@ final class SUTProfileRunTests: XCTestCase {
     func testFHIRProfileJudgesRejectionsLikeTheContract() throws {
         let fhir = TestSupport.repositoryRoot + "/profiles/fhir-r4.yaml"
         let corrupt = TestSupport.repositoryRoot + "/scenarios/core/corrupt-and-duplicate-payloads.yaml"
-        let r = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir])
+        let evidence = directory + "/evidence"
+        let r = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--evidence", evidence])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 112/112 checks"), r.out)
+        // Its evidence bundle logs the FHIR traffic as sent; replay proves the readings from the
+        // scenario and seed (the profile's wire shape is not in the bundle).
+        let bundle = evidence + "/corrupt-and-duplicate-payloads"
+        let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
+        XCTAssertTrue(traffic.contains("\"path\":\"/fhir\""), String(traffic.prefix(400)))
+        let replay = try vitalsim(["replay", bundle])
+        XCTAssertEqual(replay.status, 0, replay.out + replay.err)
+        XCTAssertTrue(
+            replay.out.contains("a run through SUT profile 'fhir-r4'") && replay.out.contains("have the recorded digest"),
+            replay.out
+        )
 
         let faulty = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--sut-fault", "accept-invalid"])
         XCTAssertEqual(faulty.status, 1, faulty.out + faulty.err)
