@@ -301,8 +301,11 @@ package enum Doctor {
             )
             defer { c.disconnect() }
             try await c.connect()
-            try await c.subscribeAcknowledged("errors/+", qos: 1)
-            return Check(name: name, passed: true, detail: "connected and subscribed to errors/+")
+            guard let rejections = target.profile.mqtt.rejections else {
+                return Check(name: name, passed: true, detail: "connected (the SUT publishes no refusals: mqtt.rejections: none)")
+            }
+            try await c.subscribeAcknowledged(rejections.topic, qos: 1)
+            return Check(name: name, passed: true, detail: "connected and subscribed to \(rejections.topic)")
         } catch {
             return Check(name: name, passed: false, detail: "\(error)")
         }

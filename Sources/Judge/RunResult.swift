@@ -88,6 +88,9 @@ package struct LiveRunResult: Sendable {
     /// False when the SUT's alerts do not say which readings raised them (a profile that maps no
     /// `evidence` field): the evidence check is then skipped rather than failed.
     package var citesEvidence = true
+    /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
+    /// expected rejections of MQTT readings are then skipped rather than failed.
+    package var refusesOverMQTT = true
 
     package init(
         outcomes: [RequestOutcome],

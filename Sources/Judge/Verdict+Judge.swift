@@ -202,6 +202,13 @@ extension Verdict {
             v.count(o, readings: request.readingCount)
             if let e = expected[first], !seen.contains(first) {
                 seen.insert(first)
+                if request.topic != nil, !result.refusesOverMQTT {
+                    let detail = "not judged: the SUT publishes no refusals of MQTT readings (mqtt.rejections: none)"
+                    checks.append(
+                        Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: nil, detail: detail, skipped: true)
+                    )
+                    continue
+                }
                 checks.append(rejectionCheck(e, o))
             } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
                 let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"

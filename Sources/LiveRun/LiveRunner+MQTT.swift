@@ -1,6 +1,7 @@
 import Foundation
 import Judge
 import SUTClient
+import SUTProfile
 import TrafficPlanning
 import Wire
 
@@ -8,8 +9,8 @@ extension LiveRunner {
     /// The topic of the broker's drop counter (mosquitto `$SYS`).
     static let droppedTopic = "$SYS/broker/publish/messages/dropped"
 
-    /// Collects the SUT's verdicts on MQTT messages: rejections (`{readingId, status, error, field}`
-    /// on `errors/{patientId}`), confirmations (`{readingId}` or `{readingIds: […]}` on
+    /// Collects the SUT's verdicts on MQTT messages: rejections (by default `{readingId, status,
+    /// error, field}` on `errors/{patientId}`; the profile's `mqtt.rejections`), confirmations (`{readingId}` or `{readingIds: […]}` on
     /// `acks/{patientId}`), and the broker's drop counter when subscribed to it.
     func collectVerdicts(_ mqtt: MQTTClient, _ shared: State) async {
         for await m in mqtt.messages {
@@ -19,25 +20,22 @@ extension LiveRunner {
                 }
                 continue
             }
-            guard m.topic.hasPrefix("errors/") || m.topic.hasPrefix("acks/"),
-                let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]
-            else { continue }
-            if m.topic.hasPrefix("acks/") {
-                let ids = ((o["readingIds"] as? [String] ?? []) + [o["readingId"] as? String].compactMap { $0 }).map(
-                    naming.scenarioReadingID
-                )
-                shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
+            if let rejections, rejections.matches(m.topic) {
+                guard let (wire, status, field) = rejections.read(m.payload) else { continue }
+                let id = naming.scenarioReadingID(wire)
+                shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
                 continue
             }
-            guard let wire = o["readingId"] as? String, let status = o["status"] as? Int else { continue }
-            let id = naming.scenarioReadingID(wire)
-            let field = o["field"] as? String ?? ""
-            shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
+            guard m.topic.hasPrefix("acks/"), let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]
+            else { continue }
+            let ids = ((o["readingIds"] as? [String] ?? []) + [o["readingId"] as? String].compactMap { $0 }).map(naming.scenarioReadingID)
+            shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
         }
     }
 
-    /// What became of the acknowledged MQTT messages (each carries one reading).
-    static func mqttDelivery(_ s: Shared, sent: [SentRequest]) -> MQTTDelivery {
+    /// What became of the acknowledged MQTT messages (each carries one reading). Without the SUT's
+    /// refusals (`refusals: false`), a corrupted reading it did not confirm is taken as refused.
+    static func mqttDelivery(_ s: Shared, sent: [SentRequest], refusals: Bool = true) -> MQTTDelivery {
         var d = MQTTDelivery()
         d.sutConfirms = !s.mqttConfirmed.isEmpty
         d.brokerDropped = s.brokerDropped
@@ -48,6 +46,8 @@ extension LiveRunner {
                 d.rejected += 1
             } else if s.mqttConfirmed.contains(id) {
                 d.confirmed += 1
+            } else if !refusals, request.expectedRejection != nil {
+                continue
             } else {
                 d.unconfirmedCount += 1
                 if d.unconfirmed.count < MQTTDelivery.namedLimit { d.unconfirmed.append(id) }

@@ -59,6 +59,8 @@ package final class LiveRunner: Sendable {
     /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
     /// and alerts of patients outside the run are left out.
     let naming: WireNaming
+    /// Where the SUT refuses MQTT readings (nil: it publishes no refusals, `mqtt.rejections: none`).
+    let rejections: SUTProfile.MQTTRejections?
 
     /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
     /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
@@ -121,6 +123,7 @@ package final class LiveRunner: Sendable {
         rejectionField = profile.ingestion.rejectionField
         rejectionStatuses = profile.ingestion.rejectionStatuses
         mapping = profile.mapping
+        rejections = profile.mqtt.rejections
         self.quiet = quiet
     }
 
@@ -262,6 +265,8 @@ package final class LiveRunner: Sendable {
         }
         var result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
         LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
+        result.citesEvidence = alertSource.fields.evidence != nil
+        result.refusesOverMQTT = rejections != nil
         result.misconfiguration =
             result.misconfiguration ?? pushProblem(result, awaiting: awaiting)
             ?? AlertClock.problem(result.alerts, start: startUnixMilliseconds, span: span, clock: alertSource.clock)
@@ -430,9 +435,8 @@ package final class LiveRunner: Sendable {
             )
             result.requests = sent
             result.alertWait = s.alertWait
-            result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent)
+            result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(alertURL: alertSource.absoluteURL(base: base), answered: s.answered)
-            result.citesEvidence = alertSource.fields.evidence != nil
             return result
         }
     }

@@ -253,7 +253,7 @@ extension LiveSuite {
                 )
             )
             try await c.connect()
-            try await c.subscribeAcknowledged("errors/+", qos: 1)
+            if let rejections = setup.options.profile.mqtt.rejections { try await c.subscribeAcknowledged(rejections.topic, qos: 1) }
             // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
             // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
             // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.

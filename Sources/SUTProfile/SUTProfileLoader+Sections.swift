@@ -20,8 +20,9 @@ extension SUTProfileLoader.Context {
 
     func mqtt(_ node: Node) -> SUTProfile.MQTTSettings {
         var mqtt = SUTProfile.MQTTSettings()
-        let keys = ["username", "password-env", "client-certificate", "client-key", "topic"]
+        let keys = ["username", "password-env", "client-certificate", "client-key", "topic", "rejections"]
         guard let f = reader.mapping(node, "mqtt", allowed: keys) else { return mqtt }
+        if let r = f.value("rejections") { mqtt.rejections = rejections(r) }
         if let text = f.string("topic") {
             do throws(MQTTTopicTemplateError) { mqtt.topic = try MQTTTopicTemplate(text) } catch { fail(f, "topic", error.description) }
         }
@@ -40,6 +41,24 @@ extension SUTProfileLoader.Context {
             fail(f, f.has("client-certificate") ? "client-certificate" : "client-key", "client-certificate and client-key go together")
         }
         return mqtt
+    }
+
+    /// `mqtt.rejections`: `none`, or where the SUT's refusals of MQTT readings are and what they say.
+    func rejections(_ node: Node) -> SUTProfile.MQTTRejections? {
+        if node.scalar?.string == "none" { return nil }
+        var r = SUTProfile.MQTTRejections()
+        let keys = ["topic", "reading-id", "status", "field"]
+        guard let f = reader.mapping(node, "mqtt.rejections", allowed: keys) else { return r }
+        if let topic = f.string("topic") {
+            if topic.isEmpty || topic.contains("#") && !topic.hasSuffix("#") {
+                fail(f, "topic", "expected an MQTT topic filter ('#' only at the end)")
+            }
+            r.topic = topic
+        }
+        if f.has("reading-id"), let p = pointer(f, "reading-id") { r.readingID = p }
+        if f.has("status"), let p = pointer(f, "status") { r.status = p }
+        if f.has("field"), let p = pointer(f, "field") { r.field = p }
+        return r
     }
 
     func auth(_ node: Node) -> SUTProfile.Auth {

@@ -372,6 +372,21 @@ final class LiveHarnessTests: XCTestCase {
         let lenient = try vitalsim(["run", path, "--golden-dir", dir, "--sut-fault", "accept-invalid", "--json", json], ci: true)
         XCTAssertEqual(lenient.status, 1, lenient.out)
         XCTAssertTrue(try findings(json)["mqtt-relay"]?.contains("validation-mismatch") == true, lenient.out)
+        // A SUT that publishes no refusals (mqtt.rejections: none): the MQTT rejections are skipped,
+        // not failed; refusals looked for on another topic never come, and fail.
+        let none = TestSupport.write("name: silent\nmqtt:\n  rejections: none\n", to: dir, name: "silent.yaml")
+        let skipped = try vitalsim(["run", path, "--golden-dir", dir, "--sut", none, "--junit", dir + "/silent.xml"], ci: true)
+        XCTAssertEqual(skipped.status, 0, skipped.out + skipped.err)
+        let junit = try String(contentsOfFile: dir + "/silent.xml", encoding: .utf8)
+        XCTAssertEqual(junit.components(separatedBy: "publishes no refusals of MQTT readings").count - 1, corrupt, junit)
+        let elsewhere = TestSupport.write(
+            "name: elsewhere\nmqtt:\n  rejections: {topic: \"refusals/#\"}\n",
+            to: dir,
+            name: "elsewhere.yaml"
+        )
+        let missed = try vitalsim(["run", path, "--golden-dir", dir, "--sut", elsewhere, "--json", json], ci: true)
+        XCTAssertEqual(missed.status, 1, missed.out + missed.err)
+        XCTAssertTrue(try findings(json)["mqtt-relay"]?.contains("validation-mismatch") == true, missed.out)
         let noBroker = try vitalsim(["run", path, "--golden-dir", dir, "--target", "http://127.0.0.1:9"], ci: true)
         XCTAssertEqual(noBroker.status, 2, "an external SUT needs --mqtt: \(noBroker.err)")
         XCTAssertTrue(noBroker.err.contains("--mqtt HOST:PORT"), noBroker.err)

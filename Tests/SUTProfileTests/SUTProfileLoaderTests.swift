@@ -175,6 +175,27 @@ final class SUTProfileLoaderTests: XCTestCase {
         }
     }
 
+    func testTheSUTsRefusalsOfMQTTReadings() throws {
+        XCTAssertNil(try parse("name: a\nmqtt:\n  rejections: none").mqtt.rejections)
+        let r = try XCTUnwrap(
+            try parse("name: a\nmqtt:\n  rejections: {topic: \"rpm/+/nack\", reading-id: /id, status: /code}").mqtt.rejections
+        )
+        XCTAssertTrue(r.matches("rpm/501/nack"))
+        XCTAssertFalse(r.matches("rpm/501/ack") || r.matches("rpm/501/nack/x") || r.matches("errors/501"))
+        XCTAssertTrue(SUTProfile.MQTTRejections().matches("errors/501"), "the reference contract's errors/+")
+        let read = r.read(Array(#"{"id": "501/hr/3", "code": 422, "field": "payload"}"#.utf8))
+        XCTAssertEqual(read?.reading, "501/hr/3")
+        XCTAssertEqual(read?.status, 422)
+        XCTAssertEqual(read?.field, "payload")
+        XCTAssertEqual(r.read(Array(#"{"id": "501/hr/4"}"#.utf8))?.status, 400, "a refusal without a status counts as 400")
+        XCTAssertNil(r.read(Array(#"{"code": 422}"#.utf8)), "no reading named")
+        var hash = SUTProfile.MQTTRejections()
+        hash.topic = "rpm/#"
+        XCTAssertTrue(hash.matches("rpm/501/nack"))
+        let said = problem("name: a\nmqtt:\n  rejections: {topic: \"a/#/b\"}", environment: [:])
+        XCTAssertTrue(said.contains("mqtt.rejections.topic: expected an MQTT topic filter"), said)
+    }
+
     func testDeviceCredentialsFileIsCheckedWithItsOwnLines() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-profile-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
