@@ -129,14 +129,7 @@ package enum Doctor {
             checks.append(Check(name: "reachable", passed: false, detail: reason + hint))
             return false
         }
-        let scheme = url.hasPrefix("https://") ? "over TLS (certificate verified)" : "over plain HTTP"
-        if url.hasPrefix("https://"), target.insecure {
-            checks.append(
-                Check(name: "reachable", passed: true, detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)")
-            )
-        } else {
-            checks.append(Check(name: "reachable", passed: true, detail: "\(target.base) answers \(scheme), HTTP/\(reply.httpVersion)"))
-        }
+        checks.append(reachable(target, url: url, reply: reply))
         let name = "alert source"
         switch read {
         case .failure(let problem):
@@ -159,12 +152,7 @@ package enum Doctor {
     {
         let url = target.base.hasSuffix("/") ? target.base : target.base + "/"
         do throws(HTTPTransportError) {
-            let reply = try await client.get(url, headers: target.profile.auth.headers)
-            let tls =
-                url.hasPrefix("https://")
-                ? (target.insecure ? "over TLS (certificate NOT verified: --insecure)" : "over TLS (certificate verified)")
-                : "over plain HTTP"
-            checks.append(Check(name: "reachable", passed: true, detail: "\(target.base) answers \(tls) (GET / → \(reply.status))"))
+            checks.append(reachable(target, url: url, reply: try await client.get(url, headers: target.profile.auth.headers)))
         } catch {
             let hint = RunHealth.tlsHint(error.reason, url: url, clientCertificate: target.clientCertificate != nil)
             checks.append(Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint))
@@ -174,6 +162,21 @@ package enum Doctor {
             "alerts are pushed on \(channel.rawValue) (alerts.source), not listed: nothing to read before a run; a run in which none arrives while alerts are expected, or one cannot be read, ends with exit 3"
         checks.append(Check(name: "alert source", passed: true, detail: detail))
         return true
+    }
+
+    /// The SUT answered `url`: over TLS (verified or not) or plain HTTP.
+    static func reachable(_ target: Target, url: String, reply: HTTPReply) -> Check {
+        guard url.hasPrefix("https://") else {
+            return Check(name: "reachable", passed: true, detail: "\(target.base) answers over plain HTTP, HTTP/\(reply.httpVersion)")
+        }
+        if target.insecure {
+            return Check(name: "reachable", passed: true, detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)")
+        }
+        return Check(
+            name: "reachable",
+            passed: true,
+            detail: "\(target.base) answers over TLS (certificate verified), HTTP/\(reply.httpVersion)"
+        )
     }
 
     /// Every listed alert's rule and severity names map to VitalSim's.

@@ -188,7 +188,7 @@ package enum EvidenceBundle {
             throw .invalid(error.description)
         }
         if meta["trafficShape"] as? String == profileShape {
-            let regenerated = TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: seed))
+            let regenerated = TrafficPlan.streamedDigest(for: scenario, seed: seed)
             let logged = ((try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").count
             return regenerated == digest
                 ? .readingsIdentical(requests: logged, digest: digest, profile: meta["profile"] as? String ?? "?")

@@ -12,14 +12,15 @@ extension RunReport {
     package static func contractLines(_ c: SUTContract, allBodies: Bool) -> [String] {
         var lines: [String] = []
         let width = c.endpoints.map(\.role.rawValue.count).max() ?? 0
+        let under = String(repeating: " ", count: width + 3)
         for e in c.sortedEndpoints {
             let role = e.role.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
             lines.append("\(role) \(e.name): \(e.summary)")
             for status in e.firstBodies.keys.sorted() where allBodies || worthShowing(status) {
-                lines.append(String(repeating: " ", count: width + 1) + "  first \(e.label(status)): \(e.firstBodies[status]!)")
+                lines.append(under + "first \(e.label(status)): \(e.firstBodies[status]!)")
             }
             if let reason = e.firstUnanswered {
-                lines.append(String(repeating: " ", count: width + 1) + "  first without an answer: \(reason)")
+                lines.append(under + "first without an answer: \(reason)")
             }
         }
         if c.endpoints.isEmpty { lines.append("no endpoint of the SUT was reached") }

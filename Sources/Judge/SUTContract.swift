@@ -44,9 +44,6 @@ package struct SUTContract: Sendable, Equatable {
             self.name = name
         }
 
-        /// All attempts, answered or not.
-        package var attempts: Int { statuses.values.reduce(unanswered, +) }
-
         /// Adds `other`'s counts (the same endpoint seen in another scenario).
         mutating func add(_ other: Endpoint) {
             for (status, n) in other.statuses { statuses[status, default: 0] += n }

@@ -246,7 +246,7 @@ package final class LiveRunner: Sendable {
                 // answer resumes its worker, and the worker's next request starts, without a hop
                 // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
                 group.addTask(executorPreference: mqttOnly ? mqtt ?? client : client) {
-                    await self.work(queues[w].stream, queued: queued[w], span: span, shared)
+                    await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: clock, shared)
                 }
             }
             sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin, shared)
@@ -347,9 +347,15 @@ package final class LiveRunner: Sendable {
 
     /// One worker: sends its queue's requests in order. MQTT messages are pipelined (a bounded
     /// number awaiting their PUBACK; MQTT keeps their order on the connection); an HTTP request waits
-    /// until they are all acknowledged, so that a patient's order holds across transports.
-    func work(_ queue: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>, queued: SendWindow, span: Int64, _ shared: State) async
-    {
+    /// until they are all acknowledged, so that a patient's order holds across transports. Each send
+    /// is noted on `alertClock` when the profile's alerts are on the server's clock.
+    func work(
+        _ queue: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>,
+        queued: SendWindow,
+        span: Int64,
+        alertClock: AlertClock?,
+        _ shared: State
+    ) async {
         let clock = ContinuousClock()
         let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
         for await (i, request, scheduled) in queue {
@@ -362,9 +368,7 @@ package final class LiveRunner: Sendable {
             let intended = speed == nil ? clock.now : scheduled
             if speed == nil { shared.withLock { $0.intended[i] = intended } }
             let outcome: RequestOutcome
-            if let clock = shared.withLock({ $0.clock }) {
-                clock.sent(patient: request.patientID, time: request.deviceTimes.max() ?? request.sendAt)
-            }
+            alertClock?.sent(patient: request.patientID, time: request.deviceTimes.max() ?? request.sendAt)
             if let mqtt, request.topic != nil {
                 await window.acquire()
                 if publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }

@@ -38,7 +38,7 @@ package final class AlertClock: Sendable {
     /// `a` with its server time stamp replaced by the device time (Unix ms) of its patient's last
     /// request sent at or before it; unchanged when none of its patient's was sent.
     package func onDeviceTime(_ a: ObservedAlert) -> ObservedAlert {
-        guard let time = AlertClock.deviceTime(at: a.raisedAt, marks: marks.withLock { $0[a.patientID] ?? [] }) else { return a }
+        guard let time = marks.withLock({ AlertClock.deviceTime(at: a.raisedAt, marks: $0[a.patientID] ?? []) }) else { return a }
         var out = a
         out.raisedAt = start + time
         return out

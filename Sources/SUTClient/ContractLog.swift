@@ -37,8 +37,7 @@ package final class ContractLog: Sendable {
         patient: String? = nil,
         device: String? = nil
     ) {
-        let base = state.withLock { $0.base }
-        let name = method + " " + ContractLog.template(url, base: base, patient: patient, device: device)
+        let name = name(method, url, patient: patient, device: device)
         let excerpt = status >= 400 ? RunHealth.excerpt(body) : nil
         update(role, .http, name) { e in
             e.statuses[status, default: 0] += 1
@@ -55,9 +54,7 @@ package final class ContractLog: Sendable {
         patient: String? = nil,
         device: String? = nil
     ) {
-        let base = state.withLock { $0.base }
-        let name = method + " " + ContractLog.template(url, base: base, patient: patient, device: device)
-        update(role, .http, name) { e in
+        update(role, .http, name(method, url, patient: patient, device: device)) { e in
             e.unanswered += 1
             e.firstUnanswered = e.firstUnanswered ?? reason
         }
@@ -127,6 +124,11 @@ package final class ContractLog: Sendable {
             c.notSent = s.notSent
             return c
         }
+    }
+
+    /// An HTTP endpoint's name: the method and the templated URL.
+    func name(_ method: String, _ url: String, patient: String?, device: String?) -> String {
+        method + " " + ContractLog.template(url, base: state.withLock { $0.base }, patient: patient, device: device)
     }
 
     func update(_ role: SUTContract.Role, _ transport: SUTContract.Transport, _ name: String, _ body: (inout SUTContract.Endpoint) -> Void)
