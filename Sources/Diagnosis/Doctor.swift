@@ -72,7 +72,7 @@ package enum Doctor {
         let reachable = await alertSource(client, auth, target, into: &checks)
         guard reachable else { return checks }
         checks += await traffic(scenario, seed: seed, target: target, client: client, auth: auth)
-        if scenario.patients.contains(where: { $0.devices.contains { $0.transport == .mqtt } }) {
+        if scenario.sendsOverMQTT(target.profile.ingestion.routes) {
             checks.append(await broker(target))
         }
         return checks

@@ -275,10 +275,10 @@ extension Verdict {
     package static func mqttDeliveryCheck(_ m: MQTTDelivery) -> Check {
         var detail = "\(m.acknowledged) MQTT message(s) acknowledged by the broker (PUBACK)"
         if m.sutConfirms {
-            detail += "; the SUT confirmed \(m.confirmed) on acks/ and rejected \(m.rejected) on errors/"
+            detail += "; the SUT confirmed \(m.confirmed) and refused \(m.rejected) (its confirmations and refusals topics)"
         } else {
             detail +=
-                "; the SUT rejected \(m.rejected) on errors/ and publishes no confirmations (acks/), so the rest count as delivered on the broker's word"
+                "; the SUT refused \(m.rejected) and published no confirmations (mqtt.confirmations), so the rest count as delivered on the broker's word"
         }
         var lost = false
         if m.sutConfirms, m.unconfirmedCount > 0 {

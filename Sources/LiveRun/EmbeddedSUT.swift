@@ -19,7 +19,7 @@ package final class EmbeddedSUT: Sendable {
         directory: String,
         mqtt: String? = nil,
         mqttCAFile: String? = nil,
-        mqttTopic: String? = nil,
+        mqttTopics: [String] = [],
         webhook: String? = nil,
         bleGateway: [String] = [],
         bleSpeed: Double? = nil
@@ -36,7 +36,7 @@ package final class EmbeddedSUT: Sendable {
         for fault in faults { arguments += ["--fault", fault] }
         if let mqtt { arguments += ["--mqtt", mqtt] }
         if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
-        if let mqttTopic { arguments += ["--mqtt-topic", mqttTopic] }
+        for topic in mqttTopics { arguments += ["--mqtt-topic", topic] }
         if let webhook { arguments += ["--webhook", webhook] }
         if !bleGateway.isEmpty {
             // The SUT's BLE gateway: one central per controller, stamping time-less values on the scenario's time axis.

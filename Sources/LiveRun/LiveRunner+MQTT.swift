@@ -10,8 +10,9 @@ extension LiveRunner {
     static let droppedTopic = "$SYS/broker/publish/messages/dropped"
 
     /// Collects the SUT's verdicts on MQTT messages: rejections (by default `{readingId, status,
-    /// error, field}` on `errors/{patientId}`; the profile's `mqtt.rejections`), confirmations (`{readingId}` or `{readingIds: […]}` on
-    /// `acks/{patientId}`), and the broker's drop counter when subscribed to it.
+    /// error, field}` on `errors/{patientId}`; the profile's `mqtt.rejections`), confirmations (by
+    /// default `{readingId}` or `{readingIds: […]}` on `acks/{patientId}`; `mqtt.confirmations`), and
+    /// the broker's drop counter when subscribed to it.
     func collectVerdicts(_ mqtt: MQTTClient, _ shared: State) async {
         for await m in mqtt.messages {
             if m.topic == LiveRunner.droppedTopic {
@@ -26,9 +27,8 @@ extension LiveRunner {
                 shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
                 continue
             }
-            guard m.topic.hasPrefix("acks/"), let o = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]
-            else { continue }
-            let ids = ((o["readingIds"] as? [String] ?? []) + [o["readingId"] as? String].compactMap { $0 }).map(naming.scenarioReadingID)
+            guard let confirmations, confirmations.matches(m.topic) else { continue }
+            let ids = confirmations.read(m.payload).map(naming.scenarioReadingID)
             shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
         }
     }

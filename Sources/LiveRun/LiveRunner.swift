@@ -61,6 +61,8 @@ package final class LiveRunner: Sendable {
     let naming: WireNaming
     /// Where the SUT refuses MQTT readings (nil: it publishes no refusals, `mqtt.rejections: none`).
     let rejections: SUTProfile.MQTTRejections?
+    /// Where the SUT confirms stored MQTT readings (nil: it publishes none, `mqtt.confirmations: none`).
+    let confirmations: SUTProfile.MQTTConfirmations?
 
     /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
     /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
@@ -124,6 +126,7 @@ package final class LiveRunner: Sendable {
         rejectionStatuses = profile.ingestion.rejectionStatuses
         mapping = profile.mapping
         rejections = profile.mqtt.rejections
+        confirmations = profile.mqtt.confirmations
         self.quiet = quiet
     }
 
@@ -387,11 +390,12 @@ package final class LiveRunner: Sendable {
     /// timed from the intended send time of each alert's last evidence reading.
     func result(_ shared: State, sent: [SentRequest], alongside: Alongside?, start: Int64) -> LiveRunResult {
         shared.withLock { s in
-            // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on errors/{patientId}.
+            // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on
+            // its refusals topic (errors/{patientId}), read as an HTTP refusal is.
             for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
                 if let id = request.firstReading, let r = s.mqttRejections[id] {
-                    s.outcomes[i].status = r.status
-                    s.outcomes[i].field = r.field
+                    s.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
+                    s.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
                 }
             }
             var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }

@@ -49,7 +49,9 @@ struct ScenarioSetup {
     var name: String { scenario.name }
     var overBLE: Bool { !bleDevices.isEmpty }
     var bleKeys: [String] { bleDevices.map { "\($0.0)/\($0.1.id)" } }
-    var usesMQTT: Bool { scenario.patients.contains { $0.devices.contains { $0.transport == .mqtt } } }
+    /// Whether some of the scenario's readings go over MQTT (by their device's transport, or the
+    /// profile's routes).
+    var usesMQTT: Bool { scenario.sendsOverMQTT(options.profile.ingestion.routes) }
     var observesMQTT: Bool { options.observe.contains(.mqtt) }
 }
 
@@ -223,7 +225,7 @@ extension LiveSuite {
             directory: setup.scratch,
             mqtt: setup.usesMQTT || setup.observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil,
             mqttCAFile: options.mqttCAFile,
-            mqttTopic: options.profile.mqtt.topic == .vitalsim ? nil : options.profile.mqtt.topic.description,
+            mqttTopics: options.profile.mqttTopics.map(\.description),
             webhook: webhook,
             bleGateway: gatewayHCI,
             bleSpeed: setup.overBLE ? options.speed : nil
@@ -257,7 +259,9 @@ extension LiveSuite {
             // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
             // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
             // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.
-            try await c.subscribeAcknowledged("acks/+", qos: 0)
+            if let confirmations = setup.options.profile.mqtt.confirmations {
+                try await c.subscribeAcknowledged(confirmations.topic, qos: 0)
+            }
             if brokerCounters { try await c.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
             return c
         } catch { throw .infrastructure("\(setup.name): \(error)\(mqttHint(error))") }
@@ -370,7 +374,8 @@ extension LiveSuite {
             connections: options.connections,
             quiet: options.quiet,
             mqtt: client,
-            mqttOnly: setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
+            mqttOnly: options.profile.ingestion.routes.isBuiltIn
+                && setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
             qos: options.qos,
             brokerCounters: resources.broker != nil,
             observers: resources.observers,

@@ -5,9 +5,10 @@ import ReferenceEngine
 import VitalSimCore
 import Wire
 
-/// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1; another topic
-/// template with `serve --mqtt-topic`, its `{patient}` and `{kind}` levels read back) and ingests each
-/// message — a JSON observation (as for `POST /api/v1/observations`), or raw GATT bytes when the
+/// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1; other topic
+/// templates with `serve --mqtt-topic`, their `{patient}` and `{kind}` levels read back) and ingests each
+/// message — a JSON observation (as for `POST /api/v1/observations`), a FHIR R4 Observation (as for
+/// `POST /fhir/Observation`), or raw GATT bytes when the
 /// MQTT 5 user property `characteristic` names the characteristic (`2A37`, `heart_rate_measurement`,
 /// …), decoded with VitalSim's GATT decoders. Raw messages may carry `reading-id`, `device-id` and
 /// `device-time` (ISO-8601) user properties. A rejected message is answered on
@@ -18,19 +19,25 @@ package final class MQTTIngestor: Sendable {
     let context: ServerContext
     /// Patients are spread over this many lanes judged concurrently; one patient's messages stay in order.
     let lanes = 32
-    /// The topics readings arrive on.
-    let topic: MQTTTopicTemplate
+    /// The topics readings arrive on (a message's topic is read by the first that matches it).
+    let topics: [MQTTTopicTemplate]
 
-    package init(client: MQTTClient, context: ServerContext, topic: MQTTTopicTemplate = .vitalsim) {
+    package init(client: MQTTClient, context: ServerContext, topics: [MQTTTopicTemplate] = [.vitalsim]) {
         self.client = client
         self.context = context
-        self.topic = topic
+        self.topics = topics
+    }
+
+    /// The placeholders' values in `topic`, by the first template it matches.
+    func match(_ topic: String) -> [String: String]? {
+        for t in topics { if let values = t.match(topic) { return values } }
+        return nil
     }
 
     /// Subscribes and waits for the broker's SUBACK, so nothing published after the server
     /// announces itself is missed.
     package func subscribe() async throws(MQTTError) {
-        try await client.subscribeAcknowledged(topic.filter, qos: 1)
+        for filter in Set(topics.map(\.filter)).sorted() { try await client.subscribeAcknowledged(filter, qos: 1) }
     }
 
     /// Ingests until the client's message stream ends (after ``subscribe()``). Messages are judged
@@ -47,7 +54,7 @@ package final class MQTTIngestor: Sendable {
                 }
             }
             for await message in client.messages {
-                let patient = topic.match(message.topic)?["patient"] ?? ""
+                let patient = match(message.topic)?["patient"] ?? ""
                 queues[Int(SeededRandom.fnv1a(patient) % UInt64(lanes))].push(message)
             }
             for queue in queues { queue.finish() }
@@ -60,7 +67,7 @@ package final class MQTTIngestor: Sendable {
         let metrics = context.metrics
         var accepted: [Observation] = []
         for m in messages {
-            guard let values = topic.match(m.topic), let patient = values["patient"], let kind = values["kind"] else {
+            guard let values = match(m.topic), let patient = values["patient"], let kind = values["kind"] else {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "bad-topic"])
                 continue
             }
@@ -134,7 +141,12 @@ package final class MQTTIngestor: Sendable {
         guard body.depth <= ReferenceServer.maxDepth else {
             throw ValidationFailure(field: "", message: "JSON nested deeper than \(ReferenceServer.maxDepth)")
         }
-        let o = try PayloadValidation.observation(body, now: now)
+        let o: Observation
+        if case let .object(fields) = body, case .string("Observation")? = fields["resourceType"] {
+            o = try FHIRObservation.parse(body, now: now)
+        } else {
+            o = try PayloadValidation.observation(body, now: now)
+        }
         guard o.patientID == patient else {
             throw ValidationFailure(
                 field: "patientId",

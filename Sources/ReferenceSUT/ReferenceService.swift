@@ -45,8 +45,8 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var mqtt: (host: String, port: Int)?
     /// CA bundle for a TLS connection to the MQTT broker (nil: plain TCP).
     package var mqttCAFile: String?
-    /// The topics readings arrive on (`--mqtt-topic`): `{patient}` and `{kind}` levels.
-    package var mqttTopic = MQTTTopicTemplate.vitalsim
+    /// The topics readings arrive on (`--mqtt-topic`, repeatable): `{patient}` and `{kind}` levels.
+    package var mqttTopics = [MQTTTopicTemplate.vitalsim]
     /// How the SUT authenticates to the broker (`--mqtt-username`, `--mqtt-password-env`).
     package var mqttCredentials = MQTTCredentials()
     package var webhook: String?
@@ -95,7 +95,7 @@ package enum ReferenceService {
         let app = try application(config, context: context, logger: logger, announce: announce)
         var ingest: Task<Void, Never>?
         if let mqtt {
-            let ingestor = MQTTIngestor(client: mqtt, context: context, topic: config.mqttTopic)
+            let ingestor = MQTTIngestor(client: mqtt, context: context, topics: config.mqttTopics)
             do throws(MQTTError) { try await ingestor.subscribe() } catch { throw .mqtt(error) }
             ingest = Task { await ingestor.run() }
         }

@@ -28,55 +28,6 @@ package struct SUTProfile: Sendable {
     /// How the harness's MQTT clients authenticate to the broker, and the topic readings go to (`mqtt:`).
     package var mqtt = MQTTSettings()
 
-    /// MQTT settings (`mqtt:`): a user name and password, and/or a client certificate (with the
-    /// broker's CA, `--mqtt-cacert`); the topic template of `transport: mqtt` devices' readings.
-    package struct MQTTSettings: Sendable, Equatable {
-        package var topic = MQTTTopicTemplate.vitalsim
-        package var username: String?
-        /// The password, read from the environment variable the profile names (`password-env:`).
-        package var password: String?
-        package var clientCertificate: String?
-        package var clientKey: String?
-        /// Where and how the SUT refuses an MQTT reading (`rejections:`); nil when it publishes no
-        /// refusals (`rejections: none`: expected rejections of MQTT readings are not judged).
-        package var rejections: MQTTRejections? = MQTTRejections()
-
-        package init() {}
-    }
-
-    /// The SUT's refusals of MQTT readings: messages on a topic filter naming the reading, the
-    /// status and the field (the reference contract: `errors/+`, `{readingId, status, field}`).
-    package struct MQTTRejections: Sendable, Equatable {
-        /// The topic filter the refusals are published under.
-        package var topic = "errors/+"
-        package var readingID = JSONPointer(tokens: ["readingId"])
-        /// The status (a number); a refusal without one counts as 400.
-        package var status = JSONPointer(tokens: ["status"])
-        package var field = JSONPointer(tokens: ["field"])
-
-        package init() {}
-
-        /// Whether `topic` falls under the filter (`+` one level, a final `#` the rest).
-        package func matches(_ topic: String) -> Bool {
-            let f = self.topic.split(separator: "/", omittingEmptySubsequences: false)
-            let t = topic.split(separator: "/", omittingEmptySubsequences: false)
-            for (i, level) in f.enumerated() {
-                if level == "#" { return true }
-                guard i < t.count, level == "+" || level == t[i] else { return false }
-            }
-            return f.count == t.count
-        }
-
-        /// The reading id, status and field of a refusal's payload; nil when it names no reading.
-        package func read(_ payload: [UInt8]) -> (reading: String, status: Int, field: String)? {
-            guard let document = try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed]),
-                let reading = readingID.value(in: document) as? String
-            else { return nil }
-            let status = (status.value(in: document) as? NSNumber)?.intValue ?? 400
-            return (reading, status, field.value(in: document) as? String ?? "")
-        }
-    }
-
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }
 

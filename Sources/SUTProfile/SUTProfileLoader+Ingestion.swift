@@ -6,9 +6,10 @@ import Yams
 
 extension SUTProfileLoader.Context {
     static let routeKeys = [
-        "kinds", "device-types", "method", "path", "format", "template", "bundle-type", "content-type", "batch", "rejection-fields",
+        "kinds", "device-types", "transport", "method", "path", "topic", "format", "template", "bundle-type", "content-type", "batch",
+        "rejection-fields",
     ]
-    static let formats = ["vitalsim-observation", "vitaledge", "fhir-observation", "fhir-bundle", "template"]
+    static let formats = ["vitalsim-observation", "vitaledge", "fhir-observation", "fhir-bundle", "template", "gatt"]
 
     func ingestion(_ node: Node) -> SUTProfile.Ingestion {
         var ingestion = SUTProfile.Ingestion()
@@ -36,18 +37,48 @@ extension SUTProfileLoader.Context {
     }
 
     func route(_ node: Node, _ field: String) -> IngestionRoute? {
-        guard let f = reader.mapping(node, field, allowed: Self.routeKeys, required: ["path", "format"]), let path = f.string("path")
-        else { return nil }
+        guard let f = reader.mapping(node, field, allowed: Self.routeKeys, required: ["format"]) else { return nil }
+        var transport: RouteTransport?
+        if let name = f.string("transport") {
+            transport = RouteTransport(rawValue: name)
+            if transport == nil { fail(f, "transport", "expected http or mqtt") }
+        }
+        guard let format = format(f) else { return nil }
+        var route: IngestionRoute
+        if transport == .mqtt {
+            route = mqttRoute(f, format)
+        } else {
+            guard let path = httpPath(f, format) else { return nil }
+            route = IngestionRoute(path: path, format: format, contentType: defaultContentType(format))
+            httpKeys(f, format, into: &route)
+        }
+        route.transport = transport
+        if f.has("kinds") { route.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
+        if f.has("device-types") { route.deviceTypes = names(f, "device-types", DeviceType.self, what: "device type") }
+        if let m = f.value("rejection-fields") { route.fieldNames = fieldNames(m, f.path("rejection-fields")) }
+        return route
+    }
+
+    /// An HTTP route's `path`: on the SUT's base URL or an http(s) URL, with known placeholders.
+    func httpPath(_ f: Fields, _ format: IngestionFormat) -> String? {
+        if f.has("topic") { fail(f, "topic", "a topic is only read with transport: mqtt") }
+        guard f.has("path") else {
+            fail(f, "path", "an HTTP route needs a path (or give transport: mqtt and a topic)")
+            return nil
+        }
+        guard let path = f.string("path") else { return nil }
         if !path.hasPrefix("/"), !isHTTPURL(path.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")) {
             fail(f, "path", "expected a path on the SUT's base URL, starting with /, or an http(s):// URL of another endpoint")
         }
         for name in placeholders(path) where !["patient", "device", "kind"].contains(name) {
             fail(f, "path", "unknown placeholder {\(name)}; valid: {patient}, {device}, {kind}")
         }
-        guard let format = format(f) else { return nil }
-        var route = IngestionRoute(path: path, format: format, contentType: defaultContentType(format))
-        if f.has("kinds") { route.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
-        if f.has("device-types") { route.deviceTypes = names(f, "device-types", DeviceType.self, what: "device type") }
+        if case .gatt = format { fail(f, "format", "format gatt is only sent over MQTT (transport: mqtt)") }
+        return path
+    }
+
+    /// `method`, `content-type` and `batch` of an HTTP route.
+    func httpKeys(_ f: Fields, _ format: IngestionFormat, into route: inout IngestionRoute) {
         if let method = f.string("method") {
             if ["POST", "PUT", "PATCH"].contains(method) {
                 route.method = method
@@ -65,7 +96,18 @@ extension SUTProfileLoader.Context {
         } else if format.batches {
             route.batch = TrafficPlan.maxBatch
         }
-        if let m = f.value("rejection-fields") { route.fieldNames = fieldNames(m, f.path("rejection-fields")) }
+    }
+
+    /// An MQTT route: its `topic` (default: `mqtt.topic`), one reading per message.
+    func mqttRoute(_ f: Fields, _ format: IngestionFormat) -> IngestionRoute {
+        for key in ["path", "method", "content-type"] where f.has(key) {
+            fail(f, key, "\(key) is only read with transport: http (an MQTT route has a topic)")
+        }
+        if f.has("batch") { fail(f, "batch", "an MQTT route sends one reading per message") }
+        var route = IngestionRoute(path: "", format: format, batch: 1)
+        if let text = f.string("topic") {
+            do throws(MQTTTopicTemplateError) { route.topic = try MQTTTopicTemplate(text) } catch { fail(f, "topic", error.description) }
+        }
         return route
     }
 
@@ -75,6 +117,7 @@ extension SUTProfileLoader.Context {
         if name != "fhir-bundle", f.has("bundle-type") { fail(f, "bundle-type", "bundle-type is only read with format: fhir-bundle") }
         switch name {
         case "vitalsim-observation": return .vitalsimObservation
+        case "gatt": return .gatt
         case "vitaledge": return .vitaledge
         case "fhir-observation": return .fhirObservation
         case "fhir-bundle":

@@ -20,9 +20,10 @@ extension SUTProfileLoader.Context {
 
     func mqtt(_ node: Node) -> SUTProfile.MQTTSettings {
         var mqtt = SUTProfile.MQTTSettings()
-        let keys = ["username", "password-env", "client-certificate", "client-key", "topic", "rejections"]
+        let keys = ["username", "password-env", "client-certificate", "client-key", "topic", "rejections", "confirmations"]
         guard let f = reader.mapping(node, "mqtt", allowed: keys) else { return mqtt }
         if let r = f.value("rejections") { mqtt.rejections = rejections(r) }
+        if let c = f.value("confirmations") { mqtt.confirmations = confirmations(c) }
         if let text = f.string("topic") {
             do throws(MQTTTopicTemplateError) { mqtt.topic = try MQTTTopicTemplate(text) } catch { fail(f, "topic", error.description) }
         }
@@ -49,16 +50,39 @@ extension SUTProfileLoader.Context {
         var r = SUTProfile.MQTTRejections()
         let keys = ["topic", "reading-id", "status", "field"]
         guard let f = reader.mapping(node, "mqtt.rejections", allowed: keys) else { return r }
-        if let topic = f.string("topic") {
-            if topic.isEmpty || topic.contains("#") && !topic.hasSuffix("#") {
-                fail(f, "topic", "expected an MQTT topic filter ('#' only at the end)")
-            }
-            r.topic = topic
-        }
+        if let topic = topicFilter(f) { r.topic = topic }
         if f.has("reading-id"), let p = pointer(f, "reading-id") { r.readingID = p }
         if f.has("status"), let p = pointer(f, "status") { r.status = p }
         if f.has("field"), let p = pointer(f, "field") { r.field = p }
         return r
+    }
+
+    /// `mqtt.confirmations`: `none`, or where the SUT confirms stored MQTT readings and where the ids are.
+    func confirmations(_ node: Node) -> SUTProfile.MQTTConfirmations? {
+        if node.scalar?.string == "none" { return nil }
+        var c = SUTProfile.MQTTConfirmations()
+        guard let f = reader.mapping(node, "mqtt.confirmations", allowed: ["topic", "reading-id"]) else { return c }
+        if let topic = topicFilter(f) { c.topic = topic }
+        guard let value = f.value("reading-id") else { return c }
+        if let list = value.sequence {
+            if list.isEmpty { fail(f, "reading-id", "give a JSON Pointer or a list of them") }
+            c.readingIDs = list.enumerated().compactMap { i, node in parsePointer(node, f.path("reading-id") + "[\(i)]") }
+        } else if let p = pointer(f, "reading-id") {
+            c.readingIDs = [p]
+        }
+        return c
+    }
+
+    /// A section's `topic`: an MQTT topic filter.
+    func topicFilter(_ f: Fields) -> String? {
+        guard let topic = f.string("topic") else { return nil }
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        let badWildcard =
+            levels.dropLast().contains("#") || levels.contains { $0 != "#" && $0 != "+" && ($0.contains("#") || $0.contains("+")) }
+        if topic.isEmpty || badWildcard {
+            fail(f, "topic", "expected an MQTT topic filter ('+' a whole level, '#' only as the last level)")
+        }
+        return topic
     }
 
     func auth(_ node: Node) -> SUTProfile.Auth {

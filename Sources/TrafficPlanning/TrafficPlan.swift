@@ -90,11 +90,7 @@ package enum TrafficPlan {
     /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
     static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64, topic: MQTTTopicTemplate = .vitalsim) -> PlannedRequest? {
         guard let json = ObservationJSON.encode(r, start: start) else { return nil }
-        var props: [(name: String, value: String)] = [
-            ("reading-id", r.id), ("device-id", r.deviceID),
-            ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
-            ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true)),
-        ]
+        var props = properties(r, start: start)
         var body = Array(json.serialized().utf8)
         var rejection: ExpectedRejection?
         if r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic {
@@ -115,6 +111,16 @@ package enum TrafficPlan {
             userProperties: props,
             deviceID: r.deviceID
         )
+    }
+
+    /// The MQTT 5 user properties of a message carrying `r`: `reading-id`, `device-id`,
+    /// `device-time` and `emit-time` (ISO-8601).
+    static func properties(_ r: Reading, start: Int64) -> [(name: String, value: String)] {
+        [
+            ("reading-id", r.id), ("device-id", r.deviceID),
+            ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
+            ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true)),
+        ]
     }
 
     /// The digest of the scenario's whole traffic in the reference contract's form, generated and

@@ -1,39 +1,39 @@
+import Foundation
 import Payloads
 import VitalSimCore
 
 extension TrafficPlanStream {
-    /// A reading sent under a SUT profile's ingestion routes: the first route that matches it, in its
-    /// format; corrupted and duplicated readings travel alone, the others in batches where the route
+    /// A reading sent under a SUT profile's ingestion routes: the first route that matches it (of a
+    /// device the scenario sends over MQTT: `fromMQTT`), in its format and over its transport;
+    /// corrupted and duplicated readings travel alone, the others in batches where an HTTP route
     /// batches. A reading no route carries, or whose route's format has no form for it, becomes an
     /// unroutable request (the run stops as misconfigured, naming it).
-    func route(_ r: Reading, key: String) {
-        guard r.kind != .cuffPressure else { return }  // progress indications, not readings
+    func route(_ r: Reading, key: String, fromMQTT: Bool = false) {
         let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
         let device = naming.scenarioDevice(r.deviceID, of: patient)
-        guard let (index, route) = routes.route(for: r) else {
+        guard let (index, route) = routes.route(for: r, fromMQTT: fromMQTT) else {
             let reason =
                 "no ingestion route of the SUT profile carries \(r.kind.rawValue) readings of "
                 + "\(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
             push(unroutable(r, reason))
             return
         }
+        let noForm =
+            "ingestion route \(index + 1) of the SUT profile (\(route.summary)) carries \(r.kind.rawValue) "
+            + "readings of \(r.deviceType.rawValue) devices, but format \(route.format.name) has no form for them "
+            + "(device \(device) of patient \(patient))"
+        if route.overMQTT {
+            push(message(r, route) ?? unroutable(r, noForm))
+            return
+        }
         let path = route.path(for: r)
-        let json: JSONValue?
-        switch route.format {
-        case .template(let template):
+        if case .template(let template) = route.format {
             guard let (body, rejection) = template.render(r, start: start) else { return }
             push(routed(single(r, path: path, body: body, rejection: rejection.map { named($0, r, route) }), route))
             return
-        case .vitaledge: json = VitalEdgeJSON.encode(r, start: start)
-        case .vitalsimObservation: json = ObservationJSON.encode(r, start: start)
-        case .fhirObservation, .fhirBundle: json = FHIRObservationJSON.encode(r, start: start)
         }
-        guard let json else {
-            let reason =
-                "ingestion route \(index + 1) of the SUT profile (\(route.method) \(route.path)) carries \(r.kind.rawValue) "
-                + "readings of \(r.deviceType.rawValue) devices, but format \(route.format.name) has no form for them "
-                + "(device \(device) of patient \(patient))"
-            push(unroutable(r, reason))
+        guard let json = json(r, route.format) else {
+            push(unroutable(r, noForm))
             return
         }
         let batchKey = "\(key)#\(index)"
@@ -51,6 +51,51 @@ extension TrafficPlanStream {
                 return (self.routed(self.single(r, path: path, body: prefix + item, rejection: nil), route), suffix, route.batch)
             }
         }
+    }
+
+    /// The JSON form of `r` in a JSON `format` (nil when the format has none for it).
+    func json(_ r: Reading, _ format: IngestionFormat) -> JSONValue? {
+        switch format {
+        case .vitaledge: VitalEdgeJSON.encode(r, start: start)
+        case .vitalsimObservation: ObservationJSON.encode(r, start: start)
+        case .fhirObservation, .fhirBundle: FHIRObservationJSON.encode(r, start: start)
+        case .template, .gatt: nil
+        }
+    }
+
+    /// `r` as one MQTT message of an MQTT route: on the route's topic (else `mqtt.topic`), with the
+    /// user properties of every VitalSim message, the payload in the route's format; nil when the
+    /// format has no form for `r`.
+    func message(_ r: Reading, _ route: IngestionRoute) -> PlannedRequest? {
+        var properties = TrafficPlan.properties(r, start: start)
+        let body: [UInt8]
+        var rejection: ExpectedRejection?
+        switch route.format {
+        case .gatt:
+            guard r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic else { return nil }
+            properties.append(("characteristic", String(format: "%04X", uuid)))
+            body = gatt.bytes
+            if let c = r.delivery.corruption {
+                // A raw value has no fields: its refusal is judged by status, whatever field the SUT names.
+                let golden = ObservationJSON.encode(r, start: start).map { ObservationJSON.corrupt($0, c).1.named(for: r).field }
+                rejection = ExpectedRejection(status: 400, field: golden ?? "payload", spellings: ["*"])
+            }
+        case .template(let template):
+            guard let (rendered, refusal) = template.render(r, start: start) else { return nil }
+            (body, rejection) = (rendered, refusal.map { named($0, r, route) })
+        default:
+            guard let json = json(r, route.format) else { return nil }
+            if let c = r.delivery.corruption {
+                let (corrupt, refusal) = corrupted(json, c, route.format)
+                (body, rejection) = (corrupt, named(refusal, r, route))
+            } else {
+                body = TrafficPlanStream.whole(json, route.format)
+            }
+        }
+        var m = single(r, path: "", body: body, rejection: rejection)
+        m.topic = (route.topic ?? mqttTopic).topic(patient: r.patientID, device: r.deviceID, kind: r.kind.rawValue)
+        m.userProperties = properties
+        return m
     }
 
     /// `rejection` with its field named as golden files name it, and the SUT's names of it that the
@@ -80,7 +125,7 @@ extension TrafficPlanStream {
     func corrupted(_ json: JSONValue, _ c: Corruption, _ format: IngestionFormat) -> ([UInt8], ExpectedRejection) {
         switch format {
         case .vitaledge: return VitalEdgeJSON.corrupt(json, c)
-        case .vitalsimObservation, .template: return ObservationJSON.corrupt(json, c)
+        case .vitalsimObservation, .template, .gatt: return ObservationJSON.corrupt(json, c)
         case .fhirObservation: return FHIRObservationJSON.corrupt(json, c)
         case .fhirBundle:
             var (resource, rejection) = FHIRObservationJSON.corrupt(json, c)

@@ -106,7 +106,12 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         let key = "\(generated.patientID)/\(generated.deviceID)"
         let r = naming.wire(generated)
         if viaBLE.contains(key) { return }
-        if viaMQTT.contains(key) {
+        let fromMQTT = viaMQTT.contains(key)
+        if !routes.isBuiltIn, r.kind != .cuffPressure, !fromMQTT || routes.route(for: r, fromMQTT: true) != nil {
+            route(r, key: key, fromMQTT: fromMQTT)
+            return
+        }
+        if fromMQTT {
             if var m = TrafficPlan.message(r, encoder: encoder, start: start, topic: mqttTopic) {
                 m.readings = [(generated.id, generated.intendedEmitTime)]
                 m.patientID = generated.patientID
@@ -116,10 +121,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             }
             return
         }
-        if !routes.isBuiltIn {
-            route(r, key: key)
-            return
-        }
+        if !routes.isBuiltIn { return }  // cuff pressure: progress indications, not readings
         if r.deviceType == .phoneBridge {
             let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
             let json = encoder.json(r)

@@ -245,6 +245,23 @@ public enum DeviceType: String, Sendable, CaseIterable {
 
     /// True for devices that speak GATT.
     public var isBluetooth: Bool { self != .phoneBridge && self != .feedingLog }
+
+    /// The kinds of reading a device of this type emits (Bluetooth devices also report their battery).
+    public var kinds: Set<VitalKind> {
+        let own: Set<VitalKind> =
+            switch self {
+            case .heartRateStrap: [.heartRate]
+            case .bpCuff: [.bloodPressure, .cuffPressure]
+            case .glucometer: [.glucose]
+            case .cgm: [.cgm]
+            case .pulseOximeter: [.spo2]
+            case .thermometer: [.temperature]
+            case .weightScale: [.weight]
+            case .phoneBridge: [.heartRate, .dailySummary]
+            case .feedingLog: [.feeding]
+            }
+        return isBluetooth ? own.union([.battery]) : own
+    }
 }
 
 /// One device of a patient.

@@ -57,10 +57,10 @@ extension VitalSim {
         @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
         @Option(name: .long, help: "User name for the MQTT broker.") var mqttUsername: String?
         @Option(
-            name: .long,
+            name: .customLong("mqtt-topic"),
             help:
-                "Topic template readings arrive on, with {patient} and {kind} levels (and optionally {device}); default vitals/{patient}/{kind}."
-        ) var mqttTopic: String?
+                "Topic template readings arrive on, with {patient} and {kind} levels (and optionally {device}); default vitals/{patient}/{kind}. Repeat for several."
+        ) var mqttTopics: [String] = []
         @Option(name: .long, help: "Environment variable holding the MQTT password (with --mqtt-username).") var mqttPasswordEnv: String?
         @Flag(name: .long, help: "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed.")
         var http2 = false
@@ -88,7 +88,7 @@ extension VitalSim {
             if http2 && !selfSigned && tlsCert == nil {
                 throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key")
             }
-            if let mqttTopic {
+            for mqttTopic in mqttTopics {
                 do throws(MQTTTopicTemplateError) {
                     let t = try MQTTTopicTemplate(mqttTopic)
                     guard t.names("patient"), t.names("kind") else {
@@ -154,7 +154,7 @@ extension VitalSim {
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
             config.mqttCAFile = mqttCacert
             config.mqttCredentials.username = mqttUsername
-            if let mqttTopic, let t = try? MQTTTopicTemplate(mqttTopic) { config.mqttTopic = t }
+            if !mqttTopics.isEmpty { config.mqttTopics = mqttTopics.compactMap { try? MQTTTopicTemplate($0) } }
             if let mqttPasswordEnv {
                 guard let password = ProcessInfo.processInfo.environment[mqttPasswordEnv] else {
                     printError("vitalsim serve: --mqtt-password-env names \(mqttPasswordEnv), which is not set")

@@ -537,7 +537,7 @@ final class LiveHarnessTests: XCTestCase {
         let clean = try vitalsim(["run", path, "--golden-dir", golden, "--json", json], ci: true)
         XCTAssertEqual(clean.status, 0, clean.out + clean.err)
         let detail = try checks(json).first { $0["name"] as? String == "every MQTT reading reached the SUT" }?["detail"] as? String
-        XCTAssertTrue(detail?.contains("the SUT confirmed 7204 on acks/") == true, detail ?? clean.out)
+        XCTAssertTrue(detail?.contains("the SUT confirmed 7204 and refused 0") == true, detail ?? clean.out)
         XCTAssertTrue(detail?.contains("the broker dropped 0 message(s)") == true, detail ?? clean.out)
 
         let squeezed = try vitalsim(["run", path, "--golden-dir", golden, "--mqtt-broker-queue", "5", "--json", json], ci: true)

@@ -21,7 +21,7 @@ final class MQTTDeliveryTests: XCTestCase {
         let c = Verdict.mqttDeliveryCheck(delivery(confirmed: 8, rejected: 2))
         XCTAssertNil(c.finding)
         XCTAssertEqual(c.kind, .delivery)
-        XCTAssertTrue(c.detail.contains("the SUT confirmed 8 on acks/ and rejected 2 on errors/"), c.detail)
+        XCTAssertTrue(c.detail.contains("the SUT confirmed 8 and refused 2"), c.detail)
         XCTAssertTrue(c.detail.contains("the broker dropped 0 message(s)"), c.detail)
     }
 

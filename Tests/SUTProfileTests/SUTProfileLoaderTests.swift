@@ -236,7 +236,7 @@ final class SUTProfileDocsTests: XCTestCase {
         let text = try String(contentsOf: docs, encoding: .utf8)
         let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let profiles = blocks.filter { $0.hasPrefix("name:") }
-        XCTAssertEqual(profiles.count, 4)
+        XCTAssertEqual(profiles.count, 5)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
