@@ -95,7 +95,7 @@ let package = Package(
         // `vitalsim doctor`: whether a SUT can be tested at all, before a run blames it.
         .target(
             name: "Diagnosis",
-            dependencies: ["VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient"],
+            dependencies: ["Locking", "VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient"],
             swiftSettings: strict
         ),
         // Auditors' evidence bundles of live runs, and their replay.

@@ -104,9 +104,10 @@ package enum Doctor {
             checks.append(Check(name: "enrolment", passed: problem == nil, detail: detail))
         }
         if problem == nil {
-            let (probes, unroutable) = probes(scenario, seed: seed, routes: target.profile.ingestion.routes, naming: naming)
+            let (probes, unroutable) = probes(scenario, seed: seed, profile: target.profile, naming: naming)
             if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
-            for request in probes { checks += await ingestion(client, request, auth, target, naming: naming) }
+            for request in probes where request.topic == nil { checks += await ingestion(client, request, auth, target, naming: naming) }
+            checks += await mqttProbes(probes.filter { $0.topic != nil }, target: target)
         }
         if !lifecycle.reset.isEmpty {
             let failed = await steps.reset(enrolled)
@@ -199,24 +200,31 @@ package enum Doctor {
     }
 
     /// The first valid HTTP request of each route the scenario's readings take (method, path with
-    /// its patient and device in place of theirs, content type), in plan order; and the first reading
-    /// the profile's routes cannot carry, if any.
+    /// its patient and device in place of theirs, content type) and the first MQTT message of each
+    /// topic shape, in plan order; and the first reading the profile's routes cannot carry, if any.
     static func probes(
         _ scenario: Scenario,
         seed: UInt64?,
-        routes: IngestionRoutes = .vitalsim,
+        profile: SUTProfile = .vitalsim,
         naming: WireNaming = .identity
     ) -> ([PlannedRequest], String?) {
         var seen: Set<String> = []
         var out: [PlannedRequest] = []
         var unroutable: String?
-        for r in TrafficPlanStream(for: scenario, seed: seed, routes: routes, naming: naming)
-        where r.topic == nil && r.expectedRejection == nil {
+        let stream = TrafficPlanStream(
+            for: scenario,
+            seed: seed,
+            routes: profile.ingestion.routes,
+            naming: naming,
+            mqttTopic: profile.mqtt.topic
+        )
+        for r in stream
+        where r.expectedRejection == nil {
             if let reason = r.unroutable {
                 unroutable = unroutable ?? reason
                 continue
             }
-            let shape = r.path.replacingOccurrences(of: naming.patient(r.patientID), with: "{patient}").replacingOccurrences(
+            let shape = (r.topic ?? r.path).replacingOccurrences(of: naming.patient(r.patientID), with: "{patient}").replacingOccurrences(
                 of: naming.device(r.deviceID, of: r.patientID),
                 with: "{device}"
             )

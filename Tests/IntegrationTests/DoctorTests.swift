@@ -70,4 +70,63 @@ final class DoctorTests: XCTestCase {
         let bad = try doctor(["--target", "ftp://x"])
         XCTAssertEqual(bad.status, 2, bad.err)
     }
+
+    /// MQTT traffic is probed too: one valid message per topic shape, confirmed by the SUT, and the
+    /// payload cut in half refused on errors/; a SUT that accepts anything is caught, and a route that
+    /// moves the strap to MQTT as raw GATT is probed on its own topic.
+    func testMQTTTopicsAreProbedLikeHTTPRoutes() throws {
+        let (broker, port) = try TestSupport.mosquitto("allow_anonymous true\npersistence false\n", in: directory)
+        defer { broker.terminate() }
+        let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
+        for (faults, passes) in [([String](), true), (["--fault", "accept-invalid"], false)] {
+            let s = try SUTProcess(
+                ["--self-signed", "--database", directory + "/mqtt-\(passes).sqlite", "--scenario", copd, "--mqtt", "127.0.0.1:\(port)"]
+                    + faults,
+                directory: directory
+            )
+            defer { _ = s.stop() }
+            let r = try TestSupport.vitalsim(
+                ["doctor", copd, "--target", s.base, "--cacert", s.caFile ?? "", "--mqtt", "127.0.0.1:\(port)"],
+                in: directory
+            )
+            XCTAssertEqual(r.status, passes ? 0 : 3, r.out + r.err)
+            XCTAssertTrue(r.out.contains("✓ accepts a valid reading on MQTT vitals/506/spo2: 506/oxi-506/"), r.out)
+            XCTAssertTrue(r.out.contains("PUBACK, confirmed by the SUT"), r.out)
+            let refusal =
+                passes
+                ? "✓ refuses an invalid body on MQTT vitals/506/spo2: the raw value cut to 1 byte(s): refused 400"
+                : "✗ refuses an invalid body on MQTT vitals/506/spo2"
+            XCTAssertTrue(r.out.contains(refusal), r.out)
+        }
+        let gateway = TestSupport.write(
+            """
+            name: gw
+            ingestion:
+              routes:
+                - {device-types: [heart-rate-strap], transport: mqtt, format: gatt, topic: "ble/{patient}/{kind}"}
+                - {kinds: [heart-rate], path: /api/iot-heart-rate, format: vitaledge}
+                - {path: /api/healthkit, format: vitaledge}
+            """,
+            to: directory,
+            name: "gw.yaml"
+        )
+        let s = try SUTProcess(
+            [
+                "--self-signed", "--database", directory + "/gw.sqlite", "--scenario", scenario, "--mqtt", "127.0.0.1:\(port)",
+                "--mqtt-topic", "ble/{patient}/{kind}",
+            ],
+            directory: directory
+        )
+        defer { _ = s.stop() }
+        let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? "", "--mqtt", "127.0.0.1:\(port)", "--sut", gateway])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("✓ accepts a valid reading on MQTT ble/501/heart-rate"), r.out)
+        XCTAssertTrue(
+            r.out.contains(
+                "✓ refuses an invalid body on MQTT ble/501/heart-rate: the raw value cut to 1 byte(s): refused 400 naming 'payload'"
+            ),
+            r.out
+        )
+        XCTAssertFalse(r.out.contains("POST /api/v1/observations"), "everything goes over MQTT: " + r.out)
+    }
 }
