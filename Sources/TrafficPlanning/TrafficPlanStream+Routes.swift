@@ -3,27 +3,21 @@ import Payloads
 import VitalSimCore
 
 extension TrafficPlanStream {
-    /// A reading sent under a SUT profile's ingestion routes: the first route that matches it (of a
-    /// device the scenario sends over MQTT: `fromMQTT`), in its format and over its transport;
-    /// corrupted and duplicated readings travel alone, the others in batches where an HTTP route
-    /// batches. A reading no route carries, or whose route's format has no form for it, becomes an
-    /// unroutable request (the run stops as misconfigured, naming it).
-    func route(_ r: Reading, key: String, fromMQTT: Bool = false) {
-        let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
-        let device = naming.scenarioDevice(r.deviceID, of: patient)
-        guard let (index, route) = routes.route(for: r, fromMQTT: fromMQTT) else {
-            let reason =
-                "no ingestion route of the SUT profile carries \(r.kind.rawValue) readings of "
-                + "\(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
-            push(unroutable(r, reason))
-            return
+    /// A reading sent under the SUT profile's ingestion route that takes it (``IngestionRoutes/route(for:fromMQTT:)``),
+    /// in its format and over its transport; corrupted and duplicated readings travel alone, the
+    /// others in batches where an HTTP route batches. A reading whose route's format has no form for
+    /// it becomes an unroutable request (the run stops as misconfigured, naming it).
+    func route(_ r: Reading, key: String, via found: (index: Int, route: IngestionRoute)) {
+        let (index, route) = found
+        func noForm() -> PlannedRequest {
+            unroutable(
+                r,
+                "ingestion route \(index + 1) of the SUT profile (\(route.summary)) carries \(what(r)), "
+                    + "but format \(route.format.name) has no form for them"
+            )
         }
-        let noForm =
-            "ingestion route \(index + 1) of the SUT profile (\(route.summary)) carries \(r.kind.rawValue) "
-            + "readings of \(r.deviceType.rawValue) devices, but format \(route.format.name) has no form for them "
-            + "(device \(device) of patient \(patient))"
         if route.overMQTT {
-            push(message(r, route) ?? unroutable(r, noForm))
+            push(message(r, route) ?? noForm())
             return
         }
         let path = route.path(for: r)
@@ -33,7 +27,7 @@ extension TrafficPlanStream {
             return
         }
         guard let json = json(r, route.format) else {
-            push(unroutable(r, noForm))
+            push(noForm())
             return
         }
         let batchKey = "\(key)#\(index)"
@@ -96,6 +90,13 @@ extension TrafficPlanStream {
         m.topic = (route.topic ?? mqttTopic).topic(patient: r.patientID, device: r.deviceID, kind: r.kind.rawValue)
         m.userProperties = properties
         return m
+    }
+
+    /// How an unroutable reason names `r`: "battery readings of bp-cuff devices (device cuff-507 of patient 507)".
+    func what(_ r: Reading) -> String {
+        let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
+        let device = naming.scenarioDevice(r.deviceID, of: patient)
+        return "\(r.kind.rawValue) readings of \(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
     }
 
     /// `rejection` with its field named as golden files name it, and the SUT's names of it that the

@@ -107,9 +107,16 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         let r = naming.wire(generated)
         if viaBLE.contains(key) { return }
         let fromMQTT = viaMQTT.contains(key)
-        if !routes.isBuiltIn, r.kind != .cuffPressure, !fromMQTT || routes.route(for: r, fromMQTT: true) != nil {
-            route(r, key: key, fromMQTT: fromMQTT)
-            return
+        if !routes.isBuiltIn, r.kind != .cuffPressure {
+            if let found = routes.route(for: r, fromMQTT: fromMQTT) {
+                route(r, key: key, via: found)
+                return
+            }
+            // An MQTT device no route takes keeps the reference contract's MQTT message.
+            if !fromMQTT {
+                push(unroutable(r, "no ingestion route of the SUT profile carries \(what(r))"))
+                return
+            }
         }
         if fromMQTT {
             if var m = TrafficPlan.message(r, encoder: encoder, start: start, topic: mqttTopic) {
