@@ -42,7 +42,7 @@ public struct BloodPressureRecord: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], name: String) throws(GATTError) -> BloodPressureRecord {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         let unit = flags & 1 != 0 ? "kPa" : "mmHg"
@@ -92,12 +92,10 @@ public struct BloodPressureRecord: Equatable, Sendable {
     }
 
     var fields: JSONValue {
-        var o: [(String, JSONValue)] = [
-            ("unit", .string(unitsKPa ? "kPa" : "mmHg")), ("systolic", .decimal(systolic.jsonText)),
-            ("diastolic", .decimal(diastolic.jsonText)), ("meanArterialPressure", .decimal(meanArterial.jsonText)),
-        ]
+        var o: [(String, JSONValue)] = [("unit", .string(unitsKPa ? "kPa" : "mmHg"))]
+        o += systolic.jsonFields("systolic") + diastolic.jsonFields("diastolic") + meanArterial.jsonFields("meanArterialPressure")
         if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
-        if let p = pulseRate { o.append(("pulseRate", .decimal(p.jsonText))) }
+        if let p = pulseRate { o += p.jsonFields("pulseRate") }
         if let u = userID { o.append(("userID", .int(Int64(u)))) }
         if let s = status {
             o.append(("measurementStatus", .int(Int64(s))))
@@ -180,7 +178,7 @@ public struct IntermediateCuffPressure: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
         guard case var .object(o) = record.fields else { return record.fields }
-        if let i = o.firstIndex(where: { $0.0 == "systolic" }) { o[i].0 = "cuffPressure" }
+        for i in o.indices where o[i].0.hasPrefix("systolic") { o[i].0 = "cuffPressure" + o[i].0.dropFirst("systolic".count) }
         return .object(o)
     }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.

@@ -84,6 +84,7 @@ public struct CGMMeasurement: GATTCharacteristic {
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMMeasurement {
         guard !bytes.isEmpty else { throw .truncated(characteristic: name, offset: 0, field: "Size", needed: 1, available: 0) }
+        _ = try ByteReader(value: bytes, characteristic: name)
         var records: [CGMRecord] = []
         var start = 0
         while start < bytes.count {
@@ -155,12 +156,12 @@ public struct CGMMeasurement: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
         let recs: [JSONValue] = records.map { r in
-            var o: [(String, JSONValue)] = [("glucose", .decimal(r.glucose.jsonText)), ("timeOffset", .int(Int64(r.timeOffset)))]
+            var o = r.glucose.jsonFields("glucose") + [("timeOffset", .int(Int64(r.timeOffset)))]
             if let s = r.status { o.append(("status", .int(Int64(s)))) }
             if let c = r.calTemp { o.append(("calTemp", .int(Int64(c)))) }
             if let x = r.warning { o.append(("warning", .int(Int64(x)))) }
-            if let t = r.trend { o.append(("trend", .decimal(t.jsonText))) }
-            if let q = r.quality { o.append(("quality", .decimal(q.jsonText))) }
+            if let t = r.trend { o += t.jsonFields("trend") }
+            if let q = r.quality { o += q.jsonFields("quality") }
             o.append(("e2eCRC", .bool(r.hasCRC)))
             return .object(o)
         }

@@ -25,7 +25,7 @@ public struct CGMFeature: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMFeature {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let f = try r.u24("CGM Feature")
         try r.checkReserved(f, allowed: 0x01FFFF, field: "CGM Feature", at: 0)
         let ts = try r.u8("Type-Sample Location")
@@ -90,7 +90,7 @@ public struct CGMStatus: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMStatus {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         var v = CGMStatus(timeOffset: try r.u16("Time Offset"), annunciation: try r.u24("Sensor Status Annunciation"), hasCRC: false)
         if r.remaining == 2 {
             let c = CRC16.mcrf4xx(bytes[0..<5])
@@ -152,7 +152,7 @@ public struct CGMSessionStartTime: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMSessionStartTime {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         var v = CGMSessionStartTime(
             start: try r.dateTime("Session Start Time"),
             timeZone: Int8(bitPattern: try r.u8("Time Zone")),
@@ -233,7 +233,7 @@ public struct CGMSpecificOpsControlPoint: GATTCharacteristic {
     }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let op = try r.u8("Op Code")
         guard op != 0, op <= 0x1C else {
             throw .invalidValue(characteristic: name, offset: 0, field: "Op Code", reason: "\(op) is reserved")

@@ -86,9 +86,16 @@ public final class FieldInput {
         return Int(s)
     }
 
-    /// An SFLOAT field (a decimal number or a special value name).
+    /// An SFLOAT field (a decimal number or a special value name); with `nameExponent` (as
+    /// `vitalsim decode` prints it) the number is encoded at that exponent.
     public func sfloat(_ name: String) throws(GATTError) -> SFloat {
         guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE (a decimal such as 120 or 0.0055, or NaN)") }
+        if let e = try optionalInt(name + "Exponent", SFloat.exponentRange) {
+            guard let v = SFloat(decimal: s, exponent: e) else {
+                throw fail(name, "'\(s)' is not an SFLOAT with exponent \(e) (mantissa ±2045)")
+            }
+            return v
+        }
         guard let v = SFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)") }
         return v
     }
@@ -96,9 +103,16 @@ public final class FieldInput {
     /// An SFLOAT field, or nil when absent.
     public func optionalSFloat(_ name: String) throws(GATTError) -> SFloat? { has(name) ? try sfloat(name) : nil }
 
-    /// A FLOAT field (a decimal number or a special value name).
+    /// A FLOAT field (a decimal number or a special value name); with `nameExponent` the number is
+    /// encoded at that exponent.
     public func medFloat(_ name: String) throws(GATTError) -> MedFloat {
         guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE") }
+        if let e = try optionalInt(name + "Exponent", MedFloat.exponentRange) {
+            guard let v = MedFloat(decimal: s, exponent: e) else {
+                throw fail(name, "'\(s)' is not a FLOAT with exponent \(e) (mantissa ±8388605)")
+            }
+            return v
+        }
         guard let v = MedFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)") }
         return v
     }

@@ -58,7 +58,7 @@ public struct GlucoseMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> GlucoseMeasurement {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         var v = GlucoseMeasurement(sequenceNumber: try r.u16("Sequence Number"), baseTime: try r.dateTime("Base Time"))
@@ -123,7 +123,7 @@ public struct GlucoseMeasurement: GATTCharacteristic {
         var o: [(String, JSONValue)] = [("sequenceNumber", .int(Int64(sequenceNumber))), ("baseTime", .string(baseTime.iso8601))]
         if let t = timeOffset { o.append(("timeOffset", .int(Int64(t)))) }
         if let c = concentration {
-            o.append(("concentration", .decimal(c.jsonText)))
+            o += c.jsonFields("concentration")
             o.append(("unit", .string(unitsMolPerL ? "mol/L" : "kg/L")))
             if let mg = milligramsPerDeciliter { o.append(("mgPerDL", .double((mg * 1000).rounded() / 1000))) }
             o.append(("type", .int(Int64(type))))

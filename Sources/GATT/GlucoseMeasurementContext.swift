@@ -45,7 +45,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> GlucoseMeasurementContext {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         var v = GlucoseMeasurementContext(sequenceNumber: try r.u16("Sequence Number"))
         v.medicationInLiters = flags & 0x20 != 0
@@ -79,7 +79,15 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             }
             v.testerHealth = (tester, health)
         }
-        if flags & 0x08 != 0 { v.exercise = (try r.u16("Exercise Duration"), try r.u8("Exercise Intensity")) }
+        if flags & 0x08 != 0 {
+            let seconds = try r.u16("Exercise Duration")
+            let at = r.offset
+            let intensity = try r.u8("Exercise Intensity")
+            guard intensity <= 100 else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Exercise Intensity", reason: "\(intensity) % exceeds 100 %")
+            }
+            v.exercise = (seconds, intensity)
+        }
         if flags & 0x10 != 0 {
             let at = r.offset
             let id = try r.u8("Medication ID")
@@ -134,17 +142,14 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
     public var fields: JSONValue {
         var o: [(String, JSONValue)] = [("sequenceNumber", .int(Int64(sequenceNumber)))]
         if let x = extendedFlags { o.append(("extendedFlags", .int(Int64(x)))) }
-        if let c = carbohydrate { o += [("carbohydrateID", .int(Int64(c.id))), ("carbohydrateKg", .decimal(c.kg.jsonText))] }
+        if let c = carbohydrate { o += [("carbohydrateID", .int(Int64(c.id)))] + c.kg.jsonFields("carbohydrateKg") }
         if let m = meal { o.append(("meal", .int(Int64(m)))) }
         if let th = testerHealth { o += [("tester", .int(Int64(th.tester))), ("health", .int(Int64(th.health)))] }
         if let e = exercise { o += [("exerciseDuration", .int(Int64(e.seconds))), ("exerciseIntensity", .int(Int64(e.intensity)))] }
-        if let m = medication {
-            o += [
-                ("medicationID", .int(Int64(m.id))), ("medication", .decimal(m.amount.jsonText)),
-                ("medicationUnit", .string(medicationInLiters ? "L" : "kg")),
-            ]
-        }
-        if let h = hbA1c { o.append(("hbA1c", .decimal(h.jsonText))) }
+        if let m = medication { o += [("medicationID", .int(Int64(m.id)))] + m.amount.jsonFields("medication") }
+        // The units flag is printed when set even without a medication, so the value re-encodes to itself.
+        if medication != nil || medicationInLiters { o.append(("medicationUnit", .string(medicationInLiters ? "L" : "kg"))) }
+        if let h = hbA1c { o += h.jsonFields("hbA1c") }
         return .object(o)
     }
 
@@ -162,8 +167,8 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
         }
         if f.has("medicationID") {
             medication = (UInt8(try f.int("medicationID", 1...5)), try f.sfloat("medication"))
-            medicationInLiters = try f.choice("medicationUnit", ["kg", "L"], default: "kg") == "L"
         }
+        medicationInLiters = try f.choice("medicationUnit", ["kg", "L"], default: "kg") == "L"
         hbA1c = try f.optionalSFloat("hbA1c")
         try f.finish(known: [
             "sequenceNumber", "extendedFlags", "carbohydrateID", "carbohydrateKg", "meal", "tester", "health",

@@ -42,17 +42,11 @@ public struct HeartRateMeasurement: GATTCharacteristic {
     }
 
     /// The sensor contact status.
-    public var contact: SensorContact {
-        switch contactBits {
-        case 2: .notDetected
-        case 3: .detected
-        default: .notSupported
-        }
-    }
+    public var contact: SensorContact { SensorContact(bits: contactBits) }
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> HeartRateMeasurement {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         let wide = flags & 0x01 != 0
@@ -93,6 +87,8 @@ public struct HeartRateMeasurement: GATTCharacteristic {
             ("heartRate", .int(Int64(heartRate))), ("format", .string(uses16BitFormat ? "uint16" : "uint8")),
             ("sensorContact", .string(contact.rawValue)),
         ]
+        // Bits 1–2 = 1 also means "not supported"; printed so that the value re-encodes to itself.
+        if contactBits == 1 { o.append(("sensorContactBits", .int(1))) }
         if let e = energyExpended { o.append(("energyExpended", .int(Int64(e)))) }
         if rrFlag {
             o.append(("rrIntervals", .array(rrIntervals.map { .int(Int64($0)) })))
@@ -116,6 +112,26 @@ public struct HeartRateMeasurement: GATTCharacteristic {
             rrIntervals: rr,
             uses16BitFormat: wide
         )
-        try f.finish(known: ["heartRate", "format", "sensorContact", "energyExpended", "rrIntervals"])
+        // `--rr-intervals ""` sets the RR flag with no intervals (as decoded from such a value).
+        rrFlag = f.has("rrIntervals")
+        if let bits = try f.optionalInt("sensorContactBits", 0...3) {
+            guard SensorContact(bits: UInt8(bits)) == contact else {
+                throw f.fail("sensorContactBits", "\(bits) contradicts sensorContact \(contact.rawValue)")
+            }
+            contactBits = UInt8(bits)
+        }
+        try f.finish(known: ["heartRate", "format", "sensorContact", "sensorContactBits", "energyExpended", "rrIntervals"])
+    }
+}
+
+extension SensorContact {
+    /// The status of Heart Rate Measurement flags bits 1–2: 0 and 1 not supported, 2 supported but
+    /// not detected, 3 detected (HRS 1.0 §3.1.1.1).
+    init(bits: UInt8) {
+        switch bits & 0x03 {
+        case 2: self = .notDetected
+        case 3: self = .detected
+        default: self = .notSupported
+        }
     }
 }

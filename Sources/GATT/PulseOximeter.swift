@@ -43,7 +43,7 @@ public struct PLXSpotCheckMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         var v = Self(spo2: try r.sfloat("SpO2PR-Spot-Check - SpO2"), pulseRate: try r.sfloat("SpO2PR-Spot-Check - PR"))
@@ -76,11 +76,11 @@ public struct PLXSpotCheckMeasurement: GATTCharacteristic {
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("spo2", .decimal(spo2.jsonText)), ("pulseRate", .decimal(pulseRate.jsonText))]
+        var o = spo2.jsonFields("spo2") + pulseRate.jsonFields("pulseRate")
         if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
         if let s = measurementStatus { o.append(("measurementStatus", .int(Int64(s)))) }
         if let d = deviceStatus { o.append(("deviceStatus", .int(Int64(d)))) }
-        if let p = pulseAmplitudeIndex { o.append(("pulseAmplitudeIndex", .decimal(p.jsonText))) }
+        if let p = pulseAmplitudeIndex { o += p.jsonFields("pulseAmplitudeIndex") }
         if deviceClockNotSet { o.append(("deviceClockNotSet", .bool(true))) }
         return .object(o)
     }
@@ -138,7 +138,7 @@ public struct PLXContinuousMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         var v = Self(spo2: try r.sfloat("SpO2PR-Normal - SpO2"), pulseRate: try r.sfloat("SpO2PR-Normal - PR"))
@@ -179,12 +179,12 @@ public struct PLXContinuousMeasurement: GATTCharacteristic {
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("spo2", .decimal(spo2.jsonText)), ("pulseRate", .decimal(pulseRate.jsonText))]
-        if let f = fast { o += [("spo2Fast", .decimal(f.spo2.jsonText)), ("pulseRateFast", .decimal(f.pulseRate.jsonText))] }
-        if let s = slow { o += [("spo2Slow", .decimal(s.spo2.jsonText)), ("pulseRateSlow", .decimal(s.pulseRate.jsonText))] }
+        var o = spo2.jsonFields("spo2") + pulseRate.jsonFields("pulseRate")
+        if let f = fast { o += f.spo2.jsonFields("spo2Fast") + f.pulseRate.jsonFields("pulseRateFast") }
+        if let s = slow { o += s.spo2.jsonFields("spo2Slow") + s.pulseRate.jsonFields("pulseRateSlow") }
         if let s = measurementStatus { o.append(("measurementStatus", .int(Int64(s)))) }
         if let d = deviceStatus { o.append(("deviceStatus", .int(Int64(d)))) }
-        if let p = pulseAmplitudeIndex { o.append(("pulseAmplitudeIndex", .decimal(p.jsonText))) }
+        if let p = pulseAmplitudeIndex { o += p.jsonFields("pulseAmplitudeIndex") }
         return .object(o)
     }
 
@@ -225,7 +225,7 @@ public struct PLXFeatures: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let s = try r.u16("Supported Features")
         try r.checkReserved(UInt32(s), allowed: 0x00FF, field: "Supported Features", at: 0)
         var v = Self(supported: s)

@@ -77,7 +77,7 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> RecordAccessControlPoint {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let oc = try r.u8("Op Code")
         guard let opCode = OpCode(rawValue: oc) else {
             throw .invalidValue(

@@ -34,7 +34,7 @@ public struct ScalarCharacteristic<Spec: ScalarSpec>: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let v: UInt32
         switch Spec.width {
         case 1: v = UInt32(try r.u8(Spec.field))

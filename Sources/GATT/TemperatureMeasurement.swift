@@ -21,7 +21,7 @@ public struct TemperatureRecord: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], name: String) throws(GATTError) -> TemperatureRecord {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x07, field: "Flags", at: 0)
         var v = TemperatureRecord(
@@ -54,9 +54,7 @@ public struct TemperatureRecord: Equatable, Sendable {
     }
 
     var fields: JSONValue {
-        var o: [(String, JSONValue)] = [
-            ("temperature", .decimal(value.jsonText)), ("unit", .string(fahrenheit ? "Fahrenheit" : "Celsius")),
-        ]
+        var o = value.jsonFields("temperature") + [("unit", .string(fahrenheit ? "Fahrenheit" : "Celsius"))]
         if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
         if let t = type { o.append(("temperatureType", .int(Int64(t)))) }
         return .object(o)

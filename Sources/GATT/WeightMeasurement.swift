@@ -51,7 +51,7 @@ public struct WeightMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = ByteReader(bytes, characteristic: name)
+        var r = try ByteReader(value: bytes, characteristic: name)
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x0F, field: "Flags", at: 0)
         var v = Self(imperial: flags & 1 != 0, rawWeight: try r.u16("Weight"))
@@ -107,6 +107,13 @@ public struct WeightMeasurement: GATTCharacteristic {
         var raw: UInt16
         if f.has("rawWeight") {
             raw = UInt16(try f.int("rawWeight", 0...65535))
+            // `vitalsim decode` prints both; the weight must then be the raw value's.
+            if let s = f.raw("weight"), s != "unsuccessful" {
+                let step = imperial ? 0.01 : 0.005
+                guard let d = Double(s), abs(d - Double(raw) * step) < step / 2 else {
+                    throw f.fail("weight", "\(s) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two")
+                }
+            }
         } else {
             guard let s = f.raw("weight"), let d = Double(s), d >= 0 else {
                 throw f.fail("weight", "required; give --weight KG (or --raw-weight N)")

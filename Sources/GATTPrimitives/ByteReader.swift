@@ -15,6 +15,20 @@ package struct ByteReader {
         self.offset = offset
     }
 
+    /// The longest attribute value ATT carries (Core Specification Vol 3 Part F §3.2.9): a
+    /// characteristic value longer than this cannot come from a conforming device.
+    package static let maxAttributeValue = 512
+
+    /// A reader of a whole characteristic value; throws ``GATTError/tooLong(characteristic:length:limit:)``
+    /// for a value longer than ``maxAttributeValue``, before any field is read.
+    @inlinable
+    package init(value bytes: [UInt8], characteristic: String) throws(GATTError) {
+        guard bytes.count <= Self.maxAttributeValue else {
+            throw .tooLong(characteristic: characteristic, length: bytes.count, limit: Self.maxAttributeValue)
+        }
+        self.init(bytes, characteristic: characteristic)
+    }
+
     /// Bytes not yet read.
     @inlinable
     package var remaining: Int { bytes.count - offset }

@@ -14,6 +14,8 @@ public enum GATTError: Error, Equatable, Sendable, CustomStringConvertible {
     case crcMismatch(characteristic: String, offset: Int, expected: UInt16, found: UInt16)
     /// A value cannot be represented on the wire (encoding).
     case unencodable(characteristic: String, field: String, reason: String)
+    /// The value is longer than an attribute value can be (512 bytes).
+    case tooLong(characteristic: String, length: Int, limit: Int)
     /// The characteristic is not known to VitalSim.
     case unknownCharacteristic(String)
 
@@ -32,6 +34,8 @@ public enum GATTError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(c): E2E-CRC mismatch at byte \(o): computed 0x\(hex16(e)), found 0x\(hex16(f))"
         case let .unencodable(c, f, r):
             "\(c): cannot encode \(f): \(r)"
+        case let .tooLong(c, n, limit):
+            "\(c): the value is \(n) bytes; an attribute value holds at most \(limit) (Core Specification Vol 3 Part F §3.2.9)"
         case let .unknownCharacteristic(n):
             "unknown characteristic '\(n)'; use a UUID such as 0x2A37 or a name such as heart-rate-measurement (see `vitalsim decode --help`)"
         }

@@ -99,4 +99,21 @@ extension MedicalFloat {
 
     /// JSON number text, or a quoted special name.
     package var jsonText: String { special.map { "\"\($0.rawValue)\"" } ?? description }
+
+    /// The JSON members of a value called `name`: the number (or the special value's name) and, for
+    /// a number, its exponent as `nameExponent`. A JSON reader that turns `-65290E7` into a double
+    /// loses the exponent the bytes carry; with the exponent beside it, the value re-encodes exactly.
+    package func jsonFields(_ name: String) -> [(String, JSONValue)] {
+        special == nil ? [(name, .decimal(jsonText)), (name + "Exponent", .int(Int64(exponent)))] : [(name, .decimal(jsonText))]
+    }
+
+    /// The value of decimal `text` at the fixed `exponent` (the mantissa rounded half away from
+    /// zero, as a double reader may have added noise in the last digits); nil when it does not fit
+    /// or is not within a millionth of a step of the text.
+    public init?(decimal text: String, exponent: Int) {
+        guard let value = Double(text), value.isFinite, let v = Self(value, exponent: exponent) else { return nil }
+        let step = Decimal10.pow10(exponent)
+        guard abs(Double(v.mantissa) * step - value) <= step * 1e-6 + abs(value) * 1e-12 else { return nil }
+        self = v
+    }
 }

@@ -183,6 +183,87 @@ final class GATTPropertyTests: XCTestCase {
         }
     }
 
+    /// What a consumer of `vitalsim decode` gets back after reading its JSON with an ordinary JSON
+    /// library (numbers become doubles) and writing each field as `vitalsim encode --field VALUE`:
+    /// the same bytes, because the JSON names every detail the bytes carry (exponents, flag bits).
+    func testDecodedJSONReEncodesThroughAnOrdinaryJSONReader() throws {
+        var failures: [String] = []
+        for type in CharacteristicRegistry.all {
+            for _ in 0..<3000 {
+                let length = int(0...22)
+                var b = (0..<length).map { _ in UInt8(int(0...255)) }
+                if !b.isEmpty, rng.chance(0.8) { b[0] &= rng.chance(0.5) ? 0x07 : 0x1F }
+                guard let json = try? CharacteristicRegistry.decodeToJSON(type, b) else { continue }
+                guard case let .object(object) = json else { continue }
+                var fields: [String: String] = [:]
+                for (key, value) in object where !Self.notEncoded.contains(key) { fields[key] = Self.consumerText(value) }
+                do throws(GATTError) {
+                    let again = try CharacteristicRegistry.encode(type, fields: fields)
+                    if again != b { failures.append("\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(json.serialized())") }
+                } catch {
+                    failures.append("\(type.name) \(Hex.encode(b)): \(error) via \(json.serialized())")
+                }
+            }
+        }
+        // Generated values reach the fields random bytes seldom reach (glucose, context, weight).
+        for _ in 0..<500 {
+            let bp = bloodPressure()
+            let values: [any GATTCharacteristic] = [
+                heartRate(), BloodPressureMeasurement(bp), IntermediateCuffPressure(bp), glucose(), glucoseContext(), spotCheck(),
+                continuous(), weight(),
+            ]
+            for value in values { failures += consumerRoundTrip(value) }
+        }
+        var byType: [String: [String]] = [:]
+        for f in failures { byType[String(f.split(separator: " ")[0]), default: []].append(f) }
+        XCTAssertEqual(
+            failures.count,
+            0,
+            byType.keys.sorted().map { "\($0): \(byType[$0]!.count), e.g. \(byType[$0]![0])" }.joined(separator: "\n")
+        )
+    }
+
+    /// A decoded JSON value as a consumer writes it back on the command line: numbers as Swift prints
+    /// a double (or an integer), lists comma-separated.
+    /// The failures of one value's trip through decode's JSON, an ordinary reader and encode.
+    func consumerRoundTrip(_ value: any GATTCharacteristic) -> [String] {
+        let type = Swift.type(of: value)
+        guard let b = try? value.encode(), case let .object(object)? = try? CharacteristicRegistry.decodeToJSON(type, b) else {
+            return ["\(type.name) generated value did not encode and decode"]
+        }
+        var fields: [String: String] = [:]
+        for (key, v) in object where !Self.notEncoded.contains(key) { fields[key] = Self.consumerText(v) }
+        do throws(GATTError) {
+            let again = try CharacteristicRegistry.encode(type, fields: fields)
+            return again == b ? [] : ["\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(JSONValue.object(object).serialized())"]
+        } catch {
+            return ["\(type.name) \(Hex.encode(b)): \(error) via \(JSONValue.object(object).serialized())"]
+        }
+    }
+
+    /// What `vitalsim decode` prints beside the fields: the characteristic, and values derived from
+    /// fields for reading convenience (`vitalsim encode` takes the fields they come from).
+    static let notEncoded: Set = [
+        "characteristic", "uuid", "rrIntervalsSeconds", "mgPerDL", "locationName", "opCodeName", "operatorName", "temperatureTypeName",
+        "requestOpCodeName", "responseCodeName", "measurementStatusFlags",
+    ]
+
+    static func consumerText(_ value: JSONValue) -> String {
+        switch value {
+        case let .bool(b): b ? "true" : "false"
+        case let .int(i): String(i)
+        case let .double(d): number(d)
+        case let .decimal(text) where text.hasPrefix("\""): String(text.dropFirst().dropLast())
+        case let .decimal(text): number(Double(text) ?? .nan)
+        case let .string(text): text
+        case let .array(items): items.map(consumerText).joined(separator: ",")
+        default: value.serialized()
+        }
+    }
+
+    /// A number read as a double and written back: as an integer when it is whole.
+    static func number(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)" }
+
     func testCorruptedPayloadsAreRejected() throws {
         let hr = try HeartRateMeasurement(heartRate: 72, contact: .detected, rrIntervals: [850]).encode()
         XCTAssertThrowsError(try HeartRateMeasurement.decode(Array(hr.dropLast())))

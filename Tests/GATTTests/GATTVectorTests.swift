@@ -125,6 +125,41 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertThrowsError(try RecordAccessControlPoint.decode(bytes("06 00 01")))
     }
 
+    /// No characteristic value is longer than ATT's 512 bytes: every decoder refuses one before
+    /// reading a field (a 32 MB heart-rate value once held 16.7 M RR intervals in the SUT).
+    func testValuesLongerThanAnAttributeAreRefused() throws {
+        for type in CharacteristicRegistry.all {
+            let long = [UInt8](repeating: 0, count: 513)
+            do throws(GATTError) {
+                _ = try type.decode(long)
+                XCTFail("\(type.name) decoded 513 bytes")
+            } catch {
+                XCTAssertEqual(error, .tooLong(characteristic: type.name, length: 513, limit: 512))
+            }
+        }
+        // The longest heart-rate value that fits: flags, 8-bit rate and 255 RR intervals.
+        let rr: [UInt8] = (0..<510).map { $0 % 2 == 0 ? 0x00 : 0x04 }
+        let longest = try HeartRateMeasurement.decode([0x10, 0x48] + rr)
+        XCTAssertEqual(longest.rrIntervals.count, 255)
+        XCTAssertTrue(GATTError.tooLong(characteristic: "x", length: 600, limit: 512).description.contains("600 bytes"))
+    }
+
+    /// Issue 18's round trips: the contact bits 1 and the exponent of a FLOAT survive the JSON.
+    func testDecodedJSONNamesWhatTheBytesCarry() throws {
+        let j0 = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("0008")).serialized()
+        let j1 = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("0208")).serialized()
+        XCTAssertNotEqual(j0, j1)
+        XCTAssertTrue(j1.contains(#""sensorContactBits":1"#), j1)
+        let t = try CharacteristicRegistry.decodeToJSON(TemperatureMeasurement.self, bytes("00f600ff07")).serialized()
+        XCTAssertTrue(t.contains(#""temperature":-65290E7,"temperatureExponent":7"#), t)
+        let fields = ["temperature": "-652900000000.0", "temperatureExponent": "7", "unit": "Celsius"]
+        XCTAssertEqual(try CharacteristicRegistry.encode(TemperatureMeasurement.self, fields: fields), bytes("00f600ff07"))
+        XCTAssertThrowsError(
+            try CharacteristicRegistry.encode(TemperatureMeasurement.self, fields: ["temperature": "36.65", "temperatureExponent": "-1"]),
+            "36.65 is not a multiple of 0.1"
+        )
+    }
+
     func testSFloatTable() {
         let rows: [(Int, Int, UInt16)] = [
             (120, 0, 0x0078), (160, -1, 0xF0A0), (55, -4, 0xC037), (70, -4, 0xC046), (100, -5, 0xB064), (120, -5, 0xB078),
