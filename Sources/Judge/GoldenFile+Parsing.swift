@@ -13,7 +13,7 @@ extension GoldenFile {
                 allowed: ["scenario", "seed", "trafficDigest", "tolerance", "alerts", "validation", "budgets"],
                 required: ["scenario", "seed", "trafficDigest", "alerts"]
             )
-        else { throw ScenarioLoadError(issues: r.issues) }
+        else { throw ScenarioLoadError(issues: r.reportedIssues) }
         var g = GoldenFile(
             scenario: top.string("scenario") ?? "",
             seed: UInt64(top.integer("seed", in: 0...Int64.max) ?? 0),
@@ -39,7 +39,7 @@ extension GoldenFile {
                 r.fail(b, "budgets", "expected a mapping of paths to limits")
             }
         }
-        guard r.issues.isEmpty else { throw ScenarioLoadError(issues: r.issues) }
+        guard r.issues.isEmpty else { throw ScenarioLoadError(issues: r.reportedIssues) }
         return g
     }
 

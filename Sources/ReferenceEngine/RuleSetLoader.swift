@@ -36,7 +36,7 @@ package enum RuleSetLoader {
                 rules.append(r)
             }
         }
-        guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.issues) }
+        guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.reportedIssues) }
         return rules
     }
 

@@ -62,7 +62,7 @@ package enum DeviceCredentialsLoader {
                 reader.fail(root, "", "no credentials: list devices, readers and/or admins")
             }
         }
-        guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.issues) }
+        guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.reportedIssues) }
         return c
     }
 }

@@ -43,7 +43,7 @@ package enum SUTProfileLoader {
             if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
         }
-        guard context.reader.issues.isEmpty else { throw ScenarioLoadError(issues: context.reader.issues) }
+        guard context.reader.issues.isEmpty else { throw ScenarioLoadError(issues: context.reader.reportedIssues) }
         return profile
     }
 

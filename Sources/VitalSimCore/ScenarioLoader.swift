@@ -10,6 +10,9 @@ public enum ScenarioLoader {
     public static func load(path: String) throws(ScenarioLoadError) -> Scenario {
         let text: String
         do { text = try FileText.read(path) } catch {
+            if case let .notUTF8(_, line, column, _) = error {
+                throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: line, column: column, field: "", message: "\(error)")])
+            }
             throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
         }
         return try parse(text, file: path)
@@ -20,9 +23,7 @@ public enum ScenarioLoader {
         let root = try compose(text, file: file)
         let reader = YAMLReader(file: file)
         let scenario = ScenarioBuilder(reader: reader).build(root)
-        guard reader.issues.isEmpty, let scenario else {
-            throw ScenarioLoadError(issues: reader.issues.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
-        }
+        guard reader.issues.isEmpty, let scenario else { throw ScenarioLoadError(issues: reader.reportedIssues) }
         return scenario
     }
 
@@ -37,15 +38,25 @@ public enum ScenarioLoader {
         } catch let e as ScenarioLoadError {
             throw e
         } catch let e as YamlError {
-            throw ScenarioLoadError(issues: [yamlIssue(e, file: file)])
+            throw ScenarioLoadError(issues: [yamlIssue(e, file: file, text: text)])
         } catch {
             throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")])
         }
     }
 
-    /// The position and problem of a Yams parse error.
-    public static func yamlIssue(_ e: YamlError, file: String) -> ScenarioIssue {
+    /// The position and problem of a Yams parse error (a duplicate key at its second occurrence in `text`).
+    public static func yamlIssue(_ e: YamlError, file: String, text: String = "") -> ScenarioIssue {
         switch e {
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let key = duplicates.sorted().first ?? ""
+            let at = DuplicateKeyFinder.secondOccurrence(of: key, in: text)
+            return ScenarioIssue(
+                file: file,
+                line: at?.line ?? context.mark.line,
+                column: at?.column ?? context.mark.column,
+                field: key,
+                message: "duplicate key '\(key)'; each key may appear once in a mapping"
+            )
         case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
             return ScenarioIssue(file: file, line: mark.line, column: mark.column, field: "", message: "invalid YAML: \(problem)")
         default:

@@ -6,19 +6,55 @@ import Yams
 package final class YAMLReader {
     package let file: String
     package private(set) var issues: [ScenarioIssue] = []
+    /// Issues found after ``maxIssues`` were recorded (counted, not kept).
+    package private(set) var dropped = 0
+
+    /// The most issues recorded per file: a file with thousands of mistakes is reported by its first
+    /// ones, and checking stops early (900,000 unknown keys once took 15 s to list).
+    package static let maxIssues = 100
 
     package init(file: String) { self.file = file }
 
+    /// Whether ``maxIssues`` issues have been recorded; later ones are only counted.
+    package var isFull: Bool { issues.count >= Self.maxIssues }
+
     package func fail(_ node: Node?, _ field: String, _ message: String) {
         let mark = node?.mark
-        issues.append(ScenarioIssue(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, field: field, message: message))
+        failAt(line: mark?.line ?? 1, column: mark?.column ?? 1, field, message)
     }
 
     /// Adds problems found in another file (one this file names).
-    package func record(_ other: [ScenarioIssue]) { issues += other }
+    package func record(_ other: [ScenarioIssue]) {
+        for issue in other { add(issue) }
+    }
 
     package func failAt(line: Int, column: Int, _ field: String, _ message: String) {
-        issues.append(ScenarioIssue(file: file, line: line, column: column, field: field, message: message))
+        add(ScenarioIssue(file: file, line: line, column: column, field: field, message: message))
+    }
+
+    func add(_ issue: ScenarioIssue) {
+        guard !isFull else {
+            dropped += 1
+            return
+        }
+        issues.append(issue)
+    }
+
+    /// The issues in file order, and a last one counting those not kept.
+    package var reportedIssues: [ScenarioIssue] {
+        var out = issues.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        if dropped > 0 {
+            out.append(
+                ScenarioIssue(
+                    file: file,
+                    line: out.last?.line ?? 1,
+                    column: out.last?.column ?? 1,
+                    field: "",
+                    message: "\(dropped) more issue(s) not listed; fix the first \(Self.maxIssues) and run again"
+                )
+            )
+        }
+        return out
     }
 
     /// A mapping's entries by key, after checking for unknown, duplicate and missing keys.
@@ -29,6 +65,10 @@ package final class YAMLReader {
         }
         var entries: [String: (Node, Node)] = [:]
         for (k, v) in map {
+            if isFull {
+                dropped += 1
+                continue
+            }
             guard let key = k.scalar?.string else {
                 fail(k, field, "keys must be plain strings")
                 continue

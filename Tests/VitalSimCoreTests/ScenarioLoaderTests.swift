@@ -1,3 +1,4 @@
+import Foundation
 import TestFixtures
 import VitalSimCore
 import XCTest
@@ -57,6 +58,42 @@ final class ScenarioLoaderTests: XCTestCase {
             },
             "\(i)"
         )
+    }
+
+    /// Issue 18: a duplicate key is reported where it repeats, not at the top of the file.
+    func testDuplicateKeysAreReportedWhereTheyRepeat() {
+        let topLevel = issues(valid + "\nseed: 8\n")
+        XCTAssertEqual(topLevel.map { "\($0.line):\($0.column) \($0.field)" }, ["15:1 seed"], "\(topLevel)")
+        XCTAssertTrue(topLevel.first?.message.contains("duplicate key 'seed'") ?? false)
+        let nested = issues(
+            valid.replacingOccurrences(of: "        type: heart-rate-strap", with: "        type: heart-rate-strap\n        id: hrm-2")
+        )
+        XCTAssertEqual(nested.map { "\($0.line):\($0.column)" }, ["10:9"], "\(nested)")
+        let flow = issues(valid.replacingOccurrences(of: "  - at: 10m", with: "  - {at: 10m, at: 20m}\n    # was:"))
+        XCTAssertEqual(flow.first.map { "\($0.line):\($0.column)" }, "11:15", "\(flow)")
+    }
+
+    func testInvalidUTF8IsReportedAtItsByte() throws {
+        let dir = NSTemporaryDirectory() + "utf8-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/latin1.yaml"
+        try Data(Array("name: demo\ndescription: caf".utf8) + [0xE9] + Array("\nduration: 1h\n".utf8)).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try ScenarioLoader.load(path: path)
+            XCTFail("loaded a file that is not UTF-8")
+        } catch {
+            XCTAssertEqual(error.issues.map { "\($0.line):\($0.column)" }, ["2:17"])
+            XCTAssertTrue(error.issues[0].message.contains("not UTF-8 text: byte 0xE9 at line 2, column 17"), "\(error)")
+        }
+    }
+
+    /// 100 issues are listed and the rest counted, so a hostile file cannot keep the loader busy.
+    func testIssuesAreCappedAndCounted() {
+        let many = "name: many\nduration: 1h\npatients: []\n" + (0..<5000).map { "k\($0): 1\n" }.joined()
+        let i = issues(many)
+        XCTAssertEqual(i.count, YAMLReader.maxIssues + 1)
+        XCTAssertTrue(i.last?.message.contains("more issue(s) not listed") ?? false, "\(i.last.map(\.message) ?? "")")
     }
 
     func testWrongTypeAndBadValues() {
