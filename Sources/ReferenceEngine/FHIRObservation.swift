@@ -85,6 +85,18 @@ package enum FHIRObservation {
         return value
     }
 
+    /// The device id: the last segment of `device.reference` ("fhir" without one).
+    static func deviceID(_ o: [String: JSONInput]) throws(ValidationFailure) -> String {
+        guard case let .string(d)? = member(o["device"], "reference") else { return "fhir" }
+        return try PayloadValidation.identifier(String(d.split(separator: "/").last ?? "fhir"), field: "device.reference")
+    }
+
+    /// The reading id: the first identifier's value, when there is one.
+    static func readingID(_ o: [String: JSONInput]) throws(ValidationFailure) -> String? {
+        guard case let .array(ids)? = o["identifier"], case let .string(v)? = member(ids.first, "value") else { return nil }
+        return try PayloadValidation.identifier(v, field: "identifier[0].value")
+    }
+
     /// Validates a resource; `now` bounds future time stamps.
     package static func parse(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         guard case let .object(o) = body else {
@@ -103,34 +115,14 @@ package enum FHIRObservation {
             throw ValidationFailure(field: "subject.reference", message: "subject.reference must be Patient/ID")
         }
         try FHIRShape.check(o)
-        let patient = String(subject.dropFirst(8))
+        let patient = try PayloadValidation.identifier(String(subject.dropFirst(8)), field: "subject.reference")
         let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now, offsets: true)
-        var device = "fhir"
-        if case let .string(d)? = member(o["device"], "reference") { device = String(d.split(separator: "/").last ?? "fhir") }
+        let device = try deviceID(o)
         let code = try loinc(o["code"], field: "code")
         var values: [Signal: Double] = [:]
         var rr: [Double] = []
         if code == "85354-9" {
-            guard case let .array(parts)? = o["component"] else {
-                throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 and 8462-4")
-            }
-            for (i, part) in parts.enumerated() {
-                let c = try loinc(member(part, "code"), field: "component[\(i)].code")
-                guard let signal = components[c] else { continue }
-                values[signal] = try quantity(
-                    member(part, "valueQuantity"),
-                    field: "component[\(i)].valueQuantity",
-                    units: ["mm[Hg]": 1],
-                    range: 20...300
-                )
-            }
-            guard let s = values[.systolic], let d = values[.diastolic] else {
-                throw ValidationFailure(
-                    field: "component",
-                    message: "the blood pressure panel needs components 8480-6 (systolic) and 8462-4 (diastolic)"
-                )
-            }
-            guard d < s else { throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)") }
+            values = try bloodPressurePanel(o)
         } else if let (signal, units, range) = codes[code] {
             values[signal] = try quantity(o["valueQuantity"], field: "valueQuantity", units: units, range: range)
             if signal == .heartRate { rr = try rrIntervals(o["component"]) }
@@ -141,9 +133,40 @@ package enum FHIRObservation {
                     "LOINC \(code) is not a vital sign VitalSim ingests; valid: 85354-9, \(codes.keys.sorted().joined(separator: ", "))"
             )
         }
-        var id = "fhir/\(patient)/\(code)/\(time)"
-        if case let .array(ids)? = o["identifier"], case let .string(v)? = member(ids.first, "value") { id = v }
-        return Observation(readingID: id, patientID: patient, deviceID: device, time: time, values: values, rrIntervals: rr)
+        return Observation(
+            readingID: try readingID(o) ?? "fhir/\(patient)/\(code)/\(time)",
+            patientID: patient,
+            deviceID: device,
+            time: time,
+            values: values,
+            rrIntervals: rr
+        )
+    }
+
+    /// The systolic and diastolic components of a blood pressure panel (LOINC 85354-9).
+    static func bloodPressurePanel(_ o: [String: JSONInput]) throws(ValidationFailure) -> [Signal: Double] {
+        var values: [Signal: Double] = [:]
+        guard case let .array(parts)? = o["component"] else {
+            throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 and 8462-4")
+        }
+        for (i, part) in parts.enumerated() {
+            let c = try loinc(member(part, "code"), field: "component[\(i)].code")
+            guard let signal = components[c] else { continue }
+            values[signal] = try quantity(
+                member(part, "valueQuantity"),
+                field: "component[\(i)].valueQuantity",
+                units: ["mm[Hg]": 1],
+                range: 20...300
+            )
+        }
+        guard let s = values[.systolic], let d = values[.diastolic] else {
+            throw ValidationFailure(
+                field: "component",
+                message: "the blood pressure panel needs components 8480-6 (systolic) and 8462-4 (diastolic)"
+            )
+        }
+        guard d < s else { throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)") }
+        return values
     }
 
     /// A heart rate's RR intervals: its components coded IEEE 11073-10101 147240, in ms (200...3000,

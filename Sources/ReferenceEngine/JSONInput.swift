@@ -1,8 +1,6 @@
-import Foundation
-
 /// A decoded JSON request body that keeps JSON's types apart (true is not 1, 72 is not "72"),
 /// so validation can name the field whose type is wrong.
-package indirect enum JSONInput: Decodable, Sendable, Equatable {
+package indirect enum JSONInput: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -14,27 +12,15 @@ package indirect enum JSONInput: Decodable, Sendable, Equatable {
     /// True for a JSON string.
     package var isString: Bool { if case .string = self { true } else { false } }
 
-    package init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() {
-            self = .null
-        } else if let b = try? c.decode(Bool.self) {
-            self = .bool(b)
-        } else if let i = try? c.decode(Int64.self) {
-            self = .integer(i)
-        } else if let d = try? c.decode(Double.self) {
-            self = .number(d)
-        } else if let s = try? c.decode(String.self) {
-            self = .string(s)
-        } else if let a = try? c.decode([JSONInput].self) {
-            self = .array(a)
-        } else {
-            self = .object(try c.decode([String: JSONInput].self))
-        }
+    /// Parses a request body strictly (``JSONInputParser``): UTF-8, at most `maxDepth` levels of
+    /// arrays and objects, no duplicate keys; the failure names what is wrong and where (400).
+    package static func parse(_ bytes: [UInt8], maxDepth: Int) throws(ValidationFailure) -> JSONInput {
+        var parser = JSONInputParser(bytes, maxDepth: maxDepth)
+        return try parser.document()
     }
 
-    /// Parses a body; nil when it is not JSON.
-    package static func parse(_ bytes: [UInt8]) -> JSONInput? { try? JSONDecoder().decode(JSONInput.self, from: Data(bytes)) }
+    /// Parses JSON the SUT wrote itself (stored columns); nil when it is not JSON.
+    package static func parse(_ bytes: [UInt8]) -> JSONInput? { try? parse(bytes, maxDepth: 64) }
 
     /// Nesting depth (a scalar is 0).
     package var depth: Int {

@@ -35,6 +35,31 @@ package enum PayloadValidation {
         return s
     }
 
+    /// Longest id accepted (reading, patient and device ids), in characters.
+    package static let maxIdentifierLength = 128
+
+    /// An id as sent (`field` names it in the failure): 1 to ``maxIdentifierLength`` characters,
+    /// none of them a control character (NUL, line breaks, …), which would let one id pass for
+    /// another in logs and queries.
+    package static func identifier(_ s: String, field: String) throws(ValidationFailure) -> String {
+        let scalars = s.unicodeScalars
+        guard !scalars.isEmpty, scalars.count <= maxIdentifierLength else {
+            throw ValidationFailure(field: field, message: "\(field) must be 1 to \(maxIdentifierLength) characters, got \(scalars.count)")
+        }
+        if let bad = scalars.first(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationFailure(
+                field: field,
+                message: "\(field) holds the control character U+\(String(bad.value, radix: 16, uppercase: true)); ids are printable text"
+            )
+        }
+        return s
+    }
+
+    /// A required id member of `o` (see ``identifier(_:field:)``).
+    static func identifier(_ o: [String: JSONInput], _ key: String) throws(ValidationFailure) -> String {
+        try identifier(try string(o, key), field: key)
+    }
+
     static func integer(_ o: [String: JSONInput], _ key: String, _ range: ClosedRange<Int64>) throws(ValidationFailure) -> Int64 {
         guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
         guard case let .integer(i) = v else { throw ValidationFailure(field: key, message: "\(key) must be an integer, got \(v.typeName)") }
@@ -73,6 +98,7 @@ package enum PayloadValidation {
         guard t <= now + futureSkew else {
             throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future")
         }
+        guard t >= 0 else { throw ValidationFailure(field: key, message: "\(key) \(s) is before 1970-01-01, no device clock reads that") }
         return t
     }
 
@@ -93,7 +119,7 @@ package enum PayloadValidation {
     package static func iotHeartRate(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
         try noExtraKeys(o, ["userId", "timestamp", "heartRate"])
-        let user = try string(o, "userId")
+        let user = try identifier(o, "userId")
         let t = try timestamp(o, "timestamp", now: now)
         let hr = try integer(o, "heartRate", 20...300)
         return Observation(
@@ -110,7 +136,7 @@ package enum PayloadValidation {
     package static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
         try noExtraKeys(o, ["userId", "timestamp", "stepCount", "caloriesBurned"])
-        let user = try string(o, "userId")
+        let user = try identifier(o, "userId")
         let t = try timestamp(o, "timestamp", now: now)
         let steps = try integer(o, "stepCount", 0...200_000)
         let calories = try integer(o, "caloriesBurned", 0...20_000)
@@ -136,9 +162,9 @@ package enum PayloadValidation {
     /// blood pressure `{…, kind: "blood-pressure", systolic, diastolic, unit: "mm[Hg]"}`.
     package static func observation(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
-        let id = try string(o, "readingId")
-        let patient = try string(o, "patientId")
-        let device = try string(o, "deviceId")
+        let id = try identifier(o, "readingId")
+        let patient = try identifier(o, "patientId")
+        let device = try identifier(o, "deviceId")
         let kind = try string(o, "kind")
         let unit = try string(o, "unit")
         let t = try timestamp(o, "timestamp", now: now)

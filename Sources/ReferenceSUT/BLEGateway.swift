@@ -5,6 +5,7 @@ import GATTPrimitives
 import Locking
 import Logging
 import ReferenceEngine
+import ReferenceStorage
 import ServiceLifecycle
 import Synchronization
 import VitalSimCore

@@ -1,3 +1,5 @@
+import ReferenceStorage
+
 /// Group commit: submissions that arrive while a commit is in flight are written together in the
 /// next transaction, so durability costs one sync per group rather than per reading. Every
 /// submitter resumes only after its batch is committed (or with the storage error).

@@ -2,6 +2,7 @@ import GATT
 import GATTPrimitives
 import Locking
 import ReferenceEngine
+import ReferenceStorage
 import VitalSimCore
 import Wire
 
@@ -98,8 +99,26 @@ package final class MQTTIngestor: Sendable {
         }
     }
 
+    /// Refuses a payload over its size limit (413) and ids that are not printable text, before parsing.
+    func checkLimits(_ m: MQTTMessage, patient: String) throws(ValidationFailure) {
+        let gatt = m.property("characteristic") != nil
+        let limit = gatt ? ByteReader.maxAttributeValue : ReferenceServer.maxBody
+        guard m.payload.count <= limit else {
+            throw ValidationFailure(
+                field: "payload",
+                message: "the payload is \(m.payload.count) bytes; a \(gatt ? "raw GATT value" : "JSON message") holds at most \(limit)",
+                status: 413
+            )
+        }
+        _ = try PayloadValidation.identifier(patient, field: "topic")
+        for property in ["reading-id", "device-id"] {
+            if let id = m.property(property) { _ = try PayloadValidation.identifier(id, field: property) }
+        }
+    }
+
     func parse(_ m: MQTTMessage, patient: String, kind: String) throws(ValidationFailure) -> Observation {
         let now = context.clock()
+        try checkLimits(m, patient: patient)
         if let name = m.property("characteristic") {
             let type: any GATTCharacteristic.Type
             do throws(GATTError) { type = try CharacteristicRegistry.lookup(name) } catch {
@@ -107,8 +126,8 @@ package final class MQTTIngestor: Sendable {
             }
             var received = now
             if let t = m.property("device-time") {
-                guard let ms = CivilTime.unixMilliseconds(rfc3339: t) else {
-                    throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601")
+                guard let ms = CivilTime.unixMilliseconds(rfc3339: t), ms >= 0 else {
+                    throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601, 1970 or later")
                 }
                 received = ms
             }
@@ -135,11 +154,12 @@ package final class MQTTIngestor: Sendable {
             }
             return decoded
         }
-        guard let body = JSONInput.parse(m.payload) else {
-            throw ValidationFailure(field: "", message: "the payload is neither JSON nor raw GATT (set the user property 'characteristic')")
-        }
-        guard body.depth <= ReferenceServer.maxDepth else {
-            throw ValidationFailure(field: "", message: "JSON nested deeper than \(ReferenceServer.maxDepth)")
+        let body: JSONInput
+        do throws(ValidationFailure) { body = try JSONInput.parse(m.payload, maxDepth: ReferenceServer.maxDepth) } catch {
+            throw ValidationFailure(
+                field: error.field,
+                message: "\(error.message) (a raw GATT value needs the user property 'characteristic')"
+            )
         }
         let o: Observation
         if case let .object(fields) = body, case .string("Observation")? = fields["resourceType"] {

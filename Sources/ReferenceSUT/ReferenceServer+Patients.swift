@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ReferenceEngine
+import ReferenceStorage
 import VitalSimCore
 
 /// Patient enrolment and deletion (`/api/v1/patients/{id}`), so that one long-lived reference SUT
@@ -100,8 +101,7 @@ extension ReferenceServer {
 
     /// The profile of an enrolment body; unknown fields are refused.
     static func enrolment(_ bytes: [UInt8]) throws(ValidationFailure) -> Profile {
-        guard let input = JSONInput.parse(bytes) else { throw ValidationFailure(field: "", message: "the body is not valid JSON") }
-        guard input.depth <= maxDepth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(maxDepth)") }
+        let input = try JSONInput.parse(bytes, maxDepth: maxDepth)
         guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
         for key in o.keys.sorted() where !["profile", "devices", "patientId"].contains(key) {
             throw ValidationFailure(field: key, message: "unknown field \(key); an enrolment has profile and devices")

@@ -7,7 +7,7 @@ import VitalSimCore
 
 /// The observation batch of `POST /api/v1/observations` and the alert reads.
 extension ReferenceServer {
-    /// One observation or an array of 1…``maxBatch``; field paths name the item; a reading id twice is refused.
+    /// One observation or an array of 1…``maxBatch``; field paths name the item; a patient's reading id twice is refused.
     static func observationBatch(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> [Observation] {
         var items: [JSONInput] = []
         if case let .array(a) = body { items = a } else { items = [body] }
@@ -23,9 +23,13 @@ extension ReferenceServer {
                 )
             }
         }
-        let ids = parsed.map(\.readingID)
-        if let dup = ids.indices.first(where: { i in ids[..<i].contains(ids[i]) }) {
-            throw ValidationFailure(field: "[\(dup)].readingId", message: "readingId \(ids[dup]) appears twice in one batch")
+        let keys = parsed.map(ReadingKey.init)
+        var held: Set<ReadingKey> = []
+        if let dup = keys.indices.first(where: { !held.insert(keys[$0]).inserted }) {
+            throw ValidationFailure(
+                field: "[\(dup)].readingId",
+                message: "readingId \(keys[dup].reading) of patient \(keys[dup].patient) appears twice in one batch"
+            )
         }
         return parsed
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import Locking
 import NIOCore
 import ReferenceEngine
+import ReferenceStorage
 import VitalSimCore
 
 /// The reference SUT's HTTP API (see docs/openapi.yaml).
@@ -118,10 +119,7 @@ package enum ReferenceServer {
         }
         let observations: [Observation]
         do throws(ValidationFailure) {
-            guard let input = JSONInput.parse(Array(buffer.readableBytesView)) else {
-                throw ValidationFailure(field: "", message: "the body is not valid JSON")
-            }
-            guard input.depth <= depth else { throw ValidationFailure(field: "", message: "JSON nested deeper than \(depth)") }
+            let input = try JSONInput.parse(Array(buffer.readableBytesView), maxDepth: depth)
             observations = try parse(input, context.clock())
         } catch {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rejected"])

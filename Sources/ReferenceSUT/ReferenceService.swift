@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import ReferenceEngine
+import ReferenceStorage
 import ServiceLifecycle
 import UnixSignals
 import VitalSimCore
@@ -54,6 +55,9 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var profiles: [String: Profile] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
+    /// How long a client may take to send a request's headers (from the connection's start or its
+    /// previous response) or its body (from its headers) before the connection is closed.
+    package var readTimeout = Duration.seconds(30)
     /// Readings per second per device; 0 disables the limit.
     package var rateLimit: Double = 1000
     /// BLE gateway: one HCI transport per central (`tcp:HOST:PORT` or `hciN`), and the devices it may connect to.
@@ -152,12 +156,12 @@ package enum ReferenceService {
         let scheme: String
         switch config.tls {
         case .none:
-            server = .http1()
+            server = .http1(configuration: http1(config))
             scheme = "http"
         case let .files(certificate, key):
             var clients: String?
             if case let .file(ca)? = config.clientCA { clients = ca }
-            server = try tlsServer(certificate: certificate, key: key, http2: config.http2, clientCA: clients)
+            server = try tlsServer(certificate: certificate, key: key, config: config, clientCA: clients)
             scheme = "https"
         case let .selfSigned(directory):
             let minted = try SelfSignedCertificate.make(in: directory, client: config.clientCA != nil)
@@ -172,7 +176,7 @@ package enum ReferenceService {
             case .selfSigned?: clients = minted.caFile
             case nil: clients = nil
             }
-            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, http2: config.http2, clientCA: clients)
+            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, config: config, clientCA: clients)
             scheme = "https"
         }
         let host = config.host
@@ -189,11 +193,19 @@ package enum ReferenceService {
         )
     }
 
+    /// HTTP/1's read deadlines (``RequestDeadlineHandler``; the idle timeout closes slow headers).
+    static func http1(_ config: ReferenceServiceConfiguration) -> HTTP1Channel.Configuration {
+        let deadline = TimeAmount.nanoseconds(
+            config.readTimeout.components.seconds * 1_000_000_000 + config.readTimeout.components.attoseconds / 1_000_000_000
+        )
+        return HTTP1Channel.Configuration(additionalChannelHandlers: [RequestDeadlineHandler(deadline: deadline)], idleTimeout: deadline)
+    }
+
     /// - Parameter clientCA: require client certificates signed by this CA (PEM file): mutual TLS.
     static func tlsServer(
         certificate: String,
         key: String,
-        http2: Bool,
+        config: ReferenceServiceConfiguration,
         clientCA: String? = nil
     ) throws(ReferenceSetupError) -> HTTPServerBuilder {
         do {
@@ -205,7 +217,13 @@ package enum ReferenceService {
                 tls.certificateVerification = .noHostnameVerification
                 tls.trustRoots = .file(clientCA)
             }
-            return http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
+            let http1 = http1(config)
+            return config.http2
+                ? try .http2Upgrade(
+                    tlsConfiguration: tls,
+                    configuration: .init(idleTimeout: config.readTimeout, streamConfiguration: http1)
+                )
+                : try .tls(.http1(configuration: http1), tlsConfiguration: tls)
         } catch let e as ReferenceSetupError { throw e } catch {
             throw .tls("cannot use certificate \(certificate) with key \(key): \(error)")
         }

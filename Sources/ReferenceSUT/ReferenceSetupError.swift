@@ -1,3 +1,4 @@
+import ReferenceStorage
 import Wire
 
 /// Why the reference SUT could not start, with what to do about it.

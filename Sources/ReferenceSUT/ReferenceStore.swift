@@ -1,11 +1,23 @@
 import ReferenceEngine
+import ReferenceStorage
 import VitalSimCore
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The reference SUT's state behind one actor: idempotent ingestion (by reading id), the alert
+/// A reading's identity at the reference SUT: its patient and its reading id.
+struct ReadingKey: Hashable, Sendable {
+    var patient: String
+    var reading: String
+    init(patient: String, reading: String) {
+        self.patient = patient
+        self.reading = reading
+    }
+    init(_ o: Observation) { self.init(patient: o.patientID, reading: o.readingID) }
+}
+
+/// The reference SUT's state behind one actor: idempotent ingestion (by patient and reading id), the alert
 /// engine, durable storage with group commit, and alert publication to every channel.
 ///
 /// A reading is acknowledged only after the transaction holding it (and the alerts it raised) has
@@ -23,7 +35,9 @@ package actor ReferenceStore {
     /// Sequences of published alerts whose patient was since deleted (kept in ``published`` so
     /// that SSE sequence numbers stay put).
     var retracted: Set<Int> = []
-    var seen: Set<String> = []
+    /// Readings held, by patient and reading id: reading ids are unique per patient only, so one
+    /// patient's device cannot claim (and so suppress) another patient's reading id.
+    var seen: Set<ReadingKey> = []
     var accepted = 0
     /// Enrolled patients' profiles.
     var enrolled: [String: Profile] = [:]
@@ -51,7 +65,7 @@ package actor ReferenceStore {
             engine.enrol(e.patient, profile: e.profile)
             enrolled[e.patient] = e.profile
         }
-        for o in state.observations where seen.insert(o.readingID).inserted {
+        for o in state.observations where seen.insert(ReadingKey(o)).inserted {
             _ = engine.advance(to: o.time)
             _ = engine.ingest(o)
         }
@@ -75,7 +89,7 @@ package actor ReferenceStore {
                 // The crash-after fault: die as abruptly as `kill -9`.
                 kill(getpid(), SIGKILL)
             }
-            guard seen.insert(o.readingID).inserted else {
+            guard seen.insert(ReadingKey(o)).inserted else {
                 results.append(false)
                 continue
             }
@@ -89,7 +103,7 @@ package actor ReferenceStore {
         do throws(StorageError) {
             try await committer.submit(StorageBatch(observations: fresh, alerts: raised))
         } catch {
-            for o in fresh { seen.remove(o.readingID) }
+            for o in fresh { seen.remove(ReadingKey(o)) }
             accepted -= fresh.count
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "storage-failed"], by: Double(fresh.count))
             throw error
@@ -167,7 +181,7 @@ package actor ReferenceStore {
     /// the same id can be used afresh; returns the number of readings deleted.
     package func forget(_ patient: String) async throws(StorageError) -> Int {
         let ids = try await storage.forget(patient: patient)
-        for id in ids { seen.remove(id) }
+        for id in ids { seen.remove(ReadingKey(patient: patient, reading: id)) }
         engine.forget(patient)
         enrolled[patient] = nil
         for (i, a) in published.enumerated() where a.patientID == patient { retracted.insert(i) }

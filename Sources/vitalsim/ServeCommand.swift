@@ -66,6 +66,10 @@ extension VitalSim {
         var http2 = false
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
         @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
+        @Option(
+            name: .long,
+            help: "Seconds a client may take to send a request's headers, or its body, before the connection is closed (408 for a body)."
+        ) var readTimeout: Double = 30
         @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
         @Flag(name: .long, help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device.")
         var bleGateway = false
@@ -109,6 +113,7 @@ extension VitalSim {
             if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
             if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
             if rateLimit < 0 { throw ValidationError("--rate-limit must be ≥ 0") }
+            if !(0.1...3600).contains(readTimeout) { throw ValidationError("--read-timeout must be 0.1 to 3600 seconds") }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
             if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) {
                 throw ValidationError("--webhook must be an http:// or https:// URL")
@@ -150,6 +155,7 @@ extension VitalSim {
             config.host = host
             config.port = port
             config.rateLimit = rateLimit
+            config.readTimeout = .milliseconds(Int64(readTimeout * 1000))
             config.webhook = webhook
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
             config.mqttCAFile = mqttCacert

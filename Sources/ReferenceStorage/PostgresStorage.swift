@@ -39,10 +39,14 @@ package final class PostgresStorage: ReadingStorage {
             try await client.query(
                 """
                 CREATE TABLE IF NOT EXISTS readings (
-                    seq BIGSERIAL PRIMARY KEY, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, device_id TEXT NOT NULL,
+                    seq BIGSERIAL PRIMARY KEY, reading_id TEXT NOT NULL, patient_id TEXT NOT NULL, device_id TEXT NOT NULL,
                     device_time BIGINT NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL)
                 """
             )
+            // Reading ids are unique per patient (issue 18); a table from an earlier version loses
+            // its global constraint.
+            try await client.query("ALTER TABLE readings DROP CONSTRAINT IF EXISTS readings_reading_id_key")
+            try await client.query("CREATE UNIQUE INDEX IF NOT EXISTS readings_patient_reading ON readings (patient_id, reading_id)")
             try await client.query(
                 """
                 CREATE TABLE IF NOT EXISTS alerts (
@@ -73,7 +77,7 @@ package final class PostgresStorage: ReadingStorage {
                         """
                         INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
                         SELECT * FROM UNNEST(\(ids)::text[], \(patients)::text[], \(devices)::text[], \(times)::int8[], \(vals)::text[], \(rr)::text[])
-                        ON CONFLICT (reading_id) DO NOTHING
+                        ON CONFLICT (patient_id, reading_id) DO NOTHING
                         """,
                         logger: logger
                     )

@@ -15,22 +15,43 @@ package final class SQLiteStorage: ReadingStorage {
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             pool = try DatabasePool(path: path, configuration: config)
-            try pool.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS readings (
-                            seq INTEGER PRIMARY KEY AUTOINCREMENT, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
-                            device_id TEXT NOT NULL, device_time INTEGER NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL);
-                        CREATE TABLE IF NOT EXISTS alerts (
-                            seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, rule TEXT NOT NULL,
-                            severity TEXT NOT NULL, raised_at INTEGER NOT NULL, evidence TEXT NOT NULL);
-                        CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL);
-                        """
-                )
-            }
+            try Self.migrator.migrate(pool)
         } catch {
             throw StorageError(backend: "SQLite", operation: "opening \(path)", reason: "\(error)")
         }
+    }
+
+    /// The schema, version by version; a database written by an earlier version is brought up to date.
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS readings (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
+                        device_id TEXT NOT NULL, device_time INTEGER NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS alerts (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL, rule TEXT NOT NULL,
+                        severity TEXT NOT NULL, raised_at INTEGER NOT NULL, evidence TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL);
+                    """
+            )
+        }
+        // Reading ids are unique per patient, not across patients (issue 18).
+        m.registerMigration("v2 reading ids per patient") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE readings_v2 (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, reading_id TEXT NOT NULL, patient_id TEXT NOT NULL,
+                        device_id TEXT NOT NULL, device_time INTEGER NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL,
+                        UNIQUE (patient_id, reading_id));
+                    INSERT INTO readings_v2 SELECT seq, reading_id, patient_id, device_id, device_time, vals, rr FROM readings;
+                    DROP TABLE readings;
+                    ALTER TABLE readings_v2 RENAME TO readings;
+                    """
+            )
+        }
+        return m
     }
 
     package func commit(_ batch: StorageBatch) async throws(StorageError) {

@@ -1,0 +1,217 @@
+import Foundation
+import XCTest
+
+/// The reproductions of issue 18 against a real `vitalsim serve`: hostile bodies are refused with
+/// 400 naming what is wrong, reading ids belong to one patient (another patient's device cannot
+/// suppress a reading by claiming its id first, over HTTP or MQTT, also in a database an earlier
+/// version wrote), and MQTT values longer than their limit are refused on `errors/{patient}`.
+final class HostileInputTests: XCTestCase {
+    func reading(_ id: String, patient: String, at time: String = "2024-11-07T08:00:00Z") -> String {
+        observationJSON(id: id, patient: patient, device: "hr", kind: "heart-rate", value: 72, unit: "/min", at: time)
+    }
+
+    func testHostileBodiesAreRefusedNamingWhatIsWrong() throws {
+        let dir = TestSupport.temporaryDirectory("hostile")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sut = try SUTProcess(["--database", dir + "/sut.sqlite"], directory: dir)
+        defer { XCTAssertEqual(sut.stop(), 0) }
+
+        let duplicate =
+            #"{"readingId": "d1", "patientId": "501", "deviceId": "hr", "kind": "heart-rate", "value": 72, "unit": "/min", "timestamp": "2024-11-07T08:00:00Z", "value": 9999}"#
+        var r = try sut.curl("POST", "/api/v1/observations", body: duplicate)
+        XCTAssertEqual(r.status, 400, r.body)
+        XCTAssertEqual(field(r.body), "value", r.body)
+        XCTAssertTrue(r.body.contains("duplicate key"), r.body)
+
+        // 1 KB nested 511 levels deep, and 100,000 levels: refused at the ninth.
+        for levels in [511, 100_000] {
+            let path = TestSupport.write(
+                String(repeating: "[", count: levels) + String(repeating: "]", count: levels),
+                to: dir,
+                name: "deep.json"
+            )
+            r = try sut.curl("POST", "/api/v1/observations", extra: ["--data-binary", "@" + path])
+            XCTAssertEqual(r.status, 400)
+            XCTAssertTrue(r.body.contains("nested deeper than 8 levels (at byte 8)"), r.body)
+        }
+
+        let utf16 = dir + "/utf16.json"
+        try Data(reading("u1", patient: "501").utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: URL(fileURLWithPath: utf16))
+        r = try sut.curl("POST", "/api/v1/observations", extra: ["--data-binary", "@" + utf16])
+        XCTAssertEqual(r.status, 400)
+        XCTAssertTrue(r.body.contains("must be UTF-8"), r.body)
+
+        let cases: [(String, String)] = [
+            (reading(#"n\u0000ul"#, patient: "501"), "readingId"),
+            (reading("y0", patient: "501", at: "0000-01-01T00:00:00Z"), "timestamp"),
+            (reading(String(repeating: "i", count: 250_000), patient: "501"), "readingId"),
+            (reading("p1", patient: #"50\u00001"#), "patientId"),
+        ]
+        for (body, expected) in cases {
+            let path = TestSupport.write(body, to: dir, name: "body.json")
+            r = try sut.curl("POST", "/api/v1/observations", extra: ["--data-binary", "@" + path])
+            XCTAssertEqual(r.status, 400, String(body.prefix(120)))
+            XCTAssertEqual(field(r.body), expected, r.body)
+        }
+        XCTAssertEqual(try sut.curl("GET", "/healthz").status, 200)
+    }
+
+    /// A client trickling its headers or its body one byte at a time is cut off after
+    /// `--read-timeout` (the body with 408), and `CONNECT` gets an answer (405) instead of silence.
+    func testSlowClientsAreClosedAndConnectIsAnswered() throws {
+        let dir = TestSupport.temporaryDirectory("slow")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--read-timeout", "1"], directory: dir)
+        defer { XCTAssertEqual(sut.stop(), 0) }
+        let port = sut.base.split(separator: ":").last.map(String.init) ?? ""
+        // Each client sends its first bytes, then one more byte every 0.2 s for up to 15 s, and
+        // prints what the server answered and whether it closed the connection.
+        let script = """
+            import socket, sys, time
+            def client(first, trickle):
+                s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                s.sendall(first)
+                s.settimeout(0.2)
+                got, end = b"", time.time() + 15
+                while time.time() < end:
+                    try:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            return got.split(b"\\r\\n")[0].decode() + " closed"
+                        got += chunk
+                    except socket.timeout:
+                        pass
+                    try:
+                        s.sendall(trickle)
+                    except OSError:
+                        return got.split(b"\\r\\n")[0].decode() + " closed"
+                return got.split(b"\\r\\n")[0].decode() + " open"
+            print(client(b"CONNECT 127.0.0.1:80 HTTP/1.1\\r\\nHost: 127.0.0.1:80\\r\\n\\r\\n", b""))
+            print(client(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: ", b"a"))
+            print(client(b"POST /api/v1/observations HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 100000\\r\\n\\r\\n[", b" "))
+            """
+        let r = try TestSupport.run("python3", ["-c", script, port])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(
+            r.out.split(separator: "\n").map(String.init),
+            ["HTTP/1.1 405 Method Not Allowed closed", " closed", "HTTP/1.1 408 Request Timeout closed"],
+            r.out
+        )
+        XCTAssertEqual(try sut.curl("GET", "/healthz").status, 200)
+    }
+
+    /// Patient 502's device claims reading id `r1` first; patient 501's own `r1` is still stored
+    /// and judged, and the duplicate of each is acknowledged once.
+    func testReadingIdsBelongToOnePatient() throws {
+        let dir = TestSupport.temporaryDirectory("ids")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try checkReadingIdsPerPatient(database: dir + "/sut.sqlite", directory: dir)
+    }
+
+    /// A database written before reading ids were scoped per patient (a global UNIQUE on
+    /// `reading_id`) is migrated at start: its readings stay, and the scoping holds.
+    func testAnEarlierSQLiteDatabaseIsMigrated() throws {
+        let dir = TestSupport.temporaryDirectory("ids-migrated")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let database = dir + "/old.sqlite"
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript('''
+            CREATE TABLE readings (seq INTEGER PRIMARY KEY AUTOINCREMENT, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
+                device_id TEXT NOT NULL, device_time INTEGER NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL);
+            CREATE TABLE alerts (seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
+                rule TEXT NOT NULL, severity TEXT NOT NULL, raised_at INTEGER NOT NULL, evidence TEXT NOT NULL);
+            CREATE TABLE patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL);
+            INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
+                VALUES ('old', '503', 'hr', 1730966400000, '{"heart-rate":70}', '[]');
+            ''')
+            db.commit()
+            """
+        let made = try TestSupport.run("python3", ["-c", script, database])
+        XCTAssertEqual(made.status, 0, made.err)
+        let sut = try SUTProcess(["--database", database], directory: dir)
+        defer { XCTAssertEqual(sut.stop(), 0) }
+        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "503")).body), 0, "kept")
+        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "504")).body), 1)
+        try checkReadingIdsPerPatient(sut)
+    }
+
+    func testReadingIdsBelongToOnePatientOnPostgreSQL() throws {
+        let pg = try PostgresServer()
+        let dir = TestSupport.temporaryDirectory("ids-pg")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // An earlier version's table, with its global constraint.
+        _ = try pg.query(
+            """
+            CREATE TABLE readings (seq BIGSERIAL PRIMARY KEY, reading_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
+                device_id TEXT NOT NULL, device_time BIGINT NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL)
+            """
+        )
+        try checkReadingIdsPerPatient(database: pg.url, directory: dir)
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM readings WHERE reading_id = 'r1'"), ["2"])
+    }
+
+    func checkReadingIdsPerPatient(database: String, directory dir: String) throws {
+        let sut = try SUTProcess(["--database", database], directory: dir)
+        defer { XCTAssertEqual(sut.stop(), 0) }
+        try checkReadingIdsPerPatient(sut)
+    }
+
+    func checkReadingIdsPerPatient(_ sut: SUTProcess) throws {
+        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "502")).body), 1)
+        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "501")).body), 1)
+        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "501")).body), 0)
+        let batch = "[\(reading("r2", patient: "501")), \(reading("r2", patient: "502"))]"
+        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: batch).body), 2, "one id, two patients")
+        let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/501").body) as? [String: Any]
+        XCTAssertEqual(patient?["readings"] as? Int, 2)
+    }
+
+    /// Over MQTT: a raw GATT value longer than an attribute and a JSON message over 256 KB are
+    /// refused on `errors/{patient}` with 413; reading ids are per patient here too.
+    func testMQTTSizeLimitsAndReadingIds() throws {
+        let broker = try MosquittoBroker()
+        let dir = TestSupport.temporaryDirectory("hostile-mqtt")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--mqtt", broker.address], directory: dir)
+        defer { XCTAssertEqual(sut.stop(), 0) }
+        let port = String(broker.port)
+        let replies = try ReferenceDeliveryTests.Listener(
+            "mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-t", "errors/#", "-t", "acks/#", "-F", "%t %p"],
+            output: dir + "/replies.txt"
+        )
+        usleep(300_000)
+        let long = dir + "/long.bin"
+        try Data([0x10, 0x48] + [UInt8](repeating: 0x04, count: 600)).write(to: URL(fileURLWithPath: long))
+        try publish(port, "vitals/601/heart-rate", file: long, properties: ["characteristic": "2A37", "reading-id": "big"])
+        let huge = dir + "/huge.json"
+        try Data(reading("huge" + String(repeating: " ", count: 300_000), patient: "601").utf8).write(to: URL(fileURLWithPath: huge))
+        try publish(port, "vitals/601/heart-rate", file: huge)
+        let claimed = TestSupport.write(reading("m1", patient: "602"), to: dir, name: "m602.json")
+        try publish(port, "vitals/602/heart-rate", file: claimed)
+        let own = TestSupport.write(reading("m1", patient: "601"), to: dir, name: "m601.json")
+        try publish(port, "vitals/601/heart-rate", file: own)
+
+        let text = replies.wait { $0.contains("acks/601") && $0.components(separatedBy: "\"status\":413").count == 3 }
+        let errors = text.split(separator: "\n").filter { $0.hasPrefix("errors/601 ") }
+        XCTAssertEqual(errors.count, 2, text)
+        XCTAssertTrue(errors.contains { $0.contains("a raw GATT value holds at most 512") && $0.contains("\"readingId\":\"big\"") }, text)
+        XCTAssertTrue(errors.contains { $0.contains("a JSON message holds at most 262144") }, text)
+        XCTAssertTrue(text.contains(#"acks/601 {"readingIds":["m1"],"status":201}"#), text)
+        let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/601").body) as? [String: Any]
+        XCTAssertEqual(patient?["readings"] as? Int, 1, "patient 601's m1 is stored although 602 sent an m1 first")
+    }
+
+    func publish(_ port: String, _ topic: String, file: String, properties: [String: String] = [:]) throws {
+        var args = ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", topic, "-f", file]
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) { args += ["-D", "publish", "user-property", name, value] }
+        let r = try TestSupport.run("mosquitto_pub", args)
+        XCTAssertEqual(r.status, 0, r.err)
+    }
+
+    func field(_ body: String) -> String? { (SUTProcess.json(body) as? [String: Any])?["field"] as? String }
+
+    func accepted(_ body: String) -> Int? { (SUTProcess.json(body) as? [String: Any])?["accepted"] as? Int }
+}
