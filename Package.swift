@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "vitalsim", targets: ["vitalsim"]),
+        .executable(name: "vitalsim-fuzz", targets: ["vitalsim-fuzz"]),
         .library(name: "VitalSimCore", targets: ["VitalSimCore"]),
         .library(name: "GATT", targets: ["GATT", "GATTPrimitives"]),
     ],
@@ -163,6 +164,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What libFuzzer feeds hostile bytes to (ci/fuzz.sh), and the fuzzing binary / corpus replayer.
+        .target(name: "FuzzTargets", dependencies: ["VitalSimCore", "GATT", "Judge", "ReferenceEngine"], swiftSettings: strict),
+        .executableTarget(name: "vitalsim-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .executableTarget(
             name: "vitalsim",
             dependencies: [
@@ -198,7 +202,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ReferenceEngineTests",
-            dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "TestFixtures"],
+            dependencies: [
+                "VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "FuzzTargets", "TestFixtures",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

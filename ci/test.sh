@@ -24,6 +24,16 @@ if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
     status=1
   fi
 fi
+# libFuzzer over the decoders, the loaders and the reference SUT's input, 20 s per target
+# (ci/fuzz.sh; docs/reliability.md). A finding fails the run. VITALSIM_SKIP_FUZZ=1 leaves it out.
+if [ -z "${VITALSIM_SKIP_FUZZ:-}" ]; then
+  fuzz=0
+  bash ci/fuzz.sh 20 2>&1 | tee -a "$log" || fuzz=$?
+  if [ "$fuzz" -ne 0 ]; then
+    echo "ci/fuzz.sh failed (exit $fuzz)"
+    status=1
+  fi
+fi
 # One plain summary line: the XCTest totals of each run (the line after "Test Suite 'All tests'"
 # or "'Selected tests'"; Swift Testing's own line counts only @Test functions).
 total=0

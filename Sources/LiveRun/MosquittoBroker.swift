@@ -6,6 +6,7 @@ import Glibc
 
 /// A mosquitto broker (Debian's `mosquitto` package) started for a run whose scenario sends over
 /// MQTT and for which no broker was given: loopback only, a free port, anonymous, no persistence,
+/// packets up to ``maxPacketSize``,
 /// in a temporary directory that ``stop()`` removes. It publishes its `$SYS` counters every second,
 /// so a run can read how many messages it dropped.
 package final class MosquittoBroker: Sendable {
@@ -13,6 +14,11 @@ package final class MosquittoBroker: Sendable {
     package let port: Int
     let process: Process
     let directory: String
+
+    /// The largest MQTT packet the broker takes (`max_packet_size`): a reading's message (at most
+    /// 256 KB of JSON, the reference SUT's limit) with its topic and properties fits; a client that
+    /// sends more is disconnected before the message reaches any subscriber.
+    package static let maxPacketSize = 300_000
 
     /// Where Debian installs the broker; `PATH` is searched as a fallback.
     static func executable() -> String? {
@@ -41,6 +47,7 @@ package final class MosquittoBroker: Sendable {
             let conf = directory + "/mosquitto.conf"
             let text =
                 "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages \(maxQueued)\nsys_interval 1\n"
+                + "max_packet_size \(Self.maxPacketSize)\n"
             guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else {
                 throw .infrastructure("cannot write \(conf)")
             }

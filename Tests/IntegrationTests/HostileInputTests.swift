@@ -1,4 +1,5 @@
 import Foundation
+import LiveRun
 import XCTest
 
 /// The reproductions of issue 18 against a real `vitalsim serve`: hostile bodies are refused with
@@ -202,6 +203,37 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(text.contains(#"acks/601 {"readingIds":["m1"],"status":201}"#), text)
         let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/601").body) as? [String: Any]
         XCTAssertEqual(patient?["readings"] as? Int, 1, "patient 601's m1 is stored although 602 sent an m1 first")
+    }
+
+    /// The broker a run starts itself refuses a packet over its limit: the publisher is disconnected
+    /// and a subscriber never sees the message (the SUT's own limit is the second line).
+    func testTheEmbeddedBrokerRefusesOversizedPackets() throws {
+        let dir = TestSupport.temporaryDirectory("broker-limit")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let broker = try LiveRun.MosquittoBroker(directory: dir + "/broker")
+        defer { broker.stop() }
+        let port = String(broker.port)
+        let seen = try ReferenceDeliveryTests.Listener(
+            "mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-t", "vitals/#", "-F", "%t %l"],
+            output: dir + "/seen.txt"
+        )
+        usleep(300_000)
+        let big = dir + "/big.json"
+        try Data(repeating: 0x20, count: LiveRun.MosquittoBroker.maxPacketSize + 1000).write(to: URL(fileURLWithPath: big))
+        let small = dir + "/small.json"
+        try Data(repeating: 0x20, count: 200_000).write(to: URL(fileURLWithPath: small))
+        // An MQTT 3.1.1 client cannot know the limit: the broker disconnects it ("oversize packet").
+        let refused = try TestSupport.run(
+            "mosquitto_pub",
+            ["-h", "127.0.0.1", "-p", port, "-V", "311", "-q", "1", "-t", "vitals/1/a", "-f", big]
+        )
+        XCTAssertNotEqual(refused.status, 0, "the broker disconnects a client sending an oversized packet")
+        // An MQTT 5 client learns it from CONNACK (Maximum Packet Size) and does not send.
+        _ = try TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/1/a", "-f", big])
+        try publish(port, "vitals/1/b", file: small)
+        let text = seen.wait { $0.contains("vitals/1/b") }
+        XCTAssertEqual(text.split(separator: "\n").map(String.init), ["vitals/1/b 200000"], text)
     }
 
     func publish(_ port: String, _ topic: String, file: String, properties: [String: String] = [:]) throws {
