@@ -84,7 +84,7 @@ public struct CGMMeasurement: GATTCharacteristic {
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMMeasurement {
         guard !bytes.isEmpty else { throw .truncated(characteristic: name, offset: 0, field: "Size", needed: 1, available: 0) }
-        _ = try ByteReader(value: bytes, characteristic: name)
+        try ByteReader.checkLength(bytes, characteristic: name)
         var records: [CGMRecord] = []
         var start = 0
         while start < bytes.count {

@@ -23,10 +23,17 @@ package struct ByteReader {
     /// for a value longer than ``maxAttributeValue``, before any field is read.
     @inlinable
     package init(value bytes: [UInt8], characteristic: String) throws(GATTError) {
-        guard bytes.count <= Self.maxAttributeValue else {
-            throw .tooLong(characteristic: characteristic, length: bytes.count, limit: Self.maxAttributeValue)
-        }
+        try Self.checkLength(bytes, characteristic: characteristic)
         self.init(bytes, characteristic: characteristic)
+    }
+
+    /// Throws ``GATTError/tooLong(characteristic:length:limit:)`` for a value longer than
+    /// ``maxAttributeValue`` (for decoders that split a value before reading it).
+    @inlinable
+    package static func checkLength(_ bytes: [UInt8], characteristic: String) throws(GATTError) {
+        guard bytes.count <= maxAttributeValue else {
+            throw .tooLong(characteristic: characteristic, length: bytes.count, limit: maxAttributeValue)
+        }
     }
 
     /// Bytes not yet read.

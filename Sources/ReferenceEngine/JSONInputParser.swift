@@ -10,6 +10,15 @@ struct JSONInputParser {
     let bytes: [UInt8]
     let maxDepth: Int
     var index = 0
+    /// Where the parser is: object keys and array indices from the root, made into text only for
+    /// a duplicate key's message (no string is built per key on the way).
+    var path: [PathSegment] = []
+
+    /// One step of ``path``.
+    enum PathSegment {
+        case key(String)
+        case index(Int)
+    }
 
     /// Longest number literal accepted, in bytes (a double needs at most 24).
     static let maxNumberLength = 100
@@ -23,7 +32,7 @@ struct JSONInputParser {
     mutating func document() throws(ValidationFailure) -> JSONInput {
         try checkEncoding()
         skipWhitespace()
-        let value = try value(depth: 0, path: "")
+        let value = try value(depth: 0)
         skipWhitespace()
         guard index == bytes.count else { throw syntax("unexpected \(describe(bytes[index])) after the JSON value") }
         return value
@@ -44,11 +53,11 @@ struct JSONInputParser {
         }
     }
 
-    mutating func value(depth: Int, path: String) throws(ValidationFailure) -> JSONInput {
+    mutating func value(depth: Int) throws(ValidationFailure) -> JSONInput {
         guard index < bytes.count else { throw syntax("the body ends where a value was expected") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object(depth: depth + 1, path: path)
-        case UInt8(ascii: "["): return try array(depth: depth + 1, path: path)
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "t"): return try literal("true", .bool(true))
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
@@ -58,7 +67,7 @@ struct JSONInputParser {
         }
     }
 
-    mutating func object(depth: Int, path: String) throws(ValidationFailure) -> JSONInput {
+    mutating func object(depth: Int) throws(ValidationFailure) -> JSONInput {
         try enter(depth)
         index += 1
         var members: [String: JSONInput] = [:]
@@ -69,8 +78,8 @@ struct JSONInputParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw syntax("expected a quoted key") }
             let keyOffset = index
             let key = try string()
-            let keyPath = path.isEmpty ? key : "\(path).\(key)"
             guard members[key] == nil else {
+                let keyPath = pathText(then: key)
                 throw ValidationFailure(
                     field: keyPath,
                     message: "duplicate key \"\(keyPath)\" at byte \(keyOffset); each key may appear once"
@@ -79,14 +88,16 @@ struct JSONInputParser {
             skipWhitespace()
             guard try consume(UInt8(ascii: ":")) else { throw syntax("expected ':' after the key \"\(key)\"") }
             skipWhitespace()
-            members[key] = try value(depth: depth, path: keyPath)
+            path.append(.key(key))
+            members[key] = try value(depth: depth)
+            path.removeLast()
             skipWhitespace()
             if try consume(UInt8(ascii: "}")) { return .object(members) }
             guard try consume(UInt8(ascii: ",")) else { throw syntax("expected ',' or '}' in an object") }
         }
     }
 
-    mutating func array(depth: Int, path: String) throws(ValidationFailure) -> JSONInput {
+    mutating func array(depth: Int) throws(ValidationFailure) -> JSONInput {
         try enter(depth)
         index += 1
         var items: [JSONInput] = []
@@ -94,11 +105,25 @@ struct JSONInputParser {
         if try consume(UInt8(ascii: "]")) { return .array(items) }
         while true {
             skipWhitespace()
-            items.append(try value(depth: depth, path: "\(path)[\(items.count)]"))
+            path.append(.index(items.count))
+            items.append(try value(depth: depth))
+            path.removeLast()
             skipWhitespace()
             if try consume(UInt8(ascii: "]")) { return .array(items) }
             guard try consume(UInt8(ascii: ",")) else { throw syntax("expected ',' or ']' in an array") }
         }
+    }
+
+    /// The field path of `key` in the current object: `valueQuantity.value`, `[1].patientId`.
+    func pathText(then key: String) -> String {
+        var text = ""
+        for segment in path + [.key(key)] {
+            switch segment {
+            case let .key(k): text += text.isEmpty ? k : ".\(k)"
+            case let .index(i): text += "[\(i)]"
+            }
+        }
+        return text
     }
 
     func enter(_ depth: Int) throws(ValidationFailure) {
@@ -107,9 +132,9 @@ struct JSONInputParser {
         }
     }
 
-    mutating func literal(_ word: String, _ value: JSONInput) throws(ValidationFailure) -> JSONInput {
-        let text = Array(word.utf8)
-        guard bytes.count - index >= text.count, Array(bytes[index..<index + text.count]) == text else {
+    mutating func literal(_ word: StaticString, _ value: JSONInput) throws(ValidationFailure) -> JSONInput {
+        let text = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard bytes.count - index >= text.count, bytes[index..<index + text.count].elementsEqual(text) else {
             throw syntax("unexpected \(describe(bytes[index])) where a value was expected")
         }
         index += text.count
@@ -118,7 +143,12 @@ struct JSONInputParser {
 
     /// Skips the bytes JSON calls whitespace (space, tab, line feed, carriage return).
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     /// Consumes `byte` when it is next; false (nothing consumed) otherwise.

@@ -10,10 +10,10 @@ import VitalSimCore
 /// can serve scenario after scenario: a harness enrols each patient with its profile before the
 /// scenario and deletes it after (a SUT profile's `lifecycle`).
 extension ReferenceServer {
-    /// Patient ids the API accepts: 1 to 64 characters, no `/`, no control characters.
+    /// Patient ids the API accepts: an id readings may carry (``PayloadValidation/identifier(_:field:)``)
+    /// of at most 64 characters, without `/` (it is a path segment).
     static func validPatientID(_ id: String) -> Bool {
-        (1...64).contains(id.unicodeScalars.count) && !id.contains("/")
-            && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        (try? PayloadValidation.identifier(id, field: "patientId")) != nil && id.unicodeScalars.count <= 64 && !id.contains("/")
     }
 
     /// The `{patient}` path parameter, percent-decoded (empty when its escapes are invalid).

@@ -195,9 +195,7 @@ package enum ReferenceService {
 
     /// HTTP/1's read deadlines (``RequestDeadlineHandler``; the idle timeout closes slow headers).
     static func http1(_ config: ReferenceServiceConfiguration) -> HTTP1Channel.Configuration {
-        let deadline = TimeAmount.nanoseconds(
-            config.readTimeout.components.seconds * 1_000_000_000 + config.readTimeout.components.attoseconds / 1_000_000_000
-        )
+        let deadline = TimeAmount(config.readTimeout)
         return HTTP1Channel.Configuration(additionalChannelHandlers: [RequestDeadlineHandler(deadline: deadline)], idleTimeout: deadline)
     }
 

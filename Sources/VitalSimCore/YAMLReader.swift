@@ -65,10 +65,6 @@ package final class YAMLReader {
         }
         var entries: [String: (Node, Node)] = [:]
         for (k, v) in map {
-            if isFull {
-                dropped += 1
-                continue
-            }
             guard let key = k.scalar?.string else {
                 fail(k, field, "keys must be plain strings")
                 continue
@@ -80,7 +76,8 @@ package final class YAMLReader {
             }
             if !allowed.contains(key) {
                 var msg = "unknown key '\(key)'"
-                if let near = YAMLReader.nearest(key, in: allowed) { msg += " (did you mean '\(near)'?)" }
+                // The suggestion (an edit distance per valid key) only for an issue that will be listed.
+                if !isFull, let near = YAMLReader.nearest(key, in: allowed) { msg += " (did you mean '\(near)'?)" }
                 fail(k, path, msg + "; valid keys: \(allowed.joined(separator: ", "))")
                 continue
             }
