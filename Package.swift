@@ -106,10 +106,12 @@ let package = Package(
             dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", crypto],
             swiftSettings: strict
         ),
+        // The helper processes a run starts: the embedded reference SUT, mosquitto (users, ACLs), bumble's controllers.
+        .target(name: "RunHelpers", dependencies: ["Locking"], swiftSettings: strict),
         .target(
             name: "LiveRun",
             dependencies: [
-                "Locking",
+                "Locking", "RunHelpers",
                 "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
                 "Evidence",
                 histogram,
@@ -172,7 +174,8 @@ let package = Package(
             dependencies: [
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
-                "LiveRun", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile", "SUTClient",
+                "LiveRun", "RunHelpers", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile",
+                "SUTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -222,7 +225,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Locking",
-                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "Benchmarks",
+                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "RunHelpers", "Benchmarks",
                 "ReferenceEngine",
                 "ReferenceSUT", yams,
             ],

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Judge
+import RunHelpers
 import SUTProfile
 import VitalSimCore
 import Wire

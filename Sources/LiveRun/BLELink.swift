@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import Locking
 import Peripherals
+import RunHelpers
 import VitalSimCore
 
 /// The BLE side of a live run (`vitalsim run --ble hci`): the scenario's Bluetooth devices as live

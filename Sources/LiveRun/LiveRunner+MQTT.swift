@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import Payloads
 import SUTClient
 import SUTProfile
 import TrafficPlanning
@@ -24,12 +25,34 @@ extension LiveRunner {
             if let rejections, rejections.matches(m.topic) {
                 guard let (wire, status, field) = rejections.read(m.payload) else { continue }
                 let id = naming.scenarioReadingID(wire)
-                shared.withLock { s in if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) } }
+                shared.withLock { s in
+                    if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) }
+                    if RunHealth.configurationStatuses.contains(status) {
+                        s.health.noteRefusal("MQTT refusal on \(m.topic)", status: status, body: m.payload)
+                    }
+                }
                 continue
             }
             guard let confirmations, confirmations.matches(m.topic) else { continue }
             let ids = confirmations.read(m.payload).map(naming.scenarioReadingID)
             shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
+        }
+    }
+
+    /// Applies the SUT's refusals to the MQTT messages they name. An MQTT message is acknowledged by
+    /// the broker's PUBACK; the SUT's verdict on it arrives on its refusals topic (errors/{patientId}),
+    /// read as an HTTP refusal is.
+    func applyMQTTRejections(_ s: inout Shared, sent: [SentRequest]) {
+        for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
+            if let id = request.firstReading, let r = s.mqttRejections[id] {
+                // A refusal for want of credentials is a configuration refusal, as over HTTP (``RunHealth``).
+                if RunHealth.configurationStatuses.contains(r.status) {
+                    s.health.accepted -= 1
+                    s.health.refused += 1
+                }
+                s.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
+                s.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
+            }
         }
     }
 

@@ -63,6 +63,8 @@ package final class LiveRunner: Sendable {
     let rejections: SUTProfile.MQTTRejections?
     /// Where the SUT confirms stored MQTT readings (nil: it publishes none, `mqtt.confirmations: none`).
     let confirmations: SUTProfile.MQTTConfirmations?
+    /// Whether MQTT messages carry their device's credential (`mqtt.device-credentials`).
+    let deviceCredentials: SUTProfile.DeviceCredentialCarriage
 
     /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
     /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
@@ -127,6 +129,7 @@ package final class LiveRunner: Sendable {
         mapping = profile.mapping
         rejections = profile.mqtt.rejections
         confirmations = profile.mqtt.confirmations
+        deviceCredentials = profile.mqtt.deviceCredentials
         self.quiet = quiet
     }
 
@@ -390,14 +393,7 @@ package final class LiveRunner: Sendable {
     /// timed from the intended send time of each alert's last evidence reading.
     func result(_ shared: State, sent: [SentRequest], alongside: Alongside?, start: Int64) -> LiveRunResult {
         shared.withLock { s in
-            // An MQTT message is acknowledged by the broker's PUBACK; the SUT's verdict on it arrives on
-            // its refusals topic (errors/{patientId}), read as an HTTP refusal is.
-            for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
-                if let id = request.firstReading, let r = s.mqttRejections[id] {
-                    s.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
-                    s.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
-                }
-            }
+            applyMQTTRejections(&s, sent: sent)
             var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }
             for p in s.push { evidence += p.alerts.values.compactMap { $0.evidence.last } }
             let carrier = SentRequest.carriers(of: evidence, in: sent).compactMapValues(\.first)
@@ -583,12 +579,14 @@ package final class LiveRunner: Sendable {
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
     func message(for r: PlannedRequest) -> MQTTMessage {
-        MQTTMessage(
-            topic: r.topic ?? "",
-            payload: r.body,
-            qos: qos,
-            userProperties: r.userProperties.map { UserProperty($0.name, $0.value) }
-        )
+        var properties = r.userProperties.map { UserProperty($0.name, $0.value) }
+        if deviceCredentials == .userProperties {
+            let wire = (patient: naming.patient(r.patientID), device: naming.device(r.deviceID, of: r.patientID))
+            for p in auth.deviceProperties(patient: r.patientID, device: r.deviceID, wire: wire) ?? [] {
+                properties.append(UserProperty(p.name, p.value))
+            }
+        }
+        return MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: properties)
     }
 
     /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its

@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import RunHelpers
 import SUTClient
 import SUTProfile
 import TrafficPlanning
@@ -36,14 +37,31 @@ struct ScenarioSetup {
     let scratch: String
     /// Where the SUT's answers are recorded for the report's SUT-contract section.
     let contract: ContractLog
+    /// The credentials made up for the embedded reference SUT (nil for a `--target`, or when the
+    /// profile or `--header` brings credentials of its own); `options` already use them.
+    let credentials: RunCredentials?
 
-    init(path: String, scenario: Scenario, options: LiveOptions, contract: ContractLog) {
+    init(path: String, scenario: Scenario, options: LiveOptions, contract: ContractLog, naming: WireNaming) {
         self.path = path
         self.contract = contract
         self.scenario = scenario
-        self.options = options
         bleDevices = options.ble == .hci ? scenario.bleDevices : []
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+        var options = options
+        let auth = options.profile.auth
+        if options.target == nil, options.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty, auth.devices == nil,
+            auth.oauth2 == nil
+        {
+            let c = RunCredentials(scenario: scenario, naming: naming)
+            options.profile.auth.devices = c.deviceCredentials(file: scratch + "/credentials.yaml")
+            options.profile.mqtt.deviceCredentials = .userProperties
+            // The embedded broker knows only the users the run made up.
+            if options.mqtt == nil { options.mqttCredentials = c.harness }
+            credentials = c
+        } else {
+            credentials = nil
+        }
+        self.options = options
     }
 
     var name: String { scenario.name }
@@ -69,8 +87,8 @@ extension LiveSuite {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
         if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) { options.observe.append(channel) }
-        let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract)
-        let naming = try wireNaming(scenario, options, bleLink: setup.overBLE)
+        let naming = try wireNaming(scenario, options, bleLink: options.ble == .hci && !scenario.bleDevices.isEmpty)
+        let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract, naming: naming)
         let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
         let resources = RunResources()
         defer { resources.stop() }
@@ -192,7 +210,8 @@ extension LiveSuite {
                     + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
             )
         }
-        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto", maxQueued: options.mqttBrokerQueue)
+        let access = setup.credentials?.brokerAccess(topics: options.profile.mqttTopics.isEmpty ? [.vitalsim] : options.profile.mqttTopics)
+        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto", maxQueued: options.mqttBrokerQueue, access: access)
         resources.broker = b
         return (b.host, b.port)
     }
@@ -218,7 +237,15 @@ extension LiveSuite {
     ) throws(HarnessError) -> (String, String?) {
         let options = setup.options
         if let target = options.target { return (target, options.caFile) }
+        var credentials: EmbeddedSUT.Credentials?
+        if let c = setup.credentials {
+            try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
+            let file = setup.scratch + "/credentials.yaml"
+            try c.write(to: file)
+            credentials = EmbeddedSUT.Credentials(file: file, mqtt: resources.broker == nil ? nil : (RunCredentials.sutUser, c.sutPassword))
+        }
         let sut = try EmbeddedSUT(
+            credentials: credentials,
             executable: options.executable,
             scenario: setup.path,
             faults: options.sutFaults,

@@ -3,6 +3,7 @@ import Foundation
 import Histogram
 import Judge
 import Oracle
+import RunHelpers
 import SUTClient
 import SUTProfile
 import TrafficPlanning

@@ -12,7 +12,10 @@ import Wire
 /// `POST /fhir/Observation`), or raw GATT bytes when the
 /// MQTT 5 user property `characteristic` names the characteristic (`2A37`, `heart_rate_measurement`,
 /// …), decoded with VitalSim's GATT decoders. Raw messages may carry `reading-id`, `device-id` and
-/// `device-time` (ISO-8601) user properties. A rejected message is answered on
+/// `device-time` (ISO-8601) user properties. When credentials are configured (`serve --credentials`
+/// or `--dev`) every message carries its device's credential as the MQTT 5 user property
+/// `authorization` (`Bearer TOKEN`) or `x-api-key`, as an HTTP request carries it in a header: 401
+/// without a known device credential, 403 on another patient's topic. A rejected message is answered on
 /// `errors/{patientId}` with `{readingId, status, error, field}`; stored ones are confirmed on
 /// `acks/{patientId}` with `{readingIds: […], status: 201}`.
 package final class MQTTIngestor: Sendable {
@@ -116,43 +119,37 @@ package final class MQTTIngestor: Sendable {
         }
     }
 
+    /// The device whose credential `m` carries, when credentials are configured (nil when they are
+    /// not): 401 without a known device credential, 403 when the device belongs to another patient
+    /// than the topic's.
+    func authenticate(_ m: MQTTMessage, patient: String) throws(ValidationFailure) -> (patientID: String, deviceID: String)? {
+        guard context.credentials.enforced else { return nil }
+        guard let token = Credentials.token(m.property("authorization"), apiKey: m.property("x-api-key")),
+            let owner = context.credentials.devices[token]
+        else {
+            throw ValidationFailure(
+                field: "authorization",
+                message:
+                    "a known device credential is required: the MQTT 5 user property 'authorization' (Bearer TOKEN) or 'x-api-key' with a device token",
+                status: 401
+            )
+        }
+        guard owner.patientID == patient else {
+            throw ValidationFailure(
+                field: "topic",
+                message: "device \(owner.deviceID) may publish only for patient \(owner.patientID), not \(patient)",
+                status: 403
+            )
+        }
+        return owner
+    }
+
     func parse(_ m: MQTTMessage, patient: String, kind: String) throws(ValidationFailure) -> Observation {
         let now = context.clock()
+        let owner = try authenticate(m, patient: patient)
         try checkLimits(m, patient: patient)
         if let name = m.property("characteristic") {
-            let type: any GATTCharacteristic.Type
-            do throws(GATTError) { type = try CharacteristicRegistry.lookup(name) } catch {
-                throw ValidationFailure(field: "characteristic", message: "unknown GATT characteristic '\(name)'")
-            }
-            var received = now
-            if let t = m.property("device-time") {
-                guard let ms = CivilTime.unixMilliseconds(rfc3339: t), ms >= 0 else {
-                    throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601, 1970 or later")
-                }
-                received = ms
-            }
-            guard received <= now + PayloadValidation.futureSkew else {
-                throw ValidationFailure(field: "device-time", message: "device-time is more than 5 minutes in the future")
-            }
-            let id = m.property("reading-id") ?? "\(patient)/mqtt/\(kind)/\(received)"
-            let device = m.property("device-id") ?? "mqtt-\(patient)-\(kind)"
-            let decoded: Observation?
-            do throws(GATTError) {
-                decoded = try GATTObservations.observation(
-                    uuid: type.uuid,
-                    bytes: m.payload,
-                    patientID: patient,
-                    deviceID: device,
-                    readingID: id,
-                    receivedAt: received
-                )
-            } catch {
-                throw ValidationFailure(field: "payload", message: "\(error)")
-            }
-            guard let decoded else {
-                throw ValidationFailure(field: "payload", message: "the \(type.name) value carries no vital sign VitalSim judges")
-            }
-            return decoded
+            return try rawObservation(m, characteristic: name, patient: patient, kind: kind, device: owner?.deviceID, now: now)
         }
         let body: JSONInput
         do throws(ValidationFailure) { body = try JSONInput.parse(m.payload, maxDepth: ReferenceServer.maxDepth) } catch {
@@ -175,6 +172,51 @@ package final class MQTTIngestor: Sendable {
             )
         }
         return o
+    }
+
+    /// The observation of a raw GATT value (`characteristic` names it): the device is the
+    /// `device-id` property, else `device` (the credential's), else one named after the topic.
+    func rawObservation(
+        _ m: MQTTMessage,
+        characteristic name: String,
+        patient: String,
+        kind: String,
+        device credentialDevice: String?,
+        now: Int64
+    ) throws(ValidationFailure) -> Observation {
+        let type: any GATTCharacteristic.Type
+        do throws(GATTError) { type = try CharacteristicRegistry.lookup(name) } catch {
+            throw ValidationFailure(field: "characteristic", message: "unknown GATT characteristic '\(name)'")
+        }
+        var received = now
+        if let t = m.property("device-time") {
+            guard let ms = CivilTime.unixMilliseconds(rfc3339: t), ms >= 0 else {
+                throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601, 1970 or later")
+            }
+            received = ms
+        }
+        guard received <= now + PayloadValidation.futureSkew else {
+            throw ValidationFailure(field: "device-time", message: "device-time is more than 5 minutes in the future")
+        }
+        let id = m.property("reading-id") ?? "\(patient)/mqtt/\(kind)/\(received)"
+        let device = m.property("device-id") ?? credentialDevice ?? "mqtt-\(patient)-\(kind)"
+        let decoded: Observation?
+        do throws(GATTError) {
+            decoded = try GATTObservations.observation(
+                uuid: type.uuid,
+                bytes: m.payload,
+                patientID: patient,
+                deviceID: device,
+                readingID: id,
+                receivedAt: received
+            )
+        } catch {
+            throw ValidationFailure(field: "payload", message: "\(error)")
+        }
+        guard let decoded else {
+            throw ValidationFailure(field: "payload", message: "the \(type.name) value carries no vital sign VitalSim judges")
+        }
+        return decoded
     }
 
     /// Confirms stored readings (new or already held) on `acks/{patientId}`, one message per patient of

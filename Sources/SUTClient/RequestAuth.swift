@@ -1,3 +1,4 @@
+import Foundation
 import SUTProfile
 import Wire
 
@@ -33,11 +34,7 @@ package final class RequestAuth: Sendable {
         wire: (patient: String, device: String)? = nil
     ) async -> Result<([String], token: String?), CredentialProblem> {
         if let devices = auth.devices {
-            if let h = wire.flatMap({ devices.header(patient: $0.patient, device: $0.device) })
-                ?? devices.header(patient: patient, device: device)
-            {
-                return .success((auth.headers + [h], nil))
-            }
+            if let h = deviceHeader(patient: patient, device: device, wire: wire) { return .success((auth.headers + [h], nil)) }
             if oauth == nil {
                 return .failure(
                     CredentialProblem(
@@ -47,6 +44,30 @@ package final class RequestAuth: Sendable {
             }
         }
         return await withBearer(auth.headers)
+    }
+
+    /// The device's own credential header (`auth.devices`), looked up under its ids at the SUT
+    /// (`wire`) first, then under the scenario's; nil when the profile has none for it.
+    package func deviceHeader(patient: String, device: String, wire: (patient: String, device: String)? = nil) -> String? {
+        guard let devices = auth.devices else { return nil }
+        return wire.flatMap { devices.header(patient: $0.patient, device: $0.device) } ?? devices.header(patient: patient, device: device)
+    }
+
+    /// The device credential of an MQTT message as MQTT 5 user properties (`mqtt.device-credentials:
+    /// user-properties`): the header's name in lower case and its value; nil when the profile has no
+    /// credential for the device.
+    package func deviceProperties(
+        patient: String,
+        device: String,
+        wire: (patient: String, device: String)? = nil
+    ) -> [(
+        name: String, value: String
+    )]? {
+        guard let header = deviceHeader(patient: patient, device: device, wire: wire), let colon = header.firstIndex(of: ":") else {
+            return nil
+        }
+        let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return [(header[..<colon].trimmingCharacters(in: .whitespaces).lowercased(), value)]
     }
 
     /// The credential headers of an alert read.

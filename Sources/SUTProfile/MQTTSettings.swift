@@ -19,6 +19,8 @@ extension SUTProfile {
         /// Where and how the SUT confirms stored MQTT readings (`confirmations:`); nil when it
         /// publishes no confirmations (`confirmations: none`).
         package var confirmations: MQTTConfirmations? = MQTTConfirmations()
+        /// Whether each message carries its device's credential (`device-credentials:`).
+        package var deviceCredentials = DeviceCredentialCarriage.none
 
         package init() {}
 
@@ -32,6 +34,15 @@ extension SUTProfile {
             }
             return f.count == t.count
         }
+    }
+
+    /// How an MQTT message carries its device's credential (`mqtt.device-credentials:`).
+    package enum DeviceCredentialCarriage: String, Sendable, Equatable, CaseIterable {
+        /// Not at all: the broker's authentication is all there is (default).
+        case none
+        /// As MQTT 5 user properties: each header of the device's credential (`auth.devices`), its
+        /// name in lower case (`authorization: Bearer …`), as the reference SUT expects.
+        case userProperties = "user-properties"
     }
 
     /// The SUT's refusals of MQTT readings: messages on a topic filter naming the reading, the

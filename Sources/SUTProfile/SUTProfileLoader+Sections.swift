@@ -20,8 +20,13 @@ extension SUTProfileLoader.Context {
 
     func mqtt(_ node: Node) -> SUTProfile.MQTTSettings {
         var mqtt = SUTProfile.MQTTSettings()
-        let keys = ["username", "password-env", "client-certificate", "client-key", "topic", "rejections", "confirmations"]
+        let keys = [
+            "username", "password-env", "client-certificate", "client-key", "topic", "rejections", "confirmations", "device-credentials",
+        ]
         guard let f = reader.mapping(node, "mqtt", allowed: keys) else { return mqtt }
+        if let carriage = f.choice("device-credentials", SUTProfile.DeviceCredentialCarriage.self, what: "device-credentials") {
+            mqtt.deviceCredentials = carriage
+        }
         if let r = f.value("rejections") { mqtt.rejections = rejections(r) }
         if let c = f.value("confirmations") { mqtt.confirmations = confirmations(c) }
         if let text = f.string("topic") {

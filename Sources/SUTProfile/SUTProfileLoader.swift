@@ -39,6 +39,9 @@ package enum SUTProfileLoader {
             if let node = top.value("ingestion") { profile.ingestion = context.ingestion(node) }
             if let node = top.value("lifecycle") { profile.lifecycle = context.lifecycle(node) }
             if let node = top.value("mqtt") { profile.mqtt = context.mqtt(node) }
+            if profile.mqtt.deviceCredentials != .none, profile.auth.devices == nil, let node = top.value("mqtt") {
+                context.reader.fail(node, "mqtt.device-credentials", "device credentials come from auth.devices, which this profile lacks")
+            }
             if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
             if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveRun
+import RunHelpers
 
 extension VitalSim {
     /// `vitalsim controllers PORT…`

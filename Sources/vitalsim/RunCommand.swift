@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import LiveRun
 import Locking
+import RunHelpers
 import SUTProfile
 
 /// Options shared by `run` and `record`.

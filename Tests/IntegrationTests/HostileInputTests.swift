@@ -1,5 +1,6 @@
 import Foundation
 import LiveRun
+import RunHelpers
 import XCTest
 
 /// The reproductions of issue 18 against a real `vitalsim serve`: hostile bodies are refused with
@@ -178,11 +179,7 @@ final class HostileInputTests: XCTestCase {
         let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--mqtt", broker.address], directory: dir)
         defer { XCTAssertEqual(sut.stop(), 0) }
         let port = String(broker.port)
-        let replies = try ReferenceDeliveryTests.Listener(
-            "mosquitto_sub",
-            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-t", "errors/#", "-t", "acks/#", "-F", "%t %p"],
-            output: dir + "/replies.txt"
-        )
+        let replies = try ReferenceDeliveryTests.Listener.replies(port: port, output: dir + "/replies.txt")
         usleep(300_000)
         let long = dir + "/long.bin"
         try Data([0x10, 0x48] + [UInt8](repeating: 0x04, count: 600)).write(to: URL(fileURLWithPath: long))
@@ -210,7 +207,7 @@ final class HostileInputTests: XCTestCase {
     func testTheEmbeddedBrokerRefusesOversizedPackets() throws {
         let dir = TestSupport.temporaryDirectory("broker-limit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let broker = try LiveRun.MosquittoBroker(directory: dir + "/broker")
+        let broker = try RunHelpers.MosquittoBroker(directory: dir + "/broker")
         defer { broker.stop() }
         let port = String(broker.port)
         let seen = try ReferenceDeliveryTests.Listener(
@@ -220,7 +217,7 @@ final class HostileInputTests: XCTestCase {
         )
         usleep(300_000)
         let big = dir + "/big.json"
-        try Data(repeating: 0x20, count: LiveRun.MosquittoBroker.maxPacketSize + 1000).write(to: URL(fileURLWithPath: big))
+        try Data(repeating: 0x20, count: RunHelpers.MosquittoBroker.maxPacketSize + 1000).write(to: URL(fileURLWithPath: big))
         let small = dir + "/small.json"
         try Data(repeating: 0x20, count: 200_000).write(to: URL(fileURLWithPath: small))
         // An MQTT 3.1.1 client cannot know the limit: the broker disconnects it ("oversize packet").
@@ -234,13 +231,6 @@ final class HostileInputTests: XCTestCase {
         try publish(port, "vitals/1/b", file: small)
         let text = seen.wait { $0.contains("vitals/1/b") }
         XCTAssertEqual(text.split(separator: "\n").map(String.init), ["vitals/1/b 200000"], text)
-    }
-
-    func publish(_ port: String, _ topic: String, file: String, properties: [String: String] = [:]) throws {
-        var args = ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", topic, "-f", file]
-        for (name, value) in properties.sorted(by: { $0.key < $1.key }) { args += ["-D", "publish", "user-property", name, value] }
-        let r = try TestSupport.run("mosquitto_pub", args)
-        XCTAssertEqual(r.status, 0, r.err)
     }
 
     func field(_ body: String) -> String? { (SUTProcess.json(body) as? [String: Any])?["field"] as? String }

@@ -1,5 +1,6 @@
 import Foundation
 import LiveRun
+import RunHelpers
 import TrafficPlanning
 import VitalSimCore
 import XCTest

@@ -3,6 +3,7 @@ import Foundation
 import GATT
 import GATTPrimitives
 import LiveRun
+import RunHelpers
 import TrafficPlanning
 import VitalSimCore
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 extension TestSupport {
     /// A mosquitto broker on a free port of 127.0.0.1 with `settings` (mosquitto.conf lines after
@@ -16,5 +17,27 @@ extension TestSupport {
             Thread.sleep(forTimeInterval: 0.1)
         }
         return (broker, port)
+    }
+}
+
+extension XCTestCase {
+    /// Publishes `file` at QoS 1 over MQTT 5 with user `properties`, anonymously (`mosquitto_pub`).
+    func publish(_ port: String, _ topic: String, file: String, properties: [String: String] = [:]) throws {
+        var args = ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", topic, "-f", file]
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) { args += ["-D", "publish", "user-property", name, value] }
+        let r = try TestSupport.run("mosquitto_pub", args)
+        XCTAssertEqual(r.status, 0, r.err)
+    }
+}
+
+extension ReferenceDeliveryTests.Listener {
+    /// A listener to the reference SUT's refusals and confirmations (`errors/#`, `acks/#`), one
+    /// `topic payload` line per message.
+    static func replies(port: String, output: String) throws -> ReferenceDeliveryTests.Listener {
+        try ReferenceDeliveryTests.Listener(
+            "mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-t", "errors/#", "-t", "acks/#", "-F", "%t %p"],
+            output: output
+        )
     }
 }

@@ -92,4 +92,12 @@ final class MQTTRoutesLoaderTests: XCTestCase {
         XCTAssertTrue(problem("name: a\nmqtt:\n  confirmations: {reading-id: [x]}").contains("mqtt.confirmations.reading-id[0]"))
         XCTAssertTrue(problem("name: a\nmqtt:\n  confirmations: {ids: /x}").contains("mqtt.confirmations"))
     }
+
+    func testDeviceCredentialsInMessagesNeedAuthDevices() throws {
+        XCTAssertEqual(try parse("name: a\nmqtt:\n  username: u\n").mqtt.deviceCredentials, .none)
+        let missing = problem("name: a\nmqtt:\n  device-credentials: user-properties\n")
+        XCTAssertTrue(missing.contains("mqtt.device-credentials") && missing.contains("auth.devices"), missing)
+        let typo = problem("name: a\nmqtt:\n  device-credentials: user-property\n")
+        XCTAssertTrue(typo.contains("did you mean 'user-properties'"), typo)
+    }
 }

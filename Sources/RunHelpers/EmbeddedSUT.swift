@@ -10,9 +10,27 @@ package final class EmbeddedSUT: Sendable {
     let process: Process
     let directory: String
 
+    /// The environment variable the SUT's broker password is handed over in (`serve --mqtt-password-env`).
+    package static let mqttPasswordVariable = "VITALSIM_EMBEDDED_MQTT_PASSWORD"
+
+    /// What the embedded SUT is started with when the run made up credentials: its `--credentials`
+    /// file, and its user and password at the embedded broker.
+    package struct Credentials: Sendable {
+        package var file: String
+        package var mqtt: (username: String, password: String)?
+
+        package init(file: String, mqtt: (username: String, password: String)?) {
+            self.file = file
+            self.mqtt = mqtt
+        }
+    }
+
     /// Starts `executable serve …` (ingesting from the MQTT broker `mqtt`, HOST:PORT, when given, and
     /// from BLE devices through the controllers `bleGateway`) and waits for `listening on URL`.
+    /// `credentials` make the SUT authenticate every request and MQTT message (its broker password
+    /// is handed over in the child's environment, never on its command line).
     package init(
+        credentials: Credentials? = nil,
         executable: String,
         scenario: String,
         faults: [String],
@@ -38,6 +56,15 @@ package final class EmbeddedSUT: Sendable {
         if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
         for topic in mqttTopics { arguments += ["--mqtt-topic", topic] }
         if let webhook { arguments += ["--webhook", webhook] }
+        if let credentials {
+            arguments += ["--credentials", credentials.file]
+            if let (username, password) = credentials.mqtt {
+                arguments += ["--mqtt-username", username, "--mqtt-password-env", EmbeddedSUT.mqttPasswordVariable]
+                var environment = ProcessInfo.processInfo.environment
+                environment[EmbeddedSUT.mqttPasswordVariable] = password
+                p.environment = environment
+            }
+        }
         if !bleGateway.isEmpty {
             // The SUT's BLE gateway: one central per controller, stamping time-less values on the scenario's time axis.
             arguments += ["--ble-gateway"] + bleGateway.flatMap { ["--hci", $0] }

@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// A mosquitto broker (Debian's `mosquitto` package) started for a run whose scenario sends over
-/// MQTT and for which no broker was given: loopback only, a free port, anonymous, no persistence,
-/// packets up to ``maxPacketSize``,
+/// MQTT and for which no broker was given: loopback only, a free port, no persistence, packets up
+/// to ``maxPacketSize``, anonymous or with the users and topic ACLs of a ``BrokerAccess``,
 /// in a temporary directory that ``stop()`` removes. It publishes its `$SYS` counters every second,
 /// so a run can read how many messages it dropped.
 package final class MosquittoBroker: Sendable {
@@ -30,7 +30,8 @@ package final class MosquittoBroker: Sendable {
     /// Starts the broker and waits until it accepts TCP connections (three ports are tried).
     /// - Parameter maxQueued: QoS 1/2 messages queued per client beyond those in flight
     ///   (`max_queued_messages`); past it the broker drops them.
-    package init(directory: String, maxQueued: Int = 100_000) throws(HarnessError) {
+    /// - Parameter access: users, passwords and ACLs; nil: anonymous clients may do anything.
+    package init(directory: String, maxQueued: Int = 100_000, access: BrokerAccess? = nil) throws(HarnessError) {
         guard let executable = MosquittoBroker.executable() else {
             throw .infrastructure(
                 "the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no --mqtt HOST:PORT was given"
@@ -38,6 +39,13 @@ package final class MosquittoBroker: Sendable {
         }
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var security = "allow_anonymous true\n"
+        if let access {
+            guard let passwd = BrokerAccess.passwdExecutable() else {
+                throw .infrastructure("mosquitto_passwd is not installed (apt-get install mosquitto, or run ci/setup-debian.sh)")
+            }
+            security = try access.write(in: directory, passwd: passwd)
+        }
         var failure = ""
         for _ in 0..<3 {
             guard let port = LoopbackPort.free() else {
@@ -46,7 +54,7 @@ package final class MosquittoBroker: Sendable {
             }
             let conf = directory + "/mosquitto.conf"
             let text =
-                "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages \(maxQueued)\nsys_interval 1\n"
+                "listener \(port) 127.0.0.1\n\(security)persistence false\nmax_queued_messages \(maxQueued)\nsys_interval 1\n"
                 + "max_packet_size \(Self.maxPacketSize)\n"
             guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else {
                 throw .infrastructure("cannot write \(conf)")
