@@ -39,8 +39,8 @@ if ! "$venv/bin/python" -c "import bumble" >/dev/null 2>&1; then
   "$venv/bin/pip" install -q "bumble==0.0.236"
 fi
 
-# schemathesis (checks the live reference SUT against docs/openapi.yaml) and junitparser (reads the harness's
-# JUnit reports) in the test virtual environment.
+# schemathesis (checks the live reference SUT against docs/openapi.yaml), junitparser (reads the harness's
+# JUnit reports) and fhir.resources (validates FHIR) in the test virtual environment.
 tvenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-test"
 if ! "$tvenv/bin/schemathesis" --version 2>/dev/null | grep -q "4.32.5"; then
   echo "ci/setup-debian.sh: creating $tvenv with schemathesis"
@@ -48,6 +48,8 @@ if ! "$tvenv/bin/schemathesis" --version 2>/dev/null | grep -q "4.32.5"; then
   "$tvenv/bin/pip" install -q "schemathesis==4.32.5"
 fi
 "$tvenv/bin/python" -c "import junitparser" 2>/dev/null || "$tvenv/bin/pip" install -q "junitparser==3.2.0"
+# fhir.resources: an independent FHIR validator of the reference SUT's FHIR search Bundles.
+"$tvenv/bin/python" -c "import fhir.resources" 2>/dev/null || "$tvenv/bin/pip" install -q "fhir.resources==8.1.0"
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2

@@ -77,6 +77,7 @@ package enum ReferenceServer {
         router.get("api/v1/alerts/stream") { request, _ in await alertStream(request, context) }
         router.get("fhir/DetectedIssue") { request, _ in await detectedIssues(request, context) }
         patientRoutes(router, context)
+        readingRoutes(router, context)
         return router
     }
 

@@ -47,6 +47,8 @@ package final class PostgresStorage: ReadingStorage {
             // its global constraint.
             try await client.query("ALTER TABLE readings DROP CONSTRAINT IF EXISTS readings_reading_id_key")
             try await client.query("CREATE UNIQUE INDEX IF NOT EXISTS readings_patient_reading ON readings (patient_id, reading_id)")
+            // Read-back (issue 19) pages through one patient's readings in commit order.
+            try await client.query("CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
             try await client.query(
                 """
                 CREATE TABLE IF NOT EXISTS alerts (
@@ -112,14 +114,7 @@ package final class PostgresStorage: ReadingStorage {
             )
             .decode((String, String, String, Int64, String, String).self) {
                 obs.append(
-                    Observation(
-                        readingID: id,
-                        patientID: p,
-                        deviceID: d,
-                        time: t,
-                        values: StorageColumns.parseValues(v),
-                        rrIntervals: StorageColumns.parseNumbers(r)
-                    )
+                    StorageColumns.observation(id, p, d, t, v, r)
                 )
             }
             var alerts: [Alert] = []
@@ -147,6 +142,33 @@ package final class PostgresStorage: ReadingStorage {
             return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
         } catch {
             throw StorageError(backend: "PostgreSQL", operation: "reading \(display)", reason: String(reflecting: error))
+        }
+    }
+
+    package func readings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading] {
+        // ReadingQuery.selection with numbered parameters; an absent bound is NULL.
+        let sql: PostgresQuery = """
+            SELECT seq, reading_id, patient_id, device_id, device_time, vals, rr FROM readings
+            WHERE patient_id = \(query.patient) AND seq > \(query.after)
+            AND (\(query.from)::int8 IS NULL OR device_time >= \(query.from)::int8)
+            AND (\(query.to)::int8 IS NULL OR device_time < \(query.to)::int8)
+            AND (\(query.pattern)::text IS NULL OR vals LIKE \(query.pattern)::text) ORDER BY seq LIMIT \(Int64(query.limit))
+            """
+        do {
+            var out: [StoredReading] = []
+            for try await (seq, id, p, d, t, v, r) in try await client.query(sql).decode(
+                (Int64, String, String, String, Int64, String, String).self
+            ) {
+                let o = StorageColumns.observation(id, p, d, t, v, r)
+                out.append(StoredReading(seq: seq, observation: o))
+            }
+            return out
+        } catch {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "querying the readings of \(query.patient) in \(display)",
+                reason: String(reflecting: error)
+            )
         }
     }
 

@@ -14,6 +14,8 @@ package protocol ReadingStorage: Sendable {
     /// Deletes a patient's readings, alerts and enrolment in one transaction; returns the ids of
     /// the readings deleted.
     func forget(patient: String) async throws(StorageError) -> [String]
+    /// One page of a patient's stored readings, read from storage (not from memory), in commit order.
+    func readings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading]
     /// Closes connections.
     func close() async
 }
@@ -55,6 +57,18 @@ enum StorageColumns {
     /// `{"heart-rate":72,…}` in ``Signal`` declaration order.
     static func values(_ v: [Signal: Double]) -> String {
         JSONValue.object(Signal.allCases.compactMap { s in v[s].map { (s.rawValue, .double($0)) } }).serialized()
+    }
+
+    /// The observation of a `readings` row's columns.
+    static func observation(_ id: String, _ patient: String, _ device: String, _ time: Int64, _ vals: String, _ rr: String) -> Observation {
+        Observation(
+            readingID: id,
+            patientID: patient,
+            deviceID: device,
+            time: time,
+            values: parseValues(vals),
+            rrIntervals: parseNumbers(rr)
+        )
     }
 
     static func rr(_ r: [Double]) -> String { JSONValue.array(r.map { .double($0) }).serialized() }

@@ -51,6 +51,10 @@ package final class SQLiteStorage: ReadingStorage {
                     """
             )
         }
+        // Read-back (issue 19) pages through one patient's readings in commit order.
+        m.registerMigration("v3 readings by patient") { db in
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
+        }
         return m
     }
 
@@ -88,14 +92,7 @@ package final class SQLiteStorage: ReadingStorage {
                     db,
                     sql: "SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings ORDER BY seq"
                 ).map { row in
-                    Observation(
-                        readingID: row[0],
-                        patientID: row[1],
-                        deviceID: row[2],
-                        time: row[3],
-                        values: StorageColumns.parseValues(row[4]),
-                        rrIntervals: StorageColumns.parseNumbers(row[5])
-                    )
+                    StorageColumns.observation(row[0], row[1], row[2], row[3], row[4], row[5])
                 }
                 let alerts = try Row.fetchAll(
                     db,
@@ -118,6 +115,25 @@ package final class SQLiteStorage: ReadingStorage {
             }
         } catch {
             throw StorageError(backend: "SQLite", operation: "reading \(path)", reason: "\(error)")
+        }
+    }
+
+    package func readings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading] {
+        let arguments: StatementArguments = [
+            "patient": query.patient, "after": query.after, "from": query.from, "to": query.to, "pattern": query.pattern,
+            "limit": query.limit,
+        ]
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(db, sql: ReadingQuery.selection, arguments: arguments).map { row in
+                    StoredReading(
+                        seq: row[0],
+                        observation: StorageColumns.observation(row[1], row[2], row[3], row[4], row[5], row[6])
+                    )
+                }
+            }
+        } catch {
+            throw StorageError(backend: "SQLite", operation: "querying the readings of \(query.patient)", reason: "\(error)")
         }
     }
 

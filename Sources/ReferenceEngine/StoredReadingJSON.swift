@@ -1,0 +1,46 @@
+import VitalSimCore
+
+/// A stored observation as the read-back API renders it: `{readingId, patientId, deviceId, kind,
+/// timestamp, values: {signal: value}, units: {signal: UCUM unit}, rrIntervals?}` — every value the
+/// SUT holds, with the device time it was stamped with (ISO-8601 UTC, milliseconds).
+package enum StoredReadingJSON {
+    /// The UCUM unit each signal is stored in.
+    package static func unit(_ s: Signal) -> String {
+        switch s {
+        case .heartRate, .respirationRate: "/min"
+        case .systolic, .diastolic: "mm[Hg]"
+        case .glucose, .cgm: "mg/dL"
+        case .spo2, .battery: "%"
+        case .temperature: "Cel"
+        case .weight: "kg"
+        case .feeding: "mL"
+        case .steps: "/d"
+        case .calories: "kcal"
+        }
+    }
+
+    /// Which signal names an observation's kind, first match wins: blood pressure before the pulse
+    /// it may carry, a daily summary's steps before its calories, the battery last.
+    static let precedence: [Signal] = [
+        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .steps, .heartRate, .calories, .battery,
+    ]
+
+    /// The kind of an observation, as `POST /api/v1/observations` names it (`blood-pressure`,
+    /// `heart-rate`, `steps`, …).
+    package static func kind(_ o: Observation) -> String {
+        guard let s = precedence.first(where: { o.values[$0] != nil }) else { return "unknown" }
+        return s == .systolic ? "blood-pressure" : s.rawValue
+    }
+
+    package static func json(_ o: Observation) -> JSONValue {
+        let signals = Signal.allCases.filter { o.values[$0] != nil }
+        var fields: [(String, JSONValue)] = [
+            ("readingId", .string(o.readingID)), ("patientId", .string(o.patientID)), ("deviceId", .string(o.deviceID)),
+            ("kind", .string(kind(o))), ("timestamp", .string(CivilTime(unixMilliseconds: o.time).iso8601(fractional: true))),
+            ("values", .object(signals.map { ($0.rawValue, .double(o.values[$0] ?? 0)) })),
+            ("units", .object(signals.map { ($0.rawValue, .string(unit($0))) })),
+        ]
+        if !o.rrIntervals.isEmpty { fields.append(("rrIntervals", .array(o.rrIntervals.map { .double($0) }))) }
+        return .object(fields)
+    }
+}
