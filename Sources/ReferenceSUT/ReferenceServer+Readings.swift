@@ -58,17 +58,25 @@ extension ReferenceServer {
         var response: Response
     }
 
-    /// The credential, patient id and filter of a read-back request, or the response refusing it.
-    static func readBackRequest(_ request: Request, _ id: String, _ context: ServerContext) -> Result<ReadingFilter, Refusal> {
+    /// The credential, patient id and filter of a read-back request, or the response refusing it
+    /// (404 for a patient the SUT does not know).
+    static func readBackRequest(_ request: Request, _ id: String, _ context: ServerContext) async -> Result<ReadingFilter, Refusal> {
         if let refusal = authorize(request, context, admins: true, readers: true, required: "an admin or reader", refused: "read readings")
         {
             return .failure(Refusal(response: refusal))
         }
         if let invalid = invalidPatientID(id) { return .failure(Refusal(response: invalid)) }
         let q = request.uri.queryParameters
-        do throws(ValidationFailure) { return .success(try readingFilter { q.get($0) }) } catch {
+        let filter: ReadingFilter
+        do throws(ValidationFailure) { filter = try readingFilter { q.get($0) } } catch {
             return .failure(Refusal(response: json(.badRequest, error.json)))
         }
+        guard await context.store.patient(id) != nil else {
+            return .failure(
+                Refusal(response: json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json))
+            )
+        }
+        return .success(filter)
     }
 
     /// `GET /api/v1/patients/{id}/readings[?kind=…&from=…&to=…&limit=…&after=…]` (admin or reader
@@ -76,7 +84,7 @@ extension ReferenceServer {
     /// reads the next page. 404 for a patient the SUT does not know.
     static func readings(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         let filter: ReadingFilter
-        switch readBackRequest(request, id, context) {
+        switch await readBackRequest(request, id, context) {
         case .success(let f): filter = f
         case .failure(let refusal): return refusal.response
         }
@@ -86,9 +94,6 @@ extension ReferenceServer {
         }
         guard let after = Int64(q.get("after") ?? "0"), after >= 0 else {
             return json(.badRequest, ValidationFailure(field: "after", message: "after must be the next cursor of a previous page").json)
-        }
-        guard await context.store.patient(id) != nil else {
-            return json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json)
         }
         let query = ReadingQuery(patient: id, from: filter.from, to: filter.to, signal: filter.signal, after: after, limit: limit)
         do throws(StorageError) {
@@ -108,7 +113,7 @@ extension ReferenceServer {
     /// [{"period": "2024-11-07", "kind": "heart-rate", "readings": 288}, …]}` by period, then kind.
     static func readingCounts(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         let filter: ReadingFilter
-        switch readBackRequest(request, id, context) {
+        switch await readBackRequest(request, id, context) {
         case .success(let f): filter = f
         case .failure(let refusal): return refusal.response
         }
@@ -116,9 +121,6 @@ extension ReferenceServer {
         let by = q.get("by") ?? "day"
         guard by == "day" || by == "month" else {
             return json(.badRequest, ValidationFailure(field: "by", message: "by must be day or month").json)
-        }
-        guard await context.store.patient(id) != nil else {
-            return json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json)
         }
         var counts: [String: Int] = [:]
         var query = ReadingQuery(patient: id, from: filter.from, to: filter.to, signal: filter.signal, limit: 10_000)
