@@ -78,26 +78,32 @@ let package = Package(
         // The judge (pure): golden files, verdicts, JUnit/JSON/HTML reports.
         .target(
             name: "Judge",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", yams, histogram],
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "StoredData", yams, histogram],
+            swiftSettings: strict
+        ),
+        // Stored data (pure): what a SUT must hold after a run, and when a stored reading is the one sent.
+        .target(
+            name: "StoredData",
+            dependencies: ["VitalSimCore", "TrafficPlanning", "Oracle"],
             swiftSettings: strict
         ),
         // Live runs: the runner, alert observers, helper processes, evidence bundles.
         // SUT profiles (pure): how a team's own backend is reached, authenticated to and read.
         .target(
             name: "SUTProfile",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "Judge", yams, mustache],
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "Judge", "StoredData", yams, mustache],
             swiftSettings: strict
         ),
         // How the harness talks to a SUT: credentials per request (OAuth2 too), the alert list, run health.
         .target(
             name: "SUTClient",
-            dependencies: ["Locking", "Wire", "Judge", "SUTProfile", "VitalSimCore", "TrafficPlanning"],
+            dependencies: ["Locking", "Wire", "Judge", "SUTProfile", "StoredData", "VitalSimCore", "TrafficPlanning"],
             swiftSettings: strict
         ),
         // `vitalsim doctor`: whether a SUT can be tested at all, before a run blames it.
         .target(
             name: "Diagnosis",
-            dependencies: ["Locking", "VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient"],
+            dependencies: ["Locking", "VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient", "StoredData"],
             swiftSettings: strict
         ),
         // Auditors' evidence bundles of live runs, and their replay.
@@ -113,7 +119,7 @@ let package = Package(
             dependencies: [
                 "Locking", "RunHelpers",
                 "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
-                "Evidence",
+                "Evidence", "StoredData",
                 histogram,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -200,7 +206,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JudgeTests",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", "Oracle", histogram],
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", "Oracle", "StoredData", histogram],
             swiftSettings: strict
         ),
         .testTarget(
@@ -212,7 +218,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SUTProfileTests",
-            dependencies: ["SUTProfile", "TrafficPlanning", "Judge", "VitalSimCore", histogram],
+            dependencies: ["SUTProfile", "TrafficPlanning", "Judge", "StoredData", "VitalSimCore", histogram],
             swiftSettings: strict
         ),
         .testTarget(

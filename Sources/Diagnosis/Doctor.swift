@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import SUTClient
 import SUTProfile
+import StoredData
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -108,6 +109,12 @@ package enum Doctor {
             if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
             for request in probes where request.topic == nil { checks += await ingestion(client, request, auth, target, naming: naming) }
             checks += await mqttProbes(probes.filter { $0.topic != nil }, target: target)
+            if let source = target.profile.storedReadings {
+                let accepted = checks.contains { $0.name.hasPrefix("accepts a valid reading") && $0.passed }
+                checks.append(
+                    await readBack(source, scenario, naming: naming, accepted: accepted, client: client, auth: auth, base: target.base)
+                )
+            }
         }
         if !lifecycle.reset.isEmpty {
             let failed = await steps.reset(enrolled)
@@ -115,6 +122,37 @@ package enum Doctor {
             checks.append(Check(name: "reset", passed: failed == nil, detail: detail))
         }
         return checks
+    }
+
+    /// The stored readings of the scenario's patients can be read back (`stored-readings:`), and
+    /// list a reading when a valid one was just accepted.
+    static func readBack(
+        _ source: StoredReadingsSource,
+        _ scenario: Scenario,
+        naming: WireNaming,
+        accepted: Bool,
+        client: HTTPMultiClient,
+        auth: RequestAuth,
+        base: String
+    ) async -> Check {
+        let name = "stored readings read back"
+        let fetch = StoredReadBackFetch(client: client, base: base, source: source, auth: auth)
+        let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
+        switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
+        case .failure(let problem):
+            return Check(name: name, passed: false, detail: problem.text + " (stored-readings of the profile)")
+        case .success(let stored):
+            let count = stored.readings.values.map(\.count).reduce(0, +)
+            let url = StoredReadingsSource.url(source.url, patient: "{patient}", base: base).removingPercentEncoding ?? source.url
+            if accepted, count == 0 {
+                let detail =
+                    "GET \(url) lists none of the readings just accepted: check stored-readings.url and list of the profile"
+                return Check(name: name, passed: false, detail: detail)
+            }
+            var detail = "\(count) stored reading(s) of \(stored.readings.count) patient(s) read from \(url)"
+            if let counts = stored.counts { detail += "; counts per day and month read for \(counts.count) patient(s)" }
+            return Check(name: name, passed: true, detail: detail)
+        }
     }
 
     /// Reachability (and TLS), then the alert list and its names; false when the SUT cannot be reached at all.

@@ -14,6 +14,10 @@ package enum CheckKind: String, Sendable, CaseIterable {
     case budget
     /// Every reading reached the SUT, and every alert arrived on each observed push channel.
     case delivery
+    /// Every acknowledged reading is still stored, with the value, unit and device time it was sent
+    /// with, and the SUT's counts per day and month match what it acknowledged (read back through
+    /// the SUT profile's `stored-readings:`).
+    case storedData = "stored-data"
     /// The scenario still produces the traffic the golden file was recorded from.
     case traffic
 }

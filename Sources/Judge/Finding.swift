@@ -25,6 +25,12 @@ package enum Finding: String, Sendable, CaseIterable {
     case budgetExceeded = "budget-exceeded"
     /// Readings without a final answer (no response, or 5xx after every retry).
     case lost
+    /// A reading the SUT acknowledged is not among the readings it holds when read back.
+    case lostAfterAck = "lost-after-ack"
+    /// A reading the SUT acknowledged is held with another value, unit or device time than it was sent with.
+    case altered
+    /// The SUT's count of stored readings for a day or month differs from what it acknowledged.
+    case countMismatch = "count-mismatch"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
 }

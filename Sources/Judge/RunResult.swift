@@ -1,4 +1,5 @@
 import Histogram
+import StoredData
 import TrafficPlanning
 
 /// What happened to one planned request.
@@ -88,6 +89,8 @@ package struct LiveRunResult: Sendable {
     /// False when the SUT's alerts do not say which readings raised them (a profile that maps no
     /// `evidence` field): the evidence check is then skipped rather than failed.
     package var citesEvidence = true
+    /// What was read back of the SUT's stored readings (nil: the profile names no `stored-readings`).
+    package var stored: StoredReadBack?
     /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
     /// expected rejections of MQTT readings are then skipped rather than failed.
     package var refusesOverMQTT = true

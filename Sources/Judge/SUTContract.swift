@@ -5,7 +5,9 @@
 package struct SUTContract: Sendable, Equatable {
     /// Why the harness used an endpoint.
     package enum Role: String, Sendable, CaseIterable, Comparable {
-        case enrol, token, ingestion, alerts, reset
+        case enrol, token, ingestion, alerts
+        case readBack = "read-back"
+        case reset
 
         package static func < (a: Role, b: Role) -> Bool {
             Role.allCases.firstIndex(of: a)! < Role.allCases.firstIndex(of: b)!

@@ -1,19 +1,21 @@
 import Foundation
 import Histogram
+import StoredData
 import TrafficPlanning
 import VitalSimCore
 
 extension Verdict {
     /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
     /// delivery and latency budgets, one ``Check`` per expectation; with `evidence`, the readings each
-    /// alert cites.
+    /// alert cites; with `stored` and what the run read back, the SUT's stored data.
     package static func judge(
         scenario: String,
         golden: GoldenFile,
         plan: [SentRequest],
         digest: String,
         result: LiveRunResult,
-        evidence: EvidenceCatalog? = nil
+        evidence: EvidenceCatalog? = nil,
+        stored: StoredDataExpectations? = nil
     ) -> Verdict {
         var v = Verdict(scenario: scenario, checks: [])
         if digest != golden.trafficDigest {
@@ -33,6 +35,7 @@ extension Verdict {
         }
         v.checks += pushChecks(result)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
+        if let stored, let readBack = result.stored { v.checks += storedDataChecks(stored, readBack) }
         let measured = histograms(result)
         v.checks += budgetChecks(golden.budgets, histograms: measured)
         v.alerts = result.alerts

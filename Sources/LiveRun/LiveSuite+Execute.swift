@@ -3,6 +3,7 @@ import Judge
 import RunHelpers
 import SUTClient
 import SUTProfile
+import StoredData
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -110,13 +111,15 @@ extension LiveSuite {
         )
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
             let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
-            return await runner.run(
+            var result = await runner.run(
                 plan,
                 span: scenario.duration.milliseconds,
                 startUnixMilliseconds: scenario.startUnixMilliseconds,
                 alongside: alongside,
                 awaiting: awaiting
             )
+            await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming)
+            return result
         }
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
@@ -134,6 +137,29 @@ extension LiveSuite {
         }
         if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
         return (result.requests, digest, result, base)
+    }
+
+    /// Reads back the SUT's stored readings through the profile's `stored-readings:` (before the
+    /// lifecycle's reset, which may delete them), unless the run already failed to reach the SUT; a
+    /// read-back that fails is a misconfiguration (exit 3).
+    static func readBack(
+        into result: inout LiveRunResult,
+        _ scenario: Scenario,
+        _ options: LiveOptions,
+        runner: LiveRunner,
+        base: String,
+        naming: WireNaming
+    ) async {
+        guard let source = options.profile.storedReadings, result.misconfiguration == nil, !result.unreachable else { return }
+        let fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
+        let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
+        switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
+        case .success(var stored):
+            stored.kinds = source.kinds
+            result.stored = stored
+        case .failure(let problem):
+            result.misconfiguration = "reading back the stored readings (stored-readings of the profile): \(problem.text)"
+        }
     }
 
     /// Whether the traffic takes the SUT profile's shape rather than the reference contract's: its

@@ -6,6 +6,7 @@ import Oracle
 import RunHelpers
 import SUTClient
 import SUTProfile
+import StoredData
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -171,13 +172,15 @@ package enum LiveSuite {
             outcomes: result.outcomes,
             bleLink: result.ble != nil
         )
+        let stored = try storedExpectations(scenario, plan: plan, result: result, options: options)
         var verdict = Verdict.judge(
             scenario: scenario.name,
             golden: golden,
             plan: plan,
             digest: digest,
             result: result,
-            evidence: evidence
+            evidence: evidence,
+            stored: stored
         )
         verdict.contract = judged.contract
         if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
@@ -204,6 +207,33 @@ package enum LiveSuite {
             } catch { throw .infrastructure(error.description) }
         }
         return verdict
+    }
+
+    /// What the SUT must hold after the run, when its stored readings were read back; a patient the
+    /// SUT does not know although it acknowledged readings of theirs is a misconfiguration of the
+    /// read-back URL (exit 3), not a loss.
+    static func storedExpectations(
+        _ scenario: Scenario,
+        plan: [SentRequest],
+        result: LiveRunResult,
+        options: LiveOptions
+    ) throws(HarnessError) -> StoredDataExpectations? {
+        guard let readBack = result.stored else { return nil }
+        let expected = StoredDataExpectations(
+            scenario: scenario,
+            seed: options.seed,
+            sent: plan,
+            statuses: result.outcomes.map(\.status),
+            bleLink: result.ble != nil,
+            routes: options.profile.ingestion.routes
+        )
+        for p in readBack.unknownPatients.sorted() {
+            guard let entries = expected.byPatient[p], !entries.isEmpty else { continue }
+            throw .infrastructure(
+                "\(scenario.name): reading back the stored readings: the SUT answered 404 for patient \(p), whose \(entries.count) reading(s) it acknowledged; check stored-readings.url of the profile"
+            )
+        }
+        return expected
     }
 
     /// Runs each scenario and writes its golden file from what the SUT did; returns the paths written

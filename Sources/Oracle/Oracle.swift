@@ -312,7 +312,7 @@ package enum Oracle {
     }
 
     /// The values a reading delivers, by signal name (nil for readings no derived rule looks at).
-    static func signals(_ m: Measurement) -> [Signal: Double]? {
+    package static func signals(_ m: Measurement) -> [Signal: Double]? {
         switch m {
         case let .heartRate(bpm, _, _, _): [.heartRate: Double(bpm)]
         case let .bloodPressure(s, d, _, _, _): [.systolic: Double(s), .diastolic: Double(d)]

@@ -24,6 +24,12 @@ package struct FaultPlan: Sendable, Equatable {
     package var unavailable = false
     /// How the alert API misbehaves, if it does.
     package var alertAPI: AlertAPIFault?
+    /// Acknowledge each new reading but leave it out of storage with this probability (decided by a
+    /// hash of the reading id): alerts are raised from it, read-back never shows it.
+    package var loseStored: Double = 0
+    /// Acknowledge each new reading but store its values 10 % high with this probability (decided by
+    /// a hash of the reading id): alerts are raised from the true values.
+    package var alterStored: Double = 0
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -39,7 +45,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -52,11 +58,15 @@ package struct FaultPlan: Sendable, Equatable {
         }
         func noValue() throws(FaultPlanError) { if value != nil { throw FaultPlanError(text: text, reason: "\(name) takes no value") } }
         switch name {
-        case "drop-alerts":
+        case "drop-alerts", "lose-stored", "alter-stored":
             guard let p = Double(try needValue()), p > 0, p <= 1 else {
                 throw FaultPlanError(text: text, reason: "P must be a probability in (0, 1]")
             }
-            dropAlerts = p
+            switch name {
+            case "lose-stored": loseStored = p
+            case "alter-stored": alterStored = p
+            default: dropAlerts = p
+            }
         case "delay-alerts":
             guard let d = VirtualDuration(parsing: try needValue()), d.milliseconds > 0 else {
                 throw FaultPlanError(text: text, reason: "DURATION must be positive, like 500ms, 2s or 1m")
@@ -112,6 +122,8 @@ package struct FaultPlan: Sendable, Equatable {
         if let n = crashAfter { out.append("crash-after=\(n): the process dies when reading \(n + 1) arrives") }
         if unavailable { out.append("unavailable: every ingestion request is answered 503") }
         if let f = alertAPI { out.append("alert-api=\(f.rawValue): the alert API is broken") }
+        if loseStored > 0 { out.append("lose-stored=\(loseStored): acknowledged readings are left out of storage at random") }
+        if alterStored > 0 { out.append("alter-stored=\(alterStored): acknowledged readings are stored 10 % high at random") }
         return out
     }
 
@@ -134,6 +146,22 @@ package struct FaultPlan: Sendable, Equatable {
 }
 
 extension FaultPlan {
+    /// What storage receives of acknowledged readings: with `lose-stored`, some left out; with
+    /// `alter-stored`, some with every value 10 % high (one decimal).
+    package func stored(_ observations: [Observation]) -> [Observation] {
+        guard loseStored > 0 || alterStored > 0 else { return observations }
+        var out: [Observation] = []
+        for var o in observations {
+            let key = SeededRandom.fnv1a(o.patientID + "/" + o.readingID)
+            if loseStored > 0, SeededRandom.unit(0x5705, key) < loseStored { continue }
+            if alterStored > 0, SeededRandom.unit(0xA17E, key) < alterStored {
+                o.values = o.values.mapValues { ($0 * 11).rounded() / 10 }
+            }
+            out.append(o)
+        }
+        return out
+    }
+
     /// `PATIENT/DEVICE/[KIND/]SEQ` with the sequence number 0: the device's first reading of that kind.
     static func firstOfItsKind(_ id: String) -> String {
         guard let slash = id.lastIndex(of: "/") else { return id }

@@ -4,20 +4,8 @@ import VitalSimCore
 /// timestamp, values: {signal: value}, units: {signal: UCUM unit}, rrIntervals?}` — every value the
 /// SUT holds, with the device time it was stamped with (ISO-8601 UTC, milliseconds).
 package enum StoredReadingJSON {
-    /// The UCUM unit each signal is stored in.
-    package static func unit(_ s: Signal) -> String {
-        switch s {
-        case .heartRate, .respirationRate: "/min"
-        case .systolic, .diastolic: "mm[Hg]"
-        case .glucose, .cgm: "mg/dL"
-        case .spo2, .battery: "%"
-        case .temperature: "Cel"
-        case .weight: "kg"
-        case .feeding: "mL"
-        case .steps: "/d"
-        case .calories: "kcal"
-        }
-    }
+    /// The UCUM unit each signal is stored in (VitalSim's).
+    package static func unit(_ s: Signal) -> String { s.ucum }
 
     /// Which signal names an observation's kind, first match wins: blood pressure before the pulse
     /// it may carry, a daily summary's steps before its calories, the battery last.

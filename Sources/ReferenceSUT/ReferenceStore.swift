@@ -101,7 +101,7 @@ package actor ReferenceStore {
         }
         raised = faults.apply(raised)
         do throws(StorageError) {
-            try await committer.submit(StorageBatch(observations: fresh, alerts: raised))
+            try await committer.submit(StorageBatch(observations: faults.stored(fresh), alerts: raised))
         } catch {
             for o in fresh { seen.remove(ReadingKey(o)) }
             accepted -= fresh.count

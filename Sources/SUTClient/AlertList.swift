@@ -56,7 +56,7 @@ package struct AlertList {
                 }
             }
         }
-        list.next = source.nextPage(document, base: base)
+        list.next = source.nextPage(document, current: url, base: base)
         return .success(list)
     }
 

@@ -86,25 +86,27 @@ package struct AlertFields: Sendable, Equatable {
     }
 
     /// `raisedAt` as Unix ms.
-    func time(_ item: Any) -> Result<Int64, UnreadableAlert> {
-        let where_ = raisedAt.location(name: "raisedAt")
-        guard let value = raisedAt.pointer.value(in: item), !(value is NSNull) else {
+    func time(_ item: Any) -> Result<Int64, UnreadableAlert> { raisedAt.time(in: item, name: "raisedAt", format: timeFormat) }
+}
+
+extension FieldSpec {
+    /// The time stamp the pointer selects, as Unix ms, written as `format` says.
+    func time(in item: Any, name: String, format: AlertFields.TimeFormat) -> Result<Int64, UnreadableAlert> {
+        let where_ = location(name: name)
+        guard let value = pointer.value(in: item), !(value is NSNull) else {
             return .failure(UnreadableAlert(reason: "it has no \(where_)"))
         }
-        switch timeFormat {
+        switch format {
         case .rfc3339:
-            guard case .success(let t) = raisedAt.text(in: item, name: "raisedAt"), let ms = CivilTime.unixMilliseconds(rfc3339: t)
-            else {
+            guard case .success(let t) = text(in: item, name: name), let ms = CivilTime.unixMilliseconds(rfc3339: t) else {
                 return .failure(UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not an RFC 3339 time stamp"))
             }
             return .success(ms)
         case .unixMilliseconds, .unixSeconds:
             guard let n = value as? NSNumber, !(value is String), n.doubleValue.isFinite else {
-                return .failure(
-                    UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not a number (\(timeFormat.rawValue))")
-                )
+                return .failure(UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not a number (\(format.rawValue))"))
             }
-            let ms = timeFormat == .unixSeconds ? n.doubleValue * 1000 : n.doubleValue
+            let ms = format == .unixSeconds ? n.doubleValue * 1000 : n.doubleValue
             guard abs(ms) < 1e15 else { return .failure(UnreadableAlert(reason: "its \(where_) \(n) is out of range")) }
             return .success(Int64(ms.rounded()))
         }

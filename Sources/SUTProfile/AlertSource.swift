@@ -84,40 +84,65 @@ package struct AlertSource: Sendable, Equatable {
         case fhirBundle
         /// The URL at this pointer (absent or null on the last page).
         case next(JSONPointer)
+        /// A cursor at this pointer (absent or null on the last page), passed back as the query
+        /// parameter `parameter` of the same URL.
+        case cursor(JSONPointer, parameter: String)
+
+        /// The URL of the page after `document` (read from `current`), relative URLs resolved against `base`.
+        package func next(_ document: Any, current: String, base: String) -> String? {
+            let next: Any?
+            switch self {
+            case .none: return nil
+            case .fhirBundle:
+                let links = (document as? [String: Any])?["link"] as? [[String: Any]] ?? []
+                next = links.first { ($0["relation"] as? String) == "next" }?["url"]
+            case .next(let pointer): next = pointer.value(in: document)
+            case .cursor(let pointer, let parameter):
+                guard let cursor = pointer.value(in: document).flatMap(FieldSpec.scalarText), !cursor.isEmpty else { return nil }
+                return Self.replacing(parameter, with: cursor, in: current)
+            }
+            guard let url = next as? String, !url.isEmpty else { return nil }
+            return SUTProfile.resolve(url, base: base)
+        }
+
+        /// `url` with the query parameter `name` set to `value` (replaced when present).
+        static func replacing(_ name: String, with value: String, in url: String) -> String {
+            guard var parts = URLComponents(string: url) else { return url }
+            var items = (parts.queryItems ?? []).filter { $0.name != name }
+            items.append(URLQueryItem(name: name, value: value))
+            parts.queryItems = items
+            return parts.string ?? url
+        }
     }
 
     /// The items of the alert list in an answer, nil when there is no list where ``list`` points. A
     /// pointer with `*` (e.g. `/entry/*/resource` of a FHIR Bundle) collects its values; the part
     /// before its first `*` must be present, except `entry` of a FHIR Bundle, absent when it is empty.
-    package func items(in document: Any) -> [Any]? {
-        guard list.selectsMany else { return list.value(in: document) as? [Any] }
-        let prefix = Array(list.tokens.prefix { $0 != "*" })
-        guard let container = JSONPointer(tokens: prefix).value(in: document) else {
-            let bundle = (document as? [String: Any])?["resourceType"] as? String == "Bundle"
-            return bundle && prefix == ["entry"] ? [] : nil
-        }
-        guard container is [Any] || container is [String: Any] else { return nil }
-        return list.values(in: document)
-    }
+    package func items(in document: Any) -> [Any]? { list.items(in: document) }
 
-    /// The URL of the page after `document`, if any (relative URLs resolved against `base`).
-    package func nextPage(_ document: Any, base: String) -> String? {
-        let next: Any?
-        switch paging {
-        case .none: return nil
-        case .fhirBundle:
-            let links = (document as? [String: Any])?["link"] as? [[String: Any]] ?? []
-            next = links.first { ($0["relation"] as? String) == "next" }?["url"]
-        case .next(let pointer): next = pointer.value(in: document)
-        }
-        guard let url = next as? String, !url.isEmpty else { return nil }
-        return SUTProfile.resolve(url, base: base)
+    /// The URL of the page after `document`, read from `current`, if any (relative URLs resolved against `base`).
+    package func nextPage(_ document: Any, current: String = "", base: String) -> String? {
+        paging.next(document, current: current, base: base)
     }
 }
 
 extension JSONPointer {
     /// The empty pointer: the whole document.
     package static let root = JSONPointer(tokens: [])
+
+    /// The list this pointer selects in `document`, nil when there is none. A pointer with `*`
+    /// (e.g. `/entry/*/resource` of a FHIR Bundle) collects its values; the part before its first
+    /// `*` must be present, except `entry` of a FHIR Bundle, absent when it is empty.
+    package func items(in document: Any) -> [Any]? {
+        guard selectsMany else { return value(in: document) as? [Any] }
+        let prefix = Array(tokens.prefix { $0 != "*" })
+        guard let container = JSONPointer(tokens: prefix).value(in: document) else {
+            let bundle = (document as? [String: Any])?["resourceType"] as? String == "Bundle"
+            return bundle && prefix == ["entry"] ? [] : nil
+        }
+        guard container is [Any] || container is [String: Any] else { return nil }
+        return values(in: document)
+    }
 }
 
 extension SUTProfile {

@@ -27,13 +27,21 @@ package struct SUTProfile: Sendable {
     package var lifecycle = Lifecycle()
     /// How the harness's MQTT clients authenticate to the broker, and the topic readings go to (`mqtt:`).
     package var mqtt = MQTTSettings()
+    /// Where the SUT's stored readings are read back after a run (`stored-readings:`); nil: they
+    /// are not checked.
+    package var storedReadings: StoredReadingsSource?
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }
 
     /// The reference SUT's contract: `GET /api/v1/alerts` answering a JSON array of
     /// `{alertId, patientId, rule, severity, raisedAt, evidence}` with VitalSim's rule ids and severities.
-    package static let vitalsim = SUTProfile(name: "vitalsim")
+    /// Its stored readings are read back (`GET /api/v1/patients/{patient}/readings`).
+    package static let vitalsim: SUTProfile = {
+        var p = SUTProfile(name: "vitalsim")
+        p.storedReadings = .vitalsim
+        return p
+    }()
 
     /// TLS settings (`tls:`).
     package struct TLS: Sendable, Equatable {

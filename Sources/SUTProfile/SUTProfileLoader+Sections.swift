@@ -188,17 +188,31 @@ extension SUTProfileLoader.Context {
         return push
     }
 
-    func paging(_ node: Node) -> AlertSource.Paging {
+    /// `paging:` of a list: `none`, `fhir-bundle`, `{next: POINTER}` (the next page's URL) or
+    /// `{cursor: POINTER, parameter: NAME}` (a cursor passed back as a query parameter).
+    func paging(_ node: Node, _ field: String = "alerts.paging") -> AlertSource.Paging {
         if node.scalar?.string == "fhir-bundle" { return .fhirBundle }
         if node.scalar?.string == "none" { return .none }
+        let expected = "expected none, fhir-bundle, {next: POINTER} or {cursor: POINTER, parameter: NAME}"
         guard node.mapping != nil else {
-            reader.fail(node, "alerts.paging", "expected none, fhir-bundle or {next: POINTER}, got \(reader.kindName(node))")
+            reader.fail(node, field, "\(expected), got \(reader.kindName(node))")
             return .none
         }
-        guard let f = reader.mapping(node, "alerts.paging", allowed: ["next"], required: ["next"]), let p = pointer(f, "next") else {
+        guard let f = reader.mapping(node, field, allowed: ["next", "cursor", "parameter"]) else { return .none }
+        if let p = f.has("next") ? pointer(f, "next") : nil {
+            for key in ["cursor", "parameter"] where f.has(key) { fail(f, key, "next names the next page's URL: remove \(key)") }
+            return .next(p)
+        }
+        guard f.has("cursor") else {
+            if !f.has("next") { reader.fail(node, field, expected) }
             return .none
         }
-        return .next(p)
+        guard let p = pointer(f, "cursor") else { return .none }
+        guard let parameter = f.string("parameter"), !parameter.isEmpty else {
+            reader.fail(node, f.path("parameter"), "a cursor needs the query parameter it is passed back in (parameter: after)")
+            return .none
+        }
+        return .cursor(p, parameter: parameter)
     }
 
     func alertFields(_ node: Node) -> AlertFields? {

@@ -8,7 +8,9 @@ import Yams
 /// (`docs/sut-profiles.md` lists every key). Files a profile names (CA, device credentials) are
 /// relative to the profile's folder.
 package enum SUTProfileLoader {
-    static let topKeys = ["name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt"]
+    static let topKeys = [
+        "name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt", "stored-readings",
+    ]
 
     /// Loads the profile at `path`; `environment` supplies `${NAME}` and `client-secret-env` values.
     package static func load(path: String, environment: [String: String]) throws(ScenarioLoadError) -> SUTProfile {
@@ -43,6 +45,7 @@ package enum SUTProfileLoader {
                 context.reader.fail(node, "mqtt.device-credentials", "device credentials come from auth.devices, which this profile lacks")
             }
             if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
+            if let node = top.value("stored-readings") { profile.storedReadings = context.storedReadings(node) }
             if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
         }

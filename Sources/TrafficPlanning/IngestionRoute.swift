@@ -30,6 +30,14 @@ package enum IngestionFormat: Sendable {
         }
     }
 
+    /// True for the FHIR formats (an Observation, a Bundle of them).
+    package var isFHIR: Bool {
+        switch self {
+        case .fhirObservation, .fhirBundle: true
+        default: false
+        }
+    }
+
     /// Whether the format can put several readings in one request.
     package var batches: Bool {
         switch self {

@@ -28,6 +28,22 @@ public enum Signal: String, Sendable, CaseIterable {
     /// Daily active energy, kcal (VitalEdge summaries).
     case calories
 
+    /// The UCUM unit the signal is measured in (`/min`, `mm[Hg]`, `mg/dL`, `%`, `Cel`, `kg`, `mL`,
+    /// `/d`, `kcal`): the unit in which VitalSim generates it and the reference SUT stores it.
+    public var ucum: String {
+        switch self {
+        case .heartRate, .respirationRate: "/min"
+        case .systolic, .diastolic: "mm[Hg]"
+        case .glucose, .cgm: "mg/dL"
+        case .spo2, .battery: "%"
+        case .temperature: "Cel"
+        case .weight: "kg"
+        case .feeding: "mL"
+        case .steps: "/d"
+        case .calories: "kcal"
+        }
+    }
+
     /// True for signals that describe the device rather than the patient (judged per device).
     public var isDeviceProperty: Bool { self == .battery }
 }

@@ -29,7 +29,9 @@ final class DoctorTests: XCTestCase {
         for line in [
             "✓ reachable:", "over TLS (certificate verified)", "✓ alert source:", "✓ accepts a valid reading on POST /api/v1/observations",
             "✓ refuses an invalid body on POST /api/v1/observations", "✓ accepts a valid reading on POST /api/iot-heart-rate",
-            "✓ refuses an invalid body on POST /api/iot-heart-rate", "✓ alert names mapped:", "the SUT can be tested (7 checks)",
+            "✓ refuses an invalid body on POST /api/iot-heart-rate", "✓ alert names mapped:",
+            "✓ stored readings read back: 62 stored reading(s) of 1 patient(s)", "counts per day and month read",
+            "the SUT can be tested (8 checks)",
         ] {
             XCTAssertTrue(r.out.contains(line), "\(line): \(r.out)")
         }

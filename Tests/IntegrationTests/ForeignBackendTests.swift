@@ -148,6 +148,11 @@ final class ForeignBackendTests: XCTestCase {
             ("drop-type:HIGH_BP", crisis, "missed alert bp.hypertensive-crisis patient 507"),
             ("level-shift", crisis, "wrong-severity alert bp.hypertensive-crisis patient 507: severity medium, expected high"),
             ("accept-invalid", vitaledge, "validation-mismatch rejects"),
+            ("forget-readings", crisis, "lost-after-ack stored readings of patient 507 kept: 4 of 28 acknowledged reading(s)"),
+            (
+                "coarse-units", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml",
+                "altered stored readings of patient 508 unaltered"
+            ),
         ]
         for c in cases {
             let (upstream, gateway, base) = try startBackend(keys: keys, faults: [c.fault])

@@ -197,7 +197,7 @@ final class SUTProfileRunTests: XCTestCase {
         let evidence = directory + "/evidence"
         let r = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--evidence", evidence])
         XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 112/112 checks"), r.out)
+        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 115/115 checks"), r.out)
         // Its evidence bundle logs the FHIR traffic as sent; replay proves the readings from the
         // scenario and seed (the profile's wire shape is not in the bundle).
         let bundle = evidence + "/corrupt-and-duplicate-payloads"

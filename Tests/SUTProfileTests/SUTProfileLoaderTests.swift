@@ -28,6 +28,8 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(p.name, "vitalsim")
         XCTAssertEqual(p.alerts, SUTProfile.vitalsim.alerts)
         XCTAssertEqual(p.mapping, SUTProfile.vitalsim.mapping)
+        XCTAssertEqual(p.storedReadings, SUTProfile.vitalsim.storedReadings)
+        XCTAssertNotNil(p.storedReadings?.counts)
         XCTAssertNil(p.baseURL)
         XCTAssertNil(p.auth.devices)
         XCTAssertNil(p.auth.oauth2)
@@ -132,7 +134,7 @@ final class SUTProfileLoaderTests: XCTestCase {
             ),
             (
                 "name: a\nalerts:\n  url: /a\n  paging: sometimes\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
-                [:], "alerts.paging: expected none, fhir-bundle or {next: POINTER}"
+                [:], "alerts.paging: expected none, fhir-bundle, {next: POINTER} or {cursor: POINTER, parameter: NAME}"
             ),
             (
                 "name: a\nalerts:\n  url: /a\n  clock: wall\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
@@ -236,7 +238,7 @@ final class SUTProfileDocsTests: XCTestCase {
         let text = try String(contentsOf: docs, encoding: .utf8)
         let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let profiles = blocks.filter { $0.hasPrefix("name:") }
-        XCTAssertEqual(profiles.count, 5)
+        XCTAssertEqual(profiles.count, 6)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -17,8 +17,14 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
   created_at (Unix ms)}], "next": URL or null}, 20 per page, its own type names (HIGH_BP, TACHY, …)
   and levels (HIGH, MEDIUM, LOW), no evidence.
 
+- Stored vitals: GET /v2/patients/{id}/vitals?page=TOKEN → {"data": [{taken_at (Unix seconds),
+  measurements: {hr, sys, dia, bg, cgm, spo2, temp, wt, feed, battery, steps, kcal}, units: {…}}],
+  "links": {"next": URL or null}}, without reading ids; glucose in mmol/L and weight in lb (two
+  decimals), the rest in UCUM units as upstream holds them.
+
 Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE), accept-invalid
-(answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM).
+(answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM), forget-readings (every
+seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units).
 
 --server-clock: created_at is ACME's own clock when it raised the alert (the moment upstream
 accepted the reading that raised it), as most backends stamp their alerts, not the reading's time.
@@ -224,7 +230,32 @@ class Handler(BaseHTTPRequestHandler):
         more = cursor + 20 < len(items)
         self.reply(200, {"items": page, "next": f"/v2/alerts?cursor={cursor + 20}" if more else None})
 
+    def vitals(self):
+        if not self.bearer_ok():
+            return
+        parts = urllib.parse.urlsplit(self.path)
+        pid = urllib.parse.unquote(parts.path.removeprefix("/v2/patients/").removesuffix("/vitals"))
+        with LOCK:
+            known = pid in PATIENTS
+        if not known:
+            return self.error(404, "patient", f"patient {pid} is not enrolled")
+        page = urllib.parse.parse_qs(parts.query).get("page", ["0"])[0]
+        status, answer = upstream("GET", f"/api/v1/patients/{urllib.parse.quote(pid, safe='')}/readings?limit=500&after={page}")
+        if status != 200:
+            return self.reply(502, {"errors": [{"path": "", "message": "upstream failed"}]})
+        listing = json.loads(answer)
+        data = []
+        for i, item in enumerate(listing["items"]):
+            if "forget-readings" in FAULTS and (int(page) + i) % 7 == 3:
+                continue
+            data.append(vital(item))
+        after = listing["next"]
+        link = f"/v2/patients/{urllib.parse.quote(pid, safe='')}/vitals?page={after}" if after else None
+        self.reply(200, {"data": data, "links": {"next": link}})
+
     def do_GET(self):
+        if self.path.startswith("/v2/patients/") and urllib.parse.urlsplit(self.path).path.endswith("/vitals"):
+            return self.vitals()
         if self.path == "/_stats":
             with LOCK:
                 return self.reply(200, dict(STATS, tokens_issued=ISSUER.issued, expired_rejections=ISSUER.expired_rejections))
@@ -251,6 +282,26 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             PATIENTS.discard(pid)
         self.reply(204)
+
+
+NAMES = {"heart-rate": "hr", "systolic": "sys", "diastolic": "dia", "glucose": "bg", "cgm": "cgm", "spo2": "spo2",
+         "temperature": "temp", "weight": "wt", "feeding": "feed", "battery": "battery", "steps": "steps", "calories": "kcal"}
+# Signal → (ACME's unit, factor from upstream's unit).
+UNITS = {"glucose": ("mmol/L", 1 / 18.0156), "cgm": ("mmol/L", 1 / 18.0156), "weight": ("[lb_av]", 1 / 0.45359237)}
+
+
+def vital(item):
+    """One stored reading of upstream's read-back in ACME's shape."""
+    measurements, units = {}, {}
+    for signal, value in item["values"].items():
+        name = NAMES.get(signal)
+        if name is None:
+            continue
+        unit, factor = UNITS.get(signal, (item["units"][signal], 1))
+        converted = round(value * factor, 2)
+        measurements[name] = round(converted) if "coarse-units" in FAULTS else converted
+        units[name] = unit
+    return {"taken_at": unix_ms(item["timestamp"]) / 1000, "measurements": measurements, "units": units}
 
 
 def unix_ms(rfc3339):

@@ -1,0 +1,87 @@
+import Foundation
+import VitalSimCore
+import Yams
+
+extension SUTProfileLoader.Context {
+    /// `stored-readings:`: where each patient's stored readings are read back, and the SUT's counts.
+    func storedReadings(_ node: Node) -> StoredReadingsSource? {
+        let keys = ["url", "list", "paging", "fields", "time-format", "counts", "kinds"]
+        guard let f = reader.mapping(node, "stored-readings", allowed: keys, required: ["url", "fields"]) else { return nil }
+        let url = patientURL(f, "url")
+        let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
+        guard let fieldsNode = f.value("fields"), var fields = storedFields(fieldsNode), let url else { return nil }
+        if f.has("time-format") {
+            fields.timeFormat = f.choice("time-format", AlertFields.TimeFormat.self, what: "time format") ?? .rfc3339
+        }
+        var source = StoredReadingsSource(url: url, list: list ?? JSONPointer.root, fields: fields)
+        if let p = f.value("paging") { source.paging = paging(p, f.path("paging")) }
+        if let c = f.value("counts") { source.counts = storedCounts(c) }
+        if f.has("kinds") { source.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
+        return source
+    }
+
+    /// A URL template with `{patient}`: an http(s) URL or a path on the SUT's base URL.
+    func patientURL(_ f: Fields, _ key: String, period: Bool = false) -> String? {
+        guard let url = f.string(key) else { return nil }
+        guard url.hasPrefix("/") || isHTTPURL(url) else {
+            fail(f, key, "expected an http(s):// URL or a path on the SUT's base URL")
+            return nil
+        }
+        guard url.contains("{patient}") else {
+            fail(f, key, "the URL must name the patient: put {patient} where the patient's id goes")
+            return nil
+        }
+        if period, !url.contains("{by}") {
+            fail(f, key, "the URL must name the period: put {by} where day or month goes")
+            return nil
+        }
+        return url
+    }
+
+    /// `stored-readings.fields`: `id`, `time`, `values` (required), `units`, `names`.
+    func storedFields(_ node: Node) -> StoredReadingsSource.Fields? {
+        let keys = ["id", "time", "values", "units", "names"]
+        guard let f = reader.mapping(node, "stored-readings.fields", allowed: keys, required: ["time", "values"]) else { return nil }
+        let id = f.value("id").flatMap { fieldSpec($0, f.path("id")) }
+        guard let timeNode = f.value("time"), let time = fieldSpec(timeNode, f.path("time")), let values = storedValues(f) else {
+            return nil
+        }
+        var fields = StoredReadingsSource.Fields(id: id, time: time, values: values, units: f.has("units") ? pointer(f, "units") : nil)
+        if values == .fhir {
+            for key in ["units", "names"] where f.has(key) {
+                fail(f, key, "a FHIR Observation names its values by LOINC code and its units itself: remove \(key)")
+            }
+        }
+        if let namesNode = f.value("names"), let map = stringMap(namesNode, f.path("names")) {
+            var names: [String: Signal] = [:]
+            for (theirs, ours) in map {
+                guard let signal = Signal(rawValue: ours) else {
+                    let valid = Signal.allCases.map(\.rawValue).joined(separator: ", ")
+                    reader.fail(namesNode, f.path("names") + "." + theirs, "'\(ours)' is not a VitalSim signal; valid: \(valid)")
+                    continue
+                }
+                names[theirs] = signal
+            }
+            fields.names = names
+        }
+        return fields
+    }
+
+    /// `fields.values`: `fhir`, or a JSON Pointer to an object of values by signal name.
+    func storedValues(_ f: Fields) -> StoredReadingsSource.Values? {
+        if f.string("values") == "fhir" { return .fhir }
+        return pointer(f, "values").map { .object($0) }
+    }
+
+    /// `stored-readings.counts`: `url` (with `{patient}` and `{by}`), `list`, `period`, `count`.
+    func storedCounts(_ node: Node) -> StoredReadingsSource.Counts? {
+        let keys = ["url", "list", "period", "count"]
+        guard let f = reader.mapping(node, "stored-readings.counts", allowed: keys, required: ["url", "period", "count"]) else {
+            return nil
+        }
+        let url = patientURL(f, "url", period: true)
+        let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
+        guard let url, let list, let period = pointer(f, "period"), let count = pointer(f, "count") else { return nil }
+        return StoredReadingsSource.Counts(url: url, list: list, period: period, count: count)
+    }
+}

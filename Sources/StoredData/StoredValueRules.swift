@@ -1,0 +1,121 @@
+import Foundation
+import VitalSimCore
+
+/// When a stored value is the value that was sent: the units a SUT may store each signal in (UCUM
+/// and common spellings, with conversions to VitalSim's unit) and how far a value and a device time
+/// may be off (half the resolution of the readings VitalSim generates; a converted value 1 % more,
+/// for the rounding of the other unit; a device time 1 s, the resolution of GATT's Date Time).
+package enum StoredValueRules {
+    /// VitalSim's unit of each signal (UCUM).
+    package static func unit(_ s: Signal) -> String { s.ucum }
+
+    /// How far a stored value may be from the value sent, in VitalSim's unit.
+    package static func tolerance(_ s: Signal) -> Double {
+        switch s {
+        case .temperature: 0.05 + 1e-6
+        case .weight: 0.0025 + 1e-6
+        default: 0.5 + 1e-6
+        }
+    }
+
+    /// How far a stored device time may be from the time sent, ms.
+    package static let timeTolerance: Int64 = 1000
+
+    /// A stored value in VitalSim's unit, and whether it was converted from another unit; nil for a
+    /// unit the signal cannot be in.
+    package static func canonical(_ value: Double, unit: String?, of s: Signal) -> (value: Double, converted: Bool)? {
+        guard let unit else { return (value, false) }
+        let u = unit.trimmingCharacters(in: .whitespaces).lowercased()
+        if same(s).contains(u) { return (value, false) }
+        guard let factor = conversions(s)[u] else { return nil }
+        return (factor(value), true)
+    }
+
+    /// Spellings of VitalSim's own unit, lowercased.
+    static func same(_ s: Signal) -> Set<String> {
+        switch s {
+        case .heartRate: ["/min", "1/min", "{beats}/min", "beats/min", "bpm"]
+        case .respirationRate: ["/min", "1/min", "{breaths}/min", "breaths/min"]
+        case .systolic, .diastolic: ["mm[hg]", "mmhg"]
+        case .glucose, .cgm: ["mg/dl"]
+        case .spo2, .battery: ["%"]
+        case .temperature: ["cel", "°c", "degc", "c"]
+        case .weight: ["kg"]
+        case .feeding: ["ml"]
+        case .steps: ["/d", "{steps}/d", "{steps}", "steps", "1"]
+        case .calories: ["kcal"]
+        }
+    }
+
+    /// Other units a signal may be stored in, with their conversion to VitalSim's unit.
+    static func conversions(_ s: Signal) -> [String: @Sendable (Double) -> Double] {
+        switch s {
+        case .glucose, .cgm: ["mmol/l": { $0 * 18.0156 }]
+        case .temperature: ["[degf]", "°f", "degf", "f"].reduce(into: [:]) { $0[$1] = { ($0 - 32) * 5 / 9 } }
+        case .weight: ["g": { $0 / 1000 }, "[lb_av]": { $0 * 0.453_592_37 }, "lb": { $0 * 0.453_592_37 }, "lbs": { $0 * 0.453_592_37 }]
+        case .feeding: ["l": { $0 * 1000 }, "cl": { $0 * 10 }]
+        case .calories: ["kj": { $0 / 4.184 }]
+        default: [:]
+        }
+    }
+
+    /// The signal that names a reading's kind, first match wins: blood pressure before the pulse it
+    /// may carry, a daily summary's steps before its calories, the battery last.
+    static let precedence: [Signal] = [
+        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .steps, .heartRate, .calories, .battery,
+    ]
+
+    /// The kind of reading with these values (nil for a respiration rate, which has no kind of its own).
+    package static func kind(_ values: [Signal: Double]) -> VitalKind? {
+        switch primary(values) {
+        case .systolic, .diastolic: .bloodPressure
+        case .heartRate: .heartRate
+        case .glucose: .glucose
+        case .cgm: .cgm
+        case .spo2: .spo2
+        case .temperature: .temperature
+        case .weight: .weight
+        case .feeding: .feeding
+        case .steps, .calories: .dailySummary
+        case .battery: .battery
+        case .respirationRate, nil: nil
+        }
+    }
+
+    /// The signal naming the kind of a reading with these values.
+    package static func primary(_ values: [Signal: Double]) -> Signal? { precedence.first { values[$0] != nil } }
+
+    /// How a stored reading differs from the entry it was matched with, one phrase per difference
+    /// (empty when it is the same).
+    package static func differences(_ e: StoredDataExpectations.Entry, _ s: StoredReading) -> [String] {
+        var out: [String] = []
+        if abs(s.time - e.time) > timeTolerance {
+            out.append("device time \(iso(e.time)) stored as \(iso(s.time))")
+        }
+        for signal in Signal.allCases {
+            guard let sent = e.values[signal] else { continue }
+            guard let raw = s.values[signal] else {
+                out.append("\(signal.rawValue) \(text(sent)) \(unit(signal)) not stored")
+                continue
+            }
+            let stored = "\(text(raw)) \(s.units[signal] ?? unit(signal))"
+            guard let (value, converted) = canonical(raw, unit: s.units[signal], of: signal) else {
+                out.append("\(signal.rawValue) stored as \(stored), a unit VitalSim cannot convert to \(unit(signal))")
+                continue
+            }
+            let allowed = tolerance(signal) + (converted ? abs(sent) * 0.01 : 0)
+            if !(abs(value - sent) <= allowed) {
+                out.append("\(signal.rawValue) \(text(sent)) \(unit(signal)) stored as \(stored)")
+            }
+        }
+        return out
+    }
+
+    /// ISO-8601 UTC text, with milliseconds, of a Unix time in ms.
+    static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
+
+    /// A value without a needless fraction (`72`, `36.8`).
+    static func text(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+}

@@ -1,0 +1,154 @@
+import Judge
+import StoredData
+import VitalSimCore
+import XCTest
+
+/// The stored-data check: acknowledged readings read back kept, unaltered, and counted alike.
+final class StoredDataTests: XCTestCase {
+    typealias Entry = StoredDataExpectations.Entry
+
+    /// 2024-11-07T10:00:00Z.
+    let t0: Int64 = 1_730_973_600_000
+
+    func entries() -> [Entry] {
+        [
+            Entry(id: "501/cuff/1", time: t0, values: [.systolic: 150, .diastolic: 95], kind: .bloodPressure),
+            Entry(id: "501/meter/1", time: t0 + 60_000, values: [.glucose: 100], kind: .glucose),
+            Entry(id: "501/scale/1", time: t0 + 120_000, values: [.weight: 72.345], kind: .weight),
+        ]
+    }
+
+    func stored(_ e: Entry) -> StoredReading { StoredReading(id: e.id, time: e.time, values: e.values) }
+
+    func checks(_ readings: [StoredReading], counts: [String: Int]? = nil, entries: [Entry]? = nil, linked: Set<String> = []) -> [Check] {
+        var readBack = StoredReadBack()
+        readBack.readings["501"] = readings
+        if let counts { readBack.counts = ["501": counts] }
+        return Verdict.storedDataChecks(
+            StoredDataExpectations(byPatient: ["501": entries ?? self.entries()], linkedDevices: linked),
+            readBack
+        )
+    }
+
+    func finding(_ checks: [Check], _ name: String) -> Finding? {
+        guard let c = checks.first(where: { $0.name.hasSuffix(name) }) else {
+            XCTFail("no check named …\(name) in \(checks.map(\.name))")
+            return nil
+        }
+        return c.finding
+    }
+
+    func testEveryReadingKeptAsSentPasses() {
+        let c = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 3])
+        XCTAssertEqual(c.map(\.kind), [.storedData, .storedData, .storedData])
+        XCTAssertTrue(c.allSatisfy(\.passed), c.map(\.detail).joined(separator: "\n"))
+        XCTAssertEqual(c[0].detail, "all 3 acknowledged reading(s) read back")
+    }
+
+    func testAReadingMissingIsLostAfterAcknowledgement() {
+        let c = checks(entries().dropLast().map(stored), counts: ["2024-11-07": 2, "2024-11": 2])
+        XCTAssertEqual(finding(c, "kept"), .lostAfterAck)
+        XCTAssertTrue(c[0].detail.contains("1 of 3 acknowledged reading(s) are not held"), c[0].detail)
+        XCTAssertTrue(c[0].detail.contains("501/scale/1 (weight at 2024-11-07T10:02:00.000Z)"), c[0].detail)
+        XCTAssertEqual(finding(c, "per day and month"), .countMismatch)
+        XCTAssertTrue(c[2].detail.contains("2024-11-07: the SUT counts 2, 3 acknowledged"), c[2].detail)
+        XCTAssertNil(finding(c, "unaltered"), "what is held is as sent")
+    }
+
+    func testAValueOffByMoreThanHalfItsResolutionIsAltered() {
+        var readings = entries().map(stored)
+        readings[0].values[.diastolic] = 96
+        readings[2].values[.weight] = 72.347  // within 0.0025 kg: the same weight
+        let c = checks(readings)
+        XCTAssertEqual(finding(c, "unaltered"), .altered)
+        XCTAssertEqual(
+            c.first { $0.name.hasSuffix("unaltered") }?.detail,
+            "1 of 3 reading(s) read back differ from what was sent, first: 501/cuff/1: diastolic 95 mm[Hg] stored as 96 mm[Hg]"
+        )
+        readings[0].values[.diastolic] = 95.5
+        XCTAssertNil(finding(checks(readings), "unaltered"), "half the resolution is the same value")
+        readings[2].values[.weight] = 72.35
+        XCTAssertEqual(finding(checks(readings), "unaltered"), .altered, "0.005 kg is the scale's resolution: another weight")
+    }
+
+    func testASignalNotStoredOrInAnUnknownUnitIsAltered() {
+        var readings = entries().map(stored)
+        readings[0].values[.diastolic] = nil
+        readings[1].units[.glucose] = "mg/L"
+        let detail = checks(readings).first { $0.name.hasSuffix("unaltered") }?.detail ?? ""
+        XCTAssertTrue(detail.contains("diastolic 95 mm[Hg] not stored"), detail)
+        XCTAssertTrue(detail.contains("glucose stored as 100 mg/L, a unit VitalSim cannot convert to mg/dL"), detail)
+    }
+
+    func testOtherUnitsAreConvertedWithinTheirRounding() {
+        var readings = entries().map(stored)
+        readings[1].values[.glucose] = 5.6  // 100 mg/dL = 5.55 mmol/L, rounded to one decimal
+        readings[1].units[.glucose] = "mmol/L"
+        readings[2].values[.weight] = 159.5
+        readings[2].units[.weight] = "[lb_av]"  // 72.345 kg = 159.49 lb
+        XCTAssertNil(finding(checks(readings), "unaltered"))
+        readings[1].values[.glucose] = 6.1  // 110 mg/dL
+        XCTAssertEqual(finding(checks(readings), "unaltered"), .altered)
+    }
+
+    func testADeviceTimeMoreThanASecondOffIsAltered() {
+        var readings = entries().map(stored)
+        readings[1].time += 999
+        XCTAssertNil(finding(checks(readings), "unaltered"), "GATT's Date Time has whole seconds")
+        readings[1].time += 2
+        let detail = checks(readings).first { $0.name.hasSuffix("unaltered") }?.detail ?? ""
+        XCTAssertTrue(detail.contains("device time 2024-11-07T10:01:00.000Z stored as 2024-11-07T10:01:01.001Z"), detail)
+    }
+
+    func testReadingsWithoutIdsAreMatchedByKindAndTime() {
+        // A SUT that names the readings itself: paired by kind and the nearest device time.
+        var readings = entries().map { StoredReading(id: nil, time: $0.time + 400, values: $0.values) }
+        readings.reverse()
+        XCTAssertTrue(checks(readings).allSatisfy(\.passed))
+        readings.removeFirst()  // the weight
+        XCTAssertEqual(finding(checks(readings), "kept"), .lostAfterAck)
+        // A glucose reading held at another time is no match for the one sent.
+        readings[0].time += 5_000
+        XCTAssertTrue(checks(readings)[0].detail.contains("2 of 3"), checks(readings)[0].detail)
+    }
+
+    func testSelfNamedReadingsAreMatchedByTimeAmongIdentifiedOnes() {
+        var e = entries()
+        e[1].selfNamed = true
+        var readings = e.map(stored)
+        readings[1].id = "sut-assigned-17"
+        let c = checks(readings, entries: e)
+        XCTAssertTrue(c.allSatisfy(\.passed), c.map(\.detail).joined(separator: "\n"))
+        e[1].selfNamed = false
+        let strict = checks(readings, entries: e)
+        XCTAssertEqual(finding(strict, "kept"), .lostAfterAck, "an id the SUT changed is a loss when the payload carried one")
+        XCTAssertTrue(
+            strict[0].detail.contains("1 stored reading(s) match none the SUT acknowledged (first: sut-assigned-17"),
+            strict[0].detail
+        )
+    }
+
+    func testReadingsOfLinkedDevicesAreNotJudgedAndTheirCountsSkipped() {
+        var readings = entries().map(stored)
+        readings.append(StoredReading(id: "501/hrm/gateway-3", time: t0, values: [.heartRate: 70]))
+        let c = checks(readings, counts: ["2024-11-07": 4, "2024-11": 4], linked: ["501/hrm"])
+        XCTAssertTrue(c.allSatisfy(\.passed))
+        XCTAssertEqual(c[0].detail, "all 3 acknowledged reading(s) read back", "the gateway's reading is neither extra nor lost")
+        XCTAssertTrue(c[2].skipped)
+    }
+
+    func testCountsPerMonthAreCheckedToo() {
+        let c = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 4])
+        XCTAssertEqual(finding(c, "per day and month"), .countMismatch)
+        XCTAssertTrue(c[2].detail.contains("2024-11: the SUT counts 4, 3 acknowledged"), c[2].detail)
+    }
+
+    func testWhatTheSUTMustKeepOfEachMeasurement() {
+        XCTAssertNil(StoredDataExpectations.values(.cuffPressure(mmHg: 120)), "a cuff's intermediate pressure is no observation")
+        XCTAssertEqual(StoredDataExpectations.values(.dailySummary(steps: 8000, calories: 300)), [.steps: 8000, .calories: 300])
+        XCTAssertEqual(
+            StoredDataExpectations.values(.bloodPressure(systolic: 150, diastolic: 95, meanArterial: 113, pulse: 70, status: 0)),
+            [.systolic: 150, .diastolic: 95]
+        )
+    }
+}
