@@ -24,7 +24,7 @@ package enum StoredValueRules {
     /// A stored value in VitalSim's unit, and whether it was converted from another unit; nil for a
     /// unit the signal cannot be in.
     package static func canonical(_ value: Double, unit: String?, of s: Signal) -> (value: Double, converted: Bool)? {
-        guard let unit else { return (value, false) }
+        guard let unit, unit != s.ucum else { return (value, false) }
         let u = unit.trimmingCharacters(in: .whitespaces).lowercased()
         if same(s).contains(u) { return (value, false) }
         guard let factor = conversions(s)[u] else { return nil }

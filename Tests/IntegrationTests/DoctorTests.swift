@@ -37,6 +37,21 @@ final class DoctorTests: XCTestCase {
         }
     }
 
+    func testAReadBackThatListsNothingAcceptedIsNamed() throws {
+        let s = try sut([])
+        defer { _ = s.stop() }
+        let profile = TestSupport.write(
+            "name: wrong-read-back\nstored-readings:\n  url: /api/v1/patients/{patient}/readings?kind=weight\n  list: /items\n"
+                + "  fields: {id: /readingId, time: /timestamp, values: /values}\n",
+            to: directory,
+            name: "wrong-read-back.yaml"
+        )
+        let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? "", "--sut", profile])
+        XCTAssertEqual(r.status, 3, r.out + r.err)
+        XCTAssertTrue(r.out.contains("✗ stored readings read back: GET "), r.out)
+        XCTAssertTrue(r.out.contains("lists none of the readings just accepted: check stored-readings.url and list"), r.out)
+    }
+
     func testEachMisconfigurationIsNamed() throws {
         let guarded = try sut(["--dev"])
         defer { _ = guarded.stop() }
