@@ -83,7 +83,11 @@ package struct StoredReadBackFetch {
                     )
                 }
             }
-            guard let next = source.paging.next(document, current: url, base: base), next != url else { return .success(readings) }
+            guard let next = source.paging.next(document, current: url, base: base) else { return .success(readings) }
+            guard next != url else {
+                let problem = "GET \(url) names itself as the next page: the read-back would never end; check stored-readings.paging"
+                return .failure(AlertList.Problem(text: problem))
+            }
             url = next
         }
         return .failure(

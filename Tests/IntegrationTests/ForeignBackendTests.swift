@@ -166,6 +166,20 @@ final class ForeignBackendTests: XCTestCase {
         }
     }
 
+    /// A read-back whose paging never ends is a misconfiguration named as such, not lost readings.
+    func testAReadBackThatPagesForeverIsNamed() throws {
+        let (_, profile, keys) = try prepare()
+        let (upstream, gateway, base) = try startBackend(keys: keys, faults: ["stuck-paging"])
+        let crisis = TestSupport.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
+        let r = try run(["run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden])
+        gateway.terminate()
+        gateway.waitUntilExit()
+        upstream.stop()
+        XCTAssertEqual(r.status, 3, r.out + r.err)
+        XCTAssertTrue(r.err.contains("names itself as the next page: the read-back would never end; check stored-readings.paging"), r.err)
+        XCTAssertFalse(r.out.contains("lost-after-ack"), r.out)
+    }
+
     /// A backend that stamps its alerts with its own clock: judged through `alerts.clock: server`
     /// (each alert placed on the device time of its patient's last request sent before it); without
     /// it, the run says the profile is wrong (exit 3) rather than that every alert was missed.

@@ -24,7 +24,8 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
 
 Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE), accept-invalid
 (answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM), forget-readings (every
-seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units).
+seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units),
+stuck-paging (the vitals name their own page as the next one).
 
 --server-clock: created_at is ACME's own clock when it raised the alert (the moment upstream
 accepted the reading that raised it), as most backends stamp their alerts, not the reading's time.
@@ -251,6 +252,8 @@ class Handler(BaseHTTPRequestHandler):
             data.append(vital(item))
         after = listing["next"]
         link = f"/v2/patients/{urllib.parse.quote(pid, safe='')}/vitals?page={after}" if after else None
+        if "stuck-paging" in FAULTS:
+            link = self.path
         self.reply(200, {"data": data, "links": {"next": link}})
 
     def do_GET(self):
