@@ -8,6 +8,11 @@ import VitalSimCore
 /// Read-back of stored readings (issue 19): what the SUT holds is read from its storage, not from
 /// memory, so a reading lost or altered after its acknowledgement shows.
 extension ReferenceServer {
+    /// The answer when storage could not be read: 503, to be retried.
+    static var readFailure: Response {
+        json(.serviceUnavailable, ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503).json)
+    }
+
     /// Readings per page by default and at most.
     static let readingPage = (default: 100, max: 1000)
 
@@ -101,10 +106,7 @@ extension ReferenceServer {
             let next: JSONValue = page.count == limit ? .string(String(page[page.count - 1].seq)) : .null
             return json(.ok, .object([("items", .array(page.map { StoredReadingJSON.json($0.observation) })), ("next", next)]))
         } catch {
-            return json(
-                .serviceUnavailable,
-                ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503).json
-            )
+            return readFailure
         }
     }
 
@@ -135,10 +137,7 @@ extension ReferenceServer {
                 query.after = last.seq
             }
         } catch {
-            return json(
-                .serviceUnavailable,
-                ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503).json
-            )
+            return readFailure
         }
         let rows: [JSONValue] = counts.keys.sorted().map { key in
             let parts = key.split(separator: " ", maxSplits: 1).map(String.init)

@@ -168,13 +168,13 @@ package actor ReferenceStore {
         return known != profile
     }
 
-    /// A patient's profile, the readings judged under it and the alerts listed; nil for a patient
-    /// the SUT knows nothing of.
     /// A page of a patient's readings as storage holds them (read from storage, not from memory).
     package nonisolated func storedReadings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading] {
         try await storage.readings(query)
     }
 
+    /// A patient's profile, the readings judged under it and the alerts listed; nil for a patient
+    /// the SUT knows nothing of.
     package func patient(_ id: String) -> (profile: Profile, enrolled: Bool, readings: Int, alerts: Int)? {
         let alerts = self.alerts(patient: id, since: nil).count
         let readings = engine.readingCount(of: id)

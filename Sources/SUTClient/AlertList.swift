@@ -85,24 +85,12 @@ extension AlertList {
         var url = source.absoluteURL(base: base)
         var whole: AlertList?
         var first: HTTPReply?
-        var renewed = false
         var pages = 0
         while true {
-            let headers: [String]
-            let token: String?
-            switch await auth.reader() {
-            case .success(let c): (headers, token) = c
-            case .failure(let p): return (.failure(Problem(text: "credentials for GET \(url): \(p.message)")), first)
-            }
             let reply: HTTPReply
-            do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
-                auth.contract.unanswered(.alerts, method: "GET", url: url, reason: error.reason)
-                return (.failure(Problem(text: "GET \(url) got no answer: \(error.reason)")), first)
-            }
-            auth.contract.answered(.alerts, method: "GET", url: url, status: reply.status, body: reply.body)
-            if reply.status == 401, !renewed, auth.refused(token: token) {
-                renewed = true
-                continue
+            switch await auth.readerGet(client, url, role: .alerts) {
+            case .failure(let p): return (.failure(p), first)
+            case .success(let r): reply = r
             }
             first = first ?? reply
             switch read(reply, url: url, source: source, mapping: mapping, base: base) {

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import SUTProfile
 import Wire
 
@@ -74,6 +75,34 @@ package final class RequestAuth: Sendable {
     package func reader() async -> Result<([String], token: String?), CredentialProblem> {
         if let headers = auth.readerHeaders { return .success((headers, nil)) }
         return await withBearer(auth.headers)
+    }
+
+    /// `GET url` with the reader credential (renewed once after a 401 when it is an OAuth2 token),
+    /// every answer logged in the SUT contract under `role`; a problem when no credential can be had
+    /// or no answer comes. The last answer is returned whatever its status.
+    package func readerGet(
+        _ client: HTTPMultiClient,
+        _ url: String,
+        role: SUTContract.Role,
+        patient: String? = nil
+    ) async -> Result<HTTPReply, AlertList.Problem> {
+        var renewed = false
+        while true {
+            let headers: [String]
+            let token: String?
+            switch await reader() {
+            case .success(let c): (headers, token) = c
+            case .failure(let p): return .failure(AlertList.Problem(text: "credentials for GET \(url): \(p.message)"))
+            }
+            let reply: HTTPReply
+            do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
+                contract.unanswered(role, method: "GET", url: url, reason: error.reason, patient: patient)
+                return .failure(AlertList.Problem(text: "GET \(url) got no answer: \(error.reason)"))
+            }
+            contract.answered(role, method: "GET", url: url, status: reply.status, body: reply.body, patient: patient)
+            guard reply.status == 401, !renewed, refused(token: token) else { return .success(reply) }
+            renewed = true
+        }
     }
 
     /// After a 401 answer to a request sent with `token`: true when a new token may help (once).

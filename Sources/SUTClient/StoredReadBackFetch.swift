@@ -119,34 +119,20 @@ package struct StoredReadBackFetch {
     /// One answer, parsed: nil for 404 (a patient the SUT does not know), a problem for anything but
     /// 200 with JSON.
     func get(_ url: String, patient: String) async -> Result<Any?, AlertList.Problem> {
-        var renewed = false
-        while true {
-            let headers: [String]
-            let token: String?
-            switch await auth.reader() {
-            case .success(let c): (headers, token) = c
-            case .failure(let p): return .failure(AlertList.Problem(text: "credentials for GET \(url): \(p.message)"))
-            }
-            let reply: HTTPReply
-            do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
-                auth.contract.unanswered(.readBack, method: "GET", url: url, reason: error.reason, patient: patient)
-                return .failure(AlertList.Problem(text: "GET \(url) got no answer: \(error.reason)"))
-            }
-            auth.contract.answered(.readBack, method: "GET", url: url, status: reply.status, body: reply.body, patient: patient)
-            if reply.status == 401, !renewed, auth.refused(token: token) {
-                renewed = true
-                continue
-            }
-            if reply.status == 404 { return .success(nil) }
-            guard reply.status == 200 else {
-                return .failure(AlertList.Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
-            }
-            guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
-                return .failure(
-                    AlertList.Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))")
-                )
-            }
-            return .success(document)
+        let reply: HTTPReply
+        switch await auth.readerGet(client, url, role: .readBack, patient: patient) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let r): reply = r
         }
+        if reply.status == 404 { return .success(nil) }
+        guard reply.status == 200 else {
+            return .failure(AlertList.Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
+        }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
+            return .failure(
+                AlertList.Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))")
+            )
+        }
+        return .success(document)
     }
 }

@@ -54,10 +54,7 @@ package struct StoredDataExpectations: Sendable {
         var acknowledged: Set<String> = []
         for (i, request) in sent.enumerated() where i < statuses.count && request.expectedRejection == nil {
             guard let status = statuses[i], (200..<300).contains(status) else { continue }
-            for run in request.runs {
-                for n in 0..<run.count { acknowledged.insert("\(run.prefix)/\(run.first + n)") }
-            }
-            acknowledged.formUnion(request.others)
+            acknowledged.formUnion(request.readingIDs)
         }
         let selfNaming = Set(
             scenario.patients.flatMap { p in p.devices.filter { $0.type == .phoneBridge }.map { "\(p.id)/\($0.id)" } }

@@ -49,6 +49,11 @@ package struct SentRequest: Sendable {
         self.others = others
     }
 
+    /// The ids of the readings it carried, in the order carried runs by runs, then the others.
+    package var readingIDs: [String] {
+        runs.flatMap { run in (0..<run.count).map { "\(run.prefix)/\(run.first + $0)" } } + others
+    }
+
     /// Whether the request carried reading `id`.
     package func carries(_ id: String) -> Bool {
         if let (prefix, seq) = SentRequest.split(id) {
