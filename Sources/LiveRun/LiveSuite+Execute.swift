@@ -388,7 +388,8 @@ extension LiveSuite {
         }
     }
 
-    /// The ids the scenario's patients and devices have at the SUT (the profile's `lifecycle`).
+    /// The ids the scenario's patients and devices have at the SUT (the profile's `lifecycle`),
+    /// which must also be able to pass on the patients' own alert limits.
     static func wireNaming(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> WireNaming {
         let naming: WireNaming
         do throws(WireNamingError) { naming = try options.profile.lifecycle.naming(run: options.runID, scenario: scenario) } catch {
@@ -398,6 +399,10 @@ extension LiveSuite {
             throw .usage(
                 "\(scenario.name): lifecycle.patient-id and device-id cannot apply to devices carried over --ble hci (the SUT's gateway names them); run without --ble hci"
             )
+        }
+        // Alerts judged by limits the SUT was never told would read as clinical failures.
+        if let problem = options.profile.lifecycle.limitsProblem(scenario) {
+            throw .infrastructure("\(scenario.name): \(problem) (SUT profile \(options.profile.name))")
         }
         return naming
     }

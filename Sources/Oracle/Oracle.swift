@@ -262,16 +262,32 @@ package enum Oracle {
                 \.element
             )
             var mine: [OracleAlert] = []
-            for rule in rules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list) }
-            for rule in windowedRules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, end: end) }
+            for rule in rules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, limits: p.thresholds) }
+            // Time passes per patient (docs/alert-rules.md): a device's silence is seen from its own
+            // patient's later readings only.
+            let patientEnd = list.map(\.emit).max() ?? end
+            for rule in windowedRules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, end: patientEnd) }
             out += mine.enumerated().sorted { ($0.element.raisedAt, $0.offset) < ($1.element.raisedAt, $1.offset) }.map(\.element)
         }
         return out
     }
 
     /// One rule over one patient's samples: persistence on consecutive readings of its signals, one
-    /// alert per episode (per device for battery), re-armed by the margin.
-    package static func judge(_ rule: OracleRule, _ patient: String, _ samples: [Sample]) -> [OracleAlert] {
+    /// alert per episode (per device for battery), re-armed by the margin. `limits` are the patient's
+    /// own (a scenario's `thresholds:`): they replace the rule's value for their signal.
+    package static func judge(
+        _ rule: OracleRule,
+        _ patient: String,
+        _ samples: [Sample],
+        limits: [ThresholdOverride] = []
+    ) -> [OracleAlert] {
+        let mine = limits.filter { $0.rule == rule.id }
+        var rule = rule
+        if let own = mine.first(where: { $0.signal == rule.signals.first }), rule.signals.count == 1 { rule.value = own.value }
+        let crisis = (
+            systolic: mine.first { $0.signal == .systolic }?.value ?? crisis.systolic,
+            diastolic: mine.first { $0.signal == .diastolic }?.value ?? crisis.diastolic
+        )
         var out: [OracleAlert] = []
         var armed: [String: Bool] = [:]
         var since: [String: Int64] = [:]

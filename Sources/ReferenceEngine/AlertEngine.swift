@@ -8,6 +8,9 @@ package final class AlertEngine {
     /// Profiles given at start; enrolment overrides them, forgetting a patient restores them.
     let configured: [String: Profile]
     var profiles: [String: Profile]
+    /// Patients' own limits given at start; enrolment overrides them, forgetting restores them.
+    let configuredLimits: [String: [ThresholdOverride]]
+    var limits: [String: [ThresholdOverride]]
     var patients: [String: PatientAlertState] = [:]
     /// Times each patient has been forgotten: its later alerts get ids of their own.
     var generations: [String: Int] = [:]
@@ -15,22 +18,28 @@ package final class AlertEngine {
     let horizon: Int64 = 4 * 86_400_000
     /// Shortest data-gap window of any rule (nil without data-gap rules).
     let shortestGap: Int64?
-    /// No device can be overdue before this time (Unix ms), so `advance(to:)` need not look earlier.
-    var nextGapCheck: Int64 = .min
 
     /// - Parameters:
     ///   - rules: the rule set (``RuleSetLoader/defaultRules()`` by default).
     ///   - profiles: each patient's profile; patients not listed are `adult`.
-    package init(rules: [AlertRule], profiles: [String: Profile]) {
+    ///   - limits: patients' own limits (``ThresholdOverride``), by patient.
+    package init(rules: [AlertRule], profiles: [String: Profile], limits: [String: [ThresholdOverride]] = [:]) {
         self.rules = rules
         configured = profiles
         self.profiles = profiles
+        configuredLimits = limits
+        self.limits = limits
         shortestGap = rules.compactMap { if case let .dataGap(w) = $0.kind { w } else { nil } }.min()
     }
 
     func state(_ patient: String) -> PatientAlertState {
         if let s = patients[patient] { return s }
-        let s = PatientAlertState(patientID: patient, profile: profiles[patient] ?? .adult, generation: generations[patient] ?? 0)
+        let s = PatientAlertState(
+            patientID: patient,
+            profile: profiles[patient] ?? .adult,
+            limits: limits[patient] ?? [],
+            generation: generations[patient] ?? 0
+        )
         patients[patient] = s
         return s
     }
@@ -41,15 +50,24 @@ package final class AlertEngine {
     /// The readings of `patient` judged under its current profile.
     package func readingCount(of patient: String) -> Int { patients[patient]?.seen.count ?? 0 }
 
-    /// Enrols `patient` with `profile`; a patient already judged under another profile starts afresh.
-    package func enrol(_ patient: String, profile: Profile) {
+    /// The patient's own limits (empty: the rules' values).
+    package func limits(of patient: String) -> [ThresholdOverride] { limits[patient] ?? [] }
+
+    /// Enrols `patient` with `profile` and its own `limits`; a patient already judged under another
+    /// profile or other limits starts afresh.
+    package func enrol(_ patient: String, profile: Profile, limits: [ThresholdOverride] = []) {
         profiles[patient] = profile
-        if let s = patients[patient], s.profile != profile { forgetState(patient) }
+        self.limits[patient] = limits.isEmpty ? nil : limits
+        if let s = patients[patient], s.profile != profile || Self.key(s.limits) != Self.key(limits) { forgetState(patient) }
     }
+
+    /// Limits in a comparable form, whatever their order.
+    static func key(_ limits: [ThresholdOverride]) -> [String] { limits.map { "\($0.rule) \($0.signal) \($0.value)" }.sorted() }
 
     /// Forgets everything about `patient` (its windows, latches and enrolment).
     package func forget(_ patient: String) {
         profiles[patient] = configured[patient]
+        limits[patient] = configuredLimits[patient]
         forgetState(patient)
     }
 
@@ -63,21 +81,24 @@ package final class AlertEngine {
         let s = state(o.patientID)
         guard s.seen.insert(o.readingID).inserted else { return [] }
         s.record(o, horizon: horizon)
-        if let gap = shortestGap, let d = s.devices[o.deviceID] { nextGapCheck = min(nextGapCheck, d.last + gap + 1) }
+        if let gap = shortestGap, let d = s.devices[o.deviceID] { s.nextGapCheck = min(s.nextGapCheck, d.last + gap + 1) }
         var raised: [Alert] = []
         for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
-            if let a = evaluate(rule, index, o, s) { raised.append(a) }
+            if let a = evaluate(s.limits.isEmpty ? rule : rule.personalized(s.limits), index, o, s) { raised.append(a) }
         }
         return raised
     }
 
-    /// Technical alarms that depend on time passing (data gaps), as of `time` (Unix ms).
-    package func advance(to time: Int64) -> [Alert] {
-        guard time >= nextGapCheck else { return [] }
+    /// Technical alarms that depend on time passing (data gaps), as of `time` (Unix ms): for
+    /// `patient`'s devices, or every patient's when nil. Time passes per patient: the SUT has no
+    /// clock but device time, and patients' traffic may arrive at different paces (a sparse
+    /// patient's readings far ahead of a streaming one's), so one patient's readings must not age
+    /// another's devices.
+    package func advance(to time: Int64, patient: String? = nil) -> [Alert] {
         var raised: [Alert] = []
-        var next = Int64.max
-        for patient in patients.keys.sorted() {
-            let s = patients[patient]!
+        for id in patient.map({ [$0] }) ?? patients.keys.sorted() {
+            guard let s = patients[id], time >= s.nextGapCheck else { continue }
+            var next = Int64.max
             for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
                 guard case let .dataGap(window) = rule.kind else { continue }
                 for device in s.devices.keys.sorted() {
@@ -92,8 +113,8 @@ package final class AlertEngine {
                     raised.append(s.alert(rule, at: d.last + window, evidence: [d.lastID]))
                 }
             }
+            s.nextGapCheck = next
         }
-        nextGapCheck = next
         return raised
     }
 
@@ -170,6 +191,8 @@ extension Array where Element == Sample {
 final class PatientAlertState {
     let patientID: String
     let profile: Profile
+    /// The patient's own limits, replacing its threshold rules' values.
+    let limits: [ThresholdOverride]
     var seen: Set<String> = []
     var history: [Signal: [Sample]] = [:]
     var rr: [Double] = [], rrIDs: [String] = []
@@ -177,12 +200,16 @@ final class PatientAlertState {
     var active: Set<String> = []
     var devices: [String: (last: Int64, lastID: String, interval: Int64, count: Int)] = [:]
     var counter = 0
+    /// None of the patient's devices can be overdue before this time (Unix ms), so `advance` need
+    /// not look earlier.
+    var nextGapCheck: Int64 = .min
     /// Alert ids are `PATIENT-RULE-N`, or `PATIENT-RULE-G.N` once the patient has been forgotten G times.
     let generation: Int
 
-    init(patientID: String, profile: Profile, generation: Int = 0) {
+    init(patientID: String, profile: Profile, limits: [ThresholdOverride] = [], generation: Int = 0) {
         self.patientID = patientID
         self.profile = profile
+        self.limits = limits
         self.generation = generation
     }
 

@@ -30,6 +30,8 @@ package struct FaultPlan: Sendable, Equatable {
     /// Acknowledge each new reading but store its values 10 % high with this probability (decided by
     /// a hash of the reading id): alerts are raised from the true values.
     package var alterStored: Double = 0
+    /// Judge every patient by the rules' own limits, ignoring those set for the patient.
+    package var ignoreLimits = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -45,7 +47,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -93,6 +95,9 @@ package struct FaultPlan: Sendable, Equatable {
         case "unavailable":
             try noValue()
             unavailable = true
+        case "ignore-limits":
+            try noValue()
+            ignoreLimits = true
         case "alert-api":
             guard let f = AlertAPIFault(rawValue: try needValue()) else {
                 throw FaultPlanError(text: text, reason: "valid: alert-api=error, alert-api=garbage, alert-api=unreadable")
@@ -124,6 +129,7 @@ package struct FaultPlan: Sendable, Equatable {
         if let f = alertAPI { out.append("alert-api=\(f.rawValue): the alert API is broken") }
         if loseStored > 0 { out.append("lose-stored=\(loseStored): acknowledged readings are left out of storage at random") }
         if alterStored > 0 { out.append("alter-stored=\(alterStored): acknowledged readings are stored 10 % high at random") }
+        if ignoreLimits { out.append("ignore-limits: patients' own alert limits are ignored") }
         return out
     }
 

@@ -50,7 +50,7 @@ extension ReferenceServer {
             guard let p = await context.store.patient(id) else {
                 return json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json)
             }
-            return json(.ok, patientJSON(id, p.profile, enrolled: p.enrolled, readings: p.readings, alerts: p.alerts))
+            return json(.ok, patientJSON(id, p))
         }
         router.delete("api/v1/patients/:patient") { request, requestContext in
             if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
@@ -70,8 +70,9 @@ extension ReferenceServer {
         }
     }
 
-    /// `PUT /api/v1/patients/{id}` with `{"profile": "copd"}` (and optionally `devices`, a list):
-    /// 201 when enrolled anew, 200 when it was already enrolled with that profile (or is changed).
+    /// `PUT /api/v1/patients/{id}` with `{"profile": "copd"}` (and optionally `devices`, a list, and
+    /// `thresholds`, the patient's own limits: ``PersonalLimits``): 201 when enrolled anew, 200 when
+    /// it was already enrolled (its profile and limits are replaced).
     static func enrol(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
             return refusal
@@ -80,14 +81,16 @@ extension ReferenceServer {
         guard let buffer = try? await request.body.collect(upTo: maxBody) else {
             return json(.contentTooLarge, ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json)
         }
-        let profile: Profile
-        do throws(ValidationFailure) { profile = try enrolment(Array(buffer.readableBytesView)) } catch {
+        let enrolment: (profile: Profile, limits: [ThresholdOverride])
+        do throws(ValidationFailure) {
+            enrolment = try Self.enrolment(Array(buffer.readableBytesView), rules: await context.store.rules)
+        } catch {
             return json(.badRequest, error.json)
         }
         let isNew: Bool
         do throws(StorageError) {
             let known = await context.store.patient(id)?.enrolled ?? false
-            try await context.store.enrol(id, profile: profile)
+            try await context.store.enrol(id, profile: enrolment.profile, limits: enrolment.limits)
             isNew = !known
         } catch {
             return json(
@@ -95,16 +98,20 @@ extension ReferenceServer {
                 ValidationFailure(field: "", message: "the enrolment could not be stored; retry", status: 503).json
             )
         }
-        let p = await context.store.patient(id)
-        return json(isNew ? .created : .ok, patientJSON(id, profile, enrolled: true, readings: p?.readings ?? 0, alerts: p?.alerts ?? 0))
+        let summary =
+            await context.store.patient(id)
+            ?? PatientSummary(profile: enrolment.profile, limits: enrolment.limits, enrolled: true, readings: 0, alerts: 0)
+        return json(isNew ? .created : .ok, patientJSON(id, summary))
     }
 
-    /// The profile of an enrolment body; unknown fields are refused.
-    static func enrolment(_ bytes: [UInt8]) throws(ValidationFailure) -> Profile {
+    /// The profile and own limits of an enrolment body, the limits checked against `rules`;
+    /// unknown fields are refused.
+    static func enrolment(_ bytes: [UInt8], rules: [AlertRule]) throws(ValidationFailure) -> (profile: Profile, limits: [ThresholdOverride])
+    {
         let input = try JSONInput.parse(bytes, maxDepth: maxDepth)
         guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
-        for key in o.keys.sorted() where !["profile", "devices", "patientId"].contains(key) {
-            throw ValidationFailure(field: key, message: "unknown field \(key); an enrolment has profile and devices")
+        for key in o.keys.sorted() where !["profile", "devices", "patientId", "thresholds"].contains(key) {
+            throw ValidationFailure(field: key, message: "unknown field \(key); an enrolment has profile, devices and thresholds")
         }
         guard case let .string(name)? = o["profile"] else {
             throw ValidationFailure(field: "profile", message: "profile is required, a string")
@@ -122,13 +129,14 @@ extension ReferenceServer {
             }
         }
         if let id = o["patientId"], !id.isString { throw ValidationFailure(field: "patientId", message: "patientId must be a string") }
-        return profile
+        let limits = try o["thresholds"].map { t throws(ValidationFailure) in try PersonalLimits.parse(t, rules: rules, profile: profile) }
+        return (profile, limits ?? [])
     }
 
-    static func patientJSON(_ id: String, _ profile: Profile, enrolled: Bool, readings: Int, alerts: Int) -> JSONValue {
+    static func patientJSON(_ id: String, _ p: PatientSummary) -> JSONValue {
         .object([
-            ("patientId", .string(id)), ("profile", .string(profile.rawValue)), ("enrolled", .bool(enrolled)),
-            ("readings", .int(Int64(readings))), ("alerts", .int(Int64(alerts))),
+            ("patientId", .string(id)), ("profile", .string(p.profile.rawValue)), ("thresholds", ThresholdOverride.json(p.limits)),
+            ("enrolled", .bool(p.enrolled)), ("readings", .int(Int64(p.readings))), ("alerts", .int(Int64(p.alerts))),
         ])
     }
 }

@@ -53,6 +53,8 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var webhook: String?
     package var rules: [AlertRule] = []
     package var profiles: [String: Profile] = [:]
+    /// Patients' own alert limits (a scenario's `thresholds:`), by patient.
+    package var limits: [String: [ThresholdOverride]] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
     /// How long a client may take to send a request's headers (from the connection's start or its
@@ -83,7 +85,14 @@ package enum ReferenceService {
         let mqtt = try await connectMQTT(config)
         let metrics = ServerMetrics()
         let hub = AlertHub(channels: .init(webhook: config.webhook, mqtt: mqtt), metrics: metrics)
-        let store = ReferenceStore(rules: config.rules, profiles: config.profiles, storage: storage, hub: hub, faults: config.faults)
+        let store = ReferenceStore(
+            rules: config.rules,
+            profiles: config.profiles,
+            limits: config.limits,
+            storage: storage,
+            hub: hub,
+            faults: config.faults
+        )
         do throws(StorageError) {
             let (readings, alerts) = try await store.recover()
             if readings > 0 {

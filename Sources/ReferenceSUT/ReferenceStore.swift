@@ -42,14 +42,16 @@ package actor ReferenceStore {
     /// Enrolled patients' profiles.
     var enrolled: [String: Profile] = [:]
 
+    /// - Parameter limits: patients' own alert limits (a scenario's `thresholds:`), by patient.
     package init(
         rules: [AlertRule],
         profiles: [String: Profile],
+        limits: [String: [ThresholdOverride]] = [:],
         storage: any ReadingStorage,
         hub: AlertHub,
         faults: FaultPlan = FaultPlan()
     ) {
-        engine = AlertEngine(rules: rules, profiles: profiles)
+        engine = AlertEngine(rules: rules, profiles: profiles, limits: faults.ignoreLimits ? [:] : limits)
         self.storage = storage
         committer = GroupCommitter(storage: storage, metrics: hub.metrics)
         self.hub = hub
@@ -62,11 +64,11 @@ package actor ReferenceStore {
     package func recover() async throws(StorageError) -> (readings: Int, alerts: Int) {
         let state = try await storage.load()
         for e in state.enrolments {
-            engine.enrol(e.patient, profile: e.profile)
+            engine.enrol(e.patient, profile: e.profile, limits: faults.ignoreLimits ? [] : e.limits)
             enrolled[e.patient] = e.profile
         }
         for o in state.observations where seen.insert(ReadingKey(o)).inserted {
-            _ = engine.advance(to: o.time)
+            _ = engine.advance(to: o.time, patient: o.patientID)
             _ = engine.ingest(o)
         }
         accepted = seen.count
@@ -96,7 +98,7 @@ package actor ReferenceStore {
             accepted += 1
             fresh.append(o)
             results.append(true)
-            raised += engine.advance(to: o.time)
+            raised += engine.advance(to: o.time, patient: o.patientID)
             raised += engine.ingest(o)
         }
         raised = faults.apply(raised)
@@ -158,15 +160,19 @@ package actor ReferenceStore {
         }
     }
 
-    /// Enrols `patient` with `profile` (durably); returns false when it was already enrolled with it.
+    /// Enrols `patient` with `profile` and its own `limits` (durably); returns false when it was
+    /// already enrolled with that profile.
     @discardableResult
-    package func enrol(_ patient: String, profile: Profile) async throws(StorageError) -> Bool {
+    package func enrol(_ patient: String, profile: Profile, limits: [ThresholdOverride] = []) async throws(StorageError) -> Bool {
         let known = enrolled[patient]
-        try await storage.enrol(patient: patient, profile: profile)
-        engine.enrol(patient, profile: profile)
+        try await storage.enrol(patient: patient, profile: profile, limits: limits)
+        engine.enrol(patient, profile: profile, limits: faults.ignoreLimits ? [] : limits)
         enrolled[patient] = profile
         return known != profile
     }
+
+    /// The rules the engine judges by (to check an enrolment's limits against).
+    package var rules: [AlertRule] { engine.rules }
 
     /// A page of a patient's readings as storage holds them (read from storage, not from memory).
     package nonisolated func storedReadings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading] {
@@ -175,11 +181,17 @@ package actor ReferenceStore {
 
     /// A patient's profile, the readings judged under it and the alerts listed; nil for a patient
     /// the SUT knows nothing of.
-    package func patient(_ id: String) -> (profile: Profile, enrolled: Bool, readings: Int, alerts: Int)? {
+    package func patient(_ id: String) -> PatientSummary? {
         let alerts = self.alerts(patient: id, since: nil).count
         let readings = engine.readingCount(of: id)
         guard enrolled[id] != nil || readings > 0 || alerts > 0 else { return nil }
-        return (engine.profile(of: id), enrolled[id] != nil, readings, alerts)
+        return PatientSummary(
+            profile: engine.profile(of: id),
+            limits: engine.limits(of: id),
+            enrolled: enrolled[id] != nil,
+            readings: readings,
+            alerts: alerts
+        )
     }
 
     /// Deletes everything about `patient` (readings, alerts, enrolment, the engine's state), so that

@@ -57,6 +57,8 @@ package final class PostgresStorage: ReadingStorage {
                 """
             )
             try await client.query("CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)")
+            // A patient's own alert limits (issue 19), set at enrolment.
+            try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
         } catch {
             runner.cancel()
             throw StorageError(backend: "PostgreSQL", operation: "connecting to \(display)", reason: String(reflecting: error))
@@ -133,11 +135,12 @@ package final class PostgresStorage: ReadingStorage {
                     )
                 )
             }
-            var enrolments: [(patient: String, profile: Profile)] = []
-            for try await (p, profile) in try await client.query("SELECT patient_id, profile FROM patients ORDER BY patient_id")
-                .decode((String, String).self)
-            {
-                if let profile = Profile(rawValue: profile) { enrolments.append((p, profile)) }
+            var enrolments: [(patient: String, profile: Profile, limits: [ThresholdOverride])] = []
+            for try await (p, profile, limits) in try await client.query(
+                "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id"
+            )
+            .decode((String, String, String).self) {
+                if let profile = Profile(rawValue: profile) { enrolments.append((p, profile, PersonalLimits.stored(limits))) }
             }
             return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
         } catch {
@@ -172,12 +175,13 @@ package final class PostgresStorage: ReadingStorage {
         }
     }
 
-    package func enrol(patient: String, profile: Profile) async throws(StorageError) {
+    package func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError) {
+        let encoded = StorageColumns.limits(limits)
         do {
             try await client.query(
                 """
-                INSERT INTO patients (patient_id, profile) VALUES (\(patient), \(profile.rawValue))
-                ON CONFLICT (patient_id) DO UPDATE SET profile = EXCLUDED.profile
+                INSERT INTO patients (patient_id, profile, limits) VALUES (\(patient), \(profile.rawValue), \(encoded))
+                ON CONFLICT (patient_id) DO UPDATE SET profile = EXCLUDED.profile, limits = EXCLUDED.limits
                 """
             )
         } catch {

@@ -9,8 +9,8 @@ package protocol ReadingStorage: Sendable {
     func commit(_ batch: StorageBatch) async throws(StorageError)
     /// Everything stored, in commit order (used to rebuild the alert engine at start).
     func load() async throws(StorageError) -> StoredState
-    /// Records (or replaces) a patient's enrolment with a profile.
-    func enrol(patient: String, profile: Profile) async throws(StorageError)
+    /// Records (or replaces) a patient's enrolment with a profile and its own limits.
+    func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError)
     /// Deletes a patient's readings, alerts and enrolment in one transaction; returns the ids of
     /// the readings deleted.
     func forget(patient: String) async throws(StorageError) -> [String]
@@ -35,8 +35,8 @@ package struct StorageBatch: Sendable {
 package struct StoredState: Sendable {
     package var observations: [Observation]
     package var alerts: [Alert]
-    /// Enrolled patients and their profiles.
-    package var enrolments: [(patient: String, profile: Profile)] = []
+    /// Enrolled patients, their profiles and their own limits.
+    package var enrolments: [(patient: String, profile: Profile, limits: [ThresholdOverride])] = []
 }
 
 /// A storage failure, naming the backend and what it was doing.
@@ -72,6 +72,9 @@ enum StorageColumns {
     }
 
     static func rr(_ r: [Double]) -> String { JSONValue.array(r.map { .double($0) }).serialized() }
+
+    /// A patient's own limits: ``ThresholdOverride/json(_:)`` (`{}` for none).
+    static func limits(_ l: [ThresholdOverride]) -> String { ThresholdOverride.json(l).serialized() }
 
     static func evidence(_ e: [String]) -> String { JSONValue.array(e.map { .string($0) }).serialized() }
 

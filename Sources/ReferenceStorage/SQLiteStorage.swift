@@ -55,6 +55,10 @@ package final class SQLiteStorage: ReadingStorage {
         m.registerMigration("v3 readings by patient") { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
         }
+        // A patient's own alert limits (issue 19), set at enrolment.
+        m.registerMigration("v4 patient limits") { db in
+            try db.execute(sql: "ALTER TABLE patients ADD COLUMN limits TEXT NOT NULL DEFAULT '{}'")
+        }
         return m
     }
 
@@ -107,10 +111,11 @@ package final class SQLiteStorage: ReadingStorage {
                         evidence: StorageColumns.parseStrings(row[5])
                     )
                 }
-                let enrolments = try Row.fetchAll(db, sql: "SELECT patient_id, profile FROM patients ORDER BY patient_id").compactMap {
-                    row -> (patient: String, profile: Profile)? in
-                    Profile(rawValue: row[1]).map { (row[0], $0) }
-                }
+                let enrolments = try Row.fetchAll(db, sql: "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id")
+                    .compactMap {
+                        row -> (patient: String, profile: Profile, limits: [ThresholdOverride])? in
+                        Profile(rawValue: row[1]).map { (row[0], $0, PersonalLimits.stored(row[2])) }
+                    }
                 return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
             }
         } catch {
@@ -137,12 +142,12 @@ package final class SQLiteStorage: ReadingStorage {
         }
     }
 
-    package func enrol(patient: String, profile: Profile) async throws(StorageError) {
+    package func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError) {
         do {
             try await pool.write { db in
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO patients (patient_id, profile) VALUES (?, ?)",
-                    arguments: [patient, profile.rawValue]
+                    sql: "INSERT OR REPLACE INTO patients (patient_id, profile, limits) VALUES (?, ?, ?)",
+                    arguments: [patient, profile.rawValue, StorageColumns.limits(limits)]
                 )
             }
         } catch {

@@ -7,7 +7,9 @@ extension PatientLifecycle {
     /// What a step's body template can use (docs/sut-profiles.md lists it): `run`, `scenario`,
     /// `patientId` (at the SUT), `scenarioPatientId`, `profile`, `devices` (each `deviceId`,
     /// `scenarioDeviceId`, `type`, `transport`, `last`), `devicesJSON`, `patientJSON` and
-    /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`).
+    /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`), `thresholds` (the
+    /// patient's own limits, each `rule`, `signal`, `value`, `unit`, `last`) and `thresholdsJSON`
+    /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none).
     func context(_ p: PatientSpec) -> [String: Any] {
         let devices: [[String: Any]] = p.devices.enumerated().map { i, d in
             [
@@ -20,6 +22,13 @@ extension PatientLifecycle {
             "profile": p.profile.rawValue, "profileName": lifecycle.profileNames[p.profile.rawValue] ?? p.profile.rawValue,
             "devices": devices, "devicesJSON": devicesJSON(p).serialized(),
             "patientJSON": patientJSON(p),
+            "thresholds": p.thresholds.enumerated().map { i, t in
+                [
+                    "rule": t.rule, "signal": t.signal.rawValue, "value": JSONValue.format(t.value), "unit": t.signal.ucum,
+                    "last": i == p.thresholds.count - 1,
+                ] as [String: Any]
+            },
+            "thresholdsJSON": ThresholdOverride.json(p.thresholds).serialized(),
         ]
     }
 
@@ -34,12 +43,13 @@ extension PatientLifecycle {
         )
     }
 
-    /// `{"patientId", "scenarioPatientId", "profile", "run", "scenario", "devices": […]}`: a command's
-    /// standard input, and `{{patientJSON}}` in a template.
+    /// `{"patientId", "scenarioPatientId", "profile", "run", "scenario", "devices": […], "thresholds": {…}}`:
+    /// a command's standard input, and `{{patientJSON}}` in a template.
     func patientJSON(_ p: PatientSpec) -> String {
         JSONValue.object([
             ("patientId", .string(naming.patient(p.id))), ("scenarioPatientId", .string(p.id)), ("profile", .string(p.profile.rawValue)),
             ("run", .string(run)), ("scenario", .string(scenarioName)), ("devices", devicesJSON(p)),
+            ("thresholds", ThresholdOverride.json(p.thresholds)),
         ]).serialized()
     }
 

@@ -36,6 +36,25 @@ package struct Lifecycle: Sendable {
 
     /// True when the profile changes nothing around a scenario.
     package var isEmpty: Bool { patientID == nil && deviceID == nil && enrol.isEmpty && reset.isEmpty }
+
+    /// Why the enrolment cannot tell the SUT the patients' own limits `scenario` sets (`thresholds:`),
+    /// or nil: it can when a step is a command (its standard input carries them) or a request body
+    /// uses `thresholdsJSON` or `thresholds`. A profile without enrolment steps is not asked: the SUT
+    /// was then set up another way (`vitalsim serve --scenario`).
+    package func limitsProblem(_ scenario: Scenario) -> String? {
+        guard let p = scenario.patients.first(where: { !$0.thresholds.isEmpty }), !enrol.isEmpty else { return nil }
+        let mark = "vitalsim-limits-sentinel"
+        let probe: [String: Any] = [
+            "thresholdsJSON": mark, "thresholds": [["rule": mark, "signal": mark, "value": mark, "last": true]],
+        ]
+        for step in enrol {
+            if case .command = step.action { return nil }
+            if let body = step.body(probe), String(decoding: body, as: UTF8.self).contains(mark) { return nil }
+        }
+        return
+            "patient \(p.id) has its own alert limits (thresholds:), but no lifecycle.enrol step passes them to the SUT: "
+            + "put {{thresholdsJSON}} (or a {{#thresholds}} section) in an enrol body, or enrol with a command, which receives them on standard input"
+    }
 }
 
 /// One enrolment or reset step: an HTTP request or a command, run once per patient.

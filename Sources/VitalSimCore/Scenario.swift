@@ -78,7 +78,9 @@ public struct PatientSpec: Sendable {
     public var meals: [MealSpec]
     /// The patient's devices in file order.
     public var devices: [DeviceSpec]
-    /// A value with every field given.
+    /// The patient's own alert limits (`thresholds:`), in ``ThresholdOverride/rules`` order.
+    public var thresholds: [ThresholdOverride] = []
+    /// A value with every field given (no own alert limits).
     public init(id: String, profile: Profile, baseline: Baseline, meals: [MealSpec], devices: [DeviceSpec]) {
         self.id = id
         self.profile = profile

@@ -172,7 +172,7 @@ struct ScenarioBuilder {
             let f = reader.mapping(
                 node,
                 field,
-                allowed: ["id", "profile", "baseline", "meals", "devices"],
+                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds"],
                 required: ["id", "profile", "devices"]
             )
         else { return nil }
@@ -201,7 +201,9 @@ struct ScenarioBuilder {
                 if let dev = device(d, f.path("devices") + "[\(i)]", baseline: baseline) { devices.append(dev) }
             }
         }
-        return PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
+        var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
+        spec.thresholds = f.value("thresholds").map { personalLimits($0, f.path("thresholds"), profile: profile) } ?? []
+        return spec
     }
 
     private func device(_ node: Node, _ field: String, baseline: Baseline) -> DeviceSpec? {

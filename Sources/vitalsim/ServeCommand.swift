@@ -195,11 +195,26 @@ extension VitalSim {
             return config
         }
 
-        /// The patients' profiles of a scenario and, for a BLE gateway, its BLE devices (by the
+        /// The patients' profiles and own limits of a scenario and, for a BLE gateway, its BLE devices (by the
         /// addresses `vitalsim run --ble hci` gives them) and its time axis.
         func apply(scenario path: String, to config: inout ReferenceServiceConfiguration) throws {
             let loaded = try ScenarioLoader.load(path: path)
-            for p in loaded.patients { config.profiles[p.id] = p.profile }
+            for p in loaded.patients {
+                config.profiles[p.id] = p.profile
+                guard !p.thresholds.isEmpty else { continue }
+                if let problem = AlertRule.limitProblem(p.thresholds, profile: p.profile, rules: config.rules) {
+                    let line = p.thresholds.first { problem.field.hasPrefix("thresholds.\($0.rule)") }?.line ?? 1
+                    let issue = ScenarioIssue(
+                        file: path,
+                        line: line,
+                        column: 1,
+                        field: "patient \(p.id) \(problem.field)",
+                        message: problem.message + " (the rules of \(rules ?? "the reference SUT"))"
+                    )
+                    throw ScenarioLoadError(issues: [issue])
+                }
+                config.limits[p.id] = p.thresholds
+            }
             guard bleGateway else { return }
             config.bleTargets = loaded.bleDevices.map { patient, spec in
                 BLEGateway.Target(

@@ -21,15 +21,20 @@ final class ForeignBackendTests: XCTestCase {
 
     /// The suite folder, the profile with its template, and one key per device (in the profile's
     /// credentials file and in the backend's own key file).
-    func prepare() throws -> (suite: String, profile: String, keys: String) {
+    func prepare(also: [String] = []) throws -> (suite: String, profile: String, keys: String) {
         let suite = directory + "/suite"
         try FileManager.default.createDirectory(atPath: suite, withIntermediateDirectories: true)
         var profileKeys = "devices:\n"
         var backendKeys = ""
         var keyed: Set<String> = []
-        for name in scenarios {
-            let path = TestSupport.repositoryRoot + "/scenarios/core/\(name).yaml"
-            try FileManager.default.createSymbolicLink(atPath: suite + "/\(name).yaml", withDestinationPath: path)
+        let core = scenarios.map { TestSupport.repositoryRoot + "/scenarios/core/\($0).yaml" }
+        for path in core + also {
+            if core.contains(path) {
+                try FileManager.default.createSymbolicLink(
+                    atPath: suite + "/" + (path as NSString).lastPathComponent,
+                    withDestinationPath: path
+                )
+            }
             for p in try ScenarioLoader.load(path: path).patients {
                 for d in p.devices where keyed.insert("\(p.id)/\(d.id)").inserted {
                     let key = "key-\(p.id)-\(d.id)-0123456789"
@@ -163,6 +168,28 @@ final class ForeignBackendTests: XCTestCase {
             upstream.stop()
             XCTAssertEqual(r.status, 1, c.fault + ": " + r.out + r.err)
             XCTAssertTrue(r.out.contains(c.finding), c.fault + ": " + r.out)
+        }
+    }
+
+    /// Seed 000's custom thresholds reach the backend through its own enrolment (a Mustache section
+    /// renders them as ACME's `alert_limits`); a backend that drops them fails on the right alerts.
+    func testPatientsOwnLimitsReachTheBackendThroughItsEnrolment() throws {
+        let limits = TestSupport.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
+        let (_, profile, keys) = try prepare(also: [limits])
+        for faults in [[], ["ignore-limits"]] {
+            let (upstream, gateway, base) = try startBackend(keys: keys, faults: faults)
+            let r = try run(["run", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3"])
+            gateway.terminate()
+            gateway.waitUntilExit()
+            upstream.stop()
+            guard faults.isEmpty else {
+                XCTAssertEqual(r.status, 1, r.out + r.err)
+                XCTAssertTrue(r.out.contains("missed alert bp.hypertensive-crisis patient 602"), r.out)
+                XCTAssertTrue(r.out.contains("spurious unexpected alert hr.bradycardia patient 601"), r.out)
+                continue
+            }
+            XCTAssertEqual(r.status, 0, r.out + r.err)
+            XCTAssertTrue(r.out.contains("PASS 1/1 scenario(s)"), r.out)
         }
     }
 

@@ -127,6 +127,7 @@ final class HostileInputTests: XCTestCase {
             CREATE TABLE patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL);
             INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
                 VALUES ('old', '503', 'hr', 1730966400000, '{"heart-rate":70}', '[]');
+            INSERT INTO patients (patient_id, profile) VALUES ('505', 'copd');
             ''')
             db.commit()
             """
@@ -137,6 +138,14 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "503")).body), 0, "kept")
         XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "504")).body), 1)
         try checkReadingIdsPerPatient(sut)
+        try checkEarlierEnrolment(sut)
+    }
+
+    /// An enrolment stored before patients had their own limits keeps its profile, with none.
+    func checkEarlierEnrolment(_ sut: SUTProcess) throws {
+        let enrolled = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/505").body) as? [String: Any]
+        XCTAssertEqual(enrolled?["profile"] as? String, "copd")
+        XCTAssertEqual((enrolled?["thresholds"] as? [String: Any])?.count, 0)
     }
 
     func testReadingIdsBelongToOnePatientOnPostgreSQL() throws {
@@ -150,6 +159,8 @@ final class HostileInputTests: XCTestCase {
                 device_id TEXT NOT NULL, device_time BIGINT NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL)
             """
         )
+        _ = try pg.query("CREATE TABLE patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)")
+        _ = try pg.query("INSERT INTO patients VALUES ('505', 'copd')")
         try checkReadingIdsPerPatient(database: pg.url, directory: dir)
         XCTAssertEqual(try pg.query("SELECT count(*) FROM readings WHERE reading_id = 'r1'"), ["2"])
     }
@@ -158,6 +169,7 @@ final class HostileInputTests: XCTestCase {
         let sut = try SUTProcess(["--database", database], directory: dir)
         defer { XCTAssertEqual(sut.stop(), 0) }
         try checkReadingIdsPerPatient(sut)
+        if database.hasPrefix("postgres") { try checkEarlierEnrolment(sut) }
     }
 
     func checkReadingIdsPerPatient(_ sut: SUTProcess) throws {

@@ -9,12 +9,19 @@ import XCTest
 /// core golden file must expect exactly the alerts the oracle derives, each inside its window.
 final class OracleTests: XCTestCase {
     func testCoreGoldenFilesAgreeWithTheOracle() throws {
-        let dir = Fixtures.repositoryRoot + "/scenarios/core"
         let derived = Set(Oracle.derivedRuleIDs)
         var compared = 0
         var expected = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir).filter({ $0.hasSuffix(".yaml") }).sorted() {
-            let scenario = try ScenarioLoader.load(path: dir + "/" + name)
+        var paths: [String] = []
+        for folder in ["core", "limits"] {
+            let dir = Fixtures.repositoryRoot + "/scenarios/" + folder
+            paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map {
+                dir + "/" + $0
+            }
+        }
+        XCTAssertEqual(paths.count, 13)
+        for path in paths {
+            let scenario = try ScenarioLoader.load(path: path)
             let golden = try GoldenFile.parse(
                 String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
                 file: scenario.golden
@@ -59,5 +66,30 @@ final class OracleTests: XCTestCase {
         )
         XCTAssertEqual(Oracle.compare(derived, rhythm).count, 1)
         XCTAssertTrue(Oracle.compare(derived, rhythm).first?.contains("hr.af-suspected patient 501 expected") == true)
+    }
+
+    /// Seed 000's custom thresholds: the scenario's own limits change what the oracle derives, both
+    /// ways (alerts the standard limits would raise are gone, one they would not raise appears).
+    func testAPatientsOwnLimitsChangeWhatIsDerived() throws {
+        let path = Fixtures.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
+        var scenario = try ScenarioLoader.load(path: path)
+        let own = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
+        XCTAssertEqual(own, ["601 hr.tachycardia", "602 bp.hypertensive-crisis"])
+        for i in scenario.patients.indices { scenario.patients[i].thresholds = [] }
+        let standard = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
+        XCTAssertEqual(
+            standard.filter { $0.hasPrefix("601") }.sorted(),
+            ["601 hr.bradycardia", "601 hr.bradycardia", "601 hr.bradycardia", "601 hr.tachycardia", "601 hr.tachycardia"]
+        )
+        XCTAssertFalse(standard.contains("602 bp.hypertensive-crisis"), "172/100 is no crisis by the standard 180/120")
+    }
+
+    /// The scenario language's catalogue of rules with personal limits agrees with the oracle's rules.
+    func testTheLimitCatalogueMatchesTheOracle() throws {
+        for limit in ThresholdOverride.rules {
+            let rule = try XCTUnwrap(Oracle.rules.first { $0.id == limit.id }, limit.id)
+            XCTAssertEqual(rule.signals, limit.signals, limit.id)
+            XCTAssertEqual(rule.profiles, limit.profiles, limit.id)
+        }
     }
 }

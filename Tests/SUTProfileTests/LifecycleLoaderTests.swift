@@ -20,8 +20,11 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertTrue(p.lifecycle.usesRunID)
         XCTAssertEqual(p.lifecycle.enrol.map(\.summary), ["PUT /api/v1/patients/{patient}"])
         XCTAssertEqual(p.lifecycle.reset.map(\.summary), ["DELETE /api/v1/patients/{patient}"])
-        let body = p.lifecycle.enrol[0].body(["profile": "infant", "devicesJSON": #"[{"deviceId":"d"}]"#])
-        XCTAssertEqual(body.map { String(decoding: $0, as: UTF8.self) }, #"{"profile": "infant", "devices": [{"deviceId":"d"}]}"#)
+        let body = p.lifecycle.enrol[0].body(["profile": "infant", "devicesJSON": #"[{"deviceId":"d"}]"#, "thresholdsJSON": "{}"])
+        XCTAssertEqual(
+            body.map { String(decoding: $0, as: UTF8.self) },
+            #"{"profile": "infant", "devices": [{"deviceId":"d"}], "thresholds": {}}"#
+        )
         XCTAssertTrue(p.lifecycle.reset[0].succeeded(status: 204))
         XCTAssertFalse(p.lifecycle.reset[0].succeeded(status: 200), "expect: 204 is exact")
         XCTAssertTrue(p.lifecycle.enrol[0].succeeded(status: 201))
@@ -137,5 +140,29 @@ final class LifecycleLoaderTests: XCTestCase {
                 "ingestion.rejection-status: 404 cannot mean an invalid reading"
             )
         )
+    }
+
+    /// A scenario that sets patients' own limits needs an enrolment that passes them on.
+    func testAnEnrolmentMustPassOnThePatientsOwnLimits() throws {
+        let scenario = try ScenarioLoader.load(
+            path: SUTProfileLoaderTests.repository.appendingPathComponent("scenarios/limits/personal-alert-limits.yaml").path
+        )
+        let profile = { (enrol: String) throws -> Lifecycle in
+            try SUTProfileLoader.parse("name: p\nlifecycle:\n  enrol:\n" + enrol, file: "/tmp/p.yaml", environment: [:]).lifecycle
+        }
+        let dropped = try profile("    - {method: PUT, path: \"/p/{patient}\", body: '{\"profile\": \"{{profile}}\"}'}\n")
+        XCTAssertTrue(
+            dropped.limitsProblem(scenario)?.hasPrefix("patient 601 has its own alert limits (thresholds:), but no lifecycle.enrol step")
+                ?? false
+        )
+        XCTAssertNil(try profile("    - {method: PUT, path: \"/p/{patient}\", body: '{{{thresholdsJSON}}}'}\n").limitsProblem(scenario))
+        let section =
+            "    - {method: PUT, path: \"/p/{patient}\", body: '[{{#thresholds}}\"{{rule}}\"{{^last}},{{/last}}{{/thresholds}}]'}\n"
+        XCTAssertNil(try profile(section).limitsProblem(scenario))
+        XCTAssertNil(try profile("    - {command: [./enrol.sh]}\n").limitsProblem(scenario), "a command reads them on standard input")
+        XCTAssertNil(Lifecycle().limitsProblem(scenario), "no enrolment: the SUT was set up another way")
+        var plain = scenario
+        for i in plain.patients.indices { plain.patients[i].thresholds = [] }
+        XCTAssertNil(dropped.limitsProblem(plain), "nothing to pass on")
     }
 }

@@ -7,8 +7,9 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
   (advertised honestly in expires_in). Alert reads and patient administration need one.
 - Per-device keys (X-Device-Key) for ingestion, from a YAML-ish key file (`KEY PATIENT DEVICE` lines);
   a key may post only for its own patient and device (403).
-- Patients must be enrolled (POST /v2/patients {"id", "care_program"}); readings of an unknown
-  patient are refused with 422. DELETE /v2/patients/{id} removes one (upstream too).
+- Patients must be enrolled (POST /v2/patients {"id", "care_program", "alert_limits": [{rule, vital,
+  limit}]}, the limits a clinician set for the patient); readings of an unknown patient are refused
+  with 422. DELETE /v2/patients/{id} removes one (upstream too).
 - FHIR R4 in: POST /fhir/r4/Observation (one Observation); other readings as its own telemetry JSON
   at POST /v2/telemetry {"reading", "patient", "device", "kind", "value", "unit", "at"}.
 - Refusals: 422 {"errors": [{"path": FIELD, "message": …}]} (FIELD as the upstream names it, except
@@ -25,7 +26,8 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
 Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE), accept-invalid
 (answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM), forget-readings (every
 seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units),
-stuck-paging (the vitals name their own page as the next one).
+stuck-paging (the vitals name their own page as the next one), ignore-limits (patients' own alert
+limits are not passed upstream).
 
 --server-clock: created_at is ACME's own clock when it raised the alert (the moment upstream
 accepted the reading that raised it), as most backends stamp their alerts, not the reading's time.
@@ -200,9 +202,16 @@ class Handler(BaseHTTPRequestHandler):
         try:
             p = json.loads(self.body())
             pid, profile = p["id"], PROGRAMS[p["care_program"]]
-        except (ValueError, KeyError, TypeError):
-            return self.error(422, "care_program", "expected {id, care_program: GENERAL|DIABETES_CGM|COPD|CHD_INFANT}")
-        status, answer = upstream("PUT", "/api/v1/patients/" + urllib.parse.quote(pid, safe=""), {"profile": profile})
+            limits = {}
+            for item in p.get("alert_limits", []):
+                limits.setdefault(item["rule"], {})[item["vital"]] = float(item["limit"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return self.error(422, "care_program", "expected {id, care_program: GENERAL|DIABETES_CGM|COPD|CHD_INFANT, "
+                                                   "alert_limits: [{rule, vital, limit}]}")
+        enrolment = {"profile": profile}
+        if limits and "ignore-limits" not in FAULTS:
+            enrolment["thresholds"] = limits
+        status, answer = upstream("PUT", "/api/v1/patients/" + urllib.parse.quote(pid, safe=""), enrolment)
         if status >= 300:
             return self.reply(502, {"errors": [{"path": "", "message": answer.decode(errors="replace")}]})
         with LOCK:
