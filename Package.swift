@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .executable(name: "vitalsim", targets: ["vitalsim"]),
         .executable(name: "vitalsim-fuzz", targets: ["vitalsim-fuzz"]),
-        .library(name: "VitalSimCore", targets: ["VitalSimCore"]),
+        .library(name: "VitalSimCore", targets: ["VitalSimCore", "StrictYAML"]),
         .library(name: "GATT", targets: ["GATT", "GATTPrimitives"]),
     ],
     dependencies: [
@@ -39,8 +39,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
+        // Strict, position-aware YAML reading: every problem with file, line, column and field
+        // (scenarios, golden files, SUT profiles, alert rules and credentials all read through it).
+        .target(name: "StrictYAML", dependencies: [yams], swiftSettings: strict),
         // Words and data every module shares: scenarios, readings, virtual time, seeded randomness.
-        .target(name: "VitalSimCore", dependencies: [yams], swiftSettings: strict),
+        // It re-exports StrictYAML: a loader's errors (ScenarioIssue) are part of its API.
+        .target(name: "VitalSimCore", dependencies: ["StrictYAML", yams], swiftSettings: strict),
         // Offline generation: physiology → devices → GATT payloads.
         .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),
@@ -201,7 +205,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OracleTests",
-            dependencies: ["VitalSimCore", "Devices", "Oracle", "Judge", "TestFixtures"],
+            dependencies: ["VitalSimCore", "Devices", "TrafficPlanning", "Oracle", "Judge", "TestFixtures"],
             swiftSettings: strict
         ),
         .testTarget(

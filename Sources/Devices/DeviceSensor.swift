@@ -23,7 +23,8 @@ package enum SensorFactory {
         case .thermometer: Thermometer(physiology: physiology, rng: rng)
         case .weightScale: WeightScale(physiology: physiology, rng: rng)
         case .phoneBridge: PhoneBridge(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
-        case .feedingLog: FeedingLog(physiology: physiology, rng: rng)
+        case .feedingLog: FeedingLog(physiology: physiology, rng: rng, method: spec.feedingMethod)
+        case .respirationMonitor: RespirationMonitor(physiology: physiology, rng: rng)
         }
     }
 }

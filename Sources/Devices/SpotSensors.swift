@@ -216,16 +216,31 @@ struct PhoneBridge: DeviceSensor {
     }
 }
 
-/// Caregiver feeding log (CHAMP-style app entries): one entry per feed, mL.
+/// Caregiver feeding log (CHAMP-style app entries, seed 004's "amount, breast/bottle"): one entry
+/// per feed — a bottle feed's volume (mL), or the minutes of a breastfeed, whose volume nobody
+/// knows without test weighing. A breastfeed lasts the feed's volume at an assumed 5 mL/min
+/// (10–30 min for the usual 50–150 mL), ± 3 min, 5 to 60 min.
 struct FeedingLog: DeviceSensor {
     let physiology: PatientPhysiology
     var rng: SeededRandom
+    var method: FeedingMethod = .bottle
     var primaryKind: VitalKind { .feeding }
     var storesRecords: Bool { true }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.feedVolume(at: t)
-        let ml = Int(max(0, truth + rng.normal(mean: 0, sd: 5)).rounded())
-        samples.append(Sample(offset: 0, measurement: .feeding(mL: ml), truth: truth, at: t))
+        let breast =
+            switch method {
+            case .bottle: false
+            case .breast: true
+            case .mixed: rng.uniform() < 0.5
+            }
+        guard breast else {
+            let ml = Int(max(0, truth + rng.normal(mean: 0, sd: 5)).rounded())
+            samples.append(Sample(offset: 0, measurement: .feeding(mL: ml), truth: truth, at: t))
+            return
+        }
+        let minutes = Int(Math.clamp(truth / 5 + rng.normal(mean: 0, sd: 3), 5, 60).rounded())
+        samples.append(Sample(offset: 0, measurement: .breastfeeding(minutes: minutes), truth: truth / 5, at: t))
     }
 }

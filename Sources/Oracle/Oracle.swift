@@ -22,19 +22,25 @@ package struct OracleRule: Sendable {
     package var signals: [Signal]
     package var comparison: Comparison
     package var value: Double
+    /// Limits of their own for some signals (blood pressure: systolic and diastolic), else ``value``.
+    package var limits: [Signal: Double] = [:]
     /// The condition must hold on consecutive readings of the signal for this long (ms).
     package var persistence: Int64
     /// After raising, the rule re-arms once a reading is back inside by this margin.
     package var rearm: Double
     package var source: String
 
-    func holds(_ v: Double) -> Bool {
-        OracleWindowedRule.holds(v, comparison, value)
+    /// The limit `signal` is compared with.
+    func limit(_ signal: Signal) -> Double { limits[signal] ?? value }
+
+    func holds(_ v: Double, _ signal: Signal) -> Bool {
+        OracleWindowedRule.holds(v, comparison, limit(signal))
     }
 
-    func rearmed(_ v: Double) -> Bool {
-        (comparison == .less || comparison == .lessOrEqual)
-            ? (rearm == 0 ? !holds(v) : v >= value + rearm) : (rearm == 0 ? !holds(v) : v <= value - rearm)
+    func rearmed(_ v: Double, _ signal: Signal) -> Bool {
+        let limit = limit(signal)
+        return (comparison == .less || comparison == .lessOrEqual)
+            ? (rearm == 0 ? !holds(v, signal) : v >= limit + rearm) : (rearm == 0 ? !holds(v, signal) : v <= limit - rearm)
     }
 }
 
@@ -78,9 +84,23 @@ package enum Oracle {
             signals: [.systolic, .diastolic],
             comparison: .greater,
             value: 0,
+            limits: [.systolic: 180, .diastolic: 120],
             persistence: 0,
             rearm: 5,
             source: "clinical.md §4.4: systolic > 180 and/or diastolic > 120 mmHg"
+        ),
+        OracleRule(
+            id: "bp.stage2-sustained",
+            profiles: adultish,
+            severity: .medium,
+            signals: [.systolic, .diastolic],
+            comparison: .greaterOrEqual,
+            value: 0,
+            limits: [.systolic: 140, .diastolic: 90],
+            persistence: 3 * 86_400_000,
+            rearm: 5,
+            source:
+                "clinical.md §4.4: stage 2, systolic >= 140 or diastolic >= 90 mmHg, on every reading for 3 days (seed 000: a series of high readings)"
         ),
         OracleRule(
             id: "temp.fever",
@@ -208,9 +228,6 @@ package enum Oracle {
     /// Every rule id the oracle derives.
     package static var derivedRuleIDs: [String] { rules.map(\.id) + windowedRules.map(\.id) }
 
-    /// The crisis limits (systolic, diastolic) of `bp.hypertensive-crisis`.
-    static let crisis = (systolic: 180.0, diastolic: 120.0)
-
     /// A delivered reading: device time and the moment it leaves the device (Unix ms), its values by
     /// signal (empty for readings no rule reads) and its RR intervals in ms.
     package struct Sample: Sendable {
@@ -281,13 +298,8 @@ package enum Oracle {
         _ samples: [Sample],
         limits: [ThresholdOverride] = []
     ) -> [OracleAlert] {
-        let mine = limits.filter { $0.rule == rule.id }
         var rule = rule
-        if let own = mine.first(where: { $0.signal == rule.signals.first }), rule.signals.count == 1 { rule.value = own.value }
-        let crisis = (
-            systolic: mine.first { $0.signal == .systolic }?.value ?? crisis.systolic,
-            diastolic: mine.first { $0.signal == .diastolic }?.value ?? crisis.diastolic
-        )
+        for own in limits where own.rule == rule.id { rule.limits[own.signal] = own.value }
         var out: [OracleAlert] = []
         var armed: [String: Bool] = [:]
         var since: [String: Int64] = [:]
@@ -295,17 +307,8 @@ package enum Oracle {
             let key = rule.id == "device.low-battery" ? s.device : ""
             let relevant = rule.signals.compactMap { name in s.values[name].map { (name, $0) } }
             guard !relevant.isEmpty else { continue }
-            let holds: Bool
-            let back: Bool
-            if rule.id == "bp.hypertensive-crisis" {
-                let sys = s.values[.systolic] ?? 0
-                let dia = s.values[.diastolic] ?? 0
-                holds = sys > crisis.systolic || dia > crisis.diastolic
-                back = sys <= crisis.systolic - rule.rearm && dia <= crisis.diastolic - rule.rearm
-            } else {
-                holds = relevant.contains { rule.holds($0.1) }
-                back = relevant.allSatisfy { rule.rearmed($0.1) }
-            }
+            let holds = relevant.contains { rule.holds($0.1, $0.0) }
+            let back = relevant.allSatisfy { rule.rearmed($0.1, $0.0) }
             if armed[key] ?? true {
                 if holds {
                     let start = since[key] ?? s.time
@@ -339,6 +342,8 @@ package enum Oracle {
         case let .battery(percent): [.battery: Double(percent)]
         case let .weight(kg): [.weight: kg]
         case let .feeding(mL): [.feeding: Double(mL)]
+        case let .breastfeeding(minutes): [.breastfeeding: Double(minutes)]
+        case let .respirationRate(n): [.respirationRate: Double(n)]
         default: nil
         }
     }

@@ -70,11 +70,15 @@ extension Oracle {
     ) {
         var intake: [(time: Int64, value: Double)] = []
         var weight: Double?
+        var breastfeeds: [Int64] = []
         for s in samples {
             if let w = s.values[.weight] { weight = w }
+            if s.values[.breastfeeding] != nil { breastfeeds.append(s.time) }
             guard let v = s.values[signal] else { continue }
             intake.append((s.time, v))
             guard let weight, let first = intake.first, first.time <= s.time - window + hour else { continue }
+            // A breastfed volume is unknown: a window with a breastfeed cannot be judged.
+            if breastfeeds.contains(where: { $0 > s.time - window && $0 <= s.time }) { continue }
             let total = intake.filter { $0.time > s.time - window }.reduce(0) { $0 + $1.value }
             latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(total / weight), comparison, value), at: s.time, evidence: s.id)
         }
@@ -96,7 +100,7 @@ extension Oracle {
     }
 
     /// NEWS2 total from each parameter's latest value of the last hour, on readings of a NEWS2 parameter.
-    static func news2(_ samples: [Sample], score: Int, scale2: Bool, _ latch: inout Latch) {
+    static func news2(_ samples: [Sample], score: Int, scale2: Bool, rearm: Int, _ latch: inout Latch) {
         var latest: [Signal: (time: Int64, value: Double)] = [:]
         for s in samples {
             for (name, v) in s.values where NEWS2Chart.parameters.contains(name) { latest[name] = (s.time, v) }
@@ -112,7 +116,7 @@ extension Oracle {
                 temperature: fresh[4],
                 scale2: scale2
             )
-            latch.update(total >= score, at: s.time, evidence: s.id)
+            latch.update(total >= score, rearmed: total < score - rearm, at: s.time, evidence: s.id)
         }
     }
 }

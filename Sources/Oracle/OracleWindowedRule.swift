@@ -20,8 +20,9 @@ package struct OracleWindowedRule: Sendable {
         case irregularRhythm(beats: Int, pnn50: Double, normalizedRMSSD: Double)
         /// A device that streams (median interval ≤ window / 3 over at least three readings) delivers nothing for longer than `window`.
         case dataGap(window: Int64)
-        /// The NEWS2 aggregate of the latest respiration, SpO2, systolic, pulse and temperature (each ≤ 1 h old) reaches `score`.
-        case news2(score: Int, scale2: Bool)
+        /// The NEWS2 aggregate of the latest respiration, SpO2, systolic, pulse and temperature (each ≤ 1 h old) reaches `score`;
+        /// the rule re-arms once the aggregate is below `score − rearm`.
+        case news2(score: Int, scale2: Bool, rearm: Int)
     }
 
     package var id: String
@@ -60,22 +61,22 @@ extension Oracle {
             id: "news2.urgent",
             profiles: [.adult, .diabeticCGM],
             severity: .medium,
-            kind: .news2(score: 5, scale2: false),
-            source: "clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold"
+            kind: .news2(score: 5, scale2: false, rearm: 2),
+            source: "clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold; re-armed below 3"
         ),
         OracleWindowedRule(
             id: "news2.emergency",
             profiles: [.adult, .diabeticCGM],
             severity: .high,
-            kind: .news2(score: 7, scale2: false),
-            source: "clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold"
+            kind: .news2(score: 7, scale2: false, rearm: 2),
+            source: "clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold; re-armed below 5"
         ),
         OracleWindowedRule(
             id: "news2.urgent-copd",
             profiles: [.copd],
             severity: .medium,
-            kind: .news2(score: 5, scale2: true),
-            source: "clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2"
+            kind: .news2(score: 5, scale2: true, rearm: 2),
+            source: "clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2; re-armed below 3"
         ),
         OracleWindowedRule(
             id: "glucose.urgent-low-soon",
@@ -113,6 +114,13 @@ extension Oracle {
             source: "clinical.md §5: gain < 20 g over 3 days"
         ),
         OracleWindowedRule(
+            id: "weight.hf-gain",
+            profiles: adultish,
+            severity: .medium,
+            kind: .change(signal: .weight, window: 72 * hour, tolerance: 12 * hour, comparison: .greater, value: 2.0),
+            source: "clinical.md §3.5: heart-failure weight gain > 2 kg in 3 days (ESC patient guidance)"
+        ),
+        OracleWindowedRule(
             id: "infant.low-intake",
             profiles: [.chdInfant],
             severity: .medium,
@@ -145,8 +153,8 @@ extension Oracle {
             irregularRhythm(samples, beats: beats, pnn50: pnn50, normalizedRMSSD: normalized, &latch)
         case let .dataGap(window):
             return dataGaps(rule, patient, samples, window: window, end: end)
-        case let .news2(score, scale2):
-            news2(samples, score: score, scale2: scale2, &latch)
+        case let .news2(score, scale2, rearm):
+            news2(samples, score: score, scale2: scale2, rearm: rearm, &latch)
         }
         return latch.raised
     }
@@ -205,9 +213,10 @@ extension Oracle {
         var active = false
         var raised: [OracleAlert] = []
 
-        mutating func update(_ holds: Bool, at time: Int64, evidence: String) {
+        /// Raises on `holds` while armed; re-arms when it no longer holds and `rearmed` (beyond a margin).
+        mutating func update(_ holds: Bool, rearmed: Bool = true, at time: Int64, evidence: String) {
             guard holds else {
-                active = false
+                if rearmed { active = false }
                 return
             }
             guard !active else { return }

@@ -19,6 +19,7 @@ package enum FHIRObservationJSON {
         .temperature: ("8310-5", "Body temperature"),
         .weight: ("29463-7", "Body weight"),
         .dailySummary: ("55423-8", "Number of steps in unspecified time Pedometer"),
+        .respirationRate: ("9279-1", "Respiratory rate"),
     ]
     /// The reading-id identifier system.
     package static let identifierSystem = "urn:vitalsim:reading"

@@ -56,7 +56,8 @@ package struct ExpectedRejection: Sendable, Equatable {
 
 /// The observation JSON of the SUT contract (`POST /api/v1/observations` items, and MQTT messages of
 /// non-GATT devices): `{readingId, patientId, deviceId, kind, value | systolic+diastolic, unit,
-/// timestamp, sequence}`, heart rate with its RR intervals in ms. `readings.jsonl` and live traffic
+/// timestamp, sequence}`, heart rate with its RR intervals in ms, a feed with its `method`
+/// (`bottle`: mL, `breast`: min). `readings.jsonl` and live traffic
 /// both use this one encoder.
 package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
@@ -73,6 +74,10 @@ package enum ObservationJSON {
         case let .heartRate(bpm, rr, _, _):
             f += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
             if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double(milliseconds($0)) }))) }
+        case let .feeding(ml):
+            f += [("kind", .string("feeding")), ("method", .string("bottle")), ("value", .int(Int64(ml)))]
+        case let .breastfeeding(minutes):
+            f += [("kind", .string("feeding")), ("method", .string("breast")), ("value", .int(Int64(minutes)))]
         default:
             f += [("kind", .string(r.kind.rawValue)), ("value", .double(r.measurement.primaryValue))]
         }

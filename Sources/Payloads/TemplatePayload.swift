@@ -5,7 +5,7 @@ import VitalSimCore
 /// rendered once per reading without HTML escaping. The keys a template can use are listed in
 /// docs/sut-profiles.md: `readingId`, `patientId`, `deviceId`, `deviceType`, `kind`, `value`,
 /// `systolic`, `diastolic`, `unit`, `loinc`, `timestamp`, `unixMs`, `sequence`, `rrIntervals`
-/// (a list, ms) and `rrIntervalsJSON`.
+/// (a list, ms), `rrIntervalsJSON` and `method` (a feed's: `bottle` or `breast`).
 package struct TemplatePayload: Sendable {
     let template: MustacheTemplate
     /// Parses `source`; the error names the line and column.
@@ -77,6 +77,10 @@ package struct TemplatePayload: Sendable {
             let ms = rr.map { JSONValue.format(ObservationJSON.milliseconds($0)) }
             c["rrIntervals"] = ms
             c["rrIntervalsJSON"] = "[" + ms.joined(separator: ",") + "]"
+        case .feeding:
+            c["method"] = "bottle"
+        case .breastfeeding:
+            c["method"] = "breast"
         default:
             break
         }

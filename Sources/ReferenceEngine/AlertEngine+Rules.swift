@@ -51,6 +51,8 @@ extension AlertEngine {
         guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
             series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 })
         else { return nil }
+        // Breastfed volumes are unknown (no test weighing): a day with a breastfeed is not judged.
+        if s.history[.breastfeeding]?.contains(where: { $0.time > o.time - window && $0.time <= o.time }) == true { return nil }
         let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
         let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
         let evidence = Array(inWindow.map(\.id).suffix(20)) + [weight.id]

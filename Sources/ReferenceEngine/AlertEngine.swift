@@ -144,7 +144,12 @@ package final class AlertEngine {
         case let .news2(score, singleParameter, scale2):
             guard let n = NEWS2.score(latest: s, at: o.time, scale2: scale2) else { return nil }
             let holds = singleParameter ? n.maxSingle >= 3 : n.total >= score
-            return s.latch(key, rule, holds: holds, at: o.time, evidence: n.ids)
+            // Re-armed only once the score is `rearm` points below the threshold: a noisy reading
+            // moving the aggregate by a point does not raise the same alert again.
+            let limit = singleParameter ? 3.0 : Double(score)
+            let value = Double(singleParameter ? n.maxSingle : n.total)
+            let rearmed = !Comparison.greaterOrEqual.holds(value, Comparison.greaterOrEqual.rearmThreshold(limit, margin: rule.rearmMargin))
+            return s.latch(key, rule, holds: holds, rearmed: rearmed, at: o.time, evidence: n.ids)
         case .dataGap:
             s.active.remove("\(index)/\(o.deviceID)")
             return nil
@@ -261,9 +266,11 @@ final class PatientAlertState {
     }
 
     /// Raises once while `holds`, re-arming when it stops holding.
-    func latch(_ key: String, _ rule: AlertRule, holds: Bool, at time: Int64, evidence: [String]) -> Alert? {
+    /// Raises when `holds` and the rule is armed; re-arms when the condition no longer holds (and,
+    /// where given, `rearmed`: back beyond the rule's margin).
+    func latch(_ key: String, _ rule: AlertRule, holds: Bool, rearmed: Bool = true, at time: Int64, evidence: [String]) -> Alert? {
         if !holds {
-            active.remove(key)
+            if rearmed { active.remove(key) }
             return nil
         }
         guard !active.contains(key) else { return nil }

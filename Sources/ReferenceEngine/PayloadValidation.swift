@@ -182,9 +182,9 @@ package enum PayloadValidation {
         try noExtraKeys(
             o,
             ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"]
-                + (kind == "heart-rate" ? ["rrIntervals"] : [])
+                + (kind == "heart-rate" ? ["rrIntervals"] : []) + (kind == "feeding" ? ["method"] : [])
         )
-        guard let (signal, expectedUnit, range) = kinds[kind] else {
+        guard let (signal, expectedUnit, range) = try feedingMethod(o, kind: kind) ?? kinds[kind] else {
             throw ValidationFailure(
                 field: "kind",
                 message: "unknown kind \(kind); valid: blood-pressure, \(kinds.keys.sorted().joined(separator: ", "))"
@@ -202,6 +202,17 @@ package enum PayloadValidation {
             values: [signal: value],
             rrIntervals: try rrIntervals(o)
         )
+    }
+
+    /// A feed's `method` (seed 004's "breast/bottle"): `bottle` (the default) is a volume in mL,
+    /// `breast` the minutes at the breast; nil for other kinds.
+    static func feedingMethod(_ o: [String: JSONInput], kind: String) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
+        guard kind == "feeding", let method = o["method"] else { return nil }
+        switch method {
+        case .string("bottle"): return kinds["feeding"]
+        case .string("breast"): return (.breastfeeding, "min", 1...180)
+        default: throw ValidationFailure(field: "method", message: "method must be bottle (value in mL) or breast (value in min)")
+        }
     }
 
     /// Optional `rrIntervals` of a heart-rate observation: up to 64 beat-to-beat intervals in ms

@@ -10,14 +10,15 @@ package enum StoredReadingJSON {
     /// Which signal names an observation's kind, first match wins: blood pressure before the pulse
     /// it may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
-        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .steps, .heartRate, .calories, .battery,
+        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
+        .calories, .battery,
     ]
 
     /// The kind of an observation, as `POST /api/v1/observations` names it (`blood-pressure`,
     /// `heart-rate`, `steps`, …).
     package static func kind(_ o: Observation) -> String {
         guard let s = precedence.first(where: { o.values[$0] != nil }) else { return "unknown" }
-        return s == .systolic ? "blood-pressure" : s.rawValue
+        return s == .systolic ? "blood-pressure" : s == .breastfeeding ? "feeding" : s.rawValue
     }
 
     package static func json(_ o: Observation) -> JSONValue {

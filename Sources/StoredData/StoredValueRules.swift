@@ -42,6 +42,7 @@ package enum StoredValueRules {
         case .temperature: ["cel", "°c", "degc", "c"]
         case .weight: ["kg"]
         case .feeding: ["ml"]
+        case .breastfeeding: ["min"]
         case .steps: ["/d", "{steps}/d", "{steps}", "steps", "1"]
         case .calories: ["kcal"]
         }
@@ -62,10 +63,11 @@ package enum StoredValueRules {
     /// The signal that names a reading's kind, first match wins: blood pressure before the pulse it
     /// may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
-        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .steps, .heartRate, .calories, .battery,
+        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
+        .calories, .battery,
     ]
 
-    /// The kind of reading with these values (nil for a respiration rate, which has no kind of its own).
+    /// The kind of reading with these values.
     package static func kind(_ values: [Signal: Double]) -> VitalKind? {
         switch primary(values) {
         case .systolic, .diastolic: .bloodPressure
@@ -75,10 +77,11 @@ package enum StoredValueRules {
         case .spo2: .spo2
         case .temperature: .temperature
         case .weight: .weight
-        case .feeding: .feeding
+        case .feeding, .breastfeeding: .feeding
         case .steps, .calories: .dailySummary
         case .battery: .battery
-        case .respirationRate, nil: nil
+        case .respirationRate: .respirationRate
+        case nil: nil
         }
     }
 

@@ -1,3 +1,4 @@
+import StrictYAML
 import Yams
 
 /// Reads a `baseline:` mapping over a profile's defaults.

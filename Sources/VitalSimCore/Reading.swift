@@ -158,6 +158,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
     case battery
     case dailySummary = "daily-summary"
     case feeding
+    case respirationRate = "respiration-rate"
 
     /// Position in `allCases` (for array-indexed counters on hot paths).
     public var ordinal: Int {
@@ -173,6 +174,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .battery: 8
         case .dailySummary: 9
         case .feeding: 10
+        case .respirationRate: 11
         }
     }
 
@@ -190,6 +192,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .battery: "battery/"
         case .dailySummary: "daily-summary/"
         case .feeding: "feeding/"
+        case .respirationRate: "respiration-rate/"
         }
     }
 }
@@ -223,8 +226,12 @@ public enum Measurement: Sendable, Equatable {
     case battery(percent: Int)
     /// VitalEdge daily summary: steps and active calories (kcal) of the day that just ended.
     case dailySummary(steps: Int, calories: Int)
-    /// A logged feed, mL.
+    /// A logged bottle feed, mL.
     case feeding(mL: Int)
+    /// A logged breastfeed, whole minutes at the breast (seed 004's "breast/bottle").
+    case breastfeeding(minutes: Int)
+    /// Respiration rate, whole breaths per minute.
+    case respirationRate(perMinute: Int)
 
     /// The kind of this measurement.
     public var kind: VitalKind {
@@ -239,11 +246,12 @@ public enum Measurement: Sendable, Equatable {
         case .weight: .weight
         case .battery: .battery
         case .dailySummary: .dailySummary
-        case .feeding: .feeding
+        case .feeding, .breastfeeding: .feeding
+        case .respirationRate: .respirationRate
         }
     }
 
-    /// The primary value (heart rate, systolic, glucose, SpO2, °C, kg, %, steps, mL).
+    /// The primary value (heart rate, systolic, glucose, SpO2, °C, kg, %, steps, mL, breaths/min; a breastfeed's minutes).
     public var primaryValue: Double {
         switch self {
         case let .heartRate(bpm, _, _, _): Double(bpm)
@@ -257,13 +265,16 @@ public enum Measurement: Sendable, Equatable {
         case let .battery(p): Double(p)
         case let .dailySummary(steps, _): Double(steps)
         case let .feeding(ml): Double(ml)
+        case let .breastfeeding(minutes): Double(minutes)
+        case let .respirationRate(n): Double(n)
         }
     }
 
     /// The UCUM unit of ``primaryValue``.
     public var unit: String {
-        switch kind {
-        case .heartRate: "/min"
+        if case .breastfeeding = self { return "min" }
+        return switch kind {
+        case .heartRate, .respirationRate: "/min"
         case .bloodPressure, .cuffPressure: "mm[Hg]"
         case .glucose, .cgm: "mg/dL"
         case .spo2, .battery: "%"

@@ -244,9 +244,12 @@ public enum DeviceType: String, Sendable, CaseIterable {
     case weightScale = "weight-scale"
     case phoneBridge = "phone-bridge"
     case feedingLog = "feeding-log"
+    /// A wearable respiration sensor (chest patch) whose companion app relays breaths/min as JSON;
+    /// GATT has no respiration-rate characteristic among the health services.
+    case respirationMonitor = "respiration-monitor"
 
     /// True for devices that speak GATT.
-    public var isBluetooth: Bool { self != .phoneBridge && self != .feedingLog }
+    public var isBluetooth: Bool { self != .phoneBridge && self != .feedingLog && self != .respirationMonitor }
 
     /// The kinds of reading a device of this type emits (Bluetooth devices also report their battery).
     public var kinds: Set<VitalKind> {
@@ -261,9 +264,17 @@ public enum DeviceType: String, Sendable, CaseIterable {
             case .weightScale: [.weight]
             case .phoneBridge: [.heartRate, .dailySummary]
             case .feedingLog: [.feeding]
+            case .respirationMonitor: [.respirationRate]
             }
         return isBluetooth ? own.union([.battery]) : own
     }
+}
+
+/// How a feeding log's infant is fed: every feed by bottle (volume in mL), at the breast (minutes;
+/// the volume is not known without test weighing), or either (each feed at the breast with
+/// probability one half).
+public enum FeedingMethod: String, Sendable, CaseIterable {
+    case bottle, breast, mixed
 }
 
 /// One device of a patient.
@@ -284,7 +295,9 @@ public struct DeviceSpec: Sendable {
     public var battery: Double
     /// Battery drain per day, percent.
     public var batteryDrainPerDay: Double
-    /// A value with every field given.
+    /// Feeding log: how the infant is fed (seed 004's "breast/bottle").
+    public var feedingMethod: FeedingMethod = .bottle
+    /// A value with every field given (bottle feeds).
     public init(
         id: String,
         type: DeviceType,

@@ -1,8 +1,9 @@
+import StrictYAML
 import Yams
 
 extension ScenarioBuilder {
     /// A patient's `thresholds:`: rule id → limit (a rule comparing one signal), or rule id →
-    /// `{signal: limit}` (either or both signals of `bp.hypertensive-crisis`). Unknown rules, rules
+    /// `{signal: limit}` (either or both signals of a blood-pressure rule). Unknown rules, rules
     /// of another profile, unknown signals and limits outside ``ThresholdOverride/range(of:)`` are
     /// issues.
     func personalLimits(_ node: Node, _ field: String, profile: Profile) -> [ThresholdOverride] {

@@ -1,3 +1,4 @@
+@_exported import StrictYAML
 import Yams
 
 /// Loads scenario YAML files strictly: every problem is reported with `file:line:column`, the
@@ -211,7 +212,7 @@ struct ScenarioBuilder {
             let f = reader.mapping(
                 node,
                 field,
-                allowed: ["id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay"],
+                allowed: ["id", "type", "transport", "cadence", "schedule", "mode", "method", "battery", "batteryDrainPerDay"],
                 required: ["id", "type"]
             )
         else { return nil }
@@ -226,7 +227,7 @@ struct ScenarioBuilder {
         let schedule = continuous ? [] : scheduled
         let battery = f.number("battery", in: 0...100, unit: "%") ?? 95
         let drain = f.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
-        return DeviceSpec(
+        var spec = DeviceSpec(
             id: id,
             type: type,
             transport: transport,
@@ -236,6 +237,14 @@ struct ScenarioBuilder {
             battery: battery,
             batteryDrainPerDay: drain
         )
+        if let method = f.choice("method", FeedingMethod.self, what: "feeding method") {
+            if type == .feedingLog {
+                spec.feedingMethod = method
+            } else {
+                reader.fail(f.value("method"), f.path("method"), "method applies only to feeding-log")
+            }
+        }
+        return spec
     }
 
     private func transport(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> Transport {
@@ -321,6 +330,7 @@ public struct DeviceDefaults: Sendable {
         case .thermometer: return DeviceDefaults(transport: .ble, cadence: .hours(4), schedule: [], drainPerDay: 0.5)
         case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
         case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
+        case .respirationMonitor: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .feedingLog:
             let n = Int64(max(baseline.feedsPerDay, 1))
             return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)

@@ -19,8 +19,10 @@ public enum Signal: String, Sendable, CaseIterable {
     case respirationRate = "respiration-rate"
     /// Body weight, kg.
     case weight
-    /// A logged feed, mL.
+    /// A logged bottle feed, mL.
     case feeding
+    /// A logged breastfeed, minutes at the breast (its volume is not known).
+    case breastfeeding
     /// A device's battery level, %.
     case battery
     /// Daily step count (VitalEdge summaries, FHIR 55423-8).
@@ -29,7 +31,7 @@ public enum Signal: String, Sendable, CaseIterable {
     case calories
 
     /// The UCUM unit the signal is measured in (`/min`, `mm[Hg]`, `mg/dL`, `%`, `Cel`, `kg`, `mL`,
-    /// `/d`, `kcal`): the unit in which VitalSim generates it and the reference SUT stores it.
+    /// `min`, `/d`, `kcal`): the unit in which VitalSim generates it and the reference SUT stores it.
     public var ucum: String {
         switch self {
         case .heartRate, .respirationRate: "/min"
@@ -39,6 +41,7 @@ public enum Signal: String, Sendable, CaseIterable {
         case .temperature: "Cel"
         case .weight: "kg"
         case .feeding: "mL"
+        case .breastfeeding: "min"
         case .steps: "/d"
         case .calories: "kcal"
         }

@@ -27,6 +27,7 @@ public struct ThresholdOverride: Sendable, Equatable {
         ("hr.tachycardia", [.heartRate], [.adult, .diabeticCGM, .copd]),
         ("hr.bradycardia", [.heartRate], [.adult, .diabeticCGM, .copd]),
         ("bp.hypertensive-crisis", [.systolic, .diastolic], [.adult, .diabeticCGM, .copd]),
+        ("bp.stage2-sustained", [.systolic, .diastolic], [.adult, .diabeticCGM, .copd]),
         ("temp.fever", [.temperature], Set(Profile.allCases)),
         ("spo2.low", [.spo2], [.adult, .diabeticCGM]),
         ("spo2.below-copd-target", [.spo2], [.copd]),

@@ -1,3 +1,4 @@
+import StrictYAML
 import Yams
 
 struct TimelineContext {

@@ -175,7 +175,7 @@ final class SharedSUTLifecycleTests: XCTestCase {
         defer { sut.stop() }
         let read = try sut.curl("GET", "/api/v1/patients/p-1", token: "reader-token-0123456789")
         XCTAssertEqual(read.status, 200, read.body)
-        XCTAssertTrue(read.body.contains(#""profile":"copd","enrolled":true,"readings":1"#), read.body)
+        XCTAssertTrue(read.body.contains(#""profile":"copd","thresholds":{},"enrolled":true,"readings":1"#), read.body)
         XCTAssertEqual(try sut.curl("DELETE", "/api/v1/patients/p-1", token: admin).status, 204)
         XCTAssertEqual(try sut.curl("GET", "/api/v1/patients/p-1", token: "reader-token-0123456789").status, 404)
         let again = try sut.curl("POST", "/api/v1/observations", body: reading, token: "device-token-0123456789")

@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import Oracle
 import TestFixtures
+import TrafficPlanning
 import VitalSimCore
 import XCTest
 
@@ -13,13 +14,13 @@ final class OracleTests: XCTestCase {
         var compared = 0
         var expected = 0
         var paths: [String] = []
-        for folder in ["core", "limits"] {
+        for folder in ["core", "limits", "feeding"] {
             let dir = Fixtures.repositoryRoot + "/scenarios/" + folder
             paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map {
                 dir + "/" + $0
             }
         }
-        XCTAssertEqual(paths.count, 13)
+        XCTAssertEqual(paths.count, 17)
         for path in paths {
             let scenario = try ScenarioLoader.load(path: path)
             let golden = try GoldenFile.parse(
@@ -82,6 +83,25 @@ final class OracleTests: XCTestCase {
             ["601 hr.bradycardia", "601 hr.bradycardia", "601 hr.bradycardia", "601 hr.tachycardia", "601 hr.tachycardia"]
         )
         XCTAssertFalse(standard.contains("602 bp.hypertensive-crisis"), "172/100 is no crisis by the standard 180/120")
+    }
+
+    /// Seed 004's breast and bottle feeds: a mixed feeding log sends both, and the intake rule is
+    /// judged only for the bottle-fed infant, whose every feed has a volume.
+    func testMixedFeedingIsJudgedOnlyWhereVolumesAreKnown() throws {
+        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/feeding/mixed-feeding.yaml")
+        var run = ScenarioRun(scenario: scenario)
+        var feeds: [String: [String: Int]] = [:]
+        while let (r, _) = run.next() {
+            guard r.kind == .feeding else { continue }
+            let method = if case .breastfeeding = r.measurement { "breast" } else { "bottle" }
+            feeds[r.patientID, default: [:]][method, default: 0] += 1
+        }
+        XCTAssertEqual(feeds["821"]?["breast"], nil, "bottle only")
+        let mixed = try XCTUnwrap(feeds["822"])
+        XCTAssertEqual(Double(mixed["breast"] ?? 0) / Double((mixed["breast"] ?? 0) + (mixed["bottle"] ?? 0)), 0.5, accuracy: 0.2)
+        let derived = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
+        XCTAssertTrue(derived.contains("821 infant.low-intake"), "\(derived)")
+        XCTAssertFalse(derived.contains("822 infant.low-intake"), "\(derived)")
     }
 
     /// The scenario language's catalogue of rules with personal limits agrees with the oracle's rules.

@@ -68,6 +68,37 @@ final class OracleWindowedRuleTests: XCTestCase {
         XCTAssertEqual(judge("infant.poor-gain-3d", series(.weight, [4.000, 4.015], every: 72 * hour)).count, 1)
     }
 
+    func testHeartFailureGainIsStrictlyMoreThanTwoKilograms() {
+        XCTAssertEqual(judge("weight.hf-gain", series(.weight, [80.0, 82.0], every: 72 * hour)), [], "exactly 2.0 kg")
+        XCTAssertEqual(judge("weight.hf-gain", series(.weight, [80.0, 82.005], every: 72 * hour)).count, 1)
+        XCTAssertEqual(
+            judge("weight.hf-gain", series(.weight, [80.0, 83.0], every: 85 * hour)),
+            [],
+            "nothing within 12 h of 3 days earlier"
+        )
+    }
+
+    /// The stage-2 series is a threshold rule with two limits of its own (140 systolic, 90 diastolic).
+    func testStage2SeriesOnEveryReadingForThreeDays() throws {
+        let rule = try XCTUnwrap(Oracle.rules.first { $0.id == "bp.stage2-sustained" })
+        func bp(_ readings: [(Double, Double)]) -> [Oracle.Sample] {
+            readings.enumerated().map { i, r in
+                Oracle.Sample(time: Int64(i) * 12 * hour, values: [.systolic: r.0, .diastolic: r.1], id: "p/c/\(i)", device: "c")
+            }
+        }
+        let raised = { (r: [(Double, Double)]) in Oracle.judge(rule, "p", bp(r)).map(\.raisedAt) }
+        XCTAssertEqual(raised(Array(repeating: (140, 85), count: 8)), [72 * hour])
+        XCTAssertEqual(raised(Array(repeating: (130, 90), count: 8)), [72 * hour])
+        XCTAssertEqual(raised(Array(repeating: (139, 89), count: 8)), [])
+        XCTAssertEqual(raised([(150, 95), (150, 95), (139, 89)] + Array(repeating: (150, 95), count: 7)), [108 * hour])
+        let own = [ThresholdOverride(rule: rule.id, signal: .systolic, value: 150)]
+        XCTAssertEqual(
+            Oracle.judge(rule, "p", bp(Array(repeating: (145, 85), count: 8)), limits: own),
+            [],
+            "a limit of 150 of the patient's own"
+        )
+    }
+
     func testLowIntakeNeedsAFullDayAndUsesTheLatestWeight() {
         let weight = Oracle.Sample(time: 0, values: [.weight: 4.0], id: "p/scale/0", device: "scale")
         // 8 feeds a day every 3 h of 50 mL = 400 mL / 4 kg = 100 mL/kg/day: not < 100.
@@ -77,6 +108,9 @@ final class OracleWindowedRuleTests: XCTestCase {
         let alerts = judge("infant.low-intake", short)
         XCTAssertEqual(alerts.count, 1)
         XCTAssertEqual(alerts.first?.raisedAt, 24 * hour, "the first feed at which a whole day (less its first hour) is covered")
+        // A breastfeed's volume is unknown: no window holding one is judged (here, until 27 h).
+        let breastfeed = Oracle.Sample(time: 2 * hour, values: [.breastfeeding: 20], id: "p/log/b", device: "log")
+        XCTAssertEqual(judge("infant.low-intake", (short + [breastfeed]).sorted { $0.time < $1.time }).map(\.raisedAt), [27 * hour])
     }
 
     func testAtrialFibrillationFromRRIrregularity() {

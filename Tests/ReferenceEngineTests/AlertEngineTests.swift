@@ -54,6 +54,39 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(rules(f.ingest(obs([.systolic: 190, .diastolic: 80], at: minute))), [], "de-duplicated while active")
     }
 
+    /// Seed 000's "series of high blood pressure readings": stage 2 (>= 140 or >= 90) on every
+    /// reading for 3 days; one reading below both ends the series.
+    func testStage2SeriesNeedsEveryReadingForThreeDays() throws {
+        let day: Int64 = 86_400_000
+        let half = day / 2
+        func series(_ readings: [(Double, Double)]) throws -> [Int] {
+            let e = try engine(.adult)
+            return readings.enumerated().compactMap { i, r in
+                let raised = rules(e.ingest(obs([.systolic: r.0, .diastolic: r.1], at: Int64(i) * half)))
+                return raised.contains("bp.stage2-sustained") ? i : nil
+            }
+        }
+        XCTAssertEqual(try series(Array(repeating: (140, 85), count: 8)), [6], "140 counts (>=); raised at exactly 3 days")
+        XCTAssertEqual(try series(Array(repeating: (135, 90), count: 8)), [6], "diastolic 90 alone counts")
+        XCTAssertEqual(try series(Array(repeating: (139, 89), count: 8)), [], "139/89 is stage 1")
+        let broken = Array(repeating: (150.0, 95.0), count: 4) + [(139.0, 89.0)] + Array(repeating: (150.0, 95.0), count: 7)
+        XCTAssertEqual(try series(broken), [11], "one stage-1 reading restarts the 3 days")
+    }
+
+    /// ESC: weight up more than 2 kg in 3 days; exactly 2.0 kg does not alert.
+    func testHeartFailureGainIsMoreThanTwoKilogramsInThreeDays() throws {
+        let day: Int64 = 86_400_000
+        let e = try engine(.adult)
+        _ = e.ingest(obs([.weight: 80.0], at: 0))
+        XCTAssertEqual(rules(e.ingest(obs([.weight: 82.0], at: 3 * day))), [], "exactly 2.0 kg is not > 2 kg")
+        let f = try engine(.copd)
+        _ = f.ingest(obs([.weight: 80.0], at: 0))
+        XCTAssertEqual(rules(f.ingest(obs([.weight: 82.005], at: 3 * day))), ["weight.hf-gain"])
+        let infant = try engine(.chdInfant)
+        _ = infant.ingest(obs([.weight: 4.0], at: 0))
+        XCTAssertFalse(rules(infant.ingest(obs([.weight: 6.5], at: 3 * day))).contains("weight.hf-gain"), "an adult rule")
+    }
+
     func testFeverIsAtOrAbove38() throws {
         let e = try engine(.adult)
         XCTAssertEqual(rules(e.ingest(obs([.temperature: 37.9], at: 0))), [])
@@ -111,6 +144,16 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(raised, [])
         for k in 17...24 { raised += rules(e.ingest(obs([.feeding: 45], at: Int64(k) * 3 * 3_600_000))) }
         XCTAssertEqual(raised, ["infant.low-intake"])
+        // A breastfeed (minutes, volume unknown) keeps its window from being judged at all.
+        let b = try engine(.chdInfant)
+        _ = b.ingest(obs([.weight: 4.0], at: 0))
+        _ = b.ingest(obs([.breastfeeding: 20], at: 4 * 3_600_000))
+        var later: [Int] = []
+        for k in 1...16
+        where b.ingest(obs([.feeding: 30], at: Int64(k) * 3 * 3_600_000)).contains(where: { $0.rule == "infant.low-intake" }) {
+            later.append(k * 3)
+        }
+        XCTAssertEqual(later, [30], "27 h would be judged without the breastfeed of hour 4")
     }
 
     func testAtrialFibrillationSuspicionFromRR() throws {

@@ -20,10 +20,12 @@ final class InvalidPayloadTests: XCTestCase {
               - {id: phone, type: phone-bridge, cadence: 5m}
               - {id: cuff, type: bp-cuff, transport: https, cadence: 10m}
               - {id: thermo, type: thermometer, transport: https, cadence: 10m}
+              - {id: patch, type: respiration-monitor, cadence: 10m}
         timeline:
           - {at: 10m, fault: corrupt, device: phone, duration: 80m, probability: 1}
           - {at: 10m, fault: corrupt, device: cuff, duration: 80m, probability: 1, corruption: mixed}
           - {at: 10m, fault: corrupt, device: thermo, duration: 80m, probability: 1, corruption: mixed}
+          - {at: 10m, fault: corrupt, device: patch, duration: 80m, probability: 1, corruption: mixed}
         """
 
     /// The reference SUT's verdict on one request: nil accepted, else the field it names.
@@ -60,7 +62,7 @@ final class InvalidPayloadTests: XCTestCase {
             XCTAssertEqual(verdict, expected.field, "\(r.path): \(String(decoding: r.body, as: UTF8.self))")
             formsByPath[r.path, default: []].insert(expected.field)
         }
-        XCTAssertGreaterThanOrEqual(corrupted, 7 * 3)
+        XCTAssertGreaterThanOrEqual(corrupted, 7 * 4)
         XCTAssertEqual(formsByPath["/api/iot-heart-rate"], ["heartRate", "timestamp", "unexpectedField", ""])
         XCTAssertEqual(formsByPath["/api/healthkit"], ["stepCount"], "the midnight summary is corrupted too")
         XCTAssertEqual(formsByPath["/api/v1/observations"], ["systolic", "value", "timestamp", "unexpectedField", ""])
@@ -75,6 +77,29 @@ final class InvalidPayloadTests: XCTestCase {
             if r.deviceID == "thermo", r.kind == .temperature, let c = r.delivery.corruption { forms.append(c) }
         }
         XCTAssertEqual(forms, Corruption.jsonForms + [Corruption.jsonForms[0]])
+    }
+
+    /// Seed 004's feeds: a bottle feed in mL (method optional), a breastfeed in minutes at the
+    /// breast; a breastfeed in mL, or another method, is refused naming the field.
+    func testBreastAndBottleFeedsAreToldApart() throws {
+        func feed(_ extra: String) throws(ValidationFailure) -> Observation {
+            let text =
+                #"{"readingId": "f1", "patientId": "p", "deviceId": "log", "kind": "feeding", "timestamp": "2024-11-07T09:05:00Z", "#
+                + extra + "}"
+            return try PayloadValidation.observation(JSONInput.parse(Array(text.utf8))!, now: 1_800_000_000_000)
+        }
+        XCTAssertEqual(try feed(#""value": 90, "unit": "mL""#).values, [.feeding: 90])
+        XCTAssertEqual(try feed(#""method": "bottle", "value": 90, "unit": "mL""#).values, [.feeding: 90])
+        XCTAssertEqual(try feed(#""method": "breast", "value": 18, "unit": "min""#).values, [.breastfeeding: 18])
+        XCTAssertThrowsError(try feed(#""method": "breast", "value": 90, "unit": "mL""#)) {
+            XCTAssertEqual(($0 as? ValidationFailure)?.field, "unit")
+        }
+        XCTAssertThrowsError(try feed(#""method": "formula", "value": 90, "unit": "mL""#)) {
+            XCTAssertEqual(($0 as? ValidationFailure)?.field, "method")
+        }
+        XCTAssertThrowsError(try feed(#""method": "breast", "value": 0, "unit": "min""#)) {
+            XCTAssertEqual(($0 as? ValidationFailure)?.field, "value")
+        }
     }
 
     /// Each JSON form's body, on an observation: what a backend receives.

@@ -32,14 +32,9 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
                     readingID: r.id,
                     receivedAt: received
                 )
-            } else if case let .feeding(ml) = r.measurement {
-                o = Observation(
-                    readingID: r.id,
-                    patientID: r.patientID,
-                    deviceID: r.deviceID,
-                    time: received,
-                    values: [.feeding: Double(ml)]
-                )
+            } else if r.deviceType != .phoneBridge, let json = p.json, let input = JSONInput.parse(Array(json.serialized().utf8)) {
+                // Feeds and respiration rates: observation JSON, read by the SUT's own validation.
+                o = try? PayloadValidation.observation(input, now: received + 60_000)
             } else if case let .heartRate(bpm, _, _, _) = r.measurement {
                 o = Observation(
                     readingID: r.id,
@@ -66,6 +61,9 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
             ("fever-spike", ["temp.fever"], []),
             ("chd-infant-interstage", ["infant.low-intake", "infant.weight-loss-24h", "infant.spo2-low"], ["temp.fever"]),
             ("device-dropout-and-backfill", ["device.low-battery", "device.data-gap"], []),
+            ("news2-deterioration", ["news2.urgent", "news2.emergency", "temp.fever", "spo2.low"], ["news2.urgent-copd"]),
+            ("hypertension-stage2-series", ["bp.stage2-sustained"], ["bp.hypertensive-crisis"]),
+            ("heart-failure-fluid-gain", ["weight.hf-gain"], []),
         ]
         for (name, must, mustNot) in expectations {
             let raised = try alerts(name)

@@ -138,6 +138,22 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(mqtt.patients[0].devices[0].transport, .mqtt)
     }
 
+    /// Seed 004's feeding method: only on a feeding log, one of bottle, breast, mixed.
+    func testFeedingMethodBelongsToTheFeedingLog() throws {
+        let mixed = try ScenarioLoader.parse(
+            valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        method: mixed"),
+            file: "f.yaml"
+        )
+        XCTAssertEqual(mixed.patients[0].devices[0].feedingMethod, .mixed)
+        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        method: formula"))
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("valid: bottle, breast, mixed") },
+            "\(i)"
+        )
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        method: breast"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("only to feeding-log") }, "\(i)")
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")

@@ -49,7 +49,7 @@ final class ScenarioThresholdsTests: XCTestCase {
         XCTAssertEqual(
             issues(scenario("      infant.spo2-low: 70")),
             [
-                "7:24 patients[0].thresholds.infant.spo2-low: infant.spo2-low does not apply to profile adult; its rules: hr.tachycardia, hr.bradycardia, bp.hypertensive-crisis, temp.fever, spo2.low, glucose.meter-level2-low"
+                "7:24 patients[0].thresholds.infant.spo2-low: infant.spo2-low does not apply to profile adult; its rules: hr.tachycardia, hr.bradycardia, bp.hypertensive-crisis, bp.stage2-sustained, temp.fever, spo2.low, glucose.meter-level2-low"
             ]
         )
         XCTAssertEqual(

@@ -76,7 +76,7 @@ TYPES = {
     "glucose.rise-rate": "BG_RISING_FAST", "glucose.level2-high": "HYPER_L2", "glucose.meter-level2-low": "METER_HYPO_L2",
     "infant.spo2-low": "INFANT_SPO2_LOW", "infant.spo2-high": "INFANT_SPO2_HIGH", "infant.weight-loss-24h": "INFANT_WEIGHT_LOSS",
     "infant.poor-gain-3d": "INFANT_POOR_GAIN", "infant.low-intake": "INFANT_LOW_INTAKE", "device.data-gap": "DEVICE_SILENT",
-    "device.low-battery": "DEVICE_BATTERY_LOW",
+    "device.low-battery": "DEVICE_BATTERY_LOW", "bp.stage2-sustained": "BP_STAGE2_SERIES", "weight.hf-gain": "HF_WEIGHT_GAIN",
 }
 LEVELS = {"high": "HIGH", "medium": "MEDIUM", "low": "LOW"}
 PROGRAMS = {"GENERAL": "adult", "DIABETES_CGM": "diabetic-cgm", "COPD": "copd", "CHD_INFANT": "chd-infant"}
@@ -297,7 +297,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 NAMES = {"heart-rate": "hr", "systolic": "sys", "diastolic": "dia", "glucose": "bg", "cgm": "cgm", "spo2": "spo2",
-         "temperature": "temp", "weight": "wt", "feeding": "feed", "battery": "battery", "steps": "steps", "calories": "kcal"}
+         "temperature": "temp", "weight": "wt", "feeding": "feed", "battery": "battery", "steps": "steps", "calories": "kcal",
+         "respiration-rate": "rr", "breastfeeding": "bf"}
 # Signal → (ACME's unit, factor from upstream's unit).
 UNITS = {"glucose": ("mmol/L", 1 / 18.0156), "cgm": ("mmol/L", 1 / 18.0156), "weight": ("[lb_av]", 1 / 0.45359237)}
 

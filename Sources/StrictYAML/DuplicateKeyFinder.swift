@@ -5,8 +5,8 @@
 /// `:`), at the start of a line (after indentation and an optional `- `) or after `{` or `,` in a
 /// flow mapping, and returns the second occurrence among those at the same column (block
 /// mappings) or on the same line (flow mappings). Nil when it cannot tell.
-enum DuplicateKeyFinder {
-    static func secondOccurrence(of key: String, in text: String) -> (line: Int, column: Int)? {
+package enum DuplicateKeyFinder {
+    package static func secondOccurrence(of key: String, in text: String) -> (line: Int, column: Int)? {
         var seenColumns: Set<Int> = []
         for (index, lineText) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let chars = Array(lineText)
