@@ -74,12 +74,10 @@ package enum ObservationJSON {
         case let .heartRate(bpm, rr, _, _):
             f += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
             if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double(milliseconds($0)) }))) }
-        case let .feeding(ml):
-            f += [("kind", .string("feeding")), ("method", .string("bottle")), ("value", .int(Int64(ml)))]
-        case let .breastfeeding(minutes):
-            f += [("kind", .string("feeding")), ("method", .string("breast")), ("value", .int(Int64(minutes)))]
         default:
-            f += [("kind", .string(r.kind.rawValue)), ("value", .double(r.measurement.primaryValue))]
+            f.append(("kind", .string(r.kind.rawValue)))
+            if let method = r.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
+            f.append(("value", .double(r.measurement.primaryValue)))
         }
         let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
         f += [("unit", .string(r.measurement.unit)), ("timestamp", .string(ts)), ("sequence", .int(Int64(r.seq)))]

@@ -68,6 +68,7 @@ package struct TemplatePayload: Sendable {
             "value": JSONValue.format(r.measurement.primaryValue),
         ]
         if let loinc = FHIRObservationJSON.codes[r.kind]?.code { c["loinc"] = loinc }
+        if let method = r.measurement.feedingMethod { c["method"] = method.rawValue }
         switch r.measurement {
         case let .bloodPressure(s, d, _, _, _):
             c["systolic"] = String(s)
@@ -77,10 +78,6 @@ package struct TemplatePayload: Sendable {
             let ms = rr.map { JSONValue.format(ObservationJSON.milliseconds($0)) }
             c["rrIntervals"] = ms
             c["rrIntervalsJSON"] = "[" + ms.joined(separator: ",") + "]"
-        case .feeding:
-            c["method"] = "bottle"
-        case .breastfeeding:
-            c["method"] = "breast"
         default:
             break
         }

@@ -34,10 +34,12 @@ package final class AlertEngine {
 
     func state(_ patient: String) -> PatientAlertState {
         if let s = patients[patient] { return s }
+        let own = limits[patient] ?? []
         let s = PatientAlertState(
             patientID: patient,
             profile: profiles[patient] ?? .adult,
-            limits: limits[patient] ?? [],
+            limits: own,
+            rules: own.isEmpty ? rules : rules.map { $0.personalized(own) },
             generation: generations[patient] ?? 0
         )
         patients[patient] = s
@@ -83,8 +85,8 @@ package final class AlertEngine {
         s.record(o, horizon: horizon)
         if let gap = shortestGap, let d = s.devices[o.deviceID] { s.nextGapCheck = min(s.nextGapCheck, d.last + gap + 1) }
         var raised: [Alert] = []
-        for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
-            if let a = evaluate(s.limits.isEmpty ? rule : rule.personalized(s.limits), index, o, s) { raised.append(a) }
+        for (index, rule) in s.rules.enumerated() where rule.profiles.contains(s.profile) {
+            if let a = evaluate(rule, index, o, s) { raised.append(a) }
         }
         return raised
     }
@@ -146,9 +148,8 @@ package final class AlertEngine {
             let holds = singleParameter ? n.maxSingle >= 3 : n.total >= score
             // Re-armed only once the score is `rearm` points below the threshold: a noisy reading
             // moving the aggregate by a point does not raise the same alert again.
-            let limit = singleParameter ? 3.0 : Double(score)
             let value = Double(singleParameter ? n.maxSingle : n.total)
-            let rearmed = !Comparison.greaterOrEqual.holds(value, Comparison.greaterOrEqual.rearmThreshold(limit, margin: rule.rearmMargin))
+            let rearmed = value < Double(singleParameter ? 3 : score) - rule.rearmMargin
             return s.latch(key, rule, holds: holds, rearmed: rearmed, at: o.time, evidence: n.ids)
         case .dataGap:
             s.active.remove("\(index)/\(o.deviceID)")
@@ -198,6 +199,8 @@ final class PatientAlertState {
     let profile: Profile
     /// The patient's own limits, replacing its threshold rules' values.
     let limits: [ThresholdOverride]
+    /// The engine's rules with those limits in place (same order, so indices name the same rule).
+    let rules: [AlertRule]
     var seen: Set<String> = []
     var history: [Signal: [Sample]] = [:]
     var rr: [Double] = [], rrIDs: [String] = []
@@ -211,10 +214,11 @@ final class PatientAlertState {
     /// Alert ids are `PATIENT-RULE-N`, or `PATIENT-RULE-G.N` once the patient has been forgotten G times.
     let generation: Int
 
-    init(patientID: String, profile: Profile, limits: [ThresholdOverride] = [], generation: Int = 0) {
+    init(patientID: String, profile: Profile, limits: [ThresholdOverride], rules: [AlertRule], generation: Int) {
         self.patientID = patientID
         self.profile = profile
         self.limits = limits
+        self.rules = rules
         self.generation = generation
     }
 

@@ -80,28 +80,28 @@ extension AlertRule {
         return rule
     }
 
-    /// Why `limits` cannot apply to a patient with `profile` under `rules` (the field and a message
-    /// naming the cause), or nil: each names a threshold rule of the set that applies to the
-    /// profile and compares the limit's signal.
+    /// Why `limits` cannot apply to a patient with `profile` under `rules` (the first limit that
+    /// cannot, its field and a message naming the cause), or nil: each names a threshold rule of the
+    /// set that applies to the profile and compares the limit's signal.
     package static func limitProblem(
         _ limits: [ThresholdOverride],
         profile: Profile,
         rules: [AlertRule]
-    ) -> (field: String, message: String)? {
+    ) -> (limit: ThresholdOverride, field: String, message: String)? {
         for l in limits {
             let field = "thresholds.\(l.rule)"
             guard let rule = rules.first(where: { $0.id == l.rule }) else {
-                return (field, "no rule \(l.rule) in this SUT's rules")
+                return (l, field, "no rule \(l.rule) in this SUT's rules")
             }
             guard rule.profiles.contains(profile) else {
-                return (field, "\(l.rule) does not apply to profile \(profile.rawValue)")
+                return (l, field, "\(l.rule) does not apply to profile \(profile.rawValue)")
             }
             guard case let .threshold(conditions, _) = rule.kind else {
-                return (field, "\(l.rule) is not a threshold rule; only threshold rules take a patient's own limits")
+                return (l, field, "\(l.rule) is not a threshold rule; only threshold rules take a patient's own limits")
             }
             guard conditions.contains(where: { $0.signal == l.signal }) else {
                 let signals = conditions.map(\.signal.rawValue).joined(separator: ", ")
-                return (field + "." + l.signal.rawValue, "\(l.rule) compares \(signals), not \(l.signal.rawValue)")
+                return (l, field + "." + l.signal.rawValue, "\(l.rule) compares \(signals), not \(l.signal.rawValue)")
             }
         }
         return nil

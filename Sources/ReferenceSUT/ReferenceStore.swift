@@ -51,7 +51,7 @@ package actor ReferenceStore {
         hub: AlertHub,
         faults: FaultPlan = FaultPlan()
     ) {
-        engine = AlertEngine(rules: rules, profiles: profiles, limits: faults.ignoreLimits ? [:] : limits)
+        engine = AlertEngine(rules: rules, profiles: profiles, limits: limits.mapValues { Self.judged($0, faults) })
         self.storage = storage
         committer = GroupCommitter(storage: storage, metrics: hub.metrics)
         self.hub = hub
@@ -64,7 +64,7 @@ package actor ReferenceStore {
     package func recover() async throws(StorageError) -> (readings: Int, alerts: Int) {
         let state = try await storage.load()
         for e in state.enrolments {
-            engine.enrol(e.patient, profile: e.profile, limits: faults.ignoreLimits ? [] : e.limits)
+            engine.enrol(e.patient, profile: e.profile, limits: Self.judged(e.limits, faults))
             enrolled[e.patient] = e.profile
         }
         for o in state.observations where seen.insert(ReadingKey(o)).inserted {
@@ -166,9 +166,15 @@ package actor ReferenceStore {
     package func enrol(_ patient: String, profile: Profile, limits: [ThresholdOverride] = []) async throws(StorageError) -> Bool {
         let known = enrolled[patient]
         try await storage.enrol(patient: patient, profile: profile, limits: limits)
-        engine.enrol(patient, profile: profile, limits: faults.ignoreLimits ? [] : limits)
+        engine.enrol(patient, profile: profile, limits: Self.judged(limits, faults))
         enrolled[patient] = profile
         return known != profile
+    }
+
+    /// The limits a patient is judged by: its own, unless the `ignore-limits` fault drops them
+    /// (storage keeps them either way).
+    static func judged(_ limits: [ThresholdOverride], _ faults: FaultPlan) -> [ThresholdOverride] {
+        faults.ignoreLimits ? [] : limits
     }
 
     /// The rules the engine judges by (to check an enrolment's limits against).

@@ -98,8 +98,8 @@ package enum ReadingRecord {
         case let .weight(kg): return [("weight", .double(kg))]
         case let .battery(p): return [("batteryLevel", .int(Int64(p)))]
         case let .dailySummary(steps, cal): return [("stepCount", .int(Int64(steps))), ("caloriesBurned", .int(Int64(cal)))]
-        case let .feeding(ml): return [("method", .string("bottle")), ("volume", .int(Int64(ml)))]
-        case let .breastfeeding(minutes): return [("method", .string("breast")), ("duration", .int(Int64(minutes)))]
+        case let .feeding(ml): return [("method", .string(FeedingMethod.bottle.rawValue)), ("volume", .int(Int64(ml)))]
+        case let .breastfeeding(minutes): return [("method", .string(FeedingMethod.breast.rawValue)), ("duration", .int(Int64(minutes)))]
         case let .respirationRate(n): return [("respirationRate", .int(Int64(n)))]
         }
     }

@@ -270,6 +270,15 @@ public enum Measurement: Sendable, Equatable {
         }
     }
 
+    /// How a feed was given (`bottle` or `breast`, as its payloads name it); nil for other readings.
+    public var feedingMethod: FeedingMethod? {
+        switch self {
+        case .feeding: .bottle
+        case .breastfeeding: .breast
+        default: nil
+        }
+    }
+
     /// The UCUM unit of ``primaryValue``.
     public var unit: String {
         if case .breastfeeding = self { return "min" }

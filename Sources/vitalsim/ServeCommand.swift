@@ -203,10 +203,9 @@ extension VitalSim {
                 config.profiles[p.id] = p.profile
                 guard !p.thresholds.isEmpty else { continue }
                 if let problem = AlertRule.limitProblem(p.thresholds, profile: p.profile, rules: config.rules) {
-                    let line = p.thresholds.first { problem.field.hasPrefix("thresholds.\($0.rule)") }?.line ?? 1
                     let issue = ScenarioIssue(
                         file: path,
-                        line: line,
+                        line: max(problem.limit.line, 1),
                         column: 1,
                         field: "patient \(p.id) \(problem.field)",
                         message: problem.message + " (the rules of \(rules ?? "the reference SUT"))"

@@ -93,8 +93,7 @@ final class OracleTests: XCTestCase {
         var feeds: [String: [String: Int]] = [:]
         while let (r, _) = run.next() {
             guard r.kind == .feeding else { continue }
-            let method = if case .breastfeeding = r.measurement { "breast" } else { "bottle" }
-            feeds[r.patientID, default: [:]][method, default: 0] += 1
+            feeds[r.patientID, default: [:]][r.measurement.feedingMethod?.rawValue ?? "none", default: 0] += 1
         }
         XCTAssertEqual(feeds["821"]?["breast"], nil, "bottle only")
         let mixed = try XCTUnwrap(feeds["822"])
