@@ -135,10 +135,12 @@ let package = Package(
             dependencies: ["Locking", "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", "LiveRun", histogram],
             swiftSettings: strict
         ),
+        // A strict JSON parser for hostile request bodies, and the 400 a bad body earns.
+        .target(name: "StrictJSON", dependencies: ["VitalSimCore"], swiftSettings: strict),
         // The reference SUT's domain (pure): payload validation, observations, the alert engine and its rules.
         .target(
             name: "ReferenceEngine",
-            dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", yams],
+            dependencies: ["VitalSimCore", "StrictJSON", "GATT", "GATTPrimitives", yams],
             resources: [.copy("default-rules.yaml")],
             swiftSettings: strict
         ),

@@ -37,7 +37,7 @@ package struct DeviceEmitter {
         self.duration = duration
         rng = physiology.stream("device:" + spec.id)
         faultRNG = rng.split("faults")
-        sensor = SensorFactory.make(spec, physiology: physiology, rng: rng.split("sensor"))
+        sensor = SensorFactory.make(spec, physiology: physiology, rng: rng.split("sensor"), horizon: duration)
         primaryKind = sensor.primaryKind
         identity = DeviceIdentity(patientID: physiology.patient.id, deviceID: spec.id, deviceType: spec.type)
         storesRecords = sensor.storesRecords
@@ -82,7 +82,7 @@ package struct DeviceEmitter {
             seq: seq,
             measuredAt: t,
             deviceTime: t + faults.skew(at: t),
-            intendedEmitTime: t,
+            intendedEmitTime: s.at + (s.emitOffset ?? s.offset),
             measurement: s.measurement,
             truth: s.truth
         )
@@ -111,17 +111,21 @@ package struct DeviceEmitter {
     }
 }
 
-/// A measurement produced by a sensor, `offset` ms after the scheduled time `at`.
+/// A measurement produced by a sensor, `offset` ms after the scheduled time `at`. It leaves the
+/// device when it is measured, or `emitOffset` ms after `at` when given (a symptom reported after
+/// its onset).
 package struct Sample {
     package var offset: Int64
     package var measurement: Measurement
     package var truth: Double
     package var at: Int64
-    package init(offset: Int64, measurement: Measurement, truth: Double, at: Int64) {
+    package var emitOffset: Int64?
+    package init(offset: Int64, measurement: Measurement, truth: Double, at: Int64, emitOffset: Int64? = nil) {
         self.offset = offset
         self.measurement = measurement
         self.truth = truth
         self.at = at
+        self.emitOffset = emitOffset
     }
 }
 

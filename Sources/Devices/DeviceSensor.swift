@@ -13,7 +13,7 @@ package protocol DeviceSensor {
 
 /// Builds the sensor model of a device type.
 package enum SensorFactory {
-    package static func make(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom) -> any DeviceSensor {
+    package static func make(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom, horizon: Int64) -> any DeviceSensor {
         switch spec.type {
         case .heartRateStrap: HeartRateStrap(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
         case .bpCuff: BloodPressureCuff(physiology: physiology, rng: rng)
@@ -25,6 +25,8 @@ package enum SensorFactory {
         case .phoneBridge: PhoneBridge(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
         case .feedingLog: FeedingLog(physiology: physiology, rng: rng, method: spec.feedingMethod)
         case .respirationMonitor: RespirationMonitor(physiology: physiology, rng: rng)
+        case .symptomDiary:
+            SymptomDiary(physiology: physiology, rng: rng, spontaneousPerDay: spec.spontaneousSymptomsPerDay, horizon: horizon)
         }
     }
 }
@@ -73,7 +75,7 @@ struct HeartRateStrap: DeviceSensor {
             Sample(
                 offset: 0,
                 measurement: .heartRate(bpm: bpm, rrIntervals: rrs, energyExpended: ee, contact: .detected),
-                truth: physiology.meanHeartRate(at: t),
+                truth: physiology.ventricularRate(at: t),
                 at: t
             )
         )

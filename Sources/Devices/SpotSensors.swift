@@ -27,7 +27,7 @@ struct BloodPressureCuff: DeviceSensor {
                 )
             }
             let map = Int((Double(dia) + Double(sys - dia) / 3).rounded())
-            let pulse = Int((physiology.meanHeartRate(at: t + start) + rng.normal(mean: 0, sd: 2)).rounded())
+            let pulse = Int((physiology.ventricularRate(at: t + start) + rng.normal(mean: 0, sd: 2)).rounded())
             let irregular: UInt16 = physiology.atrialFibrillation(at: t + start) != nil ? 0x0004 : 0
             samples.append(
                 Sample(
@@ -129,7 +129,7 @@ struct PulseOximeter: DeviceSensor {
         let truth = physiology.spo2(at: t)
         let sd = continuous ? 0.8 : (physiology.patient.profile == .chdInfant ? 3.0 : 2.0)
         let spo2 = Int(Math.clamp(truth + rng.normal(mean: 0, sd: sd), 50, 100).rounded())
-        let pulse = Int((physiology.meanHeartRate(at: t) + rng.normal(mean: 0, sd: 1.5)).rounded())
+        let pulse = Int((physiology.ventricularRate(at: t) + rng.normal(mean: 0, sd: 1.5)).rounded())
         samples.append(Sample(offset: 0, measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous), truth: truth, at: t))
     }
 }
@@ -199,12 +199,15 @@ struct PhoneBridge: DeviceSensor {
             )
             nextMidnight += 86_400_000
         }
-        let truth = physiology.meanHeartRate(at: t)
+        // In AF the beats a watch averages over (about ten) are irregular, RR varying by some 20 %:
+        // its rate scatters about the ventricular rate by 0.2 / √10 ≈ 7 % rather than ±2 bpm.
+        let truth = physiology.ventricularRate(at: t)
+        let sd = physiology.atrialFibrillation(at: t) == nil ? 2 : 0.07 * truth
         samples.append(
             Sample(
                 offset: 0,
                 measurement: .heartRate(
-                    bpm: Int((truth + rng.normal(mean: 0, sd: 2)).rounded()),
+                    bpm: Int((truth + rng.normal(mean: 0, sd: sd)).rounded()),
                     rrIntervals: [],
                     energyExpended: nil,
                     contact: .notSupported

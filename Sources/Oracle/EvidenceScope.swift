@@ -43,6 +43,8 @@ extension Oracle {
         case .irregularRhythm: return EvidenceScope(signals: [.heartRate], lookback: rhythmLookback)
         case let .dataGap(window): return EvidenceScope(signals: nil, lookback: window)
         case .news2: return EvidenceScope(signals: Set(NEWS2Chart.parameters), lookback: hour)
+        case let .symptomReport(signals): return EvidenceScope(signals: Set(signals), lookback: 0)
+        case let .symptomEscalation(signals, window): return EvidenceScope(signals: Set(signals), lookback: window)
         }
     }
 

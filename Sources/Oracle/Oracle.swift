@@ -344,6 +344,7 @@ package enum Oracle {
         case let .feeding(mL): [.feeding: Double(mL)]
         case let .breastfeeding(minutes): [.breastfeeding: Double(minutes)]
         case let .respirationRate(n): [.respirationRate: Double(n)]
+        case let .symptom(kind, severity): [kind.signal: Double(severity.rawValue)]
         default: nil
         }
     }

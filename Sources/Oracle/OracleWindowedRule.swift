@@ -23,6 +23,11 @@ package struct OracleWindowedRule: Sendable {
         /// The NEWS2 aggregate of the latest respiration, SpO2, systolic, pulse and temperature (each ≤ 1 h old) reaches `score`;
         /// the rule re-arms once the aggregate is below `score − rearm`.
         case news2(score: Int, scale2: Bool, rearm: Int)
+        /// Every report of one of `signals` (a symptom's severity, 1...3) raises its own alert.
+        case symptomReport(signals: [Signal])
+        /// A report of one of `signals` above the same signal's previous report (by device time)
+        /// in `[t − window, t)`.
+        case symptomEscalation(signals: [Signal], window: Int64)
     }
 
     package var id: String
@@ -134,6 +139,20 @@ extension Oracle {
             kind: .dataGap(window: 30 * minute),
             source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"
         ),
+        OracleWindowedRule(
+            id: "symptom.red-flag",
+            profiles: adultish,
+            severity: .high,
+            kind: .symptomReport(signals: [.chestPain, .fainting]),
+            source: "NICE CG95 (recent chest pain) and CG109 (transient loss of consciousness): each report needs prompt assessment"
+        ),
+        OracleWindowedRule(
+            id: "symptom.escalation",
+            profiles: adultish,
+            severity: .medium,
+            kind: .symptomEscalation(signals: SymptomKind.allCases.map(\.signal), window: 24 * hour),
+            source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"
+        ),
     ]
 
     /// One windowed rule over one patient's samples (device-time order). `end` is the latest emit time
@@ -155,6 +174,10 @@ extension Oracle {
             return dataGaps(rule, patient, samples, window: window, end: end)
         case let .news2(score, scale2, rearm):
             news2(samples, score: score, scale2: scale2, rearm: rearm, &latch)
+        case let .symptomReport(signals):
+            symptomReports(samples, signals, &latch)
+        case let .symptomEscalation(signals, window):
+            symptomEscalations(samples, signals, window: window, &latch)
         }
         return latch.raised
     }
@@ -212,6 +235,11 @@ extension Oracle {
         let patient: String
         var active = false
         var raised: [OracleAlert] = []
+
+        /// Raises whatever the latch's state (a rule of events rather than levels).
+        mutating func raise(at time: Int64, evidence: String) {
+            raised.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence))
+        }
 
         /// Raises on `holds` while armed; re-arms when it no longer holds and `rearmed` (beyond a margin).
         mutating func update(_ holds: Bool, rearmed: Bool = true, at time: Int64, evidence: String) {

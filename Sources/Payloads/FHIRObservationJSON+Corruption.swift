@@ -8,6 +8,7 @@ extension FHIRObservationJSON {
     /// instead (`valueQuantity.value`, `component[0].valueQuantity.value`, `effectiveDateTime`, …).
     package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case var .object(f) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        if let symptom = corruptSymptom(f, c) { return symptom }
         let panel = f.contains { $0.0 == "component" } && !f.contains { $0.0 == "valueQuantity" }
         let measurement = panel ? "systolic" : "value"
         let quantity = panel ? "component[0].valueQuantity" : "valueQuantity"

@@ -57,7 +57,8 @@ package struct ExpectedRejection: Sendable, Equatable {
 /// The observation JSON of the SUT contract (`POST /api/v1/observations` items, and MQTT messages of
 /// non-GATT devices): `{readingId, patientId, deviceId, kind, value | systolic+diastolic, unit,
 /// timestamp, sequence}`, heart rate with its RR intervals in ms, a feed with its `method`
-/// (`bottle`: mL, `breast`: min). `readings.jsonl` and live traffic
+/// (`bottle`: mL, `breast`: min), a symptom with its `symptom` (value: severity 1 mild, 2
+/// moderate, 3 severe; unit `{severity}`; timestamp: its onset). `readings.jsonl` and live traffic
 /// both use this one encoder.
 package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
@@ -77,6 +78,7 @@ package enum ObservationJSON {
         default:
             f.append(("kind", .string(r.kind.rawValue)))
             if let method = r.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
+            if let symptom = r.measurement.symptom { f.append(("symptom", .string(symptom.rawValue))) }
             f.append(("value", .double(r.measurement.primaryValue)))
         }
         let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)

@@ -69,6 +69,12 @@ package struct TemplatePayload: Sendable {
         ]
         if let loinc = FHIRObservationJSON.codes[r.kind]?.code { c["loinc"] = loinc }
         if let method = r.measurement.feedingMethod { c["method"] = method.rawValue }
+        if case let .symptom(kind, severity) = r.measurement {
+            c["symptom"] = kind.rawValue
+            c["severity"] = severity.name
+            c["snomed"] = kind.snomed.code
+            c["healthKitType"] = kind.healthKitType
+        }
         switch r.measurement {
         case let .bloodPressure(s, d, _, _, _):
             c["systolic"] = String(s)

@@ -108,6 +108,13 @@ package final class PatientPhysiology {
         return max(hr, 20)
     }
 
+    /// The rate the heart actually beats at (bpm): the mean ventricular rate of an AF event in
+    /// progress, otherwise ``meanHeartRate(at:)``.
+    package func ventricularRate(at t: Int64) -> Double {
+        guard let af = atrialFibrillation(at: t) else { return meanHeartRate(at: t) }
+        return af.target ?? 110
+    }
+
     /// The AF event active at `t` (mean ventricular rate in its target), if any.
     package func atrialFibrillation(at t: Int64) -> EventShape? {
         if fibrillation.isEmpty { return nil }

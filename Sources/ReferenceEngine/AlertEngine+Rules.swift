@@ -59,6 +59,19 @@ extension AlertEngine {
         return s.latch(key, rule, holds: comparison.holds(perKg, value), at: o.time, evidence: evidence)
     }
 
+    /// A symptom reported worse than its previous report (by onset) within `window`: each such
+    /// report raises its own alert.
+    func escalation(_ rule: AlertRule, _ signals: [Signal], window: Int64, _ o: Observation, _ s: PatientAlertState) -> Alert? {
+        for signal in signals {
+            guard let v = o.values[signal],
+                let previous = s.history[signal]?.last(where: { $0.time < o.time && $0.time >= o.time - window }),
+                v > previous.value
+            else { continue }
+            return s.alert(rule, at: o.time, evidence: [previous.id, o.readingID])
+        }
+        return nil
+    }
+
     /// pNN50 and normalised RMSSD over the last `beats` RR intervals.
     func irregularRhythm(
         _ rule: AlertRule,

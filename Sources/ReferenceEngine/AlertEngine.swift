@@ -154,6 +154,11 @@ package final class AlertEngine {
         case .dataGap:
             s.active.remove("\(index)/\(o.deviceID)")
             return nil
+        case let .report(conditions):
+            let holds = conditions.contains { c in o.values[c.signal].map { c.comparison.holds($0, c.value) } ?? false }
+            return holds ? s.alert(rule, at: o.time, evidence: [o.readingID]) : nil
+        case let .escalation(signals, window):
+            return escalation(rule, signals, window: window, o, s)
         }
     }
 }

@@ -46,6 +46,12 @@ package enum RuleKind: Sendable, Equatable {
     case news2(score: Int, singleParameter: Bool, scale2: Bool)
     /// No reading from a device for longer than `window` (technical alarm).
     case dataGap(window: Int64)
+    /// Every reading on which any condition holds raises its own alert (a symptom report is an
+    /// event, not a level that stays out of range).
+    case report(conditions: [Condition])
+    /// A report of one of `signals` (symptom severities) above the same signal's previous report
+    /// within `window` before it.
+    case escalation(signals: [Signal], window: Int64)
 }
 
 /// A clinical or technical alert rule, with its source so an auditor can trace it.

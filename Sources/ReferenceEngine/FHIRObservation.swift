@@ -118,10 +118,13 @@ package enum FHIRObservation {
         let patient = try PayloadValidation.identifier(String(subject.dropFirst(8)), field: "subject.reference")
         let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now, offsets: true)
         let device = try deviceID(o)
-        let code = try loinc(o["code"], field: "code")
+        let symptom = try symptom(o)
+        let code = try symptom == nil ? loinc(o["code"], field: "code") : "sct-" + (symptom?.0.snomed.code ?? "")
         var values: [Signal: Double] = [:]
         var rr: [Double] = []
-        if code == "85354-9" {
+        if let (kind, severity) = symptom {
+            values[kind.signal] = severity
+        } else if code == "85354-9" {
             values = try bloodPressurePanel(o)
         } else if let (signal, units, range) = codes[code] {
             values[signal] = try quantity(o["valueQuantity"], field: "valueQuantity", units: units, range: range)

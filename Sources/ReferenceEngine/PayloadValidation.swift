@@ -1,19 +1,5 @@
+@_exported import StrictJSON
 import VitalSimCore
-
-/// A rejected request: HTTP 400 with `{"error": …, "field": …}`.
-package struct ValidationFailure: Error, Equatable, Sendable {
-    package var field: String
-    package var message: String
-    /// HTTP status: 400 for invalid payloads, 401/403 for credentials.
-    package var status: Int = 400
-
-    package init(field: String, message: String, status: Int = 400) {
-        self.field = field
-        self.message = message
-        self.status = status
-    }
-    package var json: JSONValue { .object([("error", .string(message)), ("field", .string(field))]) }
-}
 
 /// Validation of the VitalEdge payloads (seeds 001/002) and of generic observations.
 package enum PayloadValidation {
@@ -183,11 +169,14 @@ package enum PayloadValidation {
             o,
             ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"]
                 + (kind == "heart-rate" ? ["rrIntervals"] : []) + (kind == "feeding" ? ["method"] : [])
+                + (kind == "symptom" ? ["symptom"] : [])
         )
-        guard let (signal, expectedUnit, range) = try feedingMethod(o, kind: kind) ?? kinds[kind] else {
+        let feed = try feedingMethod(o, kind: kind)
+        let symptom = try symptom(o, kind: kind)
+        guard let (signal, expectedUnit, range) = feed ?? symptom ?? kinds[kind] else {
             throw ValidationFailure(
                 field: "kind",
-                message: "unknown kind \(kind); valid: blood-pressure, \(kinds.keys.sorted().joined(separator: ", "))"
+                message: "unknown kind \(kind); valid: blood-pressure, \((kinds.keys + ["symptom"]).sorted().joined(separator: ", "))"
             )
         }
         guard unit == expectedUnit else {
@@ -213,6 +202,22 @@ package enum PayloadValidation {
         case .string("breast"): return (.breastfeeding, "min", 1...180)
         default: throw ValidationFailure(field: "method", message: "method must be bottle (value in mL) or breast (value in min)")
         }
+    }
+
+    /// A symptom report's `symptom` (palpitations, dizziness, chest-pain, shortness-of-breath,
+    /// fainting): its signal, whose value is the severity 1 (mild) ... 3 (severe), unit
+    /// `{severity}`; nil for other kinds.
+    static func symptom(_ o: [String: JSONInput], kind: String) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
+        guard kind == "symptom" else { return nil }
+        let name = try string(o, "symptom")
+        guard let symptom = SymptomKind(rawValue: name) else {
+            let valid = SymptomKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationFailure(field: "symptom", message: "unknown symptom \(name); valid: \(valid)")
+        }
+        if case let .number(x)? = o["value"], x != x.rounded() {
+            throw ValidationFailure(field: "value", message: "a symptom's value is its severity: 1 mild, 2 moderate or 3 severe")
+        }
+        return (symptom.signal, "{severity}", 1...3)
     }
 
     /// Optional `rrIntervals` of a heart-rate observation: up to 64 beat-to-beat intervals in ms

@@ -91,6 +91,28 @@ struct RuleKindParser {
         return .news2(score: Int(g.integer("score", in: 1...20) ?? 5), singleParameter: single, scale2: scale == 2)
     }
 
+    func report() -> RuleKind? {
+        guard case let .threshold(conditions, _)? = threshold() else { return nil }
+        if node.mapping?["all"] != nil {
+            reader.fail(node, path, "a report rule takes 'any' (each report meeting one condition raises)")
+        }
+        return .report(conditions: conditions)
+    }
+
+    func escalation() -> RuleKind? {
+        guard let g = fields(["signals", "window"], required: ["signals", "window"]), let w = g.duration("window") else { return nil }
+        var signals: [Signal] = []
+        for (i, item) in (g.list("signals") ?? []).enumerated() {
+            let name = item.scalar?.string ?? ""
+            guard let s = Signal(rawValue: name) else {
+                reader.fail(item, g.path("signals") + "[\(i)]", "unknown signal '\(name)'")
+                continue
+            }
+            signals.append(s)
+        }
+        return signals.isEmpty ? nil : .escalation(signals: signals, window: w.milliseconds)
+    }
+
     func dataGap() -> RuleKind? {
         guard let g = fields(["window"], required: ["window"]), let w = g.duration("window") else { return nil }
         return .dataGap(window: w.milliseconds)

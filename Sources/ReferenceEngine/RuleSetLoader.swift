@@ -4,7 +4,9 @@ import Yams
 
 /// Loads an alert rules file (YAML) strictly: every problem with `file:line:column`, the field and what is valid.
 package enum RuleSetLoader {
-    static let kinds = ["threshold", "change", "dailyTotalPerKg", "rate", "forecast", "irregularRhythm", "news2", "dataGap"]
+    static let kinds = [
+        "threshold", "change", "dailyTotalPerKg", "rate", "forecast", "irregularRhythm", "news2", "dataGap", "report", "escalation",
+    ]
 
     /// The rules shipped with VitalSim (`Sources/ReferenceEngine/default-rules.yaml`), sourced from reference/clinical.md.
     package static func defaultRules() throws(ScenarioLoadError) -> [AlertRule] {
@@ -98,6 +100,8 @@ package enum RuleSetLoader {
         case "irregularRhythm": return parser.irregularRhythm()
         case "news2": return parser.news2()
         case "dataGap": return parser.dataGap()
+        case "report": return parser.report()
+        case "escalation": return parser.escalation()
         default: return nil
         }
     }

@@ -45,6 +45,7 @@ package enum StoredValueRules {
         case .breastfeeding: ["min"]
         case .steps: ["/d", "{steps}/d", "{steps}", "steps", "1"]
         case .calories: ["kcal"]
+        case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: ["{severity}", "1", ""]
         }
     }
 
@@ -64,7 +65,7 @@ package enum StoredValueRules {
     /// may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
         .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
-        .calories, .battery,
+        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .battery,
     ]
 
     /// The kind of reading with these values.
@@ -81,6 +82,7 @@ package enum StoredValueRules {
         case .steps, .calories: .dailySummary
         case .battery: .battery
         case .respirationRate: .respirationRate
+        case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: .symptom
         case nil: nil
         }
     }

@@ -101,6 +101,7 @@ package enum ReadingRecord {
         case let .feeding(ml): return [("method", .string(FeedingMethod.bottle.rawValue)), ("volume", .int(Int64(ml)))]
         case let .breastfeeding(minutes): return [("method", .string(FeedingMethod.breast.rawValue)), ("duration", .int(Int64(minutes)))]
         case let .respirationRate(n): return [("respirationRate", .int(Int64(n)))]
+        case let .symptom(kind, severity): return [("symptom", .string(kind.rawValue)), ("severity", .string(severity.name))]
         }
     }
 }

@@ -159,6 +159,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
     case dailySummary = "daily-summary"
     case feeding
     case respirationRate = "respiration-rate"
+    case symptom
 
     /// Position in `allCases` (for array-indexed counters on hot paths).
     public var ordinal: Int {
@@ -175,6 +176,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .dailySummary: 9
         case .feeding: 10
         case .respirationRate: 11
+        case .symptom: 12
         }
     }
 
@@ -193,6 +195,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .dailySummary: "daily-summary/"
         case .feeding: "feeding/"
         case .respirationRate: "respiration-rate/"
+        case .symptom: "symptom/"
         }
     }
 }
@@ -232,6 +235,8 @@ public enum Measurement: Sendable, Equatable {
     case breastfeeding(minutes: Int)
     /// Respiration rate, whole breaths per minute.
     case respirationRate(perMinute: Int)
+    /// A symptom the patient reports, with its severity (the reading's time is the symptom's onset).
+    case symptom(SymptomKind, severity: SymptomSeverity)
 
     /// The kind of this measurement.
     public var kind: VitalKind {
@@ -248,10 +253,12 @@ public enum Measurement: Sendable, Equatable {
         case .dailySummary: .dailySummary
         case .feeding, .breastfeeding: .feeding
         case .respirationRate: .respirationRate
+        case .symptom: .symptom
         }
     }
 
-    /// The primary value (heart rate, systolic, glucose, SpO2, °C, kg, %, steps, mL, breaths/min; a breastfeed's minutes).
+    /// The primary value (heart rate, systolic, glucose, SpO2, °C, kg, %, steps, mL, breaths/min; a
+    /// breastfeed's minutes; a symptom's severity, 1...3).
     public var primaryValue: Double {
         switch self {
         case let .heartRate(bpm, _, _, _): Double(bpm)
@@ -267,6 +274,7 @@ public enum Measurement: Sendable, Equatable {
         case let .feeding(ml): Double(ml)
         case let .breastfeeding(minutes): Double(minutes)
         case let .respirationRate(n): Double(n)
+        case let .symptom(_, severity): Double(severity.rawValue)
         }
     }
 
@@ -291,6 +299,13 @@ public enum Measurement: Sendable, Equatable {
         case .weight: "kg"
         case .dailySummary: "{steps}"
         case .feeding: "mL"
+        case .symptom: "{severity}"
         }
+    }
+
+    /// The symptom reported, if this is a symptom report.
+    public var symptom: SymptomKind? {
+        if case let .symptom(kind, _) = self { return kind }
+        return nil
     }
 }

@@ -247,9 +247,17 @@ public enum DeviceType: String, Sendable, CaseIterable {
     /// A wearable respiration sensor (chest patch) whose companion app relays breaths/min as JSON;
     /// GATT has no respiration-rate characteristic among the health services.
     case respirationMonitor = "respiration-monitor"
+    /// A watch or phone app where the patient reports symptoms (seed 003's "Report a Symptom"),
+    /// relayed as JSON.
+    case symptomDiary = "symptom-diary"
 
     /// True for devices that speak GATT.
-    public var isBluetooth: Bool { self != .phoneBridge && self != .feedingLog && self != .respirationMonitor }
+    public var isBluetooth: Bool {
+        switch self {
+        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary: false
+        default: true
+        }
+    }
 
     /// The kinds of reading a device of this type emits (Bluetooth devices also report their battery).
     public var kinds: Set<VitalKind> {
@@ -265,6 +273,7 @@ public enum DeviceType: String, Sendable, CaseIterable {
             case .phoneBridge: [.heartRate, .dailySummary]
             case .feedingLog: [.feeding]
             case .respirationMonitor: [.respirationRate]
+            case .symptomDiary: [.symptom]
             }
         return isBluetooth ? own.union([.battery]) : own
     }
@@ -297,6 +306,8 @@ public struct DeviceSpec: Sendable {
     public var batteryDrainPerDay: Double
     /// Feeding log: how the infant is fed (seed 004's "breast/bottle").
     public var feedingMethod: FeedingMethod = .bottle
+    /// Symptom diary: symptoms reported per day with no clinical event behind them (`spontaneous`).
+    public var spontaneousSymptomsPerDay = 0.05
     /// A value with every field given (bottle feeds).
     public init(
         id: String,
@@ -392,6 +403,9 @@ public struct ClinicalEvent: Sendable, Equatable {
     public var insulin: Double?
     /// Cause label (for hypo/hyperglycaemia): insulin-overdose, skipped-meal, missed-bolus.
     public var cause: String?
+    /// The chances that the event makes the patient report symptoms (`symptoms:`); nil takes
+    /// ``SymptomChance/defaults(for:)``.
+    public var symptoms: [SymptomChance]?
     /// 1-based line of the entry in the scenario file.
     public var line: Int
 
@@ -426,6 +440,9 @@ public struct ClinicalEvent: Sendable, Equatable {
 
     /// End of the event (virtual ms).
     public var end: Int64 { start + duration }
+
+    /// The chances that the event makes the patient report each symptom, in ``SymptomKind`` order.
+    public var symptomChances: [SymptomChance] { symptoms ?? SymptomChance.defaults(for: kind) }
 }
 
 /// Device fault kinds.

@@ -212,7 +212,9 @@ struct ScenarioBuilder {
             let f = reader.mapping(
                 node,
                 field,
-                allowed: ["id", "type", "transport", "cadence", "schedule", "mode", "method", "battery", "batteryDrainPerDay"],
+                allowed: [
+                    "id", "type", "transport", "cadence", "schedule", "mode", "method", "spontaneous", "battery", "batteryDrainPerDay",
+                ],
                 required: ["id", "type"]
             )
         else { return nil }
@@ -242,6 +244,13 @@ struct ScenarioBuilder {
                 spec.feedingMethod = method
             } else {
                 reader.fail(f.value("method"), f.path("method"), "method applies only to feeding-log")
+            }
+        }
+        if let rate = f.number("spontaneous", in: 0...24, unit: "reports per day") {
+            if type == .symptomDiary {
+                spec.spontaneousSymptomsPerDay = rate
+            } else {
+                reader.fail(f.value("spontaneous"), f.path("spontaneous"), "spontaneous applies only to symptom-diary")
             }
         }
         return spec
@@ -331,6 +340,7 @@ public struct DeviceDefaults: Sendable {
         case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
         case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .respirationMonitor: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
+        case .symptomDiary: return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
         case .feedingLog:
             let n = Int64(max(baseline.feedsPerDay, 1))
             return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)

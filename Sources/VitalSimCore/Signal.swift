@@ -29,9 +29,19 @@ public enum Signal: String, Sendable, CaseIterable {
     case steps
     /// Daily active energy, kcal (VitalEdge summaries).
     case calories
+    /// Reported palpitations: severity 1 mild, 2 moderate, 3 severe.
+    case palpitations
+    /// Reported dizziness: severity 1...3.
+    case dizziness
+    /// Reported chest pain or tightness: severity 1...3.
+    case chestPain = "chest-pain"
+    /// Reported shortness of breath: severity 1...3.
+    case shortnessOfBreath = "shortness-of-breath"
+    /// Reported fainting: severity 1...3.
+    case fainting
 
     /// The UCUM unit the signal is measured in (`/min`, `mm[Hg]`, `mg/dL`, `%`, `Cel`, `kg`, `mL`,
-    /// `min`, `/d`, `kcal`): the unit in which VitalSim generates it and the reference SUT stores it.
+    /// `min`, `/d`, `kcal`, `{severity}`): the unit in which VitalSim generates it and the reference SUT stores it.
     public var ucum: String {
         switch self {
         case .heartRate, .respirationRate: "/min"
@@ -44,8 +54,12 @@ public enum Signal: String, Sendable, CaseIterable {
         case .breastfeeding: "min"
         case .steps: "/d"
         case .calories: "kcal"
+        case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: "{severity}"
         }
     }
+
+    /// True for the signals of reported symptoms (value: severity 1...3).
+    public var isSymptom: Bool { SymptomKind(signal: self) != nil }
 
     /// True for signals that describe the device rather than the patient (judged per device).
     public var isDeviceProperty: Bool { self == .battery }

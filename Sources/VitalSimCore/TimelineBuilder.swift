@@ -41,6 +41,7 @@ struct TimelineBuilder {
         let kind = ClinicalEventKind(rawValue: kindName)
         var allowed = ["at", "event", "patient"] + (kind.map { TimelineBuilder.eventKeys[$0] ?? [] } ?? [])
         if kind?.hasDuration ?? true { allowed.append("duration") }
+        allowed.append("symptoms")
         let required = ["at", "patient"] + ((kind?.hasDuration ?? false) ? ["duration"] : [])
         guard let f = reader.mapping(node, field, allowed: allowed, required: required) else { return nil }
         guard let kind = f.choice("event", ClinicalEventKind.self, what: "event") else { return nil }
@@ -64,7 +65,18 @@ struct TimelineBuilder {
         e.carbs = f.number("carbs", in: 0...300, unit: "g") ?? d.carbs
         e.insulin = f.number("insulin", in: 0...100, unit: "U") ?? d.insulin
         cause(of: &e, f)
+        if let node = f.value("symptoms") { e.symptoms = symptoms(node, f.path("symptoms")) }
         return .clinical(e)
+    }
+
+    /// An event's `symptoms:`: a mapping of symptom to the probability (0...1) that the patient
+    /// reports it; symptoms not named are not reported.
+    private func symptoms(_ node: Node, _ field: String) -> [SymptomChance] {
+        let names = SymptomKind.allCases.map(\.rawValue)
+        guard let f = reader.mapping(node, field, allowed: names, required: []) else { return [] }
+        return SymptomKind.allCases.compactMap { kind in
+            f.number(kind.rawValue, in: 0...1, unit: "probability").map { SymptomChance(kind, $0) }
+        }
     }
 
     /// Fails an entry that starts at or after the end of the scenario.

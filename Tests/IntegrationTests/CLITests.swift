@@ -27,7 +27,7 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(r.err.contains("valid: heart-rate-strap"), r.err)
         let ok = try TestSupport.run(bin, ["validate", TestSupport.repositoryRoot + "/scenarios/core"])
         XCTAssertEqual(ok.status, 0, ok.err)
-        XCTAssertEqual(ok.out.split(separator: "\n").count, 15)
+        XCTAssertEqual(ok.out.split(separator: "\n").count, 16)
     }
 
     func testGenerateRejectsBadScenarioWithExitTwo() throws {

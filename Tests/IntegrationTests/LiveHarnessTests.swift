@@ -523,7 +523,7 @@ final class LiveHarnessTests: XCTestCase {
         p.waitUntilExit()
         let f = try findings(directory + "/core.json")
         XCTAssertEqual(p.terminationStatus, 0, "\(f)")
-        XCTAssertEqual(f.count, 15, "every core scenario has a golden file and ran")
+        XCTAssertEqual(f.count, 16, "every core scenario has a golden file and ran")
         XCTAssertEqual(f.values.flatMap { $0 }, [])
     }
 

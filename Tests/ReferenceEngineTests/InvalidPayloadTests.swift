@@ -21,7 +21,14 @@ final class InvalidPayloadTests: XCTestCase {
               - {id: cuff, type: bp-cuff, transport: https, cadence: 10m}
               - {id: thermo, type: thermometer, transport: https, cadence: 10m}
               - {id: patch, type: respiration-monitor, cadence: 10m}
+              - {id: diary, type: symptom-diary, spontaneous: 0}
         timeline:
+          - at: 1m
+            patient: "801"
+            event: exercise
+            duration: 100m
+            symptoms: {palpitations: 1, dizziness: 1, chest-pain: 1, shortness-of-breath: 1, fainting: 1}
+          - {at: 1m, fault: corrupt, device: diary, duration: 100m, probability: 1, corruption: mixed}
           - {at: 10m, fault: corrupt, device: phone, duration: 80m, probability: 1}
           - {at: 10m, fault: corrupt, device: cuff, duration: 80m, probability: 1, corruption: mixed}
           - {at: 10m, fault: corrupt, device: thermo, duration: 80m, probability: 1, corruption: mixed}

@@ -154,6 +154,37 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("only to feeding-log") }, "\(i)")
     }
 
+    func testSymptomDiaryAndEventSymptoms() throws {
+        let diary = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary\n        spontaneous: 0.5")
+        let s = try ScenarioLoader.parse(diary + "\n    symptoms: {palpitations: 1, chest-pain: 0.25}\n", file: "s.yaml")
+        let device = s.patients[0].devices[0]
+        XCTAssertEqual(device.type, .symptomDiary)
+        XCTAssertEqual(device.transport, .https)
+        XCTAssertEqual(device.spontaneousSymptomsPerDay, 0.5)
+        XCTAssertEqual(s.events(for: "501").first?.symptomChances, [SymptomChance(.palpitations, 1), SymptomChance(.chestPain, 0.25)])
+        XCTAssertEqual(
+            try ScenarioLoader.parse(valid, file: "v.yaml").events(for: "501").first?.symptomChances,
+            SymptomChance.defaults(for: .tachycardia),
+            "without symptoms: the kind's defaults"
+        )
+        var i = issues(diary + "\n    symptoms: {palpitation: 1}\n")
+        XCTAssertTrue(
+            i.contains {
+                $0.line == 16 && $0.field == "timeline[0].symptoms.palpitation" && $0.message.contains("did you mean 'palpitations'")
+            },
+            "\(i)"
+        )
+        i = issues(diary + "\n    symptoms: {dizziness: 1.5}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[0].symptoms.dizziness" && $0.message.contains("0...1") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        spontaneous: 1"))
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].spontaneous" && $0.message.contains("only to symptom-diary") },
+            "\(i)"
+        )
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary\n        transport: ble"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")

@@ -1,0 +1,48 @@
+import VitalSimCore
+
+extension FHIRObservationJSON {
+    /// The SNOMED CT system.
+    package static let snomed = "http://snomed.info/sct"
+
+    /// A symptom report as an Observation: category `survey` (patient-reported), `code` the
+    /// symptom's SNOMED CT finding, `valueCodeableConcept` its SNOMED CT severity (mild 255604002,
+    /// moderate 6736007, severe 24484000), `effectiveDateTime` its onset.
+    static func symptom(_ r: Reading, _ kind: SymptomKind, _ severity: SymptomSeverity, start: Int64) -> JSONValue {
+        .object([
+            ("resourceType", .string("Observation")),
+            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(r.id))])])),
+            ("status", .string("final")),
+            (
+                "category",
+                .array([
+                    concept("http://terminology.hl7.org/CodeSystem/observation-category", "survey", "Survey")
+                ])
+            ),
+            ("code", concept(snomed, kind.snomed.code, kind.snomed.display)),
+            ("subject", .object([("reference", .string("Patient/" + r.patientID))])),
+            ("device", .object([("reference", .string("Device/" + r.deviceID))])),
+            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true))),
+            ("valueCodeableConcept", concept(snomed, severity.snomed.code, severity.snomed.display)),
+        ])
+    }
+
+    /// A corrupted symptom Observation (its value is a CodeableConcept, not a Quantity): a wrong
+    /// type is the severity as a string, out of range (and a bad CRC or bad flags, which have no
+    /// counterpart here) a severity code that is not one, a missing field no value at all.
+    static func corruptSymptom(_ f: [(String, JSONValue)], _ c: Corruption) -> ([UInt8], ExpectedRejection)? {
+        var f = f
+        guard let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" }) else { return nil }
+        let spellings = ["valueCodeableConcept", "valueCodeableConcept.coding", "valueCodeableConcept.coding[0].code"]
+        switch c {
+        case .wrongType:
+            f[i].1 = .string("moderate")
+        case .outOfRange, .badCRC, .badFlags:
+            f[i].1 = concept(snomed, "404684003", "Clinical finding")
+        case .missingField:
+            f.remove(at: i)
+        default:
+            return nil
+        }
+        return (Array(JSONValue.object(f).serialized().utf8), ExpectedRejection(status: 400, field: "value", spellings: spellings))
+    }
+}

@@ -1,0 +1,81 @@
+import Payloads
+import ReferenceEngine
+import VitalSimCore
+import XCTest
+
+/// Symptom reports as the reference SUT takes them: observation JSON (`kind: symptom`, the symptom
+/// named, its severity 1...3 as the value) and FHIR (SNOMED CT finding and severity), every malformed
+/// form refused naming its field.
+final class SymptomPayloadTests: XCTestCase {
+    let now: Int64 = 1_800_000_000_000
+
+    func observation(_ extra: String) throws(ValidationFailure) -> Observation {
+        let text =
+            #"{"readingId": "s1", "patientId": "p", "deviceId": "diary", "kind": "symptom", "timestamp": "2024-11-07T09:05:00Z", "#
+            + extra + "}"
+        return try PayloadValidation.observation(JSONInput.parse(Array(text.utf8))!, now: now)
+    }
+
+    func refusedField(_ extra: String) -> String? {
+        do throws(ValidationFailure) {
+            _ = try observation(extra)
+            return nil
+        } catch { return error.field }
+    }
+
+    func testObservationJSON() throws {
+        XCTAssertEqual(try observation(#""symptom": "chest-pain", "value": 3, "unit": "{severity}""#).values, [.chestPain: 3])
+        XCTAssertEqual(try observation(#""symptom": "palpitations", "value": 1.0, "unit": "{severity}""#).values, [.palpitations: 1])
+        XCTAssertEqual(refusedField(#""symptom": "headache", "value": 1, "unit": "{severity}""#), "symptom")
+        XCTAssertEqual(refusedField(#""value": 1, "unit": "{severity}""#), "symptom")
+        XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 4, "unit": "{severity}""#), "value")
+        XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 0, "unit": "{severity}""#), "value")
+        XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 1.5, "unit": "{severity}""#), "value")
+        XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 2, "unit": "/min""#), "unit")
+        XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 2, "unit": "{severity}", "method": "breast""#), "method")
+    }
+
+    func reading(_ symptom: SymptomKind, _ severity: SymptomSeverity) -> Reading {
+        Reading(
+            source: DeviceIdentity(patientID: "p", deviceID: "diary", deviceType: .symptomDiary),
+            seq: 4,
+            measuredAt: 3_600_000,
+            deviceTime: 3_600_000,
+            intendedEmitTime: 4_000_000,
+            measurement: .symptom(symptom, severity: severity),
+            truth: Double(severity.rawValue)
+        )
+    }
+
+    func testFHIRObservationRoundTripsEverySymptomAndSeverity() throws {
+        let start: Int64 = 1_731_000_000_000
+        for symptom in SymptomKind.allCases {
+            for severity in SymptomSeverity.allCases {
+                let json = try XCTUnwrap(FHIRObservationJSON.encode(reading(symptom, severity), start: start))
+                let text = json.serialized()
+                XCTAssertTrue(text.contains(#""system":"http://snomed.info/sct","code":"\#(symptom.snomed.code)""#), text)
+                let o = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
+                XCTAssertEqual(o.values, [symptom.signal: Double(severity.rawValue)])
+                XCTAssertEqual(o.time, start + 3_600_000, "effectiveDateTime is the onset")
+                XCTAssertEqual(o.readingID, "p/diary/4")
+            }
+        }
+    }
+
+    func testCorruptedFHIRSymptomsAreRefusedNamingTheirField() throws {
+        let json = try XCTUnwrap(FHIRObservationJSON.encode(reading(.fainting, .severe), start: 1_731_000_000_000))
+        for c in Corruption.jsonForms + [.badFlags, .badCRC] {
+            let (body, expected) = FHIRObservationJSON.corrupt(json, c)
+            guard let input = JSONInput.parse(body) else {
+                XCTAssertEqual(c, .truncation, "only a truncated body does not parse")
+                continue
+            }
+            do throws(ValidationFailure) {
+                _ = try FHIRObservation.parse(input, now: now)
+                XCTFail("\(c) accepted: \(String(decoding: body, as: UTF8.self))")
+            } catch {
+                XCTAssertEqual(expected.canonical(error.field), expected.field, "\(c): the SUT named \(error.field)")
+            }
+        }
+    }
+}
