@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .executable(name: "vitalsim", targets: ["vitalsim"]),
         .executable(name: "vitalsim-fuzz", targets: ["vitalsim-fuzz"]),
-        .library(name: "VitalSimCore", targets: ["VitalSimCore", "StrictYAML"]),
+        .library(name: "VitalSimCore", targets: ["VitalSimCore", "VitalSimBasics", "StrictYAML"]),
         .library(name: "GATT", targets: ["GATT", "GATTPrimitives"]),
     ],
     dependencies: [
@@ -42,9 +42,11 @@ let package = Package(
         // Strict, position-aware YAML reading: every problem with file, line, column and field
         // (scenarios, golden files, SUT profiles, alert rules and credentials all read through it).
         .target(name: "StrictYAML", dependencies: [yams], swiftSettings: strict),
-        // Words and data every module shares: scenarios, readings, virtual time, seeded randomness.
-        // It re-exports StrictYAML: a loader's errors (ScenarioIssue) are part of its API.
-        .target(name: "VitalSimCore", dependencies: ["StrictYAML", yams], swiftSettings: strict),
+        // The dependency-free basics: virtual durations, seeded randomness, civil time, JSON values, math.
+        .target(name: "VitalSimBasics", swiftSettings: strict),
+        // Words and data every module shares: scenarios, readings, symptoms, ECG recordings.
+        // It re-exports VitalSimBasics and StrictYAML: a loader's errors (ScenarioIssue) are part of its API.
+        .target(name: "VitalSimCore", dependencies: ["VitalSimBasics", "StrictYAML", yams], swiftSettings: strict),
         // Offline generation: physiology → devices → GATT payloads.
         .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
         .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),

@@ -50,6 +50,8 @@ fi
 "$tvenv/bin/python" -c "import junitparser" 2>/dev/null || "$tvenv/bin/pip" install -q "junitparser==3.2.0"
 # fhir.resources: an independent FHIR validator of the reference SUT's FHIR search Bundles.
 "$tvenv/bin/python" -c "import fhir.resources" 2>/dev/null || "$tvenv/bin/pip" install -q "fhir.resources==8.1.0"
+# neurokit2: an independent referee of the ECG watch's waveforms (R peaks, heart rate).
+"$tvenv/bin/python" -c "import neurokit2" 2>/dev/null || "$tvenv/bin/pip" install -q "neurokit2==0.2.13"
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2

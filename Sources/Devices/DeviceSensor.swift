@@ -26,7 +26,8 @@ package enum SensorFactory {
         case .feedingLog: FeedingLog(physiology: physiology, rng: rng, method: spec.feedingMethod)
         case .respirationMonitor: RespirationMonitor(physiology: physiology, rng: rng)
         case .symptomDiary:
-            SymptomDiary(physiology: physiology, rng: rng, spontaneousPerDay: spec.spontaneousSymptomsPerDay, horizon: horizon)
+            SymptomDiary(physiology: physiology, spontaneousPerDay: spec.spontaneousSymptomsPerDay, horizon: horizon)
+        case .ecgWatch: ECGWatch(spec: spec, physiology: physiology, rng: rng, horizon: horizon)
         }
     }
 }

@@ -9,32 +9,17 @@ struct SymptomReport {
     var reported: Int64
 }
 
-/// A watch or phone app where the patient reports symptoms (seed 003's "Report a Symptom"). The
-/// reports are drawn once, from the patient's clinical events and a spontaneous rate:
-/// - each event gives each of its symptoms with the event's chance (``ClinicalEvent/symptomChances``),
-///   beginning as the event takes hold (between half and all of its onset ramp, and 1–20 min after
-///   its start at the earliest; 30–90 min after an instant event such as an insulin overdose),
-///   severity mild 30 %, moderate 50 %, severe 20 %;
-/// - in an event lasting 2 h or more, a symptom other than fainting is reported again, 1 h to 12 h
-///   later while the event lasts (when more than 1 h of it is left), as bad or (60 %) one grade worse;
-/// - symptoms with no event behind them arrive as a Poisson process (`spontaneous` per day):
-///   palpitations or dizziness 35 % each, shortness of breath 20 %, chest pain 10 %, mild 75 %.
-/// The patient logs each report 2–30 min after its onset; the app sends it at its next sync (the
-/// device's cadence). A reading's time is the symptom's onset.
+/// A watch or phone app where the patient reports symptoms (seed 003's "Report a Symptom"): the
+/// patient's symptoms (``SymptomReports``), each logged 2–30 min after its onset and sent at the
+/// app's next sync (the device's cadence). A reading's time is the symptom's onset.
 struct SymptomDiary: DeviceSensor {
-    let physiology: PatientPhysiology
-    var rng: SeededRandom
-    var reports: [SymptomReport] = []
+    var reports: [SymptomReport]
     var next = 0
     var primaryKind: VitalKind { .symptom }
     var storesRecords: Bool { true }
 
-    init(physiology: PatientPhysiology, rng: SeededRandom, spontaneousPerDay: Double, horizon: Int64) {
-        self.physiology = physiology
-        self.rng = rng
-        for event in physiology.events { eventReports(event) }
-        spontaneousReports(perDay: spontaneousPerDay, horizon: horizon)
-        reports = reports.enumerated().sorted { ($0.element.reported, $0.offset) < ($1.element.reported, $1.offset) }.map(\.element)
+    init(physiology: PatientPhysiology, spontaneousPerDay: Double, horizon: Int64) {
+        reports = SymptomReports.draw(physiology, spontaneousPerDay: spontaneousPerDay, horizon: horizon)
     }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
@@ -51,6 +36,29 @@ struct SymptomDiary: DeviceSensor {
                 )
             )
         }
+    }
+}
+
+/// What a patient feels, drawn once per patient (its own random stream, so a symptom diary and an
+/// ECG watch see the same symptoms) from the patient's clinical events and a spontaneous rate:
+/// - each event gives each of its symptoms with the event's chance (``ClinicalEvent/symptomChances``),
+///   beginning as the event takes hold (between half and all of its onset ramp, and 1–20 min after
+///   its start at the earliest; 30–90 min after an instant event such as an insulin overdose),
+///   severity mild 30 %, moderate 50 %, severe 20 %;
+/// - in an event lasting 2 h or more, a symptom other than fainting is reported again, 1 h to 12 h
+///   later while the event lasts (when more than 1 h of it is left), as bad or (60 %) one grade worse;
+/// - symptoms with no event behind them arrive as a Poisson process (`spontaneous` per day):
+///   palpitations or dizziness 35 % each, shortness of breath 20 %, chest pain 10 %, mild 75 %.
+/// Each is logged 2–30 min after its onset. Sorted by the time it is logged.
+struct SymptomReports {
+    var rng: SeededRandom
+    var reports: [SymptomReport] = []
+
+    static func draw(_ physiology: PatientPhysiology, spontaneousPerDay: Double, horizon: Int64) -> [SymptomReport] {
+        var d = SymptomReports(rng: physiology.stream("symptoms"))
+        for event in physiology.events { d.eventReports(event) }
+        d.spontaneousReports(perDay: spontaneousPerDay, horizon: horizon)
+        return d.reports.enumerated().sorted { ($0.element.reported, $0.offset) < ($1.element.reported, $1.offset) }.map(\.element)
     }
 
     private mutating func eventReports(_ e: ClinicalEvent) {

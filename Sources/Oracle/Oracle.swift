@@ -103,6 +103,17 @@ package enum Oracle {
                 "clinical.md §4.4: stage 2, systolic >= 140 or diastolic >= 90 mmHg, on every reading for 3 days (seed 000: a series of high readings)"
         ),
         OracleRule(
+            id: "ecg.af-classified",
+            profiles: adultish,
+            severity: .medium,
+            signals: [.ecgAF],
+            comparison: .greaterOrEqual,
+            value: 1,
+            persistence: 0,
+            rearm: 0,
+            source: "a watch ECG classified atrial fibrillation (FDA-cleared ECG app); re-armed by one classified sinus rhythm"
+        ),
+        OracleRule(
             id: "temp.fever",
             profiles: all,
             severity: .medium,
@@ -330,6 +341,13 @@ package enum Oracle {
         return out
     }
 
+    /// An ECG's average rate, and its rhythm when the classification names one (1 AF, 0 sinus).
+    static func ecgSignals(_ r: ECGRecording) -> [Signal: Double] {
+        var values: [Signal: Double] = [.ecgHeartRate: Double(r.averageHeartRate)]
+        values[.ecgAF] = r.classification.afValue
+        return values
+    }
+
     /// The values a reading delivers, by signal name (nil for readings no derived rule looks at).
     package static func signals(_ m: Measurement) -> [Signal: Double]? {
         switch m {
@@ -345,6 +363,7 @@ package enum Oracle {
         case let .breastfeeding(minutes): [.breastfeeding: Double(minutes)]
         case let .respirationRate(n): [.respirationRate: Double(n)]
         case let .symptom(kind, severity): [kind.signal: Double(severity.rawValue)]
+        case let .ecg(r): ecgSignals(r)
         default: nil
         }
     }

@@ -10,7 +10,9 @@ extension FHIRObservationJSON {
         guard case var .object(f) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
         if let symptom = corruptSymptom(f, c) { return symptom }
         let panel = f.contains { $0.0 == "component" } && !f.contains { $0.0 == "valueQuantity" }
-        let measurement = panel ? "systolic" : "value"
+        // An ECG's measured value is its average heart rate, the first component.
+        let ecg = f.contains { $0.0 == "code" && $0.1.serialized().contains(ecgCode) }
+        let measurement = panel && !ecg ? "systolic" : "value"
         let quantity = panel ? "component[0].valueQuantity" : "valueQuantity"
         func body() -> [UInt8] { Array(JSONValue.object(f).serialized().utf8) }
         switch c {

@@ -31,7 +31,9 @@ extension FHIRObservationJSON {
     /// counterpart here) a severity code that is not one, a missing field no value at all.
     static func corruptSymptom(_ f: [(String, JSONValue)], _ c: Corruption) -> ([UInt8], ExpectedRejection)? {
         var f = f
-        guard let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" }) else { return nil }
+        guard !f.contains(where: { $0.0 == "component" }), let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" }) else {
+            return nil
+        }
         let spellings = ["valueCodeableConcept", "valueCodeableConcept.coding", "valueCodeableConcept.coding[0].code"]
         switch c {
         case .wrongType:

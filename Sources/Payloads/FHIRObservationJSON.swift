@@ -28,12 +28,13 @@ package enum FHIRObservationJSON {
     static let ucum = "http://unitsofmeasure.org"
 
     /// Whether a reading of `kind` has a FHIR form.
-    package static func carries(_ kind: VitalKind) -> Bool { codes[kind] != nil || kind == .symptom }
+    package static func carries(_ kind: VitalKind) -> Bool { codes[kind] != nil || kind == .symptom || kind == .ecg }
 
     /// The Observation of a reading (nil for kinds without a FHIR form: battery, cuff pressure,
     /// feeding). A daily summary is its step count (its calories are left out).
     package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
         if case let .symptom(kind, severity) = r.measurement { return symptom(r, kind, severity, start: start) }
+        if case let .ecg(recording) = r.measurement { return ecg(r, recording, start: start) }
         guard let (code, display) = codes[r.kind] else { return nil }
         var f: [(String, JSONValue)] = [
             ("resourceType", .string("Observation")),

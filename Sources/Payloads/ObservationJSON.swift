@@ -58,7 +58,8 @@ package struct ExpectedRejection: Sendable, Equatable {
 /// non-GATT devices): `{readingId, patientId, deviceId, kind, value | systolic+diastolic, unit,
 /// timestamp, sequence}`, heart rate with its RR intervals in ms, a feed with its `method`
 /// (`bottle`: mL, `breast`: min), a symptom with its `symptom` (value: severity 1 mild, 2
-/// moderate, 3 severe; unit `{severity}`; timestamp: its onset). `readings.jsonl` and live traffic
+/// moderate, 3 severe; unit `{severity}`; timestamp: its onset), an ECG (`kind: ecg`) with its average
+/// heart rate as the value and HealthKit's fields (``ecgFields(_:)``). `readings.jsonl` and live traffic
 /// both use this one encoder.
 package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
@@ -75,6 +76,9 @@ package enum ObservationJSON {
         case let .heartRate(bpm, rr, _, _):
             f += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
             if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double(milliseconds($0)) }))) }
+        case let .ecg(recording):
+            f += [("kind", .string("ecg")), ("value", .int(Int64(recording.averageHeartRate)))]
+            f += ecgFields(recording)
         default:
             f.append(("kind", .string(r.kind.rawValue)))
             if let method = r.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
@@ -84,6 +88,17 @@ package enum ObservationJSON {
         let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
         f += [("unit", .string(r.measurement.unit)), ("timestamp", .string(ts)), ("sequence", .int(Int64(r.seq)))]
         return .object(f)
+    }
+
+    /// An ECG recording's HealthKit fields (`HKElectrocardiogram`): `classification`,
+    /// `samplingFrequency` (Hz), `symptomsStatus` (`present` or `none`) and `voltageMeasurements`
+    /// (µV, one per sample from the start).
+    package static func ecgFields(_ r: ECGRecording) -> [(String, JSONValue)] {
+        [
+            ("classification", .string(r.classification.rawValue)), ("samplingFrequency", .int(Int64(r.samplingFrequency))),
+            ("symptomsStatus", .string(r.symptomatic ? "present" : "none")),
+            ("voltageMeasurements", .array(r.microvolts.map { .int(Int64($0)) })),
+        ]
     }
 
     /// An RR interval (1/1024 s, as GATT carries it) in ms to 0.1 ms: every JSON form writes it so.

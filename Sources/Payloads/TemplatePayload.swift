@@ -75,6 +75,12 @@ package struct TemplatePayload: Sendable {
             c["snomed"] = kind.snomed.code
             c["healthKitType"] = kind.healthKitType
         }
+        if case let .ecg(recording) = r.measurement {
+            c["classification"] = recording.classification.rawValue
+            c["samplingFrequency"] = String(recording.samplingFrequency)
+            c["symptomsStatus"] = recording.symptomatic ? "present" : "none"
+            c["voltagesJSON"] = "[" + recording.microvolts.map { String($0) }.joined(separator: ",") + "]"
+        }
         switch r.measurement {
         case let .bloodPressure(s, d, _, _, _):
             c["systolic"] = String(s)

@@ -124,6 +124,8 @@ package enum FHIRObservation {
         var rr: [Double] = []
         if let (kind, severity) = symptom {
             values[kind.signal] = severity
+        } else if code == ecgCode {
+            values = try ecg(o)
         } else if code == "85354-9" {
             values = try bloodPressurePanel(o)
         } else if let (signal, units, range) = codes[code] {
@@ -133,7 +135,7 @@ package enum FHIRObservation {
             throw ValidationFailure(
                 field: "code.coding",
                 message:
-                    "LOINC \(code) is not a vital sign VitalSim ingests; valid: 85354-9, \(codes.keys.sorted().joined(separator: ", "))"
+                    "LOINC \(code) is not a vital sign VitalSim ingests; valid: 85354-9, 11524-6, \(codes.keys.sorted().joined(separator: ", "))"
             )
         }
         return Observation(

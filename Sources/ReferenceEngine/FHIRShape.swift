@@ -39,6 +39,7 @@ enum FHIRShape {
             if let r = subject["reference"], !r.isString { throw fail("subject.reference", "a string such as Patient/501") }
         }
         if let q = o["valueQuantity"] { try quantity(q, field: "valueQuantity") }
+        if let c = o["valueCodeableConcept"] { try codeableConcept(c, field: "valueCodeableConcept") }
         if let d = o["device"] {
             guard case let .object(device) = d else { throw fail("device", "a Reference (object)") }
             if let r = device["reference"], !r.isString { throw fail("device.reference", "a string") }
@@ -58,6 +59,11 @@ enum FHIRShape {
                 guard case let .object(p) = part else { throw fail("component[\(i)]", "an object with code and valueQuantity") }
                 guard let code = p["code"] else { throw fail("component[\(i)].code", "present") }
                 try codeableConcept(code, field: "component[\(i)].code")
+                // A component's value is a Quantity, or (an ECG's waveform) SampledData.
+                if let d = p["valueSampledData"] {
+                    guard case .object = d else { throw fail("component[\(i)].valueSampledData", "a SampledData (object)") }
+                    continue
+                }
                 guard let q = p["valueQuantity"] else { throw fail("component[\(i)].valueQuantity", "present") }
                 try quantity(q, field: "component[\(i)].valueQuantity")
             }

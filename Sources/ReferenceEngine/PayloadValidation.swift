@@ -155,6 +155,7 @@ package enum PayloadValidation {
         let unit = try string(o, "unit")
         let t = try timestamp(o, "timestamp", now: now)
         if o["sequence"] != nil { _ = try integer(o, "sequence", 0...Int64(UInt32.max)) }
+        if kind == "ecg" { return try ecg(o, identity: (id, patient, device), time: t) }
         if kind == "blood-pressure" {
             try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "systolic", "diastolic", "unit", "timestamp", "sequence"])
             guard unit == "mm[Hg]" else {
@@ -176,7 +177,8 @@ package enum PayloadValidation {
         guard let (signal, expectedUnit, range) = feed ?? symptom ?? kinds[kind] else {
             throw ValidationFailure(
                 field: "kind",
-                message: "unknown kind \(kind); valid: blood-pressure, \((kinds.keys + ["symptom"]).sorted().joined(separator: ", "))"
+                message:
+                    "unknown kind \(kind); valid: blood-pressure, \((kinds.keys + ["symptom", "ecg"]).sorted().joined(separator: ", "))"
             )
         }
         guard unit == expectedUnit else {

@@ -46,6 +46,8 @@ package enum StoredValueRules {
         case .steps: ["/d", "{steps}/d", "{steps}", "steps", "1"]
         case .calories: ["kcal"]
         case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: ["{severity}", "1", ""]
+        case .ecgHeartRate: ["/min", "1/min", "{beats}/min", "beats/min", "bpm"]
+        case .ecgAF: ["{af}", "1", ""]
         }
     }
 
@@ -65,7 +67,7 @@ package enum StoredValueRules {
     /// may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
         .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
-        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .battery,
+        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .battery,
     ]
 
     /// The kind of reading with these values.
@@ -83,6 +85,7 @@ package enum StoredValueRules {
         case .battery: .battery
         case .respirationRate: .respirationRate
         case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: .symptom
+        case .ecgHeartRate, .ecgAF: .ecg
         case nil: nil
         }
     }

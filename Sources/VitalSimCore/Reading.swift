@@ -160,6 +160,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
     case feeding
     case respirationRate = "respiration-rate"
     case symptom
+    case ecg
 
     /// Position in `allCases` (for array-indexed counters on hot paths).
     public var ordinal: Int {
@@ -177,6 +178,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .feeding: 10
         case .respirationRate: 11
         case .symptom: 12
+        case .ecg: 13
         }
     }
 
@@ -196,6 +198,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .feeding: "feeding/"
         case .respirationRate: "respiration-rate/"
         case .symptom: "symptom/"
+        case .ecg: "ecg/"
         }
     }
 }
@@ -237,6 +240,8 @@ public enum Measurement: Sendable, Equatable {
     case respirationRate(perMinute: Int)
     /// A symptom the patient reports, with its severity (the reading's time is the symptom's onset).
     case symptom(SymptomKind, severity: SymptomSeverity)
+    /// A single-lead ECG recording (the reading's time is its start).
+    case ecg(ECGRecording)
 
     /// The kind of this measurement.
     public var kind: VitalKind {
@@ -254,11 +259,12 @@ public enum Measurement: Sendable, Equatable {
         case .feeding, .breastfeeding: .feeding
         case .respirationRate: .respirationRate
         case .symptom: .symptom
+        case .ecg: .ecg
         }
     }
 
     /// The primary value (heart rate, systolic, glucose, SpO2, °C, kg, %, steps, mL, breaths/min; a
-    /// breastfeed's minutes; a symptom's severity, 1...3).
+    /// breastfeed's minutes; a symptom's severity, 1...3; an ECG's average heart rate).
     public var primaryValue: Double {
         switch self {
         case let .heartRate(bpm, _, _, _): Double(bpm)
@@ -275,6 +281,7 @@ public enum Measurement: Sendable, Equatable {
         case let .breastfeeding(minutes): Double(minutes)
         case let .respirationRate(n): Double(n)
         case let .symptom(_, severity): Double(severity.rawValue)
+        case let .ecg(recording): Double(recording.averageHeartRate)
         }
     }
 
@@ -291,7 +298,7 @@ public enum Measurement: Sendable, Equatable {
     public var unit: String {
         if case .breastfeeding = self { return "min" }
         return switch kind {
-        case .heartRate, .respirationRate: "/min"
+        case .heartRate, .respirationRate, .ecg: "/min"
         case .bloodPressure, .cuffPressure: "mm[Hg]"
         case .glucose, .cgm: "mg/dL"
         case .spo2, .battery: "%"

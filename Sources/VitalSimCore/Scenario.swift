@@ -250,11 +250,13 @@ public enum DeviceType: String, Sendable, CaseIterable {
     /// A watch or phone app where the patient reports symptoms (seed 003's "Report a Symptom"),
     /// relayed as JSON.
     case symptomDiary = "symptom-diary"
+    /// An Apple-Watch-style single-lead ECG (30 s at 512 Hz) relayed by its phone as JSON.
+    case ecgWatch = "ecg-watch"
 
     /// True for devices that speak GATT.
     public var isBluetooth: Bool {
         switch self {
-        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary: false
+        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch: false
         default: true
         }
     }
@@ -274,6 +276,7 @@ public enum DeviceType: String, Sendable, CaseIterable {
             case .feedingLog: [.feeding]
             case .respirationMonitor: [.respirationRate]
             case .symptomDiary: [.symptom]
+            case .ecgWatch: [.ecg]
             }
         return isBluetooth ? own.union([.battery]) : own
     }
@@ -308,6 +311,10 @@ public struct DeviceSpec: Sendable {
     public var feedingMethod: FeedingMethod = .bottle
     /// Symptom diary: symptoms reported per day with no clinical event behind them (`spontaneous`).
     public var spontaneousSymptomsPerDay = 0.05
+    /// ECG watch: times of day (ms after midnight) of its scheduled recordings (`recordings`).
+    public var ecgRecordings: [Int64] = [9 * 3_600_000]
+    /// ECG watch: why it records (`triggers`), in ``ECGTrigger`` order.
+    public var ecgTriggers: [ECGTrigger] = ECGTrigger.allCases
     /// A value with every field given (bottle feeds).
     public init(
         id: String,

@@ -1,3 +1,4 @@
+@_exported import VitalSimBasics
 @_exported import StrictYAML
 import Yams
 
@@ -213,8 +214,8 @@ struct ScenarioBuilder {
                 node,
                 field,
                 allowed: [
-                    "id", "type", "transport", "cadence", "schedule", "mode", "method", "spontaneous", "battery", "batteryDrainPerDay",
-                ],
+                    "id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay",
+                ] + DeviceOptions.keys,
                 required: ["id", "type"]
             )
         else { return nil }
@@ -239,20 +240,7 @@ struct ScenarioBuilder {
             battery: battery,
             batteryDrainPerDay: drain
         )
-        if let method = f.choice("method", FeedingMethod.self, what: "feeding method") {
-            if type == .feedingLog {
-                spec.feedingMethod = method
-            } else {
-                reader.fail(f.value("method"), f.path("method"), "method applies only to feeding-log")
-            }
-        }
-        if let rate = f.number("spontaneous", in: 0...24, unit: "reports per day") {
-            if type == .symptomDiary {
-                spec.spontaneousSymptomsPerDay = rate
-            } else {
-                reader.fail(f.value("spontaneous"), f.path("spontaneous"), "spontaneous applies only to symptom-diary")
-            }
-        }
+        DeviceOptions(reader: reader).read(f, into: &spec)
         return spec
     }
 
@@ -340,7 +328,7 @@ public struct DeviceDefaults: Sendable {
         case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
         case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .respirationMonitor: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
-        case .symptomDiary: return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
+        case .symptomDiary, .ecgWatch: return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
         case .feedingLog:
             let n = Int64(max(baseline.feedsPerDay, 1))
             return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)

@@ -39,12 +39,16 @@ public enum Signal: String, Sendable, CaseIterable {
     case shortnessOfBreath = "shortness-of-breath"
     /// Reported fainting: severity 1...3.
     case fainting
+    /// An ECG recording's average heart rate, beats per minute.
+    case ecgHeartRate = "ecg-heart-rate"
+    /// An ECG recording's rhythm: 1 atrial fibrillation, 0 sinus rhythm (absent when inconclusive).
+    case ecgAF = "ecg-af"
 
     /// The UCUM unit the signal is measured in (`/min`, `mm[Hg]`, `mg/dL`, `%`, `Cel`, `kg`, `mL`,
-    /// `min`, `/d`, `kcal`, `{severity}`): the unit in which VitalSim generates it and the reference SUT stores it.
+    /// `min`, `/d`, `kcal`, `{severity}`, `{AF}`): the unit in which VitalSim generates it and the reference SUT stores it.
     public var ucum: String {
         switch self {
-        case .heartRate, .respirationRate: "/min"
+        case .heartRate, .respirationRate, .ecgHeartRate: "/min"
         case .systolic, .diastolic: "mm[Hg]"
         case .glucose, .cgm: "mg/dL"
         case .spo2, .battery: "%"
@@ -55,6 +59,7 @@ public enum Signal: String, Sendable, CaseIterable {
         case .steps: "/d"
         case .calories: "kcal"
         case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: "{severity}"
+        case .ecgAF: "{AF}"
         }
     }
 

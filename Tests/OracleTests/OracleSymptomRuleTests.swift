@@ -25,6 +25,17 @@ final class OracleSymptomRuleTests: XCTestCase {
         )
     }
 
+    func testECGClassifiedAFOncePerEpisode() throws {
+        let rule = try XCTUnwrap(Oracle.rules.first { $0.id == "ecg.af-classified" })
+        let rhythm: [Double?] = [0, 1, 1, nil, 1, 0, 1]
+        let samples = rhythm.enumerated().map { i, af in
+            var values: [Signal: Double] = [.ecgHeartRate: 100]
+            values[.ecgAF] = af
+            return Oracle.Sample(time: Int64(i) * hour, values: values, id: "p/w/\(i)", device: "w")
+        }
+        XCTAssertEqual(Oracle.judge(rule, "p", samples).map(\.raisedAt), [hour, 6 * hour], "inconclusive (nil) does not re-arm")
+    }
+
     func testEscalation() throws {
         let reports: [(Signal, Double, Int64)] = [
             (.palpitations, 1, 0), (.palpitations, 1, hour), (.dizziness, 2, 2 * hour), (.palpitations, 2, 3 * hour),

@@ -64,7 +64,10 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
             ("news2-deterioration", ["news2.urgent", "news2.emergency", "temp.fever", "spo2.low"], ["news2.urgent-copd"]),
             ("hypertension-stage2-series", ["bp.stage2-sustained"], ["bp.hypertensive-crisis"]),
             ("heart-failure-fluid-gain", ["weight.hf-gain"], []),
-            ("intouch-palpitations-af", ["hr.tachycardia", "symptom.escalation", "symptom.red-flag"], ["hr.bradycardia"]),
+            (
+                "intouch-palpitations-af", ["hr.tachycardia", "ecg.af-classified", "symptom.escalation", "symptom.red-flag"],
+                ["hr.bradycardia"]
+            ),
         ]
         for (name, must, mustNot) in expectations {
             let raised = try alerts(name)

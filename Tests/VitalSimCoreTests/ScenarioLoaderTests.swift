@@ -185,6 +185,22 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
     }
 
+    func testECGWatchRecordingsAndTriggers() throws {
+        let watch = valid.replacingOccurrences(
+            of: "type: heart-rate-strap",
+            with: "type: ecg-watch\n        recordings: [\"20:00\", \"08:15\"]\n        triggers: [symptoms, schedule]"
+        )
+        let s = try ScenarioLoader.parse(watch, file: "w.yaml")
+        XCTAssertEqual(s.patients[0].devices[0].ecgRecordings, [(8 * 60 + 15) * 60_000, 20 * 3_600_000])
+        XCTAssertEqual(s.patients[0].devices[0].ecgTriggers, [.schedule, .symptoms])
+        var i = issues(watch.replacingOccurrences(of: "[symptoms, schedule]", with: "[symptom]"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].triggers[0]" && $0.message.contains("irregular-rhythm") }, "\(i)")
+        i = issues(watch.replacingOccurrences(of: "\"20:00\"", with: "\"25:00\""))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].recordings[0]" }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        triggers: [schedule]"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].triggers" && $0.message.contains("only to ecg-watch") }, "\(i)")
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")

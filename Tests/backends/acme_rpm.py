@@ -77,7 +77,7 @@ TYPES = {
     "infant.spo2-low": "INFANT_SPO2_LOW", "infant.spo2-high": "INFANT_SPO2_HIGH", "infant.weight-loss-24h": "INFANT_WEIGHT_LOSS",
     "infant.poor-gain-3d": "INFANT_POOR_GAIN", "infant.low-intake": "INFANT_LOW_INTAKE", "device.data-gap": "DEVICE_SILENT",
     "device.low-battery": "DEVICE_BATTERY_LOW", "bp.stage2-sustained": "BP_STAGE2_SERIES", "weight.hf-gain": "HF_WEIGHT_GAIN",
-    "symptom.red-flag": "RED_FLAG_SYMPTOM", "symptom.escalation": "SYMPTOM_WORSE",
+    "symptom.red-flag": "RED_FLAG_SYMPTOM", "symptom.escalation": "SYMPTOM_WORSE", "ecg.af-classified": "ECG_AFIB",
 }
 LEVELS = {"high": "HIGH", "medium": "MEDIUM", "low": "LOW"}
 PROGRAMS = {"GENERAL": "adult", "DIABETES_CGM": "diabetic-cgm", "COPD": "copd", "CHD_INFANT": "chd-infant"}
@@ -300,7 +300,7 @@ class Handler(BaseHTTPRequestHandler):
 NAMES = {"heart-rate": "hr", "systolic": "sys", "diastolic": "dia", "glucose": "bg", "cgm": "cgm", "spo2": "spo2",
          "temperature": "temp", "weight": "wt", "feeding": "feed", "battery": "battery", "steps": "steps", "calories": "kcal",
          "respiration-rate": "rr", "breastfeeding": "bf", "palpitations": "palp", "dizziness": "dizzy", "chest-pain": "cp",
-         "shortness-of-breath": "sob", "fainting": "syncope"}
+         "shortness-of-breath": "sob", "fainting": "syncope", "ecg-heart-rate": "ecg_hr", "ecg-af": "ecg_af"}
 # Signal → (ACME's unit, factor from upstream's unit).
 UNITS = {"glucose": ("mmol/L", 1 / 18.0156), "cgm": ("mmol/L", 1 / 18.0156), "weight": ("[lb_av]", 1 / 0.45359237)}
 

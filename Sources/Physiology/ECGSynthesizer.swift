@@ -1,0 +1,113 @@
+import VitalSimCore
+
+/// A single-lead ECG waveform from the dynamical model of McSharry, Clifford, Tarassenko and Smith
+/// (2003, *IEEE TBME* 50:289), re-implemented from the paper's equations and driven by given beat
+/// times: the trajectory's phase θ runs once around the limit cycle per beat, reaching 0 (the R
+/// peak) at each beat time, and
+///
+///     dz/dt = −Σᵢ aᵢ Δθᵢ exp(−Δθᵢ² / 2bᵢ²) − (z − z₀),   Δθᵢ = (θ − θᵢ) mod 2π
+///
+/// (the force scaled by each beat's rate, see `force`) with the P, Q, R, S, T events at θᵢ = −70°, −15°, 0°, 15°, 100° (P and T scaled by (HR/60)^¼,
+/// Q and S by (HR/60)^½), aᵢ = 1.2, −5, 30, −7.5, 0.75 and bᵢ = 0.25, 0.1, 0.1, 0.1, 0.4 rad (× (HR/60)^½),
+/// HR being each beat's own rate. In atrial fibrillation the P event is absent (no organised atrial
+/// activity) and fibrillatory waves of 4–9 Hz take its place. The clean signal is scaled to
+/// −0.4…1.2 mV as in the paper; then come baseline wander at the breathing rate, muscle noise
+/// (white, SD 15 µV; 75 µV on a poor recording) and mains interference (50 Hz, 10 µV).
+package struct ECGSynthesizer {
+    /// Angles (rad), amplitudes and widths (rad) of P, Q, R, S, T.
+    static let angles: [Double] = [-70, -15, 0, 15, 100].map { $0 * Double.pi / 180 }
+    static let amplitudes: [Double] = [1.2, -5, 30, -7.5, 0.75]
+    static let widths: [Double] = [0.25, 0.1, 0.1, 0.1, 0.4]
+
+    /// Samples per second.
+    package var samplingFrequency = 512
+    /// Breathing frequency (Hz) of the baseline wander.
+    package var breathingHz = 0.25
+    /// A poor recording (loose contact, motion): five times the muscle noise.
+    package var poor = false
+
+    package init(samplingFrequency: Int = 512, breathingHz: Double = 0.25, poor: Bool = false) {
+        self.samplingFrequency = samplingFrequency
+        self.breathingHz = breathingHz
+        self.poor = poor
+    }
+
+    /// The voltage (mV) of `count` samples from `start` (ms). `beats` are beat (R peak) times in ms,
+    /// ascending, at least one before `start` and one after the last sample; `fibrillating(t)` says
+    /// whether the atria fibrillate at time `t`.
+    package func voltages(
+        start: Double,
+        count: Int,
+        beats: [Double],
+        fibrillating: (Double) -> Bool,
+        rng: inout SeededRandom
+    ) -> [Double] {
+        let h = 1000 / Double(samplingFrequency)
+        var k = 0
+        // The phase, the beat's rate and whether its P wave exists, at time t (ms).
+        func state(_ t: Double) -> (theta: Double, hr: Double, p: Bool) {
+            while k + 1 < beats.count - 1, beats[k + 1] <= t { k += 1 }
+            let rr = max(1, beats[k + 1] - beats[k])
+            var theta = 2 * Double.pi * (t - beats[k]) / rr
+            if theta > Double.pi { theta -= 2 * Double.pi }
+            return (theta, 60_000 / rr, !fibrillating(t))
+        }
+        func force(_ t: Double, _ z: Double) -> Double {
+            let (theta, hr, p) = state(t)
+            let fact = (hr / 60).squareRoot()
+            let fact2 = fact.squareRoot()
+            var sum = 0.0
+            for i in 0..<5 where i != 0 || p {
+                let scale = i == 0 || i == 4 ? fact2 : (i == 2 ? 1 : fact)
+                var d = theta - Self.angles[i] * scale
+                d -= 2 * Double.pi * (d / (2 * Double.pi)).rounded()
+                let b = Self.widths[i] * fact
+                sum += Self.amplitudes[i] * d * Math.exp(-d * d / (2 * b * b))
+            }
+            // Scaled by the beat's rate (HR/60 beats per second): in the paper's units a wave's
+            // amplitude falls as 1/ω, so an irregular rhythm's short beats would lose their R
+            // peaks; per phase, as here, every beat keeps its shape.
+            return -sum * hr / 60 - z
+        }
+        // Settle the trajectory over the beats before the recording, then sample it.
+        var t = max(beats[0], start - 2000)
+        var z = 0.0
+        var clean: [Double] = []
+        clean.reserveCapacity(count)
+        let dt = h / 1000
+        while clean.count < count {
+            if t >= start - h / 2 { clean.append(z) }
+            let k1 = force(t, z)
+            let k2 = force(t + h / 2, z + dt / 2 * k1)
+            let k3 = force(t + h / 2, z + dt / 2 * k2)
+            let k4 = force(t + h, z + dt * k3)
+            z += dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            t += h
+        }
+        return finish(clean, start: start, fibrillating: fibrillating, rng: &rng)
+    }
+
+    /// Scaling to −0.4…1.2 mV, then wander, f-waves, muscle noise and mains.
+    func finish(_ clean: [Double], start: Double, fibrillating: (Double) -> Bool, rng: inout SeededRandom) -> [Double] {
+        let lo = clean.min() ?? 0
+        let hi = clean.max() ?? 1
+        let gain = 1.6 / max(hi - lo, 1e-9)
+        let wanderPhase = rng.uniform(0, 2 * Double.pi)
+        let mainsPhase = rng.uniform(0, 2 * Double.pi)
+        let fHz = (rng.uniform(4, 9), rng.uniform(4, 9))
+        let muscle = poor ? 0.075 : 0.015
+        var out: [Double] = []
+        out.reserveCapacity(clean.count)
+        for (n, z) in clean.enumerated() {
+            let s = Double(n) / Double(samplingFrequency)
+            var v = -0.4 + (z - lo) * gain
+            v += 0.08 * Math.sin(2 * Double.pi * breathingHz * s + wanderPhase) + 0.03 * Math.sin(2 * Double.pi * 0.05 * s)
+            if fibrillating(start + s * 1000) {
+                v += 0.03 * Math.sin(2 * Double.pi * fHz.0 * s) + 0.02 * Math.sin(2 * Double.pi * fHz.1 * s + 1.3)
+            }
+            v += muscle * rng.normal() + 0.01 * Math.sin(2 * Double.pi * 50 * s + mainsPhase)
+            out.append(v)
+        }
+        return out
+    }
+}

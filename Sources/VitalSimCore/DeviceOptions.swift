@@ -1,0 +1,44 @@
+import StrictYAML
+import Yams
+
+/// The device keys that belong to one device type: a feeding log's `method`, a symptom diary's
+/// `spontaneous`, an ECG watch's `recordings` and `triggers`. Given on another type, each is an
+/// error naming the type it belongs to.
+struct DeviceOptions {
+    let reader: YAMLReader
+
+    /// The keys, for the device mapping's allowed keys.
+    static let keys = ["method", "spontaneous", "recordings", "triggers"]
+
+    func read(_ f: Fields, into spec: inout DeviceSpec) {
+        let type = spec.type
+        func only(_ key: String, _ owner: DeviceType) -> Bool {
+            guard f.has(key) else { return false }
+            if type == owner { return true }
+            reader.fail(f.value(key), f.path(key), "\(key) applies only to \(owner.rawValue)")
+            return false
+        }
+        if only("method", .feedingLog), let method = f.choice("method", FeedingMethod.self, what: "feeding method") {
+            spec.feedingMethod = method
+        }
+        if only("spontaneous", .symptomDiary), let rate = f.number("spontaneous", in: 0...24, unit: "reports per day") {
+            spec.spontaneousSymptomsPerDay = rate
+        }
+        if only("recordings", .ecgWatch), let list = f.list("recordings") {
+            spec.ecgRecordings = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("recordings") + "[\($0.offset)]") }.sorted()
+        }
+        if only("triggers", .ecgWatch), let list = f.list("triggers") {
+            var triggers: Set<ECGTrigger> = []
+            for (i, item) in list.enumerated() {
+                let name = item.scalar?.string ?? ""
+                guard let trigger = ECGTrigger(rawValue: name) else {
+                    let valid = ECGTrigger.allCases.map(\.rawValue).joined(separator: ", ")
+                    reader.fail(item, f.path("triggers") + "[\(i)]", "unknown trigger '\(name)'; valid: \(valid)")
+                    continue
+                }
+                triggers.insert(trigger)
+            }
+            spec.ecgTriggers = ECGTrigger.allCases.filter { triggers.contains($0) }
+        }
+    }
+}
