@@ -28,6 +28,7 @@ package enum SensorFactory {
         case .symptomDiary:
             SymptomDiary(physiology: physiology, spontaneousPerDay: spec.spontaneousSymptomsPerDay, horizon: horizon)
         case .ecgWatch: ECGWatch(spec: spec, physiology: physiology, rng: rng, horizon: horizon)
+        case .equipmentLog: EquipmentLog(spec: spec, physiology: physiology, rng: rng, horizon: horizon)
         }
     }
 }

@@ -114,7 +114,7 @@ public struct GATTDatabase: Sendable {
             (GATTService.healthThermometer, [(TemperatureMeasurement.uuid, [.indicate], []), (TemperatureType.uuid, [.read], [6])])
         case .weightScale:
             (GATTService.weightScale, [(WeightScaleFeature.uuid, [.read], [0, 0, 0, 0]), (WeightMeasurement.uuid, [.indicate], [])])
-        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch: nil
+        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch, .equipmentLog: nil
         }
     }
 

@@ -364,6 +364,7 @@ package enum Oracle {
         case let .respirationRate(n): [.respirationRate: Double(n)]
         case let .symptom(kind, severity): [kind.signal: Double(severity.rawValue)]
         case let .ecg(r): ecgSignals(r)
+        case let .equipment(item, setting, _): [item.signal: setting]
         default: nil
         }
     }

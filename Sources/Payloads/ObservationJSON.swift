@@ -59,7 +59,8 @@ package struct ExpectedRejection: Sendable, Equatable {
 /// timestamp, sequence}`, heart rate with its RR intervals in ms, a feed with its `method`
 /// (`bottle`: mL, `breast`: min), a symptom with its `symptom` (value: severity 1 mild, 2
 /// moderate, 3 severe; unit `{severity}`; timestamp: its onset), an ECG (`kind: ecg`) with its average
-/// heart rate as the value and HealthKit's fields (``ecgFields(_:)``). `readings.jsonl` and live traffic
+/// heart rate as the value and HealthKit's fields (``ecgFields(_:)``), an equipment log entry
+/// (`kind: equipment`) with its `item` and `action` and the item's setting as the value. `readings.jsonl` and live traffic
 /// both use this one encoder.
 package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
@@ -83,6 +84,9 @@ package enum ObservationJSON {
             f.append(("kind", .string(r.kind.rawValue)))
             if let method = r.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
             if let symptom = r.measurement.symptom { f.append(("symptom", .string(symptom.rawValue))) }
+            if case let .equipment(item, _, action) = r.measurement {
+                f += [("item", .string(item.rawValue)), ("action", .string(action.rawValue))]
+            }
             f.append(("value", .double(r.measurement.primaryValue)))
         }
         let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)

@@ -72,7 +72,7 @@ package struct ReadingEncoder {
             return [p(WeightMeasurement.uuid, true, w)]
         case let .battery(pct):
             return [p(BatteryLevel.uuid, false, BatteryLevel(UInt32(max(0, min(100, pct)))))]
-        case .dailySummary, .feeding, .breastfeeding, .respirationRate, .symptom, .ecg:
+        case .dailySummary, .feeding, .breastfeeding, .respirationRate, .symptom, .ecg, .equipment:
             return [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
         }
     }

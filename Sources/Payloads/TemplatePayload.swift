@@ -75,6 +75,10 @@ package struct TemplatePayload: Sendable {
             c["snomed"] = kind.snomed.code
             c["healthKitType"] = kind.healthKitType
         }
+        if case let .equipment(item, _, action) = r.measurement {
+            c["item"] = item.rawValue
+            c["action"] = action.rawValue
+        }
         if case let .ecg(recording) = r.measurement {
             c["classification"] = recording.classification.rawValue
             c["samplingFrequency"] = String(recording.samplingFrequency)

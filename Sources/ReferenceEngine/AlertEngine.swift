@@ -106,7 +106,8 @@ package final class AlertEngine {
                 for device in s.devices.keys.sorted() {
                     let d = s.devices[device]!
                     let key = "\(index)/\(device)"
-                    guard d.count >= 3, d.interval * 3 <= window, !s.active.contains(key) else { continue }
+                    // Streaming: readings at distinct times (entries logged at one instant are not a stream).
+                    guard d.count >= 3, d.interval > 0, d.interval * 3 <= window, !s.active.contains(key) else { continue }
                     guard time - d.last > window else {
                         next = min(next, d.last + window + 1)
                         continue

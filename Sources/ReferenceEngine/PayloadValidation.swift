@@ -170,15 +170,16 @@ package enum PayloadValidation {
             o,
             ["readingId", "patientId", "deviceId", "kind", "value", "unit", "timestamp", "sequence"]
                 + (kind == "heart-rate" ? ["rrIntervals"] : []) + (kind == "feeding" ? ["method"] : [])
-                + (kind == "symptom" ? ["symptom"] : [])
+                + (kind == "symptom" ? ["symptom"] : []) + (kind == "equipment" ? ["item", "action"] : [])
         )
         let feed = try feedingMethod(o, kind: kind)
         let symptom = try symptom(o, kind: kind)
-        guard let (signal, expectedUnit, range) = feed ?? symptom ?? kinds[kind] else {
+        let equipment = try equipment(o, kind: kind)
+        guard let (signal, expectedUnit, range) = feed ?? symptom ?? equipment ?? kinds[kind] else {
             throw ValidationFailure(
                 field: "kind",
                 message:
-                    "unknown kind \(kind); valid: blood-pressure, \((kinds.keys + ["symptom", "ecg"]).sorted().joined(separator: ", "))"
+                    "unknown kind \(kind); valid: blood-pressure, \((kinds.keys + ["symptom", "ecg", "equipment"]).sorted().joined(separator: ", "))"
             )
         }
         guard unit == expectedUnit else {
@@ -220,6 +221,24 @@ package enum PayloadValidation {
             throw ValidationFailure(field: "value", message: "a symptom's value is its severity: 1 mild, 2 moderate or 3 severe")
         }
         return (symptom.signal, "{severity}", 1...3)
+    }
+
+    /// An equipment log entry's `item` (oxygen: flow L/min; ng-tube: size [Ch]; feeding-pump: rate
+    /// mL/h) and `action` (in-use, replaced, adjusted): the item's signal, unit and range; nil for
+    /// other kinds.
+    static func equipment(_ o: [String: JSONInput], kind: String) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
+        guard kind == "equipment" else { return nil }
+        let name = try string(o, "item")
+        guard let item = EquipmentItem(rawValue: name) else {
+            let valid = EquipmentItem.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationFailure(field: "item", message: "unknown item \(name); valid: \(valid)")
+        }
+        let action = try string(o, "action")
+        guard EquipmentAction(rawValue: action) != nil else {
+            let valid = EquipmentAction.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationFailure(field: "action", message: "unknown action \(action); valid: \(valid)")
+        }
+        return (item.signal, item.signal.ucum, item.range)
     }
 
     /// Optional `rrIntervals` of a heart-rate observation: up to 64 beat-to-beat intervals in ms

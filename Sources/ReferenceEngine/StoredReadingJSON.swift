@@ -11,7 +11,8 @@ package enum StoredReadingJSON {
     /// it may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
         .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
-        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .battery,
+        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .oxygenFlow, .ngTubeSize,
+        .feedingPumpRate, .battery,
     ]
 
     /// The kind of an observation, as `POST /api/v1/observations` names it (`blood-pressure`,
@@ -20,6 +21,7 @@ package enum StoredReadingJSON {
         guard let s = precedence.first(where: { o.values[$0] != nil }) else { return "unknown" }
         if s.isSymptom { return "symptom" }
         if s == .ecgHeartRate || s == .ecgAF { return "ecg" }
+        if EquipmentItem(signal: s) != nil { return "equipment" }
         return s == .systolic ? "blood-pressure" : s == .breastfeeding ? "feeding" : s.rawValue
     }
 

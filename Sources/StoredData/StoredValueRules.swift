@@ -14,6 +14,8 @@ package enum StoredValueRules {
         switch s {
         case .temperature: 0.05 + 1e-6
         case .weight: 0.0025 + 1e-6
+        // A logged oxygen flow is exact (0.5 L/min, 0.25 L/min): half its finest step.
+        case .oxygenFlow: 0.005 + 1e-6
         default: 0.5 + 1e-6
         }
     }
@@ -48,6 +50,9 @@ package enum StoredValueRules {
         case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: ["{severity}", "1", ""]
         case .ecgHeartRate: ["/min", "1/min", "{beats}/min", "beats/min", "bpm"]
         case .ecgAF: ["{af}", "1", ""]
+        case .oxygenFlow: ["l/min"]
+        case .ngTubeSize: ["[ch]", "fr", "french"]
+        case .feedingPumpRate: ["ml/h"]
         }
     }
 
@@ -67,7 +72,8 @@ package enum StoredValueRules {
     /// may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
         .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
-        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .battery,
+        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .oxygenFlow, .ngTubeSize,
+        .feedingPumpRate, .battery,
     ]
 
     /// The kind of reading with these values.
@@ -86,6 +92,7 @@ package enum StoredValueRules {
         case .respirationRate: .respirationRate
         case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: .symptom
         case .ecgHeartRate, .ecgAF: .ecg
+        case .oxygenFlow, .ngTubeSize, .feedingPumpRate: .equipment
         case nil: nil
         }
     }

@@ -102,6 +102,8 @@ package enum ReadingRecord {
         case let .breastfeeding(minutes): return [("method", .string(FeedingMethod.breast.rawValue)), ("duration", .int(Int64(minutes)))]
         case let .respirationRate(n): return [("respirationRate", .int(Int64(n)))]
         case let .symptom(kind, severity): return [("symptom", .string(kind.rawValue)), ("severity", .string(severity.name))]
+        case let .equipment(item, setting, action):
+            return [("item", .string(item.rawValue)), ("setting", .double(setting)), ("action", .string(action.rawValue))]
         case let .ecg(r):
             return [
                 ("classification", .string(r.classification.rawValue)), ("averageHeartRate", .int(Int64(r.averageHeartRate))),

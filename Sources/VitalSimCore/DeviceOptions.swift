@@ -2,13 +2,13 @@ import StrictYAML
 import Yams
 
 /// The device keys that belong to one device type: a feeding log's `method`, a symptom diary's
-/// `spontaneous`, an ECG watch's `recordings` and `triggers`. Given on another type, each is an
+/// `spontaneous`, an ECG watch's `recordings` and `triggers`, an equipment log's `equipment`. Given on another type, each is an
 /// error naming the type it belongs to.
 struct DeviceOptions {
     let reader: YAMLReader
 
     /// The keys, for the device mapping's allowed keys.
-    static let keys = ["method", "spontaneous", "recordings", "triggers"]
+    static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment"]
 
     func read(_ f: Fields, into spec: inout DeviceSpec) {
         let type = spec.type
@@ -39,6 +39,17 @@ struct DeviceOptions {
                 triggers.insert(trigger)
             }
             spec.ecgTriggers = ECGTrigger.allCases.filter { triggers.contains($0) }
+        }
+        if type == .equipmentLog, !f.has("equipment") {
+            reader.fail(f.node, f.field, "an equipment-log needs 'equipment': the items and their settings, e.g. {oxygen: 0.5}")
+        }
+        if only("equipment", .equipmentLog), let node = f.value("equipment") {
+            let names = EquipmentItem.allCases.map(\.rawValue)
+            guard let g = reader.mapping(node, f.path("equipment"), allowed: names) else { return }
+            spec.equipment = EquipmentItem.allCases.compactMap { item in
+                let unit = item.signal.ucum
+                return g.number(item.rawValue, in: item.range, unit: unit).map { EquipmentSetting(item, $0) }
+            }
         }
     }
 }

@@ -161,6 +161,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
     case respirationRate = "respiration-rate"
     case symptom
     case ecg
+    case equipment
 
     /// Position in `allCases` (for array-indexed counters on hot paths).
     public var ordinal: Int {
@@ -179,6 +180,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .respirationRate: 11
         case .symptom: 12
         case .ecg: 13
+        case .equipment: 14
         }
     }
 
@@ -199,6 +201,7 @@ public enum VitalKind: String, Sendable, CaseIterable {
         case .respirationRate: "respiration-rate/"
         case .symptom: "symptom/"
         case .ecg: "ecg/"
+        case .equipment: "equipment/"
         }
     }
 }
@@ -242,6 +245,8 @@ public enum Measurement: Sendable, Equatable {
     case symptom(SymptomKind, severity: SymptomSeverity)
     /// A single-lead ECG recording (the reading's time is its start).
     case ecg(ECGRecording)
+    /// An equipment log entry: the item, its setting (in the item's unit) and what was done.
+    case equipment(EquipmentItem, setting: Double, action: EquipmentAction)
 
     /// The kind of this measurement.
     public var kind: VitalKind {
@@ -260,6 +265,7 @@ public enum Measurement: Sendable, Equatable {
         case .respirationRate: .respirationRate
         case .symptom: .symptom
         case .ecg: .ecg
+        case .equipment: .equipment
         }
     }
 
@@ -282,6 +288,7 @@ public enum Measurement: Sendable, Equatable {
         case let .respirationRate(n): Double(n)
         case let .symptom(_, severity): Double(severity.rawValue)
         case let .ecg(recording): Double(recording.averageHeartRate)
+        case let .equipment(_, setting, _): setting
         }
     }
 
@@ -297,6 +304,7 @@ public enum Measurement: Sendable, Equatable {
     /// The UCUM unit of ``primaryValue``.
     public var unit: String {
         if case .breastfeeding = self { return "min" }
+        if case let .equipment(item, _, _) = self { return item.signal.ucum }
         return switch kind {
         case .heartRate, .respirationRate, .ecg: "/min"
         case .bloodPressure, .cuffPressure: "mm[Hg]"
@@ -307,6 +315,7 @@ public enum Measurement: Sendable, Equatable {
         case .dailySummary: "{steps}"
         case .feeding: "mL"
         case .symptom: "{severity}"
+        case .equipment: "1"
         }
     }
 

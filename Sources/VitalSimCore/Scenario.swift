@@ -252,11 +252,13 @@ public enum DeviceType: String, Sendable, CaseIterable {
     case symptomDiary = "symptom-diary"
     /// An Apple-Watch-style single-lead ECG (30 s at 512 Hz) relayed by its phone as JSON.
     case ecgWatch = "ecg-watch"
+    /// A caregiver's equipment log (seed 004): home oxygen, NG tube, feeding pump settings, as JSON.
+    case equipmentLog = "equipment-log"
 
     /// True for devices that speak GATT.
     public var isBluetooth: Bool {
         switch self {
-        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch: false
+        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch, .equipmentLog: false
         default: true
         }
     }
@@ -277,6 +279,7 @@ public enum DeviceType: String, Sendable, CaseIterable {
             case .respirationMonitor: [.respirationRate]
             case .symptomDiary: [.symptom]
             case .ecgWatch: [.ecg]
+            case .equipmentLog: [.equipment]
             }
         return isBluetooth ? own.union([.battery]) : own
     }
@@ -315,6 +318,8 @@ public struct DeviceSpec: Sendable {
     public var ecgRecordings: [Int64] = [9 * 3_600_000]
     /// ECG watch: why it records (`triggers`), in ``ECGTrigger`` order.
     public var ecgTriggers: [ECGTrigger] = ECGTrigger.allCases
+    /// Equipment log: the items and their settings at the start (`equipment`), in ``EquipmentItem`` order.
+    public var equipment: [EquipmentSetting] = []
     /// A value with every field given (bottle feeds).
     public init(
         id: String,

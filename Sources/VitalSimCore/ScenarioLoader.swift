@@ -1,5 +1,5 @@
-@_exported import VitalSimBasics
 @_exported import StrictYAML
+@_exported import VitalSimBasics
 import Yams
 
 /// Loads scenario YAML files strictly: every problem is reported with `file:line:column`, the
@@ -328,7 +328,8 @@ public struct DeviceDefaults: Sendable {
         case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
         case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .respirationMonitor: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
-        case .symptomDiary, .ecgWatch: return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
+        case .symptomDiary, .ecgWatch, .equipmentLog:
+            return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
         case .feedingLog:
             let n = Int64(max(baseline.feedsPerDay, 1))
             return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)

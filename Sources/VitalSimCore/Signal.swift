@@ -43,6 +43,12 @@ public enum Signal: String, Sendable, CaseIterable {
     case ecgHeartRate = "ecg-heart-rate"
     /// An ECG recording's rhythm: 1 atrial fibrillation, 0 sinus rhythm (absent when inconclusive).
     case ecgAF = "ecg-af"
+    /// Home oxygen flow as the caregiver logs it, L/min.
+    case oxygenFlow = "oxygen-flow"
+    /// Nasogastric tube size, French.
+    case ngTubeSize = "ng-tube-size"
+    /// Enteral feeding pump rate, mL/h.
+    case feedingPumpRate = "feeding-pump-rate"
 
     /// The UCUM unit the signal is measured in (`/min`, `mm[Hg]`, `mg/dL`, `%`, `Cel`, `kg`, `mL`,
     /// `min`, `/d`, `kcal`, `{severity}`, `{AF}`): the unit in which VitalSim generates it and the reference SUT stores it.
@@ -60,6 +66,9 @@ public enum Signal: String, Sendable, CaseIterable {
         case .calories: "kcal"
         case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: "{severity}"
         case .ecgAF: "{AF}"
+        case .oxygenFlow: "L/min"
+        case .ngTubeSize: "[Ch]"
+        case .feedingPumpRate: "mL/h"
         }
     }
 

@@ -206,6 +206,15 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(e.ingest(low), [], "a duplicate reading id is not judged twice")
     }
 
+    /// Entries logged at one instant (an equipment log's first entries) are not a stream: their
+    /// silence afterwards is no data gap.
+    func testReadingsAtOneInstantDoNotStream() throws {
+        let e = try engine(.chdInfant)
+        for _ in 0..<3 { _ = e.ingest(obs([.oxygenFlow: 0.5], at: 0, device: "kit")) }
+        _ = e.ingest(obs([.spo2: 80], at: 0, device: "oxi"))
+        XCTAssertEqual(rules(e.ingest(obs([.spo2: 80], at: 6 * 60 * minute, device: "oxi"))), [])
+    }
+
     func testLowBatteryIsJudgedPerDevice() throws {
         let e = try engine(.diabeticCGM)
         XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))), ["device.low-battery"])

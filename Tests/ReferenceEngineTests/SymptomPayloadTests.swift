@@ -79,3 +79,32 @@ final class SymptomPayloadTests: XCTestCase {
         }
     }
 }
+
+/// Equipment log entries as the reference SUT takes them: the item's setting in its unit, with
+/// the action; a wrong item, action, unit or setting refused naming its field.
+final class EquipmentPayloadTests: XCTestCase {
+    func refusedField(_ extra: String) -> String? {
+        let text =
+            #"{"readingId": "k1", "patientId": "p", "deviceId": "kit", "kind": "equipment", "timestamp": "2024-11-07T09:05:00Z", "#
+            + extra + "}"
+        do throws(ValidationFailure) {
+            _ = try PayloadValidation.observation(JSONInput.parse(Array(text.utf8))!, now: 1_800_000_000_000)
+            return nil
+        } catch { return error.field }
+    }
+
+    func testEquipmentEntries() throws {
+        let text =
+            #"{"readingId": "k1", "patientId": "p", "deviceId": "kit", "kind": "equipment", "timestamp": "2024-11-07T09:05:00Z", "item": "oxygen", "action": "adjusted", "value": 1.5, "unit": "L/min"}"#
+        XCTAssertEqual(
+            try PayloadValidation.observation(JSONInput.parse(Array(text.utf8))!, now: 1_800_000_000_000).values,
+            [.oxygenFlow: 1.5]
+        )
+        XCTAssertNil(refusedField(#""item": "ng-tube", "action": "replaced", "value": 8, "unit": "[Ch]""#))
+        XCTAssertEqual(refusedField(#""item": "ventilator", "action": "in-use", "value": 1, "unit": "1""#), "item")
+        XCTAssertEqual(refusedField(#""item": "oxygen", "action": "broken", "value": 1, "unit": "L/min""#), "action")
+        XCTAssertEqual(refusedField(#""item": "oxygen", "value": 1, "unit": "L/min""#), "action")
+        XCTAssertEqual(refusedField(#""item": "oxygen", "action": "in-use", "value": 1, "unit": "mL/h""#), "unit")
+        XCTAssertEqual(refusedField(#""item": "oxygen", "action": "in-use", "value": 30, "unit": "L/min""#), "value")
+    }
+}

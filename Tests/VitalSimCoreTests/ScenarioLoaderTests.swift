@@ -201,6 +201,23 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].triggers" && $0.message.contains("only to ecg-watch") }, "\(i)")
     }
 
+    func testEquipmentLogNeedsItsItems() throws {
+        let log = valid.replacingOccurrences(
+            of: "type: heart-rate-strap",
+            with: "type: equipment-log\n        equipment: {ng-tube: 8, oxygen: 0.25}"
+        )
+        let s = try ScenarioLoader.parse(log, file: "e.yaml")
+        XCTAssertEqual(s.patients[0].devices[0].equipment, [EquipmentSetting(.oxygen, 0.25), EquipmentSetting(.ngTube, 8)])
+        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: equipment-log"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0]" && $0.message.contains("needs 'equipment'") }, "\(i)")
+        i = issues(log.replacingOccurrences(of: "oxygen: 0.25", with: "oxygen: 20"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment.oxygen" && $0.message.contains("0...15 L/min") }, "\(i)")
+        i = issues(log.replacingOccurrences(of: "ng-tube: 8", with: "ventilator: 1"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment.ventilator" }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        equipment: {oxygen: 1}"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment" && $0.message.contains("only to equipment-log") }, "\(i)")
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")

@@ -300,7 +300,8 @@ class Handler(BaseHTTPRequestHandler):
 NAMES = {"heart-rate": "hr", "systolic": "sys", "diastolic": "dia", "glucose": "bg", "cgm": "cgm", "spo2": "spo2",
          "temperature": "temp", "weight": "wt", "feeding": "feed", "battery": "battery", "steps": "steps", "calories": "kcal",
          "respiration-rate": "rr", "breastfeeding": "bf", "palpitations": "palp", "dizziness": "dizzy", "chest-pain": "cp",
-         "shortness-of-breath": "sob", "fainting": "syncope", "ecg-heart-rate": "ecg_hr", "ecg-af": "ecg_af"}
+         "shortness-of-breath": "sob", "fainting": "syncope", "ecg-heart-rate": "ecg_hr", "ecg-af": "ecg_af",
+         "oxygen-flow": "o2", "ng-tube-size": "ng", "feeding-pump-rate": "pump"}
 # Signal → (ACME's unit, factor from upstream's unit).
 UNITS = {"glucose": ("mmol/L", 1 / 18.0156), "cgm": ("mmol/L", 1 / 18.0156), "weight": ("[lb_av]", 1 / 0.45359237)}
 
