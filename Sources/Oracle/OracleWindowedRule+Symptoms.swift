@@ -8,15 +8,20 @@ extension Oracle {
         }
     }
 
+    /// Reports are judged in the order they arrive (a SUT cannot judge a report before it has it),
+    /// each against the latest report of the same symptom with an earlier onset among those that
+    /// arrived before it, within `window`.
     static func symptomEscalations(_ samples: [Sample], _ signals: [Signal], window: Int64, _ latch: inout Latch) {
-        var last: [Signal: (time: Int64, severity: Double)] = [:]
-        for s in samples {
+        var received: [Signal: [(time: Int64, severity: Double)]] = [:]
+        let arrival = samples.enumerated().sorted { ($0.element.emit, $0.offset) < ($1.element.emit, $1.offset) }.map(\.element)
+        for s in arrival {
             for signal in signals {
                 guard let severity = s.values[signal] else { continue }
-                if let previous = last[signal], previous.time < s.time, previous.time >= s.time - window, severity > previous.severity {
+                let earlier = received[signal, default: []].filter { $0.time < s.time && $0.time >= s.time - window }
+                if let previous = earlier.max(by: { $0.time < $1.time }), severity > previous.severity {
                     latch.raise(at: s.time, evidence: s.id)
                 }
-                last[signal] = (s.time, severity)
+                received[signal, default: []].append((s.time, severity))
             }
         }
     }

@@ -42,6 +42,15 @@ final class OracleSymptomRuleTests: XCTestCase {
             (.palpitations, 3, 4 * hour), (.palpitations, 2, 5 * hour), (.dizziness, 3, 26 * hour + 60_000), (.palpitations, 3, 29 * hour),
         ]
         XCTAssertEqual(try judge("symptom.escalation", reports), [3 * hour, 4 * hour, 29 * hour])
+        // Judged as they arrive: a mild report logged late, after a worse one with a later onset,
+        // is no comparison for the report that came before it (a SUT cannot judge what it lacks).
+        let rule = try XCTUnwrap(Oracle.windowedRules.first { $0.id == "symptom.escalation" })
+        let late = [
+            Oracle.Sample(time: 0, emit: 2 * hour, values: [.dizziness: 1], id: "p/d/0", device: "d"),
+            Oracle.Sample(time: hour, emit: hour + 600_000, values: [.dizziness: 2], id: "p/d/1", device: "d"),
+            Oracle.Sample(time: 3 * hour, emit: 3 * hour, values: [.dizziness: 3], id: "p/d/2", device: "d"),
+        ]
+        XCTAssertEqual(Oracle.judge(rule, "p", late, end: 4 * hour).map(\.raisedAt), [3 * hour])
         XCTAssertEqual(Oracle.windowedRules.first { $0.id == "symptom.escalation" }?.profiles.contains(.chdInfant), false)
     }
 }

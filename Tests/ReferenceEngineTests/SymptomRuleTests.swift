@@ -40,6 +40,11 @@ final class SymptomRuleTests: XCTestCase {
         // Exactly 24 h after the previous report is within the window; a minute more is not.
         XCTAssertEqual(rules(e, report(.palpitations, 3, at: 29 * hour)), ["symptom.escalation"])
         XCTAssertEqual(rules(e, report(.dizziness, 3, at: 26 * hour + 60_000)), [], "25 h after the dizziness at 2 h")
+        // The same out-of-order arrival as OracleSymptomRuleTests: judged as received.
+        let late = try engine()
+        XCTAssertEqual(rules(late, report(.shortnessOfBreath, 2, at: hour)), [])
+        XCTAssertEqual(rules(late, report(.shortnessOfBreath, 1, at: 0)), [], "an earlier onset arriving late")
+        XCTAssertEqual(rules(late, report(.shortnessOfBreath, 3, at: 3 * hour)), ["symptom.escalation"])
         let red = try engine()
         _ = red.ingest(report(.chestPain, 1, at: 0))
         XCTAssertEqual(Set(rules(red, report(.chestPain, 3, at: hour))), ["symptom.red-flag", "symptom.escalation"])
