@@ -216,6 +216,22 @@ final class SUTProfileRunTests: XCTestCase {
         XCTAssertFalse(faulty.out.contains("accepts "), "only the corrupted readings fail: " + faulty.out)
     }
 
+    /// Seed 003's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs
+    /// with their waveform as SampledData, in transaction Bundles; the reference SUT judges them as
+    /// it judges the contract's JSON, and a SUT that misses the ECG's AF fails on that alone.
+    func testFHIRProfileCarriesSymptomsAndECGs() throws {
+        let fhir = TestSupport.repositoryRoot + "/profiles/fhir-r4.yaml"
+        let intouch = TestSupport.repositoryRoot + "/scenarios/core/intouch-palpitations-af.yaml"
+        let r = try vitalsim(["run", intouch, "--golden-dir", golden, "--sut", fhir])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("PASS intouch-palpitations-af"), r.out)
+        XCTAssertTrue(r.out.contains("ingestion POST /fhir: 200 ×203"), "every reading, ECGs and symptoms too, as FHIR: " + r.out)
+        let missed = try vitalsim(["run", intouch, "--golden-dir", golden, "--sut", fhir, "--sut-fault", "miss-rule=ecg.af-classified"])
+        XCTAssertEqual(missed.status, 1, missed.out + missed.err)
+        XCTAssertTrue(missed.out.contains("missed alert ecg.af-classified patient 903"), missed.out)
+        XCTAssertFalse(missed.out.contains("missed alert symptom"), missed.out)
+    }
+
     /// A Mustache template route (PUT-free: the reference SUT takes POST) carrying the cuff's readings,
     /// and a profile whose routes leave a kind out: exit 3 naming the reading, nothing judged.
     func testTemplateRoutesAndAKindNoRouteCarries() throws {
