@@ -19,6 +19,10 @@ package struct DeviceEmitter {
     var pending = PendingQueue()
     var nextMeasurement: Int64
     var nextBattery: Int64
+    /// The device's scripted readings (`reading:` in the timeline), the next one's script and index.
+    let scripts: [ScriptedReading]
+    var script = 0
+    var scripted = 0
     let primaryKind: VitalKind
     let identity: DeviceIdentity
     let storesRecords: Bool
@@ -29,7 +33,7 @@ package struct DeviceEmitter {
     var corrupted = [Int](repeating: 0, count: VitalKind.allCases.count)
 
     /// Creates the emitter of `spec` for the patient whose physiology is given.
-    package init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], duration: Int64) {
+    package init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], scripts: [ScriptedReading] = [], duration: Int64) {
         self.spec = spec
         self.patientID = physiology.patient.id
         self.physiology = physiology
@@ -43,24 +47,52 @@ package struct DeviceEmitter {
         storesRecords = sensor.storesRecords
         nextMeasurement = Schedule.first(spec, clock: physiology.clock)
         nextBattery = spec.type.isBluetooth ? 0 : .max
+        self.scripts = scripts.sorted { $0.start < $1.start }
+    }
+
+    /// When the next scripted reading is due (`.max` when none is left).
+    var nextScripted: Int64 { script < scripts.count ? scripts[script].reading(scripted).time : .max }
+
+    /// True when a script replaces the device's own measurement at `t`.
+    func scriptCovers(_ t: Int64) -> Bool { scripts.contains { t >= $0.start && t <= $0.end } }
+
+    /// Emits the next scripted reading and moves to the one after.
+    mutating func emitScripted() {
+        let s = scripts[script]
+        let (t, values) = s.reading(scripted)
+        // A CGM's trend over a ramp (its only field); other devices carry no trend.
+        let from = s.values["cgm"] ?? 0
+        let slope = s.count > 1 ? ((s.to?["cgm"] ?? from) - from) / (Double(s.end - s.start) / 60_000) : 0
+        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: slope) {
+            accept(Sample(offset: 0, measurement: m, truth: m.primaryValue, at: t))
+        }
+        scripted += 1
+        if scripted == s.count {
+            script += 1
+            scripted = 0
+        }
     }
 
     /// The next reading in emit order, or nil when the scenario is over for this device.
     package mutating func next() -> Reading? {
         while true {
-            let horizon = min(nextMeasurement, nextBattery)
+            let horizon = min(nextMeasurement, nextBattery, nextScripted)
             if let head = pending.peek, head.intendedEmitTime < horizon || horizon >= duration {
                 return pending.pop()
             }
             if horizon >= duration { return nil }
-            if nextBattery <= nextMeasurement {
+            if nextBattery <= nextMeasurement, nextBattery <= nextScripted {
                 emitBattery(at: nextBattery)
                 nextBattery += 3_600_000
+            } else if nextScripted <= nextMeasurement {
+                emitScripted()
             } else {
                 let t = nextMeasurement
                 scratch.removeAll(keepingCapacity: true)
                 sensor.measure(at: t, lowBattery: faults.lowBattery(at: t) != nil, into: &scratch)
-                for sample in scratch { accept(sample) }
+                // Measured even under a script, so that the device's later readings are what they
+                // would be without it; a script's window replaces them.
+                if !scriptCovers(t) { for sample in scratch { accept(sample) } }
                 nextMeasurement = Schedule.next(after: t, spec: spec, clock: physiology.clock)
             }
         }

@@ -7,6 +7,10 @@ package protocol DeviceSensor {
     var primaryKind: VitalKind { get }
     /// True when the device stores records and sends them after a reconnect (backfill).
     var storesRecords: Bool { get }
+    /// How much of its measurement error the device adds: 1, or 0 for `noise: off` (the physiology
+    /// exactly, at the device's resolution; the random draws are made all the same, so the rest of
+    /// the scenario does not change).
+    var noiseScale: Double { get set }
     /// Appends the samples taken at scheduled time `t` to `samples`.
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample])
 }
@@ -14,6 +18,12 @@ package protocol DeviceSensor {
 /// Builds the sensor model of a device type.
 package enum SensorFactory {
     package static func make(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom, horizon: Int64) -> any DeviceSensor {
+        var sensor = model(spec, physiology: physiology, rng: rng, horizon: horizon)
+        sensor.noiseScale = spec.noise ? 1 : 0
+        return sensor
+    }
+
+    static func model(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom, horizon: Int64) -> any DeviceSensor {
         switch spec.type {
         case .heartRateStrap: HeartRateStrap(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
         case .bpCuff: BloodPressureCuff(physiology: physiology, rng: rng)
@@ -36,6 +46,7 @@ package enum SensorFactory {
 /// Heart-rate strap: 1 s notifications with the RR intervals of the beats completed since the last one,
 /// cumulative energy expended every 10th notification, sensor contact detected.
 struct HeartRateStrap: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     let cadence: Int64

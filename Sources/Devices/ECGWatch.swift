@@ -16,6 +16,7 @@ import VitalSimCore
 /// sensitivity 98.3 % (else `inconclusiveOther`) and sinus rhythm with specificity 99.6 % (else
 /// called AF), the figures of the ECG app's clearance study.
 struct ECGWatch: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var starts: [(time: Int64, symptomatic: Bool)] = []

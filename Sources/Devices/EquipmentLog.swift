@@ -10,6 +10,7 @@ import VitalSimCore
 ///   and back down 10–60 min after it ends.
 /// The app sends each entry at its next sync (the device's cadence).
 struct EquipmentLog: DeviceSensor {
+    var noiseScale = 1.0
     var entries: [(time: Int64, item: EquipmentItem, setting: Double, action: EquipmentAction)] = []
     var next = 0
     var primaryKind: VitalKind { .equipment }

@@ -6,6 +6,7 @@ import VitalSimCore
 /// about 95 % of readings lie within ±3 /min of the truth (the accuracy wearable respiration
 /// sensors usually claim against a capnograph). It keeps its readings while the phone is away.
 struct RespirationMonitor: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var primaryKind: VitalKind { .respirationRate }
@@ -13,7 +14,7 @@ struct RespirationMonitor: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.respirationRate(at: t)
-        let perMinute = Int(Math.clamp(truth + rng.normal(mean: 0, sd: 1.5), 2, 100).rounded())
+        let perMinute = Int(Math.clamp(truth + rng.normal(mean: 0, sd: 1.5 * noiseScale), 2, 100).rounded())
         samples.append(Sample(offset: 0, measurement: .respirationRate(perMinute: perMinute), truth: truth, at: t))
     }
 }

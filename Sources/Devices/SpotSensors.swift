@@ -4,6 +4,7 @@ import VitalSimCore
 /// Upper-arm cuff: a home burst of two readings one minute apart (ACC/AHA home protocol), each
 /// preceded by Intermediate Cuff Pressure notifications while the cuff inflates.
 struct BloodPressureCuff: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var primaryKind: VitalKind { .bloodPressure }
@@ -13,8 +14,8 @@ struct BloodPressureCuff: DeviceSensor {
         for burst in 0..<2 {
             let start = Int64(burst) * 60_000
             let truth = physiology.bloodPressure(at: t + start)
-            let sys = Int((truth.systolic + rng.normal(mean: 0, sd: 5)).rounded())
-            let dia = Int((truth.diastolic + rng.normal(mean: 0, sd: 3)).rounded())
+            let sys = Int((truth.systolic + rng.normal(mean: 0, sd: 5 * noiseScale)).rounded())
+            let dia = Int((truth.diastolic + rng.normal(mean: 0, sd: 3 * noiseScale)).rounded())
             let target = sys + 30
             for k in 0..<20 {
                 samples.append(
@@ -27,7 +28,7 @@ struct BloodPressureCuff: DeviceSensor {
                 )
             }
             let map = Int((Double(dia) + Double(sys - dia) / 3).rounded())
-            let pulse = Int((physiology.ventricularRate(at: t + start) + rng.normal(mean: 0, sd: 2)).rounded())
+            let pulse = Int((physiology.ventricularRate(at: t + start) + rng.normal(mean: 0, sd: 2 * noiseScale)).rounded())
             let irregular: UInt16 = physiology.atrialFibrillation(at: t + start) != nil ? 0x0004 : 0
             samples.append(
                 Sample(
@@ -49,6 +50,7 @@ struct BloodPressureCuff: DeviceSensor {
 
 /// Fingerstick meter: ISO 15197-grade error, GLS meal context from the time of day, stored records.
 struct Glucometer: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var primaryKind: VitalKind { .glucose }
@@ -56,7 +58,7 @@ struct Glucometer: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.glucose.plasma(at: t)
-        let value = Int(Math.clamp(truth * (1 + 0.04 * rng.normal()), 20, 600).rounded())
+        let value = Int(Math.clamp(truth * (1 + 0.04 * noiseScale * rng.normal()), 20, 600).rounded())
         let h = physiology.clock.hour(at: t)
         let meals = physiology.patient.meals.map { Double($0.timeOfDay) / 3_600_000 }
         let meal: UInt8 = h >= 21 ? 5 : (meals.contains { h > $0 && h - $0 <= 2.5 } ? 2 : (h < 10 ? 3 : 1))
@@ -69,6 +71,7 @@ struct Glucometer: DeviceSensor {
 /// Continuous glucose monitor: interstitial glucose plus autocorrelated sensor noise (AR(1), φ = 0.7 per
 /// 5 min, sd 4 mg/dL + 5 % of value), LOW below 40 and HIGH above 400, trend over 15 min, E2E-CRC.
 struct ContinuousGlucoseMonitor: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     let cadence: Int64
@@ -88,7 +91,7 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         let ig = physiology.glucose.interstitial(at: t)
         let phi = Math.pow(0.7, Double(cadence) / 300_000)
         noise = phi * noise + (1 - phi * phi).squareRoot() * rng.normal()
-        let raw = ig + noise * (4 + 0.05 * ig)
+        let raw = ig + noiseScale * noise * (4 + 0.05 * ig)
         history.append(raw)
         let window = max(2, Int(900_000 / cadence) + 1)
         if history.count > window { history.removeFirst(history.count - window) }
@@ -98,7 +101,7 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         if raw > 400 { warning |= 0x80 }
         let status: UInt32 = lowBattery ? 0x02 : 0
         let value = Int(Math.clamp(raw, 40, 400).rounded())
-        let quality = Int(Math.clamp(96 - 4 * abs(noise), 70, 100).rounded())
+        let quality = Int(Math.clamp(96 - 4 * abs(noiseScale * noise), 70, 100).rounded())
         let minutes = UInt16(truncatingIfNeeded: t / 60_000)
         samples.append(
             Sample(
@@ -119,6 +122,7 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
 
 /// Pulse oximeter: 1 s continuous readings or spot checks; ±2 % (adult) / ±3 % (neonatal) Arms.
 struct PulseOximeter: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     let continuous: Bool
@@ -128,14 +132,15 @@ struct PulseOximeter: DeviceSensor {
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.spo2(at: t)
         let sd = continuous ? 0.8 : (physiology.patient.profile == .chdInfant ? 3.0 : 2.0)
-        let spo2 = Int(Math.clamp(truth + rng.normal(mean: 0, sd: sd), 50, 100).rounded())
-        let pulse = Int((physiology.ventricularRate(at: t) + rng.normal(mean: 0, sd: 1.5)).rounded())
+        let spo2 = Int(Math.clamp(truth + rng.normal(mean: 0, sd: sd * noiseScale), 50, 100).rounded())
+        let pulse = Int((physiology.ventricularRate(at: t) + rng.normal(mean: 0, sd: 1.5 * noiseScale)).rounded())
         samples.append(Sample(offset: 0, measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous), truth: truth, at: t))
     }
 }
 
 /// Oral thermometer, 0.1 °C resolution.
 struct Thermometer: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var primaryKind: VitalKind { .temperature }
@@ -143,13 +148,14 @@ struct Thermometer: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.temperature(at: t)
-        let c = ((truth + rng.normal(mean: 0, sd: 0.1)) * 10).rounded() / 10
+        let c = ((truth + rng.normal(mean: 0, sd: 0.1 * noiseScale)) * 10).rounded() / 10
         samples.append(Sample(offset: 0, measurement: .temperature(celsius: c, type: 6), truth: truth, at: t))
     }
 }
 
 /// Scale: 0.005 kg resolution; ±10 g noise for infants (clothing and movement), ±100 g for adults.
 struct WeightScale: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var primaryKind: VitalKind { .weight }
@@ -157,7 +163,7 @@ struct WeightScale: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.weight(at: t)
-        let kg = ((truth + rng.normal(mean: 0, sd: truth < 20 ? 0.010 : 0.1)) / 0.005).rounded() * 0.005
+        let kg = ((truth + rng.normal(mean: 0, sd: (truth < 20 ? 0.010 : 0.1) * noiseScale)) / 0.005).rounded() * 0.005
         samples.append(Sample(offset: 0, measurement: .weight(kg: (kg * 1000).rounded() / 1000), truth: truth, at: t))
     }
 }
@@ -165,6 +171,7 @@ struct WeightScale: DeviceSensor {
 /// Phone or watch bridge of the VitalEdge documents: the latest HealthKit heart rate every interval
 /// (1–60 min, default 5) and, at each midnight, the day's steps and active calories.
 struct PhoneBridge: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     let cadence: Int64
@@ -207,7 +214,7 @@ struct PhoneBridge: DeviceSensor {
             Sample(
                 offset: 0,
                 measurement: .heartRate(
-                    bpm: Int((truth + rng.normal(mean: 0, sd: sd)).rounded()),
+                    bpm: Int((truth + rng.normal(mean: 0, sd: sd * noiseScale)).rounded()),
                     rrIntervals: [],
                     energyExpended: nil,
                     contact: .notSupported
@@ -224,6 +231,7 @@ struct PhoneBridge: DeviceSensor {
 /// knows without test weighing. A breastfeed lasts the feed's volume at an assumed 5 mL/min
 /// (10–30 min for the usual 50–150 mL), ± 3 min, 5 to 60 min.
 struct FeedingLog: DeviceSensor {
+    var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     var method: FeedingMethod = .bottle
@@ -239,11 +247,11 @@ struct FeedingLog: DeviceSensor {
             case .mixed: rng.uniform() < 0.5
             }
         guard breast else {
-            let ml = Int(max(0, truth + rng.normal(mean: 0, sd: 5)).rounded())
+            let ml = Int(max(0, truth + rng.normal(mean: 0, sd: 5 * noiseScale)).rounded())
             samples.append(Sample(offset: 0, measurement: .feeding(mL: ml), truth: truth, at: t))
             return
         }
-        let minutes = Int(Math.clamp(truth / 5 + rng.normal(mean: 0, sd: 3), 5, 60).rounded())
+        let minutes = Int(Math.clamp(truth / 5 + rng.normal(mean: 0, sd: 3 * noiseScale), 5, 60).rounded())
         samples.append(Sample(offset: 0, measurement: .breastfeeding(minutes: minutes), truth: truth / 5, at: t))
     }
 }

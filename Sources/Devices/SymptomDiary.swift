@@ -13,6 +13,7 @@ struct SymptomReport {
 /// patient's symptoms (``SymptomReports``), each logged 2–30 min after its onset and sent at the
 /// app's next sync (the device's cadence). A reading's time is the symptom's onset.
 struct SymptomDiary: DeviceSensor {
+    var noiseScale = 1.0
     var reports: [SymptomReport]
     var next = 0
     var primaryKind: VitalKind { .symptom }

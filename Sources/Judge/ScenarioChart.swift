@@ -90,6 +90,14 @@ package struct ScenarioChart: Sendable {
                     to: start + f.start + Swift.max(f.duration, width),
                     isFault: true
                 )
+            case let .scripted(s):
+                Span(
+                    patientID: owner[s.deviceID] ?? "",
+                    label: "scripted \(s.deviceID)",
+                    from: start + s.start,
+                    to: start + Swift.max(s.end, s.start + width),
+                    isFault: false
+                )
             }
         }
     }

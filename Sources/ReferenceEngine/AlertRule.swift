@@ -70,6 +70,29 @@ package struct AlertRule: Sendable, Equatable {
 }
 
 extension AlertRule {
+    /// The rule with each threshold comparison's strictness flipped (`>` ↔ `>=`, `<` ↔ `<=`): the
+    /// `off-by-one` fault, a SUT that compares one step off at every boundary.
+    package var offByOne: AlertRule {
+        func flip(_ c: Condition) -> Condition {
+            var c = c
+            c.comparison =
+                switch c.comparison {
+                case .less: .lessOrEqual
+                case .lessOrEqual: .less
+                case .greater: .greaterOrEqual
+                case .greaterOrEqual: .greater
+                }
+            return c
+        }
+        var rule = self
+        switch kind {
+        case let .threshold(conditions, matchAll): rule.kind = .threshold(conditions: conditions.map(flip), matchAll: matchAll)
+        case let .report(conditions): rule.kind = .report(conditions: conditions.map(flip))
+        default: break
+        }
+        return rule
+    }
+
     /// The rule with a patient's own limits in place of its threshold conditions' values (only a
     /// threshold rule has limits a patient can change).
     func personalized(_ limits: [ThresholdOverride]) -> AlertRule {

@@ -32,6 +32,8 @@ package struct FaultPlan: Sendable, Equatable {
     package var alterStored: Double = 0
     /// Judge every patient by the rules' own limits, ignoring those set for the patient.
     package var ignoreLimits = false
+    /// Compare off by one: every threshold's strictness flipped (`>` as `>=`, `<=` as `<`, …).
+    package var offByOne = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -47,7 +49,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -59,6 +61,11 @@ package struct FaultPlan: Sendable, Equatable {
             return value
         }
         func noValue() throws(FaultPlanError) { if value != nil { throw FaultPlanError(text: text, reason: "\(name) takes no value") } }
+        if let flag = Self.flag(name) {
+            try noValue()
+            self[keyPath: flag] = true
+            return
+        }
         switch name {
         case "drop-alerts", "lose-stored", "alter-stored":
             guard let p = Double(try needValue()), p > 0, p <= 1 else {
@@ -74,30 +81,12 @@ package struct FaultPlan: Sendable, Equatable {
                 throw FaultPlanError(text: text, reason: "DURATION must be positive, like 500ms, 2s or 1m")
             }
             delayAlertsMilliseconds = d.milliseconds
-        case "accept-invalid":
-            try noValue()
-            acceptInvalid = true
-        case "wrong-severity":
-            try noValue()
-            wrongSeverity = true
-        case "wrong-evidence":
-            try noValue()
-            wrongEvidence = true
-        case "duplicate-alerts":
-            try noValue()
-            duplicateAlerts = true
         case "miss-rule":
             let rule = try needValue()
             guard knownRules.contains(rule) else {
                 throw FaultPlanError(text: text, reason: "unknown rule \(rule); rules: \(knownRules.sorted().joined(separator: ", "))")
             }
             missRules.insert(rule)
-        case "unavailable":
-            try noValue()
-            unavailable = true
-        case "ignore-limits":
-            try noValue()
-            ignoreLimits = true
         case "alert-api":
             guard let f = AlertAPIFault(rawValue: try needValue()) else {
                 throw FaultPlanError(text: text, reason: "valid: alert-api=error, alert-api=garbage, alert-api=unreadable")
@@ -108,6 +97,20 @@ package struct FaultPlan: Sendable, Equatable {
             crashAfter = n
         default:
             throw FaultPlanError(text: text, reason: "unknown fault; valid: \(FaultPlan.spellings)")
+        }
+    }
+
+    /// The switch a fault without a value turns on, if `name` is one.
+    static func flag(_ name: String) -> WritableKeyPath<FaultPlan, Bool>? {
+        switch name {
+        case "accept-invalid": \.acceptInvalid
+        case "wrong-severity": \.wrongSeverity
+        case "wrong-evidence": \.wrongEvidence
+        case "duplicate-alerts": \.duplicateAlerts
+        case "unavailable": \.unavailable
+        case "ignore-limits": \.ignoreLimits
+        case "off-by-one": \.offByOne
+        default: nil
         }
     }
 
@@ -130,6 +133,7 @@ package struct FaultPlan: Sendable, Equatable {
         if loseStored > 0 { out.append("lose-stored=\(loseStored): acknowledged readings are left out of storage at random") }
         if alterStored > 0 { out.append("alter-stored=\(alterStored): acknowledged readings are stored 10 % high at random") }
         if ignoreLimits { out.append("ignore-limits: patients' own alert limits are ignored") }
+        if offByOne { out.append("off-by-one: every threshold comparison has the wrong strictness (> as >=, < as <=)") }
         return out
     }
 

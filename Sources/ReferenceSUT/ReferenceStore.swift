@@ -51,7 +51,11 @@ package actor ReferenceStore {
         hub: AlertHub,
         faults: FaultPlan = FaultPlan()
     ) {
-        engine = AlertEngine(rules: rules, profiles: profiles, limits: limits.mapValues { Self.judged($0, faults) })
+        engine = AlertEngine(
+            rules: faults.offByOne ? rules.map(\.offByOne) : rules,
+            profiles: profiles,
+            limits: limits.mapValues { Self.judged($0, faults) }
+        )
         self.storage = storage
         committer = GroupCommitter(storage: storage, metrics: hub.metrics)
         self.hub = hub

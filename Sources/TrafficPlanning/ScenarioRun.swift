@@ -21,7 +21,13 @@ package struct ScenarioRun {
             let phys = PatientPhysiology(patient: p, events: scenario.events(for: p.id), rng: root.split("patient:" + p.id), clock: clock)
             for d in p.devices {
                 emitters.append(
-                    DeviceEmitter(spec: d, physiology: phys, faults: scenario.faults(for: d.id), duration: scenario.duration.milliseconds)
+                    DeviceEmitter(
+                        spec: d,
+                        physiology: phys,
+                        faults: scenario.faults(for: d.id),
+                        scripts: scenario.scripts(for: d.id),
+                        duration: scenario.duration.milliseconds
+                    )
                 )
             }
         }

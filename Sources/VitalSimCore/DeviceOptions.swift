@@ -8,10 +8,21 @@ struct DeviceOptions {
     let reader: YAMLReader
 
     /// The keys, for the device mapping's allowed keys.
-    static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment"]
+    static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment", "noise"]
+
+    /// A `noise:` switch (`on` or `off`), nil when not given.
+    static func noise(_ f: Fields, _ reader: YAMLReader) -> Bool? {
+        guard let word = f.string("noise") else { return nil }
+        guard word == "on" || word == "off" else {
+            reader.fail(f.value("noise"), f.path("noise"), "noise is on or off, got '\(word)'")
+            return nil
+        }
+        return word == "on"
+    }
 
     func read(_ f: Fields, into spec: inout DeviceSpec) {
         let type = spec.type
+        if let noise = Self.noise(f, reader) { spec.noise = noise }
         func only(_ key: String, _ owner: DeviceType) -> Bool {
             guard f.has(key) else { return false }
             if type == owner { return true }

@@ -47,6 +47,11 @@ public struct Scenario: Sendable {
         timeline.compactMap { if case let .clinical(e) = $0, e.patientID == patientID { e } else { nil } }
     }
 
+    /// Scripted readings of one device, in time order.
+    public func scripts(for deviceID: String) -> [ScriptedReading] {
+        timeline.compactMap { if case let .scripted(s) = $0, s.deviceID == deviceID { s } else { nil } }
+    }
+
     /// Faults of one device, in time order.
     public func faults(for deviceID: String) -> [DeviceFault] {
         timeline.compactMap { if case let .fault(f) = $0, f.deviceID == deviceID { f } else { nil } }
@@ -318,6 +323,8 @@ public struct DeviceSpec: Sendable {
     public var ecgRecordings: [Int64] = [9 * 3_600_000]
     /// ECG watch: why it records (`triggers`), in ``ECGTrigger`` order.
     public var ecgTriggers: [ECGTrigger] = ECGTrigger.allCases
+    /// False for `noise: off` (the device's own or its patient's): no measurement error.
+    public var noise = true
     /// Equipment log: the items and their settings at the start (`equipment`), in ``EquipmentItem`` order.
     public var equipment: [EquipmentSetting] = []
     /// A value with every field given (bottle feeds).
@@ -346,12 +353,14 @@ public struct DeviceSpec: Sendable {
 public enum TimelineEntry: Sendable {
     case clinical(ClinicalEvent)
     case fault(DeviceFault)
+    case scripted(ScriptedReading)
 
     /// When it starts (virtual ms).
     public var start: Int64 {
         switch self {
         case let .clinical(e): e.start
         case let .fault(f): f.start
+        case let .scripted(s): s.start
         }
     }
 }

@@ -174,7 +174,7 @@ struct ScenarioBuilder {
             let f = reader.mapping(
                 node,
                 field,
-                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds"],
+                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds", "noise"],
                 required: ["id", "profile", "devices"]
             )
         else { return nil }
@@ -197,10 +197,14 @@ struct ScenarioBuilder {
             meals.append(MealSpec(timeOfDay: tod, carbs: carbs, bolus: bolus))
         }
         var devices: [DeviceSpec] = []
+        // `noise: off` on the patient: every device of theirs without its own `noise`.
+        let noise = DeviceOptions.noise(f, reader) ?? true
         if let list = f.list("devices") {
             if list.isEmpty { reader.fail(f.value("devices"), f.path("devices"), "at least one device is required") }
             for (i, d) in list.enumerated() {
-                if let dev = device(d, f.path("devices") + "[\(i)]", baseline: baseline) { devices.append(dev) }
+                guard var dev = device(d, f.path("devices") + "[\(i)]", baseline: baseline) else { continue }
+                if d.mapping?["noise"] == nil { dev.noise = noise }
+                devices.append(dev)
             }
         }
         var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)

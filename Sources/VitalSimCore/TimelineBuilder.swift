@@ -24,7 +24,8 @@ struct TimelineBuilder {
         let keys = m.keys.compactMap { $0.scalar?.string }
         if keys.contains("event") { return event(node, field) }
         if keys.contains("fault") { return fault(node, field) }
-        reader.fail(node, field, "each timeline entry needs 'event' (with 'patient') or 'fault' (with 'device')")
+        if keys.contains("reading") { return scripted(node, field) }
+        reader.fail(node, field, "each timeline entry needs 'event' (with 'patient'), 'fault' (with 'device') or 'reading' (with 'device')")
         return nil
     }
 
@@ -80,7 +81,7 @@ struct TimelineBuilder {
     }
 
     /// Fails an entry that starts at or after the end of the scenario.
-    private func checkStart(_ at: Int64, _ f: Fields) {
+    func checkStart(_ at: Int64, _ f: Fields) {
         guard f.has("at"), at >= context.duration else { return }
         reader.fail(
             f.value("at"),

@@ -14,13 +14,13 @@ final class OracleTests: XCTestCase {
         var compared = 0
         var expected = 0
         var paths: [String] = []
-        for folder in ["core", "limits", "feeding"] {
+        for folder in ["core", "limits", "feeding", "boundaries"] {
             let dir = Fixtures.repositoryRoot + "/scenarios/" + folder
             paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map {
                 dir + "/" + $0
             }
         }
-        XCTAssertEqual(paths.count, 19)
+        XCTAssertEqual(paths.count, 20)
         for path in paths {
             let scenario = try ScenarioLoader.load(path: path)
             let golden = try GoldenFile.parse(

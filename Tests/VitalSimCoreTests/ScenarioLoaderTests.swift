@@ -218,6 +218,40 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment" && $0.message.contains("only to equipment-log") }, "\(i)")
     }
 
+    func testScriptedReadingsAreCheckedPerDeviceType() throws {
+        let ok = try ScenarioLoader.parse(
+            valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 101}, to: {heart-rate: 120}, count: 3, every: 2m}\n",
+            file: "s.yaml"
+        )
+        XCTAssertEqual(ok.scripts(for: "hrm-1").first?.reading(1).values, ["heart-rate": 110.5])
+        XCTAssertEqual(ok.scripts(for: "hrm-1").first?.end, 24 * 60_000)
+        var i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading.systolic" && $0.message.contains("valid keys: heart-rate") }, "\(i)")
+        i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 400}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading.heart-rate" && $0.message.contains("20...300") }, "\(i)")
+        i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}, to: {heart-rate: 80}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].to" && $0.message.contains("count of 2") }, "\(i)")
+        i = issues(valid + "\n  - {at: 80m, device: hrm-1, reading: {heart-rate: 90}, count: 20, every: 1m}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].count" && $0.message.contains("end of the scenario") }, "\(i)")
+        i = issues(valid + "\n  - {at: 20m, device: nope, reading: {heart-rate: 90}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(i)")
+        let cuff = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: bp-cuff")
+        i = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120, diastolic: 130}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading" && $0.message.contains("below systolic") }, "\(i)")
+        i = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading.diastolic" && $0.message.contains("missing") }, "\(i)")
+        let diary = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary")
+        i = issues(diary + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}}\n")
+        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading" && $0.message.contains("cannot be scripted") }, "\(i)")
+        i = issues(valid.replacingOccurrences(of: "    profile: adult", with: "    profile: adult\n    noise: quiet"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].noise" && $0.message.contains("on or off") }, "\(i)")
+        let quiet = try ScenarioLoader.parse(
+            valid.replacingOccurrences(of: "    profile: adult", with: "    profile: adult\n    noise: off"),
+            file: "q.yaml"
+        )
+        XCTAssertEqual(quiet.patients[0].devices[0].noise, false)
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")
