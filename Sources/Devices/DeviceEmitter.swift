@@ -51,7 +51,7 @@ package struct DeviceEmitter {
     }
 
     /// When the next scripted reading is due (`.max` when none is left).
-    var nextScripted: Int64 { script < scripts.count ? scripts[script].reading(scripted).time : .max }
+    var nextScripted: Int64 { script < scripts.count ? scripts[script].time(scripted) : .max }
 
     /// True when a script replaces the device's own measurement at `t`.
     func scriptCovers(_ t: Int64) -> Bool { scripts.contains { t >= $0.start && t <= $0.end } }
@@ -60,10 +60,7 @@ package struct DeviceEmitter {
     mutating func emitScripted() {
         let s = scripts[script]
         let (t, values) = s.reading(scripted)
-        // A CGM's trend over a ramp (its only field); other devices carry no trend.
-        let from = s.values["cgm"] ?? 0
-        let slope = s.count > 1 ? ((s.to?["cgm"] ?? from) - from) / (Double(s.end - s.start) / 60_000) : 0
-        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: slope) {
+        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: s.slopePerMinute("cgm")) {
             accept(Sample(offset: 0, measurement: m, truth: m.primaryValue, at: t))
         }
         scripted += 1

@@ -36,9 +36,18 @@ public struct ScriptedReading: Sendable, Equatable {
     /// The last reading's time.
     public var end: Int64 { start + Int64(count - 1) * every }
 
+    /// The `i`th reading's time.
+    public func time(_ i: Int) -> Int64 { start + Int64(i) * every }
+
+    /// How fast a ramp moves `field`, per minute (0 for a single reading or a constant sequence).
+    public func slopePerMinute(_ field: String) -> Double {
+        guard count > 1, let from = values[field], let to = to?[field] else { return 0 }
+        return (to - from) / (Double(end - start) / 60_000)
+    }
+
     /// The `i`th reading's time and values (a ramp's rounded to 0.001).
     public func reading(_ i: Int) -> (time: Int64, values: [String: Double]) {
-        let time = start + Int64(i) * every
+        let time = time(i)
         guard let to, count > 1 else { return (time, values) }
         let f = Double(i) / Double(count - 1)
         var out = values
