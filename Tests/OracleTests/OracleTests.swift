@@ -20,7 +20,7 @@ final class OracleTests: XCTestCase {
                 dir + "/" + $0
             }
         }
-        XCTAssertEqual(paths.count, 20)
+        XCTAssertEqual(paths.count, 23)
         for path in paths {
             let scenario = try ScenarioLoader.load(path: path)
             let golden = try GoldenFile.parse(
