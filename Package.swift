@@ -131,6 +131,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `vitalsim shrink`: delta debugging over a scenario's parts for a failure's smallest scenario.
+        .target(name: "Shrinking", dependencies: ["VitalSimCore", "Judge", yams], swiftSettings: strict),
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
         .target(
             name: "Benchmarks",
@@ -189,7 +191,7 @@ let package = Package(
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
                 "LiveRun", "RunHelpers", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile",
-                "SUTClient",
+                "SUTClient", "Shrinking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -229,6 +231,7 @@ let package = Package(
             dependencies: ["SUTProfile", "TrafficPlanning", "Judge", "StoredData", "VitalSimCore", histogram],
             swiftSettings: strict
         ),
+        .testTarget(name: "ShrinkingTests", dependencies: ["Shrinking", "Judge", "VitalSimCore", "TestFixtures"], swiftSettings: strict),
         .testTarget(
             name: "LiveRunTests",
             dependencies: ["Judge", "Locking", "LiveRun", "SUTClient", "SUTProfile", "Wire"],

@@ -92,14 +92,14 @@ package struct GoldenFile: Sendable, Equatable {
     package static let defaultEarly: Int64 = 60_000
     package static let defaultLate: Int64 = 300_000
 
-    /// The YAML text (stable order, comments for the reviewer).
-    package func yaml() -> String {
+    /// The YAML text (stable order, comments for the reviewer); `writer` says where its alerts came from.
+    package func yaml(writtenBy writer: String = "`vitalsim record`") -> String {
         func ts(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
         func q(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
         var y = """
-            # Golden expectations for scenario \(scenario). Written by `vitalsim record`; review every line
+            # Golden expectations for scenario \(scenario). Written by \(writer); review every line
             # before committing: each alert must follow from the scenario and docs/alert-rules.md.
             scenario: \(q(scenario))
             seed: \(seed)

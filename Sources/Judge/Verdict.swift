@@ -23,6 +23,15 @@ package struct Check: Sendable {
     /// show it as skipped (JUnit `<skipped>`), never as a pass.
     package var skipped = false
     package var passed: Bool { finding == nil }
+
+    package init(kind: CheckKind, name: String, rule: String?, finding: Finding?, detail: String, skipped: Bool = false) {
+        self.kind = kind
+        self.name = name
+        self.rule = rule
+        self.finding = finding
+        self.detail = detail
+        self.skipped = skipped
+    }
 }
 
 /// A scenario's verdict: every check, the latency summaries and the delivery counts.
