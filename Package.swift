@@ -23,6 +23,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -115,7 +116,7 @@ let package = Package(
         // Auditors' evidence bundles of live runs, and their replay.
         .target(
             name: "Evidence",
-            dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", crypto],
+            dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", "Traces", crypto],
             swiftSettings: strict
         ),
         // The helper processes a run starts: the embedded reference SUT, mosquitto (users, ACLs), bumble's controllers.
@@ -125,10 +126,16 @@ let package = Package(
             dependencies: [
                 "Locking", "RunHelpers",
                 "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
-                "Evidence", "StoredData",
+                "Evidence", "StoredData", "Traces",
                 histogram,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: strict
+        ),
+        // Devices whose readings come from recordings: VitalSim's JSONL, CSV, Dexcom Clarity, Apple Health, btsnoop.
+        .target(
+            name: "Traces",
+            dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "BLE", .product(name: "SwiftCSV", package: "SwiftCSV")],
             swiftSettings: strict
         ),
         // `vitalsim shrink`: delta debugging over a scenario's parts for a failure's smallest scenario.
@@ -191,7 +198,7 @@ let package = Package(
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
                 "LiveRun", "RunHelpers", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile",
-                "SUTClient", "Shrinking",
+                "SUTClient", "Shrinking", "Traces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -211,7 +218,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OracleTests",
-            dependencies: ["VitalSimCore", "Devices", "TrafficPlanning", "Oracle", "Judge", "TestFixtures"],
+            dependencies: ["VitalSimCore", "Devices", "TrafficPlanning", "Oracle", "Judge", "Traces", "TestFixtures"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -229,6 +236,11 @@ let package = Package(
         .testTarget(
             name: "SUTProfileTests",
             dependencies: ["SUTProfile", "TrafficPlanning", "Judge", "StoredData", "VitalSimCore", histogram],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TracesTests",
+            dependencies: ["Traces", "VitalSimCore", "TrafficPlanning", "TestFixtures"],
             swiftSettings: strict
         ),
         .testTarget(name: "ShrinkingTests", dependencies: ["Shrinking", "Judge", "VitalSimCore", "TestFixtures"], swiftSettings: strict),

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash ci/setup-debian.sh
 scratch=.build-tsan
 swift build --build-tests --sanitize=thread --scratch-path "$scratch"
-unit='VitalSimCoreTests|GATTTests|TrafficPlanningTests|OracleTests|JudgeTests|ReferenceEngineTests|SUTProfileTests|LiveRunTests|ShrinkingTests'
+unit='VitalSimCoreTests|GATTTests|TrafficPlanningTests|OracleTests|JudgeTests|ReferenceEngineTests|SUTProfileTests|LiveRunTests|ShrinkingTests|TracesTests'
 inprocess='IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

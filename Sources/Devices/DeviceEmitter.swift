@@ -45,7 +45,8 @@ package struct DeviceEmitter {
         primaryKind = sensor.primaryKind
         identity = DeviceIdentity(patientID: physiology.patient.id, deviceID: spec.id, deviceType: spec.type)
         storesRecords = sensor.storesRecords
-        nextMeasurement = Schedule.first(spec, clock: physiology.clock)
+        // A traced device sends its recording and measures nothing itself.
+        nextMeasurement = spec.trace == nil ? Schedule.first(spec, clock: physiology.clock) : .max
         nextBattery = spec.type.isBluetooth ? 0 : .max
         self.scripts = scripts.sorted { $0.start < $1.start }
     }
@@ -60,7 +61,7 @@ package struct DeviceEmitter {
     mutating func emitScripted() {
         let s = scripts[script]
         let (t, values) = s.reading(scripted)
-        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: s.slopePerMinute("cgm")) {
+        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: s.trend ?? s.slopePerMinute("cgm")) {
             accept(Sample(offset: 0, measurement: m, truth: m.primaryValue, at: t))
         }
         scripted += 1

@@ -1,12 +1,14 @@
 import Crypto
 import Foundation
 import Judge
+import Traces
 import TrafficPlanning
 import VitalSimCore
 
 /// An auditor's evidence bundle for one scenario of a live run (`vitalsim run --evidence DIR`):
 ///
-/// - `scenario.yaml` and `golden.yaml`: the inputs, copied byte for byte;
+/// - `scenario.yaml` and `golden.yaml`: the inputs, copied byte for byte, with the recordings its
+///   devices trace (`trace:` files, at the same paths relative to `scenario.yaml`);
 /// - `meta.json`: scenario, seed, tool version, traffic digest, target, sha256 of the inputs;
 /// - `traffic.jsonl`: every request or MQTT message in send order (transport, path or topic, user
 ///   properties, due time, reading ids, body as text or base64) — deterministic, no wall clock;
@@ -48,6 +50,7 @@ package enum EvidenceBundle {
             let goldenBytes = try Data(contentsOf: URL(fileURLWithPath: goldenPath))
             try scenarioBytes.write(to: URL(fileURLWithPath: directory + "/scenario.yaml"))
             try goldenBytes.write(to: URL(fileURLWithPath: directory + "/golden.yaml"))
+            try copyTraces(scenario, into: directory)
             let meta = JSONValue.object(
                 [
                     ("scenario", .string(scenario.name)), ("seed", .string(String(seed))), ("toolVersion", .string(toolVersion)),
@@ -184,7 +187,7 @@ package enum EvidenceBundle {
             throw .invalid("\(directory)/meta.json lacks seed or trafficDigest")
         }
         let scenario: Scenario
-        do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
             throw .invalid(error.description)
         }
         if meta["trafficShape"] as? String == profileShape {
@@ -223,6 +226,29 @@ package enum EvidenceError: Error, Sendable, CustomStringConvertible {
         switch self {
         case let .unwritable(m): m
         case let .invalid(m): m
+        }
+    }
+}
+
+extension EvidenceBundle {
+    /// Copies the recordings of traced devices beside `scenario.yaml`, at the paths it names them
+    /// by, so that `vitalsim replay` regenerates their traffic; a trace named by an absolute path or
+    /// one outside the scenario's folder cannot be bundled and is an error.
+    static func copyTraces(_ scenario: Scenario, into directory: String) throws {
+        for device in scenario.patients.flatMap(\.devices) {
+            guard let trace = device.trace else { continue }
+            guard !trace.file.hasPrefix("/"), !trace.file.split(separator: "/").contains("..") else {
+                throw EvidenceError.invalid(
+                    "device \(device.id)'s trace \(trace.file) is outside the scenario's folder; an evidence bundle needs it beside the scenario"
+                )
+            }
+            let target = directory + "/" + trace.file
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true
+            )
+            if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
+            try FileManager.default.copyItem(atPath: trace.path, toPath: target)
         }
     }
 }

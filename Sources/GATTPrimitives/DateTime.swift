@@ -28,6 +28,13 @@ public struct DateTime: Hashable, Sendable {
         )
     }
 
+    /// Unix ms of this Date Time read as UTC; nil when its month or day is unknown (0).
+    public var unixMilliseconds: Int64? {
+        guard month > 0, day > 0 else { return nil }
+        return CivilTime(year: Int(year), month: Int(month), day: Int(day), hour: Int(hours), minute: Int(minutes), second: Int(seconds))
+            .unixMilliseconds
+    }
+
     /// Why the value is invalid, or nil.
     public var problem: String? {
         if year != 0, !(1582...9999).contains(year) { return "year \(year) outside 1582...9999 (0 = unknown)" }

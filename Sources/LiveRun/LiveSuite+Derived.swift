@@ -3,6 +3,7 @@ import Oracle
 import Payloads
 import RunHelpers
 import SUTClient
+import Traces
 import TrafficPlanning
 import VitalSimCore
 
@@ -19,7 +20,7 @@ extension LiveSuite {
         options: LiveOptions
     ) async throws(HarnessError) -> (Verdict, GoldenFile) {
         let scenario: Scenario
-        do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
         var golden = derivedGolden(scenario, reference: reference, seed: options.seed)
         let awaiting = AlertWait(golden: golden, grace: options.alertWait)
         let contract = ContractLog()

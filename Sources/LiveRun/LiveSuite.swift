@@ -7,6 +7,7 @@ import RunHelpers
 import SUTClient
 import SUTProfile
 import StoredData
+import Traces
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -120,7 +121,7 @@ package enum LiveSuite {
         var verdicts: [Verdict] = []
         for path in paths {
             let scenario: Scenario
-            do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+            do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
             let goldenPath = goldenPath(scenario, options)
             guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
                 throw .golden(
@@ -246,7 +247,7 @@ package enum LiveSuite {
         var written: [(String, [String])] = []
         for path in paths {
             let scenario: Scenario
-            do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+            do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
             progress("recording \(scenario.name) (\(path))")
             let derived = Oracle.expect(scenario, seed: options.seed)
             let awaiting = AlertWait(oracle: derived, grace: options.alertWait)

@@ -43,17 +43,7 @@ package enum GATTObservations {
         let cgmSessionStart: Int64?
 
         /// A payload's Date Time as Unix ms; the receipt time when absent or unset (month or day 0).
-        func stamp(_ d: DateTime?) -> Int64 {
-            guard let d, d.month > 0, d.day > 0 else { return receivedAt }
-            return CivilTime(
-                year: Int(d.year),
-                month: Int(d.month),
-                day: Int(d.day),
-                hour: Int(d.hours),
-                minute: Int(d.minutes),
-                second: Int(d.seconds)
-            ).unixMilliseconds
-        }
+        func stamp(_ d: DateTime?) -> Int64 { d?.unixMilliseconds ?? receivedAt }
     }
 
     static func decode(uuid: UInt16, bytes: [UInt8], _ clock: PayloadClock) throws(GATTError) -> Decoded? {

@@ -1,3 +1,4 @@
+import Foundation
 import VitalSimCore
 import Yams
 
@@ -40,7 +41,7 @@ package struct ScenarioDocument {
         guard let root = try ScenarioLoader.compose(text, file: file).mapping else {
             throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "not a mapping")])
         }
-        self.root = root
+        self.root = ScenarioDocument.absoluteTraces(root, file: file)
         name = scenario.name
         duration = scenario.duration
         patients = (root["patients"]?.sequence ?? []).map { p in
@@ -48,6 +49,31 @@ package struct ScenarioDocument {
             return (p.mapping?["id"]?.string ?? "", devices)
         }
         timeline = (root["timeline"]?.sequence ?? []).map { ($0.mapping?["patient"]?.string, $0.mapping?["device"]?.string) }
+    }
+
+    /// `root` with each device's `trace.file` made absolute, so that a candidate written elsewhere
+    /// still finds its recordings.
+    static func absoluteTraces(_ root: Node.Mapping, file: String) -> Node.Mapping {
+        let folder = (file as NSString).deletingLastPathComponent
+        guard var patients = root["patients"]?.sequence else { return root }
+        for p in patients.indices {
+            guard var patient = patients[p].mapping, var devices = patient["devices"]?.sequence else { continue }
+            for d in devices.indices {
+                guard var device = devices[d].mapping, var trace = device["trace"]?.mapping, let path = trace["file"]?.string,
+                    !path.hasPrefix("/")
+                else { continue }
+                let absolute = folder.isEmpty ? path : folder + "/" + path
+                trace["file"] = Node(FileManager.default.currentDirectoryPath + "/" + absolute, Tag(.str), .doubleQuoted)
+                if absolute.hasPrefix("/") { trace["file"] = Node(absolute, Tag(.str), .doubleQuoted) }
+                device["trace"] = .mapping(trace)
+                devices[d] = .mapping(device)
+            }
+            patient["devices"] = .sequence(devices)
+            patients[p] = .mapping(patient)
+        }
+        var out = root
+        out["patients"] = .sequence(patients)
+        return out
     }
 
     /// Everything: the selection of the scenario as written.

@@ -47,9 +47,10 @@ public struct Scenario: Sendable {
         timeline.compactMap { if case let .clinical(e) = $0, e.patientID == patientID { e } else { nil } }
     }
 
-    /// Scripted readings of one device, in time order.
+    /// Scripted readings of one device, in time order, with its trace's readings.
     public func scripts(for deviceID: String) -> [ScriptedReading] {
-        timeline.compactMap { if case let .scripted(s) = $0, s.deviceID == deviceID { s } else { nil } }
+        let traced = patients.lazy.flatMap(\.devices).first { $0.id == deviceID }?.trace?.readings ?? []
+        return timeline.compactMap { if case let .scripted(s) = $0, s.deviceID == deviceID { s } else { nil } } + traced
     }
 
     /// Faults of one device, in time order.
@@ -327,6 +328,8 @@ public struct DeviceSpec: Sendable {
     public var noise = true
     /// Equipment log: the items and their settings at the start (`equipment`), in ``EquipmentItem`` order.
     public var equipment: [EquipmentSetting] = []
+    /// A device whose readings come from a recording (`trace:`); it measures nothing itself.
+    public var trace: DeviceTrace?
     /// A value with every field given (bottle feeds).
     public init(
         id: String,

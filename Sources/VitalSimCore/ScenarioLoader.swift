@@ -218,7 +218,7 @@ struct ScenarioBuilder {
                 node,
                 field,
                 allowed: [
-                    "id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay",
+                    "id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay", "trace",
                 ] + DeviceOptions.keys,
                 required: ["id", "type"]
             )
@@ -245,6 +245,7 @@ struct ScenarioBuilder {
             batteryDrainPerDay: drain
         )
         DeviceOptions(reader: reader).read(f, into: &spec)
+        if f.has("trace") { spec.trace = DeviceTrace.read(f, type: type, reader: reader) }
         return spec
     }
 

@@ -16,8 +16,10 @@ public struct ScriptedReading: Sendable, Equatable {
     public var count: Int
     /// Time between readings (ms).
     public var every: Int64
-    /// 1-based line in the scenario file.
+    /// 1-based line in the scenario file (a trace's reading: in the trace file).
     public var line: Int
+    /// A CGM's trend (mg/dL/min) where the readings come from a trace rather than a ramp.
+    public var trend: Double?
 
     /// A value with every field given.
     public init(deviceID: String, start: Int64, values: [String: Double], to: [String: Double]?, count: Int, every: Int64, line: Int) {

@@ -3,6 +3,7 @@ import Benchmarks
 import Foundation
 import Judge
 import LiveRun
+import Traces
 import TrafficPlanning
 import VitalSimCore
 import Wire
@@ -93,7 +94,7 @@ extension VitalSim {
         /// As vitalsim run does: the scenario's traffic plan, generated while it is sent.
         func sendScenario(_ path: String, to http: String) async throws {
             let loaded: Scenario
-            do throws(ScenarioLoadError) { loaded = try ScenarioLoader.load(path: path) } catch {
+            do throws(ScenarioLoadError) { loaded = try TracedScenarioLoader.load(path: path) } catch {
                 printError(error.description)
                 throw ExitCodes.input
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagnosis
 import Foundation
 import SUTProfile
+import Traces
 import VitalSimCore
 
 extension VitalSim {
@@ -40,7 +41,7 @@ extension VitalSim {
 
         func run() async throws {
             let loaded: Scenario
-            do throws(ScenarioLoadError) { loaded = try ScenarioLoader.load(path: scenario) } catch {
+            do throws(ScenarioLoadError) { loaded = try TracedScenarioLoader.load(path: scenario) } catch {
                 printError(error.description)
                 throw ExitCodes.input
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Judge
 import Oracle
+import Traces
 import VitalSimCore
 
 extension VitalSim {
@@ -24,7 +25,7 @@ extension VitalSim {
 
         func run() throws {
             let scenario: Scenario
-            do throws(ScenarioLoadError) { scenario = try ScenarioLoader.load(path: path) } catch {
+            do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
                 printError(error.description)
                 throw ExitCodes.input
             }

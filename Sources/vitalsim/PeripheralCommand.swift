@@ -2,6 +2,7 @@ import ArgumentParser
 import BLE
 import Foundation
 import Peripherals
+import Traces
 import VitalSimCore
 
 extension VitalSim {
@@ -27,7 +28,7 @@ extension VitalSim {
 
         func run() throws {
             let s: Scenario
-            do { s = try ScenarioLoader.load(path: scenario) } catch {
+            do { s = try TracedScenarioLoader.load(path: scenario) } catch {
                 printError(error.description)
                 throw ExitCodes.input
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Judge
+import Traces
 import TrafficPlanning
 import VitalSimCore
 
@@ -17,7 +18,7 @@ extension VitalSim {
             var failed = false
             for path in try ScenarioFiles.expand(files) {
                 do {
-                    let s = try ScenarioLoader.load(path: path)
+                    let s = try TracedScenarioLoader.load(path: path)
                     print(
                         "\(path): ok (\(s.patients.count) patient(s), \(s.patients.reduce(0) { $0 + $1.devices.count }) device(s), \(s.timeline.count) timeline entries, \(s.duration))"
                     )
@@ -47,7 +48,7 @@ extension VitalSim {
             let suite = paths.count > 1 || ScenarioFiles.isDirectory(scenario)
             for path in paths {
                 let s: Scenario
-                do { s = try ScenarioLoader.load(path: path) } catch {
+                do { s = try TracedScenarioLoader.load(path: path) } catch {
                     printError(error.description)
                     throw ExitCodes.input
                 }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ReferenceEngine
 import ReferenceSUT
+import Traces
 import VitalSimCore
 import Wire
 
@@ -198,7 +199,7 @@ extension VitalSim {
         /// The patients' profiles and own limits of a scenario and, for a BLE gateway, its BLE devices (by the
         /// addresses `vitalsim run --ble hci` gives them) and its time axis.
         func apply(scenario path: String, to config: inout ReferenceServiceConfiguration) throws {
-            let loaded = try ScenarioLoader.load(path: path)
+            let loaded = try TracedScenarioLoader.load(path: path)
             for p in loaded.patients {
                 config.profiles[p.id] = p.profile
                 guard !p.thresholds.isEmpty else { continue }

@@ -4,6 +4,7 @@ import Judge
 import LiveRun
 import RunHelpers
 import Shrinking
+import Traces
 import VitalSimCore
 
 extension VitalSim {
@@ -80,7 +81,7 @@ extension VitalSim {
 
         /// The scenario's golden file, when there is one.
         func referenceGolden(_ options: LiveOptions) throws -> GoldenFile? {
-            guard let scenario = try? ScenarioLoader.load(path: live.path) else { return nil }
+            guard let scenario = try? TracedScenarioLoader.load(path: live.path) else { return nil }
             let path = LiveSuite.goldenPath(scenario, options)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
             do throws(ScenarioLoadError) { return try GoldenFile.parse(text, file: path) } catch {

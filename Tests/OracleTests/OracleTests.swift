@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import Oracle
 import TestFixtures
+import Traces
 import TrafficPlanning
 import VitalSimCore
 import XCTest
@@ -14,15 +15,15 @@ final class OracleTests: XCTestCase {
         var compared = 0
         var expected = 0
         var paths: [String] = []
-        for folder in ["core", "limits", "feeding", "boundaries"] {
+        for folder in ["core", "limits", "feeding", "boundaries", "traces"] {
             let dir = Fixtures.repositoryRoot + "/scenarios/" + folder
             paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map {
                 dir + "/" + $0
             }
         }
-        XCTAssertEqual(paths.count, 23)
+        XCTAssertEqual(paths.count, 24)
         for path in paths {
-            let scenario = try ScenarioLoader.load(path: path)
+            let scenario = try TracedScenarioLoader.load(path: path)
             let golden = try GoldenFile.parse(
                 String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
                 file: scenario.golden

@@ -1,0 +1,92 @@
+import VitalSimCore
+
+/// Places a recording's samples in scenario time: in time order, the first at the trace's `at`,
+/// each checked against what the device type reads (every required field, in range, as a scripted
+/// reading would be) and against the scenario's end. Two samples at one instant with the same
+/// values are one reading (exports repeat them); with different values they are an error naming
+/// both lines, never a silent choice.
+enum TracePlacement {
+    static func readings(of device: DeviceSpec, trace: DeviceTrace, in scenario: Scenario) throws(ScenarioLoadError) -> [ScriptedReading] {
+        var problems = TraceProblems(trace)
+        try refuseScripts(of: device, in: scenario)
+        let raw = try TracedScenarioLoader.samples(trace, type: device.type, deviceID: device.id, scenarioPath: scenario.sourcePath)
+        guard let first = raw.min(by: { $0.time < $1.time }) else {
+            let issue = ScenarioIssue(
+                file: scenario.sourcePath,
+                line: trace.line,
+                column: 1,
+                field: trace.field,
+                message: "the trace \(trace.file) holds no readings a \(device.type.rawValue) sends (\(trace.format.rawValue))"
+            )
+            throw ScenarioLoadError(issues: [issue])
+        }
+        let samples = distinct(
+            raw.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element),
+            &problems
+        )
+        let fields = ScriptedReading.fields(of: device.type) ?? ([], [:], [:])
+        let ranges = fields.ranges.merging(fields.optional) { a, _ in a }
+        var out: [ScriptedReading] = []
+        var previous: (time: Int64, cgm: Double)?
+        for s in samples {
+            let t = trace.at + (s.time - first.time)
+            if t >= scenario.duration.milliseconds {
+                let at = VirtualDuration(milliseconds: t)
+                problems.fail(
+                    line: s.line,
+                    field: "time",
+                    "this reading falls \(at) into the scenario, past its end (\(scenario.duration)); lengthen the duration"
+                )
+                break
+            }
+            for name in fields.required where s.values[name] == nil { problems.fail(line: s.line, field: name, "no \(name) value") }
+            for (name, v) in s.values.sorted(by: { $0.key < $1.key }) {
+                guard let range = ranges[name] else { continue }
+                if !range.contains(v) {
+                    problems.fail(line: s.line, field: name, "\(v) is outside \(range.lowerBound)...\(range.upperBound)")
+                }
+            }
+            var reading = ScriptedReading(deviceID: device.id, start: t, values: s.values, to: nil, count: 1, every: 60_000, line: s.line)
+            if let cgm = s.values["cgm"] {
+                // A CGM's trend from its previous reading, when that is at most 15 minutes old.
+                if let p = previous, t - p.time <= 900_000, t > p.time {
+                    reading.trend = ((cgm - p.cgm) / (Double(t - p.time) / 60_000) * 10).rounded() / 10
+                }
+                previous = (t, cgm)
+            }
+            out.append(reading)
+        }
+        try problems.check()
+        return out
+    }
+
+    /// A traced device's readings are its recording's: a script on it is an error at the script's line.
+    static func refuseScripts(of device: DeviceSpec, in scenario: Scenario) throws(ScenarioLoadError) {
+        for entry in scenario.timeline {
+            guard case let .scripted(s) = entry, s.deviceID == device.id else { continue }
+            let issue = ScenarioIssue(
+                file: scenario.sourcePath,
+                line: s.line,
+                column: 1,
+                field: "timeline",
+                message: "device \(device.id) sends its trace; it cannot also be scripted"
+            )
+            throw ScenarioLoadError(issues: [issue])
+        }
+    }
+
+    /// The samples with repeats of one instant and value merged; conflicting ones reported.
+    static func distinct(_ sorted: [TraceSample], _ problems: inout TraceProblems) -> [TraceSample] {
+        var out: [TraceSample] = []
+        for s in sorted {
+            if let last = out.last, last.time == s.time {
+                if last.values != s.values {
+                    problems.fail(line: s.line, field: "time", "a second reading at the same time as line \(last.line), with other values")
+                }
+                continue
+            }
+            out.append(s)
+        }
+        return out
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import TestFixtures
+import Traces
+import TrafficPlanning
+import VitalSimCore
+import XCTest
+
+/// A device's capture (btsnoop, as `vitalsim generate` writes it with the link's characteristic
+/// discovery) and its `readings.jsonl` lines, each replayed as a trace, give back the values and
+/// times the device measured.
+final class CaptureRoundTripTests: XCTestCase {
+    func testACaptureAndItsReadingsReplayAsMeasured() throws {
+        let dir = Fixtures.temporaryDirectory("roundtrip")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let source = """
+            name: source
+            seed: 77
+            duration: 40m
+            start: 2024-11-07T06:00:00Z
+            patients:
+              - id: "p"
+                profile: adult
+                devices:
+                  - {id: strap, type: heart-rate-strap, cadence: 2s}
+                  - {id: cuff, type: bp-cuff, cadence: 10m}
+            timeline:
+              - {at: 10m, patient: "p", event: tachycardia, duration: 20m, target: 128}
+            """
+        try source.write(toFile: dir + "/source.yaml", atomically: true, encoding: .utf8)
+        _ = try CaptureGenerator(scenario: ScenarioLoader.load(path: dir + "/source.yaml")).generate(into: dir + "/out")
+        let lines = try String(contentsOfFile: dir + "/out/readings.jsonl", encoding: .utf8).split(separator: "\n")
+        let measured = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["device"] as? String == "strap" && $0["kind"] as? String == "heart-rate" }
+        let replay = """
+            name: replay
+            duration: 2h
+            start: 2024-11-07T00:00:00Z
+            patients:
+              - id: "q"
+                profile: adult
+                devices:
+                  - {id: from-capture, type: heart-rate-strap, trace: {file: out/captures/p-strap.btsnoop, at: 1h}}
+                  - {id: from-jsonl, type: heart-rate-strap, trace: {file: out/readings.jsonl, from-device: strap, at: 1h}}
+                  - {id: cuff-capture, type: bp-cuff, trace: {file: out/captures/p-cuff.btsnoop}}
+            """
+        try replay.write(toFile: dir + "/replay.yaml", atomically: true, encoding: .utf8)
+        let scenario = try TracedScenarioLoader.load(path: dir + "/replay.yaml")
+        let devices = scenario.patients[0].devices
+        let capture = try XCTUnwrap(devices[0].trace?.readings)
+        let jsonl = try XCTUnwrap(devices[1].trace?.readings)
+        XCTAssertGreaterThan(measured.count, 1000)
+        XCTAssertEqual(capture.count, measured.count, "every notification")
+        XCTAssertEqual(capture.map { $0.values["heart-rate"] }, measured.map { ($0["heartRate"] as? NSNumber)?.doubleValue })
+        XCTAssertEqual(jsonl.map(\.values), capture.map(\.values))
+        XCTAssertEqual(jsonl.map(\.start), capture.map(\.start), "notified as measured: capture and readings agree on time")
+        XCTAssertGreaterThan(capture.map { $0.values["heart-rate"]! }.max()!, 115, "the tachycardia is in the capture")
+        let cuffMeasured = lines.filter { $0.contains("\"device\":\"cuff\"") && $0.contains("\"kind\":\"blood-pressure\"") }.count
+        XCTAssertEqual(devices[2].trace?.readings?.count, cuffMeasured, "indications decoded, at the cuff's own time stamps")
+    }
+}
