@@ -190,7 +190,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // What libFuzzer feeds hostile bytes to (ci/fuzz.sh), and the fuzzing binary / corpus replayer.
-        .target(name: "FuzzTargets", dependencies: ["VitalSimCore", "GATT", "Judge", "ReferenceEngine"], swiftSettings: strict),
+        .target(name: "FuzzTargets", dependencies: ["VitalSimCore", "GATT", "Judge", "ReferenceEngine", "Traces"], swiftSettings: strict),
         .executableTarget(name: "vitalsim-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .executableTarget(
             name: "vitalsim",

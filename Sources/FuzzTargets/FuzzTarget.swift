@@ -1,10 +1,12 @@
 import GATT
 import Judge
 import ReferenceEngine
+import Traces
 import VitalSimCore
 
 /// What `vitalsim-fuzz` feeds hostile bytes to (`ci/fuzz.sh`, `docs/reliability.md`): every GATT
-/// decoder, the scenario and golden loaders, and the reference SUT's JSON, FHIR and raw GATT input.
+/// decoder, the scenario and golden loaders, the trace readers, and the reference SUT's JSON, FHIR
+/// and raw GATT input.
 ///
 /// Each target must never crash on any input; where an input is accepted it also checks an
 /// invariant and stops the process (``FuzzFinding``) when it breaks: a GATT value re-encodes to
@@ -20,6 +22,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case sutJSON = "sut-json"
     /// First byte: characteristic (as ``gatt``); the rest: a raw GATT value sent over MQTT.
     case sutGATT = "sut-gatt"
+    /// First byte: a trace format and device type; the rest: the recording (`trace:` files).
+    case trace
 
     /// Runs one input; returns whether the input was accepted (for corpus statistics).
     @discardableResult
@@ -30,6 +34,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .golden: Self.text(bytes).map { (try? GoldenFile.parse($0, file: "fuzz.golden.yaml")) != nil } ?? false
         case .sutJSON: Self.sutJSON(bytes)
         case .sutGATT: Self.sutGATT(bytes)
+        case .trace: Self.trace(bytes)
         }
     }
 
@@ -65,6 +70,20 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         accepted = (try? FHIRObservation.parse(body, now: now)) != nil || accepted
         accepted = (try? FHIRBundle.parse(body, now: now)) != nil || accepted
         return accepted
+    }
+
+    /// The pairs of a trace format and a device type it can be read for, picked by the first byte.
+    static let traceKinds: [(DeviceTrace.Format, DeviceType)] = [
+        (.csv, .bpCuff), (.csv, .pulseOximeter), (.readingsJSONL, .bpCuff), (.readingsJSONL, .cgm), (.dexcomClarity, .cgm),
+        (.dexcomClarity, .glucometer), (.appleHealth, .phoneBridge), (.appleHealth, .bpCuff), (.appleHealth, .weightScale),
+        (.btsnoop, .heartRateStrap), (.btsnoop, .cgm), (.btsnoop, .bpCuff), (.btsnoop, .thermometer),
+    ]
+
+    static func trace(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first else { return false }
+        let (format, type) = traceKinds[Int(first) % traceKinds.count]
+        let trace = DeviceTrace(path: "fuzz-trace", format: format)
+        return ((try? TracedScenarioLoader.samples(of: Array(bytes.dropFirst()), trace: trace, type: type)) ?? 0) > 0
     }
 
     static func sutGATT(_ bytes: [UInt8]) -> Bool {

@@ -72,19 +72,16 @@ enum AppleHealthTrace {
     /// foundation's XMLParser (a NULL default value passed to strlen, Swift 6.3 on Linux), and the
     /// declaration is not needed to read the records (nor are its entities wanted).
     static func withoutDoctype(_ text: String) -> String {
-        guard let start = text.range(of: "<!DOCTYPE"), let firstElement = text.range(of: "<HealthData"),
-            start.lowerBound < firstElement.lowerBound
-        else { return text }
+        guard let start = text.range(of: "<!DOCTYPE") else { return text }
         var end = text[start.upperBound...].firstIndex(of: ">") ?? text.endIndex
-        if let bracket = text[start.upperBound..<end].firstIndex(of: "["),
-            let close = text[bracket...].range(of: "]")?.upperBound,
-            let gt = text[close...].firstIndex(of: ">")
-        {
-            end = gt
+        if let bracket = text[start.upperBound..<end].firstIndex(of: "[") {
+            // The internal subset ends at the first "]" followed by ">" (declarations inside hold ">").
+            end = text.endIndex
+            if let close = text[bracket...].range(of: "]")?.upperBound, let gt = text[close...].firstIndex(of: ">") { end = gt }
         }
-        guard end < text.endIndex else { return text }
-        let blank = String(text[start.lowerBound...end].map { $0 == "\n" ? "\n" : " " })
-        return text.replacingCharacters(in: start.lowerBound...end, with: blank)
+        let last = end < text.endIndex ? end : text.index(before: text.endIndex)
+        let blank = String(text[start.lowerBound...last].map { $0 == "\n" ? "\n" : " " })
+        return text.replacingCharacters(in: start.lowerBound...last, with: blank)
     }
 
     /// `2024-11-07 08:00:00 +0100` in Unix ms.

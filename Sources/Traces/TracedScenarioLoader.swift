@@ -51,6 +51,25 @@ public enum TracedScenarioLoader {
             }
             throw unreadable(trace, scenarioPath)
         }
+        return try parse(text, trace: trace, type: type, deviceID: deviceID)
+    }
+
+    /// The samples of a recording's bytes in `trace`'s format (no file read): how many, or the
+    /// problems as an error. What the fuzzer feeds hostile recordings to.
+    public static func samples(
+        of bytes: [UInt8],
+        trace: DeviceTrace,
+        type: DeviceType,
+        deviceID: String = "d"
+    ) throws(ScenarioLoadError)
+        -> Int
+    {
+        if trace.format == .btsnoop { return try BTSnoopTrace.samples(bytes, trace: trace, type: type).count }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+        return try parse(text, trace: trace, type: type, deviceID: deviceID).count
+    }
+
+    static func parse(_ text: String, trace: DeviceTrace, type: DeviceType, deviceID: String) throws(ScenarioLoadError) -> [TraceSample] {
         switch trace.format {
         case .readingsJSONL: return try JSONLTrace.samples(text, trace: trace, type: type, deviceID: deviceID)
         case .csv: return try CSVTrace.samples(text, trace: trace, type: type)

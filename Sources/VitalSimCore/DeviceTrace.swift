@@ -47,6 +47,50 @@ public struct DeviceTrace: Sendable, Equatable {
     /// The recording's readings in scenario time, filled by the `Traces` module; nil until then.
     public var readings: [ScriptedReading]?
 
+    /// A trace of `path` in `format`, placed at `at`, with the defaults of every other key (what
+    /// tests and the fuzzer read recordings with).
+    public init(path: String, format: Format, at: Int64 = 0) {
+        self.init(
+            file: path,
+            path: path,
+            format: format,
+            at: at,
+            fromDevice: nil,
+            source: nil,
+            utcOffsetMinutes: 0,
+            handle: nil,
+            line: 0,
+            field: "trace",
+            readings: nil
+        )
+    }
+
+    init(
+        file: String,
+        path: String,
+        format: Format,
+        at: Int64,
+        fromDevice: String?,
+        source: String?,
+        utcOffsetMinutes: Int,
+        handle: Int?,
+        line: Int,
+        field: String,
+        readings: [ScriptedReading]?
+    ) {
+        self.file = file
+        self.path = path
+        self.format = format
+        self.at = at
+        self.fromDevice = fromDevice
+        self.source = source
+        self.utcOffsetMinutes = utcOffsetMinutes
+        self.handle = handle
+        self.line = line
+        self.field = field
+        self.readings = readings
+    }
+
     static let keys = ["file", "format", "at", "from-device", "source", "utc-offset", "handle"]
 
     /// Reads `trace:` of a device mapping; nil (with issues reported) when it is wrong.
