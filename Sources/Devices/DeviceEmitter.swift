@@ -23,6 +23,9 @@ package struct DeviceEmitter {
     let scripts: [ScriptedReading]
     var script = 0
     var scripted = 0
+    /// A traced ECG watch's recordings (`apple-ecg`), and the next one's index.
+    let electrocardiograms: [DeviceTrace.Electrocardiogram]
+    var electrocardiogram = 0
     let primaryKind: VitalKind
     let identity: DeviceIdentity
     let storesRecords: Bool
@@ -49,16 +52,38 @@ package struct DeviceEmitter {
         nextMeasurement = spec.trace == nil ? Schedule.first(spec, clock: physiology.clock) : .max
         nextBattery = spec.type.isBluetooth ? 0 : .max
         self.scripts = scripts.sorted { $0.start < $1.start }
+        electrocardiograms = spec.trace?.electrocardiograms ?? []
     }
 
-    /// When the next scripted reading is due (`.max` when none is left).
-    var nextScripted: Int64 { script < scripts.count ? scripts[script].time(scripted) : .max }
+    /// When the next scripted reading (or traced ECG recording) is due (`.max` when none is left).
+    var nextScripted: Int64 {
+        let ecg = electrocardiogram < electrocardiograms.count ? electrocardiograms[electrocardiogram].start : .max
+        return min(ecg, script < scripts.count ? scripts[script].time(scripted) : .max)
+    }
 
     /// True when a script replaces the device's own measurement at `t`.
     func scriptCovers(_ t: Int64) -> Bool { scripts.contains { t >= $0.start && t <= $0.end } }
 
-    /// Emits the next scripted reading and moves to the one after.
+    /// Emits the next scripted reading (or traced ECG recording: measured from its start, sent at
+    /// its end) and moves to the one after.
     mutating func emitScripted() {
+        if electrocardiogram < electrocardiograms.count,
+            script >= scripts.count || electrocardiograms[electrocardiogram].start <= scripts[script].time(scripted)
+        {
+            let e = electrocardiograms[electrocardiogram]
+            electrocardiogram += 1
+            let m = Measurement.ecg(e.recording)
+            accept(
+                Sample(
+                    offset: 0,
+                    measurement: m,
+                    truth: Double(e.recording.averageHeartRate),
+                    at: e.start,
+                    emitOffset: e.recording.durationMilliseconds
+                )
+            )
+            return
+        }
         let s = scripts[script]
         let (t, values) = s.reading(scripted)
         if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: s.trend ?? s.slopePerMinute("cgm")) {

@@ -76,7 +76,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     static let traceKinds: [(DeviceTrace.Format, DeviceType)] = [
         (.csv, .bpCuff), (.csv, .pulseOximeter), (.readingsJSONL, .bpCuff), (.readingsJSONL, .cgm), (.dexcomClarity, .cgm),
         (.dexcomClarity, .glucometer), (.appleHealth, .phoneBridge), (.appleHealth, .bpCuff), (.appleHealth, .weightScale),
-        (.btsnoop, .heartRateStrap), (.btsnoop, .cgm), (.btsnoop, .bpCuff), (.btsnoop, .thermometer),
+        (.btsnoop, .heartRateStrap), (.btsnoop, .cgm), (.btsnoop, .bpCuff), (.btsnoop, .thermometer), (.appleECG, .ecgWatch),
     ]
 
     static func trace(_ bytes: [UInt8]) -> Bool {

@@ -60,6 +60,47 @@ enum TracePlacement {
         return out
     }
 
+    /// An ECG watch's recordings in scenario time: the earliest at the trace's `at`, each ending
+    /// before the scenario does, no two at one start.
+    static func electrocardiograms(
+        of device: DeviceSpec,
+        trace: DeviceTrace,
+        in scenario: Scenario
+    ) throws(ScenarioLoadError)
+        -> [DeviceTrace.Electrocardiogram]
+    {
+        let found = try AppleECGTrace.recordings(trace).sorted { $0.time < $1.time }
+        guard let first = found.first else {
+            let issue = ScenarioIssue(
+                file: scenario.sourcePath,
+                line: trace.line,
+                column: 1,
+                field: trace.field,
+                message: "the trace \(trace.file) holds no ECG recordings (ecg_*.csv)"
+            )
+            throw ScenarioLoadError(issues: [issue])
+        }
+        var issues: [ScenarioIssue] = []
+        var out: [DeviceTrace.Electrocardiogram] = []
+        for r in found {
+            let start = trace.at + (r.time - first.time)
+            let issue = { (message: String) in ScenarioIssue(file: r.file, line: 0, column: 0, field: "Recorded Date", message: message) }
+            if start + r.recording.durationMilliseconds >= scenario.duration.milliseconds {
+                issues.append(
+                    issue(
+                        "this recording ends \(VirtualDuration(milliseconds: start + r.recording.durationMilliseconds)) into the scenario, past its end (\(scenario.duration))"
+                    )
+                )
+            } else if let last = out.last, start < last.start + last.recording.durationMilliseconds {
+                issues.append(issue("this recording overlaps \(last.file)"))
+            } else {
+                out.append(DeviceTrace.Electrocardiogram(start: start, recording: r.recording, file: r.file))
+            }
+        }
+        if !issues.isEmpty { throw ScenarioLoadError(issues: issues) }
+        return out
+    }
+
     /// A traced device's readings are its recording's: a script on it is an error at the script's line.
     static func refuseScripts(of device: DeviceSpec, in scenario: Scenario) throws(ScenarioLoadError) {
         for entry in scenario.timeline {

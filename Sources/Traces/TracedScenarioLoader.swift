@@ -21,8 +21,13 @@ public enum TracedScenarioLoader {
             for (d, device) in original.patients[p].devices.enumerated() {
                 guard let trace = device.trace else { continue }
                 do throws(ScenarioLoadError) {
-                    let readings = try TracePlacement.readings(of: device, trace: trace, in: original)
-                    scenario.patients[p].devices[d].trace?.readings = readings
+                    if trace.format == .appleECG {
+                        let recordings = try TracePlacement.electrocardiograms(of: device, trace: trace, in: original)
+                        scenario.patients[p].devices[d].trace?.electrocardiograms = recordings
+                    } else {
+                        let readings = try TracePlacement.readings(of: device, trace: trace, in: original)
+                        scenario.patients[p].devices[d].trace?.readings = readings
+                    }
                 } catch { issues += error.issues }
             }
         }
@@ -65,6 +70,10 @@ public enum TracedScenarioLoader {
         -> Int
     {
         if trace.format == .btsnoop { return try BTSnoopTrace.samples(bytes, trace: trace, type: type).count }
+        if trace.format == .appleECG {
+            guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+            return try AppleECGTrace.recording(text, trace: trace).recording.beats.count
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
         return try parse(text, trace: trace, type: type, deviceID: deviceID).count
     }
@@ -75,7 +84,7 @@ public enum TracedScenarioLoader {
         case .csv: return try CSVTrace.samples(text, trace: trace, type: type)
         case .dexcomClarity: return try ClarityTrace.samples(text, trace: trace, type: type)
         case .appleHealth: return try AppleHealthTrace.samples(text, trace: trace, type: type)
-        case .btsnoop: return []
+        case .btsnoop, .appleECG: return []
         }
     }
 

@@ -21,6 +21,25 @@ public struct DeviceTrace: Sendable, Equatable {
         case appleHealth = "apple-health"
         /// A btsnoop capture: the device's measurement notifications and indications.
         case btsnoop
+        /// Apple Health's ECG recordings (`electrocardiograms/ecg_*.csv`): a file or a folder of them.
+        case appleECG = "apple-ecg"
+    }
+
+    /// A recording an ECG watch replays: when it began (virtual ms) and what it holds.
+    public struct Electrocardiogram: Sendable, Equatable {
+        /// The recording's start in scenario time.
+        public var start: Int64
+        /// The waveform, classification and the average heart rate found in it.
+        public var recording: ECGRecording
+        /// The file it came from, for messages.
+        public var file: String
+
+        /// A value with every field given.
+        public init(start: Int64, recording: ECGRecording, file: String) {
+            self.start = start
+            self.recording = recording
+            self.file = file
+        }
     }
 
     /// The file as written in the scenario.
@@ -46,50 +65,8 @@ public struct DeviceTrace: Sendable, Equatable {
     public var field: String
     /// The recording's readings in scenario time, filled by the `Traces` module; nil until then.
     public var readings: [ScriptedReading]?
-
-    /// A trace of `path` in `format`, placed at `at`, with the defaults of every other key (what
-    /// tests and the fuzzer read recordings with).
-    public init(path: String, format: Format, at: Int64 = 0) {
-        self.init(
-            file: path,
-            path: path,
-            format: format,
-            at: at,
-            fromDevice: nil,
-            source: nil,
-            utcOffsetMinutes: 0,
-            handle: nil,
-            line: 0,
-            field: "trace",
-            readings: nil
-        )
-    }
-
-    init(
-        file: String,
-        path: String,
-        format: Format,
-        at: Int64,
-        fromDevice: String?,
-        source: String?,
-        utcOffsetMinutes: Int,
-        handle: Int?,
-        line: Int,
-        field: String,
-        readings: [ScriptedReading]?
-    ) {
-        self.file = file
-        self.path = path
-        self.format = format
-        self.at = at
-        self.fromDevice = fromDevice
-        self.source = source
-        self.utcOffsetMinutes = utcOffsetMinutes
-        self.handle = handle
-        self.line = line
-        self.field = field
-        self.readings = readings
-    }
+    /// An ECG watch's recordings in scenario time (`apple-ecg`), filled by the `Traces` module.
+    public var electrocardiograms: [Electrocardiogram]?
 
     static let keys = ["file", "format", "at", "from-device", "source", "utc-offset", "handle"]
 
@@ -98,7 +75,7 @@ public struct DeviceTrace: Sendable, Equatable {
         guard let node = f.value("trace"), let g = reader.mapping(node, f.path("trace"), allowed: keys, required: ["file"]) else {
             return nil
         }
-        guard ScriptedReading.fields(of: type) != nil else {
+        guard ScriptedReading.fields(of: type) != nil || type == .ecgWatch else {
             reader.fail(node, f.path("trace"), "a \(type.rawValue)'s readings cannot come from a trace")
             return nil
         }
@@ -125,6 +102,10 @@ public struct DeviceTrace: Sendable, Equatable {
             offset = minutes
         }
         guard let format else { return nil }
+        if (format == .appleECG) != (type == .ecgWatch) {
+            reader.fail(node, g.path("format"), "an ecg-watch replays apple-ecg recordings, and only an ecg-watch does")
+            return nil
+        }
         return DeviceTrace(
             file: file,
             path: path,
@@ -147,5 +128,25 @@ public struct DeviceTrace: Sendable, Equatable {
             let m = Int(String(decoding: b[4..<6], as: UTF8.self)), h <= 14, m <= 59
         else { return nil }
         return (b[0] == 43 ? 1 : -1) * (h * 60 + m)
+    }
+}
+
+extension DeviceTrace {
+    /// A trace of `path` in `format`, placed at `at`, with the defaults of every other key (what
+    /// tests and the fuzzer read recordings with).
+    public init(path: String, format: Format, at: Int64 = 0) {
+        self.init(
+            file: path,
+            path: path,
+            format: format,
+            at: at,
+            fromDevice: nil,
+            source: nil,
+            utcOffsetMinutes: 0,
+            handle: nil,
+            line: 0,
+            field: "trace",
+            readings: nil
+        )
     }
 }

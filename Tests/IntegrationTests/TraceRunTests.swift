@@ -19,7 +19,8 @@ final class TraceRunTests: XCTestCase {
         XCTAssertEqual(good.status, 0, good.out + good.err)
         XCTAssertTrue(good.out.contains("PASS field-recordings"), good.out)
         let bundle = evidence + "/field-recordings"
-        for file in ["recordings/clarity-export.csv", "recordings/export.xml", "recordings/strap-capture.btsnoop"] {
+        let files = ["clarity-export.csv", "export.xml", "strap-capture.btsnoop", "electrocardiograms/ecg_2024-11-08_1.csv"]
+        for file in files.map({ "recordings/" + $0 }) {
             XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/" + file), file)
         }
         let replay = try TestSupport.vitalsim(["replay", bundle], in: directory)

@@ -1,0 +1,48 @@
+/// R peaks of a single-lead ECG, to count the heart rate of a recording that does not state it:
+/// the slope's magnitude (five-point derivative, after Pan and Tompkins 1985; not squared, so a
+/// beat of half the amplitude is not lost under the threshold) smoothed over 150 ms, its local
+/// maxima above 30 % of the recording's 98th percentile, at least 250 ms apart, each placed on the
+/// largest absolute voltage of the QRS before it (never reaching back into the previous beat).
+/// Enough for a watch's clean 30 s at rest or in AF; not a diagnostic QRS detector.
+enum RPeaks {
+    static func detect(_ microvolts: [Int16], samplingFrequency rate: Int) -> [Double] {
+        let x = microvolts.map(Double.init)
+        guard x.count > 8, rate > 0 else { return [] }
+        var energy = [Double](repeating: 0, count: x.count)
+        for i in 2..<(x.count - 2) {
+            let d = (2 * x[i + 2] + x[i + 1] - x[i - 1] - 2 * x[i - 2]) / 8
+            energy[i] = abs(d)
+        }
+        let window = max(1, rate * 150 / 1000)
+        var smooth = [Double](repeating: 0, count: x.count)
+        var sum = 0.0
+        for i in 0..<x.count {
+            sum += energy[i]
+            if i >= window { sum -= energy[i - window] }
+            smooth[i] = sum / Double(window)
+        }
+        let sorted = smooth.sorted()
+        let threshold = 0.3 * sorted[Int(Double(sorted.count - 1) * 0.98)]
+        guard threshold > 0 else { return [] }
+        let refractory = rate * 250 / 1000
+        let search = rate * 60 / 1000
+        var peaks: [Int] = []
+        var i = 1
+        while i < x.count - 1 {
+            if smooth[i] > threshold, smooth[i] >= smooth[i - 1], smooth[i] > smooth[i + 1] {
+                // The smoothed energy peaks just after the QRS: the R peak is the largest voltage before it.
+                let lo = max(0, i - window - search, (peaks.last ?? -refractory) + refractory)
+                let r = lo <= i ? ((lo...i).max { abs(x[$0]) < abs(x[$1]) } ?? i) : i
+                if let last = peaks.last, r - last < refractory {
+                    if abs(x[r]) > abs(x[last]) { peaks[peaks.count - 1] = r }
+                } else {
+                    peaks.append(r)
+                }
+                i += max(1, refractory / 2)
+                continue
+            }
+            i += 1
+        }
+        return peaks.map { Double($0) * 1000 / Double(rate) }
+    }
+}
