@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import LiveRun
 import RunHelpers
+import SUTProfile
 import Shrinking
 import Traces
 import VitalSimCore
@@ -124,6 +125,15 @@ extension VitalSim {
 
         static func evaluate(_ yaml: String, at path: String, reference: GoldenFile?, options: LiveOptions) async -> Shrinker.Outcome {
             guard FileManager.default.createFile(atPath: path, contents: Data(yaml.utf8)) else { return .notRun("cannot write \(path)") }
+            // Each candidate is a run of its own: where the profile's ids take the run id, a SUT that
+            // keeps patients between runs sees fresh ones (the suffix is the candidate's hash, so a
+            // candidate keeps its ids).
+            var options = options
+            if options.profile.lifecycle.usesRunID {
+                var hash: UInt32 = 2_166_136_261
+                for byte in yaml.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+                options.runID = String(options.runID.prefix(31)) + "-" + String(format: "%08x", hash)
+            }
             do throws(HarnessError) {
                 let (verdict, _) = try await LiveSuite.judgeDerived(path, reference: reference, options: options)
                 if let error = verdict.error { return .notRun(error) }

@@ -171,6 +171,30 @@ final class ForeignBackendTests: XCTestCase {
         }
     }
 
+    /// `vitalsim shrink` through a profile: each candidate enrolled (with the patient's own limits)
+    /// and reset like a run; a backend that ignores the limits shrinks to the one patient whose
+    /// limit it ignored.
+    func testShrinkingThroughAProfileKeepsThePatientWhoseLimitIsIgnored() throws {
+        let limits = TestSupport.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
+        let (_, profile, keys) = try prepare(also: [limits])
+        let (upstream, gateway, base) = try startBackend(keys: keys, faults: ["ignore-limits"])
+        defer {
+            gateway.terminate()
+            gateway.waitUntilExit()
+            upstream.stop()
+        }
+        let out = directory + "/shrunk"
+        let r = try run([
+            "shrink", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "2", "--settle", "0.5",
+            "--check", "missed alert bp.hypertensive-crisis patient 602", "--output", out,
+        ])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("confirmed: vitalsim run"), r.out)
+        let shrunk = try ScenarioLoader.load(path: out + "/personal-alert-limits-min.yaml")
+        XCTAssertEqual(shrunk.patients.map(\.id), ["602"])
+        XCTAssertFalse(shrunk.patients[0].thresholds.isEmpty, "the patient's own limit is what the failure needs")
+    }
+
     /// Seed 000's custom thresholds reach the backend through its own enrolment (a Mustache section
     /// renders them as ACME's `alert_limits`); a backend that drops them fails on the right alerts.
     func testPatientsOwnLimitsReachTheBackendThroughItsEnrolment() throws {
