@@ -47,7 +47,11 @@ enum BTSnoopTrace {
             }
             guard opcode == 0x1B || opcode == 0x1D, pdu.count >= 3 else { continue }
             let handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
-            let uuid = trace.handle == Int(handle) ? wanted.sorted()[0] : link.characteristic(connection, handle)
+            // The trace's `handle` names the measurement where the capture holds no discovery (a pulse
+            // oximeter's: the characteristic the discovery names, else the spot-check one).
+            let discovered = link.characteristic(connection, handle)
+            let uuid =
+                trace.handle == Int(handle) ? (discovered.flatMap { wanted.contains($0) ? $0 : nil } ?? wanted.sorted()[0]) : discovered
             guard let uuid, wanted.contains(uuid) else { continue }
             do throws(GATTError) {
                 out += try GATTTraceValue.samples(uuid, Array(pdu[3...]), capturedAt: record.unixMicroseconds / 1000, record: i + 1)

@@ -57,4 +57,34 @@ final class CaptureRoundTripTests: XCTestCase {
         let cuffMeasured = lines.filter { $0.contains("\"device\":\"cuff\"") && $0.contains("\"kind\":\"blood-pressure\"") }.count
         XCTAssertEqual(devices[2].trace?.readings?.count, cuffMeasured, "indications decoded, at the cuff's own time stamps")
     }
+
+    /// A capture without characteristic discovery (recording started after the connection) is read
+    /// through the trace's `handle`; without it, the capture holds nothing the device sends.
+    func testACaptureWithoutDiscoveryIsReadThroughItsHandle() throws {
+        let dir = Fixtures.temporaryDirectory("handle")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((v >> $0) & 0xFF) } }
+        var file: [UInt8] = Array("btsnoop".utf8) + [0] + be32(1) + be32(1002)
+        for (i, bpm) in [72, 75].enumerated() {
+            // H4 ACL, handle 0x0040 (start), L2CAP CID 4, ATT notification of handle 0x0010: HR flags 0, bpm.
+            let att: [UInt8] = [0x1B, 0x10, 0x00, 0x00, UInt8(bpm)]
+            let l2cap: [UInt8] = [UInt8(att.count), 0, 0x04, 0x00] + att
+            let packet: [UInt8] = [0x02, 0x40, 0x20, UInt8(l2cap.count), 0] + l2cap
+            let micros = (1_730_966_400_000 + i * 1000) * 1000 + 0x00DC_DDB3_0F2F_8000
+            file += be32(packet.count) + be32(packet.count) + be32(1) + be32(0)
+            file += [56, 48, 40, 32, 24, 16, 8, 0].map { UInt8((micros >> $0) & 0xFF) } + packet
+        }
+        try Data(file).write(to: URL(fileURLWithPath: dir + "/late.btsnoop"))
+        func yaml(_ trace: String) -> String {
+            "name: t\nduration: 1h\npatients:\n  - id: p\n    profile: adult\n    devices:\n      - {id: s, type: heart-rate-strap, trace: \(trace)}\n"
+        }
+        try yaml("{file: late.btsnoop, handle: 16}").write(toFile: dir + "/t.yaml", atomically: true, encoding: .utf8)
+        let readings = try XCTUnwrap(TracedScenarioLoader.load(path: dir + "/t.yaml").patients[0].devices[0].trace?.readings)
+        XCTAssertEqual(readings.map(\.values), [["heart-rate": 72], ["heart-rate": 75]])
+        XCTAssertEqual(readings.map(\.start), [0, 1000])
+        try yaml("{file: late.btsnoop}").write(toFile: dir + "/t.yaml", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try TracedScenarioLoader.load(path: dir + "/t.yaml")) { error in
+            XCTAssertTrue("\(error)".contains("holds no readings a heart-rate-strap sends"), "\(error)")
+        }
+    }
 }
