@@ -14,6 +14,8 @@ final class TraceRunTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
     func testARealWorldExportReplaysAndItsLowIsJudged() throws {
+        let validate = try TestSupport.vitalsim(["validate", scenario], in: directory)
+        XCTAssertTrue(validate.out.contains("7 traced device(s) with 1547 recorded reading(s)"), validate.out)
         let evidence = directory + "/evidence"
         let good = try TestSupport.vitalsim(["run", scenario, "--golden-dir", root + "/golden", "--evidence", evidence], in: directory)
         XCTAssertEqual(good.status, 0, good.out + good.err)
