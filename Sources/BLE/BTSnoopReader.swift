@@ -33,10 +33,15 @@ package enum BTSnoopReader {
             }
             var ts: UInt64 = 0
             for i in 0..<8 { ts = ts << 8 | UInt64(b[o + 16 + i]) }
+            // µs since year 0; a value beyond Int64 (a hostile or damaged header) is not a time.
+            let (unix, overflow) = Int64(bitPattern: ts).subtractingReportingOverflow(BTSnoopWriter.unixEpochOffset)
+            guard ts <= UInt64(Int64.max), !overflow else {
+                throw .malformed(path: path, offset: o + 16, reason: "time stamp \(ts) µs is out of range")
+            }
             out.append(
                 BTSnoopRecord(
                     flags: be32(b, o + 8),
-                    unixMicroseconds: Int64(bitPattern: ts) - BTSnoopWriter.unixEpochOffset,
+                    unixMicroseconds: unix,
                     packet: Array(b[(o + 24)..<(o + 24 + included)])
                 )
             )

@@ -54,7 +54,15 @@ enum AppleHealthTrace {
             throw ScenarioLoadError(issues: problems.issues)
         }
         let reader = HealthRecordReader(type: type, source: trace.source)
-        let parser = XMLParser(data: Data(withoutDoctype(text).utf8))
+        let xml: String
+        switch HealthXMLText.elementsOnly(text) {
+        case let .success(cleaned): xml = cleaned
+        case let .failure(problem):
+            problems.fail(line: problem.line, field: "", problem.message)
+            throw ScenarioLoadError(issues: problems.issues)
+        }
+        // Fed as a stream (in chunks): libxml2 refuses a single chunk over 10 MB, and exports are larger.
+        let parser = XMLParser(stream: InputStream(data: Data(xml.utf8)))
         parser.delegate = reader
         if !parser.parse() || parser.parserError != nil {
             problems.fail(line: parser.lineNumber, field: "", "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "parse error")")
@@ -65,23 +73,6 @@ enum AppleHealthTrace {
         let pairs = reader.unpairedPressures(&problems)
         try problems.check()
         return reader.samples + pairs
-    }
-
-    /// The text with its document type declaration blanked out (line breaks kept, so lines still
-    /// count): exports carry an internal DTD whose attribute declarations crash swift-corelibs-
-    /// foundation's XMLParser (a NULL default value passed to strlen, Swift 6.3 on Linux), and the
-    /// declaration is not needed to read the records (nor are its entities wanted).
-    static func withoutDoctype(_ text: String) -> String {
-        guard let start = text.range(of: "<!DOCTYPE") else { return text }
-        var end = text[start.upperBound...].firstIndex(of: ">") ?? text.endIndex
-        if let bracket = text[start.upperBound..<end].firstIndex(of: "[") {
-            // The internal subset ends at the first "]" followed by ">" (declarations inside hold ">").
-            end = text.endIndex
-            if let close = text[bracket...].range(of: "]")?.upperBound, let gt = text[close...].firstIndex(of: ">") { end = gt }
-        }
-        let last = end < text.endIndex ? end : text.index(before: text.endIndex)
-        let blank = String(text[start.lowerBound...last].map { $0 == "\n" ? "\n" : " " })
-        return text.replacingCharacters(in: start.lowerBound...last, with: blank)
     }
 
     /// `2024-11-07 08:00:00 +0100` in Unix ms.

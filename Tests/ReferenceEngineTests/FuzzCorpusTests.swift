@@ -47,5 +47,13 @@ final class FuzzCorpusTests: XCTestCase {
         XCTAssertFalse(FuzzTarget.trace.run([6] + Array("<!DOCTYPE a [<!ATTLIST a b CDATA #IMPLIED>]><a/>".utf8)))
         XCTAssertFalse(FuzzTarget.trace.run([6] + Array("<!DOCTYPE a [<!ATTLIST a b CDATA #IMPLIED>".utf8)))
         XCTAssertFalse(FuzzTarget.trace.run([9] + Array("btsnoop".utf8)))
+        // Found by ci/fuzz.sh: a record time stamp beyond Int64 overflowed the btsnoop reader.
+        let header: [UInt8] = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        let record: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 8) + [0x02]
+        XCTAssertFalse(FuzzTarget.trace.run([9] + header + record))
+        // Found by ci/fuzz.sh: a second document type declaration after the first.
+        let twice = "<!DOCTYPE H ?x?>\n<!DOCTYPE H [\n<!ATTLIST H l CDATA #REQUIRED>\n]>\n<HealthData/>\n"
+        XCTAssertFalse(FuzzTarget.trace.run([6] + Array(twice.utf8)))
+        XCTAssertFalse(FuzzTarget.trace.run([6] + Array("<HealthData>\n<!ATTLIST H l CDATA #IMPLIED>\n</HealthData>".utf8)))
     }
 }

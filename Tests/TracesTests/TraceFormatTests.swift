@@ -69,6 +69,26 @@ final class TraceFormatTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(device(scenario, "therm").trace?.readings?.first?.values["temperature"]), 38.0, accuracy: 1e-9)
     }
 
+    /// An export over libxml2's 10 MB chunk limit loads (XMLParser is fed a stream).
+    func testAnExportOverTenMegabytesLoads() throws {
+        let dir = Fixtures.temporaryDirectory("big-export")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n"
+        xml += "<HealthData locale=\"en\">\n"
+        let padding = String(repeating: "x", count: 160)
+        for i in 0..<60_000 {
+            let stamp = CivilTime(unixMilliseconds: Int64(i) * 60_000).iso8601().replacingOccurrences(of: "T", with: " ")
+            let date = stamp.replacingOccurrences(of: "Z", with: " +0000")
+            xml += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" device=\"\(padding)\" unit=\"count/min\" "
+            xml += "startDate=\"\(date)\" value=\"\(60 + i % 40)\"/>\n"
+        }
+        xml += "</HealthData>\n"
+        XCTAssertGreaterThan(xml.utf8.count, 14_000_000, "over 13.7 MB, seen refused before the fix")
+        try xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
+        let scenario = try load(dir, devices: "          - {id: w, type: phone-bridge, trace: {file: export.xml}}", duration: "42d")
+        XCTAssertEqual(device(scenario, "w").trace?.readings?.count, 60_000)
+    }
+
     /// A scenario in `dir` with one adult patient holding `devices` (YAML list items).
     func load(_ dir: String, devices: String, duration: String = "1d") throws -> Scenario {
         let yaml = """
