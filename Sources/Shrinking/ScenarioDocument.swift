@@ -62,9 +62,9 @@ package struct ScenarioDocument {
                 guard var device = devices[d].mapping, var trace = device["trace"]?.mapping, let path = trace["file"]?.string,
                     !path.hasPrefix("/")
                 else { continue }
-                let absolute = folder.isEmpty ? path : folder + "/" + path
-                trace["file"] = Node(FileManager.default.currentDirectoryPath + "/" + absolute, Tag(.str), .doubleQuoted)
-                if absolute.hasPrefix("/") { trace["file"] = Node(absolute, Tag(.str), .doubleQuoted) }
+                let relative = folder.isEmpty ? path : folder + "/" + path
+                let absolute = relative.hasPrefix("/") ? relative : FileManager.default.currentDirectoryPath + "/" + relative
+                trace["file"] = Node(absolute, Tag(.str), .doubleQuoted)
                 device["trace"] = .mapping(trace)
                 devices[d] = .mapping(device)
             }
