@@ -52,6 +52,12 @@ fi
 "$tvenv/bin/python" -c "import fhir.resources" 2>/dev/null || "$tvenv/bin/pip" install -q "fhir.resources==8.1.0"
 # neurokit2: an independent referee of the ECG watch's waveforms (R peaks, heart rate).
 "$tvenv/bin/python" -c "import neurokit2" 2>/dev/null || "$tvenv/bin/pip" install -q "neurokit2==0.2.13"
+# simglucose: an independent referee of CGM sensor noise and meal responses (UVA/Padova S2008 adults).
+"$tvenv/bin/python" -c "import simglucose" 2>/dev/null || "$tvenv/bin/pip" install -q "simglucose==0.2.11"
+# hrv-analysis: an independent referee of heart-rate variability. 1.0.5 with the versions it runs
+# on: nolds 0.5.2, numpy < 2.4 (it calls numpy.trapz), pandas < 3 (neurokit2's bound).
+"$tvenv/bin/python" -c "import hrvanalysis, numpy; numpy.trapz" 2>/dev/null \
+  || "$tvenv/bin/pip" install -q "hrv-analysis==1.0.5" "nolds==0.5.2" "numpy<2.4" "pandas<3"
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2

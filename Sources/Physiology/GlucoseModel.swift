@@ -1,18 +1,25 @@
 import VitalSimCore
 
-/// Plasma and interstitial glucose from the Bergman minimal model with Hovorka-style gut
-/// absorption and subcutaneous insulin, integrated at 1-minute steps on demand.
+/// Plasma and interstitial glucose from the Bergman minimal model, with the saturating gut of
+/// Dalla Man et al. (``GutAbsorption``), subcutaneous insulin and counter-regulation, integrated
+/// at 1-minute steps on demand.
 ///
-/// - Plasma glucose G (mg/dL): dG/dt = −(p1 + X)·G + p1·Gb + Ra/V
-/// - Remote insulin action X: dX/dt = −p2·X + p3·(I − Ib)
+/// - Plasma glucose G (mg/dL): dG/dt = −(p1 + X)·G + p1·Gb + Ra/V + C
+/// - Remote insulin action X: dX/dt = −p2·X + p3·s(t)·(I − Ib), where s(t) is the patient's insulin
+///   sensitivity, varying slowly from day to day (about ±20 %, Visentin et al. 2018's intraday
+///   variability in the UVA/Padova S2017 simulator).
 /// - Plasma insulin I (µU/mL): bolus through two subcutaneous compartments (tmax 55 min), clearance ke;
 ///   type 2 and non-diabetic patients add endogenous secretion γ·(G − h)+.
-/// - Gut: two compartments (tmax 40 min), bioavailability 0.8.
+/// - Counter-regulation C (mg/dL/min): glucagon and adrenaline raise glucose production as glucose
+///   falls below 65 mg/dL, with a 15-minute delay; blunted in type 1 diabetes (Cryer 2008). There
+///   is no floor: a hypoglycaemia ends where insulin action and counter-regulation balance.
 /// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, clinical.md §2).
 ///
-/// The model keeps a ring of the last two days, so memory does not grow with scenario length.
+/// Routine meals vary from day to day in time (SD 20 min, at most 45 min off) and size (SD 15 %), as
+/// simglucose's random scenarios do; timeline meals happen exactly as written. The model keeps a ring
+/// of the last two days, so memory does not grow with scenario length.
 package final class GlucoseModel {
-    struct State { var g, x, i, s1, s2, q1, q2, ig: Double }
+    struct State { var g, x, i, s1, s2, ig, c: Double }
     struct Dose {
         var minute: Int64
         var carbsMg: Double
@@ -20,41 +27,46 @@ package final class GlucoseModel {
     }
 
     let gb: Double, p1: Double, p2 = 0.025, p3: Double
-    let ke = 0.138, tmaxI = 55.0, tmaxG = 40.0, volumeDL: Double, insulinVolumeML: Double
-    let gamma: Double, threshold: Double
+    let ke = 0.138, tmaxI = 55.0, volumeDL: Double, insulinVolumeML: Double
+    let gamma: Double, threshold: Double, counterGain: Double
     package let tau = 10.0
     var doses: [Dose] = []
     var doseIndex = 0
     var state: State
+    var gut = GutAbsorption()
     var minute: Int64 = 0
     /// Allocated on first use, so patients without glucose devices cost nothing.
     var ring: [(Double, Double)] = []
     /// Two days of minutes: a device may back-fill readings up to 48 h old.
     let capacity = 2 * 1440
     let ib = 10.0
+    let sensitivity: ValueNoise
 
     init(baseline: Baseline, meals: [MealSpec], events: [ClinicalEvent], clock: DayClock, rng: SeededRandom) {
         gb = baseline.glucose
-        volumeDL = 1.6 * baseline.weight
+        volumeDL = 1.87 * baseline.weight
         insulinVolumeML = 120 * baseline.weight
         switch baseline.diabetes {
         case .type1:
             p1 = 0.01
-            p3 = 1.3e-5
+            p3 = 1.8e-5
             gamma = 0
             threshold = 0
+            counterGain = 0.03
         case .type2:
             p1 = 0.012
             p3 = 0.6e-5
             gamma = 0.004
             threshold = baseline.glucose
+            counterGain = 0.06
         case .none:
             p1 = 0.03
             p3 = 1.3e-5
-            gamma = 0.02
+            gamma = 0.04
             threshold = baseline.glucose
+            counterGain = 0.06
         }
-        state = State(g: gb, x: 0, i: ib, s1: 0, s2: 0, q1: 0, q2: 0, ig: gb)
+        state = State(g: gb, x: 0, i: ib, s1: 0, s2: 0, ig: gb, c: 0)
         // Daily meals over a generous horizon are produced lazily in `dosesUntil`; events are fixed.
         self.meals = meals
         self.clock = clock
@@ -71,24 +83,39 @@ package final class GlucoseModel {
         }
         doses.sort { $0.minute < $1.minute }
         self.rng = rng
+        sensitivity = ValueNoise(rng: rng, label: "insulin-sensitivity", spacing: 6 * 3_600_000)
     }
 
     let meals: [MealSpec]
     let clock: DayClock
     let rng: SeededRandom
 
-    /// Carbs and insulin entering at `m` from routine meals (small day-to-day jitter in size).
+    /// The minute of day `day` (days since 1970) at which routine meal `index` starts.
+    func mealMinute(_ index: Int, day: Int64) -> Int64 {
+        let key = UInt64(bitPattern: day) &* 131 &+ UInt64(index) &* 7
+        let u1 = max(SeededRandom.unit(rng.seed, key), 1e-12)
+        let u2 = SeededRandom.unit(rng.seed, key &+ 1)
+        let z = (-2 * Math.log(u1)).squareRoot() * Math.cos(2 * Double.pi * u2)
+        let shift = Math.clamp(20 * z, -45, 45)
+        return day * 1440 + meals[index].timeOfDay / 60_000 + Int64(shift.rounded())
+    }
+
+    /// Carbs (mg) and insulin (U) of the routine meals starting at `m`.
     func routine(at m: Int64) -> (Double, Double) {
         guard !meals.isEmpty else { return (0, 0) }
-        let absMinute = (clock.startUnixMilliseconds / 60_000 + m)
-        let tod = ((absMinute % 1440) + 1440) % 1440
+        let absMinute = clock.startUnixMilliseconds / 60_000 + m
+        let today = absMinute >= 0 ? absMinute / 1440 : (absMinute - 1439) / 1440
         var carbs = 0.0
         var insulin = 0.0
-        for meal in meals where meal.timeOfDay / 60_000 == tod {
-            let day = UInt64(bitPattern: absMinute / 1440)
-            let jitter = 1 + 0.15 * (SeededRandom.unit(rng.seed, day &* 31 &+ UInt64(meal.timeOfDay)) - 0.5)
-            carbs += meal.carbs * 1000 * jitter
-            insulin += meal.bolus ?? 0
+        for (index, meal) in meals.enumerated() {
+            for day in (today - 1)...(today + 1) where mealMinute(index, day: day) == absMinute {
+                let key = UInt64(bitPattern: day) &* 31 &+ UInt64(meal.timeOfDay)
+                // Triangular about 1 (SD 15 %, within ±37 %).
+                let size = 1 + 0.367 * (SeededRandom.unit(rng.seed, key) + SeededRandom.unit(rng.seed, key &+ 5) - 1)
+                carbs += meal.carbs * 1000 * size
+                // The bolus is counted for the meal as planned, not as eaten.
+                insulin += meal.bolus ?? 0
+            }
         }
         return (carbs, insulin)
     }
@@ -102,26 +129,25 @@ package final class GlucoseModel {
             insulin += doses[doseIndex].insulinU
             doseIndex += 1
         }
-        s.q1 += carbs
+        gut.serve(carbs)
         s.s1 += insulin
-        let ra = 0.8 * s.q2 / tmaxG
+        let ra = gut.advance()
         let insulinIn = s.s2 / tmaxI * 1e6 / insulinVolumeML
         let secretion = gamma * max(0, s.g - threshold)
-        let dg = -(p1 + s.x) * s.g + p1 * gb + ra / volumeDL
-        let dx = -p2 * s.x + p3 * (s.i - ib)
+        let si = Math.exp(0.2 * sensitivity.value(at: minute * 60_000))
+        let dg = -(p1 + s.x) * s.g + p1 * gb + ra / volumeDL + s.c
+        let dx = -p2 * s.x + p3 * si * (s.i - ib)
         let di = insulinIn + secretion - ke * (s.i - ib)
         let ds1 = -s.s1 / tmaxI
         let ds2 = (s.s1 - s.s2) / tmaxI
-        let dq1 = -s.q1 / tmaxG
-        let dq2 = (s.q1 - s.q2) / tmaxG
+        let dc = (counterGain * max(0, 65 - s.g) - s.c) / 15
         let dig = (s.g - s.ig) / tau
-        s.g = Math.clamp(s.g + dg, 20, 700)
+        s.g = max(1, s.g + dg)
         s.x += dx
         s.i = max(0, s.i + di)
         s.s1 += ds1
         s.s2 += ds2
-        s.q1 += dq1
-        s.q2 += dq2
+        s.c += dc
         s.ig += dig
         state = s
         minute += 1

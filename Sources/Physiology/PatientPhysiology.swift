@@ -14,8 +14,11 @@ package final class PatientPhysiology {
     let activityNoise: ValueNoise
     let spo2Noise: ValueNoise
     let bpNoise: ValueNoise
+    let bpFastNoise: ValueNoise
+    let bpDiastolicNoise: ValueNoise
     let tempNoise: ValueNoise
     let rrNoise: ValueNoise
+    let nocturnalDips: NocturnalDips
     /// The glucose–insulin model (lazily integrated).
     package let glucose: GlucoseModel
     /// Events reduced to plain values, grouped by kind, for the per-beat hot path.
@@ -32,8 +35,11 @@ package final class PatientPhysiology {
         activityNoise = ValueNoise(rng: rng, label: "activity", spacing: 600_000)
         spo2Noise = ValueNoise(rng: rng, label: "spo2", spacing: 300_000)
         bpNoise = ValueNoise(rng: rng, label: "bp", spacing: 1_800_000)
+        bpFastNoise = ValueNoise(rng: rng, label: "bp-minutes", spacing: 300_000)
+        bpDiastolicNoise = ValueNoise(rng: rng, label: "bp-diastolic", spacing: 300_000)
         tempNoise = ValueNoise(rng: rng, label: "temperature", spacing: 1_800_000)
         rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
+        nocturnalDips = NocturnalDips(profile: patient.profile, seed: rng.split("spo2-dips").seed)
         glucose = GlucoseModel(baseline: patient.baseline, meals: patient.meals, events: events, clock: clock, rng: rng.split("glucose"))
         var shapes: [ClinicalEventKind: [EventShape]] = [:]
         for e in events { shapes[e.kind, default: []].append(EventShape(e)) }
@@ -128,12 +134,17 @@ package final class PatientPhysiology {
 
     // MARK: Other signals
 
-    /// True systolic and diastolic pressure (mmHg): nocturnal dip, slow variation, crisis events.
+    /// True systolic and diastolic pressure (mmHg): nocturnal dip, variation over hours and over
+    /// minutes (systolic SD about 9 mmHg at rest, diastolic 6, correlated 0.7), the pressor effect of
+    /// walking (about +15 mmHg systolic at 100 steps/min), crisis events.
     package func bloodPressure(at t: Int64) -> (systolic: Double, diastolic: Double) {
         let dip = baseline.nocturnalDip / 100 * clock.sleepiness(at: t)
         let n = bpNoise.value(at: t)
-        var s = baseline.systolic * (1 - dip) + 4 * n + 0.08 * stepsPerMinute(at: t)
-        var d = baseline.diastolic * (1 - dip) + 2.5 * n
+        let fast = bpFastNoise.value(at: t)
+        let own = bpDiastolicNoise.value(at: t)
+        let steps = stepsPerMinute(at: t)
+        var s = baseline.systolic * (1 - dip) + 7 * n + 5 * fast + 0.15 * steps
+        var d = baseline.diastolic * (1 - dip) + 4.5 * n + 3.5 * (0.6 * fast + 0.8 * own) + 0.05 * steps
         if let (e, w) = strongest(.hypertensiveCrisis, at: t) {
             s += w * ((e.target ?? 192) - s)
             d += w * ((e.target2 ?? 124) - d)
@@ -141,10 +152,13 @@ package final class PatientPhysiology {
         return (s, d)
     }
 
-    /// True SpO2 (%): baseline with slow wander and desaturation events.
+    /// True SpO2 (%): baseline with slow wander, lower in sleep with brief dips (``NocturnalDips``),
+    /// and desaturation events.
     package func spo2(at t: Int64) -> Double {
         let sd = patient.profile == .chdInfant ? 2.0 : 0.8
-        var s = baseline.spo2 + sd * spo2Noise.value(at: t)
+        let sleep = clock.sleepiness(at: t)
+        var s = baseline.spo2 + sd * spo2Noise.value(at: t) - sleep * nocturnalDips.fall
+        if sleep > 0.5 { s -= nocturnalDips.depth(at: t) }
         if let (e, w) = strongest(.desaturation, at: t) { s += w * ((e.target ?? 84) - s) }
         return Math.clamp(s, 50, 100)
     }
@@ -168,10 +182,26 @@ package final class PatientPhysiology {
         return max(r, 4)
     }
 
+    /// Grams of growth (or steady change) from virtual time 0 to `t`: the daily change varies from
+    /// day to day (a new rate each day, 60–140 % of the baseline's), so growth is not a straight line.
+    func growth(at t: Int64) -> Double {
+        let rate = baseline.dailyWeightChange
+        let day: Int64 = 86_400_000
+        guard rate != 0, t > 0 else { return rate * Double(t) / Double(day) }
+        let seed = rng.split("growth").seed
+        let whole = t / day
+        var grams = 0.0
+        for k in 0...whole {
+            let share = k < whole ? 1 : Double(t - whole * day) / Double(day)
+            grams += rate * (0.6 + 0.8 * SeededRandom.unit(seed, UInt64(k))) * share
+        }
+        return grams
+    }
+
     /// Body weight (kg): daily trend (infant growth), weight-loss and fluid-gain events.
     package func weight(at t: Int64) -> Double {
         let day = 86_400_000.0
-        var grams = baseline.dailyWeightChange * Double(t) / day
+        var grams = growth(at: t)
         for e in events where t > e.start {
             let covered = Double(min(t, e.end) - e.start) / day
             switch e.kind {

@@ -9,10 +9,19 @@ struct DeviceSummary {
 
 /// The analysis of each reading kind.
 extension RealismReport {
-    static func heartRate(_ rows: [Row], into summary: inout DeviceSummary) {
+    static func heartRate(_ rows: [Row], profile: Profile, into summary: inout DeviceSummary) {
         var rr: [(Int64, Double)] = []
         for r in rows { for x in (r.obj["rrIntervals"] as? [NSNumber]) ?? [] { rr.append((r.t, x.doubleValue / 1024)) } }
-        if !rr.isEmpty { heartRateVariability(rr, into: &summary) }
+        if !rr.isEmpty { heartRateVariability(rr, profile: profile, into: &summary) }
+        guard profile != .chdInfant else {
+            let values = rows.map(\.value)
+            summary.lines.append(
+                "  HR median \(f(median(values))) bpm, \(f(values.min() ?? .nan, 0))–\(f(values.max() ?? .nan, 0)); "
+                    + "no infant heart-rate rule (the adult > 100 / < 50 do not apply)"
+            )
+            summary.fields.append(("medianHeartRate", .double(median(values))))
+            return
+        }
         let hi = episodes(rows, minMs: 600_000) { $0 > 100 }
         let lo = episodes(rows, minMs: 600_000) { $0 < 50 }
         summary.lines.append("  episodes: HR > 100 for ≥ 10 min: \(hi.count); HR < 50 for ≥ 10 min: \(lo.count)")
@@ -20,7 +29,12 @@ extension RealismReport {
     }
 
     /// HRV metrics in 5-minute windows of RR intervals (time in ms, interval in s).
-    static func heartRateVariability(_ rr: [(Int64, Double)], into summary: inout DeviceSummary) {
+    /// How the HRV measures are computed, as the report names them.
+    static let hrvMethods =
+        "5-min windows; SDNN with n − 1; RMSSD; pNN50 over successive differences; LF/HF by Welch "
+        + "(4 Hz linear resampling, 256-sample Hann segments, 50 % overlap: hrv-analysis's default)"
+
+    static func heartRateVariability(_ rr: [(Int64, Double)], profile: Profile, into summary: inout DeviceSummary) {
         var windows: [HRVMetrics] = []
         var start = rr[0].0
         var cur: [Double] = []
@@ -40,7 +54,14 @@ extension RealismReport {
                 + "SDNN \(f(med(\.sdnn))) ms, RMSSD \(f(med(\.rmssd))) ms, pNN50 \(f(med(\.pnn50))) %, LF/HF \(f(med(\.lfHf), 2))"
         )
         summary.lines.append("  irregular (AF-like) windows: \(af) of \(windows.count)")
+        summary.lines.append("  methods: " + hrvMethods)
+        summary.lines.append(
+            profile == .chdInfant
+                ? "  norms: none applied (short-term adult norms do not hold for infants)"
+                : "  norms (healthy adults, 5 min; Nunan et al. 2010): SDNN 32–93 ms, RMSSD 19–75 ms, LF/HF 1.1–11.6"
+        )
         summary.fields += [
+            ("methods", .string(hrvMethods)),
             ("sdnn", .double(med(\.sdnn))), ("rmssd", .double(med(\.rmssd))), ("pnn50", .double(med(\.pnn50))),
             ("lfHf", .double(med(\.lfHf))),
             ("afWindows", .int(Int64(af))), ("windows", .int(Int64(windows.count))),
@@ -73,14 +94,25 @@ extension RealismReport {
         ]
     }
 
-    static func spo2(_ rows: [Row], into summary: inout DeviceSummary) {
-        let low = episodes(rows, minMs: 60_000) { $0 < 90 }
+    static func spo2(_ rows: [Row], profile: Profile, into summary: inout DeviceSummary) {
         let values = rows.map(\.value)
-        let below90 = rows.filter { $0.value < 90 }.count
-        summary.lines.append("  SpO2 median \(f(median(values))) %, min \(f(values.min() ?? .nan, 0)) %; readings < 90 %: \(below90)")
-        summary.fields += [
-            ("median", .double(median(values))), ("below90", .int(Int64(below90))), ("below90Episodes", .int(Int64(low.count))),
-        ]
+        summary.lines.append("  SpO2 median \(f(median(values))) %, min \(f(values.min() ?? .nan, 0)) %")
+        summary.fields.append(("median", .double(median(values))))
+        if profile == .chdInfant {
+            // Interstage single-ventricle targets (JTCVS 2014; clinical.md §5).
+            let below = rows.filter { $0.value < 75 }.count
+            let above = rows.filter { $0.value > 90 }.count
+            summary.lines.append("  interstage infant: readings < 75 %: \(below); > 90 %: \(above)")
+            summary.fields += [("below75", .int(Int64(below))), ("above90", .int(Int64(above)))]
+            return
+        }
+        let limit = profile == .copd ? 88.0 : 90.0
+        let below = rows.filter { $0.value < limit }.count
+        let low = episodes(rows, minMs: 60_000) { $0 < limit }
+        summary.lines.append(
+            "  readings < \(f(limit, 0)) %: \(below); for ≥ 1 min: \(low.count)" + (profile == .copd ? " (COPD target 88–92 %)" : "")
+        )
+        summary.fields += [("below\(Int(limit))", .int(Int64(below))), ("below\(Int(limit))Episodes", .int(Int64(low.count)))]
     }
 
     static func bloodPressure(_ rows: [Row], into summary: inout DeviceSummary) {
@@ -99,16 +131,22 @@ extension RealismReport {
         summary.fields.append(("feverReadings", .int(Int64(fever.count))))
     }
 
-    static func weight(_ rows: [Row], into summary: inout DeviceSummary) {
-        var losses = 0
-        for i in rows.indices {
-            if let j = rows.firstIndex(where: { $0.t >= rows[i].t + 86_400_000 - 3_600_000 }), j < rows.count,
-                (rows[i].value - rows[j].value) * 1000 > 30
-            {
-                losses += 1
+    static func weight(_ rows: [Row], profile: Profile, into summary: inout DeviceSummary) {
+        // The change from each reading to the first one at least `span` (less an hour) later.
+        func changes(over span: Int64) -> [Double] {
+            rows.indices.compactMap { i in
+                rows.firstIndex { $0.t >= rows[i].t + span - 3_600_000 }.map { rows[$0].value - rows[i].value }
             }
         }
-        summary.lines.append("  \(f(rows.first!.value, 3)) → \(f(rows.last!.value, 3)) kg; 24-h losses > 30 g: \(losses)")
-        summary.fields.append(("losses30g24h", .int(Int64(losses))))
+        let range = "  \(f(rows.first!.value, 3)) → \(f(rows.last!.value, 3)) kg"
+        if profile == .chdInfant {
+            let losses = changes(over: 86_400_000).filter { $0 * 1000 < -30 }.count
+            summary.lines.append(range + "; 24-h losses > 30 g: \(losses)")
+            summary.fields.append(("losses30g24h", .int(Int64(losses))))
+        } else {
+            let gains = changes(over: 3 * 86_400_000).filter { $0 > 2 }.count
+            summary.lines.append(range + "; 3-day gains > 2 kg: \(gains)")
+            summary.fields.append(("gains2kg3d", .int(Int64(gains))))
+        }
     }
 }

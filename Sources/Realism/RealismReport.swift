@@ -3,10 +3,13 @@ import VitalSimCore
 
 /// `vitalsim stats`: realism statistics of a generated run, read back from its `readings.jsonl`.
 ///
-/// Reports per device: HRV in 5-minute windows (SDNN, RMSSD, pNN50, LF/HF, and how many windows
-/// look like AF), CGM time in ranges, MARD against plasma ground truth and the CGM–plasma lag,
-/// and alert-relevant episodes (CGM < 70 / < 54 for ≥ 15 min, SpO2 below 90 %, BP > 180 and/or
-/// > 120, HR > 100 or < 50 sustained 10 min, temperature ≥ 38.0 °C, weight loss > 30 g in 24 h).
+/// Reports per device, judged by the patient's profile (`patients.json`): HRV in 5-minute windows
+/// (SDNN, RMSSD, pNN50, LF/HF by Welch's method as hrv-analysis computes it, and how many windows
+/// look like AF), CGM time in ranges, MARD against plasma ground truth and the CGM–plasma lag, and
+/// the episodes the profile's rules look for (CGM < 70 / < 54 for ≥ 15 min; SpO2 below 90 %, a
+/// COPD patient's below 88 %, an interstage infant's below 75 % or above 90 %; BP > 180 and/or
+/// > 120; an adult's HR > 100 or < 50 sustained 10 min; temperature ≥ 38.0 °C; an infant's weight
+/// loss > 30 g in 24 h, an adult's gain > 2 kg in 3 days).
 package struct RealismReport {
     struct Row {
         var kind: String
@@ -46,6 +49,7 @@ package struct RealismReport {
                 )
             )
         }
+        let profiles = try Self.profiles(directory: directory)
         var lines: [String] = []
         var devices: [JSONValue] = []
         var order: [String] = []
@@ -58,7 +62,7 @@ package struct RealismReport {
         for d in order {
             var rs = byDevice[d]!
             rs.sort { $0.t < $1.t }
-            let (text, j) = RealismReport.analyze(device: rs[0].device, rows: rs)
+            let (text, j) = RealismReport.analyze(device: rs[0].device, rows: rs, profile: profiles[rs[0].patient])
             lines += text
             devices.append(j)
         }
@@ -68,9 +72,11 @@ package struct RealismReport {
 
     package enum ReportError: Error, CustomStringConvertible {
         case badLine(path: String, line: Int)
+        case badPatients(path: String)
         package var description: String {
             switch self {
             case let .badLine(p, l): "\(p):\(l): not a readings.jsonl record (needs kind, device, patient, virtualMs.measured)"
+            case let .badPatients(p): "\(p): not a patients list ({\"patients\": [{\"id\", \"profile\"}]} with a known profile)"
             }
         }
     }
@@ -83,22 +89,43 @@ package struct RealismReport {
         return digits == 0 ? String(Int64(v)) : String(v)
     }
 
-    static func analyze(device: String, rows: [Row]) -> ([String], JSONValue) {
+    /// Each patient's profile from `directory/patients.json` (written by `vitalsim generate`); empty
+    /// for a folder without one (written before it existed): its patients are judged as adults.
+    static func profiles(directory: String) throws -> [String: Profile] {
+        let path = directory + "/patients.json"
+        guard let text = try? FileText.read(path) else { return [:] }
+        guard let o = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let list = o["patients"] as? [[String: Any]]
+        else { throw ReportError.badPatients(path: path) }
+        var out: [String: Profile] = [:]
+        for p in list {
+            guard let id = p["id"] as? String, let profile = (p["profile"] as? String).flatMap(Profile.init(rawValue:)) else {
+                throw ReportError.badPatients(path: path)
+            }
+            out[id] = profile
+        }
+        return out
+    }
+
+    static func analyze(device: String, rows: [Row], profile: Profile?) -> ([String], JSONValue) {
         let kind = rows[0].kind
+        let judged = profile ?? .adult
         var summary = DeviceSummary(
-            lines: ["\(rows[0].patient)/\(device) [\(kind)] \(rows.count) readings"],
+            lines: [
+                "\(rows[0].patient)/\(device) [\(kind)] \(rows.count) readings, \(profile?.rawValue ?? "profile unknown: judged as adult")"
+            ],
             fields: [
-                ("patient", .string(rows[0].patient)), ("device", .string(device)), ("kind", .string(kind)),
-                ("readings", .int(Int64(rows.count))),
+                ("patient", .string(rows[0].patient)), ("profile", .string(judged.rawValue)), ("device", .string(device)),
+                ("kind", .string(kind)), ("readings", .int(Int64(rows.count))),
             ]
         )
         switch kind {
-        case "heart-rate": heartRate(rows, into: &summary)
+        case "heart-rate": heartRate(rows, profile: judged, into: &summary)
         case "cgm", "glucose": glucose(rows, continuous: kind == "cgm", into: &summary)
-        case "spo2": spo2(rows, into: &summary)
+        case "spo2": spo2(rows, profile: judged, into: &summary)
         case "blood-pressure": bloodPressure(rows, into: &summary)
         case "temperature": temperature(rows, into: &summary)
-        case "weight": weight(rows, into: &summary)
+        case "weight": weight(rows, profile: judged, into: &summary)
         default: summary.lines.append("  values \(f(rows.map(\.value).min() ?? .nan)) – \(f(rows.map(\.value).max() ?? .nan))")
         }
         return (summary.lines, .object(summary.fields))

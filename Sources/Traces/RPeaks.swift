@@ -2,7 +2,8 @@
 /// the slope's magnitude (five-point derivative, after Pan and Tompkins 1985; not squared, so a
 /// beat of half the amplitude is not lost under the threshold) smoothed over 150 ms, its local
 /// maxima above 30 % of the recording's 98th percentile, at least 250 ms apart, each placed on the
-/// largest absolute voltage of the QRS before it (never reaching back into the previous beat).
+/// largest absolute voltage of the QRS before it (never reaching back into the previous beat); the
+/// tail of a beat cut off by the recording's start is not a beat.
 /// Enough for a watch's clean 30 s at rest or in AF; not a diagnostic QRS detector.
 enum RPeaks {
     static func detect(_ microvolts: [Int16], samplingFrequency rate: Int) -> [Double] {
@@ -31,10 +32,13 @@ enum RPeaks {
         while i < x.count - 1 {
             if smooth[i] > threshold, smooth[i] >= smooth[i - 1], smooth[i] > smooth[i + 1] {
                 // The smoothed energy peaks just after the QRS: the R peak is the largest voltage before it.
-                let lo = max(0, i - window - search, (peaks.last ?? -refractory) + refractory)
+                // A peak in the recording's first 60 ms is the tail of a beat before it: no barrier.
+                let barrier = peaks.last.map { $0 < search ? 0 : $0 + refractory } ?? 0
+                let lo = max(0, i - window - search, barrier)
                 let r = lo <= i ? ((lo...i).max { abs(x[$0]) < abs(x[$1]) } ?? i) : i
                 if let last = peaks.last, r - last < refractory {
-                    if abs(x[r]) > abs(x[last]) { peaks[peaks.count - 1] = r }
+                    // The larger of two peaks too close to both be beats; a tail is never kept.
+                    if abs(x[r]) > abs(x[last]) || last < search { peaks[peaks.count - 1] = r }
                 } else {
                     peaks.append(r)
                 }

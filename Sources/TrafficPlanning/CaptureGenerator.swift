@@ -6,7 +6,8 @@ import VitalSimCore
 
 /// `vitalsim generate`: runs a scenario offline and writes, per BLE device, a btsnoop capture
 /// (controller set-up, connection, GATT discovery, then the notifications and indications at the
-/// scenario's times) and one `readings.jsonl` with ground truth, payload hex, ids and times.
+/// scenario's times) and one `readings.jsonl` with ground truth, payload hex, ids and times, and
+/// `patients.json` (each patient's id and profile).
 package struct CaptureGenerator {
     package struct Summary: Sendable {
         package var readings = 0
@@ -40,6 +41,16 @@ package struct CaptureGenerator {
             let path = "\(directory)/captures/\(patientID)-\(spec.id).btsnoop"
             links.append(try LinkSession(path: path, spec: spec, scenario: scenario, patientID: patientID))
             summary.captures.append(path)
+        }
+        // Who each patient is, for `vitalsim stats` to judge their readings by their profile.
+        let patients = JSONValue.object([
+            (
+                "patients",
+                .array(scenario.patients.map { .object([("id", .string($0.id)), ("profile", .string($0.profile.rawValue))]) })
+            )
+        ])
+        do { try (patients.pretty() + "\n").write(toFile: directory + "/patients.json", atomically: true, encoding: .utf8) } catch {
+            throw FileText.Failure.unwritable(path: directory + "/patients.json")
         }
         summary.jsonlPath = directory + "/readings.jsonl"
         let jsonl = try JSONLWriter(path: summary.jsonlPath)

@@ -14,6 +14,7 @@ package enum Math {
     @inlinable package static func sqrt(_ x: Double) -> Double { x.squareRoot() }
     @inlinable package static func atan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
     @inlinable package static func sinh(_ x: Double) -> Double { Glibc.sinh(x) }
+    @inlinable package static func tanh(_ x: Double) -> Double { Glibc.tanh(x) }
     /// Smooth step from 0 (x ≤ 0) to 1 (x ≥ 1).
     @inlinable package static func smoothstep(_ x: Double) -> Double {
         if x <= 0 { return 0 }

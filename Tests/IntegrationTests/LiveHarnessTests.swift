@@ -100,7 +100,8 @@ final class LiveHarnessTests: XCTestCase {
 
     /// The HTML report renders in headless Chromium (Debian's chromium-headless-shell): the DOM holds a
     /// section per scenario, a vitals chart per patient with the alert markers, the latency histograms
-    /// and one verdict row per check; the screenshot shows the chart line and the verdict badges.
+    /// and one verdict row per check; the screenshot shows the chart line and the verdict badges (7,000
+    /// px tall: a passing scenario above shows its passed checks open).
     func testHTMLReportRendersInHeadlessChromium() throws {
         let chromium = "/usr/bin/chromium-headless-shell"
         guard FileManager.default.isExecutableFile(atPath: chromium) else {
@@ -110,7 +111,7 @@ final class LiveHarnessTests: XCTestCase {
         let json = directory + "/report.json"
         let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json])
         XCTAssertEqual(r.status, 1, r.out + r.err)
-        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,3000"]
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,7000"]
         let dom = try TestSupport.runToFiles(chromium, flags + ["--dump-dom", "file://" + html])
         XCTAssertEqual(dom.status, 0, dom.out)
         func count(_ needle: String) -> Int { dom.out.components(separatedBy: needle).count - 1 }
@@ -133,7 +134,7 @@ final class LiveHarnessTests: XCTestCase {
         let shot = try TestSupport.runToFiles(chromium, flags + ["--screenshot=" + png, "file://" + html])
         XCTAssertEqual(shot.status, 0, shot.out)
         let n = try Self.colourCounts(png)
-        XCTAssertEqual(Array(n.prefix(2)), [1100, 3000], "\(n)")
+        XCTAssertEqual(Array(n.prefix(2)), [1100, 7000], "\(n)")
         XCTAssertGreaterThan(n.count > 2 ? n[2] : 0, 200, "the vitals line is drawn: \(n)")
         XCTAssertGreaterThan(n.count > 3 ? n[3] : 0, 200, "the FAIL badge and alert marker are drawn: \(n)")
         XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(n)")

@@ -67,7 +67,7 @@ final class AppleECGTraceTests: XCTestCase {
             // The generator's own R peaks are the truth: each found within 60 ms, none invented.
             let truth = b.beats.filter { $0 >= 0 && $0 < 30_000 }
             let missed = truth.filter { t in !a.beats.contains { abs($0 - t) < 60 } }
-            XCTAssertEqual(missed, [], "\(b.classification): R peaks not found")
+            XCTAssertEqual(missed, [], "\(b.classification): R peaks not found; found \(a.beats.prefix(4)), true \(truth.prefix(4))")
             XCTAssertLessThanOrEqual(abs(a.beats.count - truth.count), 1, "\(b.classification): beats found (one may sit on an edge)")
             XCTAssertEqual(Double(a.averageHeartRate), Double(b.averageHeartRate), accuracy: 3, "\(b.classification)")
         }

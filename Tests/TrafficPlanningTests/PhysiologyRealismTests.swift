@@ -166,13 +166,55 @@ final class PhysiologyRealismTests: XCTestCase {
         )
     }
 
+    /// Plasma glucose every minute for `hours` of a type 1 patient with `meals` and `timeline`.
+    func plasma(hours: Int, meals: String = "[]", timeline: String = "") throws -> [Double] {
+        let yaml = """
+            name: t
+            duration: \(hours)h
+            start: 2024-11-07T00:00:00Z
+            patients:
+              - id: p
+                profile: diabetic-cgm
+                baseline: {diabetes: type1, glucose: 140, dailySteps: 0}
+                meals: \(meals)
+                devices:
+                  - {id: cgm, type: cgm}
+            \(timeline.isEmpty ? "" : "timeline:\n" + timeline)
+            """
+        let (phys, _) = try physiology(yaml)
+        return (0..<(hours * 60)).map { phys.glucose.plasma(at: Int64($0) * 60_000) }
+    }
+
+    func testHypoglycaemiaEndsByCounterRegulationNotAtAFloor() throws {
+        // A large overdose: glucose falls, counter-regulation stops the fall, and it recovers.
+        let g = try plasma(hours: 12, timeline: "  - {at: 1h, patient: p, event: hypoglycemia, insulin: 25}")
+        let nadir = g.min()!
+        let at = g.firstIndex(of: nadir)!
+        XCTAssertTrue((20...50).contains(nadir), "nadir \(nadir) mg/dL")
+        XCTAssertLessThan(g.filter { abs($0 - nadir) < 0.5 }.count, 30, "no plateau at a floor")
+        XCTAssertGreaterThan(g[min(at + 180, g.count - 1)], nadir + 15, "recovers within 3 h")
+    }
+
+    func testRoutineMealsVaryFromDayToDay() throws {
+        let meals =
+            "[{time: \"07:30\", carbs: 45, bolus: 4.5}, {time: \"12:30\", carbs: 70, bolus: 7}, {time: \"19:00\", carbs: 80, bolus: 8}]"
+        let g = try plasma(hours: 5 * 24, meals: meals)
+        let days = (0..<5).map { Array(g[($0 * 1440)..<(($0 + 1) * 1440)]) }
+        let correlations = (1..<4).map { RealismReport.correlation(days[$0], days[$0 + 1]) }
+        XCTAssertTrue(correlations.allSatisfy { $0 < 0.9 }, "day-to-day correlation \(correlations)")
+        XCTAssertTrue(correlations.allSatisfy { $0 > 0.2 }, "the same routine still shows: \(correlations)")
+        // Breakfast starts at a different minute each day (the glucose rise after 07:30 ± 45 min).
+        let rises = days.map { d in (405...495).first { d[$0 + 20] - d[$0] > 15 } ?? -1 }
+        XCTAssertGreaterThan(Set(rises).count, 2, "breakfast rise starts at \(rises)")
+    }
+
     func testCGMReportsLowAndHighLimits() throws {
         let yaml = scenario(
             profile: "diabetic-cgm",
-            baseline: "diabetes: type2, glucose: 150",
+            baseline: "diabetes: type1, glucose: 180",
             duration: "10h",
             devices: "- {id: cgm, type: cgm, cadence: 1m}",
-            timeline: "  - {at: 1h, patient: p, event: hyperglycemia, carbs: 140}"
+            timeline: "  - {at: 1h, patient: p, event: hyperglycemia, carbs: 200}"
         )
         let (phys, s) = try physiology(yaml)
         var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
@@ -187,14 +229,14 @@ final class PhysiologyRealismTests: XCTestCase {
             }
         }
         XCTAssertEqual(count, 599, "1-minute (Libre-type) cadence")
-        XCTAssertGreaterThan(high, 0, "a missed bolus of 140 g should read HIGH (> 400 mg/dL)")
+        XCTAssertGreaterThan(high, 0, "a missed bolus of 200 g in type 1 diabetes should read HIGH (> 400 mg/dL)")
     }
 
     func testNocturnalBloodPressureDip() throws {
-        let (phys, _) = try physiology(scenario(baseline: "systolic: 130, diastolic: 82", duration: "2d", start: "00:00:00"))
+        let (phys, _) = try physiology(scenario(baseline: "systolic: 130, diastolic: 82", duration: "7d", start: "00:00:00"))
         var night: [Double] = []
         var day: [Double] = []
-        for m in stride(from: 0, to: 2 * 1440, by: 10) {
+        for m in stride(from: 0, to: 7 * 1440, by: 10) {
             let t = Int64(m) * 60_000
             let h = phys.clock.hour(at: t)
             if (1..<5).contains(h) { night.append(phys.bloodPressure(at: t).systolic) }
@@ -202,6 +244,60 @@ final class PhysiologyRealismTests: XCTestCase {
         }
         let dip = 100 * (1 - (night.reduce(0, +) / Double(night.count)) / (day.reduce(0, +) / Double(day.count)))
         XCTAssertTrue((10...20).contains(dip), "nocturnal dip \(dip) % (dipper 10–20 %)")
+    }
+
+    func testInfantFeedsComeOnDemandAndTakeMoreAfterALongerGap() throws {
+        let yaml = scenario(
+            profile: "chd-infant",
+            baseline: "",
+            duration: "4d",
+            start: "00:00:00",
+            devices: "- {id: feeds, type: feeding-log}"
+        )
+        let (phys, s) = try physiology(yaml)
+        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var feeds: [(Int64, Double)] = []
+        while let r = dev.next() {
+            if case let .feeding(mL) = r.measurement { feeds.append((r.measuredAt, Double(mL))) }
+        }
+        XCTAssertTrue((31...32).contains(feeds.count), "8 feeds a day: \(feeds.count)")
+        let gaps = zip(feeds, feeds.dropFirst()).map { Double($1.0 - $0.0) / 60_000 }
+        XCTAssertTrue(gaps.allSatisfy { $0 > 60 }, "feeds keep their order: \(gaps)")
+        let mean = gaps.reduce(0, +) / Double(gaps.count)
+        let sd = (gaps.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(gaps.count)).squareRoot()
+        XCTAssertTrue((15...45).contains(sd), "feed intervals \(mean) ± \(sd) min, not every 3.00 h")
+        let volumes = Array(feeds.dropFirst().map(\.1))
+        XCTAssertGreaterThan(RealismReport.correlation(gaps, volumes), 0.3, "a longer gap, a bigger feed")
+    }
+
+    func testCuffMeasuresMeanArterialPressureAndCorrelatedErrors() throws {
+        let yaml = scenario(
+            baseline: "systolic: 130, diastolic: 82, dailySteps: 0",
+            duration: "20d",
+            devices: "- {id: cuff, type: bp-cuff}"
+        )
+        let (phys, s) = try physiology(yaml)
+        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var sysErr: [Double] = []
+        var diaErr: [Double] = []
+        var offFormula = 0
+        var systolic: [Double] = []
+        while let r = dev.next() {
+            guard case let .bloodPressure(sys, dia, map, _, _) = r.measurement else { continue }
+            let truth = phys.bloodPressure(at: r.measuredAt)
+            sysErr.append(Double(sys) - truth.systolic)
+            diaErr.append(Double(dia) - truth.diastolic)
+            systolic.append(Double(sys))
+            if abs(Double(map) - (Double(dia) + Double(sys - dia) / 3)) >= 1 { offFormula += 1 }
+        }
+        XCTAssertGreaterThan(sysErr.count, 60)
+        XCTAssertGreaterThan(Double(offFormula) / Double(sysErr.count), 0.5, "MAP is measured, not DBP + PP/3")
+        let rho = RealismReport.correlation(sysErr, diaErr)
+        XCTAssertTrue((0.3...0.8).contains(rho), "systolic and diastolic errors correlate: \(rho)")
+        // Reading-to-reading variability of a home cuff, 5–10 mmHg SD (clinical.md §3.2), at rest.
+        let mean = systolic.reduce(0, +) / Double(systolic.count)
+        let sd = (systolic.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(systolic.count)).squareRoot()
+        XCTAssertTrue((5...12).contains(sd), "systolic SD \(sd) mmHg")
     }
 
     func testTemperatureCircadianRhythm() throws {
@@ -220,7 +316,12 @@ final class PhysiologyRealismTests: XCTestCase {
         let spo2 = (0..<1440).map { phys.spo2(at: Int64($0) * 600_000) }
         XCTAssertTrue((75...85).contains(median(spo2)), "infant single-ventricle SpO2 median \(median(spo2))")
         let gain = (phys.weight(at: 10 * 86_400_000) - phys.weight(at: 0)) * 1000 / 10
-        XCTAssertEqual(gain, 26, accuracy: 1, "expected growth 26 g/day (Pediatr Cardiol 2012)")
+        XCTAssertEqual(gain, 26, accuracy: 5, "expected growth 26 g/day (Pediatr Cardiol 2012)")
+        // Not a straight line: the daily gains differ.
+        let daily = (0..<10).map { (phys.weight(at: Int64($0 + 1) * 86_400_000) - phys.weight(at: Int64($0) * 86_400_000)) * 1000 }
+        let mean = daily.reduce(0, +) / 10
+        let sd = (daily.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 9).squareRoot()
+        XCTAssertTrue((2...10).contains(sd), "day-to-day SD of growth \(sd) g (daily gains \(daily))")
         XCTAssertGreaterThan(phys.meanHeartRate(at: 12 * 3_600_000), 120)
     }
 

@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+
+/// VitalSim's glucose, refereed by simglucose (PyPI, written apart from VitalSim): its CGM sensors
+/// read a flat glucose no more roughly than VitalSim's, and VitalSim's meal responses fall inside
+/// the range of its UVA/Padova adult cohort. Both run on `vitalsim generate` output.
+final class GlucoseRefereeTests: XCTestCase {
+    struct Measures: Decodable {
+        var sd: Double, sd2: Double, step3: Double, trend1: Double, trend2: Double, low: Double, high: Double, mard: Double
+    }
+    struct SensorVerdict: Decodable {
+        var device: String
+        var cadenceMin: Int
+        var n: Int
+        var vitalsim: Measures
+        var simglucose: Measures
+    }
+    struct Cohort: Decodable {
+        var rises: [Double]
+        var peakMinutes: [Int]
+    }
+
+    func generate(_ yaml: String, in dir: String) throws -> String {
+        try yaml.write(toFile: dir + "/s.yaml", atomically: true, encoding: .utf8)
+        let r = try TestSupport.vitalsim(["generate", dir + "/s.yaml", "--out", dir + "/out"], in: dir)
+        XCTAssertEqual(r.status, 0, r.err)
+        return dir + "/out/readings.jsonl"
+    }
+
+    func testCGMReadsFlatGlucoseAsSmoothlyAsSimglucoseSensors() throws {
+        let python = try ReferenceOpenAPITests.testPython(installing: "simglucose==0.2.11")
+        let dir = TestSupport.temporaryDirectory("cgm-referee")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // No diabetes, no meals, no activity: plasma glucose stays at 140 for ten days.
+        let readings = try generate(
+            """
+            name: cgm-flat
+            seed: 3
+            duration: 10d
+            start: 2024-11-07T00:00:00Z
+            patients:
+              - id: flat
+                profile: diabetic-cgm
+                baseline: {diabetes: none, glucose: 140, dailySteps: 0}
+                devices:
+                  - {id: cgm1, type: cgm, cadence: 1m}
+                  - {id: cgm5, type: cgm}
+            """,
+            in: dir
+        )
+        let script = TestSupport.repositoryRoot + "/Tests/referees/cgm_simglucose.py"
+        let r = try TestSupport.run(python, [script, readings, "140"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let verdicts = try r.out.split(separator: "\n").map { try JSONDecoder().decode(SensorVerdict.self, from: Data($0.utf8)) }
+        XCTAssertEqual(verdicts.map(\.cadenceMin), [1, 5], r.out)
+        for v in verdicts {
+            let (ours, theirs) = (v.vitalsim, v.simglucose)
+            let what = "\(v.cadenceMin)-min CGM at flat 140 mg/dL (VitalSim \(ours), simglucose \(theirs))"
+            XCTAssertGreaterThan(v.n, 2_800, what)
+            // Roughness: the SD of the second difference within a factor of two of simglucose's.
+            XCTAssertTrue((0.5...2).contains(ours.sd2 / theirs.sd2), "roughness: " + what)
+            XCTAssertTrue((0.5...1.5).contains(ours.sd / theirs.sd), "noise SD: " + what)
+            // Steps faster than 3 mg/dL/min and trend arrows from noise alone: no more than simglucose
+            // shows (or a floor of 0.5 %, 10 % and 1 %: both are rare events).
+            XCTAssertLessThanOrEqual(ours.step3, max(2 * theirs.step3, 0.005), "fast steps: " + what)
+            XCTAssertLessThanOrEqual(ours.trend1, max(1.5 * theirs.trend1, 0.10), "'slowly' arrows: " + what)
+            XCTAssertLessThanOrEqual(ours.trend2, max(2 * theirs.trend2, 0.01), "'rising/falling' arrows: " + what)
+            XCTAssertGreaterThanOrEqual(ours.low, theirs.low - 5, what)
+            XCTAssertLessThanOrEqual(ours.high, theirs.high + 5, what)
+            XCTAssertTrue((2...12).contains(ours.mard), "MARD: " + what)
+        }
+    }
+
+    /// Plasma glucose of a type 1 patient (the `truth` of 1-minute CGM readings) after a meal at
+    /// 01:00: the rise above the 01:00 level and the minutes to its peak.
+    func mealResponse(carbs: Int, insulin: Double?, in dir: String) throws -> (rise: Double, peakMinute: Int) {
+        let bolus = insulin.map { ", insulin: \($0)" } ?? ""
+        let readings = try generate(
+            """
+            name: meal
+            duration: 8h
+            start: 2024-11-07T00:00:00Z
+            patients:
+              - id: p
+                profile: diabetic-cgm
+                baseline: {diabetes: type1, glucose: 140, dailySteps: 0}
+                devices:
+                  - {id: cgm, type: cgm, cadence: 1m}
+            timeline:
+              - {at: 1h, patient: p, event: meal, carbs: \(carbs)\(bolus)}
+            """,
+            in: dir
+        )
+        var plasma: [Int64: Double] = [:]
+        for line in try String(contentsOfFile: readings, encoding: .utf8).split(separator: "\n") {
+            let r = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            guard r["kind"] as? String == "cgm", let truth = r["truth"] as? Double,
+                let ms = (r["virtualMs"] as? [String: Any])?["measured"] as? Int64
+            else { continue }
+            plasma[ms / 60_000] = truth
+        }
+        let before = try XCTUnwrap(plasma[60])
+        let after = (60..<480).compactMap { m in plasma[Int64(m)].map { (m - 60, $0) } }
+        let peak = try XCTUnwrap(after.max { $0.1 < $1.1 })
+        return (peak.1 - before, peak.0)
+    }
+
+    func testMealResponsesFallInsideTheSimglucoseAdultCohort() throws {
+        let python = try ReferenceOpenAPITests.testPython(installing: "simglucose==0.2.11")
+        let dir = TestSupport.temporaryDirectory("meal-referee")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let script = TestSupport.repositoryRoot + "/Tests/referees/meal_simglucose.py"
+        // 60 g with a bolus at the adult cohort's median carb ratio (9.5 g/U), and 150 g unbolused.
+        for (carbs, insulin, hours) in [(60, 6.3 as Double?, "7"), (150, nil, "8")] {
+            let r = try TestSupport.run(python, [script, String(carbs), insulin == nil ? "none" : "cr", hours])
+            XCTAssertEqual(r.status, 0, r.err)
+            let cohort = try JSONDecoder().decode(Cohort.self, from: Data(r.out.utf8))
+            let ours = try mealResponse(carbs: carbs, insulin: insulin, in: dir)
+            let what =
+                "\(carbs) g \(insulin == nil ? "unbolused" : "bolused"): VitalSim +\(Int(ours.rise)) mg/dL at \(ours.peakMinute) min; "
+                + "simglucose adults \(cohort.rises) at \(cohort.peakMinutes) min"
+            XCTAssertGreaterThanOrEqual(ours.rise, cohort.rises.min()!, what)
+            XCTAssertLessThanOrEqual(ours.rise, cohort.rises.max()!, what)
+            XCTAssertGreaterThanOrEqual(ours.peakMinute, cohort.peakMinutes.min()! - 15, what)
+            XCTAssertLessThanOrEqual(ours.peakMinute, cohort.peakMinutes.max()! + 15, what)
+        }
+    }
+}
