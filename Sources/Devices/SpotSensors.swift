@@ -142,8 +142,8 @@ struct PulseOximeter: DeviceSensor {
     var primaryKind: VitalKind { .spo2 }
     var storesRecords: Bool { !continuous }
     static let averaging: Int64 = 8
-    /// The raw 1-second estimates' errors in the averaging window, by time.
-    var window: [(time: Int64, error: Double)] = []
+    /// The raw 1-second estimates of the averaging window: time, true saturation, error.
+    var window: [(time: Int64, truth: Double, error: Double)] = []
 
     init(physiology: PatientPhysiology, rng: SeededRandom, continuous: Bool) {
         self.physiology = physiology
@@ -151,27 +151,28 @@ struct PulseOximeter: DeviceSensor {
         self.continuous = continuous
     }
 
-    /// The mean of the raw estimates of the 8 s ending at `t` (truth averaged, and error averaged).
+    /// The mean of the raw estimates of the 8 s ending at `t` (truth averaged, and error averaged);
+    /// each second's truth is read once, when it enters the window.
     mutating func averaged(at t: Int64) -> (truth: Double, error: Double) {
         let first = t - (Self.averaging - 1) * 1000
         window.removeAll { $0.time < first || $0.time > t }
         var next = max(first, (window.last?.time ?? first - 1000) + 1000)
         while next <= t {
-            window.append((next, rng.normal(mean: 0, sd: 2)))
+            window.append((next, physiology.spo2(at: next), rng.normal(mean: 0, sd: 2)))
             next += 1000
         }
         var truth = 0.0
         var error = 0.0
         for w in window {
-            truth += physiology.spo2(at: w.time)
+            truth += w.truth
             error += w.error
         }
         return (truth / Double(window.count), error / Double(window.count))
     }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
-        let truth = physiology.spo2(at: t)
         let seen = averaged(at: t)
+        let truth = window.last?.truth ?? physiology.spo2(at: t)
         let placement = continuous ? 0 : rng.normal(mean: 0, sd: physiology.patient.profile == .chdInfant ? 2.5 : 1.5)
         // `noise: off` reports the saturation of that instant.
         let value = noiseScale == 0 ? truth : seen.truth + noiseScale * (seen.error + placement)
