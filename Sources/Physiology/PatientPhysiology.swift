@@ -19,6 +19,8 @@ package final class PatientPhysiology {
     let tempNoise: ValueNoise
     let rrNoise: ValueNoise
     let nocturnalDips: NocturnalDips
+    /// Seed of the day-to-day variation of growth (``growth(at:)``).
+    let growthSeed: UInt64
     /// The glucose–insulin model (lazily integrated).
     package let glucose: GlucoseModel
     /// Events reduced to plain values, grouped by kind, for the per-beat hot path.
@@ -40,6 +42,7 @@ package final class PatientPhysiology {
         tempNoise = ValueNoise(rng: rng, label: "temperature", spacing: 1_800_000)
         rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
         nocturnalDips = NocturnalDips(profile: patient.profile, seed: rng.split("spo2-dips").seed)
+        growthSeed = rng.split("growth").seed
         glucose = GlucoseModel(baseline: patient.baseline, meals: patient.meals, events: events, clock: clock, rng: rng.split("glucose"))
         var shapes: [ClinicalEventKind: [EventShape]] = [:]
         for e in events { shapes[e.kind, default: []].append(EventShape(e)) }
@@ -188,12 +191,11 @@ package final class PatientPhysiology {
         let rate = baseline.dailyWeightChange
         let day: Int64 = 86_400_000
         guard rate != 0, t > 0 else { return rate * Double(t) / Double(day) }
-        let seed = rng.split("growth").seed
         let whole = t / day
         var grams = 0.0
         for k in 0...whole {
             let share = k < whole ? 1 : Double(t - whole * day) / Double(day)
-            grams += rate * (0.6 + 0.8 * SeededRandom.unit(seed, UInt64(k))) * share
+            grams += rate * (0.6 + 0.8 * SeededRandom.unit(growthSeed, UInt64(k))) * share
         }
         return grams
     }
