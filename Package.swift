@@ -88,6 +88,12 @@ let package = Package(
             dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "StoredData", yams, histogram],
             swiftSettings: strict
         ),
+        // Sharded runs (pure): a shard's result file, and the merge of every shard's into one verdict.
+        .target(
+            name: "Sharding",
+            dependencies: ["VitalSimCore", "Judge", histogram],
+            swiftSettings: strict
+        ),
         // Stored data (pure): what a SUT must hold after a run, and when a stored reading is the one sent.
         .target(
             name: "StoredData",
@@ -126,7 +132,7 @@ let package = Package(
             dependencies: [
                 "Locking", "RunHelpers",
                 "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
-                "Evidence", "StoredData", "Traces",
+                "Evidence", "StoredData", "Traces", "Sharding",
                 histogram,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -198,7 +204,7 @@ let package = Package(
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
                 "LiveRun", "RunHelpers", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile",
-                "SUTClient", "Shrinking", "Traces",
+                "SUTClient", "Shrinking", "Traces", "Sharding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -223,7 +229,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JudgeTests",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", "Oracle", "StoredData", histogram],
+            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", "Oracle", "StoredData", "Sharding", histogram],
             swiftSettings: strict
         ),
         .testTarget(

@@ -58,6 +58,8 @@ fi
 # on: nolds 0.5.2, numpy < 2.4 (it calls numpy.trapz), pandas < 3 (neurokit2's bound).
 "$tvenv/bin/python" -c "import hrvanalysis, numpy; numpy.trapz" 2>/dev/null \
   || "$tvenv/bin/pip" install -q "hrv-analysis==1.0.5" "nolds==0.5.2" "numpy<2.4" "pandas<3"
+# kubernetes-validate: validates ci/k8s/ against the Kubernetes schema (offline: it ships the schemas).
+"$tvenv/bin/python" -c "import kubernetes_validate" 2>/dev/null || "$tvenv/bin/pip" install -q "kubernetes-validate==1.37.0"
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2

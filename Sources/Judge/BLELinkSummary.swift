@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a live run's BLE devices fared on a real BLE link (`vitalsim run --ble hci`).
-package struct BLELinkSummary: Sendable {
+package struct BLELinkSummary: Sendable, Codable {
     /// The devices carried over BLE, as `patient/device` (their readings' ids start with it and `/`).
     package var devices: [String]
     /// Readings that left their device (notification handed to the controller, indication confirmed).

@@ -1,5 +1,5 @@
 /// What a check is about: one JUnit test case each, grouped by kind in reports.
-package enum CheckKind: String, Sendable, CaseIterable {
+package enum CheckKind: String, Sendable, CaseIterable, Codable {
     /// An expected alert was raised in its window with its severity.
     case alert
     /// No alert beyond the expected ones was raised: one check per unexpected alert (spurious or

@@ -1,5 +1,5 @@
 /// How an observation differs from the golden file: the one classification of a failed check.
-package enum Finding: String, Sendable, CaseIterable {
+package enum Finding: String, Sendable, CaseIterable, Codable {
     /// An expected alert never came.
     case missed
     /// An expected alert came after its window (within the pairing bound).

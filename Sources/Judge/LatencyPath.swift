@@ -1,6 +1,6 @@
 /// A latency the harness measures, from each reading's intended send time (no coordinated omission).
 /// Cases are in report order.
-package enum LatencyPath: String, Sendable, CaseIterable, Comparable {
+package enum LatencyPath: String, Sendable, CaseIterable, Comparable, Codable {
     /// Reading → acknowledgement (HTTP 2xx/4xx answer, or the broker's PUBACK).
     case readingToAck = "reading-to-ack"
     /// Reading → alert, as the alert API lists it (polled).

@@ -1,7 +1,7 @@
 /// What became of a run's MQTT messages beyond the broker's PUBACK: the SUT's own verdicts
 /// (confirmations on `acks/{patientId}`, rejections on `errors/{patientId}`) and what the broker
 /// reports having dropped.
-package struct MQTTDelivery: Sendable, Equatable {
+package struct MQTTDelivery: Sendable, Equatable, Codable {
     /// Messages the broker acknowledged (PUBACK; QoS 0: sent).
     package var acknowledged = 0
     /// Of those, readings the SUT confirmed on `acks/{patientId}`.

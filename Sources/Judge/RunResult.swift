@@ -35,7 +35,7 @@ package struct RequestOutcome: Sendable {
 }
 
 /// An alert as observed from the SUT (polling `GET /api/v1/alerts`).
-package struct ObservedAlert: Sendable, Equatable {
+package struct ObservedAlert: Sendable, Equatable, Codable {
     package var alertID: String
     package var patientID: String
     package var rule: String

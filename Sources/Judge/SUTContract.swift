@@ -2,9 +2,9 @@
 /// harness used with the statuses it answered, the alert source's reads, alerts that could not be
 /// read or mapped, and alerts left out as another run's. Reports show it so that a QA engineer can
 /// tell a misconfiguration (a wrong path, token or alert mapping) from a clinical failure.
-package struct SUTContract: Sendable, Equatable {
+package struct SUTContract: Sendable, Equatable, Codable {
     /// Why the harness used an endpoint.
-    package enum Role: String, Sendable, CaseIterable, Comparable {
+    package enum Role: String, Sendable, CaseIterable, Comparable, Codable {
         case enrol, token, ingestion, alerts
         case readBack = "read-back"
         case reset
@@ -15,7 +15,7 @@ package struct SUTContract: Sendable, Equatable {
     }
 
     /// How an endpoint is reached.
-    package enum Transport: String, Sendable {
+    package enum Transport: String, Sendable, Codable {
         /// Statuses are HTTP statuses.
         case http
         /// Status 200 is the broker's PUBACK with no refusal from the SUT; any other status is the
@@ -26,7 +26,7 @@ package struct SUTContract: Sendable, Equatable {
     }
 
     /// One endpoint (ids of patients and devices replaced by `{patient}` and `{device}`).
-    package struct Endpoint: Sendable, Equatable {
+    package struct Endpoint: Sendable, Equatable, Codable {
         package var role: Role
         package var transport: Transport
         /// E.g. `POST /api/v1/observations`, `MQTT vitals/{patient}/heart_rate`; a path relative to

@@ -7,7 +7,8 @@ import VitalSimCore
 extension Verdict {
     /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
     /// delivery and latency budgets, one ``Check`` per expectation; with `evidence`, the readings each
-    /// alert cites; with `stored` and what the run read back, the SUT's stored data.
+    /// alert cites; with `stored` and what the run read back, the SUT's stored data. A `partial`
+    /// verdict (one shard's patients) skips a budget it has no samples for: the merge judges it.
     package static func judge(
         scenario: String,
         golden: GoldenFile,
@@ -15,7 +16,8 @@ extension Verdict {
         digest: String,
         result: LiveRunResult,
         evidence: EvidenceCatalog? = nil,
-        stored: StoredDataExpectations? = nil
+        stored: StoredDataExpectations? = nil,
+        partial: Bool = false
     ) -> Verdict {
         var v = Verdict(scenario: scenario, checks: [])
         if digest != golden.trafficDigest {
@@ -33,11 +35,12 @@ extension Verdict {
                 v.checks.append(Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail, skipped: true))
             }
         }
-        v.checks += pushChecks(result)
+        v.merging.pushed = result.push.map { PushTally(channel: $0.kind, delivered: $0.firstSeen.keys.sorted(), repeats: $0.repeats) }
+        v.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), v.merging.pushed)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
         if let stored, let readBack = result.stored { v.checks += storedDataChecks(stored, readBack) }
         let measured = histograms(result)
-        v.checks += budgetChecks(golden.budgets, histograms: measured)
+        v.checks += budgetChecks(golden.budgets, histograms: measured, partial: partial)
         v.alerts = result.alerts
         v.expectedAlerts = golden.alerts
         for (path, h) in measured {
@@ -45,6 +48,9 @@ extension Verdict {
             v.histograms[path] = buckets(h)
         }
         v.latency[.schedulingLag] = summary(result.schedulingLag)
+        v.merging.histograms = measured
+        v.merging.histograms[.schedulingLag] = result.schedulingLag
+        v.merging.alertWait = result.alertWait
         return v
     }
 
@@ -60,7 +66,7 @@ extension Verdict {
     /// and each alert without a pair is a check of its own: a duplicate when it falls within reach of
     /// a paired expectation of its rule and patient, spurious otherwise.
     /// - Parameter waited: how long the run waited for expectations still missing, for their findings.
-    static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ all: [ObservedAlert], waited: String? = nil) -> [Check] {
+    package static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ all: [ObservedAlert], waited: String? = nil) -> [Check] {
         // An alert whose names the profile cannot map is judged on its own: it pairs with nothing.
         let observed = all.filter { $0.unmapped == nil }
         let pairing = AlertMatching.match(expected, observed)
@@ -173,12 +179,11 @@ extension Verdict {
         return Check(kind: .alert, name: name, rule: e.rule, finding: nil, detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))")
     }
 
-    /// Push channels: every alert the API lists arrived on each observed channel, and nothing else.
-    static func pushChecks(_ result: LiveRunResult) -> [Check] {
-        let listed = Set(result.alerts.map(\.alertID))
-        return result.push.map { p in
-            let channel = p.kind.rawValue
-            let got = Set(p.firstSeen.keys)
+    /// Push channels: every alert the API lists (`listed`) arrived on each observed channel, and nothing else.
+    package static func pushChecks(listed: Set<String>, _ tallies: [PushTally]) -> [Check] {
+        tallies.map { p in
+            let channel = p.channel.rawValue
+            let got = Set(p.delivered)
             let missing = listed.subtracting(got).sorted()
             let extra = got.subtracting(listed).sorted()
             var detail = "\(got.count) alert(s) delivered via \(channel)"
@@ -203,6 +208,7 @@ extension Verdict {
             let o = result.outcomes[i]
             let first = request.firstReading ?? ""
             v.count(o, readings: request.readingCount)
+            if expected[first] != nil || (400..<500).contains(o.status ?? 0) { v.merging.validationTimes[first] = request.sendAt }
             if let e = expected[first], !seen.contains(first) {
                 seen.insert(first)
                 if request.topic != nil, !result.refusesOverMQTT {
@@ -224,7 +230,9 @@ extension Verdict {
             let detail = "the scenario no longer sends reading \(e.reading)"
             checks.append(Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: detail))
         }
-        checks.append(deliveryCheck(plan: plan, result: result, verdict: v))
+        v.merging.lost = LostTally(plan: plan, outcomes: result.outcomes)
+        checks.append(deliveryCheck(v.merging.lost, verdict: v))
+        v.merging.mqtt = result.mqtt
         if let mqtt = result.mqtt {
             checks.append(mqttDeliveryCheck(mqtt))
             // On the SUT's own word: a reading it never confirmed failed, whatever the broker said.
@@ -237,6 +245,7 @@ extension Verdict {
             v.acknowledged += ble.sent
             v.failed += ble.notSent
             let overBLE = golden.validation.filter { ble.carries($0.reading) }.count
+            (v.merging.ble, v.merging.rejectionsOverBLE) = (ble, overBLE)
             checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: overBLE))
         }
         return checks
@@ -254,23 +263,21 @@ extension Verdict {
     }
 
     /// Every request ended with a final answer (2xx or 4xx).
-    static func deliveryCheck(plan: [SentRequest], result: LiveRunResult, verdict v: Verdict) -> Check {
-        let lost = result.outcomes.enumerated().filter { $0.element.status == nil || ($0.element.status ?? 0) >= 500 }
+    package static func deliveryCheck(_ lost: LostTally, verdict v: Verdict) -> Check {
         let name = "every reading acknowledged or rejected"
-        guard let first = lost.first else {
-            let detail = "\(v.acknowledged) acknowledged, \(v.rejected) rejected" + retried(result.outcomes)
+        guard lost.count > 0 else {
+            var detail = "\(v.acknowledged) acknowledged, \(v.rejected) rejected"
+            if lost.retried > 0 {
+                detail += String(
+                    format: "; %d request(s) answered only after retrying (longest wait %.1f s)",
+                    lost.retried,
+                    lost.longestWait
+                )
+            }
             return Check(kind: .delivery, name: name, rule: nil, finding: nil, detail: detail)
         }
-        let reason = first.element.error ?? "status \(first.element.status ?? 0)"
-        let detail = "\(lost.count) request(s) without a final answer, first: \(plan[first.offset].firstReading ?? "?"): \(reason)"
+        let detail = "\(lost.count) request(s) without a final answer, first: \(lost.first ?? "?")"
         return Check(kind: .delivery, name: name, rule: nil, finding: .lost, detail: detail)
-    }
-
-    /// "; N request(s) answered only after retrying (longest wait X s)", or nothing.
-    static func retried(_ outcomes: [RequestOutcome]) -> String {
-        let late = outcomes.filter { $0.status != nil && $0.attempts > 1 }
-        guard let longest = late.map(\.waited).max() else { return "" }
-        return String(format: "; %d request(s) answered only after retrying (longest wait %.1f s)", late.count, longest)
     }
 
     /// Every MQTT reading the broker acknowledged reached the SUT: confirmed or rejected by it where it
@@ -304,7 +311,7 @@ extension Verdict {
     }
 
     /// Every reading of a BLE-linked device left its device for a subscribed central.
-    static func bleDeliveryCheck(_ ble: BLELinkSummary, expectedRejectionsOverBLE overBLE: Int) -> Check {
+    package static func bleDeliveryCheck(_ ble: BLELinkSummary, expectedRejectionsOverBLE overBLE: Int) -> Check {
         var detail = "\(ble.sent) reading(s) of \(ble.devices.joined(separator: ", ")) left their device over BLE"
         if ble.disconnects > 0 { detail += "; \(ble.disconnects) disconnect(s), \(ble.reconnects) reconnection(s)" }
         if ble.storedForRACP > 0 { detail += "; \(ble.storedForRACP) stored record(s) offered through RACP" }
@@ -321,12 +328,21 @@ extension Verdict {
     }
 
     /// Latency budgets; a budget with no samples fails.
-    static func budgetChecks(_ budgets: [GoldenFile.Budget], histograms: [LatencyPath: Histogram<UInt64>]) -> [Check] {
+    package static func budgetChecks(
+        _ budgets: [GoldenFile.Budget],
+        histograms: [LatencyPath: Histogram<UInt64>],
+        partial: Bool = false
+    ) -> [Check] {
         var checks: [Check] = []
         for b in budgets {
             for (p, limit) in b.limits {
                 let name = "budget \(b.path.rawValue) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
                 guard let h = histograms[b.path], h.totalCount > 0 else {
+                    if partial {
+                        let detail = "no samples among this shard's patients: vitalsim merge judges it over every shard"
+                        checks.append(Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true))
+                        continue
+                    }
                     let hint = b.path.channel.map { " (observe the channel: vitalsim run --observe \($0.rawValue))" } ?? ""
                     let detail = "no samples for \(b.path.rawValue): a budget with nothing measured cannot pass" + hint
                     checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))

@@ -10,7 +10,7 @@ package struct LatencyBucket: Sendable, Equatable {
 }
 
 /// One checked expectation: passed, or failed with its classification.
-package struct Check: Sendable {
+package struct Check: Sendable, Codable {
     /// What the check is about.
     package var kind: CheckKind
     /// A stable name (one JUnit test case each), e.g. `alert hr.tachycardia patient 501`.
@@ -56,6 +56,8 @@ package struct Verdict: Sendable {
     /// Why the scenario could not be judged (a misconfiguration or an infrastructure failure, exit
     /// 3): its checks are then empty, and reports show it as an error, never as a clinical failure.
     package var error: String?
+    /// What merging this verdict with those of the other parts of a sharded run needs beside its checks.
+    package var merging = MergeInputs()
     package var passed: Bool { error == nil && checks.allSatisfy(\.passed) }
 
     /// A scenario that could not be judged: `error` says why, `contract` what the SUT answered meanwhile.
@@ -80,7 +82,7 @@ package struct Verdict: Sendable {
     /// Upper bounds (ms) of the histogram buckets; the last bucket is open.
     static let bucketBounds: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 
-    static func buckets(_ h: Histogram<UInt64>) -> [LatencyBucket] {
+    package static func buckets(_ h: Histogram<UInt64>) -> [LatencyBucket] {
         var out: [LatencyBucket] = []
         var lower: UInt64 = 0
         func label(_ ms: Double) -> String { ms >= 1000 ? "\(Int(ms / 1000))s" : ms < 1 ? "\(ms)" : "\(Int(ms))" }
@@ -100,7 +102,7 @@ package struct Verdict: Sendable {
     /// Percentiles reported for every latency path (ms).
     static let reported: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
 
-    static func summary(_ h: Histogram<UInt64>) -> [String: Double] {
+    package static func summary(_ h: Histogram<UInt64>) -> [String: Double] {
         var out: [String: Double] = ["count": Double(h.totalCount)]
         guard h.totalCount > 0 else { return out }
         for (name, p) in reported { out[name] = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000 }

@@ -52,8 +52,8 @@ extension LiveRunner {
     /// An alert as the SUT reported it, with the scenario's patient id and reading ids; nil for an
     /// alert of a patient outside the run (another scenario's, or another run's, on a shared SUT).
     func scenarioAlert(_ a: ObservedAlert) -> ObservedAlert? {
-        guard !naming.isIdentity else { return a }
-        guard let patient = naming.scenarioPatient(a.patientID) else { return nil }
+        guard !naming.isIdentity else { return keepsPatient(a.patientID) ? a : nil }
+        guard let patient = naming.scenarioPatient(a.patientID), keepsPatient(patient) else { return nil }
         var out = a
         out.patientID = patient
         out.evidence = a.evidence.map(naming.scenarioReadingID)

@@ -59,6 +59,9 @@ package final class LiveRunner: Sendable {
     /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
     /// and alerts of patients outside the run are left out.
     let naming: WireNaming
+    /// Whether an alert of this (scenario) patient belongs to the run: in a sharded run, alerts of
+    /// the patients of other shards are theirs to judge.
+    let keepsPatient: @Sendable (String) -> Bool
     /// Where the SUT refuses MQTT readings (nil: it publishes no refusals, `mqtt.rejections: none`).
     let rejections: SUTProfile.MQTTRejections?
     /// Where the SUT confirms stored MQTT readings (nil: it publishes none, `mqtt.confirmations: none`).
@@ -96,10 +99,12 @@ package final class LiveRunner: Sendable {
         outageLimit: Duration = .seconds(60),
         isAlive: @escaping @Sendable () -> Bool = { true },
         naming: WireNaming = .identity,
+        keepsPatient: @escaping @Sendable (String) -> Bool = { _ in true },
         contract: ContractLog = ContractLog(),
         note: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.naming = naming
+        self.keepsPatient = keepsPatient
         self.isAlive = isAlive
         self.note = note
         self.mqttOnly = mqttOnly
@@ -221,13 +226,18 @@ package final class LiveRunner: Sendable {
     ///   - span: the scenario's duration (virtual ms), for progress reports.
     ///   - awaiting: the expected alerts, waited for at the end while not yet listed.
     ///   - startUnixMilliseconds: the scenario's start, to time alerts that cite no evidence.
+    ///   - origin: the moment scenario time 0 is due (`--start-at`, so that the shards of a run keep one
+    ///     schedule); nil starts the schedule at the first request.
     package func run<Plan: Sequence<PlannedRequest>>(
         _ plan: Plan,
         span: Int64 = 0,
         startUnixMilliseconds: Int64 = 0,
         alongside: Alongside? = nil,
+        origin: ContinuousClock.Instant? = nil,
         awaiting: AlertWait? = nil
     ) async -> LiveRunResult {
+        // At --speed max the schedule is the SUT's pace: shards that keep one origin begin together.
+        if let origin, speed == nil { try? await Task.sleep(until: origin, clock: .continuous) }
         let clock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
         let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }, clock: clock))
         var sent: [SentRequest] = []
@@ -255,7 +265,7 @@ package final class LiveRunner: Sendable {
                     await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: clock, shared)
                 }
             }
-            sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin, shared)
+            sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin ?? origin, shared)
             for q in queues { q.continuation.finish() }
             // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0

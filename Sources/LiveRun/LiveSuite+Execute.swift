@@ -116,6 +116,7 @@ extension LiveSuite {
                 span: scenario.duration.milliseconds,
                 startUnixMilliseconds: scenario.startUnixMilliseconds,
                 alongside: alongside,
+                origin: options.origin,
                 awaiting: awaiting
             )
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming)
@@ -127,6 +128,19 @@ extension LiveSuite {
             setup.overBLE || profileShaped(options, naming: naming)
             ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
         result.ble = resources.link?.summary(devices: setup.bleKeys)
+        try judgeable(result, scenario, base: base, options: options, resources: resources)
+        return (result.requests, digest, result, base)
+    }
+
+    /// Throws when the run cannot be judged: the embedded SUT died, the SUT never answered, or the run
+    /// revealed a misconfiguration.
+    static func judgeable(
+        _ result: LiveRunResult,
+        _ scenario: Scenario,
+        base: String,
+        options: LiveOptions,
+        resources: RunResources
+    ) throws(HarnessError) {
         if let embedded = resources.embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
         }
@@ -136,7 +150,6 @@ extension LiveSuite {
             throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(reason)\(hint)")
         }
         if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
-        return (result.requests, digest, result, base)
     }
 
     /// Reads back the SUT's stored readings through the profile's `stored-readings:` (before the
@@ -441,6 +454,7 @@ extension LiveSuite {
             outageLimit: options.outageLimit,
             isAlive: alive,
             naming: naming,
+            keepsPatient: options.keepsPatient,
             contract: setup.contract,
             note: { [note = options.note] in note("\(name): \($0)") }
         )

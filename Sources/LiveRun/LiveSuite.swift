@@ -81,6 +81,15 @@ package struct LiveOptions: Sendable {
     package var bumblePython: String?
     /// The run id that `{run}` stands for in a SUT profile's `lifecycle` (`--run-id`).
     package var runID = "run"
+    /// The shard of the suite's patients this run runs (`--shard`); nil runs them all.
+    package var shard: PatientShard?
+    /// When scenario time 0 of the first scenario run is due, Unix ms (`--start-at`): the shards of
+    /// one run keep one schedule.
+    package var startAt: Int64?
+    /// The moment scenario time 0 of the scenario being run is due (set from ``startAt``).
+    var origin: ContinuousClock.Instant?
+    /// Whether the alerts of a (scenario) patient are this run's to judge (set per scenario by a shard).
+    var keepsPatient: @Sendable (String) -> Bool = { _ in true }
 
     /// How a run carries Bluetooth devices.
     package enum BLEMode: String, Sendable, CaseIterable {
@@ -118,40 +127,36 @@ package enum LiveSuite {
     /// Runs and judges each scenario. A scenario that cannot be judged (a misconfiguration, an
     /// unreachable SUT) ends the list as a verdict with an ``Verdict/error``; input errors throw.
     package static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
-        var verdicts: [Verdict] = []
-        for path in paths {
-            let scenario: Scenario
-            do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
-            let goldenPath = goldenPath(scenario, options)
-            guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
-                throw .golden(
-                    "\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it"
-                        + (options.ci ? " (CI never writes one)" : "")
-                )
-            }
-            let golden: GoldenFile
-            do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch {
-                throw .golden(error.description)
-            }
-            progress("running \(scenario.name) (\(path))")
-            let awaiting = AlertWait(golden: golden, grace: options.alertWait)
-            let contract = ContractLog()
-            let executed: ([SentRequest], String, LiveRunResult, String)
-            do throws(HarnessError) {
-                executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
-            } catch {
-                // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
-                // as an error with what the SUT answered, and the scenarios judged before it.
-                if error.isInputError { throw error }
-                let message = error.description
-                let reason = message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
-                verdicts.append(Verdict(scenario: scenario.name, error: reason, contract: contract.summary()))
-                break
-            }
-            let judged = (golden: golden, path: goldenPath, contract: contract.summary())
-            verdicts.append(try judge(executed, path: path, scenario: scenario, against: judged, options: options))
+        try await runSuite(paths, options: options, progress: progress).verdicts
+    }
+
+    /// Runs one scenario (or, in a shard, its patients of this shard: `scenario` and `golden`
+    /// restricted to them, `whole` the scenario for its traffic digest) and judges it.
+    static func runScenario(
+        _ path: String,
+        _ scenario: Scenario,
+        golden: GoldenFile,
+        goldenPath: String,
+        whole: Scenario?,
+        options: LiveOptions
+    ) async throws(HarnessError) -> Verdict {
+        let awaiting = AlertWait(golden: golden, grace: options.alertWait)
+        let contract = ContractLog()
+        var executed: ([SentRequest], String, LiveRunResult, String)
+        do throws(HarnessError) {
+            executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
+        } catch {
+            // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
+            // as an error with what the SUT answered, and the scenarios judged before it.
+            if error.isInputError { throw error }
+            let message = error.description
+            let reason = message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
+            return Verdict(scenario: scenario.name, error: reason, contract: contract.summary())
         }
-        return verdicts
+        // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
+        if let whole { executed.1 = TrafficPlan.streamedDigest(for: whole, seed: options.seed) }
+        let judged = (golden: golden, path: goldenPath, contract: contract.summary())
+        return try judge(executed, path: path, scenario: scenario, against: judged, options: options)
     }
 
     /// A scenario's verdict from what its run sent and saw, against its golden file, with the SUT
@@ -181,7 +186,8 @@ package enum LiveSuite {
             digest: digest,
             result: result,
             evidence: evidence,
-            stored: stored
+            stored: stored,
+            partial: options.shard != nil
         )
         verdict.contract = judged.contract
         if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }

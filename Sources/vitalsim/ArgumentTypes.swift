@@ -27,7 +27,7 @@ struct Speed: ExpressibleByArgument, Equatable {
     var defaultValueDescription: String { factor.map { String($0) } ?? "max" }
 }
 
-/// `--shard I/N`: the I-th of N shards (1-based).
+/// `--shard I/N`: the I-th of N shards (1-based) of the suite's patients.
 struct Shard: ExpressibleByArgument {
     let index: Int
     let count: Int

@@ -5,6 +5,7 @@ import LiveRun
 import Locking
 import RunHelpers
 import SUTProfile
+import Sharding
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {
@@ -202,63 +203,74 @@ extension VitalSim {
                 "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
         )
         @OptionGroup var live: LiveFlags
-        @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
-        @Option(name: .long, help: "Write the verdicts as JSON here.") var json: String?
-        @Option(
-            name: .long,
-            help: "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table)."
-        ) var html: String?
+        @OptionGroup var reports: ReportFlags
         @Option(
             name: .long,
             help:
                 "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay)."
         ) var evidence: String?
-        @Option(name: .long, help: "Run only shard I of N (1-based; scenario files in name order, every Nth), e.g. 2/4.") var shard: Shard?
+        @OptionGroup var sharding: ShardFlags
+
+        func validate() throws {
+            if evidence != nil, sharding.isSharded {
+                throw ValidationError(
+                    "--evidence cannot go with --shard/--shards: a bundle replays a whole scenario, a shard sends only its patients"
+                )
+            }
+        }
 
         func run() async throws {
-            var files = LiveSuite.scenarioFiles(live.path)
+            let files = LiveSuite.scenarioFiles(live.path)
             guard !files.isEmpty else {
                 printError("\(live.path): no scenario files")
                 throw ExitCodes.input
             }
-            if let shard {
-                files = files.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
-                guard !files.isEmpty else {
-                    printError("shard \(shard.index)/\(shard.count) of \(live.path) holds no scenario")
-                    throw ExitCodes.input
-                }
-            }
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            let verdicts: [Verdict]
+            let suite: SuiteRun
             var options = try live.options()
+            let shard = try sharding.patientShard()
             do throws(HarnessError) {
-                options.charts = html != nil
+                options.charts = reports.html != nil
                 options.evidence = evidence
+                options.shard = shard
+                options.startAt = sharding.startInstant
                 // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
                 if isatty(2) == 1 { options.progress = ProgressBar().update }
-                verdicts = try await LiveSuite.run(files, options: options) { printError($0) }
+                suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }
             } catch {
                 printError("vitalsim run: \(error)")
                 if error.isInputError { throw ExitCodes.input }
                 throw ExitCodes.infrastructure
             }
-            // A scenario that could not be judged is reported (as an error, with the SUT contract) and exits 3.
-            let errors = verdicts.filter { $0.error != nil }
-            for v in errors { printError("vitalsim run: \(v.scenario): \(v.error ?? "")") }
-            if let junit { try write(RunReport.junit(verdicts), to: junit) }
-            if let json { try write(RunReport.json(verdicts), to: json) }
-            if let html { try write(HTMLReport.render(verdicts, title: "VitalSim run of \(live.path)"), to: html) }
-            print(RunReport.console(verdicts, colour: colour), terminator: "")
-            if !errors.isEmpty { throw ExitCodes.infrastructure }
-            if !verdicts.allSatisfy(\.passed) { throw ExitCode(1) }
-        }
-
-        func write(_ text: String, to path: String) throws {
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-                printError("cannot write \(path)")
-                throw ExitCodes.input
+            if let result = sharding.result {
+                let s = shard ?? PatientShard(index: 1, count: 1)
+                let r = ShardResult(
+                    shard: s.index,
+                    shards: s.count,
+                    suite: live.path,
+                    seed: live.seed,
+                    startAt: options.startAt,
+                    scenarios: suite.parts
+                )
+                try ReportFlags.write(r.json(), to: result.replacingOccurrences(of: "{shard}", with: String(s.index)))
+            }
+            let verdicts = suite.verdicts
+            if let shard {
+                let ran = suite.parts.reduce(0) { $0 + $1.ran.count }
+                let all = suite.parts.reduce(0) { $0 + $1.patients.count }
+                printError(
+                    "shard \(shard.index)/\(shard.count): \(ran) of the suite's \(all) patient(s), in \(verdicts.count) of \(suite.parts.count) scenario(s)"
+                )
+            }
+            do { try reports.emit(verdicts, title: "VitalSim run of \(live.path)", colour: colour) } catch let exit as ExitCode {
+                // A shard's verdict is partial: with its result written, vitalsim merge gives the run's.
+                guard shard != nil, sharding.result != nil, exit != ExitCodes.input else { throw exit }
+                printError(
+                    "a partial verdict (this shard's patients): vitalsim merge of every shard's result gives the run's verdict and exit status"
+                )
             }
         }
+
     }
 
     /// `vitalsim record SCENARIO|SUITE …`

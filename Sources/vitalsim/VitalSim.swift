@@ -11,7 +11,7 @@ struct VitalSim: AsyncParsableCommand {
         version: VitalSimVersion.current,
         subcommands: [
             Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self,
-            Run.self, Record.self, Shrink.self, Doctor.self, Expect.self, Replay.self, BenchTransport.self, Controllers.self,
+            Run.self, Merge.self, Record.self, Shrink.self, Doctor.self, Expect.self, Replay.self, BenchTransport.self, Controllers.self,
         ]
     )
 

@@ -181,19 +181,21 @@ final class LiveHarnessTests: XCTestCase {
 
     /// `--evidence` writes an auditor's bundle that `sha256sum -c` and `vitalsim replay` verify; replay
     /// proves the traffic byte-identical, and catches an altered file or a changed scenario. `--shard`
-    /// splits a suite.
+    /// splits a suite's patients (here one per scenario), and cannot go with `--evidence`.
     func testEvidenceBundleReplaysByteIdenticalAndShardsSplitTheSuite() throws {
-        let evidence = directory + "/evidence"
-        let r = try vitalsim(
-            ["run", suiteDir, "--golden-dir", goldenDir, "--evidence", evidence, "--shard", "2/2", "--json", directory + "/shard.json"],
-            ci: true
-        )
+        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "2/2", "--json", directory + "/shard.json"], ci: true)
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertEqual(
             Array(try findings(directory + "/shard.json").keys),
             ["hypertensive-crisis"],
-            "shard 2/2 of two scenarios is the second"
+            "shard 2/2 of two single-patient scenarios is the second's patient"
         )
+        let evidence = directory + "/evidence"
+        let run = try vitalsim(
+            ["run", suiteDir + "/hypertensive-crisis.yaml", "--golden-dir", goldenDir, "--evidence", evidence],
+            ci: true
+        )
+        XCTAssertEqual(run.status, 0, run.out + run.err)
         let bundle = evidence + "/hypertensive-crisis"
         let planCount = try checkBundleFiles(bundle)
         let replay = try vitalsim(["replay", bundle])
@@ -203,6 +205,12 @@ final class LiveHarnessTests: XCTestCase {
         try checkReplayCatchesChanges(bundle)
         let badShard = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "3/2"], ci: true)
         XCTAssertEqual(badShard.status, 2, badShard.err)
+        let shardedEvidence = try vitalsim(
+            ["run", suiteDir, "--golden-dir", goldenDir, "--shard", "1/2", "--evidence", evidence],
+            ci: true
+        )
+        XCTAssertEqual(shardedEvidence.status, 2, shardedEvidence.err)
+        XCTAssertTrue(shardedEvidence.err.contains("--evidence cannot go with --shard"), shardedEvidence.err)
     }
 
     /// The bundle holds every file, the scenario as run, the whole traffic plan and a manifest that

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Judge
+import Sharding
+import Traces
+import VitalSimCore
+
+extension VitalSim {
+    /// `vitalsim merge RESULT…`
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge the result files of a sharded run (vitalsim run --shard I/N --result FILE) into one verdict.",
+            discussion: """
+                Every shard's result is needed once: a missing, duplicate or foreign shard (another suite, seed, \
+                start instant or golden file) is an error. The merged verdict has the checks and counts of the \
+                unsharded run, its latency percentiles drawn from the shards' merged histograms. \
+                Exit status: 0 every check passed, 1 an expectation failed, 2 unusable result files, 3 a scenario \
+                could not be judged.
+                """
+        )
+        @Argument(help: "The shards' result files.") var results: [String]
+        @OptionGroup var reports: ReportFlags
+
+        func run() throws {
+            var verdicts: [Verdict]
+            var read: [(file: String, result: ShardResult)] = []
+            do throws(MergeError) {
+                for file in results { read.append((file, try ShardMerge.read(file))) }
+                verdicts = try ShardMerge.merge(read)
+            } catch {
+                printError("vitalsim merge: \(error)")
+                throw ExitCodes.input
+            }
+            let first = read[0].result
+            if reports.html != nil { verdicts = withCharts(verdicts, first) }
+            try emit(verdicts, suite: first.suite)
+        }
+
+        func emit(_ verdicts: [Verdict], suite: String) throws {
+            let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let shards = Set(results).count
+            try reports.emit(verdicts, title: "VitalSim run of \(suite) (\(shards) shards merged)", colour: colour, command: "merge")
+        }
+
+        /// The verdicts with their scenarios' vitals charts, drawn again from the scenario files (a
+        /// scenario file that is not there any more leaves its verdict without a chart, said once).
+        func withCharts(_ verdicts: [Verdict], _ result: ShardResult) -> [Verdict] {
+            var out = verdicts
+            for (i, part) in result.scenarios.enumerated() where i < out.count {
+                guard let scenario = try? TracedScenarioLoader.load(path: part.path) else {
+                    printError("vitalsim merge: \(part.path): cannot read the scenario, so its report has no vitals chart")
+                    continue
+                }
+                out[i].chart = ScenarioChart.make(scenario, seed: result.seed)
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import XCTest
+
+/// `ci/k8s/`: the manifests validate against the Kubernetes schema (kubernetes-validate, strict),
+/// and the Indexed Job's own command, run here once per index with the environment Kubernetes gives
+/// its pods (`JOB_COMPLETION_INDEX`, the ConfigMap's values in `$(VAR)`s, the shared volume as a
+/// folder), followed by the merge job's command, gives the load scenario's unsharded verdict.
+final class KubernetesJobTests: XCTestCase {
+    static let kubernetesVersion = "1.30.0"
+    var directory = ""
+    let root = TestSupport.repositoryRoot
+    var manifests: [String] { ["results-pvc.yaml", "run-config.yaml", "shards-job.yaml", "merge-job.yaml"].map { root + "/ci/k8s/" + $0 } }
+
+    override func setUpWithError() throws { directory = TestSupport.temporaryDirectory("k8s") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// The test environment's python with kubernetes-validate (pinned as ci/setup-debian.sh pins it).
+    func python() throws -> String {
+        let python = root + "/.venv-test/bin/python"
+        if (try? TestSupport.run(python, ["-c", "import kubernetes_validate, yaml"]))?.status != 0 {
+            let pip = try TestSupport.run(root + "/.venv-test/bin/pip", ["install", "-q", "kubernetes-validate==1.37.0"])
+            guard pip.status == 0 else { throw XCTSkip("cannot install kubernetes-validate from PyPI: \(pip.err)") }
+        }
+        return python
+    }
+
+    func testManifestsValidateAgainstTheKubernetesSchema() throws {
+        let tool = URL(fileURLWithPath: try python()).deletingLastPathComponent().path + "/kubernetes-validate"
+        let r = try TestSupport.run(tool, ["--strict", "-k", Self.kubernetesVersion] + manifests)
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(r.out.components(separatedBy: "passed for resource").count - 1, 4, r.out)
+        // The validator is strict: a misspelled field of the Job fails it.
+        let job = try String(contentsOfFile: root + "/ci/k8s/shards-job.yaml", encoding: .utf8)
+        XCTAssertTrue(job.contains("completionMode: Indexed"))
+        let broken = TestSupport.write(
+            job.replacingOccurrences(of: "completionMode: Indexed", with: "completionMod: Indexed"),
+            to: directory,
+            name: "broken.yaml"
+        )
+        let refused = try TestSupport.run(tool, ["--strict", "-k", Self.kubernetesVersion, broken])
+        XCTAssertNotEqual(refused.status, 0, refused.out)
+        XCTAssertTrue((refused.out + refused.err).contains("completionMod"), refused.out + refused.err)
+    }
+
+    /// The manifests as JSON objects by name.
+    func objects() throws -> [String: [String: Any]] {
+        let script =
+            "import json, sys, yaml; print(json.dumps({d['metadata']['name']: d for f in sys.argv[1:] for d in yaml.safe_load_all(open(f))}))"
+        let r = try TestSupport.run(try python(), ["-c", script] + manifests)
+        XCTAssertEqual(r.status, 0, r.err)
+        return try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: [String: Any]] ?? [:]
+    }
+
+    func testTheIndexedJobShardsTheLoadScenarioIntoItsUnshardedVerdict() throws {
+        let k = try objects()
+        let config = try XCTUnwrap(k["vitalsim-run"]?["data"] as? [String: String])
+        let spec = try XCTUnwrap(k["vitalsim-shards"]?["spec"] as? [String: Any])
+        XCTAssertEqual(spec["completionMode"] as? String, "Indexed")
+        let args = try XCTUnwrap(container(k["vitalsim-shards"])["args"] as? [String])
+        XCTAssertEqual(claims(k["vitalsim-shards"]), ["vitalsim-results"])
+        XCTAssertEqual(claims(k["vitalsim-merge"]), ["vitalsim-results"])
+        XCTAssertNotNil(k["vitalsim-results"], "the shared volume's claim")
+        let shards = try XCTUnwrap(args.firstIndex(of: "--shards").flatMap { Int(args[$0 + 1]) })
+        XCTAssertEqual(spec["completions"] as? Int, shards, "--shards must equal the Job's completions")
+        XCTAssertEqual(spec["parallelism"] as? Int, shards)
+        let suite = try XCTUnwrap(config["suite"])
+        XCTAssertTrue(suite.hasPrefix("scenarios/load/"), suite)
+
+        // The unsharded run, for reference.
+        let whole = try run(["run", suite, "--json", directory + "/whole.json"])
+        XCTAssertEqual(whole.status, 0, whole.out)
+        // The pods: the Job's arguments with the values Kubernetes puts in, one process per index.
+        var values = config.reduce(into: [String: String]()) { $0[$1.key.uppercased().replacingOccurrences(of: "-", with: "_")] = $1.value }
+        values["START_AT"] = String(Int(Date().timeIntervalSince1970) + 5)
+        // Four debug-built shards and their four embedded SUTs on this 2-core machine cannot keep the
+        // ConfigMap's pace (at --speed 60 their scheduling lag reached 3.9 s and the budgets failed):
+        // they send as fast as their SUTs answer, from the same start instant.
+        values["SPEED"] = "max"
+        let podArgs = args.map { arg in
+            values.reduce(arg) { $0.replacingOccurrences(of: "$(\($1.key))", with: $1.value) }
+                .replacingOccurrences(of: "/results/", with: directory + "/")
+        }
+        let pods = try (0..<shards).map { try start(podArgs, index: $0) }
+        for (p, log) in pods {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        }
+        // The merge job's command, in a shell as the job runs it, reading the shared volume.
+        let mergeJob = try container(k["vitalsim-merge"])
+        XCTAssertEqual(mergeJob["command"] as? [String], ["sh", "-c"])
+        let merge = try XCTUnwrap((mergeJob["args"] as? [String])?.first)
+            .replacingOccurrences(of: "vitalsim merge", with: "'\(TestSupport.vitalsimPath)' merge")
+            .replacingOccurrences(of: "/results/", with: directory + "/")
+        let merged = try run(["-c", merge], executable: "/bin/sh")
+        XCTAssertEqual(merged.status, 0, merged.out)
+        let expected = try ShardedRunTests.signature(directory + "/whole.json")
+        XCTAssertEqual(expected.count, 1)
+        ShardedRunTests.assertSame(try ShardedRunTests.signature(directory + "/verdict.json"), expected)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/junit.xml"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/report.html"))
+    }
+
+    /// The first container of a Job's pod.
+    func container(_ job: [String: Any]?) throws -> [String: Any] {
+        let pod = ((job?["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any]
+        return try XCTUnwrap((pod?["containers"] as? [[String: Any]])?.first)
+    }
+
+    /// The persistent volume claims a Job's pod mounts.
+    func claims(_ job: [String: Any]?) -> [String] {
+        let pod = ((job?["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any]
+        return (pod?["volumes"] as? [[String: Any]] ?? []).compactMap {
+            ($0["persistentVolumeClaim"] as? [String: Any])?["claimName"] as? String
+        }
+    }
+
+    /// Runs a command in the repository root (the image's working directory), output in a file.
+    func run(_ args: [String], executable: String? = nil) throws -> (status: Int32, out: String) {
+        let (p, log) = try start(args, index: nil, executable: executable)
+        p.waitUntilExit()
+        return (p.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts `vitalsim` (or `executable`) as a pod of index `index` would run it.
+    func start(_ args: [String], index: Int?, executable: String? = nil) throws -> (Process, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable ?? TestSupport.vitalsimPath)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: root)
+        var env = ProcessInfo.processInfo.environment
+        env["CI"] = "true"
+        env["JOB_COMPLETION_INDEX"] = index.map(String.init)
+        p.environment = env
+        let log = directory + "/\(index.map { "pod-\($0)" } ?? "run-\(UInt32.random(in: 0...UInt32.max))").log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: log)
+        p.standardError = p.standardOutput
+        try p.run()
+        return (p, log)
+    }
+}

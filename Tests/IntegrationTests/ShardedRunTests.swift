@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+
+/// A suite split over processes by patients (`--shards N` with the index a Kubernetes Indexed Job
+/// gives each pod in `JOB_COMPLETION_INDEX`), each shard against its own embedded reference SUT,
+/// merged by `vitalsim merge`: the same checks and counts as the unsharded run.
+final class ShardedRunTests: XCTestCase {
+    var directory = ""
+    var core: String { TestSupport.repositoryRoot + "/scenarios/core" }
+
+    override func setUpWithError() throws { directory = TestSupport.temporaryDirectory("shards") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: directory) }
+
+    func vitalsim(_ args: [String], environment: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+        var env = environment
+        env["CI"] = "true"
+        return try TestSupport.vitalsim(args, in: directory, environment: env)
+    }
+
+    func testCoreSuiteShardsMergeIntoTheUnshardedVerdict() throws {
+        let whole = try vitalsim(["run", core, "--json", directory + "/whole.json", "--result", directory + "/whole-result.json"])
+        XCTAssertEqual(whole.status, 0, whole.out + whole.err)
+        let shards = try runShards(3, suite: core)
+        let merged = try vitalsim(
+            ["merge"] + shards + ["--json", directory + "/merged.json", "--junit", directory + "/merged.xml"]
+        )
+        XCTAssertEqual(merged.status, 0, merged.out + merged.err)
+        let expected = try Self.signature(directory + "/whole.json")
+        XCTAssertEqual(expected.count, 16)
+        Self.assertSame(try Self.signature(directory + "/merged.json"), expected)
+        // Two of the core scenarios have two patients, who land in different shards.
+        let split = try Self.signature(directory + "/merged.json").filter { $0.contains("heart-failure-fluid-gain") }
+        XCTAssertEqual(split.count, 1)
+        // The unsharded run's own result, merged alone, is its verdict too.
+        let alone = try vitalsim(["merge", directory + "/whole-result.json", "--json", directory + "/alone.json"])
+        XCTAssertEqual(alone.status, 0, alone.err)
+        Self.assertSame(try Self.signature(directory + "/alone.json"), expected)
+        let junit = try String(contentsOfFile: directory + "/merged.xml", encoding: .utf8)
+        XCTAssertTrue(junit.contains("testsuite name=\"adult-bradycardia-night\""), String(junit.prefix(400)))
+
+        try checkMergeRefusesAnIncompleteRun(shards)
+    }
+
+    /// A missing or duplicate shard, or a shard of another run, is an error naming it (exit 2).
+    func checkMergeRefusesAnIncompleteRun(_ shards: [String]) throws {
+        let missing = try vitalsim(["merge", shards[0], shards[2]])
+        XCTAssertEqual(missing.status, 2, missing.err)
+        XCTAssertTrue(missing.err.contains("shard(s) 2/3 missing"), missing.err)
+        let twice = try vitalsim(["merge", shards[0], shards[1], shards[2], shards[1]])
+        XCTAssertEqual(twice.status, 2, twice.err)
+        XCTAssertTrue(twice.err.contains("shard 2/3 is given twice"), twice.err)
+        let foreign = try vitalsim(["merge", shards[0], shards[1], directory + "/whole-result.json"])
+        XCTAssertEqual(foreign.status, 2, foreign.err)
+        XCTAssertTrue(foreign.err.contains("are not shards of one run: their shard counts differ"), foreign.err)
+        let garbage = TestSupport.write("{\"format\": 1}", to: directory, name: "garbage.json")
+        let unreadable = try vitalsim(["merge", garbage])
+        XCTAssertEqual(unreadable.status, 2, unreadable.err)
+        XCTAssertTrue(unreadable.err.contains("garbage.json: not a shard result file"), unreadable.err)
+        let noIndex = try vitalsim(["run", core, "--shards", "3"], environment: ["JOB_COMPLETION_INDEX": nil])
+        XCTAssertEqual(noIndex.status, 2, noIndex.err)
+        XCTAssertTrue(noIndex.err.contains("JOB_COMPLETION_INDEX must be 0...2"), noIndex.err)
+    }
+
+    /// Runs `n` shard processes at once, as an Indexed Job's pods (`JOB_COMPLETION_INDEX` 0…n−1) keeping
+    /// one start instant; returns their result files.
+    func runShards(_ n: Int, suite: String, extra: [String] = []) throws -> [String] {
+        let startAt = String(Int(Date().timeIntervalSince1970) + 3)
+        var running: [(Process, String)] = []
+        for i in 0..<n {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+            p.arguments =
+                ["run", suite, "--shards", String(n), "--start-at", startAt, "--result", directory + "/shard-{shard}.json"] + extra
+            var env = ProcessInfo.processInfo.environment
+            env["JOB_COMPLETION_INDEX"] = String(i)
+            env["CI"] = "true"
+            p.environment = env
+            let log = directory + "/shard-\(i).log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            p.standardOutput = FileHandle(forWritingAtPath: log)
+            p.standardError = p.standardOutput
+            try p.run()
+            running.append((p, log))
+        }
+        for (p, log) in running {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        }
+        return (1...n).map { directory + "/shard-\($0).json" }
+    }
+
+    /// Each scenario's checks (kind, name, outcome), reading counts, HTTP versions and latency sample
+    /// counts, from a JSON report: what a merged verdict must share with the unsharded one (latencies
+    /// themselves differ from run to run).
+    static func signature(_ path: String) throws -> [String] {
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let scenarios = report?["scenarios"] as? [[String: Any]] ?? []
+        return scenarios.map { s in
+            let checks = (s["checks"] as? [[String: Any]] ?? []).map { c in
+                ["kind", "name", "passed", "finding", "skipped"].map { "\(c[$0] ?? "-")" }.joined(separator: "|")
+            }
+            let latency = (s["latencyMilliseconds"] as? [String: [String: Double]] ?? [:]).sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value["count"] ?? -1)" }
+            return ["\(s["scenario"] ?? "")", flat(s["readings"]), flat(s["httpVersions"])] + latency + checks
+        }.map { $0.joined(separator: "\n") }
+    }
+
+    /// Fails naming the first line where two verdicts' signatures differ (they run to thousands of lines).
+    static func assertSame(_ got: [String], _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(got.count, expected.count, "scenarios", file: file, line: line)
+        for (g, e) in zip(got, expected) where g != e {
+            let (gl, el) = (g.split(separator: "\n"), e.split(separator: "\n"))
+            let i = (0..<min(gl.count, el.count)).first { gl[$0] != el[$0] } ?? min(gl.count, el.count)
+            let at = { (l: [Substring]) in i < l.count ? String(l[i]) : "(end)" }
+            XCTFail(
+                "\(el.first ?? ""): line \(i) is '\(at(gl))', unsharded '\(at(el))' (\(gl.count) vs \(el.count) lines)",
+                file: file,
+                line: line
+            )
+            return
+        }
+    }
+
+    /// A JSON object's members as `key=value` in key order.
+    static func flat(_ value: Any?) -> String {
+        ((value as? [String: Any]) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+    }
+}
+
+extension ShardedRunTests {
+    /// The committed load scenario is what its generator writes (edit the generator, not the file).
+    func testTheLoadScenarioIsItsGeneratorsOutput() throws {
+        let out = directory + "/ward.yaml"
+        let r = try TestSupport.run("python3", [TestSupport.repositoryRoot + "/ci/load-scenario.py", "2500", "2h", out])
+        XCTAssertEqual(r.status, 0, r.err)
+        let committed = try String(contentsOfFile: TestSupport.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml", encoding: .utf8)
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertEqual(written.count, committed.count)
+        XCTAssertTrue(written == committed, "scenarios/load/ward-2500-patients.yaml differs from ci/load-scenario.py 2500 2h")
+        XCTAssertTrue(committed.contains("(10000 devices)"))
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Histogram
+import Judge
+import Payloads
+import Sharding
+import TrafficPlanning
+import VitalSimCore
+import XCTest
+
+/// A scenario judged whole and judged in two shards (one patient each), the shards' verdicts written
+/// to result files, read back and merged: the merged verdict is the whole one, check for check.
+final class ShardMergeTests: XCTestCase {
+    /// 2024-11-07T10:00:00Z.
+    let t0: Int64 = 1_730_973_600_000
+    let minute: Int64 = 60_000
+
+    var golden: GoldenFile {
+        var g = JudgeFixtures.golden(
+            alerts: [
+                expected("1", at: t0), expected("2", at: t0 + minute), expected("2", at: t0 + 60 * minute),
+            ],
+            validation: [
+                GoldenFile.ExpectedValidation(reading: "1/d1/3", status: 400, field: "unit"),
+                GoldenFile.ExpectedValidation(reading: "2/d2/7", status: 400, field: "unit"),
+            ]
+        )
+        g.budgets = [
+            GoldenFile.Budget(path: .readingToAck, limits: [(99, 2), (100, 50)]),
+            GoldenFile.Budget(path: .readingToAlert, limits: [(50, 1)]),
+        ]
+        return g
+    }
+
+    func expected(_ patient: String, at t: Int64) -> GoldenFile.ExpectedAlert {
+        GoldenFile.ExpectedAlert(patientID: patient, rule: "hr.tachycardia", severity: .high, from: t - minute, to: t + 5 * minute)
+    }
+
+    func alert(_ id: String, _ patient: String, at t: Int64, rule: String = "hr.tachycardia") -> ObservedAlert {
+        ObservedAlert(alertID: id, patientID: patient, rule: rule, severity: "high", raisedAt: t, evidence: ["\(patient)/d\(patient)/1"])
+    }
+
+    /// Requests of patient 1 (readings 1…4) and patient 2 (5…8), interleaved in time.
+    func plan(_ patients: Set<String>) -> [SentRequest] {
+        var out: [SentRequest] = []
+        for slot in 0..<4 {
+            for (p, n) in [("1", slot + 1), ("2", slot + 5)] where patients.contains(p) {
+                let planned = PlannedRequest(
+                    path: "/api/v1/observations",
+                    body: [],
+                    readings: [("\(p)/d\(p)/\(n)", Int64(slot) * 1000)],
+                    patientID: p,
+                    sendAt: Int64(slot) * 1000,
+                    expectedRejection: nil
+                )
+                out.append(SentRequest(planned))
+            }
+        }
+        return out
+    }
+
+    /// What the SUT answered each reading: 1/d1/3 refused as expected, 2/d2/7 accepted though it should
+    /// not be, 2/d2/8 never answered, 1/d1/2 answered after a retry.
+    func outcome(_ r: SentRequest) -> RequestOutcome {
+        switch r.firstReading {
+        case "1/d1/3": RequestOutcome(status: 400, field: "unit", attempts: 1, httpVersion: "1.1")
+        case "2/d2/8": RequestOutcome(error: "timeout", attempts: 3)
+        case "1/d1/2": RequestOutcome(status: 200, attempts: 2, waited: 1.5, httpVersion: "1.1")
+        default: RequestOutcome(status: 200, attempts: 1, httpVersion: "1.1")
+        }
+    }
+
+    /// Alerts of patient 1 (one expected, one spurious, and one of a patient the scenario does not
+    /// have, which the shard of its first patient judges) and of patient 2 (one of two expected).
+    func alerts(_ patients: Set<String>) -> [ObservedAlert] {
+        var out: [ObservedAlert] = []
+        if patients.contains("1") {
+            out += [alert("a1", "1", at: t0), alert("a3", "1", at: t0 + 30 * minute, rule: "bp.stage2"), alert("a4", "9", at: t0)]
+        }
+        if patients.contains("2") { out.append(alert("a2", "2", at: t0 + minute)) }
+        return out
+    }
+
+    func result(_ patients: Set<String>) -> LiveRunResult {
+        let plan = plan(patients)
+        let ack: [UInt64] = patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000]
+        var r = LiveRunResult(
+            outcomes: plan.map(outcome),
+            alerts: alerts(patients),
+            ackLatency: JudgeFixtures.histogram(patients.contains("1") ? ack + [700, 3000, 3100, 2000] : ack),
+            alertLatency: JudgeFixtures.histogram(patients.contains("1") ? [900, 1200] : []),
+            schedulingLag: JudgeFixtures.histogram(Array(repeating: 5, count: plan.count)),
+            unreachable: false
+        )
+        var sse = PushDelivery(kind: .sse)
+        for a in r.alerts where a.alertID != "a4" { sse.firstSeen[a.alertID] = .now }
+        sse.repeats = patients.contains("2") ? 2 : 0
+        r.push = [sse]
+        var mqtt = MQTTDelivery()
+        mqtt.acknowledged = patients.count * 3
+        mqtt.sutConfirms = true
+        mqtt.confirmed = patients.count * 3 - (patients.contains("2") ? 1 : 0)
+        mqtt.unconfirmedCount = patients.contains("2") ? 1 : 0
+        mqtt.unconfirmed = patients.contains("2") ? ["2/d2/9"] : []
+        r.mqtt = mqtt
+        r.alertWait = "not listed within 31 s after the last reading was answered"
+        return r
+    }
+
+    /// One shard's verdict, through its result file and back.
+    func shard(_ patients: Set<String>) throws -> Verdict {
+        var v = Verdict.judge(
+            scenario: "s",
+            golden: golden.restricted(to: patients),
+            plan: plan(patients),
+            digest: "sha256:x",
+            result: partResult(patients),
+            partial: true
+        )
+        v.contract = SUTContract()
+        var part = ShardResult.Part(
+            scenario: "s",
+            path: "s.yaml",
+            patients: ["1", "2"],
+            ran: patients.sorted(),
+            goldenPath: "g",
+            golden: ""
+        )
+        part.verdict = VerdictRecord(v)
+        let file = ShardResult(shard: 1, shards: 2, suite: "s.yaml", seed: nil, startAt: nil, scenarios: [part])
+        let back = try JSONDecoder().decode(ShardResult.self, from: file.json())
+        return try XCTUnwrap(back.scenarios[0].verdict).verdict(scenario: "s")
+    }
+
+    /// A shard's result: its patients' requests and alerts (the whole run's `result` with both).
+    func partResult(_ patients: Set<String>) -> LiveRunResult {
+        var r = result(patients)
+        if patients == ["1", "2"] { return r }
+        r.ackLatency = JudgeFixtures.histogram(patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000])
+        return r
+    }
+
+    func summary(_ v: Verdict) -> [String] {
+        v.checks.map { "\($0.kind.rawValue) | \($0.name) | \($0.finding?.rawValue ?? "pass") | \($0.skipped) | \($0.detail)" }
+    }
+
+    func testTwoShardsMergeIntoTheWholeVerdict() throws {
+        let whole = Verdict.judge(scenario: "s", golden: golden, plan: plan(["1", "2"]), digest: "sha256:x", result: result(["1", "2"]))
+        let merged = Verdict.merge([try shard(["1"]), try shard(["2"])], golden: golden, scenario: "s")
+        XCTAssertEqual(summary(merged), summary(whole))
+        XCTAssertEqual([merged.acknowledged, merged.rejected, merged.failed], [whole.acknowledged, whole.rejected, whole.failed])
+        XCTAssertEqual(merged.httpVersions, whole.httpVersions)
+        XCTAssertEqual(merged.latency[.readingToAck], whole.latency[.readingToAck])
+        XCTAssertEqual(merged.latency[.schedulingLag], whole.latency[.schedulingLag])
+        XCTAssertEqual(merged.histograms[.readingToAck], whole.histograms[.readingToAck])
+        // The judge found something of every kind here, so no check kind is merged untested.
+        let findings = Set(whole.checks.compactMap(\.finding))
+        XCTAssertEqual(findings, [.missed, .spurious, .validationMismatch, .lost, .budgetExceeded])
+        XCTAssertEqual(whole.checks.filter { $0.kind == .delivery }.count, 3)
+    }
+
+    func testAShardWithoutSamplesSkipsABudgetTheMergeJudges() throws {
+        let second = try shard(["2"])
+        let budget = second.checks.first { $0.name == "budget reading-to-alert p50 ≤ 1 ms" }
+        XCTAssertEqual(budget?.skipped, true)
+        XCTAssertEqual(budget?.passed, true)
+        let merged = Verdict.merge([try shard(["1"]), second], golden: golden, scenario: "s")
+        let judged = merged.checks.first { $0.name == "budget reading-to-alert p50 ≤ 1 ms" }
+        XCTAssertEqual(judged?.skipped, false)
+        XCTAssertEqual(judged?.detail, "0.90 ms over 2 samples")
+    }
+
+    func testAPartThatCouldNotBeJudgedMakesTheWholeAnError() throws {
+        let failed = Verdict(scenario: "s", error: "the SUT at https://127.0.0.1:1 did not answer", contract: SUTContract())
+        let merged = Verdict.merge([try shard(["1"]), failed], golden: golden, scenario: "s")
+        XCTAssertEqual(merged.error, "the SUT at https://127.0.0.1:1 did not answer")
+        XCTAssertFalse(merged.passed)
+    }
+}
