@@ -2,10 +2,10 @@
 # How one `vitalsim run` process's memory and CPU grow with the devices it simulates (issue 22):
 # for each count, a ward written by ci/load-scenario.py (COUNT / 4 patients, four devices each),
 # its golden file recorded once at --speed max, then a measured run at the scenario's pace
-# (--speed SPEED) against a fresh reference SUT in its own process, so that the figures are the
+# (--speed SPEED) against a fresh reference SUT in its own process (told the patients' profiles), so that the figures are the
 # harness's alone. Prints one line per count and writes them, with a plot, under OUT.
 # Usage: ci/bench-devices.sh [COUNT...]   (default: 1000 10000 30000 100000)
-# Environment: SPEED (default 10), DURATION (default 30m), OUT (default out/bench-devices),
+# Environment: SPEED (default 10), DURATION (default 30m; at least 25m: the ward's events start at 10-20 min), OUT (default out/bench-devices),
 # VITALSIM_BIN (measure that binary instead of building a release one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +31,9 @@ for devices in "${counts[@]}"; do
   patients=$((devices / 4))
   name="ward-$devices"
   python3 ci/load-scenario.py "$patients" "$duration" "$dir/$name.yaml" "$name"
-  CI= "$bin" record "$dir/$name.yaml" --golden-dir "$dir/golden" >"$dir/record-$devices.log" 2>&1
-  "$bin" serve --port 0 --self-signed --database "$dir/sut-$devices.sqlite" --rate-limit 0 --log-level error \
+  CI= "$bin" record "$dir/$name.yaml" --golden-dir "$dir/golden" >"$dir/record-$devices.log" 2>&1 \
+    || { cat "$dir/record-$devices.log" >&2; exit 3; }
+  "$bin" serve --port 0 --self-signed --database "$dir/sut-$devices.sqlite" --rate-limit 0 --log-level error --scenario "$dir/$name.yaml" \
     >"$dir/sut-$devices.out" 2>"$dir/sut-$devices.err" &
   sut_pid=$!
   wait_for "$dir/sut-$devices.out"
@@ -42,7 +43,9 @@ for devices in "${counts[@]}"; do
   /usr/bin/time -f "%e %U %S %M" -o "$dir/time-$devices" "$bin" run "$dir/$name.yaml" --golden-dir "$dir/golden" \
     --target "$sut" --cacert "$ca" --speed "$speed" --json "$dir/verdict-$devices.json" >"$dir/run-$devices.log" 2>&1 || status=$?
   kill "$sut_pid"; wait "$sut_pid" 2>/dev/null || true; sut_pid=""
-  read -r wall user sys rss < "$dir/time-$devices"
+  cp "$dir/run-$devices.log" "$dir/verdict-$devices.json" "$out/" 2>/dev/null || true
+  # GNU time writes "Command exited with non-zero status N" first when the run failed.
+  read -r wall user sys rss < <(tail -n 1 "$dir/time-$devices")
   readings="$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["scenarios"][0]["readings"]; print(sum(s.values()))' "$dir/verdict-$devices.json")"
   passed="$([ "$status" -eq 0 ] && echo yes || echo "no (exit $status)")"
   line="$devices,$patients,$readings,$wall,$(python3 -c "print(round($user + $sys, 2))"),$((rss / 1024)),$passed"

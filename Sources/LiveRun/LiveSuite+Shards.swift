@@ -3,6 +3,7 @@ import Judge
 import RunHelpers
 import Sharding
 import Traces
+import TrafficPlanning
 import VitalSimCore
 
 /// A suite's run: the verdicts of the scenarios it ran, and every scenario's part of a shard's

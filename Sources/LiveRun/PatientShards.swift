@@ -33,20 +33,3 @@ package struct PatientShard: Sendable, Equatable {
         ran.contains(id) || (!all.contains(id) && first.map(ran.contains) == true)
     }
 }
-
-extension Scenario {
-    /// The scenario with only some of its patients, and the timeline entries of theirs and of their devices.
-    package func restricted(to ids: Set<String>) -> Scenario {
-        var s = self
-        s.patients = patients.filter { ids.contains($0.id) }
-        let devices = Set(s.patients.flatMap { $0.devices.map(\.id) })
-        s.timeline = timeline.filter { entry in
-            switch entry {
-            case .clinical(let e): ids.contains(e.patientID)
-            case .fault(let f): devices.contains(f.deviceID)
-            case .scripted(let r): devices.contains(r.deviceID)
-            }
-        }
-        return s
-    }
-}

@@ -17,15 +17,28 @@ package struct ScenarioRun {
         self.seed = seed ?? scenario.seed
         let root = SeededRandom(seed: self.seed)
         let clock = DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
+        // The timeline by patient and device, read once: looking each one up in the whole timeline
+        // (Scenario.events(for:) and the like) made a 100,000-device scenario's start quadratic.
+        var events: [String: [ClinicalEvent]] = [:]
+        var faults: [String: [DeviceFault]] = [:]
+        var scripts: [String: [ScriptedReading]] = [:]
+        for entry in scenario.timeline {
+            switch entry {
+            case .clinical(let e): events[e.patientID, default: []].append(e)
+            case .fault(let f): faults[f.deviceID, default: []].append(f)
+            case .scripted(let s): scripts[s.deviceID, default: []].append(s)
+            }
+        }
+        emitters.reserveCapacity(scenario.patients.reduce(0) { $0 + $1.devices.count })
         for p in scenario.patients {
-            let phys = PatientPhysiology(patient: p, events: scenario.events(for: p.id), rng: root.split("patient:" + p.id), clock: clock)
+            let phys = PatientPhysiology(patient: p, events: events[p.id] ?? [], rng: root.split("patient:" + p.id), clock: clock)
             for d in p.devices {
                 emitters.append(
                     DeviceEmitter(
                         spec: d,
                         physiology: phys,
-                        faults: scenario.faults(for: d.id),
-                        scripts: scenario.scripts(for: d.id),
+                        faults: faults[d.id] ?? [],
+                        scripts: (scripts[d.id] ?? []) + (d.trace?.readings ?? []),
                         duration: scenario.duration.milliseconds
                     )
                 )
