@@ -91,7 +91,7 @@ let package = Package(
         // Sharded runs (pure): a shard's result file, and the merge of every shard's into one verdict.
         .target(
             name: "Sharding",
-            dependencies: ["VitalSimCore", "Judge", histogram],
+            dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", histogram],
             swiftSettings: strict
         ),
         // Stored data (pure): what a SUT must hold after a run, and when a stored reading is the one sent.
@@ -149,7 +149,7 @@ let package = Package(
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
         .target(
             name: "Benchmarks",
-            dependencies: ["Locking", "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", "LiveRun", histogram],
+            dependencies: ["Locking", "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", histogram],
             swiftSettings: strict
         ),
         // A strict JSON parser for hostile request bodies, and the 400 a bad body earns.

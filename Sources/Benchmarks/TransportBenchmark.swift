@@ -1,7 +1,6 @@
 import Foundation
 import Histogram
 import Judge
-import LiveRun
 import Locking
 import VitalSimCore
 import Wire

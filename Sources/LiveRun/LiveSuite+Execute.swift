@@ -77,13 +77,15 @@ struct ScenarioSetup {
 extension LiveSuite {
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
     /// their bodies), the traffic digest, the raw result and the SUT's base URL; `awaiting` are the
-    /// alerts waited for at the end; `contract` records what the SUT answered (kept when the run fails).
+    /// alerts waited for at the end; `contract` records what the SUT answered (kept when the run fails);
+    /// `whole`, the scenario a shard's part is of, is what the digest covers.
     static func execute(
         _ path: String,
         _ scenario: Scenario,
         _ options: LiveOptions,
         awaiting: AlertWait,
-        contract: ContractLog = ContractLog()
+        contract: ContractLog = ContractLog(),
+        digestOf whole: Scenario? = nil
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
@@ -125,8 +127,11 @@ extension LiveSuite {
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
         let digest =
-            setup.overBLE || profileShaped(options, naming: naming)
-            ? TrafficPlan.streamedDigest(for: scenario, seed: options.seed) : plan.digest ?? ""
+            if let whole {
+                TrafficPlan.streamedDigest(for: whole, seed: options.seed)
+            } else if setup.overBLE || profileShaped(options, naming: naming) {
+                TrafficPlan.streamedDigest(for: scenario, seed: options.seed)
+            } else { plan.digest ?? "" }
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         try judgeable(result, scenario, base: base, options: options, resources: resources)
         return (result.requests, digest, result, base)

@@ -66,7 +66,7 @@ extension LiveSuite {
             startAt = nil
             let share = split == nil ? "" : ", \(ran.count) of its \(all.count) patient(s)"
             progress("running \(scenario.name) (\(l.path))\(share)")
-            let v = try await runScenario(
+            let (v, requests) = try await runScenario(
                 l.path,
                 scenario,
                 golden: golden,
@@ -76,6 +76,7 @@ extension LiveSuite {
             )
             if v.error != nil { stopped = "scenario \(l.scenario.name) could not be judged before it" }
             part.verdict = VerdictRecord(v)
+            if options.listsRequests, v.error == nil { part.requests = requests }
             out.parts.append(part)
             out.verdicts.append(v)
         }

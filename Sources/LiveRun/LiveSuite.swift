@@ -6,6 +6,7 @@ import Oracle
 import RunHelpers
 import SUTClient
 import SUTProfile
+import Sharding
 import StoredData
 import Traces
 import TrafficPlanning
@@ -86,6 +87,9 @@ package struct LiveOptions: Sendable {
     /// When scenario time 0 of the first scenario run is due, Unix ms (`--start-at`): the shards of
     /// one run keep one schedule.
     package var startAt: Int64?
+    /// Whether each scenario's part of the suite run lists every request and its outcome (for a
+    /// result file, `--result`).
+    package var listsRequests = false
     /// The moment scenario time 0 of the scenario being run is due (set from ``startAt``).
     var origin: ContinuousClock.Instant?
     /// Whether the alerts of a (scenario) patient are this run's to judge (set per scenario by a shard).
@@ -139,24 +143,25 @@ package enum LiveSuite {
         goldenPath: String,
         whole: Scenario?,
         options: LiveOptions
-    ) async throws(HarnessError) -> Verdict {
+    ) async throws(HarnessError) -> (verdict: Verdict, requests: [SentOutcome]) {
         let awaiting = AlertWait(golden: golden, grace: options.alertWait)
         let contract = ContractLog()
-        var executed: ([SentRequest], String, LiveRunResult, String)
+        let executed: ([SentRequest], String, LiveRunResult, String)
         do throws(HarnessError) {
-            executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
+            // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
+            executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract, digestOf: whole)
         } catch {
             // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
             // as an error with what the SUT answered, and the scenarios judged before it.
             if error.isInputError { throw error }
             let message = error.description
             let reason = message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
-            return Verdict(scenario: scenario.name, error: reason, contract: contract.summary())
+            return (Verdict(scenario: scenario.name, error: reason, contract: contract.summary()), [])
         }
-        // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
-        if let whole { executed.1 = TrafficPlan.streamedDigest(for: whole, seed: options.seed) }
         let judged = (golden: golden, path: goldenPath, contract: contract.summary())
-        return try judge(executed, path: path, scenario: scenario, against: judged, options: options)
+        let verdict = try judge(executed, path: path, scenario: scenario, against: judged, options: options)
+        guard options.listsRequests else { return (verdict, []) }
+        return (verdict, zip(executed.0, executed.2.outcomes).map(SentOutcome.init))
     }
 
     /// A scenario's verdict from what its run sent and saw, against its golden file, with the SUT

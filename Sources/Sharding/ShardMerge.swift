@@ -15,6 +15,12 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
     case patients(scenario: String, missing: [String], twice: [String], foreign: [String])
     /// A shard's part of a scenario holds neither a verdict nor why it was not run.
     case incomplete(file: String, scenario: String)
+    /// A shard listed a request of a patient it did not run.
+    case foreignRequest(file: String, scenario: String, patient: String, device: String, at: Int64)
+    /// Two shards sent the same reading.
+    case readingTwice(scenario: String, reading: String, file: String, other: String)
+    /// A shard's request list does not add up to its verdict's counts (acknowledged, rejected, failed).
+    case counts(file: String, scenario: String, listed: (Int, Int, Int), judged: (Int, Int, Int))
     case golden(String)
 
     package var description: String {
@@ -34,7 +40,15 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
                 + (missing.isEmpty ? "" : "; run by no shard: \(missing.joined(separator: ", "))")
                 + (twice.isEmpty ? "" : "; run by more than one: \(twice.joined(separator: ", "))")
                 + (foreign.isEmpty ? "" : "; not the scenario's: \(foreign.joined(separator: ", "))")
-        case .incomplete(let file, let scenario): "\(file): scenario \(scenario) has patients of this shard but no verdict"
+        case .incomplete(let file, let scenario):
+            "\(file): scenario \(scenario) has patients of this shard but no verdict or no list of its requests"
+        case .foreignRequest(let file, let scenario, let patient, let device, let at):
+            "\(file): \(scenario): lists a request of patient \(patient) (device \(device), due at \(at) ms), who is not this shard's"
+        case .readingTwice(let scenario, let reading, let file, let other):
+            "\(scenario): reading \(reading) was sent by two shards (\(other) and \(file)): a patient's traffic must come from one shard"
+        case .counts(let file, let scenario, let listed, let judged):
+            "\(file): \(scenario): its requests add up to \(listed.0) acknowledged, \(listed.1) rejected, \(listed.2) failed readings, "
+                + "its verdict counts \(judged.0), \(judged.1), \(judged.2): the file is damaged or incomplete"
         case .golden(let reason): reason
         }
     }
@@ -60,6 +74,7 @@ package enum ShardMerge {
         for (i, reference) in first.result.scenarios.enumerated() {
             let parts = results.map { (file: $0.file, part: $0.result.scenarios[i]) }
             try checkPatients(parts, reference)
+            try checkRequests(parts, reference)
             for p in parts where p.part.golden != reference.golden {
                 throw .mismatch(file: p.file, other: first.file, what: "golden files of \(reference.scenario)")
             }

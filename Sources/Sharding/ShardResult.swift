@@ -7,7 +7,7 @@ import Judge
 /// with the tallies and histograms that merging needs.
 package struct ShardResult: Sendable, Codable {
     /// The format of this file; a merge refuses any other.
-    package static let currentFormat = "vitalsim-shard-result/1"
+    package static let currentFormat = "vitalsim-shard-result/2"
 
     package var format = ShardResult.currentFormat
     /// This shard (1-based) of ``shards``.
@@ -35,6 +35,9 @@ package struct ShardResult: Sendable, Codable {
         /// Why the shard did not run its patients (an earlier scenario could not be judged).
         package var notRun: String?
         package var verdict: VerdictRecord?
+        /// Every request this shard sent of the scenario, in plan order, with its outcome (absent when
+        /// the scenario was not run or could not be judged).
+        package var requests: [SentOutcome]?
 
         package init(scenario: String, path: String, patients: [String], ran: [String], goldenPath: String, golden: String) {
             self.scenario = scenario

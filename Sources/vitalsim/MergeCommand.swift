@@ -20,20 +20,62 @@ extension VitalSim {
         )
         @Argument(help: "The shards' result files.") var results: [String]
         @OptionGroup var reports: ReportFlags
+        @Option(
+            name: .long,
+            help:
+                "Write every request of the run with its outcome here, one JSON object per line (scenario, patient, device, due time, reading ids, status), in the unsharded run's order."
+        ) var requests: String?
 
         func run() throws {
             var verdicts: [Verdict]
             var read: [(file: String, result: ShardResult)] = []
+            var sent: [(scenario: String, requests: [SentOutcome])] = []
             do throws(MergeError) {
                 for file in results { read.append((file, try ShardMerge.read(file))) }
                 verdicts = try ShardMerge.merge(read)
+                if requests != nil { sent = try ShardMerge.requests(read) }
             } catch {
                 printError("vitalsim merge: \(error)")
                 throw ExitCodes.input
             }
+            if let requests { try ReportFlags.write(try Self.lines(sent), to: requests) }
             let first = read[0].result
             if reports.html != nil { verdicts = withCharts(verdicts, first) }
             try emit(verdicts, suite: first.suite)
+        }
+
+        /// The merged requests as JSON lines, each with its scenario's name.
+        static func lines(_ scenarios: [(scenario: String, requests: [SentOutcome])]) throws -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var out = Data()
+            for (scenario, requests) in scenarios {
+                for r in requests {
+                    out.append(try encoder.encode(Line(scenario: scenario, request: r)))
+                    out.append(0x0A)
+                }
+            }
+            return out
+        }
+
+        /// One line of `--requests`: a request and its scenario.
+        struct Line: Encodable {
+            let scenario: String
+            let request: SentOutcome
+
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Key.self)
+                try c.encode(scenario, forKey: Key("scenario"))
+                try request.encode(to: encoder)
+            }
+
+            struct Key: CodingKey {
+                let stringValue: String
+                var intValue: Int? { nil }
+                init(_ s: String) { stringValue = s }
+                init?(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
         }
 
         func emit(_ verdicts: [Verdict], suite: String) throws {

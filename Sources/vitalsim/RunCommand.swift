@@ -234,6 +234,7 @@ extension VitalSim {
                 options.evidence = evidence
                 options.shard = shard
                 options.startAt = sharding.startInstant
+                options.listsRequests = sharding.result != nil
                 // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
                 if isatty(2) == 1 { options.progress = ProgressBar().update }
                 suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveRun
+import Sharding
 import VitalSimCore
 
 /// How a run is split over processes (`--shard`, `--shards`), when their schedule starts

@@ -22,7 +22,9 @@ final class ShardedRunTests: XCTestCase {
         XCTAssertEqual(whole.status, 0, whole.out + whole.err)
         let shards = try runShards(3, suite: core)
         let merged = try vitalsim(
-            ["merge"] + shards + ["--json", directory + "/merged.json", "--junit", directory + "/merged.xml"]
+            ["merge"] + shards + [
+                "--json", directory + "/merged.json", "--junit", directory + "/merged.xml", "--requests", directory + "/merged.jsonl",
+            ]
         )
         XCTAssertEqual(merged.status, 0, merged.out + merged.err)
         let expected = try Self.signature(directory + "/whole.json")
@@ -32,9 +34,15 @@ final class ShardedRunTests: XCTestCase {
         let split = try Self.signature(directory + "/merged.json").filter { $0.contains("heart-failure-fluid-gain") }
         XCTAssertEqual(split.count, 1)
         // The unsharded run's own result, merged alone, is its verdict too.
-        let alone = try vitalsim(["merge", directory + "/whole-result.json", "--json", directory + "/alone.json"])
+        let alone = try vitalsim(
+            ["merge", directory + "/whole-result.json", "--json", directory + "/alone.json", "--requests", directory + "/whole.jsonl"]
+        )
         XCTAssertEqual(alone.status, 0, alone.err)
         Self.assertSame(try Self.signature(directory + "/alone.json"), expected)
+        // Request by request: the shards sent the unsharded run's requests, in its order, answered alike.
+        let sent = try Self.requests(directory + "/whole.jsonl")
+        XCTAssertGreaterThan(sent.count, 1000)
+        Self.assertSame([try Self.requests(directory + "/merged.jsonl").joined(separator: "\n")], [sent.joined(separator: "\n")])
         let junit = try String(contentsOfFile: directory + "/merged.xml", encoding: .utf8)
         XCTAssertTrue(junit.contains("testsuite name=\"adult-bradycardia-night\""), String(junit.prefix(400)))
 
@@ -118,6 +126,15 @@ final class ShardedRunTests: XCTestCase {
                 line: line
             )
             return
+        }
+    }
+
+    /// The lines of `vitalsim merge --requests` without their attempts and errors (which depend on timing).
+    static func requests(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+            var request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            (request["attempts"], request["error"]) = (nil, nil)
+            return flat(request)
         }
     }
 

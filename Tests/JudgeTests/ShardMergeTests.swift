@@ -50,7 +50,8 @@ final class ShardMergeTests: XCTestCase {
                     readings: [("\(p)/d\(p)/\(n)", Int64(slot) * 1000)],
                     patientID: p,
                     sendAt: Int64(slot) * 1000,
-                    expectedRejection: nil
+                    expectedRejection: nil,
+                    deviceID: "d\(p)"
                 )
                 out.append(SentRequest(planned))
             }
@@ -108,27 +109,7 @@ final class ShardMergeTests: XCTestCase {
 
     /// One shard's verdict, through its result file and back.
     func shard(_ patients: Set<String>) throws -> Verdict {
-        var v = Verdict.judge(
-            scenario: "s",
-            golden: golden.restricted(to: patients),
-            plan: plan(patients),
-            digest: "sha256:x",
-            result: partResult(patients),
-            partial: true
-        )
-        v.contract = SUTContract()
-        var part = ShardResult.Part(
-            scenario: "s",
-            path: "s.yaml",
-            patients: ["1", "2"],
-            ran: patients.sorted(),
-            goldenPath: "g",
-            golden: ""
-        )
-        part.verdict = VerdictRecord(v)
-        let file = ShardResult(shard: 1, shards: 2, suite: "s.yaml", seed: nil, startAt: nil, scenarios: [part])
-        let back = try JSONDecoder().decode(ShardResult.self, from: file.json())
-        return try XCTUnwrap(back.scenarios[0].verdict).verdict(scenario: "s")
+        try XCTUnwrap(try resultFile(1, patients).result.scenarios[0].verdict).verdict(scenario: "s")
     }
 
     /// A shard's result: its patients' requests and alerts (the whole run's `result` with both).
@@ -174,5 +155,96 @@ final class ShardMergeTests: XCTestCase {
         let merged = Verdict.merge([try shard(["1"]), failed], golden: golden, scenario: "s")
         XCTAssertEqual(merged.error, "the SUT at https://127.0.0.1:1 did not answer")
         XCTAssertFalse(merged.passed)
+    }
+
+    /// Shard `index` of two as its result file with its request list, read back.
+    func resultFile(_ index: Int, _ patients: Set<String>) throws -> (file: String, result: ShardResult) {
+        var v = Verdict.judge(
+            scenario: "s",
+            golden: golden.restricted(to: patients),
+            plan: plan(patients),
+            digest: "sha256:x",
+            result: partResult(patients),
+            partial: true
+        )
+        v.contract = SUTContract()
+        var part = ShardResult.Part(
+            scenario: "s",
+            path: "s.yaml",
+            patients: ["1", "2"],
+            ran: patients.sorted(),
+            goldenPath: "g",
+            golden: golden.yaml()
+        )
+        part.verdict = VerdictRecord(v)
+        part.requests = zip(plan(patients), plan(patients).map(outcome)).map(SentOutcome.init)
+        let file = ShardResult(shard: index, shards: 2, suite: "s.yaml", seed: nil, startAt: nil, scenarios: [part])
+        return ("shard-\(index).json", try JSONDecoder().decode(ShardResult.self, from: file.json()))
+    }
+
+    func testTheMergedRequestListIsTheWholeRunsInItsOrder() throws {
+        let shards = [try resultFile(2, ["2"]), try resultFile(1, ["1"])]
+        XCTAssertNoThrow(try ShardMerge.merge(shards))
+        let merged = try ShardMerge.requests(shards)
+        let whole = zip(plan(["1", "2"]), plan(["1", "2"]).map(outcome)).map(SentOutcome.init)
+        XCTAssertEqual(merged.count, 1)
+        XCTAssertEqual(merged.first?.requests, whole)
+        XCTAssertEqual(whole.map(\.readings), (0..<4).flatMap { [["1/d1/\($0 + 1)"], ["2/d2/\($0 + 5)"]] })
+        XCTAssertEqual(whole.first { $0.readings == ["2/d2/8"] }?.fate, .failed)
+    }
+
+    func testAMergeRefusesRequestListsThatDoNotAddUp() throws {
+        let first = try resultFile(1, ["1"])
+        let second = try resultFile(2, ["2"])
+        func refusal(_ change: (inout ShardResult.Part) -> Void) throws -> String {
+            var tampered = second
+            change(&tampered.result.scenarios[0])
+            do {
+                _ = try ShardMerge.merge([first, tampered])
+                return "merged"
+            } catch { return error.description }
+        }
+        // A shard that lost a request from its list: its verdict counts more than the list holds.
+        XCTAssertEqual(
+            try refusal { $0.requests?.removeLast() },
+            "shard-2.json: s: its requests add up to 2 acknowledged, 0 rejected, 1 failed readings, its verdict counts 2, 0, 2: the file is damaged or incomplete"
+        )
+        // A reading of patient 1 sent by the shard of patient 2 as well.
+        XCTAssertEqual(
+            try refusal { $0.requests?[0].readings = ["1/d1/1"] },
+            "s: reading 1/d1/1 was sent by two shards (shard-1.json and shard-2.json): a patient's traffic must come from one shard"
+        )
+        XCTAssertEqual(
+            try refusal { $0.requests?[1].patient = "1" },
+            "shard-2.json: s: lists a request of patient 1 (device d2, due at 1000 ms), who is not this shard's"
+        )
+        XCTAssertEqual(
+            try refusal { $0.requests = nil },
+            "shard-2.json: scenario s has patients of this shard but no verdict or no list of its requests"
+        )
+        for bad in ["2/d2/x", "2/d2/5+0", "2/d2/4294967295+2", "2/d2/5+2000000", "2/d2/5+1+1"] {
+            XCTAssertEqual(
+                try refusal { $0.requests?[0].readings = [bad] },
+                "shard-2.json: not a shard result file (vitalsim run --result): s, request 1: reading run '\(bad)' is not PREFIX/FIRST or PREFIX/FIRST+COUNT"
+            )
+        }
+        XCTAssertEqual(try refusal { _ in }, "merged")
+    }
+
+    func testARunOfReadingsExpandsToEveryId() {
+        let planned = PlannedRequest(
+            path: "/api/v1/batch",
+            body: [],
+            readings: [("p/d/3", 0), ("p/d/4", 0), ("p/d/5", 0), ("p/e/1", 0), ("trace-x", 0)],
+            patientID: "p",
+            sendAt: 0,
+            expectedRejection: nil
+        )
+        let sent = SentOutcome(SentRequest(planned), RequestOutcome(status: 202, attempts: 1))
+        XCTAssertEqual(sent.readings, ["p/d/3+3", "p/e/1"])
+        XCTAssertEqual(sent.others, ["trace-x"])
+        XCTAssertEqual(sent.readingIDs, ["p/d/3", "p/d/4", "p/d/5", "p/e/1", "trace-x"])
+        XCTAssertEqual(sent.readingCount, 5)
+        XCTAssertEqual(sent.fate, .acknowledged)
     }
 }

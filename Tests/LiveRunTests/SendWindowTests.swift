@@ -1,5 +1,4 @@
 import Foundation
-import LiveRun
 import Locking
 import XCTest
 

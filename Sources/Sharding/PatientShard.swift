@@ -1,5 +1,3 @@
-import VitalSimCore
-
 /// `--shard I/N`: which patients of a suite one shard runs.
 package struct PatientShard: Sendable, Equatable {
     /// 1-based.

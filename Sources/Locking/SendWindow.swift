@@ -1,5 +1,3 @@
-import Locking
-
 /// A sliding window of sends awaiting their acknowledgement: ``acquire()`` suspends while `limit`
 /// are outstanding, ``release()`` (from any thread, e.g. libmosquitto's) frees a place, ``drain()``
 /// waits until none is outstanding. Pipelined MQTT publishes use it to keep a bounded number in
