@@ -12,8 +12,33 @@ Patients, by their number i (from 0):
                (i % 100 == 7) is type 1 and takes 12 U of insulin by mistake (hypoglycaemia)
   i % 10 == 9  copd: pulse oximeter (spot checks 08:00, 14:00, 20:00), thermometer (hourly),
                respiration monitor (5 min), BP cuff; every 100th (i % 100 == 9) runs a fever of 39.4 °C
+Every device has its own phase (sha256 of its id): a cadence device measures that long after each
+tick of its cadence, a scheduled one that long after each time of its schedule (within 15 min), as
+a real ward's devices are not synchronized; without phases every 5-minute device of the ward would
+send at the same instant. (A cuff measuring 18 min 25 s or more after 07:00 would look like a
+streaming device to docs/alert-rules.md's data-gap rule: its readings 1 min apart, and its battery
+report at 07:30, make the median interval under 10 min; the reference SUT's running average does
+not, and the two would disagree.)
 The ward starts at 06:30 UTC, so the morning's BP bursts and weights fall inside a short run."""
+import hashlib
 import sys
+
+# Seconds a device's phase stays below: its cadence, or 15 min for a scheduled device.
+SPREAD = {"phone": 300, "cgm": 300, "resp": 300, "cuff": 900, "scale": 900, "oxi": 900, "therm": 4 * 3600, "therm-1h": 3600}
+
+
+def phase(device, spread):
+    """The device's phase as a duration: sha256 of its id, in whole seconds below `spread`."""
+    seconds = int(hashlib.sha256(device.encode()).hexdigest()[:12], 16) % spread
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return "".join(f"{v}{u}" for v, u in ((h, "h"), (m, "m"), (s, "s")) if v) or "0s"
+
+
+def device(kind, p, rest="", spread=None):
+    """One device of patient p: `{id: KIND-P, type: …, phase: …}`."""
+    ident = f"{kind}-{p}"
+    return f"      - {{id: {ident}, {rest}, phase: {phase(ident, spread or SPREAD[kind])}}}"
 
 
 def patient(i):
@@ -21,24 +46,24 @@ def patient(i):
     kind = i % 10
     if kind < 7:
         lines = [f'  - id: "{p}"', "    profile: adult", "    devices:",
-                 f"      - {{id: phone-{p}, type: phone-bridge, cadence: 5m}}",
-                 f"      - {{id: cuff-{p}, type: bp-cuff}}",
-                 f"      - {{id: scale-{p}, type: weight-scale}}",
-                 f"      - {{id: therm-{p}, type: thermometer}}"]
+                 device("phone", p, "type: phone-bridge, cadence: 5m"),
+                 device("cuff", p, "type: bp-cuff"),
+                 device("scale", p, "type: weight-scale"),
+                 device("therm", p, "type: thermometer")]
     elif kind < 9:
         type1 = i % 100 == 7
         lines = [f'  - id: "{p}"', "    profile: diabetic-cgm",
                  "    baseline: {glucose: 140, diabetes: " + ("type1}" if type1 else "type2}"), "    devices:",
-                 f"      - {{id: cgm-{p}, type: cgm, cadence: 5m}}",
-                 f"      - {{id: cuff-{p}, type: bp-cuff}}",
-                 f"      - {{id: scale-{p}, type: weight-scale}}",
-                 f"      - {{id: phone-{p}, type: phone-bridge, cadence: 5m}}"]
+                 device("cgm", p, "type: cgm, cadence: 5m"),
+                 device("cuff", p, "type: bp-cuff"),
+                 device("scale", p, "type: weight-scale"),
+                 device("phone", p, "type: phone-bridge, cadence: 5m")]
     else:
         lines = [f'  - id: "{p}"', "    profile: copd", "    devices:",
-                 f"      - {{id: oxi-{p}, type: pulse-oximeter}}",
-                 f"      - {{id: therm-{p}, type: thermometer, cadence: 1h}}",
-                 f"      - {{id: resp-{p}, type: respiration-monitor}}",
-                 f"      - {{id: cuff-{p}, type: bp-cuff}}"]
+                 device("oxi", p, "type: pulse-oximeter"),
+                 device("therm", p, "type: thermometer, cadence: 1h", SPREAD["therm-1h"]),
+                 device("resp", p, "type: respiration-monitor"),
+                 device("cuff", p, "type: bp-cuff")]
     return lines
 
 
@@ -62,7 +87,8 @@ def main():
              f"  A load scenario: {patients} remote-monitoring patients with four devices each ({4 * patients} devices),",
              "  adults with heart rate, blood pressure, weight and temperature, diabetics with CGM, COPD",
              "  patients with oximetry and respiration; every 100th patient has a clinical event",
-             "  (tachycardia, hypoglycaemia or fever). Written by ci/load-scenario.py.",
+             "  (tachycardia, hypoglycaemia or fever). Each device has its own phase, so that they do not",
+             "  all send at once. Written by ci/load-scenario.py.",
              "seed: 4100",
              f"duration: {duration}",
              "start: 2024-11-07T06:30:00Z",

@@ -227,8 +227,10 @@ struct FaultSchedule {
 
 /// Measurement times: periodic by cadence, or daily at the schedule's times of day.
 enum Schedule {
+    /// The first measurement: one cadence (and the phase) after the start, or the schedule's first
+    /// time (and the phase) after it.
     static func first(_ spec: DeviceSpec, clock: DayClock) -> Int64 {
-        spec.schedule.isEmpty ? spec.cadence.milliseconds : next(after: -1, spec: spec, clock: clock)
+        spec.schedule.isEmpty ? spec.cadence.milliseconds + spec.phase.milliseconds : next(after: -1, spec: spec, clock: clock)
     }
 
     static func next(after t: Int64, spec: DeviceSpec, clock: DayClock) -> Int64 {
@@ -236,9 +238,9 @@ enum Schedule {
         let day: Int64 = 86_400_000
         let abs = clock.startUnixMilliseconds + t
         let midnight = abs - ((abs % day) + day) % day
-        for d in 0...1 {
+        for d in -1...1 {
             for tod in spec.schedule {
-                let candidate = midnight + Int64(d) * day + tod - clock.startUnixMilliseconds
+                let candidate = midnight + Int64(d) * day + tod + spec.phase.milliseconds - clock.startUnixMilliseconds
                 if candidate > t { return candidate }
             }
         }

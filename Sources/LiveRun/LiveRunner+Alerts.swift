@@ -30,14 +30,12 @@ extension LiveRunner {
         }
         let now = ContinuousClock.now
         var outside: [String] = []
-        let alerts =
-            naming.isIdentity
-            ? list.alerts
-            : list.alerts.compactMap { a in
-                let mine = scenarioAlert(a)
-                if mine == nil { outside.append(a.alertID) }
-                return mine
-            }
+        // Alerts outside the run: another run's on a shared SUT, or another shard's patients'.
+        let alerts = list.alerts.compactMap { a in
+            let mine = scenarioAlert(a)
+            if mine == nil { outside.append(a.alertID) }
+            return mine
+        }
         auth.contract.listed(read: alerts, outside: outside)
         auth.contract.unreadable(list.unreadable, first: list.firstUnreadable)
         shared.withLock { s in

@@ -151,7 +151,7 @@ extension Oracle {
             profiles: adultish,
             severity: .medium,
             kind: .symptomEscalation(signals: SymptomKind.allCases.map(\.signal), window: 24 * hour),
-            source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"
+            source: "VitalSim's rule (docs/alert-rules.md): a symptom reported worse than its previous report within 24 h"
         ),
     ]
 

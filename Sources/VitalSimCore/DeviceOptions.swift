@@ -3,12 +3,12 @@ import Yams
 
 /// The device keys that belong to one device type: a feeding log's `method`, a symptom diary's
 /// `spontaneous`, an ECG watch's `recordings` and `triggers`, an equipment log's `equipment`. Given on another type, each is an
-/// error naming the type it belongs to.
+/// error naming the type it belongs to. Also `noise` and `phase`, which every measuring device has.
 struct DeviceOptions {
     let reader: YAMLReader
 
     /// The keys, for the device mapping's allowed keys.
-    static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment", "noise"]
+    static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment", "noise", "phase"]
 
     /// A `noise:` switch (`on` or `off`), nil when not given.
     static func noise(_ f: Fields, _ reader: YAMLReader) -> Bool? {
@@ -20,9 +20,29 @@ struct DeviceOptions {
         return word == "on"
     }
 
+    /// A `phase:` below the device's cadence, or for a scheduled device below an hour; a traced
+    /// device sends its recording's times and has none.
+    func phase(_ phase: VirtualDuration, _ f: Fields, _ spec: DeviceSpec) -> VirtualDuration {
+        let (limit, what) =
+            spec.schedule.isEmpty ? (spec.cadence, "its cadence (\(spec.cadence))") : (.hours(1), "an hour (it has a schedule)")
+        if f.has("trace") {
+            reader.fail(
+                f.value("phase"),
+                f.path("phase"),
+                "a traced device sends its recording's times; phase applies to measuring devices"
+            )
+        } else if !(phase < limit) {
+            reader.fail(f.value("phase"), f.path("phase"), "phase must be less than \(what), got \(phase)")
+        } else {
+            return phase
+        }
+        return .zero
+    }
+
     func read(_ f: Fields, into spec: inout DeviceSpec) {
         let type = spec.type
         if let noise = Self.noise(f, reader) { spec.noise = noise }
+        if let phase = f.duration("phase", allowZero: true) { spec.phase = self.phase(phase, f, spec) }
         func only(_ key: String, _ owner: DeviceType) -> Bool {
             guard f.has(key) else { return false }
             if type == owner { return true }

@@ -157,3 +157,45 @@ extension ShardedRunTests {
         XCTAssertTrue(committed.contains("(10000 devices)"))
     }
 }
+
+extension ShardedRunTests {
+    /// Two shards against one long-lived SUT (`--target`, the patients' own ids, nothing deleted)
+    /// one after the other: the second lists the first one's alert, of a patient of the scenario who
+    /// is not its own, and judges only its own patient's (who raises none), so both pass and so does
+    /// the merge. The scenario's two patients are adults (the SUT's default profile); only the
+    /// first, shard 1's, has an alert.
+    func testShardsSharingOneSUTJudgeOnlyTheirOwnPatients() throws {
+        let sut = try SUTProcess(["--self-signed", "--database", directory + "/sut.sqlite"], directory: directory)
+        defer { sut.stop() }
+        let scenario = core + "/heart-failure-fluid-gain.yaml"
+        let shared = [
+            "--target", sut.base, "--cacert", sut.caFile ?? "", "--golden-dir", TestSupport.repositoryRoot + "/golden", "--shards", "2",
+            "--result", directory + "/shard-{shard}.json",
+        ]
+        for index in 0..<2 {
+            let r = try vitalsim(["run", scenario] + shared, environment: ["JOB_COMPLETION_INDEX": String(index)])
+            XCTAssertEqual(r.status, 0, r.out + r.err)
+            XCTAssertTrue(r.out.contains("PASS 1/1 scenario(s)"), "shard \(index + 1): " + r.out)
+        }
+        // The first shard's patient's alert was still listed when the second shard ran.
+        let listed = try sut.alerts().compactMap { $0["patientId"] as? String }
+        XCTAssertEqual(listed, ["721"])
+        let shards = [directory + "/shard-1.json", directory + "/shard-2.json"]
+        var judged: [[String]] = []
+        for file in shards {
+            let result = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            let parts = result?["scenarios"] as? [[String: Any]] ?? []
+            XCTAssertEqual(parts.map { $0["ran"] as? [String] }, [shards[0] == file ? ["721"] : ["722"]], file)
+            judged.append(
+                parts.flatMap { part in
+                    let alerts = (part["verdict"] as? [String: Any])?["alerts"] as? [[String: Any]] ?? []
+                    return alerts.compactMap { $0["patientID"] as? String }
+                }
+            )
+        }
+        XCTAssertEqual(judged, [["721"], []])
+        let merged = try vitalsim(["merge"] + shards)
+        XCTAssertEqual(merged.status, 0, merged.out + merged.err)
+        XCTAssertTrue(merged.out.contains("PASS 1/1 scenario(s)"), merged.out)
+    }
+}

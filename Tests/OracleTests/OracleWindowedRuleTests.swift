@@ -20,6 +20,13 @@ final class OracleWindowedRuleTests: XCTestCase {
         Oracle.judge(rule(id), "p", samples, end: end ?? (samples.map(\.emit).max() ?? 0))
     }
 
+    /// Each rule cites its own source (an auditor traces a verdict through it): no two share one.
+    func testEveryRuleCitesASourceOfItsOwn() {
+        let sources = Oracle.rules.map(\.source) + OracleWindowedRule.windowedRules.map(\.source)
+        XCTAssertEqual(Set(sources).count, sources.count, "\(Dictionary(grouping: sources) { $0 }.filter { $0.value.count > 1 }.keys)")
+        XCTAssertTrue(sources.allSatisfy { $0.count > 20 })
+    }
+
     func testFallRateFiresAtExactlyTwoPerMinuteAndOncePerEpisode() {
         // 5-min CGM falling 10 mg/dL per reading = -2.0 mg/dL/min: `<= -2` holds at the third reading.
         let falling = series(.cgm, [200, 190, 180, 170, 160], every: 5 * minute)

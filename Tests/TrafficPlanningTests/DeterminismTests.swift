@@ -66,4 +66,34 @@ final class DeterminismTests: XCTestCase {
         XCTAssertGreaterThan(a1.count, 1000)
         XCTAssertEqual(a1, a2, "patient a's readings changed when patient b was added")
     }
+
+    /// A device's `phase` moves each of its measurements later by that much, cadence or schedule,
+    /// and changes nothing else about the readings' order.
+    func testAPhaseShiftsEveryMeasurement() throws {
+        func times(phase: String) throws -> [String: [Int64]] {
+            let yaml = """
+                name: phased
+                seed: 3
+                start: 2024-11-07T06:30:00Z
+                duration: 3h
+                patients:
+                  - id: a
+                    profile: adult
+                    devices: [{id: cgm-a, type: cgm, cadence: 5m\(phase)}, {id: cuff-a, type: bp-cuff, schedule: ["07:00", "08:45"]\(phase)}]
+                """
+            var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
+            var out: [String: [Int64]] = [:]
+            while let (r, _) = run.next() { if r.kind != .battery { out[r.deviceID, default: []].append(r.measuredAt) } }
+            return out
+        }
+        let aligned = try times(phase: "")
+        let phased = try times(phase: ", phase: 2m17s")
+        XCTAssertEqual(aligned["cgm-a"]?.first, 300_000)
+        XCTAssertEqual(aligned["cgm-a"]?.count, 35)
+        XCTAssertEqual(phased["cgm-a"], aligned["cgm-a"]?.map { $0 + 137_000 })
+        // A cuff's measurement brings its pressure indications over the minute before.
+        XCTAssertEqual(aligned["cuff-a"]?.min(), 1_800_000)
+        XCTAssertEqual(aligned["cuff-a"]?.filter { $0 >= 8_100_000 }.min(), 8_100_000)
+        XCTAssertEqual(phased["cuff-a"]?.sorted(), aligned["cuff-a"]?.map { $0 + 137_000 }.sorted())
+    }
 }

@@ -252,6 +252,26 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(quiet.patients[0].devices[0].noise, false)
     }
 
+    func testAPhaseIsBelowTheCadenceOrAnHourForASchedule() throws {
+        let strap = "        type: heart-rate-strap"
+        func with(_ device: String) -> String { valid.replacingOccurrences(of: strap, with: device) }
+        let phased = try ScenarioLoader.parse(with(strap + "\n        cadence: 5m\n        phase: 2m30s"), file: "p.yaml")
+        XCTAssertEqual(phased.patients[0].devices[0].phase.milliseconds, 150_000)
+        XCTAssertEqual(try ScenarioLoader.parse(valid, file: "p.yaml").patients[0].devices[0].phase, .zero)
+        var i = issues(with(strap + "\n        cadence: 5m\n        phase: 5m"))
+        XCTAssertTrue(
+            i.contains { $0.line == 11 && $0.field == "patients[0].devices[0].phase" && $0.message.contains("less than its cadence (5m)") },
+            "\(i)"
+        )
+        i = issues(with("        type: bp-cuff\n        phase: 90m"))
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].phase" && $0.message.contains("less than an hour (it has a schedule)") },
+            "\(i)"
+        )
+        i = issues(with(strap + "\n        phase: -1s"))
+        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].phase" }, "\(i)")
+    }
+
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")
