@@ -22,7 +22,7 @@ final class OracleWindowedRuleTests: XCTestCase {
 
     /// Each rule cites its own source (an auditor traces a verdict through it): no two share one.
     func testEveryRuleCitesASourceOfItsOwn() {
-        let sources = Oracle.rules.map(\.source) + OracleWindowedRule.windowedRules.map(\.source)
+        let sources = Oracle.rules.map(\.source) + Oracle.windowedRules.map(\.source)
         XCTAssertEqual(Set(sources).count, sources.count, "\(Dictionary(grouping: sources) { $0 }.filter { $0.value.count > 1 }.keys)")
         XCTAssertTrue(sources.allSatisfy { $0.count > 20 })
     }
