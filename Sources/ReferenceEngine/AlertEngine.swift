@@ -106,8 +106,9 @@ package final class AlertEngine {
                 for device in s.devices.keys.sorted() {
                     let d = s.devices[device]!
                     let key = "\(index)/\(device)"
-                    // Streaming: readings at distinct times (entries logged at one instant are not a stream).
-                    guard d.count >= 3, d.interval > 0, d.interval * 3 <= window, !s.active.contains(key) else { continue }
+                    // Streaming: the median interval between distinct device times (entries logged at one
+                    // instant are not a stream) at most a third of the window.
+                    guard d.count >= 3, let median = d.medianInterval, median * 3 <= window, !s.active.contains(key) else { continue }
                     guard time - d.last > window else {
                         next = min(next, d.last + window + 1)
                         continue
@@ -212,7 +213,7 @@ final class PatientAlertState {
     var rr: [Double] = [], rrIDs: [String] = []
     var episodes: [String: Episode] = [:]
     var active: Set<String> = []
-    var devices: [String: (last: Int64, lastID: String, interval: Int64, count: Int)] = [:]
+    var devices: [String: DeviceActivity] = [:]
     var counter = 0
     /// None of the patient's devices can be overdue before this time (Unix ms), so `advance` need
     /// not look earlier.
@@ -239,14 +240,7 @@ final class PatientAlertState {
             if rr.count > 1024 { rr.removeFirst(rr.count - 1024) }
             if rrIDs.count > 64 { rrIDs.removeFirst(rrIDs.count - 64) }
         }
-        var d = devices[o.deviceID] ?? (last: o.time, lastID: o.readingID, interval: 0, count: 0)
-        if d.count > 0, o.time > d.last { d.interval = d.interval == 0 ? o.time - d.last : (d.interval * 3 + (o.time - d.last)) / 4 }
-        d.count += 1
-        if o.time >= d.last {
-            d.last = o.time
-            d.lastID = o.readingID
-        }
-        devices[o.deviceID] = d
+        devices[o.deviceID, default: DeviceActivity(last: o.time, lastID: o.readingID)].record(time: o.time, id: o.readingID)
     }
 
     func latest(_ signal: Signal) -> Sample? { history[signal]?.last }

@@ -206,6 +206,23 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(e.ingest(low), [], "a duplicate reading id is not judged twice")
     }
 
+    /// "Streams" is the median interval so far (docs/alert-rules.md, and the oracle), not a running
+    /// average: a cuff's battery report 49 min before its two readings a minute apart, and another 10
+    /// min after them, make a median of 10 min, a stream by the rule (a running average of the same
+    /// intervals, about 30 min, would not be); with battery reports 30 min before and 29 min after,
+    /// the median is 29 min, no stream.
+    func testStreamingIsTheMedianInterval() throws {
+        for (before, after, streams) in [(49, 10, true), (30, 29, false)] {
+            let e = try engine(.adult)
+            _ = e.ingest(obs([.battery: 90], at: Int64(60 - before) * minute, device: "cuff"))
+            _ = e.ingest(obs([.systolic: 120, .diastolic: 80], at: 60 * minute, device: "cuff"))
+            _ = e.ingest(obs([.systolic: 121, .diastolic: 80], at: 61 * minute, device: "cuff"))
+            _ = e.ingest(obs([.battery: 90], at: Int64(61 + after) * minute, device: "cuff"))
+            let silent = e.advance(to: Int64(61 + after + 31) * minute)
+            XCTAssertEqual(rules(silent), streams ? ["device.data-gap"] : [], "battery \(before) min before, \(after) after")
+        }
+    }
+
     /// Entries logged at one instant (an equipment log's first entries) are not a stream: their
     /// silence afterwards is no data gap.
     func testReadingsAtOneInstantDoNotStream() throws {
