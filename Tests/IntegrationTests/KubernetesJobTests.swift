@@ -98,6 +98,34 @@ final class KubernetesJobTests: XCTestCase {
         ShardedRunTests.assertSame(try ShardedRunTests.signature(directory + "/verdict.json"), expected)
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/junit.xml"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/report.html"))
+        // Every reading of the run, in the merged request list, once.
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/whole.json"))) as? [String: Any]
+        let counts = ((report?["scenarios"] as? [[String: Any]])?.first?["readings"] as? [String: Int]) ?? [:]
+        let listed = try Self.readingsListed(directory + "/requests.jsonl")
+        XCTAssertEqual(listed.total, counts.values.reduce(0, +))
+        XCTAssertEqual(listed.distinct, listed.total, "a reading listed twice")
+    }
+
+    /// How many readings the lines of `vitalsim merge --requests` carry, and how many distinct ids.
+    static func readingsListed(_ path: String) throws -> (total: Int, distinct: Int) {
+        var ids: Set<String> = []
+        var total = 0
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+            let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            for run in request["readings"] as? [String] ?? [] {
+                let slash = run.lastIndex(of: "/") ?? run.endIndex
+                let parts = run[run.index(after: slash)...].split(separator: "+")
+                let (first, count) = (Int(parts.first ?? "") ?? 0, parts.count > 1 ? Int(parts[1]) ?? 0 : 1)
+                for n in first..<first + count { ids.insert("\(run[..<slash])/\(n)") }
+                total += count
+            }
+            for other in request["others"] as? [String] ?? [] {
+                ids.insert(other)
+                total += 1
+            }
+        }
+        return (total, ids.count)
     }
 
     /// The first container of a Job's pod.
