@@ -15,9 +15,8 @@ Patients, by their number i (from 0):
 Every device has its own phase (sha256 of its id): a cadence device measures that long after each
 tick of its cadence, a scheduled one that long after each time of its schedule (within 15 min), as
 a real ward's devices are not synchronized; without phases every 5-minute device of the ward would
-send at the same instant. (A cuff measuring 18 min 25 s or more after 07:00 would stream by the
-data-gap rule of docs/alert-rules.md: its two readings 1 min apart and its battery report at 07:30
-make the median interval under 10 min, so a gap would be raised 30 min after that report.)
+send at the same instant. A Bluetooth device's hourly battery reports keep its phase too: at 06:30
+every one of them would report at once.
 The ward starts at 06:30 UTC, so the morning's BP bursts and weights fall inside a short run."""
 import hashlib
 import sys

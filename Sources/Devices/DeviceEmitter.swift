@@ -50,7 +50,8 @@ package struct DeviceEmitter {
         storesRecords = sensor.storesRecords
         // A traced device sends its recording and measures nothing itself.
         nextMeasurement = spec.trace == nil ? Schedule.first(spec, clock: physiology.clock) : .max
-        nextBattery = spec.type.isBluetooth ? 0 : .max
+        // Hourly battery reports keep the device's phase too (within the hour).
+        nextBattery = spec.type.isBluetooth ? spec.phase.milliseconds % 3_600_000 : .max
         self.scripts = scripts.sorted { $0.start < $1.start }
         electrocardiograms = spec.trace?.electrocardiograms ?? []
     }

@@ -331,8 +331,9 @@ public struct DeviceSpec: Sendable {
     /// A device whose readings come from a recording (`trace:`); it measures nothing itself.
     public var trace: DeviceTrace?
     /// How long after each tick of its cadence, or each time of its schedule, the device measures
-    /// (`phase`): devices of one fleet are not synchronized, so that a ward's readings do not all
-    /// fall due at the same instant.
+    /// (`phase`), and after each hour's start (the phase within the hour) it reports its battery:
+    /// devices of one fleet are not synchronized, so that a ward's readings do not all fall due at
+    /// the same instant.
     public var phase: VirtualDuration = .zero
     /// A value with every field given (bottle feeds).
     public init(

@@ -67,8 +67,8 @@ final class DeterminismTests: XCTestCase {
         XCTAssertEqual(a1, a2, "patient a's readings changed when patient b was added")
     }
 
-    /// A device's `phase` moves each of its measurements later by that much, cadence or schedule,
-    /// and changes nothing else about the readings' order.
+    /// A device's `phase` moves each of its measurements, and its battery reports, later by that
+    /// much, cadence or schedule.
     func testAPhaseShiftsEveryMeasurement() throws {
         func times(phase: String) throws -> [String: [Int64]] {
             let yaml = """
@@ -83,7 +83,7 @@ final class DeterminismTests: XCTestCase {
                 """
             var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
             var out: [String: [Int64]] = [:]
-            while let (r, _) = run.next() { if r.kind != .battery { out[r.deviceID, default: []].append(r.measuredAt) } }
+            while let (r, _) = run.next() { out[r.deviceID + (r.kind == .battery ? "/battery" : ""), default: []].append(r.measuredAt) }
             return out
         }
         let aligned = try times(phase: "")
@@ -95,5 +95,8 @@ final class DeterminismTests: XCTestCase {
         XCTAssertEqual(aligned["cuff-a"]?.min(), 1_800_000)
         XCTAssertEqual(aligned["cuff-a"]?.filter { $0 >= 8_100_000 }.min(), 8_100_000)
         XCTAssertEqual(phased["cuff-a"]?.sorted(), aligned["cuff-a"]?.map { $0 + 137_000 }.sorted())
+        // Battery reports, hourly from the start, move by the phase too.
+        XCTAssertEqual(aligned["cgm-a/battery"], [0, 3_600_000, 7_200_000])
+        XCTAssertEqual(phased["cgm-a/battery"], [137_000, 3_737_000, 7_337_000])
     }
 }
