@@ -34,6 +34,25 @@ package struct RequestOutcome: Sendable {
     }
 }
 
+/// What became of a request's readings, as a verdict counts them.
+package enum ReadingFate: Sendable {
+    /// Answered with a 2xx.
+    case acknowledged
+    /// Answered with any other status.
+    case rejected
+    /// Never answered.
+    case failed
+
+    /// The fate of readings whose request ended with `status` (nil: no answer).
+    package init(status: Int?) {
+        switch status {
+        case nil: self = .failed
+        case let s? where s < 300: self = .acknowledged
+        default: self = .rejected
+        }
+    }
+}
+
 /// An alert as observed from the SUT (polling `GET /api/v1/alerts`).
 package struct ObservedAlert: Sendable, Equatable, Codable {
     package var alertID: String

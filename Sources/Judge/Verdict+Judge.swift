@@ -359,10 +359,10 @@ extension Verdict {
     /// Counts one request's readings as acknowledged, rejected or failed, and its HTTP version.
     mutating func count(_ o: RequestOutcome, readings n: Int) {
         if !o.httpVersion.isEmpty { httpVersions[o.httpVersion, default: 0] += 1 }
-        switch o.status {
-        case nil: failed += n
-        case let s? where s < 300: acknowledged += n
-        default: rejected += n
+        switch ReadingFate(status: o.status) {
+        case .failed: failed += n
+        case .acknowledged: acknowledged += n
+        case .rejected: rejected += n
         }
     }
 }

@@ -65,15 +65,6 @@ package struct SentOutcome: Sendable, Codable, Equatable {
         return runs + (others ?? [])
     }
 
-    /// Whether the SUT acknowledged, rejected or never answered it.
-    package var fate: Fate {
-        switch status {
-        case nil: .failed
-        case let s? where s < 300: .acknowledged
-        default: .rejected
-        }
-    }
-
-    /// A request's fate, as a verdict counts its readings.
-    package enum Fate: Sendable { case acknowledged, rejected, failed }
+    /// Whether the SUT acknowledged, rejected or never answered it (as the verdict counted it).
+    package var fate: ReadingFate { ReadingFate(status: status) }
 }

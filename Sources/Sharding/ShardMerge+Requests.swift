@@ -1,25 +1,20 @@
 import Judge
 
 extension ShardMerge {
-    /// Every scenario's requests over all shards, each shard's list checked first: the merged list in
-    /// the unsharded run's order (by due time, then the patient's place in the scenario, then the
-    /// order its shard sent them in).
-    package static func requests(
-        _ given: [(file: String, result: ShardResult)]
-    ) throws(MergeError) -> [(scenario: String, requests: [SentOutcome])] {
-        let results = try complete(given)
-        var out: [(scenario: String, requests: [SentOutcome])] = []
-        for (i, reference) in results[0].result.scenarios.enumerated() {
-            let parts = results.map { (file: $0.file, part: $0.result.scenarios[i]) }
-            try checkRequests(parts, reference)
+    /// Every scenario's requests over the shards' results that ``merge(_:)`` accepted (it checks
+    /// their lists), in the unsharded run's order: by due time, then the patient's place in the
+    /// scenario (each patient's requests come from one shard), then the order its shard sent them in.
+    package static func requests(_ results: [(file: String, result: ShardResult)]) -> [(scenario: String, requests: [SentOutcome])] {
+        guard let first = results.first else { return [] }
+        return first.result.scenarios.indices.map { i in
+            let reference = first.result.scenarios[i]
             let place = Dictionary(reference.patients.enumerated().map { ($1, $0) }) { a, _ in a }
-            let all = parts.flatMap { $0.part.requests ?? [] }.enumerated()
+            let all = results.flatMap { $0.result.scenarios[i].requests ?? [] }.enumerated()
             let sorted = all.sorted { a, b in
                 (a.element.at, place[a.element.patient] ?? .max, a.offset) < (b.element.at, place[b.element.patient] ?? .max, b.offset)
             }
-            out.append((reference.scenario, sorted.map(\.element)))
+            return (reference.scenario, sorted.map(\.element))
         }
-        return out
     }
 
     /// Each judged part lists its requests, every one of its own patients, with well-formed reading

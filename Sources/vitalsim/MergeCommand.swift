@@ -29,16 +29,14 @@ extension VitalSim {
         func run() throws {
             var verdicts: [Verdict]
             var read: [(file: String, result: ShardResult)] = []
-            var sent: [(scenario: String, requests: [SentOutcome])] = []
             do throws(MergeError) {
                 for file in results { read.append((file, try ShardMerge.read(file))) }
                 verdicts = try ShardMerge.merge(read)
-                if requests != nil { sent = try ShardMerge.requests(read) }
             } catch {
                 printError("vitalsim merge: \(error)")
                 throw ExitCodes.input
             }
-            if let requests { try ReportFlags.write(try Self.lines(sent), to: requests) }
+            if let requests { try ReportFlags.write(try Self.lines(ShardMerge.requests(read)), to: requests) }
             let first = read[0].result
             if reports.html != nil { verdicts = withCharts(verdicts, first) }
             try emit(verdicts, suite: first.suite)
