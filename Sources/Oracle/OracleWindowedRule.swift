@@ -7,7 +7,8 @@ import VitalSimCore
 package struct OracleWindowedRule: Sendable {
     /// What the rule computes.
     package enum Kind: Sendable {
-        /// Least-squares slope (units per minute) over the readings of `[t − window, t]` (at least three).
+        /// Least-squares slope (units per minute) over the readings of `[t − window, t]`: at least
+        /// three, spanning the window to within a minute.
         case rate(signal: Signal, window: Int64, comparison: Comparison, value: Double)
         /// The current value does not meet the comparison but the fitted line over the last `lookback`,
         /// extrapolated `horizon` ahead, does ("urgent low soon").

@@ -135,7 +135,11 @@ package final class AlertEngine {
         case let .dailyTotalPerKg(signal, window, comparison, value):
             return dailyTotalPerKg(rule, key, signal, window: window, comparison, value, o, s)
         case let .rate(signal, maxGap, comparison, value):
-            guard o.values[signal] != nil, let fit = s.trend(signal, until: o.time, lookback: maxGap) else { return nil }
+            // The trend of the last `maxGap` (Dexcom: over the last 15–20 min), so its readings span it,
+            // within a minute: a stream's first three 5-minute readings are only 10 minutes.
+            guard o.values[signal] != nil, let fit = s.trend(signal, until: o.time, lookback: maxGap),
+                fit.span >= maxGap - 60_000
+            else { return nil }
             let slope = (fit.slopePerMinute * 1e6).rounded() / 1e6
             return s.latch(key, rule, holds: comparison.holds(slope, value), at: o.time, evidence: fit.ids)
         case let .forecast(signal, lookback, horizon, comparison, value):
@@ -251,7 +255,8 @@ final class PatientAlertState {
     }
 
     /// Least-squares slope (units/min) over samples in (until − lookback, until]; needs three samples.
-    func trend(_ signal: Signal, until: Int64, lookback: Int64) -> (slopePerMinute: Double, valueAtEnd: Double, ids: [String])? {
+    func trend(_ signal: Signal, until: Int64, lookback: Int64) -> (slopePerMinute: Double, valueAtEnd: Double, ids: [String], span: Int64)?
+    {
         let pts = (history[signal] ?? []).filter { $0.time > until - lookback - 1000 && $0.time <= until }
         guard pts.count >= 3 else { return nil }
         let xs = pts.map { Double($0.time - until) / 60_000 }
@@ -266,7 +271,7 @@ final class PatientAlertState {
         }
         guard sxx > 0 else { return nil }
         let slope = sxy / sxx
-        return (slope, my + slope * (0 - mx), pts.map(\.id))
+        return (slope, my + slope * (0 - mx), pts.map(\.id), until - (pts.map(\.time).min() ?? until))
     }
 
     /// Raises once while `holds`, re-arming when it stops holding.

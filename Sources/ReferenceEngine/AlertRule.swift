@@ -35,7 +35,8 @@ package enum RuleKind: Sendable, Equatable {
     case change(signal: Signal, window: Int64, tolerance: Int64, comparison: Comparison, value: Double)
     /// Sum of a signal over the last `window`, per kg of the latest weight, compared to `value`.
     case dailyTotalPerKg(signal: Signal, window: Int64, comparison: Comparison, value: Double)
-    /// Rate of change (units per minute) between the last two readings at most `maxGap` apart.
+    /// Rate of change (units per minute): the least-squares slope of at least three readings that
+    /// span the last `maxGap` (to within a minute).
     case rate(signal: Signal, maxGap: Int64, comparison: Comparison, value: Double)
     /// Linear forecast `horizon` ahead from readings in the last `lookback`, compared to `value`
     /// (only while the current value does not already meet it).

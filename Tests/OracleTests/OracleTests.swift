@@ -73,6 +73,32 @@ final class OracleTests: XCTestCase {
         XCTAssertEqual(unmatched, Array(Self.reviewedMarginalAlerts.keys).sorted(), "alerts without a noise-free counterpart")
     }
 
+    /// The ward (`scenarios/load`, reviewed by counts, golden/README.md): every alert the oracle
+    /// derives is its golden file's count, and belongs to a patient with an event, from a rule of
+    /// that event's kind; so no patient without an event raises anything from sensor noise alone.
+    func testTheWardsAlertsComeFromItsEvents() throws {
+        let path = Fixtures.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml"
+        let scenario = try ScenarioLoader.load(path: path)
+        let golden = try GoldenFile.parse(
+            String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+            file: scenario.golden
+        )
+        let alerts = Oracle.expect(scenario, seed: golden.seed)
+        XCTAssertEqual(alerts.count, golden.alerts.count)
+        let family: [ClinicalEventKind: String] = [.tachycardia: "hr.", .hypoglycemia: "glucose.", .fever: "temp."]
+        var strays: [String] = []
+        for alert in alerts {
+            let kinds = scenario.events(for: alert.patientID).map(\.kind)
+            if !kinds.contains(where: { family[$0].map(alert.rule.hasPrefix) ?? false }) {
+                strays.append("\(alert.patientID) \(alert.rule) \(alert.evidence)")
+            }
+        }
+        XCTAssertEqual(strays, [], "alerts without an event of their kind")
+        // 74 of the 75 event patients alert: w01707's plasma glucose reaches 49 mg/dL at the end,
+        // but its sensor (10 minutes behind, reading high at lows) still reads 82.
+        XCTAssertEqual(Set(alerts.map(\.patientID)).count, 74, "event patients with an alert")
+    }
+
     /// Alerts whose noise-free physiology comes within the device's own error of the rule, reviewed
     /// one by one (golden/README.md): physiology plus noise, as on a real device, not noise alone.
     static let reviewedMarginalAlerts: [String: String] = [

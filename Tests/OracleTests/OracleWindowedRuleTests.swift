@@ -28,20 +28,26 @@ final class OracleWindowedRuleTests: XCTestCase {
     }
 
     func testFallRateFiresAtExactlyTwoPerMinuteAndOncePerEpisode() {
-        // 5-min CGM falling 10 mg/dL per reading = -2.0 mg/dL/min: `<= -2` holds at the third reading.
+        // 5-min CGM falling 10 mg/dL per reading = -2.0 mg/dL/min: `<= -2` holds at the fourth
+        // reading, the first whose window holds 15 minutes of readings.
         let falling = series(.cgm, [200, 190, 180, 170, 160], every: 5 * minute)
         let alerts = judge("glucose.fall-rate", falling)
-        XCTAssertEqual(alerts.map(\.raisedAt), [10 * minute], "one alert per episode, at the first reading with three in the window")
-        XCTAssertEqual(alerts.first?.evidence, "p/d/2")
+        XCTAssertEqual(alerts.map(\.raisedAt), [15 * minute], "one alert per episode, once the readings span 15 minutes")
+        XCTAssertEqual(alerts.first?.evidence, "p/d/3")
         XCTAssertEqual(
             judge("glucose.fall-rate", series(.cgm, [200, 191, 182, 173], every: 5 * minute)),
             [],
             "-1.8 mg/dL/min does not fire"
         )
         // Falling, flat (re-arms), falling again: two episodes.
-        let twice = series(.cgm, [200, 190, 180, 180, 180, 180, 170, 160, 150], every: 5 * minute)
-        XCTAssertEqual(judge("glucose.fall-rate", twice).count, 2)
-        XCTAssertEqual(judge("glucose.rise-rate", series(.cgm, [100, 110, 120], every: 5 * minute)).count, 1, ">= 2 rises")
+        let twice = series(.cgm, [200, 190, 180, 170, 170, 170, 170, 170, 160, 150, 140], every: 5 * minute)
+        XCTAssertEqual(judge("glucose.fall-rate", twice).map(\.raisedAt), [15 * minute, 50 * minute])
+        XCTAssertEqual(judge("glucose.rise-rate", series(.cgm, [100, 110, 120, 130], every: 5 * minute)).count, 1, ">= 2 rises")
+        XCTAssertEqual(
+            judge("glucose.rise-rate", series(.cgm, [100, 110, 120], every: 5 * minute)),
+            [],
+            "10 minutes of readings are too few"
+        )
     }
 
     func testRateNeedsThreeReadingsInsideFifteenMinutes() {

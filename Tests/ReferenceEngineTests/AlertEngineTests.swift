@@ -119,6 +119,11 @@ final class AlertEngineTests: XCTestCase {
         for (i, v) in [100.0, 90, 80, 70].enumerated() { raised += rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
         XCTAssertTrue(raised.contains("glucose.urgent-low-soon"), "falling 2 mg/dL/min from 70 reaches 30 in 20 min: \(raised)")
         XCTAssertTrue(raised.contains("glucose.fall-rate"))
+        // A rate is the trend of the last 15 minutes: three readings 10 minutes apart are too few.
+        let short = try engine(.diabeticCGM)
+        var early: [String] = []
+        for (i, v) in [100.0, 90, 80].enumerated() { early += rules(short.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
+        XCTAssertFalse(early.contains("glucose.fall-rate"), "\(early)")
         let flat = try engine(.diabeticCGM)
         var none: [String] = []
         for (i, v) in [80.0, 79, 80, 79].enumerated() { none += rules(flat.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
