@@ -177,4 +177,26 @@ final class PhysiologyRefereeTests: XCTestCase {
         XCTAssertTrue((84.2...96.6).contains(ox.low), "lowest \(ox.low)")
         XCTAssertTrue((0.5...5).contains(ox.odi), "ODI \(ox.odi)/h")
     }
+
+    func testACOPDNightHasDesaturationEventsAHealthyNightLacks() throws {
+        let devices = "      - {id: oxi, type: pulse-oximeter, mode: continuous}"
+        let night = ["oxi", String(Self.hour / 2), String(15 * Self.hour / 2)]
+        let healthy = try referee(
+            "spo2_referee.py",
+            adult("8h", start: "23:00:00", steps: "dailySteps: 0", devices: devices),
+            night,
+            as: Oximetry.self
+        )
+        let copdNight = adult("8h", start: "23:00:00", steps: "dailySteps: 0", devices: devices)
+            .replacingOccurrences(of: "profile: adult", with: "profile: copd")
+        let copd = try referee("spo2_referee.py", copdNight, night, as: Oximetry.self)
+        // Nocturnal desaturation in COPD (Fletcher et al. 1987): repeated falls of 3 % or more that a
+        // healthy night (Gries & Brooks: ODI under 5) mostly lacks, below a lower baseline.
+        let what =
+            "COPD ODI \(copd.odi)/h, Sat 50 \(copd.sat50), lowest \(copd.low); healthy \(healthy.odi)/h, \(healthy.sat50), \(healthy.low)"
+        XCTAssertGreaterThanOrEqual(copd.odi, 3, what)
+        XCTAssertGreaterThan(copd.odi, 2 * healthy.odi, what)
+        XCTAssertLessThan(copd.sat50, healthy.sat50, what)
+        XCTAssertLessThanOrEqual(copd.low, copd.sat50 - 5, what)
+    }
 }

@@ -17,6 +17,8 @@ final class SignalRefereeTests: XCTestCase {
     }
     struct Feeds: Decodable { var feeds: Int, minGap: Double, meanGap: Double, sdGap: Double, gapVolumeCorrelation: Double }
     struct Growth: Decodable { var days: Int, meanGain: Double, sdGain: Double, gains: [Double] }
+    struct RateWindow: Decodable { var startMs: Int64, af: Bool, rrRate: Double, truth: Double }
+    struct Rate: Decodable { var windows: [RateWindow] }
     struct Breathing: Decodable { var windows: Int, correlation: Double, medianDifference: Double, medianPeak: Double, peakIQR: Double }
 
     /// Generates `yaml` and runs each `(measure, arguments)` of the referee on its readings.
@@ -135,6 +137,26 @@ final class SignalRefereeTests: XCTestCase {
         // Interstage single-ventricle infants gain 26 g/day on average (Pediatr Cardiol 2012).
         XCTAssertEqual(growth.meanGain, 26, accuracy: 5, "\(growth)")
         XCTAssertTrue((2...10).contains(growth.sdGain), "day-to-day SD of growth: \(growth)")
+    }
+
+    func testHeartRateTruthIsTheVentricularRateDuringAF() throws {
+        let yaml =
+            scenario(
+                "3h",
+                profile: "adult",
+                baseline: "dailySteps: 0",
+                devices: ["{id: strap, type: heart-rate-strap}"],
+                rest: ""
+            ) + "\ntimeline:\n  - {at: 1h, patient: p, event: atrial-fibrillation, duration: 1h, target: 110}\n"
+        let rate = try JSONDecoder().decode(Rate.self, from: referee(yaml, [("rate", ["strap", "3600000", "7200000"])])[0])
+        let af = rate.windows.filter(\.af)
+        XCTAssertGreaterThanOrEqual(af.count, 10, "\(rate.windows)")
+        // The `truth` of a heart-rate reading is the rate the heart beats at: in AF the ventricular
+        // rate its RR intervals give (it once stayed at the sinus 68.6 while the heart beat at 112).
+        for w in af {
+            XCTAssertEqual(w.truth, w.rrRate, accuracy: 0.05 * w.rrRate, "AF window at \(w.startMs) ms")
+        }
+        XCTAssertTrue(rate.windows.filter { !$0.af && $0.startMs < 3_000_000 }.allSatisfy { $0.truth < 80 }, "\(rate.windows)")
     }
 
     func testRespiratorySinusArrhythmiaFollowsTheBreathingRate() throws {

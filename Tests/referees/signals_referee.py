@@ -23,6 +23,10 @@ Usage: signals_referee.py MEASURE READINGS.jsonl [ARGS]. Each measure prints one
                      Lomb-Scargle peak in the HF band (0.15-0.40 Hz, Task Force 1996), as breaths
                      per minute, beside the mean of RESP's respiration-rate readings in the same
                      window. Prints the windows, their correlation and the median difference.
+  rate STRAP FROM_MS TO_MS
+                     Per 5-minute window of STRAP: the heart rate its RR intervals give (60,000 /
+                     mean RR ms) beside the mean `truth` of its heart-rate readings, the windows
+                     inside [FROM_MS, TO_MS) of virtual time marked `af`.
 """
 import json
 import sys
@@ -140,28 +144,34 @@ def growth(path, device):
             "gains": gains.round(1).tolist()}
 
 
-def breathing(path, strap, resp):
+def strap_windows(path, strap, other):
+    """5-minute windows of STRAP's RR intervals (the HRV referee's reading of them) beside `other`,
+    a list of (virtual ms, value) readings: (start, RR times, RR ms, the window's other values) for
+    each window with over 100 intervals and at least one other reading."""
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
-    from hrv_referee import beats  # noqa: E402 (the same RR reading as the HRV referee)
+    from hrv_referee import beats  # noqa: E402
 
     rr = beats(path, strap)
     t = np.array([a for a, _ in rr])
     nn = np.array([b for _, b in rr])
-    monitor = readings(path, resp, "respiration-rate")
-    rt = np.array([at(r) for r in monitor], float)
-    rv = np.array([r["value"] for r in monitor], float)
-    freqs = np.linspace(0.15, 0.40, 251)
-    windows = []
+    ot = np.array([a for a, _ in other], float)
+    ov = np.array([b for _, b in other], float)
     start = t[0]
     while start + 300_000 <= t[-1]:
         sel = (t >= start) & (t < start + 300_000)
-        inside = (rt >= start) & (rt < start + 300_000)
+        inside = (ot >= start) & (ot < start + 300_000)
         if sel.sum() > 100 and inside.any():
-            x = (t[sel] - start) / 1000
-            power = signal.lombscargle(x, nn[sel] - nn[sel].mean(), 2 * np.pi * freqs)
-            windows.append({"startMs": int(start), "hfPeak": float(freqs[power.argmax()] * 60),
-                            "monitor": float(rv[inside].mean())})
+            yield start, t[sel], nn[sel], ov[inside]
         start += 300_000
+
+
+def breathing(path, strap, resp):
+    monitor = [(at(r), r["value"]) for r in readings(path, resp, "respiration-rate")]
+    freqs = np.linspace(0.15, 0.40, 251)
+    windows = []
+    for start, t, nn, rates in strap_windows(path, strap, monitor):
+        power = signal.lombscargle((t - start) / 1000, nn - nn.mean(), 2 * np.pi * freqs)
+        windows.append({"startMs": int(start), "hfPeak": float(freqs[power.argmax()] * 60), "monitor": float(rates.mean())})
     peaks = [w["hfPeak"] for w in windows]
     monitors = [w["monitor"] for w in windows]
     return {
@@ -172,7 +182,16 @@ def breathing(path, strap, resp):
     }
 
 
-MEASURES = {"bp": bp, "glucose": glucose, "feeds": feeds, "growth": growth, "breathing": breathing}
+def rate(path, strap, af_from, af_to):
+    truth = [(at(r), r["truth"]) for r in readings(path, strap, "heart-rate")]
+    windows = []
+    for start, _, nn, truths in strap_windows(path, strap, truth):
+        af = float(af_from) <= start and start + 300_000 <= float(af_to)
+        windows.append({"startMs": int(start), "af": bool(af), "rrRate": float(60_000 / nn.mean()), "truth": float(truths.mean())})
+    return {"windows": windows}
+
+
+MEASURES = {"bp": bp, "glucose": glucose, "feeds": feeds, "growth": growth, "breathing": breathing, "rate": rate}
 
 if __name__ == "__main__":
     measure, path, *rest = sys.argv[1:]
