@@ -251,14 +251,15 @@ struct PhoneBridge: DeviceSensor {
             nextMidnight += 86_400_000
         }
         // In AF the beats a watch averages over (about ten) are irregular, RR varying by some 20 %:
-        // its rate scatters about the ventricular rate by 0.2 / √10 ≈ 7 % rather than ±2 bpm.
+        // its rate scatters about the ventricular rate by 0.2 / √10 ≈ 7 % rather than ±2 bpm. That
+        // scatter is the rhythm the watch reads, not its error, so `noise: off` keeps it.
         let truth = physiology.ventricularRate(at: t)
-        let sd = physiology.atrialFibrillation(at: t) == nil ? 2 : 0.07 * truth
+        let sd = physiology.atrialFibrillation(at: t) == nil ? 2 * noiseScale : 0.07 * truth
         samples.append(
             Sample(
                 offset: 0,
                 measurement: .heartRate(
-                    bpm: Int((truth + rng.normal(mean: 0, sd: sd * noiseScale)).rounded()),
+                    bpm: Int((truth + rng.normal(mean: 0, sd: sd)).rounded()),
                     rrIntervals: [],
                     energyExpended: nil,
                     contact: .notSupported

@@ -45,6 +45,7 @@ extension Oracle {
         case .news2: return EvidenceScope(signals: Set(NEWS2Chart.parameters), lookback: hour)
         case let .symptomReport(signals): return EvidenceScope(signals: Set(signals), lookback: 0)
         case let .symptomEscalation(signals, window): return EvidenceScope(signals: Set(signals), lookback: window)
+        case let .fluctuation(signal, window, _, _): return EvidenceScope(signals: [signal], lookback: window)
         }
     }
 

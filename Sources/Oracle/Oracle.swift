@@ -294,7 +294,9 @@ package enum Oracle {
             // Time passes per patient (docs/alert-rules.md): a device's silence is seen from its own
             // patient's later readings only.
             let patientEnd = list.map(\.emit).max() ?? end
-            for rule in windowedRules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, end: patientEnd) }
+            for rule in windowedRules where rule.profiles.contains(p.profile) {
+                mine += judge(rule, p.id, list, end: patientEnd, limits: p.thresholds)
+            }
             out += mine.enumerated().sorted { ($0.element.raisedAt, $0.offset) < ($1.element.raisedAt, $1.offset) }.map(\.element)
         }
         return out

@@ -127,3 +127,45 @@ extension Oracle {
         }
     }
 }
+
+extension Oracle {
+    /// `hr.fluctuation` with the patient's own `limit`: per device, on each reading of `signal`, the
+    /// readings of `[t − window, t]` (device-time order), at least `samples` with a median interval
+    /// of at least a minute; their successive absolute differences' median at least `limit` raises,
+    /// below `limit − rearm` re-arms.
+    static func fluctuation(
+        _ rule: OracleWindowedRule,
+        _ patient: String,
+        _ samples: [Sample],
+        _ signal: Signal,
+        window: Int64,
+        samples count: Int,
+        limit: Double,
+        rearm: Double
+    ) -> [OracleAlert] {
+        var byDevice: [String: [(time: Int64, value: Double, id: String)]] = [:]
+        var order: [String] = []
+        for s in samples {
+            guard let v = s.values[signal] else { continue }
+            if byDevice[s.device] == nil { order.append(s.device) }
+            byDevice[s.device, default: []].append((s.time, v, s.id))
+        }
+        var out: [OracleAlert] = []
+        for device in order {
+            var latch = Latch(rule: rule, patient: patient)
+            let list = byDevice[device]!
+            var first = 0
+            for (i, r) in list.enumerated() {
+                while list[first].time < r.time - window { first += 1 }
+                let w = list[first...i]
+                guard w.count >= count else { continue }
+                let pairs = zip(w, w.dropFirst())
+                guard Math.median(pairs.map { Double($1.time - $0.time) }) >= Double(minute) else { continue }
+                let spread = OracleWindowedRule.micro(Math.median(pairs.map { abs($1.value - $0.value) }))
+                latch.update(spread >= limit, rearmed: spread < limit - rearm, at: r.time, evidence: r.id)
+            }
+            out += latch.raised
+        }
+        return out.sorted { $0.raisedAt < $1.raisedAt }
+    }
+}

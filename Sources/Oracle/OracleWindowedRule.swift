@@ -29,6 +29,11 @@ package struct OracleWindowedRule: Sendable {
         /// A report of one of `signals` above the same signal's previous report (by device time)
         /// in `[t − window, t)`.
         case symptomEscalation(signals: [Signal], window: Int64)
+        /// Per device, over the readings of `signal` in `[t − window, t]` (at least `samples`, a
+        /// median interval of at least a minute): the median absolute difference of successive
+        /// readings at least the patient's own limit; re-armed below the limit less `rearm`. Off
+        /// without a limit.
+        case fluctuation(signal: Signal, window: Int64, samples: Int, rearm: Double)
     }
 
     package var id: String
@@ -154,13 +159,29 @@ extension Oracle {
             kind: .symptomEscalation(signals: SymptomKind.allCases.map(\.signal), window: 24 * hour),
             source: "VitalSim's rule (docs/alert-rules.md): a symptom reported worse than its previous report within 24 h"
         ),
+        OracleWindowedRule(
+            id: "hr.fluctuation",
+            profiles: adultish,
+            severity: .medium,
+            kind: .fluctuation(signal: .heartRate, window: hour, samples: 10, rearm: 3),
+            source: "VitalSim's rule (docs/alert-rules.md), seed 003's heart rate fluctuating wildly: on a patient's own limit only"
+        ),
     ]
 
     /// One windowed rule over one patient's samples (device-time order). `end` is the latest emit time
     /// of the whole scenario: a device still silent then has a gap only if it is longer than the window.
-    package static func judge(_ rule: OracleWindowedRule, _ patient: String, _ samples: [Sample], end: Int64) -> [OracleAlert] {
+    package static func judge(
+        _ rule: OracleWindowedRule,
+        _ patient: String,
+        _ samples: [Sample],
+        end: Int64,
+        limits: [ThresholdOverride] = []
+    ) -> [OracleAlert] {
         var latch = Latch(rule: rule, patient: patient)
         switch rule.kind {
+        case let .fluctuation(signal, window, count, rearm):
+            guard let own = limits.first(where: { $0.rule == rule.id && $0.signal == signal }) else { return [] }
+            return fluctuation(rule, patient, samples, signal, window: window, samples: count, limit: own.value, rearm: rearm)
         case let .rate(signal, window, comparison, value):
             rate(samples, signal, window: window, comparison, value, &latch)
         case let .forecast(signal, lookback, horizon, comparison, value):

@@ -147,6 +147,8 @@ package final class AlertEngine {
             let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
             let holds = !comparison.holds(now, value) && comparison.holds(predicted, value)
             return s.latch(key, rule, holds: holds, at: o.time, evidence: fit.ids)
+        case let .fluctuation(signal, window, samples, value):
+            return fluctuation(rule, key, signal, window: window, samples: samples, value: value, o, s)
         case let .irregularRhythm(beats, pnn50, normalized):
             return irregularRhythm(rule, key, beats: beats, pnn50: pnn50, normalizedRMSSD: normalized, o, s)
         case let .news2(score, singleParameter, scale2):
@@ -218,6 +220,10 @@ final class PatientAlertState {
     var episodes: [String: Episode] = [:]
     var active: Set<String> = []
     var devices: [String: DeviceActivity] = [:]
+    /// Per device and signal, the readings of the signals a fluctuation rule with a limit judges
+    /// (kept only for a patient with such a limit).
+    var deviceSeries: [String: [Sample]] = [:]
+    let fluctuationSignals: Set<Signal>
     var counter = 0
     /// None of the patient's devices can be overdue before this time (Unix ms), so `advance` need
     /// not look earlier.
@@ -231,12 +237,25 @@ final class PatientAlertState {
         self.limits = limits
         self.rules = rules
         self.generation = generation
+        fluctuationSignals = Set(
+            rules.compactMap {
+                if case let .fluctuation(signal, _, _, value?) = $0.kind, $0.profiles.contains(profile) { signal } else { nil }
+            }
+        )
     }
+
+    static func seriesKey(_ device: String, _ signal: Signal) -> String { device + "/" + signal.rawValue }
 
     func record(_ o: Observation, horizon: Int64) {
         for signal in Signal.allCases {
             guard let v = o.values[signal] else { continue }
             history[signal, default: []].add(Sample(time: o.time, value: v, id: o.readingID), horizon: horizon)
+            if fluctuationSignals.contains(signal) {
+                deviceSeries[Self.seriesKey(o.deviceID, signal), default: []].add(
+                    Sample(time: o.time, value: v, id: o.readingID),
+                    horizon: horizon
+                )
+            }
         }
         if !o.rrIntervals.isEmpty {
             rr += o.rrIntervals

@@ -53,6 +53,11 @@ package enum RuleKind: Sendable, Equatable {
     /// A report of one of `signals` (symptom severities) above the same signal's previous report
     /// within `window` before it.
     case escalation(signals: [Signal], window: Int64)
+    /// The median absolute difference of successive readings of `signal` from one device over the
+    /// last `window` (at least `samples`, a median interval of at least a minute: sparse samples,
+    /// not a stream) at least `value`. Without a value (the default rules give none) only a
+    /// patient's own limit turns it on.
+    case fluctuation(signal: Signal, window: Int64, samples: Int, value: Double?)
 }
 
 /// A clinical or technical alert rule, with its source so an auditor can trace it.
@@ -94,9 +99,25 @@ extension AlertRule {
         return rule
     }
 
+    /// The signals a patient's own limit may set for this rule: a threshold rule's, or a
+    /// fluctuation rule's; nil for every other kind.
+    package var limitSignals: [Signal]? {
+        switch kind {
+        case let .threshold(conditions, _): conditions.map(\.signal)
+        case let .fluctuation(signal, _, _, _): [signal]
+        default: nil
+        }
+    }
+
     /// The rule with a patient's own limits in place of its threshold conditions' values (only a
-    /// threshold rule has limits a patient can change).
+    /// threshold or fluctuation rule has limits a patient can change).
     func personalized(_ limits: [ThresholdOverride]) -> AlertRule {
+        if case let .fluctuation(signal, window, samples, _) = kind, let own = limits.first(where: { $0.rule == id && $0.signal == signal })
+        {
+            var rule = self
+            rule.kind = .fluctuation(signal: signal, window: window, samples: samples, value: own.value)
+            return rule
+        }
         guard case let .threshold(conditions, matchAll) = kind, limits.contains(where: { $0.rule == id }) else { return self }
         var rule = self
         rule.kind = .threshold(
@@ -126,11 +147,11 @@ extension AlertRule {
             guard rule.profiles.contains(profile) else {
                 return (l, field, "\(l.rule) does not apply to profile \(profile.rawValue)")
             }
-            guard case let .threshold(conditions, _) = rule.kind else {
-                return (l, field, "\(l.rule) is not a threshold rule; only threshold rules take a patient's own limits")
+            guard let compared = rule.limitSignals else {
+                return (l, field, "\(l.rule) is not a threshold rule; only threshold and fluctuation rules take a patient's own limits")
             }
-            guard conditions.contains(where: { $0.signal == l.signal }) else {
-                let signals = conditions.map(\.signal.rawValue).joined(separator: ", ")
+            guard compared.contains(l.signal) else {
+                let signals = compared.map(\.rawValue).joined(separator: ", ")
                 return (l, field + "." + l.signal.rawValue, "\(l.rule) compares \(signals), not \(l.signal.rawValue)")
             }
         }

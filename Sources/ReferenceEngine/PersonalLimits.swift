@@ -14,8 +14,8 @@ package enum PersonalLimits {
         var out: [ThresholdOverride] = []
         for id in o.keys.sorted() {
             let field = "thresholds.\(id)"
-            guard let rule = rules.first(where: { $0.id == id }), case let .threshold(conditions, _) = rule.kind else {
-                let known = rules.filter { if case .threshold = $0.kind { $0.profiles.contains(profile) } else { false } }.map(\.id)
+            guard let rule = rules.first(where: { $0.id == id }), let compared = rule.limitSignals else {
+                let known = rules.filter { $0.limitSignals != nil && $0.profiles.contains(profile) }.map(\.id)
                 throw ValidationFailure(
                     field: field,
                     message: "no threshold rule \(id) here; rules with limits for \(profile.rawValue): \(known.joined(separator: ", "))"
@@ -28,17 +28,17 @@ package enum PersonalLimits {
                 }
                 for signal in Signal.allCases {
                     guard let v = signals[signal.rawValue] else { continue }
-                    out.append(ThresholdOverride(rule: id, signal: signal, value: try limit(v, signal, field + "." + signal.rawValue)))
+                    out.append(ThresholdOverride(rule: id, signal: signal, value: try limit(v, signal, id, field + "." + signal.rawValue)))
                 }
             case let scalar:
-                guard conditions.count == 1 else {
+                guard compared.count == 1 else {
                     throw ValidationFailure(
                         field: field,
-                        message: "\(id) compares \(conditions.map(\.signal.rawValue).joined(separator: " and ")): give {signal: limit}"
+                        message: "\(id) compares \(compared.map(\.rawValue).joined(separator: " and ")): give {signal: limit}"
                     )
                 }
-                let signal = conditions[0].signal
-                out.append(ThresholdOverride(rule: id, signal: signal, value: try limit(scalar, signal, field)))
+                let signal = compared[0]
+                out.append(ThresholdOverride(rule: id, signal: signal, value: try limit(scalar, signal, id, field)))
             }
         }
         if let problem = AlertRule.limitProblem(out, profile: profile, rules: rules) {
@@ -47,8 +47,8 @@ package enum PersonalLimits {
         return out
     }
 
-    static func limit(_ v: JSONInput, _ signal: Signal, _ field: String) throws(ValidationFailure) -> Double {
-        let range = ThresholdOverride.range(of: signal)
+    static func limit(_ v: JSONInput, _ signal: Signal, _ rule: String, _ field: String) throws(ValidationFailure) -> Double {
+        let range = ThresholdOverride.range(of: signal, rule: rule)
         guard let d = v.doubleValue, d.isFinite else {
             throw ValidationFailure(field: field, message: "a limit is a number in \(signal.ucum), got \(v.typeName)")
         }

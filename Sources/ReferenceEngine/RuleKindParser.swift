@@ -113,6 +113,19 @@ struct RuleKindParser {
         return signals.isEmpty ? nil : .escalation(signals: signals, window: w.milliseconds)
     }
 
+    func fluctuation() -> RuleKind? {
+        guard let g = fields(["signal", "window", "samples", "value"], required: ["signal", "window"]),
+            let s = g.choice("signal", Signal.self, what: "signal"), let w = g.duration("window")
+        else { return nil }
+        let samples = Int(g.integer("samples", in: 3...1000) ?? 10)
+        return .fluctuation(
+            signal: s,
+            window: w.milliseconds,
+            samples: samples,
+            value: g.number("value", in: 0...1000, unit: "signal units")
+        )
+    }
+
     func dataGap() -> RuleKind? {
         guard let g = fields(["window"], required: ["window"]), let w = g.duration("window") else { return nil }
         return .dataGap(window: w.milliseconds)

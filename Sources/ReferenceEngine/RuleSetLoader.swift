@@ -6,6 +6,7 @@ import Yams
 package enum RuleSetLoader {
     static let kinds = [
         "threshold", "change", "dailyTotalPerKg", "rate", "forecast", "irregularRhythm", "news2", "dataGap", "report", "escalation",
+        "fluctuation",
     ]
 
     /// The rules shipped with VitalSim (`Sources/ReferenceEngine/default-rules.yaml`), sourced from reference/clinical.md.
@@ -102,6 +103,7 @@ package enum RuleSetLoader {
         case "dataGap": return parser.dataGap()
         case "report": return parser.report()
         case "escalation": return parser.escalation()
+        case "fluctuation": return parser.fluctuation()
         default: return nil
         }
     }

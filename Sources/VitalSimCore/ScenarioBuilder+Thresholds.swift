@@ -28,7 +28,7 @@ extension ScenarioBuilder {
                     reader.fail(value, f.path(rule.id), "\(rule.id) compares \(rule.signals.count) signals; write {\(example)}")
                     continue
                 }
-                if let v = limit(f, rule.id, rule.signals[0]) {
+                if let v = limit(f, rule.id, rule.signals[0], rule: rule.id) {
                     out.append(ThresholdOverride(rule: rule.id, signal: rule.signals[0], value: v, line: value.mark?.line ?? 0))
                 }
                 continue
@@ -38,7 +38,7 @@ extension ScenarioBuilder {
                 reader.fail(value, f.path(rule.id), "give the limit of \(rule.signals.map(\.rawValue).joined(separator: " or "))")
             }
             for signal in rule.signals where signals.has(signal.rawValue) {
-                if let v = limit(signals, signal.rawValue, signal) {
+                if let v = limit(signals, signal.rawValue, signal, rule: rule.id) {
                     let line = signals.value(signal.rawValue)?.mark?.line ?? 0
                     out.append(ThresholdOverride(rule: rule.id, signal: signal, value: v, line: line))
                 }
@@ -47,7 +47,7 @@ extension ScenarioBuilder {
         return out
     }
 
-    private func limit(_ f: Fields, _ key: String, _ signal: Signal) -> Double? {
-        f.number(key, in: ThresholdOverride.range(of: signal), unit: signal.ucum == "Cel" ? "°C" : signal.ucum)
+    private func limit(_ f: Fields, _ key: String, _ signal: Signal, rule: String) -> Double? {
+        f.number(key, in: ThresholdOverride.range(of: signal, rule: rule), unit: signal.ucum == "Cel" ? "°C" : signal.ucum)
     }
 }

@@ -20,9 +20,10 @@ public struct ThresholdOverride: Sendable, Equatable {
     }
 
     /// The vital-sign threshold rules a patient can have their own limits for (the rules of
-    /// docs/alert-rules.md that compare single readings with a limit), with the signals each
-    /// compares and the profiles it applies to. Rate, trend, change, intake, rhythm, score and
-    /// technical rules keep their limits.
+    /// docs/alert-rules.md that compare single readings with a limit), and the heart-rate
+    /// fluctuation rule that only a patient's own limit turns on, with the signals each compares
+    /// and the profiles it applies to. Rate, trend, change, intake, rhythm, score and technical
+    /// rules keep their limits.
     public static let rules: [(id: String, signals: [Signal], profiles: Set<Profile>)] = [
         ("hr.tachycardia", [.heartRate], [.adult, .diabeticCGM, .copd]),
         ("hr.bradycardia", [.heartRate], [.adult, .diabeticCGM, .copd]),
@@ -38,6 +39,7 @@ public struct ThresholdOverride: Sendable, Equatable {
         ("glucose.meter-level2-low", [.glucose], [.adult, .diabeticCGM, .copd]),
         ("infant.spo2-low", [.spo2], [.chdInfant]),
         ("infant.spo2-high", [.spo2], [.chdInfant]),
+        ("hr.fluctuation", [.heartRate], [.adult, .diabeticCGM, .copd]),
     ]
 
     /// The limits a patient's own limit may take, in the signal's unit: wide enough for any
@@ -52,6 +54,12 @@ public struct ThresholdOverride: Sendable, Equatable {
         case .glucose, .cgm: 40...400
         default: 0...Double.greatestFiniteMagnitude
         }
+    }
+
+    /// The limits `rule`'s own limit for `signal` may take: a fluctuation limit is a spread of
+    /// 3–50 /min, every other limit the signal's ``range(of:)``.
+    public static func range(of signal: Signal, rule: String) -> ClosedRange<Double> {
+        rule == "hr.fluctuation" ? 3...50 : range(of: signal)
     }
 
     /// `{"hr.tachycardia":{"heart-rate":120},…}`: rules and signals in the order given.

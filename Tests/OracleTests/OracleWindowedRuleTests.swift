@@ -16,8 +16,8 @@ final class OracleWindowedRuleTests: XCTestCase {
         }
     }
 
-    func judge(_ id: String, _ samples: [Oracle.Sample], end: Int64? = nil) -> [OracleAlert] {
-        Oracle.judge(rule(id), "p", samples, end: end ?? (samples.map(\.emit).max() ?? 0))
+    func judge(_ id: String, _ samples: [Oracle.Sample], end: Int64? = nil, limits: [ThresholdOverride] = []) -> [OracleAlert] {
+        Oracle.judge(rule(id), "p", samples, end: end ?? (samples.map(\.emit).max() ?? 0), limits: limits)
     }
 
     /// Each rule cites its own source (an auditor traces a verdict through it): no two share one.
@@ -55,6 +55,27 @@ final class OracleWindowedRuleTests: XCTestCase {
         XCTAssertEqual(judge("glucose.fall-rate", series(.cgm, [200, 180, 160, 140, 120], every: 8 * minute)), [])
         // 7.5-minute cadence: exactly 15 min back is inside the window.
         XCTAssertEqual(judge("glucose.fall-rate", series(.cgm, [200, 180, 160], every: 450_000)).count, 1)
+    }
+
+    func testFluctuationNeedsAPatientsLimitAndSparseSwingingSamples() {
+        func own(_ v: Double) -> [ThresholdOverride] { [ThresholdOverride(rule: "hr.fluctuation", signal: .heartRate, value: v)] }
+        let swinging: [Double] = (0..<14).map { $0 % 2 == 0 ? 70 : 77 }
+        // Every successive difference 7: the median reaches a limit of 7 (`>=`) at the tenth sample.
+        XCTAssertEqual(
+            judge("hr.fluctuation", series(.heartRate, swinging, every: 5 * minute), limits: own(7)).map(\.raisedAt),
+            [45 * minute]
+        )
+        XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, swinging, every: 5 * minute), limits: own(7.5)), [])
+        XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, swinging, every: 5 * minute)), [], "off without a patient's limit")
+        XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, swinging, every: 1000), limits: own(7)), [], "a stream, not samples")
+        // Swinging, an hour and more steady (the median falls below 7 − 3: re-armed), swinging again.
+        let twice = swinging + [Double](repeating: 70, count: 14) + swinging
+        XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, twice, every: 5 * minute), limits: own(7)).count, 2)
+        // Per device: a steady second device between the swinging one's samples changes nothing.
+        let a = series(.heartRate, swinging, every: 5 * minute, device: "a")
+        let b = series(.heartRate, Array(repeating: 72, count: 14), every: 5 * minute, from: 2 * minute, device: "b")
+        let mixed = (a + b).sorted { $0.time < $1.time }
+        XCTAssertEqual(judge("hr.fluctuation", mixed, limits: own(7)).map(\.evidence), ["p/a/9"])
     }
 
     func testUrgentLowSoonWhileStillAboveTheLimit() {

@@ -46,6 +46,35 @@ final class PersonalLimitsTests: XCTestCase {
         XCTAssertEqual(e.limits(of: "p"), [], "forgetting restores the start-up limits (none)")
     }
 
+    func testAnOwnFluctuationLimitTurnsTheRuleOnPerDevice() throws {
+        let limits = [ThresholdOverride(rule: "hr.fluctuation", signal: .heartRate, value: 7)]
+        let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult, "q": .adult], limits: ["p": limits])
+        /// 14 samples from minute `start`, `step` ms apart, alternating 70 and 70 + `swing`: the
+        /// minutes at which the rule fires.
+        func swinging(_ patient: String, from start: Int64, by swing: Double = 7, step: Int64 = 5 * 60_000, device: String = "d") -> [Int64]
+        {
+            (0..<14).compactMap { i in
+                let t = start * minute + Int64(i) * step
+                let alerts = e.ingest(obs([.heartRate: i % 2 == 0 ? 70 : 70 + swing], at: t, patient: patient, device: device))
+                return alerts.contains { $0.rule == "hr.fluctuation" } ? t / minute : nil
+            }
+        }
+        // Successive differences of exactly 7: the median reaches the limit (`>=`) at the tenth sample.
+        XCTAssertEqual(swinging("p", from: 0), [45])
+        XCTAssertEqual(swinging("q", from: 0), [], "off without a patient's own limit")
+        // Steady for an hour (the median below 7 − 3 re-arms), then a swing of 6.9 does not raise.
+        XCTAssertEqual(fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 70...130), [])
+        XCTAssertEqual(swinging("p", from: 135, by: 6.9), [])
+        XCTAssertEqual(fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 205...265), [])
+        // Re-armed; the steady minutes still inside the hour hold the median at 0 until 320 (6
+        // steady differences against 10 of 7).
+        XCTAssertEqual(swinging("p", from: 270), [320])
+        // A stream (a strap every second) is judged by its RR intervals, not by this rule; a steady
+        // second device does not mix into the first's differences.
+        XCTAssertEqual(swinging("p", from: 400, by: 30, step: 1000, device: "strap"), [])
+        XCTAssertEqual(fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 400...520), [], "the other device is steady")
+    }
+
     func testLimitsThatCannotApplyAreRefusedWithTheField() throws {
         let rules = try RuleSetLoader.defaultRules()
         func problem(_ json: String, _ profile: Profile = .adult) -> String {
@@ -74,13 +103,12 @@ final class PersonalLimitsTests: XCTestCase {
     }
 
     /// The scenario language's catalogue of rules with personal limits agrees with the shipped rules
-    /// file: each is a threshold rule over exactly those signals and profiles.
+    /// file: each is a threshold (or fluctuation) rule over exactly those signals and profiles.
     func testTheCatalogueMatchesTheDefaultRules() throws {
         let rules = try RuleSetLoader.defaultRules()
         for limit in ThresholdOverride.rules {
             let rule = try XCTUnwrap(rules.first { $0.id == limit.id }, limit.id)
-            guard case let .threshold(conditions, _) = rule.kind else { return XCTFail("\(limit.id) is not a threshold rule") }
-            XCTAssertEqual(conditions.map(\.signal), limit.signals, limit.id)
+            XCTAssertEqual(rule.limitSignals, limit.signals, "\(limit.id): a threshold or fluctuation rule over those signals")
             XCTAssertEqual(Set(rule.profiles), limit.profiles, limit.id)
         }
     }

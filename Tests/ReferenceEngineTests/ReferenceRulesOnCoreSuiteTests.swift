@@ -13,7 +13,8 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
         let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
         let engine = AlertEngine(
             rules: try RuleSetLoader.defaultRules(),
-            profiles: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.profile) })
+            profiles: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.profile) }),
+            limits: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.thresholds) })
         )
         var run = ScenarioRun(scenario: s)
         let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
@@ -53,7 +54,7 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
         let expectations: [(String, [String], [String])] = [
             ("adult-tachycardia-episode", ["hr.tachycardia"], ["hr.bradycardia", "hr.af-suspected"]),
             ("adult-bradycardia-night", ["hr.bradycardia"], ["hr.tachycardia", "spo2.low"]),
-            ("atrial-fibrillation-onset", ["hr.af-suspected"], ["hr.bradycardia"]),
+            ("atrial-fibrillation-onset", ["hr.af-suspected"], ["hr.bradycardia", "hr.fluctuation"]),
             ("t1d-nocturnal-hypoglycemia", ["glucose.level1-low", "glucose.level2-low", "glucose.urgent-low"], ["glucose.level2-high"]),
             ("t2d-hyperglycemia", ["glucose.level2-high"], ["glucose.level1-low", "glucose.urgent-low"]),
             ("copd-desaturation", ["spo2.below-copd-target"], ["spo2.low"]),
@@ -65,7 +66,8 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
             ("hypertension-stage2-series", ["bp.stage2-sustained"], ["bp.hypertensive-crisis"]),
             ("heart-failure-fluid-gain", ["weight.hf-gain"], []),
             (
-                "intouch-palpitations-af", ["hr.tachycardia", "ecg.af-classified", "symptom.escalation", "symptom.red-flag"],
+                "intouch-palpitations-af",
+                ["hr.tachycardia", "ecg.af-classified", "hr.fluctuation", "symptom.escalation", "symptom.red-flag"],
                 ["hr.bradycardia"]
             ),
         ]

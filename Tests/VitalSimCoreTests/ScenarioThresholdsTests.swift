@@ -49,7 +49,7 @@ final class ScenarioThresholdsTests: XCTestCase {
         XCTAssertEqual(
             issues(scenario("      infant.spo2-low: 70")),
             [
-                "7:24 patients[0].thresholds.infant.spo2-low: infant.spo2-low does not apply to profile adult; its rules: hr.tachycardia, hr.bradycardia, bp.hypertensive-crisis, bp.stage2-sustained, temp.fever, spo2.low, glucose.meter-level2-low"
+                "7:24 patients[0].thresholds.infant.spo2-low: infant.spo2-low does not apply to profile adult; its rules: hr.tachycardia, hr.bradycardia, bp.hypertensive-crisis, bp.stage2-sustained, temp.fever, spo2.low, glucose.meter-level2-low, hr.fluctuation"
             ]
         )
         XCTAssertEqual(
@@ -66,6 +66,10 @@ final class ScenarioThresholdsTests: XCTestCase {
         XCTAssertEqual(
             issues(scenario("      temp.fever: 101.3")),
             ["7:19 patients[0].thresholds.temp.fever: 101.3 is out of range; valid: 34...43 °C"]
+        )
+        XCTAssertEqual(
+            issues(scenario("      hr.fluctuation: 60")),
+            ["7:23 patients[0].thresholds.hr.fluctuation: 60 is out of range; valid: 3...50 /min"]
         )
         XCTAssertEqual(
             issues(scenario("      hr.tachycardia: fast"))[0],

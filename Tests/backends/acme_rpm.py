@@ -78,6 +78,7 @@ TYPES = {
     "infant.poor-gain-3d": "INFANT_POOR_GAIN", "infant.low-intake": "INFANT_LOW_INTAKE", "device.data-gap": "DEVICE_SILENT",
     "device.low-battery": "DEVICE_BATTERY_LOW", "bp.stage2-sustained": "BP_STAGE2_SERIES", "weight.hf-gain": "HF_WEIGHT_GAIN",
     "symptom.red-flag": "RED_FLAG_SYMPTOM", "symptom.escalation": "SYMPTOM_WORSE", "ecg.af-classified": "ECG_AFIB",
+    "hr.fluctuation": "HR_UNSTABLE",
 }
 LEVELS = {"high": "HIGH", "medium": "MEDIUM", "low": "LOW"}
 PROGRAMS = {"GENERAL": "adult", "DIABETES_CGM": "diabetic-cgm", "COPD": "copd", "CHD_INFANT": "chd-infant"}
