@@ -90,4 +90,40 @@ final class CLITests: XCTestCase {
         let t = try TestSupport.run(bin, ["stats", dir])
         XCTAssertTrue(t.out.contains("MARD vs plasma"), t.out)
     }
+
+    /// `stats` judges each device by its patient's profile: an interstage infant's heart rate by no
+    /// adult rule or HRV norm and its SpO2 by the 75–90 % targets, a COPD patient's SpO2 by 88 %.
+    func testStatsJudgesEachPatientByItsProfile() throws {
+        let dir = TestSupport.temporaryDirectory("cli-stats")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let yaml = """
+            name: stats-profiles
+            seed: 3
+            duration: 2h
+            start: 2024-11-07T10:00:00Z
+            patients:
+              - id: baby
+                profile: chd-infant
+                devices:
+                  - {id: baby-hr, type: heart-rate-strap}
+                  - {id: baby-ox, type: pulse-oximeter, mode: continuous}
+              - id: copd
+                profile: copd
+                devices:
+                  - {id: copd-ox, type: pulse-oximeter, mode: continuous}
+            """
+        try yaml.write(toFile: dir + "/s.yaml", atomically: true, encoding: .utf8)
+        let g = try TestSupport.run(bin, ["generate", dir + "/s.yaml", "--out", dir + "/out"])
+        XCTAssertEqual(g.status, 0, g.err)
+        let text = try TestSupport.run(bin, ["stats", dir + "/out"])
+        XCTAssertEqual(text.status, 0, text.err)
+        XCTAssertTrue(text.out.contains("no infant heart-rate rule (the adult > 100 / < 50 do not apply)"), text.out)
+        XCTAssertTrue(text.out.contains("norms: none applied (short-term adult norms do not hold for infants)"), text.out)
+        XCTAssertTrue(text.out.contains("interstage infant: readings < 75 %"), text.out)
+        XCTAssertTrue(text.out.contains("(COPD target 88–92 %)"), text.out)
+        XCTAssertFalse(text.out.contains("episodes: HR > 100"), "no adult heart-rate episodes for the infant: " + text.out)
+        let json = try TestSupport.run(bin, ["stats", dir + "/out", "--json"])
+        XCTAssertTrue(json.out.contains("\"below88\""), json.out)
+        XCTAssertTrue(json.out.contains("\"below75\""), json.out)
+    }
 }
