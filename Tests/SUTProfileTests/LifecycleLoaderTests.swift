@@ -44,7 +44,7 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertEqual(p.ingestion.rejectionStatuses, [422])
         XCTAssertEqual(p.lifecycle.profileNames["chd-infant"], "CHD_INFANT")
         XCTAssertFalse(p.lifecycle.usesRunID)
-        XCTAssertEqual(p.mapping.rules?.count, 30, "every VitalSim rule has its ACME name")
+        XCTAssertEqual(p.mapping.rules?.count, 31, "every VitalSim rule has its ACME name")
     }
 
     func testShippedVitalEdgeProfileRoutesThePhoneBridgeOnly() throws {
