@@ -10,12 +10,7 @@ extension Oracle {
             history.append((s.time, v, s.id))
             // The trend of the last `window` (Dexcom: over the last 15–20 min), so its readings span
             // it, within a minute: a stream's first three 5-minute readings are only 10 minutes.
-            var earliest = s.time
-            for h in history.reversed() {
-                guard h.time >= s.time - window else { break }
-                earliest = min(earliest, h.time)
-            }
-            guard s.time - earliest >= window - minute, let fit = fit(history, until: s.time, window: window) else { continue }
+            guard let fit = fit(history, until: s.time, window: window), fit.span >= window - minute else { continue }
             latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(fit.slope), comparison, value), at: s.time, evidence: s.id)
         }
     }

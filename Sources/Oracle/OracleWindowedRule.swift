@@ -204,16 +204,20 @@ extension Oracle {
         return latch.raised
     }
 
-    /// Least-squares line over the samples of `[until − window, until]`: slope per minute and its value at `until`.
+    /// Least-squares line over the samples of `[until − window, until]`: slope per minute, its value
+    /// at `until`, and how far back its earliest sample lies (ms).
     static func fit(
         _ history: [(time: Int64, value: Double, id: String)],
         until: Int64,
         window: Int64
-    ) -> (slope: Double, valueAtEnd: Double)? {
+    ) -> (slope: Double, valueAtEnd: Double, span: Int64)? {
         var pts: [(x: Double, y: Double)] = []
+        var earliest = until
         for h in history.reversed() {
             guard h.time >= until - window else { break }
-            if h.time <= until { pts.append((Double(h.time - until) / Double(minute), h.value)) }
+            guard h.time <= until else { continue }
+            pts.append((Double(h.time - until) / Double(minute), h.value))
+            earliest = min(earliest, h.time)
         }
         guard pts.count >= 3 else { return nil }
         let mx = pts.reduce(0) { $0 + $1.x } / Double(pts.count)
@@ -221,7 +225,7 @@ extension Oracle {
         let sxx = pts.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }
         let sxy = pts.reduce(0) { $0 + ($1.x - mx) * ($1.y - my) }
         guard sxx > 0 else { return nil }
-        return (sxy / sxx, my - sxy / sxx * mx)
+        return (sxy / sxx, my - sxy / sxx * mx, until - earliest)
     }
 
     /// Data gaps per device, in the order its readings leave it (a backfill after a reconnection arrives

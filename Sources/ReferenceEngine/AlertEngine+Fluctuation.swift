@@ -19,7 +19,13 @@ extension AlertEngine {
         guard let value, o.values[signal] != nil, let series = s.deviceSeries[PatientAlertState.seriesKey(o.deviceID, signal)] else {
             return nil
         }
-        let inWindow = series.filter { $0.time >= o.time - window && $0.time <= o.time }
+        // The series is in time order: read back from its end, not through the whole horizon.
+        var inWindow: [Sample] = []
+        for sample in series.reversed() {
+            guard sample.time >= o.time - window else { break }
+            if sample.time <= o.time { inWindow.append(sample) }
+        }
+        inWindow.reverse()
         guard inWindow.count >= samples else { return nil }
         let pairs = zip(inWindow, inWindow.dropFirst())
         guard Math.median(pairs.map { Double($1.time - $0.time) }) >= 60_000 else { return nil }
