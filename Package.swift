@@ -255,6 +255,19 @@ let package = Package(
             dependencies: ["Judge", "Locking", "LiveRun", "SUTClient", "SUTProfile", "Wire"],
             swiftSettings: strict
         ),
+        // The reference SUT's routes in-process, through Hummingbird's router test framework.
+        .testTarget(
+            name: "ReferenceSUTTests",
+            dependencies: [
+                "ReferenceSUT", "ReferenceEngine", "ReferenceStorage", "VitalSimCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         .testTarget(
             name: "IntegrationTests",

@@ -1,54 +1,69 @@
 #!/usr/bin/env bash
-# The README's test command: installs dependencies, builds everything once, runs every test.
+# The README's test command: installs dependencies, builds everything once, runs every test, then
+# prints a table of each stage's time and one closing line with the test totals.
+#
+# Stages: setup, lint, build, tests (every XCTest and Swift Testing case, in parallel worker
+# processes), tsan (ThreadSanitizer build and the concurrent code's tests) and fuzz (libFuzzer
+# build and pass). The tsan and fuzz stages compile in the background at the lowest CPU priority
+# while the tests run, so the two cores are never idle; the tests keep priority, as they measure
+# latencies. VITALSIM_SKIP_TSAN=1 or VITALSIM_SKIP_FUZZ=1 leaves a stage out;
+# VITALSIM_TEST_WORKERS sets the number of test processes (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Run as CI does (CI set: `vitalsim record` refuses, a missing golden file fails), so a local run
 # and the CI run agree; tests that record golden files clear it for that command themselves.
 export CI="${CI:-true}"
-bash ci/setup-debian.sh
-# Style: .swift-format (140 columns, one statement per line, documented public API).
-swift format lint --strict -r Package.swift Sources Tests
-# Functions fit a screen: no function, initializer or computed property over 60 lines.
-python3 ci/function-length.py --limit 60 Sources Tests
-# No target over 2,500 lines (docs/architecture.md, "Sizes").
-python3 ci/target-sizes.py > /dev/null
-# Every import of a package target must be a declared dependency (docs/architecture.md).
-swift build --build-tests --explicit-target-dependency-import-check error
-log=$(mktemp)
+logs=.build-ci
+rm -rf "$logs"
+mkdir -p "$logs"
 status=0
-swift test --skip-build 2>&1 | tee "$log" || status=$?
-# The unit tests and the in-process transport tests again under ThreadSanitizer (its own build
-# folder, .build-tsan; a race fails the run). VITALSIM_SKIP_TSAN=1 leaves it out.
-if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
-  tsan=0
-  bash ci/tsan.sh 2>&1 | tee -a "$log" || tsan=$?
-  if [ "$tsan" -ne 0 ]; then
-    echo "ci/tsan.sh failed (exit $tsan)"
-    status=1
+
+# Runs a stage: `stage NAME COMMAND...`; its time and exit status go to $logs/NAME.stage.
+stage() {
+  local name=$1
+  shift
+  local start rc=0
+  start=$(date +%s)
+  echo "== $name: $*"
+  "$@" || rc=$?
+  echo "$name $(($(date +%s) - start)) $rc" >"$logs/$name.stage"
+  [ "$rc" -eq 0 ] || echo "== $name failed (exit $rc)"
+  return "$rc"
+}
+
+stage setup bash ci/setup-debian.sh || exit 1
+# Style (.swift-format: 140 columns, documented public API); functions fit a screen (60 lines);
+# the module map's import rules (docs/architecture.md); every import a declared dependency.
+stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
+  python3 ci/function-length.py --limit 60 Sources Tests && python3 ci/target-sizes.py > /dev/null' || status=1
+stage build swift build --build-tests --explicit-target-dependency-import-check error || exit 1
+
+# The sanitizer and fuzzing builds, one after the other, in the background at nice 19.
+background() {
+  if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
+    stage tsan nice -n 19 bash ci/tsan.sh --xunit-output "$PWD/$logs/tsan.xml" >"$logs/tsan.log" 2>&1 || true
   fi
-fi
-# libFuzzer over the decoders, the loaders and the reference SUT's input, 20 s per target
-# (ci/fuzz.sh; docs/reliability.md). A finding fails the run. VITALSIM_SKIP_FUZZ=1 leaves it out.
-if [ -z "${VITALSIM_SKIP_FUZZ:-}" ]; then
-  fuzz=0
-  bash ci/fuzz.sh 20 2>&1 | tee -a "$log" || fuzz=$?
-  if [ "$fuzz" -ne 0 ]; then
-    echo "ci/fuzz.sh failed (exit $fuzz)"
-    status=1
+  if [ -z "${VITALSIM_SKIP_FUZZ:-}" ]; then
+    stage fuzz nice -n 19 bash ci/fuzz.sh 20 >"$logs/fuzz.log" 2>&1 || true
   fi
-fi
-# One plain summary line: the XCTest totals of each run (the line after "Test Suite 'All tests'"
-# or "'Selected tests'"; Swift Testing's own line counts only @Test functions).
-total=0
-failed=0
-while read -r n f; do
-  total=$((total + n))
-  failed=$((failed + f))
-done < <(awk "/Test Suite '(All tests|Selected tests)' (passed|failed)/ { grab = 1; next }
-  grab && /Executed [0-9]+ tests?, with [0-9]+ failures?/ { grab = 0; print }" "$log" |
-  sed -E 's/.*Executed ([0-9]+) tests?, with ([0-9]+) failures?.*/\1 \2/')
-rm -f "$log"
-# A run that crashed or a sanitizer report counts as a failure even without a failed test case.
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
-echo "tests: $((total - failed)) passed, $failed failed"
+}
+background >"$logs/background.log" 2>&1 &
+background_pid=$!
+
+stage tests swift test --skip-build --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
+  --xunit-output "$logs/tests.xml" >"$logs/tests.log" 2>&1 || status=1
+# The failures' own lines, so a red run says what failed without opening the log.
+grep -E "error: |Test Case .* failed|✘" "$logs/tests.log" | head -200 || true
+
+wait "$background_pid" || true
+for s in tsan fuzz; do
+  [ -f "$logs/$s.log" ] || continue
+  echo "== $s output"
+  if [ "$s" = tsan ]; then grep -E "WARNING: ThreadSanitizer|error: |Executed|Test run with|SUMMARY" "$logs/$s.log" | head -100 || true; fi
+  if [ "$s" = fuzz ]; then cat "$logs/$s.log"; fi
+  read -r _ _ rc <"$logs/$s.stage"
+  [ "$rc" -eq 0 ] || status=1
+done
+
+python3 ci/test-report.py "$logs" || status=1
 exit $status

@@ -239,7 +239,7 @@ final class PatientAlertState {
         self.generation = generation
         fluctuationSignals = Set(
             rules.compactMap {
-                if case let .fluctuation(signal, _, _, value?) = $0.kind, $0.profiles.contains(profile) { signal } else { nil }
+                if case let .fluctuation(signal, _, _, _?) = $0.kind, $0.profiles.contains(profile) { signal } else { nil }
             }
         )
     }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// Operating the reference SUT: HTTPS (self-signed and operator-supplied certificates, verified by
-/// curl), graceful SIGTERM with open streams and requests in flight, per-device rate limits,
+/// curl), graceful SIGTERM with open streams and requests in flight,
 /// a credentials file, logs free of health data, Prometheus metrics.
 final class ReferenceOperationsTests: XCTestCase {
     var directory = ""
@@ -85,53 +85,6 @@ final class ReferenceOperationsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(codes.count, 60)
         XCTAssertEqual(codes.filter { $0 != "200" && $0 != "000" }, [], "no request failed with an error status while draining")
         XCTAssertEqual(sse.terminationStatus, 0, "the SSE stream was closed by the server, not cut")
-    }
-
-    func testPerDeviceRateLimitAnswers429WithRetryAfter() throws {
-        let sut = try SUTProcess(["--database", directory + "/sut.sqlite", "--rate-limit", "5"], directory: directory)
-        defer { sut.stop() }
-        var statuses: [Int] = []
-        var retryAfter = ""
-        for i in 0..<30 {
-            let r = try sut.curl(
-                "POST",
-                "/api/v1/observations",
-                body: observationJSON(
-                    id: "r\(i)",
-                    patient: "801",
-                    device: "hr",
-                    kind: "heart-rate",
-                    value: 70,
-                    unit: "/min",
-                    at: "2024-11-07T08:00:00Z"
-                ),
-                extra: ["-D", directory + "/h"]
-            )
-            statuses.append(r.status)
-            if r.status == 429 { retryAfter = (try? String(contentsOfFile: directory + "/h", encoding: .utf8)) ?? "" }
-        }
-        XCTAssertEqual(statuses.prefix(10).filter { $0 == 200 }.count, 10, "a burst of twice the rate is allowed")
-        XCTAssertGreaterThan(statuses.filter { $0 == 429 }.count, 0)
-        XCTAssertTrue(retryAfter.lowercased().contains("retry-after: 1"), retryAfter)
-        // Another device is not throttled by the first one's traffic.
-        XCTAssertEqual(
-            try sut.curl(
-                "POST",
-                "/api/v1/observations",
-                body: observationJSON(
-                    id: "o1",
-                    patient: "802",
-                    device: "hr",
-                    kind: "heart-rate",
-                    value: 70,
-                    unit: "/min",
-                    at: "2024-11-07T08:00:00Z"
-                )
-            ).status,
-            200
-        )
-        let metrics = try sut.curl("GET", "/metrics").body
-        XCTAssertTrue(metrics.contains("outcome=\"rate-limited\""), metrics)
     }
 
     func testCredentialsFileAndLogsWithoutHealthData() throws {

@@ -1,15 +1,14 @@
 import Foundation
 import ReferenceEngine
-import ReferenceSUT
+import Testing
 import VitalSimCore
-import XCTest
 
-/// Every threshold rule of the shipped rules file, against the live server: a reading exactly at the
+/// Every threshold rule of the shipped rules file, in-process (the routes `vitalsim serve` runs): a reading exactly at the
 /// boundary raises the alert only when the operator includes it (`<=`, `>=`), one resolution step
 /// beyond always raises it, one step inside never does, and a persistence window is honoured to the
 /// minute (nothing one minute before it ends; `raisedAt` = start + persistence, by device time).
 /// Driven by `default-rules.yaml`, so an edited threshold or operator is tested as written.
-final class ReferenceBoundaryTests: XCTestCase {
+struct BoundaryRouteTests {
     /// One patient's readings for one condition at one value.
     struct Probe {
         var patient: String
@@ -81,7 +80,7 @@ final class ReferenceBoundaryTests: XCTestCase {
         }
     }
 
-    func testEveryThresholdRuleFiresExactlyAtItsBoundary() throws {
+    @Test func testEveryThresholdRuleFiresExactlyAtItsBoundary() async throws {
         let rules = try RuleSetLoader.defaultRules()
         let probes = Self.probes(rules)
         let tested = Set(probes.map(\.rule.id))
@@ -91,17 +90,15 @@ final class ReferenceBoundaryTests: XCTestCase {
             "glucose.level1-low", "glucose.level2-low", "glucose.urgent-low", "glucose.level2-high", "glucose.meter-level2-low",
             "infant.spo2-low", "infant.spo2-high", "device.low-battery",
         ] {
-            XCTAssertTrue(tested.contains(id), "\(id) has no boundary probe")
+            #expect(tested.contains(id), "\(id) has no boundary probe")
         }
-        let dir = TestSupport.temporaryDirectory("boundary")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(
-            ["--database", dir + "/sut.sqlite", "--rate-limit", "0"]
-                + probes.flatMap { ["--patient", "\($0.patient)=\($0.profile.rawValue)"] },
-            directory: dir
-        )
-        defer { XCTAssertEqual(sut.stop(), 0) }
+        var profiles: [String: Profile] = [:]
+        for probe in probes { profiles[probe.patient] = probe.profile }
+        try await InProcessSUT(profiles: profiles).test { sut in try await Self.check(probes, sut) }
+    }
 
+    /// Posts each probe's early readings, then the one completing its window, and checks the alerts.
+    static func check(_ probes: [Probe], _ sut: SUTTestClient) async throws {
         // Readings up to one minute before the persistence window ends (every minute, or 60 spread
         // over a window of days, and the last minute): nothing yet.
         func minutes(_ p: Probe) -> Int { Int(p.rule.persistence / 60_000) }
@@ -111,33 +108,32 @@ final class ReferenceBoundaryTests: XCTestCase {
         }
         let early = probes.flatMap { p in earlyMinutes(p).map { Self.reading(p, minute: $0) } }
         for batch in stride(from: 0, to: early.count, by: 500).map({ Array(early[$0..<min($0 + 500, early.count)]) }) {
-            let r = try sut.curl("POST", "/api/v1/observations", body: "[" + batch.joined(separator: ",") + "]")
-            XCTAssertEqual(r.status, 200, r.body)
+            let r = try await sut.post("/api/v1/observations", "[" + batch.joined(separator: ",") + "]")
+            #expect(r.status == 200, "\(r.text)")
         }
         if !early.isEmpty {
-            let alerts = try sut.alerts()
+            let alerts = try await sut.get("/api/v1/alerts").objects
             for p in probes where minutes(p) > 0 {
-                XCTAssertFalse(
-                    alerts.contains { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id },
+                #expect(
+                    !(alerts.contains { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id }),
                     "\(p.rule.id) raised before its \(minutes(p)) min persistence ended (\(p.signal.rawValue) \(p.value))"
                 )
             }
         }
         // The reading that completes the window.
         let last = probes.map { Self.reading($0, minute: minutes($0)) }
-        let r = try sut.curl("POST", "/api/v1/observations", body: "[" + last.joined(separator: ",") + "]")
-        XCTAssertEqual(r.status, 200, r.body)
-        let alerts = try sut.alerts()
+        let r = try await sut.post("/api/v1/observations", "[" + last.joined(separator: ",") + "]")
+        #expect(r.status == 200, "\(r.text)")
+        let alerts = try await sut.get("/api/v1/alerts").objects
         for p in probes {
             let raised = alerts.filter { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id }
-            XCTAssertEqual(raised.count, p.expected ? 1 : 0, "\(p.rule.id) with \(p.signal.rawValue) \(p.value) (\(p.profile.rawValue))")
+            #expect(raised.count == (p.expected ? 1 : 0), "\(p.rule.id) with \(p.signal.rawValue) \(p.value) (\(p.profile.rawValue))")
             guard let alert = raised.first else { continue }
-            XCTAssertEqual(
-                alert["raisedAt"] as? String,
-                CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z")
+            #expect(
+                alert["raisedAt"] as? String == CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z")
             )
-            XCTAssertEqual(alert["severity"] as? String, p.rule.severity.rawValue)
-            XCTAssertEqual((alert["evidence"] as? [String])?.last, "\(p.patient)/\(minutes(p))")
+            #expect(alert["severity"] as? String == p.rule.severity.rawValue)
+            #expect((alert["evidence"] as? [String])?.last == "\(p.patient)/\(minutes(p))")
         }
     }
 }
