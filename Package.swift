@@ -135,6 +135,7 @@ let package = Package(
                 "Evidence", "StoredData", "Traces", "Sharding",
                 histogram,
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -15,4 +15,5 @@ concurrent='LiveRunTests|ReferenceSUTTests'
 inprocess='IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  swift test --skip-build --sanitize=thread --scratch-path "$scratch" --filter "$concurrent|$inprocess" "$@"
+  swift test --skip-build --sanitize=thread --scratch-path "$scratch" --parallel --num-workers 2 \
+  --filter "$concurrent|$inprocess" "$@"

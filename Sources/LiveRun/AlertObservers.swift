@@ -3,6 +3,7 @@ import Hummingbird
 import Judge
 import RunHelpers
 import SUTProfile
+import ServiceLifecycle
 import VitalSimCore
 import Wire
 
@@ -114,21 +115,24 @@ extension PushObserver {
                 announce.finish()
             }
         )
-        let server = Task {
-            try? await app.runService(gracefulShutdownSignals: [])
+        // Stopped by a graceful shutdown, not by cancelling its task: a cancelled Hummingbird server
+        // logs "Already closed" and "CancellationError" as errors on every run's console.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
+        Task {
+            try? await group.run()
             announce.finish()
         }
         var port = 0
         for await p in bound { port = p }
         guard port > 0 else {
-            server.cancel()
+            await group.triggerGracefulShutdown()
             throw .infrastructure("the webhook receiver could not listen on 127.0.0.1 (port \(port))")
         }
         let observer = PushObserver(
             kind: .webhook,
             alerts: stream,
             stop: {
-                server.cancel()
+                Task { await group.triggerGracefulShutdown() }
                 continuation.finish()
             }
         )

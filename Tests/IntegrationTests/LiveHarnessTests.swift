@@ -285,6 +285,9 @@ final class LiveHarnessTests: XCTestCase {
             XCTAssertEqual(latency?["count"], 1, "the crisis alert's latency as \(channel) delivered it")
         }
         XCTAssertTrue(r.out.contains("reading-to-alert-sse"), r.out)
+        // A passing run's console has no error lines (the webhook receiver shuts down gracefully).
+        let errors = (r.out + r.err).split(separator: "\n").filter { $0.contains(" error ") }
+        XCTAssertEqual(errors, [], "a passing run logged errors")
 
         // A SUT not connected to the broker still lists its alerts, but none arrives over MQTT.
         let broker = try MosquittoBroker()

@@ -23,6 +23,9 @@ struct InProcessSUT {
     var faults = FaultPlan()
     /// Readings per second per device (0: no limit, as `--rate-limit 0`).
     var rateLimit: Double = 0
+    /// The folder of the SQLite database, kept after the test (nil: a temporary one, removed): two
+    /// runs on one folder are a restart.
+    var databaseDirectory: String?
 
     init(profiles: [String: Profile] = [:]) throws {
         rules = try RuleSetLoader.defaultRules()
@@ -31,9 +34,9 @@ struct InProcessSUT {
 
     /// Builds the service's context and router and runs `body` against them; the storage is closed after.
     func test<Value: Sendable>(_ body: @Sendable (SUTTestClient) async throws -> Value) async throws -> Value {
-        let directory = NSTemporaryDirectory() + "vitalsim-router-\(UInt64.random(in: 0...UInt64.max))"
+        let directory = databaseDirectory ?? NSTemporaryDirectory() + "vitalsim-router-\(UInt64.random(in: 0...UInt64.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { if databaseDirectory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let storage = try SQLiteStorage(path: directory + "/sut.sqlite")
         let metrics = ServerMetrics()
         let store = ReferenceStore(
@@ -43,6 +46,8 @@ struct InProcessSUT {
             hub: AlertHub(metrics: metrics),
             faults: faults
         )
+        // As `vitalsim serve` starts: what storage holds is replayed through the engine.
+        try await store.recover()
         let context = ServerContext(
             store: store,
             credentials: credentials,

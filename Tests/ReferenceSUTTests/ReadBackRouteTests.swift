@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// Read-back in-process (issue 19): what the SUT stored is answered from its storage — after a
+/// restart too — by patient, kind and period, page by page, with per-day and per-month counts, and
+/// bad parameters are refused naming them. PostgreSQL and the FHIR search's validation by an
+/// independent referee stay live (`IntegrationTests.ReferenceReadBackTests`).
+struct ReadBackRouteTests {
+    static func heartRate(_ id: String, _ time: String, _ value: Double) -> String {
+        observationJSON(id: id, patient: "701", device: "hr-701", kind: "heart-rate", value: value, unit: "/min", at: time)
+    }
+
+    /// Patient 701's readings (heart rate on three days, one blood pressure) and another patient's.
+    static func store(_ sut: SUTTestClient) async throws {
+        let pressure =
+            #"{"readingId":"bp1","patientId":"701","deviceId":"cuff-701","kind":"blood-pressure","systolic":128,"diastolic":84,"unit":"mm[Hg]","timestamp":"2024-11-08T07:30:00.250Z"}"#
+        let batch = [
+            heartRate("h1", "2024-11-07T08:00:00Z", 72), heartRate("h2", "2024-11-07T23:59:59Z", 75.5),
+            heartRate("h3", "2024-11-08T00:00:00Z", 80), pressure,
+        ]
+        #expect(try await sut.post("/api/v1/observations", "[" + batch.joined(separator: ",") + "]").status == 200)
+        #expect(try await sut.post("/api/v1/observations", heartRate("h4", "2024-12-01T10:00:00Z", 64)).status == 200)
+        let other = observationJSON(id: "h1", patient: "702", device: "hr", kind: "heart-rate", value: 99, unit: "/min", at: "2024-11-07T08:00:00Z")
+        #expect(try await sut.post("/api/v1/observations", other).status == 200, "another patient's reading is never listed")
+    }
+
+    @Test func testReadingsAreReadBackFromStorageAfterARestart() async throws {
+        let folder = NSTemporaryDirectory() + "vitalsim-read-back-\(UInt64.random(in: 0...UInt64.max))"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var sut = try InProcessSUT()
+        sut.databaseDirectory = folder
+        try await sut.test { sut async throws in try await Self.store(sut) }
+        // A second server on the same database: from storage, not from the first one's memory.
+        try await sut.test { sut async throws in
+            let all = try await sut.get("/api/v1/patients/701/readings").object["items"] as? [[String: Any]] ?? []
+            #expect(all.map { $0["readingId"] as? String } == ["h1", "h2", "h3", "bp1", "h4"])
+            let h2 = all.first { $0["readingId"] as? String == "h2" } ?? [:]
+            #expect((h2["values"] as? [String: Any])?["heart-rate"] as? Double == 75.5)
+            #expect((h2["units"] as? [String: String])?["heart-rate"] == "/min")
+            #expect(h2["timestamp"] as? String == "2024-11-07T23:59:59.000Z")
+            #expect(h2["deviceId"] as? String == "hr-701")
+            let pressure = all.first { $0["readingId"] as? String == "bp1" } ?? [:]
+            #expect(pressure["kind"] as? String == "blood-pressure")
+            #expect((pressure["values"] as? [String: Any])?["diastolic"] as? Double == 84)
+            #expect(pressure["timestamp"] as? String == "2024-11-08T07:30:00.250Z")
+        }
+    }
+
+    @Test func testKindPeriodAndPagesFilterTheReadings() async throws {
+        try await InProcessSUT().test { sut async throws in
+            try await Self.store(sut)
+            func ids(_ query: String) async throws -> [String?] {
+                let items = try await sut.get("/api/v1/patients/701/readings" + query).object["items"] as? [[String: Any]] ?? []
+                return items.map { $0["readingId"] as? String }
+            }
+            #expect(
+                try await ids("?kind=heart-rate&from=2024-11-08T00:00:00Z&to=2024-12-01T00:00:00Z") == ["h3"],
+                "from is inclusive, to exclusive, kind filters"
+            )
+            #expect(try await ids("?kind=blood-pressure") == ["bp1"])
+            var pages: [String] = []
+            var path = "/api/v1/patients/701/readings?limit=2"
+            for _ in 0..<5 {
+                let page = try await sut.get(path).object
+                pages += (page["items"] as? [[String: Any]] ?? []).compactMap { $0["readingId"] as? String }
+                guard let next = page["next"] as? String else { break }
+                path = "/api/v1/patients/701/readings?limit=2&after=\(next)"
+            }
+            #expect(pages == ["h1", "h2", "h3", "bp1", "h4"], "next leads on until a short page")
+        }
+    }
+
+    @Test func testCountsPerDayAndMonth() async throws {
+        try await InProcessSUT().test { sut async throws in
+            try await Self.store(sut)
+            let days = try await sut.get("/api/v1/patients/701/readings/counts?by=day").object["counts"] as? [[String: Any]] ?? []
+            #expect(
+                days.map { "\($0["period"] ?? "") \($0["kind"] ?? "") \($0["readings"] ?? "")" }
+                    == ["2024-11-07 heart-rate 2", "2024-11-08 blood-pressure 1", "2024-11-08 heart-rate 1", "2024-12-01 heart-rate 1"]
+            )
+            let months =
+                try await sut.get("/api/v1/patients/701/readings/counts?by=month&kind=heart-rate").object["counts"] as? [[String: Any]] ?? []
+            #expect(months.map { "\($0["period"] ?? "") \($0["readings"] ?? "")" } == ["2024-11 3", "2024-12 1"])
+        }
+    }
+
+    @Test func testBadParametersAreRefusedNamingThem() async throws {
+        try await InProcessSUT().test { sut async throws in
+            try await Self.store(sut)
+            for (query, field) in [("kind=pulse", "kind"), ("from=yesterday", "from"), ("limit=0", "limit"), ("after=-1", "after")] {
+                let answer = try await sut.get("/api/v1/patients/701/readings?\(query)")
+                #expect(answer.status == 400, "\(query)")
+                #expect(answer.object["field"] as? String == field, "\(answer.text)")
+            }
+            #expect(try await sut.get("/api/v1/patients/701/readings/counts?by=week").status == 400)
+            #expect(try await sut.get("/api/v1/patients/799/readings").status == 404)
+        }
+    }
+}
