@@ -20,7 +20,15 @@ struct ReadBackRouteTests {
         ]
         #expect(try await sut.post("/api/v1/observations", "[" + batch.joined(separator: ",") + "]").status == 200)
         #expect(try await sut.post("/api/v1/observations", heartRate("h4", "2024-12-01T10:00:00Z", 64)).status == 200)
-        let other = observationJSON(id: "h1", patient: "702", device: "hr", kind: "heart-rate", value: 99, unit: "/min", at: "2024-11-07T08:00:00Z")
+        let other = observationJSON(
+            id: "h1",
+            patient: "702",
+            device: "hr",
+            kind: "heart-rate",
+            value: 99,
+            unit: "/min",
+            at: "2024-11-07T08:00:00Z"
+        )
         #expect(try await sut.post("/api/v1/observations", other).status == 200, "another patient's reading is never listed")
     }
 
@@ -79,7 +87,8 @@ struct ReadBackRouteTests {
                     == ["2024-11-07 heart-rate 2", "2024-11-08 blood-pressure 1", "2024-11-08 heart-rate 1", "2024-12-01 heart-rate 1"]
             )
             let months =
-                try await sut.get("/api/v1/patients/701/readings/counts?by=month&kind=heart-rate").object["counts"] as? [[String: Any]] ?? []
+                try await sut.get("/api/v1/patients/701/readings/counts?by=month&kind=heart-rate").object["counts"] as? [[String: Any]]
+                ?? []
             #expect(months.map { "\($0["period"] ?? "") \($0["readings"] ?? "")" } == ["2024-11 3", "2024-12 1"])
         }
     }
