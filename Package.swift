@@ -256,6 +256,8 @@ let package = Package(
             dependencies: ["Judge", "Locking", "LiveRun", "SUTClient", "SUTProfile", "Wire"],
             swiftSettings: strict
         ),
+        // The ATT server PDU by PDU, without a controller.
+        .testTarget(name: "BLETests", dependencies: ["BLE", "GATT", "VitalSimCore"], swiftSettings: strict),
         // The reference SUT's routes in-process, through Hummingbird's router test framework.
         .testTarget(
             name: "ReferenceSUTTests",
