@@ -63,37 +63,32 @@ extension LiveRunner {
     /// recorded for the findings of the alerts still missing).
     func waitForQuiet(_ shared: State, awaiting: AlertWait?) async {
         let start = ContinuousClock.now
-        let bound = awaiting?.bound ?? .zero
-        let deadline = start + max(.seconds(60), quiet * 3, bound + quiet)
-        var count = -1
-        var stableSince = start
+        var wait = QuietWait(quiet: quiet, bound: awaiting?.bound ?? .zero)
         var pending: [GoldenFile.ExpectedAlert] = []
-        var announced = false
-        while ContinuousClock.now < deadline {
+        polling: while ContinuousClock.now - start < wait.limit {
             await pollOnce(shared)
             // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
+            let last = wait.lastCount
             let observed = shared.withLock { s in
                 let n = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
-                return n == count ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
+                return n == last ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
             }
-            if let (n, observed) = observed {
-                count = n
-                stableSince = .now
-                pending = awaiting?.pending(observed) ?? []
+            if let (count, alerts) = observed, wait.observe(count, at: ContinuousClock.now - start) {
+                pending = awaiting?.pending(alerts) ?? []
             }
-            let now = ContinuousClock.now
-            if now - stableSince >= quiet {
-                // Nothing to wait for from an alert source that cannot be read (a misconfiguration, exit 3).
-                if pending.isEmpty || now - start >= bound || unusable(shared) { break }
-                if !announced, let awaiting {
+            switch wait.step(at: ContinuousClock.now - start, pending: !pending.isEmpty, unusable: unusable(shared)) {
+            case .stop: break polling
+            case .announce:
+                if let awaiting {
                     note(
-                        "waiting up to \(AlertWait.seconds(bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
+                        "waiting up to \(AlertWait.seconds(wait.bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
                     )
-                    announced = true
                 }
+            case .poll: break
             }
             try? await Task.sleep(for: pollInterval)
         }
+        let announced = wait.announced
         // An unreadable alert source ends the run as a misconfiguration: no note about alerts it could not list.
         guard let awaiting, !unusable(shared) else { return }
         let waited = AlertWait.seconds(ContinuousClock.now - start)
