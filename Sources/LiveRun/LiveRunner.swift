@@ -41,6 +41,8 @@ package final class LiveRunner: Sendable {
     /// skipped and a patient's order holds. A SUT that has never answered gets six attempts. MQTT
     /// publishes are retried as long (the broker answered the connection before the run).
     let outageLimit: Duration
+    /// When a request or message is retried, and when given up (``outageLimit`` included).
+    var retries: RetryPolicy { RetryPolicy(outageLimit: outageLimit) }
     /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
     let isAlive: @Sendable () -> Bool
     /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
@@ -462,7 +464,7 @@ package final class LiveRunner: Sendable {
     /// failure (stopping at once if the embedded SUT's process is gone).
     func send(_ r: PlannedRequest, _ shared: State) async -> RequestOutcome {
         var outcome = RequestOutcome()
-        var delay = 0.25
+        var backoff = RetryPolicy.Backoff()
         var firstFailure: ContinuousClock.Instant?
         var renewed = false
         if let reason = r.unroutable { return unroutable(reason, shared) }
@@ -501,14 +503,14 @@ package final class LiveRunner: Sendable {
             let since = firstFailure ?? now
             firstFailure = since
             // A SUT that answered before is in an outage (a restart): keep trying for outageLimit.
-            if shared.withLock({ $0.reachable }) ? now - since >= outageLimit : outcome.attempts >= 6 {
+            let reachable = shared.withLock { $0.reachable }
+            if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: reachable) {
                 if let status = outcome.status {
                     outcome.error = "still answering \(status) after retrying for \(Int(outcome.waited)) s (--outage-limit)"
                 }
                 return outcome
             }
-            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
-            delay = min(delay * 2, 4)
+            try? await Task.sleep(for: backoff.next())
         }
     }
 
@@ -678,7 +680,7 @@ package final class LiveRunner: Sendable {
     func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
         let message = message(for: r)
         var outcome = RequestOutcome()
-        var delay = 0.25
+        var backoff = RetryPolicy.Backoff()
         var firstFailure: ContinuousClock.Instant?
         while true {
             outcome.attempts += 1
@@ -695,9 +697,9 @@ package final class LiveRunner: Sendable {
             let since = firstFailure ?? now
             firstFailure = since
             outcome.waited = (now - since).seconds
-            if now - since >= outageLimit { return outcome }
-            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
-            delay = min(delay * 2, 4)
+            // The broker answered the connection before the run: a failure is an outage.
+            if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: true) { return outcome }
+            try? await Task.sleep(for: backoff.next())
         }
     }
 
