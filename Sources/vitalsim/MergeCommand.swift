@@ -19,7 +19,7 @@ extension VitalSim {
                 """
         )
         @Argument(help: "The shards' result files.") var results: [String]
-        @OptionGroup var reports: ReportFlags
+        @OptionGroup(title: "Reports") var reports: ReportFlags
         @Option(
             name: .long,
             help:

@@ -10,78 +10,13 @@ import Sharding
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {
     @Argument(help: "A scenario file or a folder of them (a suite).") var path: String
-    @Option(
-        name: .long,
-        help:
-            "SUT profile (YAML; docs/sut-profiles.md): how the SUT is reached, authenticated to and its alerts read and mapped. Default: the reference SUT's own contract."
-    ) var sut: String?
-    @Option(
-        name: .long,
-        help:
-            "Base URL of the SUT, overriding the profile's base-url (default: start the embedded reference SUT, over HTTPS, per scenario)."
-    ) var target: String?
-    @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
-    @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
-    @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).") var clientCert: String?
-    @Option(name: .long, help: "PEM private key of --client-cert.") var clientKey: String?
-    @Flag(
-        name: .long,
-        help: """
-            Speak HTTP/2 where the SUT offers it over TLS (ALPN). Off by default: libcurl 7.88 resets every finished \
-            HTTP/2 stream, which servers with rapid-reset protection answer with GOAWAY after a few hundred requests.
-            """
-    ) var http2 = false
-    @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header:
-        [String] = []
-    @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed = Speed.max
-    @Option(name: .long, help: "Seed overriding each scenario's own (golden files record the seed they were made with).") var seed: UInt64?
+    @OptionGroup(title: "Target and TLS") var connection: TargetFlags
+    @OptionGroup(title: "Pacing and timing") var pacing: PacingFlags
+    @OptionGroup(title: "MQTT") var broker: MQTTFlags
+    @OptionGroup(title: "Alert push channels") var push: PushFlags
+    @OptionGroup(title: "Bluetooth") var bluetooth: BluetoothFlags
     @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
-    @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
-    @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle:
-        Double = 2
-    @Option(
-        name: .long,
-        help:
-            "Seconds past the reading → alert budget that an expected alert not yet listed is still waited for after the last answer, so that a late one is judged over budget rather than missed."
-    ) var alertWait: Double = 30
-    @Option(
-        name: .long,
-        help:
-            "Seconds a request is retried while a SUT (or MQTT broker) that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent."
-    ) var outageLimit: Double = 60
-    @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).")
-    var mqtt: String?
-    @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
-    @Option(
-        name: .long,
-        help:
-            "QoS 1/2 messages the embedded mosquitto queues per client beyond those in flight before dropping them (max_queued_messages; 1...1000000)."
-    ) var mqttBrokerQueue = 100_000
-    @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
-    @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).")
-    var mqttSession = MQTTSession.clean
-    @Option(
-        name: .long,
-        help:
-            "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert list is polled too, unless the SUT profile's alerts.source is a push channel)."
-    ) var observe: [PushChannel] = []
-    @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).")
-    var webhookPort = 0
-    @Option(
-        name: .long,
-        help:
-            "How Bluetooth devices with transport ble reach the SUT: relay (decoded and posted over HTTPS, as a phone gateway does) or hci (live BLE peripherals on HCI controllers, connected to by the SUT's BLE gateway; needs a finite --speed)."
-    ) var ble = LiveOptions.BLEMode.relay
-    @Option(
-        name: .long,
-        help:
-            "With --ble hci and --target: the HCI controller of each BLE device, in scenario order (tcp:HOST:PORT or hciN; repeatable). Without --target, bumble's virtual controllers are started."
-    ) var hci: [String] = []
-    @Option(
-        name: .long,
-        help: "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python)."
-    ) var bumblePython: String?
 
     @Option(
         name: .long,
@@ -89,38 +24,23 @@ struct LiveFlags: ParsableArguments {
             "The run id that {run} stands for in the SUT profile's lifecycle ids (letters, digits, '.', '-'; default: $VITALSIM_RUN_ID, else a random one, printed)."
     ) var runId: String?
 
+    /// Checks across groups (each group checks its own values).
     func validate() throws {
         if let runId, !LiveFlags.isRunID(runId) {
             throw ValidationError("--run-id must be 1 to 40 letters, digits, '.' or '-', got '\(runId)'")
         }
-        if target != nil && !sutFault.isEmpty { throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target") }
-        if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
-            throw ValidationError("--target must be an http:// or https:// URL")
+        if connection.target != nil && !sutFault.isEmpty {
+            throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target")
         }
-        if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
-        if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
-        if !(0...3600).contains(alertWait) { throw ValidationError("--alert-wait must be 0...3600 seconds") }
-        if !(1...1_000_000).contains(mqttBrokerQueue) { throw ValidationError("--mqtt-broker-queue must be 1...1000000") }
-        if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
-        if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
-        if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
-        if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) {
-            throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)")
-        }
-        if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
-        if ble == .hci, speed == .max {
+        if bluetooth.ble == .hci, pacing.speed == .max {
             throw ValidationError(
                 "--ble hci needs a finite --speed (e.g. --speed 60): devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
             )
         }
-        if !hci.isEmpty, ble != .hci { throw ValidationError("--hci goes with --ble hci") }
-        if !hci.isEmpty, target == nil {
+        if !bluetooth.hci.isEmpty, connection.target == nil {
             throw ValidationError(
                 "--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started"
             )
-        }
-        if let bumblePython, !FileManager.default.isExecutableFile(atPath: bumblePython) {
-            throw ValidationError("--bumble-python: no executable at \(bumblePython)")
         }
         if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
     }
@@ -128,37 +48,37 @@ struct LiveFlags: ParsableArguments {
     /// The options of the run; a SUT profile that cannot be loaded is printed and exits 2.
     func options() throws -> LiveOptions {
         var o = LiveOptions(executable: Self.executablePath)
-        let profile = try loadProfile(sut)
+        let profile = try loadProfile(connection.sut)
         o.profile = profile ?? .vitalsim
-        o.target = target ?? profile?.baseURL
-        o.caFile = cacert ?? profile?.tls.caFile
-        o.insecure = insecure || profile?.tls.insecure == true
-        o.clientCertificate = try clientCertificate(certificate: clientCert, key: clientKey, profile: profile)
+        o.target = connection.target ?? profile?.baseURL
+        o.caFile = connection.cacert ?? profile?.tls.caFile
+        o.insecure = connection.insecure || profile?.tls.insecure == true
+        o.clientCertificate = try clientCertificate(certificate: connection.clientCert, key: connection.clientKey, profile: profile)
         o.mqttCredentials = mqttCredentials(profile)
         if o.target != nil, !sutFault.isEmpty {
             printError("--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))")
             throw ExitCodes.input
         }
-        o.http2 = http2
-        o.headers = header
-        o.speed = speed.factor
-        o.seed = seed
+        o.http2 = connection.http2
+        o.headers = connection.header
+        o.speed = pacing.speed.factor
+        o.seed = pacing.seed
         o.sutFaults = sutFault
         o.goldenDirectory = goldenDir
-        o.connections = connections
-        o.quiet = .milliseconds(Int64(settle * 1000))
-        o.alertWait = .milliseconds(Int64(alertWait * 1000))
-        o.outageLimit = .milliseconds(Int64(outageLimit * 1000))
-        o.mqtt = mqtt.flatMap(parseHostPort)
-        o.qos = qos
-        o.mqttBrokerQueue = mqttBrokerQueue
-        o.observe = observe
-        o.webhookPort = webhookPort
-        o.mqttCAFile = mqttCacert
-        o.mqttPersistentSession = mqttSession == .persistent
-        o.ble = ble
-        o.hci = hci
-        o.bumblePython = bumblePython
+        o.connections = pacing.connections
+        o.quiet = .milliseconds(Int64(pacing.settle * 1000))
+        o.alertWait = .milliseconds(Int64(pacing.alertWait * 1000))
+        o.outageLimit = .milliseconds(Int64(pacing.outageLimit * 1000))
+        o.mqtt = broker.mqtt.flatMap(parseHostPort)
+        o.qos = broker.qos
+        o.mqttBrokerQueue = broker.mqttBrokerQueue
+        o.observe = push.observe
+        o.webhookPort = push.webhookPort
+        o.mqttCAFile = broker.mqttCacert
+        o.mqttPersistentSession = broker.mqttSession == .persistent
+        o.ble = bluetooth.ble
+        o.hci = bluetooth.hci
+        o.bumblePython = bluetooth.bumblePython
         o.note = { printError($0) }
         o.runID = try runID(for: o.profile)
         o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
@@ -203,13 +123,13 @@ extension VitalSim {
                 "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
         )
         @OptionGroup var live: LiveFlags
-        @OptionGroup var reports: ReportFlags
+        @OptionGroup(title: "Reports") var reports: ReportFlags
         @Option(
             name: .long,
             help:
                 "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay)."
         ) var evidence: String?
-        @OptionGroup var sharding: ShardFlags
+        @OptionGroup(title: "Sharding") var sharding: ShardFlags
 
         func validate() throws {
             if evidence != nil, sharding.isSharded {
@@ -249,7 +169,7 @@ extension VitalSim {
                     shard: s.index,
                     shards: s.count,
                     suite: live.path,
-                    seed: live.seed,
+                    seed: live.pacing.seed,
                     startAt: options.startAt,
                     scenarios: suite.parts
                 )

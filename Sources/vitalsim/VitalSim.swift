@@ -9,9 +9,17 @@ struct VitalSim: AsyncParsableCommand {
         commandName: "vitalsim",
         abstract: "Device simulator and conformance harness for remote patient monitoring systems.",
         version: VitalSimVersion.current,
-        subcommands: [
-            Generate.self, Validate.self, Encode.self, Decode.self, Stats.self, Bench.self, Peripheral.self, Central.self, Serve.self,
-            Run.self, Merge.self, Record.self, Shrink.self, Doctor.self, Expect.self, Replay.self, BenchTransport.self, Controllers.self,
+        groupedSubcommands: [
+            CommandGroup(
+                name: "Live runs against a SUT",
+                subcommands: [Run.self, Doctor.self, Record.self, Shrink.self, Merge.self, Replay.self, BenchTransport.self]
+            ),
+            CommandGroup(
+                name: "Offline",
+                subcommands: [Validate.self, Generate.self, Expect.self, Stats.self, Encode.self, Decode.self, Bench.self]
+            ),
+            CommandGroup(name: "Bluetooth devices", subcommands: [Peripheral.self, Central.self, Controllers.self]),
+            CommandGroup(name: "Reference SUT", subcommands: [Serve.self]),
         ]
     )
 
