@@ -22,8 +22,7 @@ extension VitalSim {
                 dirs = [directory]
             }
             if dirs.isEmpty {
-                printError("\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first")
             }
             var all: [(String, JSONValue)] = []
             for d in dirs {
@@ -36,8 +35,7 @@ extension VitalSim {
                         for line in r.lines { print(line) }
                     }
                 } catch {
-                    printError("\(error)")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("\(error)")
                 }
             }
             if json { print(JSONValue.object(all).pretty()) }

@@ -16,12 +16,10 @@ extension VitalSim {
 
         func run() throws {
             guard let d = VirtualDuration(parsing: duration), d.milliseconds > 0 else {
-                printError("--duration: expected a positive duration such as 24h, got '\(duration)'")
-                throw ExitCodes.input
+                throw CommandFailure.input("--duration: expected a positive duration such as 24h, got '\(duration)'")
             }
             guard patients > 0 else {
-                printError("--patients must be at least 1")
-                throw ExitCodes.input
+                throw CommandFailure.input("--patients must be at least 1")
             }
             let r = try GenerationBenchmark(patients: patients, duration: d, sink: out).run()
             print("patients \(r.patients), virtual hours \(r.hours), readings \(r.readings), bytes \(r.bytes)")

@@ -82,8 +82,7 @@ extension VitalSim {
                         resumeAt: resumeAt ?? inFlight / 2
                     )
                 } catch {
-                    printError("vitalsim bench-transport: \(error)")
-                    throw ExitCodes.infrastructure
+                    throw CommandFailure.infrastructure("vitalsim bench-transport: \(error)")
                 }
             }
             print(result.summary)
@@ -95,8 +94,7 @@ extension VitalSim {
         func sendScenario(_ path: String, to http: String) async throws {
             let loaded: Scenario
             do throws(ScenarioLoadError) { loaded = try TracedScenarioLoader.load(path: path) } catch {
-                printError(error.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(error.description)
             }
             let devices = loaded.patients.reduce(0) { $0 + $1.devices.count }
             let clock = ContinuousClock()

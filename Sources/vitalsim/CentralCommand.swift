@@ -30,8 +30,7 @@ extension VitalSim {
             if let address {
                 let bytes = address.split(separator: ":").compactMap { UInt8($0, radix: 16) }
                 guard bytes.count == 6 else {
-                    printError("--address: expected six hex bytes such as C0:DE:C0:DE:C0:DE, got '\(address)'")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("--address: expected six hex bytes such as C0:DE:C0:DE:C0:DE, got '\(address)'")
                 }
                 peer = bytes.reversed()
             }

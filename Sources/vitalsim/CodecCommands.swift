@@ -18,13 +18,11 @@ extension VitalSim {
             do {
                 let type = try CharacteristicRegistry.lookup(characteristic)
                 guard let bytes = Hex.decode(hex.joined()) else {
-                    printError("'\(hex.joined(separator: " "))' is not hex bytes")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("'\(hex.joined(separator: " "))' is not hex bytes")
                 }
                 print(try CharacteristicRegistry.decodeToJSON(type, bytes).pretty())
             } catch let e as GATTError {
-                printError(e.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(e.description)
             }
         }
     }
@@ -49,8 +47,7 @@ extension VitalSim {
             while i < fields.count {
                 let f = fields[i]
                 guard f.hasPrefix("--") else {
-                    printError("expected --field value, got '\(f)'")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("expected --field value, got '\(f)'")
                 }
                 var name = String(f.dropFirst(2))
                 var value: String
@@ -59,8 +56,7 @@ extension VitalSim {
                     name = String(name[..<eq])
                 } else {
                     guard i + 1 < fields.count else {
-                        printError("--\(name) needs a value")
-                        throw ExitCodes.input
+                        throw CommandFailure.input("--\(name) needs a value")
                     }
                     value = fields[i + 1]
                     i += 1
@@ -72,8 +68,7 @@ extension VitalSim {
                 let type = try CharacteristicRegistry.lookup(characteristic)
                 print(Hex.encode(try CharacteristicRegistry.encode(type, fields: values)))
             } catch {
-                printError(error.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(error.description)
             }
         }
     }

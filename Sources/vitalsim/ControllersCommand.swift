@@ -26,16 +26,14 @@ extension VitalSim {
 
         func run() throws {
             guard let python = BumbleControllers.python(explicit: bumblePython, executable: LiveFlags.executablePath) else {
-                printError(
+                throw CommandFailure.infrastructure(
                     "vitalsim controllers: no Python with bumble: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python"
                 )
-                throw ExitCodes.infrastructure
             }
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-controllers-\(getpid()).log").path
             let controllers: BumbleControllers
             do { controllers = try BumbleControllers(python: python, ports: ports, log: log) } catch {
-                printError("vitalsim controllers: \(error)")
-                throw ExitCodes.infrastructure
+                throw CommandFailure.infrastructure("vitalsim controllers: \(error)")
             }
             FileHandle.standardOutput.write(Data("ready\n".utf8))
             // Until SIGINT or SIGTERM (as swift-service-lifecycle does: ignored as a default action, seen by a
@@ -55,8 +53,7 @@ extension VitalSim {
             controllers.stop()
             try? FileManager.default.removeItem(atPath: log)
             if died {
-                printError("vitalsim controllers: bumble stopped")
-                throw ExitCodes.infrastructure
+                throw CommandFailure.infrastructure("vitalsim controllers: bumble stopped")
             }
         }
     }

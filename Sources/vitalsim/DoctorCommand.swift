@@ -42,13 +42,11 @@ extension VitalSim {
         func run() async throws {
             let loaded: Scenario
             do throws(ScenarioLoadError) { loaded = try TracedScenarioLoader.load(path: scenario) } catch {
-                printError(error.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(error.description)
             }
             let profile = try loadProfile(sut)
             guard let base = target ?? profile?.baseURL else {
-                printError("\(sut ?? "the profile") has no base-url: give --target URL")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(sut ?? "the profile") has no base-url: give --target URL")
             }
             var t = Diagnosis.Doctor.Target(base: base)
             t.profile = profile ?? .vitalsim

@@ -26,19 +26,16 @@ extension VitalSim {
         func run() throws {
             let scenario: Scenario
             do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
-                printError(error.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(error.description)
             }
             let goldenPath = golden ?? scenario.golden
             var file: GoldenFile?
             if let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) {
                 do throws(ScenarioLoadError) { file = try GoldenFile.parse(text, file: goldenPath) } catch {
-                    printError(error.description)
-                    throw ExitCodes.input
+                    throw CommandFailure.input(error.description)
                 }
             } else if golden != nil {
-                printError("cannot read golden file \(goldenPath)")
-                throw ExitCodes.input
+                throw CommandFailure.input("cannot read golden file \(goldenPath)")
             }
             let derived = Oracle.expect(scenario, seed: seed ?? file?.seed)
             let contradictions = file.map { Oracle.compare(derived, $0) } ?? []

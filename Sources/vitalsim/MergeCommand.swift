@@ -33,8 +33,7 @@ extension VitalSim {
                 for file in results { read.append((file, try ShardMerge.read(file))) }
                 verdicts = try ShardMerge.merge(read)
             } catch {
-                printError("vitalsim merge: \(error)")
-                throw ExitCodes.input
+                throw CommandFailure.input("vitalsim merge: \(error)")
             }
             if let requests { try ReportFlags.write(try Self.lines(ShardMerge.requests(read)), to: requests) }
             let first = read[0].result

@@ -29,19 +29,16 @@ extension VitalSim {
         func run() throws {
             let s: Scenario
             do { s = try TracedScenarioLoader.load(path: scenario) } catch {
-                printError(error.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(error.description)
             }
             let devices = s.bleDevices
             guard !devices.isEmpty else {
-                printError("\(scenario): no device with transport ble")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(scenario): no device with transport ble")
             }
             guard devices.count == hci.count else {
-                printError(
+                throw CommandFailure.input(
                     "--hci: \(hci.count) value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device, in that order"
                 )
-                throw ExitCodes.input
             }
             if let capture { try? FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true) }
             let live: LivePeripherals

@@ -10,8 +10,7 @@ func loadProfile(_ path: String?) throws -> SUTProfile? {
     do throws(ScenarioLoadError) {
         return try SUTProfileLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
     } catch {
-        printError(error.description)
-        throw ExitCodes.input
+        throw CommandFailure.input(error.description)
     }
 }
 
@@ -19,12 +18,10 @@ func loadProfile(_ path: String?) throws -> SUTProfile? {
 /// missing file or a certificate without its key is exit 2.
 func clientCertificate(certificate: String?, key: String?, profile: SUTProfile?) throws -> ClientCertificate? {
     guard (certificate == nil) == (key == nil) else {
-        printError("--client-cert and --client-key go together")
-        throw ExitCodes.input
+        throw CommandFailure.input("--client-cert and --client-key go together")
     }
     for file in [certificate, key].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
-        printError("no readable file at \(file) (--client-cert/--client-key)")
-        throw ExitCodes.input
+        throw CommandFailure.input("no readable file at \(file) (--client-cert/--client-key)")
     }
     if let certificate, let key { return ClientCertificate(certificate: certificate, key: key) }
     guard let c = profile?.tls.clientCertificate, let k = profile?.tls.clientKey else { return nil }

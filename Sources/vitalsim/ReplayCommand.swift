@@ -16,8 +16,7 @@ extension VitalSim {
         func run() throws {
             let outcome: EvidenceBundle.ReplayOutcome
             do throws(EvidenceError) { outcome = try EvidenceBundle.replay(bundle) } catch {
-                printError("vitalsim replay: \(error)")
-                throw ExitCodes.input
+                throw CommandFailure.input("vitalsim replay: \(error)")
             }
             switch outcome {
             case let .identical(requests, digest):

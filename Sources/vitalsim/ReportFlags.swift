@@ -28,8 +28,7 @@ struct ReportFlags: ParsableArguments {
     /// Writes a file, or says it cannot and exits 2.
     static func write(_ data: Data, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: data) else {
-            printError("cannot write \(path)")
-            throw ExitCodes.input
+            throw CommandFailure.input("cannot write \(path)")
         }
     }
 }

@@ -56,8 +56,9 @@ struct LiveFlags: ParsableArguments {
         o.clientCertificate = try clientCertificate(certificate: connection.clientCert, key: connection.clientKey, profile: profile)
         o.mqttCredentials = mqttCredentials(profile)
         if o.target != nil, !sutFault.isEmpty {
-            printError("--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))")
-            throw ExitCodes.input
+            throw CommandFailure.input(
+                "--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))"
+            )
         }
         o.http2 = connection.http2
         o.headers = connection.header
@@ -91,8 +92,7 @@ struct LiveFlags: ParsableArguments {
         if let runId { return runId }
         if let env = ProcessInfo.processInfo.environment["VITALSIM_RUN_ID"], !env.isEmpty {
             guard LiveFlags.isRunID(env) else {
-                printError("VITALSIM_RUN_ID must be 1 to 40 letters, digits, '.' or '-', got '\(env)'")
-                throw ExitCodes.input
+                throw CommandFailure.input("VITALSIM_RUN_ID must be 1 to 40 letters, digits, '.' or '-', got '\(env)'")
             }
             return env
         }
@@ -142,8 +142,7 @@ extension VitalSim {
         func run() async throws {
             let files = LiveSuite.scenarioFiles(live.path)
             guard !files.isEmpty else {
-                printError("\(live.path): no scenario files")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(live.path): no scenario files")
             }
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let suite: SuiteRun
@@ -205,13 +204,11 @@ extension VitalSim {
         func run() async throws {
             let options = try live.options()
             if options.ci {
-                printError("vitalsim record: refusing to write golden files in CI (CI is set)")
-                throw ExitCodes.input
+                throw CommandFailure.input("vitalsim record: refusing to write golden files in CI (CI is set)")
             }
             let files = LiveSuite.scenarioFiles(live.path)
             guard !files.isEmpty else {
-                printError("\(live.path): no scenario files")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(live.path): no scenario files")
             }
             do throws(HarnessError) {
                 for (path, warnings) in try await LiveSuite.record(files, options: options, progress: { printError($0) }) {

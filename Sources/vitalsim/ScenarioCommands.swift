@@ -52,16 +52,14 @@ extension VitalSim {
             for path in paths {
                 let s: Scenario
                 do { s = try TracedScenarioLoader.load(path: path) } catch {
-                    printError(error.description)
-                    throw ExitCodes.input
+                    throw CommandFailure.input(error.description)
                 }
                 let dir = suite ? "\(out)/\(s.name)" : out
                 do {
                     let summary = try CaptureGenerator(scenario: s, seed: seed).generate(into: dir)
                     print("\(s.name): \(summary.readings) readings, \(summary.captures.count) capture(s) in \(dir)")
                 } catch {
-                    printError("\(error)")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("\(error)")
                 }
             }
         }
@@ -76,8 +74,7 @@ enum ScenarioFiles {
             if isDirectory(item) {
                 let names = ((try? FileManagerShim.contents(item)) ?? []).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
                 if names.isEmpty {
-                    printError("\(item): no .yaml scenario files in this folder")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("\(item): no .yaml scenario files in this folder")
                 }
                 out += names.map { item + "/" + $0 }
             } else {

@@ -144,8 +144,7 @@ extension VitalSim {
                     FileHandle.standardOutput.write(Data(text.utf8))
                 }
             } catch {
-                printError("vitalsim serve: \(error)")
-                throw ExitCodes.infrastructure
+                throw CommandFailure.infrastructure("vitalsim serve: \(error)")
             }
         }
 
@@ -164,8 +163,7 @@ extension VitalSim {
             if !mqttTopics.isEmpty { config.mqttTopics = mqttTopics.compactMap { try? MQTTTopicTemplate($0) } }
             if let mqttPasswordEnv {
                 guard let password = ProcessInfo.processInfo.environment[mqttPasswordEnv] else {
-                    printError("vitalsim serve: --mqtt-password-env names \(mqttPasswordEnv), which is not set")
-                    throw ExitCodes.input
+                    throw CommandFailure.input("vitalsim serve: --mqtt-password-env names \(mqttPasswordEnv), which is not set")
                 }
                 config.mqttCredentials.password = password
             }
@@ -175,11 +173,9 @@ extension VitalSim {
                 if let scenario { try apply(scenario: scenario, to: &config) }
                 if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }
             } catch let e as ScenarioLoadError {
-                printError(e.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(e.description)
             } catch {
-                printError("\(error)")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(error)")
             }
             for p in patient { config.profiles[p.patientID] = p.profile }
             for d in bleDevice {
@@ -189,8 +185,7 @@ extension VitalSim {
             let known = Set(config.rules.map(\.id))
             for f in fault {
                 do throws(FaultPlanError) { try config.faults.add(f, knownRules: known) } catch {
-                    printError(error.description)
-                    throw ExitCodes.input
+                    throw CommandFailure.input(error.description)
                 }
             }
             return config

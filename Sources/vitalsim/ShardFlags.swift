@@ -46,11 +46,10 @@ struct ShardFlags: ParsableArguments {
         guard let shards else { return nil }
         let raw = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"]
         guard let raw, let i = Int(raw), (0..<shards).contains(i) else {
-            printError(
+            throw CommandFailure.input(
                 "--shards \(shards): JOB_COMPLETION_INDEX must be 0...\(shards - 1) (a Kubernetes Indexed Job sets it), got "
                     + (raw.map { "'\($0)'" } ?? "nothing")
             )
-            throw ExitCodes.input
         }
         return PatientShard(index: i + 1, count: shards)
     }

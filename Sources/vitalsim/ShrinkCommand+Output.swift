@@ -26,8 +26,7 @@ extension VitalSim.Shrink {
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         } catch {
-            printError("cannot create \(output): \(error.localizedDescription)")
-            throw ExitCodes.input
+            throw CommandFailure.input("cannot create \(output): \(error.localizedDescription)")
         }
         let scenarioPath = output + "/\(name).yaml"
         let goldenPath = output + "/\(name).golden.yaml"
@@ -85,8 +84,7 @@ extension VitalSim.Shrink {
 
     func save(_ text: String, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            printError("cannot write \(path)")
-            throw ExitCodes.input
+            throw CommandFailure.input("cannot write \(path)")
         }
     }
 }

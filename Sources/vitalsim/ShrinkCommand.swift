@@ -47,8 +47,7 @@ extension VitalSim {
                 text = try FileText.read(live.path)
                 document = try ScenarioDocument(text: text, file: live.path)
             } catch {
-                printError("\(error)")
-                throw ExitCodes.input
+                throw CommandFailure.input("\(error)")
             }
             let reference = try referenceGolden(options)
             let failures = try await originalFailures(options, reference: reference)
@@ -71,10 +70,9 @@ extension VitalSim {
             )
             let started = ContinuousClock.now
             guard let result = await shrinker.run() else {
-                printError(
+                throw CommandFailure.input(
                     "\(document.name): judged against what the oracle derives, the scenario does not fail '\(target)'; shrink needs a failure the oracle's expectations reproduce"
                 )
-                throw ExitCodes.input
             }
             let elapsed = ContinuousClock.now - started
             try await write(document, result, target: target, reference: reference, options: options, elapsed: elapsed)
@@ -86,8 +84,7 @@ extension VitalSim {
             let path = LiveSuite.goldenPath(scenario, options)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
             do throws(ScenarioLoadError) { return try GoldenFile.parse(text, file: path) } catch {
-                printError(error.description)
-                throw ExitCodes.input
+                throw CommandFailure.input(error.description)
             }
         }
 
@@ -109,8 +106,7 @@ extension VitalSim {
                 throw error.isInputError ? ExitCodes.input : ExitCodes.infrastructure
             }
             if let error = verdict.error {
-                printError("vitalsim shrink: \(verdict.scenario): \(error)")
-                throw ExitCodes.infrastructure
+                throw CommandFailure.infrastructure("vitalsim shrink: \(verdict.scenario): \(error)")
             }
             return FailureSignature.failures(of: verdict)
         }

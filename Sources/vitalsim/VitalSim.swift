@@ -34,6 +34,9 @@ struct VitalSim: AsyncParsableCommand {
             // two for its server threads. (docs/performance.md; MALLOC_ARENA_MAX in the environment wins.)
             if getenv("MALLOC_ARENA_MAX") == nil { limitMallocArenas(command is Serve ? 2 : 1) }
             if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+        } catch let failure as CommandFailure {
+            printError(failure.message)
+            exit(withError: failure.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
@@ -43,6 +46,24 @@ struct VitalSim: AsyncParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// Why a command failed: the message, printed once on standard error by ``VitalSim/main()``, and
+/// the exit status it carries (2 for input, 3 for infrastructure). A command that has already
+/// printed its problems (every scenario error, a doctor's checklist) throws ``ExitCodes`` instead.
+struct CommandFailure: Error, CustomStringConvertible {
+    /// What the user reads, naming the file, flag or endpoint to fix.
+    let message: String
+    /// The exit status.
+    let exitCode: ExitCode
+
+    /// A usage or input error: exit 2.
+    static func input(_ message: String) -> Self { Self(message: message, exitCode: ExitCodes.input) }
+
+    /// An infrastructure failure (a server, broker or database unreachable, a port in use): exit 3.
+    static func infrastructure(_ message: String) -> Self { Self(message: message, exitCode: ExitCodes.infrastructure) }
+
+    var description: String { message }
 }
 
 /// Exit codes shared by the commands.
