@@ -262,7 +262,7 @@ let package = Package(
         .testTarget(
             name: "ReferenceSUTTests",
             dependencies: [
-                "ReferenceSUT", "ReferenceEngine", "ReferenceStorage", "VitalSimCore",
+                "ReferenceSUT", "ReferenceEngine", "ReferenceStorage", "VitalSimCore", "TestFixtures",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -278,7 +278,7 @@ let package = Package(
                 "Locking",
                 "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "RunHelpers", "Benchmarks",
                 "ReferenceEngine",
-                "ReferenceSUT", yams,
+                "ReferenceSUT", "TestFixtures", yams,
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import LiveRun
 import RunHelpers
+import TestFixtures
 import XCTest
 
 /// The reproductions of issue 18 against a real `vitalsim serve`: hostile bodies are refused with

@@ -1,6 +1,7 @@
 import Foundation
 import LiveRun
 import RunHelpers
+import TestFixtures
 import XCTest
 
 /// Issue 18, reproduction 1: over MQTT, a patient's data can be written only with one of that

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import XCTest
 
 /// Alert delivery and MQTT ingestion against real parts: a real mosquitto broker (readings in as

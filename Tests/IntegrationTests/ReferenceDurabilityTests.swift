@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import XCTest
 
 /// No acknowledged reading is lost to `kill -9`, on SQLite and on a real PostgreSQL: four clients

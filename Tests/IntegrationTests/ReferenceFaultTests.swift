@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import XCTest
 
 /// Each faulty mode of `vitalsim serve --fault …` is announced on stderr and visibly misbehaves

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import XCTest
 
 /// Issue 19, read-back on a live server: the reference SUT answers what it stored, from its
@@ -61,31 +62,11 @@ final class ReferenceReadBackTests: XCTestCase {
 
     /// Patient 701's readings (heart rate on three days, one blood pressure) and another patient's.
     func store(_ sut: SUTProcess) throws {
-        let hr = { (id: String, at: String, value: Double) in
-            observationJSON(id: id, patient: "701", device: "hr-701", kind: "heart-rate", value: value, unit: "/min", at: at)
-        }
-        let bp =
-            #"{"readingId":"bp1","patientId":"701","deviceId":"cuff-701","kind":"blood-pressure","systolic":128,"diastolic":84,"unit":"mm[Hg]","timestamp":"2024-11-08T07:30:00.250Z"}"#
-        let batch =
-            "["
-            + [hr("h1", "2024-11-07T08:00:00Z", 72), hr("h2", "2024-11-07T23:59:59Z", 75.5), hr("h3", "2024-11-08T00:00:00Z", 80), bp]
-            .joined(separator: ",") + "]"
-        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: batch).status, 200)
-        XCTAssertEqual(
-            try sut.curl("POST", "/api/v1/observations", body: hr("h4", "2024-12-01T10:00:00Z", 64)).status,
-            200
-        )
+        let bodies = ObservationBodies.readBack
+        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: bodies.batch).status, 200)
+        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: bodies.single).status, 200)
         // Another patient's reading is never listed.
-        let other = observationJSON(
-            id: "h1",
-            patient: "702",
-            device: "hr",
-            kind: "heart-rate",
-            value: 99,
-            unit: "/min",
-            at: "2024-11-07T08:00:00Z"
-        )
-        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: other).status, 200)
+        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: bodies.otherPatient).status, 200)
     }
 
     /// Bad read-back parameters are refused naming them; an unknown patient is a 404.

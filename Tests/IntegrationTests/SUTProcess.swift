@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import XCTest
 
 /// A `vitalsim serve` process started for a test: parses its start-up lines (`ca-certificate`,
@@ -94,17 +95,4 @@ final class SUTProcess {
         let r = try curl("GET", "/api/v1/alerts" + query, token: readerToken)
         return SUTProcess.json(r.body) as? [[String: Any]] ?? []
     }
-}
-
-/// A generic observation body for `POST /api/v1/observations`.
-func observationJSON(
-    id: String,
-    patient: String,
-    device: String = "dev",
-    kind: String,
-    value: Double,
-    unit: String,
-    at time: String
-) -> String {
-    #"{"readingId": "\#(id)", "patientId": "\#(patient)", "deviceId": "\#(device)", "kind": "\#(kind)", "value": \#(value), "unit": "\#(unit)", "timestamp": "\#(time)"}"#
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import XCTest
 
 /// A SUT profile's `lifecycle`: one long-lived reference SUT serves scenario after scenario and run

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import ReferenceEngine
+import TestFixtures
 import Testing
 
 /// Who may do what, in-process: per-device tokens post only for their own patient, alerts need a

@@ -1,5 +1,6 @@
 import Foundation
 import ReferenceEngine
+import TestFixtures
 import Testing
 import VitalSimCore
 

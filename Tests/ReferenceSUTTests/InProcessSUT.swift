@@ -7,6 +7,7 @@ import NIOCore
 import ReferenceEngine
 import ReferenceSUT
 import ReferenceStorage
+import TestFixtures
 import VitalSimCore
 
 /// The reference SUT's HTTP routes in-process: the router `vitalsim serve` runs, over SQLite storage
@@ -104,19 +105,6 @@ struct SUTTestClient: Sendable {
     func alertRules(_ query: String, token: String? = nil) async throws -> [String?] {
         try await get("/api/v1/alerts" + query, token: token).objects.map { $0["rule"] as? String }
     }
-}
-
-/// A generic observation body for `POST /api/v1/observations`.
-func observationJSON(
-    id: String,
-    patient: String,
-    device: String = "dev",
-    kind: String,
-    value: Double,
-    unit: String,
-    at time: String
-) -> String {
-    #"{"readingId": "\#(id)", "patientId": "\#(patient)", "deviceId": "\#(device)", "kind": "\#(kind)", "value": \#(value), "unit": "\#(unit)", "timestamp": "\#(time)"}"#
 }
 
 /// ISO-8601 UTC text of Unix seconds (tests only).

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 /// Read-back in-process (issue 19): what the SUT stored is answered from its storage — after a
@@ -6,30 +7,12 @@ import Testing
 /// bad parameters are refused naming them. PostgreSQL and the FHIR search's validation by an
 /// independent referee stay live (`IntegrationTests.ReferenceReadBackTests`).
 struct ReadBackRouteTests {
-    static func heartRate(_ id: String, _ time: String, _ value: Double) -> String {
-        observationJSON(id: id, patient: "701", device: "hr-701", kind: "heart-rate", value: value, unit: "/min", at: time)
-    }
-
     /// Patient 701's readings (heart rate on three days, one blood pressure) and another patient's.
     static func store(_ sut: SUTTestClient) async throws {
-        let pressure =
-            #"{"readingId":"bp1","patientId":"701","deviceId":"cuff-701","kind":"blood-pressure","systolic":128,"diastolic":84,"unit":"mm[Hg]","timestamp":"2024-11-08T07:30:00.250Z"}"#
-        let batch = [
-            heartRate("h1", "2024-11-07T08:00:00Z", 72), heartRate("h2", "2024-11-07T23:59:59Z", 75.5),
-            heartRate("h3", "2024-11-08T00:00:00Z", 80), pressure,
-        ]
-        #expect(try await sut.post("/api/v1/observations", "[" + batch.joined(separator: ",") + "]").status == 200)
-        #expect(try await sut.post("/api/v1/observations", heartRate("h4", "2024-12-01T10:00:00Z", 64)).status == 200)
-        let other = observationJSON(
-            id: "h1",
-            patient: "702",
-            device: "hr",
-            kind: "heart-rate",
-            value: 99,
-            unit: "/min",
-            at: "2024-11-07T08:00:00Z"
-        )
-        #expect(try await sut.post("/api/v1/observations", other).status == 200, "another patient's reading is never listed")
+        let bodies = ObservationBodies.readBack
+        #expect(try await sut.post("/api/v1/observations", bodies.batch).status == 200)
+        #expect(try await sut.post("/api/v1/observations", bodies.single).status == 200)
+        #expect(try await sut.post("/api/v1/observations", bodies.otherPatient).status == 200, "another patient's reading is never listed")
     }
 
     @Test func testReadingsAreReadBackFromStorageAfterARestart() async throws {
