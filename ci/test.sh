@@ -38,22 +38,37 @@ stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
   python3 ci/function-length.py --limit 60 Sources Tests && python3 ci/target-sizes.py > /dev/null' || status=1
 stage build swift build --build-tests --explicit-target-dependency-import-check error || exit 1
 
-# The sanitizer and fuzzing builds, one after the other, in the background at nice 19.
+# The sanitizer and fuzzing builds, one after the other, in the background as idle work
+# (SCHED_IDLE: they run only when the tests leave a core free, so the tests' latencies are theirs).
+idle() { if command -v chrt >/dev/null 2>&1; then chrt --idle 0 "$@"; else nice -n 19 "$@"; fi; }
 background() {
   if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
-    stage tsan nice -n 19 bash ci/tsan.sh --xunit-output "$PWD/$logs/tsan.xml" >"$logs/tsan.log" 2>&1 || true
+    stage tsan idle bash ci/tsan.sh --xunit-output "$PWD/$logs/tsan.xml" >"$logs/tsan.log" 2>&1 || true
   fi
   if [ -z "${VITALSIM_SKIP_FUZZ:-}" ]; then
-    stage fuzz nice -n 19 bash ci/fuzz.sh 20 >"$logs/fuzz.log" 2>&1 || true
+    stage fuzz idle bash ci/fuzz.sh 20 >"$logs/fuzz.log" 2>&1 || true
   fi
 }
 background >"$logs/background.log" 2>&1 &
 background_pid=$!
 
+tests_rc=0
 stage tests swift test --skip-build --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
-  --xunit-output "$logs/tests.xml" >"$logs/tests.log" 2>&1 || status=1
+  --xunit-output "$logs/tests.xml" >"$logs/tests.log" 2>&1 || tests_rc=1
 # The failures' own lines, so a red run says what failed without opening the log.
 grep -E "error: |Test Case .* failed|✘" "$logs/tests.log" | head -200 || true
+# An integration test that failed while sharing the two cores with two others runs once more,
+# alone (its latency budgets are measured on the machine it shares); the report names it as flaky.
+# Every other failure, and one that fails again alone, fails the run.
+if [ "$tests_rc" -ne 0 ]; then
+  rerun=$(python3 ci/test-report.py "$logs" --rerun-filter) || status=1
+  if [ -n "$rerun" ]; then
+    echo "== rerunning alone: $rerun"
+    stage rerun swift test --skip-build --parallel --num-workers 1 --filter "$rerun" \
+      --xunit-output "$logs/rerun.xml" >"$logs/rerun.log" 2>&1 || status=1
+    grep -E "error: |Test Case .* failed" "$logs/rerun.log" | head -100 || true
+  fi
+fi
 
 wait "$background_pid" || true
 for s in tsan fuzz; do
