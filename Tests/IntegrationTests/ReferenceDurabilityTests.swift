@@ -141,12 +141,3 @@ final class ReferenceDurabilityTests: XCTestCase {
         }
     }
 }
-
-/// ISO-8601 UTC text of Unix seconds (tests only).
-enum CivilTimeText {
-    static func iso(_ seconds: Int) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
-}

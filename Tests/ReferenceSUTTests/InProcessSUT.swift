@@ -106,12 +106,3 @@ struct SUTTestClient: Sendable {
         try await get("/api/v1/alerts" + query, token: token).objects.map { $0["rule"] as? String }
     }
 }
-
-/// ISO-8601 UTC text of Unix seconds (tests only).
-enum CivilTimeText {
-    static func iso(_ seconds: Int) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
-}

@@ -15,3 +15,14 @@ public enum Fixtures {
         return dir
     }
 }
+
+/// ISO-8601 UTC text of Unix seconds, written by Foundation (not VitalSim's own `CivilTime`), so
+/// that a test of what the reference SUT renders does not share the code that renders it.
+public enum CivilTimeText {
+    /// `2024-11-07T08:00:00Z` for 1_730_966_400.
+    public static func iso(_ seconds: Int) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
