@@ -10,6 +10,25 @@ let yams: Target.Dependency = .product(name: "Yams", package: "Yams")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
 let mustache: Target.Dependency = .product(name: "Mustache", package: "swift-mustache")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let lifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
+/// A library module of the data-flow map (docs/architecture.md, "Modules"), with the modules it
+/// may import. `ci/module-map.py` checks the map's rules: at most six levels deep, the harness
+/// never importing the reference SUT, transports knowing no payloads, a test target per module.
+func module(
+    _ name: String,
+    _ dependencies: [Target.Dependency] = [],
+    resources: [Resource]? = nil
+) -> Target {
+    .target(name: name, dependencies: dependencies, resources: resources, swiftSettings: strict)
+}
+
+/// The in-process tests of one module (no processes, no sockets but loopback in-process servers).
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, swiftSettings: strict)
+}
 
 let package = Package(
     name: "VitalSim",
@@ -17,8 +36,9 @@ let package = Package(
     products: [
         .executable(name: "vitalsim", targets: ["vitalsim"]),
         .executable(name: "vitalsim-fuzz", targets: ["vitalsim-fuzz"]),
-        .library(name: "VitalSimCore", targets: ["VitalSimCore", "VitalSimBasics", "StrictYAML"]),
-        .library(name: "GATT", targets: ["GATT", "GATTPrimitives"]),
+        .library(name: "VitalSimCore", targets: ["VitalSimCore"]),
+        .library(name: "Bluetooth", targets: ["Bluetooth"]),
+        .library(name: "ReferenceSUT", targets: ["ReferenceSUT", "ReferenceEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,146 +60,52 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        // Strict, position-aware YAML reading: every problem with file, line, column and field
-        // (scenarios, golden files, SUT profiles, alert rules and credentials all read through it).
-        .target(name: "StrictYAML", dependencies: [yams], swiftSettings: strict),
-        // The dependency-free basics: virtual durations, seeded randomness, civil time, JSON values, math.
-        .target(name: "VitalSimBasics", swiftSettings: strict),
-        // Words and data every module shares: scenarios, readings, symptoms, ECG recordings.
-        // It re-exports VitalSimBasics and StrictYAML: a loader's errors (ScenarioIssue) are part of its API.
-        .target(name: "VitalSimCore", dependencies: ["VitalSimBasics", "StrictYAML", yams], swiftSettings: strict),
-        // Offline generation: physiology → devices → GATT payloads.
-        .target(name: "Physiology", dependencies: ["VitalSimCore"], swiftSettings: strict),
-        .target(name: "Devices", dependencies: ["VitalSimCore", "Physiology"], swiftSettings: strict),
-        // Byte-level building blocks of GATT values: IEEE-11073 SFLOAT/FLOAT, the little-endian reader,
-        // Date Time, the E2E-CRC and the decoding error.
-        .target(name: "GATTPrimitives", dependencies: ["VitalSimCore"], swiftSettings: strict),
-        // Bluetooth SIG characteristics (encode and decode) and the GATT database of each device type.
-        .target(name: "GATT", dependencies: ["VitalSimCore", "GATTPrimitives"], swiftSettings: strict),
-        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        .target(name: "BLE", dependencies: ["VitalSimCore", "GATT", "CBluetooth"], swiftSettings: strict),
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
-        .target(name: "Locking", swiftSettings: strict),
-        // Transports: libcurl (HTTP, SSE) and libmosquitto (MQTT) clients.
+        module("Locking"),
+        // The words every module shares: basics (virtual time, seeded randomness, civil time, JSON values),
+        // strict position-aware YAML reading, the scenario model and its loader, readings, symptoms, ECG.
+        module("VitalSimCore", [yams]),
+        // Offline generation: physiology → devices → readings; realism statistics of what was generated.
+        module("Generation", ["VitalSimCore"]),
+        // Bluetooth: GATT value primitives and characteristics, the ATT server and HCI host, btsnoop captures.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        module("Bluetooth", ["VitalSimCore", "CBluetooth"]),
+        // Transports: libcurl (HTTP, SSE) and libmosquitto (MQTT) clients; bytes only, no payloads.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "Wire", dependencies: ["CMosquitto", "CCurl", "Locking"], swiftSettings: strict),
-        // Payload formats: a reading as the bytes or JSON its device sends.
-        .target(name: "Payloads", dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", mustache], swiftSettings: strict),
-        // Traffic planning: scenario → readings → requests, readings.jsonl and btsnoop captures.
-        .target(
-            name: "TrafficPlanning",
-            dependencies: ["VitalSimCore", "Physiology", "Devices", "GATT", "BLE", "Payloads", crypto],
-            swiftSettings: strict
+        module("Transports", ["Locking", "CMosquitto", "CCurl"]),
+        // Traffic: payload formats, recorded traces, and the plan of requests a scenario sends.
+        module(
+            "Traffic",
+            ["VitalSimCore", "Generation", "Bluetooth", mustache, crypto, .product(name: "SwiftCSV", package: "SwiftCSV")]
         ),
-        // Simulated devices as live BLE peripherals, with their record stores.
-        .target(
-            name: "Peripherals",
-            dependencies: ["Locking", "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Payloads", "TrafficPlanning"],
-            swiftSettings: strict
+        // Judging (pure): the oracle, stored-data checks, golden files, verdicts, reports, shards,
+        // evidence bundles, and the shrinker's search.
+        module("Judge", ["VitalSimCore", "Traffic", yams, histogram, crypto]),
+        // The SUT adapter: profiles (pure), how the harness talks to a SUT, and `vitalsim doctor`.
+        module("SUTAdapter", ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", yams, mustache]),
+        // The live harness: the runner, suites and shards, alert observers, helper processes, peripherals.
+        module(
+            "LiveHarness",
+            [
+                "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
+                histogram, hummingbird, lifecycle,
+            ]
         ),
-        // The alert oracle (pure): alerts derived from the readings and the clinical rules.
-        .target(name: "Oracle", dependencies: ["VitalSimCore", "TrafficPlanning"], swiftSettings: strict),
-        // Realism statistics of generated readings (`vitalsim stats`).
-        .target(name: "Realism", dependencies: ["VitalSimCore"], swiftSettings: strict),
-        // The judge (pure): golden files, verdicts, JUnit/JSON/HTML reports.
-        .target(
-            name: "Judge",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "StoredData", yams, histogram],
-            swiftSettings: strict
-        ),
-        // Sharded runs (pure): a shard's result file, and the merge of every shard's into one verdict.
-        .target(
-            name: "Sharding",
-            dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", histogram],
-            swiftSettings: strict
-        ),
-        // Stored data (pure): what a SUT must hold after a run, and when a stored reading is the one sent.
-        .target(
-            name: "StoredData",
-            dependencies: ["VitalSimCore", "TrafficPlanning", "Oracle"],
-            swiftSettings: strict
-        ),
-        // Live runs: the runner, alert observers, helper processes, evidence bundles.
-        // SUT profiles (pure): how a team's own backend is reached, authenticated to and read.
-        .target(
-            name: "SUTProfile",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Oracle", "Judge", "StoredData", yams, mustache],
-            swiftSettings: strict
-        ),
-        // How the harness talks to a SUT: credentials per request (OAuth2 too), the alert list, run health.
-        .target(
-            name: "SUTClient",
-            dependencies: ["Locking", "Wire", "Judge", "SUTProfile", "StoredData", "VitalSimCore", "TrafficPlanning"],
-            swiftSettings: strict
-        ),
-        // `vitalsim doctor`: whether a SUT can be tested at all, before a run blames it.
-        .target(
-            name: "Diagnosis",
-            dependencies: ["Locking", "VitalSimCore", "Wire", "TrafficPlanning", "Judge", "SUTProfile", "SUTClient", "StoredData"],
-            swiftSettings: strict
-        ),
-        // Auditors' evidence bundles of live runs, and their replay.
-        .target(
-            name: "Evidence",
-            dependencies: ["VitalSimCore", "TrafficPlanning", "Judge", "Traces", crypto],
-            swiftSettings: strict
-        ),
-        // The helper processes a run starts: the embedded reference SUT, mosquitto (users, ACLs), bumble's controllers.
-        .target(name: "RunHelpers", dependencies: ["Locking"], swiftSettings: strict),
-        .target(
-            name: "LiveRun",
-            dependencies: [
-                "Locking", "RunHelpers",
-                "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Peripherals", "Oracle", "Judge", "SUTProfile", "SUTClient",
-                "Evidence", "StoredData", "Traces", "Sharding",
-                histogram,
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strict
-        ),
-        // Devices whose readings come from recordings: VitalSim's JSONL, CSV, Dexcom Clarity, Apple Health, btsnoop.
-        .target(
-            name: "Traces",
-            dependencies: ["VitalSimCore", "GATT", "GATTPrimitives", "BLE", .product(name: "SwiftCSV", package: "SwiftCSV")],
-            swiftSettings: strict
-        ),
-        // `vitalsim shrink`: delta debugging over a scenario's parts for a failure's smallest scenario.
-        .target(name: "Shrinking", dependencies: ["VitalSimCore", "Judge", yams], swiftSettings: strict),
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
-        .target(
-            name: "Benchmarks",
-            dependencies: ["Locking", "VitalSimCore", "BLE", "Wire", "Payloads", "TrafficPlanning", "Judge", histogram],
-            swiftSettings: strict
+        module("Benchmarks", ["Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", histogram]),
+        // The reference SUT's domain (pure): strict JSON, payload validation, observations, the alert engine.
+        module(
+            "ReferenceEngine",
+            ["VitalSimCore", "Bluetooth", yams],
+            resources: [.copy("Alerts/default-rules.yaml")]
         ),
-        // A strict JSON parser for hostile request bodies, and the 400 a bad body earns.
-        .target(name: "StrictJSON", dependencies: ["VitalSimCore"], swiftSettings: strict),
-        // The reference SUT's domain (pure): payload validation, observations, the alert engine and its rules.
-        .target(
-            name: "ReferenceEngine",
-            dependencies: ["VitalSimCore", "StrictJSON", "GATT", "GATTPrimitives", yams],
-            resources: [.copy("default-rules.yaml")],
-            swiftSettings: strict
-        ),
-        // The reference SUT's durable storage: SQLite (GRDB) and PostgreSQL.
-        .target(
-            name: "ReferenceStorage",
-            dependencies: [
-                "VitalSimCore", "ReferenceEngine",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
-        // The reference SUT's service: HTTP(S) server, MQTT and BLE ingestion, storage, alert delivery.
-        .target(
-            name: "ReferenceSUT",
-            dependencies: [
-                "Locking",
-                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "ReferenceEngine", "ReferenceStorage", yams,
-                .product(name: "Hummingbird", package: "hummingbird"),
+        // The reference SUT as a service: HTTP(S) server, MQTT and BLE ingestion, storage, alert delivery.
+        module(
+            "ReferenceSUT",
+            [
+                "Locking", "VitalSimCore", "Bluetooth", "Transports", "ReferenceEngine", yams,
+                hummingbird,
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -190,97 +116,60 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                lifecycle,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                logging,
+            ]
         ),
         // What libFuzzer feeds hostile bytes to (ci/fuzz.sh), and the fuzzing binary / corpus replayer.
-        .target(name: "FuzzTargets", dependencies: ["VitalSimCore", "GATT", "Judge", "ReferenceEngine", "Traces"], swiftSettings: strict),
+        module("FuzzTargets", ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine"]),
         .executableTarget(name: "vitalsim-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
+        // The command line: parsing, validation of flags, wiring; no logic of its own.
         .executableTarget(
             name: "vitalsim",
             dependencies: [
-                "Locking",
-                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Peripherals", "Oracle", "Realism", "Judge",
-                "LiveRun", "RunHelpers", "Evidence", "Diagnosis", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "SUTProfile",
-                "SUTClient", "Shrinking", "Traces", "Sharding",
+                "Locking", "VitalSimCore", "Generation", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
+                "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: strict
         ),
-        // Unit tests: one target per module, no processes.
+
+        // Each module's tests, in-process.
         .target(name: "TestFixtures", path: "Tests/TestFixtures", swiftSettings: strict),
-        .testTarget(name: "VitalSimCoreTests", dependencies: ["VitalSimCore", "TestFixtures"], swiftSettings: strict),
-        .testTarget(name: "GATTTests", dependencies: ["GATT", "GATTPrimitives", "VitalSimCore"], swiftSettings: strict),
-        .testTarget(
-            name: "TrafficPlanningTests",
-            dependencies: [
-                "VitalSimCore", "Physiology", "Devices", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "Realism", "Judge",
-                "TestFixtures",
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "OracleTests",
-            dependencies: ["VitalSimCore", "Devices", "TrafficPlanning", "Oracle", "Judge", "Traces", "TestFixtures"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "JudgeTests",
-            dependencies: ["VitalSimCore", "Payloads", "TrafficPlanning", "Judge", "Oracle", "StoredData", "Sharding", histogram],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ReferenceEngineTests",
-            dependencies: [
-                "VitalSimCore", "GATT", "GATTPrimitives", "Payloads", "TrafficPlanning", "ReferenceEngine", "FuzzTargets", "TestFixtures",
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "SUTProfileTests",
-            dependencies: ["SUTProfile", "TrafficPlanning", "Judge", "StoredData", "VitalSimCore", histogram],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "TracesTests",
-            dependencies: ["Traces", "VitalSimCore", "TrafficPlanning", "TestFixtures"],
-            swiftSettings: strict
-        ),
-        .testTarget(name: "ShrinkingTests", dependencies: ["Shrinking", "Judge", "VitalSimCore", "TestFixtures"], swiftSettings: strict),
-        .testTarget(
-            name: "LiveRunTests",
-            dependencies: ["Judge", "Locking", "LiveRun", "SUTClient", "SUTProfile", "Wire"],
-            swiftSettings: strict
-        ),
-        // The ATT server PDU by PDU, without a controller.
-        .testTarget(name: "BLETests", dependencies: ["BLE", "GATT", "VitalSimCore"], swiftSettings: strict),
-        // The reference SUT's routes in-process, through Hummingbird's router test framework.
-        .testTarget(
-            name: "ReferenceSUTTests",
-            dependencies: [
-                "ReferenceSUT", "ReferenceEngine", "ReferenceStorage", "VitalSimCore", "TestFixtures",
-                .product(name: "Hummingbird", package: "hummingbird"),
+        tests("LockingTests", ["Locking"]),
+        tests("VitalSimCoreTests", ["VitalSimCore", "TestFixtures"]),
+        tests("GenerationTests", ["VitalSimCore", "Generation", "Traffic", "TestFixtures"]),
+        tests("BluetoothTests", ["VitalSimCore", "Bluetooth"]),
+        tests("TransportsTests", ["Locking", "Transports"]),
+        tests("TrafficTests", ["VitalSimCore", "Generation", "Bluetooth", "Traffic", "Judge", "TestFixtures"]),
+        tests("JudgeTests", ["VitalSimCore", "Generation", "Traffic", "Judge", histogram, "TestFixtures"]),
+        tests("SUTAdapterTests", ["VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", histogram]),
+        tests("LiveHarnessTests", ["Locking", "Transports", "Judge", "SUTAdapter", "LiveHarness"]),
+        tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),
+        tests("ReferenceEngineTests", ["VitalSimCore", "Bluetooth", "Traffic", "ReferenceEngine", "TestFixtures"]),
+        tests(
+            "ReferenceSUTTests",
+            [
+                "VitalSimCore", "ReferenceEngine", "ReferenceSUT", "TestFixtures",
+                hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            swiftSettings: strict
+            ]
         ),
+        tests("FuzzTargetsTests", ["FuzzTargets"]),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
-        .testTarget(
-            name: "IntegrationTests",
-            dependencies: [
-                "Locking",
-                "VitalSimCore", "GATT", "GATTPrimitives", "BLE", "Wire", "TrafficPlanning", "Judge", "LiveRun", "RunHelpers", "Benchmarks",
-                "ReferenceEngine",
-                "ReferenceSUT", "TestFixtures", yams,
-            ],
-            swiftSettings: strict
+        tests(
+            "IntegrationTests",
+            [
+                "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "LiveHarness", "Benchmarks",
+                "ReferenceEngine", "ReferenceSUT", "TestFixtures", yams,
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The concurrent code's tests under ThreadSanitizer: the targets that start tasks, threads or
-# dispatch queues (docs/architecture.md, rule 5) — LiveRun and SUTClient (LiveRunTests), the
-# reference SUT's actor store, alert hub and routes (ReferenceSUTTests), and libcurl/libmosquitto
-# driven from several threads in-process (two integration classes). The pure modules start no
+# The concurrent code's tests under ThreadSanitizer: the modules that start tasks, threads or
+# dispatch queues (docs/architecture.md, rule 5) — LiveHarness, SUTAdapter, Locking and Transports'
+# send window, the reference SUT's actor store, alert hub and routes (ReferenceSUTTests), and
+# libcurl/libmosquitto driven from several threads in-process (two integration classes). The pure modules start no
 # task or thread, so ThreadSanitizer has nothing to watch there. A separate build folder
 # (.build-tsan): the whole package is rebuilt with -sanitize=thread. Arguments after the script's
 # name go to `swift test` (ci/test.sh passes --xunit-output).
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 bash ci/setup-debian.sh
 scratch=.build-tsan
 swift build --build-tests --sanitize=thread --scratch-path "$scratch"
-concurrent='LiveRunTests|ReferenceSUTTests'
+concurrent='LiveHarnessTests|SUTAdapterTests|LockingTests|TransportsTests|ReferenceSUTTests'
 inprocess='IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

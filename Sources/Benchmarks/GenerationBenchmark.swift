@@ -1,7 +1,6 @@
-import BLE
+import Bluetooth
 import Foundation
-import Payloads
-import TrafficPlanning
+import Traffic
 import VitalSimCore
 
 /// `vitalsim bench generate`: readings per second for generation + GATT encoding of a synthetic

@@ -2,8 +2,8 @@ import Foundation
 import Histogram
 import Judge
 import Locking
+import Transports
 import VitalSimCore
-import Wire
 
 /// The harness's own transports under load, for `vitalsim bench-transport` and
 /// `ci/bench-harness.sh`: the same libcurl keep-alive connections (``HTTPPoster``) and libmosquitto

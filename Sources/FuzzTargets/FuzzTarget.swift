@@ -1,7 +1,7 @@
-import GATT
+import Bluetooth
 import Judge
 import ReferenceEngine
-import Traces
+import Traffic
 import VitalSimCore
 
 /// What `vitalsim-fuzz` feeds hostile bytes to (`ci/fuzz.sh`, `docs/reliability.md`): every GATT

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Judge
-import LiveRun
+import LiveHarness
 import Logging
 import VitalSimCore
 

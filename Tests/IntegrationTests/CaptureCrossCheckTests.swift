@@ -1,8 +1,6 @@
-import BLE
+import Bluetooth
 import Foundation
-import GATT
-import GATTPrimitives
-import TrafficPlanning
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,6 +1,6 @@
 import Benchmarks
 import Foundation
-import Wire
+import Transports
 import XCTest
 
 /// `HTTPMultiClient` as a task executor: tasks that prefer it run on its event-loop thread before

@@ -1,6 +1,5 @@
 import Foundation
-import LiveRun
-import RunHelpers
+import LiveHarness
 import TestFixtures
 import XCTest
 
@@ -226,7 +225,7 @@ final class HostileInputTests: XCTestCase {
     func testTheEmbeddedBrokerRefusesOversizedPackets() throws {
         let dir = TestSupport.temporaryDirectory("broker-limit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let broker = try RunHelpers.MosquittoBroker(directory: dir + "/broker")
+        let broker = try LiveHarness.MosquittoBroker(directory: dir + "/broker")
         defer { broker.stop() }
         let port = String(broker.port)
         let seen = try ReferenceDeliveryTests.Listener(
@@ -236,7 +235,7 @@ final class HostileInputTests: XCTestCase {
         )
         usleep(300_000)
         let big = dir + "/big.json"
-        try Data(repeating: 0x20, count: RunHelpers.MosquittoBroker.maxPacketSize + 1000).write(to: URL(fileURLWithPath: big))
+        try Data(repeating: 0x20, count: LiveHarness.MosquittoBroker.maxPacketSize + 1000).write(to: URL(fileURLWithPath: big))
         let small = dir + "/small.json"
         try Data(repeating: 0x20, count: 200_000).write(to: URL(fileURLWithPath: small))
         // An MQTT 3.1.1 client cannot know the limit: the broker disconnects it ("oversize packet").

@@ -1,7 +1,6 @@
 import Foundation
-import LiveRun
-import RunHelpers
-import TrafficPlanning
+import LiveHarness
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,10 +1,7 @@
-import BLE
+import Bluetooth
 import Foundation
-import GATT
-import GATTPrimitives
-import LiveRun
-import RunHelpers
-import TrafficPlanning
+import LiveHarness
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
-import LiveRun
-import TrafficPlanning
+import LiveHarness
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,7 +1,7 @@
 import Foundation
-import LiveRun
+import LiveHarness
 import Locking
-import Wire
+import Transports
 import XCTest
 
 /// `MQTTClient`'s own network loop against a real broker: tasks that prefer the client run on its

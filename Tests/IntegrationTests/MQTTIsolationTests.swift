@@ -1,6 +1,5 @@
 import Foundation
-import LiveRun
-import RunHelpers
+import LiveHarness
 import TestFixtures
 import XCTest
 
@@ -19,7 +18,7 @@ final class MQTTIsolationTests: XCTestCase {
             .init(name: "501/hr-501", password: "t501-0123456789abcdef", rules: ["topic write vitals/501/+", "topic read acks/501"]),
             .init(name: "502/hr-502", password: "t502-0123456789abcdef", rules: ["topic write vitals/502/+", "topic read acks/502"]),
         ])
-        let broker = try RunHelpers.MosquittoBroker(directory: dir + "/broker", access: access)
+        let broker = try LiveHarness.MosquittoBroker(directory: dir + "/broker", access: access)
         defer { broker.stop() }
         let port = String(broker.port)
         let seen = try ReferenceDeliveryTests.Listener(

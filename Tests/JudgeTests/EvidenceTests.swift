@@ -1,7 +1,6 @@
 import Foundation
 import Judge
-import Oracle
-import TrafficPlanning
+import Traffic
 import VitalSimCore
 import XCTest
 

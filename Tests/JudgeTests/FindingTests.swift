@@ -1,13 +1,12 @@
 import Foundation
+import FoundationXML
 import Histogram
 import Judge
-import Payloads
-import TrafficPlanning
+import Traffic
 import VitalSimCore
-import XCTest
 
 #if canImport(FoundationXML)
-import FoundationXML
+import XCTest
 #endif
 
 /// Every finding of the judge, on constructed golden files and run results (no process, no SUT).

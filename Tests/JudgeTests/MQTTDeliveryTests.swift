@@ -1,5 +1,5 @@
 import Judge
-import TrafficPlanning
+import Traffic
 import XCTest
 
 /// The broker's PUBACK is not the SUT's word: a reading is delivered over MQTT when the SUT confirms

@@ -1,9 +1,7 @@
 import Foundation
 import Histogram
 import Judge
-import Payloads
-import Sharding
-import TrafficPlanning
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,5 +1,4 @@
 import Judge
-import StoredData
 import VitalSimCore
 import XCTest
 

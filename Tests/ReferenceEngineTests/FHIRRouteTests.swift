@@ -1,6 +1,5 @@
-import Payloads
 import ReferenceEngine
-import TrafficPlanning
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,5 +1,4 @@
-import GATT
-import GATTPrimitives
+import Bluetooth
 import ReferenceEngine
 import VitalSimCore
 import XCTest

@@ -1,8 +1,7 @@
-import GATT
-import Payloads
+import Bluetooth
 import ReferenceEngine
 import TestFixtures
-import TrafficPlanning
+import Traffic
 import VitalSimCore
 import XCTest
 

@@ -1,5 +1,5 @@
-import Payloads
 import ReferenceEngine
+import Traffic
 import VitalSimCore
 import XCTest
 

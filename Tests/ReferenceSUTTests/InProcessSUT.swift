@@ -6,7 +6,6 @@ import Logging
 import NIOCore
 import ReferenceEngine
 import ReferenceSUT
-import ReferenceStorage
 import TestFixtures
 import VitalSimCore
 

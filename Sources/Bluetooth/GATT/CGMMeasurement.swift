@@ -1,0 +1,183 @@
+import VitalSimCore
+
+/// One record of a CGM Measurement 0x2AA7 value.
+public struct CGMRecord: Equatable, Sendable {
+    /// Glucose concentration, mg/dL.
+    public var glucose: SFloat
+    /// Minutes since the session start (also the record's sequence number).
+    public var timeOffset: UInt16
+    /// Sensor Status Annunciation octets; each is sent only when present (flags bits 7, 6, 5).
+    public var status: UInt8?
+    /// Sensor Status Annunciation, Cal/Temp octet, when present.
+    public var calTemp: UInt8?
+    /// Sensor Status Annunciation, Warning octet, when present.
+    public var warning: UInt8?
+    /// Trend, (mg/dL)/min (flags bit 0).
+    public var trend: SFloat?
+    /// Quality, % (flags bit 1).
+    public var quality: SFloat?
+    /// Append an E2E-CRC (CGM Feature bit 12).
+    public var hasCRC: Bool
+
+    /// A value with the fields given; absent optional fields are left out of the encoding.
+    public init(
+        glucose: SFloat,
+        timeOffset: UInt16,
+        status: UInt8? = nil,
+        calTemp: UInt8? = nil,
+        warning: UInt8? = nil,
+        trend: SFloat? = nil,
+        quality: SFloat? = nil,
+        hasCRC: Bool = true
+    ) {
+        self.glucose = glucose
+        self.timeOffset = timeOffset
+        self.status = status
+        self.calTemp = calTemp
+        self.warning = warning
+        self.trend = trend
+        self.quality = quality
+        self.hasCRC = hasCRC
+    }
+
+    var size: Int {
+        6 + (status != nil ? 1 : 0) + (calTemp != nil ? 1 : 0) + (warning != nil ? 1 : 0) + (trend != nil ? 2 : 0)
+            + (quality != nil ? 2 : 0) + (hasCRC ? 2 : 0)
+    }
+
+    func encode(into w: inout ByteWriter) {
+        var body = ByteWriter(capacity: 15)
+        var flags: UInt8 = 0
+        if trend != nil { flags |= 0x01 }
+        if quality != nil { flags |= 0x02 }
+        if warning != nil { flags |= 0x20 }
+        if calTemp != nil { flags |= 0x40 }
+        if status != nil { flags |= 0x80 }
+        body.u8(UInt8(size))
+        body.u8(flags)
+        body.sfloat(glucose)
+        body.u16(timeOffset)
+        // Wire order follows CGMS v1.0.1 Table 3.2 (Status, Cal/Temp, Warning); see docs/gatt.md.
+        if let s = status { body.u8(s) }
+        if let c = calTemp { body.u8(c) }
+        if let x = warning { body.u8(x) }
+        if let t = trend { body.sfloat(t) }
+        if let q = quality { body.sfloat(q) }
+        if hasCRC { body.u16(CRC16.mcrf4xx(body.bytes)) }
+        w.append(body.bytes)
+    }
+}
+
+/// CGM Measurement 0x2AA7 (CGM Service, notify): one or more size-prefixed records.
+public struct CGMMeasurement: GATTCharacteristic {
+    /// The assigned 16-bit UUID.
+    public static let uuid: UInt16 = 0x2AA7
+    /// The command-line name (`vitalsim decode`, `vitalsim encode`).
+    public static let name = "cgm-measurement"
+    /// The records of the notification (one or more).
+    public var records: [CGMRecord]
+
+    /// A value with the fields given; absent optional fields are left out of the encoding.
+    public init(records: [CGMRecord]) { self.records = records }
+
+    /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMMeasurement {
+        guard !bytes.isEmpty else { throw .truncated(characteristic: name, offset: 0, field: "Size", needed: 1, available: 0) }
+        try ByteReader.checkLength(bytes, characteristic: name)
+        var records: [CGMRecord] = []
+        var start = 0
+        while start < bytes.count {
+            let size = Int(bytes[start])
+            guard size >= 6 else {
+                throw .invalidValue(
+                    characteristic: name,
+                    offset: start,
+                    field: "Size",
+                    reason: "\(size) is below the minimum record size 6"
+                )
+            }
+            guard start + size <= bytes.count else {
+                throw .truncated(
+                    characteristic: name,
+                    offset: bytes.count,
+                    field: "record of Size \(size)",
+                    needed: start + size - bytes.count,
+                    available: 0
+                )
+            }
+            let recordBytes = Array(bytes[start..<(start + size)])
+            var r = ByteReader(recordBytes, characteristic: name)
+            _ = try r.u8("Size")
+            let flags = try r.u8("Flags")
+            try r.checkReserved(UInt32(flags), allowed: 0xE3, field: "Flags", at: start + 1)
+            var rec = CGMRecord(glucose: try r.sfloat("CGM Glucose Concentration"), timeOffset: try r.u16("Time Offset"), hasCRC: false)
+            if flags & 0x80 != 0 { rec.status = try r.u8("Sensor Status Annunciation (Status)") }
+            if flags & 0x40 != 0 { rec.calTemp = try r.u8("Sensor Status Annunciation (Cal/Temp)") }
+            if flags & 0x20 != 0 { rec.warning = try r.u8("Sensor Status Annunciation (Warning)") }
+            if flags & 0x01 != 0 { rec.trend = try r.sfloat("CGM Trend Information") }
+            if flags & 0x02 != 0 { rec.quality = try r.sfloat("CGM Quality") }
+            switch r.remaining {
+            case 0: break
+            case 2:
+                let computed = CRC16.mcrf4xx(recordBytes[0..<r.offset])
+                let found = try r.u16("E2E-CRC")
+                guard computed == found else {
+                    throw .crcMismatch(characteristic: name, offset: start + size - 2, expected: computed, found: found)
+                }
+                rec.hasCRC = true
+            default:
+                throw .invalidValue(
+                    characteristic: name,
+                    offset: start,
+                    field: "Size",
+                    reason: "\(size) does not match the fields announced by the flags (\(r.offset) bytes, or \(r.offset + 2) with E2E-CRC)"
+                )
+            }
+            if let s = rec.status, s & 0xC0 != 0 {
+                throw .reservedBits(characteristic: name, offset: start + 6, field: "Status octet", value: UInt32(s & 0xC0))
+            }
+            records.append(rec)
+            start += size
+        }
+        return CGMMeasurement(records: records)
+    }
+
+    /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
+    public func encode() throws(GATTError) -> [UInt8] {
+        guard !records.isEmpty else {
+            throw .unencodable(characteristic: Self.name, field: "records", reason: "at least one record is needed")
+        }
+        var w = ByteWriter(capacity: 15 * records.count)
+        for r in records { r.encode(into: &w) }
+        return w.bytes
+    }
+
+    /// The decoded fields, as `vitalsim decode` prints them.
+    public var fields: JSONValue {
+        let recs: [JSONValue] = records.map { r in
+            var o = r.glucose.jsonFields("glucose") + [("timeOffset", .int(Int64(r.timeOffset)))]
+            if let s = r.status { o.append(("status", .int(Int64(s)))) }
+            if let c = r.calTemp { o.append(("calTemp", .int(Int64(c)))) }
+            if let x = r.warning { o.append(("warning", .int(Int64(x)))) }
+            if let t = r.trend { o += t.jsonFields("trend") }
+            if let q = r.quality { o += q.jsonFields("quality") }
+            o.append(("e2eCRC", .bool(r.hasCRC)))
+            return .object(o)
+        }
+        if recs.count == 1, case let .object(o) = recs[0] { return .object(o) }
+        return .object([("records", .array(recs))])
+    }
+
+    /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
+    public init(fields f: FieldInput) throws(GATTError) {
+        var r = CGMRecord(glucose: try f.sfloat("glucose"), timeOffset: UInt16(try f.int("timeOffset", 0...65535)))
+        r.status = try f.optionalInt("status", 0...0x3F).map { UInt8($0) }
+        r.calTemp = try f.optionalInt("calTemp", 0...255).map { UInt8($0) }
+        r.warning = try f.optionalInt("warning", 0...255).map { UInt8($0) }
+        r.trend = try f.optionalSFloat("trend")
+        r.quality = try f.optionalSFloat("quality")
+        r.hasCRC = f.has("e2eCRC") ? try f.bool("e2eCRC") : true
+        self.init(records: [r])
+        try f.finish(known: ["glucose", "timeOffset", "status", "calTemp", "warning", "trend", "quality", "e2eCRC"])
+    }
+}

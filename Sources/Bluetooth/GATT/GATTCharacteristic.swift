@@ -1,0 +1,195 @@
+import VitalSimCore
+
+/// A GATT characteristic value with a byte-exact encoder and a strict decoder.
+///
+/// `decode(encode(x)) == x` for every encodable `x`, and `encode(decode(b)) == b` for every valid `b`.
+public protocol GATTCharacteristic: Sendable, Equatable {
+    /// The 16-bit assigned UUID, e.g. 0x2A37.
+    static var uuid: UInt16 { get }
+    /// The command-line name, e.g. `heart-rate-measurement`.
+    static var name: String { get }
+    /// Decodes a characteristic value; throws ``GATTError`` naming the byte offset of any problem.
+    static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self
+    /// Encodes to the characteristic value bytes.
+    func encode() throws(GATTError) -> [UInt8]
+    /// The decoded fields as JSON (what `vitalsim decode` prints).
+    var fields: JSONValue { get }
+    /// Builds a value from named fields (what `vitalsim encode` accepts).
+    init(fields: FieldInput) throws(GATTError)
+}
+
+extension GATTCharacteristic {
+    /// `0x2A37`-style text of the UUID.
+    public static var uuidString: String { "0x" + hex16(uuid) }
+}
+
+/// Named field values given on the command line (`--heart-rate 72 --rr-intervals 850,860`).
+///
+/// Names are matched in camelCase; `--heart-rate` and `--heartRate` are the same field.
+public final class FieldInput {
+    private var values: [String: String]
+    private var used: Set<String> = []
+    let characteristic: String
+
+    /// Named fields for the characteristic called `characteristic` (named in error messages).
+    public init(_ values: [String: String], characteristic: String) {
+        var v: [String: String] = [:]
+        for (k, x) in values { v[FieldInput.camel(k)] = x }
+        self.values = v
+        self.characteristic = characteristic
+    }
+
+    static func camel(_ name: String) -> String {
+        var out = ""
+        var upper = false
+        for c in name {
+            if c == "-" || c == "_" {
+                upper = true
+                continue
+            }
+            out.append(upper ? Character(c.uppercased()) : c)
+            upper = false
+        }
+        return out
+    }
+
+    func raw(_ name: String) -> String? {
+        used.insert(name)
+        return values[name]
+    }
+
+    func fail(_ name: String, _ reason: String) -> GATTError { .unencodable(characteristic: characteristic, field: name, reason: reason) }
+
+    /// Whether the field was given.
+    public func has(_ name: String) -> Bool { values[name] != nil }
+
+    /// An integer field within `range`; `default` when absent, else an error naming the field.
+    public func int(_ name: String, _ range: ClosedRange<Int>, default def: Int? = nil) throws(GATTError) -> Int {
+        guard let s = raw(name) else {
+            if let def { return def }
+            throw fail(name, "required; give --\(name) N")
+        }
+        guard let v = FieldInput.parseInt(s), range.contains(v) else {
+            throw fail(name, "'\(s)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return v
+    }
+
+    /// An integer field within `range`, or nil when absent.
+    public func optionalInt(_ name: String, _ range: ClosedRange<Int>) throws(GATTError) -> Int? {
+        has(name) ? try int(name, range) : nil
+    }
+
+    static func parseInt(_ s: String) -> Int? {
+        if s.hasPrefix("0x") || s.hasPrefix("0X") { return Int(s.dropFirst(2), radix: 16) }
+        return Int(s)
+    }
+
+    /// An SFLOAT field (a decimal number or a special value name); with `nameExponent` (as
+    /// `vitalsim decode` prints it) the number is encoded at that exponent.
+    public func sfloat(_ name: String) throws(GATTError) -> SFloat {
+        guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE (a decimal such as 120 or 0.0055, or NaN)") }
+        if let e = try optionalInt(name + "Exponent", SFloat.exponentRange) {
+            guard let v = SFloat(decimal: s, exponent: e) else {
+                throw fail(name, "'\(s)' is not an SFLOAT with exponent \(e) (mantissa ±2045)")
+            }
+            return v
+        }
+        guard let v = SFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)") }
+        return v
+    }
+
+    /// An SFLOAT field, or nil when absent.
+    public func optionalSFloat(_ name: String) throws(GATTError) -> SFloat? { has(name) ? try sfloat(name) : nil }
+
+    /// A FLOAT field (a decimal number or a special value name); with `nameExponent` the number is
+    /// encoded at that exponent.
+    public func medFloat(_ name: String) throws(GATTError) -> MedFloat {
+        guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE") }
+        if let e = try optionalInt(name + "Exponent", MedFloat.exponentRange) {
+            guard let v = MedFloat(decimal: s, exponent: e) else {
+                throw fail(name, "'\(s)' is not a FLOAT with exponent \(e) (mantissa ±8388605)")
+            }
+            return v
+        }
+        guard let v = MedFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)") }
+        return v
+    }
+
+    /// A boolean field (`true`/`false`, `1`/`0`).
+    public func bool(_ name: String) throws(GATTError) -> Bool {
+        guard let s = raw(name) else { return false }
+        switch s.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw fail(name, "'\(s)' is not true or false")
+        }
+    }
+
+    /// A date-time field (ISO 8601), or nil when absent.
+    public func dateTime(_ name: String) throws(GATTError) -> DateTime? {
+        guard let s = raw(name) else { return nil }
+        guard let d = DateTime(iso8601: s) else { throw fail(name, "'\(s)' is not a date time YYYY-MM-DDTHH:MM:SS") }
+        return d
+    }
+
+    /// A comma-separated list of integers within `range`.
+    public func intList(_ name: String, _ range: ClosedRange<Int>) throws(GATTError) -> [Int] {
+        guard let s = raw(name), !s.isEmpty else { return [] }
+        var out: [Int] = []
+        for part in s.split(separator: ",") {
+            guard let v = FieldInput.parseInt(String(part)), range.contains(v) else {
+                throw fail(name, "'\(part)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+            }
+            out.append(v)
+        }
+        return out
+    }
+
+    /// A field that must be one of `options`; `default` when absent.
+    public func choice(_ name: String, _ options: [String], default def: String? = nil) throws(GATTError) -> String {
+        guard let s = raw(name) else {
+            if let def { return def }
+            throw fail(name, "required; valid: \(options.joined(separator: ", "))")
+        }
+        guard options.contains(s) else { throw fail(name, "'\(s)' is not one of \(options.joined(separator: ", "))") }
+        return s
+    }
+
+    /// A field of hexadecimal bytes.
+    public func bytes(_ name: String) throws(GATTError) -> [UInt8] {
+        guard let s = raw(name) else { return [] }
+        guard let b = Hex.decode(s) else { throw fail(name, "'\(s)' is not hex bytes") }
+        return b
+    }
+
+    /// Throws when a field was given that the characteristic does not have.
+    public func finish(known: [String]) throws(GATTError) {
+        for k in values.keys.sorted() where !used.contains(k) {
+            throw fail(k, "unknown field; valid: \(known.joined(separator: ", "))")
+        }
+    }
+}
+
+/// Hex text helpers (`16 48 52`, `164852`, `0x164852`).
+public enum Hex {
+    /// Bytes as lowercase hexadecimal, `separator` between bytes.
+    public static func encode(_ bytes: [UInt8], separator: String = "") -> String {
+        let digits = Array("0123456789abcdef")
+        return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined(separator: separator)
+    }
+
+    /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var t = text.filter { !$0.isWhitespace && $0 != ":" && $0 != "-" }
+        if t.hasPrefix("0x") || t.hasPrefix("0X") { t.removeFirst(2) }
+        guard t.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        var it = t.makeIterator()
+        while let a = it.next(), let b = it.next() {
+            guard let v = UInt8(String([a, b]), radix: 16) else { return nil }
+            out.append(v)
+        }
+        return out
+    }
+}

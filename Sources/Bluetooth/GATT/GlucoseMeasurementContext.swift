@@ -1,0 +1,177 @@
+import VitalSimCore
+
+/// Glucose Measurement Context 0x2A34 (Glucose Service, notify), sent after a measurement with the same sequence number.
+public struct GlucoseMeasurementContext: GATTCharacteristic {
+    /// The assigned 16-bit UUID.
+    public static let uuid: UInt16 = 0x2A34
+    /// The command-line name (`vitalsim decode`, `vitalsim encode`).
+    public static let name = "glucose-measurement-context"
+
+    /// The sequence number of the measurement it belongs to.
+    public var sequenceNumber: UInt16
+    /// Extended flags, when present.
+    public var extendedFlags: UInt8?
+    /// Carbohydrate ID (1 breakfast … 7 brunch) and amount in kg.
+    public var carbohydrate: (id: UInt8, kg: SFloat)?
+    /// Meal: 1 preprandial, 2 postprandial, 3 fasting, 4 casual, 5 bedtime.
+    public var meal: UInt8?
+    /// Tester (low nibble) and Health (high nibble), always together.
+    public var testerHealth: (tester: UInt8, health: UInt8)?
+    /// Exercise duration in seconds (0xFFFF overrun) and intensity %.
+    public var exercise: (seconds: UInt16, intensity: UInt8)?
+    /// Medication ID (1 rapid … 5 pre-mixed) and amount in kg, or litres with `medicationInLiters`.
+    public var medication: (id: UInt8, amount: SFloat)?
+    /// Medication quantity unit: litres (true) or kilograms (false).
+    public var medicationInLiters: Bool
+    /// HbA1c (%), when present.
+    public var hbA1c: SFloat?
+
+    /// A context with the meal, when known.
+    public init(sequenceNumber: UInt16, meal: UInt8? = nil) {
+        self.sequenceNumber = sequenceNumber
+        self.meal = meal
+        medicationInLiters = false
+    }
+
+    /// Two values are equal when every field is.
+    public static func == (a: Self, b: Self) -> Bool {
+        a.sequenceNumber == b.sequenceNumber && a.extendedFlags == b.extendedFlags && a.carbohydrate?.id == b.carbohydrate?.id
+            && a.carbohydrate?.kg == b.carbohydrate?.kg && a.meal == b.meal && a.testerHealth?.tester == b.testerHealth?.tester
+            && a.testerHealth?.health == b.testerHealth?.health && a.exercise?.seconds == b.exercise?.seconds
+            && a.exercise?.intensity == b.exercise?.intensity && a.medication?.id == b.medication?.id
+            && a.medication?.amount == b.medication?.amount && a.medicationInLiters == b.medicationInLiters && a.hbA1c == b.hbA1c
+    }
+
+    /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> GlucoseMeasurementContext {
+        var r = try ByteReader(value: bytes, characteristic: name)
+        let flags = try r.u8("Flags")
+        var v = GlucoseMeasurementContext(sequenceNumber: try r.u16("Sequence Number"))
+        v.medicationInLiters = flags & 0x20 != 0
+        if flags & 0x80 != 0 { v.extendedFlags = try r.u8("Extended Flags") }
+        if flags & 0x01 != 0 {
+            let at = r.offset
+            let id = try r.u8("Carbohydrate ID")
+            guard (1...7).contains(id) else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Carbohydrate ID", reason: "\(id) is reserved; valid 1...7")
+            }
+            v.carbohydrate = (id, try r.sfloat("Carbohydrate"))
+        }
+        if flags & 0x02 != 0 {
+            let at = r.offset
+            let m = try r.u8("Meal")
+            guard (1...5).contains(m) else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Meal", reason: "\(m) is reserved; valid 1...5")
+            }
+            v.meal = m
+        }
+        if flags & 0x04 != 0 {
+            let at = r.offset
+            let th = try r.u8("Tester-Health")
+            let tester = th & 0x0F
+            let health = th >> 4
+            guard (1...3).contains(tester) || tester == 15 else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Tester", reason: "\(tester) is reserved; valid 1...3, 15")
+            }
+            guard (1...5).contains(health) || health == 15 else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Health", reason: "\(health) is reserved; valid 1...5, 15")
+            }
+            v.testerHealth = (tester, health)
+        }
+        if flags & 0x08 != 0 {
+            let seconds = try r.u16("Exercise Duration")
+            let at = r.offset
+            let intensity = try r.u8("Exercise Intensity")
+            guard intensity <= 100 else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Exercise Intensity", reason: "\(intensity) % exceeds 100 %")
+            }
+            v.exercise = (seconds, intensity)
+        }
+        if flags & 0x10 != 0 {
+            let at = r.offset
+            let id = try r.u8("Medication ID")
+            guard (1...5).contains(id) else {
+                throw .invalidValue(characteristic: name, offset: at, field: "Medication ID", reason: "\(id) is reserved; valid 1...5")
+            }
+            v.medication = (id, try r.sfloat("Medication"))
+        }
+        if flags & 0x40 != 0 { v.hbA1c = try r.sfloat("HbA1c") }
+        try r.finish()
+        return v
+    }
+
+    /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
+    public func encode() throws(GATTError) -> [UInt8] {
+        var w = ByteWriter(capacity: 17)
+        var flags: UInt8 = medicationInLiters ? 0x20 : 0
+        if carbohydrate != nil { flags |= 0x01 }
+        if meal != nil { flags |= 0x02 }
+        if testerHealth != nil { flags |= 0x04 }
+        if exercise != nil { flags |= 0x08 }
+        if medication != nil { flags |= 0x10 }
+        if hbA1c != nil { flags |= 0x40 }
+        if extendedFlags != nil { flags |= 0x80 }
+        w.u8(flags)
+        w.u16(sequenceNumber)
+        if let x = extendedFlags { w.u8(x) }
+        if let c = carbohydrate {
+            w.u8(c.id)
+            w.sfloat(c.kg)
+        }
+        if let m = meal { w.u8(m) }
+        if let th = testerHealth {
+            guard th.tester <= 15, th.health <= 15 else {
+                throw .unencodable(characteristic: Self.name, field: "tester/health", reason: "each is a 4-bit nibble")
+            }
+            w.u8(th.tester | th.health << 4)
+        }
+        if let e = exercise {
+            w.u16(e.seconds)
+            w.u8(e.intensity)
+        }
+        if let m = medication {
+            w.u8(m.id)
+            w.sfloat(m.amount)
+        }
+        if let h = hbA1c { w.sfloat(h) }
+        return w.bytes
+    }
+
+    /// The decoded fields, as `vitalsim decode` prints them.
+    public var fields: JSONValue {
+        var o: [(String, JSONValue)] = [("sequenceNumber", .int(Int64(sequenceNumber)))]
+        if let x = extendedFlags { o.append(("extendedFlags", .int(Int64(x)))) }
+        if let c = carbohydrate { o += [("carbohydrateID", .int(Int64(c.id)))] + c.kg.jsonFields("carbohydrateKg") }
+        if let m = meal { o.append(("meal", .int(Int64(m)))) }
+        if let th = testerHealth { o += [("tester", .int(Int64(th.tester))), ("health", .int(Int64(th.health)))] }
+        if let e = exercise { o += [("exerciseDuration", .int(Int64(e.seconds))), ("exerciseIntensity", .int(Int64(e.intensity)))] }
+        if let m = medication { o += [("medicationID", .int(Int64(m.id)))] + m.amount.jsonFields("medication") }
+        // The units flag is printed when set even without a medication, so the value re-encodes to itself.
+        if medication != nil || medicationInLiters { o.append(("medicationUnit", .string(medicationInLiters ? "L" : "kg"))) }
+        if let h = hbA1c { o += h.jsonFields("hbA1c") }
+        return .object(o)
+    }
+
+    /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
+    public init(fields f: FieldInput) throws(GATTError) {
+        self.init(sequenceNumber: UInt16(try f.int("sequenceNumber", 0...65535)))
+        extendedFlags = try f.optionalInt("extendedFlags", 0...255).map { UInt8($0) }
+        if f.has("carbohydrateID") { carbohydrate = (UInt8(try f.int("carbohydrateID", 1...7)), try f.sfloat("carbohydrateKg")) }
+        meal = try f.optionalInt("meal", 1...5).map { UInt8($0) }
+        if f.has("tester") || f.has("health") {
+            testerHealth = (UInt8(try f.int("tester", 1...15)), UInt8(try f.int("health", 1...15)))
+        }
+        if f.has("exerciseDuration") {
+            exercise = (UInt16(try f.int("exerciseDuration", 0...65535)), UInt8(try f.int("exerciseIntensity", 0...100)))
+        }
+        if f.has("medicationID") {
+            medication = (UInt8(try f.int("medicationID", 1...5)), try f.sfloat("medication"))
+        }
+        medicationInLiters = try f.choice("medicationUnit", ["kg", "L"], default: "kg") == "L"
+        hbA1c = try f.optionalSFloat("hbA1c")
+        try f.finish(known: [
+            "sequenceNumber", "extendedFlags", "carbohydrateID", "carbohydrateKg", "meal", "tester", "health",
+            "exerciseDuration", "exerciseIntensity", "medicationID", "medication", "medicationUnit", "hbA1c",
+        ])
+    }
+}

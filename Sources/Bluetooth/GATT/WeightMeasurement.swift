@@ -1,0 +1,138 @@
+import VitalSimCore
+
+/// Weight Measurement 0x2A9D (Weight Scale Service, indicate).
+public struct WeightMeasurement: GATTCharacteristic {
+    /// The assigned 16-bit UUID.
+    public static let uuid: UInt16 = 0x2A9D
+    /// The command-line name (`vitalsim decode`, `vitalsim encode`).
+    public static let name = "weight-measurement"
+    /// Flags bit 0: imperial (lb, in) rather than SI (kg, m).
+    public var imperial: Bool
+    /// Raw weight: SI × 0.005 kg, imperial × 0.01 lb. 0xFFFF means "measurement unsuccessful".
+    public var rawWeight: UInt16
+    /// The measurement's time stamp, when present.
+    public var timestamp: DateTime?
+    /// The user id, when present.
+    public var userID: UInt8?
+    /// BMI × 0.1 kg/m² and height (SI × 0.001 m, imperial × 0.1 in), together (flags bit 3).
+    public var bmiHeight: (bmi: UInt16, height: UInt16)?
+
+    /// A measurement with the fields given; absent optional fields are left out of the encoding.
+    public init(
+        imperial: Bool = false,
+        rawWeight: UInt16,
+        timestamp: DateTime? = nil,
+        userID: UInt8? = nil,
+        bmiHeight: (bmi: UInt16, height: UInt16)? = nil
+    ) {
+        self.imperial = imperial
+        self.rawWeight = rawWeight
+        self.timestamp = timestamp
+        self.userID = userID
+        self.bmiHeight = bmiHeight
+    }
+
+    /// An SI weight rounded to 0.005 kg; nil when out of range.
+    public init?(kilograms: Double) {
+        let raw = (kilograms / 0.005).rounded()
+        guard raw >= 0, raw < 65535 else { return nil }
+        self.init(rawWeight: UInt16(raw))
+    }
+
+    /// The weight in kg or lb (nil when unsuccessful).
+    public var weight: Double? { rawWeight == 0xFFFF ? nil : Double(rawWeight) * (imperial ? 0.01 : 0.005) }
+
+    /// Two values are equal when every field is.
+    public static func == (a: Self, b: Self) -> Bool {
+        a.imperial == b.imperial && a.rawWeight == b.rawWeight && a.timestamp == b.timestamp && a.userID == b.userID
+            && a.bmiHeight?.bmi == b.bmiHeight?.bmi && a.bmiHeight?.height == b.bmiHeight?.height
+    }
+
+    /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
+        var r = try ByteReader(value: bytes, characteristic: name)
+        let flags = try r.u8("Flags")
+        try r.checkReserved(UInt32(flags), allowed: 0x0F, field: "Flags", at: 0)
+        var v = Self(imperial: flags & 1 != 0, rawWeight: try r.u16("Weight"))
+        if flags & 0x02 != 0 { v.timestamp = try r.dateTime("Time Stamp") }
+        if flags & 0x04 != 0 { v.userID = try r.u8("User ID") }
+        if flags & 0x08 != 0 { v.bmiHeight = (try r.u16("BMI"), try r.u16("Height")) }
+        try r.finish()
+        return v
+    }
+
+    /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
+    public func encode() throws(GATTError) -> [UInt8] {
+        var w = ByteWriter(capacity: 15)
+        var flags: UInt8 = imperial ? 1 : 0
+        if timestamp != nil { flags |= 0x02 }
+        if userID != nil { flags |= 0x04 }
+        if bmiHeight != nil { flags |= 0x08 }
+        w.u8(flags)
+        w.u16(rawWeight)
+        if let t = timestamp { w.dateTime(t) }
+        if let u = userID { w.u8(u) }
+        if let b = bmiHeight {
+            w.u16(b.bmi)
+            w.u16(b.height)
+        }
+        return w.bytes
+    }
+
+    /// The decoded fields, as `vitalsim decode` prints them.
+    public var fields: JSONValue {
+        var o: [(String, JSONValue)] = [("unit", .string(imperial ? "lb" : "kg")), ("rawWeight", .int(Int64(rawWeight)))]
+        o.append(
+            (
+                "weight",
+                weight.map { _ in .decimal(Decimal10.format(Int(rawWeight) * (imperial ? 1 : 5), imperial ? -2 : -3)) }
+                    ?? .string("unsuccessful")
+            )
+        )
+        if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
+        if let u = userID { o.append(("userID", .int(Int64(u)))) }
+        if let b = bmiHeight {
+            o += [
+                ("bmi", .decimal(Decimal10.format(Int(b.bmi), -1))),
+                ("height", .decimal(Decimal10.format(Int(b.height), imperial ? -1 : -3))),
+            ]
+        }
+        return .object(o)
+    }
+
+    /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
+    public init(fields f: FieldInput) throws(GATTError) {
+        let imperial = try f.choice("unit", ["kg", "lb"], default: "kg") == "lb"
+        var raw: UInt16
+        if f.has("rawWeight") {
+            raw = UInt16(try f.int("rawWeight", 0...65535))
+            // `vitalsim decode` prints both; the weight must then be the raw value's.
+            if let s = f.raw("weight"), s != "unsuccessful" {
+                let step = imperial ? 0.01 : 0.005
+                guard let d = Double(s), abs(d - Double(raw) * step) < step / 2 else {
+                    throw f.fail("weight", "\(s) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two")
+                }
+            }
+        } else {
+            guard let s = f.raw("weight"), let d = Double(s), d >= 0 else {
+                throw f.fail("weight", "required; give --weight KG (or --raw-weight N)")
+            }
+            let r = (d / (imperial ? 0.01 : 0.005)).rounded()
+            guard r < 65535 else { throw f.fail("weight", "\(s) exceeds the range of the Weight field") }
+            raw = UInt16(r)
+        }
+        self.init(
+            imperial: imperial,
+            rawWeight: raw,
+            timestamp: try f.dateTime("timestamp"),
+            userID: try f.optionalInt("userID", 0...255).map { UInt8($0) }
+        )
+        if f.has("bmi") || f.has("height") {
+            guard let b = f.raw("bmi").flatMap(Double.init), let h = f.raw("height").flatMap(Double.init), b >= 0, h >= 0 else {
+                throw f.fail("bmi", "give both --bmi and --height as numbers")
+            }
+            bmiHeight = (UInt16(Swift.min((b * 10).rounded(), 65535)), UInt16(Swift.min((h * (imperial ? 10 : 1000)).rounded(), 65535)))
+        }
+        try f.finish(known: ["weight", "rawWeight", "unit", "timestamp", "userID", "bmi", "height"])
+    }
+}

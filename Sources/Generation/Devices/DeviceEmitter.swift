@@ -1,0 +1,249 @@
+import VitalSimCore
+
+/// Runs one simulated device over a scenario: samples the patient's physiology at the device's
+/// cadence or schedule, adds the device's own measurement error, applies the scenario's faults,
+/// and yields readings in intended-emit-time order.
+///
+/// Memory is bounded by the device's pending window (readings held back by a disconnect or
+/// reordering), never by the scenario's length.
+package struct DeviceEmitter {
+    package let spec: DeviceSpec
+    package let patientID: String
+    let physiology: PatientPhysiology
+    let faults: FaultSchedule
+    let duration: Int64
+    var sensor: any DeviceSensor
+    var rng: SeededRandom
+    var faultRNG: SeededRandom
+    var pending = PendingQueue()
+    var nextMeasurement: Int64
+    var nextBattery: Int64
+    /// The device's scripted readings (`reading:` in the timeline), the next one's script and index.
+    let scripts: [ScriptedReading]
+    var script = 0
+    var scripted = 0
+    /// A traced ECG watch's recordings (`apple-ecg`), and the next one's index.
+    let electrocardiograms: [DeviceTrace.Electrocardiogram]
+    var electrocardiogram = 0
+    let primaryKind: VitalKind
+    let identity: DeviceIdentity
+    let storesRecords: Bool
+    var scratch: [Sample] = []
+    var counters = [UInt32](repeating: 0, count: VitalKind.allCases.count)
+    /// Readings corrupted so far, by kind: a `mixed` corruption gives each reading of a kind the next
+    /// JSON form in turn (a cuff's pressure indications do not shift its measurements' turn).
+    var corrupted = [Int](repeating: 0, count: VitalKind.allCases.count)
+
+    /// Creates the emitter of `spec` for the patient whose physiology is given.
+    package init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], scripts: [ScriptedReading] = [], duration: Int64) {
+        self.spec = spec
+        self.patientID = physiology.patient.id
+        self.physiology = physiology
+        self.faults = FaultSchedule(faults)
+        self.duration = duration
+        rng = physiology.stream("device:" + spec.id)
+        faultRNG = rng.split("faults")
+        sensor = SensorFactory.make(spec, physiology: physiology, rng: rng.split("sensor"), horizon: duration)
+        primaryKind = sensor.primaryKind
+        identity = DeviceIdentity(patientID: physiology.patient.id, deviceID: spec.id, deviceType: spec.type)
+        storesRecords = sensor.storesRecords
+        // A traced device sends its recording and measures nothing itself.
+        nextMeasurement = spec.trace == nil ? Schedule.first(spec, clock: physiology.clock) : .max
+        // Hourly battery reports keep the device's phase too (within the hour).
+        nextBattery = spec.type.isBluetooth ? spec.phase.milliseconds % 3_600_000 : .max
+        self.scripts = scripts.sorted { $0.start < $1.start }
+        electrocardiograms = spec.trace?.electrocardiograms ?? []
+    }
+
+    /// When the next scripted reading (or traced ECG recording) is due (`.max` when none is left).
+    var nextScripted: Int64 {
+        let ecg = electrocardiogram < electrocardiograms.count ? electrocardiograms[electrocardiogram].start : .max
+        return min(ecg, script < scripts.count ? scripts[script].time(scripted) : .max)
+    }
+
+    /// True when a script replaces the device's own measurement at `t`.
+    func scriptCovers(_ t: Int64) -> Bool { scripts.contains { t >= $0.start && t <= $0.end } }
+
+    /// Emits the next scripted reading (or traced ECG recording: measured from its start, sent at
+    /// its end) and moves to the one after.
+    mutating func emitScripted() {
+        if electrocardiogram < electrocardiograms.count,
+            script >= scripts.count || electrocardiograms[electrocardiogram].start <= scripts[script].time(scripted)
+        {
+            let e = electrocardiograms[electrocardiogram]
+            electrocardiogram += 1
+            let m = Measurement.ecg(e.recording)
+            accept(
+                Sample(
+                    offset: 0,
+                    measurement: m,
+                    truth: Double(e.recording.averageHeartRate),
+                    at: e.start,
+                    emitOffset: e.recording.durationMilliseconds
+                )
+            )
+            return
+        }
+        let s = scripts[script]
+        let (t, values) = s.reading(scripted)
+        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: s.trend ?? s.slopePerMinute("cgm")) {
+            accept(Sample(offset: 0, measurement: m, truth: m.primaryValue, at: t))
+        }
+        scripted += 1
+        if scripted == s.count {
+            script += 1
+            scripted = 0
+        }
+    }
+
+    /// The next reading in emit order, or nil when the scenario is over for this device.
+    package mutating func next() -> Reading? {
+        while true {
+            let horizon = min(nextMeasurement, nextBattery, nextScripted)
+            if let head = pending.peek, head.intendedEmitTime < horizon || horizon >= duration {
+                return pending.pop()
+            }
+            if horizon >= duration { return nil }
+            if nextBattery <= nextMeasurement, nextBattery <= nextScripted {
+                emitBattery(at: nextBattery)
+                nextBattery += 3_600_000
+            } else if nextScripted <= nextMeasurement {
+                emitScripted()
+            } else {
+                let t = nextMeasurement
+                scratch.removeAll(keepingCapacity: true)
+                sensor.measure(at: t, lowBattery: faults.lowBattery(at: t) != nil, into: &scratch)
+                // Measured even under a script, so that the device's later readings are what they
+                // would be without it; a script's window replaces them.
+                if !scriptCovers(t) { for sample in scratch { accept(sample) } }
+                nextMeasurement = Schedule.next(after: t, spec: spec, clock: physiology.clock)
+            }
+        }
+    }
+
+    mutating func emitBattery(at t: Int64) {
+        let level = faults.lowBattery(at: t)?.level ?? max(0, spec.battery - spec.batteryDrainPerDay * Double(t) / 86_400_000)
+        accept(Sample(offset: 0, measurement: .battery(percent: Int(level.rounded())), truth: level, at: t))
+    }
+
+    mutating func accept(_ s: Sample) {
+        let t = s.at + s.offset
+        let kind = s.measurement.kind
+        let seq = counters[kind.ordinal]
+        counters[kind.ordinal] = seq + 1
+        var r = Reading(
+            source: identity,
+            secondary: kind != primaryKind,
+            seq: seq,
+            measuredAt: t,
+            deviceTime: t + faults.skew(at: t),
+            intendedEmitTime: s.at + (s.emitOffset ?? s.offset),
+            measurement: s.measurement,
+            truth: s.truth
+        )
+        if faults.dropout(at: t) != nil { return }
+        if let d = faults.disconnect(at: t) {
+            guard storesRecords, kind != .battery, kind != .cuffPressure else { return }
+            r.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
+            r.delivery.backfill = true
+        }
+        if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) {
+            let turn = corrupted[kind.ordinal]
+            r.delivery.corruption = c.corruption == .mixed ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : c.corruption
+            corrupted[kind.ordinal] = turn + 1
+        }
+        if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !r.delivery.backfill {
+            r.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
+            r.delivery.outOfOrder = true
+        }
+        pending.push(r)
+        if let d = faults.duplicates(at: t), faultRNG.chance(d.probability) {
+            var dup = r
+            dup.intendedEmitTime += 200
+            dup.delivery.duplicate = true
+            pending.push(dup)
+        }
+    }
+}
+
+/// A measurement produced by a sensor, `offset` ms after the scheduled time `at`. It leaves the
+/// device when it is measured, or `emitOffset` ms after `at` when given (a symptom reported after
+/// its onset).
+package struct Sample {
+    package var offset: Int64
+    package var measurement: Measurement
+    package var truth: Double
+    package var at: Int64
+    package var emitOffset: Int64?
+    package init(offset: Int64, measurement: Measurement, truth: Double, at: Int64, emitOffset: Int64? = nil) {
+        self.offset = offset
+        self.measurement = measurement
+        self.truth = truth
+        self.at = at
+        self.emitOffset = emitOffset
+    }
+}
+
+/// Readings held back for later emission, ordered by (intended emit time, insertion).
+struct PendingQueue {
+    private var items: [(Reading, Int)] = []
+    private var counter = 0
+    var count: Int { items.count }
+    var peek: Reading? { items.first?.0 }
+
+    mutating func push(_ r: Reading) {
+        counter += 1
+        if items.isEmpty || items[items.count - 1].0.intendedEmitTime <= r.intendedEmitTime {
+            items.append((r, counter))
+            return
+        }
+        var i = items.count
+        while i > 0, items[i - 1].0.intendedEmitTime > r.intendedEmitTime { i -= 1 }
+        items.insert((r, counter), at: i)
+    }
+
+    mutating func pop() -> Reading? {
+        if items.count == 1 { return items.removeLast().0 }
+        return items.isEmpty ? nil : items.removeFirst().0
+    }
+}
+
+/// Lookup of a device's faults by time.
+struct FaultSchedule {
+    let faults: [DeviceFault]
+    init(_ faults: [DeviceFault]) { self.faults = faults }
+    func find(_ kind: FaultKind, _ t: Int64) -> DeviceFault? {
+        if faults.isEmpty { return nil }
+        return faults.first { $0.kind == kind && $0.covers(t) }
+    }
+    func dropout(at t: Int64) -> DeviceFault? { find(.dropout, t) }
+    func disconnect(at t: Int64) -> DeviceFault? { find(.disconnect, t) }
+    func lowBattery(at t: Int64) -> DeviceFault? { find(.lowBattery, t) }
+    func duplicates(at t: Int64) -> DeviceFault? { find(.duplicates, t) }
+    func outOfOrder(at t: Int64) -> DeviceFault? { find(.outOfOrder, t) }
+    func corrupt(at t: Int64) -> DeviceFault? { find(.corrupt, t) }
+    func skew(at t: Int64) -> Int64 { find(.clockSkew, t)?.skew ?? 0 }
+}
+
+/// Measurement times: periodic by cadence, or daily at the schedule's times of day.
+enum Schedule {
+    /// The first measurement: one cadence (and the phase) after the start, or the schedule's first
+    /// time (and the phase) after it.
+    static func first(_ spec: DeviceSpec, clock: DayClock) -> Int64 {
+        spec.schedule.isEmpty ? spec.cadence.milliseconds + spec.phase.milliseconds : next(after: -1, spec: spec, clock: clock)
+    }
+
+    static func next(after t: Int64, spec: DeviceSpec, clock: DayClock) -> Int64 {
+        if spec.schedule.isEmpty { return t + spec.cadence.milliseconds }
+        let day: Int64 = 86_400_000
+        let abs = clock.startUnixMilliseconds + t
+        let midnight = abs - ((abs % day) + day) % day
+        for d in -1...1 {
+            for tod in spec.schedule {
+                let candidate = midnight + Int64(d) * day + tod + spec.phase.milliseconds - clock.startUnixMilliseconds
+                if candidate > t { return candidate }
+            }
+        }
+        return t + day
+    }
+}

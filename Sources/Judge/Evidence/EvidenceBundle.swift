@@ -1,0 +1,252 @@
+import Crypto
+import Foundation
+import Traffic
+import VitalSimCore
+
+/// An auditor's evidence bundle for one scenario of a live run (`vitalsim run --evidence DIR`):
+///
+/// - `scenario.yaml` and `golden.yaml`: the inputs, copied byte for byte, with the recordings its
+///   devices trace (`trace:` files, at the same paths relative to `scenario.yaml`);
+/// - `meta.json`: scenario, seed, tool version, traffic digest, target, sha256 of the inputs;
+/// - `traffic.jsonl`: every request or MQTT message in send order (transport, path or topic, user
+///   properties, due time, reading ids, body as text or base64) — deterministic, no wall clock;
+/// - `outcomes.jsonl`: what the SUT answered to each (status, field, attempts, error);
+/// - `alerts.json`: the alerts observed; `verdict.json`: every check with its rule and finding;
+/// - `generated/`: the scenario's `readings.jsonl` and btsnoop captures of its BLE devices;
+/// - `ble-live/` (runs with `--ble hci`): a btsnoop capture of each device's live HCI session;
+/// - `MANIFEST.sha256`: sha256 of every file above (`sha256sum -c MANIFEST.sha256` checks it).
+///
+/// `vitalsim replay BUNDLE` checks the manifest, regenerates the traffic from the bundled scenario
+/// and seed, and proves it byte-identical to `traffic.jsonl`.
+package enum EvidenceBundle {
+    /// The tool version written into bundles.
+    package static let toolVersion = VitalSimVersion.current
+    /// `meta.json`'s `ble` of a run whose BLE devices went over a real link (`--ble hci`).
+    package static let bleLink = "hci"
+    /// `meta.json`'s `trafficShape` of a run whose traffic took a SUT profile's shape (its routes,
+    /// ids at the SUT or MQTT topic): `traffic.jsonl` is as sent; its digest is of the reference form.
+    package static let profileShape = "sut-profile"
+
+    /// Writes the bundle for one scenario into `directory` (created; must not exist or be empty).
+    package static func write(
+        to directory: String,
+        scenarioPath: String,
+        scenario: Scenario,
+        goldenPath: String,
+        seed: UInt64,
+        target: String,
+        plan: [PlannedRequest],
+        digest: String,
+        result: LiveRunResult,
+        verdict: Verdict,
+        profile: String? = nil
+    ) throws(EvidenceError) {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let scenarioBytes = try Data(contentsOf: URL(fileURLWithPath: scenarioPath))
+            let goldenBytes = try Data(contentsOf: URL(fileURLWithPath: goldenPath))
+            try scenarioBytes.write(to: URL(fileURLWithPath: directory + "/scenario.yaml"))
+            try goldenBytes.write(to: URL(fileURLWithPath: directory + "/golden.yaml"))
+            try copyTraces(scenario, into: directory)
+            let meta = JSONValue.object(
+                [
+                    ("scenario", .string(scenario.name)), ("seed", .string(String(seed))), ("toolVersion", .string(toolVersion)),
+                    ("trafficDigest", .string(digest)), ("target", .string(target)),
+                    ("scenarioSha256", .string(sha256(Array(scenarioBytes)))), ("goldenSha256", .string(sha256(Array(goldenBytes)))),
+                    ("requests", .int(Int64(plan.count))), ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
+                    ("passed", .bool(verdict.passed)),
+                ]
+                    + (profile.map { [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))] } ?? [])
+                    + (result.ble.map { ble in
+                        // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
+                        [
+                            ("ble", .string(EvidenceBundle.bleLink)), ("bleDevices", .array(ble.devices.map { .string($0) })),
+                            ("bleReadingsSent", .int(Int64(ble.sent))), ("bleReadingsNotSent", .int(Int64(ble.notSent))),
+                        ]
+                    } ?? [])
+            )
+            try Data((meta.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/meta.json"))
+            try Data(trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
+            var outcomes = ""
+            for (i, o) in result.outcomes.enumerated() {
+                var f: [(String, JSONValue)] = [
+                    ("i", .int(Int64(i))), ("status", o.status.map { .int(Int64($0)) } ?? .null), ("attempts", .int(Int64(o.attempts))),
+                ]
+                if let field = o.field { f.append(("field", .string(field))) }
+                if let error = o.error { f.append(("error", .string(error))) }
+                outcomes += JSONValue.object(f).serialized() + "\n"
+            }
+            try Data(outcomes.utf8).write(to: URL(fileURLWithPath: directory + "/outcomes.jsonl"))
+            let alerts = JSONValue.array(
+                result.alerts.map { a in
+                    .object([
+                        ("alertId", .string(a.alertID)), ("patientId", .string(a.patientID)), ("rule", .string(a.rule)),
+                        ("severity", .string(a.severity)),
+                        ("raisedAt", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))),
+                        ("evidence", .array(a.evidence.map { .string($0) })),
+                    ])
+                }
+            )
+            try Data((alerts.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/alerts.json"))
+            try Data(RunReport.json([verdict]).utf8).write(to: URL(fileURLWithPath: directory + "/verdict.json"))
+            _ = try CaptureGenerator(scenario: scenario, seed: seed).generate(into: directory + "/generated")
+            try Data(manifest(directory).utf8).write(to: URL(fileURLWithPath: directory + "/MANIFEST.sha256"))
+        } catch {
+            throw .unwritable("cannot write the evidence bundle \(directory): \(error)")
+        }
+    }
+
+    /// One JSON line per request, in send order.
+    package static func trafficLog(_ plan: [PlannedRequest]) -> String {
+        var out = ""
+        for (i, r) in plan.enumerated() {
+            var f: [(String, JSONValue)] = [("i", .int(Int64(i))), ("transport", .string(r.transport))]
+            if let topic = r.topic {
+                f.append(("topic", .string(topic)))
+                f.append(("properties", .object(r.userProperties.map { ($0.name, .string($0.value)) })))
+            } else {
+                f.append(("path", .string(r.path)))
+            }
+            f.append(("sendAt", .int(r.sendAt)))
+            f.append(("readings", .array(r.readings.map { .string($0.id) })))
+            if let text = String(validating: r.body, as: UTF8.self), !text.contains("\u{0}") {
+                f.append(("body", .string(text)))
+            } else {
+                f.append(("bodyBase64", .string(Data(r.body).base64EncodedString())))
+            }
+            out += JSONValue.object(f).serialized() + "\n"
+        }
+        return out
+    }
+
+    /// `sha256sum` lines for every file under `directory` (sorted paths, the manifest itself excluded).
+    static func manifest(_ directory: String) throws -> String {
+        var lines: [String] = []
+        for path in files(directory) where path != "MANIFEST.sha256" {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
+            lines.append("\(sha256(Array(bytes)))  \(path)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Relative paths of the regular files under `directory`, sorted.
+    static func files(_ directory: String) -> [String] {
+        guard let e = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var out: [String] = []
+        while let p = e.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
+        }
+        return out.sorted()
+    }
+
+    static func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
+
+    /// The outcome of `vitalsim replay`.
+    package enum ReplayOutcome: Sendable, Equatable {
+        /// The regenerated traffic is byte-identical (requests and readings counted).
+        case identical(requests: Int, digest: String)
+        /// It differs; the first differing line.
+        case differs(line: Int, expected: String, regenerated: String)
+        /// A bundle of a run through a SUT profile (not in the bundle, so its wire shape is not
+        /// regenerated): the readings regenerated from scenario and seed have the recorded digest.
+        case readingsIdentical(requests: Int, digest: String, profile: String)
+        /// Such a bundle whose readings regenerate with another digest.
+        case readingsDiffer(expected: String, regenerated: String)
+    }
+
+    /// Checks the manifest and regenerates the traffic from the bundled scenario and seed.
+    package static func replay(_ directory: String) throws(EvidenceError) -> ReplayOutcome {
+        guard let manifest = try? String(contentsOfFile: directory + "/MANIFEST.sha256", encoding: .utf8) else {
+            throw .invalid("\(directory) is not an evidence bundle: MANIFEST.sha256 is missing")
+        }
+        var listed: Set<String> = []
+        for (n, line) in manifest.split(separator: "\n").enumerated() {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[1].hasPrefix(" ") else {
+                throw .invalid("\(directory)/MANIFEST.sha256:\(n + 1): not a sha256sum line")
+            }
+            let path = String(parts[1].dropFirst())
+            listed.insert(path)
+            guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)) else {
+                throw .invalid("\(directory)/\(path) is listed in MANIFEST.sha256 but missing")
+            }
+            guard sha256(Array(bytes)) == parts[0] else {
+                throw .invalid("\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered")
+            }
+        }
+        let unlisted = files(directory).filter { $0 != "MANIFEST.sha256" && !listed.contains($0) }
+        if let first = unlisted.first { throw .invalid("\(directory)/\(first) is not in MANIFEST.sha256") }
+        guard let metaData = FileManager.default.contents(atPath: directory + "/meta.json"),
+            let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],
+            let seedText = meta["seed"] as? String, let seed = UInt64(seedText), let digest = meta["trafficDigest"] as? String
+        else {
+            throw .invalid("\(directory)/meta.json lacks seed or trafficDigest")
+        }
+        let scenario: Scenario
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
+            throw .invalid(error.description)
+        }
+        if meta["trafficShape"] as? String == profileShape {
+            let regenerated = TrafficPlan.streamedDigest(for: scenario, seed: seed)
+            let logged = ((try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").count
+            return regenerated == digest
+                ? .readingsIdentical(requests: logged, digest: digest, profile: meta["profile"] as? String ?? "?")
+                : .readingsDiffer(expected: digest, regenerated: regenerated)
+        }
+        // A run over a BLE link logged only its HTTP/MQTT requests; the digest covers the whole traffic.
+        let bleLink = meta["ble"] as? String == EvidenceBundle.bleLink
+        let plan = TrafficPlan.requests(for: scenario, seed: seed, bleLink: bleLink)
+        let regenerated = trafficLog(plan)
+        let recorded = (try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? ""
+        let whole = bleLink ? TrafficPlan.requests(for: scenario, seed: seed) : plan
+        if regenerated == recorded && TrafficPlan.digest(whole) == digest { return .identical(requests: plan.count, digest: digest) }
+        let a = recorded.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
+        let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+        return .differs(
+            line: i + 1,
+            expected: i < a.count ? String(a[i].prefix(300)) : "(end of file)",
+            regenerated: i < b.count ? String(b[i].prefix(300)) : "(end of file)"
+        )
+    }
+}
+
+/// Why an evidence bundle could not be written or is not a valid one.
+package enum EvidenceError: Error, Sendable, CustomStringConvertible {
+    /// The bundle's folder or a file in it could not be written (an infrastructure failure).
+    case unwritable(String)
+    /// Not a bundle, an altered one, or one whose scenario does not load (an input error).
+    case invalid(String)
+
+    package var description: String {
+        switch self {
+        case let .unwritable(m): m
+        case let .invalid(m): m
+        }
+    }
+}
+
+extension EvidenceBundle {
+    /// Copies the recordings of traced devices beside `scenario.yaml`, at the paths it names them
+    /// by, so that `vitalsim replay` regenerates their traffic; a trace named by an absolute path or
+    /// one outside the scenario's folder cannot be bundled and is an error.
+    static func copyTraces(_ scenario: Scenario, into directory: String) throws {
+        for device in scenario.patients.flatMap(\.devices) {
+            guard let trace = device.trace else { continue }
+            guard !trace.file.hasPrefix("/"), !trace.file.split(separator: "/").contains("..") else {
+                throw EvidenceError.invalid(
+                    "device \(device.id)'s trace \(trace.file) is outside the scenario's folder; an evidence bundle needs it beside the scenario"
+                )
+            }
+            let target = directory + "/" + trace.file
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true
+            )
+            if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
+            try FileManager.default.copyItem(atPath: trace.path, toPath: target)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Histogram
+
+extension Verdict {
+    /// The verdict of a whole scenario from the verdicts of its sharded parts, each judged against
+    /// the golden file restricted to its own patients: the checks that count over every patient are
+    /// judged again over the parts' tallies (alerts, push channels, delivery, MQTT, BLE, budgets on
+    /// the merged histograms), the per-patient and per-reading ones are gathered in the unsharded
+    /// run's order. A part that could not be judged makes the whole an error.
+    package static func merge(_ parts: [Verdict], golden: GoldenFile, scenario: String) -> Verdict {
+        let contracts = parts.compactMap(\.contract)
+        if let failed = parts.first(where: { $0.error != nil }) {
+            return Verdict(scenario: scenario, error: failed.error ?? "", contract: contracts.isEmpty ? nil : .merged(contracts))
+        }
+        var v = Verdict(scenario: scenario, checks: [])
+        v.merging = mergedInputs(parts)
+        let alerts = parts.flatMap(\.alerts)
+        v.checks += parts.first?.checks.filter { $0.kind == .traffic } ?? []
+        v.checks += alertChecks(golden.alerts, alerts, waited: v.merging.alertWait)
+        v.checks += mergedEvidenceChecks(parts, alerts: alerts.count)
+        v.checks += pushChecks(listed: Set(alerts.map(\.alertID)), v.merging.pushed)
+        let times = v.merging.validationTimes
+        let validation = parts.flatMap { $0.checks.filter { $0.kind == .validation } }
+        v.checks += stableSorted(validation) { times[reading(named: $0.name)] ?? .max }
+        for p in parts {
+            (v.acknowledged, v.rejected, v.failed) = (v.acknowledged + p.acknowledged, v.rejected + p.rejected, v.failed + p.failed)
+            v.httpVersions.merge(p.httpVersions, uniquingKeysWith: +)
+        }
+        v.checks.append(deliveryCheck(v.merging.lost, verdict: v))
+        if let mqtt = v.merging.mqtt { v.checks.append(mqttDeliveryCheck(mqtt)) }
+        if let ble = v.merging.ble { v.checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: v.merging.rejectionsOverBLE)) }
+        let stored = parts.flatMap { $0.checks.filter { $0.kind == .storedData } }
+        v.checks += stableSorted(stored) { patient(named: $0.name) }
+        var measured = v.merging.histograms
+        measured[.schedulingLag] = nil
+        v.checks += budgetChecks(golden.budgets, histograms: measured)
+        for (path, h) in measured {
+            v.latency[path] = summary(h)
+            v.histograms[path] = buckets(h)
+        }
+        if let lag = v.merging.histograms[.schedulingLag] { v.latency[.schedulingLag] = summary(lag) }
+        v.alerts = alerts
+        v.expectedAlerts = golden.alerts
+        v.contract = contracts.isEmpty ? nil : .merged(contracts)
+        return v
+    }
+
+    /// The parts' merge inputs added up: histograms merged, tallies summed.
+    static func mergedInputs(_ parts: [Verdict]) -> MergeInputs {
+        var m = MergeInputs()
+        var pushed: [PushChannel: PushTally] = [:]
+        var channels: [PushChannel] = []
+        for p in parts.map(\.merging) {
+            for (path, h) in p.histograms {
+                if m.histograms[path] == nil { m.histograms[path] = h } else { m.histograms[path]?.add(h) }
+            }
+            for t in p.pushed {
+                if pushed[t.channel] == nil { channels.append(t.channel) }
+                var sum = pushed[t.channel] ?? PushTally(channel: t.channel, delivered: [], repeats: 0)
+                sum.delivered += t.delivered
+                sum.repeats += t.repeats
+                pushed[t.channel] = sum
+            }
+            m.lost.add(p.lost)
+            if let mqtt = p.mqtt { m.mqtt = m.mqtt.map { $0.adding(mqtt) } ?? mqtt }
+            if let ble = p.ble { m.ble = m.ble.map { $0.adding(ble) } ?? ble }
+            m.rejectionsOverBLE += p.rejectionsOverBLE
+            m.alertWait = m.alertWait ?? p.alertWait
+            m.validationTimes.merge(p.validationTimes) { a, _ in a }
+        }
+        m.pushed = channels.compactMap { pushed[$0] }
+        return m
+    }
+
+    /// The parts' failing evidence checks in the order of their alerts' times; else one passing
+    /// check over every alert, or a skipped one when no part could check its alerts' evidence.
+    static func mergedEvidenceChecks(_ parts: [Verdict], alerts: Int) -> [Check] {
+        let all = parts.flatMap { $0.checks.filter { $0.kind == .evidence } }
+        let failed = all.filter { !$0.passed }
+        if !failed.isEmpty { return stableSorted(failed) { $0.name.components(separatedBy: " at ").last ?? "" } }
+        if all.contains(where: { !$0.skipped }) {
+            let detail = "each of the \(alerts) alert(s) cites readings of its patient, accepted, inside its rule's window"
+            return [Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail)]
+        }
+        return all.first.map { [$0] } ?? []
+    }
+
+    /// The reading a validation check (`rejects R`, `accepts R`) is about.
+    static func reading(named name: String) -> String {
+        name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
+    }
+
+    /// The patient a stored-data check (`stored … of patient P …`) is about.
+    static func patient(named name: String) -> String {
+        guard let r = name.range(of: " of patient ") else { return "" }
+        return String(name[r.upperBound...].prefix { $0 != " " })
+    }
+
+    /// `checks` sorted by `key`, keeping the order of checks with equal keys.
+    static func stableSorted<Key: Comparable>(_ checks: [Check], by key: (Check) -> Key) -> [Check] {
+        checks.enumerated().sorted { (key($0.element), $0.offset) < (key($1.element), $1.offset) }.map(\.element)
+    }
+}
+
+extension MQTTDelivery {
+    /// Two parts' deliveries added up (the broker's drops summed where either counted them).
+    package func adding(_ o: MQTTDelivery) -> MQTTDelivery {
+        var m = self
+        m.acknowledged += o.acknowledged
+        m.confirmed += o.confirmed
+        m.rejected += o.rejected
+        m.unconfirmed = Array((unconfirmed + o.unconfirmed).prefix(MQTTDelivery.namedLimit))
+        m.unconfirmedCount += o.unconfirmedCount
+        m.sutConfirms = sutConfirms || o.sutConfirms
+        if brokerDropped != nil || o.brokerDropped != nil { m.brokerDropped = (brokerDropped ?? 0) + (o.brokerDropped ?? 0) }
+        return m
+    }
+}
+
+extension BLELinkSummary {
+    /// Two parts' BLE links as one.
+    package func adding(_ o: BLELinkSummary) -> BLELinkSummary {
+        var b = self
+        b.devices += o.devices
+        b.sent += o.sent
+        b.notSent += o.notSent
+        b.disconnects += o.disconnects
+        b.reconnects += o.reconnects
+        b.storedForRACP += o.storedForRACP
+        return b
+    }
+}

@@ -1,0 +1,89 @@
+import Traffic
+import VitalSimCore
+
+/// What the SUT must hold after a run: every reading it acknowledged (a 2xx answer, or an MQTT
+/// PUBACK the SUT did not refuse) that carried no deliberate corruption, with the values and device
+/// time it was sent with. Built after the run from the scenario, regenerated with the run's seed
+/// (the traffic digest proves it is what was sent).
+package struct StoredDataExpectations: Sendable {
+    /// One acknowledged reading.
+    package struct Entry: Sendable, Equatable {
+        package var id: String
+        /// Device time, Unix ms.
+        package var time: Int64
+        /// Values by signal, in VitalSim's units.
+        package var values: [Signal: Double]
+        /// The reading's kind (for messages).
+        package var kind: VitalKind
+        /// True when its payload carries no reading id (a VitalEdge phone bridge): the SUT names it
+        /// itself, so it is matched by kind and device time.
+        package var selfNamed: Bool
+
+        package init(id: String, time: Int64, values: [Signal: Double], kind: VitalKind, selfNamed: Bool = false) {
+            self.id = id
+            self.time = time
+            self.values = values
+            self.kind = kind
+            self.selfNamed = selfNamed
+        }
+    }
+
+    /// Acknowledged readings by patient, in the order they were generated.
+    package var byPatient: [String: [Entry]]
+    /// `patient/device` of the devices carried over a live BLE link: a gateway answers no status, so
+    /// their readings are not expected, and what the SUT stored of them is not judged.
+    package var linkedDevices: Set<String>
+
+    package init(byPatient: [String: [Entry]], linkedDevices: Set<String> = []) {
+        self.byPatient = byPatient
+        self.linkedDevices = linkedDevices
+    }
+
+    /// The acknowledged readings of a run (`sent[i]` answered with `statuses[i]`, nil: no final
+    /// answer), with the values their route's format carries (a FHIR daily summary is its step
+    /// count alone).
+    package init(
+        scenario: Scenario,
+        seed: UInt64?,
+        sent: [SentRequest],
+        statuses: [Int?],
+        bleLink: Bool,
+        routes: IngestionRoutes = .vitalsim
+    ) {
+        var acknowledged: Set<String> = []
+        for (i, request) in sent.enumerated() where i < statuses.count && request.expectedRejection == nil {
+            guard let status = statuses[i], (200..<300).contains(status) else { continue }
+            acknowledged.formUnion(request.readingIDs)
+        }
+        let selfNaming = Set(
+            scenario.patients.flatMap { p in p.devices.filter { $0.type == .phoneBridge }.map { "\(p.id)/\($0.id)" } }
+        )
+        var byPatient: [String: [Entry]] = [:]
+        var seen: Set<String> = []
+        var run = ScenarioRun(scenario: scenario, seed: seed)
+        while !acknowledged.isEmpty, let (r, _) = run.next() {
+            guard acknowledged.contains(r.id), seen.insert(r.id).inserted, var values = Self.values(r.measurement) else { continue }
+            if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
+                values[.calories] = nil
+            }
+            let entry = Entry(
+                id: r.id,
+                time: scenario.startUnixMilliseconds + r.deviceTime,
+                values: values,
+                kind: r.measurement.kind,
+                selfNamed: selfNaming.contains("\(r.patientID)/\(r.deviceID)")
+            )
+            byPatient[r.patientID, default: []].append(entry)
+        }
+        let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
+        self.init(byPatient: byPatient, linkedDevices: Set(linked))
+    }
+
+    /// The values a SUT must keep of a measurement: what a clinician reads (heart rate; systolic and
+    /// diastolic; glucose; SpO2; temperature; weight; a feed's volume; a day's steps and calories;
+    /// the battery level); nil for a cuff's intermediate pressures, which are not observations.
+    package static func values(_ m: Measurement) -> [Signal: Double]? {
+        if case let .dailySummary(steps, calories) = m { return [.steps: Double(steps), .calories: Double(calories)] }
+        return Oracle.signals(m)
+    }
+}

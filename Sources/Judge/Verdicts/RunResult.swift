@@ -1,0 +1,162 @@
+import Histogram
+import Traffic
+
+/// What happened to one planned request.
+package struct RequestOutcome: Sendable {
+    /// The final HTTP status, nil when no response ever arrived.
+    package var status: Int?
+    /// The `field` of a 4xx body (`{"error", "field"}`, or a FHIR OperationOutcome's expression).
+    package var field: String?
+    /// Why the request failed without a response.
+    package var error: String?
+    package var attempts = 0
+    /// Seconds between the first failed attempt and the final answer (0 when the first attempt was answered).
+    package var waited = 0.0
+    /// The HTTP version of the final answer (`1.1`, `2`), empty for MQTT or no answer.
+    package var httpVersion = ""
+
+    /// An outcome; a request not yet answered has no status.
+    package init(
+        status: Int? = nil,
+        field: String? = nil,
+        error: String? = nil,
+        attempts: Int = 0,
+        waited: Double = 0,
+        httpVersion: String = ""
+    ) {
+        self.status = status
+        self.field = field
+        self.error = error
+        self.attempts = attempts
+        self.waited = waited
+        self.httpVersion = httpVersion
+    }
+}
+
+/// What became of a request's readings, as a verdict counts them.
+package enum ReadingFate: Sendable {
+    /// Answered with a 2xx.
+    case acknowledged
+    /// Answered with any other status.
+    case rejected
+    /// Never answered.
+    case failed
+
+    /// The fate of readings whose request ended with `status` (nil: no answer).
+    package init(status: Int?) {
+        switch status {
+        case nil: self = .failed
+        case let s? where s < 300: self = .acknowledged
+        default: self = .rejected
+        }
+    }
+}
+
+/// An alert as observed from the SUT (polling `GET /api/v1/alerts`).
+package struct ObservedAlert: Sendable, Equatable, Codable {
+    package var alertID: String
+    package var patientID: String
+    package var rule: String
+    package var severity: String
+    /// Device time, Unix ms.
+    package var raisedAt: Int64
+    package var evidence: [String]
+    /// What of the SUT's names a SUT profile could not map to VitalSim's (e.g. `rule 'HIGH_BP'`):
+    /// such an alert is judged `unmapped`, never paired with an expectation.
+    package var unmapped: String?
+
+    package init(alertID: String, patientID: String, rule: String, severity: String, raisedAt: Int64, evidence: [String]) {
+        self.alertID = alertID
+        self.patientID = patientID
+        self.rule = rule
+        self.severity = severity
+        self.raisedAt = raisedAt
+        self.evidence = evidence
+    }
+}
+
+/// The raw result of sending a plan to a SUT.
+package struct LiveRunResult: Sendable {
+    /// The requests sent, in plan order, without their bodies (a streamed plan is not kept whole).
+    package var requests: [SentRequest] = []
+    package var outcomes: [RequestOutcome]
+    package var alerts: [ObservedAlert]
+    /// Reading → acknowledgement, µs from each reading's intended send time.
+    package var ackLatency: Histogram<UInt64>
+    /// Reading → alert, µs from the intended send time of the alert's last evidence reading to the poll
+    /// that first saw it (for a SUT whose alerts cite no evidence: from the first request of the
+    /// alert's patient due at or after its `raisedAt`).
+    package var alertLatency: Histogram<UInt64>
+    /// How late the harness itself dispatched requests against the schedule, µs.
+    package var schedulingLag: Histogram<UInt64>
+    /// True when the SUT stopped answering (every retry failed).
+    package var unreachable: Bool
+    /// What each push observer (`--observe`) saw.
+    package var push: [PushDelivery] = []
+    /// The devices carried over a real BLE link (`--ble hci`), and how their readings fared.
+    package var ble: BLELinkSummary?
+    /// How long the end of the run waited for expected alerts that were still not listed, e.g. "not
+    /// listed within 31 s after the last reading was answered (…)"; nil when none was missing.
+    package var alertWait: String?
+    /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).
+    package var mqtt: MQTTDelivery?
+    /// A misconfiguration the run revealed (every request refused with 401/403/404, an outage that
+    /// never ended, an alert source without a readable alert list): the run is an infrastructure
+    /// failure, not a verdict on the SUT's clinical behaviour.
+    package var misconfiguration: String?
+    /// False when the SUT's alerts do not say which readings raised them (a profile that maps no
+    /// `evidence` field): the evidence check is then skipped rather than failed.
+    package var citesEvidence = true
+    /// What was read back of the SUT's stored readings (nil: the profile names no `stored-readings`).
+    package var stored: StoredReadBack?
+    /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
+    /// expected rejections of MQTT readings are then skipped rather than failed.
+    package var refusesOverMQTT = true
+
+    package init(
+        outcomes: [RequestOutcome],
+        alerts: [ObservedAlert],
+        ackLatency: Histogram<UInt64>,
+        alertLatency: Histogram<UInt64>,
+        schedulingLag: Histogram<UInt64>,
+        unreachable: Bool,
+        push: [PushDelivery] = []
+    ) {
+        self.outcomes = outcomes
+        self.alerts = alerts
+        self.ackLatency = ackLatency
+        self.alertLatency = alertLatency
+        self.schedulingLag = schedulingLag
+        self.unreachable = unreachable
+        self.push = push
+    }
+}
+
+/// A push channel a SUT delivers alerts on (`vitalsim run --observe`).
+package enum PushChannel: String, Sendable, CaseIterable {
+    /// `GET /api/v1/alerts/stream` (Server-Sent Events, resumed with Last-Event-ID).
+    case sse
+    /// MQTT `alerts/{patientId}` on the broker the SUT publishes to.
+    case mqtt
+    /// Alerts POSTed by the SUT to the harness's webhook receiver.
+    case webhook
+}
+
+/// What one push observer saw: each alert id's first arrival, and how many arrivals repeated an id.
+package struct PushDelivery: Sendable {
+    package var kind: PushChannel
+    package var firstSeen: [String: ContinuousClock.Instant] = [:]
+    package var alerts: [String: ObservedAlert] = [:]
+    package var repeats = 0
+    /// Reading → alert as delivered on this channel, µs.
+    package var latency = Histogram<UInt64>.latency()
+
+    package init(kind: PushChannel) { self.kind = kind }
+}
+
+extension Histogram where Count == UInt64 {
+    /// A latency histogram in microseconds: up to one hour, three significant digits.
+    package static func latency() -> Histogram<UInt64> {
+        Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    }
+}

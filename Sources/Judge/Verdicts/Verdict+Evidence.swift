@@ -1,0 +1,86 @@
+import VitalSimCore
+
+extension Verdict {
+    /// At most this many problems are spelled out per alert.
+    static let evidenceProblemsShown = 3
+
+    /// The evidence of every listed alert: each cited reading must be one the harness sent, of the
+    /// alert's patient, that the SUT accepted; and for a rule the oracle knows, at least one must be a
+    /// reading of a signal the rule reads inside its window (``EvidenceScope``). One check per alert
+    /// that fails (`wrong-evidence`), or one passing check.
+    package static func evidenceChecks(_ alerts: [ObservedAlert], catalog: EvidenceCatalog) -> [Check] {
+        guard !alerts.isEmpty else { return [] }
+        var checks: [Check] = []
+        for a in alerts.sorted(by: { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }) {
+            let problems = evidenceProblems(a, catalog)
+            guard !problems.isEmpty else { continue }
+            var detail = "alert \(a.alertID): " + problems.prefix(evidenceProblemsShown).joined(separator: "; ")
+            if problems.count > evidenceProblemsShown { detail += "; and \(problems.count - evidenceProblemsShown) more" }
+            checks.append(
+                Check(
+                    kind: .evidence,
+                    name: "evidence of alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
+                    rule: a.rule,
+                    finding: .wrongEvidence,
+                    detail: detail
+                )
+            )
+        }
+        if checks.isEmpty {
+            let detail = "each of the \(alerts.count) alert(s) cites readings of its patient, accepted, inside its rule's window"
+            checks.append(Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail))
+        }
+        return checks
+    }
+
+    /// What is wrong with one alert's evidence (empty when nothing).
+    static func evidenceProblems(_ a: ObservedAlert, _ catalog: EvidenceCatalog) -> [String] {
+        guard !a.evidence.isEmpty else { return ["it cites no evidence readings"] }
+        var problems: [String] = []
+        var covered = false
+        let scope = Oracle.evidenceScope(rule: a.rule)
+        for id in a.evidence {
+            if let r = catalog.readings[id] {
+                if let problem = problem(of: r, id, a) {
+                    problems.append(problem)
+                } else if scope?.covers(signals: r.signals, at: r.time, raisedAt: a.raisedAt) ?? true {
+                    covered = true
+                }
+            } else if let device = EvidenceCatalog.device(of: id), catalog.linkedDevices.contains(device) {
+                // Named by the SUT's own BLE gateway: only the patient can be checked.
+                if device.hasPrefix(a.patientID + "/") { covered = true } else { problems.append("\(id) is a device of another patient") }
+            } else if catalog.selfNamingPatients.contains(a.patientID) {
+                // Possibly a reading the SUT named itself (VitalEdge payloads carry no id): unverifiable.
+                covered = true
+            } else {
+                problems.append("\(id) is not a reading the harness sent")
+            }
+        }
+        if !covered, let scope, problems.count < a.evidence.count {
+            problems.append(uncoveredProblem(scope, a, catalog))
+        }
+        return problems
+    }
+
+    /// Why a cited reading the harness generated cannot be evidence of `a`, if it cannot.
+    static func problem(of r: EvidenceCatalog.Entry, _ id: String, _ a: ObservedAlert) -> String? {
+        if r.patientID != a.patientID { return "\(id) is a reading of patient \(r.patientID)" }
+        guard let status = r.status else { return "\(id) never reached the SUT (not sent, or no final answer)" }
+        if !(200..<300).contains(status) { return "\(id) was rejected with \(status)" }
+        return nil
+    }
+
+    /// None of the acceptable cited readings is one the rule reads inside its window; names the first
+    /// cited reading the harness knows, with what it measures and when.
+    static func uncoveredProblem(_ scope: EvidenceScope, _ a: ObservedAlert, _ catalog: EvidenceCatalog) -> String {
+        let what = scope.signals.map { $0.map(\.rawValue).sorted().joined(separator: " or ") + " reading" } ?? "reading"
+        let when =
+            scope.lookback == 0 ? "at \(iso(a.raisedAt))" : "from \(iso(a.raisedAt - scope.lookback))…\(iso(a.raisedAt)), the rule's window"
+        var text = "none of its evidence is a \(what) \(when)"
+        if let id = a.evidence.first(where: { catalog.readings[$0] != nil }), let r = catalog.readings[id] {
+            let measures = r.signals.isEmpty ? "no signal a rule reads" : r.signals.map(\.rawValue).sorted().joined(separator: ", ")
+            text += " (it cites \(id): \(measures) at \(iso(r.time)))"
+        }
+        return text
+    }
+}

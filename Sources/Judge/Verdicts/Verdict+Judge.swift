@@ -1,0 +1,367 @@
+import Foundation
+import Histogram
+import Traffic
+import VitalSimCore
+
+extension Verdict {
+    /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
+    /// delivery and latency budgets, one ``Check`` per expectation; with `evidence`, the readings each
+    /// alert cites; with `stored` and what the run read back, the SUT's stored data. A `partial`
+    /// verdict (one shard's patients) skips a budget it has no samples for: the merge judges it.
+    package static func judge(
+        scenario: String,
+        golden: GoldenFile,
+        plan: [SentRequest],
+        digest: String,
+        result: LiveRunResult,
+        evidence: EvidenceCatalog? = nil,
+        stored: StoredDataExpectations? = nil,
+        partial: Bool = false
+    ) -> Verdict {
+        var v = Verdict(scenario: scenario, checks: [])
+        if digest != golden.trafficDigest {
+            let detail =
+                "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "
+                + "(\(golden.trafficDigest)); re-record and review"
+            v.checks.append(Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail))
+        }
+        v.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
+        if let evidence {
+            if result.citesEvidence {
+                v.checks += evidenceChecks(result.alerts, catalog: evidence)
+            } else if !result.alerts.isEmpty {
+                let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
+                v.checks.append(Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail, skipped: true))
+            }
+        }
+        v.merging.pushed = result.push.map { PushTally(channel: $0.kind, delivered: $0.firstSeen.keys.sorted(), repeats: $0.repeats) }
+        v.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), v.merging.pushed)
+        v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
+        if let stored, let readBack = result.stored { v.checks += storedDataChecks(stored, readBack) }
+        let measured = histograms(result)
+        v.checks += budgetChecks(golden.budgets, histograms: measured, partial: partial)
+        v.alerts = result.alerts
+        v.expectedAlerts = golden.alerts
+        for (path, h) in measured {
+            v.latency[path] = summary(h)
+            v.histograms[path] = buckets(h)
+        }
+        v.latency[.schedulingLag] = summary(result.schedulingLag)
+        v.merging.histograms = measured
+        v.merging.histograms[.schedulingLag] = result.schedulingLag
+        v.merging.alertWait = result.alertWait
+        return v
+    }
+
+    /// The measured latency distributions by path (the harness's own lag apart).
+    static func histograms(_ result: LiveRunResult) -> [LatencyPath: Histogram<UInt64>] {
+        var out: [LatencyPath: Histogram<UInt64>] = [.readingToAck: result.ackLatency, .readingToAlert: result.alertLatency]
+        for p in result.push { out[.alert(via: p.kind)] = p.latency }
+        return out
+    }
+
+    /// Expectations and observed alerts are paired by ``AlertMatching`` (optimal, bounded); an
+    /// expectation without a pair is missed (with the nearest unpaired alert of its rule as a hint),
+    /// and each alert without a pair is a check of its own: a duplicate when it falls within reach of
+    /// a paired expectation of its rule and patient, spurious otherwise.
+    /// - Parameter waited: how long the run waited for expectations still missing, for their findings.
+    package static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ all: [ObservedAlert], waited: String? = nil) -> [Check] {
+        // An alert whose names the profile cannot map is judged on its own: it pairs with nothing.
+        let observed = all.filter { $0.unmapped == nil }
+        let pairing = AlertMatching.match(expected, observed)
+        let paired = Set(pairing.compactMap { $0 })
+        let unpaired = observed.indices.filter { !paired.contains($0) }.map { observed[$0] }
+        var checks: [Check] = []
+        var occurrences: [String: Int] = [:]
+        for (i, e) in expected.enumerated() {
+            var name = "alert \(e.rule) patient \(e.patientID)"
+            occurrences[name, default: 0] += 1
+            if let n = occurrences[name], n > 1 { name += " #\(n)" }
+            guard let j = pairing[i] else {
+                let detail = missedDetail(e, unpaired) + unmappedHint(e, all) + (waited.map { "; \($0)" } ?? "")
+                checks.append(Check(kind: .alert, name: name, rule: e.rule, finding: .missed, detail: detail))
+                continue
+            }
+            let inWindow = AlertMatching.distance(observed[j].raisedAt, from: e.from, to: e.to) == 0
+            checks.append(alertCheck(e, observed[j], name: name, inWindow: inWindow))
+        }
+        let pairedExpectations = expected.indices.filter { pairing[$0] != nil }.map { expected[$0] }
+        checks += unexpectedAlertChecks(unpaired, pairedExpectations: pairedExpectations, unmapped: all.filter { $0.unmapped != nil })
+        return checks
+    }
+
+    /// For a missed expectation: the unmapped alerts of its patient within reach of its window, which
+    /// may be it under a name the SUT profile does not map.
+    static func unmappedHint(_ e: GoldenFile.ExpectedAlert, _ all: [ObservedAlert]) -> String {
+        let near = all.filter {
+            $0.unmapped != nil && $0.patientID == e.patientID
+                && AlertMatching.distance($0.raisedAt, from: e.from, to: e.to) <= AlertMatching.pairingBound
+        }
+        guard let first = near.first else { return "" }
+        let names = Array(Set(near.map { "'\($0.rule)'" })).sorted().joined(separator: ", ")
+        return
+            "; the SUT raised \(near.count) alert(s) for this patient near the window under name(s) the profile does not map (\(names), first: alert \(first.alertID)): map them in rules:/severities: to judge them"
+    }
+
+    /// Why an expectation is missed, naming the nearest unpaired alert of its rule and patient.
+    static func missedDetail(_ e: GoldenFile.ExpectedAlert, _ unpaired: [ObservedAlert]) -> String {
+        let detail = "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"
+        let sameRule = unpaired.filter { $0.patientID == e.patientID && $0.rule == e.rule }
+        guard
+            let nearest = sameRule.min(by: {
+                AlertMatching.distance($0.raisedAt, from: e.from, to: e.to) < AlertMatching.distance($1.raisedAt, from: e.from, to: e.to)
+            })
+        else { return detail }
+        let gap = VirtualDuration(milliseconds: AlertMatching.distance(nearest.raisedAt, from: e.from, to: e.to))
+        let side = nearest.raisedAt < e.from ? "before" : "after"
+        let bound = VirtualDuration(milliseconds: AlertMatching.pairingBound)
+        return detail
+            + "; the nearest unpaired one (alert \(nearest.alertID), \(iso(nearest.raisedAt))) is \(gap) \(side) the window, beyond the \(bound) pairing bound"
+    }
+
+    /// One check per alert no expectation accounts for; "no other alerts" passes when there is none.
+    static func unexpectedAlertChecks(
+        _ unpaired: [ObservedAlert],
+        pairedExpectations: [GoldenFile.ExpectedAlert],
+        unmapped: [ObservedAlert] = []
+    ) -> [Check] {
+        let unmappedChecks = unmapped.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
+            Check(
+                kind: .noOtherAlerts,
+                name: "SUT alert '\(a.rule)' patient \(a.patientID) at \(iso(a.raisedAt))",
+                rule: nil,
+                finding: .unmapped,
+                detail: "alert \(a.alertID): the SUT profile has no mapping for its \(a.unmapped ?? "")"
+                    + " (add it to the profile's rules:/severities:, or the SUT raised an alert VitalSim does not know)"
+            )
+        }
+        guard !unpaired.isEmpty else {
+            guard unmappedChecks.isEmpty else { return unmappedChecks }
+            return [
+                Check(
+                    kind: .noOtherAlerts,
+                    name: "no other alerts",
+                    rule: nil,
+                    finding: nil,
+                    detail: "only the expected alerts were raised"
+                )
+            ]
+        }
+        return unmappedChecks
+            + unpaired.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
+                let duplicate = pairedExpectations.contains {
+                    $0.patientID == a.patientID && $0.rule == a.rule
+                        && AlertMatching.distance(a.raisedAt, from: $0.from, to: $0.to) <= AlertMatching.pairingBound
+                }
+                let finding: Finding = duplicate ? .duplicate : .spurious
+                let what = duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
+                return Check(
+                    kind: .noOtherAlerts,
+                    name: "unexpected alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
+                    rule: a.rule,
+                    finding: finding,
+                    detail: "alert \(a.alertID): \(what)"
+                )
+            }
+    }
+
+    /// The check of one expectation against the alert matched to it.
+    static func alertCheck(_ e: GoldenFile.ExpectedAlert, _ a: ObservedAlert, name: String, inWindow: Bool) -> Check {
+        if !inWindow {
+            let detail = "raisedAt \(iso(a.raisedAt)) is outside the expected window \(iso(e.from))…\(iso(e.to))"
+            return Check(kind: .alert, name: name, rule: e.rule, finding: a.raisedAt > e.to ? .late : .early, detail: detail)
+        }
+        if a.severity != e.severity.rawValue {
+            let detail = "severity \(a.severity), expected \(e.severity.rawValue) (alert \(a.alertID))"
+            return Check(kind: .alert, name: name, rule: e.rule, finding: .wrongSeverity, detail: detail)
+        }
+        return Check(kind: .alert, name: name, rule: e.rule, finding: nil, detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))")
+    }
+
+    /// Push channels: every alert the API lists (`listed`) arrived on each observed channel, and nothing else.
+    package static func pushChecks(listed: Set<String>, _ tallies: [PushTally]) -> [Check] {
+        tallies.map { p in
+            let channel = p.channel.rawValue
+            let got = Set(p.delivered)
+            let missing = listed.subtracting(got).sorted()
+            let extra = got.subtracting(listed).sorted()
+            var detail = "\(got.count) alert(s) delivered via \(channel)"
+            if p.repeats > 0 { detail += ", \(p.repeats) repeated delivery(ies) (at-least-once)" }
+            if !missing.isEmpty {
+                detail = "\(missing.count) of \(listed.count) alert(s) never arrived via \(channel), first: \(missing[0])"
+            } else if !extra.isEmpty {
+                detail = "\(extra.count) alert(s) arrived via \(channel) that the alert API does not list, first: \(extra[0])"
+            }
+            let finding: Finding? = !missing.isEmpty ? .missed : !extra.isEmpty ? .spurious : nil
+            return Check(kind: .delivery, name: "alerts delivered via \(channel)", rule: nil, finding: finding, detail: detail)
+        }
+    }
+
+    /// Expected rejections, no other rejection, every reading answered; counts the readings into `v`.
+    static func validationChecks(_ golden: GoldenFile, plan: [SentRequest], result: LiveRunResult, counting v: inout Verdict) -> [Check] {
+        var checks: [Check] = []
+        var expected: [String: GoldenFile.ExpectedValidation] = [:]
+        for e in golden.validation { expected[e.reading] = e }
+        var seen: Set<String> = []
+        for (i, request) in plan.enumerated() {
+            let o = result.outcomes[i]
+            let first = request.firstReading ?? ""
+            v.count(o, readings: request.readingCount)
+            if expected[first] != nil || (400..<500).contains(o.status ?? 0) { v.merging.validationTimes[first] = request.sendAt }
+            if let e = expected[first], !seen.contains(first) {
+                seen.insert(first)
+                if request.topic != nil, !result.refusesOverMQTT {
+                    let detail = "not judged: the SUT publishes no refusals of MQTT readings (mqtt.rejections: none)"
+                    checks.append(
+                        Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: nil, detail: detail, skipped: true)
+                    )
+                    continue
+                }
+                checks.append(rejectionCheck(e, o))
+            } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
+                let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"
+                checks.append(Check(kind: .validation, name: "accepts \(first)", rule: nil, finding: .validationMismatch, detail: detail))
+            }
+        }
+        // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
+        // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
+        for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
+            let detail = "the scenario no longer sends reading \(e.reading)"
+            checks.append(Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: detail))
+        }
+        v.merging.lost = LostTally(plan: plan, outcomes: result.outcomes)
+        checks.append(deliveryCheck(v.merging.lost, verdict: v))
+        v.merging.mqtt = result.mqtt
+        if let mqtt = result.mqtt {
+            checks.append(mqttDeliveryCheck(mqtt))
+            // On the SUT's own word: a reading it never confirmed failed, whatever the broker said.
+            if mqtt.sutConfirms {
+                v.acknowledged -= mqtt.unconfirmedCount
+                v.failed += mqtt.unconfirmedCount
+            }
+        }
+        if let ble = result.ble {
+            v.acknowledged += ble.sent
+            v.failed += ble.notSent
+            let overBLE = golden.validation.filter { ble.carries($0.reading) }.count
+            (v.merging.ble, v.merging.rejectionsOverBLE) = (ble, overBLE)
+            checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: overBLE))
+        }
+        return checks
+    }
+
+    /// One expected rejection against the request's final answer.
+    static func rejectionCheck(_ e: GoldenFile.ExpectedValidation, _ o: RequestOutcome) -> Check {
+        let ok = o.status == e.status && (o.field ?? "") == e.field
+        let got = o.status.map(String.init) ?? "no response"
+        let detail =
+            ok
+            ? "\(e.status) naming field '\(e.field)'"
+            : "expected \(e.status) naming field '\(e.field)', got \(got) naming '\(o.field ?? "")'"
+        return Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: ok ? nil : .validationMismatch, detail: detail)
+    }
+
+    /// Every request ended with a final answer (2xx or 4xx).
+    package static func deliveryCheck(_ lost: LostTally, verdict v: Verdict) -> Check {
+        let name = "every reading acknowledged or rejected"
+        guard lost.count > 0 else {
+            var detail = "\(v.acknowledged) acknowledged, \(v.rejected) rejected"
+            if lost.retried > 0 {
+                detail += String(
+                    format: "; %d request(s) answered only after retrying (longest wait %.1f s)",
+                    lost.retried,
+                    lost.longestWait
+                )
+            }
+            return Check(kind: .delivery, name: name, rule: nil, finding: nil, detail: detail)
+        }
+        let detail = "\(lost.count) request(s) without a final answer, first: \(lost.first ?? "?")"
+        return Check(kind: .delivery, name: name, rule: nil, finding: .lost, detail: detail)
+    }
+
+    /// Every MQTT reading the broker acknowledged reached the SUT: confirmed or rejected by it where it
+    /// publishes confirmations, and none dropped by the broker where its counters can be read.
+    package static func mqttDeliveryCheck(_ m: MQTTDelivery) -> Check {
+        var detail = "\(m.acknowledged) MQTT message(s) acknowledged by the broker (PUBACK)"
+        if m.sutConfirms {
+            detail += "; the SUT confirmed \(m.confirmed) and refused \(m.rejected) (its confirmations and refusals topics)"
+        } else {
+            detail +=
+                "; the SUT refused \(m.rejected) and published no confirmations (mqtt.confirmations), so the rest count as delivered on the broker's word"
+        }
+        var lost = false
+        if m.sutConfirms, m.unconfirmedCount > 0 {
+            lost = true
+            let named = m.unconfirmed.joined(separator: ", ") + (m.unconfirmedCount > m.unconfirmed.count ? ", …" : "")
+            detail =
+                "\(m.unconfirmedCount) reading(s) acknowledged by the broker were never confirmed or rejected by the SUT (\(named)); "
+                + detail
+        }
+        if let dropped = m.brokerDropped {
+            detail += "; the broker dropped \(dropped) message(s)"
+            if dropped > 0 {
+                lost = true
+                detail +=
+                    " ($SYS/broker/publish/messages/dropped: a subscriber's queue was full, so readings it acknowledged never reached it)"
+            }
+        }
+        let name = "every MQTT reading reached the SUT"
+        return Check(kind: .delivery, name: name, rule: nil, finding: lost ? .lost : nil, detail: detail)
+    }
+
+    /// Every reading of a BLE-linked device left its device for a subscribed central.
+    package static func bleDeliveryCheck(_ ble: BLELinkSummary, expectedRejectionsOverBLE overBLE: Int) -> Check {
+        var detail = "\(ble.sent) reading(s) of \(ble.devices.joined(separator: ", ")) left their device over BLE"
+        if ble.disconnects > 0 { detail += "; \(ble.disconnects) disconnect(s), \(ble.reconnects) reconnection(s)" }
+        if ble.storedForRACP > 0 { detail += "; \(ble.storedForRACP) stored record(s) offered through RACP" }
+        if overBLE > 0 {
+            detail +=
+                "; \(overBLE) expected rejection(s) of corrupt BLE values judged by their effect on alerts only (a gateway answers no status)"
+        }
+        if ble.notSent > 0 {
+            detail =
+                "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; " + detail
+        }
+        let name = "every BLE reading sent to a subscribed central"
+        return Check(kind: .delivery, name: name, rule: nil, finding: ble.notSent > 0 ? .lost : nil, detail: detail)
+    }
+
+    /// Latency budgets; a budget with no samples fails.
+    package static func budgetChecks(
+        _ budgets: [GoldenFile.Budget],
+        histograms: [LatencyPath: Histogram<UInt64>],
+        partial: Bool = false
+    ) -> [Check] {
+        var checks: [Check] = []
+        for b in budgets {
+            for (p, limit) in b.limits {
+                let name = "budget \(b.path.rawValue) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
+                guard let h = histograms[b.path], h.totalCount > 0 else {
+                    if partial {
+                        let detail = "no samples among this shard's patients: vitalsim merge judges it over every shard"
+                        checks.append(Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true))
+                        continue
+                    }
+                    let hint = b.path.channel.map { " (observe the channel: vitalsim run --observe \($0.rawValue))" } ?? ""
+                    let detail = "no samples for \(b.path.rawValue): a budget with nothing measured cannot pass" + hint
+                    checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))
+                    continue
+                }
+                let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
+                let detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
+                checks.append(Check(kind: .budget, name: name, rule: nil, finding: value <= limit ? nil : .budgetExceeded, detail: detail))
+            }
+        }
+        return checks
+    }
+
+    /// Counts one request's readings as acknowledged, rejected or failed, and its HTTP version.
+    mutating func count(_ o: RequestOutcome, readings n: Int) {
+        if !o.httpVersion.isEmpty { httpVersions[o.httpVersion, default: 0] += 1 }
+        switch ReadingFate(status: o.status) {
+        case .failed: failed += n
+        case .acknowledged: acknowledged += n
+        case .rejected: rejected += n
+        }
+    }
+}

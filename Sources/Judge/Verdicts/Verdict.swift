@@ -1,0 +1,114 @@
+import Foundation
+import Histogram
+import Traffic
+import VitalSimCore
+
+/// One bar of a latency histogram: readings whose latency fell in the bucket.
+package struct LatencyBucket: Sendable, Equatable {
+    package var label: String
+    package var count: UInt64
+}
+
+/// One checked expectation: passed, or failed with its classification.
+package struct Check: Sendable, Codable {
+    /// What the check is about.
+    package var kind: CheckKind
+    /// A stable name (one JUnit test case each), e.g. `alert hr.tachycardia patient 501`.
+    package var name: String
+    /// The clinical rule id, when the check is about one.
+    package var rule: String?
+    package var finding: Finding?
+    package var detail: String
+    /// A check that could not be carried out (its reason in ``detail``): it passes, and reports
+    /// show it as skipped (JUnit `<skipped>`), never as a pass.
+    package var skipped = false
+    package var passed: Bool { finding == nil }
+
+    package init(kind: CheckKind, name: String, rule: String?, finding: Finding?, detail: String, skipped: Bool = false) {
+        self.kind = kind
+        self.name = name
+        self.rule = rule
+        self.finding = finding
+        self.detail = detail
+        self.skipped = skipped
+    }
+}
+
+/// A scenario's verdict: every check, the latency summaries and the delivery counts.
+package struct Verdict: Sendable {
+    package var scenario: String
+    package var checks: [Check]
+    /// Readings acknowledged, rejected (with a status), failed (no response).
+    package var acknowledged = 0, rejected = 0, failed = 0
+    /// Latency summaries per path: `count` and the percentiles of ``reported``, in ms.
+    package var latency: [LatencyPath: [String: Double]] = [:]
+    /// HTTP requests answered per protocol version (`1.1`, `2`).
+    package var httpVersions: [String: Int] = [:]
+    /// Latency distributions per path, in logarithmic buckets (for the HTML report).
+    package var histograms: [LatencyPath: [LatencyBucket]] = [:]
+    /// The alerts the SUT raised and the golden file's expectations (for charts and audits).
+    package var alerts: [ObservedAlert] = []
+    package var expectedAlerts: [GoldenFile.ExpectedAlert] = []
+    /// Vital signs and events to draw, when an HTML report was asked for.
+    package var chart: ScenarioChart?
+    /// What the run saw of the SUT's interface (endpoints and statuses, alerts read and mapped).
+    package var contract: SUTContract?
+    /// Why the scenario could not be judged (a misconfiguration or an infrastructure failure, exit
+    /// 3): its checks are then empty, and reports show it as an error, never as a clinical failure.
+    package var error: String?
+    /// What merging this verdict with those of the other parts of a sharded run needs beside its checks.
+    package var merging = MergeInputs()
+    package var passed: Bool { error == nil && checks.allSatisfy(\.passed) }
+
+    /// A scenario that could not be judged: `error` says why, `contract` what the SUT answered meanwhile.
+    package init(scenario: String, error: String, contract: SUTContract?) {
+        self.scenario = scenario
+        checks = []
+        self.error = error
+        self.contract = contract
+    }
+
+    /// A judged scenario's checks.
+    package init(scenario: String, checks: [Check]) {
+        self.scenario = scenario
+        self.checks = checks
+    }
+
+    /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling lag.
+    package static func latencyPaths(_ v: Verdict) -> [LatencyPath] {
+        Set(v.latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
+    }
+
+    /// Upper bounds (ms) of the histogram buckets; the last bucket is open.
+    static let bucketBounds: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+
+    package static func buckets(_ h: Histogram<UInt64>) -> [LatencyBucket] {
+        var out: [LatencyBucket] = []
+        var lower: UInt64 = 0
+        func label(_ ms: Double) -> String { ms >= 1000 ? "\(Int(ms / 1000))s" : ms < 1 ? "\(ms)" : "\(Int(ms))" }
+        for bound in bucketBounds {
+            let upper = UInt64(bound * 1000)
+            out.append(
+                LatencyBucket(label: "≤" + label(bound), count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper))
+            )
+            lower = upper + 1
+        }
+        out.append(
+            LatencyBucket(label: ">" + label(bucketBounds.last!), count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2))
+        )
+        return out
+    }
+
+    /// Percentiles reported for every latency path (ms).
+    static let reported: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
+
+    package static func summary(_ h: Histogram<UInt64>) -> [String: Double] {
+        var out: [String: Double] = ["count": Double(h.totalCount)]
+        guard h.totalCount > 0 else { return out }
+        for (name, p) in reported { out[name] = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000 }
+        return out
+    }
+
+    /// ISO-8601 UTC text, with milliseconds, of a Unix time in ms.
+    package static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Judge
+import SUTAdapter
+import Traffic
+import Transports
+
+extension LiveRunner {
+    /// Polls the alert source until the run stops.
+    func poll(_ shared: State) async {
+        guard alertSource.pushOnly == nil else { return }
+        while !shared.withLock({ $0.stopped }) {
+            await pollOnce(shared)
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+
+    /// One read of the alert source (every page): new alerts are recorded with the moment first
+    /// seen; an answer that is not an alert list, and alerts the harness cannot read, are recorded in
+    /// the run's health (a misconfiguration, never a clinical finding).
+    func pollOnce(_ shared: State) async {
+        guard alertSource.pushOnly == nil else { return }
+        let (read, _) = await AlertList.fetch(client, base: base, source: alertSource, mapping: mapping, auth: auth)
+        let list: AlertList
+        switch read {
+        case .success(let l): list = l
+        case .failure(let problem):
+            shared.withLock { $0.health.pollFailed(problem.text) }
+            return
+        }
+        let now = ContinuousClock.now
+        var outside: [String] = []
+        // Alerts outside the run: another run's on a shared SUT, or another shard's patients'.
+        let alerts = list.alerts.compactMap { a in
+            let mine = scenarioAlert(a)
+            if mine == nil { outside.append(a.alertID) }
+            return mine
+        }
+        auth.contract.listed(read: alerts, outside: outside)
+        auth.contract.unreadable(list.unreadable, first: list.firstUnreadable)
+        shared.withLock { s in
+            s.health.pollSucceeded(unreadable: list)
+            for alert in alerts where s.firstSeen[alert.alertID] == nil {
+                s.firstSeen[alert.alertID] = (s.clock?.onDeviceTime(alert) ?? alert, now)
+                s.order.append(alert.alertID)
+            }
+        }
+    }
+
+    /// An alert as the SUT reported it, with the scenario's patient id and reading ids; nil for an
+    /// alert of a patient outside the run (another scenario's, or another run's, on a shared SUT).
+    func scenarioAlert(_ a: ObservedAlert) -> ObservedAlert? {
+        guard !naming.isIdentity else { return keepsPatient(a.patientID) ? a : nil }
+        guard let patient = naming.scenarioPatient(a.patientID), keepsPatient(patient) else { return nil }
+        var out = a
+        out.patientID = patient
+        out.evidence = a.evidence.map(naming.scenarioReadingID)
+        return out
+    }
+
+    /// After the last acknowledgement: waits until no new alert has appeared for `quiet` and, with
+    /// `awaiting`, until every expected alert is listed or its bound has passed (announced once, and
+    /// recorded for the findings of the alerts still missing).
+    func waitForQuiet(_ shared: State, awaiting: AlertWait?) async {
+        let start = ContinuousClock.now
+        var wait = QuietWait(quiet: quiet, bound: awaiting?.bound ?? .zero)
+        var pending: [GoldenFile.ExpectedAlert] = []
+        polling: while ContinuousClock.now - start < wait.limit {
+            await pollOnce(shared)
+            // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
+            let last = wait.lastCount
+            let observed = shared.withLock { s in
+                let n = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
+                return n == last ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
+            }
+            if let (count, alerts) = observed, wait.observe(count, at: ContinuousClock.now - start) {
+                pending = awaiting?.pending(alerts) ?? []
+            }
+            switch wait.step(at: ContinuousClock.now - start, pending: !pending.isEmpty, unusable: unusable(shared)) {
+            case .stop: break polling
+            case .announce:
+                if let awaiting {
+                    note(
+                        "waiting up to \(AlertWait.seconds(wait.bound)) (\(awaiting.boundReason)) after the last answer for \(pending.count) expected alert(s) not yet listed: \(AlertWait.describe(pending))"
+                    )
+                }
+            case .poll: break
+            }
+            try? await Task.sleep(for: pollInterval)
+        }
+        let announced = wait.announced
+        // An unreadable alert source ends the run as a misconfiguration: no note about alerts it could not list.
+        guard let awaiting, !unusable(shared) else { return }
+        let waited = AlertWait.seconds(ContinuousClock.now - start)
+        if pending.isEmpty {
+            if announced { note("every expected alert is listed, \(waited) after the last answer") }
+        } else {
+            note("not listed within \(waited) after the last answer: \(AlertWait.describe(pending))")
+            shared.withLock {
+                $0.alertWait = "not listed within \(waited) after the last reading was answered (waited up to \(awaiting.boundReason))"
+            }
+        }
+    }
+
+    /// A polled alert source that never listed alerts, or lists some the harness cannot read.
+    func unusable(_ shared: State) -> Bool {
+        alertSource.pushOnly == nil && shared.withLock { $0.health.alertSourceUnusable }
+    }
+
+    /// An alert source that only pushes, misconfigured: it pushed messages the harness cannot read,
+    /// or nothing at all while the golden file expects alerts.
+    func pushProblem(_ result: LiveRunResult, awaiting: AlertWait?) -> String? {
+        guard let channel = alertSource.pushOnly, let delivery = result.push.first(where: { $0.kind == channel }) else { return nil }
+        let contract = auth.contract.summary()
+        if contract.unreadable > 0 {
+            return
+                "the SUT pushed \(contract.unreadable) message(s) on \(channel.rawValue) that are not alerts the harness can read (check alerts.fields and alerts.push.item of the SUT profile); first: \(contract.firstUnreadable ?? "")"
+        }
+        let arrived = delivery.firstSeen.count + delivery.repeats + contract.outsideRun
+        guard arrived == 0, let awaiting, !awaiting.expected.isEmpty else { return nil }
+        let there: String
+        switch channel {
+        case .webhook: there = "to the webhook receiver (its URL is printed at the start; fix its port with --webhook-port)"
+        case .sse: there = "on its SSE stream (alerts.push.sse)"
+        case .mqtt: there = "under the MQTT topic filter alerts.push.mqtt-topic (\(alertSource.push.mqttTopic))"
+        }
+        return
+            "no alert arrived on \(channel.rawValue) during the run although the golden file expects \(awaiting.expected.count): check that the SUT pushes its alerts \(there)"
+    }
+}

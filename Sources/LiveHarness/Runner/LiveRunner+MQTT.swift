@@ -1,0 +1,100 @@
+import Foundation
+import Judge
+import SUTAdapter
+import Traffic
+import Transports
+
+extension LiveRunner {
+    /// The topic of the broker's drop counter (mosquitto `$SYS`).
+    static let droppedTopic = "$SYS/broker/publish/messages/dropped"
+
+    /// Collects the SUT's verdicts on MQTT messages: rejections (by default `{readingId, status,
+    /// error, field}` on `errors/{patientId}`; the profile's `mqtt.rejections`), confirmations (by
+    /// default `{readingId}` or `{readingIds: […]}` on `acks/{patientId}`; `mqtt.confirmations`), and
+    /// the broker's drop counter when subscribed to it.
+    func collectVerdicts(_ mqtt: MQTTClient, _ shared: State) async {
+        for await m in mqtt.messages {
+            if m.topic == LiveRunner.droppedTopic {
+                if let n = Int(String(decoding: m.payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)) {
+                    shared.withLock { $0.brokerDropped = n }
+                }
+                continue
+            }
+            if let rejections, rejections.matches(m.topic) {
+                guard let (wire, status, field) = rejections.read(m.payload) else { continue }
+                let id = naming.scenarioReadingID(wire)
+                shared.withLock { s in
+                    if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) }
+                    if RunHealth.configurationStatuses.contains(status) {
+                        s.health.noteRefusal("MQTT refusal on \(m.topic)", status: status, body: m.payload)
+                    }
+                }
+                continue
+            }
+            guard let confirmations, confirmations.matches(m.topic) else { continue }
+            let ids = confirmations.read(m.payload).map(naming.scenarioReadingID)
+            shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
+        }
+    }
+
+    /// Applies the SUT's refusals to the MQTT messages they name. An MQTT message is acknowledged by
+    /// the broker's PUBACK; the SUT's verdict on it arrives on its refusals topic (errors/{patientId}),
+    /// read as an HTTP refusal is.
+    func applyMQTTRejections(_ s: inout Shared, sent: [SentRequest]) {
+        for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
+            if let id = request.firstReading, let r = s.mqttRejections[id] {
+                // A refusal for want of credentials is a configuration refusal, as over HTTP (``RunHealth``).
+                if RunHealth.configurationStatuses.contains(r.status) {
+                    s.health.accepted -= 1
+                    s.health.refused += 1
+                }
+                s.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
+                s.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
+            }
+        }
+    }
+
+    /// What became of the acknowledged MQTT messages (each carries one reading). Without the SUT's
+    /// refusals (`refusals: false`), a corrupted reading it did not confirm is taken as refused.
+    static func mqttDelivery(_ s: Shared, sent: [SentRequest], refusals: Bool = true) -> MQTTDelivery {
+        var d = MQTTDelivery()
+        d.sutConfirms = !s.mqttConfirmed.isEmpty
+        d.brokerDropped = s.brokerDropped
+        for (i, request) in sent.enumerated() where request.topic != nil && i < s.outcomes.count && s.outcomes[i].status != nil {
+            d.acknowledged += 1
+            guard let id = request.firstReading else { continue }
+            if s.mqttRejections[id] != nil {
+                d.rejected += 1
+            } else if s.mqttConfirmed.contains(id) {
+                d.confirmed += 1
+            } else if !refusals, request.expectedRejection != nil {
+                continue
+            } else {
+                d.unconfirmedCount += 1
+                if d.unconfirmed.count < MQTTDelivery.namedLimit { d.unconfirmed.append(id) }
+            }
+        }
+        return d
+    }
+
+    /// Records in the SUT contract what the run's MQTT messages met (PUBACK, the SUT's refusal, no
+    /// PUBACK) and how many requests were not sent after the run stopped.
+    static func log(_ sent: [SentRequest], _ outcomes: [RequestOutcome], naming: WireNaming, to contract: ContractLog) {
+        var notSent = 0
+        for (i, request) in sent.enumerated() where i < outcomes.count {
+            let outcome = outcomes[i]
+            if outcome.status == nil, outcome.attempts == 0 {
+                notSent += 1
+            } else if let topic = request.topic {
+                let patient = naming.patient(request.patientID)
+                contract.published(
+                    topic: topic,
+                    status: outcome.status,
+                    patient: patient,
+                    device: naming.device(request.deviceID, of: request.patientID)
+                )
+            }
+        }
+        contract.notSent(notSent)
+    }
+}

@@ -1,0 +1,723 @@
+import Foundation
+import Histogram
+import Judge
+import Locking
+import SUTAdapter
+import Traffic
+import Transports
+import VitalSimCore
+
+/// Sends a ``TrafficPlan`` over HTTP(S) with libcurl and MQTT 5 with libmosquitto: requests due at
+/// their intended times (scaled by `speed`, or back to back with `speed == nil`), several keep-alive
+/// connections in parallel with one patient's deliveries always on the same worker, HTTP and MQTT
+/// alike (MQTT messages pipelined, an HTTP request sent only once the worker's messages are
+/// acknowledged, so their order holds across transports), retries with
+/// backoff on transport errors, 429 and 503; alerts are polled throughout. Latencies are measured
+/// on the monotonic clock from the intended send time, so a slow SUT cannot hide its own delay
+/// (no coordinated omission).
+package final class LiveRunner: Sendable {
+    let base: String
+    /// Credentials of ingestion requests and alert reads.
+    let auth: RequestAuth
+    /// Where alerts are read, and how their names map to VitalSim's.
+    let alertSource: AlertSource
+    /// Where a 4xx body names the rejected field (a SUT profile's `ingestion.rejection-field`).
+    let rejectionField: JSONPointer?
+    /// The statuses with which the SUT refuses an invalid reading (`ingestion.rejection-status`).
+    let rejectionStatuses: Set<Int>
+    let mapping: SUTProfile.NameMapping
+    let speed: Double?
+    /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
+    let client: HTTPMultiClient
+    /// Ordered workers: one patient's deliveries always on the same one.
+    let workers: Int
+    /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
+    let pollInterval: Duration = .milliseconds(50)
+    let quiet: Duration
+    /// How long a request is retried through an outage of a SUT that has answered before (a restart):
+    /// meanwhile its worker's later requests, and the plan's generator, wait behind it, so nothing is
+    /// skipped and a patient's order holds. A SUT that has never answered gets six attempts. MQTT
+    /// publishes are retried as long (the broker answered the connection before the run).
+    let outageLimit: Duration
+    /// When a request or message is retried, and when given up (``outageLimit`` included).
+    var retries: RetryPolicy { RetryPolicy(outageLimit: outageLimit) }
+    /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
+    let isAlive: @Sendable () -> Bool
+    /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
+    let mqtt: MQTTClient?
+    /// Every request of the plan is an MQTT message: the workers run on the MQTT client's thread.
+    let mqttOnly: Bool
+    let qos: Int
+    /// Push channels observed alongside the alert API.
+    let observers: [PushObserver]
+    /// The MQTT client also reads the (embedded) broker's `$SYS` drop counter.
+    let brokerCounters: Bool
+    /// Called as the run goes (every 50 answers, and once at the end).
+    let onProgress: (@Sendable (Progress) -> Void)?
+    /// Messages for the user: what the run waits for at its end.
+    let note: @Sendable (String) -> Void
+    /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
+    /// and alerts of patients outside the run are left out.
+    let naming: WireNaming
+    /// Whether an alert of this (scenario) patient belongs to the run: in a sharded run, alerts of
+    /// the patients of other shards are theirs to judge.
+    let keepsPatient: @Sendable (String) -> Bool
+    /// Where the SUT refuses MQTT readings (nil: it publishes no refusals, `mqtt.rejections: none`).
+    let rejections: SUTProfile.MQTTRejections?
+    /// Where the SUT confirms stored MQTT readings (nil: it publishes none, `mqtt.confirmations: none`).
+    let confirmations: SUTProfile.MQTTConfirmations?
+    /// Whether MQTT messages carry their device's credential (`mqtt.device-credentials`).
+    let deviceCredentials: SUTProfile.DeviceCredentialCarriage
+
+    /// How far a run is: requests answered, and the scenario time (virtual ms from its start) that the
+    /// requests sent so far reach, out of `span` (the scenario's duration; 0 when not known).
+    package struct Progress: Sendable {
+        package var answered: Int
+        package var reached: Int64
+        package var span: Int64
+        /// reached / span, 0...1 (1 when the span is not known).
+        package var fraction: Double { span > 0 ? min(1, max(0, Double(reached) / Double(span))) : 1 }
+    }
+
+    package init(
+        base: String,
+        caFile: String?,
+        insecure: Bool,
+        http2: Bool = false,
+        clientCertificate: ClientCertificate? = nil,
+        headers: [String] = [],
+        profile: SUTProfile = .vitalsim,
+        speed: Double?,
+        connections: Int = 8,
+        quiet: Duration = .seconds(2),
+        mqtt: MQTTClient? = nil,
+        mqttOnly: Bool = false,
+        qos: Int = 1,
+        brokerCounters: Bool = false,
+        observers: [PushObserver] = [],
+        onProgress: (@Sendable (Progress) -> Void)? = nil,
+        outageLimit: Duration = .seconds(60),
+        isAlive: @escaping @Sendable () -> Bool = { true },
+        naming: WireNaming = .identity,
+        keepsPatient: @escaping @Sendable (String) -> Bool = { _ in true },
+        contract: ContractLog = ContractLog(),
+        note: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.naming = naming
+        self.keepsPatient = keepsPatient
+        self.isAlive = isAlive
+        self.note = note
+        self.mqttOnly = mqttOnly
+        self.outageLimit = outageLimit
+        self.onProgress = onProgress
+        self.observers = observers
+        self.mqtt = mqtt
+        self.qos = qos
+        self.brokerCounters = brokerCounters && mqtt != nil
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.speed = speed
+        workers = max(1, connections)
+        client = HTTPMultiClient(
+            maxConnections: workers + 1,
+            caFile: caFile,
+            insecure: insecure,
+            http2: http2,
+            clientCertificate: clientCertificate
+        )
+        var credentials = profile.auth
+        credentials.headers += headers
+        contract.use(base: self.base)
+        auth = RequestAuth(credentials, base: self.base, client: client, contract: contract)
+        alertSource = profile.alerts
+        rejectionField = profile.ingestion.rejectionField
+        rejectionStatuses = profile.ingestion.rejectionStatuses
+        mapping = profile.mapping
+        rejections = profile.mqtt.rejections
+        confirmations = profile.mqtt.confirmations
+        deviceCredentials = profile.mqtt.deviceCredentials
+        self.quiet = quiet
+    }
+
+    struct Shared {
+        var outcomes: [RequestOutcome]
+        var ack = Histogram<UInt64>.latency()
+        var lag = Histogram<UInt64>.latency()
+        /// Intended send time of each request (its readings'), by plan index.
+        var intended: [ContinuousClock.Instant?]
+        var firstSeen: [String: (ObservedAlert, ContinuousClock.Instant)] = [:]
+        var order: [String] = []
+        var unreachable = false
+        var stopped = false
+        /// Set once a request got no answer after every retry, an outage outlasted --outage-limit, or
+        /// every answer so far refused the run's requests (``RunHealth``): the rest are not sent.
+        var aborted = false
+        /// Rejections the SUT published on `errors/{patientId}`, by reading id.
+        var mqttRejections: [String: (status: Int, field: String)] = [:]
+        /// Readings the SUT confirmed on `acks/{patientId}`.
+        var mqttConfirmed: Set<String> = []
+        /// The broker's latest `$SYS/broker/publish/messages/dropped` (embedded broker only).
+        var brokerDropped: Int?
+        var push: [PushDelivery] = []
+        var answered = 0
+        /// True once the SUT has answered any request.
+        var reachable = false
+        /// Scenario time (virtual ms) of the latest request dispatched.
+        var reached: Int64 = 0
+        /// What the end of the run waited for, when expected alerts were missing (see ``AlertWait``).
+        var alertWait: String?
+        /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
+        var health = RunHealth()
+        /// The last request carrying a reading of a patient stamped at a device time (only from a plan
+        /// that keeps device times: a profile whose alerts cite no evidence).
+        var stamped: [Stamp: Int] = [:]
+        /// For alerts on the server's clock: when each patient's requests were sent.
+        var clock: AlertClock?
+    }
+
+    /// A patient and a device time (virtual ms).
+    struct Stamp: Hashable {
+        var patient: String
+        var time: Int64
+    }
+
+    /// The run's shared state (a class, so that tasks can share the lock).
+    final class State: Sendable {
+        let m: Locked<Shared>
+        init(_ s: Shared) { m = Locked(s) }
+        func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
+    }
+
+    /// Traffic sent alongside the plan on the same schedule (a BLE link): run concurrently with the
+    /// plan's requests, awaited before the final quiet period.
+    package struct Alongside: Sendable {
+        /// The wall moment of the scenario's start, shared with the plan's schedule.
+        package var origin: ContinuousClock.Instant
+        /// The scenario's start (Unix ms): an alert whose evidence the plan did not carry is timed from
+        /// the moment its device time was due.
+        package var startUnixMilliseconds: Int64
+        /// Sends the other traffic; returns reading → acknowledgement latencies (µs) to add.
+        package var work: @Sendable () async -> [UInt64]
+        /// When the evidence of an alert could first reach the SUT (virtual ms from the start); by
+        /// default its device time, later for records a device could hand over only after a reconnection.
+        package var due: @Sendable (ObservedAlert) -> Int64
+
+        package init(
+            origin: ContinuousClock.Instant,
+            startUnixMilliseconds: Int64,
+            due: (@Sendable (ObservedAlert) -> Int64)? = nil,
+            work: @escaping @Sendable () async -> [UInt64]
+        ) {
+            self.origin = origin
+            self.startUnixMilliseconds = startUnixMilliseconds
+            self.work = work
+            self.due = due ?? { $0.raisedAt - startUnixMilliseconds }
+        }
+    }
+
+    /// A worker's queue: requests with their index in the plan and their intended send time.
+    typealias Queue = (
+        stream: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>,
+        continuation: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>.Continuation
+    )
+
+    /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
+    /// not yet sent and the bodiless copies in the result are held) and collects alerts until quiet.
+    /// - Parameters:
+    ///   - span: the scenario's duration (virtual ms), for progress reports.
+    ///   - awaiting: the expected alerts, waited for at the end while not yet listed.
+    ///   - startUnixMilliseconds: the scenario's start, to time alerts that cite no evidence.
+    ///   - origin: the moment scenario time 0 is due (`--start-at`, so that the shards of a run keep one
+    ///     schedule); nil starts the schedule at the first request.
+    package func run<Plan: Sequence<PlannedRequest>>(
+        _ plan: Plan,
+        span: Int64 = 0,
+        startUnixMilliseconds: Int64 = 0,
+        alongside: Alongside? = nil,
+        origin: ContinuousClock.Instant? = nil,
+        awaiting: AlertWait? = nil
+    ) async -> LiveRunResult {
+        // At --speed max the schedule is the SUT's pace: shards that keep one origin begin together.
+        if let origin, speed == nil { try? await Task.sleep(until: origin, clock: .continuous) }
+        let clock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
+        let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }, clock: clock))
+        var sent: [SentRequest] = []
+        let queues: [Queue] = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
+        // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
+        // --speed max) is not pulled into the queues ahead of the workers.
+        let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
+        await withTaskGroup(of: Void.self) { group in
+            // The poller parses the SUT's whole alert list each time: not on the event loop, where a
+            // long list would hold up the workers' requests.
+            group.addTask { await self.poll(shared) }
+            if let mqtt { group.addTask { await self.collectVerdicts(mqtt, shared) } }
+            for (k, observer) in observers.enumerated() { group.addTask { await self.collect(observer, index: k, shared) } }
+            if let alongside {
+                group.addTask {
+                    let samples = await alongside.work()
+                    shared.withLock { s in for v in samples { s.ack.record(v) } }
+                }
+            }
+            for w in 0..<workers {
+                // Workers run on the HTTP client's event-loop thread (it is their executor), so an
+                // answer resumes its worker, and the worker's next request starts, without a hop
+                // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
+                group.addTask(executorPreference: mqttOnly ? mqtt ?? client : client) {
+                    await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: clock, shared)
+                }
+            }
+            sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin ?? origin, shared)
+            for q in queues { q.continuation.finish() }
+            // Wait for the senders (the poller and the rejection collector run until told to stop).
+            var finished = 0
+            let senders = workers + (alongside == nil ? 0 : 1)
+            while finished < senders, await group.next() != nil { finished += 1 }
+            if let report = onProgress { report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span)) }
+            if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared, awaiting: awaiting) }
+            // The broker publishes its counters every second: let the last change arrive.
+            if brokerCounters { try? await Task.sleep(for: .milliseconds(1200)) }
+            shared.withLock { $0.stopped = true }
+            mqtt?.disconnect()
+            for o in observers { o.stop() }
+        }
+        var result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
+        LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
+        result.citesEvidence = alertSource.fields.evidence != nil
+        result.refusesOverMQTT = rejections != nil
+        result.misconfiguration =
+            result.misconfiguration ?? pushProblem(result, awaiting: awaiting)
+            ?? AlertClock.problem(result.alerts, start: startUnixMilliseconds, span: span, clock: alertSource.clock)
+        return result
+    }
+
+    /// Records what a push observer sees: each alert's first arrival, and repeats.
+    func collect(_ observer: PushObserver, index k: Int, _ shared: State) async {
+        let only = observer.kind == alertSource.pushOnly
+        for await wire in observer.alerts {
+            let mine = scenarioAlert(wire)
+            // The only alert source: what it pushes is what the SUT lists.
+            if only { auth.contract.listed(read: mine.map { [$0] } ?? [], outside: mine == nil ? [wire.alertID] : []) }
+            guard let mine else { continue }
+            let now = ContinuousClock.now
+            shared.withLock { s in
+                let a = s.clock?.onDeviceTime(mine) ?? mine
+                if only, s.firstSeen[a.alertID] == nil {
+                    s.firstSeen[a.alertID] = (a, now)
+                    s.order.append(a.alertID)
+                }
+                if s.push[k].firstSeen[a.alertID] == nil {
+                    s.push[k].firstSeen[a.alertID] = now
+                    s.push[k].alerts[a.alertID] = a
+                } else {
+                    s.push[k].repeats += 1
+                }
+            }
+        }
+    }
+
+    /// Hands the plan's requests to the workers on schedule (one patient always to the same worker),
+    /// recording each one's intended send time and the harness's own lag; returns what was sent.
+    /// - Parameter origin: the wall moment of the scenario's start when other traffic shares the schedule.
+    func dispatch<Plan: Sequence<PlannedRequest>>(
+        _ plan: Plan,
+        to queues: [Queue],
+        queued: [SendWindow],
+        origin: ContinuousClock.Instant?,
+        _ shared: State
+    ) async -> [SentRequest] {
+        let clock = ContinuousClock()
+        // With traffic alongside, both follow the scenario's own time axis from a shared origin.
+        let start = origin ?? clock.now
+        var t0: Int64? = origin == nil ? nil : 0
+        var sent: [SentRequest] = []
+        for (i, request) in plan.enumerated() {
+            sent.append(SentRequest(request))
+            if shared.withLock({ $0.aborted }) {
+                shared.withLock { s in
+                    s.outcomes.append(LiveRunner.notSent(s))
+                    s.intended.append(nil)
+                }
+                continue
+            }
+            var intended = clock.now
+            if let speed {
+                let first = t0 ?? request.sendAt
+                t0 = first
+                intended = start + .milliseconds(Int64(Double(request.sendAt - first) / speed))
+                if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
+            }
+            let lag = clock.now - intended
+            let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
+            shared.withLock { s in
+                s.lag.record(Duration.nonNegativeMicroseconds(lag))
+                s.outcomes.append(RequestOutcome())
+                s.intended.append(intended)
+                s.reached = request.sendAt
+                // Device times travel only in a plan made for alerts without evidence (the last request wins).
+                for t in request.deviceTimes { s.stamped[Stamp(patient: request.patientID, time: t)] = i }
+            }
+            await queued[w].acquire()
+            queues[w].continuation.yield((i, request, intended))
+        }
+        return sent
+    }
+
+    /// One worker: sends its queue's requests in order. MQTT messages are pipelined (a bounded
+    /// number awaiting their PUBACK; MQTT keeps their order on the connection); an HTTP request waits
+    /// until they are all acknowledged, so that a patient's order holds across transports. Each send
+    /// is noted on `alertClock` when the profile's alerts are on the server's clock.
+    func work(
+        _ queue: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>,
+        queued: SendWindow,
+        span: Int64,
+        alertClock: AlertClock?,
+        _ shared: State
+    ) async {
+        let clock = ContinuousClock()
+        let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
+        for await (i, request, scheduled) in queue {
+            queued.release()
+            if shared.withLock({ $0.aborted }) {
+                shared.withLock { s in s.outcomes[i] = LiveRunner.notSent(s) }
+                continue
+            }
+            // Without a schedule (speed max) a request is due when a connection is free for it.
+            let intended = speed == nil ? clock.now : scheduled
+            if speed == nil { shared.withLock { $0.intended[i] = intended } }
+            let outcome: RequestOutcome
+            alertClock?.sent(patient: request.patientID, time: request.deviceTimes.max() ?? request.sendAt)
+            if let mqtt, request.topic != nil {
+                await window.acquire()
+                if publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }
+                window.release()
+                outcome = await publish(request, via: mqtt)
+            } else {
+                await window.drain()
+                outcome = await send(request, shared)
+            }
+            finish(i, outcome, intended: intended, span: span, readings: request.readings.count, shared)
+        }
+        await window.drain()
+    }
+
+    /// The run's result: MQTT rejections applied to their messages, and reading → alert latencies
+    /// timed from the intended send time of each alert's last evidence reading.
+    func result(_ shared: State, sent: [SentRequest], alongside: Alongside?, start: Int64) -> LiveRunResult {
+        shared.withLock { s in
+            applyMQTTRejections(&s, sent: sent)
+            var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }
+            for p in s.push { evidence += p.alerts.values.compactMap { $0.evidence.last } }
+            let carrier = SentRequest.carriers(of: evidence, in: sent).compactMapValues(\.first)
+            // The intended send time of an alert's last evidence reading: the request that carried it, or
+            // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
+            // alert's device time was due on the shared schedule.
+            // An alert citing no evidence (a profile without `evidence`): the last request (or MQTT
+            // message) carrying a reading of its patient stamped its raisedAt — by then every reading
+            // stamped then had been sent, one sent late after a dropout too, while another device's
+            // reading of the same instant may have gone long before — else the first of its patient
+            // due at or after it.
+            let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
+            func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
+                if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }
+                if a.evidence.isEmpty, let requests = byPatient[a.patientID] {
+                    let due = a.raisedAt - start
+                    if let i = s.stamped[Stamp(patient: a.patientID, time: due)] ?? requests.first(where: { sent[$0].sendAt >= due }) {
+                        return s.intended[i]
+                    }
+                }
+                guard let alongside, let speed = self.speed else { return nil }
+                return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
+            }
+            var alertLatency = Histogram<UInt64>.latency()
+            for id in s.order {
+                guard let (a, seen) = s.firstSeen[id], let due = intended(a) else { continue }
+                alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
+            }
+            for k in s.push.indices {
+                for (id, seen) in s.push[k].firstSeen {
+                    guard let a = s.push[k].alerts[id], let due = intended(a) else { continue }
+                    s.push[k].latency.record(Duration.nonNegativeMicroseconds(seen - due))
+                }
+            }
+            var result = LiveRunResult(
+                outcomes: s.outcomes,
+                alerts: s.order.compactMap { s.firstSeen[$0]?.0 },
+                ackLatency: s.ack,
+                alertLatency: alertLatency,
+                schedulingLag: s.lag,
+                unreachable: s.unreachable,
+                push: s.push
+            )
+            result.requests = sent
+            result.alertWait = s.alertWait
+            result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
+            result.misconfiguration = s.health.problem(alertURL: alertSource.absoluteURL(base: base), answered: s.answered)
+            return result
+        }
+    }
+
+    deinit { client.close() }
+
+    /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
+    /// six attempts while the SUT has never answered, then for up to ``outageLimit`` from the first
+    /// failure (stopping at once if the embedded SUT's process is gone).
+    func send(_ r: PlannedRequest, _ shared: State) async -> RequestOutcome {
+        var outcome = RequestOutcome()
+        var backoff = RetryPolicy.Backoff()
+        var firstFailure: ContinuousClock.Instant?
+        var renewed = false
+        if let reason = r.unroutable { return unroutable(reason, shared) }
+        let url = r.url(base: base)
+        let wire = (patient: naming.patient(r.patientID), device: naming.device(r.deviceID, of: r.patientID))
+        while true {
+            let credentials: [String]
+            let token: String?
+            switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
+            case .success(let c): (credentials, token) = c
+            case .failure(let problem):
+                shared.withLock { s in
+                    s.health.credentialProblem = s.health.credentialProblem ?? problem.message
+                    s.aborted = true
+                }
+                return RequestOutcome(status: nil, field: nil, error: "not sent: \(problem.message)", attempts: outcome.attempts)
+            }
+            outcome.attempts += 1
+            do throws(HTTPTransportError) {
+                let reply = try await attempt(r, url: url, credentials: credentials, wire: wire)
+                // A token the SUT no longer accepts (expired early, revoked): one more try with a new one.
+                if reply.status == 401, !renewed, auth.refused(token: token) {
+                    renewed = true
+                    continue
+                }
+                record(reply, of: r, in: &outcome)
+                note(reply, of: r, shared)
+            } catch {
+                outcome.status = nil
+                outcome.error = error.reason
+            }
+            let now = ContinuousClock.now
+            if let firstFailure { outcome.waited = (now - firstFailure).seconds }
+            if let status = outcome.status, !RunHealth.outageStatuses.contains(status) { return outcome }
+            if outcome.status == nil, !isAlive() { return outcome }
+            let since = firstFailure ?? now
+            firstFailure = since
+            // A SUT that answered before is in an outage (a restart): keep trying for outageLimit.
+            let reachable = shared.withLock { $0.reachable }
+            if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: reachable) {
+                if let status = outcome.status {
+                    outcome.error = "still answering \(status) after retrying for \(Int(outcome.waited)) s (--outage-limit)"
+                }
+                return outcome
+            }
+            try? await Task.sleep(for: backoff.next())
+        }
+    }
+
+    /// One attempt at request `r`, its answer (or its failure) recorded in the SUT contract.
+    func attempt(
+        _ r: PlannedRequest,
+        url: String,
+        credentials: [String],
+        wire: (patient: String, device: String)
+    ) async throws(HTTPTransportError) -> HTTPReply {
+        do throws(HTTPTransportError) {
+            let reply = try await client.post(
+                url,
+                body: r.body,
+                headers: ["Content-Type: " + r.contentType] + credentials,
+                method: r.method
+            )
+            auth.contract.answered(
+                .ingestion,
+                method: r.method,
+                url: url,
+                status: reply.status,
+                body: reply.body,
+                patient: wire.patient,
+                device: wire.device
+            )
+            return reply
+        } catch {
+            auth.contract.unanswered(
+                .ingestion,
+                method: r.method,
+                url: url,
+                reason: error.reason,
+                patient: wire.patient,
+                device: wire.device
+            )
+            throw error
+        }
+    }
+
+    /// A request the profile's routes cannot make: the run stops as misconfigured (``RunHealth``).
+    func unroutable(_ reason: String, _ shared: State) -> RequestOutcome {
+        shared.withLock { s in
+            s.health.routeProblem = s.health.routeProblem ?? reason
+            s.aborted = true
+        }
+        return RequestOutcome(status: nil, field: nil, error: "not sent: \(reason)", attempts: 0)
+    }
+
+    /// A final answer into `outcome`: status, HTTP version and, for a refusal, the field it names
+    /// as the golden files name it.
+    func record(_ reply: HTTPReply, of r: PlannedRequest, in outcome: inout RequestOutcome) {
+        // The SUT's statuses for an invalid reading (`ingestion.rejection-status`) are judged as the golden files' 400.
+        outcome.status = rejectionStatuses.contains(reply.status) ? 400 : reply.status
+        outcome.httpVersion = reply.httpVersion
+        outcome.error = nil
+        guard reply.status >= 400 else { return }
+        let named = LiveRunner.field(reply.body, at: rejectionField)
+        outcome.field = r.expectedRejection?.canonical(named) ?? named
+    }
+
+    /// What an answer says of the SUT's health: reachable, refusing the route, or in an outage.
+    func note(_ reply: HTTPReply, of r: PlannedRequest, _ shared: State) {
+        shared.withLock { s in
+            s.reachable = true
+            if RunHealth.configurationStatuses.contains(reply.status) {
+                s.health.noteRefusal("\(r.method) \(r.url(base: base))", status: reply.status, body: reply.body)
+            } else if RunHealth.outageStatuses.contains(reply.status) {
+                s.health.noteOutage("\(r.method) \(r.url(base: base))", status: reply.status, body: reply.body)
+            }
+        }
+    }
+
+    /// The outcome of a request the run did not send because it had stopped.
+    static func notSent(_ s: Shared) -> RequestOutcome {
+        RequestOutcome(status: nil, field: nil, error: "not sent: " + (s.health.abortReason ?? "the SUT stopped answering"), attempts: 0)
+    }
+
+    /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
+    func message(for r: PlannedRequest) -> MQTTMessage {
+        var properties = r.userProperties.map { UserProperty($0.name, $0.value) }
+        if deviceCredentials == .userProperties {
+            let wire = (patient: naming.patient(r.patientID), device: naming.device(r.deviceID, of: r.patientID))
+            for p in auth.deviceProperties(patient: r.patientID, device: r.deviceID, wire: wire) ?? [] {
+                properties.append(UserProperty(p.name, p.value))
+            }
+        }
+        return MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: properties)
+    }
+
+    /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its
+    /// worker publish again once half of them are acknowledged (one wake-up per 32 messages rather
+    /// than per message; docs/performance.md).
+    static let mqttWindow = 64
+    /// Requests waiting in one worker's queue at most.
+    static let queueLimit = 128
+
+    /// Records request `i`'s outcome: progress, acknowledgement latency (from `intended`), an
+    /// unanswered request stopping the run.
+    func finish(_ i: Int, _ outcome: RequestOutcome, intended: ContinuousClock.Instant, span: Int64, readings: Int, _ shared: State) {
+        let now = ContinuousClock.now
+        let (answered, reached) = shared.withLock { s -> (Int, Int64) in
+            s.answered += 1
+            s.outcomes[i] = outcome
+            if outcome.status == nil {
+                // Not sent for want of credentials or a route is a misconfiguration (``RunHealth``), not an unreachable SUT.
+                if s.health.credentialProblem == nil, s.health.routeProblem == nil { s.unreachable = true }
+                s.aborted = true
+            }
+            if let reason = s.health.answered(outcome.status) {
+                s.aborted = true
+                s.health.abortReason = s.health.abortReason ?? reason
+            }
+            // An outage that outlasted --outage-limit (429 or 503 throughout): the SUT is not coming back.
+            if let status = outcome.status, RunHealth.outageStatuses.contains(status), outcome.waited >= outageLimit.seconds {
+                s.aborted = true
+                s.health.abortReason =
+                    s.health.abortReason ?? "the SUT answered \(status) for longer than --outage-limit without recovering"
+            }
+            if let status = outcome.status, status < 500 {
+                s.ack.record(Duration.nonNegativeMicroseconds(now - intended), count: UInt64(readings))
+            }
+            return (s.answered, s.reached)
+        }
+        if let report = onProgress, answered % 50 == 0 { report(Progress(answered: answered, reached: reached, span: span)) }
+    }
+
+    /// Publishes request `i` without awaiting its acknowledgement: the outcome is recorded when the
+    /// broker acknowledges (a failed or timed-out publish is retried as ``publish(_:via:)`` does) and
+    /// the window place is freed then. False when the message could not even be queued.
+    func publishPipelined(
+        _ r: PlannedRequest,
+        index i: Int,
+        intended: ContinuousClock.Instant,
+        via mqtt: MQTTClient,
+        span: Int64,
+        _ shared: State,
+        _ window: SendWindow
+    ) -> Bool {
+        let message = message(for: r)
+        let readings = r.readings.count
+        do throws(MQTTError) {
+            try mqtt.publish(message) { reason in
+                if reason >= 0, reason < 0x80 {
+                    self.finish(i, RequestOutcome(status: 200, attempts: 1), intended: intended, span: span, readings: readings, shared)
+                    window.release()
+                    return
+                }
+                Task {
+                    var outcome = await self.publish(r, via: mqtt)
+                    outcome.attempts += 1
+                    self.finish(i, outcome, intended: intended, span: span, readings: readings, shared)
+                    window.release()
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Publishes one MQTT message (QoS ≥ 1 waits for the broker's acknowledgement) with retries
+    /// backing off 250 ms doubling to 4 s for up to ``outageLimit`` from the first failure (the
+    /// broker answered the connection before the run, so a failure is an outage: libmosquitto
+    /// reconnects meanwhile); a PUBACK counts as acknowledged (recorded as status 200) unless the
+    /// SUT reports a rejection on `errors/{patientId}`.
+    func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
+        let message = message(for: r)
+        var outcome = RequestOutcome()
+        var backoff = RetryPolicy.Backoff()
+        var firstFailure: ContinuousClock.Instant?
+        while true {
+            outcome.attempts += 1
+            do throws(MQTTError) {
+                try await mqtt.publish(message)
+                outcome.status = 200
+                outcome.error = nil
+                if let firstFailure { outcome.waited = (ContinuousClock.now - firstFailure).seconds }
+                return outcome
+            } catch {
+                outcome.error = error.description
+            }
+            let now = ContinuousClock.now
+            let since = firstFailure ?? now
+            firstFailure = since
+            outcome.waited = (now - since).seconds
+            // The broker answered the connection before the run: a failure is an outage.
+            if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: true) { return outcome }
+            try? await Task.sleep(for: backoff.next())
+        }
+    }
+
+    /// The indices of the requests and MQTT messages of each patient, in plan (due) order.
+    static func requestsByPatient(_ sent: [SentRequest]) -> [String: [Int]] {
+        var out: [String: [Int]] = [:]
+        for (i, r) in sent.enumerated() { out[r.patientID, default: []].append(i) }
+        return out
+    }
+
+    /// The offending field named by an error body: at `pointer` (a SUT profile's `rejection-field`),
+    /// else `field`, else a FHIR OperationOutcome's first `issue[].expression`.
+    static func field(_ body: [UInt8], at pointer: JSONPointer? = nil) -> String? {
+        if let pointer {
+            guard let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return nil }
+            return pointer.values(in: value).first.flatMap { $0 as? String }
+        }
+        guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let f = o["field"] as? String { return f }
+        if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first { return e }
+        return nil
+    }
+}

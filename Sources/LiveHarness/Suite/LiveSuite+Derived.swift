@@ -1,0 +1,73 @@
+import Judge
+import SUTAdapter
+import Traffic
+import VitalSimCore
+
+extension LiveSuite {
+    /// Runs the scenario at `path` and judges it against what a conforming SUT must do, derived
+    /// rather than read from a golden file: the alerts the oracle derives (in the windows of a
+    /// `reference` golden file's matching expectations where it has one, else its tolerances), the
+    /// rejections its deliberately corrupted readings must earn, and the reference's budgets. This
+    /// is how `vitalsim shrink` judges scenarios no golden file was reviewed for; the golden file
+    /// returned is the one the verdict was judged against (to be written for the result).
+    package static func judgeDerived(
+        _ path: String,
+        reference: GoldenFile?,
+        options: LiveOptions
+    ) async throws(HarnessError) -> (Verdict, GoldenFile) {
+        let scenario: Scenario
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+        var golden = derivedGolden(scenario, reference: reference, seed: options.seed)
+        let awaiting = AlertWait(golden: golden, grace: options.alertWait)
+        let contract = ContractLog()
+        let executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
+        golden.trafficDigest = executed.1
+        golden.validation = executed.0.compactMap { r in
+            r.expectedRejection.map { GoldenFile.ExpectedValidation(reading: r.firstReading ?? "", status: $0.status, field: $0.field) }
+        }
+        let judged = (golden: golden, path: path, contract: contract.summary())
+        return (try judge(executed, path: path, scenario: scenario, against: judged, options: options), golden)
+    }
+
+    /// The alert expectations and budgets of ``judgeDerived(_:reference:options:)``.
+    static func derivedGolden(_ scenario: Scenario, reference: GoldenFile?, seed: UInt64?) -> GoldenFile {
+        let early = reference?.earlyTolerance ?? GoldenFile.defaultEarly
+        let late = reference?.lateTolerance ?? GoldenFile.defaultLate
+        var unused = reference?.alerts ?? []
+        var alerts: [GoldenFile.ExpectedAlert] = []
+        for a in Oracle.expect(scenario, seed: seed) {
+            if let i = unused.firstIndex(where: {
+                $0.patientID == a.patientID && $0.rule == a.rule && ($0.from...$0.to).contains(a.raisedAt)
+            }) {
+                alerts.append(unused.remove(at: i))
+            } else {
+                alerts.append(
+                    GoldenFile.ExpectedAlert(
+                        patientID: a.patientID,
+                        rule: a.rule,
+                        severity: a.severity,
+                        from: a.raisedAt - early,
+                        to: a.raisedAt + late
+                    )
+                )
+            }
+        }
+        var budgets =
+            reference?.budgets ?? [
+                GoldenFile.Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]),
+                GoldenFile.Budget(path: .readingToAlert, limits: [(99, 1000)]),
+            ]
+        // A budget with nothing measured fails: a scenario that must raise nothing has no alert latency.
+        if alerts.isEmpty { budgets.removeAll { $0.path == .readingToAlert } }
+        return GoldenFile(
+            scenario: scenario.name,
+            seed: seed ?? scenario.seed,
+            trafficDigest: "",
+            earlyTolerance: early,
+            lateTolerance: late,
+            alerts: alerts,
+            validation: [],
+            budgets: budgets
+        )
+    }
+}

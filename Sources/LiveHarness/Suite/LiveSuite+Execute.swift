@@ -1,0 +1,486 @@
+import Foundation
+import Judge
+import SUTAdapter
+import Traffic
+import Transports
+import VitalSimCore
+
+/// The helper processes and connections of one scenario's run, stopped together when it ends:
+/// push observers first, then the peripherals, the SUT (its gateway), the broker, and the virtual
+/// controllers under both.
+final class RunResources {
+    var embedded: EmbeddedSUT?
+    var broker: MosquittoBroker?
+    var controllers: BumbleControllers?
+    var link: BLELink?
+    var observers: [PushObserver] = []
+
+    func stop() {
+        for o in observers { o.stop() }
+        link?.stop()
+        embedded?.stop()
+        broker?.stop()
+        controllers?.stop()
+    }
+}
+
+/// What one scenario's run needs to know about itself before it starts.
+struct ScenarioSetup {
+    let path: String
+    let scenario: Scenario
+    let options: LiveOptions
+    /// The scenario's BLE devices when they go over a real BLE link (`--ble hci`), else empty.
+    let bleDevices: [(String, DeviceSpec)]
+    /// A scratch folder for the run's helpers.
+    let scratch: String
+    /// Where the SUT's answers are recorded for the report's SUT-contract section.
+    let contract: ContractLog
+    /// The credentials made up for the embedded reference SUT (nil for a `--target`, or when the
+    /// profile or `--header` brings credentials of its own); `options` already use them.
+    let credentials: RunCredentials?
+
+    init(path: String, scenario: Scenario, options: LiveOptions, contract: ContractLog, naming: WireNaming) {
+        self.path = path
+        self.contract = contract
+        self.scenario = scenario
+        bleDevices = options.ble == .hci ? scenario.bleDevices : []
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+        var options = options
+        let auth = options.profile.auth
+        if options.target == nil, options.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty, auth.devices == nil,
+            auth.oauth2 == nil
+        {
+            let c = RunCredentials(scenario: scenario, naming: naming)
+            options.profile.auth.devices = c.deviceCredentials(file: scratch + "/credentials.yaml")
+            options.profile.mqtt.deviceCredentials = .userProperties
+            // The embedded broker knows only the users the run made up.
+            if options.mqtt == nil { options.mqttCredentials = c.harness }
+            credentials = c
+        } else {
+            credentials = nil
+        }
+        self.options = options
+    }
+
+    var name: String { scenario.name }
+    var overBLE: Bool { !bleDevices.isEmpty }
+    var bleKeys: [String] { bleDevices.map { "\($0.0)/\($0.1.id)" } }
+    /// Whether some of the scenario's readings go over MQTT (by their device's transport, or the
+    /// profile's routes).
+    var usesMQTT: Bool { scenario.sendsOverMQTT(options.profile.ingestion.routes) }
+    var observesMQTT: Bool { options.observe.contains(.mqtt) }
+}
+
+extension LiveSuite {
+    /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
+    /// their bodies), the traffic digest, the raw result and the SUT's base URL; `awaiting` are the
+    /// alerts waited for at the end; `contract` records what the SUT answered (kept when the run fails);
+    /// `whole`, the scenario a shard's part is of, is what the digest covers.
+    static func execute(
+        _ path: String,
+        _ scenario: Scenario,
+        _ options: LiveOptions,
+        awaiting: AlertWait,
+        contract: ContractLog = ContractLog(),
+        digestOf whole: Scenario? = nil
+    ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
+        var options = options
+        // An alert source that only pushes is observed like --observe, and read instead of a list.
+        if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) { options.observe.append(channel) }
+        let naming = try wireNaming(scenario, options, bleLink: options.ble == .hci && !scenario.bleDevices.isEmpty)
+        let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract, naming: naming)
+        let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
+        let resources = RunResources()
+        defer { resources.stop() }
+        let (peripheralHCI, gatewayHCI) = try controllers(setup, resources)
+        let endpoint = try mqttEndpoint(setup, resources)
+        let webhook = try await webhookReceiver(setup, resources)
+        let (base, ca) = try sut(setup, resources, endpoint: endpoint, webhook: webhook, gatewayHCI: gatewayHCI)
+        let client = try await publisher(setup, endpoint: endpoint, brokerCounters: resources.broker != nil)
+        try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
+        let runner = runner(setup, resources, base: base, ca: ca, client: client, naming: naming)
+        let lifecycle = PatientLifecycle(
+            options.profile.lifecycle,
+            naming: naming,
+            run: options.runID,
+            scenario: scenario,
+            base: base,
+            client: runner.client,
+            auth: runner.auth
+        )
+        var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
+            let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
+            var result = await runner.run(
+                plan,
+                span: scenario.duration.milliseconds,
+                startUnixMilliseconds: scenario.startUnixMilliseconds,
+                alongside: alongside,
+                origin: options.origin,
+                awaiting: awaiting
+            )
+            await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming)
+            return result
+        }
+        // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
+        // one golden file serves both modes and every SUT profile.
+        let digest =
+            if let whole {
+                TrafficPlan.streamedDigest(for: whole, seed: options.seed)
+            } else if setup.overBLE || profileShaped(options, naming: naming) {
+                TrafficPlan.streamedDigest(for: scenario, seed: options.seed)
+            } else { plan.digest ?? "" }
+        result.ble = resources.link?.summary(devices: setup.bleKeys)
+        try judgeable(result, scenario, base: base, options: options, resources: resources)
+        return (result.requests, digest, result, base)
+    }
+
+    /// Throws when the run cannot be judged: the embedded SUT died, the SUT never answered, or the run
+    /// revealed a misconfiguration.
+    static func judgeable(
+        _ result: LiveRunResult,
+        _ scenario: Scenario,
+        base: String,
+        options: LiveOptions,
+        resources: RunResources
+    ) throws(HarnessError) {
+        if let embedded = resources.embedded, !embedded.isRunning {
+            throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
+        }
+        if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
+            let reason = result.outcomes.first?.error ?? ""
+            let hint = RunHealth.tlsHint(reason, url: base, clientCertificate: options.clientCertificate != nil)
+            throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(reason)\(hint)")
+        }
+        if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
+    }
+
+    /// Reads back the SUT's stored readings through the profile's `stored-readings:` (before the
+    /// lifecycle's reset, which may delete them), unless the run already failed to reach the SUT; a
+    /// read-back that fails is a misconfiguration (exit 3).
+    static func readBack(
+        into result: inout LiveRunResult,
+        _ scenario: Scenario,
+        _ options: LiveOptions,
+        runner: LiveRunner,
+        base: String,
+        naming: WireNaming
+    ) async {
+        guard let source = options.profile.storedReadings, result.misconfiguration == nil, !result.unreachable else { return }
+        let fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
+        let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
+        switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
+        case .success(var stored):
+            stored.kinds = source.kinds
+            result.stored = stored
+        case .failure(let problem):
+            result.misconfiguration = "reading back the stored readings (stored-readings of the profile): \(problem.text)"
+        }
+    }
+
+    /// Whether the traffic takes the SUT profile's shape rather than the reference contract's: its
+    /// routes, ids at the SUT, or MQTT topic.
+    static func profileShaped(_ options: LiveOptions, naming: WireNaming) -> Bool {
+        !options.profile.ingestion.routes.isBuiltIn || !naming.isIdentity || options.profile.mqtt.topic != .vitalsim
+    }
+
+    /// Runs `body` between the profile's enrolment of the scenario's patients and their reset; the
+    /// reset follows a run that failed too. A failed step is a misconfiguration (exit 3).
+    static func between(
+        _ lifecycle: PatientLifecycle,
+        of scenario: Scenario,
+        _ body: () async throws(HarnessError) -> LiveRunResult
+    ) async throws(HarnessError) -> LiveRunResult {
+        let (enrolled, enrolment) = await lifecycle.enrol()
+        let result: LiveRunResult
+        do throws(HarnessError) {
+            if let enrolment { throw .infrastructure("\(scenario.name): lifecycle: \(enrolment.message)") }
+            result = try await body()
+        } catch {
+            // Reset what was enrolled even when the run could not go on; the first problem is reported.
+            _ = await lifecycle.reset(enrolled)
+            throw error
+        }
+        if let problem = await lifecycle.reset(enrolled) {
+            throw .infrastructure("\(scenario.name): lifecycle: \(problem.message) (the SUT may keep this scenario's state)")
+        }
+        return result
+    }
+
+    /// The HCI controllers of the BLE devices' peripherals and of the embedded SUT's gateway: bumble's
+    /// virtual controllers for the embedded SUT, the user's `--hci` for a `--target`.
+    static func controllers(_ setup: ScenarioSetup, _ resources: RunResources) throws(HarnessError) -> ([String], [String]) {
+        let options = setup.options
+        guard setup.overBLE else { return (options.hci, []) }
+        guard options.speed != nil else {
+            throw .usage(
+                "\(setup.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
+            )
+        }
+        let count = setup.bleDevices.count
+        guard options.target == nil else {
+            guard options.hci.count == count else {
+                throw .usage(
+                    "\(setup.name) has \(count) BLE device(s) (\(setup.bleKeys.joined(separator: ", "))): give one --hci controller per device, in that order (\(options.hci.count) given)"
+                )
+            }
+            return (options.hci, [])
+        }
+        guard options.hci.isEmpty else {
+            throw .usage(
+                "--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself"
+            )
+        }
+        guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable) else {
+            throw .infrastructure(
+                "\(setup.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON"
+            )
+        }
+        try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
+        let c = try BumbleControllers(python: python, count: 2 * count, log: setup.scratch + "/bumble.log")
+        resources.controllers = c
+        return (c.ports.prefix(count).map { "tcp:127.0.0.1:\($0)" }, c.ports.suffix(count).map { "tcp:127.0.0.1:\($0)" })
+    }
+
+    /// The MQTT broker: `--mqtt`, or a mosquitto started for the embedded SUT when the scenario needs one.
+    static func mqttEndpoint(_ setup: ScenarioSetup, _ resources: RunResources) throws(HarnessError) -> (host: String, port: Int)? {
+        let options = setup.options
+        guard setup.usesMQTT || setup.observesMQTT, options.mqtt == nil else { return options.mqtt }
+        guard options.target == nil else {
+            throw .usage(
+                "\(setup.name) " + (setup.usesMQTT ? "sends over MQTT" : "observes alerts over MQTT")
+                    + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
+            )
+        }
+        let access = setup.credentials?.brokerAccess(topics: options.profile.mqttTopics.isEmpty ? [.vitalsim] : options.profile.mqttTopics)
+        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto", maxQueued: options.mqttBrokerQueue, access: access)
+        resources.broker = b
+        return (b.host, b.port)
+    }
+
+    /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
+    static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String? {
+        guard setup.options.observe.contains(.webhook) else { return nil }
+        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort, read: pushedAlert(setup, .webhook))
+        resources.observers.append(observer)
+        if setup.options.target != nil {
+            setup.options.note("\(setup.name): webhook receiver at \(url) — the SUT must POST its alerts there")
+        }
+        return url
+    }
+
+    /// The SUT's base URL and CA: `--target`, or the embedded reference SUT started for this scenario.
+    static func sut(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        endpoint: (host: String, port: Int)?,
+        webhook: String?,
+        gatewayHCI: [String]
+    ) throws(HarnessError) -> (String, String?) {
+        let options = setup.options
+        if let target = options.target { return (target, options.caFile) }
+        var credentials: EmbeddedSUT.Credentials?
+        if let c = setup.credentials {
+            try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
+            let file = setup.scratch + "/credentials.yaml"
+            try c.write(to: file)
+            credentials = EmbeddedSUT.Credentials(file: file, mqtt: resources.broker == nil ? nil : (RunCredentials.sutUser, c.sutPassword))
+        }
+        let sut = try EmbeddedSUT(
+            credentials: credentials,
+            executable: options.executable,
+            scenario: setup.path,
+            faults: options.sutFaults,
+            directory: setup.scratch,
+            mqtt: setup.usesMQTT || setup.observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil,
+            mqttCAFile: options.mqttCAFile,
+            mqttTopics: options.profile.mqttTopics.map(\.description),
+            webhook: webhook,
+            bleGateway: gatewayHCI,
+            bleSpeed: setup.overBLE ? options.speed : nil
+        )
+        resources.embedded = sut
+        return (sut.base, sut.caFile)
+    }
+
+    /// The MQTT publisher of the scenario's MQTT devices, subscribed to the SUT's rejections and
+    /// confirmations and, with `brokerCounters` (the embedded broker), to its drop counter.
+    static func publisher(
+        _ setup: ScenarioSetup,
+        endpoint: (host: String, port: Int)?,
+        brokerCounters: Bool
+    ) async throws(HarnessError) -> MQTTClient? {
+        guard setup.usesMQTT, let endpoint else { return nil }
+        do throws(MQTTError) {
+            let c = try MQTTClient(
+                setup.options.mqttCredentials.applied(
+                    to: .init(
+                        host: endpoint.host,
+                        port: endpoint.port,
+                        clientID: "vitalsim-run-\(getpid())-\(setup.name)",
+                        cleanStart: !setup.options.mqttPersistentSession,
+                        caFile: setup.options.mqttCAFile
+                    )
+                )
+            )
+            try await c.connect()
+            if let rejections = setup.options.profile.mqtt.rejections { try await c.subscribeAcknowledged(rejections.topic, qos: 1) }
+            // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
+            // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
+            // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.
+            if let confirmations = setup.options.profile.mqtt.confirmations {
+                try await c.subscribeAcknowledged(confirmations.topic, qos: 0)
+            }
+            if brokerCounters { try await c.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
+            return c
+        } catch { throw .infrastructure("\(setup.name): \(error)\(mqttHint(error))") }
+    }
+
+    /// A hint for a broker that refused the harness's credentials.
+    static func mqttHint(_ error: MQTTError) -> String {
+        guard case .refused(let reason) = error, reason.lowercased().contains("authori") || reason.lowercased().contains("password")
+        else { return "" }
+        return " (give the broker's credentials in the SUT profile's mqtt: username and password-env, or a client certificate)"
+    }
+
+    /// How a pushed message is read: the profile's `alerts.push.item` and `alerts.fields`.
+    /// How a message pushed on `channel` is read: an alert through the profile's fields, nil when
+    /// it is none (counted in the SUT contract when the channel is the only alert source).
+    static func pushedAlert(_ setup: ScenarioSetup, _ channel: PushChannel) -> @Sendable ([UInt8]) -> ObservedAlert? {
+        let source = setup.options.profile.alerts
+        let mapping = setup.options.profile.mapping
+        let contract = source.pushOnly == channel ? setup.contract : nil
+        return { bytes in
+            switch source.read(pushed: bytes, mapping: mapping) {
+            case .success(let alert): return alert
+            case .failure(let why):
+                contract?.pushedUnreadable(why.reason)
+                return nil
+            }
+        }
+    }
+
+    /// The SSE and MQTT push observers (`--observe`); the webhook receiver is already listening.
+    static func observe(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        base: String,
+        ca: String?,
+        endpoint: (host: String, port: Int)?
+    ) async throws(HarnessError) {
+        let options = setup.options
+        for kind in options.observe {
+            switch kind {
+            case .webhook: continue
+            case .sse:
+                // A static credential only: the stream is opened once (an OAuth2 token is not renewed on it).
+                let headers = options.headers + (options.profile.auth.readerHeaders ?? options.profile.auth.headers)
+                resources.observers.append(
+                    .sse(
+                        url: SUTProfile.resolve(options.profile.alerts.push.sse, base: base),
+                        caFile: ca,
+                        insecure: options.insecure,
+                        headers: headers,
+                        clientCertificate: options.clientCertificate,
+                        read: pushedAlert(setup, .sse)
+                    )
+                )
+            case .mqtt:
+                guard let endpoint else { continue }
+                do throws(MQTTError) {
+                    resources.observers.append(
+                        try await .mqtt(
+                            host: endpoint.host,
+                            port: endpoint.port,
+                            clientID: "vitalsim-observe-\(getpid())-\(setup.name)",
+                            caFile: options.mqttCAFile,
+                            credentials: options.mqttCredentials,
+                            topic: options.profile.alerts.push.mqttTopic,
+                            read: pushedAlert(setup, .mqtt)
+                        )
+                    )
+                } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)\(mqttHint(error))") }
+            }
+        }
+    }
+
+    /// The ids the scenario's patients and devices have at the SUT (the profile's `lifecycle`),
+    /// which must also be able to pass on the patients' own alert limits.
+    static func wireNaming(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> WireNaming {
+        let naming: WireNaming
+        do throws(WireNamingError) { naming = try options.profile.lifecycle.naming(run: options.runID, scenario: scenario) } catch {
+            throw .usage("\(scenario.name): \(error)")
+        }
+        if bleLink, !naming.isIdentity {
+            throw .usage(
+                "\(scenario.name): lifecycle.patient-id and device-id cannot apply to devices carried over --ble hci (the SUT's gateway names them); run without --ble hci"
+            )
+        }
+        // Alerts judged by limits the SUT was never told would read as clinical failures.
+        if let problem = options.profile.lifecycle.limitsProblem(scenario) {
+            throw .infrastructure("\(scenario.name): \(problem) (SUT profile \(options.profile.name))")
+        }
+        return naming
+    }
+
+    /// The runner that sends the plan to the SUT and polls its alerts.
+    static func runner(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        base: String,
+        ca: String?,
+        client: MQTTClient?,
+        naming: WireNaming
+    ) -> LiveRunner {
+        let options = setup.options
+        let sut = resources.embedded
+        let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
+        let name = setup.name
+        return LiveRunner(
+            base: base,
+            caFile: ca,
+            insecure: options.insecure,
+            http2: options.http2,
+            clientCertificate: options.clientCertificate,
+            headers: options.headers,
+            profile: options.profile,
+            speed: options.speed,
+            connections: options.connections,
+            quiet: options.quiet,
+            mqtt: client,
+            mqttOnly: options.profile.ingestion.routes.isBuiltIn
+                && setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
+            qos: options.qos,
+            brokerCounters: resources.broker != nil,
+            observers: resources.observers,
+            onProgress: options.progress.map { report in { @Sendable p in report(name, p) } },
+            outageLimit: options.outageLimit,
+            isAlive: alive,
+            naming: naming,
+            keepsPatient: options.keepsPatient,
+            contract: setup.contract,
+            note: { [note = options.note] in note("\(name): \($0)") }
+        )
+    }
+
+    /// The BLE devices as live peripherals, connected by the SUT's gateway before the run starts;
+    /// nil without a BLE link.
+    static func bleLink(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        peripheralHCI: [String]
+    ) throws(HarnessError) -> LiveRunner.Alongside? {
+        let options = setup.options
+        guard setup.overBLE, let speed = options.speed else { return nil }
+        let captures = options.evidence.map { "\($0)/\(setup.name)/ble-live" }
+        if let captures { try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true) }
+        let l = try BLELink(scenario: setup.scenario, seed: options.seed, hci: peripheralHCI, speed: speed, captureDirectory: captures)
+        resources.link = l
+        if options.target != nil {
+            options.note(
+                "\(setup.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe"
+            )
+        }
+        try l.connect(timeout: options.target == nil ? 60 : 300)
+        return l.alongside(startUnixMilliseconds: setup.scenario.startUnixMilliseconds)
+    }
+}

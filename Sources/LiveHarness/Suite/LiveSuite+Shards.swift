@@ -1,0 +1,113 @@
+import Foundation
+import Judge
+import Traffic
+import VitalSimCore
+
+/// A suite's run: the verdicts of the scenarios it ran, and every scenario's part of a shard's
+/// result file (``ShardResult``).
+package struct SuiteRun: Sendable {
+    package var verdicts: [Verdict] = []
+    package var parts: [ShardResult.Part] = []
+}
+
+/// A scenario of the suite with its golden file, loaded before anything runs.
+struct LoadedScenario {
+    let path: String
+    let scenario: Scenario
+    let goldenPath: String
+    let goldenText: String
+    let golden: GoldenFile
+}
+
+extension LiveSuite {
+    /// Runs and judges each scenario of the suite, or with ``LiveOptions/shard`` this shard's
+    /// patients of each: every scenario and golden file is read first (a bad one stops the run before
+    /// it starts), then the scenarios run in order. A scenario that cannot be judged ends the run
+    /// (its verdict has an ``Verdict/error``; the parts after it are marked not run).
+    package static func runSuite(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> SuiteRun
+    {
+        var loaded: [LoadedScenario] = []
+        for path in paths { loaded.append(try load(path, options)) }
+        let split = options.shard?.patients(of: loaded.map { $0.scenario.patients.map(\.id) })
+        var out = SuiteRun()
+        var options = options
+        var startAt = options.startAt
+        var stopped: String?
+        for (i, l) in loaded.enumerated() {
+            let all = l.scenario.patients.map(\.id)
+            let ran = split?[i] ?? all
+            var part = ShardResult.Part(
+                scenario: l.scenario.name,
+                path: l.path,
+                patients: all,
+                ran: ran,
+                goldenPath: l.goldenPath,
+                golden: l.goldenText
+            )
+            guard stopped == nil, !ran.isEmpty else {
+                if !ran.isEmpty { part.notRun = stopped }
+                out.parts.append(part)
+                continue
+            }
+            var scenario = l.scenario
+            var golden = l.golden
+            if split != nil {
+                let mine = Set(ran)
+                let everyone = Set(all)
+                let first = all.first
+                scenario = scenario.restricted(to: mine)
+                golden = golden.restricted(to: mine)
+                options.keepsPatient = { PatientShard.keeps($0, ran: mine, all: everyone, first: first) }
+            }
+            options.origin = startAt.map { origin(at: $0, note: options.note) }
+            startAt = nil
+            let share = split == nil ? "" : ", \(ran.count) of its \(all.count) patient(s)"
+            progress("running \(scenario.name) (\(l.path))\(share)")
+            let (v, requests) = try await runScenario(
+                l.path,
+                scenario,
+                golden: golden,
+                goldenPath: l.goldenPath,
+                whole: split == nil ? nil : l.scenario,
+                options: options
+            )
+            if v.error != nil { stopped = "scenario \(l.scenario.name) could not be judged before it" }
+            part.verdict = VerdictRecord(v)
+            if options.listsRequests, v.error == nil { part.requests = requests }
+            out.parts.append(part)
+            out.verdicts.append(v)
+        }
+        return out
+    }
+
+    /// A scenario file and its golden file, read and parsed.
+    static func load(_ path: String, _ options: LiveOptions) throws(HarnessError) -> LoadedScenario {
+        let scenario: Scenario
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+        let goldenPath = goldenPath(scenario, options)
+        guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
+            throw .golden(
+                "\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it"
+                    + (options.ci ? " (CI never writes one)" : "")
+            )
+        }
+        let golden: GoldenFile
+        do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch { throw .golden(error.description) }
+        return LoadedScenario(path: path, scenario: scenario, goldenPath: goldenPath, goldenText: text, golden: golden)
+    }
+
+    /// The monotonic moment of a wall-clock instant (Unix ms); one already past is said.
+    static func origin(at unixMilliseconds: Int64, note: (String) -> Void) -> ContinuousClock.Instant {
+        let ahead = unixMilliseconds - Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        if ahead < -1000 {
+            note(
+                String(
+                    format:
+                        "--start-at passed %.1f s ago: this shard starts behind the schedule the others keep (its scheduling lag shows by how much)",
+                    Double(-ahead) / 1000
+                )
+            )
+        }
+        return ContinuousClock.now + .milliseconds(ahead)
+    }
+}

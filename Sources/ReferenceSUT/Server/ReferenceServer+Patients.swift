@@ -1,0 +1,141 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReferenceEngine
+import VitalSimCore
+
+/// Patient enrolment and deletion (`/api/v1/patients/{id}`), so that one long-lived reference SUT
+/// can serve scenario after scenario: a harness enrols each patient with its profile before the
+/// scenario and deletes it after (a SUT profile's `lifecycle`).
+extension ReferenceServer {
+    /// Patient ids the API accepts: an id readings may carry (``PayloadValidation/identifier(_:field:)``)
+    /// of at most 64 characters, without `/` (it is a path segment).
+    static func validPatientID(_ id: String) -> Bool {
+        (try? PayloadValidation.identifier(id, field: "patientId")) != nil && id.unicodeScalars.count <= 64 && !id.contains("/")
+    }
+
+    /// The `{patient}` path parameter, percent-decoded (empty when its escapes are invalid).
+    static func patientID(_ context: BasicRequestContext) -> String {
+        (context.parameters.get("patient") ?? "").removingPercentEncoding ?? ""
+    }
+
+    /// The 400 answer to a patient id the API does not accept; nil for a valid one.
+    static func invalidPatientID(_ id: String) -> Response? {
+        guard !validPatientID(id) else { return nil }
+        return json(
+            .badRequest,
+            ValidationFailure(field: "patientId", message: "a patient id is 1 to 64 characters, without '/' or control characters").json
+        )
+    }
+
+    static func patientRoutes(_ router: Router<BasicRequestContext>, _ context: ServerContext) {
+        router.put("api/v1/patients/:patient") { request, requestContext in
+            await enrol(request, patientID(requestContext), context)
+        }
+        router.get("api/v1/patients/:patient") { request, requestContext in
+            if let refusal = authorize(
+                request,
+                context,
+                admins: true,
+                readers: true,
+                required: "an admin or reader",
+                refused: "read patients"
+            ) {
+                return refusal
+            }
+            let id = patientID(requestContext)
+            if let invalid = invalidPatientID(id) { return invalid }
+            guard let p = await context.store.patient(id) else {
+                return json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json)
+            }
+            return json(.ok, patientJSON(id, p))
+        }
+        router.delete("api/v1/patients/:patient") { request, requestContext in
+            if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
+                return refusal
+            }
+            let id = patientID(requestContext)
+            if let invalid = invalidPatientID(id) { return invalid }
+            do throws(StorageError) {
+                _ = try await context.store.forget(id)
+            } catch {
+                return json(
+                    .serviceUnavailable,
+                    ValidationFailure(field: "", message: "the patient could not be deleted; retry", status: 503).json
+                )
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// `PUT /api/v1/patients/{id}` with `{"profile": "copd"}` (and optionally `devices`, a list, and
+    /// `thresholds`, the patient's own limits: ``PersonalLimits``): 201 when enrolled anew, 200 when
+    /// it was already enrolled (its profile and limits are replaced).
+    static func enrol(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
+        if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
+            return refusal
+        }
+        if let invalid = invalidPatientID(id) { return invalid }
+        guard let buffer = try? await request.body.collect(upTo: maxBody) else {
+            return json(.contentTooLarge, ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json)
+        }
+        let enrolment: (profile: Profile, limits: [ThresholdOverride])
+        do throws(ValidationFailure) {
+            enrolment = try Self.enrolment(Array(buffer.readableBytesView), rules: await context.store.rules)
+        } catch {
+            return json(.badRequest, error.json)
+        }
+        let isNew: Bool
+        do throws(StorageError) {
+            let known = await context.store.patient(id)?.enrolled ?? false
+            try await context.store.enrol(id, profile: enrolment.profile, limits: enrolment.limits)
+            isNew = !known
+        } catch {
+            return json(
+                .serviceUnavailable,
+                ValidationFailure(field: "", message: "the enrolment could not be stored; retry", status: 503).json
+            )
+        }
+        let summary =
+            await context.store.patient(id)
+            ?? PatientSummary(profile: enrolment.profile, limits: enrolment.limits, enrolled: true, readings: 0, alerts: 0)
+        return json(isNew ? .created : .ok, patientJSON(id, summary))
+    }
+
+    /// The profile and own limits of an enrolment body, the limits checked against `rules`;
+    /// unknown fields are refused.
+    static func enrolment(_ bytes: [UInt8], rules: [AlertRule]) throws(ValidationFailure) -> (profile: Profile, limits: [ThresholdOverride])
+    {
+        let input = try JSONInput.parse(bytes, maxDepth: maxDepth)
+        guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
+        for key in o.keys.sorted() where !["profile", "devices", "patientId", "thresholds"].contains(key) {
+            throw ValidationFailure(field: key, message: "unknown field \(key); an enrolment has profile, devices and thresholds")
+        }
+        guard case let .string(name)? = o["profile"] else {
+            throw ValidationFailure(field: "profile", message: "profile is required, a string")
+        }
+        guard let profile = Profile(rawValue: name) else {
+            throw ValidationFailure(
+                field: "profile",
+                message: "unknown profile \(name); valid: \(Profile.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        if let devices = o["devices"] {
+            guard case let .array(list) = devices else { throw ValidationFailure(field: "devices", message: "devices must be a list") }
+            for (i, d) in list.enumerated() {
+                guard case .object = d else { throw ValidationFailure(field: "devices[\(i)]", message: "a device is an object") }
+            }
+        }
+        if let id = o["patientId"], !id.isString { throw ValidationFailure(field: "patientId", message: "patientId must be a string") }
+        let limits = try o["thresholds"].map { t throws(ValidationFailure) in try PersonalLimits.parse(t, rules: rules, profile: profile) }
+        return (profile, limits ?? [])
+    }
+
+    static func patientJSON(_ id: String, _ p: PatientSummary) -> JSONValue {
+        .object([
+            ("patientId", .string(id)), ("profile", .string(p.profile.rawValue)), ("thresholds", ThresholdOverride.json(p.limits)),
+            ("enrolled", .bool(p.enrolled)), ("readings", .int(Int64(p.readings))), ("alerts", .int(Int64(p.alerts))),
+        ])
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReferenceEngine
+import VitalSimCore
+
+/// Read-back of stored readings (issue 19): what the SUT holds is read from its storage, not from
+/// memory, so a reading lost or altered after its acknowledgement shows.
+extension ReferenceServer {
+    /// The answer when storage could not be read: 503, to be retried.
+    static var readFailure: Response {
+        json(.serviceUnavailable, ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503).json)
+    }
+
+    /// Readings per page by default and at most.
+    static let readingPage = (default: 100, max: 1000)
+
+    static func readingRoutes(_ router: Router<BasicRequestContext>, _ context: ServerContext) {
+        router.get("api/v1/patients/:patient/readings") { request, requestContext in
+            await readings(request, patientID(requestContext), context)
+        }
+        router.get("api/v1/patients/:patient/readings/counts") { request, requestContext in
+            await readingCounts(request, patientID(requestContext), context)
+        }
+        router.get("fhir/Observation") { request, _ in await observationSearch(request, context) }
+    }
+
+    /// What a read-back asks for: a kind (its signal; `blood-pressure` is `systolic`), a device-time
+    /// range (`from` inclusive, `to` exclusive, ISO-8601).
+    struct ReadingFilter {
+        var signal: Signal?
+        var from: Int64?
+        var to: Int64?
+    }
+
+    /// The filter of a read-back's query string; a bad parameter is a 400 naming it.
+    static func readingFilter(_ parameter: (String) -> String?) throws(ValidationFailure) -> ReadingFilter {
+        var f = ReadingFilter()
+        if let kind = parameter("kind") {
+            let signal: Signal? = kind == "blood-pressure" ? .systolic : Signal(rawValue: kind)
+            guard let signal, signal != .systolic || kind == "blood-pressure", signal != .diastolic else {
+                let valid = ["blood-pressure"] + Signal.allCases.filter { $0 != .systolic && $0 != .diastolic }.map(\.rawValue)
+                throw ValidationFailure(field: "kind", message: "unknown kind \(kind); valid: \(valid.joined(separator: ", "))")
+            }
+            f.signal = signal
+        }
+        for (name, bound) in [("from", \ReadingFilter.from), ("to", \ReadingFilter.to)] {
+            guard let text = parameter(name) else { continue }
+            guard let ms = CivilTime.unixMilliseconds(rfc3339: text) else {
+                throw ValidationFailure(field: name, message: "\(name) must be an ISO-8601 time, e.g. 2024-11-07T00:00:00Z")
+            }
+            f[keyPath: bound] = ms
+        }
+        if let from = f.from, let to = f.to, to <= from {
+            throw ValidationFailure(field: "to", message: "to must be after from")
+        }
+        return f
+    }
+
+    /// A refusal of a read-back request, as the response to send.
+    struct Refusal: Error {
+        var response: Response
+    }
+
+    /// The credential, patient id and filter of a read-back request, or the response refusing it
+    /// (404 for a patient the SUT does not know).
+    static func readBackRequest(_ request: Request, _ id: String, _ context: ServerContext) async -> Result<ReadingFilter, Refusal> {
+        if let refusal = authorize(request, context, admins: true, readers: true, required: "an admin or reader", refused: "read readings")
+        {
+            return .failure(Refusal(response: refusal))
+        }
+        if let invalid = invalidPatientID(id) { return .failure(Refusal(response: invalid)) }
+        let q = request.uri.queryParameters
+        let filter: ReadingFilter
+        do throws(ValidationFailure) { filter = try readingFilter { q.get($0) } } catch {
+            return .failure(Refusal(response: json(.badRequest, error.json)))
+        }
+        guard await context.store.patient(id) != nil else {
+            return .failure(
+                Refusal(response: json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json))
+            )
+        }
+        return .success(filter)
+    }
+
+    /// `GET /api/v1/patients/{id}/readings[?kind=…&from=…&to=…&limit=…&after=…]` (admin or reader
+    /// credential): `{"items": [reading…], "next": CURSOR|null}`, in the order stored; `after=CURSOR`
+    /// reads the next page. 404 for a patient the SUT does not know.
+    static func readings(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
+        let filter: ReadingFilter
+        switch await readBackRequest(request, id, context) {
+        case .success(let f): filter = f
+        case .failure(let refusal): return refusal.response
+        }
+        let q = request.uri.queryParameters
+        guard let limit = Int(q.get("limit") ?? String(readingPage.default)), (1...readingPage.max).contains(limit) else {
+            return json(.badRequest, ValidationFailure(field: "limit", message: "limit must be 1...\(readingPage.max)").json)
+        }
+        guard let after = Int64(q.get("after") ?? "0"), after >= 0 else {
+            return json(.badRequest, ValidationFailure(field: "after", message: "after must be the next cursor of a previous page").json)
+        }
+        let query = ReadingQuery(patient: id, from: filter.from, to: filter.to, signal: filter.signal, after: after, limit: limit)
+        do throws(StorageError) {
+            let page = try await context.store.storedReadings(query)
+            let next: JSONValue = page.count == limit ? .string(String(page[page.count - 1].seq)) : .null
+            return json(.ok, .object([("items", .array(page.map { StoredReadingJSON.json($0.observation) })), ("next", next)]))
+        } catch {
+            return readFailure
+        }
+    }
+
+    /// `GET /api/v1/patients/{id}/readings/counts?by=day|month[&kind=…&from=…&to=…]`: how many
+    /// readings of each kind the SUT holds per UTC day or month, `{"patientId", "by", "counts":
+    /// [{"period": "2024-11-07", "kind": "heart-rate", "readings": 288}, …]}` by period, then kind.
+    static func readingCounts(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
+        let filter: ReadingFilter
+        switch await readBackRequest(request, id, context) {
+        case .success(let f): filter = f
+        case .failure(let refusal): return refusal.response
+        }
+        let q = request.uri.queryParameters
+        let by = q.get("by") ?? "day"
+        guard by == "day" || by == "month" else {
+            return json(.badRequest, ValidationFailure(field: "by", message: "by must be day or month").json)
+        }
+        var counts: [String: Int] = [:]
+        var query = ReadingQuery(patient: id, from: filter.from, to: filter.to, signal: filter.signal, limit: 10_000)
+        do throws(StorageError) {
+            while true {
+                let page = try await context.store.storedReadings(query)
+                for r in page {
+                    let day = String(CivilTime(unixMilliseconds: r.observation.time).iso8601().prefix(by == "day" ? 10 : 7))
+                    counts[day + " " + StoredReadingJSON.kind(r.observation), default: 0] += 1
+                }
+                guard page.count == query.limit, let last = page.last else { break }
+                query.after = last.seq
+            }
+        } catch {
+            return readFailure
+        }
+        let rows: [JSONValue] = counts.keys.sorted().map { key in
+            let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
+            return .object([("period", .string(parts[0])), ("kind", .string(parts[1])), ("readings", .int(Int64(counts[key] ?? 0)))])
+        }
+        return json(.ok, .object([("patientId", .string(id)), ("by", .string(by)), ("counts", .array(rows))]))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Judge
+import Transports
+
+/// One answer (one page) of the SUT's alert source, as the run's poller and `vitalsim doctor` read
+/// it through the profile's ``AlertSource``: the alerts it lists, the items that cannot be read as
+/// alerts, and the URL of the next page.
+package struct AlertList {
+    package var alerts: [ObservedAlert] = []
+    /// Items that are not readable alerts: how many, and the first with why.
+    package var unreadable = 0
+    package var firstUnreadable: String?
+    /// The next page's URL, if the source pages.
+    package var next: String?
+
+    /// What is wrong with an answer as a whole (not 200, not JSON, no list where the profile says).
+    package struct Problem: Error {
+        package let text: String
+    }
+
+    /// Reads an answer of `url` (later pages resolved against `base`).
+    package static func read(
+        _ reply: HTTPReply,
+        url: String,
+        source: AlertSource = .vitalsim,
+        mapping: SUTProfile.NameMapping = .init(),
+        base: String = ""
+    ) -> Result<AlertList, Problem> {
+        guard reply.status == 200 else {
+            return .failure(Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
+        }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
+            return .failure(Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))"))
+        }
+        let where_ = source.list.tokens.isEmpty ? "" : " at \(source.list) (alerts.list of the profile)"
+        guard let items = source.items(in: document) else {
+            return .failure(
+                Problem(
+                    text:
+                        "GET \(url) answered 200 with a body that is not a JSON array of alerts\(where_): \(RunHealth.excerpt(reply.body))"
+                )
+            )
+        }
+        var list = AlertList()
+        for item in items {
+            switch source.fields.read(item, mapping: mapping) {
+            case .success(let alert): list.alerts.append(alert)
+            case .failure(let why):
+                list.unreadable += 1
+                if list.firstUnreadable == nil {
+                    let text =
+                        (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed])).map { Array($0) }
+                        ?? []
+                    list.firstUnreadable = "\(why.reason): \(RunHealth.excerpt(text))"
+                }
+            }
+        }
+        list.next = source.nextPage(document, current: url, base: base)
+        return .success(list)
+    }
+
+    /// Adds a later page's alerts.
+    mutating func append(_ page: AlertList) {
+        alerts += page.alerts
+        unreadable += page.unreadable
+        firstUnreadable = firstUnreadable ?? page.firstUnreadable
+        next = page.next
+    }
+}
+
+extension AlertList {
+    /// Pages followed in one read at most (a source that always names a next page is a problem).
+    static let pageLimit = 100
+
+    /// Reads the whole alert list: every page, each request with the reader credential (renewed
+    /// once after a 401 when it is an OAuth2 token); the first page's reply is returned too.
+    package static func fetch(
+        _ client: HTTPMultiClient,
+        base: String,
+        source: AlertSource,
+        mapping: SUTProfile.NameMapping,
+        auth: RequestAuth
+    ) async -> (Result<AlertList, Problem>, first: HTTPReply?) {
+        var url = source.absoluteURL(base: base)
+        var whole: AlertList?
+        var first: HTTPReply?
+        var pages = 0
+        while true {
+            let reply: HTTPReply
+            switch await auth.readerGet(client, url, role: .alerts) {
+            case .failure(let p): return (.failure(p), first)
+            case .success(let r): reply = r
+            }
+            first = first ?? reply
+            switch read(reply, url: url, source: source, mapping: mapping, base: base) {
+            case .failure(let p): return (.failure(p), first)
+            case .success(let page):
+                pages += 1
+                if whole == nil { whole = page } else { whole?.append(page) }
+                guard let next = page.next else { return (.success(whole ?? page), first) }
+                guard pages < pageLimit else {
+                    return (
+                        .failure(
+                            Problem(text: "the alert source names a next page after \(pages) pages (last: \(url)); check alerts.paging")
+                        ), first
+                    )
+                }
+                url = next
+            }
+        }
+    }
+}

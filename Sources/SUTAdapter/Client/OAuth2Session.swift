@@ -1,0 +1,128 @@
+import Foundation
+import Judge
+import Locking
+import Transports
+
+/// Why a request could not be given its credentials: a token endpoint that refuses or fails, a
+/// device without a token. A misconfiguration (exit 3), never a finding about the SUT.
+package struct CredentialProblem: Error, Sendable, Equatable {
+    package let message: String
+
+    package init(_ message: String) { self.message = message }
+}
+
+/// OAuth2 client credentials (RFC 6749 §4.4) for one run: the access token is requested once,
+/// shared by every request, requested again ``OAuth2/refreshBefore`` before it expires and after a
+/// 401 (``invalidate(_:)``); concurrent requests needing a new token wait for the same request.
+package final class OAuth2Session: Sendable {
+    package let settings: OAuth2
+    package let tokenURL: String
+    let client: HTTPMultiClient
+    let contract: ContractLog
+
+    struct Token: Sendable {
+        var value: String
+        var expires: ContinuousClock.Instant?
+    }
+
+    struct State: Sendable {
+        var token: Token?
+        var pending: Task<Result<Token, CredentialProblem>, Never>?
+    }
+
+    let state = Locked(State())
+
+    /// - Parameter base: the SUT's base URL, for a token URL given as a path.
+    package init(_ settings: OAuth2, base: String, client: HTTPMultiClient, contract: ContractLog = ContractLog()) {
+        self.settings = settings
+        self.contract = contract
+        tokenURL = SUTProfile.resolve(settings.tokenURL, base: base)
+        self.client = client
+    }
+
+    /// The current access token, requesting a new one when there is none or it is about to expire.
+    package func accessToken() async -> Result<String, CredentialProblem> {
+        let refreshBefore = Duration.milliseconds(Int64(settings.refreshBefore * 1000))
+        let (cached, task) = state.withLock { s -> (String?, Task<Result<Token, CredentialProblem>, Never>?) in
+            if let t = s.token, t.expires.map({ ContinuousClock.now < $0 - refreshBefore }) ?? true { return (t.value, nil) }
+            if let p = s.pending { return (nil, p) }
+            let p = Task { await self.requestToken() }
+            s.pending = p
+            return (nil, p)
+        }
+        if let cached { return .success(cached) }
+        guard let task else { return .failure(CredentialProblem("no token")) }
+        let result = await task.value
+        state.withLock { s in
+            guard s.pending == task else { return }
+            s.pending = nil
+            if case .success(let t) = result { s.token = t }
+        }
+        return result.map(\.value)
+    }
+
+    /// Forgets `token` after the SUT refused it (401): the next request gets a new one.
+    package func invalidate(_ token: String) {
+        state.withLock { s in if s.token?.value == token { s.token = nil } }
+    }
+
+    /// One token request: `grant_type=client_credentials` with the client's credentials.
+    func requestToken() async -> Result<Token, CredentialProblem> {
+        var form = [("grant_type", "client_credentials")]
+        if let scope = settings.scope { form.append(("scope", scope)) }
+        if let audience = settings.audience { form.append(("audience", audience)) }
+        var headers = ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"]
+        switch settings.clientAuthentication {
+        case .basic:
+            let pair = OAuth2Session.formEncode(settings.clientID) + ":" + OAuth2Session.formEncode(settings.clientSecret)
+            headers.append("Authorization: Basic " + Data(pair.utf8).base64EncodedString())
+        case .body:
+            form += [("client_id", settings.clientID), ("client_secret", settings.clientSecret)]
+        }
+        let body = form.map { OAuth2Session.formEncode($0.0) + "=" + OAuth2Session.formEncode($0.1) }.joined(separator: "&")
+        let started = ContinuousClock.now
+        let reply: HTTPReply
+        do throws(HTTPTransportError) { reply = try await client.post(tokenURL, body: Array(body.utf8), headers: headers) } catch {
+            contract.unanswered(.token, method: "POST", url: tokenURL, reason: error.reason)
+            return .failure(CredentialProblem("the OAuth2 token endpoint POST \(tokenURL) got no answer: \(error.reason)"))
+        }
+        contract.answered(.token, method: "POST", url: tokenURL, status: reply.status, body: reply.body)
+        return OAuth2Session.token(from: reply, url: tokenURL, settings: settings, requestedAt: started)
+    }
+
+    /// The token of a token endpoint's answer (RFC 6749 §5.1), or what is wrong with it.
+    static func token(
+        from reply: HTTPReply,
+        url: String,
+        settings: OAuth2,
+        requestedAt: ContinuousClock.Instant
+    ) -> Result<Token, CredentialProblem> {
+        guard reply.status == 200 else {
+            return .failure(
+                CredentialProblem(
+                    "the OAuth2 token endpoint POST \(url) refused client \(settings.clientID) with \(reply.status): \(RunHealth.excerpt(reply.body)); check client-id, the secret in $\(settings.secretVariable) (client-secret-env) and scope in the profile"
+                )
+            )
+        }
+        guard let o = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any],
+            let value = o["access_token"] as? String, !value.isEmpty
+        else {
+            return .failure(
+                CredentialProblem(
+                    "the OAuth2 token endpoint POST \(url) answered 200 without an access_token: \(RunHealth.excerpt(reply.body))"
+                )
+            )
+        }
+        // Counted from when the request was sent, so the token is never used later than it is valid.
+        let lifetime = (o["expires_in"] as? NSNumber)?.doubleValue ?? (o["expires_in"] as? String).flatMap(Double.init)
+        let expires = lifetime.map { requestedAt + .milliseconds(Int64($0 * 1000)) }
+        return .success(Token(value: value, expires: expires))
+    }
+
+    /// `application/x-www-form-urlencoded` encoding of one name or value.
+    static func formEncode(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._*")
+        return (s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s).replacingOccurrences(of: "%20", with: "+")
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Traffic
+import VitalSimCore
+
+extension PatientLifecycle {
+    /// What a step's body template can use (docs/sut-profiles.md lists it): `run`, `scenario`,
+    /// `patientId` (at the SUT), `scenarioPatientId`, `profile`, `devices` (each `deviceId`,
+    /// `scenarioDeviceId`, `type`, `transport`, `last`), `devicesJSON`, `patientJSON` and
+    /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`), `thresholds` (the
+    /// patient's own limits, each `rule`, `signal`, `value`, `unit`, `last`) and `thresholdsJSON`
+    /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none).
+    func context(_ p: PatientSpec) -> [String: Any] {
+        let devices: [[String: Any]] = p.devices.enumerated().map { i, d in
+            [
+                "deviceId": naming.device(d.id, of: p.id), "scenarioDeviceId": d.id, "type": d.type.rawValue,
+                "transport": d.transport.rawValue, "last": i == p.devices.count - 1,
+            ]
+        }
+        return [
+            "run": run, "scenario": scenarioName, "patientId": naming.patient(p.id), "scenarioPatientId": p.id,
+            "profile": p.profile.rawValue, "profileName": lifecycle.profileNames[p.profile.rawValue] ?? p.profile.rawValue,
+            "devices": devices, "devicesJSON": devicesJSON(p).serialized(),
+            "patientJSON": patientJSON(p),
+            "thresholds": p.thresholds.enumerated().map { i, t in
+                [
+                    "rule": t.rule, "signal": t.signal.rawValue, "value": JSONValue.format(t.value), "unit": t.signal.ucum,
+                    "last": i == p.thresholds.count - 1,
+                ] as [String: Any]
+            },
+            "thresholdsJSON": ThresholdOverride.json(p.thresholds).serialized(),
+        ]
+    }
+
+    func devicesJSON(_ p: PatientSpec) -> JSONValue {
+        .array(
+            p.devices.map { d in
+                .object([
+                    ("deviceId", .string(naming.device(d.id, of: p.id))), ("type", .string(d.type.rawValue)),
+                    ("transport", .string(d.transport.rawValue)),
+                ])
+            }
+        )
+    }
+
+    /// `{"patientId", "scenarioPatientId", "profile", "run", "scenario", "devices": […], "thresholds": {…}}`:
+    /// a command's standard input, and `{{patientJSON}}` in a template.
+    func patientJSON(_ p: PatientSpec) -> String {
+        JSONValue.object([
+            ("patientId", .string(naming.patient(p.id))), ("scenarioPatientId", .string(p.id)), ("profile", .string(p.profile.rawValue)),
+            ("run", .string(run)), ("scenario", .string(scenarioName)), ("devices", devicesJSON(p)),
+            ("thresholds", ThresholdOverride.json(p.thresholds)),
+        ]).serialized()
+    }
+
+    /// The environment of a command step: the harness's own, and `VITALSIM_RUN_ID`,
+    /// `VITALSIM_SCENARIO`, `VITALSIM_PATIENT`, `VITALSIM_SCENARIO_PATIENT`, `VITALSIM_PROFILE`,
+    /// `VITALSIM_BASE_URL`.
+    func environment(_ p: PatientSpec) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["VITALSIM_RUN_ID"] = run
+        env["VITALSIM_SCENARIO"] = scenarioName
+        env["VITALSIM_PATIENT"] = naming.patient(p.id)
+        env["VITALSIM_SCENARIO_PATIENT"] = p.id
+        env["VITALSIM_PROFILE"] = p.profile.rawValue
+        env["VITALSIM_BASE_URL"] = base
+        return env
+    }
+
+    /// Runs a command step (through `/usr/bin/env`, so a bare name is looked up on PATH and `./x` in
+    /// `directory`), `input` on its standard input; nil when it exits 0 within `timeout` seconds,
+    /// else what went wrong with the end of its output.
+    static func command(
+        _ arguments: [String],
+        directory: String,
+        environment: [String: String],
+        input: String,
+        timeout: Double
+    ) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    returning: runBlocking(arguments, directory: directory, environment: environment, input: input, timeout: timeout)
+                )
+            }
+        }
+    }
+
+    static func runBlocking(
+        _ arguments: [String],
+        directory: String,
+        environment: [String: String],
+        input: String,
+        timeout: Double
+    ) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.isEmpty ? "." : directory)
+        process.environment = environment
+        // Files rather than pipes: a command that exits without reading its input cannot raise SIGPIPE
+        // in the harness, and one that writes a lot cannot block on a full pipe.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vitalsim-lifecycle-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        )
+        let output = scratch.appendingPathExtension("out")
+        let inputFile = scratch.appendingPathExtension("json")
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: inputFile)
+        }
+        guard FileManager.default.createFile(atPath: output.path, contents: nil),
+            FileManager.default.createFile(atPath: inputFile.path, contents: Data(input.utf8)),
+            let sink = try? FileHandle(forWritingTo: output), let source = try? FileHandle(forReadingFrom: inputFile)
+        else {
+            return "cannot create its input and output files in \(FileManager.default.temporaryDirectory.path)"
+        }
+        defer { try? source.close() }
+        process.standardInput = source
+        process.standardOutput = sink
+        process.standardError = sink
+        let done = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in done.signal() }
+        do { try process.run() } catch { return "cannot start \(arguments.joined(separator: " ")): \(error.localizedDescription)" }
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            done.wait()
+            return "did not finish within \(JSONValue.format(timeout)) s (timeout:), stopped"
+        }
+        try? sink.close()
+        guard process.terminationStatus != 0 || process.terminationReason != .exit else { return nil }
+        let text = (try? Data(contentsOf: output)).map { Array($0) } ?? []
+        let how =
+            process.terminationReason == .exit ? "exited \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
+        return "\(arguments.joined(separator: " ")) \(how): \(RunHealth.excerpt(Array(text.suffix(600))))"
+    }
+}

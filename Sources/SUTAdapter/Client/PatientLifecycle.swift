@@ -1,0 +1,153 @@
+import Foundation
+import Judge
+import Traffic
+import Transports
+import VitalSimCore
+
+/// Runs a SUT profile's `lifecycle` steps for one scenario: each patient enrolled before its
+/// traffic (every `enrol` step in order, patients in file order) and reset after (every `reset`
+/// step, for each patient whose enrolment began, even when the run failed). A step that fails is a
+/// misconfiguration: the message names the step, the patient (both ids), the request or command,
+/// and what came back.
+package struct PatientLifecycle: Sendable {
+    let lifecycle: Lifecycle
+    let naming: WireNaming
+    /// The run id and the scenario's name as placeholders fill them in.
+    let run: String
+    let scenarioName: String
+    let patients: [PatientSpec]
+    let base: String
+    let client: HTTPMultiClient
+    let auth: RequestAuth
+
+    package init(
+        _ lifecycle: Lifecycle,
+        naming: WireNaming,
+        run: String,
+        scenario: Scenario,
+        base: String,
+        client: HTTPMultiClient,
+        auth: RequestAuth
+    ) {
+        self.lifecycle = lifecycle
+        self.naming = naming
+        self.run = run
+        scenarioName = WireNaming.idSafe(scenario.name)
+        patients = scenario.patients
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.client = client
+        self.auth = auth
+    }
+
+    /// Enrols every patient; returns the patients whose enrolment began (to reset) and the first
+    /// failure, if any (the later patients are then not enrolled).
+    package func enrol() async -> (started: [PatientSpec], problem: LifecycleProblem?) {
+        guard !lifecycle.enrol.isEmpty else { return (patients, nil) }
+        var started: [PatientSpec] = []
+        for p in patients {
+            started.append(p)
+            for step in lifecycle.enrol {
+                if let problem = await perform(step, for: p) { return (started, problem) }
+            }
+        }
+        return (started, nil)
+    }
+
+    /// Resets `patients` (every step for each, even after a failure); returns the first failure.
+    package func reset(_ patients: [PatientSpec]) async -> LifecycleProblem? {
+        var first: LifecycleProblem?
+        for p in patients {
+            for step in lifecycle.reset {
+                if let problem = await perform(step, for: p) {
+                    first = first ?? problem
+                    break
+                }
+            }
+        }
+        return first
+    }
+
+    /// Runs one step for one patient; nil when it succeeded.
+    func perform(_ step: LifecycleStep, for p: PatientSpec) async -> LifecycleProblem? {
+        let wire = naming.patient(p.id)
+        let who = wire == p.id ? "patient \(p.id)" : "patient \(p.id) (\(wire) at the SUT)"
+        let fail = { (what: String) in LifecycleProblem("\(step.field) (\(step.summary)) for \(who): \(what)") }
+        switch step.action {
+        case let .request(method, path, _, contentType):
+            var segment = CharacterSet.urlPathAllowed
+            segment.remove("/")
+            let encoded = wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
+            let url = base + LifecycleStep.fill(path, run: run, scenario: scenarioName, patient: encoded)
+            let body = step.body(context(p))
+            return await request(method, url, body: body, contentType: contentType, step: step, patient: encoded).map { fail($0) }
+        case let .command(arguments, directory):
+            let filled = arguments.map { LifecycleStep.fill($0, run: run, scenario: scenarioName, patient: wire) }
+            let problem = await PatientLifecycle.command(
+                filled,
+                directory: directory,
+                environment: environment(p),
+                input: patientJSON(p),
+                timeout: step.timeout
+            )
+            auth.contract.command(step.role, filled, problem: problem)
+            return problem.map { fail($0) }
+        }
+    }
+
+    /// Sends a step's request (credentials: `auth.headers` with `lifecycle.headers`, else with the
+    /// devices file's first admin token, else those of alert reads, an OAuth2 token renewed once
+    /// after a 401); nil when its status is one the step expects.
+    func request(
+        _ method: String,
+        _ url: String,
+        body: [UInt8]?,
+        contentType: String,
+        step: LifecycleStep,
+        patient: String
+    ) async -> String? {
+        var renewed = false
+        while true {
+            var headers: [String]
+            var token: String?
+            if let own = lifecycle.headers {
+                headers = auth.auth.headers + own
+            } else if let devices = auth.auth.devices, let admin = devices.admins.first {
+                headers = auth.auth.headers + [devices.header(for: admin)]
+            } else {
+                switch await auth.reader() {
+                case .success(let c): (headers, token) = c
+                case .failure(let p): return "credentials: \(p.message)"
+                }
+            }
+            if body != nil { headers.append("Content-Type: \(contentType)") }
+            let reply: HTTPReply
+            do throws(HTTPTransportError) {
+                reply = try await client.send(method, url, body: body, headers: headers, timeout: step.timeout)
+            } catch {
+                auth.contract.unanswered(step.role, method: method, url: url, reason: error.reason, patient: patient)
+                return "\(method) \(url) got no answer: \(error.reason)"
+            }
+            auth.contract.answered(step.role, method: method, url: url, status: reply.status, body: reply.body, patient: patient)
+            if reply.status == 401, !renewed, auth.refused(token: token) {
+                renewed = true
+                continue
+            }
+            guard step.succeeded(status: reply.status) else {
+                let expected = step.expect.map { "expected " + $0.sorted().map(String.init).joined(separator: " or ") } ?? "expected 2xx"
+                return "\(method) \(url) answered \(reply.status) (\(expected)): \(RunHealth.excerpt(reply.body))"
+            }
+            return nil
+        }
+    }
+}
+
+/// A lifecycle step that failed: the run ends as a misconfiguration (exit 3).
+package struct LifecycleProblem: Error, Sendable, Equatable {
+    package let message: String
+    package init(_ message: String) { self.message = message }
+}
+
+extension LifecycleStep {
+    /// The step's part in the reports' SUT contract.
+    var role: SUTContract.Role { field.hasPrefix("lifecycle.reset") ? .reset : .enrol }
+}

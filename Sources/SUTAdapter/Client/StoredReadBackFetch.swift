@@ -1,0 +1,136 @@
+import Foundation
+import Judge
+import Transports
+
+/// Reads back what a SUT holds after a run, through the profile's `stored-readings:`: every page of
+/// each patient's stored readings and, when the profile names a counts query, the SUT's counts per
+/// day and month. Every request carries the reader credential (renewed once after a 401 when it is
+/// an OAuth2 token). Anything but a readable answer is a problem with the profile or the SUT's
+/// read-back API, reported as such, never as lost readings.
+package struct StoredReadBackFetch {
+    let client: HTTPMultiClient
+    let base: String
+    let source: StoredReadingsSource
+    let auth: RequestAuth
+
+    /// Pages followed for one patient at most.
+    static let pageLimit = 10_000
+
+    package init(client: HTTPMultiClient, base: String, source: StoredReadingsSource, auth: RequestAuth) {
+        self.client = client
+        self.base = base
+        self.source = source
+        self.auth = auth
+    }
+
+    /// The stored readings and counts of each patient: `patients` pairs the scenario's id with the
+    /// id at the SUT; `readingID` maps an id at the SUT back to the scenario's.
+    package func fetch(
+        patients: [(scenario: String, wire: String)],
+        readingID: (String) -> String
+    ) async -> Result<StoredReadBack, AlertList.Problem> {
+        var out = StoredReadBack()
+        if source.counts != nil { out.counts = [:] }
+        for p in patients {
+            switch await readings(patient: p.wire, readingID: readingID) {
+            case .failure(let problem): return .failure(problem)
+            case .success(nil): out.unknownPatients.insert(p.scenario)
+            case .success(let readings?):
+                out.readings[p.scenario] = readings
+                guard source.counts != nil else { continue }
+                switch await counts(patient: p.wire) {
+                case .failure(let problem): return .failure(problem)
+                case .success(let c): out.counts?[p.scenario] = c
+                }
+            }
+        }
+        return .success(out)
+    }
+
+    /// Every page of one patient's stored readings; nil when the SUT does not know the patient (404).
+    func readings(patient: String, readingID: (String) -> String) async -> Result<[StoredReading]?, AlertList.Problem> {
+        var url = StoredReadingsSource.url(source.url, patient: patient, base: base)
+        var readings: [StoredReading] = []
+        for _ in 0..<Self.pageLimit {
+            let document: Any
+            switch await get(url, patient: patient) {
+            case .failure(let problem): return .failure(problem)
+            case .success(nil):
+                return readings.isEmpty ? .success(nil) : .failure(AlertList.Problem(text: "GET \(url) answered 404 on a later page"))
+            case .success(let d?): document = d
+            }
+            guard let items = source.items(in: document) else {
+                return .failure(
+                    AlertList.Problem(text: "GET \(url) answered 200 without a list of readings at '\(source.list)' (stored-readings.list)")
+                )
+            }
+            for item in items {
+                switch source.read(item) {
+                case .success(var r):
+                    r.id = r.id.map(readingID)
+                    readings.append(r)
+                case .failure(let why):
+                    let text =
+                        (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed])).map { Array($0) }
+                        ?? []
+                    return .failure(
+                        AlertList.Problem(
+                            text:
+                                "GET \(url): a stored reading cannot be read (stored-readings.fields): \(why.reason): \(RunHealth.excerpt(text))"
+                        )
+                    )
+                }
+            }
+            guard let next = source.paging.next(document, current: url, base: base) else { return .success(readings) }
+            guard next != url else {
+                let problem = "GET \(url) names itself as the next page: the read-back would never end; check stored-readings.paging"
+                return .failure(AlertList.Problem(text: problem))
+            }
+            url = next
+        }
+        return .failure(
+            AlertList.Problem(
+                text: "the read-back names a next page after \(Self.pageLimit) pages (last: \(url)); check stored-readings.paging"
+            )
+        )
+    }
+
+    /// The SUT's counts of one patient per day and per month, in one table.
+    func counts(patient: String) async -> Result<[String: Int], AlertList.Problem> {
+        guard let counts = source.counts else { return .success([:]) }
+        var all: [String: Int] = [:]
+        for by in ["day", "month"] {
+            let url = StoredReadingsSource.url(counts.url, patient: patient, by: by, base: base)
+            switch await get(url, patient: patient) {
+            case .failure(let problem): return .failure(problem)
+            case .success(nil): return .failure(AlertList.Problem(text: "GET \(url) answered 404 for a patient whose readings were read"))
+            case .success(let document?):
+                switch source.counted(in: document) {
+                case .failure(let why): return .failure(AlertList.Problem(text: "GET \(url): \(why.reason)"))
+                case .success(let c): all.merge(c) { $0 + $1 }
+                }
+            }
+        }
+        return .success(all)
+    }
+
+    /// One answer, parsed: nil for 404 (a patient the SUT does not know), a problem for anything but
+    /// 200 with JSON.
+    func get(_ url: String, patient: String) async -> Result<Any?, AlertList.Problem> {
+        let reply: HTTPReply
+        switch await auth.readerGet(client, url, role: .readBack, patient: patient) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let r): reply = r
+        }
+        if reply.status == 404 { return .success(nil) }
+        guard reply.status == 200 else {
+            return .failure(AlertList.Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
+        }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
+            return .failure(
+                AlertList.Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))")
+            )
+        }
+        return .success(document)
+    }
+}

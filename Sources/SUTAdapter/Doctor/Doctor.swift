@@ -1,0 +1,359 @@
+import Foundation
+import Judge
+import Traffic
+import Transports
+import VitalSimCore
+
+/// `vitalsim doctor`: whether a SUT can be tested at all, before a run blames it. Reachability and
+/// TLS, the alert source (answers with a readable alert list), and for each ingestion route a
+/// scenario uses one valid request accepted (its first one, so the SUT stores one real reading of
+/// the scenario; a later run sends it again as a duplicate) and one invalid request (that body cut
+/// in half) refused with a 4xx; with MQTT devices, the broker accepts a connection and subscription.
+/// A profile's lifecycle enrols the scenario's patients before the probes and resets them after.
+package enum Doctor {
+    /// One item of the checklist.
+    package struct Check: Sendable, Equatable {
+        package var name: String
+        package var passed: Bool
+        package var detail: String
+    }
+
+    /// Where and how to reach the SUT.
+    package struct Target: Sendable {
+        package var base: String
+        package var caFile: String?
+        package var insecure = false
+        package var headers: [String] = []
+        /// Credentials, alert source and name mapping (`--sut`).
+        package var profile = SUTProfile.vitalsim
+        package var mqtt: (host: String, port: Int)?
+        package var mqttCAFile: String?
+        /// How to authenticate to the broker (the profile's `mqtt`).
+        package var mqttCredentials = MQTTCredentials()
+        /// The client certificate for a SUT that requires mutual TLS.
+        package var clientCertificate: ClientCertificate?
+        /// The run id `{run}` stands for in the profile's lifecycle ids.
+        package var runID = "doctor"
+
+        package init(base: String) { self.base = base.hasSuffix("/") ? String(base.dropLast()) : base }
+    }
+
+    /// The checklist for `scenario`'s traffic against `target`.
+    package static func examine(_ scenario: Scenario, seed: UInt64?, target: Target) async -> [Check] {
+        let client = HTTPMultiClient(
+            maxConnections: 2,
+            caFile: target.caFile,
+            insecure: target.insecure,
+            clientCertificate: target.clientCertificate
+        )
+        defer { client.close() }
+        var credentials = target.profile.auth
+        credentials.headers += target.headers
+        let auth = RequestAuth(credentials, base: target.base, client: client)
+        var checks: [Check] = []
+        if let oauth = auth.oauth {
+            let obtained = await oauth.accessToken()
+            switch obtained {
+            case .success:
+                checks.append(
+                    Check(
+                        name: "OAuth2 token",
+                        passed: true,
+                        detail: "obtained from \(oauth.tokenURL) for client \(oauth.settings.clientID)"
+                    )
+                )
+            case .failure(let p):
+                checks.append(Check(name: "OAuth2 token", passed: false, detail: p.message))
+                return checks
+            }
+        }
+        let reachable = await alertSource(client, auth, target, into: &checks)
+        guard reachable else { return checks }
+        checks += await traffic(scenario, seed: seed, target: target, client: client, auth: auth)
+        if scenario.sendsOverMQTT(target.profile.ingestion.routes) {
+            checks.append(await broker(target))
+        }
+        return checks
+    }
+
+    /// The lifecycle's enrolment, one valid and one invalid request on each route the scenario's
+    /// readings take, and the lifecycle's reset.
+    static func traffic(_ scenario: Scenario, seed: UInt64?, target: Target, client: HTTPMultiClient, auth: RequestAuth) async -> [Check] {
+        var checks: [Check] = []
+        let lifecycle = target.profile.lifecycle
+        let naming: WireNaming
+        do throws(WireNamingError) { naming = try lifecycle.naming(run: target.runID, scenario: scenario) } catch {
+            checks.append(Check(name: "lifecycle ids", passed: false, detail: error.description))
+            return checks
+        }
+        let steps = PatientLifecycle(
+            lifecycle,
+            naming: naming,
+            run: target.runID,
+            scenario: scenario,
+            base: target.base,
+            client: client,
+            auth: auth
+        )
+        let (enrolled, problem) = await steps.enrol()
+        if !lifecycle.enrol.isEmpty {
+            let detail =
+                problem?.message ?? "\(enrolled.count) patient(s) enrolled: " + lifecycle.enrol.map(\.summary).joined(separator: ", ")
+            checks.append(Check(name: "enrolment", passed: problem == nil, detail: detail))
+        }
+        if problem == nil {
+            let (probes, unroutable) = probes(scenario, seed: seed, profile: target.profile, naming: naming)
+            if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
+            for request in probes where request.topic == nil { checks += await ingestion(client, request, auth, target, naming: naming) }
+            checks += await mqttProbes(probes.filter { $0.topic != nil }, target: target)
+            if let source = target.profile.storedReadings {
+                let accepted = checks.contains { $0.name.hasPrefix("accepts a valid reading") && $0.passed }
+                checks.append(
+                    await readBack(source, scenario, naming: naming, accepted: accepted, client: client, auth: auth, base: target.base)
+                )
+            }
+        }
+        if !lifecycle.reset.isEmpty {
+            let failed = await steps.reset(enrolled)
+            let detail = failed?.message ?? "\(enrolled.count) patient(s) reset: " + lifecycle.reset.map(\.summary).joined(separator: ", ")
+            checks.append(Check(name: "reset", passed: failed == nil, detail: detail))
+        }
+        return checks
+    }
+
+    /// The stored readings of the scenario's patients can be read back (`stored-readings:`), and
+    /// list a reading when a valid one was just accepted.
+    static func readBack(
+        _ source: StoredReadingsSource,
+        _ scenario: Scenario,
+        naming: WireNaming,
+        accepted: Bool,
+        client: HTTPMultiClient,
+        auth: RequestAuth,
+        base: String
+    ) async -> Check {
+        let name = "stored readings read back"
+        let fetch = StoredReadBackFetch(client: client, base: base, source: source, auth: auth)
+        let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
+        switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
+        case .failure(let problem):
+            return Check(name: name, passed: false, detail: problem.text + " (stored-readings of the profile)")
+        case .success(let stored):
+            let count = stored.readings.values.map(\.count).reduce(0, +)
+            let url = StoredReadingsSource.url(source.url, patient: "{patient}", base: base).removingPercentEncoding ?? source.url
+            if accepted, count == 0 {
+                let detail =
+                    "GET \(url) lists none of the readings just accepted: check stored-readings.url and list of the profile"
+                return Check(name: name, passed: false, detail: detail)
+            }
+            var detail = "\(count) stored reading(s) of \(stored.readings.count) patient(s) read from \(url)"
+            if let counts = stored.counts { detail += "; counts per day and month read for \(counts.count) patient(s)" }
+            return Check(name: name, passed: true, detail: detail)
+        }
+    }
+
+    /// Reachability (and TLS), then the alert list and its names; false when the SUT cannot be reached at all.
+    static func alertSource(_ client: HTTPMultiClient, _ auth: RequestAuth, _ target: Target, into checks: inout [Check]) async -> Bool {
+        let source = target.profile.alerts
+        if let channel = source.pushOnly { return await pushedSource(channel, client, target, into: &checks) }
+        let url = source.absoluteURL(base: target.base)
+        let (read, first) = await AlertList.fetch(client, base: target.base, source: source, mapping: target.profile.mapping, auth: auth)
+        guard let reply = first else {
+            var reason = "no answer"
+            if case .failure(let p) = read { reason = p.text }
+            let hint = RunHealth.tlsHint(reason, url: url, clientCertificate: target.clientCertificate != nil)
+            checks.append(Check(name: "reachable", passed: false, detail: reason + hint))
+            return false
+        }
+        checks.append(reachable(target, url: url, reply: reply))
+        let name = "alert source"
+        switch read {
+        case .failure(let problem):
+            let auth = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: auth.reader or --header)" : ""
+            checks.append(Check(name: name, passed: false, detail: problem.text + auth))
+        case .success(let list) where list.unreadable > 0:
+            let detail = "GET \(url) lists \(list.unreadable) alert(s) the harness cannot read; first: \(list.firstUnreadable ?? "")"
+            checks.append(Check(name: name, passed: false, detail: detail))
+        case .success(let list):
+            checks.append(Check(name: name, passed: true, detail: "GET \(url): \(list.alerts.count) alert(s) listed, every one readable"))
+            checks.append(mappingCheck(list))
+        }
+        return true
+    }
+
+    /// A SUT whose alerts are only pushed: reachable when its base URL answers at all; the alert
+    /// source cannot be read before a run (the run ends with exit 3 when it delivers nothing or
+    /// alerts it cannot read).
+    static func pushedSource(_ channel: PushChannel, _ client: HTTPMultiClient, _ target: Target, into checks: inout [Check]) async -> Bool
+    {
+        let url = target.base.hasSuffix("/") ? target.base : target.base + "/"
+        do throws(HTTPTransportError) {
+            checks.append(reachable(target, url: url, reply: try await client.get(url, headers: target.profile.auth.headers)))
+        } catch {
+            let hint = RunHealth.tlsHint(error.reason, url: url, clientCertificate: target.clientCertificate != nil)
+            checks.append(Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint))
+            return false
+        }
+        let detail =
+            "alerts are pushed on \(channel.rawValue) (alerts.source), not listed: nothing to read before a run; a run in which none arrives while alerts are expected, or one cannot be read, ends with exit 3"
+        checks.append(Check(name: "alert source", passed: true, detail: detail))
+        return true
+    }
+
+    /// The SUT answered `url`: over TLS (verified or not) or plain HTTP.
+    static func reachable(_ target: Target, url: String, reply: HTTPReply) -> Check {
+        guard url.hasPrefix("https://") else {
+            return Check(name: "reachable", passed: true, detail: "\(target.base) answers over plain HTTP, HTTP/\(reply.httpVersion)")
+        }
+        if target.insecure {
+            return Check(name: "reachable", passed: true, detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)")
+        }
+        return Check(
+            name: "reachable",
+            passed: true,
+            detail: "\(target.base) answers over TLS (certificate verified), HTTP/\(reply.httpVersion)"
+        )
+    }
+
+    /// Every listed alert's rule and severity names map to VitalSim's.
+    static func mappingCheck(_ list: AlertList) -> Check {
+        let unmapped = list.alerts.compactMap(\.unmapped)
+        guard let first = unmapped.first else {
+            let detail =
+                list.alerts.isEmpty
+                ? "no alert listed yet to check the names of (a run reports unmapped names as findings)"
+                : "the rule and severity of all \(list.alerts.count) listed alert(s) map to VitalSim's"
+            return Check(name: "alert names mapped", passed: true, detail: detail)
+        }
+        let names = Array(Set(unmapped)).sorted()
+        return Check(
+            name: "alert names mapped",
+            passed: false,
+            detail:
+                "\(unmapped.count) listed alert(s) have names the profile does not map (first: \(first)); all: \(names.joined(separator: ", ")); add them to rules:/severities:"
+        )
+    }
+
+    /// The first valid HTTP request of each route the scenario's readings take (method, path with
+    /// its patient and device in place of theirs, content type) and the first MQTT message of each
+    /// topic shape, in plan order; and the first reading the profile's routes cannot carry, if any.
+    static func probes(
+        _ scenario: Scenario,
+        seed: UInt64?,
+        profile: SUTProfile = .vitalsim,
+        naming: WireNaming = .identity
+    ) -> ([PlannedRequest], String?) {
+        var seen: Set<String> = []
+        var out: [PlannedRequest] = []
+        var unroutable: String?
+        let stream = TrafficPlanStream(
+            for: scenario,
+            seed: seed,
+            routes: profile.ingestion.routes,
+            naming: naming,
+            mqttTopic: profile.mqtt.topic
+        )
+        for r in stream
+        where r.expectedRejection == nil {
+            if let reason = r.unroutable {
+                unroutable = unroutable ?? reason
+                continue
+            }
+            let shape = (r.topic ?? r.path).replacingOccurrences(of: naming.patient(r.patientID), with: "{patient}").replacingOccurrences(
+                of: naming.device(r.deviceID, of: r.patientID),
+                with: "{device}"
+            )
+            if seen.insert("\(r.method) \(shape) \(r.contentType)").inserted { out.append(r) }
+        }
+        return (out, unroutable)
+    }
+
+    /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
+    static func ingestion(
+        _ client: HTTPMultiClient,
+        _ r: PlannedRequest,
+        _ auth: RequestAuth,
+        _ target: Target,
+        naming: WireNaming = .identity
+    ) async -> [Check] {
+        let url = r.url(base: target.base)
+        let credentials: [String]
+        let wire = (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
+        switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
+        case .success(let c): credentials = c.0
+        case .failure(let p): return [Check(name: "credentials for \(r.method) \(r.path)", passed: false, detail: p.message)]
+        }
+        let headers = ["Content-Type: " + r.contentType] + credentials
+        let valid = await answer(client, url, r.body, headers, method: r.method)
+        var checks = [
+            Check(
+                name: "accepts a valid reading on \(r.method) \(r.path)",
+                passed: valid.status.map { (200..<300).contains($0) } ?? false,
+                detail: "\(r.readings.first?.id ?? "?"): " + describe(valid)
+            )
+        ]
+        let invalid = await answer(client, url, Array(r.body.prefix(r.body.count / 2)), headers, method: r.method)
+        checks.append(
+            Check(
+                name: "refuses an invalid body on \(r.method) \(r.path)",
+                passed: invalid.status.map { (400..<500).contains($0) && !RunHealth.configurationStatuses.contains($0) } ?? false,
+                detail: "the body cut in half: " + describe(invalid)
+            )
+        )
+        return checks
+    }
+
+    static func answer(
+        _ client: HTTPMultiClient,
+        _ url: String,
+        _ body: [UInt8],
+        _ headers: [String],
+        method: String = "POST"
+    ) async -> (status: Int?, text: String) {
+        do throws(HTTPTransportError) {
+            let reply = try await client.post(url, body: body, headers: headers, method: method)
+            return (reply.status, RunHealth.excerpt(reply.body))
+        } catch { return (nil, "no answer: \(error.reason)") }
+    }
+
+    /// "answered 401: {…} (the SUT wants credentials: --header)" and the like.
+    static func describe(_ a: (status: Int?, text: String)) -> String {
+        guard let status = a.status else { return a.text }
+        let hint: String
+        switch status {
+        case 401, 403: hint = " (the SUT wants credentials it accepts: auth of the profile, or --header)"
+        case 404, 405: hint = " (no such route on the SUT: check --target and the SUT's paths)"
+        case 429, 503: hint = " (the SUT is overloaded or down)"
+        default: hint = ""
+        }
+        return "answered \(status): \(a.text)\(hint)"
+    }
+
+    /// The MQTT broker accepts a connection and the subscription to the SUT's rejections.
+    static func broker(_ target: Target) async -> Check {
+        guard let endpoint = target.mqtt else {
+            return Check(
+                name: "MQTT broker",
+                passed: false,
+                detail: "the scenario sends over MQTT: give the SUT's broker with --mqtt HOST:PORT"
+            )
+        }
+        let name = "MQTT broker \(endpoint.host):\(endpoint.port)"
+        do throws(MQTTError) {
+            let c = try MQTTClient(
+                target.mqttCredentials.applied(
+                    to: .init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-doctor-\(getpid())", caFile: target.mqttCAFile)
+                )
+            )
+            defer { c.disconnect() }
+            try await c.connect()
+            guard let rejections = target.profile.mqtt.rejections else {
+                return Check(name: name, passed: true, detail: "connected (the SUT publishes no refusals: mqtt.rejections: none)")
+            }
+            try await c.subscribeAcknowledged(rejections.topic, qos: 1)
+            return Check(name: name, passed: true, detail: "connected and subscribed to \(rejections.topic)")
+        } catch {
+            return Check(name: name, passed: false, detail: "\(error)")
+        }
+    }
+}

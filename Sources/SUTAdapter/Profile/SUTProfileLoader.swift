@@ -1,0 +1,186 @@
+import Foundation
+import Judge
+import VitalSimCore
+import Yams
+
+/// Loads a SUT profile strictly: unknown, duplicate and missing keys, wrong types, unset
+/// environment variables and missing files are errors naming the file, line and key
+/// (`docs/sut-profiles.md` lists every key). Files a profile names (CA, device credentials) are
+/// relative to the profile's folder.
+package enum SUTProfileLoader {
+    static let topKeys = [
+        "name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt", "stored-readings",
+    ]
+
+    /// Loads the profile at `path`; `environment` supplies `${NAME}` and `client-secret-env` values.
+    package static func load(path: String, environment: [String: String]) throws(ScenarioLoadError) -> SUTProfile {
+        let text: String
+        do { text = try FileText.read(path) } catch {
+            throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
+        }
+        return try parse(text, file: path, environment: environment)
+    }
+
+    /// Parses a profile's text (`file` names it in messages and anchors its relative paths).
+    package static func parse(_ text: String, file: String, environment: [String: String]) throws(ScenarioLoadError) -> SUTProfile {
+        let root = try ScenarioLoader.compose(text, file: file)
+        let context = Context(reader: YAMLReader(file: file), file: file, environment: environment)
+        var profile = SUTProfile(name: "")
+        profile.file = file
+        if let top = context.reader.mapping(root, "", allowed: topKeys, required: ["name"]) {
+            profile.name = top.string("name") ?? ""
+            if let url = top.string("base-url") {
+                if context.isHTTPURL(url) {
+                    profile.baseURL = url
+                } else {
+                    context.fail(top, "base-url", "expected an http:// or https:// URL")
+                }
+            }
+            if let node = top.value("tls") { profile.tls = context.tls(node) }
+            if let node = top.value("auth") { profile.auth = context.auth(node) }
+            if let node = top.value("ingestion") { profile.ingestion = context.ingestion(node) }
+            if let node = top.value("lifecycle") { profile.lifecycle = context.lifecycle(node) }
+            if let node = top.value("mqtt") { profile.mqtt = context.mqtt(node) }
+            if profile.mqtt.deviceCredentials != .none, profile.auth.devices == nil, let node = top.value("mqtt") {
+                context.reader.fail(node, "mqtt.device-credentials", "device credentials come from auth.devices, which this profile lacks")
+            }
+            if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
+            if let node = top.value("stored-readings") { profile.storedReadings = context.storedReadings(node) }
+            if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
+            if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
+        }
+        guard context.reader.issues.isEmpty else { throw ScenarioLoadError(issues: context.reader.reportedIssues) }
+        return profile
+    }
+
+    /// What the parse functions share: the reader collecting issues, the profile's folder, the environment.
+    struct Context {
+        let reader: YAMLReader
+        let file: String
+        let environment: [String: String]
+
+        func fail(_ fields: Fields, _ key: String, _ message: String) {
+            reader.fail(fields.value(key) ?? fields.node, fields.path(key), message)
+        }
+
+        func isHTTPURL(_ s: String) -> Bool {
+            (s.hasPrefix("http://") || s.hasPrefix("https://")) && URL(string: s)?.host != nil
+        }
+
+        /// A path relative to the profile's folder; an error when no file is there.
+        func existingFile(_ fields: Fields, _ key: String) -> String? {
+            guard let name = fields.string(key) else { return nil }
+            let folder = (file as NSString).deletingLastPathComponent
+            let path = name.hasPrefix("/") || folder.isEmpty ? name : folder + "/" + name
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                fail(fields, key, "no readable file at \(path)" + (name.hasPrefix("/") ? "" : " (relative to the profile's folder)"))
+                return nil
+            }
+            return path
+        }
+
+        /// `${NAME}` replaced by the environment variable's value; an unset variable is an error.
+        func expand(_ text: String, _ node: Node?, _ field: String) -> String? {
+            var out = ""
+            var rest = Substring(text)
+            while let open = rest.range(of: "${") {
+                out += rest[..<open.lowerBound]
+                guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
+                    reader.fail(node, field, "'${' without a closing '}'")
+                    return nil
+                }
+                let name = String(rest[open.upperBound..<close])
+                guard let value = environment[name] else {
+                    reader.fail(node, field, "the environment variable \(name) is not set")
+                    return nil
+                }
+                out += value
+                rest = rest[rest.index(after: close)...]
+            }
+            return out + rest
+        }
+
+        /// A `Name: value` header (environment variables expanded).
+        func header(_ node: Node, _ field: String) -> String? {
+            guard let raw = node.scalar?.string, !raw.isEmpty else {
+                reader.fail(node, field, "expected a header 'Name: value', got \(reader.kindName(node))")
+                return nil
+            }
+            guard let colon = raw.firstIndex(of: ":"), !raw[..<colon].isEmpty,
+                raw[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
+            else {
+                reader.fail(node, field, "expected a header 'Name: value', got '\(raw)'")
+                return nil
+            }
+            guard let value = expand(raw, node, field) else { return nil }
+            guard !value.contains("\r"), !value.contains("\n") else {
+                reader.fail(node, field, "a header must be one line")
+                return nil
+            }
+            return value
+        }
+
+        func headers(_ fields: Fields, _ key: String) -> [String] {
+            guard let list = fields.list(key) else { return [] }
+            return list.enumerated().compactMap { i, node in header(node, fields.path(key) + "[\(i)]") }
+        }
+
+        func bool(_ fields: Fields, _ key: String) -> Bool? {
+            guard let v = fields.value(key) else { return nil }
+            switch v.scalar?.string {
+            case "true": return true
+            case "false": return false
+            default:
+                fail(fields, key, "expected true or false, got \(reader.kindName(v))")
+                return nil
+            }
+        }
+
+        /// A mapping of non-empty strings to non-empty strings.
+        func stringMap(_ node: Node, _ field: String) -> [String: String]? {
+            guard let map = node.mapping else {
+                reader.fail(node, field, "expected a mapping of names, got \(reader.kindName(node))")
+                return nil
+            }
+            var out: [String: String] = [:]
+            for (k, v) in map {
+                guard let key = k.scalar?.string, !key.isEmpty else {
+                    reader.fail(k, field, "keys must be non-empty strings")
+                    continue
+                }
+                guard let value = v.scalar?.string, !value.isEmpty else {
+                    reader.fail(v, field + "." + key, "expected a non-empty string, got \(reader.kindName(v))")
+                    continue
+                }
+                guard out[key] == nil else {
+                    reader.fail(k, field + "." + key, "duplicate key '\(key)'")
+                    continue
+                }
+                out[key] = value
+            }
+            return out
+        }
+
+        func ruleNames(_ node: Node) -> [String: String]? {
+            guard let map = stringMap(node, "rules") else { return nil }
+            let known = Oracle.derivedRuleIDs
+            for (k, v) in node.mapping ?? [:] {
+                guard let name = k.scalar?.string, let id = map[name], !known.contains(id) else { continue }
+                var message = "'\(id)' is not a VitalSim rule id"
+                if let near = YAMLReader.nearest(id, in: known) { message += " (did you mean '\(near)'?)" }
+                reader.fail(v, "rules." + name, message + "; the ids are listed in docs/sut-profiles.md")
+            }
+            return map
+        }
+
+        func severityNames(_ node: Node) -> [String: String]? {
+            guard let map = stringMap(node, "severities") else { return nil }
+            let valid = Severity.allCases.map(\.rawValue)
+            for (k, v) in node.mapping ?? [:] {
+                guard let name = k.scalar?.string, let s = map[name], !valid.contains(s) else { continue }
+                reader.fail(v, "severities." + name, "'\(s)' is not a VitalSim severity; valid: \(valid.joined(separator: ", "))")
+            }
+            return map
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Generation
+import VitalSimCore
+
+/// All devices of a scenario, merged into one stream of readings in intended-emit-time order
+/// (ties broken by patient then device order in the file, so the order is deterministic).
+package struct ScenarioRun {
+    package let scenario: Scenario
+    package let seed: UInt64
+    var emitters: [DeviceEmitter] = []
+    var heads: [Reading?] = []
+    var heap: [(Int64, Int)] = []
+
+    /// Prepares a run; `seed` overrides the file's seed.
+    package init(scenario: Scenario, seed: UInt64? = nil) {
+        self.scenario = scenario
+        self.seed = seed ?? scenario.seed
+        let root = SeededRandom(seed: self.seed)
+        let clock = DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
+        // The timeline by patient and device, read once: looking each one up in the whole timeline
+        // (Scenario.events(for:) and the like) made a 100,000-device scenario's start quadratic.
+        var events: [String: [ClinicalEvent]] = [:]
+        var faults: [String: [DeviceFault]] = [:]
+        var scripts: [String: [ScriptedReading]] = [:]
+        for entry in scenario.timeline {
+            switch entry {
+            case .clinical(let e): events[e.patientID, default: []].append(e)
+            case .fault(let f): faults[f.deviceID, default: []].append(f)
+            case .scripted(let s): scripts[s.deviceID, default: []].append(s)
+            }
+        }
+        emitters.reserveCapacity(scenario.patients.reduce(0) { $0 + $1.devices.count })
+        for p in scenario.patients {
+            let phys = PatientPhysiology(patient: p, events: events[p.id] ?? [], rng: root.split("patient:" + p.id), clock: clock)
+            for d in p.devices {
+                emitters.append(
+                    DeviceEmitter(
+                        spec: d,
+                        physiology: phys,
+                        faults: faults[d.id] ?? [],
+                        scripts: (scripts[d.id] ?? []) + (d.trace?.readings ?? []),
+                        duration: scenario.duration.milliseconds
+                    )
+                )
+            }
+        }
+        heads = Array(repeating: nil, count: emitters.count)
+        for i in emitters.indices { refill(i) }
+    }
+
+    /// The device specs in emitter order, with their patient ids.
+    package var devices: [(patientID: String, spec: DeviceSpec)] { emitters.map { ($0.patientID, $0.spec) } }
+
+    mutating func refill(_ i: Int) {
+        heads[i] = emitters[i].next()
+        if let r = heads[i] { push((r.intendedEmitTime, i)) }
+    }
+
+    mutating func push(_ e: (Int64, Int)) {
+        heap.append(e)
+        var c = heap.count - 1
+        while c > 0 {
+            let p = (c - 1) / 2
+            if less(heap[c], heap[p]) {
+                heap.swapAt(c, p)
+                c = p
+            } else {
+                break
+            }
+        }
+    }
+
+    func less(_ a: (Int64, Int), _ b: (Int64, Int)) -> Bool { a.0 != b.0 ? a.0 < b.0 : a.1 < b.1 }
+
+    mutating func popMin() -> (Int64, Int)? {
+        guard let top = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var p = 0
+            while true {
+                let l = 2 * p + 1
+                let r = l + 1
+                var m = p
+                if l < heap.count, less(heap[l], heap[m]) { m = l }
+                if r < heap.count, less(heap[r], heap[m]) { m = r }
+                if m == p { break }
+                heap.swapAt(p, m)
+                p = m
+            }
+        }
+        return top
+    }
+
+    /// The next reading of the scenario and the index of its device, or nil at the end.
+    package mutating func next() -> (Reading, Int)? {
+        guard let (_, i) = popMin() else { return nil }
+        var taken: Reading?
+        swap(&taken, &heads[i])
+        guard let r = taken else { return nil }
+        refill(i)
+        return (r, i)
+    }
+}

@@ -1,0 +1,58 @@
+import Bluetooth
+import VitalSimCore
+
+/// A measurement characteristic's value as trace samples: decoded with VitalSim's GATT decoders,
+/// converted to the scripted-reading fields' units (mmHg, °C, kg, mg/dL), at the value's own time
+/// stamp where it carries one.
+enum GATTTraceValue {
+    static let kPaToMmHg = 7.500_615_75
+
+    static func samples(_ uuid: UInt16, _ value: [UInt8], capturedAt: Int64, record: Int) throws(GATTError) -> [TraceSample] {
+        func sample(_ values: [String: Double], _ stamp: DateTime? = nil) -> TraceSample {
+            TraceSample(time: stamp.flatMap(unixMilliseconds) ?? capturedAt, values: values, line: record)
+        }
+        switch uuid {
+        case 0x2A37:
+            return [sample(["heart-rate": Double(try HeartRateMeasurement.decode(value).heartRate)])]
+        case 0x2A35:
+            let r = try BloodPressureMeasurement.decode(value).record
+            let k = r.unitsKPa ? kPaToMmHg : 1
+            var values = ["systolic": (r.systolic.value * k).rounded(), "diastolic": (r.diastolic.value * k).rounded()]
+            if let p = r.pulseRate, p.special == nil { values["pulse"] = p.value }
+            return [sample(values, r.timestamp)]
+        case 0x2A1C:
+            let r = try TemperatureMeasurement.decode(value).record
+            let c = r.fahrenheit ? (r.value.value - 32) * 5 / 9 : r.value.value
+            return [sample(["temperature": (c * 10).rounded() / 10], r.timestamp)]
+        case 0x2A9D:
+            let w = try WeightMeasurement.decode(value)
+            let kg = w.weight.map { w.imperial ? $0 * 0.453_592_37 : $0 } ?? .nan
+            return [sample(["weight": kg], w.timestamp)]
+        case 0x2A18:
+            let g = try GlucoseMeasurement.decode(value)
+            let offset = Int64(g.timeOffset ?? 0) * 60_000
+            let at = unixMilliseconds(g.baseTime).map { $0 + offset }
+            return [TraceSample(time: at ?? capturedAt, values: ["glucose": g.milligramsPerDeciliter ?? .nan], line: record)]
+        case 0x2AA7:
+            let records = try CGMMeasurement.decode(value).records
+            let last = Int64(records.last?.timeOffset ?? 0)
+            return records.map { r in
+                TraceSample(time: capturedAt - (last - Int64(r.timeOffset)) * 60_000, values: ["cgm": r.glucose.value], line: record)
+            }
+        case 0x2A5E:
+            let m = try PLXSpotCheckMeasurement.decode(value)
+            return [sample(["spo2": m.spo2.value, "pulse": m.pulseRate.value], m.timestamp)]
+        case 0x2A5F:
+            let m = try PLXContinuousMeasurement.decode(value)
+            return [sample(["spo2": m.spo2.value, "pulse": m.pulseRate.value])]
+        default:
+            return []
+        }
+    }
+
+    /// A Date Time in Unix ms (UTC); nil when any part is unknown or out of range.
+    static func unixMilliseconds(_ d: DateTime) -> Int64? {
+        guard d.year != 0, d.problem == nil else { return nil }
+        return d.unixMilliseconds
+    }
+}

@@ -1,0 +1,21 @@
+import Yams
+
+extension Fields {
+    /// A strictly positive duration such as `90s`, `10m`, `1h30m`.
+    package func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.scalar, let d = VirtualDuration(parsing: s.string) else {
+            reader.fail(v, path(key), "expected a duration such as 90s, 10m or 1h30m, got \(reader.kindName(v))")
+            return nil
+        }
+        if d.milliseconds > VirtualDuration.maximum.milliseconds {
+            reader.fail(v, path(key), "'\(s.string)' is longer than the 3650d VitalSim supports")
+            return nil
+        }
+        if d.milliseconds < 0 || (d.milliseconds == 0 && !allowZero) {
+            reader.fail(v, path(key), "duration must be \(allowZero ? "zero or positive" : "positive"), got '\(s.string)'")
+            return nil
+        }
+        return d
+    }
+}

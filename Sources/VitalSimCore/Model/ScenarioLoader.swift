@@ -1,0 +1,341 @@
+import Yams
+
+/// Loads scenario YAML files strictly: every problem is reported with `file:line:column`, the
+/// field and what would be valid.
+public enum ScenarioLoader {
+    /// Default wall-clock start of virtual time zero: 2024-11-07T00:00:00Z (the seeds' date).
+    public static let defaultStart = CivilTime(year: 2024, month: 11, day: 7).unixMilliseconds
+
+    /// Loads and validates the file at `path`.
+    public static func load(path: String) throws(ScenarioLoadError) -> Scenario {
+        let text: String
+        do { text = try FileText.read(path) } catch {
+            if case let .notUTF8(_, line, column, _) = error {
+                throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: line, column: column, field: "", message: "\(error)")])
+            }
+            throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses and validates scenario text; `file` is used in messages.
+    public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Scenario {
+        let root = try compose(text, file: file)
+        let reader = YAMLReader(file: file)
+        let scenario = ScenarioBuilder(reader: reader).build(root)
+        guard reader.issues.isEmpty, let scenario else { throw ScenarioLoadError(issues: reader.reportedIssues) }
+        return scenario
+    }
+
+    /// The YAML node tree of `text` (scenarios, rules, credentials and golden files all start here);
+    /// an empty file or a YAML syntax error is an issue positioned in `file`.
+    public static func compose(_ text: String, file: String) throws(ScenarioLoadError) -> Node {
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")])
+            }
+            return node
+        } catch let e as ScenarioLoadError {
+            throw e
+        } catch let e as YamlError {
+            throw ScenarioLoadError(issues: [yamlIssue(e, file: file, text: text)])
+        } catch {
+            throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")])
+        }
+    }
+
+    /// The position and problem of a Yams parse error (a duplicate key at its second occurrence in `text`).
+    public static func yamlIssue(_ e: YamlError, file: String, text: String = "") -> ScenarioIssue {
+        switch e {
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let key = duplicates.sorted().first ?? ""
+            let at = DuplicateKeyFinder.secondOccurrence(of: key, in: text)
+            return ScenarioIssue(
+                file: file,
+                line: at?.line ?? context.mark.line,
+                column: at?.column ?? context.mark.column,
+                field: key,
+                message: "duplicate key '\(key)'; each key may appear once in a mapping"
+            )
+        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+            return ScenarioIssue(file: file, line: mark.line, column: mark.column, field: "", message: "invalid YAML: \(problem)")
+        default:
+            return ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "invalid YAML: \(e)")
+        }
+    }
+}
+
+/// Builds a ``Scenario`` from a node tree, recording issues in the reader.
+struct ScenarioBuilder {
+    let reader: YAMLReader
+
+    func build(_ root: Node) -> Scenario? {
+        guard
+            let top = reader.mapping(
+                root,
+                "",
+                allowed: ["name", "description", "seed", "duration", "start", "golden", "patients", "timeline"],
+                required: ["name", "duration", "patients"]
+            )
+        else { return nil }
+        let name = top.string("name") ?? "unnamed"
+        if top.has("name"), !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            reader.fail(top.value("name"), "name", "use letters, digits, '-' and '_' only (it names output files), got '\(name)'")
+        }
+        let seed = top.integer("seed", in: 0...Int64.max) ?? 1
+        let duration = top.duration("duration") ?? .hours(1)
+        let start = startTime(top)
+        let (patients, deviceIDs) = patients(top)
+        var timeline: [TimelineEntry] = []
+        if let list = top.list("timeline") {
+            let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
+            for (i, node) in list.enumerated() {
+                if let e = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") { timeline.append(e) }
+            }
+            checkOverlaps(timeline, list)
+        }
+        timeline.sort { $0.start < $1.start }
+        return Scenario(
+            name: name,
+            description: top.string("description") ?? "",
+            seed: UInt64(seed),
+            duration: duration,
+            startUnixMilliseconds: start,
+            golden: top.string("golden") ?? "golden/\(name).golden.yaml",
+            patients: patients,
+            timeline: timeline,
+            sourcePath: reader.file
+        )
+    }
+
+    /// The scenario's start (Unix ms): `start:` or the default.
+    private func startTime(_ top: Fields) -> Int64 {
+        guard let text = top.string("start") else { return ScenarioLoader.defaultStart }
+        if let c = CivilTime(iso8601: text) { return c.unixMilliseconds }
+        reader.fail(top.value("start"), "start", "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'")
+        return ScenarioLoader.defaultStart
+    }
+
+    /// The patients, and every device's type by id; patient and device ids are unique.
+    private func patients(_ top: Fields) -> ([PatientSpec], [String: DeviceType]) {
+        var patients: [PatientSpec] = []
+        var deviceIDs: [String: DeviceType] = [:]
+        var patientIDs: Set<String> = []
+        guard let list = top.list("patients") else { return ([], [:]) }
+        if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
+        for (i, node) in list.enumerated() {
+            guard let p = patient(node, "patients[\(i)]") else { continue }
+            if !patientIDs.insert(p.id).inserted { reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'") }
+            for d in p.devices {
+                if deviceIDs[d.id] != nil {
+                    reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)")
+                }
+                deviceIDs[d.id] = d.type
+            }
+            patients.append(p)
+        }
+        return (patients, deviceIDs)
+    }
+
+    private func checkOverlaps(_ entries: [TimelineEntry], _ nodes: [Node]) {
+        for i in entries.indices {
+            for j in entries.indices where j > i {
+                switch (entries[i], entries[j]) {
+                case let (.clinical(a), .clinical(b)):
+                    guard a.patientID == b.patientID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
+                        a.start < b.end, b.start < a.end
+                    else { continue }
+                    reader.failAt(
+                        line: b.line,
+                        column: 3,
+                        "timeline",
+                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on patient '\(a.patientID)': both set the \(g); move one so they do not overlap"
+                    )
+                case let (.fault(a), .fault(b)):
+                    guard a.deviceID == b.deviceID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
+                        a.start < b.end, b.start < a.end
+                    else { continue }
+                    reader.failAt(
+                        line: b.line,
+                        column: 3,
+                        "timeline",
+                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on device '\(a.deviceID)': both change the \(g); move one so they do not overlap"
+                    )
+                default: continue
+                }
+            }
+        }
+    }
+
+    private func patient(_ node: Node, _ field: String) -> PatientSpec? {
+        guard
+            let f = reader.mapping(
+                node,
+                field,
+                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds", "noise"],
+                required: ["id", "profile", "devices"]
+            )
+        else { return nil }
+        let id = f.string("id") ?? "?"
+        let profile = f.choice("profile", Profile.self, what: "profile") ?? .adult
+        var baseline = Baseline.defaults(for: profile)
+        if let b = f.value("baseline") { baseline = BaselineBuilder(reader: reader).build(b, f.path("baseline"), defaults: baseline) }
+        var meals: [MealSpec] = []
+        for (i, m) in (f.list("meals") ?? []).enumerated() {
+            let p = f.path("meals") + "[\(i)]"
+            guard let mf = reader.mapping(m, p, allowed: ["time", "carbs", "bolus"], required: ["time", "carbs"]) else { continue }
+            guard let tn = mf.value("time"), let tod = mf.timeOfDay(tn, mf.path("time")) else { continue }
+            let carbs = mf.number("carbs", in: 0...300, unit: "g") ?? 0
+            var bolus: Double?
+            if mf.has("bolus") {
+                bolus = mf.number("bolus", in: 0...50, unit: "U")
+            } else if baseline.diabetes == .type1 {
+                bolus = (carbs / 10 * 20).rounded() / 20
+            }
+            meals.append(MealSpec(timeOfDay: tod, carbs: carbs, bolus: bolus))
+        }
+        var devices: [DeviceSpec] = []
+        // `noise: off` on the patient: every device of theirs without its own `noise`.
+        let noise = DeviceOptions.noise(f, reader) ?? true
+        if let list = f.list("devices") {
+            if list.isEmpty { reader.fail(f.value("devices"), f.path("devices"), "at least one device is required") }
+            for (i, d) in list.enumerated() {
+                guard var dev = device(d, f.path("devices") + "[\(i)]", baseline: baseline) else { continue }
+                if d.mapping?["noise"] == nil { dev.noise = noise }
+                devices.append(dev)
+            }
+        }
+        var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
+        spec.thresholds = f.value("thresholds").map { personalLimits($0, f.path("thresholds"), profile: profile) } ?? []
+        return spec
+    }
+
+    private func device(_ node: Node, _ field: String, baseline: Baseline) -> DeviceSpec? {
+        guard
+            let f = reader.mapping(
+                node,
+                field,
+                allowed: [
+                    "id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay", "trace",
+                ] + DeviceOptions.keys,
+                required: ["id", "type"]
+            )
+        else { return nil }
+        let id = f.string("id") ?? "?"
+        if id.contains("/") { reader.fail(f.value("id"), f.path("id"), "device ids must not contain '/'") }
+        guard let type = f.choice("type", DeviceType.self, what: "device type") else { return nil }
+        let defaults = DeviceDefaults.of(type, baseline: baseline)
+        let transport = transport(f, type, defaults)
+        let cadence = cadence(f, type, defaults)
+        let scheduled = schedule(f, type, defaults)
+        let continuous = continuousMode(f, type)
+        let schedule = continuous ? [] : scheduled
+        let battery = f.number("battery", in: 0...100, unit: "%") ?? 95
+        let drain = f.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
+        var spec = DeviceSpec(
+            id: id,
+            type: type,
+            transport: transport,
+            cadence: cadence,
+            schedule: schedule,
+            continuous: continuous,
+            battery: battery,
+            batteryDrainPerDay: drain
+        )
+        DeviceOptions(reader: reader).read(f, into: &spec)
+        if f.has("trace") { spec.trace = DeviceTrace.read(f, type: type, reader: reader) }
+        return spec
+    }
+
+    private func transport(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> Transport {
+        let transport = f.choice("transport", Transport.self, what: "transport") ?? defaults.transport
+        if type.isBluetooth == false, transport == .ble {
+            reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
+        }
+        if type == .phoneBridge, transport == .mqtt {
+            reader.fail(
+                f.value("transport"),
+                f.path("transport"),
+                "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https"
+            )
+        }
+        return transport
+    }
+
+    private func cadence(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> VirtualDuration {
+        let cadence = f.duration("cadence") ?? defaults.cadence
+        if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
+            reader.fail(
+                f.value("cadence"),
+                f.path("cadence"),
+                "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)"
+            )
+            return .minutes(5)
+        }
+        if type == .heartRateStrap, cadence < .seconds(1) {
+            reader.fail(f.value("cadence"), f.path("cadence"), "a heart-rate strap notifies at most once per second; valid: 1s or more")
+        }
+        return cadence
+    }
+
+    /// Times of day of a scheduled device (empty when it has a cadence); a spot-check oximeter
+    /// without either measures at 08:00, 14:00 and 20:00.
+    private func schedule(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> [Int64] {
+        if let list = f.list("schedule") {
+            let schedule = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]") }.sorted()
+            if schedule.isEmpty { reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day") }
+            if f.has("cadence") { reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both") }
+            return schedule
+        }
+        if f.has("cadence") { return [] }
+        if type == .pulseOximeter { return [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000] }
+        return defaults.schedule
+    }
+
+    /// A pulse oximeter's `mode`: true for continuous, false for spot-check (the default).
+    private func continuousMode(_ f: Fields, _ type: DeviceType) -> Bool {
+        guard let mode = f.string("mode") else { return false }
+        if type != .pulseOximeter {
+            reader.fail(f.value("mode"), f.path("mode"), "mode applies only to pulse-oximeter")
+        } else if mode == "continuous" {
+            return true
+        } else if mode != "spot-check" {
+            reader.fail(f.value("mode"), f.path("mode"), "unknown mode '\(mode)'; valid: spot-check, continuous")
+        }
+        return false
+    }
+}
+
+/// Per-type device defaults.
+public struct DeviceDefaults: Sendable {
+    /// The default transport.
+    public var transport: Transport
+    /// The default cadence.
+    public var cadence: VirtualDuration
+    /// The default spot-check schedule (ms after midnight).
+    public var schedule: [Int64]
+    /// The default battery drain per day, %.
+    public var drainPerDay: Double
+
+    /// The defaults of a device type (cadences from the reference notes and the VitalEdge documents).
+    public static func of(_ type: DeviceType, baseline: Baseline) -> DeviceDefaults {
+        let h: Int64 = 3_600_000
+        switch type {
+        case .heartRateStrap: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 4)
+        case .bpCuff: return DeviceDefaults(transport: .ble, cadence: .hours(12), schedule: [7 * h, 19 * h], drainPerDay: 0.5)
+        case .glucometer:
+            return DeviceDefaults(transport: .ble, cadence: .hours(6), schedule: [7 * h, 12 * h, 18 * h, 22 * h], drainPerDay: 0.3)
+        case .cgm: return DeviceDefaults(transport: .ble, cadence: .minutes(5), schedule: [], drainPerDay: 8)
+        case .pulseOximeter: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 6)
+        case .thermometer: return DeviceDefaults(transport: .ble, cadence: .hours(4), schedule: [], drainPerDay: 0.5)
+        case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
+        case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
+        case .respirationMonitor: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
+        case .symptomDiary, .ecgWatch, .equipmentLog:
+            return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
+        case .feedingLog:
+            let n = Int64(max(baseline.feedsPerDay, 1))
+            return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)
+        }
+    }
+}

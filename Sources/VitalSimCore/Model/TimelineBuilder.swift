@@ -1,0 +1,257 @@
+import Yams
+
+struct TimelineContext {
+    var patients: [PatientSpec]
+    var deviceTypes: [String: DeviceType]
+    var duration: Int64
+}
+
+/// Reads one `timeline:` entry: a clinical event on a patient or a fault on a device.
+struct TimelineBuilder {
+    let reader: YAMLReader
+    let context: TimelineContext
+
+    func entry(_ node: Node, _ field: String) -> TimelineEntry? {
+        guard let m = node.mapping else {
+            reader.fail(
+                node,
+                field,
+                "expected a mapping with 'at' and either 'event' + 'patient' or 'fault' + 'device', got \(reader.kindName(node))"
+            )
+            return nil
+        }
+        let keys = m.keys.compactMap { $0.scalar?.string }
+        if keys.contains("event") { return event(node, field) }
+        if keys.contains("fault") { return fault(node, field) }
+        if keys.contains("reading") { return scripted(node, field) }
+        reader.fail(node, field, "each timeline entry needs 'event' (with 'patient'), 'fault' (with 'device') or 'reading' (with 'device')")
+        return nil
+    }
+
+    private static let eventKeys: [ClinicalEventKind: [String]] = [
+        .tachycardia: ["target", "onset", "offset"], .bradycardia: ["target", "onset", "offset"],
+        .atrialFibrillation: ["target", "onset", "offset"], .hypoglycemia: ["cause", "insulin", "carbs"],
+        .hyperglycemia: ["cause", "carbs"], .meal: ["carbs", "insulin"], .desaturation: ["target", "onset", "offset"],
+        .hypertensiveCrisis: ["target", "diastolic", "onset", "offset"], .fever: ["target", "onset", "offset"],
+        .weightLoss: ["target"], .fluidGain: ["target"], .feedingReduction: ["target"], .exercise: ["target", "onset", "offset"],
+    ]
+
+    private func event(_ node: Node, _ field: String) -> TimelineEntry? {
+        let kindName = node.mapping?["event"]?.scalar?.string ?? ""
+        let kind = ClinicalEventKind(rawValue: kindName)
+        var allowed = ["at", "event", "patient"] + (kind.map { TimelineBuilder.eventKeys[$0] ?? [] } ?? [])
+        if kind?.hasDuration ?? true { allowed.append("duration") }
+        allowed.append("symptoms")
+        let required = ["at", "patient"] + ((kind?.hasDuration ?? false) ? ["duration"] : [])
+        guard let f = reader.mapping(node, field, allowed: allowed, required: required) else { return nil }
+        guard let kind = f.choice("event", ClinicalEventKind.self, what: "event") else { return nil }
+        let at = f.duration("at", allowZero: true)?.milliseconds ?? 0
+        let patientID = f.string("patient") ?? ""
+        let patient = context.patients.first { $0.id == patientID }
+        if f.has("patient"), patient == nil {
+            reader.fail(
+                f.value("patient"),
+                f.path("patient"),
+                "no patient '\(patientID)' in this scenario; valid: \(context.patients.map(\.id).joined(separator: ", "))"
+            )
+        }
+        checkStart(at, f)
+        let duration = kind.hasDuration ? (f.duration("duration")?.milliseconds ?? 60_000) : 0
+        let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
+        let (onset, offset) = ramps(kind, duration: duration, defaults: d, f)
+        var e = ClinicalEvent(kind: kind, patientID: patientID, start: at, duration: duration, onset: onset, offset: offset, line: f.line)
+        e.target = f.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
+        e.target2 = f.number("diastolic", in: 40...200, unit: "mmHg") ?? (kind == .hypertensiveCrisis ? 124 : nil)
+        e.carbs = f.number("carbs", in: 0...300, unit: "g") ?? d.carbs
+        e.insulin = f.number("insulin", in: 0...100, unit: "U") ?? d.insulin
+        cause(of: &e, f)
+        if let node = f.value("symptoms") { e.symptoms = symptoms(node, f.path("symptoms")) }
+        return .clinical(e)
+    }
+
+    /// An event's `symptoms:`: a mapping of symptom to the probability (0...1) that the patient
+    /// reports it; symptoms not named are not reported.
+    private func symptoms(_ node: Node, _ field: String) -> [SymptomChance] {
+        let names = SymptomKind.allCases.map(\.rawValue)
+        guard let f = reader.mapping(node, field, allowed: names, required: []) else { return [] }
+        return SymptomKind.allCases.compactMap { kind in
+            f.number(kind.rawValue, in: 0...1, unit: "probability").map { SymptomChance(kind, $0) }
+        }
+    }
+
+    /// Fails an entry that starts at or after the end of the scenario.
+    func checkStart(_ at: Int64, _ f: Fields) {
+        guard f.has("at"), at >= context.duration else { return }
+        reader.fail(
+            f.value("at"),
+            f.path("at"),
+            "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
+        )
+    }
+
+    /// The event's onset and offset ramps: given, or the defaults shrunk to fit a short event
+    /// (half of it at most); given ramps longer than the event are an error.
+    private func ramps(_ kind: ClinicalEventKind, duration: Int64, defaults d: EventDefaults, _ f: Fields) -> (Int64, Int64) {
+        var onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
+        var offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
+        if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
+            let scale = Double(duration / 2) / Double(onset + offset)
+            onset = Int64(Double(onset) * scale)
+            offset = Int64(Double(offset) * scale)
+        }
+        if onset + offset > duration, kind.hasDuration {
+            let ramps = VirtualDuration(milliseconds: onset + offset)
+            reader.fail(
+                f.value("onset") ?? f.value("duration"),
+                f.path("onset"),
+                "onset + offset (\(ramps)) exceed the duration (\(VirtualDuration(milliseconds: duration)))"
+            )
+        }
+        return (onset, offset)
+    }
+
+    /// The cause of a glucose event (and the insulin of a skipped meal).
+    private func cause(of e: inout ClinicalEvent, _ f: Fields) {
+        let kind = e.kind
+        if let cause = f.string("cause") {
+            let valid = kind == .hypoglycemia ? ["insulin-overdose", "skipped-meal"] : ["missed-bolus"]
+            if valid.contains(cause) {
+                e.cause = cause
+            } else {
+                reader.fail(
+                    f.value("cause"),
+                    f.path("cause"),
+                    "unknown cause '\(cause)' for \(kind.rawValue); valid: \(valid.joined(separator: ", "))"
+                )
+            }
+        } else if kind == .hypoglycemia {
+            e.cause = "insulin-overdose"
+        } else if kind == .hyperglycemia {
+            e.cause = "missed-bolus"
+        }
+        if kind == .hypoglycemia, e.cause == "skipped-meal", f.has("insulin") == false, let carbs = e.carbs {
+            e.insulin = (carbs / 10 * 20).rounded() / 20
+        }
+    }
+
+    private func fault(_ node: Node, _ field: String) -> TimelineEntry? {
+        let kindName = node.mapping?["fault"]?.scalar?.string ?? ""
+        let kind = FaultKind(rawValue: kindName)
+        var allowed = ["at", "fault", "device", "duration"]
+        switch kind {
+        case .duplicates?, .outOfOrder?: allowed.append("probability")
+        case .corrupt?: allowed += ["probability", "corruption"]
+        case .clockSkew?: allowed.append("skew")
+        case .lowBattery?: allowed.append("level")
+        default: break
+        }
+        guard let f = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "duration"]) else { return nil }
+        guard let kind = f.choice("fault", FaultKind.self, what: "fault") else { return nil }
+        let at = f.duration("at", allowZero: true)?.milliseconds ?? 0
+        let deviceID = f.string("device") ?? ""
+        let type = context.deviceTypes[deviceID]
+        if f.has("device"), type == nil {
+            reader.fail(
+                f.value("device"),
+                f.path("device"),
+                "no device '\(deviceID)' in this scenario; valid: \(context.deviceTypes.keys.sorted().joined(separator: ", "))"
+            )
+        }
+        checkStart(at, f)
+        let duration = f.duration("duration")?.milliseconds ?? 60_000
+        if kind == .disconnect, let type, type == .cgm || type == .glucometer, duration > 48 * 3_600_000 {
+            reader.fail(
+                f.value("duration"),
+                f.path("duration"),
+                "a \(type.rawValue) keeps 48 h of glucose history for backfill; a disconnect may last at most 48h"
+            )
+        }
+        var fault = DeviceFault(kind: kind, deviceID: deviceID, start: at, duration: duration, line: f.line)
+        let defaultP: Double = kind == .duplicates || kind == .outOfOrder ? 0.2 : (kind == .corrupt ? 0.1 : 1)
+        fault.probability = f.number("probability", in: 0...1, unit: "") ?? defaultP
+        if kind == .corrupt { corruption(of: &fault, type, f) }
+        if kind == .clockSkew { fault.skew = skew(f) }
+        fault.level = f.number("level", in: 0...100, unit: "%") ?? 8
+        return .fault(fault)
+    }
+
+    /// A corrupt fault's corruption. A device whose payloads are GATT bytes (a Bluetooth device over
+    /// BLE or MQTT) takes the GATT forms, bad-crc only with an E2E-CRC (cgm); one whose payloads are
+    /// JSON (a phone bridge or feeding log, or any device over HTTPS) takes the JSON forms, and a
+    /// Bluetooth device relayed over HTTPS the GATT forms' JSON counterparts too.
+    private func corruption(of fault: inout DeviceFault, _ type: DeviceType?, _ f: Fields) {
+        let deviceID = fault.deviceID
+        let transport = context.patients.lazy.flatMap(\.devices).first { $0.id == deviceID }?.transport
+        let json = type.map { !$0.isBluetooth } ?? false || transport == .https
+        let gatt = type?.isBluetooth ?? false
+        let valid =
+            (gatt ? Corruption.gattForms.filter { $0 != .badCRC || type == .cgm } : []) + (json ? Corruption.jsonForms + [.mixed] : [])
+        let fallback: Corruption = !gatt ? .mixed : (type == .cgm ? .badCRC : .truncation)
+        fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? fallback
+        guard let c = fault.corruption, let type, !valid.contains(c) else { return }
+        let form = json ? "JSON over \(transport?.rawValue ?? "https")" : "GATT bytes over \(transport?.rawValue ?? "ble")"
+        reader.fail(
+            f.value("corruption"),
+            f.path("corruption"),
+            "\(c.rawValue) does not apply to \(deviceID), a \(type.rawValue) sending \(form); valid: \(Array(Set(valid.map(\.rawValue))).sorted().joined(separator: ", "))"
+        )
+    }
+
+    /// A clock-skew fault's signed skew (default 5 minutes ahead).
+    private func skew(_ f: Fields) -> Int64 {
+        guard let v = f.value("skew"), let s = v.scalar?.string else { return 300_000 }
+        let negative = s.hasPrefix("-")
+        if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0, d.milliseconds <= 365 * 86_400_000 {
+            return negative ? -d.milliseconds : d.milliseconds
+        }
+        reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
+        return 0
+    }
+}
+
+/// Defaults and valid ranges for clinical event parameters.
+struct EventDefaults {
+    var target: Double?
+    var targetRange: ClosedRange<Double> = 0...1000
+    var targetUnit = ""
+    var onset: Int64 = 0
+    var offset: Int64 = 0
+    var carbs: Double?
+    var insulin: Double?
+
+    static func of(_ kind: ClinicalEventKind, profile: Profile) -> EventDefaults {
+        let m: Int64 = 60_000
+        switch kind {
+        case .tachycardia:
+            return EventDefaults(
+                target: profile == .chdInfant ? 200 : 140,
+                targetRange: 60...260,
+                targetUnit: "bpm",
+                onset: 2 * m,
+                offset: 3 * m
+            )
+        case .bradycardia:
+            return EventDefaults(
+                target: profile == .chdInfant ? 80 : 42,
+                targetRange: 20...100,
+                targetUnit: "bpm",
+                onset: 2 * m,
+                offset: 2 * m
+            )
+        case .atrialFibrillation:
+            return EventDefaults(target: 110, targetRange: 50...200, targetUnit: "bpm (mean ventricular rate)")
+        case .hypoglycemia: return EventDefaults(carbs: 60, insulin: 8)
+        case .hyperglycemia: return EventDefaults(carbs: 90)
+        case .meal: return EventDefaults(carbs: 50)
+        case .desaturation:
+            return EventDefaults(target: profile == .chdInfant ? 68 : 84, targetRange: 50...100, targetUnit: "%", onset: m, offset: 2 * m)
+        case .hypertensiveCrisis:
+            return EventDefaults(target: 192, targetRange: 100...260, targetUnit: "mmHg systolic", onset: 10 * m, offset: 20 * m)
+        case .fever: return EventDefaults(target: 38.9, targetRange: 36...42, targetUnit: "°C", onset: 60 * m, offset: 120 * m)
+        case .weightLoss: return EventDefaults(target: profile == .chdInfant ? 40 : 300, targetRange: 0...5000, targetUnit: "g/day")
+        case .fluidGain: return EventDefaults(target: 2.5, targetRange: 0...20, targetUnit: "kg over the event")
+        case .feedingReduction: return EventDefaults(target: 80, targetRange: 0...300, targetUnit: "mL/kg/day")
+        case .exercise: return EventDefaults(target: 110, targetRange: 40...200, targetUnit: "steps/min", onset: 2 * m, offset: 3 * m)
+        }
+    }
+}

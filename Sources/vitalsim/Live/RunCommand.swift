@@ -1,0 +1,254 @@
+import ArgumentParser
+import Foundation
+import Judge
+import LiveHarness
+import Locking
+import SUTAdapter
+
+/// Options shared by `run` and `record`.
+struct LiveFlags: ParsableArguments {
+    @Argument(help: "A scenario file or a folder of them (a suite).") var path: String
+    @OptionGroup(title: "Target and TLS") var connection: TargetFlags
+    @OptionGroup(title: "Pacing and timing") var pacing: PacingFlags
+    @OptionGroup(title: "MQTT") var broker: MQTTFlags
+    @OptionGroup(title: "Alert push channels") var push: PushFlags
+    @OptionGroup(title: "Bluetooth") var bluetooth: BluetoothFlags
+    @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
+    @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
+
+    @Option(
+        name: .long,
+        help:
+            "The run id that {run} stands for in the SUT profile's lifecycle ids (letters, digits, '.', '-'; default: $VITALSIM_RUN_ID, else a random one, printed)."
+    ) var runId: String?
+
+    /// Checks across groups (each group checks its own values).
+    func validate() throws {
+        if let runId, !LiveFlags.isRunID(runId) {
+            throw ValidationError("--run-id must be 1 to 40 letters, digits, '.' or '-', got '\(runId)'")
+        }
+        if connection.target != nil && !sutFault.isEmpty {
+            throw ValidationError("--sut-fault applies to the embedded reference SUT; drop --target")
+        }
+        if bluetooth.ble == .hci, pacing.speed == .max {
+            throw ValidationError(
+                "--ble hci needs a finite --speed (e.g. --speed 60): devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
+            )
+        }
+        if !bluetooth.hci.isEmpty, connection.target == nil {
+            throw ValidationError(
+                "--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started"
+            )
+        }
+        if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
+    }
+
+    /// The options of the run; a SUT profile that cannot be loaded is printed and exits 2.
+    func options() throws -> LiveOptions {
+        var o = LiveOptions(executable: Self.executablePath)
+        let profile = try loadProfile(connection.sut)
+        o.profile = profile ?? .vitalsim
+        o.target = connection.target ?? profile?.baseURL
+        o.caFile = connection.cacert ?? profile?.tls.caFile
+        o.insecure = connection.insecure || profile?.tls.insecure == true
+        o.clientCertificate = try clientCertificate(certificate: connection.clientCert, key: connection.clientKey, profile: profile)
+        o.mqttCredentials = mqttCredentials(profile)
+        if o.target != nil, !sutFault.isEmpty {
+            throw CommandFailure.input(
+                "--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))"
+            )
+        }
+        o.http2 = connection.http2
+        o.headers = connection.header
+        o.speed = pacing.speed.factor
+        o.seed = pacing.seed
+        o.sutFaults = sutFault
+        o.goldenDirectory = goldenDir
+        o.connections = pacing.connections
+        o.quiet = .milliseconds(Int64(pacing.settle * 1000))
+        o.alertWait = .milliseconds(Int64(pacing.alertWait * 1000))
+        o.outageLimit = .milliseconds(Int64(pacing.outageLimit * 1000))
+        o.mqtt = broker.mqtt.flatMap(parseHostPort)
+        o.qos = broker.qos
+        o.mqttBrokerQueue = broker.mqttBrokerQueue
+        o.observe = push.observe
+        o.webhookPort = push.webhookPort
+        o.mqttCAFile = broker.mqttCacert
+        o.mqttPersistentSession = broker.mqttSession == .persistent
+        o.ble = bluetooth.ble
+        o.hci = bluetooth.hci
+        o.bumblePython = bluetooth.bumblePython
+        o.note = { printError($0) }
+        o.runID = try runID(for: o.profile)
+        o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
+        return o
+    }
+
+    /// `--run-id`, else `$VITALSIM_RUN_ID`, else (when the profile's lifecycle ids use `{run}`) a
+    /// random one, printed so that the run's ids can be repeated.
+    func runID(for profile: SUTProfile) throws -> String {
+        if let runId { return runId }
+        if let env = ProcessInfo.processInfo.environment["VITALSIM_RUN_ID"], !env.isEmpty {
+            guard LiveFlags.isRunID(env) else {
+                throw CommandFailure.input("VITALSIM_RUN_ID must be 1 to 40 letters, digits, '.' or '-', got '\(env)'")
+            }
+            return env
+        }
+        guard profile.lifecycle.usesRunID else { return "run" }
+        var g = SystemRandomNumberGenerator()
+        let id = String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &g))
+        printError("run id \(id) ({run} in the SUT profile's lifecycle; --run-id \(id) repeats this run's ids)")
+        return id
+    }
+
+    static func isRunID(_ s: String) -> Bool {
+        (1...40).contains(s.count) && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+    }
+
+    /// This executable, to start `vitalsim serve` as the embedded SUT.
+    static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}
+
+extension VitalSim {
+    /// `vitalsim run SCENARIO|SUITE …`
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Run scenarios live against a SUT over HTTP(S) and judge its alerts, rejections and latency against the golden files.",
+            discussion:
+                "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
+        )
+        @OptionGroup var live: LiveFlags
+        @OptionGroup(title: "Reports") var reports: ReportFlags
+        @Option(
+            name: .long,
+            help:
+                "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay)."
+        ) var evidence: String?
+        @OptionGroup(title: "Sharding") var sharding: ShardFlags
+
+        func validate() throws {
+            if evidence != nil, sharding.isSharded {
+                throw ValidationError(
+                    "--evidence cannot go with --shard/--shards: a bundle replays a whole scenario, a shard sends only its patients"
+                )
+            }
+        }
+
+        func run() async throws {
+            let files = LiveSuite.scenarioFiles(live.path)
+            guard !files.isEmpty else {
+                throw CommandFailure.input("\(live.path): no scenario files")
+            }
+            let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let suite: SuiteRun
+            var options = try live.options()
+            let shard = try sharding.patientShard()
+            do throws(HarnessError) {
+                options.charts = reports.html != nil
+                options.evidence = evidence
+                options.shard = shard
+                options.startAt = sharding.startInstant
+                options.listsRequests = sharding.result != nil
+                // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
+                if isatty(2) == 1 { options.progress = ProgressBar().update }
+                suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }
+            } catch {
+                printError("vitalsim run: \(error)")
+                if error.isInputError { throw ExitCodes.input }
+                throw ExitCodes.infrastructure
+            }
+            if let result = sharding.result {
+                let s = shard ?? PatientShard(index: 1, count: 1)
+                let r = ShardResult(
+                    shard: s.index,
+                    shards: s.count,
+                    suite: live.path,
+                    seed: live.pacing.seed,
+                    startAt: options.startAt,
+                    scenarios: suite.parts
+                )
+                try ReportFlags.write(r.json(), to: result.replacingOccurrences(of: "{shard}", with: String(s.index)))
+            }
+            let verdicts = suite.verdicts
+            if let shard {
+                let ran = suite.parts.reduce(0) { $0 + $1.ran.count }
+                let all = suite.parts.reduce(0) { $0 + $1.patients.count }
+                printError(
+                    "shard \(shard.index)/\(shard.count): \(ran) of the suite's \(all) patient(s), in \(verdicts.count) of \(suite.parts.count) scenario(s)"
+                )
+            }
+            do { try reports.emit(verdicts, title: "VitalSim run of \(live.path)", colour: colour) } catch let exit as ExitCode {
+                // A shard's verdict is partial: with its result written, vitalsim merge gives the run's.
+                guard shard != nil, sharding.result != nil, exit != ExitCodes.input else { throw exit }
+                printError(
+                    "a partial verdict (this shard's patients): vitalsim merge of every shard's result gives the run's verdict and exit status"
+                )
+            }
+        }
+
+    }
+
+    /// `vitalsim record SCENARIO|SUITE …`
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios live and write their golden files from what the SUT did (review them before committing).",
+            discussion: "Refused when the CI environment variable is set: in CI a missing golden file is an error, never written."
+        )
+        @OptionGroup var live: LiveFlags
+
+        func run() async throws {
+            let options = try live.options()
+            if options.ci {
+                throw CommandFailure.input("vitalsim record: refusing to write golden files in CI (CI is set)")
+            }
+            let files = LiveSuite.scenarioFiles(live.path)
+            guard !files.isEmpty else {
+                throw CommandFailure.input("\(live.path): no scenario files")
+            }
+            do throws(HarnessError) {
+                for (path, warnings) in try await LiveSuite.record(files, options: options, progress: { printError($0) }) {
+                    print("wrote \(path)")
+                    for w in warnings { printError("  warning: \(w)") }
+                }
+            } catch {
+                printError("vitalsim record: \(error)")
+                if error.isInputError { throw ExitCodes.input }
+                throw ExitCodes.infrastructure
+            }
+        }
+    }
+}
+
+/// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234 requests answered, 06:14:00 of 12:00:00 scenario time)`.
+/// The plan is generated while it is sent, so progress is measured in scenario time.
+final class ProgressBar: Sendable {
+    let last = Locked<ContinuousClock.Instant?>(nil)
+
+    func update(_ scenario: String, _ p: LiveRunner.Progress) {
+        let now = ContinuousClock.now
+        let done = p.fraction >= 1
+        let draw = last.withLock { t -> Bool in
+            if !done, let t, now - t < .milliseconds(100) { return false }
+            t = now
+            return true
+        }
+        guard draw else { return }
+        let width = 30
+        let filled = Int(Double(width) * p.fraction)
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let line =
+            done
+            ? "\r\u{1B}[2K"
+            : "\r[\(bar)] \(Int(100 * p.fraction))% \(scenario) (\(p.answered) requests answered, \(Self.clock(p.reached)) of \(Self.clock(p.span)) scenario time)"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Virtual ms as `HH:MM:SS`.
+    static func clock(_ ms: Int64) -> String {
+        let s = max(0, ms / 1000)
+        return String(format: "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Judge
+import TestFixtures
+import Traffic
+import VitalSimCore
+import XCTest
+
+/// The oracle (`vitalsim expect`) against the reviewed golden files: for every rule it derives, each
+/// core golden file must expect exactly the alerts the oracle derives, each inside its window.
+final class OracleTests: XCTestCase {
+    /// Every scenario that has a golden file.
+    func goldenScenarioPaths() throws -> [String] {
+        var paths: [String] = []
+        for folder in ["core", "limits", "feeding", "boundaries", "traces"] {
+            let dir = Fixtures.repositoryRoot + "/scenarios/" + folder
+            paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map {
+                dir + "/" + $0
+            }
+        }
+        XCTAssertEqual(paths.count, 24)
+        return paths
+    }
+
+    func testCoreGoldenFilesAgreeWithTheOracle() throws {
+        let derived = Set(Oracle.derivedRuleIDs)
+        var compared = 0
+        var expected = 0
+        let paths = try goldenScenarioPaths()
+        for path in paths {
+            let scenario = try TracedScenarioLoader.load(path: path)
+            let golden = try GoldenFile.parse(
+                String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+                file: scenario.golden
+            )
+            let disagreements = Oracle.compare(Oracle.expect(scenario, seed: golden.seed), golden)
+            XCTAssertEqual(disagreements, [], "\(scenario.name): the golden file contradicts the oracle")
+            compared += golden.alerts.filter { derived.contains($0.rule) }.count
+            expected += golden.alerts.count
+        }
+        XCTAssertEqual(compared, expected, "the oracle covers every rule of every core expectation")
+        XCTAssertGreaterThan(compared, 40)
+    }
+
+    /// No expected alert stems from measurement noise alone: each alert the oracle derives for a
+    /// golden scenario is also derived, for the same patient within three hours (the same clinical
+    /// episode: noise may split an episode in two or move an alert, not make one), when every device
+    /// reports the physiology exactly (`noise: off`, the same random draws otherwise).
+    func testNoGoldenAlertStemsFromSensorNoiseAlone() throws {
+        var checked = 0
+        var unmatched: [String] = []
+        for path in try goldenScenarioPaths() {
+            let scenario = try TracedScenarioLoader.load(path: path)
+            let golden = try GoldenFile.parse(
+                String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+                file: scenario.golden
+            )
+            var exact = scenario
+            for p in exact.patients.indices {
+                for d in exact.patients[p].devices.indices { exact.patients[p].devices[d].noise = false }
+            }
+            let clean = Oracle.expect(exact, seed: golden.seed)
+            for alert in Oracle.expect(scenario, seed: golden.seed) {
+                checked += 1
+                let kept = clean.contains {
+                    $0.patientID == alert.patientID && $0.rule == alert.rule && abs($0.raisedAt - alert.raisedAt) <= 3 * 3_600_000
+                }
+                if !kept { unmatched.append("\(scenario.name) \(alert.rule) \(alert.evidence)") }
+            }
+        }
+        XCTAssertGreaterThan(checked, 40)
+        XCTAssertEqual(unmatched, Array(Self.reviewedMarginalAlerts.keys).sorted(), "alerts without a noise-free counterpart")
+    }
+
+    /// The ward (`scenarios/load`, reviewed by counts, golden/README.md): every alert the oracle
+    /// derives is its golden file's count, and belongs to a patient with an event, from a rule of
+    /// that event's kind; so no patient without an event raises anything from sensor noise alone.
+    func testTheWardsAlertsComeFromItsEvents() throws {
+        let path = Fixtures.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml"
+        let scenario = try ScenarioLoader.load(path: path)
+        let golden = try GoldenFile.parse(
+            String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+            file: scenario.golden
+        )
+        let alerts = Oracle.expect(scenario, seed: golden.seed)
+        XCTAssertEqual(alerts.count, golden.alerts.count)
+        let family: [ClinicalEventKind: String] = [.tachycardia: "hr.", .hypoglycemia: "glucose.", .fever: "temp."]
+        var strays: [String] = []
+        for alert in alerts {
+            let kinds = scenario.events(for: alert.patientID).map(\.kind)
+            if !kinds.contains(where: { family[$0].map(alert.rule.hasPrefix) ?? false }) {
+                strays.append("\(alert.patientID) \(alert.rule) \(alert.evidence)")
+            }
+        }
+        XCTAssertEqual(strays, [], "alerts without an event of their kind")
+        // 74 of the 75 event patients alert: w01707's plasma glucose reaches 49 mg/dL at the end,
+        // but its sensor (10 minutes behind, reading high at lows) still reads 82.
+        XCTAssertEqual(Set(alerts.map(\.patientID)).count, 74, "event patients with an alert")
+    }
+
+    /// Alerts whose noise-free physiology comes within the device's own error of the rule, reviewed
+    /// one by one (golden/README.md): physiology plus noise, as on a real device, not noise alone.
+    static let reviewedMarginalAlerts: [String: String] = [
+        "t1d-nocturnal-hypoglycemia glucose.fall-rate 504/cgm-504/51":
+            "interstitial glucose falling 1.4 mg/dL/min after the overdose, the rule 2: the 15-minute trend of a G6-type sensor scatters by 0.5 mg/dL/min (SD)",
+        "t1d-nocturnal-hypoglycemia glucose.level1-low 504/cgm-504/93":
+            "interstitial glucose recovering through 68–72 mg/dL at 03:50, the rule < 70: the sensor (SD 8 mg/dL) reads the recovery below 70 again, a second level 1 event of the same night",
+    ]
+
+    func testAContradictingGoldenFileIsCaught() throws {
+        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml")
+        let golden = try GoldenFile.parse(
+            String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
+            file: scenario.golden
+        )
+        let derived = Oracle.expect(scenario, seed: golden.seed)
+        XCTAssertEqual(derived.map(\.rule), ["hr.tachycardia"])
+        XCTAssertEqual(Oracle.compare(derived, golden), [])
+        var missing = golden
+        missing.alerts.removeAll { $0.rule == "hr.tachycardia" }
+        XCTAssertTrue(Oracle.compare(derived, missing).first?.contains("derived but not expected") == true)
+        var extra = golden
+        extra.alerts.append(
+            .init(patientID: "501", rule: "hr.bradycardia", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to)
+        )
+        XCTAssertTrue(Oracle.compare(derived, extra).first?.contains("is not derived") == true)
+        var severity = golden
+        severity.alerts[0].severity = .high
+        XCTAssertTrue(Oracle.compare(derived, severity).first?.contains("golden severity high") == true)
+        var late = golden
+        late.alerts[0].from += 3_600_000
+        late.alerts[0].to += 3_600_000
+        XCTAssertEqual(Oracle.compare(derived, late).count, 2, "outside the window: derived-not-expected and expected-not-derived")
+        // Windowed rules are compared too: an AF alert the readings do not support is caught.
+        var rhythm = golden
+        rhythm.alerts.append(
+            .init(patientID: "501", rule: "hr.af-suspected", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to)
+        )
+        XCTAssertEqual(Oracle.compare(derived, rhythm).count, 1)
+        XCTAssertTrue(Oracle.compare(derived, rhythm).first?.contains("hr.af-suspected patient 501 expected") == true)
+    }
+
+    /// Seed 000's custom thresholds: the scenario's own limits change what the oracle derives, both
+    /// ways (alerts the standard limits would raise are gone, one they would not raise appears).
+    func testAPatientsOwnLimitsChangeWhatIsDerived() throws {
+        let path = Fixtures.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
+        var scenario = try ScenarioLoader.load(path: path)
+        let own = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
+        XCTAssertEqual(own, ["601 hr.tachycardia", "602 bp.hypertensive-crisis"])
+        for i in scenario.patients.indices { scenario.patients[i].thresholds = [] }
+        let standard = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
+        XCTAssertEqual(
+            standard.filter { $0.hasPrefix("601") }.sorted(),
+            ["601 hr.bradycardia", "601 hr.bradycardia", "601 hr.bradycardia", "601 hr.tachycardia", "601 hr.tachycardia"]
+        )
+        XCTAssertFalse(standard.contains("602 bp.hypertensive-crisis"), "172/100 is no crisis by the standard 180/120")
+    }
+
+    /// Seed 004's breast and bottle feeds: a mixed feeding log sends both, and the intake rule is
+    /// judged only for the bottle-fed infant, whose every feed has a volume.
+    func testMixedFeedingIsJudgedOnlyWhereVolumesAreKnown() throws {
+        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/feeding/mixed-feeding.yaml")
+        var run = ScenarioRun(scenario: scenario)
+        var feeds: [String: [String: Int]] = [:]
+        while let (r, _) = run.next() {
+            guard r.kind == .feeding else { continue }
+            feeds[r.patientID, default: [:]][r.measurement.feedingMethod?.rawValue ?? "none", default: 0] += 1
+        }
+        XCTAssertEqual(feeds["821"]?["breast"], nil, "bottle only")
+        let mixed = try XCTUnwrap(feeds["822"])
+        XCTAssertEqual(Double(mixed["breast"] ?? 0) / Double((mixed["breast"] ?? 0) + (mixed["bottle"] ?? 0)), 0.5, accuracy: 0.2)
+        let derived = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
+        XCTAssertTrue(derived.contains("821 infant.low-intake"), "\(derived)")
+        XCTAssertFalse(derived.contains("822 infant.low-intake"), "\(derived)")
+    }
+
+    /// The scenario language's catalogue of rules with personal limits agrees with the oracle's rules.
+    func testTheLimitCatalogueMatchesTheOracle() throws {
+        for limit in ThresholdOverride.rules {
+            if let windowed = Oracle.windowedRules.first(where: { $0.id == limit.id }) {
+                guard case let .fluctuation(signal, _, _, _) = windowed.kind else { return XCTFail("\(limit.id) takes no limit") }
+                XCTAssertEqual([signal], limit.signals, limit.id)
+                XCTAssertEqual(windowed.profiles, limit.profiles, limit.id)
+                continue
+            }
+            let rule = try XCTUnwrap(Oracle.rules.first { $0.id == limit.id }, limit.id)
+            XCTAssertEqual(rule.signals, limit.signals, limit.id)
+            XCTAssertEqual(rule.profiles, limit.profiles, limit.id)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Judge
+import LiveHarness
+import SUTAdapter
+import Transports
+import XCTest
+
+/// Answers that show a misconfiguration end the run as an infrastructure failure with a message
+/// naming the endpoint, the status and the body — never as clinical findings.
+final class RunHealthTests: XCTestCase {
+    let url = "https://127.0.0.1:1/api/v1/alerts"
+
+    func testEveryRequestRefusedNamesTheFirstRefusal() {
+        var h = RunHealth()
+        h.pollSucceeded()
+        for _ in 0..<3 { XCTAssertNil(h.answered(401)) }
+        h.noteRefusal("POST https://127.0.0.1:1/api/v1/observations", status: 401, body: Array(#"{"error":"token"}"#.utf8))
+        let p = h.problem(alertURL: url, answered: 3) ?? ""
+        XCTAssertTrue(p.contains("accepted none of the 3 request(s)"), p)
+        XCTAssertTrue(p.contains(#"POST https://127.0.0.1:1/api/v1/observations → 401: {"error":"token"}"#), p)
+        // One accepted request makes it a SUT that refuses some readings, which the checks judge.
+        XCTAssertNil(h.answered(200))
+        XCTAssertNil(h.problem(alertURL: url, answered: 4))
+    }
+
+    func testTwentyRefusalsInARowStopTheRun() {
+        var h = RunHealth()
+        var reason: String?
+        for _ in 0..<RunHealth.refusalLimit { reason = h.answered(404) }
+        XCTAssertEqual(reason, "the first 20 requests were all refused with 401, 403, 404 or 405")
+        var mixed = RunHealth()
+        _ = mixed.answered(201)
+        for _ in 0..<40 { XCTAssertNil(mixed.answered(403), "after an acceptance, refusals are findings") }
+        var invalid = RunHealth()
+        for _ in 0..<40 { XCTAssertNil(invalid.answered(400), "400 is a validation answer, not a misconfiguration") }
+    }
+
+    func testAnAlertSourceWithoutAListIsAMisconfiguration() {
+        var h = RunHealth()
+        _ = h.answered(200)
+        h.pollFailed("GET \(url) answered 500: oops")
+        XCTAssertEqual(
+            h.problem(alertURL: url, answered: 1),
+            "the alert source never returned an alert list (1 poll(s)); first: GET \(url) answered 500: oops"
+        )
+        h.pollSucceeded()
+        XCTAssertNil(h.problem(alertURL: url, answered: 1), "a failure the source recovered from is not one")
+        h.pollFailed("GET \(url) got no answer: timeout")
+        XCTAssertTrue(h.problem(alertURL: url, answered: 1)?.hasPrefix("the alert source failed at the end of the run") == true)
+    }
+
+    func testUnreadableAlertsNameWhatIsMissing() throws {
+        let good: [String: Any] = [
+            "alertId": "a", "patientId": "1", "rule": "temp.fever", "severity": "medium", "raisedAt": "2024-11-07T10:00:00Z",
+            "evidence": ["1/t/0"],
+        ]
+        guard case .success(let a) = AlertFields.vitalsim.read(good, mapping: .init()) else { return XCTFail("a complete alert reads") }
+        XCTAssertEqual(a.raisedAt, 1_730_973_600_000)
+        var cases: [([String: Any], String)] = []
+        var noTime = good
+        noTime["raisedAt"] = nil
+        cases.append((noTime, "it has no raisedAt"))
+        var badTime = good
+        badTime["raisedAt"] = "yesterday"
+        cases.append((badTime, "its raisedAt 'yesterday' is not an RFC 3339 time stamp"))
+        var numericRule = good
+        numericRule["rule"] = ["x"]
+        cases.append((numericRule, "its rule is not a non-empty string or number"))
+        var badEvidence = good
+        badEvidence["evidence"] = "1/t/0"
+        cases.append((badEvidence, "its evidence is not an array of reading ids"))
+        for (json, reason) in cases {
+            guard case .failure(let why) = AlertFields.vitalsim.read(json, mapping: .init()) else {
+                XCTFail(reason)
+                continue
+            }
+            XCTAssertEqual(why.reason, reason)
+        }
+        // Every poll lists the unreadable alert again: it is one alert, not one per poll.
+        let body = try JSONSerialization.data(withJSONObject: [good, noTime])
+        let list = try AlertList.read(HTTPReply(status: 200, body: Array(body)), url: url).get()
+        XCTAssertEqual(list.alerts.map(\.alertID), ["a"])
+        var h = RunHealth()
+        _ = h.answered(200)
+        for _ in 0..<5 { h.pollSucceeded(unreadable: list) }
+        let p = h.problem(alertURL: url, answered: 1) ?? ""
+        XCTAssertTrue(
+            p.contains("lists 1 alert(s) the harness cannot read") && p.contains("first: it has no raisedAt: {\"alertId\":\"a\""),
+            p
+        )
+        XCTAssertTrue(h.alertSourceUnusable)
+        guard case .failure(let problem) = AlertList.read(HTTPReply(status: 200, body: Array("<html>".utf8)), url: url) else {
+            return XCTFail("a body that is not a JSON array is a problem of the whole answer")
+        }
+        XCTAssertTrue(problem.text.contains("a body that is not JSON: <html>"), problem.text)
+    }
+}

@@ -1,0 +1,333 @@
+import Foundation
+import Judge
+import SUTAdapter
+import Traffic
+import VitalSimCore
+import XCTest
+
+/// The profile loader: every key parsed, and every mistake an error naming file, line and key.
+final class SUTProfileLoaderTests: XCTestCase {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func parse(_ text: String, environment: [String: String] = [:], file: String = "/tmp/p.yaml") throws(ScenarioLoadError) -> SUTProfile {
+        try SUTProfileLoader.parse(text, file: file, environment: environment)
+    }
+
+    /// The first error of a profile that must not load.
+    func problem(_ text: String, environment: [String: String] = [:]) -> String {
+        do throws(ScenarioLoadError) {
+            _ = try parse(text, environment: environment)
+            return "loaded"
+        } catch { return error.description }
+    }
+
+    func testShippedVitalSimProfileIsTheBuiltInContract() throws {
+        let path = Self.repository.appendingPathComponent("profiles/vitalsim.yaml").path
+        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(p.name, "vitalsim")
+        XCTAssertEqual(p.alerts, SUTProfile.vitalsim.alerts)
+        XCTAssertEqual(p.mapping, SUTProfile.vitalsim.mapping)
+        XCTAssertEqual(p.storedReadings, SUTProfile.vitalsim.storedReadings)
+        XCTAssertNotNil(p.storedReadings?.counts)
+        XCTAssertNil(p.baseURL)
+        XCTAssertNil(p.auth.devices)
+        XCTAssertNil(p.auth.oauth2)
+        XCTAssertEqual(p.auth.readerHeaders, [])
+    }
+
+    func testEveryKeyOfAnOtherShapedBackend() throws {
+        let text = """
+            name: acme
+            base-url: https://127.0.0.1:9443
+            tls:
+              insecure: true
+            auth:
+              headers: ["X-Tenant: ${TENANT}"]
+              reader: ["Authorization: Bearer ${READER}"]
+              oauth2:
+                token-url: /oauth/token
+                client-id: vitalsim
+                client-secret-env: ACME_SECRET
+                scope: vitals.write alerts.read
+                client-authentication: body
+                refresh-before: 45s
+            alerts:
+              url: /v2/alerts
+              list: /items
+              paging: {next: /links/next}
+              time-format: unix-s
+              clock: server
+              fields:
+                id: /id
+                patient: {pointer: /patient_id, strip-prefix: Patient/}
+                rule: /type
+                severity: {pointer: /level, map: {H: HIGH}}
+                raised-at: /created_at
+            rules:
+              HIGH_BP: bp.hypertensive-crisis
+            severities:
+              HIGH: high
+            """
+        let p = try parse(text, environment: ["TENANT": "t1", "READER": "r-token", "ACME_SECRET": "s3cret"])
+        XCTAssertEqual(p.baseURL, "https://127.0.0.1:9443")
+        XCTAssertTrue(p.tls.insecure)
+        XCTAssertEqual(p.auth.headers, ["X-Tenant: t1"])
+        XCTAssertEqual(p.auth.reader, ["Authorization: Bearer r-token"])
+        XCTAssertEqual(p.auth.readerHeaders, ["X-Tenant: t1", "Authorization: Bearer r-token"], "a reader credential wins over OAuth2")
+        var tokenOnly = p.auth
+        tokenOnly.reader = []
+        XCTAssertNil(tokenOnly.readerHeaders, "with OAuth2 only, alert reads need the token")
+        let o = try XCTUnwrap(p.auth.oauth2)
+        XCTAssertEqual(o.clientSecret, "s3cret")
+        XCTAssertEqual(o.clientAuthentication, .body)
+        XCTAssertEqual(o.refreshBefore, 45)
+        XCTAssertEqual(o.scope, "vitals.write alerts.read")
+        XCTAssertEqual(p.alerts.url, "/v2/alerts")
+        XCTAssertEqual(p.alerts.list.tokens, ["items"])
+        XCTAssertEqual(p.alerts.paging, .next(try JSONPointer("/links/next")))
+        XCTAssertEqual(p.alerts.fields.timeFormat, .unixSeconds)
+        XCTAssertEqual(p.alerts.clock, .server)
+        XCTAssertNil(p.alerts.fields.evidence)
+        XCTAssertEqual(p.alerts.fields.patient.stripPrefix, "Patient/")
+        XCTAssertEqual(p.alerts.fields.severity.values, ["H": "HIGH"])
+        XCTAssertEqual(p.mapping.rules, ["HIGH_BP": "bp.hypertensive-crisis"])
+        XCTAssertEqual(p.mapping.severities, ["HIGH": "high"])
+    }
+
+    func testMistakesNameFileLineAndKey() {
+        let cases: [(String, [String: String], String)] = [
+            (
+                "name: a\nbase-ur1: http://127.0.0.1", [:],
+                "/tmp/p.yaml:2:1: error: base-ur1: unknown key 'base-ur1' (did you mean 'base-url'?)"
+            ),
+            ("base-url: http://127.0.0.1", [:], "required key 'name' is missing"),
+            ("name: a\nbase-url: ftp://x", [:], "/tmp/p.yaml:2:11: error: base-url: expected an http:// or https:// URL"),
+            (
+                "name: a\nauth:\n  headers: ['X-Key: ${NOPE}']", [:],
+                "/tmp/p.yaml:3:13: error: auth.headers[0]: the environment variable NOPE is not set"
+            ),
+            ("name: a\nauth:\n  headers: ['no colon']", [:], "auth.headers[0]: expected a header 'Name: value', got 'no colon'"),
+            (
+                "name: a\nauth:\n  oauth2:\n    token-url: /t\n    client-id: c\n    client-secret-env: S", [:],
+                "/tmp/p.yaml:6:24: error: auth.oauth2.client-secret-env: the environment variable S (the client secret) is not set"
+            ),
+            (
+                "name: a\nrules:\n  HIGH_BP: bp.hypertensive-crisi", [:],
+                "/tmp/p.yaml:3:12: error: rules.HIGH_BP: 'bp.hypertensive-crisi' is not a VitalSim rule id (did you mean 'bp.hypertensive-crisis'?)"
+            ),
+            (
+                "name: a\nseverities:\n  HIGH: critical", [:],
+                "severities.HIGH: 'critical' is not a VitalSim severity; valid: low, medium, high"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: r, severity: /s, raised-at: /t}", [:],
+                "alerts.fields.rule: a JSON Pointer is empty or starts with '/' (RFC 6901), got 'r'"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id~2, patient: /p, rule: /r, severity: /s, raised-at: /t}", [:],
+                "alerts.fields.id: '~' must be followed by 0 or 1"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: /r, severity: /s}", [:],
+                "alerts.fields.raised-at: required key 'raised-at' is missing"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  paging: sometimes\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
+                [:], "alerts.paging: expected none, fhir-bundle, {next: POINTER} or {cursor: POINTER, parameter: NAME}"
+            ),
+            (
+                "name: a\nalerts:\n  url: /a\n  clock: wall\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
+                [:], "/tmp/p.yaml:4:10: error: alerts.clock:"
+            ),
+            (
+                "name: a\ntls:\n  ca: missing-ca.pem", [:],
+                "tls.ca: no readable file at /tmp/missing-ca.pem (relative to the profile's folder)"
+            ),
+            (
+                "name: a\nauth:\n  devices: {file: /nonexistent/keys.yaml}", [:],
+                "auth.devices.file: no readable file at /nonexistent/keys.yaml"
+            ),
+        ]
+        for (text, env, expected) in cases {
+            let said = problem(text, environment: env)
+            XCTAssertTrue(said.contains(expected), "\(text)\n→ \(said)\nwanted: \(expected)")
+        }
+    }
+
+    func testAnAlertSourceThatOnlyPushes() throws {
+        let fields = "  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}"
+        let p = try parse("name: a\nalerts:\n  source: webhook\n\(fields)")
+        XCTAssertEqual(p.alerts.pushOnly, .webhook)
+        XCTAssertEqual(try parse("name: a\nalerts:\n  source: poll\n  url: /a\n\(fields)").alerts.pushOnly, nil)
+        let cases = [
+            (
+                "alerts:\n  source: sse\n  url: /a\n\(fields)",
+                "/tmp/p.yaml:4:8: error: alerts.url: alerts pushed on sse (source) are not polled: remove url"
+            ),
+            ("alerts:\n  source: fax\n\(fields)", "alerts.source: unknown alert source 'fax'; valid: poll, sse, mqtt, webhook"),
+            (
+                "alerts:\n\(fields)",
+                "alerts.url: required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)"
+            ),
+        ]
+        for (text, expected) in cases {
+            let said = problem("name: a\n" + text, environment: [:])
+            XCTAssertTrue(said.contains(expected), "\(text)\n→ \(said)\nwanted: \(expected)")
+        }
+    }
+
+    func testTheSUTsRefusalsOfMQTTReadings() throws {
+        XCTAssertNil(try parse("name: a\nmqtt:\n  rejections: none").mqtt.rejections)
+        let r = try XCTUnwrap(
+            try parse("name: a\nmqtt:\n  rejections: {topic: \"rpm/+/nack\", reading-id: /id, status: /code}").mqtt.rejections
+        )
+        XCTAssertTrue(r.matches("rpm/501/nack"))
+        XCTAssertFalse(r.matches("rpm/501/ack") || r.matches("rpm/501/nack/x") || r.matches("errors/501"))
+        XCTAssertTrue(SUTProfile.MQTTRejections().matches("errors/501"), "the reference contract's errors/+")
+        let read = r.read(Array(#"{"id": "501/hr/3", "code": 422, "field": "payload"}"#.utf8))
+        XCTAssertEqual(read?.reading, "501/hr/3")
+        XCTAssertEqual(read?.status, 422)
+        XCTAssertEqual(read?.field, "payload")
+        XCTAssertEqual(r.read(Array(#"{"id": "501/hr/4"}"#.utf8))?.status, 400, "a refusal without a status counts as 400")
+        XCTAssertNil(r.read(Array(#"{"code": 422}"#.utf8)), "no reading named")
+        var hash = SUTProfile.MQTTRejections()
+        hash.topic = "rpm/#"
+        XCTAssertTrue(hash.matches("rpm/501/nack"))
+        let said = problem("name: a\nmqtt:\n  rejections: {topic: \"a/#/b\"}", environment: [:])
+        XCTAssertTrue(said.contains("mqtt.rejections.topic: expected an MQTT topic filter"), said)
+    }
+
+    func testDeviceCredentialsFileIsCheckedWithItsOwnLines() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-profile-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keys = folder.appendingPathComponent("keys.yaml")
+        try Data("devices:\n  - {token: t-501, patient: \"501\", device: hr-501}\nreaders:\n  - {token: r-1}\n".utf8).write(to: keys)
+        let profile = folder.appendingPathComponent("p.yaml").path
+        let p = try parse("name: a\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: {token}'}", file: profile)
+        let devices = try XCTUnwrap(p.auth.devices)
+        XCTAssertEqual(devices.header(patient: "501", device: "hr-501"), "X-API-Key: t-501")
+        XCTAssertNil(devices.header(patient: "501", device: "other"))
+        XCTAssertEqual(devices.readers, ["r-1"])
+        XCTAssertEqual(p.auth.readerHeaders, ["X-API-Key: r-1"], "alerts are read with the file's reader token")
+
+        try Data("devices:\n  - {token: t-501, patient: \"501\"}\n".utf8).write(to: keys)
+        do throws(ScenarioLoadError) {
+            _ = try parse("name: a\nauth:\n  devices: {file: keys.yaml}", file: profile)
+            XCTFail("a device without its device id loaded")
+        } catch {
+            XCTAssertTrue(
+                error.description.contains("\(keys.path):2:5: error: devices[0].device: required key 'device' is missing"),
+                error.description
+            )
+        }
+        do throws(ScenarioLoadError) {
+            _ = try parse("name: a\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: fixed'}", file: profile)
+            XCTFail("a header template without {token} loaded")
+        } catch {
+            XCTAssertTrue(error.description.contains("auth.devices.header: the header must contain {token}"), error.description)
+        }
+    }
+}
+
+/// The profiles in `docs/sut-profiles.md` load as written.
+final class SUTProfileDocsTests: XCTestCase {
+    func testEveryProfileInTheDocsLoads() throws {
+        let docs = SUTProfileLoaderTests.repository.appendingPathComponent("docs/sut-profiles.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let profiles = blocks.filter { $0.hasPrefix("name:") }
+        XCTAssertEqual(profiles.count, 6)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("not read here".utf8).write(to: folder.appendingPathComponent("certs/acme-ca.pem"))
+        let env = ["ACME_TENANT": "t", "ACME_CLIENT_SECRET": "s"]
+        for p in profiles {
+            let profile = try SUTProfileLoader.parse(p, file: folder.appendingPathComponent("p.yaml").path, environment: env)
+            XCTAssertFalse(profile.name.isEmpty)
+        }
+        let credentials = try XCTUnwrap(blocks.first { $0.hasPrefix("devices:") })
+        let c = try DeviceCredentialsLoader.parse(credentials, file: "docs", header: "Authorization: Bearer {token}")
+        XCTAssertEqual(c.header(patient: "501", device: "hr-strap-501"), "Authorization: Bearer 3f9c0d…")
+    }
+}
+
+/// The `ingestion:` section: routes parsed with their defaults, and every mistake named.
+final class IngestionRoutesLoaderTests: XCTestCase {
+    func problem(_ text: String, file: String = "/tmp/p.yaml") -> String {
+        do throws(ScenarioLoadError) {
+            _ = try SUTProfileLoader.parse(text, file: file, environment: [:])
+            return "loaded"
+        } catch { return error.description }
+    }
+
+    func testShippedFHIRProfileRoutesEveryKind() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-r4.yaml").path
+        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(p.ingestion.routes.routes.count, 2)
+        let first = p.ingestion.routes.routes[0]
+        XCTAssertEqual(first.format.name, "fhir-bundle")
+        XCTAssertEqual(first.contentType, "application/fhir+json")
+        XCTAssertEqual(first.batch, 100)
+        XCTAssertEqual(first.kinds?.contains(.cgm), true)
+        XCTAssertNil(p.ingestion.routes.routes[1].kinds, "the last route takes what the FHIR route does not")
+    }
+
+    func testRoutesWithTemplatesMethodsAndFieldNames() throws {
+        let folder = NSTemporaryDirectory() + "ingestion-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"pid": "{{patientId}}", "bpm": {{value}}}"#.write(toFile: folder + "/hr.mustache", atomically: true, encoding: .utf8)
+        let text = """
+            name: acme
+            ingestion:
+              rejection-field: /errors/0/path
+              routes:
+                - {kinds: [heart-rate], device-types: [phone-bridge], method: PUT, path: "/v2/patients/{patient}/hr", format: template, template: hr.mustache, rejection-fields: {heartRate: bpm}}
+                - {path: /v2/obs, format: vitalsim-observation, batch: 10, content-type: application/vnd.acme+json}
+            """
+        let p = try SUTProfileLoader.parse(text, file: folder + "/p.yaml", environment: [:])
+        let routes = p.ingestion.routes.routes
+        XCTAssertEqual(p.ingestion.rejectionField?.description, "/errors/0/path")
+        XCTAssertEqual(routes[0].method, "PUT")
+        XCTAssertEqual(routes[0].format.name, "template")
+        XCTAssertEqual(routes[0].fieldNames, ["heartRate": ["bpm"]])
+        XCTAssertEqual(routes[0].deviceTypes, [.phoneBridge])
+        XCTAssertEqual(routes[1].batch, 10)
+        XCTAssertEqual(routes[1].contentType, "application/vnd.acme+json")
+
+        try "{{#broken}}".write(toFile: folder + "/bad.mustache", atomically: true, encoding: .utf8)
+        let bad = problem(
+            "name: b\ningestion:\n  routes:\n    - {path: /x, format: template, template: bad.mustache}\n",
+            file: folder + "/p.yaml"
+        )
+        XCTAssertTrue(bad.contains(folder + "/bad.mustache:1:") && bad.contains("template:"), bad)
+    }
+
+    func testMistakesAreNamed() {
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observaton}\n")
+                .contains("/tmp/p.yaml:4:26: error: ingestion.routes[0].format: unknown format 'fhir-observaton'"),
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observaton}\n")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observation, batch: 5}\n")
+                .contains("format fhir-observation sends one reading per request")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitaledge, kinds: [heart-rat]}\n")
+                .contains("ingestion.routes[0].kinds[0]: expected a reading kind, got 'heart-rat' (did you mean 'heart-rate'?)")
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: \"/p/{patientId}\", format: vitaledge}\n")
+                .contains("unknown placeholder {patientId}")
+        )
+        XCTAssertTrue(problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: template}\n").contains("needs template: FILE"))
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitalsim-observation, rejection-fields: {valu: v}}\n")
+                .contains("expected one of value, systolic")
+        )
+    }
+}

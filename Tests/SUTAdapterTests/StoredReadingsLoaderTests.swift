@@ -1,0 +1,171 @@
+import Foundation
+import Judge
+import SUTAdapter
+import VitalSimCore
+import XCTest
+
+/// The `stored-readings:` section: where stored readings are read back, every mistake named.
+final class StoredReadingsLoaderTests: XCTestCase {
+    func parse(_ section: String) throws(ScenarioLoadError) -> SUTProfile {
+        try SUTProfileLoader.parse("name: acme\n" + section, file: "/tmp/p.yaml", environment: [:])
+    }
+
+    func problem(_ section: String) -> String {
+        do throws(ScenarioLoadError) {
+            _ = try parse(section)
+            return "loaded"
+        } catch { return error.description }
+    }
+
+    let acme = """
+        stored-readings:
+          url: https://127.0.0.1:9443/v2/patients/{patient}/vitals
+          list: /data
+          paging: {next: /links/next}
+          time-format: unix-s
+          fields:
+            time: /taken_at
+            values: /measurements
+            units: /units
+            names: {sys: systolic, dia: diastolic, bg: glucose}
+          counts:
+            url: /v2/patients/{patient}/vitals/summary?granularity={by}
+            list: /buckets
+            period: /bucket
+            count: /n
+        """
+
+    func testAForeignShapeIsRead() throws {
+        let p = try parse(acme)
+        let s = try XCTUnwrap(p.storedReadings)
+        XCTAssertNil(s.fields.id, "no id: readings are matched by kind and time")
+        XCTAssertEqual(s.paging, .next(try JSONPointer("/links/next")))
+        let item: [String: Any] = ["taken_at": 1_730_973_600.5, "measurements": ["bg": 5.6, "note": 1], "units": ["bg": "mmol/L"]]
+        let r = try s.read(item).get()
+        XCTAssertEqual(r, StoredReading(id: nil, time: 1_730_973_600_500, values: [.glucose: 5.6], units: [.glucose: "mmol/L"]))
+        XCTAssertEqual(
+            StoredReadingsSource.url(s.url, patient: "run 1/501", base: "https://127.0.0.1:9443"),
+            "https://127.0.0.1:9443/v2/patients/run%201%2F501/vitals"
+        )
+        let counts: [String: Any] = ["buckets": [["bucket": "2024-11-07", "n": 3], ["bucket": "2024-11-07", "n": 2]]]
+        XCTAssertEqual(try s.counted(in: counts).get(), ["2024-11-07": 5], "a period's kinds are added up")
+    }
+
+    func testUnreadableItemsSayWhy() throws {
+        let s = try XCTUnwrap(try parse(acme).storedReadings)
+        let noTime: [String: Any] = ["measurements": ["sys": 150]]
+        XCTAssertEqual(s.read(noTime).failureReason, "it has no time (at /taken_at)")
+        let text: [String: Any] = ["taken_at": 1, "measurements": ["sys": "150"]]
+        XCTAssertEqual(s.read(text).failureReason, "its value sys '150' is not a number")
+        XCTAssertEqual(
+            s.counted(in: ["buckets": [["bucket": "2024-11-07", "n": 2.5]]]).failureReason,
+            "an item of 2024-11-07 has no whole count at /n"
+        )
+    }
+
+    func testTheCursorIsPassedBackAsAQueryParameter() throws {
+        let s = try XCTUnwrap(SUTProfile.vitalsim.storedReadings)
+        let page: [String: Any] = ["items": [], "next": "1000"]
+        let url = "https://127.0.0.1:8443/api/v1/patients/501/readings?limit=1000"
+        XCTAssertEqual(s.paging.next(page, current: url, base: ""), url + "&after=1000")
+        XCTAssertEqual(s.paging.next(["items": [], "next": "2000"], current: url + "&after=1000", base: ""), url + "&after=2000")
+        XCTAssertNil(s.paging.next(["items": [], "next": NSNull()], current: url, base: ""))
+    }
+
+    func testMistakesAreNamedWithTheirLine() {
+        let url = problem("stored-readings:\n  url: /v2/vitals\n  fields: {time: /t, values: /v}\n")
+        XCTAssertTrue(url.contains("/tmp/p.yaml:3:"), url)
+        XCTAssertTrue(url.contains("stored-readings.url: the URL must name the patient: put {patient} where the patient's id goes"), url)
+        XCTAssertTrue(
+            problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t}\n").contains("required key 'values' is missing"),
+            problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t}\n")
+        )
+        let names = problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v, names: {bp: blood-pressure}}\n")
+        XCTAssertTrue(
+            names.contains("stored-readings.fields.names.bp: 'blood-pressure' is not a VitalSim signal; valid: heart-rate"),
+            names
+        )
+        let counts = problem(
+            "stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v}\n  counts: {url: \"/c/{patient}\", period: /p, count: /n}\n"
+        )
+        XCTAssertTrue(counts.contains("stored-readings.counts.url: the URL must name the period: put {by} where day or month goes"), counts)
+        let cursor = problem("stored-readings:\n  url: /p/{patient}\n  paging: {cursor: /next}\n  fields: {time: /t, values: /v}\n")
+        XCTAssertTrue(cursor.contains("/tmp/p.yaml:4:"), cursor)
+        XCTAssertTrue(cursor.contains("a cursor needs the query parameter it is passed back in"), cursor)
+        XCTAssertTrue(problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v}\n  extra: 1\n").contains("extra"))
+    }
+}
+
+extension Result {
+    /// The reason of a failure to read, nil on success.
+    var failureReason: String? {
+        guard case .failure(let e) = self else { return nil }
+        return (e as? UnreadableAlert)?.reason ?? "\(e)"
+    }
+}
+
+/// Stored FHIR Observations read by LOINC code (`fields.values: fhir`).
+final class FHIRStoredValuesTests: XCTestCase {
+    func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    func testAPanelsComponentsAndAQuantitysUnit() throws {
+        let bp = try json(
+            """
+            {"resourceType": "Observation", "identifier": [{"value": "507/cuff/3"}], "effectiveDateTime": "2024-11-07T10:00:00Z",
+             "code": {"coding": [{"system": "http://loinc.org", "code": "85354-9"}]},
+             "component": [
+               {"code": {"coding": [{"system": "http://loinc.org", "code": "8480-6"}]}, "valueQuantity": {"value": 182, "code": "mm[Hg]"}},
+               {"code": {"coding": [{"system": "http://loinc.org", "code": "8462-4"}]}, "valueQuantity": {"value": 121, "unit": "mmHg"}},
+               {"code": {"coding": [{"system": "urn:iso:std:iso:11073:10101", "code": "147240"}]}, "valueQuantity": {"value": 800}}]}
+            """
+        )
+        let (values, units) = try FHIRStoredValues.read(bp).get()
+        XCTAssertEqual(values, [.systolic: 182, .diastolic: 121], "the panel has no value; an RR interval is no vital sign")
+        XCTAssertEqual(units, [.systolic: "mm[Hg]", .diastolic: "mmHg"])
+        var source = try XCTUnwrap(SUTProfile.vitalsim.storedReadings)
+        source.fields = StoredReadingsSource.Fields(
+            id: FieldSpec(try JSONPointer("/identifier/0/value")),
+            time: FieldSpec(try JSONPointer("/effectiveDateTime")),
+            values: .fhir
+        )
+        let r = try source.read(bp).get()
+        XCTAssertEqual(r.id, "507/cuff/3")
+        XCTAssertEqual(r.time, 1_730_973_600_000)
+        let glucose = try json(
+            """
+            {"resourceType": "Observation", "code": {"coding": [{"system": "http://snomed.info/sct", "code": "1"},
+             {"system": "http://loinc.org", "code": "15074-8"}]}, "valueQuantity": {"value": 3.1, "code": "mmol/L"}}
+            """
+        )
+        XCTAssertEqual(try FHIRStoredValues.read(glucose).get().values, [.glucose: 3.1])
+    }
+
+    func testWhatCannotBeRead() throws {
+        XCTAssertEqual(FHIRStoredValues.read(try json(#"{"resourceType": "Flag"}"#)).failureReason, "it is not a FHIR Observation")
+        let unknown = try json(#"{"resourceType": "Observation", "code": {"coding": [{"code": "0000-0"}]}, "valueQuantity": {"value": 1}}"#)
+        XCTAssertTrue(FHIRStoredValues.read(unknown).failureReason?.contains("no value under a LOINC code VitalSim knows") == true)
+        let text = try json(#"{"resourceType": "Observation", "code": {"coding": [{"code": "8867-4"}]}, "valueQuantity": {"value": "72"}}"#)
+        XCTAssertEqual(FHIRStoredValues.read(text).failureReason, "its heart-rate valueQuantity has no numeric value")
+    }
+
+    func testTheShippedFHIRProfileReadsBackByFHIRSearch() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-r4.yaml").path
+        let s = try XCTUnwrap(try SUTProfileLoader.load(path: path, environment: [:]).storedReadings)
+        XCTAssertEqual(s.fields.values, .fhir)
+        XCTAssertEqual(s.paging, .fhirBundle)
+        XCTAssertEqual(s.kinds?.contains(.battery), false, "battery levels are not Observations there")
+        XCTAssertNotNil(s.counts)
+        XCTAssertTrue(
+            problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: fhir, units: /u}\n").contains(
+                "a FHIR Observation names its values by LOINC code and its units itself: remove units"
+            )
+        )
+    }
+
+    func problem(_ section: String) -> String {
+        do throws(ScenarioLoadError) {
+            _ = try SUTProfileLoader.parse("name: acme\n" + section, file: "/tmp/p.yaml", environment: [:])
+            return "loaded"
+        } catch { return error.description }
+    }
+}

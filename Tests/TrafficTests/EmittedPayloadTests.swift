@@ -1,0 +1,90 @@
+import Bluetooth
+import TestFixtures
+import Traffic
+import VitalSimCore
+import XCTest
+
+/// Every payload the core suite emits decodes with VitalSim's strict decoders to the reading's own
+/// values, and every deliberately corrupted payload is rejected.
+final class EmittedPayloadTests: XCTestCase {
+    func testCoreSuitePayloadsDecodeToTheirReadings() throws {
+        let dir = Fixtures.repositoryRoot + "/scenarios/core"
+        var decoded = 0
+        var rejected = 0
+        var corrupted = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {
+            let s = try ScenarioLoader.load(path: dir + "/" + file)
+            var run = ScenarioRun(scenario: s)
+            let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
+            while let (r, _) = run.next() {
+                guard let p = encoder.encode(r).first, let uuid = p.characteristic else { continue }
+                let type = try CharacteristicRegistry.lookup(String(uuid, radix: 16))
+                if r.delivery.corruption != nil {
+                    corrupted += 1
+                    XCTAssertThrowsError(try type.decode(p.bytes), "\(file) \(r.id): corrupted payload \(Hex.encode(p.bytes)) was accepted")
+                    { _ in rejected += 1 }
+                    continue
+                }
+                let fields = try CharacteristicRegistry.decodeToJSON(type, p.bytes)
+                decoded += 1
+                switch r.measurement {
+                case let .heartRate(bpm, rr, _, _):
+                    XCTAssertEqual(fields["heartRate"], .int(Int64(bpm)))
+                    if !rr.isEmpty { XCTAssertEqual(fields["rrIntervals"], .array(rr.map { .int(Int64($0)) })) }
+                case let .bloodPressure(sys, dia, map, pulse, _):
+                    XCTAssertEqual(fields["systolic"], .decimal(String(sys)))
+                    XCTAssertEqual(fields["diastolic"], .decimal(String(dia)))
+                    XCTAssertEqual(fields["meanArterialPressure"], .decimal(String(map)))
+                    XCTAssertEqual(fields["pulseRate"], .decimal(String(pulse)))
+                case let .glucose(mg, _, _):
+                    let g = try GlucoseMeasurement.decode(p.bytes)
+                    XCTAssertEqual(g.milligramsPerDeciliter!, Double(mg), accuracy: 1e-6)
+                    XCTAssertEqual(g.sequenceNumber, UInt16(r.seq))
+                case let .cgm(mg, _, _, offset, _):
+                    let c = try CGMMeasurement.decode(p.bytes).records[0]
+                    XCTAssertEqual(c.glucose.value, Double(mg))
+                    XCTAssertEqual(c.timeOffset, offset)
+                case let .spo2(pct, pulse, _):
+                    XCTAssertEqual(fields["spo2"], .decimal(String(pct)))
+                    XCTAssertEqual(fields["pulseRate"], .decimal(String(pulse)))
+                case let .temperature(c, _):
+                    XCTAssertEqual(try TemperatureMeasurement.decode(p.bytes).record.value.value, c, accuracy: 1e-9)
+                case let .weight(kg):
+                    XCTAssertEqual(try WeightMeasurement.decode(p.bytes).weight!, kg, accuracy: 0.0025)
+                case let .battery(pct):
+                    XCTAssertEqual(fields["batteryLevel"], .int(Int64(pct)))
+                case let .cuffPressure(mmHg):
+                    XCTAssertEqual(fields["cuffPressure"], .decimal(String(mmHg)))
+                default: XCTFail("unexpected GATT reading \(r.kind)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(decoded, 50_000)
+        XCTAssertGreaterThan(corrupted, 20, "the corrupt scenario should corrupt payloads")
+        XCTAssertEqual(rejected, corrupted)
+    }
+
+    func testVitalEdgePayloadsMatchTheSeedDocuments() throws {
+        let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml")
+        var run = ScenarioRun(scenario: s)
+        let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
+        var hr = 0
+        var summaries = 0
+        while let (r, _) = run.next() {
+            guard let json = encoder.encode(r).first?.json, case let .object(o) = json else { continue }
+            let keys = o.map(\.0)
+            if r.kind == .dailySummary {
+                summaries += 1
+                XCTAssertEqual(keys, ["userId", "timestamp", "stepCount", "caloriesBurned"])
+                XCTAssertEqual(json["timestamp"], .string("2024-11-08T00:00:00Z"), "sent at midnight (seed 001 §5.2)")
+            } else {
+                hr += 1
+                XCTAssertEqual(keys, ["userId", "timestamp", "heartRate"])
+            }
+            XCTAssertEqual(json["userId"], .string("501"))
+            if case let .string(ts) = json["timestamp"] { XCTAssertNotNil(CivilTime(iso8601: ts), ts) }
+        }
+        XCTAssertEqual(hr, 575, "every 5 minutes for 2 days")
+        XCTAssertEqual(summaries, 1)
+    }
+}
