@@ -148,13 +148,31 @@ let package = Package(
         tests("TrafficTests", ["VitalSimCore", "Generation", "Bluetooth", "Traffic", "Judge", "TestFixtures"]),
         tests("JudgeTests", ["VitalSimCore", "Generation", "Traffic", "Judge", histogram, "TestFixtures"]),
         tests("SUTAdapterTests", ["VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", histogram]),
-        tests("LiveHarnessTests", ["Locking", "Transports", "Judge", "SUTAdapter", "LiveHarness"]),
+        tests(
+            "LiveHarnessTests",
+            ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", "LiveHarness", "InProcessSUT", "TestFixtures"]
+        ),
         tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),
         tests("ReferenceEngineTests", ["VitalSimCore", "Bluetooth", "Traffic", "ReferenceEngine", "TestFixtures"]),
+        // The reference SUT's routes in-process (Hummingbird's router test framework), for the tests
+        // of the reference SUT and of the harness run against it.
+        .target(
+            name: "InProcessSUT",
+            dependencies: [
+                "VitalSimCore", "Transports", "ReferenceEngine", "ReferenceSUT", "TestFixtures",
+                hummingbird,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                logging,
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/InProcessSUT",
+            swiftSettings: strict
+        ),
         tests(
             "ReferenceSUTTests",
             [
-                "VitalSimCore", "ReferenceEngine", "ReferenceSUT", "TestFixtures",
+                "VitalSimCore", "ReferenceEngine", "ReferenceSUT", "TestFixtures", "InProcessSUT",
                 hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

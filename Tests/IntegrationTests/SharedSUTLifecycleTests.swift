@@ -2,13 +2,12 @@ import Foundation
 import TestFixtures
 import XCTest
 
-/// A SUT profile's `lifecycle`: one long-lived reference SUT serves scenario after scenario and run
-/// after run (patients enrolled with their profile, deleted after, ids namespaced by run), and every
-/// lifecycle step that fails ends the run as a misconfiguration (exit 3) naming the step.
+/// A SUT profile's `lifecycle` where only processes show it: commands as lifecycle steps, and the
+/// patients API on PostgreSQL over a restart. One long-lived SUT serving run after run, and HTTP
+/// steps that fail, are tested in-process (`LiveHarnessTests.InProcessLifecycleTests`).
 final class SharedSUTLifecycleTests: XCTestCase {
     var directory = ""
     let golden = TestSupport.repositoryRoot + "/golden"
-    let shared = TestSupport.repositoryRoot + "/profiles/vitalsim-shared.yaml"
     let crisis = TestSupport.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
 
     override func setUp() { directory = TestSupport.temporaryDirectory("lifecycle") }
@@ -18,81 +17,11 @@ final class SharedSUTLifecycleTests: XCTestCase {
         try TestSupport.vitalsim(args, in: directory, environment: ["CI": "true"])
     }
 
-    /// A suite folder: the infant scenario (its rules apply only once the SUT knows the profile),
-    /// a VitalEdge one (ids the SUT derives from the patient) and the hypertensive crisis.
-    func suite() throws -> String {
-        let folder = directory + "/suite"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in ["chd-infant-interstage", "vitaledge-daily-summary", "hypertensive-crisis"] {
-            try FileManager.default.createSymbolicLink(
-                atPath: folder + "/\(name).yaml",
-                withDestinationPath: TestSupport.repositoryRoot + "/scenarios/core/\(name).yaml"
-            )
-        }
-        return folder
-    }
-
-    func testOneLongLivedSUTServesTheSuiteRunAfterRun() throws {
-        // No --scenario: the SUT learns each patient's profile only from the enrolment.
-        let sut = try SUTProcess(["--self-signed", "--database", directory + "/sut.sqlite"], directory: directory)
-        defer { sut.stop() }
-        let folder = try suite()
-        let target = ["--target", sut.base, "--cacert", sut.caFile ?? "", "--golden-dir", golden]
-        for run in 1...2 {
-            let r = try vitalsim(["run", folder, "--sut", shared, "--run-id", "r1"] + target)
-            XCTAssertEqual(r.status, 0, "run \(run): " + r.out + r.err)
-            XCTAssertTrue(r.out.contains("PASS 3/3 scenario(s)"), r.out)
-        }
-        // Reset deleted every patient with its readings and alerts.
-        XCTAssertEqual(try sut.alerts().count, 0)
-        XCTAssertEqual(try sut.curl("GET", "/api/v1/patients/r1-hypertensive-crisis-507").status, 404)
-
-        // Ids namespaced by run but nothing deleted: the next run's judge ignores what earlier runs left.
-        let keep = TestSupport.write(
-            (try String(contentsOfFile: shared, encoding: .utf8)).components(separatedBy: "  reset:")[0]
-                + "alerts:\n  url: /api/v1/alerts\n  fields: {id: /alertId, patient: /patientId, rule: /rule, severity: /severity, raised-at: /raisedAt, evidence: /evidence}\n",
-            to: directory,
-            name: "keep.yaml"
-        )
-        for run in ["k1", "k2"] {
-            let r = try vitalsim(["run", folder, "--sut", keep, "--run-id", run] + target)
-            XCTAssertEqual(r.status, 0, run + ": " + r.out + r.err)
-        }
-        let left = try sut.alerts()
-        XCTAssertTrue(left.contains { ($0["patientId"] as? String) == "k1-hypertensive-crisis-507" }, "\(left)")
-        let kept = try sut.curl("GET", "/api/v1/patients/k2-chd-infant-interstage-509")
-        XCTAssertEqual(kept.status, 200, kept.body)
-        XCTAssertTrue(kept.body.contains(#""profile":"chd-infant""#), kept.body)
-
-        // Without the lifecycle the same SUT fails the suite: profiles unknown, earlier alerts spurious.
-        let plain = try vitalsim(["run", folder] + target)
-        XCTAssertEqual(plain.status, 1, plain.out + plain.err)
-        XCTAssertTrue(plain.out.contains("FAIL chd-infant-interstage"), plain.out)
-    }
-
-    func testAFailingLifecycleStepIsAMisconfiguration() throws {
-        let wrongPath = TestSupport.write(
-            """
-            name: wrong-path
-            lifecycle:
-              patient-id: "{run}-{patient}"
-              enrol:
-                - {method: PUT, path: "/api/v1/patient/{patient}", body: '{"profile": "{{profile}}"}'}
-            """,
-            to: directory,
-            name: "wrong.yaml"
-        )
-        let w = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", wrongPath, "--run-id", "w"])
-        XCTAssertEqual(w.status, 3, w.out + w.err)
-        XCTAssertTrue(
-            w.err.contains("lifecycle: lifecycle.enrol[0] (PUT /api/v1/patient/{patient}) for patient 507 (w-507 at the SUT): PUT ")
-                && w.err.contains("/api/v1/patient/w-507 answered 404 (expected 2xx)"),
-            w.err
-        )
-        XCTAssertFalse(w.out.contains("missed"), w.out)
-
-        // Commands: the patient's JSON on standard input, placeholders filled; a failing reset is exit 3
-        // with the end of its output.
+    /// Lifecycle commands get the patient's JSON on standard input with their placeholders filled,
+    /// and a failing reset command ends the run as a misconfiguration (exit 3) with the end of its
+    /// output. (HTTP lifecycle steps against one long-lived SUT are tested in-process:
+    /// `LiveHarnessTests.InProcessLifecycleTests`.)
+    func testLifecycleCommandsAndAFailingResetCommand() throws {
         let commands = TestSupport.write(
             """
             name: commands
@@ -120,10 +49,6 @@ final class SharedSUTLifecycleTests: XCTestCase {
         XCTAssertEqual(json["run"] as? String, "c")
         XCTAssertEqual((json["devices"] as? [[String: Any]])?.first?["deviceId"] as? String, "cuff-507")
         XCTAssertEqual(try String(contentsOfFile: directory + "/enrolled.txt", encoding: .utf8), "c-507\n")
-    }
-
-    func testPatientsAPINeedsAnAdminAndSurvivesARestartOnSQLite() throws {
-        try checkPatientsAPI(database: directory + "/sut.sqlite")
     }
 
     func testPatientsAPINeedsAnAdminAndSurvivesARestartOnPostgreSQL() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import InProcessSUT
 import ReferenceEngine
 import TestFixtures
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import InProcessSUT
 import ReferenceEngine
 import Testing
 

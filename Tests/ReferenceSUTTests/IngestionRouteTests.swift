@@ -1,4 +1,5 @@
 import Foundation
+import InProcessSUT
 import Testing
 import VitalSimCore
 

@@ -27,8 +27,11 @@ package final class LiveRunner: Sendable {
     let rejectionStatuses: Set<Int>
     let mapping: SUTProfile.NameMapping
     let speed: Double?
-    /// Every request and poll goes through one libcurl multi handle (keep-alive connections, HTTP/2 where offered).
-    let client: HTTPMultiClient
+    /// Every request and poll goes through one exchange: a libcurl multi handle (keep-alive
+    /// connections, HTTP/2 where offered), or the one a test injects.
+    let client: any HTTPExchange
+    /// The libcurl client when the runner made one: its event-loop thread runs the workers.
+    let multi: HTTPMultiClient?
     /// Ordered workers: one patient's deliveries always on the same one.
     let workers: Int
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
@@ -101,6 +104,7 @@ package final class LiveRunner: Sendable {
         naming: WireNaming = .identity,
         keepsPatient: @escaping @Sendable (String) -> Bool = { _ in true },
         contract: ContractLog = ContractLog(),
+        exchange: (any HTTPExchange)? = nil,
         note: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.naming = naming
@@ -117,13 +121,20 @@ package final class LiveRunner: Sendable {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.speed = speed
         workers = max(1, connections)
-        client = HTTPMultiClient(
-            maxConnections: workers + 1,
-            caFile: caFile,
-            insecure: insecure,
-            http2: http2,
-            clientCertificate: clientCertificate
-        )
+        if let exchange {
+            multi = nil
+            client = exchange
+        } else {
+            let libcurl = HTTPMultiClient(
+                maxConnections: workers + 1,
+                caFile: caFile,
+                insecure: insecure,
+                http2: http2,
+                clientCertificate: clientCertificate
+            )
+            multi = libcurl
+            client = libcurl
+        }
         var credentials = profile.auth
         credentials.headers += headers
         contract.use(base: self.base)
@@ -261,7 +272,7 @@ package final class LiveRunner: Sendable {
                 // Workers run on the HTTP client's event-loop thread (it is their executor), so an
                 // answer resumes its worker, and the worker's next request starts, without a hop
                 // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
-                group.addTask(executorPreference: mqttOnly ? mqtt ?? client : client) {
+                group.addTask(executorPreference: workerExecutor) {
                     await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: clock, shared)
                 }
             }
@@ -455,7 +466,11 @@ package final class LiveRunner: Sendable {
         }
     }
 
-    deinit { client.close() }
+    deinit { multi?.close() }
+
+    /// Where the workers run: the libcurl client's event-loop thread, or the MQTT client's for a plan
+    /// of MQTT messages only; nil (the global executor) with an injected exchange.
+    var workerExecutor: (any TaskExecutor)? { mqttOnly ? (mqtt as (any TaskExecutor)?) ?? multi : multi }
 
     /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
     /// six attempts while the SUT has never answered, then for up to ``outageLimit`` from the first

@@ -458,6 +458,7 @@ extension LiveSuite {
             naming: naming,
             keepsPatient: options.keepsPatient,
             contract: setup.contract,
+            exchange: options.exchange,
             note: { [note = options.note] in note("\(name): \($0)") }
         )
     }

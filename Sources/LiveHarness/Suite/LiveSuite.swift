@@ -10,6 +10,9 @@ import VitalSimCore
 package struct LiveOptions: Sendable {
     /// The SUT's base URL; nil starts the embedded reference SUT per scenario.
     package var target: String?
+    /// How HTTP requests reach the SUT at ``target``: nil sends them with libcurl; a test gives an
+    /// exchange that answers in memory (the reference SUT's router in-process).
+    package var exchange: (any HTTPExchange)?
     package var caFile: String?
     package var insecure = false
     /// The client certificate for a SUT that requires mutual TLS (the profile's `tls`, `--client-cert`).

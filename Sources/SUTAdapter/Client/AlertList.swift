@@ -75,7 +75,7 @@ extension AlertList {
     /// Reads the whole alert list: every page, each request with the reader credential (renewed
     /// once after a 401 when it is an OAuth2 token); the first page's reply is returned too.
     package static func fetch(
-        _ client: HTTPMultiClient,
+        _ client: any HTTPExchange,
         base: String,
         source: AlertSource,
         mapping: SUTProfile.NameMapping,

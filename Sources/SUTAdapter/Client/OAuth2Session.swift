@@ -17,7 +17,7 @@ package struct CredentialProblem: Error, Sendable, Equatable {
 package final class OAuth2Session: Sendable {
     package let settings: OAuth2
     package let tokenURL: String
-    let client: HTTPMultiClient
+    let client: any HTTPExchange
     let contract: ContractLog
 
     struct Token: Sendable {
@@ -33,7 +33,7 @@ package final class OAuth2Session: Sendable {
     let state = Locked(State())
 
     /// - Parameter base: the SUT's base URL, for a token URL given as a path.
-    package init(_ settings: OAuth2, base: String, client: HTTPMultiClient, contract: ContractLog = ContractLog()) {
+    package init(_ settings: OAuth2, base: String, client: any HTTPExchange, contract: ContractLog = ContractLog()) {
         self.settings = settings
         self.contract = contract
         tokenURL = SUTProfile.resolve(settings.tokenURL, base: base)

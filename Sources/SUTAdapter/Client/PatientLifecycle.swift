@@ -17,7 +17,7 @@ package struct PatientLifecycle: Sendable {
     let scenarioName: String
     let patients: [PatientSpec]
     let base: String
-    let client: HTTPMultiClient
+    let client: any HTTPExchange
     let auth: RequestAuth
 
     package init(
@@ -26,7 +26,7 @@ package struct PatientLifecycle: Sendable {
         run: String,
         scenario: Scenario,
         base: String,
-        client: HTTPMultiClient,
+        client: any HTTPExchange,
         auth: RequestAuth
     ) {
         self.lifecycle = lifecycle

@@ -12,14 +12,14 @@ package final class RequestAuth: Sendable {
     /// Where the SUT's answers to the run's requests are recorded (the reports' SUT contract).
     package let contract: ContractLog
 
-    package init(_ auth: SUTProfile.Auth, base: String, client: HTTPMultiClient, contract: ContractLog = ContractLog()) {
+    package init(_ auth: SUTProfile.Auth, base: String, client: any HTTPExchange, contract: ContractLog = ContractLog()) {
         self.auth = auth
         self.contract = contract
         oauth = auth.oauth2.map { OAuth2Session($0, base: base, client: client, contract: contract) }
     }
 
     /// Static headers only (`--header`).
-    package convenience init(headers: [String], client: HTTPMultiClient) {
+    package convenience init(headers: [String], client: any HTTPExchange) {
         var auth = SUTProfile.Auth()
         auth.headers = headers
         self.init(auth, base: "", client: client)
@@ -80,7 +80,7 @@ package final class RequestAuth: Sendable {
     /// every answer logged in the SUT contract under `role`; a problem when no credential can be had
     /// or no answer comes. The last answer is returned whatever its status.
     package func readerGet(
-        _ client: HTTPMultiClient,
+        _ client: any HTTPExchange,
         _ url: String,
         role: SUTContract.Role,
         patient: String? = nil

@@ -8,7 +8,7 @@ import Transports
 /// an OAuth2 token). Anything but a readable answer is a problem with the profile or the SUT's
 /// read-back API, reported as such, never as lost readings.
 package struct StoredReadBackFetch {
-    let client: HTTPMultiClient
+    let client: any HTTPExchange
     let base: String
     let source: StoredReadingsSource
     let auth: RequestAuth
@@ -16,7 +16,7 @@ package struct StoredReadBackFetch {
     /// Pages followed for one patient at most.
     static let pageLimit = 10_000
 
-    package init(client: HTTPMultiClient, base: String, source: StoredReadingsSource, auth: RequestAuth) {
+    package init(client: any HTTPExchange, base: String, source: StoredReadingsSource, auth: RequestAuth) {
         self.client = client
         self.base = base
         self.source = source

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Sendable: the shared state is private to ``locked(_:)``; the multi handle is used only on the
 /// event-loop thread, except `curl_multi_wakeup`, which libcurl allows from any thread.
-package final class HTTPMultiClient: @unchecked Sendable {
+package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
     struct Job {
         var easy: UnsafeMutableRawPointer
         var headers: UnsafeMutablePointer<curl_slist>?
@@ -98,23 +98,6 @@ package final class HTTPMultiClient: @unchecked Sendable {
     }
 
     deinit { close() }
-
-    /// POSTs `body` (or sends it with `method`: PUT, PATCH) and returns the response, or throws when
-    /// no response arrived.
-    package func post(
-        _ url: String,
-        body: [UInt8],
-        headers: [String] = ["Content-Type: application/json"],
-        method: String = "POST",
-        timeout: Double = 10
-    ) async throws(HTTPTransportError) -> HTTPReply {
-        try await perform(url, body: body, headers: headers, method: method, timeout: timeout).get()
-    }
-
-    /// GETs `url` and returns the response, or throws when no response arrived.
-    package func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
-        try await perform(url, body: nil, headers: headers, timeout: timeout).get()
-    }
 
     /// Sends a request of any method (`DELETE` without a body, `PUT` with one) and returns the
     /// response, or throws when no response arrived.

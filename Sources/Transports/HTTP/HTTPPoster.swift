@@ -8,6 +8,11 @@ package struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
     package var reason: String
     package var url: String
     package var description: String { "HTTP request to \(url) failed: \(reason)" }
+
+    package init(reason: String, url: String) {
+        self.reason = reason
+        self.url = url
+    }
 }
 
 /// A response: status code and body.

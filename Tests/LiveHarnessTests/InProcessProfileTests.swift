@@ -1,0 +1,202 @@
+import Foundation
+import InProcessSUT
+import Judge
+import LiveHarness
+import SUTAdapter
+import TestFixtures
+import Testing
+
+/// `vitalsim run --sut PROFILE` against the reference SUT in-process: alerts read in another shape
+/// (FHIR DetectedIssue Bundles, paged), names mapped (an unmapped one its own finding), readings in
+/// FHIR transaction Bundles, template routes, alerts without evidence, an IoT endpoint given as a
+/// URL, per-device credentials — each judged as the reference contract is, and each profile
+/// mistake ending the run unjudged (exit 3), never as clinical findings.
+final class InProcessProfileTests {
+    let directory = Fixtures.temporaryDirectory("in-process-profile")
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    let crisis = InProcessRun.path("core", "hypertensive-crisis")
+    let hypo = InProcessRun.path("core", "t1d-nocturnal-hypoglycemia")
+
+    /// Writes a profile (and the files it names) into the test's folder and loads it.
+    func profile(_ text: String, name: String, files: [String: String] = [:]) throws -> SUTProfile {
+        for (file, content) in files { try content.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8) }
+        let path = directory + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return try SUTProfileLoader.load(path: path, environment: [:])
+    }
+
+    /// Runs `scenario` through `profile` against the in-process reference SUT.
+    func run(
+        _ scenario: String,
+        _ profile: SUTProfile,
+        faults: [String] = [],
+        sut: (inout InProcessSUT) throws -> Void = { _ in }
+    ) async throws -> Verdict {
+        try await InProcessRun.verdict(scenario, faults: faults, sut: sut, options: { $0.profile = profile })
+    }
+
+    /// The reference SUT's alerts as FHIR DetectedIssues, two per page.
+    static let fhirAlerts = """
+        alerts:
+          url: /fhir/DetectedIssue?_count=2
+          list: /entry/*/resource
+          paging: fhir-bundle
+          fields:
+            id: /id
+            patient: {pointer: /patient/reference, strip-prefix: Patient/}
+            rule: /code/coding/0/code
+            severity: /severity
+            raised-at: /identifiedDateTime
+            evidence: {pointer: /evidence/*/detail/*/reference, strip-prefix: Observation/}
+        severities: {high: high, moderate: medium, low: low}
+        """
+
+    @Test func alertsReadAsPagedFHIRBundlesJudgeLikeTheContract() async throws {
+        let fhir = try profile("name: fhir-alerts\n" + Self.fhirAlerts, name: "fhir.yaml")
+        let pass = try await run(hypo, fhir)
+        #expect(pass.error == nil)
+        #expect(InProcessRun.failures(pass, latency: false) == [])
+        #expect(pass.checks.count == 15)
+
+        // A rules: table that leaves out the SUT's names: each such alert is `unmapped`, never spurious.
+        let partial = try profile(
+            "name: partial\n" + Self.fhirAlerts + "\nrules:\n  glucose.level2-low: glucose.level2-low\n",
+            name: "partial.yaml"
+        )
+        let unmapped = InProcessRun.failures(try await run(hypo, partial), latency: false)
+        #expect(unmapped.contains { $0.hasPrefix("unmapped SUT alert 'glucose.urgent-low' patient 504") }, "\(unmapped)")
+        #expect(!unmapped.contains { $0.hasPrefix("spurious") }, "\(unmapped)")
+
+        // A field pointer that finds nothing: not judged, naming the pointer; no missed alerts.
+        let wrong = try profile(
+            "name: wrong\n" + Self.fhirAlerts.replacingOccurrences(of: "/identifiedDateTime", with: "/identified"),
+            name: "wrong.yaml"
+        )
+        let unread = try await run(crisis, wrong)
+        let error = try #require(unread.error)
+        #expect(error.contains("it has no raisedAt (at /identified)") && error.contains("/fhir/DetectedIssue"), "\(error)")
+        #expect(InProcessRun.failures(unread) == [])
+    }
+
+    /// The shipped fhir-r4 profile: readings in FHIR transaction Bundles, refusals read from
+    /// OperationOutcomes and mapped back to the golden files' field names; the reference SUT passes,
+    /// and the same SUT accepting invalid payloads fails on exactly those checks.
+    @Test func fhirProfileJudgesRejectionsLikeTheContract() async throws {
+        let fhir = try SUTProfileLoader.load(path: Fixtures.repositoryRoot + "/profiles/fhir-r4.yaml", environment: [:])
+        let corrupt = InProcessRun.path("core", "corrupt-and-duplicate-payloads")
+        let pass = try await run(corrupt, fhir)
+        #expect(pass.error == nil)
+        #expect(InProcessRun.failures(pass, latency: false) == [])
+        #expect(pass.checks.count == 112)
+        let faulty = InProcessRun.failures(try await run(corrupt, fhir, faults: ["accept-invalid"]), latency: false)
+        #expect(!faulty.isEmpty)
+        #expect(faulty.allSatisfy { $0.hasPrefix("validation-mismatch rejects ") }, "only the corrupted readings fail: \(faulty)")
+    }
+
+    /// Seed 003's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs
+    /// with their waveform as SampledData; a SUT that misses the ECG's AF fails on that alone.
+    @Test func fhirProfileCarriesSymptomsAndECGs() async throws {
+        let fhir = try SUTProfileLoader.load(path: Fixtures.repositoryRoot + "/profiles/fhir-r4.yaml", environment: [:])
+        let intouch = InProcessRun.path("core", "intouch-palpitations-af")
+        let pass = try await run(intouch, fhir)
+        #expect(InProcessRun.failures(pass, latency: false) == [])
+        let bundles = pass.contract?.endpoints.first { $0.name == "POST /fhir" }
+        #expect(bundles?.statuses == [200: 203], "every reading, ECGs and symptoms too, as FHIR: \(bundles as Any)")
+        let missed = InProcessRun.failures(try await run(intouch, fhir, faults: ["miss-rule=ecg.af-classified"]), latency: false)
+        #expect(missed.contains { $0.hasPrefix("missed alert ecg.af-classified patient 903") }, "\(missed)")
+        #expect(!missed.contains { $0.hasPrefix("missed alert symptom") }, "\(missed)")
+    }
+
+    /// A Mustache template route carrying the cuff's readings, and a profile whose routes leave a
+    /// kind out: not judged, naming the reading.
+    @Test func templateRoutesAndAKindNoRouteCarries() async throws {
+        let template =
+            #"{"readingId": "{{readingId}}", "patientId": "{{patientId}}", "deviceId": "{{deviceId}}", "kind": "{{kind}}", "#
+            + #""systolic": {{systolic}}, "diastolic": {{diastolic}}, "unit": "{{unit}}", "timestamp": "{{timestamp}}"}"#
+        let routes = """
+            ingestion:
+              routes:
+                - {kinds: [blood-pressure], path: /api/v1/observations, format: template, template: bp.mustache}
+            """
+        let withHR = try profile(
+            "name: tpl\n" + routes + "\n    - {kinds: [heart-rate, battery], path: /api/v1/observations, format: vitalsim-observation}\n",
+            name: "tpl.yaml",
+            files: ["bp.mustache": template]
+        )
+        let pass = try await run(crisis, withHR)
+        #expect(pass.error == nil)
+        #expect(InProcessRun.failures(pass, latency: false) == [])
+
+        let partial = try profile("name: partial\n" + routes + "\n", name: "partial-routes.yaml", files: ["bp.mustache": template])
+        let stopped = try await run(crisis, partial)
+        #expect(stopped.error?.contains("ingestion: no ingestion route of the SUT profile carries") == true, "\(stopped.error ?? "")")
+        #expect(InProcessRun.failures(stopped) == [])
+    }
+
+    /// Alerts that cite no evidence: the evidence check is skipped (never failed) and reading → alert
+    /// latency is still measured, from the patient's first request due at the alert's raisedAt.
+    @Test func alertsWithoutEvidenceSkipTheEvidenceCheck() async throws {
+        let noEvidence = Self.fhirAlerts.replacingOccurrences(
+            of: "\n    evidence: {pointer: /evidence/*/detail/*/reference, strip-prefix: Observation/}",
+            with: ""
+        )
+        #expect(!noEvidence.contains("evidence"))
+        let verdict = try await run(hypo, try profile("name: no-evidence\n" + noEvidence, name: "noev.yaml"))
+        #expect(InProcessRun.failures(verdict, latency: false) == [])
+        #expect(verdict.checks.contains { $0.kind == .evidence && $0.skipped && $0.detail.hasPrefix("not checked") })
+        #expect(verdict.latency[.readingToAlert]?["p50"] != nil, "\(verdict.latency)")
+        #expect(RunReport.junit([verdict]).contains("<skipped message=\"not checked"))
+    }
+
+    /// The shipped `vitaledge` profile, with the IoT endpoint given as an absolute URL (the seeds
+    /// make it a service of its own): the VitalEdge scenario passes; a scenario with other devices
+    /// stops naming what the profile cannot carry.
+    @Test func vitalEdgeProfileWithItsIoTEndpointAsAURL() async throws {
+        let shipped = try String(contentsOfFile: Fixtures.repositoryRoot + "/profiles/vitaledge.yaml", encoding: .utf8)
+        let text = shipped.replacingOccurrences(
+            of: "      path: /api/iot-heart-rate",
+            with: "      path: \(RouterExchange.base)/api/iot-heart-rate"
+        )
+        #expect(text != shipped, "the IoT path is in the shipped profile")
+        let vitaledge = try profile(text, name: "vitaledge.yaml")
+        let pass = try await run(InProcessRun.path("core", "vitaledge-daily-summary"), vitaledge)
+        #expect(pass.error == nil)
+        #expect(InProcessRun.failures(pass, latency: false) == [])
+        let other = try await run(crisis, vitaledge)
+        #expect(
+            other.error?.contains("no ingestion route of the SUT profile carries battery readings of bp-cuff devices") == true,
+            "\(other.error ?? "")"
+        )
+    }
+
+    /// The patient's cuff has its own key (sent as X-API-Key), alerts are read with the reader
+    /// token; a device the profile's key file does not know stops the run at once, naming it.
+    @Test func perDeviceCredentialsAndAReaderToken() async throws {
+        let keys = """
+            devices:
+              - {token: cuff-507-key-0123456789, patient: "507", device: cuff-507}
+            readers:
+              - {token: reader-key-0123456789ab}
+            """
+        let keyed = try profile(
+            "name: keyed\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: {token}'}\n",
+            name: "keyed.yaml",
+            files: ["keys.yaml": keys]
+        )
+        let pass = try await run(crisis, keyed, sut: { try $0.loadCredentials(keys) })
+        #expect(pass.error == nil)
+        #expect(InProcessRun.failures(pass, latency: false) == [])
+
+        let otherKeys =
+            "devices:\n  - {token: other-key-0123456789ab, patient: \"507\", device: other}\nreaders:\n  - {token: reader-key-0123456789ab}\n"
+        let unknown = try profile(
+            "name: keyed\nauth:\n  devices: {file: other-keys.yaml, header: 'X-API-Key: {token}'}\n",
+            name: "other.yaml",
+            files: ["other-keys.yaml": otherKeys]
+        )
+        let stopped = try await run(crisis, unknown, sut: { try $0.loadCredentials(keys) })
+        let error = try #require(stopped.error)
+        #expect(error.contains("credentials: ") && error.contains("has no token for patient 507 device cuff-507"), "\(error)")
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import InProcessSUT
+import Judge
+import LiveHarness
+import Testing
+
+/// The reference SUT passes every scenario of the shipped suites it can be reached in-process for,
+/// against the committed golden files (traffic digests included): the healthy baseline every
+/// faulty mode below is measured against.
+struct InProcessRunTests {
+    /// `copd-desaturation` sends over MQTT, which needs a broker (`IntegrationTests`).
+    @Test(arguments: InProcessRun.names("core", except: ["copd-desaturation"]))
+    func eachCoreScenarioPasses(_ name: String) async throws {
+        let verdict = try await InProcessRun.verdict(InProcessRun.path("core", name))
+        #expect(verdict.error == nil)
+        #expect(InProcessRun.failures(verdict, latency: false) == [])
+        #expect(verdict.acknowledged > 0)
+    }
+
+    @Test(arguments: ["boundaries", "limits"].flatMap { suite in InProcessRun.names(suite).map { (suite, $0) } })
+    func eachBoundaryAndLimitsScenarioPasses(_ suite: String, _ name: String) async throws {
+        let verdict = try await InProcessRun.verdict(InProcessRun.path(suite, name))
+        #expect(verdict.error == nil)
+        #expect(InProcessRun.failures(verdict, latency: false) == [])
+    }
+}
+
+/// Each faulty mode of the reference SUT is caught by the check that names it, and by no check
+/// that would misdiagnose it (a missing alert is a clinical failure, a lost reading a storage one).
+struct InProcessFaultTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var scenario: String
+        var fault: String
+        /// What the judge must report: exactly these findings, beside the tolerated ones.
+        var findings: Set<Finding>
+        var testDescription: String { "\(fault) on \(scenario)" }
+    }
+
+    static let cases: [Case] = [
+        Case(scenario: "hypertensive-crisis", fault: "drop-alerts=1", findings: [.missed]),
+        Case(scenario: "hypertensive-crisis", fault: "miss-rule=bp.hypertensive-crisis", findings: [.missed]),
+        Case(scenario: "hypertensive-crisis", fault: "wrong-severity", findings: [.wrongSeverity]),
+        Case(scenario: "hypertensive-crisis", fault: "duplicate-alerts", findings: [.duplicate]),
+        Case(scenario: "hypertensive-crisis", fault: "wrong-evidence", findings: [.wrongEvidence]),
+        // The alerts were raised from what was acknowledged: storage losses are no clinical finding.
+        Case(scenario: "vitaledge-daily-summary", fault: "lose-stored=0.05", findings: [.lostAfterAck, .countMismatch]),
+        Case(scenario: "vitaledge-daily-summary", fault: "alter-stored=0.05", findings: [.altered]),
+        Case(scenario: "corrupt-and-duplicate-payloads", fault: "accept-invalid", findings: [.validationMismatch]),
+    ]
+
+    /// A missed alert also fails the reading → alert budget with "no samples": a known side effect
+    /// (issue 42), tolerated here beside `missed` until the judge stops reporting it.
+    static let tolerated: [Finding: Set<Finding>] = [.missed: [.budgetExceeded]]
+
+    @Test(arguments: cases)
+    func eachFaultIsCaughtByItsCheck(_ c: Case) async throws {
+        let verdict = try await InProcessRun.verdict(InProcessRun.path("core", c.scenario), faults: [c.fault])
+        #expect(verdict.error == nil)
+        #expect(!verdict.passed)
+        let extra = c.findings.reduce(into: Set<Finding>()) { $0.formUnion(Self.tolerated[$1] ?? []) }
+        #expect(
+            InProcessRun.findings(verdict, latency: false).subtracting(extra) == c.findings,
+            "\(InProcessRun.failures(verdict).prefix(6))"
+        )
+        if c.fault.hasPrefix("alter-stored") {
+            let altered = verdict.checks.first { $0.finding == .altered }
+            #expect(altered?.detail.contains("heart-rate") == true, "\(altered?.detail ?? "")")
+        }
+    }
+
+    /// A SUT that ignores the patients' own limits (`thresholds:`) judges by the defaults: it misses
+    /// the alert a lowered limit raises and raises those a widened one forbids.
+    @Test func aSUTIgnoringPersonalLimitsIsCaught() async throws {
+        let verdict = try await InProcessRun.verdict(InProcessRun.path("limits", "personal-alert-limits"), faults: ["ignore-limits"])
+        let failures = InProcessRun.failures(verdict)
+        #expect(failures.contains { $0.hasPrefix("missed alert bp.hypertensive-crisis patient 602") }, "\(failures)")
+        #expect(failures.contains { $0.hasPrefix("spurious unexpected alert hr.bradycardia patient 601") }, "\(failures)")
+        #expect(
+            failures.contains { $0.hasPrefix("spurious unexpected alert hr.tachycardia patient 601 at 2024-11-07T09:11") },
+            "\(failures)"
+        )
+    }
+
+    /// The boundary suite (scripted readings without measurement error) against a SUT whose
+    /// comparisons are off by one: `>` and `<` rules fire one run early (at the threshold itself)
+    /// or where nothing was expected; `>=` and `<=` rules miss the run at the threshold, or fire one
+    /// run late — on exactly the boundary checks of every rule, and on nothing else.
+    @Test(arguments: [
+        (
+            "adult-thresholds",
+            [
+                "early alert glucose.meter-level2-low patient meter", "missed alert temp.fever patient fever",
+                "early alert bp.hypertensive-crisis patient crisis", "early alert bp.hypertensive-crisis patient crisis #2",
+                "spurious unexpected alert spo2.low patient spo2", "spurious unexpected alert hr.bradycardia patient brady",
+                "spurious unexpected alert hr.tachycardia patient tachy",
+            ]
+        ),
+        (
+            // The ramps down to 66 pass through 70: level 1 at its boundary too.
+            "cgm-thresholds",
+            [
+                "early alert glucose.level1-low patient level1", "early alert glucose.level1-low patient urgent",
+                "early alert glucose.level1-low patient level2", "missed alert glucose.urgent-low patient urgent",
+                "late alert glucose.urgent-low patient level2", "early alert glucose.level2-low patient level2",
+                "early alert glucose.level2-high patient high",
+            ]
+        ),
+        (
+            "copd-infant-thresholds",
+            [
+                "spurious unexpected alert spo2.below-copd-target patient copd", "missed alert temp.fever patient infant",
+                "early alert infant.spo2-low patient infant", "early alert infant.spo2-high patient infant",
+                "spurious unexpected alert device.low-battery patient battery",
+            ]
+        ),
+        ("stage2-series-thresholds", ["missed alert bp.stage2-sustained patient s140", "missed alert bp.stage2-sustained patient d90"]),
+    ])
+    func offByOneFailsOnEveryBoundaryAndNothingElse(_ scenario: String, expected: [String]) async throws {
+        let verdict = try await InProcessRun.verdict(InProcessRun.path("boundaries", scenario), faults: ["off-by-one"])
+        let clinical: Set<Finding> = [.early, .missed, .spurious, .late]
+        let failures = verdict.checks.compactMap { c in c.finding.flatMap { clinical.contains($0) ? "\($0.rawValue) \(c.name)" : nil } }
+        for e in expected { #expect(failures.contains { $0 == e || $0.hasPrefix(e + " ") }, "\(e) in \(failures)") }
+        #expect(failures.count == expected.count, "nothing but the boundaries: \(failures)")
+    }
+}
