@@ -77,7 +77,10 @@ let package = Package(
         // Traffic: payload formats, recorded traces, and the plan of requests a scenario sends.
         module(
             "Traffic",
-            ["VitalSimCore", "Generation", "Bluetooth", mustache, crypto, .product(name: "SwiftCSV", package: "SwiftCSV")]
+            [
+                "VitalSimCore", "Generation", "Bluetooth", mustache, crypto,
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
+            ]
         ),
         // Judging (pure): the oracle, stored-data checks, golden files, verdicts, reports, shards,
         // evidence bundles, and the shrinker's search.
@@ -150,7 +153,10 @@ let package = Package(
         tests("SUTAdapterTests", ["VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", histogram]),
         tests(
             "LiveHarnessTests",
-            ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", "LiveHarness", "InProcessSUT", "TestFixtures"]
+            [
+                "Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", "LiveHarness",
+                "InProcessSUT", "TestFixtures",
+            ]
         ),
         tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),
         tests("ReferenceEngineTests", ["VitalSimCore", "Bluetooth", "Traffic", "ReferenceEngine", "TestFixtures"]),

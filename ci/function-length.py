@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fails when a Swift function, initializer, closure-valued property or computed property body is
-longer than the limit (default 60 lines: one screen). Counts lines from the declaration to its
+longer than the limit (default 80 lines: one screen). Counts lines from the declaration to its
 closing brace; braces inside string literals and comments are ignored.
 
 Usage: ci/function-length.py [--limit N] [--report] PATH...
@@ -101,7 +101,7 @@ def functions(path):
 
 def main():
     args = sys.argv[1:]
-    limit = 60
+    limit = 80
     report = False
     if "--limit" in args:
         i = args.index("--limit")

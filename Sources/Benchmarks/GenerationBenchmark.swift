@@ -34,7 +34,8 @@ package struct GenerationBenchmark {
         for i in 0..<patients {
             y += "  - id: \"b\(i)\"\n    profile: \(i % 2 == 0 ? "adult" : "diabetic-cgm")\n    devices:\n"
             for (t, short) in [
-                ("heart-rate-strap", "hrm"), ("cgm", "cgm"), ("bp-cuff", "bp"), ("glucometer", "bgm"), ("pulse-oximeter", "oxi"),
+                ("heart-rate-strap", "hrm"), ("cgm", "cgm"), ("bp-cuff", "bp"), ("glucometer", "bgm"),
+                ("pulse-oximeter", "oxi"),
                 ("thermometer", "tmp"), ("weight-scale", "wsc"), ("phone-bridge", "ph"),
             ] {
                 y += "      - {id: \(short)-\(i), type: \(t)}\n"
@@ -56,11 +57,17 @@ package struct GenerationBenchmark {
         var bytes = 0
         while let (reading, _) = run.next() {
             for p in encoder.encode(reading) {
-                let ts = (scenario.startUnixMilliseconds + reading.intendedEmitTime) * 1000 + BTSnoopWriter.unixEpochOffset
+                let ts =
+                    (scenario.startUnixMilliseconds + reading.intendedEmitTime) * 1000 + BTSnoopWriter.unixEpochOffset
                 if let j = p.json {
                     sinkBuffer.append(Array(j.serialized().utf8))
                 } else {
-                    sinkBuffer.appendRecord(value: p.bytes, characteristic: p.characteristic ?? 0, indicate: p.indicate, timestamp: ts)
+                    sinkBuffer.appendRecord(
+                        value: p.bytes,
+                        characteristic: p.characteristic ?? 0,
+                        indicate: p.indicate,
+                        timestamp: ts
+                    )
                 }
             }
             count += 1
@@ -118,10 +125,13 @@ final class FrameBuffer {
         let l2 = value.count + 3
         let header: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (
-                0x02, 0x40, 0x00, UInt8((l2 + 4) & 0xFF), UInt8((l2 + 4) >> 8), UInt8(l2 & 0xFF), UInt8(l2 >> 8), 0x04, 0x00,
+                0x02, 0x40, 0x00, UInt8((l2 + 4) & 0xFF), UInt8((l2 + 4) >> 8), UInt8(l2 & 0xFF), UInt8(l2 >> 8), 0x04,
+                0x00,
                 indicate ? 0x1D : 0x1B, UInt8(characteristic & 0xFF), UInt8(characteristic >> 8)
             )
-        withUnsafeBytes(of: header) { raw in (storage + count).update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: 12) }
+        withUnsafeBytes(of: header) { raw in
+            (storage + count).update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: 12)
+        }
         count += 12
         append(value)
     }

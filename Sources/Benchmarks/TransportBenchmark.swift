@@ -22,7 +22,9 @@ package enum TransportBenchmark {
 
         /// One line: rate and latency percentiles in ms.
         package var summary: String {
-            func ms(_ p: Double) -> String { String(format: "%.3f", Double(p >= 100 ? latency.max : latency.valueAtPercentile(p)) / 1000) }
+            func ms(_ p: Double) -> String {
+                String(format: "%.3f", Double(p >= 100 ? latency.max : latency.valueAtPercentile(p)) / 1000)
+            }
             return String(
                 format: "%d sent, %d failed in %.2f s: %.0f/s; latency ms p50 %@ p90 %@ p99 %@ p99.9 %@ max %@",
                 sent,
@@ -71,17 +73,26 @@ package enum TransportBenchmark {
         easyHandles: Bool = false,
         http2: Bool = false
     ) async -> Result {
-        let multi = easyHandles ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure, http2: http2)
+        let multi =
+            easyHandles
+            ? nil : HTTPMultiClient(maxConnections: connections, caFile: caFile, insecure: insecure, http2: http2)
         defer { multi?.close() }
         let posters =
-            easyHandles ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) } : []
+            easyHandles
+            ? (0..<connections).map { HTTPPoster(label: "vitalsim.bench.\($0)", caFile: caFile, insecure: insecure) }
+            : []
         let firstFailure = Locked<String?>(nil)
         @Sendable func post(_ lane: Int, _ body: [UInt8]) async -> Bool {
             do throws(HTTPTransportError) {
-                let reply = if let multi { try await multi.post(url, body: body) } else { try await posters[lane].post(url, body: body) }
+                let reply =
+                    if let multi { try await multi.post(url, body: body) } else {
+                        try await posters[lane].post(url, body: body)
+                    }
                 if reply.status >= 300 {
                     firstFailure.withLock { f in
-                        if f == nil { f = "HTTP \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))" }
+                        if f == nil {
+                            f = "HTTP \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))"
+                        }
                     }
                 }
                 return reply.status < 300
@@ -92,7 +103,9 @@ package enum TransportBenchmark {
         }
         // Bodies are built before the clock starts (the client's own cost, not the generator's, is
         // what is compared with wrk); each connection is opened (TLS handshake) before it starts too.
-        let bodies = (0..<connections).map { w in (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) } }
+        let bodies = (0..<connections).map { w in
+            (0..<(count + connections - 1 - w) / connections).map { observation($0, worker: w) }
+        }
         for lane in 0..<connections { _ = await post(lane, observation(0, worker: 999)) }
         firstFailure.withLock { $0 = nil }
         var result = await measure(bodies, sent: count, executor: multi, post)

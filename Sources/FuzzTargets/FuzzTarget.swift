@@ -74,9 +74,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// The pairs of a trace format and a device type it can be read for, picked by the first byte.
     static let traceKinds: [(DeviceTrace.Format, DeviceType)] = [
-        (.csv, .bpCuff), (.csv, .pulseOximeter), (.readingsJSONL, .bpCuff), (.readingsJSONL, .cgm), (.dexcomClarity, .cgm),
-        (.dexcomClarity, .glucometer), (.appleHealth, .phoneBridge), (.appleHealth, .bpCuff), (.appleHealth, .weightScale),
-        (.btsnoop, .heartRateStrap), (.btsnoop, .cgm), (.btsnoop, .bpCuff), (.btsnoop, .thermometer), (.appleECG, .ecgWatch),
+        (.csv, .bpCuff), (.csv, .pulseOximeter), (.readingsJSONL, .bpCuff), (.readingsJSONL, .cgm),
+        (.dexcomClarity, .cgm),
+        (.dexcomClarity, .glucometer), (.appleHealth, .phoneBridge), (.appleHealth, .bpCuff),
+        (.appleHealth, .weightScale),
+        (.btsnoop, .heartRateStrap), (.btsnoop, .cgm), (.btsnoop, .bpCuff), (.btsnoop, .thermometer),
+        (.appleECG, .ecgWatch),
     ]
 
     static func trace(_ bytes: [UInt8]) -> Bool {

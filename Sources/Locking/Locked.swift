@@ -29,7 +29,9 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Runs `body` with the value, holding the lock (inlinable, so that callers in other modules
     /// pay no generic dispatch on hot paths, as with `Mutex`).
     @inlinable
-    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    package func withLock<Result, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -50,7 +50,10 @@ struct FuzzReplay {
         let args = CommandLine.arguments.dropFirst()
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
             FileHandle.standardError.write(
-                Data("usage: vitalsim-fuzz TARGET FILE…  (TARGET: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n".utf8)
+                Data(
+                    "usage: vitalsim-fuzz TARGET FILE…  (TARGET: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n"
+                        .utf8
+                )
             )
             exit(2)
         }

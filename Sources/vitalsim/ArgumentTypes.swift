@@ -81,9 +81,11 @@ struct BLEDeviceBinding: ExpressibleByArgument {
 
     init?(argument: String) {
         let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-        let bytes = parts.first?.split(separator: ":", omittingEmptySubsequences: false).map { UInt8($0, radix: 16) } ?? []
+        let bytes =
+            parts.first?.split(separator: ":", omittingEmptySubsequences: false).map { UInt8($0, radix: 16) } ?? []
         let owner = parts.count == 2 ? parts[1].split(separator: "/", maxSplits: 1).map(String.init) : []
-        guard bytes.count == 6, bytes.allSatisfy({ $0 != nil }), owner.count == 2, !owner[0].isEmpty, !owner[1].isEmpty else { return nil }
+        guard bytes.count == 6, bytes.allSatisfy({ $0 != nil }), owner.count == 2, !owner[0].isEmpty, !owner[1].isEmpty
+        else { return nil }
         address = bytes.compactMap { $0 }.reversed()
         patientID = owner[0]
         deviceID = owner[1]

@@ -12,11 +12,15 @@ struct VitalSim: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(
                 name: "Live runs against a SUT",
-                subcommands: [Run.self, Doctor.self, Record.self, Shrink.self, Merge.self, Replay.self, BenchTransport.self]
+                subcommands: [
+                    Run.self, Doctor.self, Record.self, Shrink.self, Merge.self, Replay.self, BenchTransport.self,
+                ]
             ),
             CommandGroup(
                 name: "Offline",
-                subcommands: [Validate.self, Generate.self, Expect.self, Stats.self, Encode.self, Decode.self, Bench.self]
+                subcommands: [
+                    Validate.self, Generate.self, Expect.self, Stats.self, Encode.self, Decode.self, Bench.self,
+                ]
             ),
             CommandGroup(name: "Bluetooth devices", subcommands: [Peripheral.self, Central.self, Controllers.self]),
             CommandGroup(name: "Reference SUT", subcommands: [Serve.self]),
@@ -33,7 +37,11 @@ struct VitalSim: AsyncParsableCommand {
             // at 188-269 MB, with one at 181-183 MB every time, and no slower. The reference SUT keeps
             // two for its server threads. (docs/performance.md; MALLOC_ARENA_MAX in the environment wins.)
             if getenv("MALLOC_ARENA_MAX") == nil { limitMallocArenas(command is Serve ? 2 : 1) }
-            if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as CommandFailure {
             printError(failure.message)
             exit(withError: failure.exitCode)

@@ -10,7 +10,9 @@ struct ATTServerTests {
 
     static func le(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
 
-    static func u16(_ bytes: [UInt8], _ offset: Int) -> UInt16 { UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8 }
+    static func u16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {
+        UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+    }
 
     /// An Error Response for `request` at `handle` with `code`.
     static func error(_ request: UInt8, _ handle: UInt16, _ code: UInt8) -> [UInt8] {
@@ -23,8 +25,11 @@ struct ATTServerTests {
         var found: [(start: UInt16, end: UInt16, uuid: UInt16)] = []
         var start: UInt16 = 1
         for _ in 0..<100 {
-            let answer = server.handle([ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService))
-            guard let answer, answer.first == ATTOpcode.readByGroupTypeResponse, answer.count >= 2, answer[1] == 6 else { break }
+            let answer = server.handle(
+                [ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService)
+            )
+            guard let answer, answer.first == ATTOpcode.readByGroupTypeResponse, answer.count >= 2, answer[1] == 6
+            else { break }
             for offset in stride(from: 2, to: answer.count, by: 6) {
                 found.append((u16(answer, offset), u16(answer, offset + 2), u16(answer, offset + 4)))
             }
@@ -68,14 +73,18 @@ struct ATTServerTests {
 
     @Test func testExchangeMTUTakesTheSmallerMTUNeverBelow23() {
         let server = ATTServer(database: GATTDatabase.forDevice(.heartRateStrap, name: "strap"))
-        #expect(server.handle([ATTOpcode.exchangeMTURequest] + Self.le(100)) == [ATTOpcode.exchangeMTUResponse] + Self.le(247))
+        #expect(
+            server.handle([ATTOpcode.exchangeMTURequest] + Self.le(100)) == [ATTOpcode.exchangeMTUResponse]
+                + Self.le(247)
+        )
         #expect(server.mtu == 100)
         _ = server.handle([ATTOpcode.exchangeMTURequest] + Self.le(512))
         #expect(server.mtu == 247, "the server's receive MTU bounds it")
         _ = server.handle([ATTOpcode.exchangeMTURequest] + Self.le(10))
         #expect(server.mtu == 23, "never below the default")
         #expect(
-            server.handle([ATTOpcode.exchangeMTURequest, 0x40]) == Self.error(ATTOpcode.exchangeMTURequest, 0, ATTErrorCode.invalidPDU)
+            server.handle([ATTOpcode.exchangeMTURequest, 0x40])
+                == Self.error(ATTOpcode.exchangeMTURequest, 0, ATTErrorCode.invalidPDU)
         )
     }
 
@@ -134,7 +143,10 @@ struct ATTServerTests {
             server.handle([ATTOpcode.writeRequest] + Self.le(feature.valueHandle) + [0, 0])
                 == Self.error(ATTOpcode.writeRequest, feature.valueHandle, ATTErrorCode.writeNotPermitted)
         )
-        #expect(server.handle([ATTOpcode.writeCommand] + Self.le(feature.valueHandle) + [0, 0]) == nil, "a command gets no error")
+        #expect(
+            server.handle([ATTOpcode.writeCommand] + Self.le(feature.valueHandle) + [0, 0]) == nil,
+            "a command gets no error"
+        )
         let racp = try #require(database.characteristic(RecordAccessControlPoint.uuid))
         let reportAll: [UInt8] = [0x01, 0x01]
         #expect(
@@ -144,7 +156,9 @@ struct ATTServerTests {
         )
         let cccd = try #require(racp.cccdHandle)
         #expect(server.handle([ATTOpcode.writeRequest] + Self.le(cccd) + [0x02, 0x00]) == [ATTOpcode.writeResponse])
-        #expect(server.handle([ATTOpcode.writeRequest] + Self.le(racp.valueHandle) + reportAll) == [ATTOpcode.writeResponse])
+        #expect(
+            server.handle([ATTOpcode.writeRequest] + Self.le(racp.valueHandle) + reportAll) == [ATTOpcode.writeResponse]
+        )
     }
 
     @Test func testUnknownRequestsAreNotSupportedAndUnknownCommandsIgnored() {
@@ -153,7 +167,10 @@ struct ATTServerTests {
         #expect(server.handle([0x7F]) == nil, "bit 6 set: a command, never answered")
         #expect(server.handle([]) == nil)
         #expect(
-            server.handle([ATTOpcode.readByGroupTypeRequest] + Self.le(0) + Self.le(0xFFFF) + Self.le(GATTAttributeType.primaryService))
+            server.handle(
+                [ATTOpcode.readByGroupTypeRequest] + Self.le(0) + Self.le(0xFFFF)
+                    + Self.le(GATTAttributeType.primaryService)
+            )
                 == Self.error(ATTOpcode.readByGroupTypeRequest, 0, ATTErrorCode.invalidHandle),
             "handle 0 is never valid"
         )

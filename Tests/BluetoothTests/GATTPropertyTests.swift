@@ -10,7 +10,8 @@ final class GATTPropertyTests: XCTestCase {
     func int(_ r: ClosedRange<Int>) -> Int { r.lowerBound + Int(rng.next() % UInt64(r.count)) }
     func maybe<T>(_ f: () -> T) -> T? { rng.chance(0.5) ? f() : nil }
     func sfloat() -> SFloat {
-        rng.chance(0.05) ? SFloat(SFloat.Special.allCases[int(0...4)]) : SFloat(mantissa: int(-2045...2045), exponent: int(-8...7))!
+        rng.chance(0.05)
+            ? SFloat(SFloat.Special.allCases[int(0...4)]) : SFloat(mantissa: int(-2045...2045), exponent: int(-8...7))!
     }
     func medFloat() -> MedFloat { MedFloat(mantissa: int(-8_388_605...8_388_605), exponent: int(-128...127))! }
     func dateTime() -> DateTime {
@@ -50,8 +51,20 @@ final class GATTPropertyTests: XCTestCase {
             try check(IntermediateTemperature(temp))
             try check(weight())
             try check(BatteryLevel(UInt32(int(0...100))))
-            try check(CGMFeature(features: UInt32(int(0...0x01FFFF)), type: UInt8(int(0...15)), sampleLocation: UInt8(int(0...15))))
-            try check(CGMStatus(timeOffset: UInt16(int(0...65535)), annunciation: UInt32(int(0...0xFFFFFF)), hasCRC: rng.chance(0.5)))
+            try check(
+                CGMFeature(
+                    features: UInt32(int(0...0x01FFFF)),
+                    type: UInt8(int(0...15)),
+                    sampleLocation: UInt8(int(0...15))
+                )
+            )
+            try check(
+                CGMStatus(
+                    timeOffset: UInt16(int(0...65535)),
+                    annunciation: UInt32(int(0...0xFFFFFF)),
+                    hasCRC: rng.chance(0.5)
+                )
+            )
             try check(
                 RecordAccessControlPoint(
                     opCode: .reportStoredRecords,
@@ -175,7 +188,8 @@ final class GATTPropertyTests: XCTestCase {
             }
         }
         for name in [
-            "heart-rate-measurement", "blood-pressure-measurement", "plx-continuous-measurement", "temperature-measurement",
+            "heart-rate-measurement", "blood-pressure-measurement", "plx-continuous-measurement",
+            "temperature-measurement",
             "weight-measurement", "battery-level",
         ] {
             XCTAssertGreaterThan(accepted[name] ?? 0, 30, "too few valid random inputs for \(name) to mean anything")
@@ -195,10 +209,16 @@ final class GATTPropertyTests: XCTestCase {
                 guard let json = try? CharacteristicRegistry.decodeToJSON(type, b) else { continue }
                 guard case let .object(object) = json else { continue }
                 var fields: [String: String] = [:]
-                for (key, value) in object where !Self.notEncoded.contains(key) { fields[key] = Self.consumerText(value) }
+                for (key, value) in object where !Self.notEncoded.contains(key) {
+                    fields[key] = Self.consumerText(value)
+                }
                 do throws(GATTError) {
                     let again = try CharacteristicRegistry.encode(type, fields: fields)
-                    if again != b { failures.append("\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(json.serialized())") }
+                    if again != b {
+                        failures.append(
+                            "\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(json.serialized())"
+                        )
+                    }
                 } catch {
                     failures.append("\(type.name) \(Hex.encode(b)): \(error) via \(json.serialized())")
                 }
@@ -208,7 +228,8 @@ final class GATTPropertyTests: XCTestCase {
         for _ in 0..<500 {
             let bp = bloodPressure()
             let values: [any GATTCharacteristic] = [
-                heartRate(), BloodPressureMeasurement(bp), IntermediateCuffPressure(bp), glucose(), glucoseContext(), spotCheck(),
+                heartRate(), BloodPressureMeasurement(bp), IntermediateCuffPressure(bp), glucose(), glucoseContext(),
+                spotCheck(),
                 continuous(), weight(),
             ]
             for value in values { failures += consumerRoundTrip(value) }
@@ -227,14 +248,17 @@ final class GATTPropertyTests: XCTestCase {
     /// The failures of one value's trip through decode's JSON, an ordinary reader and encode.
     func consumerRoundTrip(_ value: any GATTCharacteristic) -> [String] {
         let type = Swift.type(of: value)
-        guard let b = try? value.encode(), case let .object(object)? = try? CharacteristicRegistry.decodeToJSON(type, b) else {
+        guard let b = try? value.encode(), case let .object(object)? = try? CharacteristicRegistry.decodeToJSON(type, b)
+        else {
             return ["\(type.name) generated value did not encode and decode"]
         }
         var fields: [String: String] = [:]
         for (key, v) in object where !Self.notEncoded.contains(key) { fields[key] = Self.consumerText(v) }
         do throws(GATTError) {
             let again = try CharacteristicRegistry.encode(type, fields: fields)
-            return again == b ? [] : ["\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(JSONValue.object(object).serialized())"]
+            return again == b
+                ? []
+                : ["\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(JSONValue.object(object).serialized())"]
         } catch {
             return ["\(type.name) \(Hex.encode(b)): \(error) via \(JSONValue.object(object).serialized())"]
         }
@@ -243,7 +267,8 @@ final class GATTPropertyTests: XCTestCase {
     /// What `vitalsim decode` prints beside the fields: the characteristic, and values derived from
     /// fields for reading convenience (`vitalsim encode` takes the fields they come from).
     static let notEncoded: Set = [
-        "characteristic", "uuid", "rrIntervalsSeconds", "mgPerDL", "locationName", "opCodeName", "operatorName", "temperatureTypeName",
+        "characteristic", "uuid", "rrIntervalsSeconds", "mgPerDL", "locationName", "opCodeName", "operatorName",
+        "temperatureTypeName",
         "requestOpCodeName", "responseCodeName", "measurementStatusFlags",
     ]
 
@@ -269,8 +294,10 @@ final class GATTPropertyTests: XCTestCase {
         var flags = hr
         flags[0] |= 0x80
         XCTAssertThrowsError(try HeartRateMeasurement.decode(flags))
-        var cgm = try CGMMeasurement(records: [CGMRecord(glucose: SFloat(mantissa: 100, exponent: 0)!, timeOffset: 5, hasCRC: true)])
-            .encode()
+        var cgm = try CGMMeasurement(records: [
+            CGMRecord(glucose: SFloat(mantissa: 100, exponent: 0)!, timeOffset: 5, hasCRC: true)
+        ])
+        .encode()
         cgm[cgm.count - 1] ^= 0xFF
         XCTAssertThrowsError(try CGMMeasurement.decode(cgm))
     }

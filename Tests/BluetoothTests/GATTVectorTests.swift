@@ -7,7 +7,12 @@ import XCTest
 final class GATTVectorTests: XCTestCase {
     func bytes(_ hex: String) -> [UInt8] { Hex.decode(hex)! }
 
-    func roundTrip<T: GATTCharacteristic>(_ type: T.Type, _ hex: String, file: StaticString = #filePath, line: UInt = #line) throws -> T {
+    func roundTrip<T: GATTCharacteristic>(
+        _ type: T.Type,
+        _ hex: String,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> T {
         let b = bytes(hex)
         let v = try T.decode(b)
         XCTAssertEqual(try v.encode(), b, "re-encoding \(T.name) changed the bytes", file: file, line: line)
@@ -61,7 +66,11 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertEqual(c.carbohydrate?.id, 1)
         XCTAssertEqual(c.carbohydrate?.kg.description, "0.050")
         XCTAssertEqual(c.meal, 1)
-        XCTAssertEqual(c.testerHealth?.tester, 1, "Tester is the low nibble (SIG XML, Nordic); Wireshark 4.0 swaps them")
+        XCTAssertEqual(
+            c.testerHealth?.tester,
+            1,
+            "Tester is the low nibble (SIG XML, Nordic); Wireshark 4.0 swaps them"
+        )
         XCTAssertEqual(c.testerHealth?.health, 5)
         XCTAssertEqual(c.exercise?.seconds, 600)
         XCTAssertEqual(c.exercise?.intensity, 50)
@@ -80,7 +89,10 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertEqual(CRC16.mcrf4xx(Array("123456789".utf8)), 0x6F91)
         XCTAssertEqual(CRC16.mcrf4xx(bytes("3E 01 02 03 04 05 06 07 08 09")), 0x2F01)
         XCTAssertThrowsError(try CGMMeasurement.decode(bytes("0C 03 5F 00 0A 00 F1 FF 62 00 86 CF"))) { e in
-            XCTAssertEqual(e as? GATTError, .crcMismatch(characteristic: "cgm-measurement", offset: 10, expected: 0xCE86, found: 0xCF86))
+            XCTAssertEqual(
+                e as? GATTError,
+                .crcMismatch(characteristic: "cgm-measurement", offset: 10, expected: 0xCE86, found: 0xCF86)
+            )
         }
         // Two records in one value, the second without CRC and with a status octet.
         let two = try roundTrip(CGMMeasurement.self, "0C 03 5F 00 0A 00 F1 FF 62 00 86 CE 07 80 64 00 0F 00 02")
@@ -116,7 +128,10 @@ final class GATTVectorTests: XCTestCase {
 
     func testRACP() throws {
         XCTAssertEqual(try RecordAccessControlPoint.reportAll.encode(), bytes("01 01"))
-        XCTAssertEqual(try RecordAccessControlPoint.response(to: .reportStoredRecords, .success).encode(), bytes("06 00 01 01"))
+        XCTAssertEqual(
+            try RecordAccessControlPoint.response(to: .reportStoredRecords, .success).encode(),
+            bytes("06 00 01 01")
+        )
         XCTAssertEqual(try RecordAccessControlPoint.numberOfRecords(3).encode(), bytes("05 00 03 00"))
         XCTAssertEqual(try RecordAccessControlPoint.report(fromSequence: 0x0102).encode(), bytes("01 03 01 02 01"))
         XCTAssertEqual(try roundTrip(RecordAccessControlPoint.self, "01 03 01 02 01").sequenceFilter, 0x0102)
@@ -152,16 +167,23 @@ final class GATTVectorTests: XCTestCase {
         let t = try CharacteristicRegistry.decodeToJSON(TemperatureMeasurement.self, bytes("00f600ff07")).serialized()
         XCTAssertTrue(t.contains(#""temperature":-65290E7,"temperatureExponent":7"#), t)
         let fields = ["temperature": "-652900000000.0", "temperatureExponent": "7", "unit": "Celsius"]
-        XCTAssertEqual(try CharacteristicRegistry.encode(TemperatureMeasurement.self, fields: fields), bytes("00f600ff07"))
+        XCTAssertEqual(
+            try CharacteristicRegistry.encode(TemperatureMeasurement.self, fields: fields),
+            bytes("00f600ff07")
+        )
         XCTAssertThrowsError(
-            try CharacteristicRegistry.encode(TemperatureMeasurement.self, fields: ["temperature": "36.65", "temperatureExponent": "-1"]),
+            try CharacteristicRegistry.encode(
+                TemperatureMeasurement.self,
+                fields: ["temperature": "36.65", "temperatureExponent": "-1"]
+            ),
             "36.65 is not a multiple of 0.1"
         )
     }
 
     func testSFloatTable() {
         let rows: [(Int, Int, UInt16)] = [
-            (120, 0, 0x0078), (160, -1, 0xF0A0), (55, -4, 0xC037), (70, -4, 0xC046), (100, -5, 0xB064), (120, -5, 0xB078),
+            (120, 0, 0x0078), (160, -1, 0xF0A0), (55, -4, 0xC037), (70, -4, 0xC046), (100, -5, 0xB064),
+            (120, -5, 0xB078),
             (-15, -1, 0xFFF1),
         ]
         for (m, e, raw) in rows {
@@ -207,7 +229,13 @@ final class GATTVectorTests: XCTestCase {
         )
         XCTAssertEqual(
             error(HeartRateMeasurement.self, "16 48 52"),
-            .truncated(characteristic: "heart-rate-measurement", offset: 2, field: "RR-Interval", needed: 2, available: 1)
+            .truncated(
+                characteristic: "heart-rate-measurement",
+                offset: 2,
+                field: "RR-Interval",
+                needed: 2,
+                available: 1
+            )
         )
         XCTAssertEqual(
             error(HeartRateMeasurement.self, "96 48"),
@@ -219,15 +247,30 @@ final class GATTVectorTests: XCTestCase {
         )
         XCTAssertEqual(
             error(BloodPressureMeasurement.self, "02 78 00 50 00 5D 00 E8 07 0D 11 0A 1E 00"),
-            .invalidValue(characteristic: "blood-pressure-measurement", offset: 7, field: "Time Stamp", reason: "month 13 outside 0...12")
+            .invalidValue(
+                characteristic: "blood-pressure-measurement",
+                offset: 7,
+                field: "Time Stamp",
+                reason: "month 13 outside 0...12"
+            )
         )
         XCTAssertEqual(
             error(GlucoseMeasurement.self, "02 02 00 E8 07 05 11 0A 1E 00 37 C0 0B"),
-            .invalidValue(characteristic: "glucose-measurement", offset: 12, field: "Type", reason: "11 is reserved; valid 1...10")
+            .invalidValue(
+                characteristic: "glucose-measurement",
+                offset: 12,
+                field: "Type",
+                reason: "11 is reserved; valid 1...10"
+            )
         )
         XCTAssertEqual(
             error(CGMMeasurement.self, "05 00 5F 00 0A"),
-            .invalidValue(characteristic: "cgm-measurement", offset: 0, field: "Size", reason: "5 is below the minimum record size 6")
+            .invalidValue(
+                characteristic: "cgm-measurement",
+                offset: 0,
+                field: "Size",
+                reason: "5 is below the minimum record size 6"
+            )
         )
         let msg = error(HeartRateMeasurement.self, "16")!.description
         XCTAssertTrue(msg.contains("heart-rate-measurement") && msg.contains("byte 1"), msg)
@@ -238,7 +281,10 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertTrue(try CharacteristicRegistry.lookup("2a35") == BloodPressureMeasurement.self)
         XCTAssertTrue(try CharacteristicRegistry.lookup("weight-measurement") == WeightMeasurement.self)
         XCTAssertTrue(try CharacteristicRegistry.lookup("00002a19-0000-1000-8000-00805f9b34fb") == BatteryLevel.self)
-        XCTAssertTrue(try CharacteristicRegistry.lookup("org.bluetooth.characteristic.heart_rate_measurement") == HeartRateMeasurement.self)
+        XCTAssertTrue(
+            try CharacteristicRegistry.lookup("org.bluetooth.characteristic.heart_rate_measurement")
+                == HeartRateMeasurement.self
+        )
         XCTAssertTrue(try CharacteristicRegistry.lookup("Blood Pressure Measurement") == BloodPressureMeasurement.self)
         XCTAssertThrowsError(try CharacteristicRegistry.lookup("0x2A99"))
         let json = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("16 48 52 03 5C 03"))
@@ -251,6 +297,8 @@ final class GATTVectorTests: XCTestCase {
             ),
             bytes("16 48 52 03 5C 03")
         )
-        XCTAssertThrowsError(try CharacteristicRegistry.encode(HeartRateMeasurement.self, fields: ["heart-rate": "72", "colour": "red"]))
+        XCTAssertThrowsError(
+            try CharacteristicRegistry.encode(HeartRateMeasurement.self, fields: ["heart-rate": "72", "colour": "red"])
+        )
     }
 }

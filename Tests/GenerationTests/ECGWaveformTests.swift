@@ -10,7 +10,13 @@ final class ECGWaveformTests: XCTestCase {
 
     func waveform(beats: [Double], af: Bool, seed: UInt64 = 1) -> [Double] {
         var rng = SeededRandom(seed: seed)
-        return ECGSynthesizer(samplingFrequency: fs).voltages(start: 0, count: 30 * fs, beats: beats, fibrillating: { _ in af }, rng: &rng)
+        return ECGSynthesizer(samplingFrequency: fs).voltages(
+            start: 0,
+            count: 30 * fs,
+            beats: beats,
+            fibrillating: { _ in af },
+            rng: &rng
+        )
     }
 
     /// The mean of the signal over a window (ms, relative to each beat), averaged over beats.

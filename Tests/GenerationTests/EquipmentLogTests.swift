@@ -29,14 +29,23 @@ final class EquipmentLogTests: XCTestCase {
             rng: SeededRandom(seed: 3).split("patient:p"),
             clock: DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
         )
-        var device = DeviceEmitter(spec: p.devices[0], physiology: physiology, faults: [], duration: s.duration.milliseconds)
+        var device = DeviceEmitter(
+            spec: p.devices[0],
+            physiology: physiology,
+            faults: [],
+            duration: s.duration.milliseconds
+        )
         var entries: [(Int64, EquipmentItem, Double, EquipmentAction)] = []
         while let r = device.next() {
             guard case let .equipment(item, setting, action) = r.measurement else { return XCTFail("\(r.measurement)") }
             XCTAssertEqual(r.measurement.unit, item.signal.ucum)
             entries.append((r.measuredAt, item, setting, action))
         }
-        XCTAssertEqual(entries.filter { $0.0 < 60_000 }.map(\.1), [.oxygen, .ngTube, .feedingPump], "each item at the start")
+        XCTAssertEqual(
+            entries.filter { $0.0 < 60_000 }.map(\.1),
+            [.oxygen, .ngTube, .feedingPump],
+            "each item at the start"
+        )
         let daily = entries.filter { $0.3 == .inUse && $0.0 > 60_000 }
         XCTAssertEqual(daily.count, 2 * 9, "oxygen and pump at 08:00 on each of 9 days")
         XCTAssertTrue(daily.allSatisfy { $0.0 % (24 * hour) == 8 * hour })

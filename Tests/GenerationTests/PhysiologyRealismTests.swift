@@ -76,9 +76,16 @@ final class PhysiologyRealismTests: XCTestCase {
             XCTAssertTrue((30...90).contains(sdnn), "seed \(seed): 5-min SDNN \(sdnn) ms outside 30–90")
             XCTAssertTrue((20...60).contains(rmssd), "seed \(seed): 5-min RMSSD \(rmssd) ms outside 20–60")
             XCTAssertTrue((55...85).contains(hr), "seed \(seed): mean HR \(hr)")
-            XCTAssertTrue((0.5...4).contains(median(metrics.map(\.lfHf))), "seed \(seed): LF/HF \(median(metrics.map(\.lfHf)))")
+            XCTAssertTrue(
+                (0.5...4).contains(median(metrics.map(\.lfHf))),
+                "seed \(seed): LF/HF \(median(metrics.map(\.lfHf)))"
+            )
             let inBand = metrics.filter { (25...100).contains($0.sdnn) && (15...70).contains($0.rmssd) }.count
-            XCTAssertGreaterThanOrEqual(Double(inBand) / Double(metrics.count), 0.8, "seed \(seed): too many windows outside the bands")
+            XCTAssertGreaterThanOrEqual(
+                Double(inBand) / Double(metrics.count),
+                0.8,
+                "seed \(seed): too many windows outside the bands"
+            )
         }
     }
 
@@ -101,7 +108,8 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 
     func testTachycardiaRampsPlateausAndRecovers() throws {
-        let timeline = "  - {at: 30m, patient: p, event: tachycardia, duration: 20m, target: 150, onset: 2m, offset: 3m}"
+        let timeline =
+            "  - {at: 30m, patient: p, event: tachycardia, duration: 20m, target: 150, onset: 2m, offset: 3m}"
         let (phys, _) = try physiology(scenario(timeline: timeline))
         let before = phys.meanHeartRate(at: 29 * 60_000)
         XCTAssertEqual(phys.meanHeartRate(at: 40 * 60_000), 150, accuracy: 0.5)
@@ -136,7 +144,12 @@ final class PhysiologyRealismTests: XCTestCase {
         XCTAssertLessThan(plasma.min()!, 70)
         XCTAssertGreaterThan(plasma.max()!, 200)
         // Sensor noise and accuracy from the device model.
-        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var dev = DeviceEmitter(
+            spec: s.patients[0].devices[0],
+            physiology: phys,
+            faults: [],
+            duration: s.duration.milliseconds
+        )
         var errors: [Double] = []
         var ard: [Double] = []
         var fallingBias: [Double] = []
@@ -215,7 +228,12 @@ final class PhysiologyRealismTests: XCTestCase {
             timeline: "  - {at: 1h, patient: p, event: hyperglycemia, carbs: 200}"
         )
         let (phys, s) = try physiology(yaml)
-        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var dev = DeviceEmitter(
+            spec: s.patients[0].devices[0],
+            physiology: phys,
+            faults: [],
+            duration: s.duration.milliseconds
+        )
         var high = 0
         var count = 0
         while let r = dev.next() {
@@ -231,7 +249,9 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 
     func testNocturnalBloodPressureDip() throws {
-        let (phys, _) = try physiology(scenario(baseline: "systolic: 130, diastolic: 82", duration: "7d", start: "00:00:00"))
+        let (phys, _) = try physiology(
+            scenario(baseline: "systolic: 130, diastolic: 82", duration: "7d", start: "00:00:00")
+        )
         var night: [(Double, Double)] = []
         var day: [(Double, Double)] = []
         // As an ambulatory monitor samples: every 15 minutes by day, every 30 at night.
@@ -245,7 +265,10 @@ final class PhysiologyRealismTests: XCTestCase {
         func mean(_ v: [Double]) -> Double { v.reduce(0, +) / Double(v.count) }
         let systolicRatio = mean(night.map(\.0)) / mean(day.map(\.0))
         let diastolicRatio = mean(night.map(\.1)) / mean(day.map(\.1))
-        XCTAssertTrue((10...20).contains(100 * (1 - systolicRatio)), "nocturnal dip \(100 * (1 - systolicRatio)) % (dipper 10–20 %)")
+        XCTAssertTrue(
+            (10...20).contains(100 * (1 - systolicRatio)),
+            "nocturnal dip \(100 * (1 - systolicRatio)) % (dipper 10–20 %)"
+        )
         // Staessen et al. 1991 (23 studies, 3,476 normotensives): night/day 0.79–0.92 systolic,
         // 0.75–0.90 diastolic.
         XCTAssertTrue((0.79...0.92).contains(systolicRatio), "systolic night/day \(systolicRatio)")
@@ -261,7 +284,12 @@ final class PhysiologyRealismTests: XCTestCase {
             devices: "- {id: feeds, type: feeding-log}"
         )
         let (phys, s) = try physiology(yaml)
-        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var dev = DeviceEmitter(
+            spec: s.patients[0].devices[0],
+            physiology: phys,
+            faults: [],
+            duration: s.duration.milliseconds
+        )
         var feeds: [(Int64, Double)] = []
         while let r = dev.next() {
             if case let .feeding(mL) = r.measurement { feeds.append((r.measuredAt, Double(mL))) }
@@ -283,7 +311,12 @@ final class PhysiologyRealismTests: XCTestCase {
             devices: "- {id: cuff, type: bp-cuff}"
         )
         let (phys, s) = try physiology(yaml)
-        var dev = DeviceEmitter(spec: s.patients[0].devices[0], physiology: phys, faults: [], duration: s.duration.milliseconds)
+        var dev = DeviceEmitter(
+            spec: s.patients[0].devices[0],
+            physiology: phys,
+            faults: [],
+            duration: s.duration.milliseconds
+        )
         var sysErr: [Double] = []
         var diaErr: [Double] = []
         var offFormula = 0
@@ -313,18 +346,25 @@ final class PhysiologyRealismTests: XCTestCase {
         let peak = temps.firstIndex(of: temps.max()!)!
         XCTAssertTrue((4...8).contains(nadir), "nadir at \(nadir):00 (Mackowiak: 06:00)")
         XCTAssertTrue((15...19).contains(peak), "peak at \(peak):00 (Mackowiak: 16–18 h)")
-        XCTAssertTrue((0.4...0.65).contains(temps.max()! - temps.min()!), "peak-to-trough \(temps.max()! - temps.min()!) °C")
+        XCTAssertTrue(
+            (0.4...0.65).contains(temps.max()! - temps.min()!),
+            "peak-to-trough \(temps.max()! - temps.min()!) °C"
+        )
         XCTAssertLessThan(temps.max()!, 37.7, "upper limit of normal")
     }
 
     func testInfantSpO2BaselineAndGrowth() throws {
-        let (phys, _) = try physiology(scenario(profile: "chd-infant", baseline: "", duration: "10d", start: "00:00:00"))
+        let (phys, _) = try physiology(
+            scenario(profile: "chd-infant", baseline: "", duration: "10d", start: "00:00:00")
+        )
         let spo2 = (0..<1440).map { phys.spo2(at: Int64($0) * 600_000) }
         XCTAssertTrue((75...85).contains(median(spo2)), "infant single-ventricle SpO2 median \(median(spo2))")
         let gain = (phys.weight(at: 10 * 86_400_000) - phys.weight(at: 0)) * 1000 / 10
         XCTAssertEqual(gain, 26, accuracy: 5, "expected growth 26 g/day (Pediatr Cardiol 2012)")
         // Not a straight line: the daily gains differ.
-        let daily = (0..<10).map { (phys.weight(at: Int64($0 + 1) * 86_400_000) - phys.weight(at: Int64($0) * 86_400_000)) * 1000 }
+        let daily = (0..<10).map {
+            (phys.weight(at: Int64($0 + 1) * 86_400_000) - phys.weight(at: Int64($0) * 86_400_000)) * 1000
+        }
         let mean = daily.reduce(0, +) / 10
         let sd = (daily.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 9).squareRoot()
         XCTAssertTrue((2...10).contains(sd), "day-to-day SD of growth \(sd) g (daily gains \(daily))")
@@ -332,7 +372,9 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 
     func testCoreHypoglycemiaScenarioReachesLevel2ForFifteenMinutes() throws {
-        let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml")
+        let s = try ScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml"
+        )
         var run = ScenarioRun(scenario: s)
         var below54: [Int64] = []
         while let (r, _) = run.next() {

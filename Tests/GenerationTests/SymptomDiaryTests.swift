@@ -17,7 +17,12 @@ final class SymptomDiaryTests: XCTestCase {
             rng: SeededRandom(seed: seed).split("patient:" + p.id),
             clock: DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
         )
-        var device = DeviceEmitter(spec: p.devices[0], physiology: physiology, faults: [], duration: s.duration.milliseconds)
+        var device = DeviceEmitter(
+            spec: p.devices[0],
+            physiology: physiology,
+            faults: [],
+            duration: s.duration.milliseconds
+        )
         var out: [Reading] = []
         while let r = device.next() { out.append(r) }
         return out
@@ -53,12 +58,19 @@ final class SymptomDiaryTests: XCTestCase {
         for r in readings {
             XCTAssertTrue((2 * hour..<8 * hour).contains(r.measuredAt), "onset \(r.measuredAt) inside the event")
             let delay = r.intendedEmitTime - r.measuredAt
-            XCTAssertTrue((2 * 60_000...31 * 60_000).contains(delay), "logged 2–30 min after onset, sent at the next sync: \(delay)")
+            XCTAssertTrue(
+                (2 * 60_000...31 * 60_000).contains(delay),
+                "logged 2–30 min after onset, sent at the next sync: \(delay)"
+            )
             XCTAssertEqual(r.deviceType, .symptomDiary)
             XCTAssertEqual(r.measurement.unit, "{severity}")
         }
         XCTAssertEqual(try reports(yaml).map(\.measurement), readings.map(\.measurement), "same seed, same reports")
-        XCTAssertNotEqual(try reports(yaml, seed: 2).map(\.measuredAt), readings.map(\.measuredAt), "another seed, other times")
+        XCTAssertNotEqual(
+            try reports(yaml, seed: 2).map(\.measuredAt),
+            readings.map(\.measuredAt),
+            "another seed, other times"
+        )
     }
 
     func testAChanceOfZeroAndEventsWithoutSymptomsReportNothing() throws {
@@ -80,7 +92,10 @@ final class SymptomDiaryTests: XCTestCase {
         let dizziness = readings.filter { $0.measurement.symptom == .dizziness }.count
         XCTAssertTrue((75...125).contains(palpitations), "palpitations in \(palpitations) of 200 (p 0.5)")
         XCTAssertTrue((8...35).contains(dizziness), "dizziness in \(dizziness) of 200 (p 0.1)")
-        XCTAssertFalse(readings.contains { $0.measurement.symptom == .chestPain }, "not a symptom of tachycardia by default")
+        XCTAssertFalse(
+            readings.contains { $0.measurement.symptom == .chestPain },
+            "not a symptom of tachycardia by default"
+        )
     }
 
     func testSpontaneousReportsArriveAtTheirRate() throws {

@@ -65,7 +65,8 @@ package struct InProcessSUT {
 
     /// Builds the service's context and router and runs `body` against them; the storage is closed after.
     package func test<Value: Sendable>(_ body: @Sendable (SUTTestClient) async throws -> Value) async throws -> Value {
-        let directory = databaseDirectory ?? NSTemporaryDirectory() + "vitalsim-router-\(UInt64.random(in: 0...UInt64.max))"
+        let directory =
+            databaseDirectory ?? NSTemporaryDirectory() + "vitalsim-router-\(UInt64.random(in: 0...UInt64.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { if databaseDirectory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let storage = try SQLiteStorage(path: directory + "/sut.sqlite")
@@ -108,9 +109,13 @@ package struct SUTResponse: Sendable {
     package var text: String
 
     /// The body as a JSON object (empty when it is not one).
-    package var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+    package var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
     /// The body as a JSON array of objects (empty when it is not one).
-    package var objects: [[String: Any]] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[String: Any]] ?? [] }
+    package var objects: [[String: Any]] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[String: Any]] ?? []
+    }
 }
 
 /// Requests to the in-process routes, with an optional bearer token.
@@ -125,11 +130,25 @@ package struct SUTTestClient: Sendable {
         try await send(path, method: .get, token: token)
     }
 
-    package func send(_ path: String, method: HTTPRequest.Method, body: String? = nil, token: String? = nil) async throws -> SUTResponse {
+    package func send(
+        _ path: String,
+        method: HTTPRequest.Method,
+        body: String? = nil,
+        token: String? = nil
+    ) async throws -> SUTResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let token { headers[.authorization] = "Bearer \(token)" }
-        let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-        return SUTResponse(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        let response = try await client.execute(
+            uri: path,
+            method: method,
+            headers: headers,
+            body: body.map { ByteBuffer(string: $0) }
+        )
+        return SUTResponse(
+            status: Int(response.status.code),
+            headers: response.headers,
+            text: String(buffer: response.body)
+        )
     }
 
     /// The alert list's `rule` fields, in the order listed.
@@ -161,8 +180,12 @@ package struct RouterExchange: HTTPExchange {
         }
         var fields = HTTPFields()
         for line in headers {
-            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else { continue }
-            fields.append(HTTPField(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else {
+                continue
+            }
+            fields.append(
+                HTTPField(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            )
         }
         let path = String(url.dropFirst(Self.base.count))
         do {
@@ -172,7 +195,11 @@ package struct RouterExchange: HTTPExchange {
                 headers: fields,
                 body: body.map { ByteBuffer(bytes: $0) }
             )
-            return HTTPReply(status: Int(response.status.code), body: Array(response.body.readableBytesView), httpVersion: "1.1")
+            return HTTPReply(
+                status: Int(response.status.code),
+                body: Array(response.body.readableBytesView),
+                httpVersion: "1.1"
+            )
         } catch {
             throw HTTPTransportError(reason: "the in-process router failed: \(error)", url: url)
         }

@@ -22,7 +22,9 @@ final class BenchTransportTests: XCTestCase {
         // dropped by a busy broker, so it is not counted).
         let subscriber = Process()
         subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        subscriber.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "2", "-t", "vitals/#", "-C", "1000", "-W", "120"]
+        subscriber.arguments = [
+            "-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "2", "-t", "vitals/#", "-C", "1000", "-W", "120",
+        ]
         let lines = Pipe()
         subscriber.standardOutput = lines
         try subscriber.run()
@@ -48,13 +50,19 @@ final class BenchTransportTests: XCTestCase {
     func testBenchTransportDrivesHTTPSAndAScenario() throws {
         let dir = TestSupport.temporaryDirectory("bench-transport-http")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(["--self-signed", "--http2", "--database", dir + "/b.sqlite", "--rate-limit", "0"], directory: dir)
+        let sut = try SUTProcess(
+            ["--self-signed", "--http2", "--database", dir + "/b.sqlite", "--rate-limit", "0"],
+            directory: dir
+        )
         defer { _ = sut.stop() }
         let url = sut.base + "/api/v1/observations"
         for (extra, count) in [([String](), 1000), (["--easy-handles"], 1000), (["--http2"], 150)] {
             let r = try TestSupport.run(
                 TestSupport.vitalsimPath,
-                ["bench-transport", "--http", url, "--cacert", sut.caFile ?? "", "--count", "\(count)", "--connections", "1"] + extra
+                [
+                    "bench-transport", "--http", url, "--cacert", sut.caFile ?? "", "--count", "\(count)",
+                    "--connections", "1",
+                ] + extra
             )
             XCTAssertEqual(r.status, 0, r.err)
             XCTAssertTrue(r.out.hasPrefix("\(count) sent, 0 failed in "), "\(extra): \(r.out)")
@@ -73,7 +81,9 @@ final class BenchTransportTests: XCTestCase {
         XCTAssertEqual(streamed.status, 0, streamed.err)
         XCTAssertTrue(streamed.out.contains("40 devices, "), streamed.out)
         XCTAssertTrue(streamed.out.contains(" 0 failed"), streamed.out)
-        let readings = streamed.out.components(separatedBy: "40 devices, ").last?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+        let readings =
+            streamed.out.components(separatedBy: "40 devices, ").last?.split(separator: " ").first.flatMap { Int($0) }
+            ?? 0
         XCTAssertGreaterThan(readings, 10 * 120, "a chest strap alone sends one reading a second: \(streamed.out)")
         let refused = try TestSupport.run(
             TestSupport.vitalsimPath,

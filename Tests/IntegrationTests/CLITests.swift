@@ -23,7 +23,10 @@ final class CLITests: XCTestCase {
         )
         let r = try TestSupport.run(bin, ["validate", path])
         XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.err.contains("\(path):8:15: error: patients[0].devices[0].type: unknown device type 'hr-strap'"), r.err)
+        XCTAssertTrue(
+            r.err.contains("\(path):8:15: error: patients[0].devices[0].type: unknown device type 'hr-strap'"),
+            r.err
+        )
         XCTAssertTrue(r.err.contains("valid: heart-rate-strap"), r.err)
         let ok = try TestSupport.run(bin, ["validate", TestSupport.repositoryRoot + "/scenarios/core"])
         XCTAssertEqual(ok.status, 0, ok.err)
@@ -47,7 +50,10 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(json["sensorContact"] as? String, "detected")
         let e = try TestSupport.run(
             bin,
-            ["encode", "heart-rate-measurement", "--heart-rate", "72", "--sensor-contact", "detected", "--rr-intervals", "850,860"]
+            [
+                "encode", "heart-rate-measurement", "--heart-rate", "72", "--sensor-contact", "detected",
+                "--rr-intervals", "850,860",
+            ]
         )
         XCTAssertEqual(e.status, 0, e.err)
         XCTAssertEqual(e.out.trimmingCharacters(in: .whitespacesAndNewlines), "164852035c03")
@@ -55,7 +61,8 @@ final class CLITests: XCTestCase {
             bin,
             [
                 "encode", "glucose-measurement", "--sequence-number", "2", "--base-time", "2024-05-17T10:30:00",
-                "--time-offset", "-5", "--concentration", "0.0055", "--unit", "mol/L", "--type", "2", "--sample-location", "1",
+                "--time-offset", "-5", "--concentration", "0.0055", "--unit", "mol/L", "--type", "2",
+                "--sample-location", "1",
                 "--sensor-status", "1", "--context-follows", "true",
             ]
         )
@@ -118,10 +125,16 @@ final class CLITests: XCTestCase {
         let text = try TestSupport.run(bin, ["stats", dir + "/out"])
         XCTAssertEqual(text.status, 0, text.err)
         XCTAssertTrue(text.out.contains("no infant heart-rate rule (the adult > 100 / < 50 do not apply)"), text.out)
-        XCTAssertTrue(text.out.contains("norms: none applied (short-term adult norms do not hold for infants)"), text.out)
+        XCTAssertTrue(
+            text.out.contains("norms: none applied (short-term adult norms do not hold for infants)"),
+            text.out
+        )
         XCTAssertTrue(text.out.contains("interstage infant: readings < 75 %"), text.out)
         XCTAssertTrue(text.out.contains("(COPD target 88–92 %)"), text.out)
-        XCTAssertFalse(text.out.contains("episodes: HR > 100"), "no adult heart-rate episodes for the infant: " + text.out)
+        XCTAssertFalse(
+            text.out.contains("episodes: HR > 100"),
+            "no adult heart-rate episodes for the infant: " + text.out
+        )
         let json = try TestSupport.run(bin, ["stats", dir + "/out", "--json"])
         XCTAssertTrue(json.out.contains("\"below88\""), json.out)
         XCTAssertTrue(json.out.contains("\"below75\""), json.out)

@@ -32,9 +32,12 @@ final class CaptureCrossCheckTests: XCTestCase {
         """
 
     static let fields = [
-        "btatt.opcode", "btatt.handle", "btatt.heart_rate_measurement.value.8", "btatt.heart_rate_measurement.rr_interval",
-        "btatt.blood_pressure_measurement.compound_value.systolic.mmhg", "btatt.blood_pressure_measurement.compound_value.diastolic.mmhg",
-        "btatt.blood_pressure_measurement.compound_value.arterial_pressure.mmhg", "btatt.blood_pressure_measurement.pulse_rate",
+        "btatt.opcode", "btatt.handle", "btatt.heart_rate_measurement.value.8",
+        "btatt.heart_rate_measurement.rr_interval",
+        "btatt.blood_pressure_measurement.compound_value.systolic.mmhg",
+        "btatt.blood_pressure_measurement.compound_value.diastolic.mmhg",
+        "btatt.blood_pressure_measurement.compound_value.arterial_pressure.mmhg",
+        "btatt.blood_pressure_measurement.pulse_rate",
         "btatt.glucose_measurement.sequence_number", "btatt.glucose_measurement.glucose_concentration.kg_per_l",
         "btatt.plxs.spot_check_measurement.spo2", "btatt.plxs.spot_check_measurement.pulse_rate", "btatt.battery_level",
         "btatt.record_access_control_point.opcode",
@@ -54,18 +57,23 @@ final class CaptureCrossCheckTests: XCTestCase {
 
     func readings() throws -> [[String: Any]] {
         let text = try String(contentsOfFile: output + "/readings.jsonl", encoding: .utf8)
-        return text.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        return text.split(separator: "\n").map {
+            try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
     }
 
     func tsharkRows(_ device: String) throws -> [[String]] {
         let args =
             [
-                "-r", "\(output)/captures/p1-\(device).btsnoop", "-Y", "btatt.opcode == 0x1b || btatt.opcode == 0x1d", "-T", "fields",
+                "-r", "\(output)/captures/p1-\(device).btsnoop", "-Y", "btatt.opcode == 0x1b || btatt.opcode == 0x1d",
+                "-T", "fields",
                 "-E", "separator=|", "-E", "occurrence=a",
             ] + Self.fields.flatMap { ["-e", $0] }
         let r = try TestSupport.run("tshark", args)
         XCTAssertEqual(r.status, 0, r.err)
-        return r.out.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        return r.out.split(separator: "\n").map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     func int(_ s: String) -> Int? { Int(s) ?? (s.hasPrefix("0x") ? Int(s.dropFirst(2), radix: 16) : nil) }
@@ -80,7 +88,11 @@ final class CaptureCrossCheckTests: XCTestCase {
                 expected.append((r, r["payloadHex"] as! String))
                 for extra in (r["extraPayloadsHex"] as? [String]) ?? [] { expected.append((r, extra)) }
             }
-            XCTAssertEqual(rows.count, expected.count, "\(device): notifications/indications in the capture vs payloads in readings.jsonl")
+            XCTAssertEqual(
+                rows.count,
+                expected.count,
+                "\(device): notifications/indications in the capture vs payloads in readings.jsonl"
+            )
             for (row, (r, hex)) in zip(rows, expected) {
                 let c = r["characteristic"] as! String
                 let isContext = hex != r["payloadHex"] as! String
@@ -142,7 +154,8 @@ final class CaptureCrossCheckTests: XCTestCase {
         let r = try TestSupport.run(
             "tshark",
             [
-                "-r", "\(output)/captures/p1-meter.btsnoop", "-Y", "btatt.record_access_control_point.opcode", "-T", "fields",
+                "-r", "\(output)/captures/p1-meter.btsnoop", "-Y", "btatt.record_access_control_point.opcode", "-T",
+                "fields",
                 "-e", "btatt.opcode", "-e", "btatt.record_access_control_point.opcode", "-e",
                 "btatt.record_access_control_point.response_code",
             ]
@@ -164,7 +177,10 @@ final class CaptureCrossCheckTests: XCTestCase {
         let all = try readings()
         for (device, uuid) in [("therm", "0x2A1C"), ("scale", "0x2A9D"), ("cgm", "0x2AA7")] {
             let records = try BTSnoopReader.read(path: "\(output)/captures/p1-\(device).btsnoop")
-            let db = GATTDatabase.forDevice(device == "therm" ? .thermometer : device == "scale" ? .weightScale : .cgm, name: device)
+            let db = GATTDatabase.forDevice(
+                device == "therm" ? .thermometer : device == "scale" ? .weightScale : .cgm,
+                name: device
+            )
             let handle = db.characteristic(UInt16(uuid.dropFirst(2), radix: 16)!)!.valueHandle
             // ACL(5) + L2CAP(4) + opcode(1) + handle(2): the value follows.
             let values = records.filter {
@@ -177,9 +193,15 @@ final class CaptureCrossCheckTests: XCTestCase {
                 XCTAssertEqual(Hex.encode(v), r["payloadHex"] as? String)
                 switch device {
                 case "therm":
-                    XCTAssertEqual(try TemperatureMeasurement.decode(v).record.value.value, r["temperature"] as! Double, accuracy: 1e-9)
-                case "scale": XCTAssertEqual(try WeightMeasurement.decode(v).weight!, r["weight"] as! Double, accuracy: 0.0025)
-                default: XCTAssertEqual(try CGMMeasurement.decode(v).records[0].glucose.value, Double(r["glucose"] as! Int))
+                    XCTAssertEqual(
+                        try TemperatureMeasurement.decode(v).record.value.value,
+                        r["temperature"] as! Double,
+                        accuracy: 1e-9
+                    )
+                case "scale":
+                    XCTAssertEqual(try WeightMeasurement.decode(v).weight!, r["weight"] as! Double, accuracy: 0.0025)
+                default:
+                    XCTAssertEqual(try CGMMeasurement.decode(v).records[0].glucose.value, Double(r["glucose"] as! Int))
                 }
             }
         }

@@ -8,7 +8,8 @@ final class ChildCleanupTests: XCTestCase {
     static func children(of pid: Int32) -> [(pid: Int32, name: String)] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> (Int32, String)? in
-            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+            guard let child = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                 let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
             else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -19,7 +20,9 @@ final class ChildCleanupTests: XCTestCase {
 
     /// True while `pid` exists and is not a zombie.
     static func alive(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else {
             return false
         }
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
@@ -44,11 +47,17 @@ final class ChildCleanupTests: XCTestCase {
         var helpers: [(pid: Int32, name: String)] = []
         let deadline = Date(timeIntervalSinceNow: 60)
         while Date() < deadline, run.isRunning {
-            helpers = Self.children(of: run.processIdentifier).filter { $0.name == "mosquitto" || $0.name == "vitalsim" }
+            helpers = Self.children(of: run.processIdentifier).filter {
+                $0.name == "mosquitto" || $0.name == "vitalsim"
+            }
             if helpers.count == 2 { break }
             Thread.sleep(forTimeInterval: 0.2)
         }
-        XCTAssertEqual(helpers.map(\.name).sorted(), ["mosquitto", "vitalsim"], "the run started the broker and the SUT")
+        XCTAssertEqual(
+            helpers.map(\.name).sorted(),
+            ["mosquitto", "vitalsim"],
+            "the run started the broker and the SUT"
+        )
         // Give the SUT a moment to be serving, then kill the harness the way a crash would.
         Thread.sleep(forTimeInterval: 2)
         XCTAssertTrue(run.isRunning)

@@ -27,8 +27,10 @@ final class DoctorTests: XCTestCase {
         let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? ""])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         for line in [
-            "✓ reachable:", "over TLS (certificate verified)", "✓ alert source:", "✓ accepts a valid reading on POST /api/v1/observations",
-            "✓ refuses an invalid body on POST /api/v1/observations", "✓ accepts a valid reading on POST /api/iot-heart-rate",
+            "✓ reachable:", "over TLS (certificate verified)", "✓ alert source:",
+            "✓ accepts a valid reading on POST /api/v1/observations",
+            "✓ refuses an invalid body on POST /api/v1/observations",
+            "✓ accepts a valid reading on POST /api/iot-heart-rate",
             "✓ refuses an invalid body on POST /api/iot-heart-rate", "✓ alert names mapped:",
             "✓ stored readings read back: 62 stored reading(s) of 1 patient(s)", "counts per day and month read",
             "the SUT can be tested (8 checks)",
@@ -49,7 +51,10 @@ final class DoctorTests: XCTestCase {
         let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? "", "--sut", profile])
         XCTAssertEqual(r.status, 3, r.out + r.err)
         XCTAssertTrue(r.out.contains("✗ stored readings read back: GET "), r.out)
-        XCTAssertTrue(r.out.contains("lists none of the readings just accepted: check stored-readings.url and list"), r.out)
+        XCTAssertTrue(
+            r.out.contains("lists none of the readings just accepted: check stored-readings.url and list"),
+            r.out
+        )
     }
 
     func testEachMisconfigurationIsNamed() throws {
@@ -57,7 +62,10 @@ final class DoctorTests: XCTestCase {
         defer { _ = guarded.stop() }
         let noToken = try doctor(["--target", guarded.base, "--cacert", guarded.caFile ?? ""])
         XCTAssertEqual(noToken.status, 3, noToken.out)
-        XCTAssertTrue(noToken.out.contains("✗ alert source: GET \(guarded.base)/api/v1/alerts answered 401"), noToken.out)
+        XCTAssertTrue(
+            noToken.out.contains("✗ alert source: GET \(guarded.base)/api/v1/alerts answered 401"),
+            noToken.out
+        )
         XCTAssertTrue(noToken.out.contains("✗ accepts a valid reading on POST /api/v1/observations"), noToken.out)
         XCTAssertTrue(noToken.out.contains("answered 401") && noToken.out.contains("--header"), noToken.out)
 
@@ -70,7 +78,12 @@ final class DoctorTests: XCTestCase {
         let r = try doctor(["--target", broken.base, "--cacert", broken.caFile ?? ""])
         XCTAssertEqual(r.status, 3, r.out)
         XCTAssertTrue(r.out.contains("✗ alert source:") && r.out.contains("a body that is not JSON"), r.out)
-        XCTAssertTrue(r.out.contains("✗ refuses an invalid body on POST /api/v1/observations: the body cut in half: answered 200"), r.out)
+        XCTAssertTrue(
+            r.out.contains(
+                "✗ refuses an invalid body on POST /api/v1/observations: the body cut in half: answered 200"
+            ),
+            r.out
+        )
         XCTAssertTrue(r.out.contains("✓ accepts a valid reading on POST /api/v1/observations"), r.out)
     }
 
@@ -78,9 +91,15 @@ final class DoctorTests: XCTestCase {
         let s = try sut([])
         defer { _ = s.stop() }
         let mqtt = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
-        let noBroker = try TestSupport.vitalsim(["doctor", mqtt, "--target", s.base, "--cacert", s.caFile ?? ""], in: directory)
+        let noBroker = try TestSupport.vitalsim(
+            ["doctor", mqtt, "--target", s.base, "--cacert", s.caFile ?? ""],
+            in: directory
+        )
         XCTAssertEqual(noBroker.status, 3, noBroker.out)
-        XCTAssertTrue(noBroker.out.contains("✗ MQTT broker: the scenario sends over MQTT: give the SUT's broker with --mqtt"), noBroker.out)
+        XCTAssertTrue(
+            noBroker.out.contains("✗ MQTT broker: the scenario sends over MQTT: give the SUT's broker with --mqtt"),
+            noBroker.out
+        )
         let gone = try doctor(["--target", "http://127.0.0.1:9"])
         XCTAssertEqual(gone.status, 3, gone.out)
         XCTAssertTrue(gone.out.contains("✗ reachable: GET http://127.0.0.1:9/api/v1/alerts got no answer"), gone.out)
@@ -97,7 +116,10 @@ final class DoctorTests: XCTestCase {
         let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
         for (faults, passes) in [([String](), true), (["--fault", "accept-invalid"], false)] {
             let s = try SUTProcess(
-                ["--self-signed", "--database", directory + "/mqtt-\(passes).sqlite", "--scenario", copd, "--mqtt", "127.0.0.1:\(port)"]
+                [
+                    "--self-signed", "--database", directory + "/mqtt-\(passes).sqlite", "--scenario", copd, "--mqtt",
+                    "127.0.0.1:\(port)",
+                ]
                     + faults,
                 directory: directory
             )
@@ -129,13 +151,16 @@ final class DoctorTests: XCTestCase {
         )
         let s = try SUTProcess(
             [
-                "--self-signed", "--database", directory + "/gw.sqlite", "--scenario", scenario, "--mqtt", "127.0.0.1:\(port)",
+                "--self-signed", "--database", directory + "/gw.sqlite", "--scenario", scenario, "--mqtt",
+                "127.0.0.1:\(port)",
                 "--mqtt-topic", "ble/{patient}/{kind}",
             ],
             directory: directory
         )
         defer { _ = s.stop() }
-        let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? "", "--mqtt", "127.0.0.1:\(port)", "--sut", gateway])
+        let r = try doctor([
+            "--target", s.base, "--cacert", s.caFile ?? "", "--mqtt", "127.0.0.1:\(port)", "--sut", gateway,
+        ])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("✓ accepts a valid reading on MQTT ble/501/heart-rate"), r.out)
         XCTAssertTrue(

@@ -53,14 +53,20 @@ final class ECGRefereeTests: XCTestCase {
         let script = TestSupport.repositoryRoot + "/Tests/referees/ecg_neurokit.py"
         let r = try TestSupport.run(python, [script, dir + "/out/readings.jsonl"])
         XCTAssertEqual(r.status, 0, r.err)
-        let verdicts = try r.out.split(separator: "\n").map { try JSONDecoder().decode(Verdict.self, from: Data($0.utf8)) }
+        let verdicts = try r.out.split(separator: "\n").map {
+            try JSONDecoder().decode(Verdict.self, from: Data($0.utf8))
+        }
         XCTAssertEqual(verdicts.count, 6, r.out)
         for v in verdicts {
             let what = "\(v.time) \(v.classification)"
             XCTAssertGreaterThanOrEqual(v.matched, v.truthBeats - 2, "\(what): R peaks found within 50 ms of the beats")
             XCTAssertLessThanOrEqual(v.falsePeaks, 1, "\(what): peaks where no beat was")
             XCTAssertEqual(v.hrNeurokit, v.hr, accuracy: 3, "\(what): heart rate")
-            XCTAssertGreaterThanOrEqual(Double(v.rrWithin10ms), 0.9 * Double(v.rrCompared), "\(what): RR intervals within 10 ms")
+            XCTAssertGreaterThanOrEqual(
+                Double(v.rrWithin10ms),
+                0.9 * Double(v.rrCompared),
+                "\(what): RR intervals within 10 ms"
+            )
             XCTAssertEqual(v.strapRRMatched, true, "\(what): the strap reported the same beats")
         }
         let byTime = Dictionary(uniqueKeysWithValues: verdicts.map { ($0.time, $0.classification) })

@@ -12,12 +12,18 @@ final class PostgresServer {
     /// Nil (with the reason) when PostgreSQL's server binaries are not installed.
     static func binaries() -> String? {
         let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
-        return versions.map { "\(root)/\($0)/bin" }.first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted {
+            (Int($0) ?? 0) > (Int($1) ?? 0)
+        }
+        return versions.map { "\(root)/\($0)/bin" }.first {
+            FileManager.default.isExecutableFile(atPath: $0 + "/initdb")
+        }
     }
 
     init() throws {
-        guard let bin = PostgresServer.binaries() else { throw XCTSkip("PostgreSQL server binaries missing: run ci/setup-debian.sh") }
+        guard let bin = PostgresServer.binaries() else {
+            throw XCTSkip("PostgreSQL server binaries missing: run ci/setup-debian.sh")
+        }
         self.bin = bin
         directory = TestSupport.temporaryDirectory("pg")
         port = TestSupport.freePorts(1)[0]
@@ -32,7 +38,11 @@ final class PostgresServer {
                 "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=on",
             ]
         )
-        XCTAssertEqual(start.status, 0, start.out + ((try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""))
+        XCTAssertEqual(
+            start.status,
+            0,
+            start.out + ((try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? "")
+        )
     }
 
     var url: String { "postgres://vitalsim@127.0.0.1:\(port)/postgres" }
@@ -45,7 +55,10 @@ final class PostgresServer {
 
     /// Rows of a query through psql (tab-separated).
     func query(_ sql: String) throws -> [String] {
-        let r = try TestSupport.run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "vitalsim", "-d", "postgres", "-At", "-c", sql])
+        let r = try TestSupport.run(
+            "psql",
+            ["-h", "127.0.0.1", "-p", String(port), "-U", "vitalsim", "-d", "postgres", "-At", "-c", sql]
+        )
         return r.out.split(separator: "\n").map(String.init)
     }
 
@@ -87,7 +100,10 @@ final class MosquittoBroker {
         try process.run()
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline {
-            if (try? TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port), "-t", "probe", "-m", "x"]))?.status == 0 {
+            if (try? TestSupport.run(
+                "mosquitto_pub",
+                ["-h", "127.0.0.1", "-p", String(port), "-t", "probe", "-m", "x"]
+            ))?.status == 0 {
                 return
             }
             usleep(100_000)
@@ -153,7 +169,9 @@ final class WebhookReceiver {
         try process.run()
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline {
-            if (try? TestSupport.run("curl", ["-s", "-o", "/dev/null", "http://127.0.0.1:\(port)/"]))?.status == 0 { return }
+            if (try? TestSupport.run("curl", ["-s", "-o", "/dev/null", "http://127.0.0.1:\(port)/"]))?.status == 0 {
+                return
+            }
             usleep(50_000)
         }
     }

@@ -12,7 +12,8 @@ final class ForeignBackendTests: XCTestCase {
     let golden = TestSupport.repositoryRoot + "/golden"
     /// The whole core suite.
     var scenarios: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: TestSupport.repositoryRoot + "/scenarios/core")) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: TestSupport.repositoryRoot + "/scenarios/core")) ?? []
         return names.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
     }
 
@@ -44,10 +45,15 @@ final class ForeignBackendTests: XCTestCase {
             }
         }
         for file in ["acme-rpm.yaml", "acme-telemetry.mustache"] {
-            try FileManager.default.copyItem(atPath: TestSupport.repositoryRoot + "/Tests/backends/" + file, toPath: directory + "/" + file)
+            try FileManager.default.copyItem(
+                atPath: TestSupport.repositoryRoot + "/Tests/backends/" + file,
+                toPath: directory + "/" + file
+            )
         }
         _ = TestSupport.write(profileKeys, to: directory, name: "acme-keys.yaml")
-        return (suite, directory + "/acme-rpm.yaml", TestSupport.write(backendKeys, to: directory, name: "backend-keys.txt"))
+        return (
+            suite, directory + "/acme-rpm.yaml", TestSupport.write(backendKeys, to: directory, name: "backend-keys.txt")
+        )
     }
 
     /// The ACME backend in front of a fresh reference SUT (which knows no scenario: profiles come
@@ -67,7 +73,8 @@ final class ForeignBackendTests: XCTestCase {
         gateway.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         gateway.arguments =
             [
-                "python3", TestSupport.repositoryRoot + "/Tests/backends/acme_rpm.py", upstream.base, upstream.caFile ?? "", "vitalsim-ci",
+                "python3", TestSupport.repositoryRoot + "/Tests/backends/acme_rpm.py", upstream.base,
+                upstream.caFile ?? "", "vitalsim-ci",
                 "s3cret", keys,
             ]
             + ["--lifetime", "3"] + faults.flatMap { ["--fault", $0] } + options
@@ -75,7 +82,8 @@ final class ForeignBackendTests: XCTestCase {
         gateway.standardOutput = out
         try gateway.run()
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let base = line.components(separatedBy: "listening on ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let base =
+            line.components(separatedBy: "listening on ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         XCTAssertTrue(base.hasPrefix("http://127.0.0.1:"), line)
         return (upstream, gateway, base)
     }
@@ -102,13 +110,18 @@ final class ForeignBackendTests: XCTestCase {
         XCTAssertEqual(doctor.status, 0, doctor.out + doctor.err)
         XCTAssertTrue(doctor.out.contains("✓ enrolment") && doctor.out.contains("✓ reset"), doctor.out)
         // What doctor cost the backend (a token, a refused reading), not counted in the run's contract.
-        let before = try XCTUnwrap(SUTProcess.json(try TestSupport.run("curl", ["-s", base + "/_stats"]).out) as? [String: Int])
+        let before = try XCTUnwrap(
+            SUTProcess.json(try TestSupport.run("curl", ["-s", base + "/_stats"]).out) as? [String: Int]
+        )
         // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed.
         let r = try run(["run", suite] + target + ["--json", directory + "/report.json"])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
         XCTAssertEqual(scenarios.count, 16)
-        XCTAssertTrue(r.out.contains("skipped"), "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out)
+        XCTAssertTrue(
+            r.out.contains("skipped"),
+            "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out
+        )
         let stats = try TestSupport.run("curl", ["-s", base + "/_stats"]).out
         let counters = try XCTUnwrap(SUTProcess.json(stats) as? [String: Int], stats)
         XCTAssertGreaterThan(counters["tokens_issued"] ?? 0, 1, "tokens were renewed: \(stats)")
@@ -127,16 +140,24 @@ final class ForeignBackendTests: XCTestCase {
         let contract = try XCTUnwrap(json["contract"] as? [String: Any], "the merged contract")
         let endpoints = try XCTUnwrap(contract["endpoints"] as? [[String: Any]])
         func statuses(_ role: String, _ name: String) -> [String: Int]? {
-            endpoints.first { $0["role"] as? String == role && $0["name"] as? String == name }?["statuses"] as? [String: Int]
+            endpoints.first { $0["role"] as? String == role && $0["name"] as? String == name }?["statuses"]
+                as? [String: Int]
         }
         let names = endpoints.map { "\($0["role"] ?? "") \($0["name"] ?? "")" }
         XCTAssertEqual(statuses("token", "POST /oauth/token"), ["200": tokens], "\(names)")
         XCTAssertEqual(statuses("enrol", "POST /v2/patients")?.keys.sorted(), ["201"], "\(names)")
         XCTAssertEqual(statuses("reset", "DELETE /v2/patients/{patient}")?.keys.sorted(), ["204"], "\(names)")
-        XCTAssertEqual(statuses("enrol", "POST /v2/patients")?["201"], statuses("reset", "DELETE /v2/patients/{patient}")?["204"])
+        XCTAssertEqual(
+            statuses("enrol", "POST /v2/patients")?["201"],
+            statuses("reset", "DELETE /v2/patients/{patient}")?["204"]
+        )
         let fhir = try XCTUnwrap(statuses("ingestion", "POST /fhir/r4/Observation"), "\(names)")
         let telemetry = statuses("ingestion", "POST /v2/telemetry") ?? [:]
-        XCTAssertEqual((fhir["422"] ?? 0) + (telemetry["422"] ?? 0), refused, "every refusal the backend counted: \(fhir) \(telemetry)")
+        XCTAssertEqual(
+            (fhir["422"] ?? 0) + (telemetry["422"] ?? 0),
+            refused,
+            "every refusal the backend counted: \(fhir) \(telemetry)"
+        )
         XCTAssertNotNil(statuses("ingestion", "MQTT vitals/{patient}/spo2")?["200"], "\(names)")
         XCTAssertTrue(names.contains { $0.hasPrefix("alerts GET /v2/alerts") }, "\(names)")
         let alerts = try XCTUnwrap(contract["alerts"] as? [String: Any])
@@ -151,9 +172,15 @@ final class ForeignBackendTests: XCTestCase {
         let vitaledge = TestSupport.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml"
         let cases: [(fault: String, scenario: String, finding: String)] = [
             ("drop-type:HIGH_BP", crisis, "missed alert bp.hypertensive-crisis patient 507"),
-            ("level-shift", crisis, "wrong-severity alert bp.hypertensive-crisis patient 507: severity medium, expected high"),
+            (
+                "level-shift", crisis,
+                "wrong-severity alert bp.hypertensive-crisis patient 507: severity medium, expected high"
+            ),
             ("accept-invalid", vitaledge, "validation-mismatch rejects"),
-            ("forget-readings", crisis, "lost-after-ack stored readings of patient 507 kept: 4 of 28 acknowledged reading(s)"),
+            (
+                "forget-readings", crisis,
+                "lost-after-ack stored readings of patient 507 kept: 4 of 28 acknowledged reading(s)"
+            ),
             (
                 "coarse-units", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml",
                 "altered stored readings of patient 508 unaltered"
@@ -162,7 +189,9 @@ final class ForeignBackendTests: XCTestCase {
         for c in cases {
             let (upstream, gateway, base) = try startBackend(keys: keys, faults: [c.fault])
             // A short --alert-wait: the dropped alert is not waited for long.
-            let r = try run(["run", c.scenario, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3"])
+            let r = try run([
+                "run", c.scenario, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3",
+            ])
             gateway.terminate()
             gateway.waitUntilExit()
             upstream.stop()
@@ -185,7 +214,8 @@ final class ForeignBackendTests: XCTestCase {
         }
         let out = directory + "/shrunk"
         let r = try run([
-            "shrink", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "2", "--settle", "0.5",
+            "shrink", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "2",
+            "--settle", "0.5",
             "--check", "missed alert bp.hypertensive-crisis patient 602", "--output", out,
         ])
         XCTAssertEqual(r.status, 0, r.out + r.err)
@@ -202,7 +232,9 @@ final class ForeignBackendTests: XCTestCase {
         let (_, profile, keys) = try prepare(also: [limits])
         for faults in [[], ["ignore-limits"]] {
             let (upstream, gateway, base) = try startBackend(keys: keys, faults: faults)
-            let r = try run(["run", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3"])
+            let r = try run([
+                "run", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3",
+            ])
             gateway.terminate()
             gateway.waitUntilExit()
             upstream.stop()
@@ -227,7 +259,12 @@ final class ForeignBackendTests: XCTestCase {
         gateway.waitUntilExit()
         upstream.stop()
         XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(r.err.contains("names itself as the next page: the read-back would never end; check stored-readings.paging"), r.err)
+        XCTAssertTrue(
+            r.err.contains(
+                "names itself as the next page: the read-back would never end; check stored-readings.paging"
+            ),
+            r.err
+        )
         XCTAssertFalse(r.out.contains("lost-after-ack"), r.out)
     }
 
@@ -245,18 +282,21 @@ final class ForeignBackendTests: XCTestCase {
             gateway.waitUntilExit()
             upstream.stop()
         }
-        let wrong = try run(["run", scenarios[0], "--target", base, "--sut", profile, "--golden-dir", golden, "--run-id", "device-clock"])
+        let wrong = try run([
+            "run", scenarios[0], "--target", base, "--sut", profile, "--golden-dir", golden, "--run-id", "device-clock",
+        ])
         XCTAssertEqual(wrong.status, 3, wrong.out + wrong.err)
         XCTAssertTrue(wrong.err.contains("stamped more than a day outside the scenario's time"), wrong.err)
         XCTAssertTrue(wrong.err.contains("needs alerts.clock: server"), wrong.err)
         XCTAssertFalse(wrong.out.contains("missed"), "no clinical finding: \(wrong.out)")
         let text = try String(contentsOfFile: profile, encoding: .utf8)
         let server = directory + "/acme-server-clock.yaml"
-        try text.replacingOccurrences(of: "  time-format: unix-ms\n", with: "  time-format: unix-ms\n  clock: server\n").write(
-            toFile: server,
-            atomically: true,
-            encoding: .utf8
-        )
+        try text.replacingOccurrences(of: "  time-format: unix-ms\n", with: "  time-format: unix-ms\n  clock: server\n")
+            .write(
+                toFile: server,
+                atomically: true,
+                encoding: .utf8
+            )
         for scenario in scenarios {
             let r = try run(["run", scenario, "--target", base, "--sut", server, "--golden-dir", golden])
             XCTAssertEqual(r.status, 0, scenario + ": " + r.out + r.err)
@@ -281,7 +321,10 @@ final class ForeignBackendTests: XCTestCase {
             upstream.stop()
         }
         let report = directory + "/unmapped.json"
-        let r = try run(["run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3", "--json", report])
+        let r = try run([
+            "run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3", "--json",
+            report,
+        ])
         XCTAssertEqual(r.status, 1, r.out + r.err)
         XCTAssertTrue(r.out.contains("unmapped"), r.out)
         XCTAssertTrue(r.out.contains("unmapped: rule 'HIGH_BP' ×"), "the console's SUT contract names it: \(r.out)")

@@ -6,7 +6,8 @@ import XCTest
 /// the range of its UVA/Padova adult cohort. Both run on `vitalsim generate` output.
 final class GlucoseRefereeTests: XCTestCase {
     struct Measures: Decodable {
-        var sd: Double, sd2: Double, step3: Double, trend1: Double, trend2: Double, low: Double, high: Double, mard: Double
+        var sd: Double, sd2: Double, step3: Double, trend1: Double, trend2: Double, low: Double, high: Double,
+            mard: Double
     }
     struct SensorVerdict: Decodable {
         var device: String
@@ -51,7 +52,9 @@ final class GlucoseRefereeTests: XCTestCase {
         let script = TestSupport.repositoryRoot + "/Tests/referees/cgm_simglucose.py"
         let r = try TestSupport.run(python, [script, readings, "140"])
         XCTAssertEqual(r.status, 0, r.err)
-        let verdicts = try r.out.split(separator: "\n").map { try JSONDecoder().decode(SensorVerdict.self, from: Data($0.utf8)) }
+        let verdicts = try r.out.split(separator: "\n").map {
+            try JSONDecoder().decode(SensorVerdict.self, from: Data($0.utf8))
+        }
         XCTAssertEqual(verdicts.map(\.cadenceMin), [1, 5], r.out)
         for v in verdicts {
             let (ours, theirs) = (v.vitalsim, v.simglucose)

@@ -9,7 +9,9 @@ import XCTest
 final class HTTPMultiClientExecutorTests: XCTestCase {
     /// The calling thread's name (Linux keeps 15 characters of it).
     static func threadName() -> String {
-        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?").trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
     }
 
     /// Runs `body` in a child task that prefers `executor`.
@@ -23,7 +25,10 @@ final class HTTPMultiClientExecutorTests: XCTestCase {
     func testTasksPreferringTheClientRunOnItsEventLoop() async throws {
         let dir = TestSupport.temporaryDirectory("multi-executor")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(["--self-signed", "--http2", "--database", dir + "/e.sqlite", "--rate-limit", "0"], directory: dir)
+        let sut = try SUTProcess(
+            ["--self-signed", "--http2", "--database", dir + "/e.sqlite", "--rate-limit", "0"],
+            directory: dir
+        )
         defer { _ = sut.stop() }
         let client = HTTPMultiClient(maxConnections: 4, caFile: sut.caFile)
         let url = sut.base + "/api/v1/observations"
@@ -43,7 +48,11 @@ final class HTTPMultiClientExecutorTests: XCTestCase {
             return all
         }
         XCTAssertEqual(seen.count, 4 * 26)
-        XCTAssertEqual(Set(seen), ["vitalsim-http"], "every step of every task ran on the event loop, and every request was accepted")
+        XCTAssertEqual(
+            Set(seen),
+            ["vitalsim-http"],
+            "every step of every task ran on the event loop, and every request was accepted"
+        )
 
         // A task on the loop closes the client (no deadlock); tasks preferring it then run elsewhere.
         let closed = await Self.onto(client) {
@@ -52,7 +61,11 @@ final class HTTPMultiClientExecutorTests: XCTestCase {
         }
         XCTAssertEqual(closed, "vitalsim-http")
         let after = await Self.onto(client) { Self.threadName() }
-        XCTAssertNotEqual(after, "vitalsim-http", "a closed client's loop has ended; the task ran on the global executor")
+        XCTAssertNotEqual(
+            after,
+            "vitalsim-http",
+            "a closed client's loop has ended; the task ran on the global executor"
+        )
         do {
             _ = try await client.post(url, body: TransportBenchmark.observation(0, worker: 9))
             XCTFail("a closed client sends nothing")

@@ -38,7 +38,9 @@ final class HostileInputTests: XCTestCase {
         }
 
         let utf16 = dir + "/utf16.json"
-        try Data(reading("u1", patient: "501").utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: URL(fileURLWithPath: utf16))
+        try Data(reading("u1", patient: "501").utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(
+            to: URL(fileURLWithPath: utf16)
+        )
         r = try sut.curl("POST", "/api/v1/observations", extra: ["--data-binary", "@" + utf16])
         XCTAssertEqual(r.status, 400)
         XCTAssertTrue(r.body.contains("must be UTF-8"), r.body)
@@ -141,8 +143,15 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(made.status, 0, made.err)
         let sut = try SUTProcess(["--database", database], directory: dir)
         defer { XCTAssertEqual(sut.stop(), 0) }
-        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "503")).body), 0, "kept")
-        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "504")).body), 1)
+        XCTAssertEqual(
+            accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "503")).body),
+            0,
+            "kept"
+        )
+        XCTAssertEqual(
+            accepted(try sut.curl("POST", "/api/v1/observations", body: reading("old", patient: "504")).body),
+            1
+        )
         try checkReadingIdsPerPatient(sut)
         try checkEarlierEnrolment(sut)
     }
@@ -179,11 +188,24 @@ final class HostileInputTests: XCTestCase {
     }
 
     func checkReadingIdsPerPatient(_ sut: SUTProcess) throws {
-        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "502")).body), 1)
-        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "501")).body), 1)
-        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "501")).body), 0)
+        XCTAssertEqual(
+            accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "502")).body),
+            1
+        )
+        XCTAssertEqual(
+            accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "501")).body),
+            1
+        )
+        XCTAssertEqual(
+            accepted(try sut.curl("POST", "/api/v1/observations", body: reading("r1", patient: "501")).body),
+            0
+        )
         let batch = "[\(reading("r2", patient: "501")), \(reading("r2", patient: "502"))]"
-        XCTAssertEqual(accepted(try sut.curl("POST", "/api/v1/observations", body: batch).body), 2, "one id, two patients")
+        XCTAssertEqual(
+            accepted(try sut.curl("POST", "/api/v1/observations", body: batch).body),
+            2,
+            "one id, two patients"
+        )
         let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/501").body) as? [String: Any]
         XCTAssertEqual(patient?["readings"] as? Int, 2)
     }
@@ -201,9 +223,16 @@ final class HostileInputTests: XCTestCase {
         usleep(300_000)
         let long = dir + "/long.bin"
         try Data([0x10, 0x48] + [UInt8](repeating: 0x04, count: 600)).write(to: URL(fileURLWithPath: long))
-        try publish(port, "vitals/601/heart-rate", file: long, properties: ["characteristic": "2A37", "reading-id": "big"])
+        try publish(
+            port,
+            "vitals/601/heart-rate",
+            file: long,
+            properties: ["characteristic": "2A37", "reading-id": "big"]
+        )
         let huge = dir + "/huge.json"
-        try Data(reading("huge" + String(repeating: " ", count: 300_000), patient: "601").utf8).write(to: URL(fileURLWithPath: huge))
+        try Data(reading("huge" + String(repeating: " ", count: 300_000), patient: "601").utf8).write(
+            to: URL(fileURLWithPath: huge)
+        )
         try publish(port, "vitals/601/heart-rate", file: huge)
         let claimed = TestSupport.write(reading("m1", patient: "602"), to: dir, name: "m602.json")
         try publish(port, "vitals/602/heart-rate", file: claimed)
@@ -213,7 +242,12 @@ final class HostileInputTests: XCTestCase {
         let text = replies.wait { $0.contains("acks/601") && $0.components(separatedBy: "\"status\":413").count == 3 }
         let errors = text.split(separator: "\n").filter { $0.hasPrefix("errors/601 ") }
         XCTAssertEqual(errors.count, 2, text)
-        XCTAssertTrue(errors.contains { $0.contains("a raw GATT value holds at most 512") && $0.contains("\"readingId\":\"big\"") }, text)
+        XCTAssertTrue(
+            errors.contains {
+                $0.contains("a raw GATT value holds at most 512") && $0.contains("\"readingId\":\"big\"")
+            },
+            text
+        )
         XCTAssertTrue(errors.contains { $0.contains("a JSON message holds at most 262144") }, text)
         XCTAssertTrue(text.contains(#"acks/601 {"readingIds":["m1"],"status":201}"#), text)
         let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/601").body) as? [String: Any]
@@ -235,7 +269,9 @@ final class HostileInputTests: XCTestCase {
         )
         usleep(300_000)
         let big = dir + "/big.json"
-        try Data(repeating: 0x20, count: LiveHarness.MosquittoBroker.maxPacketSize + 1000).write(to: URL(fileURLWithPath: big))
+        try Data(repeating: 0x20, count: LiveHarness.MosquittoBroker.maxPacketSize + 1000).write(
+            to: URL(fileURLWithPath: big)
+        )
         let small = dir + "/small.json"
         try Data(repeating: 0x20, count: 200_000).write(to: URL(fileURLWithPath: small))
         // An MQTT 3.1.1 client cannot know the limit: the broker disconnects it ("oversize packet").
@@ -245,7 +281,10 @@ final class HostileInputTests: XCTestCase {
         )
         XCTAssertNotEqual(refused.status, 0, "the broker disconnects a client sending an oversized packet")
         // An MQTT 5 client learns it from CONNACK (Maximum Packet Size) and does not send.
-        _ = try TestSupport.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/1/a", "-f", big])
+        _ = try TestSupport.run(
+            "mosquitto_pub",
+            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/1/a", "-f", big]
+        )
         try publish(port, "vitals/1/b", file: small)
         let text = seen.wait { $0.contains("vitals/1/b") }
         XCTAssertEqual(text.split(separator: "\n").map(String.init), ["vitals/1/b 200000"], text)

@@ -9,7 +9,9 @@ final class KubernetesJobTests: XCTestCase {
     static let kubernetesVersion = "1.30.0"
     var directory = ""
     let root = TestSupport.repositoryRoot
-    var manifests: [String] { ["results-pvc.yaml", "run-config.yaml", "shards-job.yaml", "merge-job.yaml"].map { root + "/ci/k8s/" + $0 } }
+    var manifests: [String] {
+        ["results-pvc.yaml", "run-config.yaml", "shards-job.yaml", "merge-job.yaml"].map { root + "/ci/k8s/" + $0 }
+    }
 
     override func setUpWithError() throws { directory = TestSupport.temporaryDirectory("k8s") }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: directory) }
@@ -18,7 +20,10 @@ final class KubernetesJobTests: XCTestCase {
     func python() throws -> String {
         let python = root + "/.venv-test/bin/python"
         if (try? TestSupport.run(python, ["-c", "import kubernetes_validate, yaml"]))?.status != 0 {
-            let pip = try TestSupport.run(root + "/.venv-test/bin/pip", ["install", "-q", "kubernetes-validate==1.37.0"])
+            let pip = try TestSupport.run(
+                root + "/.venv-test/bin/pip",
+                ["install", "-q", "kubernetes-validate==1.37.0"]
+            )
             guard pip.status == 0 else { throw XCTSkip("cannot install kubernetes-validate from PyPI: \(pip.err)") }
         }
         return python
@@ -70,7 +75,9 @@ final class KubernetesJobTests: XCTestCase {
         let whole = try run(["run", suite, "--json", directory + "/whole.json"])
         XCTAssertEqual(whole.status, 0, whole.out)
         // The pods: the Job's arguments with the values Kubernetes puts in, one process per index.
-        var values = config.reduce(into: [String: String]()) { $0[$1.key.uppercased().replacingOccurrences(of: "-", with: "_")] = $1.value }
+        var values = config.reduce(into: [String: String]()) {
+            $0[$1.key.uppercased().replacingOccurrences(of: "-", with: "_")] = $1.value
+        }
         values["START_AT"] = String(Int(Date().timeIntervalSince1970) + 5)
         // Four debug-built shards and their four embedded SUTs on this 2-core machine cannot keep the
         // ConfigMap's pace (at --speed 60 their scheduling lag reached 3.9 s and the budgets failed):
@@ -100,7 +107,8 @@ final class KubernetesJobTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/report.html"))
         // Every reading of the run, in the merged request list, once.
         let report =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/whole.json"))) as? [String: Any]
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/whole.json")))
+            as? [String: Any]
         let counts = ((report?["scenarios"] as? [[String: Any]])?.first?["readings"] as? [String: Int]) ?? [:]
         let listed = try Self.readingsListed(directory + "/requests.jsonl")
         XCTAssertEqual(listed.total, counts.values.reduce(0, +))

@@ -46,19 +46,25 @@ final class LiveBLEGatewayTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = TestSupport.write(Self.scenario, to: dir, name: "gateway.yaml")
         _ = try CaptureGenerator(scenario: try ScenarioLoader.load(path: path)).generate(into: dir + "/offline")
-        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(separator: "\n")
-            .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(
+            separator: "\n"
+        )
+        .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         let glucose = expected.filter { $0["kind"] as? String == "glucose" }
         let temperatures = expected.filter { $0["kind"] as? String == "temperature" }
         let batteries = expected.filter { $0["kind"] as? String == "battery" }
         let cgm = expected.filter { $0["kind"] as? String == "cgm" }
         let total = glucose.count + temperatures.count + batteries.count + cgm.count
-        let firstFever = try XCTUnwrap(temperatures.first { ($0["value"] as? Double ?? 0) >= 38.0 }, "the scenario has a fever reading")
+        let firstFever = try XCTUnwrap(
+            temperatures.first { ($0["value"] as? Double ?? 0) >= 38.0 },
+            "the scenario has a fever reading"
+        )
 
         let sut = try SUTProcess(
             [
                 "--database", dir + "/sut.sqlite", "--ble-gateway", "--scenario", path, "--log-level", "info",
-                "--hci", "tcp:127.0.0.1:\(ports[3])", "--hci", "tcp:127.0.0.1:\(ports[4])", "--hci", "tcp:127.0.0.1:\(ports[5])",
+                "--hci", "tcp:127.0.0.1:\(ports[3])", "--hci", "tcp:127.0.0.1:\(ports[4])", "--hci",
+                "tcp:127.0.0.1:\(ports[5])",
             ],
             directory: dir
         )
@@ -74,7 +80,11 @@ final class LiveBLEGatewayTests: XCTestCase {
         let alerts = try sut.alerts("?patient=g1")
         let fever = alerts.filter { $0["rule"] as? String == "temp.fever" }
         XCTAssertEqual(fever.count, 1, "\(alerts)")
-        XCTAssertEqual(fever.first?["raisedAt"] as? String, firstFever["deviceTime"] as? String, "judged by the thermometer's time stamp")
+        XCTAssertEqual(
+            fever.first?["raisedAt"] as? String,
+            firstFever["deviceTime"] as? String,
+            "judged by the thermometer's time stamp"
+        )
         XCTAssertEqual((fever.first?["evidence"] as? [String])?.count, 1)
     }
 
@@ -134,8 +144,14 @@ final class LiveBLEGatewayTests: XCTestCase {
             metrics.contains("vitalsim_ble_values_total{outcome=\"accepted\"} \(total)\n"),
             "\(detail); peripheral: \(summary); gateway log: \((try? String(contentsOfFile: sut.stderrPath, encoding: .utf8)) ?? ""); \(metrics)"
         )
-        XCTAssertFalse(metrics.contains("outcome=\"duplicate\""), "RACP asked only for the records after the last one seen: \(metrics)")
-        XCTAssertTrue(metrics.contains("vitalsim_ble_connections_total 5"), "three devices, two reconnections: \(metrics)")
+        XCTAssertFalse(
+            metrics.contains("outcome=\"duplicate\""),
+            "RACP asked only for the records after the last one seen: \(metrics)"
+        )
+        XCTAssertTrue(
+            metrics.contains("vitalsim_ble_connections_total 5"),
+            "three devices, two reconnections: \(metrics)"
+        )
         XCTAssertTrue(metrics.contains("vitalsim_ble_disconnects_total 2"), metrics)
 
     }
@@ -151,7 +167,10 @@ final class LiveBLEGatewayTests: XCTestCase {
             ($0.unixMilliseconds - start) / 60_000 * 60_000 + start
         }.sorted()
         XCTAssertEqual(minutes.count, cgm.count)
-        XCTAssertEqual(stored.out.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, minutes)
+        XCTAssertEqual(
+            stored.out.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) },
+            minutes
+        )
 
     }
 }

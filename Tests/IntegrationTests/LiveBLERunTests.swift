@@ -54,17 +54,24 @@ final class LiveBLERunTests: XCTestCase {
         let record = try vitalsim(["record", path, "--golden-dir", golden])
         XCTAssertEqual(record.status, 0, record.err)
         let goldenText = try String(contentsOfFile: golden + "/live-ble-run.golden.yaml", encoding: .utf8)
-        XCTAssertTrue(goldenText.contains("rule: \"hr.tachycardia\""), "the relayed run raises the tachycardia alert: \(goldenText)")
+        XCTAssertTrue(
+            goldenText.contains("rule: \"hr.tachycardia\""),
+            "the relayed run raises the tachycardia alert: \(goldenText)"
+        )
 
         // Over the BLE link: the same alerts, every BLE reading sent, the glucometer reconnected.
         let json = directory + "/ble.json"
         let evidence = directory + "/evidence"
         let run = try vitalsim([
-            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--json", json, "--evidence", evidence,
+            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--json", json, "--evidence",
+            evidence,
         ])
         XCTAssertEqual(run.status, 0, run.out + run.err)
         let list = try checks(json)
-        let ble = try XCTUnwrap(list.first { $0["name"] as? String == "every BLE reading sent to a subscribed central" }, "\(list)")
+        let ble = try XCTUnwrap(
+            list.first { $0["name"] as? String == "every BLE reading sent to a subscribed central" },
+            "\(list)"
+        )
         let detail = ble["detail"] as? String ?? ""
         XCTAssertEqual(ble["passed"] as? Bool, true, detail)
         XCTAssertTrue(detail.contains("b1/strap-b1, b1/meter-b1"), detail)
@@ -73,17 +80,23 @@ final class LiveBLERunTests: XCTestCase {
         let sent = Int(detail.split(separator: " ").first ?? "") ?? 0
         XCTAssertGreaterThan(sent, 3000, "about one heart-rate notification per virtual second: \(detail)")
         XCTAssertTrue(
-            list.contains { $0["name"] as? String == "alert hr.tachycardia patient b1" && $0["passed"] as? Bool == true },
+            list.contains {
+                $0["name"] as? String == "alert hr.tachycardia patient b1" && $0["passed"] as? Bool == true
+            },
             "\(list)"
         )
-        XCTAssertTrue(run.out.contains("HTTP/1.1:"), "the phone bridge still posts over HTTPS (HTTP/1.1 by default): \(run.out)")
+        XCTAssertTrue(
+            run.out.contains("HTTP/1.1:"),
+            "the phone bridge still posts over HTTPS (HTTP/1.1 by default): \(run.out)"
+        )
 
         try checkBundle(evidence + "/live-ble-run")
 
         // A SUT that never raises tachycardia alerts is caught over BLE too.
         let faultyJSON = directory + "/faulty.json"
         let faulty = try vitalsim([
-            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--sut-fault", "miss-rule=hr.tachycardia",
+            "run", path, "--golden-dir", golden, "--ble", "hci", "--speed", "240", "--sut-fault",
+            "miss-rule=hr.tachycardia",
             "--alert-wait", "0", "--json", faultyJSON,
         ])
         XCTAssertEqual(faulty.status, 1, faulty.out + faulty.err)
@@ -94,13 +107,18 @@ final class LiveBLERunTests: XCTestCase {
     /// The bundle names the BLE devices, carries their live captures (which Wireshark decodes cleanly:
     /// discovery, subscriptions, notifications, RACP), and its HTTP traffic replays byte for byte.
     func checkBundle(_ bundle: String) throws {
-        let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle + "/meta.json"))) as! [String: Any]
+        let meta =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle + "/meta.json")))
+            as! [String: Any]
         XCTAssertEqual(meta["ble"] as? String, "hci")
         XCTAssertEqual(meta["bleReadingsNotSent"] as? Int, 0)
         let captures = try FileManager.default.contentsOfDirectory(atPath: bundle + "/ble-live").sorted()
         XCTAssertEqual(captures, ["b1-meter-b1.live.btsnoop", "b1-strap-b1.live.btsnoop"])
         for capture in captures {
-            let bad = try TestSupport.run("tshark", ["-r", bundle + "/ble-live/" + capture, "-Y", "btatt.invalid_usage || _ws.malformed"])
+            let bad = try TestSupport.run(
+                "tshark",
+                ["-r", bundle + "/ble-live/" + capture, "-Y", "btatt.invalid_usage || _ws.malformed"]
+            )
             XCTAssertEqual(bad.status, 0, bad.err)
             XCTAssertEqual(bad.out, "", capture)
         }
@@ -108,7 +126,11 @@ final class LiveBLERunTests: XCTestCase {
             "tshark",
             ["-r", bundle + "/ble-live/b1-strap-b1.live.btsnoop", "-Y", "btatt.opcode == 0x1b"]
         )
-        XCTAssertGreaterThan(notifications.out.split(separator: "\n").count, 3000, "heart-rate notifications in the capture")
+        XCTAssertGreaterThan(
+            notifications.out.split(separator: "\n").count,
+            3000,
+            "heart-rate notifications in the capture"
+        )
         let replay = try vitalsim(["replay", bundle])
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
     }
@@ -120,6 +142,9 @@ final class LiveBLERunTests: XCTestCase {
         XCTAssertTrue(r.err.contains("--ble hci needs a finite --speed"), r.err)
         let hci = try vitalsim(["run", path, "--ble", "hci", "--speed", "60", "--hci", "tcp:127.0.0.1:1"])
         XCTAssertEqual(hci.status, 2, hci.err)
-        XCTAssertTrue(hci.err.contains("--hci names the BLE devices' controllers for a SUT given with --target"), hci.err)
+        XCTAssertTrue(
+            hci.err.contains("--hci names the BLE devices' controllers for a SUT given with --target"),
+            hci.err
+        )
     }
 }

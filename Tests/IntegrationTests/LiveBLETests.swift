@@ -40,7 +40,9 @@ final class LiveBLETests: XCTestCase {
     static func bumblePython() throws -> String {
         let venv = TestSupport.repositoryRoot + "/.venv-bumble"
         let python = venv + "/bin/python"
-        if !FileManager.default.isExecutableFile(atPath: python) || (try? TestSupport.run(python, ["-c", "import bumble"]).status) != 0 {
+        if !FileManager.default.isExecutableFile(atPath: python)
+            || (try? TestSupport.run(python, ["-c", "import bumble"]).status) != 0
+        {
             let made = try TestSupport.run("python3", ["-m", "venv", venv])
             guard made.status == 0 else { throw MissingTool(message: "cannot create \(venv): \(made.err)") }
             let pip = try TestSupport.run(venv + "/bin/pip", ["install", "-q", "bumble==0.0.236"])
@@ -83,8 +85,10 @@ final class LiveBLETests: XCTestCase {
         let dir = TestSupport.temporaryDirectory("live")
         let scenarioPath = TestSupport.write(Self.scenario, to: dir, name: "live.yaml")
         _ = try CaptureGenerator(scenario: try ScenarioLoader.load(path: scenarioPath)).generate(into: dir + "/offline")
-        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(separator: "\n")
-            .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(
+            separator: "\n"
+        )
+        .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
 
         let (peripheral, out) = try start(
             TestSupport.vitalsimPath,
@@ -108,7 +112,10 @@ final class LiveBLETests: XCTestCase {
         ]
         var outputs: [String: FileHandle] = [:]
         for (i, (device, args)) in jobs.enumerated() {
-            let (_, h) = try start(python, [central, "tcp-client:127.0.0.1:\(ports[devices.count + i])", address[device] ?? "?"] + args)
+            let (_, h) = try start(
+                python,
+                [central, "tcp-client:127.0.0.1:\(ports[devices.count + i])", address[device] ?? "?"] + args
+            )
             outputs[device] = h
         }
         var results: [String: [String: Any]] = [:]
@@ -134,7 +141,8 @@ final class LiveBLETests: XCTestCase {
         let battery = received("hrm").filter { $0["uuid"] as? String == "0x2A19" }
         XCTAssertEqual(
             battery.first?["hex"] as? String,
-            expected.first { $0["device"] as? String == "hrm" && $0["kind"] as? String == "battery" }?["payloadHex"] as? String
+            expected.first { $0["device"] as? String == "hrm" && $0["kind"] as? String == "battery" }?["payloadHex"]
+                as? String
         )
         // Heart rate: bumble's own HeartRateService decoder agrees with readings.jsonl.
         let hr = received("hrm").filter { $0["uuid"] as? String == "0x2A37" }
@@ -152,7 +160,11 @@ final class LiveBLETests: XCTestCase {
         let cuff = received("cuff").map { $0["hex"] as! String }
         XCTAssertEqual(cuff, Array(expectedHex("cuff").prefix(cuff.count)))
         XCTAssertEqual(cuff.count, 42)
-        XCTAssertEqual(received("cuff").filter { $0["uuid"] as? String == "0x2A35" }.count, 2, "two indicated BPM readings, each confirmed")
+        XCTAssertEqual(
+            received("cuff").filter { $0["uuid"] as? String == "0x2A35" }.count,
+            2,
+            "two indicated BPM readings, each confirmed"
+        )
         // Glucose: three records with context, then RACP report-all sends them again and ends with Success.
         let meter = received("meter").map { $0["hex"] as! String }
         let records = Array(expectedHex("meter").prefix(6))
@@ -165,10 +177,13 @@ final class LiveBLETests: XCTestCase {
             XCTAssertFalse(got.isEmpty, device)
             XCTAssertEqual(got, Array(expectedHex(device).prefix(got.count)), device)
         }
-        let values = expected.filter { $0["device"] as? String == "therm" && $0["kind"] as? String == "temperature" }.map {
-            $0["temperature"] as! Double
+        let values = expected.filter { $0["device"] as? String == "therm" && $0["kind"] as? String == "temperature" }
+            .map {
+                $0["temperature"] as! Double
+            }
+        let decoded = try received("therm").map {
+            try TemperatureMeasurement.decode(Hex.decode($0["hex"] as! String)!).record.value.value
         }
-        let decoded = try received("therm").map { try TemperatureMeasurement.decode(Hex.decode($0["hex"] as! String)!).record.value.value }
         XCTAssertEqual(decoded, Array(values.prefix(decoded.count)))
 
     }
@@ -210,11 +225,20 @@ final class LiveBLETests: XCTestCase {
             name: "disconnect.yaml"
         )
         _ = try CaptureGenerator(scenario: try ScenarioLoader.load(path: path)).generate(into: dir + "/offline")
-        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(separator: "\n")
-            .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }.filter { $0["kind"] as? String == "glucose" }
+        let expected = try String(contentsOfFile: dir + "/offline/readings.jsonl", encoding: .utf8).split(
+            separator: "\n"
+        )
+        .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }.filter {
+            $0["kind"] as? String == "glucose"
+        }
         XCTAssertEqual(expected.map { $0["seq"] as? Int }, [0, 1, 2, 3, 4])
-        XCTAssertEqual(expected.map { (($0["delivery"] as? [String]) ?? []).contains("backfill") }, [false, false, true, true, false])
-        func pair(_ r: [String: Any]) -> [String] { [r["payloadHex"] as! String] + (r["extraPayloadsHex"] as! [String]) }
+        XCTAssertEqual(
+            expected.map { (($0["delivery"] as? [String]) ?? []).contains("backfill") },
+            [false, false, true, true, false]
+        )
+        func pair(_ r: [String: Any]) -> [String] {
+            [r["payloadHex"] as! String] + (r["extraPayloadsHex"] as! [String])
+        }
 
         let (peripheral, out) = try start(
             TestSupport.vitalsimPath,
@@ -225,7 +249,8 @@ final class LiveBLETests: XCTestCase {
         let central = try TestSupport.run(
             python,
             [
-                TestSupport.repositoryRoot + "/Tests/bumble/central.py", "tcp-client:127.0.0.1:\(ports[1])", address, "14",
+                TestSupport.repositoryRoot + "/Tests/bumble/central.py", "tcp-client:127.0.0.1:\(ports[1])", address,
+                "14",
                 "2A18,2A34", "--reconnect",
             ]
         )
@@ -233,7 +258,9 @@ final class LiveBLETests: XCTestCase {
         peripheral.waitUntilExit()
         let summary = String(decoding: out.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(summary.contains("1 disconnect(s), 1 reconnection(s), 2 record(s) left for RACP"), summary)
-        let result = try JSONSerialization.jsonObject(with: Data((central.out.split(separator: "\n").last ?? "").utf8)) as! [String: Any]
+        let result =
+            try JSONSerialization.jsonObject(with: Data((central.out.split(separator: "\n").last ?? "").utf8))
+            as! [String: Any]
         let got = (result["received"] as! [[String: Any]]).map { $0["hex"] as! String }
         let before = pair(expected[0]) + pair(expected[1])
         XCTAssertEqual(Array(got.prefix(4)), before, "live records before the link drops")
@@ -244,10 +271,15 @@ final class LiveBLETests: XCTestCase {
             "RACP report-all returns every stored record, including the two measured while disconnected"
         )
         XCTAssertTrue(rest.contains("06000101"), "RACP ends with Success")
-        XCTAssertEqual(rest.filter { pair(expected[4]).contains($0) }, pair(expected[4]), "live readings continue after the reconnection")
+        XCTAssertEqual(
+            rest.filter { pair(expected[4]).contains($0) },
+            pair(expected[4]),
+            "live readings continue after the reconnection"
+        )
     }
 
-    /// VitalSim's central (scan, connect, discover, subscribe, confirm indications, decode) against a bumble peripheral.
+    /// VitalSim's central (scan, connect, discover, subscribe, confirm indications, decode) against a bumble
+    /// peripheral.
     func testVitalSimCentralAgainstBumblePeripheral() throws {
         let python = try Self.bumblePython()
         let ports = TestSupport.freePorts(2)
@@ -267,7 +299,9 @@ final class LiveBLETests: XCTestCase {
         let sent = readLines(peripheral, count: 1, timeout: 10).first ?? "nothing"
         XCTAssertEqual(sent, "sent 6", "the bumble peripheral's count")
         XCTAssertEqual(r.status, 0, r.err + " (peripheral: \(sent))")
-        let values = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let values = try r.out.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
         XCTAssertEqual(
             values.map { $0["hex"] as? String },
             ["164852035c03", "0d2c01d204", "1e4a1e042404", "0648", "1e780050005d00e80705110a1e004800010400", "5f"]
@@ -285,7 +319,10 @@ final class LiveBLETests: XCTestCase {
         // The central's own capture shows the indication confirmed and no invalid usage.
         let confirmations = try TestSupport.run("tshark", ["-r", capture, "-Y", "btatt.opcode == 0x1e"])
         XCTAssertEqual(confirmations.out.split(separator: "\n").count, 1, confirmations.out)
-        XCTAssertEqual(try TestSupport.run("tshark", ["-r", capture, "-Y", "btatt.invalid_usage || _ws.malformed"]).out, "")
+        XCTAssertEqual(
+            try TestSupport.run("tshark", ["-r", capture, "-Y", "btatt.invalid_usage || _ws.malformed"]).out,
+            ""
+        )
     }
 
     func testATTServerAnswersDiscoveryAndErrors() {
@@ -307,14 +344,24 @@ final class LiveBLETests: XCTestCase {
         XCTAssertEqual(server.handle([0x0A, 0x09, 0x00]), [0x0B, 1], "Body Sensor Location reads Chest")
         XCTAssertEqual(server.handle([0x0A, 0x06, 0x00]), [0x01, 0x0A, 0x06, 0x00, 0x02], "HRM value is not readable")
         XCTAssertEqual(server.handle([0x0A, 0x63, 0x00]), [0x01, 0x0A, 0x63, 0x00, 0x01], "Invalid Handle")
-        XCTAssertEqual(server.handle([0x12, 0x07, 0x00, 0x02, 0x00]), [0x01, 0x12, 0x07, 0x00, 0xFD], "HRM cannot be indicated")
+        XCTAssertEqual(
+            server.handle([0x12, 0x07, 0x00, 0x02, 0x00]),
+            [0x01, 0x12, 0x07, 0x00, 0xFD],
+            "HRM cannot be indicated"
+        )
         XCTAssertEqual(server.handle([0x12, 0x07, 0x00, 0x01, 0x00]), [0x13])
         XCTAssertTrue(server.subscribed(0x2A37, indicate: false))
         XCTAssertEqual(server.handle([0x12, 0x09, 0x00, 0x01]), [0x01, 0x12, 0x09, 0x00, 0x03], "Write Not Permitted")
         XCTAssertEqual(server.handle([0x02, 0xB9, 0x00]), [0x03, 0xF7, 0x00])
         XCTAssertEqual(server.mtu, 185)
-        XCTAssertEqual(server.handle([0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x0D, 0x18]), [0x07, 0x04, 0x00, 0x0B, 0x00])
-        XCTAssertEqual(server.handle([0x08, 0x04, 0x00, 0x0B, 0x00, 0x03, 0x28]).map { Array($0.prefix(2)) }, [0x09, 7])
+        XCTAssertEqual(
+            server.handle([0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x0D, 0x18]),
+            [0x07, 0x04, 0x00, 0x0B, 0x00]
+        )
+        XCTAssertEqual(
+            server.handle([0x08, 0x04, 0x00, 0x0B, 0x00, 0x03, 0x28]).map { Array($0.prefix(2)) },
+            [0x09, 7]
+        )
         XCTAssertEqual(server.handle([0x04, 0x07, 0x00, 0x07, 0x00]), [0x05, 0x01, 0x07, 0x00, 0x02, 0x29])
         XCTAssertEqual(
             server.handle([0x0C, 0x02, 0x00, 0x03, 0x00]),
@@ -333,9 +380,13 @@ final class LiveBLETests: XCTestCase {
             XCTAssertTrue(text.contains("hci0"), text)
         }
         XCTAssertThrowsError(try HCITransports.open("00:1A:7D:DA:71:13")) { e in
-            guard case .unsupported? = e as? HCIError else { return XCTFail("an adapter address opens the user channel: \(e)") }
+            guard case .unsupported? = e as? HCIError else {
+                return XCTFail("an adapter address opens the user channel: \(e)")
+            }
         }
         XCTAssertThrowsError(try HCITransports.open("usb:0")) { e in XCTAssertEqual(e as? HCIError, .badSpec("usb:0")) }
-        XCTAssertThrowsError(try HCITransports.open("tcp:127.0.0.1")) { e in XCTAssertEqual(e as? HCIError, .badSpec("tcp:127.0.0.1")) }
+        XCTAssertThrowsError(try HCITransports.open("tcp:127.0.0.1")) { e in
+            XCTAssertEqual(e as? HCIError, .badSpec("tcp:127.0.0.1"))
+        }
     }
 }

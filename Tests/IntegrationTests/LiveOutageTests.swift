@@ -9,11 +9,15 @@ import XCTest
 final class LiveOutageTests: XCTestCase {
     /// The first scenario's checks in a `--json` verdict file, and its delivery check.
     static func checks(_ json: String) throws -> (all: [[String: Any]], delivery: [String: Any]?) {
-        let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let verdicts =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         let checks = ((verdicts?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
         return (
             checks,
-            checks.first { ($0["kind"] as? String) == "delivery" && ($0["name"] as? String) == "every reading acknowledged or rejected" }
+            checks.first {
+                ($0["kind"] as? String) == "delivery"
+                    && ($0["name"] as? String) == "every reading acknowledged or rejected"
+            }
         )
     }
 
@@ -29,7 +33,8 @@ final class LiveOutageTests: XCTestCase {
         let run = Process()
         run.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
         run.arguments = [
-            "run", scenario, "--target", first.base, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--json", json,
+            "run", scenario, "--target", first.base, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--json",
+            json,
             "--connections", "1", "--outage-limit", "60",
         ]
         let out = dir + "/run.out"
@@ -54,9 +59,14 @@ final class LiveOutageTests: XCTestCase {
         XCTAssertNil(delivery?["finding"] as? String, detail)
         XCTAssertTrue(detail.contains("answered only after retrying"), detail)
         XCTAssertTrue(detail.hasPrefix("74 acknowledged"), "every reading of the scenario: \(detail)")
-        let failed = checks.filter { ($0["passed"] as? Bool) == false }.map { "\($0["finding"] ?? "")/\($0["name"] ?? "")" }
+        let failed = checks.filter { ($0["passed"] as? Bool) == false }.map {
+            "\($0["finding"] ?? "")/\($0["name"] ?? "")"
+        }
         XCTAssertEqual(failed.count, 1, "\(failed)")
-        XCTAssertTrue(failed.first?.hasPrefix("budget-exceeded/") == true && failed.first?.contains("reading-to-ack") == true, "\(failed)")
+        XCTAssertTrue(
+            failed.first?.hasPrefix("budget-exceeded/") == true && failed.first?.contains("reading-to-ack") == true,
+            "\(failed)"
+        )
         XCTAssertTrue(
             checks.contains { ($0["rule"] as? String) == "temp.fever" && ($0["passed"] as? Bool) == true },
             "the fever alert survived the restart"
@@ -70,7 +80,8 @@ final class LiveOutageTests: XCTestCase {
         let started = Date()
         let r = try TestSupport.vitalsim(
             [
-                "run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--target", "http://127.0.0.1:\(port)",
+                "run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--target",
+                "http://127.0.0.1:\(port)",
                 "--golden-dir", TestSupport.repositoryRoot + "/golden", "--outage-limit", "600",
             ],
             in: dir
@@ -91,14 +102,17 @@ final class LiveOutageTests: XCTestCase {
         let dir = TestSupport.temporaryDirectory("mqtt-outage")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scenario = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
-        let readings = TrafficPlan.requests(for: try ScenarioLoader.load(path: scenario)).reduce(0) { $0 + $1.readings.count }
+        let readings = TrafficPlan.requests(for: try ScenarioLoader.load(path: scenario)).reduce(0) {
+            $0 + $1.readings.count
+        }
         let port = TestSupport.freePorts(1)[0]
         var broker: MosquittoBroker? = try MosquittoBroker(port: port)
         let json = dir + "/verdict.json"
         let run = Process()
         run.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
         run.arguments = [
-            "run", scenario, "--mqtt", "127.0.0.1:\(port)", "--speed", "600", "--golden-dir", TestSupport.repositoryRoot + "/golden",
+            "run", scenario, "--mqtt", "127.0.0.1:\(port)", "--speed", "600", "--golden-dir",
+            TestSupport.repositoryRoot + "/golden",
             "--json", json, "--outage-limit", "60",
         ]
         let out = dir + "/run.out"
@@ -114,11 +128,18 @@ final class LiveOutageTests: XCTestCase {
         broker = try MosquittoBroker(port: port)
         run.waitUntilExit()
         let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        XCTAssertNotEqual(run.terminationStatus, 3, "an outage shorter than --outage-limit is not an infrastructure failure: \(text)")
+        XCTAssertNotEqual(
+            run.terminationStatus,
+            3,
+            "an outage shorter than --outage-limit is not an infrastructure failure: \(text)"
+        )
         let delivery = try Self.checks(json).delivery
         let detail = delivery?["detail"] as? String ?? ""
         XCTAssertNil(delivery?["finding"] as? String, detail)
-        XCTAssertTrue(detail.hasPrefix("\(readings) acknowledged"), "every one of the scenario's \(readings) readings: \(detail)")
+        XCTAssertTrue(
+            detail.hasPrefix("\(readings) acknowledged"),
+            "every one of the scenario's \(readings) readings: \(detail)"
+        )
         XCTAssertTrue(detail.contains("answered only after retrying"), detail)
         withExtendedLifetime(broker) {}
     }

@@ -43,7 +43,10 @@ final class MQTTClientLoopTests: XCTestCase {
             }
             return ""
         }
-        let expected = ["loop/on/0": 20, "loop/on/1": 20, "loop/on/2": 20, "loop/off/1": 500, "loop/off/last": 1, "loop/step/1": 500]
+        let expected = [
+            "loop/on/0": 20, "loop/on/1": 20, "loop/on/2": 20, "loop/off/1": 500, "loop/off/last": 1,
+            "loop/step/1": 500,
+        ]
         let (counts, payloads) = await Self.collect(watcher, expected.values.reduce(0, +), seconds: 30)
         // QoS 0 may be dropped by a busy broker (at most once); QoS 1 and 2 may not.
         XCTAssertLessThanOrEqual(counts["loop/on/0"] ?? 0, 20)
@@ -61,7 +64,11 @@ final class MQTTClientLoopTests: XCTestCase {
         }
         XCTAssertEqual(closed, "vitalsim-mqtt")
         let after = await HTTPMultiClientExecutorTests.onto(client) { Self.threadName() }
-        XCTAssertNotEqual(after, "vitalsim-mqtt", "a disconnected client's loop has ended; the task ran on the global executor")
+        XCTAssertNotEqual(
+            after,
+            "vitalsim-mqtt",
+            "a disconnected client's loop has ended; the task ran on the global executor"
+        )
         watcher.disconnect()
     }
 
@@ -74,7 +81,9 @@ final class MQTTClientLoopTests: XCTestCase {
                     var names = [Self.threadName()]
                     for n in 0..<20 {
                         do {
-                            try await client.publish(MQTTMessage(topic: "loop/on/\(qos)", payload: Array("\(n)".utf8), qos: qos))
+                            try await client.publish(
+                                MQTTMessage(topic: "loop/on/\(qos)", payload: Array("\(n)".utf8), qos: qos)
+                            )
                             names.append(Self.threadName())
                         } catch { names.append("\(error)") }
                     }
@@ -162,7 +171,9 @@ final class MQTTClientLoopTests: XCTestCase {
                 try await client.subscribeAcknowledged("release/#", qos: 1)
                 gone = client
                 for n in 0..<50 {
-                    try flood.publish(MQTTMessage(topic: "release/\(n)", payload: Array(repeating: 7, count: 256), qos: 1)) { _ in }
+                    try flood.publish(
+                        MQTTMessage(topic: "release/\(n)", payload: Array(repeating: 7, count: 256), qos: 1)
+                    ) { _ in }
                     try client.publish(MQTTMessage(topic: "elsewhere/\(n)", payload: [1], qos: 1)) { _ in }
                 }
             }
@@ -191,10 +202,14 @@ final class MQTTClientLoopTests: XCTestCase {
         broker.kill()
         try await Task.sleep(for: .milliseconds(300))
         // Published while the broker is down: kept by libmosquitto, sent once the loop has reconnected.
-        let acknowledged = Task { try await client.publish(MQTTMessage(topic: "loop/during", payload: [1], qos: 1), timeout: 30) }
+        let acknowledged = Task {
+            try await client.publish(MQTTMessage(topic: "loop/during", payload: [1], qos: 1), timeout: 30)
+        }
         try await Task.sleep(for: .seconds(2))
         let again = try MosquittoBroker(port: port)
-        let watcher = try MQTTClient(.init(host: "127.0.0.1", port: Int(again.port), clientID: "loop-reconnect-watcher"))
+        let watcher = try MQTTClient(
+            .init(host: "127.0.0.1", port: Int(again.port), clientID: "loop-reconnect-watcher")
+        )
         try await watcher.connect()
         try await acknowledged.value
         try await client.publish(MQTTMessage(topic: "loop/after", payload: [2], qos: 1))

@@ -9,7 +9,10 @@ final class MQTTCredentialsTests: XCTestCase {
         let directory = TestSupport.temporaryDirectory("mqtt-auth")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let passwords = directory + "/passwords"
-        XCTAssertEqual(try TestSupport.run("mosquitto_passwd", ["-c", "-b", passwords, "vitalsim", "harness-pw"]).status, 0)
+        XCTAssertEqual(
+            try TestSupport.run("mosquitto_passwd", ["-c", "-b", passwords, "vitalsim", "harness-pw"]).status,
+            0
+        )
         XCTAssertEqual(try TestSupport.run("mosquitto_passwd", ["-b", passwords, "sut", "sut-pw"]).status, 0)
         let (broker, port) = try TestSupport.mosquitto(
             "allow_anonymous false\npassword_file \(passwords)\npersistence false\n",
@@ -23,7 +26,8 @@ final class MQTTCredentialsTests: XCTestCase {
         setenv("VITALSIM_TEST_SUT_MQTT_PASSWORD", "sut-pw", 1)
         let sut = try SUTProcess(
             [
-                "--self-signed", "--database", directory + "/sut.sqlite", "--scenario", copd, "--mqtt", "127.0.0.1:\(port)",
+                "--self-signed", "--database", directory + "/sut.sqlite", "--scenario", copd, "--mqtt",
+                "127.0.0.1:\(port)",
                 "--mqtt-username", "sut", "--mqtt-password-env", "VITALSIM_TEST_SUT_MQTT_PASSWORD",
             ],
             directory: directory
@@ -36,14 +40,21 @@ final class MQTTCredentialsTests: XCTestCase {
 
         let anonymous = try TestSupport.vitalsim(args, in: directory, environment: env)
         XCTAssertEqual(anonymous.status, 3, anonymous.out + anonymous.err)
-        XCTAssertTrue(anonymous.err.contains("Not authorized") && anonymous.err.contains("mqtt: username and password-env"), anonymous.err)
+        XCTAssertTrue(
+            anonymous.err.contains("Not authorized") && anonymous.err.contains("mqtt: username and password-env"),
+            anonymous.err
+        )
 
         let profile = TestSupport.write(
             "name: broker-auth\nmqtt:\n  username: vitalsim\n  password-env: HARNESS_MQTT_PASSWORD\n",
             to: directory,
             name: "p.yaml"
         )
-        let r = try TestSupport.vitalsim(args + ["--sut", profile, "--observe", "mqtt"], in: directory, environment: env)
+        let r = try TestSupport.vitalsim(
+            args + ["--sut", profile, "--observe", "mqtt"],
+            in: directory,
+            environment: env
+        )
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS copd-desaturation"), r.out)
     }
@@ -60,7 +71,10 @@ final class MQTTCredentialsTests: XCTestCase {
         )
         let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
         let r = try TestSupport.vitalsim(
-            ["run", copd, "--sut", profile, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--evidence", directory + "/evidence"],
+            [
+                "run", copd, "--sut", profile, "--golden-dir", TestSupport.repositoryRoot + "/golden", "--evidence",
+                directory + "/evidence",
+            ],
             in: directory,
             environment: ["CI": "true"]
         )

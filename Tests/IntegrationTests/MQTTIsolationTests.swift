@@ -15,15 +15,26 @@ final class MQTTIsolationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let access = BrokerAccess(users: [
             .init(name: "sut", password: "sut-pw", rules: ["topic read vitals/+/+", "topic write acks/#"]),
-            .init(name: "501/hr-501", password: "t501-0123456789abcdef", rules: ["topic write vitals/501/+", "topic read acks/501"]),
-            .init(name: "502/hr-502", password: "t502-0123456789abcdef", rules: ["topic write vitals/502/+", "topic read acks/502"]),
+            .init(
+                name: "501/hr-501",
+                password: "t501-0123456789abcdef",
+                rules: ["topic write vitals/501/+", "topic read acks/501"]
+            ),
+            .init(
+                name: "502/hr-502",
+                password: "t502-0123456789abcdef",
+                rules: ["topic write vitals/502/+", "topic read acks/502"]
+            ),
         ])
         let broker = try LiveHarness.MosquittoBroker(directory: dir + "/broker", access: access)
         defer { broker.stop() }
         let port = String(broker.port)
         let seen = try ReferenceDeliveryTests.Listener(
             "mosquitto_sub",
-            ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-u", "sut", "-P", "sut-pw", "-t", "vitals/+/+", "-F", "%t %p"],
+            [
+                "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-u", "sut", "-P", "sut-pw", "-t", "vitals/+/+", "-F",
+                "%t %p",
+            ],
             output: dir + "/seen.txt"
         )
         usleep(300_000)
@@ -37,22 +48,34 @@ final class MQTTIsolationTests: XCTestCase {
         let anonymous = try publish("vitals/501/heart-rate", "anonymous", as: [])
         XCTAssertNotEqual(anonymous, 0, "an anonymous client is refused at CONNECT")
         XCTAssertNotEqual(
-            try publish("vitals/501/heart-rate", "wrong-password", as: ["-u", "501/hr-501", "-P", "t502-0123456789abcdef"]),
+            try publish(
+                "vitals/501/heart-rate",
+                "wrong-password",
+                as: ["-u", "501/hr-501", "-P", "t502-0123456789abcdef"]
+            ),
             0
         )
         _ = try publish("vitals/501/heart-rate", "from-502", as: ["-u", "502/hr-502", "-P", "t502-0123456789abcdef"])
-        XCTAssertEqual(try publish("vitals/501/heart-rate", "from-501", as: ["-u", "501/hr-501", "-P", "t501-0123456789abcdef"]), 0)
-        XCTAssertEqual(try publish("vitals/502/heart-rate", "502-own", as: ["-u", "502/hr-502", "-P", "t502-0123456789abcdef"]), 0)
+        XCTAssertEqual(
+            try publish("vitals/501/heart-rate", "from-501", as: ["-u", "501/hr-501", "-P", "t501-0123456789abcdef"]),
+            0
+        )
+        XCTAssertEqual(
+            try publish("vitals/502/heart-rate", "502-own", as: ["-u", "502/hr-502", "-P", "t502-0123456789abcdef"]),
+            0
+        )
         let text = seen.wait { $0.contains("502-own") }
         XCTAssertTrue(text.contains("vitals/501/heart-rate from-501"), text)
         XCTAssertFalse(text.contains("from-502"), "patient 502's device wrote on 501's topic: \(text)")
         XCTAssertFalse(text.contains("anonymous") || text.contains("wrong-password"), text)
 
-        // Another patient's confirmations are not delivered to a device (the broker checks each message it would deliver).
+        // Another patient's confirmations are not delivered to a device (the broker checks each message it would
+        // deliver).
         let heard = try ReferenceDeliveryTests.Listener(
             "mosquitto_sub",
             [
-                "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-u", "502/hr-502", "-P", "t502-0123456789abcdef", "-t", "acks/+", "-F",
+                "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-u", "502/hr-502", "-P", "t502-0123456789abcdef", "-t",
+                "acks/+", "-F",
                 "%t %p",
             ],
             output: dir + "/heard.txt"
@@ -92,13 +115,24 @@ final class MQTTIsolationTests: XCTestCase {
         let replies = try ReferenceDeliveryTests.Listener.replies(port: port, output: dir + "/replies.txt")
         usleep(300_000)
         for (id, credential) in [
-            ("none", [:]), ("by-502", ["authorization": "Bearer t502-0123456789abcdef"]), ("bad-token", ["x-api-key": "nope"]),
+            ("none", [:]), ("by-502", ["authorization": "Bearer t502-0123456789abcdef"]),
+            ("bad-token", ["x-api-key": "nope"]),
         ] {
             let file = TestSupport.write(reading(id, "501"), to: dir, name: id + ".json")
-            try publish(port, "vitals/501/heart-rate", file: file, properties: ["reading-id": id].merging(credential) { $1 })
+            try publish(
+                port,
+                "vitals/501/heart-rate",
+                file: file,
+                properties: ["reading-id": id].merging(credential) { $1 }
+            )
         }
         let own = TestSupport.write(reading("own", "501"), to: dir, name: "own.json")
-        try publish(port, "vitals/501/heart-rate", file: own, properties: ["authorization": "Bearer t501-0123456789abcdef"])
+        try publish(
+            port,
+            "vitals/501/heart-rate",
+            file: own,
+            properties: ["authorization": "Bearer t501-0123456789abcdef"]
+        )
         let raw = dir + "/raw.bin"
         try Data([0x00, 0x48]).write(to: URL(fileURLWithPath: raw))
         try publish(
@@ -112,7 +146,8 @@ final class MQTTIsolationTests: XCTestCase {
         func confirmed(_ text: String) -> Set<String> {
             Set(
                 text.split(separator: "\n").filter { $0.hasPrefix("acks/501 ") }.flatMap { line in
-                    ((SUTProcess.json(String(line.dropFirst("acks/501 ".count))) as? [String: Any])?["readingIds"] as? [String]) ?? []
+                    ((SUTProcess.json(String(line.dropFirst("acks/501 ".count))) as? [String: Any])?["readingIds"]
+                        as? [String]) ?? []
                 }
             )
         }
@@ -120,11 +155,15 @@ final class MQTTIsolationTests: XCTestCase {
         let errors = text.split(separator: "\n").filter { $0.hasPrefix("errors/501 ") }
         XCTAssertEqual(errors.filter { $0.contains("\"status\":401") }.count, 2, text)
         XCTAssertTrue(
-            errors.contains { $0.contains("\"readingId\":\"by-502\"") && $0.contains("\"status\":403") && $0.contains("hr-502") },
+            errors.contains {
+                $0.contains("\"readingId\":\"by-502\"") && $0.contains("\"status\":403") && $0.contains("hr-502")
+            },
             text
         )
         XCTAssertEqual(confirmed(text), ["own", "raw"], text)
-        let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/501", token: "r1-0123456789abcdef").body) as? [String: Any]
+        let patient =
+            SUTProcess.json(try sut.curl("GET", "/api/v1/patients/501", token: "r1-0123456789abcdef").body)
+            as? [String: Any]
         XCTAssertEqual(patient?["readings"] as? Int, 2, "only the two messages with 501's device credential are stored")
     }
     /// The harness carries each device's credential in its messages (`mqtt.device-credentials:
@@ -150,7 +189,8 @@ final class MQTTIsolationTests: XCTestCase {
         let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
         let sut = try SUTProcess(
             [
-                "--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--credentials", credentials("good", name: "sut.yaml"),
+                "--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--credentials",
+                credentials("good", name: "sut.yaml"),
                 "--scenario", copd,
             ],
             directory: dir

@@ -8,7 +8,10 @@ final class MutualTLSTests: XCTestCase {
     func testAClientCertificateFromTheProfile() throws {
         let directory = TestSupport.temporaryDirectory("mtls")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let sut = try SUTProcess(["--self-signed", "--client-ca", "self", "--database", directory + "/sut.sqlite"], directory: directory)
+        let sut = try SUTProcess(
+            ["--self-signed", "--client-ca", "self", "--database", directory + "/sut.sqlite"],
+            directory: directory
+        )
         defer { sut.stop() }
         let ca = try XCTUnwrap(sut.caFile)
         let (certificate, key) = (try XCTUnwrap(sut.clientCertificate), try XCTUnwrap(sut.clientKey))
@@ -37,7 +40,9 @@ final class MutualTLSTests: XCTestCase {
             "doctor", crisis, "--target", sut.base, "--cacert", ca, "--client-cert", certificate, "--client-key", key,
         ])
         XCTAssertEqual(flags.status, 0, flags.out + flags.err)
-        let half = try vitalsim(["run", crisis, "--target", sut.base, "--cacert", ca, "--client-cert", certificate] + golden)
+        let half = try vitalsim(
+            ["run", crisis, "--target", sut.base, "--cacert", ca, "--client-cert", certificate] + golden
+        )
         XCTAssertEqual(half.status, 2, half.out + half.err)
         XCTAssertTrue(half.err.contains("--client-cert and --client-key go together"), half.err)
     }

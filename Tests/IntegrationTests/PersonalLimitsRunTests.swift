@@ -18,9 +18,14 @@ final class PersonalLimitsRunTests: XCTestCase {
 
     func checkEnrolledLimitsSurviveARestart(database: String) throws {
         var sut = try SUTProcess(["--self-signed", "--database", database], directory: directory)
-        let body = #"{"profile": "adult", "thresholds": {"bp.hypertensive-crisis": {"systolic": 170}, "hr.tachycardia": 120}}"#
+        let body =
+            #"{"profile": "adult", "thresholds": {"bp.hypertensive-crisis": {"systolic": 170}, "hr.tachycardia": 120}}"#
         XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/x1", body: body).status, 201)
-        let refused = try sut.curl("PUT", "/api/v1/patients/x2", body: #"{"profile": "adult", "thresholds": {"infant.spo2-low": 70}}"#)
+        let refused = try sut.curl(
+            "PUT",
+            "/api/v1/patients/x2",
+            body: #"{"profile": "adult", "thresholds": {"infant.spo2-low": 70}}"#
+        )
         XCTAssertEqual(refused.status, 400)
         XCTAssertTrue(refused.body.contains(#""field":"thresholds.infant.spo2-low""#), refused.body)
         XCTAssertEqual(sut.stop(), 0)
@@ -28,7 +33,9 @@ final class PersonalLimitsRunTests: XCTestCase {
         defer { XCTAssertEqual(sut.stop(), 0) }
         let kept = try sut.curl("GET", "/api/v1/patients/x1")
         XCTAssertTrue(
-            kept.body.contains(#""thresholds":{"bp.hypertensive-crisis":{"systolic":170},"hr.tachycardia":{"heart-rate":120}}"#),
+            kept.body.contains(
+                #""thresholds":{"bp.hypertensive-crisis":{"systolic":170},"hr.tachycardia":{"heart-rate":120}}"#
+            ),
             kept.body
         )
         // After the restart the engine still judges x1 by its own crisis limit.

@@ -36,14 +36,22 @@ final class PhysiologyRefereeTests: XCTestCase {
         try refereeAndStats(script, yaml, args, as: T.self).0
     }
 
-    func refereeAndStats<T: Decodable>(_ script: String, _ yaml: String, _ args: [String], as: T.Type) throws -> (T, [String: Any]) {
+    func refereeAndStats<T: Decodable>(
+        _ script: String,
+        _ yaml: String,
+        _ args: [String],
+        as: T.Type
+    ) throws -> (T, [String: Any]) {
         let python = try Self.python()
         let dir = TestSupport.temporaryDirectory("physiology-referee")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try yaml.write(toFile: dir + "/s.yaml", atomically: true, encoding: .utf8)
         let generated = try TestSupport.vitalsim(["generate", dir + "/s.yaml", "--out", dir + "/out"], in: dir)
         XCTAssertEqual(generated.status, 0, generated.err)
-        let r = try TestSupport.run(python, [TestSupport.repositoryRoot + "/Tests/referees/" + script, dir + "/out/readings.jsonl"] + args)
+        let r = try TestSupport.run(
+            python,
+            [TestSupport.repositoryRoot + "/Tests/referees/" + script, dir + "/out/readings.jsonl"] + args
+        )
         XCTAssertEqual(r.status, 0, r.err)
         let stats = try TestSupport.vitalsim(["stats", dir + "/out", "--json"], in: dir)
         XCTAssertEqual(stats.status, 0, stats.err)
@@ -51,7 +59,8 @@ final class PhysiologyRefereeTests: XCTestCase {
         return (try JSONDecoder().decode(T.self, from: Data(r.out.utf8)), json)
     }
 
-    func adult(_ duration: String, start: String, steps: String = "", devices: String, timeline: String = "") -> String {
+    func adult(_ duration: String, start: String, steps: String = "", devices: String, timeline: String = "") -> String
+    {
         """
         name: referee
         seed: 11
@@ -72,14 +81,21 @@ final class PhysiologyRefereeTests: XCTestCase {
     func testRestingAdultFiveMinuteHRVHasTheTaskForcesVeryLowFrequencyShare() throws {
         let (hrv, stats) = try refereeAndStats(
             "hrv_referee.py",
-            adult("2h", start: "10:00:00", steps: "dailySteps: 0", devices: "      - {id: strap, type: heart-rate-strap}"),
+            adult(
+                "2h",
+                start: "10:00:00",
+                steps: "dailySteps: 0",
+                devices: "      - {id: strap, type: heart-rate-strap}"
+            ),
             ["strap"],
             as: HRV.self
         )
         // `vitalsim stats` names its methods and agrees with hrv-analysis within 10 % (medians of
         // the 5-minute windows; LF/HF by the same Welch method).
         let folder = try XCTUnwrap(stats.values.first as? [String: Any])
-        let device = try XCTUnwrap((folder["devices"] as? [[String: Any]])?.first { $0["kind"] as? String == "heart-rate" })
+        let device = try XCTUnwrap(
+            (folder["devices"] as? [[String: Any]])?.first { $0["kind"] as? String == "heart-rate" }
+        )
         XCTAssertEqual(device["profile"] as? String, "adult")
         XCTAssertTrue((device["methods"] as? String)?.contains("Welch") == true, "\(device)")
         for (mine, theirs) in [

@@ -12,15 +12,25 @@ final class PipelineFilesTests: XCTestCase {
 
     func testPipelinesRunTheSuiteScriptAndPublishItsReports() throws {
         let script = try String(contentsOfFile: TestSupport.repositoryRoot + "/ci/suite.sh", encoding: .utf8)
-        for output in ["junit.xml", "verdict.json", "report.html"] { XCTAssertTrue(script.contains("$out/" + output), output) }
+        for output in ["junit.xml", "verdict.json", "report.html"] {
+            XCTAssertTrue(script.contains("$out/" + output), output)
+        }
 
         let github = try load("github-actions.yml")
-        let steps = try XCTUnwrap(((github["jobs"] as? [String: Any])?["suite"] as? [String: Any])?["steps"] as? [[String: Any]])
-        XCTAssertTrue(steps.contains { ($0["run"] as? String)?.contains("bash ci/suite.sh scenarios/core out/ci") == true })
-        let junit = try XCTUnwrap(steps.first { ($0["uses"] as? String)?.hasPrefix("mikepenz/action-junit-report") == true })
+        let steps = try XCTUnwrap(
+            ((github["jobs"] as? [String: Any])?["suite"] as? [String: Any])?["steps"] as? [[String: Any]]
+        )
+        XCTAssertTrue(
+            steps.contains { ($0["run"] as? String)?.contains("bash ci/suite.sh scenarios/core out/ci") == true }
+        )
+        let junit = try XCTUnwrap(
+            steps.first { ($0["uses"] as? String)?.hasPrefix("mikepenz/action-junit-report") == true }
+        )
         XCTAssertEqual((junit["with"] as? [String: Any])?["report_paths"] as? String, "out/ci/junit.xml")
         XCTAssertEqual(junit["if"] as? String, "always()", "failures are published too")
-        let upload = try XCTUnwrap(steps.first { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact") == true })
+        let upload = try XCTUnwrap(
+            steps.first { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact") == true }
+        )
         XCTAssertTrue(((upload["with"] as? [String: Any])?["path"] as? String)?.contains("out/ci/report.html") == true)
 
         let gitlab = try load("gitlab-ci.yml")

@@ -9,7 +9,8 @@ final class PushOnlyAlertSourceTests: XCTestCase {
     var directory = ""
     let scenario = TestSupport.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
     let golden = TestSupport.repositoryRoot + "/golden"
-    let fields = "{id: /alertId, patient: /patientId, rule: /rule, severity: /severity, raised-at: /raisedAt, evidence: /evidence}"
+    let fields =
+        "{id: /alertId, patient: /patientId, rule: /rule, severity: /severity, raised-at: /raisedAt, evidence: /evidence}"
 
     override func setUp() { directory = TestSupport.temporaryDirectory("push-only") }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
@@ -20,7 +21,10 @@ final class PushOnlyAlertSourceTests: XCTestCase {
 
     func run(_ profile: String, _ extra: [String] = []) throws -> (status: Int32, out: String, err: String) {
         try TestSupport.vitalsim(
-            ["run", scenario, "--golden-dir", golden, "--sut", profile, "--sut-fault", "alert-api=error", "--alert-wait", "3"] + extra,
+            [
+                "run", scenario, "--golden-dir", golden, "--sut", profile, "--sut-fault", "alert-api=error",
+                "--alert-wait", "3",
+            ] + extra,
             in: directory,
             environment: ["CI": "true"]
         )
@@ -38,7 +42,10 @@ final class PushOnlyAlertSourceTests: XCTestCase {
     func testAPushChannelThatDeliversNothingIsAMisconfiguration() throws {
         let r = try run(profile("silent", "  source: mqtt\n  push: {mqtt-topic: \"nothing/+\"}\n  fields: \(fields)\n"))
         XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(r.err.contains("no alert arrived on mqtt during the run although the golden file expects 1"), r.err)
+        XCTAssertTrue(
+            r.err.contains("no alert arrived on mqtt during the run although the golden file expects 1"),
+            r.err
+        )
         XCTAssertTrue(r.err.contains("alerts.push.mqtt-topic (nothing/+)"), r.err)
         XCTAssertFalse(r.out.contains("missed"), "no clinical finding: \(r.out)")
     }
@@ -56,7 +63,10 @@ final class PushOnlyAlertSourceTests: XCTestCase {
     /// list and says what the run will check instead.
     func testDoctorAcceptsAPushOnlySource() throws {
         let sut = try SUTProcess(
-            ["--self-signed", "--database", directory + "/sut.sqlite", "--scenario", scenario, "--fault", "alert-api=error"],
+            [
+                "--self-signed", "--database", directory + "/sut.sqlite", "--scenario", scenario, "--fault",
+                "alert-api=error",
+            ],
             directory: directory
         )
         defer { _ = sut.stop() }

@@ -35,10 +35,12 @@ final class RecordAndRunTests: XCTestCase {
     }
 
     func findings(_ jsonPath: String) throws -> [String: [String]] {
-        let j = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
+        let j =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
         var out: [String: [String]] = [:]
         for s in j["scenarios"] as! [[String: Any]] {
-            out[s["scenario"] as! String] = (s["checks"] as! [[String: Any]]).compactMap { $0["finding"] as? String }.sorted()
+            out[s["scenario"] as! String] = (s["checks"] as! [[String: Any]]).compactMap { $0["finding"] as? String }
+                .sorted()
         }
         return out
     }
@@ -57,7 +59,11 @@ final class RecordAndRunTests: XCTestCase {
         )
         XCTAssertFalse(corrupt.validation.isEmpty, "the corrupted payloads are rejected")
         XCTAssertEqual(Set(corrupt.validation.map(\.status)), [400])
-        XCTAssertEqual(Set(corrupt.validation.map(\.field)).subtracting(["", "unit", "value", "systolic"]), [], "\(corrupt.validation)")
+        XCTAssertEqual(
+            Set(corrupt.validation.map(\.field)).subtracting(["", "unit", "value", "systolic"]),
+            [],
+            "\(corrupt.validation)"
+        )
         // Deterministic traffic: the same scenario and seed give the same digest.
         let scenario = try ScenarioLoader.load(path: suiteDir + "/corrupt-and-duplicate-payloads.yaml")
         XCTAssertEqual(TrafficPlan.digest(TrafficPlan.requests(for: scenario)), corrupt.trafficDigest)
@@ -67,14 +73,22 @@ final class RecordAndRunTests: XCTestCase {
     func testHealthySUTPassesAndReportsParse() throws {
         let junit = directory + "/junit.xml"
         let json = directory + "/verdict.json"
-        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json, "--http2"], ci: true)
+        let r = try vitalsim(
+            ["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json, "--http2"],
+            ci: true
+        )
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS 2/2 scenario(s)"), r.out)
         XCTAssertEqual(try findings(json).values.flatMap { $0 }, [])
         // The embedded SUT offers HTTP/2 (ALPN) and, with --http2, the harness's libcurl multi handle takes it.
-        let versions = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let versions =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         for s in versions["scenarios"] as! [[String: Any]] {
-            XCTAssertEqual(Array((s["httpVersions"] as? [String: Int] ?? [:]).keys), ["2"], "\(s["httpVersions"] ?? "")")
+            XCTAssertEqual(
+                Array((s["httpVersions"] as? [String: Int] ?? [:]).keys),
+                ["2"],
+                "\(s["httpVersions"] ?? "")"
+            )
         }
         // A standard JUnit parser (Python's junitparser) reads the file: one case per check, rule ids as properties.
         let python = try ReferenceOpenAPITests.testPython(installing: "junitparser==3.2.0")
@@ -89,7 +103,8 @@ final class RecordAndRunTests: XCTestCase {
         let parsed = try TestSupport.run(python, ["-c", script, junit])
         XCTAssertEqual(parsed.status, 0, parsed.err)
         let f = parsed.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
-        let checks = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let checks =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let count = (checks["scenarios"] as! [[String: Any]]).reduce(0) { $0 + ($1["checks"] as! [Any]).count }
         XCTAssertEqual(f.first, "2")
         XCTAssertEqual(f.count > 1 ? Int(f[1]) : nil, count)
@@ -109,7 +124,9 @@ final class RecordAndRunTests: XCTestCase {
         }
         let html = directory + "/report.html"
         let json = directory + "/report.json"
-        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json])
+        let r = try vitalsim([
+            "run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json,
+        ])
         XCTAssertEqual(r.status, 1, r.out + r.err)
         let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,7000"]
         let dom = try TestSupport.runToFiles(chromium, flags + ["--dump-dom", "file://" + html])
@@ -119,11 +136,20 @@ final class RecordAndRunTests: XCTestCase {
         XCTAssertEqual(count("<figure class=\"vitals\""), 2, "a vitals chart per patient")
         XCTAssertEqual(count("<table class=\"contract\">"), 2, "a SUT contract per scenario")
         XCTAssertGreaterThan(count("<polyline class=\"series\""), 2)
-        XCTAssertGreaterThan(count("class=\"alert-marker\" data-rule=\"bp.hypertensive-crisis\""), 0, "the raised alert is marked")
-        XCTAssertGreaterThan(count("class=\"expected-window\" data-rule=\"bp.hypertensive-crisis\""), 0, "the expected window is drawn")
+        XCTAssertGreaterThan(
+            count("class=\"alert-marker\" data-rule=\"bp.hypertensive-crisis\""),
+            0,
+            "the raised alert is marked"
+        )
+        XCTAssertGreaterThan(
+            count("class=\"expected-window\" data-rule=\"bp.hypertensive-crisis\""),
+            0,
+            "the expected window is drawn"
+        )
         XCTAssertGreaterThan(count("<rect class=\"event\""), 0, "the crisis event is shaded")
         XCTAssertGreaterThanOrEqual(count("<svg class=\"latency-histogram\""), 2)
-        let checks = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let checks =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let total = (checks["scenarios"] as! [[String: Any]]).reduce(0) { $0 + ($1["checks"] as! [Any]).count }
         XCTAssertEqual(count("<tr class=\"check "), total, "one verdict row per check")
         let wrong = try findings(json).values.flatMap { $0 }.filter { $0 == "wrong-severity" }.count
@@ -183,7 +209,10 @@ final class RecordAndRunTests: XCTestCase {
     /// proves the traffic byte-identical, and catches an altered file or a changed scenario. `--shard`
     /// splits a suite's patients (here one per scenario), and cannot go with `--evidence`.
     func testEvidenceBundleReplaysByteIdenticalAndShardsSplitTheSuite() throws {
-        let r = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "2/2", "--json", directory + "/shard.json"], ci: true)
+        let r = try vitalsim(
+            ["run", suiteDir, "--golden-dir", goldenDir, "--shard", "2/2", "--json", directory + "/shard.json"],
+            ci: true
+        )
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertEqual(
             Array(try findings(directory + "/shard.json").keys),
@@ -217,7 +246,8 @@ final class RecordAndRunTests: XCTestCase {
     /// sha256sum verifies; returns the number of requests.
     func checkBundleFiles(_ bundle: String) throws -> Int {
         for file in [
-            "scenario.yaml", "golden.yaml", "meta.json", "traffic.jsonl", "outcomes.jsonl", "alerts.json", "verdict.json",
+            "scenario.yaml", "golden.yaml", "meta.json", "traffic.jsonl", "outcomes.jsonl", "alerts.json",
+            "verdict.json",
             "generated/readings.jsonl", "MANIFEST.sha256",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/" + file), file)
@@ -229,7 +259,9 @@ final class RecordAndRunTests: XCTestCase {
         let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
         let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: suiteDir + "/hypertensive-crisis.yaml"))
         XCTAssertEqual(traffic.split(separator: "\n").count, plan.count)
-        XCTAssertTrue(try String(contentsOfFile: bundle + "/alerts.json", encoding: .utf8).contains("bp.hypertensive-crisis"))
+        XCTAssertTrue(
+            try String(contentsOfFile: bundle + "/alerts.json", encoding: .utf8).contains("bp.hypertensive-crisis")
+        )
         let sums = try TestSupport.run("/bin/sh", ["-c", "cd '\(bundle)' && sha256sum -c --quiet MANIFEST.sha256"])
         XCTAssertEqual(sums.status, 0, "sha256sum agrees with the manifest: \(sums.out)\(sums.err)")
 
@@ -271,17 +303,26 @@ final class RecordAndRunTests: XCTestCase {
         let json = directory + "/push.json"
         let path = suiteDir + "/hypertensive-crisis.yaml"
         let r = try vitalsim(
-            ["run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--observe", "webhook", "--json", json],
+            [
+                "run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--observe", "webhook",
+                "--json", json,
+            ],
             ci: true
         )
         XCTAssertEqual(r.status, 0, r.out + r.err)
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let scenario = (report["scenarios"] as! [[String: Any]])[0]
         let checks = scenario["checks"] as! [[String: Any]]
         for channel in ["sse", "mqtt", "webhook"] {
-            let check = try XCTUnwrap(checks.first { $0["name"] as? String == "alerts delivered via \(channel)" }, channel)
+            let check = try XCTUnwrap(
+                checks.first { $0["name"] as? String == "alerts delivered via \(channel)" },
+                channel
+            )
             XCTAssertEqual(check["passed"] as? Bool, true, "\(check)")
-            let latency = (scenario["latencyMilliseconds"] as! [String: [String: Double]])["reading-to-alert-\(channel)"]
+            let latency = (scenario["latencyMilliseconds"] as! [String: [String: Double]])[
+                "reading-to-alert-\(channel)"
+            ]
             XCTAssertEqual(latency?["count"], 1, "the crisis alert's latency as \(channel) delivered it")
         }
         XCTAssertTrue(r.out.contains("reading-to-alert-sse"), r.out)
@@ -299,19 +340,26 @@ final class RecordAndRunTests: XCTestCase {
         let lonely = try vitalsim(
             [
                 "run", path, "--golden-dir", goldenDir, "--target", sut.base, "--cacert", sut.caFile ?? "",
-                "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json, "--http2",
+                "--observe", "mqtt", "--mqtt", "127.0.0.1:\(broker.port)", "--observe", "webhook", "--json", json,
+                "--http2",
                 "--alert-wait", "0",
             ],
             ci: true
         )
         XCTAssertEqual(lonely.status, 1, lonely.out + lonely.err)
         XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["missed", "missed"], lonely.out)
-        XCTAssertTrue(lonely.out.contains("never arrived via mqtt") && lonely.out.contains("never arrived via webhook"), lonely.out)
+        XCTAssertTrue(
+            lonely.out.contains("never arrived via mqtt") && lonely.out.contains("never arrived via webhook"),
+            lonely.out
+        )
         XCTAssertTrue(
             lonely.err.contains("webhook receiver at http://127.0.0.1:"),
             "with --target the receiver's URL is printed: \(lonely.err)"
         )
-        XCTAssertTrue(lonely.out.contains("(HTTP/1.1: "), "with --http2, a server without HTTP/2 is spoken to over HTTP/1.1: \(lonely.out)")
+        XCTAssertTrue(
+            lonely.out.contains("(HTTP/1.1: "),
+            "with --http2, a server without HTTP/2 is spoken to over HTTP/1.1: \(lonely.out)"
+        )
     }
 
     /// A SUT whose process dies mid-run is an infrastructure failure (exit 3), never clinical
@@ -319,7 +367,8 @@ final class RecordAndRunTests: XCTestCase {
     /// `LiveHarnessTests.InProcessFaultTests`.)
     func testASUTThatDiesIsAnInfrastructureFailure() throws {
         let crash = try vitalsim([
-            "run", suiteDir + "/corrupt-and-duplicate-payloads.yaml", "--golden-dir", goldenDir, "--sut-fault", "crash-after=50",
+            "run", suiteDir + "/corrupt-and-duplicate-payloads.yaml", "--golden-dir", goldenDir, "--sut-fault",
+            "crash-after=50",
         ])
         XCTAssertEqual(crash.status, 3, "a SUT that dies is an infrastructure failure: \(crash.out) \(crash.err)")
         XCTAssertTrue(crash.err.contains("died"), crash.err)
@@ -336,15 +385,22 @@ final class RecordAndRunTests: XCTestCase {
         ])
         XCTAssertEqual(late.status, 1, late.out + late.err)
         XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["budget-exceeded"], late.out)
-        XCTAssertTrue(late.err.contains("waiting up to 31 s (reading → alert budget 1 s + --alert-wait 30 s)"), late.err)
+        XCTAssertTrue(
+            late.err.contains("waiting up to 31 s (reading → alert budget 1 s + --alert-wait 30 s)"),
+            late.err
+        )
         XCTAssertTrue(late.err.contains("every expected alert is listed"), late.err)
 
         let gaveUp = try vitalsim([
-            "run", path, "--golden-dir", goldenDir, "--sut-fault", "delay-alerts=4s", "--settle", "1", "--alert-wait", "0", "--json", json,
+            "run", path, "--golden-dir", goldenDir, "--sut-fault", "delay-alerts=4s", "--settle", "1", "--alert-wait",
+            "0", "--json", json,
         ])
         XCTAssertEqual(gaveUp.status, 1, gaveUp.out + gaveUp.err)
         XCTAssertTrue(try findings(json)["hypertensive-crisis"]?.contains("missed") == true, gaveUp.out)
-        XCTAssertTrue(gaveUp.out.contains("after the last reading was answered (waited up to reading → alert budget 1 s"), gaveUp.out)
+        XCTAssertTrue(
+            gaveUp.out.contains("after the last reading was answered (waited up to reading → alert budget 1 s"),
+            gaveUp.out
+        )
     }
 
     /// A chest strap relayed over MQTT (raw GATT, user properties): the harness starts mosquitto, the
@@ -358,8 +414,14 @@ final class RecordAndRunTests: XCTestCase {
 
         let record = try vitalsim(["record", path, "--golden-dir", dir])
         XCTAssertEqual(record.status, 0, record.err)
-        XCTAssertFalse(record.err.contains("warning"), "the reference SUT rejects every corrupted message as expected: \(record.err)")
-        let golden = try GoldenFile.parse(String(contentsOfFile: dir + "/mqtt-relay.golden.yaml", encoding: .utf8), file: "mqtt")
+        XCTAssertFalse(
+            record.err.contains("warning"),
+            "the reference SUT rejects every corrupted message as expected: \(record.err)"
+        )
+        let golden = try GoldenFile.parse(
+            String(contentsOfFile: dir + "/mqtt-relay.golden.yaml", encoding: .utf8),
+            file: "mqtt"
+        )
         XCTAssertEqual(golden.validation.count, corrupt)
         XCTAssertEqual(Set(golden.validation.map(\.field)), ["payload"])
         XCTAssertEqual(golden.alerts.map(\.rule), ["hr.tachycardia"])
@@ -368,16 +430,26 @@ final class RecordAndRunTests: XCTestCase {
         let pass = try vitalsim(["run", path, "--golden-dir", dir, "--json", json], ci: true)
         XCTAssertEqual(pass.status, 0, pass.out + pass.err)
         XCTAssertEqual(try findings(json)["mqtt-relay"], [])
-        let lenient = try vitalsim(["run", path, "--golden-dir", dir, "--sut-fault", "accept-invalid", "--json", json], ci: true)
+        let lenient = try vitalsim(
+            ["run", path, "--golden-dir", dir, "--sut-fault", "accept-invalid", "--json", json],
+            ci: true
+        )
         XCTAssertEqual(lenient.status, 1, lenient.out)
         XCTAssertTrue(try findings(json)["mqtt-relay"]?.contains("validation-mismatch") == true, lenient.out)
         // A SUT that publishes no refusals (mqtt.rejections: none): the MQTT rejections are skipped,
         // not failed; refusals looked for on another topic never come, and fail.
         let none = TestSupport.write("name: silent\nmqtt:\n  rejections: none\n", to: dir, name: "silent.yaml")
-        let skipped = try vitalsim(["run", path, "--golden-dir", dir, "--sut", none, "--junit", dir + "/silent.xml"], ci: true)
+        let skipped = try vitalsim(
+            ["run", path, "--golden-dir", dir, "--sut", none, "--junit", dir + "/silent.xml"],
+            ci: true
+        )
         XCTAssertEqual(skipped.status, 0, skipped.out + skipped.err)
         let junit = try String(contentsOfFile: dir + "/silent.xml", encoding: .utf8)
-        XCTAssertEqual(junit.components(separatedBy: "publishes no refusals of MQTT readings").count - 1, corrupt, junit)
+        XCTAssertEqual(
+            junit.components(separatedBy: "publishes no refusals of MQTT readings").count - 1,
+            corrupt,
+            junit
+        )
         let elsewhere = TestSupport.write(
             "name: elsewhere\nmqtt:\n  rejections: {topic: \"refusals/#\"}\n",
             to: dir,
@@ -410,7 +482,10 @@ final class RecordAndRunTests: XCTestCase {
                 $0.userProperties.contains { $0.name == "characteristic" && $0.value == "2A19" }
             }
         )
-        XCTAssertEqual(plan.first?.userProperties.first { $0.name == "reading-id" }?.value, plan.first?.readings.first?.id)
+        XCTAssertEqual(
+            plan.first?.userProperties.first { $0.name == "reading-id" }?.value,
+            plan.first?.readings.first?.id
+        )
         let corrupt = plan.filter { $0.expectedRejection != nil }
         XCTAssertGreaterThan(corrupt.count, 5)
         return corrupt.count
@@ -503,7 +578,10 @@ final class RecordAndRunTests: XCTestCase {
         let pass = try vitalsim(["run", path, "--mqtt-session", "persistent", "--json", json] + tls, ci: true)
         XCTAssertEqual(pass.status, 0, pass.out + pass.err)
         XCTAssertEqual(try findings(json)["mqtt-tls"], [])
-        XCTAssertTrue(pass.out.contains("readings acknowledged") && !pass.out.contains(" 0 readings acknowledged"), pass.out)
+        XCTAssertTrue(
+            pass.out.contains("readings acknowledged") && !pass.out.contains(" 0 readings acknowledged"),
+            pass.out
+        )
         let plain = try vitalsim(["run", path, "--mqtt", "127.0.0.1:\(port)", "--golden-dir", dir], ci: true)
         XCTAssertEqual(plain.status, 3, "plain MQTT against a TLS listener cannot connect: \(plain.out) \(plain.err)")
     }
@@ -535,25 +613,32 @@ final class RecordAndRunTests: XCTestCase {
         let json = directory + "/mqtt.json"
         let clean = try vitalsim(["run", path, "--golden-dir", golden, "--json", json], ci: true)
         XCTAssertEqual(clean.status, 0, clean.out + clean.err)
-        let detail = try checks(json).first { $0["name"] as? String == "every MQTT reading reached the SUT" }?["detail"] as? String
+        let detail =
+            try checks(json).first { $0["name"] as? String == "every MQTT reading reached the SUT" }?["detail"]
+            as? String
         XCTAssertTrue(detail?.contains("the SUT confirmed 7204 and refused 0") == true, detail ?? clean.out)
         XCTAssertTrue(detail?.contains("the broker dropped 0 message(s)") == true, detail ?? clean.out)
 
-        let squeezed = try vitalsim(["run", path, "--golden-dir", golden, "--mqtt-broker-queue", "5", "--json", json], ci: true)
+        let squeezed = try vitalsim(
+            ["run", path, "--golden-dir", golden, "--mqtt-broker-queue", "5", "--json", json],
+            ci: true
+        )
         XCTAssertEqual(squeezed.status, 1, squeezed.out + squeezed.err)
         XCTAssertTrue(try findings(json)["copd-desaturation"]?.contains("lost") == true, squeezed.out)
         let lost = try checks(json).first { $0["name"] as? String == "every MQTT reading reached the SUT" }
         let text = lost?["detail"] as? String ?? ""
         XCTAssertEqual(lost?["finding"] as? String, "lost", text)
         XCTAssertTrue(
-            text.contains("were never confirmed or rejected by the SUT") && text.contains("$SYS/broker/publish/messages/dropped"),
+            text.contains("were never confirmed or rejected by the SUT")
+                && text.contains("$SYS/broker/publish/messages/dropped"),
             text
         )
     }
 
     /// The checks of the first scenario in a JSON report.
     func checks(_ jsonPath: String) throws -> [[String: Any]] {
-        let j = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as? [String: Any]
+        let j =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as? [String: Any]
         return ((j?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
     }
 
@@ -569,7 +654,11 @@ final class RecordAndRunTests: XCTestCase {
             ci: true
         )
         XCTAssertEqual(r.status, 1, r.out + r.err)
-        XCTAssertEqual(try findings(json)["vitaledge-daily-summary"], Array(repeating: "validation-mismatch", count: 9), r.out)
+        XCTAssertEqual(
+            try findings(json)["vitaledge-daily-summary"],
+            Array(repeating: "validation-mismatch", count: 9),
+            r.out
+        )
         for field in ["heartRate", "timestamp", "unexpectedField", "stepCount"] {
             XCTAssertTrue(r.out.contains("expected 400 naming field '\(field)', got 200"), "\(field): \(r.out)")
         }
@@ -589,6 +678,9 @@ final class RecordAndRunTests: XCTestCase {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let broken = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir])
         XCTAssertEqual(broken.status, 2)
-        XCTAssertTrue(broken.err.contains("hypertensive-crisis.golden.yaml:") && broken.err.contains("alerts[0].severity"), broken.err)
+        XCTAssertTrue(
+            broken.err.contains("hypertensive-crisis.golden.yaml:") && broken.err.contains("alerts[0].severity"),
+            broken.err
+        )
     }
 }

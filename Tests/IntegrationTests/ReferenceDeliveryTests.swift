@@ -39,7 +39,10 @@ final class ReferenceDeliveryTests: XCTestCase {
         let webhook = try WebhookReceiver(failFirst: 2)
         let dir = TestSupport.temporaryDirectory("delivery")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--webhook", webhook.url], directory: dir)
+        let sut = try SUTProcess(
+            ["--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--webhook", webhook.url],
+            directory: dir
+        )
         defer { XCTAssertEqual(sut.stop(), 0) }
         let port = String(broker.port)
         let alertsSub = try Listener(
@@ -58,7 +61,9 @@ final class ReferenceDeliveryTests: XCTestCase {
 
         try publishMQTTReadings(port: port, directory: dir)
 
-        let expected: [(String, String)] = [("601", "bp.hypertensive-crisis"), ("602", "bp.hypertensive-crisis"), ("603", "spo2.low")]
+        let expected: [(String, String)] = [
+            ("601", "bp.hypertensive-crisis"), ("602", "bp.hypertensive-crisis"), ("603", "spo2.low"),
+        ]
         let ids = try checkPolledAlerts(sut, expected: expected)
 
         checkMQTTDelivery(alertsSub, expected: expected)
@@ -98,7 +103,16 @@ final class ReferenceDeliveryTests: XCTestCase {
                 "mosquitto_pub",
                 [
                     "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/603/spo2",
-                    "-m", observationJSON(id: "s\(i)", patient: "603", device: "ox", kind: "spo2", value: 85, unit: "%", at: ts),
+                    "-m",
+                    observationJSON(
+                        id: "s\(i)",
+                        patient: "603",
+                        device: "ox",
+                        kind: "spo2",
+                        value: 85,
+                        unit: "%",
+                        at: ts
+                    ),
                 ]
             )
             XCTAssertEqual(pub.status, 0, pub.err)
@@ -108,7 +122,8 @@ final class ReferenceDeliveryTests: XCTestCase {
             "mosquitto_pub",
             [
                 "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/604/heart-rate", "-m", "x",
-                "-D", "publish", "user-property", "characteristic", "2AFF", "-D", "publish", "user-property", "reading-id", "bad1",
+                "-D", "publish", "user-property", "characteristic", "2AFF", "-D", "publish", "user-property",
+                "reading-id", "bad1",
             ]
         )
         XCTAssertEqual(pub.status, 0, pub.err)
@@ -117,7 +132,15 @@ final class ReferenceDeliveryTests: XCTestCase {
             [
                 "-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", "vitals/604/spo2",
                 "-m",
-                observationJSON(id: "bad2", patient: "605", device: "ox", kind: "spo2", value: 97, unit: "%", at: "2024-11-07T09:00:00Z"),
+                observationJSON(
+                    id: "bad2",
+                    patient: "605",
+                    device: "ox",
+                    kind: "spo2",
+                    value: 97,
+                    unit: "%",
+                    at: "2024-11-07T09:00:00Z"
+                ),
             ]
         )
         XCTAssertEqual(pub.status, 0, pub.err)
@@ -169,7 +192,8 @@ final class ReferenceDeliveryTests: XCTestCase {
         let stream = sse.wait { $0.components(separatedBy: "event: alert").count == 4 }
         let events = stream.components(separatedBy: "\n\n").filter { $0.contains("event: alert") }
         XCTAssertEqual(events.count, 3, stream)
-        let firstID = events.first?.split(separator: "\n").first { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) } ?? ""
+        let firstID =
+            events.first?.split(separator: "\n").first { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) } ?? ""
         let resumed = try TestSupport.run(
             "curl",
             ["-s", "-N", "--max-time", "2", "-H", "Last-Event-ID: \(firstID)", sut.base + "/api/v1/alerts/stream"]

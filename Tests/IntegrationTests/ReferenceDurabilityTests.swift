@@ -78,7 +78,9 @@ final class ReferenceDurabilityTests: XCTestCase {
         var acknowledged: [String] = []
         var perClient: [Int] = []
         for c in 0..<4 {
-            let lines = ((try? String(contentsOfFile: dir + "/acks-\(c)", encoding: .utf8)) ?? "").split(separator: "\n")
+            let lines = ((try? String(contentsOfFile: dir + "/acks-\(c)", encoding: .utf8)) ?? "").split(
+                separator: "\n"
+            )
             let ok = lines.filter { $0.hasSuffix(" 200") }.map { String($0.split(separator: " ")[0]) }
             acknowledged += ok
             perClient.append(ok.count)

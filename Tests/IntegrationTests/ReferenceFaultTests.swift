@@ -44,9 +44,14 @@ final class ReferenceFaultTests: XCTestCase {
     func exercise(_ faults: [String], settle: Double = 0) throws -> Outcome {
         let dir = TestSupport.temporaryDirectory("fault")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(["--database", dir + "/sut.sqlite"] + faults.flatMap { ["--fault", $0] }, directory: dir)
+        let sut = try SUTProcess(
+            ["--database", dir + "/sut.sqlite"] + faults.flatMap { ["--fault", $0] },
+            directory: dir
+        )
         defer { XCTAssertEqual(sut.stop(), 0) }
-        let statuses = try [Self.crisis, Self.fever, Self.invalid].map { try sut.curl("POST", "/api/v1/observations", body: $0).status }
+        let statuses = try [Self.crisis, Self.fever, Self.invalid].map {
+            try sut.curl("POST", "/api/v1/observations", body: $0).status
+        }
         if settle > 0 { usleep(UInt32(settle * 1_000_000)) }
         return Outcome(statuses: statuses, alerts: try sut.alerts(), stderr: sut.stderr)
     }
@@ -130,12 +135,16 @@ final class ReferenceFaultTests: XCTestCase {
         XCTAssertEqual(sut.process.terminationStatus, SIGKILL)
         let again = try SUTProcess(["--database", dir + "/sut.sqlite"], directory: dir)
         defer { again.stop() }
-        XCTAssertEqual(try again.alerts().compactMap { $0["rule"] as? String }.sorted(), ["bp.hypertensive-crisis", "temp.fever"])
+        XCTAssertEqual(
+            try again.alerts().compactMap { $0["rule"] as? String }.sorted(),
+            ["bp.hypertensive-crisis", "temp.fever"]
+        )
     }
 
     func testBadFaultValuesAreUsageErrors() throws {
         for (fault, message) in [
-            ("drop-alerts=2", "probability"), ("delay-alerts=soon", "DURATION"), ("miss-rule=hr.nope", "unknown rule hr.nope"),
+            ("drop-alerts=2", "probability"), ("delay-alerts=soon", "DURATION"),
+            ("miss-rule=hr.nope", "unknown rule hr.nope"),
             ("crash-after=-1", "whole number"), ("explode", "unknown fault"), ("accept-invalid=yes", "takes no value"),
         ] {
             let r = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--dev", "--fault", fault])

@@ -29,7 +29,9 @@ final class ReferenceOpenAPITests: XCTestCase {
         let python = venv + "/bin/python"
         let module = String(requirement.split(separator: "=").first ?? "")
         if (try? TestSupport.run(python, ["-c", "import \(module)"]))?.status != 0 {
-            if !FileManager.default.isExecutableFile(atPath: python) { _ = try TestSupport.run("python3", ["-m", "venv", venv]) }
+            if !FileManager.default.isExecutableFile(atPath: python) {
+                _ = try TestSupport.run("python3", ["-m", "venv", venv])
+            }
             let pip = try TestSupport.run(venv + "/bin/pip", ["install", "-q", requirement])
             guard pip.status == 0 else { throw XCTSkip("cannot install \(requirement) from PyPI: \(pip.err)") }
         }
@@ -40,11 +42,16 @@ final class ReferenceOpenAPITests: XCTestCase {
         let tool = try Self.schemathesis()
         let dir = TestSupport.temporaryDirectory("openapi")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sut = try SUTProcess(["--database", dir + "/sut.sqlite", "--rate-limit", "0"] + serverArguments, directory: dir)
+        let sut = try SUTProcess(
+            ["--database", dir + "/sut.sqlite", "--rate-limit", "0"] + serverArguments,
+            directory: dir
+        )
         defer { sut.stop() }
         var args = [
-            "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path", "/api/v1/alerts/stream",
-            "--checks", Self.checks, "-n", "100", "--seed", String(seed), "--phases", "examples,coverage,fuzzing", "--no-color",
+            "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
+            "/api/v1/alerts/stream",
+            "--checks", Self.checks, "-n", "100", "--seed", String(seed), "--phases", "examples,coverage,fuzzing",
+            "--no-color",
         ]
         if let header { args += ["-H", header] }
         let r = try TestSupport.run(tool, args)
@@ -59,7 +66,8 @@ final class ReferenceOpenAPITests: XCTestCase {
     }
 
     func testWithDeviceCredentials() throws {
-        // --dev: schemathesis posts with patient 501's device token, for other patients too (403), and reads alerts with it (403).
+        // --dev: schemathesis posts with patient 501's device token, for other patients too (403), and reads alerts
+        // with it (403).
         let dir = TestSupport.temporaryDirectory("openapi-dev")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tool = try Self.schemathesis()
@@ -69,8 +77,10 @@ final class ReferenceOpenAPITests: XCTestCase {
         let r = try TestSupport.run(
             tool,
             [
-                "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path", "/api/v1/alerts/stream",
-                "--checks", Self.checks, "-n", "50", "--seed", "2", "--phases", "examples,coverage,fuzzing", "--no-color",
+                "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
+                "/api/v1/alerts/stream",
+                "--checks", Self.checks, "-n", "50", "--seed", "2", "--phases", "examples,coverage,fuzzing",
+                "--no-color",
                 "-H", "Authorization: Bearer \(token)",
             ]
         )

@@ -18,7 +18,10 @@ final class ReferenceOperationsTests: XCTestCase {
         let unverified = try TestSupport.run("curl", ["-s", "-o", "/dev/null", sut.base + "/healthz"])
         XCTAssertEqual(unverified.status, 60, "without the CA the certificate is not trusted")
         // Keep-alive: two requests on one connection.
-        let two = try TestSupport.run("curl", ["-s", "-v", "--cacert", sut.caFile!, sut.base + "/healthz", sut.base + "/healthz"])
+        let two = try TestSupport.run(
+            "curl",
+            ["-s", "-v", "--cacert", sut.caFile!, sut.base + "/healthz", sut.base + "/healthz"]
+        )
         XCTAssertTrue(two.err.contains("Re-using existing connection") || two.err.contains("Reusing existing"), two.err)
     }
 
@@ -28,19 +31,29 @@ final class ReferenceOperationsTests: XCTestCase {
         let r = try TestSupport.run(
             "openssl",
             [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+                "-out", cert,
                 "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
             ]
         )
         XCTAssertEqual(r.status, 0, r.err)
-        let sut = try SUTProcess(["--tls-cert", cert, "--tls-key", key, "--database", directory + "/sut.sqlite"], directory: directory)
+        let sut = try SUTProcess(
+            ["--tls-cert", cert, "--tls-key", key, "--database", directory + "/sut.sqlite"],
+            directory: directory
+        )
         defer { sut.stop() }
-        let ok = try TestSupport.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", cert, sut.base + "/healthz"])
+        let ok = try TestSupport.run(
+            "curl",
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", cert, sut.base + "/healthz"]
+        )
         XCTAssertEqual(ok.out, "200")
         // A missing key file is an infrastructure error with the path in the message.
         let bad = try TestSupport.run(
             TestSupport.vitalsimPath,
-            ["serve", "--port", "0", "--tls-cert", cert, "--tls-key", directory + "/nope.pem", "--database", directory + "/x.sqlite"]
+            [
+                "serve", "--port", "0", "--tls-cert", cert, "--tls-key", directory + "/nope.pem", "--database",
+                directory + "/x.sqlite",
+            ]
         )
         XCTAssertEqual(bad.status, 3)
         XCTAssertTrue(bad.err.contains("nope.pem"), bad.err)
@@ -78,12 +91,20 @@ final class ReferenceOperationsTests: XCTestCase {
             usleep(100_000)
             codes = ((try? String(contentsOfFile: directory + "/codes", encoding: .utf8)) ?? "").split(separator: "\n")
         }
-        XCTAssertEqual(sut.stop(), 0, "SIGTERM with an open SSE stream and requests in flight exits cleanly: \(sut.stderr)")
+        XCTAssertEqual(
+            sut.stop(),
+            0,
+            "SIGTERM with an open SSE stream and requests in flight exits cleanly: \(sut.stderr)"
+        )
         load.waitUntilExit()
         sse.waitUntilExit()
         codes = ((try? String(contentsOfFile: directory + "/codes", encoding: .utf8)) ?? "").split(separator: "\n")
         XCTAssertGreaterThanOrEqual(codes.count, 60)
-        XCTAssertEqual(codes.filter { $0 != "200" && $0 != "000" }, [], "no request failed with an error status while draining")
+        XCTAssertEqual(
+            codes.filter { $0 != "200" && $0 != "000" },
+            [],
+            "no request failed with an error status while draining"
+        )
         XCTAssertEqual(sse.terminationStatus, 0, "the SSE stream was closed by the server, not cut")
     }
 
@@ -105,7 +126,10 @@ final class ReferenceOperationsTests: XCTestCase {
             directory: directory
         )
         let body = #"{"userId": "zz-patient-9", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 187}"#
-        XCTAssertEqual(try sut.curl("POST", "/api/iot-heart-rate", body: body, token: "device-token-0123456789").status, 200)
+        XCTAssertEqual(
+            try sut.curl("POST", "/api/iot-heart-rate", body: body, token: "device-token-0123456789").status,
+            200
+        )
         let apiKey = try sut.curl(
             "POST",
             "/api/iot-heart-rate",
@@ -131,12 +155,22 @@ final class ReferenceOperationsTests: XCTestCase {
             XCTAssertFalse(log.contains(secret), "the log leaks \(secret): \(log)")
         }
         // The heart rate as a value of its own (request ids are random hex and may contain the digits).
-        XCTAssertNil(log.range(of: "(?<![0-9A-Za-z.])187(?![0-9A-Za-z])", options: .regularExpression), "the log leaks 187: \(log)")
+        XCTAssertNil(
+            log.range(of: "(?<![0-9A-Za-z.])187(?![0-9A-Za-z])", options: .regularExpression),
+            "the log leaks 187: \(log)"
+        )
 
         // Errors in a credentials file name the file, line and field.
-        let bad = TestSupport.write("devices:\n  - token: short\n    patient: \"1\"\n    device: d\n", to: directory, name: "bad.yaml")
+        let bad = TestSupport.write(
+            "devices:\n  - token: short\n    patient: \"1\"\n    device: d\n",
+            to: directory,
+            name: "bad.yaml"
+        )
         let r = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--credentials", bad])
         XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.err.contains("bad.yaml:2") && r.err.contains("devices[0].token") && r.err.contains("16 characters"), r.err)
+        XCTAssertTrue(
+            r.err.contains("bad.yaml:2") && r.err.contains("devices[0].token") && r.err.contains("16 characters"),
+            r.err
+        )
     }
 }

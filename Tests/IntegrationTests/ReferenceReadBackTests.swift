@@ -34,8 +34,15 @@ final class ReferenceReadBackTests: XCTestCase {
         XCTAssertEqual((pressure["values"] as? [String: Any])?["diastolic"] as? Double, 84)
         XCTAssertEqual(pressure["timestamp"] as? String, "2024-11-08T07:30:00.250Z")
 
-        let november8 = try items(sut, "/api/v1/patients/701/readings?kind=heart-rate&from=2024-11-08T00:00:00Z&to=2024-12-01T00:00:00Z")
-        XCTAssertEqual(november8.map { $0["readingId"] as? String }, ["h3"], "from is inclusive, to exclusive, kind filters")
+        let november8 = try items(
+            sut,
+            "/api/v1/patients/701/readings?kind=heart-rate&from=2024-11-08T00:00:00Z&to=2024-12-01T00:00:00Z"
+        )
+        XCTAssertEqual(
+            november8.map { $0["readingId"] as? String },
+            ["h3"],
+            "from is inclusive, to exclusive, kind filters"
+        )
         XCTAssertEqual(try items(sut, "/api/v1/patients/701/readings?kind=blood-pressure").count, 1)
 
         // Pages: `next` leads on until a short page.
@@ -52,9 +59,14 @@ final class ReferenceReadBackTests: XCTestCase {
         let days = try object(sut, "/api/v1/patients/701/readings/counts?by=day")["counts"] as? [[String: Any]] ?? []
         XCTAssertEqual(
             days.map { "\($0["period"] ?? "") \($0["kind"] ?? "") \($0["readings"] ?? "")" },
-            ["2024-11-07 heart-rate 2", "2024-11-08 blood-pressure 1", "2024-11-08 heart-rate 1", "2024-12-01 heart-rate 1"]
+            [
+                "2024-11-07 heart-rate 2", "2024-11-08 blood-pressure 1", "2024-11-08 heart-rate 1",
+                "2024-12-01 heart-rate 1",
+            ]
         )
-        let months = try object(sut, "/api/v1/patients/701/readings/counts?by=month&kind=heart-rate")["counts"] as? [[String: Any]] ?? []
+        let months =
+            try object(sut, "/api/v1/patients/701/readings/counts?by=month&kind=heart-rate")["counts"]
+            as? [[String: Any]] ?? []
         XCTAssertEqual(months.map { "\($0["period"] ?? "") \($0["readings"] ?? "")" }, ["2024-11 3", "2024-12 1"])
 
         try checkRefusals(sut)
@@ -71,7 +83,9 @@ final class ReferenceReadBackTests: XCTestCase {
 
     /// Bad read-back parameters are refused naming them; an unknown patient is a 404.
     func checkRefusals(_ sut: SUTProcess) throws {
-        for (query, field) in [("kind=pulse", "kind"), ("from=yesterday", "from"), ("limit=0", "limit"), ("after=-1", "after")] {
+        for (query, field) in [
+            ("kind=pulse", "kind"), ("from=yesterday", "from"), ("limit=0", "limit"), ("after=-1", "after"),
+        ] {
             let r = try sut.curl("GET", "/api/v1/patients/701/readings?\(query)")
             XCTAssertEqual(r.status, 400, query)
             XCTAssertEqual((SUTProcess.json(r.body) as? [String: Any])?["field"] as? String, field, r.body)
@@ -88,7 +102,15 @@ final class ReferenceReadBackTests: XCTestCase {
         let sut = try SUTProcess(["--database", dir + "/sut.sqlite"], directory: dir)
         defer { XCTAssertEqual(sut.stop(), 0) }
         let hr = { (id: String, at: String, value: Double) in
-            observationJSON(id: id, patient: "701", device: "hr-701", kind: "heart-rate", value: value, unit: "/min", at: at)
+            observationJSON(
+                id: id,
+                patient: "701",
+                device: "hr-701",
+                kind: "heart-rate",
+                value: value,
+                unit: "/min",
+                at: at
+            )
         }
         let bp =
             #"{"readingId":"bp1","patientId":"701","deviceId":"cuff-701","kind":"blood-pressure","systolic":128,"diastolic":84,"unit":"mm[Hg]","timestamp":"2024-11-08T07:30:00Z"}"#
@@ -102,7 +124,10 @@ final class ReferenceReadBackTests: XCTestCase {
             at: "2024-11-08T07:00:00Z"
         )
         let batch =
-            "[" + [hr("h1", "2024-11-07T08:00:00Z", 72), hr("h2", "2024-11-08T00:00:00Z", 80), bp, battery].joined(separator: ",") + "]"
+            "["
+            + [hr("h1", "2024-11-07T08:00:00Z", 72), hr("h2", "2024-11-08T00:00:00Z", 80), bp, battery].joined(
+                separator: ","
+            ) + "]"
         XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: batch).status, 200)
 
         let all = try bundle(sut, "/fhir/Observation?patient=Patient/701", directory: dir)
@@ -130,11 +155,15 @@ final class ReferenceReadBackTests: XCTestCase {
         XCTAssertEqual(try ids("patient=799"), [], "a patient without readings: an empty Bundle")
 
         let page = try bundle(sut, "/fhir/Observation?patient=701&code=8867-4&_count=1", directory: dir)
-        let next = try XCTUnwrap((page["link"] as? [[String: Any]])?.first { $0["relation"] as? String == "next" }?["url"] as? String)
+        let next = try XCTUnwrap(
+            (page["link"] as? [[String: Any]])?.first { $0["relation"] as? String == "next" }?["url"] as? String
+        )
         let second = try bundle(sut, next, directory: dir)
         XCTAssertEqual((second["entry"] as? [[String: Any]])?.count, 1, next)
 
-        for (query, field) in [("code=8867-4", "patient"), ("patient=701&code=1234-5", "code"), ("patient=701&date=yesterday", "date")] {
+        for (query, field) in [
+            ("code=8867-4", "patient"), ("patient=701&code=1234-5", "code"), ("patient=701&date=yesterday", "date"),
+        ] {
             let r = try sut.curl("GET", "/fhir/Observation?" + query)
             XCTAssertEqual(r.status, 400, query)
             let issue = ((SUTProcess.json(r.body) as? [String: Any])?["issue"] as? [[String: Any]])?.first
@@ -149,7 +178,11 @@ final class ReferenceReadBackTests: XCTestCase {
         let file = TestSupport.write(r.body, to: directory, name: "bundle.json")
         let check = try TestSupport.run(
             try Self.fhirPython(),
-            ["-c", "import sys; from fhir.resources.R4B.bundle import Bundle; Bundle.model_validate_json(open(sys.argv[1]).read())", file]
+            [
+                "-c",
+                "import sys; from fhir.resources.R4B.bundle import Bundle; Bundle.model_validate_json(open(sys.argv[1]).read())",
+                file,
+            ]
         )
         XCTAssertEqual(check.status, 0, path + ": " + check.err)
         return SUTProcess.json(r.body) as? [String: Any] ?? [:]
@@ -159,7 +192,10 @@ final class ReferenceReadBackTests: XCTestCase {
     static func fhirPython() throws -> String {
         let python = TestSupport.repositoryRoot + "/.venv-test/bin/python"
         if try TestSupport.run(python, ["-c", "import fhir.resources"]).status != 0 {
-            let pip = try TestSupport.run(TestSupport.repositoryRoot + "/.venv-test/bin/pip", ["install", "-q", "fhir.resources==8.1.0"])
+            let pip = try TestSupport.run(
+                TestSupport.repositoryRoot + "/.venv-test/bin/pip",
+                ["install", "-q", "fhir.resources==8.1.0"]
+            )
             guard pip.status == 0 else { throw XCTSkip("fhir.resources could not be installed: \(pip.err)") }
         }
         return python

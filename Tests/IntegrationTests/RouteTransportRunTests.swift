@@ -27,7 +27,11 @@ final class RouteTransportRunTests: XCTestCase {
             - {transport: http, path: /api/v1/observations, format: vitalsim-observation}
         """
 
-    func run(_ scenario: String, _ profile: String, _ extra: [String] = []) throws -> (status: Int32, out: String, err: String) {
+    func run(
+        _ scenario: String,
+        _ profile: String,
+        _ extra: [String] = []
+    ) throws -> (status: Int32, out: String, err: String) {
         try TestSupport.vitalsim(
             ["run", scenario, "--golden-dir", golden, "--sut", profile] + extra,
             in: directory,

@@ -16,7 +16,13 @@ final class SUTProcess {
     private(set) var clientKey: String?
 
     /// Starts the server and waits for `listening on`; `arguments` follow `serve --port PORT` (0: a free one).
-    init(_ arguments: [String], directory: String, port: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws {
+    init(
+        _ arguments: [String],
+        directory: String,
+        port: Int = 0,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         process.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
         process.arguments = ["serve", "--port", String(port)] + arguments
         let out = Pipe()

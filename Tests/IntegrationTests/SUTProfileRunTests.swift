@@ -12,7 +12,10 @@ final class SUTProfileRunTests: XCTestCase {
     override func setUp() { directory = TestSupport.temporaryDirectory("sut-profile") }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
-    func vitalsim(_ args: [String], environment: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+    func vitalsim(
+        _ args: [String],
+        environment: [String: String?] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         var env = environment
         env["CI"] = "true"
         return try TestSupport.vitalsim(args, in: directory, environment: env)
@@ -22,7 +25,10 @@ final class SUTProfileRunTests: XCTestCase {
         let profile = TestSupport.write("name: p\nalerts:\n  url: /a\n  feilds: {}\n", to: directory, name: "bad.yaml")
         let r = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", profile])
         XCTAssertEqual(r.status, 2, r.out + r.err)
-        XCTAssertTrue(r.err.contains("\(profile):4:3: error: alerts.feilds: unknown key 'feilds' (did you mean 'fields'?)"), r.err)
+        XCTAssertTrue(
+            r.err.contains("\(profile):4:3: error: alerts.feilds: unknown key 'feilds' (did you mean 'fields'?)"),
+            r.err
+        )
     }
 
     /// `vitalsim doctor` through a profile whose devices have their own keys (sent as X-API-Key)
@@ -49,7 +55,9 @@ final class SUTProfileRunTests: XCTestCase {
             to: directory,
             name: "keyed.yaml"
         )
-        let doctor = try vitalsim(["doctor", crisis, "--sut", profile, "--target", sut.base, "--cacert", sut.caFile ?? ""])
+        let doctor = try vitalsim([
+            "doctor", crisis, "--sut", profile, "--target", sut.base, "--cacert", sut.caFile ?? "",
+        ])
         XCTAssertEqual(doctor.status, 0, doctor.out + doctor.err)
     }
 
@@ -89,21 +97,35 @@ final class SUTProfileRunTests: XCTestCase {
         )
         XCTAssertEqual(r.status, 0, r.out + r.err)
         let stats = try XCTUnwrap(
-            JSONSerialization.jsonObject(with: Data(try TestSupport.run("curl", ["-s", base + "/_stats"]).out.utf8)) as? [String: Int]
+            JSONSerialization.jsonObject(with: Data(try TestSupport.run("curl", ["-s", base + "/_stats"]).out.utf8))
+                as? [String: Int]
         )
         XCTAssertGreaterThanOrEqual(stats["tokens_issued"] ?? 0, 3, "tokens were renewed mid-run: \(stats)")
-        XCTAssertGreaterThanOrEqual(stats["expired_rejections"] ?? 0, 1, "the gateway refused an expired token: \(stats)")
+        XCTAssertGreaterThanOrEqual(
+            stats["expired_rejections"] ?? 0,
+            1,
+            "the gateway refused an expired token: \(stats)"
+        )
 
-        let refused = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", profile], environment: ["GATEWAY_SECRET": "wrong"])
+        let refused = try vitalsim(
+            ["run", crisis, "--golden-dir", golden, "--sut", profile],
+            environment: ["GATEWAY_SECRET": "wrong"]
+        )
         XCTAssertEqual(refused.status, 3, refused.out + refused.err)
         XCTAssertTrue(
             refused.err.contains("the OAuth2 token endpoint POST \(base)/oauth/token refused client vitalsim with 401"),
             refused.err
         )
         XCTAssertFalse(refused.out.contains("missed"), refused.out)
-        let unset = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", profile], environment: ["GATEWAY_SECRET": nil])
+        let unset = try vitalsim(
+            ["run", crisis, "--golden-dir", golden, "--sut", profile],
+            environment: ["GATEWAY_SECRET": nil]
+        )
         XCTAssertEqual(unset.status, 2, unset.out + unset.err)
-        XCTAssertTrue(unset.err.contains("the environment variable GATEWAY_SECRET (the client secret) is not set"), unset.err)
+        XCTAssertTrue(
+            unset.err.contains("the environment variable GATEWAY_SECRET (the client secret) is not set"),
+            unset.err
+        )
     }
 
     /// `Tests/backends/oauth_gateway.py` in front of `upstream`: tokens live 1 s but claim an hour.
@@ -111,7 +133,8 @@ final class SUTProfileRunTests: XCTestCase {
         let gateway = Process()
         gateway.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         gateway.arguments = [
-            "python3", TestSupport.repositoryRoot + "/Tests/backends/oauth_gateway.py", upstream.base, upstream.caFile ?? "", "vitalsim",
+            "python3", TestSupport.repositoryRoot + "/Tests/backends/oauth_gateway.py", upstream.base,
+            upstream.caFile ?? "", "vitalsim",
             "s3cret", "--lifetime", "1", "--advertise", "3600",
         ]
         let out = Pipe()
@@ -144,7 +167,8 @@ final class SUTProfileRunTests: XCTestCase {
         let replay = try vitalsim(["replay", bundle])
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
         XCTAssertTrue(
-            replay.out.contains("a run through SUT profile 'fhir-r4'") && replay.out.contains("have the recorded digest"),
+            replay.out.contains("a run through SUT profile 'fhir-r4'")
+                && replay.out.contains("have the recorded digest"),
             replay.out
         )
     }
@@ -169,6 +193,9 @@ final class SUTProfileRunTests: XCTestCase {
         let wrong = profile("wrong-item", push: "{item: /alert}")
         let w = try vitalsim(["run", crisis, "--sut", wrong] + observe)
         XCTAssertEqual(w.status, 1, w.out + w.err)
-        XCTAssertTrue(w.out.contains("alert(s) never arrived via sse") && w.out.contains("alert(s) never arrived via mqtt"), w.out)
+        XCTAssertTrue(
+            w.out.contains("alert(s) never arrived via sse") && w.out.contains("alert(s) never arrived via mqtt"),
+            w.out
+        )
     }
 }

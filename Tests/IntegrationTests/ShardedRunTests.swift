@@ -11,19 +11,25 @@ final class ShardedRunTests: XCTestCase {
     override func setUpWithError() throws { directory = TestSupport.temporaryDirectory("shards") }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: directory) }
 
-    func vitalsim(_ args: [String], environment: [String: String?] = [:]) throws -> (status: Int32, out: String, err: String) {
+    func vitalsim(
+        _ args: [String],
+        environment: [String: String?] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         var env = environment
         env["CI"] = "true"
         return try TestSupport.vitalsim(args, in: directory, environment: env)
     }
 
     func testCoreSuiteShardsMergeIntoTheUnshardedVerdict() throws {
-        let whole = try vitalsim(["run", core, "--json", directory + "/whole.json", "--result", directory + "/whole-result.json"])
+        let whole = try vitalsim([
+            "run", core, "--json", directory + "/whole.json", "--result", directory + "/whole-result.json",
+        ])
         XCTAssertEqual(whole.status, 0, whole.out + whole.err)
         let shards = try runShards(3, suite: core)
         let merged = try vitalsim(
             ["merge"] + shards + [
-                "--json", directory + "/merged.json", "--junit", directory + "/merged.xml", "--requests", directory + "/merged.jsonl",
+                "--json", directory + "/merged.json", "--junit", directory + "/merged.xml", "--requests",
+                directory + "/merged.jsonl",
             ]
         )
         XCTAssertEqual(merged.status, 0, merged.out + merged.err)
@@ -35,14 +41,20 @@ final class ShardedRunTests: XCTestCase {
         XCTAssertEqual(split.count, 1)
         // The unsharded run's own result, merged alone, is its verdict too.
         let alone = try vitalsim(
-            ["merge", directory + "/whole-result.json", "--json", directory + "/alone.json", "--requests", directory + "/whole.jsonl"]
+            [
+                "merge", directory + "/whole-result.json", "--json", directory + "/alone.json", "--requests",
+                directory + "/whole.jsonl",
+            ]
         )
         XCTAssertEqual(alone.status, 0, alone.err)
         Self.assertSame(try Self.signature(directory + "/alone.json"), expected)
         // Request by request: the shards sent the unsharded run's requests, in its order, answered alike.
         let sent = try Self.requests(directory + "/whole.jsonl")
         XCTAssertGreaterThan(sent.count, 1000)
-        Self.assertSame([try Self.requests(directory + "/merged.jsonl").joined(separator: "\n")], [sent.joined(separator: "\n")])
+        Self.assertSame(
+            [try Self.requests(directory + "/merged.jsonl").joined(separator: "\n")],
+            [sent.joined(separator: "\n")]
+        )
         let junit = try String(contentsOfFile: directory + "/merged.xml", encoding: .utf8)
         XCTAssertTrue(junit.contains("testsuite name=\"adult-bradycardia-night\""), String(junit.prefix(400)))
 
@@ -78,7 +90,10 @@ final class ShardedRunTests: XCTestCase {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
             p.arguments =
-                ["run", suite, "--shards", String(n), "--start-at", startAt, "--result", directory + "/shard-{shard}.json"] + extra
+                [
+                    "run", suite, "--shards", String(n), "--start-at", startAt, "--result",
+                    directory + "/shard-{shard}.json",
+                ] + extra
             var env = ProcessInfo.processInfo.environment
             env["JOB_COMPLETION_INDEX"] = String(i)
             env["CI"] = "true"
@@ -101,7 +116,8 @@ final class ShardedRunTests: XCTestCase {
     /// counts, from a JSON report: what a merged verdict must share with the unsharded one (latencies
     /// themselves differ from run to run).
     static func signature(_ path: String) throws -> [String] {
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let scenarios = report?["scenarios"] as? [[String: Any]] ?? []
         return scenarios.map { s in
             let checks = (s["checks"] as? [[String: Any]] ?? []).map { c in
@@ -140,7 +156,9 @@ final class ShardedRunTests: XCTestCase {
 
     /// A JSON object's members as `key=value` in key order.
     static func flat(_ value: Any?) -> String {
-        ((value as? [String: Any]) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        ((value as? [String: Any]) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+            separator: ","
+        )
     }
 }
 
@@ -148,12 +166,21 @@ extension ShardedRunTests {
     /// The committed load scenario is what its generator writes (edit the generator, not the file).
     func testTheLoadScenarioIsItsGeneratorsOutput() throws {
         let out = directory + "/ward.yaml"
-        let r = try TestSupport.run("python3", [TestSupport.repositoryRoot + "/ci/load-scenario.py", "2500", "2h", out])
+        let r = try TestSupport.run(
+            "python3",
+            [TestSupport.repositoryRoot + "/ci/load-scenario.py", "2500", "2h", out]
+        )
         XCTAssertEqual(r.status, 0, r.err)
-        let committed = try String(contentsOfFile: TestSupport.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml", encoding: .utf8)
+        let committed = try String(
+            contentsOfFile: TestSupport.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml",
+            encoding: .utf8
+        )
         let written = try String(contentsOfFile: out, encoding: .utf8)
         XCTAssertEqual(written.count, committed.count)
-        XCTAssertTrue(written == committed, "scenarios/load/ward-2500-patients.yaml differs from ci/load-scenario.py 2500 2h")
+        XCTAssertTrue(
+            written == committed,
+            "scenarios/load/ward-2500-patients.yaml differs from ci/load-scenario.py 2500 2h"
+        )
         XCTAssertTrue(committed.contains("(10000 devices)"))
     }
 }
@@ -169,7 +196,8 @@ extension ShardedRunTests {
         defer { sut.stop() }
         let scenario = core + "/heart-failure-fluid-gain.yaml"
         let shared = [
-            "--target", sut.base, "--cacert", sut.caFile ?? "", "--golden-dir", TestSupport.repositoryRoot + "/golden", "--shards", "2",
+            "--target", sut.base, "--cacert", sut.caFile ?? "", "--golden-dir", TestSupport.repositoryRoot + "/golden",
+            "--shards", "2",
             "--result", directory + "/shard-{shard}.json",
         ]
         for index in 0..<2 {
@@ -183,7 +211,8 @@ extension ShardedRunTests {
         let shards = [directory + "/shard-1.json", directory + "/shard-2.json"]
         var judged: [[String]] = []
         for file in shards {
-            let result = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            let result =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
             let parts = result?["scenarios"] as? [[String: Any]] ?? []
             XCTAssertEqual(parts.map { $0["ran"] as? [String] }, [shards[0] == file ? ["721"] : ["722"]], file)
             judged.append(

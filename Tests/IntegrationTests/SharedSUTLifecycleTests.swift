@@ -38,7 +38,9 @@ final class SharedSUTLifecycleTests: XCTestCase {
         let c = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", commands, "--run-id", "c"])
         XCTAssertEqual(c.status, 3, c.out + c.err)
         XCTAssertTrue(
-            c.err.contains("lifecycle.reset[0] (command sh -c echo cannot reset {patient} >&2; exit 4) for patient 507 (c-507 at the SUT)")
+            c.err.contains(
+                "lifecycle.reset[0] (command sh -c echo cannot reset {patient} >&2; exit 4) for patient 507 (c-507 at the SUT)"
+            )
                 && c.err.contains("exited 4: cannot reset c-507"),
             c.err
         )
@@ -54,7 +56,11 @@ final class SharedSUTLifecycleTests: XCTestCase {
     func testPatientsAPINeedsAnAdminAndSurvivesARestartOnPostgreSQL() throws {
         let pg = try PostgresServer()
         try checkPatientsAPI(database: pg.url)
-        XCTAssertEqual(try pg.query("SELECT count(*) FROM patients").first, "0", "the deletion reached PostgreSQL's own tables")
+        XCTAssertEqual(
+            try pg.query("SELECT count(*) FROM patients").first,
+            "0",
+            "the deletion reached PostgreSQL's own tables"
+        )
     }
 
     /// Enrolment needs an admin token and is durable; deletion removes the readings, so that the same
@@ -77,14 +83,24 @@ final class SharedSUTLifecycleTests: XCTestCase {
         var sut = try SUTProcess(arguments, directory: directory)
         let body = #"{"profile": "copd", "devices": [{"deviceId": "oxi-1"}]}"#
         XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/p-1", body: body).status, 401)
-        XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/p-1", body: body, token: "reader-token-0123456789").status, 403)
-        XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/p-1", body: body, token: "device-token-0123456789").status, 403)
+        XCTAssertEqual(
+            try sut.curl("PUT", "/api/v1/patients/p-1", body: body, token: "reader-token-0123456789").status,
+            403
+        )
+        XCTAssertEqual(
+            try sut.curl("PUT", "/api/v1/patients/p-1", body: body, token: "device-token-0123456789").status,
+            403
+        )
         XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/p-1", body: body, token: admin).status, 201)
         XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/p-1", body: body, token: admin).status, 200)
         let bad = try sut.curl("PUT", "/api/v1/patients/p-1", body: #"{"profile": "copdd"}"#, token: admin)
         XCTAssertEqual(bad.status, 400)
         XCTAssertTrue(bad.body.contains(#""field":"profile""#) && bad.body.contains("unknown profile copdd"), bad.body)
-        XCTAssertEqual(try sut.curl("PUT", "/api/v1/patients/a%2Fb", body: body, token: admin).status, 400, "no '/' in an id")
+        XCTAssertEqual(
+            try sut.curl("PUT", "/api/v1/patients/a%2Fb", body: body, token: admin).status,
+            400,
+            "no '/' in an id"
+        )
         let reading = observationJSON(
             id: "r-1",
             patient: "p-1",
@@ -94,7 +110,10 @@ final class SharedSUTLifecycleTests: XCTestCase {
             unit: "%",
             at: "2026-11-01T08:00:00Z"
         )
-        XCTAssertEqual(try sut.curl("POST", "/api/v1/observations", body: reading, token: "device-token-0123456789").status, 200)
+        XCTAssertEqual(
+            try sut.curl("POST", "/api/v1/observations", body: reading, token: "device-token-0123456789").status,
+            200
+        )
         XCTAssertEqual(try sut.curl("DELETE", "/api/v1/patients/p-1", token: "reader-token-0123456789").status, 403)
         sut.stop()
         sut = try SUTProcess(arguments, directory: directory)
@@ -105,6 +124,9 @@ final class SharedSUTLifecycleTests: XCTestCase {
         XCTAssertEqual(try sut.curl("DELETE", "/api/v1/patients/p-1", token: admin).status, 204)
         XCTAssertEqual(try sut.curl("GET", "/api/v1/patients/p-1", token: "reader-token-0123456789").status, 404)
         let again = try sut.curl("POST", "/api/v1/observations", body: reading, token: "device-token-0123456789")
-        XCTAssertTrue(again.body.contains(#""accepted":1,"duplicates":0"#), "a deleted reading id is new again: \(again.body)")
+        XCTAssertTrue(
+            again.body.contains(#""accepted":1,"duplicates":0"#),
+            "a deleted reading id is new again: \(again.body)"
+        )
     }
 }

@@ -16,13 +16,17 @@ final class ShrinkTests: XCTestCase {
         let out = directory + "/shrunk"
         let r = try TestSupport.vitalsim(
             [
-                "shrink", root + "/scenarios/boundaries/cgm-thresholds.yaml", "--golden-dir", root + "/golden", "--sut-fault", "off-by-one",
+                "shrink", root + "/scenarios/boundaries/cgm-thresholds.yaml", "--golden-dir", root + "/golden",
+                "--sut-fault", "off-by-one",
                 "--alert-wait", "2", "--check", "level2-low", "--output", out,
             ],
             in: directory
         )
         XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.err.contains("shrinking cgm-thresholds for: early alert glucose.level2-low patient level2"), r.err)
+        XCTAssertTrue(
+            r.err.contains("shrinking cgm-thresholds for: early alert glucose.level2-low patient level2"),
+            r.err
+        )
         XCTAssertTrue(r.out.contains("confirmed: vitalsim run"), r.out)
         let shrunk = try ScenarioLoader.load(path: out + "/cgm-thresholds-min.yaml")
         XCTAssertEqual(shrunk.patients.map(\.id), ["level2"])
@@ -32,7 +36,10 @@ final class ShrinkTests: XCTestCase {
         let golden = try String(contentsOfFile: out + "/cgm-thresholds-min.golden.yaml", encoding: .utf8)
         XCTAssertTrue(golden.contains("rule: \"glucose.level2-low\""), golden)
         // The written pair is an ordinary scenario: the reference SUT passes it, the faulty one fails it.
-        let good = try TestSupport.vitalsim(["run", out + "/cgm-thresholds-min.yaml", "--golden-dir", out], in: directory)
+        let good = try TestSupport.vitalsim(
+            ["run", out + "/cgm-thresholds-min.yaml", "--golden-dir", out],
+            in: directory
+        )
         XCTAssertEqual(good.status, 0, good.out + good.err)
     }
 
@@ -40,7 +47,8 @@ final class ShrinkTests: XCTestCase {
         let out = directory + "/shrunk"
         let r = try TestSupport.vitalsim(
             [
-                "shrink", root + "/scenarios/core/corrupt-and-duplicate-payloads.yaml", "--golden-dir", root + "/golden", "--sut-fault",
+                "shrink", root + "/scenarios/core/corrupt-and-duplicate-payloads.yaml", "--golden-dir",
+                root + "/golden", "--sut-fault",
                 "accept-invalid", "--alert-wait", "2", "--output", out,
             ],
             in: directory
@@ -55,10 +63,16 @@ final class ShrinkTests: XCTestCase {
 
     func testAPassingScenarioHasNothingToShrinkAndAnUnknownCheckIsNamed() throws {
         let path = root + "/scenarios/core/adult-tachycardia-episode.yaml"
-        let pass = try TestSupport.vitalsim(["shrink", path, "--golden-dir", root + "/golden", "--output", directory], in: directory)
+        let pass = try TestSupport.vitalsim(
+            ["shrink", path, "--golden-dir", root + "/golden", "--output", directory],
+            in: directory
+        )
         XCTAssertEqual(pass.status, 0, pass.out + pass.err)
         XCTAssertTrue(pass.out.contains("every check passes; nothing to shrink"), pass.out)
-        let args = ["shrink", path, "--golden-dir", root + "/golden", "--sut-fault", "wrong-severity", "--check", "no-such-check"]
+        let args = [
+            "shrink", path, "--golden-dir", root + "/golden", "--sut-fault", "wrong-severity", "--check",
+            "no-such-check",
+        ]
         let unknown = try TestSupport.vitalsim(args + ["--output", directory], in: directory)
         XCTAssertEqual(unknown.status, 2, unknown.out + unknown.err)
         XCTAssertTrue(unknown.err.contains("no failed check matches --check 'no-such-check'"), unknown.err)

@@ -7,19 +7,26 @@ import XCTest
 /// 1991's night/day ratios, the growth of interstage infants, respiratory sinus arrhythmia at the
 /// breathing rate (Task Force 1996).
 final class SignalRefereeTests: XCTestCase {
-    struct BPDay: Decodable { var n: Int, arvSystolic: Double, arvDiastolic: Double, sdSystolic: Double, sdDiastolic: Double }
+    struct BPDay: Decodable {
+        var n: Int, arvSystolic: Double, arvDiastolic: Double, sdSystolic: Double, sdDiastolic: Double
+    }
     struct BP: Decodable {
         var readings: Int, days: [BPDay], nightDaySystolic: Double, nightDayDiastolic: Double
         var mapOffFormula: Double, pairs: Int, pairChangeCorrelation: Double
     }
     struct Glucose: Decodable {
-        var minutes: Int, dayToDay: [Double], nadir: Double, nearNadirMinutes: Int, atNadirMinutes: Int, riseAfter3h: Double
+        var minutes: Int, dayToDay: [Double], nadir: Double, nearNadirMinutes: Int, atNadirMinutes: Int,
+            riseAfter3h: Double
     }
-    struct Feeds: Decodable { var feeds: Int, minGap: Double, meanGap: Double, sdGap: Double, gapVolumeCorrelation: Double }
+    struct Feeds: Decodable {
+        var feeds: Int, minGap: Double, meanGap: Double, sdGap: Double, gapVolumeCorrelation: Double
+    }
     struct Growth: Decodable { var days: Int, meanGain: Double, sdGain: Double, gains: [Double] }
     struct RateWindow: Decodable { var startMs: Int64, af: Bool, rrRate: Double, truth: Double }
     struct Rate: Decodable { var windows: [RateWindow] }
-    struct Breathing: Decodable { var windows: Int, correlation: Double, medianDifference: Double, medianPeak: Double, peakIQR: Double }
+    struct Breathing: Decodable {
+        var windows: Int, correlation: Double, medianDifference: Double, medianPeak: Double, peakIQR: Double
+    }
 
     /// Generates `yaml` and runs each `(measure, arguments)` of the referee on its readings.
     func referee(_ yaml: String, _ measures: [(String, [String])]) throws -> [Data] {
@@ -37,7 +44,8 @@ final class SignalRefereeTests: XCTestCase {
         }
     }
 
-    func scenario(_ duration: String, profile: String, baseline: String, devices: [String], rest: String = "") -> String {
+    func scenario(_ duration: String, profile: String, baseline: String, devices: [String], rest: String = "") -> String
+    {
         """
         name: signals
         seed: 5
@@ -70,7 +78,10 @@ final class SignalRefereeTests: XCTestCase {
         let meanARV = bp.days.map(\.arvSystolic).reduce(0, +) / Double(bp.days.count)
         XCTAssertTrue((7.0...11.0).contains(meanARV), "mean systolic ARV \(meanARV); " + what)
         // Diastolic varies less than systolic, as in every ambulatory series.
-        XCTAssertTrue(bp.days.allSatisfy { $0.arvDiastolic < $0.arvSystolic && $0.sdDiastolic < $0.sdSystolic }, "\(bp.days)")
+        XCTAssertTrue(
+            bp.days.allSatisfy { $0.arvDiastolic < $0.arvSystolic && $0.sdDiastolic < $0.sdSystolic },
+            "\(bp.days)"
+        )
         // Staessen et al. 1991 (23 studies, 3,476 normotensives): night/day 0.79–0.92 systolic,
         // 0.75–0.90 diastolic.
         XCTAssertTrue((0.79...0.92).contains(bp.nightDaySystolic), "systolic night/day \(bp.nightDaySystolic)")
@@ -148,7 +159,10 @@ final class SignalRefereeTests: XCTestCase {
                 devices: ["{id: strap, type: heart-rate-strap}"],
                 rest: ""
             ) + "\ntimeline:\n  - {at: 1h, patient: p, event: atrial-fibrillation, duration: 1h, target: 110}\n"
-        let rate = try JSONDecoder().decode(Rate.self, from: referee(yaml, [("rate", ["strap", "3600000", "7200000"])])[0])
+        let rate = try JSONDecoder().decode(
+            Rate.self,
+            from: referee(yaml, [("rate", ["strap", "3600000", "7200000"])])[0]
+        )
         let af = rate.windows.filter(\.af)
         XCTAssertGreaterThanOrEqual(af.count, 10, "\(rate.windows)")
         // The `truth` of a heart-rate reading is the rate the heart beats at: in AF the ventricular
@@ -156,7 +170,10 @@ final class SignalRefereeTests: XCTestCase {
         for w in af {
             XCTAssertEqual(w.truth, w.rrRate, accuracy: 0.05 * w.rrRate, "AF window at \(w.startMs) ms")
         }
-        XCTAssertTrue(rate.windows.filter { !$0.af && $0.startMs < 3_000_000 }.allSatisfy { $0.truth < 80 }, "\(rate.windows)")
+        XCTAssertTrue(
+            rate.windows.filter { !$0.af && $0.startMs < 3_000_000 }.allSatisfy { $0.truth < 80 },
+            "\(rate.windows)"
+        )
     }
 
     func testRespiratorySinusArrhythmiaFollowsTheBreathingRate() throws {

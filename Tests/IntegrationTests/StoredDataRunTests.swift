@@ -44,7 +44,8 @@ final class StoredDataRunTests: XCTestCase {
         // The same through FHIR search, Observations read by LOINC code.
         let fhir = directory + "/fhir.json"
         let f = try vitalsim([
-            "run", fever, "--golden-dir", golden, "--sut", TestSupport.repositoryRoot + "/profiles/fhir-r4.yaml", "--json", fhir,
+            "run", fever, "--golden-dir", golden, "--sut", TestSupport.repositoryRoot + "/profiles/fhir-r4.yaml",
+            "--json", fhir,
         ])
         XCTAssertEqual(f.status, 0, f.out + f.err)
         XCTAssertTrue(f.out.contains("read-back GET /fhir/Observation"), f.out)
@@ -69,7 +70,10 @@ final class StoredDataRunTests: XCTestCase {
         )
         let r = try vitalsim(["run", fever, "--golden-dir", golden, "--sut", wrongURL])
         XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(r.err.contains("the SUT answered 404 for patient 508, whose 74 reading(s) it acknowledged"), r.err)
+        XCTAssertTrue(
+            r.err.contains("the SUT answered 404 for patient 508, whose 74 reading(s) it acknowledged"),
+            r.err
+        )
         XCTAssertFalse(r.out.contains("lost-after-ack"), r.out)
         let wrongList = TestSupport.write(
             """
@@ -84,6 +88,9 @@ final class StoredDataRunTests: XCTestCase {
         )
         let l = try vitalsim(["run", fever, "--golden-dir", golden, "--sut", wrongList])
         XCTAssertEqual(l.status, 3, l.out + l.err)
-        XCTAssertTrue(l.err.contains("answered 200 without a list of readings at '/readings' (stored-readings.list)"), l.err)
+        XCTAssertTrue(
+            l.err.contains("answered 200 without a list of readings at '/readings' (stored-readings.list)"),
+            l.err
+        )
     }
 }

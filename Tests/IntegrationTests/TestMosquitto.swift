@@ -24,7 +24,9 @@ extension XCTestCase {
     /// Publishes `file` at QoS 1 over MQTT 5 with user `properties`, anonymously (`mosquitto_pub`).
     func publish(_ port: String, _ topic: String, file: String, properties: [String: String] = [:]) throws {
         var args = ["-h", "127.0.0.1", "-p", port, "-V", "mqttv5", "-q", "1", "-t", topic, "-f", file]
-        for (name, value) in properties.sorted(by: { $0.key < $1.key }) { args += ["-D", "publish", "user-property", name, value] }
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            args += ["-D", "publish", "user-property", name, value]
+        }
         let r = try TestSupport.run("mosquitto_pub", args)
         XCTAssertEqual(r.status, 0, r.err)
     }

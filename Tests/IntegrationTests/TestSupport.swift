@@ -5,7 +5,9 @@ import XCTest
 enum TestSupport {
     /// A fresh temporary folder.
     static func temporaryDirectory(_ name: String = "vitalsim") -> String {
-        let dir = NSTemporaryDirectory() + "\(name)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))"
+        let dir =
+            NSTemporaryDirectory()
+            + "\(name)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }
@@ -98,7 +100,8 @@ enum TestSupport {
 
     /// Repository root (for the shipped scenarios).
     static var repositoryRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// `n` distinct free TCP ports on 127.0.0.1 (bound together, then released).

@@ -17,17 +17,25 @@ final class TraceRunTests: XCTestCase {
         let validate = try TestSupport.vitalsim(["validate", scenario], in: directory)
         XCTAssertTrue(validate.out.contains("7 traced device(s) with 1547 recorded reading(s)"), validate.out)
         let evidence = directory + "/evidence"
-        let good = try TestSupport.vitalsim(["run", scenario, "--golden-dir", root + "/golden", "--evidence", evidence], in: directory)
+        let good = try TestSupport.vitalsim(
+            ["run", scenario, "--golden-dir", root + "/golden", "--evidence", evidence],
+            in: directory
+        )
         XCTAssertEqual(good.status, 0, good.out + good.err)
         XCTAssertTrue(good.out.contains("PASS field-recordings"), good.out)
         let bundle = evidence + "/field-recordings"
-        let files = ["clarity-export.csv", "export.xml", "strap-capture.btsnoop", "electrocardiograms/ecg_2024-11-08_1.csv"]
+        let files = [
+            "clarity-export.csv", "export.xml", "strap-capture.btsnoop", "electrocardiograms/ecg_2024-11-08_1.csv",
+        ]
         for file in files.map({ "recordings/" + $0 }) {
             XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/" + file), file)
         }
         let replay = try TestSupport.vitalsim(["replay", bundle], in: directory)
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
-        let args = ["run", scenario, "--golden-dir", root + "/golden", "--sut-fault", "miss-rule=glucose.level2-low", "--alert-wait", "2"]
+        let args = [
+            "run", scenario, "--golden-dir", root + "/golden", "--sut-fault", "miss-rule=glucose.level2-low",
+            "--alert-wait", "2",
+        ]
         let bad = try TestSupport.vitalsim(args, in: directory)
         XCTAssertEqual(bad.status, 1, bad.out + bad.err)
         XCTAssertTrue(bad.out.contains("missed alert glucose.level2-low patient rec-1"), bad.out)
@@ -39,7 +47,10 @@ final class TraceRunTests: XCTestCase {
         // from its readings in arrival order, which two transports at full speed do not keep.)
         var text = try String(contentsOfFile: scenario, encoding: .utf8)
         for type in ["heart-rate-strap", "pulse-oximeter", "thermometer"] {
-            text = text.replacingOccurrences(of: "        type: \(type)\n", with: "        type: \(type)\n        transport: mqtt\n")
+            text = text.replacingOccurrences(
+                of: "        type: \(type)\n",
+                with: "        type: \(type)\n        transport: mqtt\n"
+            )
         }
         text = text.replacingOccurrences(
             of: "      - id: cuff-rec-2\n        type: bp-cuff\n",

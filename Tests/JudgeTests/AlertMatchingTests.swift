@@ -14,7 +14,10 @@ extension FindingTests {
         XCTAssertTrue(missed.contains("nearest unpaired one (alert x"), missed)
         XCTAssertTrue(missed.contains("before the window, beyond the 30m pairing bound"), missed)
         // Within the bound it is early.
-        let early = judge(golden(alerts: [expected(at: t0 + 40 * minute)]), result([observed("x", at: t0 + 25 * minute)]))
+        let early = judge(
+            golden(alerts: [expected(at: t0 + 40 * minute)]),
+            result([observed("x", at: t0 + 25 * minute)])
+        )
         XCTAssertEqual(finding(early, .alert), [.early])
         XCTAssertEqual(finding(early, .noOtherAlerts), [nil])
     }

@@ -17,7 +17,12 @@ final class EvidenceTests: XCTestCase {
         EvidenceCatalog(
             readings: [
                 "1/cuff/5": .init(patientID: "1", signals: [.systolic, .diastolic], time: t0, status: 201),
-                "1/cuff/1": .init(patientID: "1", signals: [.systolic, .diastolic], time: t0 - 120 * minute, status: 201),
+                "1/cuff/1": .init(
+                    patientID: "1",
+                    signals: [.systolic, .diastolic],
+                    time: t0 - 120 * minute,
+                    status: 201
+                ),
                 "1/cgm/9": .init(patientID: "1", signals: [.cgm], time: t0, status: 201),
                 "1/cuff/6": .init(patientID: "1", signals: [.systolic, .diastolic], time: t0, status: 422),
                 "1/cuff/7": .init(patientID: "1", signals: [.systolic, .diastolic], time: t0, status: nil),
@@ -28,7 +33,11 @@ final class EvidenceTests: XCTestCase {
         )
     }
 
-    func alert(_ rule: String = "bp.hypertensive-crisis", at t: Int64? = nil, citing evidence: [String]) -> ObservedAlert {
+    func alert(
+        _ rule: String = "bp.hypertensive-crisis",
+        at t: Int64? = nil,
+        citing evidence: [String]
+    ) -> ObservedAlert {
         ObservedAlert(alertID: "a", patientID: "1", rule: rule, severity: "high", raisedAt: t ?? t0, evidence: evidence)
     }
 
@@ -65,8 +74,14 @@ final class EvidenceTests: XCTestCase {
         for (evidence, expected) in cases {
             let c = checks(alert(citing: evidence))
             XCTAssertEqual(c.map(\.finding), [.wrongEvidence], "\(evidence)")
-            XCTAssertEqual(c.first?.name, "evidence of alert bp.hypertensive-crisis patient 1 at 2024-11-07T10:00:00.000Z")
-            XCTAssertTrue(detail(alert(citing: evidence)).contains(expected), "\(evidence): \(detail(alert(citing: evidence)))")
+            XCTAssertEqual(
+                c.first?.name,
+                "evidence of alert bp.hypertensive-crisis patient 1 at 2024-11-07T10:00:00.000Z"
+            )
+            XCTAssertTrue(
+                detail(alert(citing: evidence)).contains(expected),
+                "\(evidence): \(detail(alert(citing: evidence)))"
+            )
         }
         // One good reading among bad ones does not excuse them.
         XCTAssertEqual(checks(alert(citing: ["1/cuff/5", "2/cuff/5"])).map(\.finding), [.wrongEvidence])
@@ -74,14 +89,26 @@ final class EvidenceTests: XCTestCase {
 
     func testTheWindowIsTheRulesOwn() {
         // Tachycardia persists 10 min: a heart-rate reading 10 min before raisedAt is inside, 11 min is not.
-        XCTAssertEqual(Oracle.evidenceScope(rule: "hr.tachycardia"), EvidenceScope(signals: [.heartRate], lookback: 10 * minute))
-        XCTAssertEqual(Oracle.evidenceScope(rule: "glucose.fall-rate"), EvidenceScope(signals: [.cgm], lookback: 15 * minute))
-        XCTAssertEqual(Oracle.evidenceScope(rule: "device.data-gap"), EvidenceScope(signals: nil, lookback: 30 * minute))
+        XCTAssertEqual(
+            Oracle.evidenceScope(rule: "hr.tachycardia"),
+            EvidenceScope(signals: [.heartRate], lookback: 10 * minute)
+        )
+        XCTAssertEqual(
+            Oracle.evidenceScope(rule: "glucose.fall-rate"),
+            EvidenceScope(signals: [.cgm], lookback: 15 * minute)
+        )
+        XCTAssertEqual(
+            Oracle.evidenceScope(rule: "device.data-gap"),
+            EvidenceScope(signals: nil, lookback: 30 * minute)
+        )
         XCTAssertNil(Oracle.evidenceScope(rule: "team.own-rule"))
         let scope = EvidenceScope(signals: [.heartRate], lookback: 10 * minute)
         XCTAssertTrue(scope.covers(signals: [.heartRate], at: t0 - 10 * minute, raisedAt: t0))
         XCTAssertFalse(scope.covers(signals: [.heartRate], at: t0 - 11 * minute, raisedAt: t0))
-        XCTAssertFalse(scope.covers(signals: [.heartRate], at: t0 + 2_000, raisedAt: t0), "a reading after the alert is no evidence")
+        XCTAssertFalse(
+            scope.covers(signals: [.heartRate], at: t0 + 2_000, raisedAt: t0),
+            "a reading after the alert is no evidence"
+        )
         XCTAssertFalse(scope.covers(signals: [.spo2], at: t0, raisedAt: t0))
         let news = Oracle.evidenceScope(rule: "news2.urgent")
         XCTAssertEqual(news?.signals, [.respirationRate, .spo2, .systolic, .heartRate, .temperature])
@@ -92,11 +119,21 @@ final class EvidenceTests: XCTestCase {
     func testAReadingsStatusIsTheBestAnswerAnyCarrierGot() {
         func request(_ ids: [String]) -> SentRequest {
             SentRequest(
-                PlannedRequest(path: "/p", body: [], readings: ids.map { ($0, 0) }, patientID: "1", sendAt: 0, expectedRejection: nil)
+                PlannedRequest(
+                    path: "/p",
+                    body: [],
+                    readings: ids.map { ($0, 0) },
+                    patientID: "1",
+                    sendAt: 0,
+                    expectedRejection: nil
+                )
             )
         }
         let sent = [request(["1/cuff/1", "1/cuff/2"]), request(["1/cuff/2"]), request(["1/cuff/3"]), request(["x"])]
-        let outcomes = [RequestOutcome(status: 422), RequestOutcome(status: 201), RequestOutcome(status: nil), RequestOutcome(status: 400)]
+        let outcomes = [
+            RequestOutcome(status: 422), RequestOutcome(status: 201), RequestOutcome(status: nil),
+            RequestOutcome(status: 400),
+        ]
         let s = EvidenceCatalog.statuses(of: ["1/cuff/1", "1/cuff/2", "1/cuff/3", "x"], sent: sent, outcomes: outcomes)
         XCTAssertEqual(s, ["1/cuff/1": 422, "1/cuff/2": 201, "x": 400])
     }
@@ -107,7 +144,14 @@ final class EvidenceTests: XCTestCase {
             .init(patientID: "1", rule: "bp.hypertensive-crisis", severity: .high, from: t0 - minute, to: t0 + minute)
         ])
         let result = JudgeFixtures.result([alert(citing: ["2/cuff/5"])])
-        let v = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result, evidence: catalog)
+        let v = Verdict.judge(
+            scenario: "s",
+            golden: golden,
+            plan: [],
+            digest: "sha256:x",
+            result: result,
+            evidence: catalog
+        )
         XCTAssertEqual(v.checks.filter { $0.finding != nil }.map(\.finding), [.wrongEvidence])
         XCTAssertFalse(v.passed)
         let without = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)

@@ -15,7 +15,8 @@ final class FindingTests: XCTestCase {
     let t0: Int64 = 1_730_973_600_000
     let minute: Int64 = 60_000
 
-    func golden(alerts: [GoldenFile.ExpectedAlert] = [], validation: [GoldenFile.ExpectedValidation] = []) -> GoldenFile {
+    func golden(alerts: [GoldenFile.ExpectedAlert] = [], validation: [GoldenFile.ExpectedValidation] = []) -> GoldenFile
+    {
         JudgeFixtures.golden(alerts: alerts, validation: validation)
     }
 
@@ -25,7 +26,13 @@ final class FindingTests: XCTestCase {
         at t: Int64,
         severity: Severity = .medium
     ) -> GoldenFile.ExpectedAlert {
-        GoldenFile.ExpectedAlert(patientID: patient, rule: rule, severity: severity, from: t - minute, to: t + 5 * minute)
+        GoldenFile.ExpectedAlert(
+            patientID: patient,
+            rule: rule,
+            severity: severity,
+            from: t - minute,
+            to: t + 5 * minute
+        )
     }
 
     func observed(
@@ -37,7 +44,14 @@ final class FindingTests: XCTestCase {
     )
         -> ObservedAlert
     {
-        ObservedAlert(alertID: id, patientID: patient, rule: rule, severity: severity, raisedAt: t, evidence: ["\(patient)/d/1"])
+        ObservedAlert(
+            alertID: id,
+            patientID: patient,
+            rule: rule,
+            severity: severity,
+            raisedAt: t,
+            evidence: ["\(patient)/d/1"]
+        )
     }
 
     func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> { JudgeFixtures.histogram(samples) }
@@ -73,8 +87,14 @@ final class FindingTests: XCTestCase {
 
     func testMissedLateEarlyAndWrongSeverity() {
         XCTAssertEqual(finding(judge(golden(alerts: [expected(at: t0)]), result([])), .alert), [.missed])
-        XCTAssertEqual(finding(judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0 + 6 * minute)])), .alert), [.late])
-        XCTAssertEqual(finding(judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0 - 2 * minute)])), .alert), [.early])
+        XCTAssertEqual(
+            finding(judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0 + 6 * minute)])), .alert),
+            [.late]
+        )
+        XCTAssertEqual(
+            finding(judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0 - 2 * minute)])), .alert),
+            [.early]
+        )
         let wrong = judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0, severity: "high")]))
         XCTAssertEqual(finding(wrong, .alert), [.wrongSeverity])
         XCTAssertTrue(wrong.checks[0].detail.contains("severity high, expected medium"), wrong.checks[0].detail)
@@ -96,7 +116,10 @@ final class FindingTests: XCTestCase {
             spurious.checks.first { $0.kind == .noOtherAlerts }!.name,
             "unexpected alert temp.fever patient 1 at \(Verdict.iso(t0))"
         )
-        let duplicate = judge(golden(alerts: [expected(at: t0)]), result([observed("a", at: t0), observed("b", at: t0 + minute)]))
+        let duplicate = judge(
+            golden(alerts: [expected(at: t0)]),
+            result([observed("a", at: t0), observed("b", at: t0 + minute)])
+        )
         XCTAssertEqual(finding(duplicate, .alert), [nil])
         XCTAssertEqual(finding(duplicate, .noOtherAlerts), [.duplicate])
     }
@@ -104,7 +127,10 @@ final class FindingTests: XCTestCase {
     func testTwoExpectationsOfOneRuleAreNamedApart() {
         let g = golden(alerts: [expected(at: t0), expected(at: t0 + 60 * minute)])
         let v = judge(g, result([observed("a", at: t0), observed("b", at: t0 + 60 * minute)]))
-        XCTAssertEqual(v.checks.filter { $0.kind == .alert }.map(\.name), ["alert temp.fever patient 1", "alert temp.fever patient 1 #2"])
+        XCTAssertEqual(
+            v.checks.filter { $0.kind == .alert }.map(\.name),
+            ["alert temp.fever patient 1", "alert temp.fever patient 1 #2"]
+        )
         XCTAssertTrue(v.passed)
     }
 
@@ -117,11 +143,19 @@ final class FindingTests: XCTestCase {
     func testValidationExpectedRejectionsAndUnexpectedOnes() {
         let g = golden(validation: [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 400, field: "unit")])
         let plan = [request("1/d/1"), request("1/d/2", rejection: ExpectedRejection(status: 400, field: "unit"))]
-        let right = judge(g, result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "unit")]), plan: plan)
+        let right = judge(
+            g,
+            result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "unit")]),
+            plan: plan
+        )
         XCTAssertEqual(finding(right, .validation), [nil])
         XCTAssertEqual(right.acknowledged, 1)
         XCTAssertEqual(right.rejected, 1)
-        let accepted = judge(g, result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 200)]), plan: plan)
+        let accepted = judge(
+            g,
+            result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 200)]),
+            plan: plan
+        )
         XCTAssertEqual(finding(accepted, .validation), [.validationMismatch])
         let wrongField = judge(
             g,
@@ -129,10 +163,17 @@ final class FindingTests: XCTestCase {
             plan: plan
         )
         XCTAssertTrue(wrongField.checks.first { $0.kind == .validation }!.detail.contains("got 400 naming 'value'"))
-        let refused = judge(g, result([], outcomes: [RequestOutcome(status: 403), RequestOutcome(status: 400, field: "unit")]), plan: plan)
+        let refused = judge(
+            g,
+            result([], outcomes: [RequestOutcome(status: 403), RequestOutcome(status: 400, field: "unit")]),
+            plan: plan
+        )
         XCTAssertEqual(refused.checks.first { $0.name == "accepts 1/d/1" }?.finding, .validationMismatch)
         let gone = judge(g, result([], outcomes: [RequestOutcome(status: 200)]), plan: [request("1/d/1")])
-        XCTAssertEqual(gone.checks.first { $0.name == "rejects 1/d/2" }?.detail, "the scenario no longer sends reading 1/d/2")
+        XCTAssertEqual(
+            gone.checks.first { $0.name == "rejects 1/d/2" }?.detail,
+            "the scenario no longer sends reading 1/d/2"
+        )
     }
 
     func testARequestWithoutAFinalAnswerIsLost() {
@@ -146,7 +187,11 @@ final class FindingTests: XCTestCase {
         XCTAssertEqual(delivery?.finding, .lost)
         XCTAssertEqual(delivery?.detail, "1 request(s) without a final answer, first: 1/d/2: timed out")
         XCTAssertEqual(v.failed, 1)
-        let overloaded = judge(golden(), result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 503)]), plan: plan)
+        let overloaded = judge(
+            golden(),
+            result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 503)]),
+            plan: plan
+        )
         XCTAssertEqual(overloaded.checks.first { $0.kind == .delivery }?.finding, .lost, "a final 5xx is not an answer")
     }
 
@@ -184,13 +229,23 @@ final class FindingTests: XCTestCase {
             [observed("a", at: t0), observed("b", at: t0, severity: "urgent")],
             outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 422, field: "value")]
         )
-        let (g, warnings) = GoldenFile.recorded(scenario: "s", seed: 7, digest: "sha256:z", plan: plan, result: r, oracle: [])
+        let (g, warnings) = GoldenFile.recorded(
+            scenario: "s",
+            seed: 7,
+            digest: "sha256:z",
+            plan: plan,
+            result: r,
+            oracle: []
+        )
         XCTAssertEqual(g.alerts.map(\.severity), [.medium], "an alert with an unknown severity is not recorded")
         XCTAssertEqual(g.alerts.first.map { $0.to - $0.from }, GoldenFile.defaultEarly + GoldenFile.defaultLate)
         XCTAssertEqual(g.validation, [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 422, field: "value")])
         XCTAssertEqual(g.budgets.map(\.path), [.readingToAck, .readingToAlert])
         XCTAssertTrue(warnings.contains { $0.contains("severity 'urgent'") }, "\(warnings)")
-        XCTAssertTrue(warnings.contains { $0.hasPrefix("1/d/1: a conforming SUT answers 400 naming 'unit'") }, "\(warnings)")
+        XCTAssertTrue(
+            warnings.contains { $0.hasPrefix("1/d/1: a conforming SUT answers 400 naming 'unit'") },
+            "\(warnings)"
+        )
         let again = try? GoldenFile.parse(g.yaml(), file: "s.golden.yaml")
         XCTAssertEqual(again, g, "a recorded golden file parses back to itself")
     }

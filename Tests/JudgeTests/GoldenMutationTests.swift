@@ -9,9 +9,11 @@ import XCTest
 extension FindingTests {
     /// The core golden files with alerts, their validation and budgets left out (alerts only).
     func coreGoldenAlertLists() throws -> [GoldenFile] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let folder = root.appendingPathComponent("golden").path
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".golden.yaml") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".golden.yaml") }
+            .sorted()
         XCTAssertGreaterThanOrEqual(names.count, 12)
         return try names.compactMap { name in
             var g = try GoldenFile.parse(String(contentsOfFile: folder + "/" + name, encoding: .utf8), file: name)
@@ -37,7 +39,9 @@ extension FindingTests {
 
     /// The findings of the alert checks (expected alerts and unexpected ones), sorted.
     func alertFindings(_ g: GoldenFile, _ alerts: [ObservedAlert]) -> [String] {
-        judge(g, result(alerts)).checks.filter { $0.kind == .alert || $0.kind == .noOtherAlerts }.compactMap(\.finding?.rawValue).sorted()
+        judge(g, result(alerts)).checks.filter { $0.kind == .alert || $0.kind == .noOtherAlerts }.compactMap(
+            \.finding?.rawValue
+        ).sorted()
     }
 
     /// True when no other expectation of the rule and patient is near enough to pair with a
@@ -47,7 +51,8 @@ extension FindingTests {
         let reach = 2 * AlertMatching.pairingBound + 2 * minute
         return g.alerts.indices.allSatisfy { j in
             let o = g.alerts[j]
-            return j == i || o.patientID != e.patientID || o.rule != e.rule || o.from > e.to + reach || o.to < e.from - reach
+            return j == i || o.patientID != e.patientID || o.rule != e.rule || o.from > e.to + reach
+                || o.to < e.from - reach
         }
     }
 
@@ -57,7 +62,10 @@ extension FindingTests {
             let exact = exactAlerts(g)
             XCTAssertEqual(alertFindings(g, exact), [], "\(g.scenario): the exact list passes")
             XCTAssertEqual(
-                alertFindings(g, exact + [observed("extra", "test.unexpected", patient: g.alerts[0].patientID, at: g.alerts[0].from)]),
+                alertFindings(
+                    g,
+                    exact + [observed("extra", "test.unexpected", patient: g.alerts[0].patientID, at: g.alerts[0].from)]
+                ),
                 ["spurious"]
             )
             for i in g.alerts.indices where isIsolated(i, in: g) {
@@ -76,7 +84,11 @@ extension FindingTests {
             return alerts
         }
         let label = "\(g.scenario) \(e.rule) #\(i)"
-        XCTAssertEqual(alertFindings(g, exact.enumerated().filter { $0.offset != i }.map(\.element)), ["missed"], "drop \(label)")
+        XCTAssertEqual(
+            alertFindings(g, exact.enumerated().filter { $0.offset != i }.map(\.element)),
+            ["missed"],
+            "drop \(label)"
+        )
         XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.to }), [], "latest in tolerance \(label)")
         XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.from }), [], "earliest in tolerance \(label)")
         XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.to + minute }), ["late"], "late \(label)")

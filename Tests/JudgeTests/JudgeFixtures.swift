@@ -4,7 +4,10 @@ import Judge
 /// Constructed golden files and run results the judge's tests share.
 enum JudgeFixtures {
     /// A golden file of scenario `s` with default tolerances and no budgets.
-    static func golden(alerts: [GoldenFile.ExpectedAlert] = [], validation: [GoldenFile.ExpectedValidation] = []) -> GoldenFile {
+    static func golden(
+        alerts: [GoldenFile.ExpectedAlert] = [],
+        validation: [GoldenFile.ExpectedValidation] = []
+    ) -> GoldenFile {
         GoldenFile(
             scenario: "s",
             seed: 1,

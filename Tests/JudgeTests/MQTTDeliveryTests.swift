@@ -5,7 +5,13 @@ import XCTest
 /// The broker's PUBACK is not the SUT's word: a reading is delivered over MQTT when the SUT confirms
 /// or rejects it (where it publishes confirmations), and what the broker dropped is a loss.
 final class MQTTDeliveryTests: XCTestCase {
-    func delivery(acknowledged: Int = 10, confirmed: Int, rejected: Int = 0, sutConfirms: Bool = true, dropped: Int? = 0) -> MQTTDelivery {
+    func delivery(
+        acknowledged: Int = 10,
+        confirmed: Int,
+        rejected: Int = 0,
+        sutConfirms: Bool = true,
+        dropped: Int? = 0
+    ) -> MQTTDelivery {
         var d = MQTTDelivery()
         d.acknowledged = acknowledged
         d.confirmed = confirmed
@@ -39,7 +45,10 @@ final class MQTTDeliveryTests: XCTestCase {
         XCTAssertTrue(word.detail.contains("count as delivered on the broker's word"), word.detail)
         let dropped = Verdict.mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false, dropped: 3))
         XCTAssertEqual(dropped.finding, .lost)
-        XCTAssertTrue(dropped.detail.contains("the broker dropped 3 message(s) ($SYS/broker/publish/messages/dropped"), dropped.detail)
+        XCTAssertTrue(
+            dropped.detail.contains("the broker dropped 3 message(s) ($SYS/broker/publish/messages/dropped"),
+            dropped.detail
+        )
     }
 
     /// The verdict's headline counts follow the SUT: an unconfirmed reading failed.

@@ -33,13 +33,18 @@ final class OracleSymptomRuleTests: XCTestCase {
             values[.ecgAF] = af
             return Oracle.Sample(time: Int64(i) * hour, values: values, id: "p/w/\(i)", device: "w")
         }
-        XCTAssertEqual(Oracle.judge(rule, "p", samples).map(\.raisedAt), [hour, 6 * hour], "inconclusive (nil) does not re-arm")
+        XCTAssertEqual(
+            Oracle.judge(rule, "p", samples).map(\.raisedAt),
+            [hour, 6 * hour],
+            "inconclusive (nil) does not re-arm"
+        )
     }
 
     func testEscalation() throws {
         let reports: [(Signal, Double, Int64)] = [
             (.palpitations, 1, 0), (.palpitations, 1, hour), (.dizziness, 2, 2 * hour), (.palpitations, 2, 3 * hour),
-            (.palpitations, 3, 4 * hour), (.palpitations, 2, 5 * hour), (.dizziness, 3, 26 * hour + 60_000), (.palpitations, 3, 29 * hour),
+            (.palpitations, 3, 4 * hour), (.palpitations, 2, 5 * hour), (.dizziness, 3, 26 * hour + 60_000),
+            (.palpitations, 3, 29 * hour),
         ]
         XCTAssertEqual(try judge("symptom.escalation", reports), [3 * hour, 4 * hour, 29 * hour])
         // Judged as they arrive: a mild report logged late, after a worse one with a later onset,
@@ -51,6 +56,9 @@ final class OracleSymptomRuleTests: XCTestCase {
             Oracle.Sample(time: 3 * hour, emit: 3 * hour, values: [.dizziness: 3], id: "p/d/2", device: "d"),
         ]
         XCTAssertEqual(Oracle.judge(rule, "p", late, end: 4 * hour).map(\.raisedAt), [3 * hour])
-        XCTAssertEqual(Oracle.windowedRules.first { $0.id == "symptom.escalation" }?.profiles.contains(.chdInfant), false)
+        XCTAssertEqual(
+            Oracle.windowedRules.first { $0.id == "symptom.escalation" }?.profiles.contains(.chdInfant),
+            false
+        )
     }
 }

@@ -13,9 +13,10 @@ final class OracleTests: XCTestCase {
         var paths: [String] = []
         for folder in ["core", "limits", "feeding", "boundaries", "traces"] {
             let dir = Fixtures.repositoryRoot + "/scenarios/" + folder
-            paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map {
-                dir + "/" + $0
-            }
+            paths += try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted()
+                .map {
+                    dir + "/" + $0
+                }
         }
         XCTAssertEqual(paths.count, 24)
         return paths
@@ -62,13 +63,18 @@ final class OracleTests: XCTestCase {
             for alert in Oracle.expect(scenario, seed: golden.seed) {
                 checked += 1
                 let kept = clean.contains {
-                    $0.patientID == alert.patientID && $0.rule == alert.rule && abs($0.raisedAt - alert.raisedAt) <= 3 * 3_600_000
+                    $0.patientID == alert.patientID && $0.rule == alert.rule
+                        && abs($0.raisedAt - alert.raisedAt) <= 3 * 3_600_000
                 }
                 if !kept { unmatched.append("\(scenario.name) \(alert.rule) \(alert.evidence)") }
             }
         }
         XCTAssertGreaterThan(checked, 40)
-        XCTAssertEqual(unmatched, Array(Self.reviewedMarginalAlerts.keys).sorted(), "alerts without a noise-free counterpart")
+        XCTAssertEqual(
+            unmatched,
+            Array(Self.reviewedMarginalAlerts.keys).sorted(),
+            "alerts without a noise-free counterpart"
+        )
     }
 
     /// The ward (`scenarios/load`, reviewed by counts, golden/README.md): every alert the oracle
@@ -107,7 +113,9 @@ final class OracleTests: XCTestCase {
     ]
 
     func testAContradictingGoldenFileIsCaught() throws {
-        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml")
+        let scenario = try ScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml"
+        )
         let golden = try GoldenFile.parse(
             String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
             file: scenario.golden
@@ -120,7 +128,13 @@ final class OracleTests: XCTestCase {
         XCTAssertTrue(Oracle.compare(derived, missing).first?.contains("derived but not expected") == true)
         var extra = golden
         extra.alerts.append(
-            .init(patientID: "501", rule: "hr.bradycardia", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to)
+            .init(
+                patientID: "501",
+                rule: "hr.bradycardia",
+                severity: .medium,
+                from: golden.alerts[0].from,
+                to: golden.alerts[0].to
+            )
         )
         XCTAssertTrue(Oracle.compare(derived, extra).first?.contains("is not derived") == true)
         var severity = golden
@@ -129,11 +143,21 @@ final class OracleTests: XCTestCase {
         var late = golden
         late.alerts[0].from += 3_600_000
         late.alerts[0].to += 3_600_000
-        XCTAssertEqual(Oracle.compare(derived, late).count, 2, "outside the window: derived-not-expected and expected-not-derived")
+        XCTAssertEqual(
+            Oracle.compare(derived, late).count,
+            2,
+            "outside the window: derived-not-expected and expected-not-derived"
+        )
         // Windowed rules are compared too: an AF alert the readings do not support is caught.
         var rhythm = golden
         rhythm.alerts.append(
-            .init(patientID: "501", rule: "hr.af-suspected", severity: .medium, from: golden.alerts[0].from, to: golden.alerts[0].to)
+            .init(
+                patientID: "501",
+                rule: "hr.af-suspected",
+                severity: .medium,
+                from: golden.alerts[0].from,
+                to: golden.alerts[0].to
+            )
         )
         XCTAssertEqual(Oracle.compare(derived, rhythm).count, 1)
         XCTAssertTrue(Oracle.compare(derived, rhythm).first?.contains("hr.af-suspected patient 501 expected") == true)
@@ -150,7 +174,10 @@ final class OracleTests: XCTestCase {
         let standard = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
         XCTAssertEqual(
             standard.filter { $0.hasPrefix("601") }.sorted(),
-            ["601 hr.bradycardia", "601 hr.bradycardia", "601 hr.bradycardia", "601 hr.tachycardia", "601 hr.tachycardia"]
+            [
+                "601 hr.bradycardia", "601 hr.bradycardia", "601 hr.bradycardia", "601 hr.tachycardia",
+                "601 hr.tachycardia",
+            ]
         )
         XCTAssertFalse(standard.contains("602 bp.hypertensive-crisis"), "172/100 is no crisis by the standard 180/120")
     }
@@ -167,7 +194,11 @@ final class OracleTests: XCTestCase {
         }
         XCTAssertEqual(feeds["821"]?["breast"], nil, "bottle only")
         let mixed = try XCTUnwrap(feeds["822"])
-        XCTAssertEqual(Double(mixed["breast"] ?? 0) / Double((mixed["breast"] ?? 0) + (mixed["bottle"] ?? 0)), 0.5, accuracy: 0.2)
+        XCTAssertEqual(
+            Double(mixed["breast"] ?? 0) / Double((mixed["breast"] ?? 0) + (mixed["bottle"] ?? 0)),
+            0.5,
+            accuracy: 0.2
+        )
         let derived = Oracle.expect(scenario).map { "\($0.patientID) \($0.rule)" }
         XCTAssertTrue(derived.contains("821 infant.low-intake"), "\(derived)")
         XCTAssertFalse(derived.contains("822 infant.low-intake"), "\(derived)")
@@ -177,7 +208,9 @@ final class OracleTests: XCTestCase {
     func testTheLimitCatalogueMatchesTheOracle() throws {
         for limit in ThresholdOverride.rules {
             if let windowed = Oracle.windowedRules.first(where: { $0.id == limit.id }) {
-                guard case let .fluctuation(signal, _, _, _) = windowed.kind else { return XCTFail("\(limit.id) takes no limit") }
+                guard case let .fluctuation(signal, _, _, _) = windowed.kind else {
+                    return XCTFail("\(limit.id) takes no limit")
+                }
                 XCTAssertEqual([signal], limit.signals, limit.id)
                 XCTAssertEqual(windowed.profiles, limit.profiles, limit.id)
                 continue

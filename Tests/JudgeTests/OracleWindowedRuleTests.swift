@@ -10,20 +10,35 @@ final class OracleWindowedRuleTests: XCTestCase {
 
     func rule(_ id: String) -> OracleWindowedRule { Oracle.windowedRules.first { $0.id == id }! }
 
-    func series(_ signal: Signal, _ values: [Double], every step: Int64, from start: Int64 = 0, device: String = "d") -> [Oracle.Sample] {
+    func series(
+        _ signal: Signal,
+        _ values: [Double],
+        every step: Int64,
+        from start: Int64 = 0,
+        device: String = "d"
+    ) -> [Oracle.Sample] {
         values.enumerated().map { i, v in
             Oracle.Sample(time: start + Int64(i) * step, values: [signal: v], id: "p/\(device)/\(i)", device: device)
         }
     }
 
-    func judge(_ id: String, _ samples: [Oracle.Sample], end: Int64? = nil, limits: [ThresholdOverride] = []) -> [OracleAlert] {
+    func judge(
+        _ id: String,
+        _ samples: [Oracle.Sample],
+        end: Int64? = nil,
+        limits: [ThresholdOverride] = []
+    ) -> [OracleAlert] {
         Oracle.judge(rule(id), "p", samples, end: end ?? (samples.map(\.emit).max() ?? 0), limits: limits)
     }
 
     /// Each rule cites its own source (an auditor traces a verdict through it): no two share one.
     func testEveryRuleCitesASourceOfItsOwn() {
         let sources = Oracle.rules.map(\.source) + Oracle.windowedRules.map(\.source)
-        XCTAssertEqual(Set(sources).count, sources.count, "\(Dictionary(grouping: sources) { $0 }.filter { $0.value.count > 1 }.keys)")
+        XCTAssertEqual(
+            Set(sources).count,
+            sources.count,
+            "\(Dictionary(grouping: sources) { $0 }.filter { $0.value.count > 1 }.keys)"
+        )
         XCTAssertTrue(sources.allSatisfy { $0.count > 20 })
     }
 
@@ -32,7 +47,11 @@ final class OracleWindowedRuleTests: XCTestCase {
         // reading, the first whose window holds 15 minutes of readings.
         let falling = series(.cgm, [200, 190, 180, 170, 160], every: 5 * minute)
         let alerts = judge("glucose.fall-rate", falling)
-        XCTAssertEqual(alerts.map(\.raisedAt), [15 * minute], "one alert per episode, once the readings span 15 minutes")
+        XCTAssertEqual(
+            alerts.map(\.raisedAt),
+            [15 * minute],
+            "one alert per episode, once the readings span 15 minutes"
+        )
         XCTAssertEqual(alerts.first?.evidence, "p/d/3")
         XCTAssertEqual(
             judge("glucose.fall-rate", series(.cgm, [200, 191, 182, 173], every: 5 * minute)),
@@ -42,7 +61,11 @@ final class OracleWindowedRuleTests: XCTestCase {
         // Falling, flat (re-arms), falling again: two episodes.
         let twice = series(.cgm, [200, 190, 180, 170, 170, 170, 170, 170, 160, 150, 140], every: 5 * minute)
         XCTAssertEqual(judge("glucose.fall-rate", twice).map(\.raisedAt), [15 * minute, 50 * minute])
-        XCTAssertEqual(judge("glucose.rise-rate", series(.cgm, [100, 110, 120, 130], every: 5 * minute)).count, 1, ">= 2 rises")
+        XCTAssertEqual(
+            judge("glucose.rise-rate", series(.cgm, [100, 110, 120, 130], every: 5 * minute)).count,
+            1,
+            ">= 2 rises"
+        )
         XCTAssertEqual(
             judge("glucose.rise-rate", series(.cgm, [100, 110, 120], every: 5 * minute)),
             [],
@@ -58,7 +81,9 @@ final class OracleWindowedRuleTests: XCTestCase {
     }
 
     func testFluctuationNeedsAPatientsLimitAndSparseSwingingSamples() {
-        func own(_ v: Double) -> [ThresholdOverride] { [ThresholdOverride(rule: "hr.fluctuation", signal: .heartRate, value: v)] }
+        func own(_ v: Double) -> [ThresholdOverride] {
+            [ThresholdOverride(rule: "hr.fluctuation", signal: .heartRate, value: v)]
+        }
         let swinging: [Double] = (0..<14).map { $0 % 2 == 0 ? 70 : 77 }
         // Every successive difference 7: the median reaches a limit of 7 (`>=`) at the tenth sample.
         XCTAssertEqual(
@@ -66,8 +91,16 @@ final class OracleWindowedRuleTests: XCTestCase {
             [45 * minute]
         )
         XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, swinging, every: 5 * minute), limits: own(7.5)), [])
-        XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, swinging, every: 5 * minute)), [], "off without a patient's limit")
-        XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, swinging, every: 1000), limits: own(7)), [], "a stream, not samples")
+        XCTAssertEqual(
+            judge("hr.fluctuation", series(.heartRate, swinging, every: 5 * minute)),
+            [],
+            "off without a patient's limit"
+        )
+        XCTAssertEqual(
+            judge("hr.fluctuation", series(.heartRate, swinging, every: 1000), limits: own(7)),
+            [],
+            "a stream, not samples"
+        )
         // Swinging, an hour and more steady (the median falls below 7 − 3: re-armed), swinging again.
         let twice = swinging + [Double](repeating: 70, count: 14) + swinging
         XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, twice, every: 5 * minute), limits: own(7)).count, 2)
@@ -80,7 +113,10 @@ final class OracleWindowedRuleTests: XCTestCase {
 
     func testUrgentLowSoonWhileStillAboveTheLimit() {
         // 95, 85, 75 at -2 mg/dL/min: 75 − 40 = 35 predicted in 20 min, 75 itself is above 55.
-        XCTAssertEqual(judge("glucose.urgent-low-soon", series(.cgm, [95, 85, 75], every: 5 * minute)).map(\.raisedAt), [10 * minute])
+        XCTAssertEqual(
+            judge("glucose.urgent-low-soon", series(.cgm, [95, 85, 75], every: 5 * minute)).map(\.raisedAt),
+            [10 * minute]
+        )
         // Already at 55: the urgent-low rule's business, not the forecast's.
         XCTAssertEqual(judge("glucose.urgent-low-soon", series(.cgm, [75, 65, 55], every: 5 * minute)), [])
         // Predicted exactly 55 (`<=`): 95, 90, 85 at -1/min → 85 − 20 = 65 no; 115, 105, 95 → 95 − 40 = 55 yes.
@@ -117,7 +153,12 @@ final class OracleWindowedRuleTests: XCTestCase {
         let rule = try XCTUnwrap(Oracle.rules.first { $0.id == "bp.stage2-sustained" })
         func bp(_ readings: [(Double, Double)]) -> [Oracle.Sample] {
             readings.enumerated().map { i, r in
-                Oracle.Sample(time: Int64(i) * 12 * hour, values: [.systolic: r.0, .diastolic: r.1], id: "p/c/\(i)", device: "c")
+                Oracle.Sample(
+                    time: Int64(i) * 12 * hour,
+                    values: [.systolic: r.0, .diastolic: r.1],
+                    id: "p/c/\(i)",
+                    device: "c"
+                )
             }
         }
         let raised = { (r: [(Double, Double)]) in Oracle.judge(rule, "p", bp(r)).map(\.raisedAt) }
@@ -141,21 +182,38 @@ final class OracleWindowedRuleTests: XCTestCase {
         let short = [weight] + series(.feeding, Array(repeating: 49, count: 17), every: 3 * hour, device: "log")
         let alerts = judge("infant.low-intake", short)
         XCTAssertEqual(alerts.count, 1)
-        XCTAssertEqual(alerts.first?.raisedAt, 24 * hour, "the first feed at which a whole day (less its first hour) is covered")
+        XCTAssertEqual(
+            alerts.first?.raisedAt,
+            24 * hour,
+            "the first feed at which a whole day (less its first hour) is covered"
+        )
         // A breastfeed's volume is unknown: no window holding one is judged (here, until 27 h).
         let breastfeed = Oracle.Sample(time: 2 * hour, values: [.breastfeeding: 20], id: "p/log/b", device: "log")
-        XCTAssertEqual(judge("infant.low-intake", (short + [breastfeed]).sorted { $0.time < $1.time }).map(\.raisedAt), [27 * hour])
+        XCTAssertEqual(
+            judge("infant.low-intake", (short + [breastfeed]).sorted { $0.time < $1.time }).map(\.raisedAt),
+            [27 * hour]
+        )
     }
 
     func testAtrialFibrillationFromRRIrregularity() {
         func beats(_ rr: [Double], count: Int) -> [Oracle.Sample] {
             (0..<count).map { i in
-                Oracle.Sample(time: Int64(i) * 1000, values: [.heartRate: 80], rr: [rr[i % rr.count]], id: "p/hr/\(i)", device: "hr")
+                Oracle.Sample(
+                    time: Int64(i) * 1000,
+                    values: [.heartRate: 80],
+                    rr: [rr[i % rr.count]],
+                    id: "p/hr/\(i)",
+                    device: "hr"
+                )
             }
         }
         let af = judge("hr.af-suspected", beats([600, 800], count: 80))
         XCTAssertEqual(af.map(\.raisedAt), [63_000], "fires at the 64th beat")
-        XCTAssertEqual(judge("hr.af-suspected", beats([790, 800, 810], count: 200)), [], "sinus variability does not fire")
+        XCTAssertEqual(
+            judge("hr.af-suspected", beats([790, 800, 810], count: 200)),
+            [],
+            "sinus variability does not fire"
+        )
         // Successive differences of exactly 50 ms are not > 50 ms.
         XCTAssertEqual(judge("hr.af-suspected", beats([700, 750], count: 200)), [])
     }
@@ -176,9 +234,17 @@ final class OracleWindowedRuleTests: XCTestCase {
         XCTAssertEqual(judge("device.data-gap", series(.spo2, [97, 97, 97, 97], every: 4 * hour), end: 24 * hour), [])
         // Readings backfilled after a reconnection close the gap in device time but arrive too late.
         var backfilled = (0..<6).map { i in
-            Oracle.Sample(time: 20 * minute + Int64(i) * 5 * minute, emit: 60 * minute, values: [.cgm: 100], id: "p/d/b\(i)", device: "d")
+            Oracle.Sample(
+                time: 20 * minute + Int64(i) * 5 * minute,
+                emit: 60 * minute,
+                values: [.cgm: 100],
+                id: "p/d/b\(i)",
+                device: "d"
+            )
         }
-        backfilled.append(Oracle.Sample(time: 60 * minute, emit: 60 * minute, values: [.cgm: 100], id: "p/d/n", device: "d"))
+        backfilled.append(
+            Oracle.Sample(time: 60 * minute, emit: 60 * minute, values: [.cgm: 100], id: "p/d/n", device: "d")
+        )
         XCTAssertEqual(judge("device.data-gap", cgm + backfilled).map(\.raisedAt), [45 * minute])
         // The scenario's end: silence shorter than the window after the last reading raises nothing.
         XCTAssertEqual(judge("device.data-gap", cgm, end: 15 * minute + 30 * minute), [])
@@ -186,7 +252,14 @@ final class OracleWindowedRuleTests: XCTestCase {
     }
 
     func testNEWS2BandsAtTheirBoundaries() {
-        func score(rr: Double = 16, spo2: Double = 97, sbp: Double = 120, hr: Double = 70, t: Double = 37, scale2: Bool = false) -> Int {
+        func score(
+            rr: Double = 16,
+            spo2: Double = 97,
+            sbp: Double = 120,
+            hr: Double = 70,
+            t: Double = 37,
+            scale2: Bool = false
+        ) -> Int {
             NEWS2Chart.total(respiration: rr, spo2: spo2, systolic: sbp, pulse: hr, temperature: t, scale2: scale2)
         }
         XCTAssertEqual(score(), 0)
@@ -199,13 +272,20 @@ final class OracleWindowedRuleTests: XCTestCase {
             "scale 2 on air"
         )
         XCTAssertEqual([90, 91, 100, 101, 110, 111, 219, 220].map { score(sbp: $0) }, [3, 2, 2, 1, 1, 0, 0, 3])
-        XCTAssertEqual([40, 41, 50, 51, 90, 91, 110, 111, 130, 131].map { score(hr: $0) }, [3, 1, 1, 0, 0, 1, 1, 2, 2, 3])
-        XCTAssertEqual([35.0, 35.1, 36.0, 36.1, 38.0, 38.1, 39.0, 39.1].map { score(t: $0) }, [3, 1, 1, 0, 0, 1, 1, 2])
+        XCTAssertEqual(
+            [40, 41, 50, 51, 90, 91, 110, 111, 130, 131].map { score(hr: $0) },
+            [3, 1, 1, 0, 0, 1, 1, 2, 2, 3]
+        )
+        XCTAssertEqual(
+            [35.0, 35.1, 36.0, 36.1, 38.0, 38.1, 39.0, 39.1].map { score(t: $0) },
+            [3, 1, 1, 0, 0, 1, 1, 2]
+        )
         XCTAssertEqual(score(t: 38.05), 1, "38.05 rounds to 38.1")
     }
 
     func testNEWS2RuleNeedsEveryParameterWithinAnHour() {
-        let values: [Signal: Double] = [.respirationRate: 22, .spo2: 93, .systolic: 120, .heartRate: 95]  // 2 + 2 + 0 + 1 = 5 with 37 °C
+        // 2 + 2 + 0 + 1 = 5 with 37 °C
+        let values: [Signal: Double] = [.respirationRate: 22, .spo2: 93, .systolic: 120, .heartRate: 95]
         var samples = [Oracle.Sample(time: 0, values: [.temperature: 37], id: "p/t/0", device: "t")]
         samples.append(Oracle.Sample(time: 30 * minute, values: values, id: "p/m/0", device: "m"))
         XCTAssertEqual(judge("news2.urgent", samples).map(\.raisedAt), [30 * minute])

@@ -13,7 +13,10 @@ final class ScenarioDocumentTests: XCTestCase {
         let document = try ScenarioDocument(text: text, file: path)
         XCTAssertEqual(document.patients.map(\.id), ["level1", "urgent", "level2", "high"])
         XCTAssertEqual(document.timeline.count, 24)
-        let whole = try ScenarioLoader.parse(document.text(document.whole, name: "cgm-min", description: "d"), file: "whole")
+        let whole = try ScenarioLoader.parse(
+            document.text(document.whole, name: "cgm-min", description: "d"),
+            file: "whole"
+        )
         let original = try ScenarioLoader.parse(text, file: path)
         XCTAssertEqual(whole.name, "cgm-min")
         XCTAssertEqual(whole.patients.count, original.patients.count)
@@ -47,10 +50,14 @@ final class ScenarioDocumentTests: XCTestCase {
             "missed alert hr.tachycardia patient 501"
         )
         XCTAssertEqual(
-            FailureSignature(check("unexpected alert spo2.low patient a at 2024-11-07T09:31:00.000Z", .spurious))?.description,
+            FailureSignature(check("unexpected alert spo2.low patient a at 2024-11-07T09:31:00.000Z", .spurious))?
+                .description,
             "spurious unexpected alert spo2.low patient a"
         )
-        XCTAssertEqual(FailureSignature(check("rejects 511/cgm-511/37", .validationMismatch))?.subject, "rejects 511/cgm-511")
+        XCTAssertEqual(
+            FailureSignature(check("rejects 511/cgm-511/37", .validationMismatch))?.subject,
+            "rejects 511/cgm-511"
+        )
         XCTAssertEqual(FailureSignature(check("readings delivered", .lost))?.subject, "readings delivered")
     }
 }

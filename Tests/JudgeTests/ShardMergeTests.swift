@@ -30,11 +30,24 @@ final class ShardMergeTests: XCTestCase {
     }
 
     func expected(_ patient: String, at t: Int64) -> GoldenFile.ExpectedAlert {
-        GoldenFile.ExpectedAlert(patientID: patient, rule: "hr.tachycardia", severity: .high, from: t - minute, to: t + 5 * minute)
+        GoldenFile.ExpectedAlert(
+            patientID: patient,
+            rule: "hr.tachycardia",
+            severity: .high,
+            from: t - minute,
+            to: t + 5 * minute
+        )
     }
 
     func alert(_ id: String, _ patient: String, at t: Int64, rule: String = "hr.tachycardia") -> ObservedAlert {
-        ObservedAlert(alertID: id, patientID: patient, rule: rule, severity: "high", raisedAt: t, evidence: ["\(patient)/d\(patient)/1"])
+        ObservedAlert(
+            alertID: id,
+            patientID: patient,
+            rule: rule,
+            severity: "high",
+            raisedAt: t,
+            evidence: ["\(patient)/d\(patient)/1"]
+        )
     }
 
     /// Requests of patient 1 (readings 1…4) and patient 2 (5…8), interleaved in time.
@@ -73,7 +86,10 @@ final class ShardMergeTests: XCTestCase {
     func alerts(_ patients: Set<String>) -> [ObservedAlert] {
         var out: [ObservedAlert] = []
         if patients.contains("1") {
-            out += [alert("a1", "1", at: t0), alert("a3", "1", at: t0 + 30 * minute, rule: "bp.stage2"), alert("a4", "9", at: t0)]
+            out += [
+                alert("a1", "1", at: t0), alert("a3", "1", at: t0 + 30 * minute, rule: "bp.stage2"),
+                alert("a4", "9", at: t0),
+            ]
         }
         if patients.contains("2") { out.append(alert("a2", "2", at: t0 + minute)) }
         return out
@@ -114,19 +130,32 @@ final class ShardMergeTests: XCTestCase {
     func partResult(_ patients: Set<String>) -> LiveRunResult {
         var r = result(patients)
         if patients == ["1", "2"] { return r }
-        r.ackLatency = JudgeFixtures.histogram(patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000])
+        r.ackLatency = JudgeFixtures.histogram(
+            patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000]
+        )
         return r
     }
 
     func summary(_ v: Verdict) -> [String] {
-        v.checks.map { "\($0.kind.rawValue) | \($0.name) | \($0.finding?.rawValue ?? "pass") | \($0.skipped) | \($0.detail)" }
+        v.checks.map {
+            "\($0.kind.rawValue) | \($0.name) | \($0.finding?.rawValue ?? "pass") | \($0.skipped) | \($0.detail)"
+        }
     }
 
     func testTwoShardsMergeIntoTheWholeVerdict() throws {
-        let whole = Verdict.judge(scenario: "s", golden: golden, plan: plan(["1", "2"]), digest: "sha256:x", result: result(["1", "2"]))
+        let whole = Verdict.judge(
+            scenario: "s",
+            golden: golden,
+            plan: plan(["1", "2"]),
+            digest: "sha256:x",
+            result: result(["1", "2"])
+        )
         let merged = Verdict.merge([try shard(["1"]), try shard(["2"])], golden: golden, scenario: "s")
         XCTAssertEqual(summary(merged), summary(whole))
-        XCTAssertEqual([merged.acknowledged, merged.rejected, merged.failed], [whole.acknowledged, whole.rejected, whole.failed])
+        XCTAssertEqual(
+            [merged.acknowledged, merged.rejected, merged.failed],
+            [whole.acknowledged, whole.rejected, whole.failed]
+        )
         XCTAssertEqual(merged.httpVersions, whole.httpVersions)
         XCTAssertEqual(merged.latency[.readingToAck], whole.latency[.readingToAck])
         XCTAssertEqual(merged.latency[.schedulingLag], whole.latency[.schedulingLag])
@@ -149,7 +178,11 @@ final class ShardMergeTests: XCTestCase {
     }
 
     func testAPartThatCouldNotBeJudgedMakesTheWholeAnError() throws {
-        let failed = Verdict(scenario: "s", error: "the SUT at https://127.0.0.1:1 did not answer", contract: SUTContract())
+        let failed = Verdict(
+            scenario: "s",
+            error: "the SUT at https://127.0.0.1:1 did not answer",
+            contract: SUTContract()
+        )
         let merged = Verdict.merge([try shard(["1"]), failed], golden: golden, scenario: "s")
         XCTAssertEqual(merged.error, "the SUT at https://127.0.0.1:1 did not answer")
         XCTAssertFalse(merged.passed)

@@ -69,7 +69,10 @@ struct ShrinkerTests {
         #expect(result.exhausted)
         #expect(result.runs == (secondsPerRun == 0 ? runs : 5))
         // What was kept still fails: the level 2 patient is in it and it is at least 90 minutes long.
-        let kept = try ScenarioLoader.parse(document.text(result.selection, name: "kept", description: "d"), file: "kept")
+        let kept = try ScenarioLoader.parse(
+            document.text(result.selection, name: "kept", description: "d"),
+            file: "kept"
+        )
         #expect(kept.patients.contains { $0.id == "level2" })
         #expect(kept.duration >= .minutes(90))
     }

@@ -19,7 +19,12 @@ final class StoredDataTests: XCTestCase {
 
     func stored(_ e: Entry) -> StoredReading { StoredReading(id: e.id, time: e.time, values: e.values) }
 
-    func checks(_ readings: [StoredReading], counts: [String: Int]? = nil, entries: [Entry]? = nil, linked: Set<String> = []) -> [Check] {
+    func checks(
+        _ readings: [StoredReading],
+        counts: [String: Int]? = nil,
+        entries: [Entry]? = nil,
+        linked: Set<String> = []
+    ) -> [Check] {
         var readBack = StoredReadBack()
         readBack.readings["501"] = readings
         if let counts { readBack.counts = ["501": counts] }
@@ -67,7 +72,11 @@ final class StoredDataTests: XCTestCase {
         readings[0].values[.diastolic] = 95.5
         XCTAssertNil(finding(checks(readings), "unaltered"), "half the resolution is the same value")
         readings[2].values[.weight] = 72.35
-        XCTAssertEqual(finding(checks(readings), "unaltered"), .altered, "0.005 kg is the scale's resolution: another weight")
+        XCTAssertEqual(
+            finding(checks(readings), "unaltered"),
+            .altered,
+            "0.005 kg is the scale's resolution: another weight"
+        )
     }
 
     func testASignalNotStoredOrInAnUnknownUnitIsAltered() {
@@ -96,7 +105,10 @@ final class StoredDataTests: XCTestCase {
         XCTAssertNil(finding(checks(readings), "unaltered"), "GATT's Date Time has whole seconds")
         readings[1].time += 2
         let detail = checks(readings).first { $0.name.hasSuffix("unaltered") }?.detail ?? ""
-        XCTAssertTrue(detail.contains("device time 2024-11-07T10:01:00.000Z stored as 2024-11-07T10:01:01.001Z"), detail)
+        XCTAssertTrue(
+            detail.contains("device time 2024-11-07T10:01:00.000Z stored as 2024-11-07T10:01:01.001Z"),
+            detail
+        )
     }
 
     func testReadingsWithoutIdsAreMatchedByKindAndTime() {
@@ -120,7 +132,11 @@ final class StoredDataTests: XCTestCase {
         XCTAssertTrue(c.allSatisfy(\.passed), c.map(\.detail).joined(separator: "\n"))
         e[1].selfNamed = false
         let strict = checks(readings, entries: e)
-        XCTAssertEqual(finding(strict, "kept"), .lostAfterAck, "an id the SUT changed is a loss when the payload carried one")
+        XCTAssertEqual(
+            finding(strict, "kept"),
+            .lostAfterAck,
+            "an id the SUT changed is a loss when the payload carried one"
+        )
         XCTAssertTrue(
             strict[0].detail.contains("1 stored reading(s) match none the SUT acknowledged (first: sut-assigned-17"),
             strict[0].detail
@@ -132,7 +148,11 @@ final class StoredDataTests: XCTestCase {
         readings.append(StoredReading(id: "501/hrm/gateway-3", time: t0, values: [.heartRate: 70]))
         let c = checks(readings, counts: ["2024-11-07": 4, "2024-11": 4], linked: ["501/hrm"])
         XCTAssertTrue(c.allSatisfy(\.passed))
-        XCTAssertEqual(c[0].detail, "all 3 acknowledged reading(s) read back", "the gateway's reading is neither extra nor lost")
+        XCTAssertEqual(
+            c[0].detail,
+            "all 3 acknowledged reading(s) read back",
+            "the gateway's reading is neither extra nor lost"
+        )
         XCTAssertTrue(c[2].skipped)
     }
 
@@ -143,10 +163,18 @@ final class StoredDataTests: XCTestCase {
     }
 
     func testWhatTheSUTMustKeepOfEachMeasurement() {
-        XCTAssertNil(StoredDataExpectations.values(.cuffPressure(mmHg: 120)), "a cuff's intermediate pressure is no observation")
-        XCTAssertEqual(StoredDataExpectations.values(.dailySummary(steps: 8000, calories: 300)), [.steps: 8000, .calories: 300])
+        XCTAssertNil(
+            StoredDataExpectations.values(.cuffPressure(mmHg: 120)),
+            "a cuff's intermediate pressure is no observation"
+        )
         XCTAssertEqual(
-            StoredDataExpectations.values(.bloodPressure(systolic: 150, diastolic: 95, meanArterial: 113, pulse: 70, status: 0)),
+            StoredDataExpectations.values(.dailySummary(steps: 8000, calories: 300)),
+            [.steps: 8000, .calories: 300]
+        )
+        XCTAssertEqual(
+            StoredDataExpectations.values(
+                .bloodPressure(systolic: 150, diastolic: 95, meanArterial: 113, pulse: 70, status: 0)
+            ),
             [.systolic: 150, .diastolic: 95]
         )
     }

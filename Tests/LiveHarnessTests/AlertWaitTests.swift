@@ -43,7 +43,10 @@ final class AlertWaitTests: XCTestCase {
         XCTAssertEqual(AlertWait.describe(wait.pending([])), "2 × hr.tachycardia for patient 1, spo2.low for patient 2")
         // One tachycardia alert in the first window: the second window and the SpO2 one still wait.
         let first = alert("a", patient: "1", rule: "hr.tachycardia", at: Self.tenOhThree)
-        XCTAssertEqual(AlertWait.describe(wait.pending([first])), "hr.tachycardia for patient 1, spo2.low for patient 2")
+        XCTAssertEqual(
+            AlertWait.describe(wait.pending([first])),
+            "hr.tachycardia for patient 1, spo2.low for patient 2"
+        )
         // An alert of another patient or rule, or beyond the pairing bound, satisfies nothing.
         let elsewhere = [
             alert("b", patient: "2", rule: "hr.tachycardia", at: Self.tenOhThree),

@@ -22,7 +22,9 @@ final class InProcessLifecycleTests {
 
     /// The infant scenario (its rules apply only once the SUT knows the profile), a VitalEdge one
     /// (ids the SUT derives from the patient) and the hypertensive crisis.
-    let suite = ["chd-infant-interstage", "vitaledge-daily-summary", "hypertensive-crisis"].map { InProcessRun.path("core", $0) }
+    let suite = ["chd-infant-interstage", "vitaledge-daily-summary", "hypertensive-crisis"].map {
+        InProcessRun.path("core", $0)
+    }
 
     @Test func oneLongLivedSUTServesTheSuiteRunAfterRun() async throws {
         let shared = try SUTProfileLoader.load(path: shared, environment: [:])
@@ -38,8 +40,17 @@ final class InProcessLifecycleTests {
                     $0.profile = shared
                     $0.runID = "r1"
                 }
-                #expect(verdicts.map(\.scenario) == ["chd-infant-interstage", "vitaledge-daily-summary", "hypertensive-crisis"])
-                for v in verdicts { #expect(v.error == nil && InProcessRun.failures(v, latency: false) == [], "run \(run): \(v.scenario)") }
+                #expect(
+                    verdicts.map(\.scenario) == [
+                        "chd-infant-interstage", "vitaledge-daily-summary", "hypertensive-crisis",
+                    ]
+                )
+                for v in verdicts {
+                    #expect(
+                        v.error == nil && InProcessRun.failures(v, latency: false) == [],
+                        "run \(run): \(v.scenario)"
+                    )
+                }
             }
             // The reset deleted every patient with its readings and alerts.
             #expect(try await client.get("/api/v1/alerts").objects.isEmpty)
@@ -51,7 +62,9 @@ final class InProcessLifecycleTests {
                     $0.profile = keep
                     $0.runID = run
                 }
-                for v in verdicts { #expect(v.error == nil && InProcessRun.failures(v, latency: false) == [], "\(run): \(v.scenario)") }
+                for v in verdicts {
+                    #expect(v.error == nil && InProcessRun.failures(v, latency: false) == [], "\(run): \(v.scenario)")
+                }
             }
             let left = try await client.get("/api/v1/alerts").objects
             #expect(left.contains { $0["patientId"] as? String == "k1-hypertensive-crisis-507" })
@@ -87,7 +100,9 @@ final class InProcessLifecycleTests {
         )
         let error = try #require(verdict.error)
         #expect(
-            error.contains("lifecycle: lifecycle.enrol[0] (PUT /api/v1/patient/{patient}) for patient 507 (w-507 at the SUT): PUT ")
+            error.contains(
+                "lifecycle: lifecycle.enrol[0] (PUT /api/v1/patient/{patient}) for patient 507 (w-507 at the SUT): PUT "
+            )
                 && error.contains("/api/v1/patient/w-507 answered 404 (expected 2xx)"),
             "\(error)"
         )
@@ -117,7 +132,8 @@ final class InProcessLifecycleTests {
             with: ""
         )
         let dropping = try profile(text, name: "dropping.yaml")
-        let problem = "patient 601 has its own alert limits (thresholds:), but no lifecycle.enrol step passes them to the SUT"
+        let problem =
+            "patient 601 has its own alert limits (thresholds:), but no lifecycle.enrol step passes them to the SUT"
         do {
             let verdict = try await InProcessRun.verdict(
                 InProcessRun.path("limits", "personal-alert-limits"),

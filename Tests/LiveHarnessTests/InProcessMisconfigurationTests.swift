@@ -20,7 +20,10 @@ struct InProcessMisconfigurationTests {
         let verdict = try await InProcessRun.verdict(scenario, sut: { $0.requireCredentials() })
         let error = try #require(verdict.error)
         #expect(error.contains("the SUT accepted none of the"), "\(error)")
-        #expect(error.contains("/api/v1/observations → 401: ") && error.contains("a device credential is required"), "\(error)")
+        #expect(
+            error.contains("/api/v1/observations → 401: ") && error.contains("a device credential is required"),
+            "\(error)"
+        )
         #expect(InProcessRun.failures(verdict).isEmpty, "no clinical finding")
         let ingestion = try #require(endpoint(verdict, "POST /api/v1/observations"), "\(verdict.contract as Any)")
         #expect(Array(ingestion.statuses.keys) == [401])
@@ -34,7 +37,10 @@ struct InProcessMisconfigurationTests {
 
     @Test(arguments: [
         ("alert-api=error", "the alert source never returned an alert list", "answered 500"),
-        ("alert-api=garbage", "the alert source never returned an alert list", "a body that is not JSON: <html>maintenance</html>"),
+        (
+            "alert-api=garbage", "the alert source never returned an alert list",
+            "a body that is not JSON: <html>maintenance</html>"
+        ),
         ("alert-api=unreadable", "alert(s) the harness cannot read", "it has no raisedAt"),
     ])
     func aBrokenAlertSourceIsNotJudged(fault: String, problem: String, detail: String) async throws {
@@ -52,7 +58,11 @@ struct InProcessMisconfigurationTests {
     /// each request for the whole limit and ending with lost readings.
     @Test func anOutageThatNeverEndsStopsAtTheOutageLimit() async throws {
         let started = ContinuousClock.now
-        let verdict = try await InProcessRun.verdict(scenario, faults: ["unavailable"], options: { $0.outageLimit = .seconds(1) })
+        let verdict = try await InProcessRun.verdict(
+            scenario,
+            faults: ["unavailable"],
+            options: { $0.outageLimit = .seconds(1) }
+        )
         let error = try #require(verdict.error)
         #expect(error.contains("the SUT accepted no request and the run stopped"), "\(error)")
         #expect(error.contains("/api/v1/observations → 503: ") && error.contains("service unavailable"), "\(error)")

@@ -20,7 +20,9 @@ final class InProcessProfileTests {
 
     /// Writes a profile (and the files it names) into the test's folder and loads it.
     func profile(_ text: String, name: String, files: [String: String] = [:]) throws -> SUTProfile {
-        for (file, content) in files { try content.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8) }
+        for (file, content) in files {
+            try content.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
+        }
         let path = directory + "/" + name
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return try SUTProfileLoader.load(path: path, environment: [:])
@@ -65,7 +67,10 @@ final class InProcessProfileTests {
             name: "partial.yaml"
         )
         let unmapped = InProcessRun.failures(try await run(hypo, partial), latency: false)
-        #expect(unmapped.contains { $0.hasPrefix("unmapped SUT alert 'glucose.urgent-low' patient 504") }, "\(unmapped)")
+        #expect(
+            unmapped.contains { $0.hasPrefix("unmapped SUT alert 'glucose.urgent-low' patient 504") },
+            "\(unmapped)"
+        )
         #expect(!unmapped.contains { $0.hasPrefix("spurious") }, "\(unmapped)")
 
         // A field pointer that finds nothing: not judged, naming the pointer; no missed alerts.
@@ -75,7 +80,10 @@ final class InProcessProfileTests {
         )
         let unread = try await run(crisis, wrong)
         let error = try #require(unread.error)
-        #expect(error.contains("it has no raisedAt (at /identified)") && error.contains("/fhir/DetectedIssue"), "\(error)")
+        #expect(
+            error.contains("it has no raisedAt (at /identified)") && error.contains("/fhir/DetectedIssue"),
+            "\(error)"
+        )
         #expect(InProcessRun.failures(unread) == [])
     }
 
@@ -91,7 +99,10 @@ final class InProcessProfileTests {
         #expect(pass.checks.count == 112)
         let faulty = InProcessRun.failures(try await run(corrupt, fhir, faults: ["accept-invalid"]), latency: false)
         #expect(!faulty.isEmpty)
-        #expect(faulty.allSatisfy { $0.hasPrefix("validation-mismatch rejects ") }, "only the corrupted readings fail: \(faulty)")
+        #expect(
+            faulty.allSatisfy { $0.hasPrefix("validation-mismatch rejects ") },
+            "only the corrupted readings fail: \(faulty)"
+        )
     }
 
     /// Seed 003's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs
@@ -103,7 +114,10 @@ final class InProcessProfileTests {
         #expect(InProcessRun.failures(pass, latency: false) == [])
         let bundles = pass.contract?.endpoints.first { $0.name == "POST /fhir" }
         #expect(bundles?.statuses == [200: 203], "every reading, ECGs and symptoms too, as FHIR: \(bundles as Any)")
-        let missed = InProcessRun.failures(try await run(intouch, fhir, faults: ["miss-rule=ecg.af-classified"]), latency: false)
+        let missed = InProcessRun.failures(
+            try await run(intouch, fhir, faults: ["miss-rule=ecg.af-classified"]),
+            latency: false
+        )
         #expect(missed.contains { $0.hasPrefix("missed alert ecg.af-classified patient 903") }, "\(missed)")
         #expect(!missed.contains { $0.hasPrefix("missed alert symptom") }, "\(missed)")
     }
@@ -120,7 +134,8 @@ final class InProcessProfileTests {
                 - {kinds: [blood-pressure], path: /api/v1/observations, format: template, template: bp.mustache}
             """
         let withHR = try profile(
-            "name: tpl\n" + routes + "\n    - {kinds: [heart-rate, battery], path: /api/v1/observations, format: vitalsim-observation}\n",
+            "name: tpl\n" + routes
+                + "\n    - {kinds: [heart-rate, battery], path: /api/v1/observations, format: vitalsim-observation}\n",
             name: "tpl.yaml",
             files: ["bp.mustache": template]
         )
@@ -128,9 +143,16 @@ final class InProcessProfileTests {
         #expect(pass.error == nil)
         #expect(InProcessRun.failures(pass, latency: false) == [])
 
-        let partial = try profile("name: partial\n" + routes + "\n", name: "partial-routes.yaml", files: ["bp.mustache": template])
+        let partial = try profile(
+            "name: partial\n" + routes + "\n",
+            name: "partial-routes.yaml",
+            files: ["bp.mustache": template]
+        )
         let stopped = try await run(crisis, partial)
-        #expect(stopped.error?.contains("ingestion: no ingestion route of the SUT profile carries") == true, "\(stopped.error ?? "")")
+        #expect(
+            stopped.error?.contains("ingestion: no ingestion route of the SUT profile carries") == true,
+            "\(stopped.error ?? "")"
+        )
         #expect(InProcessRun.failures(stopped) == [])
     }
 
@@ -165,7 +187,8 @@ final class InProcessProfileTests {
         #expect(InProcessRun.failures(pass, latency: false) == [])
         let other = try await run(crisis, vitaledge)
         #expect(
-            other.error?.contains("no ingestion route of the SUT profile carries battery readings of bp-cuff devices") == true,
+            other.error?.contains("no ingestion route of the SUT profile carries battery readings of bp-cuff devices")
+                == true,
             "\(other.error ?? "")"
         )
     }
@@ -197,6 +220,9 @@ final class InProcessProfileTests {
         )
         let stopped = try await run(crisis, unknown, sut: { try $0.loadCredentials(keys) })
         let error = try #require(stopped.error)
-        #expect(error.contains("credentials: ") && error.contains("has no token for patient 507 device cuff-507"), "\(error)")
+        #expect(
+            error.contains("credentials: ") && error.contains("has no token for patient 507 device cuff-507"),
+            "\(error)"
+        )
     }
 }

@@ -11,12 +11,17 @@ import Traffic
 /// readings read back, and the run judged against the scenario's reviewed golden file.
 enum InProcessRun {
     /// A scenario file of the repository (`scenarios/SUITE/NAME.yaml`).
-    static func path(_ suite: String, _ name: String) -> String { Fixtures.repositoryRoot + "/scenarios/\(suite)/\(name).yaml" }
+    static func path(_ suite: String, _ name: String) -> String {
+        Fixtures.repositoryRoot + "/scenarios/\(suite)/\(name).yaml"
+    }
 
     /// The scenarios of a suite folder, by name, without those listed in `except`.
     static func names(_ suite: String, except: Set<String> = []) -> [String] {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.repositoryRoot + "/scenarios/" + suite)) ?? []
-        return files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.filter { !except.contains($0) }.sorted()
+        let files =
+            (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.repositoryRoot + "/scenarios/" + suite))
+            ?? []
+        return files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.filter { !except.contains($0) }
+            .sorted()
     }
 
     /// Runs the scenario at `path` against the in-process reference SUT, with `faults` (as
@@ -31,7 +36,9 @@ enum InProcessRun {
         try sut.add(faults: faults)
         try configureSUT(&sut)
         return try await sut.test { client in
-            guard let verdict = try await verdicts([path], on: client, options: configure).first else { throw Missing.verdict(path) }
+            guard let verdict = try await verdicts([path], on: client, options: configure).first else {
+                throw Missing.verdict(path)
+            }
             return verdict
         }
     }
@@ -68,6 +75,8 @@ enum InProcessRun {
     /// The failed checks as the console names them (`FINDING CHECK-NAME`); without `latency`, those
     /// of the latency budgets left out.
     static func failures(_ verdict: Verdict, latency: Bool = true) -> [String] {
-        verdict.checks.filter { latency || $0.kind != .budget }.compactMap { c in c.finding.map { "\($0.rawValue) \(c.name)" } }
+        verdict.checks.filter { latency || $0.kind != .budget }.compactMap { c in
+            c.finding.map { "\($0.rawValue) \(c.name)" }
+        }
     }
 }

@@ -43,7 +43,11 @@ struct InProcessFaultTests {
         Case(scenario: "hypertensive-crisis", fault: "duplicate-alerts", findings: [.duplicate]),
         Case(scenario: "hypertensive-crisis", fault: "wrong-evidence", findings: [.wrongEvidence]),
         // The alerts were raised from what was acknowledged: storage losses are no clinical finding.
-        Case(scenario: "vitaledge-daily-summary", fault: "lose-stored=0.05", findings: [.lostAfterAck, .countMismatch]),
+        Case(
+            scenario: "vitaledge-daily-summary",
+            fault: "lose-stored=0.05",
+            findings: [.lostAfterAck, .countMismatch]
+        ),
         Case(scenario: "vitaledge-daily-summary", fault: "alter-stored=0.05", findings: [.altered]),
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "accept-invalid", findings: [.validationMismatch]),
     ]
@@ -71,12 +75,20 @@ struct InProcessFaultTests {
     /// A SUT that ignores the patients' own limits (`thresholds:`) judges by the defaults: it misses
     /// the alert a lowered limit raises and raises those a widened one forbids.
     @Test func aSUTIgnoringPersonalLimitsIsCaught() async throws {
-        let verdict = try await InProcessRun.verdict(InProcessRun.path("limits", "personal-alert-limits"), faults: ["ignore-limits"])
+        let verdict = try await InProcessRun.verdict(
+            InProcessRun.path("limits", "personal-alert-limits"),
+            faults: ["ignore-limits"]
+        )
         let failures = InProcessRun.failures(verdict)
         #expect(failures.contains { $0.hasPrefix("missed alert bp.hypertensive-crisis patient 602") }, "\(failures)")
-        #expect(failures.contains { $0.hasPrefix("spurious unexpected alert hr.bradycardia patient 601") }, "\(failures)")
         #expect(
-            failures.contains { $0.hasPrefix("spurious unexpected alert hr.tachycardia patient 601 at 2024-11-07T09:11") },
+            failures.contains { $0.hasPrefix("spurious unexpected alert hr.bradycardia patient 601") },
+            "\(failures)"
+        )
+        #expect(
+            failures.contains {
+                $0.hasPrefix("spurious unexpected alert hr.tachycardia patient 601 at 2024-11-07T09:11")
+            },
             "\(failures)"
         )
     }
@@ -90,8 +102,10 @@ struct InProcessFaultTests {
             "adult-thresholds",
             [
                 "early alert glucose.meter-level2-low patient meter", "missed alert temp.fever patient fever",
-                "early alert bp.hypertensive-crisis patient crisis", "early alert bp.hypertensive-crisis patient crisis #2",
-                "spurious unexpected alert spo2.low patient spo2", "spurious unexpected alert hr.bradycardia patient brady",
+                "early alert bp.hypertensive-crisis patient crisis",
+                "early alert bp.hypertensive-crisis patient crisis #2",
+                "spurious unexpected alert spo2.low patient spo2",
+                "spurious unexpected alert hr.bradycardia patient brady",
                 "spurious unexpected alert hr.tachycardia patient tachy",
             ]
         ),
@@ -108,17 +122,23 @@ struct InProcessFaultTests {
         (
             "copd-infant-thresholds",
             [
-                "spurious unexpected alert spo2.below-copd-target patient copd", "missed alert temp.fever patient infant",
+                "spurious unexpected alert spo2.below-copd-target patient copd",
+                "missed alert temp.fever patient infant",
                 "early alert infant.spo2-low patient infant", "early alert infant.spo2-high patient infant",
                 "spurious unexpected alert device.low-battery patient battery",
             ]
         ),
-        ("stage2-series-thresholds", ["missed alert bp.stage2-sustained patient s140", "missed alert bp.stage2-sustained patient d90"]),
+        (
+            "stage2-series-thresholds",
+            ["missed alert bp.stage2-sustained patient s140", "missed alert bp.stage2-sustained patient d90"]
+        ),
     ])
     func offByOneFailsOnEveryBoundaryAndNothingElse(_ scenario: String, expected: [String]) async throws {
         let verdict = try await InProcessRun.verdict(InProcessRun.path("boundaries", scenario), faults: ["off-by-one"])
         let clinical: Set<Finding> = [.early, .missed, .spurious, .late]
-        let failures = verdict.checks.compactMap { c in c.finding.flatMap { clinical.contains($0) ? "\($0.rawValue) \(c.name)" : nil } }
+        let failures = verdict.checks.compactMap { c in
+            c.finding.flatMap { clinical.contains($0) ? "\($0.rawValue) \(c.name)" : nil }
+        }
         for e in expected { #expect(failures.contains { $0 == e || $0.hasPrefix(e + " ") }, "\(e) in \(failures)") }
         #expect(failures.count == expected.count, "nothing but the boundaries: \(failures)")
     }

@@ -63,7 +63,11 @@ struct QuietWaitTests {
     }
 
     @Test func testAnUnreadableSourceIsNotWaitedFor() {
-        let result = Self.run(QuietWait(quiet: .seconds(2), bound: .seconds(31)), unusable: true, pending: { _ in true })
+        let result = Self.run(
+            QuietWait(quiet: .seconds(2), bound: .seconds(31)),
+            unusable: true,
+            pending: { _ in true }
+        )
         #expect(result.stopped == .seconds(2), "a misconfiguration: no alert can be listed, so none is awaited")
         #expect(result.announced.isEmpty)
     }

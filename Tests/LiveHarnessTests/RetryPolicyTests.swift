@@ -22,7 +22,10 @@ struct RetryPolicyTests {
         var backoff = RetryPolicy.Backoff()
         let waits = (0..<8).map { _ in backoff.next() }
         #expect(
-            waits == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4), .seconds(4), .seconds(4)]
+            waits == [
+                .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4), .seconds(4),
+                .seconds(4),
+            ]
         )
     }
 

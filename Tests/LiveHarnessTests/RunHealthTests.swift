@@ -14,7 +14,11 @@ final class RunHealthTests: XCTestCase {
         var h = RunHealth()
         h.pollSucceeded()
         for _ in 0..<3 { XCTAssertNil(h.answered(401)) }
-        h.noteRefusal("POST https://127.0.0.1:1/api/v1/observations", status: 401, body: Array(#"{"error":"token"}"#.utf8))
+        h.noteRefusal(
+            "POST https://127.0.0.1:1/api/v1/observations",
+            status: 401,
+            body: Array(#"{"error":"token"}"#.utf8)
+        )
         let p = h.problem(alertURL: url, answered: 3) ?? ""
         XCTAssertTrue(p.contains("accepted none of the 3 request(s)"), p)
         XCTAssertTrue(p.contains(#"POST https://127.0.0.1:1/api/v1/observations → 401: {"error":"token"}"#), p)
@@ -46,15 +50,20 @@ final class RunHealthTests: XCTestCase {
         h.pollSucceeded()
         XCTAssertNil(h.problem(alertURL: url, answered: 1), "a failure the source recovered from is not one")
         h.pollFailed("GET \(url) got no answer: timeout")
-        XCTAssertTrue(h.problem(alertURL: url, answered: 1)?.hasPrefix("the alert source failed at the end of the run") == true)
+        XCTAssertTrue(
+            h.problem(alertURL: url, answered: 1)?.hasPrefix("the alert source failed at the end of the run") == true
+        )
     }
 
     func testUnreadableAlertsNameWhatIsMissing() throws {
         let good: [String: Any] = [
-            "alertId": "a", "patientId": "1", "rule": "temp.fever", "severity": "medium", "raisedAt": "2024-11-07T10:00:00Z",
+            "alertId": "a", "patientId": "1", "rule": "temp.fever", "severity": "medium",
+            "raisedAt": "2024-11-07T10:00:00Z",
             "evidence": ["1/t/0"],
         ]
-        guard case .success(let a) = AlertFields.vitalsim.read(good, mapping: .init()) else { return XCTFail("a complete alert reads") }
+        guard case .success(let a) = AlertFields.vitalsim.read(good, mapping: .init()) else {
+            return XCTFail("a complete alert reads")
+        }
         XCTAssertEqual(a.raisedAt, 1_730_973_600_000)
         var cases: [([String: Any], String)] = []
         var noTime = good
@@ -85,11 +94,13 @@ final class RunHealthTests: XCTestCase {
         for _ in 0..<5 { h.pollSucceeded(unreadable: list) }
         let p = h.problem(alertURL: url, answered: 1) ?? ""
         XCTAssertTrue(
-            p.contains("lists 1 alert(s) the harness cannot read") && p.contains("first: it has no raisedAt: {\"alertId\":\"a\""),
+            p.contains("lists 1 alert(s) the harness cannot read")
+                && p.contains("first: it has no raisedAt: {\"alertId\":\"a\""),
             p
         )
         XCTAssertTrue(h.alertSourceUnusable)
-        guard case .failure(let problem) = AlertList.read(HTTPReply(status: 200, body: Array("<html>".utf8)), url: url) else {
+        guard case .failure(let problem) = AlertList.read(HTTPReply(status: 200, body: Array("<html>".utf8)), url: url)
+        else {
             return XCTFail("a body that is not a JSON array is a problem of the whole answer")
         }
         XCTAssertTrue(problem.text.contains("a body that is not JSON: <html>"), problem.text)

@@ -14,7 +14,14 @@ final class AlertEngineTests: XCTestCase {
 
     func obs(_ values: [Signal: Double], at t: Int64, device: String = "d", rr: [Double] = []) -> Observation {
         counter += 1
-        return Observation(readingID: "r\(counter)", patientID: "p", deviceID: device, time: t, values: values, rrIntervals: rr)
+        return Observation(
+            readingID: "r\(counter)",
+            patientID: "p",
+            deviceID: device,
+            time: t,
+            values: values,
+            rrIntervals: rr
+        )
     }
 
     func rules(_ alerts: [Alert]) -> [String] { alerts.map(\.rule) }
@@ -25,25 +32,36 @@ final class AlertEngineTests: XCTestCase {
         for r in rules {
             // Rules whose sources are not in clinical.md (the symptom rules) name them and the
             // page where they are argued.
-            XCTAssertTrue(r.source.contains("clinical.md") || r.source.contains("docs/alert-rules.md"), "\(r.id) must name its source")
+            XCTAssertTrue(
+                r.source.contains("clinical.md") || r.source.contains("docs/alert-rules.md"),
+                "\(r.id) must name its source"
+            )
         }
-        for profile in Profile.allCases { XCTAssertTrue(rules.contains { $0.profiles.contains(profile) }, profile.rawValue) }
+        for profile in Profile.allCases {
+            XCTAssertTrue(rules.contains { $0.profiles.contains(profile) }, profile.rawValue)
+        }
     }
 
     func testTachycardiaNeedsMoreThan100ForTenMinutes() throws {
         let e = try engine(.adult)
-        for m in 0...20 { XCTAssertEqual(rules(e.ingest(obs([.heartRate: 100], at: Int64(m) * minute))), [], "100 is not > 100") }
+        for m in 0...20 {
+            XCTAssertEqual(rules(e.ingest(obs([.heartRate: 100], at: Int64(m) * minute))), [], "100 is not > 100")
+        }
         var fired: [Int] = []
-        for m in 21...40 where e.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
+        for m in 21...40
+        where e.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
             fired.append(m)
         }
         XCTAssertEqual(fired, [31], "raised once, exactly 10 min after the first reading above 100")
         // Hysteresis: 97 does not re-arm (margin 5), 95 does.
         _ = e.ingest(obs([.heartRate: 97], at: 41 * minute))
-        for m in 42...53 { XCTAssertFalse(rules(e.ingest(obs([.heartRate: 120], at: Int64(m) * minute))).contains("hr.tachycardia")) }
+        for m in 42...53 {
+            XCTAssertFalse(rules(e.ingest(obs([.heartRate: 120], at: Int64(m) * minute))).contains("hr.tachycardia"))
+        }
         _ = e.ingest(obs([.heartRate: 95], at: 54 * minute))
         var again: [Int] = []
-        for m in 55...66 where e.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
+        for m in 55...66
+        where e.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
             again.append(m)
         }
         XCTAssertEqual(again, [65])
@@ -55,7 +73,11 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(rules(e.ingest(obs([.systolic: 180, .diastolic: 121], at: minute))), ["bp.hypertensive-crisis"])
         let f = try engine(.adult)
         XCTAssertEqual(rules(f.ingest(obs([.systolic: 181, .diastolic: 80], at: 0))), ["bp.hypertensive-crisis"])
-        XCTAssertEqual(rules(f.ingest(obs([.systolic: 190, .diastolic: 80], at: minute))), [], "de-duplicated while active")
+        XCTAssertEqual(
+            rules(f.ingest(obs([.systolic: 190, .diastolic: 80], at: minute))),
+            [],
+            "de-duplicated while active"
+        )
     }
 
     /// Seed 000's "series of high blood pressure readings": stage 2 (>= 140 or >= 90) on every
@@ -70,10 +92,15 @@ final class AlertEngineTests: XCTestCase {
                 return raised.contains("bp.stage2-sustained") ? i : nil
             }
         }
-        XCTAssertEqual(try series(Array(repeating: (140, 85), count: 8)), [6], "140 counts (>=); raised at exactly 3 days")
+        XCTAssertEqual(
+            try series(Array(repeating: (140, 85), count: 8)),
+            [6],
+            "140 counts (>=); raised at exactly 3 days"
+        )
         XCTAssertEqual(try series(Array(repeating: (135, 90), count: 8)), [6], "diastolic 90 alone counts")
         XCTAssertEqual(try series(Array(repeating: (139, 89), count: 8)), [], "139/89 is stage 1")
-        let broken = Array(repeating: (150.0, 95.0), count: 4) + [(139.0, 89.0)] + Array(repeating: (150.0, 95.0), count: 7)
+        let broken =
+            Array(repeating: (150.0, 95.0), count: 4) + [(139.0, 89.0)] + Array(repeating: (150.0, 95.0), count: 7)
         XCTAssertEqual(try series(broken), [11], "one stage-1 reading restarts the 3 days")
     }
 
@@ -88,7 +115,10 @@ final class AlertEngineTests: XCTestCase {
         XCTAssertEqual(rules(f.ingest(obs([.weight: 82.005], at: 3 * day))), ["weight.hf-gain"])
         let infant = try engine(.chdInfant)
         _ = infant.ingest(obs([.weight: 4.0], at: 0))
-        XCTAssertFalse(rules(infant.ingest(obs([.weight: 6.5], at: 3 * day))).contains("weight.hf-gain"), "an adult rule")
+        XCTAssertFalse(
+            rules(infant.ingest(obs([.weight: 6.5], at: 3 * day))).contains("weight.hf-gain"),
+            "an adult rule"
+        )
     }
 
     func testFeverIsAtOrAbove38() throws {
@@ -116,17 +146,26 @@ final class AlertEngineTests: XCTestCase {
     func testUrgentLowSoonForecastsFromTheTrend() throws {
         let e = try engine(.diabeticCGM)
         var raised: [String] = []
-        for (i, v) in [100.0, 90, 80, 70].enumerated() { raised += rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
-        XCTAssertTrue(raised.contains("glucose.urgent-low-soon"), "falling 2 mg/dL/min from 70 reaches 30 in 20 min: \(raised)")
+        for (i, v) in [100.0, 90, 80, 70].enumerated() {
+            raised += rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute)))
+        }
+        XCTAssertTrue(
+            raised.contains("glucose.urgent-low-soon"),
+            "falling 2 mg/dL/min from 70 reaches 30 in 20 min: \(raised)"
+        )
         XCTAssertTrue(raised.contains("glucose.fall-rate"))
         // A rate is the trend of the last 15 minutes: three readings 10 minutes apart are too few.
         let short = try engine(.diabeticCGM)
         var early: [String] = []
-        for (i, v) in [100.0, 90, 80].enumerated() { early += rules(short.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
+        for (i, v) in [100.0, 90, 80].enumerated() {
+            early += rules(short.ingest(obs([.cgm: v], at: Int64(i * 5) * minute)))
+        }
         XCTAssertFalse(early.contains("glucose.fall-rate"), "\(early)")
         let flat = try engine(.diabeticCGM)
         var none: [String] = []
-        for (i, v) in [80.0, 79, 80, 79].enumerated() { none += rules(flat.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))) }
+        for (i, v) in [80.0, 79, 80, 79].enumerated() {
+            none += rules(flat.ingest(obs([.cgm: v], at: Int64(i * 5) * minute)))
+        }
         XCTAssertEqual(none, [])
     }
 
@@ -141,7 +180,11 @@ final class AlertEngineTests: XCTestCase {
         _ = w.ingest(obs([.weight: 4.200], at: 0))
         XCTAssertEqual(rules(w.ingest(obs([.weight: 4.170], at: day))), [], "a loss of exactly 30 g is not > 30 g")
         XCTAssertEqual(rules(w.ingest(obs([.weight: 4.139], at: 2 * day))), ["infant.weight-loss-24h"])
-        XCTAssertEqual(rules(w.ingest(obs([.weight: 4.130], at: 3 * day))), ["infant.poor-gain-3d"], "−70 g over 3 days is < 20 g gain")
+        XCTAssertEqual(
+            rules(w.ingest(obs([.weight: 4.130], at: 3 * day))),
+            ["infant.poor-gain-3d"],
+            "−70 g over 3 days is < 20 g gain"
+        )
     }
 
     func testInfantIntakeBelow100MlPerKgPerDay() throws {
@@ -159,7 +202,9 @@ final class AlertEngineTests: XCTestCase {
         _ = b.ingest(obs([.breastfeeding: 20], at: 4 * 3_600_000))
         var later: [Int] = []
         for k in 1...16
-        where b.ingest(obs([.feeding: 30], at: Int64(k) * 3 * 3_600_000)).contains(where: { $0.rule == "infant.low-intake" }) {
+        where b.ingest(obs([.feeding: 30], at: Int64(k) * 3 * 3_600_000)).contains(where: {
+            $0.rule == "infant.low-intake"
+        }) {
             later.append(k * 3)
         }
         XCTAssertEqual(later, [30], "27 h would be judged without the breastfeed of hour 4")
@@ -184,15 +229,23 @@ final class AlertEngineTests: XCTestCase {
     func testNEWS2BandsAndThresholds() throws {
         let e = try engine(.adult)
         // RR 21 (2) + SpO2 94 (1) + SBP 105 (1) + HR 95 (1) + 38.0 °C (0) = 5 → urgent.
-        var raised = rules(e.ingest(obs([.respirationRate: 21, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0)))
+        var raised = rules(
+            e.ingest(obs([.respirationRate: 21, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0))
+        )
         XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, ["news2.urgent"])
         // RR 20.4 rounds to 20 (0): total 3, no alert on a fresh patient.
         let f = try engine(.adult)
-        raised = rules(f.ingest(obs([.respirationRate: 20.4, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.04], at: 0)))
+        raised = rules(
+            f.ingest(
+                obs([.respirationRate: 20.4, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.04], at: 0)
+            )
+        )
         XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, [])
         // Scale 2 for COPD: SpO2 88 on air scores 0, so the same vitals stay below 5.
         let c = try engine(.copd)
-        raised = rules(c.ingest(obs([.respirationRate: 21, .spo2: 88, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0)))
+        raised = rules(
+            c.ingest(obs([.respirationRate: 21, .spo2: 88, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0))
+        )
         XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, [])
     }
 
@@ -224,7 +277,11 @@ final class AlertEngineTests: XCTestCase {
             _ = e.ingest(obs([.systolic: 121, .diastolic: 80], at: 61 * minute, device: "cuff"))
             _ = e.ingest(obs([.battery: 90], at: Int64(61 + after) * minute, device: "cuff"))
             let silent = e.advance(to: Int64(61 + after + 31) * minute)
-            XCTAssertEqual(rules(silent), streams ? ["device.data-gap"] : [], "battery \(before) min before, \(after) after")
+            XCTAssertEqual(
+                rules(silent),
+                streams ? ["device.data-gap"] : [],
+                "battery \(before) min before, \(after) after"
+            )
         }
     }
 
@@ -240,14 +297,26 @@ final class AlertEngineTests: XCTestCase {
     func testLowBatteryIsJudgedPerDevice() throws {
         let e = try engine(.diabeticCGM)
         XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))), ["device.low-battery"])
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))), [], "another device's full battery")
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))), [], "does not re-arm the CGM's alert")
+        XCTAssertEqual(
+            rules(e.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))),
+            [],
+            "another device's full battery"
+        )
+        XCTAssertEqual(
+            rules(e.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))),
+            [],
+            "does not re-arm the CGM's alert"
+        )
         XCTAssertEqual(
             rules(e.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))),
             ["device.low-battery"],
             "the meter's own episode"
         )
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))), [], "re-armed at 15 + 5 %")
+        XCTAssertEqual(
+            rules(e.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))),
+            [],
+            "re-armed at 15 + 5 %"
+        )
         XCTAssertEqual(rules(e.ingest(obs([.battery: 14], at: 181 * minute, device: "cgm"))), ["device.low-battery"])
     }
 
@@ -275,7 +344,11 @@ final class AlertEngineTests: XCTestCase {
             lastA = a.readingID
         }
         XCTAssertEqual(rules(e.advance(to: 92 * minute)), [])
-        XCTAssertEqual(e.advance(to: 92 * minute + 1).map(\.evidence), [[lastA]], "a second gap after the device resumed")
+        XCTAssertEqual(
+            e.advance(to: 92 * minute + 1).map(\.evidence),
+            [[lastA]],
+            "a second gap after the device resumed"
+        )
     }
 
     func testRulesFileErrorsArePositioned() {

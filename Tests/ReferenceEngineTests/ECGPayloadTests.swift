@@ -36,10 +36,15 @@ final class ECGPayloadTests: XCTestCase {
     }
 
     func refusal(_ edit: (inout [(String, JSONValue)]) -> Void) -> String? {
-        guard case var .object(f)? = ObservationJSON.encode(reading(.sinusRhythm), start: 1_731_000_000_000) else { return "?" }
+        guard case var .object(f)? = ObservationJSON.encode(reading(.sinusRhythm), start: 1_731_000_000_000) else {
+            return "?"
+        }
         edit(&f)
         do throws(ValidationFailure) {
-            _ = try PayloadValidation.observation(JSONInput.parse(Array(JSONValue.object(f).serialized().utf8))!, now: now)
+            _ = try PayloadValidation.observation(
+                JSONInput.parse(Array(JSONValue.object(f).serialized().utf8))!,
+                now: now
+            )
             return nil
         } catch { return error.field }
     }
@@ -47,13 +52,21 @@ final class ECGPayloadTests: XCTestCase {
     func testObservationJSONCarriesHealthKitFieldsAndStoresRateAndRhythm() throws {
         XCTAssertEqual(try observation(reading(.atrialFibrillation)).values, [.ecgHeartRate: 118, .ecgAF: 1])
         XCTAssertEqual(try observation(reading(.sinusRhythm, hr: 64)).values, [.ecgHeartRate: 64, .ecgAF: 0])
-        XCTAssertEqual(try observation(reading(.inconclusivePoorReading)).values, [.ecgHeartRate: 118], "no rhythm from a poor reading")
+        XCTAssertEqual(
+            try observation(reading(.inconclusivePoorReading)).values,
+            [.ecgHeartRate: 118],
+            "no rhythm from a poor reading"
+        )
         func set(_ key: String, _ value: JSONValue) -> (inout [(String, JSONValue)]) -> Void {
             { f in if let i = f.firstIndex(where: { $0.0 == key }) { f[i].1 = value } }
         }
         XCTAssertEqual(refusal(set("classification", .string("normal"))), "classification")
         XCTAssertEqual(refusal(set("samplingFrequency", .int(20))), "samplingFrequency")
-        XCTAssertEqual(refusal(set("voltageMeasurements", .array([.int(1), .int(2)]))), "voltageMeasurements", "under a second")
+        XCTAssertEqual(
+            refusal(set("voltageMeasurements", .array([.int(1), .int(2)]))),
+            "voltageMeasurements",
+            "under a second"
+        )
         XCTAssertEqual(refusal(set("voltageMeasurements", .string("1 2 3"))), "voltageMeasurements")
         XCTAssertEqual(refusal(set("symptomsStatus", .string("maybe"))), "symptomsStatus")
         XCTAssertEqual(refusal(set("unit", .string("{AF}"))), "unit")
@@ -73,7 +86,10 @@ final class ECGPayloadTests: XCTestCase {
         for c in ECGClassification.allCases {
             let json = try XCTUnwrap(FHIRObservationJSON.encode(reading(c), start: 1_731_000_000_000))
             let text = json.serialized()
-            XCTAssertTrue(text.contains(#""valueSampledData":{"origin":{"value":0,"unit":"uV""#), String(text.prefix(2000)))
+            XCTAssertTrue(
+                text.contains(#""valueSampledData":{"origin":{"value":0,"unit":"uV""#),
+                String(text.prefix(2000))
+            )
             let o = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
             XCTAssertEqual(o.values[.ecgHeartRate], 118)
             XCTAssertEqual(o.values[.ecgAF], c.afValue, c.rawValue)
@@ -92,7 +108,9 @@ final class ECGPayloadTests: XCTestCase {
                 XCTAssertEqual(expected.canonical(error.field), expected.field, "\(c): the SUT named \(error.field)")
             }
         }
-        let short = try XCTUnwrap(FHIRObservationJSON.encode(reading(.sinusRhythm, samples: 100), start: 1_731_000_000_000))
+        let short = try XCTUnwrap(
+            FHIRObservationJSON.encode(reading(.sinusRhythm, samples: 100), start: 1_731_000_000_000)
+        )
         XCTAssertThrowsError(try FHIRObservation.parse(JSONInput.parse(Array(short.serialized().utf8))!, now: now)) {
             XCTAssertEqual(($0 as? ValidationFailure)?.field, "component[1].valueSampledData.data")
         }
@@ -105,7 +123,13 @@ final class ECGPayloadTests: XCTestCase {
             n += 1
             var values: [Signal: Double] = [.ecgHeartRate: 110]
             values[.ecgAF] = c.afValue
-            let o = Observation(readingID: "e\(n)", patientID: "p", deviceID: "w", time: minutes * 60_000, values: values)
+            let o = Observation(
+                readingID: "e\(n)",
+                patientID: "p",
+                deviceID: "w",
+                time: minutes * 60_000,
+                values: values
+            )
             return e.ingest(o).map(\.rule)
         }
         XCTAssertEqual(ecg(.sinusRhythm, at: 0), [])

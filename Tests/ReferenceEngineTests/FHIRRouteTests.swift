@@ -11,15 +11,23 @@ final class FHIRRouteTests: XCTestCase {
     /// Battery levels have no FHIR form: they keep the observation JSON.
     static let battery = IngestionRoute(kinds: [.battery], path: "/api/v1/observations", format: .vitalsimObservation)
     static let routes: [String: IngestionRoutes] = [
-        "observation": IngestionRoutes(routes: [battery, IngestionRoute(path: "/fhir/Observation", format: .fhirObservation)]),
-        "bundle": IngestionRoutes(routes: [battery, IngestionRoute(path: "/fhir", format: .fhirBundle(type: "transaction"), batch: 100)]),
+        "observation": IngestionRoutes(routes: [
+            battery, IngestionRoute(path: "/fhir/Observation", format: .fhirObservation),
+        ]),
+        "bundle": IngestionRoutes(routes: [
+            battery, IngestionRoute(path: "/fhir", format: .fhirBundle(type: "transaction"), batch: 100),
+        ]),
     ]
 
     /// The reference SUT's verdict on one FHIR request: the observations, or the element it names.
     func verdict(_ r: PlannedRequest, now: Int64) -> Result<[Observation], ValidationFailure> {
-        guard let body = JSONInput.parse(r.body) else { return .failure(ValidationFailure(field: "", message: "not JSON")) }
+        guard let body = JSONInput.parse(r.body) else {
+            return .failure(ValidationFailure(field: "", message: "not JSON"))
+        }
         do throws(ValidationFailure) {
-            return .success(r.path == "/fhir" ? try FHIRBundle.parse(body, now: now) : [try FHIRObservation.parse(body, now: now)])
+            return .success(
+                r.path == "/fhir" ? try FHIRBundle.parse(body, now: now) : [try FHIRObservation.parse(body, now: now)]
+            )
         } catch { return .failure(error) }
     }
 
@@ -35,15 +43,21 @@ final class FHIRRouteTests: XCTestCase {
                 let text = String(decoding: r.body, as: UTF8.self)
                 switch (verdict(r, now: now), r.expectedRejection) {
                 case (.success(let o), nil): accepted += o.count
-                case (.success, let e?): XCTFail("\(name): accepted a body that must be refused naming \(e.field): \(text)")
-                case (.failure(let f), nil): XCTFail("\(name): refused a valid body naming \(f.field) (\(f.message)): \(text)")
+                case (.success, let e?):
+                    XCTFail("\(name): accepted a body that must be refused naming \(e.field): \(text)")
+                case (.failure(let f), nil):
+                    XCTFail("\(name): refused a valid body naming \(f.field) (\(f.message)): \(text)")
                 case (.failure(let f), let e?):
                     XCTAssertEqual(e.canonical(f.field), e.field, "\(name): \(f.message): \(text)")
                     fields.insert(e.field)
                 }
             }
             XCTAssertGreaterThan(accepted, 10, name)
-            XCTAssertEqual(fields, ["heartRate", "stepCount", "systolic", "value", "timestamp", "unexpectedField", ""], name)
+            XCTAssertEqual(
+                fields,
+                ["heartRate", "stepCount", "systolic", "value", "timestamp", "unexpectedField", ""],
+                name
+            )
         }
     }
 
@@ -92,13 +106,17 @@ final class FHIRRouteTests: XCTestCase {
         func field(_ text: String, bundle: Bool = false) -> String? {
             do throws(ValidationFailure) {
                 let input = JSONInput.parse(Array(text.utf8))!
-                _ = bundle ? try FHIRBundle.parse(input, now: Int64.max / 2) : [try FHIRObservation.parse(input, now: Int64.max / 2)]
+                _ =
+                    bundle
+                    ? try FHIRBundle.parse(input, now: Int64.max / 2)
+                    : [try FHIRObservation.parse(input, now: Int64.max / 2)]
                 return nil
             } catch { return error.field }
         }
         XCTAssertNil(field(observation + "}"))
         XCTAssertEqual(field(observation + #","valueQuantty":{}}"#), "valueQuantty")
-        let entry = #"{"resource":"# + observation + #","valueQuantty":1},"request":{"method":"POST","url":"Observation"}}"#
+        let entry =
+            #"{"resource":"# + observation + #","valueQuantty":1},"request":{"method":"POST","url":"Observation"}}"#
         XCTAssertEqual(
             field(#"{"resourceType":"Bundle","type":"transaction","entry":["# + entry + "]}", bundle: true),
             "Bundle.entry[0].resource.valueQuantty"

@@ -60,7 +60,10 @@ final class InvalidPayloadTests: XCTestCase {
         for r in TrafficPlan.requests(for: s) {
             let verdict = refusal(r, now: now)
             guard let expected = r.expectedRejection else {
-                XCTAssertNil(verdict, "\(r.path) \(r.readings.first?.id ?? ""): \(String(decoding: r.body, as: UTF8.self))")
+                XCTAssertNil(
+                    verdict,
+                    "\(r.path) \(r.readings.first?.id ?? ""): \(String(decoding: r.body, as: UTF8.self))"
+                )
                 continue
             }
             corrupted += 1
@@ -119,7 +122,10 @@ final class InvalidPayloadTests: XCTestCase {
         XCTAssertFalse(body(.missingField).contains(#""value""#), body(.missingField))
         XCTAssertTrue(body(.outOfRange).contains(#""value":-1"#), body(.outOfRange))
         XCTAssertTrue(body(.badTimestamp).contains(#""timestamp":"07/11/2024 09:05:00""#), body(.badTimestamp))
-        XCTAssertTrue(body(.futureTimestamp).contains(#""timestamp":"2124-11-07T09:05:00.000Z""#), body(.futureTimestamp))
+        XCTAssertTrue(
+            body(.futureTimestamp).contains(#""timestamp":"2124-11-07T09:05:00.000Z""#),
+            body(.futureTimestamp)
+        )
         XCTAssertTrue(body(.unknownField).hasSuffix(#""unexpectedField":true}"#), body(.unknownField))
         XCTAssertNil(JSONInput.parse(Array(body(.truncation).utf8)), "a truncated body does not parse")
     }

@@ -9,14 +9,26 @@ final class JSONInputParserTests: XCTestCase {
     }
 
     func parse(_ bytes: [UInt8], depth: Int = 8) -> Result<JSONInput, ValidationFailure> {
-        do throws(ValidationFailure) { return .success(try JSONInput.parse(bytes, maxDepth: depth)) } catch { return .failure(error) }
+        do throws(ValidationFailure) { return .success(try JSONInput.parse(bytes, maxDepth: depth)) } catch {
+            return .failure(error)
+        }
     }
 
-    func failure(_ text: String, depth: Int = 8, file: StaticString = #filePath, line: UInt = #line) -> ValidationFailure? {
+    func failure(
+        _ text: String,
+        depth: Int = 8,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) -> ValidationFailure? {
         failure(Array(text.utf8), depth: depth, file: file, line: line)
     }
 
-    func failure(_ bytes: [UInt8], depth: Int = 8, file: StaticString = #filePath, line: UInt = #line) -> ValidationFailure? {
+    func failure(
+        _ bytes: [UInt8],
+        depth: Int = 8,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) -> ValidationFailure? {
         guard case let .failure(f) = parse(bytes, depth: depth) else {
             XCTFail("accepted \(String(decoding: bytes.prefix(80), as: UTF8.self))", file: file, line: line)
             return nil
@@ -30,12 +42,19 @@ final class JSONInputParserTests: XCTestCase {
         XCTAssertEqual(
             v,
             .object([
-                "a": .array([.integer(1), .integer(0), .number(2.5), .number(100), .string("x\né😀"), .bool(true), .bool(false), .null]),
+                "a": .array([
+                    .integer(1), .integer(0), .number(2.5), .number(100), .string("x\né😀"), .bool(true), .bool(false),
+                    .null,
+                ]),
                 "b": .object([:]),
             ])
         )
         XCTAssertEqual(try parse("9223372036854775807").get(), .integer(.max))
-        XCTAssertEqual(try parse("9223372036854775808").get(), .number(9_223_372_036_854_775_808), "past Int64: a double")
+        XCTAssertEqual(
+            try parse("9223372036854775808").get(),
+            .number(9_223_372_036_854_775_808),
+            "past Int64: a double"
+        )
     }
 
     func testDuplicateKeysAreRefusedNamingTheKey() {
@@ -57,14 +76,18 @@ final class JSONInputParserTests: XCTestCase {
         XCTAssertTrue(f?.message.contains("nested deeper than 8 levels (at byte 8)") ?? false, f?.message ?? "")
         XCTAssertNoThrow(try parse(String(repeating: "[", count: 8) + String(repeating: "]", count: 8)).get())
         XCTAssertNotNil(failure(String(repeating: "{\"a\":", count: 9) + "1" + String(repeating: "}", count: 9)))
-        XCTAssertNoThrow(try parse(String(repeating: "{\"a\":", count: 8) + "1" + String(repeating: "}", count: 8)).get())
+        XCTAssertNoThrow(
+            try parse(String(repeating: "{\"a\":", count: 8) + "1" + String(repeating: "}", count: 8)).get()
+        )
     }
 
     func testOnlyUTF8IsAccepted() {
         let utf16 = Array(#"{"a":1}"#.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         XCTAssertTrue(failure(utf16)?.message.contains("UTF-16") ?? false)
         XCTAssertTrue(failure([0xFF, 0xFE] + utf16)?.message.contains("UTF-16") ?? false)
-        XCTAssertTrue(failure([0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8))?.message.contains("byte order mark") ?? false)
+        XCTAssertTrue(
+            failure([0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8))?.message.contains("byte order mark") ?? false
+        )
         let latin1 = failure([0x22, 0x63, 0x61, 0x66, 0xE9, 0x22])
         XCTAssertTrue(latin1?.message.contains("not UTF-8") ?? false, latin1?.message ?? "")
         XCTAssertNotNil(failure([0x22, 0xED, 0xA0, 0x80, 0x22]), "an encoded surrogate is not UTF-8")
@@ -75,7 +98,8 @@ final class JSONInputParserTests: XCTestCase {
 
     func testGrammarIsRFC8259() {
         let refused = [
-            "", " ", "{", "[1,]", "{\"a\":1,}", "{a:1}", "{'a':1}", "01", "1.", ".5", "-", "1e", "+1", "NaN", "Infinity", "tru",
+            "", " ", "{", "[1,]", "{\"a\":1,}", "{a:1}", "{'a':1}", "01", "1.", ".5", "-", "1e", "+1", "NaN",
+            "Infinity", "tru",
             "nul", "\"a", "\"\\x\"", "\"\\u12\"", "1 2", "{\"a\":1}}", "[1]x", "\"tab\there\"", "1e400", "-1e400",
         ]
         for text in refused {
@@ -84,7 +108,10 @@ final class JSONInputParserTests: XCTestCase {
         let raw = failure("\"a\u{01}b\"")
         XCTAssertTrue(raw?.message.contains("control character byte 0x1") ?? false, raw?.message ?? "")
         let trailing = failure(#"{"a": 1} {"a": 2}"#)
-        XCTAssertTrue(trailing?.message.contains("'{' after the JSON value at byte 9") ?? false, trailing?.message ?? "")
+        XCTAssertTrue(
+            trailing?.message.contains("'{' after the JSON value at byte 9") ?? false,
+            trailing?.message ?? ""
+        )
         let long = failure(String(repeating: "1", count: 101))
         XCTAssertTrue(long?.message.contains("at most 100") ?? false, long?.message ?? "")
         XCTAssertEqual(try parse("1e-400").get(), .number(0), "underflow is zero, as IEEE 754 rounds it")

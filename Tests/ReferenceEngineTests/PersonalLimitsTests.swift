@@ -11,18 +11,41 @@ final class PersonalLimitsTests: XCTestCase {
 
     func obs(_ values: [Signal: Double], at t: Int64, patient: String = "p", device: String = "d") -> Observation {
         counter += 1
-        return Observation(readingID: "r\(counter)", patientID: patient, deviceID: device, time: t, values: values, rrIntervals: [])
+        return Observation(
+            readingID: "r\(counter)",
+            patientID: patient,
+            deviceID: device,
+            time: t,
+            values: values,
+            rrIntervals: []
+        )
     }
 
-    func fired(_ e: AlertEngine, _ rule: String, _ values: [Signal: Double], minutes: ClosedRange<Int>, patient: String = "p") -> [Int] {
-        minutes.filter { m in e.ingest(obs(values, at: Int64(m) * minute, patient: patient)).contains { $0.rule == rule } }
+    func fired(
+        _ e: AlertEngine,
+        _ rule: String,
+        _ values: [Signal: Double],
+        minutes: ClosedRange<Int>,
+        patient: String = "p"
+    ) -> [Int] {
+        minutes.filter { m in
+            e.ingest(obs(values, at: Int64(m) * minute, patient: patient)).contains { $0.rule == rule }
+        }
     }
 
     func testAnOwnTachycardiaLimitKeepsTheOperatorAndPersistence() throws {
         let limits = [ThresholdOverride(rule: "hr.tachycardia", signal: .heartRate, value: 120)]
-        let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult, "q": .adult], limits: ["p": limits])
+        let e = AlertEngine(
+            rules: try RuleSetLoader.defaultRules(),
+            profiles: ["p": .adult, "q": .adult],
+            limits: ["p": limits]
+        )
         XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 120], minutes: 0...20), [], "120 is not > 120")
-        XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 121], minutes: 21...40), [31], "10 min after the first reading above 120")
+        XCTAssertEqual(
+            fired(e, "hr.tachycardia", [.heartRate: 121], minutes: 21...40),
+            [31],
+            "10 min after the first reading above 120"
+        )
         // Re-arm margin 5 below the patient's own limit: 116 does not re-arm, 115 does.
         _ = e.ingest(obs([.heartRate: 116], at: 41 * minute))
         XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 130], minutes: 42...60), [])
@@ -34,11 +57,19 @@ final class PersonalLimitsTests: XCTestCase {
 
     func testOwnCrisisLimitsApplyPerSignal() throws {
         let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult])
-        e.enrol("p", profile: .adult, limits: [ThresholdOverride(rule: "bp.hypertensive-crisis", signal: .systolic, value: 170)])
+        e.enrol(
+            "p",
+            profile: .adult,
+            limits: [ThresholdOverride(rule: "bp.hypertensive-crisis", signal: .systolic, value: 170)]
+        )
         XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 170, .diastolic: 119], minutes: 0...0), [])
         XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 171, .diastolic: 90], minutes: 1...1), [1])
         // Diastolic keeps the rule's 120; re-enrolling with other limits starts the patient afresh.
-        e.enrol("p", profile: .adult, limits: [ThresholdOverride(rule: "bp.hypertensive-crisis", signal: .diastolic, value: 100)])
+        e.enrol(
+            "p",
+            profile: .adult,
+            limits: [ThresholdOverride(rule: "bp.hypertensive-crisis", signal: .diastolic, value: 100)]
+        )
         XCTAssertEqual(e.limits(of: "p").map(\.value), [100])
         XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 175, .diastolic: 100], minutes: 2...2), [])
         XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 150, .diastolic: 101], minutes: 3...3), [3])
@@ -48,14 +79,25 @@ final class PersonalLimitsTests: XCTestCase {
 
     func testAnOwnFluctuationLimitTurnsTheRuleOnPerDevice() throws {
         let limits = [ThresholdOverride(rule: "hr.fluctuation", signal: .heartRate, value: 7)]
-        let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult, "q": .adult], limits: ["p": limits])
+        let e = AlertEngine(
+            rules: try RuleSetLoader.defaultRules(),
+            profiles: ["p": .adult, "q": .adult],
+            limits: ["p": limits]
+        )
         /// 14 samples from minute `start`, `step` ms apart, alternating 70 and 70 + `swing`: the
         /// minutes at which the rule fires.
-        func swinging(_ patient: String, from start: Int64, by swing: Double = 7, step: Int64 = 5 * 60_000, device: String = "d") -> [Int64]
-        {
+        func swinging(
+            _ patient: String,
+            from start: Int64,
+            by swing: Double = 7,
+            step: Int64 = 5 * 60_000,
+            device: String = "d"
+        ) -> [Int64] {
             (0..<14).compactMap { i in
                 let t = start * minute + Int64(i) * step
-                let alerts = e.ingest(obs([.heartRate: i % 2 == 0 ? 70 : 70 + swing], at: t, patient: patient, device: device))
+                let alerts = e.ingest(
+                    obs([.heartRate: i % 2 == 0 ? 70 : 70 + swing], at: t, patient: patient, device: device)
+                )
                 return alerts.contains { $0.rule == "hr.fluctuation" } ? t / minute : nil
             }
         }
@@ -72,7 +114,11 @@ final class PersonalLimitsTests: XCTestCase {
         // A stream (a strap every second) is judged by its RR intervals, not by this rule; a steady
         // second device does not mix into the first's differences.
         XCTAssertEqual(swinging("p", from: 400, by: 30, step: 1000, device: "strap"), [])
-        XCTAssertEqual(fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 400...520), [], "the other device is steady")
+        XCTAssertEqual(
+            fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 400...520),
+            [],
+            "the other device is steady"
+        )
     }
 
     func testLimitsThatCannotApplyAreRefusedWithTheField() throws {
@@ -86,8 +132,15 @@ final class PersonalLimitsTests: XCTestCase {
         }
         XCTAssertEqual(problem(#"{"hr.tachycardia": 120, "bp.hypertensive-crisis": {"systolic": 165}}"#), "accepted")
         XCTAssertTrue(problem(#"{"hr.tachycardy": 120}"#).hasPrefix("thresholds.hr.tachycardy: no threshold rule"))
-        XCTAssertTrue(problem(#"{"glucose.fall-rate": -3}"#, .diabeticCGM).hasPrefix("thresholds.glucose.fall-rate: no threshold rule"))
-        XCTAssertEqual(problem(#"{"infant.spo2-low": 70}"#), "thresholds.infant.spo2-low: infant.spo2-low does not apply to profile adult")
+        XCTAssertTrue(
+            problem(#"{"glucose.fall-rate": -3}"#, .diabeticCGM).hasPrefix(
+                "thresholds.glucose.fall-rate: no threshold rule"
+            )
+        )
+        XCTAssertEqual(
+            problem(#"{"infant.spo2-low": 70}"#),
+            "thresholds.infant.spo2-low: infant.spo2-low does not apply to profile adult"
+        )
         XCTAssertTrue(problem(#"{"bp.hypertensive-crisis": 170}"#).contains("give {signal: limit}"))
         XCTAssertEqual(
             problem(#"{"bp.hypertensive-crisis": {"heart-rate": 170}}"#),
@@ -98,7 +151,10 @@ final class PersonalLimitsTests: XCTestCase {
             "thresholds.bp.hypertensive-crisis.sistolic: unknown signal sistolic"
         )
         XCTAssertEqual(problem(#"{"temp.fever": 101.3}"#), "thresholds.temp.fever: 101.3 is outside 34...43 Cel")
-        XCTAssertEqual(problem(#"{"hr.tachycardia": "120"}"#), "thresholds.hr.tachycardia: a limit is a number in /min, got string")
+        XCTAssertEqual(
+            problem(#"{"hr.tachycardia": "120"}"#),
+            "thresholds.hr.tachycardia: a limit is a number in /min, got string"
+        )
         XCTAssertEqual(problem(#"[]"#), "thresholds: thresholds must be an object of rule id → limit")
     }
 
@@ -108,7 +164,11 @@ final class PersonalLimitsTests: XCTestCase {
         let rules = try RuleSetLoader.defaultRules()
         for limit in ThresholdOverride.rules {
             let rule = try XCTUnwrap(rules.first { $0.id == limit.id }, limit.id)
-            XCTAssertEqual(rule.limitSignals, limit.signals, "\(limit.id): a threshold or fluctuation rule over those signals")
+            XCTAssertEqual(
+                rule.limitSignals,
+                limit.signals,
+                "\(limit.id): a threshold or fluctuation rule over those signals"
+            )
             XCTAssertEqual(Set(rule.profiles), limit.profiles, limit.id)
         }
     }
@@ -120,6 +180,10 @@ final class PersonalLimitsTests: XCTestCase {
         for m in 0..<10 { _ = e.ingest(obs([.heartRate: 70], at: Int64(m) * minute, patient: "a", device: "strap")) }
         XCTAssertEqual(e.advance(to: 60 * minute, patient: "b"), [])
         _ = e.ingest(obs([.systolic: 120, .diastolic: 80], at: 60 * minute, patient: "b", device: "cuff"))
-        XCTAssertEqual(e.advance(to: 60 * minute, patient: "a").map(\.rule), ["device.data-gap"], "its own patient's time does")
+        XCTAssertEqual(
+            e.advance(to: 60 * minute, patient: "a").map(\.rule),
+            ["device.data-gap"],
+            "its own patient's time does"
+        )
     }
 }

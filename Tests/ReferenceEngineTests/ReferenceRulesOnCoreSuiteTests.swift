@@ -32,7 +32,9 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
                     readingID: r.id,
                     receivedAt: received
                 )
-            } else if r.deviceType != .phoneBridge, let json = p.json, let input = JSONInput.parse(Array(json.serialized().utf8)) {
+            } else if r.deviceType != .phoneBridge, let json = p.json,
+                let input = JSONInput.parse(Array(json.serialized().utf8))
+            {
                 // Feeds and respiration rates: observation JSON, read by the SUT's own validation.
                 o = try? PayloadValidation.observation(input, now: received + 60_000)
             } else if case let .heartRate(bpm, _, _, _) = r.measurement {
@@ -54,14 +56,23 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
             ("adult-tachycardia-episode", ["hr.tachycardia"], ["hr.bradycardia", "hr.af-suspected"]),
             ("adult-bradycardia-night", ["hr.bradycardia"], ["hr.tachycardia", "spo2.low"]),
             ("atrial-fibrillation-onset", ["hr.af-suspected"], ["hr.bradycardia", "hr.fluctuation"]),
-            ("t1d-nocturnal-hypoglycemia", ["glucose.level1-low", "glucose.level2-low", "glucose.urgent-low"], ["glucose.level2-high"]),
+            (
+                "t1d-nocturnal-hypoglycemia", ["glucose.level1-low", "glucose.level2-low", "glucose.urgent-low"],
+                ["glucose.level2-high"]
+            ),
             ("t2d-hyperglycemia", ["glucose.level2-high"], ["glucose.level1-low", "glucose.urgent-low"]),
             ("copd-desaturation", ["spo2.below-copd-target"], ["spo2.low"]),
             ("hypertensive-crisis", ["bp.hypertensive-crisis"], []),
             ("fever-spike", ["temp.fever"], []),
-            ("chd-infant-interstage", ["infant.low-intake", "infant.weight-loss-24h", "infant.spo2-low"], ["temp.fever"]),
+            (
+                "chd-infant-interstage", ["infant.low-intake", "infant.weight-loss-24h", "infant.spo2-low"],
+                ["temp.fever"]
+            ),
             ("device-dropout-and-backfill", ["device.low-battery", "device.data-gap"], []),
-            ("news2-deterioration", ["news2.urgent", "news2.emergency", "temp.fever", "spo2.low"], ["news2.urgent-copd"]),
+            (
+                "news2-deterioration", ["news2.urgent", "news2.emergency", "temp.fever", "spo2.low"],
+                ["news2.urgent-copd"]
+            ),
             ("hypertension-stage2-series", ["bp.stage2-sustained"], ["bp.hypertensive-crisis"]),
             ("heart-failure-fluid-gain", ["weight.hf-gain"], []),
             (
@@ -73,7 +84,9 @@ final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
         for (name, must, mustNot) in expectations {
             let raised = try alerts(name)
             for rule in must { XCTAssertTrue(raised.contains(rule), "\(name) should raise \(rule); raised \(raised)") }
-            for rule in mustNot { XCTAssertFalse(raised.contains(rule), "\(name) should not raise \(rule); raised \(raised)") }
+            for rule in mustNot {
+                XCTAssertFalse(raised.contains(rule), "\(name) should not raise \(rule); raised \(raised)")
+            }
         }
     }
 }

@@ -24,15 +24,24 @@ final class SymptomPayloadTests: XCTestCase {
     }
 
     func testObservationJSON() throws {
-        XCTAssertEqual(try observation(#""symptom": "chest-pain", "value": 3, "unit": "{severity}""#).values, [.chestPain: 3])
-        XCTAssertEqual(try observation(#""symptom": "palpitations", "value": 1.0, "unit": "{severity}""#).values, [.palpitations: 1])
+        XCTAssertEqual(
+            try observation(#""symptom": "chest-pain", "value": 3, "unit": "{severity}""#).values,
+            [.chestPain: 3]
+        )
+        XCTAssertEqual(
+            try observation(#""symptom": "palpitations", "value": 1.0, "unit": "{severity}""#).values,
+            [.palpitations: 1]
+        )
         XCTAssertEqual(refusedField(#""symptom": "headache", "value": 1, "unit": "{severity}""#), "symptom")
         XCTAssertEqual(refusedField(#""value": 1, "unit": "{severity}""#), "symptom")
         XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 4, "unit": "{severity}""#), "value")
         XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 0, "unit": "{severity}""#), "value")
         XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 1.5, "unit": "{severity}""#), "value")
         XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 2, "unit": "/min""#), "unit")
-        XCTAssertEqual(refusedField(#""symptom": "dizziness", "value": 2, "unit": "{severity}", "method": "breast""#), "method")
+        XCTAssertEqual(
+            refusedField(#""symptom": "dizziness", "value": 2, "unit": "{severity}", "method": "breast""#),
+            "method"
+        )
     }
 
     func reading(_ symptom: SymptomKind, _ severity: SymptomSeverity) -> Reading {
@@ -53,7 +62,10 @@ final class SymptomPayloadTests: XCTestCase {
             for severity in SymptomSeverity.allCases {
                 let json = try XCTUnwrap(FHIRObservationJSON.encode(reading(symptom, severity), start: start))
                 let text = json.serialized()
-                XCTAssertTrue(text.contains(#""system":"http://snomed.info/sct","code":"\#(symptom.snomed.code)""#), text)
+                XCTAssertTrue(
+                    text.contains(#""system":"http://snomed.info/sct","code":"\#(symptom.snomed.code)""#),
+                    text
+                )
                 let o = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
                 XCTAssertEqual(o.values, [symptom.signal: Double(severity.rawValue)])
                 XCTAssertEqual(o.time, start + 3_600_000, "effectiveDateTime is the onset")

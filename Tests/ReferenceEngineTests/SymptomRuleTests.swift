@@ -14,7 +14,13 @@ final class SymptomRuleTests: XCTestCase {
 
     func report(_ signal: Signal, _ severity: Double, at t: Int64) -> Observation {
         counter += 1
-        return Observation(readingID: "s\(counter)", patientID: "p", deviceID: "diary", time: t, values: [signal: severity])
+        return Observation(
+            readingID: "s\(counter)",
+            patientID: "p",
+            deviceID: "diary",
+            time: t,
+            values: [signal: severity]
+        )
     }
 
     func rules(_ e: AlertEngine, _ o: Observation) -> [String] { e.ingest(o).map(\.rule) }
@@ -22,11 +28,19 @@ final class SymptomRuleTests: XCTestCase {
     func testEveryRedFlagReportRaises() throws {
         let e = try engine()
         XCTAssertEqual(rules(e, report(.chestPain, 1, at: 0)), ["symptom.red-flag"], "any severity")
-        XCTAssertEqual(rules(e, report(.chestPain, 1, at: hour * 30)), ["symptom.red-flag"], "each report, not once per patient")
+        XCTAssertEqual(
+            rules(e, report(.chestPain, 1, at: hour * 30)),
+            ["symptom.red-flag"],
+            "each report, not once per patient"
+        )
         XCTAssertEqual(rules(e, report(.fainting, 2, at: hour * 31)), ["symptom.red-flag"])
         XCTAssertEqual(rules(e, report(.palpitations, 3, at: hour * 32)), [], "palpitations are not a red flag")
         XCTAssertEqual(rules(e, report(.dizziness, 3, at: hour * 33)), [])
-        XCTAssertEqual(rules(try engine(.chdInfant), report(.chestPain, 3, at: 0)), [], "infants report nothing themselves")
+        XCTAssertEqual(
+            rules(try engine(.chdInfant), report(.chestPain, 3, at: 0)),
+            [],
+            "infants report nothing themselves"
+        )
     }
 
     func testEscalationIsAWorseReportOfTheSameSymptomWithin24Hours() throws {
@@ -35,7 +49,11 @@ final class SymptomRuleTests: XCTestCase {
         XCTAssertEqual(rules(e, report(.palpitations, 1, at: hour)), [], "as bad is not worse")
         XCTAssertEqual(rules(e, report(.dizziness, 2, at: 2 * hour)), [], "another symptom is no comparison")
         XCTAssertEqual(rules(e, report(.palpitations, 2, at: 3 * hour)), ["symptom.escalation"])
-        XCTAssertEqual(rules(e, report(.palpitations, 3, at: 4 * hour)), ["symptom.escalation"], "each worse report raises")
+        XCTAssertEqual(
+            rules(e, report(.palpitations, 3, at: 4 * hour)),
+            ["symptom.escalation"],
+            "each worse report raises"
+        )
         XCTAssertEqual(rules(e, report(.palpitations, 2, at: 5 * hour)), [], "better")
         // Exactly 24 h after the previous report is within the window; a minute more is not.
         XCTAssertEqual(rules(e, report(.palpitations, 3, at: 29 * hour)), ["symptom.escalation"])

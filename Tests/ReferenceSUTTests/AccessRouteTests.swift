@@ -31,7 +31,9 @@ struct AccessRouteTests {
             let missing = try await sut.post("/api/iot-heart-rate", body)
             #expect(missing.status == 401)
             #expect(missing.object["field"] as? String == "Authorization")
-            #expect(try await sut.post("/api/iot-heart-rate", body, token: "0123456789abcdef0123456789abcdef").status == 401)
+            #expect(
+                try await sut.post("/api/iot-heart-rate", body, token: "0123456789abcdef0123456789abcdef").status == 401
+            )
             let other = try await sut.post("/api/iot-heart-rate", body, token: Self.device502)
             #expect(other.status == 403, "a device may post only for its own patient")
             #expect(other.object["field"] as? String == "patient")
@@ -43,8 +45,14 @@ struct AccessRouteTests {
         sut.credentials = Self.credentials
         try await sut.test { sut async throws in
             #expect(try await sut.get("/api/v1/alerts").status == 401)
-            #expect(try await sut.get("/api/v1/alerts", token: Self.device501).status == 403, "device tokens cannot read alerts")
-            #expect(try await sut.get("/api/v1/alerts", token: Self.admin).status == 403, "admin tokens enrol, they do not read")
+            #expect(
+                try await sut.get("/api/v1/alerts", token: Self.device501).status == 403,
+                "device tokens cannot read alerts"
+            )
+            #expect(
+                try await sut.get("/api/v1/alerts", token: Self.admin).status == 403,
+                "admin tokens enrol, they do not read"
+            )
             #expect(try await sut.get("/api/v1/alerts", token: Self.reader).status == 200)
         }
     }
@@ -81,7 +89,10 @@ struct AccessRouteTests {
                 unit: "/min",
                 at: "2024-11-07T08:00:00Z"
             )
-            #expect(try await sut.post("/api/v1/observations", other).status == 200, "another device is not throttled by the first")
+            #expect(
+                try await sut.post("/api/v1/observations", other).status == 200,
+                "another device is not throttled by the first"
+            )
             let metrics = try await sut.get("/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.text.contains("outcome=\"rate-limited\""), "\(metrics.text)")

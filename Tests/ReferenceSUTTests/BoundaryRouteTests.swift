@@ -5,7 +5,8 @@ import TestFixtures
 import Testing
 import VitalSimCore
 
-/// Every threshold rule of the shipped rules file, in-process (the routes `vitalsim serve` runs): a reading exactly at the
+/// Every threshold rule of the shipped rules file, in-process (the routes `vitalsim serve` runs): a reading exactly at
+/// the
 /// boundary raises the alert only when the operator includes it (`<=`, `>=`), one resolution step
 /// beyond always raises it, one step inside never does, and a persistence window is honoured to the
 /// minute (nothing one minute before it ends; `raisedAt` = start + persistence, by device time).
@@ -65,7 +66,9 @@ struct BoundaryRouteTests {
         let ts = CivilTimeText.iso(start + minute * 60)
         // The other pressure stays 20 mmHg inside its own limit, so that only the probed one decides.
         let other = { (signal: Signal, fallback: Double) -> Int in
-            guard case let .threshold(conditions, _) = p.rule.kind, let c = conditions.first(where: { $0.signal == signal }) else {
+            guard case let .threshold(conditions, _) = p.rule.kind,
+                let c = conditions.first(where: { $0.signal == signal })
+            else {
                 return Int(fallback)
             }
             return Int(c.value) - 20
@@ -78,7 +81,15 @@ struct BoundaryRouteTests {
             return
                 #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(other(.systolic, 160)), "diastolic": \#(p.value), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
         default:
-            return observationJSON(id: id, patient: p.patient, device: e.kind, kind: e.kind, value: p.value, unit: e.unit, at: ts)
+            return observationJSON(
+                id: id,
+                patient: p.patient,
+                device: e.kind,
+                kind: e.kind,
+                value: p.value,
+                unit: e.unit,
+                at: ts
+            )
         }
     }
 
@@ -87,9 +98,11 @@ struct BoundaryRouteTests {
         let probes = Self.probes(rules)
         let tested = Set(probes.map(\.rule.id))
         for id in [
-            "hr.tachycardia", "hr.bradycardia", "bp.hypertensive-crisis", "bp.stage2-sustained", "temp.fever", "spo2.low",
+            "hr.tachycardia", "hr.bradycardia", "bp.hypertensive-crisis", "bp.stage2-sustained", "temp.fever",
+            "spo2.low",
             "spo2.below-copd-target",
-            "glucose.level1-low", "glucose.level2-low", "glucose.urgent-low", "glucose.level2-high", "glucose.meter-level2-low",
+            "glucose.level1-low", "glucose.level2-low", "glucose.urgent-low", "glucose.level2-high",
+            "glucose.meter-level2-low",
             "infant.spo2-low", "infant.spo2-high", "device.low-battery",
         ] {
             #expect(tested.contains(id), "\(id) has no boundary probe")
@@ -129,10 +142,14 @@ struct BoundaryRouteTests {
         let alerts = try await sut.get("/api/v1/alerts").objects
         for p in probes {
             let raised = alerts.filter { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id }
-            #expect(raised.count == (p.expected ? 1 : 0), "\(p.rule.id) with \(p.signal.rawValue) \(p.value) (\(p.profile.rawValue))")
+            #expect(
+                raised.count == (p.expected ? 1 : 0),
+                "\(p.rule.id) with \(p.signal.rawValue) \(p.value) (\(p.profile.rawValue))"
+            )
             guard let alert = raised.first else { continue }
             #expect(
-                alert["raisedAt"] as? String == CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z")
+                alert["raisedAt"] as? String
+                    == CivilTimeText.iso(Self.start + minutes(p) * 60).replacingOccurrences(of: "Z", with: ".000Z")
             )
             #expect(alert["severity"] as? String == p.rule.severity.rawValue)
             #expect((alert["evidence"] as? [String])?.last == "\(p.patient)/\(minutes(p))")

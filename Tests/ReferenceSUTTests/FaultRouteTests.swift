@@ -24,7 +24,10 @@ struct FaultRouteTests {
 
     @Test func testAcceptInvalidAcknowledgesWhatItShouldRefuse() async throws {
         try await InProcessSUT().test { sut async throws in
-            #expect(try await sut.post("/api/iot-heart-rate", Self.invalid).status == 400, "the healthy baseline refuses it")
+            #expect(
+                try await sut.post("/api/iot-heart-rate", Self.invalid).status == 400,
+                "the healthy baseline refuses it"
+            )
         }
         try await sut("accept-invalid").test { sut async throws in
             #expect(try await sut.post("/api/iot-heart-rate", Self.invalid).status == 200)
@@ -51,7 +54,10 @@ struct FaultRouteTests {
         try await sut("alert-api=garbage").test { sut async throws in
             let answer = try await sut.get("/api/v1/alerts")
             #expect(answer.status == 200)
-            #expect((try? JSONSerialization.jsonObject(with: Data(answer.text.utf8))) == nil, "not JSON: \(answer.text)")
+            #expect(
+                (try? JSONSerialization.jsonObject(with: Data(answer.text.utf8))) == nil,
+                "not JSON: \(answer.text)"
+            )
         }
     }
 }

@@ -8,7 +8,8 @@ import VitalSimCore
 struct IngestionRouteTests {
     @Test func testSeedPayloadsAreAccepted() async throws {
         try await InProcessSUT().test { sut async throws in
-            let summary = #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "stepCount": 1000, "caloriesBurned": 200}"#
+            let summary =
+                #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "stepCount": 1000, "caloriesBurned": 200}"#
             #expect(try await sut.post("/api/healthkit", summary).status == 200)
             let heartRate = #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#
             let answer = try await sut.post("/api/iot-heart-rate", heartRate)
@@ -23,54 +24,86 @@ struct IngestionRouteTests {
         }
     }
 
-    @Test func testInvalidPayloadsNameTheField() async throws {
-        let cases: [(String, String, String)] = [
-            ("/api/iot-heart-rate", #"{"timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#, "userId"),
-            ("/api/iot-heart-rate", #"{"userId": 501, "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#, "userId"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": "75"}"#, "heartRate"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75.5}"#, "heartRate"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 400}"#, "heartRate"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "07/11/2024 12:34", "heartRate": 75}"#, "timestamp"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2099-01-01T00:00:00Z", "heartRate": 75}"#, "timestamp"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T14:34:58+02:00", "heartRate": 75}"#, "timestamp"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07t12:34:58z", "heartRate": 75}"#, "timestamp"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-02-30T12:34:58Z", "heartRate": 75}"#, "timestamp"),
-            ("/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75, "bpm": 75}"#, "bpm"),
-            (
-                "/api/healthkit", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "stepCount": -5, "caloriesBurned": 200}"#,
-                "stepCount"
-            ),
-            (
-                "/api/v1/observations",
-                #"{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "temperature", "value": 98.6, "unit": "[degF]", "timestamp": "2024-11-07T12:00:00Z"}"#,
-                "unit"
-            ),
-            (
-                "/api/v1/observations",
-                #"{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "spo2", "value": 101, "unit": "%", "timestamp": "2024-11-07T12:00:00Z"}"#,
-                "value"
-            ),
-            (
-                "/api/v1/observations",
-                #"{"readingId": "a", "patientId": "501", "deviceId": "c", "kind": "blood-pressure", "systolic": 80, "diastolic": 90, "unit": "mm[Hg]", "timestamp": "2024-11-07T12:00:00Z"}"#,
-                "diastolic"
-            ),
-            (
-                "/api/v1/observations",
-                #"[{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "spo2", "value": 97, "unit": "%", "timestamp": "2024-11-07T12:00:00Z"}, {"readingId": "b", "patientId": "501", "deviceId": "t", "kind": "mood", "value": 1, "unit": "1", "timestamp": "2024-11-07T12:00:00Z"}]"#,
-                "[1].kind"
-            ),
-            ("/api/iot-heart-rate", "not json", ""),
-            ("/api/iot-heart-rate", "[1, 2]", ""),
-            ("/api/iot-heart-rate", String(repeating: "[", count: 20) + String(repeating: "]", count: 20), ""),
-        ]
+    /// Invalid bodies: the route, the body, and the field its 400 must name.
+    static let invalidPayloads: [(String, String, String)] = [
+        ("/api/iot-heart-rate", #"{"timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#, "userId"),
+        (
+            "/api/iot-heart-rate", #"{"userId": 501, "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#,
+            "userId"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": "75"}"#,
+            "heartRate"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75.5}"#,
+            "heartRate"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 400}"#,
+            "heartRate"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "07/11/2024 12:34", "heartRate": 75}"#,
+            "timestamp"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2099-01-01T00:00:00Z", "heartRate": 75}"#,
+            "timestamp"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07T14:34:58+02:00", "heartRate": 75}"#,
+            "timestamp"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-11-07t12:34:58z", "heartRate": 75}"#,
+            "timestamp"
+        ),
+        (
+            "/api/iot-heart-rate", #"{"userId": "501", "timestamp": "2024-02-30T12:34:58Z", "heartRate": 75}"#,
+            "timestamp"
+        ),
+        (
+            "/api/iot-heart-rate",
+            #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75, "bpm": 75}"#, "bpm"
+        ),
+        (
+            "/api/healthkit",
+            #"{"userId": "501", "timestamp": "2024-11-07T12:34:58Z", "stepCount": -5, "caloriesBurned": 200}"#,
+            "stepCount"
+        ),
+        (
+            "/api/v1/observations",
+            #"{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "temperature", "value": 98.6, "unit": "[degF]", "timestamp": "2024-11-07T12:00:00Z"}"#,
+            "unit"
+        ),
+        (
+            "/api/v1/observations",
+            #"{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "spo2", "value": 101, "unit": "%", "timestamp": "2024-11-07T12:00:00Z"}"#,
+            "value"
+        ),
+        (
+            "/api/v1/observations",
+            #"{"readingId": "a", "patientId": "501", "deviceId": "c", "kind": "blood-pressure", "systolic": 80, "diastolic": 90, "unit": "mm[Hg]", "timestamp": "2024-11-07T12:00:00Z"}"#,
+            "diastolic"
+        ),
+        (
+            "/api/v1/observations",
+            #"[{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "spo2", "value": 97, "unit": "%", "timestamp": "2024-11-07T12:00:00Z"}, {"readingId": "b", "patientId": "501", "deviceId": "t", "kind": "mood", "value": 1, "unit": "1", "timestamp": "2024-11-07T12:00:00Z"}]"#,
+            "[1].kind"
+        ),
+        ("/api/iot-heart-rate", "not json", ""),
+        ("/api/iot-heart-rate", "[1, 2]", ""),
+        ("/api/iot-heart-rate", String(repeating: "[", count: 20) + String(repeating: "]", count: 20), ""),
+    ]
+
+    @Test(arguments: invalidPayloads)
+    func testInvalidPayloadsNameTheField(path: String, body: String, field: String) async throws {
         try await InProcessSUT().test { sut async throws in
-            for (path, body, field) in cases {
-                let answer = try await sut.post(path, body)
-                #expect(answer.status == 400, "\(path) \(body)")
-                #expect(answer.object["field"] as? String == field, "\(path) \(body): \(answer.text)")
-                #expect(!((answer.object["error"] as? String ?? "").isEmpty))
-            }
+            let answer = try await sut.post(path, body)
+            #expect(answer.status == 400, "\(path) \(body)")
+            #expect(answer.object["field"] as? String == field, "\(path) \(body): \(answer.text)")
+            #expect(!((answer.object["error"] as? String ?? "").isEmpty))
         }
     }
 
@@ -97,7 +130,10 @@ struct IngestionRouteTests {
             #expect(answer.object["accepted"] as? Int == 0)
             #expect(answer.object["duplicates"] as? Int == 1, "a duplicate is acknowledged and not counted twice")
             let alerts = try await sut.get("/api/v1/alerts?patient=504").objects
-            #expect(alerts.map { $0["rule"] as? String } == ["glucose.urgent-low"], "50 mg/dL is at or below 55; level 2 needs 15 min")
+            #expect(
+                alerts.map { $0["rule"] as? String } == ["glucose.urgent-low"],
+                "50 mg/dL is at or below 55; level 2 needs 15 min"
+            )
             #expect(alerts.first?["evidence"] as? [String] == ["504/cgm/1"])
             #expect(alerts.first?["raisedAt"] as? String == "2024-11-07T03:00:00.000Z", "judged by device time")
             // Sustained tachycardia over the VitalEdge IoT endpoint (adult profile by default).
@@ -115,8 +151,14 @@ struct IngestionRouteTests {
     }
 
     @Test func testFHIRObservationsWithLOINCAndUCUM() async throws {
-        let heartRate = fhir("8867-4", #"{"value": 72, "unit": "beats/minute", "system": "http://unitsofmeasure.org", "code": "/min"}"#)
-        let glucose = fhir("15074-8", #"{"value": 2.9, "unit": "mmol/L", "system": "http://unitsofmeasure.org", "code": "mmol/L"}"#)
+        let heartRate = fhir(
+            "8867-4",
+            #"{"value": 72, "unit": "beats/minute", "system": "http://unitsofmeasure.org", "code": "/min"}"#
+        )
+        let glucose = fhir(
+            "15074-8",
+            #"{"value": 2.9, "unit": "mmol/L", "system": "http://unitsofmeasure.org", "code": "mmol/L"}"#
+        )
         let bp = fhir(
             "85354-9",
             "",
@@ -124,21 +166,29 @@ struct IngestionRouteTests {
                 #", "component": [{"code": {"coding": [{"system": "http://loinc.org", "code": "8480-6"}]}, "valueQuantity": {"value": 185, "system": "http://unitsofmeasure.org", "code": "mm[Hg]"}}, {"code": {"coding": [{"system": "http://loinc.org", "code": "8462-4"}]}, "valueQuantity": {"value": 95, "system": "http://unitsofmeasure.org", "code": "mm[Hg]"}}]"#
         )
         let invalid: [(String, String)] = [
-            (fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "bpm"}"#), "valueQuantity.code"),
+            (
+                fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "bpm"}"#),
+                "valueQuantity.code"
+            ),
             (fhir("8867-4", #"{"value": 72, "code": "/min"}"#), "valueQuantity.system"),
-            (fhir("8867-4", #"{"value": "72", "system": "http://unitsofmeasure.org", "code": "/min"}"#), "valueQuantity.value"),
+            (
+                fhir("8867-4", #"{"value": "72", "system": "http://unitsofmeasure.org", "code": "/min"}"#),
+                "valueQuantity.value"
+            ),
             (fhir("1234-5", #"{"value": 1, "system": "http://unitsofmeasure.org", "code": "1"}"#), "code.coding"),
             (
-                fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "/min"}"#, patient: "").replacingOccurrences(
-                    of: "Patient/",
-                    with: "Group/"
-                ), "subject.reference"
+                fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "/min"}"#, patient: "")
+                    .replacingOccurrences(
+                        of: "Patient/",
+                        with: "Group/"
+                    ), "subject.reference"
             ),
             (
-                fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "/min"}"#).replacingOccurrences(
-                    of: "\"Observation\"",
-                    with: "\"Patient\""
-                ), "resourceType"
+                fhir("8867-4", #"{"value": 72, "system": "http://unitsofmeasure.org", "code": "/min"}"#)
+                    .replacingOccurrences(
+                        of: "\"Observation\"",
+                        with: "\"Patient\""
+                    ), "resourceType"
             ),
         ]
         try await InProcessSUT().test { sut async throws in

@@ -51,13 +51,29 @@ struct PatientRouteTests {
         let body = #"{"profile": "copd", "devices": [{"deviceId": "oxi-1"}]}"#
         try await Self.sut(folder).test { sut async throws in
             #expect(try await sut.send("/api/v1/patients/p-1", method: .put, body: body).status == 401)
-            #expect(try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.reader).status == 403)
-            #expect(try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.device).status == 403)
-            #expect(try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.admin).status == 201)
-            #expect(try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.admin).status == 200)
-            let bad = try await sut.send("/api/v1/patients/p-1", method: .put, body: #"{"profile": "copdd"}"#, token: Self.admin)
+            #expect(
+                try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.reader).status == 403
+            )
+            #expect(
+                try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.device).status == 403
+            )
+            #expect(
+                try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.admin).status == 201
+            )
+            #expect(
+                try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.admin).status == 200
+            )
+            let bad = try await sut.send(
+                "/api/v1/patients/p-1",
+                method: .put,
+                body: #"{"profile": "copdd"}"#,
+                token: Self.admin
+            )
             #expect(bad.status == 400)
-            #expect(bad.object["field"] as? String == "profile" && bad.text.contains("unknown profile copdd"), "\(bad.text)")
+            #expect(
+                bad.object["field"] as? String == "profile" && bad.text.contains("unknown profile copdd"),
+                "\(bad.text)"
+            )
             #expect(
                 try await sut.send("/api/v1/patients/a%2Fb", method: .put, body: body, token: Self.admin).status == 400,
                 "no '/' in an id"
@@ -69,11 +85,17 @@ struct PatientRouteTests {
         try await Self.sut(folder).test { sut async throws in
             let read = try await sut.get("/api/v1/patients/p-1", token: Self.reader)
             #expect(read.status == 200)
-            #expect(read.text.contains(#""profile":"copd","thresholds":{},"enrolled":true,"readings":1"#), "\(read.text)")
+            #expect(
+                read.text.contains(#""profile":"copd","thresholds":{},"enrolled":true,"readings":1"#),
+                "\(read.text)"
+            )
             #expect(try await sut.send("/api/v1/patients/p-1", method: .delete, token: Self.admin).status == 204)
             #expect(try await sut.get("/api/v1/patients/p-1", token: Self.reader).status == 404)
             let again = try await sut.post("/api/v1/observations", Self.reading, token: Self.device)
-            #expect(again.text.contains(#""accepted":1,"duplicates":0"#), "a deleted reading id is new again: \(again.text)")
+            #expect(
+                again.text.contains(#""accepted":1,"duplicates":0"#),
+                "a deleted reading id is new again: \(again.text)"
+            )
         }
     }
 
@@ -81,7 +103,8 @@ struct PatientRouteTests {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await Self.sut(folder, credentials: false).test { sut async throws in
-            let body = #"{"profile": "adult", "thresholds": {"bp.hypertensive-crisis": {"systolic": 170}, "hr.tachycardia": 120}}"#
+            let body =
+                #"{"profile": "adult", "thresholds": {"bp.hypertensive-crisis": {"systolic": 170}, "hr.tachycardia": 120}}"#
             #expect(try await sut.send("/api/v1/patients/x1", method: .put, body: body).status == 201)
             let refused = try await sut.send(
                 "/api/v1/patients/x2",
@@ -94,7 +117,9 @@ struct PatientRouteTests {
         try await Self.sut(folder, credentials: false).test { sut async throws in
             let kept = try await sut.get("/api/v1/patients/x1")
             #expect(
-                kept.text.contains(#""thresholds":{"bp.hypertensive-crisis":{"systolic":170},"hr.tachycardia":{"heart-rate":120}}"#),
+                kept.text.contains(
+                    #""thresholds":{"bp.hypertensive-crisis":{"systolic":170},"hr.tachycardia":{"heart-rate":120}}"#
+                ),
                 "\(kept.text)"
             )
             // After the restart the engine still judges x1 by its own crisis limit (172 < the default 180).

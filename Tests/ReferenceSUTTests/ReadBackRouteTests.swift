@@ -13,7 +13,10 @@ struct ReadBackRouteTests {
         let bodies = ObservationBodies.readBack
         #expect(try await sut.post("/api/v1/observations", bodies.batch).status == 200)
         #expect(try await sut.post("/api/v1/observations", bodies.single).status == 200)
-        #expect(try await sut.post("/api/v1/observations", bodies.otherPatient).status == 200, "another patient's reading is never listed")
+        #expect(
+            try await sut.post("/api/v1/observations", bodies.otherPatient).status == 200,
+            "another patient's reading is never listed"
+        )
     }
 
     @Test func testReadingsAreReadBackFromStorageAfterARestart() async throws {
@@ -42,7 +45,8 @@ struct ReadBackRouteTests {
         try await InProcessSUT().test { sut async throws in
             try await Self.store(sut)
             func ids(_ query: String) async throws -> [String?] {
-                let items = try await sut.get("/api/v1/patients/701/readings" + query).object["items"] as? [[String: Any]] ?? []
+                let items =
+                    try await sut.get("/api/v1/patients/701/readings" + query).object["items"] as? [[String: Any]] ?? []
                 return items.map { $0["readingId"] as? String }
             }
             #expect(
@@ -65,13 +69,19 @@ struct ReadBackRouteTests {
     @Test func testCountsPerDayAndMonth() async throws {
         try await InProcessSUT().test { sut async throws in
             try await Self.store(sut)
-            let days = try await sut.get("/api/v1/patients/701/readings/counts?by=day").object["counts"] as? [[String: Any]] ?? []
+            let days =
+                try await sut.get("/api/v1/patients/701/readings/counts?by=day").object["counts"] as? [[String: Any]]
+                ?? []
             #expect(
                 days.map { "\($0["period"] ?? "") \($0["kind"] ?? "") \($0["readings"] ?? "")" }
-                    == ["2024-11-07 heart-rate 2", "2024-11-08 blood-pressure 1", "2024-11-08 heart-rate 1", "2024-12-01 heart-rate 1"]
+                    == [
+                        "2024-11-07 heart-rate 2", "2024-11-08 blood-pressure 1", "2024-11-08 heart-rate 1",
+                        "2024-12-01 heart-rate 1",
+                    ]
             )
             let months =
-                try await sut.get("/api/v1/patients/701/readings/counts?by=month&kind=heart-rate").object["counts"] as? [[String: Any]]
+                try await sut.get("/api/v1/patients/701/readings/counts?by=month&kind=heart-rate").object["counts"]
+                as? [[String: Any]]
                 ?? []
             #expect(months.map { "\($0["period"] ?? "") \($0["readings"] ?? "")" } == ["2024-11 3", "2024-12 1"])
         }
@@ -80,7 +90,9 @@ struct ReadBackRouteTests {
     @Test func testBadParametersAreRefusedNamingThem() async throws {
         try await InProcessSUT().test { sut async throws in
             try await Self.store(sut)
-            for (query, field) in [("kind=pulse", "kind"), ("from=yesterday", "from"), ("limit=0", "limit"), ("after=-1", "after")] {
+            for (query, field) in [
+                ("kind=pulse", "kind"), ("from=yesterday", "from"), ("limit=0", "limit"), ("after=-1", "after"),
+            ] {
                 let answer = try await sut.get("/api/v1/patients/701/readings?\(query)")
                 #expect(answer.status == 400, "\(query)")
                 #expect(answer.object["field"] as? String == field, "\(answer.text)")

@@ -11,7 +11,11 @@ final class AlertClockTests: XCTestCase {
             AlertClock.Mark(wall: 3_000, time: 180_000),
         ]
         XCTAssertEqual(AlertClock.deviceTime(at: 2_500, marks: marks), 120_000)
-        XCTAssertEqual(AlertClock.deviceTime(at: 2_000, marks: marks), 120_000, "raised while the request was being answered")
+        XCTAssertEqual(
+            AlertClock.deviceTime(at: 2_000, marks: marks),
+            120_000,
+            "raised while the request was being answered"
+        )
         XCTAssertEqual(AlertClock.deviceTime(at: 9_999, marks: marks), 180_000)
         XCTAssertEqual(AlertClock.deviceTime(at: 10, marks: marks), 60_000, "before every request: the first")
         XCTAssertNil(AlertClock.deviceTime(at: 10, marks: []))
@@ -21,7 +25,14 @@ final class AlertClockTests: XCTestCase {
         let start: Int64 = 1_730_937_600_000  // 2024-11-07
         let span: Int64 = 6 * 3_600_000
         func alert(_ t: Int64) -> ObservedAlert {
-            ObservedAlert(alertID: "a\(t)", patientID: "507", rule: "bp.hypertensive-crisis", severity: "high", raisedAt: t, evidence: [])
+            ObservedAlert(
+                alertID: "a\(t)",
+                patientID: "507",
+                rule: "bp.hypertensive-crisis",
+                severity: "high",
+                raisedAt: t,
+                evidence: []
+            )
         }
         let now: Int64 = 1_795_500_000_000  // 2026-11
         let problem = AlertClock.problem([alert(now), alert(now + 5)], start: start, span: span, clock: .device)
@@ -31,7 +42,10 @@ final class AlertClockTests: XCTestCase {
             AlertClock.problem([alert(now), alert(start + 60_000)], start: start, span: span, clock: .device),
             "one in the scenario"
         )
-        XCTAssertNil(AlertClock.problem([alert(start + span + 3_600_000)], start: start, span: span, clock: .device), "within a day")
+        XCTAssertNil(
+            AlertClock.problem([alert(start + span + 3_600_000)], start: start, span: span, clock: .device),
+            "within a day"
+        )
         XCTAssertNil(AlertClock.problem([alert(now)], start: start, span: span, clock: .server))
         XCTAssertNil(AlertClock.problem([], start: start, span: span, clock: .device))
     }

@@ -5,7 +5,9 @@ import XCTest
 
 /// JSON Pointers, field transforms, alert lists and the rule/severity mapping.
 final class AlertMappingTests: XCTestCase {
-    func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) }
+    func json(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
 
     func pointer(_ text: String) throws -> JSONPointer { try JSONPointer(text) }
 
@@ -80,7 +82,10 @@ final class AlertMappingTests: XCTestCase {
             evidence: FieldSpec(try pointer("/evidence"))
         )
         let cases: [(String, String)] = [
-            (#"{"id":"a","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#, "it has no patientId (at /who)"),
+            (
+                #"{"id":"a","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
+                "it has no patientId (at /who)"
+            ),
             (
                 #"{"id":true,"who":"1","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
                 "its alertId (at /id) is not a non-empty string or number"
@@ -115,7 +120,12 @@ final class AlertMappingTests: XCTestCase {
             raisedAt: FieldSpec(try pointer("/identifiedDateTime")),
             evidence: FieldSpec(try pointer("/evidence/*/detail/*/reference"), stripPrefix: "Observation/")
         )
-        let source = AlertSource(url: "/fhir/DetectedIssue", list: try pointer("/entry/*/resource"), paging: .fhirBundle, fields: fields)
+        let source = AlertSource(
+            url: "/fhir/DetectedIssue",
+            list: try pointer("/entry/*/resource"),
+            paging: .fhirBundle,
+            fields: fields
+        )
         let page = try json(
             #"{"resourceType":"Bundle","type":"searchset","link":[{"relation":"self","url":"/fhir/DetectedIssue"},{"relation":"next","url":"/fhir/DetectedIssue?_offset=1"}],"entry":[{"resource":{"resourceType":"DetectedIssue","id":"d1","code":{"coding":[{"code":"spo2.low"}]},"severity":"moderate","patient":{"reference":"Patient/502"},"identifiedDateTime":"2024-11-07T10:00:00.250Z","evidence":[{"detail":[{"reference":"Observation/r1"},{"reference":"Observation/r2"}]},{"detail":[{"reference":"Observation/r3"}]}]}}]}"#
         )
@@ -125,10 +135,18 @@ final class AlertMappingTests: XCTestCase {
         XCTAssertEqual(a.evidence, ["r1", "r2", "r3"])
         XCTAssertEqual(a.severity, "medium")
         XCTAssertEqual(a.patientID, "502")
-        XCTAssertEqual(source.nextPage(page, base: "https://127.0.0.1:8443/"), "https://127.0.0.1:8443/fhir/DetectedIssue?_offset=1")
+        XCTAssertEqual(
+            source.nextPage(page, base: "https://127.0.0.1:8443/"),
+            "https://127.0.0.1:8443/fhir/DetectedIssue?_offset=1"
+        )
         // An empty searchset has no entry: an empty list, not a missing one.
         XCTAssertEqual(source.items(in: try json(#"{"resourceType":"Bundle","type":"searchset","total":0}"#))?.count, 0)
-        XCTAssertNil(source.items(in: try json(#"{"resourceType":"OperationOutcome"}"#)), "no list where the profile points")
-        XCTAssertNil(source.nextPage(try json(#"{"resourceType":"Bundle","link":[{"relation":"self","url":"x"}]}"#), base: ""))
+        XCTAssertNil(
+            source.items(in: try json(#"{"resourceType":"OperationOutcome"}"#)),
+            "no list where the profile points"
+        )
+        XCTAssertNil(
+            source.nextPage(try json(#"{"resourceType":"Bundle","link":[{"relation":"self","url":"x"}]}"#), base: "")
+        )
     }
 }

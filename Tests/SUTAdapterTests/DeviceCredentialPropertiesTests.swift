@@ -28,8 +28,14 @@ final class DeviceCredentialPropertiesTests: XCTestCase {
 
     func testIdsAtTheSUTComeFirstAndAnUnknownDeviceHasNone() {
         let a = auth(header: "Authorization: Bearer {token}")
-        XCTAssertEqual(a.deviceProperties(patient: "501", device: "hr-501", wire: ("run-501", "run-hr"))?.first?.value, "Bearer t-wire")
-        XCTAssertEqual(a.deviceProperties(patient: "501", device: "hr-501", wire: ("run-9", "x"))?.first?.value, "Bearer t-501")
+        XCTAssertEqual(
+            a.deviceProperties(patient: "501", device: "hr-501", wire: ("run-501", "run-hr"))?.first?.value,
+            "Bearer t-wire"
+        )
+        XCTAssertEqual(
+            a.deviceProperties(patient: "501", device: "hr-501", wire: ("run-9", "x"))?.first?.value,
+            "Bearer t-501"
+        )
         XCTAssertNil(a.deviceProperties(patient: "502", device: "hr-502"))
     }
 }

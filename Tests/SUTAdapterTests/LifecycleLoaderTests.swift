@@ -20,7 +20,9 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertTrue(p.lifecycle.usesRunID)
         XCTAssertEqual(p.lifecycle.enrol.map(\.summary), ["PUT /api/v1/patients/{patient}"])
         XCTAssertEqual(p.lifecycle.reset.map(\.summary), ["DELETE /api/v1/patients/{patient}"])
-        let body = p.lifecycle.enrol[0].body(["profile": "infant", "devicesJSON": #"[{"deviceId":"d"}]"#, "thresholdsJSON": "{}"])
+        let body = p.lifecycle.enrol[0].body([
+            "profile": "infant", "devicesJSON": #"[{"deviceId":"d"}]"#, "thresholdsJSON": "{}",
+        ])
         XCTAssertEqual(
             body.map { String(decoding: $0, as: UTF8.self) },
             #"{"profile": "infant", "devices": [{"deviceId":"d"}], "thresholds": {}}"#
@@ -51,7 +53,9 @@ final class LifecycleLoaderTests: XCTestCase {
         let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/vitaledge.yaml").path
         let p = try SUTProfileLoader.load(path: path, environment: [:])
         XCTAssertEqual(p.ingestion.routes.routes.map(\.path), ["/api/healthkit", "/api/iot-heart-rate"])
-        XCTAssertTrue(p.ingestion.routes.routes.allSatisfy { $0.deviceTypes == [.phoneBridge] && $0.format.name == "vitaledge" })
+        XCTAssertTrue(
+            p.ingestion.routes.routes.allSatisfy { $0.deviceTypes == [.phoneBridge] && $0.format.name == "vitaledge" }
+        )
         let absolute = try SUTProfileLoader.parse(
             "name: x\ningestion:\n  routes:\n    - {path: \"https://127.0.0.1:9443/iot/{patient}\", format: vitaledge}\n",
             file: "/tmp/p.yaml",
@@ -69,10 +73,14 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertEqual(p.mqtt.username, "vitalsim")
         XCTAssertEqual(p.mqtt.password, "s3cret")
         XCTAssertTrue(
-            problem("name: x\nmqtt:\n  username: u\n  password-env: NOPE_UNSET\n").contains("NOPE_UNSET (the MQTT password) is not set")
+            problem("name: x\nmqtt:\n  username: u\n  password-env: NOPE_UNSET\n").contains(
+                "NOPE_UNSET (the MQTT password) is not set"
+            )
         )
         XCTAssertTrue(problem("name: x\nmqtt:\n  password-env: PW\n").contains("a password goes with a username"))
-        XCTAssertTrue(problem("name: x\nmqtt:\n  client-key: /nonexistent.pem\n").contains("no readable file at /nonexistent.pem"))
+        XCTAssertTrue(
+            problem("name: x\nmqtt:\n  client-key: /nonexistent.pem\n").contains("no readable file at /nonexistent.pem")
+        )
     }
 
     func testCommandStepsAndDefaults() throws {
@@ -91,7 +99,9 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertEqual(p.lifecycle.deviceID, "{patient}.{device}")
         XCTAssertEqual(p.lifecycle.headers, ["Authorization: Bearer admin-0123"])
         XCTAssertTrue(p.lifecycle.usesRunID, "the reset path uses {run}")
-        guard case let .command(arguments, directory) = p.lifecycle.enrol[0].action else { return XCTFail("not a command") }
+        guard case let .command(arguments, directory) = p.lifecycle.enrol[0].action else {
+            return XCTFail("not a command")
+        }
         XCTAssertEqual(arguments, ["./enrol.sh", "{patient}"])
         XCTAssertEqual(directory, "/srv/profiles", "commands run in the profile's folder")
         XCTAssertEqual(p.lifecycle.enrol[0].timeout, 5)
@@ -106,9 +116,17 @@ final class LifecycleLoaderTests: XCTestCase {
             ),
             problem("name: x\nlifecycle:\n  patient-id: \"{run}-p\"\n")
         )
-        XCTAssertTrue(problem("name: x\nlifecycle:\n  patient-id: \"{run}/{patient}\"\n").contains("must not contain '/'"))
-        XCTAssertTrue(problem("name: x\nlifecycle:\n  patient-id: \"{tenant}-{patient}\"\n").contains("unknown placeholder {tenant}"))
-        XCTAssertTrue(problem("name: x\nlifecycle:\n  device-id: \"{patient}-d\"\n").contains("put {device} in it exactly once"))
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  patient-id: \"{run}/{patient}\"\n").contains("must not contain '/'")
+        )
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  patient-id: \"{tenant}-{patient}\"\n").contains(
+                "unknown placeholder {tenant}"
+            )
+        )
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  device-id: \"{patient}-d\"\n").contains("put {device} in it exactly once")
+        )
         XCTAssertTrue(
             problem("name: x\nlifecycle:\n  enrol:\n    - {method: PUT, path: /p, command: [x]}\n").contains(
                 "lifecycle.enrol[0].method: a step is either an HTTP request (method, path) or a command, not both"
@@ -119,7 +137,11 @@ final class LifecycleLoaderTests: XCTestCase {
                 "DELETE sends no body"
             )
         )
-        XCTAssertTrue(problem("name: x\nlifecycle:\n  enrol:\n    - {method: HEAD, path: /p}\n").contains("expected one of GET, POST"))
+        XCTAssertTrue(
+            problem("name: x\nlifecycle:\n  enrol:\n    - {method: HEAD, path: /p}\n").contains(
+                "expected one of GET, POST"
+            )
+        )
         XCTAssertTrue(problem("name: x\nlifecycle:\n  enrol:\n    - {path: /p}\n").contains("needs method and path"))
         XCTAssertTrue(
             problem("name: x\nlifecycle:\n  enrol:\n    - {method: PUT, path: /p, expect: [200, 9000]}\n").contains(
@@ -131,35 +153,53 @@ final class LifecycleLoaderTests: XCTestCase {
                 "lifecycle.enrol[0].body: Mustache error"
             )
         )
-        XCTAssertTrue(problem("name: x\nlifecycle:\n  enrl: []\n").contains("unknown key 'enrl' (did you mean 'enrol'?)"))
         XCTAssertTrue(
-            problem("name: x\nlifecycle:\n  profile-names: {copdd: COPD}\n").contains("'copdd' is not a VitalSim profile; valid: adult")
+            problem("name: x\nlifecycle:\n  enrl: []\n").contains("unknown key 'enrl' (did you mean 'enrol'?)")
         )
         XCTAssertTrue(
-            problem("name: x\ningestion:\n  rejection-status: [400, 404]\n  routes: [{path: /x, format: vitaledge}]\n").contains(
-                "ingestion.rejection-status: 404 cannot mean an invalid reading"
+            problem("name: x\nlifecycle:\n  profile-names: {copdd: COPD}\n").contains(
+                "'copdd' is not a VitalSim profile; valid: adult"
             )
+        )
+        XCTAssertTrue(
+            problem("name: x\ningestion:\n  rejection-status: [400, 404]\n  routes: [{path: /x, format: vitaledge}]\n")
+                .contains(
+                    "ingestion.rejection-status: 404 cannot mean an invalid reading"
+                )
         )
     }
 
     /// A scenario that sets patients' own limits needs an enrolment that passes them on.
     func testAnEnrolmentMustPassOnThePatientsOwnLimits() throws {
         let scenario = try ScenarioLoader.load(
-            path: SUTProfileLoaderTests.repository.appendingPathComponent("scenarios/limits/personal-alert-limits.yaml").path
+            path: SUTProfileLoaderTests.repository.appendingPathComponent("scenarios/limits/personal-alert-limits.yaml")
+                .path
         )
         let profile = { (enrol: String) throws -> Lifecycle in
-            try SUTProfileLoader.parse("name: p\nlifecycle:\n  enrol:\n" + enrol, file: "/tmp/p.yaml", environment: [:]).lifecycle
+            try SUTProfileLoader.parse("name: p\nlifecycle:\n  enrol:\n" + enrol, file: "/tmp/p.yaml", environment: [:])
+                .lifecycle
         }
-        let dropped = try profile("    - {method: PUT, path: \"/p/{patient}\", body: '{\"profile\": \"{{profile}}\"}'}\n")
+        let dropped = try profile(
+            "    - {method: PUT, path: \"/p/{patient}\", body: '{\"profile\": \"{{profile}}\"}'}\n"
+        )
         XCTAssertTrue(
-            dropped.limitsProblem(scenario)?.hasPrefix("patient 601 has its own alert limits (thresholds:), but no lifecycle.enrol step")
+            dropped.limitsProblem(scenario)?.hasPrefix(
+                "patient 601 has its own alert limits (thresholds:), but no lifecycle.enrol step"
+            )
                 ?? false
         )
-        XCTAssertNil(try profile("    - {method: PUT, path: \"/p/{patient}\", body: '{{{thresholdsJSON}}}'}\n").limitsProblem(scenario))
+        XCTAssertNil(
+            try profile("    - {method: PUT, path: \"/p/{patient}\", body: '{{{thresholdsJSON}}}'}\n").limitsProblem(
+                scenario
+            )
+        )
         let section =
             "    - {method: PUT, path: \"/p/{patient}\", body: '[{{#thresholds}}\"{{rule}}\"{{^last}},{{/last}}{{/thresholds}}]'}\n"
         XCTAssertNil(try profile(section).limitsProblem(scenario))
-        XCTAssertNil(try profile("    - {command: [./enrol.sh]}\n").limitsProblem(scenario), "a command reads them on standard input")
+        XCTAssertNil(
+            try profile("    - {command: [./enrol.sh]}\n").limitsProblem(scenario),
+            "a command reads them on standard input"
+        )
         XCTAssertNil(Lifecycle().limitsProblem(scenario), "no enrolment: the SUT was set up another way")
         var plain = scenario
         for i in plain.patients.indices { plain.patients[i].thresholds = [] }

@@ -45,24 +45,39 @@ final class MQTTRoutesLoaderTests: XCTestCase {
         XCTAssertTrue(p.ingestion.routes.sendsOverMQTT(.heartRateStrap, scenarioTransport: .ble))
         XCTAssertFalse(p.ingestion.routes.sendsOverMQTT(.thermometer, scenarioTransport: .mqtt), "moved to HTTP")
         XCTAssertFalse(p.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .ble))
-        XCTAssertTrue(p.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .mqtt), "no route moves it: mqtt.topic")
+        XCTAssertTrue(
+            p.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .mqtt),
+            "no route moves it: mqtt.topic"
+        )
     }
 
     func testRouteMistakesAreNamed() {
         let cases: [(String, String)] = [
-            ("- {transport: mqtt, format: gatt, path: /x}", "ingestion.routes[0].path: path is only read with transport: http"),
-            ("- {transport: mqtt, format: vitalsim-observation, batch: 5}", "an MQTT route sends one reading per message"),
+            (
+                "- {transport: mqtt, format: gatt, path: /x}",
+                "ingestion.routes[0].path: path is only read with transport: http"
+            ),
+            (
+                "- {transport: mqtt, format: vitalsim-observation, batch: 5}",
+                "an MQTT route sends one reading per message"
+            ),
             ("- {transport: mqtt, format: gatt, method: PUT}", "method is only read with transport: http"),
             ("- {path: /x, format: gatt}", "format gatt is only sent over MQTT (transport: mqtt)"),
             ("- {path: /x, format: fhir-observation, topic: a/b}", "a topic is only read with transport: mqtt"),
             ("- {transport: http, format: fhir-observation}", "an HTTP route needs a path"),
-            ("- {transport: amqp, path: /x, format: fhir-observation}", "ingestion.routes[0].transport: expected http or mqtt"),
+            (
+                "- {transport: amqp, path: /x, format: fhir-observation}",
+                "ingestion.routes[0].transport: expected http or mqtt"
+            ),
             ("- {transport: mqtt, format: gatt, topic: \"a/+/b\"}", "no wildcards (+, #) in a topic"),
             ("- {transport: mqtt, format: gatt, topic: \"a/{patientId}\"}", "unknown placeholder {patientId}"),
         ]
         for (route, expected) in cases {
             let said = problem("name: x\ningestion:\n  routes:\n    " + route + "\n")
-            XCTAssertTrue(said.contains(expected) && said.contains("/tmp/p.yaml:4:"), "\(route)\n→ \(said)\nwanted: \(expected)")
+            XCTAssertTrue(
+                said.contains(expected) && said.contains("/tmp/p.yaml:4:"),
+                "\(route)\n→ \(said)\nwanted: \(expected)"
+            )
         }
     }
 
@@ -75,13 +90,20 @@ final class MQTTRoutesLoaderTests: XCTestCase {
         XCTAssertEqual(reference.read(Array("not json".utf8)), [])
 
         let c = try XCTUnwrap(
-            try parse("name: a\nmqtt:\n  confirmations: {topic: \"rpm/+/stored\", reading-id: /data/ids}").mqtt.confirmations
+            try parse("name: a\nmqtt:\n  confirmations: {topic: \"rpm/+/stored\", reading-id: /data/ids}").mqtt
+                .confirmations
         )
         XCTAssertTrue(c.matches("rpm/501/stored"))
         XCTAssertFalse(c.matches("acks/501") || c.matches("rpm/501/stored/x"))
-        XCTAssertEqual(c.read(Array(#"{"data": {"ids": ["x", 7, "y"]}}"#.utf8)), ["x", "y"], "ids that are not strings are skipped")
+        XCTAssertEqual(
+            c.read(Array(#"{"data": {"ids": ["x", 7, "y"]}}"#.utf8)),
+            ["x", "y"],
+            "ids that are not strings are skipped"
+        )
         XCTAssertEqual(c.read(Array(#"{"readingIds": ["a"]}"#.utf8)), [], "only where the profile says")
-        let two = try XCTUnwrap(try parse("name: a\nmqtt:\n  confirmations: {reading-id: [/one, /many]}").mqtt.confirmations)
+        let two = try XCTUnwrap(
+            try parse("name: a\nmqtt:\n  confirmations: {reading-id: [/one, /many]}").mqtt.confirmations
+        )
         XCTAssertEqual(two.read(Array(#"{"one": "a", "many": ["b"]}"#.utf8)), ["a", "b"])
 
         XCTAssertTrue(
@@ -89,7 +111,9 @@ final class MQTTRoutesLoaderTests: XCTestCase {
                 "mqtt.confirmations.topic: expected an MQTT topic filter"
             )
         )
-        XCTAssertTrue(problem("name: a\nmqtt:\n  confirmations: {reading-id: [x]}").contains("mqtt.confirmations.reading-id[0]"))
+        XCTAssertTrue(
+            problem("name: a\nmqtt:\n  confirmations: {reading-id: [x]}").contains("mqtt.confirmations.reading-id[0]")
+        )
         XCTAssertTrue(problem("name: a\nmqtt:\n  confirmations: {ids: /x}").contains("mqtt.confirmations"))
     }
 

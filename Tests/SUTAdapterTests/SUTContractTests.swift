@@ -14,14 +14,22 @@ final class SUTContractTests: XCTestCase {
             "/api/v1/observations"
         )
         XCTAssertEqual(
-            ContractLog.template(base + "/users/run7-501/devices/hr1/hr?since=12&x", base: base, patient: "run7-501", device: "hr1"),
+            ContractLog.template(
+                base + "/users/run7-501/devices/hr1/hr?since=12&x",
+                base: base,
+                patient: "run7-501",
+                device: "hr1"
+            ),
             "/users/{patient}/devices/{device}/hr?since=…&x=…"
         )
         // Only whole segments: a patient id inside another segment stays.
         XCTAssertEqual(ContractLog.template(base + "/v501/5", base: base, patient: "5", device: nil), "/v501/{patient}")
         // Percent-encoded ids, MQTT topic levels, and a URL outside the base kept whole.
         XCTAssertEqual(ContractLog.template(base + "/p/a%20b", base: base, patient: "a b", device: nil), "/p/{patient}")
-        XCTAssertEqual(ContractLog.template("vitals/501/spo2", base: "", patient: "501", device: nil), "vitals/{patient}/spo2")
+        XCTAssertEqual(
+            ContractLog.template("vitals/501/spo2", base: "", patient: "501", device: nil),
+            "vitals/{patient}/spo2"
+        )
         XCTAssertEqual(
             ContractLog.template("https://[::1]:9443/token", base: base, patient: nil, device: nil),
             "https://[::1]:9443/token"
@@ -33,13 +41,33 @@ final class SUTContractTests: XCTestCase {
         log.use(base: "http://127.0.0.1:1/")
         for (patient, status) in [("501", 201), ("502", 201), ("501", 400), ("502", 400), ("501", 503)] {
             let body = Array("{\"error\":\"\(patient)\"}".utf8)
-            log.answered(.ingestion, method: "PUT", url: "http://127.0.0.1:1/p/\(patient)", status: status, body: body, patient: patient)
+            log.answered(
+                .ingestion,
+                method: "PUT",
+                url: "http://127.0.0.1:1/p/\(patient)",
+                status: status,
+                body: body,
+                patient: patient
+            )
         }
-        log.unanswered(.ingestion, method: "PUT", url: "http://127.0.0.1:1/p/501", reason: "connection refused", patient: "501")
+        log.unanswered(
+            .ingestion,
+            method: "PUT",
+            url: "http://127.0.0.1:1/p/501",
+            reason: "connection refused",
+            patient: "501"
+        )
         log.published(topic: "vitals/501/spo2", status: 200, patient: "501", device: "ox1")
         log.published(topic: "vitals/502/spo2", status: 400, patient: "502", device: "ox1")
         log.published(topic: "vitals/502/spo2", status: nil, patient: "502", device: "ox1")
-        var alert = ObservedAlert(alertID: "a1", patientID: "501", rule: "X_RULE", severity: "high", raisedAt: 0, evidence: [])
+        var alert = ObservedAlert(
+            alertID: "a1",
+            patientID: "501",
+            rule: "X_RULE",
+            severity: "high",
+            raisedAt: 0,
+            evidence: []
+        )
         alert.unmapped = "rule 'X_RULE'"
         log.listed(read: [alert, alert], outside: ["b1", "b2", "b1"])
         log.unreadable(2, first: "no raisedAt")
@@ -78,7 +106,11 @@ final class SUTContractTests: XCTestCase {
         let m = SUTContract.merged([a, b])
         XCTAssertEqual(m.endpoints.count, 2)
         XCTAssertEqual(m.endpoints.first { $0.name == "POST /obs" }?.statuses, [201: 4, 401: 2])
-        XCTAssertEqual(m.sortedEndpoints.map(\.role), [.token, .ingestion], "report order: enrol, token, ingestion, alerts, reset")
+        XCTAssertEqual(
+            m.sortedEndpoints.map(\.role),
+            [.token, .ingestion],
+            "report order: enrol, token, ingestion, alerts, reset"
+        )
         XCTAssertEqual(m.alertsRead, 7)
         XCTAssertEqual(m.unmapped, ["rule 'X'": 3, "severity 'Y'": 1])
     }
@@ -98,8 +130,13 @@ final class SUTContractTests: XCTestCase {
         XCTAssertTrue(junit.contains("<error type=\"infrastructure\" message=\"every request was refused\">"), junit)
         XCTAssertFalse(junit.contains("<failure"), junit)
         XCTAssertTrue(junit.contains("ingestion POST /obs: 401 ×20"), junit)
-        XCTAssertTrue(junit.contains("first 401: {&quot;error&quot;:&quot;token &lt;expired&gt;&quot;}"), "escaped: \(junit)")
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(RunReport.json(verdicts).utf8)) as? [String: Any])
+        XCTAssertTrue(
+            junit.contains("first 401: {&quot;error&quot;:&quot;token &lt;expired&gt;&quot;}"),
+            "escaped: \(junit)"
+        )
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(RunReport.json(verdicts).utf8)) as? [String: Any]
+        )
         let broken = try XCTUnwrap((json["scenarios"] as? [[String: Any]])?.last)
         XCTAssertEqual(broken["error"] as? String, "every request was refused")
         XCTAssertEqual(broken["passed"] as? Bool, false)

@@ -10,7 +10,11 @@ final class SUTProfileLoaderTests: XCTestCase {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    func parse(_ text: String, environment: [String: String] = [:], file: String = "/tmp/p.yaml") throws(ScenarioLoadError) -> SUTProfile {
+    func parse(
+        _ text: String,
+        environment: [String: String] = [:],
+        file: String = "/tmp/p.yaml"
+    ) throws(ScenarioLoadError) -> SUTProfile {
         try SUTProfileLoader.parse(text, file: file, environment: environment)
     }
 
@@ -74,7 +78,11 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertTrue(p.tls.insecure)
         XCTAssertEqual(p.auth.headers, ["X-Tenant: t1"])
         XCTAssertEqual(p.auth.reader, ["Authorization: Bearer r-token"])
-        XCTAssertEqual(p.auth.readerHeaders, ["X-Tenant: t1", "Authorization: Bearer r-token"], "a reader credential wins over OAuth2")
+        XCTAssertEqual(
+            p.auth.readerHeaders,
+            ["X-Tenant: t1", "Authorization: Bearer r-token"],
+            "a reader credential wins over OAuth2"
+        )
         var tokenOnly = p.auth
         tokenOnly.reader = []
         XCTAssertNil(tokenOnly.readerHeaders, "with OAuth2 only, alert reads need the token")
@@ -102,12 +110,18 @@ final class SUTProfileLoaderTests: XCTestCase {
                 "/tmp/p.yaml:2:1: error: base-ur1: unknown key 'base-ur1' (did you mean 'base-url'?)"
             ),
             ("base-url: http://127.0.0.1", [:], "required key 'name' is missing"),
-            ("name: a\nbase-url: ftp://x", [:], "/tmp/p.yaml:2:11: error: base-url: expected an http:// or https:// URL"),
+            (
+                "name: a\nbase-url: ftp://x", [:],
+                "/tmp/p.yaml:2:11: error: base-url: expected an http:// or https:// URL"
+            ),
             (
                 "name: a\nauth:\n  headers: ['X-Key: ${NOPE}']", [:],
                 "/tmp/p.yaml:3:13: error: auth.headers[0]: the environment variable NOPE is not set"
             ),
-            ("name: a\nauth:\n  headers: ['no colon']", [:], "auth.headers[0]: expected a header 'Name: value', got 'no colon'"),
+            (
+                "name: a\nauth:\n  headers: ['no colon']", [:],
+                "auth.headers[0]: expected a header 'Name: value', got 'no colon'"
+            ),
             (
                 "name: a\nauth:\n  oauth2:\n    token-url: /t\n    client-id: c\n    client-secret-env: S", [:],
                 "/tmp/p.yaml:6:24: error: auth.oauth2.client-secret-env: the environment variable S (the client secret) is not set"
@@ -121,11 +135,13 @@ final class SUTProfileLoaderTests: XCTestCase {
                 "severities.HIGH: 'critical' is not a VitalSim severity; valid: low, medium, high"
             ),
             (
-                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: r, severity: /s, raised-at: /t}", [:],
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: r, severity: /s, raised-at: /t}",
+                [:],
                 "alerts.fields.rule: a JSON Pointer is empty or starts with '/' (RFC 6901), got 'r'"
             ),
             (
-                "name: a\nalerts:\n  url: /a\n  fields: {id: /id~2, patient: /p, rule: /r, severity: /s, raised-at: /t}", [:],
+                "name: a\nalerts:\n  url: /a\n  fields: {id: /id~2, patient: /p, rule: /r, severity: /s, raised-at: /t}",
+                [:],
                 "alerts.fields.id: '~' must be followed by 0 or 1"
             ),
             (
@@ -165,7 +181,10 @@ final class SUTProfileLoaderTests: XCTestCase {
                 "alerts:\n  source: sse\n  url: /a\n\(fields)",
                 "/tmp/p.yaml:4:8: error: alerts.url: alerts pushed on sse (source) are not polled: remove url"
             ),
-            ("alerts:\n  source: fax\n\(fields)", "alerts.source: unknown alert source 'fax'; valid: poll, sse, mqtt, webhook"),
+            (
+                "alerts:\n  source: fax\n\(fields)",
+                "alerts.source: unknown alert source 'fax'; valid: poll, sse, mqtt, webhook"
+            ),
             (
                 "alerts:\n\(fields)",
                 "alerts.url: required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)"
@@ -180,7 +199,8 @@ final class SUTProfileLoaderTests: XCTestCase {
     func testTheSUTsRefusalsOfMQTTReadings() throws {
         XCTAssertNil(try parse("name: a\nmqtt:\n  rejections: none").mqtt.rejections)
         let r = try XCTUnwrap(
-            try parse("name: a\nmqtt:\n  rejections: {topic: \"rpm/+/nack\", reading-id: /id, status: /code}").mqtt.rejections
+            try parse("name: a\nmqtt:\n  rejections: {topic: \"rpm/+/nack\", reading-id: /id, status: /code}").mqtt
+                .rejections
         )
         XCTAssertTrue(r.matches("rpm/501/nack"))
         XCTAssertFalse(r.matches("rpm/501/ack") || r.matches("rpm/501/nack/x") || r.matches("errors/501"))
@@ -189,7 +209,11 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(read?.reading, "501/hr/3")
         XCTAssertEqual(read?.status, 422)
         XCTAssertEqual(read?.field, "payload")
-        XCTAssertEqual(r.read(Array(#"{"id": "501/hr/4"}"#.utf8))?.status, 400, "a refusal without a status counts as 400")
+        XCTAssertEqual(
+            r.read(Array(#"{"id": "501/hr/4"}"#.utf8))?.status,
+            400,
+            "a refusal without a status counts as 400"
+        )
         XCTAssertNil(r.read(Array(#"{"code": 422}"#.utf8)), "no reading named")
         var hash = SUTProfile.MQTTRejections()
         hash.topic = "rpm/#"
@@ -203,7 +227,8 @@ final class SUTProfileLoaderTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let keys = folder.appendingPathComponent("keys.yaml")
-        try Data("devices:\n  - {token: t-501, patient: \"501\", device: hr-501}\nreaders:\n  - {token: r-1}\n".utf8).write(to: keys)
+        try Data("devices:\n  - {token: t-501, patient: \"501\", device: hr-501}\nreaders:\n  - {token: r-1}\n".utf8)
+            .write(to: keys)
         let profile = folder.appendingPathComponent("p.yaml").path
         let p = try parse("name: a\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: {token}'}", file: profile)
         let devices = try XCTUnwrap(p.auth.devices)
@@ -218,7 +243,9 @@ final class SUTProfileLoaderTests: XCTestCase {
             XCTFail("a device without its device id loaded")
         } catch {
             XCTAssertTrue(
-                error.description.contains("\(keys.path):2:5: error: devices[0].device: required key 'device' is missing"),
+                error.description.contains(
+                    "\(keys.path):2:5: error: devices[0].device: required key 'device' is missing"
+                ),
                 error.description
             )
         }
@@ -226,7 +253,10 @@ final class SUTProfileLoaderTests: XCTestCase {
             _ = try parse("name: a\nauth:\n  devices: {file: keys.yaml, header: 'X-API-Key: fixed'}", file: profile)
             XCTFail("a header template without {token} loaded")
         } catch {
-            XCTAssertTrue(error.description.contains("auth.devices.header: the header must contain {token}"), error.description)
+            XCTAssertTrue(
+                error.description.contains("auth.devices.header: the header must contain {token}"),
+                error.description
+            )
         }
     }
 }
@@ -240,12 +270,19 @@ final class SUTProfileDocsTests: XCTestCase {
         let profiles = blocks.filter { $0.hasPrefix("name:") }
         XCTAssertEqual(profiles.count, 6)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("certs"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("certs"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("not read here".utf8).write(to: folder.appendingPathComponent("certs/acme-ca.pem"))
         let env = ["ACME_TENANT": "t", "ACME_CLIENT_SECRET": "s"]
         for p in profiles {
-            let profile = try SUTProfileLoader.parse(p, file: folder.appendingPathComponent("p.yaml").path, environment: env)
+            let profile = try SUTProfileLoader.parse(
+                p,
+                file: folder.appendingPathComponent("p.yaml").path,
+                environment: env
+            )
             XCTAssertFalse(profile.name.isEmpty)
         }
         let credentials = try XCTUnwrap(blocks.first { $0.hasPrefix("devices:") })
@@ -279,7 +316,11 @@ final class IngestionRoutesLoaderTests: XCTestCase {
         let folder = NSTemporaryDirectory() + "ingestion-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try #"{"pid": "{{patientId}}", "bpm": {{value}}}"#.write(toFile: folder + "/hr.mustache", atomically: true, encoding: .utf8)
+        try #"{"pid": "{{patientId}}", "bpm": {{value}}}"#.write(
+            toFile: folder + "/hr.mustache",
+            atomically: true,
+            encoding: .utf8
+        )
         let text = """
             name: acme
             ingestion:
@@ -318,16 +359,24 @@ final class IngestionRoutesLoaderTests: XCTestCase {
         )
         XCTAssertTrue(
             problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitaledge, kinds: [heart-rat]}\n")
-                .contains("ingestion.routes[0].kinds[0]: expected a reading kind, got 'heart-rat' (did you mean 'heart-rate'?)")
+                .contains(
+                    "ingestion.routes[0].kinds[0]: expected a reading kind, got 'heart-rat' (did you mean 'heart-rate'?)"
+                )
         )
         XCTAssertTrue(
             problem("name: x\ningestion:\n  routes:\n    - {path: \"/p/{patientId}\", format: vitaledge}\n")
                 .contains("unknown placeholder {patientId}")
         )
-        XCTAssertTrue(problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: template}\n").contains("needs template: FILE"))
         XCTAssertTrue(
-            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitalsim-observation, rejection-fields: {valu: v}}\n")
-                .contains("expected one of value, systolic")
+            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: template}\n").contains(
+                "needs template: FILE"
+            )
+        )
+        XCTAssertTrue(
+            problem(
+                "name: x\ningestion:\n  routes:\n    - {path: /x, format: vitalsim-observation, rejection-fields: {valu: v}}\n"
+            )
+            .contains("expected one of value, systolic")
         )
     }
 }

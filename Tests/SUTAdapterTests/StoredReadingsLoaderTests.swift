@@ -40,9 +40,14 @@ final class StoredReadingsLoaderTests: XCTestCase {
         let s = try XCTUnwrap(p.storedReadings)
         XCTAssertNil(s.fields.id, "no id: readings are matched by kind and time")
         XCTAssertEqual(s.paging, .next(try JSONPointer("/links/next")))
-        let item: [String: Any] = ["taken_at": 1_730_973_600.5, "measurements": ["bg": 5.6, "note": 1], "units": ["bg": "mmol/L"]]
+        let item: [String: Any] = [
+            "taken_at": 1_730_973_600.5, "measurements": ["bg": 5.6, "note": 1], "units": ["bg": "mmol/L"],
+        ]
         let r = try s.read(item).get()
-        XCTAssertEqual(r, StoredReading(id: nil, time: 1_730_973_600_500, values: [.glucose: 5.6], units: [.glucose: "mmol/L"]))
+        XCTAssertEqual(
+            r,
+            StoredReading(id: nil, time: 1_730_973_600_500, values: [.glucose: 5.6], units: [.glucose: "mmol/L"])
+        )
         XCTAssertEqual(
             StoredReadingsSource.url(s.url, patient: "run 1/501", base: "https://127.0.0.1:9443"),
             "https://127.0.0.1:9443/v2/patients/run%201%2F501/vitals"
@@ -68,31 +73,56 @@ final class StoredReadingsLoaderTests: XCTestCase {
         let page: [String: Any] = ["items": [], "next": "1000"]
         let url = "https://127.0.0.1:8443/api/v1/patients/501/readings?limit=1000"
         XCTAssertEqual(s.paging.next(page, current: url, base: ""), url + "&after=1000")
-        XCTAssertEqual(s.paging.next(["items": [], "next": "2000"], current: url + "&after=1000", base: ""), url + "&after=2000")
+        XCTAssertEqual(
+            s.paging.next(["items": [], "next": "2000"], current: url + "&after=1000", base: ""),
+            url + "&after=2000"
+        )
         XCTAssertNil(s.paging.next(["items": [], "next": NSNull()], current: url, base: ""))
     }
 
     func testMistakesAreNamedWithTheirLine() {
         let url = problem("stored-readings:\n  url: /v2/vitals\n  fields: {time: /t, values: /v}\n")
         XCTAssertTrue(url.contains("/tmp/p.yaml:3:"), url)
-        XCTAssertTrue(url.contains("stored-readings.url: the URL must name the patient: put {patient} where the patient's id goes"), url)
         XCTAssertTrue(
-            problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t}\n").contains("required key 'values' is missing"),
+            url.contains(
+                "stored-readings.url: the URL must name the patient: put {patient} where the patient's id goes"
+            ),
+            url
+        )
+        XCTAssertTrue(
+            problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t}\n").contains(
+                "required key 'values' is missing"
+            ),
             problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t}\n")
         )
-        let names = problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v, names: {bp: blood-pressure}}\n")
+        let names = problem(
+            "stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v, names: {bp: blood-pressure}}\n"
+        )
         XCTAssertTrue(
-            names.contains("stored-readings.fields.names.bp: 'blood-pressure' is not a VitalSim signal; valid: heart-rate"),
+            names.contains(
+                "stored-readings.fields.names.bp: 'blood-pressure' is not a VitalSim signal; valid: heart-rate"
+            ),
             names
         )
         let counts = problem(
             "stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v}\n  counts: {url: \"/c/{patient}\", period: /p, count: /n}\n"
         )
-        XCTAssertTrue(counts.contains("stored-readings.counts.url: the URL must name the period: put {by} where day or month goes"), counts)
-        let cursor = problem("stored-readings:\n  url: /p/{patient}\n  paging: {cursor: /next}\n  fields: {time: /t, values: /v}\n")
+        XCTAssertTrue(
+            counts.contains(
+                "stored-readings.counts.url: the URL must name the period: put {by} where day or month goes"
+            ),
+            counts
+        )
+        let cursor = problem(
+            "stored-readings:\n  url: /p/{patient}\n  paging: {cursor: /next}\n  fields: {time: /t, values: /v}\n"
+        )
         XCTAssertTrue(cursor.contains("/tmp/p.yaml:4:"), cursor)
         XCTAssertTrue(cursor.contains("a cursor needs the query parameter it is passed back in"), cursor)
-        XCTAssertTrue(problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v}\n  extra: 1\n").contains("extra"))
+        XCTAssertTrue(
+            problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: /v}\n  extra: 1\n").contains(
+                "extra"
+            )
+        )
     }
 }
 
@@ -120,7 +150,11 @@ final class FHIRStoredValuesTests: XCTestCase {
             """
         )
         let (values, units) = try FHIRStoredValues.read(bp).get()
-        XCTAssertEqual(values, [.systolic: 182, .diastolic: 121], "the panel has no value; an RR interval is no vital sign")
+        XCTAssertEqual(
+            values,
+            [.systolic: 182, .diastolic: 121],
+            "the panel has no value; an RR interval is no vital sign"
+        )
         XCTAssertEqual(units, [.systolic: "mm[Hg]", .diastolic: "mmHg"])
         var source = try XCTUnwrap(SUTProfile.vitalsim.storedReadings)
         source.fields = StoredReadingsSource.Fields(
@@ -141,10 +175,19 @@ final class FHIRStoredValuesTests: XCTestCase {
     }
 
     func testWhatCannotBeRead() throws {
-        XCTAssertEqual(FHIRStoredValues.read(try json(#"{"resourceType": "Flag"}"#)).failureReason, "it is not a FHIR Observation")
-        let unknown = try json(#"{"resourceType": "Observation", "code": {"coding": [{"code": "0000-0"}]}, "valueQuantity": {"value": 1}}"#)
-        XCTAssertTrue(FHIRStoredValues.read(unknown).failureReason?.contains("no value under a LOINC code VitalSim knows") == true)
-        let text = try json(#"{"resourceType": "Observation", "code": {"coding": [{"code": "8867-4"}]}, "valueQuantity": {"value": "72"}}"#)
+        XCTAssertEqual(
+            FHIRStoredValues.read(try json(#"{"resourceType": "Flag"}"#)).failureReason,
+            "it is not a FHIR Observation"
+        )
+        let unknown = try json(
+            #"{"resourceType": "Observation", "code": {"coding": [{"code": "0000-0"}]}, "valueQuantity": {"value": 1}}"#
+        )
+        XCTAssertTrue(
+            FHIRStoredValues.read(unknown).failureReason?.contains("no value under a LOINC code VitalSim knows") == true
+        )
+        let text = try json(
+            #"{"resourceType": "Observation", "code": {"coding": [{"code": "8867-4"}]}, "valueQuantity": {"value": "72"}}"#
+        )
         XCTAssertEqual(FHIRStoredValues.read(text).failureReason, "its heart-rate valueQuantity has no numeric value")
     }
 

@@ -24,7 +24,14 @@ final class UnmappedFindingTests: XCTestCase {
             validation: [],
             budgets: []
         )
-        var raw = ObservedAlert(alertID: "17", patientID: "507", rule: "HIGH_BP", severity: "high", raisedAt: t, evidence: [])
+        var raw = ObservedAlert(
+            alertID: "17",
+            patientID: "507",
+            rule: "HIGH_BP",
+            severity: "high",
+            raisedAt: t,
+            evidence: []
+        )
         raw.unmapped = "rule 'HIGH_BP'"
         let result = LiveRunResult(
             outcomes: [],

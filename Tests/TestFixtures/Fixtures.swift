@@ -4,7 +4,8 @@ import Foundation
 public enum Fixtures {
     /// The repository root, for the shipped scenarios and golden files.
     public static var repositoryRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// A fresh temporary folder.

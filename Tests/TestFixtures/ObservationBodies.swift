@@ -18,7 +18,15 @@ public enum ObservationBodies {
     /// reading with the same id that must never be listed for 701.
     public static var readBack: (batch: String, single: String, otherPatient: String) {
         let heartRate = { (id: String, time: String, value: Double) in
-            observationJSON(id: id, patient: "701", device: "hr-701", kind: "heart-rate", value: value, unit: "/min", at: time)
+            observationJSON(
+                id: id,
+                patient: "701",
+                device: "hr-701",
+                kind: "heart-rate",
+                value: value,
+                unit: "/min",
+                at: time
+            )
         }
         let pressure =
             #"{"readingId":"bp1","patientId":"701","deviceId":"cuff-701","kind":"blood-pressure","systolic":128,"diastolic":84,"unit":"mm[Hg]","timestamp":"2024-11-08T07:30:00.250Z"}"#

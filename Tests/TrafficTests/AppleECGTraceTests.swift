@@ -9,7 +9,9 @@ import XCTest
 /// neurokit2's count on the shipped recordings and against VitalSim's own ECG generator.
 final class AppleECGTraceTests: XCTestCase {
     func testTheShippedRecordingsReplayWithTheirRates() throws {
-        let scenario = try TracedScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/traces/field-recordings.yaml")
+        let scenario = try TracedScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/traces/field-recordings.yaml"
+        )
         let watch = try XCTUnwrap(scenario.patients.flatMap(\.devices).first { $0.id == "ecg-rec-2" })
         let ecgs = try XCTUnwrap(watch.trace?.electrocardiograms)
         XCTAssertEqual(ecgs.map(\.recording.classification), [.sinusRhythm, .atrialFibrillation])
@@ -26,7 +28,9 @@ final class AppleECGTraceTests: XCTestCase {
         let dir = Fixtures.temporaryDirectory("ecg-roundtrip")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var run = ScenarioRun(
-            scenario: try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/intouch-palpitations-af.yaml")
+            scenario: try ScenarioLoader.load(
+                path: Fixtures.repositoryRoot + "/scenarios/core/intouch-palpitations-af.yaml"
+            )
         )
         var written: [ECGRecording] = []
         try FileManager.default.createDirectory(atPath: dir + "/ecg", withIntermediateDirectories: true)
@@ -35,14 +39,19 @@ final class AppleECGTraceTests: XCTestCase {
             let date = CivilTime(unixMilliseconds: r.measuredAt + 1_731_000_000_000 - 1_730_937_600_000).iso8601()
             let stamp = date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " +0000")
             let name = [
-                "Sinus Rhythm", "Atrial Fibrillation", "Heart Rate Under 50", "Heart Rate Over 150", "Poor Recording", "Inconclusive",
+                "Sinus Rhythm", "Atrial Fibrillation", "Heart Rate Under 50", "Heart Rate Over 150", "Poor Recording",
+                "Inconclusive",
             ]
             let classification = name[ECGClassification.allCases.firstIndex(of: recording.classification)!]
             var text =
                 "Name,Sample\nRecorded Date,\(stamp)\nClassification,\(classification)\nSymptoms,\(recording.symptomatic ? "Dizziness" : "")\n"
             text += "Sample Rate,\(recording.samplingFrequency) hertz\n\nLead,Lead I\nUnit,µV\n\n"
             text += recording.microvolts.map { String($0) }.joined(separator: "\n") + "\n"
-            try text.write(toFile: dir + "/ecg/ecg_\(String(format: "%03d", written.count)).csv", atomically: true, encoding: .utf8)
+            try text.write(
+                toFile: dir + "/ecg/ecg_\(String(format: "%03d", written.count)).csv",
+                atomically: true,
+                encoding: .utf8
+            )
             written.append(recording)
         }
         XCTAssertGreaterThanOrEqual(written.count, 3)
@@ -57,7 +66,9 @@ final class AppleECGTraceTests: XCTestCase {
                   - {id: w, type: ecg-watch, trace: {file: ecg, format: apple-ecg}}
             """
         try yaml.write(toFile: dir + "/replay.yaml", atomically: true, encoding: .utf8)
-        let replayed = try XCTUnwrap(TracedScenarioLoader.load(path: dir + "/replay.yaml").patients[0].devices[0].trace?.electrocardiograms)
+        let replayed = try XCTUnwrap(
+            TracedScenarioLoader.load(path: dir + "/replay.yaml").patients[0].devices[0].trace?.electrocardiograms
+        )
         XCTAssertEqual(replayed.count, written.count)
         for (a, b) in zip(replayed.map(\.recording), written) {
             XCTAssertEqual(a.microvolts, b.microvolts)
@@ -66,8 +77,16 @@ final class AppleECGTraceTests: XCTestCase {
             // The generator's own R peaks are the truth: each found within 60 ms, none invented.
             let truth = b.beats.filter { $0 >= 0 && $0 < 30_000 }
             let missed = truth.filter { t in !a.beats.contains { abs($0 - t) < 60 } }
-            XCTAssertEqual(missed, [], "\(b.classification): R peaks not found; found \(a.beats.prefix(4)), true \(truth.prefix(4))")
-            XCTAssertLessThanOrEqual(abs(a.beats.count - truth.count), 1, "\(b.classification): beats found (one may sit on an edge)")
+            XCTAssertEqual(
+                missed,
+                [],
+                "\(b.classification): R peaks not found; found \(a.beats.prefix(4)), true \(truth.prefix(4))"
+            )
+            XCTAssertLessThanOrEqual(
+                abs(a.beats.count - truth.count),
+                1,
+                "\(b.classification): beats found (one may sit on an edge)"
+            )
             XCTAssertEqual(Double(a.averageHeartRate), Double(b.averageHeartRate), accuracy: 3, "\(b.classification)")
         }
         // Sent as the watch sends its own: measured at the recording's start, after its 30 s.
@@ -86,12 +105,14 @@ final class AppleECGTraceTests: XCTestCase {
         let text = "Recorded Date,yesterday\nClassification,Something Else\nSample Rate,512 hertz\nUnit,mV\n\n0.1\nx\n"
         try text.write(toFile: dir + "/ecg.csv", atomically: true, encoding: .utf8)
         let trace = DeviceTrace(path: dir + "/ecg.csv", format: .appleECG)
-        XCTAssertThrowsError(try TracedScenarioLoader.samples(of: Array(text.utf8), trace: trace, type: .ecgWatch)) { error in
+        XCTAssertThrowsError(try TracedScenarioLoader.samples(of: Array(text.utf8), trace: trace, type: .ecgWatch)) {
+            error in
             let message = "\(error)"
             for expected in [
                 "ecg.csv:1:1: error: Recorded Date: no date",
                 "ecg.csv:2:1: error: Classification: 'Something Else' is not a classification",
-                "ecg.csv:4:1: error: Unit: the voltages must be in µV, not 'mV'", "ecg.csv:7:1: error: voltage: 'x' is not a voltage",
+                "ecg.csv:4:1: error: Unit: the voltages must be in µV, not 'mV'",
+                "ecg.csv:7:1: error: voltage: 'x' is not a voltage",
             ] {
                 XCTAssertTrue(message.contains(expected), "\(expected) in \(message)")
             }
@@ -100,7 +121,10 @@ final class AppleECGTraceTests: XCTestCase {
             "name: t\nduration: 1d\npatients:\n  - id: p\n    profile: adult\n    devices:\n      - {id: w, type: thermometer, trace: {file: ecg.csv, format: apple-ecg}}\n"
         try yaml.write(toFile: dir + "/t.yaml", atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try TracedScenarioLoader.load(path: dir + "/t.yaml")) { error in
-            XCTAssertTrue("\(error)".contains("an ecg-watch replays apple-ecg recordings, and only an ecg-watch does"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("an ecg-watch replays apple-ecg recordings, and only an ecg-watch does"),
+                "\(error)"
+            )
         }
     }
 }

@@ -49,12 +49,25 @@ final class CaptureRoundTripTests: XCTestCase {
         let jsonl = try XCTUnwrap(devices[1].trace?.readings)
         XCTAssertGreaterThan(measured.count, 1000)
         XCTAssertEqual(capture.count, measured.count, "every notification")
-        XCTAssertEqual(capture.map { $0.values["heart-rate"] }, measured.map { ($0["heartRate"] as? NSNumber)?.doubleValue })
+        XCTAssertEqual(
+            capture.map { $0.values["heart-rate"] },
+            measured.map { ($0["heartRate"] as? NSNumber)?.doubleValue }
+        )
         XCTAssertEqual(jsonl.map(\.values), capture.map(\.values))
-        XCTAssertEqual(jsonl.map(\.start), capture.map(\.start), "notified as measured: capture and readings agree on time")
+        XCTAssertEqual(
+            jsonl.map(\.start),
+            capture.map(\.start),
+            "notified as measured: capture and readings agree on time"
+        )
         XCTAssertGreaterThan(capture.map { $0.values["heart-rate"]! }.max()!, 115, "the tachycardia is in the capture")
-        let cuffMeasured = lines.filter { $0.contains("\"device\":\"cuff\"") && $0.contains("\"kind\":\"blood-pressure\"") }.count
-        XCTAssertEqual(devices[2].trace?.readings?.count, cuffMeasured, "indications decoded, at the cuff's own time stamps")
+        let cuffMeasured = lines.filter {
+            $0.contains("\"device\":\"cuff\"") && $0.contains("\"kind\":\"blood-pressure\"")
+        }.count
+        XCTAssertEqual(
+            devices[2].trace?.readings?.count,
+            cuffMeasured,
+            "indications decoded, at the cuff's own time stamps"
+        )
     }
 
     /// A capture without characteristic discovery (recording started after the connection) is read
@@ -78,7 +91,9 @@ final class CaptureRoundTripTests: XCTestCase {
             "name: t\nduration: 1h\npatients:\n  - id: p\n    profile: adult\n    devices:\n      - {id: s, type: heart-rate-strap, trace: \(trace)}\n"
         }
         try yaml("{file: late.btsnoop, handle: 16}").write(toFile: dir + "/t.yaml", atomically: true, encoding: .utf8)
-        let readings = try XCTUnwrap(TracedScenarioLoader.load(path: dir + "/t.yaml").patients[0].devices[0].trace?.readings)
+        let readings = try XCTUnwrap(
+            TracedScenarioLoader.load(path: dir + "/t.yaml").patients[0].devices[0].trace?.readings
+        )
         XCTAssertEqual(readings.map(\.values), [["heart-rate": 72], ["heart-rate": 75]])
         XCTAssertEqual(readings.map(\.start), [0, 1000])
         try yaml("{file: late.btsnoop}").write(toFile: dir + "/t.yaml", atomically: true, encoding: .utf8)

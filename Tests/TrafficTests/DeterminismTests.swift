@@ -54,7 +54,8 @@ final class DeterminismTests: XCTestCase {
                 profile: adult
                 devices: [{id: hrm-a, type: heart-rate-strap}, {id: cgm-a, type: cgm}]
             """
-        let two = one + "\n  - id: b\n    profile: copd\n    devices: [{id: oxi-b, type: pulse-oximeter, mode: continuous}]\n"
+        let two =
+            one + "\n  - id: b\n    profile: copd\n    devices: [{id: oxi-b, type: pulse-oximeter, mode: continuous}]\n"
         func readings(_ yaml: String) throws -> [Reading] {
             var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
             var out: [Reading] = []
@@ -83,7 +84,9 @@ final class DeterminismTests: XCTestCase {
                 """
             var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
             var out: [String: [Int64]] = [:]
-            while let (r, _) = run.next() { out[r.deviceID + (r.kind == .battery ? "/battery" : ""), default: []].append(r.measuredAt) }
+            while let (r, _) = run.next() {
+                out[r.deviceID + (r.kind == .battery ? "/battery" : ""), default: []].append(r.measuredAt)
+            }
             return out
         }
         let aligned = try times(phase: "")

@@ -21,8 +21,10 @@ final class EmittedPayloadTests: XCTestCase {
                 let type = try CharacteristicRegistry.lookup(String(uuid, radix: 16))
                 if r.delivery.corruption != nil {
                     corrupted += 1
-                    XCTAssertThrowsError(try type.decode(p.bytes), "\(file) \(r.id): corrupted payload \(Hex.encode(p.bytes)) was accepted")
-                    { _ in rejected += 1 }
+                    XCTAssertThrowsError(
+                        try type.decode(p.bytes),
+                        "\(file) \(r.id): corrupted payload \(Hex.encode(p.bytes)) was accepted"
+                    ) { _ in rejected += 1 }
                     continue
                 }
                 let fields = try CharacteristicRegistry.decodeToJSON(type, p.bytes)

@@ -34,7 +34,10 @@ final class RouteTransportTests: XCTestCase {
         XCTAssertFalse(messages.isEmpty)
         XCTAssertTrue(all.contains { $0.topic == nil && $0.path == "/api/v1/observations" }, "the cuff stays on HTTP")
         for m in messages {
-            XCTAssertTrue(["cgm", "heart-rate", "battery"].contains(m.topic!.split(separator: "/").last.map(String.init) ?? ""), m.topic!)
+            XCTAssertTrue(
+                ["cgm", "heart-rate", "battery"].contains(m.topic!.split(separator: "/").last.map(String.init) ?? ""),
+                m.topic!
+            )
             XCTAssertEqual(m.readings.count, 1, "one reading per message")
             XCTAssertEqual(m.userProperties.map(\.name), ["reading-id", "device-id", "device-time", "emit-time"])
             XCTAssertTrue(m.topic!.hasPrefix("rpm/\(m.patientID)/\(m.deviceID)/"), m.topic!)
@@ -58,12 +61,18 @@ final class RouteTransportTests: XCTestCase {
         let hr = all.filter { $0.topic != nil }
         XCTAssertFalse(hr.isEmpty)
         for m in hr.prefix(50) {
-            XCTAssertTrue(m.topic!.hasPrefix("vitals/") && m.topic!.hasSuffix("/heart-rate"), "the profile's mqtt.topic: \(m.topic!)")
+            XCTAssertTrue(
+                m.topic!.hasPrefix("vitals/") && m.topic!.hasSuffix("/heart-rate"),
+                "the profile's mqtt.topic: \(m.topic!)"
+            )
             XCTAssertEqual(m.userProperties.last?.name, "characteristic")
             XCTAssertEqual(m.userProperties.last?.value, "2A37")
             XCTAssertNotEqual(m.body.first, UInt8(ascii: "{"), "raw GATT bytes, not JSON")
         }
-        XCTAssertTrue(all.contains { $0.topic == nil && $0.path == "/api/v1/observations" }, "the other kinds stay on HTTP")
+        XCTAssertTrue(
+            all.contains { $0.topic == nil && $0.path == "/api/v1/observations" },
+            "the other kinds stay on HTTP"
+        )
     }
 
     func testARouteWithoutTransportLeavesMQTTDevicesOnTheBrokerAndOneWithHTTPMovesThem() throws {

@@ -45,9 +45,15 @@ final class ScriptedReadingTests: XCTestCase {
         )
         let m = minute
         let window = scripted.filter { $0.kind == .cgm && (60 * m...90 * m).contains($0.measuredAt) }
-        XCTAssertEqual(window.map(\.measurement.primaryValue), [80, 75, 70, 65, 60, 55, 50], "the ramp, exactly, at 5-minute steps")
+        XCTAssertEqual(
+            window.map(\.measurement.primaryValue),
+            [80, 75, 70, 65, 60, 55, 50],
+            "the ramp, exactly, at 5-minute steps"
+        )
         XCTAssertEqual(window.map(\.measuredAt), (0...6).map { 60 * m + Int64($0) * 5 * m })
-        if case let .cgm(_, trend, _, _, _) = window[0].measurement { XCTAssertEqual(trend, -1.0, "30 mg/dL over 30 min") }
+        if case let .cgm(_, trend, _, _, _) = window[0].measurement {
+            XCTAssertEqual(trend, -1.0, "30 mg/dL over 30 min")
+        }
         // Outside the windows (the CGM's 60–90 min, the cuff's burst at 30 min), every reading is
         // the one the unscripted scenario has.
         func outside(_ rs: [Reading]) -> [VitalSimCore.Measurement] {
@@ -60,7 +66,10 @@ final class ScriptedReadingTests: XCTestCase {
         XCTAssertEqual(outside(plain), outside(scripted))
         let bp = scripted.filter { $0.kind == .bloodPressure && (30 * m...32 * m).contains($0.measuredAt) }
         XCTAssertEqual(bp.map(\.measuredAt), [30 * m], "the script's one reading replaces the cuff's burst at 30 min")
-        XCTAssertEqual(bp.first?.measurement, .bloodPressure(systolic: 180, diastolic: 120, meanArterial: 140, pulse: 70, status: 0))
+        XCTAssertEqual(
+            bp.first?.measurement,
+            .bloodPressure(systolic: 180, diastolic: 120, meanArterial: 140, pulse: 70, status: 0)
+        )
     }
 
     func testNoiseOffReportsThePhysiologyExactly() throws {
@@ -68,7 +77,12 @@ final class ScriptedReadingTests: XCTestCase {
         let cgm = quiet.filter { $0.kind == .cgm }
         XCTAssertFalse(cgm.isEmpty)
         for r in quiet where r.kind == .bloodPressure {
-            XCTAssertEqual(r.measurement.primaryValue, r.truth.rounded(), accuracy: 0.5 + 1e-9, "systolic without error")
+            XCTAssertEqual(
+                r.measurement.primaryValue,
+                r.truth.rounded(),
+                accuracy: 0.5 + 1e-9,
+                "systolic without error"
+            )
         }
         let noisy = try readings(scenario("  []"))
         XCTAssertNotEqual(noisy.filter { $0.kind == .cgm }.map(\.measurement), cgm.map(\.measurement))

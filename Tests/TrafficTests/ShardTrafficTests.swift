@@ -11,12 +11,20 @@ final class ShardTrafficTests: XCTestCase {
     func requests(_ scenario: Scenario) -> [String: [String]] {
         var out: [String: [String]] = [:]
         for r in TrafficPlanStream(for: scenario) {
-            out[r.patientID, default: []].append("\(r.topic ?? r.path) @\(r.sendAt) " + String(decoding: r.body, as: UTF8.self))
+            out[r.patientID, default: []].append(
+                "\(r.topic ?? r.path) @\(r.sendAt) " + String(decoding: r.body, as: UTF8.self)
+            )
         }
         return out
     }
 
-    func checkShard(_ path: String, every n: Int, from first: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    func checkShard(
+        _ path: String,
+        every n: Int,
+        from first: Int,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/" + path)
         let ids = scenario.patients.map(\.id)
         let mine = Set(ids.enumerated().filter { $0.offset % n == first }.map(\.element))
@@ -26,7 +34,13 @@ final class ShardTrafficTests: XCTestCase {
         let part = requests(shard)
         XCTAssertEqual(Set(part.keys), mine.intersection(whole.keys), path, file: file, line: line)
         for id in mine.sorted() {
-            XCTAssertEqual(part[id] ?? [], whole[id] ?? [], "\(path): patient \(id)'s requests differ in the shard", file: file, line: line)
+            XCTAssertEqual(
+                part[id] ?? [],
+                whole[id] ?? [],
+                "\(path): patient \(id)'s requests differ in the shard",
+                file: file,
+                line: line
+            )
         }
         XCTAssertGreaterThan(part.values.reduce(0) { $0 + $1.count }, 0, path, file: file, line: line)
     }
@@ -39,7 +53,9 @@ final class ShardTrafficTests: XCTestCase {
     }
 
     func testARestrictedScenarioKeepsOnlyItsPatientsTimeline() throws {
-        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml")
+        let scenario = try ScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml"
+        )
         let shard = scenario.restricted(to: ["w00000", "w00001", "w00009"])
         XCTAssertEqual(scenario.timeline.count, 75)
         XCTAssertEqual(shard.timeline.count, 2, "the tachycardia of w00000 and the fever of w00009")

@@ -39,27 +39,48 @@ final class TraceErrorTests: XCTestCase {
 
     func testCSVProblemsNameTheLineAndColumn() throws {
         XCTAssertTrue(
-            try problems("time,temperature,colour\n0s,37.0,red\n").contains("t.csv:1:1: error: colour: not a field of a thermometer")
+            try problems("time,temperature,colour\n0s,37.0,red\n").contains(
+                "t.csv:1:1: error: colour: not a field of a thermometer"
+            )
         )
         XCTAssertTrue(
-            try problems("time,temperature\n0s,37.0\n10m,warm\n").contains("t.csv:3:1: error: temperature: 'warm' is not a number")
+            try problems("time,temperature\n0s,37.0\n10m,warm\n").contains(
+                "t.csv:3:1: error: temperature: 'warm' is not a number"
+            )
         )
-        XCTAssertTrue(try problems("time,temperature\n0s,37.0\n2024-11-07T00:10:00Z,37.1\n").contains("t.csv:3:1: error: time: mixes"))
         XCTAssertTrue(
-            try problems("time,temperature\n0s,37.0\n2d,37.1\n").contains("t.csv:3:1: error: time: this reading falls 2d into the scenario")
+            try problems("time,temperature\n0s,37.0\n2024-11-07T00:10:00Z,37.1\n").contains(
+                "t.csv:3:1: error: time: mixes"
+            )
+        )
+        XCTAssertTrue(
+            try problems("time,temperature\n0s,37.0\n2d,37.1\n").contains(
+                "t.csv:3:1: error: time: this reading falls 2d into the scenario"
+            )
         )
         XCTAssertTrue(
             try problems("time,temperature\n0s,37.0\n0s,37.4\n").contains(
                 "t.csv:3:1: error: time: a second reading at the same time as line 2"
             )
         )
-        XCTAssertTrue(try problems("time,temperature\n0s,52.0\n").contains("t.csv:2:1: error: temperature: 52.0 is outside 25.0...45.0"))
         XCTAssertTrue(
-            try problems("time,pulse\n0s,70\n", device: "{id: d, type: pulse-oximeter, trace: {file: t.csv, format: csv}}").contains(
+            try problems("time,temperature\n0s,52.0\n").contains(
+                "t.csv:2:1: error: temperature: 52.0 is outside 25.0...45.0"
+            )
+        )
+        XCTAssertTrue(
+            try problems(
+                "time,pulse\n0s,70\n",
+                device: "{id: d, type: pulse-oximeter, trace: {file: t.csv, format: csv}}"
+            ).contains(
                 "no 'spo2' column"
             )
         )
-        XCTAssertEqual(try problems("time,temperature\n0s,37.0\n0s,37.0\n10m,37.2\n"), "", "a repeated identical row is one reading")
+        XCTAssertEqual(
+            try problems("time,temperature\n0s,37.0\n0s,37.0\n10m,37.2\n"),
+            "",
+            "a repeated identical row is one reading"
+        )
     }
 
     func testTheScenarioNamesATraceItCannotRead() throws {
@@ -77,17 +98,24 @@ final class TraceErrorTests: XCTestCase {
         let clarity =
             "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Glucose Value (mg/dL)\n1,2024-11-07T08:00:00,EGV,Low\n2,2024-11-07T08:05:00,EGV,?\n"
         let cgm = "{id: d, type: cgm, trace: {file: t.csv, format: dexcom-clarity}}"
-        XCTAssertTrue(try problems(clarity, device: cgm).contains("t.csv:3:1: error: Glucose Value (mg/dL): '?' is not a glucose value"))
         XCTAssertTrue(
-            try problems(clarity, device: "{id: d, type: thermometer, trace: {file: t.csv, format: dexcom-clarity}}").contains(
-                "trace it on a cgm or a glucometer"
+            try problems(clarity, device: cgm).contains(
+                "t.csv:3:1: error: Glucose Value (mg/dL): '?' is not a glucose value"
             )
+        )
+        XCTAssertTrue(
+            try problems(clarity, device: "{id: d, type: thermometer, trace: {file: t.csv, format: dexcom-clarity}}")
+                .contains(
+                    "trace it on a cgm or a glucometer"
+                )
         )
         let xml =
             "<HealthData>\n<Record type=\"HKQuantityTypeIdentifierBodyTemperature\" unit=\"K\" startDate=\"2024-11-07 08:00:00 +0000\" value=\"310\"/>\n</HealthData>\n"
         let therm = "{id: d, type: thermometer, trace: {file: t.xml}}"
         XCTAssertTrue(
-            try problems(xml, file: "t.xml", device: therm).contains("t.xml:2:1: error: unit: unit 'K' is not one VitalSim converts")
+            try problems(xml, file: "t.xml", device: therm).contains(
+                "t.xml:2:1: error: unit: unit 'K' is not one VitalSim converts"
+            )
         )
         let broken = try problems("<HealthData>\n<Record type=\"x\"\n", file: "t.xml", device: therm)
         XCTAssertTrue(broken.contains("t.xml:") && broken.contains("not well-formed XML"), broken)
@@ -105,7 +133,10 @@ final class TraceErrorTests: XCTestCase {
             "time,temperature\n0s,37.0\n",
             timeline: "\ntimeline:\n  - {at: 1h, device: d, reading: {temperature: 38.5}}\n"
         )
-        XCTAssertTrue(text.contains("t.yaml:9:") && text.contains("device d sends its trace; it cannot also be scripted"), text)
+        XCTAssertTrue(
+            text.contains("t.yaml:9:") && text.contains("device d sends its trace; it cannot also be scripted"),
+            text
+        )
     }
 
     func testABrokenCaptureIsNamed() throws {

@@ -10,7 +10,8 @@ import XCTest
 final class TrafficPlanStreamTests: XCTestCase {
     func testStreamReproducesTheRecordedTrafficOfEveryCoreScenario() throws {
         let dir = Fixtures.repositoryRoot + "/scenarios/core"
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir).filter({ $0.hasSuffix(".yaml") }).sorted() {
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir).filter({ $0.hasSuffix(".yaml") }).sorted()
+        {
             let scenario = try ScenarioLoader.load(path: dir + "/" + name)
             let golden = try GoldenFile.parse(
                 String(contentsOfFile: Fixtures.repositoryRoot + "/" + scenario.golden, encoding: .utf8),
@@ -42,7 +43,10 @@ final class TrafficPlanStreamTests: XCTestCase {
                 "\(name): the streamed traffic differs from what the golden file was recorded from"
             )
             XCTAssertEqual(stream.produced, count)
-            XCTAssertEqual(TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: golden.seed)), golden.trafficDigest)
+            XCTAssertEqual(
+                TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: golden.seed)),
+                golden.trafficDigest
+            )
             XCTAssertNil(stream.next(), "an ended stream stays ended")
             XCTAssertGreaterThan(readings, 0)
             XCTAssertGreaterThanOrEqual(readings, ids.count)
@@ -52,7 +56,9 @@ final class TrafficPlanStreamTests: XCTestCase {
     func testSentRequestsKnowExactlyWhichReadingsTheyCarried() throws {
         let dir = Fixtures.repositoryRoot + "/scenarios/core"
         var checked = 0
-        for name in ["device-dropout-and-backfill.yaml", "corrupt-and-duplicate-payloads.yaml", "chd-infant-interstage.yaml"] {
+        for name in [
+            "device-dropout-and-backfill.yaml", "corrupt-and-duplicate-payloads.yaml", "chd-infant-interstage.yaml",
+        ] {
             let plan = TrafficPlan.requests(for: try ScenarioLoader.load(path: dir + "/" + name))
             let sent = plan.map(SentRequest.init)
             for (i, r) in plan.enumerated() {
@@ -62,10 +68,16 @@ final class TrafficPlanStreamTests: XCTestCase {
                 for id in mine { XCTAssertTrue(sent[i].carries(id), "\(name): request \(i) carried \(id)") }
                 // The sequence numbers just outside each of its readings are not its own unless it carried them too.
                 for id in mine {
-                    guard let slash = id.lastIndex(of: "/"), let seq = Int(id[id.index(after: slash)...]) else { continue }
+                    guard let slash = id.lastIndex(of: "/"), let seq = Int(id[id.index(after: slash)...]) else {
+                        continue
+                    }
                     for near in [seq - 1, seq + 1] where near >= 0 {
                         let neighbour = String(id[...slash]) + String(near)
-                        XCTAssertEqual(sent[i].carries(neighbour), mine.contains(neighbour), "\(name): request \(i), \(neighbour)")
+                        XCTAssertEqual(
+                            sent[i].carries(neighbour),
+                            mine.contains(neighbour),
+                            "\(name): request \(i), \(neighbour)"
+                        )
                         checked += 1
                     }
                 }
@@ -84,7 +96,9 @@ final class TrafficPlanStreamTests: XCTestCase {
     func testOnlyAWindowOfRequestsIsHeld() throws {
         // 24 h of one patient's 1 s heart rate (batched per minute), CGM, BP, thermometer: thousands of
         // requests, of which the stream holds only those of about two batch windows.
-        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/adult-bradycardia-night.yaml")
+        let scenario = try ScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/core/adult-bradycardia-night.yaml"
+        )
         let stream = TrafficPlanStream(for: scenario)
         var count = 0
         for _ in stream { count += 1 }

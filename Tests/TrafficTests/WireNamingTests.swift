@@ -12,7 +12,12 @@ final class WireNamingTests: XCTestCase {
 
     func testTrafficCarriesTheSUTsIdsWhileThePlanKeepsTheScenarios() throws {
         let scenario = try ScenarioLoader.load(path: crisis)
-        let naming = try WireNaming(patientTemplate: "r7-{scenario}-{patient}", deviceTemplate: "{device}-x", run: "r7", scenario: scenario)
+        let naming = try WireNaming(
+            patientTemplate: "r7-{scenario}-{patient}",
+            deviceTemplate: "{device}-x",
+            run: "r7",
+            scenario: scenario
+        )
         let plain = Array(TrafficPlanStream(for: scenario))
         let renamed = Array(TrafficPlanStream(for: scenario, naming: naming))
         XCTAssertEqual(plain.count, renamed.count)
@@ -40,7 +45,10 @@ final class WireNamingTests: XCTestCase {
         XCTAssertNil(naming.scenarioPatient("507"), "a patient outside the run is not the run's")
         XCTAssertNil(naming.scenarioPatient("r6-hypertensive-crisis-507"))
         XCTAssertEqual(naming.scenarioReadingID("r7-hypertensive-crisis-507/cuff-507-x/12"), "507/cuff-507/12")
-        XCTAssertEqual(naming.scenarioReadingID("r7-hypertensive-crisis-507/cuff-507-x/battery/3"), "507/cuff-507/battery/3")
+        XCTAssertEqual(
+            naming.scenarioReadingID("r7-hypertensive-crisis-507/cuff-507-x/battery/3"),
+            "507/cuff-507/battery/3"
+        )
         XCTAssertEqual(naming.scenarioReadingID("someone-else/cuff/1"), "someone-else/cuff/1")
     }
 
@@ -48,8 +56,13 @@ final class WireNamingTests: XCTestCase {
         let scenario = try ScenarioLoader.load(path: vitaledge)
         let naming = try WireNaming(patientTemplate: "a-{patient}", deviceTemplate: nil, run: "a", scenario: scenario)
         let patient = try XCTUnwrap(scenario.patients.first?.id)
-        XCTAssertEqual(naming.scenarioReadingID("a-\(patient)/iot-heart-rate/1700000000000"), "\(patient)/iot-heart-rate/1700000000000")
-        let bodies = TrafficPlanStream(for: scenario, naming: naming).prefix(20).map { String(decoding: $0.body, as: UTF8.self) }
+        XCTAssertEqual(
+            naming.scenarioReadingID("a-\(patient)/iot-heart-rate/1700000000000"),
+            "\(patient)/iot-heart-rate/1700000000000"
+        )
+        let bodies = TrafficPlanStream(for: scenario, naming: naming).prefix(20).map {
+            String(decoding: $0.body, as: UTF8.self)
+        }
         XCTAssertTrue(bodies.contains { $0.contains(#""userId":"a-\#(patient)""#) }, bodies.joined(separator: "\n"))
     }
 
@@ -58,7 +71,9 @@ final class WireNamingTests: XCTestCase {
         let same = try WireNaming(patientTemplate: nil, deviceTemplate: nil, run: "x", scenario: scenario)
         XCTAssertTrue(same.isIdentity)
         XCTAssertEqual(same.scenarioPatient("anyone"), "anyone", "without renaming every patient is the run's")
-        XCTAssertThrowsError(try WireNaming(patientTemplate: "{patient}/{run}", deviceTemplate: nil, run: "x", scenario: scenario)) {
+        XCTAssertThrowsError(
+            try WireNaming(patientTemplate: "{patient}/{run}", deviceTemplate: nil, run: "x", scenario: scenario)
+        ) {
             XCTAssertTrue(($0 as? WireNamingError)?.description.contains("contains '/'") == true, "\($0)")
         }
         var two = scenario

@@ -10,7 +10,11 @@ final class CivilTimeRFC3339Tests: XCTestCase {
         XCTAssertEqual(CivilTime.unixMilliseconds(rfc3339: "2024-11-07T09:04:58-05:30"), utc)
         XCTAssertEqual(CivilTime.unixMilliseconds(rfc3339: "2024-11-07T14:34:58.5Z"), utc + 500)
         XCTAssertEqual(CivilTime.unixMilliseconds(rfc3339: "2024-11-07T14:34:58.123456789+00:00"), utc + 123)
-        XCTAssertEqual(CivilTime.unixMilliseconds(rfc3339: "2024-11-08T00:04:58+09:30"), utc, "an offset that crosses midnight")
+        XCTAssertEqual(
+            CivilTime.unixMilliseconds(rfc3339: "2024-11-08T00:04:58+09:30"),
+            utc,
+            "an offset that crosses midnight"
+        )
     }
 
     func testRejections() {

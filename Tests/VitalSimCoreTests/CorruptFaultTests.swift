@@ -43,8 +43,14 @@ final class CorruptFaultTests: XCTestCase {
         XCTAssertEqual(try corruption(Self.phone), .mixed)
         for form in Corruption.jsonForms { XCTAssertEqual(try corruption(Self.phone, form.rawValue), form) }
         let refused = issue(Self.phone, "bad-crc")
-        XCTAssertTrue(refused.contains("timeline[0].corruption") && refused.contains("sending JSON over https"), refused)
-        XCTAssertTrue(refused.contains("wrong-type") && !refused.contains("bad-flags"), "lists the JSON forms only: \(refused)")
+        XCTAssertTrue(
+            refused.contains("timeline[0].corruption") && refused.contains("sending JSON over https"),
+            refused
+        )
+        XCTAssertTrue(
+            refused.contains("wrong-type") && !refused.contains("bad-flags"),
+            "lists the JSON forms only: \(refused)"
+        )
     }
 
     func testGATTDevicesTakeTheGATTFormsAndRelayedOnesBoth() throws {

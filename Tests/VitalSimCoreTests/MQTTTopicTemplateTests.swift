@@ -6,9 +6,15 @@ import XCTest
 final class MQTTTopicTemplateTests: XCTestCase {
     func testFillFilterAndMatch() throws {
         let t = try MQTTTopicTemplate("rpm/{patient}/devices/{device}/{kind}")
-        XCTAssertEqual(t.topic(patient: "501", device: "hr-strap", kind: "heart-rate"), "rpm/501/devices/hr-strap/heart-rate")
+        XCTAssertEqual(
+            t.topic(patient: "501", device: "hr-strap", kind: "heart-rate"),
+            "rpm/501/devices/hr-strap/heart-rate"
+        )
         XCTAssertEqual(t.filter, "rpm/+/devices/+/+")
-        XCTAssertEqual(t.match("rpm/501/devices/hr-strap/heart-rate"), ["patient": "501", "device": "hr-strap", "kind": "heart-rate"])
+        XCTAssertEqual(
+            t.match("rpm/501/devices/hr-strap/heart-rate"),
+            ["patient": "501", "device": "hr-strap", "kind": "heart-rate"]
+        )
         XCTAssertNil(t.match("rpm/501/device/hr-strap/heart-rate"), "a literal level differs")
         XCTAssertNil(t.match("rpm/501/devices/hr-strap"), "a level is missing")
         XCTAssertNil(t.match("rpm//devices/hr-strap/heart-rate"), "an empty placeholder level")
@@ -20,7 +26,8 @@ final class MQTTTopicTemplateTests: XCTestCase {
 
     func testMalformedTemplatesAreRefused() {
         for (text, reason) in [
-            ("vitals/{patient}/+", "no wildcards"), ("vitals//{kind}", "no empty level"), ("vitals/p-{patient}", "a whole level"),
+            ("vitals/{patient}/+", "no wildcards"), ("vitals//{kind}", "no empty level"),
+            ("vitals/p-{patient}", "a whole level"),
             ("vitals/{user}", "unknown placeholder {user}"), ("{patient}/{patient}", "appears twice"),
         ] {
             XCTAssertThrowsError(try MQTTTopicTemplate(text), text) {

@@ -54,7 +54,8 @@ final class ScenarioLoaderTests: XCTestCase {
         let i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profil: adult"))
         XCTAssertTrue(
             i.contains {
-                $0.line == 6 && $0.column == 5 && $0.field == "patients[0].profil" && $0.message.contains("did you mean 'profile'")
+                $0.line == 6 && $0.column == 5 && $0.field == "patients[0].profil"
+                    && $0.message.contains("did you mean 'profile'")
             },
             "\(i)"
         )
@@ -66,7 +67,10 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(topLevel.map { "\($0.line):\($0.column) \($0.field)" }, ["15:1 seed"], "\(topLevel)")
         XCTAssertTrue(topLevel.first?.message.contains("duplicate key 'seed'") ?? false)
         let nested = issues(
-            valid.replacingOccurrences(of: "        type: heart-rate-strap", with: "        type: heart-rate-strap\n        id: hrm-2")
+            valid.replacingOccurrences(
+                of: "        type: heart-rate-strap",
+                with: "        type: heart-rate-strap\n        id: hrm-2"
+            )
         )
         XCTAssertEqual(nested.map { "\($0.line):\($0.column)" }, ["10:9"], "\(nested)")
         let flow = issues(valid.replacingOccurrences(of: "  - at: 10m", with: "  - {at: 10m, at: 20m}\n    # was:"))
@@ -78,13 +82,18 @@ final class ScenarioLoaderTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/latin1.yaml"
-        try Data(Array("name: demo\ndescription: caf".utf8) + [0xE9] + Array("\nduration: 1h\n".utf8)).write(to: URL(fileURLWithPath: path))
+        try Data(Array("name: demo\ndescription: caf".utf8) + [0xE9] + Array("\nduration: 1h\n".utf8)).write(
+            to: URL(fileURLWithPath: path)
+        )
         do {
             _ = try ScenarioLoader.load(path: path)
             XCTFail("loaded a file that is not UTF-8")
         } catch {
             XCTAssertEqual(error.issues.map { "\($0.line):\($0.column)" }, ["2:17"])
-            XCTAssertTrue(error.issues[0].message.contains("not UTF-8 text: byte 0xE9 at line 2, column 17"), "\(error)")
+            XCTAssertTrue(
+                error.issues[0].message.contains("not UTF-8 text: byte 0xE9 at line 2, column 17"),
+                "\(error)"
+            )
         }
     }
 
@@ -113,7 +122,8 @@ final class ScenarioLoaderTests: XCTestCase {
         var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: hr-strap"))
         XCTAssertTrue(
             i.contains {
-                $0.line == 9 && $0.column == 15 && $0.field == "patients[0].devices[0].type" && $0.message.contains("heart-rate-strap")
+                $0.line == 9 && $0.column == 15 && $0.field == "patients[0].devices[0].type"
+                    && $0.message.contains("heart-rate-strap")
             },
             "\(i)"
         )
@@ -128,11 +138,22 @@ final class ScenarioLoaderTests: XCTestCase {
                 with: "type: phone-bridge\n        cadence: 5m\n        transport: mqtt"
             )
         )
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        transport: ble"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") },
+            "\(i)"
+        )
+        i = issues(
+            valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        transport: ble")
+        )
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") },
+            "\(i)"
+        )
         let mqtt = try ScenarioLoader.parse(
-            valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        transport: mqtt"),
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: heart-rate-strap\n        transport: mqtt"
+            ),
             file: "m.yaml"
         )
         XCTAssertEqual(mqtt.patients[0].devices[0].transport, .mqtt)
@@ -145,23 +166,44 @@ final class ScenarioLoaderTests: XCTestCase {
             file: "f.yaml"
         )
         XCTAssertEqual(mixed.patients[0].devices[0].feedingMethod, .mixed)
-        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        method: formula"))
+        var i = issues(
+            valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        method: formula")
+        )
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("valid: bottle, breast, mixed") },
+            i.contains {
+                $0.field == "patients[0].devices[0].method" && $0.message.contains("valid: bottle, breast, mixed")
+            },
             "\(i)"
         )
-        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        method: breast"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("only to feeding-log") }, "\(i)")
+        i = issues(
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: heart-rate-strap\n        method: breast"
+            )
+        )
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("only to feeding-log") },
+            "\(i)"
+        )
     }
 
     func testSymptomDiaryAndEventSymptoms() throws {
-        let diary = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary\n        spontaneous: 0.5")
-        let s = try ScenarioLoader.parse(diary + "\n    symptoms: {palpitations: 1, chest-pain: 0.25}\n", file: "s.yaml")
+        let diary = valid.replacingOccurrences(
+            of: "type: heart-rate-strap",
+            with: "type: symptom-diary\n        spontaneous: 0.5"
+        )
+        let s = try ScenarioLoader.parse(
+            diary + "\n    symptoms: {palpitations: 1, chest-pain: 0.25}\n",
+            file: "s.yaml"
+        )
         let device = s.patients[0].devices[0]
         XCTAssertEqual(device.type, .symptomDiary)
         XCTAssertEqual(device.transport, .https)
         XCTAssertEqual(device.spontaneousSymptomsPerDay, 0.5)
-        XCTAssertEqual(s.events(for: "501").first?.symptomChances, [SymptomChance(.palpitations, 1), SymptomChance(.chestPain, 0.25)])
+        XCTAssertEqual(
+            s.events(for: "501").first?.symptomChances,
+            [SymptomChance(.palpitations, 1), SymptomChance(.chestPain, 0.25)]
+        )
         XCTAssertEqual(
             try ScenarioLoader.parse(valid, file: "v.yaml").events(for: "501").first?.symptomChances,
             SymptomChance.defaults(for: .tachycardia),
@@ -170,19 +212,38 @@ final class ScenarioLoaderTests: XCTestCase {
         var i = issues(diary + "\n    symptoms: {palpitation: 1}\n")
         XCTAssertTrue(
             i.contains {
-                $0.line == 16 && $0.field == "timeline[0].symptoms.palpitation" && $0.message.contains("did you mean 'palpitations'")
+                $0.line == 16 && $0.field == "timeline[0].symptoms.palpitation"
+                    && $0.message.contains("did you mean 'palpitations'")
             },
             "\(i)"
         )
         i = issues(diary + "\n    symptoms: {dizziness: 1.5}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[0].symptoms.dizziness" && $0.message.contains("0...1") }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        spontaneous: 1"))
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].spontaneous" && $0.message.contains("only to symptom-diary") },
+            i.contains { $0.field == "timeline[0].symptoms.dizziness" && $0.message.contains("0...1") },
             "\(i)"
         )
-        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary\n        transport: ble"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") }, "\(i)")
+        i = issues(
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: heart-rate-strap\n        spontaneous: 1"
+            )
+        )
+        XCTAssertTrue(
+            i.contains {
+                $0.field == "patients[0].devices[0].spontaneous" && $0.message.contains("only to symptom-diary")
+            },
+            "\(i)"
+        )
+        i = issues(
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: symptom-diary\n        transport: ble"
+            )
+        )
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") },
+            "\(i)"
+        )
     }
 
     func testECGWatchRecordingsAndTriggers() throws {
@@ -194,11 +255,22 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(s.patients[0].devices[0].ecgRecordings, [(8 * 60 + 15) * 60_000, 20 * 3_600_000])
         XCTAssertEqual(s.patients[0].devices[0].ecgTriggers, [.schedule, .symptoms])
         var i = issues(watch.replacingOccurrences(of: "[symptoms, schedule]", with: "[symptom]"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].triggers[0]" && $0.message.contains("irregular-rhythm") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].triggers[0]" && $0.message.contains("irregular-rhythm") },
+            "\(i)"
+        )
         i = issues(watch.replacingOccurrences(of: "\"20:00\"", with: "\"25:00\""))
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].recordings[0]" }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        triggers: [schedule]"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].triggers" && $0.message.contains("only to ecg-watch") }, "\(i)")
+        i = issues(
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: heart-rate-strap\n        triggers: [schedule]"
+            )
+        )
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].triggers" && $0.message.contains("only to ecg-watch") },
+            "\(i)"
+        )
     }
 
     func testEquipmentLogNeedsItsItems() throws {
@@ -207,42 +279,77 @@ final class ScenarioLoaderTests: XCTestCase {
             with: "type: equipment-log\n        equipment: {ng-tube: 8, oxygen: 0.25}"
         )
         let s = try ScenarioLoader.parse(log, file: "e.yaml")
-        XCTAssertEqual(s.patients[0].devices[0].equipment, [EquipmentSetting(.oxygen, 0.25), EquipmentSetting(.ngTube, 8)])
+        XCTAssertEqual(
+            s.patients[0].devices[0].equipment,
+            [EquipmentSetting(.oxygen, 0.25), EquipmentSetting(.ngTube, 8)]
+        )
         var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: equipment-log"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0]" && $0.message.contains("needs 'equipment'") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0]" && $0.message.contains("needs 'equipment'") },
+            "\(i)"
+        )
         i = issues(log.replacingOccurrences(of: "oxygen: 0.25", with: "oxygen: 20"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment.oxygen" && $0.message.contains("0...15 L/min") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "patients[0].devices[0].equipment.oxygen" && $0.message.contains("0...15 L/min") },
+            "\(i)"
+        )
         i = issues(log.replacingOccurrences(of: "ng-tube: 8", with: "ventilator: 1"))
         XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment.ventilator" }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: heart-rate-strap\n        equipment: {oxygen: 1}"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment" && $0.message.contains("only to equipment-log") }, "\(i)")
+        i = issues(
+            valid.replacingOccurrences(
+                of: "type: heart-rate-strap",
+                with: "type: heart-rate-strap\n        equipment: {oxygen: 1}"
+            )
+        )
+        XCTAssertTrue(
+            i.contains {
+                $0.field == "patients[0].devices[0].equipment" && $0.message.contains("only to equipment-log")
+            },
+            "\(i)"
+        )
     }
 
     func testScriptedReadingsAreCheckedPerDeviceType() throws {
         let ok = try ScenarioLoader.parse(
-            valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 101}, to: {heart-rate: 120}, count: 3, every: 2m}\n",
+            valid
+                + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 101}, to: {heart-rate: 120}, count: 3, every: 2m}\n",
             file: "s.yaml"
         )
         XCTAssertEqual(ok.scripts(for: "hrm-1").first?.reading(1).values, ["heart-rate": 110.5])
         XCTAssertEqual(ok.scripts(for: "hrm-1").first?.end, 24 * 60_000)
         var i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading.systolic" && $0.message.contains("valid keys: heart-rate") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "timeline[1].reading.systolic" && $0.message.contains("valid keys: heart-rate") },
+            "\(i)"
+        )
         i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 400}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading.heart-rate" && $0.message.contains("20...300") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "timeline[1].reading.heart-rate" && $0.message.contains("20...300") },
+            "\(i)"
+        )
         i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}, to: {heart-rate: 80}}\n")
         XCTAssertTrue(i.contains { $0.field == "timeline[1].to" && $0.message.contains("count of 2") }, "\(i)")
         i = issues(valid + "\n  - {at: 80m, device: hrm-1, reading: {heart-rate: 90}, count: 20, every: 1m}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].count" && $0.message.contains("end of the scenario") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "timeline[1].count" && $0.message.contains("end of the scenario") },
+            "\(i)"
+        )
         i = issues(valid + "\n  - {at: 20m, device: nope, reading: {heart-rate: 90}}\n")
         XCTAssertTrue(i.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(i)")
         let cuff = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: bp-cuff")
         i = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120, diastolic: 130}}\n")
         XCTAssertTrue(i.contains { $0.field == "timeline[1].reading" && $0.message.contains("below systolic") }, "\(i)")
         i = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading.diastolic" && $0.message.contains("missing") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "timeline[1].reading.diastolic" && $0.message.contains("missing") },
+            "\(i)"
+        )
         let diary = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary")
         i = issues(diary + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading" && $0.message.contains("cannot be scripted") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.field == "timeline[1].reading" && $0.message.contains("cannot be scripted") },
+            "\(i)"
+        )
         i = issues(valid.replacingOccurrences(of: "    profile: adult", with: "    profile: adult\n    noise: quiet"))
         XCTAssertTrue(i.contains { $0.field == "patients[0].noise" && $0.message.contains("on or off") }, "\(i)")
         let quiet = try ScenarioLoader.parse(
@@ -255,17 +362,26 @@ final class ScenarioLoaderTests: XCTestCase {
     func testAPhaseIsBelowTheCadenceOrAnHourForASchedule() throws {
         let strap = "        type: heart-rate-strap"
         func with(_ device: String) -> String { valid.replacingOccurrences(of: strap, with: device) }
-        let phased = try ScenarioLoader.parse(with(strap + "\n        cadence: 5m\n        phase: 2m30s"), file: "p.yaml")
+        let phased = try ScenarioLoader.parse(
+            with(strap + "\n        cadence: 5m\n        phase: 2m30s"),
+            file: "p.yaml"
+        )
         XCTAssertEqual(phased.patients[0].devices[0].phase.milliseconds, 150_000)
         XCTAssertEqual(try ScenarioLoader.parse(valid, file: "p.yaml").patients[0].devices[0].phase, .zero)
         var i = issues(with(strap + "\n        cadence: 5m\n        phase: 5m"))
         XCTAssertTrue(
-            i.contains { $0.line == 11 && $0.field == "patients[0].devices[0].phase" && $0.message.contains("less than its cadence (5m)") },
+            i.contains {
+                $0.line == 11 && $0.field == "patients[0].devices[0].phase"
+                    && $0.message.contains("less than its cadence (5m)")
+            },
             "\(i)"
         )
         i = issues(with("        type: bp-cuff\n        phase: 90m"))
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].phase" && $0.message.contains("less than an hour (it has a schedule)") },
+            i.contains {
+                $0.field == "patients[0].devices[0].phase"
+                    && $0.message.contains("less than an hour (it has a schedule)")
+            },
             "\(i)"
         )
         i = issues(with(strap + "\n        phase: -1s"))
@@ -274,7 +390,10 @@ final class ScenarioLoaderTests: XCTestCase {
 
     func testTimelineReferencesMustExist() {
         var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
-        XCTAssertTrue(i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") }, "\(i)")
+        XCTAssertTrue(
+            i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") },
+            "\(i)"
+        )
         i = issues(valid + "\n  - at: 5m\n    device: nope\n    fault: dropout\n    duration: 1m\n")
         XCTAssertTrue(i.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(i)")
         i = issues(valid.replacingOccurrences(of: "at: 10m", with: "at: 2h"))
@@ -285,9 +404,14 @@ final class ScenarioLoaderTests: XCTestCase {
         let i = issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: bradycardia\n    duration: 5m\n")
         XCTAssertEqual(i.count, 1)
         XCTAssertEqual(i.first?.line, 15)
-        XCTAssertTrue(i.first?.message.contains("bradycardia at line 15 overlaps tachycardia at line 11") ?? false, "\(i)")
+        XCTAssertTrue(
+            i.first?.message.contains("bradycardia at line 15 overlaps tachycardia at line 11") ?? false,
+            "\(i)"
+        )
         // Events of different signals may overlap.
-        XCTAssertTrue(issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: fever\n    duration: 30m\n").isEmpty)
+        XCTAssertTrue(
+            issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: fever\n    duration: 30m\n").isEmpty
+        )
         let faults = issues(
             valid
                 + "\n  - at: 5m\n    device: hrm-1\n    fault: dropout\n    duration: 10m\n  - at: 10m\n    device: hrm-1\n    fault: disconnect\n    duration: 10m\n"
@@ -337,7 +461,8 @@ final class ScenarioLoaderFuzzTests: XCTestCase {
         var failures = 0
         var successes = 0
         let tokens = [
-            "-1", "0s", "abc", "[", "]", "{", ":", "999999999999999999999", "1e308", "\"\"", "~", "&a", "*a", "- x", "\t", "NaN", "-5m",
+            "-1", "0s", "abc", "[", "]", "{", ":", "999999999999999999999", "1e308", "\"\"", "~", "&a", "*a", "- x",
+            "\t", "NaN", "-5m",
             "3650d", "9999d",
         ]
         for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {

@@ -30,7 +30,10 @@ final class ScenarioThresholdsTests: XCTestCase {
         let limits = try ScenarioLoader.parse(text, file: "limits.yaml").patients[0].thresholds
         XCTAssertEqual(
             limits.map { "\($0.rule) \($0.signal.rawValue) \($0.value) @\($0.line)" },
-            ["hr.tachycardia heart-rate 120.0 @8", "bp.hypertensive-crisis systolic 165.0 @7", "bp.hypertensive-crisis diastolic 105.0 @7"]
+            [
+                "hr.tachycardia heart-rate 120.0 @8", "bp.hypertensive-crisis systolic 165.0 @7",
+                "bp.hypertensive-crisis diastolic 105.0 @7",
+            ]
         )
         XCTAssertEqual(
             ThresholdOverride.json(limits).serialized(),
@@ -60,7 +63,8 @@ final class ScenarioThresholdsTests: XCTestCase {
         )
         let signal = issues(scenario("      bp.hypertensive-crisis: {heart-rate: 170}"))
         XCTAssertTrue(
-            signal.first?.hasPrefix("7:32 patients[0].thresholds.bp.hypertensive-crisis.heart-rate: unknown key") ?? false,
+            signal.first?.hasPrefix("7:32 patients[0].thresholds.bp.hypertensive-crisis.heart-rate: unknown key")
+                ?? false,
             "\(signal)"
         )
         XCTAssertEqual(

@@ -22,7 +22,9 @@ package enum BTSnoopReader {
             throw .malformed(path: path, offset: 0, reason: "missing btsnoop magic")
         }
         guard be32(b, 8) == 1 else { throw .malformed(path: path, offset: 8, reason: "version \(be32(b, 8)) is not 1") }
-        guard be32(b, 12) == 1002 else { throw .malformed(path: path, offset: 12, reason: "datalink \(be32(b, 12)) is not H4 (1002)") }
+        guard be32(b, 12) == 1002 else {
+            throw .malformed(path: path, offset: 12, reason: "datalink \(be32(b, 12)) is not H4 (1002)")
+        }
         var out: [BTSnoopRecord] = []
         var o = 16
         while o < b.count {

@@ -57,7 +57,9 @@ package final class BTSnoopWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
 }
 
 /// Errors writing or reading captures.

@@ -38,12 +38,20 @@ package final class LinkRecorder {
     }
 
     func event(_ code: UInt8, _ params: [UInt8], at t: Int64) {
-        writer.append(h4: [HCIPacketType.event, code, UInt8(params.count)] + params, direction: .receivedEvent, unixMicroseconds: stamp(t))
+        writer.append(
+            h4: [HCIPacketType.event, code, UInt8(params.count)] + params,
+            direction: .receivedEvent,
+            unixMicroseconds: stamp(t)
+        )
     }
 
     /// Sends (host→controller, fragmented to the 27-byte LE buffer) or receives an ATT PDU over L2CAP CID 4.
     func att(_ pdu: [UInt8], sent: Bool, at t: Int64) {
-        let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), UInt8(L2CAP.attChannel & 0xFF), UInt8(L2CAP.attChannel >> 8)] + pdu
+        let l2cap =
+            [
+                UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), UInt8(L2CAP.attChannel & 0xFF),
+                UInt8(L2CAP.attChannel >> 8),
+            ] + pdu
         let chunk = sent ? aclBuffer : l2cap.count
         var offset = 0
         while offset < l2cap.count {
@@ -51,7 +59,10 @@ package final class LinkRecorder {
             let pb: UInt16 = offset == 0 ? (sent ? 0x0000 : 0x2000) : 0x1000
             let h = connectionHandle | pb
             writer.append(
-                h4: [HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part,
+                h4: [
+                    HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF),
+                    UInt8(part.count >> 8),
+                ] + part,
                 direction: sent ? .sentData : .receivedData,
                 unixMicroseconds: stamp(t)
             )
@@ -65,21 +76,32 @@ package final class LinkRecorder {
         command(HCICommand.setEventMask, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D], at: t)
         command(HCICommand.leSetEventMask, [0x1F, 0, 0, 0, 0, 0, 0, 0], at: t)
         command(HCICommand.leSetRandomAddress, address, at: t)
-        command(HCICommand.leSetAdvertisingParameters, [0xA0, 0x00, 0xA0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00], at: t)
+        command(
+            HCICommand.leSetAdvertisingParameters,
+            [0xA0, 0x00, 0xA0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00],
+            at: t
+        )
         var ad: [UInt8] = [0x02, AdvertisingDataType.flags, 0x06]
         let n = Array(name.utf8.prefix(31 - ad.count - 2 - 4))
         if let s = database.services.dropFirst().first {
             ad += [0x03, AdvertisingDataType.completeServiceUUIDs16, UInt8(s.uuid & 0xFF), UInt8(s.uuid >> 8)]
         }
         ad += [UInt8(n.count + 1), AdvertisingDataType.completeLocalName] + n
-        command(HCICommand.leSetAdvertisingData, [UInt8(ad.count)] + ad + Array(repeating: 0, count: 31 - ad.count), at: t)
+        command(
+            HCICommand.leSetAdvertisingData,
+            [UInt8(ad.count)] + ad + Array(repeating: 0, count: 31 - ad.count),
+            at: t
+        )
         command(HCICommand.leSetAdvertisingEnable, [0x01], at: t)
     }
 
     /// LE Connection Complete (peripheral role) from `central`.
     package func connect(at t: Int64, central: [UInt8]) {
         var p: [UInt8] =
-            [HCIEvent.leConnectionComplete, 0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x01, 0x01] + central
+            [
+                HCIEvent.leConnectionComplete, 0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x01,
+                0x01,
+            ] + central
         p += [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
         event(HCIEvent.leMeta, p, at: t)
         connected = true
@@ -87,7 +109,11 @@ package final class LinkRecorder {
 
     /// Disconnection Complete (remote user terminated or connection timeout).
     package func disconnect(at t: Int64) {
-        event(HCIEvent.disconnectionComplete, [0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x08], at: t)
+        event(
+            HCIEvent.disconnectionComplete,
+            [0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x08],
+            at: t
+        )
         connected = false
     }
 
@@ -96,11 +122,17 @@ package final class LinkRecorder {
         // Read By Group Type (primary services), 3 per response at MTU 23.
         var start: UInt16 = 1
         while true {
-            att([ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService), sent: false, at: t)
+            att(
+                [ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService),
+                sent: false,
+                at: t
+            )
             let group = database.services.filter { $0.startHandle >= start }.prefix(3)
             if group.isEmpty {
                 att(
-                    [ATTOpcode.errorResponse, ATTOpcode.readByGroupTypeRequest] + le(start) + [ATTErrorCode.attributeNotFound],
+                    [ATTOpcode.errorResponse, ATTOpcode.readByGroupTypeRequest] + le(start) + [
+                        ATTErrorCode.attributeNotFound
+                    ],
                     sent: true,
                     at: t
                 )
@@ -118,11 +150,17 @@ package final class LinkRecorder {
         for s in database.services {
             var h = s.startHandle
             while true {
-                att([ATTOpcode.readByTypeRequest] + le(h) + le(s.endHandle) + le(GATTAttributeType.characteristic), sent: false, at: t)
+                att(
+                    [ATTOpcode.readByTypeRequest] + le(h) + le(s.endHandle) + le(GATTAttributeType.characteristic),
+                    sent: false,
+                    at: t
+                )
                 let decls = s.characteristics.filter { $0.declarationHandle >= h }.prefix(3)
                 if decls.isEmpty {
                     att(
-                        [ATTOpcode.errorResponse, ATTOpcode.readByTypeRequest] + le(h) + [ATTErrorCode.attributeNotFound],
+                        [ATTOpcode.errorResponse, ATTOpcode.readByTypeRequest] + le(h) + [
+                            ATTErrorCode.attributeNotFound
+                        ],
                         sent: true,
                         at: t
                     )
@@ -142,7 +180,8 @@ package final class LinkRecorder {
                 guard let cccd = c.cccdHandle else { continue }
                 att([ATTOpcode.findInformationRequest] + le(c.valueHandle + 1) + le(cccd), sent: false, at: t)
                 att(
-                    [ATTOpcode.findInformationResponse, 0x01] + le(cccd) + le(GATTAttributeType.clientCharacteristicConfiguration),
+                    [ATTOpcode.findInformationResponse, 0x01] + le(cccd)
+                        + le(GATTAttributeType.clientCharacteristicConfiguration),
                     sent: true,
                     at: t
                 )
@@ -187,7 +226,12 @@ package final class LinkRecorder {
     /// A notification or indication of `value` on `characteristic`; an indication is confirmed by the central.
     package func send(characteristic uuid: UInt16, value: [UInt8], indicate: Bool, at t: Int64) {
         guard let c = database.characteristic(uuid) else { return }
-        att([indicate ? ATTOpcode.handleValueIndication : ATTOpcode.handleValueNotification] + le(c.valueHandle) + value, sent: true, at: t)
+        att(
+            [indicate ? ATTOpcode.handleValueIndication : ATTOpcode.handleValueNotification] + le(c.valueHandle)
+                + value,
+            sent: true,
+            at: t
+        )
         if indicate { att([ATTOpcode.handleValueConfirmation], sent: false, at: t + 2_000) }
     }
 

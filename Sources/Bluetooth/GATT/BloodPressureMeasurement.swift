@@ -92,14 +92,18 @@ public struct BloodPressureRecord: Equatable, Sendable {
 
     var fields: JSONValue {
         var o: [(String, JSONValue)] = [("unit", .string(unitsKPa ? "kPa" : "mmHg"))]
-        o += systolic.jsonFields("systolic") + diastolic.jsonFields("diastolic") + meanArterial.jsonFields("meanArterialPressure")
+        o +=
+            systolic.jsonFields("systolic") + diastolic.jsonFields("diastolic")
+            + meanArterial.jsonFields("meanArterialPressure")
         if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
         if let p = pulseRate { o += p.jsonFields("pulseRate") }
         if let u = userID { o.append(("userID", .int(Int64(u)))) }
         if let s = status {
             o.append(("measurementStatus", .int(Int64(s))))
             var names: [JSONValue] = []
-            for (bit, n) in [(0, "body-movement"), (1, "cuff-too-loose"), (2, "irregular-pulse"), (5, "improper-position")]
+            for (bit, n) in [
+                (0, "body-movement"), (1, "cuff-too-loose"), (2, "irregular-pulse"), (5, "improper-position"),
+            ]
             where s & (1 << bit) != 0 {
                 names.append(.string(n))
             }
@@ -129,7 +133,8 @@ public struct BloodPressureRecord: Equatable, Sendable {
         userID = try f.optionalInt("userID", 0...255).map { UInt8($0) }
         status = try f.optionalInt("measurementStatus", 0...0x3F).map { UInt16($0) }
         try f.finish(known: [
-            icp ? "cuffPressure" : "systolic", "diastolic", "meanArterialPressure", "unit", "timestamp", "pulseRate", "userID",
+            icp ? "cuffPressure" : "systolic", "diastolic", "meanArterialPressure", "unit", "timestamp", "pulseRate",
+            "userID",
             "measurementStatus",
         ])
     }
@@ -146,7 +151,9 @@ public struct BloodPressureMeasurement: GATTCharacteristic {
     /// A measurement carrying `record`.
     public init(_ record: BloodPressureRecord) { self.record = record }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
-    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self { Self(try BloodPressureRecord.decode(bytes, name: name)) }
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
+        Self(try BloodPressureRecord.decode(bytes, name: name))
+    }
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] { record.encode() }
     /// The decoded fields, as `vitalsim decode` prints them.
@@ -171,13 +178,17 @@ public struct IntermediateCuffPressure: GATTCharacteristic {
         record = BloodPressureRecord(systolic: p, diastolic: SFloat(.nan), meanArterial: SFloat(.nan))
     }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
-    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self { Self(try BloodPressureRecord.decode(bytes, name: name)) }
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
+        Self(try BloodPressureRecord.decode(bytes, name: name))
+    }
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] { record.encode() }
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
         guard case var .object(o) = record.fields else { return record.fields }
-        for i in o.indices where o[i].0.hasPrefix("systolic") { o[i].0 = "cuffPressure" + o[i].0.dropFirst("systolic".count) }
+        for i in o.indices where o[i].0.hasPrefix("systolic") {
+            o[i].0 = "cuffPressure" + o[i].0.dropFirst("systolic".count)
+        }
         return .object(o)
     }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.

@@ -82,7 +82,9 @@ public struct CGMMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMMeasurement {
-        guard !bytes.isEmpty else { throw .truncated(characteristic: name, offset: 0, field: "Size", needed: 1, available: 0) }
+        guard !bytes.isEmpty else {
+            throw .truncated(characteristic: name, offset: 0, field: "Size", needed: 1, available: 0)
+        }
         try ByteReader.checkLength(bytes, characteristic: name)
         var records: [CGMRecord] = []
         var start = 0
@@ -110,7 +112,11 @@ public struct CGMMeasurement: GATTCharacteristic {
             _ = try r.u8("Size")
             let flags = try r.u8("Flags")
             try r.checkReserved(UInt32(flags), allowed: 0xE3, field: "Flags", at: start + 1)
-            var rec = CGMRecord(glucose: try r.sfloat("CGM Glucose Concentration"), timeOffset: try r.u16("Time Offset"), hasCRC: false)
+            var rec = CGMRecord(
+                glucose: try r.sfloat("CGM Glucose Concentration"),
+                timeOffset: try r.u16("Time Offset"),
+                hasCRC: false
+            )
             if flags & 0x80 != 0 { rec.status = try r.u8("Sensor Status Annunciation (Status)") }
             if flags & 0x40 != 0 { rec.calTemp = try r.u8("Sensor Status Annunciation (Cal/Temp)") }
             if flags & 0x20 != 0 { rec.warning = try r.u8("Sensor Status Annunciation (Warning)") }
@@ -130,11 +136,17 @@ public struct CGMMeasurement: GATTCharacteristic {
                     characteristic: name,
                     offset: start,
                     field: "Size",
-                    reason: "\(size) does not match the fields announced by the flags (\(r.offset) bytes, or \(r.offset + 2) with E2E-CRC)"
+                    reason:
+                        "\(size) does not match the fields announced by the flags (\(r.offset) bytes, or \(r.offset + 2) with E2E-CRC)"
                 )
             }
             if let s = rec.status, s & 0xC0 != 0 {
-                throw .reservedBits(characteristic: name, offset: start + 6, field: "Status octet", value: UInt32(s & 0xC0))
+                throw .reservedBits(
+                    characteristic: name,
+                    offset: start + 6,
+                    field: "Status octet",
+                    value: UInt32(s & 0xC0)
+                )
             }
             records.append(rec)
             start += size

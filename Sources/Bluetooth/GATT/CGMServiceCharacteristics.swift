@@ -32,9 +32,16 @@ public struct CGMFeature: GATTCharacteristic {
         try r.finish()
         if f & e2eCRCSupported != 0 {
             let computed = CRC16.mcrf4xx(bytes[0..<4])
-            guard computed == crc else { throw .crcMismatch(characteristic: name, offset: 4, expected: computed, found: crc) }
+            guard computed == crc else {
+                throw .crcMismatch(characteristic: name, offset: 4, expected: computed, found: crc)
+            }
         } else if crc != 0xFFFF {
-            throw .invalidValue(characteristic: name, offset: 4, field: "E2E-CRC", reason: "must be 0xFFFF when E2E-CRC is not supported")
+            throw .invalidValue(
+                characteristic: name,
+                offset: 4,
+                field: "E2E-CRC",
+                reason: "must be 0xFFFF when E2E-CRC is not supported"
+            )
         }
         return CGMFeature(features: f, type: ts & 0x0F, sampleLocation: ts >> 4)
     }
@@ -90,7 +97,11 @@ public struct CGMStatus: GATTCharacteristic {
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMStatus {
         var r = try ByteReader(value: bytes, characteristic: name)
-        var v = CGMStatus(timeOffset: try r.u16("Time Offset"), annunciation: try r.u24("Sensor Status Annunciation"), hasCRC: false)
+        var v = CGMStatus(
+            timeOffset: try r.u16("Time Offset"),
+            annunciation: try r.u24("Sensor Status Annunciation"),
+            hasCRC: false
+        )
         if r.remaining == 2 {
             let c = CRC16.mcrf4xx(bytes[0..<5])
             let found = try r.u16("E2E-CRC")
@@ -112,7 +123,10 @@ public struct CGMStatus: GATTCharacteristic {
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        .object([("timeOffset", .int(Int64(timeOffset))), ("annunciation", .int(Int64(annunciation))), ("e2eCRC", .bool(hasCRC))])
+        .object([
+            ("timeOffset", .int(Int64(timeOffset))), ("annunciation", .int(Int64(annunciation))),
+            ("e2eCRC", .bool(hasCRC)),
+        ])
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
@@ -197,14 +211,17 @@ public struct CGMSessionStartTime: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
         .object([
-            ("start", .string(start.iso8601)), ("timeZone", .int(Int64(timeZone))), ("dstOffset", .int(Int64(dstOffset))),
+            ("start", .string(start.iso8601)), ("timeZone", .int(Int64(timeZone))),
+            ("dstOffset", .int(Int64(dstOffset))),
             ("e2eCRC", .bool(hasCRC)),
         ])
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
     public init(fields f: FieldInput) throws(GATTError) {
-        guard let s = try f.dateTime("start") else { throw f.fail("start", "required; give --start 2024-11-07T00:00:00") }
+        guard let s = try f.dateTime("start") else {
+            throw f.fail("start", "required; give --start 2024-11-07T00:00:00")
+        }
         self.init(
             start: s,
             timeZone: Int8(try f.int("timeZone", -128...56, default: 0)),
@@ -242,7 +259,9 @@ public struct CGMSpecificOpsControlPoint: GATTCharacteristic {
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] { [opCode] + operand }
     /// The decoded fields, as `vitalsim decode` prints them.
-    public var fields: JSONValue { .object([("opCode", .int(Int64(opCode))), ("operand", .string(Hex.encode(operand)))]) }
+    public var fields: JSONValue {
+        .object([("opCode", .int(Int64(opCode))), ("operand", .string(Hex.encode(operand)))])
+    }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
     public init(fields f: FieldInput) throws(GATTError) {
         self.init(opCode: UInt8(try f.int("opCode", 1...0x1C)), operand: try f.bytes("operand"))

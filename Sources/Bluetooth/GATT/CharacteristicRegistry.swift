@@ -29,14 +29,20 @@ public enum CharacteristicRegistry {
     }
 
     /// Decodes `bytes` as the characteristic `type` and returns its fields, with `characteristic` and `uuid` first.
-    public static func decodeToJSON(_ type: any GATTCharacteristic.Type, _ bytes: [UInt8]) throws(GATTError) -> JSONValue {
+    public static func decodeToJSON(
+        _ type: any GATTCharacteristic.Type,
+        _ bytes: [UInt8]
+    ) throws(GATTError) -> JSONValue {
         let value = try type.decode(bytes)
         guard case let .object(fields) = value.fields else { return value.fields }
         return .object([("characteristic", .string(type.name)), ("uuid", .string(type.uuidString))] + fields)
     }
 
     /// Encodes named fields as the characteristic `type`.
-    public static func encode(_ type: any GATTCharacteristic.Type, fields: [String: String]) throws(GATTError) -> [UInt8] {
+    public static func encode(
+        _ type: any GATTCharacteristic.Type,
+        fields: [String: String]
+    ) throws(GATTError) -> [UInt8] {
         try type.init(fields: FieldInput(fields, characteristic: type.name)).encode()
     }
 }

@@ -58,7 +58,9 @@ public final class FieldInput {
         return values[name]
     }
 
-    func fail(_ name: String, _ reason: String) -> GATTError { .unencodable(characteristic: characteristic, field: name, reason: reason) }
+    func fail(_ name: String, _ reason: String) -> GATTError {
+        .unencodable(characteristic: characteristic, field: name, reason: reason)
+    }
 
     /// Whether the field was given.
     public func has(_ name: String) -> Bool { values[name] != nil }
@@ -88,14 +90,18 @@ public final class FieldInput {
     /// An SFLOAT field (a decimal number or a special value name); with `nameExponent` (as
     /// `vitalsim decode` prints it) the number is encoded at that exponent.
     public func sfloat(_ name: String) throws(GATTError) -> SFloat {
-        guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE (a decimal such as 120 or 0.0055, or NaN)") }
+        guard let s = raw(name) else {
+            throw fail(name, "required; give --\(name) VALUE (a decimal such as 120 or 0.0055, or NaN)")
+        }
         if let e = try optionalInt(name + "Exponent", SFloat.exponentRange) {
             guard let v = SFloat(decimal: s, exponent: e) else {
                 throw fail(name, "'\(s)' is not an SFLOAT with exponent \(e) (mantissa ±2045)")
             }
             return v
         }
-        guard let v = SFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)") }
+        guard let v = SFloat(decimal: s) else {
+            throw fail(name, "'\(s)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)")
+        }
         return v
     }
 
@@ -112,7 +118,9 @@ public final class FieldInput {
             }
             return v
         }
-        guard let v = MedFloat(decimal: s) else { throw fail(name, "'\(s)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)") }
+        guard let v = MedFloat(decimal: s) else {
+            throw fail(name, "'\(s)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)")
+        }
         return v
     }
 

@@ -97,7 +97,8 @@ public struct GATTDatabase: Sendable {
                 GATTService.glucose,
                 [
                     (GlucoseMeasurement.uuid, [.notify], []), (GlucoseMeasurementContext.uuid, [.notify], []),
-                    (GlucoseFeature.uuid, [.read], [0x01, 0x00]), (RecordAccessControlPoint.uuid, [.write, .indicate], []),
+                    (GlucoseFeature.uuid, [.read], [0x01, 0x00]),
+                    (RecordAccessControlPoint.uuid, [.write, .indicate], []),
                 ]
             )
         case .cgm: (GATTService.continuousGlucoseMonitoring, cgmCharacteristics)
@@ -110,9 +111,15 @@ public struct GATTDatabase: Sendable {
                 ]
             )
         case .thermometer:
-            (GATTService.healthThermometer, [(TemperatureMeasurement.uuid, [.indicate], []), (TemperatureType.uuid, [.read], [6])])
+            (
+                GATTService.healthThermometer,
+                [(TemperatureMeasurement.uuid, [.indicate], []), (TemperatureType.uuid, [.read], [6])]
+            )
         case .weightScale:
-            (GATTService.weightScale, [(WeightScaleFeature.uuid, [.read], [0, 0, 0, 0]), (WeightMeasurement.uuid, [.indicate], [])])
+            (
+                GATTService.weightScale,
+                [(WeightScaleFeature.uuid, [.read], [0, 0, 0, 0]), (WeightMeasurement.uuid, [.indicate], [])]
+            )
         case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch, .equipmentLog: nil
         }
     }
@@ -123,7 +130,8 @@ public struct GATTDatabase: Sendable {
         return [
             (CGMMeasurement.uuid, [.notify], []), (CGMFeature.uuid, [.read], feature), (CGMStatus.uuid, [.read], []),
             (CGMSessionStartTime.uuid, [.read, .write], []), (CGMSessionRunTime.uuid, [.read], [0x50, 0x01]),
-            (RecordAccessControlPoint.uuid, [.write, .indicate], []), (CGMSpecificOpsControlPoint.uuid, [.write, .indicate], []),
+            (RecordAccessControlPoint.uuid, [.write, .indicate], []),
+            (CGMSpecificOpsControlPoint.uuid, [.write, .indicate], []),
         ]
     }
 
@@ -136,7 +144,11 @@ public struct GATTDatabase: Sendable {
             let decl = handle + 1
             let valueHandle = handle + 2
             attributes.append(
-                Attribute(handle: decl, type: GATTAttributeType.characteristic, value: [props.rawValue] + le(valueHandle) + le(cu))
+                Attribute(
+                    handle: decl,
+                    type: GATTAttributeType.characteristic,
+                    value: [props.rawValue] + le(valueHandle) + le(cu)
+                )
             )
             attributes.append(Attribute(handle: valueHandle, type: cu, value: value))
             handle = valueHandle
@@ -144,10 +156,18 @@ public struct GATTDatabase: Sendable {
             if props.contains(.notify) || props.contains(.indicate) {
                 handle += 1
                 cccd = handle
-                attributes.append(Attribute(handle: handle, type: GATTAttributeType.clientCharacteristicConfiguration, value: [0, 0]))
+                attributes.append(
+                    Attribute(handle: handle, type: GATTAttributeType.clientCharacteristicConfiguration, value: [0, 0])
+                )
             }
             entries.append(
-                CharacteristicEntry(uuid: cu, properties: props, declarationHandle: decl, valueHandle: valueHandle, cccdHandle: cccd)
+                CharacteristicEntry(
+                    uuid: cu,
+                    properties: props,
+                    declarationHandle: decl,
+                    valueHandle: valueHandle,
+                    cccdHandle: cccd
+                )
             )
         }
         services.append(ServiceEntry(uuid: uuid, startHandle: start, endHandle: handle, characteristics: entries))

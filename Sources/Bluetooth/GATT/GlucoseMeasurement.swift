@@ -73,7 +73,12 @@ public struct GlucoseMeasurement: GATTCharacteristic {
             v.type = ts & 0x0F
             v.sampleLocation = ts >> 4
             if !(1...10).contains(v.type) {
-                throw .invalidValue(characteristic: name, offset: at, field: "Type", reason: "\(v.type) is reserved; valid 1...10")
+                throw .invalidValue(
+                    characteristic: name,
+                    offset: at,
+                    field: "Type",
+                    reason: "\(v.type) is reserved; valid 1...10"
+                )
             }
             if !((1...4).contains(v.sampleLocation) || v.sampleLocation == 15) {
                 throw .invalidValue(
@@ -108,7 +113,11 @@ public struct GlucoseMeasurement: GATTCharacteristic {
         if let t = timeOffset { w.u16(UInt16(bitPattern: t)) }
         if let c = concentration {
             guard type <= 15, sampleLocation <= 15 else {
-                throw .unencodable(characteristic: Self.name, field: "type/sampleLocation", reason: "each is a 4-bit nibble")
+                throw .unencodable(
+                    characteristic: Self.name,
+                    field: "type/sampleLocation",
+                    reason: "each is a 4-bit nibble"
+                )
             }
             w.sfloat(c)
             w.u8(type | sampleLocation << 4)
@@ -119,7 +128,9 @@ public struct GlucoseMeasurement: GATTCharacteristic {
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("sequenceNumber", .int(Int64(sequenceNumber))), ("baseTime", .string(baseTime.iso8601))]
+        var o: [(String, JSONValue)] = [
+            ("sequenceNumber", .int(Int64(sequenceNumber))), ("baseTime", .string(baseTime.iso8601)),
+        ]
         if let t = timeOffset { o.append(("timeOffset", .int(Int64(t)))) }
         if let c = concentration {
             o += c.jsonFields("concentration")
@@ -137,7 +148,9 @@ public struct GlucoseMeasurement: GATTCharacteristic {
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
     public init(fields f: FieldInput) throws(GATTError) {
-        guard let base = try f.dateTime("baseTime") else { throw f.fail("baseTime", "required; give --base-time 2024-05-17T10:30:00") }
+        guard let base = try f.dateTime("baseTime") else {
+            throw f.fail("baseTime", "required; give --base-time 2024-05-17T10:30:00")
+        }
         self.init(sequenceNumber: UInt16(try f.int("sequenceNumber", 0...65535)), baseTime: base)
         timeOffset = try f.optionalInt("timeOffset", -32768...32767).map { Int16($0) }
         if f.has("mgPerDL") {
@@ -152,7 +165,8 @@ public struct GlucoseMeasurement: GATTCharacteristic {
         status = try f.optionalInt("sensorStatus", 0...0x0FFF).map { UInt16($0) }
         contextFollows = try f.bool("contextFollows")
         try f.finish(known: [
-            "sequenceNumber", "baseTime", "timeOffset", "concentration", "mgPerDL", "unit", "type", "sampleLocation", "sensorStatus",
+            "sequenceNumber", "baseTime", "timeOffset", "concentration", "mgPerDL", "unit", "type", "sampleLocation",
+            "sensorStatus",
             "contextFollows",
         ])
     }

@@ -1,6 +1,7 @@
 import VitalSimCore
 
-/// Glucose Measurement Context 0x2A34 (Glucose Service, notify), sent after a measurement with the same sequence number.
+/// Glucose Measurement Context 0x2A34 (Glucose Service, notify), sent after a measurement with the same sequence
+/// number.
 public struct GlucoseMeasurementContext: GATTCharacteristic {
     /// The assigned 16-bit UUID.
     public static let uuid: UInt16 = 0x2A34
@@ -35,11 +36,14 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
 
     /// Two values are equal when every field is.
     public static func == (a: Self, b: Self) -> Bool {
-        a.sequenceNumber == b.sequenceNumber && a.extendedFlags == b.extendedFlags && a.carbohydrate?.id == b.carbohydrate?.id
-            && a.carbohydrate?.kg == b.carbohydrate?.kg && a.meal == b.meal && a.testerHealth?.tester == b.testerHealth?.tester
+        a.sequenceNumber == b.sequenceNumber && a.extendedFlags == b.extendedFlags
+            && a.carbohydrate?.id == b.carbohydrate?.id
+            && a.carbohydrate?.kg == b.carbohydrate?.kg && a.meal == b.meal
+            && a.testerHealth?.tester == b.testerHealth?.tester
             && a.testerHealth?.health == b.testerHealth?.health && a.exercise?.seconds == b.exercise?.seconds
             && a.exercise?.intensity == b.exercise?.intensity && a.medication?.id == b.medication?.id
-            && a.medication?.amount == b.medication?.amount && a.medicationInLiters == b.medicationInLiters && a.hbA1c == b.hbA1c
+            && a.medication?.amount == b.medication?.amount && a.medicationInLiters == b.medicationInLiters
+            && a.hbA1c == b.hbA1c
     }
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
@@ -53,7 +57,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             let at = r.offset
             let id = try r.u8("Carbohydrate ID")
             guard (1...7).contains(id) else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Carbohydrate ID", reason: "\(id) is reserved; valid 1...7")
+                throw invalid(at, "Carbohydrate ID", "\(id) is reserved; valid 1...7")
             }
             v.carbohydrate = (id, try r.sfloat("Carbohydrate"))
         }
@@ -61,7 +65,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             let at = r.offset
             let m = try r.u8("Meal")
             guard (1...5).contains(m) else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Meal", reason: "\(m) is reserved; valid 1...5")
+                throw invalid(at, "Meal", "\(m) is reserved; valid 1...5")
             }
             v.meal = m
         }
@@ -71,10 +75,10 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             let tester = th & 0x0F
             let health = th >> 4
             guard (1...3).contains(tester) || tester == 15 else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Tester", reason: "\(tester) is reserved; valid 1...3, 15")
+                throw invalid(at, "Tester", "\(tester) is reserved; valid 1...3, 15")
             }
             guard (1...5).contains(health) || health == 15 else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Health", reason: "\(health) is reserved; valid 1...5, 15")
+                throw invalid(at, "Health", "\(health) is reserved; valid 1...5, 15")
             }
             v.testerHealth = (tester, health)
         }
@@ -83,7 +87,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             let at = r.offset
             let intensity = try r.u8("Exercise Intensity")
             guard intensity <= 100 else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Exercise Intensity", reason: "\(intensity) % exceeds 100 %")
+                throw invalid(at, "Exercise Intensity", "\(intensity) % exceeds 100 %")
             }
             v.exercise = (seconds, intensity)
         }
@@ -91,13 +95,18 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             let at = r.offset
             let id = try r.u8("Medication ID")
             guard (1...5).contains(id) else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Medication ID", reason: "\(id) is reserved; valid 1...5")
+                throw invalid(at, "Medication ID", "\(id) is reserved; valid 1...5")
             }
             v.medication = (id, try r.sfloat("Medication"))
         }
         if flags & 0x40 != 0 { v.hbA1c = try r.sfloat("HbA1c") }
         try r.finish()
         return v
+    }
+
+    /// A reserved or out-of-range value of `field` at byte `offset`.
+    static func invalid(_ offset: Int, _ field: String, _ reason: String) -> GATTError {
+        .invalidValue(characteristic: name, offset: offset, field: field, reason: reason)
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
@@ -144,10 +153,14 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
         if let c = carbohydrate { o += [("carbohydrateID", .int(Int64(c.id)))] + c.kg.jsonFields("carbohydrateKg") }
         if let m = meal { o.append(("meal", .int(Int64(m)))) }
         if let th = testerHealth { o += [("tester", .int(Int64(th.tester))), ("health", .int(Int64(th.health)))] }
-        if let e = exercise { o += [("exerciseDuration", .int(Int64(e.seconds))), ("exerciseIntensity", .int(Int64(e.intensity)))] }
+        if let e = exercise {
+            o += [("exerciseDuration", .int(Int64(e.seconds))), ("exerciseIntensity", .int(Int64(e.intensity)))]
+        }
         if let m = medication { o += [("medicationID", .int(Int64(m.id)))] + m.amount.jsonFields("medication") }
         // The units flag is printed when set even without a medication, so the value re-encodes to itself.
-        if medication != nil || medicationInLiters { o.append(("medicationUnit", .string(medicationInLiters ? "L" : "kg"))) }
+        if medication != nil || medicationInLiters {
+            o.append(("medicationUnit", .string(medicationInLiters ? "L" : "kg")))
+        }
         if let h = hbA1c { o += h.jsonFields("hbA1c") }
         return .object(o)
     }
@@ -156,13 +169,17 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
     public init(fields f: FieldInput) throws(GATTError) {
         self.init(sequenceNumber: UInt16(try f.int("sequenceNumber", 0...65535)))
         extendedFlags = try f.optionalInt("extendedFlags", 0...255).map { UInt8($0) }
-        if f.has("carbohydrateID") { carbohydrate = (UInt8(try f.int("carbohydrateID", 1...7)), try f.sfloat("carbohydrateKg")) }
+        if f.has("carbohydrateID") {
+            carbohydrate = (UInt8(try f.int("carbohydrateID", 1...7)), try f.sfloat("carbohydrateKg"))
+        }
         meal = try f.optionalInt("meal", 1...5).map { UInt8($0) }
         if f.has("tester") || f.has("health") {
             testerHealth = (UInt8(try f.int("tester", 1...15)), UInt8(try f.int("health", 1...15)))
         }
         if f.has("exerciseDuration") {
-            exercise = (UInt16(try f.int("exerciseDuration", 0...65535)), UInt8(try f.int("exerciseIntensity", 0...100)))
+            exercise = (
+                UInt16(try f.int("exerciseDuration", 0...65535)), UInt8(try f.int("exerciseIntensity", 0...100))
+            )
         }
         if f.has("medicationID") {
             medication = (UInt8(try f.int("medicationID", 1...5)), try f.sfloat("medication"))

@@ -49,14 +49,23 @@ public struct HeartRateMeasurement: GATTCharacteristic {
         let flags = try r.u8("Flags")
         try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         let wide = flags & 0x01 != 0
-        let hr = wide ? try r.u16("Heart Rate Measurement Value (uint16)") : UInt16(try r.u8("Heart Rate Measurement Value (uint8)"))
+        let hr =
+            wide
+            ? try r.u16("Heart Rate Measurement Value (uint16)")
+            : UInt16(try r.u8("Heart Rate Measurement Value (uint8)"))
         var v = HeartRateMeasurement(heartRate: hr, uses16BitFormat: wide)
         v.contactBits = (flags >> 1) & 0x03
         if flags & 0x08 != 0 { v.energyExpended = try r.u16("Energy Expended") }
         if flags & 0x10 != 0 {
             v.rrFlag = true
             if r.remaining % 2 != 0 {
-                throw .truncated(characteristic: name, offset: r.offset + r.remaining - 1, field: "RR-Interval", needed: 2, available: 1)
+                throw .truncated(
+                    characteristic: name,
+                    offset: r.offset + r.remaining - 1,
+                    field: "RR-Interval",
+                    needed: 2,
+                    available: 1
+                )
             }
             while r.remaining > 0 { v.rrIntervals.append(try r.u16("RR-Interval")) }
         }
@@ -67,7 +76,11 @@ public struct HeartRateMeasurement: GATTCharacteristic {
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
         if !uses16BitFormat, heartRate > 255 {
-            throw .unencodable(characteristic: Self.name, field: "heartRate", reason: "\(heartRate) needs the UInt16 format")
+            throw .unencodable(
+                characteristic: Self.name,
+                field: "heartRate",
+                reason: "\(heartRate) needs the UInt16 format"
+            )
         }
         var w = ByteWriter()
         var flags: UInt8 = (uses16BitFormat ? 0x01 : 0) | (contactBits & 0x03) << 1
@@ -99,7 +112,11 @@ public struct HeartRateMeasurement: GATTCharacteristic {
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
     public init(fields f: FieldInput) throws(GATTError) {
         let contact = SensorContact(
-            rawValue: try f.choice("sensorContact", ["not-supported", "not-detected", "detected"], default: "not-supported")
+            rawValue: try f.choice(
+                "sensorContact",
+                ["not-supported", "not-detected", "detected"],
+                default: "not-supported"
+            )
         )!
         let energy = try f.optionalInt("energyExpended", 0...65535)
         let rr = try f.intList("rrIntervals", 0...65535).map { UInt16($0) }
@@ -119,7 +136,9 @@ public struct HeartRateMeasurement: GATTCharacteristic {
             }
             contactBits = UInt8(bits)
         }
-        try f.finish(known: ["heartRate", "format", "sensorContact", "sensorContactBits", "energyExpended", "rrIntervals"])
+        try f.finish(known: [
+            "heartRate", "format", "sensorContact", "sensorContactBits", "energyExpended", "rrIntervals",
+        ])
     }
 }
 

@@ -96,7 +96,8 @@ public struct PLXSpotCheckMeasurement: GATTCharacteristic {
             deviceClockNotSet: try f.bool("deviceClockNotSet")
         )
         try f.finish(known: [
-            "spo2", "pulseRate", "timestamp", "measurementStatus", "deviceStatus", "pulseAmplitudeIndex", "deviceClockNotSet",
+            "spo2", "pulseRate", "timestamp", "measurementStatus", "deviceStatus", "pulseAmplitudeIndex",
+            "deviceClockNotSet",
         ])
     }
 }
@@ -130,8 +131,10 @@ public struct PLXContinuousMeasurement: GATTCharacteristic {
 
     /// Two values are equal when every field is.
     public static func == (a: Self, b: Self) -> Bool {
-        a.spo2 == b.spo2 && a.pulseRate == b.pulseRate && a.fast?.spo2 == b.fast?.spo2 && a.fast?.pulseRate == b.fast?.pulseRate
-            && a.slow?.spo2 == b.slow?.spo2 && a.slow?.pulseRate == b.slow?.pulseRate && a.measurementStatus == b.measurementStatus
+        a.spo2 == b.spo2 && a.pulseRate == b.pulseRate && a.fast?.spo2 == b.fast?.spo2
+            && a.fast?.pulseRate == b.fast?.pulseRate
+            && a.slow?.spo2 == b.slow?.spo2 && a.slow?.pulseRate == b.slow?.pulseRate
+            && a.measurementStatus == b.measurementStatus
             && a.deviceStatus == b.deviceStatus && a.pulseAmplitudeIndex == b.pulseAmplitudeIndex
     }
 
@@ -196,13 +199,15 @@ public struct PLXContinuousMeasurement: GATTCharacteristic {
         deviceStatus = try f.optionalInt("deviceStatus", 0...0xFFFF).map { UInt32($0) }
         pulseAmplitudeIndex = try f.optionalSFloat("pulseAmplitudeIndex")
         try f.finish(known: [
-            "spo2", "pulseRate", "spo2Fast", "pulseRateFast", "spo2Slow", "pulseRateSlow", "measurementStatus", "deviceStatus",
+            "spo2", "pulseRate", "spo2Fast", "pulseRateFast", "spo2Slow", "pulseRateSlow", "measurementStatus",
+            "deviceStatus",
             "pulseAmplitudeIndex",
         ])
     }
 }
 
-/// PLX Features 0x2A60: Supported Features, then the supported Measurement Status and Device and Sensor Status bits when announced.
+/// PLX Features 0x2A60: Supported Features, then the supported Measurement Status and Device and Sensor Status bits
+/// when announced.
 public struct PLXFeatures: GATTCharacteristic {
     /// The assigned 16-bit UUID.
     public static let uuid: UInt16 = 0x2A60
@@ -236,7 +241,9 @@ public struct PLXFeatures: GATTCharacteristic {
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        guard (supported & 1 != 0) == (measurementStatusSupport != nil), (supported & 2 != 0) == (deviceStatusSupport != nil) else {
+        guard (supported & 1 != 0) == (measurementStatusSupport != nil),
+            (supported & 2 != 0) == (deviceStatusSupport != nil)
+        else {
             throw .unencodable(
                 characteristic: Self.name,
                 field: "supported",

@@ -10,7 +10,8 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
     /// RACP opcodes.
     public enum OpCode: UInt8, Sendable, CaseIterable {
         case reportStoredRecords = 1
-        case deleteStoredRecords, abortOperation, reportNumberOfStoredRecords, numberOfStoredRecordsResponse, responseCode
+        case deleteStoredRecords, abortOperation, reportNumberOfStoredRecords, numberOfStoredRecordsResponse,
+            responseCode
         var label: String {
             [
                 "report-stored-records", "delete-stored-records", "abort-operation", "report-number-of-stored-records",
@@ -24,7 +25,10 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
         case null = 0
         case allRecords, lessOrEqual, greaterOrEqual, withinRange, firstRecord, lastRecord
         var label: String {
-            ["null", "all-records", "less-or-equal", "greater-or-equal", "within-range", "first-record", "last-record"][Int(rawValue)]
+            [
+                "null", "all-records", "less-or-equal", "greater-or-equal", "within-range", "first-record",
+                "last-record",
+            ][Int(rawValue)]
         }
     }
 
@@ -56,7 +60,10 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
         Self(opCode: .reportStoredRecords, op: .greaterOrEqual, operand: [1, UInt8(n & 0xFF), UInt8(n >> 8)])
     }
     /// Report the number of all stored records.
-    public static let reportNumberOfAll = RecordAccessControlPoint(opCode: .reportNumberOfStoredRecords, op: .allRecords)
+    public static let reportNumberOfAll = RecordAccessControlPoint(
+        opCode: .reportNumberOfStoredRecords,
+        op: .allRecords
+    )
     /// Abort the running operation.
     public static let abort = RecordAccessControlPoint(opCode: .abortOperation, op: .null)
     /// A Response Code indication for `request`.
@@ -107,7 +114,12 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
             try requireNull(op, "a Response Code uses the Null operator")
             try requireTwoBytes(operand, field: "Response Code operand")
             guard OpCode(rawValue: operand[0]) != nil else {
-                throw .invalidValue(characteristic: name, offset: 2, field: "Request Op Code", reason: "\(operand[0]) is not an op code")
+                throw .invalidValue(
+                    characteristic: name,
+                    offset: 2,
+                    field: "Request Op Code",
+                    reason: "\(operand[0]) is not an op code"
+                )
             }
             guard ResponseCode(rawValue: operand[1]) != nil else {
                 throw .invalidValue(
@@ -127,13 +139,21 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
     }
 
     private static func requireNull(_ op: Operator, _ reason: String) throws(GATTError) {
-        guard op == .null else { throw .invalidValue(characteristic: name, offset: 1, field: "Operator", reason: reason) }
+        guard op == .null else {
+            throw .invalidValue(characteristic: name, offset: 1, field: "Operator", reason: reason)
+        }
     }
 
     private static func requireTwoBytes(_ operand: [UInt8], field: String) throws(GATTError) {
         guard operand.count == 2 else {
             throw operand.count < 2
-                ? .truncated(characteristic: name, offset: 2 + operand.count, field: field, needed: 2 - operand.count, available: 0)
+                ? .truncated(
+                    characteristic: name,
+                    offset: 2 + operand.count,
+                    field: field,
+                    needed: 2 - operand.count,
+                    available: 0
+                )
                 : .trailingBytes(characteristic: name, offset: 4, count: operand.count - 2)
         }
     }
@@ -171,13 +191,17 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
             let s = try f.int("sequenceNumber", 0...65535)
             operand = [1, UInt8(s & 0xFF), UInt8(s >> 8)]
         }
-        if f.has("requestOpCode") { operand = [UInt8(try f.int("requestOpCode", 1...6)), UInt8(try f.int("responseCode", 1...9))] }
+        if f.has("requestOpCode") {
+            operand = [UInt8(try f.int("requestOpCode", 1...6)), UInt8(try f.int("responseCode", 1...9))]
+        }
         if f.has("numberOfRecords") {
             let n = try f.int("numberOfRecords", 0...65535)
             operand = [UInt8(n & 0xFF), UInt8(n >> 8)]
         }
         self.init(opCode: OpCode(rawValue: UInt8(oc))!, op: Operator(rawValue: UInt8(op))!, operand: operand)
-        try f.finish(known: ["opCode", "operator", "operand", "sequenceNumber", "requestOpCode", "responseCode", "numberOfRecords"])
+        try f.finish(known: [
+            "opCode", "operator", "operand", "sequenceNumber", "requestOpCode", "responseCode", "numberOfRecords",
+        ])
         _ = try Self.decode(try encode())
     }
 }

@@ -102,7 +102,9 @@ public enum BodySensorLocationSpec: ScalarSpec {
     /// The values the characteristic allows.
     public static let valid: ClosedRange<UInt32> = 0...6
     /// Names of the values that have one (`vitalsim decode` prints them).
-    public static let names: [UInt32: String] = [0: "other", 1: "chest", 2: "wrist", 3: "finger", 4: "hand", 5: "ear-lobe", 6: "foot"]
+    public static let names: [UInt32: String] = [
+        0: "other", 1: "chest", 2: "wrist", 3: "finger", 4: "hand", 5: "ear-lobe", 6: "foot",
+    ]
 }
 /// The BodySensorLocation characteristic.
 public typealias BodySensorLocation = ScalarCharacteristic<BodySensorLocationSpec>
@@ -179,11 +181,14 @@ public typealias CGMSessionRunTime = ScalarCharacteristic<CGMSessionRunTimeSpec>
 
 /// The definition of the ClientCharacteristicConfiguration characteristic.
 public enum ClientCharacteristicConfigurationSpec: ScalarSpec {
-    public static let uuid: UInt16 = 0x2902, name = "client-characteristic-configuration", field = "configuration", width = 2
+    public static let uuid: UInt16 = 0x2902, name = "client-characteristic-configuration", field = "configuration",
+        width = 2
     /// The values the characteristic allows.
     public static let valid: ClosedRange<UInt32> = 0...3
     /// Names of the values that have one (`vitalsim decode` prints them).
-    public static let names: [UInt32: String] = [0: "off", 1: "notifications", 2: "indications", 3: "notifications+indications"]
+    public static let names: [UInt32: String] = [
+        0: "off", 1: "notifications", 2: "indications", 3: "notifications+indications",
+    ]
 }
 /// The ClientCharacteristicConfiguration characteristic.
 public typealias ClientCharacteristicConfiguration = ScalarCharacteristic<ClientCharacteristicConfigurationSpec>

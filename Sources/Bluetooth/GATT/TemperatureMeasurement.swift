@@ -32,7 +32,12 @@ public struct TemperatureRecord: Equatable, Sendable {
             let at = r.offset
             let t = try r.u8("Temperature Type")
             guard (1...9).contains(t) else {
-                throw .invalidValue(characteristic: name, offset: at, field: "Temperature Type", reason: "\(t) is reserved; valid 1...9")
+                throw .invalidValue(
+                    characteristic: name,
+                    offset: at,
+                    field: "Temperature Type",
+                    reason: "\(t) is reserved; valid 1...9"
+                )
             }
             v.type = t
         }
@@ -79,7 +84,9 @@ public struct TemperatureMeasurement: GATTCharacteristic {
     /// A measurement carrying `record`.
     public init(_ record: TemperatureRecord) { self.record = record }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
-    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self { Self(try TemperatureRecord.decode(bytes, name: name)) }
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
+        Self(try TemperatureRecord.decode(bytes, name: name))
+    }
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] { record.encode() }
     /// The decoded fields, as `vitalsim decode` prints them.
@@ -99,7 +106,9 @@ public struct IntermediateTemperature: GATTCharacteristic {
     /// A measurement carrying `record`.
     public init(_ record: TemperatureRecord) { self.record = record }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
-    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self { Self(try TemperatureRecord.decode(bytes, name: name)) }
+    public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
+        Self(try TemperatureRecord.decode(bytes, name: name))
+    }
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] { record.encode() }
     /// The decoded fields, as `vitalsim decode` prints them.

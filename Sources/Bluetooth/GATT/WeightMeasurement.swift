@@ -81,7 +81,9 @@ public struct WeightMeasurement: GATTCharacteristic {
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("unit", .string(imperial ? "lb" : "kg")), ("rawWeight", .int(Int64(rawWeight)))]
+        var o: [(String, JSONValue)] = [
+            ("unit", .string(imperial ? "lb" : "kg")), ("rawWeight", .int(Int64(rawWeight))),
+        ]
         o.append(
             (
                 "weight",
@@ -110,7 +112,10 @@ public struct WeightMeasurement: GATTCharacteristic {
             if let s = f.raw("weight"), s != "unsuccessful" {
                 let step = imperial ? 0.01 : 0.005
                 guard let d = Double(s), abs(d - Double(raw) * step) < step / 2 else {
-                    throw f.fail("weight", "\(s) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two")
+                    throw f.fail(
+                        "weight",
+                        "\(s) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two"
+                    )
                 }
             }
         } else {
@@ -128,10 +133,15 @@ public struct WeightMeasurement: GATTCharacteristic {
             userID: try f.optionalInt("userID", 0...255).map { UInt8($0) }
         )
         if f.has("bmi") || f.has("height") {
-            guard let b = f.raw("bmi").flatMap(Double.init), let h = f.raw("height").flatMap(Double.init), b >= 0, h >= 0 else {
+            guard let b = f.raw("bmi").flatMap(Double.init), let h = f.raw("height").flatMap(Double.init), b >= 0,
+                h >= 0
+            else {
                 throw f.fail("bmi", "give both --bmi and --height as numbers")
             }
-            bmiHeight = (UInt16(Swift.min((b * 10).rounded(), 65535)), UInt16(Swift.min((h * (imperial ? 10 : 1000)).rounded(), 65535)))
+            bmiHeight = (
+                UInt16(Swift.min((b * 10).rounded(), 65535)),
+                UInt16(Swift.min((h * (imperial ? 10 : 1000)).rounded(), 65535))
+            )
         }
         try f.finish(known: ["weight", "rawWeight", "unit", "timestamp", "userID", "bmi", "height"])
     }

@@ -11,11 +11,15 @@ extension ATTServer {
     }
 
     func findByTypeValue(_ request: ATTRequest) -> [UInt8] {
-        guard let (start, end) = request.handleRange, let type = request.u16(at: 5) else { return request.invalidRangeError }
+        guard let (start, end) = request.handleRange, let type = request.u16(at: 5) else {
+            return request.invalidRangeError
+        }
         let value = Array(request.bytes.dropFirst(7))
         var out: [UInt8] = [ATTOpcode.findByTypeValueResponse]
         for s in database.services
-        where type == GATTAttributeType.primaryService && s.startHandle >= start && s.startHandle <= end && Self.le(s.uuid) == value {
+        where type == GATTAttributeType.primaryService && s.startHandle >= start && s.startHandle <= end
+            && Self.le(s.uuid) == value
+        {
             guard out.count + 4 <= mtu else { break }
             out += Self.le(s.startHandle) + Self.le(s.endHandle)
         }
@@ -27,7 +31,11 @@ extension ATTServer {
         guard let (start, end) = request.handleRange else { return request.invalidRangeError }
         guard request.bytes.count == 7, let type = request.u16(at: 5) else {
             // A 128-bit type (21 bytes) is valid but never present: VitalSim's databases use 16-bit UUIDs.
-            return Self.error(op, start, request.bytes.count == 21 ? ATTErrorCode.attributeNotFound : ATTErrorCode.invalidPDU)
+            return Self.error(
+                op,
+                start,
+                request.bytes.count == 21 ? ATTErrorCode.attributeNotFound : ATTErrorCode.invalidPDU
+            )
         }
         var out: [UInt8] = [ATTOpcode.readByTypeResponse, 0]
         var length = 0
@@ -49,12 +57,15 @@ extension ATTServer {
     func readByGroupType(_ request: ATTRequest) -> [UInt8] {
         let op = request.opcode
         guard let (start, end) = request.handleRange else { return request.invalidRangeError }
-        guard request.bytes.count == 7, let type = request.u16(at: 5) else { return Self.error(op, start, ATTErrorCode.invalidPDU) }
+        guard request.bytes.count == 7, let type = request.u16(at: 5) else {
+            return Self.error(op, start, ATTErrorCode.invalidPDU)
+        }
         guard type == GATTAttributeType.primaryService || type == GATTAttributeType.secondaryService else {
             return Self.error(op, start, ATTErrorCode.unsupportedGroupType)
         }
         var out: [UInt8] = [ATTOpcode.readByGroupTypeResponse, 6]
-        for s in database.services where type == GATTAttributeType.primaryService && s.startHandle >= start && s.startHandle <= end {
+        for s in database.services
+        where type == GATTAttributeType.primaryService && s.startHandle >= start && s.startHandle <= end {
             guard out.count + 6 <= mtu else { break }
             out += Self.le(s.startHandle) + Self.le(s.endHandle) + Self.le(s.uuid)
         }
@@ -63,6 +74,7 @@ extension ATTServer {
 
     /// Attribute types that are always readable (declarations and CCCDs carry no read property).
     static let declarationTypes: Set<UInt16> = [
-        GATTAttributeType.characteristic, GATTAttributeType.primaryService, GATTAttributeType.clientCharacteristicConfiguration,
+        GATTAttributeType.characteristic, GATTAttributeType.primaryService,
+        GATTAttributeType.clientCharacteristicConfiguration,
     ]
 }

@@ -25,7 +25,9 @@ package final class ATTServer {
     package func reset() {
         cccd = [:]
         mtu = 23
-        for a in database.attributes where a.type == GATTAttributeType.clientCharacteristicConfiguration { values[a.handle] = [0, 0] }
+        for a in database.attributes where a.type == GATTAttributeType.clientCharacteristicConfiguration {
+            values[a.handle] = [0, 0]
+        }
     }
 
     /// True when the central enabled notifications (or indications) on `uuid`.
@@ -39,7 +41,9 @@ package final class ATTServer {
 
     /// True when every characteristic that has a CCCD has notifications or indications enabled.
     package var allSubscribed: Bool {
-        database.services.allSatisfy { s in s.characteristics.allSatisfy { c in c.cccdHandle.map { (cccd[$0] ?? 0) != 0 } ?? true } }
+        database.services.allSatisfy { s in
+            s.characteristics.allSatisfy { c in c.cccdHandle.map { (cccd[$0] ?? 0) != 0 } ?? true }
+        }
     }
 
     /// Sets a readable value (e.g. Battery Level) served to reads.

@@ -10,7 +10,9 @@ package struct Advertiser: Sendable, Equatable {
     package var name: String
     package var services: [UInt16]
     /// `C0:DE:…` text (most significant byte first).
-    package var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
+    package var addressString: String {
+        address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":")
+    }
 }
 
 /// A characteristic found by discovery.
@@ -112,7 +114,9 @@ package final class HCICentral: @unchecked Sendable {
         var services: [(start: UInt16, end: UInt16, uuid: UInt16)] = []
         var start: UInt16 = 1
         while true {
-            let r = try request([ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService))
+            let r = try request(
+                [ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService)
+            )
             guard r.first == ATTOpcode.readByGroupTypeResponse, r.count >= 2 else { break }
             let n = Int(r[1])
             guard n == 6 else { break }  // 128-bit services are not health profiles
@@ -130,7 +134,9 @@ package final class HCICentral: @unchecked Sendable {
     }
 
     /// A service's characteristic declarations (16-bit UUIDs) by Read By Type.
-    func discoverCharacteristics(of service: (start: UInt16, end: UInt16, uuid: UInt16)) throws(HCIError) -> [DiscoveredCharacteristic] {
+    func discoverCharacteristics(
+        of service: (start: UInt16, end: UInt16, uuid: UInt16)
+    ) throws(HCIError) -> [DiscoveredCharacteristic] {
         var h = service.start
         let e = service.end
         var inService: [DiscoveredCharacteristic] = []
@@ -169,7 +175,9 @@ package final class HCICentral: @unchecked Sendable {
             guard r.first == ATTOpcode.findInformationResponse, r.count >= 2, r[1] == 1 else { continue }
             var o = 2
             while o + 4 <= r.count {
-                if u16(r, o + 2) == GATTAttributeType.clientCharacteristicConfiguration { inService[i].cccdHandle = u16(r, o) }
+                if u16(r, o + 2) == GATTAttributeType.clientCharacteristicConfiguration {
+                    inService[i].cccdHandle = u16(r, o)
+                }
                 o += 4
             }
         }
@@ -221,7 +229,8 @@ package final class HCICentral: @unchecked Sendable {
                 if t == AdvertisingDataType.shortenedLocalName || t == AdvertisingDataType.completeLocalName {
                     name = String(decoding: v, as: UTF8.self)
                 }
-                if t == AdvertisingDataType.incompleteServiceUUIDs16 || t == AdvertisingDataType.completeServiceUUIDs16 {
+                if t == AdvertisingDataType.incompleteServiceUUIDs16 || t == AdvertisingDataType.completeServiceUUIDs16
+                {
                     var k = 0
                     while k + 1 < v.count {
                         services.append(u16(v, k))
@@ -269,7 +278,9 @@ package final class HCICentral: @unchecked Sendable {
             state.unlock()
             let value = Array(pdu[3...])
             work.async { [weak self] in
-                if op == ATTOpcode.handleValueIndication { try? self?.link.sendATT([ATTOpcode.handleValueConfirmation]) }
+                if op == ATTOpcode.handleValueIndication {
+                    try? self?.link.sendATT([ATTOpcode.handleValueConfirmation])
+                }
                 if let uuid { self?.onValue?(uuid, value) }
             }
         default:

@@ -75,7 +75,9 @@ final class HCILink: @unchecked Sendable {
         }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while commandResult == nil, readerError == nil {
-            if !state.wait(until: deadline) { throw .timeout("completion of HCI command 0x\(String(opcode, radix: 16))") }
+            if !state.wait(until: deadline) {
+                throw .timeout("completion of HCI command 0x\(String(opcode, radix: 16))")
+            }
         }
         if let e = readerError { throw e }
         let r = commandResult ?? []
@@ -92,7 +94,11 @@ final class HCILink: @unchecked Sendable {
             throw .closed
         }
         state.unlock()
-        let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), UInt8(L2CAP.attChannel & 0xFF), UInt8(L2CAP.attChannel >> 8)] + pdu
+        let l2cap =
+            [
+                UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), UInt8(L2CAP.attChannel & 0xFF),
+                UInt8(L2CAP.attChannel >> 8),
+            ] + pdu
         var offset = 0
         while offset < l2cap.count {
             let part = Array(l2cap[offset..<min(l2cap.count, offset + aclLength)])
@@ -111,7 +117,11 @@ final class HCILink: @unchecked Sendable {
             credits -= 1
             state.unlock()
             let h = handle | (offset == 0 ? 0x0000 : 0x1000)  // packet boundary flag: first / continuing fragment
-            let packet = [HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part
+            let packet =
+                [
+                    HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF),
+                    UInt8(part.count >> 8),
+                ] + part
             log(packet, .sentData)
             try transport.write(packet)
             offset += part.count
@@ -156,7 +166,8 @@ final class HCILink: @unchecked Sendable {
             if u16(p, 1) == commandWaiting { commandResult = Array(p[3...]) }
         case HCIEvent.commandStatus where p.count >= 4:
             if u16(p, 2) == commandWaiting, p[0] != 0 || statusCompletes { commandResult = [p[0]] }
-        case HCIEvent.leMeta where p.count >= 4 && (p[0] == HCIEvent.leConnectionComplete || p[0] == HCIEvent.leEnhancedConnectionComplete):
+        case HCIEvent.leMeta
+        where p.count >= 4 && (p[0] == HCIEvent.leConnectionComplete || p[0] == HCIEvent.leEnhancedConnectionComplete):
             if p[1] == 0 { connection = u16(p, 2) & 0x0FFF }
         case HCIEvent.disconnectionComplete where p.count >= 4:
             connection = nil

@@ -23,7 +23,13 @@ package final class HCIPeripheral: @unchecked Sendable {
     /// Called (on a work queue) when the central writes the Record Access Control Point.
     package var onRACP: (@Sendable ([UInt8]) -> Void)?
 
-    package init(transport: any HCITransport, database: GATTDatabase, name: String, address: [UInt8], capture: BTSnoopWriter?) {
+    package init(
+        transport: any HCITransport,
+        database: GATTDatabase,
+        name: String,
+        address: [UInt8],
+        capture: BTSnoopWriter?
+    ) {
         self.server = ATTServer(database: database)
         self.name = name
         self.address = address
@@ -37,7 +43,9 @@ package final class HCIPeripheral: @unchecked Sendable {
     }
 
     /// The address as text, `C0:DE:…` (most significant byte first).
-    package var addressString: String { address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":") }
+    package var addressString: String {
+        address.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":")
+    }
 
     /// Configures the controller and starts advertising.
     package func start() throws(HCIError) {
@@ -61,13 +69,16 @@ package final class HCIPeripheral: @unchecked Sendable {
         return [UInt8(ad.count)] + ad + Array(repeating: 0, count: 31 - ad.count)
     }
 
-    func advertise(_ on: Bool) throws(HCIError) { _ = try link.command(HCICommand.leSetAdvertisingEnable, [on ? 1 : 0]) }
+    func advertise(_ on: Bool) throws(HCIError) {
+        _ = try link.command(HCICommand.leSetAdvertisingEnable, [on ? 1 : 0])
+    }
 
     /// Link events (called with the link's lock held).
     func event(_ code: UInt8, _ p: [UInt8]) {
         switch code {
         case HCIEvent.leMeta
-        where p.count >= 2 && (p[0] == HCIEvent.leConnectionComplete || p[0] == HCIEvent.leEnhancedConnectionComplete) && p[1] == 0:
+        where p.count >= 2 && (p[0] == HCIEvent.leConnectionComplete || p[0] == HCIEvent.leEnhancedConnectionComplete)
+            && p[1] == 0:
             server.reset()
             confirmationPending = false
         case HCIEvent.disconnectionComplete:
@@ -129,7 +140,9 @@ package final class HCIPeripheral: @unchecked Sendable {
             // is also signalled for other reasons, such as buffer credits: those do not end the wait).
             let seen = subscriptionChanges
             let quietUntil = Date(timeIntervalSinceNow: settle)
-            while subscriptionChanges == seen, !server.allSubscribed, Date() < quietUntil { _ = state.wait(until: quietUntil) }
+            while subscriptionChanges == seen, !server.allSubscribed, Date() < quietUntil {
+                _ = state.wait(until: quietUntil)
+            }
             if subscriptionChanges == seen, !server.allSubscribed { return server.anySubscription }
         }
     }
@@ -138,7 +151,12 @@ package final class HCIPeripheral: @unchecked Sendable {
     /// An indication waits for the previous one's confirmation (one outstanding at a time); an ATT
     /// transaction timeout makes the link unusable until the central reconnects.
     @discardableResult
-    package func send(_ uuid: UInt16, _ value: [UInt8], indicate: Bool, timeout: TimeInterval = 10) throws(HCIError) -> Bool {
+    package func send(
+        _ uuid: UInt16,
+        _ value: [UInt8],
+        indicate: Bool,
+        timeout: TimeInterval = 10
+    ) throws(HCIError) -> Bool {
         let state = link.state
         state.lock()
         let ok = link.connection != nil && server.subscribed(uuid, indicate: indicate)

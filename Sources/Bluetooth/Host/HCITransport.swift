@@ -34,7 +34,8 @@ package enum HCIError: Error, Equatable, CustomStringConvertible {
         case .closed: "the HCI transport was closed"
         case let .io(s): "HCI transport I/O error: \(s)"
         case let .malformedPacket(s): "malformed HCI packet from the controller: \(s)"
-        case let .commandFailed(op, status): "HCI command 0x\(String(op, radix: 16)) failed with status 0x\(String(status, radix: 16))"
+        case let .commandFailed(op, status):
+            "HCI command 0x\(String(op, radix: 16)) failed with status 0x\(String(status, radix: 16))"
         case let .timeout(s): "timed out waiting for \(s)"
         case let .unsupported(s): s
         }
@@ -46,13 +47,17 @@ package enum HCITransports {
     package static func open(_ spec: String) throws(HCIError) -> any HCITransport {
         if spec.hasPrefix("tcp:") {
             let rest = spec.dropFirst(4)
-            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else { throw .badSpec(spec) }
+            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else {
+                throw .badSpec(spec)
+            }
             var host = String(rest[..<colon])
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             return try TCPHCITransport(host: host, port: port)
         }
         if spec.hasPrefix("hci"), UInt16(spec.dropFirst(3)) != nil { return try UserChannelHCITransport(name: spec) }
-        if spec.split(separator: ":").count == 6, spec.split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) {
+        if spec.split(separator: ":").count == 6,
+            spec.split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil })
+        {
             return try UserChannelHCITransport(name: spec)
         }
         throw .badSpec(spec)

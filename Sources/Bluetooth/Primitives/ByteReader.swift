@@ -43,7 +43,13 @@ package struct ByteReader {
     @inlinable
     package mutating func need(_ n: Int, _ field: String) throws(GATTError) {
         if remaining < n {
-            throw .truncated(characteristic: characteristic, offset: offset, field: field, needed: n, available: remaining)
+            throw .truncated(
+                characteristic: characteristic,
+                offset: offset,
+                field: field,
+                needed: n,
+                available: remaining
+            )
         }
     }
 
@@ -72,7 +78,9 @@ package struct ByteReader {
     package mutating func u32(_ field: String) throws(GATTError) -> UInt32 {
         try need(4, field)
         defer { offset += 4 }
-        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(
+            bytes[offset + 3]
+        ) << 24
     }
 
     @inlinable

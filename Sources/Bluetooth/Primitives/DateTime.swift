@@ -31,8 +31,15 @@ public struct DateTime: Hashable, Sendable {
     /// Unix ms of this Date Time read as UTC; nil when its month or day is unknown (0).
     public var unixMilliseconds: Int64? {
         guard month > 0, day > 0 else { return nil }
-        return CivilTime(year: Int(year), month: Int(month), day: Int(day), hour: Int(hours), minute: Int(minutes), second: Int(seconds))
-            .unixMilliseconds
+        return CivilTime(
+            year: Int(year),
+            month: Int(month),
+            day: Int(day),
+            hour: Int(hours),
+            minute: Int(minutes),
+            second: Int(seconds)
+        )
+        .unixMilliseconds
     }
 
     /// Why the value is invalid, or nil.
@@ -52,7 +59,8 @@ public struct DateTime: Hashable, Sendable {
             let s = String(v)
             return String(repeating: "0", count: max(0, w - s.count)) + s
         }
-        return "\(p(Int(year), 4))-\(p(Int(month), 2))-\(p(Int(day), 2))T\(p(Int(hours), 2)):\(p(Int(minutes), 2)):\(p(Int(seconds), 2))"
+        return
+            "\(p(Int(year), 4))-\(p(Int(month), 2))-\(p(Int(day), 2))T\(p(Int(hours), 2)):\(p(Int(minutes), 2)):\(p(Int(seconds), 2))"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS` (a trailing `Z` is accepted).
@@ -62,8 +70,16 @@ public struct DateTime: Hashable, Sendable {
         let parts = t.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).map { Int($0) }
         guard parts.count == 6, parts.allSatisfy({ $0 != nil }) else { return nil }
         let v = parts.map { $0! }
-        guard v.allSatisfy({ $0 >= 0 }), v[0] <= 9999, v[1] <= 255, v[2] <= 255, v[3] <= 255, v[4] <= 255, v[5] <= 255 else { return nil }
-        self.init(year: UInt16(v[0]), month: UInt8(v[1]), day: UInt8(v[2]), hours: UInt8(v[3]), minutes: UInt8(v[4]), seconds: UInt8(v[5]))
+        guard v.allSatisfy({ $0 >= 0 }), v[0] <= 9999, v[1] <= 255, v[2] <= 255, v[3] <= 255, v[4] <= 255, v[5] <= 255
+        else { return nil }
+        self.init(
+            year: UInt16(v[0]),
+            month: UInt8(v[1]),
+            day: UInt8(v[2]),
+            hours: UInt8(v[3]),
+            minutes: UInt8(v[4]),
+            seconds: UInt8(v[5])
+        )
         if problem != nil { return nil }
     }
 }

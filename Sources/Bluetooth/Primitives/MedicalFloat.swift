@@ -32,7 +32,9 @@ public enum MedicalFloatSpecial: String, Sendable, CaseIterable {
 extension MedicalFloat {
     /// A special value.
     @inlinable
-    public init(_ special: MedicalFloatSpecial) { self.init(raw: Self.specialRaws[MedicalFloatSpecial.allCases.firstIndex(of: special)!]) }
+    public init(_ special: MedicalFloatSpecial) {
+        self.init(raw: Self.specialRaws[MedicalFloatSpecial.allCases.firstIndex(of: special)!])
+    }
 
     /// Exact construction; nil when the mantissa or exponent does not fit.
     @inlinable
@@ -65,7 +67,9 @@ extension MedicalFloat {
 
     /// The special value this is, if any.
     @inlinable
-    public var special: MedicalFloatSpecial? { Self.specialRaws.firstIndex(of: raw).map { MedicalFloatSpecial.allCases[$0] } }
+    public var special: MedicalFloatSpecial? {
+        Self.specialRaws.firstIndex(of: raw).map { MedicalFloatSpecial.allCases[$0] }
+    }
 
     /// The sign-extended mantissa.
     @inlinable
@@ -90,7 +94,8 @@ extension MedicalFloat {
         case .negativeInfinity?: -.infinity
         case .nan?, .nres?, .reserved?: .nan
         // Dividing by an exact power of ten gives the correctly rounded double (36.8, not 36.800000000000004).
-        case nil: exponent < 0 ? Double(mantissa) / Decimal10.pow10(-exponent) : Double(mantissa) * Decimal10.pow10(exponent)
+        case nil:
+            exponent < 0 ? Double(mantissa) / Decimal10.pow10(-exponent) : Double(mantissa) * Decimal10.pow10(exponent)
         }
     }
 
@@ -104,7 +109,8 @@ extension MedicalFloat {
     /// a number, its exponent as `nameExponent`. A JSON reader that turns `-65290E7` into a double
     /// loses the exponent the bytes carry; with the exponent beside it, the value re-encodes exactly.
     package func jsonFields(_ name: String) -> [(String, JSONValue)] {
-        special == nil ? [(name, .decimal(jsonText)), (name + "Exponent", .int(Int64(exponent)))] : [(name, .decimal(jsonText))]
+        special == nil
+            ? [(name, .decimal(jsonText)), (name + "Exponent", .int(Int64(exponent)))] : [(name, .decimal(jsonText))]
     }
 
     /// The value of decimal `text` at the fixed `exponent` (the mantissa rounded half away from

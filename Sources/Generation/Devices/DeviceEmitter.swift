@@ -35,7 +35,13 @@ package struct DeviceEmitter {
     var corrupted = [Int](repeating: 0, count: VitalKind.allCases.count)
 
     /// Creates the emitter of `spec` for the patient whose physiology is given.
-    package init(spec: DeviceSpec, physiology: PatientPhysiology, faults: [DeviceFault], scripts: [ScriptedReading] = [], duration: Int64) {
+    package init(
+        spec: DeviceSpec,
+        physiology: PatientPhysiology,
+        faults: [DeviceFault],
+        scripts: [ScriptedReading] = [],
+        duration: Int64
+    ) {
         self.spec = spec
         self.patientID = physiology.patient.id
         self.physiology = physiology
@@ -122,7 +128,8 @@ package struct DeviceEmitter {
     }
 
     mutating func emitBattery(at t: Int64) {
-        let level = faults.lowBattery(at: t)?.level ?? max(0, spec.battery - spec.batteryDrainPerDay * Double(t) / 86_400_000)
+        let level =
+            faults.lowBattery(at: t)?.level ?? max(0, spec.battery - spec.batteryDrainPerDay * Double(t) / 86_400_000)
         accept(Sample(offset: 0, measurement: .battery(percent: Int(level.rounded())), truth: level, at: t))
     }
 
@@ -149,7 +156,8 @@ package struct DeviceEmitter {
         }
         if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) {
             let turn = corrupted[kind.ordinal]
-            r.delivery.corruption = c.corruption == .mixed ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : c.corruption
+            r.delivery.corruption =
+                c.corruption == .mixed ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : c.corruption
             corrupted[kind.ordinal] = turn + 1
         }
         if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !r.delivery.backfill {
@@ -230,7 +238,8 @@ enum Schedule {
     /// The first measurement: one cadence (and the phase) after the start, or the schedule's first
     /// time (and the phase) after it.
     static func first(_ spec: DeviceSpec, clock: DayClock) -> Int64 {
-        spec.schedule.isEmpty ? spec.cadence.milliseconds + spec.phase.milliseconds : next(after: -1, spec: spec, clock: clock)
+        spec.schedule.isEmpty
+            ? spec.cadence.milliseconds + spec.phase.milliseconds : next(after: -1, spec: spec, clock: clock)
     }
 
     static func next(after t: Int64, spec: DeviceSpec, clock: DayClock) -> Int64 {

@@ -16,13 +16,23 @@ package protocol DeviceSensor {
 
 /// Builds the sensor model of a device type.
 package enum SensorFactory {
-    package static func make(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom, horizon: Int64) -> any DeviceSensor {
+    package static func make(
+        _ spec: DeviceSpec,
+        physiology: PatientPhysiology,
+        rng: SeededRandom,
+        horizon: Int64
+    ) -> any DeviceSensor {
         var sensor = model(spec, physiology: physiology, rng: rng, horizon: horizon)
         sensor.noiseScale = spec.noise ? 1 : 0
         return sensor
     }
 
-    static func model(_ spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom, horizon: Int64) -> any DeviceSensor {
+    static func model(
+        _ spec: DeviceSpec,
+        physiology: PatientPhysiology,
+        rng: SeededRandom,
+        horizon: Int64
+    ) -> any DeviceSensor {
         switch spec.type {
         case .heartRateStrap: HeartRateStrap(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
         case .bpCuff: BloodPressureCuff(physiology: physiology, rng: rng)

@@ -45,14 +45,17 @@ struct ECGWatch: DeviceSensor {
         }
         if spec.ecgTriggers.contains(.symptoms) {
             let rate = physiology.patient.devices.first { $0.type == .symptomDiary }?.spontaneousSymptomsPerDay ?? 0.05
-            for r in SymptomReports.draw(physiology, spontaneousPerDay: rate, horizon: horizon) where r.symptom != .shortnessOfBreath {
+            for r in SymptomReports.draw(physiology, spontaneousPerDay: rate, horizon: horizon)
+            where r.symptom != .shortnessOfBreath {
                 starts.append((r.onset + Int64(plan.uniform(2, 10) * 60_000), true))
             }
         }
         if spec.ecgTriggers.contains(.irregularRhythm) {
             for e in physiology.events where e.kind == .atrialFibrillation {
                 let notified = e.start + Int64(plan.uniform(60, 180) * 60_000)
-                if notified + 15 * 60_000 + Self.length < e.end { starts.append((notified + Int64(plan.uniform(2, 15) * 60_000), false)) }
+                if notified + 15 * 60_000 + Self.length < e.end {
+                    starts.append((notified + Int64(plan.uniform(2, 15) * 60_000), false))
+                }
             }
         }
         starts.sort { ($0.0, $0.1 ? 0 : 1) < ($1.0, $1.1 ? 0 : 1) }

@@ -51,7 +51,9 @@ struct EquipmentLog: DeviceSensor {
                 }
             }
         }
-        entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            \.element
+        )
         entries.removeAll { $0.time >= horizon }
     }
 

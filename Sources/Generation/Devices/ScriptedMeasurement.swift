@@ -6,7 +6,12 @@ import VitalSimCore
 /// from its pressures and pulse 70 unless given, a CGM's trend from the ramp, a meter's casual
 /// meal code).
 enum ScriptedMeasurement {
-    static func make(_ spec: DeviceSpec, _ values: [String: Double], at t: Int64, slopePerMinute: Double) -> Measurement? {
+    static func make(
+        _ spec: DeviceSpec,
+        _ values: [String: Double],
+        at t: Int64,
+        slopePerMinute: Double
+    ) -> Measurement? {
         func whole(_ key: String, _ fallback: Int = 0) -> Int { values[key].map { Int($0.rounded()) } ?? fallback }
         switch spec.type {
         case .heartRateStrap:
@@ -28,7 +33,13 @@ enum ScriptedMeasurement {
             return .glucose(mgdl: whole("glucose"), meal: 4, status: 0)
         case .cgm:
             let minutes = UInt16(truncatingIfNeeded: t / 60_000)
-            return .cgm(mgdl: whole("cgm"), trend: (slopePerMinute * 10).rounded() / 10, quality: 100, timeOffset: minutes, annunciation: 0)
+            return .cgm(
+                mgdl: whole("cgm"),
+                trend: (slopePerMinute * 10).rounded() / 10,
+                quality: 100,
+                timeOffset: minutes,
+                annunciation: 0
+            )
         case .pulseOximeter:
             return .spo2(percent: whole("spo2"), pulse: whole("pulse", 75), continuous: spec.continuous)
         case .thermometer:

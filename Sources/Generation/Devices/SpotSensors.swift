@@ -37,7 +37,9 @@ struct BloodPressureCuff: DeviceSensor {
                     )
                 )
             }
-            let pulse = Int((physiology.ventricularRate(at: t + start) + rng.normal(mean: 0, sd: 2 * noiseScale)).rounded())
+            let pulse = Int(
+                (physiology.ventricularRate(at: t + start) + rng.normal(mean: 0, sd: 2 * noiseScale)).rounded()
+            )
             let irregular: UInt16 = physiology.atrialFibrillation(at: t + start) != nil ? 0x0004 : 0
             samples.append(
                 Sample(
@@ -72,7 +74,12 @@ struct Glucometer: DeviceSensor {
         let meals = physiology.patient.meals.map { Double($0.timeOfDay) / 3_600_000 }
         let meal: UInt8 = h >= 21 ? 5 : (meals.contains { h > $0 && h - $0 <= 2.5 } ? 2 : (h < 10 ? 3 : 1))
         samples.append(
-            Sample(offset: 0, measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0), truth: truth, at: t)
+            Sample(
+                offset: 0,
+                measurement: .glucose(mgdl: value, meal: meal, status: lowBattery ? 0x0001 : 0),
+                truth: truth,
+                at: t
+            )
         )
     }
 }
@@ -102,7 +109,9 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
         history.append(raw)
         let window = max(2, Int(900_000 / cadence) + 1)
         if history.count > window { history.removeFirst(history.count - window) }
-        let trend = history.count >= 2 ? (history.last! - history.first!) / (Double(history.count - 1) * Double(cadence) / 60_000) : 0
+        let trend =
+            history.count >= 2
+            ? (history.last! - history.first!) / (Double(history.count - 1) * Double(cadence) / 60_000) : 0
         var warning: UInt32 = 0
         if raw < 40 { warning |= 0x40 }
         if raw > 400 { warning |= 0x80 }
@@ -177,7 +186,14 @@ struct PulseOximeter: DeviceSensor {
         let value = noiseScale == 0 ? truth : seen.truth + noiseScale * (seen.error + placement)
         let spo2 = Int(Math.clamp(value, 50, 100).rounded())
         let pulse = Int((physiology.ventricularRate(at: t) + rng.normal(mean: 0, sd: 1.5 * noiseScale)).rounded())
-        samples.append(Sample(offset: 0, measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous), truth: truth, at: t))
+        samples.append(
+            Sample(
+                offset: 0,
+                measurement: .spo2(percent: spo2, pulse: pulse, continuous: continuous),
+                truth: truth,
+                at: t
+            )
+        )
     }
 }
 

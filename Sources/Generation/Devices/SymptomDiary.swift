@@ -58,7 +58,8 @@ struct SymptomReports {
         var d = SymptomReports(rng: physiology.stream("symptoms"))
         for event in physiology.events { d.eventReports(event) }
         d.spontaneousReports(perDay: spontaneousPerDay, horizon: horizon)
-        return d.reports.enumerated().sorted { ($0.element.reported, $0.offset) < ($1.element.reported, $1.offset) }.map(\.element)
+        return d.reports.enumerated().sorted { ($0.element.reported, $0.offset) < ($1.element.reported, $1.offset) }
+            .map(\.element)
     }
 
     private mutating func eventReports(_ e: ClinicalEvent) {
@@ -76,7 +77,11 @@ struct SymptomReports {
             guard span > 3_600_000 else { continue }
             let later = onset + Int64(rng.uniform(3_600_000, Double(span)))
             let worse = rng.chance(0.6)
-            add(chance.symptom, worse ? SymptomSeverity(rawValue: min(3, severity.rawValue + 1)) ?? .severe : severity, onset: later)
+            add(
+                chance.symptom,
+                worse ? SymptomSeverity(rawValue: min(3, severity.rawValue + 1)) ?? .severe : severity,
+                onset: later
+            )
         }
     }
 
@@ -87,7 +92,8 @@ struct SymptomReports {
             t += rng.exponential(mean: 86_400_000 / rate)
             guard t < Double(horizon) else { return }
             let u = rng.uniform()
-            let symptom: SymptomKind = u < 0.35 ? .palpitations : (u < 0.7 ? .dizziness : (u < 0.9 ? .shortnessOfBreath : .chestPain))
+            let symptom: SymptomKind =
+                u < 0.35 ? .palpitations : (u < 0.7 ? .dizziness : (u < 0.9 ? .shortnessOfBreath : .chestPain))
             add(symptom, rng.chance(0.75) ? .mild : .moderate, onset: Int64(t))
         }
     }

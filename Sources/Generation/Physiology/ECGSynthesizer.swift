@@ -7,7 +7,8 @@ import VitalSimCore
 ///
 ///     dz/dt = −Σᵢ aᵢ Δθᵢ exp(−Δθᵢ² / 2bᵢ²) − (z − z₀),   Δθᵢ = (θ − θᵢ) mod 2π
 ///
-/// (the force scaled by each beat's rate, see `force`) with the P, Q, R, S, T events at θᵢ = −70°, −15°, 0°, 15°, 100° (P and T scaled by (HR/60)^¼,
+/// (the force scaled by each beat's rate, see `force`) with the P, Q, R, S, T events at θᵢ = −70°, −15°, 0°, 15°, 100°
+/// (P and T scaled by (HR/60)^¼,
 /// Q and S by (HR/60)^½), aᵢ = 1.2, −5, 30, −7.5, 0.75 and bᵢ = 0.25, 0.1, 0.1, 0.1, 0.4 rad (× (HR/60)^½),
 /// HR being each beat's own rate. In atrial fibrillation the P event is absent (no organised atrial
 /// activity) and fibrillatory waves of 4–9 Hz take its place. The clean signal is scaled to
@@ -101,7 +102,9 @@ package struct ECGSynthesizer {
         for (n, z) in clean.enumerated() {
             let s = Double(n) / Double(samplingFrequency)
             var v = -0.4 + (z - lo) * gain
-            v += 0.08 * Math.sin(2 * Double.pi * breathingHz * s + wanderPhase) + 0.03 * Math.sin(2 * Double.pi * 0.05 * s)
+            v +=
+                0.08 * Math.sin(2 * Double.pi * breathingHz * s + wanderPhase) + 0.03
+                * Math.sin(2 * Double.pi * 0.05 * s)
             if fibrillating(start + s * 1000) {
                 v += 0.03 * Math.sin(2 * Double.pi * fHz.0 * s) + 0.02 * Math.sin(2 * Double.pi * fHz.1 * s + 1.3)
             }

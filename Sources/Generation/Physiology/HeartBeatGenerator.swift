@@ -53,7 +53,13 @@ package struct HeartBeatGenerator {
         return Coefficients(key: 0, a1: a1, a2: a2, scale: 1 / v.squareRoot())
     }
 
-    mutating func ar2(_ s: inout (Double, Double), _ c: inout Coefficients, freq: Double, bandwidth: Double, dt: Double) -> Double {
+    mutating func ar2(
+        _ s: inout (Double, Double),
+        _ c: inout Coefficients,
+        freq: Double,
+        bandwidth: Double,
+        dt: Double
+    ) -> Double {
         let key = Int(dt * 1000) &* 1000 &+ Int(freq * 1000)
         if c.key != key {
             c = Self.coefficients(freq: freq, bandwidth: bandwidth, dt: (Double(Int(dt * 1000)) + 0.5) / 1000)

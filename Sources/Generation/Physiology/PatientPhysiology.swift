@@ -25,7 +25,8 @@ package final class PatientPhysiology {
     package let glucose: GlucoseModel
     /// Events reduced to plain values, grouped by kind, for the per-beat hot path.
     let shapes: [ClinicalEventKind: [EventShape]]
-    let tachycardia: [EventShape], bradycardia: [EventShape], fibrillation: [EventShape], fever: [EventShape], desaturation: [EventShape]
+    let tachycardia: [EventShape], bradycardia: [EventShape], fibrillation: [EventShape], fever: [EventShape],
+        desaturation: [EventShape]
     let baseHeartRate: Double, baseTemperature: Double, baseSpO2: Double, dailySteps: Double
 
     package init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
@@ -43,7 +44,13 @@ package final class PatientPhysiology {
         rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
         nocturnalDips = NocturnalDips(profile: patient.profile, seed: rng.split("spo2-dips").seed)
         growthSeed = rng.split("growth").seed
-        glucose = GlucoseModel(baseline: patient.baseline, meals: patient.meals, events: events, clock: clock, rng: rng.split("glucose"))
+        glucose = GlucoseModel(
+            baseline: patient.baseline,
+            meals: patient.meals,
+            events: events,
+            clock: clock,
+            rng: rng.split("glucose")
+        )
         var shapes: [ClinicalEventKind: [EventShape]] = [:]
         for e in events { shapes[e.kind, default: []].append(EventShape(e)) }
         self.shapes = shapes
@@ -179,7 +186,9 @@ package final class PatientPhysiology {
 
     /// Respiration rate (breaths/min).
     package func respirationRate(at t: Int64) -> Double {
-        var r = baseline.respirationRate * (1 - 0.1 * clock.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05 * stepsPerMinute(at: t)
+        var r =
+            baseline.respirationRate * (1 - 0.1 * clock.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05
+            * stepsPerMinute(at: t)
         if let (_, w) = strongest(.desaturation, at: t) { r += 5 * w }
         if let (e, w) = strongest(.fever, at: t) { r += 2 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }
         return max(r, 4)

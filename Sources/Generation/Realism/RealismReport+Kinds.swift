@@ -11,7 +11,9 @@ struct DeviceSummary {
 extension RealismReport {
     static func heartRate(_ rows: [Row], profile: Profile, into summary: inout DeviceSummary) {
         var rr: [(Int64, Double)] = []
-        for r in rows { for x in (r.obj["rrIntervals"] as? [NSNumber]) ?? [] { rr.append((r.t, x.doubleValue / 1024)) } }
+        for r in rows {
+            for x in (r.obj["rrIntervals"] as? [NSNumber]) ?? [] { rr.append((r.t, x.doubleValue / 1024)) }
+        }
         if !rr.isEmpty { heartRateVariability(rr, profile: profile, into: &summary) }
         guard profile != .chdInfant else {
             let values = rows.map(\.value)
@@ -25,7 +27,9 @@ extension RealismReport {
         let hi = episodes(rows, minMs: 600_000) { $0 > 100 }
         let lo = episodes(rows, minMs: 600_000) { $0 < 50 }
         summary.lines.append("  episodes: HR > 100 for ≥ 10 min: \(hi.count); HR < 50 for ≥ 10 min: \(lo.count)")
-        summary.fields += [("tachycardiaEpisodes", .int(Int64(hi.count))), ("bradycardiaEpisodes", .int(Int64(lo.count)))]
+        summary.fields += [
+            ("tachycardiaEpisodes", .int(Int64(hi.count))), ("bradycardiaEpisodes", .int(Int64(lo.count))),
+        ]
     }
 
     /// HRV metrics in 5-minute windows of RR intervals (time in ms, interval in s).
@@ -76,8 +80,11 @@ extension RealismReport {
         let tbr54 = 100 * Double(v.filter { $0 < 54 }.count) / n
         let tar = 100 * Double(v.filter { $0 > 180 }.count) / n
         let inRange = rows.filter { $0.value > 40 && $0.value < 400 && $0.truth > 0 }
-        let mard = 100 * inRange.map { abs($0.value - $0.truth) / $0.truth }.reduce(0, +) / Double(max(1, inRange.count))
-        summary.lines.append("  TIR 70–180 \(f(tir)) %, <70 \(f(tbr)) %, <54 \(f(tbr54)) %, >180 \(f(tar)) %; MARD vs plasma \(f(mard)) %")
+        let mard =
+            100 * inRange.map { abs($0.value - $0.truth) / $0.truth }.reduce(0, +) / Double(max(1, inRange.count))
+        summary.lines.append(
+            "  TIR 70–180 \(f(tir)) %, <70 \(f(tbr)) %, <54 \(f(tbr54)) %, >180 \(f(tar)) %; MARD vs plasma \(f(mard)) %"
+        )
         summary.fields += [
             ("timeInRange", .double(tir)), ("timeBelow70", .double(tbr)), ("timeBelow54", .double(tbr54)),
             ("timeAbove180", .double(tar)), ("mard", .double(mard)),
@@ -90,7 +97,8 @@ extension RealismReport {
             "  CGM lag behind plasma \(f(lag, 0)) min; episodes < 70 for ≥ 15 min: \(l1.count), < 54 for ≥ 15 min: \(l2.count)"
         )
         summary.fields += [
-            ("lagMinutes", .double(lag)), ("level1Episodes", .int(Int64(l1.count))), ("level2Episodes", .int(Int64(l2.count))),
+            ("lagMinutes", .double(lag)), ("level1Episodes", .int(Int64(l1.count))),
+            ("level2Episodes", .int(Int64(l2.count))),
         ]
     }
 
@@ -110,14 +118,18 @@ extension RealismReport {
         let below = rows.filter { $0.value < limit }.count
         let low = episodes(rows, minMs: 60_000) { $0 < limit }
         summary.lines.append(
-            "  readings < \(f(limit, 0)) %: \(below); for ≥ 1 min: \(low.count)" + (profile == .copd ? " (COPD target 88–92 %)" : "")
+            "  readings < \(f(limit, 0)) %: \(below); for ≥ 1 min: \(low.count)"
+                + (profile == .copd ? " (COPD target 88–92 %)" : "")
         )
-        summary.fields += [("below\(Int(limit))", .int(Int64(below))), ("below\(Int(limit))Episodes", .int(Int64(low.count)))]
+        summary.fields += [
+            ("below\(Int(limit))", .int(Int64(below))), ("below\(Int(limit))Episodes", .int(Int64(low.count))),
+        ]
     }
 
     static func bloodPressure(_ rows: [Row], into summary: inout DeviceSummary) {
         let crisis = rows.filter {
-            (($0.obj["systolic"] as? NSNumber)?.doubleValue ?? 0) > 180 || (($0.obj["diastolic"] as? NSNumber)?.doubleValue ?? 0) > 120
+            (($0.obj["systolic"] as? NSNumber)?.doubleValue ?? 0) > 180
+                || (($0.obj["diastolic"] as? NSNumber)?.doubleValue ?? 0) > 120
         }
         let meanSystolic = rows.map(\.value).reduce(0, +) / Double(rows.count)
         summary.lines.append("  readings > 180 and/or > 120 mmHg: \(crisis.count); mean systolic \(f(meanSystolic))")
@@ -127,7 +139,9 @@ extension RealismReport {
     static func temperature(_ rows: [Row], into summary: inout DeviceSummary) {
         let fever = rows.filter { $0.value >= 38.0 }
         let values = rows.map(\.value)
-        summary.lines.append("  range \(f(values.min() ?? .nan)) – \(f(values.max() ?? .nan)) °C; readings ≥ 38.0 °C: \(fever.count)")
+        summary.lines.append(
+            "  range \(f(values.min() ?? .nan)) – \(f(values.max() ?? .nan)) °C; readings ≥ 38.0 °C: \(fever.count)"
+        )
         summary.fields.append(("feverReadings", .int(Int64(fever.count))))
     }
 

@@ -31,12 +31,15 @@ package struct RealismReport {
         var rows: [Row] = []
         for (n, line) in text.split(separator: "\n").enumerated() {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let kind = o["kind"] as? String, let device = o["device"] as? String, let patient = o["patient"] as? String,
+                let kind = o["kind"] as? String, let device = o["device"] as? String,
+                let patient = o["patient"] as? String,
                 let v = o["virtualMs"] as? [String: Any], let t = (v["measured"] as? NSNumber)?.int64Value
             else {
                 throw ReportError.badLine(path: path, line: n + 1)
             }
-            if let d = o["delivery"] as? [String], d.contains(where: { $0.hasPrefix("corrupt") || $0 == "duplicate" }) { continue }
+            if let d = o["delivery"] as? [String], d.contains(where: { $0.hasPrefix("corrupt") || $0 == "duplicate" }) {
+                continue
+            }
             rows.append(
                 Row(
                     kind: kind,
@@ -75,8 +78,10 @@ package struct RealismReport {
         case badPatients(path: String)
         package var description: String {
             switch self {
-            case let .badLine(p, l): "\(p):\(l): not a readings.jsonl record (needs kind, device, patient, virtualMs.measured)"
-            case let .badPatients(p): "\(p): not a patients list ({\"patients\": [{\"id\", \"profile\"}]} with a known profile)"
+            case let .badLine(p, l):
+                "\(p):\(l): not a readings.jsonl record (needs kind, device, patient, virtualMs.measured)"
+            case let .badPatients(p):
+                "\(p): not a patients list ({\"patients\": [{\"id\", \"profile\"}]} with a known profile)"
             }
         }
     }
@@ -99,7 +104,8 @@ package struct RealismReport {
         else { throw ReportError.badPatients(path: path) }
         var out: [String: Profile] = [:]
         for p in list {
-            guard let id = p["id"] as? String, let profile = (p["profile"] as? String).flatMap(Profile.init(rawValue:)) else {
+            guard let id = p["id"] as? String, let profile = (p["profile"] as? String).flatMap(Profile.init(rawValue:))
+            else {
                 throw ReportError.badPatients(path: path)
             }
             out[id] = profile
@@ -115,7 +121,8 @@ package struct RealismReport {
                 "\(rows[0].patient)/\(device) [\(kind)] \(rows.count) readings, \(profile?.rawValue ?? "profile unknown: judged as adult")"
             ],
             fields: [
-                ("patient", .string(rows[0].patient)), ("profile", .string(judged.rawValue)), ("device", .string(device)),
+                ("patient", .string(rows[0].patient)), ("profile", .string(judged.rawValue)),
+                ("device", .string(device)),
                 ("kind", .string(kind)), ("readings", .int(Int64(rows.count))),
             ]
         )
@@ -126,7 +133,10 @@ package struct RealismReport {
         case "blood-pressure": bloodPressure(rows, into: &summary)
         case "temperature": temperature(rows, into: &summary)
         case "weight": weight(rows, profile: judged, into: &summary)
-        default: summary.lines.append("  values \(f(rows.map(\.value).min() ?? .nan)) – \(f(rows.map(\.value).max() ?? .nan))")
+        default:
+            summary.lines.append(
+                "  values \(f(rows.map(\.value).min() ?? .nan)) – \(f(rows.map(\.value).max() ?? .nan))"
+            )
         }
         return (summary.lines, .object(summary.fields))
     }

@@ -51,18 +51,26 @@ package enum EvidenceBundle {
             try copyTraces(scenario, into: directory)
             let meta = JSONValue.object(
                 [
-                    ("scenario", .string(scenario.name)), ("seed", .string(String(seed))), ("toolVersion", .string(toolVersion)),
+                    ("scenario", .string(scenario.name)), ("seed", .string(String(seed))),
+                    ("toolVersion", .string(toolVersion)),
                     ("trafficDigest", .string(digest)), ("target", .string(target)),
-                    ("scenarioSha256", .string(sha256(Array(scenarioBytes)))), ("goldenSha256", .string(sha256(Array(goldenBytes)))),
-                    ("requests", .int(Int64(plan.count))), ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
+                    ("scenarioSha256", .string(sha256(Array(scenarioBytes)))),
+                    ("goldenSha256", .string(sha256(Array(goldenBytes)))),
+                    ("requests", .int(Int64(plan.count))),
+                    ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
                     ("passed", .bool(verdict.passed)),
                 ]
-                    + (profile.map { [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))] } ?? [])
+                    + (profile.map {
+                        [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))]
+                    } ?? [])
                     + (result.ble.map { ble in
-                        // Readings of these devices went over a BLE link (live captures in ble-live/), not in traffic.jsonl.
+                        // Readings of these devices went over a BLE link (live captures in ble-live/), not in
+                        // traffic.jsonl.
                         [
-                            ("ble", .string(EvidenceBundle.bleLink)), ("bleDevices", .array(ble.devices.map { .string($0) })),
-                            ("bleReadingsSent", .int(Int64(ble.sent))), ("bleReadingsNotSent", .int(Int64(ble.notSent))),
+                            ("ble", .string(EvidenceBundle.bleLink)),
+                            ("bleDevices", .array(ble.devices.map { .string($0) })),
+                            ("bleReadingsSent", .int(Int64(ble.sent))),
+                            ("bleReadingsNotSent", .int(Int64(ble.notSent))),
                         ]
                     } ?? [])
             )
@@ -71,7 +79,8 @@ package enum EvidenceBundle {
             var outcomes = ""
             for (i, o) in result.outcomes.enumerated() {
                 var f: [(String, JSONValue)] = [
-                    ("i", .int(Int64(i))), ("status", o.status.map { .int(Int64($0)) } ?? .null), ("attempts", .int(Int64(o.attempts))),
+                    ("i", .int(Int64(i))), ("status", o.status.map { .int(Int64($0)) } ?? .null),
+                    ("attempts", .int(Int64(o.attempts))),
                 ]
                 if let field = o.field { f.append(("field", .string(field))) }
                 if let error = o.error { f.append(("error", .string(error))) }
@@ -136,12 +145,16 @@ package enum EvidenceBundle {
         var out: [String] = []
         while let p = e.nextObject() as? String {
             var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
+            if FileManager.default.fileExists(atPath: directory + "/" + p, isDirectory: &isDir), !isDir.boolValue {
+                out.append(p)
+            }
         }
         return out.sorted()
     }
 
-    static func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
+    static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
 
     /// The outcome of `vitalsim replay`.
     package enum ReplayOutcome: Sendable, Equatable {
@@ -173,24 +186,31 @@ package enum EvidenceBundle {
                 throw .invalid("\(directory)/\(path) is listed in MANIFEST.sha256 but missing")
             }
             guard sha256(Array(bytes)) == parts[0] else {
-                throw .invalid("\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered")
+                throw .invalid(
+                    "\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered"
+                )
             }
         }
         let unlisted = files(directory).filter { $0 != "MANIFEST.sha256" && !listed.contains($0) }
         if let first = unlisted.first { throw .invalid("\(directory)/\(first) is not in MANIFEST.sha256") }
         guard let metaData = FileManager.default.contents(atPath: directory + "/meta.json"),
             let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],
-            let seedText = meta["seed"] as? String, let seed = UInt64(seedText), let digest = meta["trafficDigest"] as? String
+            let seedText = meta["seed"] as? String, let seed = UInt64(seedText),
+            let digest = meta["trafficDigest"] as? String
         else {
             throw .invalid("\(directory)/meta.json lacks seed or trafficDigest")
         }
         let scenario: Scenario
-        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: directory + "/scenario.yaml") } catch {
+        do throws(ScenarioLoadError) {
+            scenario = try TracedScenarioLoader.load(path: directory + "/scenario.yaml")
+        } catch {
             throw .invalid(error.description)
         }
         if meta["trafficShape"] as? String == profileShape {
             let regenerated = TrafficPlan.streamedDigest(for: scenario, seed: seed)
-            let logged = ((try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").count
+            let logged = ((try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? "").split(
+                separator: "\n"
+            ).count
             return regenerated == digest
                 ? .readingsIdentical(requests: logged, digest: digest, profile: meta["profile"] as? String ?? "?")
                 : .readingsDiffer(expected: digest, regenerated: regenerated)
@@ -201,7 +221,9 @@ package enum EvidenceBundle {
         let regenerated = trafficLog(plan)
         let recorded = (try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? ""
         let whole = bleLink ? TrafficPlan.requests(for: scenario, seed: seed) : plan
-        if regenerated == recorded && TrafficPlan.digest(whole) == digest { return .identical(requests: plan.count, digest: digest) }
+        if regenerated == recorded && TrafficPlan.digest(whole) == digest {
+            return .identical(requests: plan.count, digest: digest)
+        }
         let a = recorded.split(separator: "\n", omittingEmptySubsequences: false)
         let b = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
         let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)

@@ -24,13 +24,17 @@ extension GoldenFile {
             validation: [],
             budgets: []
         )
-        if let t = top.value("tolerance"), let f = r.mapping(t, "tolerance", allowed: ["early", "late"], required: ["early", "late"]) {
+        if let t = top.value("tolerance"),
+            let f = r.mapping(t, "tolerance", allowed: ["early", "late"], required: ["early", "late"])
+        {
             g.earlyTolerance = f.duration("early", allowZero: true)?.milliseconds ?? defaultEarly
             g.lateTolerance = f.duration("late", allowZero: true)?.milliseconds ?? defaultLate
         }
         g.alerts = (top.list("alerts") ?? []).enumerated().compactMap { i, node in expectedAlert(node, index: i, r) }
         if top.has("validation") {
-            g.validation = (top.list("validation") ?? []).enumerated().compactMap { i, node in expectedValidation(node, index: i, r) }
+            g.validation = (top.list("validation") ?? []).enumerated().compactMap { i, node in
+                expectedValidation(node, index: i, r)
+            }
         }
         if let b = top.value("budgets") {
             if case let .mapping(m) = b {
@@ -47,7 +51,8 @@ extension GoldenFile {
     static func expectedAlert(_ node: Node, index i: Int, _ r: YAMLReader) -> ExpectedAlert? {
         let keys = ["patient", "rule", "severity", "from", "to"]
         guard let f = r.mapping(node, "alerts[\(i)]", allowed: keys, required: keys) else { return nil }
-        guard let p = f.string("patient"), let rule = f.string("rule"), let sev = f.string("severity"), let from = time(f, "from", r),
+        guard let p = f.string("patient"), let rule = f.string("rule"), let sev = f.string("severity"),
+            let from = time(f, "from", r),
             let to = time(f, "to", r)
         else { return nil }
         guard let severity = Severity(rawValue: sev) else {
@@ -74,7 +79,8 @@ extension GoldenFile {
     /// `{reading, status, field}`.
     static func expectedValidation(_ node: Node, index i: Int, _ r: YAMLReader) -> ExpectedValidation? {
         let keys = ["reading", "status", "field"]
-        guard let f = r.mapping(node, "validation[\(i)]", allowed: keys, required: keys), let reading = f.string("reading"),
+        guard let f = r.mapping(node, "validation[\(i)]", allowed: keys, required: keys),
+            let reading = f.string("reading"),
             let status = f.integer("status", in: 100...599)
         else { return nil }
         guard case let .scalar(s)? = f.value("field") else {
@@ -88,7 +94,11 @@ extension GoldenFile {
     static func budget(_ key: Node, _ value: Node, _ r: YAMLReader) -> Budget? {
         let name = key.string ?? ""
         guard let path = LatencyPath(rawValue: name), LatencyPath.budgetable.contains(path) else {
-            r.fail(key, "budgets." + name, "budget paths are " + LatencyPath.budgetable.map(\.rawValue).joined(separator: ", "))
+            r.fail(
+                key,
+                "budgets." + name,
+                "budget paths are " + LatencyPath.budgetable.map(\.rawValue).joined(separator: ", ")
+            )
             return nil
         }
         guard case let .mapping(limits) = value else {
@@ -98,7 +108,8 @@ extension GoldenFile {
         var parsed: [(Double, Double)] = []
         for (pk, pv) in limits {
             let percentile = pk.string ?? ""
-            let pct: Double? = percentile == "max" ? 100 : (percentile.hasPrefix("p") ? Double(percentile.dropFirst()) : nil)
+            let pct: Double? =
+                percentile == "max" ? 100 : (percentile.hasPrefix("p") ? Double(percentile.dropFirst()) : nil)
             guard let pct, pct > 0, pct <= 100 else {
                 r.fail(pk, "budgets.\(name).\(percentile)", "percentiles are written p50, p99, p99.9 or max")
                 continue

@@ -46,7 +46,9 @@ extension GoldenFile {
         for (i, request) in plan.enumerated() {
             let o = result.outcomes[i]
             let id = request.firstReading ?? ""
-            if let s = o.status, s >= 400, s < 500 { g.validation.append(ExpectedValidation(reading: id, status: s, field: o.field ?? "")) }
+            if let s = o.status, s >= 400, s < 500 {
+                g.validation.append(ExpectedValidation(reading: id, status: s, field: o.field ?? ""))
+            }
             if let e = request.expectedRejection, o.status != e.status || (o.field ?? "") != e.field {
                 let answered = o.status.map(String.init) ?? "nothing"
                 warnings.append(

@@ -119,13 +119,16 @@ package struct GoldenFile: Sendable, Equatable {
         for b in budgets {
             y +=
                 "  \(b.path.rawValue): {"
-                + b.limits.map { "\(GoldenFile.percentileName($0.percentile)): \(GoldenFile.ms($0.milliseconds))ms" }.joined(
+                + b.limits.map { "\(GoldenFile.percentileName($0.percentile)): \(GoldenFile.ms($0.milliseconds))ms" }
+                .joined(
                     separator: ", "
                 ) + "}\n"
         }
         return y
     }
 
-    static func percentileName(_ p: Double) -> String { p >= 100 ? "max" : "p" + (p == p.rounded() ? String(Int(p)) : String(p)) }
+    static func percentileName(_ p: Double) -> String {
+        p >= 100 ? "max" : "p" + (p == p.rounded() ? String(Int(p)) : String(p))
+    }
     static func ms(_ v: Double) -> String { v == v.rounded() ? String(Int64(v)) : String(v) }
 }

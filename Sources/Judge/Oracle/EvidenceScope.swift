@@ -33,12 +33,15 @@ extension Oracle {
 
     /// The evidence scope of a rule the oracle knows (nil for other rules, e.g. a SUT's own).
     package static func evidenceScope(rule id: String) -> EvidenceScope? {
-        if let r = rules.first(where: { $0.id == id }) { return EvidenceScope(signals: Set(r.signals), lookback: r.persistence) }
+        if let r = rules.first(where: { $0.id == id }) {
+            return EvidenceScope(signals: Set(r.signals), lookback: r.persistence)
+        }
         guard let w = windowedRules.first(where: { $0.id == id }) else { return nil }
         switch w.kind {
         case let .rate(signal, window, _, _): return EvidenceScope(signals: [signal], lookback: window)
         case let .forecast(signal, lookback, _, _, _): return EvidenceScope(signals: [signal], lookback: lookback)
-        case let .change(signal, window, tolerance, _, _): return EvidenceScope(signals: [signal], lookback: window + tolerance)
+        case let .change(signal, window, tolerance, _, _):
+            return EvidenceScope(signals: [signal], lookback: window + tolerance)
         case let .dailyTotalPerKg(signal, window, _, _): return EvidenceScope(signals: [signal], lookback: window)
         case .irregularRhythm: return EvidenceScope(signals: [.heartRate], lookback: rhythmLookback)
         case let .dataGap(window): return EvidenceScope(signals: nil, lookback: window)

@@ -4,13 +4,21 @@ import VitalSimCore
 /// `reference/clinical.md` §4.6), for an alert patient breathing air. Inputs are rounded to the
 /// chart's resolution first (whole numbers; 0.1 °C) so that values between the bands have a score.
 package enum NEWS2Chart {
-    /// Signal names the score reads, in the order ``total(respiration:spo2:systolic:pulse:temperature:scale2:)`` takes them.
+    /// Signal names the score reads, in the order ``total(respiration:spo2:systolic:pulse:temperature:scale2:)`` takes
+    /// them.
     static let parameters: [Signal] = [.respirationRate, .spo2, .systolic, .heartRate, .temperature]
 
     /// The aggregate score.
-    package static func total(respiration: Double, spo2: Double, systolic: Double, pulse: Double, temperature: Double, scale2: Bool) -> Int
-    {
-        respirationScore(whole(respiration)) + (scale2 ? spo2Scale2(whole(spo2)) : spo2Scale1(whole(spo2))) + systolicScore(whole(systolic))
+    package static func total(
+        respiration: Double,
+        spo2: Double,
+        systolic: Double,
+        pulse: Double,
+        temperature: Double,
+        scale2: Bool
+    ) -> Int {
+        respirationScore(whole(respiration)) + (scale2 ? spo2Scale2(whole(spo2)) : spo2Scale1(whole(spo2)))
+            + systolicScore(whole(systolic))
             + pulseScore(whole(pulse)) + temperatureScore(Int((temperature * 10).rounded(.toNearestOrAwayFromZero)))
     }
 

@@ -40,7 +40,8 @@ package struct OracleRule: Sendable {
     func rearmed(_ v: Double, _ signal: Signal) -> Bool {
         let limit = limit(signal)
         return (comparison == .less || comparison == .lessOrEqual)
-            ? (rearm == 0 ? !holds(v, signal) : v >= limit + rearm) : (rearm == 0 ? !holds(v, signal) : v <= limit - rearm)
+            ? (rearm == 0 ? !holds(v, signal) : v >= limit + rearm)
+            : (rearm == 0 ? !holds(v, signal) : v <= limit - rearm)
     }
 }
 
@@ -111,7 +112,8 @@ package enum Oracle {
             value: 1,
             persistence: 0,
             rearm: 0,
-            source: "a watch ECG classified atrial fibrillation (FDA-cleared ECG app); re-armed by one classified sinus rhythm"
+            source:
+                "a watch ECG classified atrial fibrillation (FDA-cleared ECG app); re-armed by one classified sinus rhythm"
         ),
         OracleRule(
             id: "temp.fever",
@@ -250,7 +252,14 @@ package enum Oracle {
         package var device: String
         /// - Parameters: `time` device time and `emit` when it leaves the device (Unix ms); `values` by
         ///   signal name (`heart-rate`, `cgm`, `weight`, …); `rr` RR intervals in ms.
-        package init(time: Int64, emit: Int64? = nil, values: [Signal: Double], rr: [Double] = [], id: String, device: String) {
+        package init(
+            time: Int64,
+            emit: Int64? = nil,
+            values: [Signal: Double],
+            rr: [Double] = [],
+            id: String,
+            device: String
+        ) {
             self.time = time
             self.emit = emit ?? time
             self.values = values
@@ -271,7 +280,9 @@ package enum Oracle {
             // Intermediate cuff pressures are progress indications, not readings a SUT stores.
             guard r.delivery.corruption == nil, r.kind != .cuffPressure, seen.insert(r.id).inserted else { continue }
             var rr: [Double] = []
-            if case let .heartRate(_, intervals, _, _) = r.measurement { rr = intervals.map { Double($0) * 1000 / 1024 } }
+            if case let .heartRate(_, intervals, _, _) = r.measurement {
+                rr = intervals.map { Double($0) * 1000 / 1024 }
+            }
             samples[r.patientID, default: []].append(
                 Sample(
                     time: start + r.deviceTime,
@@ -286,18 +297,24 @@ package enum Oracle {
         }
         var out: [OracleAlert] = []
         for p in scenario.patients {
-            let list = (samples[p.id] ?? []).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            let list = (samples[p.id] ?? []).enumerated().sorted {
+                ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+            }.map(
                 \.element
             )
             var mine: [OracleAlert] = []
-            for rule in rules where rule.profiles.contains(p.profile) { mine += judge(rule, p.id, list, limits: p.thresholds) }
+            for rule in rules where rule.profiles.contains(p.profile) {
+                mine += judge(rule, p.id, list, limits: p.thresholds)
+            }
             // Time passes per patient (docs/alert-rules.md): a device's silence is seen from its own
             // patient's later readings only.
             let patientEnd = list.map(\.emit).max() ?? end
             for rule in windowedRules where rule.profiles.contains(p.profile) {
                 mine += judge(rule, p.id, list, end: patientEnd, limits: p.thresholds)
             }
-            out += mine.enumerated().sorted { ($0.element.raisedAt, $0.offset) < ($1.element.raisedAt, $1.offset) }.map(\.element)
+            out += mine.enumerated().sorted { ($0.element.raisedAt, $0.offset) < ($1.element.raisedAt, $1.offset) }.map(
+                \.element
+            )
         }
         return out
     }
@@ -328,7 +345,13 @@ package enum Oracle {
                     since[key] = start
                     if s.time - start >= rule.persistence {
                         out.append(
-                            OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: s.time, evidence: s.id)
+                            OracleAlert(
+                                patientID: patient,
+                                rule: rule.id,
+                                severity: rule.severity,
+                                raisedAt: s.time,
+                                evidence: s.id
+                            )
                         )
                         armed[key] = false
                         since[key] = nil

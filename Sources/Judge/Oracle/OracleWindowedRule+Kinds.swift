@@ -2,8 +2,14 @@ import VitalSimCore
 
 /// Each kind of windowed rule, evaluated on every reading of its signal in device-time order.
 extension Oracle {
-    static func rate(_ samples: [Sample], _ signal: Signal, window: Int64, _ comparison: Comparison, _ value: Double, _ latch: inout Latch)
-    {
+    static func rate(
+        _ samples: [Sample],
+        _ signal: Signal,
+        window: Int64,
+        _ comparison: Comparison,
+        _ value: Double,
+        _ latch: inout Latch
+    ) {
         var history: [(time: Int64, value: Double, id: String)] = []
         for s in samples {
             guard let v = s.values[signal] else { continue }
@@ -11,7 +17,11 @@ extension Oracle {
             // The trend of the last `window` (Dexcom: over the last 15–20 min), so its readings span
             // it, within a minute: a stream's first three 5-minute readings are only 10 minutes.
             guard let fit = fit(history, until: s.time, window: window), fit.span >= window - minute else { continue }
-            latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(fit.slope), comparison, value), at: s.time, evidence: s.id)
+            latch.update(
+                OracleWindowedRule.holds(OracleWindowedRule.micro(fit.slope), comparison, value),
+                at: s.time,
+                evidence: s.id
+            )
         }
     }
 
@@ -31,7 +41,8 @@ extension Oracle {
             guard let fit = fit(history, until: s.time, window: lookback) else { continue }
             let predicted = fit.valueAtEnd + fit.slope * Double(horizon) / Double(minute)
             latch.update(
-                !OracleWindowedRule.holds(v, comparison, value) && OracleWindowedRule.holds(predicted, comparison, value),
+                !OracleWindowedRule.holds(v, comparison, value)
+                    && OracleWindowedRule.holds(predicted, comparison, value),
                 at: s.time,
                 evidence: s.id
             )
@@ -51,7 +62,9 @@ extension Oracle {
         for s in samples {
             guard let v = s.values[signal] else { continue }
             let target = s.time - window
-            let earlier = history.filter { abs($0.time - target) <= tolerance }.min { abs($0.time - target) < abs($1.time - target) }
+            let earlier = history.filter { abs($0.time - target) <= tolerance }.min {
+                abs($0.time - target) < abs($1.time - target)
+            }
             history.append((s.time, v))
             guard let earlier else { continue }
             latch.update(
@@ -82,11 +95,21 @@ extension Oracle {
             // A breastfed volume is unknown: a window with a breastfeed cannot be judged.
             if breastfeeds.contains(where: { $0 > s.time - window && $0 <= s.time }) { continue }
             let total = intake.filter { $0.time > s.time - window }.reduce(0) { $0 + $1.value }
-            latch.update(OracleWindowedRule.holds(OracleWindowedRule.micro(total / weight), comparison, value), at: s.time, evidence: s.id)
+            latch.update(
+                OracleWindowedRule.holds(OracleWindowedRule.micro(total / weight), comparison, value),
+                at: s.time,
+                evidence: s.id
+            )
         }
     }
 
-    static func irregularRhythm(_ samples: [Sample], beats: Int, pnn50: Double, normalizedRMSSD: Double, _ latch: inout Latch) {
+    static func irregularRhythm(
+        _ samples: [Sample],
+        beats: Int,
+        pnn50: Double,
+        normalizedRMSSD: Double,
+        _ latch: inout Latch
+    ) {
         var rr: [Double] = []
         for s in samples where !s.rr.isEmpty {
             rr += s.rr
@@ -106,8 +129,12 @@ extension Oracle {
         var latest: [Signal: (time: Int64, value: Double)] = [:]
         for s in samples {
             for (name, v) in s.values where NEWS2Chart.parameters.contains(name) { latest[name] = (s.time, v) }
-            let fresh = NEWS2Chart.parameters.compactMap { p in latest[p].flatMap { s.time - $0.time <= hour ? $0.value : nil } }
-            guard fresh.count == NEWS2Chart.parameters.count, s.values.keys.contains(where: NEWS2Chart.parameters.contains) else {
+            let fresh = NEWS2Chart.parameters.compactMap { p in
+                latest[p].flatMap { s.time - $0.time <= hour ? $0.value : nil }
+            }
+            guard fresh.count == NEWS2Chart.parameters.count,
+                s.values.keys.contains(where: NEWS2Chart.parameters.contains)
+            else {
                 continue
             }
             let total = NEWS2Chart.total(

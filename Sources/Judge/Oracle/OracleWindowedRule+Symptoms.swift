@@ -13,7 +13,9 @@ extension Oracle {
     /// arrived before it, within `window`.
     static func symptomEscalations(_ samples: [Sample], _ signals: [Signal], window: Int64, _ latch: inout Latch) {
         var received: [Signal: [(time: Int64, severity: Double)]] = [:]
-        let arrival = samples.enumerated().sorted { ($0.element.emit, $0.offset) < ($1.element.emit, $1.offset) }.map(\.element)
+        let arrival = samples.enumerated().sorted { ($0.element.emit, $0.offset) < ($1.element.emit, $1.offset) }.map(
+            \.element
+        )
         for s in arrival {
             for signal in signals {
                 guard let severity = s.values[signal] else { continue }

@@ -19,9 +19,11 @@ package struct OracleWindowedRule: Sendable {
         case dailyTotalPerKg(signal: Signal, window: Int64, comparison: Comparison, value: Double)
         /// Over the last `beats` RR intervals: pNN50 > `pnn50` % and RMSSD / mean NN > `normalizedRMSSD`.
         case irregularRhythm(beats: Int, pnn50: Double, normalizedRMSSD: Double)
-        /// A device that streams (median interval ≤ window / 3 over at least three readings) delivers nothing for longer than `window`.
+        /// A device that streams (median interval ≤ window / 3 over at least three readings) delivers nothing for
+        /// longer than `window`.
         case dataGap(window: Int64)
-        /// The NEWS2 aggregate of the latest respiration, SpO2, systolic, pulse and temperature (each ≤ 1 h old) reaches `score`;
+        /// The NEWS2 aggregate of the latest respiration, SpO2, systolic, pulse and temperature (each ≤ 1 h old)
+        /// reaches `score`;
         /// the rule re-arms once the aggregate is below `score − rearm`.
         case news2(score: Int, scale2: Bool, rearm: Int)
         /// Every report of one of `signals` (a symptom's severity, 1...3) raises its own alert.
@@ -93,7 +95,13 @@ extension Oracle {
             id: "glucose.urgent-low-soon",
             profiles: [.diabeticCGM],
             severity: .high,
-            kind: .forecast(signal: .cgm, lookback: 15 * minute, horizon: 20 * minute, comparison: .lessOrEqual, value: 55),
+            kind: .forecast(
+                signal: .cgm,
+                lookback: 15 * minute,
+                horizon: 20 * minute,
+                comparison: .lessOrEqual,
+                value: 55
+            ),
             source: "clinical.md §2.5: Urgent Low Soon, 55 mg/dL predicted within 20 min"
         ),
         OracleWindowedRule(
@@ -150,21 +158,24 @@ extension Oracle {
             profiles: adultish,
             severity: .high,
             kind: .symptomReport(signals: [.chestPain, .fainting]),
-            source: "NICE CG95 (recent chest pain) and CG109 (transient loss of consciousness): each report needs prompt assessment"
+            source:
+                "NICE CG95 (recent chest pain) and CG109 (transient loss of consciousness): each report needs prompt assessment"
         ),
         OracleWindowedRule(
             id: "symptom.escalation",
             profiles: adultish,
             severity: .medium,
             kind: .symptomEscalation(signals: SymptomKind.allCases.map(\.signal), window: 24 * hour),
-            source: "VitalSim's rule (docs/alert-rules.md): a symptom reported worse than its previous report within 24 h"
+            source:
+                "VitalSim's rule (docs/alert-rules.md): a symptom reported worse than its previous report within 24 h"
         ),
         OracleWindowedRule(
             id: "hr.fluctuation",
             profiles: adultish,
             severity: .medium,
             kind: .fluctuation(signal: .heartRate, window: hour, samples: 10, rearm: 3),
-            source: "VitalSim's rule (docs/alert-rules.md), seed 003's heart rate fluctuating wildly: on a patient's own limit only"
+            source:
+                "VitalSim's rule (docs/alert-rules.md), seed 003's heart rate fluctuating wildly: on a patient's own limit only"
         ),
     ]
 
@@ -181,7 +192,16 @@ extension Oracle {
         switch rule.kind {
         case let .fluctuation(signal, window, count, rearm):
             guard let own = limits.first(where: { $0.rule == rule.id && $0.signal == signal }) else { return [] }
-            return fluctuation(rule, patient, samples, signal, window: window, samples: count, limit: own.value, rearm: rearm)
+            return fluctuation(
+                rule,
+                patient,
+                samples,
+                signal,
+                window: window,
+                samples: count,
+                limit: own.value,
+                rearm: rearm
+            )
         case let .rate(signal, window, comparison, value):
             rate(samples, signal, window: window, comparison, value, &latch)
         case let .forecast(signal, lookback, horizon, comparison, value):
@@ -232,12 +252,20 @@ extension Oracle {
     /// too late to fill the gap it closes): once at least three readings with a median interval of at most
     /// a third of the window have arrived, nothing more arriving until after the latest device time
     /// received + window raises at that time + window; the device's next reading re-arms it.
-    static func dataGaps(_ rule: OracleWindowedRule, _ patient: String, _ samples: [Sample], window: Int64, end: Int64) -> [OracleAlert] {
+    static func dataGaps(
+        _ rule: OracleWindowedRule,
+        _ patient: String,
+        _ samples: [Sample],
+        window: Int64,
+        end: Int64
+    ) -> [OracleAlert] {
         var out: [OracleAlert] = []
         var byDevice: [String: [Sample]] = [:]
         for s in samples { byDevice[s.device, default: []].append(s) }
         for device in byDevice.keys.sorted() {
-            let list = byDevice[device]!.enumerated().sorted { ($0.element.emit, $0.offset) < ($1.element.emit, $1.offset) }.map(\.element)
+            let list = byDevice[device]!.enumerated().sorted {
+                ($0.element.emit, $0.offset) < ($1.element.emit, $1.offset)
+            }.map(\.element)
             var intervals: [Int64] = []
             var latest = Int64.min
             for (i, s) in list.enumerated() {
@@ -248,7 +276,13 @@ extension Oracle {
                 let sorted = intervals.sorted()
                 guard sorted[sorted.count / 2] * 3 <= window else { continue }
                 out.append(
-                    OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: latest + window, evidence: s.id)
+                    OracleAlert(
+                        patientID: patient,
+                        rule: rule.id,
+                        severity: rule.severity,
+                        raisedAt: latest + window,
+                        evidence: s.id
+                    )
                 )
             }
         }
@@ -264,7 +298,15 @@ extension Oracle {
 
         /// Raises whatever the latch's state (a rule of events rather than levels).
         mutating func raise(at time: Int64, evidence: String) {
-            raised.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence))
+            raised.append(
+                OracleAlert(
+                    patientID: patient,
+                    rule: rule.id,
+                    severity: rule.severity,
+                    raisedAt: time,
+                    evidence: evidence
+                )
+            )
         }
 
         /// Raises on `holds` while armed; re-arms when it no longer holds and `rearmed` (beyond a margin).
@@ -275,7 +317,15 @@ extension Oracle {
             }
             guard !active else { return }
             active = true
-            raised.append(OracleAlert(patientID: patient, rule: rule.id, severity: rule.severity, raisedAt: time, evidence: evidence))
+            raised.append(
+                OracleAlert(
+                    patientID: patient,
+                    rule: rule.id,
+                    severity: rule.severity,
+                    raisedAt: time,
+                    evidence: evidence
+                )
+            )
         }
     }
 }

@@ -41,10 +41,12 @@ package enum HTMLReport {
     static func scenario(_ v: Verdict) -> String {
         let state = v.passed ? "pass" : "fail"
         var h = "<section class=\"scenario \(state)\" id=\"scenario-\(esc(v.scenario))\" data-passed=\"\(v.passed)\">\n"
-        h += "<h2>\(esc(v.scenario)) <span class=\"badge\">\(v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL")</span></h2>\n"
+        h +=
+            "<h2>\(esc(v.scenario)) <span class=\"badge\">\(v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL")</span></h2>\n"
         if let error = v.error {
             // Not judged: what went wrong, and what the SUT answered meanwhile.
-            h += "<p class=\"error\">Not judged (a misconfiguration or an infrastructure failure, exit 3): \(esc(error))</p>\n"
+            h +=
+                "<p class=\"error\">Not judged (a misconfiguration or an infrastructure failure, exit 3): \(esc(error))</p>\n"
             return h + (v.contract.map(contract) ?? "") + "</section>\n"
         }
         h +=
@@ -63,11 +65,15 @@ package enum HTMLReport {
         for path in Verdict.latencyPaths(v) {
             guard let l = v.latency[path] else { continue }
             let cells = ["p50", "p90", "p99", "p99.9", "max"].map { l[$0].map { String(format: "%.2f ms", $0) } ?? "–" }
-            h += "<tr><td>\(path.rawValue)</td><td>\(Int(l["count"] ?? 0))</td>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
+            h +=
+                "<tr><td>\(path.rawValue)</td><td>\(Int(l["count"] ?? 0))</td>"
+                + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }
         h += "</table>\n"
         for path in Verdict.latencyPaths(v) where path != .schedulingLag {
-            if let buckets = v.histograms[path], buckets.contains(where: { $0.count > 0 }) { h += histogram(path, buckets) }
+            if let buckets = v.histograms[path], buckets.contains(where: { $0.count > 0 }) {
+                h += histogram(path, buckets)
+            }
         }
         if let c = v.contract { h += contract(c) }
         let failed = v.checks.filter { !$0.passed }
@@ -84,7 +90,8 @@ package enum HTMLReport {
 
     /// The verdict table: one row per check with its rule and finding.
     static func table(_ checks: [Check]) -> String {
-        var h = "<table class=\"verdict\"><tr><th>check</th><th>kind</th><th>rule</th><th>result</th><th>detail</th></tr>\n"
+        var h =
+            "<table class=\"verdict\"><tr><th>check</th><th>kind</th><th>rule</th><th>result</th><th>detail</th></tr>\n"
         for c in checks {
             h +=
                 "<tr class=\"check \(c.passed ? "pass" : "fail")\" data-finding=\"\(c.finding?.rawValue ?? "")\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
@@ -114,7 +121,8 @@ package enum HTMLReport {
         func y(_ value: Double) -> Double { top + plotH * (1 - (value - lo) / (hi - lo)) }
         var g =
             "<svg class=\"panel\" data-kind=\"\(esc(s.kind))\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(esc(s.kind)) of patient \(esc(s.patientID))\">\n"
-        g += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"#fff\" stroke=\"#d0d7de\"/>\n"
+        g +=
+            "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"#fff\" stroke=\"#d0d7de\"/>\n"
         for sp in chart.spans where sp.patientID == s.patientID {
             g +=
                 "<rect class=\"\(sp.isFault ? "fault" : "event")\" x=\"\(f(x(sp.from)))\" y=\"\(f(top))\" width=\"\(f(max(1, x(sp.to) - x(sp.from))))\" height=\"\(f(plotH))\"><title>\(esc(sp.label)) \(iso(sp.from))–\(iso(sp.to))</title></rect>\n"
@@ -139,10 +147,13 @@ package enum HTMLReport {
                 + "<circle cx=\"\(f(ax))\" cy=\"\(f(top + 3))\" r=\"4\"/><title>\(esc(a.rule)) (\(esc(a.severity))) raised at \(iso(a.raisedAt))</title></g>\n"
         }
         g += "<text class=\"label\" x=\"\(f(left + 6))\" y=\"\(f(top + 14))\">\(esc(s.kind)) (\(esc(s.unit)))</text>\n"
-        g += "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"\(f(top + 8))\" text-anchor=\"end\">\(num(hi - pad))</text>\n"
-        g += "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"\(f(top + plotH))\" text-anchor=\"end\">\(num(lo + pad))</text>\n"
+        g +=
+            "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"\(f(top + 8))\" text-anchor=\"end\">\(num(hi - pad))</text>\n"
+        g +=
+            "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"\(f(top + plotH))\" text-anchor=\"end\">\(num(lo + pad))</text>\n"
         g += "<text class=\"axis\" x=\"\(f(left))\" y=\"\(f(ht - 6))\">\(iso(chart.start))</text>\n"
-        g += "<text class=\"axis\" x=\"\(f(w - right))\" y=\"\(f(ht - 6))\" text-anchor=\"end\">\(iso(chart.end))</text>\n"
+        g +=
+            "<text class=\"axis\" x=\"\(f(w - right))\" y=\"\(f(ht - 6))\" text-anchor=\"end\">\(iso(chart.end))</text>\n"
         return g + "</svg>\n"
     }
 
@@ -162,7 +173,8 @@ package enum HTMLReport {
             let bx = 10 + Double(i) * barW
             g +=
                 "<rect class=\"bar\" data-count=\"\(b.count)\" x=\"\(f(bx + 1))\" y=\"\(f(18 + plotH - bh))\" width=\"\(f(barW - 2))\" height=\"\(f(bh))\"><title>\(esc(b.label)): \(b.count)</title></rect>\n"
-            g += "<text class=\"axis\" x=\"\(f(bx + barW / 2))\" y=\"\(f(ht - 8))\" text-anchor=\"middle\">\(esc(b.label))</text>\n"
+            g +=
+                "<text class=\"axis\" x=\"\(f(bx + barW / 2))\" y=\"\(f(ht - 8))\" text-anchor=\"middle\">\(esc(b.label))</text>\n"
         }
         return g + "</svg>\n"
     }
@@ -170,7 +182,10 @@ package enum HTMLReport {
     static func f(_ d: Double) -> String { String(format: "%.1f", d) }
     static func num(_ d: Double) -> String { abs(d) >= 100 ? String(format: "%.0f", d) : String(format: "%.1f", d) }
     static func iso(_ ms: Int64) -> String {
-        String(CivilTime(unixMilliseconds: ms).iso8601(fractional: false).prefix(16)).replacingOccurrences(of: "T", with: " ")
+        String(CivilTime(unixMilliseconds: ms).iso8601(fractional: false).prefix(16)).replacingOccurrences(
+            of: "T",
+            with: " "
+        )
     }
     static func esc(_ s: String) -> String { RunReport.xml(s) }
 }

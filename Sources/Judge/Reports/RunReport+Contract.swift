@@ -32,12 +32,18 @@ extension RunReport {
     package static func contractJSON(_ c: SUTContract) -> JSONValue {
         let endpoints: [JSONValue] = c.sortedEndpoints.map { e in
             var fields: [(String, JSONValue)] = [
-                ("role", .string(e.role.rawValue)), ("transport", .string(e.transport.rawValue)), ("name", .string(e.name)),
+                ("role", .string(e.role.rawValue)), ("transport", .string(e.transport.rawValue)),
+                ("name", .string(e.name)),
                 ("statuses", .object(e.statuses.keys.sorted().map { (String($0), .int(Int64(e.statuses[$0]!))) })),
                 ("unanswered", .int(Int64(e.unanswered))),
             ]
             if !e.firstBodies.isEmpty {
-                fields.append(("firstBodies", .object(e.firstBodies.keys.sorted().map { (String($0), .string(e.firstBodies[$0]!)) })))
+                fields.append(
+                    (
+                        "firstBodies",
+                        .object(e.firstBodies.keys.sorted().map { (String($0), .string(e.firstBodies[$0]!)) })
+                    )
+                )
             }
             if let reason = e.firstUnanswered { fields.append(("firstUnanswered", .string(reason))) }
             return .object(fields)
@@ -48,7 +54,9 @@ extension RunReport {
             ("outsideRun", .int(Int64(c.outsideRun))),
         ]
         if let first = c.firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
-        return .object([("endpoints", .array(endpoints)), ("alerts", .object(alerts)), ("notSent", .int(Int64(c.notSent)))])
+        return .object([
+            ("endpoints", .array(endpoints)), ("alerts", .object(alerts)), ("notSent", .int(Int64(c.notSent))),
+        ])
     }
 }
 
@@ -56,7 +64,8 @@ extension HTMLReport {
     /// The section as a table (one row per endpoint) and a line on the alerts.
     static func contract(_ c: SUTContract) -> String {
         var h = "<h3>SUT contract</h3>\n"
-        h += "<table class=\"contract\"><tr><th>role</th><th>endpoint</th><th>answers</th><th>first refusals</th></tr>\n"
+        h +=
+            "<table class=\"contract\"><tr><th>role</th><th>endpoint</th><th>answers</th><th>first refusals</th></tr>\n"
         for e in c.sortedEndpoints {
             var first = e.firstBodies.keys.sorted().map { "<b>\(esc(e.label($0)))</b> \(esc(e.firstBodies[$0]!))" }
             if let reason = e.firstUnanswered { first.append("<b>no answer</b> \(esc(reason))") }

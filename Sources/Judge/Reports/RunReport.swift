@@ -15,7 +15,11 @@ package enum RunReport {
             case "'": out += "&apos;"
             default:
                 // XML 1.0 forbids most control characters.
-                if c.value < 0x20 && c != "\n" && c != "\t" && c != "\r" { out += "?" } else { out.unicodeScalars.append(c) }
+                if c.value < 0x20 && c != "\n" && c != "\t" && c != "\r" {
+                    out += "?"
+                } else {
+                    out.unicodeScalars.append(c)
+                }
             }
         }
         return out
@@ -38,11 +42,14 @@ package enum RunReport {
             if let error = v.error {
                 // Not a clinical failure: the scenario could not be judged (JUnit's <error>, not <failure>).
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"run\">\n"
-                x += "      <error type=\"infrastructure\" message=\"\(xml(error))\">\(xml(error))</error>\n    </testcase>\n"
+                x +=
+                    "      <error type=\"infrastructure\" message=\"\(xml(error))\">\(xml(error))</error>\n    </testcase>\n"
             }
             for c in v.checks {
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\">\n"
-                if let rule = c.rule { x += "      <properties><property name=\"rule\" value=\"\(xml(rule))\"/></properties>\n" }
+                if let rule = c.rule {
+                    x += "      <properties><property name=\"rule\" value=\"\(xml(rule))\"/></properties>\n"
+                }
                 if let finding = c.finding {
                     x +=
                         "      <failure type=\"\(finding.rawValue)\" message=\"\(xml(finding.rawValue + ": " + c.detail))\">\(xml(c.detail))</failure>\n"
@@ -64,7 +71,9 @@ package enum RunReport {
 
     /// The verdicts as JSON.
     package static func json(_ verdicts: [Verdict]) -> String {
-        func num(_ d: Double) -> JSONValue { d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double((d * 1000).rounded() / 1000) }
+        func num(_ d: Double) -> JSONValue {
+            d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double((d * 1000).rounded() / 1000)
+        }
         let items: [JSONValue] = verdicts.map { v in
             var fields: [(String, JSONValue)] = [("scenario", .string(v.scenario)), ("passed", .bool(v.passed))]
             if let error = v.error { fields.append(("error", .string(error))) }
@@ -78,12 +87,20 @@ package enum RunReport {
                             ("failed", .int(Int64(v.failed))),
                         ])
                     ),
-                    ("httpVersions", .object(v.httpVersions.keys.sorted().map { ($0, .int(Int64(v.httpVersions[$0]!))) })),
+                    (
+                        "httpVersions",
+                        .object(v.httpVersions.keys.sorted().map { ($0, .int(Int64(v.httpVersions[$0]!))) })
+                    ),
                     (
                         "latencyMilliseconds",
                         .object(
                             v.latency.keys.sorted { $0.rawValue < $1.rawValue }.map { path in
-                                (path.rawValue, .object((v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }))
+                                (
+                                    path.rawValue,
+                                    .object(
+                                        (v.latency[path] ?? [:]).keys.sorted().map { ($0, num(v.latency[path]![$0]!)) }
+                                    )
+                                )
                             }
                         )
                     ),
@@ -92,7 +109,8 @@ package enum RunReport {
                         .array(
                             v.checks.map { c in
                                 var f: [(String, JSONValue)] = [
-                                    ("kind", .string(c.kind.rawValue)), ("name", .string(c.name)), ("passed", .bool(c.passed)),
+                                    ("kind", .string(c.kind.rawValue)), ("name", .string(c.name)),
+                                    ("passed", .bool(c.passed)),
                                 ]
                                 if let r = c.rule { f.append(("rule", .string(r))) }
                                 if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
@@ -128,7 +146,10 @@ package enum RunReport {
                 + "\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed"
                 + (v.httpVersions.isEmpty
                     ? ""
-                    : " (" + v.httpVersions.keys.sorted().map { "HTTP/\($0): \(v.httpVersions[$0]!) requests" }.joined(separator: ", ")
+                    : " ("
+                        + v.httpVersions.keys.sorted().map { "HTTP/\($0): \(v.httpVersions[$0]!) requests" }.joined(
+                            separator: ", "
+                        )
                         + ")") + "\n"
             for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
             for c in v.checks where c.skipped { out += "  skipped \(c.name): \(c.detail)\n" }

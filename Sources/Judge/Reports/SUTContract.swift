@@ -120,7 +120,9 @@ package struct SUTContract: Sendable, Equatable, Codable {
         var parts = ["\(alertsRead) alert(s) read"]
         if unreadable > 0 { parts.append("\(unreadable) unreadable (first: \(firstUnreadable ?? "?"))") }
         if !unmapped.isEmpty {
-            parts.append("unmapped: " + unmapped.keys.sorted().map { "\($0) ×\(unmapped[$0]!)" }.joined(separator: ", "))
+            parts.append(
+                "unmapped: " + unmapped.keys.sorted().map { "\($0) ×\(unmapped[$0]!)" }.joined(separator: ", ")
+            )
         }
         if outsideRun > 0 { parts.append("\(outsideRun) of patients outside the run left out") }
         if notSent > 0 { parts.append("\(notSent) request(s) not sent after the run stopped") }

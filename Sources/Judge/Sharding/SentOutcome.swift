@@ -60,7 +60,9 @@ package struct SentOutcome: Sendable, Codable, Equatable {
 
     /// Every reading id it carried, runs expanded (a malformed run left out).
     package var readingIDs: [String] {
-        let runs = readings.compactMap(Self.run).flatMap { run in (0..<run.count).map { "\(run.prefix)/\(run.first + $0)" } }
+        let runs = readings.compactMap(Self.run).flatMap { run in
+            (0..<run.count).map { "\(run.prefix)/\(run.first + $0)" }
+        }
         return runs + (others ?? [])
     }
 

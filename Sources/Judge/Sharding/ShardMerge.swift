@@ -58,7 +58,9 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
 package enum ShardMerge {
     /// Reads one shard's result file.
     package static func read(_ file: String) throws(MergeError) -> ShardResult {
-        guard let data = FileManager.default.contents(atPath: file) else { throw .unreadable(file: file, reason: "cannot read it") }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw .unreadable(file: file, reason: "cannot read it")
+        }
         do { return try JSONDecoder().decode(ShardResult.self, from: data) } catch {
             throw .unreadable(file: file, reason: "\(error)")
         }
@@ -82,13 +84,17 @@ package enum ShardMerge {
                 if let v = p.part.verdict {
                     judged.append(v.verdict(scenario: reference.scenario))
                 } else if let why = p.part.notRun {
-                    judged.append(Verdict(scenario: reference.scenario, error: "not run by \(p.file): \(why)", contract: nil))
+                    judged.append(
+                        Verdict(scenario: reference.scenario, error: "not run by \(p.file): \(why)", contract: nil)
+                    )
                 } else {
                     throw .incomplete(file: p.file, scenario: reference.scenario)
                 }
             }
             let golden: GoldenFile
-            do throws(ScenarioLoadError) { golden = try GoldenFile.parse(reference.golden, file: reference.goldenPath) } catch {
+            do throws(ScenarioLoadError) {
+                golden = try GoldenFile.parse(reference.golden, file: reference.goldenPath)
+            } catch {
                 throw .golden(error.description)
             }
             let v = Verdict.merge(judged, golden: golden, scenario: reference.scenario)
@@ -99,7 +105,9 @@ package enum ShardMerge {
     }
 
     /// The results sorted by shard, each of the run's shards exactly once, all of one run.
-    static func complete(_ given: [(file: String, result: ShardResult)]) throws(MergeError) -> [(file: String, result: ShardResult)] {
+    static func complete(
+        _ given: [(file: String, result: ShardResult)]
+    ) throws(MergeError) -> [(file: String, result: ShardResult)] {
         guard let first = given.first else { throw .noResults }
         let f = first.result
         var byShard: [Int: String] = [:]
@@ -120,7 +128,10 @@ package enum ShardMerge {
     }
 
     /// Every patient of the scenario run by exactly one shard.
-    static func checkPatients(_ parts: [(file: String, part: ShardResult.Part)], _ reference: ShardResult.Part) throws(MergeError) {
+    static func checkPatients(
+        _ parts: [(file: String, part: ShardResult.Part)],
+        _ reference: ShardResult.Part
+    ) throws(MergeError) {
         var runs: [String: Int] = [:]
         for p in parts {
             if p.part.patients != reference.patients {

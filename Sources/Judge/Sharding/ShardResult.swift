@@ -38,7 +38,14 @@ package struct ShardResult: Sendable, Codable {
         /// the scenario was not run or could not be judged).
         package var requests: [SentOutcome]?
 
-        package init(scenario: String, path: String, patients: [String], ran: [String], goldenPath: String, golden: String) {
+        package init(
+            scenario: String,
+            path: String,
+            patients: [String],
+            ran: [String],
+            goldenPath: String,
+            golden: String
+        ) {
             self.scenario = scenario
             self.path = path
             self.patients = patients
@@ -90,7 +97,8 @@ package struct VerdictRecord: Sendable, Codable {
     /// The verdict of scenario `scenario` (its latency summaries drawn from the histograms again).
     package func verdict(scenario: String) -> Verdict {
         var v =
-            error.map { Verdict(scenario: scenario, error: $0, contract: contract) } ?? Verdict(scenario: scenario, checks: checks)
+            error.map { Verdict(scenario: scenario, error: $0, contract: contract) }
+            ?? Verdict(scenario: scenario, checks: checks)
         (v.acknowledged, v.rejected, v.failed) = (acknowledged, rejected, failed)
         v.httpVersions = httpVersions
         v.alerts = alerts

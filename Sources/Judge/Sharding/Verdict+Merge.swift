@@ -10,7 +10,11 @@ extension Verdict {
     package static func merge(_ parts: [Verdict], golden: GoldenFile, scenario: String) -> Verdict {
         let contracts = parts.compactMap(\.contract)
         if let failed = parts.first(where: { $0.error != nil }) {
-            return Verdict(scenario: scenario, error: failed.error ?? "", contract: contracts.isEmpty ? nil : .merged(contracts))
+            return Verdict(
+                scenario: scenario,
+                error: failed.error ?? "",
+                contract: contracts.isEmpty ? nil : .merged(contracts)
+            )
         }
         var v = Verdict(scenario: scenario, checks: [])
         v.merging = mergedInputs(parts)
@@ -23,12 +27,16 @@ extension Verdict {
         let validation = parts.flatMap { $0.checks.filter { $0.kind == .validation } }
         v.checks += stableSorted(validation) { times[reading(named: $0.name)] ?? .max }
         for p in parts {
-            (v.acknowledged, v.rejected, v.failed) = (v.acknowledged + p.acknowledged, v.rejected + p.rejected, v.failed + p.failed)
+            (v.acknowledged, v.rejected, v.failed) = (
+                v.acknowledged + p.acknowledged, v.rejected + p.rejected, v.failed + p.failed
+            )
             v.httpVersions.merge(p.httpVersions, uniquingKeysWith: +)
         }
         v.checks.append(deliveryCheck(v.merging.lost, verdict: v))
         if let mqtt = v.merging.mqtt { v.checks.append(mqttDeliveryCheck(mqtt)) }
-        if let ble = v.merging.ble { v.checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: v.merging.rejectionsOverBLE)) }
+        if let ble = v.merging.ble {
+            v.checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: v.merging.rejectionsOverBLE))
+        }
         let stored = parts.flatMap { $0.checks.filter { $0.kind == .storedData } }
         v.checks += stableSorted(stored) { patient(named: $0.name) }
         var measured = v.merging.histograms
@@ -79,7 +87,8 @@ extension Verdict {
         let failed = all.filter { !$0.passed }
         if !failed.isEmpty { return stableSorted(failed) { $0.name.components(separatedBy: " at ").last ?? "" } }
         if all.contains(where: { !$0.skipped }) {
-            let detail = "each of the \(alerts) alert(s) cites readings of its patient, accepted, inside its rule's window"
+            let detail =
+                "each of the \(alerts) alert(s) cites readings of its patient, accepted, inside its rule's window"
             return [Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail)]
         }
         return all.first.map { [$0] } ?? []
@@ -112,7 +121,9 @@ extension MQTTDelivery {
         m.unconfirmed = Array((unconfirmed + o.unconfirmed).prefix(MQTTDelivery.namedLimit))
         m.unconfirmedCount += o.unconfirmedCount
         m.sutConfirms = sutConfirms || o.sutConfirms
-        if brokerDropped != nil || o.brokerDropped != nil { m.brokerDropped = (brokerDropped ?? 0) + (o.brokerDropped ?? 0) }
+        if brokerDropped != nil || o.brokerDropped != nil {
+            m.brokerDropped = (brokerDropped ?? 0) + (o.brokerDropped ?? 0)
+        }
         return m
     }
 }

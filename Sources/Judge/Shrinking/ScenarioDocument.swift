@@ -39,7 +39,9 @@ package struct ScenarioDocument {
     package init(text: String, file: String) throws(ScenarioLoadError) {
         let scenario = try ScenarioLoader.parse(text, file: file)
         guard let root = try ScenarioLoader.compose(text, file: file).mapping else {
-            throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "not a mapping")])
+            throw ScenarioLoadError(issues: [
+                ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "not a mapping")
+            ])
         }
         self.root = ScenarioDocument.absoluteTraces(root, file: file)
         name = scenario.name
@@ -48,7 +50,9 @@ package struct ScenarioDocument {
             let devices = (p.mapping?["devices"]?.sequence ?? []).map { $0.mapping?["id"]?.string ?? "" }
             return (p.mapping?["id"]?.string ?? "", devices)
         }
-        timeline = (root["timeline"]?.sequence ?? []).map { ($0.mapping?["patient"]?.string, $0.mapping?["device"]?.string) }
+        timeline = (root["timeline"]?.sequence ?? []).map {
+            ($0.mapping?["patient"]?.string, $0.mapping?["device"]?.string)
+        }
     }
 
     /// `root` with each device's `trace.file` made absolute, so that a candidate written elsewhere
@@ -59,11 +63,13 @@ package struct ScenarioDocument {
         for p in patients.indices {
             guard var patient = patients[p].mapping, var devices = patient["devices"]?.sequence else { continue }
             for d in devices.indices {
-                guard var device = devices[d].mapping, var trace = device["trace"]?.mapping, let path = trace["file"]?.string,
+                guard var device = devices[d].mapping, var trace = device["trace"]?.mapping,
+                    let path = trace["file"]?.string,
                     !path.hasPrefix("/")
                 else { continue }
                 let relative = folder.isEmpty ? path : folder + "/" + path
-                let absolute = relative.hasPrefix("/") ? relative : FileManager.default.currentDirectoryPath + "/" + relative
+                let absolute =
+                    relative.hasPrefix("/") ? relative : FileManager.default.currentDirectoryPath + "/" + relative
                 trace["file"] = Node(absolute, Tag(.str), .doubleQuoted)
                 device["trace"] = .mapping(trace)
                 devices[d] = .mapping(device)
@@ -80,7 +86,9 @@ package struct ScenarioDocument {
     package var whole: Selection {
         Selection(
             patients: Array(patients.indices),
-            devices: patients.indices.flatMap { p in patients[p].devices.indices.map { DeviceIndex(patient: p, device: $0) } },
+            devices: patients.indices.flatMap { p in
+                patients[p].devices.indices.map { DeviceIndex(patient: p, device: $0) }
+            },
             timeline: Array(timeline.indices),
             duration: duration
         )
@@ -101,13 +109,16 @@ package struct ScenarioDocument {
     package func describe(_ s: Selection) -> String {
         let patientSet = Set(s.patients)
         let devices = s.devices.filter { patientSet.contains($0.patient) }.count
-        return "\(s.patients.count) patient(s), \(devices) device(s), \(applicableTimeline(s).count) timeline entries, \(s.duration)"
+        return
+            "\(s.patients.count) patient(s), \(devices) device(s), \(applicableTimeline(s).count) timeline entries, \(s.duration)"
     }
 
     func kept(_ selection: Selection) -> (patients: Set<String>, devices: Set<String>) {
         let patientSet = Set(selection.patients)
         let ids = Set(selection.patients.map { patients[$0].id })
-        let devices = Set(selection.devices.filter { patientSet.contains($0.patient) }.map { patients[$0.patient].devices[$0.device] })
+        let devices = Set(
+            selection.devices.filter { patientSet.contains($0.patient) }.map { patients[$0.patient].devices[$0.device] }
+        )
         return (ids, devices)
     }
 
@@ -125,7 +136,9 @@ package struct ScenarioDocument {
         for p in selection.patients.sorted() {
             guard var patient = patientNodes[p].mapping else { continue }
             let deviceNodes = patient["devices"]?.sequence ?? []
-            let keptDevices = deviceNodes.indices.filter { devices.contains(DeviceIndex(patient: p, device: $0)) }.map { deviceNodes[$0] }
+            let keptDevices = deviceNodes.indices.filter { devices.contains(DeviceIndex(patient: p, device: $0)) }.map {
+                deviceNodes[$0]
+            }
             patient["devices"] = .sequence(Node.Sequence(keptDevices, Tag(.seq), .block))
             keptPatients.append(.mapping(patient))
         }

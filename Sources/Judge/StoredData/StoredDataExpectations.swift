@@ -62,7 +62,8 @@ package struct StoredDataExpectations: Sendable {
         var seen: Set<String> = []
         var run = ScenarioRun(scenario: scenario, seed: seed)
         while !acknowledged.isEmpty, let (r, _) = run.next() {
-            guard acknowledged.contains(r.id), seen.insert(r.id).inserted, var values = Self.values(r.measurement) else { continue }
+            guard acknowledged.contains(r.id), seen.insert(r.id).inserted, var values = Self.values(r.measurement)
+            else { continue }
             if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
                 values[.calories] = nil
             }

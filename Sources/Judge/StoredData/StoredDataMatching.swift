@@ -32,7 +32,9 @@ package enum StoredDataMatching {
             var taken: Set<Int> = []
             for i in list.sorted(by: { entries[$0].time < entries[$1].time }) {
                 let t = entries[i].time
-                while start < candidates.count, stored[candidates[start]].time < t - StoredValueRules.timeTolerance { start += 1 }
+                while start < candidates.count, stored[candidates[start]].time < t - StoredValueRules.timeTolerance {
+                    start += 1
+                }
                 // Within the window, the first with the values sent, else the first: two devices of a
                 // kind reading at the same second are told apart by their values.
                 var window: [Int] = []
@@ -42,7 +44,9 @@ package enum StoredDataMatching {
                     k += 1
                 }
                 guard
-                    let chosen = window.first(where: { StoredValueRules.differences(entries[i], stored[candidates[$0]]).isEmpty })
+                    let chosen = window.first(where: {
+                        StoredValueRules.differences(entries[i], stored[candidates[$0]]).isEmpty
+                    })
                         ?? window.first
                 else { continue }
                 taken.insert(chosen)

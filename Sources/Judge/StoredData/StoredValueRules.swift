@@ -61,7 +61,11 @@ package enum StoredValueRules {
         switch s {
         case .glucose, .cgm: ["mmol/l": { $0 * 18.0156 }]
         case .temperature: ["[degf]", "°f", "degf", "f"].reduce(into: [:]) { $0[$1] = { ($0 - 32) * 5 / 9 } }
-        case .weight: ["g": { $0 / 1000 }, "[lb_av]": { $0 * 0.453_592_37 }, "lb": { $0 * 0.453_592_37 }, "lbs": { $0 * 0.453_592_37 }]
+        case .weight:
+            [
+                "g": { $0 / 1000 }, "[lb_av]": { $0 * 0.453_592_37 }, "lb": { $0 * 0.453_592_37 },
+                "lbs": { $0 * 0.453_592_37 },
+            ]
         case .feeding: ["l": { $0 * 1000 }, "cl": { $0 * 10 }]
         case .calories: ["kj": { $0 / 4.184 }]
         default: [:]
@@ -71,8 +75,10 @@ package enum StoredValueRules {
     /// The signal that names a reading's kind, first match wins: blood pressure before the pulse it
     /// may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
-        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
-        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .oxygenFlow, .ngTubeSize,
+        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps,
+        .heartRate,
+        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF,
+        .oxygenFlow, .ngTubeSize,
         .feedingPumpRate, .battery,
     ]
 

@@ -29,7 +29,9 @@ package enum AlertMatching {
         }
         for k in order {
             guard let g = groups[k], !g.observed.isEmpty else { continue }
-            let alerts = g.observed.sorted { (observed[$0].raisedAt, observed[$0].alertID) < (observed[$1].raisedAt, observed[$1].alertID) }
+            let alerts = g.observed.sorted {
+                (observed[$0].raisedAt, observed[$0].alertID) < (observed[$1].raisedAt, observed[$1].alertID)
+            }
             for cluster in clusters(g.expected.map { expected[$0] }, alerts.map { observed[$0].raisedAt }) {
                 let e = cluster.expected.map { g.expected[$0] }
                 let o = cluster.observed.map { alerts[$0] }
@@ -41,7 +43,10 @@ package enum AlertMatching {
 
     /// Groups of expectations and alerts (indices) that could pair with each other: items whose
     /// reach (window ± bound, or the alert's time) overlaps are in one group; groups are solved apart.
-    static func clusters(_ expected: [GoldenFile.ExpectedAlert], _ times: [Int64]) -> [(expected: [Int], observed: [Int])] {
+    static func clusters(
+        _ expected: [GoldenFile.ExpectedAlert],
+        _ times: [Int64]
+    ) -> [(expected: [Int], observed: [Int])] {
         var items: [(start: Int64, end: Int64, expected: Bool, index: Int)] = []
         for (i, e) in expected.enumerated() { items.append((e.from - pairingBound, e.to + pairingBound, true, i)) }
         for (j, t) in times.enumerated() { items.append((t, t, false, j)) }
@@ -54,7 +59,11 @@ package enum AlertMatching {
                 end = item.end
             }
             end = max(end, item.end)
-            if item.expected { out[out.count - 1].expected.append(item.index) } else { out[out.count - 1].observed.append(item.index) }
+            if item.expected {
+                out[out.count - 1].expected.append(item.index)
+            } else {
+                out[out.count - 1].observed.append(item.index)
+            }
         }
         return out.filter { !$0.expected.isEmpty && !$0.observed.isEmpty }
     }
@@ -85,7 +94,9 @@ package enum AlertMatching {
         var out: [(Int, Int)] = []
         for i in 0..<expected.count where assignment[i] < observed.count {
             let j = assignment[i]
-            if distance(observed[j].raisedAt, from: expected[i].from, to: expected[i].to) <= pairingBound { out.append((i, j)) }
+            if distance(observed[j].raisedAt, from: expected[i].from, to: expected[i].to) <= pairingBound {
+                out.append((i, j))
+            }
         }
         return out
     }

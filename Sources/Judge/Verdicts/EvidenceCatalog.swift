@@ -69,7 +69,8 @@ package struct EvidenceCatalog: Sendable {
 
     /// The answer each id got: a 2xx when any request carrying it was accepted, else its first
     /// final answer; ids never answered are absent.
-    package static func statuses(of ids: Set<String>, sent: [SentRequest], outcomes: [RequestOutcome]) -> [String: Int] {
+    package static func statuses(of ids: Set<String>, sent: [SentRequest], outcomes: [RequestOutcome]) -> [String: Int]
+    {
         SentRequest.carriers(of: ids, in: sent).compactMapValues { carriers in
             let answers = carriers.compactMap { $0 < outcomes.count ? outcomes[$0].status : nil }
             return answers.first { (200..<300).contains($0) } ?? answers.first

@@ -12,7 +12,9 @@ extension Oracle {
                 $0.patientID == a.patientID && $0.rule == a.rule && ($0.from...$0.to).contains(a.raisedAt)
             }) {
                 if expectations[i].severity != a.severity {
-                    out.append("\(a.rule) patient \(a.patientID): golden severity \(expectations[i].severity), oracle \(a.severity)")
+                    out.append(
+                        "\(a.rule) patient \(a.patientID): golden severity \(expectations[i].severity), oracle \(a.severity)"
+                    )
                 }
                 expectations.remove(at: i)
             } else {

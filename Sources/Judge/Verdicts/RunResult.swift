@@ -65,7 +65,14 @@ package struct ObservedAlert: Sendable, Equatable, Codable {
     /// such an alert is judged `unmapped`, never paired with an expectation.
     package var unmapped: String?
 
-    package init(alertID: String, patientID: String, rule: String, severity: String, raisedAt: Int64, evidence: [String]) {
+    package init(
+        alertID: String,
+        patientID: String,
+        rule: String,
+        severity: String,
+        raisedAt: Int64,
+        evidence: [String]
+    ) {
         self.alertID = alertID
         self.patientID = patientID
         self.rule = rule

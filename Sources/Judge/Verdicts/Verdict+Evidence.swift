@@ -15,7 +15,9 @@ extension Verdict {
             let problems = evidenceProblems(a, catalog)
             guard !problems.isEmpty else { continue }
             var detail = "alert \(a.alertID): " + problems.prefix(evidenceProblemsShown).joined(separator: "; ")
-            if problems.count > evidenceProblemsShown { detail += "; and \(problems.count - evidenceProblemsShown) more" }
+            if problems.count > evidenceProblemsShown {
+                detail += "; and \(problems.count - evidenceProblemsShown) more"
+            }
             checks.append(
                 Check(
                     kind: .evidence,
@@ -27,7 +29,8 @@ extension Verdict {
             )
         }
         if checks.isEmpty {
-            let detail = "each of the \(alerts.count) alert(s) cites readings of its patient, accepted, inside its rule's window"
+            let detail =
+                "each of the \(alerts.count) alert(s) cites readings of its patient, accepted, inside its rule's window"
             checks.append(Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail))
         }
         return checks
@@ -48,7 +51,11 @@ extension Verdict {
                 }
             } else if let device = EvidenceCatalog.device(of: id), catalog.linkedDevices.contains(device) {
                 // Named by the SUT's own BLE gateway: only the patient can be checked.
-                if device.hasPrefix(a.patientID + "/") { covered = true } else { problems.append("\(id) is a device of another patient") }
+                if device.hasPrefix(a.patientID + "/") {
+                    covered = true
+                } else {
+                    problems.append("\(id) is a device of another patient")
+                }
             } else if catalog.selfNamingPatients.contains(a.patientID) {
                 // Possibly a reading the SUT named itself (VitalEdge payloads carry no id): unverifiable.
                 covered = true
@@ -75,10 +82,13 @@ extension Verdict {
     static func uncoveredProblem(_ scope: EvidenceScope, _ a: ObservedAlert, _ catalog: EvidenceCatalog) -> String {
         let what = scope.signals.map { $0.map(\.rawValue).sorted().joined(separator: " or ") + " reading" } ?? "reading"
         let when =
-            scope.lookback == 0 ? "at \(iso(a.raisedAt))" : "from \(iso(a.raisedAt - scope.lookback))…\(iso(a.raisedAt)), the rule's window"
+            scope.lookback == 0
+            ? "at \(iso(a.raisedAt))" : "from \(iso(a.raisedAt - scope.lookback))…\(iso(a.raisedAt)), the rule's window"
         var text = "none of its evidence is a \(what) \(when)"
         if let id = a.evidence.first(where: { catalog.readings[$0] != nil }), let r = catalog.readings[id] {
-            let measures = r.signals.isEmpty ? "no signal a rule reads" : r.signals.map(\.rawValue).sorted().joined(separator: ", ")
+            let measures =
+                r.signals.isEmpty
+                ? "no signal a rule reads" : r.signals.map(\.rawValue).sorted().joined(separator: ", ")
             text += " (it cites \(id): \(measures) at \(iso(r.time)))"
         }
         return text

@@ -23,7 +23,9 @@ extension Verdict {
             let detail =
                 "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "
                 + "(\(golden.trafficDigest)); re-record and review"
-            v.checks.append(Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail))
+            v.checks.append(
+                Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail)
+            )
         }
         v.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
         if let evidence {
@@ -31,10 +33,21 @@ extension Verdict {
                 v.checks += evidenceChecks(result.alerts, catalog: evidence)
             } else if !result.alerts.isEmpty {
                 let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
-                v.checks.append(Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail, skipped: true))
+                v.checks.append(
+                    Check(
+                        kind: .evidence,
+                        name: "alert evidence",
+                        rule: nil,
+                        finding: nil,
+                        detail: detail,
+                        skipped: true
+                    )
+                )
             }
         }
-        v.merging.pushed = result.push.map { PushTally(channel: $0.kind, delivered: $0.firstSeen.keys.sorted(), repeats: $0.repeats) }
+        v.merging.pushed = result.push.map {
+            PushTally(channel: $0.kind, delivered: $0.firstSeen.keys.sorted(), repeats: $0.repeats)
+        }
         v.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), v.merging.pushed)
         v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
         if let stored, let readBack = result.stored { v.checks += storedDataChecks(stored, readBack) }
@@ -55,7 +68,9 @@ extension Verdict {
 
     /// The measured latency distributions by path (the harness's own lag apart).
     static func histograms(_ result: LiveRunResult) -> [LatencyPath: Histogram<UInt64>] {
-        var out: [LatencyPath: Histogram<UInt64>] = [.readingToAck: result.ackLatency, .readingToAlert: result.alertLatency]
+        var out: [LatencyPath: Histogram<UInt64>] = [
+            .readingToAck: result.ackLatency, .readingToAlert: result.alertLatency,
+        ]
         for p in result.push { out[.alert(via: p.kind)] = p.latency }
         return out
     }
@@ -65,7 +80,11 @@ extension Verdict {
     /// and each alert without a pair is a check of its own: a duplicate when it falls within reach of
     /// a paired expectation of its rule and patient, spurious otherwise.
     /// - Parameter waited: how long the run waited for expectations still missing, for their findings.
-    package static func alertChecks(_ expected: [GoldenFile.ExpectedAlert], _ all: [ObservedAlert], waited: String? = nil) -> [Check] {
+    package static func alertChecks(
+        _ expected: [GoldenFile.ExpectedAlert],
+        _ all: [ObservedAlert],
+        waited: String? = nil
+    ) -> [Check] {
         // An alert whose names the profile cannot map is judged on its own: it pairs with nothing.
         let observed = all.filter { $0.unmapped == nil }
         let pairing = AlertMatching.match(expected, observed)
@@ -86,7 +105,11 @@ extension Verdict {
             checks.append(alertCheck(e, observed[j], name: name, inWindow: inWindow))
         }
         let pairedExpectations = expected.indices.filter { pairing[$0] != nil }.map { expected[$0] }
-        checks += unexpectedAlertChecks(unpaired, pairedExpectations: pairedExpectations, unmapped: all.filter { $0.unmapped != nil })
+        checks += unexpectedAlertChecks(
+            unpaired,
+            pairedExpectations: pairedExpectations,
+            unmapped: all.filter { $0.unmapped != nil }
+        )
         return checks
     }
 
@@ -109,7 +132,8 @@ extension Verdict {
         let sameRule = unpaired.filter { $0.patientID == e.patientID && $0.rule == e.rule }
         guard
             let nearest = sameRule.min(by: {
-                AlertMatching.distance($0.raisedAt, from: e.from, to: e.to) < AlertMatching.distance($1.raisedAt, from: e.from, to: e.to)
+                AlertMatching.distance($0.raisedAt, from: e.from, to: e.to)
+                    < AlertMatching.distance($1.raisedAt, from: e.from, to: e.to)
             })
         else { return detail }
         let gap = VirtualDuration(milliseconds: AlertMatching.distance(nearest.raisedAt, from: e.from, to: e.to))
@@ -154,7 +178,8 @@ extension Verdict {
                         && AlertMatching.distance(a.raisedAt, from: $0.from, to: $0.to) <= AlertMatching.pairingBound
                 }
                 let finding: Finding = duplicate ? .duplicate : .spurious
-                let what = duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
+                let what =
+                    duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
                 return Check(
                     kind: .noOtherAlerts,
                     name: "unexpected alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
@@ -169,13 +194,25 @@ extension Verdict {
     static func alertCheck(_ e: GoldenFile.ExpectedAlert, _ a: ObservedAlert, name: String, inWindow: Bool) -> Check {
         if !inWindow {
             let detail = "raisedAt \(iso(a.raisedAt)) is outside the expected window \(iso(e.from))…\(iso(e.to))"
-            return Check(kind: .alert, name: name, rule: e.rule, finding: a.raisedAt > e.to ? .late : .early, detail: detail)
+            return Check(
+                kind: .alert,
+                name: name,
+                rule: e.rule,
+                finding: a.raisedAt > e.to ? .late : .early,
+                detail: detail
+            )
         }
         if a.severity != e.severity.rawValue {
             let detail = "severity \(a.severity), expected \(e.severity.rawValue) (alert \(a.alertID))"
             return Check(kind: .alert, name: name, rule: e.rule, finding: .wrongSeverity, detail: detail)
         }
-        return Check(kind: .alert, name: name, rule: e.rule, finding: nil, detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))")
+        return Check(
+            kind: .alert,
+            name: name,
+            rule: e.rule,
+            finding: nil,
+            detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))"
+        )
     }
 
     /// Push channels: every alert the API lists (`listed`) arrived on each observed channel, and nothing else.
@@ -188,17 +225,30 @@ extension Verdict {
             var detail = "\(got.count) alert(s) delivered via \(channel)"
             if p.repeats > 0 { detail += ", \(p.repeats) repeated delivery(ies) (at-least-once)" }
             if !missing.isEmpty {
-                detail = "\(missing.count) of \(listed.count) alert(s) never arrived via \(channel), first: \(missing[0])"
+                detail =
+                    "\(missing.count) of \(listed.count) alert(s) never arrived via \(channel), first: \(missing[0])"
             } else if !extra.isEmpty {
-                detail = "\(extra.count) alert(s) arrived via \(channel) that the alert API does not list, first: \(extra[0])"
+                detail =
+                    "\(extra.count) alert(s) arrived via \(channel) that the alert API does not list, first: \(extra[0])"
             }
             let finding: Finding? = !missing.isEmpty ? .missed : !extra.isEmpty ? .spurious : nil
-            return Check(kind: .delivery, name: "alerts delivered via \(channel)", rule: nil, finding: finding, detail: detail)
+            return Check(
+                kind: .delivery,
+                name: "alerts delivered via \(channel)",
+                rule: nil,
+                finding: finding,
+                detail: detail
+            )
         }
     }
 
     /// Expected rejections, no other rejection, every reading answered; counts the readings into `v`.
-    static func validationChecks(_ golden: GoldenFile, plan: [SentRequest], result: LiveRunResult, counting v: inout Verdict) -> [Check] {
+    static func validationChecks(
+        _ golden: GoldenFile,
+        plan: [SentRequest],
+        result: LiveRunResult,
+        counting v: inout Verdict
+    ) -> [Check] {
         var checks: [Check] = []
         var expected: [String: GoldenFile.ExpectedValidation] = [:]
         for e in golden.validation { expected[e.reading] = e }
@@ -207,27 +257,27 @@ extension Verdict {
             let o = result.outcomes[i]
             let first = request.firstReading ?? ""
             v.count(o, readings: request.readingCount)
-            if expected[first] != nil || (400..<500).contains(o.status ?? 0) { v.merging.validationTimes[first] = request.sendAt }
+            if expected[first] != nil || (400..<500).contains(o.status ?? 0) {
+                v.merging.validationTimes[first] = request.sendAt
+            }
             if let e = expected[first], !seen.contains(first) {
                 seen.insert(first)
                 if request.topic != nil, !result.refusesOverMQTT {
                     let detail = "not judged: the SUT publishes no refusals of MQTT readings (mqtt.rejections: none)"
-                    checks.append(
-                        Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: nil, detail: detail, skipped: true)
-                    )
+                    checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
                     continue
                 }
                 checks.append(rejectionCheck(e, o))
             } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
                 let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"
-                checks.append(Check(kind: .validation, name: "accepts \(first)", rule: nil, finding: .validationMismatch, detail: detail))
+                checks.append(validation("accepts \(first)", .validationMismatch, detail))
             }
         }
         // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
         // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
         for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
             let detail = "the scenario no longer sends reading \(e.reading)"
-            checks.append(Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: .validationMismatch, detail: detail))
+            checks.append(validation("rejects \(e.reading)", .validationMismatch, detail))
         }
         v.merging.lost = LostTally(plan: plan, outcomes: result.outcomes)
         checks.append(deliveryCheck(v.merging.lost, verdict: v))
@@ -250,6 +300,11 @@ extension Verdict {
         return checks
     }
 
+    /// A check of kind `validation`.
+    static func validation(_ name: String, _ finding: Finding?, _ detail: String, skipped: Bool = false) -> Check {
+        Check(kind: .validation, name: name, rule: nil, finding: finding, detail: detail, skipped: skipped)
+    }
+
     /// One expected rejection against the request's final answer.
     static func rejectionCheck(_ e: GoldenFile.ExpectedValidation, _ o: RequestOutcome) -> Check {
         let ok = o.status == e.status && (o.field ?? "") == e.field
@@ -258,7 +313,13 @@ extension Verdict {
             ok
             ? "\(e.status) naming field '\(e.field)'"
             : "expected \(e.status) naming field '\(e.field)', got \(got) naming '\(o.field ?? "")'"
-        return Check(kind: .validation, name: "rejects \(e.reading)", rule: nil, finding: ok ? nil : .validationMismatch, detail: detail)
+        return Check(
+            kind: .validation,
+            name: "rejects \(e.reading)",
+            rule: nil,
+            finding: ok ? nil : .validationMismatch,
+            detail: detail
+        )
     }
 
     /// Every request ended with a final answer (2xx or 4xx).
@@ -284,7 +345,8 @@ extension Verdict {
     package static func mqttDeliveryCheck(_ m: MQTTDelivery) -> Check {
         var detail = "\(m.acknowledged) MQTT message(s) acknowledged by the broker (PUBACK)"
         if m.sutConfirms {
-            detail += "; the SUT confirmed \(m.confirmed) and refused \(m.rejected) (its confirmations and refusals topics)"
+            detail +=
+                "; the SUT confirmed \(m.confirmed) and refused \(m.rejected) (its confirmations and refusals topics)"
         } else {
             detail +=
                 "; the SUT refused \(m.rejected) and published no confirmations (mqtt.confirmations), so the rest count as delivered on the broker's word"
@@ -320,7 +382,8 @@ extension Verdict {
         }
         if ble.notSent > 0 {
             detail =
-                "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; " + detail
+                "\(ble.notSent) reading(s) never left their device: no central was subscribed to their characteristic by the end; "
+                + detail
         }
         let name = "every BLE reading sent to a subscribed central"
         return Check(kind: .delivery, name: name, rule: nil, finding: ble.notSent > 0 ? .lost : nil, detail: detail)
@@ -339,17 +402,28 @@ extension Verdict {
                 guard let h = histograms[b.path], h.totalCount > 0 else {
                     if partial {
                         let detail = "no samples among this shard's patients: vitalsim merge judges it over every shard"
-                        checks.append(Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true))
+                        checks.append(
+                            Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true)
+                        )
                         continue
                     }
-                    let hint = b.path.channel.map { " (observe the channel: vitalsim run --observe \($0.rawValue))" } ?? ""
+                    let hint =
+                        b.path.channel.map { " (observe the channel: vitalsim run --observe \($0.rawValue))" } ?? ""
                     let detail = "no samples for \(b.path.rawValue): a budget with nothing measured cannot pass" + hint
                     checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))
                     continue
                 }
                 let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
                 let detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
-                checks.append(Check(kind: .budget, name: name, rule: nil, finding: value <= limit ? nil : .budgetExceeded, detail: detail))
+                checks.append(
+                    Check(
+                        kind: .budget,
+                        name: name,
+                        rule: nil,
+                        finding: value <= limit ? nil : .budgetExceeded,
+                        detail: detail
+                    )
+                )
             }
         }
         return checks

@@ -15,7 +15,8 @@ extension Verdict {
             let entries = readBack.kinds.map { kinds in all.filter { kinds.contains($0.kind) } } ?? all
             let stored = (readBack.readings[p] ?? []).filter { s in
                 let linked = s.id.flatMap(EvidenceCatalog.device(of:)).map(expected.linkedDevices.contains) ?? false
-                let listed = readBack.kinds.map { kinds in StoredValueRules.kind(s.values).map(kinds.contains) ?? true } ?? true
+                let listed =
+                    readBack.kinds.map { kinds in StoredValueRules.kind(s.values).map(kinds.contains) ?? true } ?? true
                 return !linked && listed
             }
             guard !all.isEmpty || !stored.isEmpty else { continue }
@@ -30,7 +31,12 @@ extension Verdict {
     }
 
     /// Every acknowledged reading of the patient is held by the SUT.
-    static func keptCheck(_ p: String, _ entries: [StoredDataExpectations.Entry], _ stored: [StoredReading], _ pairs: [Int?]) -> Check {
+    static func keptCheck(
+        _ p: String,
+        _ entries: [StoredDataExpectations.Entry],
+        _ stored: [StoredReading],
+        _ pairs: [Int?]
+    ) -> Check {
         let name = "stored readings of patient \(p) kept"
         let lost = entries.indices.filter { pairs[$0] == nil }.map { entries[$0] }
         let used = Set(pairs.compactMap { $0 })
@@ -44,7 +50,9 @@ extension Verdict {
             let detail = "all \(entries.count) acknowledged reading(s) read back" + note
             return Check(kind: .storedData, name: name, rule: nil, finding: nil, detail: detail)
         }
-        let named = lost.prefix(namedReadings).map { "\($0.id) (\($0.kind.rawValue) at \(iso($0.time)))" }.joined(separator: ", ")
+        let named = lost.prefix(namedReadings).map { "\($0.id) (\($0.kind.rawValue) at \(iso($0.time)))" }.joined(
+            separator: ", "
+        )
         let detail =
             "\(lost.count) of \(entries.count) acknowledged reading(s) are not held by the SUT when read back, first: \(named)"
             + (lost.count > namedReadings ? ", …" : "") + note
@@ -52,8 +60,12 @@ extension Verdict {
     }
 
     /// Each acknowledged reading the SUT holds has the value, unit and device time it was sent with.
-    static func unalteredCheck(_ p: String, _ entries: [StoredDataExpectations.Entry], _ stored: [StoredReading], _ pairs: [Int?]) -> Check
-    {
+    static func unalteredCheck(
+        _ p: String,
+        _ entries: [StoredDataExpectations.Entry],
+        _ stored: [StoredReading],
+        _ pairs: [Int?]
+    ) -> Check {
         let name = "stored readings of patient \(p) unaltered"
         var altered: [String] = []
         var count = 0
@@ -64,20 +76,28 @@ extension Verdict {
             let differences = StoredValueRules.differences(entries[i], stored[j])
             guard !differences.isEmpty else { continue }
             count += 1
-            if altered.count < namedReadings { altered.append("\(entries[i].id): " + differences.joined(separator: ", ")) }
+            if altered.count < namedReadings {
+                altered.append("\(entries[i].id): " + differences.joined(separator: ", "))
+            }
         }
         guard count > 0 else {
             let detail = "\(compared) reading(s) read back with the value, unit and device time they were sent with"
             return Check(kind: .storedData, name: name, rule: nil, finding: nil, detail: detail)
         }
         let detail =
-            "\(count) of \(compared) reading(s) read back differ from what was sent, first: " + altered.joined(separator: "; ")
+            "\(count) of \(compared) reading(s) read back differ from what was sent, first: "
+            + altered.joined(separator: "; ")
             + (count > namedReadings ? "; …" : "")
         return Check(kind: .storedData, name: name, rule: nil, finding: .altered, detail: detail)
     }
 
     /// The SUT's counts per UTC day and month equal the acknowledged readings' (by device time).
-    static func countsCheck(_ p: String, _ entries: [StoredDataExpectations.Entry], _ counted: [String: Int], linked: Bool) -> Check {
+    static func countsCheck(
+        _ p: String,
+        _ entries: [StoredDataExpectations.Entry],
+        _ counted: [String: Int],
+        linked: Bool
+    ) -> Check {
         let name = "stored reading counts of patient \(p) per day and month"
         if linked {
             let detail =
@@ -101,7 +121,8 @@ extension Verdict {
             "\($0): the SUT counts \(counted[$0, default: 0]), \(sent[$0, default: 0]) acknowledged"
         }
         let detail =
-            "\(wrong.count) period(s) counted otherwise: " + named.joined(separator: "; ") + (wrong.count > namedReadings ? "; …" : "")
+            "\(wrong.count) period(s) counted otherwise: " + named.joined(separator: "; ")
+            + (wrong.count > namedReadings ? "; …" : "")
         return Check(kind: .storedData, name: name, rule: nil, finding: .countMismatch, detail: detail)
     }
 }

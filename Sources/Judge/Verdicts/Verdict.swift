@@ -24,7 +24,8 @@ package struct Check: Sendable, Codable {
     package var skipped = false
     package var passed: Bool { finding == nil }
 
-    package init(kind: CheckKind, name: String, rule: String?, finding: Finding?, detail: String, skipped: Bool = false) {
+    package init(kind: CheckKind, name: String, rule: String?, finding: Finding?, detail: String, skipped: Bool = false)
+    {
         self.kind = kind
         self.name = name
         self.rule = rule
@@ -74,7 +75,8 @@ package struct Verdict: Sendable {
         self.checks = checks
     }
 
-    /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling lag.
+    /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling
+    /// lag.
     package static func latencyPaths(_ v: Verdict) -> [LatencyPath] {
         Set(v.latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
     }
@@ -89,12 +91,18 @@ package struct Verdict: Sendable {
         for bound in bucketBounds {
             let upper = UInt64(bound * 1000)
             out.append(
-                LatencyBucket(label: "≤" + label(bound), count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper))
+                LatencyBucket(
+                    label: "≤" + label(bound),
+                    count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper)
+                )
             )
             lower = upper + 1
         }
         out.append(
-            LatencyBucket(label: ">" + label(bucketBounds.last!), count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2))
+            LatencyBucket(
+                label: ">" + label(bucketBounds.last!),
+                count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2)
+            )
         )
         return out
     }

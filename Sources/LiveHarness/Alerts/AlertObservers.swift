@@ -78,7 +78,9 @@ package final class PushObserver: Sendable {
         topic: String = "alerts/+",
         read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
     ) async throws(MQTTError) -> PushObserver {
-        let client = try MQTTClient(credentials.applied(to: .init(host: host, port: port, clientID: clientID, caFile: caFile)))
+        let client = try MQTTClient(
+            credentials.applied(to: .init(host: host, port: port, clientID: clientID, caFile: caFile))
+        )
         try await client.connect()
         try await client.subscribeAcknowledged(topic, qos: 1)
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
@@ -100,7 +102,8 @@ extension PushObserver {
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         let router = Router()
         router.post("alerts") { request, _ -> HTTPResponse.Status in
-            guard let body = try? await request.body.collect(upTo: 1 << 20), let alert = read(Array(body.readableBytesView))
+            guard let body = try? await request.body.collect(upTo: 1 << 20),
+                let alert = read(Array(body.readableBytesView))
             else { return .badRequest }
             continuation.yield(alert)
             return .noContent

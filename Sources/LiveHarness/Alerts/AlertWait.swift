@@ -61,7 +61,8 @@ package struct AlertWait: Sendable {
     /// What the bound is made of, for messages: "reading → alert budget 1 s + --alert-wait 30 s".
     package var boundReason: String {
         budget > .zero
-            ? "reading → alert budget \(Self.seconds(budget)) + --alert-wait \(Self.seconds(grace))" : "--alert-wait \(Self.seconds(grace))"
+            ? "reading → alert budget \(Self.seconds(budget)) + --alert-wait \(Self.seconds(grace))"
+            : "--alert-wait \(Self.seconds(grace))"
     }
 
     /// A duration for messages, to a tenth of a second: "1 s", "2.5 s".

@@ -52,8 +52,17 @@ package struct BrokerAccess: Sendable, Equatable {
         }
         // Readable by all: mosquitto started as root reads them after dropping to its own user. The
         // passwords are hashed before the broker starts.
-        guard FileManager.default.createFile(atPath: passwords, contents: Data(plain.utf8), attributes: [.posixPermissions: 0o600]),
-            FileManager.default.createFile(atPath: acl, contents: Data(rules.utf8), attributes: [.posixPermissions: 0o644])
+        guard
+            FileManager.default.createFile(
+                atPath: passwords,
+                contents: Data(plain.utf8),
+                attributes: [.posixPermissions: 0o600]
+            ),
+            FileManager.default.createFile(
+                atPath: acl,
+                contents: Data(rules.utf8),
+                attributes: [.posixPermissions: 0o644]
+            )
         else { throw .infrastructure("cannot write the broker's password and ACL files in \(directory)") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: passwd)

@@ -36,7 +36,9 @@ package final class BumbleControllers: Sendable {
     package static func python(explicit: String?, executable: String) -> String? {
         if let explicit { return explicit }
         var candidates: [String] = []
-        if let env = ProcessInfo.processInfo.environment["VITALSIM_BUMBLE_PYTHON"], !env.isEmpty { candidates.append(env) }
+        if let env = ProcessInfo.processInfo.environment["VITALSIM_BUMBLE_PYTHON"], !env.isEmpty {
+            candidates.append(env)
+        }
         candidates.append(FileManager.default.currentDirectoryPath + "/.venv-bumble/bin/python")
         var dir = (executable as NSString).deletingLastPathComponent
         for _ in 0..<5 {
@@ -50,7 +52,9 @@ package final class BumbleControllers: Sendable {
     package convenience init(python: String, count: Int, log: String) throws(HarnessError) {
         var ports: [Int] = []
         while ports.count < count {
-            guard let p = LoopbackPort.free() else { throw .infrastructure("no free loopback port for a virtual BLE controller") }
+            guard let p = LoopbackPort.free() else {
+                throw .infrastructure("no free loopback port for a virtual BLE controller")
+            }
             if !ports.contains(p) { ports.append(p) }
         }
         try self.init(python: python, ports: ports, log: log)

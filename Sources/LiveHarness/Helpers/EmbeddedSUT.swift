@@ -47,7 +47,8 @@ package final class EmbeddedSUT: Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         var arguments: [String] = [
-            "serve", "--port", "0", "--self-signed", "--http2", "--rate-limit", "0", "--database", directory + "/sut.sqlite", "--log-level",
+            "serve", "--port", "0", "--self-signed", "--http2", "--rate-limit", "0", "--database",
+            directory + "/sut.sqlite", "--log-level",
             "error",
         ]
         arguments += ["--scenario", scenario]

@@ -23,7 +23,8 @@ package final class MosquittoBroker: Sendable {
     /// Where Debian installs the broker; `PATH` is searched as a fallback.
     static func executable() -> String? {
         let candidates =
-            ["/usr/sbin/mosquitto"] + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/mosquitto" }
+            ["/usr/sbin/mosquitto"]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/mosquitto" }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
@@ -42,7 +43,9 @@ package final class MosquittoBroker: Sendable {
         var security = "allow_anonymous true\n"
         if let access {
             guard let passwd = BrokerAccess.passwdExecutable() else {
-                throw .infrastructure("mosquitto_passwd is not installed (apt-get install mosquitto, or run ci/setup-debian.sh)")
+                throw .infrastructure(
+                    "mosquitto_passwd is not installed (apt-get install mosquitto, or run ci/setup-debian.sh)"
+                )
             }
             security = try access.write(in: directory, passwd: passwd)
         }
@@ -95,13 +98,17 @@ enum LoopbackPort {
         withSocket(port: 0) { fd, addr in
             var len = socklen_t(MemoryLayout<sockaddr_in>.size)
             guard bind(fd, addr, len) == 0, getsockname(fd, addr, &len) == 0 else { return nil }
-            return Int(UInt16(bigEndian: addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }))
+            return Int(
+                UInt16(bigEndian: addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port })
+            )
         }
     }
 
     /// True when something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(_ port: Int) -> Bool {
-        withSocket(port: port) { fd, addr in connect(fd, addr, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 ? true : nil } ?? false
+        withSocket(port: port) { fd, addr in
+            connect(fd, addr, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 ? true : nil
+        } ?? false
     }
 
     /// Runs `body` with a fresh TCP socket and the address 127.0.0.1:`port`; closes the socket.
@@ -113,6 +120,8 @@ enum LoopbackPort {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = UInt16(port).bigEndian
-        return withUnsafeMutablePointer(to: &addr) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0) } }
+        return withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0) }
+        }
     }
 }

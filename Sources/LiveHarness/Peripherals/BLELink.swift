@@ -18,9 +18,21 @@ final class BLELink: Sendable {
     /// Set once the peripherals' run has ended.
     let result = Locked<LivePeripherals.Summary?>(nil)
 
-    init(scenario: Scenario, seed: UInt64?, hci: [String], speed: Double, captureDirectory: String?) throws(HarnessError) {
+    init(
+        scenario: Scenario,
+        seed: UInt64?,
+        hci: [String],
+        speed: Double,
+        captureDirectory: String?
+    ) throws(HarnessError) {
         do {
-            let devices = try LivePeripherals(scenario: scenario, seed: seed, hci: hci, speed: speed, captureDirectory: captureDirectory)
+            let devices = try LivePeripherals(
+                scenario: scenario,
+                seed: seed,
+                hci: hci,
+                speed: speed,
+                captureDirectory: captureDirectory
+            )
             peripherals = Locked(devices)
         } catch {
             throw .infrastructure("\(scenario.name): cannot open the BLE devices' controllers: \(error)")
@@ -31,7 +43,8 @@ final class BLELink: Sendable {
 
     /// Starts advertising and waits until a central has subscribed to every device.
     func connect(timeout: TimeInterval) throws(HarnessError) {
-        let waiting: [String]? = try peripherals.withLock { (devices: inout LivePeripherals) throws(HarnessError) -> [String]? in
+        let waiting: [String]? = try peripherals.withLock {
+            (devices: inout LivePeripherals) throws(HarnessError) -> [String]? in
             do { try devices.start() } catch { throw .infrastructure("BLE devices: \(error)") }
             guard devices.waitForCentrals(timeout: timeout, settle: 5) else {
                 return devices.peripherals.filter { !$0.isSubscribed }.map(\.name)

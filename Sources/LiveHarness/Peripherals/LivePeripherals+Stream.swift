@@ -69,7 +69,10 @@ extension LivePeripherals {
     /// (with whatever this and other devices still hold).
     func send(_ payloads: [EncodedPayload], of reading: Reading, device i: Int, _ state: inout StreamState) {
         if reading.kind == .glucose || reading.kind == .cgm {
-            records.store(payloads.compactMap { $0.characteristic == nil ? nil : ($0.characteristic!, $0.bytes) }, device: i)
+            records.store(
+                payloads.compactMap { $0.characteristic == nil ? nil : ($0.characteristic!, $0.bytes) },
+                device: i
+            )
             // Glucose meters and CGMs keep stored records for the central to fetch through RACP.
             if reading.delivery.backfill {
                 state.summary.storedForRACP += 1
@@ -83,7 +86,13 @@ extension LivePeripherals {
         let sendable = payloads.filter { $0.characteristic != nil }
         for (k, p) in sendable.enumerated() {
             state.held[i].append(
-                Held(uuid: p.characteristic!, bytes: p.bytes, indicate: p.indicate, first: k == 0, emit: reading.intendedEmitTime)
+                Held(
+                    uuid: p.characteristic!,
+                    bytes: p.bytes,
+                    indicate: p.indicate,
+                    first: k == 0,
+                    emit: reading.intendedEmitTime
+                )
             )
         }
         // This device's payloads, and what other devices still hold (e.g. since a reconnection).

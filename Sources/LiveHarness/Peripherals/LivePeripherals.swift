@@ -46,7 +46,9 @@ package final class LivePeripherals {
         }
         for (i, ((patientID, spec), transportSpec)) in zip(devices, hci).enumerated() {
             let transport = try HCITransports.open(transportSpec)
-            let capture = try captureDirectory.map { try BTSnoopWriter(path: "\($0)/\(patientID)-\(spec.id).live.btsnoop") }
+            let capture = try captureDirectory.map {
+                try BTSnoopWriter(path: "\($0)/\(patientID)-\(spec.id).live.btsnoop")
+            }
             let address = StaticRandomAddress.derive(seed: scenario.seed, label: "\(patientID)/\(spec.id)")
             let p = HCIPeripheral(
                 transport: transport,
@@ -61,7 +63,8 @@ package final class LivePeripherals {
                 store.serve(value, peripheral: p, device: i)
             }
             if spec.type == .cgm,
-                let start = try? CGMSessionStartTime(start: DateTime(unixMilliseconds: scenario.startUnixMilliseconds)).encode()
+                let start = try? CGMSessionStartTime(start: DateTime(unixMilliseconds: scenario.startUnixMilliseconds))
+                    .encode()
             {
                 // The session starts with the scenario: records carry minutes since then.
                 p.server.setValue(CGMSessionStartTime.uuid, start)
@@ -85,12 +88,15 @@ package final class LivePeripherals {
 
     /// Streams the scenario's readings to the peripherals.
     /// - Parameters:
-    ///   - origin: the wall moment of the scenario's start (default: now); a live run shares it with its other transports.
+    /// - origin: the wall moment of the scenario's start (default: now); a live run shares it with its other
+    /// transports.
     ///   - onSent: called when a reading has left its device (a notification handed to the controller,
     ///     an indication confirmed), with its intended emit time (virtual ms) and the moment; not for
     ///     records served later through RACP.
-    package func run(origin: ContinuousClock.Instant? = nil, onSent: (@Sendable (Int64, ContinuousClock.Instant) -> Void)? = nil) -> Summary
-    {
+    package func run(
+        origin: ContinuousClock.Instant? = nil,
+        onSent: (@Sendable (Int64, ContinuousClock.Instant) -> Void)? = nil
+    ) -> Summary {
         var state = StreamState(held: Array(repeating: [], count: peripherals.count))
         var run = ScenarioRun(scenario: scenario, seed: seed)
         let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)

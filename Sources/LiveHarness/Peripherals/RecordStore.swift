@@ -18,7 +18,9 @@ final class RecordStore: Sendable {
             let op = RecordAccessControlPoint.OpCode(rawValue: value.first ?? 0) ?? .reportStoredRecords
             return indicate(.response(to: op, .opCodeNotSupported))
         }
-        if request.opCode == .abortOperation, request.op == .null { return indicate(.response(to: .abortOperation, .success)) }
+        if request.opCode == .abortOperation, request.op == .null {
+            return indicate(.response(to: .abortOperation, .success))
+        }
         let selected: [[(UInt16, [UInt8])]]
         switch select(request, from: records.withLock { $0[device] ?? [] }) {
         case let .success(records): selected = records
@@ -28,7 +30,9 @@ final class RecordStore: Sendable {
             return indicate(.numberOfRecords(UInt16(clamping: selected.count)))
         }
         guard !selected.isEmpty else { return indicate(.response(to: .reportStoredRecords, .noRecordsFound)) }
-        for record in selected { for (uuid, bytes) in record { _ = try? peripheral.send(uuid, bytes, indicate: false) } }
+        for record in selected {
+            for (uuid, bytes) in record { _ = try? peripheral.send(uuid, bytes, indicate: false) }
+        }
         indicate(.response(to: .reportStoredRecords, .success))
     }
 

@@ -96,7 +96,8 @@ extension LiveRunner {
         } else {
             note("not listed within \(waited) after the last answer: \(AlertWait.describe(pending))")
             shared.withLock {
-                $0.alertWait = "not listed within \(waited) after the last reading was answered (waited up to \(awaiting.boundReason))"
+                $0.alertWait =
+                    "not listed within \(waited) after the last reading was answered (waited up to \(awaiting.boundReason))"
             }
         }
     }
@@ -109,7 +110,9 @@ extension LiveRunner {
     /// An alert source that only pushes, misconfigured: it pushed messages the harness cannot read,
     /// or nothing at all while the golden file expects alerts.
     func pushProblem(_ result: LiveRunResult, awaiting: AlertWait?) -> String? {
-        guard let channel = alertSource.pushOnly, let delivery = result.push.first(where: { $0.kind == channel }) else { return nil }
+        guard let channel = alertSource.pushOnly, let delivery = result.push.first(where: { $0.kind == channel }) else {
+            return nil
+        }
         let contract = auth.contract.summary()
         if contract.unreadable > 0 {
             return
@@ -119,7 +122,8 @@ extension LiveRunner {
         guard arrived == 0, let awaiting, !awaiting.expected.isEmpty else { return nil }
         let there: String
         switch channel {
-        case .webhook: there = "to the webhook receiver (its URL is printed at the start; fix its port with --webhook-port)"
+        case .webhook:
+            there = "to the webhook receiver (its URL is printed at the start; fix its port with --webhook-port)"
         case .sse: there = "on its SSE stream (alerts.push.sse)"
         case .mqtt: there = "under the MQTT topic filter alerts.push.mqtt-topic (\(alertSource.push.mqttTopic))"
         }

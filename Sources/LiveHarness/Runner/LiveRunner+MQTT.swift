@@ -60,7 +60,8 @@ extension LiveRunner {
         var d = MQTTDelivery()
         d.sutConfirms = !s.mqttConfirmed.isEmpty
         d.brokerDropped = s.brokerDropped
-        for (i, request) in sent.enumerated() where request.topic != nil && i < s.outcomes.count && s.outcomes[i].status != nil {
+        for (i, request) in sent.enumerated()
+        where request.topic != nil && i < s.outcomes.count && s.outcomes[i].status != nil {
             d.acknowledged += 1
             guard let id = request.firstReading else { continue }
             if s.mqttRejections[id] != nil {

@@ -46,7 +46,8 @@ package final class LiveRunner: Sendable {
     var retries: RetryPolicy { RetryPolicy(outageLimit: outageLimit) }
     /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
     let isAlive: @Sendable () -> Bool
-    /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the end.
+    /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the
+    /// end.
     let mqtt: MQTTClient?
     /// Every request of the plan is an MQTT message: the workers run on the MQTT client's thread.
     let mqttOnly: Bool
@@ -250,9 +251,13 @@ package final class LiveRunner: Sendable {
         // At --speed max the schedule is the SUT's pace: shards that keep one origin begin together.
         if let origin, speed == nil { try? await Task.sleep(until: origin, clock: .continuous) }
         let clock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
-        let shared = State(Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }, clock: clock))
+        let shared = State(
+            Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }, clock: clock)
+        )
         var sent: [SentRequest] = []
-        let queues: [Queue] = (0..<workers).map { _ in AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self) }
+        let queues: [Queue] = (0..<workers).map { _ in
+            AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self)
+        }
         // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
         // --speed max) is not pulled into the queues ahead of the workers.
         let queued = (0..<workers).map { _ in SendWindow(limit: LiveRunner.queueLimit) }
@@ -261,7 +266,9 @@ package final class LiveRunner: Sendable {
             // long list would hold up the workers' requests.
             group.addTask { await self.poll(shared) }
             if let mqtt { group.addTask { await self.collectVerdicts(mqtt, shared) } }
-            for (k, observer) in observers.enumerated() { group.addTask { await self.collect(observer, index: k, shared) } }
+            for (k, observer) in observers.enumerated() {
+                group.addTask { await self.collect(observer, index: k, shared) }
+            }
             if let alongside {
                 group.addTask {
                     let samples = await alongside.work()
@@ -282,7 +289,9 @@ package final class LiveRunner: Sendable {
             var finished = 0
             let senders = workers + (alongside == nil ? 0 : 1)
             while finished < senders, await group.next() != nil { finished += 1 }
-            if let report = onProgress { report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span)) }
+            if let report = onProgress {
+                report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span))
+            }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared, awaiting: awaiting) }
             // The broker publishes its counters every second: let the last change arrive.
             if brokerCounters { try? await Task.sleep(for: .milliseconds(1200)) }
@@ -398,7 +407,9 @@ package final class LiveRunner: Sendable {
             alertClock?.sent(patient: request.patientID, time: request.deviceTimes.max() ?? request.sendAt)
             if let mqtt, request.topic != nil {
                 await window.acquire()
-                if publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) { continue }
+                if publishPipelined(request, index: i, intended: intended, via: mqtt, span: span, shared, window) {
+                    continue
+                }
                 window.release()
                 outcome = await publish(request, via: mqtt)
             } else {
@@ -431,7 +442,9 @@ package final class LiveRunner: Sendable {
                 if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }
                 if a.evidence.isEmpty, let requests = byPatient[a.patientID] {
                     let due = a.raisedAt - start
-                    if let i = s.stamped[Stamp(patient: a.patientID, time: due)] ?? requests.first(where: { sent[$0].sendAt >= due }) {
+                    if let i = s.stamped[Stamp(patient: a.patientID, time: due)]
+                        ?? requests.first(where: { sent[$0].sendAt >= due })
+                    {
                         return s.intended[i]
                     }
                 }
@@ -461,7 +474,10 @@ package final class LiveRunner: Sendable {
             result.requests = sent
             result.alertWait = s.alertWait
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
-            result.misconfiguration = s.health.problem(alertURL: alertSource.absoluteURL(base: base), answered: s.answered)
+            result.misconfiguration = s.health.problem(
+                alertURL: alertSource.absoluteURL(base: base),
+                answered: s.answered
+            )
             return result
         }
     }
@@ -493,7 +509,12 @@ package final class LiveRunner: Sendable {
                     s.health.credentialProblem = s.health.credentialProblem ?? problem.message
                     s.aborted = true
                 }
-                return RequestOutcome(status: nil, field: nil, error: "not sent: \(problem.message)", attempts: outcome.attempts)
+                return RequestOutcome(
+                    status: nil,
+                    field: nil,
+                    error: "not sent: \(problem.message)",
+                    attempts: outcome.attempts
+                )
             }
             outcome.attempts += 1
             do throws(HTTPTransportError) {
@@ -519,7 +540,8 @@ package final class LiveRunner: Sendable {
             let reachable = shared.withLock { $0.reachable }
             if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: reachable) {
                 if let status = outcome.status {
-                    outcome.error = "still answering \(status) after retrying for \(Int(outcome.waited)) s (--outage-limit)"
+                    outcome.error =
+                        "still answering \(status) after retrying for \(Int(outcome.waited)) s (--outage-limit)"
                 }
                 return outcome
             }
@@ -599,7 +621,12 @@ package final class LiveRunner: Sendable {
 
     /// The outcome of a request the run did not send because it had stopped.
     static func notSent(_ s: Shared) -> RequestOutcome {
-        RequestOutcome(status: nil, field: nil, error: "not sent: " + (s.health.abortReason ?? "the SUT stopped answering"), attempts: 0)
+        RequestOutcome(
+            status: nil,
+            field: nil,
+            error: "not sent: " + (s.health.abortReason ?? "the SUT stopped answering"),
+            attempts: 0
+        )
     }
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
@@ -623,13 +650,21 @@ package final class LiveRunner: Sendable {
 
     /// Records request `i`'s outcome: progress, acknowledgement latency (from `intended`), an
     /// unanswered request stopping the run.
-    func finish(_ i: Int, _ outcome: RequestOutcome, intended: ContinuousClock.Instant, span: Int64, readings: Int, _ shared: State) {
+    func finish(
+        _ i: Int,
+        _ outcome: RequestOutcome,
+        intended: ContinuousClock.Instant,
+        span: Int64,
+        readings: Int,
+        _ shared: State
+    ) {
         let now = ContinuousClock.now
         let (answered, reached) = shared.withLock { s -> (Int, Int64) in
             s.answered += 1
             s.outcomes[i] = outcome
             if outcome.status == nil {
-                // Not sent for want of credentials or a route is a misconfiguration (``RunHealth``), not an unreachable SUT.
+                // Not sent for want of credentials or a route is a misconfiguration (``RunHealth``), not an unreachable
+                // SUT.
                 if s.health.credentialProblem == nil, s.health.routeProblem == nil { s.unreachable = true }
                 s.aborted = true
             }
@@ -638,17 +673,22 @@ package final class LiveRunner: Sendable {
                 s.health.abortReason = s.health.abortReason ?? reason
             }
             // An outage that outlasted --outage-limit (429 or 503 throughout): the SUT is not coming back.
-            if let status = outcome.status, RunHealth.outageStatuses.contains(status), outcome.waited >= outageLimit.seconds {
+            if let status = outcome.status, RunHealth.outageStatuses.contains(status),
+                outcome.waited >= outageLimit.seconds
+            {
                 s.aborted = true
                 s.health.abortReason =
-                    s.health.abortReason ?? "the SUT answered \(status) for longer than --outage-limit without recovering"
+                    s.health.abortReason
+                    ?? "the SUT answered \(status) for longer than --outage-limit without recovering"
             }
             if let status = outcome.status, status < 500 {
                 s.ack.record(Duration.nonNegativeMicroseconds(now - intended), count: UInt64(readings))
             }
             return (s.answered, s.reached)
         }
-        if let report = onProgress, answered % 50 == 0 { report(Progress(answered: answered, reached: reached, span: span)) }
+        if let report = onProgress, answered % 50 == 0 {
+            report(Progress(answered: answered, reached: reached, span: span))
+        }
     }
 
     /// Publishes request `i` without awaiting its acknowledgement: the outcome is recorded when the
@@ -668,7 +708,14 @@ package final class LiveRunner: Sendable {
         do throws(MQTTError) {
             try mqtt.publish(message) { reason in
                 if reason >= 0, reason < 0x80 {
-                    self.finish(i, RequestOutcome(status: 200, attempts: 1), intended: intended, span: span, readings: readings, shared)
+                    self.finish(
+                        i,
+                        RequestOutcome(status: 200, attempts: 1),
+                        intended: intended,
+                        span: span,
+                        readings: readings,
+                        shared
+                    )
                     window.release()
                     return
                 }
@@ -711,7 +758,9 @@ package final class LiveRunner: Sendable {
             firstFailure = since
             outcome.waited = (now - since).seconds
             // The broker answered the connection before the run: a failure is an outage.
-            if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: true) { return outcome }
+            if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: true) {
+                return outcome
+            }
             try? await Task.sleep(for: backoff.next())
         }
     }
@@ -727,12 +776,16 @@ package final class LiveRunner: Sendable {
     /// else `field`, else a FHIR OperationOutcome's first `issue[].expression`.
     static func field(_ body: [UInt8], at pointer: JSONPointer? = nil) -> String? {
         if let pointer {
-            guard let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return nil }
+            guard let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+                return nil
+            }
             return pointer.values(in: value).first.flatMap { $0 as? String }
         }
         guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
         if let f = o["field"] as? String { return f }
-        if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first { return e }
+        if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first {
+            return e
+        }
         return nil
     }
 }

@@ -63,7 +63,13 @@ struct RunCredentials {
             text += "    device: \(JSONValue.string(d.device).serialized())\n"
         }
         text += "readers:\n  - token: \"\(reader)\"\nadmins:\n  - token: \"\(admin)\"\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(text.utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+        else {
             throw .infrastructure("cannot write the embedded SUT's credentials to \(path)")
         }
     }
@@ -72,7 +78,12 @@ struct RunCredentials {
     func deviceCredentials(file: String) -> DeviceCredentials {
         var tokens: [String: String] = [:]
         for d in devices { tokens["\(d.patient)/\(d.device)"] = d.token }
-        var c = DeviceCredentials(file: file, header: "Authorization: Bearer {token}", tokens: tokens, readers: [reader])
+        var c = DeviceCredentials(
+            file: file,
+            header: "Authorization: Bearer {token}",
+            tokens: tokens,
+            readers: [reader]
+        )
         c.admins = [admin]
         return c
     }
@@ -89,7 +100,8 @@ struct RunCredentials {
             BrokerAccess.User(
                 name: RunCredentials.sutUser,
                 password: sutPassword,
-                rules: topics.map { "topic read \($0.filter)" } + ["acks/#", "errors/#", "alerts/#"].map { "topic write \($0)" }
+                rules: topics.map { "topic read \($0.filter)" }
+                    + ["acks/#", "errors/#", "alerts/#"].map { "topic write \($0)" }
             ),
             BrokerAccess.User(
                 name: RunCredentials.harnessUser,

@@ -16,14 +16,18 @@ extension LiveSuite {
         options: LiveOptions
     ) async throws(HarnessError) -> (Verdict, GoldenFile) {
         let scenario: Scenario
-        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
+            throw .golden(error.description)
+        }
         var golden = derivedGolden(scenario, reference: reference, seed: options.seed)
         let awaiting = AlertWait(golden: golden, grace: options.alertWait)
         let contract = ContractLog()
         let executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
         golden.trafficDigest = executed.1
         golden.validation = executed.0.compactMap { r in
-            r.expectedRejection.map { GoldenFile.ExpectedValidation(reading: r.firstReading ?? "", status: $0.status, field: $0.field) }
+            r.expectedRejection.map {
+                GoldenFile.ExpectedValidation(reading: r.firstReading ?? "", status: $0.status, field: $0.field)
+            }
         }
         let judged = (golden: golden, path: path, contract: contract.summary())
         return (try judge(executed, path: path, scenario: scenario, against: judged, options: options), golden)

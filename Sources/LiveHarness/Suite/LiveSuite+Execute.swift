@@ -44,10 +44,13 @@ struct ScenarioSetup {
         self.contract = contract
         self.scenario = scenario
         bleDevices = options.ble == .hci ? scenario.bleDevices : []
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)").path
+        scratch =
+            FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)")
+            .path
         var options = options
         let auth = options.profile.auth
-        if options.target == nil, options.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty, auth.devices == nil,
+        if options.target == nil, options.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty,
+            auth.devices == nil,
             auth.oauth2 == nil
         {
             let c = RunCredentials(scenario: scenario, naming: naming)
@@ -86,7 +89,9 @@ extension LiveSuite {
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
-        if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) { options.observe.append(channel) }
+        if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) {
+            options.observe.append(channel)
+        }
         let naming = try wireNaming(scenario, options, bleLink: options.ble == .hci && !scenario.bleDevices.isEmpty)
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract, naming: naming)
         let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
@@ -165,7 +170,9 @@ extension LiveSuite {
         base: String,
         naming: WireNaming
     ) async {
-        guard let source = options.profile.storedReadings, result.misconfiguration == nil, !result.unreachable else { return }
+        guard let source = options.profile.storedReadings, result.misconfiguration == nil, !result.unreachable else {
+            return
+        }
         let fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
         let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
         switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
@@ -173,7 +180,8 @@ extension LiveSuite {
             stored.kinds = source.kinds
             result.stored = stored
         case .failure(let problem):
-            result.misconfiguration = "reading back the stored readings (stored-readings of the profile): \(problem.text)"
+            result.misconfiguration =
+                "reading back the stored readings (stored-readings of the profile): \(problem.text)"
         }
     }
 
@@ -201,14 +209,19 @@ extension LiveSuite {
             throw error
         }
         if let problem = await lifecycle.reset(enrolled) {
-            throw .infrastructure("\(scenario.name): lifecycle: \(problem.message) (the SUT may keep this scenario's state)")
+            throw .infrastructure(
+                "\(scenario.name): lifecycle: \(problem.message) (the SUT may keep this scenario's state)"
+            )
         }
         return result
     }
 
     /// The HCI controllers of the BLE devices' peripherals and of the embedded SUT's gateway: bumble's
     /// virtual controllers for the embedded SUT, the user's `--hci` for a `--target`.
-    static func controllers(_ setup: ScenarioSetup, _ resources: RunResources) throws(HarnessError) -> ([String], [String]) {
+    static func controllers(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources
+    ) throws(HarnessError) -> ([String], [String]) {
         let options = setup.options
         guard setup.overBLE else { return (options.hci, []) }
         guard options.speed != nil else {
@@ -230,7 +243,8 @@ extension LiveSuite {
                 "--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself"
             )
         }
-        guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable) else {
+        guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable)
+        else {
             throw .infrastructure(
                 "\(setup.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON"
             )
@@ -238,11 +252,16 @@ extension LiveSuite {
         try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
         let c = try BumbleControllers(python: python, count: 2 * count, log: setup.scratch + "/bumble.log")
         resources.controllers = c
-        return (c.ports.prefix(count).map { "tcp:127.0.0.1:\($0)" }, c.ports.suffix(count).map { "tcp:127.0.0.1:\($0)" })
+        return (
+            c.ports.prefix(count).map { "tcp:127.0.0.1:\($0)" }, c.ports.suffix(count).map { "tcp:127.0.0.1:\($0)" }
+        )
     }
 
     /// The MQTT broker: `--mqtt`, or a mosquitto started for the embedded SUT when the scenario needs one.
-    static func mqttEndpoint(_ setup: ScenarioSetup, _ resources: RunResources) throws(HarnessError) -> (host: String, port: Int)? {
+    static func mqttEndpoint(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources
+    ) throws(HarnessError) -> (host: String, port: Int)? {
         let options = setup.options
         guard setup.usesMQTT || setup.observesMQTT, options.mqtt == nil else { return options.mqtt }
         guard options.target == nil else {
@@ -251,16 +270,26 @@ extension LiveSuite {
                     + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
             )
         }
-        let access = setup.credentials?.brokerAccess(topics: options.profile.mqttTopics.isEmpty ? [.vitalsim] : options.profile.mqttTopics)
-        let b = try MosquittoBroker(directory: setup.scratch + "-mosquitto", maxQueued: options.mqttBrokerQueue, access: access)
+        let access = setup.credentials?.brokerAccess(
+            topics: options.profile.mqttTopics.isEmpty ? [.vitalsim] : options.profile.mqttTopics
+        )
+        let b = try MosquittoBroker(
+            directory: setup.scratch + "-mosquitto",
+            maxQueued: options.mqttBrokerQueue,
+            access: access
+        )
         resources.broker = b
         return (b.host, b.port)
     }
 
     /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
-    static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String? {
+    static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String?
+    {
         guard setup.options.observe.contains(.webhook) else { return nil }
-        let (observer, url) = try await PushObserver.webhook(port: setup.options.webhookPort, read: pushedAlert(setup, .webhook))
+        let (observer, url) = try await PushObserver.webhook(
+            port: setup.options.webhookPort,
+            read: pushedAlert(setup, .webhook)
+        )
         resources.observers.append(observer)
         if setup.options.target != nil {
             setup.options.note("\(setup.name): webhook receiver at \(url) — the SUT must POST its alerts there")
@@ -283,7 +312,10 @@ extension LiveSuite {
             try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
             let file = setup.scratch + "/credentials.yaml"
             try c.write(to: file)
-            credentials = EmbeddedSUT.Credentials(file: file, mqtt: resources.broker == nil ? nil : (RunCredentials.sutUser, c.sutPassword))
+            credentials = EmbeddedSUT.Credentials(
+                file: file,
+                mqtt: resources.broker == nil ? nil : (RunCredentials.sutUser, c.sutPassword)
+            )
         }
         let sut = try EmbeddedSUT(
             credentials: credentials,
@@ -323,7 +355,9 @@ extension LiveSuite {
                 )
             )
             try await c.connect()
-            if let rejections = setup.options.profile.mqtt.rejections { try await c.subscribeAcknowledged(rejections.topic, qos: 1) }
+            if let rejections = setup.options.profile.mqtt.rejections {
+                try await c.subscribeAcknowledged(rejections.topic, qos: 1)
+            }
             // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
             // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
             // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.
@@ -337,9 +371,11 @@ extension LiveSuite {
 
     /// A hint for a broker that refused the harness's credentials.
     static func mqttHint(_ error: MQTTError) -> String {
-        guard case .refused(let reason) = error, reason.lowercased().contains("authori") || reason.lowercased().contains("password")
+        guard case .refused(let reason) = error,
+            reason.lowercased().contains("authori") || reason.lowercased().contains("password")
         else { return "" }
-        return " (give the broker's credentials in the SUT profile's mqtt: username and password-env, or a client certificate)"
+        return
+            " (give the broker's credentials in the SUT profile's mqtt: username and password-env, or a client certificate)"
     }
 
     /// How a pushed message is read: the profile's `alerts.push.item` and `alerts.fields`.
@@ -398,16 +434,24 @@ extension LiveSuite {
                             read: pushedAlert(setup, .mqtt)
                         )
                     )
-                } catch { throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)\(mqttHint(error))") }
+                } catch {
+                    throw .infrastructure("\(setup.name): observing alerts over MQTT: \(error)\(mqttHint(error))")
+                }
             }
         }
     }
 
     /// The ids the scenario's patients and devices have at the SUT (the profile's `lifecycle`),
     /// which must also be able to pass on the patients' own alert limits.
-    static func wireNaming(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool) throws(HarnessError) -> WireNaming {
+    static func wireNaming(
+        _ scenario: Scenario,
+        _ options: LiveOptions,
+        bleLink: Bool
+    ) throws(HarnessError) -> WireNaming {
         let naming: WireNaming
-        do throws(WireNamingError) { naming = try options.profile.lifecycle.naming(run: options.runID, scenario: scenario) } catch {
+        do throws(WireNamingError) {
+            naming = try options.profile.lifecycle.naming(run: options.runID, scenario: scenario)
+        } catch {
             throw .usage("\(scenario.name): \(error)")
         }
         if bleLink, !naming.isIdentity {
@@ -473,8 +517,16 @@ extension LiveSuite {
         let options = setup.options
         guard setup.overBLE, let speed = options.speed else { return nil }
         let captures = options.evidence.map { "\($0)/\(setup.name)/ble-live" }
-        if let captures { try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true) }
-        let l = try BLELink(scenario: setup.scenario, seed: options.seed, hci: peripheralHCI, speed: speed, captureDirectory: captures)
+        if let captures {
+            try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
+        }
+        let l = try BLELink(
+            scenario: setup.scenario,
+            seed: options.seed,
+            hci: peripheralHCI,
+            speed: speed,
+            captureDirectory: captures
+        )
         resources.link = l
         if options.target != nil {
             options.note(

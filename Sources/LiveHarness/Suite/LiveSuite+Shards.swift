@@ -24,8 +24,11 @@ extension LiveSuite {
     /// patients of each: every scenario and golden file is read first (a bad one stops the run before
     /// it starts), then the scenarios run in order. A scenario that cannot be judged ends the run
     /// (its verdict has an ``Verdict/error``; the parts after it are marked not run).
-    package static func runSuite(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> SuiteRun
-    {
+    package static func runSuite(
+        _ paths: [String],
+        options: LiveOptions,
+        progress: (String) -> Void
+    ) async throws(HarnessError) -> SuiteRun {
         var loaded: [LoadedScenario] = []
         for path in paths { loaded.append(try load(path, options)) }
         let split = options.shard?.patients(of: loaded.map { $0.scenario.patients.map(\.id) })
@@ -83,7 +86,9 @@ extension LiveSuite {
     /// A scenario file and its golden file, read and parsed.
     static func load(_ path: String, _ options: LiveOptions) throws(HarnessError) -> LoadedScenario {
         let scenario: Scenario
-        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+        do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
+            throw .golden(error.description)
+        }
         let goldenPath = goldenPath(scenario, options)
         guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
             throw .golden(
@@ -92,7 +97,9 @@ extension LiveSuite {
             )
         }
         let golden: GoldenFile
-        do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch { throw .golden(error.description) }
+        do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch {
+            throw .golden(error.description)
+        }
         return LoadedScenario(path: path, scenario: scenario, goldenPath: goldenPath, goldenText: text, golden: golden)
     }
 

@@ -112,7 +112,12 @@ package enum LiveSuite {
 
     /// The scenario's traffic in the SUT profile's shape (routes, ids at the SUT, MQTT topic),
     /// generated as it is consumed.
-    static func trafficPlan(_ scenario: Scenario, _ options: LiveOptions, bleLink: Bool, naming: WireNaming) -> TrafficPlanStream {
+    static func trafficPlan(
+        _ scenario: Scenario,
+        _ options: LiveOptions,
+        bleLink: Bool,
+        naming: WireNaming
+    ) -> TrafficPlanStream {
         TrafficPlanStream(
             for: scenario,
             seed: options.seed,
@@ -126,7 +131,11 @@ package enum LiveSuite {
 
     /// Runs and judges each scenario. A scenario that cannot be judged (a misconfiguration, an
     /// unreachable SUT) ends the list as a verdict with an ``Verdict/error``; input errors throw.
-    package static func run(_ paths: [String], options: LiveOptions, progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
+    package static func run(
+        _ paths: [String],
+        options: LiveOptions,
+        progress: (String) -> Void
+    ) async throws(HarnessError) -> [Verdict] {
         try await runSuite(paths, options: options, progress: progress).verdicts
     }
 
@@ -145,13 +154,21 @@ package enum LiveSuite {
         let executed: ([SentRequest], String, LiveRunResult, String)
         do throws(HarnessError) {
             // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
-            executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract, digestOf: whole)
+            executed = try await execute(
+                path,
+                scenario,
+                options,
+                awaiting: awaiting,
+                contract: contract,
+                digestOf: whole
+            )
         } catch {
             // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
             // as an error with what the SUT answered, and the scenarios judged before it.
             if error.isInputError { throw error }
             let message = error.description
-            let reason = message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
+            let reason =
+                message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
             return (Verdict(scenario: scenario.name, error: reason, contract: contract.summary()), [])
         }
         let judged = (golden: golden, path: goldenPath, contract: contract.summary())
@@ -254,7 +271,9 @@ package enum LiveSuite {
         var written: [(String, [String])] = []
         for path in paths {
             let scenario: Scenario
-            do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch { throw .golden(error.description) }
+            do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
+                throw .golden(error.description)
+            }
             progress("recording \(scenario.name) (\(path))")
             let derived = Oracle.expect(scenario, seed: options.seed)
             let awaiting = AlertWait(oracle: derived, grace: options.alertWait)

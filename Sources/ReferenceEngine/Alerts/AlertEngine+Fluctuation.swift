@@ -16,7 +16,9 @@ extension AlertEngine {
         _ o: Observation,
         _ s: PatientAlertState
     ) -> Alert? {
-        guard let value, o.values[signal] != nil, let series = s.deviceSeries[PatientAlertState.seriesKey(o.deviceID, signal)] else {
+        guard let value, o.values[signal] != nil,
+            let series = s.deviceSeries[PatientAlertState.seriesKey(o.deviceID, signal)]
+        else {
             return nil
         }
         // The series is in time order: read back from its end, not through the whole horizon.

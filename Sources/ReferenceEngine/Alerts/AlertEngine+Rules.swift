@@ -19,11 +19,15 @@ extension AlertEngine {
         // must not re-arm another's low-battery alert.
         if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + o.deviceID }
         let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }
-        let holds = matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
+        let holds =
+            matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
         guard holds else {
             s.episodes[key] = nil
             let rearmed = relevant.allSatisfy {
-                !$0.comparison.holds(o.values[$0.signal]!, $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin))
+                !$0.comparison.holds(
+                    o.values[$0.signal]!,
+                    $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin)
+                )
             }
             if rearmed { s.active.remove(key) }
             return nil
@@ -52,7 +56,9 @@ extension AlertEngine {
             series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 })
         else { return nil }
         // Breastfed volumes are unknown (no test weighing): a day with a breastfeed is not judged.
-        if s.history[.breastfeeding]?.contains(where: { $0.time > o.time - window && $0.time <= o.time }) == true { return nil }
+        if s.history[.breastfeeding]?.contains(where: { $0.time > o.time - window && $0.time <= o.time }) == true {
+            return nil
+        }
         let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
         let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
         let evidence = Array(inWindow.map(\.id).suffix(20)) + [weight.id]
@@ -61,7 +67,13 @@ extension AlertEngine {
 
     /// A symptom reported worse than its previous report (by onset) within `window`: each such
     /// report raises its own alert.
-    func escalation(_ rule: AlertRule, _ signals: [Signal], window: Int64, _ o: Observation, _ s: PatientAlertState) -> Alert? {
+    func escalation(
+        _ rule: AlertRule,
+        _ signals: [Signal],
+        window: Int64,
+        _ o: Observation,
+        _ s: PatientAlertState
+    ) -> Alert? {
         for signal in signals {
             guard let v = o.values[signal],
                 let previous = s.history[signal]?.last(where: { $0.time < o.time && $0.time >= o.time - window }),

@@ -60,11 +60,15 @@ package final class AlertEngine {
     package func enrol(_ patient: String, profile: Profile, limits: [ThresholdOverride] = []) {
         profiles[patient] = profile
         self.limits[patient] = limits.isEmpty ? nil : limits
-        if let s = patients[patient], s.profile != profile || Self.key(s.limits) != Self.key(limits) { forgetState(patient) }
+        if let s = patients[patient], s.profile != profile || Self.key(s.limits) != Self.key(limits) {
+            forgetState(patient)
+        }
     }
 
     /// Limits in a comparable form, whatever their order.
-    static func key(_ limits: [ThresholdOverride]) -> [String] { limits.map { "\($0.rule) \($0.signal) \($0.value)" }.sorted() }
+    static func key(_ limits: [ThresholdOverride]) -> [String] {
+        limits.map { "\($0.rule) \($0.signal) \($0.value)" }.sorted()
+    }
 
     /// Forgets everything about `patient` (its windows, latches and enrolment).
     package func forget(_ patient: String) {
@@ -83,7 +87,9 @@ package final class AlertEngine {
         let s = state(o.patientID)
         guard s.seen.insert(o.readingID).inserted else { return [] }
         s.record(o, horizon: horizon)
-        if let gap = shortestGap, let d = s.devices[o.deviceID] { s.nextGapCheck = min(s.nextGapCheck, d.last + gap + 1) }
+        if let gap = shortestGap, let d = s.devices[o.deviceID] {
+            s.nextGapCheck = min(s.nextGapCheck, d.last + gap + 1)
+        }
         var raised: [Alert] = []
         for (index, rule) in s.rules.enumerated() where rule.profiles.contains(s.profile) {
             if let a = evaluate(rule, index, o, s) { raised.append(a) }
@@ -108,7 +114,8 @@ package final class AlertEngine {
                     let key = "\(index)/\(device)"
                     // Streaming: the median interval between distinct device times (entries logged at one
                     // instant are not a stream) at most a third of the window.
-                    guard d.count >= 3, let median = d.medianInterval, median * 3 <= window, !s.active.contains(key) else { continue }
+                    guard d.count >= 3, let median = d.medianInterval, median * 3 <= window, !s.active.contains(key)
+                    else { continue }
                     guard time - d.last > window else {
                         next = min(next, d.last + window + 1)
                         continue
@@ -128,10 +135,18 @@ package final class AlertEngine {
         case let .threshold(conditions, matchAll):
             return threshold(rule, key, conditions, matchAll: matchAll, o, s)
         case let .change(signal, window, tolerance, comparison, value):
-            guard let v = o.values[signal], let earlier = s.closest(signal, to: o.time - window, tolerance: tolerance) else { return nil }
-            // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float artefact.
+            guard let v = o.values[signal], let earlier = s.closest(signal, to: o.time - window, tolerance: tolerance)
+            else { return nil }
+            // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float
+            // artefact.
             let delta = ((v - earlier.value) * 1e6).rounded() / 1e6
-            return s.latch(key, rule, holds: comparison.holds(delta, value), at: o.time, evidence: [earlier.id, o.readingID])
+            return s.latch(
+                key,
+                rule,
+                holds: comparison.holds(delta, value),
+                at: o.time,
+                evidence: [earlier.id, o.readingID]
+            )
         case let .dailyTotalPerKg(signal, window, comparison, value):
             return dailyTotalPerKg(rule, key, signal, window: window, comparison, value, o, s)
         case let .rate(signal, maxGap, comparison, value):
@@ -143,7 +158,9 @@ package final class AlertEngine {
             let slope = (fit.slopePerMinute * 1e6).rounded() / 1e6
             return s.latch(key, rule, holds: comparison.holds(slope, value), at: o.time, evidence: fit.ids)
         case let .forecast(signal, lookback, horizon, comparison, value):
-            guard let now = o.values[signal], let fit = s.trend(signal, until: o.time, lookback: lookback) else { return nil }
+            guard let now = o.values[signal], let fit = s.trend(signal, until: o.time, lookback: lookback) else {
+                return nil
+            }
             let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
             let holds = !comparison.holds(now, value) && comparison.holds(predicted, value)
             return s.latch(key, rule, holds: holds, at: o.time, evidence: fit.ids)
@@ -239,7 +256,11 @@ final class PatientAlertState {
         self.generation = generation
         fluctuationSignals = Set(
             rules.compactMap {
-                if case let .fluctuation(signal, _, _, _?) = $0.kind, $0.profiles.contains(profile) { signal } else { nil }
+                if case let .fluctuation(signal, _, _, _?) = $0.kind, $0.profiles.contains(profile) {
+                    signal
+                } else {
+                    nil
+                }
             }
         )
     }
@@ -263,7 +284,10 @@ final class PatientAlertState {
             if rr.count > 1024 { rr.removeFirst(rr.count - 1024) }
             if rrIDs.count > 64 { rrIDs.removeFirst(rrIDs.count - 64) }
         }
-        devices[o.deviceID, default: DeviceActivity(last: o.time, lastID: o.readingID)].record(time: o.time, id: o.readingID)
+        devices[o.deviceID, default: DeviceActivity(last: o.time, lastID: o.readingID)].record(
+            time: o.time,
+            id: o.readingID
+        )
     }
 
     func latest(_ signal: Signal) -> Sample? { history[signal]?.last }
@@ -274,8 +298,11 @@ final class PatientAlertState {
     }
 
     /// Least-squares slope (units/min) over samples in (until − lookback, until]; needs three samples.
-    func trend(_ signal: Signal, until: Int64, lookback: Int64) -> (slopePerMinute: Double, valueAtEnd: Double, ids: [String], span: Int64)?
-    {
+    func trend(
+        _ signal: Signal,
+        until: Int64,
+        lookback: Int64
+    ) -> (slopePerMinute: Double, valueAtEnd: Double, ids: [String], span: Int64)? {
         let pts = (history[signal] ?? []).filter { $0.time > until - lookback - 1000 && $0.time <= until }
         guard pts.count >= 3 else { return nil }
         let xs = pts.map { Double($0.time - until) / 60_000 }
@@ -296,7 +323,14 @@ final class PatientAlertState {
     /// Raises once while `holds`, re-arming when it stops holding.
     /// Raises when `holds` and the rule is armed; re-arms when the condition no longer holds (and,
     /// where given, `rearmed`: back beyond the rule's margin).
-    func latch(_ key: String, _ rule: AlertRule, holds: Bool, rearmed: Bool = true, at time: Int64, evidence: [String]) -> Alert? {
+    func latch(
+        _ key: String,
+        _ rule: AlertRule,
+        holds: Bool,
+        rearmed: Bool = true,
+        at time: Int64,
+        evidence: [String]
+    ) -> Alert? {
         if !holds {
             if rearmed { active.remove(key) }
             return nil
@@ -309,7 +343,8 @@ final class PatientAlertState {
     func alert(_ rule: AlertRule, at time: Int64, evidence: [String]) -> Alert {
         counter += 1
         return Alert(
-            alertID: generation == 0 ? "\(patientID)-\(rule.id)-\(counter)" : "\(patientID)-\(rule.id)-\(generation).\(counter)",
+            alertID: generation == 0
+                ? "\(patientID)-\(rule.id)-\(counter)" : "\(patientID)-\(rule.id)-\(generation).\(counter)",
             patientID: patientID,
             rule: rule.id,
             severity: rule.severity,

@@ -92,7 +92,8 @@ extension AlertRule {
         }
         var rule = self
         switch kind {
-        case let .threshold(conditions, matchAll): rule.kind = .threshold(conditions: conditions.map(flip), matchAll: matchAll)
+        case let .threshold(conditions, matchAll):
+            rule.kind = .threshold(conditions: conditions.map(flip), matchAll: matchAll)
         case let .report(conditions): rule.kind = .report(conditions: conditions.map(flip))
         default: break
         }
@@ -112,13 +113,16 @@ extension AlertRule {
     /// The rule with a patient's own limits in place of its threshold conditions' values (only a
     /// threshold or fluctuation rule has limits a patient can change).
     func personalized(_ limits: [ThresholdOverride]) -> AlertRule {
-        if case let .fluctuation(signal, window, samples, _) = kind, let own = limits.first(where: { $0.rule == id && $0.signal == signal })
+        if case let .fluctuation(signal, window, samples, _) = kind,
+            let own = limits.first(where: { $0.rule == id && $0.signal == signal })
         {
             var rule = self
             rule.kind = .fluctuation(signal: signal, window: window, samples: samples, value: own.value)
             return rule
         }
-        guard case let .threshold(conditions, matchAll) = kind, limits.contains(where: { $0.rule == id }) else { return self }
+        guard case let .threshold(conditions, matchAll) = kind, limits.contains(where: { $0.rule == id }) else {
+            return self
+        }
         var rule = self
         rule.kind = .threshold(
             conditions: conditions.map { c in
@@ -148,7 +152,10 @@ extension AlertRule {
                 return (l, field, "\(l.rule) does not apply to profile \(profile.rawValue)")
             }
             guard let compared = rule.limitSignals else {
-                return (l, field, "\(l.rule) is not a threshold rule; only threshold and fluctuation rules take a patient's own limits")
+                return (
+                    l, field,
+                    "\(l.rule) is not a threshold rule; only threshold and fluctuation rules take a patient's own limits"
+                )
             }
             guard compared.contains(l.signal) else {
                 let signals = compared.map(\.rawValue).joined(separator: ", ")

@@ -21,10 +21,15 @@ enum NEWS2 {
             let hr = fresh(.heartRate), let temp = fresh(.temperature)
         else { return nil }
         let parts = [
-            respiration(rounded(rr.value)), scale2 ? saturationScale2(rounded(spo2.value)) : saturationScale1(rounded(spo2.value)),
+            respiration(rounded(rr.value)),
+            scale2 ? saturationScale2(rounded(spo2.value)) : saturationScale1(rounded(spo2.value)),
             systolic(rounded(sbp.value)), pulse(rounded(hr.value)), temperature((temp.value * 10).rounded() / 10),
         ]
-        return Result(total: parts.reduce(0, +), maxSingle: parts.max() ?? 0, ids: [rr.id, spo2.id, sbp.id, hr.id, temp.id])
+        return Result(
+            total: parts.reduce(0, +),
+            maxSingle: parts.max() ?? 0,
+            ids: [rr.id, spo2.id, sbp.id, hr.id, temp.id]
+        )
     }
 
     static func rounded(_ x: Double) -> Int { Int(x.rounded(.toNearestOrAwayFromZero)) }

@@ -7,7 +7,11 @@ package enum PersonalLimits {
     /// The limits of an enrolment's `thresholds`, checked against `rules` for a patient with
     /// `profile` (``AlertRule/limitProblem(_:profile:rules:)``) and against the plausible range of
     /// each signal. Rules in id order, signals in ``Signal`` order.
-    package static func parse(_ input: JSONInput, rules: [AlertRule], profile: Profile) throws(ValidationFailure) -> [ThresholdOverride] {
+    package static func parse(
+        _ input: JSONInput,
+        rules: [AlertRule],
+        profile: Profile
+    ) throws(ValidationFailure) -> [ThresholdOverride] {
         guard case let .object(o) = input else {
             throw ValidationFailure(field: "thresholds", message: "thresholds must be an object of rule id → limit")
         }
@@ -18,7 +22,8 @@ package enum PersonalLimits {
                 let known = rules.filter { $0.limitSignals != nil && $0.profiles.contains(profile) }.map(\.id)
                 throw ValidationFailure(
                     field: field,
-                    message: "no threshold rule \(id) here; rules with limits for \(profile.rawValue): \(known.joined(separator: ", "))"
+                    message:
+                        "no threshold rule \(id) here; rules with limits for \(profile.rawValue): \(known.joined(separator: ", "))"
                 )
             }
             switch o[id]! {
@@ -28,13 +33,20 @@ package enum PersonalLimits {
                 }
                 for signal in Signal.allCases {
                     guard let v = signals[signal.rawValue] else { continue }
-                    out.append(ThresholdOverride(rule: id, signal: signal, value: try limit(v, signal, id, field + "." + signal.rawValue)))
+                    out.append(
+                        ThresholdOverride(
+                            rule: id,
+                            signal: signal,
+                            value: try limit(v, signal, id, field + "." + signal.rawValue)
+                        )
+                    )
                 }
             case let scalar:
                 guard compared.count == 1 else {
                     throw ValidationFailure(
                         field: field,
-                        message: "\(id) compares \(compared.map(\.rawValue).joined(separator: " and ")): give {signal: limit}"
+                        message:
+                            "\(id) compares \(compared.map(\.rawValue).joined(separator: " and ")): give {signal: limit}"
                     )
                 }
                 let signal = compared[0]
@@ -47,7 +59,12 @@ package enum PersonalLimits {
         return out
     }
 
-    static func limit(_ v: JSONInput, _ signal: Signal, _ rule: String, _ field: String) throws(ValidationFailure) -> Double {
+    static func limit(
+        _ v: JSONInput,
+        _ signal: Signal,
+        _ rule: String,
+        _ field: String
+    ) throws(ValidationFailure) -> Double {
         let range = ThresholdOverride.range(of: signal, rule: rule)
         guard let d = v.doubleValue, d.isFinite else {
             throw ValidationFailure(field: field, message: "a limit is a number in \(signal.ucum), got \(v.typeName)")
@@ -69,7 +86,9 @@ package enum PersonalLimits {
         for id in o.keys.sorted() {
             guard case let .object(signals)? = o[id] else { continue }
             for signal in Signal.allCases {
-                if let v = signals[signal.rawValue]?.doubleValue { out.append(ThresholdOverride(rule: id, signal: signal, value: v)) }
+                if let v = signals[signal.rawValue]?.doubleValue {
+                    out.append(ThresholdOverride(rule: id, signal: signal, value: v))
+                }
             }
         }
         return out

@@ -45,7 +45,10 @@ struct RuleKindParser {
 
     func change() -> RuleKind? {
         guard
-            let g = fields(["signal", "window", "tolerance", "operator", "value"], required: ["signal", "window", "operator", "value"]),
+            let g = fields(
+                ["signal", "window", "tolerance", "operator", "value"],
+                required: ["signal", "window", "operator", "value"]
+            ),
             let (s, op, v) = comparisonFields(g), let w = g.duration("window")
         else { return nil }
         let tolerance = g.duration("tolerance")?.milliseconds ?? w.milliseconds / 6
@@ -56,7 +59,12 @@ struct RuleKindParser {
         guard let g = fields(["signal", "window", "operator", "value"], required: ["signal", "operator", "value"]),
             let (s, op, v) = comparisonFields(g)
         else { return nil }
-        return .dailyTotalPerKg(signal: s, window: g.duration("window")?.milliseconds ?? 86_400_000, comparison: op, value: v)
+        return .dailyTotalPerKg(
+            signal: s,
+            window: g.duration("window")?.milliseconds ?? 86_400_000,
+            comparison: op,
+            value: v
+        )
     }
 
     func rate() -> RuleKind? {
@@ -68,7 +76,10 @@ struct RuleKindParser {
 
     func forecast() -> RuleKind? {
         guard
-            let g = fields(["signal", "lookback", "horizon", "operator", "value"], required: ["signal", "horizon", "operator", "value"]),
+            let g = fields(
+                ["signal", "lookback", "horizon", "operator", "value"],
+                required: ["signal", "horizon", "operator", "value"]
+            ),
             let (s, op, v) = comparisonFields(g), let h = g.duration("horizon")
         else { return nil }
         let lookback = g.duration("lookback")?.milliseconds ?? 900_000
@@ -100,7 +111,8 @@ struct RuleKindParser {
     }
 
     func escalation() -> RuleKind? {
-        guard let g = fields(["signals", "window"], required: ["signals", "window"]), let w = g.duration("window") else { return nil }
+        guard let g = fields(["signals", "window"], required: ["signals", "window"]), let w = g.duration("window")
+        else { return nil }
         var signals: [Signal] = []
         for (i, item) in (g.list("signals") ?? []).enumerated() {
             let name = item.scalar?.string ?? ""

@@ -5,11 +5,13 @@ import Yams
 /// Loads an alert rules file (YAML) strictly: every problem with `file:line:column`, the field and what is valid.
 package enum RuleSetLoader {
     static let kinds = [
-        "threshold", "change", "dailyTotalPerKg", "rate", "forecast", "irregularRhythm", "news2", "dataGap", "report", "escalation",
+        "threshold", "change", "dailyTotalPerKg", "rate", "forecast", "irregularRhythm", "news2", "dataGap", "report",
+        "escalation",
         "fluctuation",
     ]
 
-    /// The rules shipped with VitalSim (`Sources/ReferenceEngine/Alerts/default-rules.yaml`), sourced from reference/clinical.md.
+    /// The rules shipped with VitalSim (`Sources/ReferenceEngine/Alerts/default-rules.yaml`), sourced from
+    /// reference/clinical.md.
     package static func defaultRules() throws(ScenarioLoadError) -> [AlertRule] {
         guard let url = Bundle.module.url(forResource: "default-rules", withExtension: "yaml"),
             let text = try? String(contentsOf: url, encoding: .utf8)

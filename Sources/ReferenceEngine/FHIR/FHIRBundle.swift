@@ -20,16 +20,24 @@ package enum FHIRBundle {
             throw ValidationFailure(field: "Bundle.type", message: "type must be transaction or batch")
         }
         guard case let .array(entries)? = o["entry"], !entries.isEmpty, entries.count <= maxEntries else {
-            throw ValidationFailure(field: "Bundle.entry", message: "entry must be an array of 1 to \(maxEntries) entries")
+            throw ValidationFailure(
+                field: "Bundle.entry",
+                message: "entry must be an array of 1 to \(maxEntries) entries"
+            )
         }
         var out: [Observation] = []
         for (i, entry) in entries.enumerated() {
             let at = "Bundle.entry[\(i)]"
-            guard case let .object(e) = entry else { throw ValidationFailure(field: at, message: "\(at) must be an object") }
+            guard case let .object(e) = entry else {
+                throw ValidationFailure(field: at, message: "\(at) must be an object")
+            }
             guard case let .object(request)? = e["request"], case .string("POST")? = request["method"],
                 case .string("Observation")? = request["url"]
             else {
-                throw ValidationFailure(field: at + ".request", message: "\(at).request must be {method: POST, url: Observation}")
+                throw ValidationFailure(
+                    field: at + ".request",
+                    message: "\(at).request must be {method: POST, url: Observation}"
+                )
             }
             guard let resource = e["resource"] else {
                 throw ValidationFailure(field: at + ".resource", message: "\(at).resource is required (an Observation)")
@@ -51,10 +59,15 @@ package enum FHIRBundle {
             .object([
                 (
                     "response",
-                    .object([("status", .string(isNew ? "201 Created" : "200 OK")), ("location", .string("Observation/" + o.readingID))])
+                    .object([
+                        ("status", .string(isNew ? "201 Created" : "200 OK")),
+                        ("location", .string("Observation/" + o.readingID)),
+                    ])
                 )
             ])
         }
-        return .object([("resourceType", .string("Bundle")), ("type", .string(type + "-response")), ("entry", .array(entries))])
+        return .object([
+            ("resourceType", .string("Bundle")), ("type", .string(type + "-response")), ("entry", .array(entries)),
+        ])
     }
 }

@@ -22,11 +22,16 @@ package enum FHIRDetectedIssue {
     package static func resource(_ a: Alert, identified: Bool = true) -> JSONValue {
         var f: [(String, JSONValue)] = [
             ("resourceType", .string("DetectedIssue")), ("id", .string(a.alertID)), ("status", .string("final")),
-            ("code", .object([("coding", .array([.object([("system", .string(ruleSystem)), ("code", .string(a.rule))])]))])),
+            (
+                "code",
+                .object([("coding", .array([.object([("system", .string(ruleSystem)), ("code", .string(a.rule))])]))])
+            ),
             ("severity", .string(severity(a.severity))),
             ("patient", .object([("reference", .string("Patient/" + a.patientID))])),
         ]
-        if identified { f.append(("identifiedDateTime", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true)))) }
+        if identified {
+            f.append(("identifiedDateTime", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))))
+        }
         if !a.evidence.isEmpty {
             let details = a.evidence.map { JSONValue.object([("reference", .string("Observation/" + $0))]) }
             f.append(("evidence", .array([.object([("detail", .array(details))])])))
@@ -37,12 +42,23 @@ package enum FHIRDetectedIssue {
     /// A `searchset` Bundle of one page of `alerts` (`offset`, at most `count`), with `self` and,
     /// unless it is the last page, `next` links (relative to the server: `query` is the request's
     /// other parameters, kept on every link).
-    package static func bundle(_ alerts: [Alert], offset: Int, count: Int, query: String, identified: Bool = true) -> JSONValue {
+    package static func bundle(
+        _ alerts: [Alert],
+        offset: Int,
+        count: Int,
+        query: String,
+        identified: Bool = true
+    ) -> JSONValue {
         let page = alerts.dropFirst(offset).prefix(count)
         func link(_ relation: String, _ at: Int) -> JSONValue {
             .object([
                 ("relation", .string(relation)),
-                ("url", .string("/fhir/DetectedIssue?" + (query.isEmpty ? "" : query + "&") + "_count=\(count)&_offset=\(at)")),
+                (
+                    "url",
+                    .string(
+                        "/fhir/DetectedIssue?" + (query.isEmpty ? "" : query + "&") + "_count=\(count)&_offset=\(at)"
+                    )
+                ),
             ])
         }
         var links = [link("self", offset)]
@@ -58,7 +74,8 @@ package enum FHIRDetectedIssue {
                     .array(
                         page.map { a in
                             .object([
-                                ("fullUrl", .string("DetectedIssue/" + a.alertID)), ("resource", resource(a, identified: identified)),
+                                ("fullUrl", .string("DetectedIssue/" + a.alertID)),
+                                ("resource", resource(a, identified: identified)),
                                 ("search", .object([("mode", .string("match"))])),
                             ])
                         }

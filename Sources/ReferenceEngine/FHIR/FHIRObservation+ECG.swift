@@ -34,10 +34,16 @@ extension FHIRObservation {
             )
         }
         guard values[.ecgHeartRate] != nil else {
-            throw ValidationFailure(field: "component", message: "an ECG needs its average heart rate as a component coded LOINC 8867-4")
+            throw ValidationFailure(
+                field: "component",
+                message: "an ECG needs its average heart rate as a component coded LOINC 8867-4"
+            )
         }
         guard waveform else {
-            throw ValidationFailure(field: "component", message: "an ECG needs its waveform as a component's valueSampledData")
+            throw ValidationFailure(
+                field: "component",
+                message: "an ECG needs its waveform as a component's valueSampledData"
+            )
         }
         values[.ecgAF] = try classification(o["valueCodeableConcept"]).afValue
         return values
@@ -49,20 +55,30 @@ extension FHIRObservation {
         switch member(d, "period") {
         case let .integer(n)?: period = Double(n)
         case let .number(x)?: period = x
-        default: throw ValidationFailure(field: field + ".period", message: "\(field).period must be the ms between samples")
+        default:
+            throw ValidationFailure(field: field + ".period", message: "\(field).period must be the ms between samples")
         }
         guard period > 0.1, period <= 100 else {
-            throw ValidationFailure(field: field + ".period", message: "\(field).period \(period) ms is outside 0.1...100")
+            throw ValidationFailure(
+                field: field + ".period",
+                message: "\(field).period \(period) ms is outside 0.1...100"
+            )
         }
         guard member(d, "dimensions") == .integer(1) else {
             throw ValidationFailure(field: field + ".dimensions", message: "a single-lead ECG has dimensions 1")
         }
         guard case let .string(text)? = member(d, "data") else {
-            throw ValidationFailure(field: field + ".data", message: "\(field).data must be the samples, space-separated")
+            throw ValidationFailure(
+                field: field + ".data",
+                message: "\(field).data must be the samples, space-separated"
+            )
         }
         let samples = text.split(separator: " ")
         guard samples.allSatisfy({ Double($0) != nil }) else {
-            throw ValidationFailure(field: field + ".data", message: "\(field).data holds something that is not a number")
+            throw ValidationFailure(
+                field: field + ".data",
+                message: "\(field).data holds something that is not a number"
+            )
         }
         try PayloadValidation.waveform(samples.count, hz: Int64((1000 / period).rounded()), field: field + ".data")
     }
@@ -72,8 +88,14 @@ extension FHIRObservation {
         if case let .array(codings)? = member(concept, "coding") {
             for c in codings {
                 guard case let .string(code)? = member(c, "code") else { continue }
-                if member(c, "system") == .string("urn:vitalsim:ecg-classification"), let k = ECGClassification(rawValue: code) { return k }
-                if member(c, "system") == .string(snomed), let k = ECGClassification.allCases.first(where: { $0.snomed?.code == code }) {
+                if member(c, "system") == .string("urn:vitalsim:ecg-classification"),
+                    let k = ECGClassification(rawValue: code)
+                {
+                    return k
+                }
+                if member(c, "system") == .string(snomed),
+                    let k = ECGClassification.allCases.first(where: { $0.snomed?.code == code })
+                {
                     return k
                 }
             }

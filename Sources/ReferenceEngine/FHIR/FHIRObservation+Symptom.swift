@@ -10,7 +10,9 @@ extension FHIRObservation {
     static func symptom(_ o: [String: JSONInput]) throws(ValidationFailure) -> (SymptomKind, Double)? {
         guard case let .array(codings)? = member(o["code"], "coding") else { return nil }
         let kind = codings.lazy.compactMap { c -> SymptomKind? in
-            guard member(c, "system") == .string(snomed), case let .string(code)? = member(c, "code") else { return nil }
+            guard member(c, "system") == .string(snomed), case let .string(code)? = member(c, "code") else {
+                return nil
+            }
             return SymptomKind.allCases.first { $0.snomed.code == code }
         }.first
         guard let kind else { return nil }
@@ -33,6 +35,9 @@ extension FHIRObservation {
                 return (kind, Double(severity.rawValue))
             }
         }
-        throw ValidationFailure(field: "valueCodeableConcept.coding", message: "the symptom's severity must be \(valid)")
+        throw ValidationFailure(
+            field: "valueCodeableConcept.coding",
+            message: "the symptom's severity must be \(valid)"
+        )
     }
 }

@@ -17,11 +17,15 @@ package enum FHIRObservation {
     static let components: [String: Signal] = ["8480-6": .systolic, "8462-4": .diastolic]
     /// The elements of an R4 Observation; any other key is refused (a misspelt element is not ignored).
     static let elements: Set<String> = [
-        "resourceType", "id", "meta", "implicitRules", "language", "text", "contained", "extension", "modifierExtension",
-        "identifier", "basedOn", "partOf", "status", "category", "code", "subject", "focus", "encounter", "effectiveDateTime",
-        "effectivePeriod", "effectiveTiming", "effectiveInstant", "issued", "performer", "valueQuantity", "valueCodeableConcept",
+        "resourceType", "id", "meta", "implicitRules", "language", "text", "contained", "extension",
+        "modifierExtension",
+        "identifier", "basedOn", "partOf", "status", "category", "code", "subject", "focus", "encounter",
+        "effectiveDateTime",
+        "effectivePeriod", "effectiveTiming", "effectiveInstant", "issued", "performer", "valueQuantity",
+        "valueCodeableConcept",
         "valueString", "valueBoolean", "valueInteger", "valueRange", "valueRatio", "valueSampledData", "valueTime",
-        "valueDateTime", "valuePeriod", "dataAbsentReason", "interpretation", "note", "bodySite", "method", "specimen", "device",
+        "valueDateTime", "valuePeriod", "dataAbsentReason", "interpretation", "note", "bodySite", "method", "specimen",
+        "device",
         "referenceRange", "hasMember", "derivedFrom", "component",
     ]
     /// The IEEE 11073-10101 code system and the code of an RR interval (`MDC_ECG_TIME_PD_RR_GL`).
@@ -36,7 +40,8 @@ package enum FHIRObservation {
                 "issue",
                 .array([
                     .object([
-                        ("severity", .string("error")), ("code", .string("invalid")), ("diagnostics", .string(f.message)),
+                        ("severity", .string("error")), ("code", .string("invalid")),
+                        ("diagnostics", .string(f.message)),
                         ("expression", .array([.string(f.field)])),
                     ])
                 ])
@@ -44,16 +49,23 @@ package enum FHIRObservation {
         ])
     }
 
-    static func member(_ v: JSONInput?, _ key: String) -> JSONInput? { if case let .object(o)? = v { return o[key] } else { return nil } }
+    static func member(_ v: JSONInput?, _ key: String) -> JSONInput? {
+        if case let .object(o)? = v { return o[key] } else { return nil }
+    }
 
     static func loinc(_ code: JSONInput?, field: String) throws(ValidationFailure) -> String {
         guard case let .array(codings)? = member(code, "coding") else {
             throw ValidationFailure(field: field + ".coding", message: "\(field).coding must be an array of codings")
         }
         for c in codings {
-            if case .string("http://loinc.org")? = member(c, "system"), case let .string(value)? = member(c, "code") { return value }
+            if case .string("http://loinc.org")? = member(c, "system"), case let .string(value)? = member(c, "code") {
+                return value
+            }
         }
-        throw ValidationFailure(field: field + ".coding", message: "\(field) needs a coding with system http://loinc.org")
+        throw ValidationFailure(
+            field: field + ".coding",
+            message: "\(field) needs a coding with system http://loinc.org"
+        )
     }
 
     static func quantity(
@@ -62,7 +74,9 @@ package enum FHIRObservation {
         units: [String: Double],
         range: ClosedRange<Double>
     ) throws(ValidationFailure) -> Double {
-        guard case .object? = q else { throw ValidationFailure(field: field, message: "\(field) is required (a Quantity)") }
+        guard case .object? = q else {
+            throw ValidationFailure(field: field, message: "\(field) is required (a Quantity)")
+        }
         let v: Double
         switch member(q, "value") {
         case let .integer(i)?: v = Double(i)
@@ -70,7 +84,10 @@ package enum FHIRObservation {
         default: throw ValidationFailure(field: field + ".value", message: "\(field).value must be a number")
         }
         guard case .string("http://unitsofmeasure.org")? = member(q, "system") else {
-            throw ValidationFailure(field: field + ".system", message: "\(field).system must be http://unitsofmeasure.org (UCUM)")
+            throw ValidationFailure(
+                field: field + ".system",
+                message: "\(field).system must be http://unitsofmeasure.org (UCUM)"
+            )
         }
         guard case let .string(code)? = member(q, "code"), let factor = units[code] else {
             throw ValidationFailure(
@@ -78,9 +95,14 @@ package enum FHIRObservation {
                 message: "\(field).code must be one of \(units.keys.sorted().joined(separator: ", ")) (UCUM)"
             )
         }
-        let value = code == "[lb_av]" || code == "g" ? v * factor : (code == "mmol/L" ? (v * factor * 10).rounded() / 10 : v * factor)
+        let value =
+            code == "[lb_av]" || code == "g"
+            ? v * factor : (code == "mmol/L" ? (v * factor * 10).rounded() / 10 : v * factor)
         guard range.contains(value) else {
-            throw ValidationFailure(field: field + ".value", message: "\(field).value \(v) \(code) is outside the possible range")
+            throw ValidationFailure(
+                field: field + ".value",
+                message: "\(field).value \(v) \(code) is outside the possible range"
+            )
         }
         return value
     }
@@ -88,12 +110,17 @@ package enum FHIRObservation {
     /// The device id: the last segment of `device.reference` ("fhir" without one).
     static func deviceID(_ o: [String: JSONInput]) throws(ValidationFailure) -> String {
         guard case let .string(d)? = member(o["device"], "reference") else { return "fhir" }
-        return try PayloadValidation.identifier(String(d.split(separator: "/").last ?? "fhir"), field: "device.reference")
+        return try PayloadValidation.identifier(
+            String(d.split(separator: "/").last ?? "fhir"),
+            field: "device.reference"
+        )
     }
 
     /// The reading id: the first identifier's value, when there is one.
     static func readingID(_ o: [String: JSONInput]) throws(ValidationFailure) -> String? {
-        guard case let .array(ids)? = o["identifier"], case let .string(v)? = member(ids.first, "value") else { return nil }
+        guard case let .array(ids)? = o["identifier"], case let .string(v)? = member(ids.first, "value") else {
+            return nil
+        }
         return try PayloadValidation.identifier(v, field: "identifier[0].value")
     }
 
@@ -108,10 +135,14 @@ package enum FHIRObservation {
         if let unknown = o.keys.filter({ !elements.contains($0) }).min() {
             throw ValidationFailure(field: unknown, message: "\(unknown) is not an element of an R4 Observation")
         }
-        guard case let .string(status)? = o["status"], ["final", "amended", "corrected", "preliminary"].contains(status) else {
+        guard case let .string(status)? = o["status"],
+            ["final", "amended", "corrected", "preliminary"].contains(status)
+        else {
             throw ValidationFailure(field: "status", message: "status must be final, amended, corrected or preliminary")
         }
-        guard case let .string(subject)? = member(o["subject"], "reference"), subject.hasPrefix("Patient/"), subject.count > 8 else {
+        guard case let .string(subject)? = member(o["subject"], "reference"), subject.hasPrefix("Patient/"),
+            subject.count > 8
+        else {
             throw ValidationFailure(field: "subject.reference", message: "subject.reference must be Patient/ID")
         }
         try FHIRShape.check(o)
@@ -152,7 +183,10 @@ package enum FHIRObservation {
     static func bloodPressurePanel(_ o: [String: JSONInput]) throws(ValidationFailure) -> [Signal: Double] {
         var values: [Signal: Double] = [:]
         guard case let .array(parts)? = o["component"] else {
-            throw ValidationFailure(field: "component", message: "the blood pressure panel needs components 8480-6 and 8462-4")
+            throw ValidationFailure(
+                field: "component",
+                message: "the blood pressure panel needs components 8480-6 and 8462-4"
+            )
         }
         for (i, part) in parts.enumerated() {
             let c = try loinc(member(part, "code"), field: "component[\(i)].code")
@@ -170,7 +204,9 @@ package enum FHIRObservation {
                 message: "the blood pressure panel needs components 8480-6 (systolic) and 8462-4 (diastolic)"
             )
         }
-        guard d < s else { throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)") }
+        guard d < s else {
+            throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)")
+        }
         return values
     }
 
@@ -181,12 +217,16 @@ package enum FHIRObservation {
         var out: [Double] = []
         for (i, part) in parts.enumerated() {
             guard case let .array(codings)? = member(member(part, "code"), "coding"),
-                codings.contains(where: { member($0, "system") == .string(mdc) && member($0, "code") == .string(rrCode) })
+                codings.contains(where: {
+                    member($0, "system") == .string(mdc) && member($0, "code") == .string(rrCode)
+                })
             else { continue }
             let field = "component[\(i)].valueQuantity"
             out.append(try quantity(member(part, "valueQuantity"), field: field, units: ["ms": 0.001], range: 0.2...3))
         }
-        guard out.count <= 64 else { throw ValidationFailure(field: "component", message: "at most 64 RR intervals per heart rate") }
+        guard out.count <= 64 else {
+            throw ValidationFailure(field: "component", message: "at most 64 RR intervals per heart rate")
+        }
         return out
     }
 }

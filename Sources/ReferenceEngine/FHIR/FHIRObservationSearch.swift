@@ -18,9 +18,11 @@ package enum FHIRObservationSearch {
     static let loinc: [Signal: (code: String, display: String)] = [
         .heartRate: ("8867-4", "Heart rate"), .glucose: ("2339-0", "Glucose [Mass/volume] in Blood"),
         .cgm: ("99504-3", "Glucose [Mass/volume] in Interstitial fluid"),
-        .spo2: ("59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry"), .temperature: ("8310-5", "Body temperature"),
+        .spo2: ("59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry"),
+        .temperature: ("8310-5", "Body temperature"),
         .weight: ("29463-7", "Body weight"), .respirationRate: ("9279-1", "Respiratory rate"),
-        .steps: ("55423-8", "Number of steps in unspecified time Pedometer"), .systolic: ("8480-6", "Systolic blood pressure"),
+        .steps: ("55423-8", "Number of steps in unspecified time Pedometer"),
+        .systolic: ("8480-6", "Systolic blood pressure"),
         .diastolic: ("8462-4", "Diastolic blood pressure"),
     ]
 
@@ -36,7 +38,11 @@ package enum FHIRObservationSearch {
         .object([
             (
                 "coding",
-                .array([.object([("system", .string("http://loinc.org")), ("code", .string(code)), ("display", .string(display))])])
+                .array([
+                    .object([
+                        ("system", .string("http://loinc.org")), ("code", .string(code)), ("display", .string(display)),
+                    ])
+                ])
             ),
             ("text", .string(display)),
         ])
@@ -45,7 +51,8 @@ package enum FHIRObservationSearch {
     static func quantity(_ value: Double, _ s: Signal) -> JSONValue {
         let unit = StoredReadingJSON.unit(s)
         return .object([
-            ("value", .double(value)), ("unit", .string(unit)), ("system", .string("http://unitsofmeasure.org")), ("code", .string(unit)),
+            ("value", .double(value)), ("unit", .string(unit)), ("system", .string("http://unitsofmeasure.org")),
+            ("code", .string(unit)),
         ])
     }
 

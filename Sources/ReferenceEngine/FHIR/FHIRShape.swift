@@ -36,7 +36,9 @@ enum FHIRShape {
         try codeableConcept(o["code"] ?? .null, field: "code")
         if let s = o["subject"] {
             guard case let .object(subject) = s else { throw fail("subject", "a Reference (object)") }
-            if let r = subject["reference"], !r.isString { throw fail("subject.reference", "a string such as Patient/501") }
+            if let r = subject["reference"], !r.isString {
+                throw fail("subject.reference", "a string such as Patient/501")
+            }
         }
         if let q = o["valueQuantity"] { try quantity(q, field: "valueQuantity") }
         if let c = o["valueCodeableConcept"] { try codeableConcept(c, field: "valueCodeableConcept") }
@@ -56,12 +58,16 @@ enum FHIRShape {
         if let c = o["component"] {
             guard case let .array(parts) = c else { throw fail("component", "an array of components") }
             for (i, part) in parts.enumerated() {
-                guard case let .object(p) = part else { throw fail("component[\(i)]", "an object with code and valueQuantity") }
+                guard case let .object(p) = part else {
+                    throw fail("component[\(i)]", "an object with code and valueQuantity")
+                }
                 guard let code = p["code"] else { throw fail("component[\(i)].code", "present") }
                 try codeableConcept(code, field: "component[\(i)].code")
                 // A component's value is a Quantity, or (an ECG's waveform) SampledData.
                 if let d = p["valueSampledData"] {
-                    guard case .object = d else { throw fail("component[\(i)].valueSampledData", "a SampledData (object)") }
+                    guard case .object = d else {
+                        throw fail("component[\(i)].valueSampledData", "a SampledData (object)")
+                    }
                     continue
                 }
                 guard let q = p["valueQuantity"] else { throw fail("component[\(i)].valueQuantity", "present") }

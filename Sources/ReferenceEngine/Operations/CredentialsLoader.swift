@@ -22,7 +22,9 @@ package enum CredentialsLoader {
         func token(_ f: Fields, _ node: Node) -> String? {
             guard let t = f.string("token") else { return nil }
             if t.count < 16 { reader.fail(f.value("token"), f.path("token"), "a token needs at least 16 characters") }
-            if !tokens.insert(t).inserted { reader.fail(f.value("token"), f.path("token"), "this token is already used by another entry") }
+            if !tokens.insert(t).inserted {
+                reader.fail(f.value("token"), f.path("token"), "this token is already used by another entry")
+            }
             return t
         }
         if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"], required: []) {
@@ -35,14 +37,20 @@ package enum CredentialsLoader {
                         required: ["token", "patient", "device"]
                     )
                 else { continue }
-                if let t = token(f, node), let p = f.string("patient"), let d = f.string("device") { c.devices[t] = (p, d) }
+                if let t = token(f, node), let p = f.string("patient"), let d = f.string("device") {
+                    c.devices[t] = (p, d)
+                }
             }
             for (i, node) in (top.has("readers") ? top.list("readers") ?? [] : []).enumerated() {
-                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else { continue }
+                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else {
+                    continue
+                }
                 if let t = token(f, node) { c.readers.insert(t) }
             }
             for (i, node) in (top.has("admins") ? top.list("admins") ?? [] : []).enumerated() {
-                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]) else { continue }
+                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]) else {
+                    continue
+                }
                 if let t = token(f, node) { c.admins.insert(t) }
             }
             if !c.enforced && reader.issues.isEmpty {

@@ -57,10 +57,14 @@ package struct FaultPlan: Sendable, Equatable {
         let name = parts.first ?? ""
         let value = parts.count > 1 ? parts[1] : nil
         func needValue() throws(FaultPlanError) -> String {
-            guard let value, !value.isEmpty else { throw FaultPlanError(text: text, reason: "\(name) needs a value (\(name)=…)") }
+            guard let value, !value.isEmpty else {
+                throw FaultPlanError(text: text, reason: "\(name) needs a value (\(name)=…)")
+            }
             return value
         }
-        func noValue() throws(FaultPlanError) { if value != nil { throw FaultPlanError(text: text, reason: "\(name) takes no value") } }
+        func noValue() throws(FaultPlanError) {
+            if value != nil { throw FaultPlanError(text: text, reason: "\(name) takes no value") }
+        }
         if let flag = Self.flag(name) {
             try noValue()
             self[keyPath: flag] = true
@@ -84,16 +88,24 @@ package struct FaultPlan: Sendable, Equatable {
         case "miss-rule":
             let rule = try needValue()
             guard knownRules.contains(rule) else {
-                throw FaultPlanError(text: text, reason: "unknown rule \(rule); rules: \(knownRules.sorted().joined(separator: ", "))")
+                throw FaultPlanError(
+                    text: text,
+                    reason: "unknown rule \(rule); rules: \(knownRules.sorted().joined(separator: ", "))"
+                )
             }
             missRules.insert(rule)
         case "alert-api":
             guard let f = AlertAPIFault(rawValue: try needValue()) else {
-                throw FaultPlanError(text: text, reason: "valid: alert-api=error, alert-api=garbage, alert-api=unreadable")
+                throw FaultPlanError(
+                    text: text,
+                    reason: "valid: alert-api=error, alert-api=garbage, alert-api=unreadable"
+                )
             }
             alertAPI = f
         case "crash-after":
-            guard let n = Int(try needValue()), n >= 0 else { throw FaultPlanError(text: text, reason: "N must be a whole number ≥ 0") }
+            guard let n = Int(try needValue()), n >= 0 else {
+                throw FaultPlanError(text: text, reason: "N must be a whole number ≥ 0")
+            }
             crashAfter = n
         default:
             throw FaultPlanError(text: text, reason: "unknown fault; valid: \(FaultPlan.spellings)")
@@ -121,7 +133,9 @@ package struct FaultPlan: Sendable, Equatable {
     package var summary: [String] {
         var out: [String] = []
         if dropAlerts > 0 { out.append("drop-alerts=\(dropAlerts): alerts are dropped at random") }
-        if delayAlertsMilliseconds > 0 { out.append("delay-alerts=\(delayAlertsMilliseconds)ms: alerts are published late") }
+        if delayAlertsMilliseconds > 0 {
+            out.append("delay-alerts=\(delayAlertsMilliseconds)ms: alerts are published late")
+        }
         if acceptInvalid { out.append("accept-invalid: invalid payloads are acknowledged instead of rejected") }
         if wrongSeverity { out.append("wrong-severity: alerts carry the wrong severity") }
         if wrongEvidence { out.append("wrong-evidence: alerts cite their devices' first readings as evidence") }
@@ -130,8 +144,12 @@ package struct FaultPlan: Sendable, Equatable {
         if let n = crashAfter { out.append("crash-after=\(n): the process dies when reading \(n + 1) arrives") }
         if unavailable { out.append("unavailable: every ingestion request is answered 503") }
         if let f = alertAPI { out.append("alert-api=\(f.rawValue): the alert API is broken") }
-        if loseStored > 0 { out.append("lose-stored=\(loseStored): acknowledged readings are left out of storage at random") }
-        if alterStored > 0 { out.append("alter-stored=\(alterStored): acknowledged readings are stored 10 % high at random") }
+        if loseStored > 0 {
+            out.append("lose-stored=\(loseStored): acknowledged readings are left out of storage at random")
+        }
+        if alterStored > 0 {
+            out.append("alter-stored=\(alterStored): acknowledged readings are stored 10 % high at random")
+        }
         if ignoreLimits { out.append("ignore-limits: patients' own alert limits are ignored") }
         if offByOne { out.append("off-by-one: every threshold comparison has the wrong strictness (> as >=, < as <=)") }
         return out

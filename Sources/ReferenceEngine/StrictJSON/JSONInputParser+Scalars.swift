@@ -7,7 +7,10 @@ extension JSONInputParser {
         var out: [UInt8] = []
         while true {
             guard index < bytes.count else {
-                throw ValidationFailure(field: "", message: "the body is not valid JSON: the string at byte \(start) is not closed")
+                throw ValidationFailure(
+                    field: "",
+                    message: "the body is not valid JSON: the string at byte \(start) is not closed"
+                )
             }
             let b = bytes[index]
             switch b {
@@ -16,7 +19,8 @@ extension JSONInputParser {
                 guard let s = String(validating: out, as: UTF8.self) else {
                     throw ValidationFailure(
                         field: "",
-                        message: "the body is not UTF-8: the string at byte \(start) holds an invalid byte sequence (RFC 8259 §8.1)"
+                        message:
+                            "the body is not UTF-8: the string at byte \(start) holds an invalid byte sequence (RFC 8259 §8.1)"
                     )
                 }
                 return s
@@ -44,15 +48,20 @@ extension JSONInputParser {
         guard c == UInt8(ascii: "u") else { throw syntax("invalid escape \\\(describe(c))") }
         var scalar = try hex4()
         if (0xD800...0xDBFF).contains(scalar) {
-            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 throw syntax("a high surrogate \\u\(String(scalar, radix: 16)) without its low surrogate")
             }
             index += 2
             let low = try hex4()
-            guard (0xDC00...0xDFFF).contains(low) else { throw syntax("a high surrogate followed by \\u\(String(low, radix: 16))") }
+            guard (0xDC00...0xDFFF).contains(low) else {
+                throw syntax("a high surrogate followed by \\u\(String(low, radix: 16))")
+            }
             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         }
-        guard let unicode = Unicode.Scalar(scalar) else { throw syntax("a lone surrogate \\u\(String(scalar, radix: 16))") }
+        guard let unicode = Unicode.Scalar(scalar) else {
+            throw syntax("a lone surrogate \\u\(String(scalar, radix: 16))")
+        }
         out.append(contentsOf: String(Character(unicode)).utf8)
     }
 
@@ -98,7 +107,9 @@ extension JSONInputParser {
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             integral = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digitAhead else { throw syntax("expected a digit in the exponent") }
             skipDigits()
         }

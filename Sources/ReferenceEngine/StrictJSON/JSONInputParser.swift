@@ -46,10 +46,16 @@ struct JSONInputParser {
             head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
             || (head.count >= 2 && (head[0] == 0 || head[1] == 0))
         if utf16 {
-            throw ValidationFailure(field: "", message: "the body is UTF-16 or UTF-32; JSON must be UTF-8 (RFC 8259 §8.1)")
+            throw ValidationFailure(
+                field: "",
+                message: "the body is UTF-16 or UTF-32; JSON must be UTF-8 (RFC 8259 §8.1)"
+            )
         }
         if head.starts(with: [0xEF, 0xBB, 0xBF]) {
-            throw ValidationFailure(field: "", message: "the body starts with a byte order mark; send UTF-8 without one (RFC 8259 §8.1)")
+            throw ValidationFailure(
+                field: "",
+                message: "the body starts with a byte order mark; send UTF-8 without one (RFC 8259 §8.1)"
+            )
         }
     }
 
@@ -164,6 +170,7 @@ struct JSONInputParser {
     }
 
     func describe(_ byte: UInt8) -> String {
-        (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+        (0x21...0x7E).contains(byte)
+            ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
     }
 }

@@ -49,7 +49,11 @@ package enum GATTObservations {
         switch uuid {
         case HeartRateMeasurement.uuid:
             let m = try HeartRateMeasurement.decode(bytes)
-            return Decoded(values: [.heartRate: Double(m.heartRate)], time: clock.receivedAt, rr: m.rrIntervals.map { Double($0) / 1024 })
+            return Decoded(
+                values: [.heartRate: Double(m.heartRate)],
+                time: clock.receivedAt,
+                rr: m.rrIntervals.map { Double($0) / 1024 }
+            )
         case BloodPressureMeasurement.uuid:
             let r = try BloodPressureMeasurement.decode(bytes).record
             let scale = r.unitsKPa ? 7.50062 : 1
@@ -59,7 +63,10 @@ package enum GATTObservations {
         case GlucoseMeasurement.uuid:
             let g = try GlucoseMeasurement.decode(bytes)
             guard let mg = g.milligramsPerDeciliter else { return nil }
-            return Decoded(values: [.glucose: (mg * 10).rounded() / 10], time: clock.stamp(g.baseTime) + Int64(g.timeOffset ?? 0) * 60_000)
+            return Decoded(
+                values: [.glucose: (mg * 10).rounded() / 10],
+                time: clock.stamp(g.baseTime) + Int64(g.timeOffset ?? 0) * 60_000
+            )
         case CGMMeasurement.uuid:
             guard let r = try CGMMeasurement.decode(bytes).records.last, r.glucose.special == nil else { return nil }
             let time = clock.cgmSessionStart.map { $0 + Int64(r.timeOffset) * 60_000 } ?? clock.receivedAt
@@ -92,7 +99,8 @@ package enum GATTObservations {
 }
 
 extension CGMSessionStartTime {
-    /// The session start as Unix ms (UTC: the local Date Time less its time zone and DST offset); nil when unset or unknown.
+    /// The session start as Unix ms (UTC: the local Date Time less its time zone and DST offset); nil when unset or
+    /// unknown.
     package var unixMilliseconds: Int64? {
         guard start.month > 0, start.day > 0, timeZone != -128, dstOffset != 255 else { return nil }
         let local = CivilTime(

@@ -12,8 +12,14 @@ package struct Observation: Sendable, Equatable {
     /// RR intervals in seconds (heart-rate straps), oldest first.
     package var rrIntervals: [Double]
 
-    package init(readingID: String, patientID: String, deviceID: String, time: Int64, values: [Signal: Double], rrIntervals: [Double] = [])
-    {
+    package init(
+        readingID: String,
+        patientID: String,
+        deviceID: String,
+        time: Int64,
+        values: [Signal: Double],
+        rrIntervals: [Double] = []
+    ) {
         self.readingID = readingID
         self.patientID = patientID
         self.deviceID = deviceID
@@ -34,7 +40,14 @@ package struct Alert: Sendable, Equatable {
     package var evidence: [String]
 
     /// An alert with every field given.
-    package init(alertID: String, patientID: String, rule: String, severity: Severity, raisedAt: Int64, evidence: [String]) {
+    package init(
+        alertID: String,
+        patientID: String,
+        rule: String,
+        severity: Severity,
+        raisedAt: Int64,
+        evidence: [String]
+    ) {
         self.alertID = alertID
         self.patientID = patientID
         self.rule = rule

@@ -29,12 +29,16 @@ package enum PayloadValidation {
     package static func identifier(_ s: String, field: String) throws(ValidationFailure) -> String {
         let scalars = s.unicodeScalars
         guard !scalars.isEmpty, scalars.count <= maxIdentifierLength else {
-            throw ValidationFailure(field: field, message: "\(field) must be 1 to \(maxIdentifierLength) characters, got \(scalars.count)")
+            throw ValidationFailure(
+                field: field,
+                message: "\(field) must be 1 to \(maxIdentifierLength) characters, got \(scalars.count)"
+            )
         }
         if let bad = scalars.first(where: { $0.properties.generalCategory == .control }) {
             throw ValidationFailure(
                 field: field,
-                message: "\(field) holds the control character U+\(String(bad.value, radix: 16, uppercase: true)); ids are printable text"
+                message:
+                    "\(field) holds the control character U+\(String(bad.value, radix: 16, uppercase: true)); ids are printable text"
             )
         }
         return s
@@ -45,16 +49,29 @@ package enum PayloadValidation {
         try identifier(try string(o, key), field: key)
     }
 
-    static func integer(_ o: [String: JSONInput], _ key: String, _ range: ClosedRange<Int64>) throws(ValidationFailure) -> Int64 {
+    static func integer(
+        _ o: [String: JSONInput],
+        _ key: String,
+        _ range: ClosedRange<Int64>
+    ) throws(ValidationFailure) -> Int64 {
         guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
-        guard case let .integer(i) = v else { throw ValidationFailure(field: key, message: "\(key) must be an integer, got \(v.typeName)") }
+        guard case let .integer(i) = v else {
+            throw ValidationFailure(field: key, message: "\(key) must be an integer, got \(v.typeName)")
+        }
         guard range.contains(i) else {
-            throw ValidationFailure(field: key, message: "\(key) \(i) is outside \(range.lowerBound)...\(range.upperBound)")
+            throw ValidationFailure(
+                field: key,
+                message: "\(key) \(i) is outside \(range.lowerBound)...\(range.upperBound)"
+            )
         }
         return i
     }
 
-    static func number(_ o: [String: JSONInput], _ key: String, _ range: ClosedRange<Double>) throws(ValidationFailure) -> Double {
+    static func number(
+        _ o: [String: JSONInput],
+        _ key: String,
+        _ range: ClosedRange<Double>
+    ) throws(ValidationFailure) -> Double {
         guard let v = o[key] else { throw ValidationFailure(field: key, message: "\(key) is required") }
         let d: Double
         switch v {
@@ -63,14 +80,22 @@ package enum PayloadValidation {
         default: throw ValidationFailure(field: key, message: "\(key) must be a number, got \(v.typeName)")
         }
         guard range.contains(d) else {
-            throw ValidationFailure(field: key, message: "\(key) \(d) is outside \(range.lowerBound)...\(range.upperBound)")
+            throw ValidationFailure(
+                field: key,
+                message: "\(key) \(d) is outside \(range.lowerBound)...\(range.upperBound)"
+            )
         }
         return d
     }
 
     /// ISO-8601 UTC (`2024-11-07T12:34:58Z`, the seeds' format; a fraction of a second and `+00:00`
     /// are accepted too); with `offsets`, any RFC 3339 offset (FHIR `dateTime`).
-    static func timestamp(_ o: [String: JSONInput], _ key: String, now: Int64, offsets: Bool = false) throws(ValidationFailure) -> Int64 {
+    static func timestamp(
+        _ o: [String: JSONInput],
+        _ key: String,
+        now: Int64,
+        offsets: Bool = false
+    ) throws(ValidationFailure) -> Int64 {
         let s = try string(o, key)
         guard let t = offsets ? CivilTime.unixMilliseconds(rfc3339: s) : utcMilliseconds(s) else {
             throw ValidationFailure(
@@ -83,7 +108,9 @@ package enum PayloadValidation {
         guard t <= now + futureSkew else {
             throw ValidationFailure(field: key, message: "\(key) \(s) is more than 5 minutes in the future")
         }
-        guard t >= 0 else { throw ValidationFailure(field: key, message: "\(key) \(s) is before 1970-01-01, no device clock reads that") }
+        guard t >= 0 else {
+            throw ValidationFailure(field: key, message: "\(key) \(s) is before 1970-01-01, no device clock reads that")
+        }
         return t
     }
 
@@ -96,7 +123,10 @@ package enum PayloadValidation {
 
     static func noExtraKeys(_ o: [String: JSONInput], _ allowed: [String]) throws(ValidationFailure) {
         if let extra = o.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw ValidationFailure(field: extra, message: "unknown field \(extra); valid: \(allowed.joined(separator: ", "))")
+            throw ValidationFailure(
+                field: extra,
+                message: "unknown field \(extra); valid: \(allowed.joined(separator: ", "))"
+            )
         }
     }
 
@@ -117,7 +147,8 @@ package enum PayloadValidation {
     }
 
     /// `POST /api/healthkit`: `{userId, timestamp, stepCount, caloriesBurned}` (seed 001 §3.3.1, seed 002 §2.2.1).
-    /// The summary is stored as an observation with id `USER/healthkit/TIME` (steps and calories; no alert rule uses them).
+    /// The summary is stored as an observation with id `USER/healthkit/TIME` (steps and calories; no alert rule uses
+    /// them).
     package static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let o = try object(body)
         try noExtraKeys(o, ["userId", "timestamp", "stepCount", "caloriesBurned"])
@@ -136,10 +167,12 @@ package enum PayloadValidation {
 
     /// Physiologically possible ranges and units of generic observations.
     static let kinds: [String: (Signal, String, ClosedRange<Double>)] = [
-        "heart-rate": (.heartRate, "/min", 20...300), "glucose": (.glucose, "mg/dL", 10...1000), "cgm": (.cgm, "mg/dL", 20...600),
+        "heart-rate": (.heartRate, "/min", 20...300), "glucose": (.glucose, "mg/dL", 10...1000),
+        "cgm": (.cgm, "mg/dL", 20...600),
         "spo2": (.spo2, "%", 30...100), "temperature": (.temperature, "Cel", 25...45),
         "respiration-rate": (.respirationRate, "/min", 2...100),
-        "weight": (.weight, "kg", 0.3...400), "feeding": (.feeding, "mL", 0...2000), "battery": (.battery, "%", 0...100),
+        "weight": (.weight, "kg", 0.3...400), "feeding": (.feeding, "mL", 0...2000),
+        "battery": (.battery, "%", 0...100),
         "steps": (.steps, "/d", 0...200_000),
     ]
 
@@ -156,14 +189,28 @@ package enum PayloadValidation {
         if o["sequence"] != nil { _ = try integer(o, "sequence", 0...Int64(UInt32.max)) }
         if kind == "ecg" { return try ecg(o, identity: (id, patient, device), time: t) }
         if kind == "blood-pressure" {
-            try noExtraKeys(o, ["readingId", "patientId", "deviceId", "kind", "systolic", "diastolic", "unit", "timestamp", "sequence"])
+            try noExtraKeys(
+                o,
+                [
+                    "readingId", "patientId", "deviceId", "kind", "systolic", "diastolic", "unit", "timestamp",
+                    "sequence",
+                ]
+            )
             guard unit == "mm[Hg]" else {
                 throw ValidationFailure(field: "unit", message: "blood-pressure unit must be mm[Hg], got \(unit)")
             }
             let s = try number(o, "systolic", 40...300)
             let d = try number(o, "diastolic", 20...200)
-            guard d < s else { throw ValidationFailure(field: "diastolic", message: "diastolic \(d) must be below systolic \(s)") }
-            return Observation(readingID: id, patientID: patient, deviceID: device, time: t, values: [.systolic: s, .diastolic: d])
+            guard d < s else {
+                throw ValidationFailure(field: "diastolic", message: "diastolic \(d) must be below systolic \(s)")
+            }
+            return Observation(
+                readingID: id,
+                patientID: patient,
+                deviceID: device,
+                time: t,
+                values: [.systolic: s, .diastolic: d]
+            )
         }
         try noExtraKeys(
             o,
@@ -197,19 +244,29 @@ package enum PayloadValidation {
 
     /// A feed's `method` (seed 004's "breast/bottle"): `bottle` (the default) is a volume in mL,
     /// `breast` the minutes at the breast; nil for other kinds.
-    static func feedingMethod(_ o: [String: JSONInput], kind: String) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
+    static func feedingMethod(
+        _ o: [String: JSONInput],
+        kind: String
+    ) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
         guard kind == "feeding", let method = o["method"] else { return nil }
         switch method {
         case .string("bottle"): return kinds["feeding"]
         case .string("breast"): return (.breastfeeding, "min", 1...180)
-        default: throw ValidationFailure(field: "method", message: "method must be bottle (value in mL) or breast (value in min)")
+        default:
+            throw ValidationFailure(
+                field: "method",
+                message: "method must be bottle (value in mL) or breast (value in min)"
+            )
         }
     }
 
     /// A symptom report's `symptom` (palpitations, dizziness, chest-pain, shortness-of-breath,
     /// fainting): its signal, whose value is the severity 1 (mild) ... 3 (severe), unit
     /// `{severity}`; nil for other kinds.
-    static func symptom(_ o: [String: JSONInput], kind: String) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
+    static func symptom(
+        _ o: [String: JSONInput],
+        kind: String
+    ) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
         guard kind == "symptom" else { return nil }
         let name = try string(o, "symptom")
         guard let symptom = SymptomKind(rawValue: name) else {
@@ -217,7 +274,10 @@ package enum PayloadValidation {
             throw ValidationFailure(field: "symptom", message: "unknown symptom \(name); valid: \(valid)")
         }
         if case let .number(x)? = o["value"], x != x.rounded() {
-            throw ValidationFailure(field: "value", message: "a symptom's value is its severity: 1 mild, 2 moderate or 3 severe")
+            throw ValidationFailure(
+                field: "value",
+                message: "a symptom's value is its severity: 1 mild, 2 moderate or 3 severe"
+            )
         }
         return (symptom.signal, "{severity}", 1...3)
     }
@@ -225,7 +285,10 @@ package enum PayloadValidation {
     /// An equipment log entry's `item` (oxygen: flow L/min; ng-tube: size [Ch]; feeding-pump: rate
     /// mL/h) and `action` (in-use, replaced, adjusted): the item's signal, unit and range; nil for
     /// other kinds.
-    static func equipment(_ o: [String: JSONInput], kind: String) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
+    static func equipment(
+        _ o: [String: JSONInput],
+        kind: String
+    ) throws(ValidationFailure) -> (Signal, String, ClosedRange<Double>)? {
         guard kind == "equipment" else { return nil }
         let name = try string(o, "item")
         guard let item = EquipmentItem(rawValue: name) else {
@@ -245,7 +308,10 @@ package enum PayloadValidation {
     static func rrIntervals(_ o: [String: JSONInput]) throws(ValidationFailure) -> [Double] {
         guard let v = o["rrIntervals"] else { return [] }
         guard case let .array(items) = v, items.count <= 64 else {
-            throw ValidationFailure(field: "rrIntervals", message: "rrIntervals must be an array of at most 64 intervals in ms")
+            throw ValidationFailure(
+                field: "rrIntervals",
+                message: "rrIntervals must be an array of at most 64 intervals in ms"
+            )
         }
         var out: [Double] = []
         for (i, item) in items.enumerated() {
@@ -253,10 +319,14 @@ package enum PayloadValidation {
             switch item {
             case let .integer(n): ms = Double(n)
             case let .number(x): ms = x
-            default: throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] must be a number of ms")
+            default:
+                throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] must be a number of ms")
             }
             guard (200...3000).contains(ms) else {
-                throw ValidationFailure(field: "rrIntervals[\(i)]", message: "rrIntervals[\(i)] \(ms) ms is outside 200...3000")
+                throw ValidationFailure(
+                    field: "rrIntervals[\(i)]",
+                    message: "rrIntervals[\(i)] \(ms) ms is outside 200...3000"
+                )
             }
             out.append(ms / 1000)
         }

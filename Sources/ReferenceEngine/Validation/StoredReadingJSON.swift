@@ -10,8 +10,10 @@ package enum StoredReadingJSON {
     /// Which signal names an observation's kind, first match wins: blood pressure before the pulse
     /// it may carry, a daily summary's steps before its calories, the battery last.
     static let precedence: [Signal] = [
-        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps, .heartRate,
-        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF, .oxygenFlow, .ngTubeSize,
+        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps,
+        .heartRate,
+        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF,
+        .oxygenFlow, .ngTubeSize,
         .feedingPumpRate, .battery,
     ]
 
@@ -29,7 +31,8 @@ package enum StoredReadingJSON {
         let signals = Signal.allCases.filter { o.values[$0] != nil }
         var fields: [(String, JSONValue)] = [
             ("readingId", .string(o.readingID)), ("patientId", .string(o.patientID)), ("deviceId", .string(o.deviceID)),
-            ("kind", .string(kind(o))), ("timestamp", .string(CivilTime(unixMilliseconds: o.time).iso8601(fractional: true))),
+            ("kind", .string(kind(o))),
+            ("timestamp", .string(CivilTime(unixMilliseconds: o.time).iso8601(fractional: true))),
             ("values", .object(signals.map { ($0.rawValue, .double(o.values[$0] ?? 0)) })),
             ("units", .object(signals.map { ($0.rawValue, .string(unit($0))) })),
         ]

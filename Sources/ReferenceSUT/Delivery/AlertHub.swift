@@ -40,7 +40,9 @@ package actor AlertHub {
 
     /// Delivers one alert (its position in the published sequence is `sequence`).
     func deliver(_ alert: Alert, sequence: Int) {
-        for s in subscribers.values where s.patient == nil || s.patient == alert.patientID { s.continuation.yield((sequence, alert)) }
+        for s in subscribers.values where s.patient == nil || s.patient == alert.patientID {
+            s.continuation.yield((sequence, alert))
+        }
         if channels.webhook != nil {
             webhookQueue.append(alert)
             if !webhookRunning {
@@ -90,14 +92,20 @@ package actor AlertHub {
                     break
                 }
             }
-            metrics.count("vitalsim_alert_deliveries_total", ["channel": "webhook", "outcome": delivered ? "delivered" : "failed"])
+            metrics.count(
+                "vitalsim_alert_deliveries_total",
+                ["channel": "webhook", "outcome": delivered ? "delivered" : "failed"]
+            )
         }
         webhookRunning = false
     }
 
     /// A stream of `(sequence, alert)` for SSE; ends when the server shuts down.
     func subscribe(patient: String?) -> (Int, AsyncStream<(Int, Alert)>) {
-        let (stream, continuation) = AsyncStream.makeStream(of: (Int, Alert).self, bufferingPolicy: .bufferingNewest(10_000))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: (Int, Alert).self,
+            bufferingPolicy: .bufferingNewest(10_000)
+        )
         if closed {
             continuation.finish()
             return (-1, stream)

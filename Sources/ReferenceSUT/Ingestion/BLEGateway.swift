@@ -36,7 +36,8 @@ package final class BLEGateway: Service, Sendable {
         var value: [UInt8]
         var receivedAt: Int64
         var arrival: Int
-        /// The CGM's session start (Unix ms), read at connection: CGM records are stamped with it plus their time offset.
+        /// The CGM's session start (Unix ms), read at connection: CGM records are stamped with it plus their time
+        /// offset.
         var cgmSessionStart: Int64?
     }
 
@@ -46,7 +47,8 @@ package final class BLEGateway: Service, Sendable {
     let logger: Logger
     let claimed = Locked(Set<[UInt8]>())
     let stopping = Atomic<Bool>(false)
-    /// Highest glucose record sequence number (CGM: time offset, keyed `cgm/DEVICE`) ingested per device (for RACP "≥ N" after a reconnect).
+    /// Highest glucose record sequence number (CGM: time offset, keyed `cgm/DEVICE`) ingested per device (for RACP "≥
+    /// N" after a reconnect).
     let lastSequence = Locked([String: UInt16]())
     /// Glucose record sequence numbers (CGM time offsets) ingested per device.
     let seenSequences = Locked([String: Set<UInt16>]())
@@ -71,8 +73,15 @@ package final class BLEGateway: Service, Sendable {
         }
     }
 
-    /// - Parameter virtualClock: stamps values on a scenario's time axis (`serve --ble-speed`); nil stamps them with the wall clock, as a real gateway does.
-    package init(hci: [String], targets: [Target], context: ServerContext, logger: Logger, virtualClock: VirtualClock? = nil) {
+    /// - Parameter virtualClock: stamps values on a scenario's time axis (`serve --ble-speed`); nil stamps them with
+    /// the wall clock, as a real gateway does.
+    package init(
+        hci: [String],
+        targets: [Target],
+        context: ServerContext,
+        logger: Logger,
+        virtualClock: VirtualClock? = nil
+    ) {
         self.hci = hci
         self.targets = targets
         self.context = context
@@ -130,7 +139,10 @@ package final class BLEGateway: Service, Sendable {
                 )
                 try central.start()
             } catch {
-                logger.error("BLE gateway cannot open its controller", metadata: ["hci": "\(spec)", "reason": "\(error)"])
+                logger.error(
+                    "BLE gateway cannot open its controller",
+                    metadata: ["hci": "\(spec)", "reason": "\(error)"]
+                )
                 sleep(1)
                 continue
             }
@@ -141,7 +153,10 @@ package final class BLEGateway: Service, Sendable {
                     ownTarget = target
                     try connection(central, to: target, index: index, deliver: deliver)
                 } catch {
-                    logger.notice("BLE gateway link attempt failed; retrying", metadata: ["controller": "\(index)", "reason": "\(error)"])
+                    logger.notice(
+                        "BLE gateway link attempt failed; retrying",
+                        metadata: ["controller": "\(index)", "reason": "\(error)"]
+                    )
                     usleep(500_000)
                 }
             }
@@ -171,7 +186,14 @@ package final class BLEGateway: Service, Sendable {
             }
             let receivedAt = self.receiptTime()
             deliver.yield(
-                Received(target: target, uuid: uuid, value: value, receivedAt: receivedAt, arrival: n, cgmSessionStart: sessionStart)
+                Received(
+                    target: target,
+                    uuid: uuid,
+                    value: value,
+                    receivedAt: receivedAt,
+                    arrival: n,
+                    cgmSessionStart: sessionStart
+                )
             )
         }
         for c in chars where c.cccdHandle != nil { try central.subscribe(c.uuid) }
@@ -189,8 +211,13 @@ package final class BLEGateway: Service, Sendable {
 
     /// A CGM's records carry minutes since its session start: read it (CGMS 3.4) before subscribing.
     /// Nil for other devices, and (logged) when the CGM's session start is unset or invalid.
-    func cgmSessionStart(_ central: HCICentral, _ chars: [DiscoveredCharacteristic], _ target: Target) throws(HCIError) -> Int64? {
-        guard chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }), let bytes = try central.read(CGMSessionStartTime.uuid)
+    func cgmSessionStart(
+        _ central: HCICentral,
+        _ chars: [DiscoveredCharacteristic],
+        _ target: Target
+    ) throws(HCIError) -> Int64? {
+        guard chars.contains(where: { $0.uuid == CGMSessionStartTime.uuid }),
+            let bytes = try central.read(CGMSessionStartTime.uuid)
         else { return nil }
         guard let start = (try? CGMSessionStartTime.decode(bytes))?.unixMilliseconds else {
             logger.notice(
@@ -215,13 +242,16 @@ package final class BLEGateway: Service, Sendable {
 
     func ingest(_ r: Received) async {
         let metrics = context.metrics
-        var id = "\(r.target.patientID)/\(r.target.deviceID)/ble/\(String(r.uuid, radix: 16))/\(r.receivedAt)-\(r.arrival)"
+        var id =
+            "\(r.target.patientID)/\(r.target.deviceID)/ble/\(String(r.uuid, radix: 16))/\(r.receivedAt)-\(r.arrival)"
         // A stored record's key: a glucose record's sequence number, a CGM record's time offset.
         var record: (key: String, number: UInt16)?
         if r.uuid == GlucoseMeasurement.uuid, let g = try? GlucoseMeasurement.decode(r.value) {
             id = "\(r.target.patientID)/\(r.target.deviceID)/glucose/\(g.sequenceNumber)"
             record = (r.target.deviceID, g.sequenceNumber)
-        } else if r.uuid == CGMMeasurement.uuid, let offset = (try? CGMMeasurement.decode(r.value))?.records.last?.timeOffset {
+        } else if r.uuid == CGMMeasurement.uuid,
+            let offset = (try? CGMMeasurement.decode(r.value))?.records.last?.timeOffset
+        {
             id = "\(r.target.patientID)/\(r.target.deviceID)/cgm/\(offset)"
             record = ("cgm/" + r.target.deviceID, offset)
         }

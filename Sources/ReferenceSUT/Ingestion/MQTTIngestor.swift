@@ -78,7 +78,9 @@ package final class MQTTIngestor: Sendable {
             } catch {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
                 // Faulty mode accept-invalid: the rejection is never reported.
-                if !context.faults.acceptInvalid { await reply(patient, readingID: m.property("reading-id"), failure: error) }
+                if !context.faults.acceptInvalid {
+                    await reply(patient, readingID: m.property("reading-id"), failure: error)
+                }
             }
         }
         guard !accepted.isEmpty else { return }
@@ -107,7 +109,8 @@ package final class MQTTIngestor: Sendable {
         guard m.payload.count <= limit else {
             throw ValidationFailure(
                 field: "payload",
-                message: "the payload is \(m.payload.count) bytes; a \(gatt ? "raw GATT value" : "JSON message") holds at most \(limit)",
+                message:
+                    "the payload is \(m.payload.count) bytes; a \(gatt ? "raw GATT value" : "JSON message") holds at most \(limit)",
                 status: 413
             )
         }
@@ -120,7 +123,10 @@ package final class MQTTIngestor: Sendable {
     /// The device whose credential `m` carries, when credentials are configured (nil when they are
     /// not): 401 without a known device credential, 403 when the device belongs to another patient
     /// than the topic's.
-    func authenticate(_ m: MQTTMessage, patient: String) throws(ValidationFailure) -> (patientID: String, deviceID: String)? {
+    func authenticate(
+        _ m: MQTTMessage,
+        patient: String
+    ) throws(ValidationFailure) -> (patientID: String, deviceID: String)? {
         guard context.credentials.enforced else { return nil }
         guard let token = Credentials.token(m.property("authorization"), apiKey: m.property("x-api-key")),
             let owner = context.credentials.devices[token]
@@ -147,10 +153,18 @@ package final class MQTTIngestor: Sendable {
         let owner = try authenticate(m, patient: patient)
         try checkLimits(m, patient: patient)
         if let name = m.property("characteristic") {
-            return try rawObservation(m, characteristic: name, patient: patient, kind: kind, device: owner?.deviceID, now: now)
+            return try rawObservation(
+                m,
+                characteristic: name,
+                patient: patient,
+                kind: kind,
+                device: owner?.deviceID,
+                now: now
+            )
         }
         let body: JSONInput
-        do throws(ValidationFailure) { body = try JSONInput.parse(m.payload, maxDepth: ReferenceServer.maxDepth) } catch {
+        do throws(ValidationFailure) { body = try JSONInput.parse(m.payload, maxDepth: ReferenceServer.maxDepth) } catch
+        {
             throw ValidationFailure(
                 field: error.field,
                 message: "\(error.message) (a raw GATT value needs the user property 'characteristic')"
@@ -212,7 +226,10 @@ package final class MQTTIngestor: Sendable {
             throw ValidationFailure(field: "payload", message: "\(error)")
         }
         guard let decoded else {
-            throw ValidationFailure(field: "payload", message: "the \(type.name) value carries no vital sign VitalSim judges")
+            throw ValidationFailure(
+                field: "payload",
+                message: "the \(type.name) value carries no vital sign VitalSim judges"
+            )
         }
         return decoded
     }
@@ -230,7 +247,9 @@ package final class MQTTIngestor: Sendable {
         for patient in order {
             let body = JSONValue.object([("readingIds", .array(ids[patient] ?? [])), ("status", .int(201))])
             do throws(MQTTError) {
-                try client.publish(MQTTMessage(topic: "acks/\(patient)", payload: Array(body.serialized().utf8), qos: 1)) { _ in }
+                try client.publish(
+                    MQTTMessage(topic: "acks/\(patient)", payload: Array(body.serialized().utf8), qos: 1)
+                ) { _ in }
             } catch {
                 context.metrics.count("vitalsim_mqtt_confirmations_total", ["outcome": "not-published"])
             }
@@ -240,7 +259,10 @@ package final class MQTTIngestor: Sendable {
     func reply(_ patient: String, readingID: String?, failure: ValidationFailure) async {
         var fields: [(String, JSONValue)] = []
         if let readingID { fields.append(("readingId", .string(readingID))) }
-        fields += [("status", .int(Int64(failure.status))), ("error", .string(failure.message)), ("field", .string(failure.field))]
+        fields += [
+            ("status", .int(Int64(failure.status))), ("error", .string(failure.message)),
+            ("field", .string(failure.field)),
+        ]
         try? await client.publish(
             MQTTMessage(topic: "errors/\(patient)", payload: Array(JSONValue.object(fields).serialized().utf8), qos: 1)
         )

@@ -110,7 +110,11 @@ package actor ReferenceStore {
         } catch {
             for o in fresh { seen.remove(ReadingKey(o)) }
             accepted -= fresh.count
-            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "storage-failed"], by: Double(fresh.count))
+            metrics.count(
+                "vitalsim_readings_total",
+                ["source": source, "outcome": "storage-failed"],
+                by: Double(fresh.count)
+            )
             throw error
         }
         metrics.count("vitalsim_readings_total", ["source": source, "outcome": "accepted"], by: Double(fresh.count))
@@ -159,14 +163,19 @@ package actor ReferenceStore {
     /// Published alerts of a patient (or all), raised at or after `since` (Unix ms, device time).
     package func alerts(patient: String?, since: Int64?) -> [Alert] {
         published.enumerated().compactMap { i, a in
-            (patient == nil || a.patientID == patient) && a.raisedAt >= (since ?? .min) && !retracted.contains(i) ? a : nil
+            (patient == nil || a.patientID == patient) && a.raisedAt >= (since ?? .min) && !retracted.contains(i)
+                ? a : nil
         }
     }
 
     /// Enrols `patient` with `profile` and its own `limits` (durably); returns false when it was
     /// already enrolled with that profile.
     @discardableResult
-    package func enrol(_ patient: String, profile: Profile, limits: [ThresholdOverride] = []) async throws(StorageError) -> Bool {
+    package func enrol(
+        _ patient: String,
+        profile: Profile,
+        limits: [ThresholdOverride] = []
+    ) async throws(StorageError) -> Bool {
         let known = enrolled[patient]
         try await storage.enrol(patient: patient, profile: profile, limits: limits)
         engine.enrol(patient, profile: profile, limits: Self.judged(limits, faults))
@@ -219,7 +228,9 @@ package actor ReferenceStore {
     package func feed(patient: String?, after: Int?) async -> AsyncStream<(Int, Alert)> {
         let (_, live) = await hub.subscribe(patient: patient)
         let start = (after ?? -1) + 1
-        let backlog = start < published.count ? Array(published[start...].enumerated()).map { ($0.offset + start, $0.element) } : []
+        let backlog =
+            start < published.count
+            ? Array(published[start...].enumerated()).map { ($0.offset + start, $0.element) } : []
         let snapshotEnd = published.count - 1
         return AsyncStream { continuation in
             let task = Task {

@@ -23,7 +23,10 @@ package final class RateLimiter: Sendable {
         return buckets.withLock { all -> Double? in
             var b = all[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = now - b.updated
-            b.tokens = min(burst, b.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+            b.tokens = min(
+                burst,
+                b.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            )
             b.updated = now
             defer { all[key] = b }
             let need = min(cost, burst)

@@ -13,31 +13,43 @@ extension ReferenceServer {
     /// time (to its precision: a second, or a millisecond). A bad parameter is a 400
     /// OperationOutcome naming it; a patient with no readings gives an empty Bundle.
     static func observationSearch(_ request: Request, _ context: ServerContext) async -> Response {
-        if let refusal = authorize(request, context, admins: true, readers: true, required: "an admin or reader", refused: "read readings")
-        {
+        if let refusal = authorize(
+            request,
+            context,
+            admins: true,
+            readers: true,
+            required: "an admin or reader",
+            refused: "read readings"
+        ) {
             return refusal
         }
         let q = request.uri.queryParameters
         let query: ReadingQuery
-        do throws(ValidationFailure) { query = try observationQuery { q[values: Substring($0)].map(String.init) } } catch {
+        do throws(ValidationFailure) {
+            query = try observationQuery { q[values: Substring($0)].map(String.init) }
+        } catch {
             return json(.badRequest, FHIRObservation.outcome(error))
         }
         let page: [StoredReading]
         do throws(StorageError) { page = try await context.store.storedReadings(query) } catch {
             return json(
                 .serviceUnavailable,
-                FHIRObservation.outcome(ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503))
+                FHIRObservation.outcome(
+                    ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503)
+                )
             )
         }
         var kept = [("patient", query.patient)]
         if let code = q.get("code") { kept.append(("code", code)) }
         kept += q[values: "date"].map { ("date", String($0)) }
-        let base = kept.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)" }.joined(
-            separator: "&"
-        )
+        let base = kept.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)" }
+            .joined(
+                separator: "&"
+            )
         func link(_ relation: String, _ cursor: Int64) -> JSONValue {
             .object([
-                ("relation", .string(relation)), ("url", .string("/fhir/Observation?\(base)&_count=\(query.limit)&_cursor=\(cursor)")),
+                ("relation", .string(relation)),
+                ("url", .string("/fhir/Observation?\(base)&_count=\(query.limit)&_cursor=\(cursor)")),
             ])
         }
         var links = [link("self", query.after)]
@@ -50,7 +62,9 @@ extension ReferenceServer {
                 ])
             }
         }
-        var bundle: [(String, JSONValue)] = [("resourceType", .string("Bundle")), ("type", .string("searchset")), ("link", .array(links))]
+        var bundle: [(String, JSONValue)] = [
+            ("resourceType", .string("Bundle")), ("type", .string("searchset")), ("link", .array(links)),
+        ]
         if !entries.isEmpty { bundle.append(("entry", .array(entries))) }
         return json(.ok, .object(bundle))
     }
@@ -62,7 +76,10 @@ extension ReferenceServer {
         }
         if id.hasPrefix("Patient/") { id = String(id.dropFirst("Patient/".count)) }
         guard validPatientID(id) else {
-            throw ValidationFailure(field: "patient", message: "a patient id is 1 to 64 characters, without '/' or control characters")
+            throw ValidationFailure(
+                field: "patient",
+                message: "a patient id is 1 to 64 characters, without '/' or control characters"
+            )
         }
         var query = ReadingQuery(patient: id, limit: 50)
         if let code = values("code").first {

@@ -12,7 +12,8 @@ extension ReferenceServer {
     /// Patient ids the API accepts: an id readings may carry (``PayloadValidation/identifier(_:field:)``)
     /// of at most 64 characters, without `/` (it is a path segment).
     static func validPatientID(_ id: String) -> Bool {
-        (try? PayloadValidation.identifier(id, field: "patientId")) != nil && id.unicodeScalars.count <= 64 && !id.contains("/")
+        (try? PayloadValidation.identifier(id, field: "patientId")) != nil && id.unicodeScalars.count <= 64
+            && !id.contains("/")
     }
 
     /// The `{patient}` path parameter, percent-decoded (empty when its escapes are invalid).
@@ -25,7 +26,10 @@ extension ReferenceServer {
         guard !validPatientID(id) else { return nil }
         return json(
             .badRequest,
-            ValidationFailure(field: "patientId", message: "a patient id is 1 to 64 characters, without '/' or control characters").json
+            ValidationFailure(
+                field: "patientId",
+                message: "a patient id is 1 to 64 characters, without '/' or control characters"
+            ).json
         )
     }
 
@@ -47,12 +51,22 @@ extension ReferenceServer {
             let id = patientID(requestContext)
             if let invalid = invalidPatientID(id) { return invalid }
             guard let p = await context.store.patient(id) else {
-                return json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json)
+                return json(
+                    .notFound,
+                    ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json
+                )
             }
             return json(.ok, patientJSON(id, p))
         }
         router.delete("api/v1/patients/:patient") { request, requestContext in
-            if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
+            if let refusal = authorize(
+                request,
+                context,
+                admins: true,
+                readers: false,
+                required: "an admin",
+                refused: "manage patients"
+            ) {
                 return refusal
             }
             let id = patientID(requestContext)
@@ -73,12 +87,22 @@ extension ReferenceServer {
     /// `thresholds`, the patient's own limits: ``PersonalLimits``): 201 when enrolled anew, 200 when
     /// it was already enrolled (its profile and limits are replaced).
     static func enrol(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
-        if let refusal = authorize(request, context, admins: true, readers: false, required: "an admin", refused: "manage patients") {
+        if let refusal = authorize(
+            request,
+            context,
+            admins: true,
+            readers: false,
+            required: "an admin",
+            refused: "manage patients"
+        ) {
             return refusal
         }
         if let invalid = invalidPatientID(id) { return invalid }
         guard let buffer = try? await request.body.collect(upTo: maxBody) else {
-            return json(.contentTooLarge, ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json)
+            return json(
+                .contentTooLarge,
+                ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json
+            )
         }
         let enrolment: (profile: Profile, limits: [ThresholdOverride])
         do throws(ValidationFailure) {
@@ -99,18 +123,29 @@ extension ReferenceServer {
         }
         let summary =
             await context.store.patient(id)
-            ?? PatientSummary(profile: enrolment.profile, limits: enrolment.limits, enrolled: true, readings: 0, alerts: 0)
+            ?? PatientSummary(
+                profile: enrolment.profile,
+                limits: enrolment.limits,
+                enrolled: true,
+                readings: 0,
+                alerts: 0
+            )
         return json(isNew ? .created : .ok, patientJSON(id, summary))
     }
 
     /// The profile and own limits of an enrolment body, the limits checked against `rules`;
     /// unknown fields are refused.
-    static func enrolment(_ bytes: [UInt8], rules: [AlertRule]) throws(ValidationFailure) -> (profile: Profile, limits: [ThresholdOverride])
-    {
+    static func enrolment(
+        _ bytes: [UInt8],
+        rules: [AlertRule]
+    ) throws(ValidationFailure) -> (profile: Profile, limits: [ThresholdOverride]) {
         let input = try JSONInput.parse(bytes, maxDepth: maxDepth)
         guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
         for key in o.keys.sorted() where !["profile", "devices", "patientId", "thresholds"].contains(key) {
-            throw ValidationFailure(field: key, message: "unknown field \(key); an enrolment has profile, devices and thresholds")
+            throw ValidationFailure(
+                field: key,
+                message: "unknown field \(key); an enrolment has profile, devices and thresholds"
+            )
         }
         guard case let .string(name)? = o["profile"] else {
             throw ValidationFailure(field: "profile", message: "profile is required, a string")
@@ -122,19 +157,28 @@ extension ReferenceServer {
             )
         }
         if let devices = o["devices"] {
-            guard case let .array(list) = devices else { throw ValidationFailure(field: "devices", message: "devices must be a list") }
+            guard case let .array(list) = devices else {
+                throw ValidationFailure(field: "devices", message: "devices must be a list")
+            }
             for (i, d) in list.enumerated() {
-                guard case .object = d else { throw ValidationFailure(field: "devices[\(i)]", message: "a device is an object") }
+                guard case .object = d else {
+                    throw ValidationFailure(field: "devices[\(i)]", message: "a device is an object")
+                }
             }
         }
-        if let id = o["patientId"], !id.isString { throw ValidationFailure(field: "patientId", message: "patientId must be a string") }
-        let limits = try o["thresholds"].map { t throws(ValidationFailure) in try PersonalLimits.parse(t, rules: rules, profile: profile) }
+        if let id = o["patientId"], !id.isString {
+            throw ValidationFailure(field: "patientId", message: "patientId must be a string")
+        }
+        let limits = try o["thresholds"].map { t throws(ValidationFailure) in
+            try PersonalLimits.parse(t, rules: rules, profile: profile)
+        }
         return (profile, limits ?? [])
     }
 
     static func patientJSON(_ id: String, _ p: PatientSummary) -> JSONValue {
         .object([
-            ("patientId", .string(id)), ("profile", .string(p.profile.rawValue)), ("thresholds", ThresholdOverride.json(p.limits)),
+            ("patientId", .string(id)), ("profile", .string(p.profile.rawValue)),
+            ("thresholds", ThresholdOverride.json(p.limits)),
             ("enrolled", .bool(p.enrolled)), ("readings", .int(Int64(p.readings))), ("alerts", .int(Int64(p.alerts))),
         ])
     }

@@ -9,7 +9,10 @@ import VitalSimCore
 extension ReferenceServer {
     /// The answer when storage could not be read: 503, to be retried.
     static var readFailure: Response {
-        json(.serviceUnavailable, ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503).json)
+        json(
+            .serviceUnavailable,
+            ValidationFailure(field: "", message: "the readings could not be read; retry", status: 503).json
+        )
     }
 
     /// Readings per page by default and at most.
@@ -39,15 +42,22 @@ extension ReferenceServer {
         if let kind = parameter("kind") {
             let signal: Signal? = kind == "blood-pressure" ? .systolic : Signal(rawValue: kind)
             guard let signal, signal != .systolic || kind == "blood-pressure", signal != .diastolic else {
-                let valid = ["blood-pressure"] + Signal.allCases.filter { $0 != .systolic && $0 != .diastolic }.map(\.rawValue)
-                throw ValidationFailure(field: "kind", message: "unknown kind \(kind); valid: \(valid.joined(separator: ", "))")
+                let valid =
+                    ["blood-pressure"] + Signal.allCases.filter { $0 != .systolic && $0 != .diastolic }.map(\.rawValue)
+                throw ValidationFailure(
+                    field: "kind",
+                    message: "unknown kind \(kind); valid: \(valid.joined(separator: ", "))"
+                )
             }
             f.signal = signal
         }
         for (name, bound) in [("from", \ReadingFilter.from), ("to", \ReadingFilter.to)] {
             guard let text = parameter(name) else { continue }
             guard let ms = CivilTime.unixMilliseconds(rfc3339: text) else {
-                throw ValidationFailure(field: name, message: "\(name) must be an ISO-8601 time, e.g. 2024-11-07T00:00:00Z")
+                throw ValidationFailure(
+                    field: name,
+                    message: "\(name) must be an ISO-8601 time, e.g. 2024-11-07T00:00:00Z"
+                )
             }
             f[keyPath: bound] = ms
         }
@@ -64,9 +74,19 @@ extension ReferenceServer {
 
     /// The credential, patient id and filter of a read-back request, or the response refusing it
     /// (404 for a patient the SUT does not know).
-    static func readBackRequest(_ request: Request, _ id: String, _ context: ServerContext) async -> Result<ReadingFilter, Refusal> {
-        if let refusal = authorize(request, context, admins: true, readers: true, required: "an admin or reader", refused: "read readings")
-        {
+    static func readBackRequest(
+        _ request: Request,
+        _ id: String,
+        _ context: ServerContext
+    ) async -> Result<ReadingFilter, Refusal> {
+        if let refusal = authorize(
+            request,
+            context,
+            admins: true,
+            readers: true,
+            required: "an admin or reader",
+            refused: "read readings"
+        ) {
             return .failure(Refusal(response: refusal))
         }
         if let invalid = invalidPatientID(id) { return .failure(Refusal(response: invalid)) }
@@ -77,7 +97,12 @@ extension ReferenceServer {
         }
         guard await context.store.patient(id) != nil else {
             return .failure(
-                Refusal(response: json(.notFound, ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json))
+                Refusal(
+                    response: json(
+                        .notFound,
+                        ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json
+                    )
+                )
             )
         }
         return .success(filter)
@@ -93,17 +118,34 @@ extension ReferenceServer {
         case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters
-        guard let limit = Int(q.get("limit") ?? String(readingPage.default)), (1...readingPage.max).contains(limit) else {
-            return json(.badRequest, ValidationFailure(field: "limit", message: "limit must be 1...\(readingPage.max)").json)
+        guard let limit = Int(q.get("limit") ?? String(readingPage.default)), (1...readingPage.max).contains(limit)
+        else {
+            return json(
+                .badRequest,
+                ValidationFailure(field: "limit", message: "limit must be 1...\(readingPage.max)").json
+            )
         }
         guard let after = Int64(q.get("after") ?? "0"), after >= 0 else {
-            return json(.badRequest, ValidationFailure(field: "after", message: "after must be the next cursor of a previous page").json)
+            return json(
+                .badRequest,
+                ValidationFailure(field: "after", message: "after must be the next cursor of a previous page").json
+            )
         }
-        let query = ReadingQuery(patient: id, from: filter.from, to: filter.to, signal: filter.signal, after: after, limit: limit)
+        let query = ReadingQuery(
+            patient: id,
+            from: filter.from,
+            to: filter.to,
+            signal: filter.signal,
+            after: after,
+            limit: limit
+        )
         do throws(StorageError) {
             let page = try await context.store.storedReadings(query)
             let next: JSONValue = page.count == limit ? .string(String(page[page.count - 1].seq)) : .null
-            return json(.ok, .object([("items", .array(page.map { StoredReadingJSON.json($0.observation) })), ("next", next)]))
+            return json(
+                .ok,
+                .object([("items", .array(page.map { StoredReadingJSON.json($0.observation) })), ("next", next)])
+            )
         } catch {
             return readFailure
         }
@@ -129,7 +171,9 @@ extension ReferenceServer {
             while true {
                 let page = try await context.store.storedReadings(query)
                 for r in page {
-                    let day = String(CivilTime(unixMilliseconds: r.observation.time).iso8601().prefix(by == "day" ? 10 : 7))
+                    let day = String(
+                        CivilTime(unixMilliseconds: r.observation.time).iso8601().prefix(by == "day" ? 10 : 7)
+                    )
                     counts[day + " " + StoredReadingJSON.kind(r.observation), default: 0] += 1
                 }
                 guard page.count == query.limit, let last = page.last else { break }
@@ -140,7 +184,9 @@ extension ReferenceServer {
         }
         let rows: [JSONValue] = counts.keys.sorted().map { key in
             let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
-            return .object([("period", .string(parts[0])), ("kind", .string(parts[1])), ("readings", .int(Int64(counts[key] ?? 0)))])
+            return .object([
+                ("period", .string(parts[0])), ("kind", .string(parts[1])), ("readings", .int(Int64(counts[key] ?? 0))),
+            ])
         }
         return json(.ok, .object([("patientId", .string(id)), ("by", .string(by)), ("counts", .array(rows))]))
     }

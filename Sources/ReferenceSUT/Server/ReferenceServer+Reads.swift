@@ -7,7 +7,8 @@ import VitalSimCore
 
 /// The observation batch of `POST /api/v1/observations` and the alert reads.
 extension ReferenceServer {
-    /// One observation or an array of 1…``maxBatch``; field paths name the item; a patient's reading id twice is refused.
+    /// One observation or an array of 1…``maxBatch``; field paths name the item; a patient's reading id twice is
+    /// refused.
     static func observationBatch(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> [Observation] {
         var items: [JSONInput] = []
         if case let .array(a) = body { items = a } else { items = [body] }
@@ -51,9 +52,13 @@ extension ReferenceServer {
     /// searchset Bundle of `DetectedIssue`s (``FHIRDetectedIssue``), 50 per page by default.
     static func detectedIssues(_ request: Request, _ context: ServerContext) async -> Response {
         let q = request.uri.queryParameters
-        guard let count = Int(q.get("_count") ?? "50"), (1...1000).contains(count), let offset = Int(q.get("_offset") ?? "0"), offset >= 0
+        guard let count = Int(q.get("_count") ?? "50"), (1...1000).contains(count),
+            let offset = Int(q.get("_offset") ?? "0"), offset >= 0
         else {
-            return json(.badRequest, ValidationFailure(field: "_count", message: "_count must be 1...1000 and _offset 0 or more").json)
+            return json(
+                .badRequest,
+                ValidationFailure(field: "_count", message: "_count must be 1...1000 and _offset 0 or more").json
+            )
         }
         let kept = ["patient", "since"].compactMap { k in
             q.get(k).map { "\(k)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
@@ -82,7 +87,10 @@ extension ReferenceServer {
             guard let ms = PayloadValidation.utcMilliseconds(s) else {
                 return json(
                     .badRequest,
-                    ValidationFailure(field: "since", message: "since must be ISO-8601 UTC such as 2024-11-07T00:00:00Z").json
+                    ValidationFailure(
+                        field: "since",
+                        message: "since must be ISO-8601 UTC such as 2024-11-07T00:00:00Z"
+                    ).json
                 )
             }
             since = ms
@@ -90,7 +98,8 @@ extension ReferenceServer {
         let list = await context.store.alerts(patient: patient, since: since)
         switch context.faults.alertAPI {
         case .error?: return json(.internalServerError, .object([("error", .string("alert store unavailable"))]))
-        case .garbage?: return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
+        case .garbage?:
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
         case let fault: return json(.ok, render(list, fault))
         }
     }
@@ -102,7 +111,10 @@ extension ReferenceServer {
         var after: Int?
         if let last = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters.get("after") {
             guard let n = Int(last), n >= -1 else {
-                return json(.badRequest, ValidationFailure(field: "Last-Event-ID", message: "expected an event id (an integer)").json)
+                return json(
+                    .badRequest,
+                    ValidationFailure(field: "Last-Event-ID", message: "expected an event id (an integer)").json
+                )
             }
             after = n
         }
@@ -113,7 +125,9 @@ extension ReferenceServer {
             body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": vitalsim alert stream\n\n"))
                 for await (sequence, alert) in feed {
-                    try await writer.write(ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n"))
+                    try await writer.write(
+                        ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n")
+                    )
                 }
                 try await writer.finish(nil)
             }

@@ -49,20 +49,34 @@ package enum ReferenceServer {
                 try observationBatch(body, now: now)
             } reply: { parsed, fresh in
                 let accepted = fresh.filter { $0 }.count
-                return (.ok, .object([("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(parsed.count - accepted)))]))
+                return (
+                    .ok,
+                    .object([("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(parsed.count - accepted)))])
+                )
             }
         }
         router.post("fhir/Observation") { request, _ in
-            await ingest(request, context, source: "fhir", failure: FHIRObservation.outcome) { body, now throws(ValidationFailure) in
+            await ingest(request, context, source: "fhir", failure: FHIRObservation.outcome) {
+                body,
+                now throws(ValidationFailure) in
                 [try FHIRObservation.parse(body, now: now)]
             } reply: { o, fresh in
-                (fresh[0] ? .created : .ok, .object([("resourceType", .string("Observation")), ("id", .string(o[0].readingID))]))
+                (
+                    fresh[0] ? .created : .ok,
+                    .object([("resourceType", .string("Observation")), ("id", .string(o[0].readingID))])
+                )
             }
         }
         router.post("fhir") { request, _ in
             // The response Bundle's type answers the request's (transaction or batch).
             let type = Locked("transaction")
-            return await ingest(request, context, source: "fhir", depth: maxBundleDepth, failure: FHIRObservation.outcome) {
+            return await ingest(
+                request,
+                context,
+                source: "fhir",
+                depth: maxBundleDepth,
+                failure: FHIRObservation.outcome
+            ) {
                 body,
                 now throws(ValidationFailure) in
                 let observations = try FHIRBundle.parse(body, now: now)
@@ -93,11 +107,18 @@ package enum ReferenceServer {
         let receivedAt = ContinuousClock.now
         let metrics = context.metrics
         if context.faults.unavailable {
-            return json(.serviceUnavailable, failure(ValidationFailure(field: "", message: "service unavailable", status: 503)))
+            return json(
+                .serviceUnavailable,
+                failure(ValidationFailure(field: "", message: "service unavailable", status: 503))
+            )
         }
         var owner: Owner?
         if context.credentials.enforced {
-            guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]),
+            guard
+                let token = Credentials.token(
+                    request.headers[.authorization],
+                    apiKey: request.headers[HTTPField.Name("X-API-Key")!]
+                ),
                 let o = context.credentials.devices[token]
             else {
                 metrics.count("vitalsim_readings_total", ["source": source, "outcome": "unauthorized"])
@@ -115,7 +136,10 @@ package enum ReferenceServer {
             owner = o
         }
         guard let buffer = try? await request.body.collect(upTo: maxBody) else {
-            return json(.contentTooLarge, failure(ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes")))
+            return json(
+                .contentTooLarge,
+                failure(ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes"))
+            )
         }
         let observations: [Observation]
         do throws(ValidationFailure) {
@@ -135,21 +159,30 @@ package enum ReferenceServer {
                 failure(
                     ValidationFailure(
                         field: "patient",
-                        message: "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other.patientID)",
+                        message:
+                            "device \(owner.deviceID) may post only for patient \(owner.patientID), not \(other.patientID)",
                         status: 403
                     )
                 )
             )
         }
-        let key = owner.map { "\($0.patientID)/\($0.deviceID)" } ?? observations.first.map { "\($0.patientID)/\($0.deviceID)" } ?? ""
+        let key =
+            owner.map { "\($0.patientID)/\($0.deviceID)" } ?? observations.first.map {
+                "\($0.patientID)/\($0.deviceID)"
+            } ?? ""
         if let wait = context.limiter.take(key, cost: Double(observations.count)) {
-            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rate-limited"], by: Double(observations.count))
+            metrics.count(
+                "vitalsim_readings_total",
+                ["source": source, "outcome": "rate-limited"],
+                by: Double(observations.count)
+            )
             var r = json(
                 .tooManyRequests,
                 failure(
                     ValidationFailure(
                         field: "",
-                        message: "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry later",
+                        message:
+                            "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry later",
                         status: 429
                     )
                 )
@@ -185,7 +218,12 @@ package enum ReferenceServer {
         refused: String
     ) -> Response? {
         guard context.credentials.enforced else { return nil }
-        guard let token = Credentials.token(request.headers[.authorization], apiKey: request.headers[HTTPField.Name("X-API-Key")!]) else {
+        guard
+            let token = Credentials.token(
+                request.headers[.authorization],
+                apiKey: request.headers[HTTPField.Name("X-API-Key")!]
+            )
+        else {
             return json(
                 .unauthorized,
                 ValidationFailure(
@@ -196,10 +234,14 @@ package enum ReferenceServer {
                 .json
             )
         }
-        guard (admins && context.credentials.admins.contains(token)) || (readers && context.credentials.readers.contains(token)) else {
+        guard
+            (admins && context.credentials.admins.contains(token))
+                || (readers && context.credentials.readers.contains(token))
+        else {
             return json(
                 .forbidden,
-                ValidationFailure(field: "Authorization", message: "this credential may not \(refused)", status: 403).json
+                ValidationFailure(field: "Authorization", message: "this credential may not \(refused)", status: 403)
+                    .json
             )
         }
         return nil

@@ -95,7 +95,10 @@ package enum ReferenceService {
         do throws(StorageError) {
             let (readings, alerts) = try await store.recover()
             if readings > 0 {
-                logger.notice("recovered stored readings and alerts", metadata: ["readings": "\(readings)", "alerts": "\(alerts)"])
+                logger.notice(
+                    "recovered stored readings and alerts",
+                    metadata: ["readings": "\(readings)", "alerts": "\(alerts)"]
+                )
             }
         } catch { throw .storage(error) }
         let context = ServerContext(
@@ -124,14 +127,18 @@ package enum ReferenceService {
             )
         }
         services.append(DrainService(hub: hub))
-        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
         do { try await group.run() } catch { throw .server("\(error)") }
         mqtt?.disconnect()
         ingest?.cancel()
         await storage.close()
     }
 
-    static func openStorage(_ mode: ReferenceServiceConfiguration.StorageMode) async throws(ReferenceSetupError) -> any ReadingStorage {
+    static func openStorage(
+        _ mode: ReferenceServiceConfiguration.StorageMode
+    ) async throws(ReferenceSetupError) -> any ReadingStorage {
         do throws(StorageError) {
             switch mode {
             case let .sqlite(path): return try SQLiteStorage(path: path)
@@ -146,7 +153,9 @@ package enum ReferenceService {
         do throws(MQTTError) {
             let clientID = "vitalsim-reference-sut-\(config.port)-\(getpid())"
             let client = try MQTTClient(
-                config.mqttCredentials.applied(to: .init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile))
+                config.mqttCredentials.applied(
+                    to: .init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile)
+                )
             )
             try await client.connect()
             return client
@@ -184,7 +193,12 @@ package enum ReferenceService {
             case .selfSigned?: clients = minted.caFile
             case nil: clients = nil
             }
-            server = try tlsServer(certificate: minted.certificateFile, key: minted.keyFile, config: config, clientCA: clients)
+            server = try tlsServer(
+                certificate: minted.certificateFile,
+                key: minted.keyFile,
+                config: config,
+                clientCA: clients
+            )
             scheme = "https"
         }
         let host = config.host
@@ -204,7 +218,10 @@ package enum ReferenceService {
     /// HTTP/1's read deadlines (``RequestDeadlineHandler``; the idle timeout closes slow headers).
     static func http1(_ config: ReferenceServiceConfiguration) -> HTTP1Channel.Configuration {
         let deadline = TimeAmount(config.readTimeout)
-        return HTTP1Channel.Configuration(additionalChannelHandlers: [RequestDeadlineHandler(deadline: deadline)], idleTimeout: deadline)
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestDeadlineHandler(deadline: deadline)],
+            idleTimeout: deadline
+        )
     }
 
     /// - Parameter clientCA: require client certificates signed by this CA (PEM file): mutual TLS.
@@ -218,7 +235,10 @@ package enum ReferenceService {
             let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
             guard !chain.isEmpty else { throw ReferenceSetupError.tls("\(certificate) holds no PEM certificate") }
             let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
-            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain,
+                privateKey: .privateKey(privateKey)
+            )
             if let clientCA {
                 tls.certificateVerification = .noHostnameVerification
                 tls.trustRoots = .file(clientCA)

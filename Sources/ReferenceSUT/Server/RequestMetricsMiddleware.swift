@@ -8,17 +8,25 @@ import ReferenceEngine
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let route = request.uri.path
         let known = [
-            "/healthz", "/metrics", "/api/iot-heart-rate", "/api/healthkit", "/api/v1/observations", "/fhir/Observation", "/fhir",
+            "/healthz", "/metrics", "/api/iot-heart-rate", "/api/healthkit", "/api/v1/observations",
+            "/fhir/Observation", "/fhir",
             "/api/v1/alerts",
             "/api/v1/alerts/stream",
         ].contains(route)
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            metrics.count("vitalsim_http_requests_total", ["route": known ? route : "other", "status": String(response.status.code)])
+            metrics.count(
+                "vitalsim_http_requests_total",
+                ["route": known ? route : "other", "status": String(response.status.code)]
+            )
             context.logger.info(
                 "request",
                 metadata: [

@@ -46,10 +46,14 @@ package struct SelfSignedCertificate: Sendable {
             )
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try Data((try ca.serializeAsPEM().pemString + "\n").utf8).write(to: URL(fileURLWithPath: out.caFile))
-            try Data((try server.serializeAsPEM().pemString + "\n" + (try ca.serializeAsPEM().pemString) + "\n").utf8).write(
-                to: URL(fileURLWithPath: out.certificateFile)
+            try Data((try server.serializeAsPEM().pemString + "\n" + (try ca.serializeAsPEM().pemString) + "\n").utf8)
+                .write(
+                    to: URL(fileURLWithPath: out.certificateFile)
+                )
+            try Data((serverKey.pemRepresentation + "\n").utf8).write(
+                to: URL(fileURLWithPath: out.keyFile),
+                options: .atomic
             )
-            try Data((serverKey.pemRepresentation + "\n").utf8).write(to: URL(fileURLWithPath: out.keyFile), options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: out.keyFile)
             if client { out.client = try clientCertificate(in: directory, caName: caName, caKey: caKey, now: now) }
             return out
@@ -127,7 +131,9 @@ package struct SelfSignedCertificate: Sendable {
             }
         )
         let paths = (certificate: directory + "/client.pem", key: directory + "/client-key.pem")
-        try Data((try certificate.serializeAsPEM().pemString + "\n").utf8).write(to: URL(fileURLWithPath: paths.certificate))
+        try Data((try certificate.serializeAsPEM().pemString + "\n").utf8).write(
+            to: URL(fileURLWithPath: paths.certificate)
+        )
         try Data((key.pemRepresentation + "\n").utf8).write(to: URL(fileURLWithPath: paths.key), options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: paths.key)
         return paths

@@ -84,9 +84,11 @@ package final class ServerMetrics: Sendable {
                 out += "# HELP \(key.name) \(ServerMetrics.help[key.name] ?? key.name)\n# TYPE \(key.name) counter\n"
                 lastName = key.name
             }
-            out += key.labels.isEmpty ? "\(key.name) \(format(value))\n" : "\(key.name){\(key.labels)} \(format(value))\n"
+            out +=
+                key.labels.isEmpty ? "\(key.name) \(format(value))\n" : "\(key.name){\(key.labels)} \(format(value))\n"
         }
-        out += "# HELP vitalsim_alert_latency_seconds Server-side alert latency: receipt of the reading to publication.\n"
+        out +=
+            "# HELP vitalsim_alert_latency_seconds Server-side alert latency: receipt of the reading to publication.\n"
         out += "# TYPE vitalsim_alert_latency_seconds histogram\n"
         var cumulative = 0
         for (i, bound) in ServerMetrics.bounds.enumerated() {
@@ -94,13 +96,16 @@ package final class ServerMetrics: Sendable {
             out += "vitalsim_alert_latency_seconds_bucket{le=\"\(format(bound))\"} \(cumulative)\n"
         }
         out += "vitalsim_alert_latency_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
-        out += "vitalsim_alert_latency_seconds_sum \(format(s.latencySum))\nvitalsim_alert_latency_seconds_count \(s.latencyCount)\n"
+        out +=
+            "vitalsim_alert_latency_seconds_sum \(format(s.latencySum))\nvitalsim_alert_latency_seconds_count \(s.latencyCount)\n"
         if !s.recent.isEmpty {
-            out += "# HELP vitalsim_alert_latency_recent_seconds Exact alert-latency quantiles over the last 100,000 alerts.\n"
+            out +=
+                "# HELP vitalsim_alert_latency_recent_seconds Exact alert-latency quantiles over the last 100,000 alerts.\n"
             out += "# TYPE vitalsim_alert_latency_recent_seconds gauge\n"
             let sorted = s.recent.sorted()
             for q in [0.5, 0.9, 0.99, 0.999, 1] {
-                out += "vitalsim_alert_latency_recent_seconds{quantile=\"\(format(q))\"} \(ServerMetrics.quantile(sorted, q) ?? 0)\n"
+                out +=
+                    "vitalsim_alert_latency_recent_seconds{quantile=\"\(format(q))\"} \(ServerMetrics.quantile(sorted, q) ?? 0)\n"
             }
         }
         return out

@@ -14,7 +14,8 @@ package final class PostgresStorage: ReadingStorage {
 
     /// Connects, and creates the tables if they do not exist.
     package init(url: String) async throws(StorageError) {
-        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host, let user = c.user
+        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host,
+            let user = c.user
         else {
             throw StorageError(
                 backend: "PostgreSQL",
@@ -46,7 +47,9 @@ package final class PostgresStorage: ReadingStorage {
             // Reading ids are unique per patient (issue 18); a table from an earlier version loses
             // its global constraint.
             try await client.query("ALTER TABLE readings DROP CONSTRAINT IF EXISTS readings_reading_id_key")
-            try await client.query("CREATE UNIQUE INDEX IF NOT EXISTS readings_patient_reading ON readings (patient_id, reading_id)")
+            try await client.query(
+                "CREATE UNIQUE INDEX IF NOT EXISTS readings_patient_reading ON readings (patient_id, reading_id)"
+            )
             // Read-back (issue 19) pages through one patient's readings in commit order.
             try await client.query("CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
             try await client.query(
@@ -56,12 +59,18 @@ package final class PostgresStorage: ReadingStorage {
                     severity TEXT NOT NULL, raised_at BIGINT NOT NULL, evidence TEXT NOT NULL)
                 """
             )
-            try await client.query("CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)")
+            try await client.query(
+                "CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)"
+            )
             // A patient's own alert limits (issue 19), set at enrolment.
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
         } catch {
             runner.cancel()
-            throw StorageError(backend: "PostgreSQL", operation: "connecting to \(display)", reason: String(reflecting: error))
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "connecting to \(display)",
+                reason: String(reflecting: error)
+            )
         }
     }
 
@@ -104,7 +113,11 @@ package final class PostgresStorage: ReadingStorage {
                 }
             }
         } catch {
-            throw StorageError(backend: "PostgreSQL", operation: "commit to \(display)", reason: String(reflecting: error))
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "commit to \(display)",
+                reason: String(reflecting: error)
+            )
         }
     }
 
@@ -140,11 +153,17 @@ package final class PostgresStorage: ReadingStorage {
                 "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id"
             )
             .decode((String, String, String).self) {
-                if let profile = Profile(rawValue: profile) { enrolments.append((p, profile, PersonalLimits.stored(limits))) }
+                if let profile = Profile(rawValue: profile) {
+                    enrolments.append((p, profile, PersonalLimits.stored(limits)))
+                }
             }
             return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
         } catch {
-            throw StorageError(backend: "PostgreSQL", operation: "reading \(display)", reason: String(reflecting: error))
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "reading \(display)",
+                reason: String(reflecting: error)
+            )
         }
     }
 

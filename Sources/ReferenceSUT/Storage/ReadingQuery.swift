@@ -15,7 +15,14 @@ package struct ReadingQuery: Sendable, Equatable {
     /// At most this many.
     package var limit: Int
 
-    package init(patient: String, from: Int64? = nil, to: Int64? = nil, signal: Signal? = nil, after: Int64 = 0, limit: Int) {
+    package init(
+        patient: String,
+        from: Int64? = nil,
+        to: Int64? = nil,
+        signal: Signal? = nil,
+        after: Int64 = 0,
+        limit: Int
+    ) {
         self.patient = patient
         self.from = from
         self.to = to

@@ -60,7 +60,14 @@ enum StorageColumns {
     }
 
     /// The observation of a `readings` row's columns.
-    static func observation(_ id: String, _ patient: String, _ device: String, _ time: Int64, _ vals: String, _ rr: String) -> Observation {
+    static func observation(
+        _ id: String,
+        _ patient: String,
+        _ device: String,
+        _ time: Int64,
+        _ vals: String,
+        _ rr: String
+    ) -> Observation {
         Observation(
             readingID: id,
             patientID: patient,

@@ -71,7 +71,8 @@ package final class SQLiteStorage: ReadingStorage {
                 )
                 for o in batch.observations {
                     try r.execute(arguments: [
-                        o.readingID, o.patientID, o.deviceID, o.time, StorageColumns.values(o.values), StorageColumns.rr(o.rrIntervals),
+                        o.readingID, o.patientID, o.deviceID, o.time, StorageColumns.values(o.values),
+                        StorageColumns.rr(o.rrIntervals),
                     ])
                 }
                 let a = try db.makeStatement(
@@ -80,7 +81,8 @@ package final class SQLiteStorage: ReadingStorage {
                 )
                 for x in batch.alerts {
                     try a.execute(arguments: [
-                        x.alertID, x.patientID, x.rule, x.severity.rawValue, x.raisedAt, StorageColumns.evidence(x.evidence),
+                        x.alertID, x.patientID, x.rule, x.severity.rawValue, x.raisedAt,
+                        StorageColumns.evidence(x.evidence),
                     ])
                 }
             }
@@ -111,11 +113,14 @@ package final class SQLiteStorage: ReadingStorage {
                         evidence: StorageColumns.parseStrings(row[5])
                     )
                 }
-                let enrolments = try Row.fetchAll(db, sql: "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id")
-                    .compactMap {
-                        row -> (patient: String, profile: Profile, limits: [ThresholdOverride])? in
-                        Profile(rawValue: row[1]).map { (row[0], $0, PersonalLimits.stored(row[2])) }
-                    }
+                let enrolments = try Row.fetchAll(
+                    db,
+                    sql: "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id"
+                )
+                .compactMap {
+                    row -> (patient: String, profile: Profile, limits: [ThresholdOverride])? in
+                    Profile(rawValue: row[1]).map { (row[0], $0, PersonalLimits.stored(row[2])) }
+                }
                 return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
             }
         } catch {
@@ -125,7 +130,8 @@ package final class SQLiteStorage: ReadingStorage {
 
     package func readings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading] {
         let arguments: StatementArguments = [
-            "patient": query.patient, "after": query.after, "from": query.from, "to": query.to, "pattern": query.pattern,
+            "patient": query.patient, "after": query.after, "from": query.from, "to": query.to,
+            "pattern": query.pattern,
             "limit": query.limit,
         ]
         do {
@@ -138,7 +144,11 @@ package final class SQLiteStorage: ReadingStorage {
                 }
             }
         } catch {
-            throw StorageError(backend: "SQLite", operation: "querying the readings of \(query.patient)", reason: "\(error)")
+            throw StorageError(
+                backend: "SQLite",
+                operation: "querying the readings of \(query.patient)",
+                reason: "\(error)"
+            )
         }
     }
 
@@ -151,21 +161,33 @@ package final class SQLiteStorage: ReadingStorage {
                 )
             }
         } catch {
-            throw StorageError(backend: "SQLite", operation: "enrolling patient \(patient) in \(path)", reason: "\(error)")
+            throw StorageError(
+                backend: "SQLite",
+                operation: "enrolling patient \(patient) in \(path)",
+                reason: "\(error)"
+            )
         }
     }
 
     package func forget(patient: String) async throws(StorageError) -> [String] {
         do {
             return try await pool.write { db in
-                let ids = try String.fetchAll(db, sql: "SELECT reading_id FROM readings WHERE patient_id = ?", arguments: [patient])
+                let ids = try String.fetchAll(
+                    db,
+                    sql: "SELECT reading_id FROM readings WHERE patient_id = ?",
+                    arguments: [patient]
+                )
                 for table in ["readings", "alerts", "patients"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE patient_id = ?", arguments: [patient])
                 }
                 return ids
             }
         } catch {
-            throw StorageError(backend: "SQLite", operation: "deleting patient \(patient) from \(path)", reason: "\(error)")
+            throw StorageError(
+                backend: "SQLite",
+                operation: "deleting patient \(patient) from \(path)",
+                reason: "\(error)"
+            )
         }
     }
 

@@ -37,7 +37,9 @@ package final class AlertClock: Sendable {
     /// `a` with its server time stamp replaced by the device time (Unix ms) of its patient's last
     /// request sent at or before it; unchanged when none of its patient's was sent.
     package func onDeviceTime(_ a: ObservedAlert) -> ObservedAlert {
-        guard let time = marks.withLock({ AlertClock.deviceTime(at: a.raisedAt, marks: $0[a.patientID] ?? []) }) else { return a }
+        guard let time = marks.withLock({ AlertClock.deviceTime(at: a.raisedAt, marks: $0[a.patientID] ?? []) }) else {
+            return a
+        }
         var out = a
         out.raisedAt = start + time
         return out
@@ -58,7 +60,12 @@ package final class AlertClock: Sendable {
 
     /// A misconfiguration when every alert is stamped more than a day outside the scenario's time
     /// while the profile says they are on the device's clock: the SUT stamps them with its own.
-    package static func problem(_ alerts: [ObservedAlert], start: Int64, span: Int64, clock: AlertSource.Clock) -> String? {
+    package static func problem(
+        _ alerts: [ObservedAlert],
+        start: Int64,
+        span: Int64,
+        clock: AlertSource.Clock
+    ) -> String? {
         guard clock == .device, let first = alerts.first else { return nil }
         let day: Int64 = 86_400_000
         guard alerts.allSatisfy({ $0.raisedAt < start - day || $0.raisedAt > start + span + day }) else { return nil }

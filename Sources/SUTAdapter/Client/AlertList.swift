@@ -29,8 +29,11 @@ package struct AlertList {
         guard reply.status == 200 else {
             return .failure(Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
         }
-        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
-            return .failure(Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))"))
+        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+        else {
+            return .failure(
+                Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))")
+            )
         }
         let where_ = source.list.tokens.isEmpty ? "" : " at \(source.list) (alerts.list of the profile)"
         guard let items = source.items(in: document) else {
@@ -49,7 +52,8 @@ package struct AlertList {
                 list.unreadable += 1
                 if list.firstUnreadable == nil {
                     let text =
-                        (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed])).map { Array($0) }
+                        (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed]))
+                        .map { Array($0) }
                         ?? []
                     list.firstUnreadable = "\(why.reason): \(RunHealth.excerpt(text))"
                 }
@@ -101,7 +105,10 @@ extension AlertList {
                 guard pages < pageLimit else {
                     return (
                         .failure(
-                            Problem(text: "the alert source names a next page after \(pages) pages (last: \(url)); check alerts.paging")
+                            Problem(
+                                text:
+                                    "the alert source names a next page after \(pages) pages (last: \(url)); check alerts.paging"
+                            )
                         ), first
                     )
                 }

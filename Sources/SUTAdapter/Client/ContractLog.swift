@@ -131,10 +131,16 @@ package final class ContractLog: Sendable {
         method + " " + ContractLog.template(url, base: state.withLock { $0.base }, patient: patient, device: device)
     }
 
-    func update(_ role: SUTContract.Role, _ transport: SUTContract.Transport, _ name: String, _ body: (inout SUTContract.Endpoint) -> Void)
-    {
+    func update(
+        _ role: SUTContract.Role,
+        _ transport: SUTContract.Transport,
+        _ name: String,
+        _ body: (inout SUTContract.Endpoint) -> Void
+    ) {
         let key = "\(role.rawValue) \(transport.rawValue) \(name)"
-        state.withLock { s in body(&s.endpoints[key, default: SUTContract.Endpoint(role: role, transport: transport, name: name)]) }
+        state.withLock { s in
+            body(&s.endpoints[key, default: SUTContract.Endpoint(role: role, transport: transport, name: name)])
+        }
     }
 
     /// `url` as an endpoint's name: relative to `base` when under it; path segments (or topic levels)
@@ -156,7 +162,11 @@ package final class ContractLog: Sendable {
         var name = segments.joined(separator: "/")
         if let query {
             let pairs = rest[rest.index(after: query)...].split(separator: "&")
-            name += "?" + pairs.map { $0.split(separator: "=", maxSplits: 1).first.map { "\($0)=…" } ?? "" }.joined(separator: "&")
+            name +=
+                "?"
+                + pairs.map { $0.split(separator: "=", maxSplits: 1).first.map { "\($0)=…" } ?? "" }.joined(
+                    separator: "&"
+                )
         }
         return name
     }

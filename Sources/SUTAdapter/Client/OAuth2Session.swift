@@ -44,7 +44,9 @@ package final class OAuth2Session: Sendable {
     package func accessToken() async -> Result<String, CredentialProblem> {
         let refreshBefore = Duration.milliseconds(Int64(settings.refreshBefore * 1000))
         let (cached, task) = state.withLock { s -> (String?, Task<Result<Token, CredentialProblem>, Never>?) in
-            if let t = s.token, t.expires.map({ ContinuousClock.now < $0 - refreshBefore }) ?? true { return (t.value, nil) }
+            if let t = s.token, t.expires.map({ ContinuousClock.now < $0 - refreshBefore }) ?? true {
+                return (t.value, nil)
+            }
             if let p = s.pending { return (nil, p) }
             let p = Task { await self.requestToken() }
             s.pending = p
@@ -74,17 +76,24 @@ package final class OAuth2Session: Sendable {
         var headers = ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"]
         switch settings.clientAuthentication {
         case .basic:
-            let pair = OAuth2Session.formEncode(settings.clientID) + ":" + OAuth2Session.formEncode(settings.clientSecret)
+            let pair =
+                OAuth2Session.formEncode(settings.clientID) + ":" + OAuth2Session.formEncode(settings.clientSecret)
             headers.append("Authorization: Basic " + Data(pair.utf8).base64EncodedString())
         case .body:
             form += [("client_id", settings.clientID), ("client_secret", settings.clientSecret)]
         }
-        let body = form.map { OAuth2Session.formEncode($0.0) + "=" + OAuth2Session.formEncode($0.1) }.joined(separator: "&")
+        let body = form.map { OAuth2Session.formEncode($0.0) + "=" + OAuth2Session.formEncode($0.1) }.joined(
+            separator: "&"
+        )
         let started = ContinuousClock.now
         let reply: HTTPReply
-        do throws(HTTPTransportError) { reply = try await client.post(tokenURL, body: Array(body.utf8), headers: headers) } catch {
+        do throws(HTTPTransportError) {
+            reply = try await client.post(tokenURL, body: Array(body.utf8), headers: headers)
+        } catch {
             contract.unanswered(.token, method: "POST", url: tokenURL, reason: error.reason)
-            return .failure(CredentialProblem("the OAuth2 token endpoint POST \(tokenURL) got no answer: \(error.reason)"))
+            return .failure(
+                CredentialProblem("the OAuth2 token endpoint POST \(tokenURL) got no answer: \(error.reason)")
+            )
         }
         contract.answered(.token, method: "POST", url: tokenURL, status: reply.status, body: reply.body)
         return OAuth2Session.token(from: reply, url: tokenURL, settings: settings, requestedAt: started)

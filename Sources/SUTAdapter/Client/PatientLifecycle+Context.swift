@@ -18,12 +18,14 @@ extension PatientLifecycle {
         }
         return [
             "run": run, "scenario": scenarioName, "patientId": naming.patient(p.id), "scenarioPatientId": p.id,
-            "profile": p.profile.rawValue, "profileName": lifecycle.profileNames[p.profile.rawValue] ?? p.profile.rawValue,
+            "profile": p.profile.rawValue,
+            "profileName": lifecycle.profileNames[p.profile.rawValue] ?? p.profile.rawValue,
             "devices": devices, "devicesJSON": devicesJSON(p).serialized(),
             "patientJSON": patientJSON(p),
             "thresholds": p.thresholds.enumerated().map { i, t in
                 [
-                    "rule": t.rule, "signal": t.signal.rawValue, "value": JSONValue.format(t.value), "unit": t.signal.ucum,
+                    "rule": t.rule, "signal": t.signal.rawValue, "value": JSONValue.format(t.value),
+                    "unit": t.signal.ucum,
                     "last": i == p.thresholds.count - 1,
                 ] as [String: Any]
             },
@@ -46,7 +48,8 @@ extension PatientLifecycle {
     /// a command's standard input, and `{{patientJSON}}` in a template.
     func patientJSON(_ p: PatientSpec) -> String {
         JSONValue.object([
-            ("patientId", .string(naming.patient(p.id))), ("scenarioPatientId", .string(p.id)), ("profile", .string(p.profile.rawValue)),
+            ("patientId", .string(naming.patient(p.id))), ("scenarioPatientId", .string(p.id)),
+            ("profile", .string(p.profile.rawValue)),
             ("run", .string(run)), ("scenario", .string(scenarioName)), ("devices", devicesJSON(p)),
             ("thresholds", ThresholdOverride.json(p.thresholds)),
         ]).serialized()
@@ -79,7 +82,13 @@ extension PatientLifecycle {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
-                    returning: runBlocking(arguments, directory: directory, environment: environment, input: input, timeout: timeout)
+                    returning: runBlocking(
+                        arguments,
+                        directory: directory,
+                        environment: environment,
+                        input: input,
+                        timeout: timeout
+                    )
                 )
             }
         }
@@ -120,7 +129,9 @@ extension PatientLifecycle {
         process.standardError = sink
         let done = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in done.signal() }
-        do { try process.run() } catch { return "cannot start \(arguments.joined(separator: " ")): \(error.localizedDescription)" }
+        do { try process.run() } catch {
+            return "cannot start \(arguments.joined(separator: " ")): \(error.localizedDescription)"
+        }
         if done.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             done.wait()
@@ -130,7 +141,8 @@ extension PatientLifecycle {
         guard process.terminationStatus != 0 || process.terminationReason != .exit else { return nil }
         let text = (try? Data(contentsOf: output)).map { Array($0) } ?? []
         let how =
-            process.terminationReason == .exit ? "exited \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
+            process.terminationReason == .exit
+            ? "exited \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
         return "\(arguments.joined(separator: " ")) \(how): \(RunHealth.excerpt(Array(text.suffix(600))))"
     }
 }

@@ -79,7 +79,9 @@ package struct PatientLifecycle: Sendable {
             let encoded = wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
             let url = base + LifecycleStep.fill(path, run: run, scenario: scenarioName, patient: encoded)
             let body = step.body(context(p))
-            return await request(method, url, body: body, contentType: contentType, step: step, patient: encoded).map { fail($0) }
+            return await request(method, url, body: body, contentType: contentType, step: step, patient: encoded).map {
+                fail($0)
+            }
         case let .command(arguments, directory):
             let filled = arguments.map { LifecycleStep.fill($0, run: run, scenario: scenarioName, patient: wire) }
             let problem = await PatientLifecycle.command(
@@ -127,13 +129,22 @@ package struct PatientLifecycle: Sendable {
                 auth.contract.unanswered(step.role, method: method, url: url, reason: error.reason, patient: patient)
                 return "\(method) \(url) got no answer: \(error.reason)"
             }
-            auth.contract.answered(step.role, method: method, url: url, status: reply.status, body: reply.body, patient: patient)
+            auth.contract.answered(
+                step.role,
+                method: method,
+                url: url,
+                status: reply.status,
+                body: reply.body,
+                patient: patient
+            )
             if reply.status == 401, !renewed, auth.refused(token: token) {
                 renewed = true
                 continue
             }
             guard step.succeeded(status: reply.status) else {
-                let expected = step.expect.map { "expected " + $0.sorted().map(String.init).joined(separator: " or ") } ?? "expected 2xx"
+                let expected =
+                    step.expect.map { "expected " + $0.sorted().map(String.init).joined(separator: " or ") }
+                    ?? "expected 2xx"
                 return "\(method) \(url) answered \(reply.status) (\(expected)): \(RunHealth.excerpt(reply.body))"
             }
             return nil

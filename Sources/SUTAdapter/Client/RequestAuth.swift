@@ -12,7 +12,8 @@ package final class RequestAuth: Sendable {
     /// Where the SUT's answers to the run's requests are recorded (the reports' SUT contract).
     package let contract: ContractLog
 
-    package init(_ auth: SUTProfile.Auth, base: String, client: any HTTPExchange, contract: ContractLog = ContractLog()) {
+    package init(_ auth: SUTProfile.Auth, base: String, client: any HTTPExchange, contract: ContractLog = ContractLog())
+    {
         self.auth = auth
         self.contract = contract
         oauth = auth.oauth2.map { OAuth2Session($0, base: base, client: client, contract: contract) }
@@ -34,7 +35,9 @@ package final class RequestAuth: Sendable {
         wire: (patient: String, device: String)? = nil
     ) async -> Result<([String], token: String?), CredentialProblem> {
         if let devices = auth.devices {
-            if let h = deviceHeader(patient: patient, device: device, wire: wire) { return .success((auth.headers + [h], nil)) }
+            if let h = deviceHeader(patient: patient, device: device, wire: wire) {
+                return .success((auth.headers + [h], nil))
+            }
             if oauth == nil {
                 return .failure(
                     CredentialProblem(
@@ -48,9 +51,14 @@ package final class RequestAuth: Sendable {
 
     /// The device's own credential header (`auth.devices`), looked up under its ids at the SUT
     /// (`wire`) first, then under the scenario's; nil when the profile has none for it.
-    package func deviceHeader(patient: String, device: String, wire: (patient: String, device: String)? = nil) -> String? {
+    package func deviceHeader(
+        patient: String,
+        device: String,
+        wire: (patient: String, device: String)? = nil
+    ) -> String? {
         guard let devices = auth.devices else { return nil }
-        return wire.flatMap { devices.header(patient: $0.patient, device: $0.device) } ?? devices.header(patient: patient, device: device)
+        return wire.flatMap { devices.header(patient: $0.patient, device: $0.device) }
+            ?? devices.header(patient: patient, device: device)
     }
 
     /// The device credential of an MQTT message as MQTT 5 user properties (`mqtt.device-credentials:
@@ -63,7 +71,9 @@ package final class RequestAuth: Sendable {
     ) -> [(
         name: String, value: String
     )]? {
-        guard let header = deviceHeader(patient: patient, device: device, wire: wire), let colon = header.firstIndex(of: ":") else {
+        guard let header = deviceHeader(patient: patient, device: device, wire: wire),
+            let colon = header.firstIndex(of: ":")
+        else {
             return nil
         }
         let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)

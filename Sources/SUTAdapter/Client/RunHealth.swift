@@ -90,7 +90,8 @@ package struct RunHealth {
                 "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check --target, the credentials (--header) and the SUT's paths"
         }
         if accepted == 0, let reason = abortReason {
-            return "the SUT accepted no request and the run stopped: \(reason)" + (firstOutage.map { " (first: \($0))" } ?? "")
+            return "the SUT accepted no request and the run stopped: \(reason)"
+                + (firstOutage.map { " (first: \($0))" } ?? "")
         }
         if polls == 0, let first = firstPollFailure {
             return "the alert source never returned an alert list (\(pollFailures) poll(s)); first: \(first)"
@@ -100,7 +101,8 @@ package struct RunHealth {
                 "the alert source \(alertURL) lists \(unreadableCount) alert(s) the harness cannot read (check alerts.fields of the SUT profile; without --sut each alert must be {alertId, patientId, rule, severity, raisedAt, evidence}); first: \(first)"
         }
         if lastPollFailed, let first = firstPollFailure {
-            return "the alert source failed at the end of the run, so the alerts cannot be judged; first failure: \(first)"
+            return
+                "the alert source failed at the end of the run, so the alerts cannot be judged; first failure: \(first)"
         }
         return nil
     }
@@ -118,12 +120,14 @@ package struct RunHealth {
     package static func tlsHint(_ reason: String, url: String, clientCertificate: Bool) -> String {
         guard url.hasPrefix("https://") else { return "" }
         let lower = reason.lowercased()
-        if !clientCertificate, lower.contains("receiving data from the peer") || lower.contains("certificate required") {
+        if !clientCertificate, lower.contains("receiving data from the peer") || lower.contains("certificate required")
+        {
             return
                 " (a SUT that requires a client certificate — mutual TLS — refuses this way: give tls.client-certificate and client-key in the profile, or --client-cert and --client-key)"
         }
         if lower.contains("certificate") || lower.contains("ssl") {
-            return "; give the CA that signed the SUT's certificate with --cacert or tls.ca (or --insecure, only when you must)"
+            return
+                "; give the CA that signed the SUT's certificate with --cacert or tls.ca (or --insecure, only when you must)"
         }
         return ""
     }

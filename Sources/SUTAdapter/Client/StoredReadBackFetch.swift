@@ -56,12 +56,16 @@ package struct StoredReadBackFetch {
             switch await get(url, patient: patient) {
             case .failure(let problem): return .failure(problem)
             case .success(nil):
-                return readings.isEmpty ? .success(nil) : .failure(AlertList.Problem(text: "GET \(url) answered 404 on a later page"))
+                return readings.isEmpty
+                    ? .success(nil) : .failure(AlertList.Problem(text: "GET \(url) answered 404 on a later page"))
             case .success(let d?): document = d
             }
             guard let items = source.items(in: document) else {
                 return .failure(
-                    AlertList.Problem(text: "GET \(url) answered 200 without a list of readings at '\(source.list)' (stored-readings.list)")
+                    AlertList.Problem(
+                        text:
+                            "GET \(url) answered 200 without a list of readings at '\(source.list)' (stored-readings.list)"
+                    )
                 )
             }
             for item in items {
@@ -71,7 +75,8 @@ package struct StoredReadBackFetch {
                     readings.append(r)
                 case .failure(let why):
                     let text =
-                        (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed])).map { Array($0) }
+                        (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed]))
+                        .map { Array($0) }
                         ?? []
                     return .failure(
                         AlertList.Problem(
@@ -83,14 +88,16 @@ package struct StoredReadBackFetch {
             }
             guard let next = source.paging.next(document, current: url, base: base) else { return .success(readings) }
             guard next != url else {
-                let problem = "GET \(url) names itself as the next page: the read-back would never end; check stored-readings.paging"
+                let problem =
+                    "GET \(url) names itself as the next page: the read-back would never end; check stored-readings.paging"
                 return .failure(AlertList.Problem(text: problem))
             }
             url = next
         }
         return .failure(
             AlertList.Problem(
-                text: "the read-back names a next page after \(Self.pageLimit) pages (last: \(url)); check stored-readings.paging"
+                text:
+                    "the read-back names a next page after \(Self.pageLimit) pages (last: \(url)); check stored-readings.paging"
             )
         )
     }
@@ -103,7 +110,10 @@ package struct StoredReadBackFetch {
             let url = StoredReadingsSource.url(counts.url, patient: patient, by: by, base: base)
             switch await get(url, patient: patient) {
             case .failure(let problem): return .failure(problem)
-            case .success(nil): return .failure(AlertList.Problem(text: "GET \(url) answered 404 for a patient whose readings were read"))
+            case .success(nil):
+                return .failure(
+                    AlertList.Problem(text: "GET \(url) answered 404 for a patient whose readings were read")
+                )
             case .success(let document?):
                 switch source.counted(in: document) {
                 case .failure(let why): return .failure(AlertList.Problem(text: "GET \(url): \(why.reason)"))
@@ -124,11 +134,16 @@ package struct StoredReadBackFetch {
         }
         if reply.status == 404 { return .success(nil) }
         guard reply.status == 200 else {
-            return .failure(AlertList.Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
-        }
-        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
             return .failure(
-                AlertList.Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))")
+                AlertList.Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))")
+            )
+        }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+        else {
+            return .failure(
+                AlertList.Problem(
+                    text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))"
+                )
             )
         }
         return .success(document)

@@ -81,7 +81,11 @@ extension Doctor {
                 detail: "\(id): refused \(status) naming '\(field)'"
             )
         case .confirmed?:
-            accepted = Check(name: "accepts a valid reading on \(name)", passed: true, detail: "\(id): PUBACK, confirmed by the SUT")
+            accepted = Check(
+                name: "accepts a valid reading on \(name)",
+                passed: true,
+                detail: "\(id): PUBACK, confirmed by the SUT"
+            )
         case nil:
             let more = mqtt.confirmations == nil ? "" : " (mqtt.confirmations: none, if the SUT publishes none)"
             accepted = Check(
@@ -92,7 +96,12 @@ extension Doctor {
         }
         guard mqtt.rejections != nil else {
             return [
-                accepted, Check(name: "refuses an invalid body on \(name)", passed: true, detail: "not checked: mqtt.rejections: none"),
+                accepted,
+                Check(
+                    name: "refuses an invalid body on \(name)",
+                    passed: true,
+                    detail: "not checked: mqtt.rejections: none"
+                ),
             ]
         }
         verdicts.withLock { $0[id] = nil }
@@ -101,7 +110,12 @@ extension Doctor {
         let raw = probe.userProperties.contains { $0.name == "characteristic" }
         let kept = raw ? (probe.body.count >= 2 ? 1 : 0) : probe.body.count / 2
         let how = raw ? "the raw value cut to \(kept) byte(s)" : "the payload cut in half"
-        let cut = MQTTMessage(topic: valid.topic, payload: Array(probe.body.prefix(kept)), qos: 1, userProperties: properties)
+        let cut = MQTTMessage(
+            topic: valid.topic,
+            payload: Array(probe.body.prefix(kept)),
+            qos: 1,
+            userProperties: properties
+        )
         do throws(MQTTError) { try await client.publish(cut) } catch {
             return [accepted, Check(name: "refuses an invalid body on \(name)", passed: false, detail: "\(error)")]
         }

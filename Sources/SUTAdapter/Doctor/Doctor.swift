@@ -78,7 +78,13 @@ package enum Doctor {
 
     /// The lifecycle's enrolment, one valid and one invalid request on each route the scenario's
     /// readings take, and the lifecycle's reset.
-    static func traffic(_ scenario: Scenario, seed: UInt64?, target: Target, client: HTTPMultiClient, auth: RequestAuth) async -> [Check] {
+    static func traffic(
+        _ scenario: Scenario,
+        seed: UInt64?,
+        target: Target,
+        client: HTTPMultiClient,
+        auth: RequestAuth
+    ) async -> [Check] {
         var checks: [Check] = []
         let lifecycle = target.profile.lifecycle
         let naming: WireNaming
@@ -98,24 +104,39 @@ package enum Doctor {
         let (enrolled, problem) = await steps.enrol()
         if !lifecycle.enrol.isEmpty {
             let detail =
-                problem?.message ?? "\(enrolled.count) patient(s) enrolled: " + lifecycle.enrol.map(\.summary).joined(separator: ", ")
+                problem?.message ?? "\(enrolled.count) patient(s) enrolled: "
+                + lifecycle.enrol.map(\.summary).joined(separator: ", ")
             checks.append(Check(name: "enrolment", passed: problem == nil, detail: detail))
         }
         if problem == nil {
             let (probes, unroutable) = probes(scenario, seed: seed, profile: target.profile, naming: naming)
-            if let reason = unroutable { checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason)) }
-            for request in probes where request.topic == nil { checks += await ingestion(client, request, auth, target, naming: naming) }
+            if let reason = unroutable {
+                checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason))
+            }
+            for request in probes where request.topic == nil {
+                checks += await ingestion(client, request, auth, target, naming: naming)
+            }
             checks += await mqttProbes(probes.filter { $0.topic != nil }, target: target)
             if let source = target.profile.storedReadings {
                 let accepted = checks.contains { $0.name.hasPrefix("accepts a valid reading") && $0.passed }
                 checks.append(
-                    await readBack(source, scenario, naming: naming, accepted: accepted, client: client, auth: auth, base: target.base)
+                    await readBack(
+                        source,
+                        scenario,
+                        naming: naming,
+                        accepted: accepted,
+                        client: client,
+                        auth: auth,
+                        base: target.base
+                    )
                 )
             }
         }
         if !lifecycle.reset.isEmpty {
             let failed = await steps.reset(enrolled)
-            let detail = failed?.message ?? "\(enrolled.count) patient(s) reset: " + lifecycle.reset.map(\.summary).joined(separator: ", ")
+            let detail =
+                failed?.message ?? "\(enrolled.count) patient(s) reset: "
+                + lifecycle.reset.map(\.summary).joined(separator: ", ")
             checks.append(Check(name: "reset", passed: failed == nil, detail: detail))
         }
         return checks
@@ -140,7 +161,9 @@ package enum Doctor {
             return Check(name: name, passed: false, detail: problem.text + " (stored-readings of the profile)")
         case .success(let stored):
             let count = stored.readings.values.map(\.count).reduce(0, +)
-            let url = StoredReadingsSource.url(source.url, patient: "{patient}", base: base).removingPercentEncoding ?? source.url
+            let url =
+                StoredReadingsSource.url(source.url, patient: "{patient}", base: base).removingPercentEncoding
+                ?? source.url
             if accepted, count == 0 {
                 let detail =
                     "GET \(url) lists none of the readings just accepted: check stored-readings.url and list of the profile"
@@ -153,11 +176,22 @@ package enum Doctor {
     }
 
     /// Reachability (and TLS), then the alert list and its names; false when the SUT cannot be reached at all.
-    static func alertSource(_ client: HTTPMultiClient, _ auth: RequestAuth, _ target: Target, into checks: inout [Check]) async -> Bool {
+    static func alertSource(
+        _ client: HTTPMultiClient,
+        _ auth: RequestAuth,
+        _ target: Target,
+        into checks: inout [Check]
+    ) async -> Bool {
         let source = target.profile.alerts
         if let channel = source.pushOnly { return await pushedSource(channel, client, target, into: &checks) }
         let url = source.absoluteURL(base: target.base)
-        let (read, first) = await AlertList.fetch(client, base: target.base, source: source, mapping: target.profile.mapping, auth: auth)
+        let (read, first) = await AlertList.fetch(
+            client,
+            base: target.base,
+            source: source,
+            mapping: target.profile.mapping,
+            auth: auth
+        )
         guard let reply = first else {
             var reason = "no answer"
             if case .failure(let p) = read { reason = p.text }
@@ -169,13 +203,22 @@ package enum Doctor {
         let name = "alert source"
         switch read {
         case .failure(let problem):
-            let auth = reply.status == 401 || reply.status == 403 ? " (alert reads need a reader credential: auth.reader or --header)" : ""
+            let auth =
+                reply.status == 401 || reply.status == 403
+                ? " (alert reads need a reader credential: auth.reader or --header)" : ""
             checks.append(Check(name: name, passed: false, detail: problem.text + auth))
         case .success(let list) where list.unreadable > 0:
-            let detail = "GET \(url) lists \(list.unreadable) alert(s) the harness cannot read; first: \(list.firstUnreadable ?? "")"
+            let detail =
+                "GET \(url) lists \(list.unreadable) alert(s) the harness cannot read; first: \(list.firstUnreadable ?? "")"
             checks.append(Check(name: name, passed: false, detail: detail))
         case .success(let list):
-            checks.append(Check(name: name, passed: true, detail: "GET \(url): \(list.alerts.count) alert(s) listed, every one readable"))
+            checks.append(
+                Check(
+                    name: name,
+                    passed: true,
+                    detail: "GET \(url): \(list.alerts.count) alert(s) listed, every one readable"
+                )
+            )
             checks.append(mappingCheck(list))
         }
         return true
@@ -184,14 +227,22 @@ package enum Doctor {
     /// A SUT whose alerts are only pushed: reachable when its base URL answers at all; the alert
     /// source cannot be read before a run (the run ends with exit 3 when it delivers nothing or
     /// alerts it cannot read).
-    static func pushedSource(_ channel: PushChannel, _ client: HTTPMultiClient, _ target: Target, into checks: inout [Check]) async -> Bool
-    {
+    static func pushedSource(
+        _ channel: PushChannel,
+        _ client: HTTPMultiClient,
+        _ target: Target,
+        into checks: inout [Check]
+    ) async -> Bool {
         let url = target.base.hasSuffix("/") ? target.base : target.base + "/"
         do throws(HTTPTransportError) {
-            checks.append(reachable(target, url: url, reply: try await client.get(url, headers: target.profile.auth.headers)))
+            checks.append(
+                reachable(target, url: url, reply: try await client.get(url, headers: target.profile.auth.headers))
+            )
         } catch {
             let hint = RunHealth.tlsHint(error.reason, url: url, clientCertificate: target.clientCertificate != nil)
-            checks.append(Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint))
+            checks.append(
+                Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint)
+            )
             return false
         }
         let detail =
@@ -203,10 +254,18 @@ package enum Doctor {
     /// The SUT answered `url`: over TLS (verified or not) or plain HTTP.
     static func reachable(_ target: Target, url: String, reply: HTTPReply) -> Check {
         guard url.hasPrefix("https://") else {
-            return Check(name: "reachable", passed: true, detail: "\(target.base) answers over plain HTTP, HTTP/\(reply.httpVersion)")
+            return Check(
+                name: "reachable",
+                passed: true,
+                detail: "\(target.base) answers over plain HTTP, HTTP/\(reply.httpVersion)"
+            )
         }
         if target.insecure {
-            return Check(name: "reachable", passed: true, detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)")
+            return Check(
+                name: "reachable",
+                passed: true,
+                detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)"
+            )
         }
         return Check(
             name: "reachable",
@@ -259,10 +318,11 @@ package enum Doctor {
                 unroutable = unroutable ?? reason
                 continue
             }
-            let shape = (r.topic ?? r.path).replacingOccurrences(of: naming.patient(r.patientID), with: "{patient}").replacingOccurrences(
-                of: naming.device(r.deviceID, of: r.patientID),
-                with: "{device}"
-            )
+            let shape = (r.topic ?? r.path).replacingOccurrences(of: naming.patient(r.patientID), with: "{patient}")
+                .replacingOccurrences(
+                    of: naming.device(r.deviceID, of: r.patientID),
+                    with: "{device}"
+                )
             if seen.insert("\(r.method) \(shape) \(r.contentType)").inserted { out.append(r) }
         }
         return (out, unroutable)
@@ -281,7 +341,8 @@ package enum Doctor {
         let wire = (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
         switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
         case .success(let c): credentials = c.0
-        case .failure(let p): return [Check(name: "credentials for \(r.method) \(r.path)", passed: false, detail: p.message)]
+        case .failure(let p):
+            return [Check(name: "credentials for \(r.method) \(r.path)", passed: false, detail: p.message)]
         }
         let headers = ["Content-Type: " + r.contentType] + credentials
         let valid = await answer(client, url, r.body, headers, method: r.method)
@@ -296,7 +357,8 @@ package enum Doctor {
         checks.append(
             Check(
                 name: "refuses an invalid body on \(r.method) \(r.path)",
-                passed: invalid.status.map { (400..<500).contains($0) && !RunHealth.configurationStatuses.contains($0) } ?? false,
+                passed: invalid.status.map { (400..<500).contains($0) && !RunHealth.configurationStatuses.contains($0) }
+                    ?? false,
                 detail: "the body cut in half: " + describe(invalid)
             )
         )
@@ -342,13 +404,22 @@ package enum Doctor {
         do throws(MQTTError) {
             let c = try MQTTClient(
                 target.mqttCredentials.applied(
-                    to: .init(host: endpoint.host, port: endpoint.port, clientID: "vitalsim-doctor-\(getpid())", caFile: target.mqttCAFile)
+                    to: .init(
+                        host: endpoint.host,
+                        port: endpoint.port,
+                        clientID: "vitalsim-doctor-\(getpid())",
+                        caFile: target.mqttCAFile
+                    )
                 )
             )
             defer { c.disconnect() }
             try await c.connect()
             guard let rejections = target.profile.mqtt.rejections else {
-                return Check(name: name, passed: true, detail: "connected (the SUT publishes no refusals: mqtt.rejections: none)")
+                return Check(
+                    name: name,
+                    passed: true,
+                    detail: "connected (the SUT publishes no refusals: mqtt.rejections: none)"
+                )
             }
             try await c.subscribeAcknowledged(rejections.topic, qos: 1)
             return Check(name: name, passed: true, detail: "connected and subscribed to \(rejections.topic)")

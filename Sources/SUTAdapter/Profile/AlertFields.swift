@@ -22,7 +22,14 @@ package struct AlertFields: Sendable, Equatable {
     /// How `raisedAt` is written.
     package var timeFormat = TimeFormat.rfc3339
 
-    package init(id: FieldSpec, patient: FieldSpec, rule: FieldSpec, severity: FieldSpec, raisedAt: FieldSpec, evidence: FieldSpec?) {
+    package init(
+        id: FieldSpec,
+        patient: FieldSpec,
+        rule: FieldSpec,
+        severity: FieldSpec,
+        raisedAt: FieldSpec,
+        evidence: FieldSpec?
+    ) {
         self.id = id
         self.patient = patient
         self.rule = rule
@@ -73,20 +80,33 @@ package struct AlertFields: Sendable, Equatable {
             case .failure(let e): return .failure(e)
             }
         }
-        var alert = ObservedAlert(alertID: text[0], patientID: text[1], rule: text[2], severity: text[3], raisedAt: raised, evidence: cited)
+        var alert = ObservedAlert(
+            alertID: text[0],
+            patientID: text[1],
+            rule: text[2],
+            severity: text[3],
+            raisedAt: raised,
+            evidence: cited
+        )
         var unmapped: [String] = []
         if let rules = mapping.rules {
             if let r = rules[alert.rule] { alert.rule = r } else { unmapped.append("rule '\(alert.rule)'") }
         }
         if let severities = mapping.severities {
-            if let s = severities[alert.severity] { alert.severity = s } else { unmapped.append("severity '\(alert.severity)'") }
+            if let s = severities[alert.severity] {
+                alert.severity = s
+            } else {
+                unmapped.append("severity '\(alert.severity)'")
+            }
         }
         if !unmapped.isEmpty { alert.unmapped = unmapped.joined(separator: " and ") }
         return .success(alert)
     }
 
     /// `raisedAt` as Unix ms.
-    func time(_ item: Any) -> Result<Int64, UnreadableAlert> { raisedAt.time(in: item, name: "raisedAt", format: timeFormat) }
+    func time(_ item: Any) -> Result<Int64, UnreadableAlert> {
+        raisedAt.time(in: item, name: "raisedAt", format: timeFormat)
+    }
 }
 
 extension FieldSpec {
@@ -98,13 +118,20 @@ extension FieldSpec {
         }
         switch format {
         case .rfc3339:
-            guard case .success(let t) = text(in: item, name: name), let ms = CivilTime.unixMilliseconds(rfc3339: t) else {
-                return .failure(UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not an RFC 3339 time stamp"))
+            guard case .success(let t) = text(in: item, name: name), let ms = CivilTime.unixMilliseconds(rfc3339: t)
+            else {
+                return .failure(
+                    UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not an RFC 3339 time stamp")
+                )
             }
             return .success(ms)
         case .unixMilliseconds, .unixSeconds:
             guard let n = value as? NSNumber, !(value is String), n.doubleValue.isFinite else {
-                return .failure(UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not a number (\(format.rawValue))"))
+                return .failure(
+                    UnreadableAlert(
+                        reason: "its \(where_) '\(FieldSpec.show(value))' is not a number (\(format.rawValue))"
+                    )
+                )
             }
             let ms = format == .unixSeconds ? n.doubleValue * 1000 : n.doubleValue
             guard abs(ms) < 1e15 else { return .failure(UnreadableAlert(reason: "its \(where_) \(n) is out of range")) }

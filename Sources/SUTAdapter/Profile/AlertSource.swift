@@ -52,7 +52,8 @@ package struct AlertSource: Sendable, Equatable {
     }
 
     /// The alert of a pushed message, or why it is none (for the reports and misconfigurations).
-    package func read(pushed bytes: [UInt8], mapping: SUTProfile.NameMapping) -> Result<ObservedAlert, UnreadableAlert> {
+    package func read(pushed bytes: [UInt8], mapping: SUTProfile.NameMapping) -> Result<ObservedAlert, UnreadableAlert>
+    {
         let excerpt = String(decoding: bytes.prefix(200), as: UTF8.self)
         guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
             return .failure(UnreadableAlert(reason: "not JSON: \(excerpt)"))
@@ -98,7 +99,9 @@ package struct AlertSource: Sendable, Equatable {
                 next = links.first { ($0["relation"] as? String) == "next" }?["url"]
             case .next(let pointer): next = pointer.value(in: document)
             case .cursor(let pointer, let parameter):
-                guard let cursor = pointer.value(in: document).flatMap(FieldSpec.scalarText), !cursor.isEmpty else { return nil }
+                guard let cursor = pointer.value(in: document).flatMap(FieldSpec.scalarText), !cursor.isEmpty else {
+                    return nil
+                }
                 return Self.replacing(parameter, with: cursor, in: current)
             }
             guard let url = next as? String, !url.isEmpty else { return nil }

@@ -16,12 +16,18 @@ package enum DeviceCredentialsLoader {
     package static func load(path: String, header: String) throws(ScenarioLoadError) -> DeviceCredentials {
         let text: String
         do { text = try FileText.read(path) } catch {
-            throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
+            throw ScenarioLoadError(issues: [
+                ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")
+            ])
         }
         return try parse(text, file: path, header: header)
     }
 
-    package static func parse(_ text: String, file: String, header: String) throws(ScenarioLoadError) -> DeviceCredentials {
+    package static func parse(
+        _ text: String,
+        file: String,
+        header: String
+    ) throws(ScenarioLoadError) -> DeviceCredentials {
         let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
         var c = DeviceCredentials(file: file, header: header, tokens: [:], readers: [])
@@ -45,14 +51,16 @@ package enum DeviceCredentialsLoader {
                 c.tokens[key] = token
             }
             for (i, node) in (top.list("readers") ?? []).enumerated() {
-                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]), let t = f.string("token")
+                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]),
+                    let t = f.string("token")
                 else {
                     continue
                 }
                 c.readers.append(t)
             }
             for (i, node) in (top.list("admins") ?? []).enumerated() {
-                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]), let t = f.string("token")
+                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]),
+                    let t = f.string("token")
                 else {
                     continue
                 }

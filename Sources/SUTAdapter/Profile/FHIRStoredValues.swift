@@ -26,7 +26,9 @@ package enum FHIRStoredValues {
     static let system = "http://loinc.org"
 
     /// The values and units of one Observation, or why it has none that can be read.
-    package static func read(_ item: Any) -> Result<(values: [Signal: Double], units: [Signal: String]), UnreadableAlert> {
+    package static func read(
+        _ item: Any
+    ) -> Result<(values: [Signal: Double], units: [Signal: String]), UnreadableAlert> {
         guard let o = item as? [String: Any], o["resourceType"] as? String == "Observation" else {
             return .failure(UnreadableAlert(reason: "it is not a FHIR Observation"))
         }
@@ -35,7 +37,9 @@ package enum FHIRStoredValues {
         var parts: [[String: Any]] = [o]
         parts += o["component"] as? [[String: Any]] ?? []
         for part in parts {
-            guard let signal = signal(part["code"]), let quantity = part["valueQuantity"] as? [String: Any] else { continue }
+            guard let signal = signal(part["code"]), let quantity = part["valueQuantity"] as? [String: Any] else {
+                continue
+            }
             guard let n = quantity["value"] as? NSNumber, !FieldSpec.isBoolean(n), n.doubleValue.isFinite else {
                 return .failure(UnreadableAlert(reason: "its \(signal.rawValue) valueQuantity has no numeric value"))
             }
@@ -43,7 +47,11 @@ package enum FHIRStoredValues {
             if let unit = (quantity["code"] as? String) ?? (quantity["unit"] as? String) { units[signal] = unit }
         }
         guard !values.isEmpty else {
-            return .failure(UnreadableAlert(reason: "it has no value under a LOINC code VitalSim knows (docs/sut-profiles.md lists them)"))
+            return .failure(
+                UnreadableAlert(
+                    reason: "it has no value under a LOINC code VitalSim knows (docs/sut-profiles.md lists them)"
+                )
+            )
         }
         return .success((values, units))
     }

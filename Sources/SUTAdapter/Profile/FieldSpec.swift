@@ -29,7 +29,11 @@ package struct FieldSpec: Sendable, Equatable {
         if pointer.selectsMany {
             let all = pointer.values(in: item)
             guard all.count <= 1 else {
-                return .failure(UnreadableAlert(reason: "its \(location(name: name)) selects \(all.count) values; it must select one"))
+                return .failure(
+                    UnreadableAlert(
+                        reason: "its \(location(name: name)) selects \(all.count) values; it must select one"
+                    )
+                )
             }
             found = all.first
         } else {

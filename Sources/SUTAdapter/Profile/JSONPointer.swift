@@ -40,7 +40,10 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
                 switch chars.next() {
                 case "0": token.append("~")
                 case "1": token.append("/")
-                default: throw SyntaxError(message: "'~' must be followed by 0 or 1 in '\(text)' (RFC 6901 escapes ~0 and ~1)")
+                default:
+                    throw SyntaxError(
+                        message: "'~' must be followed by 0 or 1 in '\(text)' (RFC 6901 escapes ~0 and ~1)"
+                    )
                 }
             }
             parsed.append(token)
@@ -53,7 +56,9 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     package init(tokens: [String]) {
         self.tokens = tokens
         selectsMany = tokens.contains("*")
-        description = tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
+        description = tokens.map {
+            "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        }.joined()
     }
 
     /// The values the pointer selects in `document` (none when a member or index is absent).

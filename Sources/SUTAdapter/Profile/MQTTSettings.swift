@@ -85,7 +85,8 @@ extension SUTProfile {
 
         /// The reading ids a confirmation's payload names (none when it is not JSON or names none).
         package func read(_ payload: [UInt8]) -> [String] {
-            guard let document = try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed]) else {
+            guard let document = try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])
+            else {
                 return []
             }
             var ids: [String] = []

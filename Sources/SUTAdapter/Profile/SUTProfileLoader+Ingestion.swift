@@ -5,14 +5,21 @@ import Yams
 
 extension SUTProfileLoader.Context {
     static let routeKeys = [
-        "kinds", "device-types", "transport", "method", "path", "topic", "format", "template", "bundle-type", "content-type", "batch",
+        "kinds", "device-types", "transport", "method", "path", "topic", "format", "template", "bundle-type",
+        "content-type", "batch",
         "rejection-fields",
     ]
     static let formats = ["vitalsim-observation", "vitaledge", "fhir-observation", "fhir-bundle", "template", "gatt"]
 
     func ingestion(_ node: Node) -> SUTProfile.Ingestion {
         var ingestion = SUTProfile.Ingestion()
-        guard let f = reader.mapping(node, "ingestion", allowed: ["routes", "rejection-field", "rejection-status"], required: ["routes"])
+        guard
+            let f = reader.mapping(
+                node,
+                "ingestion",
+                allowed: ["routes", "rejection-field", "rejection-status"],
+                required: ["routes"]
+            )
         else {
             return ingestion
         }
@@ -66,8 +73,14 @@ extension SUTProfileLoader.Context {
             return nil
         }
         guard let path = f.string("path") else { return nil }
-        if !path.hasPrefix("/"), !isHTTPURL(path.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")) {
-            fail(f, "path", "expected a path on the SUT's base URL, starting with /, or an http(s):// URL of another endpoint")
+        if !path.hasPrefix("/"),
+            !isHTTPURL(path.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: ""))
+        {
+            fail(
+                f,
+                "path",
+                "expected a path on the SUT's base URL, starting with /, or an http(s):// URL of another endpoint"
+            )
         }
         for name in placeholders(path) where !["patient", "device", "kind"].contains(name) {
             fail(f, "path", "unknown placeholder {\(name)}; valid: {patient}, {device}, {kind}")
@@ -89,7 +102,11 @@ extension SUTProfileLoader.Context {
         if f.has("batch") {
             let n = f.integer("batch", in: 1...1000).map(Int.init) ?? 1
             if n > 1, !format.batches {
-                fail(f, "batch", "format \(format.name) sends one reading per request; batch with vitalsim-observation or fhir-bundle")
+                fail(
+                    f,
+                    "batch",
+                    "format \(format.name) sends one reading per request; batch with vitalsim-observation or fhir-bundle"
+                )
             }
             route.batch = n
         } else if format.batches {
@@ -105,15 +122,21 @@ extension SUTProfileLoader.Context {
         if f.has("batch") { fail(f, "batch", "an MQTT route sends one reading per message") }
         var route = IngestionRoute(path: "", format: format, batch: 1)
         if let text = f.string("topic") {
-            do throws(MQTTTopicTemplateError) { route.topic = try MQTTTopicTemplate(text) } catch { fail(f, "topic", error.description) }
+            do throws(MQTTTopicTemplateError) { route.topic = try MQTTTopicTemplate(text) } catch {
+                fail(f, "topic", error.description)
+            }
         }
         return route
     }
 
     func format(_ f: Fields) -> IngestionFormat? {
         guard let name = f.string("format") else { return nil }
-        if name != "template", f.has("template") { fail(f, "template", "a template is only read with format: template") }
-        if name != "fhir-bundle", f.has("bundle-type") { fail(f, "bundle-type", "bundle-type is only read with format: fhir-bundle") }
+        if name != "template", f.has("template") {
+            fail(f, "template", "a template is only read with format: template")
+        }
+        if name != "fhir-bundle", f.has("bundle-type") {
+            fail(f, "bundle-type", "bundle-type is only read with format: fhir-bundle")
+        }
         switch name {
         case "vitalsim-observation": return .vitalsimObservation
         case "gatt": return .gatt
@@ -125,7 +148,11 @@ extension SUTProfileLoader.Context {
             return .fhirBundle(type: type)
         case "template":
             guard f.has("template") else {
-                fail(f, "format", "format: template needs template: FILE (a Mustache template, relative to the profile's folder)")
+                fail(
+                    f,
+                    "format",
+                    "format: template needs template: FILE (a Mustache template, relative to the profile's folder)"
+                )
                 return nil
             }
             guard let path = existingFile(f, "template") else { return nil }
@@ -172,7 +199,12 @@ extension SUTProfileLoader.Context {
     }
 
     /// A list of enum names (`[heart-rate, spo2]`).
-    func names<E: RawRepresentable & CaseIterable & Hashable>(_ f: Fields, _ key: String, _ type: E.Type, what: String) -> Set<E>?
+    func names<E: RawRepresentable & CaseIterable & Hashable>(
+        _ f: Fields,
+        _ key: String,
+        _ type: E.Type,
+        what: String
+    ) -> Set<E>?
     where E.RawValue == String {
         guard let list = f.list(key) else { return nil }
         var out: Set<E> = []

@@ -12,13 +12,22 @@ extension SUTProfileLoader.Context {
         var lifecycle = Lifecycle()
         guard let f = reader.mapping(node, "lifecycle", allowed: Self.lifecycleKeys) else { return lifecycle }
         lifecycle.patientID = idTemplate(f, "patient-id", required: "patient", allowed: ["run", "scenario", "patient"])
-        lifecycle.deviceID = idTemplate(f, "device-id", required: "device", allowed: ["run", "scenario", "patient", "device"])
+        lifecycle.deviceID = idTemplate(
+            f,
+            "device-id",
+            required: "device",
+            allowed: ["run", "scenario", "patient", "device"]
+        )
         if f.has("headers") { lifecycle.headers = headers(f, "headers") }
         if let node = f.value("profile-names"), let names = stringMap(node, f.path("profile-names")) {
             let valid = Profile.allCases.map(\.rawValue)
             for (k, _) in node.mapping ?? [:] {
                 guard let name = k.scalar?.string, !valid.contains(name) else { continue }
-                reader.fail(k, f.path("profile-names"), "'\(name)' is not a VitalSim profile; valid: \(valid.joined(separator: ", "))")
+                reader.fail(
+                    k,
+                    f.path("profile-names"),
+                    "'\(name)' is not a VitalSim profile; valid: \(valid.joined(separator: ", "))"
+                )
             }
             lifecycle.profileNames = names
         }
@@ -84,7 +93,9 @@ extension SUTProfileLoader.Context {
             return nil
         }
         guard let method = f.string("method"), let path = f.string("path") else { return nil }
-        if !Self.stepMethods.contains(method) { fail(f, "method", "expected one of \(Self.stepMethods.joined(separator: ", "))") }
+        if !Self.stepMethods.contains(method) {
+            fail(f, "method", "expected one of \(Self.stepMethods.joined(separator: ", "))")
+        }
         if !path.hasPrefix("/") { fail(f, "path", "expected a path on the SUT's base URL, starting with /") }
         for name in placeholders(path) where !["run", "scenario", "patient"].contains(name) {
             fail(f, "path", "unknown placeholder {\(name)}; valid: {run}, {scenario}, {patient}")
@@ -98,8 +109,15 @@ extension SUTProfileLoader.Context {
                 fail(f, "template", "cannot read \(path): \(error)")
             }
         }
-        if body != nil, method == "GET" || method == "DELETE" { fail(f, "method", "\(method) sends no body; leave body/template out") }
-        return .request(method: method, path: path, body: body, contentType: f.string("content-type") ?? "application/json")
+        if body != nil, method == "GET" || method == "DELETE" {
+            fail(f, "method", "\(method) sends no body; leave body/template out")
+        }
+        return .request(
+            method: method,
+            path: path,
+            body: body,
+            contentType: f.string("content-type") ?? "application/json"
+        )
     }
 
     /// A Mustache template rendered without HTML escaping; an error names the template's file (or
@@ -119,7 +137,11 @@ extension SUTProfileLoader.Context {
                     )
                 ])
             } else {
-                reader.fail(origin, field, "Mustache error at column \(error.context.columnNumber) of the body: \(error.error)")
+                reader.fail(
+                    origin,
+                    field,
+                    "Mustache error at column \(error.context.columnNumber) of the body: \(error.error)"
+                )
             }
         } catch {
             reader.fail(origin, field, "Mustache error: \(error)")
@@ -133,7 +155,11 @@ extension SUTProfileLoader.Context {
         var out: Set<Int> = []
         for item in items {
             guard let text = item.scalar?.string, let n = Int(text), (100...599).contains(n) else {
-                reader.fail(item, field, "expected an HTTP status (100–599) or a list of them, got \(reader.kindName(item))")
+                reader.fail(
+                    item,
+                    field,
+                    "expected an HTTP status (100–599) or a list of them, got \(reader.kindName(item))"
+                )
                 continue
             }
             out.insert(n)

@@ -6,31 +6,45 @@ import Yams
 extension SUTProfileLoader.Context {
     func tls(_ node: Node) -> SUTProfile.TLS {
         var tls = SUTProfile.TLS()
-        guard let f = reader.mapping(node, "tls", allowed: ["ca", "insecure", "client-certificate", "client-key"]) else { return tls }
+        guard let f = reader.mapping(node, "tls", allowed: ["ca", "insecure", "client-certificate", "client-key"])
+        else { return tls }
         tls.caFile = existingFile(f, "ca")
         tls.clientCertificate = existingFile(f, "client-certificate")
         tls.clientKey = existingFile(f, "client-key")
         if f.has("client-certificate") != f.has("client-key") {
-            fail(f, f.has("client-certificate") ? "client-certificate" : "client-key", "client-certificate and client-key go together")
+            fail(
+                f,
+                f.has("client-certificate") ? "client-certificate" : "client-key",
+                "client-certificate and client-key go together"
+            )
         }
         tls.insecure = bool(f, "insecure") ?? false
-        if tls.insecure, tls.caFile != nil { fail(f, "insecure", "give either ca (verify with this CA) or insecure: true, not both") }
+        if tls.insecure, tls.caFile != nil {
+            fail(f, "insecure", "give either ca (verify with this CA) or insecure: true, not both")
+        }
         return tls
     }
 
     func mqtt(_ node: Node) -> SUTProfile.MQTTSettings {
         var mqtt = SUTProfile.MQTTSettings()
         let keys = [
-            "username", "password-env", "client-certificate", "client-key", "topic", "rejections", "confirmations", "device-credentials",
+            "username", "password-env", "client-certificate", "client-key", "topic", "rejections", "confirmations",
+            "device-credentials",
         ]
         guard let f = reader.mapping(node, "mqtt", allowed: keys) else { return mqtt }
-        if let carriage = f.choice("device-credentials", SUTProfile.DeviceCredentialCarriage.self, what: "device-credentials") {
+        if let carriage = f.choice(
+            "device-credentials",
+            SUTProfile.DeviceCredentialCarriage.self,
+            what: "device-credentials"
+        ) {
             mqtt.deviceCredentials = carriage
         }
         if let r = f.value("rejections") { mqtt.rejections = rejections(r) }
         if let c = f.value("confirmations") { mqtt.confirmations = confirmations(c) }
         if let text = f.string("topic") {
-            do throws(MQTTTopicTemplateError) { mqtt.topic = try MQTTTopicTemplate(text) } catch { fail(f, "topic", error.description) }
+            do throws(MQTTTopicTemplateError) { mqtt.topic = try MQTTTopicTemplate(text) } catch {
+                fail(f, "topic", error.description)
+            }
         }
         mqtt.username = f.string("username")
         if let variable = f.string("password-env") {
@@ -44,7 +58,11 @@ extension SUTProfileLoader.Context {
         mqtt.clientCertificate = existingFile(f, "client-certificate")
         mqtt.clientKey = existingFile(f, "client-key")
         if f.has("client-certificate") != f.has("client-key") {
-            fail(f, f.has("client-certificate") ? "client-certificate" : "client-key", "client-certificate and client-key go together")
+            fail(
+                f,
+                f.has("client-certificate") ? "client-certificate" : "client-key",
+                "client-certificate and client-key go together"
+            )
         }
         return mqtt
     }
@@ -71,7 +89,8 @@ extension SUTProfileLoader.Context {
         guard let value = f.value("reading-id") else { return c }
         if let list = value.sequence {
             if list.isEmpty { fail(f, "reading-id", "give a JSON Pointer or a list of them") }
-            c.readingIDs = list.enumerated().compactMap { i, node in parsePointer(node, f.path("reading-id") + "[\(i)]") }
+            c.readingIDs = list.enumerated().compactMap { i, node in parsePointer(node, f.path("reading-id") + "[\(i)]")
+            }
         } else if let p = pointer(f, "reading-id") {
             c.readingIDs = [p]
         }
@@ -83,7 +102,8 @@ extension SUTProfileLoader.Context {
         guard let topic = f.string("topic") else { return nil }
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         let badWildcard =
-            levels.dropLast().contains("#") || levels.contains { $0 != "#" && $0 != "+" && ($0.contains("#") || $0.contains("+")) }
+            levels.dropLast().contains("#")
+            || levels.contains { $0 != "#" && $0 != "+" && ($0.contains("#") || $0.contains("+")) }
         if topic.isEmpty || badWildcard {
             fail(f, "topic", "expected an MQTT topic filter ('+' a whole level, '#' only as the last level)")
         }
@@ -92,7 +112,9 @@ extension SUTProfileLoader.Context {
 
     func auth(_ node: Node) -> SUTProfile.Auth {
         var auth = SUTProfile.Auth()
-        guard let f = reader.mapping(node, "auth", allowed: ["headers", "reader", "devices", "oauth2"]) else { return auth }
+        guard let f = reader.mapping(node, "auth", allowed: ["headers", "reader", "devices", "oauth2"]) else {
+            return auth
+        }
         auth.headers = headers(f, "headers")
         auth.reader = headers(f, "reader")
         if let d = f.value("devices") { auth.devices = devices(d) }
@@ -101,9 +123,13 @@ extension SUTProfileLoader.Context {
     }
 
     func devices(_ node: Node) -> DeviceCredentials? {
-        guard let f = reader.mapping(node, "auth.devices", allowed: ["file", "header"], required: ["file"]) else { return nil }
+        guard let f = reader.mapping(node, "auth.devices", allowed: ["file", "header"], required: ["file"]) else {
+            return nil
+        }
         let header = f.value("header").flatMap { self.header($0, f.path("header")) } ?? "Authorization: Bearer {token}"
-        if !header.contains("{token}") { fail(f, "header", "the header must contain {token}, where each device's token goes") }
+        if !header.contains("{token}") {
+            fail(f, "header", "the header must contain {token}, where each device's token goes")
+        }
         guard let path = existingFile(f, "file") else { return nil }
         do throws(ScenarioLoadError) {
             return try DeviceCredentialsLoader.load(path: path, header: header)
@@ -115,11 +141,23 @@ extension SUTProfileLoader.Context {
     }
 
     func oauth2(_ node: Node) -> OAuth2? {
-        let keys = ["token-url", "client-id", "client-secret-env", "scope", "audience", "client-authentication", "refresh-before"]
-        guard let f = reader.mapping(node, "auth.oauth2", allowed: keys, required: ["token-url", "client-id", "client-secret-env"]),
-            let url = f.string("token-url"), let id = f.string("client-id"), let variable = f.string("client-secret-env")
+        let keys = [
+            "token-url", "client-id", "client-secret-env", "scope", "audience", "client-authentication",
+            "refresh-before",
+        ]
+        guard
+            let f = reader.mapping(
+                node,
+                "auth.oauth2",
+                allowed: keys,
+                required: ["token-url", "client-id", "client-secret-env"]
+            ),
+            let url = f.string("token-url"), let id = f.string("client-id"),
+            let variable = f.string("client-secret-env")
         else { return nil }
-        if !(url.hasPrefix("/") || isHTTPURL(url)) { fail(f, "token-url", "expected an http(s):// URL or a path on the SUT's base URL") }
+        if !(url.hasPrefix("/") || isHTTPURL(url)) {
+            fail(f, "token-url", "expected an http(s):// URL or a path on the SUT's base URL")
+        }
         guard let secret = environment[variable], !secret.isEmpty else {
             fail(f, "client-secret-env", "the environment variable \(variable) (the client secret) is not set")
             return nil
@@ -129,7 +167,8 @@ extension SUTProfileLoader.Context {
         o.audience = f.string("audience")
         if f.has("client-authentication") {
             o.clientAuthentication =
-                f.choice("client-authentication", OAuth2.ClientAuthentication.self, what: "client authentication") ?? .basic
+                f.choice("client-authentication", OAuth2.ClientAuthentication.self, what: "client authentication")
+                ?? .basic
         }
         if let d = f.duration("refresh-before", allowZero: true) { o.refreshBefore = Double(d.milliseconds) / 1000 }
         return o
@@ -141,7 +180,11 @@ extension SUTProfileLoader.Context {
         let pushOnly = pushSource(f)
         let url = f.string("url") ?? ""
         if pushOnly == nil, !f.has("url") {
-            fail(f, "url", "required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)")
+            fail(
+                f,
+                "url",
+                "required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)"
+            )
         } else if pushOnly == nil, !(url.hasPrefix("/") || isHTTPURL(url)) {
             fail(f, "url", "expected an http(s):// URL or a path on the SUT's base URL")
         }
@@ -167,7 +210,12 @@ extension SUTProfileLoader.Context {
     func pushSource(_ f: Fields) -> PushChannel? {
         guard let text = f.string("source"), text != "poll" else { return nil }
         if let channel = PushChannel(rawValue: text) { return channel }
-        fail(f, "source", "unknown alert source '\(text)'; valid: poll, " + PushChannel.allCases.map(\.rawValue).joined(separator: ", "))
+        fail(
+            f,
+            "source",
+            "unknown alert source '\(text)'; valid: poll, "
+                + PushChannel.allCases.map(\.rawValue).joined(separator: ", ")
+        )
         return nil
     }
 
@@ -175,7 +223,9 @@ extension SUTProfileLoader.Context {
         var push = AlertSource.Push()
         guard let f = reader.mapping(node, "alerts.push", allowed: ["sse", "mqtt-topic", "item"]) else { return push }
         if let sse = f.string("sse") {
-            if !(sse.hasPrefix("/") || isHTTPURL(sse)) { fail(f, "sse", "expected an http(s):// URL or a path on the SUT's base URL") }
+            if !(sse.hasPrefix("/") || isHTTPURL(sse)) {
+                fail(f, "sse", "expected an http(s):// URL or a path on the SUT's base URL")
+            }
             push.sse = sse
         }
         if let topic = f.string("mqtt-topic") {
@@ -200,7 +250,9 @@ extension SUTProfileLoader.Context {
         }
         guard let f = reader.mapping(node, field, allowed: ["next", "cursor", "parameter"]) else { return .none }
         if let p = f.has("next") ? pointer(f, "next") : nil {
-            for key in ["cursor", "parameter"] where f.has(key) { fail(f, key, "next names the next page's URL: remove \(key)") }
+            for key in ["cursor", "parameter"] where f.has(key) {
+                fail(f, key, "next names the next page's URL: remove \(key)")
+            }
             return .next(p)
         }
         guard f.has("cursor") else {
@@ -209,7 +261,11 @@ extension SUTProfileLoader.Context {
         }
         guard let p = pointer(f, "cursor") else { return .none }
         guard let parameter = f.string("parameter"), !parameter.isEmpty else {
-            reader.fail(node, f.path("parameter"), "a cursor needs the query parameter it is passed back in (parameter: after)")
+            reader.fail(
+                node,
+                f.path("parameter"),
+                "a cursor needs the query parameter it is passed back in (parameter: after)"
+            )
             return .none
         }
         return .cursor(p, parameter: parameter)
@@ -217,13 +273,26 @@ extension SUTProfileLoader.Context {
 
     func alertFields(_ node: Node) -> AlertFields? {
         let keys = ["id", "patient", "rule", "severity", "raised-at", "evidence"]
-        guard let f = reader.mapping(node, "alerts.fields", allowed: keys, required: Array(keys.dropLast())) else { return nil }
-        let specs = keys.map { key in f.value(key).flatMap { fieldSpec($0, f.path(key)) } }
-        guard let id = specs[0], let patient = specs[1], let rule = specs[2], let severity = specs[3], let raised = specs[4] else {
+        guard let f = reader.mapping(node, "alerts.fields", allowed: keys, required: Array(keys.dropLast())) else {
             return nil
         }
-        if let e = specs[5], e.values != nil { reader.fail(f.value("evidence"), f.path("evidence"), "evidence takes no map") }
-        return AlertFields(id: id, patient: patient, rule: rule, severity: severity, raisedAt: raised, evidence: specs[5])
+        let specs = keys.map { key in f.value(key).flatMap { fieldSpec($0, f.path(key)) } }
+        guard let id = specs[0], let patient = specs[1], let rule = specs[2], let severity = specs[3],
+            let raised = specs[4]
+        else {
+            return nil
+        }
+        if let e = specs[5], e.values != nil {
+            reader.fail(f.value("evidence"), f.path("evidence"), "evidence takes no map")
+        }
+        return AlertFields(
+            id: id,
+            patient: patient,
+            rule: rule,
+            severity: severity,
+            raisedAt: raised,
+            evidence: specs[5]
+        )
     }
 
     /// A field: a pointer, or `{pointer, strip-prefix, map}`.
@@ -244,7 +313,11 @@ extension SUTProfileLoader.Context {
 
     func parsePointer(_ node: Node, _ field: String) -> JSONPointer? {
         guard let text = node.scalar?.string else {
-            reader.fail(node, field, "expected a JSON Pointer such as /items or /subject/reference, got \(reader.kindName(node))")
+            reader.fail(
+                node,
+                field,
+                "expected a JSON Pointer such as /items or /subject/reference, got \(reader.kindName(node))"
+            )
             return nil
         }
         do throws(JSONPointer.SyntaxError) { return try JSONPointer(text) } catch {

@@ -6,7 +6,9 @@ extension SUTProfileLoader.Context {
     /// `stored-readings:`: where each patient's stored readings are read back, and the SUT's counts.
     func storedReadings(_ node: Node) -> StoredReadingsSource? {
         let keys = ["url", "list", "paging", "fields", "time-format", "counts", "kinds"]
-        guard let f = reader.mapping(node, "stored-readings", allowed: keys, required: ["url", "fields"]) else { return nil }
+        guard let f = reader.mapping(node, "stored-readings", allowed: keys, required: ["url", "fields"]) else {
+            return nil
+        }
         let url = patientURL(f, "url")
         let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
         guard let fieldsNode = f.value("fields"), var fields = storedFields(fieldsNode), let url else { return nil }
@@ -41,12 +43,21 @@ extension SUTProfileLoader.Context {
     /// `stored-readings.fields`: `id`, `time`, `values` (required), `units`, `names`.
     func storedFields(_ node: Node) -> StoredReadingsSource.Fields? {
         let keys = ["id", "time", "values", "units", "names"]
-        guard let f = reader.mapping(node, "stored-readings.fields", allowed: keys, required: ["time", "values"]) else { return nil }
-        let id = f.value("id").flatMap { fieldSpec($0, f.path("id")) }
-        guard let timeNode = f.value("time"), let time = fieldSpec(timeNode, f.path("time")), let values = storedValues(f) else {
+        guard let f = reader.mapping(node, "stored-readings.fields", allowed: keys, required: ["time", "values"]) else {
             return nil
         }
-        var fields = StoredReadingsSource.Fields(id: id, time: time, values: values, units: f.has("units") ? pointer(f, "units") : nil)
+        let id = f.value("id").flatMap { fieldSpec($0, f.path("id")) }
+        guard let timeNode = f.value("time"), let time = fieldSpec(timeNode, f.path("time")),
+            let values = storedValues(f)
+        else {
+            return nil
+        }
+        var fields = StoredReadingsSource.Fields(
+            id: id,
+            time: time,
+            values: values,
+            units: f.has("units") ? pointer(f, "units") : nil
+        )
         if values == .fhir {
             for key in ["units", "names"] where f.has(key) {
                 fail(f, key, "a FHIR Observation names its values by LOINC code and its units itself: remove \(key)")
@@ -57,7 +68,11 @@ extension SUTProfileLoader.Context {
             for (theirs, ours) in map {
                 guard let signal = Signal(rawValue: ours) else {
                     let valid = Signal.allCases.map(\.rawValue).joined(separator: ", ")
-                    reader.fail(namesNode, f.path("names") + "." + theirs, "'\(ours)' is not a VitalSim signal; valid: \(valid)")
+                    reader.fail(
+                        namesNode,
+                        f.path("names") + "." + theirs,
+                        "'\(ours)' is not a VitalSim signal; valid: \(valid)"
+                    )
                     continue
                 }
                 names[theirs] = signal
@@ -76,7 +91,9 @@ extension SUTProfileLoader.Context {
     /// `stored-readings.counts`: `url` (with `{patient}` and `{by}`), `list`, `period`, `count`.
     func storedCounts(_ node: Node) -> StoredReadingsSource.Counts? {
         let keys = ["url", "list", "period", "count"]
-        guard let f = reader.mapping(node, "stored-readings.counts", allowed: keys, required: ["url", "period", "count"]) else {
+        guard
+            let f = reader.mapping(node, "stored-readings.counts", allowed: keys, required: ["url", "period", "count"])
+        else {
             return nil
         }
         let url = patientURL(f, "url", period: true)

@@ -9,20 +9,27 @@ import Yams
 /// relative to the profile's folder.
 package enum SUTProfileLoader {
     static let topKeys = [
-        "name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt", "stored-readings",
+        "name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt",
+        "stored-readings",
     ]
 
     /// Loads the profile at `path`; `environment` supplies `${NAME}` and `client-secret-env` values.
     package static func load(path: String, environment: [String: String]) throws(ScenarioLoadError) -> SUTProfile {
         let text: String
         do { text = try FileText.read(path) } catch {
-            throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
+            throw ScenarioLoadError(issues: [
+                ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")
+            ])
         }
         return try parse(text, file: path, environment: environment)
     }
 
     /// Parses a profile's text (`file` names it in messages and anchors its relative paths).
-    package static func parse(_ text: String, file: String, environment: [String: String]) throws(ScenarioLoadError) -> SUTProfile {
+    package static func parse(
+        _ text: String,
+        file: String,
+        environment: [String: String]
+    ) throws(ScenarioLoadError) -> SUTProfile {
         let root = try ScenarioLoader.compose(text, file: file)
         let context = Context(reader: YAMLReader(file: file), file: file, environment: environment)
         var profile = SUTProfile(name: "")
@@ -42,7 +49,11 @@ package enum SUTProfileLoader {
             if let node = top.value("lifecycle") { profile.lifecycle = context.lifecycle(node) }
             if let node = top.value("mqtt") { profile.mqtt = context.mqtt(node) }
             if profile.mqtt.deviceCredentials != .none, profile.auth.devices == nil, let node = top.value("mqtt") {
-                context.reader.fail(node, "mqtt.device-credentials", "device credentials come from auth.devices, which this profile lacks")
+                context.reader.fail(
+                    node,
+                    "mqtt.device-credentials",
+                    "device credentials come from auth.devices, which this profile lacks"
+                )
             }
             if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
             if let node = top.value("stored-readings") { profile.storedReadings = context.storedReadings(node) }
@@ -73,7 +84,11 @@ package enum SUTProfileLoader {
             let folder = (file as NSString).deletingLastPathComponent
             let path = name.hasPrefix("/") || folder.isEmpty ? name : folder + "/" + name
             guard FileManager.default.isReadableFile(atPath: path) else {
-                fail(fields, key, "no readable file at \(path)" + (name.hasPrefix("/") ? "" : " (relative to the profile's folder)"))
+                fail(
+                    fields,
+                    key,
+                    "no readable file at \(path)" + (name.hasPrefix("/") ? "" : " (relative to the profile's folder)")
+                )
                 return nil
             }
             return path
@@ -178,7 +193,11 @@ package enum SUTProfileLoader {
             let valid = Severity.allCases.map(\.rawValue)
             for (k, v) in node.mapping ?? [:] {
                 guard let name = k.scalar?.string, let s = map[name], !valid.contains(s) else { continue }
-                reader.fail(v, "severities." + name, "'\(s)' is not a VitalSim severity; valid: \(valid.joined(separator: ", "))")
+                reader.fail(
+                    v,
+                    "severities." + name,
+                    "'\(s)' is not a VitalSim severity; valid: \(valid.joined(separator: ", "))"
+                )
             }
             return map
         }

@@ -83,7 +83,12 @@ package struct StoredReadingsSource: Sendable, Equatable {
         var s = StoredReadingsSource(
             url: "/api/v1/patients/{patient}/readings?limit=1000",
             list: p("items"),
-            fields: Fields(id: FieldSpec(p("readingId")), time: FieldSpec(p("timestamp")), values: .object(p("values")), units: p("units"))
+            fields: Fields(
+                id: FieldSpec(p("readingId")),
+                time: FieldSpec(p("timestamp")),
+                values: .object(p("values")),
+                units: p("units")
+            )
         )
         s.paging = .cursor(p("next"), parameter: "after")
         s.counts = Counts(
@@ -98,8 +103,13 @@ package struct StoredReadingsSource: Sendable, Equatable {
     /// The absolute URL of `template` for a patient (its id at the SUT) and, for counts, a period.
     package static func url(_ template: String, patient: String, by period: String = "", base: String) -> String {
         let id =
-            patient.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? patient
-        let filled = template.replacingOccurrences(of: "{patient}", with: id).replacingOccurrences(of: "{by}", with: period)
+            patient.addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+            ) ?? patient
+        let filled = template.replacingOccurrences(of: "{patient}", with: id).replacingOccurrences(
+            of: "{by}",
+            with: period
+        )
         return SUTProfile.resolve(filled, base: base)
     }
 
@@ -124,14 +134,21 @@ package struct StoredReadingsSource: Sendable, Equatable {
         }
         switch fields.values {
         case .fhir:
-            return FHIRStoredValues.read(item).map { StoredReading(id: id, time: time, values: $0.values, units: $0.units) }
+            return FHIRStoredValues.read(item).map {
+                StoredReading(id: id, time: time, values: $0.values, units: $0.units)
+            }
         case .object(let pointer):
-            return objectValues(item, pointer).map { StoredReading(id: id, time: time, values: $0.values, units: $0.units) }
+            return objectValues(item, pointer).map {
+                StoredReading(id: id, time: time, values: $0.values, units: $0.units)
+            }
         }
     }
 
     /// The values of an object by signal name, and their units from ``Fields/units``.
-    func objectValues(_ item: Any, _ pointer: JSONPointer) -> Result<(values: [Signal: Double], units: [Signal: String]), UnreadableAlert> {
+    func objectValues(
+        _ item: Any,
+        _ pointer: JSONPointer
+    ) -> Result<(values: [Signal: Double], units: [Signal: String]), UnreadableAlert> {
         guard let object = pointer.value(in: item) as? [String: Any] else {
             return .failure(UnreadableAlert(reason: "it has no object of values at \(pointer)"))
         }
@@ -146,7 +163,8 @@ package struct StoredReadingsSource: Sendable, Equatable {
         var units: [Signal: String] = [:]
         if let pointer = fields.units, let object = pointer.value(in: item) as? [String: Any] {
             for (name, value) in object {
-                guard let signal = fields.names.map({ $0[name] }) ?? Signal(rawValue: name), let unit = value as? String else { continue }
+                guard let signal = fields.names.map({ $0[name] }) ?? Signal(rawValue: name), let unit = value as? String
+                else { continue }
                 units[signal] = unit
             }
         }
@@ -157,14 +175,19 @@ package struct StoredReadingsSource: Sendable, Equatable {
     package func counted(in document: Any) -> Result<[String: Int], UnreadableAlert> {
         guard let counts else { return .success([:]) }
         guard let items = counts.list.value(in: document) as? [Any] else {
-            return .failure(UnreadableAlert(reason: "no list of counts at \(counts.list) (stored-readings.counts.list)"))
+            return .failure(
+                UnreadableAlert(reason: "no list of counts at \(counts.list) (stored-readings.counts.list)")
+            )
         }
         var out: [String: Int] = [:]
         for item in items {
             guard let period = counts.period.value(in: item).flatMap(FieldSpec.scalarText), !period.isEmpty else {
-                return .failure(UnreadableAlert(reason: "an item has no period at \(counts.period): \(FieldSpec.show(item))"))
+                return .failure(
+                    UnreadableAlert(reason: "an item has no period at \(counts.period): \(FieldSpec.show(item))")
+                )
             }
-            guard let n = counts.count.value(in: item) as? NSNumber, !FieldSpec.isBoolean(n), n.doubleValue == n.doubleValue.rounded()
+            guard let n = counts.count.value(in: item) as? NSNumber, !FieldSpec.isBoolean(n),
+                n.doubleValue == n.doubleValue.rounded()
             else {
                 return .failure(UnreadableAlert(reason: "an item of \(period) has no whole count at \(counts.count)"))
             }

@@ -7,7 +7,9 @@ extension FHIRObservationJSON {
     /// `systolic`, `timestamp`, `unit`, `unexpectedField`), with the elements a FHIR server names
     /// instead (`valueQuantity.value`, `component[0].valueQuantity.value`, `effectiveDateTime`, …).
     package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
-        guard case var .object(f) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        guard case var .object(f) = json else {
+            return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
+        }
         if let symptom = corruptSymptom(f, c) { return symptom }
         let panel = f.contains { $0.0 == "component" } && !f.contains { $0.0 == "valueQuantity" }
         // An ECG's measured value is its average heart rate, the first component.
@@ -19,16 +21,27 @@ extension FHIRObservationJSON {
         case .wrongType, .outOfRange, .badCRC:
             let value = (quantityElement(f, panel: panel, "value") ?? .null)
             setQuantityElement(&f, panel: panel, "value", c == .wrongType ? .string(value.serialized()) : .int(-1))
-            return (body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity + ".value", quantity]))
+            return (
+                body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity + ".value", quantity])
+            )
         case .missingField:
             if panel {
                 if let i = f.firstIndex(where: { $0.0 == "component" }), case let .array(parts) = f[i].1 {
                     f[i].1 = .array(Array(parts.dropFirst()))
                 }
-                return (body(), ExpectedRejection(status: 400, field: measurement, spellings: ["component", "component[0]", quantity]))
+                return (
+                    body(),
+                    ExpectedRejection(
+                        status: 400,
+                        field: measurement,
+                        spellings: ["component", "component[0]", quantity]
+                    )
+                )
             }
             f.removeAll { $0.0 == "valueQuantity" }
-            return (body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity, quantity + ".value"]))
+            return (
+                body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity, quantity + ".value"])
+            )
         case .badTimestamp, .futureTimestamp:
             guard let i = f.firstIndex(where: { $0.0 == "effectiveDateTime" }), case let .string(text) = f[i].1,
                 let changed = c == .badTimestamp ? JSONCorruption.malformed(text) : JSONCorruption.centuryAhead(text)
@@ -37,11 +50,21 @@ extension FHIRObservationJSON {
             return (body(), ExpectedRejection(status: 400, field: "timestamp", spellings: ["effectiveDateTime"]))
         case .unknownField:
             f.append((JSONCorruption.unknownKey, .bool(true)))
-            return (body(), ExpectedRejection(status: 400, field: JSONCorruption.unknownKey, spellings: [JSONCorruption.unknownKey]))
+            return (
+                body(),
+                ExpectedRejection(status: 400, field: JSONCorruption.unknownKey, spellings: [JSONCorruption.unknownKey])
+            )
         case .badFlags:
             setQuantityElement(&f, panel: panel, "code", .string("bogus-unit"))
             setQuantityElement(&f, panel: panel, "unit", .string("bogus-unit"))
-            return (body(), ExpectedRejection(status: 400, field: "unit", spellings: [quantity + ".code", quantity + ".unit", quantity]))
+            return (
+                body(),
+                ExpectedRejection(
+                    status: 400,
+                    field: "unit",
+                    spellings: [quantity + ".code", quantity + ".unit", quantity]
+                )
+            )
         case .truncation, .mixed:
             let text = body()
             return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
@@ -64,14 +87,19 @@ extension FHIRObservationJSON {
         }
     }
 
-    static func editQuantity(_ f: inout [(String, JSONValue)], panel: Bool, _ edit: (inout [(String, JSONValue)]) -> Void) {
+    static func editQuantity(
+        _ f: inout [(String, JSONValue)],
+        panel: Bool,
+        _ edit: (inout [(String, JSONValue)]) -> Void
+    ) {
         func inQuantity(_ o: inout [(String, JSONValue)]) {
             guard let i = o.firstIndex(where: { $0.0 == "valueQuantity" }), case var .object(q) = o[i].1 else { return }
             edit(&q)
             o[i].1 = .object(q)
         }
         guard panel else { return inQuantity(&f) }
-        guard let i = f.firstIndex(where: { $0.0 == "component" }), case var .array(parts) = f[i].1, case var .object(first)? = parts.first
+        guard let i = f.firstIndex(where: { $0.0 == "component" }), case var .array(parts) = f[i].1,
+            case var .object(first)? = parts.first
         else { return }
         inQuantity(&first)
         parts[0] = .object(first)

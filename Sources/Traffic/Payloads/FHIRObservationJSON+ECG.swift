@@ -21,7 +21,9 @@ extension FHIRObservationJSON {
             ])
         ]
         if let (code, display) = recording.classification.snomed {
-            codings.append(.object([("system", .string(snomed)), ("code", .string(code)), ("display", .string(display))]))
+            codings.append(
+                .object([("system", .string(snomed)), ("code", .string(code)), ("display", .string(display))])
+            )
         }
         let sampled: JSONValue = .object([
             ("origin", quantity(.int(0), "uV")),
@@ -33,7 +35,11 @@ extension FHIRObservationJSON {
             ("resourceType", .string("Observation")),
             ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(r.id))])])),
             ("status", .string("final")),
-            ("category", .array([concept("http://terminology.hl7.org/CodeSystem/observation-category", "procedure", "Procedure")])),
+            (
+                "category",
+                .array([concept("http://terminology.hl7.org/CodeSystem/observation-category", "procedure", "Procedure")]
+                )
+            ),
             ("code", concept("http://loinc.org", ecgCode, "EKG study")),
             ("subject", .object([("reference", .string("Patient/" + r.patientID))])),
             ("device", .object([("reference", .string("Device/" + r.deviceID))])),
@@ -43,7 +49,9 @@ extension FHIRObservationJSON {
                 "component",
                 .array([
                     component("8867-4", "Heart rate", quantity(.int(Int64(recording.averageHeartRate)), "/min")),
-                    .object([("code", concept(rrSystem, leadICode, "MDC_ECG_ELEC_POTL_I")), ("valueSampledData", sampled)]),
+                    .object([
+                        ("code", concept(rrSystem, leadICode, "MDC_ECG_ELEC_POTL_I")), ("valueSampledData", sampled),
+                    ]),
                 ])
             ),
         ])

@@ -31,7 +31,9 @@ extension FHIRObservationJSON {
     /// counterpart here) a severity code that is not one, a missing field no value at all.
     static func corruptSymptom(_ f: [(String, JSONValue)], _ c: Corruption) -> ([UInt8], ExpectedRejection)? {
         var f = f
-        guard !f.contains(where: { $0.0 == "component" }), let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" }) else {
+        guard !f.contains(where: { $0.0 == "component" }),
+            let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" })
+        else {
             return nil
         }
         let spellings = ["valueCodeableConcept", "valueCodeableConcept.coding", "valueCodeableConcept.coding[0].code"]
@@ -45,6 +47,9 @@ extension FHIRObservationJSON {
         default:
             return nil
         }
-        return (Array(JSONValue.object(f).serialized().utf8), ExpectedRejection(status: 400, field: "value", spellings: spellings))
+        return (
+            Array(JSONValue.object(f).serialized().utf8),
+            ExpectedRejection(status: 400, field: "value", spellings: spellings)
+        )
     }
 }

@@ -90,7 +90,12 @@ package enum FHIRObservationJSON {
     }
 
     static func concept(_ system: String, _ code: String, _ display: String) -> JSONValue {
-        .object([("coding", .array([.object([("system", .string(system)), ("code", .string(code)), ("display", .string(display))])]))])
+        .object([
+            (
+                "coding",
+                .array([.object([("system", .string(system)), ("code", .string(code)), ("display", .string(display))])])
+            )
+        ])
     }
 
     static func quantity(_ value: JSONValue, _ unit: String) -> JSONValue {

@@ -34,7 +34,9 @@ package enum JSONCorruption {
             f[m].1 = .int(-1)
             return (body(f), ExpectedRejection(status: 400, field: measurement))
         case .badTimestamp, .futureTimestamp:
-            guard let ts, case let .string(text) = f[ts].1, let changed = c == .badTimestamp ? malformed(text) : centuryAhead(text) else {
+            guard let ts, case let .string(text) = f[ts].1,
+                let changed = c == .badTimestamp ? malformed(text) : centuryAhead(text)
+            else {
                 return nil
             }
             f[ts].1 = .string(changed)

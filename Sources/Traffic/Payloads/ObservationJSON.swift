@@ -60,7 +60,8 @@ package struct ExpectedRejection: Sendable, Equatable {
 /// (`bottle`: mL, `breast`: min), a symptom with its `symptom` (value: severity 1 mild, 2
 /// moderate, 3 severe; unit `{severity}`; timestamp: its onset), an ECG (`kind: ecg`) with its average
 /// heart rate as the value and HealthKit's fields (``ecgFields(_:)``), an equipment log entry
-/// (`kind: equipment`) with its `item` and `action` and the item's setting as the value. `readings.jsonl` and live traffic
+/// (`kind: equipment`) with its `item` and `action` and the item's setting as the value. `readings.jsonl` and live
+/// traffic
 /// both use this one encoder.
 package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
@@ -99,7 +100,8 @@ package enum ObservationJSON {
     /// (µV, one per sample from the start).
     package static func ecgFields(_ r: ECGRecording) -> [(String, JSONValue)] {
         [
-            ("classification", .string(r.classification.rawValue)), ("samplingFrequency", .int(Int64(r.samplingFrequency))),
+            ("classification", .string(r.classification.rawValue)),
+            ("samplingFrequency", .int(Int64(r.samplingFrequency))),
             ("symptomsStatus", .string(r.symptomatic ? "present" : "none")),
             ("voltageMeasurements", .array(r.microvolts.map { .int(Int64($0)) })),
         ]
@@ -112,7 +114,9 @@ package enum ObservationJSON {
     /// (``JSONCorruption``), and for a Bluetooth reading relayed as JSON the counterparts of the GATT
     /// forms (bad flags: an unknown unit; a bad CRC: a negative measurement).
     package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
-        guard case var .object(fields) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        guard case var .object(fields) = json else {
+            return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
+        }
         let measurement = fields.first { $0.0 == "value" || $0.0 == "systolic" }?.0 ?? "value"
         switch c {
         case .badFlags:

@@ -21,7 +21,9 @@ package struct ReadingEncoder {
 
     /// The payloads of one reading, in send order (a glucose record is followed by its context).
     package func encode(_ r: Reading) -> [EncodedPayload] {
-        var out = r.deviceType.isBluetooth ? gatt(r) : [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
+        var out =
+            r.deviceType.isBluetooth
+            ? gatt(r) : [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
         if let c = r.delivery.corruption, !out.isEmpty, out[0].characteristic != nil {
             out[0].bytes = corrupt(out[0].bytes, c, uuid: out[0].characteristic!)
         }
@@ -36,7 +38,12 @@ package struct ReadingEncoder {
         }
         switch r.measurement {
         case let .heartRate(bpm, rr, ee, contact):
-            let m = HeartRateMeasurement(heartRate: UInt16(clamping: bpm), contact: contact, energyExpended: ee, rrIntervals: rr)
+            let m = HeartRateMeasurement(
+                heartRate: UInt16(clamping: bpm),
+                contact: contact,
+                energyExpended: ee,
+                rrIntervals: rr
+            )
             return [p(HeartRateMeasurement.uuid, false, m)]
         case let .bloodPressure(s, d, m, pulse, status):
             let rec = BloodPressureRecord(
@@ -57,13 +64,27 @@ package struct ReadingEncoder {
             return [cgm(mg: mg, trend: trend, quality: quality, offset: offset, annunciation: annunciation)]
         case let .spo2(pct, pulse, continuous):
             if continuous {
-                return [p(PLXContinuousMeasurement.uuid, false, PLXContinuousMeasurement(spo2: sf(pct), pulseRate: sf(pulse)))]
+                return [
+                    p(
+                        PLXContinuousMeasurement.uuid,
+                        false,
+                        PLXContinuousMeasurement(spo2: sf(pct), pulseRate: sf(pulse))
+                    )
+                ]
             }
             return [
-                p(PLXSpotCheckMeasurement.uuid, true, PLXSpotCheckMeasurement(spo2: sf(pct), pulseRate: sf(pulse), timestamp: dateTime(r)))
+                p(
+                    PLXSpotCheckMeasurement.uuid,
+                    true,
+                    PLXSpotCheckMeasurement(spo2: sf(pct), pulseRate: sf(pulse), timestamp: dateTime(r))
+                )
             ]
         case let .temperature(c, type):
-            let rec = TemperatureRecord(value: MedFloat(c, exponent: -1) ?? MedFloat(.nan), timestamp: dateTime(r), type: type)
+            let rec = TemperatureRecord(
+                value: MedFloat(c, exponent: -1) ?? MedFloat(.nan),
+                timestamp: dateTime(r),
+                type: type
+            )
             return [p(TemperatureMeasurement.uuid, true, TemperatureMeasurement(rec))]
         case let .weight(kg):
             var w = WeightMeasurement(kilograms: kg) ?? WeightMeasurement(rawWeight: 0xFFFF)
@@ -91,7 +112,12 @@ package struct ReadingEncoder {
         )
         let context = GlucoseMeasurementContext(sequenceNumber: seq, meal: meal)
         return [
-            EncodedPayload(characteristic: GlucoseMeasurement.uuid, indicate: false, bytes: (try? g.encode()) ?? [], json: nil),
+            EncodedPayload(
+                characteristic: GlucoseMeasurement.uuid,
+                indicate: false,
+                bytes: (try? g.encode()) ?? [],
+                json: nil
+            ),
             EncodedPayload(
                 characteristic: GlucoseMeasurementContext.uuid,
                 indicate: false,
@@ -125,7 +151,8 @@ package struct ReadingEncoder {
     /// The JSON a non-GATT device sends: VitalEdge JSON for the phone bridge's heart rate and daily
     /// summaries (``VitalEdgeJSON``), the observation JSON (``ObservationJSON``) otherwise.
     package func json(_ r: Reading) -> JSONValue {
-        VitalEdgeJSON.encode(r, start: startUnixMilliseconds) ?? ObservationJSON.encode(r, start: startUnixMilliseconds) ?? .null
+        VitalEdgeJSON.encode(r, start: startUnixMilliseconds) ?? ObservationJSON.encode(r, start: startUnixMilliseconds)
+            ?? .null
     }
 
     /// Applies a deliberate corruption so that a strict decoder must reject the bytes. The JSON forms
@@ -135,7 +162,8 @@ package struct ReadingEncoder {
     func corrupt(_ bytes: [UInt8], _ c: Corruption, uuid: UInt16) -> [UInt8] {
         var b = bytes
         switch c {
-        case .truncation, .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField, .mixed:
+        case .truncation, .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField,
+            .mixed:
             if uuid == BatteryLevel.uuid { return [] }
             b.removeLast()
         case .badFlags:

@@ -42,7 +42,8 @@ package struct TemplatePayload: Sendable {
             return (Array(template.render(context).utf8), rejection(measurement))
         case .badTimestamp, .futureTimestamp:
             let ts = context["timestamp"] as? String ?? ""
-            guard let changed = c == .badTimestamp ? JSONCorruption.malformed(ts) : JSONCorruption.centuryAhead(ts) else { break }
+            guard let changed = c == .badTimestamp ? JSONCorruption.malformed(ts) : JSONCorruption.centuryAhead(ts)
+            else { break }
             context["timestamp"] = changed
             return (Array(template.render(context).utf8), rejection("timestamp"))
         case .badFlags:
@@ -55,7 +56,10 @@ package struct TemplatePayload: Sendable {
         // whichever field the refusal names is accepted.
         let text = Array(template.render(context).utf8)
         let field = c == .truncation ? "" : (c == .unknownField ? JSONCorruption.unknownKey : measurement)
-        return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: field, spellings: c == .truncation ? [] : ["*"]))
+        return (
+            Array(text.prefix(text.count / 2)),
+            ExpectedRejection(status: 400, field: field, spellings: c == .truncation ? [] : ["*"])
+        )
     }
 
     /// The values a template can use, as text (numbers in JSON form).

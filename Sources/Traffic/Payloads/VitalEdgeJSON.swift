@@ -12,7 +12,9 @@ package enum VitalEdgeJSON {
         func timestamp() -> JSONValue { .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601()) }
         switch r.measurement {
         case let .heartRate(bpm, _, _, _) where r.deviceType == .phoneBridge:
-            return .object([("userId", .string(r.patientID)), ("timestamp", timestamp()), ("heartRate", .int(Int64(bpm)))])
+            return .object([
+                ("userId", .string(r.patientID)), ("timestamp", timestamp()), ("heartRate", .int(Int64(bpm))),
+            ])
         case let .dailySummary(steps, calories):
             return .object([
                 ("userId", .string(r.patientID)), ("timestamp", timestamp()), ("stepCount", .int(Int64(steps))),
@@ -26,10 +28,14 @@ package enum VitalEdgeJSON {
     /// A corrupted VitalEdge payload (one of ``Corruption/jsonForms``) and the field a SUT must name
     /// rejecting it (`heartRate` or `stepCount` for the measurement).
     package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
-        guard case let .object(fields) = json else { return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: "")) }
+        guard case let .object(fields) = json else {
+            return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
+        }
         let measurement = fields.first { $0.0 == "heartRate" || $0.0 == "stepCount" }?.0 ?? "heartRate"
         if let out = JSONCorruption.apply(fields, c, measurement: measurement) { return out }
         // A GATT form has no VitalEdge counterpart (the loader refuses it on a phone bridge): cut the body short.
-        return JSONCorruption.apply(fields, .truncation, measurement: measurement) ?? ([], ExpectedRejection(status: 400, field: ""))
+        return JSONCorruption.apply(fields, .truncation, measurement: measurement) ?? (
+            [], ExpectedRejection(status: 400, field: "")
+        )
     }
 }

@@ -44,10 +44,20 @@ package struct CaptureGenerator {
         let patients = JSONValue.object([
             (
                 "patients",
-                .array(scenario.patients.map { .object([("id", .string($0.id)), ("profile", .string($0.profile.rawValue))]) })
+                .array(
+                    scenario.patients.map {
+                        .object([("id", .string($0.id)), ("profile", .string($0.profile.rawValue))])
+                    }
+                )
             )
         ])
-        do { try (patients.pretty() + "\n").write(toFile: directory + "/patients.json", atomically: true, encoding: .utf8) } catch {
+        do {
+            try (patients.pretty() + "\n").write(
+                toFile: directory + "/patients.json",
+                atomically: true,
+                encoding: .utf8
+            )
+        } catch {
             throw FileText.Failure.unwritable(path: directory + "/patients.json")
         }
         summary.jsonlPath = directory + "/readings.jsonl"
@@ -106,7 +116,8 @@ final class LinkSession {
                 recorder.subscribeAll(at: up + 50_000)
                 if storesRecords, r.delivery.backfill {
                     recorder.racpRequest(
-                        r.deviceType == .glucometer ? .report(fromSequence: UInt16(truncatingIfNeeded: r.seq)) : .reportAll,
+                        r.deviceType == .glucometer
+                            ? .report(fromSequence: UInt16(truncatingIfNeeded: r.seq)) : .reportAll,
                         at: up + 80_000
                     )
                     inBackfill = true

@@ -109,7 +109,8 @@ package struct IngestionRoute: Sendable {
 
     /// Whether the route carries reading `r` of a device the scenario sends over MQTT (`fromMQTT`) or not.
     package func matches(_ r: Reading, fromMQTT: Bool = false) -> Bool {
-        (kinds?.contains(r.kind) ?? true) && (deviceTypes?.contains(r.deviceType) ?? true) && (transport != nil || !fromMQTT)
+        (kinds?.contains(r.kind) ?? true) && (deviceTypes?.contains(r.deviceType) ?? true)
+            && (transport != nil || !fromMQTT)
     }
 
     /// Whether the route may carry readings of a device of `type` that the scenario sends over MQTT

@@ -11,7 +11,9 @@ package final class JSONLWriter {
     /// Opens `path` for writing, truncating it; nil discards output.
     package init(path: String?) throws {
         if let path {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                let h = FileHandle(forWritingAtPath: path)
+            else {
                 throw FileText.Failure.unwritable(path: path)
             }
             handle = h
@@ -48,17 +50,27 @@ package enum ReadingRecord {
         var o: [(String, JSONValue)] = [
             ("id", .string(r.id)), ("patient", .string(r.patientID)), ("device", .string(r.deviceID)),
             ("deviceType", .string(r.deviceType.rawValue)),
-            ("kind", .string(r.kind.rawValue)), ("seq", .int(Int64(r.seq))), ("value", .double(r.measurement.primaryValue)),
+            ("kind", .string(r.kind.rawValue)), ("seq", .int(Int64(r.seq))),
+            ("value", .double(r.measurement.primaryValue)),
             ("unit", .string(r.measurement.unit)), ("truth", .double((r.truth * 1000).rounded() / 1000)),
-            ("measuredAt", iso(r.measuredAt)), ("deviceTime", iso(r.deviceTime)), ("intendedEmitTime", iso(r.intendedEmitTime)),
-            ("virtualMs", .object([("measured", .int(r.measuredAt)), ("device", .int(r.deviceTime)), ("emit", .int(r.intendedEmitTime))])),
+            ("measuredAt", iso(r.measuredAt)), ("deviceTime", iso(r.deviceTime)),
+            ("intendedEmitTime", iso(r.intendedEmitTime)),
+            (
+                "virtualMs",
+                .object([
+                    ("measured", .int(r.measuredAt)), ("device", .int(r.deviceTime)),
+                    ("emit", .int(r.intendedEmitTime)),
+                ])
+            ),
         ]
         o += details(r.measurement)
         if let p = payloads.first {
             if let c = p.characteristic {
                 o.append(("characteristic", .string("0x" + String(c, radix: 16, uppercase: true))))
                 o.append(("payloadHex", .string(Hex.encode(p.bytes))))
-                if payloads.count > 1 { o.append(("extraPayloadsHex", .array(payloads.dropFirst().map { .string(Hex.encode($0.bytes)) }))) }
+                if payloads.count > 1 {
+                    o.append(("extraPayloadsHex", .array(payloads.dropFirst().map { .string(Hex.encode($0.bytes)) })))
+                }
             } else if let j = p.json {
                 o.append(("payload", j))
             }
@@ -91,22 +103,30 @@ package enum ReadingRecord {
             ]
         case let .spo2(p, pulse, continuous):
             return [
-                ("spo2", .int(Int64(p))), ("pulseRate", .int(Int64(pulse))), ("mode", .string(continuous ? "continuous" : "spot-check")),
+                ("spo2", .int(Int64(p))), ("pulseRate", .int(Int64(pulse))),
+                ("mode", .string(continuous ? "continuous" : "spot-check")),
             ]
         case let .temperature(c, type): return [("temperature", .double(c)), ("temperatureType", .int(Int64(type)))]
         case let .weight(kg): return [("weight", .double(kg))]
         case let .battery(p): return [("batteryLevel", .int(Int64(p)))]
-        case let .dailySummary(steps, cal): return [("stepCount", .int(Int64(steps))), ("caloriesBurned", .int(Int64(cal)))]
+        case let .dailySummary(steps, cal):
+            return [("stepCount", .int(Int64(steps))), ("caloriesBurned", .int(Int64(cal)))]
         case let .feeding(ml): return [("method", .string(FeedingMethod.bottle.rawValue)), ("volume", .int(Int64(ml)))]
-        case let .breastfeeding(minutes): return [("method", .string(FeedingMethod.breast.rawValue)), ("duration", .int(Int64(minutes)))]
+        case let .breastfeeding(minutes):
+            return [("method", .string(FeedingMethod.breast.rawValue)), ("duration", .int(Int64(minutes)))]
         case let .respirationRate(n): return [("respirationRate", .int(Int64(n)))]
-        case let .symptom(kind, severity): return [("symptom", .string(kind.rawValue)), ("severity", .string(severity.name))]
+        case let .symptom(kind, severity):
+            return [("symptom", .string(kind.rawValue)), ("severity", .string(severity.name))]
         case let .equipment(item, setting, action):
-            return [("item", .string(item.rawValue)), ("setting", .double(setting)), ("action", .string(action.rawValue))]
+            return [
+                ("item", .string(item.rawValue)), ("setting", .double(setting)), ("action", .string(action.rawValue)),
+            ]
         case let .ecg(r):
             return [
-                ("classification", .string(r.classification.rawValue)), ("averageHeartRate", .int(Int64(r.averageHeartRate))),
-                ("samples", .int(Int64(r.microvolts.count))), ("rPeaks", .array(r.beats.map { .double(($0 * 10).rounded() / 10) })),
+                ("classification", .string(r.classification.rawValue)),
+                ("averageHeartRate", .int(Int64(r.averageHeartRate))),
+                ("samples", .int(Int64(r.microvolts.count))),
+                ("rPeaks", .array(r.beats.map { .double(($0 * 10).rounded() / 10) })),
             ]
         }
     }

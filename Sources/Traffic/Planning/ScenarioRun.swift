@@ -30,7 +30,12 @@ package struct ScenarioRun {
         }
         emitters.reserveCapacity(scenario.patients.reduce(0) { $0 + $1.devices.count })
         for p in scenario.patients {
-            let phys = PatientPhysiology(patient: p, events: events[p.id] ?? [], rng: root.split("patient:" + p.id), clock: clock)
+            let phys = PatientPhysiology(
+                patient: p,
+                events: events[p.id] ?? [],
+                rng: root.split("patient:" + p.id),
+                clock: clock
+            )
             for d in p.devices {
                 emitters.append(
                     DeviceEmitter(

@@ -82,12 +82,18 @@ package enum TrafficPlan {
 
     /// - Parameter bleLink: leave out the devices that a live run carries over a real BLE link
     ///   (`vitalsim run --ble hci`: Bluetooth devices with `transport: ble`).
-    package static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest] {
+    package static func requests(for scenario: Scenario, seed: UInt64? = nil, bleLink: Bool = false) -> [PlannedRequest]
+    {
         Array(TrafficPlanStream(for: scenario, seed: seed, bleLink: bleLink))
     }
 
     /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
-    static func message(_ r: Reading, encoder: ReadingEncoder, start: Int64, topic: MQTTTopicTemplate = .vitalsim) -> PlannedRequest? {
+    static func message(
+        _ r: Reading,
+        encoder: ReadingEncoder,
+        start: Int64,
+        topic: MQTTTopicTemplate = .vitalsim
+    ) -> PlannedRequest? {
         guard let json = ObservationJSON.encode(r, start: start) else { return nil }
         var props = properties(r, start: start)
         var body = Array(json.serialized().utf8)

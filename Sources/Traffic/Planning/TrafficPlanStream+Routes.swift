@@ -36,12 +36,17 @@ extension TrafficPlanStream {
             push(routed(single(r, path: path, body: body, rejection: named(rejection, r, route)), route))
         } else if r.delivery.duplicate || !route.format.batches || route.batch <= 1 {
             close(batchKey)
-            push(routed(single(r, path: path, body: TrafficPlanStream.whole(json, route.format), rejection: nil), route))
+            push(
+                routed(single(r, path: path, body: TrafficPlanStream.whole(json, route.format), rejection: nil), route)
+            )
         } else {
             let item = TrafficPlanStream.item(json, route.format)
             addToBatch(r, key: batchKey, item: item) { item in
                 let (prefix, suffix) = TrafficPlanStream.enclosure(route.format)
-                return (self.routed(self.single(r, path: path, body: prefix + item, rejection: nil), route), suffix, route.batch)
+                return (
+                    self.routed(self.single(r, path: path, body: prefix + item, rejection: nil), route), suffix,
+                    route.batch
+                )
             }
         }
     }
@@ -65,12 +70,16 @@ extension TrafficPlanStream {
         var rejection: ExpectedRejection?
         switch route.format {
         case .gatt:
-            guard r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic else { return nil }
+            guard r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic else {
+                return nil
+            }
             properties.append(("characteristic", String(format: "%04X", uuid)))
             body = gatt.bytes
             if let c = r.delivery.corruption {
                 // A raw value has no fields: its refusal is judged by status, whatever field the SUT names.
-                let golden = ObservationJSON.encode(r, start: start).map { ObservationJSON.corrupt($0, c).1.named(for: r).field }
+                let golden = ObservationJSON.encode(r, start: start).map {
+                    ObservationJSON.corrupt($0, c).1.named(for: r).field
+                }
                 rejection = ExpectedRejection(status: 400, field: golden ?? "payload", spellings: ["*"])
             }
         case .template(let template):
@@ -95,7 +104,8 @@ extension TrafficPlanStream {
     func what(_ r: Reading) -> String {
         let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
         let device = naming.scenarioDevice(r.deviceID, of: patient)
-        return "\(r.kind.rawValue) readings of \(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
+        return
+            "\(r.kind.rawValue) readings of \(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
     }
 
     /// `rejection` with its field named as golden files name it, and the SUT's names of it that the
@@ -161,7 +171,10 @@ extension TrafficPlanStream {
     static func enclosure(_ format: IngestionFormat) -> (prefix: [UInt8], suffix: [UInt8]) {
         switch format {
         case .fhirBundle(let type):
-            (Array(#"{"resourceType":"Bundle","type":""#.utf8) + Array(type.utf8) + Array(#"","entry":["#.utf8), Array("]}".utf8))
+            (
+                Array(#"{"resourceType":"Bundle","type":""#.utf8) + Array(type.utf8) + Array(#"","entry":["#.utf8),
+                Array("]}".utf8)
+            )
         default: ([UInt8(ascii: "[")], [UInt8(ascii: "]")])
         }
     }

@@ -184,7 +184,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     func addToBatch(_ r: Reading, key: String, json: JSONValue) {
         addToBatch(r, key: key, item: Array(json.serialized().utf8)) { item in
             (
-                self.single(r, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + item, rejection: nil), [UInt8(ascii: "]")],
+                self.single(r, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + item, rejection: nil),
+                [UInt8(ascii: "]")],
                 TrafficPlan.maxBatch
             )
         }
@@ -198,7 +199,9 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         item: [UInt8],
         opening: ([UInt8]) -> (request: PlannedRequest, suffix: [UInt8], limit: Int)
     ) {
-        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow, batch.request.readings.count < batch.limit {
+        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow,
+            batch.request.readings.count < batch.limit
+        {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((naming.scenarioReadingID(r.id), r.intendedEmitTime))
             if keepsDeviceTimes { batch.request.deviceTimes.append(r.deviceTime) }
@@ -228,7 +231,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         insertReady(batch.request, offset: batch.offset)
     }
 
-    static func before(_ a: (request: PlannedRequest, offset: Int), _ b: (request: PlannedRequest, offset: Int)) -> Bool {
+    static func before(_ a: (request: PlannedRequest, offset: Int), _ b: (request: PlannedRequest, offset: Int)) -> Bool
+    {
         (a.request.sendAt, a.offset) < (b.request.sendAt, b.offset)
     }
 

@@ -19,7 +19,13 @@ package struct WireNaming: Sendable {
     let identities: [String: DeviceIdentity]
 
     /// Ids unchanged: the scenario's own.
-    package static let identity = WireNaming(patients: [:], scenarioPatients: [:], devices: [:], scenarioDevices: [:], identities: [:])
+    package static let identity = WireNaming(
+        patients: [:],
+        scenarioPatients: [:],
+        devices: [:],
+        scenarioDevices: [:],
+        identities: [:]
+    )
 
     /// True when no id is renamed.
     package var isIdentity: Bool { patients.isEmpty && devices.isEmpty }
@@ -72,15 +78,29 @@ package struct WireNaming: Sendable {
             back[wire] = p.id
             for d in p.devices {
                 let wireDevice = deviceTemplate.map { fill($0, patient: p.id, device: d.id) } ?? d.id
-                guard !wireDevice.contains("/") else { throw .slash(wireDevice, of: "device \(d.id) of patient \(p.id)") }
+                guard !wireDevice.contains("/") else {
+                    throw .slash(wireDevice, of: "device \(d.id) of patient \(p.id)")
+                }
                 let key = wire + "/" + wireDevice
-                if let other = deviceBack[key] { throw .shared(wireDevice, "devices \(other.device) and \(d.id) of patient \(p.id)") }
+                if let other = deviceBack[key] {
+                    throw .shared(wireDevice, "devices \(other.device) and \(d.id) of patient \(p.id)")
+                }
                 devices[p.id + "/" + d.id] = wireDevice
                 deviceBack[key] = (p.id, d.id)
-                identities[p.id + "/" + d.id] = DeviceIdentity(patientID: wire, deviceID: wireDevice, deviceType: d.type)
+                identities[p.id + "/" + d.id] = DeviceIdentity(
+                    patientID: wire,
+                    deviceID: wireDevice,
+                    deviceType: d.type
+                )
             }
         }
-        self.init(patients: patients, scenarioPatients: back, devices: devices, scenarioDevices: deviceBack, identities: identities)
+        self.init(
+            patients: patients,
+            scenarioPatients: back,
+            devices: devices,
+            scenarioDevices: deviceBack,
+            identities: identities
+        )
     }
 
     /// `name` with every character outside `A–Z a–z 0–9 . -` replaced by `-` (FHIR's id alphabet).

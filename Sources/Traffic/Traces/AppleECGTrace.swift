@@ -25,7 +25,8 @@ enum AppleECGTrace {
         }
         let names =
             isFolder.boolValue
-            ? ((try? FileManager.default.contentsOfDirectory(atPath: trace.path)) ?? []).filter { $0.hasSuffix(".csv") }.sorted() : [""]
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: trace.path)) ?? []).filter { $0.hasSuffix(".csv") }
+                .sorted() : [""]
         var out: [Recording] = []
         var issues: [ScenarioIssue] = []
         for name in names {
@@ -55,7 +56,9 @@ enum AppleECGTrace {
             if line.isEmpty { continue }
             if let comma = line.firstIndex(of: ","), Double(line) == nil {
                 let key = String(line[..<comma])
-                let value = String(line[line.index(after: comma)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+                let value = String(line[line.index(after: comma)...]).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\" ")
+                )
                 header[key] = (value, index + 1)
                 continue
             }
@@ -67,7 +70,9 @@ enum AppleECGTrace {
         }
         let date = header["Recorded Date"]
         let time = date.flatMap { AppleHealthTrace.unixMilliseconds($0.value) }
-        if time == nil { problems.fail(line: date?.line ?? 1, field: "Recorded Date", "no date 'YYYY-MM-DD hh:mm:ss ±hhmm'") }
+        if time == nil {
+            problems.fail(line: date?.line ?? 1, field: "Recorded Date", "no date 'YYYY-MM-DD hh:mm:ss ±hhmm'")
+        }
         let classified = header["Classification"]
         let classification = classified.flatMap { Self.classification($0.value) }
         if classification == nil {
@@ -79,13 +84,21 @@ enum AppleECGTrace {
         }
         let rate = header["Sample Rate"].flatMap { Int($0.value.split(separator: " ").first ?? "") } ?? 0
         if !(100...2000).contains(rate) {
-            problems.fail(line: header["Sample Rate"]?.line ?? 1, field: "Sample Rate", "no sample rate in hertz (e.g. '512 hertz')")
+            problems.fail(
+                line: header["Sample Rate"]?.line ?? 1,
+                field: "Sample Rate",
+                "no sample rate in hertz (e.g. '512 hertz')"
+            )
         }
         if let unit = header["Unit"], unit.value != "µV" {
             problems.fail(line: unit.line, field: "Unit", "the voltages must be in µV, not '\(unit.value)'")
         }
         if microvolts.count < rate {
-            problems.fail(line: 0, field: "voltage", "\(microvolts.count) samples: a recording of at least one second is needed")
+            problems.fail(
+                line: 0,
+                field: "voltage",
+                "\(microvolts.count) samples: a recording of at least one second is needed"
+            )
         }
         try problems.check()
         let beats = RPeaks.detect(microvolts, samplingFrequency: rate)

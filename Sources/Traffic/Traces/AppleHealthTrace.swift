@@ -16,7 +16,8 @@ enum AppleHealthTrace {
     static let systolic = "HKQuantityTypeIdentifierBloodPressureSystolic"
     static let diastolic = "HKQuantityTypeIdentifierBloodPressureDiastolic"
 
-    /// The record type a device type reads and the field it fills; nil for blood pressure (paired) and types Health has no record for.
+    /// The record type a device type reads and the field it fills; nil for blood pressure (paired) and types Health has
+    /// no record for.
     static func quantity(_ type: DeviceType) -> (record: String, field: String)? {
         switch type {
         case .heartRateStrap, .phoneBridge: ("HKQuantityTypeIdentifierHeartRate", "heart-rate")
@@ -33,7 +34,9 @@ enum AppleHealthTrace {
     /// A record's value in the unit VitalSim's field uses; nil for a unit it does not know.
     static func convert(_ value: Double, unit: String, field: String) -> Double? {
         switch (field, unit) {
-        case ("heart-rate", "count/min"), ("respiration-rate", "count/min"), ("systolic", "mmHg"), ("diastolic", "mmHg"): value
+        case ("heart-rate", "count/min"), ("respiration-rate", "count/min"), ("systolic", "mmHg"),
+            ("diastolic", "mmHg"):
+            value
         case ("glucose", "mg/dL"), ("cgm", "mg/dL"): value
         case ("glucose", _) where unit.hasPrefix("mmol"), ("cgm", _) where unit.hasPrefix("mmol"):
             (value * ClarityTrace.mmolToMgdl).rounded()
@@ -47,7 +50,8 @@ enum AppleHealthTrace {
         }
     }
 
-    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample] {
+    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample]
+    {
         var problems = TraceProblems(trace)
         guard type == .bpCuff || quantity(type) != nil else {
             problems.fail(line: 0, field: "", "Apple Health has no records a \(type.rawValue) sends")
@@ -65,9 +69,17 @@ enum AppleHealthTrace {
         let parser = XMLParser(stream: InputStream(data: Data(xml.utf8)))
         parser.delegate = reader
         if !parser.parse() || parser.parserError != nil {
-            problems.fail(line: parser.lineNumber, field: "", "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "parse error")")
+            problems.fail(
+                line: parser.lineNumber,
+                field: "",
+                "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "parse error")"
+            )
         } else if !reader.complete {
-            problems.fail(line: parser.lineNumber, field: "", "not well-formed XML: the export ends before </HealthData> (cut short?)")
+            problems.fail(
+                line: parser.lineNumber,
+                field: "",
+                "not well-formed XML: the export ends before </HealthData> (cut short?)"
+            )
         }
         for (line, field, message) in reader.problems { problems.fail(line: line, field: field, message) }
         let pairs = reader.unpairedPressures(&problems)

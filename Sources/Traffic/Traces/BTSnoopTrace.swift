@@ -24,11 +24,19 @@ enum BTSnoopTrace {
         }
     }
 
-    static func samples(_ bytes: [UInt8], trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample] {
+    static func samples(
+        _ bytes: [UInt8],
+        trace: DeviceTrace,
+        type: DeviceType
+    ) throws(ScenarioLoadError) -> [TraceSample] {
         var problems = TraceProblems(trace)
         let wanted = characteristics(type)
         guard !wanted.isEmpty else {
-            problems.fail(line: 0, field: "", "a \(type.rawValue) has no Bluetooth measurement characteristic to take from a capture")
+            problems.fail(
+                line: 0,
+                field: "",
+                "a \(type.rawValue) has no Bluetooth measurement characteristic to take from a capture"
+            )
             throw ScenarioLoadError(issues: problems.issues)
         }
         let records: [BTSnoopRecord]
@@ -50,10 +58,16 @@ enum BTSnoopTrace {
             // oximeter's: the characteristic the discovery names, else the spot-check one).
             let discovered = link.characteristic(connection, handle)
             let uuid =
-                trace.handle == Int(handle) ? (discovered.flatMap { wanted.contains($0) ? $0 : nil } ?? wanted.sorted()[0]) : discovered
+                trace.handle == Int(handle)
+                ? (discovered.flatMap { wanted.contains($0) ? $0 : nil } ?? wanted.sorted()[0]) : discovered
             guard let uuid, wanted.contains(uuid) else { continue }
             do throws(GATTError) {
-                out += try GATTTraceValue.samples(uuid, Array(pdu[3...]), capturedAt: record.unixMicroseconds / 1000, record: i + 1)
+                out += try GATTTraceValue.samples(
+                    uuid,
+                    Array(pdu[3...]),
+                    capturedAt: record.unixMicroseconds / 1000,
+                    record: i + 1
+                )
             } catch {
                 problems.fail(line: i + 1, field: String(format: "0x%04X", uuid), "record \(i + 1): \(error)")
             }
@@ -110,11 +124,14 @@ struct ATTReassembly {
             if size == 7 {
                 declared[UInt32(connection) << 16 | UInt32(valueHandle)] = uuid
             } else if Array(pdu[(o + 5)..<(o + 17)]) == base {
-                declared[UInt32(connection) << 16 | UInt32(valueHandle)] = UInt16(pdu[o + 17]) | UInt16(pdu[o + 18]) << 8
+                declared[UInt32(connection) << 16 | UInt32(valueHandle)] =
+                    UInt16(pdu[o + 17]) | UInt16(pdu[o + 18]) << 8
             }
             o += size
         }
     }
 
-    func characteristic(_ connection: UInt16, _ handle: UInt16) -> UInt16? { declared[UInt32(connection) << 16 | UInt32(handle)] }
+    func characteristic(_ connection: UInt16, _ handle: UInt16) -> UInt16? {
+        declared[UInt32(connection) << 16 | UInt32(handle)]
+    }
 }

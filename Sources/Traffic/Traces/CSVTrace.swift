@@ -8,7 +8,8 @@ import VitalSimCore
 /// left out. Unknown columns, missing required ones and cells that are not numbers are errors
 /// naming the line and column.
 enum CSVTrace {
-    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample] {
+    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample]
+    {
         var problems = TraceProblems(trace)
         let table = try TraceCSV.parse(text, trace: trace)
         let fields = ScriptedReading.fields(of: type) ?? ([], [:], [:])
@@ -19,9 +20,15 @@ enum CSVTrace {
             throw ScenarioLoadError(issues: problems.issues)
         }
         for (i, name) in header.enumerated() where i != timeColumn && !names.contains(name) {
-            problems.fail(line: 1, field: name, "not a field of a \(type.rawValue); valid: time, \(names.joined(separator: ", "))")
+            problems.fail(
+                line: 1,
+                field: name,
+                "not a field of a \(type.rawValue); valid: time, \(names.joined(separator: ", "))"
+            )
         }
-        for name in fields.required where !header.contains(name) { problems.fail(line: 1, field: name, "no '\(name)' column") }
+        for name in fields.required where !header.contains(name) {
+            problems.fail(line: 1, field: name, "no '\(name)' column")
+        }
         try problems.check()
         var out: [TraceSample] = []
         var relative: Bool?

@@ -11,7 +11,8 @@ import VitalSimCore
 enum ClarityTrace {
     static let mmolToMgdl = 18.0156
 
-    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample] {
+    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType) throws(ScenarioLoadError) -> [TraceSample]
+    {
         var problems = TraceProblems(trace)
         guard type == .cgm || type == .glucometer else {
             problems.fail(

@@ -7,7 +7,12 @@ import VitalSimCore
 enum GATTTraceValue {
     static let kPaToMmHg = 7.500_615_75
 
-    static func samples(_ uuid: UInt16, _ value: [UInt8], capturedAt: Int64, record: Int) throws(GATTError) -> [TraceSample] {
+    static func samples(
+        _ uuid: UInt16,
+        _ value: [UInt8],
+        capturedAt: Int64,
+        record: Int
+    ) throws(GATTError) -> [TraceSample] {
         func sample(_ values: [String: Double], _ stamp: DateTime? = nil) -> TraceSample {
             TraceSample(time: stamp.flatMap(unixMilliseconds) ?? capturedAt, values: values, line: record)
         }
@@ -32,12 +37,18 @@ enum GATTTraceValue {
             let g = try GlucoseMeasurement.decode(value)
             let offset = Int64(g.timeOffset ?? 0) * 60_000
             let at = unixMilliseconds(g.baseTime).map { $0 + offset }
-            return [TraceSample(time: at ?? capturedAt, values: ["glucose": g.milligramsPerDeciliter ?? .nan], line: record)]
+            return [
+                TraceSample(time: at ?? capturedAt, values: ["glucose": g.milligramsPerDeciliter ?? .nan], line: record)
+            ]
         case 0x2AA7:
             let records = try CGMMeasurement.decode(value).records
             let last = Int64(records.last?.timeOffset ?? 0)
             return records.map { r in
-                TraceSample(time: capturedAt - (last - Int64(r.timeOffset)) * 60_000, values: ["cgm": r.glucose.value], line: record)
+                TraceSample(
+                    time: capturedAt - (last - Int64(r.timeOffset)) * 60_000,
+                    values: ["cgm": r.glucose.value],
+                    line: record
+                )
             }
         case 0x2A5E:
             let m = try PLXSpotCheckMeasurement.decode(value)

@@ -30,7 +30,8 @@ final class HealthRecordReader: NSObject, XMLParserDelegate {
         attributes: [String: String] = [:]
     ) {
         let line = parser.lineNumber
-        if element == "Correlation", attributes["type"] == "HKCorrelationTypeIdentifierBloodPressure", type == .bpCuff, accepts(attributes)
+        if element == "Correlation", attributes["type"] == "HKCorrelationTypeIdentifierBloodPressure", type == .bpCuff,
+            accepts(attributes)
         {
             guard let time = attributes["startDate"].flatMap(AppleHealthTrace.unixMilliseconds) else {
                 problems.append((line, "startDate", "no start date 'YYYY-MM-DD hh:mm:ss ±hhmm'"))

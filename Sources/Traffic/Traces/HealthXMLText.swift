@@ -45,15 +45,28 @@ enum HealthXMLText {
                 i = last + 1
             } else if starts("<!DOCTYPE", at: i) {
                 guard let last = doctypeEnd(b, from: i) else {
-                    return .failure(Problem(line: line(i), message: "not well-formed XML: the document type declaration is not closed"))
+                    return .failure(
+                        Problem(
+                            line: line(i),
+                            message: "not well-formed XML: the document type declaration is not closed"
+                        )
+                    )
                 }
                 blank(i, through: last)
                 i = last + 1
             } else if starts("<!", at: i) {
-                return .failure(Problem(line: line(i), message: "not an export: unexpected markup '<!' (a declaration or CDATA section)"))
+                return .failure(
+                    Problem(
+                        line: line(i),
+                        message: "not an export: unexpected markup '<!' (a declaration or CDATA section)"
+                    )
+                )
             } else if b[i] == 38, !knownReference(b, at: i) {
                 return .failure(
-                    Problem(line: line(i), message: "not an export: an entity reference other than &lt; &gt; &amp; &quot; &apos; or &#…;")
+                    Problem(
+                        line: line(i),
+                        message: "not an export: an entity reference other than &lt; &gt; &amp; &quot; &apos; or &#…;"
+                    )
                 )
             } else {
                 i += 1

@@ -11,7 +11,8 @@ enum JSONLTrace {
     static func mapping(_ type: DeviceType) -> (kind: String, fields: [(json: String, field: String)]) {
         switch type {
         case .heartRateStrap, .phoneBridge: ("heart-rate", [("heartRate", "heart-rate")])
-        case .bpCuff: ("blood-pressure", [("systolic", "systolic"), ("diastolic", "diastolic"), ("pulseRate", "pulse")])
+        case .bpCuff:
+            ("blood-pressure", [("systolic", "systolic"), ("diastolic", "diastolic"), ("pulseRate", "pulse")])
         case .glucometer: ("glucose", [("glucose", "glucose")])
         case .cgm: ("cgm", [("glucose", "cgm")])
         case .pulseOximeter: ("spo2", [("spo2", "spo2"), ("pulseRate", "pulse")])
@@ -23,7 +24,12 @@ enum JSONLTrace {
         }
     }
 
-    static func samples(_ text: String, trace: DeviceTrace, type: DeviceType, deviceID: String) throws(ScenarioLoadError) -> [TraceSample] {
+    static func samples(
+        _ text: String,
+        trace: DeviceTrace,
+        type: DeviceType,
+        deviceID: String
+    ) throws(ScenarioLoadError) -> [TraceSample] {
         var problems = TraceProblems(trace)
         let (kind, fields) = mapping(type)
         let device = trace.fromDevice ?? deviceID
@@ -42,7 +48,8 @@ enum JSONLTrace {
                 problems.fail(line: line, field: "method", "a breastfeed has no volume to replay")
                 continue
             }
-            guard let stamp = object["measuredAt"] as? String, let time = CivilTime.unixMilliseconds(rfc3339: stamp) else {
+            guard let stamp = object["measuredAt"] as? String, let time = CivilTime.unixMilliseconds(rfc3339: stamp)
+            else {
                 problems.fail(line: line, field: "measuredAt", "no RFC 3339 time stamp")
                 continue
             }

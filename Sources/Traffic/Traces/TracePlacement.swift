@@ -6,17 +6,27 @@ import VitalSimCore
 /// values are one reading (exports repeat them); with different values they are an error naming
 /// both lines, never a silent choice.
 enum TracePlacement {
-    static func readings(of device: DeviceSpec, trace: DeviceTrace, in scenario: Scenario) throws(ScenarioLoadError) -> [ScriptedReading] {
+    static func readings(
+        of device: DeviceSpec,
+        trace: DeviceTrace,
+        in scenario: Scenario
+    ) throws(ScenarioLoadError) -> [ScriptedReading] {
         var problems = TraceProblems(trace)
         try refuseScripts(of: device, in: scenario)
-        let raw = try TracedScenarioLoader.samples(trace, type: device.type, deviceID: device.id, scenarioPath: scenario.sourcePath)
+        let raw = try TracedScenarioLoader.samples(
+            trace,
+            type: device.type,
+            deviceID: device.id,
+            scenarioPath: scenario.sourcePath
+        )
         guard let first = raw.min(by: { $0.time < $1.time }) else {
             let issue = ScenarioIssue(
                 file: scenario.sourcePath,
                 line: trace.line,
                 column: 1,
                 field: trace.field,
-                message: "the trace \(trace.file) holds no readings a \(device.type.rawValue) sends (\(trace.format.rawValue))"
+                message:
+                    "the trace \(trace.file) holds no readings a \(device.type.rawValue) sends (\(trace.format.rawValue))"
             )
             throw ScenarioLoadError(issues: [issue])
         }
@@ -39,14 +49,28 @@ enum TracePlacement {
                 )
                 break
             }
-            for name in fields.required where s.values[name] == nil { problems.fail(line: s.line, field: name, "no \(name) value") }
+            for name in fields.required where s.values[name] == nil {
+                problems.fail(line: s.line, field: name, "no \(name) value")
+            }
             for (name, v) in s.values.sorted(by: { $0.key < $1.key }) {
                 guard let range = ranges[name] else { continue }
                 if !range.contains(v) {
-                    problems.fail(line: s.line, field: name, "\(v) is outside \(range.lowerBound)...\(range.upperBound)")
+                    problems.fail(
+                        line: s.line,
+                        field: name,
+                        "\(v) is outside \(range.lowerBound)...\(range.upperBound)"
+                    )
                 }
             }
-            var reading = ScriptedReading(deviceID: device.id, start: t, values: s.values, to: nil, count: 1, every: 60_000, line: s.line)
+            var reading = ScriptedReading(
+                deviceID: device.id,
+                start: t,
+                values: s.values,
+                to: nil,
+                count: 1,
+                every: 60_000,
+                line: s.line
+            )
             if let cgm = s.values["cgm"] {
                 // A CGM's trend from its previous reading, when that is at most 15 minutes old.
                 if let p = previous, t - p.time <= 900_000, t > p.time {
@@ -84,7 +108,9 @@ enum TracePlacement {
         var out: [DeviceTrace.Electrocardiogram] = []
         for r in found {
             let start = trace.at + (r.time - first.time)
-            let issue = { (message: String) in ScenarioIssue(file: r.file, line: 0, column: 0, field: "Recorded Date", message: message) }
+            let issue = { (message: String) in
+                ScenarioIssue(file: r.file, line: 0, column: 0, field: "Recorded Date", message: message)
+            }
             if start + r.recording.durationMilliseconds >= scenario.duration.milliseconds {
                 issues.append(
                     issue(
@@ -122,7 +148,11 @@ enum TracePlacement {
         for s in sorted {
             if let last = out.last, last.time == s.time {
                 if last.values != s.values {
-                    problems.fail(line: s.line, field: "time", "a second reading at the same time as line \(last.line), with other values")
+                    problems.fail(
+                        line: s.line,
+                        field: "time",
+                        "a second reading at the same time as line \(last.line), with other values"
+                    )
                 }
                 continue
             }

@@ -20,7 +20,9 @@ struct TraceProblems {
     /// A problem in the trace file at `line` (0 when it concerns the whole file).
     mutating func fail(line: Int, field: String, _ message: String) {
         guard issues.count < 100 else { return }
-        issues.append(ScenarioIssue(file: trace.path, line: line, column: line > 0 ? 1 : 0, field: field, message: message))
+        issues.append(
+            ScenarioIssue(file: trace.path, line: line, column: line > 0 ? 1 : 0, field: field, message: message)
+        )
     }
 
     /// Throws what was found, if anything.

@@ -43,7 +43,9 @@ public enum TracedScenarioLoader {
         -> [TraceSample]
     {
         if trace.format == .btsnoop {
-            guard let data = FileManager.default.contents(atPath: trace.path) else { throw unreadable(trace, scenarioPath) }
+            guard let data = FileManager.default.contents(atPath: trace.path) else {
+                throw unreadable(trace, scenarioPath)
+            }
             return try BTSnoopTrace.samples([UInt8](data), trace: trace, type: type)
         }
         let text: String
@@ -77,7 +79,12 @@ public enum TracedScenarioLoader {
         return try parse(text, trace: trace, type: type, deviceID: deviceID).count
     }
 
-    static func parse(_ text: String, trace: DeviceTrace, type: DeviceType, deviceID: String) throws(ScenarioLoadError) -> [TraceSample] {
+    static func parse(
+        _ text: String,
+        trace: DeviceTrace,
+        type: DeviceType,
+        deviceID: String
+    ) throws(ScenarioLoadError) -> [TraceSample] {
         switch trace.format {
         case .readingsJSONL: return try JSONLTrace.samples(text, trace: trace, type: type, deviceID: deviceID)
         case .csv: return try CSVTrace.samples(text, trace: trace, type: type)

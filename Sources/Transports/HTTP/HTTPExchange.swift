@@ -31,7 +31,11 @@ extension HTTPExchange {
     }
 
     /// GETs `url` and returns the response.
-    package func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+    package func get(
+        _ url: String,
+        headers: [String] = [],
+        timeout: Double = 10
+    ) async throws(HTTPTransportError) -> HTTPReply {
         try await send("GET", url, body: nil, headers: headers, timeout: timeout)
     }
 }

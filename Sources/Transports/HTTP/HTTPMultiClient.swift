@@ -43,7 +43,8 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
     /// False keeps every transfer on HTTP/1.1 (one request per connection at a time) even where
     /// the server offers HTTP/2.
     let http2: Bool
-    /// Guarded by `lock` (an `NSLock`: jobs hold raw libcurl pointers, which cannot leave a `Locked` value as `sending`).
+    /// Guarded by `lock` (an `NSLock`: jobs hold raw libcurl pointers, which cannot leave a `Locked` value as
+    /// `sending`).
     private var stateStorage = State()
     let lock = NSLock()
     let done = DispatchSemaphore(value: 0)
@@ -126,7 +127,9 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
             curl_easy_reset(easy)
             var list: UnsafeMutablePointer<curl_slist>?
             for header in headers { list = curl_slist_append(list, header) }
-            if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("expect:") }) { list = curl_slist_append(list, "Expect:") }
+            if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("expect:") }) {
+                list = curl_slist_append(list, "Expect:")
+            }
             vitalsim_curl_setopt_string(easy, CURLOPT_URL, url)
             if let body {
                 vitalsim_curl_setopt_long(easy, CURLOPT_POST, 1)
@@ -142,7 +145,9 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
                 }
             } else {
                 vitalsim_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
-                if method != "POST", method != "GET" { vitalsim_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
+                if method != "POST", method != "GET" {
+                    vitalsim_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+                }
             }
             vitalsim_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
             vitalsim_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
@@ -233,7 +238,9 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
             return Array(s.running.values)
         }
         for job in running { curl_multi_remove_handle(multi, job.easy) }
-        for job in running + submitted { finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url))) }
+        for job in running + submitted {
+            finish(job, .failure(HTTPTransportError(reason: "the HTTP client was closed", url: job.url)))
+        }
         let left = locked { s -> [UnownedJob] in
             defer { s.jobs.removeAll() }
             return s.jobs
@@ -250,7 +257,10 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             guard let job = locked({ $0.running.removeValue(forKey: Int(bitPattern: easy)) }) else { continue }
             guard code == CURLE_OK else {
-                finish(job, .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url)))
+                finish(
+                    job,
+                    .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: job.url))
+                )
                 continue
             }
             var status = 0
@@ -260,7 +270,10 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
             let name =
                 version == CURL_HTTP_VERSION_2_0
                 ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : version == CURL_HTTP_VERSION_1_0 ? "1.0" : ""
-            finish(job, .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name)))
+            finish(
+                job,
+                .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name))
+            )
         }
     }
 

@@ -70,7 +70,11 @@ package final class HTTPPoster: @unchecked Sendable {
     }
 
     /// GETs `url` and returns the response, or throws when no response arrived.
-    package func get(_ url: String, headers: [String] = [], timeout: Double = 10) async throws(HTTPTransportError) -> HTTPReply {
+    package func get(
+        _ url: String,
+        headers: [String] = [],
+        timeout: Double = 10
+    ) async throws(HTTPTransportError) -> HTTPReply {
         let result: Result<HTTPReply, HTTPTransportError> = await withCheckedContinuation { c in
             queue.async { c.resume(returning: self.perform(url, body: nil, headers: headers, timeout: timeout)) }
         }
@@ -78,13 +82,20 @@ package final class HTTPPoster: @unchecked Sendable {
     }
 
     /// One request on the easy handle: a POST of `body`, or a GET when `body` is nil.
-    func perform(_ url: String, body: [UInt8]?, headers: [String], timeout: Double) -> Result<HTTPReply, HTTPTransportError> {
+    func perform(
+        _ url: String,
+        body: [UInt8]?,
+        headers: [String],
+        timeout: Double
+    ) -> Result<HTTPReply, HTTPTransportError> {
         guard let h = easy else { return .failure(HTTPTransportError(reason: "curl_easy_init failed", url: url)) }
         curl_easy_reset(h)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, header) }
         // No "Expect: 100-continue" round trip before bodies over 1 KiB (batches).
-        if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("expect:") }) { list = curl_slist_append(list, "Expect:") }
+        if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("expect:") }) {
+            list = curl_slist_append(list, "Expect:")
+        }
         defer { curl_slist_free_all(list) }
         let sink = Sink()
         let code: CURLcode = (body ?? []).withUnsafeBufferPointer { raw in
@@ -115,7 +126,9 @@ package final class HTTPPoster: @unchecked Sendable {
             vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
             return withExtendedLifetime(sink) { curl_easy_perform(h) }
         }
-        guard code == CURLE_OK else { return .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: url)) }
+        guard code == CURLE_OK else {
+            return .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: url))
+        }
         var status = 0
         vitalsim_curl_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
         return .success(HTTPReply(status: status, body: sink.bytes))

@@ -120,7 +120,9 @@ package final class SSEClient: @unchecked Sendable {
                 if line.last == 0x0D { line.removeLast() }
                 let text = String(decoding: line, as: UTF8.self)
                 if text.isEmpty {
-                    if !s.data.isEmpty { out.append(Event(id: s.id, event: s.event, data: s.data.joined(separator: "\n"))) }
+                    if !s.data.isEmpty {
+                        out.append(Event(id: s.id, event: s.event, data: s.data.joined(separator: "\n")))
+                    }
                     if let id = s.id { s.lastEventID = id }
                     s.data = []
                     s.event = nil

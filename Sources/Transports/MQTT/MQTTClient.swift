@@ -111,13 +111,16 @@ package final class MQTTClient: @unchecked Sendable {
         if let ca = configuration.caFile {
             let cert = configuration.clientCertificate
             let rc = mosquitto_tls_set(h, ca, nil, cert?.certificate, cert?.key, nil)
-            guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .setup("TLS with CA file \(ca): \(MQTTClient.reason(rc))") }
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                throw .setup("TLS with CA file \(ca): \(MQTTClient.reason(rc))")
+            }
         } else if configuration.clientCertificate != nil {
             throw .setup("a client certificate needs TLS to the broker: give the broker's CA (--mqtt-cacert)")
         }
         mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user)?.connected(rc) }
         mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user)?.disconnected() }
-        mosquitto_publish_v5_callback_set(h) { _, user, mid, reason, _ in MQTTClient.from(user)?.published(mid, reason) }
+        mosquitto_publish_v5_callback_set(h) { _, user, mid, reason, _ in MQTTClient.from(user)?.published(mid, reason)
+        }
         mosquitto_subscribe_v5_callback_set(h) { _, user, mid, count, granted, _ in
             let ok = count > 0 && (granted.map { $0[0] < 0x80 } ?? false)
             MQTTClient.from(user)?.subscribeAcknowledged(mid, ok)
@@ -167,9 +170,20 @@ package final class MQTTClient: @unchecked Sendable {
     package func connect(timeout: Double = 10) async throws(MQTTError) {
         var props: OpaquePointer?
         if !configuration.cleanStart {
-            mosquitto_property_add_int32(&props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), configuration.sessionExpiry)
+            mosquitto_property_add_int32(
+                &props,
+                Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
+                configuration.sessionExpiry
+            )
         }
-        let rc = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port), configuration.keepAlive, nil, props)
+        let rc = mosquitto_connect_bind_v5(
+            handle,
+            configuration.host,
+            Int32(configuration.port),
+            configuration.keepAlive,
+            nil,
+            props
+        )
         mosquitto_property_free_all(&props)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw .connect(host: configuration.host, port: configuration.port, reason: MQTTClient.reason(rc))
@@ -197,7 +211,9 @@ package final class MQTTClient: @unchecked Sendable {
         var mid: Int32 = 0
         let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos), 0, nil)
         loop.wake()
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc)) }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw .operation("SUBSCRIBE \(filter)", reason: MQTTClient.reason(rc))
+        }
         let sent = mid
         let granted: Bool? = await withCheckedContinuation { (c: CheckedContinuation<Bool?, Never>) in
             let early = state.withLock { s -> Bool? in
@@ -230,7 +246,9 @@ package final class MQTTClient: @unchecked Sendable {
         }
         if let failure { throw failure }
         if reason == -1 { throw .timeout(operation: "PUBLISH \(message.topic)", seconds: timeout) }
-        if reason >= 0x80 { throw .operation("PUBLISH \(message.topic)", reason: String(cString: mosquitto_reason_string(reason))) }
+        if reason >= 0x80 {
+            throw .operation("PUBLISH \(message.topic)", reason: String(cString: mosquitto_reason_string(reason)))
+        }
     }
 
     /// Publishes without waiting (pipelined: libmosquitto keeps up to its in-flight limit on the
@@ -240,15 +258,27 @@ package final class MQTTClient: @unchecked Sendable {
     /// the message could not be queued (payload too large; for QoS 0 also no connection); `acknowledged` is then never
     /// called. A QoS 1 or 2 message published while the connection is down is kept by libmosquitto
     /// and sent once it has reconnected, so it is awaited like any other.
-    package func publish(_ message: MQTTMessage, timeout: Double = 10, acknowledged: @escaping @Sendable (Int32) -> Void) throws(MQTTError)
-    {
+    package func publish(
+        _ message: MQTTMessage,
+        timeout: Double = 10,
+        acknowledged: @escaping @Sendable (Int32) -> Void
+    ) throws(MQTTError) {
         var props: OpaquePointer?
         for p in message.userProperties {
             mosquitto_property_add_string_pair(&props, Int32(MQTT_PROP_USER_PROPERTY.rawValue), p.name, p.value)
         }
         var mid: Int32 = 0
         let rc = message.payload.withUnsafeBytes { raw in
-            mosquitto_publish_v5(handle, &mid, message.topic, Int32(raw.count), raw.baseAddress, Int32(message.qos), message.retain, props)
+            mosquitto_publish_v5(
+                handle,
+                &mid,
+                message.topic,
+                Int32(raw.count),
+                raw.baseAddress,
+                Int32(message.qos),
+                message.retain,
+                props
+            )
         }
         mosquitto_property_free_all(&props)
         if loop.onLoopThread { loop.queuedFromLoop() } else { loop.wake() }
@@ -318,14 +348,23 @@ package final class MQTTClient: @unchecked Sendable {
     func received(_ m: mosquitto_message, _ props: OpaquePointer?) {
         let topic = m.topic.map { String(cString: $0) } ?? ""
         var payload: [UInt8] = []
-        if let p = m.payload, m.payloadlen > 0 { payload = Array(UnsafeRawBufferPointer(start: p, count: Int(m.payloadlen))) }
+        if let p = m.payload, m.payloadlen > 0 {
+            payload = Array(UnsafeRawBufferPointer(start: p, count: Int(m.payloadlen)))
+        }
         var properties: [UserProperty] = []
         var cursor = props
         var skipFirst = false
         while true {
             var name: UnsafeMutablePointer<CChar>?
             var value: UnsafeMutablePointer<CChar>?
-            guard let found = mosquitto_property_read_string_pair(cursor, Int32(MQTT_PROP_USER_PROPERTY.rawValue), &name, &value, skipFirst)
+            guard
+                let found = mosquitto_property_read_string_pair(
+                    cursor,
+                    Int32(MQTT_PROP_USER_PROPERTY.rawValue),
+                    &name,
+                    &value,
+                    skipFirst
+                )
             else { break }
             if let name, let value { properties.append(UserProperty(String(cString: name), String(cString: value))) }
             free(name)
@@ -333,7 +372,9 @@ package final class MQTTClient: @unchecked Sendable {
             cursor = found
             skipFirst = true
         }
-        continuation.yield(MQTTMessage(topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, userProperties: properties))
+        continuation.yield(
+            MQTTMessage(topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, userProperties: properties)
+        )
     }
 }
 

@@ -8,7 +8,13 @@ package struct MQTTMessage: Sendable, Equatable {
     /// MQTT 5 user properties, in order (names may repeat).
     package var userProperties: [UserProperty]
 
-    package init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false, userProperties: [UserProperty] = []) {
+    package init(
+        topic: String,
+        payload: [UInt8],
+        qos: Int = 1,
+        retain: Bool = false,
+        userProperties: [UserProperty] = []
+    ) {
         self.topic = topic
         self.payload = payload
         self.qos = qos

@@ -209,7 +209,11 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         while mosquitto_socket(handle) >= 0 && mosquitto_want_write(handle) && DispatchTime.now() < deadline {
             var fd = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLIN | POLLOUT), revents: 0)
             guard poll(&fd, 1, 100) > 0 else { continue }
-            if fd.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0, mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { return }
+            if fd.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0,
+                mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue
+            {
+                return
+            }
             if fd.revents & Int16(POLLOUT) != 0 { _ = mosquitto_loop_write(handle, 1) }
         }
     }

@@ -49,7 +49,8 @@ package final class SendWindow: Sendable {
 
     /// Frees a place (handing places to waiting senders once no more than `resumeAt` are outstanding).
     package func release() {
-        let (woken, drained) = state.withLock { s -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
+        let (woken, drained) = state.withLock {
+            s -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
             s.outstanding -= 1
             if s.full, s.outstanding <= resumeAt { s.full = false }
             var woken: [CheckedContinuation<Void, Never>] = []

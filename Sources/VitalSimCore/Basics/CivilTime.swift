@@ -26,7 +26,8 @@ public struct CivilTime: Equatable, Sendable {
     }
 
     /// Creates a civil time from its parts.
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, millisecond: Int = 0) {
+    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, millisecond: Int = 0)
+    {
         self.year = year
         self.month = month
         self.day = day
@@ -83,7 +84,9 @@ public struct CivilTime: Equatable, Sendable {
     /// of fraction digits (truncated to ms), any offset; nil otherwise.
     public static func unixMilliseconds(rfc3339 text: String) -> Int64? {
         let b = Array(text.utf8)
-        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58 else { return nil }
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58 else {
+            return nil
+        }
         var i = 19
         var fraction = ""
         if i < b.count, b[i] == 46 {
@@ -100,7 +103,8 @@ public struct CivilTime: Equatable, Sendable {
         if zone == [90] || zone == [122] { return utc.unixMilliseconds }
         guard zone.count == 6, zone[0] == 43 || zone[0] == 45, zone[3] == 58,
             [1, 2, 4, 5].allSatisfy({ (48...57).contains(zone[$0]) }),
-            let h = Int(String(decoding: zone[1..<3], as: UTF8.self)), let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
+            let h = Int(String(decoding: zone[1..<3], as: UTF8.self)),
+            let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
             h <= 23, m <= 59
         else { return nil }
         let offset = Int64(h * 60 + m) * 60_000

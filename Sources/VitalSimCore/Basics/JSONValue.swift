@@ -57,7 +57,9 @@ public indirect enum JSONValue: Equatable, Sendable {
         case let .object(o) where !o.isEmpty:
             let inner = indent + "  "
             return "{\n"
-                + o.map { inner + JSONValue.string($0.0).serialized() + ": " + $0.1.pretty(indent: inner) }.joined(separator: ",\n")
+                + o.map { inner + JSONValue.string($0.0).serialized() + ": " + $0.1.pretty(indent: inner) }.joined(
+                    separator: ",\n"
+                )
                 + "\n\(indent)}"
         default: return serialized()
         }

@@ -28,5 +28,7 @@ package enum Math {
         return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
     }
     /// Clamps `x` into `lo...hi`.
-    @inlinable package static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double { Swift.min(Swift.max(x, lo), hi) }
+    @inlinable package static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double {
+        Swift.min(Swift.max(x, lo), hi)
+    }
 }

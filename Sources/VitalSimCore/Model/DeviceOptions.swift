@@ -1,7 +1,8 @@
 import Yams
 
 /// The device keys that belong to one device type: a feeding log's `method`, a symptom diary's
-/// `spontaneous`, an ECG watch's `recordings` and `triggers`, an equipment log's `equipment`. Given on another type, each is an
+/// `spontaneous`, an ECG watch's `recordings` and `triggers`, an equipment log's `equipment`. Given on another type,
+/// each is an
 /// error naming the type it belongs to. Also `noise` and `phase`, which every measuring device has.
 struct DeviceOptions {
     let reader: YAMLReader
@@ -23,7 +24,8 @@ struct DeviceOptions {
     /// device sends its recording's times and has none.
     func phase(_ phase: VirtualDuration, _ f: Fields, _ spec: DeviceSpec) -> VirtualDuration {
         let (limit, what) =
-            spec.schedule.isEmpty ? (spec.cadence, "its cadence (\(spec.cadence))") : (.hours(1), "an hour (it has a schedule)")
+            spec.schedule.isEmpty
+            ? (spec.cadence, "its cadence (\(spec.cadence))") : (.hours(1), "an hour (it has a schedule)")
         if f.has("trace") {
             reader.fail(
                 f.value("phase"),
@@ -55,7 +57,9 @@ struct DeviceOptions {
             spec.spontaneousSymptomsPerDay = rate
         }
         if only("recordings", .ecgWatch), let list = f.list("recordings") {
-            spec.ecgRecordings = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("recordings") + "[\($0.offset)]") }.sorted()
+            spec.ecgRecordings = list.enumerated().compactMap {
+                f.timeOfDay($0.element, f.path("recordings") + "[\($0.offset)]")
+            }.sorted()
         }
         if only("triggers", .ecgWatch), let list = f.list("triggers") {
             var triggers: Set<ECGTrigger> = []
@@ -71,7 +75,11 @@ struct DeviceOptions {
             spec.ecgTriggers = ECGTrigger.allCases.filter { triggers.contains($0) }
         }
         if type == .equipmentLog, !f.has("equipment") {
-            reader.fail(f.node, f.field, "an equipment-log needs 'equipment': the items and their settings, e.g. {oxygen: 0.5}")
+            reader.fail(
+                f.node,
+                f.field,
+                "an equipment-log needs 'equipment': the items and their settings, e.g. {oxygen: 0.5}"
+            )
         }
         if only("equipment", .equipmentLog), let node = f.value("equipment") {
             let names = EquipmentItem.allCases.map(\.rawValue)

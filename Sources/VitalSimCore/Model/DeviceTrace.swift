@@ -71,7 +71,9 @@ public struct DeviceTrace: Sendable, Equatable {
 
     /// Reads `trace:` of a device mapping; nil (with issues reported) when it is wrong.
     static func read(_ f: Fields, type: DeviceType, reader: YAMLReader) -> DeviceTrace? {
-        guard let node = f.value("trace"), let g = reader.mapping(node, f.path("trace"), allowed: keys, required: ["file"]) else {
+        guard let node = f.value("trace"),
+            let g = reader.mapping(node, f.path("trace"), allowed: keys, required: ["file"])
+        else {
             return nil
         }
         guard ScriptedReading.fields(of: type) != nil || type == .ecgWatch else {
@@ -95,7 +97,11 @@ public struct DeviceTrace: Sendable, Equatable {
         var offset = 0
         if let text = g.string("utc-offset") {
             guard let minutes = utcOffset(text) else {
-                reader.fail(g.value("utc-offset"), g.path("utc-offset"), "a UTC offset is ±hh:mm, e.g. +01:00 or -05:00, got '\(text)'")
+                reader.fail(
+                    g.value("utc-offset"),
+                    g.path("utc-offset"),
+                    "a UTC offset is ±hh:mm, e.g. +01:00 or -05:00, got '\(text)'"
+                )
                 return nil
             }
             offset = minutes
@@ -123,7 +129,8 @@ public struct DeviceTrace: Sendable, Equatable {
     /// Minutes of `±hh:mm`.
     static func utcOffset(_ text: String) -> Int? {
         let b = Array(text.utf8)
-        guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58, let h = Int(String(decoding: b[1..<3], as: UTF8.self)),
+        guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58,
+            let h = Int(String(decoding: b[1..<3], as: UTF8.self)),
             let m = Int(String(decoding: b[4..<6], as: UTF8.self)), h <= 14, m <= 59
         else { return nil }
         return (b[0] == 43 ? 1 : -1) * (h * 60 + m)

@@ -13,7 +13,11 @@ extension Fields {
             return nil
         }
         if d.milliseconds < 0 || (d.milliseconds == 0 && !allowZero) {
-            reader.fail(v, path(key), "duration must be \(allowZero ? "zero or positive" : "positive"), got '\(s.string)'")
+            reader.fail(
+                v,
+                path(key),
+                "duration must be \(allowZero ? "zero or positive" : "positive"), got '\(s.string)'"
+            )
             return nil
         }
         return d

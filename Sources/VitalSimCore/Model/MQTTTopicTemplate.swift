@@ -12,7 +12,9 @@ public struct MQTTTopicTemplate: Sendable, Equatable, CustomStringConvertible {
     let levels: [Level]
 
     /// The reference contract's `vitals/{patient}/{kind}`.
-    public static let vitalsim = MQTTTopicTemplate(levels: [.literal("vitals"), .placeholder("patient"), .placeholder("kind")])
+    public static let vitalsim = MQTTTopicTemplate(levels: [
+        .literal("vitals"), .placeholder("patient"), .placeholder("kind"),
+    ])
 
     init(levels: [Level]) { self.levels = levels }
 
@@ -24,17 +26,23 @@ public struct MQTTTopicTemplate: Sendable, Equatable, CustomStringConvertible {
         var seen: Set<String> = []
         for raw in text.split(separator: "/", omittingEmptySubsequences: false).map(String.init) {
             guard !raw.isEmpty else { throw MQTTTopicTemplateError("a topic has no empty level: '\(text)'") }
-            guard !raw.contains("+"), !raw.contains("#") else { throw MQTTTopicTemplateError("no wildcards (+, #) in a topic: '\(text)'") }
+            guard !raw.contains("+"), !raw.contains("#") else {
+                throw MQTTTopicTemplateError("no wildcards (+, #) in a topic: '\(text)'")
+            }
             if raw.hasPrefix("{"), raw.hasSuffix("}") {
                 let name = String(raw.dropFirst().dropLast())
                 guard ["patient", "device", "kind"].contains(name) else {
                     throw MQTTTopicTemplateError("unknown placeholder {\(name)}; valid: {patient}, {device}, {kind}")
                 }
-                guard seen.insert(name).inserted else { throw MQTTTopicTemplateError("{\(name)} appears twice in '\(text)'") }
+                guard seen.insert(name).inserted else {
+                    throw MQTTTopicTemplateError("{\(name)} appears twice in '\(text)'")
+                }
                 levels.append(.placeholder(name))
             } else {
                 guard !raw.contains("{"), !raw.contains("}") else {
-                    throw MQTTTopicTemplateError("a placeholder must be a whole level, as in vitals/{patient}/{kind}: '\(text)'")
+                    throw MQTTTopicTemplateError(
+                        "a placeholder must be a whole level, as in vitals/{patient}/{kind}: '\(text)'"
+                    )
                 }
                 levels.append(.literal(raw))
             }

@@ -60,8 +60,10 @@ public struct Reading: Sendable, Equatable {
 
     /// Two values are equal when every field is.
     public static func == (a: Reading, b: Reading) -> Bool {
-        a.source == b.source && a.secondary == b.secondary && a.seq == b.seq && a.measuredAt == b.measuredAt && a.deviceTime == b.deviceTime
-            && a.intendedEmitTime == b.intendedEmitTime && a.measurement == b.measurement && a.truth == b.truth && a.delivery == b.delivery
+        a.source == b.source && a.secondary == b.secondary && a.seq == b.seq && a.measuredAt == b.measuredAt
+            && a.deviceTime == b.deviceTime
+            && a.intendedEmitTime == b.intendedEmitTime && a.measurement == b.measurement && a.truth == b.truth
+            && a.delivery == b.delivery
     }
 }
 
@@ -96,7 +98,12 @@ public struct Delivery: Sendable, Equatable {
     /// The deliberate corruption of its payload, if any.
     public var corruption: Corruption?
     /// A value with every field given.
-    public init(backfill: Bool = false, duplicate: Bool = false, outOfOrder: Bool = false, corruption: Corruption? = nil) {
+    public init(
+        backfill: Bool = false,
+        duplicate: Bool = false,
+        outOfOrder: Bool = false,
+        corruption: Corruption? = nil
+    ) {
         self.backfill = backfill
         self.duplicate = duplicate
         self.outOfOrder = outOfOrder
@@ -223,7 +230,8 @@ public enum Measurement: Sendable, Equatable {
     case cuffPressure(mmHg: Int)
     /// A fingerstick glucose record: mg/dL, GLS meal code (1 pre, 2 post, 3 fasting, 4 casual, 5 bedtime), status bits.
     case glucose(mgdl: Int, meal: UInt8, status: UInt16)
-    /// A CGM record: mg/dL (clamped to 40...400), trend mg/dL/min, quality %, minutes since session start, 24-bit annunciation.
+    /// A CGM record: mg/dL (clamped to 40...400), trend mg/dL/min, quality %, minutes since session start, 24-bit
+    /// annunciation.
     case cgm(mgdl: Int, trend: Double, quality: Int, timeOffset: UInt16, annunciation: UInt32)
     /// SpO2 % and pulse bpm; `continuous` selects PLX Continuous rather than Spot-check.
     case spo2(percent: Int, pulse: Int, continuous: Bool)

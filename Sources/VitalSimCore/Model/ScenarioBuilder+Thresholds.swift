@@ -8,7 +8,9 @@ extension ScenarioBuilder {
     func personalLimits(_ node: Node, _ field: String, profile: Profile) -> [ThresholdOverride] {
         let catalogue = ThresholdOverride.rules
         guard let f = reader.mapping(node, field, allowed: catalogue.map(\.id)) else { return [] }
-        if node.mapping?.count == 0 { reader.fail(node, field, "give at least one rule's limit, or leave thresholds out") }
+        if node.mapping?.count == 0 {
+            reader.fail(node, field, "give at least one rule's limit, or leave thresholds out")
+        }
         var out: [ThresholdOverride] = []
         for rule in catalogue where f.has(rule.id) {
             guard rule.profiles.contains(profile) else {
@@ -24,17 +26,29 @@ extension ScenarioBuilder {
             if value.mapping == nil {
                 guard rule.signals.count == 1 else {
                     let example = rule.signals.map { "\($0.rawValue): LIMIT" }.joined(separator: ", ")
-                    reader.fail(value, f.path(rule.id), "\(rule.id) compares \(rule.signals.count) signals; write {\(example)}")
+                    reader.fail(
+                        value,
+                        f.path(rule.id),
+                        "\(rule.id) compares \(rule.signals.count) signals; write {\(example)}"
+                    )
                     continue
                 }
                 if let v = limit(f, rule.id, rule.signals[0], rule: rule.id) {
-                    out.append(ThresholdOverride(rule: rule.id, signal: rule.signals[0], value: v, line: value.mark?.line ?? 0))
+                    out.append(
+                        ThresholdOverride(rule: rule.id, signal: rule.signals[0], value: v, line: value.mark?.line ?? 0)
+                    )
                 }
                 continue
             }
-            guard let signals = reader.mapping(value, f.path(rule.id), allowed: rule.signals.map(\.rawValue)) else { continue }
+            guard let signals = reader.mapping(value, f.path(rule.id), allowed: rule.signals.map(\.rawValue)) else {
+                continue
+            }
             if value.mapping?.count == 0 {
-                reader.fail(value, f.path(rule.id), "give the limit of \(rule.signals.map(\.rawValue).joined(separator: " or "))")
+                reader.fail(
+                    value,
+                    f.path(rule.id),
+                    "give the limit of \(rule.signals.map(\.rawValue).joined(separator: " or "))"
+                )
             }
             for signal in rule.signals where signals.has(signal.rawValue) {
                 if let v = limit(signals, signal.rawValue, signal, rule: rule.id) {
@@ -47,6 +61,10 @@ extension ScenarioBuilder {
     }
 
     private func limit(_ f: Fields, _ key: String, _ signal: Signal, rule: String) -> Double? {
-        f.number(key, in: ThresholdOverride.range(of: signal, rule: rule), unit: signal.ucum == "Cel" ? "°C" : signal.ucum)
+        f.number(
+            key,
+            in: ThresholdOverride.range(of: signal, rule: rule),
+            unit: signal.ucum == "Cel" ? "°C" : signal.ucum
+        )
     }
 }

@@ -11,9 +11,13 @@ public enum ScenarioLoader {
         let text: String
         do { text = try FileText.read(path) } catch {
             if case let .notUTF8(_, line, column, _) = error {
-                throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: line, column: column, field: "", message: "\(error)")])
+                throw ScenarioLoadError(issues: [
+                    ScenarioIssue(file: path, line: line, column: column, field: "", message: "\(error)")
+                ])
             }
-            throw ScenarioLoadError(issues: [ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")])
+            throw ScenarioLoadError(issues: [
+                ScenarioIssue(file: path, line: 0, column: 0, field: "", message: "\(error)")
+            ])
         }
         return try parse(text, file: path)
     }
@@ -32,7 +36,9 @@ public enum ScenarioLoader {
     public static func compose(_ text: String, file: String) throws(ScenarioLoadError) -> Node {
         do {
             guard let node = try Yams.compose(yaml: text) else {
-                throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")])
+                throw ScenarioLoadError(issues: [
+                    ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "the file is empty")
+                ])
             }
             return node
         } catch let e as ScenarioLoadError {
@@ -40,7 +46,9 @@ public enum ScenarioLoader {
         } catch let e as YamlError {
             throw ScenarioLoadError(issues: [yamlIssue(e, file: file, text: text)])
         } catch {
-            throw ScenarioLoadError(issues: [ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")])
+            throw ScenarioLoadError(issues: [
+                ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")
+            ])
         }
     }
 
@@ -58,7 +66,13 @@ public enum ScenarioLoader {
                 message: "duplicate key '\(key)'; each key may appear once in a mapping"
             )
         case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
-            return ScenarioIssue(file: file, line: mark.line, column: mark.column, field: "", message: "invalid YAML: \(problem)")
+            return ScenarioIssue(
+                file: file,
+                line: mark.line,
+                column: mark.column,
+                field: "",
+                message: "invalid YAML: \(problem)"
+            )
         default:
             return ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "invalid YAML: \(e)")
         }
@@ -80,7 +94,11 @@ struct ScenarioBuilder {
         else { return nil }
         let name = top.string("name") ?? "unnamed"
         if top.has("name"), !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
-            reader.fail(top.value("name"), "name", "use letters, digits, '-' and '_' only (it names output files), got '\(name)'")
+            reader.fail(
+                top.value("name"),
+                "name",
+                "use letters, digits, '-' and '_' only (it names output files), got '\(name)'"
+            )
         }
         let seed = top.integer("seed", in: 0...Int64.max) ?? 1
         let duration = top.duration("duration") ?? .hours(1)
@@ -90,7 +108,9 @@ struct ScenarioBuilder {
         if let list = top.list("timeline") {
             let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
             for (i, node) in list.enumerated() {
-                if let e = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") { timeline.append(e) }
+                if let e = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") {
+                    timeline.append(e)
+                }
             }
             checkOverlaps(timeline, list)
         }
@@ -112,7 +132,11 @@ struct ScenarioBuilder {
     private func startTime(_ top: Fields) -> Int64 {
         guard let text = top.string("start") else { return ScenarioLoader.defaultStart }
         if let c = CivilTime(iso8601: text) { return c.unixMilliseconds }
-        reader.fail(top.value("start"), "start", "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'")
+        reader.fail(
+            top.value("start"),
+            "start",
+            "expected an ISO-8601 UTC time such as 2024-11-07T00:00:00Z, got '\(text)'"
+        )
         return ScenarioLoader.defaultStart
     }
 
@@ -125,10 +149,16 @@ struct ScenarioBuilder {
         if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
         for (i, node) in list.enumerated() {
             guard let p = patient(node, "patients[\(i)]") else { continue }
-            if !patientIDs.insert(p.id).inserted { reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'") }
+            if !patientIDs.insert(p.id).inserted {
+                reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'")
+            }
             for d in p.devices {
                 if deviceIDs[d.id] != nil {
-                    reader.fail(node, "patients[\(i)].devices", "duplicate device id '\(d.id)' (device ids are unique per scenario)")
+                    reader.fail(
+                        node,
+                        "patients[\(i)].devices",
+                        "duplicate device id '\(d.id)' (device ids are unique per scenario)"
+                    )
                 }
                 deviceIDs[d.id] = d.type
             }
@@ -179,11 +209,15 @@ struct ScenarioBuilder {
         let id = f.string("id") ?? "?"
         let profile = f.choice("profile", Profile.self, what: "profile") ?? .adult
         var baseline = Baseline.defaults(for: profile)
-        if let b = f.value("baseline") { baseline = BaselineBuilder(reader: reader).build(b, f.path("baseline"), defaults: baseline) }
+        if let b = f.value("baseline") {
+            baseline = BaselineBuilder(reader: reader).build(b, f.path("baseline"), defaults: baseline)
+        }
         var meals: [MealSpec] = []
         for (i, m) in (f.list("meals") ?? []).enumerated() {
             let p = f.path("meals") + "[\(i)]"
-            guard let mf = reader.mapping(m, p, allowed: ["time", "carbs", "bolus"], required: ["time", "carbs"]) else { continue }
+            guard let mf = reader.mapping(m, p, allowed: ["time", "carbs", "bolus"], required: ["time", "carbs"]) else {
+                continue
+            }
             guard let tn = mf.value("time"), let tod = mf.timeOfDay(tn, mf.path("time")) else { continue }
             let carbs = mf.number("carbs", in: 0...300, unit: "g") ?? 0
             var bolus: Double?
@@ -250,7 +284,11 @@ struct ScenarioBuilder {
     private func transport(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> Transport {
         let transport = f.choice("transport", Transport.self, what: "transport") ?? defaults.transport
         if type.isBluetooth == false, transport == .ble {
-            reader.fail(f.value("transport"), f.path("transport"), "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt")
+            reader.fail(
+                f.value("transport"),
+                f.path("transport"),
+                "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt"
+            )
         }
         if type == .phoneBridge, transport == .mqtt {
             reader.fail(
@@ -273,7 +311,11 @@ struct ScenarioBuilder {
             return .minutes(5)
         }
         if type == .heartRateStrap, cadence < .seconds(1) {
-            reader.fail(f.value("cadence"), f.path("cadence"), "a heart-rate strap notifies at most once per second; valid: 1s or more")
+            reader.fail(
+                f.value("cadence"),
+                f.path("cadence"),
+                "a heart-rate strap notifies at most once per second; valid: 1s or more"
+            )
         }
         return cadence
     }
@@ -282,9 +324,15 @@ struct ScenarioBuilder {
     /// without either measures at 08:00, 14:00 and 20:00.
     private func schedule(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> [Int64] {
         if let list = f.list("schedule") {
-            let schedule = list.enumerated().compactMap { f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]") }.sorted()
-            if schedule.isEmpty { reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day") }
-            if f.has("cadence") { reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both") }
+            let schedule = list.enumerated().compactMap {
+                f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]")
+            }.sorted()
+            if schedule.isEmpty {
+                reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day")
+            }
+            if f.has("cadence") {
+                reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both")
+            }
             return schedule
         }
         if f.has("cadence") { return [] }
@@ -322,20 +370,33 @@ public struct DeviceDefaults: Sendable {
         let h: Int64 = 3_600_000
         switch type {
         case .heartRateStrap: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 4)
-        case .bpCuff: return DeviceDefaults(transport: .ble, cadence: .hours(12), schedule: [7 * h, 19 * h], drainPerDay: 0.5)
+        case .bpCuff:
+            return DeviceDefaults(transport: .ble, cadence: .hours(12), schedule: [7 * h, 19 * h], drainPerDay: 0.5)
         case .glucometer:
-            return DeviceDefaults(transport: .ble, cadence: .hours(6), schedule: [7 * h, 12 * h, 18 * h, 22 * h], drainPerDay: 0.3)
+            return DeviceDefaults(
+                transport: .ble,
+                cadence: .hours(6),
+                schedule: [7 * h, 12 * h, 18 * h, 22 * h],
+                drainPerDay: 0.3
+            )
         case .cgm: return DeviceDefaults(transport: .ble, cadence: .minutes(5), schedule: [], drainPerDay: 8)
         case .pulseOximeter: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 6)
         case .thermometer: return DeviceDefaults(transport: .ble, cadence: .hours(4), schedule: [], drainPerDay: 0.5)
-        case .weightScale: return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
+        case .weightScale:
+            return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
         case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
-        case .respirationMonitor: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
+        case .respirationMonitor:
+            return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .symptomDiary, .ecgWatch, .equipmentLog:
             return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
         case .feedingLog:
             let n = Int64(max(baseline.feedsPerDay, 1))
-            return DeviceDefaults(transport: .https, cadence: VirtualDuration(milliseconds: 24 * h / n), schedule: [], drainPerDay: 0)
+            return DeviceDefaults(
+                transport: .https,
+                cadence: VirtualDuration(milliseconds: 24 * h / n),
+                schedule: [],
+                drainPerDay: 0
+            )
         }
     }
 }

@@ -22,7 +22,15 @@ public struct ScriptedReading: Sendable, Equatable {
     public var trend: Double?
 
     /// A value with every field given.
-    public init(deviceID: String, start: Int64, values: [String: Double], to: [String: Double]?, count: Int, every: Int64, line: Int) {
+    public init(
+        deviceID: String,
+        start: Int64,
+        values: [String: Double],
+        to: [String: Double]?,
+        count: Int,
+        every: Int64,
+        line: Int
+    ) {
         self.deviceID = deviceID
         self.start = start
         self.values = values
@@ -33,7 +41,9 @@ public struct ScriptedReading: Sendable, Equatable {
     }
 
     /// The fields of a device type's scripts: the required ones with their ranges, and optional ones.
-    public typealias Fields = (required: [String], optional: [String: ClosedRange<Double>], ranges: [String: ClosedRange<Double>])
+    public typealias Fields = (
+        required: [String], optional: [String: ClosedRange<Double>], ranges: [String: ClosedRange<Double>]
+    )
 
     /// The last reading's time.
     public var end: Int64 { start + Int64(count - 1) * every }

@@ -51,7 +51,8 @@ public enum Signal: String, Sendable, CaseIterable {
     case feedingPumpRate = "feeding-pump-rate"
 
     /// The UCUM unit the signal is measured in (`/min`, `mm[Hg]`, `mg/dL`, `%`, `Cel`, `kg`, `mL`,
-    /// `min`, `/d`, `kcal`, `{severity}`, `{AF}`): the unit in which VitalSim generates it and the reference SUT stores it.
+    /// `min`, `/d`, `kcal`, `{severity}`, `{AF}`): the unit in which VitalSim generates it and the reference SUT stores
+    /// it.
     public var ucum: String {
         switch self {
         case .heartRate, .respirationRate, .ecgHeartRate: "/min"

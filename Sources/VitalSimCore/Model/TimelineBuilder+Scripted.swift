@@ -5,14 +5,20 @@ extension TimelineBuilder {
     /// for a sequence `count` (2...10,000) and `every`, for a ramp `to` with the same fields.
     func scripted(_ node: Node, _ field: String) -> TimelineEntry? {
         let allowed = ["at", "device", "reading", "to", "count", "every"]
-        guard let f = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "reading"]) else { return nil }
+        guard let f = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "reading"]) else {
+            return nil
+        }
         let at = f.duration("at", allowZero: true)?.milliseconds ?? 0
         checkStart(at, f)
         let deviceID = f.string("device") ?? ""
         guard let type = context.deviceTypes[deviceID] else {
             if f.has("device") {
                 let valid = context.deviceTypes.keys.sorted().joined(separator: ", ")
-                reader.fail(f.value("device"), f.path("device"), "no device '\(deviceID)' in this scenario; valid: \(valid)")
+                reader.fail(
+                    f.value("device"),
+                    f.path("device"),
+                    "no device '\(deviceID)' in this scenario; valid: \(valid)"
+                )
             }
             return nil
         }
@@ -34,7 +40,15 @@ extension TimelineBuilder {
                 "a ramp's 'to' sets the same fields as its 'reading': \(values.keys.sorted().joined(separator: ", "))"
             )
         }
-        let script = ScriptedReading(deviceID: deviceID, start: at, values: values, to: to, count: count, every: every, line: f.line)
+        let script = ScriptedReading(
+            deviceID: deviceID,
+            start: at,
+            values: values,
+            to: to,
+            count: count,
+            every: every,
+            line: f.line
+        )
         if script.end >= context.duration {
             reader.fail(
                 f.value("count") ?? f.value("at"),

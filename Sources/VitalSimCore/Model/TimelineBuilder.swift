@@ -24,7 +24,11 @@ struct TimelineBuilder {
         if keys.contains("event") { return event(node, field) }
         if keys.contains("fault") { return fault(node, field) }
         if keys.contains("reading") { return scripted(node, field) }
-        reader.fail(node, field, "each timeline entry needs 'event' (with 'patient'), 'fault' (with 'device') or 'reading' (with 'device')")
+        reader.fail(
+            node,
+            field,
+            "each timeline entry needs 'event' (with 'patient'), 'fault' (with 'device') or 'reading' (with 'device')"
+        )
         return nil
     }
 
@@ -33,7 +37,8 @@ struct TimelineBuilder {
         .atrialFibrillation: ["target", "onset", "offset"], .hypoglycemia: ["cause", "insulin", "carbs"],
         .hyperglycemia: ["cause", "carbs"], .meal: ["carbs", "insulin"], .desaturation: ["target", "onset", "offset"],
         .hypertensiveCrisis: ["target", "diastolic", "onset", "offset"], .fever: ["target", "onset", "offset"],
-        .weightLoss: ["target"], .fluidGain: ["target"], .feedingReduction: ["target"], .exercise: ["target", "onset", "offset"],
+        .weightLoss: ["target"], .fluidGain: ["target"], .feedingReduction: ["target"],
+        .exercise: ["target", "onset", "offset"],
     ]
 
     private func event(_ node: Node, _ field: String) -> TimelineEntry? {
@@ -59,7 +64,15 @@ struct TimelineBuilder {
         let duration = kind.hasDuration ? (f.duration("duration")?.milliseconds ?? 60_000) : 0
         let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
         let (onset, offset) = ramps(kind, duration: duration, defaults: d, f)
-        var e = ClinicalEvent(kind: kind, patientID: patientID, start: at, duration: duration, onset: onset, offset: offset, line: f.line)
+        var e = ClinicalEvent(
+            kind: kind,
+            patientID: patientID,
+            start: at,
+            duration: duration,
+            onset: onset,
+            offset: offset,
+            line: f.line
+        )
         e.target = f.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
         e.target2 = f.number("diastolic", in: 40...200, unit: "mmHg") ?? (kind == .hypertensiveCrisis ? 124 : nil)
         e.carbs = f.number("carbs", in: 0...300, unit: "g") ?? d.carbs
@@ -91,7 +104,12 @@ struct TimelineBuilder {
 
     /// The event's onset and offset ramps: given, or the defaults shrunk to fit a short event
     /// (half of it at most); given ramps longer than the event are an error.
-    private func ramps(_ kind: ClinicalEventKind, duration: Int64, defaults d: EventDefaults, _ f: Fields) -> (Int64, Int64) {
+    private func ramps(
+        _ kind: ClinicalEventKind,
+        duration: Int64,
+        defaults d: EventDefaults,
+        _ f: Fields
+    ) -> (Int64, Int64) {
         var onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
         var offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
         if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
@@ -145,7 +163,9 @@ struct TimelineBuilder {
         case .lowBattery?: allowed.append("level")
         default: break
         }
-        guard let f = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "duration"]) else { return nil }
+        guard let f = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "duration"]) else {
+            return nil
+        }
         guard let kind = f.choice("fault", FaultKind.self, what: "fault") else { return nil }
         let at = f.duration("at", allowZero: true)?.milliseconds ?? 0
         let deviceID = f.string("device") ?? ""
@@ -185,11 +205,13 @@ struct TimelineBuilder {
         let json = type.map { !$0.isBluetooth } ?? false || transport == .https
         let gatt = type?.isBluetooth ?? false
         let valid =
-            (gatt ? Corruption.gattForms.filter { $0 != .badCRC || type == .cgm } : []) + (json ? Corruption.jsonForms + [.mixed] : [])
+            (gatt ? Corruption.gattForms.filter { $0 != .badCRC || type == .cgm } : [])
+            + (json ? Corruption.jsonForms + [.mixed] : [])
         let fallback: Corruption = !gatt ? .mixed : (type == .cgm ? .badCRC : .truncation)
         fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? fallback
         guard let c = fault.corruption, let type, !valid.contains(c) else { return }
-        let form = json ? "JSON over \(transport?.rawValue ?? "https")" : "GATT bytes over \(transport?.rawValue ?? "ble")"
+        let form =
+            json ? "JSON over \(transport?.rawValue ?? "https")" : "GATT bytes over \(transport?.rawValue ?? "ble")"
         reader.fail(
             f.value("corruption"),
             f.path("corruption"),
@@ -201,7 +223,9 @@ struct TimelineBuilder {
     private func skew(_ f: Fields) -> Int64 {
         guard let v = f.value("skew"), let s = v.scalar?.string else { return 300_000 }
         let negative = s.hasPrefix("-")
-        if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0, d.milliseconds <= 365 * 86_400_000 {
+        if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0,
+            d.milliseconds <= 365 * 86_400_000
+        {
             return negative ? -d.milliseconds : d.milliseconds
         }
         reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
@@ -244,14 +268,35 @@ struct EventDefaults {
         case .hyperglycemia: return EventDefaults(carbs: 90)
         case .meal: return EventDefaults(carbs: 50)
         case .desaturation:
-            return EventDefaults(target: profile == .chdInfant ? 68 : 84, targetRange: 50...100, targetUnit: "%", onset: m, offset: 2 * m)
+            return EventDefaults(
+                target: profile == .chdInfant ? 68 : 84,
+                targetRange: 50...100,
+                targetUnit: "%",
+                onset: m,
+                offset: 2 * m
+            )
         case .hypertensiveCrisis:
-            return EventDefaults(target: 192, targetRange: 100...260, targetUnit: "mmHg systolic", onset: 10 * m, offset: 20 * m)
-        case .fever: return EventDefaults(target: 38.9, targetRange: 36...42, targetUnit: "°C", onset: 60 * m, offset: 120 * m)
-        case .weightLoss: return EventDefaults(target: profile == .chdInfant ? 40 : 300, targetRange: 0...5000, targetUnit: "g/day")
+            return EventDefaults(
+                target: 192,
+                targetRange: 100...260,
+                targetUnit: "mmHg systolic",
+                onset: 10 * m,
+                offset: 20 * m
+            )
+        case .fever:
+            return EventDefaults(target: 38.9, targetRange: 36...42, targetUnit: "°C", onset: 60 * m, offset: 120 * m)
+        case .weightLoss:
+            return EventDefaults(target: profile == .chdInfant ? 40 : 300, targetRange: 0...5000, targetUnit: "g/day")
         case .fluidGain: return EventDefaults(target: 2.5, targetRange: 0...20, targetUnit: "kg over the event")
         case .feedingReduction: return EventDefaults(target: 80, targetRange: 0...300, targetUnit: "mL/kg/day")
-        case .exercise: return EventDefaults(target: 110, targetRange: 40...200, targetUnit: "steps/min", onset: 2 * m, offset: 3 * m)
+        case .exercise:
+            return EventDefaults(
+                target: 110,
+                targetRange: 40...200,
+                targetUnit: "steps/min",
+                onset: 2 * m,
+                offset: 3 * m
+            )
         }
     }
 }

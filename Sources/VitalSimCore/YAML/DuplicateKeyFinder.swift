@@ -31,7 +31,9 @@ package enum DuplicateKeyFinder {
             let k = Array(spelling)
             var i = 0
             while i + k.count <= chars.count {
-                if Array(chars[i..<i + k.count]) == k, startsKey(chars, at: i), endsKey(chars, after: i + k.count) { out.append(i) }
+                if Array(chars[i..<i + k.count]) == k, startsKey(chars, at: i), endsKey(chars, after: i + k.count) {
+                    out.append(i)
+                }
                 i += 1
             }
         }

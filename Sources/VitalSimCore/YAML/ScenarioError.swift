@@ -21,7 +21,9 @@ public struct ScenarioIssue: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// `file:line:column: error: field: message`.
-    public var description: String { "\(file):\(line):\(column): error: \(field.isEmpty ? "" : field + ": ")\(message)" }
+    public var description: String {
+        "\(file):\(line):\(column): error: \(field.isEmpty ? "" : field + ": ")\(message)"
+    }
 }
 
 /// Every problem found in one scenario file (the loader reports them all, not just the first).

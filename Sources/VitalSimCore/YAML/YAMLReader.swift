@@ -93,7 +93,8 @@ package final class YAMLReader {
         switch node {
         case .mapping: "a mapping"
         case .sequence: "a list"
-        case let .scalar(s): s.style == .plain && Double(s.string) != nil ? "the number \(s.string)" : "the string '\(s.string)'"
+        case let .scalar(s):
+            s.style == .plain && Double(s.string) != nil ? "the number \(s.string)" : "the string '\(s.string)'"
         case .alias: "an alias"
         }
     }
@@ -151,7 +152,11 @@ package struct Fields {
             return nil
         }
         guard range.contains(d) else {
-            reader.fail(v, path(key), "\(s.string) is out of range; valid: \(fmt(range.lowerBound))...\(fmt(range.upperBound)) \(unit)")
+            reader.fail(
+                v,
+                path(key),
+                "\(s.string) is out of range; valid: \(fmt(range.lowerBound))...\(fmt(range.upperBound)) \(unit)"
+            )
             return nil
         }
         return d
@@ -183,7 +188,8 @@ package struct Fields {
         return Int64(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000
     }
 
-    package func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E? where E.RawValue == String {
+    package func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E?
+    where E.RawValue == String {
         guard let raw = string(key) else { return nil }
         if let e = E(rawValue: raw) { return e }
         let all = E.allCases.map(\.rawValue)

@@ -8,7 +8,8 @@ extension VitalSim {
     /// `vitalsim central --hci tcp:HOST:PORT [--address ADDR]`
     struct Central: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Act as a BLE central: scan, connect, discover, subscribe and print every decoded value as a JSON line.",
+            abstract:
+                "Act as a BLE central: scan, connect, discover, subscribe and print every decoded value as a JSON line.",
             discussion:
                 "Without --address it connects to the first advertiser offering a health service VitalSim decodes (Heart Rate, Blood Pressure, Glucose, CGM, Pulse Oximeter, Health Thermometer, Weight Scale)."
         )
@@ -20,7 +21,8 @@ extension VitalSim {
         @Option(name: .long, help: "Write the session to this btsnoop file.") var capture: String?
 
         static let healthServices: Set<UInt16> = [
-            GATTService.heartRate, GATTService.bloodPressure, GATTService.glucose, GATTService.continuousGlucoseMonitoring,
+            GATTService.heartRate, GATTService.bloodPressure, GATTService.glucose,
+            GATTService.continuousGlucoseMonitoring,
             GATTService.pulseOximeter, GATTService.healthThermometer, GATTService.weightScale,
         ]
 
@@ -29,7 +31,9 @@ extension VitalSim {
             if let address {
                 let bytes = address.split(separator: ":").compactMap { UInt8($0, radix: 16) }
                 guard bytes.count == 6 else {
-                    throw CommandFailure.input("--address: expected six hex bytes such as C0:DE:C0:DE:C0:DE, got '\(address)'")
+                    throw CommandFailure.input(
+                        "--address: expected six hex bytes such as C0:DE:C0:DE:C0:DE, got '\(address)'"
+                    )
                 }
                 peer = bytes.reversed()
             }
@@ -44,7 +48,8 @@ extension VitalSim {
                 try central.start()
                 if peer == nil {
                     let seen = try central.scan(seconds: scanSeconds)
-                    guard let found = seen.first(where: { !Set($0.services).isDisjoint(with: Self.healthServices) }) else {
+                    guard let found = seen.first(where: { !Set($0.services).isDisjoint(with: Self.healthServices) })
+                    else {
                         printError(
                             "no advertiser with a health service found in \(scanSeconds) s (seen: \(seen.map(\.addressString).joined(separator: ", ")))"
                         )
@@ -58,7 +63,9 @@ extension VitalSim {
                 let collector = ValueCollector(limit: count, done: done)
                 central.onValue = { uuid, value in collector.add(uuid, value) }
                 for c in chars
-                where c.cccdHandle != nil && c.uuid != RecordAccessControlPoint.uuid && c.uuid != CGMSpecificOpsControlPoint.uuid {
+                where c.cccdHandle != nil && c.uuid != RecordAccessControlPoint.uuid
+                    && c.uuid != CGMSpecificOpsControlPoint.uuid
+                {
                     try central.subscribe(c.uuid)
                 }
                 let finished = done.wait(timeout: .now() + timeout) == .success

@@ -18,18 +18,23 @@ extension VitalSim {
         @Option(name: .long, help: "Python interpreter with bumble.") var bumblePython: String?
 
         func validate() throws {
-            if ports.count < 2 { throw ValidationError("give at least two ports: controllers talk to each other over the virtual link") }
+            if ports.count < 2 {
+                throw ValidationError("give at least two ports: controllers talk to each other over the virtual link")
+            }
             for p in ports where !(1...65535).contains(p) { throw ValidationError("port \(p) is outside 1...65535") }
             if Set(ports).count != ports.count { throw ValidationError("ports must differ") }
         }
 
         func run() throws {
-            guard let python = BumbleControllers.python(explicit: bumblePython, executable: LiveFlags.executablePath) else {
+            guard let python = BumbleControllers.python(explicit: bumblePython, executable: LiveFlags.executablePath)
+            else {
                 throw CommandFailure.infrastructure(
                     "vitalsim controllers: no Python with bumble: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python"
                 )
             }
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-controllers-\(getpid()).log").path
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "vitalsim-controllers-\(getpid()).log"
+            ).path
             let controllers: BumbleControllers
             do { controllers = try BumbleControllers(python: python, ports: ports, log: log) } catch {
                 throw CommandFailure.infrastructure("vitalsim controllers: \(error)")

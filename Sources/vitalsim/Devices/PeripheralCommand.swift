@@ -9,7 +9,8 @@ extension VitalSim {
     /// `vitalsim peripheral SCENARIO --hci tcp:HOST:PORT …`
     struct Peripheral: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run a scenario's BLE devices as live peripherals over HCI (advertise, serve GATT, notify, indicate).",
+            abstract:
+                "Run a scenario's BLE devices as live peripherals over HCI (advertise, serve GATT, notify, indicate).",
             discussion: """
                 Give one --hci per BLE device of the scenario, in file order: tcp:HOST:PORT for a virtual controller
                 (bumble: python -m bumble.apps.controllers tcp-server:127.0.0.1:P1 tcp-server:127.0.0.1:P2), or hciN for a
@@ -19,11 +20,15 @@ extension VitalSim {
         )
         @Argument(help: "Scenario file.") var scenario: String
         @Option(name: .long, help: "HCI transport per BLE device: tcp:HOST:PORT or hciN.") var hci: [String] = []
-        @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed = Speed(factor: 1)
+        @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed =
+            Speed(factor: 1)
         @Option(name: .long, help: "Seed overriding the scenario's own.") var seed: UInt64?
         @Option(name: .long, help: "Folder for the live btsnoop captures.") var capture: String?
         @Option(name: .long, help: "Seconds to wait for centrals to subscribe.") var subscribeTimeout: Double = 60
-        @Option(name: .long, help: "Seconds to keep serving (reads, RACP) after the last reading, until the centrals disconnect.")
+        @Option(
+            name: .long,
+            help: "Seconds to keep serving (reads, RACP) after the last reading, until the centrals disconnect."
+        )
         var linger: Double = 10
 
         func run() throws {
@@ -40,10 +45,18 @@ extension VitalSim {
                     "--hci: \(hci.count) value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device, in that order"
                 )
             }
-            if let capture { try? FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true) }
+            if let capture {
+                try? FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true)
+            }
             let live: LivePeripherals
             do {
-                live = try LivePeripherals(scenario: s, seed: seed, hci: hci, speed: speed.factor, captureDirectory: capture)
+                live = try LivePeripherals(
+                    scenario: s,
+                    seed: seed,
+                    hci: hci,
+                    speed: speed.factor,
+                    captureDirectory: capture
+                )
                 try live.start()
             } catch let e as HCIError {
                 printError(e.description)
@@ -51,7 +64,9 @@ extension VitalSim {
                 throw ExitCode(3)
             }
             // Unbuffered, so that a test or script reading the pipe sees the addresses at once.
-            for p in live.peripherals { FileHandle.standardOutput.write(Data("advertising \(p.name) \(p.addressString)\n".utf8)) }
+            for p in live.peripherals {
+                FileHandle.standardOutput.write(Data("advertising \(p.name) \(p.addressString)\n".utf8))
+            }
             guard live.waitForCentrals(timeout: subscribeTimeout) else {
                 printError("no central subscribed within \(subscribeTimeout) s")
                 live.stop()

@@ -18,15 +18,23 @@ extension VitalSim {
                 """
         )
         @Argument(help: "A scenario file whose traffic the SUT will get.") var scenario: String
-        @Option(name: .long, help: "SUT profile (YAML; docs/sut-profiles.md): credentials, alert source and name mapping.") var sut: String?
+        @Option(
+            name: .long,
+            help: "SUT profile (YAML; docs/sut-profiles.md): credentials, alert source and name mapping."
+        ) var sut: String?
         @Option(name: .long, help: "Base URL of the SUT (default: the profile's base-url).") var target: String?
         @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
         @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
-        @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).") var clientCert: String?
+        @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).")
+        var clientCert: String?
         @Option(name: .long, help: "PEM private key of --client-cert.") var clientKey: String?
-        @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).")
+        @Option(
+            name: .long,
+            help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable)."
+        )
         var header: [String] = []
-        @Option(name: .long, help: "The SUT's MQTT broker, HOST:PORT, for scenarios with MQTT devices.") var mqtt: String?
+        @Option(name: .long, help: "The SUT's MQTT broker, HOST:PORT, for scenarios with MQTT devices.") var mqtt:
+            String?
         @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker.") var mqttCacert: String?
         @Option(name: .long, help: "Seed overriding the scenario's own.") var seed: UInt64?
 
@@ -34,7 +42,9 @@ extension VitalSim {
             if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
                 throw ValidationError("--target must be an http:// or https:// URL")
             }
-            if target == nil, sut == nil { throw ValidationError("give the SUT with --target URL or a --sut profile with a base-url") }
+            if target == nil, sut == nil {
+                throw ValidationError("give the SUT with --target URL or a --sut profile with a base-url")
+            }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         }
 
@@ -61,7 +71,10 @@ extension VitalSim {
             let checks = await SUTAdapter.Doctor.examine(loaded, seed: seed, target: t)
             for c in checks { print("\(c.passed ? "✓" : "✗") \(c.name): \(c.detail)") }
             let failed = checks.filter { !$0.passed }.count
-            print(failed == 0 ? "the SUT can be tested (\(checks.count) checks)" : "\(failed) of \(checks.count) checks failed")
+            print(
+                failed == 0
+                    ? "the SUT can be tested (\(checks.count) checks)" : "\(failed) of \(checks.count) checks failed"
+            )
             if failed > 0 { throw ExitCodes.infrastructure }
         }
     }

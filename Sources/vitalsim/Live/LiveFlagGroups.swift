@@ -17,7 +17,8 @@ struct TargetFlags: ParsableArguments {
     ) var target: String?
     @Option(name: .long, help: "PEM CA bundle to verify the SUT's certificate.") var cacert: String?
     @Flag(name: .long, help: "Do not verify the SUT's certificate (only when you must).") var insecure = false
-    @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).") var clientCert: String?
+    @Option(name: .long, help: "PEM client certificate for a SUT that requires mutual TLS (with --client-key).")
+    var clientCert: String?
     @Option(name: .long, help: "PEM private key of --client-cert.") var clientKey: String?
     @Flag(
         name: .long,
@@ -26,8 +27,10 @@ struct TargetFlags: ParsableArguments {
             HTTP/2 stream, which servers with rapid-reset protection answer with GOAWAY after a few hundred requests.
             """
     ) var http2 = false
-    @Option(name: .long, help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).") var header:
-        [String] = []
+    @Option(
+        name: .long,
+        help: "Extra request header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable)."
+    ) var header: [String] = []
 
     func validate() throws {
         if let target, !(target.hasPrefix("http://") || target.hasPrefix("https://")) {
@@ -36,13 +39,20 @@ struct TargetFlags: ParsableArguments {
     }
 }
 
-/// `run`, `record` and `shrink` options: how fast readings go, how many connections carry them, and how long the run waits.
+/// `run`, `record` and `shrink` options: how fast readings go, how many connections carry them, and how long the run
+/// waits.
 struct PacingFlags: ParsableArguments {
-    @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed = Speed.max
-    @Option(name: .long, help: "Seed overriding each scenario's own (golden files record the seed they were made with).") var seed: UInt64?
+    @Option(name: .long, help: "Virtual seconds per wall second (a positive number, e.g. 60), or max.") var speed =
+        Speed.max
+    @Option(
+        name: .long,
+        help: "Seed overriding each scenario's own (golden files record the seed they were made with)."
+    ) var seed: UInt64?
     @Option(name: .long, help: "Parallel connections to the SUT.") var connections = 8
-    @Option(name: .long, help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged.") var settle:
-        Double = 2
+    @Option(
+        name: .long,
+        help: "Seconds without a new alert, after the last reading is answered, before the alerts are judged."
+    ) var settle: Double = 2
     @Option(
         name: .long,
         help:
@@ -64,7 +74,10 @@ struct PacingFlags: ParsableArguments {
 
 /// `run`, `record` and `shrink` options: the broker devices with transport mqtt publish to, and how.
 struct MQTTFlags: ParsableArguments {
-    @Option(name: .long, help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT).")
+    @Option(
+        name: .long,
+        help: "MQTT broker HOST:PORT for devices with transport mqtt (default: start mosquitto for the embedded SUT)."
+    )
     var mqtt: String?
     @Option(name: .long, help: "QoS of MQTT messages: 0, 1 or 2.") var qos = 1
     @Option(
@@ -72,12 +85,18 @@ struct MQTTFlags: ParsableArguments {
         help:
             "QoS 1/2 messages the embedded mosquitto queues per client beyond those in flight before dropping them (max_queued_messages; 1...1000000)."
     ) var mqttBrokerQueue = 100_000
-    @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).") var mqttCacert: String?
-    @Option(name: .long, help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection).")
+    @Option(name: .long, help: "PEM CA bundle: MQTT over TLS, verifying the broker (the embedded SUT uses it too).")
+    var mqttCacert: String?
+    @Option(
+        name: .long,
+        help: "MQTT session of the publisher: clean or persistent (queued QoS 1/2 messages survive a reconnection)."
+    )
     var mqttSession = MQTTSession.clean
 
     func validate() throws {
-        if !(1...1_000_000).contains(mqttBrokerQueue) { throw ValidationError("--mqtt-broker-queue must be 1...1000000") }
+        if !(1...1_000_000).contains(mqttBrokerQueue) {
+            throw ValidationError("--mqtt-broker-queue must be 1...1000000")
+        }
         if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
         if let mqttCacert, !FileManager.default.fileExists(atPath: mqttCacert) {
             throw ValidationError("--mqtt-cacert: no such file \(mqttCacert)")
@@ -93,7 +112,11 @@ struct PushFlags: ParsableArguments {
         help:
             "Also observe alerts on a push channel and check every alert arrives there: sse, mqtt or webhook (repeatable; the alert list is polled too, unless the SUT profile's alerts.source is a push channel)."
     ) var observe: [PushChannel] = []
-    @Option(name: .long, help: "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target).")
+    @Option(
+        name: .long,
+        help:
+            "Port of the webhook receiver for --observe webhook (127.0.0.1; 0 picks a free one, printed with --target)."
+    )
     var webhookPort = 0
 
     func validate() throws {
@@ -115,7 +138,8 @@ struct BluetoothFlags: ParsableArguments {
     ) var hci: [String] = []
     @Option(
         name: .long,
-        help: "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python)."
+        help:
+            "Python interpreter with bumble for --ble hci (default: $VITALSIM_BUMBLE_PYTHON or .venv-bumble/bin/python)."
     ) var bumblePython: String?
 
     func validate() throws {

@@ -8,7 +8,8 @@ extension VitalSim {
     /// `vitalsim merge RESULT…`
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Merge the result files of a sharded run (vitalsim run --shard I/N --result FILE) into one verdict.",
+            abstract:
+                "Merge the result files of a sharded run (vitalsim run --shard I/N --result FILE) into one verdict.",
             discussion: """
                 Every shard's result is needed once: a missing, duplicate or foreign shard (another suite, seed, \
                 start instant or golden file) is an error. The merged verdict has the checks and counts of the \
@@ -77,7 +78,12 @@ extension VitalSim {
         func emit(_ verdicts: [Verdict], suite: String) throws {
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let shards = Set(results).count
-            try reports.emit(verdicts, title: "VitalSim run of \(suite) (\(shards) shards merged)", colour: colour, command: "merge")
+            try reports.emit(
+                verdicts,
+                title: "VitalSim run of \(suite) (\(shards) shards merged)",
+                colour: colour,
+                command: "merge"
+            )
         }
 
         /// The verdicts with their scenarios' vitals charts, drawn again from the scenario files (a
@@ -86,7 +92,9 @@ extension VitalSim {
             var out = verdicts
             for (i, part) in result.scenarios.enumerated() where i < out.count {
                 guard let scenario = try? TracedScenarioLoader.load(path: part.path) else {
-                    printError("vitalsim merge: \(part.path): cannot read the scenario, so its report has no vitals chart")
+                    printError(
+                        "vitalsim merge: \(part.path): cannot read the scenario, so its report has no vitals chart"
+                    )
                     continue
                 }
                 out[i].chart = ScenarioChart.make(scenario, seed: result.seed)

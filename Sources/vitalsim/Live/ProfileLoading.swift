@@ -32,6 +32,8 @@ func clientCertificate(certificate: String?, key: String?, profile: SUTProfile?)
 func mqttCredentials(_ profile: SUTProfile?) -> MQTTCredentials {
     guard let m = profile?.mqtt else { return MQTTCredentials() }
     var c = MQTTCredentials(username: m.username, password: m.password)
-    if let cert = m.clientCertificate, let key = m.clientKey { c.clientCertificate = ClientCertificate(certificate: cert, key: key) }
+    if let cert = m.clientCertificate, let key = m.clientKey {
+        c.clientCertificate = ClientCertificate(certificate: cert, key: key)
+    }
     return c
 }

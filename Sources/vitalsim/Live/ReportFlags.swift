@@ -8,7 +8,8 @@ struct ReportFlags: ParsableArguments {
     @Option(name: .long, help: "Write the verdicts as JSON here.") var json: String?
     @Option(
         name: .long,
-        help: "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table)."
+        help:
+            "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table)."
     ) var html: String?
 
     /// Writes the reports and prints the console summary; exits 3 when a scenario could not be

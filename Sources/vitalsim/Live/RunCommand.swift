@@ -13,7 +13,8 @@ struct LiveFlags: ParsableArguments {
     @OptionGroup(title: "MQTT") var broker: MQTTFlags
     @OptionGroup(title: "Alert push channels") var push: PushFlags
     @OptionGroup(title: "Bluetooth") var bluetooth: BluetoothFlags
-    @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault: [String] = []
+    @Option(name: .long, help: "Faulty mode of the embedded SUT, as vitalsim serve --fault (repeatable).") var sutFault:
+        [String] = []
     @Option(name: .long, help: "Folder of golden files (default: each scenario's golden path).") var goldenDir: String?
 
     @Option(
@@ -40,7 +41,9 @@ struct LiveFlags: ParsableArguments {
                 "--hci names the BLE devices' controllers for a SUT given with --target; without --target virtual controllers are started"
             )
         }
-        if !FileManager.default.fileExists(atPath: path) { throw ValidationError("no such scenario file or folder: \(path)") }
+        if !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("no such scenario file or folder: \(path)")
+        }
     }
 
     /// The options of the run; a SUT profile that cannot be loaded is printed and exits 2.
@@ -51,7 +54,11 @@ struct LiveFlags: ParsableArguments {
         o.target = connection.target ?? profile?.baseURL
         o.caFile = connection.cacert ?? profile?.tls.caFile
         o.insecure = connection.insecure || profile?.tls.insecure == true
-        o.clientCertificate = try clientCertificate(certificate: connection.clientCert, key: connection.clientKey, profile: profile)
+        o.clientCertificate = try clientCertificate(
+            certificate: connection.clientCert,
+            key: connection.clientKey,
+            profile: profile
+        )
         o.mqttCredentials = mqttCredentials(profile)
         if o.target != nil, !sutFault.isEmpty {
             throw CommandFailure.input(
@@ -102,7 +109,8 @@ struct LiveFlags: ParsableArguments {
     }
 
     static func isRunID(_ s: String) -> Bool {
-        (1...40).contains(s.count) && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        (1...40).contains(s.count)
+            && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
     /// This executable, to start `vitalsim serve` as the embedded SUT.
@@ -180,7 +188,9 @@ extension VitalSim {
                     "shard \(shard.index)/\(shard.count): \(ran) of the suite's \(all) patient(s), in \(verdicts.count) of \(suite.parts.count) scenario(s)"
                 )
             }
-            do { try reports.emit(verdicts, title: "VitalSim run of \(live.path)", colour: colour) } catch let exit as ExitCode {
+            do { try reports.emit(verdicts, title: "VitalSim run of \(live.path)", colour: colour) } catch let exit
+                as ExitCode
+            {
                 // A shard's verdict is partial: with its result written, vitalsim merge gives the run's.
                 guard shard != nil, sharding.result != nil, exit != ExitCodes.input else { throw exit }
                 printError(
@@ -194,8 +204,10 @@ extension VitalSim {
     /// `vitalsim record SCENARIO|SUITE …`
     struct Record: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run scenarios live and write their golden files from what the SUT did (review them before committing).",
-            discussion: "Refused when the CI environment variable is set: in CI a missing golden file is an error, never written."
+            abstract:
+                "Run scenarios live and write their golden files from what the SUT did (review them before committing).",
+            discussion:
+                "Refused when the CI environment variable is set: in CI a missing golden file is an error, never written."
         )
         @OptionGroup var live: LiveFlags
 
@@ -209,7 +221,11 @@ extension VitalSim {
                 throw CommandFailure.input("\(live.path): no scenario files")
             }
             do throws(HarnessError) {
-                for (path, warnings) in try await LiveSuite.record(files, options: options, progress: { printError($0) }) {
+                for (path, warnings) in try await LiveSuite.record(
+                    files,
+                    options: options,
+                    progress: { printError($0) }
+                ) {
                     print("wrote \(path)")
                     for w in warnings { printError("  warning: \(w)") }
                 }
@@ -222,7 +238,8 @@ extension VitalSim {
     }
 }
 
-/// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234 requests answered, 06:14:00 of 12:00:00 scenario time)`.
+/// A one-line progress bar on stderr: `[#####.....] 52% scenario (1,234 requests answered, 06:14:00 of 12:00:00
+/// scenario time)`.
 /// The plan is generated while it is sent, so progress is measured in scenario time.
 final class ProgressBar: Sendable {
     let last = Locked<ContinuousClock.Instant?>(nil)

@@ -24,14 +24,17 @@ struct ShardFlags: ParsableArguments {
     ) var startAt: String?
     @Option(
         name: .long,
-        help: "Write this run's result for `vitalsim merge` here (JSON; {shard} in the path stands for the shard's number)."
+        help:
+            "Write this run's result for `vitalsim merge` here (JSON; {shard} in the path stands for the shard's number)."
     ) var result: String?
 
     var isSharded: Bool { shard != nil || shards != nil }
 
     func validate() throws {
         if shard != nil, shards != nil { throw ValidationError("give --shard I/N or --shards N, not both") }
-        if let shards, !(1...100_000).contains(shards) { throw ValidationError("--shards must be 1...100000, got \(shards)") }
+        if let shards, !(1...100_000).contains(shards) {
+            throw ValidationError("--shards must be 1...100000, got \(shards)")
+        }
         if let startAt, Self.instant(startAt) == nil {
             throw ValidationError(
                 "--start-at must be an RFC 3339 time with a zone (2026-11-26T10:00:00Z) or Unix seconds, got '\(startAt)'"
@@ -59,7 +62,9 @@ struct ShardFlags: ParsableArguments {
 
     /// An RFC 3339 time with a zone, or Unix seconds (with a fraction), as Unix ms.
     static func instant(_ text: String) -> Int64? {
-        if let seconds = Double(text), seconds.isFinite, seconds > 0, seconds < 1e11 { return Int64((seconds * 1000).rounded()) }
+        if let seconds = Double(text), seconds.isFinite, seconds > 0, seconds < 1e11 {
+            return Int64((seconds * 1000).rounded())
+        }
         return CivilTime.unixMilliseconds(rfc3339: text)
     }
 }

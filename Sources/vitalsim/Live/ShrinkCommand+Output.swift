@@ -29,7 +29,13 @@ extension VitalSim.Shrink {
         let scenarioPath = output + "/\(name).yaml"
         let goldenPath = output + "/\(name).golden.yaml"
         try save(document.text(s, name: name, description: description), to: scenarioPath)
-        let confirmed = try await confirm(scenarioPath, goldenPath, target: target, reference: reference, options: options)
+        let confirmed = try await confirm(
+            scenarioPath,
+            goldenPath,
+            target: target,
+            reference: reference,
+            options: options
+        )
         let whole = document.whole
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(

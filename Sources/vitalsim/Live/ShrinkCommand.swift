@@ -24,17 +24,21 @@ extension VitalSim {
         @OptionGroup var live: LiveFlags
         @Option(
             name: .long,
-            help: "The failed check to keep, as the console prints it or part of it (e.g. 'missed alert glucose.level2-low')."
+            help:
+                "The failed check to keep, as the console prints it or part of it (e.g. 'missed alert glucose.level2-low')."
         )
         var check: String?
         @Option(name: .long, help: "At most this many candidate runs (1...10000).") var maxRuns = 300
-        @Option(name: .long, help: "At most this many seconds of searching (the best scenario so far is kept).") var maxTime = 1800.0
+        @Option(name: .long, help: "At most this many seconds of searching (the best scenario so far is kept).")
+        var maxTime = 1800.0
         @Option(name: .long, help: "Folder for the minimized scenario and its golden file.") var output = "shrunk"
 
         func validate() throws {
             if !(1...10_000).contains(maxRuns) { throw ValidationError("--max-runs must be 1...10000") }
             if !(1...86_400).contains(maxTime) { throw ValidationError("--max-time must be 1...86400 seconds") }
-            if LiveSuite.scenarioFiles(live.path) != [live.path] { throw ValidationError("shrink takes one scenario file, not a folder") }
+            if LiveSuite.scenarioFiles(live.path) != [live.path] {
+                throw ValidationError("shrink takes one scenario file, not a folder")
+            }
         }
 
         func run() async throws {
@@ -64,7 +68,8 @@ extension VitalSim {
                 document: document,
                 target: target,
                 budget: .init(runs: maxRuns, seconds: maxTime),
-                evaluate: { yaml in await Self.evaluate(yaml, at: candidatePath, reference: reference, options: options) },
+                evaluate: { yaml in await Self.evaluate(yaml, at: candidatePath, reference: reference, options: options)
+                },
                 progress: { printError($0) },
                 elapsed: { ContinuousClock.now - started }
             )
@@ -92,7 +97,10 @@ extension VitalSim {
             let verdict: Verdict
             do throws(HarnessError) {
                 if reference != nil {
-                    guard let v = try await LiveSuite.run([live.path], options: options, progress: { printError($0) }).first else {
+                    guard
+                        let v = try await LiveSuite.run([live.path], options: options, progress: { printError($0) })
+                            .first
+                    else {
                         return []
                     }
                     verdict = v
@@ -118,8 +126,15 @@ extension VitalSim {
             throw ExitCodes.input
         }
 
-        static func evaluate(_ yaml: String, at path: String, reference: GoldenFile?, options: LiveOptions) async -> Shrinker.Outcome {
-            guard FileManager.default.createFile(atPath: path, contents: Data(yaml.utf8)) else { return .notRun("cannot write \(path)") }
+        static func evaluate(
+            _ yaml: String,
+            at path: String,
+            reference: GoldenFile?,
+            options: LiveOptions
+        ) async -> Shrinker.Outcome {
+            guard FileManager.default.createFile(atPath: path, contents: Data(yaml.utf8)) else {
+                return .notRun("cannot write \(path)")
+            }
             // Each candidate is a run of its own: where the profile's ids take the run id, a SUT that
             // keeps patients between runs sees fresh ones (the suffix is the candidate's hash, so a
             // candidate keeps its ids).

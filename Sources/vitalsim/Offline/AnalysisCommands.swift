@@ -6,7 +6,8 @@ extension VitalSim {
     /// `vitalsim stats DIR`
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Realism report of a generated run: HRV (SDNN, RMSSD, pNN50, LF/HF), CGM TIR and MARD, lag, episodes.",
+            abstract:
+                "Realism report of a generated run: HRV (SDNN, RMSSD, pNN50, LF/HF), CGM TIR and MARD, lag, episodes.",
             discussion: "DIR is a folder written by `vitalsim generate`, or a suite folder of them."
         )
         @Argument(help: "Folder with readings.jsonl, or a folder of such folders.") var directory: String
@@ -22,7 +23,9 @@ extension VitalSim {
                 dirs = [directory]
             }
             if dirs.isEmpty {
-                throw CommandFailure.input("\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first")
+                throw CommandFailure.input(
+                    "\(directory): no readings.jsonl here or in its sub-folders; run `vitalsim generate` first"
+                )
             }
             var all: [(String, JSONValue)] = []
             for d in dirs {

@@ -8,7 +8,8 @@ extension VitalSim {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Benchmark generation + GATT encoding on one core (readings/s, peak memory).",
-            discussion: "Default: 1,000 patients × 24 h at default cadences, written to /dev/null. See docs/performance.md."
+            discussion:
+                "Default: 1,000 patients × 24 h at default cadences, written to /dev/null. See docs/performance.md."
         )
         @Option(name: .long, help: "Number of simulated patients (8 devices each).") var patients = 1000
         @Option(name: .long, help: "Virtual duration, e.g. 24h.") var duration = "24h"

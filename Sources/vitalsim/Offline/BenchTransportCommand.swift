@@ -17,7 +17,8 @@ extension VitalSim {
             discussion:
                 "HTTP: single-reading POSTs to URL (bodies as ci/bench/serve.lua builds them) over keep-alive connections. MQTT: messages on vitals/{patient}/heart-rate from one client."
         )
-        @Option(name: .long, help: "POST to this URL (e.g. https://127.0.0.1:8443/api/v1/observations).") var http: String?
+        @Option(name: .long, help: "POST to this URL (e.g. https://127.0.0.1:8443/api/v1/observations).") var http:
+            String?
         @Option(name: .long, help: "PEM CA bundle for HTTPS.") var cacert: String?
         @Flag(name: .long, help: "Do not verify the server's certificate.") var insecure = false
         @Option(name: .long, help: "Keep-alive connections (HTTP).") var connections = 8
@@ -28,11 +29,15 @@ extension VitalSim {
         ) var easyHandles = false
         @Flag(
             name: .long,
-            help: "Speak HTTP/2 where the server offers it (as vitalsim run --http2); the default is HTTP/1.1 keep-alive, as wrk."
+            help:
+                "Speak HTTP/2 where the server offers it (as vitalsim run --http2); the default is HTTP/1.1 keep-alive, as wrk."
         ) var http2 = false
         @Option(name: .long, help: "Publish to this MQTT broker, HOST:PORT.") var mqtt: String?
         @Option(name: .long, help: "MQTT QoS: 0, 1 or 2.") var qos = 1
-        @Option(name: .long, help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1; vitalsim run: 64 per connection).")
+        @Option(
+            name: .long,
+            help: "Publishes awaiting their acknowledgement at once (MQTT QoS ≥ 1; vitalsim run: 64 per connection)."
+        )
         var inFlight = 64
         @Option(
             name: .long,
@@ -42,17 +47,22 @@ extension VitalSim {
         @Option(name: .long, help: "Requests or messages to send.") var count = 100_000
         @Option(
             name: .long,
-            help: "Instead of synthetic requests, send this scenario's traffic plan (as vitalsim run does) to the --http base URL."
+            help:
+                "Instead of synthetic requests, send this scenario's traffic plan (as vitalsim run does) to the --http base URL."
         ) var scenario: String?
 
         func validate() throws {
-            if (http == nil) == (mqtt == nil) { throw ValidationError("give exactly one of --http URL and --mqtt HOST:PORT") }
+            if (http == nil) == (mqtt == nil) {
+                throw ValidationError("give exactly one of --http URL and --mqtt HOST:PORT")
+            }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
             if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2") }
             if !(1...256).contains(connections) || !(1...1024).contains(inFlight) {
                 throw ValidationError("--connections must be 1...256 and --in-flight 1...1024")
             }
-            if let resumeAt, !(0..<inFlight).contains(resumeAt) { throw ValidationError("--resume-at must be 0...in-flight − 1") }
+            if let resumeAt, !(0..<inFlight).contains(resumeAt) {
+                throw ValidationError("--resume-at must be 0...in-flight − 1")
+            }
             if count < 1 { throw ValidationError("--count must be positive") }
         }
 
@@ -126,7 +136,9 @@ extension VitalSim {
 
         func printPeakRSS() {
             let rss =
-                (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n").first { $0.hasPrefix("VmHWM") }
+                (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n").first {
+                    $0.hasPrefix("VmHWM")
+                }
                 ?? ""
             print("peak RSS: " + rss.dropFirst(6).trimmingCharacters(in: .whitespaces))
         }

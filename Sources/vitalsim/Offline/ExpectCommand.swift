@@ -17,9 +17,12 @@ extension VitalSim {
                 """
         )
         @Argument(help: "A scenario file.") var path: String
-        @Option(name: .long, help: "Seed overriding the scenario's own (default: the golden file's seed, else the scenario's).") var seed:
-            UInt64?
-        @Option(name: .long, help: "Golden file to check (default: the scenario's golden path, when it exists).") var golden: String?
+        @Option(
+            name: .long,
+            help: "Seed overriding the scenario's own (default: the golden file's seed, else the scenario's)."
+        ) var seed: UInt64?
+        @Option(name: .long, help: "Golden file to check (default: the scenario's golden path, when it exists).")
+        var golden: String?
         @Flag(name: .long, help: "Print JSON.") var json = false
 
         func run() throws {
@@ -41,7 +44,8 @@ extension VitalSim {
             if json {
                 let alerts: [JSONValue] = derived.map {
                     .object([
-                        ("patientId", .string($0.patientID)), ("rule", .string($0.rule)), ("severity", .string($0.severity.rawValue)),
+                        ("patientId", .string($0.patientID)), ("rule", .string($0.rule)),
+                        ("severity", .string($0.severity.rawValue)),
                         ("raisedAt", .string(CivilTime(unixMilliseconds: $0.raisedAt).iso8601(fractional: true))),
                         ("evidence", .string($0.evidence)),
                     ])
@@ -63,7 +67,10 @@ extension VitalSim {
                     )
                 }
                 if file != nil {
-                    print(contradictions.isEmpty ? "\(goldenPath) agrees with the oracle" : "\(goldenPath) contradicts the oracle:")
+                    print(
+                        contradictions.isEmpty
+                            ? "\(goldenPath) agrees with the oracle" : "\(goldenPath) contradicts the oracle:"
+                    )
                     for c in contradictions { print("  " + c) }
                 }
             }

@@ -19,8 +19,11 @@ extension VitalSim {
                 do {
                     let s = try TracedScenarioLoader.load(path: path)
                     let traces = s.patients.flatMap(\.devices).compactMap(\.trace)
-                    let traced = traces.reduce(0) { $0 + ($1.readings?.count ?? 0) + ($1.electrocardiograms?.count ?? 0) }
-                    let recordings = traces.isEmpty ? "" : ", \(traces.count) traced device(s) with \(traced) recorded reading(s)"
+                    let traced = traces.reduce(0) {
+                        $0 + ($1.readings?.count ?? 0) + ($1.electrocardiograms?.count ?? 0)
+                    }
+                    let recordings =
+                        traces.isEmpty ? "" : ", \(traces.count) traced device(s) with \(traced) recorded reading(s)"
                     print(
                         "\(path): ok (\(s.patients.count) patient(s), \(s.patients.reduce(0) { $0 + $1.devices.count }) device(s), \(s.timeline.count) timeline entries, \(s.duration)\(recordings))"
                     )
@@ -71,7 +74,9 @@ enum ScenarioFiles {
         var out: [String] = []
         for item in items {
             if isDirectory(item) {
-                let names = ((try? FileManagerShim.contents(item)) ?? []).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+                let names = ((try? FileManagerShim.contents(item)) ?? []).filter {
+                    $0.hasSuffix(".yaml") || $0.hasSuffix(".yml")
+                }.sorted()
                 if names.isEmpty {
                     throw CommandFailure.input("\(item): no .yaml scenario files in this folder")
                 }

@@ -23,7 +23,8 @@ extension VitalSim {
         )
         @Option(name: .long, help: "Address to bind (loopback by default).") var host = "127.0.0.1"
         @Option(name: .long, help: "Port; 0 picks a free one.") var port = 8080
-        @Option(name: .long, help: "Alert rules file (default: the shipped rules, docs/alert-rules.md).") var rules: String?
+        @Option(name: .long, help: "Alert rules file (default: the shipped rules, docs/alert-rules.md).") var rules:
+            String?
         @Option(name: .long, help: "Take patients' profiles from this scenario file.") var scenario: String?
         @Option(
             name: .long,
@@ -35,8 +36,8 @@ extension VitalSim {
             help:
                 "Demo mode: plain HTTP, a temporary SQLite database, and printed credentials (`device-token PATIENT DEVICE TOKEN` per patient, 501 among them, and `reader-token TOKEN`)."
         ) var dev = false
-        @Option(name: .long, help: "Credentials file (YAML: devices with token/patient/device, readers with token).") var credentials:
-            String?
+        @Option(name: .long, help: "Credentials file (YAML: devices with token/patient/device, readers with token).")
+        var credentials: String?
         @Option(
             name: .long,
             help:
@@ -46,39 +47,57 @@ extension VitalSim {
         @Option(name: .long, help: "PEM private key for HTTPS.") var tlsKey: String?
         @Flag(
             name: .long,
-            help: "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`)."
+            help:
+                "Serve HTTPS with a throwaway CA and certificate for localhost (its CA file is printed as `ca-certificate PATH`)."
         ) var selfSigned = false
         @Option(
             name: .long,
             help:
                 "Mutual TLS: require client certificates signed by this CA (PEM). With --self-signed, 'self' uses the throwaway CA and mints a client certificate (printed as `client-certificate PATH` and `client-key PATH`)."
         ) var clientCa: String?
-        @Option(name: .long, help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}.") var mqtt:
-            String?
-        @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.") var mqttCacert: String?
+        @Option(
+            name: .long,
+            help: "MQTT broker HOST:PORT: ingest vitals/{patientId}/{kind} and publish alerts/{patientId}."
+        ) var mqtt: String?
+        @Option(name: .long, help: "PEM CA bundle: connect to the MQTT broker over TLS and verify its certificate.")
+        var mqttCacert: String?
         @Option(name: .long, help: "User name for the MQTT broker.") var mqttUsername: String?
         @Option(
             name: .customLong("mqtt-topic"),
             help:
                 "Topic template readings arrive on, with {patient} and {kind} levels (and optionally {device}); default vitals/{patient}/{kind}. Repeat for several."
         ) var mqttTopics: [String] = []
-        @Option(name: .long, help: "Environment variable holding the MQTT password (with --mqtt-username).") var mqttPasswordEnv: String?
-        @Flag(name: .long, help: "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed.")
+        @Option(name: .long, help: "Environment variable holding the MQTT password (with --mqtt-username).")
+        var mqttPasswordEnv: String?
+        @Flag(
+            name: .long,
+            help:
+                "Offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert/--tls-key or --self-signed."
+        )
         var http2 = false
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
-        @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double = 1000
+        @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double =
+            1000
         @Option(
             name: .long,
-            help: "Seconds a client may take to send a request's headers, or its body, before the connection is closed (408 for a body)."
+            help:
+                "Seconds a client may take to send a request's headers, or its body, before the connection is closed (408 for a body)."
         ) var readTimeout: Double = 30
         @Option(name: .long, help: "Deliberate fault (repeatable): \(FaultPlan.spellings).") var fault: [String] = []
-        @Flag(name: .long, help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device.")
+        @Flag(
+            name: .long,
+            help: "Also ingest from BLE devices as a gateway (central): needs --hci, and --scenario or --ble-device."
+        )
         var bleGateway = false
-        @Option(name: .long, help: "HCI controller for the BLE gateway, one per device to connect (repeatable): tcp:HOST:PORT or hciN.")
+        @Option(
+            name: .long,
+            help: "HCI controller for the BLE gateway, one per device to connect (repeatable): tcp:HOST:PORT or hciN."
+        )
         var hci: [String] = []
         @Option(
             name: .long,
-            help: "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap."
+            help:
+                "A BLE device the gateway may connect to (repeatable): ADDRESS=PATIENT/DEVICE, e.g. C0:11:22:33:44:55=501/hr-strap."
         ) var bleDevice: [BLEDeviceBinding] = []
         @Option(
             name: .long,
@@ -89,7 +108,9 @@ extension VitalSim {
 
         func validate() throws {
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-            if selfSigned && tlsCert != nil { throw ValidationError("use either --self-signed or --tls-cert/--tls-key") }
+            if selfSigned && tlsCert != nil {
+                throw ValidationError("use either --self-signed or --tls-cert/--tls-key")
+            }
             if http2 && !selfSigned && tlsCert == nil {
                 throw ValidationError("--http2 is offered over TLS (ALPN): add --self-signed or --tls-cert/--tls-key")
             }
@@ -101,37 +122,50 @@ extension VitalSim {
                     }
                 } catch { throw ValidationError("--mqtt-topic: \(error.description)") }
             }
-            if mqttPasswordEnv != nil && mqttUsername == nil { throw ValidationError("--mqtt-password-env goes with --mqtt-username") }
+            if mqttPasswordEnv != nil && mqttUsername == nil {
+                throw ValidationError("--mqtt-password-env goes with --mqtt-username")
+            }
             if let clientCa {
                 if !selfSigned && tlsCert == nil {
                     throw ValidationError("--client-ca is mutual TLS: add --self-signed or --tls-cert/--tls-key")
                 }
-                if clientCa == "self" && !selfSigned { throw ValidationError("--client-ca self goes with --self-signed") }
+                if clientCa == "self" && !selfSigned {
+                    throw ValidationError("--client-ca self goes with --self-signed")
+                }
                 if clientCa != "self" && !FileManager.default.isReadableFile(atPath: clientCa) {
                     throw ValidationError("--client-ca: no readable file at \(clientCa)")
                 }
             }
-            if dev && credentials != nil { throw ValidationError("--dev prints its own credentials; drop --credentials") }
+            if dev && credentials != nil {
+                throw ValidationError("--dev prints its own credentials; drop --credentials")
+            }
             if !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535") }
             if rateLimit < 0 { throw ValidationError("--rate-limit must be ≥ 0") }
-            if !(0.1...3600).contains(readTimeout) { throw ValidationError("--read-timeout must be 0.1 to 3600 seconds") }
+            if !(0.1...3600).contains(readTimeout) {
+                throw ValidationError("--read-timeout must be 0.1 to 3600 seconds")
+            }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
             if let webhook, !(webhook.hasPrefix("http://") || webhook.hasPrefix("https://")) {
                 throw ValidationError("--webhook must be an http:// or https:// URL")
             }
             if bleGateway && hci.isEmpty { throw ValidationError("--ble-gateway needs at least one --hci controller") }
-            if !bleGateway && (!hci.isEmpty || !bleDevice.isEmpty) { throw ValidationError("--hci and --ble-device go with --ble-gateway") }
+            if !bleGateway && (!hci.isEmpty || !bleDevice.isEmpty) {
+                throw ValidationError("--hci and --ble-device go with --ble-gateway")
+            }
             if let bleSpeed, !bleGateway || scenario == nil || !(bleSpeed > 0) {
                 throw ValidationError("--ble-speed goes with --ble-gateway and --scenario, and must be positive")
             }
             if bleGateway && scenario == nil && bleDevice.isEmpty {
-                throw ValidationError("--ble-gateway needs --scenario FILE (its BLE devices) or --ble-device ADDRESS=PATIENT/DEVICE")
+                throw ValidationError(
+                    "--ble-gateway needs --scenario FILE (its BLE devices) or --ble-device ADDRESS=PATIENT/DEVICE"
+                )
             }
         }
 
         func run() async throws {
             var config = try configuration()
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-serve-\(getpid())").path
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-serve-\(getpid())")
+                .path
             configureStorageAndTLS(&config, scratch: scratch)
             let credentialLines = announce(&config)
             var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }
@@ -139,7 +173,8 @@ extension VitalSim {
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             do throws(ReferenceSetupError) {
                 try await ReferenceService.run(config, logger: logger) { line in
-                    // Credentials go out just before the listening line, so that a reader of stdout has them when the server is ready.
+                    // Credentials go out just before the listening line, so that a reader of stdout has them when the
+                    // server is ready.
                     let text = line.hasPrefix("listening on") ? credentialLines + line + "\n" : line + "\n"
                     FileHandle.standardOutput.write(Data(text.utf8))
                 }
@@ -163,15 +198,21 @@ extension VitalSim {
             if !mqttTopics.isEmpty { config.mqttTopics = mqttTopics.compactMap { try? MQTTTopicTemplate($0) } }
             if let mqttPasswordEnv {
                 guard let password = ProcessInfo.processInfo.environment[mqttPasswordEnv] else {
-                    throw CommandFailure.input("vitalsim serve: --mqtt-password-env names \(mqttPasswordEnv), which is not set")
+                    throw CommandFailure.input(
+                        "vitalsim serve: --mqtt-password-env names \(mqttPasswordEnv), which is not set"
+                    )
                 }
                 config.mqttCredentials.password = password
             }
             config.http2 = http2
             do {
-                config.rules = try rules.map { try RuleSetLoader.parse(try FileText.read($0), file: $0) } ?? RuleSetLoader.defaultRules()
+                config.rules =
+                    try rules.map { try RuleSetLoader.parse(try FileText.read($0), file: $0) }
+                    ?? RuleSetLoader.defaultRules()
                 if let scenario { try apply(scenario: scenario, to: &config) }
-                if let credentials { config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials) }
+                if let credentials {
+                    config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials)
+                }
             } catch let e as ScenarioLoadError {
                 throw CommandFailure.input(e.description)
             } catch {
@@ -179,7 +220,9 @@ extension VitalSim {
             }
             for p in patient { config.profiles[p.patientID] = p.profile }
             for d in bleDevice {
-                config.bleTargets.append(BLEGateway.Target(address: d.address, patientID: d.patientID, deviceID: d.deviceID))
+                config.bleTargets.append(
+                    BLEGateway.Target(address: d.address, patientID: d.patientID, deviceID: d.deviceID)
+                )
             }
             config.bleGateway = bleGateway ? hci : []
             let known = Set(config.rules.map(\.id))
@@ -218,7 +261,9 @@ extension VitalSim {
                     deviceID: spec.id
                 )
             }
-            if let bleSpeed { config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed) }
+            if let bleSpeed {
+                config.bleClock = .init(startUnixMilliseconds: loaded.startUnixMilliseconds, speed: bleSpeed)
+            }
         }
 
         /// Storage (`--database`, or a temporary SQLite file with `--dev`) and TLS.
@@ -245,7 +290,8 @@ extension VitalSim {
             var out = ""
             if dev {
                 config.credentials = Credentials.demo(patients: Array(Set(["501"] + config.profiles.keys)).sorted())
-                for (token, owner) in config.credentials.devices.sorted(by: { $0.value.patientID < $1.value.patientID }) {
+                for (token, owner) in config.credentials.devices.sorted(by: { $0.value.patientID < $1.value.patientID })
+                {
                     out += "device-token \(owner.patientID) \(owner.deviceID) \(token)\n"
                 }
                 for token in config.credentials.readers.sorted() { out += "reader-token \(token)\n" }
@@ -269,7 +315,9 @@ extension VitalSim {
 
 /// `HOST:PORT` (IPv6 as `[::1]:PORT`).
 func parseHostPort(_ text: String) -> (host: String, port: Int)? {
-    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+        (1...65535).contains(port)
+    else {
         return nil
     }
     var host = String(text[..<colon])
