@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// `vitalsim doctor`: a checklist of what a run needs from a SUT, each failure naming the endpoint,
-/// the status and what to change; exit 0 when all hold, 3 otherwise.
+/// `vitalsim doctor` where only processes show it: TLS, MQTT brokers, the printed checklist and the
+/// exit status (0 when every check holds, 3 otherwise). The HTTP checks run in-process
+/// (`LiveHarnessTests.InProcessDoctorTests`).
 final class DoctorTests: XCTestCase {
     var directory = ""
     let scenario = TestSupport.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml"
@@ -21,70 +22,20 @@ final class DoctorTests: XCTestCase {
         )
     }
 
-    func testAHealthySUTPassesEveryCheck() throws {
+    /// Over TLS: a SUT whose certificate is trusted (`--cacert`) is reachable, one whose certificate
+    /// is not is named with what to change; the printed checklist and the exit status. (The checks
+    /// themselves run in-process: `LiveHarnessTests.InProcessDoctorTests`.)
+    func testTLSIsVerifiedAndAnUntrustedCertificateIsNamed() throws {
         let s = try sut([])
         defer { _ = s.stop() }
         let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? ""])
         XCTAssertEqual(r.status, 0, r.out + r.err)
-        for line in [
-            "✓ reachable:", "over TLS (certificate verified)", "✓ alert source:",
-            "✓ accepts a valid reading on POST /api/v1/observations",
-            "✓ refuses an invalid body on POST /api/v1/observations",
-            "✓ accepts a valid reading on POST /api/iot-heart-rate",
-            "✓ refuses an invalid body on POST /api/iot-heart-rate", "✓ alert names mapped:",
-            "✓ stored readings read back: 62 stored reading(s) of 1 patient(s)", "counts per day and month read",
-            "the SUT can be tested (8 checks)",
-        ] {
+        for line in ["✓ reachable:", "over TLS (certificate verified)", "the SUT can be tested (8 checks)"] {
             XCTAssertTrue(r.out.contains(line), "\(line): \(r.out)")
         }
-    }
-
-    func testAReadBackThatListsNothingAcceptedIsNamed() throws {
-        let s = try sut([])
-        defer { _ = s.stop() }
-        let profile = TestSupport.write(
-            "name: wrong-read-back\nstored-readings:\n  url: /api/v1/patients/{patient}/readings?kind=weight\n  list: /items\n"
-                + "  fields: {id: /readingId, time: /timestamp, values: /values}\n",
-            to: directory,
-            name: "wrong-read-back.yaml"
-        )
-        let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? "", "--sut", profile])
-        XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(r.out.contains("✗ stored readings read back: GET "), r.out)
-        XCTAssertTrue(
-            r.out.contains("lists none of the readings just accepted: check stored-readings.url and list"),
-            r.out
-        )
-    }
-
-    func testEachMisconfigurationIsNamed() throws {
-        let guarded = try sut(["--dev"])
-        defer { _ = guarded.stop() }
-        let noToken = try doctor(["--target", guarded.base, "--cacert", guarded.caFile ?? ""])
-        XCTAssertEqual(noToken.status, 3, noToken.out)
-        XCTAssertTrue(
-            noToken.out.contains("✗ alert source: GET \(guarded.base)/api/v1/alerts answered 401"),
-            noToken.out
-        )
-        XCTAssertTrue(noToken.out.contains("✗ accepts a valid reading on POST /api/v1/observations"), noToken.out)
-        XCTAssertTrue(noToken.out.contains("answered 401") && noToken.out.contains("--header"), noToken.out)
-
-        let untrusted = try doctor(["--target", guarded.base])
+        let untrusted = try doctor(["--target", s.base])
         XCTAssertEqual(untrusted.status, 3, untrusted.out)
         XCTAssertTrue(untrusted.out.contains("✗ reachable:") && untrusted.out.contains("--cacert"), untrusted.out)
-
-        let broken = try sut(["--fault", "alert-api=garbage", "--fault", "accept-invalid"])
-        defer { _ = broken.stop() }
-        let r = try doctor(["--target", broken.base, "--cacert", broken.caFile ?? ""])
-        XCTAssertEqual(r.status, 3, r.out)
-        XCTAssertTrue(r.out.contains("✗ alert source:") && r.out.contains("a body that is not JSON"), r.out)
-        XCTAssertTrue(
-            r.out.contains(
-                "✗ refuses an invalid body on POST /api/v1/observations: the body cut in half: answered 200"
-            ),
-            r.out
-        )
-        XCTAssertTrue(r.out.contains("✓ accepts a valid reading on POST /api/v1/observations"), r.out)
     }
 
     func testAnMQTTScenarioNeedsTheBrokerAndAnUnreachableSUTIsNamed() throws {

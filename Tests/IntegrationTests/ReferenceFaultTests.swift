@@ -56,34 +56,16 @@ final class ReferenceFaultTests: XCTestCase {
         return Outcome(statuses: statuses, alerts: try sut.alerts(), stderr: sut.stderr)
     }
 
-    func testHealthyServerIsTheBaseline() throws {
-        let o = try exercise([])
-        XCTAssertEqual(o.statuses, [200, 200, 400])
-        XCTAssertEqual(o.rules, ["bp.hypertensive-crisis", "temp.fever"])
-        XCTAssertEqual(o.severities, ["bp.hypertensive-crisis": "high", "temp.fever": "medium"])
-        XCTAssertFalse(o.stderr.contains("FAULTY MODE"))
-    }
-
-    func testEachFaultyModeMisbehavesAndIsAnnounced() throws {
-        var o = try exercise(["drop-alerts=1"])
-        XCTAssertEqual(o.rules, [], "drop-alerts=1 drops every alert")
-        XCTAssertTrue(o.stderr.contains("FAULTY MODE") && o.stderr.contains("drop-alerts"), o.stderr)
-
-        o = try exercise(["accept-invalid"])
+    /// A faulty server says so on stderr, naming each mode; a healthy one does not. (What each mode
+    /// does to the answers is tested in-process: `ReferenceSUTTests.FaultRouteTests`.)
+    func testFaultyModesAreAnnouncedOnStderr() throws {
+        XCTAssertFalse(try exercise([]).stderr.contains("FAULTY MODE"))
+        let o = try exercise(["drop-alerts=1", "accept-invalid", "miss-rule=temp.fever"])
         XCTAssertEqual(o.statuses, [200, 200, 200], "the invalid reading is acknowledged")
-        XCTAssertTrue(o.stderr.contains("accept-invalid"))
-
-        o = try exercise(["wrong-severity"])
-        XCTAssertEqual(o.rules, ["bp.hypertensive-crisis", "temp.fever"])
-        XCTAssertEqual(o.severities, ["bp.hypertensive-crisis": "low", "temp.fever": "high"])
-
-        o = try exercise(["duplicate-alerts"])
-        XCTAssertEqual(o.rules, ["bp.hypertensive-crisis", "bp.hypertensive-crisis", "temp.fever", "temp.fever"])
-        XCTAssertEqual(Set(o.alerts.compactMap { $0["alertId"] as? String }).count, 4, "each copy has its own id")
-
-        o = try exercise(["miss-rule=temp.fever"])
-        XCTAssertEqual(o.rules, ["bp.hypertensive-crisis"])
-        XCTAssertTrue(o.stderr.contains("miss-rule=temp.fever"))
+        XCTAssertEqual(o.rules, [], "drop-alerts=1 drops every alert")
+        for mode in ["FAULTY MODE", "drop-alerts", "accept-invalid", "miss-rule=temp.fever"] {
+            XCTAssertTrue(o.stderr.contains(mode), "\(mode): \(o.stderr)")
+        }
     }
 
     func testDelayedAlertsArriveLate() throws {

@@ -64,6 +64,20 @@ enum InProcessRun {
 
     enum Missing: Error { case verdict(String) }
 
+    /// Why the scenario at `path` could not be judged: its verdict's error, or the error the run
+    /// threw (`HarnessError`: the command exits 3 either way); nil when it was judged.
+    static func unjudged(
+        _ path: String,
+        faults: [String] = [],
+        options configure: @Sendable (inout LiveOptions) -> Void = { _ in }
+    ) async throws -> String? {
+        do {
+            return try await verdict(path, faults: faults, options: configure).error
+        } catch let error as HarnessError {
+            return error.description
+        }
+    }
+
     /// The findings of a verdict's failed checks; without `latency`, those of its latency budgets
     /// left out: in-process the run shares the cores with every other test, so its latencies are
     /// the machine's, not the SUT's (budgets are judged in `JudgeTests` on constructed results, and

@@ -34,19 +34,26 @@ package enum Doctor {
         package var clientCertificate: ClientCertificate?
         /// The run id `{run}` stands for in the profile's lifecycle ids.
         package var runID = "doctor"
+        /// How HTTP requests reach the SUT: nil sends them with libcurl; a test gives an exchange that
+        /// answers in memory.
+        package var exchange: (any HTTPExchange)?
 
         package init(base: String) { self.base = base.hasSuffix("/") ? String(base.dropLast()) : base }
     }
 
     /// The checklist for `scenario`'s traffic against `target`.
     package static func examine(_ scenario: Scenario, seed: UInt64?, target: Target) async -> [Check] {
-        let client = HTTPMultiClient(
-            maxConnections: 2,
-            caFile: target.caFile,
-            insecure: target.insecure,
-            clientCertificate: target.clientCertificate
-        )
-        defer { client.close() }
+        let libcurl =
+            target.exchange != nil
+            ? nil
+            : HTTPMultiClient(
+                maxConnections: 2,
+                caFile: target.caFile,
+                insecure: target.insecure,
+                clientCertificate: target.clientCertificate
+            )
+        defer { libcurl?.close() }
+        guard let client: any HTTPExchange = target.exchange ?? libcurl else { return [] }
         var credentials = target.profile.auth
         credentials.headers += target.headers
         let auth = RequestAuth(credentials, base: target.base, client: client)
@@ -82,7 +89,7 @@ package enum Doctor {
         _ scenario: Scenario,
         seed: UInt64?,
         target: Target,
-        client: HTTPMultiClient,
+        client: any HTTPExchange,
         auth: RequestAuth
     ) async -> [Check] {
         var checks: [Check] = []
@@ -149,7 +156,7 @@ package enum Doctor {
         _ scenario: Scenario,
         naming: WireNaming,
         accepted: Bool,
-        client: HTTPMultiClient,
+        client: any HTTPExchange,
         auth: RequestAuth,
         base: String
     ) async -> Check {
@@ -177,7 +184,7 @@ package enum Doctor {
 
     /// Reachability (and TLS), then the alert list and its names; false when the SUT cannot be reached at all.
     static func alertSource(
-        _ client: HTTPMultiClient,
+        _ client: any HTTPExchange,
         _ auth: RequestAuth,
         _ target: Target,
         into checks: inout [Check]
@@ -229,7 +236,7 @@ package enum Doctor {
     /// alerts it cannot read).
     static func pushedSource(
         _ channel: PushChannel,
-        _ client: HTTPMultiClient,
+        _ client: any HTTPExchange,
         _ target: Target,
         into checks: inout [Check]
     ) async -> Bool {
@@ -330,7 +337,7 @@ package enum Doctor {
 
     /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
     static func ingestion(
-        _ client: HTTPMultiClient,
+        _ client: any HTTPExchange,
         _ r: PlannedRequest,
         _ auth: RequestAuth,
         _ target: Target,
@@ -366,7 +373,7 @@ package enum Doctor {
     }
 
     static func answer(
-        _ client: HTTPMultiClient,
+        _ client: any HTTPExchange,
         _ url: String,
         _ body: [UInt8],
         _ headers: [String],

@@ -1,0 +1,98 @@
+import Foundation
+import InProcessSUT
+import SUTAdapter
+import TestFixtures
+import Testing
+import Traffic
+import VitalSimCore
+
+/// `vitalsim doctor` against the reference SUT in-process: a checklist of what a run needs from a
+/// SUT, each failure naming the endpoint, the status and what to change. TLS and MQTT brokers stay
+/// live (`IntegrationTests.DoctorTests`).
+final class InProcessDoctorTests {
+    let directory = Fixtures.temporaryDirectory("in-process-doctor")
+    let path = InProcessRun.path("core", "adult-tachycardia-episode")
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// The checklist for the scenario against a reference SUT configured by `configure`.
+    func checklist(
+        profile: SUTProfile = .vitalsim,
+        faults: [String] = [],
+        sut configure: (inout InProcessSUT) -> Void = { _ in }
+    ) async throws -> [Doctor.Check] {
+        let scenario = try TracedScenarioLoader.load(path: path)
+        var sut = try InProcessSUT(scenario: scenario)
+        try sut.add(faults: faults)
+        configure(&sut)
+        return try await sut.test { client in
+            var target = Doctor.Target(base: RouterExchange.base)
+            target.exchange = RouterExchange(client)
+            target.profile = profile
+            return await Doctor.examine(scenario, seed: nil, target: target)
+        }
+    }
+
+    /// The check named `name` (its first, when a name repeats).
+    func check(_ checks: [Doctor.Check], _ name: String) -> Doctor.Check? { checks.first { $0.name == name } }
+
+    @Test func aHealthySUTPassesEveryCheck() async throws {
+        let checks = try await checklist()
+        #expect(checks.filter { !$0.passed } == [])
+        #expect(
+            checks.map(\.name) == [
+                "reachable", "alert source", "alert names mapped",
+                "accepts a valid reading on POST /api/v1/observations",
+                "refuses an invalid body on POST /api/v1/observations",
+                "accepts a valid reading on POST /api/iot-heart-rate",
+                "refuses an invalid body on POST /api/iot-heart-rate", "stored readings read back",
+            ]
+        )
+        let readBack = check(checks, "stored readings read back")?.detail ?? ""
+        #expect(
+            readBack.contains("62 stored reading(s) of 1 patient(s)")
+                && readBack.contains("counts per day and month read")
+        )
+    }
+
+    @Test func aReadBackThatListsNothingAcceptedIsNamed() async throws {
+        let file = directory + "/wrong-read-back.yaml"
+        try
+            ("name: wrong-read-back\nstored-readings:\n  url: /api/v1/patients/{patient}/readings?kind=weight\n  list: /items\n"
+            + "  fields: {id: /readingId, time: /timestamp, values: /values}\n").write(
+                toFile: file,
+                atomically: true,
+                encoding: .utf8
+            )
+        let checks = try await checklist(profile: SUTProfileLoader.load(path: file, environment: [:]))
+        let readBack = try #require(check(checks, "stored readings read back"), "\(checks.map(\.name))")
+        #expect(!readBack.passed)
+        #expect(readBack.detail.hasPrefix("GET "), "\(readBack.detail)")
+        #expect(
+            readBack.detail.contains("lists none of the readings just accepted: check stored-readings.url and list")
+        )
+    }
+
+    @Test func aSUTThatWantsCredentialsIsNamedWithWhatToChange() async throws {
+        let checks = try await checklist(sut: { $0.requireCredentials() })
+        let alerts = try #require(check(checks, "alert source"))
+        #expect(
+            !alerts.passed && alerts.detail.contains("GET \(RouterExchange.base)/api/v1/alerts answered 401"),
+            "\(alerts)"
+        )
+        let accepts = try #require(check(checks, "accepts a valid reading on POST /api/v1/observations"), "\(checks)")
+        #expect(
+            !accepts.passed && accepts.detail.contains("answered 401") && accepts.detail.contains("--header"),
+            "\(accepts)"
+        )
+    }
+
+    @Test func aBrokenAlertSourceAndASUTAcceptingInvalidBodiesAreNamed() async throws {
+        let checks = try await checklist(faults: ["alert-api=garbage", "accept-invalid"])
+        let alerts = try #require(check(checks, "alert source"))
+        #expect(!alerts.passed && alerts.detail.contains("a body that is not JSON"), "\(alerts)")
+        let refuses = try #require(check(checks, "refuses an invalid body on POST /api/v1/observations"), "\(checks)")
+        #expect(!refuses.passed && refuses.detail.hasPrefix("the body cut in half: answered 200"), "\(refuses)")
+        #expect(check(checks, "accepts a valid reading on POST /api/v1/observations")?.passed == true)
+    }
+}
