@@ -26,7 +26,7 @@ package struct InProcessSUT {
     package var limits: [String: [ThresholdOverride]] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
-    /// Readings per second per device (0: no limit, as `--rate-limit 0`).
+    /// Readings per second per device (0: no limit, as `--rate-limit 0`), on a clock that stands still.
     package var rateLimit: Double = 0
     /// The folder of the SQLite database, kept after the test (nil: a temporary one, removed): two
     /// runs on one folder are a restart.
@@ -84,7 +84,8 @@ package struct InProcessSUT {
         let context = ServerContext(
             store: store,
             credentials: credentials,
-            limiter: RateLimiter(rate: rateLimit),
+            // The rate limiter's clock stands still: a burst is one instant however slowly it is sent.
+            limiter: RateLimiter(rate: rateLimit, clock: { [started = ContinuousClock.now] in started }),
             faults: faults,
             clock: { Self.now }
         )

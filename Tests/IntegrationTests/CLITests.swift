@@ -33,6 +33,29 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(ok.out.split(separator: "\n").count, 16)
     }
 
+    /// In CI a missing golden file is never written (exit 2, nothing created), and a run without one
+    /// is a usage error naming `vitalsim record`: the command's exit codes for what
+    /// `LiveHarnessTests.InProcessGoldenTests` checks in-process.
+    func testMissingGoldenFilesAreUsageErrorsAndCINeverRecords() throws {
+        let dir = TestSupport.temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = TestSupport.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
+        let missing = try TestSupport.vitalsim(
+            ["run", scenario, "--golden-dir", dir + "/nowhere"],
+            in: dir,
+            environment: ["CI": "true"]
+        )
+        XCTAssertEqual(missing.status, 2, missing.err)
+        XCTAssertTrue(missing.err.contains("no golden file") && missing.err.contains("vitalsim record"), missing.err)
+        let refused = try TestSupport.vitalsim(
+            ["record", scenario, "--golden-dir", dir + "/nowhere"],
+            in: dir,
+            environment: ["CI": "true"]
+        )
+        XCTAssertEqual(refused.status, 2, refused.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/nowhere"), "CI never writes golden files")
+    }
+
     func testGenerateRejectsBadScenarioWithExitTwo() throws {
         let dir = TestSupport.temporaryDirectory("cli")
         let path = TestSupport.write("name: x\nduration: -1h\npatients: []\n", to: dir, name: "x.yaml")

@@ -50,6 +50,7 @@ struct InProcessFaultTests {
         ),
         Case(scenario: "vitaledge-daily-summary", fault: "alter-stored=0.05", findings: [.altered]),
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "accept-invalid", findings: [.validationMismatch]),
+        Case(scenario: "vitaledge-daily-summary", fault: "accept-invalid", findings: [.validationMismatch]),
     ]
 
     /// A missed alert also fails the reading → alert budget with "no samples": a known side effect
@@ -66,6 +67,17 @@ struct InProcessFaultTests {
             InProcessRun.findings(verdict, latency: false).subtracting(extra) == c.findings,
             "\(InProcessRun.failures(verdict).prefix(6))"
         )
+        if c.fault == "accept-invalid", c.scenario == "vitaledge-daily-summary" {
+            // Every corrupted VitalEdge payload of the scenario, each naming the field it should have.
+            let mismatches = verdict.checks.filter { $0.finding == .validationMismatch }
+            #expect(mismatches.count == 9)
+            for field in ["heartRate", "timestamp", "unexpectedField", "stepCount"] {
+                #expect(
+                    mismatches.contains { $0.detail.contains("expected 400 naming field '\(field)', got 200") },
+                    "\(field): \(mismatches.map(\.detail))"
+                )
+            }
+        }
         if c.fault.hasPrefix("alter-stored") {
             let altered = verdict.checks.first { $0.finding == .altered }
             #expect(altered?.detail.contains("heart-rate") == true, "\(altered?.detail ?? "")")

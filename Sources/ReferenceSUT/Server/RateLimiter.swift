@@ -10,16 +10,24 @@ package final class RateLimiter: Sendable {
     package let rate: Double
     package let burst: Double
     let buckets = Locked([String: Bucket]())
+    /// The monotonic clock's reading (a test holds it still).
+    let clock: @Sendable () -> ContinuousClock.Instant
 
     /// `rate` 0 disables limiting.
-    package init(rate: Double, burst: Double? = nil) {
+    package init(
+        rate: Double,
+        burst: Double? = nil,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.rate = rate
         self.burst = burst ?? max(1, rate * 2)
+        self.clock = clock
     }
 
     /// Takes `cost` tokens for `key`; returns nil when allowed, or the seconds to wait before retrying.
-    package func take(_ key: String, cost: Double = 1, now: ContinuousClock.Instant = .now) -> Double? {
+    package func take(_ key: String, cost: Double = 1) -> Double? {
         guard rate > 0 else { return nil }
+        let now = clock()
         return buckets.withLock { all -> Double? in
             var b = all[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = now - b.updated
