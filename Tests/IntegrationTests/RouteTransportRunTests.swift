@@ -3,9 +3,9 @@ import XCTest
 
 /// Routes that move devices to another transport, against the embedded reference SUT: Bluetooth
 /// devices published over MQTT (FHIR Observations on the profile's topic, raw GATT values on a
-/// route's own topic) and MQTT devices relayed over HTTP. The core goldens judge them unchanged, a
-/// SUT accepting invalid readings is caught on the MQTT routes, and a format with no form for a
-/// reading the route carries is a misconfiguration.
+/// route's own topic). The core goldens judge them unchanged and a SUT accepting invalid readings is
+/// caught on the MQTT routes. (MQTT devices relayed over HTTP, and a format with no form for a
+/// reading its route carries, are tested in-process: `LiveHarnessTests.InProcessProfileTests`.)
 final class RouteTransportRunTests: XCTestCase {
     var directory = ""
     let golden = TestSupport.repositoryRoot + "/golden"
@@ -55,29 +55,4 @@ final class RouteTransportRunTests: XCTestCase {
         XCTAssertTrue(faulty.out.contains("validation-mismatch rejects 511/hrm-511/"), faulty.out)
     }
 
-    func testMQTTDevicesRelayedOverHTTP() throws {
-        let profile = TestSupport.write(Self.gateway, to: directory, name: "gateway.yaml")
-        let r = try run(copd, profile)
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("PASS copd-desaturation"), r.out)
-        XCTAssertTrue(r.out.contains("ingestion POST /fhir/Observation: 201 ×7200"), r.out)
-        XCTAssertFalse(r.out.contains("ingestion MQTT"), "nothing left on the broker: " + r.out)
-    }
-
-    func testAFormatWithoutAFormForACarriedKindIsAMisconfiguration() throws {
-        let profile = TestSupport.write(
-            "name: no-battery\ningestion:\n  routes:\n    - {transport: http, path: /fhir/Observation, format: fhir-observation}\n",
-            to: directory,
-            name: "no-battery.yaml"
-        )
-        let r = try run(copd, profile)
-        XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(
-            r.err.contains(
-                "ingestion route 1 of the SUT profile (POST /fhir/Observation) carries battery readings of pulse-oximeter devices"
-            ),
-            r.err
-        )
-        XCTAssertFalse(r.out.contains("missed"), r.out)
-    }
 }

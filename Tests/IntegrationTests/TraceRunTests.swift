@@ -3,8 +3,8 @@ import XCTest
 
 /// Recordings from the field (`scenarios/traces/field-recordings.yaml`: a Dexcom Clarity export,
 /// an Apple Health export, a btsnoop capture, a CSV and VitalSim's readings.jsonl) replayed live
-/// beside generated devices: the reference SUT passes, a SUT that misses the low the export holds
-/// fails on it, and the evidence bundle carries the recordings so that replay regenerates the traffic.
+/// beside generated devices: the reference SUT passes and the evidence bundle carries the recordings,
+/// so that replay regenerates the traffic.
 final class TraceRunTests: XCTestCase {
     var directory = ""
     let root = TestSupport.repositoryRoot
@@ -32,13 +32,7 @@ final class TraceRunTests: XCTestCase {
         }
         let replay = try TestSupport.vitalsim(["replay", bundle], in: directory)
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
-        let args = [
-            "run", scenario, "--golden-dir", root + "/golden", "--sut-fault", "miss-rule=glucose.level2-low",
-            "--alert-wait", "2",
-        ]
-        let bad = try TestSupport.vitalsim(args, in: directory)
-        XCTAssertEqual(bad.status, 1, bad.out + bad.err)
-        XCTAssertTrue(bad.out.contains("missed alert glucose.level2-low patient rec-1"), bad.out)
+        // A SUT that misses the export's low is caught in-process (`LiveHarnessTests.InProcessFaultTests`).
     }
 
     func testTracedDevicesTravelOverMQTTAsRawGATT() throws {

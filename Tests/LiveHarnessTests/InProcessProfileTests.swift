@@ -225,4 +225,45 @@ final class InProcessProfileTests {
             "\(error)"
         )
     }
+
+    /// The COPD patient's MQTT devices relayed over HTTP as FHIR by a gateway profile: judged by the
+    /// same golden file, nothing left for a broker; a format with no form for a kind its route
+    /// carries ends the run unjudged, naming the route and the readings.
+    @Test func mqttDevicesRelayedOverHTTPAndAFormatWithoutAFormForACarriedKind() async throws {
+        let gateway = try profile(
+            """
+            name: gateway
+            ingestion:
+              routes:
+                - {device-types: [cgm], kinds: [cgm], transport: mqtt, format: fhir-observation}
+                - {device-types: [heart-rate-strap], transport: mqtt, format: gatt, topic: "ble/{patient}/{kind}/{device}"}
+                - {device-types: [pulse-oximeter, thermometer], kinds: [spo2, temperature], transport: http, \
+            path: /fhir/Observation, format: fhir-observation}
+                - {transport: http, path: /api/v1/observations, format: vitalsim-observation}
+            """,
+            name: "gateway.yaml"
+        )
+        let copd = InProcessRun.path("core", "copd-desaturation")
+        let relayed = try await run(copd, gateway)
+        #expect(relayed.error == nil)
+        #expect(InProcessRun.failures(relayed, latency: false) == [])
+        let endpoints = relayed.contract?.endpoints ?? []
+        #expect(
+            endpoints.first { $0.name == "POST /fhir/Observation" }?.statuses == [201: 7200],
+            "\(endpoints.map(\.summary))"
+        )
+        #expect(!endpoints.contains { $0.transport == .mqtt }, "nothing left on the broker")
+
+        let noBattery = try profile(
+            "name: no-battery\ningestion:\n  routes:\n    - {transport: http, path: /fhir/Observation, format: fhir-observation}\n",
+            name: "no-battery.yaml"
+        )
+        let stopped = try await InProcessRun.unjudged(copd, options: { $0.profile = noBattery })
+        #expect(
+            stopped?.contains(
+                "ingestion route 1 of the SUT profile (POST /fhir/Observation) carries battery readings of pulse-oximeter devices"
+            ) == true,
+            "\(stopped ?? "judged")"
+        )
+    }
 }

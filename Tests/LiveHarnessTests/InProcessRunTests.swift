@@ -8,7 +8,8 @@ import Testing
 /// against the committed golden files (traffic digests included): the healthy baseline every
 /// faulty mode below is measured against.
 struct InProcessRunTests {
-    /// `copd-desaturation` sends over MQTT, which needs a broker (`IntegrationTests`).
+    /// `copd-desaturation` sends over MQTT, which needs a broker (`IntegrationTests`; relayed over
+    /// HTTP it runs in `InProcessProfileTests`).
     @Test(arguments: InProcessRun.names("core", except: ["copd-desaturation"]))
     func eachCoreScenarioPasses(_ name: String) async throws {
         let verdict = try await InProcessRun.verdict(InProcessRun.path("core", name))
@@ -17,8 +18,12 @@ struct InProcessRunTests {
         #expect(verdict.acknowledged > 0)
     }
 
-    @Test(arguments: ["boundaries", "limits"].flatMap { suite in InProcessRun.names(suite).map { (suite, $0) } })
-    func eachBoundaryAndLimitsScenarioPasses(_ suite: String, _ name: String) async throws {
+    /// The boundary, limits and traces suites (the traces replay recordings from the field: a
+    /// Dexcom Clarity export, an Apple Health export, a btsnoop capture, CSV and readings.jsonl).
+    @Test(
+        arguments: ["boundaries", "limits", "traces"].flatMap { suite in InProcessRun.names(suite).map { (suite, $0) } }
+    )
+    func eachBoundaryLimitsAndTracesScenarioPasses(_ suite: String, _ name: String) async throws {
         let verdict = try await InProcessRun.verdict(InProcessRun.path(suite, name))
         #expect(verdict.error == nil)
         #expect(InProcessRun.failures(verdict, latency: false) == [])
@@ -82,6 +87,17 @@ struct InProcessFaultTests {
             let altered = verdict.checks.first { $0.finding == .altered }
             #expect(altered?.detail.contains("heart-rate") == true, "\(altered?.detail ?? "")")
         }
+    }
+
+    /// A SUT that misses the low a real Dexcom Clarity export holds fails on that alert.
+    @Test func aSUTMissingTheLowOfARecordedExportIsCaught() async throws {
+        let verdict = try await InProcessRun.verdict(
+            InProcessRun.path("traces", "field-recordings"),
+            faults: ["miss-rule=glucose.level2-low"]
+        )
+        let failures = InProcessRun.failures(verdict, latency: false)
+        #expect(failures.contains { $0.hasPrefix("missed alert glucose.level2-low patient rec-1") }, "\(failures)")
+        #expect(InProcessRun.findings(verdict, latency: false) == [.missed], "\(failures)")
     }
 
     /// A SUT that ignores the patients' own limits (`thresholds:`) judges by the defaults: it misses
