@@ -22,12 +22,9 @@ final class InProcessGoldenTests {
     func record(_ path: String) async throws {
         let golden = golden
         try await InProcessSUT(scenario: TracedScenarioLoader.load(path: path)).test { client in
-            var options = LiveOptions(executable: "/nonexistent/vitalsim")
-            options.target = RouterExchange.base
-            options.exchange = RouterExchange(client)
+            var options = InProcessRun.options(client)
+            options.ci = false
             options.goldenDirectory = golden
-            options.quiet = .milliseconds(100)
-            options.alertWait = .milliseconds(100)
             _ = try await LiveSuite.record([path], options: options, progress: { _ in })
         }
     }

@@ -20,12 +20,7 @@ final class InProcessProfileTests {
 
     /// Writes a profile (and the files it names) into the test's folder and loads it.
     func profile(_ text: String, name: String, files: [String: String] = [:]) throws -> SUTProfile {
-        for (file, content) in files {
-            try content.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
-        }
-        let path = directory + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SUTProfileLoader.load(path: path, environment: [:])
+        try InProcessRun.profile(text, name: name, in: directory, files: files)
     }
 
     /// Runs `scenario` through `profile` against the in-process reference SUT.

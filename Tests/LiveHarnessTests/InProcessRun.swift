@@ -2,6 +2,7 @@ import Foundation
 import InProcessSUT
 import Judge
 import LiveHarness
+import SUTAdapter
 import TestFixtures
 import Traffic
 
@@ -50,6 +51,13 @@ enum InProcessRun {
         on client: SUTTestClient,
         options configure: (inout LiveOptions) -> Void = { _ in }
     ) async throws -> [Verdict] {
+        var options = options(client)
+        configure(&options)
+        return try await LiveSuite.run(paths, options: options, progress: { _ in })
+    }
+
+    /// The options of a run (or a recording) against the SUT `client` reaches, as CI runs.
+    static func options(_ client: SUTTestClient) -> LiveOptions {
         var options = LiveOptions(executable: "/nonexistent/vitalsim")
         options.target = RouterExchange.base
         options.exchange = RouterExchange(client)
@@ -58,8 +66,21 @@ enum InProcessRun {
         // and an alert that is missing will not come.
         options.quiet = .milliseconds(100)
         options.alertWait = .milliseconds(100)
-        configure(&options)
-        return try await LiveSuite.run(paths, options: options, progress: { _ in })
+        return options
+    }
+
+    /// Writes a SUT profile (and the files it names) into `directory` and loads it.
+    static func profile(
+        _ text: String,
+        name: String,
+        in directory: String,
+        files: [String: String] = [:]
+    ) throws -> SUTProfile {
+        for (file, content) in files {
+            try content.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
+        }
+        try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+        return try SUTProfileLoader.load(path: directory + "/" + name, environment: [:])
     }
 
     enum Missing: Error { case verdict(String) }

@@ -16,8 +16,7 @@ final class InProcessStoredDataTests {
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     func profile(_ text: String, name: String) throws -> SUTProfile {
-        try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
-        return try SUTProfileLoader.load(path: directory + "/" + name, environment: [:])
+        try InProcessRun.profile(text, name: name, in: directory)
     }
 
     /// The stored-data checks of a verdict: name → detail.

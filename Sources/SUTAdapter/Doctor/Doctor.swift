@@ -43,17 +43,20 @@ package enum Doctor {
 
     /// The checklist for `scenario`'s traffic against `target`.
     package static func examine(_ scenario: Scenario, seed: UInt64?, target: Target) async -> [Check] {
-        let libcurl =
-            target.exchange != nil
-            ? nil
-            : HTTPMultiClient(
+        let libcurl: HTTPMultiClient?
+        let client: any HTTPExchange
+        if let exchange = target.exchange {
+            (libcurl, client) = (nil, exchange)
+        } else {
+            let made = HTTPMultiClient(
                 maxConnections: 2,
                 caFile: target.caFile,
                 insecure: target.insecure,
                 clientCertificate: target.clientCertificate
             )
+            (libcurl, client) = (made, made)
+        }
         defer { libcurl?.close() }
-        guard let client: any HTTPExchange = target.exchange ?? libcurl else { return [] }
         var credentials = target.profile.auth
         credentials.headers += target.headers
         let auth = RequestAuth(credentials, base: target.base, client: client)
