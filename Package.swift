@@ -198,3 +198,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// `ci/tsan.sh` sets VITALSIM_TSAN_SCOPE: ThreadSanitizer watches the tests of the modules that start
+/// tasks and threads, so its build (the whole dependency graph compiled anew with the sanitizer)
+/// leaves out the command line, the fuzzer and the pure modules' tests. The modules themselves are
+/// still built, as the concurrent modules' dependencies; the integration classes it runs start the
+/// plain build's `vitalsim`.
+if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
+    let outside: Set<String> = [
+        "vitalsim", "vitalsim-fuzz", "FuzzTargets", "FuzzTargetsTests", "VitalSimCoreTests", "GenerationTests",
+        "TrafficTests", "JudgeTests", "BenchmarksTests", "ReferenceEngineTests",
+    ]
+    package.targets.removeAll { outside.contains($0.name) }
+    package.products.removeAll { product in product.name.hasPrefix("vitalsim") }
+}

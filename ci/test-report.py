@@ -2,7 +2,10 @@
 """Reads what ci/test.sh left in its log folder: prints the stage table (name, minutes:seconds,
 result) and the closing line `tests: N passed, M failed` over every xUnit file (XCTest and Swift
 Testing, the plain and the ThreadSanitizer run). A stage that failed without a failed test case
-(a crash, a sanitizer report, a fuzz finding, a lint error) counts as one failure.
+(a crash, a sanitizer report, a fuzz finding, a lint error) counts as one failure. It also says
+how many test cases of the plain run start no process: the cases of every class outside
+IntegrationTests, a Swift Testing test with arguments counted once per argument (its "with N test
+cases" line in tests.log), as Swift Testing counts them.
 
 An integration test that failed in the parallel run and passed when run again alone
 (`rerun.xml`) counts as passed and is named as flaky; one that failed again counts as failed.
@@ -80,6 +83,27 @@ def rerun_filter(folder):
     return 1 if others or not failed else 0
 
 
+def in_process_share(folder):
+    """(cases that start no process, all cases) of the plain run (tests*.xml, not the reruns or TSan)."""
+    arguments = {}
+    try:
+        with open(os.path.join(folder, "tests.log"), encoding="utf-8", errors="replace") as log:
+            for line in log:
+                found = re.search(r"Test (\S+\)) with (\d+) test cases", line)
+                if found:
+                    arguments[found.group(1)] = int(found.group(2))
+    except OSError:
+        pass
+    inside = total = 0
+    for path in glob.glob(os.path.join(folder, "tests*.xml")):
+        for (classname, name) in read_cases(path) or {}:
+            count = arguments.get(name, 1) if path.endswith("-swift-testing.xml") else 1
+            total += count
+            if not (classname or "").startswith("IntegrationTests."):
+                inside += count
+    return inside, total
+
+
 def main():
     folder = sys.argv[1]
     if "--rerun-filter" in sys.argv:
@@ -101,6 +125,9 @@ def main():
     failed_stages = [name for name, (_, rc) in table if rc != 0 and not (rerun and name == "tests")]
     if failed_stages and failed == 0:
         failed = 1
+    inside, cases = in_process_share(folder)
+    if cases:
+        print(f"in-process: {inside} of {cases} test cases start no process ({100 * inside / cases:.1f} %)")
     print(f"tests: {total - failed} passed, {failed} failed")
     return 1 if failed else 0
 

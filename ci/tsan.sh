@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # The concurrent code's tests under ThreadSanitizer: the modules that start tasks, threads or
 # dispatch queues (docs/architecture.md, rule 5) — LiveHarness, SUTAdapter, Locking and Transports'
-# send window, the reference SUT's actor store, alert hub and routes (ReferenceSUTTests), and
-# libcurl/libmosquitto driven from several threads in-process (two integration classes). The pure modules start no
-# task or thread, so ThreadSanitizer has nothing to watch there. A separate build folder
-# (.build-tsan): the whole package is rebuilt with -sanitize=thread. Arguments after the script's
-# name go to `swift test` (ci/test.sh passes --xunit-output).
+# send window, the reference SUT's actor store, alert hub and routes (ReferenceSUTTests), the BLE
+# hosts' reader threads and work queues over an in-memory link (HCIHostTests), and libcurl and
+# libmosquitto driven from several threads in-process (two integration classes). The pure modules
+# start no task or thread, so ThreadSanitizer has nothing to watch there. A separate build folder
+# (.build-tsan): the package is rebuilt with -sanitize=thread, without what no test here needs (the
+# command line, the fuzzer, the pure modules' tests: VITALSIM_TSAN_SCOPE in Package.swift; the
+# integration classes start the plain build's `vitalsim`). Arguments after the script's name go to
+# `swift test` (ci/test.sh passes --xunit-output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup-debian.sh
 scratch=.build-tsan
-swift build --build-tests --sanitize=thread --scratch-path "$scratch"
+# The manifest is read anew (not from SwiftPM's shared cache), as it depends on the variable.
+export VITALSIM_TSAN_SCOPE=1
+swift build --build-tests --sanitize=thread --scratch-path "$scratch" --manifest-cache none
 concurrent='LiveHarnessTests|SUTAdapterTests|LockingTests|TransportsTests|ReferenceSUTTests'
 # The runner's tasks against the in-process SUT are watched through the misconfiguration, stored-data
 # and doctor suites (every part of a run, a few runs); the end-to-end suites that repeat them over
 # every scenario and fault run without the sanitizer's 5-15x cost (ci/test.sh).
 repeated='InProcessRunTests|InProcessFaultTests|InProcessProfileTests|InProcessLifecycleTests|InProcessGoldenTests'
-inprocess='IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
+inprocess='BluetoothTests.HCIHostTests|IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  swift test --skip-build --sanitize=thread --scratch-path "$scratch" --parallel --num-workers 2 \
+  swift test --skip-build --sanitize=thread --scratch-path "$scratch" --manifest-cache none --parallel --num-workers 2 \
   --filter "$concurrent|$inprocess" --skip "$repeated" "$@"
