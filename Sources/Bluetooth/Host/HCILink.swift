@@ -23,6 +23,11 @@ final class HCILink: @unchecked Sendable {
     var rx: [UInt8] = []
     var rxExpected = 0
     var readerError: HCIError?
+    /// Set by ``stop()``: nothing is captured after the capture's last flush.
+    var stopped = false
+    /// Whether ``start(name:randomAddress:)`` started the reader thread, and a signal when it has ended.
+    var readerStarted = false
+    let readerEnded = DispatchSemaphore(value: 0)
     /// Owner hook for events, called with `state` locked after the link's own bookkeeping.
     var onEvent: ((UInt8, [UInt8]) -> Void)?
     /// Owner hook for complete ATT PDUs, called on the reader thread without the lock.
@@ -35,8 +40,14 @@ final class HCILink: @unchecked Sendable {
 
     /// Starts the reader and brings the controller up: reset, event masks, LE buffer size, random address.
     func start(name: String, randomAddress: [UInt8]) throws(HCIError) {
-        let thread = Thread { [self] in readLoop() }
+        let thread = Thread { [self] in
+            readLoop()
+            readerEnded.signal()
+        }
         thread.name = name
+        state.lock()
+        readerStarted = true
+        state.unlock()
         thread.start()
         _ = try command(HCICommand.reset, [])
         _ = try command(HCICommand.setEventMask, [0xFF, 0xFF, 0xFB, 0xFF, 0x07, 0xF8, 0xBF, 0x3D])
@@ -132,7 +143,7 @@ final class HCILink: @unchecked Sendable {
         guard let capture else { return }
         let us = Int64(Date().timeIntervalSince1970 * 1_000_000)
         state.lock()
-        capture.append(h4: packet, direction: direction, unixMicroseconds: us)
+        if !stopped { capture.append(h4: packet, direction: direction, unixMicroseconds: us) }
         state.unlock()
     }
 
@@ -198,10 +209,15 @@ final class HCILink: @unchecked Sendable {
         if cid == L2CAP.attChannel, !pdu.isEmpty { onATT?(pdu) }
     }
 
-    /// Closes the transport and flushes the capture.
+    /// Closes the transport and, once the reader thread has logged what it read, flushes the capture.
     func stop() {
         transport.close()
         state.lock()
+        let reading = readerStarted
+        state.unlock()
+        if reading { _ = readerEnded.wait(timeout: .now() + 2) }
+        state.lock()
+        stopped = true
         try? capture?.flush()
         state.unlock()
     }
