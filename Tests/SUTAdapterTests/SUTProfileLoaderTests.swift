@@ -103,74 +103,6 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(p.mapping.severities, ["HIGH": "high"])
     }
 
-    func testMistakesNameFileLineAndKey() {
-        let cases: [(String, [String: String], String)] = [
-            (
-                "name: a\nbase-ur1: http://127.0.0.1", [:],
-                "/tmp/p.yaml:2:1: error: base-ur1: unknown key 'base-ur1' (did you mean 'base-url'?)"
-            ),
-            ("base-url: http://127.0.0.1", [:], "required key 'name' is missing"),
-            (
-                "name: a\nbase-url: ftp://x", [:],
-                "/tmp/p.yaml:2:11: error: base-url: expected an http:// or https:// URL"
-            ),
-            (
-                "name: a\nauth:\n  headers: ['X-Key: ${NOPE}']", [:],
-                "/tmp/p.yaml:3:13: error: auth.headers[0]: the environment variable NOPE is not set"
-            ),
-            (
-                "name: a\nauth:\n  headers: ['no colon']", [:],
-                "auth.headers[0]: expected a header 'Name: value', got 'no colon'"
-            ),
-            (
-                "name: a\nauth:\n  oauth2:\n    token-url: /t\n    client-id: c\n    client-secret-env: S", [:],
-                "/tmp/p.yaml:6:24: error: auth.oauth2.client-secret-env: the environment variable S (the client secret) is not set"
-            ),
-            (
-                "name: a\nrules:\n  HIGH_BP: bp.hypertensive-crisi", [:],
-                "/tmp/p.yaml:3:12: error: rules.HIGH_BP: 'bp.hypertensive-crisi' is not a VitalSim rule id (did you mean 'bp.hypertensive-crisis'?)"
-            ),
-            (
-                "name: a\nseverities:\n  HIGH: critical", [:],
-                "severities.HIGH: 'critical' is not a VitalSim severity; valid: low, medium, high"
-            ),
-            (
-                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: r, severity: /s, raised-at: /t}",
-                [:],
-                "alerts.fields.rule: a JSON Pointer is empty or starts with '/' (RFC 6901), got 'r'"
-            ),
-            (
-                "name: a\nalerts:\n  url: /a\n  fields: {id: /id~2, patient: /p, rule: /r, severity: /s, raised-at: /t}",
-                [:],
-                "alerts.fields.id: '~' must be followed by 0 or 1"
-            ),
-            (
-                "name: a\nalerts:\n  url: /a\n  fields: {id: /id, patient: /p, rule: /r, severity: /s}", [:],
-                "alerts.fields.raised-at: required key 'raised-at' is missing"
-            ),
-            (
-                "name: a\nalerts:\n  url: /a\n  paging: sometimes\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
-                [:], "alerts.paging: expected none, fhir-bundle, {next: POINTER} or {cursor: POINTER, parameter: NAME}"
-            ),
-            (
-                "name: a\nalerts:\n  url: /a\n  clock: wall\n  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}",
-                [:], "/tmp/p.yaml:4:10: error: alerts.clock:"
-            ),
-            (
-                "name: a\ntls:\n  ca: missing-ca.pem", [:],
-                "tls.ca: no readable file at /tmp/missing-ca.pem (relative to the profile's folder)"
-            ),
-            (
-                "name: a\nauth:\n  devices: {file: /nonexistent/keys.yaml}", [:],
-                "auth.devices.file: no readable file at /nonexistent/keys.yaml"
-            ),
-        ]
-        for (text, env, expected) in cases {
-            let said = problem(text, environment: env)
-            XCTAssertTrue(said.contains(expected), "\(text)\n→ \(said)\nwanted: \(expected)")
-        }
-    }
-
     func testAnAlertSourceThatOnlyPushes() throws {
         let fields = "  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}"
         let p = try parse("name: a\nalerts:\n  source: webhook\n\(fields)")
@@ -345,38 +277,5 @@ final class IngestionRoutesLoaderTests: XCTestCase {
             file: folder + "/p.yaml"
         )
         XCTAssertTrue(bad.contains(folder + "/bad.mustache:1:") && bad.contains("template:"), bad)
-    }
-
-    func testMistakesAreNamed() {
-        XCTAssertTrue(
-            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observaton}\n")
-                .contains("/tmp/p.yaml:4:26: error: ingestion.routes[0].format: unknown format 'fhir-observaton'"),
-            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observaton}\n")
-        )
-        XCTAssertTrue(
-            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-observation, batch: 5}\n")
-                .contains("format fhir-observation sends one reading per request")
-        )
-        XCTAssertTrue(
-            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: vitaledge, kinds: [heart-rat]}\n")
-                .contains(
-                    "ingestion.routes[0].kinds[0]: expected a reading kind, got 'heart-rat' (did you mean 'heart-rate'?)"
-                )
-        )
-        XCTAssertTrue(
-            problem("name: x\ningestion:\n  routes:\n    - {path: \"/p/{patientId}\", format: vitaledge}\n")
-                .contains("unknown placeholder {patientId}")
-        )
-        XCTAssertTrue(
-            problem("name: x\ningestion:\n  routes:\n    - {path: /x, format: template}\n").contains(
-                "needs template: FILE"
-            )
-        )
-        XCTAssertTrue(
-            problem(
-                "name: x\ningestion:\n  routes:\n    - {path: /x, format: vitalsim-observation, rejection-fields: {valu: v}}\n"
-            )
-            .contains("expected one of value, systolic")
-        )
     }
 }
