@@ -27,7 +27,8 @@ final class ShardedRunTests: XCTestCase {
         let folder = directory + "/suite"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for name in [
-            "copd-desaturation", "corrupt-and-duplicate-payloads", "device-dropout-and-backfill", "heart-failure-fluid-gain",
+            "copd-desaturation", "corrupt-and-duplicate-payloads", "device-dropout-and-backfill",
+            "heart-failure-fluid-gain",
         ] {
             try FileManager.default.createSymbolicLink(
                 atPath: folder + "/\(name).yaml",

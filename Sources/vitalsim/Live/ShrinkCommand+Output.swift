@@ -63,27 +63,19 @@ extension VitalSim.Shrink {
         target: FailureSignature,
         reference: GoldenFile?,
         options: LiveOptions
-    )
-        async throws -> Bool
-    {
-        let golden: GoldenFile
-        let verdict: Verdict?
+    ) async throws -> Bool {
         do throws(HarnessError) {
-            golden = try await LiveSuite.judgeDerived(scenarioPath, reference: reference, options: options).1
+            return try await ShrinkRuns.confirm(
+                scenarioPath,
+                golden: goldenPath,
+                target: target,
+                reference: reference,
+                options: options
+            )
         } catch {
             printError("vitalsim shrink: \(error)")
             throw error.isInputError ? ExitCodes.input : ExitCodes.infrastructure
         }
-        try save(golden.yaml(writtenBy: "`vitalsim shrink` (alerts from the oracle)"), to: goldenPath)
-        var again = options
-        again.goldenDirectory = output
-        do throws(HarnessError) {
-            verdict = try await LiveSuite.run([scenarioPath], options: again, progress: { _ in }).first
-        } catch {
-            printError("vitalsim shrink: \(error)")
-            throw error.isInputError ? ExitCodes.input : ExitCodes.infrastructure
-        }
-        return verdict.map { FailureSignature.failures(of: $0).contains(target) } ?? false
     }
 
     func save(_ text: String, to path: String) throws {

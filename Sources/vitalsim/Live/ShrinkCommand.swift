@@ -68,7 +68,8 @@ extension VitalSim {
                 document: document,
                 target: target,
                 budget: .init(runs: maxRuns, seconds: maxTime),
-                evaluate: { yaml in await Self.evaluate(yaml, at: candidatePath, reference: reference, options: options)
+                evaluate: { yaml in
+                    await ShrinkRuns.evaluate(yaml, at: candidatePath, reference: reference, options: options)
                 },
                 progress: { printError($0) },
                 elapsed: { ContinuousClock.now - started }
@@ -84,38 +85,24 @@ extension VitalSim {
 
         /// The scenario's golden file, when there is one.
         func referenceGolden(_ options: LiveOptions) throws -> GoldenFile? {
-            guard let scenario = try? TracedScenarioLoader.load(path: live.path) else { return nil }
-            let path = LiveSuite.goldenPath(scenario, options)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-            do throws(ScenarioLoadError) { return try GoldenFile.parse(text, file: path) } catch {
+            do throws(HarnessError) { return try ShrinkRuns.referenceGolden(live.path, options: options) } catch {
                 throw CommandFailure.input(error.description)
             }
         }
 
         /// The failures of the scenario as written, judged against its golden file (else what the oracle derives).
         func originalFailures(_ options: LiveOptions, reference: GoldenFile?) async throws -> [FailureSignature] {
-            let verdict: Verdict
             do throws(HarnessError) {
-                if reference != nil {
-                    guard
-                        let v = try await LiveSuite.run([live.path], options: options, progress: { printError($0) })
-                            .first
-                    else {
-                        return []
-                    }
-                    verdict = v
-                } else {
-                    printError("no golden file: judging against what the oracle derives")
-                    verdict = try await LiveSuite.judgeDerived(live.path, reference: nil, options: options).0
-                }
+                return try await ShrinkRuns.originalFailures(
+                    live.path,
+                    reference: reference,
+                    options: options,
+                    progress: { printError($0) }
+                )
             } catch {
                 printError("vitalsim shrink: \(error)")
                 throw error.isInputError ? ExitCodes.input : ExitCodes.infrastructure
             }
-            if let error = verdict.error {
-                throw CommandFailure.infrastructure("vitalsim shrink: \(verdict.scenario): \(error)")
-            }
-            return FailureSignature.failures(of: verdict)
         }
 
         func chooseTarget(_ failures: [FailureSignature]) throws -> FailureSignature {
@@ -124,33 +111,6 @@ extension VitalSim {
             printError("no failed check matches --check '\(check)'; the failed checks are:")
             for f in failures { printError("  \(f)") }
             throw ExitCodes.input
-        }
-
-        static func evaluate(
-            _ yaml: String,
-            at path: String,
-            reference: GoldenFile?,
-            options: LiveOptions
-        ) async -> Shrinker.Outcome {
-            guard FileManager.default.createFile(atPath: path, contents: Data(yaml.utf8)) else {
-                return .notRun("cannot write \(path)")
-            }
-            // Each candidate is a run of its own: where the profile's ids take the run id, a SUT that
-            // keeps patients between runs sees fresh ones (the suffix is the candidate's hash, so a
-            // candidate keeps its ids).
-            var options = options
-            if options.profile.lifecycle.usesRunID {
-                var hash: UInt32 = 2_166_136_261
-                for byte in yaml.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-                options.runID = String(options.runID.prefix(31)) + "-" + String(format: "%08x", hash)
-            }
-            do throws(HarnessError) {
-                let (verdict, _) = try await LiveSuite.judgeDerived(path, reference: reference, options: options)
-                if let error = verdict.error { return .notRun(error) }
-                return .judged(FailureSignature.failures(of: verdict))
-            } catch {
-                return .notRun(String(error.description.split(separator: "\n").first ?? ""))
-            }
         }
     }
 }
