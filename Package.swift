@@ -184,6 +184,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 logging,
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         tests("FuzzTargetsTests", ["FuzzTargets"]),

@@ -127,6 +127,21 @@ package struct SUTTestClient: Sendable {
         try await send(path, method: .post, body: body, token: token)
     }
 
+    /// POSTs `bytes` as they are (a body that is not UTF-8, or too large to write as a literal).
+    package func post(_ path: String, bytes: [UInt8]) async throws -> SUTResponse {
+        let response = try await client.execute(
+            uri: path,
+            method: .post,
+            headers: [.contentType: "application/json"],
+            body: ByteBuffer(bytes: bytes)
+        )
+        return SUTResponse(
+            status: Int(response.status.code),
+            headers: response.headers,
+            text: String(buffer: response.body)
+        )
+    }
+
     package func get(_ path: String, token: String? = nil) async throws -> SUTResponse {
         try await send(path, method: .get, token: token)
     }
