@@ -188,6 +188,8 @@ let package = Package(
             ]
         ),
         tests("FuzzTargetsTests", ["FuzzTargets"]),
+        // The command line's parsing and flag checks, in-process (`@testable import vitalsim`).
+        tests("CommandLineTests", ["vitalsim", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         tests(
             "IntegrationTests",
@@ -207,7 +209,8 @@ let package = Package(
 /// plain build's `vitalsim`.
 if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     let outside: Set<String> = [
-        "vitalsim", "vitalsim-fuzz", "FuzzTargets", "FuzzTargetsTests", "VitalSimCoreTests", "GenerationTests",
+        "vitalsim", "vitalsim-fuzz", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests", "VitalSimCoreTests",
+        "GenerationTests",
         "TrafficTests", "JudgeTests", "BenchmarksTests", "ReferenceEngineTests",
     ]
     package.targets.removeAll { outside.contains($0.name) }
