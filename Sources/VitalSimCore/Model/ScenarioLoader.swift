@@ -327,7 +327,8 @@ struct ScenarioBuilder {
             let schedule = list.enumerated().compactMap {
                 f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]")
             }.sorted()
-            if schedule.isEmpty {
+            // An empty list (not one whose times were each refused above) is its own mistake.
+            if list.isEmpty {
                 reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day")
             }
             if f.has("cadence") {

@@ -54,10 +54,12 @@ struct TimelineBuilder {
         let patientID = f.string("patient") ?? ""
         let patient = context.patients.first { $0.id == patientID }
         if f.has("patient"), patient == nil {
+            let valid = context.patients.map(\.id).joined(separator: ", ")
             reader.fail(
                 f.value("patient"),
                 f.path("patient"),
-                "no patient '\(patientID)' in this scenario; valid: \(context.patients.map(\.id).joined(separator: ", "))"
+                "no patient '\(patientID)' in this scenario; "
+                    + (valid.isEmpty ? "it has no valid patients" : "valid: \(valid)")
             )
         }
         checkStart(at, f)
