@@ -189,7 +189,10 @@ let package = Package(
         ),
         tests("FuzzTargetsTests", ["FuzzTargets"]),
         // The command line's parsing and flag checks, in-process (`@testable import vitalsim`).
-        tests("CommandLineTests", ["vitalsim", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        tests(
+            "CommandLineTests",
+            ["vitalsim", .product(name: "ArgumentParser", package: "swift-argument-parser"), yams]
+        ),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         tests(
             "IntegrationTests",

@@ -1,6 +1,7 @@
 import Foundation
 import Judge
 import SUTAdapter
+import Testing
 import XCTest
 
 /// JSON Pointers, field transforms, alert lists and the rule/severity mapping.
@@ -72,45 +73,6 @@ final class AlertMappingTests: XCTestCase {
         XCTAssertEqual(second.rule, "LOW_SPO2", "an unmapped name stays the SUT's own")
     }
 
-    func testUnreadableItemsSayWhatIsWrongAndWhere() throws {
-        let fields = AlertFields(
-            id: FieldSpec(try pointer("/id")),
-            patient: FieldSpec(try pointer("/who")),
-            rule: FieldSpec(try pointer("/rule")),
-            severity: FieldSpec(try pointer("/severity")),
-            raisedAt: FieldSpec(try pointer("/raisedAt")),
-            evidence: FieldSpec(try pointer("/evidence"))
-        )
-        let cases: [(String, String)] = [
-            (
-                #"{"id":"a","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
-                "it has no patientId (at /who)"
-            ),
-            (
-                #"{"id":true,"who":"1","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
-                "its alertId (at /id) is not a non-empty string or number"
-            ),
-            (
-                #"{"id":"a","who":"1","rule":{"x":1},"severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
-                "its rule is not a non-empty string or number"
-            ),
-            (
-                #"{"id":"a","who":"1","rule":"r","severity":"high","raisedAt":"yesterday"}"#,
-                "its raisedAt 'yesterday' is not an RFC 3339 time stamp"
-            ),
-            (
-                #"{"id":"a","who":"1","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z","evidence":"r1"}"#,
-                "its evidence is not an array of reading ids"
-            ),
-        ]
-        for (text, expected) in cases {
-            switch fields.read(try json(text), mapping: .init()) {
-            case .success: XCTFail("\(text) was read")
-            case .failure(let e): XCTAssertEqual(e.reason, expected)
-            }
-        }
-    }
-
     func testFHIRDetectedIssueBundleWithPaging() throws {
         let fields = AlertFields(
             id: FieldSpec(try pointer("/id")),
@@ -148,5 +110,49 @@ final class AlertMappingTests: XCTestCase {
         XCTAssertNil(
             source.nextPage(try json(#"{"resourceType":"Bundle","link":[{"relation":"self","url":"x"}]}"#), base: "")
         )
+    }
+}
+
+/// Alert list items the profile's fields cannot read, one test case each: the reason names the
+/// field, the pointer it was read at, and what is wrong with it.
+struct UnreadableAlertItemTests {
+    static let items: [(String, String)] = [
+        (
+            #"{"id":"a","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
+            "it has no patientId (at /who)"
+        ),
+        (
+            #"{"id":true,"who":"1","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
+            "its alertId (at /id) is not a non-empty string or number"
+        ),
+        (
+            #"{"id":"a","who":"1","rule":{"x":1},"severity":"high","raisedAt":"2024-11-07T10:00:00Z"}"#,
+            "its rule is not a non-empty string or number"
+        ),
+        (
+            #"{"id":"a","who":"1","rule":"r","severity":"high","raisedAt":"yesterday"}"#,
+            "its raisedAt 'yesterday' is not an RFC 3339 time stamp"
+        ),
+        (
+            #"{"id":"a","who":"1","rule":"r","severity":"high","raisedAt":"2024-11-07T10:00:00Z","evidence":"r1"}"#,
+            "its evidence is not an array of reading ids"
+        ),
+    ]
+
+    @Test(arguments: items)
+    func anUnreadableItemSaysWhatIsWrongAndWhere(_ text: String, _ expected: String) throws {
+        let fields = AlertFields(
+            id: FieldSpec(try JSONPointer("/id")),
+            patient: FieldSpec(try JSONPointer("/who")),
+            rule: FieldSpec(try JSONPointer("/rule")),
+            severity: FieldSpec(try JSONPointer("/severity")),
+            raisedAt: FieldSpec(try JSONPointer("/raisedAt")),
+            evidence: FieldSpec(try JSONPointer("/evidence"))
+        )
+        let item = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        switch fields.read(item, mapping: .init()) {
+        case .success: Issue.record("\(text) was read")
+        case .failure(let error): #expect(error.reason == expected)
+        }
     }
 }

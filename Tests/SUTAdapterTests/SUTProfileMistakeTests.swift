@@ -112,4 +112,32 @@ import VitalSimCore
         let said = Self.problem(text)
         #expect(said.contains(expected), "\(text)\n→ \(said)\nwanted: \(expected)")
     }
+
+    /// Routes that send over MQTT, or mix what belongs to HTTP and MQTT: (route, error wanted).
+    static let transportMistakes: [(String, String)] = [
+        (
+            "- {transport: mqtt, format: gatt, path: /x}",
+            "ingestion.routes[0].path: path is only read with transport: http"
+        ),
+        (
+            "- {transport: mqtt, format: vitalsim-observation, batch: 5}",
+            "an MQTT route sends one reading per message"
+        ),
+        ("- {transport: mqtt, format: gatt, method: PUT}", "method is only read with transport: http"),
+        ("- {path: /x, format: gatt}", "format gatt is only sent over MQTT (transport: mqtt)"),
+        ("- {path: /x, format: fhir-observation, topic: a/b}", "a topic is only read with transport: mqtt"),
+        ("- {transport: http, format: fhir-observation}", "an HTTP route needs a path"),
+        (
+            "- {transport: amqp, path: /x, format: fhir-observation}",
+            "ingestion.routes[0].transport: expected http or mqtt"
+        ),
+        ("- {transport: mqtt, format: gatt, topic: \"a/+/b\"}", "no wildcards (+, #) in a topic"),
+        ("- {transport: mqtt, format: gatt, topic: \"a/{patientId}\"}", "unknown placeholder {patientId}"),
+    ]
+
+    @Test(arguments: transportMistakes)
+    func aTransportMistakeIsNamedAtItsLine(_ route: String, _ expected: String) {
+        let said = Self.problem("name: x\ningestion:\n  routes:\n    " + route + "\n")
+        #expect(said.contains(expected) && said.contains("/tmp/p.yaml:4:"), "\(route)\n→ \(said)\nwanted: \(expected)")
+    }
 }

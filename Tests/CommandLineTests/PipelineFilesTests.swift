@@ -2,16 +2,16 @@ import Foundation
 import XCTest
 import Yams
 
-/// The CI pipeline templates in ci/pipelines parse as YAML, run the suite script that exists, and
-/// publish the files it writes.
+/// The CI pipeline templates in ci/pipelines parse as YAML, run the suite script that exists with
+/// the command line's arguments, and publish the files it writes (read as files: no process).
 final class PipelineFilesTests: XCTestCase {
     func load(_ name: String) throws -> [String: Any] {
-        let text = try String(contentsOfFile: TestSupport.repositoryRoot + "/ci/pipelines/" + name, encoding: .utf8)
+        let text = try String(contentsOfFile: FlagValidationTests.root + "/ci/pipelines/" + name, encoding: .utf8)
         return try XCTUnwrap(try Yams.load(yaml: text) as? [String: Any], name)
     }
 
     func testPipelinesRunTheSuiteScriptAndPublishItsReports() throws {
-        let script = try String(contentsOfFile: TestSupport.repositoryRoot + "/ci/suite.sh", encoding: .utf8)
+        let script = try String(contentsOfFile: FlagValidationTests.root + "/ci/suite.sh", encoding: .utf8)
         for output in ["junit.xml", "verdict.json", "report.html"] {
             XCTAssertTrue(script.contains("$out/" + output), output)
         }
