@@ -159,7 +159,10 @@ let package = Package(
             ]
         ),
         tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),
-        tests("ReferenceEngineTests", ["VitalSimCore", "Bluetooth", "Traffic", "ReferenceEngine", "TestFixtures"]),
+        tests(
+            "ReferenceEngineTests",
+            ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine", "TestFixtures"]
+        ),
         // The reference SUT's routes in-process (Hummingbird's router test framework), for the tests
         // of the reference SUT and of the harness run against it.
         .target(
