@@ -20,7 +20,7 @@ concurrent='LiveHarnessTests|SUTAdapterTests|LockingTests|TransportsTests|Refere
 # The runner's tasks against the in-process SUT are watched through the misconfiguration, stored-data
 # and doctor suites (every part of a run, a few runs); the end-to-end suites that repeat them over
 # every scenario and fault run without the sanitizer's 5-15x cost (ci/test.sh).
-repeated='InProcessRunTests|InProcessFaultTests|InProcessProfileTests|InProcessLifecycleTests|InProcessGoldenTests'
+repeated='InProcessRunTests|InProcessFaultTests|InProcessProfileTests|InProcessLifecycleTests|InProcessGoldenTests|InProcessShrinkTests'
 inprocess='BluetoothTests.HCIHostTests|IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
