@@ -1,4 +1,5 @@
 import Bluetooth
+import Testing
 import VitalSimCore
 import XCTest
 
@@ -210,72 +211,6 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertEqual(SFloat(123.456, exponent: -1)?.description, "123.5")
     }
 
-    func testDecoderErrorsNameCharacteristicAndOffset() {
-        func error(_ t: any GATTCharacteristic.Type, _ hex: String) -> GATTError? {
-            do {
-                _ = try t.decode(bytes(hex))
-                return nil
-            } catch { return error }
-        }
-        XCTAssertEqual(
-            error(HeartRateMeasurement.self, "16"),
-            .truncated(
-                characteristic: "heart-rate-measurement",
-                offset: 1,
-                field: "Heart Rate Measurement Value (uint8)",
-                needed: 1,
-                available: 0
-            )
-        )
-        XCTAssertEqual(
-            error(HeartRateMeasurement.self, "16 48 52"),
-            .truncated(
-                characteristic: "heart-rate-measurement",
-                offset: 2,
-                field: "RR-Interval",
-                needed: 2,
-                available: 1
-            )
-        )
-        XCTAssertEqual(
-            error(HeartRateMeasurement.self, "96 48"),
-            .reservedBits(characteristic: "heart-rate-measurement", offset: 0, field: "Flags", value: 0x80)
-        )
-        XCTAssertEqual(
-            error(HeartRateMeasurement.self, "06 48 00"),
-            .trailingBytes(characteristic: "heart-rate-measurement", offset: 2, count: 1)
-        )
-        XCTAssertEqual(
-            error(BloodPressureMeasurement.self, "02 78 00 50 00 5D 00 E8 07 0D 11 0A 1E 00"),
-            .invalidValue(
-                characteristic: "blood-pressure-measurement",
-                offset: 7,
-                field: "Time Stamp",
-                reason: "month 13 outside 0...12"
-            )
-        )
-        XCTAssertEqual(
-            error(GlucoseMeasurement.self, "02 02 00 E8 07 05 11 0A 1E 00 37 C0 0B"),
-            .invalidValue(
-                characteristic: "glucose-measurement",
-                offset: 12,
-                field: "Type",
-                reason: "11 is reserved; valid 1...10"
-            )
-        )
-        XCTAssertEqual(
-            error(CGMMeasurement.self, "05 00 5F 00 0A"),
-            .invalidValue(
-                characteristic: "cgm-measurement",
-                offset: 0,
-                field: "Size",
-                reason: "5 is below the minimum record size 6"
-            )
-        )
-        let msg = error(HeartRateMeasurement.self, "16")!.description
-        XCTAssertTrue(msg.contains("heart-rate-measurement") && msg.contains("byte 1"), msg)
-    }
-
     func testRegistryLookup() throws {
         XCTAssertTrue(try CharacteristicRegistry.lookup("0x2A37") == HeartRateMeasurement.self)
         XCTAssertTrue(try CharacteristicRegistry.lookup("2a35") == BloodPressureMeasurement.self)
@@ -300,5 +235,94 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertThrowsError(
             try CharacteristicRegistry.encode(HeartRateMeasurement.self, fields: ["heart-rate": "72", "colour": "red"])
         )
+    }
+}
+
+/// Bytes a decoder refuses, one test case each: the error names the characteristic, the byte
+/// offset and the field, and says what is wrong (truncated, reserved bits, trailing bytes, a value
+/// out of its range).
+struct GATTDecoderErrorTests {
+    /// The characteristic decoders by their registry name.
+    static func decoder(_ name: String) -> any GATTCharacteristic.Type {
+        switch name {
+        case "heart-rate-measurement": HeartRateMeasurement.self
+        case "blood-pressure-measurement": BloodPressureMeasurement.self
+        case "glucose-measurement": GlucoseMeasurement.self
+        default: CGMMeasurement.self
+        }
+    }
+
+    /// (characteristic, bytes in hex, the error).
+    static let refusals: [(String, String, GATTError)] = [
+        (
+            "heart-rate-measurement", "16",
+            .truncated(
+                characteristic: "heart-rate-measurement",
+                offset: 1,
+                field: "Heart Rate Measurement Value (uint8)",
+                needed: 1,
+                available: 0
+            )
+        ),
+        (
+            "heart-rate-measurement", "16 48 52",
+            .truncated(
+                characteristic: "heart-rate-measurement",
+                offset: 2,
+                field: "RR-Interval",
+                needed: 2,
+                available: 1
+            )
+        ),
+        (
+            "heart-rate-measurement", "96 48",
+            .reservedBits(characteristic: "heart-rate-measurement", offset: 0, field: "Flags", value: 0x80)
+        ),
+        (
+            "heart-rate-measurement", "06 48 00",
+            .trailingBytes(characteristic: "heart-rate-measurement", offset: 2, count: 1)
+        ),
+        (
+            "blood-pressure-measurement", "02 78 00 50 00 5D 00 E8 07 0D 11 0A 1E 00",
+            .invalidValue(
+                characteristic: "blood-pressure-measurement",
+                offset: 7,
+                field: "Time Stamp",
+                reason: "month 13 outside 0...12"
+            )
+        ),
+        (
+            "glucose-measurement", "02 02 00 E8 07 05 11 0A 1E 00 37 C0 0B",
+            .invalidValue(
+                characteristic: "glucose-measurement",
+                offset: 12,
+                field: "Type",
+                reason: "11 is reserved; valid 1...10"
+            )
+        ),
+        (
+            "cgm-measurement", "05 00 5F 00 0A",
+            .invalidValue(
+                characteristic: "cgm-measurement",
+                offset: 0,
+                field: "Size",
+                reason: "5 is below the minimum record size 6"
+            )
+        ),
+    ]
+
+    @Test(arguments: refusals)
+    func refusedBytesNameCharacteristicOffsetAndField(_ name: String, _ hex: String, _ expected: GATTError) {
+        let bytes = hex.split(separator: " ").map { UInt8($0, radix: 16)! }
+        #expect(throws: expected) { _ = try Self.decoder(name).decode(bytes) }
+    }
+
+    @Test func theMessageSaysWhichCharacteristicAndByte() {
+        do {
+            _ = try HeartRateMeasurement.decode([0x16])
+            Issue.record("decoded")
+        } catch {
+            #expect(error.description.contains("heart-rate-measurement") && error.description.contains("byte 1"))
+        }
     }
 }
