@@ -49,7 +49,7 @@ enum MQTTSession: String, CaseIterable, ExpressibleByArgument {
 }
 
 extension PushChannel: ExpressibleByArgument {}
-extension LiveOptions.BLEMode: ExpressibleByArgument {}
+extension LiveOptions.BLE.Mode: ExpressibleByArgument {}
 
 /// `--log-level` of `vitalsim serve`.
 enum LogLevel: String, CaseIterable, ExpressibleByArgument {

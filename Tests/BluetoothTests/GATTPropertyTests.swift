@@ -7,7 +7,9 @@ import XCTest
 final class GATTPropertyTests: XCTestCase {
     var rng = SeededRandom(seed: 20_241_107)
 
-    func int(_ r: ClosedRange<Int>) -> Int { r.lowerBound + Int(rng.next() % UInt64(r.count)) }
+    func int(_ closedRange: ClosedRange<Int>) -> Int {
+        closedRange.lowerBound + Int(rng.next() % UInt64(closedRange.count))
+    }
     func maybe<T>(_ f: () -> T) -> T? { rng.chance(0.5) ? f() : nil }
     func sfloat() -> SFloat {
         rng.chance(0.05)
@@ -155,13 +157,13 @@ final class GATTPropertyTests: XCTestCase {
     }
 
     func continuous() -> PLXContinuousMeasurement {
-        var c = PLXContinuousMeasurement(spo2: sfloat(), pulseRate: sfloat())
-        c.fast = maybe { (sfloat(), sfloat()) }
-        c.slow = maybe { (sfloat(), sfloat()) }
-        c.measurementStatus = maybe { UInt16(int(0...0x7FF)) << 5 }
-        c.deviceStatus = maybe { UInt32(int(0...0xFFFF)) }
-        c.pulseAmplitudeIndex = maybe(sfloat)
-        return c
+        var plxContinuousMeasurement = PLXContinuousMeasurement(spo2: sfloat(), pulseRate: sfloat())
+        plxContinuousMeasurement.fast = maybe { (sfloat(), sfloat()) }
+        plxContinuousMeasurement.slow = maybe { (sfloat(), sfloat()) }
+        plxContinuousMeasurement.measurementStatus = maybe { UInt16(int(0...0x7FF)) << 5 }
+        plxContinuousMeasurement.deviceStatus = maybe { UInt32(int(0...0xFFFF)) }
+        plxContinuousMeasurement.pulseAmplitudeIndex = maybe(sfloat)
+        return plxContinuousMeasurement
     }
 
     func weight() -> WeightMeasurement {

@@ -159,19 +159,19 @@ final class KubernetesJobTests: XCTestCase {
 
     /// Starts `vitalsim` (or `executable`) as a pod of index `index` would run it.
     func start(_ args: [String], index: Int?, executable: String? = nil) throws -> (Process, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable ?? TestSupport.vitalsimPath)
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: root)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable ?? TestSupport.vitalsimPath)
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: root)
         var env = ProcessInfo.processInfo.environment
         env["CI"] = "true"
         env["JOB_COMPLETION_INDEX"] = index.map(String.init)
-        p.environment = env
+        process.environment = env
         let log = directory + "/\(index.map { "pod-\($0)" } ?? "run-\(UInt32.random(in: 0...UInt32.max))").log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        p.standardOutput = FileHandle(forWritingAtPath: log)
-        p.standardError = p.standardOutput
-        try p.run()
-        return (p, log)
+        process.standardOutput = FileHandle(forWritingAtPath: log)
+        process.standardError = process.standardOutput
+        try process.run()
+        return (process, log)
     }
 }

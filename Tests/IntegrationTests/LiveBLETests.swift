@@ -53,22 +53,22 @@ final class LiveBLETests: XCTestCase {
 
     /// Starts a process whose stdout is read line by line.
     func start(_ executable: String, _ args: [String]) throws -> (Process, FileHandle) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = args
         let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        processes.append(p)
-        return (p, out.fileHandleForReading)
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        processes.append(process)
+        return (process, out.fileHandleForReading)
     }
 
-    func readLines(_ h: FileHandle, count: Int, timeout: TimeInterval) -> [String] {
+    func readLines(_ fileHandle: FileHandle, count: Int, timeout: TimeInterval) -> [String] {
         var text = ""
         let deadline = Date(timeIntervalSinceNow: timeout)
         while text.filter({ $0 == "\n" }).count < count, Date() < deadline {
-            let d = h.availableData
+            let d = fileHandle.availableData
             if d.isEmpty { break }
             text += String(decoding: d, as: UTF8.self)
         }

@@ -562,19 +562,19 @@ final class RecordAndRunTests: XCTestCase {
     }
 
     func testCoreSuitePassesAgainstTheReferenceSUTWithTheCommittedGoldenFiles() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-        p.arguments = ["run", "scenarios/core", "--json", directory + "/core.json"]
-        p.currentDirectoryURL = URL(fileURLWithPath: TestSupport.repositoryRoot)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+        process.arguments = ["run", "scenarios/core", "--json", directory + "/core.json"]
+        process.currentDirectoryURL = URL(fileURLWithPath: TestSupport.repositoryRoot)
         var env = ProcessInfo.processInfo.environment
         env["CI"] = "true"
-        p.environment = env
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
         let f = try findings(directory + "/core.json")
-        XCTAssertEqual(p.terminationStatus, 0, "\(f)")
+        XCTAssertEqual(process.terminationStatus, 0, "\(f)")
         XCTAssertEqual(f.count, 16, "every core scenario has a golden file and ran")
         XCTAssertEqual(f.values.flatMap { $0 }, [])
     }

@@ -107,9 +107,9 @@ final class ShardedRunTests: XCTestCase {
         let startAt = String(Int(Date().timeIntervalSince1970) + 3)
         var running: [(Process, String)] = []
         for i in 0..<n {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
-            p.arguments =
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestSupport.vitalsimPath)
+            process.arguments =
                 [
                     "run", suite, "--shards", String(n), "--start-at", startAt, "--result",
                     directory + "/shard-{shard}.json",
@@ -117,17 +117,17 @@ final class ShardedRunTests: XCTestCase {
             var env = ProcessInfo.processInfo.environment
             env["JOB_COMPLETION_INDEX"] = String(i)
             env["CI"] = "true"
-            p.environment = env
+            process.environment = env
             let log = directory + "/shard-\(i).log"
             _ = FileManager.default.createFile(atPath: log, contents: nil)
-            p.standardOutput = FileHandle(forWritingAtPath: log)
-            p.standardError = p.standardOutput
-            try p.run()
-            running.append((p, log))
+            process.standardOutput = FileHandle(forWritingAtPath: log)
+            process.standardError = process.standardOutput
+            try process.run()
+            running.append((process, log))
         }
-        for (p, log) in running {
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        for (process, log) in running {
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         }
         return (1...n).map { directory + "/shard-\($0).json" }
     }

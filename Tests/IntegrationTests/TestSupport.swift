@@ -30,22 +30,22 @@ enum TestSupport {
         in directory: String,
         environment: [String: String?] = [:]
     ) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: vitalsimPath)
-        p.arguments = args
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: vitalsimPath)
+        process.arguments = args
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        p.environment = env
+        process.environment = env
         let out = directory + "/out-\(UInt32.random(in: 0...UInt32.max))"
         let err = out + ".err"
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         _ = FileManager.default.createFile(atPath: err, contents: nil)
-        p.standardOutput = FileHandle(forWritingAtPath: out)
-        p.standardError = FileHandle(forWritingAtPath: err)
-        try p.run()
-        p.waitUntilExit()
+        process.standardOutput = FileHandle(forWritingAtPath: out)
+        process.standardError = FileHandle(forWritingAtPath: err)
+        try process.run()
+        process.waitUntilExit()
         return (
-            p.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            process.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
             (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
         )
     }
@@ -53,22 +53,22 @@ enum TestSupport {
     /// Runs a program; returns exit status, stdout and stderr.
     @discardableResult
     static func run(_ executable: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
+        let process = Process()
         if executable.hasPrefix("/") {
-            p.executableURL = URL(fileURLWithPath: executable)
+            process.executableURL = URL(fileURLWithPath: executable)
         } else {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         }
-        p.arguments = executable.hasPrefix("/") ? args : [executable] + args
+        process.arguments = executable.hasPrefix("/") ? args : [executable] + args
         let out = Pipe()
         let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
     /// Runs a program with its output going to files rather than pipes, for programs that leave
@@ -80,15 +80,16 @@ enum TestSupport {
         let dir = temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))", executable] + args
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle(forWritingAtPath: dir + "/out")
-        p.standardError = p.standardOutput
-        try p.run()
-        p.waitUntilExit()
-        return (p.terminationStatus, (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments =
+            ["-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))", executable] + args
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(forWritingAtPath: dir + "/out")
+        process.standardError = process.standardOutput
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "")
     }
 
     /// Writes text to a file in `dir` and returns its path.

@@ -41,9 +41,11 @@ final class EvidenceTests: XCTestCase {
         ObservedAlert(alertID: "a", patientID: "1", rule: rule, severity: "high", raisedAt: t ?? t0, evidence: evidence)
     }
 
-    func checks(_ a: ObservedAlert) -> [Check] { Verdict.evidenceChecks([a], catalog: catalog) }
+    func checks(_ observedAlert: ObservedAlert) -> [Check] { Verdict.evidenceChecks([observedAlert], catalog: catalog) }
 
-    func detail(_ a: ObservedAlert) -> String { checks(a).map(\.detail).joined(separator: " | ") }
+    func detail(_ observedAlert: ObservedAlert) -> String {
+        checks(observedAlert).map(\.detail).joined(separator: " | ")
+    }
 
     func testEvidenceOfThePatientInsideTheWindowPasses() {
         let c = checks(alert(citing: ["1/cuff/1", "1/cuff/5"]))

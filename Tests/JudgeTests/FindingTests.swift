@@ -73,11 +73,18 @@ final class FindingTests: XCTestCase {
         )
     }
 
-    func judge(_ g: GoldenFile, _ r: LiveRunResult, plan: [SentRequest] = [], digest: String = "sha256:x") -> Verdict {
-        Verdict.judge(scenario: "s", golden: g, plan: plan, digest: digest, result: r)
+    func judge(
+        _ goldenFile: GoldenFile,
+        _ liveRunResult: LiveRunResult,
+        plan: [SentRequest] = [],
+        digest: String = "sha256:x"
+    ) -> Verdict {
+        Verdict.judge(scenario: "s", golden: goldenFile, plan: plan, digest: digest, result: liveRunResult)
     }
 
-    func finding(_ v: Verdict, _ kind: CheckKind) -> [Finding?] { v.checks.filter { $0.kind == kind }.map(\.finding) }
+    func finding(_ verdict: Verdict, _ kind: CheckKind) -> [Finding?] {
+        verdict.checks.filter { $0.kind == kind }.map(\.finding)
+    }
 
     func testAnAlertInItsWindowWithItsSeverityPasses() {
         let v = judge(golden(alerts: [expected(at: t0)]), result([observed("a1", at: t0 + minute)]))

@@ -24,33 +24,33 @@ extension FindingTests {
     }
 
     /// The alerts exactly as recorded: at the recorded time, with the expected severity.
-    func exactAlerts(_ g: GoldenFile) -> [ObservedAlert] {
-        g.alerts.enumerated().map { i, e in
+    func exactAlerts(_ goldenFile: GoldenFile) -> [ObservedAlert] {
+        goldenFile.alerts.enumerated().map { i, e in
             ObservedAlert(
                 alertID: "a\(i)",
                 patientID: e.patientID,
                 rule: e.rule,
                 severity: e.severity.rawValue,
-                raisedAt: e.from + g.earlyTolerance,
+                raisedAt: e.from + goldenFile.earlyTolerance,
                 evidence: []
             )
         }
     }
 
     /// The findings of the alert checks (expected alerts and unexpected ones), sorted.
-    func alertFindings(_ g: GoldenFile, _ alerts: [ObservedAlert]) -> [String] {
-        judge(g, result(alerts)).checks.filter { $0.kind == .alert || $0.kind == .noOtherAlerts }.compactMap(
+    func alertFindings(_ goldenFile: GoldenFile, _ alerts: [ObservedAlert]) -> [String] {
+        judge(goldenFile, result(alerts)).checks.filter { $0.kind == .alert || $0.kind == .noOtherAlerts }.compactMap(
             \.finding?.rawValue
         ).sorted()
     }
 
     /// True when no other expectation of the rule and patient is near enough to pair with a
     /// mutation of expectation `i` (shifted up to one bound and a minute beyond its window).
-    func isIsolated(_ i: Int, in g: GoldenFile) -> Bool {
-        let e = g.alerts[i]
+    func isIsolated(_ i: Int, in goldenFile: GoldenFile) -> Bool {
+        let e = goldenFile.alerts[i]
         let reach = 2 * AlertMatching.pairingBound + 2 * minute
-        return g.alerts.indices.allSatisfy { j in
-            let o = g.alerts[j]
+        return goldenFile.alerts.indices.allSatisfy { j in
+            let o = goldenFile.alerts[j]
             return j == i || o.patientID != e.patientID || o.rule != e.rule || o.from > e.to + reach
                 || o.to < e.from - reach
         }
@@ -76,29 +76,33 @@ extension FindingTests {
         XCTAssertGreaterThanOrEqual(mutated, 20, "enough expectations were mutated")
     }
 
-    func checkMutations(of i: Int, in g: GoldenFile, exact: [ObservedAlert]) throws {
-        let e = g.alerts[i]
+    func checkMutations(of i: Int, in goldenFile: GoldenFile, exact: [ObservedAlert]) throws {
+        let e = goldenFile.alerts[i]
         func with(_ change: (inout ObservedAlert) -> Void) -> [ObservedAlert] {
             var alerts = exact
             change(&alerts[i])
             return alerts
         }
-        let label = "\(g.scenario) \(e.rule) #\(i)"
+        let label = "\(goldenFile.scenario) \(e.rule) #\(i)"
         XCTAssertEqual(
-            alertFindings(g, exact.enumerated().filter { $0.offset != i }.map(\.element)),
+            alertFindings(goldenFile, exact.enumerated().filter { $0.offset != i }.map(\.element)),
             ["missed"],
             "drop \(label)"
         )
-        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.to }), [], "latest in tolerance \(label)")
-        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.from }), [], "earliest in tolerance \(label)")
-        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.to + minute }), ["late"], "late \(label)")
-        XCTAssertEqual(alertFindings(g, with { $0.raisedAt = e.from - minute }), ["early"], "early \(label)")
+        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.to }), [], "latest in tolerance \(label)")
+        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.from }), [], "earliest in tolerance \(label)")
+        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.to + minute }), ["late"], "late \(label)")
+        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.from - minute }), ["early"], "early \(label)")
         let beyond = with { $0.raisedAt = e.to + AlertMatching.pairingBound + minute }
-        XCTAssertEqual(alertFindings(g, beyond), ["missed", "spurious"], "beyond the pairing bound \(label)")
+        XCTAssertEqual(alertFindings(goldenFile, beyond), ["missed", "spurious"], "beyond the pairing bound \(label)")
         var copy = exact[i]
         copy.alertID = "copy"
-        XCTAssertEqual(alertFindings(g, exact + [copy]), ["duplicate"], "duplicate \(label)")
+        XCTAssertEqual(alertFindings(goldenFile, exact + [copy]), ["duplicate"], "duplicate \(label)")
         let other = try XCTUnwrap(Severity.allCases.first { $0 != e.severity })
-        XCTAssertEqual(alertFindings(g, with { $0.severity = other.rawValue }), ["wrong-severity"], "severity \(label)")
+        XCTAssertEqual(
+            alertFindings(goldenFile, with { $0.severity = other.rawValue }),
+            ["wrong-severity"],
+            "severity \(label)"
+        )
     }
 }

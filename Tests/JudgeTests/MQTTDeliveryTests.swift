@@ -12,15 +12,17 @@ final class MQTTDeliveryTests: XCTestCase {
         sutConfirms: Bool = true,
         dropped: Int? = 0
     ) -> MQTTDelivery {
-        var d = MQTTDelivery()
-        d.acknowledged = acknowledged
-        d.confirmed = confirmed
-        d.rejected = rejected
-        d.unconfirmedCount = sutConfirms ? acknowledged - confirmed - rejected : 0
-        d.unconfirmed = (0..<min(d.unconfirmedCount, MQTTDelivery.namedLimit)).map { "1/hr/\($0)" }
-        d.sutConfirms = sutConfirms
-        d.brokerDropped = dropped
-        return d
+        var mqttDelivery = MQTTDelivery()
+        mqttDelivery.acknowledged = acknowledged
+        mqttDelivery.confirmed = confirmed
+        mqttDelivery.rejected = rejected
+        mqttDelivery.unconfirmedCount = sutConfirms ? acknowledged - confirmed - rejected : 0
+        mqttDelivery.unconfirmed = (0..<min(mqttDelivery.unconfirmedCount, MQTTDelivery.namedLimit)).map {
+            "1/hr/\($0)"
+        }
+        mqttDelivery.sutConfirms = sutConfirms
+        mqttDelivery.brokerDropped = dropped
+        return mqttDelivery
     }
 
     func testEveryReadingConfirmedOrRejectedPasses() {

@@ -72,8 +72,8 @@ final class ShardMergeTests: XCTestCase {
 
     /// What the SUT answered each reading: 1/d1/3 refused as expected, 2/d2/7 accepted though it should
     /// not be, 2/d2/8 never answered, 1/d1/2 answered after a retry.
-    func outcome(_ r: SentRequest) -> RequestOutcome {
-        switch r.firstReading {
+    func outcome(_ sentRequest: SentRequest) -> RequestOutcome {
+        switch sentRequest.firstReading {
         case "1/d1/3": RequestOutcome(status: 400, field: "unit", attempts: 1, httpVersion: "1.1")
         case "2/d2/8": RequestOutcome(error: "timeout", attempts: 3)
         case "1/d1/2": RequestOutcome(status: 200, attempts: 2, waited: 1.5, httpVersion: "1.1")
@@ -98,7 +98,7 @@ final class ShardMergeTests: XCTestCase {
     func result(_ patients: Set<String>) -> LiveRunResult {
         let plan = plan(patients)
         let ack: [UInt64] = patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000]
-        var r = LiveRunResult(
+        var liveRunResult = LiveRunResult(
             outcomes: plan.map(outcome),
             alerts: alerts(patients),
             ackLatency: JudgeFixtures.histogram(patients.contains("1") ? ack + [700, 3000, 3100, 2000] : ack),
@@ -107,18 +107,18 @@ final class ShardMergeTests: XCTestCase {
             unreachable: false
         )
         var sse = PushDelivery(kind: .sse)
-        for a in r.alerts where a.alertID != "a4" { sse.firstSeen[a.alertID] = .now }
+        for a in liveRunResult.alerts where a.alertID != "a4" { sse.firstSeen[a.alertID] = .now }
         sse.repeats = patients.contains("2") ? 2 : 0
-        r.push = [sse]
+        liveRunResult.push = [sse]
         var mqtt = MQTTDelivery()
         mqtt.acknowledged = patients.count * 3
         mqtt.sutConfirms = true
         mqtt.confirmed = patients.count * 3 - (patients.contains("2") ? 1 : 0)
         mqtt.unconfirmedCount = patients.contains("2") ? 1 : 0
         mqtt.unconfirmed = patients.contains("2") ? ["2/d2/9"] : []
-        r.mqtt = mqtt
-        r.alertWait = "not listed within 31 s after the last reading was answered"
-        return r
+        liveRunResult.mqtt = mqtt
+        liveRunResult.alertWait = "not listed within 31 s after the last reading was answered"
+        return liveRunResult
     }
 
     /// One shard's verdict, through its result file and back.
@@ -136,8 +136,8 @@ final class ShardMergeTests: XCTestCase {
         return r
     }
 
-    func summary(_ v: Verdict) -> [String] {
-        v.checks.map {
+    func summary(_ verdict: Verdict) -> [String] {
+        verdict.checks.map {
             "\($0.kind.rawValue) | \($0.name) | \($0.finding?.rawValue ?? "pass") | \($0.skipped) | \($0.detail)"
         }
     }
@@ -256,7 +256,7 @@ final class ShardMergeTests: XCTestCase {
         for bad in ["2/d2/x", "2/d2/5+0", "2/d2/4294967295+2", "2/d2/5+2000000", "2/d2/5+1+1"] {
             XCTAssertEqual(
                 try refusal { $0.requests?[0].readings = [bad] },
-                "shard-2.json: not a shard result file (vitalsim run --result): s, request 1: reading run '\(bad)' is not PREFIX/FIRST or PREFIX/FIRST+COUNT"
+                "shard-2.json: not a shard result file (a sharded run's result): s, request 1: reading run '\(bad)' is not PREFIX/FIRST or PREFIX/FIRST+COUNT"
             )
         }
         XCTAssertEqual(try refusal { _ in }, "merged")

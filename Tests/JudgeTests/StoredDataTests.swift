@@ -17,7 +17,7 @@ final class StoredDataTests: XCTestCase {
         ]
     }
 
-    func stored(_ e: Entry) -> StoredReading { StoredReading(id: e.id, time: e.time, values: e.values) }
+    func stored(_ entry: Entry) -> StoredReading { StoredReading(id: entry.id, time: entry.time, values: entry.values) }
 
     func checks(
         _ readings: [StoredReading],

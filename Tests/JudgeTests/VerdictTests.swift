@@ -48,7 +48,7 @@ final class VerdictTests: XCTestCase {
         let v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result())
         let budget = try XCTUnwrap(v.checks.first { $0.kind == .budget })
         XCTAssertEqual(budget.finding, .budgetExceeded)
-        XCTAssertTrue(budget.detail.contains("--observe sse"), budget.detail)
+        XCTAssertTrue(budget.detail.contains("observe the sse push channel"), budget.detail)
         XCTAssertThrowsError(try golden("  reading-to-alert-sms: {p99: 500ms}"), "unknown budget paths are refused")
     }
 

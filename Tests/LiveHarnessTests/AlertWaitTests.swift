@@ -31,10 +31,10 @@ final class AlertWaitTests: XCTestCase {
         let wait = AlertWait(golden: try GoldenFile.parse(Self.golden, file: "g"), grace: .seconds(30))
         XCTAssertEqual(wait.budget, .milliseconds(4000))
         XCTAssertEqual(wait.bound, .seconds(34))
-        XCTAssertEqual(wait.boundReason, "reading → alert budget 4 s + --alert-wait 30 s")
+        XCTAssertEqual(wait.boundReason, "reading → alert budget 4 s + alert wait 30 s")
         var noBudget = try GoldenFile.parse(Self.golden, file: "g")
         noBudget.budgets = []
-        XCTAssertEqual(AlertWait(golden: noBudget, grace: .milliseconds(2500)).boundReason, "--alert-wait 2.5 s")
+        XCTAssertEqual(AlertWait(golden: noBudget, grace: .milliseconds(2500)).boundReason, "alert wait 2.5 s")
     }
 
     func testPendingAreTheExpectationsNoAlertPairsWith() throws {

@@ -19,6 +19,7 @@ final class InProcessDoctorTests {
     func checklist(
         profile: SUTProfile = .vitalsim,
         faults: [String] = [],
+        names: SettingNames = .words,
         sut configure: (inout InProcessSUT) -> Void = { _ in }
     ) async throws -> [Doctor.Check] {
         let scenario = try TracedScenarioLoader.load(path: path)
@@ -29,6 +30,7 @@ final class InProcessDoctorTests {
             var target = Doctor.Target(base: RouterExchange.base)
             target.exchange = RouterExchange(client)
             target.profile = profile
+            target.names = names
             return await Doctor.examine(scenario, seed: nil, target: target)
         }
     }
@@ -74,7 +76,8 @@ final class InProcessDoctorTests {
     }
 
     @Test func aSUTThatWantsCredentialsIsNamedWithWhatToChange() async throws {
-        let checks = try await checklist(sut: { $0.requireCredentials() })
+        // Settings named as the caller names them (the command line: its flags).
+        let checks = try await checklist(names: SettingNames { "<\($0.rawValue)>" }, sut: { $0.requireCredentials() })
         let alerts = try #require(check(checks, "alert source"))
         #expect(
             !alerts.passed && alerts.detail.contains("GET \(RouterExchange.base)/api/v1/alerts answered 401"),
@@ -82,7 +85,7 @@ final class InProcessDoctorTests {
         )
         let accepts = try #require(check(checks, "accepts a valid reading on POST /api/v1/observations"), "\(checks)")
         #expect(
-            !accepts.passed && accepts.detail.contains("answered 401") && accepts.detail.contains("--header"),
+            !accepts.passed && accepts.detail.contains("answered 401") && accepts.detail.contains("or <header>)"),
             "\(accepts)"
         )
     }

@@ -23,8 +23,8 @@ final class InProcessGoldenTests {
         let golden = golden
         try await InProcessSUT(scenario: TracedScenarioLoader.load(path: path)).test { client in
             var options = InProcessRun.options(client)
-            options.ci = false
-            options.goldenDirectory = golden
+            options.reports.ci = false
+            options.reports.goldenDirectory = golden
             _ = try await LiveSuite.record([path], options: options, progress: { _ in })
         }
     }
@@ -50,14 +50,17 @@ final class InProcessGoldenTests {
         #expect(TrafficPlan.digest(TrafficPlan.requests(for: scenario, seed: 99)) != corruptGolden.trafficDigest)
         // The recorded files are the committed ones' equals: a run against them passes.
         for path in [crisis, corrupt] {
-            let verdict = try await InProcessRun.verdict(path, options: { [golden] in $0.goldenDirectory = golden })
+            let verdict = try await InProcessRun.verdict(
+                path,
+                options: { [golden] in $0.reports.goldenDirectory = golden }
+            )
             #expect(InProcessRun.failures(verdict, latency: false) == [], "\(verdict.scenario)")
         }
     }
 
     @Test func aMissingGoldenFileIsAnInputError() async throws {
         let nowhere = directory + "/nowhere"
-        let error = try await InProcessRun.unjudged(crisis, options: { $0.goldenDirectory = nowhere })
+        let error = try await InProcessRun.unjudged(crisis, options: { $0.reports.goldenDirectory = nowhere })
         #expect(
             error?.contains("no golden file") == true && error?.contains("vitalsim record") == true,
             "\(error ?? "judged")"
@@ -74,7 +77,10 @@ final class InProcessGoldenTests {
         let broken = committed.replacingOccurrences(of: "severity: high", with: "severity: urgent")
         #expect(broken != committed)
         try broken.write(toFile: golden + "/hypertensive-crisis.golden.yaml", atomically: true, encoding: .utf8)
-        let error = try await InProcessRun.unjudged(crisis, options: { [golden] in $0.goldenDirectory = golden })
+        let error = try await InProcessRun.unjudged(
+            crisis,
+            options: { [golden] in $0.reports.goldenDirectory = golden }
+        )
         #expect(
             error?.contains("hypertensive-crisis.golden.yaml:") == true
                 && error?.contains("alerts[0].severity") == true,

@@ -36,7 +36,7 @@ final class InProcessLifecycleTests {
         try await InProcessSUT().test { [suite] client in
             for run in 1...2 {
                 let verdicts = try await InProcessRun.verdicts(suite, on: client) {
-                    $0.profile = shared
+                    $0.target.profile = shared
                     $0.runID = "r1"
                 }
                 #expect(
@@ -58,7 +58,7 @@ final class InProcessLifecycleTests {
             // Ids namespaced by run but nothing deleted: the next run's judge ignores what earlier runs left.
             for run in ["k1", "k2"] {
                 let verdicts = try await InProcessRun.verdicts(suite, on: client) {
-                    $0.profile = keep
+                    $0.target.profile = keep
                     $0.runID = run
                 }
                 for v in verdicts {
@@ -93,7 +93,7 @@ final class InProcessLifecycleTests {
         let verdict = try await InProcessRun.verdict(
             InProcessRun.path("core", "hypertensive-crisis"),
             options: {
-                $0.profile = wrong
+                $0.target.profile = wrong
                 $0.runID = "w"
             }
         )
@@ -114,7 +114,7 @@ final class InProcessLifecycleTests {
         let limits = InProcessRun.path("limits", "personal-alert-limits")
         try await InProcessSUT().test { client in
             let verdicts = try await InProcessRun.verdicts([limits], on: client) {
-                $0.profile = shared
+                $0.target.profile = shared
                 $0.runID = "l1"
             }
             let verdict = try #require(verdicts.first)
@@ -136,7 +136,7 @@ final class InProcessLifecycleTests {
         do {
             let verdict = try await InProcessRun.verdict(
                 InProcessRun.path("limits", "personal-alert-limits"),
-                options: { $0.profile = dropping }
+                options: { $0.target.profile = dropping }
             )
             #expect(verdict.error?.contains(problem) == true, "\(verdict.error ?? "judged")")
         } catch {

@@ -61,7 +61,7 @@ struct InProcessMisconfigurationTests {
         let verdict = try await InProcessRun.verdict(
             scenario,
             faults: ["unavailable"],
-            options: { $0.outageLimit = .seconds(1) }
+            options: { $0.pacing.outageLimit = .seconds(1) }
         )
         let error = try #require(verdict.error)
         #expect(error.contains("the SUT accepted no request and the run stopped"), "\(error)")

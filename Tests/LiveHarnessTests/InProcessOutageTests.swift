@@ -49,9 +49,9 @@ struct InProcessOutageTests {
         let (verdict, counts): (Verdict, (answered: Int, refused: Int)) = try await sut.test { client in
             let exchange = WithdrawingExchange(inner: RouterExchange(client), after: 30, refusals: 4)
             let verdicts = try await InProcessRun.verdicts([path], on: client) {
-                $0.exchange = exchange
-                $0.connections = 1
-                $0.outageLimit = .seconds(60)
+                $0.target.exchange = exchange
+                $0.pacing.connections = 1
+                $0.pacing.outageLimit = .seconds(60)
             }
             return (try #require(verdicts.first), exchange.counts.withLock { $0 })
         }

@@ -30,7 +30,7 @@ final class InProcessProfileTests {
         faults: [String] = [],
         sut: (inout InProcessSUT) throws -> Void = { _ in }
     ) async throws -> Verdict {
-        try await InProcessRun.verdict(scenario, faults: faults, sut: sut, options: { $0.profile = profile })
+        try await InProcessRun.verdict(scenario, faults: faults, sut: sut, options: { $0.target.profile = profile })
     }
 
     /// The reference SUT's alerts as FHIR DetectedIssues, two per page.
@@ -253,7 +253,7 @@ final class InProcessProfileTests {
             "name: no-battery\ningestion:\n  routes:\n    - {transport: http, path: /fhir/Observation, format: fhir-observation}\n",
             name: "no-battery.yaml"
         )
-        let stopped = try await InProcessRun.unjudged(copd, options: { $0.profile = noBattery })
+        let stopped = try await InProcessRun.unjudged(copd, options: { $0.target.profile = noBattery })
         #expect(
             stopped?.contains(
                 "ingestion route 1 of the SUT profile (POST /fhir/Observation) carries battery readings of pulse-oximeter devices"

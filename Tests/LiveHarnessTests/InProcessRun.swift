@@ -59,13 +59,13 @@ enum InProcessRun {
     /// The options of a run (or a recording) against the SUT `client` reaches, as CI runs.
     static func options(_ client: SUTTestClient) -> LiveOptions {
         var options = LiveOptions(executable: "/nonexistent/vitalsim")
-        options.target = RouterExchange.base
-        options.exchange = RouterExchange(client)
-        options.ci = true
+        options.target.url = RouterExchange.base
+        options.target.exchange = RouterExchange(client)
+        options.reports.ci = true
         // Alerts are raised as each reading is stored: nothing is pending once the list is quiet,
         // and an alert that is missing will not come.
-        options.quiet = .milliseconds(100)
-        options.alertWait = .milliseconds(100)
+        options.pacing.settle = .milliseconds(100)
+        options.pacing.alertWait = .milliseconds(100)
         return options
     }
 

@@ -42,7 +42,7 @@ final class InProcessShrinkTests {
         let directory = directory
         return try await sut.test { client in
             var options = InProcessRun.options(client)
-            options.profile = shared
+            options.target.profile = shared
             options.runID = "shrink"
             let reference = try ShrinkRuns.referenceGolden(path, options: options)
             let failures = try await ShrinkRuns.originalFailures(
@@ -107,7 +107,7 @@ final class InProcessShrinkTests {
         let pass = try await InProcessRun.verdict(
             directory + "/cgm-thresholds-min.yaml",
             options: { [directory] in
-                $0.goldenDirectory = directory
+                $0.reports.goldenDirectory = directory
             }
         )
         #expect(pass.error == nil && InProcessRun.failures(pass, latency: false) == [])

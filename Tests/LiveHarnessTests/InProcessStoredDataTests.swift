@@ -48,7 +48,7 @@ final class InProcessStoredDataTests {
 
     @Test func fhirSearchReadsBackObservationsByLOINCCode() async throws {
         let fhir = try SUTProfileLoader.load(path: Fixtures.repositoryRoot + "/profiles/fhir-r4.yaml", environment: [:])
-        let verdict = try await InProcessRun.verdict(fever, options: { $0.profile = fhir })
+        let verdict = try await InProcessRun.verdict(fever, options: { $0.target.profile = fhir })
         #expect(InProcessRun.failures(verdict, latency: false) == [])
         #expect(
             verdict.contract?.endpoints.contains { $0.role == .readBack && $0.name.hasPrefix("GET /fhir/Observation") }
@@ -71,7 +71,7 @@ final class InProcessStoredDataTests {
             """,
             name: "wrong-url.yaml"
         )
-        let url = try await InProcessRun.unjudged(fever, options: { $0.profile = wrongURL })
+        let url = try await InProcessRun.unjudged(fever, options: { $0.target.profile = wrongURL })
         #expect(
             url?.contains("the SUT answered 404 for patient 508, whose 74 reading(s) it acknowledged") == true,
             "\(url ?? "judged")"
@@ -86,7 +86,7 @@ final class InProcessStoredDataTests {
             """,
             name: "wrong-list.yaml"
         )
-        let list = try await InProcessRun.unjudged(fever, options: { $0.profile = wrongList })
+        let list = try await InProcessRun.unjudged(fever, options: { $0.target.profile = wrongList })
         #expect(
             list?.contains("answered 200 without a list of readings at '/readings' (stored-readings.list)") == true,
             "\(list ?? "judged")"

@@ -11,26 +11,26 @@ final class RunHealthTests: XCTestCase {
     let url = "https://127.0.0.1:1/api/v1/alerts"
 
     func testEveryRequestRefusedNamesTheFirstRefusal() {
-        var h = RunHealth()
-        h.pollSucceeded()
-        for _ in 0..<3 { XCTAssertNil(h.answered(401)) }
-        h.noteRefusal(
+        var runHealth = RunHealth()
+        runHealth.pollSucceeded()
+        for _ in 0..<3 { XCTAssertNil(runHealth.answered(401)) }
+        runHealth.noteRefusal(
             "POST https://127.0.0.1:1/api/v1/observations",
             status: 401,
             body: Array(#"{"error":"token"}"#.utf8)
         )
-        let p = h.problem(alertURL: url, answered: 3) ?? ""
+        let p = runHealth.problem(alertURL: url, answered: 3) ?? ""
         XCTAssertTrue(p.contains("accepted none of the 3 request(s)"), p)
         XCTAssertTrue(p.contains(#"POST https://127.0.0.1:1/api/v1/observations → 401: {"error":"token"}"#), p)
         // One accepted request makes it a SUT that refuses some readings, which the checks judge.
-        XCTAssertNil(h.answered(200))
-        XCTAssertNil(h.problem(alertURL: url, answered: 4))
+        XCTAssertNil(runHealth.answered(200))
+        XCTAssertNil(runHealth.problem(alertURL: url, answered: 4))
     }
 
     func testTwentyRefusalsInARowStopTheRun() {
-        var h = RunHealth()
+        var runHealth = RunHealth()
         var reason: String?
-        for _ in 0..<RunHealth.refusalLimit { reason = h.answered(404) }
+        for _ in 0..<RunHealth.refusalLimit { reason = runHealth.answered(404) }
         XCTAssertEqual(reason, "the first 20 requests were all refused with 401, 403, 404 or 405")
         var mixed = RunHealth()
         _ = mixed.answered(201)
@@ -40,18 +40,19 @@ final class RunHealthTests: XCTestCase {
     }
 
     func testAnAlertSourceWithoutAListIsAMisconfiguration() {
-        var h = RunHealth()
-        _ = h.answered(200)
-        h.pollFailed("GET \(url) answered 500: oops")
+        var runHealth = RunHealth()
+        _ = runHealth.answered(200)
+        runHealth.pollFailed("GET \(url) answered 500: oops")
         XCTAssertEqual(
-            h.problem(alertURL: url, answered: 1),
+            runHealth.problem(alertURL: url, answered: 1),
             "the alert source never returned an alert list (1 poll(s)); first: GET \(url) answered 500: oops"
         )
-        h.pollSucceeded()
-        XCTAssertNil(h.problem(alertURL: url, answered: 1), "a failure the source recovered from is not one")
-        h.pollFailed("GET \(url) got no answer: timeout")
+        runHealth.pollSucceeded()
+        XCTAssertNil(runHealth.problem(alertURL: url, answered: 1), "a failure the source recovered from is not one")
+        runHealth.pollFailed("GET \(url) got no answer: timeout")
         XCTAssertTrue(
-            h.problem(alertURL: url, answered: 1)?.hasPrefix("the alert source failed at the end of the run") == true
+            runHealth.problem(alertURL: url, answered: 1)?.hasPrefix("the alert source failed at the end of the run")
+                == true
         )
     }
 
@@ -89,16 +90,16 @@ final class RunHealthTests: XCTestCase {
         let body = try JSONSerialization.data(withJSONObject: [good, noTime])
         let list = try AlertList.read(HTTPReply(status: 200, body: Array(body)), url: url).get()
         XCTAssertEqual(list.alerts.map(\.alertID), ["a"])
-        var h = RunHealth()
-        _ = h.answered(200)
-        for _ in 0..<5 { h.pollSucceeded(unreadable: list) }
-        let p = h.problem(alertURL: url, answered: 1) ?? ""
+        var runHealth = RunHealth()
+        _ = runHealth.answered(200)
+        for _ in 0..<5 { runHealth.pollSucceeded(unreadable: list) }
+        let p = runHealth.problem(alertURL: url, answered: 1) ?? ""
         XCTAssertTrue(
             p.contains("lists 1 alert(s) the harness cannot read")
                 && p.contains("first: it has no raisedAt: {\"alertId\":\"a\""),
             p
         )
-        XCTAssertTrue(h.alertSourceUnusable)
+        XCTAssertTrue(runHealth.alertSourceUnusable)
         guard case .failure(let problem) = AlertList.read(HTTPReply(status: 200, body: Array("<html>".utf8)), url: url)
         else {
             return XCTFail("a body that is not a JSON array is a problem of the whole answer")

@@ -30,8 +30,8 @@ final class ECGPayloadTests: XCTestCase {
         )
     }
 
-    func observation(_ r: Reading) throws(ValidationFailure) -> Observation {
-        let json = ObservationJSON.encode(r, start: 1_731_000_000_000)!
+    func observation(_ reading: Reading) throws(ValidationFailure) -> Observation {
+        let json = ObservationJSON.encode(reading, start: 1_731_000_000_000)!
         return try PayloadValidation.observation(JSONInput.parse(Array(json.serialized().utf8))!, now: now)
     }
 
@@ -117,20 +117,20 @@ final class ECGPayloadTests: XCTestCase {
     }
 
     func testAFClassifiedOncePerEpisodeRearmedBySinusOnly() throws {
-        let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult])
+        let alertEngine = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult])
         var n = 0
-        func ecg(_ c: ECGClassification, at minutes: Int64) -> [String] {
+        func ecg(_ ecgClassification: ECGClassification, at minutes: Int64) -> [String] {
             n += 1
             var values: [Signal: Double] = [.ecgHeartRate: 110]
-            values[.ecgAF] = c.afValue
-            let o = Observation(
+            values[.ecgAF] = ecgClassification.afValue
+            let observation = Observation(
                 readingID: "e\(n)",
                 patientID: "p",
                 deviceID: "w",
                 time: minutes * 60_000,
                 values: values
             )
-            return e.ingest(o).map(\.rule)
+            return alertEngine.ingest(observation).map(\.rule)
         }
         XCTAssertEqual(ecg(.sinusRhythm, at: 0), [])
         XCTAssertEqual(ecg(.atrialFibrillation, at: 60), ["ecg.af-classified"])

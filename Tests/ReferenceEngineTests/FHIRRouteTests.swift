@@ -20,13 +20,14 @@ final class FHIRRouteTests: XCTestCase {
     ]
 
     /// The reference SUT's verdict on one FHIR request: the observations, or the element it names.
-    func verdict(_ r: PlannedRequest, now: Int64) -> Result<[Observation], ValidationFailure> {
-        guard let body = JSONInput.parse(r.body) else {
+    func verdict(_ plannedRequest: PlannedRequest, now: Int64) -> Result<[Observation], ValidationFailure> {
+        guard let body = JSONInput.parse(plannedRequest.body) else {
             return .failure(ValidationFailure(field: "", message: "not JSON"))
         }
         do throws(ValidationFailure) {
             return .success(
-                r.path == "/fhir" ? try FHIRBundle.parse(body, now: now) : [try FHIRObservation.parse(body, now: now)]
+                plannedRequest.path == "/fhir"
+                    ? try FHIRBundle.parse(body, now: now) : [try FHIRObservation.parse(body, now: now)]
             )
         } catch { return .failure(error) }
     }

@@ -14,9 +14,9 @@ final class FaultPlanTests: XCTestCase {
     )
 
     func plan(_ spellings: String...) throws -> FaultPlan {
-        var p = FaultPlan()
-        for s in spellings { try p.add(s, knownRules: ["bp.hypertensive-crisis"]) }
-        return p
+        var faultPlan = FaultPlan()
+        for s in spellings { try faultPlan.add(s, knownRules: ["bp.hypertensive-crisis"]) }
+        return faultPlan
     }
 
     func testWrongEvidenceCitesEachDevicesFirstReadingOfThatKind() throws {

@@ -35,10 +35,10 @@ final class InvalidPayloadTests: XCTestCase {
         """
 
     /// The reference SUT's verdict on one request: nil accepted, else the field it names.
-    func refusal(_ r: PlannedRequest, now: Int64) -> String? {
-        guard let body = JSONInput.parse(r.body) else { return "" }
+    func refusal(_ plannedRequest: PlannedRequest, now: Int64) -> String? {
+        guard let body = JSONInput.parse(plannedRequest.body) else { return "" }
         do throws(ValidationFailure) {
-            switch r.path {
+            switch plannedRequest.path {
             case "/api/iot-heart-rate": _ = try PayloadValidation.iotHeartRate(body, now: now)
             case "/api/healthkit": _ = try PayloadValidation.healthKitSummary(body, now: now)
             default:
@@ -117,7 +117,9 @@ final class InvalidPayloadTests: XCTestCase {
             ("readingId", .string("1/t/0")), ("kind", .string("temperature")), ("value", .double(37.1)),
             ("unit", .string("Cel")), ("timestamp", .string("2024-11-07T09:05:00.000Z")),
         ])
-        func body(_ c: Corruption) -> String { String(decoding: ObservationJSON.corrupt(json, c).0, as: UTF8.self) }
+        func body(_ corruption: Corruption) -> String {
+            String(decoding: ObservationJSON.corrupt(json, corruption).0, as: UTF8.self)
+        }
         XCTAssertTrue(body(.wrongType).contains(#""value":"37.1""#), body(.wrongType))
         XCTAssertFalse(body(.missingField).contains(#""value""#), body(.missingField))
         XCTAssertTrue(body(.outOfRange).contains(#""value":-1"#), body(.outOfRange))

@@ -22,64 +22,76 @@ final class PersonalLimitsTests: XCTestCase {
     }
 
     func fired(
-        _ e: AlertEngine,
+        _ alertEngine: AlertEngine,
         _ rule: String,
         _ values: [Signal: Double],
         minutes: ClosedRange<Int>,
         patient: String = "p"
     ) -> [Int] {
         minutes.filter { m in
-            e.ingest(obs(values, at: Int64(m) * minute, patient: patient)).contains { $0.rule == rule }
+            alertEngine.ingest(obs(values, at: Int64(m) * minute, patient: patient)).contains { $0.rule == rule }
         }
     }
 
     func testAnOwnTachycardiaLimitKeepsTheOperatorAndPersistence() throws {
         let limits = [ThresholdOverride(rule: "hr.tachycardia", signal: .heartRate, value: 120)]
-        let e = AlertEngine(
+        let alertEngine = AlertEngine(
             rules: try RuleSetLoader.defaultRules(),
             profiles: ["p": .adult, "q": .adult],
             limits: ["p": limits]
         )
-        XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 120], minutes: 0...20), [], "120 is not > 120")
+        XCTAssertEqual(fired(alertEngine, "hr.tachycardia", [.heartRate: 120], minutes: 0...20), [], "120 is not > 120")
         XCTAssertEqual(
-            fired(e, "hr.tachycardia", [.heartRate: 121], minutes: 21...40),
+            fired(alertEngine, "hr.tachycardia", [.heartRate: 121], minutes: 21...40),
             [31],
             "10 min after the first reading above 120"
         )
         // Re-arm margin 5 below the patient's own limit: 116 does not re-arm, 115 does.
-        _ = e.ingest(obs([.heartRate: 116], at: 41 * minute))
-        XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 130], minutes: 42...60), [])
-        _ = e.ingest(obs([.heartRate: 115], at: 61 * minute))
-        XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 130], minutes: 62...80), [72])
+        _ = alertEngine.ingest(obs([.heartRate: 116], at: 41 * minute))
+        XCTAssertEqual(fired(alertEngine, "hr.tachycardia", [.heartRate: 130], minutes: 42...60), [])
+        _ = alertEngine.ingest(obs([.heartRate: 115], at: 61 * minute))
+        XCTAssertEqual(fired(alertEngine, "hr.tachycardia", [.heartRate: 130], minutes: 62...80), [72])
         // Another patient keeps the rule's own limit.
-        XCTAssertEqual(fired(e, "hr.tachycardia", [.heartRate: 110], minutes: 0...20, patient: "q"), [10])
+        XCTAssertEqual(fired(alertEngine, "hr.tachycardia", [.heartRate: 110], minutes: 0...20, patient: "q"), [10])
     }
 
     func testOwnCrisisLimitsApplyPerSignal() throws {
-        let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult])
-        e.enrol(
+        let alertEngine = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult])
+        alertEngine.enrol(
             "p",
             profile: .adult,
             limits: [ThresholdOverride(rule: "bp.hypertensive-crisis", signal: .systolic, value: 170)]
         )
-        XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 170, .diastolic: 119], minutes: 0...0), [])
-        XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 171, .diastolic: 90], minutes: 1...1), [1])
+        XCTAssertEqual(
+            fired(alertEngine, "bp.hypertensive-crisis", [.systolic: 170, .diastolic: 119], minutes: 0...0),
+            []
+        )
+        XCTAssertEqual(
+            fired(alertEngine, "bp.hypertensive-crisis", [.systolic: 171, .diastolic: 90], minutes: 1...1),
+            [1]
+        )
         // Diastolic keeps the rule's 120; re-enrolling with other limits starts the patient afresh.
-        e.enrol(
+        alertEngine.enrol(
             "p",
             profile: .adult,
             limits: [ThresholdOverride(rule: "bp.hypertensive-crisis", signal: .diastolic, value: 100)]
         )
-        XCTAssertEqual(e.limits(of: "p").map(\.value), [100])
-        XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 175, .diastolic: 100], minutes: 2...2), [])
-        XCTAssertEqual(fired(e, "bp.hypertensive-crisis", [.systolic: 150, .diastolic: 101], minutes: 3...3), [3])
-        e.forget("p")
-        XCTAssertEqual(e.limits(of: "p"), [], "forgetting restores the start-up limits (none)")
+        XCTAssertEqual(alertEngine.limits(of: "p").map(\.value), [100])
+        XCTAssertEqual(
+            fired(alertEngine, "bp.hypertensive-crisis", [.systolic: 175, .diastolic: 100], minutes: 2...2),
+            []
+        )
+        XCTAssertEqual(
+            fired(alertEngine, "bp.hypertensive-crisis", [.systolic: 150, .diastolic: 101], minutes: 3...3),
+            [3]
+        )
+        alertEngine.forget("p")
+        XCTAssertEqual(alertEngine.limits(of: "p"), [], "forgetting restores the start-up limits (none)")
     }
 
     func testAnOwnFluctuationLimitTurnsTheRuleOnPerDevice() throws {
         let limits = [ThresholdOverride(rule: "hr.fluctuation", signal: .heartRate, value: 7)]
-        let e = AlertEngine(
+        let alertEngine = AlertEngine(
             rules: try RuleSetLoader.defaultRules(),
             profiles: ["p": .adult, "q": .adult],
             limits: ["p": limits]
@@ -95,7 +107,7 @@ final class PersonalLimitsTests: XCTestCase {
         ) -> [Int64] {
             (0..<14).compactMap { i in
                 let t = start * minute + Int64(i) * step
-                let alerts = e.ingest(
+                let alerts = alertEngine.ingest(
                     obs([.heartRate: i % 2 == 0 ? 70 : 70 + swing], at: t, patient: patient, device: device)
                 )
                 return alerts.contains { $0.rule == "hr.fluctuation" } ? t / minute : nil
@@ -105,9 +117,9 @@ final class PersonalLimitsTests: XCTestCase {
         XCTAssertEqual(swinging("p", from: 0), [45])
         XCTAssertEqual(swinging("q", from: 0), [], "off without a patient's own limit")
         // Steady for an hour (the median below 7 − 3 re-arms), then a swing of 6.9 does not raise.
-        XCTAssertEqual(fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 70...130), [])
+        XCTAssertEqual(fired(alertEngine, "hr.fluctuation", [.heartRate: 70], minutes: 70...130), [])
         XCTAssertEqual(swinging("p", from: 135, by: 6.9), [])
-        XCTAssertEqual(fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 205...265), [])
+        XCTAssertEqual(fired(alertEngine, "hr.fluctuation", [.heartRate: 70], minutes: 205...265), [])
         // Re-armed; the steady minutes still inside the hour hold the median at 0 until 320 (6
         // steady differences against 10 of 7).
         XCTAssertEqual(swinging("p", from: 270), [320])
@@ -115,7 +127,7 @@ final class PersonalLimitsTests: XCTestCase {
         // second device does not mix into the first's differences.
         XCTAssertEqual(swinging("p", from: 400, by: 30, step: 1000, device: "strap"), [])
         XCTAssertEqual(
-            fired(e, "hr.fluctuation", [.heartRate: 70], minutes: 400...520),
+            fired(alertEngine, "hr.fluctuation", [.heartRate: 70], minutes: 400...520),
             [],
             "the other device is steady"
         )
@@ -176,12 +188,14 @@ final class PersonalLimitsTests: XCTestCase {
     /// One patient's readings far ahead of another's (a sparse device on its own connection at
     /// `--speed max`) do not age the other's devices: time passes per patient.
     func testOnePatientsReadingsDoNotAgeAnothersDevices() throws {
-        let e = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: [:])
-        for m in 0..<10 { _ = e.ingest(obs([.heartRate: 70], at: Int64(m) * minute, patient: "a", device: "strap")) }
-        XCTAssertEqual(e.advance(to: 60 * minute, patient: "b"), [])
-        _ = e.ingest(obs([.systolic: 120, .diastolic: 80], at: 60 * minute, patient: "b", device: "cuff"))
+        let alertEngine = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: [:])
+        for m in 0..<10 {
+            _ = alertEngine.ingest(obs([.heartRate: 70], at: Int64(m) * minute, patient: "a", device: "strap"))
+        }
+        XCTAssertEqual(alertEngine.advance(to: 60 * minute, patient: "b"), [])
+        _ = alertEngine.ingest(obs([.systolic: 120, .diastolic: 80], at: 60 * minute, patient: "b", device: "cuff"))
         XCTAssertEqual(
-            e.advance(to: 60 * minute, patient: "a").map(\.rule),
+            alertEngine.advance(to: 60 * minute, patient: "a").map(\.rule),
             ["device.data-gap"],
             "its own patient's time does"
         )

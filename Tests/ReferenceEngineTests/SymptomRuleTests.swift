@@ -23,7 +23,9 @@ final class SymptomRuleTests: XCTestCase {
         )
     }
 
-    func rules(_ e: AlertEngine, _ o: Observation) -> [String] { e.ingest(o).map(\.rule) }
+    func rules(_ alertEngine: AlertEngine, _ observation: Observation) -> [String] {
+        alertEngine.ingest(observation).map(\.rule)
+    }
 
     func testEveryRedFlagReportRaises() throws {
         let e = try engine()

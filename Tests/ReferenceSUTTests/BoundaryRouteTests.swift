@@ -60,33 +60,33 @@ struct BoundaryRouteTests {
 
     static let start = 1_730_966_400  // 2024-11-07T08:00:00Z
 
-    static func reading(_ p: Probe, minute: Int) -> String {
-        let e = encoding[p.signal]!
-        let id = "\(p.patient)/\(minute)"
+    static func reading(_ probe: Probe, minute: Int) -> String {
+        let e = encoding[probe.signal]!
+        let id = "\(probe.patient)/\(minute)"
         let ts = CivilTimeText.iso(start + minute * 60)
         // The other pressure stays 20 mmHg inside its own limit, so that only the probed one decides.
         let other = { (signal: Signal, fallback: Double) -> Int in
-            guard case let .threshold(conditions, _) = p.rule.kind,
+            guard case let .threshold(conditions, _) = probe.rule.kind,
                 let c = conditions.first(where: { $0.signal == signal })
             else {
                 return Int(fallback)
             }
             return Int(c.value) - 20
         }
-        switch p.signal {
+        switch probe.signal {
         case .systolic:
             return
-                #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(p.value), "diastolic": \#(other(.diastolic, 80)), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
+                #"{"readingId": "\#(id)", "patientId": "\#(probe.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(probe.value), "diastolic": \#(other(.diastolic, 80)), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
         case .diastolic:
             return
-                #"{"readingId": "\#(id)", "patientId": "\#(p.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(other(.systolic, 160)), "diastolic": \#(p.value), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
+                #"{"readingId": "\#(id)", "patientId": "\#(probe.patient)", "deviceId": "bp", "kind": "blood-pressure", "systolic": \#(other(.systolic, 160)), "diastolic": \#(probe.value), "unit": "mm[Hg]", "timestamp": "\#(ts)"}"#
         default:
             return observationJSON(
                 id: id,
-                patient: p.patient,
+                patient: probe.patient,
                 device: e.kind,
                 kind: e.kind,
-                value: p.value,
+                value: probe.value,
                 unit: e.unit,
                 at: ts
             )
@@ -125,9 +125,9 @@ struct BoundaryRouteTests {
     static func check(_ probes: [Probe], _ sut: SUTTestClient) async throws {
         // Readings up to one minute before the persistence window ends (every minute, or 60 spread
         // over a window of days, and the last minute): nothing yet.
-        func minutes(_ p: Probe) -> Int { Int(p.rule.persistence / 60_000) }
-        func earlyMinutes(_ p: Probe) -> [Int] {
-            let m = minutes(p)
+        func minutes(_ probe: Probe) -> Int { Int(probe.rule.persistence / 60_000) }
+        func earlyMinutes(_ probe: Probe) -> [Int] {
+            let m = minutes(probe)
             return m == 0 ? [] : Array(Set(stride(from: 0, to: m, by: max(1, m / 60)).map { $0 } + [m - 1])).sorted()
         }
         let early = probes.flatMap { p in earlyMinutes(p).map { Self.reading(p, minute: $0) } }

@@ -89,12 +89,12 @@ final class SUTContractTests: XCTestCase {
     }
 
     func testContractsOfScenariosMergeByEndpoint() {
-        var a = SUTContract()
+        var sutContract = SUTContract()
         var e = SUTContract.Endpoint(role: .ingestion, transport: .http, name: "POST /obs")
         e.statuses = [201: 3]
-        a.endpoints = [e]
-        a.alertsRead = 2
-        a.unmapped = ["rule 'X'": 1]
+        sutContract.endpoints = [e]
+        sutContract.alertsRead = 2
+        sutContract.unmapped = ["rule 'X'": 1]
         var b = SUTContract()
         e.statuses = [201: 1, 401: 2]
         e.firstBodies = [401: "no"]
@@ -103,7 +103,7 @@ final class SUTContractTests: XCTestCase {
         b.endpoints = [e, token]
         b.alertsRead = 5
         b.unmapped = ["rule 'X'": 2, "severity 'Y'": 1]
-        let m = SUTContract.merged([a, b])
+        let m = SUTContract.merged([sutContract, b])
         XCTAssertEqual(m.endpoints.count, 2)
         XCTAssertEqual(m.endpoints.first { $0.name == "POST /obs" }?.statuses, [201: 4, 401: 2])
         XCTAssertEqual(

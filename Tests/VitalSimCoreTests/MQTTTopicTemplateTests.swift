@@ -5,22 +5,22 @@ import XCTest
 /// by the reference SUT; malformed templates refused with the reason.
 final class MQTTTopicTemplateTests: XCTestCase {
     func testFillFilterAndMatch() throws {
-        let t = try MQTTTopicTemplate("rpm/{patient}/devices/{device}/{kind}")
+        let mqttTopicTemplate = try MQTTTopicTemplate("rpm/{patient}/devices/{device}/{kind}")
         XCTAssertEqual(
-            t.topic(patient: "501", device: "hr-strap", kind: "heart-rate"),
+            mqttTopicTemplate.topic(patient: "501", device: "hr-strap", kind: "heart-rate"),
             "rpm/501/devices/hr-strap/heart-rate"
         )
-        XCTAssertEqual(t.filter, "rpm/+/devices/+/+")
+        XCTAssertEqual(mqttTopicTemplate.filter, "rpm/+/devices/+/+")
         XCTAssertEqual(
-            t.match("rpm/501/devices/hr-strap/heart-rate"),
+            mqttTopicTemplate.match("rpm/501/devices/hr-strap/heart-rate"),
             ["patient": "501", "device": "hr-strap", "kind": "heart-rate"]
         )
-        XCTAssertNil(t.match("rpm/501/device/hr-strap/heart-rate"), "a literal level differs")
-        XCTAssertNil(t.match("rpm/501/devices/hr-strap"), "a level is missing")
-        XCTAssertNil(t.match("rpm//devices/hr-strap/heart-rate"), "an empty placeholder level")
-        XCTAssertEqual(t.description, "rpm/{patient}/devices/{device}/{kind}")
+        XCTAssertNil(mqttTopicTemplate.match("rpm/501/device/hr-strap/heart-rate"), "a literal level differs")
+        XCTAssertNil(mqttTopicTemplate.match("rpm/501/devices/hr-strap"), "a level is missing")
+        XCTAssertNil(mqttTopicTemplate.match("rpm//devices/hr-strap/heart-rate"), "an empty placeholder level")
+        XCTAssertEqual(mqttTopicTemplate.description, "rpm/{patient}/devices/{device}/{kind}")
         XCTAssertEqual(MQTTTopicTemplate.vitalsim, try MQTTTopicTemplate("vitals/{patient}/{kind}"))
-        XCTAssertTrue(t.names("device"))
+        XCTAssertTrue(mqttTopicTemplate.names("device"))
         XCTAssertFalse(MQTTTopicTemplate.vitalsim.names("device"))
     }
 

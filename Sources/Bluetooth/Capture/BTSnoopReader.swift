@@ -26,33 +26,35 @@ package enum BTSnoopReader {
             throw .malformed(path: path, offset: 12, reason: "datalink \(be32(b, 12)) is not H4 (1002)")
         }
         var out: [BTSnoopRecord] = []
-        var o = 16
-        while o < b.count {
-            guard o + 24 <= b.count else { throw .malformed(path: path, offset: o, reason: "truncated record header") }
-            let included = Int(be32(b, o + 4))
-            guard o + 24 + included <= b.count else {
-                throw .malformed(path: path, offset: o, reason: "record of \(included) bytes runs past the end")
+        var members = 16
+        while members < b.count {
+            guard members + 24 <= b.count else {
+                throw .malformed(path: path, offset: members, reason: "truncated record header")
+            }
+            let included = Int(be32(b, members + 4))
+            guard members + 24 + included <= b.count else {
+                throw .malformed(path: path, offset: members, reason: "record of \(included) bytes runs past the end")
             }
             var ts: UInt64 = 0
-            for i in 0..<8 { ts = ts << 8 | UInt64(b[o + 16 + i]) }
+            for i in 0..<8 { ts = ts << 8 | UInt64(b[members + 16 + i]) }
             // µs since year 0; a value beyond Int64 (a hostile or damaged header) is not a time.
             let (unix, overflow) = Int64(bitPattern: ts).subtractingReportingOverflow(BTSnoopWriter.unixEpochOffset)
             guard ts <= UInt64(Int64.max), !overflow else {
-                throw .malformed(path: path, offset: o + 16, reason: "time stamp \(ts) µs is out of range")
+                throw .malformed(path: path, offset: members + 16, reason: "time stamp \(ts) µs is out of range")
             }
             out.append(
                 BTSnoopRecord(
-                    flags: be32(b, o + 8),
+                    flags: be32(b, members + 8),
                     unixMicroseconds: unix,
-                    packet: Array(b[(o + 24)..<(o + 24 + included)])
+                    packet: Array(b[(members + 24)..<(members + 24 + included)])
                 )
             )
-            o += 24 + included
+            members += 24 + included
         }
         return out
     }
 
-    static func be32(_ b: [UInt8], _ o: Int) -> UInt32 {
-        UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
+    static func be32(_ b: [UInt8], _ members: Int) -> UInt32 {
+        UInt32(b[members]) << 24 | UInt32(b[members + 1]) << 16 | UInt32(b[members + 2]) << 8 | UInt32(b[members + 3])
     }
 }

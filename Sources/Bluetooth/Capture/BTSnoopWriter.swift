@@ -50,10 +50,10 @@ package final class BTSnoopWriter {
             buffer.removeAll(keepingCapacity: true)
             return
         }
-        guard let h = FileHandle(forWritingAtPath: path) else { throw CaptureError.cannotCreate(path: path) }
-        defer { try? h.close() }
-        h.seekToEndOfFile()
-        h.write(Data(buffer))
+        guard let fileHandle = FileHandle(forWritingAtPath: path) else { throw CaptureError.cannotCreate(path: path) }
+        defer { try? fileHandle.close() }
+        fileHandle.seekToEndOfFile()
+        fileHandle.write(Data(buffer))
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -41,23 +41,23 @@ public struct BloodPressureRecord: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], name: String) throws(GATTError) -> BloodPressureRecord {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         let unit = flags & 1 != 0 ? "kPa" : "mmHg"
-        var v = BloodPressureRecord(
+        var bloodPressureRecord = BloodPressureRecord(
             unitsKPa: flags & 1 != 0,
-            systolic: try r.sfloat("Systolic (\(unit))"),
-            diastolic: try r.sfloat("Diastolic (\(unit))"),
-            meanArterial: try r.sfloat("Mean Arterial Pressure (\(unit))")
+            systolic: try reader.sfloat("Systolic (\(unit))"),
+            diastolic: try reader.sfloat("Diastolic (\(unit))"),
+            meanArterial: try reader.sfloat("Mean Arterial Pressure (\(unit))")
         )
-        if flags & 0x02 != 0 { v.timestamp = try r.dateTime("Time Stamp") }
-        if flags & 0x04 != 0 { v.pulseRate = try r.sfloat("Pulse Rate") }
-        if flags & 0x08 != 0 { v.userID = try r.u8("User ID") }
+        if flags & 0x02 != 0 { bloodPressureRecord.timestamp = try reader.dateTime("Time Stamp") }
+        if flags & 0x04 != 0 { bloodPressureRecord.pulseRate = try reader.sfloat("Pulse Rate") }
+        if flags & 0x08 != 0 { bloodPressureRecord.userID = try reader.u8("User ID") }
         if flags & 0x10 != 0 {
-            let at = r.offset
-            let s = try r.u16("Measurement Status")
-            try r.checkReserved(UInt32(s), allowed: 0x003F, field: "Measurement Status", at: at)
+            let at = reader.offset
+            let s = try reader.u16("Measurement Status")
+            try reader.checkReserved(UInt32(s), allowed: 0x003F, field: "Measurement Status", at: at)
             if (s >> 3) & 0x3 == 3 {
                 throw .invalidValue(
                     characteristic: name,
@@ -66,40 +66,40 @@ public struct BloodPressureRecord: Equatable, Sendable {
                     reason: "pulse rate range value 3 is reserved"
                 )
             }
-            v.status = s
+            bloodPressureRecord.status = s
         }
-        try r.finish()
-        return v
+        try reader.finish()
+        return bloodPressureRecord
     }
 
     func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: 19)
+        var writer = ByteWriter(capacity: 19)
         var flags: UInt8 = unitsKPa ? 1 : 0
         if timestamp != nil { flags |= 0x02 }
         if pulseRate != nil { flags |= 0x04 }
         if userID != nil { flags |= 0x08 }
         if status != nil { flags |= 0x10 }
-        w.u8(flags)
-        w.sfloat(systolic)
-        w.sfloat(diastolic)
-        w.sfloat(meanArterial)
-        if let t = timestamp { w.dateTime(t) }
-        if let p = pulseRate { w.sfloat(p) }
-        if let u = userID { w.u8(u) }
-        if let s = status { w.u16(s) }
-        return w.bytes
+        writer.u8(flags)
+        writer.sfloat(systolic)
+        writer.sfloat(diastolic)
+        writer.sfloat(meanArterial)
+        if let timestamp { writer.dateTime(timestamp) }
+        if let pulseRate { writer.sfloat(pulseRate) }
+        if let userID { writer.u8(userID) }
+        if let status { writer.u16(status) }
+        return writer.bytes
     }
 
     var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("unit", .string(unitsKPa ? "kPa" : "mmHg"))]
-        o +=
+        var members: [(String, JSONValue)] = [("unit", .string(unitsKPa ? "kPa" : "mmHg"))]
+        members +=
             systolic.jsonFields("systolic") + diastolic.jsonFields("diastolic")
             + meanArterial.jsonFields("meanArterialPressure")
-        if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
-        if let p = pulseRate { o += p.jsonFields("pulseRate") }
-        if let u = userID { o.append(("userID", .int(Int64(u)))) }
+        if let timestamp { members.append(("timestamp", .string(timestamp.iso8601))) }
+        if let pulseRate { members += pulseRate.jsonFields("pulseRate") }
+        if let userID { members.append(("userID", .int(Int64(userID)))) }
         if let s = status {
-            o.append(("measurementStatus", .int(Int64(s))))
+            members.append(("measurementStatus", .int(Int64(s))))
             var names: [JSONValue] = []
             for (bit, n) in [
                 (0, "body-movement"), (1, "cuff-too-loose"), (2, "irregular-pulse"), (5, "improper-position"),
@@ -112,27 +112,27 @@ public struct BloodPressureRecord: Equatable, Sendable {
             case 2: names.append(.string("pulse-rate-below-lower-limit"))
             default: break
             }
-            o.append(("measurementStatusFlags", .array(names)))
+            members.append(("measurementStatusFlags", .array(names)))
         }
-        return .object(o)
+        return .object(members)
     }
 
-    init(fields f: FieldInput, icp: Bool) throws(GATTError) {
-        unitsKPa = try f.choice("unit", ["mmHg", "kPa"], default: "mmHg") == "kPa"
+    init(fields fieldInput: FieldInput, icp: Bool) throws(GATTError) {
+        unitsKPa = try fieldInput.choice("unit", ["mmHg", "kPa"], default: "mmHg") == "kPa"
         if icp {
-            systolic = try f.sfloat("cuffPressure")
-            diastolic = try f.optionalSFloat("diastolic") ?? SFloat(.nan)
-            meanArterial = try f.optionalSFloat("meanArterialPressure") ?? SFloat(.nan)
+            systolic = try fieldInput.sfloat("cuffPressure")
+            diastolic = try fieldInput.optionalSFloat("diastolic") ?? SFloat(.nan)
+            meanArterial = try fieldInput.optionalSFloat("meanArterialPressure") ?? SFloat(.nan)
         } else {
-            systolic = try f.sfloat("systolic")
-            diastolic = try f.sfloat("diastolic")
-            meanArterial = try f.sfloat("meanArterialPressure")
+            systolic = try fieldInput.sfloat("systolic")
+            diastolic = try fieldInput.sfloat("diastolic")
+            meanArterial = try fieldInput.sfloat("meanArterialPressure")
         }
-        timestamp = try f.dateTime("timestamp")
-        pulseRate = try f.optionalSFloat("pulseRate")
-        userID = try f.optionalInt("userID", 0...255).map { UInt8($0) }
-        status = try f.optionalInt("measurementStatus", 0...0x3F).map { UInt16($0) }
-        try f.finish(known: [
+        timestamp = try fieldInput.dateTime("timestamp")
+        pulseRate = try fieldInput.optionalSFloat("pulseRate")
+        userID = try fieldInput.optionalInt("userID", 0...255).map { UInt8($0) }
+        status = try fieldInput.optionalInt("measurementStatus", 0...0x3F).map { UInt16($0) }
+        try fieldInput.finish(known: [
             icp ? "cuffPressure" : "systolic", "diastolic", "meanArterialPressure", "unit", "timestamp", "pulseRate",
             "userID",
             "measurementStatus",
@@ -159,7 +159,9 @@ public struct BloodPressureMeasurement: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue { record.fields }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) { record = try BloodPressureRecord(fields: f, icp: false) }
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        record = try BloodPressureRecord(fields: fieldInput, icp: false)
+    }
 }
 
 /// Intermediate Cuff Pressure 0x2A36 (notify): the current cuff pressure in the systolic slot, the others NaN.
@@ -174,8 +176,8 @@ public struct IntermediateCuffPressure: GATTCharacteristic {
     public init(_ record: BloodPressureRecord) { self.record = record }
     /// A cuff pressure in mmHg with diastolic and MAP sent as NaN.
     public init?(cuffPressure mmHg: Int) {
-        guard let p = SFloat(mantissa: mmHg, exponent: 0) else { return nil }
-        record = BloodPressureRecord(systolic: p, diastolic: SFloat(.nan), meanArterial: SFloat(.nan))
+        guard let sFloat = SFloat(mantissa: mmHg, exponent: 0) else { return nil }
+        record = BloodPressureRecord(systolic: sFloat, diastolic: SFloat(.nan), meanArterial: SFloat(.nan))
     }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
@@ -192,5 +194,7 @@ public struct IntermediateCuffPressure: GATTCharacteristic {
         return .object(o)
     }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) { record = try BloodPressureRecord(fields: f, icp: true) }
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        record = try BloodPressureRecord(fields: fieldInput, icp: true)
+    }
 }

@@ -45,7 +45,7 @@ public struct CGMRecord: Equatable, Sendable {
             + (quality != nil ? 2 : 0) + (hasCRC ? 2 : 0)
     }
 
-    func encode(into w: inout ByteWriter) {
+    func encode(into byteWriter: inout ByteWriter) {
         var body = ByteWriter(capacity: 15)
         var flags: UInt8 = 0
         if trend != nil { flags |= 0x01 }
@@ -58,13 +58,13 @@ public struct CGMRecord: Equatable, Sendable {
         body.sfloat(glucose)
         body.u16(timeOffset)
         // Wire order follows CGMS v1.0.1 Table 3.2 (Status, Cal/Temp, Warning); see docs/gatt.md.
-        if let s = status { body.u8(s) }
-        if let c = calTemp { body.u8(c) }
-        if let x = warning { body.u8(x) }
-        if let t = trend { body.sfloat(t) }
-        if let q = quality { body.sfloat(q) }
+        if let status { body.u8(status) }
+        if let calTemp { body.u8(calTemp) }
+        if let warning { body.u8(warning) }
+        if let trend { body.sfloat(trend) }
+        if let quality { body.sfloat(quality) }
         if hasCRC { body.u16(CRC16.mcrf4xx(body.bytes)) }
-        w.append(body.bytes)
+        byteWriter.append(body.bytes)
     }
 }
 
@@ -108,25 +108,25 @@ public struct CGMMeasurement: GATTCharacteristic {
                 )
             }
             let recordBytes = Array(bytes[start..<(start + size)])
-            var r = ByteReader(recordBytes, characteristic: name)
-            _ = try r.u8("Size")
-            let flags = try r.u8("Flags")
-            try r.checkReserved(UInt32(flags), allowed: 0xE3, field: "Flags", at: start + 1)
+            var reader = ByteReader(recordBytes, characteristic: name)
+            _ = try reader.u8("Size")
+            let flags = try reader.u8("Flags")
+            try reader.checkReserved(UInt32(flags), allowed: 0xE3, field: "Flags", at: start + 1)
             var rec = CGMRecord(
-                glucose: try r.sfloat("CGM Glucose Concentration"),
-                timeOffset: try r.u16("Time Offset"),
+                glucose: try reader.sfloat("CGM Glucose Concentration"),
+                timeOffset: try reader.u16("Time Offset"),
                 hasCRC: false
             )
-            if flags & 0x80 != 0 { rec.status = try r.u8("Sensor Status Annunciation (Status)") }
-            if flags & 0x40 != 0 { rec.calTemp = try r.u8("Sensor Status Annunciation (Cal/Temp)") }
-            if flags & 0x20 != 0 { rec.warning = try r.u8("Sensor Status Annunciation (Warning)") }
-            if flags & 0x01 != 0 { rec.trend = try r.sfloat("CGM Trend Information") }
-            if flags & 0x02 != 0 { rec.quality = try r.sfloat("CGM Quality") }
-            switch r.remaining {
+            if flags & 0x80 != 0 { rec.status = try reader.u8("Sensor Status Annunciation (Status)") }
+            if flags & 0x40 != 0 { rec.calTemp = try reader.u8("Sensor Status Annunciation (Cal/Temp)") }
+            if flags & 0x20 != 0 { rec.warning = try reader.u8("Sensor Status Annunciation (Warning)") }
+            if flags & 0x01 != 0 { rec.trend = try reader.sfloat("CGM Trend Information") }
+            if flags & 0x02 != 0 { rec.quality = try reader.sfloat("CGM Quality") }
+            switch reader.remaining {
             case 0: break
             case 2:
-                let computed = CRC16.mcrf4xx(recordBytes[0..<r.offset])
-                let found = try r.u16("E2E-CRC")
+                let computed = CRC16.mcrf4xx(recordBytes[0..<reader.offset])
+                let found = try reader.u16("E2E-CRC")
                 guard computed == found else {
                     throw .crcMismatch(characteristic: name, offset: start + size - 2, expected: computed, found: found)
                 }
@@ -137,7 +137,7 @@ public struct CGMMeasurement: GATTCharacteristic {
                     offset: start,
                     field: "Size",
                     reason:
-                        "\(size) does not match the fields announced by the flags (\(r.offset) bytes, or \(r.offset + 2) with E2E-CRC)"
+                        "\(size) does not match the fields announced by the flags (\(reader.offset) bytes, or \(reader.offset + 2) with E2E-CRC)"
                 )
             }
             if let s = rec.status, s & 0xC0 != 0 {
@@ -159,37 +159,42 @@ public struct CGMMeasurement: GATTCharacteristic {
         guard !records.isEmpty else {
             throw .unencodable(characteristic: Self.name, field: "records", reason: "at least one record is needed")
         }
-        var w = ByteWriter(capacity: 15 * records.count)
-        for r in records { r.encode(into: &w) }
-        return w.bytes
+        var writer = ByteWriter(capacity: 15 * records.count)
+        for r in records { r.encode(into: &writer) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
         let recs: [JSONValue] = records.map { r in
-            var o = r.glucose.jsonFields("glucose") + [("timeOffset", .int(Int64(r.timeOffset)))]
-            if let s = r.status { o.append(("status", .int(Int64(s)))) }
-            if let c = r.calTemp { o.append(("calTemp", .int(Int64(c)))) }
-            if let x = r.warning { o.append(("warning", .int(Int64(x)))) }
-            if let t = r.trend { o += t.jsonFields("trend") }
-            if let q = r.quality { o += q.jsonFields("quality") }
-            o.append(("e2eCRC", .bool(r.hasCRC)))
-            return .object(o)
+            var members = r.glucose.jsonFields("glucose") + [("timeOffset", .int(Int64(r.timeOffset)))]
+            if let s = r.status { members.append(("status", .int(Int64(s)))) }
+            if let c = r.calTemp { members.append(("calTemp", .int(Int64(c)))) }
+            if let x = r.warning { members.append(("warning", .int(Int64(x)))) }
+            if let t = r.trend { members += t.jsonFields("trend") }
+            if let q = r.quality { members += q.jsonFields("quality") }
+            members.append(("e2eCRC", .bool(r.hasCRC)))
+            return .object(members)
         }
-        if recs.count == 1, case let .object(o) = recs[0] { return .object(o) }
+        if recs.count == 1, case let .object(members) = recs[0] { return .object(members) }
         return .object([("records", .array(recs))])
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        var r = CGMRecord(glucose: try f.sfloat("glucose"), timeOffset: UInt16(try f.int("timeOffset", 0...65535)))
-        r.status = try f.optionalInt("status", 0...0x3F).map { UInt8($0) }
-        r.calTemp = try f.optionalInt("calTemp", 0...255).map { UInt8($0) }
-        r.warning = try f.optionalInt("warning", 0...255).map { UInt8($0) }
-        r.trend = try f.optionalSFloat("trend")
-        r.quality = try f.optionalSFloat("quality")
-        r.hasCRC = f.has("e2eCRC") ? try f.bool("e2eCRC") : true
-        self.init(records: [r])
-        try f.finish(known: ["glucose", "timeOffset", "status", "calTemp", "warning", "trend", "quality", "e2eCRC"])
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        var cgmRecord = CGMRecord(
+            glucose: try fieldInput.sfloat("glucose"),
+            timeOffset: UInt16(try fieldInput.int("timeOffset", 0...65535))
+        )
+        cgmRecord.status = try fieldInput.optionalInt("status", 0...0x3F).map { UInt8($0) }
+        cgmRecord.calTemp = try fieldInput.optionalInt("calTemp", 0...255).map { UInt8($0) }
+        cgmRecord.warning = try fieldInput.optionalInt("warning", 0...255).map { UInt8($0) }
+        cgmRecord.trend = try fieldInput.optionalSFloat("trend")
+        cgmRecord.quality = try fieldInput.optionalSFloat("quality")
+        cgmRecord.hasCRC = fieldInput.has("e2eCRC") ? try fieldInput.bool("e2eCRC") : true
+        self.init(records: [cgmRecord])
+        try fieldInput.finish(known: [
+            "glucose", "timeOffset", "status", "calTemp", "warning", "trend", "quality", "e2eCRC",
+        ])
     }
 }

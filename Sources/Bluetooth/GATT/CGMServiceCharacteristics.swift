@@ -24,12 +24,12 @@ public struct CGMFeature: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMFeature {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let f = try r.u24("CGM Feature")
-        try r.checkReserved(f, allowed: 0x01FFFF, field: "CGM Feature", at: 0)
-        let ts = try r.u8("Type-Sample Location")
-        let crc = try r.u16("E2E-CRC")
-        try r.finish()
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let f = try reader.u24("CGM Feature")
+        try reader.checkReserved(f, allowed: 0x01FFFF, field: "CGM Feature", at: 0)
+        let ts = try reader.u8("Type-Sample Location")
+        let crc = try reader.u16("E2E-CRC")
+        try reader.finish()
         if f & e2eCRCSupported != 0 {
             let computed = CRC16.mcrf4xx(bytes[0..<4])
             guard computed == crc else {
@@ -48,11 +48,11 @@ public struct CGMFeature: GATTCharacteristic {
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter()
-        w.u24(features)
-        w.u8(type & 0x0F | sampleLocation << 4)
-        w.u16(features & Self.e2eCRCSupported != 0 ? CRC16.mcrf4xx(w.bytes) : 0xFFFF)
-        return w.bytes
+        var writer = ByteWriter()
+        writer.u24(features)
+        writer.u8(type & 0x0F | sampleLocation << 4)
+        writer.u16(features & Self.e2eCRCSupported != 0 ? CRC16.mcrf4xx(writer.bytes) : 0xFFFF)
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
@@ -64,13 +64,13 @@ public struct CGMFeature: GATTCharacteristic {
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
         self.init(
-            features: UInt32(try f.int("features", 0...0x01FFFF)),
-            type: UInt8(try f.int("type", 0...15, default: 9)),
-            sampleLocation: UInt8(try f.int("sampleLocation", 0...15, default: 5))
+            features: UInt32(try fieldInput.int("features", 0...0x01FFFF)),
+            type: UInt8(try fieldInput.int("type", 0...15, default: 9)),
+            sampleLocation: UInt8(try fieldInput.int("sampleLocation", 0...15, default: 5))
         )
-        try f.finish(known: ["features", "type", "sampleLocation"])
+        try fieldInput.finish(known: ["features", "type", "sampleLocation"])
     }
 }
 
@@ -96,29 +96,29 @@ public struct CGMStatus: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMStatus {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        var v = CGMStatus(
-            timeOffset: try r.u16("Time Offset"),
-            annunciation: try r.u24("Sensor Status Annunciation"),
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        var cgmStatus = CGMStatus(
+            timeOffset: try reader.u16("Time Offset"),
+            annunciation: try reader.u24("Sensor Status Annunciation"),
             hasCRC: false
         )
-        if r.remaining == 2 {
+        if reader.remaining == 2 {
             let c = CRC16.mcrf4xx(bytes[0..<5])
-            let found = try r.u16("E2E-CRC")
+            let found = try reader.u16("E2E-CRC")
             guard c == found else { throw .crcMismatch(characteristic: name, offset: 5, expected: c, found: found) }
-            v.hasCRC = true
+            cgmStatus.hasCRC = true
         }
-        try r.finish()
-        return v
+        try reader.finish()
+        return cgmStatus
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter()
-        w.u16(timeOffset)
-        w.u24(annunciation)
-        if hasCRC { w.u16(CRC16.mcrf4xx(w.bytes)) }
-        return w.bytes
+        var writer = ByteWriter()
+        writer.u16(timeOffset)
+        writer.u24(annunciation)
+        if hasCRC { writer.u16(CRC16.mcrf4xx(writer.bytes)) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
@@ -130,13 +130,13 @@ public struct CGMStatus: GATTCharacteristic {
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
         self.init(
-            timeOffset: UInt16(try f.int("timeOffset", 0...65535)),
-            annunciation: UInt32(try f.int("annunciation", 0...0xFF_FFFF)),
-            hasCRC: f.has("e2eCRC") ? try f.bool("e2eCRC") : true
+            timeOffset: UInt16(try fieldInput.int("timeOffset", 0...65535)),
+            annunciation: UInt32(try fieldInput.int("annunciation", 0...0xFF_FFFF)),
+            hasCRC: fieldInput.has("e2eCRC") ? try fieldInput.bool("e2eCRC") : true
         )
-        try f.finish(known: ["timeOffset", "annunciation", "e2eCRC"])
+        try fieldInput.finish(known: ["timeOffset", "annunciation", "e2eCRC"])
     }
 }
 
@@ -165,47 +165,47 @@ public struct CGMSessionStartTime: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMSessionStartTime {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        var v = CGMSessionStartTime(
-            start: try r.dateTime("Session Start Time"),
-            timeZone: Int8(bitPattern: try r.u8("Time Zone")),
-            dstOffset: try r.u8("DST Offset"),
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        var cgmSessionStartTime = CGMSessionStartTime(
+            start: try reader.dateTime("Session Start Time"),
+            timeZone: Int8(bitPattern: try reader.u8("Time Zone")),
+            dstOffset: try reader.u8("DST Offset"),
             hasCRC: false
         )
-        guard (-48...56).contains(v.timeZone) || v.timeZone == -128 else {
+        guard (-48...56).contains(cgmSessionStartTime.timeZone) || cgmSessionStartTime.timeZone == -128 else {
             throw .invalidValue(
                 characteristic: name,
                 offset: 7,
                 field: "Time Zone",
-                reason: "\(v.timeZone) outside -48...56 (-128 unknown)"
+                reason: "\(cgmSessionStartTime.timeZone) outside -48...56 (-128 unknown)"
             )
         }
-        guard [0, 2, 4, 8, 255].contains(v.dstOffset) else {
+        guard [0, 2, 4, 8, 255].contains(cgmSessionStartTime.dstOffset) else {
             throw .invalidValue(
                 characteristic: name,
                 offset: 8,
                 field: "DST Offset",
-                reason: "\(v.dstOffset) is reserved; valid 0, 2, 4, 8, 255"
+                reason: "\(cgmSessionStartTime.dstOffset) is reserved; valid 0, 2, 4, 8, 255"
             )
         }
-        if r.remaining == 2 {
+        if reader.remaining == 2 {
             let c = CRC16.mcrf4xx(bytes[0..<9])
-            let found = try r.u16("E2E-CRC")
+            let found = try reader.u16("E2E-CRC")
             guard c == found else { throw .crcMismatch(characteristic: name, offset: 9, expected: c, found: found) }
-            v.hasCRC = true
+            cgmSessionStartTime.hasCRC = true
         }
-        try r.finish()
-        return v
+        try reader.finish()
+        return cgmSessionStartTime
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter()
-        w.dateTime(start)
-        w.u8(UInt8(bitPattern: timeZone))
-        w.u8(dstOffset)
-        if hasCRC { w.u16(CRC16.mcrf4xx(w.bytes)) }
-        return w.bytes
+        var writer = ByteWriter()
+        writer.dateTime(start)
+        writer.u8(UInt8(bitPattern: timeZone))
+        writer.u8(dstOffset)
+        if hasCRC { writer.u16(CRC16.mcrf4xx(writer.bytes)) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
@@ -218,17 +218,17 @@ public struct CGMSessionStartTime: GATTCharacteristic {
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        guard let s = try f.dateTime("start") else {
-            throw f.fail("start", "required; give --start 2024-11-07T00:00:00")
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        guard let s = try fieldInput.dateTime("start") else {
+            throw fieldInput.fail("start", "required, e.g. 2024-11-07T00:00:00")
         }
         self.init(
             start: s,
-            timeZone: Int8(try f.int("timeZone", -128...56, default: 0)),
-            dstOffset: UInt8(try f.int("dstOffset", 0...255, default: 0)),
-            hasCRC: f.has("e2eCRC") ? try f.bool("e2eCRC") : true
+            timeZone: Int8(try fieldInput.int("timeZone", -128...56, default: 0)),
+            dstOffset: UInt8(try fieldInput.int("dstOffset", 0...255, default: 0)),
+            hasCRC: fieldInput.has("e2eCRC") ? try fieldInput.bool("e2eCRC") : true
         )
-        try f.finish(known: ["start", "timeZone", "dstOffset", "e2eCRC"])
+        try fieldInput.finish(known: ["start", "timeZone", "dstOffset", "e2eCRC"])
     }
 }
 
@@ -249,12 +249,12 @@ public struct CGMSpecificOpsControlPoint: GATTCharacteristic {
     }
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let op = try r.u8("Op Code")
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let op = try reader.u8("Op Code")
         guard op != 0, op <= 0x1C else {
             throw .invalidValue(characteristic: name, offset: 0, field: "Op Code", reason: "\(op) is reserved")
         }
-        return Self(opCode: op, operand: r.rest())
+        return Self(opCode: op, operand: reader.rest())
     }
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] { [opCode] + operand }
@@ -263,8 +263,8 @@ public struct CGMSpecificOpsControlPoint: GATTCharacteristic {
         .object([("opCode", .int(Int64(opCode))), ("operand", .string(Hex.encode(operand)))])
     }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        self.init(opCode: UInt8(try f.int("opCode", 1...0x1C)), operand: try f.bytes("operand"))
-        try f.finish(known: ["opCode", "operand"])
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        self.init(opCode: UInt8(try fieldInput.int("opCode", 1...0x1C)), operand: try fieldInput.bytes("operand"))
+        try fieldInput.finish(known: ["opCode", "operand"])
     }
 }

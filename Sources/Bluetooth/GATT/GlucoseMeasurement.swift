@@ -57,60 +57,63 @@ public struct GlucoseMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> GlucoseMeasurement {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
-        var v = GlucoseMeasurement(sequenceNumber: try r.u16("Sequence Number"), baseTime: try r.dateTime("Base Time"))
-        v.unitsMolPerL = flags & 0x04 != 0
-        v.contextFollows = flags & 0x10 != 0
-        v.type = 0
-        v.sampleLocation = 0
-        if flags & 0x01 != 0 { v.timeOffset = Int16(bitPattern: try r.u16("Time Offset")) }
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
+        var glucoseMeasurement = GlucoseMeasurement(
+            sequenceNumber: try reader.u16("Sequence Number"),
+            baseTime: try reader.dateTime("Base Time")
+        )
+        glucoseMeasurement.unitsMolPerL = flags & 0x04 != 0
+        glucoseMeasurement.contextFollows = flags & 0x10 != 0
+        glucoseMeasurement.type = 0
+        glucoseMeasurement.sampleLocation = 0
+        if flags & 0x01 != 0 { glucoseMeasurement.timeOffset = Int16(bitPattern: try reader.u16("Time Offset")) }
         if flags & 0x02 != 0 {
-            v.concentration = try r.sfloat("Glucose Concentration")
-            let at = r.offset
-            let ts = try r.u8("Type-Sample Location")
-            v.type = ts & 0x0F
-            v.sampleLocation = ts >> 4
-            if !(1...10).contains(v.type) {
+            glucoseMeasurement.concentration = try reader.sfloat("Glucose Concentration")
+            let at = reader.offset
+            let ts = try reader.u8("Type-Sample Location")
+            glucoseMeasurement.type = ts & 0x0F
+            glucoseMeasurement.sampleLocation = ts >> 4
+            if !(1...10).contains(glucoseMeasurement.type) {
                 throw .invalidValue(
                     characteristic: name,
                     offset: at,
                     field: "Type",
-                    reason: "\(v.type) is reserved; valid 1...10"
+                    reason: "\(glucoseMeasurement.type) is reserved; valid 1...10"
                 )
             }
-            if !((1...4).contains(v.sampleLocation) || v.sampleLocation == 15) {
+            if !((1...4).contains(glucoseMeasurement.sampleLocation) || glucoseMeasurement.sampleLocation == 15) {
                 throw .invalidValue(
                     characteristic: name,
                     offset: at,
                     field: "Sample Location",
-                    reason: "\(v.sampleLocation) is reserved; valid 1...4, 15"
+                    reason: "\(glucoseMeasurement.sampleLocation) is reserved; valid 1...4, 15"
                 )
             }
         }
         if flags & 0x08 != 0 {
-            let at = r.offset
-            let s = try r.u16("Sensor Status Annunciation")
-            try r.checkReserved(UInt32(s), allowed: 0x0FFF, field: "Sensor Status Annunciation", at: at)
-            v.status = s
+            let at = reader.offset
+            let s = try reader.u16("Sensor Status Annunciation")
+            try reader.checkReserved(UInt32(s), allowed: 0x0FFF, field: "Sensor Status Annunciation", at: at)
+            glucoseMeasurement.status = s
         }
-        try r.finish()
-        return v
+        try reader.finish()
+        return glucoseMeasurement
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter(capacity: 17)
+        var writer = ByteWriter(capacity: 17)
         var flags: UInt8 = unitsMolPerL ? 0x04 : 0
         if timeOffset != nil { flags |= 0x01 }
         if concentration != nil { flags |= 0x02 }
         if status != nil { flags |= 0x08 }
         if contextFollows { flags |= 0x10 }
-        w.u8(flags)
-        w.u16(sequenceNumber)
-        w.dateTime(baseTime)
-        if let t = timeOffset { w.u16(UInt16(bitPattern: t)) }
+        writer.u8(flags)
+        writer.u16(sequenceNumber)
+        writer.dateTime(baseTime)
+        if let timeOffset { writer.u16(UInt16(bitPattern: timeOffset)) }
         if let c = concentration {
             guard type <= 15, sampleLocation <= 15 else {
                 throw .unencodable(
@@ -119,52 +122,52 @@ public struct GlucoseMeasurement: GATTCharacteristic {
                     reason: "each is a 4-bit nibble"
                 )
             }
-            w.sfloat(c)
-            w.u8(type | sampleLocation << 4)
+            writer.sfloat(c)
+            writer.u8(type | sampleLocation << 4)
         }
-        if let s = status { w.u16(s) }
-        return w.bytes
+        if let status { writer.u16(status) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [
+        var members: [(String, JSONValue)] = [
             ("sequenceNumber", .int(Int64(sequenceNumber))), ("baseTime", .string(baseTime.iso8601)),
         ]
-        if let t = timeOffset { o.append(("timeOffset", .int(Int64(t)))) }
+        if let timeOffset { members.append(("timeOffset", .int(Int64(timeOffset)))) }
         if let c = concentration {
-            o += c.jsonFields("concentration")
-            o.append(("unit", .string(unitsMolPerL ? "mol/L" : "kg/L")))
-            if let mg = milligramsPerDeciliter { o.append(("mgPerDL", .double((mg * 1000).rounded() / 1000))) }
-            o.append(("type", .int(Int64(type))))
-            o.append(("sampleLocation", .int(Int64(sampleLocation))))
+            members += c.jsonFields("concentration")
+            members.append(("unit", .string(unitsMolPerL ? "mol/L" : "kg/L")))
+            if let mg = milligramsPerDeciliter { members.append(("mgPerDL", .double((mg * 1000).rounded() / 1000))) }
+            members.append(("type", .int(Int64(type))))
+            members.append(("sampleLocation", .int(Int64(sampleLocation))))
         } else if unitsMolPerL {
-            o.append(("unit", .string("mol/L")))
+            members.append(("unit", .string("mol/L")))
         }
-        if let s = status { o.append(("sensorStatus", .int(Int64(s)))) }
-        o.append(("contextFollows", .bool(contextFollows)))
-        return .object(o)
+        if let status { members.append(("sensorStatus", .int(Int64(status)))) }
+        members.append(("contextFollows", .bool(contextFollows)))
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        guard let base = try f.dateTime("baseTime") else {
-            throw f.fail("baseTime", "required; give --base-time 2024-05-17T10:30:00")
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        guard let base = try fieldInput.dateTime("baseTime") else {
+            throw fieldInput.fail("baseTime", "required, e.g. 2024-05-17T10:30:00")
         }
-        self.init(sequenceNumber: UInt16(try f.int("sequenceNumber", 0...65535)), baseTime: base)
-        timeOffset = try f.optionalInt("timeOffset", -32768...32767).map { Int16($0) }
-        if f.has("mgPerDL") {
-            let mg = try f.int("mgPerDL", 0...2045)
+        self.init(sequenceNumber: UInt16(try fieldInput.int("sequenceNumber", 0...65535)), baseTime: base)
+        timeOffset = try fieldInput.optionalInt("timeOffset", -32768...32767).map { Int16($0) }
+        if fieldInput.has("mgPerDL") {
+            let mg = try fieldInput.int("mgPerDL", 0...2045)
             concentration = SFloat(mantissa: mg, exponent: -5)
         } else {
-            concentration = try f.optionalSFloat("concentration")
+            concentration = try fieldInput.optionalSFloat("concentration")
         }
-        unitsMolPerL = try f.choice("unit", ["kg/L", "mol/L"], default: "kg/L") == "mol/L"
-        type = UInt8(try f.int("type", 1...10, default: 2))
-        sampleLocation = UInt8(try f.int("sampleLocation", 1...15, default: 1))
-        status = try f.optionalInt("sensorStatus", 0...0x0FFF).map { UInt16($0) }
-        contextFollows = try f.bool("contextFollows")
-        try f.finish(known: [
+        unitsMolPerL = try fieldInput.choice("unit", ["kg/L", "mol/L"], default: "kg/L") == "mol/L"
+        type = UInt8(try fieldInput.int("type", 1...10, default: 2))
+        sampleLocation = UInt8(try fieldInput.int("sampleLocation", 1...15, default: 1))
+        status = try fieldInput.optionalInt("sensorStatus", 0...0x0FFF).map { UInt16($0) }
+        contextFollows = try fieldInput.bool("contextFollows")
+        try fieldInput.finish(known: [
             "sequenceNumber", "baseTime", "timeOffset", "concentration", "mgPerDL", "unit", "type", "sampleLocation",
             "sensorStatus",
             "contextFollows",

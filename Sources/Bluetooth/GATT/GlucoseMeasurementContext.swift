@@ -48,30 +48,30 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> GlucoseMeasurementContext {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        var v = GlucoseMeasurementContext(sequenceNumber: try r.u16("Sequence Number"))
-        v.medicationInLiters = flags & 0x20 != 0
-        if flags & 0x80 != 0 { v.extendedFlags = try r.u8("Extended Flags") }
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        var glucoseMeasurementContext = GlucoseMeasurementContext(sequenceNumber: try reader.u16("Sequence Number"))
+        glucoseMeasurementContext.medicationInLiters = flags & 0x20 != 0
+        if flags & 0x80 != 0 { glucoseMeasurementContext.extendedFlags = try reader.u8("Extended Flags") }
         if flags & 0x01 != 0 {
-            let at = r.offset
-            let id = try r.u8("Carbohydrate ID")
+            let at = reader.offset
+            let id = try reader.u8("Carbohydrate ID")
             guard (1...7).contains(id) else {
                 throw invalid(at, "Carbohydrate ID", "\(id) is reserved; valid 1...7")
             }
-            v.carbohydrate = (id, try r.sfloat("Carbohydrate"))
+            glucoseMeasurementContext.carbohydrate = (id, try reader.sfloat("Carbohydrate"))
         }
         if flags & 0x02 != 0 {
-            let at = r.offset
-            let m = try r.u8("Meal")
+            let at = reader.offset
+            let m = try reader.u8("Meal")
             guard (1...5).contains(m) else {
                 throw invalid(at, "Meal", "\(m) is reserved; valid 1...5")
             }
-            v.meal = m
+            glucoseMeasurementContext.meal = m
         }
         if flags & 0x04 != 0 {
-            let at = r.offset
-            let th = try r.u8("Tester-Health")
+            let at = reader.offset
+            let th = try reader.u8("Tester-Health")
             let tester = th & 0x0F
             let health = th >> 4
             guard (1...3).contains(tester) || tester == 15 else {
@@ -80,28 +80,28 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             guard (1...5).contains(health) || health == 15 else {
                 throw invalid(at, "Health", "\(health) is reserved; valid 1...5, 15")
             }
-            v.testerHealth = (tester, health)
+            glucoseMeasurementContext.testerHealth = (tester, health)
         }
         if flags & 0x08 != 0 {
-            let seconds = try r.u16("Exercise Duration")
-            let at = r.offset
-            let intensity = try r.u8("Exercise Intensity")
+            let seconds = try reader.u16("Exercise Duration")
+            let at = reader.offset
+            let intensity = try reader.u8("Exercise Intensity")
             guard intensity <= 100 else {
                 throw invalid(at, "Exercise Intensity", "\(intensity) % exceeds 100 %")
             }
-            v.exercise = (seconds, intensity)
+            glucoseMeasurementContext.exercise = (seconds, intensity)
         }
         if flags & 0x10 != 0 {
-            let at = r.offset
-            let id = try r.u8("Medication ID")
+            let at = reader.offset
+            let id = try reader.u8("Medication ID")
             guard (1...5).contains(id) else {
                 throw invalid(at, "Medication ID", "\(id) is reserved; valid 1...5")
             }
-            v.medication = (id, try r.sfloat("Medication"))
+            glucoseMeasurementContext.medication = (id, try reader.sfloat("Medication"))
         }
-        if flags & 0x40 != 0 { v.hbA1c = try r.sfloat("HbA1c") }
-        try r.finish()
-        return v
+        if flags & 0x40 != 0 { glucoseMeasurementContext.hbA1c = try reader.sfloat("HbA1c") }
+        try reader.finish()
+        return glucoseMeasurementContext
     }
 
     /// A reserved or out-of-range value of `field` at byte `offset`.
@@ -111,7 +111,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter(capacity: 17)
+        var writer = ByteWriter(capacity: 17)
         var flags: UInt8 = medicationInLiters ? 0x20 : 0
         if carbohydrate != nil { flags |= 0x01 }
         if meal != nil { flags |= 0x02 }
@@ -120,73 +120,80 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
         if medication != nil { flags |= 0x10 }
         if hbA1c != nil { flags |= 0x40 }
         if extendedFlags != nil { flags |= 0x80 }
-        w.u8(flags)
-        w.u16(sequenceNumber)
-        if let x = extendedFlags { w.u8(x) }
+        writer.u8(flags)
+        writer.u16(sequenceNumber)
+        if let extendedFlags { writer.u8(extendedFlags) }
         if let c = carbohydrate {
-            w.u8(c.id)
-            w.sfloat(c.kg)
+            writer.u8(c.id)
+            writer.sfloat(c.kg)
         }
-        if let m = meal { w.u8(m) }
+        if let meal { writer.u8(meal) }
         if let th = testerHealth {
             guard th.tester <= 15, th.health <= 15 else {
                 throw .unencodable(characteristic: Self.name, field: "tester/health", reason: "each is a 4-bit nibble")
             }
-            w.u8(th.tester | th.health << 4)
+            writer.u8(th.tester | th.health << 4)
         }
         if let e = exercise {
-            w.u16(e.seconds)
-            w.u8(e.intensity)
+            writer.u16(e.seconds)
+            writer.u8(e.intensity)
         }
         if let m = medication {
-            w.u8(m.id)
-            w.sfloat(m.amount)
+            writer.u8(m.id)
+            writer.sfloat(m.amount)
         }
-        if let h = hbA1c { w.sfloat(h) }
-        return w.bytes
+        if let hbA1c { writer.sfloat(hbA1c) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("sequenceNumber", .int(Int64(sequenceNumber)))]
-        if let x = extendedFlags { o.append(("extendedFlags", .int(Int64(x)))) }
-        if let c = carbohydrate { o += [("carbohydrateID", .int(Int64(c.id)))] + c.kg.jsonFields("carbohydrateKg") }
-        if let m = meal { o.append(("meal", .int(Int64(m)))) }
-        if let th = testerHealth { o += [("tester", .int(Int64(th.tester))), ("health", .int(Int64(th.health)))] }
-        if let e = exercise {
-            o += [("exerciseDuration", .int(Int64(e.seconds))), ("exerciseIntensity", .int(Int64(e.intensity)))]
+        var members: [(String, JSONValue)] = [("sequenceNumber", .int(Int64(sequenceNumber)))]
+        if let extendedFlags { members.append(("extendedFlags", .int(Int64(extendedFlags)))) }
+        if let carbohydrate {
+            members += [("carbohydrateID", .int(Int64(carbohydrate.id)))] + carbohydrate.kg.jsonFields("carbohydrateKg")
         }
-        if let m = medication { o += [("medicationID", .int(Int64(m.id)))] + m.amount.jsonFields("medication") }
+        if let meal { members.append(("meal", .int(Int64(meal)))) }
+        if let th = testerHealth {
+            members += [("tester", .int(Int64(th.tester))), ("health", .int(Int64(th.health)))]
+        }
+        if let e = exercise {
+            members += [("exerciseDuration", .int(Int64(e.seconds))), ("exerciseIntensity", .int(Int64(e.intensity)))]
+        }
+        if let medication {
+            members += [("medicationID", .int(Int64(medication.id)))] + medication.amount.jsonFields("medication")
+        }
         // The units flag is printed when set even without a medication, so the value re-encodes to itself.
         if medication != nil || medicationInLiters {
-            o.append(("medicationUnit", .string(medicationInLiters ? "L" : "kg")))
+            members.append(("medicationUnit", .string(medicationInLiters ? "L" : "kg")))
         }
-        if let h = hbA1c { o += h.jsonFields("hbA1c") }
-        return .object(o)
+        if let hbA1c { members += hbA1c.jsonFields("hbA1c") }
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        self.init(sequenceNumber: UInt16(try f.int("sequenceNumber", 0...65535)))
-        extendedFlags = try f.optionalInt("extendedFlags", 0...255).map { UInt8($0) }
-        if f.has("carbohydrateID") {
-            carbohydrate = (UInt8(try f.int("carbohydrateID", 1...7)), try f.sfloat("carbohydrateKg"))
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        self.init(sequenceNumber: UInt16(try fieldInput.int("sequenceNumber", 0...65535)))
+        extendedFlags = try fieldInput.optionalInt("extendedFlags", 0...255).map { UInt8($0) }
+        if fieldInput.has("carbohydrateID") {
+            carbohydrate = (UInt8(try fieldInput.int("carbohydrateID", 1...7)), try fieldInput.sfloat("carbohydrateKg"))
         }
-        meal = try f.optionalInt("meal", 1...5).map { UInt8($0) }
-        if f.has("tester") || f.has("health") {
-            testerHealth = (UInt8(try f.int("tester", 1...15)), UInt8(try f.int("health", 1...15)))
+        meal = try fieldInput.optionalInt("meal", 1...5).map { UInt8($0) }
+        if fieldInput.has("tester") || fieldInput.has("health") {
+            testerHealth = (UInt8(try fieldInput.int("tester", 1...15)), UInt8(try fieldInput.int("health", 1...15)))
         }
-        if f.has("exerciseDuration") {
+        if fieldInput.has("exerciseDuration") {
             exercise = (
-                UInt16(try f.int("exerciseDuration", 0...65535)), UInt8(try f.int("exerciseIntensity", 0...100))
+                UInt16(try fieldInput.int("exerciseDuration", 0...65535)),
+                UInt8(try fieldInput.int("exerciseIntensity", 0...100))
             )
         }
-        if f.has("medicationID") {
-            medication = (UInt8(try f.int("medicationID", 1...5)), try f.sfloat("medication"))
+        if fieldInput.has("medicationID") {
+            medication = (UInt8(try fieldInput.int("medicationID", 1...5)), try fieldInput.sfloat("medication"))
         }
-        medicationInLiters = try f.choice("medicationUnit", ["kg", "L"], default: "kg") == "L"
-        hbA1c = try f.optionalSFloat("hbA1c")
-        try f.finish(known: [
+        medicationInLiters = try fieldInput.choice("medicationUnit", ["kg", "L"], default: "kg") == "L"
+        hbA1c = try fieldInput.optionalSFloat("hbA1c")
+        try fieldInput.finish(known: [
             "sequenceNumber", "extendedFlags", "carbohydrateID", "carbohydrateKg", "meal", "tester", "health",
             "exerciseDuration", "exerciseIntensity", "medicationID", "medication", "medicationUnit", "hbA1c",
         ])

@@ -45,32 +45,32 @@ public struct HeartRateMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> HeartRateMeasurement {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
         let wide = flags & 0x01 != 0
         let hr =
             wide
-            ? try r.u16("Heart Rate Measurement Value (uint16)")
-            : UInt16(try r.u8("Heart Rate Measurement Value (uint8)"))
-        var v = HeartRateMeasurement(heartRate: hr, uses16BitFormat: wide)
-        v.contactBits = (flags >> 1) & 0x03
-        if flags & 0x08 != 0 { v.energyExpended = try r.u16("Energy Expended") }
+            ? try reader.u16("Heart Rate Measurement Value (uint16)")
+            : UInt16(try reader.u8("Heart Rate Measurement Value (uint8)"))
+        var heartRateMeasurement = HeartRateMeasurement(heartRate: hr, uses16BitFormat: wide)
+        heartRateMeasurement.contactBits = (flags >> 1) & 0x03
+        if flags & 0x08 != 0 { heartRateMeasurement.energyExpended = try reader.u16("Energy Expended") }
         if flags & 0x10 != 0 {
-            v.rrFlag = true
-            if r.remaining % 2 != 0 {
+            heartRateMeasurement.rrFlag = true
+            if reader.remaining % 2 != 0 {
                 throw .truncated(
                     characteristic: name,
-                    offset: r.offset + r.remaining - 1,
+                    offset: reader.offset + reader.remaining - 1,
                     field: "RR-Interval",
                     needed: 2,
                     available: 1
                 )
             }
-            while r.remaining > 0 { v.rrIntervals.append(try r.u16("RR-Interval")) }
+            while reader.remaining > 0 { heartRateMeasurement.rrIntervals.append(try reader.u16("RR-Interval")) }
         }
-        try r.finish()
-        return v
+        try reader.finish()
+        return heartRateMeasurement
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
@@ -82,61 +82,61 @@ public struct HeartRateMeasurement: GATTCharacteristic {
                 reason: "\(heartRate) needs the UInt16 format"
             )
         }
-        var w = ByteWriter()
+        var writer = ByteWriter()
         var flags: UInt8 = (uses16BitFormat ? 0x01 : 0) | (contactBits & 0x03) << 1
         if energyExpended != nil { flags |= 0x08 }
         if rrFlag || !rrIntervals.isEmpty { flags |= 0x10 }
-        w.u8(flags)
-        if uses16BitFormat { w.u16(heartRate) } else { w.u8(UInt8(heartRate)) }
-        if let e = energyExpended { w.u16(e) }
-        for rr in rrIntervals { w.u16(rr) }
-        return w.bytes
+        writer.u8(flags)
+        if uses16BitFormat { writer.u16(heartRate) } else { writer.u8(UInt8(heartRate)) }
+        if let energyExpended { writer.u16(energyExpended) }
+        for rr in rrIntervals { writer.u16(rr) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [
+        var members: [(String, JSONValue)] = [
             ("heartRate", .int(Int64(heartRate))), ("format", .string(uses16BitFormat ? "uint16" : "uint8")),
             ("sensorContact", .string(contact.rawValue)),
         ]
         // Bits 1–2 = 1 also means "not supported"; printed so that the value re-encodes to itself.
-        if contactBits == 1 { o.append(("sensorContactBits", .int(1))) }
-        if let e = energyExpended { o.append(("energyExpended", .int(Int64(e)))) }
+        if contactBits == 1 { members.append(("sensorContactBits", .int(1))) }
+        if let energyExpended { members.append(("energyExpended", .int(Int64(energyExpended)))) }
         if rrFlag {
-            o.append(("rrIntervals", .array(rrIntervals.map { .int(Int64($0)) })))
-            o.append(("rrIntervalsSeconds", .array(rrIntervals.map { .double(Double($0) / 1024) })))
+            members.append(("rrIntervals", .array(rrIntervals.map { .int(Int64($0)) })))
+            members.append(("rrIntervalsSeconds", .array(rrIntervals.map { .double(Double($0) / 1024) })))
         }
-        return .object(o)
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
         let contact = SensorContact(
-            rawValue: try f.choice(
+            rawValue: try fieldInput.choice(
                 "sensorContact",
                 ["not-supported", "not-detected", "detected"],
                 default: "not-supported"
             )
         )!
-        let energy = try f.optionalInt("energyExpended", 0...65535)
-        let rr = try f.intList("rrIntervals", 0...65535).map { UInt16($0) }
-        let wide = try f.choice("format", ["uint8", "uint16"], default: "uint8") == "uint16"
+        let energy = try fieldInput.optionalInt("energyExpended", 0...65535)
+        let rr = try fieldInput.intList("rrIntervals", 0...65535).map { UInt16($0) }
+        let wide = try fieldInput.choice("format", ["uint8", "uint16"], default: "uint8") == "uint16"
         self.init(
-            heartRate: UInt16(try f.int("heartRate", 0...65535)),
+            heartRate: UInt16(try fieldInput.int("heartRate", 0...65535)),
             contact: contact,
             energyExpended: energy.map { UInt16($0) },
             rrIntervals: rr,
             uses16BitFormat: wide
         )
         // `--rr-intervals ""` sets the RR flag with no intervals (as decoded from such a value).
-        rrFlag = f.has("rrIntervals")
-        if let bits = try f.optionalInt("sensorContactBits", 0...3) {
+        rrFlag = fieldInput.has("rrIntervals")
+        if let bits = try fieldInput.optionalInt("sensorContactBits", 0...3) {
             guard SensorContact(bits: UInt8(bits)) == contact else {
-                throw f.fail("sensorContactBits", "\(bits) contradicts sensorContact \(contact.rawValue)")
+                throw fieldInput.fail("sensorContactBits", "\(bits) contradicts sensorContact \(contact.rawValue)")
             }
             contactBits = UInt8(bits)
         }
-        try f.finish(known: [
+        try fieldInput.finish(known: [
             "heartRate", "format", "sensorContact", "sensorContactBits", "energyExpended", "rrIntervals",
         ])
     }

@@ -42,60 +42,63 @@ public struct PLXSpotCheckMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
-        var v = Self(spo2: try r.sfloat("SpO2PR-Spot-Check - SpO2"), pulseRate: try r.sfloat("SpO2PR-Spot-Check - PR"))
-        v.deviceClockNotSet = flags & 0x10 != 0
-        if flags & 0x01 != 0 { v.timestamp = try r.dateTime("Timestamp") }
-        if flags & 0x02 != 0 { v.measurementStatus = try PLXStatus.measurement(&r) }
-        if flags & 0x04 != 0 { v.deviceStatus = try PLXStatus.device(&r) }
-        if flags & 0x08 != 0 { v.pulseAmplitudeIndex = try r.sfloat("Pulse Amplitude Index") }
-        try r.finish()
-        return v
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
+        var decoded = Self(
+            spo2: try reader.sfloat("SpO2PR-Spot-Check - SpO2"),
+            pulseRate: try reader.sfloat("SpO2PR-Spot-Check - PR")
+        )
+        decoded.deviceClockNotSet = flags & 0x10 != 0
+        if flags & 0x01 != 0 { decoded.timestamp = try reader.dateTime("Timestamp") }
+        if flags & 0x02 != 0 { decoded.measurementStatus = try PLXStatus.measurement(&reader) }
+        if flags & 0x04 != 0 { decoded.deviceStatus = try PLXStatus.device(&reader) }
+        if flags & 0x08 != 0 { decoded.pulseAmplitudeIndex = try reader.sfloat("Pulse Amplitude Index") }
+        try reader.finish()
+        return decoded
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter(capacity: 19)
+        var writer = ByteWriter(capacity: 19)
         var flags: UInt8 = deviceClockNotSet ? 0x10 : 0
         if timestamp != nil { flags |= 0x01 }
         if measurementStatus != nil { flags |= 0x02 }
         if deviceStatus != nil { flags |= 0x04 }
         if pulseAmplitudeIndex != nil { flags |= 0x08 }
-        w.u8(flags)
-        w.sfloat(spo2)
-        w.sfloat(pulseRate)
-        if let t = timestamp { w.dateTime(t) }
-        if let s = measurementStatus { w.u16(s) }
-        if let d = deviceStatus { w.u24(d) }
-        if let p = pulseAmplitudeIndex { w.sfloat(p) }
-        return w.bytes
+        writer.u8(flags)
+        writer.sfloat(spo2)
+        writer.sfloat(pulseRate)
+        if let timestamp { writer.dateTime(timestamp) }
+        if let measurementStatus { writer.u16(measurementStatus) }
+        if let deviceStatus { writer.u24(deviceStatus) }
+        if let pulseAmplitudeIndex { writer.sfloat(pulseAmplitudeIndex) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o = spo2.jsonFields("spo2") + pulseRate.jsonFields("pulseRate")
-        if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
-        if let s = measurementStatus { o.append(("measurementStatus", .int(Int64(s)))) }
-        if let d = deviceStatus { o.append(("deviceStatus", .int(Int64(d)))) }
-        if let p = pulseAmplitudeIndex { o += p.jsonFields("pulseAmplitudeIndex") }
-        if deviceClockNotSet { o.append(("deviceClockNotSet", .bool(true))) }
-        return .object(o)
+        var members = spo2.jsonFields("spo2") + pulseRate.jsonFields("pulseRate")
+        if let timestamp { members.append(("timestamp", .string(timestamp.iso8601))) }
+        if let measurementStatus { members.append(("measurementStatus", .int(Int64(measurementStatus)))) }
+        if let deviceStatus { members.append(("deviceStatus", .int(Int64(deviceStatus)))) }
+        if let pulseAmplitudeIndex { members += pulseAmplitudeIndex.jsonFields("pulseAmplitudeIndex") }
+        if deviceClockNotSet { members.append(("deviceClockNotSet", .bool(true))) }
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
         self.init(
-            spo2: try f.sfloat("spo2"),
-            pulseRate: try f.sfloat("pulseRate"),
-            timestamp: try f.dateTime("timestamp"),
-            measurementStatus: try f.optionalInt("measurementStatus", 0...0xFFFF).map { UInt16($0) },
-            deviceStatus: try f.optionalInt("deviceStatus", 0...0xFFFF).map { UInt32($0) },
-            pulseAmplitudeIndex: try f.optionalSFloat("pulseAmplitudeIndex"),
-            deviceClockNotSet: try f.bool("deviceClockNotSet")
+            spo2: try fieldInput.sfloat("spo2"),
+            pulseRate: try fieldInput.sfloat("pulseRate"),
+            timestamp: try fieldInput.dateTime("timestamp"),
+            measurementStatus: try fieldInput.optionalInt("measurementStatus", 0...0xFFFF).map { UInt16($0) },
+            deviceStatus: try fieldInput.optionalInt("deviceStatus", 0...0xFFFF).map { UInt32($0) },
+            pulseAmplitudeIndex: try fieldInput.optionalSFloat("pulseAmplitudeIndex"),
+            deviceClockNotSet: try fieldInput.bool("deviceClockNotSet")
         )
-        try f.finish(known: [
+        try fieldInput.finish(known: [
             "spo2", "pulseRate", "timestamp", "measurementStatus", "deviceStatus", "pulseAmplitudeIndex",
             "deviceClockNotSet",
         ])
@@ -140,65 +143,76 @@ public struct PLXContinuousMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
-        var v = Self(spo2: try r.sfloat("SpO2PR-Normal - SpO2"), pulseRate: try r.sfloat("SpO2PR-Normal - PR"))
-        if flags & 0x01 != 0 { v.fast = (try r.sfloat("SpO2PR-Fast - SpO2"), try r.sfloat("SpO2PR-Fast - PR")) }
-        if flags & 0x02 != 0 { v.slow = (try r.sfloat("SpO2PR-Slow - SpO2"), try r.sfloat("SpO2PR-Slow - PR")) }
-        if flags & 0x04 != 0 { v.measurementStatus = try PLXStatus.measurement(&r) }
-        if flags & 0x08 != 0 { v.deviceStatus = try PLXStatus.device(&r) }
-        if flags & 0x10 != 0 { v.pulseAmplitudeIndex = try r.sfloat("Pulse Amplitude Index") }
-        try r.finish()
-        return v
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x1F, field: "Flags", at: 0)
+        var decoded = Self(
+            spo2: try reader.sfloat("SpO2PR-Normal - SpO2"),
+            pulseRate: try reader.sfloat("SpO2PR-Normal - PR")
+        )
+        if flags & 0x01 != 0 {
+            decoded.fast = (try reader.sfloat("SpO2PR-Fast - SpO2"), try reader.sfloat("SpO2PR-Fast - PR"))
+        }
+        if flags & 0x02 != 0 {
+            decoded.slow = (try reader.sfloat("SpO2PR-Slow - SpO2"), try reader.sfloat("SpO2PR-Slow - PR"))
+        }
+        if flags & 0x04 != 0 { decoded.measurementStatus = try PLXStatus.measurement(&reader) }
+        if flags & 0x08 != 0 { decoded.deviceStatus = try PLXStatus.device(&reader) }
+        if flags & 0x10 != 0 { decoded.pulseAmplitudeIndex = try reader.sfloat("Pulse Amplitude Index") }
+        try reader.finish()
+        return decoded
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter(capacity: 20)
+        var writer = ByteWriter(capacity: 20)
         var flags: UInt8 = 0
         if fast != nil { flags |= 0x01 }
         if slow != nil { flags |= 0x02 }
         if measurementStatus != nil { flags |= 0x04 }
         if deviceStatus != nil { flags |= 0x08 }
         if pulseAmplitudeIndex != nil { flags |= 0x10 }
-        w.u8(flags)
-        w.sfloat(spo2)
-        w.sfloat(pulseRate)
+        writer.u8(flags)
+        writer.sfloat(spo2)
+        writer.sfloat(pulseRate)
         if let f = fast {
-            w.sfloat(f.spo2)
-            w.sfloat(f.pulseRate)
+            writer.sfloat(f.spo2)
+            writer.sfloat(f.pulseRate)
         }
         if let s = slow {
-            w.sfloat(s.spo2)
-            w.sfloat(s.pulseRate)
+            writer.sfloat(s.spo2)
+            writer.sfloat(s.pulseRate)
         }
-        if let s = measurementStatus { w.u16(s) }
-        if let d = deviceStatus { w.u24(d) }
-        if let p = pulseAmplitudeIndex { w.sfloat(p) }
-        return w.bytes
+        if let measurementStatus { writer.u16(measurementStatus) }
+        if let deviceStatus { writer.u24(deviceStatus) }
+        if let pulseAmplitudeIndex { writer.sfloat(pulseAmplitudeIndex) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o = spo2.jsonFields("spo2") + pulseRate.jsonFields("pulseRate")
-        if let f = fast { o += f.spo2.jsonFields("spo2Fast") + f.pulseRate.jsonFields("pulseRateFast") }
-        if let s = slow { o += s.spo2.jsonFields("spo2Slow") + s.pulseRate.jsonFields("pulseRateSlow") }
-        if let s = measurementStatus { o.append(("measurementStatus", .int(Int64(s)))) }
-        if let d = deviceStatus { o.append(("deviceStatus", .int(Int64(d)))) }
-        if let p = pulseAmplitudeIndex { o += p.jsonFields("pulseAmplitudeIndex") }
-        return .object(o)
+        var members = spo2.jsonFields("spo2") + pulseRate.jsonFields("pulseRate")
+        if let fast { members += fast.spo2.jsonFields("spo2Fast") + fast.pulseRate.jsonFields("pulseRateFast") }
+        if let slow { members += slow.spo2.jsonFields("spo2Slow") + slow.pulseRate.jsonFields("pulseRateSlow") }
+        if let measurementStatus { members.append(("measurementStatus", .int(Int64(measurementStatus)))) }
+        if let deviceStatus { members.append(("deviceStatus", .int(Int64(deviceStatus)))) }
+        if let pulseAmplitudeIndex { members += pulseAmplitudeIndex.jsonFields("pulseAmplitudeIndex") }
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        self.init(spo2: try f.sfloat("spo2"), pulseRate: try f.sfloat("pulseRate"))
-        if f.has("spo2Fast") { fast = (try f.sfloat("spo2Fast"), try f.sfloat("pulseRateFast")) }
-        if f.has("spo2Slow") { slow = (try f.sfloat("spo2Slow"), try f.sfloat("pulseRateSlow")) }
-        measurementStatus = try f.optionalInt("measurementStatus", 0...0xFFFF).map { UInt16($0) }
-        deviceStatus = try f.optionalInt("deviceStatus", 0...0xFFFF).map { UInt32($0) }
-        pulseAmplitudeIndex = try f.optionalSFloat("pulseAmplitudeIndex")
-        try f.finish(known: [
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        self.init(spo2: try fieldInput.sfloat("spo2"), pulseRate: try fieldInput.sfloat("pulseRate"))
+        if fieldInput.has("spo2Fast") {
+            fast = (try fieldInput.sfloat("spo2Fast"), try fieldInput.sfloat("pulseRateFast"))
+        }
+        if fieldInput.has("spo2Slow") {
+            slow = (try fieldInput.sfloat("spo2Slow"), try fieldInput.sfloat("pulseRateSlow"))
+        }
+        measurementStatus = try fieldInput.optionalInt("measurementStatus", 0...0xFFFF).map { UInt16($0) }
+        deviceStatus = try fieldInput.optionalInt("deviceStatus", 0...0xFFFF).map { UInt32($0) }
+        pulseAmplitudeIndex = try fieldInput.optionalSFloat("pulseAmplitudeIndex")
+        try fieldInput.finish(known: [
             "spo2", "pulseRate", "spo2Fast", "pulseRateFast", "spo2Slow", "pulseRateSlow", "measurementStatus",
             "deviceStatus",
             "pulseAmplitudeIndex",
@@ -229,14 +243,14 @@ public struct PLXFeatures: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let s = try r.u16("Supported Features")
-        try r.checkReserved(UInt32(s), allowed: 0x00FF, field: "Supported Features", at: 0)
-        var v = Self(supported: s)
-        if s & 0x01 != 0 { v.measurementStatusSupport = try r.u16("Measurement Status Support") }
-        if s & 0x02 != 0 { v.deviceStatusSupport = try r.u24("Device and Sensor Status Support") }
-        try r.finish()
-        return v
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let s = try reader.u16("Supported Features")
+        try reader.checkReserved(UInt32(s), allowed: 0x00FF, field: "Supported Features", at: 0)
+        var decoded = Self(supported: s)
+        if s & 0x01 != 0 { decoded.measurementStatusSupport = try reader.u16("Measurement Status Support") }
+        if s & 0x02 != 0 { decoded.deviceStatusSupport = try reader.u24("Device and Sensor Status Support") }
+        try reader.finish()
+        return decoded
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
@@ -250,46 +264,50 @@ public struct PLXFeatures: GATTCharacteristic {
                 reason: "bits 0 and 1 must match the status-support fields given"
             )
         }
-        var w = ByteWriter()
-        w.u16(supported)
-        if let m = measurementStatusSupport { w.u16(m) }
-        if let d = deviceStatusSupport { w.u24(d) }
-        return w.bytes
+        var writer = ByteWriter()
+        writer.u16(supported)
+        if let measurementStatusSupport { writer.u16(measurementStatusSupport) }
+        if let deviceStatusSupport { writer.u24(deviceStatusSupport) }
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [("supportedFeatures", .int(Int64(supported)))]
-        if let m = measurementStatusSupport { o.append(("measurementStatusSupport", .int(Int64(m)))) }
-        if let d = deviceStatusSupport { o.append(("deviceStatusSupport", .int(Int64(d)))) }
-        return .object(o)
+        var members: [(String, JSONValue)] = [("supportedFeatures", .int(Int64(supported)))]
+        if let measurementStatusSupport {
+            members.append(("measurementStatusSupport", .int(Int64(measurementStatusSupport))))
+        }
+        if let deviceStatusSupport { members.append(("deviceStatusSupport", .int(Int64(deviceStatusSupport)))) }
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
         self.init(
-            supported: UInt16(try f.int("supportedFeatures", 0...0xFF)),
-            measurementStatusSupport: try f.optionalInt("measurementStatusSupport", 0...0xFFFF).map { UInt16($0) },
-            deviceStatusSupport: try f.optionalInt("deviceStatusSupport", 0...0xFFFFFF).map { UInt32($0) }
+            supported: UInt16(try fieldInput.int("supportedFeatures", 0...0xFF)),
+            measurementStatusSupport: try fieldInput.optionalInt("measurementStatusSupport", 0...0xFFFF).map {
+                UInt16($0)
+            },
+            deviceStatusSupport: try fieldInput.optionalInt("deviceStatusSupport", 0...0xFFFFFF).map { UInt32($0) }
         )
-        try f.finish(known: ["supportedFeatures", "measurementStatusSupport", "deviceStatusSupport"])
+        try fieldInput.finish(known: ["supportedFeatures", "measurementStatusSupport", "deviceStatusSupport"])
     }
 }
 
 /// Status fields shared by the PLX measurements (bits 0–4 of Measurement Status and 16–23 of
 /// Device and Sensor Status are reserved).
 enum PLXStatus {
-    static func measurement(_ r: inout ByteReader) throws(GATTError) -> UInt16 {
-        let at = r.offset
-        let s = try r.u16("Measurement Status")
-        try r.checkReserved(UInt32(s), allowed: 0xFFE0, field: "Measurement Status", at: at)
+    static func measurement(_ byteReader: inout ByteReader) throws(GATTError) -> UInt16 {
+        let at = byteReader.offset
+        let s = try byteReader.u16("Measurement Status")
+        try byteReader.checkReserved(UInt32(s), allowed: 0xFFE0, field: "Measurement Status", at: at)
         return s
     }
 
-    static func device(_ r: inout ByteReader) throws(GATTError) -> UInt32 {
-        let at = r.offset
-        let s = try r.u24("Device and Sensor Status")
-        try r.checkReserved(s, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
+    static func device(_ byteReader: inout ByteReader) throws(GATTError) -> UInt32 {
+        let at = byteReader.offset
+        let s = try byteReader.u24("Device and Sensor Status")
+        try byteReader.checkReserved(s, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
         return s
     }
 }

@@ -83,8 +83,8 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> RecordAccessControlPoint {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let oc = try r.u8("Op Code")
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let oc = try reader.u8("Op Code")
         guard let opCode = OpCode(rawValue: oc) else {
             throw .invalidValue(
                 characteristic: name,
@@ -93,7 +93,7 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
                 reason: "0x\(String(oc, radix: 16)) is reserved; valid 0x01...0x06"
             )
         }
-        let o = try r.u8("Operator")
+        let o = try reader.u8("Operator")
         guard let op = Operator(rawValue: o) else {
             throw .invalidValue(
                 characteristic: name,
@@ -102,7 +102,7 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
                 reason: "0x\(String(o, radix: 16)) is reserved; valid 0x00...0x06"
             )
         }
-        let operand = r.rest()
+        let operand = reader.rest()
         try validate(opCode, op, operand)
         return Self(opCode: opCode, op: op, operand: operand)
     }
@@ -163,43 +163,45 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [
+        var members: [(String, JSONValue)] = [
             ("opCode", .int(Int64(opCode.rawValue))), ("opCodeName", .string(opCode.label)),
             ("operator", .int(Int64(op.rawValue))), ("operatorName", .string(op.label)),
         ]
         switch opCode {
         case .responseCode where operand.count == 2:
-            o += [("requestOpCode", .int(Int64(operand[0]))), ("responseCode", .int(Int64(operand[1])))]
+            members += [("requestOpCode", .int(Int64(operand[0]))), ("responseCode", .int(Int64(operand[1])))]
         case .numberOfStoredRecordsResponse where operand.count == 2:
-            o.append(("numberOfRecords", .int(Int64(UInt16(operand[0]) | UInt16(operand[1]) << 8))))
+            members.append(("numberOfRecords", .int(Int64(UInt16(operand[0]) | UInt16(operand[1]) << 8))))
         default:
             if let s = sequenceFilter {
-                o += [("filterType", .int(1)), ("sequenceNumber", .int(Int64(s)))]
+                members += [("filterType", .int(1)), ("sequenceNumber", .int(Int64(s)))]
             } else if !operand.isEmpty {
-                o.append(("operand", .string(Hex.encode(operand))))
+                members.append(("operand", .string(Hex.encode(operand))))
             }
         }
-        return .object(o)
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        let oc = try f.int("opCode", 1...6)
-        let op = try f.int("operator", 0...6, default: 0)
-        var operand = try f.bytes("operand")
-        if f.has("sequenceNumber") {
-            let s = try f.int("sequenceNumber", 0...65535)
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        let oc = try fieldInput.int("opCode", 1...6)
+        let op = try fieldInput.int("operator", 0...6, default: 0)
+        var operand = try fieldInput.bytes("operand")
+        if fieldInput.has("sequenceNumber") {
+            let s = try fieldInput.int("sequenceNumber", 0...65535)
             operand = [1, UInt8(s & 0xFF), UInt8(s >> 8)]
         }
-        if f.has("requestOpCode") {
-            operand = [UInt8(try f.int("requestOpCode", 1...6)), UInt8(try f.int("responseCode", 1...9))]
+        if fieldInput.has("requestOpCode") {
+            operand = [
+                UInt8(try fieldInput.int("requestOpCode", 1...6)), UInt8(try fieldInput.int("responseCode", 1...9)),
+            ]
         }
-        if f.has("numberOfRecords") {
-            let n = try f.int("numberOfRecords", 0...65535)
+        if fieldInput.has("numberOfRecords") {
+            let n = try fieldInput.int("numberOfRecords", 0...65535)
             operand = [UInt8(n & 0xFF), UInt8(n >> 8)]
         }
         self.init(opCode: OpCode(rawValue: UInt8(oc))!, op: Operator(rawValue: UInt8(op))!, operand: operand)
-        try f.finish(known: [
+        try fieldInput.finish(known: [
             "opCode", "operator", "operand", "sequenceNumber", "requestOpCode", "responseCode", "numberOfRecords",
         ])
         _ = try Self.decode(try encode())

@@ -33,13 +33,13 @@ public struct ScalarCharacteristic<Spec: ScalarSpec>: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = try ByteReader(value: bytes, characteristic: name)
+        var reader = try ByteReader(value: bytes, characteristic: name)
         let v: UInt32
         switch Spec.width {
-        case 1: v = UInt32(try r.u8(Spec.field))
-        case 2: v = UInt32(try r.u16(Spec.field))
-        case 3: v = try r.u24(Spec.field)
-        default: v = try r.u32(Spec.field)
+        case 1: v = UInt32(try reader.u8(Spec.field))
+        case 2: v = UInt32(try reader.u16(Spec.field))
+        case 3: v = try reader.u24(Spec.field)
+        default: v = try reader.u32(Spec.field)
         }
         guard Spec.valid.contains(v) else {
             throw .invalidValue(
@@ -49,7 +49,7 @@ public struct ScalarCharacteristic<Spec: ScalarSpec>: GATTCharacteristic {
                 reason: "\(v) outside \(Spec.valid.lowerBound)...\(Spec.valid.upperBound)"
             )
         }
-        try r.finish()
+        try reader.finish()
         return Self(v)
     }
 
@@ -62,28 +62,28 @@ public struct ScalarCharacteristic<Spec: ScalarSpec>: GATTCharacteristic {
                 reason: "\(value) outside \(Spec.valid.lowerBound)...\(Spec.valid.upperBound)"
             )
         }
-        var w = ByteWriter()
+        var writer = ByteWriter()
         switch Spec.width {
-        case 1: w.u8(UInt8(value))
-        case 2: w.u16(UInt16(value))
-        case 3: w.u24(value)
-        default: w.u32(value)
+        case 1: writer.u8(UInt8(value))
+        case 2: writer.u16(UInt16(value))
+        case 3: writer.u24(value)
+        default: writer.u32(value)
         }
-        return w.bytes
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [(Spec.field, .int(Int64(value)))]
-        if let n = Spec.names[value] { o.append((Spec.field + "Name", .string(n))) }
-        return .object(o)
+        var members: [(String, JSONValue)] = [(Spec.field, .int(Int64(value)))]
+        if let n = Spec.names[value] { members.append((Spec.field + "Name", .string(n))) }
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
         let max = Int(Spec.valid.upperBound)
-        self.init(UInt32(try f.int(Spec.field, Int(Spec.valid.lowerBound)...max)))
-        try f.finish(known: [Spec.field])
+        self.init(UInt32(try fieldInput.int(Spec.field, Int(Spec.valid.lowerBound)...max)))
+        try fieldInput.finish(known: [Spec.field])
     }
 }
 

@@ -20,17 +20,17 @@ public struct TemperatureRecord: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], name: String) throws(GATTError) -> TemperatureRecord {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x07, field: "Flags", at: 0)
-        var v = TemperatureRecord(
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x07, field: "Flags", at: 0)
+        var temperatureRecord = TemperatureRecord(
             fahrenheit: flags & 1 != 0,
-            value: try r.float32(flags & 1 != 0 ? "Temperature (Fahrenheit)" : "Temperature (Celsius)")
+            value: try reader.float32(flags & 1 != 0 ? "Temperature (Fahrenheit)" : "Temperature (Celsius)")
         )
-        if flags & 0x02 != 0 { v.timestamp = try r.dateTime("Time Stamp") }
+        if flags & 0x02 != 0 { temperatureRecord.timestamp = try reader.dateTime("Time Stamp") }
         if flags & 0x04 != 0 {
-            let at = r.offset
-            let t = try r.u8("Temperature Type")
+            let at = reader.offset
+            let t = try reader.u8("Temperature Type")
             guard (1...9).contains(t) else {
                 throw .invalidValue(
                     characteristic: name,
@@ -39,37 +39,37 @@ public struct TemperatureRecord: Equatable, Sendable {
                     reason: "\(t) is reserved; valid 1...9"
                 )
             }
-            v.type = t
+            temperatureRecord.type = t
         }
-        try r.finish()
-        return v
+        try reader.finish()
+        return temperatureRecord
     }
 
     func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: 13)
+        var writer = ByteWriter(capacity: 13)
         var flags: UInt8 = fahrenheit ? 1 : 0
         if timestamp != nil { flags |= 0x02 }
         if type != nil { flags |= 0x04 }
-        w.u8(flags)
-        w.float32(value)
-        if let t = timestamp { w.dateTime(t) }
-        if let t = type { w.u8(t) }
-        return w.bytes
+        writer.u8(flags)
+        writer.float32(value)
+        if let timestamp { writer.dateTime(timestamp) }
+        if let type { writer.u8(type) }
+        return writer.bytes
     }
 
     var fields: JSONValue {
-        var o = value.jsonFields("temperature") + [("unit", .string(fahrenheit ? "Fahrenheit" : "Celsius"))]
-        if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
-        if let t = type { o.append(("temperatureType", .int(Int64(t)))) }
-        return .object(o)
+        var members = value.jsonFields("temperature") + [("unit", .string(fahrenheit ? "Fahrenheit" : "Celsius"))]
+        if let timestamp { members.append(("timestamp", .string(timestamp.iso8601))) }
+        if let type { members.append(("temperatureType", .int(Int64(type)))) }
+        return .object(members)
     }
 
-    init(fields f: FieldInput) throws(GATTError) {
-        fahrenheit = try f.choice("unit", ["Celsius", "Fahrenheit"], default: "Celsius") == "Fahrenheit"
-        value = try f.medFloat("temperature")
-        timestamp = try f.dateTime("timestamp")
-        type = try f.optionalInt("temperatureType", 1...9).map { UInt8($0) }
-        try f.finish(known: ["temperature", "unit", "timestamp", "temperatureType"])
+    init(fields fieldInput: FieldInput) throws(GATTError) {
+        fahrenheit = try fieldInput.choice("unit", ["Celsius", "Fahrenheit"], default: "Celsius") == "Fahrenheit"
+        value = try fieldInput.medFloat("temperature")
+        timestamp = try fieldInput.dateTime("timestamp")
+        type = try fieldInput.optionalInt("temperatureType", 1...9).map { UInt8($0) }
+        try fieldInput.finish(known: ["temperature", "unit", "timestamp", "temperatureType"])
     }
 }
 
@@ -92,7 +92,7 @@ public struct TemperatureMeasurement: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue { record.fields }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) { record = try TemperatureRecord(fields: f) }
+    public init(fields fieldInput: FieldInput) throws(GATTError) { record = try TemperatureRecord(fields: fieldInput) }
 }
 
 /// Intermediate Temperature 0x2A1E (Health Thermometer Service, notify).
@@ -114,5 +114,5 @@ public struct IntermediateTemperature: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue { record.fields }
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) { record = try TemperatureRecord(fields: f) }
+    public init(fields fieldInput: FieldInput) throws(GATTError) { record = try TemperatureRecord(fields: fieldInput) }
 }

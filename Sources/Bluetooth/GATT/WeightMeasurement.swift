@@ -50,99 +50,100 @@ public struct WeightMeasurement: GATTCharacteristic {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
-        var r = try ByteReader(value: bytes, characteristic: name)
-        let flags = try r.u8("Flags")
-        try r.checkReserved(UInt32(flags), allowed: 0x0F, field: "Flags", at: 0)
-        var v = Self(imperial: flags & 1 != 0, rawWeight: try r.u16("Weight"))
-        if flags & 0x02 != 0 { v.timestamp = try r.dateTime("Time Stamp") }
-        if flags & 0x04 != 0 { v.userID = try r.u8("User ID") }
-        if flags & 0x08 != 0 { v.bmiHeight = (try r.u16("BMI"), try r.u16("Height")) }
-        try r.finish()
-        return v
+        var reader = try ByteReader(value: bytes, characteristic: name)
+        let flags = try reader.u8("Flags")
+        try reader.checkReserved(UInt32(flags), allowed: 0x0F, field: "Flags", at: 0)
+        var decoded = Self(imperial: flags & 1 != 0, rawWeight: try reader.u16("Weight"))
+        if flags & 0x02 != 0 { decoded.timestamp = try reader.dateTime("Time Stamp") }
+        if flags & 0x04 != 0 { decoded.userID = try reader.u8("User ID") }
+        if flags & 0x08 != 0 { decoded.bmiHeight = (try reader.u16("BMI"), try reader.u16("Height")) }
+        try reader.finish()
+        return decoded
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
     public func encode() throws(GATTError) -> [UInt8] {
-        var w = ByteWriter(capacity: 15)
+        var writer = ByteWriter(capacity: 15)
         var flags: UInt8 = imperial ? 1 : 0
         if timestamp != nil { flags |= 0x02 }
         if userID != nil { flags |= 0x04 }
         if bmiHeight != nil { flags |= 0x08 }
-        w.u8(flags)
-        w.u16(rawWeight)
-        if let t = timestamp { w.dateTime(t) }
-        if let u = userID { w.u8(u) }
+        writer.u8(flags)
+        writer.u16(rawWeight)
+        if let timestamp { writer.dateTime(timestamp) }
+        if let userID { writer.u8(userID) }
         if let b = bmiHeight {
-            w.u16(b.bmi)
-            w.u16(b.height)
+            writer.u16(b.bmi)
+            writer.u16(b.height)
         }
-        return w.bytes
+        return writer.bytes
     }
 
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
-        var o: [(String, JSONValue)] = [
+        var members: [(String, JSONValue)] = [
             ("unit", .string(imperial ? "lb" : "kg")), ("rawWeight", .int(Int64(rawWeight))),
         ]
-        o.append(
+        members.append(
             (
                 "weight",
                 weight.map { _ in .decimal(Decimal10.format(Int(rawWeight) * (imperial ? 1 : 5), imperial ? -2 : -3)) }
                     ?? .string("unsuccessful")
             )
         )
-        if let t = timestamp { o.append(("timestamp", .string(t.iso8601))) }
-        if let u = userID { o.append(("userID", .int(Int64(u)))) }
+        if let timestamp { members.append(("timestamp", .string(timestamp.iso8601))) }
+        if let userID { members.append(("userID", .int(Int64(userID)))) }
         if let b = bmiHeight {
-            o += [
+            members += [
                 ("bmi", .decimal(Decimal10.format(Int(b.bmi), -1))),
                 ("height", .decimal(Decimal10.format(Int(b.height), imperial ? -1 : -3))),
             ]
         }
-        return .object(o)
+        return .object(members)
     }
 
     /// Builds the value from named fields (`vitalsim encode`); throws ``GATTError`` naming a missing or invalid field.
-    public init(fields f: FieldInput) throws(GATTError) {
-        let imperial = try f.choice("unit", ["kg", "lb"], default: "kg") == "lb"
+    public init(fields fieldInput: FieldInput) throws(GATTError) {
+        let imperial = try fieldInput.choice("unit", ["kg", "lb"], default: "kg") == "lb"
         var raw: UInt16
-        if f.has("rawWeight") {
-            raw = UInt16(try f.int("rawWeight", 0...65535))
+        if fieldInput.has("rawWeight") {
+            raw = UInt16(try fieldInput.int("rawWeight", 0...65535))
             // `vitalsim decode` prints both; the weight must then be the raw value's.
-            if let s = f.raw("weight"), s != "unsuccessful" {
+            if let s = fieldInput.raw("weight"), s != "unsuccessful" {
                 let step = imperial ? 0.01 : 0.005
                 guard let d = Double(s), abs(d - Double(raw) * step) < step / 2 else {
-                    throw f.fail(
+                    throw fieldInput.fail(
                         "weight",
                         "\(s) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two"
                     )
                 }
             }
         } else {
-            guard let s = f.raw("weight"), let d = Double(s), d >= 0 else {
-                throw f.fail("weight", "required; give --weight KG (or --raw-weight N)")
+            guard let s = fieldInput.raw("weight"), let d = Double(s), d >= 0 else {
+                throw fieldInput.fail("weight", "required: kilograms (or rawWeight, the value as sent)")
             }
             let r = (d / (imperial ? 0.01 : 0.005)).rounded()
-            guard r < 65535 else { throw f.fail("weight", "\(s) exceeds the range of the Weight field") }
+            guard r < 65535 else { throw fieldInput.fail("weight", "\(s) exceeds the range of the Weight field") }
             raw = UInt16(r)
         }
         self.init(
             imperial: imperial,
             rawWeight: raw,
-            timestamp: try f.dateTime("timestamp"),
-            userID: try f.optionalInt("userID", 0...255).map { UInt8($0) }
+            timestamp: try fieldInput.dateTime("timestamp"),
+            userID: try fieldInput.optionalInt("userID", 0...255).map { UInt8($0) }
         )
-        if f.has("bmi") || f.has("height") {
-            guard let b = f.raw("bmi").flatMap(Double.init), let h = f.raw("height").flatMap(Double.init), b >= 0,
+        if fieldInput.has("bmi") || fieldInput.has("height") {
+            guard let b = fieldInput.raw("bmi").flatMap(Double.init),
+                let h = fieldInput.raw("height").flatMap(Double.init), b >= 0,
                 h >= 0
             else {
-                throw f.fail("bmi", "give both --bmi and --height as numbers")
+                throw fieldInput.fail("bmi", "bmi and height go together, as numbers")
             }
             bmiHeight = (
                 UInt16(Swift.min((b * 10).rounded(), 65535)),
                 UInt16(Swift.min((h * (imperial ? 10 : 1000)).rounded(), 65535))
             )
         }
-        try f.finish(known: ["weight", "rawWeight", "unit", "timestamp", "userID", "bmi", "height"])
+        try fieldInput.finish(known: ["weight", "rawWeight", "unit", "timestamp", "userID", "bmi", "height"])
     }
 }

@@ -120,12 +120,12 @@ package final class HCICentral: @unchecked Sendable {
             guard r.first == ATTOpcode.readByGroupTypeResponse, r.count >= 2 else { break }
             let n = Int(r[1])
             guard n == 6 else { break }  // 128-bit services are not health profiles
-            var o = 2
+            var members = 2
             var last: UInt16 = start
-            while o + n <= r.count {
-                services.append((u16(r, o), u16(r, o + 2), u16(r, o + 4)))
-                last = u16(r, o + 2)
-                o += n
+            while members + n <= r.count {
+                services.append((u16(r, members), u16(r, members + 2), u16(r, members + 4)))
+                last = u16(r, members + 2)
+                members += n
             }
             if last == 0xFFFF { break }
             start = last + 1
@@ -143,21 +143,21 @@ package final class HCICentral: @unchecked Sendable {
         while h <= e {
             let r = try request([ATTOpcode.readByTypeRequest] + le(h) + le(e) + le(GATTAttributeType.characteristic))
             guard r.first == ATTOpcode.readByTypeResponse, r.count >= 2, r[1] == 7 else { break }
-            var o = 2
+            var members = 2
             var last = h
-            while o + 7 <= r.count {
-                let properties = CharacteristicProperties(rawValue: r[o + 2])
+            while members + 7 <= r.count {
+                let properties = CharacteristicProperties(rawValue: r[members + 2])
                 inService.append(
                     DiscoveredCharacteristic(
                         service: service.uuid,
-                        uuid: u16(r, o + 5),
+                        uuid: u16(r, members + 5),
                         properties: properties,
-                        valueHandle: u16(r, o + 3),
+                        valueHandle: u16(r, members + 3),
                         cccdHandle: nil
                     )
                 )
-                last = u16(r, o)
-                o += 7
+                last = u16(r, members)
+                members += 7
             }
             if last >= e { break }
             h = last + 1
@@ -173,12 +173,12 @@ package final class HCICentral: @unchecked Sendable {
             guard from <= to else { continue }
             let r = try request([ATTOpcode.findInformationRequest] + le(from) + le(to))
             guard r.first == ATTOpcode.findInformationResponse, r.count >= 2, r[1] == 1 else { continue }
-            var o = 2
-            while o + 4 <= r.count {
-                if u16(r, o + 2) == GATTAttributeType.clientCharacteristicConfiguration {
-                    inService[i].cccdHandle = u16(r, o)
+            var members = 2
+            while members + 4 <= r.count {
+                if u16(r, members + 2) == GATTAttributeType.clientCharacteristicConfiguration {
+                    inService[i].cccdHandle = u16(r, members)
                 }
-                o += 4
+                members += 4
             }
         }
     }
@@ -207,17 +207,17 @@ package final class HCICentral: @unchecked Sendable {
 
     func parseReports(_ p: [UInt8], extended: Bool) {
         guard let n = p.first else { return }
-        var o = 1
+        var members = 1
         for _ in 0..<Int(n) {
             let fixed = extended ? 24 : 9
-            guard o + fixed <= p.count else { return }
-            let typeOffset = extended ? o + 2 : o + 1
+            guard members + fixed <= p.count else { return }
+            let typeOffset = extended ? members + 2 : members + 1
             let type = p[typeOffset]
             let address = Array(p[(typeOffset + 1)..<(typeOffset + 7)])
-            let len = Int(p[o + fixed - 1])
-            guard o + fixed + len + (extended ? 0 : 1) <= p.count else { return }
-            let ad = Array(p[(o + fixed)..<(o + fixed + len)])
-            o += fixed + len + (extended ? 0 : 1)
+            let len = Int(p[members + fixed - 1])
+            guard members + fixed + len + (extended ? 0 : 1) <= p.count else { return }
+            let ad = Array(p[(members + fixed)..<(members + fixed + len)])
+            members += fixed + len + (extended ? 0 : 1)
             var name = ""
             var services: [UInt16] = []
             var i = 0
@@ -294,5 +294,5 @@ package final class HCICentral: @unchecked Sendable {
     package func stop() { link.stop() }
 
     private func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-    private func u16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
+    private func u16(_ b: [UInt8], _ members: Int) -> UInt16 { UInt16(b[members]) | UInt16(b[members + 1]) << 8 }
 }

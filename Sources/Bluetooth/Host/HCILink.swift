@@ -90,7 +90,7 @@ final class HCILink: @unchecked Sendable {
                 throw .timeout("completion of HCI command 0x\(String(opcode, radix: 16))")
             }
         }
-        if let e = readerError { throw e }
+        if let readerError { throw readerError }
         let r = commandResult ?? []
         guard let status = r.first else { throw .malformedPacket("empty Command Complete") }
         if status != 0 { throw .commandFailed(opcode: opcode, status: status) }
@@ -183,10 +183,10 @@ final class HCILink: @unchecked Sendable {
         case HCIEvent.disconnectionComplete where p.count >= 4:
             connection = nil
         case HCIEvent.numberOfCompletedPackets where p.count >= 1:
-            var o = 1
-            for _ in 0..<Int(p[0]) where o + 3 < p.count {
-                credits += Int(u16(p, o + 2))
-                o += 4
+            var members = 1
+            for _ in 0..<Int(p[0]) where members + 3 < p.count {
+                credits += Int(u16(p, members + 2))
+                members += 4
             }
         default: break
         }

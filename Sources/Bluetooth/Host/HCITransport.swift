@@ -29,7 +29,7 @@ package enum HCIError: Error, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case let .badSpec(s):
-            "invalid --hci '\(s)'; use tcp:HOST:PORT (a virtual controller such as bumble's), or hciN or the adapter's address (a real adapter)"
+            "invalid HCI controller '\(s)'; use tcp:HOST:PORT (a virtual controller such as bumble's), or hciN or the adapter's address (a real adapter)"
         case let .connectFailed(s): "cannot reach the HCI controller: \(s)"
         case .closed: "the HCI transport was closed"
         case let .io(s): "HCI transport I/O error: \(s)"
@@ -173,7 +173,7 @@ final class UserChannelHCITransport: StreamHCITransport, @unchecked Sendable {
             if probe >= 0 { Glibc.close(probe) }
             throw .unsupported(
                 probe < 0 && e == EAFNOSUPPORT
-                    ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use --hci tcp:HOST:PORT with a virtual controller"
+                    ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use tcp:HOST:PORT with a virtual controller"
                     : "\(name): no such Bluetooth adapter (see `hciconfig -a` or `btmgmt info`)"
             )
         }

@@ -21,9 +21,9 @@ package struct ByteWriter {
         u16(UInt16(v >> 16))
     }
     @inlinable
-    package mutating func sfloat(_ v: SFloat) { u16(v.raw) }
+    package mutating func sfloat(_ sFloat: SFloat) { u16(sFloat.raw) }
     @inlinable
-    package mutating func float32(_ v: MedFloat) { u32(v.raw) }
+    package mutating func float32(_ medFloat: MedFloat) { u32(medFloat.raw) }
     @inlinable
     package mutating func dateTime(_ d: DateTime) {
         u16(d.year)

@@ -17,14 +17,14 @@ public struct DateTime: Hashable, Sendable {
 
     /// The UTC Date Time of a Unix time in milliseconds (seconds truncated).
     public init(unixMilliseconds: Int64) {
-        let c = CivilTime(unixMilliseconds: unixMilliseconds)
+        let civilTime = CivilTime(unixMilliseconds: unixMilliseconds)
         self.init(
-            year: UInt16(clamping: c.year),
-            month: UInt8(c.month),
-            day: UInt8(c.day),
-            hours: UInt8(c.hour),
-            minutes: UInt8(c.minute),
-            seconds: UInt8(c.second)
+            year: UInt16(clamping: civilTime.year),
+            month: UInt8(civilTime.month),
+            day: UInt8(civilTime.day),
+            hours: UInt8(civilTime.hour),
+            minutes: UInt8(civilTime.minute),
+            seconds: UInt8(civilTime.second)
         )
     }
 

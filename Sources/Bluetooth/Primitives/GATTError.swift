@@ -37,7 +37,7 @@ public enum GATTError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .tooLong(c, n, limit):
             "\(c): the value is \(n) bytes; an attribute value holds at most \(limit) (Core Specification Vol 3 Part F §3.2.9)"
         case let .unknownCharacteristic(n):
-            "unknown characteristic '\(n)'; use a UUID such as 0x2A37 or a name such as heart-rate-measurement (see `vitalsim decode --help`)"
+            "unknown characteristic '\(n)'; use a UUID such as 0x2A37 or a characteristic name such as heart-rate-measurement"
         }
     }
 }

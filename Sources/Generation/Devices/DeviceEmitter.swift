@@ -133,40 +133,40 @@ package struct DeviceEmitter {
         accept(Sample(offset: 0, measurement: .battery(percent: Int(level.rounded())), truth: level, at: t))
     }
 
-    mutating func accept(_ s: Sample) {
-        let t = s.at + s.offset
-        let kind = s.measurement.kind
+    mutating func accept(_ sample: Sample) {
+        let t = sample.at + sample.offset
+        let kind = sample.measurement.kind
         let seq = counters[kind.ordinal]
         counters[kind.ordinal] = seq + 1
-        var r = Reading(
+        var reading = Reading(
             source: identity,
             secondary: kind != primaryKind,
             seq: seq,
             measuredAt: t,
             deviceTime: t + faults.skew(at: t),
-            intendedEmitTime: s.at + (s.emitOffset ?? s.offset),
-            measurement: s.measurement,
-            truth: s.truth
+            intendedEmitTime: sample.at + (sample.emitOffset ?? sample.offset),
+            measurement: sample.measurement,
+            truth: sample.truth
         )
         if faults.dropout(at: t) != nil { return }
         if let d = faults.disconnect(at: t) {
             guard storesRecords, kind != .battery, kind != .cuffPressure else { return }
-            r.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
-            r.delivery.backfill = true
+            reading.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
+            reading.delivery.backfill = true
         }
         if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) {
             let turn = corrupted[kind.ordinal]
-            r.delivery.corruption =
+            reading.delivery.corruption =
                 c.corruption == .mixed ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : c.corruption
             corrupted[kind.ordinal] = turn + 1
         }
-        if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !r.delivery.backfill {
-            r.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
-            r.delivery.outOfOrder = true
+        if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !reading.delivery.backfill {
+            reading.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
+            reading.delivery.outOfOrder = true
         }
-        pending.push(r)
+        pending.push(reading)
         if let d = faults.duplicates(at: t), faultRNG.chance(d.probability) {
-            var dup = r
+            var dup = reading
             dup.intendedEmitTime += 200
             dup.delivery.duplicate = true
             pending.push(dup)
@@ -199,15 +199,15 @@ struct PendingQueue {
     var count: Int { items.count }
     var peek: Reading? { items.first?.0 }
 
-    mutating func push(_ r: Reading) {
+    mutating func push(_ reading: Reading) {
         counter += 1
-        if items.isEmpty || items[items.count - 1].0.intendedEmitTime <= r.intendedEmitTime {
-            items.append((r, counter))
+        if items.isEmpty || items[items.count - 1].0.intendedEmitTime <= reading.intendedEmitTime {
+            items.append((reading, counter))
             return
         }
         var i = items.count
-        while i > 0, items[i - 1].0.intendedEmitTime > r.intendedEmitTime { i -= 1 }
-        items.insert((r, counter), at: i)
+        while i > 0, items[i - 1].0.intendedEmitTime > reading.intendedEmitTime { i -= 1 }
+        items.insert((reading, counter), at: i)
     }
 
     mutating func pop() -> Reading? {

@@ -55,25 +55,31 @@ struct SymptomReports {
     var reports: [SymptomReport] = []
 
     static func draw(_ physiology: PatientPhysiology, spontaneousPerDay: Double, horizon: Int64) -> [SymptomReport] {
-        var d = SymptomReports(rng: physiology.stream("symptoms"))
-        for event in physiology.events { d.eventReports(event) }
-        d.spontaneousReports(perDay: spontaneousPerDay, horizon: horizon)
-        return d.reports.enumerated().sorted { ($0.element.reported, $0.offset) < ($1.element.reported, $1.offset) }
-            .map(\.element)
+        var symptomReports = SymptomReports(rng: physiology.stream("symptoms"))
+        for event in physiology.events { symptomReports.eventReports(event) }
+        symptomReports.spontaneousReports(perDay: spontaneousPerDay, horizon: horizon)
+        return symptomReports.reports.enumerated().sorted {
+            ($0.element.reported, $0.offset) < ($1.element.reported, $1.offset)
+        }
+        .map(\.element)
     }
 
-    private mutating func eventReports(_ e: ClinicalEvent) {
-        for chance in e.symptomChances {
+    private mutating func eventReports(_ clinicalEvent: ClinicalEvent) {
+        for chance in clinicalEvent.symptomChances {
             guard rng.chance(chance.probability) else { continue }
             let onset =
-                e.kind.hasDuration
-                ? e.start + max(Int64(Double(e.onset) * rng.uniform(0.5, 1.0)), Int64(rng.uniform(1, 20) * 60_000))
-                : e.start + Int64(rng.uniform(30, 90) * 60_000)
+                clinicalEvent.kind.hasDuration
+                ? clinicalEvent.start
+                    + max(
+                        Int64(Double(clinicalEvent.onset) * rng.uniform(0.5, 1.0)),
+                        Int64(rng.uniform(1, 20) * 60_000)
+                    )
+                : clinicalEvent.start + Int64(rng.uniform(30, 90) * 60_000)
             let u = rng.uniform()
             let severity: SymptomSeverity = u < 0.3 ? .mild : (u < 0.8 ? .moderate : .severe)
             add(chance.symptom, severity, onset: onset)
-            guard e.duration >= 2 * 3_600_000, chance.symptom != .fainting else { continue }
-            let span = min(12 * 3_600_000, e.end - onset)
+            guard clinicalEvent.duration >= 2 * 3_600_000, chance.symptom != .fainting else { continue }
+            let span = min(12 * 3_600_000, clinicalEvent.end - onset)
             guard span > 3_600_000 else { continue }
             let later = onset + Int64(rng.uniform(3_600_000, Double(span)))
             let worse = rng.chance(0.6)

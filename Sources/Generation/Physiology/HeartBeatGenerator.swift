@@ -55,17 +55,21 @@ package struct HeartBeatGenerator {
 
     mutating func ar2(
         _ s: inout (Double, Double),
-        _ c: inout Coefficients,
+        _ coefficients: inout Coefficients,
         freq: Double,
         bandwidth: Double,
         dt: Double
     ) -> Double {
         let key = Int(dt * 1000) &* 1000 &+ Int(freq * 1000)
-        if c.key != key {
-            c = Self.coefficients(freq: freq, bandwidth: bandwidth, dt: (Double(Int(dt * 1000)) + 0.5) / 1000)
-            c.key = key
+        if coefficients.key != key {
+            coefficients = Self.coefficients(
+                freq: freq,
+                bandwidth: bandwidth,
+                dt: (Double(Int(dt * 1000)) + 0.5) / 1000
+            )
+            coefficients.key = key
         }
-        let x = c.a1 * s.0 + c.a2 * s.1 + rng.normal() * c.scale
+        let x = coefficients.a1 * s.0 + coefficients.a2 * s.1 + rng.normal() * coefficients.scale
         s = (x, s.0)
         return x
     }

@@ -237,14 +237,14 @@ package struct EventShape: Sendable {
     package let start: Int64, end: Int64, onset: Int64, offset: Int64, duration: Int64
     package let target: Double?, target2: Double?
 
-    init(_ e: ClinicalEvent) {
-        start = e.start
-        end = e.end
-        onset = e.onset
-        offset = e.offset
-        duration = e.duration
-        target = e.target
-        target2 = e.target2
+    init(_ clinicalEvent: ClinicalEvent) {
+        start = clinicalEvent.start
+        end = clinicalEvent.end
+        onset = clinicalEvent.onset
+        offset = clinicalEvent.offset
+        duration = clinicalEvent.duration
+        target = clinicalEvent.target
+        target2 = clinicalEvent.target2
     }
 
     /// Weight 0...1 at `t`: ramps up over `onset`, holds, ramps down over `offset`.

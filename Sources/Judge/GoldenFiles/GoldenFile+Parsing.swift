@@ -5,16 +5,16 @@ extension GoldenFile {
     /// Parses a golden file; errors name the file, line and field.
     package static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> GoldenFile {
         let root = try ScenarioLoader.compose(text, file: file)
-        let r = YAMLReader(file: file)
+        let yamlReader = YAMLReader(file: file)
         guard
-            let top = r.mapping(
+            let top = yamlReader.mapping(
                 root,
                 "",
                 allowed: ["scenario", "seed", "trafficDigest", "tolerance", "alerts", "validation", "budgets"],
                 required: ["scenario", "seed", "trafficDigest", "alerts"]
             )
-        else { throw ScenarioLoadError(issues: r.reportedIssues) }
-        var g = GoldenFile(
+        else { throw ScenarioLoadError(issues: yamlReader.reportedIssues) }
+        var goldenFile = GoldenFile(
             scenario: top.string("scenario") ?? "",
             seed: UInt64(top.integer("seed", in: 0...Int64.max) ?? 0),
             trafficDigest: top.string("trafficDigest") ?? "",
@@ -25,76 +25,82 @@ extension GoldenFile {
             budgets: []
         )
         if let t = top.value("tolerance"),
-            let f = r.mapping(t, "tolerance", allowed: ["early", "late"], required: ["early", "late"])
+            let f = yamlReader.mapping(t, "tolerance", allowed: ["early", "late"], required: ["early", "late"])
         {
-            g.earlyTolerance = f.duration("early", allowZero: true)?.milliseconds ?? defaultEarly
-            g.lateTolerance = f.duration("late", allowZero: true)?.milliseconds ?? defaultLate
+            goldenFile.earlyTolerance = f.duration("early", allowZero: true)?.milliseconds ?? defaultEarly
+            goldenFile.lateTolerance = f.duration("late", allowZero: true)?.milliseconds ?? defaultLate
         }
-        g.alerts = (top.list("alerts") ?? []).enumerated().compactMap { i, node in expectedAlert(node, index: i, r) }
+        goldenFile.alerts = (top.list("alerts") ?? []).enumerated().compactMap { i, node in
+            expectedAlert(node, index: i, yamlReader)
+        }
         if top.has("validation") {
-            g.validation = (top.list("validation") ?? []).enumerated().compactMap { i, node in
-                expectedValidation(node, index: i, r)
+            goldenFile.validation = (top.list("validation") ?? []).enumerated().compactMap { i, node in
+                expectedValidation(node, index: i, yamlReader)
             }
         }
         if let b = top.value("budgets") {
             if case let .mapping(m) = b {
-                g.budgets = m.compactMap { k, v in budget(k, v, r) }
+                goldenFile.budgets = m.compactMap { k, v in budget(k, v, yamlReader) }
             } else {
-                r.fail(b, "budgets", "expected a mapping of paths to limits")
+                yamlReader.fail(b, "budgets", "expected a mapping of paths to limits")
             }
         }
-        guard r.issues.isEmpty else { throw ScenarioLoadError(issues: r.reportedIssues) }
-        return g
+        guard yamlReader.issues.isEmpty else { throw ScenarioLoadError(issues: yamlReader.reportedIssues) }
+        return goldenFile
     }
 
     /// `{patient, rule, severity, from, to}`.
-    static func expectedAlert(_ node: Node, index i: Int, _ r: YAMLReader) -> ExpectedAlert? {
+    static func expectedAlert(_ node: Node, index i: Int, _ yamlReader: YAMLReader) -> ExpectedAlert? {
         let keys = ["patient", "rule", "severity", "from", "to"]
-        guard let f = r.mapping(node, "alerts[\(i)]", allowed: keys, required: keys) else { return nil }
+        guard let f = yamlReader.mapping(node, "alerts[\(i)]", allowed: keys, required: keys) else { return nil }
         guard let p = f.string("patient"), let rule = f.string("rule"), let sev = f.string("severity"),
-            let from = time(f, "from", r),
-            let to = time(f, "to", r)
+            let from = time(f, "from", yamlReader),
+            let to = time(f, "to", yamlReader)
         else { return nil }
         guard let severity = Severity(rawValue: sev) else {
-            r.fail(f.value("severity"), f.path("severity"), "severity must be low, medium or high")
+            yamlReader.fail(f.value("severity"), f.path("severity"), "severity must be low, medium or high")
             return nil
         }
         if to < from {
-            r.fail(f.value("to"), f.path("to"), "to is before from")
+            yamlReader.fail(f.value("to"), f.path("to"), "to is before from")
             return nil
         }
         return ExpectedAlert(patientID: p, rule: rule, severity: severity, from: from, to: to)
     }
 
     /// An RFC 3339 time stamp, in Unix ms.
-    static func time(_ f: Fields, _ key: String, _ r: YAMLReader) -> Int64? {
-        guard let s = f.string(key) else { return nil }
+    static func time(_ fields: Fields, _ key: String, _ yamlReader: YAMLReader) -> Int64? {
+        guard let s = fields.string(key) else { return nil }
         guard let ms = CivilTime.unixMilliseconds(rfc3339: s) else {
-            r.fail(f.value(key), f.path(key), "expected an ISO-8601 time such as 2024-11-07T08:00:00.000Z")
+            yamlReader.fail(
+                fields.value(key),
+                fields.path(key),
+                "expected an ISO-8601 time such as 2024-11-07T08:00:00.000Z"
+            )
             return nil
         }
         return ms
     }
 
     /// `{reading, status, field}`.
-    static func expectedValidation(_ node: Node, index i: Int, _ r: YAMLReader) -> ExpectedValidation? {
+    static func expectedValidation(_ node: Node, index i: Int, _ yamlReader: YAMLReader) -> ExpectedValidation? {
         let keys = ["reading", "status", "field"]
-        guard let f = r.mapping(node, "validation[\(i)]", allowed: keys, required: keys),
+        guard let f = yamlReader.mapping(node, "validation[\(i)]", allowed: keys, required: keys),
             let reading = f.string("reading"),
             let status = f.integer("status", in: 100...599)
         else { return nil }
         guard case let .scalar(s)? = f.value("field") else {
-            r.fail(f.value("field"), f.path("field"), "field must be a string")
+            yamlReader.fail(f.value("field"), f.path("field"), "field must be a string")
             return nil
         }
         return ExpectedValidation(reading: reading, status: Int(status), field: s.string)
     }
 
     /// `PATH: {p50: 20ms, p99: 200ms, max: 1s}`.
-    static func budget(_ key: Node, _ value: Node, _ r: YAMLReader) -> Budget? {
+    static func budget(_ key: Node, _ value: Node, _ yamlReader: YAMLReader) -> Budget? {
         let name = key.string ?? ""
         guard let path = LatencyPath(rawValue: name), LatencyPath.budgetable.contains(path) else {
-            r.fail(
+            yamlReader.fail(
                 key,
                 "budgets." + name,
                 "budget paths are " + LatencyPath.budgetable.map(\.rawValue).joined(separator: ", ")
@@ -102,7 +108,7 @@ extension GoldenFile {
             return nil
         }
         guard case let .mapping(limits) = value else {
-            r.fail(value, "budgets." + name, "expected {p50: 20ms, p99: 200ms, max: 1s}")
+            yamlReader.fail(value, "budgets." + name, "expected {p50: 20ms, p99: 200ms, max: 1s}")
             return nil
         }
         var parsed: [(Double, Double)] = []
@@ -111,14 +117,14 @@ extension GoldenFile {
             let pct: Double? =
                 percentile == "max" ? 100 : (percentile.hasPrefix("p") ? Double(percentile.dropFirst()) : nil)
             guard let pct, pct > 0, pct <= 100 else {
-                r.fail(pk, "budgets.\(name).\(percentile)", "percentiles are written p50, p99, p99.9 or max")
+                yamlReader.fail(pk, "budgets.\(name).\(percentile)", "percentiles are written p50, p99, p99.9 or max")
                 continue
             }
-            guard let s = pv.string, let d = VirtualDuration(parsing: s) else {
-                r.fail(pv, "budgets.\(name).\(percentile)", "expected a duration such as 250ms or 2s")
+            guard let s = pv.string, let virtualDuration = VirtualDuration(parsing: s) else {
+                yamlReader.fail(pv, "budgets.\(name).\(percentile)", "expected a duration such as 250ms or 2s")
                 continue
             }
-            parsed.append((pct, Double(d.milliseconds)))
+            parsed.append((pct, Double(virtualDuration.milliseconds)))
         }
         return Budget(path: path, limits: parsed.sorted { $0.0 < $1.0 })
     }

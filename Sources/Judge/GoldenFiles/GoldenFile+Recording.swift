@@ -16,7 +16,7 @@ extension GoldenFile {
         oracle derived: [OracleAlert]
     ) -> (GoldenFile, warnings: [String]) {
         var warnings: [String] = []
-        var g = GoldenFile(
+        var goldenFile = GoldenFile(
             scenario: scenario,
             seed: seed,
             trafficDigest: digest,
@@ -33,13 +33,13 @@ extension GoldenFile {
                 )
                 continue
             }
-            g.alerts.append(
+            goldenFile.alerts.append(
                 ExpectedAlert(
                     patientID: a.patientID,
                     rule: a.rule,
                     severity: severity,
-                    from: a.raisedAt - g.earlyTolerance,
-                    to: a.raisedAt + g.lateTolerance
+                    from: a.raisedAt - goldenFile.earlyTolerance,
+                    to: a.raisedAt + goldenFile.lateTolerance
                 )
             )
         }
@@ -47,7 +47,7 @@ extension GoldenFile {
             let o = result.outcomes[i]
             let id = request.firstReading ?? ""
             if let s = o.status, s >= 400, s < 500 {
-                g.validation.append(ExpectedValidation(reading: id, status: s, field: o.field ?? ""))
+                goldenFile.validation.append(ExpectedValidation(reading: id, status: s, field: o.field ?? ""))
             }
             if let e = request.expectedRejection, o.status != e.status || (o.field ?? "") != e.field {
                 let answered = o.status.map(String.init) ?? "nothing"
@@ -63,9 +63,11 @@ extension GoldenFile {
             let check = Verdict.mqttDeliveryCheck(m)
             if check.finding != nil { warnings.append("MQTT delivery: \(check.detail)") }
         }
-        for c in Oracle.compare(derived, g) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
-        g.budgets.append(Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]))
-        if result.alertLatency.totalCount > 0 { g.budgets.append(Budget(path: .readingToAlert, limits: [(99, 1000)])) }
-        return (g, warnings)
+        for c in Oracle.compare(derived, goldenFile) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
+        goldenFile.budgets.append(Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]))
+        if result.alertLatency.totalCount > 0 {
+            goldenFile.budgets.append(Budget(path: .readingToAlert, limits: [(99, 1000)]))
+        }
+        return (goldenFile, warnings)
     }
 }

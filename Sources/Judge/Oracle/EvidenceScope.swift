@@ -53,5 +53,7 @@ extension Oracle {
     }
 
     /// The signals a reading's measurement delivers (empty for readings no rule reads).
-    package static func signalSet(_ m: Measurement) -> Set<Signal> { Set(signals(m)?.keys.map { $0 } ?? []) }
+    package static func signalSet(_ measurement: Measurement) -> Set<Signal> {
+        Set(signals(measurement)?.keys.map { $0 } ?? [])
+    }
 }

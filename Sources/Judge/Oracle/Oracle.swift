@@ -367,15 +367,15 @@ package enum Oracle {
     }
 
     /// An ECG's average rate, and its rhythm when the classification names one (1 AF, 0 sinus).
-    static func ecgSignals(_ r: ECGRecording) -> [Signal: Double] {
-        var values: [Signal: Double] = [.ecgHeartRate: Double(r.averageHeartRate)]
-        values[.ecgAF] = r.classification.afValue
+    static func ecgSignals(_ ecgRecording: ECGRecording) -> [Signal: Double] {
+        var values: [Signal: Double] = [.ecgHeartRate: Double(ecgRecording.averageHeartRate)]
+        values[.ecgAF] = ecgRecording.classification.afValue
         return values
     }
 
     /// The values a reading delivers, by signal name (nil for readings no derived rule looks at).
-    package static func signals(_ m: Measurement) -> [Signal: Double]? {
-        switch m {
+    package static func signals(_ measurement: Measurement) -> [Signal: Double]? {
+        switch measurement {
         case let .heartRate(bpm, _, _, _): [.heartRate: Double(bpm)]
         case let .bloodPressure(s, d, _, _, _): [.systolic: Double(s), .diastolic: Double(d)]
         case let .spo2(percent, _, _): [.spo2: Double(percent)]

@@ -38,46 +38,47 @@ package enum HTMLReport {
         return h + "</body></html>\n"
     }
 
-    static func scenario(_ v: Verdict) -> String {
-        let state = v.passed ? "pass" : "fail"
-        var h = "<section class=\"scenario \(state)\" id=\"scenario-\(esc(v.scenario))\" data-passed=\"\(v.passed)\">\n"
+    static func scenario(_ verdict: Verdict) -> String {
+        let state = verdict.passed ? "pass" : "fail"
+        var h =
+            "<section class=\"scenario \(state)\" id=\"scenario-\(esc(verdict.scenario))\" data-passed=\"\(verdict.passed)\">\n"
         h +=
-            "<h2>\(esc(v.scenario)) <span class=\"badge\">\(v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL")</span></h2>\n"
-        if let error = v.error {
+            "<h2>\(esc(verdict.scenario)) <span class=\"badge\">\(verdict.error != nil ? "ERROR" : verdict.passed ? "PASS" : "FAIL")</span></h2>\n"
+        if let error = verdict.error {
             // Not judged: what went wrong, and what the SUT answered meanwhile.
             h +=
                 "<p class=\"error\">Not judged (a misconfiguration or an infrastructure failure, exit 3): \(esc(error))</p>\n"
-            return h + (v.contract.map(contract) ?? "") + "</section>\n"
+            return h + (verdict.contract.map(contract) ?? "") + "</section>\n"
         }
         h +=
-            "<p>\(v.acknowledged) readings acknowledged, \(v.rejected) rejected, \(v.failed) failed; "
-            + "\(v.checks.filter(\.passed).count)/\(v.checks.count) checks passed.</p>\n"
-        if let chart = v.chart {
+            "<p>\(verdict.acknowledged) readings acknowledged, \(verdict.rejected) rejected, \(verdict.failed) failed; "
+            + "\(verdict.checks.filter(\.passed).count)/\(verdict.checks.count) checks passed.</p>\n"
+        if let chart = verdict.chart {
             for patient in chart.patients {
                 let series = chart.series.filter { $0.patientID == patient }
                 h += "<figure class=\"vitals\" data-patient=\"\(esc(patient))\"><h3>Patient \(esc(patient))</h3>\n"
-                for s in series { h += panel(s, chart, v) }
+                for s in series { h += panel(s, chart, verdict) }
                 h += "</figure>\n"
             }
         }
         h +=
             "<h3>Latency</h3>\n<table class=\"latency\"><tr><th>path</th><th>samples</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n"
-        for path in Verdict.latencyPaths(v) {
-            guard let l = v.latency[path] else { continue }
+        for path in Verdict.latencyPaths(verdict) {
+            guard let l = verdict.latency[path] else { continue }
             let cells = ["p50", "p90", "p99", "p99.9", "max"].map { l[$0].map { String(format: "%.2f ms", $0) } ?? "–" }
             h +=
                 "<tr><td>\(path.rawValue)</td><td>\(Int(l["count"] ?? 0))</td>"
                 + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }
         h += "</table>\n"
-        for path in Verdict.latencyPaths(v) where path != .schedulingLag {
-            if let buckets = v.histograms[path], buckets.contains(where: { $0.count > 0 }) {
+        for path in Verdict.latencyPaths(verdict) where path != .schedulingLag {
+            if let buckets = verdict.histograms[path], buckets.contains(where: { $0.count > 0 }) {
                 h += histogram(path, buckets)
             }
         }
-        if let c = v.contract { h += contract(c) }
-        let failed = v.checks.filter { !$0.passed }
-        let passed = v.checks.filter(\.passed)
+        if let c = verdict.contract { h += contract(c) }
+        let failed = verdict.checks.filter { !$0.passed }
+        let passed = verdict.checks.filter(\.passed)
         h += "<h3>Verdict</h3>\n"
         if !failed.isEmpty { h += table(failed) }
         if !passed.isEmpty {
@@ -101,14 +102,14 @@ package enum HTMLReport {
     }
 
     /// One vital sign over the scenario's device time.
-    static func panel(_ s: ScenarioChart.Series, _ chart: ScenarioChart, _ v: Verdict) -> String {
+    static func panel(_ scenarioChart: ScenarioChart.Series, _ chart: ScenarioChart, _ verdict: Verdict) -> String {
         let w = panelWidth
         let ht = panelHeight
         let plotW = w - left - right
         let plotH = ht - top - bottom
         let span = Double(max(1, chart.end - chart.start))
         func x(_ t: Int64) -> Double { left + plotW * Double(min(max(t, chart.start), chart.end) - chart.start) / span }
-        let values = s.points.map(\.value)
+        let values = scenarioChart.points.map(\.value)
         var lo = values.min() ?? 0
         var hi = values.max() ?? 1
         if hi - lo < 1e-9 {
@@ -120,33 +121,34 @@ package enum HTMLReport {
         hi += pad
         func y(_ value: Double) -> Double { top + plotH * (1 - (value - lo) / (hi - lo)) }
         var g =
-            "<svg class=\"panel\" data-kind=\"\(esc(s.kind))\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(esc(s.kind)) of patient \(esc(s.patientID))\">\n"
+            "<svg class=\"panel\" data-kind=\"\(esc(scenarioChart.kind))\" width=\"\(Int(w))\" height=\"\(Int(ht))\" viewBox=\"0 0 \(Int(w)) \(Int(ht))\" role=\"img\" aria-label=\"\(esc(scenarioChart.kind)) of patient \(esc(scenarioChart.patientID))\">\n"
         g +=
             "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"#fff\" stroke=\"#d0d7de\"/>\n"
-        for sp in chart.spans where sp.patientID == s.patientID {
+        for sp in chart.spans where sp.patientID == scenarioChart.patientID {
             g +=
                 "<rect class=\"\(sp.isFault ? "fault" : "event")\" x=\"\(f(x(sp.from)))\" y=\"\(f(top))\" width=\"\(f(max(1, x(sp.to) - x(sp.from))))\" height=\"\(f(plotH))\"><title>\(esc(sp.label)) \(iso(sp.from))–\(iso(sp.to))</title></rect>\n"
         }
-        for e in v.expectedAlerts where e.patientID == s.patientID {
+        for e in verdict.expectedAlerts where e.patientID == scenarioChart.patientID {
             g +=
                 "<rect class=\"expected-window\" data-rule=\"\(esc(e.rule))\" x=\"\(f(x(e.from)))\" y=\"\(f(top + plotH - 6))\" width=\"\(f(max(2, x(e.to) - x(e.from))))\" height=\"6\"><title>expected \(esc(e.rule)) (\(esc(e.severity.rawValue))) \(iso(e.from))–\(iso(e.to))</title></rect>\n"
         }
-        let line = s.points.map { "\(f(x($0.time))),\(f(y($0.value)))" }.joined(separator: " ")
+        let line = scenarioChart.points.map { "\(f(x($0.time))),\(f(y($0.value)))" }.joined(separator: " ")
         g += "<polyline class=\"series\" points=\"\(line)\"/>\n"
         // Spot checks (a few readings a day) are drawn as dots as well.
-        if s.points.count <= 120 {
-            for p in s.points {
+        if scenarioChart.points.count <= 120 {
+            for p in scenarioChart.points {
                 g +=
-                    "<circle class=\"point\" cx=\"\(f(x(p.time)))\" cy=\"\(f(y(p.value)))\" r=\"2.5\"><title>\(num(p.value)) \(esc(s.unit)) at \(iso(p.time))</title></circle>\n"
+                    "<circle class=\"point\" cx=\"\(f(x(p.time)))\" cy=\"\(f(y(p.value)))\" r=\"2.5\"><title>\(num(p.value)) \(esc(scenarioChart.unit)) at \(iso(p.time))</title></circle>\n"
             }
         }
-        for a in v.alerts where a.patientID == s.patientID {
+        for a in verdict.alerts where a.patientID == scenarioChart.patientID {
             let ax = x(a.raisedAt)
             g +=
                 "<g class=\"alert-marker\" data-rule=\"\(esc(a.rule))\"><line x1=\"\(f(ax))\" y1=\"\(f(top))\" x2=\"\(f(ax))\" y2=\"\(f(top + plotH))\"/>"
                 + "<circle cx=\"\(f(ax))\" cy=\"\(f(top + 3))\" r=\"4\"/><title>\(esc(a.rule)) (\(esc(a.severity))) raised at \(iso(a.raisedAt))</title></g>\n"
         }
-        g += "<text class=\"label\" x=\"\(f(left + 6))\" y=\"\(f(top + 14))\">\(esc(s.kind)) (\(esc(s.unit)))</text>\n"
+        g +=
+            "<text class=\"label\" x=\"\(f(left + 6))\" y=\"\(f(top + 14))\">\(esc(scenarioChart.kind)) (\(esc(scenarioChart.unit)))</text>\n"
         g +=
             "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"\(f(top + 8))\" text-anchor=\"end\">\(num(hi - pad))</text>\n"
         g +=

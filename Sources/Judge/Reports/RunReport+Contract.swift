@@ -9,11 +9,11 @@ extension RunReport {
 
     /// Console or JUnit text lines; `allBodies` adds the first body of each refusal (`all`: of every
     /// status from 400, else only of those that point at a misconfiguration or an outage).
-    package static func contractLines(_ c: SUTContract, allBodies: Bool) -> [String] {
+    package static func contractLines(_ sutContract: SUTContract, allBodies: Bool) -> [String] {
         var lines: [String] = []
-        let width = c.endpoints.map(\.role.rawValue.count).max() ?? 0
+        let width = sutContract.endpoints.map(\.role.rawValue.count).max() ?? 0
         let under = String(repeating: " ", count: width + 3)
-        for e in c.sortedEndpoints {
+        for e in sutContract.sortedEndpoints {
             let role = e.role.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
             lines.append("\(role) \(e.name): \(e.summary)")
             for status in e.firstBodies.keys.sorted() where allBodies || worthShowing(status) {
@@ -23,14 +23,14 @@ extension RunReport {
                 lines.append(under + "first without an answer: \(reason)")
             }
         }
-        if c.endpoints.isEmpty { lines.append("no endpoint of the SUT was reached") }
-        lines.append(c.alertSummary)
+        if sutContract.endpoints.isEmpty { lines.append("no endpoint of the SUT was reached") }
+        lines.append(sutContract.alertSummary)
         return lines
     }
 
     /// The section as JSON.
-    package static func contractJSON(_ c: SUTContract) -> JSONValue {
-        let endpoints: [JSONValue] = c.sortedEndpoints.map { e in
+    package static func contractJSON(_ sutContract: SUTContract) -> JSONValue {
+        let endpoints: [JSONValue] = sutContract.sortedEndpoints.map { e in
             var fields: [(String, JSONValue)] = [
                 ("role", .string(e.role.rawValue)), ("transport", .string(e.transport.rawValue)),
                 ("name", .string(e.name)),
@@ -49,31 +49,35 @@ extension RunReport {
             return .object(fields)
         }
         var alerts: [(String, JSONValue)] = [
-            ("read", .int(Int64(c.alertsRead))), ("unreadable", .int(Int64(c.unreadable))),
-            ("unmapped", .object(c.unmapped.keys.sorted().map { ($0, .int(Int64(c.unmapped[$0]!))) })),
-            ("outsideRun", .int(Int64(c.outsideRun))),
+            ("read", .int(Int64(sutContract.alertsRead))), ("unreadable", .int(Int64(sutContract.unreadable))),
+            (
+                "unmapped",
+                .object(sutContract.unmapped.keys.sorted().map { ($0, .int(Int64(sutContract.unmapped[$0]!))) })
+            ),
+            ("outsideRun", .int(Int64(sutContract.outsideRun))),
         ]
-        if let first = c.firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
+        if let first = sutContract.firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
         return .object([
-            ("endpoints", .array(endpoints)), ("alerts", .object(alerts)), ("notSent", .int(Int64(c.notSent))),
+            ("endpoints", .array(endpoints)), ("alerts", .object(alerts)),
+            ("notSent", .int(Int64(sutContract.notSent))),
         ])
     }
 }
 
 extension HTMLReport {
     /// The section as a table (one row per endpoint) and a line on the alerts.
-    static func contract(_ c: SUTContract) -> String {
+    static func contract(_ sutContract: SUTContract) -> String {
         var h = "<h3>SUT contract</h3>\n"
         h +=
             "<table class=\"contract\"><tr><th>role</th><th>endpoint</th><th>answers</th><th>first refusals</th></tr>\n"
-        for e in c.sortedEndpoints {
+        for e in sutContract.sortedEndpoints {
             var first = e.firstBodies.keys.sorted().map { "<b>\(esc(e.label($0)))</b> \(esc(e.firstBodies[$0]!))" }
             if let reason = e.firstUnanswered { first.append("<b>no answer</b> \(esc(reason))") }
             h +=
                 "<tr class=\"endpoint\" data-role=\"\(e.role.rawValue)\"><td>\(e.role.rawValue)</td><td><code>\(esc(e.name))</code></td>"
                 + "<td>\(esc(e.summary))</td><td>\(first.joined(separator: "<br>"))</td></tr>\n"
         }
-        if c.endpoints.isEmpty { h += "<tr><td colspan=\"4\">no endpoint of the SUT was reached</td></tr>\n" }
-        return h + "</table>\n<p class=\"contract-alerts\">\(esc(c.alertSummary))</p>\n"
+        if sutContract.endpoints.isEmpty { h += "<tr><td colspan=\"4\">no endpoint of the SUT was reached</td></tr>\n" }
+        return h + "</table>\n<p class=\"contract-alerts\">\(esc(sutContract.alertSummary))</p>\n"
     }
 }

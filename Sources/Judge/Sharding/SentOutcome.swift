@@ -23,17 +23,19 @@ package struct SentOutcome: Sendable, Codable, Equatable {
     package var error: String?
     package var attempts: Int
 
-    package init(_ r: SentRequest, _ o: RequestOutcome) {
-        patient = r.patientID
-        device = r.deviceID
-        at = r.sendAt
-        to = r.topic.map { "mqtt:" + $0 } ?? r.path
-        readings = r.runs.map { $0.count == 1 ? "\($0.prefix)/\($0.first)" : "\($0.prefix)/\($0.first)+\($0.count)" }
-        others = r.others.isEmpty ? nil : r.others
-        status = o.status
-        field = o.field
-        error = o.error
-        attempts = o.attempts
+    package init(_ sentRequest: SentRequest, _ requestOutcome: RequestOutcome) {
+        patient = sentRequest.patientID
+        device = sentRequest.deviceID
+        at = sentRequest.sendAt
+        to = sentRequest.topic.map { "mqtt:" + $0 } ?? sentRequest.path
+        readings = sentRequest.runs.map {
+            $0.count == 1 ? "\($0.prefix)/\($0.first)" : "\($0.prefix)/\($0.first)+\($0.count)"
+        }
+        others = sentRequest.others.isEmpty ? nil : sentRequest.others
+        status = requestOutcome.status
+        field = requestOutcome.field
+        error = requestOutcome.error
+        attempts = requestOutcome.attempts
     }
 
     /// The longest run a result file may hold: a run longer than any real request's is a damaged file.

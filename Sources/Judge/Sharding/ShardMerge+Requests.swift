@@ -72,11 +72,13 @@ extension ShardMerge {
     /// count as failed (when it confirms them), and BLE-carried readings are added from the link.
     static func countsAsJudged(
         _ listed: (acknowledged: Int, rejected: Int, failed: Int),
-        _ m: MergeInputs
+        _ mergeInputs: MergeInputs
     ) -> (Int, Int, Int) {
         var (a, r, f) = listed
-        if let mqtt = m.mqtt, mqtt.sutConfirms { (a, f) = (a - mqtt.unconfirmedCount, f + mqtt.unconfirmedCount) }
-        if let ble = m.ble { (a, f) = (a + ble.sent, f + ble.notSent) }
+        if let mqtt = mergeInputs.mqtt, mqtt.sutConfirms {
+            (a, f) = (a - mqtt.unconfirmedCount, f + mqtt.unconfirmedCount)
+        }
+        if let ble = mergeInputs.ble { (a, f) = (a + ble.sent, f + ble.notSent) }
         return (a, r, f)
     }
 }

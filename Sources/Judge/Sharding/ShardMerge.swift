@@ -25,7 +25,7 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .noResults: "no result files given"
-        case .unreadable(let file, let reason): "\(file): not a shard result file (vitalsim run --result): \(reason)"
+        case .unreadable(let file, let reason): "\(file): not a shard result file (a sharded run's result): \(reason)"
         case .format(let file, let found):
             "\(file): format '\(found)', expected '\(ShardResult.currentFormat)' (write every shard with the same vitalsim)"
         case .mismatch(let file, let other, let what):
@@ -115,7 +115,7 @@ package enum ShardMerge {
             guard r.format == ShardResult.currentFormat else { throw .format(file: file, found: r.format) }
             let differs = [
                 ("shard counts", r.shards != f.shards), ("suites", r.suite != f.suite), ("seeds", r.seed != f.seed),
-                ("start instants (--start-at)", r.startAt != f.startAt),
+                ("start instants", r.startAt != f.startAt),
                 ("scenario files", r.scenarios.map(\.path) != f.scenarios.map(\.path)),
             ]
             if let what = differs.first(where: \.1)?.0 { throw .mismatch(file: file, other: first.file, what: what) }

@@ -84,14 +84,14 @@ package struct VerdictRecord: Sendable, Codable {
     package var error: String?
     package var merging: MergeInputs
 
-    package init(_ v: Verdict) {
-        checks = v.checks
-        (acknowledged, rejected, failed) = (v.acknowledged, v.rejected, v.failed)
-        httpVersions = v.httpVersions
-        alerts = v.alerts
-        contract = v.contract
-        error = v.error
-        merging = v.merging
+    package init(_ verdict: Verdict) {
+        checks = verdict.checks
+        (acknowledged, rejected, failed) = (verdict.acknowledged, verdict.rejected, verdict.failed)
+        httpVersions = verdict.httpVersions
+        alerts = verdict.alerts
+        contract = verdict.contract
+        error = verdict.error
+        merging = verdict.merging
     }
 
     /// The verdict of scenario `scenario` (its latency summaries drawn from the histograms again).

@@ -55,12 +55,16 @@ extension Verdict {
 
     /// The parts' merge inputs added up: histograms merged, tallies summed.
     static func mergedInputs(_ parts: [Verdict]) -> MergeInputs {
-        var m = MergeInputs()
+        var mergeInputs = MergeInputs()
         var pushed: [PushChannel: PushTally] = [:]
         var channels: [PushChannel] = []
         for p in parts.map(\.merging) {
             for (path, h) in p.histograms {
-                if m.histograms[path] == nil { m.histograms[path] = h } else { m.histograms[path]?.add(h) }
+                if mergeInputs.histograms[path] == nil {
+                    mergeInputs.histograms[path] = h
+                } else {
+                    mergeInputs.histograms[path]?.add(h)
+                }
             }
             for t in p.pushed {
                 if pushed[t.channel] == nil { channels.append(t.channel) }
@@ -69,15 +73,15 @@ extension Verdict {
                 sum.repeats += t.repeats
                 pushed[t.channel] = sum
             }
-            m.lost.add(p.lost)
-            if let mqtt = p.mqtt { m.mqtt = m.mqtt.map { $0.adding(mqtt) } ?? mqtt }
-            if let ble = p.ble { m.ble = m.ble.map { $0.adding(ble) } ?? ble }
-            m.rejectionsOverBLE += p.rejectionsOverBLE
-            m.alertWait = m.alertWait ?? p.alertWait
-            m.validationTimes.merge(p.validationTimes) { a, _ in a }
+            mergeInputs.lost.add(p.lost)
+            if let mqtt = p.mqtt { mergeInputs.mqtt = mergeInputs.mqtt.map { $0.adding(mqtt) } ?? mqtt }
+            if let ble = p.ble { mergeInputs.ble = mergeInputs.ble.map { $0.adding(ble) } ?? ble }
+            mergeInputs.rejectionsOverBLE += p.rejectionsOverBLE
+            mergeInputs.alertWait = mergeInputs.alertWait ?? p.alertWait
+            mergeInputs.validationTimes.merge(p.validationTimes) { a, _ in a }
         }
-        m.pushed = channels.compactMap { pushed[$0] }
-        return m
+        mergeInputs.pushed = channels.compactMap { pushed[$0] }
+        return mergeInputs
     }
 
     /// The parts' failing evidence checks in the order of their alerts' times; else one passing
@@ -113,16 +117,16 @@ extension Verdict {
 
 extension MQTTDelivery {
     /// Two parts' deliveries added up (the broker's drops summed where either counted them).
-    package func adding(_ o: MQTTDelivery) -> MQTTDelivery {
+    package func adding(_ mqttDelivery: MQTTDelivery) -> MQTTDelivery {
         var m = self
-        m.acknowledged += o.acknowledged
-        m.confirmed += o.confirmed
-        m.rejected += o.rejected
-        m.unconfirmed = Array((unconfirmed + o.unconfirmed).prefix(MQTTDelivery.namedLimit))
-        m.unconfirmedCount += o.unconfirmedCount
-        m.sutConfirms = sutConfirms || o.sutConfirms
-        if brokerDropped != nil || o.brokerDropped != nil {
-            m.brokerDropped = (brokerDropped ?? 0) + (o.brokerDropped ?? 0)
+        m.acknowledged += mqttDelivery.acknowledged
+        m.confirmed += mqttDelivery.confirmed
+        m.rejected += mqttDelivery.rejected
+        m.unconfirmed = Array((unconfirmed + mqttDelivery.unconfirmed).prefix(MQTTDelivery.namedLimit))
+        m.unconfirmedCount += mqttDelivery.unconfirmedCount
+        m.sutConfirms = sutConfirms || mqttDelivery.sutConfirms
+        if brokerDropped != nil || mqttDelivery.brokerDropped != nil {
+            m.brokerDropped = (brokerDropped ?? 0) + (mqttDelivery.brokerDropped ?? 0)
         }
         return m
     }
@@ -130,14 +134,14 @@ extension MQTTDelivery {
 
 extension BLELinkSummary {
     /// Two parts' BLE links as one.
-    package func adding(_ o: BLELinkSummary) -> BLELinkSummary {
+    package func adding(_ bleLinkSummary: BLELinkSummary) -> BLELinkSummary {
         var b = self
-        b.devices += o.devices
-        b.sent += o.sent
-        b.notSent += o.notSent
-        b.disconnects += o.disconnects
-        b.reconnects += o.reconnects
-        b.storedForRACP += o.storedForRACP
+        b.devices += bleLinkSummary.devices
+        b.sent += bleLinkSummary.sent
+        b.notSent += bleLinkSummary.notSent
+        b.disconnects += bleLinkSummary.disconnects
+        b.reconnects += bleLinkSummary.reconnects
+        b.storedForRACP += bleLinkSummary.storedForRACP
         return b
     }
 }

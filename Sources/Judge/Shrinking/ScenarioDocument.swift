@@ -106,11 +106,11 @@ package struct ScenarioDocument {
     }
 
     /// `2 patient(s), 3 device(s), 5 timeline entries, 6h`: what a selection keeps.
-    package func describe(_ s: Selection) -> String {
-        let patientSet = Set(s.patients)
-        let devices = s.devices.filter { patientSet.contains($0.patient) }.count
+    package func describe(_ selection: Selection) -> String {
+        let patientSet = Set(selection.patients)
+        let devices = selection.devices.filter { patientSet.contains($0.patient) }.count
         return
-            "\(s.patients.count) patient(s), \(devices) device(s), \(applicableTimeline(s).count) timeline entries, \(s.duration)"
+            "\(selection.patients.count) patient(s), \(devices) device(s), \(applicableTimeline(selection).count) timeline entries, \(selection.duration)"
     }
 
     func kept(_ selection: Selection) -> (patients: Set<String>, devices: Set<String>) {

@@ -60,13 +60,13 @@ package final class Shrinker {
     }
 
     /// The candidate's text (under the scenario's own name: only the final file is renamed).
-    func text(_ s: ScenarioDocument.Selection) -> String {
-        document.text(s, name: document.name, description: "candidate of vitalsim shrink")
+    func text(_ scenarioDocument: ScenarioDocument.Selection) -> String {
+        document.text(scenarioDocument, name: document.name, description: "candidate of vitalsim shrink")
     }
 
     /// Whether the candidate still fails with the target (false when it cannot be run, or the budget is spent).
-    func fails(_ s: ScenarioDocument.Selection) async -> Bool {
-        let text = text(s)
+    func fails(_ scenarioDocument: ScenarioDocument.Selection) async -> Bool {
+        let text = text(scenarioDocument)
         if let known = cache[text] { return known }
         guard runs < budget.runs, elapsed() < .seconds(budget.seconds) else {
             exhausted = true
@@ -92,7 +92,7 @@ package final class Shrinker {
         }
         cache[text] = result
         progress(
-            "run \(runs): \(document.describe(s)): \(note)"
+            "run \(runs): \(document.describe(scenarioDocument)): \(note)"
         )
         return result
     }
@@ -128,11 +128,11 @@ package final class Shrinker {
 
     /// The shortest duration (to the minute, at least one minute) that still fails: halving while it
     /// fails, then a binary search between the last failing and first passing lengths.
-    func shortenDuration(_ s: ScenarioDocument.Selection) async -> ScenarioDocument.Selection {
+    func shortenDuration(_ scenarioDocument: ScenarioDocument.Selection) async -> ScenarioDocument.Selection {
         let minute: Int64 = 60_000
-        var failing = max(s.duration.milliseconds / minute, 1)
+        var failing = max(scenarioDocument.duration.milliseconds / minute, 1)
         var passing: Int64 = 0
-        var candidate = s
+        var candidate = scenarioDocument
         while failing > 1 {
             candidate.duration = VirtualDuration(milliseconds: (failing / 2) * minute)
             if await fails(candidate) {
@@ -148,6 +148,6 @@ package final class Shrinker {
             if await fails(candidate) { failing = middle } else { passing = middle }
         }
         candidate.duration = VirtualDuration(milliseconds: failing * minute)
-        return failing * minute < s.duration.milliseconds ? candidate : s
+        return failing * minute < scenarioDocument.duration.milliseconds ? candidate : scenarioDocument
     }
 }

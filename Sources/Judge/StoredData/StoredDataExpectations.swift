@@ -83,8 +83,10 @@ package struct StoredDataExpectations: Sendable {
     /// The values a SUT must keep of a measurement: what a clinician reads (heart rate; systolic and
     /// diastolic; glucose; SpO2; temperature; weight; a feed's volume; a day's steps and calories;
     /// the battery level); nil for a cuff's intermediate pressures, which are not observations.
-    package static func values(_ m: Measurement) -> [Signal: Double]? {
-        if case let .dailySummary(steps, calories) = m { return [.steps: Double(steps), .calories: Double(calories)] }
-        return Oracle.signals(m)
+    package static func values(_ measurement: Measurement) -> [Signal: Double]? {
+        if case let .dailySummary(steps, calories) = measurement {
+            return [.steps: Double(steps), .calories: Double(calories)]
+        }
+        return Oracle.signals(measurement)
     }
 }

@@ -7,11 +7,11 @@ import VitalSimCore
 /// for the rounding of the other unit; a device time 1 s, the resolution of GATT's Date Time).
 package enum StoredValueRules {
     /// VitalSim's unit of each signal (UCUM).
-    package static func unit(_ s: Signal) -> String { s.ucum }
+    package static func unit(_ signal: Signal) -> String { signal.ucum }
 
     /// How far a stored value may be from the value sent, in VitalSim's unit.
-    package static func tolerance(_ s: Signal) -> Double {
-        switch s {
+    package static func tolerance(_ signal: Signal) -> Double {
+        switch signal {
         case .temperature: 0.05 + 1e-6
         case .weight: 0.0025 + 1e-6
         // A logged oxygen flow is exact (0.5 L/min, 0.25 L/min): half its finest step.
@@ -25,17 +25,21 @@ package enum StoredValueRules {
 
     /// A stored value in VitalSim's unit, and whether it was converted from another unit; nil for a
     /// unit the signal cannot be in.
-    package static func canonical(_ value: Double, unit: String?, of s: Signal) -> (value: Double, converted: Bool)? {
-        guard let unit, unit != s.ucum else { return (value, false) }
+    package static func canonical(
+        _ value: Double,
+        unit: String?,
+        of signal: Signal
+    ) -> (value: Double, converted: Bool)? {
+        guard let unit, unit != signal.ucum else { return (value, false) }
         let u = unit.trimmingCharacters(in: .whitespaces).lowercased()
-        if same(s).contains(u) { return (value, false) }
-        guard let factor = conversions(s)[u] else { return nil }
+        if same(signal).contains(u) { return (value, false) }
+        guard let factor = conversions(signal)[u] else { return nil }
         return (factor(value), true)
     }
 
     /// Spellings of VitalSim's own unit, lowercased.
-    static func same(_ s: Signal) -> Set<String> {
-        switch s {
+    static func same(_ signal: Signal) -> Set<String> {
+        switch signal {
         case .heartRate: ["/min", "1/min", "{beats}/min", "beats/min", "bpm"]
         case .respirationRate: ["/min", "1/min", "{breaths}/min", "breaths/min"]
         case .systolic, .diastolic: ["mm[hg]", "mmhg"]
@@ -57,8 +61,8 @@ package enum StoredValueRules {
     }
 
     /// Other units a signal may be stored in, with their conversion to VitalSim's unit.
-    static func conversions(_ s: Signal) -> [String: @Sendable (Double) -> Double] {
-        switch s {
+    static func conversions(_ signal: Signal) -> [String: @Sendable (Double) -> Double] {
+        switch signal {
         case .glucose, .cgm: ["mmol/l": { $0 * 18.0156 }]
         case .temperature: ["[degf]", "°f", "degf", "f"].reduce(into: [:]) { $0[$1] = { ($0 - 32) * 5 / 9 } }
         case .weight:
@@ -108,19 +112,22 @@ package enum StoredValueRules {
 
     /// How a stored reading differs from the entry it was matched with, one phrase per difference
     /// (empty when it is the same).
-    package static func differences(_ e: StoredDataExpectations.Entry, _ s: StoredReading) -> [String] {
+    package static func differences(
+        _ storedDataExpectations: StoredDataExpectations.Entry,
+        _ storedReading: StoredReading
+    ) -> [String] {
         var out: [String] = []
-        if abs(s.time - e.time) > timeTolerance {
-            out.append("device time \(iso(e.time)) stored as \(iso(s.time))")
+        if abs(storedReading.time - storedDataExpectations.time) > timeTolerance {
+            out.append("device time \(iso(storedDataExpectations.time)) stored as \(iso(storedReading.time))")
         }
         for signal in Signal.allCases {
-            guard let sent = e.values[signal] else { continue }
-            guard let raw = s.values[signal] else {
+            guard let sent = storedDataExpectations.values[signal] else { continue }
+            guard let raw = storedReading.values[signal] else {
                 out.append("\(signal.rawValue) \(text(sent)) \(unit(signal)) not stored")
                 continue
             }
-            let stored = "\(text(raw)) \(s.units[signal] ?? unit(signal))"
-            guard let (value, converted) = canonical(raw, unit: s.units[signal], of: signal) else {
+            let stored = "\(text(raw)) \(storedReading.units[signal] ?? unit(signal))"
+            guard let (value, converted) = canonical(raw, unit: storedReading.units[signal], of: signal) else {
                 out.append("\(signal.rawValue) stored as \(stored), a unit VitalSim cannot convert to \(unit(signal))")
                 continue
             }

@@ -37,55 +37,68 @@ extension Verdict {
     }
 
     /// What is wrong with one alert's evidence (empty when nothing).
-    static func evidenceProblems(_ a: ObservedAlert, _ catalog: EvidenceCatalog) -> [String] {
-        guard !a.evidence.isEmpty else { return ["it cites no evidence readings"] }
+    static func evidenceProblems(_ observedAlert: ObservedAlert, _ catalog: EvidenceCatalog) -> [String] {
+        guard !observedAlert.evidence.isEmpty else { return ["it cites no evidence readings"] }
         var problems: [String] = []
         var covered = false
-        let scope = Oracle.evidenceScope(rule: a.rule)
-        for id in a.evidence {
+        let scope = Oracle.evidenceScope(rule: observedAlert.rule)
+        for id in observedAlert.evidence {
             if let r = catalog.readings[id] {
-                if let problem = problem(of: r, id, a) {
+                if let problem = problem(of: r, id, observedAlert) {
                     problems.append(problem)
-                } else if scope?.covers(signals: r.signals, at: r.time, raisedAt: a.raisedAt) ?? true {
+                } else if scope?.covers(signals: r.signals, at: r.time, raisedAt: observedAlert.raisedAt) ?? true {
                     covered = true
                 }
             } else if let device = EvidenceCatalog.device(of: id), catalog.linkedDevices.contains(device) {
                 // Named by the SUT's own BLE gateway: only the patient can be checked.
-                if device.hasPrefix(a.patientID + "/") {
+                if device.hasPrefix(observedAlert.patientID + "/") {
                     covered = true
                 } else {
                     problems.append("\(id) is a device of another patient")
                 }
-            } else if catalog.selfNamingPatients.contains(a.patientID) {
+            } else if catalog.selfNamingPatients.contains(observedAlert.patientID) {
                 // Possibly a reading the SUT named itself (VitalEdge payloads carry no id): unverifiable.
                 covered = true
             } else {
                 problems.append("\(id) is not a reading the harness sent")
             }
         }
-        if !covered, let scope, problems.count < a.evidence.count {
-            problems.append(uncoveredProblem(scope, a, catalog))
+        if !covered, let scope, problems.count < observedAlert.evidence.count {
+            problems.append(uncoveredProblem(scope, observedAlert, catalog))
         }
         return problems
     }
 
     /// Why a cited reading the harness generated cannot be evidence of `a`, if it cannot.
-    static func problem(of r: EvidenceCatalog.Entry, _ id: String, _ a: ObservedAlert) -> String? {
-        if r.patientID != a.patientID { return "\(id) is a reading of patient \(r.patientID)" }
-        guard let status = r.status else { return "\(id) never reached the SUT (not sent, or no final answer)" }
+    static func problem(
+        of evidenceCatalog: EvidenceCatalog.Entry,
+        _ id: String,
+        _ observedAlert: ObservedAlert
+    ) -> String? {
+        if evidenceCatalog.patientID != observedAlert.patientID {
+            return "\(id) is a reading of patient \(evidenceCatalog.patientID)"
+        }
+        guard let status = evidenceCatalog.status else {
+            return "\(id) never reached the SUT (not sent, or no final answer)"
+        }
         if !(200..<300).contains(status) { return "\(id) was rejected with \(status)" }
         return nil
     }
 
     /// None of the acceptable cited readings is one the rule reads inside its window; names the first
     /// cited reading the harness knows, with what it measures and when.
-    static func uncoveredProblem(_ scope: EvidenceScope, _ a: ObservedAlert, _ catalog: EvidenceCatalog) -> String {
+    static func uncoveredProblem(
+        _ scope: EvidenceScope,
+        _ observedAlert: ObservedAlert,
+        _ catalog: EvidenceCatalog
+    ) -> String {
         let what = scope.signals.map { $0.map(\.rawValue).sorted().joined(separator: " or ") + " reading" } ?? "reading"
         let when =
             scope.lookback == 0
-            ? "at \(iso(a.raisedAt))" : "from \(iso(a.raisedAt - scope.lookback))…\(iso(a.raisedAt)), the rule's window"
+            ? "at \(iso(observedAlert.raisedAt))"
+            : "from \(iso(observedAlert.raisedAt - scope.lookback))…\(iso(observedAlert.raisedAt)), the rule's window"
         var text = "none of its evidence is a \(what) \(when)"
-        if let id = a.evidence.first(where: { catalog.readings[$0] != nil }), let r = catalog.readings[id] {
+        if let id = observedAlert.evidence.first(where: { catalog.readings[$0] != nil }), let r = catalog.readings[id] {
             let measures =
                 r.signals.isEmpty
                 ? "no signal a rule reads" : r.signals.map(\.rawValue).sorted().joined(separator: ", ")

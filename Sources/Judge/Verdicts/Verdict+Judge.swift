@@ -18,22 +18,22 @@ extension Verdict {
         stored: StoredDataExpectations? = nil,
         partial: Bool = false
     ) -> Verdict {
-        var v = Verdict(scenario: scenario, checks: [])
+        var verdict = Verdict(scenario: scenario, checks: [])
         if digest != golden.trafficDigest {
             let detail =
                 "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "
                 + "(\(golden.trafficDigest)); re-record and review"
-            v.checks.append(
+            verdict.checks.append(
                 Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail)
             )
         }
-        v.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
+        verdict.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
         if let evidence {
             if result.citesEvidence {
-                v.checks += evidenceChecks(result.alerts, catalog: evidence)
+                verdict.checks += evidenceChecks(result.alerts, catalog: evidence)
             } else if !result.alerts.isEmpty {
                 let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
-                v.checks.append(
+                verdict.checks.append(
                     Check(
                         kind: .evidence,
                         name: "alert evidence",
@@ -45,25 +45,25 @@ extension Verdict {
                 )
             }
         }
-        v.merging.pushed = result.push.map {
+        verdict.merging.pushed = result.push.map {
             PushTally(channel: $0.kind, delivered: $0.firstSeen.keys.sorted(), repeats: $0.repeats)
         }
-        v.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), v.merging.pushed)
-        v.checks += validationChecks(golden, plan: plan, result: result, counting: &v)
-        if let stored, let readBack = result.stored { v.checks += storedDataChecks(stored, readBack) }
+        verdict.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), verdict.merging.pushed)
+        verdict.checks += validationChecks(golden, plan: plan, result: result, counting: &verdict)
+        if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
         let measured = histograms(result)
-        v.checks += budgetChecks(golden.budgets, histograms: measured, partial: partial)
-        v.alerts = result.alerts
-        v.expectedAlerts = golden.alerts
+        verdict.checks += budgetChecks(golden.budgets, histograms: measured, partial: partial)
+        verdict.alerts = result.alerts
+        verdict.expectedAlerts = golden.alerts
         for (path, h) in measured {
-            v.latency[path] = summary(h)
-            v.histograms[path] = buckets(h)
+            verdict.latency[path] = summary(h)
+            verdict.histograms[path] = buckets(h)
         }
-        v.latency[.schedulingLag] = summary(result.schedulingLag)
-        v.merging.histograms = measured
-        v.merging.histograms[.schedulingLag] = result.schedulingLag
-        v.merging.alertWait = result.alertWait
-        return v
+        verdict.latency[.schedulingLag] = summary(result.schedulingLag)
+        verdict.merging.histograms = measured
+        verdict.merging.histograms[.schedulingLag] = result.schedulingLag
+        verdict.merging.alertWait = result.alertWait
+        return verdict
     }
 
     /// The measured latency distributions by path (the harness's own lag apart).
@@ -115,10 +115,11 @@ extension Verdict {
 
     /// For a missed expectation: the unmapped alerts of its patient within reach of its window, which
     /// may be it under a name the SUT profile does not map.
-    static func unmappedHint(_ e: GoldenFile.ExpectedAlert, _ all: [ObservedAlert]) -> String {
+    static func unmappedHint(_ goldenFile: GoldenFile.ExpectedAlert, _ all: [ObservedAlert]) -> String {
         let near = all.filter {
-            $0.unmapped != nil && $0.patientID == e.patientID
-                && AlertMatching.distance($0.raisedAt, from: e.from, to: e.to) <= AlertMatching.pairingBound
+            $0.unmapped != nil && $0.patientID == goldenFile.patientID
+                && AlertMatching.distance($0.raisedAt, from: goldenFile.from, to: goldenFile.to)
+                    <= AlertMatching.pairingBound
         }
         guard let first = near.first else { return "" }
         let names = Array(Set(near.map { "'\($0.rule)'" })).sorted().joined(separator: ", ")
@@ -127,17 +128,20 @@ extension Verdict {
     }
 
     /// Why an expectation is missed, naming the nearest unpaired alert of its rule and patient.
-    static func missedDetail(_ e: GoldenFile.ExpectedAlert, _ unpaired: [ObservedAlert]) -> String {
-        let detail = "no \(e.rule) alert for patient \(e.patientID); expected raisedAt in \(iso(e.from))…\(iso(e.to))"
-        let sameRule = unpaired.filter { $0.patientID == e.patientID && $0.rule == e.rule }
+    static func missedDetail(_ goldenFile: GoldenFile.ExpectedAlert, _ unpaired: [ObservedAlert]) -> String {
+        let detail =
+            "no \(goldenFile.rule) alert for patient \(goldenFile.patientID); expected raisedAt in \(iso(goldenFile.from))…\(iso(goldenFile.to))"
+        let sameRule = unpaired.filter { $0.patientID == goldenFile.patientID && $0.rule == goldenFile.rule }
         guard
             let nearest = sameRule.min(by: {
-                AlertMatching.distance($0.raisedAt, from: e.from, to: e.to)
-                    < AlertMatching.distance($1.raisedAt, from: e.from, to: e.to)
+                AlertMatching.distance($0.raisedAt, from: goldenFile.from, to: goldenFile.to)
+                    < AlertMatching.distance($1.raisedAt, from: goldenFile.from, to: goldenFile.to)
             })
         else { return detail }
-        let gap = VirtualDuration(milliseconds: AlertMatching.distance(nearest.raisedAt, from: e.from, to: e.to))
-        let side = nearest.raisedAt < e.from ? "before" : "after"
+        let gap = VirtualDuration(
+            milliseconds: AlertMatching.distance(nearest.raisedAt, from: goldenFile.from, to: goldenFile.to)
+        )
+        let side = nearest.raisedAt < goldenFile.from ? "before" : "after"
         let bound = VirtualDuration(milliseconds: AlertMatching.pairingBound)
         return detail
             + "; the nearest unpaired one (alert \(nearest.alertID), \(iso(nearest.raisedAt))) is \(gap) \(side) the window, beyond the \(bound) pairing bound"
@@ -191,27 +195,34 @@ extension Verdict {
     }
 
     /// The check of one expectation against the alert matched to it.
-    static func alertCheck(_ e: GoldenFile.ExpectedAlert, _ a: ObservedAlert, name: String, inWindow: Bool) -> Check {
+    static func alertCheck(
+        _ goldenFile: GoldenFile.ExpectedAlert,
+        _ observedAlert: ObservedAlert,
+        name: String,
+        inWindow: Bool
+    ) -> Check {
         if !inWindow {
-            let detail = "raisedAt \(iso(a.raisedAt)) is outside the expected window \(iso(e.from))…\(iso(e.to))"
+            let detail =
+                "raisedAt \(iso(observedAlert.raisedAt)) is outside the expected window \(iso(goldenFile.from))…\(iso(goldenFile.to))"
             return Check(
                 kind: .alert,
                 name: name,
-                rule: e.rule,
-                finding: a.raisedAt > e.to ? .late : .early,
+                rule: goldenFile.rule,
+                finding: observedAlert.raisedAt > goldenFile.to ? .late : .early,
                 detail: detail
             )
         }
-        if a.severity != e.severity.rawValue {
-            let detail = "severity \(a.severity), expected \(e.severity.rawValue) (alert \(a.alertID))"
-            return Check(kind: .alert, name: name, rule: e.rule, finding: .wrongSeverity, detail: detail)
+        if observedAlert.severity != goldenFile.severity.rawValue {
+            let detail =
+                "severity \(observedAlert.severity), expected \(goldenFile.severity.rawValue) (alert \(observedAlert.alertID))"
+            return Check(kind: .alert, name: name, rule: goldenFile.rule, finding: .wrongSeverity, detail: detail)
         }
         return Check(
             kind: .alert,
             name: name,
-            rule: e.rule,
+            rule: goldenFile.rule,
             finding: nil,
-            detail: "raised at \(iso(a.raisedAt)) (alert \(a.alertID))"
+            detail: "raised at \(iso(observedAlert.raisedAt)) (alert \(observedAlert.alertID))"
         )
     }
 
@@ -306,16 +317,16 @@ extension Verdict {
     }
 
     /// One expected rejection against the request's final answer.
-    static func rejectionCheck(_ e: GoldenFile.ExpectedValidation, _ o: RequestOutcome) -> Check {
-        let ok = o.status == e.status && (o.field ?? "") == e.field
-        let got = o.status.map(String.init) ?? "no response"
+    static func rejectionCheck(_ goldenFile: GoldenFile.ExpectedValidation, _ requestOutcome: RequestOutcome) -> Check {
+        let ok = requestOutcome.status == goldenFile.status && (requestOutcome.field ?? "") == goldenFile.field
+        let got = requestOutcome.status.map(String.init) ?? "no response"
         let detail =
             ok
-            ? "\(e.status) naming field '\(e.field)'"
-            : "expected \(e.status) naming field '\(e.field)', got \(got) naming '\(o.field ?? "")'"
+            ? "\(goldenFile.status) naming field '\(goldenFile.field)'"
+            : "expected \(goldenFile.status) naming field '\(goldenFile.field)', got \(got) naming '\(requestOutcome.field ?? "")'"
         return Check(
             kind: .validation,
-            name: "rejects \(e.reading)",
+            name: "rejects \(goldenFile.reading)",
             rule: nil,
             finding: ok ? nil : .validationMismatch,
             detail: detail
@@ -342,24 +353,26 @@ extension Verdict {
 
     /// Every MQTT reading the broker acknowledged reached the SUT: confirmed or rejected by it where it
     /// publishes confirmations, and none dropped by the broker where its counters can be read.
-    package static func mqttDeliveryCheck(_ m: MQTTDelivery) -> Check {
-        var detail = "\(m.acknowledged) MQTT message(s) acknowledged by the broker (PUBACK)"
-        if m.sutConfirms {
+    package static func mqttDeliveryCheck(_ mqttDelivery: MQTTDelivery) -> Check {
+        var detail = "\(mqttDelivery.acknowledged) MQTT message(s) acknowledged by the broker (PUBACK)"
+        if mqttDelivery.sutConfirms {
             detail +=
-                "; the SUT confirmed \(m.confirmed) and refused \(m.rejected) (its confirmations and refusals topics)"
+                "; the SUT confirmed \(mqttDelivery.confirmed) and refused \(mqttDelivery.rejected) (its confirmations and refusals topics)"
         } else {
             detail +=
-                "; the SUT refused \(m.rejected) and published no confirmations (mqtt.confirmations), so the rest count as delivered on the broker's word"
+                "; the SUT refused \(mqttDelivery.rejected) and published no confirmations (mqtt.confirmations), so the rest count as delivered on the broker's word"
         }
         var lost = false
-        if m.sutConfirms, m.unconfirmedCount > 0 {
+        if mqttDelivery.sutConfirms, mqttDelivery.unconfirmedCount > 0 {
             lost = true
-            let named = m.unconfirmed.joined(separator: ", ") + (m.unconfirmedCount > m.unconfirmed.count ? ", …" : "")
+            let named =
+                mqttDelivery.unconfirmed.joined(separator: ", ")
+                + (mqttDelivery.unconfirmedCount > mqttDelivery.unconfirmed.count ? ", …" : "")
             detail =
-                "\(m.unconfirmedCount) reading(s) acknowledged by the broker were never confirmed or rejected by the SUT (\(named)); "
+                "\(mqttDelivery.unconfirmedCount) reading(s) acknowledged by the broker were never confirmed or rejected by the SUT (\(named)); "
                 + detail
         }
-        if let dropped = m.brokerDropped {
+        if let dropped = mqttDelivery.brokerDropped {
             detail += "; the broker dropped \(dropped) message(s)"
             if dropped > 0 {
                 lost = true
@@ -408,7 +421,7 @@ extension Verdict {
                         continue
                     }
                     let hint =
-                        b.path.channel.map { " (observe the channel: vitalsim run --observe \($0.rawValue))" } ?? ""
+                        b.path.channel.map { " (observe the \($0.rawValue) push channel to measure it)" } ?? ""
                     let detail = "no samples for \(b.path.rawValue): a budget with nothing measured cannot pass" + hint
                     checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))
                     continue
@@ -430,9 +443,9 @@ extension Verdict {
     }
 
     /// Counts one request's readings as acknowledged, rejected or failed, and its HTTP version.
-    mutating func count(_ o: RequestOutcome, readings n: Int) {
-        if !o.httpVersion.isEmpty { httpVersions[o.httpVersion, default: 0] += 1 }
-        switch ReadingFate(status: o.status) {
+    mutating func count(_ requestOutcome: RequestOutcome, readings n: Int) {
+        if !requestOutcome.httpVersion.isEmpty { httpVersions[requestOutcome.httpVersion, default: 0] += 1 }
+        switch ReadingFate(status: requestOutcome.status) {
         case .failed: failed += n
         case .acknowledged: acknowledged += n
         case .rejected: rejected += n

@@ -77,14 +77,14 @@ package struct Verdict: Sendable {
 
     /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling
     /// lag.
-    package static func latencyPaths(_ v: Verdict) -> [LatencyPath] {
-        Set(v.latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
+    package static func latencyPaths(_ verdict: Verdict) -> [LatencyPath] {
+        Set(verdict.latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
     }
 
     /// Upper bounds (ms) of the histogram buckets; the last bucket is open.
     static let bucketBounds: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 
-    package static func buckets(_ h: Histogram<UInt64>) -> [LatencyBucket] {
+    package static func buckets(_ histogram: Histogram<UInt64>) -> [LatencyBucket] {
         var out: [LatencyBucket] = []
         var lower: UInt64 = 0
         func label(_ ms: Double) -> String { ms >= 1000 ? "\(Int(ms / 1000))s" : ms < 1 ? "\(ms)" : "\(Int(ms))" }
@@ -93,7 +93,7 @@ package struct Verdict: Sendable {
             out.append(
                 LatencyBucket(
                     label: "≤" + label(bound),
-                    count: h.totalCount == 0 || upper < lower ? 0 : h.count(within: lower...upper)
+                    count: histogram.totalCount == 0 || upper < lower ? 0 : histogram.count(within: lower...upper)
                 )
             )
             lower = upper + 1
@@ -101,7 +101,7 @@ package struct Verdict: Sendable {
         out.append(
             LatencyBucket(
                 label: ">" + label(bucketBounds.last!),
-                count: h.totalCount == 0 ? 0 : h.count(within: lower...UInt64.max / 2)
+                count: histogram.totalCount == 0 ? 0 : histogram.count(within: lower...UInt64.max / 2)
             )
         )
         return out
@@ -110,10 +110,12 @@ package struct Verdict: Sendable {
     /// Percentiles reported for every latency path (ms).
     static let reported: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
 
-    package static func summary(_ h: Histogram<UInt64>) -> [String: Double] {
-        var out: [String: Double] = ["count": Double(h.totalCount)]
-        guard h.totalCount > 0 else { return out }
-        for (name, p) in reported { out[name] = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000 }
+    package static func summary(_ histogram: Histogram<UInt64>) -> [String: Double] {
+        var out: [String: Double] = ["count": Double(histogram.totalCount)]
+        guard histogram.totalCount > 0 else { return out }
+        for (name, p) in reported {
+            out[name] = Double(p >= 100 ? histogram.max : histogram.valueAtPercentile(p)) / 1000
+        }
         return out
     }
 

@@ -1,4 +1,5 @@
 import Judge
+import SUTAdapter
 
 /// The alerts a run expects, waited for once its last reading is answered: while an expected alert is
 /// not yet listed by the SUT, the alert API is polled on, up to the reading → alert budget plus a
@@ -12,6 +13,8 @@ package struct AlertWait: Sendable {
     package var budget: Duration
     /// How long past the budget an absent expected alert is still waited for.
     package var grace: Duration
+    /// How messages name the setting behind ``grace``.
+    package var names = SettingNames.words
 
     /// The longest wait, from the moment the last reading is answered.
     package var bound: Duration { budget + grace }
@@ -58,11 +61,12 @@ package struct AlertWait: Sendable {
         return order.map { counts[$0] == 1 ? $0 : "\(counts[$0] ?? 0) × \($0)" }.joined(separator: ", ")
     }
 
-    /// What the bound is made of, for messages: "reading → alert budget 1 s + --alert-wait 30 s".
+    /// What the bound is made of, for messages: "reading → alert budget 1 s + alert wait 30 s" (the
+    /// command line names its flag: "+ --alert-wait 30 s").
     package var boundReason: String {
         budget > .zero
-            ? "reading → alert budget \(Self.seconds(budget)) + --alert-wait \(Self.seconds(grace))"
-            : "--alert-wait \(Self.seconds(grace))"
+            ? "reading → alert budget \(Self.seconds(budget)) + \(names[.alertWait]) \(Self.seconds(grace))"
+            : "\(names[.alertWait]) \(Self.seconds(grace))"
     }
 
     /// A duration for messages, to a tenth of a second: "1 s", "2.5 s".

@@ -64,16 +64,18 @@ package struct BrokerAccess: Sendable, Equatable {
                 attributes: [.posixPermissions: 0o644]
             )
         else { throw .infrastructure("cannot write the broker's password and ACL files in \(directory)") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: passwd)
-        p.arguments = ["-U", passwords]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: passwd)
+        process.arguments = ["-U", passwords]
         let errors = Pipe()
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = errors
-        do { try p.run() } catch { throw .infrastructure("cannot run \(passwd): \(error)") }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        do { try process.run() } catch { throw .infrastructure("cannot run \(passwd): \(error)") }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw .infrastructure("\(passwd) -U \(passwords) failed: \(message)") }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw .infrastructure("\(passwd) -U \(passwords) failed: \(message)")
+        }
         try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: passwords)
         return "allow_anonymous false\npassword_file \(passwords)\nacl_file \(acl)\n"
     }

@@ -149,14 +149,14 @@ enum ChildProcess {
     /// A watchdog (`/bin/sh`, checking once a second) stops the child if this process dies without
     /// stopping it (a crash or SIGKILL skips every `defer`): SIGTERM, then SIGKILL 5 s later. It
     /// ends by itself once the child has ended.
-    static func launch(_ p: Process) throws {
+    static func launch(_ process: Process) throws {
         var empty = sigset_t()
         var old = sigset_t()
         sigemptyset(&empty)
         pthread_sigmask(SIG_SETMASK, &empty, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
-        try p.run()
-        let child = p.processIdentifier
+        try process.run()
+        let child = process.processIdentifier
         let parent = getpid()
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -177,11 +177,11 @@ enum ChildProcess {
     }
 
     /// SIGTERM, then SIGKILL if `p` has not ended after `grace` seconds; waits for it.
-    static func stop(_ p: Process, grace: Double = 5) {
-        if p.isRunning { p.terminate() }
+    static func stop(_ process: Process, grace: Double = 5) {
+        if process.isRunning { process.terminate() }
         let deadline = Date(timeIntervalSinceNow: grace)
-        while p.isRunning, Date() < deadline { usleep(20_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }

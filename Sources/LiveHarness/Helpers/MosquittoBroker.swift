@@ -35,7 +35,7 @@ package final class MosquittoBroker: Sendable {
     package init(directory: String, maxQueued: Int = 100_000, access: BrokerAccess? = nil) throws(HarnessError) {
         guard let executable = MosquittoBroker.executable() else {
             throw .infrastructure(
-                "the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no --mqtt HOST:PORT was given"
+                "the scenario sends over MQTT but mosquitto is not installed (apt-get install mosquitto, or run ci/setup-debian.sh), and no broker (HOST:PORT) was given"
             )
         }
         self.directory = directory

@@ -104,15 +104,15 @@ final class BLELink: Sendable {
 
     /// What happened on the link (after the run).
     func summary(devices: [String]) -> BLELinkSummary {
-        var s = BLELinkSummary(devices: devices)
+        var bleLinkSummary = BLELinkSummary(devices: devices)
         if let r = result.withLock({ $0 }) {
-            s.sent = r.sent
-            s.notSent = r.notSubscribed
-            s.disconnects = r.disconnects
-            s.reconnects = r.reconnects
-            s.storedForRACP = r.storedForRACP
+            bleLinkSummary.sent = r.sent
+            bleLinkSummary.notSent = r.notSubscribed
+            bleLinkSummary.disconnects = r.disconnects
+            bleLinkSummary.reconnects = r.reconnects
+            bleLinkSummary.storedForRACP = r.storedForRACP
         }
-        return s
+        return bleLinkSummary
     }
 
     /// Stops the peripherals (closing their links and captures).

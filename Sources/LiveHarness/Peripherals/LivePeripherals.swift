@@ -41,7 +41,7 @@ package final class LivePeripherals {
         let devices = scenario.bleDevices
         guard devices.count == hci.count else {
             throw HCIError.badSpec(
-                "\(hci.count) --hci value(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device"
+                "\(hci.count) HCI controller(s) for \(devices.count) BLE device(s) (\(devices.map(\.1.id).joined(separator: ", "))); give one per device"
             )
         }
         for (i, ((patientID, spec), transportSpec)) in zip(devices, hci).enumerated() {

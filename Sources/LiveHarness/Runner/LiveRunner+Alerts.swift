@@ -48,12 +48,12 @@ extension LiveRunner {
 
     /// An alert as the SUT reported it, with the scenario's patient id and reading ids; nil for an
     /// alert of a patient outside the run (another scenario's, or another run's, on a shared SUT).
-    func scenarioAlert(_ a: ObservedAlert) -> ObservedAlert? {
-        guard !naming.isIdentity else { return keepsPatient(a.patientID) ? a : nil }
-        guard let patient = naming.scenarioPatient(a.patientID), keepsPatient(patient) else { return nil }
-        var out = a
+    func scenarioAlert(_ observedAlert: ObservedAlert) -> ObservedAlert? {
+        guard !naming.isIdentity else { return keepsPatient(observedAlert.patientID) ? observedAlert : nil }
+        guard let patient = naming.scenarioPatient(observedAlert.patientID), keepsPatient(patient) else { return nil }
+        var out = observedAlert
         out.patientID = patient
-        out.evidence = a.evidence.map(naming.scenarioReadingID)
+        out.evidence = observedAlert.evidence.map(naming.scenarioReadingID)
         return out
     }
 
@@ -123,7 +123,8 @@ extension LiveRunner {
         let there: String
         switch channel {
         case .webhook:
-            there = "to the webhook receiver (its URL is printed at the start; fix its port with --webhook-port)"
+            there =
+                "to the webhook receiver (its URL is printed at the start; fix its port with \(names[.webhookPort]))"
         case .sse: there = "on its SSE stream (alerts.push.sse)"
         case .mqtt: there = "under the MQTT topic filter alerts.push.mqtt-topic (\(alertSource.push.mqttTopic))"
         }

@@ -40,33 +40,33 @@ extension LiveRunner {
     /// Applies the SUT's refusals to the MQTT messages they name. An MQTT message is acknowledged by
     /// the broker's PUBACK; the SUT's verdict on it arrives on its refusals topic (errors/{patientId}),
     /// read as an HTTP refusal is.
-    func applyMQTTRejections(_ s: inout Shared, sent: [SentRequest]) {
-        for (i, request) in sent.enumerated() where request.topic != nil && s.outcomes[i].status != nil {
-            if let id = request.firstReading, let r = s.mqttRejections[id] {
+    func applyMQTTRejections(_ shared: inout Shared, sent: [SentRequest]) {
+        for (i, request) in sent.enumerated() where request.topic != nil && shared.outcomes[i].status != nil {
+            if let id = request.firstReading, let r = shared.mqttRejections[id] {
                 // A refusal for want of credentials is a configuration refusal, as over HTTP (``RunHealth``).
                 if RunHealth.configurationStatuses.contains(r.status) {
-                    s.health.accepted -= 1
-                    s.health.refused += 1
+                    shared.health.accepted -= 1
+                    shared.health.refused += 1
                 }
-                s.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
-                s.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
+                shared.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
+                shared.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
             }
         }
     }
 
     /// What became of the acknowledged MQTT messages (each carries one reading). Without the SUT's
     /// refusals (`refusals: false`), a corrupted reading it did not confirm is taken as refused.
-    static func mqttDelivery(_ s: Shared, sent: [SentRequest], refusals: Bool = true) -> MQTTDelivery {
+    static func mqttDelivery(_ shared: Shared, sent: [SentRequest], refusals: Bool = true) -> MQTTDelivery {
         var d = MQTTDelivery()
-        d.sutConfirms = !s.mqttConfirmed.isEmpty
-        d.brokerDropped = s.brokerDropped
+        d.sutConfirms = !shared.mqttConfirmed.isEmpty
+        d.brokerDropped = shared.brokerDropped
         for (i, request) in sent.enumerated()
-        where request.topic != nil && i < s.outcomes.count && s.outcomes[i].status != nil {
+        where request.topic != nil && i < shared.outcomes.count && shared.outcomes[i].status != nil {
             d.acknowledged += 1
             guard let id = request.firstReading else { continue }
-            if s.mqttRejections[id] != nil {
+            if shared.mqttRejections[id] != nil {
                 d.rejected += 1
-            } else if s.mqttConfirmed.contains(id) {
+            } else if shared.mqttConfirmed.contains(id) {
                 d.confirmed += 1
             } else if !refusals, request.expectedRejection != nil {
                 continue

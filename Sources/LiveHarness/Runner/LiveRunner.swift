@@ -60,6 +60,8 @@ package final class LiveRunner: Sendable {
     let onProgress: (@Sendable (Progress) -> Void)?
     /// Messages for the user: what the run waits for at its end.
     let note: @Sendable (String) -> Void
+    /// How messages name the settings they point at.
+    let names: SettingNames
     /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
     /// and alerts of patients outside the run are left out.
     let naming: WireNaming
@@ -83,61 +85,89 @@ package final class LiveRunner: Sendable {
         package var fraction: Double { span > 0 ? min(1, max(0, Double(reached) / Double(span))) : 1 }
     }
 
+    /// The MQTT side of a run: a connected client (subscribed to `errors/+`; the run disconnects it at
+    /// the end), the QoS of its messages, whether every request of the plan is an MQTT message (the
+    /// workers then run on the client's thread), and whether the (embedded) broker's `$SYS` drop
+    /// counter is read.
+    package struct MQTTLink: Sendable {
+        package var client: MQTTClient
+        package var qos: Int
+        package var only: Bool
+        package var brokerCounters: Bool
+
+        package init(client: MQTTClient, qos: Int, only: Bool, brokerCounters: Bool) {
+            self.client = client
+            self.qos = qos
+            self.only = only
+            self.brokerCounters = brokerCounters
+        }
+    }
+
+    /// What a run reports and consults as it goes.
+    package struct Hooks: Sendable {
+        /// Called every 50 answers, and once at the end.
+        package var progress: (@Sendable (Progress) -> Void)?
+        /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
+        package var isAlive: @Sendable () -> Bool = { true }
+        /// Whether an alert of this (scenario) patient belongs to the run (a shard judges its own).
+        package var keepsPatient: @Sendable (String) -> Bool = { _ in true }
+        /// Messages for the user: what the run waits for at its end.
+        package var note: @Sendable (String) -> Void = { _ in }
+        /// How messages name the settings they point at.
+        package var names = SettingNames.words
+
+        package init() {}
+    }
+
+    /// - Parameters:
+    ///   - base: the SUT's base URL (the target's, or the embedded SUT's).
+    ///   - target: how the SUT is reached and spoken to (TLS, HTTP/2, headers, its profile, or an
+    ///     exchange that answers in memory).
+    ///   - pacing: speed, connections, settle and outage limit.
+    ///   - naming: the ids of the run's patients and devices at the SUT.
+    ///   - contract: where every endpoint's answers are counted.
     package init(
         base: String,
-        caFile: String?,
-        insecure: Bool,
-        http2: Bool = false,
-        clientCertificate: ClientCertificate? = nil,
-        headers: [String] = [],
-        profile: SUTProfile = .vitalsim,
-        speed: Double?,
-        connections: Int = 8,
-        quiet: Duration = .seconds(2),
-        mqtt: MQTTClient? = nil,
-        mqttOnly: Bool = false,
-        qos: Int = 1,
-        brokerCounters: Bool = false,
+        target: LiveOptions.Target,
+        pacing: LiveOptions.Pacing,
+        mqtt: MQTTLink? = nil,
         observers: [PushObserver] = [],
-        onProgress: (@Sendable (Progress) -> Void)? = nil,
-        outageLimit: Duration = .seconds(60),
-        isAlive: @escaping @Sendable () -> Bool = { true },
         naming: WireNaming = .identity,
-        keepsPatient: @escaping @Sendable (String) -> Bool = { _ in true },
         contract: ContractLog = ContractLog(),
-        exchange: (any HTTPExchange)? = nil,
-        note: @escaping @Sendable (String) -> Void = { _ in }
+        hooks: Hooks = Hooks()
     ) {
         self.naming = naming
-        self.keepsPatient = keepsPatient
-        self.isAlive = isAlive
-        self.note = note
-        self.mqttOnly = mqttOnly
-        self.outageLimit = outageLimit
-        self.onProgress = onProgress
+        keepsPatient = hooks.keepsPatient
+        isAlive = hooks.isAlive
+        note = hooks.note
+        names = hooks.names
+        onProgress = hooks.progress
+        mqttOnly = mqtt?.only ?? false
+        outageLimit = pacing.outageLimit
         self.observers = observers
-        self.mqtt = mqtt
-        self.qos = qos
-        self.brokerCounters = brokerCounters && mqtt != nil
+        self.mqtt = mqtt?.client
+        qos = mqtt?.qos ?? 1
+        brokerCounters = mqtt?.brokerCounters ?? false
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
-        self.speed = speed
-        workers = max(1, connections)
-        if let exchange {
+        speed = pacing.speed
+        workers = max(1, pacing.connections)
+        if let exchange = target.exchange {
             multi = nil
             client = exchange
         } else {
             let libcurl = HTTPMultiClient(
                 maxConnections: workers + 1,
-                caFile: caFile,
-                insecure: insecure,
-                http2: http2,
-                clientCertificate: clientCertificate
+                caFile: target.caFile,
+                insecure: target.insecure,
+                http2: target.http2,
+                clientCertificate: target.clientCertificate
             )
             multi = libcurl
             client = libcurl
         }
+        let profile = target.profile
         var credentials = profile.auth
-        credentials.headers += headers
+        credentials.headers += target.headers
         contract.use(base: self.base)
         auth = RequestAuth(credentials, base: self.base, client: client, contract: contract)
         alertSource = profile.alerts
@@ -147,7 +177,7 @@ package final class LiveRunner: Sendable {
         rejections = profile.mqtt.rejections
         confirmations = profile.mqtt.confirmations
         deviceCredentials = profile.mqtt.deviceCredentials
-        self.quiet = quiet
+        quiet = pacing.settle
     }
 
     struct Shared {
@@ -195,7 +225,7 @@ package final class LiveRunner: Sendable {
     /// The run's shared state (a class, so that tasks can share the lock).
     final class State: Sendable {
         let m: Locked<Shared>
-        init(_ s: Shared) { m = Locked(s) }
+        init(_ shared: Shared) { m = Locked(shared) }
         func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
     }
 
@@ -438,18 +468,18 @@ package final class LiveRunner: Sendable {
             // reading of the same instant may have gone long before — else the first of its patient
             // due at or after it.
             let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
-            func intended(_ a: ObservedAlert) -> ContinuousClock.Instant? {
-                if let last = a.evidence.last, let i = carrier[last] { return s.intended[i] }
-                if a.evidence.isEmpty, let requests = byPatient[a.patientID] {
-                    let due = a.raisedAt - start
-                    if let i = s.stamped[Stamp(patient: a.patientID, time: due)]
+            func intended(_ observedAlert: ObservedAlert) -> ContinuousClock.Instant? {
+                if let last = observedAlert.evidence.last, let i = carrier[last] { return s.intended[i] }
+                if observedAlert.evidence.isEmpty, let requests = byPatient[observedAlert.patientID] {
+                    let due = observedAlert.raisedAt - start
+                    if let i = s.stamped[Stamp(patient: observedAlert.patientID, time: due)]
                         ?? requests.first(where: { sent[$0].sendAt >= due })
                     {
                         return s.intended[i]
                     }
                 }
                 guard let alongside, let speed = self.speed else { return nil }
-                return alongside.origin + .microseconds(Int64(Double(alongside.due(a)) * 1000 / speed))
+                return alongside.origin + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
             }
             var alertLatency = Histogram<UInt64>.latency()
             for id in s.order {
@@ -476,7 +506,8 @@ package final class LiveRunner: Sendable {
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(
                 alertURL: alertSource.absoluteURL(base: base),
-                answered: s.answered
+                answered: s.answered,
+                names: names
             )
             return result
         }
@@ -491,18 +522,22 @@ package final class LiveRunner: Sendable {
     /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
     /// six attempts while the SUT has never answered, then for up to ``outageLimit`` from the first
     /// failure (stopping at once if the embedded SUT's process is gone).
-    func send(_ r: PlannedRequest, _ shared: State) async -> RequestOutcome {
+    func send(_ plannedRequest: PlannedRequest, _ shared: State) async -> RequestOutcome {
         var outcome = RequestOutcome()
         var backoff = RetryPolicy.Backoff()
         var firstFailure: ContinuousClock.Instant?
         var renewed = false
-        if let reason = r.unroutable { return unroutable(reason, shared) }
-        let url = r.url(base: base)
-        let wire = (patient: naming.patient(r.patientID), device: naming.device(r.deviceID, of: r.patientID))
+        if let reason = plannedRequest.unroutable { return unroutable(reason, shared) }
+        let url = plannedRequest.url(base: base)
+        let wire = (
+            patient: naming.patient(plannedRequest.patientID),
+            device: naming.device(plannedRequest.deviceID, of: plannedRequest.patientID)
+        )
         while true {
             let credentials: [String]
             let token: String?
-            switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
+            switch await auth.ingestion(patient: plannedRequest.patientID, device: plannedRequest.deviceID, wire: wire)
+            {
             case .success(let c): (credentials, token) = c
             case .failure(let problem):
                 shared.withLock { s in
@@ -518,14 +553,14 @@ package final class LiveRunner: Sendable {
             }
             outcome.attempts += 1
             do throws(HTTPTransportError) {
-                let reply = try await attempt(r, url: url, credentials: credentials, wire: wire)
+                let reply = try await attempt(plannedRequest, url: url, credentials: credentials, wire: wire)
                 // A token the SUT no longer accepts (expired early, revoked): one more try with a new one.
                 if reply.status == 401, !renewed, auth.refused(token: token) {
                     renewed = true
                     continue
                 }
-                record(reply, of: r, in: &outcome)
-                note(reply, of: r, shared)
+                record(reply, of: plannedRequest, in: &outcome)
+                note(reply, of: plannedRequest, shared)
             } catch {
                 outcome.status = nil
                 outcome.error = error.reason
@@ -541,7 +576,7 @@ package final class LiveRunner: Sendable {
             if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: reachable) {
                 if let status = outcome.status {
                     outcome.error =
-                        "still answering \(status) after retrying for \(Int(outcome.waited)) s (--outage-limit)"
+                        "still answering \(status) after retrying for \(Int(outcome.waited)) s (\(names[.outageLimit]))"
                 }
                 return outcome
             }
@@ -551,7 +586,7 @@ package final class LiveRunner: Sendable {
 
     /// One attempt at request `r`, its answer (or its failure) recorded in the SUT contract.
     func attempt(
-        _ r: PlannedRequest,
+        _ plannedRequest: PlannedRequest,
         url: String,
         credentials: [String],
         wire: (patient: String, device: String)
@@ -559,13 +594,13 @@ package final class LiveRunner: Sendable {
         do throws(HTTPTransportError) {
             let reply = try await client.post(
                 url,
-                body: r.body,
-                headers: ["Content-Type: " + r.contentType] + credentials,
-                method: r.method
+                body: plannedRequest.body,
+                headers: ["Content-Type: " + plannedRequest.contentType] + credentials,
+                method: plannedRequest.method
             )
             auth.contract.answered(
                 .ingestion,
-                method: r.method,
+                method: plannedRequest.method,
                 url: url,
                 status: reply.status,
                 body: reply.body,
@@ -576,7 +611,7 @@ package final class LiveRunner: Sendable {
         } catch {
             auth.contract.unanswered(
                 .ingestion,
-                method: r.method,
+                method: plannedRequest.method,
                 url: url,
                 reason: error.reason,
                 patient: wire.patient,
@@ -597,34 +632,42 @@ package final class LiveRunner: Sendable {
 
     /// A final answer into `outcome`: status, HTTP version and, for a refusal, the field it names
     /// as the golden files name it.
-    func record(_ reply: HTTPReply, of r: PlannedRequest, in outcome: inout RequestOutcome) {
+    func record(_ reply: HTTPReply, of plannedRequest: PlannedRequest, in outcome: inout RequestOutcome) {
         // The SUT's statuses for an invalid reading (`ingestion.rejection-status`) are judged as the golden files' 400.
         outcome.status = rejectionStatuses.contains(reply.status) ? 400 : reply.status
         outcome.httpVersion = reply.httpVersion
         outcome.error = nil
         guard reply.status >= 400 else { return }
         let named = LiveRunner.field(reply.body, at: rejectionField)
-        outcome.field = r.expectedRejection?.canonical(named) ?? named
+        outcome.field = plannedRequest.expectedRejection?.canonical(named) ?? named
     }
 
     /// What an answer says of the SUT's health: reachable, refusing the route, or in an outage.
-    func note(_ reply: HTTPReply, of r: PlannedRequest, _ shared: State) {
+    func note(_ reply: HTTPReply, of plannedRequest: PlannedRequest, _ shared: State) {
         shared.withLock { s in
             s.reachable = true
             if RunHealth.configurationStatuses.contains(reply.status) {
-                s.health.noteRefusal("\(r.method) \(r.url(base: base))", status: reply.status, body: reply.body)
+                s.health.noteRefusal(
+                    "\(plannedRequest.method) \(plannedRequest.url(base: base))",
+                    status: reply.status,
+                    body: reply.body
+                )
             } else if RunHealth.outageStatuses.contains(reply.status) {
-                s.health.noteOutage("\(r.method) \(r.url(base: base))", status: reply.status, body: reply.body)
+                s.health.noteOutage(
+                    "\(plannedRequest.method) \(plannedRequest.url(base: base))",
+                    status: reply.status,
+                    body: reply.body
+                )
             }
         }
     }
 
     /// The outcome of a request the run did not send because it had stopped.
-    static func notSent(_ s: Shared) -> RequestOutcome {
+    static func notSent(_ shared: Shared) -> RequestOutcome {
         RequestOutcome(
             status: nil,
             field: nil,
-            error: "not sent: " + (s.health.abortReason ?? "the SUT stopped answering"),
+            error: "not sent: " + (shared.health.abortReason ?? "the SUT stopped answering"),
             attempts: 0
         )
     }
@@ -679,7 +722,7 @@ package final class LiveRunner: Sendable {
                 s.aborted = true
                 s.health.abortReason =
                     s.health.abortReason
-                    ?? "the SUT answered \(status) for longer than --outage-limit without recovering"
+                    ?? "the SUT answered \(status) for longer than \(names[.outageLimit]) without recovering"
             }
             if let status = outcome.status, status < 500 {
                 s.ack.record(Duration.nonNegativeMicroseconds(now - intended), count: UInt64(readings))
@@ -695,7 +738,7 @@ package final class LiveRunner: Sendable {
     /// broker acknowledges (a failed or timed-out publish is retried as ``publish(_:via:)`` does) and
     /// the window place is freed then. False when the message could not even be queued.
     func publishPipelined(
-        _ r: PlannedRequest,
+        _ plannedRequest: PlannedRequest,
         index i: Int,
         intended: ContinuousClock.Instant,
         via mqtt: MQTTClient,
@@ -703,8 +746,8 @@ package final class LiveRunner: Sendable {
         _ shared: State,
         _ window: SendWindow
     ) -> Bool {
-        let message = message(for: r)
-        let readings = r.readings.count
+        let message = message(for: plannedRequest)
+        let readings = plannedRequest.readings.count
         do throws(MQTTError) {
             try mqtt.publish(message) { reason in
                 if reason >= 0, reason < 0x80 {
@@ -720,7 +763,7 @@ package final class LiveRunner: Sendable {
                     return
                 }
                 Task {
-                    var outcome = await self.publish(r, via: mqtt)
+                    var outcome = await self.publish(plannedRequest, via: mqtt)
                     outcome.attempts += 1
                     self.finish(i, outcome, intended: intended, span: span, readings: readings, shared)
                     window.release()
@@ -737,8 +780,8 @@ package final class LiveRunner: Sendable {
     /// broker answered the connection before the run, so a failure is an outage: libmosquitto
     /// reconnects meanwhile); a PUBACK counts as acknowledged (recorded as status 200) unless the
     /// SUT reports a rejection on `errors/{patientId}`.
-    func publish(_ r: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
-        let message = message(for: r)
+    func publish(_ plannedRequest: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
+        let message = message(for: plannedRequest)
         var outcome = RequestOutcome()
         var backoff = RetryPolicy.Backoff()
         var firstFailure: ContinuousClock.Instant?

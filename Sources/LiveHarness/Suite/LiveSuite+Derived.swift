@@ -19,8 +19,9 @@ extension LiveSuite {
         do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
             throw .golden(error.description)
         }
-        var golden = derivedGolden(scenario, reference: reference, seed: options.seed)
-        let awaiting = AlertWait(golden: golden, grace: options.alertWait)
+        var golden = derivedGolden(scenario, reference: reference, seed: options.pacing.seed)
+        var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
+        awaiting.names = options.names
         let contract = ContractLog()
         let executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
         golden.trafficDigest = executed.1

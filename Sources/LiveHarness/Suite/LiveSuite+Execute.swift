@@ -43,22 +43,22 @@ struct ScenarioSetup {
         self.path = path
         self.contract = contract
         self.scenario = scenario
-        bleDevices = options.ble == .hci ? scenario.bleDevices : []
+        bleDevices = options.ble.mode == .hci ? scenario.bleDevices : []
         scratch =
             FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)")
             .path
         var options = options
-        let auth = options.profile.auth
-        if options.target == nil, options.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty,
+        let auth = options.target.profile.auth
+        if options.target.url == nil, options.target.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty,
             auth.devices == nil,
             auth.oauth2 == nil
         {
-            let c = RunCredentials(scenario: scenario, naming: naming)
-            options.profile.auth.devices = c.deviceCredentials(file: scratch + "/credentials.yaml")
-            options.profile.mqtt.deviceCredentials = .userProperties
+            let runCredentials = RunCredentials(scenario: scenario, naming: naming)
+            options.target.profile.auth.devices = runCredentials.deviceCredentials(file: scratch + "/credentials.yaml")
+            options.target.profile.mqtt.deviceCredentials = .userProperties
             // The embedded broker knows only the users the run made up.
-            if options.mqtt == nil { options.mqttCredentials = c.harness }
-            credentials = c
+            if options.mqtt.broker == nil { options.mqtt.credentials = runCredentials.harness }
+            credentials = runCredentials
         } else {
             credentials = nil
         }
@@ -70,8 +70,8 @@ struct ScenarioSetup {
     var bleKeys: [String] { bleDevices.map { "\($0.0)/\($0.1.id)" } }
     /// Whether some of the scenario's readings go over MQTT (by their device's transport, or the
     /// profile's routes).
-    var usesMQTT: Bool { scenario.sendsOverMQTT(options.profile.ingestion.routes) }
-    var observesMQTT: Bool { options.observe.contains(.mqtt) }
+    var usesMQTT: Bool { scenario.sendsOverMQTT(options.target.profile.ingestion.routes) }
+    var observesMQTT: Bool { options.push.channels.contains(.mqtt) }
 }
 
 extension LiveSuite {
@@ -89,10 +89,14 @@ extension LiveSuite {
     ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
-        if let channel = options.profile.alerts.pushOnly, !options.observe.contains(channel) {
-            options.observe.append(channel)
+        if let channel = options.target.profile.alerts.pushOnly, !options.push.channels.contains(channel) {
+            options.push.channels.append(channel)
         }
-        let naming = try wireNaming(scenario, options, bleLink: options.ble == .hci && !scenario.bleDevices.isEmpty)
+        let naming = try wireNaming(
+            scenario,
+            options,
+            bleLink: options.ble.mode == .hci && !scenario.bleDevices.isEmpty
+        )
         let setup = ScenarioSetup(path: path, scenario: scenario, options: options, contract: contract, naming: naming)
         let plan = trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming)
         let resources = RunResources()
@@ -105,7 +109,7 @@ extension LiveSuite {
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
         let runner = runner(setup, resources, base: base, ca: ca, client: client, naming: naming)
         let lifecycle = PatientLifecycle(
-            options.profile.lifecycle,
+            options.target.profile.lifecycle,
             naming: naming,
             run: options.runID,
             scenario: scenario,
@@ -130,9 +134,9 @@ extension LiveSuite {
         // one golden file serves both modes and every SUT profile.
         let digest =
             if let whole {
-                TrafficPlan.streamedDigest(for: whole, seed: options.seed)
+                TrafficPlan.streamedDigest(for: whole, seed: options.pacing.seed)
             } else if setup.overBLE || profileShaped(options, naming: naming) {
-                TrafficPlan.streamedDigest(for: scenario, seed: options.seed)
+                TrafficPlan.streamedDigest(for: scenario, seed: options.pacing.seed)
             } else { plan.digest ?? "" }
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         try judgeable(result, scenario, base: base, options: options, resources: resources)
@@ -153,7 +157,12 @@ extension LiveSuite {
         }
         if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
             let reason = result.outcomes.first?.error ?? ""
-            let hint = RunHealth.tlsHint(reason, url: base, clientCertificate: options.clientCertificate != nil)
+            let hint = RunHealth.tlsHint(
+                reason,
+                url: base,
+                clientCertificate: options.target.clientCertificate != nil,
+                names: options.names
+            )
             throw .infrastructure("\(scenario.name): the SUT at \(base) did not answer: \(reason)\(hint)")
         }
         if let problem = result.misconfiguration { throw .infrastructure("\(scenario.name): \(problem)") }
@@ -170,7 +179,8 @@ extension LiveSuite {
         base: String,
         naming: WireNaming
     ) async {
-        guard let source = options.profile.storedReadings, result.misconfiguration == nil, !result.unreachable else {
+        guard let source = options.target.profile.storedReadings, result.misconfiguration == nil, !result.unreachable
+        else {
             return
         }
         let fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
@@ -188,7 +198,8 @@ extension LiveSuite {
     /// Whether the traffic takes the SUT profile's shape rather than the reference contract's: its
     /// routes, ids at the SUT, or MQTT topic.
     static func profileShaped(_ options: LiveOptions, naming: WireNaming) -> Bool {
-        !options.profile.ingestion.routes.isBuiltIn || !naming.isIdentity || options.profile.mqtt.topic != .vitalsim
+        !options.target.profile.ingestion.routes.isBuiltIn || !naming.isIdentity
+            || options.target.profile.mqtt.topic != .vitalsim
     }
 
     /// Runs `body` between the profile's enrolment of the scenario's patients and their reset; the
@@ -223,37 +234,46 @@ extension LiveSuite {
         _ resources: RunResources
     ) throws(HarnessError) -> ([String], [String]) {
         let options = setup.options
-        guard setup.overBLE else { return (options.hci, []) }
-        guard options.speed != nil else {
+        guard setup.overBLE else { return (options.ble.hci, []) }
+        guard options.pacing.speed != nil else {
             throw .usage(
-                "\(setup.name): --ble hci needs a finite --speed (e.g. --speed 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
+                "\(setup.name): \(options.names[.bleMode]) needs \(options.names[.speed]) (e.g. 60): BLE devices send on their own schedule and a gateway stamps heart rate and SpO2 on receipt"
             )
         }
         let count = setup.bleDevices.count
-        guard options.target == nil else {
-            guard options.hci.count == count else {
+        guard options.target.url == nil else {
+            guard options.ble.hci.count == count else {
                 throw .usage(
-                    "\(setup.name) has \(count) BLE device(s) (\(setup.bleKeys.joined(separator: ", "))): give one --hci controller per device, in that order (\(options.hci.count) given)"
+                    "\(setup.name) has \(count) BLE device(s) (\(setup.bleKeys.joined(separator: ", "))): give one \(options.names[.hci]) per device, in that order (\(options.ble.hci.count) given)"
                 )
             }
-            return (options.hci, [])
+            return (options.ble.hci, [])
         }
-        guard options.hci.isEmpty else {
+        guard options.ble.hci.isEmpty else {
             throw .usage(
-                "--hci names the controllers of the BLE devices for a SUT whose gateway connects to them (--target); without --target vitalsim starts virtual controllers for the embedded SUT itself"
+                "\(options.names[.hci]) values are for a SUT whose gateway connects to the BLE devices (\(options.names[.target])); for the embedded SUT vitalsim starts virtual controllers itself"
             )
         }
-        guard let python = BumbleControllers.python(explicit: options.bumblePython, executable: options.executable)
+        guard
+            let python = BumbleControllers.python(
+                explicit: options.ble.bumblePython,
+                executable: options.embedded.executable
+            )
         else {
             throw .infrastructure(
-                "\(setup.name): --ble hci needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give --bumble-python PYTHON"
+                "\(setup.name): \(options.names[.bleMode]) needs bumble's virtual controllers: run ci/setup-debian.sh (it creates .venv-bumble) or give \(options.names[.bumblePython])"
             )
         }
         try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
-        let c = try BumbleControllers(python: python, count: 2 * count, log: setup.scratch + "/bumble.log")
-        resources.controllers = c
+        let bumbleControllers = try BumbleControllers(
+            python: python,
+            count: 2 * count,
+            log: setup.scratch + "/bumble.log"
+        )
+        resources.controllers = bumbleControllers
         return (
-            c.ports.prefix(count).map { "tcp:127.0.0.1:\($0)" }, c.ports.suffix(count).map { "tcp:127.0.0.1:\($0)" }
+            bumbleControllers.ports.prefix(count).map { "tcp:127.0.0.1:\($0)" },
+            bumbleControllers.ports.suffix(count).map { "tcp:127.0.0.1:\($0)" }
         )
     }
 
@@ -263,35 +283,35 @@ extension LiveSuite {
         _ resources: RunResources
     ) throws(HarnessError) -> (host: String, port: Int)? {
         let options = setup.options
-        guard setup.usesMQTT || setup.observesMQTT, options.mqtt == nil else { return options.mqtt }
-        guard options.target == nil else {
+        guard setup.usesMQTT || setup.observesMQTT, options.mqtt.broker == nil else { return options.mqtt.broker }
+        guard options.target.url == nil else {
             throw .usage(
                 "\(setup.name) " + (setup.usesMQTT ? "sends over MQTT" : "observes alerts over MQTT")
-                    + ": give --mqtt HOST:PORT, the broker the SUT at \(options.target ?? "") uses"
+                    + ": give \(options.names[.mqttBroker]), the broker the SUT at \(options.target.url ?? "") uses"
             )
         }
         let access = setup.credentials?.brokerAccess(
-            topics: options.profile.mqttTopics.isEmpty ? [.vitalsim] : options.profile.mqttTopics
+            topics: options.target.profile.mqttTopics.isEmpty ? [.vitalsim] : options.target.profile.mqttTopics
         )
-        let b = try MosquittoBroker(
+        let mosquittoBroker = try MosquittoBroker(
             directory: setup.scratch + "-mosquitto",
-            maxQueued: options.mqttBrokerQueue,
+            maxQueued: options.mqtt.brokerQueue,
             access: access
         )
-        resources.broker = b
-        return (b.host, b.port)
+        resources.broker = mosquittoBroker
+        return (mosquittoBroker.host, mosquittoBroker.port)
     }
 
     /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
     static func webhookReceiver(_ setup: ScenarioSetup, _ resources: RunResources) async throws(HarnessError) -> String?
     {
-        guard setup.options.observe.contains(.webhook) else { return nil }
+        guard setup.options.push.channels.contains(.webhook) else { return nil }
         let (observer, url) = try await PushObserver.webhook(
-            port: setup.options.webhookPort,
+            port: setup.options.push.webhookPort,
             read: pushedAlert(setup, .webhook)
         )
         resources.observers.append(observer)
-        if setup.options.target != nil {
+        if setup.options.target.url != nil {
             setup.options.note("\(setup.name): webhook receiver at \(url) — the SUT must POST its alerts there")
         }
         return url
@@ -306,7 +326,7 @@ extension LiveSuite {
         gatewayHCI: [String]
     ) throws(HarnessError) -> (String, String?) {
         let options = setup.options
-        if let target = options.target { return (target, options.caFile) }
+        if let target = options.target.url { return (target, options.target.caFile) }
         var credentials: EmbeddedSUT.Credentials?
         if let c = setup.credentials {
             try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
@@ -319,16 +339,16 @@ extension LiveSuite {
         }
         let sut = try EmbeddedSUT(
             credentials: credentials,
-            executable: options.executable,
+            executable: options.embedded.executable,
             scenario: setup.path,
-            faults: options.sutFaults,
+            faults: options.embedded.faults,
             directory: setup.scratch,
             mqtt: setup.usesMQTT || setup.observesMQTT ? endpoint.map { "\($0.host):\($0.port)" } : nil,
-            mqttCAFile: options.mqttCAFile,
-            mqttTopics: options.profile.mqttTopics.map(\.description),
+            mqttCAFile: options.mqtt.caFile,
+            mqttTopics: options.target.profile.mqttTopics.map(\.description),
             webhook: webhook,
             bleGateway: gatewayHCI,
-            bleSpeed: setup.overBLE ? options.speed : nil
+            bleSpeed: setup.overBLE ? options.pacing.speed : nil
         )
         resources.embedded = sut
         return (sut.base, sut.caFile)
@@ -343,29 +363,29 @@ extension LiveSuite {
     ) async throws(HarnessError) -> MQTTClient? {
         guard setup.usesMQTT, let endpoint else { return nil }
         do throws(MQTTError) {
-            let c = try MQTTClient(
-                setup.options.mqttCredentials.applied(
+            let mqttClient = try MQTTClient(
+                setup.options.mqtt.credentials.applied(
                     to: .init(
                         host: endpoint.host,
                         port: endpoint.port,
                         clientID: "vitalsim-run-\(getpid())-\(setup.name)",
-                        cleanStart: !setup.options.mqttPersistentSession,
-                        caFile: setup.options.mqttCAFile
+                        cleanStart: !setup.options.mqtt.persistentSession,
+                        caFile: setup.options.mqtt.caFile
                     )
                 )
             )
-            try await c.connect()
-            if let rejections = setup.options.profile.mqtt.rejections {
-                try await c.subscribeAcknowledged(rejections.topic, qos: 1)
+            try await mqttClient.connect()
+            if let rejections = setup.options.target.profile.mqtt.rejections {
+                try await mqttClient.subscribeAcknowledged(rejections.topic, qos: 1)
             }
             // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
             // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
             // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.
-            if let confirmations = setup.options.profile.mqtt.confirmations {
-                try await c.subscribeAcknowledged(confirmations.topic, qos: 0)
+            if let confirmations = setup.options.target.profile.mqtt.confirmations {
+                try await mqttClient.subscribeAcknowledged(confirmations.topic, qos: 0)
             }
-            if brokerCounters { try await c.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
-            return c
+            if brokerCounters { try await mqttClient.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
+            return mqttClient
         } catch { throw .infrastructure("\(setup.name): \(error)\(mqttHint(error))") }
     }
 
@@ -382,8 +402,8 @@ extension LiveSuite {
     /// How a message pushed on `channel` is read: an alert through the profile's fields, nil when
     /// it is none (counted in the SUT contract when the channel is the only alert source).
     static func pushedAlert(_ setup: ScenarioSetup, _ channel: PushChannel) -> @Sendable ([UInt8]) -> ObservedAlert? {
-        let source = setup.options.profile.alerts
-        let mapping = setup.options.profile.mapping
+        let source = setup.options.target.profile.alerts
+        let mapping = setup.options.target.profile.mapping
         let contract = source.pushOnly == channel ? setup.contract : nil
         return { bytes in
             switch source.read(pushed: bytes, mapping: mapping) {
@@ -404,19 +424,21 @@ extension LiveSuite {
         endpoint: (host: String, port: Int)?
     ) async throws(HarnessError) {
         let options = setup.options
-        for kind in options.observe {
+        for kind in options.push.channels {
             switch kind {
             case .webhook: continue
             case .sse:
                 // A static credential only: the stream is opened once (an OAuth2 token is not renewed on it).
-                let headers = options.headers + (options.profile.auth.readerHeaders ?? options.profile.auth.headers)
+                let headers =
+                    options.target.headers
+                    + (options.target.profile.auth.readerHeaders ?? options.target.profile.auth.headers)
                 resources.observers.append(
                     .sse(
-                        url: SUTProfile.resolve(options.profile.alerts.push.sse, base: base),
+                        url: SUTProfile.resolve(options.target.profile.alerts.push.sse, base: base),
                         caFile: ca,
-                        insecure: options.insecure,
+                        insecure: options.target.insecure,
                         headers: headers,
-                        clientCertificate: options.clientCertificate,
+                        clientCertificate: options.target.clientCertificate,
                         read: pushedAlert(setup, .sse)
                     )
                 )
@@ -428,9 +450,9 @@ extension LiveSuite {
                             host: endpoint.host,
                             port: endpoint.port,
                             clientID: "vitalsim-observe-\(getpid())-\(setup.name)",
-                            caFile: options.mqttCAFile,
-                            credentials: options.mqttCredentials,
-                            topic: options.profile.alerts.push.mqttTopic,
+                            caFile: options.mqtt.caFile,
+                            credentials: options.mqtt.credentials,
+                            topic: options.target.profile.alerts.push.mqttTopic,
                             read: pushedAlert(setup, .mqtt)
                         )
                     )
@@ -450,18 +472,18 @@ extension LiveSuite {
     ) throws(HarnessError) -> WireNaming {
         let naming: WireNaming
         do throws(WireNamingError) {
-            naming = try options.profile.lifecycle.naming(run: options.runID, scenario: scenario)
+            naming = try options.target.profile.lifecycle.naming(run: options.runID, scenario: scenario)
         } catch {
             throw .usage("\(scenario.name): \(error)")
         }
         if bleLink, !naming.isIdentity {
             throw .usage(
-                "\(scenario.name): lifecycle.patient-id and device-id cannot apply to devices carried over --ble hci (the SUT's gateway names them); run without --ble hci"
+                "\(scenario.name): lifecycle.patient-id and device-id cannot apply to devices carried over \(options.names[.bleMode]) (the SUT's gateway names them); relay them instead"
             )
         }
         // Alerts judged by limits the SUT was never told would read as clinical failures.
-        if let problem = options.profile.lifecycle.limitsProblem(scenario) {
-            throw .infrastructure("\(scenario.name): \(problem) (SUT profile \(options.profile.name))")
+        if let problem = options.target.profile.lifecycle.limitsProblem(scenario) {
+            throw .infrastructure("\(scenario.name): \(problem) (SUT profile \(options.target.profile.name))")
         }
         return naming
     }
@@ -479,31 +501,32 @@ extension LiveSuite {
         let sut = resources.embedded
         let alive: @Sendable () -> Bool = { sut?.isRunning ?? true }
         let name = setup.name
+        var target = options.target
+        target.caFile = ca
+        var hooks = LiveRunner.Hooks()
+        hooks.progress = options.progress.map { report in { @Sendable p in report(name, p) } }
+        hooks.isAlive = alive
+        hooks.keepsPatient = options.keepsPatient
+        hooks.note = { [note = options.note] in note("\(name): \($0)") }
+        hooks.names = options.names
+        let mqtt = client.map { client in
+            LiveRunner.MQTTLink(
+                client: client,
+                qos: options.mqtt.qos,
+                only: options.target.profile.ingestion.routes.isBuiltIn
+                    && setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
+                brokerCounters: resources.broker != nil
+            )
+        }
         return LiveRunner(
             base: base,
-            caFile: ca,
-            insecure: options.insecure,
-            http2: options.http2,
-            clientCertificate: options.clientCertificate,
-            headers: options.headers,
-            profile: options.profile,
-            speed: options.speed,
-            connections: options.connections,
-            quiet: options.quiet,
-            mqtt: client,
-            mqttOnly: options.profile.ingestion.routes.isBuiltIn
-                && setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },
-            qos: options.qos,
-            brokerCounters: resources.broker != nil,
+            target: target,
+            pacing: options.pacing,
+            mqtt: mqtt,
             observers: resources.observers,
-            onProgress: options.progress.map { report in { @Sendable p in report(name, p) } },
-            outageLimit: options.outageLimit,
-            isAlive: alive,
             naming: naming,
-            keepsPatient: options.keepsPatient,
             contract: setup.contract,
-            exchange: options.exchange,
-            note: { [note = options.note] in note("\(name): \($0)") }
+            hooks: hooks
         )
     }
 
@@ -515,25 +538,25 @@ extension LiveSuite {
         peripheralHCI: [String]
     ) throws(HarnessError) -> LiveRunner.Alongside? {
         let options = setup.options
-        guard setup.overBLE, let speed = options.speed else { return nil }
-        let captures = options.evidence.map { "\($0)/\(setup.name)/ble-live" }
+        guard setup.overBLE, let speed = options.pacing.speed else { return nil }
+        let captures = options.reports.evidence.map { "\($0)/\(setup.name)/ble-live" }
         if let captures {
             try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
         }
         let l = try BLELink(
             scenario: setup.scenario,
-            seed: options.seed,
+            seed: options.pacing.seed,
             hci: peripheralHCI,
             speed: speed,
             captureDirectory: captures
         )
         resources.link = l
-        if options.target != nil {
+        if options.target.url != nil {
             options.note(
                 "\(setup.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe"
             )
         }
-        try l.connect(timeout: options.target == nil ? 60 : 300)
+        try l.connect(timeout: options.target.url == nil ? 60 : 300)
         return l.alongside(startUnixMilliseconds: setup.scenario.startUnixMilliseconds)
     }
 }

@@ -31,10 +31,10 @@ extension LiveSuite {
     ) async throws(HarnessError) -> SuiteRun {
         var loaded: [LoadedScenario] = []
         for path in paths { loaded.append(try load(path, options)) }
-        let split = options.shard?.patients(of: loaded.map { $0.scenario.patients.map(\.id) })
+        let split = options.sharding.shard?.patients(of: loaded.map { $0.scenario.patients.map(\.id) })
         var out = SuiteRun()
         var options = options
-        var startAt = options.startAt
+        var startAt = options.sharding.startAt
         var stopped: String?
         for (i, l) in loaded.enumerated() {
             let all = l.scenario.patients.map(\.id)
@@ -76,7 +76,7 @@ extension LiveSuite {
             )
             if v.error != nil { stopped = "scenario \(l.scenario.name) could not be judged before it" }
             part.verdict = VerdictRecord(v)
-            if options.listsRequests, v.error == nil { part.requests = requests }
+            if options.reports.listsRequests, v.error == nil { part.requests = requests }
             out.parts.append(part)
             out.verdicts.append(v)
         }
@@ -93,7 +93,7 @@ extension LiveSuite {
         guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
             throw .golden(
                 "\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it"
-                    + (options.ci ? " (CI never writes one)" : "")
+                    + (options.reports.ci ? " (CI never writes one)" : "")
             )
         }
         let golden: GoldenFile
@@ -110,7 +110,7 @@ extension LiveSuite {
             note(
                 String(
                     format:
-                        "--start-at passed %.1f s ago: this shard starts behind the schedule the others keep (its scheduling lag shows by how much)",
+                        "the start instant passed %.1f s ago: this shard starts behind the schedule the others keep (its scheduling lag shows by how much)",
                     Double(-ahead) / 1000
                 )
             )

@@ -6,108 +6,12 @@ import Traffic
 import Transports
 import VitalSimCore
 
-/// Options of `vitalsim run` and `vitalsim record`.
-package struct LiveOptions: Sendable {
-    /// The SUT's base URL; nil starts the embedded reference SUT per scenario.
-    package var target: String?
-    /// How HTTP requests reach the SUT at ``target``: nil sends them with libcurl; a test gives an
-    /// exchange that answers in memory (the reference SUT's router in-process).
-    package var exchange: (any HTTPExchange)?
-    package var caFile: String?
-    package var insecure = false
-    /// The client certificate for a SUT that requires mutual TLS (the profile's `tls`, `--client-cert`).
-    package var clientCertificate: ClientCertificate?
-    /// Speak HTTP/2 where the SUT offers it (see ``HTTPMultiClient``); HTTP/1.1 keep-alive otherwise.
-    package var http2 = false
-    /// Extra request headers (credentials), e.g. `Authorization: Bearer …`.
-    package var headers: [String] = []
-    /// How the SUT is authenticated to and its alerts read (`--sut FILE`); its base URL and TLS
-    /// settings are already in ``target``, ``caFile`` and ``insecure``.
-    package var profile = SUTProfile.vitalsim
-    /// Virtual seconds per wall second; nil sends as fast as the SUT answers.
-    package var speed: Double?
-    package var seed: UInt64?
-    /// Faulty modes for the embedded SUT (`--sut-fault`).
-    package var sutFaults: [String] = []
-    /// The `vitalsim` executable (to start the embedded SUT).
-    package var executable: String
-    /// Folder of golden files; nil uses each scenario's `golden` path.
-    package var goldenDirectory: String?
-    /// In CI a missing golden file is an error, never written.
-    package var ci = false
-    package var connections = 8
-    package var quiet: Duration = .seconds(2)
-    /// How long past the reading → alert budget an expected alert not yet listed is still waited for
-    /// at the end of a run (see ``AlertWait``).
-    package var alertWait: Duration = .seconds(30)
-    /// How long a request is retried while a SUT that answered before is down (a restart); the run
-    /// waits behind it rather than skipping readings.
-    package var outageLimit: Duration = .seconds(60)
-    /// The MQTT broker for devices with `transport: mqtt`; nil starts a mosquitto broker for the
-    /// embedded SUT when a scenario needs one.
-    package var mqtt: (host: String, port: Int)?
-    /// QoS of the MQTT messages (0, 1 or 2).
-    package var qos = 1
-    /// `max_queued_messages` of the embedded mosquitto: QoS 1/2 messages it queues per client beyond
-    /// those in flight before dropping them (a small value shows what a slow subscriber loses).
-    package var mqttBrokerQueue = 100_000
-    /// CA bundle for TLS to the MQTT broker (harness clients and the embedded SUT); nil: plain TCP.
-    package var mqttCAFile: String?
-    /// How the harness's MQTT clients authenticate to the broker (the profile's `mqtt`).
-    package var mqttCredentials = MQTTCredentials()
-    /// Keep the publisher's MQTT session (and its queued QoS 1/2 messages) across reconnections.
-    package var mqttPersistentSession = false
-    /// Prepare vitals charts for an HTML report.
-    package var charts = false
-    /// Write an evidence bundle per scenario under this folder.
-    package var evidence: String?
-    /// Push channels to observe alongside the alert API.
-    package var observe: [PushObserver.Kind] = []
-    /// Progress of each scenario: (scenario, requests answered and scenario time reached).
-    package var progress: (@Sendable (String, LiveRunner.Progress) -> Void)?
-    /// Port of the webhook receiver (`--observe webhook`); 0 picks a free one.
-    package var webhookPort = 0
-    /// Messages for the user (stderr).
-    package var note: @Sendable (String) -> Void = { _ in }
-    /// How Bluetooth devices with `transport: ble` reach the SUT.
-    package var ble: BLEMode = .relay
-    /// HCI controllers for the BLE devices' peripherals (`--hci`, one per device) when the SUT's
-    /// own gateway connects to them; empty starts bumble's virtual controllers for the embedded SUT.
-    package var hci: [String] = []
-    /// The Python interpreter with bumble (`--bumble-python`); nil looks for `.venv-bumble`.
-    package var bumblePython: String?
-    /// The run id that `{run}` stands for in a SUT profile's `lifecycle` (`--run-id`).
-    package var runID = "run"
-    /// The shard of the suite's patients this run runs (`--shard`); nil runs them all.
-    package var shard: PatientShard?
-    /// When scenario time 0 of the first scenario run is due, Unix ms (`--start-at`): the shards of
-    /// one run keep one schedule.
-    package var startAt: Int64?
-    /// Whether each scenario's part of the suite run lists every request and its outcome (for a
-    /// result file, `--result`).
-    package var listsRequests = false
-    /// The moment scenario time 0 of the scenario being run is due (set from ``startAt``).
-    var origin: ContinuousClock.Instant?
-    /// Whether the alerts of a (scenario) patient are this run's to judge (set per scenario by a shard).
-    var keepsPatient: @Sendable (String) -> Bool = { _ in true }
-
-    /// How a run carries Bluetooth devices.
-    package enum BLEMode: String, Sendable, CaseIterable {
-        /// Decoded and posted over HTTPS, as a phone gateway relays them.
-        case relay
-        /// As live peripherals over HCI, to the SUT's BLE gateway (a real BLE host stack on both sides).
-        case hci
-    }
-
-    package init(executable: String) { self.executable = executable }
-}
-
 /// Runs scenarios live against a SUT and judges them against their golden files, or records golden files.
 package enum LiveSuite {
     /// Where a scenario's golden file lives.
-    package static func goldenPath(_ s: Scenario, _ options: LiveOptions) -> String {
-        if let dir = options.goldenDirectory { return dir + "/\(s.name).golden.yaml" }
-        return s.golden
+    package static func goldenPath(_ scenario: Scenario, _ options: LiveOptions) -> String {
+        if let dir = options.reports.goldenDirectory { return dir + "/\(scenario.name).golden.yaml" }
+        return scenario.golden
     }
 
     /// The scenario's traffic in the SUT profile's shape (routes, ids at the SUT, MQTT topic),
@@ -120,12 +24,13 @@ package enum LiveSuite {
     ) -> TrafficPlanStream {
         TrafficPlanStream(
             for: scenario,
-            seed: options.seed,
+            seed: options.pacing.seed,
             bleLink: bleLink,
-            routes: options.profile.ingestion.routes,
+            routes: options.target.profile.ingestion.routes,
             naming: naming,
-            mqttTopic: options.profile.mqtt.topic,
-            deviceTimes: options.profile.alerts.fields.evidence == nil || options.profile.alerts.clock == .server
+            mqttTopic: options.target.profile.mqtt.topic,
+            deviceTimes: options.target.profile.alerts.fields.evidence == nil
+                || options.target.profile.alerts.clock == .server
         )
     }
 
@@ -149,7 +54,8 @@ package enum LiveSuite {
         whole: Scenario?,
         options: LiveOptions
     ) async throws(HarnessError) -> (verdict: Verdict, requests: [SentOutcome]) {
-        let awaiting = AlertWait(golden: golden, grace: options.alertWait)
+        var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
+        awaiting.names = options.names
         let contract = ContractLog()
         let executed: ([SentRequest], String, LiveRunResult, String)
         do throws(HarnessError) {
@@ -173,7 +79,7 @@ package enum LiveSuite {
         }
         let judged = (golden: golden, path: goldenPath, contract: contract.summary())
         let verdict = try judge(executed, path: path, scenario: scenario, against: judged, options: options)
-        guard options.listsRequests else { return (verdict, []) }
+        guard options.reports.listsRequests else { return (verdict, []) }
         return (verdict, zip(executed.0, executed.2.outcomes).map(SentOutcome.init))
     }
 
@@ -190,7 +96,7 @@ package enum LiveSuite {
         let (golden, goldenPath) = (judged.golden, judged.path)
         let evidence = EvidenceCatalog(
             scenario: scenario,
-            seed: options.seed,
+            seed: options.pacing.seed,
             citing: Set(result.alerts.flatMap(\.evidence)),
             sent: plan,
             outcomes: result.outcomes,
@@ -205,24 +111,24 @@ package enum LiveSuite {
             result: result,
             evidence: evidence,
             stored: stored,
-            partial: options.shard != nil
+            partial: options.sharding.shard != nil
         )
         verdict.contract = judged.contract
-        if options.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.seed) }
-        if let evidence = options.evidence {
+        if options.reports.charts { verdict.chart = ScenarioChart.make(scenario, seed: options.pacing.seed) }
+        if let evidence = options.reports.evidence {
             // The bundle logs every request with its body: regenerated (the run kept no bodies), the
             // traffic digest proving it is what was sent.
             let naming = try wireNaming(scenario, options, bleLink: result.ble != nil)
             let whole = Array(trafficPlan(scenario, options, bleLink: result.ble != nil, naming: naming))
-            let shaped = profileShaped(options, naming: naming) ? options.profile.name : nil
+            let shaped = profileShaped(options, naming: naming) ? options.target.profile.name : nil
             do throws(EvidenceError) {
                 try EvidenceBundle.write(
                     to: evidence + "/" + scenario.name,
                     scenarioPath: path,
                     scenario: scenario,
                     goldenPath: goldenPath,
-                    seed: options.seed ?? scenario.seed,
-                    target: options.target ?? "embedded reference SUT (\(base))",
+                    seed: options.pacing.seed ?? scenario.seed,
+                    target: options.target.url ?? "embedded reference SUT (\(base))",
                     plan: whole,
                     digest: digest,
                     result: result,
@@ -246,11 +152,11 @@ package enum LiveSuite {
         guard let readBack = result.stored else { return nil }
         let expected = StoredDataExpectations(
             scenario: scenario,
-            seed: options.seed,
+            seed: options.pacing.seed,
             sent: plan,
             statuses: result.outcomes.map(\.status),
             bleLink: result.ble != nil,
-            routes: options.profile.ingestion.routes
+            routes: options.target.profile.ingestion.routes
         )
         for p in readBack.unknownPatients.sorted() {
             guard let entries = expected.byPatient[p], !entries.isEmpty else { continue }
@@ -275,12 +181,13 @@ package enum LiveSuite {
                 throw .golden(error.description)
             }
             progress("recording \(scenario.name) (\(path))")
-            let derived = Oracle.expect(scenario, seed: options.seed)
-            let awaiting = AlertWait(oracle: derived, grace: options.alertWait)
+            let derived = Oracle.expect(scenario, seed: options.pacing.seed)
+            var awaiting = AlertWait(oracle: derived, grace: options.pacing.alertWait)
+            awaiting.names = options.names
             let (plan, digest, result, _) = try await execute(path, scenario, options, awaiting: awaiting)
             let (g, warnings) = GoldenFile.recorded(
                 scenario: scenario.name,
-                seed: options.seed ?? scenario.seed,
+                seed: options.pacing.seed ?? scenario.seed,
                 digest: digest,
                 plan: plan,
                 result: result,

@@ -71,7 +71,7 @@ package enum ShrinkRuns {
     /// keeps its ids).
     static func candidateOptions(_ yaml: String, _ options: LiveOptions) -> LiveOptions {
         var options = options
-        if options.profile.lifecycle.usesRunID {
+        if options.target.profile.lifecycle.usesRunID {
             var hash: UInt32 = 2_166_136_261
             for byte in yaml.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
             options.runID = String(options.runID.prefix(31)) + "-" + String(format: "%08x", hash)
@@ -95,7 +95,7 @@ package enum ShrinkRuns {
             throw .usage("cannot write \(goldenPath)")
         }
         var again = options
-        again.goldenDirectory = (goldenPath as NSString).deletingLastPathComponent
+        again.reports.goldenDirectory = (goldenPath as NSString).deletingLastPathComponent
         let verdict = try await LiveSuite.run([scenarioPath], options: again, progress: { _ in }).first
         return verdict.map { FailureSignature.failures(of: $0).contains(target) } ?? false
     }

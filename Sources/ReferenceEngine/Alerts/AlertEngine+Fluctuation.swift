@@ -13,31 +13,31 @@ extension AlertEngine {
         window: Int64,
         samples: Int,
         value: Double?,
-        _ o: Observation,
-        _ s: PatientAlertState
+        _ observation: Observation,
+        _ patient: PatientAlertState
     ) -> Alert? {
-        guard let value, o.values[signal] != nil,
-            let series = s.deviceSeries[PatientAlertState.seriesKey(o.deviceID, signal)]
+        guard let value, observation.values[signal] != nil,
+            let series = patient.deviceSeries[PatientAlertState.seriesKey(observation.deviceID, signal)]
         else {
             return nil
         }
         // The series is in time order: read back from its end, not through the whole horizon.
         var inWindow: [Sample] = []
         for sample in series.reversed() {
-            guard sample.time >= o.time - window else { break }
-            if sample.time <= o.time { inWindow.append(sample) }
+            guard sample.time >= observation.time - window else { break }
+            if sample.time <= observation.time { inWindow.append(sample) }
         }
         inWindow.reverse()
         guard inWindow.count >= samples else { return nil }
         let pairs = zip(inWindow, inWindow.dropFirst())
         guard Math.median(pairs.map { Double($1.time - $0.time) }) >= 60_000 else { return nil }
         let spread = (Math.median(pairs.map { abs($1.value - $0.value) }) * 1e6).rounded() / 1e6
-        return s.latch(
-            ruleKey + "/" + o.deviceID,
+        return patient.latch(
+            ruleKey + "/" + observation.deviceID,
             rule,
             holds: spread >= value,
             rearmed: spread < value - rule.rearmMargin,
-            at: o.time,
+            at: observation.time,
             evidence: Array(inWindow.map(\.id).suffix(20))
         )
     }

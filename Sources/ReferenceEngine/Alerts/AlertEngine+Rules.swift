@@ -9,36 +9,38 @@ extension AlertEngine {
         _ ruleKey: String,
         _ conditions: [Condition],
         matchAll: Bool,
-        _ o: Observation,
-        _ s: PatientAlertState
+        _ observation: Observation,
+        _ patient: PatientAlertState
     ) -> Alert? {
         var key = ruleKey
-        let relevant = conditions.filter { o.values[$0.signal] != nil }
+        let relevant = conditions.filter { observation.values[$0.signal] != nil }
         guard !relevant.isEmpty else { return nil }
         // A device's own state (its battery) is judged per device: one device's full battery
         // must not re-arm another's low-battery alert.
-        if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + o.deviceID }
-        let results = relevant.map { $0.comparison.holds(o.values[$0.signal]!, $0.value) }
+        if conditions.allSatisfy(\.signal.isDeviceProperty) { key += "/" + observation.deviceID }
+        let results = relevant.map { $0.comparison.holds(observation.values[$0.signal]!, $0.value) }
         let holds =
             matchAll ? (relevant.count == conditions.count && results.allSatisfy { $0 }) : results.contains(true)
         guard holds else {
-            s.episodes[key] = nil
+            patient.episodes[key] = nil
             let rearmed = relevant.allSatisfy {
                 !$0.comparison.holds(
-                    o.values[$0.signal]!,
+                    observation.values[$0.signal]!,
                     $0.comparison.rearmThreshold($0.value, margin: rule.rearmMargin)
                 )
             }
-            if rearmed { s.active.remove(key) }
+            if rearmed { patient.active.remove(key) }
             return nil
         }
-        var e = s.episodes[key] ?? Episode(start: o.time, ids: [])
-        e.ids.append(o.readingID)
+        var e = patient.episodes[key] ?? Episode(start: observation.time, ids: [])
+        e.ids.append(observation.readingID)
         if e.ids.count > 40 { e.ids.removeFirst(20) }
-        s.episodes[key] = e
-        guard !s.active.contains(key), o.time - e.start >= rule.persistence else { return nil }
-        s.active.insert(key)
-        return s.alert(rule, at: o.time, evidence: Array(e.ids.suffix(20)))
+        patient.episodes[key] = e
+        guard !patient.active.contains(key), observation.time - e.start >= rule.persistence else {
+            return nil
+        }
+        patient.active.insert(key)
+        return patient.alert(rule, at: observation.time, evidence: Array(e.ids.suffix(20)))
     }
 
     /// The total of a signal over the window per kilogram of the latest weight (infant feeds).
@@ -49,20 +51,31 @@ extension AlertEngine {
         window: Int64,
         _ comparison: Comparison,
         _ value: Double,
-        _ o: Observation,
-        _ s: PatientAlertState
+        _ observation: Observation,
+        _ patient: PatientAlertState
     ) -> Alert? {
-        guard o.values[signal] != nil, let weight = s.latest(.weight), let series = s.history[signal],
-            series.contains(where: { $0.time >= o.time - horizon && $0.time <= o.time - window + window / 24 })
+        guard observation.values[signal] != nil, let weight = patient.latest(.weight),
+            let series = patient.history[signal],
+            series.contains(where: {
+                $0.time >= observation.time - horizon && $0.time <= observation.time - window + window / 24
+            })
         else { return nil }
         // Breastfed volumes are unknown (no test weighing): a day with a breastfeed is not judged.
-        if s.history[.breastfeeding]?.contains(where: { $0.time > o.time - window && $0.time <= o.time }) == true {
+        if patient.history[.breastfeeding]?.contains(where: {
+            $0.time > observation.time - window && $0.time <= observation.time
+        }) == true {
             return nil
         }
-        let inWindow = series.filter { $0.time > o.time - window && $0.time <= o.time }
+        let inWindow = series.filter { $0.time > observation.time - window && $0.time <= observation.time }
         let perKg = (inWindow.reduce(0) { $0 + $1.value } / weight.value * 1e6).rounded() / 1e6
         let evidence = Array(inWindow.map(\.id).suffix(20)) + [weight.id]
-        return s.latch(key, rule, holds: comparison.holds(perKg, value), at: o.time, evidence: evidence)
+        return patient.latch(
+            key,
+            rule,
+            holds: comparison.holds(perKg, value),
+            at: observation.time,
+            evidence: evidence
+        )
     }
 
     /// A symptom reported worse than its previous report (by onset) within `window`: each such
@@ -71,15 +84,17 @@ extension AlertEngine {
         _ rule: AlertRule,
         _ signals: [Signal],
         window: Int64,
-        _ o: Observation,
-        _ s: PatientAlertState
+        _ observation: Observation,
+        _ patient: PatientAlertState
     ) -> Alert? {
         for signal in signals {
-            guard let v = o.values[signal],
-                let previous = s.history[signal]?.last(where: { $0.time < o.time && $0.time >= o.time - window }),
+            guard let v = observation.values[signal],
+                let previous = patient.history[signal]?.last(where: {
+                    $0.time < observation.time && $0.time >= observation.time - window
+                }),
                 v > previous.value
             else { continue }
-            return s.alert(rule, at: o.time, evidence: [previous.id, o.readingID])
+            return patient.alert(rule, at: observation.time, evidence: [previous.id, observation.readingID])
         }
         return nil
     }
@@ -91,11 +106,11 @@ extension AlertEngine {
         beats: Int,
         pnn50: Double,
         normalizedRMSSD: Double,
-        _ o: Observation,
-        _ s: PatientAlertState
+        _ observation: Observation,
+        _ patient: PatientAlertState
     ) -> Alert? {
-        guard !o.rrIntervals.isEmpty, s.rr.count >= beats else { return nil }
-        let rr = Array(s.rr.suffix(beats)).map { $0 * 1000 }
+        guard !observation.rrIntervals.isEmpty, patient.rr.count >= beats else { return nil }
+        let rr = Array(patient.rr.suffix(beats)).map { $0 * 1000 }
         let mean = rr.reduce(0, +) / Double(rr.count)
         var sq = 0.0
         var over = 0
@@ -107,6 +122,12 @@ extension AlertEngine {
         let rmssd = (sq / Double(rr.count - 1)).squareRoot()
         let p = 100 * Double(over) / Double(rr.count - 1)
         let holds = p > pnn50 && rmssd / mean > normalizedRMSSD
-        return s.latch(key, rule, holds: holds, at: o.time, evidence: Array(s.rrIDs.suffix(10)))
+        return patient.latch(
+            key,
+            rule,
+            holds: holds,
+            at: observation.time,
+            evidence: Array(patient.rrIDs.suffix(10))
+        )
     }
 }

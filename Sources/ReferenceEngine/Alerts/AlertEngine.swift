@@ -83,16 +83,16 @@ package final class AlertEngine {
     }
 
     /// Judges one observation; returns the alerts it raises.
-    package func ingest(_ o: Observation) -> [Alert] {
-        let s = state(o.patientID)
-        guard s.seen.insert(o.readingID).inserted else { return [] }
-        s.record(o, horizon: horizon)
-        if let gap = shortestGap, let d = s.devices[o.deviceID] {
+    package func ingest(_ observation: Observation) -> [Alert] {
+        let s = state(observation.patientID)
+        guard s.seen.insert(observation.readingID).inserted else { return [] }
+        s.record(observation, horizon: horizon)
+        if let gap = shortestGap, let d = s.devices[observation.deviceID] {
             s.nextGapCheck = min(s.nextGapCheck, d.last + gap + 1)
         }
         var raised: [Alert] = []
         for (index, rule) in s.rules.enumerated() where rule.profiles.contains(s.profile) {
-            if let a = evaluate(rule, index, o, s) { raised.append(a) }
+            if let a = evaluate(rule, index, observation, s) { raised.append(a) }
         }
         return raised
     }
@@ -129,61 +129,115 @@ package final class AlertEngine {
         return raised
     }
 
-    func evaluate(_ rule: AlertRule, _ index: Int, _ o: Observation, _ s: PatientAlertState) -> Alert? {
+    func evaluate(
+        _ rule: AlertRule,
+        _ index: Int,
+        _ observation: Observation,
+        _ patient: PatientAlertState
+    ) -> Alert? {
         let key = String(index)
         switch rule.kind {
         case let .threshold(conditions, matchAll):
-            return threshold(rule, key, conditions, matchAll: matchAll, o, s)
-        case let .change(signal, window, tolerance, comparison, value):
-            guard let v = o.values[signal], let earlier = s.closest(signal, to: o.time - window, tolerance: tolerance)
-            else { return nil }
-            // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float
-            // artefact.
-            let delta = ((v - earlier.value) * 1e6).rounded() / 1e6
-            return s.latch(
-                key,
-                rule,
-                holds: comparison.holds(delta, value),
-                at: o.time,
-                evidence: [earlier.id, o.readingID]
-            )
+            return threshold(rule, key, conditions, matchAll: matchAll, observation, patient)
+        case .change, .rate, .forecast:
+            return trend(rule, key, observation, patient)
         case let .dailyTotalPerKg(signal, window, comparison, value):
-            return dailyTotalPerKg(rule, key, signal, window: window, comparison, value, o, s)
-        case let .rate(signal, maxGap, comparison, value):
-            // The trend of the last `maxGap` (Dexcom: over the last 15–20 min), so its readings span it,
-            // within a minute: a stream's first three 5-minute readings are only 10 minutes.
-            guard o.values[signal] != nil, let fit = s.trend(signal, until: o.time, lookback: maxGap),
-                fit.span >= maxGap - 60_000
-            else { return nil }
-            let slope = (fit.slopePerMinute * 1e6).rounded() / 1e6
-            return s.latch(key, rule, holds: comparison.holds(slope, value), at: o.time, evidence: fit.ids)
-        case let .forecast(signal, lookback, horizon, comparison, value):
-            guard let now = o.values[signal], let fit = s.trend(signal, until: o.time, lookback: lookback) else {
+            return dailyTotalPerKg(rule, key, signal, window: window, comparison, value, observation, patient)
+        case let .fluctuation(signal, window, samples, value):
+            return fluctuation(
+                rule,
+                key,
+                signal,
+                window: window,
+                samples: samples,
+                value: value,
+                observation,
+                patient
+            )
+        case let .irregularRhythm(beats, pnn50, normalized):
+            return irregularRhythm(
+                rule,
+                key,
+                beats: beats,
+                pnn50: pnn50,
+                normalizedRMSSD: normalized,
+                observation,
+                patient
+            )
+        case let .news2(score, singleParameter, scale2):
+            guard let n = NEWS2.score(latest: patient, at: observation.time, scale2: scale2) else {
                 return nil
             }
-            let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
-            let holds = !comparison.holds(now, value) && comparison.holds(predicted, value)
-            return s.latch(key, rule, holds: holds, at: o.time, evidence: fit.ids)
-        case let .fluctuation(signal, window, samples, value):
-            return fluctuation(rule, key, signal, window: window, samples: samples, value: value, o, s)
-        case let .irregularRhythm(beats, pnn50, normalized):
-            return irregularRhythm(rule, key, beats: beats, pnn50: pnn50, normalizedRMSSD: normalized, o, s)
-        case let .news2(score, singleParameter, scale2):
-            guard let n = NEWS2.score(latest: s, at: o.time, scale2: scale2) else { return nil }
             let holds = singleParameter ? n.maxSingle >= 3 : n.total >= score
             // Re-armed only once the score is `rearm` points below the threshold: a noisy reading
             // moving the aggregate by a point does not raise the same alert again.
             let value = Double(singleParameter ? n.maxSingle : n.total)
             let rearmed = value < Double(singleParameter ? 3 : score) - rule.rearmMargin
-            return s.latch(key, rule, holds: holds, rearmed: rearmed, at: o.time, evidence: n.ids)
+            return patient.latch(
+                key,
+                rule,
+                holds: holds,
+                rearmed: rearmed,
+                at: observation.time,
+                evidence: n.ids
+            )
         case .dataGap:
-            s.active.remove("\(index)/\(o.deviceID)")
+            patient.active.remove("\(index)/\(observation.deviceID)")
             return nil
         case let .report(conditions):
-            let holds = conditions.contains { c in o.values[c.signal].map { c.comparison.holds($0, c.value) } ?? false }
-            return holds ? s.alert(rule, at: o.time, evidence: [o.readingID]) : nil
+            let holds = conditions.contains { c in
+                observation.values[c.signal].map { c.comparison.holds($0, c.value) } ?? false
+            }
+            return holds ? patient.alert(rule, at: observation.time, evidence: [observation.readingID]) : nil
         case let .escalation(signals, window):
-            return escalation(rule, signals, window: window, o, s)
+            return escalation(rule, signals, window: window, observation, patient)
+        }
+    }
+
+    /// A rule on a signal's course: its change over a window, its least-squares rate, or where that
+    /// rate leads within a horizon.
+    func trend(_ rule: AlertRule, _ key: String, _ observation: Observation, _ patient: PatientAlertState) -> Alert? {
+        switch rule.kind {
+        case let .change(signal, window, tolerance, comparison, value):
+            guard let v = observation.values[signal],
+                let earlier = patient.closest(signal, to: observation.time - window, tolerance: tolerance)
+            else { return nil }
+            // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float
+            // artefact.
+            let delta = ((v - earlier.value) * 1e6).rounded() / 1e6
+            return patient.latch(
+                key,
+                rule,
+                holds: comparison.holds(delta, value),
+                at: observation.time,
+                evidence: [earlier.id, observation.readingID]
+            )
+        case let .rate(signal, maxGap, comparison, value):
+            // The trend of the last `maxGap` (Dexcom: over the last 15–20 min), so its readings span it,
+            // within a minute: a stream's first three 5-minute readings are only 10 minutes.
+            guard observation.values[signal] != nil,
+                let fit = patient.trend(signal, until: observation.time, lookback: maxGap),
+                fit.span >= maxGap - 60_000
+            else { return nil }
+            let slope = (fit.slopePerMinute * 1e6).rounded() / 1e6
+            return patient.latch(
+                key,
+                rule,
+                holds: comparison.holds(slope, value),
+                at: observation.time,
+                evidence: fit.ids
+            )
+        case let .forecast(signal, lookback, horizon, comparison, value):
+            guard let now = observation.values[signal],
+                let fit = patient.trend(signal, until: observation.time, lookback: lookback)
+            else {
+                return nil
+            }
+            let predicted = fit.valueAtEnd + fit.slopePerMinute * Double(horizon) / 60_000
+            let holds = !comparison.holds(now, value) && comparison.holds(predicted, value)
+            return patient.latch(key, rule, holds: holds, at: observation.time, evidence: fit.ids)
+        default:
+            return nil
         }
     }
 }
@@ -267,27 +321,31 @@ final class PatientAlertState {
 
     static func seriesKey(_ device: String, _ signal: Signal) -> String { device + "/" + signal.rawValue }
 
-    func record(_ o: Observation, horizon: Int64) {
+    func record(_ observation: Observation, horizon: Int64) {
         for signal in Signal.allCases {
-            guard let v = o.values[signal] else { continue }
-            history[signal, default: []].add(Sample(time: o.time, value: v, id: o.readingID), horizon: horizon)
+            guard let v = observation.values[signal] else { continue }
+            history[signal, default: []].add(
+                Sample(time: observation.time, value: v, id: observation.readingID),
+                horizon: horizon
+            )
             if fluctuationSignals.contains(signal) {
-                deviceSeries[Self.seriesKey(o.deviceID, signal), default: []].add(
-                    Sample(time: o.time, value: v, id: o.readingID),
+                deviceSeries[Self.seriesKey(observation.deviceID, signal), default: []].add(
+                    Sample(time: observation.time, value: v, id: observation.readingID),
                     horizon: horizon
                 )
             }
         }
-        if !o.rrIntervals.isEmpty {
-            rr += o.rrIntervals
-            rrIDs.append(o.readingID)
+        if !observation.rrIntervals.isEmpty {
+            rr += observation.rrIntervals
+            rrIDs.append(observation.readingID)
             if rr.count > 1024 { rr.removeFirst(rr.count - 1024) }
             if rrIDs.count > 64 { rrIDs.removeFirst(rrIDs.count - 64) }
         }
-        devices[o.deviceID, default: DeviceActivity(last: o.time, lastID: o.readingID)].record(
-            time: o.time,
-            id: o.readingID
-        )
+        devices[observation.deviceID, default: DeviceActivity(last: observation.time, lastID: observation.readingID)]
+            .record(
+                time: observation.time,
+                id: observation.readingID
+            )
     }
 
     func latest(_ signal: Signal) -> Sample? { history[signal]?.last }

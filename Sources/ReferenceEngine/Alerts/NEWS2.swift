@@ -11,10 +11,12 @@ enum NEWS2 {
     }
 
     /// The score from each parameter's latest value no older than one hour, or nil when any is missing.
-    static func score(latest s: PatientAlertState, at time: Int64, scale2: Bool) -> Result? {
+    static func score(latest history: PatientAlertState, at time: Int64, scale2: Bool) -> Result? {
         let freshness: Int64 = 3_600_000
         func fresh(_ signal: Signal) -> Sample? {
-            guard let x = s.latest(signal), time - x.time <= freshness, x.time <= time else { return nil }
+            guard let x = history.latest(signal), time - x.time <= freshness, x.time <= time else {
+                return nil
+            }
             return x
         }
         guard let rr = fresh(.respirationRate), let spo2 = fresh(.spo2), let sbp = fresh(.systolic),

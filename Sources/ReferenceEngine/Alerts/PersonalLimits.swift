@@ -60,14 +60,17 @@ package enum PersonalLimits {
     }
 
     static func limit(
-        _ v: JSONInput,
+        _ jsonInput: JSONInput,
         _ signal: Signal,
         _ rule: String,
         _ field: String
     ) throws(ValidationFailure) -> Double {
         let range = ThresholdOverride.range(of: signal, rule: rule)
-        guard let d = v.doubleValue, d.isFinite else {
-            throw ValidationFailure(field: field, message: "a limit is a number in \(signal.ucum), got \(v.typeName)")
+        guard let d = jsonInput.doubleValue, d.isFinite else {
+            throw ValidationFailure(
+                field: field,
+                message: "a limit is a number in \(signal.ucum), got \(jsonInput.typeName)"
+            )
         }
         guard range.contains(d) else {
             throw ValidationFailure(

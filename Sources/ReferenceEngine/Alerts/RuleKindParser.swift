@@ -12,10 +12,10 @@ struct RuleKindParser {
 
     /// The `signal`, `operator` and `value` of a condition; evaluates every field so that all
     /// problems are reported, not just the first.
-    private func comparisonFields(_ g: Fields) -> (Signal, Comparison, Double)? {
-        let s = g.choice("signal", Signal.self, what: "signal")
-        let c = g.choice("operator", Comparison.self, what: "operator")
-        let v = g.number("value", in: -100_000...100_000, unit: "signal units")
+    private func comparisonFields(_ fields: Fields) -> (Signal, Comparison, Double)? {
+        let s = fields.choice("signal", Signal.self, what: "signal")
+        let c = fields.choice("operator", Comparison.self, what: "operator")
+        let v = fields.number("value", in: -100_000...100_000, unit: "signal units")
         guard let s, let c, let v else { return nil }
         return (s, c, v)
     }
@@ -116,11 +116,11 @@ struct RuleKindParser {
         var signals: [Signal] = []
         for (i, item) in (g.list("signals") ?? []).enumerated() {
             let name = item.scalar?.string ?? ""
-            guard let s = Signal(rawValue: name) else {
+            guard let signal = Signal(rawValue: name) else {
                 reader.fail(item, g.path("signals") + "[\(i)]", "unknown signal '\(name)'")
                 continue
             }
-            signals.append(s)
+            signals.append(signal)
         }
         return signals.isEmpty ? nil : .escalation(signals: signals, window: w.milliseconds)
     }

@@ -47,14 +47,14 @@ package enum RuleSetLoader {
 
     static func rule(_ node: Node, _ field: String, _ reader: YAMLReader) -> AlertRule? {
         guard
-            let f = reader.mapping(
+            let fields = reader.mapping(
                 node,
                 field,
                 allowed: ["id", "source", "profiles", "severity", "persistence", "rearm"] + kinds,
                 required: ["id", "source", "profiles", "severity"]
             )
         else { return nil }
-        let given = kinds.filter { f.has($0) }
+        let given = kinds.filter { fields.has($0) }
         guard given.count == 1, let kindKey = given.first else {
             reader.fail(
                 node,
@@ -64,36 +64,36 @@ package enum RuleSetLoader {
             return nil
         }
         var profiles: [Profile] = []
-        for (j, p) in (f.list("profiles") ?? []).enumerated() {
+        for (j, p) in (fields.list("profiles") ?? []).enumerated() {
             guard let name = p.scalar?.string, let profile = Profile(rawValue: name) else {
                 reader.fail(
                     p,
-                    f.path("profiles") + "[\(j)]",
+                    fields.path("profiles") + "[\(j)]",
                     "unknown profile; valid: \(Profile.allCases.map(\.rawValue).joined(separator: ", "))"
                 )
                 continue
             }
             profiles.append(profile)
         }
-        let persistence = f.duration("persistence", allowZero: true)?.milliseconds ?? 0
-        let severity = f.choice("severity", Severity.self, what: "severity")
-        let rearm = f.number("rearm", in: 0...1000, unit: "signal units") ?? 0
-        guard let kind = kindValue(kindKey, f, reader), let severity else { return nil }
+        let persistence = fields.duration("persistence", allowZero: true)?.milliseconds ?? 0
+        let severity = fields.choice("severity", Severity.self, what: "severity")
+        let rearm = fields.number("rearm", in: 0...1000, unit: "signal units") ?? 0
+        guard let kind = kindValue(kindKey, fields, reader), let severity else { return nil }
         return AlertRule(
-            id: f.string("id") ?? "?",
-            source: f.string("source") ?? "",
+            id: fields.string("id") ?? "?",
+            source: fields.string("source") ?? "",
             profiles: profiles,
             kind: kind,
             persistence: persistence,
             severity: severity,
             rearmMargin: rearm,
-            line: f.line
+            line: fields.line
         )
     }
 
-    static func kindValue(_ key: String, _ f: Fields, _ reader: YAMLReader) -> RuleKind? {
-        guard let node = f.value(key) else { return nil }
-        let parser = RuleKindParser(node: node, path: f.path(key), reader: reader)
+    static func kindValue(_ key: String, _ fields: Fields, _ reader: YAMLReader) -> RuleKind? {
+        guard let node = fields.value(key) else { return nil }
+        let parser = RuleKindParser(node: node, path: fields.path(key), reader: reader)
         switch key {
         case "threshold": return parser.threshold()
         case "change": return parser.change()

@@ -19,21 +19,25 @@ package enum FHIRDetectedIssue {
 
     /// One alert as a `DetectedIssue`; `identified: false` leaves out `identifiedDateTime` (the
     /// unreadable-alerts fault).
-    package static func resource(_ a: Alert, identified: Bool = true) -> JSONValue {
+    package static func resource(_ alert: Alert, identified: Bool = true) -> JSONValue {
         var f: [(String, JSONValue)] = [
-            ("resourceType", .string("DetectedIssue")), ("id", .string(a.alertID)), ("status", .string("final")),
+            ("resourceType", .string("DetectedIssue")), ("id", .string(alert.alertID)), ("status", .string("final")),
             (
                 "code",
-                .object([("coding", .array([.object([("system", .string(ruleSystem)), ("code", .string(a.rule))])]))])
+                .object([
+                    ("coding", .array([.object([("system", .string(ruleSystem)), ("code", .string(alert.rule))])]))
+                ])
             ),
-            ("severity", .string(severity(a.severity))),
-            ("patient", .object([("reference", .string("Patient/" + a.patientID))])),
+            ("severity", .string(severity(alert.severity))),
+            ("patient", .object([("reference", .string("Patient/" + alert.patientID))])),
         ]
         if identified {
-            f.append(("identifiedDateTime", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))))
+            f.append(
+                ("identifiedDateTime", .string(CivilTime(unixMilliseconds: alert.raisedAt).iso8601(fractional: true)))
+            )
         }
-        if !a.evidence.isEmpty {
-            let details = a.evidence.map { JSONValue.object([("reference", .string("Observation/" + $0))]) }
+        if !alert.evidence.isEmpty {
+            let details = alert.evidence.map { JSONValue.object([("reference", .string("Observation/" + $0))]) }
             f.append(("evidence", .array([.object([("detail", .array(details))])])))
         }
         return .object(f)

@@ -50,9 +50,9 @@ extension FHIRObservation {
     }
 
     /// A waveform: `period` > 0 ms, `dimensions` 1, `data` of 1 to 60 s of decimal numbers.
-    static func sampledData(_ d: JSONInput, field: String) throws(ValidationFailure) {
+    static func sampledData(_ jsonInput: JSONInput, field: String) throws(ValidationFailure) {
         let period: Double
-        switch member(d, "period") {
+        switch member(jsonInput, "period") {
         case let .integer(n)?: period = Double(n)
         case let .number(x)?: period = x
         default:
@@ -64,10 +64,10 @@ extension FHIRObservation {
                 message: "\(field).period \(period) ms is outside 0.1...100"
             )
         }
-        guard member(d, "dimensions") == .integer(1) else {
+        guard member(jsonInput, "dimensions") == .integer(1) else {
             throw ValidationFailure(field: field + ".dimensions", message: "a single-lead ECG has dimensions 1")
         }
-        guard case let .string(text)? = member(d, "data") else {
+        guard case let .string(text)? = member(jsonInput, "data") else {
             throw ValidationFailure(
                 field: field + ".data",
                 message: "\(field).data must be the samples, space-separated"

@@ -33,7 +33,7 @@ package enum FHIRObservation {
     static let rrCode = "147240"
 
     /// An OperationOutcome for a rejected resource.
-    package static func outcome(_ f: ValidationFailure) -> JSONValue {
+    package static func outcome(_ validationFailure: ValidationFailure) -> JSONValue {
         .object([
             ("resourceType", .string("OperationOutcome")),
             (
@@ -41,16 +41,16 @@ package enum FHIRObservation {
                 .array([
                     .object([
                         ("severity", .string("error")), ("code", .string("invalid")),
-                        ("diagnostics", .string(f.message)),
-                        ("expression", .array([.string(f.field)])),
+                        ("diagnostics", .string(validationFailure.message)),
+                        ("expression", .array([.string(validationFailure.field)])),
                     ])
                 ])
             ),
         ])
     }
 
-    static func member(_ v: JSONInput?, _ key: String) -> JSONInput? {
-        if case let .object(o)? = v { return o[key] } else { return nil }
+    static func member(_ jsonInput: JSONInput?, _ key: String) -> JSONInput? {
+        if case let .object(o)? = jsonInput { return o[key] } else { return nil }
     }
 
     static func loinc(_ code: JSONInput?, field: String) throws(ValidationFailure) -> String {
@@ -69,27 +69,27 @@ package enum FHIRObservation {
     }
 
     static func quantity(
-        _ q: JSONInput?,
+        _ jsonInput: JSONInput?,
         field: String,
         units: [String: Double],
         range: ClosedRange<Double>
     ) throws(ValidationFailure) -> Double {
-        guard case .object? = q else {
+        guard case .object? = jsonInput else {
             throw ValidationFailure(field: field, message: "\(field) is required (a Quantity)")
         }
         let v: Double
-        switch member(q, "value") {
+        switch member(jsonInput, "value") {
         case let .integer(i)?: v = Double(i)
         case let .number(d)?: v = d
         default: throw ValidationFailure(field: field + ".value", message: "\(field).value must be a number")
         }
-        guard case .string("http://unitsofmeasure.org")? = member(q, "system") else {
+        guard case .string("http://unitsofmeasure.org")? = member(jsonInput, "system") else {
             throw ValidationFailure(
                 field: field + ".system",
                 message: "\(field).system must be http://unitsofmeasure.org (UCUM)"
             )
         }
-        guard case let .string(code)? = member(q, "code"), let factor = units[code] else {
+        guard case let .string(code)? = member(jsonInput, "code"), let factor = units[code] else {
             throw ValidationFailure(
                 field: field + ".code",
                 message: "\(field).code must be one of \(units.keys.sorted().joined(separator: ", ")) (UCUM)"

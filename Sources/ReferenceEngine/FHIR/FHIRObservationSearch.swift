@@ -48,8 +48,8 @@ package enum FHIRObservationSearch {
         ])
     }
 
-    static func quantity(_ value: Double, _ s: Signal) -> JSONValue {
-        let unit = StoredReadingJSON.unit(s)
+    static func quantity(_ value: Double, _ signal: Signal) -> JSONValue {
+        let unit = StoredReadingJSON.unit(signal)
         return .object([
             ("value", .double(value)), ("unit", .string(unit)), ("system", .string("http://unitsofmeasure.org")),
             ("code", .string(unit)),
@@ -58,18 +58,21 @@ package enum FHIRObservationSearch {
 
     /// One stored reading as an `Observation` (id `r` and its storage sequence); nil when it is
     /// not listed (a battery level, a feed).
-    package static func resource(_ o: Observation, seq: Int64) -> JSONValue? {
+    package static func resource(_ observation: Observation, seq: Int64) -> JSONValue? {
         var f: [(String, JSONValue)] = [
             ("resourceType", .string("Observation")), ("id", .string("r\(seq)")),
-            ("identifier", .array([.object([("system", .string(readingSystem)), ("value", .string(o.readingID))])])),
+            (
+                "identifier",
+                .array([.object([("system", .string(readingSystem)), ("value", .string(observation.readingID))])])
+            ),
             ("status", .string("final")),
         ]
         let subject: [(String, JSONValue)] = [
-            ("subject", .object([("reference", .string("Patient/" + o.patientID))])),
-            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: o.time).iso8601(fractional: true))),
-            ("device", .object([("display", .string(o.deviceID))])),
+            ("subject", .object([("reference", .string("Patient/" + observation.patientID))])),
+            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: observation.time).iso8601(fractional: true))),
+            ("device", .object([("display", .string(observation.deviceID))])),
         ]
-        if let s = o.values[.systolic], let d = o.values[.diastolic] {
+        if let s = observation.values[.systolic], let d = observation.values[.diastolic] {
             f.append(("code", concept(bloodPressurePanel, "Blood pressure panel with all children optional")))
             f += subject
             let parts = [(Signal.systolic, s), (Signal.diastolic, d)].map { signal, v -> JSONValue in
@@ -79,8 +82,9 @@ package enum FHIRObservationSearch {
             f.append(("component", .array(parts)))
             return .object(f)
         }
-        guard let signal = StoredReadingJSON.precedence.first(where: { o.values[$0] != nil }), let c = loinc[signal],
-            let value = o.values[signal]
+        guard let signal = StoredReadingJSON.precedence.first(where: { observation.values[$0] != nil }),
+            let c = loinc[signal],
+            let value = observation.values[signal]
         else { return nil }
         f.append(("code", concept(c.code, c.display)))
         f += subject

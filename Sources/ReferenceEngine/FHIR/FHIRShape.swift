@@ -7,8 +7,8 @@ enum FHIRShape {
         ValidationFailure(field: field, message: "\(field) must be \(expected)")
     }
 
-    static func codeableConcept(_ v: JSONInput, field: String) throws(ValidationFailure) {
-        guard case let .object(o) = v else { throw fail(field, "a CodeableConcept (object)") }
+    static func codeableConcept(_ jsonInput: JSONInput, field: String) throws(ValidationFailure) {
+        guard case let .object(o) = jsonInput else { throw fail(field, "a CodeableConcept (object)") }
         guard case let .array(codings)? = o["coding"] else { throw fail(field + ".coding", "an array of codings") }
         for (i, c) in codings.enumerated() {
             guard case let .object(co) = c else { throw fail("\(field).coding[\(i)]", "a Coding (object)") }
@@ -18,8 +18,8 @@ enum FHIRShape {
         }
     }
 
-    static func quantity(_ v: JSONInput, field: String) throws(ValidationFailure) {
-        guard case let .object(q) = v else { throw fail(field, "a Quantity (object)") }
+    static func quantity(_ jsonInput: JSONInput, field: String) throws(ValidationFailure) {
+        guard case let .object(q) = jsonInput else { throw fail(field, "a Quantity (object)") }
         switch q["value"] {
         case .integer?, .number?: break
         default: throw fail(field + ".value", "a number")

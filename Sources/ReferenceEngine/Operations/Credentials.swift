@@ -17,17 +17,17 @@ package struct Credentials: Sendable {
     /// Demo credentials for `--dev`: one device token per patient (its VitalEdge phone), a reader
     /// token and an admin token.
     package static func demo(patients: [String]) -> Credentials {
-        var c = Credentials()
-        for p in patients { c.devices[token()] = (p, "vitaledge-\(p)") }
-        c.readers.insert(token())
-        c.admins.insert(token())
-        return c
+        var credentials = Credentials()
+        for p in patients { credentials.devices[token()] = (p, "vitaledge-\(p)") }
+        credentials.readers.insert(token())
+        credentials.admins.insert(token())
+        return credentials
     }
 
     static func token() -> String {
-        var g = SystemRandomNumberGenerator()
+        var systemRandomNumberGenerator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef")
-        return String((0..<32).map { _ in digits[Int(g.next() % 16)] })
+        return String((0..<32).map { _ in digits[Int(systemRandomNumberGenerator.next() % 16)] })
     }
 
     /// The credential of a request: the bearer token, or else the `X-API-Key` value.

@@ -17,13 +17,15 @@ package enum CredentialsLoader {
     package static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
         let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
-        var c = Credentials()
+        var credentials = Credentials()
         var tokens: Set<String> = []
-        func token(_ f: Fields, _ node: Node) -> String? {
-            guard let t = f.string("token") else { return nil }
-            if t.count < 16 { reader.fail(f.value("token"), f.path("token"), "a token needs at least 16 characters") }
+        func token(_ fields: Fields, _ node: Node) -> String? {
+            guard let t = fields.string("token") else { return nil }
+            if t.count < 16 {
+                reader.fail(fields.value("token"), fields.path("token"), "a token needs at least 16 characters")
+            }
             if !tokens.insert(t).inserted {
-                reader.fail(f.value("token"), f.path("token"), "this token is already used by another entry")
+                reader.fail(fields.value("token"), fields.path("token"), "this token is already used by another entry")
             }
             return t
         }
@@ -38,26 +40,26 @@ package enum CredentialsLoader {
                     )
                 else { continue }
                 if let t = token(f, node), let p = f.string("patient"), let d = f.string("device") {
-                    c.devices[t] = (p, d)
+                    credentials.devices[t] = (p, d)
                 }
             }
             for (i, node) in (top.has("readers") ? top.list("readers") ?? [] : []).enumerated() {
                 guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else {
                     continue
                 }
-                if let t = token(f, node) { c.readers.insert(t) }
+                if let t = token(f, node) { credentials.readers.insert(t) }
             }
             for (i, node) in (top.has("admins") ? top.list("admins") ?? [] : []).enumerated() {
                 guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]) else {
                     continue
                 }
-                if let t = token(f, node) { c.admins.insert(t) }
+                if let t = token(f, node) { credentials.admins.insert(t) }
             }
-            if !c.enforced && reader.issues.isEmpty {
+            if !credentials.enforced && reader.issues.isEmpty {
                 reader.fail(root, "", "no credentials: list devices, readers and/or admins")
             }
         }
         guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.reportedIssues) }
-        return c
+        return credentials
     }
 }

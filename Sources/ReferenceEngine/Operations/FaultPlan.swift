@@ -81,10 +81,11 @@ package struct FaultPlan: Sendable, Equatable {
             default: dropAlerts = p
             }
         case "delay-alerts":
-            guard let d = VirtualDuration(parsing: try needValue()), d.milliseconds > 0 else {
+            guard let virtualDuration = VirtualDuration(parsing: try needValue()), virtualDuration.milliseconds > 0
+            else {
                 throw FaultPlanError(text: text, reason: "DURATION must be positive, like 500ms, 2s or 1m")
             }
-            delayAlertsMilliseconds = d.milliseconds
+            delayAlertsMilliseconds = virtualDuration.milliseconds
         case "miss-rule":
             let rule = try needValue()
             guard knownRules.contains(rule) else {
@@ -95,13 +96,13 @@ package struct FaultPlan: Sendable, Equatable {
             }
             missRules.insert(rule)
         case "alert-api":
-            guard let f = AlertAPIFault(rawValue: try needValue()) else {
+            guard let alertAPIFault = AlertAPIFault(rawValue: try needValue()) else {
                 throw FaultPlanError(
                     text: text,
                     reason: "valid: alert-api=error, alert-api=garbage, alert-api=unreadable"
                 )
             }
-            alertAPI = f
+            alertAPI = alertAPIFault
         case "crash-after":
             guard let n = Int(try needValue()), n >= 0 else {
                 throw FaultPlanError(text: text, reason: "N must be a whole number ≥ 0")
@@ -141,9 +142,11 @@ package struct FaultPlan: Sendable, Equatable {
         if wrongEvidence { out.append("wrong-evidence: alerts cite their devices' first readings as evidence") }
         if duplicateAlerts { out.append("duplicate-alerts: every alert is published twice") }
         for r in missRules.sorted() { out.append("miss-rule=\(r): this rule never fires") }
-        if let n = crashAfter { out.append("crash-after=\(n): the process dies when reading \(n + 1) arrives") }
+        if let crashAfter {
+            out.append("crash-after=\(crashAfter): the process dies when reading \(crashAfter + 1) arrives")
+        }
         if unavailable { out.append("unavailable: every ingestion request is answered 503") }
-        if let f = alertAPI { out.append("alert-api=\(f.rawValue): the alert API is broken") }
+        if let alertAPI { out.append("alert-api=\(alertAPI.rawValue): the alert API is broken") }
         if loseStored > 0 {
             out.append("lose-stored=\(loseStored): acknowledged readings are left out of storage at random")
         }
@@ -197,9 +200,9 @@ extension FaultPlan {
     }
 }
 
-/// A `--fault` value that cannot be used.
+/// A faulty mode that cannot be used: its text and why.
 package struct FaultPlanError: Error, Sendable, CustomStringConvertible {
     package var text: String
     package var reason: String
-    package var description: String { "--fault \(text): \(reason)" }
+    package var description: String { "fault '\(text)': \(reason)" }
 }

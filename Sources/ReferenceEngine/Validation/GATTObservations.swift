@@ -42,7 +42,7 @@ package enum GATTObservations {
         let cgmSessionStart: Int64?
 
         /// A payload's Date Time as Unix ms; the receipt time when absent or unset (month or day 0).
-        func stamp(_ d: DateTime?) -> Int64 { d?.unixMilliseconds ?? receivedAt }
+        func stamp(_ dateTime: DateTime?) -> Int64 { dateTime?.unixMilliseconds ?? receivedAt }
     }
 
     static func decode(uuid: UInt16, bytes: [UInt8], _ clock: PayloadClock) throws(GATTError) -> Decoded? {

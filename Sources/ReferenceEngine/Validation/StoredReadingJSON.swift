@@ -5,7 +5,7 @@ import VitalSimCore
 /// SUT holds, with the device time it was stamped with (ISO-8601 UTC, milliseconds).
 package enum StoredReadingJSON {
     /// The UCUM unit each signal is stored in (VitalSim's).
-    package static func unit(_ s: Signal) -> String { s.ucum }
+    package static func unit(_ signal: Signal) -> String { signal.ucum }
 
     /// Which signal names an observation's kind, first match wins: blood pressure before the pulse
     /// it may carry, a daily summary's steps before its calories, the battery last.
@@ -19,24 +19,27 @@ package enum StoredReadingJSON {
 
     /// The kind of an observation, as `POST /api/v1/observations` names it (`blood-pressure`,
     /// `heart-rate`, `steps`, …).
-    package static func kind(_ o: Observation) -> String {
-        guard let s = precedence.first(where: { o.values[$0] != nil }) else { return "unknown" }
+    package static func kind(_ observation: Observation) -> String {
+        guard let s = precedence.first(where: { observation.values[$0] != nil }) else { return "unknown" }
         if s.isSymptom { return "symptom" }
         if s == .ecgHeartRate || s == .ecgAF { return "ecg" }
         if EquipmentItem(signal: s) != nil { return "equipment" }
         return s == .systolic ? "blood-pressure" : s == .breastfeeding ? "feeding" : s.rawValue
     }
 
-    package static func json(_ o: Observation) -> JSONValue {
-        let signals = Signal.allCases.filter { o.values[$0] != nil }
+    package static func json(_ observation: Observation) -> JSONValue {
+        let signals = Signal.allCases.filter { observation.values[$0] != nil }
         var fields: [(String, JSONValue)] = [
-            ("readingId", .string(o.readingID)), ("patientId", .string(o.patientID)), ("deviceId", .string(o.deviceID)),
-            ("kind", .string(kind(o))),
-            ("timestamp", .string(CivilTime(unixMilliseconds: o.time).iso8601(fractional: true))),
-            ("values", .object(signals.map { ($0.rawValue, .double(o.values[$0] ?? 0)) })),
+            ("readingId", .string(observation.readingID)), ("patientId", .string(observation.patientID)),
+            ("deviceId", .string(observation.deviceID)),
+            ("kind", .string(kind(observation))),
+            ("timestamp", .string(CivilTime(unixMilliseconds: observation.time).iso8601(fractional: true))),
+            ("values", .object(signals.map { ($0.rawValue, .double(observation.values[$0] ?? 0)) })),
             ("units", .object(signals.map { ($0.rawValue, .string(unit($0))) })),
         ]
-        if !o.rrIntervals.isEmpty { fields.append(("rrIntervals", .array(o.rrIntervals.map { .double($0) }))) }
+        if !observation.rrIntervals.isEmpty {
+            fields.append(("rrIntervals", .array(observation.rrIntervals.map { .double($0) })))
+        }
         return .object(fields)
     }
 }

@@ -240,20 +240,20 @@ package final class BLEGateway: Service, Sendable {
         return nil
     }
 
-    func ingest(_ r: Received) async {
+    func ingest(_ received: Received) async {
         let metrics = context.metrics
         var id =
-            "\(r.target.patientID)/\(r.target.deviceID)/ble/\(String(r.uuid, radix: 16))/\(r.receivedAt)-\(r.arrival)"
+            "\(received.target.patientID)/\(received.target.deviceID)/ble/\(String(received.uuid, radix: 16))/\(received.receivedAt)-\(received.arrival)"
         // A stored record's key: a glucose record's sequence number, a CGM record's time offset.
         var record: (key: String, number: UInt16)?
-        if r.uuid == GlucoseMeasurement.uuid, let g = try? GlucoseMeasurement.decode(r.value) {
-            id = "\(r.target.patientID)/\(r.target.deviceID)/glucose/\(g.sequenceNumber)"
-            record = (r.target.deviceID, g.sequenceNumber)
-        } else if r.uuid == CGMMeasurement.uuid,
-            let offset = (try? CGMMeasurement.decode(r.value))?.records.last?.timeOffset
+        if received.uuid == GlucoseMeasurement.uuid, let g = try? GlucoseMeasurement.decode(received.value) {
+            id = "\(received.target.patientID)/\(received.target.deviceID)/glucose/\(g.sequenceNumber)"
+            record = (received.target.deviceID, g.sequenceNumber)
+        } else if received.uuid == CGMMeasurement.uuid,
+            let offset = (try? CGMMeasurement.decode(received.value))?.records.last?.timeOffset
         {
-            id = "\(r.target.patientID)/\(r.target.deviceID)/cgm/\(offset)"
-            record = ("cgm/" + r.target.deviceID, offset)
+            id = "\(received.target.patientID)/\(received.target.deviceID)/cgm/\(offset)"
+            record = ("cgm/" + received.target.deviceID, offset)
         }
         if let record {
             lastSequence.withLock { $0[record.key] = max($0[record.key] ?? 0, record.number) }
@@ -267,19 +267,19 @@ package final class BLEGateway: Service, Sendable {
         let observation: Observation?
         do throws(GATTError) {
             observation = try GATTObservations.observation(
-                uuid: r.uuid,
-                bytes: r.value,
-                patientID: r.target.patientID,
-                deviceID: r.target.deviceID,
+                uuid: received.uuid,
+                bytes: received.value,
+                patientID: received.target.patientID,
+                deviceID: received.target.deviceID,
                 readingID: id,
-                receivedAt: r.receivedAt,
-                cgmSessionStart: r.cgmSessionStart
+                receivedAt: received.receivedAt,
+                cgmSessionStart: received.cgmSessionStart
             )
         } catch {
             metrics.count("vitalsim_ble_values_total", ["outcome": "rejected"])
             logger.notice(
                 "BLE gateway rejected a value",
-                metadata: ["characteristic": "\(String(r.uuid, radix: 16))", "reason": "\(error)"]
+                metadata: ["characteristic": "\(String(received.uuid, radix: 16))", "reason": "\(error)"]
             )
             return
         }

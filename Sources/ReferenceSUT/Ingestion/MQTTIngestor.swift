@@ -103,20 +103,20 @@ package final class MQTTIngestor: Sendable {
     }
 
     /// Refuses a payload over its size limit (413) and ids that are not printable text, before parsing.
-    func checkLimits(_ m: MQTTMessage, patient: String) throws(ValidationFailure) {
-        let gatt = m.property("characteristic") != nil
+    func checkLimits(_ mqttMessage: MQTTMessage, patient: String) throws(ValidationFailure) {
+        let gatt = mqttMessage.property("characteristic") != nil
         let limit = gatt ? ByteReader.maxAttributeValue : ReferenceServer.maxBody
-        guard m.payload.count <= limit else {
+        guard mqttMessage.payload.count <= limit else {
             throw ValidationFailure(
                 field: "payload",
                 message:
-                    "the payload is \(m.payload.count) bytes; a \(gatt ? "raw GATT value" : "JSON message") holds at most \(limit)",
+                    "the payload is \(mqttMessage.payload.count) bytes; a \(gatt ? "raw GATT value" : "JSON message") holds at most \(limit)",
                 status: 413
             )
         }
         _ = try PayloadValidation.identifier(patient, field: "topic")
         for property in ["reading-id", "device-id"] {
-            if let id = m.property(property) { _ = try PayloadValidation.identifier(id, field: property) }
+            if let id = mqttMessage.property(property) { _ = try PayloadValidation.identifier(id, field: property) }
         }
     }
 
@@ -124,11 +124,15 @@ package final class MQTTIngestor: Sendable {
     /// not): 401 without a known device credential, 403 when the device belongs to another patient
     /// than the topic's.
     func authenticate(
-        _ m: MQTTMessage,
+        _ mqttMessage: MQTTMessage,
         patient: String
     ) throws(ValidationFailure) -> (patientID: String, deviceID: String)? {
         guard context.credentials.enforced else { return nil }
-        guard let token = Credentials.token(m.property("authorization"), apiKey: m.property("x-api-key")),
+        guard
+            let token = Credentials.token(
+                mqttMessage.property("authorization"),
+                apiKey: mqttMessage.property("x-api-key")
+            ),
             let owner = context.credentials.devices[token]
         else {
             throw ValidationFailure(
@@ -148,13 +152,13 @@ package final class MQTTIngestor: Sendable {
         return owner
     }
 
-    func parse(_ m: MQTTMessage, patient: String, kind: String) throws(ValidationFailure) -> Observation {
+    func parse(_ mqttMessage: MQTTMessage, patient: String, kind: String) throws(ValidationFailure) -> Observation {
         let now = context.clock()
-        let owner = try authenticate(m, patient: patient)
-        try checkLimits(m, patient: patient)
-        if let name = m.property("characteristic") {
+        let owner = try authenticate(mqttMessage, patient: patient)
+        try checkLimits(mqttMessage, patient: patient)
+        if let name = mqttMessage.property("characteristic") {
             return try rawObservation(
-                m,
+                mqttMessage,
                 characteristic: name,
                 patient: patient,
                 kind: kind,
@@ -163,8 +167,9 @@ package final class MQTTIngestor: Sendable {
             )
         }
         let body: JSONInput
-        do throws(ValidationFailure) { body = try JSONInput.parse(m.payload, maxDepth: ReferenceServer.maxDepth) } catch
-        {
+        do throws(ValidationFailure) {
+            body = try JSONInput.parse(mqttMessage.payload, maxDepth: ReferenceServer.maxDepth)
+        } catch {
             throw ValidationFailure(
                 field: error.field,
                 message: "\(error.message) (a raw GATT value needs the user property 'characteristic')"
@@ -189,7 +194,7 @@ package final class MQTTIngestor: Sendable {
     /// The observation of a raw GATT value (`characteristic` names it): the device is the
     /// `device-id` property, else `device` (the credential's), else one named after the topic.
     func rawObservation(
-        _ m: MQTTMessage,
+        _ mqttMessage: MQTTMessage,
         characteristic name: String,
         patient: String,
         kind: String,
@@ -201,7 +206,7 @@ package final class MQTTIngestor: Sendable {
             throw ValidationFailure(field: "characteristic", message: "unknown GATT characteristic '\(name)'")
         }
         var received = now
-        if let t = m.property("device-time") {
+        if let t = mqttMessage.property("device-time") {
             guard let ms = CivilTime.unixMilliseconds(rfc3339: t), ms >= 0 else {
                 throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601, 1970 or later")
             }
@@ -210,13 +215,13 @@ package final class MQTTIngestor: Sendable {
         guard received <= now + PayloadValidation.futureSkew else {
             throw ValidationFailure(field: "device-time", message: "device-time is more than 5 minutes in the future")
         }
-        let id = m.property("reading-id") ?? "\(patient)/mqtt/\(kind)/\(received)"
-        let device = m.property("device-id") ?? credentialDevice ?? "mqtt-\(patient)-\(kind)"
+        let id = mqttMessage.property("reading-id") ?? "\(patient)/mqtt/\(kind)/\(received)"
+        let device = mqttMessage.property("device-id") ?? credentialDevice ?? "mqtt-\(patient)-\(kind)"
         let decoded: Observation?
         do throws(GATTError) {
             decoded = try GATTObservations.observation(
                 uuid: type.uuid,
-                bytes: m.payload,
+                bytes: mqttMessage.payload,
                 patientID: patient,
                 deviceID: device,
                 readingID: id,
@@ -277,8 +282,8 @@ final class MessageQueue: Sendable {
 
     init() { (ready, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1)) }
 
-    func push(_ m: MQTTMessage) {
-        pending.withLock { $0.append(m) }
+    func push(_ mqttMessage: MQTTMessage) {
+        pending.withLock { $0.append(mqttMessage) }
         signal.yield()
     }
 

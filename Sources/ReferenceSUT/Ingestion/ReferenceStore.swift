@@ -13,7 +13,7 @@ struct ReadingKey: Hashable, Sendable {
         self.patient = patient
         self.reading = reading
     }
-    init(_ o: Observation) { self.init(patient: o.patientID, reading: o.readingID) }
+    init(_ observation: Observation) { self.init(patient: observation.patientID, reading: observation.readingID) }
 }
 
 /// The reference SUT's state behind one actor: idempotent ingestion (by patient and reading id), the alert
@@ -142,11 +142,11 @@ package actor ReferenceStore {
     /// Stores and judges one observation; false for a duplicate.
     @discardableResult
     package func ingest(
-        _ o: Observation,
+        _ observation: Observation,
         receivedAt: ContinuousClock.Instant = .now,
         source: String = "http"
     ) async throws(StorageError) -> Bool {
-        try await ingest([o], receivedAt: receivedAt, source: source)[0]
+        try await ingest([observation], receivedAt: receivedAt, source: source)[0]
     }
 
     func publish(_ alerts: [Alert], receivedAt: ContinuousClock.Instant) async {

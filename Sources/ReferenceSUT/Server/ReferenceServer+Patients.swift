@@ -175,11 +175,12 @@ extension ReferenceServer {
         return (profile, limits ?? [])
     }
 
-    static func patientJSON(_ id: String, _ p: PatientSummary) -> JSONValue {
+    static func patientJSON(_ id: String, _ patientSummary: PatientSummary) -> JSONValue {
         .object([
-            ("patientId", .string(id)), ("profile", .string(p.profile.rawValue)),
-            ("thresholds", ThresholdOverride.json(p.limits)),
-            ("enrolled", .bool(p.enrolled)), ("readings", .int(Int64(p.readings))), ("alerts", .int(Int64(p.alerts))),
+            ("patientId", .string(id)), ("profile", .string(patientSummary.profile.rawValue)),
+            ("thresholds", ThresholdOverride.json(patientSummary.limits)),
+            ("enrolled", .bool(patientSummary.enrolled)), ("readings", .int(Int64(patientSummary.readings))),
+            ("alerts", .int(Int64(patientSummary.alerts))),
         ])
     }
 }

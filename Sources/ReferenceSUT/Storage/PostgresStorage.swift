@@ -14,22 +14,23 @@ package final class PostgresStorage: ReadingStorage {
 
     /// Connects, and creates the tables if they do not exist.
     package init(url: String) async throws(StorageError) {
-        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host,
-            let user = c.user
+        guard let urlComponents = URLComponents(string: url),
+            urlComponents.scheme == "postgres" || urlComponents.scheme == "postgresql", let host = urlComponents.host,
+            let user = urlComponents.user
         else {
             throw StorageError(
                 backend: "PostgreSQL",
-                operation: "parsing --database",
+                operation: "parsing the database URL",
                 reason: "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, got \(url)"
             )
         }
-        let database = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
-        display = "postgres://\(user)@\(host):\(c.port ?? 5432)/\(database)"
+        let database = urlComponents.path.hasPrefix("/") ? String(urlComponents.path.dropFirst()) : urlComponents.path
+        display = "postgres://\(user)@\(host):\(urlComponents.port ?? 5432)/\(database)"
         let config = PostgresClient.Configuration(
             host: host,
-            port: c.port ?? 5432,
+            port: urlComponents.port ?? 5432,
             username: user,
-            password: c.password,
+            password: urlComponents.password,
             database: database.isEmpty ? nil : database,
             tls: .disable
         )

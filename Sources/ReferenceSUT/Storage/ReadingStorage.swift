@@ -88,7 +88,7 @@ enum StorageColumns {
     static func parseValues(_ text: String) -> [Signal: Double] {
         guard case let .object(o)? = JSONInput.parse(Array(text.utf8)) else { return [:] }
         var out: [Signal: Double] = [:]
-        for (k, v) in o { if let s = Signal(rawValue: k), let d = v.doubleValue { out[s] = d } }
+        for (k, v) in o { if let signal = Signal(rawValue: k), let d = v.doubleValue { out[signal] = d } }
         return out
     }
 

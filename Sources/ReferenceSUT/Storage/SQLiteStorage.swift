@@ -23,8 +23,8 @@ package final class SQLiteStorage: ReadingStorage {
 
     /// The schema, version by version; a database written by an earlier version is brought up to date.
     static var migrator: DatabaseMigrator {
-        var m = DatabaseMigrator()
-        m.registerMigration("v1") { db in
+        var databaseMigrator = DatabaseMigrator()
+        databaseMigrator.registerMigration("v1") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE IF NOT EXISTS readings (
@@ -38,7 +38,7 @@ package final class SQLiteStorage: ReadingStorage {
             )
         }
         // Reading ids are unique per patient, not across patients (issue 18).
-        m.registerMigration("v2 reading ids per patient") { db in
+        databaseMigrator.registerMigration("v2 reading ids per patient") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE readings_v2 (
@@ -52,14 +52,14 @@ package final class SQLiteStorage: ReadingStorage {
             )
         }
         // Read-back (issue 19) pages through one patient's readings in commit order.
-        m.registerMigration("v3 readings by patient") { db in
+        databaseMigrator.registerMigration("v3 readings by patient") { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
         }
         // A patient's own alert limits (issue 19), set at enrolment.
-        m.registerMigration("v4 patient limits") { db in
+        databaseMigrator.registerMigration("v4 patient limits") { db in
             try db.execute(sql: "ALTER TABLE patients ADD COLUMN limits TEXT NOT NULL DEFAULT '{}'")
         }
-        return m
+        return databaseMigrator
     }
 
     package func commit(_ batch: StorageBatch) async throws(StorageError) {

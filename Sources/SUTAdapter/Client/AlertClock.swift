@@ -36,11 +36,15 @@ package final class AlertClock: Sendable {
 
     /// `a` with its server time stamp replaced by the device time (Unix ms) of its patient's last
     /// request sent at or before it; unchanged when none of its patient's was sent.
-    package func onDeviceTime(_ a: ObservedAlert) -> ObservedAlert {
-        guard let time = marks.withLock({ AlertClock.deviceTime(at: a.raisedAt, marks: $0[a.patientID] ?? []) }) else {
-            return a
+    package func onDeviceTime(_ observedAlert: ObservedAlert) -> ObservedAlert {
+        guard
+            let time = marks.withLock({
+                AlertClock.deviceTime(at: observedAlert.raisedAt, marks: $0[observedAlert.patientID] ?? [])
+            })
+        else {
+            return observedAlert
         }
-        var out = a
+        var out = observedAlert
         out.raisedAt = start + time
         return out
     }

@@ -114,15 +114,15 @@ package final class ContractLog: Sendable {
     /// The contract as seen so far.
     package func summary() -> SUTContract {
         state.withLock { s in
-            var c = SUTContract()
-            c.endpoints = s.endpoints.keys.sorted().map { s.endpoints[$0]! }
-            c.alertsRead = s.alerts.count
-            c.unreadable = s.unreadable
-            c.firstUnreadable = s.firstUnreadable
-            c.unmapped = s.unmapped.mapValues(\.count)
-            c.outsideRun = s.outside.count
-            c.notSent = s.notSent
-            return c
+            var sutContract = SUTContract()
+            sutContract.endpoints = s.endpoints.keys.sorted().map { s.endpoints[$0]! }
+            sutContract.alertsRead = s.alerts.count
+            sutContract.unreadable = s.unreadable
+            sutContract.firstUnreadable = s.firstUnreadable
+            sutContract.unmapped = s.unmapped.mapValues(\.count)
+            sutContract.outsideRun = s.outside.count
+            sutContract.notSent = s.notSent
+            return sutContract
         }
     }
 

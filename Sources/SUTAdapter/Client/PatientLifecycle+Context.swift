@@ -9,35 +9,36 @@ extension PatientLifecycle {
     /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`), `thresholds` (the
     /// patient's own limits, each `rule`, `signal`, `value`, `unit`, `last`) and `thresholdsJSON`
     /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none).
-    func context(_ p: PatientSpec) -> [String: Any] {
-        let devices: [[String: Any]] = p.devices.enumerated().map { i, d in
+    func context(_ patientSpec: PatientSpec) -> [String: Any] {
+        let devices: [[String: Any]] = patientSpec.devices.enumerated().map { i, d in
             [
-                "deviceId": naming.device(d.id, of: p.id), "scenarioDeviceId": d.id, "type": d.type.rawValue,
-                "transport": d.transport.rawValue, "last": i == p.devices.count - 1,
+                "deviceId": naming.device(d.id, of: patientSpec.id), "scenarioDeviceId": d.id, "type": d.type.rawValue,
+                "transport": d.transport.rawValue, "last": i == patientSpec.devices.count - 1,
             ]
         }
         return [
-            "run": run, "scenario": scenarioName, "patientId": naming.patient(p.id), "scenarioPatientId": p.id,
-            "profile": p.profile.rawValue,
-            "profileName": lifecycle.profileNames[p.profile.rawValue] ?? p.profile.rawValue,
-            "devices": devices, "devicesJSON": devicesJSON(p).serialized(),
-            "patientJSON": patientJSON(p),
-            "thresholds": p.thresholds.enumerated().map { i, t in
+            "run": run, "scenario": scenarioName, "patientId": naming.patient(patientSpec.id),
+            "scenarioPatientId": patientSpec.id,
+            "profile": patientSpec.profile.rawValue,
+            "profileName": lifecycle.profileNames[patientSpec.profile.rawValue] ?? patientSpec.profile.rawValue,
+            "devices": devices, "devicesJSON": devicesJSON(patientSpec).serialized(),
+            "patientJSON": patientJSON(patientSpec),
+            "thresholds": patientSpec.thresholds.enumerated().map { i, t in
                 [
                     "rule": t.rule, "signal": t.signal.rawValue, "value": JSONValue.format(t.value),
                     "unit": t.signal.ucum,
-                    "last": i == p.thresholds.count - 1,
+                    "last": i == patientSpec.thresholds.count - 1,
                 ] as [String: Any]
             },
-            "thresholdsJSON": ThresholdOverride.json(p.thresholds).serialized(),
+            "thresholdsJSON": ThresholdOverride.json(patientSpec.thresholds).serialized(),
         ]
     }
 
-    func devicesJSON(_ p: PatientSpec) -> JSONValue {
+    func devicesJSON(_ patientSpec: PatientSpec) -> JSONValue {
         .array(
-            p.devices.map { d in
+            patientSpec.devices.map { d in
                 .object([
-                    ("deviceId", .string(naming.device(d.id, of: p.id))), ("type", .string(d.type.rawValue)),
+                    ("deviceId", .string(naming.device(d.id, of: patientSpec.id))), ("type", .string(d.type.rawValue)),
                     ("transport", .string(d.transport.rawValue)),
                 ])
             }
@@ -46,25 +47,25 @@ extension PatientLifecycle {
 
     /// `{"patientId", "scenarioPatientId", "profile", "run", "scenario", "devices": […], "thresholds": {…}}`:
     /// a command's standard input, and `{{patientJSON}}` in a template.
-    func patientJSON(_ p: PatientSpec) -> String {
+    func patientJSON(_ patientSpec: PatientSpec) -> String {
         JSONValue.object([
-            ("patientId", .string(naming.patient(p.id))), ("scenarioPatientId", .string(p.id)),
-            ("profile", .string(p.profile.rawValue)),
-            ("run", .string(run)), ("scenario", .string(scenarioName)), ("devices", devicesJSON(p)),
-            ("thresholds", ThresholdOverride.json(p.thresholds)),
+            ("patientId", .string(naming.patient(patientSpec.id))), ("scenarioPatientId", .string(patientSpec.id)),
+            ("profile", .string(patientSpec.profile.rawValue)),
+            ("run", .string(run)), ("scenario", .string(scenarioName)), ("devices", devicesJSON(patientSpec)),
+            ("thresholds", ThresholdOverride.json(patientSpec.thresholds)),
         ]).serialized()
     }
 
     /// The environment of a command step: the harness's own, and `VITALSIM_RUN_ID`,
     /// `VITALSIM_SCENARIO`, `VITALSIM_PATIENT`, `VITALSIM_SCENARIO_PATIENT`, `VITALSIM_PROFILE`,
     /// `VITALSIM_BASE_URL`.
-    func environment(_ p: PatientSpec) -> [String: String] {
+    func environment(_ patientSpec: PatientSpec) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["VITALSIM_RUN_ID"] = run
         env["VITALSIM_SCENARIO"] = scenarioName
-        env["VITALSIM_PATIENT"] = naming.patient(p.id)
-        env["VITALSIM_SCENARIO_PATIENT"] = p.id
-        env["VITALSIM_PROFILE"] = p.profile.rawValue
+        env["VITALSIM_PATIENT"] = naming.patient(patientSpec.id)
+        env["VITALSIM_SCENARIO_PATIENT"] = patientSpec.id
+        env["VITALSIM_PROFILE"] = patientSpec.profile.rawValue
         env["VITALSIM_BASE_URL"] = base
         return env
     }

@@ -82,12 +82,12 @@ package struct RunHealth {
     package var alertSourceUnusable: Bool { polls == 0 || unreadableCount > 0 }
 
     /// The misconfiguration this run shows, if any (see the type's description).
-    package func problem(alertURL: String, answered: Int) -> String? {
+    package func problem(alertURL: String, answered: Int, names: SettingNames = .words) -> String? {
         if let credentialProblem { return "credentials: \(credentialProblem)" }
         if let routeProblem { return "ingestion: \(routeProblem)" }
         if accepted == 0, answered > 0, refused == answered, let first = firstRefusal {
             return
-                "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check --target, the credentials (--header) and the SUT's paths"
+                "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check \(names[.target]), the credentials (the profile's auth, \(names[.header])) and the SUT's paths"
         }
         if accepted == 0, let reason = abortReason {
             return "the SUT accepted no request and the run stopped: \(reason)"
@@ -98,7 +98,7 @@ package struct RunHealth {
         }
         if let first = firstUnreadable {
             return
-                "the alert source \(alertURL) lists \(unreadableCount) alert(s) the harness cannot read (check alerts.fields of the SUT profile; without --sut each alert must be {alertId, patientId, rule, severity, raisedAt, evidence}); first: \(first)"
+                "the alert source \(alertURL) lists \(unreadableCount) alert(s) the harness cannot read (check alerts.fields of the SUT profile; without a profile each alert must be {alertId, patientId, rule, severity, raisedAt, evidence}); first: \(first)"
         }
         if lastPollFailed, let first = firstPollFailure {
             return
@@ -117,17 +117,22 @@ package struct RunHealth {
     /// A hint for a transport failure towards an HTTPS SUT: a server that requires a client
     /// certificate (mutual TLS) and got none ends the TLS 1.3 handshake in a way libcurl reports as
     /// a failure to receive data, or names the certificate.
-    package static func tlsHint(_ reason: String, url: String, clientCertificate: Bool) -> String {
+    package static func tlsHint(
+        _ reason: String,
+        url: String,
+        clientCertificate: Bool,
+        names: SettingNames = .words
+    ) -> String {
         guard url.hasPrefix("https://") else { return "" }
         let lower = reason.lowercased()
         if !clientCertificate, lower.contains("receiving data from the peer") || lower.contains("certificate required")
         {
             return
-                " (a SUT that requires a client certificate — mutual TLS — refuses this way: give tls.client-certificate and client-key in the profile, or --client-cert and --client-key)"
+                " (a SUT that requires a client certificate — mutual TLS — refuses this way: give tls.client-certificate and client-key in the profile, or \(names[.clientCertificate]))"
         }
         if lower.contains("certificate") || lower.contains("ssl") {
             return
-                "; give the CA that signed the SUT's certificate with --cacert or tls.ca (or --insecure, only when you must)"
+                "; give the CA that signed the SUT's certificate with \(names[.caFile]) or tls.ca (or \(names[.insecure]), only when you must)"
         }
         return ""
     }

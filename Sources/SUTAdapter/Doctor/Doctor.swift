@@ -37,6 +37,8 @@ package enum Doctor {
         /// How HTTP requests reach the SUT: nil sends them with libcurl; a test gives an exchange that
         /// answers in memory.
         package var exchange: (any HTTPExchange)?
+        /// How its messages name the settings they point at.
+        package var names = SettingNames.words
 
         package init(base: String) { self.base = base.hasSuffix("/") ? String(base.dropLast()) : base }
     }
@@ -205,7 +207,12 @@ package enum Doctor {
         guard let reply = first else {
             var reason = "no answer"
             if case .failure(let p) = read { reason = p.text }
-            let hint = RunHealth.tlsHint(reason, url: url, clientCertificate: target.clientCertificate != nil)
+            let hint = RunHealth.tlsHint(
+                reason,
+                url: url,
+                clientCertificate: target.clientCertificate != nil,
+                names: target.names
+            )
             checks.append(Check(name: "reachable", passed: false, detail: reason + hint))
             return false
         }
@@ -215,7 +222,7 @@ package enum Doctor {
         case .failure(let problem):
             let auth =
                 reply.status == 401 || reply.status == 403
-                ? " (alert reads need a reader credential: auth.reader or --header)" : ""
+                ? " (alert reads need a reader credential: auth.reader or \(target.names[.header]))" : ""
             checks.append(Check(name: name, passed: false, detail: problem.text + auth))
         case .success(let list) where list.unreadable > 0:
             let detail =
@@ -249,7 +256,12 @@ package enum Doctor {
                 reachable(target, url: url, reply: try await client.get(url, headers: target.profile.auth.headers))
             )
         } catch {
-            let hint = RunHealth.tlsHint(error.reason, url: url, clientCertificate: target.clientCertificate != nil)
+            let hint = RunHealth.tlsHint(
+                error.reason,
+                url: url,
+                clientCertificate: target.clientCertificate != nil,
+                names: target.names
+            )
             checks.append(
                 Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint)
             )
@@ -274,7 +286,7 @@ package enum Doctor {
             return Check(
                 name: "reachable",
                 passed: true,
-                detail: "\(target.base) answers over TLS (certificate NOT verified: --insecure)"
+                detail: "\(target.base) answers over TLS (certificate NOT verified: \(target.names[.insecure]))"
             )
         }
         return Check(
@@ -341,35 +353,50 @@ package enum Doctor {
     /// One valid request accepted (2xx) and the same body cut in half refused (4xx) on one route.
     static func ingestion(
         _ client: any HTTPExchange,
-        _ r: PlannedRequest,
+        _ plannedRequest: PlannedRequest,
         _ auth: RequestAuth,
         _ target: Target,
         naming: WireNaming = .identity
     ) async -> [Check] {
-        let url = r.url(base: target.base)
+        let url = plannedRequest.url(base: target.base)
         let credentials: [String]
-        let wire = (naming.patient(r.patientID), naming.device(r.deviceID, of: r.patientID))
-        switch await auth.ingestion(patient: r.patientID, device: r.deviceID, wire: wire) {
+        let wire = (
+            naming.patient(plannedRequest.patientID),
+            naming.device(plannedRequest.deviceID, of: plannedRequest.patientID)
+        )
+        switch await auth.ingestion(patient: plannedRequest.patientID, device: plannedRequest.deviceID, wire: wire) {
         case .success(let c): credentials = c.0
         case .failure(let p):
-            return [Check(name: "credentials for \(r.method) \(r.path)", passed: false, detail: p.message)]
+            return [
+                Check(
+                    name: "credentials for \(plannedRequest.method) \(plannedRequest.path)",
+                    passed: false,
+                    detail: p.message
+                )
+            ]
         }
-        let headers = ["Content-Type: " + r.contentType] + credentials
-        let valid = await answer(client, url, r.body, headers, method: r.method)
+        let headers = ["Content-Type: " + plannedRequest.contentType] + credentials
+        let valid = await answer(client, url, plannedRequest.body, headers, method: plannedRequest.method)
         var checks = [
             Check(
-                name: "accepts a valid reading on \(r.method) \(r.path)",
+                name: "accepts a valid reading on \(plannedRequest.method) \(plannedRequest.path)",
                 passed: valid.status.map { (200..<300).contains($0) } ?? false,
-                detail: "\(r.readings.first?.id ?? "?"): " + describe(valid)
+                detail: "\(plannedRequest.readings.first?.id ?? "?"): " + describe(valid, names: target.names)
             )
         ]
-        let invalid = await answer(client, url, Array(r.body.prefix(r.body.count / 2)), headers, method: r.method)
+        let invalid = await answer(
+            client,
+            url,
+            Array(plannedRequest.body.prefix(plannedRequest.body.count / 2)),
+            headers,
+            method: plannedRequest.method
+        )
         checks.append(
             Check(
-                name: "refuses an invalid body on \(r.method) \(r.path)",
+                name: "refuses an invalid body on \(plannedRequest.method) \(plannedRequest.path)",
                 passed: invalid.status.map { (400..<500).contains($0) && !RunHealth.configurationStatuses.contains($0) }
                     ?? false,
-                detail: "the body cut in half: " + describe(invalid)
+                detail: "the body cut in half: " + describe(invalid, names: target.names)
             )
         )
         return checks
@@ -389,12 +416,12 @@ package enum Doctor {
     }
 
     /// "answered 401: {…} (the SUT wants credentials: --header)" and the like.
-    static func describe(_ a: (status: Int?, text: String)) -> String {
+    static func describe(_ a: (status: Int?, text: String), names: SettingNames) -> String {
         guard let status = a.status else { return a.text }
         let hint: String
         switch status {
-        case 401, 403: hint = " (the SUT wants credentials it accepts: auth of the profile, or --header)"
-        case 404, 405: hint = " (no such route on the SUT: check --target and the SUT's paths)"
+        case 401, 403: hint = " (the SUT wants credentials it accepts: auth of the profile, or \(names[.header]))"
+        case 404, 405: hint = " (no such route on the SUT: check \(names[.target]) and the SUT's paths)"
         case 429, 503: hint = " (the SUT is overloaded or down)"
         default: hint = ""
         }
@@ -407,12 +434,12 @@ package enum Doctor {
             return Check(
                 name: "MQTT broker",
                 passed: false,
-                detail: "the scenario sends over MQTT: give the SUT's broker with --mqtt HOST:PORT"
+                detail: "the scenario sends over MQTT: give the SUT's broker with \(target.names[.mqttBroker])"
             )
         }
         let name = "MQTT broker \(endpoint.host):\(endpoint.port)"
         do throws(MQTTError) {
-            let c = try MQTTClient(
+            let mqttClient = try MQTTClient(
                 target.mqttCredentials.applied(
                     to: .init(
                         host: endpoint.host,
@@ -422,8 +449,8 @@ package enum Doctor {
                     )
                 )
             )
-            defer { c.disconnect() }
-            try await c.connect()
+            defer { mqttClient.disconnect() }
+            try await mqttClient.connect()
             guard let rejections = target.profile.mqtt.rejections else {
                 return Check(
                     name: name,
@@ -431,7 +458,7 @@ package enum Doctor {
                     detail: "connected (the SUT publishes no refusals: mqtt.rejections: none)"
                 )
             }
-            try await c.subscribeAcknowledged(rejections.topic, qos: 1)
+            try await mqttClient.subscribeAcknowledged(rejections.topic, qos: 1)
             return Check(name: name, passed: true, detail: "connected and subscribed to \(rejections.topic)")
         } catch {
             return Check(name: name, passed: false, detail: "\(error)")

@@ -30,7 +30,7 @@ package enum DeviceCredentialsLoader {
     ) throws(ScenarioLoadError) -> DeviceCredentials {
         let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
-        var c = DeviceCredentials(file: file, header: header, tokens: [:], readers: [])
+        var deviceCredentials = DeviceCredentials(file: file, header: header, tokens: [:], readers: [])
         if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"]) {
             for (i, node) in (top.list("devices") ?? []).enumerated() {
                 let field = "devices[\(i)]"
@@ -44,11 +44,11 @@ package enum DeviceCredentialsLoader {
                     let token = f.string("token"), let patient = f.string("patient"), let device = f.string("device")
                 else { continue }
                 let key = "\(patient)/\(device)"
-                if c.tokens[key] != nil {
+                if deviceCredentials.tokens[key] != nil {
                     reader.fail(node, field, "patient \(patient) device \(device) already has a token")
                     continue
                 }
-                c.tokens[key] = token
+                deviceCredentials.tokens[key] = token
             }
             for (i, node) in (top.list("readers") ?? []).enumerated() {
                 guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]),
@@ -56,7 +56,7 @@ package enum DeviceCredentialsLoader {
                 else {
                     continue
                 }
-                c.readers.append(t)
+                deviceCredentials.readers.append(t)
             }
             for (i, node) in (top.list("admins") ?? []).enumerated() {
                 guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]),
@@ -64,13 +64,15 @@ package enum DeviceCredentialsLoader {
                 else {
                     continue
                 }
-                c.admins.append(t)
+                deviceCredentials.admins.append(t)
             }
-            if c.tokens.isEmpty, c.readers.isEmpty, c.admins.isEmpty, reader.issues.isEmpty {
+            if deviceCredentials.tokens.isEmpty, deviceCredentials.readers.isEmpty, deviceCredentials.admins.isEmpty,
+                reader.issues.isEmpty
+            {
                 reader.fail(root, "", "no credentials: list devices, readers and/or admins")
             }
         }
         guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.reportedIssues) }
-        return c
+        return deviceCredentials
     }
 }

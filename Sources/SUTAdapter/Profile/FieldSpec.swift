@@ -88,8 +88,8 @@ package struct FieldSpec: Sendable, Equatable {
     }
 
     /// True for a JSON `true`/`false` (Foundation parses both into NSNumber).
-    static func isBoolean(_ n: NSNumber) -> Bool {
-        String(cString: n.objCType) == "c"
+    static func isBoolean(_ nsNumber: NSNumber) -> Bool {
+        String(cString: nsNumber.objCType) == "c"
     }
 
     /// A short rendering of a value for messages.

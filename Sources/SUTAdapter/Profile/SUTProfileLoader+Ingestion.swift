@@ -14,7 +14,7 @@ extension SUTProfileLoader.Context {
     func ingestion(_ node: Node) -> SUTProfile.Ingestion {
         var ingestion = SUTProfile.Ingestion()
         guard
-            let f = reader.mapping(
+            let fields = reader.mapping(
                 node,
                 "ingestion",
                 allowed: ["routes", "rejection-field", "rejection-status"],
@@ -23,87 +23,93 @@ extension SUTProfileLoader.Context {
         else {
             return ingestion
         }
-        if f.has("rejection-field") { ingestion.rejectionField = pointer(f, "rejection-field") }
-        if let node = f.value("rejection-status"), let statuses = statuses(node, f.path("rejection-status")) {
+        if fields.has("rejection-field") { ingestion.rejectionField = pointer(fields, "rejection-field") }
+        if let node = fields.value("rejection-status"), let statuses = statuses(node, fields.path("rejection-status")) {
             // Refused credentials or routes are misconfigurations, 429 an outage: never a judged refusal.
             for s in statuses.sorted() where !(400..<500).contains(s) || [401, 403, 404, 405, 429].contains(s) {
                 reader.fail(
                     node,
-                    f.path("rejection-status"),
+                    fields.path("rejection-status"),
                     "\(s) cannot mean an invalid reading; give 4xx statuses other than 401, 403, 404, 405 and 429"
                 )
             }
             ingestion.rejectionStatuses = statuses
         }
-        guard let list = f.list("routes") else { return ingestion }
-        if list.isEmpty { fail(f, "routes", "give at least one route") }
+        guard let list = fields.list("routes") else { return ingestion }
+        if list.isEmpty { fail(fields, "routes", "give at least one route") }
         let routes = list.enumerated().compactMap { i, node in route(node, "ingestion.routes[\(i)]") }
         ingestion.routes = IngestionRoutes(routes: routes)
         return ingestion
     }
 
     func route(_ node: Node, _ field: String) -> IngestionRoute? {
-        guard let f = reader.mapping(node, field, allowed: Self.routeKeys, required: ["format"]) else { return nil }
-        var transport: RouteTransport?
-        if let name = f.string("transport") {
-            transport = RouteTransport(rawValue: name)
-            if transport == nil { fail(f, "transport", "expected http or mqtt") }
+        guard let fields = reader.mapping(node, field, allowed: Self.routeKeys, required: ["format"]) else {
+            return nil
         }
-        guard let format = format(f) else { return nil }
+        var transport: RouteTransport?
+        if let name = fields.string("transport") {
+            transport = RouteTransport(rawValue: name)
+            if transport == nil { fail(fields, "transport", "expected http or mqtt") }
+        }
+        guard let format = format(fields) else { return nil }
         var route: IngestionRoute
         if transport == .mqtt {
-            route = mqttRoute(f, format)
+            route = mqttRoute(fields, format)
         } else {
-            guard let path = httpPath(f, format) else { return nil }
+            guard let path = httpPath(fields, format) else { return nil }
             route = IngestionRoute(path: path, format: format, contentType: defaultContentType(format))
-            httpKeys(f, format, into: &route)
+            httpKeys(fields, format, into: &route)
         }
         route.transport = transport
-        if f.has("kinds") { route.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
-        if f.has("device-types") { route.deviceTypes = names(f, "device-types", DeviceType.self, what: "device type") }
-        if let m = f.value("rejection-fields") { route.fieldNames = fieldNames(m, f.path("rejection-fields")) }
+        if fields.has("kinds") { route.kinds = names(fields, "kinds", VitalKind.self, what: "reading kind") }
+        if fields.has("device-types") {
+            route.deviceTypes = names(fields, "device-types", DeviceType.self, what: "device type")
+        }
+        if let m = fields.value("rejection-fields") {
+            route.fieldNames = fieldNames(m, fields.path("rejection-fields"))
+        }
         return route
     }
 
     /// An HTTP route's `path`: on the SUT's base URL or an http(s) URL, with known placeholders.
-    func httpPath(_ f: Fields, _ format: IngestionFormat) -> String? {
-        if f.has("topic") { fail(f, "topic", "a topic is only read with transport: mqtt") }
-        guard f.has("path") else {
-            fail(f, "path", "an HTTP route needs a path (or give transport: mqtt and a topic)")
+    func httpPath(_ fields: Fields, _ format: IngestionFormat) -> String? {
+        if fields.has("topic") { fail(fields, "topic", "a topic is only read with transport: mqtt") }
+        guard fields.has("path") else {
+            fail(fields, "path", "an HTTP route needs a path (or give transport: mqtt and a topic)")
             return nil
         }
-        guard let path = f.string("path") else { return nil }
+        guard let path = fields.string("path") else { return nil }
         if !path.hasPrefix("/"),
             !isHTTPURL(path.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: ""))
         {
             fail(
-                f,
+                fields,
                 "path",
                 "expected a path on the SUT's base URL, starting with /, or an http(s):// URL of another endpoint"
             )
         }
         for name in placeholders(path) where !["patient", "device", "kind"].contains(name) {
-            fail(f, "path", "unknown placeholder {\(name)}; valid: {patient}, {device}, {kind}")
+            fail(fields, "path", "unknown placeholder {\(name)}; valid: {patient}, {device}, {kind}")
         }
-        if case .gatt = format { fail(f, "format", "format gatt is only sent over MQTT (transport: mqtt)") }
+        if case .gatt = format { fail(fields, "format", "format gatt is only sent over MQTT (transport: mqtt)") }
         return path
     }
 
     /// `method`, `content-type` and `batch` of an HTTP route.
-    func httpKeys(_ f: Fields, _ format: IngestionFormat, into route: inout IngestionRoute) {
-        if let method = f.string("method") {
+    func httpKeys(_ fields: Fields, _ format: IngestionFormat, into route: inout IngestionRoute) {
+        if let method = fields.string("method") {
             if ["POST", "PUT", "PATCH"].contains(method) {
                 route.method = method
             } else {
-                fail(f, "method", "expected POST, PUT or PATCH")
+                fail(fields, "method", "expected POST, PUT or PATCH")
             }
         }
-        if let type = f.string("content-type") { route.contentType = type }
-        if f.has("batch") {
-            let n = f.integer("batch", in: 1...1000).map(Int.init) ?? 1
+        if let type = fields.string("content-type") { route.contentType = type }
+        if fields.has("batch") {
+            let n = fields.integer("batch", in: 1...1000).map(Int.init) ?? 1
             if n > 1, !format.batches {
                 fail(
-                    f,
+                    fields,
                     "batch",
                     "format \(format.name) sends one reading per request; batch with vitalsim-observation or fhir-bundle"
                 )
@@ -115,27 +121,27 @@ extension SUTProfileLoader.Context {
     }
 
     /// An MQTT route: its `topic` (default: `mqtt.topic`), one reading per message.
-    func mqttRoute(_ f: Fields, _ format: IngestionFormat) -> IngestionRoute {
-        for key in ["path", "method", "content-type"] where f.has(key) {
-            fail(f, key, "\(key) is only read with transport: http (an MQTT route has a topic)")
+    func mqttRoute(_ fields: Fields, _ format: IngestionFormat) -> IngestionRoute {
+        for key in ["path", "method", "content-type"] where fields.has(key) {
+            fail(fields, key, "\(key) is only read with transport: http (an MQTT route has a topic)")
         }
-        if f.has("batch") { fail(f, "batch", "an MQTT route sends one reading per message") }
+        if fields.has("batch") { fail(fields, "batch", "an MQTT route sends one reading per message") }
         var route = IngestionRoute(path: "", format: format, batch: 1)
-        if let text = f.string("topic") {
+        if let text = fields.string("topic") {
             do throws(MQTTTopicTemplateError) { route.topic = try MQTTTopicTemplate(text) } catch {
-                fail(f, "topic", error.description)
+                fail(fields, "topic", error.description)
             }
         }
         return route
     }
 
-    func format(_ f: Fields) -> IngestionFormat? {
-        guard let name = f.string("format") else { return nil }
-        if name != "template", f.has("template") {
-            fail(f, "template", "a template is only read with format: template")
+    func format(_ fields: Fields) -> IngestionFormat? {
+        guard let name = fields.string("format") else { return nil }
+        if name != "template", fields.has("template") {
+            fail(fields, "template", "a template is only read with format: template")
         }
-        if name != "fhir-bundle", f.has("bundle-type") {
-            fail(f, "bundle-type", "bundle-type is only read with format: fhir-bundle")
+        if name != "fhir-bundle", fields.has("bundle-type") {
+            fail(fields, "bundle-type", "bundle-type is only read with format: fhir-bundle")
         }
         switch name {
         case "vitalsim-observation": return .vitalsimObservation
@@ -143,22 +149,24 @@ extension SUTProfileLoader.Context {
         case "vitaledge": return .vitaledge
         case "fhir-observation": return .fhirObservation
         case "fhir-bundle":
-            let type = f.string("bundle-type") ?? "transaction"
-            if !["transaction", "batch"].contains(type) { fail(f, "bundle-type", "expected transaction or batch") }
+            let type = fields.string("bundle-type") ?? "transaction"
+            if !["transaction", "batch"].contains(type) {
+                fail(fields, "bundle-type", "expected transaction or batch")
+            }
             return .fhirBundle(type: type)
         case "template":
-            guard f.has("template") else {
+            guard fields.has("template") else {
                 fail(
-                    f,
+                    fields,
                     "format",
                     "format: template needs template: FILE (a Mustache template, relative to the profile's folder)"
                 )
                 return nil
             }
-            guard let path = existingFile(f, "template") else { return nil }
+            guard let path = existingFile(fields, "template") else { return nil }
             let source: String
             do { source = try FileText.read(path) } catch {
-                fail(f, "template", "cannot read \(path): \(error)")
+                fail(fields, "template", "cannot read \(path): \(error)")
                 return nil
             }
             do throws(TemplatePayloadError) { return .template(try TemplatePayload(source: source)) } catch {
@@ -175,7 +183,7 @@ extension SUTProfileLoader.Context {
         default:
             var message = "unknown format '\(name)'; valid: \(Self.formats.joined(separator: ", "))"
             if let near = YAMLReader.nearest(name, in: Self.formats) { message += " (did you mean '\(near)'?)" }
-            fail(f, "format", message)
+            fail(fields, "format", message)
             return nil
         }
     }
@@ -200,13 +208,13 @@ extension SUTProfileLoader.Context {
 
     /// A list of enum names (`[heart-rate, spo2]`).
     func names<E: RawRepresentable & CaseIterable & Hashable>(
-        _ f: Fields,
+        _ fields: Fields,
         _ key: String,
         _ type: E.Type,
         what: String
     ) -> Set<E>?
     where E.RawValue == String {
-        guard let list = f.list(key) else { return nil }
+        guard let list = fields.list(key) else { return nil }
         var out: Set<E> = []
         let valid = E.allCases.map(\.rawValue)
         for (i, node) in list.enumerated() {
@@ -215,12 +223,12 @@ extension SUTProfileLoader.Context {
                 if let name = node.scalar?.string, let near = YAMLReader.nearest(name, in: valid) {
                     message += " (did you mean '\(near)'?)"
                 }
-                reader.fail(node, f.path(key) + "[\(i)]", message + "; valid: " + valid.joined(separator: ", "))
+                reader.fail(node, fields.path(key) + "[\(i)]", message + "; valid: " + valid.joined(separator: ", "))
                 continue
             }
             out.insert(value)
         }
-        if list.isEmpty { fail(f, key, "give at least one \(what), or leave the key out to match any") }
+        if list.isEmpty { fail(fields, key, "give at least one \(what), or leave the key out to match any") }
         return out
     }
 

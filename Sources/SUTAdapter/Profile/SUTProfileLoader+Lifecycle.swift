@@ -10,29 +10,34 @@ extension SUTProfileLoader.Context {
 
     func lifecycle(_ node: Node) -> Lifecycle {
         var lifecycle = Lifecycle()
-        guard let f = reader.mapping(node, "lifecycle", allowed: Self.lifecycleKeys) else { return lifecycle }
-        lifecycle.patientID = idTemplate(f, "patient-id", required: "patient", allowed: ["run", "scenario", "patient"])
+        guard let fields = reader.mapping(node, "lifecycle", allowed: Self.lifecycleKeys) else { return lifecycle }
+        lifecycle.patientID = idTemplate(
+            fields,
+            "patient-id",
+            required: "patient",
+            allowed: ["run", "scenario", "patient"]
+        )
         lifecycle.deviceID = idTemplate(
-            f,
+            fields,
             "device-id",
             required: "device",
             allowed: ["run", "scenario", "patient", "device"]
         )
-        if f.has("headers") { lifecycle.headers = headers(f, "headers") }
-        if let node = f.value("profile-names"), let names = stringMap(node, f.path("profile-names")) {
+        if fields.has("headers") { lifecycle.headers = headers(fields, "headers") }
+        if let node = fields.value("profile-names"), let names = stringMap(node, fields.path("profile-names")) {
             let valid = Profile.allCases.map(\.rawValue)
             for (k, _) in node.mapping ?? [:] {
                 guard let name = k.scalar?.string, !valid.contains(name) else { continue }
                 reader.fail(
                     k,
-                    f.path("profile-names"),
+                    fields.path("profile-names"),
                     "'\(name)' is not a VitalSim profile; valid: \(valid.joined(separator: ", "))"
                 )
             }
             lifecycle.profileNames = names
         }
         for key in ["enrol", "reset"] {
-            guard let list = f.list(key) else { continue }
+            guard let list = fields.list(key) else { continue }
             let steps = list.enumerated().compactMap { i, node in step(node, "lifecycle.\(key)[\(i)]") }
             if key == "enrol" { lifecycle.enrol = steps } else { lifecycle.reset = steps }
         }
@@ -40,83 +45,97 @@ extension SUTProfileLoader.Context {
     }
 
     /// An id template: `required` must appear exactly once, only `allowed` placeholders, no `/`.
-    func idTemplate(_ f: Fields, _ key: String, required: String, allowed: [String]) -> String? {
-        guard let template = f.string(key) else { return nil }
+    func idTemplate(_ fields: Fields, _ key: String, required: String, allowed: [String]) -> String? {
+        guard let template = fields.string(key) else { return nil }
         let names = placeholders(template)
         for name in names where !allowed.contains(name) {
-            fail(f, key, "unknown placeholder {\(name)}; valid: " + allowed.map { "{\($0)}" }.joined(separator: ", "))
+            fail(
+                fields,
+                key,
+                "unknown placeholder {\(name)}; valid: " + allowed.map { "{\($0)}" }.joined(separator: ", ")
+            )
         }
         if names.filter({ $0 == required }).count != 1 {
-            fail(f, key, "put {\(required)} in it exactly once, so that every \(required) keeps an id of its own")
+            fail(fields, key, "put {\(required)} in it exactly once, so that every \(required) keeps an id of its own")
         }
-        if template.contains("/") { fail(f, key, "an id must not contain '/' (reading ids are PATIENT/DEVICE/SEQ)") }
+        if template.contains("/") {
+            fail(fields, key, "an id must not contain '/' (reading ids are PATIENT/DEVICE/SEQ)")
+        }
         return template
     }
 
     func step(_ node: Node, _ field: String) -> LifecycleStep? {
-        guard let f = reader.mapping(node, field, allowed: Self.stepKeys) else { return nil }
+        guard let fields = reader.mapping(node, field, allowed: Self.stepKeys) else { return nil }
         let action: LifecycleStep.Action
-        if f.has("command") {
-            for key in ["method", "path", "body", "template", "content-type"] where f.has(key) {
-                fail(f, key, "a step is either an HTTP request (method, path) or a command, not both")
+        if fields.has("command") {
+            for key in ["method", "path", "body", "template", "content-type"] where fields.has(key) {
+                fail(fields, key, "a step is either an HTTP request (method, path) or a command, not both")
             }
-            guard let arguments = commandArguments(f) else { return nil }
+            guard let arguments = commandArguments(fields) else { return nil }
             action = .command(arguments: arguments, directory: (file as NSString).deletingLastPathComponent)
         } else {
-            guard let request = requestAction(f) else { return nil }
+            guard let request = requestAction(fields) else { return nil }
             action = request
         }
         var step = LifecycleStep(action: action, field: field)
-        if let node = f.value("expect") { step.expect = statuses(node, f.path("expect")) }
-        if let d = f.duration("timeout") { step.timeout = Double(d.milliseconds) / 1000 }
+        if let node = fields.value("expect") { step.expect = statuses(node, fields.path("expect")) }
+        if let d = fields.duration("timeout") { step.timeout = Double(d.milliseconds) / 1000 }
         return step
     }
 
-    func commandArguments(_ f: Fields) -> [String]? {
-        guard let list = f.list("command") else { return nil }
+    func commandArguments(_ fields: Fields) -> [String]? {
+        guard let list = fields.list("command") else { return nil }
         let arguments = list.compactMap { $0.scalar?.string }
         guard arguments.count == list.count, let program = arguments.first, !program.isEmpty else {
-            fail(f, "command", "expected a list of strings: the program, then its arguments")
+            fail(fields, "command", "expected a list of strings: the program, then its arguments")
             return nil
         }
         for a in arguments {
             for name in placeholders(a) where !["run", "scenario", "patient"].contains(name) {
-                fail(f, "command", "unknown placeholder {\(name)}; valid: {run}, {scenario}, {patient}")
+                fail(fields, "command", "unknown placeholder {\(name)}; valid: {run}, {scenario}, {patient}")
             }
         }
         return arguments
     }
 
-    func requestAction(_ f: Fields) -> LifecycleStep.Action? {
-        guard f.has("method"), f.has("path") else {
-            fail(f, f.has("method") ? "method" : "path", "a step needs method and path (an HTTP request), or command")
+    func requestAction(_ fields: Fields) -> LifecycleStep.Action? {
+        guard fields.has("method"), fields.has("path") else {
+            fail(
+                fields,
+                fields.has("method") ? "method" : "path",
+                "a step needs method and path (an HTTP request), or command"
+            )
             return nil
         }
-        guard let method = f.string("method"), let path = f.string("path") else { return nil }
+        guard let method = fields.string("method"), let path = fields.string("path") else { return nil }
         if !Self.stepMethods.contains(method) {
-            fail(f, "method", "expected one of \(Self.stepMethods.joined(separator: ", "))")
+            fail(fields, "method", "expected one of \(Self.stepMethods.joined(separator: ", "))")
         }
-        if !path.hasPrefix("/") { fail(f, "path", "expected a path on the SUT's base URL, starting with /") }
+        if !path.hasPrefix("/") { fail(fields, "path", "expected a path on the SUT's base URL, starting with /") }
         for name in placeholders(path) where !["run", "scenario", "patient"].contains(name) {
-            fail(f, "path", "unknown placeholder {\(name)}; valid: {run}, {scenario}, {patient}")
+            fail(fields, "path", "unknown placeholder {\(name)}; valid: {run}, {scenario}, {patient}")
         }
-        if f.has("body"), f.has("template") { fail(f, "template", "give body (inline) or template (a file), not both") }
+        if fields.has("body"), fields.has("template") {
+            fail(fields, "template", "give body (inline) or template (a file), not both")
+        }
         var body: MustacheTemplate?
-        if let text = f.string("body") {
-            body = mustache(text, origin: f.value("body"), field: f.path("body"), file: nil)
-        } else if f.has("template"), let path = existingFile(f, "template") {
-            do { body = mustache(try FileText.read(path), origin: nil, field: f.path("template"), file: path) } catch {
-                fail(f, "template", "cannot read \(path): \(error)")
+        if let text = fields.string("body") {
+            body = mustache(text, origin: fields.value("body"), field: fields.path("body"), file: nil)
+        } else if fields.has("template"), let path = existingFile(fields, "template") {
+            do {
+                body = mustache(try FileText.read(path), origin: nil, field: fields.path("template"), file: path)
+            } catch {
+                fail(fields, "template", "cannot read \(path): \(error)")
             }
         }
         if body != nil, method == "GET" || method == "DELETE" {
-            fail(f, "method", "\(method) sends no body; leave body/template out")
+            fail(fields, "method", "\(method) sends no body; leave body/template out")
         }
         return .request(
             method: method,
             path: path,
             body: body,
-            contentType: f.string("content-type") ?? "application/json"
+            contentType: fields.string("content-type") ?? "application/json"
         )
     }
 

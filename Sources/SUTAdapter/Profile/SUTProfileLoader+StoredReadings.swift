@@ -23,18 +23,18 @@ extension SUTProfileLoader.Context {
     }
 
     /// A URL template with `{patient}`: an http(s) URL or a path on the SUT's base URL.
-    func patientURL(_ f: Fields, _ key: String, period: Bool = false) -> String? {
-        guard let url = f.string(key) else { return nil }
+    func patientURL(_ fields: Fields, _ key: String, period: Bool = false) -> String? {
+        guard let url = fields.string(key) else { return nil }
         guard url.hasPrefix("/") || isHTTPURL(url) else {
-            fail(f, key, "expected an http(s):// URL or a path on the SUT's base URL")
+            fail(fields, key, "expected an http(s):// URL or a path on the SUT's base URL")
             return nil
         }
         guard url.contains("{patient}") else {
-            fail(f, key, "the URL must name the patient: put {patient} where the patient's id goes")
+            fail(fields, key, "the URL must name the patient: put {patient} where the patient's id goes")
             return nil
         }
         if period, !url.contains("{by}") {
-            fail(f, key, "the URL must name the period: put {by} where day or month goes")
+            fail(fields, key, "the URL must name the period: put {by} where day or month goes")
             return nil
         }
         return url
@@ -83,22 +83,29 @@ extension SUTProfileLoader.Context {
     }
 
     /// `fields.values`: `fhir`, or a JSON Pointer to an object of values by signal name.
-    func storedValues(_ f: Fields) -> StoredReadingsSource.Values? {
-        if f.string("values") == "fhir" { return .fhir }
-        return pointer(f, "values").map { .object($0) }
+    func storedValues(_ fields: Fields) -> StoredReadingsSource.Values? {
+        if fields.string("values") == "fhir" { return .fhir }
+        return pointer(fields, "values").map { .object($0) }
     }
 
     /// `stored-readings.counts`: `url` (with `{patient}` and `{by}`), `list`, `period`, `count`.
     func storedCounts(_ node: Node) -> StoredReadingsSource.Counts? {
         let keys = ["url", "list", "period", "count"]
         guard
-            let f = reader.mapping(node, "stored-readings.counts", allowed: keys, required: ["url", "period", "count"])
+            let fields = reader.mapping(
+                node,
+                "stored-readings.counts",
+                allowed: keys,
+                required: ["url", "period", "count"]
+            )
         else {
             return nil
         }
-        let url = patientURL(f, "url", period: true)
-        let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
-        guard let url, let list, let period = pointer(f, "period"), let count = pointer(f, "count") else { return nil }
+        let url = patientURL(fields, "url", period: true)
+        let list = fields.has("list") ? pointer(fields, "list") : JSONPointer.root
+        guard let url, let list, let period = pointer(fields, "period"), let count = pointer(fields, "count") else {
+            return nil
+        }
         return StoredReadingsSource.Counts(url: url, list: list, period: period, count: count)
     }
 }

@@ -6,21 +6,26 @@ extension FHIRObservationJSON {
     /// the Observation's own elements. The expected field is named as golden files name it (`value`,
     /// `systolic`, `timestamp`, `unit`, `unexpectedField`), with the elements a FHIR server names
     /// instead (`valueQuantity.value`, `component[0].valueQuantity.value`, `effectiveDateTime`, …).
-    package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
+    package static func corrupt(_ json: JSONValue, _ corruption: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case var .object(f) = json else {
             return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
         }
-        if let symptom = corruptSymptom(f, c) { return symptom }
+        if let symptom = corruptSymptom(f, corruption) { return symptom }
         let panel = f.contains { $0.0 == "component" } && !f.contains { $0.0 == "valueQuantity" }
         // An ECG's measured value is its average heart rate, the first component.
         let ecg = f.contains { $0.0 == "code" && $0.1.serialized().contains(ecgCode) }
         let measurement = panel && !ecg ? "systolic" : "value"
         let quantity = panel ? "component[0].valueQuantity" : "valueQuantity"
         func body() -> [UInt8] { Array(JSONValue.object(f).serialized().utf8) }
-        switch c {
+        switch corruption {
         case .wrongType, .outOfRange, .badCRC:
             let value = (quantityElement(f, panel: panel, "value") ?? .null)
-            setQuantityElement(&f, panel: panel, "value", c == .wrongType ? .string(value.serialized()) : .int(-1))
+            setQuantityElement(
+                &f,
+                panel: panel,
+                "value",
+                corruption == .wrongType ? .string(value.serialized()) : .int(-1)
+            )
             return (
                 body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity + ".value", quantity])
             )
@@ -44,7 +49,8 @@ extension FHIRObservationJSON {
             )
         case .badTimestamp, .futureTimestamp:
             guard let i = f.firstIndex(where: { $0.0 == "effectiveDateTime" }), case let .string(text) = f[i].1,
-                let changed = c == .badTimestamp ? JSONCorruption.malformed(text) : JSONCorruption.centuryAhead(text)
+                let changed = corruption == .badTimestamp
+                    ? JSONCorruption.malformed(text) : JSONCorruption.centuryAhead(text)
             else { return corrupt(json, .truncation) }
             f[i].1 = .string(changed)
             return (body(), ExpectedRejection(status: 400, field: "timestamp", spellings: ["effectiveDateTime"]))
@@ -73,8 +79,8 @@ extension FHIRObservationJSON {
 
     /// The quantity (`valueQuantity`, or the first component's for a panel) element `key`.
     static func quantityElement(_ f: [(String, JSONValue)], panel: Bool, _ key: String) -> JSONValue? {
-        func member(_ v: JSONValue?, _ name: String) -> JSONValue? {
-            if case let .object(o)? = v { o.first { $0.0 == name }?.1 } else { nil }
+        func member(_ jsonValue: JSONValue?, _ name: String) -> JSONValue? {
+            if case let .object(o)? = jsonValue { o.first { $0.0 == name }?.1 } else { nil }
         }
         var owner = JSONValue.object(f)
         if panel, case let .array(parts)? = member(owner, "component"), let first = parts.first { owner = first }

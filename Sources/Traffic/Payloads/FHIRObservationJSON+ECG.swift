@@ -14,7 +14,7 @@ extension FHIRObservationJSON {
     /// name, and SNOMED CT 64730000 or 49436004 when it names a rhythm), components: the average
     /// heart rate (LOINC 8867-4, `/min`) and the waveform as `valueSampledData` (lead I, origin 0 µV,
     /// period in ms, one dimension, the µV values space-separated).
-    static func ecg(_ r: Reading, _ recording: ECGRecording, start: Int64) -> JSONValue {
+    static func ecg(_ reading: Reading, _ recording: ECGRecording, start: Int64) -> JSONValue {
         var codings: [JSONValue] = [
             .object([
                 ("system", .string(classificationSystem)), ("code", .string(recording.classification.rawValue)),
@@ -33,7 +33,7 @@ extension FHIRObservationJSON {
         ])
         return .object([
             ("resourceType", .string("Observation")),
-            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(r.id))])])),
+            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(reading.id))])])),
             ("status", .string("final")),
             (
                 "category",
@@ -41,9 +41,12 @@ extension FHIRObservationJSON {
                 )
             ),
             ("code", concept("http://loinc.org", ecgCode, "EKG study")),
-            ("subject", .object([("reference", .string("Patient/" + r.patientID))])),
-            ("device", .object([("reference", .string("Device/" + r.deviceID))])),
-            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true))),
+            ("subject", .object([("reference", .string("Patient/" + reading.patientID))])),
+            ("device", .object([("reference", .string("Device/" + reading.deviceID))])),
+            (
+                "effectiveDateTime",
+                .string(CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true))
+            ),
             ("valueCodeableConcept", .object([("coding", .array(codings))])),
             (
                 "component",

@@ -7,10 +7,11 @@ extension FHIRObservationJSON {
     /// A symptom report as an Observation: category `survey` (patient-reported), `code` the
     /// symptom's SNOMED CT finding, `valueCodeableConcept` its SNOMED CT severity (mild 255604002,
     /// moderate 6736007, severe 24484000), `effectiveDateTime` its onset.
-    static func symptom(_ r: Reading, _ kind: SymptomKind, _ severity: SymptomSeverity, start: Int64) -> JSONValue {
+    static func symptom(_ reading: Reading, _ kind: SymptomKind, _ severity: SymptomSeverity, start: Int64) -> JSONValue
+    {
         .object([
             ("resourceType", .string("Observation")),
-            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(r.id))])])),
+            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(reading.id))])])),
             ("status", .string("final")),
             (
                 "category",
@@ -19,9 +20,12 @@ extension FHIRObservationJSON {
                 ])
             ),
             ("code", concept(snomed, kind.snomed.code, kind.snomed.display)),
-            ("subject", .object([("reference", .string("Patient/" + r.patientID))])),
-            ("device", .object([("reference", .string("Device/" + r.deviceID))])),
-            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true))),
+            ("subject", .object([("reference", .string("Patient/" + reading.patientID))])),
+            ("device", .object([("reference", .string("Device/" + reading.deviceID))])),
+            (
+                "effectiveDateTime",
+                .string(CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true))
+            ),
             ("valueCodeableConcept", concept(snomed, severity.snomed.code, severity.snomed.display)),
         ])
     }
@@ -29,7 +33,7 @@ extension FHIRObservationJSON {
     /// A corrupted symptom Observation (its value is a CodeableConcept, not a Quantity): a wrong
     /// type is the severity as a string, out of range (and a bad CRC or bad flags, which have no
     /// counterpart here) a severity code that is not one, a missing field no value at all.
-    static func corruptSymptom(_ f: [(String, JSONValue)], _ c: Corruption) -> ([UInt8], ExpectedRejection)? {
+    static func corruptSymptom(_ f: [(String, JSONValue)], _ corruption: Corruption) -> ([UInt8], ExpectedRejection)? {
         var f = f
         guard !f.contains(where: { $0.0 == "component" }),
             let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" })
@@ -37,7 +41,7 @@ extension FHIRObservationJSON {
             return nil
         }
         let spellings = ["valueCodeableConcept", "valueCodeableConcept.coding", "valueCodeableConcept.coding[0].code"]
-        switch c {
+        switch corruption {
         case .wrongType:
             f[i].1 = .string("moderate")
         case .outOfRange, .badCRC, .badFlags:

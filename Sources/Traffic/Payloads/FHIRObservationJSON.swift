@@ -32,13 +32,15 @@ package enum FHIRObservationJSON {
 
     /// The Observation of a reading (nil for kinds without a FHIR form: battery, cuff pressure,
     /// feeding). A daily summary is its step count (its calories are left out).
-    package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
-        if case let .symptom(kind, severity) = r.measurement { return symptom(r, kind, severity, start: start) }
-        if case let .ecg(recording) = r.measurement { return ecg(r, recording, start: start) }
-        guard let (code, display) = codes[r.kind] else { return nil }
+    package static func encode(_ reading: Reading, start: Int64) -> JSONValue? {
+        if case let .symptom(kind, severity) = reading.measurement {
+            return symptom(reading, kind, severity, start: start)
+        }
+        if case let .ecg(recording) = reading.measurement { return ecg(reading, recording, start: start) }
+        guard let (code, display) = codes[reading.kind] else { return nil }
         var f: [(String, JSONValue)] = [
             ("resourceType", .string("Observation")),
-            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(r.id))])])),
+            ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(reading.id))])])),
             ("status", .string("final")),
             (
                 "category",
@@ -57,11 +59,14 @@ package enum FHIRObservationJSON {
                 ])
             ),
             ("code", concept("http://loinc.org", code, display)),
-            ("subject", .object([("reference", .string("Patient/" + r.patientID))])),
-            ("device", .object([("reference", .string("Device/" + r.deviceID))])),
-            ("effectiveDateTime", .string(CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true))),
+            ("subject", .object([("reference", .string("Patient/" + reading.patientID))])),
+            ("device", .object([("reference", .string("Device/" + reading.deviceID))])),
+            (
+                "effectiveDateTime",
+                .string(CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true))
+            ),
         ]
-        switch r.measurement {
+        switch reading.measurement {
         case let .bloodPressure(s, d, _, _, _):
             f.append(
                 (
@@ -84,7 +89,7 @@ package enum FHIRObservationJSON {
                 f.append(("component", .array(parts)))
             }
         default:
-            f.append(("valueQuantity", quantity(.double(r.measurement.primaryValue), r.measurement.unit)))
+            f.append(("valueQuantity", quantity(.double(reading.measurement.primaryValue), reading.measurement.unit)))
         }
         return .object(f)
     }

@@ -11,13 +11,13 @@ package enum JSONCorruption {
     /// forms, handled by their callers).
     package static func apply(
         _ fields: [(String, JSONValue)],
-        _ c: Corruption,
+        _ corruption: Corruption,
         measurement: String
     ) -> ([UInt8], ExpectedRejection)? {
         var f = fields
         let m = f.firstIndex { $0.0 == measurement }
         let ts = f.firstIndex { $0.0 == "timestamp" }
-        switch c {
+        switch corruption {
         case .truncation:
             let text = Array(JSONValue.object(f).serialized().utf8)
             return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
@@ -35,7 +35,7 @@ package enum JSONCorruption {
             return (body(f), ExpectedRejection(status: 400, field: measurement))
         case .badTimestamp, .futureTimestamp:
             guard let ts, case let .string(text) = f[ts].1,
-                let changed = c == .badTimestamp ? malformed(text) : centuryAhead(text)
+                let changed = corruption == .badTimestamp ? malformed(text) : centuryAhead(text)
             else {
                 return nil
             }

@@ -19,8 +19,8 @@ package struct ExpectedRejection: Sendable, Equatable {
 
     /// The name golden files give the measured field of `r`'s payload in the reference contract:
     /// `heartRate` or `stepCount` (the VitalEdge payloads of the phone bridge), `systolic`, or `value`.
-    package static func measurementField(_ r: Reading) -> String {
-        switch (r.deviceType, r.kind) {
+    package static func measurementField(_ reading: Reading) -> String {
+        switch (reading.deviceType, reading.kind) {
         case (.phoneBridge, .dailySummary): "stepCount"
         case (.phoneBridge, _): "heartRate"
         case (_, .bloodPressure): "systolic"
@@ -66,11 +66,12 @@ package struct ExpectedRejection: Sendable, Equatable {
 package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
     /// progress indications rather than readings).
-    package static func encode(_ r: Reading, start: Int64) -> JSONValue? {
+    package static func encode(_ reading: Reading, start: Int64) -> JSONValue? {
         var f: [(String, JSONValue)] = [
-            ("readingId", .string(r.id)), ("patientId", .string(r.patientID)), ("deviceId", .string(r.deviceID)),
+            ("readingId", .string(reading.id)), ("patientId", .string(reading.patientID)),
+            ("deviceId", .string(reading.deviceID)),
         ]
-        switch r.measurement {
+        switch reading.measurement {
         case .cuffPressure, .dailySummary:
             return nil
         case let .bloodPressure(s, d, _, _, _):
@@ -82,28 +83,31 @@ package enum ObservationJSON {
             f += [("kind", .string("ecg")), ("value", .int(Int64(recording.averageHeartRate)))]
             f += ecgFields(recording)
         default:
-            f.append(("kind", .string(r.kind.rawValue)))
-            if let method = r.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
-            if let symptom = r.measurement.symptom { f.append(("symptom", .string(symptom.rawValue))) }
-            if case let .equipment(item, _, action) = r.measurement {
+            f.append(("kind", .string(reading.kind.rawValue)))
+            if let method = reading.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
+            if let symptom = reading.measurement.symptom { f.append(("symptom", .string(symptom.rawValue))) }
+            if case let .equipment(item, _, action) = reading.measurement {
                 f += [("item", .string(item.rawValue)), ("action", .string(action.rawValue))]
             }
-            f.append(("value", .double(r.measurement.primaryValue)))
+            f.append(("value", .double(reading.measurement.primaryValue)))
         }
-        let ts = CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)
-        f += [("unit", .string(r.measurement.unit)), ("timestamp", .string(ts)), ("sequence", .int(Int64(r.seq)))]
+        let ts = CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true)
+        f += [
+            ("unit", .string(reading.measurement.unit)), ("timestamp", .string(ts)),
+            ("sequence", .int(Int64(reading.seq))),
+        ]
         return .object(f)
     }
 
     /// An ECG recording's HealthKit fields (`HKElectrocardiogram`): `classification`,
     /// `samplingFrequency` (Hz), `symptomsStatus` (`present` or `none`) and `voltageMeasurements`
     /// (µV, one per sample from the start).
-    package static func ecgFields(_ r: ECGRecording) -> [(String, JSONValue)] {
+    package static func ecgFields(_ ecgRecording: ECGRecording) -> [(String, JSONValue)] {
         [
-            ("classification", .string(r.classification.rawValue)),
-            ("samplingFrequency", .int(Int64(r.samplingFrequency))),
-            ("symptomsStatus", .string(r.symptomatic ? "present" : "none")),
-            ("voltageMeasurements", .array(r.microvolts.map { .int(Int64($0)) })),
+            ("classification", .string(ecgRecording.classification.rawValue)),
+            ("samplingFrequency", .int(Int64(ecgRecording.samplingFrequency))),
+            ("symptomsStatus", .string(ecgRecording.symptomatic ? "present" : "none")),
+            ("voltageMeasurements", .array(ecgRecording.microvolts.map { .int(Int64($0)) })),
         ]
     }
 
@@ -113,19 +117,19 @@ package enum ObservationJSON {
     /// A corrupted observation and the field a SUT must name rejecting it: the JSON forms
     /// (``JSONCorruption``), and for a Bluetooth reading relayed as JSON the counterparts of the GATT
     /// forms (bad flags: an unknown unit; a bad CRC: a negative measurement).
-    package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
+    package static func corrupt(_ json: JSONValue, _ corruption: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case var .object(fields) = json else {
             return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
         }
         let measurement = fields.first { $0.0 == "value" || $0.0 == "systolic" }?.0 ?? "value"
-        switch c {
+        switch corruption {
         case .badFlags:
             if let i = fields.firstIndex(where: { $0.0 == "unit" }) { fields[i].1 = .string("bogus-unit") }
             return (Array(JSONValue.object(fields).serialized().utf8), ExpectedRejection(status: 400, field: "unit"))
         case .badCRC:
             return corrupt(json, .outOfRange)
         default:
-            return JSONCorruption.apply(fields, c, measurement: measurement)
+            return JSONCorruption.apply(fields, corruption, measurement: measurement)
                 ?? corrupt(json, .truncation)
         }
     }

@@ -20,37 +20,39 @@ package struct ReadingEncoder {
     package init(startUnixMilliseconds: Int64) { self.startUnixMilliseconds = startUnixMilliseconds }
 
     /// The payloads of one reading, in send order (a glucose record is followed by its context).
-    package func encode(_ r: Reading) -> [EncodedPayload] {
+    package func encode(_ reading: Reading) -> [EncodedPayload] {
         var out =
-            r.deviceType.isBluetooth
-            ? gatt(r) : [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
-        if let c = r.delivery.corruption, !out.isEmpty, out[0].characteristic != nil {
+            reading.deviceType.isBluetooth
+            ? gatt(reading) : [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(reading))]
+        if let c = reading.delivery.corruption, !out.isEmpty, out[0].characteristic != nil {
             out[0].bytes = corrupt(out[0].bytes, c, uuid: out[0].characteristic!)
         }
         return out
     }
 
-    func dateTime(_ r: Reading) -> DateTime { DateTime(unixMilliseconds: startUnixMilliseconds + r.deviceTime) }
+    func dateTime(_ reading: Reading) -> DateTime {
+        DateTime(unixMilliseconds: startUnixMilliseconds + reading.deviceTime)
+    }
 
-    func gatt(_ r: Reading) -> [EncodedPayload] {
+    func gatt(_ reading: Reading) -> [EncodedPayload] {
         func p(_ uuid: UInt16, _ indicate: Bool, _ c: some GATTCharacteristic) -> EncodedPayload {
             EncodedPayload(characteristic: uuid, indicate: indicate, bytes: (try? c.encode()) ?? [], json: nil)
         }
-        switch r.measurement {
+        switch reading.measurement {
         case let .heartRate(bpm, rr, ee, contact):
-            let m = HeartRateMeasurement(
+            let heartRateMeasurement = HeartRateMeasurement(
                 heartRate: UInt16(clamping: bpm),
                 contact: contact,
                 energyExpended: ee,
                 rrIntervals: rr
             )
-            return [p(HeartRateMeasurement.uuid, false, m)]
-        case let .bloodPressure(s, d, m, pulse, status):
+            return [p(HeartRateMeasurement.uuid, false, heartRateMeasurement)]
+        case let .bloodPressure(s, d, heartRateMeasurement, pulse, status):
             let rec = BloodPressureRecord(
                 systolic: sf(s),
                 diastolic: sf(d),
-                meanArterial: sf(m),
-                timestamp: dateTime(r),
+                meanArterial: sf(heartRateMeasurement),
+                timestamp: dateTime(reading),
                 pulseRate: sf(pulse),
                 userID: 1,
                 status: status == 0 ? nil : status
@@ -59,7 +61,7 @@ package struct ReadingEncoder {
         case let .cuffPressure(mmHg):
             return [p(IntermediateCuffPressure.uuid, false, IntermediateCuffPressure(cuffPressure: min(mmHg, 2045))!)]
         case let .glucose(mg, meal, status):
-            return glucose(r, mg: mg, meal: meal, status: status)
+            return glucose(reading, mg: mg, meal: meal, status: status)
         case let .cgm(mg, trend, quality, offset, annunciation):
             return [cgm(mg: mg, trend: trend, quality: quality, offset: offset, annunciation: annunciation)]
         case let .spo2(pct, pulse, continuous):
@@ -76,33 +78,33 @@ package struct ReadingEncoder {
                 p(
                     PLXSpotCheckMeasurement.uuid,
                     true,
-                    PLXSpotCheckMeasurement(spo2: sf(pct), pulseRate: sf(pulse), timestamp: dateTime(r))
+                    PLXSpotCheckMeasurement(spo2: sf(pct), pulseRate: sf(pulse), timestamp: dateTime(reading))
                 )
             ]
         case let .temperature(c, type):
             let rec = TemperatureRecord(
                 value: MedFloat(c, exponent: -1) ?? MedFloat(.nan),
-                timestamp: dateTime(r),
+                timestamp: dateTime(reading),
                 type: type
             )
             return [p(TemperatureMeasurement.uuid, true, TemperatureMeasurement(rec))]
         case let .weight(kg):
             var w = WeightMeasurement(kilograms: kg) ?? WeightMeasurement(rawWeight: 0xFFFF)
-            w.timestamp = dateTime(r)
+            w.timestamp = dateTime(reading)
             return [p(WeightMeasurement.uuid, true, w)]
         case let .battery(pct):
             return [p(BatteryLevel.uuid, false, BatteryLevel(UInt32(max(0, min(100, pct)))))]
         case .dailySummary, .feeding, .breastfeeding, .respirationRate, .symptom, .ecg, .equipment:
-            return [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(r))]
+            return [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(reading))]
         }
     }
 
     /// A Glucose Measurement (concentration in kg/L: mg/dL at exponent −5) and its context.
-    func glucose(_ r: Reading, mg: Int, meal: UInt8, status: UInt16) -> [EncodedPayload] {
-        let seq = UInt16(truncatingIfNeeded: r.seq)
-        let g = GlucoseMeasurement(
+    func glucose(_ reading: Reading, mg: Int, meal: UInt8, status: UInt16) -> [EncodedPayload] {
+        let seq = UInt16(truncatingIfNeeded: reading.seq)
+        let glucoseMeasurement = GlucoseMeasurement(
             sequenceNumber: seq,
-            baseTime: dateTime(r),
+            baseTime: dateTime(reading),
             timeOffset: 0,
             concentration: SFloat(mantissa: min(mg, 2045), exponent: -5),
             type: 2,
@@ -115,7 +117,7 @@ package struct ReadingEncoder {
             EncodedPayload(
                 characteristic: GlucoseMeasurement.uuid,
                 indicate: false,
-                bytes: (try? g.encode()) ?? [],
+                bytes: (try? glucoseMeasurement.encode()) ?? [],
                 json: nil
             ),
             EncodedPayload(
@@ -150,8 +152,11 @@ package struct ReadingEncoder {
 
     /// The JSON a non-GATT device sends: VitalEdge JSON for the phone bridge's heart rate and daily
     /// summaries (``VitalEdgeJSON``), the observation JSON (``ObservationJSON``) otherwise.
-    package func json(_ r: Reading) -> JSONValue {
-        VitalEdgeJSON.encode(r, start: startUnixMilliseconds) ?? ObservationJSON.encode(r, start: startUnixMilliseconds)
+    package func json(_ reading: Reading) -> JSONValue {
+        VitalEdgeJSON.encode(reading, start: startUnixMilliseconds) ?? ObservationJSON.encode(
+            reading,
+            start: startUnixMilliseconds
+        )
             ?? .null
     }
 
@@ -159,9 +164,9 @@ package struct ReadingEncoder {
     /// have no GATT counterpart (the scenario loader allows them only on devices that send JSON); if
     /// such a reading is still encoded as GATT (a capture of a device relayed over HTTPS), its bytes
     /// are cut short, so they stay invalid.
-    func corrupt(_ bytes: [UInt8], _ c: Corruption, uuid: UInt16) -> [UInt8] {
+    func corrupt(_ bytes: [UInt8], _ corruption: Corruption, uuid: UInt16) -> [UInt8] {
         var b = bytes
-        switch c {
+        switch corruption {
         case .truncation, .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField,
             .mixed:
             if uuid == BatteryLevel.uuid { return [] }

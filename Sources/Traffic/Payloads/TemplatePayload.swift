@@ -26,10 +26,10 @@ package struct TemplatePayload: Sendable {
     /// The body of reading `r` (nil for a kind with no value to render: cuff pressure), corrupted
     /// as `r.delivery` asks, and the rejection expected then (its field as the template's context
     /// names it; the route adds the names its profile gives).
-    package func render(_ r: Reading, start: Int64) -> ([UInt8], ExpectedRejection?)? {
-        guard r.kind != .cuffPressure else { return nil }
-        var context = TemplatePayload.context(r, start: start)
-        guard let c = r.delivery.corruption else { return (Array(template.render(context).utf8), nil) }
+    package func render(_ reading: Reading, start: Int64) -> ([UInt8], ExpectedRejection?)? {
+        guard reading.kind != .cuffPressure else { return nil }
+        var context = TemplatePayload.context(reading, start: start)
+        guard let c = reading.delivery.corruption else { return (Array(template.render(context).utf8), nil) }
         func rejection(_ field: String) -> ExpectedRejection {
             ExpectedRejection(status: 400, field: field, spellings: [field])
         }
@@ -63,33 +63,34 @@ package struct TemplatePayload: Sendable {
     }
 
     /// The values a template can use, as text (numbers in JSON form).
-    static func context(_ r: Reading, start: Int64) -> [String: Any] {
+    static func context(_ reading: Reading, start: Int64) -> [String: Any] {
         var c: [String: Any] = [
-            "readingId": r.id, "patientId": r.patientID, "deviceId": r.deviceID, "deviceType": r.deviceType.rawValue,
-            "kind": r.kind.rawValue, "unit": r.measurement.unit,
-            "timestamp": CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true),
-            "unixMs": String(start + r.deviceTime), "sequence": String(r.seq),
-            "value": JSONValue.format(r.measurement.primaryValue),
+            "readingId": reading.id, "patientId": reading.patientID, "deviceId": reading.deviceID,
+            "deviceType": reading.deviceType.rawValue,
+            "kind": reading.kind.rawValue, "unit": reading.measurement.unit,
+            "timestamp": CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true),
+            "unixMs": String(start + reading.deviceTime), "sequence": String(reading.seq),
+            "value": JSONValue.format(reading.measurement.primaryValue),
         ]
-        if let loinc = FHIRObservationJSON.codes[r.kind]?.code { c["loinc"] = loinc }
-        if let method = r.measurement.feedingMethod { c["method"] = method.rawValue }
-        if case let .symptom(kind, severity) = r.measurement {
+        if let loinc = FHIRObservationJSON.codes[reading.kind]?.code { c["loinc"] = loinc }
+        if let method = reading.measurement.feedingMethod { c["method"] = method.rawValue }
+        if case let .symptom(kind, severity) = reading.measurement {
             c["symptom"] = kind.rawValue
             c["severity"] = severity.name
             c["snomed"] = kind.snomed.code
             c["healthKitType"] = kind.healthKitType
         }
-        if case let .equipment(item, _, action) = r.measurement {
+        if case let .equipment(item, _, action) = reading.measurement {
             c["item"] = item.rawValue
             c["action"] = action.rawValue
         }
-        if case let .ecg(recording) = r.measurement {
+        if case let .ecg(recording) = reading.measurement {
             c["classification"] = recording.classification.rawValue
             c["samplingFrequency"] = String(recording.samplingFrequency)
             c["symptomsStatus"] = recording.symptomatic ? "present" : "none"
             c["voltagesJSON"] = "[" + recording.microvolts.map { String($0) }.joined(separator: ",") + "]"
         }
-        switch r.measurement {
+        switch reading.measurement {
         case let .bloodPressure(s, d, _, _, _):
             c["systolic"] = String(s)
             c["diastolic"] = String(d)

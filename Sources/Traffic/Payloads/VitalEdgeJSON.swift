@@ -27,12 +27,12 @@ package enum VitalEdgeJSON {
 
     /// A corrupted VitalEdge payload (one of ``Corruption/jsonForms``) and the field a SUT must name
     /// rejecting it (`heartRate` or `stepCount` for the measurement).
-    package static func corrupt(_ json: JSONValue, _ c: Corruption) -> ([UInt8], ExpectedRejection) {
+    package static func corrupt(_ json: JSONValue, _ corruption: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case let .object(fields) = json else {
             return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
         }
         let measurement = fields.first { $0.0 == "heartRate" || $0.0 == "stepCount" }?.0 ?? "heartRate"
-        if let out = JSONCorruption.apply(fields, c, measurement: measurement) { return out }
+        if let out = JSONCorruption.apply(fields, corruption, measurement: measurement) { return out }
         // A GATT form has no VitalEdge counterpart (the loader refuses it on a phone bridge): cut the body short.
         return JSONCorruption.apply(fields, .truncation, measurement: measurement) ?? (
             [], ExpectedRejection(status: 400, field: "")

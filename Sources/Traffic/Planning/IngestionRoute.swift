@@ -108,8 +108,8 @@ package struct IngestionRoute: Sendable {
     package var overMQTT: Bool { transport == .mqtt }
 
     /// Whether the route carries reading `r` of a device the scenario sends over MQTT (`fromMQTT`) or not.
-    package func matches(_ r: Reading, fromMQTT: Bool = false) -> Bool {
-        (kinds?.contains(r.kind) ?? true) && (deviceTypes?.contains(r.deviceType) ?? true)
+    package func matches(_ reading: Reading, fromMQTT: Bool = false) -> Bool {
+        (kinds?.contains(reading.kind) ?? true) && (deviceTypes?.contains(reading.deviceType) ?? true)
             && (transport != nil || !fromMQTT)
     }
 

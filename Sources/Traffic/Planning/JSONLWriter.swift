@@ -12,11 +12,11 @@ package final class JSONLWriter {
     package init(path: String?) throws {
         if let path {
             guard FileManager.default.createFile(atPath: path, contents: nil),
-                let h = FileHandle(forWritingAtPath: path)
+                let fileHandle = FileHandle(forWritingAtPath: path)
             else {
                 throw FileText.Failure.unwritable(path: path)
             }
-            handle = h
+            handle = fileHandle
         } else {
             handle = nil
         }
@@ -43,51 +43,53 @@ package final class JSONLWriter {
 
 /// The `readings.jsonl` record of one reading.
 package enum ReadingRecord {
-    package static func json(_ r: Reading, payloads: [EncodedPayload], scenario: Scenario) -> JSONValue {
+    package static func json(_ reading: Reading, payloads: [EncodedPayload], scenario: Scenario) -> JSONValue {
         func iso(_ t: Int64) -> JSONValue {
             .string(CivilTime(unixMilliseconds: scenario.startUnixMilliseconds + t).iso8601(fractional: true))
         }
-        var o: [(String, JSONValue)] = [
-            ("id", .string(r.id)), ("patient", .string(r.patientID)), ("device", .string(r.deviceID)),
-            ("deviceType", .string(r.deviceType.rawValue)),
-            ("kind", .string(r.kind.rawValue)), ("seq", .int(Int64(r.seq))),
-            ("value", .double(r.measurement.primaryValue)),
-            ("unit", .string(r.measurement.unit)), ("truth", .double((r.truth * 1000).rounded() / 1000)),
-            ("measuredAt", iso(r.measuredAt)), ("deviceTime", iso(r.deviceTime)),
-            ("intendedEmitTime", iso(r.intendedEmitTime)),
+        var members: [(String, JSONValue)] = [
+            ("id", .string(reading.id)), ("patient", .string(reading.patientID)), ("device", .string(reading.deviceID)),
+            ("deviceType", .string(reading.deviceType.rawValue)),
+            ("kind", .string(reading.kind.rawValue)), ("seq", .int(Int64(reading.seq))),
+            ("value", .double(reading.measurement.primaryValue)),
+            ("unit", .string(reading.measurement.unit)), ("truth", .double((reading.truth * 1000).rounded() / 1000)),
+            ("measuredAt", iso(reading.measuredAt)), ("deviceTime", iso(reading.deviceTime)),
+            ("intendedEmitTime", iso(reading.intendedEmitTime)),
             (
                 "virtualMs",
                 .object([
-                    ("measured", .int(r.measuredAt)), ("device", .int(r.deviceTime)),
-                    ("emit", .int(r.intendedEmitTime)),
+                    ("measured", .int(reading.measuredAt)), ("device", .int(reading.deviceTime)),
+                    ("emit", .int(reading.intendedEmitTime)),
                 ])
             ),
         ]
-        o += details(r.measurement)
+        members += details(reading.measurement)
         if let p = payloads.first {
             if let c = p.characteristic {
-                o.append(("characteristic", .string("0x" + String(c, radix: 16, uppercase: true))))
-                o.append(("payloadHex", .string(Hex.encode(p.bytes))))
+                members.append(("characteristic", .string("0x" + String(c, radix: 16, uppercase: true))))
+                members.append(("payloadHex", .string(Hex.encode(p.bytes))))
                 if payloads.count > 1 {
-                    o.append(("extraPayloadsHex", .array(payloads.dropFirst().map { .string(Hex.encode($0.bytes)) })))
+                    members.append(
+                        ("extraPayloadsHex", .array(payloads.dropFirst().map { .string(Hex.encode($0.bytes)) }))
+                    )
                 }
             } else if let j = p.json {
-                o.append(("payload", j))
+                members.append(("payload", j))
             }
         }
-        o.append(("delivery", .array(r.delivery.labels.map { .string($0) })))
-        return .object(o)
+        members.append(("delivery", .array(reading.delivery.labels.map { .string($0) })))
+        return .object(members)
     }
 
-    static func details(_ m: VitalSimCore.Measurement) -> [(String, JSONValue)] {
-        switch m {
+    static func details(_ vitalSimCore: VitalSimCore.Measurement) -> [(String, JSONValue)] {
+        switch vitalSimCore {
         case let .heartRate(bpm, rr, ee, contact):
-            var o: [(String, JSONValue)] = [
+            var members: [(String, JSONValue)] = [
                 ("heartRate", .int(Int64(bpm))), ("rrIntervals", .array(rr.map { .int(Int64($0)) })),
                 ("sensorContact", .string(contact.rawValue)),
             ]
-            if let ee { o.append(("energyExpended", .int(Int64(ee)))) }
-            return o
+            if let ee { members.append(("energyExpended", .int(Int64(ee)))) }
+            return members
         case let .bloodPressure(s, d, map, pulse, status):
             return [
                 ("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d))), ("meanArterialPressure", .int(Int64(map))),

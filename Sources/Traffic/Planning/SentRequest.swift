@@ -21,18 +21,18 @@ package struct SentRequest: Sendable {
     /// Ids that are not `prefix/number`, kept whole.
     package let others: [String]
 
-    package init(_ r: PlannedRequest) {
-        path = r.path
-        topic = r.topic
-        patientID = r.patientID
-        deviceID = r.deviceID
-        sendAt = r.sendAt
-        expectedRejection = r.expectedRejection
-        readingCount = r.readings.count
-        firstReading = r.readings.first?.id
+    package init(_ plannedRequest: PlannedRequest) {
+        path = plannedRequest.path
+        topic = plannedRequest.topic
+        patientID = plannedRequest.patientID
+        deviceID = plannedRequest.deviceID
+        sendAt = plannedRequest.sendAt
+        expectedRejection = plannedRequest.expectedRejection
+        readingCount = plannedRequest.readings.count
+        firstReading = plannedRequest.readings.first?.id
         var runs: [(prefix: Substring, first: UInt32, count: UInt32)] = []
         var others: [String] = []
-        for reading in r.readings {
+        for reading in plannedRequest.readings {
             guard let (prefix, seq) = SentRequest.split(reading.id) else {
                 others.append(reading.id)
                 continue

@@ -89,42 +89,42 @@ package enum TrafficPlan {
 
     /// A reading as one MQTT message (nil for intermediate cuff pressures and daily summaries).
     static func message(
-        _ r: Reading,
+        _ reading: Reading,
         encoder: ReadingEncoder,
         start: Int64,
         topic: MQTTTopicTemplate = .vitalsim
     ) -> PlannedRequest? {
-        guard let json = ObservationJSON.encode(r, start: start) else { return nil }
-        var props = properties(r, start: start)
+        guard let json = ObservationJSON.encode(reading, start: start) else { return nil }
+        var props = properties(reading, start: start)
         var body = Array(json.serialized().utf8)
         var rejection: ExpectedRejection?
-        if r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic {
+        if reading.deviceType.isBluetooth, let gatt = encoder.encode(reading).first, let uuid = gatt.characteristic {
             props.append(("characteristic", String(format: "%04X", uuid)))
             body = gatt.bytes
-            if r.delivery.corruption != nil { rejection = ExpectedRejection(status: 400, field: "payload") }
-        } else if let c = r.delivery.corruption {
+            if reading.delivery.corruption != nil { rejection = ExpectedRejection(status: 400, field: "payload") }
+        } else if let c = reading.delivery.corruption {
             (body, rejection) = ObservationJSON.corrupt(json, c)
         }
         return PlannedRequest(
             path: "",
             body: body,
-            readings: [(r.id, r.intendedEmitTime)],
-            patientID: r.patientID,
-            sendAt: r.intendedEmitTime,
+            readings: [(reading.id, reading.intendedEmitTime)],
+            patientID: reading.patientID,
+            sendAt: reading.intendedEmitTime,
             expectedRejection: rejection,
-            topic: topic.topic(patient: r.patientID, device: r.deviceID, kind: r.kind.rawValue),
+            topic: topic.topic(patient: reading.patientID, device: reading.deviceID, kind: reading.kind.rawValue),
             userProperties: props,
-            deviceID: r.deviceID
+            deviceID: reading.deviceID
         )
     }
 
     /// The MQTT 5 user properties of a message carrying `r`: `reading-id`, `device-id`,
     /// `device-time` and `emit-time` (ISO-8601).
-    static func properties(_ r: Reading, start: Int64) -> [(name: String, value: String)] {
+    static func properties(_ reading: Reading, start: Int64) -> [(name: String, value: String)] {
         [
-            ("reading-id", r.id), ("device-id", r.deviceID),
-            ("device-time", CivilTime(unixMilliseconds: start + r.deviceTime).iso8601(fractional: true)),
-            ("emit-time", CivilTime(unixMilliseconds: start + r.intendedEmitTime).iso8601(fractional: true)),
+            ("reading-id", reading.id), ("device-id", reading.deviceID),
+            ("device-time", CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true)),
+            ("emit-time", CivilTime(unixMilliseconds: start + reading.intendedEmitTime).iso8601(fractional: true)),
         ]
     }
 
@@ -138,23 +138,25 @@ package enum TrafficPlan {
 
     /// sha256 of the whole request stream (path and body of each request, in order).
     package static func digest(_ requests: [PlannedRequest]) -> String {
-        var h = SHA256()
-        for r in requests { hash(r, into: &h) }
-        return finish(h)
+        var shA256 = SHA256()
+        for r in requests { hash(r, into: &shA256) }
+        return finish(shA256)
     }
 
     /// Adds one request to a running digest.
-    static func hash(_ r: PlannedRequest, into h: inout SHA256) {
-        if let topic = r.topic {
-            h.update(data: Array(("mqtt:" + topic).utf8) + [0])
-            for p in r.userProperties { h.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
-        } else if r.method == "POST" {
-            h.update(data: Array(r.path.utf8) + [0])
+    static func hash(_ plannedRequest: PlannedRequest, into shA256: inout SHA256) {
+        if let topic = plannedRequest.topic {
+            shA256.update(data: Array(("mqtt:" + topic).utf8) + [0])
+            for p in plannedRequest.userProperties { shA256.update(data: Array("\(p.name)=\(p.value)".utf8) + [0]) }
+        } else if plannedRequest.method == "POST" {
+            shA256.update(data: Array(plannedRequest.path.utf8) + [0])
         } else {
-            h.update(data: Array((r.method + " " + r.path).utf8) + [0])
+            shA256.update(data: Array((plannedRequest.method + " " + plannedRequest.path).utf8) + [0])
         }
-        h.update(data: r.body + [0x0A])
+        shA256.update(data: plannedRequest.body + [0x0A])
     }
 
-    static func finish(_ h: SHA256) -> String { "sha256:" + h.finalize().map { String(format: "%02x", $0) }.joined() }
+    static func finish(_ shA256: SHA256) -> String {
+        "sha256:" + shA256.finalize().map { String(format: "%02x", $0) }.joined()
+    }
 }

@@ -6,45 +6,53 @@ extension TrafficPlanStream {
     /// in its format and over its transport; corrupted and duplicated readings travel alone, the
     /// others in batches where an HTTP route batches. A reading whose route's format has no form for
     /// it becomes an unroutable request (the run stops as misconfigured, naming it).
-    func route(_ r: Reading, key: String, via found: (index: Int, route: IngestionRoute)) {
+    func route(_ reading: Reading, key: String, via found: (index: Int, route: IngestionRoute)) {
         let (index, route) = found
         func noForm() -> PlannedRequest {
             unroutable(
-                r,
-                "ingestion route \(index + 1) of the SUT profile (\(route.summary)) carries \(what(r)), "
+                reading,
+                "ingestion route \(index + 1) of the SUT profile (\(route.summary)) carries \(what(reading)), "
                     + "but format \(route.format.name) has no form for them"
             )
         }
         if route.overMQTT {
-            push(message(r, route) ?? noForm())
+            push(message(reading, route) ?? noForm())
             return
         }
-        let path = route.path(for: r)
+        let path = route.path(for: reading)
         if case .template(let template) = route.format {
-            guard let (body, rejection) = template.render(r, start: start) else { return }
-            push(routed(single(r, path: path, body: body, rejection: rejection.map { named($0, r, route) }), route))
+            guard let (body, rejection) = template.render(reading, start: start) else { return }
+            push(
+                routed(
+                    single(reading, path: path, body: body, rejection: rejection.map { named($0, reading, route) }),
+                    route
+                )
+            )
             return
         }
-        guard let json = json(r, route.format) else {
+        guard let json = json(reading, route.format) else {
             push(noForm())
             return
         }
         let batchKey = "\(key)#\(index)"
-        if let c = r.delivery.corruption {
+        if let c = reading.delivery.corruption {
             close(batchKey)
             let (body, rejection) = corrupted(json, c, route.format)
-            push(routed(single(r, path: path, body: body, rejection: named(rejection, r, route)), route))
-        } else if r.delivery.duplicate || !route.format.batches || route.batch <= 1 {
+            push(routed(single(reading, path: path, body: body, rejection: named(rejection, reading, route)), route))
+        } else if reading.delivery.duplicate || !route.format.batches || route.batch <= 1 {
             close(batchKey)
             push(
-                routed(single(r, path: path, body: TrafficPlanStream.whole(json, route.format), rejection: nil), route)
+                routed(
+                    single(reading, path: path, body: TrafficPlanStream.whole(json, route.format), rejection: nil),
+                    route
+                )
             )
         } else {
             let item = TrafficPlanStream.item(json, route.format)
-            addToBatch(r, key: batchKey, item: item) { item in
+            addToBatch(reading, key: batchKey, item: item) { item in
                 let (prefix, suffix) = TrafficPlanStream.enclosure(route.format)
                 return (
-                    self.routed(self.single(r, path: path, body: prefix + item, rejection: nil), route), suffix,
+                    self.routed(self.single(reading, path: path, body: prefix + item, rejection: nil), route), suffix,
                     route.batch
                 )
             }
@@ -52,11 +60,11 @@ extension TrafficPlanStream {
     }
 
     /// The JSON form of `r` in a JSON `format` (nil when the format has none for it).
-    func json(_ r: Reading, _ format: IngestionFormat) -> JSONValue? {
+    func json(_ reading: Reading, _ format: IngestionFormat) -> JSONValue? {
         switch format {
-        case .vitaledge: VitalEdgeJSON.encode(r, start: start)
-        case .vitalsimObservation: ObservationJSON.encode(r, start: start)
-        case .fhirObservation, .fhirBundle: FHIRObservationJSON.encode(r, start: start)
+        case .vitaledge: VitalEdgeJSON.encode(reading, start: start)
+        case .vitalsimObservation: ObservationJSON.encode(reading, start: start)
+        case .fhirObservation, .fhirBundle: FHIRObservationJSON.encode(reading, start: start)
         case .template, .gatt: nil
         }
     }
@@ -64,54 +72,60 @@ extension TrafficPlanStream {
     /// `r` as one MQTT message of an MQTT route: on the route's topic (else `mqtt.topic`), with the
     /// user properties of every VitalSim message, the payload in the route's format; nil when the
     /// format has no form for `r`.
-    func message(_ r: Reading, _ route: IngestionRoute) -> PlannedRequest? {
-        var properties = TrafficPlan.properties(r, start: start)
+    func message(_ reading: Reading, _ route: IngestionRoute) -> PlannedRequest? {
+        var properties = TrafficPlan.properties(reading, start: start)
         let body: [UInt8]
         var rejection: ExpectedRejection?
         switch route.format {
         case .gatt:
-            guard r.deviceType.isBluetooth, let gatt = encoder.encode(r).first, let uuid = gatt.characteristic else {
+            guard reading.deviceType.isBluetooth, let gatt = encoder.encode(reading).first,
+                let uuid = gatt.characteristic
+            else {
                 return nil
             }
             properties.append(("characteristic", String(format: "%04X", uuid)))
             body = gatt.bytes
-            if let c = r.delivery.corruption {
+            if let c = reading.delivery.corruption {
                 // A raw value has no fields: its refusal is judged by status, whatever field the SUT names.
-                let golden = ObservationJSON.encode(r, start: start).map {
-                    ObservationJSON.corrupt($0, c).1.named(for: r).field
+                let golden = ObservationJSON.encode(reading, start: start).map {
+                    ObservationJSON.corrupt($0, c).1.named(for: reading).field
                 }
                 rejection = ExpectedRejection(status: 400, field: golden ?? "payload", spellings: ["*"])
             }
         case .template(let template):
-            guard let (rendered, refusal) = template.render(r, start: start) else { return nil }
-            (body, rejection) = (rendered, refusal.map { named($0, r, route) })
+            guard let (rendered, refusal) = template.render(reading, start: start) else { return nil }
+            (body, rejection) = (rendered, refusal.map { named($0, reading, route) })
         default:
-            guard let json = json(r, route.format) else { return nil }
-            if let c = r.delivery.corruption {
+            guard let json = json(reading, route.format) else { return nil }
+            if let c = reading.delivery.corruption {
                 let (corrupt, refusal) = corrupted(json, c, route.format)
-                (body, rejection) = (corrupt, named(refusal, r, route))
+                (body, rejection) = (corrupt, named(refusal, reading, route))
             } else {
                 body = TrafficPlanStream.whole(json, route.format)
             }
         }
-        var m = single(r, path: "", body: body, rejection: rejection)
-        m.topic = (route.topic ?? mqttTopic).topic(patient: r.patientID, device: r.deviceID, kind: r.kind.rawValue)
+        var m = single(reading, path: "", body: body, rejection: rejection)
+        m.topic = (route.topic ?? mqttTopic).topic(
+            patient: reading.patientID,
+            device: reading.deviceID,
+            kind: reading.kind.rawValue
+        )
         m.userProperties = properties
         return m
     }
 
     /// How an unroutable reason names `r`: "battery readings of bp-cuff devices (device cuff-507 of patient 507)".
-    func what(_ r: Reading) -> String {
-        let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
-        let device = naming.scenarioDevice(r.deviceID, of: patient)
+    func what(_ reading: Reading) -> String {
+        let patient = naming.scenarioPatient(reading.patientID) ?? reading.patientID
+        let device = naming.scenarioDevice(reading.deviceID, of: patient)
         return
-            "\(r.kind.rawValue) readings of \(r.deviceType.rawValue) devices (device \(device) of patient \(patient))"
+            "\(reading.kind.rawValue) readings of \(reading.deviceType.rawValue) devices (device \(device) of patient \(patient))"
     }
 
     /// `rejection` with its field named as golden files name it, and the SUT's names of it that the
     /// route gives (`rejection-fields:`).
-    func named(_ rejection: ExpectedRejection, _ r: Reading, _ route: IngestionRoute) -> ExpectedRejection {
-        var out = rejection.named(for: r)
+    func named(_ rejection: ExpectedRejection, _ reading: Reading, _ route: IngestionRoute) -> ExpectedRejection {
+        var out = rejection.named(for: reading)
         out.spellings += route.fieldNames[out.field] ?? []
         return out
     }
@@ -125,21 +139,25 @@ extension TrafficPlanStream {
     }
 
     /// A request that cannot be made (its reason in ``PlannedRequest/unroutable``).
-    func unroutable(_ r: Reading, _ reason: String) -> PlannedRequest {
-        var request = single(r, path: "", body: [], rejection: nil)
+    func unroutable(_ reading: Reading, _ reason: String) -> PlannedRequest {
+        var request = single(reading, path: "", body: [], rejection: nil)
         request.unroutable = reason
         return request
     }
 
     /// A corrupted body in `format`, and the rejection a SUT must answer with.
-    func corrupted(_ json: JSONValue, _ c: Corruption, _ format: IngestionFormat) -> ([UInt8], ExpectedRejection) {
+    func corrupted(
+        _ json: JSONValue,
+        _ corruption: Corruption,
+        _ format: IngestionFormat
+    ) -> ([UInt8], ExpectedRejection) {
         switch format {
-        case .vitaledge: return VitalEdgeJSON.corrupt(json, c)
-        case .vitalsimObservation, .template, .gatt: return ObservationJSON.corrupt(json, c)
-        case .fhirObservation: return FHIRObservationJSON.corrupt(json, c)
+        case .vitaledge: return VitalEdgeJSON.corrupt(json, corruption)
+        case .vitalsimObservation, .template, .gatt: return ObservationJSON.corrupt(json, corruption)
+        case .fhirObservation: return FHIRObservationJSON.corrupt(json, corruption)
         case .fhirBundle:
-            var (resource, rejection) = FHIRObservationJSON.corrupt(json, c)
-            guard c != .truncation, c != .mixed else {
+            var (resource, rejection) = FHIRObservationJSON.corrupt(json, corruption)
+            guard corruption != .truncation, corruption != .mixed else {
                 let whole = TrafficPlanStream.whole(json, format)
                 return (Array(whole.prefix(whole.count / 2)), rejection)
             }

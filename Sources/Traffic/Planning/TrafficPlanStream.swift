@@ -164,27 +164,27 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     }
 
     /// A request carrying one reading (`r` under its wire ids; the request keeps the scenario's).
-    func single(_ r: Reading, path: String, body: [UInt8], rejection: ExpectedRejection?) -> PlannedRequest {
-        let patient = naming.scenarioPatient(r.patientID) ?? r.patientID
+    func single(_ reading: Reading, path: String, body: [UInt8], rejection: ExpectedRejection?) -> PlannedRequest {
+        let patient = naming.scenarioPatient(reading.patientID) ?? reading.patientID
         var request = PlannedRequest(
             path: path,
             body: body,
-            readings: [(naming.scenarioReadingID(r.id), r.intendedEmitTime)],
+            readings: [(naming.scenarioReadingID(reading.id), reading.intendedEmitTime)],
             patientID: patient,
-            sendAt: r.intendedEmitTime,
+            sendAt: reading.intendedEmitTime,
             expectedRejection: rejection,
-            deviceID: naming.scenarioDevice(r.deviceID, of: patient)
+            deviceID: naming.scenarioDevice(reading.deviceID, of: patient)
         )
-        if keepsDeviceTimes { request.deviceTimes = [r.deviceTime] }
+        if keepsDeviceTimes { request.deviceTimes = [reading.deviceTime] }
         return request
     }
 
     /// Appends the observation to its device's open batch, or opens a new one when the batch's
     /// window has passed or it is full.
-    func addToBatch(_ r: Reading, key: String, json: JSONValue) {
-        addToBatch(r, key: key, item: Array(json.serialized().utf8)) { item in
+    func addToBatch(_ reading: Reading, key: String, json: JSONValue) {
+        addToBatch(reading, key: key, item: Array(json.serialized().utf8)) { item in
             (
-                self.single(r, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + item, rejection: nil),
+                self.single(reading, path: "/api/v1/observations", body: [UInt8(ascii: "[")] + item, rejection: nil),
                 [UInt8(ascii: "]")],
                 TrafficPlan.maxBatch
             )
@@ -194,18 +194,18 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// Appends `item` to the open batch under `key`, or opens a new one (`opening`: the request with
     /// its first item, the bytes that close it, its limit) when the batch's window has passed or it is full.
     func addToBatch(
-        _ r: Reading,
+        _ reading: Reading,
         key: String,
         item: [UInt8],
         opening: ([UInt8]) -> (request: PlannedRequest, suffix: [UInt8], limit: Int)
     ) {
-        if var batch = open[key], r.intendedEmitTime - batch.first <= TrafficPlan.batchWindow,
+        if var batch = open[key], reading.intendedEmitTime - batch.first <= TrafficPlan.batchWindow,
             batch.request.readings.count < batch.limit
         {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
-            batch.request.readings.append((naming.scenarioReadingID(r.id), r.intendedEmitTime))
-            if keepsDeviceTimes { batch.request.deviceTimes.append(r.deviceTime) }
-            batch.request.sendAt = r.intendedEmitTime
+            batch.request.readings.append((naming.scenarioReadingID(reading.id), reading.intendedEmitTime))
+            if keepsDeviceTimes { batch.request.deviceTimes.append(reading.deviceTime) }
+            batch.request.sendAt = reading.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))
             batch.request.body.append(contentsOf: item)
             open[key] = batch
@@ -213,14 +213,14 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         }
         close(key)
         let (request, suffix, limit) = opening(item)
-        open[key] = (request, created, r.intendedEmitTime, suffix, limit)
-        opened.append((key, created, r.intendedEmitTime))
+        open[key] = (request, created, reading.intendedEmitTime, suffix, limit)
+        opened.append((key, created, reading.intendedEmitTime))
         created += 1
     }
 
     /// A request complete when created (a single reading, a message).
-    func push(_ r: PlannedRequest) {
-        insertReady(r, offset: created)
+    func push(_ plannedRequest: PlannedRequest) {
+        insertReady(plannedRequest, offset: created)
         created += 1
     }
 
@@ -236,8 +236,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         (a.request.sendAt, a.offset) < (b.request.sendAt, b.offset)
     }
 
-    func insertReady(_ r: PlannedRequest, offset: Int) {
-        ready.append((r, offset))
+    func insertReady(_ plannedRequest: PlannedRequest, offset: Int) {
+        ready.append((plannedRequest, offset))
         var c = ready.count - 1
         while c > 0 {
             let p = (c - 1) / 2

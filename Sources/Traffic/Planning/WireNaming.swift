@@ -117,18 +117,20 @@ package struct WireNaming: Sendable {
     }
 
     /// Reading `r` under its wire ids (its reading id follows them).
-    package func wire(_ r: Reading) -> Reading {
-        guard !identities.isEmpty, let source = identities[r.patientID + "/" + r.deviceID] else { return r }
+    package func wire(_ reading: Reading) -> Reading {
+        guard !identities.isEmpty, let source = identities[reading.patientID + "/" + reading.deviceID] else {
+            return reading
+        }
         return Reading(
             source: source,
-            secondary: r.secondary,
-            seq: r.seq,
-            measuredAt: r.measuredAt,
-            deviceTime: r.deviceTime,
-            intendedEmitTime: r.intendedEmitTime,
-            measurement: r.measurement,
-            truth: r.truth,
-            delivery: r.delivery
+            secondary: reading.secondary,
+            seq: reading.seq,
+            measuredAt: reading.measuredAt,
+            deviceTime: reading.deviceTime,
+            intendedEmitTime: reading.intendedEmitTime,
+            measurement: reading.measurement,
+            truth: reading.truth,
+            delivery: reading.delivery
         )
     }
 

@@ -116,18 +116,18 @@ struct ATTReassembly {
         guard pdu.count >= 2 else { return }
         let size = Int(pdu[1])
         guard size == 7 || size == 21 else { return }
-        var o = 2
-        while o + size <= pdu.count {
-            let valueHandle = UInt16(pdu[o + 3]) | UInt16(pdu[o + 4]) << 8
-            let uuid = UInt16(pdu[o + 5]) | UInt16(pdu[o + 6]) << 8
+        var members = 2
+        while members + size <= pdu.count {
+            let valueHandle = UInt16(pdu[members + 3]) | UInt16(pdu[members + 4]) << 8
+            let uuid = UInt16(pdu[members + 5]) | UInt16(pdu[members + 6]) << 8
             let base: [UInt8] = [0xFB, 0x34, 0x9B, 0x5F, 0x80, 0x00, 0x00, 0x80, 0x00, 0x10, 0x00, 0x00]
             if size == 7 {
                 declared[UInt32(connection) << 16 | UInt32(valueHandle)] = uuid
-            } else if Array(pdu[(o + 5)..<(o + 17)]) == base {
+            } else if Array(pdu[(members + 5)..<(members + 17)]) == base {
                 declared[UInt32(connection) << 16 | UInt32(valueHandle)] =
-                    UInt16(pdu[o + 17]) | UInt16(pdu[o + 18]) << 8
+                    UInt16(pdu[members + 17]) | UInt16(pdu[members + 18]) << 8
             }
-            o += size
+            members += size
         }
     }
 

@@ -62,8 +62,8 @@ enum GATTTraceValue {
     }
 
     /// A Date Time in Unix ms (UTC); nil when any part is unknown or out of range.
-    static func unixMilliseconds(_ d: DateTime) -> Int64? {
-        guard d.year != 0, d.problem == nil else { return nil }
-        return d.unixMilliseconds
+    static func unixMilliseconds(_ dateTime: DateTime) -> Int64? {
+        guard dateTime.year != 0, dateTime.problem == nil else { return nil }
+        return dateTime.unixMilliseconds
     }
 }

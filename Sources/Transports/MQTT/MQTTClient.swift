@@ -115,7 +115,7 @@ package final class MQTTClient: @unchecked Sendable {
                 throw .setup("TLS with CA file \(ca): \(MQTTClient.reason(rc))")
             }
         } else if configuration.clientCertificate != nil {
-            throw .setup("a client certificate needs TLS to the broker: give the broker's CA (--mqtt-cacert)")
+            throw .setup("a client certificate needs TLS to the broker: give the broker's CA")
         }
         mosquitto_connect_v5_callback_set(h) { _, user, rc, _, _ in MQTTClient.from(user)?.connected(rc) }
         mosquitto_disconnect_v5_callback_set(h) { _, user, _, _ in MQTTClient.from(user)?.disconnected() }

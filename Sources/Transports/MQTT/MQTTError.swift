@@ -17,7 +17,7 @@ package enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .setup(m): "MQTT set-up failed: \(m)"
         case let .connect(h, p, r):
-            "cannot connect to the MQTT broker at \(h):\(p): \(r) (is a broker running there? --mqtt HOST:PORT)"
+            "cannot connect to the MQTT broker at \(h):\(p): \(r) (is a broker running there?)"
         case let .refused(r): "the MQTT broker refused the connection: \(r)"
         case let .timeout(op, s): "MQTT \(op) got no answer from the broker within \(s) s"
         case let .operation(op, r): "MQTT \(op) failed: \(r)"

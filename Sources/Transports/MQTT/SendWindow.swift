@@ -69,9 +69,9 @@ package final class SendWindow: Sendable {
     }
 
     /// Takes a place; the window is full once `limit` are outstanding.
-    func take(_ s: inout State) {
-        s.outstanding += 1
-        if s.outstanding >= limit { s.full = true }
+    func take(_ state: inout State) {
+        state.outstanding += 1
+        if state.outstanding >= limit { state.full = true }
     }
 
     /// Waits until nothing is outstanding.

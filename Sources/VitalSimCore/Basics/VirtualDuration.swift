@@ -83,8 +83,10 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
 }
 
 enum CharacterClass {
-    static func isDigitOrDot(_ s: Unicode.Scalar) -> Bool { (s >= "0" && s <= "9") || s == "." }
-    static func isLetter(_ s: Unicode.Scalar) -> Bool { (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") }
+    static func isDigitOrDot(_ unicode: Unicode.Scalar) -> Bool { (unicode >= "0" && unicode <= "9") || unicode == "." }
+    static func isLetter(_ unicode: Unicode.Scalar) -> Bool {
+        (unicode >= "a" && unicode <= "z") || (unicode >= "A" && unicode <= "Z")
+    }
 }
 
 extension String {

@@ -11,10 +11,10 @@ struct DeviceOptions {
     static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment", "noise", "phase"]
 
     /// A `noise:` switch (`on` or `off`), nil when not given.
-    static func noise(_ f: Fields, _ reader: YAMLReader) -> Bool? {
-        guard let word = f.string("noise") else { return nil }
+    static func noise(_ fields: Fields, _ reader: YAMLReader) -> Bool? {
+        guard let word = fields.string("noise") else { return nil }
         guard word == "on" || word == "off" else {
-            reader.fail(f.value("noise"), f.path("noise"), "noise is on or off, got '\(word)'")
+            reader.fail(fields.value("noise"), fields.path("noise"), "noise is on or off, got '\(word)'")
             return nil
         }
         return word == "on"
@@ -22,68 +22,71 @@ struct DeviceOptions {
 
     /// A `phase:` below the device's cadence, or for a scheduled device below an hour; a traced
     /// device sends its recording's times and has none.
-    func phase(_ phase: VirtualDuration, _ f: Fields, _ spec: DeviceSpec) -> VirtualDuration {
+    func phase(_ phase: VirtualDuration, _ fields: Fields, _ spec: DeviceSpec) -> VirtualDuration {
         let (limit, what) =
             spec.schedule.isEmpty
             ? (spec.cadence, "its cadence (\(spec.cadence))") : (.hours(1), "an hour (it has a schedule)")
-        if f.has("trace") {
+        if fields.has("trace") {
             reader.fail(
-                f.value("phase"),
-                f.path("phase"),
+                fields.value("phase"),
+                fields.path("phase"),
                 "a traced device sends its recording's times; phase applies to measuring devices"
             )
         } else if !(phase < limit) {
-            reader.fail(f.value("phase"), f.path("phase"), "phase must be less than \(what), got \(phase)")
+            reader.fail(fields.value("phase"), fields.path("phase"), "phase must be less than \(what), got \(phase)")
         } else {
             return phase
         }
         return .zero
     }
 
-    func read(_ f: Fields, into spec: inout DeviceSpec) {
+    func read(_ fields: Fields, into spec: inout DeviceSpec) {
         let type = spec.type
-        if let noise = Self.noise(f, reader) { spec.noise = noise }
-        if let phase = f.duration("phase", allowZero: true) { spec.phase = self.phase(phase, f, spec) }
+        if let noise = Self.noise(fields, reader) { spec.noise = noise }
+        if let phase = fields.duration("phase", allowZero: true) { spec.phase = self.phase(phase, fields, spec) }
         func only(_ key: String, _ owner: DeviceType) -> Bool {
-            guard f.has(key) else { return false }
+            guard fields.has(key) else { return false }
             if type == owner { return true }
-            reader.fail(f.value(key), f.path(key), "\(key) applies only to \(owner.rawValue)")
+            reader.fail(fields.value(key), fields.path(key), "\(key) applies only to \(owner.rawValue)")
             return false
         }
-        if only("method", .feedingLog), let method = f.choice("method", FeedingMethod.self, what: "feeding method") {
+        if only("method", .feedingLog), let method = fields.choice("method", FeedingMethod.self, what: "feeding method")
+        {
             spec.feedingMethod = method
         }
-        if only("spontaneous", .symptomDiary), let rate = f.number("spontaneous", in: 0...24, unit: "reports per day") {
+        if only("spontaneous", .symptomDiary),
+            let rate = fields.number("spontaneous", in: 0...24, unit: "reports per day")
+        {
             spec.spontaneousSymptomsPerDay = rate
         }
-        if only("recordings", .ecgWatch), let list = f.list("recordings") {
+        if only("recordings", .ecgWatch), let list = fields.list("recordings") {
             spec.ecgRecordings = list.enumerated().compactMap {
-                f.timeOfDay($0.element, f.path("recordings") + "[\($0.offset)]")
+                fields.timeOfDay($0.element, fields.path("recordings") + "[\($0.offset)]")
             }.sorted()
         }
-        if only("triggers", .ecgWatch), let list = f.list("triggers") {
+        if only("triggers", .ecgWatch), let list = fields.list("triggers") {
             var triggers: Set<ECGTrigger> = []
             for (i, item) in list.enumerated() {
                 let name = item.scalar?.string ?? ""
                 guard let trigger = ECGTrigger(rawValue: name) else {
                     let valid = ECGTrigger.allCases.map(\.rawValue).joined(separator: ", ")
-                    reader.fail(item, f.path("triggers") + "[\(i)]", "unknown trigger '\(name)'; valid: \(valid)")
+                    reader.fail(item, fields.path("triggers") + "[\(i)]", "unknown trigger '\(name)'; valid: \(valid)")
                     continue
                 }
                 triggers.insert(trigger)
             }
             spec.ecgTriggers = ECGTrigger.allCases.filter { triggers.contains($0) }
         }
-        if type == .equipmentLog, !f.has("equipment") {
+        if type == .equipmentLog, !fields.has("equipment") {
             reader.fail(
-                f.node,
-                f.field,
+                fields.node,
+                fields.field,
                 "an equipment-log needs 'equipment': the items and their settings, e.g. {oxygen: 0.5}"
             )
         }
-        if only("equipment", .equipmentLog), let node = f.value("equipment") {
+        if only("equipment", .equipmentLog), let node = fields.value("equipment") {
             let names = EquipmentItem.allCases.map(\.rawValue)
-            guard let g = reader.mapping(node, f.path("equipment"), allowed: names) else { return }
+            guard let g = reader.mapping(node, fields.path("equipment"), allowed: names) else { return }
             spec.equipment = EquipmentItem.allCases.compactMap { item in
                 let unit = item.signal.ucum
                 return g.number(item.rawValue, in: item.range, unit: unit).map { EquipmentSetting(item, $0) }

@@ -70,14 +70,14 @@ public struct DeviceTrace: Sendable, Equatable {
     static let keys = ["file", "format", "at", "from-device", "source", "utc-offset", "handle"]
 
     /// Reads `trace:` of a device mapping; nil (with issues reported) when it is wrong.
-    static func read(_ f: Fields, type: DeviceType, reader: YAMLReader) -> DeviceTrace? {
-        guard let node = f.value("trace"),
-            let g = reader.mapping(node, f.path("trace"), allowed: keys, required: ["file"])
+    static func read(_ fields: Fields, type: DeviceType, reader: YAMLReader) -> DeviceTrace? {
+        guard let node = fields.value("trace"),
+            let g = reader.mapping(node, fields.path("trace"), allowed: keys, required: ["file"])
         else {
             return nil
         }
         guard ScriptedReading.fields(of: type) != nil || type == .ecgWatch else {
-            reader.fail(node, f.path("trace"), "a \(type.rawValue)'s readings cannot come from a trace")
+            reader.fail(node, fields.path("trace"), "a \(type.rawValue)'s readings cannot come from a trace")
             return nil
         }
         let file = g.string("file") ?? ""
@@ -121,7 +121,7 @@ public struct DeviceTrace: Sendable, Equatable {
             utcOffsetMinutes: offset,
             handle: g.integer("handle", in: 1...0xFFFF).map { Int($0) },
             line: g.line,
-            field: f.path("trace"),
+            field: fields.path("trace"),
             readings: nil
         )
     }

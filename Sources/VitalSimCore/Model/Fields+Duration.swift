@@ -4,15 +4,15 @@ extension Fields {
     /// A strictly positive duration such as `90s`, `10m`, `1h30m`.
     package func duration(_ key: String, allowZero: Bool = false) -> VirtualDuration? {
         guard let v = value(key) else { return nil }
-        guard let s = v.scalar, let d = VirtualDuration(parsing: s.string) else {
+        guard let s = v.scalar, let virtualDuration = VirtualDuration(parsing: s.string) else {
             reader.fail(v, path(key), "expected a duration such as 90s, 10m or 1h30m, got \(reader.kindName(v))")
             return nil
         }
-        if d.milliseconds > VirtualDuration.maximum.milliseconds {
+        if virtualDuration.milliseconds > VirtualDuration.maximum.milliseconds {
             reader.fail(v, path(key), "'\(s.string)' is longer than the 3650d VitalSim supports")
             return nil
         }
-        if d.milliseconds < 0 || (d.milliseconds == 0 && !allowZero) {
+        if virtualDuration.milliseconds < 0 || (virtualDuration.milliseconds == 0 && !allowZero) {
             reader.fail(
                 v,
                 path(key),
@@ -20,6 +20,6 @@ extension Fields {
             )
             return nil
         }
-        return d
+        return virtualDuration
     }
 }

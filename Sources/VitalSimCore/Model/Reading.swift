@@ -115,7 +115,7 @@ public struct Delivery: Sendable, Equatable {
         if backfill { out.append("backfill") }
         if duplicate { out.append("duplicate") }
         if outOfOrder { out.append("out-of-order") }
-        if let c = corruption { out.append("corrupt:" + c.rawValue) }
+        if let corruption { out.append("corrupt:" + corruption.rawValue) }
         return out
     }
 }

@@ -7,46 +7,47 @@ extension ScenarioBuilder {
     /// issues.
     func personalLimits(_ node: Node, _ field: String, profile: Profile) -> [ThresholdOverride] {
         let catalogue = ThresholdOverride.rules
-        guard let f = reader.mapping(node, field, allowed: catalogue.map(\.id)) else { return [] }
+        guard let fields = reader.mapping(node, field, allowed: catalogue.map(\.id)) else { return [] }
         if node.mapping?.count == 0 {
             reader.fail(node, field, "give at least one rule's limit, or leave thresholds out")
         }
         var out: [ThresholdOverride] = []
-        for rule in catalogue where f.has(rule.id) {
+        for rule in catalogue where fields.has(rule.id) {
             guard rule.profiles.contains(profile) else {
                 let mine = catalogue.filter { $0.profiles.contains(profile) }.map(\.id).joined(separator: ", ")
                 reader.fail(
-                    f.value(rule.id),
-                    f.path(rule.id),
+                    fields.value(rule.id),
+                    fields.path(rule.id),
                     "\(rule.id) does not apply to profile \(profile.rawValue); its rules: \(mine)"
                 )
                 continue
             }
-            guard let value = f.value(rule.id) else { continue }
+            guard let value = fields.value(rule.id) else { continue }
             if value.mapping == nil {
                 guard rule.signals.count == 1 else {
                     let example = rule.signals.map { "\($0.rawValue): LIMIT" }.joined(separator: ", ")
                     reader.fail(
                         value,
-                        f.path(rule.id),
+                        fields.path(rule.id),
                         "\(rule.id) compares \(rule.signals.count) signals; write {\(example)}"
                     )
                     continue
                 }
-                if let v = limit(f, rule.id, rule.signals[0], rule: rule.id) {
+                if let v = limit(fields, rule.id, rule.signals[0], rule: rule.id) {
                     out.append(
                         ThresholdOverride(rule: rule.id, signal: rule.signals[0], value: v, line: value.mark?.line ?? 0)
                     )
                 }
                 continue
             }
-            guard let signals = reader.mapping(value, f.path(rule.id), allowed: rule.signals.map(\.rawValue)) else {
+            guard let signals = reader.mapping(value, fields.path(rule.id), allowed: rule.signals.map(\.rawValue))
+            else {
                 continue
             }
             if value.mapping?.count == 0 {
                 reader.fail(
                     value,
-                    f.path(rule.id),
+                    fields.path(rule.id),
                     "give the limit of \(rule.signals.map(\.rawValue).joined(separator: " or "))"
                 )
             }
@@ -60,8 +61,8 @@ extension ScenarioBuilder {
         return out
     }
 
-    private func limit(_ f: Fields, _ key: String, _ signal: Signal, rule: String) -> Double? {
-        f.number(
+    private func limit(_ fields: Fields, _ key: String, _ signal: Signal, rule: String) -> Double? {
+        fields.number(
             key,
             in: ThresholdOverride.range(of: signal, rule: rule),
             unit: signal.ucum == "Cel" ? "°C" : signal.ucum

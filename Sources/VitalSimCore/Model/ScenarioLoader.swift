@@ -53,8 +53,8 @@ public enum ScenarioLoader {
     }
 
     /// The position and problem of a Yams parse error (a duplicate key at its second occurrence in `text`).
-    public static func yamlIssue(_ e: YamlError, file: String, text: String = "") -> ScenarioIssue {
-        switch e {
+    public static func yamlIssue(_ yamlError: YamlError, file: String, text: String = "") -> ScenarioIssue {
+        switch yamlError {
         case let .duplicatedKeysInMapping(duplicates, context):
             let key = duplicates.sorted().first ?? ""
             let at = DuplicateKeyFinder.secondOccurrence(of: key, in: text)
@@ -74,7 +74,7 @@ public enum ScenarioLoader {
                 message: "invalid YAML: \(problem)"
             )
         default:
-            return ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "invalid YAML: \(e)")
+            return ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "invalid YAML: \(yamlError)")
         }
     }
 }
@@ -131,7 +131,7 @@ struct ScenarioBuilder {
     /// The scenario's start (Unix ms): `start:` or the default.
     private func startTime(_ top: Fields) -> Int64 {
         guard let text = top.string("start") else { return ScenarioLoader.defaultStart }
-        if let c = CivilTime(iso8601: text) { return c.unixMilliseconds }
+        if let civilTime = CivilTime(iso8601: text) { return civilTime.unixMilliseconds }
         reader.fail(
             top.value("start"),
             "start",
@@ -199,22 +199,22 @@ struct ScenarioBuilder {
 
     private func patient(_ node: Node, _ field: String) -> PatientSpec? {
         guard
-            let f = reader.mapping(
+            let fields = reader.mapping(
                 node,
                 field,
                 allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds", "noise"],
                 required: ["id", "profile", "devices"]
             )
         else { return nil }
-        let id = f.string("id") ?? "?"
-        let profile = f.choice("profile", Profile.self, what: "profile") ?? .adult
+        let id = fields.string("id") ?? "?"
+        let profile = fields.choice("profile", Profile.self, what: "profile") ?? .adult
         var baseline = Baseline.defaults(for: profile)
-        if let b = f.value("baseline") {
-            baseline = BaselineBuilder(reader: reader).build(b, f.path("baseline"), defaults: baseline)
+        if let b = fields.value("baseline") {
+            baseline = BaselineBuilder(reader: reader).build(b, fields.path("baseline"), defaults: baseline)
         }
         var meals: [MealSpec] = []
-        for (i, m) in (f.list("meals") ?? []).enumerated() {
-            let p = f.path("meals") + "[\(i)]"
+        for (i, m) in (fields.list("meals") ?? []).enumerated() {
+            let p = fields.path("meals") + "[\(i)]"
             guard let mf = reader.mapping(m, p, allowed: ["time", "carbs", "bolus"], required: ["time", "carbs"]) else {
                 continue
             }
@@ -230,23 +230,26 @@ struct ScenarioBuilder {
         }
         var devices: [DeviceSpec] = []
         // `noise: off` on the patient: every device of theirs without its own `noise`.
-        let noise = DeviceOptions.noise(f, reader) ?? true
-        if let list = f.list("devices") {
-            if list.isEmpty { reader.fail(f.value("devices"), f.path("devices"), "at least one device is required") }
+        let noise = DeviceOptions.noise(fields, reader) ?? true
+        if let list = fields.list("devices") {
+            if list.isEmpty {
+                reader.fail(fields.value("devices"), fields.path("devices"), "at least one device is required")
+            }
             for (i, d) in list.enumerated() {
-                guard var dev = device(d, f.path("devices") + "[\(i)]", baseline: baseline) else { continue }
+                guard var dev = device(d, fields.path("devices") + "[\(i)]", baseline: baseline) else { continue }
                 if d.mapping?["noise"] == nil { dev.noise = noise }
                 devices.append(dev)
             }
         }
         var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
-        spec.thresholds = f.value("thresholds").map { personalLimits($0, f.path("thresholds"), profile: profile) } ?? []
+        spec.thresholds =
+            fields.value("thresholds").map { personalLimits($0, fields.path("thresholds"), profile: profile) } ?? []
         return spec
     }
 
     private func device(_ node: Node, _ field: String, baseline: Baseline) -> DeviceSpec? {
         guard
-            let f = reader.mapping(
+            let fields = reader.mapping(
                 node,
                 field,
                 allowed: [
@@ -255,17 +258,17 @@ struct ScenarioBuilder {
                 required: ["id", "type"]
             )
         else { return nil }
-        let id = f.string("id") ?? "?"
-        if id.contains("/") { reader.fail(f.value("id"), f.path("id"), "device ids must not contain '/'") }
-        guard let type = f.choice("type", DeviceType.self, what: "device type") else { return nil }
+        let id = fields.string("id") ?? "?"
+        if id.contains("/") { reader.fail(fields.value("id"), fields.path("id"), "device ids must not contain '/'") }
+        guard let type = fields.choice("type", DeviceType.self, what: "device type") else { return nil }
         let defaults = DeviceDefaults.of(type, baseline: baseline)
-        let transport = transport(f, type, defaults)
-        let cadence = cadence(f, type, defaults)
-        let scheduled = schedule(f, type, defaults)
-        let continuous = continuousMode(f, type)
+        let transport = transport(fields, type, defaults)
+        let cadence = cadence(fields, type, defaults)
+        let scheduled = schedule(fields, type, defaults)
+        let continuous = continuousMode(fields, type)
         let schedule = continuous ? [] : scheduled
-        let battery = f.number("battery", in: 0...100, unit: "%") ?? 95
-        let drain = f.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
+        let battery = fields.number("battery", in: 0...100, unit: "%") ?? 95
+        let drain = fields.number("batteryDrainPerDay", in: 0...100, unit: "%/day") ?? defaults.drainPerDay
         var spec = DeviceSpec(
             id: id,
             type: type,
@@ -276,44 +279,44 @@ struct ScenarioBuilder {
             battery: battery,
             batteryDrainPerDay: drain
         )
-        DeviceOptions(reader: reader).read(f, into: &spec)
-        if f.has("trace") { spec.trace = DeviceTrace.read(f, type: type, reader: reader) }
+        DeviceOptions(reader: reader).read(fields, into: &spec)
+        if fields.has("trace") { spec.trace = DeviceTrace.read(fields, type: type, reader: reader) }
         return spec
     }
 
-    private func transport(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> Transport {
-        let transport = f.choice("transport", Transport.self, what: "transport") ?? defaults.transport
+    private func transport(_ fields: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> Transport {
+        let transport = fields.choice("transport", Transport.self, what: "transport") ?? defaults.transport
         if type.isBluetooth == false, transport == .ble {
             reader.fail(
-                f.value("transport"),
-                f.path("transport"),
+                fields.value("transport"),
+                fields.path("transport"),
                 "\(type.rawValue) has no Bluetooth interface; valid: https, mqtt"
             )
         }
         if type == .phoneBridge, transport == .mqtt {
             reader.fail(
-                f.value("transport"),
-                f.path("transport"),
+                fields.value("transport"),
+                fields.path("transport"),
                 "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https"
             )
         }
         return transport
     }
 
-    private func cadence(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> VirtualDuration {
-        let cadence = f.duration("cadence") ?? defaults.cadence
+    private func cadence(_ fields: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> VirtualDuration {
+        let cadence = fields.duration("cadence") ?? defaults.cadence
         if type == .phoneBridge, !(VirtualDuration.minutes(1)...VirtualDuration.minutes(60)).contains(cadence) {
             reader.fail(
-                f.value("cadence"),
-                f.path("cadence"),
+                fields.value("cadence"),
+                fields.path("cadence"),
                 "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)"
             )
             return .minutes(5)
         }
         if type == .heartRateStrap, cadence < .seconds(1) {
             reader.fail(
-                f.value("cadence"),
-                f.path("cadence"),
+                fields.value("cadence"),
+                fields.path("cadence"),
                 "a heart-rate strap notifies at most once per second; valid: 1s or more"
             )
         }
@@ -322,34 +325,46 @@ struct ScenarioBuilder {
 
     /// Times of day of a scheduled device (empty when it has a cadence); a spot-check oximeter
     /// without either measures at 08:00, 14:00 and 20:00.
-    private func schedule(_ f: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> [Int64] {
-        if let list = f.list("schedule") {
+    private func schedule(_ fields: Fields, _ type: DeviceType, _ defaults: DeviceDefaults) -> [Int64] {
+        if let list = fields.list("schedule") {
             let schedule = list.enumerated().compactMap {
-                f.timeOfDay($0.element, f.path("schedule") + "[\($0.offset)]")
+                fields.timeOfDay($0.element, fields.path("schedule") + "[\($0.offset)]")
             }.sorted()
             // An empty list (not one whose times were each refused above) is its own mistake.
             if list.isEmpty {
-                reader.fail(f.value("schedule"), f.path("schedule"), "a schedule needs at least one time of day")
+                reader.fail(
+                    fields.value("schedule"),
+                    fields.path("schedule"),
+                    "a schedule needs at least one time of day"
+                )
             }
-            if f.has("cadence") {
-                reader.fail(f.value("schedule"), f.path("schedule"), "give either cadence or schedule, not both")
+            if fields.has("cadence") {
+                reader.fail(
+                    fields.value("schedule"),
+                    fields.path("schedule"),
+                    "give either cadence or schedule, not both"
+                )
             }
             return schedule
         }
-        if f.has("cadence") { return [] }
+        if fields.has("cadence") { return [] }
         if type == .pulseOximeter { return [8 * 3_600_000, 14 * 3_600_000, 20 * 3_600_000] }
         return defaults.schedule
     }
 
     /// A pulse oximeter's `mode`: true for continuous, false for spot-check (the default).
-    private func continuousMode(_ f: Fields, _ type: DeviceType) -> Bool {
-        guard let mode = f.string("mode") else { return false }
+    private func continuousMode(_ fields: Fields, _ type: DeviceType) -> Bool {
+        guard let mode = fields.string("mode") else { return false }
         if type != .pulseOximeter {
-            reader.fail(f.value("mode"), f.path("mode"), "mode applies only to pulse-oximeter")
+            reader.fail(fields.value("mode"), fields.path("mode"), "mode applies only to pulse-oximeter")
         } else if mode == "continuous" {
             return true
         } else if mode != "spot-check" {
-            reader.fail(f.value("mode"), f.path("mode"), "unknown mode '\(mode)'; valid: spot-check, continuous")
+            reader.fail(
+                fields.value("mode"),
+                fields.path("mode"),
+                "unknown mode '\(mode)'; valid: spot-check, continuous"
+            )
         }
         return false
     }

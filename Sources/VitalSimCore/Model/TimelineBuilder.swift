@@ -48,58 +48,59 @@ struct TimelineBuilder {
         if kind?.hasDuration ?? true { allowed.append("duration") }
         allowed.append("symptoms")
         let required = ["at", "patient"] + ((kind?.hasDuration ?? false) ? ["duration"] : [])
-        guard let f = reader.mapping(node, field, allowed: allowed, required: required) else { return nil }
-        guard let kind = f.choice("event", ClinicalEventKind.self, what: "event") else { return nil }
-        let at = f.duration("at", allowZero: true)?.milliseconds ?? 0
-        let patientID = f.string("patient") ?? ""
+        guard let fields = reader.mapping(node, field, allowed: allowed, required: required) else { return nil }
+        guard let kind = fields.choice("event", ClinicalEventKind.self, what: "event") else { return nil }
+        let at = fields.duration("at", allowZero: true)?.milliseconds ?? 0
+        let patientID = fields.string("patient") ?? ""
         let patient = context.patients.first { $0.id == patientID }
-        if f.has("patient"), patient == nil {
+        if fields.has("patient"), patient == nil {
             let valid = context.patients.map(\.id).joined(separator: ", ")
             reader.fail(
-                f.value("patient"),
-                f.path("patient"),
+                fields.value("patient"),
+                fields.path("patient"),
                 "no patient '\(patientID)' in this scenario; "
                     + (valid.isEmpty ? "it has no valid patients" : "valid: \(valid)")
             )
         }
-        checkStart(at, f)
-        let duration = kind.hasDuration ? (f.duration("duration")?.milliseconds ?? 60_000) : 0
+        checkStart(at, fields)
+        let duration = kind.hasDuration ? (fields.duration("duration")?.milliseconds ?? 60_000) : 0
         let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
-        let (onset, offset) = ramps(kind, duration: duration, defaults: d, f)
-        var e = ClinicalEvent(
+        let (onset, offset) = ramps(kind, duration: duration, defaults: d, fields)
+        var clinicalEvent = ClinicalEvent(
             kind: kind,
             patientID: patientID,
             start: at,
             duration: duration,
             onset: onset,
             offset: offset,
-            line: f.line
+            line: fields.line
         )
-        e.target = f.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
-        e.target2 = f.number("diastolic", in: 40...200, unit: "mmHg") ?? (kind == .hypertensiveCrisis ? 124 : nil)
-        e.carbs = f.number("carbs", in: 0...300, unit: "g") ?? d.carbs
-        e.insulin = f.number("insulin", in: 0...100, unit: "U") ?? d.insulin
-        cause(of: &e, f)
-        if let node = f.value("symptoms") { e.symptoms = symptoms(node, f.path("symptoms")) }
-        return .clinical(e)
+        clinicalEvent.target = fields.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
+        clinicalEvent.target2 =
+            fields.number("diastolic", in: 40...200, unit: "mmHg") ?? (kind == .hypertensiveCrisis ? 124 : nil)
+        clinicalEvent.carbs = fields.number("carbs", in: 0...300, unit: "g") ?? d.carbs
+        clinicalEvent.insulin = fields.number("insulin", in: 0...100, unit: "U") ?? d.insulin
+        cause(of: &clinicalEvent, fields)
+        if let node = fields.value("symptoms") { clinicalEvent.symptoms = symptoms(node, fields.path("symptoms")) }
+        return .clinical(clinicalEvent)
     }
 
     /// An event's `symptoms:`: a mapping of symptom to the probability (0...1) that the patient
     /// reports it; symptoms not named are not reported.
     private func symptoms(_ node: Node, _ field: String) -> [SymptomChance] {
         let names = SymptomKind.allCases.map(\.rawValue)
-        guard let f = reader.mapping(node, field, allowed: names, required: []) else { return [] }
+        guard let fields = reader.mapping(node, field, allowed: names, required: []) else { return [] }
         return SymptomKind.allCases.compactMap { kind in
-            f.number(kind.rawValue, in: 0...1, unit: "probability").map { SymptomChance(kind, $0) }
+            fields.number(kind.rawValue, in: 0...1, unit: "probability").map { SymptomChance(kind, $0) }
         }
     }
 
     /// Fails an entry that starts at or after the end of the scenario.
-    func checkStart(_ at: Int64, _ f: Fields) {
-        guard f.has("at"), at >= context.duration else { return }
+    func checkStart(_ at: Int64, _ fields: Fields) {
+        guard fields.has("at"), at >= context.duration else { return }
         reader.fail(
-            f.value("at"),
-            f.path("at"),
+            fields.value("at"),
+            fields.path("at"),
             "starts at or after the end of the scenario (duration \(VirtualDuration(milliseconds: context.duration)))"
         )
     }
@@ -109,12 +110,12 @@ struct TimelineBuilder {
     private func ramps(
         _ kind: ClinicalEventKind,
         duration: Int64,
-        defaults d: EventDefaults,
-        _ f: Fields
+        defaults eventDefaults: EventDefaults,
+        _ fields: Fields
     ) -> (Int64, Int64) {
-        var onset = f.duration("onset", allowZero: true)?.milliseconds ?? d.onset
-        var offset = f.duration("offset", allowZero: true)?.milliseconds ?? d.offset
-        if !f.has("onset"), !f.has("offset"), onset + offset > duration / 2 {
+        var onset = fields.duration("onset", allowZero: true)?.milliseconds ?? eventDefaults.onset
+        var offset = fields.duration("offset", allowZero: true)?.milliseconds ?? eventDefaults.offset
+        if !fields.has("onset"), !fields.has("offset"), onset + offset > duration / 2 {
             let scale = Double(duration / 2) / Double(onset + offset)
             onset = Int64(Double(onset) * scale)
             offset = Int64(Double(offset) * scale)
@@ -122,8 +123,8 @@ struct TimelineBuilder {
         if onset + offset > duration, kind.hasDuration {
             let ramps = VirtualDuration(milliseconds: onset + offset)
             reader.fail(
-                f.value("onset") ?? f.value("duration"),
-                f.path("onset"),
+                fields.value("onset") ?? fields.value("duration"),
+                fields.path("onset"),
                 "onset + offset (\(ramps)) exceed the duration (\(VirtualDuration(milliseconds: duration)))"
             )
         }
@@ -131,26 +132,28 @@ struct TimelineBuilder {
     }
 
     /// The cause of a glucose event (and the insulin of a skipped meal).
-    private func cause(of e: inout ClinicalEvent, _ f: Fields) {
-        let kind = e.kind
-        if let cause = f.string("cause") {
+    private func cause(of clinicalEvent: inout ClinicalEvent, _ fields: Fields) {
+        let kind = clinicalEvent.kind
+        if let cause = fields.string("cause") {
             let valid = kind == .hypoglycemia ? ["insulin-overdose", "skipped-meal"] : ["missed-bolus"]
             if valid.contains(cause) {
-                e.cause = cause
+                clinicalEvent.cause = cause
             } else {
                 reader.fail(
-                    f.value("cause"),
-                    f.path("cause"),
+                    fields.value("cause"),
+                    fields.path("cause"),
                     "unknown cause '\(cause)' for \(kind.rawValue); valid: \(valid.joined(separator: ", "))"
                 )
             }
         } else if kind == .hypoglycemia {
-            e.cause = "insulin-overdose"
+            clinicalEvent.cause = "insulin-overdose"
         } else if kind == .hyperglycemia {
-            e.cause = "missed-bolus"
+            clinicalEvent.cause = "missed-bolus"
         }
-        if kind == .hypoglycemia, e.cause == "skipped-meal", f.has("insulin") == false, let carbs = e.carbs {
-            e.insulin = (carbs / 10 * 20).rounded() / 20
+        if kind == .hypoglycemia, clinicalEvent.cause == "skipped-meal", fields.has("insulin") == false,
+            let carbs = clinicalEvent.carbs
+        {
+            clinicalEvent.insulin = (carbs / 10 * 20).rounded() / 20
         }
     }
 
@@ -165,35 +168,35 @@ struct TimelineBuilder {
         case .lowBattery?: allowed.append("level")
         default: break
         }
-        guard let f = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "duration"]) else {
+        guard let fields = reader.mapping(node, field, allowed: allowed, required: ["at", "device", "duration"]) else {
             return nil
         }
-        guard let kind = f.choice("fault", FaultKind.self, what: "fault") else { return nil }
-        let at = f.duration("at", allowZero: true)?.milliseconds ?? 0
-        let deviceID = f.string("device") ?? ""
+        guard let kind = fields.choice("fault", FaultKind.self, what: "fault") else { return nil }
+        let at = fields.duration("at", allowZero: true)?.milliseconds ?? 0
+        let deviceID = fields.string("device") ?? ""
         let type = context.deviceTypes[deviceID]
-        if f.has("device"), type == nil {
+        if fields.has("device"), type == nil {
             reader.fail(
-                f.value("device"),
-                f.path("device"),
+                fields.value("device"),
+                fields.path("device"),
                 "no device '\(deviceID)' in this scenario; valid: \(context.deviceTypes.keys.sorted().joined(separator: ", "))"
             )
         }
-        checkStart(at, f)
-        let duration = f.duration("duration")?.milliseconds ?? 60_000
+        checkStart(at, fields)
+        let duration = fields.duration("duration")?.milliseconds ?? 60_000
         if kind == .disconnect, let type, type == .cgm || type == .glucometer, duration > 48 * 3_600_000 {
             reader.fail(
-                f.value("duration"),
-                f.path("duration"),
+                fields.value("duration"),
+                fields.path("duration"),
                 "a \(type.rawValue) keeps 48 h of glucose history for backfill; a disconnect may last at most 48h"
             )
         }
-        var fault = DeviceFault(kind: kind, deviceID: deviceID, start: at, duration: duration, line: f.line)
+        var fault = DeviceFault(kind: kind, deviceID: deviceID, start: at, duration: duration, line: fields.line)
         let defaultP: Double = kind == .duplicates || kind == .outOfOrder ? 0.2 : (kind == .corrupt ? 0.1 : 1)
-        fault.probability = f.number("probability", in: 0...1, unit: "") ?? defaultP
-        if kind == .corrupt { corruption(of: &fault, type, f) }
-        if kind == .clockSkew { fault.skew = skew(f) }
-        fault.level = f.number("level", in: 0...100, unit: "%") ?? 8
+        fault.probability = fields.number("probability", in: 0...1, unit: "") ?? defaultP
+        if kind == .corrupt { corruption(of: &fault, type, fields) }
+        if kind == .clockSkew { fault.skew = skew(fields) }
+        fault.level = fields.number("level", in: 0...100, unit: "%") ?? 8
         return .fault(fault)
     }
 
@@ -201,7 +204,7 @@ struct TimelineBuilder {
     /// BLE or MQTT) takes the GATT forms, bad-crc only with an E2E-CRC (cgm); one whose payloads are
     /// JSON (a phone bridge or feeding log, or any device over HTTPS) takes the JSON forms, and a
     /// Bluetooth device relayed over HTTPS the GATT forms' JSON counterparts too.
-    private func corruption(of fault: inout DeviceFault, _ type: DeviceType?, _ f: Fields) {
+    private func corruption(of fault: inout DeviceFault, _ type: DeviceType?, _ fields: Fields) {
         let deviceID = fault.deviceID
         let transport = context.patients.lazy.flatMap(\.devices).first { $0.id == deviceID }?.transport
         let json = type.map { !$0.isBluetooth } ?? false || transport == .https
@@ -210,27 +213,32 @@ struct TimelineBuilder {
             (gatt ? Corruption.gattForms.filter { $0 != .badCRC || type == .cgm } : [])
             + (json ? Corruption.jsonForms + [.mixed] : [])
         let fallback: Corruption = !gatt ? .mixed : (type == .cgm ? .badCRC : .truncation)
-        fault.corruption = f.choice("corruption", Corruption.self, what: "corruption") ?? fallback
+        fault.corruption = fields.choice("corruption", Corruption.self, what: "corruption") ?? fallback
         guard let c = fault.corruption, let type, !valid.contains(c) else { return }
         let form =
             json ? "JSON over \(transport?.rawValue ?? "https")" : "GATT bytes over \(transport?.rawValue ?? "ble")"
         reader.fail(
-            f.value("corruption"),
-            f.path("corruption"),
+            fields.value("corruption"),
+            fields.path("corruption"),
             "\(c.rawValue) does not apply to \(deviceID), a \(type.rawValue) sending \(form); valid: \(Array(Set(valid.map(\.rawValue))).sorted().joined(separator: ", "))"
         )
     }
 
     /// A clock-skew fault's signed skew (default 5 minutes ahead).
-    private func skew(_ f: Fields) -> Int64 {
-        guard let v = f.value("skew"), let s = v.scalar?.string else { return 300_000 }
+    private func skew(_ fields: Fields) -> Int64 {
+        guard let v = fields.value("skew"), let s = v.scalar?.string else { return 300_000 }
         let negative = s.hasPrefix("-")
-        if let d = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s), d.milliseconds > 0,
-            d.milliseconds <= 365 * 86_400_000
+        if let virtualDuration = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s),
+            virtualDuration.milliseconds > 0,
+            virtualDuration.milliseconds <= 365 * 86_400_000
         {
-            return negative ? -d.milliseconds : d.milliseconds
+            return negative ? -virtualDuration.milliseconds : virtualDuration.milliseconds
         }
-        reader.fail(v, f.path("skew"), "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'")
+        reader.fail(
+            v,
+            fields.path("skew"),
+            "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'"
+        )
         return 0
     }
 }

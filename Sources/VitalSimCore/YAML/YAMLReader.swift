@@ -176,13 +176,13 @@ package struct Fields {
     }
 
     /// A time of day `HH:MM` (or `HH:MM:SS`), as ms after midnight.
-    package func timeOfDay(_ v: Node, _ p: String) -> Int64? {
-        let parts = (v.scalar?.string ?? "").split(separator: ":").map { Int($0) }
+    package func timeOfDay(_ node: Node, _ p: String) -> Int64? {
+        let parts = (node.scalar?.string ?? "").split(separator: ":").map { Int($0) }
         guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0 != nil }),
             let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
             parts.count == 2 || (0..<60).contains(parts[2] ?? -1)
         else {
-            reader.fail(v, p, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(v))")
+            reader.fail(node, p, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(node))")
             return nil
         }
         return Int64(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000

@@ -75,8 +75,8 @@ extension VitalSim {
                     throw ExitCode(3)
                 }
             } catch let e as HCIError {
-                printError(e.description)
-                throw ExitCode(3)
+                if case .badSpec = e { throw CommandFailure.input("--hci: \(e)") }
+                throw CommandFailure.infrastructure(e.description)
             }
         }
     }
@@ -100,16 +100,16 @@ final class ValueCollector: Sendable {
         // `limit` are printed.
         received.withLock { count in
             guard count < limit else { return }
-            var o: [(String, JSONValue)] = [
+            var members: [(String, JSONValue)] = [
                 ("uuid", .string("0x" + String(uuid, radix: 16, uppercase: true))), ("hex", .string(Hex.encode(value))),
             ]
             if let type = try? CharacteristicRegistry.lookup(String(uuid, radix: 16)) {
-                o.insert(("characteristic", .string(type.name)), at: 0)
-                do { o.append(("fields", try CharacteristicRegistry.decodeToJSON(type, value))) } catch {
-                    o.append(("error", .string("\(error)")))
+                members.insert(("characteristic", .string(type.name)), at: 0)
+                do { members.append(("fields", try CharacteristicRegistry.decodeToJSON(type, value))) } catch {
+                    members.append(("error", .string("\(error)")))
                 }
             }
-            FileHandle.standardOutput.write(Data((JSONValue.object(o).serialized() + "\n").utf8))
+            FileHandle.standardOutput.write(Data((JSONValue.object(members).serialized() + "\n").utf8))
             count += 1
             if count == limit { done.signal() }
         }

@@ -59,9 +59,8 @@ extension VitalSim {
                 )
                 try live.start()
             } catch let e as HCIError {
-                printError(e.description)
-                if case .badSpec = e { throw ExitCodes.input }
-                throw ExitCode(3)
+                if case .badSpec = e { throw CommandFailure.input("--hci: \(e)") }
+                throw CommandFailure.infrastructure(e.description)
             }
             // Unbuffered, so that a test or script reading the pipe sees the addresses at once.
             for p in live.peripherals {

@@ -66,6 +66,7 @@ extension VitalSim {
             t.headers = header
             t.mqtt = mqtt.flatMap(parseHostPort)
             t.mqttCAFile = mqttCacert
+            t.names = .flags
             // A run id of its own, so that the probes' patients never meet a run's on a shared SUT.
             t.runID = String(format: "doctor-%06x", UInt32.random(in: 0...0xFF_FFFF))
             let checks = await SUTAdapter.Doctor.examine(loaded, seed: seed, target: t)

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Judge
 import LiveHarness
+import SUTAdapter
+import Transports
 
 /// `run`, `record` and `shrink` options: how the SUT is reached: its profile, URL, TLS and extra headers.
 struct TargetFlags: ParsableArguments {
@@ -37,6 +39,19 @@ struct TargetFlags: ParsableArguments {
             throw ValidationError("--target must be an http:// or https:// URL")
         }
     }
+
+    /// The run's target: these flags over what the SUT profile says (its base URL and TLS).
+    func settings(profile: SUTProfile?) throws -> LiveOptions.Target {
+        var settings = LiveOptions.Target()
+        settings.profile = profile ?? .vitalsim
+        settings.url = target ?? profile?.baseURL
+        settings.caFile = cacert ?? profile?.tls.caFile
+        settings.insecure = insecure || profile?.tls.insecure == true
+        settings.clientCertificate = try clientCertificate(certificate: clientCert, key: clientKey, profile: profile)
+        settings.http2 = http2
+        settings.headers = header
+        return settings
+    }
 }
 
 /// `run`, `record` and `shrink` options: how fast readings go, how many connections carry them, and how long the run
@@ -69,6 +84,18 @@ struct PacingFlags: ParsableArguments {
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
         if !(0...3600).contains(alertWait) { throw ValidationError("--alert-wait must be 0...3600 seconds") }
         if !(0...3600).contains(outageLimit) { throw ValidationError("--outage-limit must be 0...3600 seconds") }
+    }
+
+    /// The run's pacing.
+    var settings: LiveOptions.Pacing {
+        var settings = LiveOptions.Pacing()
+        settings.speed = speed.factor
+        settings.seed = seed
+        settings.connections = connections
+        settings.settle = .milliseconds(Int64(settle * 1000))
+        settings.alertWait = .milliseconds(Int64(alertWait * 1000))
+        settings.outageLimit = .milliseconds(Int64(outageLimit * 1000))
+        return settings
     }
 }
 
@@ -103,6 +130,18 @@ struct MQTTFlags: ParsableArguments {
         }
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2, got \(qos)") }
     }
+
+    /// The run's MQTT settings, with the clients' `credentials` (from the SUT profile).
+    func settings(credentials: MQTTCredentials) -> LiveOptions.MQTT {
+        var settings = LiveOptions.MQTT()
+        settings.broker = mqtt.flatMap(parseHostPort)
+        settings.qos = qos
+        settings.brokerQueue = mqttBrokerQueue
+        settings.caFile = mqttCacert
+        settings.credentials = credentials
+        settings.persistentSession = mqttSession == .persistent
+        return settings
+    }
 }
 
 /// `run`, `record` and `shrink` options: push channels observed beside the alert list.
@@ -122,6 +161,14 @@ struct PushFlags: ParsableArguments {
     func validate() throws {
         if !(0...65535).contains(webhookPort) { throw ValidationError("--webhook-port must be 0...65535") }
     }
+
+    /// The push channels the run observes.
+    var settings: LiveOptions.Push {
+        var settings = LiveOptions.Push()
+        settings.channels = observe
+        settings.webhookPort = webhookPort
+        return settings
+    }
 }
 
 /// `run`, `record` and `shrink` options: how Bluetooth devices reach the SUT: relayed, or as live peripherals over HCI.
@@ -130,7 +177,7 @@ struct BluetoothFlags: ParsableArguments {
         name: .long,
         help:
             "How Bluetooth devices with transport ble reach the SUT: relay (decoded and posted over HTTPS, as a phone gateway does) or hci (live BLE peripherals on HCI controllers, connected to by the SUT's BLE gateway; needs a finite --speed)."
-    ) var ble = LiveOptions.BLEMode.relay
+    ) var ble = LiveOptions.BLE.Mode.relay
     @Option(
         name: .long,
         help:
@@ -147,5 +194,14 @@ struct BluetoothFlags: ParsableArguments {
         if let bumblePython, !FileManager.default.isExecutableFile(atPath: bumblePython) {
             throw ValidationError("--bumble-python: no executable at \(bumblePython)")
         }
+    }
+
+    /// How the run carries Bluetooth devices.
+    var settings: LiveOptions.BLE {
+        var settings = LiveOptions.BLE()
+        settings.mode = ble
+        settings.hci = hci
+        settings.bumblePython = bumblePython
+        return settings
     }
 }

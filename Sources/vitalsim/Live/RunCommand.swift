@@ -46,49 +46,30 @@ struct LiveFlags: ParsableArguments {
         }
     }
 
-    /// The options of the run; a SUT profile that cannot be loaded is printed and exits 2.
+    /// The options of the run, group by group from the flags; a SUT profile that cannot be loaded is
+    /// printed and exits 2.
     func options() throws -> LiveOptions {
-        var o = LiveOptions(executable: Self.executablePath)
+        var options = LiveOptions(executable: Self.executablePath)
         let profile = try loadProfile(connection.sut)
-        o.profile = profile ?? .vitalsim
-        o.target = connection.target ?? profile?.baseURL
-        o.caFile = connection.cacert ?? profile?.tls.caFile
-        o.insecure = connection.insecure || profile?.tls.insecure == true
-        o.clientCertificate = try clientCertificate(
-            certificate: connection.clientCert,
-            key: connection.clientKey,
-            profile: profile
-        )
-        o.mqttCredentials = mqttCredentials(profile)
-        if o.target != nil, !sutFault.isEmpty {
+        options.target = try connection.settings(profile: profile)
+        if options.target.url != nil, !sutFault.isEmpty {
             throw CommandFailure.input(
-                "--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(o.target ?? ""))"
+                "--sut-fault applies to the embedded reference SUT, but the profile names a base-url (\(options.target.url ?? ""))"
             )
         }
-        o.http2 = connection.http2
-        o.headers = connection.header
-        o.speed = pacing.speed.factor
-        o.seed = pacing.seed
-        o.sutFaults = sutFault
-        o.goldenDirectory = goldenDir
-        o.connections = pacing.connections
-        o.quiet = .milliseconds(Int64(pacing.settle * 1000))
-        o.alertWait = .milliseconds(Int64(pacing.alertWait * 1000))
-        o.outageLimit = .milliseconds(Int64(pacing.outageLimit * 1000))
-        o.mqtt = broker.mqtt.flatMap(parseHostPort)
-        o.qos = broker.qos
-        o.mqttBrokerQueue = broker.mqttBrokerQueue
-        o.observe = push.observe
-        o.webhookPort = push.webhookPort
-        o.mqttCAFile = broker.mqttCacert
-        o.mqttPersistentSession = broker.mqttSession == .persistent
-        o.ble = bluetooth.ble
-        o.hci = bluetooth.hci
-        o.bumblePython = bluetooth.bumblePython
-        o.note = { printError($0) }
-        o.runID = try runID(for: o.profile)
-        o.ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" } ?? false
-        return o
+        options.embedded.faults = sutFault
+        options.pacing = pacing.settings
+        options.mqtt = broker.settings(credentials: mqttCredentials(profile))
+        options.push = push.settings
+        options.ble = bluetooth.settings
+        options.reports.goldenDirectory = goldenDir
+        options.reports.ci =
+            ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" && $0 != "0" }
+            ?? false
+        options.note = { printError($0) }
+        options.names = .flags
+        options.runID = try runID(for: options.target.profile)
+        return options
     }
 
     /// `--run-id`, else `$VITALSIM_RUN_ID`, else (when the profile's lifecycle ids use `{run}`) a
@@ -102,8 +83,8 @@ struct LiveFlags: ParsableArguments {
             return env
         }
         guard profile.lifecycle.usesRunID else { return "run" }
-        var g = SystemRandomNumberGenerator()
-        let id = String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &g))
+        var systemRandomNumberGenerator = SystemRandomNumberGenerator()
+        let id = String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &systemRandomNumberGenerator))
         printError("run id \(id) ({run} in the SUT profile's lifecycle; --run-id \(id) repeats this run's ids)")
         return id
     }
@@ -155,11 +136,11 @@ extension VitalSim {
             var options = try live.options()
             let shard = try sharding.patientShard()
             do throws(HarnessError) {
-                options.charts = reports.html != nil
-                options.evidence = evidence
-                options.shard = shard
-                options.startAt = sharding.startInstant
-                options.listsRequests = sharding.result != nil
+                options.reports.charts = reports.html != nil
+                options.reports.evidence = evidence
+                options.sharding.shard = shard
+                options.sharding.startAt = sharding.startInstant
+                options.reports.listsRequests = sharding.result != nil
                 // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
                 if isatty(2) == 1 { options.progress = ProgressBar().update }
                 suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }
@@ -170,15 +151,18 @@ extension VitalSim {
             }
             if let result = sharding.result {
                 let s = shard ?? PatientShard(index: 1, count: 1)
-                let r = ShardResult(
+                let shardResult = ShardResult(
                     shard: s.index,
                     shards: s.count,
                     suite: live.path,
                     seed: live.pacing.seed,
-                    startAt: options.startAt,
+                    startAt: options.sharding.startAt,
                     scenarios: suite.parts
                 )
-                try ReportFlags.write(r.json(), to: result.replacingOccurrences(of: "{shard}", with: String(s.index)))
+                try ReportFlags.write(
+                    shardResult.json(),
+                    to: result.replacingOccurrences(of: "{shard}", with: String(s.index))
+                )
             }
             let verdicts = suite.verdicts
             if let shard {
@@ -213,7 +197,7 @@ extension VitalSim {
 
         func run() async throws {
             let options = try live.options()
-            if options.ci {
+            if options.reports.ci {
                 throw CommandFailure.input("vitalsim record: refusing to write golden files in CI (CI is set)")
             }
             let files = LiveSuite.scenarioFiles(live.path)
@@ -244,9 +228,9 @@ extension VitalSim {
 final class ProgressBar: Sendable {
     let last = Locked<ContinuousClock.Instant?>(nil)
 
-    func update(_ scenario: String, _ p: LiveRunner.Progress) {
+    func update(_ scenario: String, _ liveRunner: LiveRunner.Progress) {
         let now = ContinuousClock.now
-        let done = p.fraction >= 1
+        let done = liveRunner.fraction >= 1
         let draw = last.withLock { t -> Bool in
             if !done, let t, now - t < .milliseconds(100) { return false }
             t = now
@@ -254,12 +238,12 @@ final class ProgressBar: Sendable {
         }
         guard draw else { return }
         let width = 30
-        let filled = Int(Double(width) * p.fraction)
+        let filled = Int(Double(width) * liveRunner.fraction)
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let line =
             done
             ? "\r\u{1B}[2K"
-            : "\r[\(bar)] \(Int(100 * p.fraction))% \(scenario) (\(p.answered) requests answered, \(Self.clock(p.reached)) of \(Self.clock(p.span)) scenario time)"
+            : "\r[\(bar)] \(Int(100 * liveRunner.fraction))% \(scenario) (\(liveRunner.answered) requests answered, \(Self.clock(liveRunner.reached)) of \(Self.clock(liveRunner.span)) scenario time)"
         FileHandle.standardError.write(Data(line.utf8))
     }
 

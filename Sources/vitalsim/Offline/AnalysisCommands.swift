@@ -30,12 +30,12 @@ extension VitalSim {
             var all: [(String, JSONValue)] = []
             for d in dirs {
                 do {
-                    let r = try RealismReport(directory: d)
+                    let realismReport = try RealismReport(directory: d)
                     if json {
-                        all.append((d, r.json))
+                        all.append((d, realismReport.json))
                     } else {
                         print("== \(d)")
-                        for line in r.lines { print(line) }
+                        for line in realismReport.lines { print(line) }
                     }
                 } catch {
                     throw CommandFailure.input("\(error)")

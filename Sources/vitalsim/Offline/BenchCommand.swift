@@ -16,13 +16,13 @@ extension VitalSim {
         @Option(name: .long, help: "Where to write the encoded stream.") var out = "/dev/null"
 
         func run() throws {
-            guard let d = VirtualDuration(parsing: duration), d.milliseconds > 0 else {
+            guard let virtualDuration = VirtualDuration(parsing: duration), virtualDuration.milliseconds > 0 else {
                 throw CommandFailure.input("--duration: expected a positive duration such as 24h, got '\(duration)'")
             }
             guard patients > 0 else {
                 throw CommandFailure.input("--patients must be at least 1")
             }
-            let r = try GenerationBenchmark(patients: patients, duration: d, sink: out).run()
+            let r = try GenerationBenchmark(patients: patients, duration: virtualDuration, sink: out).run()
             print("patients \(r.patients), virtual hours \(r.hours), readings \(r.readings), bytes \(r.bytes)")
             print(
                 "elapsed \(String(format: "%.2f", r.seconds)) s, \(Int(r.readingsPerSecond)) readings/s, peak RSS \(String(format: "%.1f", r.peakRSSMegabytes)) MB"

@@ -108,15 +108,14 @@ extension VitalSim {
             let devices = loaded.patients.reduce(0) { $0 + $1.devices.count }
             let clock = ContinuousClock()
             let start = clock.now
-            let runner = LiveRunner(
-                base: http,
-                caFile: cacert,
-                insecure: insecure,
-                http2: http2,
-                speed: nil,
-                connections: connections,
-                quiet: .milliseconds(100)
-            )
+            var target = LiveOptions.Target()
+            target.caFile = cacert
+            target.insecure = insecure
+            target.http2 = http2
+            var pacing = LiveOptions.Pacing()
+            pacing.connections = connections
+            pacing.settle = .milliseconds(100)
+            let runner = LiveRunner(base: http, target: target, pacing: pacing)
             let run = await runner.run(TrafficPlanStream(for: loaded))
             let readings = run.requests.reduce(0) { $0 + $1.readingCount }
             let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count

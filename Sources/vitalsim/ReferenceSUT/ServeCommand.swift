@@ -116,8 +116,8 @@ extension VitalSim {
             }
             for mqttTopic in mqttTopics {
                 do throws(MQTTTopicTemplateError) {
-                    let t = try MQTTTopicTemplate(mqttTopic)
-                    guard t.names("patient"), t.names("kind") else {
+                    let mqttTopicTemplate = try MQTTTopicTemplate(mqttTopic)
+                    guard mqttTopicTemplate.names("patient"), mqttTopicTemplate.names("kind") else {
                         throw MQTTTopicTemplateError("--mqtt-topic needs {patient} and {kind} levels")
                     }
                 } catch { throw ValidationError("--mqtt-topic: \(error.description)") }
@@ -228,7 +228,7 @@ extension VitalSim {
             let known = Set(config.rules.map(\.id))
             for f in fault {
                 do throws(FaultPlanError) { try config.faults.add(f, knownRules: known) } catch {
-                    throw CommandFailure.input(error.description)
+                    throw CommandFailure.input("--fault \(error.text): \(error.reason)")
                 }
             }
             return config
