@@ -5,22 +5,8 @@ import XCTest
 
 /// The loader's strictness: every broken scenario gets file:line:column, the field, and what is valid.
 final class ScenarioLoaderTests: XCTestCase {
-    let valid = """
-        name: demo
-        seed: 7
-        duration: 1h30m
-        patients:
-          - id: "501"
-            profile: adult
-            devices:
-              - id: hrm-1
-                type: heart-rate-strap
-        timeline:
-          - at: 10m
-            patient: "501"
-            event: tachycardia
-            duration: 20m
-        """
+    /// The scenario each test breaks (shared with ``ScenarioMistakeTests``).
+    let valid = ScenarioMistakeTests.valid
 
     func issues(_ text: String) -> [ScenarioIssue] {
         do {

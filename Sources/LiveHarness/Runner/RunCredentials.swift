@@ -51,8 +51,8 @@ struct RunCredentials {
 
     /// 128 random bits as 32 hex digits.
     static func token() -> String {
-        var systemRandomNumberGenerator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in String(systemRandomNumberGenerator.next(), radix: 16).leftPadded(to: 16) }.joined()
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in String(generator.next(), radix: 16).leftPadded(to: 16) }.joined()
     }
 
     /// The reference SUT's `--credentials` file (YAML), written at `path`.

@@ -25,9 +25,9 @@ package struct Credentials: Sendable {
     }
 
     static func token() -> String {
-        var systemRandomNumberGenerator = SystemRandomNumberGenerator()
+        var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef")
-        return String((0..<32).map { _ in digits[Int(systemRandomNumberGenerator.next() % 16)] })
+        return String((0..<32).map { _ in digits[Int(generator.next() % 16)] })
     }
 
     /// The credential of a request: the bearer token, or else the `X-API-Key` value.

@@ -1,7 +1,7 @@
 /// A setting of a run or a doctor's check that a message can point the user at.
 package enum Setting: String, Sendable, CaseIterable {
-    case target, header, caFile, insecure, clientCertificate, mqttBroker, mqttCAFile, alertWait, outageLimit
-    case webhookPort, speed, bleMode, hci, bumblePython, startAt
+    case target, header, caFile, insecure, clientCertificate, mqttBroker, alertWait, outageLimit, webhookPort
+    case speed, bleMode, hci, bumblePython
 
     /// The setting in words, as a library user reads it.
     package var words: String {
@@ -12,7 +12,6 @@ package enum Setting: String, Sendable, CaseIterable {
         case .insecure: "insecure mode"
         case .clientCertificate: "a client certificate and key"
         case .mqttBroker: "HOST:PORT"
-        case .mqttCAFile: "the broker's CA"
         case .alertWait: "alert wait"
         case .outageLimit: "the outage limit"
         case .webhookPort: "a webhook port"
@@ -20,7 +19,6 @@ package enum Setting: String, Sendable, CaseIterable {
         case .bleMode: "a live BLE link"
         case .hci: "HCI controller"
         case .bumblePython: "a Python interpreter with bumble"
-        case .startAt: "the start instant"
         }
     }
 }

@@ -10,7 +10,6 @@ extension SettingNames {
         case .insecure: "--insecure"
         case .clientCertificate: "--client-cert and --client-key"
         case .mqttBroker: "--mqtt HOST:PORT"
-        case .mqttCAFile: "--mqtt-cacert"
         case .alertWait: "--alert-wait"
         case .outageLimit: "--outage-limit"
         case .webhookPort: "--webhook-port"
@@ -18,7 +17,6 @@ extension SettingNames {
         case .bleMode: "--ble hci"
         case .hci: "--hci"
         case .bumblePython: "--bumble-python PYTHON"
-        case .startAt: "--start-at"
         }
     }
 }

@@ -83,8 +83,8 @@ struct LiveFlags: ParsableArguments {
             return env
         }
         guard profile.lifecycle.usesRunID else { return "run" }
-        var systemRandomNumberGenerator = SystemRandomNumberGenerator()
-        let id = String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &systemRandomNumberGenerator))
+        var generator = SystemRandomNumberGenerator()
+        let id = String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &generator))
         printError("run id \(id) ({run} in the SUT profile's lifecycle; --run-id \(id) repeats this run's ids)")
         return id
     }
