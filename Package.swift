@@ -209,10 +209,10 @@ let package = Package(
 )
 
 /// `ci/tsan.sh` sets VITALSIM_TSAN_SCOPE: ThreadSanitizer watches the tests of the modules that start
-/// tasks and threads, so its build (the whole dependency graph compiled anew with the sanitizer)
-/// leaves out the command line, the fuzzer and the pure modules' tests. The modules themselves are
-/// still built, as the concurrent modules' dependencies; the integration classes it runs start the
-/// plain build's `vitalsim`.
+/// tasks and threads. VitalSim's own targets are compiled with the sanitizer, in the plain build's
+/// folder, so the dependencies' plain objects are reused rather than compiled anew; the build leaves
+/// out the command line, the fuzzer and the pure modules' tests (the integration classes it runs
+/// start the plain build's `vitalsim`).
 if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     let outside: Set<String> = [
         "vitalsim", "vitalsim-fuzz", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests", "VitalSimCoreTests",
@@ -221,4 +221,10 @@ if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     ]
     package.targets.removeAll { outside.contains($0.name) }
     package.products.removeAll { product in product.name.hasPrefix("vitalsim") }
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
+        if target.type == .test {
+            target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
+        }
+    }
 }

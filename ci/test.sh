@@ -3,10 +3,11 @@
 # prints a table of each stage's time and one closing line with the test totals.
 #
 # Stages: setup, lint, build, tests (every XCTest and Swift Testing case, in parallel worker
-# processes), tsan (ThreadSanitizer build and the concurrent code's tests) and fuzz (libFuzzer
-# build and pass). The tsan and fuzz stages compile in the background at the lowest CPU priority
-# while the tests run, so the two cores are never idle; the tests keep priority, as they measure
-# latencies. VITALSIM_SKIP_TSAN=1 or VITALSIM_SKIP_FUZZ=1 leaves a stage out;
+# processes), tsan (VitalSim's modules compiled again with ThreadSanitizer in the same folder, and the
+# concurrent code's tests) and fuzz (libFuzzer build and pass). The fuzz stage compiles and runs in
+# the background at the lowest CPU priority while the tests run, so the two cores are never idle; the
+# tests keep priority, as they measure latencies. The tsan stage follows the tests, as it recompiles
+# the modules they run. VITALSIM_SKIP_TSAN=1 or VITALSIM_SKIP_FUZZ=1 leaves a stage out;
 # VITALSIM_TEST_WORKERS sets the number of test processes (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,13 +39,10 @@ stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
   python3 ci/function-length.py --limit 80 Sources Tests && python3 ci/module-map.py > /dev/null' || status=1
 stage build swift build --build-tests --explicit-target-dependency-import-check error || exit 1
 
-# The sanitizer and fuzzing builds, one after the other, in the background as idle work
-# (SCHED_IDLE: they run only when the tests leave a core free, so the tests' latencies are theirs).
+# The fuzzing build and pass in the background as idle work (SCHED_IDLE: it runs only when the
+# tests leave a core free, so the tests' latencies are theirs).
 idle() { if command -v chrt >/dev/null 2>&1; then chrt --idle 0 "$@"; else nice -n 19 "$@"; fi; }
 background() {
-  if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
-    stage tsan idle bash ci/tsan.sh --xunit-output "$PWD/$logs/tsan.xml" >"$logs/tsan.log" 2>&1 || true
-  fi
   if [ -z "${VITALSIM_SKIP_FUZZ:-}" ]; then
     stage fuzz idle bash ci/fuzz.sh 20 >"$logs/fuzz.log" 2>&1 || true
   fi
@@ -70,6 +68,10 @@ if [ "$tests_rc" -ne 0 ]; then
   fi
 fi
 
+# ThreadSanitizer, once no test runs the plain build's modules any more.
+if [ -z "${VITALSIM_SKIP_TSAN:-}" ]; then
+  stage tsan bash ci/tsan.sh --xunit-output "$PWD/$logs/tsan.xml" >"$logs/tsan.log" 2>&1 || true
+fi
 wait "$background_pid" || true
 for s in tsan fuzz; do
   [ -f "$logs/$s.log" ] || continue
