@@ -70,14 +70,18 @@ final class KubernetesJobTests: XCTestCase {
         XCTAssertEqual(spec["parallelism"] as? Int, shards)
         let suite = try XCTUnwrap(config["suite"])
         XCTAssertTrue(suite.hasPrefix("scenarios/load/"), suite)
-
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/" + suite), "the ConfigMap's suite: \(suite)")
+        // The image's working folder with a ward a tenth of the ConfigMap's, written by the script that
+        // wrote it, and its golden file: the Job's plumbing is what is tested here, not the load.
+        let image = try smallWard()
         // The unsharded run, for reference.
-        let whole = try run(["run", suite, "--json", directory + "/whole.json"])
+        let whole = try run(["run", image.suite, "--json", directory + "/whole.json"], in: image.folder)
         XCTAssertEqual(whole.status, 0, whole.out)
         // The pods: the Job's arguments with the values Kubernetes puts in, one process per index.
         var values = config.reduce(into: [String: String]()) {
             $0[$1.key.uppercased().replacingOccurrences(of: "-", with: "_")] = $1.value
         }
+        values["SUITE"] = image.suite
         values["START_AT"] = String(Int(Date().timeIntervalSince1970) + 5)
         // Four debug-built shards and their four embedded SUTs on this 2-core machine cannot keep the
         // ConfigMap's pace (at --speed 60 their scheduling lag reached 3.9 s and the budgets failed):
@@ -87,7 +91,7 @@ final class KubernetesJobTests: XCTestCase {
             values.reduce(arg) { $0.replacingOccurrences(of: "$(\($1.key))", with: $1.value) }
                 .replacingOccurrences(of: "/results/", with: directory + "/")
         }
-        let pods = try (0..<shards).map { try start(podArgs, index: $0) }
+        let pods = try (0..<shards).map { try start(podArgs, index: $0, in: image.folder) }
         for (p, log) in pods {
             p.waitUntilExit()
             XCTAssertEqual(p.terminationStatus, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
@@ -150,19 +154,53 @@ final class KubernetesJobTests: XCTestCase {
         }
     }
 
-    /// Runs a command in the repository root (the image's working directory), output in a file.
-    func run(_ args: [String], executable: String? = nil) throws -> (status: Int32, out: String) {
-        let (p, log) = try start(args, index: nil, executable: executable)
+    /// A working folder laid out as the image's: `scenarios/load/` with a 250-patient ward from
+    /// `ci/load-scenario.py` (the ConfigMap's ward has 2,500) and `golden/` with its recorded golden file.
+    func smallWard() throws -> (folder: String, suite: String) {
+        let folder = directory + "/image"
+        let suite = "scenarios/load/ward-250-patients.yaml"
+        try FileManager.default.createDirectory(atPath: folder + "/scenarios/load", withIntermediateDirectories: true)
+        let script = try TestSupport.run(
+            "python3",
+            [root + "/ci/load-scenario.py", "250", "2h", folder + "/" + suite, "ward-250-patients"]
+        )
+        XCTAssertEqual(script.status, 0, script.err)
+        let record = try TestSupport.vitalsim(
+            ["record", folder + "/" + suite, "--golden-dir", folder + "/golden"],
+            in: directory,
+            environment: ["CI": nil]
+        )
+        XCTAssertEqual(record.status, 0, record.out + record.err)
+        return (folder, suite)
+    }
+
+    /// Runs a command in `folder` (the image's working directory; by default the repository root),
+    /// output in a file.
+    func run(
+        _ args: [String],
+        executable: String? = nil,
+        in folder: String? = nil
+    ) throws -> (
+        status: Int32, out: String
+    ) {
+        let (p, log) = try start(args, index: nil, executable: executable, in: folder)
         p.waitUntilExit()
         return (p.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
     /// Starts `vitalsim` (or `executable`) as a pod of index `index` would run it.
-    func start(_ args: [String], index: Int?, executable: String? = nil) throws -> (Process, String) {
+    func start(
+        _ args: [String],
+        index: Int?,
+        executable: String? = nil,
+        in folder: String? = nil
+    ) throws -> (
+        Process, String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? TestSupport.vitalsimPath)
         process.arguments = args
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? root)
         var env = ProcessInfo.processInfo.environment
         env["CI"] = "true"
         env["JOB_COMPLETION_INDEX"] = index.map(String.init)
