@@ -13,6 +13,7 @@ let mustache: Target.Dependency = .product(name: "Mustache", package: "swift-mus
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let lifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 
 /// A library module of the data-flow map (docs/architecture.md, "Modules"), with the modules it
 /// may import. `ci/module-map.py` checks the map's rules: at most six levels deep, the harness
@@ -58,6 +59,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -92,7 +94,7 @@ let package = Package(
             "LiveHarness",
             [
                 "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
-                histogram, hummingbird, lifecycle,
+                histogram, hummingbird, lifecycle, clocks,
             ]
         ),
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
@@ -155,7 +157,7 @@ let package = Package(
             "LiveHarnessTests",
             [
                 "Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", "LiveHarness",
-                "InProcessSUT", "TestFixtures",
+                "InProcessSUT", "TestFixtures", clocks, histogram,
             ]
         ),
         tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),

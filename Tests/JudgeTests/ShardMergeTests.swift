@@ -107,7 +107,7 @@ final class ShardMergeTests: XCTestCase {
             unreachable: false
         )
         var sse = PushDelivery(kind: .sse)
-        for a in liveRunResult.alerts where a.alertID != "a4" { sse.firstSeen[a.alertID] = .now }
+        for a in liveRunResult.alerts where a.alertID != "a4" { sse.delivered.insert(a.alertID) }
         sse.repeats = patients.contains("2") ? 2 : 0
         liveRunResult.push = [sse]
         var mqtt = MQTTDelivery()

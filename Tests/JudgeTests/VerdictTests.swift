@@ -57,10 +57,10 @@ final class VerdictTests: XCTestCase {
         var none = PushDelivery(kind: .sse)
         var v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
         XCTAssertEqual(v.checks.first { $0.name == "alerts delivered via sse" }?.finding, .missed)
-        none.firstSeen = ["a1": .now, "zz": .now]
+        none.delivered = ["a1", "zz"]
         v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
         XCTAssertEqual(v.checks.first { $0.name == "alerts delivered via sse" }?.finding, .spurious)
-        none.firstSeen = ["a1": .now]
+        none.delivered = ["a1"]
         none.repeats = 2
         v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
         let ok = try XCTUnwrap(v.checks.first { $0.name == "alerts delivered via sse" })

@@ -149,10 +149,11 @@ package enum PushChannel: String, Sendable, CaseIterable {
     case webhook
 }
 
-/// What one push observer saw: each alert id's first arrival, and how many arrivals repeated an id.
+/// What one push observer saw: the alert ids that arrived, and how many arrivals repeated an id.
 package struct PushDelivery: Sendable {
     package var kind: PushChannel
-    package var firstSeen: [String: ContinuousClock.Instant] = [:]
+    /// The ids of the alerts that arrived at least once.
+    package var delivered: Set<String> = []
     package var alerts: [String: ObservedAlert] = [:]
     package var repeats = 0
     /// Reading → alert as delivered on this channel, µs.

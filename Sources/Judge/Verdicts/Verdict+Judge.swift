@@ -46,7 +46,7 @@ extension Verdict {
             }
         }
         verdict.merging.pushed = result.push.map {
-            PushTally(channel: $0.kind, delivered: $0.firstSeen.keys.sorted(), repeats: $0.repeats)
+            PushTally(channel: $0.kind, delivered: $0.delivered.sorted(), repeats: $0.repeats)
         }
         verdict.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), verdict.merging.pushed)
         verdict.checks += validationChecks(golden, plan: plan, result: result, counting: &verdict)

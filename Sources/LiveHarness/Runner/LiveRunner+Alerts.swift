@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Judge
 import SUTAdapter
@@ -10,7 +11,7 @@ extension LiveRunner {
         guard alertSource.pushOnly == nil else { return }
         while !shared.withLock({ $0.stopped }) {
             await pollOnce(shared)
-            try? await Task.sleep(for: pollInterval)
+            try? await clock.sleep(for: pollInterval)
         }
     }
 
@@ -27,7 +28,7 @@ extension LiveRunner {
             shared.withLock { $0.health.pollFailed(problem.text) }
             return
         }
-        let now = ContinuousClock.now
+        let now = clock.now
         var outside: [String] = []
         // Alerts outside the run: another run's on a shared SUT, or another shard's patients'.
         let alerts = list.alerts.compactMap { a in
@@ -40,7 +41,7 @@ extension LiveRunner {
         shared.withLock { s in
             s.health.pollSucceeded(unreadable: list)
             for alert in alerts where s.firstSeen[alert.alertID] == nil {
-                s.firstSeen[alert.alertID] = (s.clock?.onDeviceTime(alert) ?? alert, now)
+                s.firstSeen[alert.alertID] = (s.serverClock?.onDeviceTime(alert) ?? alert, now)
                 s.order.append(alert.alertID)
             }
         }
@@ -61,10 +62,10 @@ extension LiveRunner {
     /// `awaiting`, until every expected alert is listed or its bound has passed (announced once, and
     /// recorded for the findings of the alerts still missing).
     func waitForQuiet(_ shared: State, awaiting: AlertWait?) async {
-        let start = ContinuousClock.now
+        let start = clock.now
         var wait = QuietWait(quiet: quiet, bound: awaiting?.bound ?? .zero)
         var pending: [GoldenFile.ExpectedAlert] = []
-        polling: while ContinuousClock.now - start < wait.limit {
+        polling: while clock.now - start < wait.limit {
             await pollOnce(shared)
             // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
             let last = wait.lastCount
@@ -72,10 +73,10 @@ extension LiveRunner {
                 let n = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
                 return n == last ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
             }
-            if let (count, alerts) = observed, wait.observe(count, at: ContinuousClock.now - start) {
+            if let (count, alerts) = observed, wait.observe(count, at: clock.now - start) {
                 pending = awaiting?.pending(alerts) ?? []
             }
-            switch wait.step(at: ContinuousClock.now - start, pending: !pending.isEmpty, unusable: unusable(shared)) {
+            switch wait.step(at: clock.now - start, pending: !pending.isEmpty, unusable: unusable(shared)) {
             case .stop: break polling
             case .announce:
                 if let awaiting {
@@ -85,12 +86,12 @@ extension LiveRunner {
                 }
             case .poll: break
             }
-            try? await Task.sleep(for: pollInterval)
+            try? await clock.sleep(for: pollInterval)
         }
         let announced = wait.announced
         // An unreadable alert source ends the run as a misconfiguration: no note about alerts it could not list.
         guard let awaiting, !unusable(shared) else { return }
-        let waited = AlertWait.seconds(ContinuousClock.now - start)
+        let waited = AlertWait.seconds(clock.now - start)
         if pending.isEmpty {
             if announced { note("every expected alert is listed, \(waited) after the last answer") }
         } else {
@@ -118,7 +119,7 @@ extension LiveRunner {
             return
                 "the SUT pushed \(contract.unreadable) message(s) on \(channel.rawValue) that are not alerts the harness can read (check alerts.fields and alerts.push.item of the SUT profile); first: \(contract.firstUnreadable ?? "")"
         }
-        let arrived = delivery.firstSeen.count + delivery.repeats + contract.outsideRun
+        let arrived = delivery.delivered.count + delivery.repeats + contract.outsideRun
         guard arrived == 0, let awaiting, !awaiting.expected.isEmpty else { return nil }
         let there: String
         switch channel {

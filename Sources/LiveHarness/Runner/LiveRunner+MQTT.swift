@@ -12,7 +12,7 @@ extension LiveRunner {
     /// error, field}` on `errors/{patientId}`; the profile's `mqtt.rejections`), confirmations (by
     /// default `{readingId}` or `{readingIds: […]}` on `acks/{patientId}`; `mqtt.confirmations`), and
     /// the broker's drop counter when subscribed to it.
-    func collectVerdicts(_ mqtt: MQTTClient, _ shared: State) async {
+    func collectVerdicts(_ mqtt: any MQTTSession, _ shared: State) async {
         for await m in mqtt.messages {
             if m.topic == LiveRunner.droppedTopic {
                 if let n = Int(String(decoding: m.payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)) {

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Histogram
 import Judge
@@ -48,7 +49,7 @@ package final class LiveRunner: Sendable {
     let isAlive: @Sendable () -> Bool
     /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the
     /// end.
-    let mqtt: MQTTClient?
+    let mqtt: (any MQTTSession)?
     /// Every request of the plan is an MQTT message: the workers run on the MQTT client's thread.
     let mqttOnly: Bool
     let qos: Int
@@ -60,6 +61,11 @@ package final class LiveRunner: Sendable {
     let onProgress: (@Sendable (Progress) -> Void)?
     /// Messages for the user: what the run waits for at its end.
     let note: @Sendable (String) -> Void
+    /// What the schedule, retries, waits and latencies are measured on: the monotonic clock, or one a
+    /// test injects (a test clock advanced by hand, an immediate one).
+    let clock: AnyClock<Duration>
+    /// A moment on ``clock``.
+    typealias Instant = AnyClock<Duration>.Instant
     /// How messages name the settings they point at.
     let names: SettingNames
     /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
@@ -90,12 +96,12 @@ package final class LiveRunner: Sendable {
     /// workers then run on the client's thread), and whether the (embedded) broker's `$SYS` drop
     /// counter is read.
     package struct MQTTLink: Sendable {
-        package var client: MQTTClient
+        package var client: any MQTTSession
         package var qos: Int
         package var only: Bool
         package var brokerCounters: Bool
 
-        package init(client: MQTTClient, qos: Int, only: Bool, brokerCounters: Bool) {
+        package init(client: any MQTTSession, qos: Int, only: Bool, brokerCounters: Bool) {
             self.client = client
             self.qos = qos
             self.only = only
@@ -115,6 +121,8 @@ package final class LiveRunner: Sendable {
         package var note: @Sendable (String) -> Void = { _ in }
         /// How messages name the settings they point at.
         package var names = SettingNames.words
+        /// What the schedule, retries, waits and latencies are measured on (a test injects its own).
+        package var clock = AnyClock(ContinuousClock())
 
         package init() {}
     }
@@ -141,6 +149,7 @@ package final class LiveRunner: Sendable {
         isAlive = hooks.isAlive
         note = hooks.note
         names = hooks.names
+        clock = hooks.clock
         onProgress = hooks.progress
         mqttOnly = mqtt?.only ?? false
         outageLimit = pacing.outageLimit
@@ -185,8 +194,10 @@ package final class LiveRunner: Sendable {
         var ack = Histogram<UInt64>.latency()
         var lag = Histogram<UInt64>.latency()
         /// Intended send time of each request (its readings'), by plan index.
-        var intended: [ContinuousClock.Instant?]
-        var firstSeen: [String: (ObservedAlert, ContinuousClock.Instant)] = [:]
+        var intended: [Instant?]
+        var firstSeen: [String: (ObservedAlert, Instant)] = [:]
+        /// When each push channel first delivered each alert, by channel (``observers``' order).
+        var pushSeen: [[String: Instant]]
         var order: [String] = []
         var unreachable = false
         var stopped = false
@@ -213,7 +224,7 @@ package final class LiveRunner: Sendable {
         /// that keeps device times: a profile whose alerts cite no evidence).
         var stamped: [Stamp: Int] = [:]
         /// For alerts on the server's clock: when each patient's requests were sent.
-        var clock: AlertClock?
+        var serverClock: AlertClock?
     }
 
     /// A patient and a device time (virtual ms).
@@ -258,8 +269,8 @@ package final class LiveRunner: Sendable {
 
     /// A worker's queue: requests with their index in the plan and their intended send time.
     typealias Queue = (
-        stream: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>,
-        continuation: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>.Continuation
+        stream: AsyncStream<(Int, PlannedRequest, Instant)>,
+        continuation: AsyncStream<(Int, PlannedRequest, Instant)>.Continuation
     )
 
     /// Sends `plan` (an array, or a ``TrafficPlanStream`` consumed as it is generated: only the requests
@@ -279,14 +290,20 @@ package final class LiveRunner: Sendable {
         awaiting: AlertWait? = nil
     ) async -> LiveRunResult {
         // At --speed max the schedule is the SUT's pace: shards that keep one origin begin together.
-        if let origin, speed == nil { try? await Task.sleep(until: origin, clock: .continuous) }
-        let clock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
+        if let origin, speed == nil { try? await clock.sleep(until: instant(origin)) }
+        let serverClock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
         let shared = State(
-            Shared(outcomes: [], intended: [], push: observers.map { PushDelivery(kind: $0.kind) }, clock: clock)
+            Shared(
+                outcomes: [],
+                intended: [],
+                pushSeen: observers.map { _ in [:] },
+                push: observers.map { PushDelivery(kind: $0.kind) },
+                serverClock: serverClock
+            )
         )
         var sent: [SentRequest] = []
         let queues: [Queue] = (0..<workers).map { _ in
-            AsyncStream.makeStream(of: (Int, PlannedRequest, ContinuousClock.Instant).self)
+            AsyncStream.makeStream(of: (Int, PlannedRequest, Instant).self)
         }
         // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
         // --speed max) is not pulled into the queues ahead of the workers.
@@ -310,7 +327,7 @@ package final class LiveRunner: Sendable {
                 // answer resumes its worker, and the worker's next request starts, without a hop
                 // between threads; for a plan of MQTT messages only, on the MQTT client's thread.
                 group.addTask(executorPreference: workerExecutor) {
-                    await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: clock, shared)
+                    await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: serverClock, shared)
                 }
             }
             sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin ?? origin, shared)
@@ -324,7 +341,7 @@ package final class LiveRunner: Sendable {
             }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared, awaiting: awaiting) }
             // The broker publishes its counters every second: let the last change arrive.
-            if brokerCounters { try? await Task.sleep(for: .milliseconds(1200)) }
+            if brokerCounters { try? await clock.sleep(for: .milliseconds(1200)) }
             shared.withLock { $0.stopped = true }
             mqtt?.disconnect()
             for o in observers { o.stop() }
@@ -347,15 +364,15 @@ package final class LiveRunner: Sendable {
             // The only alert source: what it pushes is what the SUT lists.
             if only { auth.contract.listed(read: mine.map { [$0] } ?? [], outside: mine == nil ? [wire.alertID] : []) }
             guard let mine else { continue }
-            let now = ContinuousClock.now
+            let now = clock.now
             shared.withLock { s in
-                let a = s.clock?.onDeviceTime(mine) ?? mine
+                let a = s.serverClock?.onDeviceTime(mine) ?? mine
                 if only, s.firstSeen[a.alertID] == nil {
                     s.firstSeen[a.alertID] = (a, now)
                     s.order.append(a.alertID)
                 }
-                if s.push[k].firstSeen[a.alertID] == nil {
-                    s.push[k].firstSeen[a.alertID] = now
+                if s.push[k].delivered.insert(a.alertID).inserted {
+                    s.pushSeen[k][a.alertID] = now
                     s.push[k].alerts[a.alertID] = a
                 } else {
                     s.push[k].repeats += 1
@@ -374,9 +391,8 @@ package final class LiveRunner: Sendable {
         origin: ContinuousClock.Instant?,
         _ shared: State
     ) async -> [SentRequest] {
-        let clock = ContinuousClock()
         // With traffic alongside, both follow the scenario's own time axis from a shared origin.
-        let start = origin ?? clock.now
+        let start = origin.map(instant) ?? clock.now
         var t0: Int64? = origin == nil ? nil : 0
         var sent: [SentRequest] = []
         for (i, request) in plan.enumerated() {
@@ -393,7 +409,7 @@ package final class LiveRunner: Sendable {
                 let first = t0 ?? request.sendAt
                 t0 = first
                 intended = start + .milliseconds(Int64(Double(request.sendAt - first) / speed))
-                if intended > clock.now { try? await Task.sleep(until: intended, clock: clock) }
+                if intended > clock.now { try? await clock.sleep(until: intended) }
             }
             let lag = clock.now - intended
             let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
@@ -416,13 +432,12 @@ package final class LiveRunner: Sendable {
     /// until they are all acknowledged, so that a patient's order holds across transports. Each send
     /// is noted on `alertClock` when the profile's alerts are on the server's clock.
     func work(
-        _ queue: AsyncStream<(Int, PlannedRequest, ContinuousClock.Instant)>,
+        _ queue: AsyncStream<(Int, PlannedRequest, Instant)>,
         queued: SendWindow,
         span: Int64,
         alertClock: AlertClock?,
         _ shared: State
     ) async {
-        let clock = ContinuousClock()
         let window = SendWindow(limit: LiveRunner.mqttWindow, resumeAt: LiveRunner.mqttWindow / 2)
         for await (i, request, scheduled) in queue {
             queued.release()
@@ -468,7 +483,7 @@ package final class LiveRunner: Sendable {
             // reading of the same instant may have gone long before — else the first of its patient
             // due at or after it.
             let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
-            func intended(_ observedAlert: ObservedAlert) -> ContinuousClock.Instant? {
+            func intended(_ observedAlert: ObservedAlert) -> Instant? {
                 if let last = observedAlert.evidence.last, let i = carrier[last] { return s.intended[i] }
                 if observedAlert.evidence.isEmpty, let requests = byPatient[observedAlert.patientID] {
                     let due = observedAlert.raisedAt - start
@@ -479,7 +494,8 @@ package final class LiveRunner: Sendable {
                     }
                 }
                 guard let alongside, let speed = self.speed else { return nil }
-                return alongside.origin + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
+                return instant(alongside.origin)
+                    + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
             }
             var alertLatency = Histogram<UInt64>.latency()
             for id in s.order {
@@ -487,7 +503,7 @@ package final class LiveRunner: Sendable {
                 alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
             }
             for k in s.push.indices {
-                for (id, seen) in s.push[k].firstSeen {
+                for (id, seen) in s.pushSeen[k] {
                     guard let a = s.push[k].alerts[id], let due = intended(a) else { continue }
                     s.push[k].latency.record(Duration.nonNegativeMicroseconds(seen - due))
                 }
@@ -515,9 +531,14 @@ package final class LiveRunner: Sendable {
 
     deinit { multi?.close() }
 
+    /// A moment of the monotonic clock (a shared `--start-at` origin, the BLE link's start) on ``clock``.
+    func instant(_ moment: ContinuousClock.Instant) -> Instant {
+        clock.now + ContinuousClock.now.duration(to: moment)
+    }
+
     /// Where the workers run: the libcurl client's event-loop thread, or the MQTT client's for a plan
     /// of MQTT messages only; nil (the global executor) with an injected exchange.
-    var workerExecutor: (any TaskExecutor)? { mqttOnly ? (mqtt as (any TaskExecutor)?) ?? multi : multi }
+    var workerExecutor: (any TaskExecutor)? { mqttOnly ? (mqtt as? any TaskExecutor) ?? multi : multi }
 
     /// One request with retries on transport errors, 429 and 503, backing off 250 ms doubling to 4 s:
     /// six attempts while the SUT has never answered, then for up to ``outageLimit`` from the first
@@ -525,7 +546,7 @@ package final class LiveRunner: Sendable {
     func send(_ plannedRequest: PlannedRequest, _ shared: State) async -> RequestOutcome {
         var outcome = RequestOutcome()
         var backoff = RetryPolicy.Backoff()
-        var firstFailure: ContinuousClock.Instant?
+        var firstFailure: Instant?
         var renewed = false
         if let reason = plannedRequest.unroutable { return unroutable(reason, shared) }
         let url = plannedRequest.url(base: base)
@@ -565,7 +586,7 @@ package final class LiveRunner: Sendable {
                 outcome.status = nil
                 outcome.error = error.reason
             }
-            let now = ContinuousClock.now
+            let now = clock.now
             if let firstFailure { outcome.waited = (now - firstFailure).seconds }
             if let status = outcome.status, !RunHealth.outageStatuses.contains(status) { return outcome }
             if outcome.status == nil, !isAlive() { return outcome }
@@ -580,7 +601,7 @@ package final class LiveRunner: Sendable {
                 }
                 return outcome
             }
-            try? await Task.sleep(for: backoff.next())
+            try? await clock.sleep(for: backoff.next())
         }
     }
 
@@ -696,12 +717,12 @@ package final class LiveRunner: Sendable {
     func finish(
         _ i: Int,
         _ outcome: RequestOutcome,
-        intended: ContinuousClock.Instant,
+        intended: Instant,
         span: Int64,
         readings: Int,
         _ shared: State
     ) {
-        let now = ContinuousClock.now
+        let now = clock.now
         let (answered, reached) = shared.withLock { s -> (Int, Int64) in
             s.answered += 1
             s.outcomes[i] = outcome
@@ -740,8 +761,8 @@ package final class LiveRunner: Sendable {
     func publishPipelined(
         _ plannedRequest: PlannedRequest,
         index i: Int,
-        intended: ContinuousClock.Instant,
-        via mqtt: MQTTClient,
+        intended: Instant,
+        via mqtt: any MQTTSession,
         span: Int64,
         _ shared: State,
         _ window: SendWindow
@@ -780,23 +801,23 @@ package final class LiveRunner: Sendable {
     /// broker answered the connection before the run, so a failure is an outage: libmosquitto
     /// reconnects meanwhile); a PUBACK counts as acknowledged (recorded as status 200) unless the
     /// SUT reports a rejection on `errors/{patientId}`.
-    func publish(_ plannedRequest: PlannedRequest, via mqtt: MQTTClient) async -> RequestOutcome {
+    func publish(_ plannedRequest: PlannedRequest, via mqtt: any MQTTSession) async -> RequestOutcome {
         let message = message(for: plannedRequest)
         var outcome = RequestOutcome()
         var backoff = RetryPolicy.Backoff()
-        var firstFailure: ContinuousClock.Instant?
+        var firstFailure: Instant?
         while true {
             outcome.attempts += 1
             do throws(MQTTError) {
                 try await mqtt.publish(message)
                 outcome.status = 200
                 outcome.error = nil
-                if let firstFailure { outcome.waited = (ContinuousClock.now - firstFailure).seconds }
+                if let firstFailure { outcome.waited = (clock.now - firstFailure).seconds }
                 return outcome
             } catch {
                 outcome.error = error.description
             }
-            let now = ContinuousClock.now
+            let now = clock.now
             let since = firstFailure ?? now
             firstFailure = since
             outcome.waited = (now - since).seconds
@@ -804,7 +825,7 @@ package final class LiveRunner: Sendable {
             if retries.givesUp(attempts: outcome.attempts, sinceFirstFailure: now - since, reachable: true) {
                 return outcome
             }
-            try? await Task.sleep(for: backoff.next())
+            try? await clock.sleep(for: backoff.next())
         }
     }
 

@@ -234,7 +234,7 @@ package final class MQTTClient: @unchecked Sendable {
     }
 
     /// Publishes; for QoS 1 and 2 returns when the broker has acknowledged (PUBACK / PUBCOMP).
-    package func publish(_ message: MQTTMessage, timeout: Double = 10) async throws(MQTTError) {
+    package func publish(_ message: MQTTMessage, timeout: Double) async throws(MQTTError) {
         var failure: MQTTError?
         let reason: Int32 = await withCheckedContinuation { c in
             do throws(MQTTError) {
@@ -260,7 +260,7 @@ package final class MQTTClient: @unchecked Sendable {
     /// and sent once it has reconnected, so it is awaited like any other.
     package func publish(
         _ message: MQTTMessage,
-        timeout: Double = 10,
+        timeout: Double,
         acknowledged: @escaping @Sendable (Int32) -> Void
     ) throws(MQTTError) {
         var props: OpaquePointer?

@@ -1,0 +1,263 @@
+import Clocks
+import Foundation
+import Histogram
+import Judge
+import LiveHarness
+import Locking
+import Traffic
+import Transports
+import VitalSimCore
+import XCTest
+
+/// The runner on a test clock (swift-clocks' `TestClock`, advanced by the test), against a SUT and a
+/// broker in memory whose answers the test scripts: the schedule, retries with their backoff, the
+/// outage limit, the quiet period, the wait for expected alerts and MQTT publishing with the SUT's
+/// verdicts are measured in virtual time, so a minute's outage takes no minute.
+final class VirtualClockRunTests: XCTestCase {
+    /// A SUT in memory: each observation attempt answered with the status `answer` gives for its
+    /// ordinal (over every attempt, from 0; nil: the connection is refused), the alert list holding
+    /// each of `alerts` from its time on; every attempt is logged with the test clock's time.
+    final class ScriptedSUT: HTTPExchange, Sendable {
+        let clock: TestClock<Duration>
+        let answer: @Sendable (Int) -> Int?
+        let alerts: [(listedFrom: Duration, json: String)]
+        /// (path, virtual time) of each observation attempt, in arrival order.
+        let attempts = Locked<[(path: String, at: Duration)]>([])
+        /// The virtual time of the run's first request (an observation or an alert poll).
+        let firstRequest = Locked<Duration?>(nil)
+
+        init(
+            clock: TestClock<Duration>,
+            alerts: [(listedFrom: Duration, json: String)] = [],
+            answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }
+        ) {
+            self.clock = clock
+            self.alerts = alerts
+            self.answer = answer
+        }
+
+        func send(
+            _ method: String,
+            _ url: String,
+            body: [UInt8]?,
+            headers: [String],
+            timeout: Double
+        ) async throws(HTTPTransportError) -> HTTPReply {
+            let now = TestClock<Duration>.Instant().duration(to: clock.now)
+            firstRequest.withLock { $0 = $0 ?? now }
+            if method == "GET" {
+                let listed = alerts.filter { $0.listedFrom <= now }.map(\.json)
+                return HTTPReply(status: 200, body: Array("[\(listed.joined(separator: ","))]".utf8))
+            }
+            let ordinal = attempts.withLock { log in
+                log.append((String(url.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }), now))
+                return log.count - 1
+            }
+            guard let status = answer(ordinal) else {
+                throw HTTPTransportError(reason: "Couldn't connect to server", url: url)
+            }
+            return HTTPReply(status: status, body: Array(#"{"status":\#(status)}"#.utf8))
+        }
+    }
+
+    static let base = "http://127.0.0.1:9"
+
+    /// A runner on `clock` sending through `sut`, with `pacing` adjusted (one connection, settle 0.5 s).
+    static func runner(
+        _ sut: any HTTPExchange,
+        clock: TestClock<Duration>,
+        mqtt: LiveRunner.MQTTLink? = nil,
+        pacing adjust: (inout LiveOptions.Pacing) -> Void = { _ in }
+    ) -> LiveRunner {
+        var target = LiveOptions.Target()
+        target.exchange = sut
+        var pacing = LiveOptions.Pacing()
+        pacing.connections = 1
+        pacing.settle = .milliseconds(500)
+        adjust(&pacing)
+        var hooks = LiveRunner.Hooks()
+        hooks.clock = AnyClock(clock)
+        return LiveRunner(base: base, target: target, pacing: pacing, mqtt: mqtt, hooks: hooks)
+    }
+
+    /// Runs `plan` against `sut`, advancing its clock 100 ms at a time from the run's first request
+    /// until the run ends (at most `limit` of virtual time); returns the result and the virtual time
+    /// from the first request to the end. Each sleep ends at its own deadline within a step (the test
+    /// clock wakes sleepers in deadline order), so the step sets only how often the run's tasks are let
+    /// run between wake-ups.
+    static func drive(
+        _ runner: LiveRunner,
+        _ plan: [PlannedRequest],
+        sut: ScriptedSUT,
+        awaiting: AlertWait? = nil,
+        limit: Duration = .seconds(600)
+    ) async throws -> (result: LiveRunResult, took: Duration) {
+        let clock = sut.clock
+        let ended = Locked<Duration?>(nil)
+        let run = Task {
+            let result = await runner.run(plan, awaiting: awaiting)
+            ended.withLock { $0 = TestClock<Duration>.Instant().duration(to: clock.now) }
+            return result
+        }
+        // The clock stands still until the run has begun.
+        while sut.firstRequest.withLock({ $0 }) == nil, ended.withLock({ $0 }) == nil { await Task.yield() }
+        while ended.withLock({ $0 }) == nil {
+            guard TestClock<Duration>.Instant().duration(to: clock.now) < limit else {
+                run.cancel()
+                throw RunDidNotEnd(limit: limit)
+            }
+            await clock.advance(by: .milliseconds(100))
+        }
+        let result = await run.value
+        let end = try XCTUnwrap(ended.withLock { $0 })
+        return (result, end - (sut.firstRequest.withLock { $0 } ?? .zero))
+    }
+
+    struct RunDidNotEnd: Error { var limit: Duration }
+
+    /// An observation of patient `patient` carrying reading `reading`, due at `sendAt` (virtual ms).
+    static func observation(_ reading: String, patient: String = "p1", sendAt: Int64 = 0) -> PlannedRequest {
+        PlannedRequest(
+            path: "/api/v1/observations",
+            body: Array(#"{"readingId":"\#(reading)"}"#.utf8),
+            readings: [(id: reading, emit: sendAt)],
+            patientID: patient,
+            sendAt: sendAt,
+            expectedRejection: nil
+        )
+    }
+
+    func testRequestsLeaveAtTheirScenarioTimeScaledBySpeed() async throws {
+        let clock = TestClock<Duration>()
+        let sut = ScriptedSUT(clock: clock)
+        let runner = Self.runner(sut, clock: clock) { $0.speed = 60 }
+        let plan = [0, 60_000, 150_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
+        let (result, _) = try await Self.drive(runner, plan, sut: sut)
+        let times = sut.attempts.withLock { $0.map(\.at) }
+        let sent = times.map { $0 - (times.first ?? .zero) }
+        // One virtual minute is one second at --speed 60: 1 s and 2.5 s after the first.
+        for (at, due) in zip(sent, [Duration.zero, .seconds(1), .milliseconds(2500)]) {
+            XCTAssertTrue(at >= due && at < due + .milliseconds(100), "sent at \(at), due at \(due)")
+        }
+        XCTAssertEqual(sent.count, 3)
+        XCTAssertEqual(result.outcomes.map(\.status), [200, 200, 200])
+        XCTAssertTrue(result.schedulingLag.max < 50_000, "the harness's own lag, µs")
+    }
+
+    func testARequestIsRetriedWithBackoffThroughAShortOutage() async throws {
+        let clock = TestClock<Duration>()
+        // The first reading is stored; the second meets four 503s, then is stored.
+        let sut = ScriptedSUT(clock: clock) { (1...4).contains($0) ? 503 : 200 }
+        let runner = Self.runner(sut, clock: clock) { $0.outageLimit = .seconds(60) }
+        let (result, _) = try await Self.drive(runner, [Self.observation("r1"), Self.observation("r2")], sut: sut)
+        let second = try XCTUnwrap(result.outcomes.last)
+        XCTAssertTrue(second.status == 200 && second.attempts == 5, "\(second)")
+        // Backing off 250 ms, doubling: 0.25 + 0.5 + 1 + 2 s before the fifth attempt.
+        XCTAssertTrue(second.waited >= 3.75 && second.waited < 3.9, "waited \(second.waited) s")
+        let times = sut.attempts.withLock { $0.map(\.at) }
+        let gaps = zip(times.dropFirst(2), times.dropFirst()).map { $0 - $1 }
+        for (gap, backoff) in zip(gaps, [250, 500, 1000, 2000].map(Duration.milliseconds)) {
+            XCTAssertTrue(gap >= backoff && gap < backoff + .milliseconds(100), "\(gap) after a backoff of \(backoff)")
+        }
+        XCTAssertTrue(result.ackLatency.max >= 3_750_000, "the reading's acknowledgement came after the outage, µs")
+    }
+
+    func testAnOutageLongerThanItsLimitStopsTheRunWithoutWaitingItOut() async throws {
+        let clock = TestClock<Duration>()
+        let sut = ScriptedSUT(clock: clock) { $0 == 0 ? 200 : 503 }
+        let runner = Self.runner(sut, clock: clock) { $0.outageLimit = .seconds(60) }
+        let started = ContinuousClock.now
+        let plan = ["r1", "r2", "r3"].map { Self.observation($0) }
+        let (result, took) = try await Self.drive(runner, plan, sut: sut)
+        let second = try XCTUnwrap(result.outcomes.dropFirst().first)
+        XCTAssertEqual(second.status, 503, "\(second)")
+        XCTAssertTrue(second.waited >= 60, "retried for the outage limit: \(second.waited) s")
+        XCTAssertTrue(second.error?.contains("the outage limit") == true, "\(second.error ?? "")")
+        XCTAssertTrue(result.outcomes.last?.error?.hasPrefix("not sent") == true, "the rest of the plan is not sent")
+        XCTAssertTrue(took >= .seconds(60))
+        // A minute of outage in virtual time, not on the wall.
+        XCTAssertTrue(ContinuousClock.now - started < .seconds(30))
+    }
+
+    func testASUTThatNeverAnsweredGetsSixAttempts() async throws {
+        let clock = TestClock<Duration>()
+        let sut = ScriptedSUT(clock: clock) { _ in nil }
+        let runner = Self.runner(sut, clock: clock) { $0.outageLimit = .seconds(60) }
+        let (result, _) = try await Self.drive(runner, [Self.observation("r1")], sut: sut)
+        let only = try XCTUnwrap(result.outcomes.first)
+        XCTAssertEqual(only.attempts, 6, "\(only)")
+        // 0.25 + 0.5 + 1 + 2 + 4 s of backoff, far short of the outage limit.
+        XCTAssertTrue(only.waited >= 7.75 && only.waited < 7.9, "waited \(only.waited) s")
+    }
+
+    /// An alert of patient p1 citing reading `evidence`, raised at 2023-11-14T22:13:20Z.
+    static func alert(_ id: String, evidence: String) -> String {
+        #"{"alertId":"\#(id)","patientId":"p1","rule":"hr.tachycardia","severity":"medium","#
+            + #""raisedAt":"2023-11-14T22:13:20Z","evidence":["\#(evidence)"]}"#
+    }
+
+    /// The wait for an alert of `alert(_:evidence:)`'s kind, `grace` past the last answer.
+    static func awaitingTachycardia(grace: Duration) -> AlertWait {
+        var wait = AlertWait(oracle: [], grace: grace)
+        let raised: Int64 = 1_700_000_000_000
+        wait.expected = [
+            GoldenFile.ExpectedAlert(
+                patientID: "p1",
+                rule: "hr.tachycardia",
+                severity: .medium,
+                from: raised - 60_000,
+                to: raised + 60_000
+            )
+        ]
+        return wait
+    }
+
+    func testTheRunWaitsForAnExpectedAlertAndTimesItFromItsEvidence() async throws {
+        let clock = TestClock<Duration>()
+        // The alert is listed 3 s after its evidence was answered.
+        let sut = ScriptedSUT(clock: clock, alerts: [(.seconds(3), Self.alert("a1", evidence: "r1"))])
+        let runner = Self.runner(sut, clock: clock)
+        let (result, took) = try await Self.drive(
+            runner,
+            [Self.observation("r1")],
+            sut: sut,
+            awaiting: Self.awaitingTachycardia(grace: .seconds(30))
+        )
+        XCTAssertEqual(result.alerts.map(\.alertID), ["a1"])
+        XCTAssertNil(result.alertWait)
+        // Listed at 3 s, then quiet for the settle time (0.5 s): the run ends then, not at its 30 s bound.
+        XCTAssertTrue(took >= .milliseconds(3500) && took < .milliseconds(3700), "took \(took)")
+        let latency = result.alertLatency.max
+        XCTAssertTrue(latency >= 3_000_000 && latency < 3_100_000, "reading → alert \(latency) µs")
+    }
+
+    func testAnExpectedAlertThatNeverComesIsWaitedForUntilItsBound() async throws {
+        let clock = TestClock<Duration>()
+        let sut = ScriptedSUT(clock: clock)
+        let runner = Self.runner(sut, clock: clock)
+        let (result, took) = try await Self.drive(
+            runner,
+            [Self.observation("r1")],
+            sut: sut,
+            awaiting: Self.awaitingTachycardia(grace: .seconds(5))
+        )
+        XCTAssertTrue(result.alerts.isEmpty)
+        XCTAssertTrue(took >= .seconds(5) && took < .milliseconds(5200), "took \(took)")
+        let wait = try XCTUnwrap(result.alertWait)
+        XCTAssertTrue(wait.contains("not listed within 5 s"), "\(wait)")
+    }
+
+    func testTheRunIsQuietOnlyOnceNewAlertsStopComing() async throws {
+        let clock = TestClock<Duration>()
+        // Alerts keep coming every 400 ms for 2 s, closer together than the 0.5 s settle time.
+        let alerts = (1...5).map { (Duration.milliseconds(400 * $0), Self.alert("a\($0)", evidence: "r1")) }
+        let sut = ScriptedSUT(clock: clock, alerts: alerts)
+        let (result, took) = try await Self.drive(
+            Self.runner(sut, clock: clock),
+            [Self.observation("r1")],
+            sut: sut
+        )
+        XCTAssertEqual(result.alerts.count, 5)
+        XCTAssertTrue(took >= .milliseconds(2500) && took < .milliseconds(2700), "took \(took)")
+    }
+}
