@@ -89,13 +89,14 @@ final class VirtualClockRunTests: XCTestCase {
         _ runner: LiveRunner,
         _ plan: [PlannedRequest],
         sut: ScriptedSUT,
+        alongside: LiveRunner.Alongside? = nil,
         awaiting: AlertWait? = nil,
         limit: Duration = .seconds(600)
     ) async throws -> (result: LiveRunResult, took: Duration) {
         let clock = sut.clock
         let ended = Locked<Duration?>(nil)
         let run = Task {
-            let result = await runner.run(plan, awaiting: awaiting)
+            let result = await runner.run(plan, alongside: alongside, awaiting: awaiting)
             ended.withLock { $0 = TestClock<Duration>.Instant().duration(to: clock.now) }
             return result
         }
@@ -259,5 +260,32 @@ final class VirtualClockRunTests: XCTestCase {
         )
         XCTAssertEqual(result.alerts.count, 5)
         XCTAssertTrue(took >= .milliseconds(2500) && took < .milliseconds(2700), "took \(took)")
+    }
+
+    func testTrafficSentAlongsideKeepsTheScheduleAndTimesTheAlertsItCarries() async throws {
+        let clock = TestClock<Duration>()
+        // The alert cites a reading sent alongside (as over BLE), one scenario minute in; the SUT lists
+        // it 1.5 s into the run.
+        let start: Int64 = 1_700_000_000_000 - 60_000
+        let sut = ScriptedSUT(clock: clock, alerts: [(.milliseconds(1500), Self.alert("a1", evidence: "ble-1"))])
+        let runner = Self.runner(sut, clock: clock) { $0.speed = 60 }
+        let sentAlongside = Locked<[Duration]>([])
+        // Two readings alongside, due at scenario 0 s and 60 s: 0 s and 1 s into the run at --speed 60.
+        let alongside = LiveRunner.Alongside(origin: runner.clock.now, startUnixMilliseconds: start) {
+            for due in [Duration.zero, .seconds(1)] {
+                try? await clock.sleep(until: TestClock.Instant(offset: due))
+                sentAlongside.withLock { $0.append(TestClock<Duration>.Instant().duration(to: clock.now)) }
+            }
+            return [1_000, 2_000]
+        }
+        let (result, took) = try await Self.drive(runner, [Self.observation("r1")], sut: sut, alongside: alongside)
+        XCTAssertEqual(sentAlongside.withLock { $0 }, [.zero, .seconds(1)])
+        XCTAssertEqual(result.alerts.map(\.alertID), ["a1"])
+        // Due at 1 s on the shared schedule, listed at 1.5 s.
+        let latency = result.alertLatency.max
+        XCTAssertTrue(latency >= 500_000 && latency < 600_000, "reading → alert \(latency) µs")
+        XCTAssertEqual(result.ackLatency.totalCount, 3, "the request's and the two readings' alongside")
+        // The alert at 1.5 s, then the settle time: the run waited for the traffic alongside and its alert.
+        XCTAssertTrue(took >= .seconds(2) && took < .milliseconds(2200), "took \(took)")
     }
 }

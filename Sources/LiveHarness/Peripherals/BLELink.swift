@@ -1,4 +1,5 @@
 import Bluetooth
+import Clocks
 import Foundation
 import Judge
 import Locking
@@ -59,17 +60,19 @@ final class BLELink: Sendable {
     }
 
     /// The run's BLE traffic, on the schedule that starts now; its acknowledgement latencies are
-    /// the moments readings left their devices, from their intended emit times.
-    func alongside(startUnixMilliseconds: Int64) -> LiveRunner.Alongside {
+    /// the moments readings left their devices, from their intended emit times. The devices keep
+    /// time on the monotonic clock, the runner on `clock`: both origins are read together.
+    func alongside(startUnixMilliseconds: Int64, clock: AnyClock<Duration>) -> LiveRunner.Alongside {
         let origin = ContinuousClock.now
+        let runOrigin = clock.now
         let windows = backfillWindows
         // An alert judged on records measured while a glucose meter or CGM was disconnected could not
         // be raised before that device came back: it is timed from the reconnection.
-        let due: @Sendable (ObservedAlert) -> Int64 = { a in
-            let t = a.raisedAt - startUnixMilliseconds
-            return windows.first { $0.patientID == a.patientID && $0.start <= t && t < $0.end }?.end ?? t
+        let due: @Sendable (ObservedAlert) -> Int64 = { alert in
+            let time = alert.raisedAt - startUnixMilliseconds
+            return windows.first { $0.patientID == alert.patientID && $0.start <= time && time < $0.end }?.end ?? time
         }
-        return LiveRunner.Alongside(origin: origin, startUnixMilliseconds: startUnixMilliseconds, due: due) {
+        return LiveRunner.Alongside(origin: runOrigin, startUnixMilliseconds: startUnixMilliseconds, due: due) {
             await withCheckedContinuation { (done: CheckedContinuation<[UInt64], Never>) in
                 let thread = Thread {
                     let samples = Locked<[UInt64]>([])
@@ -105,12 +108,12 @@ final class BLELink: Sendable {
     /// What happened on the link (after the run).
     func summary(devices: [String]) -> BLELinkSummary {
         var bleLinkSummary = BLELinkSummary(devices: devices)
-        if let r = result.withLock({ $0 }) {
-            bleLinkSummary.sent = r.sent
-            bleLinkSummary.notSent = r.notSubscribed
-            bleLinkSummary.disconnects = r.disconnects
-            bleLinkSummary.reconnects = r.reconnects
-            bleLinkSummary.storedForRACP = r.storedForRACP
+        if let linkResult = result.withLock({ $0 }) {
+            bleLinkSummary.sent = linkResult.sent
+            bleLinkSummary.notSent = linkResult.notSubscribed
+            bleLinkSummary.disconnects = linkResult.disconnects
+            bleLinkSummary.reconnects = linkResult.reconnects
+            bleLinkSummary.storedForRACP = linkResult.storedForRACP
         }
         return bleLinkSummary
     }

@@ -63,9 +63,9 @@ package final class LiveRunner: Sendable {
     let note: @Sendable (String) -> Void
     /// What the schedule, retries, waits and latencies are measured on: the monotonic clock, or one a
     /// test injects (a test clock advanced by hand, an immediate one).
-    let clock: AnyClock<Duration>
+    package let clock: AnyClock<Duration>
     /// A moment on ``clock``.
-    typealias Instant = AnyClock<Duration>.Instant
+    package typealias Instant = AnyClock<Duration>.Instant
     /// How messages name the settings they point at.
     let names: SettingNames
     /// The ids of the run's patients and devices at the SUT: what the SUT reports is renamed back,
@@ -243,8 +243,9 @@ package final class LiveRunner: Sendable {
     /// Traffic sent alongside the plan on the same schedule (a BLE link): run concurrently with the
     /// plan's requests, awaited before the final quiet period.
     package struct Alongside: Sendable {
-        /// The wall moment of the scenario's start, shared with the plan's schedule.
-        package var origin: ContinuousClock.Instant
+        /// The moment of the scenario's start on the runner's ``LiveRunner/clock``, shared with the
+        /// plan's schedule.
+        package var origin: Instant
         /// The scenario's start (Unix ms): an alert whose evidence the plan did not carry is timed from
         /// the moment its device time was due.
         package var startUnixMilliseconds: Int64
@@ -255,7 +256,7 @@ package final class LiveRunner: Sendable {
         package var due: @Sendable (ObservedAlert) -> Int64
 
         package init(
-            origin: ContinuousClock.Instant,
+            origin: Instant,
             startUnixMilliseconds: Int64,
             due: (@Sendable (ObservedAlert) -> Int64)? = nil,
             work: @escaping @Sendable () async -> [UInt64]
@@ -330,7 +331,13 @@ package final class LiveRunner: Sendable {
                     await self.work(queues[w].stream, queued: queued[w], span: span, alertClock: serverClock, shared)
                 }
             }
-            sent = await dispatch(plan, to: queues, queued: queued, origin: alongside?.origin ?? origin, shared)
+            sent = await dispatch(
+                plan,
+                to: queues,
+                queued: queued,
+                origin: alongside?.origin ?? origin.map(instant),
+                shared
+            )
             for q in queues { q.continuation.finish() }
             // Wait for the senders (the poller and the rejection collector run until told to stop).
             var finished = 0
@@ -383,16 +390,16 @@ package final class LiveRunner: Sendable {
 
     /// Hands the plan's requests to the workers on schedule (one patient always to the same worker),
     /// recording each one's intended send time and the harness's own lag; returns what was sent.
-    /// - Parameter origin: the wall moment of the scenario's start when other traffic shares the schedule.
+    /// - Parameter origin: the moment of the scenario's start when other traffic shares the schedule.
     func dispatch<Plan: Sequence<PlannedRequest>>(
         _ plan: Plan,
         to queues: [Queue],
         queued: [SendWindow],
-        origin: ContinuousClock.Instant?,
+        origin: Instant?,
         _ shared: State
     ) async -> [SentRequest] {
         // With traffic alongside, both follow the scenario's own time axis from a shared origin.
-        let start = origin.map(instant) ?? clock.now
+        let start = origin ?? clock.now
         var t0: Int64? = origin == nil ? nil : 0
         var sent: [SentRequest] = []
         for (i, request) in plan.enumerated() {
@@ -494,8 +501,7 @@ package final class LiveRunner: Sendable {
                     }
                 }
                 guard let alongside, let speed = self.speed else { return nil }
-                return instant(alongside.origin)
-                    + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
+                return alongside.origin + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
             }
             var alertLatency = Histogram<UInt64>.latency()
             for id in s.order {
@@ -531,7 +537,7 @@ package final class LiveRunner: Sendable {
 
     deinit { multi?.close() }
 
-    /// A moment of the monotonic clock (a shared `--start-at` origin, the BLE link's start) on ``clock``.
+    /// A moment of the monotonic clock (a shared `--start-at` origin) on ``clock``.
     func instant(_ moment: ContinuousClock.Instant) -> Instant {
         clock.now + ContinuousClock.now.duration(to: moment)
     }

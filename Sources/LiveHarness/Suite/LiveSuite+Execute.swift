@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Judge
 import SUTAdapter
@@ -118,7 +119,7 @@ extension LiveSuite {
             auth: runner.auth
         )
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
-            let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI)
+            let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI, clock: runner.clock)
             var result = await runner.run(
                 plan,
                 span: scenario.duration.milliseconds,
@@ -328,13 +329,13 @@ extension LiveSuite {
         let options = setup.options
         if let target = options.target.url { return (target, options.target.caFile) }
         var credentials: EmbeddedSUT.Credentials?
-        if let c = setup.credentials {
+        if let runCredentials = setup.credentials {
             try? FileManager.default.createDirectory(atPath: setup.scratch, withIntermediateDirectories: true)
             let file = setup.scratch + "/credentials.yaml"
-            try c.write(to: file)
+            try runCredentials.write(to: file)
             credentials = EmbeddedSUT.Credentials(
                 file: file,
-                mqtt: resources.broker == nil ? nil : (RunCredentials.sutUser, c.sutPassword)
+                mqtt: resources.broker == nil ? nil : (RunCredentials.sutUser, runCredentials.sutPassword)
             )
         }
         let sut = try EmbeddedSUT(
@@ -535,7 +536,8 @@ extension LiveSuite {
     static func bleLink(
         _ setup: ScenarioSetup,
         _ resources: RunResources,
-        peripheralHCI: [String]
+        peripheralHCI: [String],
+        clock: AnyClock<Duration>
     ) throws(HarnessError) -> LiveRunner.Alongside? {
         let options = setup.options
         guard setup.overBLE, let speed = options.pacing.speed else { return nil }
@@ -543,20 +545,20 @@ extension LiveSuite {
         if let captures {
             try? FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
         }
-        let l = try BLELink(
+        let link = try BLELink(
             scenario: setup.scenario,
             seed: options.pacing.seed,
             hci: peripheralHCI,
             speed: speed,
             captureDirectory: captures
         )
-        resources.link = l
+        resources.link = link
         if options.target.url != nil {
             options.note(
                 "\(setup.name): BLE devices advertising on \(peripheralHCI.joined(separator: ", ")) — waiting for the SUT's gateway to subscribe"
             )
         }
-        try l.connect(timeout: options.target.url == nil ? 60 : 300)
-        return l.alongside(startUnixMilliseconds: setup.scenario.startUnixMilliseconds)
+        try link.connect(timeout: options.target.url == nil ? 60 : 300)
+        return link.alongside(startUnixMilliseconds: setup.scenario.startUnixMilliseconds, clock: clock)
     }
 }
