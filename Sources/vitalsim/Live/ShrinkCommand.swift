@@ -57,6 +57,7 @@ extension VitalSim {
                 print("\(document.name): every check passes; nothing to shrink")
                 return
             }
+            printError("\(document.name) fails: " + failures.map(\.description).joined(separator: "; "))
             let target = try chooseTarget(failures)
             printError("shrinking \(document.name) for: \(target)")
             let work = NSTemporaryDirectory() + "vitalsim-shrink-\(getpid())"
