@@ -33,9 +33,9 @@ public final class FieldInput {
 
     /// Named fields for the characteristic called `characteristic` (named in error messages).
     public init(_ values: [String: String], characteristic: String) {
-        var v: [String: String] = [:]
-        for (k, x) in values { v[FieldInput.camel(k)] = x }
-        self.values = v
+        var camelCased: [String: String] = [:]
+        for (key, value) in values { camelCased[FieldInput.camel(key)] = value }
+        self.values = camelCased
         self.characteristic = characteristic
     }
 
@@ -67,14 +67,14 @@ public final class FieldInput {
 
     /// An integer field within `range`; `default` when absent, else an error naming the field.
     public func int(_ name: String, _ range: ClosedRange<Int>, default def: Int? = nil) throws(GATTError) -> Int {
-        guard let s = raw(name) else {
+        guard let text = raw(name) else {
             if let def { return def }
             throw fail(name, "required; give --\(name) N")
         }
-        guard let v = FieldInput.parseInt(s), range.contains(v) else {
-            throw fail(name, "'\(s)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+        guard let value = FieldInput.parseInt(text), range.contains(value) else {
+            throw fail(name, "'\(text)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
-        return v
+        return value
     }
 
     /// An integer field within `range`, or nil when absent.
@@ -82,27 +82,27 @@ public final class FieldInput {
         has(name) ? try int(name, range) : nil
     }
 
-    static func parseInt(_ s: String) -> Int? {
-        if s.hasPrefix("0x") || s.hasPrefix("0X") { return Int(s.dropFirst(2), radix: 16) }
-        return Int(s)
+    static func parseInt(_ text: String) -> Int? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return Int(text.dropFirst(2), radix: 16) }
+        return Int(text)
     }
 
     /// An SFLOAT field (a decimal number or a special value name); with `nameExponent` (as
     /// `vitalsim decode` prints it) the number is encoded at that exponent.
     public func sfloat(_ name: String) throws(GATTError) -> SFloat {
-        guard let s = raw(name) else {
+        guard let text = raw(name) else {
             throw fail(name, "required; give --\(name) VALUE (a decimal such as 120 or 0.0055, or NaN)")
         }
-        if let e = try optionalInt(name + "Exponent", SFloat.exponentRange) {
-            guard let v = SFloat(decimal: s, exponent: e) else {
-                throw fail(name, "'\(s)' is not an SFLOAT with exponent \(e) (mantissa ±2045)")
+        if let exponent = try optionalInt(name + "Exponent", SFloat.exponentRange) {
+            guard let value = SFloat(decimal: text, exponent: exponent) else {
+                throw fail(name, "'\(text)' is not an SFLOAT with exponent \(exponent) (mantissa ±2045)")
             }
-            return v
+            return value
         }
-        guard let v = SFloat(decimal: s) else {
-            throw fail(name, "'\(s)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)")
+        guard let value = SFloat(decimal: text) else {
+            throw fail(name, "'\(text)' does not fit an SFLOAT (mantissa ±2045, exponent -8...7)")
         }
-        return v
+        return value
     }
 
     /// An SFLOAT field, or nil when absent.
@@ -111,64 +111,68 @@ public final class FieldInput {
     /// A FLOAT field (a decimal number or a special value name); with `nameExponent` the number is
     /// encoded at that exponent.
     public func medFloat(_ name: String) throws(GATTError) -> MedFloat {
-        guard let s = raw(name) else { throw fail(name, "required; give --\(name) VALUE") }
-        if let e = try optionalInt(name + "Exponent", MedFloat.exponentRange) {
-            guard let v = MedFloat(decimal: s, exponent: e) else {
-                throw fail(name, "'\(s)' is not a FLOAT with exponent \(e) (mantissa ±8388605)")
+        guard let text = raw(name) else { throw fail(name, "required; give --\(name) VALUE") }
+        if let exponent = try optionalInt(name + "Exponent", MedFloat.exponentRange) {
+            guard let value = MedFloat(decimal: text, exponent: exponent) else {
+                throw fail(name, "'\(text)' is not a FLOAT with exponent \(exponent) (mantissa ±8388605)")
             }
-            return v
+            return value
         }
-        guard let v = MedFloat(decimal: s) else {
-            throw fail(name, "'\(s)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)")
+        guard let value = MedFloat(decimal: text) else {
+            throw fail(name, "'\(text)' does not fit a FLOAT (mantissa ±8388605, exponent -128...127)")
         }
-        return v
+        return value
     }
 
     /// A boolean field (`true`/`false`, `1`/`0`).
     public func bool(_ name: String) throws(GATTError) -> Bool {
-        guard let s = raw(name) else { return false }
-        switch s.lowercased() {
+        guard let text = raw(name) else { return false }
+        switch text.lowercased() {
         case "true", "1", "yes": return true
         case "false", "0", "no": return false
-        default: throw fail(name, "'\(s)' is not true or false")
+        default: throw fail(name, "'\(text)' is not true or false")
         }
     }
 
     /// A date-time field (ISO 8601), or nil when absent.
     public func dateTime(_ name: String) throws(GATTError) -> DateTime? {
-        guard let s = raw(name) else { return nil }
-        guard let d = DateTime(iso8601: s) else { throw fail(name, "'\(s)' is not a date time YYYY-MM-DDTHH:MM:SS") }
-        return d
+        guard let text = raw(name) else { return nil }
+        guard let dateTime = DateTime(iso8601: text) else {
+            throw fail(name, "'\(text)' is not a date time YYYY-MM-DDTHH:MM:SS")
+        }
+        return dateTime
     }
 
     /// A comma-separated list of integers within `range`.
     public func intList(_ name: String, _ range: ClosedRange<Int>) throws(GATTError) -> [Int] {
-        guard let s = raw(name), !s.isEmpty else { return [] }
+        guard let text = raw(name), !text.isEmpty else { return [] }
         var out: [Int] = []
-        for part in s.split(separator: ",") {
-            guard let v = FieldInput.parseInt(String(part)), range.contains(v) else {
+        for part in text.split(separator: ",") {
+            guard let value = FieldInput.parseInt(String(part)), range.contains(value) else {
                 throw fail(name, "'\(part)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
             }
-            out.append(v)
+            out.append(value)
         }
         return out
     }
 
     /// A field that must be one of `options`; `default` when absent.
     public func choice(_ name: String, _ options: [String], default def: String? = nil) throws(GATTError) -> String {
-        guard let s = raw(name) else {
+        guard let text = raw(name) else {
             if let def { return def }
             throw fail(name, "required; valid: \(options.joined(separator: ", "))")
         }
-        guard options.contains(s) else { throw fail(name, "'\(s)' is not one of \(options.joined(separator: ", "))") }
-        return s
+        guard options.contains(text) else {
+            throw fail(name, "'\(text)' is not one of \(options.joined(separator: ", "))")
+        }
+        return text
     }
 
     /// A field of hexadecimal bytes.
     public func bytes(_ name: String) throws(GATTError) -> [UInt8] {
-        guard let s = raw(name) else { return [] }
-        guard let b = Hex.decode(s) else { throw fail(name, "'\(s)' is not hex bytes") }
-        return b
+        guard let text = raw(name) else { return [] }
+        guard let bytes = Hex.decode(text) else { throw fail(name, "'\(text)' is not hex bytes") }
+        return bytes
     }
 
     /// Throws when a field was given that the characteristic does not have.
@@ -189,14 +193,14 @@ public enum Hex {
 
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ text: String) -> [UInt8]? {
-        var t = text.filter { !$0.isWhitespace && $0 != ":" && $0 != "-" }
-        if t.hasPrefix("0x") || t.hasPrefix("0X") { t.removeFirst(2) }
-        guard t.count % 2 == 0 else { return nil }
+        var hex = text.filter { !$0.isWhitespace && $0 != ":" && $0 != "-" }
+        if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex.removeFirst(2) }
+        guard hex.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
-        var it = t.makeIterator()
-        while let a = it.next(), let b = it.next() {
-            guard let v = UInt8(String([a, b]), radix: 16) else { return nil }
-            out.append(v)
+        var it = hex.makeIterator()
+        while let high = it.next(), let low = it.next() {
+            guard let byte = UInt8(String([high, low]), radix: 16) else { return nil }
+            out.append(byte)
         }
         return out
     }

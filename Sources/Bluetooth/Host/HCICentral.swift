@@ -81,9 +81,9 @@ package final class HCICentral: @unchecked Sendable {
     package func connect(to peer: [UInt8], addressType: UInt8 = 1, timeout: TimeInterval = 10) throws(HCIError) {
         // Scan interval 60 ms, window 30 ms, no filter list, the peer, random own address; connection
         // interval 30–50 ms, latency 0, supervision timeout 2 s.
-        var p: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, addressType] + peer + [0x01]
-        p += [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
-        _ = try link.command(HCICommand.leCreateConnection, p, completesWithStatus: true)
+        var parameters: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, addressType] + peer + [0x01]
+        parameters += [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
+        _ = try link.command(HCICommand.leCreateConnection, parameters, completesWithStatus: true)
         let state = link.state
         state.lock()
         defer { state.unlock() }
@@ -91,7 +91,7 @@ package final class HCICentral: @unchecked Sendable {
         while link.connection == nil, link.readerError == nil {
             if !state.wait(until: deadline) { throw .timeout("LE Connection Complete") }
         }
-        if let e = link.readerError { throw e }
+        if let error = link.readerError { throw error }
     }
 
     /// Discovers every primary service, characteristic and CCCD.
@@ -114,18 +114,18 @@ package final class HCICentral: @unchecked Sendable {
         var services: [(start: UInt16, end: UInt16, uuid: UInt16)] = []
         var start: UInt16 = 1
         while true {
-            let r = try request(
+            let response = try request(
                 [ATTOpcode.readByGroupTypeRequest] + le(start) + le(0xFFFF) + le(GATTAttributeType.primaryService)
             )
-            guard r.first == ATTOpcode.readByGroupTypeResponse, r.count >= 2 else { break }
-            let n = Int(r[1])
-            guard n == 6 else { break }  // 128-bit services are not health profiles
+            guard response.first == ATTOpcode.readByGroupTypeResponse, response.count >= 2 else { break }
+            let length = Int(response[1])
+            guard length == 6 else { break }  // 128-bit services are not health profiles
             var members = 2
             var last: UInt16 = start
-            while members + n <= r.count {
-                services.append((u16(r, members), u16(r, members + 2), u16(r, members + 4)))
-                last = u16(r, members + 2)
-                members += n
+            while members + length <= response.count {
+                services.append((u16(response, members), u16(response, members + 2), u16(response, members + 4)))
+                last = u16(response, members + 2)
+                members += length
             }
             if last == 0xFFFF { break }
             start = last + 1
@@ -137,46 +137,50 @@ package final class HCICentral: @unchecked Sendable {
     func discoverCharacteristics(
         of service: (start: UInt16, end: UInt16, uuid: UInt16)
     ) throws(HCIError) -> [DiscoveredCharacteristic] {
-        var h = service.start
-        let e = service.end
+        var handle = service.start
+        let end = service.end
         var inService: [DiscoveredCharacteristic] = []
-        while h <= e {
-            let r = try request([ATTOpcode.readByTypeRequest] + le(h) + le(e) + le(GATTAttributeType.characteristic))
-            guard r.first == ATTOpcode.readByTypeResponse, r.count >= 2, r[1] == 7 else { break }
+        while handle <= end {
+            let response = try request(
+                [ATTOpcode.readByTypeRequest] + le(handle) + le(end) + le(GATTAttributeType.characteristic)
+            )
+            guard response.first == ATTOpcode.readByTypeResponse, response.count >= 2, response[1] == 7 else { break }
             var members = 2
-            var last = h
-            while members + 7 <= r.count {
-                let properties = CharacteristicProperties(rawValue: r[members + 2])
+            var last = handle
+            while members + 7 <= response.count {
+                let properties = CharacteristicProperties(rawValue: response[members + 2])
                 inService.append(
                     DiscoveredCharacteristic(
                         service: service.uuid,
-                        uuid: u16(r, members + 5),
+                        uuid: u16(response, members + 5),
                         properties: properties,
-                        valueHandle: u16(r, members + 3),
+                        valueHandle: u16(response, members + 3),
                         cccdHandle: nil
                     )
                 )
-                last = u16(r, members)
+                last = u16(response, members)
                 members += 7
             }
-            if last >= e { break }
-            h = last + 1
+            if last >= end { break }
+            handle = last + 1
         }
         return inService
     }
 
     /// Each characteristic's CCCD, by Find Information between its value and the next declaration.
-    func discoverCCCDs(_ inService: inout [DiscoveredCharacteristic], serviceEnd e: UInt16) throws(HCIError) {
+    func discoverCCCDs(_ inService: inout [DiscoveredCharacteristic], serviceEnd: UInt16) throws(HCIError) {
         for i in inService.indices {
             let from = inService[i].valueHandle + 1
-            let to = i + 1 < inService.count ? inService[i + 1].valueHandle - 2 : e
+            let to = i + 1 < inService.count ? inService[i + 1].valueHandle - 2 : serviceEnd
             guard from <= to else { continue }
-            let r = try request([ATTOpcode.findInformationRequest] + le(from) + le(to))
-            guard r.first == ATTOpcode.findInformationResponse, r.count >= 2, r[1] == 1 else { continue }
+            let response = try request([ATTOpcode.findInformationRequest] + le(from) + le(to))
+            guard response.first == ATTOpcode.findInformationResponse, response.count >= 2, response[1] == 1 else {
+                continue
+            }
             var members = 2
-            while members + 4 <= r.count {
-                if u16(r, members + 2) == GATTAttributeType.clientCharacteristicConfiguration {
-                    inService[i].cccdHandle = u16(r, members)
+            while members + 4 <= response.count {
+                if u16(response, members + 2) == GATTAttributeType.clientCharacteristicConfiguration {
+                    inService[i].cccdHandle = u16(response, members)
                 }
                 members += 4
             }
@@ -186,58 +190,62 @@ package final class HCICentral: @unchecked Sendable {
     /// Enables notifications (or indications, for indicate-only characteristics) on `uuid`.
     @discardableResult
     package func subscribe(_ uuid: UInt16) throws(HCIError) -> Bool {
-        guard let c = characteristics.first(where: { $0.uuid == uuid }), let cccd = c.cccdHandle else { return false }
-        let value: UInt16 = c.properties.contains(.notify) ? 1 : 2
-        let r = try request([ATTOpcode.writeRequest] + le(cccd) + le(value))
-        return r.first == ATTOpcode.writeResponse
+        guard let characteristic = characteristics.first(where: { $0.uuid == uuid }),
+            let cccd = characteristic.cccdHandle
+        else { return false }
+        let value: UInt16 = characteristic.properties.contains(.notify) ? 1 : 2
+        let response = try request([ATTOpcode.writeRequest] + le(cccd) + le(value))
+        return response.first == ATTOpcode.writeResponse
     }
 
     /// Reads a characteristic value.
     package func read(_ uuid: UInt16) throws(HCIError) -> [UInt8]? {
-        guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return nil }
-        let r = try request([ATTOpcode.readRequest] + le(c.valueHandle))
-        return r.first == ATTOpcode.readResponse ? Array(r.dropFirst()) : nil
+        guard let characteristic = characteristics.first(where: { $0.uuid == uuid }) else { return nil }
+        let response = try request([ATTOpcode.readRequest] + le(characteristic.valueHandle))
+        return response.first == ATTOpcode.readResponse ? Array(response.dropFirst()) : nil
     }
 
     /// Writes a characteristic value with a Write Request.
     package func write(_ uuid: UInt16, _ value: [UInt8]) throws(HCIError) -> Bool {
-        guard let c = characteristics.first(where: { $0.uuid == uuid }) else { return false }
-        return try request([ATTOpcode.writeRequest] + le(c.valueHandle) + value).first == ATTOpcode.writeResponse
+        guard let characteristic = characteristics.first(where: { $0.uuid == uuid }) else { return false }
+        return try request([ATTOpcode.writeRequest] + le(characteristic.valueHandle) + value).first
+            == ATTOpcode.writeResponse
     }
 
-    func parseReports(_ p: [UInt8], extended: Bool) {
-        guard let n = p.first else { return }
+    func parseReports(_ parameters: [UInt8], extended: Bool) {
+        guard let count = parameters.first else { return }
         var members = 1
-        for _ in 0..<Int(n) {
+        for _ in 0..<Int(count) {
             let fixed = extended ? 24 : 9
-            guard members + fixed <= p.count else { return }
+            guard members + fixed <= parameters.count else { return }
             let typeOffset = extended ? members + 2 : members + 1
-            let type = p[typeOffset]
-            let address = Array(p[(typeOffset + 1)..<(typeOffset + 7)])
-            let len = Int(p[members + fixed - 1])
-            guard members + fixed + len + (extended ? 0 : 1) <= p.count else { return }
-            let ad = Array(p[(members + fixed)..<(members + fixed + len)])
+            let type = parameters[typeOffset]
+            let address = Array(parameters[(typeOffset + 1)..<(typeOffset + 7)])
+            let len = Int(parameters[members + fixed - 1])
+            guard members + fixed + len + (extended ? 0 : 1) <= parameters.count else { return }
+            let ad = Array(parameters[(members + fixed)..<(members + fixed + len)])
             members += fixed + len + (extended ? 0 : 1)
             var name = ""
             var services: [UInt16] = []
             var i = 0
             while i < ad.count {
-                let l = Int(ad[i])
-                guard l > 0, i + 1 + l <= ad.count else { break }
-                let t = ad[i + 1]
-                let v = Array(ad[(i + 2)..<(i + 1 + l)])
-                if t == AdvertisingDataType.shortenedLocalName || t == AdvertisingDataType.completeLocalName {
-                    name = String(decoding: v, as: UTF8.self)
+                let length = Int(ad[i])
+                guard length > 0, i + 1 + length <= ad.count else { break }
+                let adType = ad[i + 1]
+                let data = Array(ad[(i + 2)..<(i + 1 + length)])
+                if adType == AdvertisingDataType.shortenedLocalName || adType == AdvertisingDataType.completeLocalName {
+                    name = String(decoding: data, as: UTF8.self)
                 }
-                if t == AdvertisingDataType.incompleteServiceUUIDs16 || t == AdvertisingDataType.completeServiceUUIDs16
+                if adType == AdvertisingDataType.incompleteServiceUUIDs16
+                    || adType == AdvertisingDataType.completeServiceUUIDs16
                 {
-                    var k = 0
-                    while k + 1 < v.count {
-                        services.append(u16(v, k))
-                        k += 2
+                    var offset = 0
+                    while offset + 1 < data.count {
+                        services.append(u16(data, offset))
+                        offset += 2
                     }
                 }
-                i += 1 + l
+                i += 1 + length
             }
             if let idx = advertisers.firstIndex(where: { $0.address == address }) {
                 if advertisers[idx].name.isEmpty { advertisers[idx].name = name }
@@ -261,9 +269,9 @@ package final class HCICentral: @unchecked Sendable {
         while response == nil, link.readerError == nil, link.connection != nil {
             if !state.wait(until: deadline) { throw .timeout("ATT response to opcode 0x\(String(pdu[0], radix: 16))") }
         }
-        if let e = link.readerError { throw e }
-        guard let r = response else { throw .closed }
-        return r
+        if let error = link.readerError { throw error }
+        guard let received = response else { throw .closed }
+        return received
     }
 
     /// An ATT PDU from the peripheral: values go to `onValue` (indications are confirmed), the rest answers `request`.

@@ -76,27 +76,32 @@ package struct DeviceEmitter {
         if electrocardiogram < electrocardiograms.count,
             script >= scripts.count || electrocardiograms[electrocardiogram].start <= scripts[script].time(scripted)
         {
-            let e = electrocardiograms[electrocardiogram]
+            let ecg = electrocardiograms[electrocardiogram]
             electrocardiogram += 1
-            let m = Measurement.ecg(e.recording)
+            let measurement = Measurement.ecg(ecg.recording)
             accept(
                 Sample(
                     offset: 0,
-                    measurement: m,
-                    truth: Double(e.recording.averageHeartRate),
-                    at: e.start,
-                    emitOffset: e.recording.durationMilliseconds
+                    measurement: measurement,
+                    truth: Double(ecg.recording.averageHeartRate),
+                    at: ecg.start,
+                    emitOffset: ecg.recording.durationMilliseconds
                 )
             )
             return
         }
-        let s = scripts[script]
-        let (t, values) = s.reading(scripted)
-        if let m = ScriptedMeasurement.make(spec, values, at: t, slopePerMinute: s.trend ?? s.slopePerMinute("cgm")) {
-            accept(Sample(offset: 0, measurement: m, truth: m.primaryValue, at: t))
+        let scriptedSeries = scripts[script]
+        let (time, values) = scriptedSeries.reading(scripted)
+        if let measurement = ScriptedMeasurement.make(
+            spec,
+            values,
+            at: time,
+            slopePerMinute: scriptedSeries.trend ?? scriptedSeries.slopePerMinute("cgm")
+        ) {
+            accept(Sample(offset: 0, measurement: measurement, truth: measurement.primaryValue, at: time))
         }
         scripted += 1
-        if scripted == s.count {
+        if scripted == scriptedSeries.count {
             script += 1
             scripted = 0
         }
@@ -149,23 +154,24 @@ package struct DeviceEmitter {
             truth: sample.truth
         )
         if faults.dropout(at: t) != nil { return }
-        if let d = faults.disconnect(at: t) {
+        if let disconnect = faults.disconnect(at: t) {
             guard storesRecords, kind != .battery, kind != .cuffPressure else { return }
-            reading.intendedEmitTime = d.end + Int64(pending.count + 1) * 100
+            reading.intendedEmitTime = disconnect.end + Int64(pending.count + 1) * 100
             reading.delivery.backfill = true
         }
-        if let c = faults.corrupt(at: t), faultRNG.chance(c.probability) {
+        if let corruptFault = faults.corrupt(at: t), faultRNG.chance(corruptFault.probability) {
             let turn = corrupted[kind.ordinal]
             reading.delivery.corruption =
-                c.corruption == .mixed ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : c.corruption
+                corruptFault.corruption == .mixed
+                ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : corruptFault.corruption
             corrupted[kind.ordinal] = turn + 1
         }
-        if let o = faults.outOfOrder(at: t), faultRNG.chance(o.probability), !reading.delivery.backfill {
+        if let reorder = faults.outOfOrder(at: t), faultRNG.chance(reorder.probability), !reading.delivery.backfill {
             reading.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
             reading.delivery.outOfOrder = true
         }
         pending.push(reading)
-        if let d = faults.duplicates(at: t), faultRNG.chance(d.probability) {
+        if let duplicates = faults.duplicates(at: t), faultRNG.chance(duplicates.probability) {
             var dup = reading
             dup.intendedEmitTime += 200
             dup.delivery.duplicate = true

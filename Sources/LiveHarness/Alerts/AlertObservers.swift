@@ -10,14 +10,14 @@ extension ObservedAlert {
     /// An alert from its JSON in the reference SUT's shape (``AlertFields/vitalsim``); nil when it
     /// cannot be read.
     init?(json: [String: Any]) {
-        guard case .success(let a) = AlertFields.vitalsim.read(json, mapping: .init()) else { return nil }
-        self = a
+        guard case .success(let alert) = AlertFields.vitalsim.read(json, mapping: .init()) else { return nil }
+        self = alert
     }
 
     /// An alert from JSON bytes.
     init?(bytes: [UInt8]) {
-        guard let o = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
-        self.init(json: o)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        self.init(json: object)
     }
 }
 
@@ -62,7 +62,9 @@ package final class PushObserver: Sendable {
         client.start()
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         Task {
-            for await e in client.events { if let a = read(Array(e.data.utf8)) { continuation.yield(a) } }
+            for await event in client.events {
+                if let alert = read(Array(event.data.utf8)) { continuation.yield(alert) }
+            }
             continuation.finish()
         }
         return PushObserver(kind: .sse, alerts: stream, stop: { client.stop() })
@@ -85,7 +87,7 @@ package final class PushObserver: Sendable {
         try await client.subscribeAcknowledged(topic, qos: 1)
         let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
         Task {
-            for await m in client.messages { if let a = read(m.payload) { continuation.yield(a) } }
+            for await message in client.messages { if let alert = read(message.payload) { continuation.yield(alert) } }
             continuation.finish()
         }
         return PushObserver(kind: .mqtt, alerts: stream, stop: { client.disconnect() })

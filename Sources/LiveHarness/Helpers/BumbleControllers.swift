@@ -52,38 +52,38 @@ package final class BumbleControllers: Sendable {
     package convenience init(python: String, count: Int, log: String) throws(HarnessError) {
         var ports: [Int] = []
         while ports.count < count {
-            guard let p = LoopbackPort.free() else {
+            guard let port = LoopbackPort.free() else {
                 throw .infrastructure("no free loopback port for a virtual BLE controller")
             }
-            if !ports.contains(p) { ports.append(p) }
+            if !ports.contains(port) { ports.append(port) }
         }
         try self.init(python: python, ports: ports, log: log)
     }
 
     /// Starts one controller per port (127.0.0.1), on one virtual link, and waits until they listen.
     package init(python: String, ports: [Int], log: String) throws(HarnessError) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = ["-c", Self.script] + ports.map(String.init)
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: python)
+        child.arguments = ["-c", Self.script] + ports.map(String.init)
         let out = Pipe()
-        p.standardOutput = out
+        child.standardOutput = out
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        p.standardError = FileHandle(forWritingAtPath: log)
-        do { try ChildProcess.launch(p) } catch {
+        child.standardError = FileHandle(forWritingAtPath: log)
+        do { try ChildProcess.launch(child) } catch {
             throw .infrastructure("cannot start bumble's virtual controllers with \(python): \(error)")
         }
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 60)
-        while !text.contains("ready"), p.isRunning, Date() < deadline {
+        while !text.contains("ready"), child.isRunning, Date() < deadline {
             text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         }
-        guard text.contains("ready"), p.isRunning else {
-            ChildProcess.stop(p)
+        guard text.contains("ready"), child.isRunning else {
+            ChildProcess.stop(child)
             let err = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw .infrastructure("bumble's virtual controllers did not start (\(python)): \(err.suffix(2000))")
         }
         self.ports = ports
-        process = p
+        process = child
     }
 
     /// Stops the controllers.

@@ -44,8 +44,8 @@ package final class EmbeddedSUT: Sendable {
     ) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: executable)
         var arguments: [String] = [
             "serve", "--port", "0", "--self-signed", "--http2", "--rate-limit", "0", "--database",
             directory + "/sut.sqlite", "--log-level",
@@ -63,7 +63,7 @@ package final class EmbeddedSUT: Sendable {
                 arguments += ["--mqtt-username", username, "--mqtt-password-env", EmbeddedSUT.mqttPasswordVariable]
                 var environment = ProcessInfo.processInfo.environment
                 environment[EmbeddedSUT.mqttPasswordVariable] = password
-                p.environment = environment
+                child.environment = environment
             }
         }
         if !bleGateway.isEmpty {
@@ -71,31 +71,31 @@ package final class EmbeddedSUT: Sendable {
             arguments += ["--ble-gateway"] + bleGateway.flatMap { ["--hci", $0] }
             if let bleSpeed { arguments += ["--ble-speed", String(bleSpeed)] }
         }
-        p.arguments = arguments
+        child.arguments = arguments
         let out = Pipe()
-        p.standardOutput = out
+        child.standardOutput = out
         let errPath = directory + "/sut.stderr"
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        p.standardError = FileHandle(forWritingAtPath: errPath)
-        do { try ChildProcess.launch(p) } catch {
+        child.standardError = FileHandle(forWritingAtPath: errPath)
+        do { try ChildProcess.launch(child) } catch {
             throw .infrastructure("cannot start the embedded reference SUT (\(executable)): \(error)")
         }
-        process = p
+        process = child
         var text = ""
         let deadline = Date(timeIntervalSinceNow: 60)
-        while !text.contains("listening on"), p.isRunning, Date() < deadline {
+        while !text.contains("listening on"), child.isRunning, Date() < deadline {
             text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         }
         var base = ""
         var ca: String?
         for line in text.split(separator: "\n") {
-            let f = line.split(separator: " ").map(String.init)
-            if f.first == "listening" { base = f.last ?? "" }
-            if f.first == "ca-certificate" { ca = f.last }
+            let fields = line.split(separator: " ").map(String.init)
+            if fields.first == "listening" { base = fields.last ?? "" }
+            if fields.first == "ca-certificate" { ca = fields.last }
         }
         guard !base.isEmpty else {
             let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-            p.terminate()
+            child.terminate()
             throw .infrastructure("the embedded reference SUT did not start: \(err)")
         }
         self.base = base

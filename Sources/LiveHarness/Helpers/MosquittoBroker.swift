@@ -62,22 +62,24 @@ package final class MosquittoBroker: Sendable {
             guard FileManager.default.createFile(atPath: conf, contents: Data(text.utf8)) else {
                 throw .infrastructure("cannot write \(conf)")
             }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: executable)
-            p.arguments = ["-c", conf]
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: executable)
+            child.arguments = ["-c", conf]
             let log = directory + "/mosquitto.log"
             _ = FileManager.default.createFile(atPath: log, contents: nil)
-            p.standardOutput = FileHandle(forWritingAtPath: log)
-            p.standardError = FileHandle(forWritingAtPath: log)
-            do { try ChildProcess.launch(p) } catch { throw .infrastructure("cannot start \(executable): \(error)") }
+            child.standardOutput = FileHandle(forWritingAtPath: log)
+            child.standardError = FileHandle(forWritingAtPath: log)
+            do { try ChildProcess.launch(child) } catch {
+                throw .infrastructure("cannot start \(executable): \(error)")
+            }
             let deadline = Date(timeIntervalSinceNow: 10)
-            while p.isRunning, Date() < deadline, !LoopbackPort.accepts(port) { usleep(20_000) }
-            if p.isRunning, LoopbackPort.accepts(port) {
+            while child.isRunning, Date() < deadline, !LoopbackPort.accepts(port) { usleep(20_000) }
+            if child.isRunning, LoopbackPort.accepts(port) {
                 self.port = port
-                process = p
+                process = child
                 return
             }
-            ChildProcess.stop(p)
+            ChildProcess.stop(child)
             failure = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "exited"
         }
         try? FileManager.default.removeItem(atPath: directory)

@@ -50,7 +50,7 @@ package final class LivePeripherals {
                 try BTSnoopWriter(path: "\($0)/\(patientID)-\(spec.id).live.btsnoop")
             }
             let address = StaticRandomAddress.derive(seed: scenario.seed, label: "\(patientID)/\(spec.id)")
-            let p = HCIPeripheral(
+            let peripheral = HCIPeripheral(
                 transport: transport,
                 database: GATTDatabase.forDevice(spec.type, name: "VitalSim \(spec.type.rawValue)"),
                 name: spec.id,
@@ -58,25 +58,25 @@ package final class LivePeripherals {
                 capture: capture
             )
             let store = records
-            p.onRACP = { [weak p] value in
-                guard let p else { return }
-                store.serve(value, peripheral: p, device: i)
+            peripheral.onRACP = { [weak peripheral] value in
+                guard let peripheral else { return }
+                store.serve(value, peripheral: peripheral, device: i)
             }
             if spec.type == .cgm,
                 let start = try? CGMSessionStartTime(start: DateTime(unixMilliseconds: scenario.startUnixMilliseconds))
                     .encode()
             {
                 // The session starts with the scenario: records carry minutes since then.
-                p.server.setValue(CGMSessionStartTime.uuid, start)
+                peripheral.server.setValue(CGMSessionStartTime.uuid, start)
             }
-            peripherals.append(p)
+            peripherals.append(peripheral)
             deviceIndex[spec.id] = i
         }
     }
 
     /// Starts every peripheral (controller set-up and advertising).
     package func start() throws {
-        for p in peripherals { try p.start() }
+        for peripheral in peripherals { try peripheral.start() }
     }
 
     /// Waits until every peripheral has a subscribed central.

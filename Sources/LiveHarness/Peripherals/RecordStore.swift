@@ -50,8 +50,8 @@ final class RecordStore: Sendable {
         case (.reportStoredRecords, .allRecords), (.reportNumberOfStoredRecords, .allRecords):
             return .success(stored)
         case (.reportStoredRecords, .greaterOrEqual), (.reportNumberOfStoredRecords, .greaterOrEqual):
-            guard let n = request.sequenceFilter else { return .failure(Refusal(code: .operandNotSupported)) }
-            return .success(stored.filter { Self.sequence(of: $0) >= n })
+            guard let first = request.sequenceFilter else { return .failure(Refusal(code: .operandNotSupported)) }
+            return .success(stored.filter { Self.sequence(of: $0) >= first })
         case (.reportStoredRecords, .lastRecord): return .success(Array(stored.suffix(1)))
         case (.reportStoredRecords, .firstRecord): return .success(Array(stored.prefix(1)))
         default: return .failure(Refusal(code: .operatorNotSupported))

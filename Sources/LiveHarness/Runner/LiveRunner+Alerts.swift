@@ -23,7 +23,7 @@ extension LiveRunner {
         let (read, _) = await AlertList.fetch(client, base: base, source: alertSource, mapping: mapping, auth: auth)
         let list: AlertList
         switch read {
-        case .success(let l): list = l
+        case .success(let fetched): list = fetched
         case .failure(let problem):
             shared.withLock { $0.health.pollFailed(problem.text) }
             return
@@ -70,8 +70,8 @@ extension LiveRunner {
             // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
             let last = wait.lastCount
             let observed = shared.withLock { s in
-                let n = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
-                return n == last ? nil : (n, s.order.compactMap { s.firstSeen[$0]?.0 })
+                let observations = s.order.count + s.mqttConfirmed.count + s.mqttRejections.count
+                return observations == last ? nil : (observations, s.order.compactMap { s.firstSeen[$0]?.0 })
             }
             if let (count, alerts) = observed, wait.observe(count, at: clock.now - start) {
                 pending = awaiting?.pending(alerts) ?? []

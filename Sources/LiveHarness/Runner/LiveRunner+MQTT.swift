@@ -13,26 +13,28 @@ extension LiveRunner {
     /// default `{readingId}` or `{readingIds: […]}` on `acks/{patientId}`; `mqtt.confirmations`), and
     /// the broker's drop counter when subscribed to it.
     func collectVerdicts(_ mqtt: any MQTTSession, _ shared: State) async {
-        for await m in mqtt.messages {
-            if m.topic == LiveRunner.droppedTopic {
-                if let n = Int(String(decoding: m.payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)) {
-                    shared.withLock { $0.brokerDropped = n }
+        for await message in mqtt.messages {
+            if message.topic == LiveRunner.droppedTopic {
+                if let dropped = Int(
+                    String(decoding: message.payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                ) {
+                    shared.withLock { $0.brokerDropped = dropped }
                 }
                 continue
             }
-            if let rejections, rejections.matches(m.topic) {
-                guard let (wire, status, field) = rejections.read(m.payload) else { continue }
+            if let rejections, rejections.matches(message.topic) {
+                guard let (wire, status, field) = rejections.read(message.payload) else { continue }
                 let id = naming.scenarioReadingID(wire)
                 shared.withLock { s in
                     if s.mqttRejections[id] == nil { s.mqttRejections[id] = (status, field) }
                     if RunHealth.configurationStatuses.contains(status) {
-                        s.health.noteRefusal("MQTT refusal on \(m.topic)", status: status, body: m.payload)
+                        s.health.noteRefusal("MQTT refusal on \(message.topic)", status: status, body: message.payload)
                     }
                 }
                 continue
             }
-            guard let confirmations, confirmations.matches(m.topic) else { continue }
-            let ids = confirmations.read(m.payload).map(naming.scenarioReadingID)
+            guard let confirmations, confirmations.matches(message.topic) else { continue }
+            let ids = confirmations.read(message.payload).map(naming.scenarioReadingID)
             shared.withLock { s in s.mqttConfirmed.formUnion(ids) }
         }
     }
@@ -42,14 +44,14 @@ extension LiveRunner {
     /// read as an HTTP refusal is.
     func applyMQTTRejections(_ shared: inout Shared, sent: [SentRequest]) {
         for (i, request) in sent.enumerated() where request.topic != nil && shared.outcomes[i].status != nil {
-            if let id = request.firstReading, let r = shared.mqttRejections[id] {
+            if let id = request.firstReading, let refusal = shared.mqttRejections[id] {
                 // A refusal for want of credentials is a configuration refusal, as over HTTP (``RunHealth``).
-                if RunHealth.configurationStatuses.contains(r.status) {
+                if RunHealth.configurationStatuses.contains(refusal.status) {
                     shared.health.accepted -= 1
                     shared.health.refused += 1
                 }
-                shared.outcomes[i].status = rejectionStatuses.contains(r.status) ? 400 : r.status
-                shared.outcomes[i].field = request.expectedRejection?.canonical(r.field) ?? r.field
+                shared.outcomes[i].status = rejectionStatuses.contains(refusal.status) ? 400 : refusal.status
+                shared.outcomes[i].field = request.expectedRejection?.canonical(refusal.field) ?? refusal.field
             }
         }
     }
@@ -57,25 +59,25 @@ extension LiveRunner {
     /// What became of the acknowledged MQTT messages (each carries one reading). Without the SUT's
     /// refusals (`refusals: false`), a corrupted reading it did not confirm is taken as refused.
     static func mqttDelivery(_ shared: Shared, sent: [SentRequest], refusals: Bool = true) -> MQTTDelivery {
-        var d = MQTTDelivery()
-        d.sutConfirms = !shared.mqttConfirmed.isEmpty
-        d.brokerDropped = shared.brokerDropped
+        var delivery = MQTTDelivery()
+        delivery.sutConfirms = !shared.mqttConfirmed.isEmpty
+        delivery.brokerDropped = shared.brokerDropped
         for (i, request) in sent.enumerated()
         where request.topic != nil && i < shared.outcomes.count && shared.outcomes[i].status != nil {
-            d.acknowledged += 1
+            delivery.acknowledged += 1
             guard let id = request.firstReading else { continue }
             if shared.mqttRejections[id] != nil {
-                d.rejected += 1
+                delivery.rejected += 1
             } else if shared.mqttConfirmed.contains(id) {
-                d.confirmed += 1
+                delivery.confirmed += 1
             } else if !refusals, request.expectedRejection != nil {
                 continue
             } else {
-                d.unconfirmedCount += 1
-                if d.unconfirmed.count < MQTTDelivery.namedLimit { d.unconfirmed.append(id) }
+                delivery.unconfirmedCount += 1
+                if delivery.unconfirmed.count < MQTTDelivery.namedLimit { delivery.unconfirmed.append(id) }
             }
         }
-        return d
+        return delivery
     }
 
     /// Records in the SUT contract what the run's MQTT messages met (PUBACK, the SUT's refusal, no

@@ -235,9 +235,9 @@ package final class LiveRunner: Sendable {
 
     /// The run's shared state (a class, so that tasks can share the lock).
     final class State: Sendable {
-        let m: Locked<Shared>
-        init(_ shared: Shared) { m = Locked(shared) }
-        func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { m.withLock { body(&$0) } }
+        let lock: Locked<Shared>
+        init(_ shared: Shared) { lock = Locked(shared) }
+        func withLock<T: Sendable>(_ body: (inout Shared) -> T) -> T { lock.withLock { body(&$0) } }
     }
 
     /// Traffic sent alongside the plan on the same schedule (a BLE link): run concurrently with the
@@ -373,14 +373,14 @@ package final class LiveRunner: Sendable {
             guard let mine else { continue }
             let now = clock.now
             shared.withLock { s in
-                let a = s.serverClock?.onDeviceTime(mine) ?? mine
-                if only, s.firstSeen[a.alertID] == nil {
-                    s.firstSeen[a.alertID] = (a, now)
-                    s.order.append(a.alertID)
+                let alert = s.serverClock?.onDeviceTime(mine) ?? mine
+                if only, s.firstSeen[alert.alertID] == nil {
+                    s.firstSeen[alert.alertID] = (alert, now)
+                    s.order.append(alert.alertID)
                 }
-                if s.push[k].delivered.insert(a.alertID).inserted {
-                    s.pushSeen[k][a.alertID] = now
-                    s.push[k].alerts[a.alertID] = a
+                if s.push[k].delivered.insert(alert.alertID).inserted {
+                    s.pushSeen[k][alert.alertID] = now
+                    s.push[k].alerts[alert.alertID] = alert
                 } else {
                     s.push[k].repeats += 1
                 }
@@ -419,7 +419,7 @@ package final class LiveRunner: Sendable {
                 if intended > clock.now { try? await clock.sleep(until: intended) }
             }
             let lag = clock.now - intended
-            let w = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
+            let worker = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
             shared.withLock { s in
                 s.lag.record(Duration.nonNegativeMicroseconds(lag))
                 s.outcomes.append(RequestOutcome())
@@ -428,8 +428,8 @@ package final class LiveRunner: Sendable {
                 // Device times travel only in a plan made for alerts without evidence (the last request wins).
                 for t in request.deviceTimes { s.stamped[Stamp(patient: request.patientID, time: t)] = i }
             }
-            await queued[w].acquire()
-            queues[w].continuation.yield((i, request, intended))
+            await queued[worker].acquire()
+            queues[worker].continuation.yield((i, request, intended))
         }
         return sent
     }
@@ -700,15 +700,27 @@ package final class LiveRunner: Sendable {
     }
 
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
-    func message(for r: PlannedRequest) -> MQTTMessage {
-        var properties = r.userProperties.map { UserProperty($0.name, $0.value) }
+    func message(for plannedRequest: PlannedRequest) -> MQTTMessage {
+        var properties = plannedRequest.userProperties.map { UserProperty($0.name, $0.value) }
         if deviceCredentials == .userProperties {
-            let wire = (patient: naming.patient(r.patientID), device: naming.device(r.deviceID, of: r.patientID))
-            for p in auth.deviceProperties(patient: r.patientID, device: r.deviceID, wire: wire) ?? [] {
-                properties.append(UserProperty(p.name, p.value))
+            let wire = (
+                patient: naming.patient(plannedRequest.patientID),
+                device: naming.device(plannedRequest.deviceID, of: plannedRequest.patientID)
+            )
+            for property in auth.deviceProperties(
+                patient: plannedRequest.patientID,
+                device: plannedRequest.deviceID,
+                wire: wire
+            ) ?? [] {
+                properties.append(UserProperty(property.name, property.value))
             }
         }
-        return MQTTMessage(topic: r.topic ?? "", payload: r.body, qos: qos, userProperties: properties)
+        return MQTTMessage(
+            topic: plannedRequest.topic ?? "",
+            payload: plannedRequest.body,
+            qos: qos,
+            userProperties: properties
+        )
     }
 
     /// MQTT messages of one worker awaiting their acknowledgement at once; a full window lets its
@@ -851,10 +863,12 @@ package final class LiveRunner: Sendable {
             }
             return pointer.values(in: value).first.flatMap { $0 as? String }
         }
-        guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        if let f = o["field"] as? String { return f }
-        if let issues = o["issue"] as? [[String: Any]], let e = (issues.first?["expression"] as? [String])?.first {
-            return e
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let named = object["field"] as? String { return named }
+        if let issues = object["issue"] as? [[String: Any]],
+            let expression = (issues.first?["expression"] as? [String])?.first
+        {
+            return expression
         }
         return nil
     }

@@ -77,15 +77,15 @@ struct RunCredentials {
     /// The tokens as a profile's `auth.devices` (bearer tokens; the reader and admin tokens with them).
     func deviceCredentials(file: String) -> DeviceCredentials {
         var tokens: [String: String] = [:]
-        for d in devices { tokens["\(d.patient)/\(d.device)"] = d.token }
-        var c = DeviceCredentials(
+        for device in devices { tokens["\(device.patient)/\(device.device)"] = device.token }
+        var credentials = DeviceCredentials(
             file: file,
             header: "Authorization: Bearer {token}",
             tokens: tokens,
             readers: [reader]
         )
-        c.admins = [admin]
-        return c
+        credentials.admins = [admin]
+        return credentials
     }
 
     /// The harness's broker credentials.

@@ -33,17 +33,17 @@ package final class AlertEngine {
     }
 
     func state(_ patient: String) -> PatientAlertState {
-        if let s = patients[patient] { return s }
+        if let alertState = patients[patient] { return alertState }
         let own = limits[patient] ?? []
-        let s = PatientAlertState(
+        let alertState = PatientAlertState(
             patientID: patient,
             profile: profiles[patient] ?? .adult,
             limits: own,
             rules: own.isEmpty ? rules : rules.map { $0.personalized(own) },
             generation: generations[patient] ?? 0
         )
-        patients[patient] = s
-        return s
+        patients[patient] = alertState
+        return alertState
     }
 
     /// The profile `patient` is judged by.
@@ -60,7 +60,9 @@ package final class AlertEngine {
     package func enrol(_ patient: String, profile: Profile, limits: [ThresholdOverride] = []) {
         profiles[patient] = profile
         self.limits[patient] = limits.isEmpty ? nil : limits
-        if let s = patients[patient], s.profile != profile || Self.key(s.limits) != Self.key(limits) {
+        if let alertState = patients[patient],
+            alertState.profile != profile || Self.key(alertState.limits) != Self.key(limits)
+        {
             forgetState(patient)
         }
     }
@@ -84,15 +86,15 @@ package final class AlertEngine {
 
     /// Judges one observation; returns the alerts it raises.
     package func ingest(_ observation: Observation) -> [Alert] {
-        let s = state(observation.patientID)
-        guard s.seen.insert(observation.readingID).inserted else { return [] }
-        s.record(observation, horizon: horizon)
-        if let gap = shortestGap, let d = s.devices[observation.deviceID] {
-            s.nextGapCheck = min(s.nextGapCheck, d.last + gap + 1)
+        let alertState = state(observation.patientID)
+        guard alertState.seen.insert(observation.readingID).inserted else { return [] }
+        alertState.record(observation, horizon: horizon)
+        if let gap = shortestGap, let device = alertState.devices[observation.deviceID] {
+            alertState.nextGapCheck = min(alertState.nextGapCheck, device.last + gap + 1)
         }
         var raised: [Alert] = []
-        for (index, rule) in s.rules.enumerated() where rule.profiles.contains(s.profile) {
-            if let a = evaluate(rule, index, observation, s) { raised.append(a) }
+        for (index, rule) in alertState.rules.enumerated() where rule.profiles.contains(alertState.profile) {
+            if let alert = evaluate(rule, index, observation, alertState) { raised.append(alert) }
         }
         return raised
     }
@@ -105,26 +107,27 @@ package final class AlertEngine {
     package func advance(to time: Int64, patient: String? = nil) -> [Alert] {
         var raised: [Alert] = []
         for id in patient.map({ [$0] }) ?? patients.keys.sorted() {
-            guard let s = patients[id], time >= s.nextGapCheck else { continue }
+            guard let alertState = patients[id], time >= alertState.nextGapCheck else { continue }
             var next = Int64.max
-            for (index, rule) in rules.enumerated() where rule.profiles.contains(s.profile) {
+            for (index, rule) in rules.enumerated() where rule.profiles.contains(alertState.profile) {
                 guard case let .dataGap(window) = rule.kind else { continue }
-                for device in s.devices.keys.sorted() {
-                    let d = s.devices[device]!
+                for device in alertState.devices.keys.sorted() {
+                    let deviceState = alertState.devices[device]!
                     let key = "\(index)/\(device)"
                     // Streaming: the median interval between distinct device times (entries logged at one
                     // instant are not a stream) at most a third of the window.
-                    guard d.count >= 3, let median = d.medianInterval, median * 3 <= window, !s.active.contains(key)
+                    guard deviceState.count >= 3, let median = deviceState.medianInterval, median * 3 <= window,
+                        !alertState.active.contains(key)
                     else { continue }
-                    guard time - d.last > window else {
-                        next = min(next, d.last + window + 1)
+                    guard time - deviceState.last > window else {
+                        next = min(next, deviceState.last + window + 1)
                         continue
                     }
-                    s.active.insert(key)
-                    raised.append(s.alert(rule, at: d.last + window, evidence: [d.lastID]))
+                    alertState.active.insert(key)
+                    raised.append(alertState.alert(rule, at: deviceState.last + window, evidence: [deviceState.lastID]))
                 }
             }
-            s.nextGapCheck = next
+            alertState.nextGapCheck = next
         }
         return raised
     }
@@ -165,13 +168,13 @@ package final class AlertEngine {
                 patient
             )
         case let .news2(score, singleParameter, scale2):
-            guard let n = NEWS2.score(latest: patient, at: observation.time, scale2: scale2) else {
+            guard let news2Score = NEWS2.score(latest: patient, at: observation.time, scale2: scale2) else {
                 return nil
             }
-            let holds = singleParameter ? n.maxSingle >= 3 : n.total >= score
+            let holds = singleParameter ? news2Score.maxSingle >= 3 : news2Score.total >= score
             // Re-armed only once the score is `rearm` points below the threshold: a noisy reading
             // moving the aggregate by a point does not raise the same alert again.
-            let value = Double(singleParameter ? n.maxSingle : n.total)
+            let value = Double(singleParameter ? news2Score.maxSingle : news2Score.total)
             let rearmed = value < Double(singleParameter ? 3 : score) - rule.rearmMargin
             return patient.latch(
                 key,
@@ -179,7 +182,7 @@ package final class AlertEngine {
                 holds: holds,
                 rearmed: rearmed,
                 at: observation.time,
-                evidence: n.ids
+                evidence: news2Score.ids
             )
         case .dataGap:
             patient.active.remove("\(index)/\(observation.deviceID)")
@@ -199,12 +202,12 @@ package final class AlertEngine {
     func trend(_ rule: AlertRule, _ key: String, _ observation: Observation, _ patient: PatientAlertState) -> Alert? {
         switch rule.kind {
         case let .change(signal, window, tolerance, comparison, value):
-            guard let v = observation.values[signal],
+            guard let current = observation.values[signal],
                 let earlier = patient.closest(signal, to: observation.time - window, tolerance: tolerance)
             else { return nil }
             // Rounded to 1e-6 so that a change of exactly the threshold (30 g = 0.030 kg) is not a binary-float
             // artefact.
-            let delta = ((v - earlier.value) * 1e6).rounded() / 1e6
+            let delta = ((current - earlier.value) * 1e6).rounded() / 1e6
             return patient.latch(
                 key,
                 rule,
@@ -323,14 +326,14 @@ final class PatientAlertState {
 
     func record(_ observation: Observation, horizon: Int64) {
         for signal in Signal.allCases {
-            guard let v = observation.values[signal] else { continue }
+            guard let value = observation.values[signal] else { continue }
             history[signal, default: []].add(
-                Sample(time: observation.time, value: v, id: observation.readingID),
+                Sample(time: observation.time, value: value, id: observation.readingID),
                 horizon: horizon
             )
             if fluctuationSignals.contains(signal) {
                 deviceSeries[Self.seriesKey(observation.deviceID, signal), default: []].add(
-                    Sample(time: observation.time, value: v, id: observation.readingID),
+                    Sample(time: observation.time, value: value, id: observation.readingID),
                     horizon: horizon
                 )
             }

@@ -20,40 +20,42 @@ package enum CredentialsLoader {
         var credentials = Credentials()
         var tokens: Set<String> = []
         func token(_ fields: Fields, _ node: Node) -> String? {
-            guard let t = fields.string("token") else { return nil }
-            if t.count < 16 {
+            guard let value = fields.string("token") else { return nil }
+            if value.count < 16 {
                 reader.fail(fields.value("token"), fields.path("token"), "a token needs at least 16 characters")
             }
-            if !tokens.insert(t).inserted {
+            if !tokens.insert(value).inserted {
                 reader.fail(fields.value("token"), fields.path("token"), "this token is already used by another entry")
             }
-            return t
+            return value
         }
         if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"], required: []) {
             for (i, node) in (top.has("devices") ? top.list("devices") ?? [] : []).enumerated() {
                 guard
-                    let f = reader.mapping(
+                    let entry = reader.mapping(
                         node,
                         "devices[\(i)]",
                         allowed: ["token", "patient", "device"],
                         required: ["token", "patient", "device"]
                     )
                 else { continue }
-                if let t = token(f, node), let p = f.string("patient"), let d = f.string("device") {
-                    credentials.devices[t] = (p, d)
+                if let secret = token(entry, node), let patient = entry.string("patient"),
+                    let device = entry.string("device")
+                {
+                    credentials.devices[secret] = (patient, device)
                 }
             }
             for (i, node) in (top.has("readers") ? top.list("readers") ?? [] : []).enumerated() {
-                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else {
+                guard let entry = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]) else {
                     continue
                 }
-                if let t = token(f, node) { credentials.readers.insert(t) }
+                if let secret = token(entry, node) { credentials.readers.insert(secret) }
             }
             for (i, node) in (top.has("admins") ? top.list("admins") ?? [] : []).enumerated() {
-                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]) else {
+                guard let entry = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]) else {
                     continue
                 }
-                if let t = token(f, node) { credentials.admins.insert(t) }
+                if let secret = token(entry, node) { credentials.admins.insert(secret) }
             }
             if !credentials.enforced && reader.issues.isEmpty {
                 reader.fail(root, "", "no credentials: list devices, readers and/or admins")

@@ -18,14 +18,14 @@ package enum GATTObservations {
         cgmSessionStart: Int64? = nil
     ) throws(GATTError) -> Observation? {
         let clock = PayloadClock(receivedAt: receivedAt, cgmSessionStart: cgmSessionStart)
-        guard let d = try decode(uuid: uuid, bytes: bytes, clock), !d.values.isEmpty else { return nil }
+        guard let decoded = try decode(uuid: uuid, bytes: bytes, clock), !decoded.values.isEmpty else { return nil }
         return Observation(
             readingID: readingID,
             patientID: patientID,
             deviceID: deviceID,
-            time: d.time,
-            values: d.values,
-            rrIntervals: d.rr
+            time: decoded.time,
+            values: decoded.values,
+            rrIntervals: decoded.rr
         )
     }
 
@@ -48,43 +48,54 @@ package enum GATTObservations {
     static func decode(uuid: UInt16, bytes: [UInt8], _ clock: PayloadClock) throws(GATTError) -> Decoded? {
         switch uuid {
         case HeartRateMeasurement.uuid:
-            let m = try HeartRateMeasurement.decode(bytes)
+            let measurement = try HeartRateMeasurement.decode(bytes)
             return Decoded(
-                values: [.heartRate: Double(m.heartRate)],
+                values: [.heartRate: Double(measurement.heartRate)],
                 time: clock.receivedAt,
-                rr: m.rrIntervals.map { Double($0) / 1024 }
+                rr: measurement.rrIntervals.map { Double($0) / 1024 }
             )
         case BloodPressureMeasurement.uuid:
-            let r = try BloodPressureMeasurement.decode(bytes).record
-            let scale = r.unitsKPa ? 7.50062 : 1
-            var values: [Signal: Double] = [.systolic: r.systolic.value * scale, .diastolic: r.diastolic.value * scale]
-            if let p = r.pulseRate, p.special == nil { values[.heartRate] = p.value }
-            return Decoded(values: values, time: clock.stamp(r.timestamp))
+            let record = try BloodPressureMeasurement.decode(bytes).record
+            let scale = record.unitsKPa ? 7.50062 : 1
+            var values: [Signal: Double] = [
+                .systolic: record.systolic.value * scale, .diastolic: record.diastolic.value * scale,
+            ]
+            if let pulse = record.pulseRate, pulse.special == nil { values[.heartRate] = pulse.value }
+            return Decoded(values: values, time: clock.stamp(record.timestamp))
         case GlucoseMeasurement.uuid:
-            let g = try GlucoseMeasurement.decode(bytes)
-            guard let mg = g.milligramsPerDeciliter else { return nil }
+            let measurement = try GlucoseMeasurement.decode(bytes)
+            guard let mg = measurement.milligramsPerDeciliter else { return nil }
             return Decoded(
                 values: [.glucose: (mg * 10).rounded() / 10],
-                time: clock.stamp(g.baseTime) + Int64(g.timeOffset ?? 0) * 60_000
+                time: clock.stamp(measurement.baseTime) + Int64(measurement.timeOffset ?? 0) * 60_000
             )
         case CGMMeasurement.uuid:
-            guard let r = try CGMMeasurement.decode(bytes).records.last, r.glucose.special == nil else { return nil }
-            let time = clock.cgmSessionStart.map { $0 + Int64(r.timeOffset) * 60_000 } ?? clock.receivedAt
-            return Decoded(values: [.cgm: r.glucose.value], time: time)
+            guard let record = try CGMMeasurement.decode(bytes).records.last, record.glucose.special == nil else {
+                return nil
+            }
+            let time = clock.cgmSessionStart.map { $0 + Int64(record.timeOffset) * 60_000 } ?? clock.receivedAt
+            return Decoded(values: [.cgm: record.glucose.value], time: time)
         case PLXSpotCheckMeasurement.uuid:
-            let p = try PLXSpotCheckMeasurement.decode(bytes)
-            return Decoded(values: oximetry(p.spo2, p.pulseRate), time: clock.stamp(p.timestamp))
+            let measurement = try PLXSpotCheckMeasurement.decode(bytes)
+            return Decoded(
+                values: oximetry(measurement.spo2, measurement.pulseRate),
+                time: clock.stamp(measurement.timestamp)
+            )
         case PLXContinuousMeasurement.uuid:
-            let p = try PLXContinuousMeasurement.decode(bytes)
-            return Decoded(values: oximetry(p.spo2, p.pulseRate), time: clock.receivedAt)
+            let measurement = try PLXContinuousMeasurement.decode(bytes)
+            return Decoded(values: oximetry(measurement.spo2, measurement.pulseRate), time: clock.receivedAt)
         case TemperatureMeasurement.uuid:
-            let t = try TemperatureMeasurement.decode(bytes).record
-            let celsius = t.fahrenheit ? ((t.value.value - 32) * 5 / 9 * 10).rounded() / 10 : t.value.value
-            return Decoded(values: [.temperature: celsius], time: clock.stamp(t.timestamp))
+            let record = try TemperatureMeasurement.decode(bytes).record
+            let celsius =
+                record.fahrenheit ? ((record.value.value - 32) * 5 / 9 * 10).rounded() / 10 : record.value.value
+            return Decoded(values: [.temperature: celsius], time: clock.stamp(record.timestamp))
         case WeightMeasurement.uuid:
-            let w = try WeightMeasurement.decode(bytes)
-            guard let kg = w.weight else { return nil }
-            return Decoded(values: [.weight: w.imperial ? kg * 0.45359237 : kg], time: clock.stamp(w.timestamp))
+            let measurement = try WeightMeasurement.decode(bytes)
+            guard let kg = measurement.weight else { return nil }
+            return Decoded(
+                values: [.weight: measurement.imperial ? kg * 0.45359237 : kg],
+                time: clock.stamp(measurement.timestamp)
+            )
         case BatteryLevel.uuid:
             return Decoded(values: [.battery: Double(try BatteryLevel.decode(bytes).value)], time: clock.receivedAt)
         default:

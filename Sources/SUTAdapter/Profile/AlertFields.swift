@@ -64,20 +64,20 @@ package struct AlertFields: Sendable, Equatable {
         var text: [String] = []
         for (name, spec) in [("alertId", id), ("patientId", patient), ("rule", rule), ("severity", severity)] {
             switch spec.text(in: item, name: name) {
-            case .success(let t): text.append(t)
-            case .failure(let e): return .failure(e)
+            case .success(let field): text.append(field)
+            case .failure(let problem): return .failure(problem)
             }
         }
         let raised: Int64
         switch time(item) {
-        case .success(let t): raised = t
-        case .failure(let e): return .failure(e)
+        case .success(let stamp): raised = stamp
+        case .failure(let problem): return .failure(problem)
         }
         var cited: [String] = []
         if let evidence {
             switch evidence.texts(in: item, name: "evidence") {
-            case .success(let t): cited = t
-            case .failure(let e): return .failure(e)
+            case .success(let ids): cited = ids
+            case .failure(let problem): return .failure(problem)
             }
         }
         var alert = ObservedAlert(
@@ -90,11 +90,11 @@ package struct AlertFields: Sendable, Equatable {
         )
         var unmapped: [String] = []
         if let rules = mapping.rules {
-            if let r = rules[alert.rule] { alert.rule = r } else { unmapped.append("rule '\(alert.rule)'") }
+            if let mapped = rules[alert.rule] { alert.rule = mapped } else { unmapped.append("rule '\(alert.rule)'") }
         }
         if let severities = mapping.severities {
-            if let s = severities[alert.severity] {
-                alert.severity = s
+            if let mapped = severities[alert.severity] {
+                alert.severity = mapped
             } else {
                 unmapped.append("severity '\(alert.severity)'")
             }
@@ -118,7 +118,8 @@ extension FieldSpec {
         }
         switch format {
         case .rfc3339:
-            guard case .success(let t) = text(in: item, name: name), let ms = CivilTime.unixMilliseconds(rfc3339: t)
+            guard case .success(let stamp) = text(in: item, name: name),
+                let ms = CivilTime.unixMilliseconds(rfc3339: stamp)
             else {
                 return .failure(
                     UnreadableAlert(reason: "its \(where_) '\(FieldSpec.show(value))' is not an RFC 3339 time stamp")
@@ -126,15 +127,17 @@ extension FieldSpec {
             }
             return .success(ms)
         case .unixMilliseconds, .unixSeconds:
-            guard let n = value as? NSNumber, !(value is String), n.doubleValue.isFinite else {
+            guard let number = value as? NSNumber, !(value is String), number.doubleValue.isFinite else {
                 return .failure(
                     UnreadableAlert(
                         reason: "its \(where_) '\(FieldSpec.show(value))' is not a number (\(format.rawValue))"
                     )
                 )
             }
-            let ms = format == .unixSeconds ? n.doubleValue * 1000 : n.doubleValue
-            guard abs(ms) < 1e15 else { return .failure(UnreadableAlert(reason: "its \(where_) \(n) is out of range")) }
+            let ms = format == .unixSeconds ? number.doubleValue * 1000 : number.doubleValue
+            guard abs(ms) < 1e15 else {
+                return .failure(UnreadableAlert(reason: "its \(where_) \(number) is out of range"))
+            }
             return .success(Int64(ms.rounded()))
         }
     }

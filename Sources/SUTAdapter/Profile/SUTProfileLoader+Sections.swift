@@ -39,8 +39,10 @@ extension SUTProfileLoader.Context {
         ) {
             mqtt.deviceCredentials = carriage
         }
-        if let r = fields.value("rejections") { mqtt.rejections = rejections(r) }
-        if let c = fields.value("confirmations") { mqtt.confirmations = confirmations(c) }
+        if let rejectionsNode = fields.value("rejections") { mqtt.rejections = rejections(rejectionsNode) }
+        if let confirmationsNode = fields.value("confirmations") {
+            mqtt.confirmations = confirmations(confirmationsNode)
+        }
         if let text = fields.string("topic") {
             do throws(MQTTTopicTemplateError) { mqtt.topic = try MQTTTopicTemplate(text) } catch {
                 fail(fields, "topic", error.description)
@@ -70,34 +72,34 @@ extension SUTProfileLoader.Context {
     /// `mqtt.rejections`: `none`, or where the SUT's refusals of MQTT readings are and what they say.
     func rejections(_ node: Node) -> SUTProfile.MQTTRejections? {
         if node.scalar?.string == "none" { return nil }
-        var r = SUTProfile.MQTTRejections()
+        var rejections = SUTProfile.MQTTRejections()
         let keys = ["topic", "reading-id", "status", "field"]
-        guard let fields = reader.mapping(node, "mqtt.rejections", allowed: keys) else { return r }
-        if let topic = topicFilter(fields) { r.topic = topic }
-        if fields.has("reading-id"), let p = pointer(fields, "reading-id") { r.readingID = p }
-        if fields.has("status"), let p = pointer(fields, "status") { r.status = p }
-        if fields.has("field"), let p = pointer(fields, "field") { r.field = p }
-        return r
+        guard let fields = reader.mapping(node, "mqtt.rejections", allowed: keys) else { return rejections }
+        if let topic = topicFilter(fields) { rejections.topic = topic }
+        if fields.has("reading-id"), let parsed = pointer(fields, "reading-id") { rejections.readingID = parsed }
+        if fields.has("status"), let parsed = pointer(fields, "status") { rejections.status = parsed }
+        if fields.has("field"), let parsed = pointer(fields, "field") { rejections.field = parsed }
+        return rejections
     }
 
     /// `mqtt.confirmations`: `none`, or where the SUT confirms stored MQTT readings and where the ids are.
     func confirmations(_ node: Node) -> SUTProfile.MQTTConfirmations? {
         if node.scalar?.string == "none" { return nil }
-        var c = SUTProfile.MQTTConfirmations()
+        var confirmations = SUTProfile.MQTTConfirmations()
         guard let fields = reader.mapping(node, "mqtt.confirmations", allowed: ["topic", "reading-id"]) else {
-            return c
+            return confirmations
         }
-        if let topic = topicFilter(fields) { c.topic = topic }
-        guard let value = fields.value("reading-id") else { return c }
+        if let topic = topicFilter(fields) { confirmations.topic = topic }
+        guard let value = fields.value("reading-id") else { return confirmations }
         if let list = value.sequence {
             if list.isEmpty { fail(fields, "reading-id", "give a JSON Pointer or a list of them") }
-            c.readingIDs = list.enumerated().compactMap { i, node in
+            confirmations.readingIDs = list.enumerated().compactMap { i, node in
                 parsePointer(node, fields.path("reading-id") + "[\(i)]")
             }
-        } else if let p = pointer(fields, "reading-id") {
-            c.readingIDs = [p]
+        } else if let parsed = pointer(fields, "reading-id") {
+            confirmations.readingIDs = [parsed]
         }
-        return c
+        return confirmations
     }
 
     /// A section's `topic`: an MQTT topic filter.
@@ -120,8 +122,8 @@ extension SUTProfileLoader.Context {
         }
         auth.headers = headers(fields, "headers")
         auth.reader = headers(fields, "reader")
-        if let d = fields.value("devices") { auth.devices = devices(d) }
-        if let o = fields.value("oauth2") { auth.oauth2 = oauth2(o) }
+        if let devicesNode = fields.value("devices") { auth.devices = devices(devicesNode) }
+        if let oauth2Node = fields.value("oauth2") { auth.oauth2 = oauth2(oauth2Node) }
         return auth
     }
 
@@ -174,40 +176,43 @@ extension SUTProfileLoader.Context {
                 fields.choice("client-authentication", OAuth2.ClientAuthentication.self, what: "client authentication")
                 ?? .basic
         }
-        if let d = fields.duration("refresh-before", allowZero: true) {
-            members.refreshBefore = Double(d.milliseconds) / 1000
+        if let refreshBefore = fields.duration("refresh-before", allowZero: true) {
+            members.refreshBefore = Double(refreshBefore.milliseconds) / 1000
         }
         return members
     }
 
     func alerts(_ node: Node) -> AlertSource? {
         let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push", "source"]
-        guard let f = reader.mapping(node, "alerts", allowed: keys, required: ["fields"]) else { return nil }
-        let pushOnly = pushSource(f)
-        let url = f.string("url") ?? ""
-        if pushOnly == nil, !f.has("url") {
+        guard let section = reader.mapping(node, "alerts", allowed: keys, required: ["fields"]) else { return nil }
+        let pushOnly = pushSource(section)
+        let url = section.string("url") ?? ""
+        if pushOnly == nil, !section.has("url") {
             fail(
-                f,
+                section,
                 "url",
                 "required key 'url' is missing (where the alert list is polled; or source: sse, mqtt or webhook)"
             )
         } else if pushOnly == nil, !(url.hasPrefix("/") || isHTTPURL(url)) {
-            fail(f, "url", "expected an http(s):// URL or a path on the SUT's base URL")
+            fail(section, "url", "expected an http(s):// URL or a path on the SUT's base URL")
         }
         if let pushOnly {
-            for key in ["url", "list", "paging"] where f.has(key) {
-                fail(f, key, "alerts pushed on \(pushOnly.rawValue) (source) are not polled: remove \(key)")
+            for key in ["url", "list", "paging"] where section.has(key) {
+                fail(section, key, "alerts pushed on \(pushOnly.rawValue) (source) are not polled: remove \(key)")
             }
         }
-        let list = f.has("list") ? pointer(f, "list") : JSONPointer.root
-        guard let fieldsNode = f.value("fields"), var fields = alertFields(fieldsNode) else { return nil }
-        if f.has("time-format") {
-            fields.timeFormat = f.choice("time-format", AlertFields.TimeFormat.self, what: "time format") ?? .rfc3339
+        let list = section.has("list") ? pointer(section, "list") : JSONPointer.root
+        guard let fieldsNode = section.value("fields"), var fields = alertFields(fieldsNode) else { return nil }
+        if section.has("time-format") {
+            fields.timeFormat =
+                section.choice("time-format", AlertFields.TimeFormat.self, what: "time format") ?? .rfc3339
         }
         var source = AlertSource(url: url, list: list ?? JSONPointer.root, fields: fields)
-        if let p = f.value("paging") { source.paging = paging(p) }
-        if let p = f.value("push") { source.push = push(p) }
-        if f.has("clock") { source.clock = f.choice("clock", AlertSource.Clock.self, what: "clock") ?? .device }
+        if let pagingNode = section.value("paging") { source.paging = paging(pagingNode) }
+        if let pushNode = section.value("push") { source.push = push(pushNode) }
+        if section.has("clock") {
+            source.clock = section.choice("clock", AlertSource.Clock.self, what: "clock") ?? .device
+        }
         source.pushOnly = pushOnly
         return source
     }
@@ -257,17 +262,17 @@ extension SUTProfileLoader.Context {
             return .none
         }
         guard let fields = reader.mapping(node, field, allowed: ["next", "cursor", "parameter"]) else { return .none }
-        if let p = fields.has("next") ? pointer(fields, "next") : nil {
+        if let parsed = fields.has("next") ? pointer(fields, "next") : nil {
             for key in ["cursor", "parameter"] where fields.has(key) {
                 fail(fields, key, "next names the next page's URL: remove \(key)")
             }
-            return .next(p)
+            return .next(parsed)
         }
         guard fields.has("cursor") else {
             if !fields.has("next") { reader.fail(node, field, expected) }
             return .none
         }
-        guard let p = pointer(fields, "cursor") else { return .none }
+        guard let cursor = pointer(fields, "cursor") else { return .none }
         guard let parameter = fields.string("parameter"), !parameter.isEmpty else {
             reader.fail(
                 node,
@@ -276,7 +281,7 @@ extension SUTProfileLoader.Context {
             )
             return .none
         }
-        return .cursor(p, parameter: parameter)
+        return .cursor(cursor, parameter: parameter)
     }
 
     func alertFields(_ node: Node) -> AlertFields? {
@@ -290,7 +295,7 @@ extension SUTProfileLoader.Context {
         else {
             return nil
         }
-        if let e = specs[5], e.values != nil {
+        if let evidence = specs[5], evidence.values != nil {
             reader.fail(fields.value("evidence"), fields.path("evidence"), "evidence takes no map")
         }
         return AlertFields(
@@ -313,10 +318,10 @@ extension SUTProfileLoader.Context {
                 allowed: ["pointer", "strip-prefix", "map"],
                 required: ["pointer"]
             ),
-            let p = pointer(fields, "pointer")
+            let parsed = pointer(fields, "pointer")
         else { return nil }
-        var spec = FieldSpec(p, stripPrefix: fields.string("strip-prefix"))
-        if let m = fields.value("map") { spec.values = stringMap(m, fields.path("map")) }
+        var spec = FieldSpec(parsed, stripPrefix: fields.string("strip-prefix"))
+        if let mapNode = fields.value("map") { spec.values = stringMap(mapNode, fields.path("map")) }
         return spec
     }
 

@@ -23,9 +23,9 @@ package struct ScenarioRun {
         var scripts: [String: [ScriptedReading]] = [:]
         for entry in scenario.timeline {
             switch entry {
-            case .clinical(let e): events[e.patientID, default: []].append(e)
-            case .fault(let f): faults[f.deviceID, default: []].append(f)
-            case .scripted(let s): scripts[s.deviceID, default: []].append(s)
+            case .clinical(let event): events[event.patientID, default: []].append(event)
+            case .fault(let fault): faults[fault.deviceID, default: []].append(fault)
+            case .scripted(let script): scripts[script.deviceID, default: []].append(script)
             }
         }
         emitters.reserveCapacity(scenario.patients.reduce(0) { $0 + $1.devices.count })
@@ -57,7 +57,7 @@ package struct ScenarioRun {
 
     mutating func refill(_ i: Int) {
         heads[i] = emitters[i].next()
-        if let r = heads[i] { push((r.intendedEmitTime, i)) }
+        if let head = heads[i] { push((head.intendedEmitTime, i)) }
     }
 
     mutating func push(_ e: (Int64, Int)) {
@@ -101,8 +101,8 @@ package struct ScenarioRun {
         guard let (_, i) = popMin() else { return nil }
         var taken: Reading?
         swap(&taken, &heads[i])
-        guard let r = taken else { return nil }
+        guard let reading = taken else { return nil }
         refill(i)
-        return (r, i)
+        return (reading, i)
     }
 }

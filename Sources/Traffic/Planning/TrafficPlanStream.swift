@@ -79,10 +79,10 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     package func next() -> PlannedRequest? {
         while true {
             if let top = ready.first, exhausted || top.request.sendAt < now - TrafficPlan.batchWindow {
-                let r = popReady()
-                TrafficPlan.hash(r, into: &hasher)
+                let request = popReady()
+                TrafficPlan.hash(request, into: &hasher)
                 produced += 1
-                return r
+                return request
             }
             if exhausted {
                 if finalDigest == nil { finalDigest = TrafficPlan.finish(hasher) }
@@ -103,59 +103,63 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         now = Swift.max(now, generated.intendedEmitTime)
         closeBatchesPastTheirWindow()
         let key = "\(generated.patientID)/\(generated.deviceID)"
-        let r = naming.wire(generated)
+        let reading = naming.wire(generated)
         if viaBLE.contains(key) { return }
         let fromMQTT = viaMQTT.contains(key)
-        if !routes.isBuiltIn, r.kind != .cuffPressure {
-            if let found = routes.route(for: r, fromMQTT: fromMQTT) {
-                route(r, key: key, via: found)
+        if !routes.isBuiltIn, reading.kind != .cuffPressure {
+            if let found = routes.route(for: reading, fromMQTT: fromMQTT) {
+                route(reading, key: key, via: found)
                 return
             }
             // An MQTT device no route takes keeps the reference contract's MQTT message.
             if !fromMQTT {
-                push(unroutable(r, "no ingestion route of the SUT profile carries \(what(r))"))
+                push(unroutable(reading, "no ingestion route of the SUT profile carries \(what(reading))"))
                 return
             }
         }
         if fromMQTT {
-            if var m = TrafficPlan.message(r, encoder: encoder, start: start, topic: mqttTopic) {
-                m.readings = [(generated.id, generated.intendedEmitTime)]
-                m.patientID = generated.patientID
-                m.deviceID = generated.deviceID
-                if keepsDeviceTimes { m.deviceTimes = [r.deviceTime] }
-                push(m)
+            if var message = TrafficPlan.message(reading, encoder: encoder, start: start, topic: mqttTopic) {
+                message.readings = [(generated.id, generated.intendedEmitTime)]
+                message.patientID = generated.patientID
+                message.deviceID = generated.deviceID
+                if keepsDeviceTimes { message.deviceTimes = [reading.deviceTime] }
+                push(message)
             }
             return
         }
         if !routes.isBuiltIn { return }  // cuff pressure: progress indications, not readings
-        if r.deviceType == .phoneBridge {
-            let path = r.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
-            let json = encoder.json(r)
+        if reading.deviceType == .phoneBridge {
+            let path = reading.kind == .dailySummary ? "/api/healthkit" : "/api/iot-heart-rate"
+            let json = encoder.json(reading)
             var body = Array(json.serialized().utf8)
             var rejection: ExpectedRejection?
-            if let c = r.delivery.corruption { (body, rejection) = VitalEdgeJSON.corrupt(json, c) }
-            push(single(r, path: path, body: body, rejection: rejection))
+            if let corruption = reading.delivery.corruption {
+                (body, rejection) = VitalEdgeJSON.corrupt(json, corruption)
+            }
+            push(single(reading, path: path, body: body, rejection: rejection))
             return
         }
-        guard let json = ObservationJSON.encode(r, start: start) else { return }
-        if r.delivery.corruption != nil || r.delivery.duplicate {
+        guard let json = ObservationJSON.encode(reading, start: start) else { return }
+        if reading.delivery.corruption != nil || reading.delivery.duplicate {
             // Corrupted and duplicated readings travel alone, so that a refusal concerns only them.
             close(key)
             var body = Array(json.serialized().utf8)
             var rejection: ExpectedRejection?
-            if let c = r.delivery.corruption { (body, rejection) = ObservationJSON.corrupt(json, c) }
-            push(single(r, path: "/api/v1/observations", body: body, rejection: rejection))
+            if let corruption = reading.delivery.corruption {
+                (body, rejection) = ObservationJSON.corrupt(json, corruption)
+            }
+            push(single(reading, path: "/api/v1/observations", body: body, rejection: rejection))
             return
         }
-        addToBatch(r, key: key, json: json)
+        addToBatch(reading, key: key, json: json)
     }
 
     /// Closes the open batches whose window ended before the generator's time.
     func closeBatchesPastTheirWindow() {
         while openedHead < opened.count, opened[openedHead].first < now - TrafficPlan.batchWindow {
-            let o = opened[openedHead]
+            let batch = opened[openedHead]
             openedHead += 1
-            if open[o.key]?.offset == o.offset { close(o.key) }
+            if open[batch.key]?.offset == batch.offset { close(batch.key) }
         }
         if openedHead > 4096, openedHead * 2 > opened.count {
             opened.removeFirst(openedHead)

@@ -41,10 +41,10 @@ public enum ScenarioLoader {
                 ])
             }
             return node
-        } catch let e as ScenarioLoadError {
-            throw e
-        } catch let e as YamlError {
-            throw ScenarioLoadError(issues: [yamlIssue(e, file: file, text: text)])
+        } catch let loadError as ScenarioLoadError {
+            throw loadError
+        } catch let yamlError as YamlError {
+            throw ScenarioLoadError(issues: [yamlIssue(yamlError, file: file, text: text)])
         } catch {
             throw ScenarioLoadError(issues: [
                 ScenarioIssue(file: file, line: 1, column: 1, field: "", message: "\(error)")
@@ -108,8 +108,8 @@ struct ScenarioBuilder {
         if let list = top.list("timeline") {
             let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
             for (i, node) in list.enumerated() {
-                if let e = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") {
-                    timeline.append(e)
+                if let entry = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") {
+                    timeline.append(entry)
                 }
             }
             checkOverlaps(timeline, list)
@@ -148,21 +148,21 @@ struct ScenarioBuilder {
         guard let list = top.list("patients") else { return ([], [:]) }
         if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
         for (i, node) in list.enumerated() {
-            guard let p = patient(node, "patients[\(i)]") else { continue }
-            if !patientIDs.insert(p.id).inserted {
-                reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(p.id)'")
+            guard let loaded = patient(node, "patients[\(i)]") else { continue }
+            if !patientIDs.insert(loaded.id).inserted {
+                reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(loaded.id)'")
             }
-            for d in p.devices {
-                if deviceIDs[d.id] != nil {
+            for device in loaded.devices {
+                if deviceIDs[device.id] != nil {
                     reader.fail(
                         node,
                         "patients[\(i)].devices",
-                        "duplicate device id '\(d.id)' (device ids are unique per scenario)"
+                        "duplicate device id '\(device.id)' (device ids are unique per scenario)"
                     )
                 }
-                deviceIDs[d.id] = d.type
+                deviceIDs[device.id] = device.type
             }
-            patients.append(p)
+            patients.append(loaded)
         }
         return (patients, deviceIDs)
     }
@@ -172,24 +172,24 @@ struct ScenarioBuilder {
             for j in entries.indices where j > i {
                 switch (entries[i], entries[j]) {
                 case let (.clinical(a), .clinical(b)):
-                    guard a.patientID == b.patientID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
+                    guard a.patientID == b.patientID, let group = a.kind.conflictGroup, group == b.kind.conflictGroup,
                         a.start < b.end, b.start < a.end
                     else { continue }
                     reader.failAt(
                         line: b.line,
                         column: 3,
                         "timeline",
-                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on patient '\(a.patientID)': both set the \(g); move one so they do not overlap"
+                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on patient '\(a.patientID)': both set the \(group); move one so they do not overlap"
                     )
                 case let (.fault(a), .fault(b)):
-                    guard a.deviceID == b.deviceID, let g = a.kind.conflictGroup, g == b.kind.conflictGroup,
+                    guard a.deviceID == b.deviceID, let group = a.kind.conflictGroup, group == b.kind.conflictGroup,
                         a.start < b.end, b.start < a.end
                     else { continue }
                     reader.failAt(
                         line: b.line,
                         column: 3,
                         "timeline",
-                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on device '\(a.deviceID)': both change the \(g); move one so they do not overlap"
+                        "\(b.kind.rawValue) at line \(b.line) overlaps \(a.kind.rawValue) at line \(a.line) on device '\(a.deviceID)': both change the \(group); move one so they do not overlap"
                     )
                 default: continue
                 }
@@ -209,20 +209,29 @@ struct ScenarioBuilder {
         let id = fields.string("id") ?? "?"
         let profile = fields.choice("profile", Profile.self, what: "profile") ?? .adult
         var baseline = Baseline.defaults(for: profile)
-        if let b = fields.value("baseline") {
-            baseline = BaselineBuilder(reader: reader).build(b, fields.path("baseline"), defaults: baseline)
+        if let baselineNode = fields.value("baseline") {
+            baseline = BaselineBuilder(reader: reader).build(baselineNode, fields.path("baseline"), defaults: baseline)
         }
         var meals: [MealSpec] = []
-        for (i, m) in (fields.list("meals") ?? []).enumerated() {
-            let p = fields.path("meals") + "[\(i)]"
-            guard let mf = reader.mapping(m, p, allowed: ["time", "carbs", "bolus"], required: ["time", "carbs"]) else {
+        for (i, mealNode) in (fields.list("meals") ?? []).enumerated() {
+            let mealPath = fields.path("meals") + "[\(i)]"
+            guard
+                let meal = reader.mapping(
+                    mealNode,
+                    mealPath,
+                    allowed: ["time", "carbs", "bolus"],
+                    required: ["time", "carbs"]
+                )
+            else {
                 continue
             }
-            guard let tn = mf.value("time"), let tod = mf.timeOfDay(tn, mf.path("time")) else { continue }
-            let carbs = mf.number("carbs", in: 0...300, unit: "g") ?? 0
+            guard let timeNode = meal.value("time"), let tod = meal.timeOfDay(timeNode, meal.path("time")) else {
+                continue
+            }
+            let carbs = meal.number("carbs", in: 0...300, unit: "g") ?? 0
             var bolus: Double?
-            if mf.has("bolus") {
-                bolus = mf.number("bolus", in: 0...50, unit: "U")
+            if meal.has("bolus") {
+                bolus = meal.number("bolus", in: 0...50, unit: "U")
             } else if baseline.diabetes == .type1 {
                 bolus = (carbs / 10 * 20).rounded() / 20
             }

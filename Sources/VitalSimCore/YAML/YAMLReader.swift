@@ -101,9 +101,9 @@ package final class YAMLReader {
 
     package static func nearest(_ word: String, in options: [String]) -> String? {
         var best: (String, Int)?
-        for o in options {
-            let d = editDistance(word.lowercased(), o.lowercased())
-            if d <= max(2, o.count / 3), d < (best?.1 ?? .max) { best = (o, d) }
+        for option in options {
+            let distance = editDistance(word.lowercased(), option.lowercased())
+            if distance <= max(2, option.count / 3), distance < (best?.1 ?? .max) { best = (option, distance) }
         }
         return best?.0
     }
@@ -137,61 +137,66 @@ package struct Fields {
     package var line: Int { node.mark?.line ?? 0 }
 
     package func string(_ key: String) -> String? {
-        guard let v = value(key) else { return nil }
-        guard let s = v.scalar, !s.string.isEmpty else {
-            reader.fail(v, path(key), "expected a non-empty string, got \(reader.kindName(v))")
+        guard let valueNode = value(key) else { return nil }
+        guard let scalar = valueNode.scalar, !scalar.string.isEmpty else {
+            reader.fail(valueNode, path(key), "expected a non-empty string, got \(reader.kindName(valueNode))")
             return nil
         }
-        return s.string
+        return scalar.string
     }
 
     package func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
-        guard let v = value(key) else { return nil }
-        guard let s = v.scalar, s.style == .plain, let d = Double(s.string), d.isFinite else {
-            reader.fail(v, path(key), "expected a number (\(unit)), got \(reader.kindName(v))")
+        guard let valueNode = value(key) else { return nil }
+        guard let scalar = valueNode.scalar, scalar.style == .plain, let parsed = Double(scalar.string), parsed.isFinite
+        else {
+            reader.fail(valueNode, path(key), "expected a number (\(unit)), got \(reader.kindName(valueNode))")
             return nil
         }
-        guard range.contains(d) else {
+        guard range.contains(parsed) else {
             reader.fail(
-                v,
+                valueNode,
                 path(key),
-                "\(s.string) is out of range; valid: \(fmt(range.lowerBound))...\(fmt(range.upperBound)) \(unit)"
+                "\(scalar.string) is out of range; valid: \(fmt(range.lowerBound))...\(fmt(range.upperBound)) \(unit)"
             )
             return nil
         }
-        return d
+        return parsed
     }
 
     package func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
-        guard let v = value(key) else { return nil }
-        guard let s = v.scalar, s.style == .plain, let d = Int64(s.string) else {
-            reader.fail(v, path(key), "expected a whole number, got \(reader.kindName(v))")
+        guard let valueNode = value(key) else { return nil }
+        guard let scalar = valueNode.scalar, scalar.style == .plain, let parsed = Int64(scalar.string) else {
+            reader.fail(valueNode, path(key), "expected a whole number, got \(reader.kindName(valueNode))")
             return nil
         }
-        guard range.contains(d) else {
-            reader.fail(v, path(key), "\(d) is out of range; valid: \(range.lowerBound)...\(range.upperBound)")
+        guard range.contains(parsed) else {
+            reader.fail(
+                valueNode,
+                path(key),
+                "\(parsed) is out of range; valid: \(range.lowerBound)...\(range.upperBound)"
+            )
             return nil
         }
-        return d
+        return parsed
     }
 
     /// A time of day `HH:MM` (or `HH:MM:SS`), as ms after midnight.
-    package func timeOfDay(_ node: Node, _ p: String) -> Int64? {
+    package func timeOfDay(_ node: Node, _ fieldPath: String) -> Int64? {
         let parts = (node.scalar?.string ?? "").split(separator: ":").map { Int($0) }
         guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0 != nil }),
-            let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
+            let hours = parts[0], let minutes = parts[1], (0..<24).contains(hours), (0..<60).contains(minutes),
             parts.count == 2 || (0..<60).contains(parts[2] ?? -1)
         else {
-            reader.fail(node, p, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(node))")
+            reader.fail(node, fieldPath, "expected a time of day HH:MM (00:00...23:59), got \(reader.kindName(node))")
             return nil
         }
-        return Int64(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000
+        return Int64(hours * 3600 + minutes * 60 + (parts.count == 3 ? parts[2]! : 0)) * 1000
     }
 
     package func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) -> E?
     where E.RawValue == String {
         guard let raw = string(key) else { return nil }
-        if let e = E(rawValue: raw) { return e }
+        if let match = E(rawValue: raw) { return match }
         let all = E.allCases.map(\.rawValue)
         var msg = "unknown \(what) '\(raw)'"
         if let near = YAMLReader.nearest(raw, in: all) { msg += " (did you mean '\(near)'?)" }
@@ -200,13 +205,13 @@ package struct Fields {
     }
 
     package func list(_ key: String) -> [Node]? {
-        guard let v = value(key) else { return nil }
-        guard let seq = v.sequence else {
-            reader.fail(v, path(key), "expected a list, got \(reader.kindName(v))")
+        guard let valueNode = value(key) else { return nil }
+        guard let seq = valueNode.sequence else {
+            reader.fail(valueNode, path(key), "expected a list, got \(reader.kindName(valueNode))")
             return nil
         }
         return Array(seq)
     }
 
-    private func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int64(d)) : String(d) }
+    private func fmt(_ number: Double) -> String { number == number.rounded() ? String(Int64(number)) : String(number) }
 }
