@@ -26,7 +26,11 @@ concurrent='LiveHarnessTests|SUTAdapterTests|LockingTests|TransportsTests|Refere
 # every scenario and fault run without the sanitizer's 5-15x cost (ci/test.sh).
 repeated='InProcessRunTests|InProcessFaultTests|InProcessProfileTests|InProcessLifecycleTests|InProcessGoldenTests|InProcessShrinkTests'
 inprocess='BluetoothTests.HCIHostTests|IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
+# The runner on a test clock checks times to within a 100 ms step of virtual time: under the
+# sanitizer's slowdown the woken tasks miss their step, so those suites run in ci/test.sh only (the
+# runner's tasks are watched here through the suites above).
+virtual='VirtualClockRunTests|VirtualClockMQTTTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
   swift test --skip-build --manifest-cache none --parallel --num-workers 2 \
-  --filter "$concurrent|$inprocess" --skip "$repeated" "$@"
+  --filter "$concurrent|$inprocess" --skip "$repeated|$virtual" "$@"
