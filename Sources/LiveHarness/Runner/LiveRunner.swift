@@ -196,8 +196,9 @@ package final class LiveRunner: Sendable {
         /// Intended send time of each request (its readings'), by plan index.
         var intended: [Instant?]
         var firstSeen: [String: (ObservedAlert, Instant)] = [:]
-        /// When each push channel first delivered each alert, by channel (``observers``' order).
-        var pushSeen: [[String: Instant]]
+        /// Each alert a push channel delivered and when it first arrived, by channel (``observers``'
+        /// order); the result's ``PushDelivery`` values are made from it.
+        var pushSeen: [[String: (ObservedAlert, Instant)]]
         var order: [String] = []
         var unreachable = false
         var stopped = false
@@ -378,9 +379,8 @@ package final class LiveRunner: Sendable {
                     s.firstSeen[alert.alertID] = (alert, now)
                     s.order.append(alert.alertID)
                 }
-                if s.push[k].delivered.insert(alert.alertID).inserted {
-                    s.pushSeen[k][alert.alertID] = now
-                    s.push[k].alerts[alert.alertID] = alert
+                if s.pushSeen[k][alert.alertID] == nil {
+                    s.pushSeen[k][alert.alertID] = (alert, now)
                 } else {
                     s.push[k].repeats += 1
                 }
@@ -509,8 +509,10 @@ package final class LiveRunner: Sendable {
                 alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
             }
             for k in s.push.indices {
-                for (id, seen) in s.pushSeen[k] {
-                    guard let a = s.push[k].alerts[id], let due = intended(a) else { continue }
+                s.push[k].alerts = s.pushSeen[k].mapValues(\.0)
+                s.push[k].delivered = Set(s.pushSeen[k].keys)
+                for (a, seen) in s.pushSeen[k].values {
+                    guard let due = intended(a) else { continue }
                     s.push[k].latency.record(Duration.nonNegativeMicroseconds(seen - due))
                 }
             }
