@@ -35,8 +35,8 @@ extension FindingTests {
         XCTAssertEqual(finding(v, .noOtherAlerts), [nil])
     }
 
-    /// Three spurious alerts and one duplicate are four checks, each with its one finding, named
-    /// after the alert (they were one check headed "duplicate no other alerts").
+    /// Unexpected alerts are one check per rule and patient (spurious) or per expectation repeated
+    /// (duplicate), named without times, each with its own finding and a count.
     func testEachUnexpectedAlertIsACheckWithItsOwnFinding() {
         let g = golden(alerts: [expected(at: t0)])
         let alerts = [
@@ -47,8 +47,18 @@ extension FindingTests {
         XCTAssertEqual(finding(v, .alert), [nil])
         let extra = v.checks.filter { $0.kind == .noOtherAlerts }
         XCTAssertEqual(extra.map(\.finding), [.spurious, .spurious, .duplicate, .spurious])
-        for c in extra { XCTAssertTrue(c.name.hasPrefix("unexpected alert "), c.name) }
-        XCTAssertEqual(extra[2].detail, "alert dup: a second alert for an expected one already met")
+        XCTAssertEqual(
+            extra.map(\.name),
+            [
+                "unexpected alert hr.tachycardia patient 1", "unexpected alert temp.fever patient 2",
+                "duplicate alert temp.fever patient 1", "unexpected alert temp.fever patient 1",
+            ]
+        )
+        XCTAssertEqual(
+            extra[2].detail,
+            "1 alert(s), repeat(s) of an expected alert already met; first: alert dup at 2024-11-07T10:02:00.000Z"
+        )
+        XCTAssertFalse(v.checks.contains { $0.name.contains(" at 20") }, "no check is named by a time")
     }
 
     /// The assignment solver itself: the least total cost, every row once.

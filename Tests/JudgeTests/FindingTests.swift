@@ -121,8 +121,14 @@ final class FindingTests: XCTestCase {
         XCTAssertEqual(finding(spurious, .noOtherAlerts), [.spurious])
         XCTAssertEqual(
             spurious.checks.first { $0.kind == .noOtherAlerts }!.name,
-            "unexpected alert temp.fever patient 1 at \(Verdict.iso(t0))"
+            "unexpected alert temp.fever patient 1"
         )
+        // A flapping rule is one check, however many alerts it raises, counted with first and last.
+        let flapping = judge(golden(), result((0..<121).map { observed("f\($0)", at: t0 + Int64($0) * minute) }))
+        let flaps = flapping.checks.filter { $0.kind == .noOtherAlerts }
+        XCTAssertEqual(flaps.map(\.name), ["unexpected alert temp.fever patient 1"])
+        XCTAssertTrue(flaps[0].detail.hasPrefix("121 alert(s)"), flaps[0].detail)
+        XCTAssertTrue(flaps[0].detail.contains("last: alert f120 at 2024-11-07T12:00:00.000Z"), flaps[0].detail)
         let duplicate = judge(
             golden(alerts: [expected(at: t0)]),
             result([observed("a", at: t0), observed("b", at: t0 + minute)])
@@ -169,7 +175,14 @@ final class FindingTests: XCTestCase {
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "value")]),
             plan: plan
         )
-        XCTAssertTrue(wrongField.checks.first { $0.kind == .validation }!.detail.contains("got 400 naming 'value'"))
+        // The status was right: only the field naming, a SHOULD, fails.
+        XCTAssertEqual(finding(wrongField, .validation), [nil])
+        XCTAssertEqual(finding(wrongField, .refusedField), [.validationMismatch])
+        let fieldCheck = wrongField.checks.first { $0.kind == .refusedField }!
+        XCTAssertEqual(fieldCheck.name, "rejects 1/d/2 naming its field")
+        XCTAssertEqual(fieldCheck.level, .should)
+        XCTAssertEqual(fieldCheck.detail, "the refusal names 'value', expected 'unit'")
+        XCTAssertTrue(wrongField.passed == false, "an ungated verdict still shows the finding")
         let refused = judge(
             g,
             result([], outcomes: [RequestOutcome(status: 403), RequestOutcome(status: 400, field: "unit")]),

@@ -2,71 +2,121 @@ import Foundation
 import InProcessSUT
 import Judge
 import LiveHarness
+import SUTAdapter
+import TestFixtures
 import Testing
+import Traffic
 
-/// A misconfigured run — credentials the SUT refuses, an alert source that is broken, an outage
-/// that never ends — is not judged: its verdict is an error naming the endpoint, the status and
-/// the body (exit 3 and a JUnit `<error>`), never clinical findings that blame the SUT.
-struct InProcessMisconfigurationTests {
-    let scenario = InProcessRun.path("core", "hypertensive-crisis")
+/// Misconfigurations that once read as clinical failures (exit 1) and now end the scenario
+/// unjudged (exit 3) naming what to fix, or work as the user meant: one wrong route among working
+/// ones, and variables in the alert URL. In-process against the reference SUT.
+final class InProcessMisconfigurationTests {
+    let directory = Fixtures.temporaryDirectory("in-process-misconfiguration")
 
-    /// The SUT contract's endpoint named `name`.
-    func endpoint(_ verdict: Verdict, _ name: String) -> SUTContract.Endpoint? {
-        verdict.contract?.endpoints.first { $0.name == name }
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    func profile(_ text: String, name: String) throws -> SUTProfile {
+        try InProcessRun.profile(text, name: name, in: directory)
     }
 
-    /// A SUT that wants device tokens, run without them: every request 401, the run stops early.
-    @Test func aSUTRefusingEveryRequestIsNotJudged() async throws {
-        let verdict = try await InProcessRun.verdict(scenario, sut: { $0.requireCredentials() })
-        let error = try #require(verdict.error)
-        #expect(error.contains("the SUT accepted none of the"), "\(error)")
-        #expect(
-            error.contains("/api/v1/observations → 401: ") && error.contains("a device credential is required"),
-            "\(error)"
+    /// Meter readings posted to a path the SUT does not have (every request answered 404) while the
+    /// CGM's reach it: not validation mismatches and a missed alert, but exit 3 naming the route.
+    @Test func aRouteRefusedThroughoutEndsTheRunNamingIt() async throws {
+        let wrongPath = try profile(
+            """
+            name: one-wrong-route
+            ingestion:
+              routes:
+                - {kinds: [glucose], path: /api/v1/observation, format: vitalsim-observation}
+                - {path: /api/v1/observations, format: vitalsim-observation}
+            """,
+            name: "wrong-route.yaml"
         )
-        #expect(InProcessRun.failures(verdict).isEmpty, "no clinical finding")
-        let ingestion = try #require(endpoint(verdict, "POST /api/v1/observations"), "\(verdict.contract as Any)")
-        #expect(Array(ingestion.statuses.keys) == [401])
-        #expect((ingestion.statuses[401] ?? 0) >= 20, "the run stops after 20 refusals in a row: \(ingestion.statuses)")
-        #expect(ingestion.firstBodies[401]?.contains("a device credential is required") == true)
-        // The reports still show the scenario, as an error (JUnit <error>, not <failure>).
-        let junit = RunReport.junit([verdict])
-        #expect(junit.contains("errors=\"1\"") && junit.contains("<error type=\"infrastructure\""), "\(junit)")
-        #expect(!junit.contains("<failure"))
+        let hypo = InProcessRun.path("core", "t1d-nocturnal-hypoglycemia")
+        let error = try #require(
+            await InProcessRun.unjudged(hypo, options: { $0.target.profile = wrongPath }),
+            "a wrong route must not be judged clinically"
+        )
+        #expect(error.contains("to POST /api/v1/observation was refused with 404"), "\(error)")
+        #expect(error.contains("while other routes worked"), "\(error)")
+        #expect(error.contains("ingestion.routes"), "\(error)")
     }
 
-    @Test(arguments: [
-        ("alert-api=error", "the alert source never returned an alert list", "answered 500"),
-        (
-            "alert-api=garbage", "the alert source never returned an alert list",
-            "a body that is not JSON: <html>maintenance</html>"
-        ),
-        ("alert-api=unreadable", "alert(s) the harness cannot read", "it has no raisedAt"),
-    ])
-    func aBrokenAlertSourceIsNotJudged(fault: String, problem: String, detail: String) async throws {
-        let verdict = try await InProcessRun.verdict(scenario, faults: [fault])
-        let error = try #require(verdict.error)
-        #expect(error.contains(problem) && error.contains(detail), "\(error)")
-        #expect(error.contains("/api/v1/alerts"), "the endpoint is named: \(error)")
-        let alerts = try #require(endpoint(verdict, "GET /api/v1/alerts"), "\(verdict.contract as Any)")
-        if fault == "alert-api=error" {
-            #expect((alerts.statuses[500] ?? 0) > 0 && alerts.firstBodies[500] != nil, "\(alerts)")
+    /// `{patient}` and `{since}` in the alert URL are substituted — the list read once per patient —
+    /// rather than sent literally (which read no alert and reported a missed one).
+    @Test func alertURLVariablesAreSubstitutedPerPatient() async throws {
+        let perPatient = try profile(
+            """
+            name: per-patient-alerts
+            alerts:
+              url: /api/v1/alerts?patient={patient}&since={since}
+              fields: {id: /alertId, patient: /patientId, rule: /rule, severity: /severity, raised-at: /raisedAt, evidence: /evidence}
+            """,
+            name: "per-patient.yaml"
+        )
+        #expect(perPatient.alerts.urls == ["/api/v1/alerts?patient={patient}&since={since}"])
+        let expanded = perPatient.alerts.expanded(patients: ["504", "a b"], since: 1_730_937_600_000, run: "r1")
+        #expect(
+            expanded.urls == [
+                "/api/v1/alerts?patient=504&since=2024-11-07T00%3A00%3A00.000Z",
+                "/api/v1/alerts?patient=a%20b&since=2024-11-07T00%3A00%3A00.000Z",
+            ]
+        )
+        let hypo = InProcessRun.path("core", "t1d-nocturnal-hypoglycemia")
+        let verdict = try await InProcessRun.verdict(hypo, options: { $0.target.profile = perPatient })
+        #expect(verdict.error == nil)
+        #expect(InProcessRun.failures(verdict, latency: false) == [])
+        #expect(verdict.checks.contains { $0.kind == .alert && $0.passed })
+        let read = verdict.contract?.endpoints.map(\.name) ?? []
+        // Sent literally, `{since}` is refused with 400 and `{patient}` matches no patient: the
+        // verdict above (every expected alert met) shows both were substituted.
+        #expect(read.contains("GET /api/v1/alerts?patient=…&since=…"), "\(read)")
+    }
+
+    /// An unknown variable is a load error naming the file, line and the variables there are.
+    @Test func anUnknownAlertURLVariableIsALoadError() throws {
+        #expect {
+            try profile(
+                """
+                name: typo
+                alerts:
+                  url: /v2/alerts?patient_id={patient_id}
+                  fields: {id: /id, patient: /p, rule: /r, severity: /s, raised-at: /t}
+                """,
+                name: "typo.yaml"
+            )
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("typo.yaml:3") && text.contains("unknown variable {patient_id}")
+                && text.contains("{patient}, {since}, {run}")
         }
     }
 
-    /// A SUT answering 503 to everything stops the run at the outage limit, rather than retrying
-    /// each request for the whole limit and ending with lost readings.
-    @Test func anOutageThatNeverEndsStopsAtTheOutageLimit() async throws {
-        let started = ContinuousClock.now
-        let verdict = try await InProcessRun.verdict(
-            scenario,
-            faults: ["unavailable"],
-            options: { $0.pacing.outageLimit = .seconds(1) }
+    /// The same scenario run twice against one SUT that keeps its state: the second run finds the
+    /// first run's alerts before sending anything, and says so (exit 3) — not `duplicate`, nor a
+    /// pass on the old alerts.
+    @Test func alertsLeftByAnEarlierRunAreNamedNotJudged() async throws {
+        let crisis = InProcessRun.path("core", "hypertensive-crisis")
+        let sut = try InProcessSUT(scenario: TracedScenarioLoader.load(path: crisis))
+        let error: String? = try await sut.test { client in
+            let first = try await InProcessRun.verdicts([crisis], on: client)
+            #expect(first.first?.error == nil)
+            #expect(first.first.map { InProcessRun.failures($0, latency: false) } == [])
+            do {
+                let second = try await InProcessRun.verdicts([crisis], on: client)
+                return second.first?.error
+            } catch let error as HarnessError {
+                return error.description
+            }
+        }
+        let message = try #require(error, "the second run must not be judged")
+        #expect(
+            message.contains(
+                "the SUT already lists 1 alert(s) of this scenario's patients before the run sent anything"
+            ),
+            "\(message)"
         )
-        let error = try #require(verdict.error)
-        #expect(error.contains("the SUT accepted no request and the run stopped"), "\(error)")
-        #expect(error.contains("/api/v1/observations → 503: ") && error.contains("service unavailable"), "\(error)")
-        // Six attempts while the SUT has never answered (0.25 + 0.5 + 1 + 2 + 4 s of backoff at most).
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(message.contains("bp.hypertensive-crisis for patient 507"), "\(message)")
+        #expect(message.contains("lifecycle.reset") && message.contains("{run} in lifecycle.patient-id"), "\(message)")
     }
 }

@@ -91,7 +91,9 @@ final class InProcessProfileTests {
         let pass = try await run(corrupt, fhir)
         #expect(pass.error == nil)
         #expect(InProcessRun.failures(pass, latency: false) == [])
-        #expect(pass.checks.count == 112)
+        // 105 expected rejections, each judged by its status and, a check of its own, the field named.
+        #expect(pass.checks.count == 217)
+        #expect(pass.checks.filter { $0.kind == .refusedField }.count == 105)
         let faulty = InProcessRun.failures(try await run(corrupt, fhir, faults: ["accept-invalid"]), latency: false)
         #expect(!faulty.isEmpty)
         #expect(

@@ -10,7 +10,9 @@ extension GoldenFile {
             let top = yamlReader.mapping(
                 root,
                 "",
-                allowed: ["scenario", "seed", "trafficDigest", "tolerance", "alerts", "validation", "budgets"],
+                allowed: [
+                    "scenario", "seed", "trafficDigest", "tolerance", "levels", "alerts", "validation", "budgets",
+                ],
                 required: ["scenario", "seed", "trafficDigest", "alerts"]
             )
         else { throw ScenarioLoadError(issues: yamlReader.reportedIssues) }
@@ -30,6 +32,7 @@ extension GoldenFile {
             goldenFile.earlyTolerance = f.duration("early", allowZero: true)?.milliseconds ?? defaultEarly
             goldenFile.lateTolerance = f.duration("late", allowZero: true)?.milliseconds ?? defaultLate
         }
+        if let node = top.value("levels") { goldenFile.levels = levels(node, yamlReader) }
         goldenFile.alerts = (top.list("alerts") ?? []).enumerated().compactMap { i, node in
             expectedAlert(node, index: i, yamlReader)
         }
@@ -47,6 +50,28 @@ extension GoldenFile {
         }
         guard yamlReader.issues.isEmpty else { throw ScenarioLoadError(issues: yamlReader.reportedIssues) }
         return goldenFile
+    }
+
+    /// `{ASPECT: SHALL|SHOULD, …}`.
+    static func levels(_ node: Node, _ yamlReader: YAMLReader) -> [RequirementAspect: RequirementLevel] {
+        let aspects = RequirementAspect.allCases.map(\.rawValue)
+        guard let f = yamlReader.mapping(node, "levels", allowed: aspects, required: []) else { return [:] }
+        var out: [RequirementAspect: RequirementLevel] = [:]
+        for aspect in RequirementAspect.allCases {
+            guard let text = f.string(aspect.rawValue) else { continue }
+            guard let level = RequirementLevel(rawValue: text.uppercased()) else {
+                yamlReader.fail(
+                    f.value(aspect.rawValue),
+                    f.path(aspect.rawValue),
+                    "a level is SHALL or SHOULD, got '\(text)'"
+                )
+                continue
+            }
+            // Kept only where it departs from the default, so that a file written by `record` (which
+            // states every level) parses back to the value it was written from.
+            if level != aspect.defaultLevel { out[aspect] = level }
+        }
+        return out
     }
 
     /// `{patient, rule, severity, from, to}`.

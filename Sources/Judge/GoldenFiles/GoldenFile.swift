@@ -66,6 +66,11 @@ package struct GoldenFile: Sendable, Equatable {
     package var alerts: [ExpectedAlert]
     package var validation: [ExpectedValidation]
     package var budgets: [Budget]
+    /// Requirement levels the file sets (`levels:`), over ``RequirementAspect/defaultLevel``.
+    package var levels: [RequirementAspect: RequirementLevel] = [:]
+
+    /// The level of the checks of `aspect` in this file.
+    package func level(_ aspect: RequirementAspect) -> RequirementLevel { levels[aspect] ?? aspect.defaultLevel }
 
     /// A golden file with every field given.
     package init(
@@ -107,6 +112,10 @@ package struct GoldenFile: Sendable, Equatable {
             tolerance: {early: \(earlyTolerance / 1000)s, late: \(lateTolerance / 1000)s}
 
             """
+        y += "# SHALL: a finding fails the run; SHOULD: it warns (fails with --strict). golden/README.md.\n"
+        y +=
+            "levels: {"
+            + RequirementAspect.allCases.map { "\($0.rawValue): \(level($0).rawValue)" }.joined(separator: ", ") + "}\n"
         y += alerts.isEmpty ? "alerts: []\n" : "alerts:\n"
         for a in alerts {
             y +=

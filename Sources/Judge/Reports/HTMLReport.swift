@@ -9,7 +9,13 @@ import VitalSimCore
 package enum HTMLReport {
     static let panelWidth = 960.0, panelHeight = 120.0, left = 64.0, right = 16.0, top = 14.0, bottom = 22.0
 
-    package static func render(_ verdicts: [Verdict], title: String = "VitalSim run") -> String {
+    package static func render(
+        _ verdicts: [Verdict],
+        title: String = "VitalSim run",
+        about: RunDescription? = nil
+    )
+        -> String
+    {
         let passed = verdicts.filter(\.passed).count
         var h = """
             <!DOCTYPE html>
@@ -20,7 +26,7 @@ package enum HTMLReport {
             .badge{display:inline-block;padding:2px 8px;border-radius:4px;color:#fff;font-weight:600}
             .pass .badge,.badge.pass{background:#1f883d} .fail .badge,.badge.fail{background:#cf222e}
             table{border-collapse:collapse;margin:8px 0;font-size:13px} td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-            tr.check.fail td{background:#ffebe9} tr.check.pass td.finding{color:#1f883d}
+            tr.check.fail td{background:#ffebe9} tr.check.pass td.finding{color:#1f883d} tr.check.excused td{background:#fff8c5}
             svg{display:block;margin:2px 0} .axis{font-size:10px;fill:#57606a} .label{font-size:11px;fill:#1d2733;font-weight:600}
             .series{fill:none;stroke:#0969da;stroke-width:1.2} .event{fill:#fff8c5;stroke:#d4a72c;stroke-width:.5}
             .fault{fill:#f6f8fa;stroke:#8c959f;stroke-dasharray:3 2;stroke-width:.5} .expected-window{fill:#2da44e;opacity:.85}
@@ -34,6 +40,8 @@ package enum HTMLReport {
             <span><b style="color:#2da44e">■</b> expected alert window</span><span><b style="color:#cf222e">●</b> alert raised by the SUT</span></p>
 
             """
+        if let about { h += described(about) }
+        h += summaryTable(verdicts)
         for v in verdicts { h += scenario(v) }
         return h + "</body></html>\n"
     }
@@ -78,9 +86,15 @@ package enum HTMLReport {
         }
         if let c = verdict.contract { h += contract(c) }
         let failed = verdict.checks.filter { !$0.passed }
-        let passed = verdict.checks.filter(\.passed)
+        let excused = verdict.checks.filter { $0.finding != nil && $0.excuse != nil }
+        let passed = verdict.checks.filter { $0.passed && !($0.finding != nil && $0.excuse != nil) }
         h += "<h3>Verdict</h3>\n"
         if !failed.isEmpty { h += table(failed) }
+        if !excused.isEmpty {
+            h +=
+                "<h4>\(excused.count) finding(s) excused (warnings, waived, known, not applicable)</h4>\n"
+                + table(excused)
+        }
         if !passed.isEmpty {
             h +=
                 "<details class=\"passed-checks\"\(failed.isEmpty ? " open" : "")><summary>\(passed.count) passed check(s)</summary>\n"
@@ -89,14 +103,46 @@ package enum HTMLReport {
         return h + "</section>\n"
     }
 
+    /// What was tested: the run's description as a table.
+    static func described(_ about: RunDescription) -> String {
+        var h = "<table class=\"run\">"
+        for field in about.fields { h += "<tr><th>\(esc(field.key))</th><td>\(esc(field.value))</td></tr>" }
+        return h + "</table>\n"
+    }
+
+    /// One row per scenario, linking to its section: verdict, checks failed, excused and passed, readings.
+    static func summaryTable(_ verdicts: [Verdict]) -> String {
+        var h =
+            "<table class=\"summary\"><tr><th>scenario</th><th>verdict</th><th>failed</th><th>excused</th>"
+            + "<th>passed</th><th>readings acknowledged / rejected / failed</th></tr>\n"
+        for v in verdicts {
+            let failed = v.checks.filter { !$0.passed }.count
+            let excused = v.checks.filter { $0.finding != nil && $0.excuse != nil }.count
+            let state = v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL"
+            h +=
+                "<tr class=\"\(v.passed ? "pass" : "fail")\"><td><a href=\"#scenario-\(esc(v.scenario))\">\(esc(v.scenario))</a></td>"
+                + "<td>\(state)</td><td>\(failed)</td><td>\(excused)</td><td>\(v.checks.count - failed - excused)</td>"
+                + "<td>\(v.acknowledged) / \(v.rejected) / \(v.failed)</td></tr>\n"
+        }
+        return h + "</table>\n"
+    }
+
     /// The verdict table: one row per check with its rule and finding.
     static func table(_ checks: [Check]) -> String {
         var h =
             "<table class=\"verdict\"><tr><th>check</th><th>kind</th><th>rule</th><th>result</th><th>detail</th></tr>\n"
         for c in checks {
+            // An excused finding shows as what it is (a warning, waived, known, not applicable), never as a pass.
+            var result = c.finding?.rawValue ?? (c.skipped ? "skipped" : "pass")
+            var detail = c.detail
+            if let excuse = c.excuse {
+                result = c.finding.map { "\($0.rawValue) (\(excuse.label))" } ?? excuse.label
+                detail += " — " + excuse.explanation
+            }
+            let state = c.excuse != nil ? "excused" : c.passed ? "pass" : "fail"
             h +=
-                "<tr class=\"check \(c.passed ? "pass" : "fail")\" data-finding=\"\(c.finding?.rawValue ?? "")\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
-                + "<td>\(esc(c.rule ?? ""))</td><td class=\"finding\">\(c.finding?.rawValue ?? (c.skipped ? "skipped" : "pass"))</td><td>\(esc(c.detail))</td></tr>\n"
+                "<tr class=\"check \(state)\" data-finding=\"\(c.finding?.rawValue ?? "")\" data-level=\"\(c.level.rawValue)\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
+                + "<td>\(esc(c.rule ?? ""))</td><td class=\"finding\">\(esc(result))</td><td>\(esc(detail))</td></tr>\n"
         }
         return h + "</table>\n"
     }

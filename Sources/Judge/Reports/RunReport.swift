@@ -25,20 +25,33 @@ package enum RunReport {
         return out
     }
 
+    /// Whether JUnit shows a check as skipped: one not carried out, or excused other than as a warning.
+    static func showsSkipped(_ check: Check) -> Bool {
+        check.skipped || (check.excuse != nil && check.excuse != .warning)
+    }
+
     /// JUnit XML: a `testsuite` per scenario, a `testcase` per check.
-    package static func junit(_ verdicts: [Verdict]) -> String {
+    package static func junit(_ verdicts: [Verdict], about: RunDescription? = nil) -> String {
         let tests = verdicts.reduce(0) { $0 + $1.checks.count }
         let failures = verdicts.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
-        let skips = verdicts.reduce(0) { $0 + $1.checks.filter(\.skipped).count }
+        let skips = verdicts.reduce(0) { $0 + $1.checks.filter(Self.showsSkipped).count }
         let errors = verdicts.filter { $0.error != nil }.count
         var x =
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests + errors)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skips)\">\n"
         for v in verdicts {
             let f = v.checks.filter { !$0.passed }.count
-            let k = v.checks.filter(\.skipped).count
+            let k = v.checks.filter(Self.showsSkipped).count
             let e = v.error == nil ? 0 : 1
             x +=
                 "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count + e)\" failures=\"\(f)\" errors=\"\(e)\" skipped=\"\(k)\">\n"
+            if let about {
+                // What was tested, on every suite (JUnit keeps properties per testsuite).
+                x += "    <properties>"
+                for field in about.fields {
+                    x += "<property name=\"\(xml(field.key))\" value=\"\(xml(field.value))\"/>"
+                }
+                x += "</properties>\n"
+            }
             if let error = v.error {
                 // Not a clinical failure: the scenario could not be judged (JUnit's <error>, not <failure>).
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"run\">\n"
@@ -47,10 +60,22 @@ package enum RunReport {
             }
             for c in v.checks {
                 x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\">\n"
-                if let rule = c.rule {
-                    x += "      <properties><property name=\"rule\" value=\"\(xml(rule))\"/></properties>\n"
-                }
-                if let finding = c.finding {
+                x += "      <properties>"
+                if let rule = c.rule { x += "<property name=\"rule\" value=\"\(xml(rule))\"/>" }
+                x += "<property name=\"level\" value=\"\(c.level.rawValue)\"/>"
+                if let excuse = c.excuse { x += "<property name=\"excused\" value=\"\(excuse.label)\"/>" }
+                x += "</properties>\n"
+                if let finding = c.finding, let excuse = c.excuse {
+                    // Excused: not a failure of the gate, but never shown as a plain pass either.
+                    let text = "\(finding.rawValue): \(c.detail) — \(excuse.explanation)"
+                    if excuse == .warning {
+                        x += "      <system-out>\(xml("warning " + text))</system-out>\n"
+                    } else {
+                        x += "      <skipped message=\"\(xml(excuse.label + " " + text))\"/>\n"
+                    }
+                } else if let excuse = c.excuse {
+                    x += "      <skipped message=\"\(xml(excuse.explanation + "; " + c.detail))\"/>\n"
+                } else if let finding = c.finding {
                     x +=
                         "      <failure type=\"\(finding.rawValue)\" message=\"\(xml(finding.rawValue + ": " + c.detail))\">\(xml(c.detail))</failure>\n"
                 } else if c.skipped {
@@ -70,7 +95,7 @@ package enum RunReport {
     }
 
     /// The verdicts as JSON.
-    package static func json(_ verdicts: [Verdict]) -> String {
+    package static func json(_ verdicts: [Verdict], notes: [String] = [], about: RunDescription? = nil) -> String {
         func num(_ d: Double) -> JSONValue {
             d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double((d * 1000).rounded() / 1000)
         }
@@ -109,11 +134,16 @@ package enum RunReport {
                         .array(
                             v.checks.map { c in
                                 var f: [(String, JSONValue)] = [
-                                    ("kind", .string(c.kind.rawValue)), ("name", .string(c.name)),
+                                    ("id", .string(c.id(in: v.scenario))), ("kind", .string(c.kind.rawValue)),
+                                    ("name", .string(c.name)), ("level", .string(c.level.rawValue)),
                                     ("passed", .bool(c.passed)),
                                 ]
                                 if let r = c.rule { f.append(("rule", .string(r))) }
                                 if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
+                                if let excuse = c.excuse {
+                                    f.append(("excused", .string(excuse.label)))
+                                    f.append(("excuse", .string(excuse.explanation)))
+                                }
                                 if c.skipped { f.append(("skipped", .bool(true))) }
                                 f.append(("detail", .string(c.detail)))
                                 return .object(f)
@@ -125,13 +155,26 @@ package enum RunReport {
         }
         let passed = verdicts.allSatisfy(\.passed)
         var top: [(String, JSONValue)] = [("passed", .bool(passed))]
+        if let about { top.append(("run", .object(about.fields.map { ($0.key, .string($0.value)) }))) }
         let contracts = verdicts.compactMap(\.contract)
         if !contracts.isEmpty { top.append(("contract", contractJSON(SUTContract.merged(contracts)))) }
+        if !notes.isEmpty { top.append(("notes", .array(notes.map { .string($0) }))) }
         return JSONValue.object(top + [("scenarios", .array(items))]).serialized() + "\n"
     }
 
-    /// Console lines: one per scenario, every failed check, latency figures.
-    package static func console(_ verdicts: [Verdict], colour: Bool) -> String {
+    static func isNotApplicable(_ check: Check) -> Bool {
+        if case .notApplicable = check.excuse { return true }
+        return false
+    }
+
+    /// Console lines: one per scenario, every failed check, every excused finding (warnings, waived,
+    /// known) and a count of not-applicable checks, latency figures; `notes` from the gate at the end.
+    package static func console(
+        _ verdicts: [Verdict],
+        colour: Bool,
+        notes: [String] = [],
+        about: RunDescription? = nil
+    ) -> String {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var out = ""
         for v in verdicts {
@@ -152,6 +195,14 @@ package enum RunReport {
                         )
                         + ")") + "\n"
             for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
+            for c in v.checks where c.finding != nil && c.excuse != nil && !isNotApplicable(c) {
+                out += "  \(c.excuse!.label) \(c.finding!.rawValue) \(c.name): \(c.detail) (\(c.excuse!.explanation))\n"
+            }
+            let notApplicable = v.checks.filter(isNotApplicable).count
+            if notApplicable > 0 {
+                out +=
+                    "  \(notApplicable) check(s) not applicable: about what the SUT's conformance statement does not claim\n"
+            }
             for c in v.checks where c.skipped { out += "  skipped \(c.name): \(c.detail)\n" }
             for path in Verdict.latencyPaths(v) {
                 guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }
@@ -173,11 +224,20 @@ package enum RunReport {
             out += "SUT contract" + (contracts.count > 1 ? " (\(contracts.count) scenarios)" : "") + ":\n"
             for line in contractLines(SUTContract.merged(contracts), allBodies: false) { out += "  \(line)\n" }
         }
+        for note in notes { out += "note: \(note)\n" }
+        if let about { out += "tested: " + about.lines.joined(separator: "; ") + "\n" }
         let total = verdicts.count
         let passed = verdicts.filter(\.passed).count
+        let all = verdicts.flatMap(\.checks).filter { $0.finding != nil }
+        var excused: [String] = []
+        for label in ["warning", "waived", "known", "not-applicable"] {
+            let n = all.filter { $0.excuse?.label == label }.count
+            if n > 0 { excused.append("\(n) \(label)") }
+        }
         let errors = verdicts.filter { $0.error != nil }.count
         out +=
             (passed == total ? paint("PASS", "32") : paint("FAIL", "31")) + " \(passed)/\(total) scenario(s)"
+            + (excused.isEmpty ? "" : " (findings excused: \(excused.joined(separator: ", ")))")
             + (errors > 0 ? ", \(errors) not judged (exit 3)\n" : "\n")
         return out
     }

@@ -24,7 +24,7 @@ extension Verdict {
         v.checks += mergedEvidenceChecks(parts, alerts: alerts.count)
         v.checks += pushChecks(listed: Set(alerts.map(\.alertID)), v.merging.pushed)
         let times = v.merging.validationTimes
-        let validation = parts.flatMap { $0.checks.filter { $0.kind == .validation } }
+        let validation = parts.flatMap { $0.checks.filter { $0.kind == .validation || $0.kind == .refusedField } }
         v.checks += stableSorted(validation) { times[reading(named: $0.name)] ?? .max }
         for p in parts {
             (v.acknowledged, v.rejected, v.failed) = (
@@ -41,7 +41,11 @@ extension Verdict {
         v.checks += stableSorted(stored) { patient(named: $0.name) }
         var measured = v.merging.histograms
         measured[.schedulingLag] = nil
-        v.checks += budgetChecks(golden.budgets, histograms: measured)
+        v.checks += budgetChecks(
+            golden.budgets,
+            histograms: measured,
+            alertsMissed: v.checks.contains { $0.kind == .alert && $0.finding == .missed }
+        )
         for (path, h) in measured {
             v.latency[path] = summary(h)
             v.histograms[path] = buckets(h)
@@ -50,6 +54,7 @@ extension Verdict {
         v.alerts = alerts
         v.expectedAlerts = golden.alerts
         v.contract = contracts.isEmpty ? nil : .merged(contracts)
+        for i in v.checks.indices { v.checks[i].level = v.checks[i].kind.aspect.map(golden.level) ?? .shall }
         return v
     }
 
@@ -100,7 +105,8 @@ extension Verdict {
 
     /// The reading a validation check (`rejects R`, `accepts R`) is about.
     static func reading(named name: String) -> String {
-        name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
+        let reading = name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
+        return reading.hasSuffix(" naming its field") ? String(reading.dropLast(" naming its field".count)) : reading
     }
 
     /// The patient a stored-data check (`stored … of patient P …`) is about.

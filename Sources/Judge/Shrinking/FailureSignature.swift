@@ -28,13 +28,16 @@ package struct FailureSignature: Hashable, Sendable, CustomStringConvertible {
         if let hash = subject.range(of: " #", options: .backwards), subject[hash.upperBound...].allSatisfy(\.isNumber) {
             subject = String(subject[..<hash.lowerBound])
         }
+        let fieldSuffix = " naming its field"
+        let namesField = subject.hasSuffix(fieldSuffix)
+        if namesField { subject.removeLast(fieldSuffix.count) }
         if subject.hasPrefix("rejects ") || subject.hasPrefix("accepts "), let slash = subject.lastIndex(of: "/"),
             subject[subject.index(after: slash)...].allSatisfy({ $0.isNumber || $0.isLetter || $0 == "-" }),
             subject[..<slash].contains("/")
         {
             subject = String(subject[..<slash])
         }
-        self.subject = subject
+        self.subject = subject + (namesField ? fieldSuffix : "")
     }
 
     /// As the console reports a finding: `missed alert hr.tachycardia patient 501`.

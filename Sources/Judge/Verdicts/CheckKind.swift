@@ -10,6 +10,9 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
     case evidence
     /// A request was rejected (or accepted) as the golden file expects.
     case validation
+    /// A refusal names the field the golden file expects (a SHOULD by default: see
+    /// ``RequirementAspect/rejectionField``).
+    case refusedField = "refused-field"
     /// A latency percentile stayed within its budget.
     case budget
     /// Every reading reached the SUT, and every alert arrived on each observed push channel.
@@ -20,4 +23,21 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
     case storedData = "stored-data"
     /// The scenario still produces the traffic the golden file was recorded from.
     case traffic
+    /// A waiver of the waivers file that has expired: it fails until it is renewed or removed.
+    case waiver
+
+    /// The golden file's `levels:` entry that sets this kind's requirement level; nil: always SHALL.
+    package var aspect: RequirementAspect? {
+        switch self {
+        case .alert: .alerts
+        case .noOtherAlerts: .otherAlerts
+        case .evidence: .evidence
+        case .validation: .rejectionStatus
+        case .refusedField: .rejectionField
+        case .budget: .budgets
+        case .delivery: .delivery
+        case .storedData: .storedData
+        case .traffic, .waiver: nil
+        }
+    }
 }

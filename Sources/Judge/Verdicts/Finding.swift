@@ -11,6 +11,9 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     /// An alert whose rule or severity name the SUT profile does not map to VitalSim's: the
     /// profile's `rules:`/`severities:` need the name, or the SUT raised something unknown.
     case unmapped
+    /// An alert of a mapped rule, raised in its expected window, whose severity name the profile's
+    /// `severities:` does not map: the severity could not be judged.
+    case unmappedSeverity = "unmapped-severity"
     /// A second alert of a rule and patient within reach (window ± pairing bound) of an expected
     /// alert that another alert already met.
     case duplicate
@@ -33,4 +36,6 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     case countMismatch = "count-mismatch"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
+    /// A waiver of the waivers file expired: renew or remove it.
+    case waiverExpired = "waiver-expired"
 }

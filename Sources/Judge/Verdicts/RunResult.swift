@@ -64,6 +64,13 @@ package struct ObservedAlert: Sendable, Equatable, Codable {
     /// What of the SUT's names a SUT profile could not map to VitalSim's (e.g. `rule 'HIGH_BP'`):
     /// such an alert is judged `unmapped`, never paired with an expectation.
     package var unmapped: String?
+    /// The SUT's severity name, when the profile's `severities:` does not map it: an alert whose rule
+    /// is mapped but whose severity is not is still paired with its expectation, and judged
+    /// `unmapped-severity` rather than as an unknown alert.
+    package var unmappedSeverity: String?
+
+    /// True when only the severity has no mapping (the rule has one, or needs none).
+    package var onlySeverityUnmapped: Bool { unmappedSeverity != nil && unmapped == "severity '\(unmappedSeverity!)'" }
 
     package init(
         alertID: String,

@@ -11,21 +11,35 @@ extension Verdict {
     package static func evidenceChecks(_ alerts: [ObservedAlert], catalog: EvidenceCatalog) -> [Check] {
         guard !alerts.isEmpty else { return [] }
         var checks: [Check] = []
+        // One check per rule and patient (not per alert, nor named by time), so the same failure keeps
+        // its name run after run; its detail counts the alerts and spells out the first.
+        var groups: [(name: String, rule: String, alerts: [(ObservedAlert, [String])])] = []
         for a in alerts.sorted(by: { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }) {
             let problems = evidenceProblems(a, catalog)
             guard !problems.isEmpty else { continue }
-            var detail = "alert \(a.alertID): " + problems.prefix(evidenceProblemsShown).joined(separator: "; ")
+            let name = "evidence of alert \(a.rule) patient \(a.patientID)"
+            if let i = groups.firstIndex(where: { $0.name == name }) {
+                groups[i].alerts.append((a, problems))
+            } else {
+                groups.append((name, a.rule, [(a, problems)]))
+            }
+        }
+        for group in groups {
+            let (first, problems) = group.alerts[0]
+            var detail =
+                "alert \(first.alertID) at \(iso(first.raisedAt)): "
+                + problems.prefix(evidenceProblemsShown).joined(separator: "; ")
             if problems.count > evidenceProblemsShown {
                 detail += "; and \(problems.count - evidenceProblemsShown) more"
             }
+            if group.alerts.count > 1 {
+                let last = group.alerts[group.alerts.count - 1].0
+                detail =
+                    "\(group.alerts.count) alerts with wrong evidence, last: alert \(last.alertID) at \(iso(last.raisedAt)); first: "
+                    + detail
+            }
             checks.append(
-                Check(
-                    kind: .evidence,
-                    name: "evidence of alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
-                    rule: a.rule,
-                    finding: .wrongEvidence,
-                    detail: detail
-                )
+                Check(kind: .evidence, name: group.name, rule: group.rule, finding: .wrongEvidence, detail: detail)
             )
         }
         if checks.isEmpty {

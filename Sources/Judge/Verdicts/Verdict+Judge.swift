@@ -52,7 +52,12 @@ extension Verdict {
         verdict.checks += validationChecks(golden, plan: plan, result: result, counting: &verdict)
         if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
         let measured = histograms(result)
-        verdict.checks += budgetChecks(golden.budgets, histograms: measured, partial: partial)
+        verdict.checks += budgetChecks(
+            golden.budgets,
+            histograms: measured,
+            partial: partial,
+            alertsMissed: verdict.checks.contains { $0.kind == .alert && $0.finding == .missed }
+        )
         verdict.alerts = result.alerts
         verdict.expectedAlerts = golden.alerts
         for (path, h) in measured {
@@ -63,6 +68,9 @@ extension Verdict {
         verdict.merging.histograms = measured
         verdict.merging.histograms[.schedulingLag] = result.schedulingLag
         verdict.merging.alertWait = result.alertWait
+        for i in verdict.checks.indices {
+            verdict.checks[i].level = verdict.checks[i].kind.aspect.map(golden.level) ?? .shall
+        }
         return verdict
     }
 
@@ -86,7 +94,8 @@ extension Verdict {
         waited: String? = nil
     ) -> [Check] {
         // An alert whose names the profile cannot map is judged on its own: it pairs with nothing.
-        let observed = all.filter { $0.unmapped == nil }
+        // An alert whose only unmapped name is its severity pairs as usual (see alertCheck).
+        let observed = all.filter { $0.unmapped == nil || $0.onlySeverityUnmapped }
         let pairing = AlertMatching.match(expected, observed)
         let paired = Set(pairing.compactMap { $0 })
         let unpaired = observed.indices.filter { !paired.contains($0) }.map { observed[$0] }
@@ -108,7 +117,7 @@ extension Verdict {
         checks += unexpectedAlertChecks(
             unpaired,
             pairedExpectations: pairedExpectations,
-            unmapped: all.filter { $0.unmapped != nil }
+            unmapped: all.filter { $0.unmapped != nil && !$0.onlySeverityUnmapped }
         )
         return checks
     }
@@ -147,24 +156,18 @@ extension Verdict {
             + "; the nearest unpaired one (alert \(nearest.alertID), \(iso(nearest.raisedAt))) is \(gap) \(side) the window, beyond the \(bound) pairing bound"
     }
 
-    /// One check per alert no expectation accounts for; "no other alerts" passes when there is none.
+    /// The alerts no expectation accounts for, one check per group so that a flapping rule is one
+    /// failure, named without times (``UnexpectedAlertGroups``); "no other alerts" passes when there
+    /// is none.
     static func unexpectedAlertChecks(
         _ unpaired: [ObservedAlert],
         pairedExpectations: [GoldenFile.ExpectedAlert],
         unmapped: [ObservedAlert] = []
     ) -> [Check] {
-        let unmappedChecks = unmapped.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
-            Check(
-                kind: .noOtherAlerts,
-                name: "SUT alert '\(a.rule)' patient \(a.patientID) at \(iso(a.raisedAt))",
-                rule: nil,
-                finding: .unmapped,
-                detail: "alert \(a.alertID): the SUT profile has no mapping for its \(a.unmapped ?? "")"
-                    + " (add it to the profile's rules:/severities:, or the SUT raised an alert VitalSim does not know)"
-            )
-        }
-        guard !unpaired.isEmpty else {
-            guard unmappedChecks.isEmpty else { return unmappedChecks }
+        var groups = UnexpectedAlertGroups(pairedExpectations: pairedExpectations)
+        for alert in unmapped.sorted(by: UnexpectedAlertGroups.byTime) { groups.addUnmapped(alert) }
+        for alert in unpaired.sorted(by: UnexpectedAlertGroups.byTime) { groups.addUnpaired(alert) }
+        guard !groups.groups.isEmpty else {
             return [
                 Check(
                     kind: .noOtherAlerts,
@@ -175,23 +178,7 @@ extension Verdict {
                 )
             ]
         }
-        return unmappedChecks
-            + unpaired.sorted { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }.map { a in
-                let duplicate = pairedExpectations.contains {
-                    $0.patientID == a.patientID && $0.rule == a.rule
-                        && AlertMatching.distance(a.raisedAt, from: $0.from, to: $0.to) <= AlertMatching.pairingBound
-                }
-                let finding: Finding = duplicate ? .duplicate : .spurious
-                let what =
-                    duplicate ? "a second alert for an expected one already met" : "no expected alert accounts for it"
-                return Check(
-                    kind: .noOtherAlerts,
-                    name: "unexpected alert \(a.rule) patient \(a.patientID) at \(iso(a.raisedAt))",
-                    rule: a.rule,
-                    finding: finding,
-                    detail: "alert \(a.alertID): \(what)"
-                )
-            }
+        return groups.checks
     }
 
     /// The check of one expectation against the alert matched to it.
@@ -211,6 +198,11 @@ extension Verdict {
                 finding: observedAlert.raisedAt > goldenFile.to ? .late : .early,
                 detail: detail
             )
+        }
+        if let raw = observedAlert.unmappedSeverity {
+            let detail =
+                "raised at \(iso(observedAlert.raisedAt)) (alert \(observedAlert.alertID)) with severity '\(raw)', which the SUT profile's severities: does not map (expected \(goldenFile.severity.rawValue)): map it to judge the severity"
+            return Check(kind: .alert, name: name, rule: goldenFile.rule, finding: .unmappedSeverity, detail: detail)
         }
         if observedAlert.severity != goldenFile.severity.rawValue {
             let detail =
@@ -278,7 +270,7 @@ extension Verdict {
                     checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
                     continue
                 }
-                checks.append(rejectionCheck(e, o))
+                checks += rejectionChecks(e, o)
             } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
                 let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"
                 checks.append(validation("accepts \(first)", .validationMismatch, detail))
@@ -316,21 +308,52 @@ extension Verdict {
         Check(kind: .validation, name: name, rule: nil, finding: finding, detail: detail, skipped: skipped)
     }
 
-    /// One expected rejection against the request's final answer.
-    static func rejectionCheck(_ goldenFile: GoldenFile.ExpectedValidation, _ requestOutcome: RequestOutcome) -> Check {
-        let ok = requestOutcome.status == goldenFile.status && (requestOutcome.field ?? "") == goldenFile.field
+    /// One expected rejection against the request's final answer: the status (`rejects R`) and, as a
+    /// check of its own (`rejects R naming its field`, a SHOULD by default), the field the refusal
+    /// names. A golden field of `*` accepts any field, so only the status is judged.
+    static func rejectionChecks(
+        _ goldenFile: GoldenFile.ExpectedValidation,
+        _ requestOutcome: RequestOutcome
+    ) -> [Check] {
+        let name = "rejects \(goldenFile.reading)"
         let got = requestOutcome.status.map(String.init) ?? "no response"
-        let detail =
-            ok
-            ? "\(goldenFile.status) naming field '\(goldenFile.field)'"
-            : "expected \(goldenFile.status) naming field '\(goldenFile.field)', got \(got) naming '\(requestOutcome.field ?? "")'"
-        return Check(
+        let statusOK = requestOutcome.status == goldenFile.status
+        let statusCheck = Check(
             kind: .validation,
-            name: "rejects \(goldenFile.reading)",
+            name: name,
             rule: nil,
-            finding: ok ? nil : .validationMismatch,
-            detail: detail
+            finding: statusOK ? nil : .validationMismatch,
+            detail: statusOK
+                ? "refused with \(goldenFile.status)"
+                : "expected \(goldenFile.status)"
+                    + (goldenFile.field == "*" ? "" : " naming field '\(goldenFile.field)'") + ", got \(got)"
+                    + (requestOutcome.field.map { " naming '\($0)'" } ?? "")
         )
+        guard goldenFile.field != "*" else { return [statusCheck] }
+        let fieldName = name + " naming its field"
+        guard statusOK else {
+            let detail = "not judged: the request was not refused with \(goldenFile.status)"
+            return [
+                statusCheck,
+                Check(kind: .refusedField, name: fieldName, rule: nil, finding: nil, detail: detail, skipped: true),
+            ]
+        }
+        let named = requestOutcome.field ?? ""
+        let fieldOK = named == goldenFile.field
+        let detail =
+            fieldOK
+            ? "the refusal names '\(goldenFile.field)'"
+            : "the refusal names " + (named.isEmpty ? "no field" : "'\(named)'") + ", expected '\(goldenFile.field)'"
+        return [
+            statusCheck,
+            Check(
+                kind: .refusedField,
+                name: fieldName,
+                rule: nil,
+                finding: fieldOK ? nil : .validationMismatch,
+                detail: detail
+            ),
+        ]
     }
 
     /// Every request ended with a final answer (2xx or 4xx).
@@ -402,11 +425,14 @@ extension Verdict {
         return Check(kind: .delivery, name: name, rule: nil, finding: ble.notSent > 0 ? .lost : nil, detail: detail)
     }
 
-    /// Latency budgets; a budget with no samples fails.
+    /// Latency budgets; a budget with no samples fails, unless it is a reading → alert path and
+    /// `alertsMissed` (expected alerts already reported `missed`): nothing came to be measured, and
+    /// that is the missed alerts' failure, not a second one.
     package static func budgetChecks(
         _ budgets: [GoldenFile.Budget],
         histograms: [LatencyPath: Histogram<UInt64>],
-        partial: Bool = false
+        partial: Bool = false,
+        alertsMissed: Bool = false
     ) -> [Check] {
         var checks: [Check] = []
         for b in budgets {
@@ -415,6 +441,14 @@ extension Verdict {
                 guard let h = histograms[b.path], h.totalCount > 0 else {
                     if partial {
                         let detail = "no samples among this shard's patients: vitalsim merge judges it over every shard"
+                        checks.append(
+                            Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true)
+                        )
+                        continue
+                    }
+                    if alertsMissed, b.path != .readingToAck {
+                        let detail =
+                            "no samples for \(b.path.rawValue): no alert came to be measured, and the expected ones are reported missed above"
                         checks.append(
                             Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true)
                         )

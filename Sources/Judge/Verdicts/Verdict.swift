@@ -13,7 +13,8 @@ package struct LatencyBucket: Sendable, Equatable {
 package struct Check: Sendable, Codable {
     /// What the check is about.
     package var kind: CheckKind
-    /// A stable name (one JUnit test case each), e.g. `alert hr.tachycardia patient 501`.
+    /// A stable name (one JUnit test case each), e.g. `alert hr.tachycardia patient 501`: it holds
+    /// no run id, wall-clock or device time, so the same failure has the same name run after run.
     package var name: String
     /// The clinical rule id, when the check is about one.
     package var rule: String?
@@ -22,17 +23,35 @@ package struct Check: Sendable, Codable {
     /// A check that could not be carried out (its reason in ``detail``): it passes, and reports
     /// show it as skipped (JUnit `<skipped>`), never as a pass.
     package var skipped = false
-    package var passed: Bool { finding == nil }
+    /// SHALL (a finding fails the run) or SHOULD (a finding warns, unless `--strict`).
+    package var level = RequirementLevel.shall
+    /// Why a finding does not fail the run (set by ``GatePolicy``): a SHOULD warning, a check the
+    /// conformance statement does not claim, a waiver, a failure already in the baseline.
+    package var excuse: Excuse?
+    /// True when the check fails nothing: no finding, or an excused one.
+    package var passed: Bool { finding == nil || excuse != nil }
 
-    package init(kind: CheckKind, name: String, rule: String?, finding: Finding?, detail: String, skipped: Bool = false)
-    {
+    package init(
+        kind: CheckKind,
+        name: String,
+        rule: String?,
+        finding: Finding?,
+        detail: String,
+        skipped: Bool = false,
+        level: RequirementLevel = .shall
+    ) {
         self.kind = kind
         self.name = name
         self.rule = rule
         self.finding = finding
         self.detail = detail
         self.skipped = skipped
+        self.level = level
     }
+
+    /// The check's identity across runs within its scenario's: `SCENARIO: NAME`, as waivers and
+    /// baselines name it.
+    package func id(in scenario: String) -> String { "\(scenario): \(name)" }
 }
 
 /// A scenario's verdict: every check, the latency summaries and the delivery counts.

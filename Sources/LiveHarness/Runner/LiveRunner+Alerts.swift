@@ -47,6 +47,25 @@ extension LiveRunner {
         }
     }
 
+    /// The alerts of the run's patients that the SUT lists before the run has sent anything: left
+    /// by an earlier run on a SUT that keeps its state. Empty for a push-only source, and when the
+    /// list cannot be read (the run itself reports that).
+    package func leftOverAlerts() async -> [ObservedAlert] {
+        guard alertSource.pushOnly == nil else { return [] }
+        let (read, _) = await AlertList.fetch(client, base: base, source: alertSource, mapping: mapping, auth: auth)
+        guard case .success(let list) = read else { return [] }
+        return list.alerts.compactMap(scenarioAlert)
+    }
+
+    /// Why a run cannot be judged when `leftOver` alerts were listed before it began; nil when none were.
+    package static func leftOverProblem(_ leftOver: [ObservedAlert]) -> String? {
+        guard let first = leftOver.min(by: { ($0.raisedAt, $0.alertID) < ($1.raisedAt, $1.alertID) }) else {
+            return nil
+        }
+        return
+            "the SUT already lists \(leftOver.count) alert(s) of this scenario's patients before the run sent anything (first: alert \(first.alertID), \(first.rule) for patient \(first.patientID) at \(Verdict.iso(first.raisedAt))): left by an earlier run, they would read as duplicates or stand in for alerts this run should raise. Reset the SUT's patients between runs (the profile's lifecycle.reset), or give each run its own patient ids ({run} in lifecycle.patient-id)"
+    }
+
     /// An alert as the SUT reported it, with the scenario's patient id and reading ids; nil for an
     /// alert of a patient outside the run (another scenario's, or another run's, on a shared SUT).
     func scenarioAlert(_ observedAlert: ObservedAlert) -> ObservedAlert? {

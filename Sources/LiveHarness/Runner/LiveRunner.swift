@@ -468,7 +468,15 @@ package final class LiveRunner: Sendable {
                 await window.drain()
                 outcome = await send(request, shared)
             }
-            finish(i, outcome, intended: intended, span: span, readings: request.readings.count, shared)
+            finish(
+                i,
+                outcome,
+                intended: intended,
+                span: span,
+                readings: request.readings.count,
+                route: RunHealth.route(of: request),
+                shared
+            )
         }
         await window.drain()
     }
@@ -740,6 +748,7 @@ package final class LiveRunner: Sendable {
         intended: Instant,
         span: Int64,
         readings: Int,
+        route: String,
         _ shared: State
     ) {
         let now = clock.now
@@ -752,7 +761,7 @@ package final class LiveRunner: Sendable {
                 if s.health.credentialProblem == nil, s.health.routeProblem == nil { s.unreachable = true }
                 s.aborted = true
             }
-            if let reason = s.health.answered(outcome.status) {
+            if let reason = s.health.answered(outcome.status, route: route) {
                 s.aborted = true
                 s.health.abortReason = s.health.abortReason ?? reason
             }
@@ -798,6 +807,7 @@ package final class LiveRunner: Sendable {
                         intended: intended,
                         span: span,
                         readings: readings,
+                        route: RunHealth.mqttRoute,
                         shared
                     )
                     window.release()
@@ -806,7 +816,15 @@ package final class LiveRunner: Sendable {
                 Task {
                     var outcome = await self.publish(plannedRequest, via: mqtt)
                     outcome.attempts += 1
-                    self.finish(i, outcome, intended: intended, span: span, readings: readings, shared)
+                    self.finish(
+                        i,
+                        outcome,
+                        intended: intended,
+                        span: span,
+                        readings: readings,
+                        route: RunHealth.mqttRoute,
+                        shared
+                    )
                     window.release()
                 }
             }

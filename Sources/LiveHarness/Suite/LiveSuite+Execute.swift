@@ -119,6 +119,9 @@ extension LiveSuite {
             auth: runner.auth
         )
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
+            if let problem = LiveRunner.leftOverProblem(await runner.leftOverAlerts()) {
+                throw .infrastructure("\(scenario.name): \(problem)")
+            }
             let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI, clock: runner.clock)
             var result = await runner.run(
                 plan,
@@ -504,6 +507,11 @@ extension LiveSuite {
         let name = setup.name
         var target = options.target
         target.caFile = ca
+        target.profile.alerts = target.profile.alerts.expanded(
+            patients: setup.scenario.patients.map(\.id).filter(options.keepsPatient).map(naming.patient),
+            since: setup.scenario.startUnixMilliseconds,
+            run: options.runID
+        )
         var hooks = LiveRunner.Hooks()
         hooks.progress = options.progress.map { report in { @Sendable p in report(name, p) } }
         hooks.isAlive = alive

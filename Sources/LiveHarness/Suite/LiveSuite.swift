@@ -56,6 +56,10 @@ package enum LiveSuite {
     ) async throws(HarnessError) -> (verdict: Verdict, requests: [SentOutcome]) {
         var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
         awaiting.names = options.names
+        // An alert of a rule the SUT does not claim (its conformance statement) is not waited for.
+        if let claimed = options.target.profile.conformance.rules {
+            awaiting.expected = awaiting.expected.filter { claimed.contains($0.rule) }
+        }
         let contract = ContractLog()
         let executed: ([SentRequest], String, LiveRunResult, String)
         do throws(HarnessError) {

@@ -9,6 +9,9 @@ package struct FaultPlan: Sendable, Equatable {
     package var delayAlertsMilliseconds: Int64 = 0
     /// Acknowledge invalid payloads with 200/201 instead of rejecting them (they are not stored).
     package var acceptInvalid = false
+    /// Refuse invalid payloads as seed 001 words it and no more: the status and "Invalid data",
+    /// naming no field.
+    package var bareRefusals = false
     /// Publish alerts with a wrong severity.
     package var wrongSeverity = false
     /// Publish every alert twice (the copy with its own id).
@@ -49,7 +52,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -117,6 +120,7 @@ package struct FaultPlan: Sendable, Equatable {
     static func flag(_ name: String) -> WritableKeyPath<FaultPlan, Bool>? {
         switch name {
         case "accept-invalid": \.acceptInvalid
+        case "bare-refusals": \.bareRefusals
         case "wrong-severity": \.wrongSeverity
         case "wrong-evidence": \.wrongEvidence
         case "duplicate-alerts": \.duplicateAlerts
@@ -138,6 +142,7 @@ package struct FaultPlan: Sendable, Equatable {
             out.append("delay-alerts=\(delayAlertsMilliseconds)ms: alerts are published late")
         }
         if acceptInvalid { out.append("accept-invalid: invalid payloads are acknowledged instead of rejected") }
+        if bareRefusals { out.append("bare-refusals: refusals say only \"Invalid data\", naming no field") }
         if wrongSeverity { out.append("wrong-severity: alerts carry the wrong severity") }
         if wrongEvidence { out.append("wrong-evidence: alerts cite their devices' first readings as evidence") }
         if duplicateAlerts { out.append("duplicate-alerts: every alert is published twice") }

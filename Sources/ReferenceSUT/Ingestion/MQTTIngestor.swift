@@ -79,7 +79,10 @@ package final class MQTTIngestor: Sendable {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
                 // Faulty mode accept-invalid: the rejection is never reported.
                 if !context.faults.acceptInvalid {
-                    await reply(patient, readingID: m.property("reading-id"), failure: error)
+                    let failure =
+                        context.faults.bareRefusals
+                        ? ValidationFailure(field: "", message: "Invalid data", status: error.status) : error
+                    await reply(patient, readingID: m.property("reading-id"), failure: failure)
                 }
             }
         }

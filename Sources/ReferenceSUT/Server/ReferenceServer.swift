@@ -150,6 +150,10 @@ package enum ReferenceServer {
             if context.faults.acceptInvalid {
                 return json(source == "fhir" ? .created : .ok, .object([("status", .string("accepted"))]))
             }
+            if context.faults.bareRefusals {
+                let bare = ValidationFailure(field: "", message: "Invalid data", status: error.status)
+                return json(HTTPResponse.Status(code: error.status), failure(bare))
+            }
             return json(HTTPResponse.Status(code: error.status), failure(error))
         }
         if let owner, let other = observations.first(where: { $0.patientID != owner.patientID }) {

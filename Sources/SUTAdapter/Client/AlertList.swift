@@ -76,8 +76,9 @@ extension AlertList {
     /// Pages followed in one read at most (a source that always names a next page is a problem).
     static let pageLimit = 100
 
-    /// Reads the whole alert list: every page, each request with the reader credential (renewed
-    /// once after a 401 when it is an OAuth2 token); the first page's reply is returned too.
+    /// Reads the whole alert list at each of the source's ``AlertSource/urls`` (one per patient when
+    /// its URL names `{patient}`), an alert listed at several of them kept once; the first reply is
+    /// returned too.
     package static func fetch(
         _ client: any HTTPExchange,
         base: String,
@@ -85,7 +86,40 @@ extension AlertList {
         mapping: SUTProfile.NameMapping,
         auth: RequestAuth
     ) async -> (Result<AlertList, Problem>, first: HTTPReply?) {
-        var url = source.absoluteURL(base: base)
+        var whole: AlertList?
+        var first: HTTPReply?
+        var seen: Set<String> = []
+        for url in source.urls {
+            let (read, reply) = await fetch(
+                client,
+                url: SUTProfile.resolve(url, base: base),
+                base: base,
+                source: source,
+                mapping: mapping,
+                auth: auth
+            )
+            first = first ?? reply
+            switch read {
+            case .failure(let problem): return (.failure(problem), first)
+            case .success(var list):
+                list.alerts = list.alerts.filter { seen.insert($0.alertID).inserted }
+                if whole == nil { whole = list } else { whole?.append(list) }
+            }
+        }
+        return (.success(whole ?? AlertList()), first)
+    }
+
+    /// Reads the whole alert list at `url`: every page, each request with the reader credential
+    /// (renewed once after a 401 when it is an OAuth2 token); the first page's reply is returned too.
+    static func fetch(
+        _ client: any HTTPExchange,
+        url start: String,
+        base: String,
+        source: AlertSource,
+        mapping: SUTProfile.NameMapping,
+        auth: RequestAuth
+    ) async -> (Result<AlertList, Problem>, first: HTTPReply?) {
+        var url = start
         var whole: AlertList?
         var first: HTTPReply?
         var pages = 0

@@ -109,7 +109,8 @@ package final class OAuth2Session: Sendable {
         guard reply.status == 200 else {
             return .failure(
                 CredentialProblem(
-                    "the OAuth2 token endpoint POST \(url) refused client \(settings.clientID) with \(reply.status): \(RunHealth.excerpt(reply.body)); check client-id, the secret in $\(settings.secretVariable) (client-secret-env) and scope in the profile"
+                    "the OAuth2 token endpoint POST \(url) refused client \(settings.clientID) with \(reply.status): \(RunHealth.excerpt(reply.body)); "
+                        + refusalHint(reply, settings: settings)
                 )
             )
         }
@@ -126,6 +127,50 @@ package final class OAuth2Session: Sendable {
         let lifetime = (o["expires_in"] as? NSNumber)?.doubleValue ?? (o["expires_in"] as? String).flatMap(Double.init)
         let expires = lifetime.map { requestedAt + .milliseconds(Int64($0 * 1000)) }
         return .success(Token(value: value, expires: expires))
+    }
+
+    /// What to fix, from what the token endpoint answered: its status and RFC 6749 §5.2 `error`.
+    static func refusalHint(_ reply: HTTPReply, settings: OAuth2) -> String {
+        let answer = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+        let code = answer?["error"] as? String
+        let description = ((answer?["error_description"] as? String) ?? "").lowercased()
+        let secret = "the secret in $\(settings.secretVariable) (client-secret-env)"
+        let other: OAuth2.ClientAuthentication = settings.clientAuthentication == .basic ? .body : .basic
+        let sent =
+            settings.clientAuthentication == .basic
+            ? "this profile sends the client id and secret as HTTP Basic (client-authentication: basic)"
+            : "this profile sends the client id and secret in the form body (client-authentication: body)"
+        if [404, 405].contains(reply.status) || (answer == nil && reply.status != 401) {
+            return
+                "this does not look like an OAuth2 token endpoint (\(reply.status), \(answer == nil ? "no JSON error" : "error \(code ?? "")")): check token-url in the profile (a path on base-url, or an absolute URL)"
+        }
+        switch code {
+        case "invalid_client"
+        where description.contains("method") || description.contains("basic")
+            || description.contains("client_id") || description.contains("authentication"):
+            return
+                "the endpoint refuses how the client authenticates: \(sent); try client-authentication: \(other.rawValue)"
+        case "invalid_client":
+            return
+                "client authentication failed: check client-id and \(secret); \(sent) — if the endpoint expects the other way, set client-authentication: \(other.rawValue)"
+        case "invalid_request" where settings.clientAuthentication == .basic && description.contains("client"):
+            return "the endpoint found no client in the request: \(sent); try client-authentication: body"
+        case "invalid_request":
+            return
+                "the endpoint found the token request malformed: \(sent); check client-authentication, scope and audience"
+        case "invalid_scope":
+            return "the scope '\(settings.scope ?? "")' is refused: check scope in the profile"
+        case "unauthorized_client":
+            return
+                "client \(settings.clientID) may not use the client-credentials grant: ask the SUT's administrators to allow it"
+        case "unsupported_grant_type":
+            return "the endpoint does not offer the client-credentials grant (RFC 6749 §4.4) that VitalSim uses"
+        case "invalid_grant":
+            return "the endpoint refused the grant: check client-id, \(secret), scope and audience"
+        default:
+            return
+                "check client-id, \(secret), client-authentication (now \(settings.clientAuthentication.rawValue)) and scope in the profile"
+        }
     }
 
     /// `application/x-www-form-urlencoded` encoding of one name or value.

@@ -1,4 +1,5 @@
 import Foundation
+import Traffic
 
 /// What a run saw of the SUT's answers that says more about its configuration than about its
 /// clinical behaviour: requests refused for want of credentials or a route, an outage that never
@@ -40,12 +41,35 @@ package struct RunHealth {
     /// Refusals in a row, with nothing accepted, after which the run stops sending.
     package static let refusalLimit = 20
 
-    /// Records a request's final answer; returns a reason to stop the run when every one of the
-    /// first ``refusalLimit`` answers was a configuration refusal.
-    package mutating func answered(_ status: Int?) -> String? {
+    /// What the run saw of one route (`METHOD /path`, or MQTT): answers, configuration refusals and
+    /// the first refusal's status.
+    package struct RouteTally: Sendable, Equatable {
+        package var answered = 0
+        package var refused = 0
+        package var firstStatus: Int?
+    }
+
+    /// Answers per route, so that one wrong route is found while the others work.
+    package var routes: [String: RouteTally] = [:]
+
+    /// The route of an HTTP request as ``routes`` counts it: method and path without the query.
+    package static func route(of request: PlannedRequest) -> String {
+        request.topic != nil
+            ? mqttRoute : request.method + " " + String(request.path.prefix { $0 != "?" })
+    }
+
+    /// The one route of MQTT readings.
+    package static let mqttRoute = "MQTT"
+
+    /// Records a request's final answer on `route`; returns a reason to stop the run when every one
+    /// of the first ``refusalLimit`` answers was a configuration refusal.
+    package mutating func answered(_ status: Int?, route: String = "") -> String? {
         guard let status else { return nil }
+        routes[route, default: RouteTally()].answered += 1
         if (200..<300).contains(status) { accepted += 1 }
         guard RunHealth.configurationStatuses.contains(status) else { return nil }
+        routes[route]!.refused += 1
+        if routes[route]!.firstStatus == nil { routes[route]!.firstStatus = status }
         refused += 1
         guard accepted == 0, refused >= RunHealth.refusalLimit else { return nil }
         return "the first \(refused) requests were all refused with 401, 403, 404 or 405"
@@ -88,6 +112,13 @@ package struct RunHealth {
         if accepted == 0, answered > 0, refused == answered, let first = firstRefusal {
             return
                 "the SUT accepted none of the \(answered) request(s) answered: every one was refused with 401, 403, 404 or 405 (first: \(first)); check \(names[.target]), the credentials (the profile's auth, \(names[.header])) and the SUT's paths"
+        }
+        // One route refused throughout while others work: a wrong path, credential or enrolment on
+        // that route, never readings the SUT judged invalid.
+        for route in routes.keys.sorted() {
+            guard let tally = routes[route], tally.answered > 0, tally.refused == tally.answered else { continue }
+            return
+                "every one of the \(tally.answered) request(s) to \(route) was refused with \(tally.firstStatus ?? 0) or another of 401, 403, 404, 405, while other routes worked: check that route's path in the SUT profile's ingestion.routes, its credentials (auth), and whether the SUT needs its patients enrolled first (lifecycle)"
         }
         if accepted == 0, let reason = abortReason {
             return "the SUT accepted no request and the run stopped: \(reason)"

@@ -79,7 +79,15 @@ package enum Doctor {
                 return checks
             }
         }
-        let reachable = await alertSource(client, auth, target, into: &checks)
+        // The alert URL's variables as a run substitutes them, for this scenario's patients.
+        var expanded = target
+        let naming = try? target.profile.lifecycle.naming(run: target.runID, scenario: scenario)
+        expanded.profile.alerts = target.profile.alerts.expanded(
+            patients: scenario.patients.map { naming?.patient($0.id) ?? $0.id },
+            since: scenario.startUnixMilliseconds,
+            run: target.runID
+        )
+        let reachable = await alertSource(client, auth, expanded, into: &checks)
         guard reachable else { return checks }
         checks += await traffic(scenario, seed: seed, target: target, client: client, auth: auth)
         if scenario.sendsOverMQTT(target.profile.ingestion.routes) {

@@ -97,6 +97,7 @@ package struct AlertFields: Sendable, Equatable {
                 alert.severity = mapped
             } else {
                 unmapped.append("severity '\(alert.severity)'")
+                alert.unmappedSeverity = alert.severity
             }
         }
         if !unmapped.isEmpty { alert.unmapped = unmapped.joined(separator: " and ") }

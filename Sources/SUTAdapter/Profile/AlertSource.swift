@@ -74,8 +74,48 @@ package struct AlertSource: Sendable, Equatable {
     /// The reference SUT's alert API: `GET /api/v1/alerts`, a bare JSON array.
     package static let vitalsim = AlertSource(url: "/api/v1/alerts", list: JSONPointer.root, fields: .vitalsim)
 
-    /// The absolute URL of the alert list for a SUT at `base`.
-    package func absoluteURL(base: String) -> String { SUTProfile.resolve(url, base: base) }
+    /// The absolute URL of the alert list for a SUT at `base` (the first of ``urls``).
+    package func absoluteURL(base: String) -> String { SUTProfile.resolve(urls.first ?? url, base: base) }
+
+    /// The variables an alert URL may hold: `{patient}` (the list is read once per patient of the
+    /// run, by its id at the SUT), `{since}` (the scenario's start, RFC 3339 UTC with milliseconds)
+    /// and `{run}` (the run id). Any other `{…}` is an error when the profile is loaded.
+    package static let urlVariables = ["patient", "since", "run"]
+
+    /// The URLs read on each poll: ``url`` with its variables substituted (see ``expanded``); just
+    /// ``url`` until then.
+    package var urls: [String] { expandedURLs ?? [url] }
+    private var expandedURLs: [String]?
+
+    /// This source with ``url``'s variables substituted for a run: one URL per patient (`patients`,
+    /// ids at the SUT, in order) when it names `{patient}`, else one.
+    package func expanded(patients: [String], since: Int64, run: String) -> AlertSource {
+        var out = self
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        func encoded(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value }
+        let common = url.replacingOccurrences(of: "{run}", with: encoded(run))
+            .replacingOccurrences(
+                of: "{since}",
+                with: encoded(CivilTime(unixMilliseconds: since).iso8601(fractional: true))
+            )
+        out.expandedURLs =
+            common.contains("{patient}")
+            ? patients.map { common.replacingOccurrences(of: "{patient}", with: encoded($0)) } : [common]
+        return out
+    }
+
+    /// The `{…}` names of `template` that are not ``urlVariables``.
+    package static func unknownVariables(in template: String) -> [String] {
+        var unknown: [String] = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let name = String(rest[rest.index(after: open)..<close])
+            if !urlVariables.contains(name) { unknown.append(name) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return unknown
+    }
 
     /// How the pages of an alert list are followed.
     package enum Paging: Sendable, Equatable {

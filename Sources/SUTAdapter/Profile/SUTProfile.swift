@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import Traffic
 import VitalSimCore
 
@@ -30,6 +31,8 @@ package struct SUTProfile: Sendable {
     /// Where the SUT's stored readings are read back after a run (`stored-readings:`); nil: they
     /// are not checked.
     package var storedReadings: StoredReadingsSource?
+    /// What the SUT claims to implement (`conformance:`); checks of the rest are not-applicable.
+    package var conformance = ConformanceStatement()
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }

@@ -195,6 +195,14 @@ extension SUTProfileLoader.Context {
             )
         } else if pushOnly == nil, !(url.hasPrefix("/") || isHTTPURL(url)) {
             fail(section, "url", "expected an http(s):// URL or a path on the SUT's base URL")
+        } else if let unknown = AlertSource.unknownVariables(in: url).first {
+            fail(
+                section,
+                "url",
+                "unknown variable {\(unknown)}: an alert URL may hold "
+                    + AlertSource.urlVariables.map { "{\($0)}" }.joined(separator: ", ")
+                    + " (docs/sut-profiles.md); anything else would be sent literally"
+            )
         }
         if let pushOnly {
             for key in ["url", "list", "paging"] where section.has(key) {

@@ -10,7 +10,7 @@ import Yams
 package enum SUTProfileLoader {
     static let topKeys = [
         "name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt",
-        "stored-readings",
+        "stored-readings", "conformance",
     ]
 
     /// Loads the profile at `path`; `environment` supplies `${NAME}` and `client-secret-env` values.
@@ -58,6 +58,7 @@ package enum SUTProfileLoader {
             if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
             if let node = top.value("stored-readings") { profile.storedReadings = context.storedReadings(node) }
             if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
+            if let node = top.value("conformance") { profile.conformance = context.conformance(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
         }
         guard context.reader.issues.isEmpty else { throw ScenarioLoadError(issues: context.reader.reportedIssues) }
@@ -174,6 +175,42 @@ package enum SUTProfileLoader {
                 out[key] = value
             }
             return out
+        }
+
+        /// `conformance: {rules: [ID…] | all, names-refused-field: BOOL}`.
+        func conformance(_ node: Node) -> ConformanceStatement {
+            var statement = ConformanceStatement()
+            guard let f = reader.mapping(node, "conformance", allowed: ["rules", "names-refused-field"]) else {
+                return statement
+            }
+            if let rulesNode = f.value("rules") {
+                if rulesNode.scalar?.string == "all" {
+                    statement.rules = nil
+                } else if let list = f.list("rules") {
+                    let known = Oracle.derivedRuleIDs
+                    var rules: Set<String> = []
+                    for (i, item) in list.enumerated() {
+                        guard let id = item.scalar?.string, !id.isEmpty else {
+                            reader.fail(item, "conformance.rules[\(i)]", "expected a VitalSim rule id")
+                            continue
+                        }
+                        if !known.contains(id) {
+                            var message = "'\(id)' is not a VitalSim rule id"
+                            if let near = YAMLReader.nearest(id, in: known) { message += " (did you mean '\(near)'?)" }
+                            reader.fail(
+                                item,
+                                "conformance.rules[\(i)]",
+                                message + "; the ids are listed in docs/alert-rules.md"
+                            )
+                        } else if !rules.insert(id).inserted {
+                            reader.fail(item, "conformance.rules[\(i)]", "rule '\(id)' is listed twice")
+                        }
+                    }
+                    statement.rules = rules
+                }
+            }
+            if let claims = bool(f, "names-refused-field") { statement.namesRefusedField = claims }
+            return statement
         }
 
         func ruleNames(_ node: Node) -> [String: String]? {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Judge
 import SUTAdapter
 import Traffic
 import VitalSimCore
@@ -69,6 +70,8 @@ extension VitalSim {
             t.names = .flags
             // A run id of its own, so that the probes' patients never meet a run's on a shared SUT.
             t.runID = String(format: "doctor-%06x", UInt32.random(in: 0...0xFF_FFFF))
+            print("conformance statement of \(t.profile.name)" + (sut.map { " (\($0))" } ?? "") + ":")
+            for line in t.profile.conformance.lines(knownRules: Oracle.derivedRuleIDs.sorted()) { print("  \(line)") }
             let checks = await SUTAdapter.Doctor.examine(loaded, seed: seed, target: t)
             for c in checks { print("\(c.passed ? "✓" : "✗") \(c.name): \(c.detail)") }
             let failed = checks.filter { !$0.passed }.count

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Judge
+import SUTAdapter
 import Traffic
 import VitalSimCore
 
@@ -23,10 +24,18 @@ extension VitalSim {
         @Option(
             name: .long,
             help:
+                "The run's SUT profile, for its conformance statement (what the SUT claims; the rest is not-applicable)."
+        ) var sut: String?
+        @Option(
+            name: .long,
+            help:
                 "Write every request of the run with its outcome here, one JSON object per line (scenario, patient, device, due time, reading ids, status), in the unsharded run's order."
         ) var requests: String?
 
         func run() throws {
+            let started = Date()
+            let profile = try loadProfile(sut)
+            let gate = try reports.gate(conformance: profile?.conformance ?? ConformanceStatement())
             var verdicts: [Verdict]
             var read: [(file: String, result: ShardResult)] = []
             do throws(MergeError) {
@@ -38,7 +47,19 @@ extension VitalSim {
             if let requests { try ReportFlags.write(try Self.lines(ShardMerge.requests(read)), to: requests) }
             let first = read[0].result
             if reports.html != nil { verdicts = withCharts(verdicts, first) }
-            try emit(verdicts, suite: first.suite)
+            // The run's start is the shards' shared origin when they had one, else the merge's.
+            let about = RunDescription(
+                sut: profile?.name ?? "as the shards' results say",
+                profile: sut,
+                target: nil,
+                suite: first.suite,
+                seed: first.seed,
+                runID: "merged from \(Set(results).count) shard result(s)",
+                started: first.startAt ?? Int64(started.timeIntervalSince1970 * 1000),
+                duration: Date().timeIntervalSince(started),
+                gate: reports.gateSettings
+            )
+            try emit(verdicts, gate: gate, about: about, suite: first.suite)
         }
 
         /// The merged requests as JSON lines, each with its scenario's name.
@@ -75,11 +96,13 @@ extension VitalSim {
             }
         }
 
-        func emit(_ verdicts: [Verdict], suite: String) throws {
+        func emit(_ verdicts: [Verdict], gate: GatePolicy, about: RunDescription, suite: String) throws {
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let shards = Set(results).count
             try reports.emit(
                 verdicts,
+                gate: gate,
+                about: about,
                 title: "VitalSim run of \(suite) (\(shards) shards merged)",
                 colour: colour,
                 command: "merge"

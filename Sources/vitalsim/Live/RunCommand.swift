@@ -131,9 +131,11 @@ extension VitalSim {
             guard !files.isEmpty else {
                 throw CommandFailure.input("\(live.path): no scenario files")
             }
+            let started = Date()
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let suite: SuiteRun
             var options = try live.options()
+            let gate = try reports.gate(conformance: options.target.profile.conformance)
             let shard = try sharding.patientShard()
             do throws(HarnessError) {
                 options.reports.charts = reports.html != nil
@@ -172,7 +174,26 @@ extension VitalSim {
                     "shard \(shard.index)/\(shard.count): \(ran) of the suite's \(all) patient(s), in \(verdicts.count) of \(suite.parts.count) scenario(s)"
                 )
             }
-            do { try reports.emit(verdicts, title: "VitalSim run of \(live.path)", colour: colour) } catch let exit
+            let about = RunDescription(
+                sut: options.target.profile.name,
+                profile: live.connection.sut,
+                target: options.target.url,
+                suite: live.path,
+                seed: live.pacing.seed,
+                runID: options.runID,
+                started: Int64(started.timeIntervalSince1970 * 1000),
+                duration: Date().timeIntervalSince(started),
+                gate: reports.gateSettings
+            )
+            do {
+                try reports.emit(
+                    verdicts,
+                    gate: gate,
+                    about: about,
+                    title: "VitalSim run of \(live.path)",
+                    colour: colour
+                )
+            } catch let exit
                 as ExitCode
             {
                 // A shard's verdict is partial: with its result written, vitalsim merge gives the run's.

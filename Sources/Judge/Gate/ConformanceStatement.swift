@@ -1,0 +1,53 @@
+/// What a SUT claims to implement (the SUT profile's `conformance:`), in the manner of a Bluetooth
+/// PICS or an Inferno suite's options: checks of what it does not claim are `not-applicable` —
+/// reported, never failed. An alert the SUT raises is judged whatever it claims (a spurious alert
+/// stays spurious).
+package struct ConformanceStatement: Sendable, Equatable {
+    /// The VitalSim rule ids the SUT claims to raise; nil: every rule.
+    package var rules: Set<String>?
+    /// Whether the SUT's refusals name the refused field (a SHOULD); false makes those checks
+    /// not applicable.
+    package var namesRefusedField = true
+
+    /// Everything claimed: the statement of a profile without `conformance:`.
+    package init(rules: Set<String>? = nil, namesRefusedField: Bool = true) {
+        self.rules = rules
+        self.namesRefusedField = namesRefusedField
+    }
+
+    /// Why `check` is not applicable to this SUT; nil when it is.
+    package func notApplicable(_ check: Check) -> String? {
+        switch check.kind {
+        case .alert:
+            guard let rules, let rule = check.rule, !rules.contains(rule) else { return nil }
+            return "the conformance statement does not claim rule \(rule)"
+        case .refusedField where !namesRefusedField:
+            return "the conformance statement says refusals do not name the refused field"
+        default:
+            return nil
+        }
+    }
+
+    /// Lines for `vitalsim doctor` and reports: what is claimed, and what that leaves out of `known`.
+    package func lines(knownRules known: [String]) -> [String] {
+        var out: [String] = []
+        if let rules {
+            let claimed = known.filter(rules.contains)
+            let unclaimed = known.filter { !rules.contains($0) }
+            out.append("rules claimed (\(claimed.count) of \(known.count)): " + claimed.joined(separator: ", "))
+            if !unclaimed.isEmpty {
+                out.append(
+                    "not claimed, so their expected alerts are not-applicable: " + unclaimed.joined(separator: ", ")
+                )
+            }
+        } else {
+            out.append("rules claimed: all \(known.count)")
+        }
+        out.append(
+            namesRefusedField
+                ? "refusals name the refused field (a SHOULD: a finding warns unless --strict)"
+                : "refusals do not name the refused field: those checks are not-applicable"
+        )
+        return out
+    }
+}
