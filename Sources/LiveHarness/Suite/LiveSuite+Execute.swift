@@ -49,6 +49,17 @@ struct ScenarioSetup {
             FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-run-\(getpid())-\(scenario.name)")
             .path
         var options = options
+        // For a SUT rule that stands for several of VitalSim's by the patient's clinical profile.
+        options.target.profile.mapping.patientProfiles = Dictionary(
+            scenario.patients.map { (naming.patient($0.id), $0.profile.rawValue) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        // The alert URL's variables, the list read per patient of this run where it names {patient}.
+        options.target.profile.alerts = options.target.profile.alerts.expanded(
+            patients: scenario.patients.map(\.id).filter(options.keepsPatient).map(naming.patient),
+            since: scenario.startUnixMilliseconds,
+            run: options.runID
+        )
         let auth = options.target.profile.auth
         if options.target.url == nil, options.target.headers.isEmpty, auth.headers.isEmpty, auth.reader.isEmpty,
             auth.devices == nil,
@@ -507,11 +518,6 @@ extension LiveSuite {
         let name = setup.name
         var target = options.target
         target.caFile = ca
-        target.profile.alerts = target.profile.alerts.expanded(
-            patients: setup.scenario.patients.map(\.id).filter(options.keepsPatient).map(naming.patient),
-            since: setup.scenario.startUnixMilliseconds,
-            run: options.runID
-        )
         var hooks = LiveRunner.Hooks()
         hooks.progress = options.progress.map { report in { @Sendable p in report(name, p) } }
         hooks.isAlive = alive

@@ -82,6 +82,10 @@ package enum Doctor {
         // The alert URL's variables as a run substitutes them, for this scenario's patients.
         var expanded = target
         let naming = try? target.profile.lifecycle.naming(run: target.runID, scenario: scenario)
+        expanded.profile.mapping.patientProfiles = Dictionary(
+            scenario.patients.map { (naming?.patient($0.id) ?? $0.id, $0.profile.rawValue) },
+            uniquingKeysWith: { first, _ in first }
+        )
         expanded.profile.alerts = target.profile.alerts.expanded(
             patients: scenario.patients.map { naming?.patient($0.id) ?? $0.id },
             since: scenario.startUnixMilliseconds,

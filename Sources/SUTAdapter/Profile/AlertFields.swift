@@ -89,8 +89,12 @@ package struct AlertFields: Sendable, Equatable {
             evidence: cited
         )
         var unmapped: [String] = []
-        if let rules = mapping.rules {
-            if let mapped = rules[alert.rule] { alert.rule = mapped } else { unmapped.append("rule '\(alert.rule)'") }
+        if mapping.rules != nil || !mapping.rulesByProfile.isEmpty {
+            if let mapped = mapping.rule(alert.rule, patient: alert.patientID) {
+                alert.rule = mapped
+            } else {
+                unmapped.append("rule '\(alert.rule)'")
+            }
         }
         if let severities = mapping.severities {
             if let mapped = severities[alert.severity] {

@@ -107,6 +107,21 @@ package struct SUTProfile: Sendable {
     package struct NameMapping: Sendable, Equatable {
         package var rules: [String: String]?
         package var severities: [String: String]?
+        /// SUT rule names that stand for a different VitalSim rule by the patient's clinical
+        /// profile (`rules: {LOW_SPO2: {copd: spo2.below-copd-target, default: spo2.low}}`):
+        /// name → profile (or `default`) → rule id.
+        package var rulesByProfile: [String: [String: String]] = [:]
+        /// Each patient's clinical profile by the patient's id at the SUT, set per scenario (for
+        /// ``rulesByProfile``).
+        package var patientProfiles: [String: String] = [:]
+
+        /// The VitalSim rule of the SUT's `name` for the patient with wire id `patient`; nil when
+        /// the profile maps no such name (for that patient's profile, without a `default`).
+        package func rule(_ name: String, patient: String) -> String? {
+            if let rule = rules?[name] { return rule }
+            guard let byProfile = rulesByProfile[name] else { return nil }
+            return patientProfiles[patient].flatMap { byProfile[$0] } ?? byProfile["default"]
+        }
 
         package init(rules: [String: String]? = nil, severities: [String: String]? = nil) {
             self.rules = rules

@@ -57,7 +57,9 @@ package enum SUTProfileLoader {
             }
             if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
             if let node = top.value("stored-readings") { profile.storedReadings = context.storedReadings(node) }
-            if let node = top.value("rules") { profile.mapping.rules = context.ruleNames(node) }
+            if let node = top.value("rules") {
+                (profile.mapping.rules, profile.mapping.rulesByProfile) = context.ruleNames(node)
+            }
             if let node = top.value("conformance") { profile.conformance = context.conformance(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
         }
@@ -213,16 +215,52 @@ package enum SUTProfileLoader {
             return statement
         }
 
-        func ruleNames(_ node: Node) -> [String: String]? {
-            guard let map = stringMap(node, "rules") else { return nil }
-            let known = Oracle.derivedRuleIDs
-            for (k, v) in node.mapping ?? [:] {
-                guard let name = k.scalar?.string, let id = map[name], !known.contains(id) else { continue }
-                var message = "'\(id)' is not a VitalSim rule id"
-                if let near = YAMLReader.nearest(id, in: known) { message += " (did you mean '\(near)'?)" }
-                reader.fail(v, "rules." + name, message + "; the ids are listed in docs/sut-profiles.md")
+        /// `rules:`: SUT name → rule id, or → `{PROFILE: rule id, …, default: rule id}` where one SUT
+        /// rule serves several VitalSim rules by the patient's clinical profile.
+        func ruleNames(_ node: Node) -> (rules: [String: String]?, byProfile: [String: [String: String]]) {
+            guard let map = node.mapping else {
+                reader.fail(node, "rules", "expected a mapping of names, got \(reader.kindName(node))")
+                return (nil, [:])
             }
-            return map
+            var rules: [String: String] = [:]
+            var byProfile: [String: [String: String]] = [:]
+            let profiles = Profile.allCases.map(\.rawValue) + ["default"]
+            for (k, v) in map {
+                guard let name = k.scalar?.string, !name.isEmpty else {
+                    reader.fail(k, "rules", "keys must be non-empty strings")
+                    continue
+                }
+                if v.mapping != nil {
+                    guard let perProfile = stringMap(v, "rules." + name) else { continue }
+                    for (pk, pv) in v.mapping ?? [:] {
+                        let key = pk.scalar?.string ?? ""
+                        if !profiles.contains(key) {
+                            reader.fail(
+                                pk,
+                                "rules.\(name).\(key)",
+                                "'\(key)' is not a VitalSim profile; valid: \(profiles.joined(separator: ", "))"
+                            )
+                        }
+                        checkRuleID(perProfile[key] ?? "", at: pv, "rules.\(name).\(key)")
+                    }
+                    byProfile[name] = perProfile
+                } else if let id = v.scalar?.string, !id.isEmpty {
+                    checkRuleID(id, at: v, "rules." + name)
+                    rules[name] = id
+                } else {
+                    reader.fail(v, "rules." + name, "expected a rule id or a mapping of profiles to rule ids")
+                }
+            }
+            return (rules, byProfile)
+        }
+
+        /// Fails unless `id` is a VitalSim rule id.
+        func checkRuleID(_ id: String, at node: Node, _ field: String) {
+            let known = Oracle.derivedRuleIDs
+            guard !known.contains(id) else { return }
+            var message = "'\(id)' is not a VitalSim rule id"
+            if let near = YAMLReader.nearest(id, in: known) { message += " (did you mean '\(near)'?)" }
+            reader.fail(node, field, message + "; the ids are listed in docs/sut-profiles.md")
         }
 
         func severityNames(_ node: Node) -> [String: String]? {
