@@ -94,12 +94,24 @@ final class InProcessProfileTests {
         // 105 expected rejections, each judged by its status and, a check of its own, the field named.
         #expect(pass.checks.count == 217)
         #expect(pass.checks.filter { $0.kind == .refusedField }.count == 105)
-        let faulty = InProcessRun.failures(try await run(corrupt, fhir, faults: ["accept-invalid"]), latency: false)
+        let accepting = try await run(corrupt, fhir, faults: ["accept-invalid"])
+        let faulty = InProcessRun.failures(accepting, latency: false)
         #expect(!faulty.isEmpty)
         #expect(
             faulty.allSatisfy { $0.hasPrefix("validation-mismatch rejects ") },
             "only the corrupted readings fail: \(faulty)"
         )
+        // Said in the FHIR backend's terms: the element path, the corruption sent and the body's start.
+        let details = accepting.checks.filter { $0.finding != nil }.map(\.detail)
+        #expect(
+            details.contains {
+                $0.contains("naming field 'unit' (Observation.valueQuantity.code in the payload sent), got 201")
+                    && $0.contains("; sent: corruption bad-flags, body {\"resourceType\":\"Bundle\"")
+            },
+            "\(details.prefix(4))"
+        )
+        let corruptions = Set(details.compactMap { $0.firstMatch(of: /corruption ([a-z-]+)/).map { String($0.1) } })
+        #expect(corruptions.count > 1, "each finding names its own corruption: \(corruptions)")
     }
 
     /// Seed 003's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs

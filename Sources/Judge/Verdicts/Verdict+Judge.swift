@@ -270,7 +270,7 @@ extension Verdict {
                     checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
                     continue
                 }
-                checks += rejectionChecks(e, o)
+                checks += rejectionChecks(e, o, sent: request.expectedRejection)
             } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
                 let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"
                 checks.append(validation("accepts \(first)", .validationMismatch, detail))
@@ -313,11 +313,18 @@ extension Verdict {
     /// names. A golden field of `*` accepts any field, so only the status is judged.
     static func rejectionChecks(
         _ goldenFile: GoldenFile.ExpectedValidation,
-        _ requestOutcome: RequestOutcome
+        _ requestOutcome: RequestOutcome,
+        sent: ExpectedRejection? = nil
     ) -> [Check] {
         let name = "rejects \(goldenFile.reading)"
         let got = requestOutcome.status.map(String.init) ?? "no response"
         let statusOK = requestOutcome.status == goldenFile.status
+        // The field as the golden file names it, and as the payload's format does (a FHIR element path).
+        var expectedField = "'\(goldenFile.field)'"
+        if let wire = sent?.wireField, wire != goldenFile.field, !wire.isEmpty {
+            expectedField += " (\(wire) in the payload sent)"
+        }
+        let what = sent.map(\.sentDescription).flatMap { $0.isEmpty ? nil : "; sent: " + $0 } ?? ""
         let statusCheck = Check(
             kind: .validation,
             name: name,
@@ -326,8 +333,8 @@ extension Verdict {
             detail: statusOK
                 ? "refused with \(goldenFile.status)"
                 : "expected \(goldenFile.status)"
-                    + (goldenFile.field == "*" ? "" : " naming field '\(goldenFile.field)'") + ", got \(got)"
-                    + (requestOutcome.field.map { " naming '\($0)'" } ?? "")
+                    + (goldenFile.field == "*" ? "" : " naming field \(expectedField)") + ", got \(got)"
+                    + (requestOutcome.field.map { " naming '\($0)'" } ?? "") + what
         )
         guard goldenFile.field != "*" else { return [statusCheck] }
         let fieldName = name + " naming its field"
@@ -343,7 +350,7 @@ extension Verdict {
         let detail =
             fieldOK
             ? "the refusal names '\(goldenFile.field)'"
-            : "the refusal names " + (named.isEmpty ? "no field" : "'\(named)'") + ", expected '\(goldenFile.field)'"
+            : "the refusal names " + (named.isEmpty ? "no field" : "'\(named)'") + ", expected \(expectedField)" + what
         return [
             statusCheck,
             Check(

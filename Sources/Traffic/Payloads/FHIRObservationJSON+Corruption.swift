@@ -7,6 +7,16 @@ extension FHIRObservationJSON {
     /// `systolic`, `timestamp`, `unit`, `unexpectedField`), with the elements a FHIR server names
     /// instead (`valueQuantity.value`, `component[0].valueQuantity.value`, `effectiveDateTime`, …).
     package static func corrupt(_ json: JSONValue, _ corruption: Corruption) -> ([UInt8], ExpectedRejection) {
+        var (body, rejection) = corruptElements(json, corruption)
+        // Findings name the element as a FHIR server would: its path from the resource type.
+        if let first = rejection.spellings.first, !first.isEmpty, first != "*", !first.hasPrefix("Observation.") {
+            rejection.spellings.insert("Observation." + first, at: 0)
+        }
+        return (body, rejection)
+    }
+
+    /// ``corrupt(_:_:)`` with the elements named from the resource's root.
+    static func corruptElements(_ json: JSONValue, _ corruption: Corruption) -> ([UInt8], ExpectedRejection) {
         guard case var .object(f) = json else {
             return (Array(json.serialized().utf8), ExpectedRejection(status: 400, field: ""))
         }
@@ -51,7 +61,7 @@ extension FHIRObservationJSON {
             guard let i = f.firstIndex(where: { $0.0 == "effectiveDateTime" }), case let .string(text) = f[i].1,
                 let changed = corruption == .badTimestamp
                     ? JSONCorruption.malformed(text) : JSONCorruption.centuryAhead(text)
-            else { return corrupt(json, .truncation) }
+            else { return corruptElements(json, .truncation) }
             f[i].1 = .string(changed)
             return (body(), ExpectedRejection(status: 400, field: "timestamp", spellings: ["effectiveDateTime"]))
         case .unknownField:

@@ -1,3 +1,4 @@
+import Foundation
 import VitalSimCore
 
 /// The field a SUT must name when it rejects a deliberately corrupted payload.
@@ -9,12 +10,38 @@ package struct ExpectedRejection: Sendable, Equatable {
     /// How the payload's own format names ``field`` (a FHIR Observation's `valueQuantity.value`, a
     /// SUT profile's names): a SUT naming any of them names ``field``.
     package var spellings: [String]
+    /// The corruption sent (`out-of-range`, `truncation`, …), for findings; nil when unknown.
+    package var corruption: String?
+    /// The start of the body sent (up to 120 bytes), for findings.
+    package var sent: String?
+
+    /// How the payload's own format names the field, for findings: its first spelling (a FHIR
+    /// element path such as `Observation.valueQuantity.value`), else ``field``.
+    package var wireField: String { spellings.first { $0 != "*" && !$0.isEmpty } ?? field }
+
+    /// What a finding says was sent: the corruption and the body's start.
+    package var sentDescription: String {
+        var parts: [String] = []
+        if let corruption { parts.append("corruption \(corruption)") }
+        if let sent { parts.append("body " + sent) }
+        return parts.joined(separator: ", ")
+    }
 
     /// The rejection with `status` naming `field` (empty when no field can be named, e.g. a truncated body).
     package init(status: Int, field: String, spellings: [String] = []) {
         self.status = status
         self.field = field
         self.spellings = spellings
+    }
+
+    /// Up to 120 bytes of `body` as text on one line (bytes that are not UTF-8, e.g. a raw GATT
+    /// value, in hex).
+    package static func start(of body: [UInt8]) -> String {
+        let head = body.prefix(120)
+        guard let text = String(validating: head, as: UTF8.self) else {
+            return head.map { String(format: "%02x", $0) }.joined(separator: " ") + (body.count > 120 ? " …" : "")
+        }
+        return text.replacingOccurrences(of: "\n", with: " ") + (body.count > 120 ? "…" : "")
     }
 
     /// The name golden files give the measured field of `r`'s payload in the reference contract:

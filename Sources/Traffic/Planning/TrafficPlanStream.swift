@@ -170,6 +170,10 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     /// A request carrying one reading (`r` under its wire ids; the request keeps the scenario's).
     func single(_ reading: Reading, path: String, body: [UInt8], rejection: ExpectedRejection?) -> PlannedRequest {
         let patient = naming.scenarioPatient(reading.patientID) ?? reading.patientID
+        // What a refusal's finding says was sent (only corrupted readings carry a rejection).
+        var rejection = rejection
+        rejection?.corruption = reading.delivery.corruption?.rawValue
+        rejection?.sent = ExpectedRejection.start(of: body)
         var request = PlannedRequest(
             path: path,
             body: body,
