@@ -5,6 +5,7 @@ import LiveHarness
 import SUTAdapter
 import TestFixtures
 import Testing
+import Traffic
 
 /// `vitalsim run --sut PROFILE` against the reference SUT in-process: alerts read in another shape
 /// (FHIR DetectedIssue Bundles, paged), names mapped (an unmapped one its own finding), readings in
@@ -112,6 +113,20 @@ final class InProcessProfileTests {
         )
         let corruptions = Set(details.compactMap { $0.firstMatch(of: /corruption ([a-z-]+)/).map { String($0.1) } })
         #expect(corruptions.count > 1, "each finding names its own corruption: \(corruptions)")
+    }
+
+    /// Every reading kind has a FHIR R4 form, so the shipped fhir-r4 profile (one route, no
+    /// template) carries an infant's feeds, battery levels and equipment log as Observations that
+    /// the reference SUT accepts, and its alerts on them are judged as through the contract.
+    @Test(arguments: [("core", "chd-infant-interstage"), ("feeding", "interstage-home-log")])
+    func fhirProfileCarriesFeedsBatteryAndEquipment(_ suite: String, _ name: String) async throws {
+        let fhir = try SUTProfileLoader.load(path: Fixtures.repositoryRoot + "/profiles/fhir-r4.yaml", environment: [:])
+        #expect(fhir.ingestion.routes.routes.count == 1)
+        let verdict = try await run(InProcessRun.path(suite, name), fhir)
+        #expect(verdict.error == nil)
+        #expect(InProcessRun.failures(verdict, latency: false) == [])
+        let bundles = verdict.contract?.endpoints.first { $0.name == "POST /fhir" }
+        #expect(bundles?.statuses.keys.allSatisfy { $0 < 300 } == true, "\(bundles as Any)")
     }
 
     /// Seed 003's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs
@@ -263,15 +278,15 @@ final class InProcessProfileTests {
         )
         #expect(!endpoints.contains { $0.transport == .mqtt }, "nothing left on the broker")
 
-        let noBattery = try profile(
-            "name: no-battery\ningestion:\n  routes:\n    - {transport: http, path: /fhir/Observation, format: fhir-observation}\n",
-            name: "no-battery.yaml"
+        // VitalEdge JSON has forms only for the phone's heart rate and daily summary.
+        let phoneOnly = try profile(
+            "name: phone-only\ningestion:\n  routes:\n    - {transport: http, path: /api/iot-heart-rate, format: vitaledge}\n",
+            name: "phone-only.yaml"
         )
-        let stopped = try await InProcessRun.unjudged(copd, options: { $0.target.profile = noBattery })
+        let stopped = try await InProcessRun.unjudged(copd, options: { $0.target.profile = phoneOnly })
         #expect(
-            stopped?.contains(
-                "ingestion route 1 of the SUT profile (POST /fhir/Observation) carries battery readings of pulse-oximeter devices"
-            ) == true,
+            stopped?.contains("ingestion route 1 of the SUT profile (POST /api/iot-heart-rate) carries ") == true
+                && stopped?.contains("but format vitaledge has no form for them") == true,
             "\(stopped ?? "judged")"
         )
     }

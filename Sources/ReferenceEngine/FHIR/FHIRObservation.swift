@@ -12,9 +12,23 @@ package enum FHIRObservation {
         "8310-5": (.temperature, ["Cel": 1], 25...45),
         "29463-7": (.weight, ["kg": 1, "g": 0.001, "[lb_av]": 0.45359237], 0.3...400),
         "9279-1": (.respirationRate, ["/min": 1], 2...100),
+        "3151-8": (.oxygenFlow, ["L/min": 1], EquipmentItem.oxygen.range),
         "55423-8": (.steps, ["{steps}": 1, "/d": 1, "/(24.h)": 1, "1": 1], 0...200_000),
     ]
     static let components: [String: Signal] = ["8480-6": .systolic, "8462-4": .diastolic]
+    /// Codes of other systems (`SYSTEM#CODE`) → signal, units and range: a battery level (IEEE
+    /// 11073 `MDC_ATTR_VAL_BATT_CHARGE`), feeds and equipment settings (VitalSim's own codes; home
+    /// oxygen flow is LOINC 3151-8, in ``codes``). Each equipment entry carries its action as a component.
+    static let otherCodes: [String: (Signal, [String: Double], ClosedRange<Double>)] = [
+        "\(mdc)#67996": (.battery, ["%": 1], 0...100),
+        "\(vitalsimCodes)#feeding": (.feeding, ["mL": 1], 0...2000),
+        "\(vitalsimCodes)#breastfeeding": (.breastfeeding, ["min": 1], 1...180),
+        "\(vitalsimCodes)#ng-tube-size": (.ngTubeSize, ["[Ch]": 1], EquipmentItem.ngTube.range),
+        "\(vitalsimCodes)#feeding-pump-rate": (.feedingPumpRate, ["mL/h": 1], EquipmentItem.feedingPump.range),
+    ]
+    /// VitalSim's own code system, and that of an equipment entry's action.
+    static let vitalsimCodes = "urn:vitalsim:code"
+    static let equipmentActions = "urn:vitalsim:equipment-action"
     /// The elements of an R4 Observation; any other key is refused (a misspelt element is not ignored).
     static let elements: Set<String> = [
         "resourceType", "id", "meta", "implicitRules", "language", "text", "contained", "extension",
@@ -150,7 +164,7 @@ package enum FHIRObservation {
         let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now, offsets: true)
         let device = try deviceID(o)
         let symptom = try symptom(o)
-        let code = try symptom == nil ? loinc(o["code"], field: "code") : "sct-" + (symptom?.0.snomed.code ?? "")
+        let code = try symptom == nil ? coded(o["code"]) : "sct-" + (symptom?.0.snomed.code ?? "")
         var values: [Signal: Double] = [:]
         var rr: [Double] = []
         if let (kind, severity) = symptom {
@@ -159,9 +173,10 @@ package enum FHIRObservation {
             values = try ecg(o)
         } else if code == "85354-9" {
             values = try bloodPressurePanel(o)
-        } else if let (signal, units, range) = codes[code] {
+        } else if let (signal, units, range) = codes[code] ?? otherCodes[code] {
             values[signal] = try quantity(o["valueQuantity"], field: "valueQuantity", units: units, range: range)
             if signal == .heartRate { rr = try rrIntervals(o["component"]) }
+            if EquipmentItem(signal: signal) != nil { try equipmentAction(o["component"]) }
         } else {
             throw ValidationFailure(
                 field: "code.coding",
@@ -176,6 +191,55 @@ package enum FHIRObservation {
             time: time,
             values: values,
             rrIntervals: rr
+        )
+    }
+
+    /// The Observation's code: its LOINC code when it has one, else `SYSTEM#CODE` of a coding of
+    /// IEEE 11073 or VitalSim's own system (``otherCodes``).
+    static func coded(_ code: JSONInput?) throws(ValidationFailure) -> String {
+        if case let .array(codings)? = member(code, "coding") {
+            for c in codings {
+                guard case let .string(system)? = member(c, "system"), system == mdc || system == vitalsimCodes,
+                    case let .string(value)? = member(c, "code"), otherCodes["\(system)#\(value)"] != nil
+                else { continue }
+                if !codings.contains(where: { member($0, "system") == .string("http://loinc.org") }) {
+                    return "\(system)#\(value)"
+                }
+            }
+        }
+        return try loinc(code, field: "code")
+    }
+
+    /// An equipment entry's action: a component coded `equipment-action` whose value is one of
+    /// ``EquipmentAction``.
+    static func equipmentAction(_ components: JSONInput?) throws(ValidationFailure) {
+        if case let .array(parts)? = components {
+            for (i, part) in parts.enumerated() {
+                guard case let .array(codings)? = member(member(part, "code"), "coding"),
+                    codings.contains(where: {
+                        member($0, "system") == .string(vitalsimCodes)
+                            && member($0, "code") == .string("equipment-action")
+                    })
+                else { continue }
+                guard case let .array(values)? = member(member(part, "valueCodeableConcept"), "coding"),
+                    values.contains(where: {
+                        guard case let .string(action)? = member($0, "code") else { return false }
+                        return member($0, "system") == .string(equipmentActions)
+                            && EquipmentAction(rawValue: action) != nil
+                    })
+                else {
+                    let valid = EquipmentAction.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ValidationFailure(
+                        field: "component[\(i)].valueCodeableConcept",
+                        message: "an equipment action is one of \(valid) (system \(equipmentActions))"
+                    )
+                }
+                return
+            }
+        }
+        throw ValidationFailure(
+            field: "component",
+            message: "an equipment entry needs its action: a component coded \(vitalsimCodes) equipment-action"
         )
     }
 

@@ -63,11 +63,16 @@ enum FHIRShape {
                 }
                 guard let code = p["code"] else { throw fail("component[\(i)].code", "present") }
                 try codeableConcept(code, field: "component[\(i)].code")
-                // A component's value is a Quantity, or (an ECG's waveform) SampledData.
+                // A component's value is a Quantity, or (an ECG's waveform) SampledData, or (an
+                // equipment entry's action) a CodeableConcept.
                 if let d = p["valueSampledData"] {
                     guard case .object = d else {
                         throw fail("component[\(i)].valueSampledData", "a SampledData (object)")
                     }
+                    continue
+                }
+                if let concept = p["valueCodeableConcept"] {
+                    try codeableConcept(concept, field: "component[\(i)].valueCodeableConcept")
                     continue
                 }
                 guard let q = p["valueQuantity"] else { throw fail("component[\(i)].valueQuantity", "present") }

@@ -27,38 +27,57 @@ package enum FHIRObservationJSON {
     package static let rrCode = "147240"
     static let ucum = "http://unitsofmeasure.org"
 
-    /// Whether a reading of `kind` has a FHIR form.
-    package static func carries(_ kind: VitalKind) -> Bool { codes[kind] != nil || kind == .symptom || kind == .ecg }
+    /// Whether a reading of `kind` has a FHIR form (every kind but cuff pressure, whose progress
+    /// indications are no readings).
+    package static func carries(_ kind: VitalKind) -> Bool { kind != .cuffPressure }
 
-    /// The Observation of a reading (nil for kinds without a FHIR form: battery, cuff pressure,
-    /// feeding). A daily summary is its step count (its calories are left out).
+    /// The IEEE 11073-10101 code system.
+    package static let mdc = "urn:iso:std:iso:11073:10101"
+    /// VitalSim's own code system, for what neither the vital-signs profile's LOINC codes nor IEEE
+    /// 11073 name: feeds and equipment settings (docs/sut-profiles.md).
+    package static let vitalsimCodes = "urn:vitalsim:code"
+    /// The code system of an equipment entry's action (`in-use`, `replaced`, `adjusted`).
+    package static let equipmentActions = "urn:vitalsim:equipment-action"
+
+    /// The code of a reading's Observation, and whether it is a vital sign (category `vital-signs`).
+    static func coding(_ reading: Reading) -> (system: String, code: String, display: String, vital: Bool)? {
+        switch reading.measurement {
+        case .battery: return (mdc, "67996", "MDC_ATTR_VAL_BATT_CHARGE", false)
+        case .feeding: return (vitalsimCodes, "feeding", "Bottle feed volume", false)
+        case .breastfeeding: return (vitalsimCodes, "breastfeeding", "Breastfeed duration at the breast", false)
+        case .equipment(.oxygen, _, _): return ("http://loinc.org", "3151-8", "Inhaled oxygen flow rate", false)
+        case .equipment(.ngTube, _, _): return (vitalsimCodes, "ng-tube-size", "Nasogastric tube size", false)
+        case .equipment(.feedingPump, _, _):
+            return (vitalsimCodes, "feeding-pump-rate", "Enteral feeding pump rate", false)
+        default:
+            return codes[reading.kind].map { ("http://loinc.org", $0.code, $0.display, true) }
+        }
+    }
+
+    /// The Observation of a reading (nil for cuff pressure). A daily summary is its step count (its
+    /// calories are left out); a battery level is IEEE 11073's `MDC_ATTR_VAL_BATT_CHARGE` (as the
+    /// Personal Health Device IG codes it); an equipment entry's setting is the value and its action
+    /// a component.
     package static func encode(_ reading: Reading, start: Int64) -> JSONValue? {
         if case let .symptom(kind, severity) = reading.measurement {
             return symptom(reading, kind, severity, start: start)
         }
         if case let .ecg(recording) = reading.measurement { return ecg(reading, recording, start: start) }
-        guard let (code, display) = codes[reading.kind] else { return nil }
+        guard let coded = coding(reading) else { return nil }
         var f: [(String, JSONValue)] = [
             ("resourceType", .string("Observation")),
             ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(reading.id))])])),
             ("status", .string("final")),
-            (
-                "category",
-                .array([
-                    .object([
-                        (
-                            "coding",
-                            .array([
-                                .object([
-                                    ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
-                                    ("code", .string("vital-signs")),
-                                ])
-                            ])
-                        )
-                    ])
-                ])
-            ),
-            ("code", concept("http://loinc.org", code, display)),
+        ]
+        if coded.vital {
+            let vitalSigns: JSONValue = .object([
+                ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
+                ("code", .string("vital-signs")),
+            ])
+            f.append(("category", .array([.object([("coding", .array([vitalSigns]))])])))
+        }
+        f += [
+            ("code", concept(coded.system, coded.code, coded.display)),
             ("subject", .object([("reference", .string("Patient/" + reading.patientID))])),
             ("device", .object([("reference", .string("Device/" + reading.deviceID))])),
             (
@@ -88,6 +107,13 @@ package enum FHIRObservationJSON {
                 }
                 f.append(("component", .array(parts)))
             }
+        case let .equipment(_, setting, action):
+            f.append(("valueQuantity", quantity(.double(setting), reading.measurement.unit)))
+            let actionPart: JSONValue = .object([
+                ("code", concept(vitalsimCodes, "equipment-action", "Equipment action")),
+                ("valueCodeableConcept", concept(equipmentActions, action.rawValue, action.rawValue)),
+            ])
+            f.append(("component", .array([actionPart])))
         default:
             f.append(("valueQuantity", quantity(.double(reading.measurement.primaryValue), reading.measurement.unit)))
         }
