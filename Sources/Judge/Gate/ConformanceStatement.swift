@@ -8,6 +8,9 @@ package struct ConformanceStatement: Sendable, Equatable {
     /// Whether the SUT's refusals name the refused field (a SHOULD); false makes those checks
     /// not applicable.
     package var namesRefusedField = true
+    /// The reading kinds the SUT ingests (`VitalKind` raw values); nil: every kind. Readings of
+    /// other kinds are not sent, and their refusal checks are skipped.
+    package var kinds: Set<String>?
 
     /// Everything claimed: the statement of a profile without `conformance:`.
     package init(rules: Set<String>? = nil, namesRefusedField: Bool = true) {
@@ -42,6 +45,14 @@ package struct ConformanceStatement: Sendable, Equatable {
             }
         } else {
             out.append("rules claimed: all \(known.count)")
+        }
+        if let kinds {
+            out.append(
+                "reading kinds claimed: " + kinds.sorted().joined(separator: ", ")
+                    + "; readings of other kinds are not sent"
+            )
+        } else {
+            out.append("reading kinds claimed: all")
         }
         out.append(
             namesRefusedField

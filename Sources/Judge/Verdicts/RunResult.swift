@@ -118,6 +118,9 @@ package struct LiveRunResult: Sendable {
     /// never ended, an alert source without a readable alert list): the run is an infrastructure
     /// failure, not a verdict on the SUT's clinical behaviour.
     package var misconfiguration: String?
+    /// Readings not sent because the SUT's conformance statement claims no reading of their kind:
+    /// how many, and the kind of each corrupted one by its id.
+    package var withheld: (count: Int, corrupt: [String: String]) = (0, [:])
     /// False when the SUT's alerts do not say which readings raised them (a profile that maps no
     /// `evidence` field): the evidence check is then skipped rather than failed.
     package var citesEvidence = true

@@ -279,8 +279,29 @@ extension Verdict {
         // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
         // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
         for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
+            if let kind = result.withheld.corrupt[e.reading] {
+                let detail = "not sent: the SUT's conformance statement claims no \(kind) readings"
+                checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
+                continue
+            }
             let detail = "the scenario no longer sends reading \(e.reading)"
             checks.append(validation("rejects \(e.reading)", .validationMismatch, detail))
+        }
+        if result.withheld.count > 0 {
+            let kinds = Set(result.withheld.corrupt.values).sorted()
+            let detail =
+                "\(result.withheld.count) reading(s) not sent: the SUT's conformance statement does not claim their kind"
+                + (kinds.isEmpty ? "" : " (corrupted ones among them: \(kinds.joined(separator: ", ")))")
+            checks.append(
+                Check(
+                    kind: .delivery,
+                    name: "readings of unclaimed kinds",
+                    rule: nil,
+                    finding: nil,
+                    detail: detail,
+                    skipped: true
+                )
+            )
         }
         v.merging.lost = LostTally(plan: plan, outcomes: result.outcomes)
         checks.append(deliveryCheck(v.merging.lost, verdict: v))

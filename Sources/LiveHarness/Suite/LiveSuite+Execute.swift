@@ -154,6 +154,7 @@ extension LiveSuite {
                 TrafficPlan.streamedDigest(for: scenario, seed: options.pacing.seed)
             } else { plan.digest ?? "" }
         result.ble = resources.link?.summary(devices: setup.bleKeys)
+        result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
         return (result.requests, digest, result, base)
     }
@@ -214,7 +215,7 @@ extension LiveSuite {
     /// routes, ids at the SUT, or MQTT topic.
     static func profileShaped(_ options: LiveOptions, naming: WireNaming) -> Bool {
         !options.target.profile.ingestion.routes.isBuiltIn || !naming.isIdentity
-            || options.target.profile.mqtt.topic != .vitalsim
+            || options.target.profile.mqtt.topic != .vitalsim || options.target.profile.conformance.kinds != nil
     }
 
     /// Runs `body` between the profile's enrolment of the scenario's patients and their reset; the

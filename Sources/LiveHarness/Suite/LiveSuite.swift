@@ -22,11 +22,15 @@ package enum LiveSuite {
         bleLink: Bool,
         naming: WireNaming
     ) -> TrafficPlanStream {
-        TrafficPlanStream(
+        var routes = options.target.profile.ingestion.routes
+        if let claimed = options.target.profile.conformance.kinds {
+            routes.withheld = Set(VitalKind.allCases.filter { !claimed.contains($0.rawValue) })
+        }
+        return TrafficPlanStream(
             for: scenario,
             seed: options.pacing.seed,
             bleLink: bleLink,
-            routes: options.target.profile.ingestion.routes,
+            routes: routes,
             naming: naming,
             mqttTopic: options.target.profile.mqtt.topic,
             deviceTimes: options.target.profile.alerts.fields.evidence == nil

@@ -182,7 +182,8 @@ package enum SUTProfileLoader {
         /// `conformance: {rules: [ID…] | all, names-refused-field: BOOL}`.
         func conformance(_ node: Node) -> ConformanceStatement {
             var statement = ConformanceStatement()
-            guard let f = reader.mapping(node, "conformance", allowed: ["rules", "names-refused-field"]) else {
+            guard let f = reader.mapping(node, "conformance", allowed: ["rules", "kinds", "names-refused-field"])
+            else {
                 return statement
             }
             if let rulesNode = f.value("rules") {
@@ -212,6 +213,22 @@ package enum SUTProfileLoader {
                 }
             }
             if let claims = bool(f, "names-refused-field") { statement.namesRefusedField = claims }
+            if let list = f.list("kinds") {
+                let valid = VitalKind.allCases.filter { $0 != .cuffPressure }.map(\.rawValue)
+                var kinds: Set<String> = []
+                for (i, item) in list.enumerated() {
+                    guard let kind = item.scalar?.string, valid.contains(kind) else {
+                        reader.fail(
+                            item,
+                            "conformance.kinds[\(i)]",
+                            "expected a reading kind: \(valid.joined(separator: ", "))"
+                        )
+                        continue
+                    }
+                    kinds.insert(kind)
+                }
+                statement.kinds = kinds
+            }
             return statement
         }
 

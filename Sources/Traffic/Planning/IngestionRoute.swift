@@ -133,6 +133,8 @@ package struct IngestionRoute: Sendable {
 /// (observation JSON, the VitalEdge paths for the phone bridge).
 package struct IngestionRoutes: Sendable {
     package var routes: [IngestionRoute]
+    /// Kinds whose readings are not sent at all: the SUT's conformance statement claims none of them.
+    package var withheld: Set<VitalKind> = []
 
     /// The reference contract.
     package static let vitalsim = IngestionRoutes(routes: [])

@@ -44,6 +44,10 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
     package private(set) var produced = 0
     /// The most requests held at once (open batches and closed ones waiting for their turn).
     package private(set) var peakHeld = 0
+    /// Readings not sent because their kind is withheld (``IngestionRoutes/withheld``): how many,
+    /// and the kind of each corrupted one by its (scenario) id, for the judge's refusal checks.
+    package private(set) var withheldCount = 0
+    package private(set) var withheldCorrupt: [String: VitalKind] = [:]
 
     /// - Parameters:
     ///   - bleLink: leave out the devices that a live run carries over a real BLE link.
@@ -105,6 +109,11 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         let key = "\(generated.patientID)/\(generated.deviceID)"
         let reading = naming.wire(generated)
         if viaBLE.contains(key) { return }
+        if routes.withheld.contains(reading.kind) {
+            withheldCount += 1
+            if reading.delivery.corruption != nil { withheldCorrupt[generated.id] = reading.kind }
+            return
+        }
         let fromMQTT = viaMQTT.contains(key)
         if !routes.isBuiltIn, reading.kind != .cuffPressure {
             if let found = routes.route(for: reading, fromMQTT: fromMQTT) {
