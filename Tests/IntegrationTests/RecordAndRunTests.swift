@@ -112,12 +112,12 @@ final class RecordAndRunTests: XCTestCase {
         XCTAssertEqual(count("<table class=\"contract\">"), 2, "a SUT contract per scenario")
         XCTAssertGreaterThan(count("<polyline class=\"series\""), 2)
         XCTAssertGreaterThan(
-            count("class=\"alert-marker\" data-rule=\"bp.hypertensive-crisis\""),
+            count("class=\"alert-marker matched\" data-rule=\"bp.hypertensive-crisis\""),
             0,
             "the raised alert is marked"
         )
         XCTAssertGreaterThan(
-            count("class=\"expected-window\" data-rule=\"bp.hypertensive-crisis\""),
+            count("class=\"expected-window met\" data-rule=\"bp.hypertensive-crisis\""),
             0,
             "the expected window is drawn"
         )

@@ -363,3 +363,59 @@ import VitalSimCore
         #expect(described.lines[3].hasPrefix("base url: embedded reference SUT"))
     }
 }
+
+/// The HTML report's vitals charts: each alert on the charts of the signals its rule reads only,
+/// and marked as the judge paired it — in its window, early or late, duplicate, spurious, and the
+/// window no alert met as missed.
+@Suite struct HTMLAlertMarksTests {
+    let t0: Int64 = 1_730_973_600_000
+    let minute: Int64 = 60_000
+
+    func alert(_ id: String, _ rule: String, at t: Int64) -> ObservedAlert {
+        ObservedAlert(alertID: id, patientID: "1", rule: rule, severity: "high", raisedAt: t, evidence: [])
+    }
+
+    func expected(_ rule: String, at t: Int64) -> GoldenFile.ExpectedAlert {
+        GoldenFile.ExpectedAlert(patientID: "1", rule: rule, severity: .high, from: t - minute, to: t + 5 * minute)
+    }
+
+    @Test func alertsSitOnTheirSignalsChartsMarkedAsJudged() {
+        var verdict = Verdict(scenario: "s", checks: [])
+        verdict.expectedAlerts = [
+            expected("hr.tachycardia", at: t0), expected("hr.tachycardia", at: t0 + 60 * minute),
+            expected("spo2.low", at: t0 + 120 * minute),
+        ]
+        verdict.alerts = [
+            alert("a", "hr.tachycardia", at: t0), alert("b", "hr.tachycardia", at: t0 + 2 * minute),
+            alert("c", "hr.tachycardia", at: t0 + 70 * minute), alert("d", "spo2.low", at: t0 + 300 * minute),
+        ]
+        let points: [(time: Int64, value: Double)] = [(t0, 80), (t0 + 400 * minute, 90)]
+        verdict.chart = ScenarioChart(
+            start: t0 - 10 * minute,
+            end: t0 + 400 * minute,
+            patients: ["1"],
+            series: [
+                ScenarioChart.Series(
+                    patientID: "1",
+                    kind: "heart-rate",
+                    unit: "/min",
+                    points: points,
+                    signals: [.heartRate]
+                ),
+                ScenarioChart.Series(patientID: "1", kind: "spo2", unit: "%", points: points, signals: [.spo2]),
+            ],
+            spans: []
+        )
+        let html = HTMLReport.render([verdict])
+        let panels = html.components(separatedBy: "<svg class=\"panel\"").dropFirst()
+        let heart = panels.first { $0.contains("data-kind=\"heart-rate\"") } ?? ""
+        let spo2 = panels.first { $0.contains("data-kind=\"spo2\"") } ?? ""
+        #expect(heart.contains(#"class="alert-marker matched" data-rule="hr.tachycardia""#))
+        #expect(heart.contains(#"class="alert-marker duplicate" data-rule="hr.tachycardia""#))
+        #expect(heart.contains(#"class="alert-marker late" data-rule="hr.tachycardia""#))
+        #expect(!heart.contains("spo2.low"), "a SpO2 alert is not drawn on the heart-rate chart")
+        #expect(spo2.contains(#"class="alert-marker spurious" data-rule="spo2.low""#))
+        #expect(spo2.contains(#"class="expected-window missed" data-rule="spo2.low""#))
+        #expect(!spo2.contains("hr.tachycardia"))
+    }
+}

@@ -31,13 +31,19 @@ package enum HTMLReport {
             .series{fill:none;stroke:#0969da;stroke-width:1.2} .event{fill:#fff8c5;stroke:#d4a72c;stroke-width:.5}
             .fault{fill:#f6f8fa;stroke:#8c959f;stroke-dasharray:3 2;stroke-width:.5} .expected-window{fill:#2da44e;opacity:.85}
             .alert-marker line{stroke:#cf222e;stroke-width:1.5} .alert-marker circle{fill:#cf222e}
+            .alert-marker.matched line{stroke:#1f883d} .alert-marker.matched circle{fill:#1f883d}
+            .alert-marker.early line,.alert-marker.late line{stroke:#bc4c00;stroke-dasharray:4 2} .alert-marker.early circle,.alert-marker.late circle{fill:#bc4c00}
+            .alert-marker.duplicate circle{fill:#fff;stroke:#cf222e;stroke-width:1.5} .alert-marker.unmapped line{stroke:#8250df} .alert-marker.unmapped circle{fill:#8250df}
+            .expected-window.missed{fill:#fff;stroke:#cf222e;stroke-width:1.5;stroke-dasharray:3 2}
             p.error{background:#fbefff;border-left:4px solid #8250df;padding:6px 10px} table.contract code{font-size:12px}
             .point{fill:#0969da} .bar{fill:#8250df} .legend span{display:inline-block;margin-right:14px;font-size:12px}
             </style></head><body>
             <h1>\(esc(title)) <span class="badge \(passed == verdicts.count ? "pass" : "fail")">\(passed == verdicts.count ? "PASS" : "FAIL")</span></h1>
             <p id="summary">\(passed)/\(verdicts.count) scenario(s) passed.</p>
             <p class="legend"><span><b style="color:#d4a72c">■</b> clinical event</span><span><b style="color:#8c959f">■</b> device fault</span>
-            <span><b style="color:#2da44e">■</b> expected alert window</span><span><b style="color:#cf222e">●</b> alert raised by the SUT</span></p>
+            <span><b style="color:#2da44e">■</b> expected alert window (met)</span><span><b style="color:#cf222e">□</b> expected window missed</span>
+            <span><b style="color:#1f883d">●</b> alert in its window</span><span><b style="color:#bc4c00">●</b> early or late</span>
+            <span><b style="color:#cf222e">●</b> spurious</span><span><b style="color:#cf222e">○</b> duplicate</span><span><b style="color:#8250df">●</b> unmapped</span></p>
 
             """
         if let about { h += described(about) }
@@ -174,9 +180,12 @@ package enum HTMLReport {
             g +=
                 "<rect class=\"\(sp.isFault ? "fault" : "event")\" x=\"\(f(x(sp.from)))\" y=\"\(f(top))\" width=\"\(f(max(1, x(sp.to) - x(sp.from))))\" height=\"\(f(plotH))\"><title>\(esc(sp.label)) \(iso(sp.from))–\(iso(sp.to))</title></rect>\n"
         }
-        for e in verdict.expectedAlerts where e.patientID == scenarioChart.patientID {
+        let marks = AlertMarks(expected: verdict.expectedAlerts, observed: verdict.alerts)
+        for (i, e) in verdict.expectedAlerts.enumerated()
+        where e.patientID == scenarioChart.patientID && AlertMarks.belongs(e.rule, on: scenarioChart.signals) {
+            let state = marks.windows[i] ?? "met"
             g +=
-                "<rect class=\"expected-window\" data-rule=\"\(esc(e.rule))\" x=\"\(f(x(e.from)))\" y=\"\(f(top + plotH - 6))\" width=\"\(f(max(2, x(e.to) - x(e.from))))\" height=\"6\"><title>expected \(esc(e.rule)) (\(esc(e.severity.rawValue))) \(iso(e.from))–\(iso(e.to))</title></rect>\n"
+                "<rect class=\"expected-window \(state)\" data-rule=\"\(esc(e.rule))\" x=\"\(f(x(e.from)))\" y=\"\(f(top + plotH - 6))\" width=\"\(f(max(2, x(e.to) - x(e.from))))\" height=\"6\"><title>expected \(esc(e.rule)) (\(esc(e.severity.rawValue))) \(iso(e.from))–\(iso(e.to)): \(state)</title></rect>\n"
         }
         let line = scenarioChart.points.map { "\(f(x($0.time))),\(f(y($0.value)))" }.joined(separator: " ")
         g += "<polyline class=\"series\" points=\"\(line)\"/>\n"
@@ -187,11 +196,13 @@ package enum HTMLReport {
                     "<circle class=\"point\" cx=\"\(f(x(p.time)))\" cy=\"\(f(y(p.value)))\" r=\"2.5\"><title>\(num(p.value)) \(esc(scenarioChart.unit)) at \(iso(p.time))</title></circle>\n"
             }
         }
-        for a in verdict.alerts where a.patientID == scenarioChart.patientID {
+        for a in verdict.alerts
+        where a.patientID == scenarioChart.patientID && AlertMarks.belongs(a.rule, on: scenarioChart.signals) {
             let ax = x(a.raisedAt)
+            let state = marks.alerts[a.alertID] ?? "spurious"
             g +=
-                "<g class=\"alert-marker\" data-rule=\"\(esc(a.rule))\"><line x1=\"\(f(ax))\" y1=\"\(f(top))\" x2=\"\(f(ax))\" y2=\"\(f(top + plotH))\"/>"
-                + "<circle cx=\"\(f(ax))\" cy=\"\(f(top + 3))\" r=\"4\"/><title>\(esc(a.rule)) (\(esc(a.severity))) raised at \(iso(a.raisedAt))</title></g>\n"
+                "<g class=\"alert-marker \(state)\" data-rule=\"\(esc(a.rule))\"><line x1=\"\(f(ax))\" y1=\"\(f(top))\" x2=\"\(f(ax))\" y2=\"\(f(top + plotH))\"/>"
+                + "<circle cx=\"\(f(ax))\" cy=\"\(f(top + 3))\" r=\"4\"/><title>\(esc(a.rule)) (\(esc(a.severity))) raised at \(iso(a.raisedAt)): \(state)</title></g>\n"
         }
         g +=
             "<text class=\"label\" x=\"\(f(left + 6))\" y=\"\(f(top + 14))\">\(esc(scenarioChart.kind)) (\(esc(scenarioChart.unit)))</text>\n"

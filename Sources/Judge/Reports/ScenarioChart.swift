@@ -12,6 +12,23 @@ package struct ScenarioChart: Sendable {
         package var unit: String
         /// (device time Unix ms, value), in time order.
         package var points: [(time: Int64, value: Double)]
+        /// The signals its readings carry (a blood pressure's systolic and diastolic), so that an
+        /// alert is drawn only on the charts of the signals its rule reads.
+        package var signals: Set<Signal> = []
+
+        package init(
+            patientID: String,
+            kind: String,
+            unit: String,
+            points: [(time: Int64, value: Double)],
+            signals: Set<Signal> = []
+        ) {
+            self.patientID = patientID
+            self.kind = kind
+            self.unit = unit
+            self.points = points
+            self.signals = signals
+        }
     }
 
     /// A clinical event or device fault, as a shaded span.
@@ -28,6 +45,14 @@ package struct ScenarioChart: Sendable {
     package var patients: [String]
     package var series: [Series]
     package var spans: [Span]
+
+    package init(start: Int64, end: Int64, patients: [String], series: [Series], spans: [Span]) {
+        self.start = start
+        self.end = end
+        self.patients = patients
+        self.series = series
+        self.spans = spans
+    }
 
     /// Time buckets per series (two points each: the bucket's minimum and maximum).
     static let buckets: Int64 = 360
@@ -62,6 +87,7 @@ package struct ScenarioChart: Sendable {
                 order.append(key)
                 envelopes[key] = Envelope(patientID: r.patientID, kind: r.kind.rawValue, unit: r.measurement.unit)
             }
+            envelopes[key]!.signals.formUnion(Oracle.signalSet(r.measurement))
             let t = start + r.deviceTime
             envelopes[key]!.add(r.measurement.primaryValue, at: t, bucket: (t - start) / width)
         }
@@ -108,6 +134,7 @@ struct Envelope {
     let patientID: String
     let kind: String
     let unit: String
+    var signals: Set<Signal> = []
     var buckets: [Int64: (lo: Double, hi: Double, timeOfLo: Int64, timeOfHi: Int64)] = [:]
 
     init(patientID: String, kind: String, unit: String) {
@@ -137,6 +164,8 @@ struct Envelope {
                 points += [(th, hi), (tl, lo)]
             }
         }
-        return ScenarioChart.Series(patientID: patientID, kind: kind, unit: unit, points: points)
+        var series = ScenarioChart.Series(patientID: patientID, kind: kind, unit: unit, points: points)
+        series.signals = signals
+        return series
     }
 }
