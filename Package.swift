@@ -196,7 +196,10 @@ let package = Package(
         // The command line's parsing and flag checks, in-process (`@testable import vitalsim`).
         tests(
             "CommandLineTests",
-            ["vitalsim", .product(name: "ArgumentParser", package: "swift-argument-parser"), yams]
+            [
+                "vitalsim", "Judge", "LiveHarness", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                yams,
+            ]
         ),
         // Integration tests: the built `vitalsim`, the reference SUT, brokers, bumble, tshark, PostgreSQL.
         tests(

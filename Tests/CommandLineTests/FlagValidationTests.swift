@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Judge
+import LiveHarness
 import Testing
 
 @testable import vitalsim
@@ -101,5 +103,52 @@ struct FlagValidationTests {
     ])
     func theSameCommandsWithValidFlagsParse(_ arguments: [String]) throws {
         _ = try VitalSim.parseAsRoot(arguments)
+    }
+}
+
+/// The CI gate's flags and what the SUT profile's conformance statement sets, in-process.
+struct GateFlagTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gate-flags-\(getpid())").path
+
+    func write(_ text: String, _ name: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The push channels a profile claims are observed unless `--observe` says which.
+    @Test func claimedPushChannelsAreObservedByDefault() throws {
+        let profile = try write("name: pushes\nconformance:\n  channels: [sse, webhook]\n", "pushes.yaml")
+        let run = try #require(
+            try VitalSim.parseAsRoot(["run", FlagValidationTests.core, "--sut", profile]) as? VitalSim.Run
+        )
+        #expect(try run.live.options().push.channels == [.sse, .webhook])
+        let chosen = try #require(
+            try VitalSim.parseAsRoot(["run", FlagValidationTests.core, "--sut", profile, "--observe", "mqtt"])
+                as? VitalSim.Run
+        )
+        #expect(try chosen.live.options().push.channels == [.mqtt])
+    }
+
+    /// A waivers file with a mistake is an input error naming its line; a good one loads.
+    @Test func waiversAndBaselinesAreReadBeforeTheRun() throws {
+        let waivers = try write("waivers:\n  - check: \"s: alert x\"\n    reason: r\n    expires: soon\n", "w.yaml")
+        let run = try #require(
+            try VitalSim.parseAsRoot(["run", FlagValidationTests.core, "--waivers", waivers]) as? VitalSim.Run
+        )
+        #expect(throws: CommandFailure.self) { try run.reports.gate(conformance: ConformanceStatement()) }
+        let baseline = try write("{\"passed\": true}", "b.json")
+        let withBaseline = try #require(
+            try VitalSim.parseAsRoot(["run", FlagValidationTests.core, "--baseline", baseline, "--strict"])
+                as? VitalSim.Run
+        )
+        #expect(throws: CommandFailure.self) { try withBaseline.reports.gate(conformance: ConformanceStatement()) }
+        let good = try write("waivers:\n  - check: \"s: alert x\"\n    reason: r\n", "good.yaml")
+        let fine = try #require(
+            try VitalSim.parseAsRoot(["run", FlagValidationTests.core, "--waivers", good, "--strict"]) as? VitalSim.Run
+        )
+        let gate = try fine.reports.gate(conformance: ConformanceStatement())
+        #expect(gate.strict && gate.waivers.count == 1)
     }
 }

@@ -98,4 +98,27 @@ final class CIGateRunTests: XCTestCase {
         XCTAssertEqual(known.status, 0, known.out + known.err)
         XCTAssertTrue(known.out.contains("known missed alert hr.bradycardia patient brady"), known.out)
     }
+
+    /// A backend that refuses corrupt readings as seed 001 words it ("400 Bad Request: Invalid
+    /// data", naming no field): it passes, with a warning per refusal; `--strict` fails it on
+    /// exactly those checks.
+    func testABackendFollowingSeed001LiterallyPassesAndWarns() throws {
+        let corrupt = TestSupport.repositoryRoot + "/scenarios/core/corrupt-and-duplicate-payloads.yaml"
+        func run(_ extra: [String]) throws -> (status: Int32, out: String, err: String) {
+            try TestSupport.vitalsim(
+                ["run", corrupt, "--golden-dir", golden, "--sut-fault", "bare-refusals"] + extra,
+                in: directory,
+                environment: ["CI": "true"]
+            )
+        }
+        let lenient = try run(["--json", directory + "/lenient.json"])
+        XCTAssertEqual(lenient.status, 0, lenient.out + lenient.err)
+        XCTAssertTrue(lenient.out.contains("warning validation-mismatch rejects "), lenient.out)
+        XCTAssertTrue(lenient.out.contains(" naming its field: the refusal names no field, expected "), lenient.out)
+        let strict = try run(["--strict", "--json", directory + "/strict.json"])
+        XCTAssertEqual(strict.status, 1, strict.out + strict.err)
+        let failed = try failing("strict.json")
+        XCTAssertFalse(failed.isEmpty)
+        XCTAssertTrue(failed.allSatisfy { $0.hasSuffix(" naming its field") }, "\(failed)")
+    }
 }

@@ -188,7 +188,9 @@ final class FindingTests: XCTestCase {
             result([], outcomes: [RequestOutcome(status: 403), RequestOutcome(status: 400, field: "unit")]),
             plan: plan
         )
-        XCTAssertEqual(refused.checks.first { $0.name == "accepts 1/d/1" }?.finding, .validationMismatch)
+        let accepts = refused.checks.first { $0.name == "accepts 1/d" }
+        XCTAssertEqual(accepts?.finding, .validationMismatch, "one check per device, named without a reading position")
+        XCTAssertEqual(accepts?.detail, "1 valid request(s) refused; first: 1/d/1 with 403")
         let gone = judge(g, result([], outcomes: [RequestOutcome(status: 200)]), plan: [request("1/d/1")])
         XCTAssertEqual(
             gone.checks.first { $0.name == "rejects 1/d/2" }?.detail,

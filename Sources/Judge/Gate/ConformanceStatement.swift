@@ -11,6 +11,9 @@ package struct ConformanceStatement: Sendable, Equatable {
     /// The reading kinds the SUT ingests (`VitalKind` raw values); nil: every kind. Readings of
     /// other kinds are not sent, and their refusal checks are skipped.
     package var kinds: Set<String>?
+    /// The push channels the SUT delivers alerts on besides its alert list (`sse`, `mqtt`,
+    /// `webhook`): a run observes them unless `--observe` says otherwise.
+    package var channels: [PushChannel] = []
 
     /// Everything claimed: the statement of a profile without `conformance:`.
     package init(rules: Set<String>? = nil, namesRefusedField: Bool = true) {
@@ -54,6 +57,12 @@ package struct ConformanceStatement: Sendable, Equatable {
         } else {
             out.append("reading kinds claimed: all")
         }
+        out.append(
+            channels.isEmpty
+                ? "push channels claimed: none (only the alert list is read)"
+                : "push channels claimed: " + channels.map(\.rawValue).joined(separator: ", ")
+                    + " (observed by default: every alert must arrive on each)"
+        )
         out.append(
             namesRefusedField
                 ? "refusals name the refused field (a SHOULD: a finding warns unless --strict)"

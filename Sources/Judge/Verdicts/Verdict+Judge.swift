@@ -256,6 +256,7 @@ extension Verdict {
         var expected: [String: GoldenFile.ExpectedValidation] = [:]
         for e in golden.validation { expected[e.reading] = e }
         var seen: Set<String> = []
+        var refusedValid: [(reading: String, status: Int, field: String)] = []
         for (i, request) in plan.enumerated() {
             let o = result.outcomes[i]
             let first = request.firstReading ?? ""
@@ -272,10 +273,10 @@ extension Verdict {
                 }
                 checks += rejectionChecks(e, o, sent: request.expectedRejection)
             } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
-                let detail = "a valid request was rejected with \(s) naming field '\(o.field ?? "")'"
-                checks.append(validation("accepts \(first)", .validationMismatch, detail))
+                refusedValid.append((first, s, o.field ?? ""))
             }
         }
+        checks += acceptanceChecks(refusedValid)
         // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
         // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
         for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
@@ -322,6 +323,30 @@ extension Verdict {
             checks.append(bleDeliveryCheck(ble, expectedRejectionsOverBLE: overBLE))
         }
         return checks
+    }
+
+    /// Valid requests the SUT refused, one check per device (`accepts PATIENT/DEVICE`, its reading
+    /// ids without their sequence number) so that the name holds no reading position, with how
+    /// many were refused and the first and last.
+    static func acceptanceChecks(_ refused: [(reading: String, status: Int, field: String)]) -> [Check] {
+        var groups: [(device: String, refusals: [(reading: String, status: Int, field: String)])] = []
+        for refusal in refused {
+            let device = refusal.reading.lastIndex(of: "/").map { String(refusal.reading[..<$0]) } ?? refusal.reading
+            if let i = groups.firstIndex(where: { $0.device == device }) {
+                groups[i].refusals.append(refusal)
+            } else {
+                groups.append((device, [refusal]))
+            }
+        }
+        return groups.map { group in
+            func said(_ r: (reading: String, status: Int, field: String)) -> String {
+                "\(r.reading) with \(r.status)" + (r.field.isEmpty ? "" : " naming field '\(r.field)'")
+            }
+            var detail =
+                "\(group.refusals.count) valid request(s) refused; first: \(said(group.refusals[0]))"
+            if group.refusals.count > 1 { detail += ", last: \(said(group.refusals[group.refusals.count - 1]))" }
+            return validation("accepts \(group.device)", .validationMismatch, detail)
+        }
     }
 
     /// A check of kind `validation`.

@@ -182,7 +182,12 @@ package enum SUTProfileLoader {
         /// `conformance: {rules: [ID…] | all, names-refused-field: BOOL}`.
         func conformance(_ node: Node) -> ConformanceStatement {
             var statement = ConformanceStatement()
-            guard let f = reader.mapping(node, "conformance", allowed: ["rules", "kinds", "names-refused-field"])
+            guard
+                let f = reader.mapping(
+                    node,
+                    "conformance",
+                    allowed: ["rules", "kinds", "channels", "names-refused-field"]
+                )
             else {
                 return statement
             }
@@ -213,6 +218,14 @@ package enum SUTProfileLoader {
                 }
             }
             if let claims = bool(f, "names-refused-field") { statement.namesRefusedField = claims }
+            for (i, item) in (f.list("channels") ?? []).enumerated() {
+                guard let channel = item.scalar.flatMap({ PushChannel(rawValue: $0.string) }) else {
+                    let valid = PushChannel.allCases.map(\.rawValue).joined(separator: ", ")
+                    reader.fail(item, "conformance.channels[\(i)]", "expected a push channel: \(valid)")
+                    continue
+                }
+                if !statement.channels.contains(channel) { statement.channels.append(channel) }
+            }
             if let list = f.list("kinds") {
                 let valid = VitalKind.allCases.filter { $0 != .cuffPressure }.map(\.rawValue)
                 var kinds: Set<String> = []

@@ -61,6 +61,8 @@ struct LiveFlags: ParsableArguments {
         options.pacing = pacing.settings
         options.mqtt = broker.settings(credentials: mqttCredentials(profile))
         options.push = push.settings
+        // The push channels the SUT's conformance statement claims are observed unless --observe says which.
+        if push.observe.isEmpty { options.push.channels = options.target.profile.conformance.channels }
         options.ble = bluetooth.settings
         options.reports.goldenDirectory = goldenDir
         options.reports.ci =
