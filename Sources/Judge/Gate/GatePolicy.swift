@@ -35,7 +35,6 @@ package struct GatePolicy: Sendable {
         var waived: Set<String> = []
         var out = Outcome(verdicts: [])
         let byCheck = Dictionary(waivers.map { ($0.check, $0) }, uniquingKeysWith: { first, _ in first })
-        var judgedIDs: Set<String> = []
         for var verdict in verdicts {
             guard verdict.error == nil else {
                 out.verdicts.append(verdict)
@@ -43,7 +42,6 @@ package struct GatePolicy: Sendable {
             }
             for i in verdict.checks.indices {
                 let id = verdict.checks[i].id(in: verdict.scenario)
-                judgedIDs.insert(id)
                 verdict.checks[i].excuse = excuse(verdict.checks[i], id: id, waiver: byCheck[id])
                 if case .waived = verdict.checks[i].excuse { waived.insert(id) }
             }

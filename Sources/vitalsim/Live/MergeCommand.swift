@@ -15,8 +15,8 @@ extension VitalSim {
                 Every shard's result is needed once: a missing, duplicate or foreign shard (another suite, seed, \
                 start instant or golden file) is an error. The merged verdict has the checks and counts of the \
                 unsharded run, its latency percentiles drawn from the shards' merged histograms. \
-                Exit status: 0 every check passed, 1 an expectation failed, 2 unusable result files, 3 a scenario \
-                could not be judged.
+                Exit status: 0 every check passed or was excused (as vitalsim run), 1 a check failed, 2 unusable \
+                result, waivers or baseline files, 3 a scenario could not be judged.
                 """
         )
         @Argument(help: "The shards' result files.") var results: [String]

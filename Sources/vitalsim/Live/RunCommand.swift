@@ -109,7 +109,7 @@ extension VitalSim {
             abstract:
                 "Run scenarios live against a SUT over HTTP(S) and judge its alerts, rejections and latency against the golden files.",
             discussion:
-                "Exit status: 0 every check passed, 1 an expectation failed, 2 usage or input error (including a missing golden file), 3 SUT unreachable or infrastructure failure."
+                "Exit status: 0 every check passed or was excused (a SHOULD warning without --strict, not claimed by the profile's conformance statement, waived, or in the --baseline), 1 a check failed (an expired waiver included), 2 usage or input error (a missing golden file, an unreadable waivers or baseline file), 3 not judged: SUT unreachable, infrastructure failure or misconfiguration."
         )
         @OptionGroup var live: LiveFlags
         @OptionGroup(title: "Reports") var reports: ReportFlags
