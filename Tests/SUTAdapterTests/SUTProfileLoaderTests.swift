@@ -235,13 +235,13 @@ final class IngestionRoutesLoaderTests: XCTestCase {
     func testShippedFHIRProfileRoutesEveryKind() throws {
         let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-r4.yaml").path
         let p = try SUTProfileLoader.load(path: path, environment: [:])
-        XCTAssertEqual(p.ingestion.routes.routes.count, 2)
-        let first = p.ingestion.routes.routes[0]
+        // Every reading kind has a FHIR form: one route takes them all, no template beside it.
+        XCTAssertEqual(p.ingestion.routes.routes.count, 1)
+        let first = try XCTUnwrap(p.ingestion.routes.routes.first)
         XCTAssertEqual(first.format.name, "fhir-bundle")
         XCTAssertEqual(first.contentType, "application/fhir+json")
         XCTAssertEqual(first.batch, 100)
-        XCTAssertEqual(first.kinds?.contains(.cgm), true)
-        XCTAssertNil(p.ingestion.routes.routes[1].kinds, "the last route takes what the FHIR route does not")
+        XCTAssertNil(first.kinds, "the FHIR route takes every kind")
     }
 
     func testRoutesWithTemplatesMethodsAndFieldNames() throws {
