@@ -195,21 +195,14 @@ package enum SUTProfileLoader {
                 if rulesNode.scalar?.string == "all" {
                     statement.rules = nil
                 } else if let list = f.list("rules") {
-                    let known = Oracle.derivedRuleIDs
                     var rules: Set<String> = []
                     for (i, item) in list.enumerated() {
                         guard let id = item.scalar?.string, !id.isEmpty else {
                             reader.fail(item, "conformance.rules[\(i)]", "expected a VitalSim rule id")
                             continue
                         }
-                        if !known.contains(id) {
-                            var message = "'\(id)' is not a VitalSim rule id"
-                            if let near = YAMLReader.nearest(id, in: known) { message += " (did you mean '\(near)'?)" }
-                            reader.fail(
-                                item,
-                                "conformance.rules[\(i)]",
-                                message + "; the ids are listed in docs/alert-rules.md"
-                            )
+                        if !Oracle.derivedRuleIDs.contains(id) {
+                            checkRuleID(id, at: item, "conformance.rules[\(i)]")
                         } else if !rules.insert(id).inserted {
                             reader.fail(item, "conformance.rules[\(i)]", "rule '\(id)' is listed twice")
                         }

@@ -27,10 +27,6 @@ package enum FHIRObservationJSON {
     package static let rrCode = "147240"
     static let ucum = "http://unitsofmeasure.org"
 
-    /// Whether a reading of `kind` has a FHIR form (every kind but cuff pressure, whose progress
-    /// indications are no readings).
-    package static func carries(_ kind: VitalKind) -> Bool { kind != .cuffPressure }
-
     /// The IEEE 11073-10101 code system.
     package static let mdc = "urn:iso:std:iso:11073:10101"
     /// VitalSim's own code system, for what neither the vital-signs profile's LOINC codes nor IEEE
