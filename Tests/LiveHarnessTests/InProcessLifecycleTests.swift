@@ -144,3 +144,24 @@ final class InProcessLifecycleTests {
         }
     }
 }
+
+extension InProcessLifecycleTests {
+    /// Two scenarios with their own patients, one after the other against one SUT and a profile
+    /// without a lifecycle: the alerts the first left are another scenario's patients', not
+    /// spurious alerts of the second (which failed the second before).
+    @Test func alertsOfPatientsOutsideTheScenarioAreNotJudged() async throws {
+        let paths = ["fever-spike", "hypertensive-crisis"].map { InProcessRun.path("core", $0) }
+        try await InProcessSUT().test { client in
+            let verdicts = try await InProcessRun.verdicts(paths, on: client)
+            #expect(verdicts.count == 2)
+            for v in verdicts {
+                #expect(v.error == nil, "\(v.scenario): \(v.error ?? "")")
+                #expect(InProcessRun.failures(v, latency: false) == [], "\(v.scenario)")
+            }
+            // The first scenario's alerts are still listed while the second ran: left out, not judged.
+            let listed = try await client.get("/api/v1/alerts").objects.compactMap { $0["patientId"] as? String }
+            #expect(Set(listed) == ["508", "507"])
+            #expect((verdicts.last?.contract?.outsideRun ?? 0) > 0)
+        }
+    }
+}

@@ -522,7 +522,10 @@ extension LiveSuite {
         var hooks = LiveRunner.Hooks()
         hooks.progress = options.progress.map { report in { @Sendable p in report(name, p) } }
         hooks.isAlive = alive
-        hooks.keepsPatient = options.keepsPatient
+        // Alerts of patients that are not the scenario's (another scenario's on a shared SUT) are
+        // not this run's to judge, with or without a lifecycle in the profile.
+        let patients = Set(setup.scenario.patients.map(\.id))
+        hooks.keepsPatient = { [keeps = options.keepsPatient] in patients.contains($0) && keeps($0) }
         hooks.note = { [note = options.note] in note("\(name): \($0)") }
         hooks.names = options.names
         let mqtt = client.map { client in
