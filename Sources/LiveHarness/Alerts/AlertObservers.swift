@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Judge
+import Locking
 import SUTAdapter
 import ServiceLifecycle
 import Transports
@@ -28,17 +29,24 @@ package final class PushObserver: Sendable {
     package typealias Kind = PushChannel
 
     package let kind: Kind
-    /// Alerts as they arrive; ends after ``stop()``.
+    /// Alerts as they arrive; ends after ``stop()``, or once the SUT floods the channel
+    /// (``boundReached``).
     package let alerts: AsyncStream<ObservedAlert>
     let stopper: @Sendable () -> Void
+    let flood: Locked<PushFlood>
 
-    init(kind: Kind, alerts: AsyncStream<ObservedAlert>, stop: @escaping @Sendable () -> Void) {
+    init(kind: Kind, alerts: AsyncStream<ObservedAlert>, flood: Locked<PushFlood>, stop: @escaping @Sendable () -> Void)
+    {
         self.kind = kind
         self.alerts = alerts
+        self.flood = flood
         stopper = stop
     }
 
     package func stop() { stopper() }
+
+    /// Why the channel was stopped at one of the harness's bounds (``PushFlood``), if it was.
+    package var boundReached: String? { flood.withLock { $0.problem } }
 
     /// Subscribes to the SUT's SSE alert stream and waits (≤ 2 s) for the server's first bytes.
     /// - Parameters:
@@ -60,14 +68,20 @@ package final class PushObserver: Sendable {
             clientCertificate: clientCertificate
         )
         client.start()
-        let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = PushFlood.stream()
+        let flood = Locked(PushFlood(channel: "the SSE stream \(url)"))
         Task {
             for await event in client.events {
-                if let alert = read(Array(event.data.utf8)) { continuation.yield(alert) }
+                guard let alert = read(Array(event.data.utf8)) else { continue }
+                guard PushFlood.pass(alert, to: continuation, flood) else {
+                    client.stop()
+                    break
+                }
             }
+            if let problem = client.boundReached { flood.withLock { $0.problem = $0.problem ?? problem } }
             continuation.finish()
         }
-        return PushObserver(kind: .sse, alerts: stream, stop: { client.stop() })
+        return PushObserver(kind: .sse, alerts: stream, flood: flood, stop: { client.stop() })
     }
 
     /// Subscribes to `topic` (SUBACK awaited) on its own connection to the broker.
@@ -85,12 +99,19 @@ package final class PushObserver: Sendable {
         )
         try await client.connect()
         try await client.subscribeAcknowledged(topic, qos: 1)
-        let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = PushFlood.stream()
+        let flood = Locked(PushFlood(channel: "the MQTT topic filter \(topic)"))
         Task {
-            for await message in client.messages { if let alert = read(message.payload) { continuation.yield(alert) } }
+            for await message in client.messages {
+                guard let alert = read(message.payload) else { continue }
+                guard PushFlood.pass(alert, to: continuation, flood) else {
+                    client.disconnect()
+                    break
+                }
+            }
             continuation.finish()
         }
-        return PushObserver(kind: .mqtt, alerts: stream, stop: { client.disconnect() })
+        return PushObserver(kind: .mqtt, alerts: stream, flood: flood, stop: { client.disconnect() })
     }
 }
 
@@ -101,14 +122,15 @@ extension PushObserver {
         port: Int = 0,
         read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
     ) async throws(HarnessError) -> (PushObserver, url: String) {
-        let (stream, continuation) = AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = PushFlood.stream()
+        let flood = Locked(PushFlood(channel: "the webhook receiver"))
         let router = Router()
         router.post("alerts") { request, _ -> HTTPResponse.Status in
             guard let body = try? await request.body.collect(upTo: 1 << 20),
                 let alert = read(Array(body.readableBytesView))
             else { return .badRequest }
-            continuation.yield(alert)
-            return .noContent
+            // Past a bound the receiver answers 429 and keeps nothing more (the run ends unjudged).
+            return PushFlood.pass(alert, to: continuation, flood) ? .noContent : .tooManyRequests
         }
         let (bound, announce) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
@@ -135,11 +157,67 @@ extension PushObserver {
         let observer = PushObserver(
             kind: .webhook,
             alerts: stream,
+            flood: flood,
             stop: {
                 Task { await group.triggerGracefulShutdown() }
                 continuation.finish()
             }
         )
         return (observer, "http://127.0.0.1:\(port)/alerts")
+    }
+}
+
+/// The bounds of a push channel: alerts waiting for the run to record them (``buffered``), and
+/// alerts per second of arrival (``perSecond``). A SUT past either is flooding the channel; the
+/// channel is stopped and the run ends unjudged (exit 3) naming the bound, rather than the harness
+/// growing without end or falling behind into false latency findings.
+package struct PushFlood: Sendable {
+    /// Alerts received and not yet recorded by the run, at most.
+    package static let buffered = 10_000
+    /// Alerts arriving within one second, at most (a ward of 2,500 patients raises a few a second).
+    package static let perSecond = 2_000
+
+    let channel: String
+    var second = ContinuousClock.now
+    var inSecond = 0
+    package var problem: String?
+
+    package init(channel: String) { self.channel = channel }
+
+    /// A stream that holds at most ``buffered`` alerts.
+    package static func stream() -> (AsyncStream<ObservedAlert>, AsyncStream<ObservedAlert>.Continuation) {
+        AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .bufferingOldest(buffered))
+    }
+
+    /// Counts an arrival at `now`; the problem once more than ``perSecond`` arrived within a second.
+    mutating func arrive(at now: ContinuousClock.Instant) -> String? {
+        if now - second >= .seconds(1) {
+            second = now
+            inSecond = 0
+        }
+        inSecond += 1
+        guard inSecond > Self.perSecond else { return nil }
+        return "\(channel) delivered more than \(Self.perSecond) alerts within one second"
+    }
+
+    /// Passes `alert` on; false (and ``problem`` set) when the channel is past a bound.
+    package static func pass(
+        _ alert: ObservedAlert,
+        to continuation: AsyncStream<ObservedAlert>.Continuation,
+        _ flood: Locked<PushFlood>
+    ) -> Bool {
+        flood.withLock { f in
+            guard f.problem == nil else { return false }
+            if let problem = f.arrive(at: .now) {
+                f.problem = problem + ": the harness stopped reading it"
+                return false
+            }
+            if case .dropped = continuation.yield(alert) {
+                f.problem =
+                    "\(f.channel) delivered alerts faster than the run could record them (more than \(buffered) waiting): the harness stopped reading it"
+                return false
+            }
+            return true
+        }
     }
 }

@@ -9,7 +9,8 @@ extension LiveRunner {
     /// Polls the alert source until the run stops.
     func poll(_ shared: State) async {
         guard alertSource.pushOnly == nil else { return }
-        while !shared.withLock({ $0.stopped }) {
+        // Past a bound the SUT's answers passed, polling on would only read them again.
+        while !shared.withLock({ $0.stopped || $0.health.boundReached != nil }) {
             await pollOnce(shared)
             try? await clock.sleep(for: pollInterval)
         }
@@ -25,7 +26,10 @@ extension LiveRunner {
         switch read {
         case .success(let fetched): list = fetched
         case .failure(let problem):
-            shared.withLock { $0.health.pollFailed(problem.text) }
+            shared.withLock { s in
+                s.health.pollFailed(problem.text)
+                if problem.atBound { reachBound(problem.text, &s) }
+            }
             return
         }
         let now = clock.now
@@ -41,20 +45,42 @@ extension LiveRunner {
         shared.withLock { s in
             s.health.pollSucceeded(unreadable: list)
             for alert in alerts where s.firstSeen[alert.alertID] == nil {
+                guard s.firstSeen.count < Self.observedAlertLimit else {
+                    reachBound(Self.observedAlertProblem, &s)
+                    break
+                }
                 s.firstSeen[alert.alertID] = (s.serverClock?.onDeviceTime(alert) ?? alert, now)
                 s.order.append(alert.alertID)
             }
         }
     }
 
+    /// Distinct alerts one run keeps, from every poll and push channel together.
+    package static let observedAlertLimit = AlertList.alertLimit
+
+    static let observedAlertProblem =
+        "the SUT reported more than \(observedAlertLimit) distinct alerts during the run, more than a scenario can raise: the harness keeps no more and stops the run"
+
+    /// Stops the run at a bound the SUT's answers passed: nothing more is sent or waited for, and
+    /// the scenario is not judged (exit 3 naming the bound).
+    func reachBound(_ problem: String, _ s: inout Shared) {
+        s.health.boundReached = s.health.boundReached ?? problem
+        s.aborted = true
+    }
+
     /// The alerts of the run's patients that the SUT lists before the run has sent anything: left
     /// by an earlier run on a SUT that keeps its state. Empty for a push-only source, and when the
-    /// list cannot be read (the run itself reports that).
-    package func leftOverAlerts() async -> [ObservedAlert] {
+    /// list cannot be read (the run itself reports that), unless the read passed one of the
+    /// harness's bounds: that is the problem thrown, before anything is sent.
+    package func leftOverAlerts() async throws(HarnessError) -> [ObservedAlert] {
         guard alertSource.pushOnly == nil else { return [] }
         let (read, _) = await AlertList.fetch(client, base: base, source: alertSource, mapping: mapping, auth: auth)
-        guard case .success(let list) = read else { return [] }
-        return list.alerts.compactMap(scenarioAlert)
+        switch read {
+        case .success(let list): return list.alerts.compactMap(scenarioAlert)
+        case .failure(let problem) where problem.atBound:
+            throw .infrastructure("a bound of the harness was reached: \(problem.text)")
+        case .failure: return []
+        }
     }
 
     /// Why a run cannot be judged when `leftOver` alerts were listed before it began; nil when none were.
@@ -86,6 +112,7 @@ extension LiveRunner {
         var pending: [GoldenFile.ExpectedAlert] = []
         polling: while clock.now - start < wait.limit {
             await pollOnce(shared)
+            if shared.withLock({ $0.health.boundReached != nil }) { return }
             // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
             let last = wait.lastCount
             let observed = shared.withLock { s in

@@ -373,19 +373,31 @@ package final class LiveRunner: Sendable {
             if only { auth.contract.listed(read: mine.map { [$0] } ?? [], outside: mine == nil ? [wire.alertID] : []) }
             guard let mine else { continue }
             let now = clock.now
-            shared.withLock { s in
+            let full = shared.withLock { s -> Bool in
                 let alert = s.serverClock?.onDeviceTime(mine) ?? mine
+                let fresh = s.pushSeen[k][alert.alertID] == nil
+                if fresh, s.pushSeen[k].count >= Self.observedAlertLimit || s.firstSeen.count >= Self.observedAlertLimit
+                {
+                    reachBound(Self.observedAlertProblem, &s)
+                    return true
+                }
                 if only, s.firstSeen[alert.alertID] == nil {
                     s.firstSeen[alert.alertID] = (alert, now)
                     s.order.append(alert.alertID)
                 }
-                if s.pushSeen[k][alert.alertID] == nil {
+                if fresh {
                     s.pushSeen[k][alert.alertID] = (alert, now)
                 } else {
                     s.push[k].repeats += 1
                 }
+                return false
+            }
+            if full {
+                observer.stop()
+                break
             }
         }
+        if let problem = observer.boundReached { shared.withLock { reachBound(problem, &$0) } }
     }
 
     /// Hands the plan's requests to the workers on schedule (one patient always to the same worker),

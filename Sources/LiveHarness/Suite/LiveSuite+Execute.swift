@@ -130,7 +130,11 @@ extension LiveSuite {
             auth: runner.auth
         )
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
-            if let problem = LiveRunner.leftOverProblem(await runner.leftOverAlerts()) {
+            let leftOver: [ObservedAlert]
+            do throws(HarnessError) { leftOver = try await runner.leftOverAlerts() } catch {
+                throw .infrastructure("\(scenario.name): \(error.description)")
+            }
+            if let problem = LiveRunner.leftOverProblem(leftOver) {
                 throw .infrastructure("\(scenario.name): \(problem)")
             }
             let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI, clock: runner.clock)
@@ -199,7 +203,10 @@ extension LiveSuite {
         else {
             return
         }
-        let fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
+        var fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
+        for request in result.requests {
+            fetch.sent[naming.patient(request.patientID), default: 0] += request.readingCount
+        }
         let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
         switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
         case .success(var stored):

@@ -16,6 +16,14 @@ package struct AlertList {
     /// What is wrong with an answer as a whole (not 200, not JSON, no list where the profile says).
     package struct Problem: Error {
         package let text: String
+        /// True when the answer passed one of the harness's bounds (its size, its alerts, its
+        /// pages): the run stops at once and is not judged (exit 3), rather than retried.
+        package var atBound = false
+
+        package init(text: String, atBound: Bool = false) {
+            self.text = text
+            self.atBound = atBound
+        }
     }
 
     /// Reads an answer of `url` (later pages resolved against `base`).
@@ -74,7 +82,10 @@ package struct AlertList {
 
 extension AlertList {
     /// Pages followed in one read at most (a source that always names a next page is a problem).
-    static let pageLimit = 100
+    package static let pageLimit = 100
+    /// Alerts kept from one read of the alert source (every page and URL): a scenario expects tens
+    /// or hundreds; a source listing more is read no further and ends the run (exit 3).
+    package static let alertLimit = 100_000
 
     /// Reads the whole alert list at each of the source's ``AlertSource/urls`` (one per patient when
     /// its URL names `{patient}`), an alert listed at several of them kept once; the first reply is
@@ -104,9 +115,20 @@ extension AlertList {
             case .success(var list):
                 list.alerts = list.alerts.filter { seen.insert($0.alertID).inserted }
                 if whole == nil { whole = list } else { whole?.append(list) }
+                if let problem = overLimit(whole?.alerts.count ?? 0, url: url) { return (.failure(problem), first) }
             }
         }
         return (.success(whole ?? AlertList()), first)
+    }
+
+    /// The problem of a read that has gathered `count` alerts, if that passes ``alertLimit``.
+    static func overLimit(_ count: Int, url: String) -> Problem? {
+        guard count > alertLimit else { return nil }
+        return Problem(
+            text:
+                "the alert source lists more than \(alertLimit) alerts (\(count) read so far, last from \(url)): more than a scenario can raise, so the harness reads no further; clear the SUT's alerts or narrow alerts.url to the run's patients ({patient}, {since})",
+            atBound: true
+        )
     }
 
     /// Reads the whole alert list at `url`: every page, each request with the reader credential
@@ -123,6 +145,7 @@ extension AlertList {
         var whole: AlertList?
         var first: HTTPReply?
         var pages = 0
+        var visited: Set<String> = [start]
         while true {
             let reply: HTTPReply
             switch await auth.readerGet(client, url, role: .alerts) {
@@ -135,13 +158,18 @@ extension AlertList {
             case .success(let page):
                 pages += 1
                 if whole == nil { whole = page } else { whole?.append(page) }
+                if let problem = overLimit(whole?.alerts.count ?? 0, url: url) { return (.failure(problem), first) }
                 guard let next = page.next else { return (.success(whole ?? page), first) }
-                guard pages < pageLimit else {
+                guard pages < pageLimit, visited.insert(next).inserted else {
+                    let why =
+                        pages < pageLimit
+                        ? "names a page it already gave as the next page (\(next)): the read would never end"
+                        : "names a next page after \(pages) pages (the harness reads at most \(pageLimit))"
                     return (
                         .failure(
                             Problem(
-                                text:
-                                    "the alert source names a next page after \(pages) pages (last: \(url)); check alerts.paging"
+                                text: "the alert source \(why); last: \(url); check alerts.paging",
+                                atBound: true
                             )
                         ), first
                     )

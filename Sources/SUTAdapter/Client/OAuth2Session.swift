@@ -12,8 +12,12 @@ package struct CredentialProblem: Error, Sendable, Equatable {
 }
 
 /// OAuth2 client credentials (RFC 6749 §4.4) for one run: the access token is requested once,
-/// shared by every request, requested again ``OAuth2/refreshBefore`` before it expires and after a
-/// 401 (``invalidate(_:)``); concurrent requests needing a new token wait for the same request.
+/// shared by every request, requested again ``OAuth2/refreshBefore`` before it expires (but never
+/// before half its lifetime has passed, so a short-lived token is not renewed on every request) and
+/// after a 401 (``invalidate(_:)``); concurrent requests needing a new token wait for the same
+/// request. A token endpoint's answer is checked before it is used: a lifetime that is not a
+/// number of seconds, or a token that would put line breaks into a header, is a
+/// ``CredentialProblem``.
 package final class OAuth2Session: Sendable {
     package let settings: OAuth2
     package let tokenURL: String
@@ -22,8 +26,15 @@ package final class OAuth2Session: Sendable {
 
     struct Token: Sendable {
         var value: String
-        var expires: ContinuousClock.Instant?
+        /// When the token is requested anew (nil: never, the endpoint gave no lifetime).
+        var renewAt: ContinuousClock.Instant?
     }
+
+    /// The longest lifetime taken from `expires_in`: a token said to live longer is renewed after
+    /// a day (a run is shorter; a larger number is not converted into a time at all).
+    static let longestLifetime = 86_400.0
+    /// The shortest lifetime a token may have: one living less cannot carry a run's requests.
+    static let shortestLifetime = 1.0
 
     struct State: Sendable {
         var token: Token?
@@ -42,9 +53,8 @@ package final class OAuth2Session: Sendable {
 
     /// The current access token, requesting a new one when there is none or it is about to expire.
     package func accessToken() async -> Result<String, CredentialProblem> {
-        let refreshBefore = Duration.milliseconds(Int64(settings.refreshBefore * 1000))
         let (cached, task) = state.withLock { s -> (String?, Task<Result<Token, CredentialProblem>, Never>?) in
-            if let t = s.token, t.expires.map({ ContinuousClock.now < $0 - refreshBefore }) ?? true {
+            if let t = s.token, t.renewAt.map({ ContinuousClock.now < $0 }) ?? true {
                 return (t.value, nil)
             }
             if let p = s.pending { return (nil, p) }
@@ -123,10 +133,59 @@ package final class OAuth2Session: Sendable {
                 )
             )
         }
-        // Counted from when the request was sent, so the token is never used later than it is valid.
-        let lifetime = (o["expires_in"] as? NSNumber)?.doubleValue ?? (o["expires_in"] as? String).flatMap(Double.init)
-        let expires = lifetime.map { requestedAt + .milliseconds(Int64($0 * 1000)) }
-        return .success(Token(value: value, expires: expires))
+        if let bad = value.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
+            return .failure(
+                CredentialProblem(
+                    "the OAuth2 token endpoint POST \(url) answered an access_token holding the character U+\(String(format: "%04X", bad.value)) (\(bad.properties.generalCategory == .control ? "a control character such as CR or LF" : "not printable ASCII")): sent in an Authorization header it would break the request into other header lines (RFC 6749 §A.12 allows only printable ASCII), so it is not used"
+                )
+            )
+        }
+        switch lifetime(of: o["expires_in"]) {
+        case .failure(let why):
+            return .failure(
+                CredentialProblem(
+                    "the OAuth2 token endpoint POST \(url) answered an unusable expires_in: \(why.message)"
+                )
+            )
+        case .success(nil): return .success(Token(value: value, renewAt: nil))
+        case .success(let seconds?):
+            // Counted from when the request was sent, so the token is never used later than it is
+            // valid; renewed `refresh-before` ahead of that, but not before half its lifetime.
+            let margin = min(max(settings.refreshBefore, 0), seconds / 2)
+            return .success(
+                Token(value: value, renewAt: requestedAt + .milliseconds(Int64(((seconds - margin) * 1000).rounded())))
+            )
+        }
+    }
+
+    /// The token's lifetime in seconds from `expires_in` (RFC 6749 §5.1: a number; a string holding
+    /// one is taken too), at most ``longestLifetime``; nil when the answer gives none; what is wrong
+    /// with it otherwise.
+    static func lifetime(of field: Any?) -> Result<Double?, CredentialProblem> {
+        let seconds: Double
+        switch field {
+        case nil, is NSNull: return .success(nil)
+        case let number as NSNumber where !FieldSpec.isBoolean(number):
+            seconds = number.doubleValue
+        case let text as String:
+            guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else {
+                return .failure(CredentialProblem("\"\(text.prefix(40))\" is not a number of seconds"))
+            }
+            seconds = number
+        default:
+            return .failure(CredentialProblem("\(field.map { "\($0)" }?.prefix(40) ?? "") is not a number of seconds"))
+        }
+        guard !seconds.isNaN, seconds >= 0 else {
+            return .failure(CredentialProblem("\(seconds) is not a number of seconds ≥ 0"))
+        }
+        guard seconds >= shortestLifetime else {
+            return .failure(
+                CredentialProblem(
+                    "tokens that live \(seconds) s cannot carry a run's requests (VitalSim needs at least \(Int(shortestLifetime)) s)"
+                )
+            )
+        }
+        return .success(min(seconds, longestLifetime))
     }
 
     /// What to fix, from what the token endpoint answered: its status and RFC 6749 §5.2 `error`.

@@ -106,7 +106,9 @@ package final class RequestAuth: Sendable {
             let reply: HTTPReply
             do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
                 contract.unanswered(role, method: "GET", url: url, reason: error.reason, patient: patient)
-                return .failure(AlertList.Problem(text: "GET \(url) got no answer: \(error.reason)"))
+                return .failure(
+                    AlertList.Problem(text: "GET \(url) got no answer: \(error.reason)", atBound: error.atBound)
+                )
             }
             contract.answered(role, method: "GET", url: url, status: reply.status, body: reply.body, patient: patient)
             guard reply.status == 401, !renewed, refused(token: token) else { return .success(reply) }

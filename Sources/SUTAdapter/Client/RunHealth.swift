@@ -33,6 +33,12 @@ package struct RunHealth {
     package var credentialProblem: String?
     /// A reading the SUT profile's ingestion routes cannot carry: the run stops at once.
     package var routeProblem: String?
+    /// MQTT messages the SUT refused with 429 or 503 (rate limited, overloaded), and the first.
+    package var mqttThrottled = 0
+    package var firstMQTTThrottle: String?
+    /// A bound of the harness the SUT's answers passed (an answer too large, too many alerts or
+    /// pushed events, a paging loop): the run stops at once, unjudged. See `docs/reliability.md`.
+    package var boundReached: String?
 
     /// Statuses that mean a request did not reach an ingestion route the run may use.
     package static let configurationStatuses: Set<Int> = [401, 403, 404, 405]
@@ -85,6 +91,12 @@ package struct RunHealth {
         if firstRefusal == nil { firstRefusal = "\(request) → \(status): \(RunHealth.excerpt(body))" }
     }
 
+    /// An MQTT message the SUT refused with 429 or 503 on its refusals topic.
+    package mutating func noteMQTTThrottled(_ topic: String, status: Int, body: [UInt8]) {
+        mqttThrottled += 1
+        if firstMQTTThrottle == nil { firstMQTTThrottle = "\(status) on \(topic): \(Self.excerpt(body))" }
+    }
+
     package mutating func pollFailed(_ problem: String) {
         pollFailures += 1
         lastPollFailed = true
@@ -107,6 +119,7 @@ package struct RunHealth {
 
     /// The misconfiguration this run shows, if any (see the type's description).
     package func problem(alertURL: String, answered: Int, names: SettingNames = .words) -> String? {
+        if let boundReached { return "a bound of the harness was reached: \(boundReached)" }
         if let credentialProblem { return "credentials: \(credentialProblem)" }
         if let routeProblem { return "ingestion: \(routeProblem)" }
         if accepted == 0, answered > 0, refused == answered, let first = firstRefusal {
@@ -119,6 +132,12 @@ package struct RunHealth {
             guard let tally = routes[route], tally.answered > 0, tally.refused == tally.answered else { continue }
             return
                 "every one of the \(tally.answered) request(s) to \(route) was refused with \(tally.firstStatus ?? 0) or another of 401, 403, 404, 405, while other routes worked: check that route's path in the SUT profile's ingestion.routes, its credentials (auth), and whether the SUT needs its patients enrolled first (lifecycle)"
+        }
+        // Over MQTT a refusal comes after the broker acknowledged the message: the harness does not
+        // send it again, so a rate limit or an overload would read as readings refused.
+        if mqttThrottled > 0, let first = firstMQTTThrottle {
+            return
+                "the SUT refused \(mqttThrottled) MQTT message(s) with 429 or 503 (rate limited or overloaded; first: \(first)); over MQTT the harness does not send a refused message again, so these cannot be judged: raise the SUT's rate limit (vitalsim serve --rate-limit) or send more slowly (\(names[.speed]))"
         }
         if accepted == 0, let reason = abortReason {
             return "the SUT accepted no request and the run stopped: \(reason)"

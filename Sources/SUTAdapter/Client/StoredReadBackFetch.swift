@@ -7,14 +7,32 @@ import Transports
 /// day and month. Every request carries the reader credential (renewed once after a 401 when it is
 /// an OAuth2 token). Anything but a readable answer is a problem with the profile or the SUT's
 /// read-back API, reported as such, never as lost readings.
+///
+/// Bounded whatever the SUT answers (`docs/reliability.md`): at most ``pageLimit`` pages and
+/// ``readingLimit(sent:)`` readings per patient, no page URL followed twice (a cursor that cycles),
+/// and the whole read-back within ``deadline``; past any of them the read-back stops with a
+/// problem that names the bound (exit 3), never an unbounded wait or allocation.
 package struct StoredReadBackFetch {
     let client: any HTTPExchange
     let base: String
     let source: StoredReadingsSource
     let auth: RequestAuth
+    /// Readings the run sent, by patient id at the SUT (for ``readingLimit(sent:)``).
+    package var sent: [String: Int] = [:]
+    /// How long the whole read-back may take.
+    package var deadline = StoredReadBackFetch.defaultDeadline
+    /// The time the deadline is measured on (a test injects its own).
+    package var now: @Sendable () -> ContinuousClock.Instant = { .now }
 
     /// Pages followed for one patient at most.
-    static let pageLimit = 10_000
+    package static let pageLimit = 10_000
+    /// The read-back of a run's patients ends within this (about 10 ms a page for the pages at
+    /// most a run's readings fill, with room for a slow SUT).
+    package static let defaultDeadline = Duration.seconds(300)
+
+    /// Stored readings read back for a patient at most: twice what the run sent (every reading
+    /// stored twice is a finding to report, not a reason to stop) and 10,000 more.
+    package static func readingLimit(sent: Int) -> Int { 2 * sent + 10_000 }
 
     package init(client: any HTTPExchange, base: String, source: StoredReadingsSource, auth: RequestAuth) {
         self.client = client
@@ -31,8 +49,9 @@ package struct StoredReadBackFetch {
     ) async -> Result<StoredReadBack, AlertList.Problem> {
         var out = StoredReadBack()
         if source.counts != nil { out.counts = [:] }
+        let ends = now() + deadline
         for p in patients {
-            switch await readings(patient: p.wire, readingID: readingID) {
+            switch await readings(patient: p.wire, readingID: readingID, until: ends) {
             case .failure(let problem): return .failure(problem)
             case .success(nil): out.unknownPatients.insert(p.scenario)
             case .success(let readings?):
@@ -48,10 +67,17 @@ package struct StoredReadBackFetch {
     }
 
     /// Every page of one patient's stored readings; nil when the SUT does not know the patient (404).
-    func readings(patient: String, readingID: (String) -> String) async -> Result<[StoredReading]?, AlertList.Problem> {
+    func readings(
+        patient: String,
+        readingID: (String) -> String,
+        until ends: ContinuousClock.Instant
+    ) async -> Result<[StoredReading]?, AlertList.Problem> {
         var url = StoredReadingsSource.url(source.url, patient: patient, base: base)
         var readings: [StoredReading] = []
+        var visited: Set<String> = [url]
+        let limit = Self.readingLimit(sent: sent[patient] ?? 0)
         for _ in 0..<Self.pageLimit {
+            if let late = past(ends, url: url) { return .failure(late) }
             let document: Any
             switch await get(url, patient: patient) {
             case .failure(let problem): return .failure(problem)
@@ -86,19 +112,37 @@ package struct StoredReadBackFetch {
                     )
                 }
             }
-            guard let next = source.paging.next(document, current: url, base: base) else { return .success(readings) }
-            guard next != url else {
+            guard readings.count <= limit else {
                 let problem =
-                    "GET \(url) names itself as the next page: the read-back would never end; check stored-readings.paging"
-                return .failure(AlertList.Problem(text: problem))
+                    "the SUT lists more than \(limit) stored readings for patient \(patient) (the run sent \(sent[patient] ?? 0); the harness reads back at most twice that and 10,000 more), last page \(url): check stored-readings.url and paging, or whether the patient holds another run's readings"
+                return .failure(AlertList.Problem(text: problem, atBound: true))
+            }
+            guard let next = source.paging.next(document, current: url, base: base) else { return .success(readings) }
+            guard visited.insert(next).inserted else {
+                let problem =
+                    next == url
+                    ? "GET \(url) names itself as the next page: the read-back would never end; check stored-readings.paging"
+                    : "GET \(url) names \(next), a page already read, as the next page: the cursor cycles and the read-back would never end; check stored-readings.paging"
+                return .failure(AlertList.Problem(text: problem, atBound: true))
             }
             url = next
         }
         return .failure(
             AlertList.Problem(
                 text:
-                    "the read-back names a next page after \(Self.pageLimit) pages (last: \(url)); check stored-readings.paging"
+                    "the read-back names a next page after \(Self.pageLimit) pages (last: \(url)); check stored-readings.paging",
+                atBound: true
             )
+        )
+    }
+
+    /// The problem once the read-back's deadline has passed, before requesting `url`.
+    func past(_ ends: ContinuousClock.Instant, url: String) -> AlertList.Problem? {
+        guard now() >= ends else { return nil }
+        return AlertList.Problem(
+            text:
+                "the read-back did not end within \(deadline) (next page: \(url)): the harness stops reading back; check how fast the SUT's stored-readings.url answers and its paging",
+            atBound: true
         )
     }
 

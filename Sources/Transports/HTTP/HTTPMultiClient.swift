@@ -124,6 +124,11 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
                 c.resume(returning: .failure(HTTPTransportError(reason: "the HTTP client is closed", url: url)))
                 return
             }
+            if let unsafe = HTTPBounds.unsafeHeader(headers) {
+                locked { $0.idle.append(easy) }
+                c.resume(returning: .failure(HTTPTransportError(reason: unsafe, url: url, atBound: true)))
+                return
+            }
             curl_easy_reset(easy)
             var list: UnsafeMutablePointer<curl_slist>?
             for header in headers { list = curl_slist_append(list, header) }
@@ -156,8 +161,8 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
             let sink = Unmanaged.passRetained(HTTPPoster.Sink())
             vitalsim_curl_setopt_write(easy) { data, size, count, user in
                 let sink = Unmanaged<HTTPPoster.Sink>.fromOpaque(user!).takeUnretainedValue()
-                if let data { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count)) }
-                return size * count
+                guard let data else { return size * count }
+                return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
             }
             vitalsim_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, sink.toOpaque())
             let job = Job(easy: easy, headers: list, sink: sink, url: url, continuation: c)
@@ -256,6 +261,10 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
             let code = message.pointee.data.result
             curl_multi_remove_handle(multi, easy)
             guard let job = locked({ $0.running.removeValue(forKey: Int(bitPattern: easy)) }) else { continue }
+            if job.sink.takeUnretainedValue().overflowed {
+                finish(job, .failure(HTTPBounds.tooLarge(job.url)))
+                continue
+            }
             guard code == CURLE_OK else {
                 finish(
                     job,

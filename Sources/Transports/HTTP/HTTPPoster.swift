@@ -7,11 +7,43 @@ package struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
     /// libcurl's error text (connection refused, certificate problem, timeout, …).
     package var reason: String
     package var url: String
+    /// True when the harness stopped the transfer at one of its bounds (``HTTPBounds``): the
+    /// answer was too large, or a header could not be sent safely.
+    package var atBound = false
     package var description: String { "HTTP request to \(url) failed: \(reason)" }
 
-    package init(reason: String, url: String) {
+    package init(reason: String, url: String, atBound: Bool = false) {
         self.reason = reason
         self.url = url
+        self.atBound = atBound
+    }
+}
+
+/// The bounds every HTTP request of the harness keeps, whatever the server answers: a response
+/// body is read up to ``responseLimit`` bytes (a larger one ends the transfer), and no header
+/// line holding CR, LF or NUL is sent (it would smuggle further header lines into the request).
+package enum HTTPBounds {
+    /// The most bytes of one response body kept: 16 MiB, about 150,000 alerts in the reference
+    /// SUT's shape or 16 pages of 1,000 stored readings.
+    package static let responseLimit = 16 << 20
+
+    /// Why `headers` cannot be sent (a line holding CR, LF or NUL), or nil.
+    package static func unsafeHeader(_ headers: [String]) -> String? {
+        guard let bad = headers.first(where: { $0.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } })
+        else { return nil }
+        let name = bad.split(separator: ":", maxSplits: 1).first.map(String.init) ?? bad
+        return
+            "the header \(name.prefix(60)) holds a line break or NUL, which would add header lines of its own to the request: not sent"
+    }
+
+    /// The error of a transfer stopped because its body passed ``responseLimit``.
+    static func tooLarge(_ url: String) -> HTTPTransportError {
+        HTTPTransportError(
+            reason:
+                "the answer's body is larger than the harness reads (\(responseLimit >> 20) MiB); the transfer was stopped",
+            url: url,
+            atBound: true
+        )
     }
 }
 
@@ -54,7 +86,21 @@ package final class HTTPPoster: @unchecked Sendable {
 
     deinit { if let easy { curl_easy_cleanup(easy) } }
 
-    final class Sink { var bytes: [UInt8] = [] }
+    /// A transfer's response body, kept up to ``HTTPBounds/responseLimit``.
+    final class Sink {
+        var bytes: [UInt8] = []
+        var overflowed = false
+
+        /// Keeps `data`; false (stop the transfer) once the body would pass the bound.
+        func append(_ data: UnsafeRawBufferPointer) -> Bool {
+            guard bytes.count + data.count <= HTTPBounds.responseLimit else {
+                overflowed = true
+                return false
+            }
+            bytes.append(contentsOf: data)
+            return true
+        }
+    }
 
     /// POSTs `body` and returns the response, or throws when no response arrived.
     package func post(
@@ -89,6 +135,9 @@ package final class HTTPPoster: @unchecked Sendable {
         timeout: Double
     ) -> Result<HTTPReply, HTTPTransportError> {
         guard let h = easy else { return .failure(HTTPTransportError(reason: "curl_easy_init failed", url: url)) }
+        if let unsafe = HTTPBounds.unsafeHeader(headers) {
+            return .failure(HTTPTransportError(reason: unsafe, url: url, atBound: true))
+        }
         curl_easy_reset(h)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, header) }
@@ -119,13 +168,14 @@ package final class HTTPPoster: @unchecked Sendable {
             }
             vitalsim_curl_setopt_write(h) { data, size, count, user in
                 let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
-                if let data { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count)) }
-                return size * count
+                guard let data else { return size * count }
+                return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
             }
             // The callback's pointer to the sink is valid while the transfer runs, and used only then.
             vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
             return withExtendedLifetime(sink) { curl_easy_perform(h) }
         }
+        if sink.overflowed { return .failure(HTTPBounds.tooLarge(url)) }
         guard code == CURLE_OK else {
             return .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: url))
         }

@@ -26,7 +26,15 @@ package final class SSEClient: @unchecked Sendable {
         var data: [String] = []
         var id: String?
         var event: String?
+        /// Bytes of the event being gathered (its `data` lines).
+        var eventBytes = 0
+        /// Why the stream was stopped at a bound, if it was.
+        var problem: String?
     }
+
+    /// The longest line, and the largest event, the client gathers: 1 MiB (an alert is a few
+    /// hundred bytes). A server sending more without a line break or a blank line is stopped.
+    package static let lineLimit = 1 << 20
 
     let url: String
     let caFile: String?
@@ -74,6 +82,9 @@ package final class SSEClient: @unchecked Sendable {
     /// True once the server has answered with bytes.
     package var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// Why the stream was stopped at one of the client's bounds (``lineLimit``), if it was.
+    package var boundReached: String? { state.withLock { $0.problem } }
+
     func perform() {
         _ = HTTPPoster.globalReady
         guard let h = curl_easy_init() else { return }
@@ -108,45 +119,69 @@ package final class SSEClient: @unchecked Sendable {
         withExtendedLifetime(self) { _ = curl_easy_perform(h) }
     }
 
-    /// Splits the bytes into lines and dispatches events at blank lines.
+    /// Splits the bytes into lines and dispatches events at blank lines; a line or an event past
+    /// ``lineLimit`` stops the stream (``boundReached``).
     func received(_ bytes: UnsafeRawBufferPointer) {
         let ready = state.withLock { s -> [Event] in
             s.connected = true
+            guard s.problem == nil else { return [] }
             s.buffer.append(contentsOf: bytes)
             var out: [Event] = []
-            while let nl = s.buffer.firstIndex(of: 0x0A) {
-                var line = Array(s.buffer[..<nl])
-                s.buffer.removeSubrange(...nl)
-                if line.last == 0x0D { line.removeLast() }
-                let text = String(decoding: line, as: UTF8.self)
-                if text.isEmpty {
-                    if !s.data.isEmpty {
-                        out.append(Event(id: s.id, event: s.event, data: s.data.joined(separator: "\n")))
-                    }
-                    if let id = s.id { s.lastEventID = id }
-                    s.data = []
-                    s.event = nil
-                    continue
+            var start = s.buffer.startIndex
+            while let nl = s.buffer[start...].firstIndex(of: 0x0A) {
+                var end = nl
+                if end > start, s.buffer[end - 1] == 0x0D { end -= 1 }
+                let text = String(decoding: s.buffer[start..<end], as: UTF8.self)
+                start = nl + 1
+                if let event = SSEClient.apply(line: text, to: &s) { out.append(event) }
+                if s.eventBytes > SSEClient.lineLimit {
+                    s.problem =
+                        "the SSE stream \(url) sent an event larger than \(SSEClient.lineLimit >> 20) MiB: the harness stopped reading it"
                 }
-                if text.hasPrefix(":") { continue }
-                let (field, value): (Substring, Substring)
-                if let colon = text.firstIndex(of: ":") {
-                    field = text[..<colon]
-                    var v = text[text.index(after: colon)...]
-                    if v.hasPrefix(" ") { v = v.dropFirst() }
-                    value = v
-                } else {
-                    (field, value) = (Substring(text), "")
-                }
-                switch field {
-                case "data": s.data.append(String(value))
-                case "id": s.id = String(value)
-                case "event": s.event = String(value)
-                default: break
-                }
+            }
+            s.buffer.removeSubrange(..<start)
+            if s.buffer.count > SSEClient.lineLimit {
+                s.problem =
+                    "the SSE stream \(url) sent a line longer than \(SSEClient.lineLimit >> 20) MiB: the harness stopped reading it"
+            }
+            if s.problem != nil {
+                s.stopped = true
+                s.buffer = []
+                s.data = []
             }
             return out
         }
         for e in ready { continuation.yield(e) }
+    }
+
+    /// One line of the stream applied to the event being gathered; the event when the line ends it.
+    static func apply(line text: String, to s: inout State) -> Event? {
+        if text.isEmpty {
+            let event = s.data.isEmpty ? nil : Event(id: s.id, event: s.event, data: s.data.joined(separator: "\n"))
+            if let id = s.id { s.lastEventID = id }
+            s.data = []
+            s.event = nil
+            s.eventBytes = 0
+            return event
+        }
+        if text.hasPrefix(":") { return nil }
+        let (field, value): (Substring, Substring)
+        if let colon = text.firstIndex(of: ":") {
+            field = text[..<colon]
+            var v = text[text.index(after: colon)...]
+            if v.hasPrefix(" ") { v = v.dropFirst() }
+            value = v
+        } else {
+            (field, value) = (Substring(text), "")
+        }
+        switch field {
+        case "data":
+            s.data.append(String(value))
+            s.eventBytes += value.utf8.count + 1
+        case "id": s.id = String(value)
+        case "event": s.event = String(value)
+        default: break
+        }
+        return nil
     }
 }
