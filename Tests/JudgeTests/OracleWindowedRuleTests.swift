@@ -251,6 +251,21 @@ final class OracleWindowedRuleTests: XCTestCase {
         XCTAssertEqual(judge("device.data-gap", cgm, end: 15 * minute + 31 * minute).count, 1)
     }
 
+    /// Late readings (device times before the last) arriving during a gap do not raise it again.
+    func testLateReadingsDuringAGapRaiseItOnce() {
+        let cgm = series(.cgm, [100, 100, 100, 100], every: 5 * minute)
+        let late = (0..<5).map { i in
+            Oracle.Sample(
+                time: Int64(i) * minute + 30_000,
+                emit: 50 * minute + Int64(i) * 10 * minute,
+                values: [.cgm: 100],
+                id: "p/d/late\(i)",
+                device: "d"
+            )
+        }
+        XCTAssertEqual(judge("device.data-gap", cgm + late, end: 4 * hour).map(\.raisedAt), [45 * minute])
+    }
+
     func testNEWS2BandsAtTheirBoundaries() {
         func score(
             rr: Double = 16,

@@ -351,6 +351,24 @@ final class AlertEngineTests: XCTestCase {
         )
     }
 
+    /// Late readings from a silent device (device times before its last, as a retry or a backfill
+    /// sends them) do not end its gap: one gap is one alert. Before, each cleared the latch and the
+    /// same gap was raised again with a new id (issue 43: 6 identical alerts in a small reproduction).
+    func testLateReadingsDoNotRaiseTheSameGapAgain() throws {
+        let e = try engine(.adult)
+        for m in 0..<10 { _ = e.ingest(obs([.heartRate: 70], at: Int64(m) * minute, device: "strap")) }
+        XCTAssertEqual(rules(e.advance(to: 40 * minute)), ["device.data-gap"])
+        for late in 0..<5 {
+            let old = obs([.heartRate: 71], at: Int64(late) * minute + 30_000, device: "strap")
+            XCTAssertEqual(rules(e.ingest(old)), [])
+            XCTAssertEqual(rules(e.advance(to: Int64(41 + late) * minute)), [], "late reading \(late)")
+        }
+        // A reading after the gap ends it; the next silence is a gap of its own.
+        _ = e.ingest(obs([.heartRate: 70], at: 60 * minute, device: "strap"))
+        XCTAssertEqual(rules(e.advance(to: 90 * minute)), [])
+        XCTAssertEqual(rules(e.advance(to: 90 * minute + 1)), ["device.data-gap"])
+    }
+
     func testRulesFileErrorsArePositioned() {
         let text =
             "rules:\n  - id: x\n    source: s\n    profiles: [adult]\n    severity: urgent\n    threshold: {any: [{signal: pulse, operator: \"=>\", value: 1}]}\n"

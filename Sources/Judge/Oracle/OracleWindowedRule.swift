@@ -251,7 +251,8 @@ extension Oracle {
     /// Data gaps per device, in the order its readings leave it (a backfill after a reconnection arrives
     /// too late to fill the gap it closes): once at least three readings with a median interval of at most
     /// a third of the window have arrived, nothing more arriving until after the latest device time
-    /// received + window raises at that time + window; the device's next reading re-arms it.
+    /// received + window raises at that time + window; a reading after that latest time re-arms it
+    /// (one gap is one alert: late readings from before it, a backfill, do not raise it again).
     static func dataGaps(
         _ rule: OracleWindowedRule,
         _ patient: String,
@@ -268,13 +269,17 @@ extension Oracle {
             }.map(\.element)
             var intervals: [Int64] = []
             var latest = Int64.min
+            var raisedFor: Int64?
             for (i, s) in list.enumerated() {
                 if latest != .min, s.time > latest { intervals.append(s.time - latest) }
                 latest = max(latest, s.time)
                 let next = i + 1 < list.count ? list[i + 1].emit : end
-                guard i >= 2, !intervals.isEmpty, next > max(s.emit, latest + window) else { continue }
+                guard i >= 2, !intervals.isEmpty, raisedFor != latest, next > max(s.emit, latest + window) else {
+                    continue
+                }
                 let sorted = intervals.sorted()
                 guard sorted[sorted.count / 2] * 3 <= window else { continue }
+                raisedFor = latest
                 out.append(
                     OracleAlert(
                         patientID: patient,

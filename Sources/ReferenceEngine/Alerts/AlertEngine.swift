@@ -117,13 +117,13 @@ package final class AlertEngine {
                     // Streaming: the median interval between distinct device times (entries logged at one
                     // instant are not a stream) at most a third of the window.
                     guard deviceState.count >= 3, let median = deviceState.medianInterval, median * 3 <= window,
-                        !alertState.active.contains(key)
+                        alertState.gapsRaised[key] != deviceState.last
                     else { continue }
                     guard time - deviceState.last > window else {
                         next = min(next, deviceState.last + window + 1)
                         continue
                     }
-                    alertState.active.insert(key)
+                    alertState.gapsRaised[key] = deviceState.last
                     raised.append(alertState.alert(rule, at: deviceState.last + window, evidence: [deviceState.lastID]))
                 }
             }
@@ -185,7 +185,8 @@ package final class AlertEngine {
                 evidence: news2Score.ids
             )
         case .dataGap:
-            patient.active.remove("\(index)/\(observation.deviceID)")
+            // Ended by a reading after the gap's last device time (``PatientAlertState/gapsRaised``),
+            // which ``advance(to:patient:)`` sees; a late reading from before it changes nothing.
             return nil
         case let .report(conditions):
             let holds = conditions.contains { c in
@@ -294,6 +295,10 @@ final class PatientAlertState {
     var episodes: [String: Episode] = [:]
     var active: Set<String> = []
     var devices: [String: DeviceActivity] = [:]
+    /// Per data-gap rule and device (`index/device`), the latest device time of the gap last
+    /// raised: one gap is one alert, however many late readings (device times within what came
+    /// before it) arrive after it; only a reading after that time ends it.
+    var gapsRaised: [String: Int64] = [:]
     /// Per device and signal, the readings of the signals a fluctuation rule with a limit judges
     /// (kept only for a patient with such a limit).
     var deviceSeries: [String: [Sample]] = [:]
