@@ -38,6 +38,12 @@ import VitalSimCore
             "patients[0].devices",
             "at least one device is required"
         ),
+        // Patient ids a SUT's read-back and deletion routes could not serve (issue 43).
+        ("  - id: \"501\"", "  - id: \"5/01\"", 5, "patients[0].id", "a patient id must not contain '/'"),
+        (
+            "  - id: \"501\"", "  - id: \"\(String(repeating: "5", count: 65))\"", 5, "patients[0].id",
+            "a patient id is 1 to 64 characters, got 65"
+        ),
         (
             "    profile: adult", "    profile: adult\n    baseline: {heartRate: 400}", 7,
             "patients[0].baseline.heartRate", "400 is out of range; valid: 30...220 bpm"

@@ -160,7 +160,7 @@ package enum FHIRObservation {
             throw ValidationFailure(field: "subject.reference", message: "subject.reference must be Patient/ID")
         }
         try FHIRShape.check(o)
-        let patient = try PayloadValidation.identifier(String(subject.dropFirst(8)), field: "subject.reference")
+        let patient = try PayloadValidation.patientIdentifier(String(subject.dropFirst(8)), field: "subject.reference")
         let time = try PayloadValidation.timestamp(o, "effectiveDateTime", now: now, offsets: true)
         let device = try deviceID(o)
         let symptom = try symptom(o)

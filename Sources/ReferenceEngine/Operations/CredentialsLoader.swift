@@ -42,6 +42,10 @@ package enum CredentialsLoader {
                 if let secret = token(entry, node), let patient = entry.string("patient"),
                     let device = entry.string("device")
                 {
+                    // A patient the API could never serve back (read-back, search, deletion).
+                    if let problem = PatientIdentifier.problem(patient) {
+                        reader.fail(entry.value("patient"), entry.path("patient"), problem)
+                    }
                     credentials.devices[secret] = (patient, device)
                 }
             }

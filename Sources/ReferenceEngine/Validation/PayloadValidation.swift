@@ -44,6 +44,20 @@ package enum PayloadValidation {
         return text
     }
 
+    /// A patient id as sent (`field` names it in the failure): an id (``identifier(_:field:)``) the
+    /// API can also serve back, 1 to 64 characters without `/` (``PatientIdentifier``); an id it
+    /// could store but never read back, search or delete is refused when it arrives.
+    package static func patientIdentifier(_ text: String, field: String) throws(ValidationFailure) -> String {
+        let id = try identifier(text, field: field)
+        if let problem = PatientIdentifier.problem(id) { throw ValidationFailure(field: field, message: problem) }
+        return id
+    }
+
+    /// A required patient id member of `o` (see ``patientIdentifier(_:field:)``).
+    static func patientIdentifier(_ members: [String: JSONInput], _ key: String) throws(ValidationFailure) -> String {
+        try patientIdentifier(try string(members, key), field: key)
+    }
+
     /// A required id member of `o` (see ``identifier(_:field:)``).
     static func identifier(_ members: [String: JSONInput], _ key: String) throws(ValidationFailure) -> String {
         try identifier(try string(members, key), field: key)
@@ -139,7 +153,7 @@ package enum PayloadValidation {
     package static func iotHeartRate(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let members = try object(body)
         try noExtraKeys(members, ["userId", "timestamp", "heartRate"])
-        let user = try identifier(members, "userId")
+        let user = try patientIdentifier(members, "userId")
         let measuredAt = try timestamp(members, "timestamp", now: now)
         let hr = try integer(members, "heartRate", 20...300)
         return Observation(
@@ -157,7 +171,7 @@ package enum PayloadValidation {
     package static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let members = try object(body)
         try noExtraKeys(members, ["userId", "timestamp", "stepCount", "caloriesBurned"])
-        let user = try identifier(members, "userId")
+        let user = try patientIdentifier(members, "userId")
         let measuredAt = try timestamp(members, "timestamp", now: now)
         let steps = try integer(members, "stepCount", 0...200_000)
         let calories = try integer(members, "caloriesBurned", 0...20_000)
@@ -186,7 +200,7 @@ package enum PayloadValidation {
     package static func observation(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let members = try object(body)
         let id = try identifier(members, "readingId")
-        let patient = try identifier(members, "patientId")
+        let patient = try patientIdentifier(members, "patientId")
         let device = try identifier(members, "deviceId")
         let kind = try string(members, "kind")
         let unit = try string(members, "unit")

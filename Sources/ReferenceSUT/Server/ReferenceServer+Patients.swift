@@ -9,11 +9,10 @@ import VitalSimCore
 /// can serve scenario after scenario: a harness enrols each patient with its profile before the
 /// scenario and deletes it after (a SUT profile's `lifecycle`).
 extension ReferenceServer {
-    /// Patient ids the API accepts: an id readings may carry (``PayloadValidation/identifier(_:field:)``)
-    /// of at most 64 characters, without `/` (it is a path segment).
+    /// Patient ids the API accepts: those readings may carry
+    /// (``PayloadValidation/patientIdentifier(_:field:)``), at most 64 characters, without `/`.
     static func validPatientID(_ id: String) -> Bool {
-        (try? PayloadValidation.identifier(id, field: "patientId")) != nil && id.unicodeScalars.count <= 64
-            && !id.contains("/")
+        (try? PayloadValidation.patientIdentifier(id, field: "patientId")) != nil
     }
 
     /// The `{patient}` path parameter, percent-decoded (empty when its escapes are invalid).

@@ -207,6 +207,7 @@ struct ScenarioBuilder {
             )
         else { return nil }
         let id = fields.string("id") ?? "?"
+        if let problem = PatientIdentifier.problem(id) { reader.fail(fields.value("id"), fields.path("id"), problem) }
         let profile = fields.choice("profile", Profile.self, what: "profile") ?? .adult
         var baseline = Baseline.defaults(for: profile)
         if let baselineNode = fields.value("baseline") {
