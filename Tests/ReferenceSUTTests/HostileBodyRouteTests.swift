@@ -113,6 +113,13 @@ struct HostileBodyRouteTests {
             let enrolled = try await sut.get("/api/v1/patients/505").object
             #expect(enrolled["profile"] as? String == "copd")
             #expect((enrolled["thresholds"] as? [String: Any])?.count == 0)
+            // The counts table is built from the readings the earlier version stored.
+            let counts = try await sut.get("/api/v1/patients/503/readings/counts?by=day").object["counts"]
+            #expect(
+                (counts as? [[String: Any]])?.map { "\($0["period"] ?? "") \($0["readings"] ?? "")" } == [
+                    "2024-11-07 1"
+                ]
+            )
         }
     }
 }

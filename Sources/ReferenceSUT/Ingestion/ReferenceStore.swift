@@ -197,6 +197,11 @@ package actor ReferenceStore {
         try await storage.readings(query)
     }
 
+    /// A patient's counts of readings per UTC day and kind, as storage keeps them.
+    package nonisolated func storedCounts(patient: String) async throws(StorageError) -> [ReadingCount] {
+        try await storage.counts(patient: patient)
+    }
+
     /// A patient's profile, the readings judged under it and the alerts listed; nil for a patient
     /// the SUT knows nothing of.
     package func patient(_ id: String) -> PatientSummary? {

@@ -65,6 +65,7 @@ package final class PostgresStorage: ReadingStorage {
             )
             // A patient's own alert limits (issue 19), set at enrolment.
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
+            try await Self.createCounts(client, logger: logger)
         } catch {
             runner.cancel()
             throw StorageError(
@@ -72,6 +73,44 @@ package final class PostgresStorage: ReadingStorage {
                 operation: "connecting to \(display)",
                 reason: String(reflecting: error)
             )
+        }
+    }
+
+    /// Counts per patient, UTC day and kind (issue 43), so `/readings/counts` costs no scan; a
+    /// database from an earlier version has its table built from the readings it holds, in the
+    /// same transaction that creates it.
+    static func createCounts(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("LOCK TABLE readings IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+            var exists = false
+            for try await name in try await conn.query("SELECT to_regclass('reading_counts')::text", logger: logger)
+                .decode(String?.self)
+            {
+                exists = name != nil
+            }
+            guard !exists else { return }
+            try await conn.query(
+                """
+                CREATE TABLE reading_counts (
+                    patient_id TEXT NOT NULL, day TEXT NOT NULL, kind TEXT NOT NULL, n BIGINT NOT NULL,
+                    PRIMARY KEY (patient_id, day, kind))
+                """,
+                logger: logger
+            )
+            var stored: [Observation] = []
+            for try await (id, p, d, t, v, r) in try await conn.query(
+                "SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings",
+                logger: logger
+            )
+            .decode((String, String, String, Int64, String, String).self) {
+                stored.append(StorageColumns.observation(id, p, d, t, v, r))
+            }
+            for c in ReadingCount.tally(stored) {
+                try await conn.query(
+                    "INSERT INTO reading_counts VALUES (\(c.patient), \(c.day), \(c.kind), \(Int64(c.readings)))",
+                    logger: logger
+                )
+            }
         }
     }
 
@@ -87,11 +126,24 @@ package final class PostgresStorage: ReadingStorage {
                     let times = o.map(\.time)
                     let vals = o.map { StorageColumns.values($0.values) }
                     let rr = o.map { StorageColumns.rr($0.rrIntervals) }
+                    let keys = o.map(ReadingCount.key)
+                    let days = keys.map(\.day)
+                    let kinds = keys.map(\.kind)
+                    // The readings stored (not those already there) are counted in the same statement.
                     try await conn.query(
                         """
-                        INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
-                        SELECT * FROM UNNEST(\(ids)::text[], \(patients)::text[], \(devices)::text[], \(times)::int8[], \(vals)::text[], \(rr)::text[])
-                        ON CONFLICT (patient_id, reading_id) DO NOTHING
+                        WITH stored AS (
+                            INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
+                            SELECT * FROM UNNEST(\(ids)::text[], \(patients)::text[], \(devices)::text[], \(times)::int8[], \(vals)::text[], \(rr)::text[])
+                            ON CONFLICT (patient_id, reading_id) DO NOTHING
+                            RETURNING reading_id, patient_id),
+                        keyed AS (
+                            SELECT DISTINCT ON (u.p, u.r) u.p, u.day, u.kind
+                            FROM UNNEST(\(ids)::text[], \(patients)::text[], \(days)::text[], \(kinds)::text[]) AS u(r, p, day, kind)
+                            JOIN stored s ON s.reading_id = u.r AND s.patient_id = u.p)
+                        INSERT INTO reading_counts (patient_id, day, kind, n)
+                        SELECT p, day, kind, count(*) FROM keyed GROUP BY p, day, kind
+                        ON CONFLICT (patient_id, day, kind) DO UPDATE SET n = reading_counts.n + EXCLUDED.n
                         """,
                         logger: logger
                     )
@@ -195,6 +247,25 @@ package final class PostgresStorage: ReadingStorage {
         }
     }
 
+    package func counts(patient: String) async throws(StorageError) -> [ReadingCount] {
+        do {
+            var out: [ReadingCount] = []
+            for try await (day, kind, n) in try await client.query(
+                "SELECT day, kind, n FROM reading_counts WHERE patient_id = \(patient) AND n > 0 ORDER BY day, kind"
+            )
+            .decode((String, String, Int64).self) {
+                out.append(ReadingCount(day: day, kind: kind, readings: Int(n)))
+            }
+            return out
+        } catch {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "counting the readings of \(patient) in \(display)",
+                reason: String(reflecting: error)
+            )
+        }
+    }
+
     package func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError) {
         let encoded = StorageColumns.limits(limits)
         do {
@@ -224,6 +295,7 @@ package final class PostgresStorage: ReadingStorage {
                 .decode(String.self) {
                     ids.append(id)
                 }
+                try await conn.query("DELETE FROM reading_counts WHERE patient_id = \(patient)", logger: logger)
                 try await conn.query("DELETE FROM alerts WHERE patient_id = \(patient)", logger: logger)
                 try await conn.query("DELETE FROM patients WHERE patient_id = \(patient)", logger: logger)
                 return ids

@@ -16,6 +16,9 @@ package protocol ReadingStorage: Sendable {
     func forget(patient: String) async throws(StorageError) -> [String]
     /// One page of a patient's stored readings, read from storage (not from memory), in commit order.
     func readings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading]
+    /// How many readings of each kind a patient has per UTC day, from storage: a table kept in the
+    /// commit's own transaction, so a count costs no scan of the readings.
+    func counts(patient: String) async throws(StorageError) -> [ReadingCount]
     /// Closes connections.
     func close() async
 }
@@ -29,6 +32,41 @@ package struct StorageBatch: Sendable {
         self.alerts = alerts
     }
     package var isEmpty: Bool { observations.isEmpty && alerts.isEmpty }
+}
+
+/// The readings of one kind a patient has on one UTC day.
+package struct ReadingCount: Sendable, Equatable {
+    /// `YYYY-MM-DD`, of the readings' device time.
+    package var day: String
+    /// ``StoredReadingJSON/kind(_:)`` of the readings.
+    package var kind: String
+    package var readings: Int
+
+    package init(day: String, kind: String, readings: Int) {
+        self.day = day
+        self.kind = kind
+        self.readings = readings
+    }
+
+    /// The day and kind an observation is counted under.
+    static func key(_ o: Observation) -> (day: String, kind: String) {
+        (String(CivilTime(unixMilliseconds: o.time).iso8601().prefix(10)), StoredReadingJSON.kind(o))
+    }
+
+    /// Counts of `observations`, by patient, day and kind (for a table built from stored readings).
+    static func tally(_ observations: [Observation]) -> [(patient: String, day: String, kind: String, readings: Int)] {
+        var counts: [String: [String: Int]] = [:]
+        for o in observations {
+            let (day, kind) = key(o)
+            counts[o.patientID, default: [:]][day + " " + kind, default: 0] += 1
+        }
+        return counts.keys.sorted().flatMap { patient in
+            counts[patient]!.keys.sorted().map { key in
+                let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
+                return (patient, parts[0], parts[1], counts[patient]![key]!)
+            }
+        }
+    }
 }
 
 /// The stored contents, oldest first.

@@ -59,6 +59,26 @@ package final class SQLiteStorage: ReadingStorage {
         databaseMigrator.registerMigration("v4 patient limits") { db in
             try db.execute(sql: "ALTER TABLE patients ADD COLUMN limits TEXT NOT NULL DEFAULT '{}'")
         }
+        // Counts per patient, UTC day and kind (issue 43): `/readings/counts` without a scan.
+        databaseMigrator.registerMigration("v5 reading counts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE reading_counts (
+                        patient_id TEXT NOT NULL, day TEXT NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL,
+                        PRIMARY KEY (patient_id, day, kind))
+                    """
+            )
+            let stored = try Row.fetchAll(
+                db,
+                sql: "SELECT reading_id, patient_id, device_id, device_time, vals, rr FROM readings"
+            ).map { row in StorageColumns.observation(row[0], row[1], row[2], row[3], row[4], row[5]) }
+            for c in ReadingCount.tally(stored) {
+                try db.execute(
+                    sql: "INSERT INTO reading_counts (patient_id, day, kind, n) VALUES (?, ?, ?, ?)",
+                    arguments: [c.patient, c.day, c.kind, c.readings]
+                )
+            }
+        }
         return databaseMigrator
     }
 
@@ -69,11 +89,21 @@ package final class SQLiteStorage: ReadingStorage {
                     sql:
                         "INSERT OR IGNORE INTO readings (reading_id, patient_id, device_id, device_time, vals, rr) VALUES (?, ?, ?, ?, ?, ?)"
                 )
+                let counted = try db.makeStatement(
+                    sql: """
+                        INSERT INTO reading_counts (patient_id, day, kind, n) VALUES (?, ?, ?, 1)
+                        ON CONFLICT (patient_id, day, kind) DO UPDATE SET n = n + 1
+                        """
+                )
                 for o in batch.observations {
                     try r.execute(arguments: [
                         o.readingID, o.patientID, o.deviceID, o.time, StorageColumns.values(o.values),
                         StorageColumns.rr(o.rrIntervals),
                     ])
+                    // Counted only when stored (a duplicate id is ignored).
+                    guard db.changesCount > 0 else { continue }
+                    let (day, kind) = ReadingCount.key(o)
+                    try counted.execute(arguments: [o.patientID, day, kind])
                 }
                 let a = try db.makeStatement(
                     sql:
@@ -152,6 +182,20 @@ package final class SQLiteStorage: ReadingStorage {
         }
     }
 
+    package func counts(patient: String) async throws(StorageError) -> [ReadingCount] {
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT day, kind, n FROM reading_counts WHERE patient_id = ? AND n > 0 ORDER BY day, kind",
+                    arguments: [patient]
+                ).map { ReadingCount(day: $0[0], kind: $0[1], readings: $0[2]) }
+            }
+        } catch {
+            throw StorageError(backend: "SQLite", operation: "counting the readings of \(patient)", reason: "\(error)")
+        }
+    }
+
     package func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError) {
         do {
             try await pool.write { db in
@@ -177,7 +221,7 @@ package final class SQLiteStorage: ReadingStorage {
                     sql: "SELECT reading_id FROM readings WHERE patient_id = ?",
                     arguments: [patient]
                 )
-                for table in ["readings", "alerts", "patients"] {
+                for table in ["readings", "reading_counts", "alerts", "patients"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE patient_id = ?", arguments: [patient])
                 }
                 return ids
