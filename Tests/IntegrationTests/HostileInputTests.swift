@@ -82,8 +82,17 @@ final class HostileInputTests: XCTestCase {
         )
         _ = try pg.query("CREATE TABLE patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)")
         _ = try pg.query("INSERT INTO patients VALUES ('505', 'copd')")
+        _ = try pg.query(
+            """
+            INSERT INTO readings (reading_id, patient_id, device_id, device_time, vals, rr)
+            VALUES ('old', '503', 'hr', 1730966400000, '{"heart-rate":70}', '[]')
+            """
+        )
         try checkReadingIdsPerPatient(database: pg.url, directory: dir)
         XCTAssertEqual(try pg.query("SELECT count(*) FROM readings WHERE reading_id = 'r1'"), ["2"])
+        // The counts table is built from what the earlier version stored, and kept by each commit.
+        XCTAssertEqual(try pg.query("SELECT n FROM reading_counts WHERE patient_id = '503'"), ["1"])
+        XCTAssertEqual(try pg.query("SELECT sum(n) FROM reading_counts WHERE patient_id = '501'"), ["2"])
     }
 
     func checkReadingIdsPerPatient(database: String, directory dir: String) throws {
@@ -140,6 +149,13 @@ final class HostileInputTests: XCTestCase {
             to: URL(fileURLWithPath: huge)
         )
         try publish(port, "vitals/601/heart-rate", file: huge)
+        // Far over the limit (2 MB): the SUT's client announced its Maximum Packet Size, so the
+        // broker never delivers it and the SUT never reads it into memory (no answer at all).
+        let giant = dir + "/giant.json"
+        try Data(reading("giant" + String(repeating: " ", count: 2_000_000), patient: "601").utf8).write(
+            to: URL(fileURLWithPath: giant)
+        )
+        try publish(port, "vitals/601/heart-rate", file: giant, properties: ["reading-id": "giant"])
         let claimed = TestSupport.write(reading("m1", patient: "602"), to: dir, name: "m602.json")
         try publish(port, "vitals/602/heart-rate", file: claimed)
         let own = TestSupport.write(reading("m1", patient: "601"), to: dir, name: "m601.json")
@@ -156,8 +172,52 @@ final class HostileInputTests: XCTestCase {
         )
         XCTAssertTrue(errors.contains { $0.contains("a JSON message holds at most 262144") }, text)
         XCTAssertTrue(text.contains(#"acks/601 {"readingIds":["m1"],"status":201}"#), text)
+        XCTAssertFalse(text.contains("giant"), "a message over the Maximum Packet Size never reaches the SUT: \(text)")
         let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/601").body) as? [String: Any]
         XCTAssertEqual(patient?["readings"] as? Int, 1, "patient 601's m1 is stored although 602 sent an m1 first")
+    }
+
+    /// `--rate-limit` holds over MQTT as over HTTP (before, 20,000 messages from one device in 6 s
+    /// were all accepted): past a device's budget a message is refused with 429 on `errors/{patient}`
+    /// and not stored; every message gets one answer.
+    func testMQTTIsRateLimitedPerDevice() throws {
+        let broker = try MosquittoBroker()
+        let dir = TestSupport.temporaryDirectory("hostile-mqtt-rate")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sut = try SUTProcess(
+            ["--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--rate-limit", "5"],
+            directory: dir
+        )
+        defer { XCTAssertEqual(sut.stop(), 0) }
+        let port = String(broker.port)
+        let replies = try ReferenceDeliveryTests.Listener.replies(port: port, output: dir + "/replies.txt")
+        usleep(300_000)
+        let count = 40
+        let lines = (0..<count).map { i in
+            reading("r\(i)", patient: "603", at: "2024-11-07T08:\(String(format: "%02d", i)):00Z")
+        }
+        let file = TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir, name: "burst.jsonl")
+        // One message per line of standard input, on one connection, as fast as the broker takes them.
+        let r = try TestSupport.run(
+            "/bin/sh",
+            ["-c", "mosquitto_pub -h 127.0.0.1 -p \(port) -V mqttv5 -q 1 -t vitals/603/heart-rate -l < '\(file)'"]
+        )
+        XCTAssertEqual(r.status, 0, r.err)
+        func answers(_ text: String) -> (limited: Int, stored: Int) {
+            let limited = text.components(separatedBy: "\"status\":429").count - 1
+            let stored = text.split(separator: "\n").filter { $0.hasPrefix("acks/603 ") }.map { line in
+                let answer = SUTProcess.json(String(line.dropFirst("acks/603 ".count))) as? [String: Any]
+                return (answer?["readingIds"] as? [String])?.count ?? 0
+            }.reduce(0, +)
+            return (limited, stored)
+        }
+        let text = replies.wait { answers($0).limited + answers($0).stored >= count }
+        let (limited, stored) = answers(text)
+        XCTAssertEqual(limited + stored, count, text)
+        XCTAssertGreaterThan(limited, 0, "a burst of \(count) over a budget of 5/s (bursts of 10): \(text)")
+        XCTAssertTrue(text.contains("rate limit of 5 readings/s per device exceeded"), text)
+        let patient = SUTProcess.json(try sut.curl("GET", "/api/v1/patients/603").body) as? [String: Any]
+        XCTAssertEqual(patient?["readings"] as? Int, stored, "only the confirmed readings are stored")
     }
 
     /// The broker a run starts itself refuses a packet over its limit: the publisher is disconnected

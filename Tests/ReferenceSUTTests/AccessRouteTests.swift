@@ -54,6 +54,14 @@ struct AccessRouteTests {
                 "admin tokens enrol, they do not read"
             )
             #expect(try await sut.get("/api/v1/alerts", token: Self.reader).status == 200)
+            // A token the SUT does not know is no valid credential: 401, as docs/openapi.yaml says
+            // (it was 403, as for a known credential without the right).
+            let unknown = try await sut.get("/api/v1/alerts", token: "0123456789abcdef0123456789abcdef")
+            #expect(unknown.status == 401, "\(unknown.text)")
+            #expect(
+                try await sut.get("/api/v1/patients/501/readings", token: "0123456789abcdef0123456789abcdef").status
+                    == 401
+            )
         }
     }
 

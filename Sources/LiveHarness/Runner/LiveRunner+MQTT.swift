@@ -30,6 +30,9 @@ extension LiveRunner {
                     if RunHealth.configurationStatuses.contains(status) {
                         s.health.noteRefusal("MQTT refusal on \(message.topic)", status: status, body: message.payload)
                     }
+                    if RunHealth.outageStatuses.contains(status) {
+                        s.health.noteMQTTThrottled("\(message.topic)", status: status, body: message.payload)
+                    }
                 }
                 continue
             }

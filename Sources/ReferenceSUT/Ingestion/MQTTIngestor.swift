@@ -74,7 +74,9 @@ package final class MQTTIngestor: Sendable {
                 continue
             }
             do throws(ValidationFailure) {
-                accepted.append(try parse(m, patient: patient, kind: kind))
+                let observation = try parse(m, patient: patient, kind: kind)
+                try limitRate(observation)
+                accepted.append(observation)
             } catch {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
                 // Faulty mode accept-invalid: the rejection is never reported.
@@ -103,6 +105,19 @@ package final class MQTTIngestor: Sendable {
                 )
             }
         }
+    }
+
+    /// Applies `serve --rate-limit` to MQTT as to HTTP (readings per second per device): over it, a
+    /// message is refused with 429 on `errors/{patientId}` and not stored.
+    func limitRate(_ observation: Observation) throws(ValidationFailure) {
+        guard let wait = context.limiter.take("\(observation.patientID)/\(observation.deviceID)") else { return }
+        context.metrics.count("vitalsim_readings_total", ["source": "mqtt", "outcome": "rate-limited"])
+        throw ValidationFailure(
+            field: "",
+            message:
+                "rate limit of \(Int(context.limiter.rate)) readings/s per device exceeded; retry after \((wait * 1000).rounded() / 1000) s",
+            status: 429
+        )
     }
 
     /// Refuses a payload over its size limit (413) and ids that are not printable text, before parsing.

@@ -238,9 +238,19 @@ package enum ReferenceServer {
                 .json
             )
         }
+        // A token the SUT does not know is no valid credential (401, as `docs/openapi.yaml` says);
+        // a known one without the right, 403.
+        let credentials = context.credentials
         guard
-            (admins && context.credentials.admins.contains(token))
-                || (readers && context.credentials.readers.contains(token))
+            credentials.admins.contains(token) || credentials.readers.contains(token)
+                || credentials.devices[token] != nil
+        else {
+            return json(
+                .unauthorized,
+                ValidationFailure(field: "Authorization", message: "the credential is not known", status: 401).json
+            )
+        }
+        guard (admins && credentials.admins.contains(token)) || (readers && credentials.readers.contains(token))
         else {
             return json(
                 .forbidden,

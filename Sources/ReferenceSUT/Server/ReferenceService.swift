@@ -147,16 +147,23 @@ package enum ReferenceService {
         } catch { throw .storage(error) }
     }
 
+    /// Bytes an MQTT packet may hold beyond the body limit (topic, properties, header) before the
+    /// broker stops delivering it to the reference SUT.
+    static let packetMargin = 64 << 10
+
     /// The connected client for alert publishing and MQTT ingestion, or nil without a broker.
     static func connectMQTT(_ config: ReferenceServiceConfiguration) async throws(ReferenceSetupError) -> MQTTClient? {
         guard let m = config.mqtt else { return nil }
         do throws(MQTTError) {
             let clientID = "vitalsim-reference-sut-\(config.port)-\(getpid())"
-            let client = try MQTTClient(
-                config.mqttCredentials.applied(
-                    to: .init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile)
-                )
+            var configuration = config.mqttCredentials.applied(
+                to: .init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile)
             )
+            // A message far over the body limit is never delivered (nor read into memory): the broker
+            // drops it for this client. One up to the limit and a margin for the topic and properties
+            // is read and refused with 413 on errors/{patientId}.
+            configuration.maximumPacketSize = UInt32(ReferenceServer.maxBody + ReferenceService.packetMargin)
+            let client = try MQTTClient(configuration)
             try await client.connect()
             return client
         } catch { throw .mqtt(error) }

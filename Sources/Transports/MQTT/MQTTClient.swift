@@ -38,6 +38,10 @@ package final class MQTTClient: @unchecked Sendable {
         package var password: String?
         /// A client certificate for brokers that require one (with ``caFile``).
         package var clientCertificate: ClientCertificate?
+        /// The largest packet the client takes (MQTT 5 Maximum Packet Size, §3.1.2.11.4): the
+        /// broker does not send it larger ones, so they are never read into the client's memory.
+        /// Nil: as large as the broker allows.
+        package var maximumPacketSize: UInt32?
 
         package init(
             host: String,
@@ -175,6 +179,9 @@ package final class MQTTClient: @unchecked Sendable {
                 Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
                 configuration.sessionExpiry
             )
+        }
+        if let maximum = configuration.maximumPacketSize {
+            mosquitto_property_add_int32(&props, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), maximum)
         }
         let rc = mosquitto_connect_bind_v5(
             handle,
