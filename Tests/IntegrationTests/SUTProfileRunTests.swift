@@ -161,7 +161,7 @@ final class SUTProfileRunTests: XCTestCase {
         let r = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--evidence", evidence])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         // 105 expected refusals, each a status check and a check of the field it names.
-        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 217/217 checks"), r.out)
+        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 218/218 checks"), r.out)
         let bundle = evidence + "/corrupt-and-duplicate-payloads"
         let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
         XCTAssertTrue(traffic.contains("\"path\":\"/fhir\""), String(traffic.prefix(400)))

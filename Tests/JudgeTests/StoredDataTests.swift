@@ -44,9 +44,31 @@ final class StoredDataTests: XCTestCase {
 
     func testEveryReadingKeptAsSentPasses() {
         let c = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 3])
-        XCTAssertEqual(c.map(\.kind), [.storedData, .storedData, .storedData])
+        XCTAssertEqual(c.map(\.kind), [.storedData, .storedData, .storedData, .storedData])
         XCTAssertTrue(c.allSatisfy(\.passed), c.map(\.detail).joined(separator: "\n"))
         XCTAssertEqual(c[0].detail, "all 3 acknowledged reading(s) read back")
+        XCTAssertEqual(c[3].detail, "no acknowledged reading is held more than once")
+    }
+
+    /// A retry stored again, under its own id or one of the SUT's own with the same kind, device
+    /// time and values, is `stored-twice`; a reading that matches nothing sent stays a note.
+    func testAReadingHeldTwiceIsStoredTwice() {
+        let sent = entries().map(stored)
+        var sameID = sent
+        sameID.append(sent[1])
+        var ownID = sent
+        ownID.append(StoredReading(id: "sut-own-17", time: sent[2].time, values: sent[2].values))
+        for readings in [sameID, ownID] {
+            let c = checks(readings)
+            XCTAssertEqual(finding(c, "held once"), .storedTwice)
+            let detail = c.first { $0.name.hasSuffix("held once") }?.detail ?? ""
+            XCTAssertTrue(detail.contains("1 acknowledged reading(s) are held more than once"), detail)
+            XCTAssertNil(finding(c, "kept"))
+        }
+        var other = sent
+        other.append(StoredReading(id: "sut-own-18", time: sent[2].time + 3_600_000, values: sent[2].values))
+        XCTAssertNil(finding(checks(other), "held once"), "another weighing an hour later is no retry")
+        XCTAssertTrue(checks(other)[0].detail.contains("1 stored reading(s) match none the SUT acknowledged"))
     }
 
     func testAReadingMissingIsLostAfterAcknowledgement() {

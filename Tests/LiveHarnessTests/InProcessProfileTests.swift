@@ -93,7 +93,7 @@ final class InProcessProfileTests {
         #expect(pass.error == nil)
         #expect(InProcessRun.failures(pass, latency: false) == [])
         // 105 expected rejections, each judged by its status and, a check of its own, the field named.
-        #expect(pass.checks.count == 217)
+        #expect(pass.checks.count == 218)
         #expect(pass.checks.filter { $0.kind == .refusedField }.count == 105)
         let accepting = try await run(corrupt, fhir, faults: ["accept-invalid"])
         let faulty = InProcessRun.failures(accepting, latency: false)

@@ -54,6 +54,12 @@ struct InProcessFaultTests {
             findings: [.lostAfterAck, .countMismatch]
         ),
         Case(scenario: "vitaledge-daily-summary", fault: "alter-stored=0.05", findings: [.altered]),
+        // Readings sent again stored again (under ids of the SUT's own), and so counted twice.
+        Case(
+            scenario: "corrupt-and-duplicate-payloads",
+            fault: "store-retries",
+            findings: [.storedTwice, .countMismatch]
+        ),
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "accept-invalid", findings: [.validationMismatch]),
         Case(scenario: "vitaledge-daily-summary", fault: "accept-invalid", findings: [.validationMismatch]),
         // Refusals that name no field fail only the SHOULD checks of the field named.

@@ -31,8 +31,9 @@ final class InProcessStoredDataTests {
         let verdict = try await InProcessRun.verdict(InProcessRun.path("core", "vitaledge-daily-summary"))
         #expect(InProcessRun.failures(verdict, latency: false) == [])
         let checks = stored(verdict)
-        #expect(checks.count == 3, "\(checks)")
+        #expect(checks.count == 4, "\(checks)")
         #expect(checks["stored readings of patient 501 kept"] == "all 567 acknowledged reading(s) read back")
+        #expect(checks["stored readings of patient 501 held once"] == "no acknowledged reading is held more than once")
         #expect(
             checks["stored reading counts of patient 501 per day and month"]
                 == "567 reading(s) over 2 day(s), counted alike per day and month"

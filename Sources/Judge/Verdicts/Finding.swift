@@ -34,6 +34,9 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     case altered
     /// The SUT's count of stored readings for a day or month differs from what it acknowledged.
     case countMismatch = "count-mismatch"
+    /// A reading the SUT acknowledged is held more than once: a retry (after a reset or a timeout)
+    /// stored again, where at-least-once delivery needs the SUT to make it idempotent.
+    case storedTwice = "stored-twice"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
     /// A waiver of the waivers file expired: renew or remove it.

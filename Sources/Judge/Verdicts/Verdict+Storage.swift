@@ -5,8 +5,9 @@ extension Verdict {
     static let namedReadings = 3
 
     /// The stored-data checks of each patient: every acknowledged reading kept (`lost-after-ack`),
-    /// each with the value, unit and device time it was sent with (`altered`), and the SUT's counts
-    /// per UTC day and month equal to what it acknowledged (`count-mismatch`).
+    /// each with the value, unit and device time it was sent with (`altered`), each held once
+    /// (`stored-twice`), and the SUT's counts per UTC day and month equal to what it acknowledged
+    /// (`count-mismatch`).
     package static func storedDataChecks(_ expected: StoredDataExpectations, _ readBack: StoredReadBack) -> [Check] {
         let patients = Set(expected.byPatient.keys).union(readBack.readings.keys).sorted()
         var checks: [Check] = []
@@ -26,6 +27,7 @@ extension Verdict {
             if let counts = readBack.counts {
                 checks.append(countsCheck(p, all, counts[p] ?? [:], linked: !expected.linkedDevices.isEmpty))
             }
+            checks.append(storedOnceCheck(p, entries, stored, pairs))
         }
         return checks
     }
@@ -89,6 +91,65 @@ extension Verdict {
             + altered.joined(separator: "; ")
             + (count > namedReadings ? "; …" : "")
         return Check(kind: .storedData, name: name, rule: nil, finding: .altered, detail: detail)
+    }
+
+    /// Each acknowledged reading is held once: no other stored reading carries its id, or (under an
+    /// id of the SUT's own) its kind, device time and values. A retry the SUT stored again is
+    /// `stored-twice`; other readings it holds that match nothing sent stay a note of the kept check.
+    static func storedOnceCheck(
+        _ p: String,
+        _ entries: [StoredDataExpectations.Entry],
+        _ stored: [StoredReading],
+        _ pairs: [Int?]
+    ) -> Check {
+        let name = "stored readings of patient \(p) held once"
+        var pairedBy: [String: Int] = [:]
+        var byKind: [Signal: [Int]] = [:]
+        for (i, j) in pairs.enumerated() {
+            guard let j else { continue }
+            if let id = stored[j].id { pairedBy[id] = i }
+            if let kind = StoredValueRules.primary(entries[i].values) { byKind[kind, default: []].append(i) }
+        }
+        for kind in byKind.keys { byKind[kind]?.sort { entries[$0].time < entries[$1].time } }
+        let used = Set(pairs.compactMap { $0 })
+        var twice: [String] = []
+        for (j, s) in stored.enumerated() where !used.contains(j) {
+            if let id = s.id, let i = pairedBy[id] {
+                twice.append(entries[i].id)
+                continue
+            }
+            // Under an id of the SUT's own: the kind, device time and values of an acknowledged one.
+            guard let kind = StoredValueRules.primary(s.values), let list = byKind[kind] else { continue }
+            var k = firstIndex(in: list) { entries[$0].time >= s.time - StoredValueRules.timeTolerance }
+            while k < list.count, entries[list[k]].time <= s.time + StoredValueRules.timeTolerance {
+                if StoredValueRules.differences(entries[list[k]], s).isEmpty {
+                    twice.append(entries[list[k]].id)
+                    break
+                }
+                k += 1
+            }
+        }
+        guard !twice.isEmpty else {
+            let detail = "no acknowledged reading is held more than once"
+            return Check(kind: .storedData, name: name, rule: nil, finding: nil, detail: detail)
+        }
+        let named = twice.prefix(namedReadings).joined(separator: ", ")
+        let detail =
+            "\(twice.count) acknowledged reading(s) are held more than once (a retry stored again; at-least-once delivery needs the SUT to keep each reading once), first: \(named)"
+            + (twice.count > namedReadings ? ", …" : "")
+        return Check(kind: .storedData, name: name, rule: nil, finding: .storedTwice, detail: detail)
+    }
+
+    /// The first index of `list` whose element satisfies `isAtOrAfter` (false for a prefix, true for
+    /// the rest): a binary search.
+    static func firstIndex(in list: [Int], where isAtOrAfter: (Int) -> Bool) -> Int {
+        var low = 0
+        var high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isAtOrAfter(list[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 
     /// The SUT's counts per UTC day and month equal the acknowledged readings' (by device time).

@@ -37,6 +37,10 @@ package struct FaultPlan: Sendable, Equatable {
     package var ignoreLimits = false
     /// Compare off by one: every threshold's strictness flipped (`>` as `>=`, `<=` as `<`, …).
     package var offByOne = false
+    /// Store a reading sent again (a retry after a reset or a timeout, a duplicate) once more, under
+    /// an id of the SUT's own (``retryID(_:copy:)``), instead of acknowledging it as already held:
+    /// at-least-once delivery left without idempotence. Alerts are raised once, as before.
+    package var storeRetries = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -52,7 +56,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -127,6 +131,7 @@ package struct FaultPlan: Sendable, Equatable {
         case "unavailable": \.unavailable
         case "ignore-limits": \.ignoreLimits
         case "off-by-one": \.offByOne
+        case "store-retries": \.storeRetries
         default: nil
         }
     }
@@ -197,6 +202,9 @@ extension FaultPlan {
         }
         return out
     }
+
+    /// The id the `store-retries` fault stores the `copy`-th repeat of a reading under.
+    package static func retryID(_ id: String, copy: Int) -> String { "\(id)~retry\(copy)" }
 
     /// `PATIENT/DEVICE/[KIND/]SEQ` with the sequence number 0: the device's first reading of that kind.
     static func firstOfItsKind(_ id: String) -> String {

@@ -37,6 +37,8 @@ package actor ReferenceStore {
     /// Readings held, by patient and reading id: reading ids are unique per patient only, so one
     /// patient's device cannot claim (and so suppress) another patient's reading id.
     var seen: Set<ReadingKey> = []
+    /// Repeats of each reading stored again by the `store-retries` fault.
+    var repeats: [ReadingKey: Int] = [:]
     var accepted = 0
     /// Enrolled patients' profiles.
     var enrolled: [String: Profile] = [:]
@@ -87,6 +89,7 @@ package actor ReferenceStore {
         source: String = "http"
     ) async throws(StorageError) -> [Bool] {
         var fresh: [Observation] = []
+        var retried: [Observation] = []
         var raised: [Alert] = []
         var results: [Bool] = []
         for o in observations {
@@ -95,6 +98,13 @@ package actor ReferenceStore {
                 kill(getpid(), SIGKILL)
             }
             guard seen.insert(ReadingKey(o)).inserted else {
+                // The store-retries fault: the repeat is stored again under an id of its own.
+                if faults.storeRetries {
+                    var copy = o
+                    repeats[ReadingKey(o), default: 0] += 1
+                    copy.readingID = FaultPlan.retryID(o.readingID, copy: repeats[ReadingKey(o)] ?? 1)
+                    retried.append(copy)
+                }
                 results.append(false)
                 continue
             }
@@ -106,7 +116,7 @@ package actor ReferenceStore {
         }
         raised = faults.apply(raised)
         do throws(StorageError) {
-            try await committer.submit(StorageBatch(observations: faults.stored(fresh), alerts: raised))
+            try await committer.submit(StorageBatch(observations: faults.stored(fresh) + retried, alerts: raised))
         } catch {
             for o in fresh { seen.remove(ReadingKey(o)) }
             accepted -= fresh.count
