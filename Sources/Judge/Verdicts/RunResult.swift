@@ -114,6 +114,9 @@ package struct LiveRunResult: Sendable {
     package var alertWait: String?
     /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).
     package var mqtt: MQTTDelivery?
+    /// The network the devices' traffic went through (`--network`), in words, and how much longer
+    /// it lets each latency be (ms): the golden file's budgets are read against it.
+    package var network: (summary: String, allowance: Double)?
     /// A misconfiguration the run revealed (every request refused with 401/403/404, an outage that
     /// never ended, an alert source without a readable alert list): the run is an infrastructure
     /// failure, not a verdict on the SUT's clinical behaviour.

@@ -56,7 +56,8 @@ extension Verdict {
             golden.budgets,
             histograms: measured,
             partial: partial,
-            alertsMissed: verdict.checks.contains { $0.kind == .alert && $0.finding == .missed }
+            alertsMissed: verdict.checks.contains { $0.kind == .alert && $0.finding == .missed },
+            network: result.network
         )
         verdict.alerts = result.alerts
         verdict.expectedAlerts = golden.alerts
@@ -480,12 +481,14 @@ extension Verdict {
 
     /// Latency budgets; a budget with no samples fails, unless it is a reading → alert path and
     /// `alertsMissed` (expected alerts already reported `missed`): nothing came to be measured, and
-    /// that is the missed alerts' failure, not a second one.
+    /// that is the missed alerts' failure, not a second one. Under a `network`, each budget allows
+    /// its allowance more (the check keeps its name, so waivers and baselines still match it).
     package static func budgetChecks(
         _ budgets: [GoldenFile.Budget],
         histograms: [LatencyPath: Histogram<UInt64>],
         partial: Bool = false,
-        alertsMissed: Bool = false
+        alertsMissed: Bool = false,
+        network: (summary: String, allowance: Double)? = nil
     ) -> [Check] {
         var checks: [Check] = []
         for b in budgets {
@@ -514,13 +517,16 @@ extension Verdict {
                     continue
                 }
                 let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
-                let detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
+                var detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
+                if let network {
+                    detail += "; \(Int((limit + network.allowance).rounded())) ms allowed under \(network.summary)"
+                }
                 checks.append(
                     Check(
                         kind: .budget,
                         name: name,
                         rule: nil,
-                        finding: value <= limit ? nil : .budgetExceeded,
+                        finding: value <= limit + (network?.allowance ?? 0) ? nil : .budgetExceeded,
                         detail: detail
                     )
                 )

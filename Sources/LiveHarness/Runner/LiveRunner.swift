@@ -74,6 +74,8 @@ package final class LiveRunner: Sendable {
     /// Whether an alert of this (scenario) patient belongs to the run: in a sharded run, alerts of
     /// the patients of other shards are theirs to judge.
     let keepsPatient: @Sendable (String) -> Bool
+    /// Where readings are sent: the base URL, or a network proxy in front of it (`--network`).
+    let ingestionBase: String
     /// Where the SUT refuses MQTT readings (nil: it publishes no refusals, `mqtt.rejections: none`).
     let rejections: SUTProfile.MQTTRejections?
     /// Where the SUT confirms stored MQTT readings (nil: it publishes none, `mqtt.confirmations: none`).
@@ -115,6 +117,8 @@ package final class LiveRunner: Sendable {
         package var progress: (@Sendable (Progress) -> Void)?
         /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
         package var isAlive: @Sendable () -> Bool = { true }
+        /// Where readings are sent when not to the base URL: a ``WeatherProxy`` in front of it.
+        package var ingestionBase: String?
         /// Whether an alert of this (scenario) patient belongs to the run (a shard judges its own).
         package var keepsPatient: @Sendable (String) -> Bool = { _ in true }
         /// Messages for the user: what the run waits for at its end.
@@ -146,6 +150,8 @@ package final class LiveRunner: Sendable {
     ) {
         self.naming = naming
         keepsPatient = hooks.keepsPatient
+        let ingestion = hooks.ingestionBase ?? base
+        ingestionBase = ingestion.hasSuffix("/") ? String(ingestion.dropLast()) : ingestion
         isAlive = hooks.isAlive
         note = hooks.note
         names = hooks.names
@@ -577,7 +583,7 @@ package final class LiveRunner: Sendable {
         var firstFailure: Instant?
         var renewed = false
         if let reason = plannedRequest.unroutable { return unroutable(reason, shared) }
-        let url = plannedRequest.url(base: base)
+        let url = plannedRequest.url(base: ingestionBase)
         let wire = (
             patient: naming.patient(plannedRequest.patientID),
             device: naming.device(plannedRequest.deviceID, of: plannedRequest.patientID)
@@ -697,13 +703,13 @@ package final class LiveRunner: Sendable {
             s.reachable = true
             if RunHealth.configurationStatuses.contains(reply.status) {
                 s.health.noteRefusal(
-                    "\(plannedRequest.method) \(plannedRequest.url(base: base))",
+                    "\(plannedRequest.method) \(plannedRequest.url(base: ingestionBase))",
                     status: reply.status,
                     body: reply.body
                 )
             } else if RunHealth.outageStatuses.contains(reply.status) {
                 s.health.noteOutage(
-                    "\(plannedRequest.method) \(plannedRequest.url(base: base))",
+                    "\(plannedRequest.method) \(plannedRequest.url(base: ingestionBase))",
                     status: reply.status,
                     body: reply.body
                 )

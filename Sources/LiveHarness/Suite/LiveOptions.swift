@@ -34,6 +34,8 @@ package struct LiveOptions: Sendable {
     package var note: @Sendable (String) -> Void = { _ in }
     /// The moment scenario time 0 of the scenario being run is due (set from ``Sharding/startAt``).
     var origin: ContinuousClock.Instant?
+    /// The network between the devices and the SUT (`--network`); nil: loopback as it is.
+    package var network: NetworkWeather?
     /// Whether the alerts of a (scenario) patient are this run's to judge (set per scenario by a shard).
     var keepsPatient: @Sendable (String) -> Bool = { _ in true }
 

@@ -15,9 +15,12 @@ final class RunResources {
     var controllers: BumbleControllers?
     var link: BLELink?
     var observers: [PushObserver] = []
+    /// The network proxies the devices' traffic goes through (`--network`).
+    var weather: [WeatherProxy] = []
 
     func stop() {
         for o in observers { o.stop() }
+        for p in weather { p.stop() }
         link?.stop()
         embedded?.stop()
         broker?.stop()
@@ -117,9 +120,18 @@ extension LiveSuite {
         let endpoint = try mqttEndpoint(setup, resources)
         let webhook = try await webhookReceiver(setup, resources)
         let (base, ca) = try sut(setup, resources, endpoint: endpoint, webhook: webhook, gatewayHCI: gatewayHCI)
+        let weatherBase = try weatherProxies(setup, resources, base: base)
         let client = try await publisher(setup, endpoint: endpoint, brokerCounters: resources.broker != nil)
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
-        let runner = runner(setup, resources, base: base, ca: ca, client: client, naming: naming)
+        let runner = runner(
+            setup,
+            resources,
+            base: base,
+            ingestionBase: weatherBase,
+            ca: ca,
+            client: client,
+            naming: naming
+        )
         let lifecycle = PatientLifecycle(
             options.target.profile.lifecycle,
             naming: naming,
@@ -130,13 +142,7 @@ extension LiveSuite {
             auth: runner.auth
         )
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
-            let leftOver: [ObservedAlert]
-            do throws(HarnessError) { leftOver = try await runner.leftOverAlerts() } catch {
-                throw .infrastructure("\(scenario.name): \(error.description)")
-            }
-            if let problem = LiveRunner.leftOverProblem(leftOver) {
-                throw .infrastructure("\(scenario.name): \(problem)")
-            }
+            try await checkNothingLeftOver(runner, scenario)
             let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI, clock: runner.clock)
             var result = await runner.run(
                 plan,
@@ -149,6 +155,7 @@ extension LiveSuite {
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming)
             return result
         }
+        result.network = options.network.map { ($0.summary, $0.allowance.seconds * 1000) }
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
         let digest =
@@ -161,6 +168,18 @@ extension LiveSuite {
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
         return (result.requests, digest, result, base)
+    }
+
+    /// Throws when the SUT lists alerts of the scenario's patients before anything was sent (left by
+    /// an earlier run), or its alert list passed a bound of the harness: the run cannot be judged.
+    static func checkNothingLeftOver(_ runner: LiveRunner, _ scenario: Scenario) async throws(HarnessError) {
+        let leftOver: [ObservedAlert]
+        do throws(HarnessError) { leftOver = try await runner.leftOverAlerts() } catch {
+            throw .infrastructure("\(scenario.name): \(error.description)")
+        }
+        if let problem = LiveRunner.leftOverProblem(leftOver) {
+            throw .infrastructure("\(scenario.name): \(problem)")
+        }
     }
 
     /// Throws when the run cannot be judged: the embedded SUT died, the SUT never answered, or the run
@@ -511,11 +530,34 @@ extension LiveSuite {
         return naming
     }
 
+    /// With `--network`, a proxy in front of the SUT's HTTP(S) endpoint that carries the devices'
+    /// requests through the weather; the harness's own reads (alerts, read-back) go direct. MQTT
+    /// devices are not carried through it yet: the harness reads the SUT's confirmations on the
+    /// devices' connection, and a reset would lose them and read as lost readings.
+    static func weatherProxies(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        base: String
+    ) throws(HarnessError) -> String? {
+        guard let weather = setup.options.network else { return nil }
+        guard let url = URLComponents(string: base), let host = url.host else {
+            throw .usage("--network: the SUT's URL \(base) names no host")
+        }
+        let http = try WeatherProxy(weather, upstream: host, port: url.port ?? (url.scheme == "https" ? 443 : 80))
+        resources.weather.append(http)
+        let mqtt = setup.usesMQTT ? "; MQTT devices publish directly (not yet through the network)" : ""
+        setup.options.note(
+            "\(setup.name): \(weather.summary) for the devices' HTTP requests (latency budgets allow \(NetworkWeather.ms(weather.allowance)) more)\(mqtt)"
+        )
+        return http.url(replacing: base)
+    }
+
     /// The runner that sends the plan to the SUT and polls its alerts.
     static func runner(
         _ setup: ScenarioSetup,
         _ resources: RunResources,
         base: String,
+        ingestionBase: String? = nil,
         ca: String?,
         client: MQTTClient?,
         naming: WireNaming
@@ -529,6 +571,7 @@ extension LiveSuite {
         var hooks = LiveRunner.Hooks()
         hooks.progress = options.progress.map { report in { @Sendable p in report(name, p) } }
         hooks.isAlive = alive
+        hooks.ingestionBase = ingestionBase
         // Alerts of patients that are not the scenario's (another scenario's on a shared SUT) are
         // not this run's to judge, with or without a lifecycle in the profile.
         let patients = Set(setup.scenario.patients.map(\.id))

@@ -78,8 +78,21 @@ struct PacingFlags: ParsableArguments {
         help:
             "Seconds a request is retried while a SUT (or MQTT broker) that answered before is down (a restart); the run holds its later readings meanwhile, then stops and counts the rest as not sent."
     ) var outageLimit: Double = 60
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The network between the devices and the SUT: a preset (4g, congested-wifi, hospital-gateway) and/or settings latency=, jitter=, loss=, bandwidth=, resets=, partition=LENGTH/EVERY, seed= (comma-separated).",
+            discussion:
+                "The devices' HTTP requests go through a proxy the run starts in front of the SUT (MQTT devices publish directly, for now); latency budgets allow for the network. The harness's own reads go direct."
+        )
+    ) var network: String?
 
     func validate() throws {
+        if let network {
+            do throws(NetworkWeatherError) { _ = try NetworkWeather.parse(network) } catch {
+                throw ValidationError("--network: \(error.description)")
+            }
+        }
         if !(1...64).contains(connections) { throw ValidationError("--connections must be 1...64") }
         if !(0.1...300).contains(settle) { throw ValidationError("--settle must be 0.1...300 seconds") }
         if !(0...3600).contains(alertWait) { throw ValidationError("--alert-wait must be 0...3600 seconds") }
@@ -97,6 +110,9 @@ struct PacingFlags: ParsableArguments {
         settings.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         return settings
     }
+
+    /// The network of the devices' traffic (`--network`), checked by ``validate()``.
+    var weather: NetworkWeather? { network.flatMap { try? NetworkWeather.parse($0) } }
 }
 
 /// `run`, `record` and `shrink` options: the broker devices with transport mqtt publish to, and how.

@@ -59,6 +59,7 @@ struct LiveFlags: ParsableArguments {
         }
         options.embedded.faults = sutFault
         options.pacing = pacing.settings
+        options.network = pacing.weather
         options.mqtt = broker.settings(credentials: mqttCredentials(profile))
         options.push = push.settings
         // The push channels the SUT's conformance statement claims are observed unless --observe says which.
@@ -176,7 +177,7 @@ extension VitalSim {
                     "shard \(shard.index)/\(shard.count): \(ran) of the suite's \(all) patient(s), in \(verdicts.count) of \(suite.parts.count) scenario(s)"
                 )
             }
-            let about = RunDescription(
+            var about = RunDescription(
                 sut: options.target.profile.name,
                 profile: live.connection.sut,
                 target: options.target.url,
@@ -187,6 +188,7 @@ extension VitalSim {
                 duration: Date().timeIntervalSince(started),
                 gate: reports.gateSettings
             )
+            if let weather = options.network { about.fields.append(.init("network", weather.summary)) }
             do {
                 try reports.emit(
                     verdicts,
