@@ -64,7 +64,9 @@ final class ForeignBackendTests: XCTestCase {
         mqtt: String? = nil,
         options: [String] = []
     ) throws -> (SUTProcess, Process, String) {
-        let broker = mqtt.map { ["--mqtt", $0] } ?? []
+        // A day of oximetry over MQTT at --speed max is far over any device's rate: no rate limit, as
+        // for the embedded SUT.
+        let broker = mqtt.map { ["--mqtt", $0, "--rate-limit", "0"] } ?? []
         let upstream = try SUTProcess(
             ["--self-signed", "--database", directory + "/sut-\(faults.count).sqlite"] + broker,
             directory: directory

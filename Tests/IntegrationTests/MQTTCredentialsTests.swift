@@ -29,6 +29,8 @@ final class MQTTCredentialsTests: XCTestCase {
                 "--self-signed", "--database", directory + "/sut.sqlite", "--scenario", copd, "--mqtt",
                 "127.0.0.1:\(port)",
                 "--mqtt-username", "sut", "--mqtt-password-env", "VITALSIM_TEST_SUT_MQTT_PASSWORD",
+                // A day of oximetry at --speed max is far over any device's rate (the embedded SUT's too).
+                "--rate-limit", "0",
             ],
             directory: directory
         )

@@ -191,7 +191,7 @@ final class MQTTIsolationTests: XCTestCase {
             [
                 "--database", dir + "/sut.sqlite", "--mqtt", broker.address, "--credentials",
                 credentials("good", name: "sut.yaml"),
-                "--scenario", copd,
+                "--scenario", copd, "--rate-limit", "0",
             ],
             directory: dir
         )
