@@ -36,9 +36,17 @@ package final class WeatherProxy: @unchecked Sendable {
     let state = Locked(State())
 
     /// Listens on a free port of 127.0.0.1 and forwards to `host:port`.
+    /// - Throws: when `host` is not an IPv4 address or `localhost` (the proxy listens on 127.0.0.1
+    ///   and dials the upstream over IPv4), or no port can be listened on.
     package init(_ weather: NetworkWeather, upstream host: String, port upstreamPort: Int) throws(HarnessError) {
+        let upstreamAddress = host == "localhost" ? "127.0.0.1" : host
+        guard inet_addr(upstreamAddress) != INADDR_NONE else {
+            throw .usage(
+                "--network: the SUT's host \(host) is not an IPv4 address or localhost, which the network proxy needs"
+            )
+        }
         self.weather = weather
-        upstreamHost = host
+        upstreamHost = upstreamAddress
         self.upstreamPort = upstreamPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -68,10 +76,10 @@ package final class WeatherProxy: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// `url` (http or https on `host:port`) with the proxy's port in place of the upstream's.
+    /// `url` (http or https on `host:port`) with the proxy's port in place of the upstream's; the
+    /// host stays, so a TLS certificate's name still matches.
     package func url(replacing url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
-        components.host = "127.0.0.1"
         components.port = port
         return components.string ?? url
     }
@@ -135,7 +143,7 @@ package final class WeatherProxy: @unchecked Sendable {
         var address = sockaddr_in(
             sin_family: sa_family_t(AF_INET),
             sin_port: UInt16(upstreamPort).bigEndian,
-            sin_addr: in_addr(s_addr: inet_addr(upstreamHost == "localhost" ? "127.0.0.1" : upstreamHost)),
+            sin_addr: in_addr(s_addr: inet_addr(upstreamHost)),
             sin_zero: (0, 0, 0, 0, 0, 0, 0, 0)
         )
         let connected = withUnsafePointer(to: &address) {
