@@ -55,17 +55,12 @@ package struct ReadingCount: Sendable, Equatable {
 
     /// Counts of `observations`, by patient, day and kind (for a table built from stored readings).
     static func tally(_ observations: [Observation]) -> [(patient: String, day: String, kind: String, readings: Int)] {
-        var counts: [String: [String: Int]] = [:]
+        var counts: [[String]: Int] = [:]
         for o in observations {
             let (day, kind) = key(o)
-            counts[o.patientID, default: [:]][day + " " + kind, default: 0] += 1
+            counts[[o.patientID, day, kind], default: 0] += 1
         }
-        return counts.keys.sorted().flatMap { patient in
-            counts[patient]!.keys.sorted().map { key in
-                let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
-                return (patient, parts[0], parts[1], counts[patient]![key]!)
-            }
-        }
+        return counts.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { ($0[0], $0[1], $0[2], counts[$0] ?? 0) }
     }
 }
 
