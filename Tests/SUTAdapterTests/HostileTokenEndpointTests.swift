@@ -63,13 +63,23 @@ import Transports
     }
 
     /// A token living 10 s with `refresh-before` 30 s: renewed after half its life, not before every
-    /// request (96–106 token requests in 6 s before).
+    /// request (96–106 token requests in 6 s before). The session reads lifetimes on a test clock.
     @Test func aShortLivedTokenIsNotRenewedOnEveryRequest() async throws {
         // A token endpoint that counts its requests and issues tokens living 10 s.
         let endpoint = HostileReadBoundsTests.ScriptedSUT { _, n in #"{"access_token":"t\#(n)","expires_in":10}"# }
-        let session = OAuth2Session(settings, base: "http://127.0.0.1:9", client: endpoint)
+        let start = ContinuousClock.now
+        let elapsed = Locked(Duration.zero)
+        let session = OAuth2Session(settings, base: "http://127.0.0.1:9", client: endpoint) {
+            start + elapsed.withLock { $0 }
+        }
         for _ in 0..<50 { _ = try await session.accessToken().get() }
         #expect(endpoint.requests.withLock { $0 } == 1)
+        // Just before half its life the token is still used; at half its life it is renewed, once.
+        elapsed.withLock { $0 = .milliseconds(4_999) }
+        #expect(try await session.accessToken().get() == "t1")
+        elapsed.withLock { $0 = .seconds(5) }
+        for _ in 0..<10 { #expect(try await session.accessToken().get() == "t2") }
+        #expect(endpoint.requests.withLock { $0 } == 2)
         // A token living a day is renewed 30 s (refresh-before) ahead of its end.
         let long = try token(#"{"access_token":"abc","expires_in":3600}"#).get()
         let renewAt = try #require(long.renewAt)

@@ -23,6 +23,8 @@ package final class OAuth2Session: Sendable {
     package let tokenURL: String
     let client: any HTTPExchange
     let contract: ContractLog
+    /// The time a token's lifetime is read against (injected by tests).
+    let now: @Sendable () -> ContinuousClock.Instant
 
     struct Token: Sendable {
         var value: String
@@ -43,18 +45,28 @@ package final class OAuth2Session: Sendable {
 
     let state = Locked(State())
 
-    /// - Parameter base: the SUT's base URL, for a token URL given as a path.
-    package init(_ settings: OAuth2, base: String, client: any HTTPExchange, contract: ContractLog = ContractLog()) {
+    /// - Parameters:
+    ///   - base: the SUT's base URL, for a token URL given as a path.
+    ///   - now: the time tokens' lifetimes are read against (a test's clock; the continuous clock).
+    package init(
+        _ settings: OAuth2,
+        base: String,
+        client: any HTTPExchange,
+        contract: ContractLog = ContractLog(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.settings = settings
         self.contract = contract
+        self.now = now
         tokenURL = SUTProfile.resolve(settings.tokenURL, base: base)
         self.client = client
     }
 
     /// The current access token, requesting a new one when there is none or it is about to expire.
     package func accessToken() async -> Result<String, CredentialProblem> {
+        let now = now()
         let (cached, task) = state.withLock { s -> (String?, Task<Result<Token, CredentialProblem>, Never>?) in
-            if let t = s.token, t.renewAt.map({ ContinuousClock.now < $0 }) ?? true {
+            if let t = s.token, t.renewAt.map({ now < $0 }) ?? true {
                 return (t.value, nil)
             }
             if let p = s.pending { return (nil, p) }
@@ -95,7 +107,7 @@ package final class OAuth2Session: Sendable {
         let body = form.map { OAuth2Session.formEncode($0.0) + "=" + OAuth2Session.formEncode($0.1) }.joined(
             separator: "&"
         )
-        let started = ContinuousClock.now
+        let started = now()
         let reply: HTTPReply
         do throws(HTTPTransportError) {
             reply = try await client.post(tokenURL, body: Array(body.utf8), headers: headers)
