@@ -28,6 +28,8 @@ import VitalSimCore
         ("name: demo\n", "", 1, "name", "required key 'name' is missing"),
         ("seed: 7", "seed: -7", 2, "seed", "-7 is out of range; valid: 0...9223372036854775807"),
         ("duration: 1h30m", "duration: 1h30m\nstart: yesterday", 4, "start", "expected an ISO-8601 UTC time"),
+        ("duration: 1h30m", "duration: 1h30m\nnetwork: 5g", 4, "network", "unknown network preset '5g'"),
+        ("duration: 1h30m", "duration: 1h30m\nnetwork: 4g, loss=2", 4, "network", "loss=2: expected a share"),
         ("patients:", "patients: 3\nunused:", 4, "patients", "expected a list, got the number 3"),
         (
             "patients:\n  - id: \"501\"\n    profile: adult\n    devices:\n      - id: hrm-1\n        type: heart-rate-strap\n",

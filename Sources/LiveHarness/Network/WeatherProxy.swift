@@ -3,21 +3,28 @@ import Locking
 import VitalSimCore
 
 /// A TCP proxy on 127.0.0.1 in front of one SUT endpoint (HTTP(S) or an MQTT broker) that carries
-/// the devices' traffic through a ``NetworkWeather``: each chunk is delayed by the latency and
-/// jitter, sometimes by a loss's resend, paced to the bandwidth and held during partitions; and a
-/// connection is sometimes reset as the SUT's answer arrives (the request reached the SUT, its
-/// sender never learns it). Bytes pass unchanged, TLS included.
+/// the devices' traffic through a ``NetworkWeather``: each chunk is delayed from its arrival by the
+/// latency and jitter, sometimes by a loss's resend, paced to the bandwidth and held during
+/// partitions (chunks in flight overlap; their order holds); and a connection is sometimes reset as
+/// the SUT's answer arrives (the request reached the SUT, its sender never learns it). Bytes pass
+/// unchanged, TLS included.
 ///
-/// Sendable: the mutable state is in a `Locked` value; each connection's sockets are used by its two
-/// pump threads, and closed once both have ended.
+/// Sendable: the mutable state is in a `Locked` value; each direction of a connection is carried by
+/// a reader and a writer thread through a ``WeatherPipe``, and the sockets are closed once all four
+/// threads have ended.
 package final class WeatherProxy: @unchecked Sendable {
     /// What the weather did so far.
-    package struct Tally: Sendable, Equatable {
+    package struct Tally: Sendable, Equatable, CustomStringConvertible {
         package var connections = 0
         package var chunks = 0
         package var resends = 0
         package var resets = 0
         package var heldByPartitions = 0
+
+        /// In words: `over 12 connections: 3 reset, 4 of 310 chunks resent, 2 held by a partition`.
+        package var description: String {
+            "over \(connections) connection\(connections == 1 ? "" : "s"): \(resets) reset, \(resends) of \(chunks) chunks resent, \(heldByPartitions) held by a partition"
+        }
     }
 
     struct State {
@@ -110,15 +117,21 @@ package final class WeatherProxy: @unchecked Sendable {
                 close(client)
                 continue
             }
+            // Chunks leave when the weather says, not when Nagle's algorithm would.
+            var noDelay: Int32 = 1
+            for fd in [client, upstream] {
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            }
             index += 1
             let connection = index
             state.withLock { s in
                 s.tally.connections += 1
                 s.open.formUnion([client, upstream])
             }
-            let pumps = Locked(2)
+            // Each direction: a reader that stamps chunks as they arrive, a writer that sends them when due.
+            let threads = Locked(4)
             let finish: @Sendable () -> Void = { [self] in
-                let last = pumps.withLock { n -> Bool in
+                let last = threads.withLock { n -> Bool in
                     n -= 1
                     return n == 0
                 }
@@ -128,11 +141,17 @@ package final class WeatherProxy: @unchecked Sendable {
                 close(upstream)
             }
             for (from, to, answers) in [(client, upstream, false), (upstream, client, true)] {
-                let thread = Thread { [self] in
-                    pump(from: from, to: to, connection: connection, answers: answers)
+                let pipe = WeatherPipe()
+                let reader = Thread { [self] in
+                    read(from: from, into: pipe, cutting: (from, to), connection: connection, answers: answers)
                     finish()
                 }
-                thread.start()
+                let writer = Thread { [self] in
+                    write(pipe, to: to)
+                    finish()
+                }
+                reader.start()
+                writer.start()
             }
         }
     }
@@ -158,45 +177,68 @@ package final class WeatherProxy: @unchecked Sendable {
         return fd
     }
 
-    /// Carries one direction of a connection until either side closes; `answers` is the SUT's
-    /// direction, where a reset may cut the connection.
-    func pump(from: Int32, to: Int32, connection: UInt64, answers: Bool) {
+    /// Reads one direction of a connection until either side closes, stamping each chunk with the
+    /// instant it is due on the other side; `answers` is the SUT's direction, where a reset may cut
+    /// the connection (both sockets of `cutting`).
+    func read(from: Int32, into pipe: WeatherPipe, cutting: (Int32, Int32), connection: UInt64, answers: Bool) {
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        var due = ContinuousClock.now
+        var sent = ContinuousClock.now
+        var lastDue = ContinuousClock.now
         var chunk: UInt64 = 0
+        defer { pipe.close() }
         while !stopped {
             var ready = pollfd(fd: from, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 200)
             if polled == 0 { continue }
             let n = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
-            guard polled > 0, n > 0 else { break }
+            guard polled > 0, n > 0 else { return }
+            let arrived = ContinuousClock.now
             chunk += 1
             let key = SeededRandom.fnv1a("\(connection)/\(answers ? "a" : "q")/\(chunk)")
             if answers, weather.resets > 0, SeededRandom.unit(weather.seed ^ 0x7E5E, key) < weather.resets {
-                reset(from, to)
+                pipe.abort()
+                reset(cutting.0, cutting.1)
                 return
             }
-            due = max(due, ContinuousClock.now) + delay(bytes: n, key: key)
+            // The link is busy sending earlier chunks at the bandwidth; then the chunk travels.
+            sent = max(sent, arrived) + transmission(bytes: n)
+            var due = max(lastDue, sent + delay(key: key))
             due = afterPartitions(due)
-            let now = ContinuousClock.now
-            if due > now { Thread.sleep(forTimeInterval: (due - now).seconds) }
-            guard send(all: buffer, count: n, to: to) else { break }
+            lastDue = due
+            guard pipe.put(WeatherPipe.Chunk(bytes: Array(buffer[0..<n]), due: due)) else { return }
         }
-        shutdown(to, Int32(SHUT_WR))
     }
 
-    /// The delay of one chunk of `bytes`: latency and jitter, a loss's resend, the bandwidth's pace.
-    func delay(bytes: Int, key: UInt64) -> Duration {
+    /// Writes one direction's chunks as they fall due, then closes that direction.
+    func write(_ pipe: WeatherPipe, to fd: Int32) {
+        while let chunk = pipe.take() {
+            let now = ContinuousClock.now
+            if chunk.due > now { Thread.sleep(forTimeInterval: (chunk.due - now).seconds) }
+            guard send(all: chunk.bytes, count: chunk.bytes.count, to: fd) else {
+                pipe.abort()
+                break
+            }
+        }
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// How long `bytes` take to leave at the bandwidth (zero when unlimited).
+    func transmission(bytes: Int) -> Duration {
+        guard weather.bandwidth > 0 else { return .zero }
+        return .microseconds(Int64((Double(bytes) / Double(weather.bandwidth) * 1_000_000).rounded()))
+    }
+
+    /// The travel time of one chunk: latency and jitter, and a loss's resend.
+    func delay(key: UInt64) -> Duration {
         let spread = (SeededRandom.unit(weather.seed ^ 0x717E, key) * 2 - 1) * weather.jitter.seconds
         var seconds = max(0, weather.latency.seconds + spread)
         let lost = weather.loss > 0 && SeededRandom.unit(weather.seed ^ 0x1055, key) < weather.loss
         if lost { seconds += NetworkWeather.retransmission.seconds }
-        if weather.bandwidth > 0 { seconds += Double(bytes) / Double(weather.bandwidth) }
         state.withLock { s in
             s.tally.chunks += 1
             if lost { s.tally.resends += 1 }
         }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        return .microseconds(Int64((seconds * 1_000_000).rounded()))
     }
 
     /// `due`, or the end of the partition it falls in (partitions recur from the proxy's start).

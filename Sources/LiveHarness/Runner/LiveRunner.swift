@@ -50,6 +50,9 @@ package final class LiveRunner: Sendable {
     /// A connected MQTT client, subscribed to `errors/+`, for plans with MQTT messages; the run disconnects it at the
     /// end.
     let mqtt: (any MQTTSession)?
+    /// Where the SUT's verdicts on MQTT messages are read: ``mqtt`` itself, or a connection of the
+    /// harness's own when the devices' connection goes through a network's weather.
+    let mqttVerdicts: (any MQTTSession)?
     /// Every request of the plan is an MQTT message: the workers run on the MQTT client's thread.
     let mqttOnly: Bool
     let qos: Int
@@ -96,15 +99,24 @@ package final class LiveRunner: Sendable {
     /// The MQTT side of a run: a connected client (subscribed to `errors/+`; the run disconnects it at
     /// the end), the QoS of its messages, whether every request of the plan is an MQTT message (the
     /// workers then run on the client's thread), and whether the (embedded) broker's `$SYS` drop
-    /// counter is read.
+    /// counter is read. With `verdicts`, the client only publishes (through a network's weather) and
+    /// the SUT's refusals and confirmations are read on that second connection, which no weather cuts.
     package struct MQTTLink: Sendable {
         package var client: any MQTTSession
+        package var verdicts: (any MQTTSession)?
         package var qos: Int
         package var only: Bool
         package var brokerCounters: Bool
 
-        package init(client: any MQTTSession, qos: Int, only: Bool, brokerCounters: Bool) {
+        package init(
+            client: any MQTTSession,
+            verdicts: (any MQTTSession)? = nil,
+            qos: Int,
+            only: Bool,
+            brokerCounters: Bool
+        ) {
             self.client = client
+            self.verdicts = verdicts
             self.qos = qos
             self.only = only
             self.brokerCounters = brokerCounters
@@ -161,6 +173,7 @@ package final class LiveRunner: Sendable {
         outageLimit = pacing.outageLimit
         self.observers = observers
         self.mqtt = mqtt?.client
+        mqttVerdicts = mqtt.map { $0.verdicts ?? $0.client }
         qos = mqtt?.qos ?? 1
         brokerCounters = mqtt?.brokerCounters ?? false
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
@@ -320,7 +333,7 @@ package final class LiveRunner: Sendable {
             // The poller parses the SUT's whole alert list each time: not on the event loop, where a
             // long list would hold up the workers' requests.
             group.addTask { await self.poll(shared) }
-            if let mqtt { group.addTask { await self.collectVerdicts(mqtt, shared) } }
+            if let mqttVerdicts { group.addTask { await self.collectVerdicts(mqttVerdicts, shared) } }
             for (k, observer) in observers.enumerated() {
                 group.addTask { await self.collect(observer, index: k, shared) }
             }
@@ -357,7 +370,7 @@ package final class LiveRunner: Sendable {
             // The broker publishes its counters every second: let the last change arrive.
             if brokerCounters { try? await clock.sleep(for: .milliseconds(1200)) }
             shared.withLock { $0.stopped = true }
-            mqtt?.disconnect()
+            disconnectMQTT()
             for o in observers { o.stop() }
         }
         var result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
@@ -497,6 +510,12 @@ package final class LiveRunner: Sendable {
             )
         }
         await window.drain()
+    }
+
+    /// Ends the MQTT connections: the publisher and, when it is one of its own, the verdicts' reader.
+    func disconnectMQTT() {
+        mqtt?.disconnect()
+        if let mqttVerdicts, mqttVerdicts !== mqtt { mqttVerdicts.disconnect() }
     }
 
     /// The run's result: MQTT rejections applied to their messages, and reading → alert latencies

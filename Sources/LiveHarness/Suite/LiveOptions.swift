@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import SUTAdapter
 import Transports
+import VitalSimCore
 
 /// The configuration of a live run (`vitalsim run`, `record`, `shrink`), in the groups the command
 /// line shows them: the SUT and how it is reached, the embedded reference SUT, pacing, MQTT, push

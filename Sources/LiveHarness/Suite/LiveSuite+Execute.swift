@@ -87,6 +87,12 @@ struct ScenarioSetup {
     /// profile's routes).
     var usesMQTT: Bool { scenario.sendsOverMQTT(options.target.profile.ingestion.routes) }
     var observesMQTT: Bool { options.push.channels.contains(.mqtt) }
+    /// The network the devices' traffic goes through: `--network`, else the scenario's `network:`;
+    /// nil for none.
+    var network: NetworkWeather? {
+        guard let weather = options.network ?? scenario.network, !weather.isNone else { return nil }
+        return weather
+    }
 }
 
 extension LiveSuite {
@@ -120,14 +126,19 @@ extension LiveSuite {
         let endpoint = try mqttEndpoint(setup, resources)
         let webhook = try await webhookReceiver(setup, resources)
         let (base, ca) = try sut(setup, resources, endpoint: endpoint, webhook: webhook, gatewayHCI: gatewayHCI)
-        let weatherBase = try weatherProxies(setup, resources, base: base)
-        let client = try await publisher(setup, endpoint: endpoint, brokerCounters: resources.broker != nil)
+        let weather = try weatherProxies(setup, resources, base: base, broker: endpoint)
+        let client = try await publisher(
+            setup,
+            endpoint: endpoint,
+            through: weather?.mqtt,
+            brokerCounters: resources.broker != nil
+        )
         try await observe(setup, resources, base: base, ca: ca, endpoint: endpoint)
         let runner = runner(
             setup,
             resources,
             base: base,
-            ingestionBase: weatherBase,
+            ingestionBase: weather?.http,
             ca: ca,
             client: client,
             naming: naming
@@ -155,7 +166,7 @@ extension LiveSuite {
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming)
             return result
         }
-        result.network = options.network.map { ($0.summary, $0.allowance.seconds * 1000) }
+        result.network = weathered(setup, resources, mqtt: weather?.mqtt)
         // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
         // one golden file serves both modes and every SUT profile.
         let digest =
@@ -397,38 +408,62 @@ extension LiveSuite {
     }
 
     /// The MQTT publisher of the scenario's MQTT devices, subscribed to the SUT's rejections and
-    /// confirmations and, with `brokerCounters` (the embedded broker), to its drop counter.
+    /// confirmations and, with `brokerCounters` (the embedded broker), to its drop counter. Through a
+    /// network's weather (`weather`, the proxy in front of the broker), the publisher only publishes
+    /// and a second connection, straight to the broker, reads the SUT's verdicts: the weather cuts
+    /// the devices' connection, not the harness's instrument.
     static func publisher(
         _ setup: ScenarioSetup,
         endpoint: (host: String, port: Int)?,
+        through weather: WeatherProxy?,
         brokerCounters: Bool
-    ) async throws(HarnessError) -> MQTTClient? {
+    ) async throws(HarnessError) -> (client: MQTTClient, verdicts: MQTTClient?)? {
         guard setup.usesMQTT, let endpoint else { return nil }
         do throws(MQTTError) {
-            let mqttClient = try MQTTClient(
-                setup.options.mqtt.credentials.applied(
-                    to: .init(
-                        host: endpoint.host,
-                        port: endpoint.port,
-                        clientID: "vitalsim-run-\(getpid())-\(setup.name)",
-                        cleanStart: !setup.options.mqtt.persistentSession,
-                        caFile: setup.options.mqtt.caFile
-                    )
+            guard let weather else {
+                let client = try await mqttConnection(setup, endpoint, id: "", subscribed: true, brokerCounters)
+                return (client, nil)
+            }
+            let proxied = (host: endpoint.host, port: weather.port)
+            let client = try await mqttConnection(setup, proxied, id: "", subscribed: false, false)
+            let verdicts = try await mqttConnection(setup, endpoint, id: "-verdicts", subscribed: true, brokerCounters)
+            return (client, verdicts)
+        } catch { throw .infrastructure("\(setup.name): \(error)\(mqttHint(error))") }
+    }
+
+    /// One connection of the harness to the broker at `endpoint`; `subscribed`: to the SUT's
+    /// rejections and confirmations, and with `brokerCounters` to the broker's drop counter.
+    static func mqttConnection(
+        _ setup: ScenarioSetup,
+        _ endpoint: (host: String, port: Int),
+        id suffix: String,
+        subscribed: Bool,
+        _ brokerCounters: Bool
+    ) async throws(MQTTError) -> MQTTClient {
+        let mqttClient = try MQTTClient(
+            setup.options.mqtt.credentials.applied(
+                to: .init(
+                    host: endpoint.host,
+                    port: endpoint.port,
+                    clientID: "vitalsim-run-\(getpid())-\(setup.name)\(suffix)",
+                    cleanStart: !setup.options.mqtt.persistentSession,
+                    caFile: setup.options.mqtt.caFile
                 )
             )
-            try await mqttClient.connect()
-            if let rejections = setup.options.target.profile.mqtt.rejections {
-                try await mqttClient.subscribeAcknowledged(rejections.topic, qos: 1)
-            }
-            // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
-            // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
-            // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.
-            if let confirmations = setup.options.target.profile.mqtt.confirmations {
-                try await mqttClient.subscribeAcknowledged(confirmations.topic, qos: 0)
-            }
-            if brokerCounters { try await mqttClient.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
-            return mqttClient
-        } catch { throw .infrastructure("\(setup.name): \(error)\(mqttHint(error))") }
+        )
+        try await mqttClient.connect()
+        guard subscribed else { return mqttClient }
+        if let rejections = setup.options.target.profile.mqtt.rejections {
+            try await mqttClient.subscribeAcknowledged(rejections.topic, qos: 1)
+        }
+        // Confirmations at QoS 0: at QoS 1 the PUBACKs this client owes for them share its network
+        // loop with the publishes and raised reading → ack p50 from 3.3 to 18 ms (copd-desaturation
+        // at --speed 300); the broker delivers QoS 0 to a connected client without a queue limit.
+        if let confirmations = setup.options.target.profile.mqtt.confirmations {
+            try await mqttClient.subscribeAcknowledged(confirmations.topic, qos: 0)
+        }
+        if brokerCounters { try await mqttClient.subscribeAcknowledged(LiveRunner.droppedTopic, qos: 0) }
+        return mqttClient
     }
 
     /// A hint for a broker that refused the harness's credentials.
@@ -530,26 +565,55 @@ extension LiveSuite {
         return naming
     }
 
-    /// With `--network`, a proxy in front of the SUT's HTTP(S) endpoint that carries the devices'
-    /// requests through the weather; the harness's own reads (alerts, read-back) go direct. MQTT
-    /// devices are not carried through it yet: the harness reads the SUT's confirmations on the
-    /// devices' connection, and a reset would lose them and read as lost readings.
+    /// Under a network's weather (``ScenarioSetup/network``), a proxy in front of the SUT's HTTP(S)
+    /// endpoint for the devices' requests (`http`: the base URL through it) and, when the scenario's
+    /// devices publish over MQTT, one in front of the broker for their connection. The harness's own
+    /// reads (alerts, read-back, the SUT's verdicts on MQTT messages) go direct.
     static func weatherProxies(
         _ setup: ScenarioSetup,
         _ resources: RunResources,
-        base: String
-    ) throws(HarnessError) -> String? {
-        guard let weather = setup.options.network else { return nil }
+        base: String,
+        broker: (host: String, port: Int)?
+    ) throws(HarnessError) -> (http: String, mqtt: WeatherProxy?)? {
+        guard let weather = setup.network else { return nil }
         guard let url = URLComponents(string: base), let host = url.host else {
             throw .usage("--network: the SUT's URL \(base) names no host")
         }
         let http = try WeatherProxy(weather, upstream: host, port: url.port ?? (url.scheme == "https" ? 443 : 80))
         resources.weather.append(http)
-        let mqtt = setup.usesMQTT ? "; MQTT devices publish directly (not yet through the network)" : ""
+        var mqtt: WeatherProxy?
+        if setup.usesMQTT, let broker {
+            if setup.options.mqtt.qos == 0, weather.resets > 0 {
+                throw .usage(
+                    "\(setup.name): network \(weather.name) cuts connections (resets \(NetworkWeather.percent(weather.resets))), and MQTT messages at QoS 0 lost with them could not be told from readings the SUT lost; use --qos 1, or a network with resets=0"
+                )
+            }
+            let proxy = try WeatherProxy(weather, upstream: broker.host, port: broker.port)
+            resources.weather.append(proxy)
+            mqtt = proxy
+        }
+        let allowance = weather.allowance(reconnecting: mqtt != nil)
         setup.options.note(
-            "\(setup.name): \(weather.summary) for the devices' HTTP requests (latency budgets allow \(NetworkWeather.ms(weather.allowance)) more)\(mqtt)"
+            "\(setup.name): \(weather.summary) for the devices' \(mqtt == nil ? "HTTP requests" : "HTTP requests and MQTT connection") (latency budgets allow \(NetworkWeather.ms(allowance)) more)"
         )
-        return http.url(replacing: base)
+        return (http.url(replacing: base), mqtt)
+    }
+
+    /// The network the scenario ran under and its budgets' allowance, for the judge; says what the
+    /// weather did to the devices' traffic.
+    static func weathered(
+        _ setup: ScenarioSetup,
+        _ resources: RunResources,
+        mqtt: WeatherProxy?
+    ) -> (summary: String, allowance: Double)? {
+        guard let weather = setup.network else { return nil }
+        let http = resources.weather.first.map(\.tally).flatMap { $0.connections == 0 ? nil : $0 }
+        let carried = [
+            http.map { "the devices' HTTP requests \($0)" },
+            mqtt.map { "the devices' MQTT connection \($0.tally)" },
+        ]
+        setup.options.note("\(setup.name): the network carried \(carried.compactMap { $0 }.joined(separator: "; "))")
+        return (weather.summary, weather.allowance(reconnecting: mqtt != nil).seconds * 1000)
     }
 
     /// The runner that sends the plan to the SUT and polls its alerts.
@@ -559,7 +623,7 @@ extension LiveSuite {
         base: String,
         ingestionBase: String? = nil,
         ca: String?,
-        client: MQTTClient?,
+        client: (client: MQTTClient, verdicts: MQTTClient?)?,
         naming: WireNaming
     ) -> LiveRunner {
         let options = setup.options
@@ -580,7 +644,8 @@ extension LiveSuite {
         hooks.names = options.names
         let mqtt = client.map { client in
             LiveRunner.MQTTLink(
-                client: client,
+                client: client.client,
+                verdicts: client.verdicts,
                 qos: options.mqtt.qos,
                 only: options.target.profile.ingestion.routes.isBuiltIn
                     && setup.scenario.patients.allSatisfy { $0.devices.allSatisfy { $0.transport == .mqtt } },

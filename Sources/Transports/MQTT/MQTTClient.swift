@@ -320,6 +320,7 @@ package final class MQTTClient: @unchecked Sendable {
     // MARK: callbacks (the client's network thread)
 
     func connected(_ rc: Int32) {
+        if rc == 0 { loop.accepted.store(true, ordering: .releasing) }
         let (waiter, subs) = state.withLock { s in
             s.connected = rc == 0
             return (s.connectWaiter.take(), s.subscriptions)

@@ -18,7 +18,7 @@ import Glibc
 /// running on the loop publishes without waking anything, and the acknowledgement that resumes it
 /// is read on the same thread. The handle is put in libmosquitto's "external thread" mode, in which
 /// publish, subscribe and disconnect from any thread only queue their packet. The loop reconnects
-/// as `mosquitto_loop_forever` does: after 1 s, then 4 s, then every 8 s, until stopped.
+/// at once, then after 1 s, 4 s and every 8 s until stopped (``ReconnectSchedule``).
 ///
 /// Sendable: shared flags are in a `Locked` value and atomics; `executor` is set before the first job
 /// arrives, and `queuedOnLoop` is touched only on the loop's own thread.
@@ -50,6 +50,9 @@ final class MQTTNetworkLoop: @unchecked Sendable {
     let threadID = Atomic<UInt>(0)
     /// Set when the client went away while its loop was still running: the loop destroys the handle.
     let destroyOnExit = Atomic<Bool>(false)
+    /// Set when the broker accepted a connection (its CONNACK, ``connectionAccepted()``): the loop
+    /// starts its reconnection schedule again.
+    let accepted = Atomic<Bool>(false)
     /// The longest `poll` wait: keep-alive pings and reconnection are checked at least this often.
     static let idleMilliseconds: Int32 = 250
 
@@ -156,9 +159,10 @@ final class MQTTNetworkLoop: @unchecked Sendable {
             }
             if !jobs.isEmpty, let executor { for job in jobs { job.runSynchronously(on: executor) } }
             if stopping { break }
+            if accepted.exchange(false, ordering: .acquiringAndReleasing) { schedule.accepted() }
             let socket = active ? mosquitto_socket(handle) : -1
             if active && socket < 0, schedule.due(now: .now()) {
-                if mosquitto_reconnect(handle) == MOSQ_ERR_SUCCESS.rawValue { schedule.succeeded() }
+                _ = mosquitto_reconnect(handle)
                 continue
             }
             if active && socket >= 0 { writeQueued() }

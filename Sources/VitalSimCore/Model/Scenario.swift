@@ -18,6 +18,9 @@ public struct Scenario: Sendable {
     public var timeline: [TimelineEntry]
     /// The file the scenario came from, for messages.
     public var sourcePath: String
+    /// The network between the devices and the SUT in a live run (`network:`; `vitalsim run
+    /// --network` takes its place); nil: loopback as it is.
+    package var network: NetworkWeather?
 
     /// A value with every field given.
     public init(

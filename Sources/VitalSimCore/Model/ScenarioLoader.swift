@@ -88,7 +88,9 @@ struct ScenarioBuilder {
             let top = reader.mapping(
                 root,
                 "",
-                allowed: ["name", "description", "seed", "duration", "start", "golden", "patients", "timeline"],
+                allowed: [
+                    "name", "description", "seed", "duration", "start", "golden", "network", "patients", "timeline",
+                ],
                 required: ["name", "duration", "patients"]
             )
         else { return nil }
@@ -115,7 +117,7 @@ struct ScenarioBuilder {
             checkOverlaps(timeline, list)
         }
         timeline.sort { $0.start < $1.start }
-        return Scenario(
+        var scenario = Scenario(
             name: name,
             description: top.string("description") ?? "",
             seed: UInt64(seed),
@@ -126,6 +128,19 @@ struct ScenarioBuilder {
             timeline: timeline,
             sourcePath: reader.file
         )
+        scenario.network = network(top)
+        return scenario
+    }
+
+    /// The network the scenario's devices send through (`network:`, as `vitalsim run --network`).
+    private func network(_ top: Fields) -> NetworkWeather? {
+        guard let text = top.string("network") else { return nil }
+        do throws(NetworkWeatherError) {
+            return try NetworkWeather.parse(text)
+        } catch {
+            reader.fail(top.value("network"), "network", error.description)
+            return nil
+        }
     }
 
     /// The scenario's start (Unix ms): `start:` or the default.

@@ -4,6 +4,7 @@ import Judge
 import LiveHarness
 import SUTAdapter
 import Transports
+import VitalSimCore
 
 /// `run`, `record` and `shrink` options: how the SUT is reached: its profile, URL, TLS and extra headers.
 struct TargetFlags: ParsableArguments {
@@ -81,9 +82,9 @@ struct PacingFlags: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The network between the devices and the SUT: a preset (4g, congested-wifi, hospital-gateway) and/or settings latency=, jitter=, loss=, bandwidth=, resets=, partition=LENGTH/EVERY, seed= (comma-separated).",
+            "The network between the devices and the SUT: a preset (4g, congested-wifi, hospital-gateway) and/or settings latency=, jitter=, loss=, bandwidth=, resets=, partition=LENGTH/EVERY, seed= (comma-separated); none for loopback as it is.",
             discussion:
-                "The devices' HTTP requests go through a proxy the run starts in front of the SUT (MQTT devices publish directly, for now); latency budgets allow for the network. The harness's own reads go direct."
+                "The devices' HTTP requests and MQTT connection go through proxies the run starts in front of the SUT and its broker; latency budgets allow for the network. The harness's own reads go direct. Takes the place of the scenarios' own network: keys."
         )
     ) var network: String?
 

@@ -4,6 +4,7 @@ import Judge
 import LiveHarness
 import Locking
 import SUTAdapter
+import VitalSimCore
 
 /// Options shared by `run` and `record`.
 struct LiveFlags: ParsableArguments {

@@ -1,11 +1,12 @@
 import Foundation
-import VitalSimCore
 
-/// The network between the devices and the SUT (`vitalsim run --network`): latency and jitter,
-/// packet loss, bandwidth, connections reset mid-request and short partitions, applied by a
-/// ``WeatherProxy`` the harness runs in front of the SUT for the devices' HTTP requests (MQTT
-/// devices publish directly for now). The harness's own reads (alerts, read-back) go to the SUT
-/// directly: it is the instrument, not a device. Every random choice is drawn from ``seed``, so a run's weather is reproducible.
+/// The network between the devices and the SUT (a scenario's `network:`, or `vitalsim run
+/// --network`): latency and jitter, packet loss, bandwidth, connections reset mid-request and short
+/// partitions, applied by the weather proxy the harness runs in front of the SUT (LiveHarness's
+/// `WeatherProxy`) for the devices' HTTP requests and their MQTT connection. The harness's own
+/// reads (alerts, read-back, the SUT's verdicts on MQTT messages) go to the SUT directly: it is the
+/// instrument, not a device. Every random choice is drawn from ``seed``, so a run's weather is
+/// reproducible.
 package struct NetworkWeather: Sendable, Equatable {
     /// The preset's name, or `custom`.
     package var name: String
@@ -60,14 +61,32 @@ package struct NetworkWeather: Sendable, Equatable {
         return ["4g": phone, "congested-wifi": wifi, "hospital-gateway": gateway]
     }()
 
+    /// How long the harness's MQTT client may take to notice a cut connection and connect again: it
+    /// tries again at once (Transports' `ReconnectSchedule`), and its loop wakes at least every 250 ms.
+    package static let reconnection = Duration.milliseconds(250)
+
+    /// No weather at all: `--network none` runs a scenario that names a network over loopback as it is.
+    package static let noneName = "none"
+
+    /// True for `none`: the devices' traffic goes to the SUT directly.
+    package var isNone: Bool { name == Self.noneName }
+
+    /// What a reading's latency may grow by under this weather over HTTP, added to the golden file's
+    /// latency budgets (``allowance(reconnecting:)`` without MQTT).
+    package var allowance: Duration { allowance(reconnecting: false) }
+
     /// What a reading's latency may grow by under this weather, added to the golden file's latency
     /// budgets: a request and an answer each way at the worst latency, a loss's resend each way, a
-    /// reset's retry (the harness backs off 250 ms) and a partition.
-    package var allowance: Duration {
+    /// partition, and a reset's cost — an HTTP retry (the harness backs off 250 ms) or, with
+    /// `reconnecting` (MQTT devices on a connection the weather cuts), the client's reconnection
+    /// (``reconnection``, a CONNECT and its CONNACK) and the messages in flight sent again.
+    package func allowance(reconnecting: Bool) -> Duration {
         let worst = latency + jitter
         var total = worst * 4
         if loss > 0 { total += Self.retransmission * 2 }
-        if resets > 0 { total += .milliseconds(250) + worst * 2 }
+        if resets > 0 {
+            total += reconnecting ? Self.reconnection + worst * 4 : .milliseconds(250) + worst * 2
+        }
         if partitionEvery > .zero { total += partitionFor }
         return total
     }
@@ -77,11 +96,12 @@ package struct NetworkWeather: Sendable, Equatable {
     package static func parse(_ text: String) throws(NetworkWeatherError) -> NetworkWeather {
         let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         var weather = NetworkWeather(name: "custom")
+        if parts == [noneName] { return NetworkWeather(name: noneName) }
         for part in parts where !part.isEmpty {
             guard let eq = part.firstIndex(of: "=") else {
                 guard let preset = presets[part] else {
                     throw NetworkWeatherError(
-                        "unknown network preset '\(part)'; presets: \(presets.keys.sorted().joined(separator: ", ")), or key=value settings (latency, jitter, loss, bandwidth, resets, partition, seed)"
+                        "unknown network preset '\(part)'; presets: \(presets.keys.sorted().joined(separator: ", ")), or key=value settings (latency, jitter, loss, bandwidth, resets, partition, seed), or none"
                     )
                 }
                 weather = preset
@@ -139,6 +159,7 @@ package struct NetworkWeather: Sendable, Equatable {
 
     /// One line for the run's console and report.
     package var summary: String {
+        if isNone { return "network none: loopback as it is" }
         var parts = ["latency \(Self.ms(latency)) ± \(Self.ms(jitter))"]
         if loss > 0 { parts.append("loss \(Self.percent(loss))") }
         if bandwidth > 0 { parts.append("\(bandwidth / 1000) kB/s") }
@@ -149,14 +170,14 @@ package struct NetworkWeather: Sendable, Equatable {
         return "network \(name): " + parts.joined(separator: ", ")
     }
 
-    static func ms(_ d: Duration) -> String {
+    package static func ms(_ d: Duration) -> String {
         "\(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) ms"
     }
-    static func percent(_ p: Double) -> String { String(format: "%g %%", p * 100) }
+    package static func percent(_ p: Double) -> String { String(format: "%g %%", p * 100) }
 }
 
 /// A `--network` value that cannot be used, and why.
 package struct NetworkWeatherError: Error, Sendable, CustomStringConvertible {
     package let description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
