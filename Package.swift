@@ -97,6 +97,15 @@ let package = Package(
                 histogram, hummingbird, lifecycle, clocks,
             ]
         ),
+        // The requirements catalogue: what a backend is tested against, each check traced to it.
+        module(
+            "Requirements",
+            ["VitalSimCore", "Bluetooth", "Traffic", "Judge", yams, mustache, crypto],
+            resources: [
+                .copy("Catalogue/requirements.yaml"), .copy("Catalogue/requirements.md.mustache"),
+                .copy("Coverage/coverage.html.mustache"),
+            ]
+        ),
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
         module("Benchmarks", ["Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", histogram]),
         // The reference SUT's domain (pure): strict JSON, payload validation, observations, the alert engine.
@@ -136,7 +145,7 @@ let package = Package(
             name: "vitalsim",
             dependencies: [
                 "Locking", "VitalSimCore", "Generation", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
-                "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT",
+                "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "Requirements",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -152,6 +161,10 @@ let package = Package(
         tests("TransportsTests", ["Locking", "Transports"]),
         tests("TrafficTests", ["VitalSimCore", "Generation", "Bluetooth", "Traffic", "Judge", "TestFixtures"]),
         tests("JudgeTests", ["VitalSimCore", "Generation", "Traffic", "Judge", histogram, "TestFixtures"]),
+        tests(
+            "RequirementsTests",
+            ["VitalSimCore", "Traffic", "Judge", "ReferenceEngine", "Requirements", "TestFixtures"]
+        ),
         tests("SUTAdapterTests", ["VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", histogram]),
         tests(
             "LiveHarnessTests",

@@ -26,7 +26,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 MAX_DEPTH = 6
 REFERENCE = {"ReferenceEngine", "ReferenceSUT"}
 MAY_REACH_REFERENCE = {"vitalsim", "FuzzTargets", "vitalsim-fuzz", "ReferenceSUT", "ReferenceEngine"}
-PURE = ["VitalSimCore", "Generation", "Traffic", "Judge", "ReferenceEngine", "SUTAdapter/Profile"]
+PURE = ["VitalSimCore", "Generation", "Traffic", "Judge", "Requirements", "ReferenceEngine", "SUTAdapter/Profile"]
 IMPURE = re.compile(
     r"\b(ContinuousClock|SuspendingClock)\s*(\(|\.now)|\bDate\(\)|\bProcess\(\)|\bsocket\(|\bURLSession\b"
     r"|\bTask\.sleep\b|\bThread\("

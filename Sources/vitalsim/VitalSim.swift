@@ -20,6 +20,7 @@ struct VitalSim: AsyncParsableCommand {
                 name: "Offline",
                 subcommands: [
                     Validate.self, Generate.self, Expect.self, Stats.self, Encode.self, Decode.self, Bench.self,
+                    RequirementsCatalogue.self, Coverage.self,
                 ]
             ),
             CommandGroup(name: "Bluetooth devices", subcommands: [Peripheral.self, Central.self, Controllers.self]),

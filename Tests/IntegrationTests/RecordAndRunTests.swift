@@ -227,6 +227,16 @@ final class RecordAndRunTests: XCTestCase {
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/" + file), file)
         }
+        // For auditors: the catalogue's version, and the requirement ids of every check.
+        let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle + "/meta.json")))
+        XCTAssertEqual(((meta as? [String: Any])?["requirementsCatalogue"] as? String)?.count, 16, "\(meta)")
+        let verdict = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: bundle + "/verdict.json"))
+        )
+        let checks =
+            ((verdict as? [String: Any])?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]
+        XCTAssertFalse(checks?.isEmpty ?? true)
+        XCTAssertTrue(checks?.allSatisfy { !(($0["requirements"] as? [String]) ?? []).isEmpty } == true)
         XCTAssertEqual(
             try Data(contentsOf: URL(fileURLWithPath: bundle + "/scenario.yaml")),
             try Data(contentsOf: URL(fileURLWithPath: suiteDir + "/hypertensive-crisis.yaml"))
@@ -575,7 +585,7 @@ final class RecordAndRunTests: XCTestCase {
         process.waitUntilExit()
         let f = try findings(directory + "/core.json")
         XCTAssertEqual(process.terminationStatus, 0, "\(f)")
-        XCTAssertEqual(f.count, 16, "every core scenario has a golden file and ran")
+        XCTAssertEqual(f.count, 17, "every core scenario has a golden file and ran")
         XCTAssertEqual(f.values.flatMap { $0 }, [])
     }
 

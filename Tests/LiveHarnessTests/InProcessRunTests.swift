@@ -62,6 +62,8 @@ struct InProcessFaultTests {
         ),
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "accept-invalid", findings: [.validationMismatch]),
         Case(scenario: "vitaledge-daily-summary", fault: "accept-invalid", findings: [.validationMismatch]),
+        // A backend refusing every daily summary (seed 001 §4.2) fails the month-end scenario's valid ones.
+        Case(scenario: "vitaledge-month-end", fault: "refuse-summaries", findings: [.validationMismatch]),
         // Refusals that name no field fail only the SHOULD checks of the field named.
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "bare-refusals", findings: [.validationMismatch]),
     ]
@@ -109,6 +111,16 @@ struct InProcessFaultTests {
                     "\(field): \(mismatches.map(\.detail))"
                 )
             }
+        }
+        if c.fault == "refuse-summaries" {
+            // Only the valid summaries' acceptance, traced to the requirement it verifies.
+            let failed = verdict.checks.filter { !$0.passed && $0.kind != .budget }
+            #expect(failed.map(\.name) == ["accepts 502/phone-502/daily-summary"], "\(failed.map(\.detail))")
+            #expect(failed.first?.requirements.contains("ingest.daily-summary.accept") == true)
+            #expect(
+                failed.first?.detail.contains("502/phone-502/daily-summary/") == true,
+                "\(failed.first?.detail ?? "")"
+            )
         }
         if c.fault.hasPrefix("alter-stored") {
             let altered = verdict.checks.first { $0.finding == .altered }

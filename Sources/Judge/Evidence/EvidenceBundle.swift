@@ -11,7 +11,8 @@ import VitalSimCore
 /// - `traffic.jsonl`: every request or MQTT message in send order (transport, path or topic, user
 ///   properties, due time, reading ids, body as text or base64) — deterministic, no wall clock;
 /// - `outcomes.jsonl`: what the SUT answered to each (status, field, attempts, error);
-/// - `alerts.json`: the alerts observed; `verdict.json`: every check with its rule and finding;
+/// - `alerts.json`: the alerts observed; `verdict.json`: every check with its rule, finding and the
+///   requirement ids it verifies (`meta.json`'s `requirementsCatalogue` names the catalogue's version);
 /// - `generated/`: the scenario's `readings.jsonl` and btsnoop captures of its BLE devices;
 /// - `ble-live/` (runs with `--ble hci`): a btsnoop capture of each device's live HCI session;
 /// - `MANIFEST.sha256`: sha256 of every file above (`sha256sum -c MANIFEST.sha256` checks it).
@@ -39,7 +40,8 @@ package enum EvidenceBundle {
         digest: String,
         result: LiveRunResult,
         verdict: Verdict,
-        profile: String? = nil
+        profile: String? = nil,
+        catalogue: String? = nil
     ) throws(EvidenceError) {
         let fm = FileManager.default
         do {
@@ -60,6 +62,8 @@ package enum EvidenceBundle {
                     ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
                     ("passed", .bool(verdict.passed)),
                 ]
+                    // The catalogue whose ids `verdict.json`'s checks name (docs/requirements.md).
+                    + (catalogue.map { [("requirementsCatalogue", .string($0))] } ?? [])
                     + (profile.map {
                         [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))]
                     } ?? [])

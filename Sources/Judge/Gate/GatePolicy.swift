@@ -51,15 +51,15 @@ package struct GatePolicy: Sendable {
                     "the waiver of \(waiver.check) (\(waiver.location): \(waiver.reason)"
                     + (waiver.ticket.map { ", \($0)" } ?? "")
                     + ") expired on \(waiver.expires ?? ""): renew it with a new date or remove it"
-                verdict.checks.append(
-                    Check(
-                        kind: .waiver,
-                        name: "waiver of \(waiver.check.dropFirst(verdict.scenario.count + 2)) unexpired",
-                        rule: nil,
-                        finding: .waiverExpired,
-                        detail: detail
-                    )
+                var expired = Check(
+                    kind: .waiver,
+                    name: "waiver of \(waiver.check.dropFirst(verdict.scenario.count + 2)) unexpired",
+                    rule: nil,
+                    finding: .waiverExpired,
+                    detail: detail
                 )
+                expired.requirements = RequirementTrace.ids(of: expired, kinds: { _ in [] })
+                verdict.checks.append(expired)
             }
             out.verdicts.append(verdict)
         }

@@ -133,10 +133,10 @@ package enum HTMLReport {
         return h + "</table>\n"
     }
 
-    /// The verdict table: one row per check with its rule and finding.
+    /// The verdict table: one row per check with its rule, the requirements it verifies and its finding.
     static func table(_ checks: [Check]) -> String {
         var h =
-            "<table class=\"verdict\"><tr><th>check</th><th>kind</th><th>rule</th><th>result</th><th>detail</th></tr>\n"
+            "<table class=\"verdict\"><tr><th>check</th><th>kind</th><th>rule</th><th>requirements</th><th>result</th><th>detail</th></tr>\n"
         for c in checks {
             // An excused finding shows as what it is (a warning, waived, known, not applicable), never as a pass.
             var result = c.finding?.rawValue ?? (c.skipped ? "skipped" : "pass")
@@ -148,7 +148,8 @@ package enum HTMLReport {
             let state = c.excuse != nil ? "excused" : c.passed ? "pass" : "fail"
             h +=
                 "<tr class=\"check \(state)\" data-finding=\"\(c.finding?.rawValue ?? "")\" data-level=\"\(c.level.rawValue)\"><td>\(esc(c.name))</td><td>\(esc(c.kind.rawValue))</td>"
-                + "<td>\(esc(c.rule ?? ""))</td><td class=\"finding\">\(esc(result))</td><td>\(esc(detail))</td></tr>\n"
+                + "<td>\(esc(c.rule ?? ""))</td><td class=\"requirements\">\(esc(c.requirements.joined(separator: " ")))</td>"
+                + "<td class=\"finding\">\(esc(result))</td><td>\(esc(detail))</td></tr>\n"
         }
         return h + "</table>\n"
     }

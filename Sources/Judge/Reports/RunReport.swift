@@ -63,6 +63,7 @@ package enum RunReport {
                 x += "      <properties>"
                 if let rule = c.rule { x += "<property name=\"rule\" value=\"\(xml(rule))\"/>" }
                 x += "<property name=\"level\" value=\"\(c.level.rawValue)\"/>"
+                for id in c.requirements { x += "<property name=\"requirement\" value=\"\(xml(id))\"/>" }
                 if let excuse = c.excuse { x += "<property name=\"excused\" value=\"\(excuse.label)\"/>" }
                 x += "</properties>\n"
                 if let finding = c.finding, let excuse = c.excuse {
@@ -139,6 +140,7 @@ package enum RunReport {
                                     ("passed", .bool(c.passed)),
                                 ]
                                 if let r = c.rule { f.append(("rule", .string(r))) }
+                                f.append(("requirements", .array(c.requirements.map { .string($0) })))
                                 if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
                                 if let excuse = c.excuse {
                                     f.append(("excused", .string(excuse.label)))
@@ -194,7 +196,10 @@ package enum RunReport {
                             separator: ", "
                         )
                         + ")") + "\n"
-            for c in failed { out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n" }
+            for c in failed {
+                out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n"
+                if !c.requirements.isEmpty { out += "    verifies \(c.requirements.joined(separator: ", "))\n" }
+            }
             for c in v.checks where c.finding != nil && c.excuse != nil && !isNotApplicable(c) {
                 out += "  \(c.excuse!.label) \(c.finding!.rawValue) \(c.name): \(c.detail) (\(c.excuse!.explanation))\n"
             }

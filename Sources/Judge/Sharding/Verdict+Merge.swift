@@ -55,6 +55,11 @@ extension Verdict {
         v.expectedAlerts = golden.alerts
         v.contract = contracts.isEmpty ? nil : .merged(contracts)
         for i in v.checks.indices { v.checks[i].level = v.checks[i].kind.aspect.map(golden.level) ?? .shall }
+        // The parts' reading checks keep the ids traced from their plans; the checks judged again here
+        // are about no reading.
+        for i in v.checks.indices where v.checks[i].requirements.isEmpty {
+            v.checks[i].requirements = RequirementTrace.ids(of: v.checks[i], kinds: { _ in [] })
+        }
         return v
     }
 

@@ -72,6 +72,7 @@ extension Verdict {
         for i in verdict.checks.indices {
             verdict.checks[i].level = verdict.checks[i].kind.aspect.map(golden.level) ?? .shall
         }
+        verdict.traceRequirements(plan: plan)
         return verdict
     }
 

@@ -25,6 +25,9 @@ package struct Check: Sendable, Codable {
     package var skipped = false
     /// SHALL (a finding fails the run) or SHOULD (a finding warns, unless `--strict`).
     package var level = RequirementLevel.shall
+    /// The ids of the catalogue's requirements the check verifies (docs/requirements.md), set by the
+    /// judge (``RequirementTrace``).
+    package var requirements: [String] = []
     /// Why a finding does not fail the run (set by ``GatePolicy``): a SHOULD warning, a check the
     /// conformance statement does not claim, a waiver, a failure already in the baseline.
     package var excuse: Excuse?

@@ -155,6 +155,9 @@ package struct LiveOptions: Sendable {
         package var charts = false
         /// Write an evidence bundle per scenario under this folder.
         package var evidence: String?
+        /// The version of the requirements catalogue the checks' ids are of (docs/requirements.md),
+        /// written into evidence bundles.
+        package var catalogueVersion: String?
         /// Whether each scenario's part of the suite run lists every request and its outcome (for a
         /// shard result file).
         package var listsRequests = false

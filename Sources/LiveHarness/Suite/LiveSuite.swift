@@ -141,7 +141,8 @@ package enum LiveSuite {
                     digest: digest,
                     result: result,
                     verdict: verdict,
-                    profile: shaped
+                    profile: shaped,
+                    catalogue: options.reports.catalogueVersion
                 )
             } catch { throw .infrastructure(error.description) }
         }

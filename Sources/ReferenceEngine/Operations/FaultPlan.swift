@@ -41,6 +41,9 @@ package struct FaultPlan: Sendable, Equatable {
     /// an id of the SUT's own (``retryID(_:copy:)``), instead of acknowledging it as already held:
     /// at-least-once delivery left without idempotence. Alerts are raised once, as before.
     package var storeRetries = false
+    /// Answer every VitalEdge daily summary (`POST /api/healthkit`) with 400, valid ones included: a
+    /// backend that refuses what seed 001 §4.2 says it takes.
+    package var refuseSummaries = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -56,7 +59,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -132,6 +135,7 @@ package struct FaultPlan: Sendable, Equatable {
         case "ignore-limits": \.ignoreLimits
         case "off-by-one": \.offByOne
         case "store-retries": \.storeRetries
+        case "refuse-summaries": \.refuseSummaries
         default: nil
         }
     }
@@ -165,6 +169,8 @@ package struct FaultPlan: Sendable, Equatable {
         }
         if ignoreLimits { out.append("ignore-limits: patients' own alert limits are ignored") }
         if offByOne { out.append("off-by-one: every threshold comparison has the wrong strictness (> as >=, < as <=)") }
+        if storeRetries { out.append("store-retries: a reading sent again is stored once more") }
+        if refuseSummaries { out.append("refuse-summaries: every daily summary is answered 400, valid ones included") }
         return out
     }
 

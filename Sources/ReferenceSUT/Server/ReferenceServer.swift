@@ -156,6 +156,14 @@ package enum ReferenceServer {
             }
             return json(HTTPResponse.Status(code: error.status), failure(error))
         }
+        if context.faults.refuseSummaries, source == "healthkit" {
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "rejected"])
+            let refusal = ValidationFailure(
+                field: "",
+                message: "daily summaries are not taken (fault refuse-summaries)"
+            )
+            return json(.badRequest, failure(refusal))
+        }
         if let owner, let other = observations.first(where: { $0.patientID != owner.patientID }) {
             metrics.count("vitalsim_readings_total", ["source": source, "outcome": "forbidden"])
             return json(

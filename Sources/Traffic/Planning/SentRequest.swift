@@ -1,3 +1,5 @@
+import VitalSimCore
+
 /// A request as a run keeps it once sent: no body, and its readings as runs of one device's
 /// consecutive sequence numbers (a batch is usually one run), so that what a long run keeps does
 /// not grow with every reading id.
@@ -12,6 +14,8 @@ package struct SentRequest: Sendable {
     /// Intended emit time of its last reading (virtual ms from the start).
     package var sendAt: Int64
     package var expectedRejection: ExpectedRejection?
+    /// The kinds of its readings, in the order first met.
+    package var kinds: [VitalKind]
     /// How many readings it carried.
     package let readingCount: Int
     /// The id of its first reading (nil for a request without readings).
@@ -28,6 +32,7 @@ package struct SentRequest: Sendable {
         deviceID = plannedRequest.deviceID
         sendAt = plannedRequest.sendAt
         expectedRejection = plannedRequest.expectedRejection
+        kinds = plannedRequest.kinds
         readingCount = plannedRequest.readings.count
         firstReading = plannedRequest.readings.first?.id
         var runs: [(prefix: Substring, first: UInt32, count: UInt32)] = []

@@ -33,6 +33,9 @@ package struct PlannedRequest: Sendable {
     /// alert that cites no evidence is timed from the request carrying a reading of its patient
     /// stamped its time.
     package var deviceTimes: [Int64] = []
+    /// The kinds of its readings, in the order first met (not part of the digest): what the
+    /// requirements a check of it verifies are about (`ingest.KIND.accept`, docs/requirements.md).
+    package var kinds: [VitalKind] = []
 
     /// A delivery with every field given (MQTT messages name their `topic`).
     package init(
@@ -44,9 +47,11 @@ package struct PlannedRequest: Sendable {
         expectedRejection: ExpectedRejection?,
         topic: String? = nil,
         userProperties: [(name: String, value: String)] = [],
-        deviceID: String = ""
+        deviceID: String = "",
+        kind: VitalKind? = nil
     ) {
         self.deviceID = deviceID
+        kinds = kind.map { [$0] } ?? []
         self.path = path
         self.body = body
         self.readings = readings
@@ -114,7 +119,8 @@ package enum TrafficPlan {
             expectedRejection: rejection,
             topic: topic.topic(patient: reading.patientID, device: reading.deviceID, kind: reading.kind.rawValue),
             userProperties: props,
-            deviceID: reading.deviceID
+            deviceID: reading.deviceID,
+            kind: reading.kind
         )
     }
 

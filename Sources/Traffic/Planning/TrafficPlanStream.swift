@@ -190,7 +190,8 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
             patientID: patient,
             sendAt: reading.intendedEmitTime,
             expectedRejection: rejection,
-            deviceID: naming.scenarioDevice(reading.deviceID, of: patient)
+            deviceID: naming.scenarioDevice(reading.deviceID, of: patient),
+            kind: reading.kind
         )
         if keepsDeviceTimes { request.deviceTimes = [reading.deviceTime] }
         return request
@@ -221,6 +222,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((naming.scenarioReadingID(reading.id), reading.intendedEmitTime))
+            if !batch.request.kinds.contains(reading.kind) { batch.request.kinds.append(reading.kind) }
             if keepsDeviceTimes { batch.request.deviceTimes.append(reading.deviceTime) }
             batch.request.sendAt = reading.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))

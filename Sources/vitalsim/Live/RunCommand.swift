@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import LiveHarness
 import Locking
+import Requirements
 import SUTAdapter
 import VitalSimCore
 
@@ -139,6 +140,7 @@ extension VitalSim {
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let suite: SuiteRun
             var options = try live.options()
+            if evidence != nil { options.reports.catalogueVersion = try RequirementsCatalogue.shipped().version }
             let gate = try reports.gate(conformance: options.target.profile.conformance)
             let shard = try sharding.patientShard()
             do throws(HarnessError) {

@@ -1,0 +1,130 @@
+import Judge
+import Traffic
+import VitalSimCore
+
+/// What one scenario exercises of the catalogue: the checks a judge makes of a run of it against a
+/// conforming SUT (read from its golden file and its traffic as the reference contract sends it),
+/// traced as a verdict's checks are (``RequirementTrace``), and what its traffic exercises that no
+/// one check names (the VitalEdge endpoints and cadences, raw GATT values, HTTPS).
+struct ScenarioExercise {
+    /// A requirement id and the check (or the traffic) that exercises it.
+    var exercised: [(id: String, how: String)] = []
+
+    /// What the scenario's requests carry, read once from its plan.
+    struct Traffic {
+        /// `P/D` → the kinds of its valid readings.
+        var validKinds: [String: [VitalKind]] = [:]
+        /// The first reading id of each corrupted request → its kind.
+        var corruptKinds: [String: VitalKind] = [:]
+        var validPaths: Set<String> = []
+        var corruptPaths: Set<String> = []
+        var overHTTP = false
+        var overMQTT = false
+        /// Raw GATT values sent (MQTT relays), by characteristic (`2A5F`).
+        var characteristics: Set<String> = []
+        /// Valid daily summaries sent.
+        var summaries = 0
+
+        init(_ scenario: Scenario) {
+            for request in TrafficPlanStream(for: scenario) {
+                guard let kind = request.kinds.first else { continue }
+                let device = request.patientID + "/" + request.deviceID
+                if request.expectedRejection == nil {
+                    for k in request.kinds where validKinds[device]?.contains(k) != true {
+                        validKinds[device, default: []].append(k)
+                    }
+                    if request.topic == nil { validPaths.insert(request.path) }
+                    if request.kinds.contains(.dailySummary) { summaries += 1 }
+                } else {
+                    if let first = request.readings.first?.id { corruptKinds[first] = kind }
+                    if request.topic == nil { corruptPaths.insert(request.path) }
+                }
+                if request.topic == nil { overHTTP = true } else { overMQTT = true }
+                if let c = request.userProperties.first(where: { $0.name == "characteristic" })?.value {
+                    characteristics.insert(c.uppercased())
+                }
+            }
+        }
+    }
+
+    /// The seed's alert latency: a reading → alert budget on the maximum of at most this covers it.
+    static let alertLatencyLimit = 2000.0
+
+    init(_ scenario: Scenario, golden: GoldenFile?) {
+        let traffic = Traffic(scenario)
+        var checks: [Check] = []
+        func check(_ kind: CheckKind, _ name: String, rule: String? = nil) {
+            checks.append(Check(kind: kind, name: name, rule: rule, finding: nil, detail: ""))
+        }
+        if let golden {
+            check(.traffic, "traffic digest")
+            for alert in golden.alerts {
+                check(.alert, "alert \(alert.rule) patient \(alert.patientID)", rule: alert.rule)
+            }
+            if !golden.alerts.isEmpty { check(.evidence, "alert evidence") }
+            for entry in golden.validation {
+                check(.validation, "rejects \(entry.reading)")
+                if entry.field != "*" { check(.refusedField, "rejects \(entry.reading) naming its field") }
+            }
+            for budget in golden.budgets {
+                for (percentile, limit) in budget.limits {
+                    let name = percentile >= 100 ? "max" : "p\(Int(percentile))"
+                    check(.budget, "budget \(budget.path.rawValue) \(name) ≤ \(Int(limit)) ms")
+                    let isAlert = budget.path != .readingToAck && budget.path != .schedulingLag
+                    if isAlert, percentile >= 100, limit <= Self.alertLatencyLimit {
+                        exercised.append(("alerts.latency", checks[checks.count - 1].name))
+                    }
+                }
+            }
+        }
+        check(.noOtherAlerts, "no other alerts")
+        for device in traffic.validKinds.keys.sorted() { check(.validation, "accepts \(device)") }
+        check(.delivery, "every reading acknowledged or rejected")
+        if traffic.overMQTT { check(.delivery, "every MQTT reading reached the SUT") }
+        for patient in scenario.patients.map(\.id) {
+            for name in ["kept", "unaltered", "held once"] {
+                check(.storedData, "stored readings of patient \(patient) \(name)")
+            }
+            check(.storedData, "stored reading counts of patient \(patient) per day and month")
+        }
+        let kinds: (String) -> [VitalKind] = { subject in
+            traffic.corruptKinds[subject].map { [$0] } ?? traffic.validKinds[subject] ?? []
+        }
+        for c in checks {
+            // A budget verifies the seed's 2 s only on the maximum, at 2 s or less (noted above).
+            let ids = RequirementTrace.ids(of: c, kinds: kinds).filter {
+                !(c.kind == .budget && $0 == "alerts.latency")
+            }
+            exercised += ids.map { ($0, c.name) }
+        }
+        exercised += Self.trafficOnly(traffic, golden: golden)
+    }
+
+    /// What the traffic exercises beside the checks: the VitalEdge endpoints (seed 001 §4.2), their
+    /// cadences, HTTPS and raw GATT values.
+    static func trafficOnly(_ traffic: Traffic, golden: GoldenFile?) -> [(id: String, how: String)] {
+        var out: [(id: String, how: String)] = []
+        let refusalsJudged = !(golden?.validation.isEmpty ?? true)
+        if traffic.validPaths.contains("/api/iot-heart-rate") {
+            out += [
+                ("vitaledge.heart-rate-endpoint", "valid POST /api/iot-heart-rate"),
+                ("vitaledge.heart-rate-interval", "heart rates at the phone's interval"),
+            ]
+        }
+        if traffic.corruptPaths.contains("/api/iot-heart-rate"), refusalsJudged {
+            out.append(("vitaledge.heart-rate-invalid", "invalid POST /api/iot-heart-rate refused"))
+        }
+        if traffic.validPaths.contains("/api/healthkit") {
+            out.append(("vitaledge.summary-endpoint", "valid POST /api/healthkit"))
+        }
+        if traffic.summaries >= 2 { out.append(("vitaledge.summary-daily", "\(traffic.summaries) daily summaries")) }
+        if traffic.corruptPaths.contains("/api/healthkit"), refusalsJudged {
+            out.append(("vitaledge.summary-invalid", "invalid POST /api/healthkit refused"))
+        }
+        if traffic.overHTTP {
+            out.append(("transport.https", "readings over HTTPS (the embedded SUT, an https:// target)"))
+        }
+        for c in traffic.characteristics.sorted() { out.append(("gatt.0x" + c, "raw GATT values over MQTT")) }
+        return out
+    }
+}

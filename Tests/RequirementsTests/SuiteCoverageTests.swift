@@ -1,0 +1,75 @@
+import Foundation
+import Judge
+import ReferenceEngine
+import Requirements
+import TestFixtures
+import Testing
+import Traffic
+import VitalSimCore
+
+/// `vitalsim coverage`: what shipped scenarios exercise of the catalogue, traced as their verdicts'
+/// checks are, and what none does.
+@Suite struct SuiteCoverageTests {
+    static func coverage(_ names: [String]) throws -> SuiteCoverage {
+        var coverage = SuiteCoverage(catalogue: try RequirementCatalogueTests.shipped())
+        for name in names {
+            let scenario = try TracedScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
+            let path = Fixtures.repositoryRoot + "/" + scenario.golden
+            let golden = try GoldenFile.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+            coverage.add(scenario, golden: golden)
+        }
+        return coverage
+    }
+
+    @Test func scenariosExerciseTheirRulesKindsAndEndpoints() throws {
+        let c = try Self.coverage([
+            "fever-spike", "vitaledge-daily-summary", "vitaledge-month-end", "copd-desaturation",
+        ])
+        #expect(c.scenarios == ["fever-spike", "vitaledge-daily-summary", "vitaledge-month-end", "copd-desaturation"])
+        #expect(c.unknownIDs.isEmpty)
+        #expect(
+            c.exercised["rule.temp.fever"]?.first == .init(scenario: "fever-spike", how: "alert temp.fever patient 508")
+        )
+        // A valid daily summary: only the month-end scenario sends one.
+        #expect(c.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-month-end"])
+        #expect(c.exercised["vitaledge.summary-endpoint"]?.map(\.scenario) == ["vitaledge-month-end"])
+        #expect(Set(c.exercised["ingest.daily-summary.refuse"]?.map(\.scenario) ?? []) == ["vitaledge-daily-summary"])
+        #expect(c.exercised["vitaledge.summary-invalid"]?.map(\.scenario) == ["vitaledge-daily-summary"])
+        // Raw GATT values relayed over MQTT by the COPD hub: the oximeter's continuous measurement.
+        #expect(c.exercised["gatt.0x2A5F"]?.map(\.scenario) == ["copd-desaturation"])
+        #expect(c.exercised["ingest.mqtt-confirmed"]?.map(\.scenario) == ["copd-desaturation"])
+        // Nothing here reads by period or checks who may see what.
+        let missing = c.uncovered(.shall).map(\.id)
+        #expect(missing.contains("query.by-period") && missing.contains("access.authorized-only"))
+        #expect(!missing.contains("query.by-month") && !missing.contains("store.once"))
+        #expect(c.percent(.shall) > 0 && c.percent(.shall) < 100)
+    }
+
+    /// The seed's 2 s alert latency is covered only by a budget on the maximum of at most 2 s.
+    @Test func onlyAMaximumOfTwoSecondsCoversTheSeedsAlertLatency() throws {
+        let c = try Self.coverage(["fever-spike"])
+        let budgets = try GoldenFile.parse(
+            try String(contentsOfFile: Fixtures.repositoryRoot + "/golden/fever-spike.golden.yaml", encoding: .utf8),
+            file: "fever-spike"
+        ).budgets
+        let alertMax = budgets.first { $0.path == .readingToAlert }?.limits.first { $0.percentile >= 100 }?.milliseconds
+        #expect((c.exercised["alerts.latency"] != nil) == ((alertMax ?? .infinity) <= 2000))
+    }
+
+    @Test func theDocumentsSayWhatIsUncovered() throws {
+        let c = try Self.coverage(["fever-spike"])
+        let text = CoverageDocument.text(c, suites: ["scenarios/core/fever-spike.yaml"])
+        #expect(text.contains("uncovered SHALL"), "\(text)")
+        #expect(text.contains("  access.authorized-only: "), "\(text)")
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(CoverageDocument.json(c, suites: ["x"]).utf8)) as? [String: Any]
+        )
+        let shall = try #require((json["levels"] as? [String: Any])?["SHALL"] as? [String: Any])
+        #expect((shall["uncovered"] as? [String])?.contains("query.by-period") == true)
+        let html = try CoverageDocument.html(c)
+        #expect(
+            html.contains("<td class=\"hit\" title=\"alert temp.fever patient 508\">✓</td>"),
+            "\(html.prefix(2000))"
+        )
+    }
+}
