@@ -103,7 +103,9 @@ final class RecordAndRunTests: XCTestCase {
             "run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json,
         ])
         XCTAssertEqual(r.status, 1, r.out + r.err)
-        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,7000"]
+        // Tall enough for the passing scenario's open list of checks (each with its requirement ids)
+        // above the failing one's chart.
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,10000"]
         let dom = try TestSupport.runToFiles(chromium, flags + ["--dump-dom", "file://" + html])
         XCTAssertEqual(dom.status, 0, dom.out)
         func count(_ needle: String) -> Int { dom.out.components(separatedBy: needle).count - 1 }
@@ -135,7 +137,7 @@ final class RecordAndRunTests: XCTestCase {
         let shot = try TestSupport.runToFiles(chromium, flags + ["--screenshot=" + png, "file://" + html])
         XCTAssertEqual(shot.status, 0, shot.out)
         let n = try Self.colourCounts(png)
-        XCTAssertEqual(Array(n.prefix(2)), [1100, 7000], "\(n)")
+        XCTAssertEqual(Array(n.prefix(2)), [1100, 10000], "\(n)")
         XCTAssertGreaterThan(n.count > 2 ? n[2] : 0, 200, "the vitals line is drawn: \(n)")
         XCTAssertGreaterThan(n.count > 3 ? n[3] : 0, 200, "the FAIL badge and alert marker are drawn: \(n)")
         XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(n)")
