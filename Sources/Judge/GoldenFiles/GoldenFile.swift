@@ -136,8 +136,10 @@ package struct GoldenFile: Sendable, Equatable {
         return y
     }
 
-    static func percentileName(_ p: Double) -> String {
+    /// How check names and golden files write a percentile: `p99`, `p99.9`, `max`.
+    package static func percentileName(_ p: Double) -> String {
         p >= 100 ? "max" : "p" + (p == p.rounded() ? String(Int(p)) : String(p))
     }
-    static func ms(_ v: Double) -> String { v == v.rounded() ? String(Int64(v)) : String(v) }
+    /// Milliseconds without a needless `.0`.
+    package static func ms(_ v: Double) -> String { v == v.rounded() ? String(Int64(v)) : String(v) }
 }

@@ -68,8 +68,9 @@ struct ScenarioExercise {
             }
             for budget in golden.budgets {
                 for (percentile, limit) in budget.limits {
-                    let name = percentile >= 100 ? "max" : "p\(Int(percentile))"
-                    check(.budget, "budget \(budget.path.rawValue) \(name) ≤ \(Int(limit)) ms")
+                    // Named as the judge names the check (Verdict.budgetChecks).
+                    let name = GoldenFile.percentileName(percentile)
+                    check(.budget, "budget \(budget.path.rawValue) \(name) ≤ \(GoldenFile.ms(limit)) ms")
                     let isAlert = budget.path != .readingToAck && budget.path != .schedulingLag
                     if isAlert, percentile >= 100, limit <= Self.alertLatencyLimit {
                         exercised.append(("alerts.latency", checks[checks.count - 1].name))
