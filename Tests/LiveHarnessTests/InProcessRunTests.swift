@@ -64,6 +64,10 @@ struct InProcessFaultTests {
         Case(scenario: "vitaledge-daily-summary", fault: "accept-invalid", findings: [.validationMismatch]),
         // A backend refusing every daily summary (seed 001 §4.2) fails the month-end scenario's valid ones.
         Case(scenario: "vitaledge-month-end", fault: "refuse-summaries", findings: [.validationMismatch]),
+        // Period queries that drop a month's last day (seed 003 physician story 8), kind queries that
+        // answer every kind (story 9): the full read-back is whole, so nothing else fails.
+        Case(scenario: "vitaledge-month-end", fault: "period-drops-month-end", findings: [.queryMismatch]),
+        Case(scenario: "vitaledge-month-end", fault: "kind-ignored", findings: [.queryMismatch]),
         // Refusals that name no field fail only the SHOULD checks of the field named.
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "bare-refusals", findings: [.validationMismatch]),
     ]
@@ -121,6 +125,24 @@ struct InProcessFaultTests {
                 failed.first?.detail.contains("502/phone-502/daily-summary/") == true,
                 "\(failed.first?.detail ?? "")"
             )
+        }
+        if c.fault == "period-drops-month-end" {
+            // November as a whole and the day across its end; December has no last day in the run.
+            let failed = verdict.checks.filter { $0.finding == .queryMismatch }
+            let names = failed.map(\.name)
+            #expect(
+                names.contains("stored readings of patient 502 by period 2024-11-01T00:00:00Z to 2024-12-01T00:00:00Z")
+            )
+            #expect(
+                names.contains("stored readings of patient 502 by period 2024-11-30T12:00:00Z to 2024-12-01T12:00:00Z")
+            )
+            #expect(!names.contains { $0.contains("2024-12-01T00:00:00Z to 2025-01-01") }, "\(names)")
+            #expect(failed.allSatisfy { $0.requirements == ["query.by-period"] })
+        }
+        if c.fault == "kind-ignored" {
+            let failed = verdict.checks.filter { $0.finding == .queryMismatch }
+            #expect(failed.map(\.name).allSatisfy { $0.contains(" by kind ") }, "\(failed.map(\.name))")
+            #expect(failed.allSatisfy { $0.requirements == ["query.by-kind"] })
         }
         if c.fault.hasPrefix("alter-stored") {
             let altered = verdict.checks.first { $0.finding == .altered }

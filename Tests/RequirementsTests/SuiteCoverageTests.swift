@@ -38,9 +38,11 @@ import VitalSimCore
         // Raw GATT values relayed over MQTT by the COPD hub: the oximeter's continuous measurement.
         #expect(c.exercised["gatt.0x2A5F"]?.map(\.scenario) == ["copd-desaturation"])
         #expect(c.exercised["ingest.mqtt-confirmed"]?.map(\.scenario) == ["copd-desaturation"])
-        // Nothing here reads by period or checks who may see what.
+        // Every patient's readings are read back by period and kind; nothing checks who may see what.
+        #expect(c.exercised["query.by-period"]?.contains { $0.scenario == "vitaledge-month-end" } == true)
+        #expect(c.exercised["query.by-kind"]?.first?.how.hasSuffix("by kind (each kind held)") == true)
         let missing = c.uncovered(.shall).map(\.id)
-        #expect(missing.contains("query.by-period") && missing.contains("access.authorized-only"))
+        #expect(missing.contains("alerts.recipients") && missing.contains("access.authorized-only"))
         #expect(!missing.contains("query.by-month") && !missing.contains("store.once"))
         #expect(c.percent(.shall) > 0 && c.percent(.shall) < 100)
     }
@@ -65,7 +67,7 @@ import VitalSimCore
             JSONSerialization.jsonObject(with: Data(CoverageDocument.json(c, suites: ["x"]).utf8)) as? [String: Any]
         )
         let shall = try #require((json["levels"] as? [String: Any])?["SHALL"] as? [String: Any])
-        #expect((shall["uncovered"] as? [String])?.contains("query.by-period") == true)
+        #expect((shall["uncovered"] as? [String])?.contains("alerts.recipients") == true)
         let html = try CoverageDocument.html(c)
         #expect(
             html.contains("<td class=\"hit\" title=\"alert temp.fever patient 508\">✓</td>"),

@@ -212,3 +212,63 @@ final class FHIRStoredValuesTests: XCTestCase {
         } catch { return error.description }
     }
 }
+
+/// `stored-readings.by-period`, `by-kind` and `kind-names`: narrowed read-backs.
+final class NarrowedReadBackLoaderTests: XCTestCase {
+    func load(_ extra: String) -> Result<SUTProfile, ScenarioLoadError> {
+        let text = """
+            name: acme
+            stored-readings:
+              url: /v2/patients/{patient}/vitals
+              fields: {time: /t, values: /v}
+            \(extra)
+            """
+        do throws(ScenarioLoadError) {
+            return .success(try SUTProfileLoader.parse(text, file: "/tmp/p.yaml", environment: [:]))
+        } catch { return .failure(error) }
+    }
+
+    func testTheQueriesFillTheirPlaceholders() throws {
+        let profile = try load(
+            """
+              by-period: /v2/patients/{patient}/vitals?date=ge{from}&date=lt{to}
+              by-kind: /v2/patients/{patient}/vitals?code={kind}
+              kind-names: {heart-rate: "http://loinc.org|8867-4"}
+            """
+        ).get()
+        let s = try XCTUnwrap(profile.storedReadings)
+        let base = "https://127.0.0.1:9443"
+        XCTAssertEqual(
+            s.url(of: .period(from: 1_730_419_200_000, to: 1_733_011_200_000), patient: "p 1", base: base),
+            "https://127.0.0.1:9443/v2/patients/p%201/vitals?date=ge2024-11-01T00:00:00Z&date=lt2024-12-01T00:00:00Z"
+        )
+        XCTAssertEqual(
+            s.url(of: .kind(.heartRate), patient: "501", base: base),
+            "https://127.0.0.1:9443/v2/patients/501/vitals?code=http://loinc.org%7C8867-4"
+        )
+        XCTAssertEqual(
+            s.url(of: .kind(.glucose), patient: "501", base: base),
+            "https://127.0.0.1:9443/v2/patients/501/vitals?code=glucose",
+            "a kind not named goes as VitalSim's"
+        )
+        XCTAssertNil(try load("").get().storedReadings?.url(of: .kind(.glucose), patient: "501", base: base))
+    }
+
+    func testMistakesAreNamedWithTheirLine() {
+        let cases: [(String, String)] = [
+            ("  by-period: /v2/patients/{patient}/vitals?from={from}", "the URL must carry {to}"),
+            ("  by-kind: /v2/vitals?kind={kind}", "put {patient} where the patient's id goes"),
+            ("  by-kind: /v2/patients/{patient}/vitals\n", "the URL must carry {kind}"),
+            ("  by-kind: /p/{patient}?k={kind}\n  kind-names: {pulse: hr}", "'pulse' is not a VitalSim reading kind"),
+            ("  kind-names: {heart-rate: hr}", "kind-names needs by-kind"),
+        ]
+        for (extra, expected) in cases {
+            switch load(extra) {
+            case .success: XCTFail("loaded: \(extra)")
+            case .failure(let error):
+                XCTAssertTrue(error.description.contains(expected), "\(extra): \(error.description)")
+                XCTAssertTrue(error.description.contains("p.yaml:"), error.description)
+            }
+        }
+    }
+}

@@ -33,6 +33,8 @@ package struct StoredReadBack: Sendable, Equatable {
     /// The kinds of reading the read-back lists (nil: every kind): readings of other kinds are
     /// neither expected there nor judged, though the counts cover every kind.
     package var kinds: Set<VitalKind>?
+    /// The SUT's answers to narrowed read-backs (by period, by kind), by the scenario's patient id.
+    package var queries: [String: [ReadBackAnswer]] = [:]
 
     package init() {}
 }

@@ -37,6 +37,9 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     /// A reading the SUT acknowledged is held more than once: a retry (after a reset or a timeout)
     /// stored again, where at-least-once delivery needs the SUT to make it idempotent.
     case storedTwice = "stored-twice"
+    /// A read-back narrowed by time period or kind leaves out readings the SUT holds there, or lists
+    /// readings outside it.
+    case queryMismatch = "query-mismatch"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
     /// A waiver of the waivers file expired: renew or remove it.

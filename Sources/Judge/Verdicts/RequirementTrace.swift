@@ -77,6 +77,8 @@ package enum RequirementTrace {
         if name.hasSuffix(" unaltered") { return ["store.unaltered"] }
         if name.hasSuffix(" held once") { return ["store.once"] }
         if name.hasSuffix(" per day and month") { return ["query.by-day", "query.by-month"] }
+        if name.contains(" by period ") { return ["query.by-period"] }
+        if name.contains(" by kind ") { return ["query.by-kind"] }
         return ["store.kept"]
     }
 }

@@ -7,19 +7,21 @@ extension Verdict {
     /// The stored-data checks of each patient: every acknowledged reading kept (`lost-after-ack`),
     /// each with the value, unit and device time it was sent with (`altered`), each held once
     /// (`stored-twice`), and the SUT's counts per UTC day and month equal to what it acknowledged
-    /// (`count-mismatch`).
+    /// (`count-mismatch`), and each narrowed read-back (by period, by kind) answering what the full
+    /// one holds there (`query-mismatch`).
     package static func storedDataChecks(_ expected: StoredDataExpectations, _ readBack: StoredReadBack) -> [Check] {
         let patients = Set(expected.byPatient.keys).union(readBack.readings.keys).sorted()
         var checks: [Check] = []
         for p in patients {
             let all = expected.byPatient[p] ?? []
             let entries = readBack.kinds.map { kinds in all.filter { kinds.contains($0.kind) } } ?? all
-            let stored = (readBack.readings[p] ?? []).filter { s in
+            let judged = { (s: StoredReading) -> Bool in
                 let linked = s.id.flatMap(EvidenceCatalog.device(of:)).map(expected.linkedDevices.contains) ?? false
                 let listed =
                     readBack.kinds.map { kinds in StoredValueRules.kind(s.values).map(kinds.contains) ?? true } ?? true
                 return !linked && listed
             }
+            let stored = (readBack.readings[p] ?? []).filter(judged)
             guard !all.isEmpty || !stored.isEmpty else { continue }
             let pairs = StoredDataMatching.match(entries, stored)
             checks.append(keptCheck(p, entries, stored, pairs))
@@ -28,6 +30,9 @@ extension Verdict {
                 checks.append(countsCheck(p, all, counts[p] ?? [:], linked: !expected.linkedDevices.isEmpty))
             }
             checks.append(storedOnceCheck(p, entries, stored, pairs))
+            for answer in readBack.queries[p] ?? [] {
+                checks.append(queryCheck(p, answer.query, held: stored, answered: answer.readings.filter(judged)))
+            }
         }
         return checks
     }

@@ -44,6 +44,11 @@ package struct FaultPlan: Sendable, Equatable {
     /// Answer every VitalEdge daily summary (`POST /api/healthkit`) with 400, valid ones included: a
     /// backend that refuses what seed 001 §4.2 says it takes.
     package var refuseSummaries = false
+    /// Leave the readings of the last UTC day of each month out of every read-back that asks for a
+    /// time period (`from`/`to`): an off-by-one at the month's end that the full listing does not show.
+    package var periodDropsMonthEnd = false
+    /// Answer a read-back that asks for a kind of reading with readings of every kind.
+    package var kindIgnored = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -59,7 +64,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -136,6 +141,8 @@ package struct FaultPlan: Sendable, Equatable {
         case "off-by-one": \.offByOne
         case "store-retries": \.storeRetries
         case "refuse-summaries": \.refuseSummaries
+        case "period-drops-month-end": \.periodDropsMonthEnd
+        case "kind-ignored": \.kindIgnored
         default: nil
         }
     }
@@ -171,6 +178,10 @@ package struct FaultPlan: Sendable, Equatable {
         if offByOne { out.append("off-by-one: every threshold comparison has the wrong strictness (> as >=, < as <=)") }
         if storeRetries { out.append("store-retries: a reading sent again is stored once more") }
         if refuseSummaries { out.append("refuse-summaries: every daily summary is answered 400, valid ones included") }
+        if periodDropsMonthEnd {
+            out.append("period-drops-month-end: read-backs by time period leave out the last day of each month")
+        }
+        if kindIgnored { out.append("kind-ignored: read-backs by kind list readings of every kind") }
         return out
     }
 

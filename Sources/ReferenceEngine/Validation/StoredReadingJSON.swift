@@ -27,6 +27,15 @@ package enum StoredReadingJSON {
         return s == .systolic ? "blood-pressure" : s == .breastfeeding ? "feeding" : s.rawValue
     }
 
+    /// The reading kind of an observation (`steps` and `calories` are a daily summary's), nil for
+    /// one that carries no known signal.
+    package static func vitalKind(_ observation: Observation) -> VitalKind? {
+        switch kind(observation) {
+        case "steps", "calories": .dailySummary
+        case let k: VitalKind(rawValue: k)
+        }
+    }
+
     package static func json(_ observation: Observation) -> JSONValue {
         let signals = Signal.allCases.filter { observation.values[$0] != nil }
         var fields: [(String, JSONValue)] = [

@@ -28,10 +28,14 @@ extension ReferenceServer {
         router.get("fhir/Observation") { request, _ in await observationSearch(request, context) }
     }
 
-    /// What a read-back asks for: a kind (its signal; `blood-pressure` is `systolic`), a device-time
-    /// range (`from` inclusive, `to` exclusive, ISO-8601).
+    /// What a read-back asks for: a reading kind (``kind``, judged on each stored reading) or, for
+    /// another signal name, the readings carrying that signal; a device-time range (`from`
+    /// inclusive, `to` exclusive, ISO-8601).
     struct ReadingFilter {
+        /// The signal the storage query selects on (for a kind, the signal that names it, if one does).
         var signal: Signal?
+        /// The reading kind asked for; readings the storage returns are kept only when of this kind.
+        var kind: VitalKind?
         var from: Int64?
         var to: Int64?
 
@@ -40,27 +44,75 @@ extension ReferenceServer {
         /// table. Nil when it needs the readings themselves.
         var wholeDays: ClosedRange<String>? {
             let day: Int64 = 86_400_000
-            guard signal == nil, (from ?? 0) % day == 0, (to ?? 0) % day == 0 else { return nil }
+            guard signal == nil, kind == nil, (from ?? 0) % day == 0, (to ?? 0) % day == 0 else { return nil }
             let first = from.map { String(CivilTime(unixMilliseconds: $0).iso8601().prefix(10)) } ?? ""
             let last = to.map { String(CivilTime(unixMilliseconds: $0 - 1).iso8601().prefix(10)) } ?? "~"
             return first <= last ? first...last : nil
         }
+
+        /// The filter as a faulty SUT applies it (`kind-ignored`, `period-drops-month-end`).
+        func applying(_ faults: FaultPlan) -> ReadingFilter {
+            var f = self
+            if faults.kindIgnored, f.kind != nil {
+                f.kind = nil
+                f.signal = nil
+            }
+            return f
+        }
+
+        /// Whether a reading the storage returned is one asked for.
+        func keeps(_ observation: Observation, _ faults: FaultPlan) -> Bool {
+            if let kind, StoredReadingJSON.vitalKind(observation) != kind { return false }
+            if faults.periodDropsMonthEnd, from != nil || to != nil, Self.isLastDayOfMonth(observation.time) {
+                return false
+            }
+            return true
+        }
+
+        /// Whether a device time falls on the last UTC day of its month.
+        static func isLastDayOfMonth(_ time: Int64) -> Bool {
+            let day: Int64 = 86_400_000
+            let start = time - ((time % day) + day) % day
+            let month = CivilTime(unixMilliseconds: start).iso8601().prefix(7)
+            return CivilTime(unixMilliseconds: start + day).iso8601().prefix(7) != month
+        }
+
+        /// The signal that names a kind in storage, when one alone does.
+        static func namingSignal(_ kind: VitalKind) -> Signal? {
+            switch kind {
+            case .bloodPressure: .systolic
+            case .heartRate, .glucose, .cgm, .spo2, .temperature, .weight, .battery, .respirationRate:
+                Signal(rawValue: kind.rawValue)
+            case .dailySummary: .steps
+            case .cuffPressure, .feeding, .symptom, .ecg, .equipment: nil
+            }
+        }
     }
+
+    /// The names `kind=` takes: the reading kinds, then the other signals.
+    static let kindNames: [String] = {
+        let kinds = VitalKind.allCases.filter { $0 != .cuffPressure }.map(\.rawValue)
+        let signals = Signal.allCases.map(\.rawValue).filter {
+            !kinds.contains($0) && $0 != "systolic" && $0 != "diastolic"
+        }
+        return kinds + signals
+    }()
 
     /// The filter of a read-back's query string; a bad parameter is a 400 naming it.
     static func readingFilter(_ parameter: (String) -> String?) throws(ValidationFailure) -> ReadingFilter {
         var f = ReadingFilter()
-        if let kind = parameter("kind") {
-            let signal: Signal? = kind == "blood-pressure" ? .systolic : Signal(rawValue: kind)
-            guard let signal, signal != .systolic || kind == "blood-pressure", signal != .diastolic else {
-                let valid =
-                    ["blood-pressure"] + Signal.allCases.filter { $0 != .systolic && $0 != .diastolic }.map(\.rawValue)
+        if let name = parameter("kind") {
+            if let kind = VitalKind(rawValue: name), kind != .cuffPressure {
+                f.kind = kind
+                f.signal = ReadingFilter.namingSignal(kind)
+            } else if let signal = Signal(rawValue: name), signal != .systolic, signal != .diastolic {
+                f.signal = signal
+            } else {
                 throw ValidationFailure(
                     field: "kind",
-                    message: "unknown kind \(kind); valid: \(valid.joined(separator: ", "))"
+                    message: "unknown kind \(name); valid: \(kindNames.joined(separator: ", "))"
                 )
             }
-            f.signal = signal
         }
         for (name, bound) in [("from", \ReadingFilter.from), ("to", \ReadingFilter.to)] {
             guard let text = parameter(name) else { continue }
@@ -125,7 +177,7 @@ extension ReferenceServer {
     static func readings(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         let filter: ReadingFilter
         switch await readBackRequest(request, id, context) {
-        case .success(let f): filter = f
+        case .success(let f): filter = f.applying(context.faults)
         case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters
@@ -153,9 +205,10 @@ extension ReferenceServer {
         do throws(StorageError) {
             let page = try await context.store.storedReadings(query)
             let next: JSONValue = page.count == limit ? .string(String(page[page.count - 1].seq)) : .null
+            let items = page.filter { filter.keeps($0.observation, context.faults) }
             return json(
                 .ok,
-                .object([("items", .array(page.map { StoredReadingJSON.json($0.observation) })), ("next", next)])
+                .object([("items", .array(items.map { StoredReadingJSON.json($0.observation) })), ("next", next)])
             )
         } catch {
             return readFailure
@@ -168,7 +221,7 @@ extension ReferenceServer {
     static func readingCounts(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         let filter: ReadingFilter
         switch await readBackRequest(request, id, context) {
-        case .success(let f): filter = f
+        case .success(let f): filter = f.applying(context.faults)
         case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters
@@ -187,7 +240,7 @@ extension ReferenceServer {
             }
             while filter.wholeDays == nil {
                 let page = try await context.store.storedReadings(query)
-                for r in page {
+                for r in page where filter.keeps(r.observation, context.faults) {
                     let day = String(
                         CivilTime(unixMilliseconds: r.observation.time).iso8601().prefix(by == "day" ? 10 : 7)
                     )

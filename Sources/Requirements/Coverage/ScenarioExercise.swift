@@ -88,6 +88,12 @@ struct ScenarioExercise {
             }
             check(.storedData, "stored reading counts of patient \(patient) per day and month")
         }
+        // Narrowed read-backs of the first patients with readings (StoredReadBackFetch).
+        let senders = Set(traffic.validKinds.keys.map { String($0.prefix { $0 != "/" }) })
+        for patient in scenario.patients.map(\.id).filter(senders.contains).prefix(ReadBackQuery.patientLimit) {
+            check(.storedData, "stored readings of patient \(patient) by period (each month, each month boundary)")
+            check(.storedData, "stored readings of patient \(patient) by kind (each kind held)")
+        }
         let kinds: (String) -> [VitalKind] = { subject in
             traffic.corruptKinds[subject].map { [$0] } ?? traffic.validKinds[subject] ?? []
         }

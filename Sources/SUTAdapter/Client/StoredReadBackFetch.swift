@@ -50,12 +50,23 @@ package struct StoredReadBackFetch {
         var out = StoredReadBack()
         if source.counts != nil { out.counts = [:] }
         let ends = now() + deadline
+        var queried = 0
         for p in patients {
-            switch await readings(patient: p.wire, readingID: readingID, until: ends) {
+            let url = StoredReadingsSource.url(source.url, patient: p.wire, base: base)
+            switch await readings(from: url, patient: p.wire, readingID: readingID, until: ends) {
             case .failure(let problem): return .failure(problem)
             case .success(nil): out.unknownPatients.insert(p.scenario)
             case .success(let readings?):
                 out.readings[p.scenario] = readings
+                if queried < ReadBackQuery.patientLimit, !readings.isEmpty,
+                    source.byPeriod != nil || source.byKind != nil
+                {
+                    queried += 1
+                    switch await narrowed(readings, patient: p.wire, readingID: readingID, until: ends) {
+                    case .failure(let problem): return .failure(problem)
+                    case .success(let answers): out.queries[p.scenario] = answers
+                    }
+                }
                 guard source.counts != nil else { continue }
                 switch await counts(patient: p.wire) {
                 case .failure(let problem): return .failure(problem)
@@ -66,13 +77,48 @@ package struct StoredReadBackFetch {
         return .success(out)
     }
 
-    /// Every page of one patient's stored readings; nil when the SUT does not know the patient (404).
+    /// The SUT's answers to the narrowed read-backs (``ReadBackQuery/planned(for:kinds:periods:byKind:)``)
+    /// of a patient whose full read-back gave `held`.
+    func narrowed(
+        _ held: [StoredReading],
+        patient: String,
+        readingID: (String) -> String,
+        until ends: ContinuousClock.Instant
+    ) async -> Result<[ReadBackAnswer], AlertList.Problem> {
+        let queries = ReadBackQuery.planned(
+            for: held,
+            kinds: source.kinds,
+            periods: source.byPeriod != nil,
+            byKind: source.byKind != nil
+        )
+        var answers: [ReadBackAnswer] = []
+        for query in queries {
+            guard let url = source.url(of: query, patient: patient, base: base) else { continue }
+            switch await readings(from: url, patient: patient, readingID: readingID, until: ends) {
+            case .failure(let problem): return .failure(problem)
+            case .success(nil):
+                let key = if case .period = query { "by-period" } else { "by-kind" }
+                return .failure(
+                    AlertList.Problem(
+                        text:
+                            "GET \(url) (stored-readings.\(key)) answered 404 for a patient whose readings were read; check the URL"
+                    )
+                )
+            case .success(let readings?): answers.append(ReadBackAnswer(query: query, readings: readings))
+            }
+        }
+        return .success(answers)
+    }
+
+    /// Every page of one patient's stored readings from `url` on; nil when the SUT does not know the
+    /// patient (404).
     func readings(
+        from start: String,
         patient: String,
         readingID: (String) -> String,
         until ends: ContinuousClock.Instant
     ) async -> Result<[StoredReading]?, AlertList.Problem> {
-        var url = StoredReadingsSource.url(source.url, patient: patient, base: base)
+        var url = start
         var readings: [StoredReading] = []
         var visited: Set<String> = [url]
         let limit = Self.readingLimit(sent: sent[patient] ?? 0)

@@ -5,7 +5,9 @@ import Yams
 extension SUTProfileLoader.Context {
     /// `stored-readings:`: where each patient's stored readings are read back, and the SUT's counts.
     func storedReadings(_ node: Node) -> StoredReadingsSource? {
-        let keys = ["url", "list", "paging", "fields", "time-format", "counts", "kinds"]
+        let keys = [
+            "url", "list", "paging", "fields", "time-format", "counts", "kinds", "by-period", "by-kind", "kind-names",
+        ]
         guard let f = reader.mapping(node, "stored-readings", allowed: keys, required: ["url", "fields"]) else {
             return nil
         }
@@ -19,6 +21,12 @@ extension SUTProfileLoader.Context {
         if let p = f.value("paging") { source.paging = paging(p, f.path("paging")) }
         if let c = f.value("counts") { source.counts = storedCounts(c) }
         if f.has("kinds") { source.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
+        if f.has("by-period") { source.byPeriod = queryURL(f, "by-period", placeholders: ["{from}", "{to}"]) }
+        if f.has("by-kind") { source.byKind = queryURL(f, "by-kind", placeholders: ["{kind}"]) }
+        if let namesNode = f.value("kind-names") { source.kindNames = kindNames(namesNode, f.path("kind-names")) }
+        if f.has("kind-names"), !f.has("by-kind") {
+            fail(f, "kind-names", "kind-names needs by-kind, the URL they go in")
+        }
         return source
     }
 
@@ -38,6 +46,32 @@ extension SUTProfileLoader.Context {
             return nil
         }
         return url
+    }
+
+    /// A narrowed read-back's URL template: `{patient}` and each of `placeholders` in it.
+    func queryURL(_ fields: Fields, _ key: String, placeholders: [String]) -> String? {
+        guard let url = patientURL(fields, key) else { return nil }
+        let absent = placeholders.filter { !url.contains($0) }
+        guard absent.isEmpty else {
+            fail(fields, key, "the URL must carry \(absent.joined(separator: " and ")) where the query's value goes")
+            return nil
+        }
+        return url
+    }
+
+    /// `kind-names`: VitalSim's reading kinds → the SUT's names in `{kind}`.
+    func kindNames(_ node: Node, _ path: String) -> [VitalKind: String] {
+        guard let map = stringMap(node, path) else { return [:] }
+        var out: [VitalKind: String] = [:]
+        for (ours, theirs) in map {
+            guard let kind = VitalKind(rawValue: ours) else {
+                let valid = VitalKind.allCases.map(\.rawValue).joined(separator: ", ")
+                reader.fail(node, path + "." + ours, "'\(ours)' is not a VitalSim reading kind; valid: \(valid)")
+                continue
+            }
+            out[kind] = theirs
+        }
+        return out
     }
 
     /// `stored-readings.fields`: `id`, `time`, `values` (required), `units`, `names`.

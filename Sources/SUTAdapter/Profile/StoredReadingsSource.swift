@@ -19,6 +19,13 @@ package struct StoredReadingsSource: Sendable, Equatable {
     package var counts: Counts?
     /// The kinds of reading kept where ``url`` reads (`kinds:`); nil: every kind.
     package var kinds: Set<VitalKind>?
+    /// One patient's readings of a device-time period (`by-period:`): like ``url``, with `{from}`
+    /// (inclusive) and `{to}` (exclusive) as RFC 3339 UTC times; nil: not asked.
+    package var byPeriod: String?
+    /// One patient's readings of one kind (`by-kind:`): like ``url``, with `{kind}`; nil: not asked.
+    package var byKind: String?
+    /// The SUT's name of each kind in `{kind}` (`kind-names:`); a kind not named goes as VitalSim's.
+    package var kindNames: [VitalKind: String] = [:]
 
     package init(url: String, list: JSONPointer, fields: Fields) {
         self.url = url
@@ -91,6 +98,8 @@ package struct StoredReadingsSource: Sendable, Equatable {
             )
         )
         s.paging = .cursor(p("next"), parameter: "after")
+        s.byPeriod = "/api/v1/patients/{patient}/readings?from={from}&to={to}&limit=1000"
+        s.byKind = "/api/v1/patients/{patient}/readings?kind={kind}&limit=1000"
         s.counts = Counts(
             url: "/api/v1/patients/{patient}/readings/counts?by={by}",
             list: p("counts"),
@@ -111,6 +120,30 @@ package struct StoredReadingsSource: Sendable, Equatable {
             with: period
         )
         return SUTProfile.resolve(filled, base: base)
+    }
+
+    /// The absolute URL of a narrowed read-back of a patient, nil when the profile names no URL for
+    /// that query.
+    package func url(of query: ReadBackQuery, patient: String, base: String) -> String? {
+        let filled: String
+        switch query {
+        case .period(let from, let to):
+            guard let byPeriod else { return nil }
+            filled = byPeriod.replacingOccurrences(of: "{from}", with: Self.queryValue(ReadBackQuery.iso(from)))
+                .replacingOccurrences(of: "{to}", with: Self.queryValue(ReadBackQuery.iso(to)))
+        case .kind(let kind):
+            guard let byKind else { return nil }
+            filled = byKind.replacingOccurrences(of: "{kind}", with: Self.queryValue(kindNames[kind] ?? kind.rawValue))
+        }
+        return Self.url(filled, patient: patient, base: base)
+    }
+
+    /// A value percent-encoded for a query string (`:` kept; `+`, `&`, `=`, `|`, `#` encoded).
+    static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(
+            withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "+&=|#"))
+        )
+            ?? text
     }
 
     /// The items of the list in an answer, nil when there is no list where ``list`` points.
