@@ -86,7 +86,10 @@ let package = Package(
         ),
         // Judging (pure): the oracle, stored-data checks, golden files, verdicts, reports, shards,
         // evidence bundles, and the shrinker's search.
-        module("Judge", ["VitalSimCore", "Traffic", yams, histogram, crypto]),
+        module(
+            "Judge",
+            ["VitalSimCore", "Traffic", yams, histogram, crypto, .product(name: "SwiftASN1", package: "swift-asn1")]
+        ),
         // The SUT adapter: profiles (pure), how the harness talks to a SUT, and `vitalsim doctor`.
         module("SUTAdapter", ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", yams, mustache]),
         // The live harness: the runner, suites and shards, alert observers, helper processes, peripherals.

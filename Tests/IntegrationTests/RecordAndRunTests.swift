@@ -197,16 +197,22 @@ final class RecordAndRunTests: XCTestCase {
             "shard 2/2 of two single-patient scenarios is the second's patient"
         )
         let evidence = directory + "/evidence"
-        let run = try vitalsim(
+        // Signed with a key made by `vitalsim keygen`, given as a CI secret is: in the environment.
+        let keygen = try vitalsim(["keygen", directory + "/auditor"])
+        XCTAssertEqual(keygen.status, 0, keygen.out + keygen.err)
+        let key = try String(contentsOfFile: directory + "/auditor.pem", encoding: .utf8)
+        let run = try TestSupport.vitalsim(
             ["run", suiteDir + "/hypertensive-crisis.yaml", "--golden-dir", goldenDir, "--evidence", evidence],
-            ci: true
+            in: directory,
+            environment: ["CI": "true", "VITALSIM_SIGNING_KEY": key]
         )
         XCTAssertEqual(run.status, 0, run.out + run.err)
         let bundle = evidence + "/hypertensive-crisis"
         let planCount = try checkBundleFiles(bundle)
-        let replay = try vitalsim(["replay", bundle])
+        let replay = try vitalsim(["replay", bundle, "--public-key", directory + "/auditor.pub.pem"])
         XCTAssertEqual(replay.status, 0, replay.out + replay.err)
         XCTAssertTrue(replay.out.contains("byte-identical") && replay.out.contains("\(planCount) requests"), replay.out)
+        XCTAssertTrue(replay.out.contains("signature verified"), replay.out)
 
         try checkReplayCatchesChanges(bundle)
         let badShard = try vitalsim(["run", suiteDir, "--golden-dir", goldenDir, "--shard", "3/2"], ci: true)
@@ -277,6 +283,11 @@ final class RecordAndRunTests: XCTestCase {
         let differs = try vitalsim(["replay", bundle])
         XCTAssertEqual(differs.status, 1, differs.out + differs.err)
         XCTAssertTrue(differs.out.contains("differs at traffic.jsonl line"), differs.out)
+        XCTAssertTrue(differs.out.contains("signed by key") && differs.out.contains("not verified"), differs.out)
+        // With the signer's key, the rewritten manifest no longer matches its signature: refused first.
+        let resigned = try vitalsim(["replay", bundle, "--public-key", directory + "/auditor.pub.pem"])
+        XCTAssertEqual(resigned.status, 2, resigned.out + resigned.err)
+        XCTAssertTrue(resigned.err.contains("the bundle was altered after it was signed"), resigned.err)
         // An altered file without a matching manifest: refused (exit 2).
         try original.write(toFile: scenarioFile, atomically: true, encoding: .utf8)
         let altered = try vitalsim(["replay", bundle])

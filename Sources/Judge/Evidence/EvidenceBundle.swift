@@ -13,11 +13,14 @@ import VitalSimCore
 /// - `outcomes.jsonl`: what the SUT answered to each (status, field, attempts, error);
 /// - `alerts.json`: the alerts observed; `verdict.json`: every check with its rule, finding and the
 ///   requirement ids it verifies (`meta.json`'s `requirementsCatalogue` names the catalogue's version);
+/// - `MANIFEST.sha256.sig` (with a signing key): an Ed25519 signature of the manifest
+///   (``EvidenceSignature``);
 /// - `generated/`: the scenario's `readings.jsonl` and btsnoop captures of its BLE devices;
 /// - `ble-live/` (runs with `--ble hci`): a btsnoop capture of each device's live HCI session;
 /// - `MANIFEST.sha256`: sha256 of every file above (`sha256sum -c MANIFEST.sha256` checks it).
 ///
-/// `vitalsim replay BUNDLE` checks the manifest, regenerates the traffic from the bundled scenario
+/// `vitalsim replay BUNDLE [--public-key PEM]` checks the signature against the given key, the
+/// manifest, regenerates the traffic from the bundled scenario
 /// and seed, and proves it byte-identical to `traffic.jsonl`.
 package enum EvidenceBundle {
     /// The tool version written into bundles.
@@ -41,7 +44,8 @@ package enum EvidenceBundle {
         result: LiveRunResult,
         verdict: Verdict,
         profile: String? = nil,
-        catalogue: String? = nil
+        catalogue: String? = nil,
+        signingKey: EvidenceSignature.SigningKey? = nil
     ) throws(EvidenceError) {
         let fm = FileManager.default
         do {
@@ -104,7 +108,9 @@ package enum EvidenceBundle {
             try Data((alerts.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/alerts.json"))
             try Data(RunReport.json([verdict]).utf8).write(to: URL(fileURLWithPath: directory + "/verdict.json"))
             _ = try CaptureGenerator(scenario: scenario, seed: seed).generate(into: directory + "/generated")
-            try Data(manifest(directory).utf8).write(to: URL(fileURLWithPath: directory + "/MANIFEST.sha256"))
+            let manifest = Array(try manifest(directory).utf8)
+            try Data(manifest).write(to: URL(fileURLWithPath: directory + "/MANIFEST.sha256"))
+            if let signingKey { try EvidenceSignature.sign(manifest, key: signingKey, into: directory) }
         } catch {
             throw .unwritable("cannot write the evidence bundle \(directory): \(error)")
         }
@@ -133,10 +139,14 @@ package enum EvidenceBundle {
         return out
     }
 
-    /// `sha256sum` lines for every file under `directory` (sorted paths, the manifest itself excluded).
+    /// The files of a bundle that are not listed in its manifest: the manifest and its signature.
+    static let unlisted: Set<String> = ["MANIFEST.sha256", EvidenceSignature.file]
+
+    /// `sha256sum` lines for every file under `directory` (sorted paths, the manifest and its
+    /// signature excluded).
     static func manifest(_ directory: String) throws -> String {
         var lines: [String] = []
-        for path in files(directory) where path != "MANIFEST.sha256" {
+        for path in files(directory) where !unlisted.contains(path) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
             lines.append("\(sha256(Array(bytes)))  \(path)")
         }
@@ -173,11 +183,23 @@ package enum EvidenceBundle {
         case readingsDiffer(expected: String, regenerated: String)
     }
 
-    /// Checks the manifest and regenerates the traffic from the bundled scenario and seed.
-    package static func replay(_ directory: String) throws(EvidenceError) -> ReplayOutcome {
-        guard let manifest = try? String(contentsOfFile: directory + "/MANIFEST.sha256", encoding: .utf8) else {
+    /// Checks the signature (against `trusted` when given: an unsigned or altered bundle is then an
+    /// error), the manifest, and regenerates the traffic from the bundled scenario and seed.
+    package static func replay(
+        _ directory: String,
+        trusted: EvidenceSignature.PublicKey? = nil
+    ) throws(EvidenceError) -> (outcome: ReplayOutcome, signature: EvidenceSignature.Status) {
+        guard let manifestBytes = FileManager.default.contents(atPath: directory + "/MANIFEST.sha256"),
+            let manifest = String(data: manifestBytes, encoding: .utf8)
+        else {
             throw .invalid("\(directory) is not an evidence bundle: MANIFEST.sha256 is missing")
         }
+        let signature = try EvidenceSignature.check(directory, manifest: Array(manifestBytes), trusted: trusted)
+        return (try regenerate(directory, manifest: manifest), signature)
+    }
+
+    /// Checks the manifest's hashes and regenerates the traffic.
+    static func regenerate(_ directory: String, manifest: String) throws(EvidenceError) -> ReplayOutcome {
         var listed: Set<String> = []
         for (n, line) in manifest.split(separator: "\n").enumerated() {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
@@ -195,7 +217,7 @@ package enum EvidenceBundle {
                 )
             }
         }
-        let unlisted = files(directory).filter { $0 != "MANIFEST.sha256" && !listed.contains($0) }
+        let unlisted = files(directory).filter { !Self.unlisted.contains($0) && !listed.contains($0) }
         if let first = unlisted.first { throw .invalid("\(directory)/\(first) is not in MANIFEST.sha256") }
         guard let metaData = FileManager.default.contents(atPath: directory + "/meta.json"),
             let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],

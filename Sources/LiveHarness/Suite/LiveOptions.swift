@@ -158,6 +158,8 @@ package struct LiveOptions: Sendable {
         /// The version of the requirements catalogue the checks' ids are of (docs/requirements.md),
         /// written into evidence bundles.
         package var catalogueVersion: String?
+        /// The key that signs each evidence bundle's manifest; nil: bundles are unsigned.
+        package var signingKey: EvidenceSignature.SigningKey?
         /// Whether each scenario's part of the suite run lists every request and its outcome (for a
         /// shard result file).
         package var listsRequests = false

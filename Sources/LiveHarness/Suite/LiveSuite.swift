@@ -142,7 +142,8 @@ package enum LiveSuite {
                     result: result,
                     verdict: verdict,
                     profile: shaped,
-                    catalogue: options.reports.catalogueVersion
+                    catalogue: options.reports.catalogueVersion,
+                    signingKey: options.reports.signingKey
                 )
             } catch { throw .infrastructure(error.description) }
         }

@@ -121,13 +121,60 @@ extension VitalSim {
             help:
                 "Write an evidence bundle per scenario under this folder (inputs, traffic log, answers, alerts, verdicts, captures, sha256 manifest; check with vitalsim replay)."
         ) var evidence: String?
+        @Option(
+            name: .customLong("sign-key"),
+            help: ArgumentHelp(
+                "Sign each evidence bundle's manifest with this Ed25519 private key (PEM; vitalsim keygen or openssl genpkey -algorithm ed25519). Without it, the key in the environment variable VITALSIM_SIGNING_KEY (its PEM text), if set.",
+                valueName: "PEM"
+            )
+        ) var signKey: String?
         @OptionGroup(title: "Sharding") var sharding: ShardFlags
 
         func validate() throws {
+            if signKey != nil, evidence == nil {
+                throw ValidationError("--sign-key signs evidence bundles: give --evidence DIR too")
+            }
             if evidence != nil, sharding.isSharded {
                 throw ValidationError(
                     "--evidence cannot go with --shard/--shards: a bundle replays a whole scenario, a shard sends only its patients"
                 )
+            }
+        }
+
+        /// With `--result`, this shard's result file (the whole suite as shard 1 of 1 without `--shard`).
+        func writeShardResult(_ suite: SuiteRun, shard: PatientShard?, startAt: Int64?) throws {
+            guard let result = sharding.result else { return }
+            let s = shard ?? PatientShard(index: 1, count: 1)
+            let shardResult = ShardResult(
+                shard: s.index,
+                shards: s.count,
+                suite: live.path,
+                seed: live.pacing.seed,
+                startAt: startAt,
+                scenarios: suite.parts
+            )
+            try ReportFlags.write(
+                shardResult.json(),
+                to: result.replacingOccurrences(of: "{shard}", with: String(s.index))
+            )
+        }
+
+        /// The key that signs evidence bundles: `--sign-key`'s file, else the environment's PEM text.
+        func signingKey() throws -> EvidenceSignature.SigningKey? {
+            let text: String
+            let source: String
+            if let signKey {
+                guard let t = try? String(contentsOfFile: signKey, encoding: .utf8) else {
+                    throw CommandFailure.input("--sign-key \(signKey): cannot read the file")
+                }
+                (text, source) = (t, "--sign-key \(signKey)")
+            } else if let t = ProcessInfo.processInfo.environment[EvidenceSignature.environmentKey], !t.isEmpty {
+                (text, source) = (t, "the environment variable \(EvidenceSignature.environmentKey)")
+            } else {
+                return nil
+            }
+            do throws(EvidenceError) { return try EvidenceSignature.privateKey(pem: text, source: source) } catch {
+                throw CommandFailure.input(error.description)
             }
         }
 
@@ -140,7 +187,10 @@ extension VitalSim {
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let suite: SuiteRun
             var options = try live.options()
-            if evidence != nil { options.reports.catalogueVersion = try RequirementsCatalogue.shipped().version }
+            if evidence != nil {
+                options.reports.catalogueVersion = try RequirementsCatalogue.shipped().version
+                options.reports.signingKey = try signingKey()
+            }
             let gate = try reports.gate(conformance: options.target.profile.conformance)
             let shard = try sharding.patientShard()
             do throws(HarnessError) {
@@ -157,21 +207,7 @@ extension VitalSim {
                 if error.isInputError { throw ExitCodes.input }
                 throw ExitCodes.infrastructure
             }
-            if let result = sharding.result {
-                let s = shard ?? PatientShard(index: 1, count: 1)
-                let shardResult = ShardResult(
-                    shard: s.index,
-                    shards: s.count,
-                    suite: live.path,
-                    seed: live.pacing.seed,
-                    startAt: options.sharding.startAt,
-                    scenarios: suite.parts
-                )
-                try ReportFlags.write(
-                    shardResult.json(),
-                    to: result.replacingOccurrences(of: "{shard}", with: String(s.index))
-                )
-            }
+            try writeShardResult(suite, shard: shard, startAt: options.sharding.startAt)
             let verdicts = suite.verdicts
             if let shard {
                 let ran = suite.parts.reduce(0) { $0 + $1.ran.count }
