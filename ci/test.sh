@@ -38,9 +38,11 @@ stage setup bash ci/setup-debian.sh || exit 1
 stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
   python3 ci/function-length.py --limit 80 Sources Tests && python3 ci/module-map.py > /dev/null' || status=1
 stage build swift build --build-tests --explicit-target-dependency-import-check error || exit 1
-# The requirements the core suite exercises (docs/requirements.md, `vitalsim coverage`): a floor under
-# the share of SHALL requirements until every one is covered (issue 44), so none is lost unnoticed.
-stage coverage bash -c ".build/debug/vitalsim coverage scenarios/core --fail-under 60 \
+# The requirements the core suite exercises (docs/requirements.md, `vitalsim coverage`): every SHALL
+# requirement a plain run can exercise must be, but the two no check verifies until issue 45 (care
+# team: recipients, who may see what) exists. Those of BLE-link and push-channel runs are listed apart.
+stage coverage bash -c ".build/debug/vitalsim coverage scenarios/core \
+  --allow-uncovered alerts.recipients --allow-uncovered access.authorized-only \
   --json $logs/coverage.json > $logs/coverage.log" || status=1
 head -3 "$logs/coverage.log" || true
 

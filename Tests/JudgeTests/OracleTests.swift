@@ -18,7 +18,7 @@ final class OracleTests: XCTestCase {
                     dir + "/" + $0
                 }
         }
-        XCTAssertEqual(paths.count, 25)
+        XCTAssertEqual(paths.count, 29)
         return paths
     }
 

@@ -8,9 +8,9 @@ import Testing
 /// against the committed golden files (traffic digests included): the healthy baseline every
 /// faulty mode below is measured against.
 struct InProcessRunTests {
-    /// `copd-desaturation` sends over MQTT, which needs a broker (`IntegrationTests`; relayed over
-    /// HTTP it runs in `InProcessProfileTests`).
-    @Test(arguments: InProcessRun.names("core", except: ["copd-desaturation"]))
+    /// `copd-desaturation` and `every-kind-valid-and-invalid` send over MQTT, which needs a broker
+    /// (`IntegrationTests`; relayed over HTTP the first runs in `InProcessProfileTests`).
+    @Test(arguments: InProcessRun.names("core", except: ["copd-desaturation", "every-kind-valid-and-invalid"]))
     func eachCoreScenarioPasses(_ name: String) async throws {
         let verdict = try await InProcessRun.verdict(InProcessRun.path("core", name))
         #expect(verdict.error == nil)

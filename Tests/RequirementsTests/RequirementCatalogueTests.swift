@@ -86,7 +86,12 @@ import VitalSimCore
             "docs/requirements.md is out of date: run `vitalsim requirements --markdown > docs/requirements.md`"
         )
         #expect(generated.contains("| `rule.hr.tachycardia` | heart-rate > 100 | 10m | 5 | medium |"))
-        #expect(generated.contains("| `gatt.0x2A37` | heart-rate-measurement | Heart Rate Service 1.0 (HRS)"))
+        #expect(
+            generated.contains("| `gatt.0x2A37` | heart-rate-measurement | SHALL |  | Heart Rate Service 1.0 (HRS)")
+        )
+        #expect(
+            generated.contains("| `gatt.0x2A52` | record-access-control-point | SHALL | ble-link | Glucose Service")
+        )
         let json = try #require(
             JSONSerialization.jsonObject(with: Data(CatalogueDocument.json(try Self.shipped()).utf8)) as? [String: Any]
         )
@@ -108,6 +113,9 @@ import VitalSimCore
           weight-scale: wss
           battery: bas
           generic: gatt
+        ble-link:
+          shall: ["0x2902"]
+          should: ["0x2A49"]
         """
 
     @Test(arguments: [
@@ -125,6 +133,8 @@ import VitalSimCore
             "requirements[1].id", "the id 'a.one' is given twice (first at line 2)"
         ),
         ("id: a.one", "id: ingest.cgm.accept", "requirements", "is generated: do not write it by hand"),
+        ("text: \"one\"}", "text: \"one\", applies: bluetooth}", "requirements[0].applies", "unknown applicability"),
+        ("should: [\"0x2A49\"]", "should: [\"0x2A99\"]", "ble-link.should[0]", "'0x2A99' is not a characteristic"),
     ])
     func mistakesAreNamed(_ find: String, _ replace: String, _ field: String, _ message: String) throws {
         let text = Self.minimal.replacingOccurrences(of: find, with: replace)

@@ -10,8 +10,11 @@ import VitalSimCore
 /// `vitalsim coverage`: what shipped scenarios exercise of the catalogue, traced as their verdicts'
 /// checks are, and what none does.
 @Suite struct SuiteCoverageTests {
-    static func coverage(_ names: [String]) throws -> SuiteCoverage {
-        var coverage = SuiteCoverage(catalogue: try RequirementCatalogueTests.shipped())
+    static func coverage(
+        _ names: [String],
+        modes: Set<Requirement.Applicability> = []
+    ) throws -> SuiteCoverage {
+        var coverage = SuiteCoverage(catalogue: try RequirementCatalogueTests.shipped(), modes: modes)
         for name in names {
             let scenario = try TracedScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
             let path = Fixtures.repositoryRoot + "/" + scenario.golden
@@ -45,6 +48,28 @@ import VitalSimCore
         #expect(missing.contains("alerts.recipients") && missing.contains("access.authorized-only"))
         #expect(!missing.contains("query.by-month") && !missing.contains("store.once"))
         #expect(c.percent(.shall) > 0 && c.percent(.shall) < 100)
+    }
+
+    /// What only a run over a BLE link (or observing push channels) exercises is apart unless the
+    /// suite is said to be run so; then the devices that go over the link exercise their services.
+    @Test func requirementsOfAnotherModeAreApartUntilTheSuiteIsRunSo() throws {
+        let plain = try Self.coverage(["t1d-nocturnal-hypoglycemia", "hypertensive-crisis"])
+        #expect(plain.inapplicable(.shall).map(\.id).contains("gatt.0x2A52"))
+        #expect(plain.inapplicable(.shall).map(\.id).contains("alerts.pushed"))
+        #expect(!plain.uncovered(.shall).contains { $0.applies != .always })
+        let text = CoverageDocument.text(plain, suites: ["x"])
+        #expect(text.contains("only runs over a BLE link"), "\(text)")
+        let linked = try Self.coverage(
+            ["t1d-nocturnal-hypoglycemia", "hypertensive-crisis"],
+            modes: [.bleLink, .pushChannels]
+        )
+        // The glucometer's stored records are fetched through the RACP; the cuff serves its features.
+        #expect(linked.exercised["gatt.0x2A52"]?.first?.how == "served over a BLE link by meter-504")
+        #expect(linked.exercised["gatt.0x2A49"]?.first?.scenario == "hypertensive-crisis")
+        #expect(linked.exercised["gatt.0x2AA8"]?.first?.how == "served over a BLE link by cgm-504")
+        #expect(linked.exercised["ingest.ble-gateway"] != nil && linked.exercised["alerts.pushed"] != nil)
+        #expect(linked.exercised["gatt.0x2A5E"] == nil, "no oximeter in these scenarios")
+        #expect(linked.inapplicable(.shall).isEmpty)
     }
 
     /// The seed's 2 s alert latency is covered only by a budget on the maximum of at most 2 s.

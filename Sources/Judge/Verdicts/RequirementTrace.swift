@@ -68,7 +68,7 @@ package enum RequirementTrace {
     static func delivery(_ name: String) -> [String] {
         if name.hasPrefix("alerts delivered via ") { return ["alerts.pushed"] }
         if name == "every MQTT reading reached the SUT" { return ["ingest.answered", "ingest.mqtt-confirmed"] }
-        if name == "every BLE reading sent to a subscribed central" { return ["ingest.ble-gateway"] }
+        if name == "every BLE reading sent to a subscribed central" { return ["ingest.ble-gateway", "gatt.0x2902"] }
         return ["ingest.answered"]
     }
 

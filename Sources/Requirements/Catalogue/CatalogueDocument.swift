@@ -29,7 +29,7 @@ package enum CatalogueDocument {
         let written: [[String: Any]] = all.filter { $0.origin == .catalogue }.map {
             [
                 "id": $0.id, "level": $0.level.rawValue, "area": $0.area, "text": cell($0.text),
-                "source": cell($0.source),
+                "source": cell($0.source), "applies": $0.applies == .always ? "" : $0.applies.rawValue,
             ]
         }
         let accepts = all.filter { $0.origin == .kind && $0.id.hasSuffix(".accept") }
@@ -50,7 +50,10 @@ package enum CatalogueDocument {
             ]
         }
         let gatt: [[String: Any]] = all.filter { $0.origin == .gatt }.map {
-            ["id": $0.id, "name": String($0.text.prefix { $0 != " " }), "source": cell($0.source)]
+            [
+                "id": $0.id, "name": String($0.text.prefix { $0 != " " }), "source": cell($0.source),
+                "level": $0.level.rawValue, "applies": $0.applies == .always ? "" : $0.applies.rawValue,
+            ]
         }
         return [
             "total": all.count, "shall": all.filter { $0.level == .shall }.count,
@@ -65,6 +68,7 @@ package enum CatalogueDocument {
             var fields: [(String, JSONValue)] = [
                 ("id", .string(r.id)), ("level", .string(r.level.rawValue)), ("area", .string(r.area)),
                 ("origin", .string(r.origin.rawValue)), ("text", .string(r.text)), ("source", .string(r.source)),
+                ("applies", .string(r.applies.rawValue)),
             ]
             if let rule = r.rule {
                 var ruleFields: [(String, JSONValue)] = [

@@ -46,8 +46,8 @@ package struct RequirementCatalogue: Sendable {
         if let top = reader.mapping(
             root,
             "",
-            allowed: ["requirements", "kinds", "services"],
-            required: ["requirements", "kinds", "services"]
+            allowed: ["requirements", "kinds", "services", "ble-link"],
+            required: ["requirements", "kinds", "services", "ble-link"]
         ) {
             entries += written(top, reader)
             entries += kinds(top, reader)
@@ -83,7 +83,7 @@ package struct RequirementCatalogue: Sendable {
                 let entry = reader.mapping(
                     node,
                     field,
-                    allowed: ["id", "level", "area", "source", "text"],
+                    allowed: ["id", "level", "area", "source", "text", "applies"],
                     required: ["id", "level", "area", "source", "text"]
                 ),
                 let id = entry.string("id"), let level = entry.choice("level", RequirementLevel.self, what: "level"),
@@ -97,16 +97,19 @@ package struct RequirementCatalogue: Sendable {
                 reader.fail(entry.value("id"), field + ".id", "the id '\(id)' is given twice (first at line \(first))")
             }
             lines[id] = lines[id] ?? (entry.value("id")?.mark?.line ?? 0)
-            out.append(
-                Requirement(
-                    id: id,
-                    level: level,
-                    area: area.rawValue,
-                    source: source,
-                    text: text,
-                    origin: .catalogue
-                )
+            var requirement = Requirement(
+                id: id,
+                level: level,
+                area: area.rawValue,
+                source: source,
+                text: text,
+                origin: .catalogue
             )
+            if entry.has("applies") {
+                requirement.applies =
+                    entry.choice("applies", Requirement.Applicability.self, what: "applicability") ?? .always
+            }
+            out.append(requirement)
         }
         return out
     }
@@ -198,6 +201,7 @@ package struct RequirementCatalogue: Sendable {
             }
             specifications[name] = text
         }
+        let overLink = bleLinkCharacteristics(top, reader)
         var out: [Requirement] = []
         for characteristic in CharacteristicRegistry.all {
             let uuid = characteristic.uuidString
@@ -207,17 +211,48 @@ package struct RequirementCatalogue: Sendable {
                 reader.fail(node, "services", "no specification for characteristic \(characteristic.name) (\(uuid))")
                 continue
             }
-            out.append(
-                Requirement(
-                    id: "gatt." + uuid,
-                    level: .shall,
-                    area: "gatt",
-                    source: specification,
-                    text: "\(characteristic.name) (\(uuid)) values are read as the specification lays them out, "
-                        + "field by field and little-endian; malformed values are refused.",
-                    origin: .gatt
-                )
+            var requirement = Requirement(
+                id: "gatt." + uuid,
+                level: .shall,
+                area: "gatt",
+                source: specification,
+                text: "\(characteristic.name) (\(uuid)) values are read as the specification lays them out, "
+                    + "field by field and little-endian; malformed values are refused.",
+                origin: .gatt
             )
+            if let level = overLink[uuid] {
+                requirement.level = level
+                requirement.applies = .bleLink
+                requirement.text =
+                    level == .shall
+                    ? "\(characteristic.name) (\(uuid)), served over a BLE link, is used as the specification lays it "
+                        + "out, so that every reading is collected (notifications enabled, stored records requested, "
+                        + "their times read)."
+                    : "\(characteristic.name) (\(uuid)), served over a BLE link, is read or written as the specification "
+                        + "lays it out by a collector that uses it (features, status, control points, interim values)."
+            }
+            out.append(requirement)
+        }
+        return out
+    }
+
+    /// `ble-link:`: the characteristics a device serves only over a live BLE link (a hub relays
+    /// measurement values alone), each list by level (`shall:`, `should:`), as `0x2A52` ids.
+    static func bleLinkCharacteristics(_ top: Fields, _ reader: YAMLReader) -> [String: RequirementLevel] {
+        guard let node = top.value("ble-link"),
+            let lists = reader.mapping(node, "ble-link", allowed: ["shall", "should"], required: ["shall", "should"])
+        else { return [:] }
+        let known = Set(CharacteristicRegistry.all.map { $0.uuidString })
+        var out: [String: RequirementLevel] = [:]
+        for (key, level) in [("shall", RequirementLevel.shall), ("should", .should)] {
+            for (i, item) in (lists.list(key) ?? []).enumerated() {
+                let uuid = item.scalar?.string ?? ""
+                guard known.contains(uuid) else {
+                    reader.fail(item, "ble-link.\(key)[\(i)]", "'\(uuid)' is not a characteristic VitalSim encodes")
+                    continue
+                }
+                out[uuid] = level
+            }
         }
         return out
     }

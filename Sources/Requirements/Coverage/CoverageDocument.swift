@@ -23,6 +23,12 @@ package enum CoverageDocument {
             out += "uncovered \(level.rawValue) (\(missing.count)):\n"
             for r in missing { out += "  \(r.id): \(r.text) (\(r.source))\n" }
         }
+        for mode in Requirement.Applicability.allCases where !coverage.modes.contains(mode) {
+            let apart = RequirementLevel.allCases.flatMap { coverage.inapplicable($0) }.filter { $0.applies == mode }
+            guard !apart.isEmpty else { continue }
+            out += "not counted: \(apart.count) requirement(s) only \(mode.phrase) exercise: "
+            out += apart.map(\.id).joined(separator: ", ") + "\n"
+        }
         return out
     }
 
@@ -36,6 +42,7 @@ package enum CoverageDocument {
                     ("exercised", .int(Int64(done))), ("total", .int(Int64(total))),
                     ("percent", .double((coverage.percent(level) * 10).rounded() / 10)),
                     ("uncovered", .array(coverage.uncovered(level).map { .string($0.id) })),
+                    ("otherModes", .array(coverage.inapplicable(level).map { .string($0.id) })),
                 ])
             )
         }
@@ -43,6 +50,7 @@ package enum CoverageDocument {
             let by = coverage.exercised[r.id] ?? []
             return .object([
                 ("id", .string(r.id)), ("level", .string(r.level.rawValue)), ("source", .string(r.source)),
+                ("applies", .string(r.applies.rawValue)),
                 (
                     "exercisedBy",
                     .array(by.map { .object([("scenario", .string($0.scenario)), ("check", .string($0.how))]) })
@@ -53,6 +61,7 @@ package enum CoverageDocument {
             ("catalogueVersion", .string(coverage.catalogue.version)),
             ("suites", .array(suites.map { .string($0) })),
             ("scenarios", .array(coverage.scenarios.map { .string($0) })),
+            ("modes", .array(coverage.modes.map(\.rawValue).sorted().map { .string($0) })),
             ("levels", .object(levels)),
             ("requirements", .array(rows)),
         ]).serialized() + "\n"
@@ -75,7 +84,8 @@ package enum CoverageDocument {
             }
             return [
                 "id": r.id, "level": r.level.rawValue, "levelClass": r.level.rawValue.lowercased(), "text": r.text,
-                "state": by.isEmpty ? "uncovered" : "covered", "cells": cells,
+                "state": !coverage.modes.contains(r.applies) ? "other-mode" : by.isEmpty ? "uncovered" : "covered",
+                "cells": cells,
             ]
         }
         let (shallDone, shallTotal) = counts(coverage, .shall)

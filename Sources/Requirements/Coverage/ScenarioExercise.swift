@@ -50,7 +50,7 @@ struct ScenarioExercise {
     /// The seed's alert latency: a reading → alert budget on the maximum of at most this covers it.
     static let alertLatencyLimit = 2000.0
 
-    init(_ scenario: Scenario, golden: GoldenFile?) {
+    init(_ scenario: Scenario, golden: GoldenFile?, modes: Set<Requirement.Applicability> = [.always]) {
         let traffic = Traffic(scenario)
         var checks: [Check] = []
         func check(_ kind: CheckKind, _ name: String, rule: String? = nil) {
@@ -105,6 +105,27 @@ struct ScenarioExercise {
             exercised += ids.map { ($0, c.name) }
         }
         exercised += Self.trafficOnly(traffic, golden: golden)
+        if modes.contains(.bleLink) { exercised += Self.overBLELink(scenario) }
+        if modes.contains(.pushChannels), let golden, !golden.alerts.isEmpty {
+            exercised.append(("alerts.pushed", "alerts delivered via each observed channel"))
+        }
+    }
+
+    /// What a run over a BLE link exercises (`--ble hci`): each Bluetooth device that goes over it
+    /// (transport `ble`) serves its service's characteristics to the SUT's gateway, whose delivery
+    /// is checked (`every BLE reading sent to a subscribed central`).
+    static func overBLELink(_ scenario: Scenario) -> [(id: String, how: String)] {
+        var out: [(id: String, how: String)] = []
+        for device in scenario.patients.flatMap(\.devices) where device.type.isBluetooth && device.transport == .ble {
+            let services = ["generic", "battery", GATTServices.service(of: device.type)]
+            if out.isEmpty { out.append(("ingest.ble-gateway", "every BLE reading sent to a subscribed central")) }
+            for (uuid, service) in GATTServices.byCharacteristic.sorted(by: { $0.key < $1.key })
+            where services.contains(service) {
+                let id = "gatt.0x" + String(uuid, radix: 16, uppercase: true)
+                if !out.contains(where: { $0.id == id }) { out.append((id, "served over a BLE link by \(device.id)")) }
+            }
+        }
+        return out
     }
 
     /// What the traffic exercises beside the checks: the VitalEdge endpoints (seed 001 §4.2), their
