@@ -132,3 +132,35 @@ final class InvalidPayloadTests: XCTestCase {
         XCTAssertNil(JSONInput.parse(Array(body(.truncation).utf8)), "a truncated body does not parse")
     }
 }
+
+/// The phone bridge's other fields: a user id of the wrong type and negative calories, refused by
+/// the reference SUT naming them; on a heart rate, `bad-calories` is the out-of-range form.
+final class PhoneFieldCorruptionTests: XCTestCase {
+    func testTheUserIdAndCaloriesFormsAreRefusedNamingTheirField() throws {
+        let fields: [(String, JSONValue)] = [
+            ("userId", .string("501")), ("timestamp", .string("2024-11-08T00:00:00Z")), ("stepCount", .int(9000)),
+            ("caloriesBurned", .int(360)),
+        ]
+        let now = Int64(1_731_024_000_000) + 60_000
+        let user = try XCTUnwrap(JSONCorruption.apply(fields, .badUserID, measurement: "stepCount"))
+        XCTAssertEqual(
+            String(decoding: user.0, as: UTF8.self),
+            #"{"userId":501,"timestamp":"2024-11-08T00:00:00Z","stepCount":9000,"caloriesBurned":360}"#
+        )
+        XCTAssertEqual(user.1.field, "userId")
+        let calories = try XCTUnwrap(JSONCorruption.apply(fields, .badCalories, measurement: "stepCount"))
+        XCTAssertEqual(calories.1.field, "caloriesBurned")
+        for (body, field) in [(user.0, "userId"), (calories.0, "caloriesBurned")] {
+            let input = try XCTUnwrap(JSONInput.parse(body))
+            XCTAssertThrowsError(try PayloadValidation.healthKitSummary(input, now: now)) { error in
+                XCTAssertEqual((error as? ValidationFailure)?.field, field)
+            }
+        }
+        let heartRate: [(String, JSONValue)] = [
+            ("userId", .string("501")), ("timestamp", .string("2024-11-08T00:00:00Z")), ("heartRate", .int(72)),
+        ]
+        let outOfRange = try XCTUnwrap(JSONCorruption.apply(heartRate, .badCalories, measurement: "heartRate"))
+        XCTAssertEqual(outOfRange.1.field, "heartRate")
+        XCTAssertTrue(String(decoding: outOfRange.0, as: UTF8.self).contains(#""heartRate":-1"#))
+    }
+}

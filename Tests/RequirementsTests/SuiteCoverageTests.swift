@@ -36,11 +36,21 @@ import VitalSimCore
         // A valid daily summary: only the month-end scenario sends one.
         #expect(c.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-month-end"])
         #expect(c.exercised["vitaledge.summary-endpoint"]?.map(\.scenario) == ["vitaledge-month-end"])
-        #expect(Set(c.exercised["ingest.daily-summary.refuse"]?.map(\.scenario) ?? []) == ["vitaledge-daily-summary"])
-        #expect(c.exercised["vitaledge.summary-invalid"]?.map(\.scenario) == ["vitaledge-daily-summary"])
+        #expect(
+            Set(c.exercised["ingest.daily-summary.refuse"]?.map(\.scenario) ?? []) == [
+                "vitaledge-daily-summary", "vitaledge-month-end",
+            ]
+        )
+        #expect(
+            c.exercised["vitaledge.summary-invalid"]?.map(\.scenario) == [
+                "vitaledge-daily-summary", "vitaledge-month-end",
+            ]
+        )
         // Raw GATT values relayed over MQTT by the COPD hub: the oximeter's continuous measurement.
         #expect(c.exercised["gatt.0x2A5F"]?.map(\.scenario) == ["copd-desaturation"])
         #expect(c.exercised["ingest.mqtt-confirmed"]?.map(\.scenario) == ["copd-desaturation"])
+        // The phone's repeats and retries (month-end's duplicates and disconnect faults).
+        #expect(c.exercised["vitaledge.retries"]?.map(\.scenario) == ["vitaledge-month-end"])
         // Every patient's readings are read back by period and kind; nothing checks who may see what.
         #expect(c.exercised["query.by-period"]?.contains { $0.scenario == "vitaledge-month-end" } == true)
         #expect(c.exercised["query.by-kind"]?.first?.how.hasSuffix("by kind (each kind held)") == true)

@@ -53,6 +53,15 @@ final class CorruptFaultTests: XCTestCase {
         )
     }
 
+    /// A phone bridge's other fields (seed 001 §3.3.1): only a phone bridge takes those forms.
+    func testOnlyAPhoneBridgeTakesTheUserIdAndCaloriesForms() throws {
+        XCTAssertEqual(try corruption(Self.phone, "bad-user-id"), .badUserID)
+        XCTAssertEqual(try corruption(Self.phone, "bad-calories"), .badCalories)
+        let refused = issue(Self.relayedCuff, "bad-calories")
+        XCTAssertTrue(refused.contains("bad-calories does not apply"), refused)
+        XCTAssertTrue(issue("{id: d, type: respiration-monitor}", "bad-user-id").contains("does not apply"))
+    }
+
     func testGATTDevicesTakeTheGATTFormsAndRelayedOnesBoth() throws {
         XCTAssertEqual(try corruption(Self.strap), .truncation, "the GATT default is unchanged")
         XCTAssertEqual(try corruption("{id: d, type: cgm}"), .badCRC)

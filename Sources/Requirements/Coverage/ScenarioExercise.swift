@@ -24,8 +24,15 @@ struct ScenarioExercise {
         var characteristics: Set<String> = []
         /// Valid daily summaries sent.
         var summaries = 0
+        /// Whether a phone bridge sends payloads again (`duplicates`) or retries them late (`disconnect`).
+        var phoneResends = false
 
         init(_ scenario: Scenario) {
+            let phones = Set(scenario.patients.flatMap(\.devices).filter { $0.type == .phoneBridge }.map(\.id))
+            phoneResends = scenario.timeline.contains { entry in
+                guard case .fault(let fault) = entry, phones.contains(fault.deviceID) else { return false }
+                return fault.kind == .duplicates || fault.kind == .disconnect
+            }
             for request in TrafficPlanStream(for: scenario) {
                 guard let kind = request.kinds.first else { continue }
                 let device = request.patientID + "/" + request.deviceID
@@ -148,6 +155,9 @@ struct ScenarioExercise {
         if traffic.summaries >= 2 { out.append(("vitaledge.summary-daily", "\(traffic.summaries) daily summaries")) }
         if traffic.corruptPaths.contains("/api/healthkit"), refusalsJudged {
             out.append(("vitaledge.summary-invalid", "invalid POST /api/healthkit refused"))
+        }
+        if traffic.validPaths.contains("/api/iot-heart-rate"), traffic.phoneResends {
+            out.append(("vitaledge.retries", "phone payloads sent again or retried late, each to be held once"))
         }
         if traffic.overHTTP {
             out.append(("transport.https", "readings over HTTPS (the embedded SUT, an https:// target)"))

@@ -28,7 +28,7 @@ extension FHIRObservationJSON {
         let quantity = panel ? "component[0].valueQuantity" : "valueQuantity"
         func body() -> [UInt8] { Array(JSONValue.object(f).serialized().utf8) }
         switch corruption {
-        case .wrongType, .outOfRange, .badCRC:
+        case .wrongType, .outOfRange, .badCRC, .badCalories:
             let value = (quantityElement(f, panel: panel, "value") ?? .null)
             setQuantityElement(
                 &f,
@@ -81,7 +81,8 @@ extension FHIRObservationJSON {
                     spellings: [quantity + ".code", quantity + ".unit", quantity]
                 )
             )
-        case .truncation, .mixed:
+        case .truncation, .mixed, .badUserID:
+            // A FHIR Observation names its patient by reference, not by a user id: cut the body short.
             let text = body()
             return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
         }

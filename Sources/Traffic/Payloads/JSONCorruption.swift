@@ -44,6 +44,18 @@ package enum JSONCorruption {
         case .unknownField:
             f.append((unknownKey, .bool(true)))
             return (body(f), ExpectedRejection(status: 400, field: unknownKey))
+        case .badUserID:
+            guard let u = f.firstIndex(where: { $0.0 == "userId" || $0.0 == "patientId" }),
+                case let .string(id) = f[u].1
+            else { return nil }
+            f[u].1 = Int64(id).map { .int($0) } ?? .int(0)
+            return (body(f), ExpectedRejection(status: 400, field: f[u].0))
+        case .badCalories:
+            guard let c = f.firstIndex(where: { $0.0 == "caloriesBurned" }) else {
+                return apply(fields, .outOfRange, measurement: measurement)
+            }
+            f[c].1 = .int(-1)
+            return (body(f), ExpectedRejection(status: 400, field: "caloriesBurned"))
         case .badFlags, .badCRC, .mixed:
             return nil
         }

@@ -168,7 +168,7 @@ package struct ReadingEncoder {
         var b = bytes
         switch corruption {
         case .truncation, .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField,
-            .mixed:
+            .mixed, .badUserID, .badCalories:
             if uuid == BatteryLevel.uuid { return [] }
             b.removeLast()
         case .badFlags:

@@ -49,7 +49,7 @@ package struct TemplatePayload: Sendable {
         case .badFlags:
             context["unit"] = "bogus-unit"
             return (Array(template.render(context).utf8), rejection("unit"))
-        case .truncation, .missingField, .unknownField, .mixed:
+        case .truncation, .missingField, .unknownField, .mixed, .badUserID, .badCalories:
             break
         }
         // A form a template cannot express (a missing or unknown field): the body cut in half, and

@@ -143,9 +143,17 @@ public enum Corruption: String, Sendable, CaseIterable {
     case unknownField = "unknown-field"
     /// JSON, in a scenario only: each corrupted reading takes the next of ``jsonForms`` in turn.
     case mixed
+    /// JSON from a phone bridge: the user's id as a number (`"userId": 501`, a string in seed 001
+    /// §3.3.1; `patientId` in observation JSON).
+    case badUserID = "bad-user-id"
+    /// JSON from a phone bridge: a daily summary's `caloriesBurned` −1; a payload without calories
+    /// (the phone's heart rate) takes the out-of-range form instead.
+    case badCalories = "bad-calories"
 
     /// The corruptions of GATT bytes.
     public static let gattForms: [Corruption] = [.badFlags, .truncation, .badCRC]
+    /// The invalid forms of a phone bridge's other fields (not taken by `mixed`).
+    public static let phoneForms: [Corruption] = [.badUserID, .badCalories]
     /// The invalid JSON forms a backend must refuse, in the order `mixed` takes them.
     public static let jsonForms: [Corruption] = [
         .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField, .truncation,

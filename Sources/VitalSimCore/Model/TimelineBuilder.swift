@@ -211,7 +211,7 @@ struct TimelineBuilder {
         let gatt = type?.isBluetooth ?? false
         let valid =
             (gatt ? Corruption.gattForms.filter { $0 != .badCRC || type == .cgm } : [])
-            + (json ? Corruption.jsonForms + [.mixed] : [])
+            + (json ? Corruption.jsonForms + [.mixed] : []) + (type == .phoneBridge ? Corruption.phoneForms : [])
         let fallback: Corruption = !gatt ? .mixed : (type == .cgm ? .badCRC : .truncation)
         fault.corruption = fields.choice("corruption", Corruption.self, what: "corruption") ?? fallback
         guard let c = fault.corruption, let type, !valid.contains(c) else { return }
