@@ -382,9 +382,10 @@ final class RecordAndRunTests: XCTestCase {
             "run", path, "--golden-dir", goldenDir, "--sut-fault", "delay-alerts=4s", "--settle", "1", "--json", json,
         ])
         XCTAssertEqual(late.status, 1, late.out + late.err)
-        XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["budget-exceeded"], late.out)
+        // Over the p99 of 1 s and the maximum of 2 s (seed 000's real-time updates under 2 seconds).
+        XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["budget-exceeded", "budget-exceeded"], late.out)
         XCTAssertTrue(
-            late.err.contains("waiting up to 31 s (reading → alert budget 1 s + --alert-wait 30 s)"),
+            late.err.contains("waiting up to 32 s (reading → alert budget 2 s + --alert-wait 30 s)"),
             late.err
         )
         XCTAssertTrue(late.err.contains("every expected alert is listed"), late.err)
@@ -396,7 +397,7 @@ final class RecordAndRunTests: XCTestCase {
         XCTAssertEqual(gaveUp.status, 1, gaveUp.out + gaveUp.err)
         XCTAssertTrue(try findings(json)["hypertensive-crisis"]?.contains("missed") == true, gaveUp.out)
         XCTAssertTrue(
-            gaveUp.out.contains("after the last reading was answered (waited up to reading → alert budget 1 s"),
+            gaveUp.out.contains("after the last reading was answered (waited up to reading → alert budget 2 s"),
             gaveUp.out
         )
     }

@@ -31,7 +31,14 @@ final class InProcessStoredDataTests {
         let verdict = try await InProcessRun.verdict(InProcessRun.path("core", "vitaledge-daily-summary"))
         #expect(InProcessRun.failures(verdict, latency: false) == [])
         let checks = stored(verdict)
-        #expect(checks.count == 4, "\(checks)")
+        // Kept, unaltered, counted, held once; asked by its month, by the middle half of the run and by
+        // its one valid kind (the only summary is corrupted).
+        #expect(checks.count == 7, "\(checks)")
+        #expect(checks["stored readings of patient 501 by period 2024-11-01T00:00:00Z to 2024-12-01T00:00:00Z"] != nil)
+        #expect(
+            checks["stored readings of patient 501 by kind heart-rate"]?.hasSuffix("all 567 held there among them")
+                == true
+        )
         #expect(checks["stored readings of patient 501 kept"] == "all 567 acknowledged reading(s) read back")
         #expect(checks["stored readings of patient 501 held once"] == "no acknowledged reading is held more than once")
         #expect(

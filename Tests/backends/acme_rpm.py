@@ -194,6 +194,8 @@ class Handler(BaseHTTPRequestHandler):
                            "kind": t.pop("kind"), "value": t.pop("value"), "unit": t.pop("unit"), "timestamp": t.pop("at")}
             observation.update(t)
         except (ValueError, KeyError, TypeError, AttributeError):
+            with LOCK:
+                STATS["refused"] += 1
             return self.error(422, "", "the body is not a telemetry object")
         self.ingest(owner, observation["patientId"], observation["deviceId"], "/api/v1/observations", observation, "application/json",
                     reading_time(observation["timestamp"]))

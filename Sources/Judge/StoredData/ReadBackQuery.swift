@@ -6,8 +6,8 @@ package enum ReadBackQuery: Sendable, Hashable, CustomStringConvertible {
     case period(from: Int64, to: Int64)
     case kind(VitalKind)
 
-    /// Patients whose narrowed read-backs a run asks for, at most: the first of the scenario with
-    /// stored readings (a load ward's thousands would multiply the requests for no new evidence).
+    /// Patients whose narrowed read-backs a run asks for, at most: the first of the scenario, in its
+    /// order (a load ward's thousands would multiply the requests for no new evidence).
     package static let patientLimit = 10
     /// Calendar months asked for one patient, at most (the first ones of the readings' span).
     package static let monthLimit = 12

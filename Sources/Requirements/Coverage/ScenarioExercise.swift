@@ -97,7 +97,7 @@ struct ScenarioExercise {
         }
         // Narrowed read-backs of the first patients with readings (StoredReadBackFetch).
         let senders = Set(traffic.validKinds.keys.map { String($0.prefix { $0 != "/" }) })
-        for patient in scenario.patients.map(\.id).filter(senders.contains).prefix(ReadBackQuery.patientLimit) {
+        for patient in scenario.patients.prefix(ReadBackQuery.patientLimit).map(\.id).filter(senders.contains) {
             check(.storedData, "stored readings of patient \(patient) by period (each month, each month boundary)")
             check(.storedData, "stored readings of patient \(patient) by kind (each kind held)")
         }

@@ -19,6 +19,9 @@ package struct StoredReadBackFetch {
     let auth: RequestAuth
     /// Readings the run sent, by patient id at the SUT (for ``readingLimit(sent:)``).
     package var sent: [String: Int] = [:]
+    /// The scenario ids of the patients whose read-back is also asked narrowed (by period, by kind);
+    /// nil: the first ``ReadBackQuery/patientLimit`` of those fetched.
+    package var narrowedPatients: Set<String>?
     /// How long the whole read-back may take.
     package var deadline = StoredReadBackFetch.defaultDeadline
     /// The time the deadline is measured on (a test injects its own).
@@ -50,7 +53,7 @@ package struct StoredReadBackFetch {
         var out = StoredReadBack()
         if source.counts != nil { out.counts = [:] }
         let ends = now() + deadline
-        var queried = 0
+        let asked = narrowedPatients ?? Set(patients.prefix(ReadBackQuery.patientLimit).map(\.scenario))
         for p in patients {
             let url = StoredReadingsSource.url(source.url, patient: p.wire, base: base)
             switch await readings(from: url, patient: p.wire, readingID: readingID, until: ends) {
@@ -58,10 +61,7 @@ package struct StoredReadBackFetch {
             case .success(nil): out.unknownPatients.insert(p.scenario)
             case .success(let readings?):
                 out.readings[p.scenario] = readings
-                if queried < ReadBackQuery.patientLimit, !readings.isEmpty,
-                    source.byPeriod != nil || source.byKind != nil
-                {
-                    queried += 1
+                if asked.contains(p.scenario), !readings.isEmpty, source.byPeriod != nil || source.byKind != nil {
                     switch await narrowed(readings, patient: p.wire, readingID: readingID, until: ends) {
                     case .failure(let problem): return .failure(problem)
                     case .success(let answers): out.queries[p.scenario] = answers
