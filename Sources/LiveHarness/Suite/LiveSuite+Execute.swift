@@ -163,15 +163,7 @@ extension LiveSuite {
                 origin: options.origin,
                 awaiting: awaiting
             )
-            await readBack(
-                into: &result,
-                scenario,
-                options,
-                runner: runner,
-                base: base,
-                naming: naming,
-                whole: whole ?? scenario
-            )
+            await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming, whole: whole)
             return result
         }
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
@@ -229,7 +221,8 @@ extension LiveSuite {
     /// Reads back the SUT's stored readings through the profile's `stored-readings:` (before the
     /// lifecycle's reset, which may delete them), unless the run already failed to reach the SUT; a
     /// read-back that fails is a misconfiguration (exit 3). The narrowed read-backs are asked for the
-    /// first patients of the `whole` scenario, so that shards ask what one process would.
+    /// first patients of the `whole` scenario (a shard's part is of it), so that shards ask what one
+    /// process would.
     static func readBack(
         into result: inout LiveRunResult,
         _ scenario: Scenario,
@@ -237,14 +230,14 @@ extension LiveSuite {
         runner: LiveRunner,
         base: String,
         naming: WireNaming,
-        whole: Scenario
+        whole: Scenario?
     ) async {
         guard let source = options.target.profile.storedReadings, result.misconfiguration == nil, !result.unreachable
         else {
             return
         }
         var fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
-        fetch.narrowedPatients = Set(whole.patients.prefix(ReadBackQuery.patientLimit).map(\.id))
+        fetch.narrowedPatients = Set((whole ?? scenario).patients.prefix(ReadBackQuery.patientLimit).map(\.id))
         for request in result.requests {
             fetch.sent[naming.patient(request.patientID), default: 0] += request.readingCount
         }
