@@ -73,8 +73,10 @@ import VitalSimCore
             ["t1d-nocturnal-hypoglycemia", "hypertensive-crisis"],
             modes: [.bleLink, .pushChannels]
         )
-        // The glucometer's stored records are fetched through the RACP; the cuff serves its features.
-        #expect(linked.exercised["gatt.0x2A52"]?.first?.how == "served over a BLE link by meter-504")
+        // The CGM's and the glucometer's stored records are fetched through the RACP; the cuff serves
+        // its features; no device of VitalSim's serves a thermometer's measurement interval.
+        #expect(linked.exercised["gatt.0x2A52"]?.map(\.how) == ["served over a BLE link by cgm-504"])
+        #expect(linked.exercised["gatt.0x2A21"] == nil)
         #expect(linked.exercised["gatt.0x2A49"]?.first?.scenario == "hypertensive-crisis")
         #expect(linked.exercised["gatt.0x2AA8"]?.first?.how == "served over a BLE link by cgm-504")
         #expect(linked.exercised["ingest.ble-gateway"] != nil && linked.exercised["alerts.pushed"] != nil)

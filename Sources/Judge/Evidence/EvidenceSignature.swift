@@ -27,9 +27,8 @@ package enum EvidenceSignature {
 
     /// A signing key read from PEM text; `source` names where it came from, for messages.
     package static func privateKey(pem: String, source: String) throws(EvidenceError) -> SigningKey {
-        let der = try derBytes(pem, type: "PRIVATE KEY", source: source)
-        guard der.count == privatePrefix.count + 32, der.starts(with: privatePrefix),
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: der.suffix(32))
+        guard let raw = try keyBytes(pem, type: "PRIVATE KEY", prefix: privatePrefix, source: source),
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
         else {
             throw .invalid(
                 "\(source) is not an Ed25519 private key (PKCS #8, as `openssl genpkey -algorithm ed25519` or `vitalsim keygen` writes it)"
@@ -43,9 +42,8 @@ package enum EvidenceSignature {
 
     /// A public key read from PEM text.
     package static func publicKey(pem: String, source: String) throws(EvidenceError) -> PublicKey {
-        let der = try derBytes(pem, type: "PUBLIC KEY", source: source)
-        guard der.count == publicPrefix.count + 32, der.starts(with: publicPrefix),
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: der.suffix(32))
+        guard let raw = try keyBytes(pem, type: "PUBLIC KEY", prefix: publicPrefix, source: source),
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
         else {
             throw .invalid(
                 "\(source) is not an Ed25519 public key (SubjectPublicKeyInfo, as `openssl pkey -pubout` or `vitalsim keygen` writes it)"
@@ -54,15 +52,22 @@ package enum EvidenceSignature {
         return key
     }
 
-    /// The DER of the one PEM block of `type` in `text`.
-    static func derBytes(_ text: String, type: String, source: String) throws(EvidenceError) -> [UInt8] {
+    /// The 32 key bytes of the one PEM block of `type` in `text`, nil when its DER is not `prefix`
+    /// and 32 bytes (another algorithm, or a key with optional fields).
+    static func keyBytes(
+        _ text: String,
+        type: String,
+        prefix: [UInt8],
+        source: String
+    ) throws(EvidenceError) -> [UInt8]? {
         guard let document = try? PEMDocument(pemString: text) else {
             throw .invalid("\(source) is not a PEM file (-----BEGIN \(type)----- … -----END \(type)-----)")
         }
         guard document.discriminator == type else {
             throw .invalid("\(source) holds a \(document.discriminator), not a \(type)")
         }
-        return document.derBytes
+        let der = document.derBytes
+        return der.count == prefix.count + 32 && der.starts(with: prefix) ? Array(der.suffix(32)) : nil
     }
 
     /// A new key pair as PEM text: the private key (PKCS #8) and the public key (SubjectPublicKeyInfo).

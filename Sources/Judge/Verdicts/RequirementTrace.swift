@@ -87,12 +87,9 @@ extension Verdict {
     /// Sets each check's requirement ids (``RequirementTrace``), the kinds of its readings read from
     /// the requests `plan` sent.
     package mutating func traceRequirements(plan: [SentRequest]) {
-        var byDevice: [String: [VitalKind]] = [:]
+        var byDevice: [String: VitalKindSet] = [:]
         for request in plan {
-            let device = request.patientID + "/" + request.deviceID
-            for kind in request.kinds where byDevice[device]?.contains(kind) != true {
-                byDevice[device, default: []].append(kind)
-            }
+            byDevice[request.patientID + "/" + request.deviceID, default: VitalKindSet()].formUnion(request.kinds)
         }
         // A reading's kind: its request's; a device's: every kind it sent.
         let rejected = checks.compactMap { check -> String? in
@@ -105,7 +102,7 @@ extension Verdict {
         let kinds: (String) -> [VitalKind] = { subject in
             // A corrupted reading travels alone: its request's kind is its own.
             if let i = carriers[subject]?.first, let kind = plan[i].kinds.first { return [kind] }
-            return byDevice[subject] ?? []
+            return byDevice[subject].map(Array.init) ?? []
         }
         for i in checks.indices { checks[i].requirements = RequirementTrace.ids(of: checks[i], kinds: kinds) }
     }

@@ -13,14 +13,13 @@ extension Verdict {
     ) -> Check {
         let name = "stored readings of patient \(p) \(query)"
         let expected = held.filter { query.selects($0) && !query.isOnEdge($0) }
-        var unused = Array(answered.indices)
+        // How many times the answer lists each reading: a patient's day of 1 Hz readings is 86,400.
+        var listed: [StoredReadingKey: Int] = [:]
+        for reading in answered { listed[StoredReadingKey(reading), default: 0] += 1 }
         var missing: [StoredReading] = []
         for reading in expected {
-            if let k = unused.firstIndex(where: { Self.isSame(reading, answered[$0]) }) {
-                unused.remove(at: k)
-            } else {
-                missing.append(reading)
-            }
+            let key = StoredReadingKey(reading)
+            if let n = listed[key], n > 0 { listed[key] = n - 1 } else { missing.append(reading) }
         }
         let outside = answered.filter { !query.selects($0) && !query.isOnEdge($0) }
         guard !missing.isEmpty || !outside.isEmpty else {
@@ -46,11 +45,15 @@ extension Verdict {
         )
     }
 
-    /// The same stored reading in two answers: the same id, or without ids the same values at the
-    /// same device time.
-    static func isSame(_ a: StoredReading, _ b: StoredReading) -> Bool {
-        if let x = a.id, let y = b.id { return x == y }
-        return a.time == b.time && a.values == b.values
+    /// What makes two answers' stored readings the same one: its id, or without an id its values at
+    /// its device time.
+    enum StoredReadingKey: Hashable {
+        case id(String)
+        case valuesAt(Int64, [Signal: Double])
+
+        init(_ reading: StoredReading) {
+            self = reading.id.map(Self.id) ?? .valuesAt(reading.time, reading.values)
+        }
     }
 
     /// The first readings of a list, for a detail.

@@ -38,13 +38,18 @@ extension ReferenceServer {
         var kind: VitalKind?
         var from: Int64?
         var to: Int64?
+        /// Leave out the last UTC day of each month (the faulty mode `period-drops-month-end`, on a
+        /// filter with a period).
+        var dropsMonthEnd = false
 
         /// The UTC days (`YYYY-MM-DD`, compared as text) the filter takes whole, when it takes
         /// readings of every kind between day boundaries: counts can then come from the counts
         /// table. Nil when it needs the readings themselves.
         var wholeDays: ClosedRange<String>? {
             let day: Int64 = 86_400_000
-            guard signal == nil, kind == nil, (from ?? 0) % day == 0, (to ?? 0) % day == 0 else { return nil }
+            guard signal == nil, kind == nil, !dropsMonthEnd, (from ?? 0) % day == 0, (to ?? 0) % day == 0 else {
+                return nil
+            }
             let first = from.map { String(CivilTime(unixMilliseconds: $0).iso8601().prefix(10)) } ?? ""
             let last = to.map { String(CivilTime(unixMilliseconds: $0 - 1).iso8601().prefix(10)) } ?? "~"
             return first <= last ? first...last : nil
@@ -57,16 +62,14 @@ extension ReferenceServer {
                 f.kind = nil
                 f.signal = nil
             }
+            f.dropsMonthEnd = faults.periodDropsMonthEnd && (from != nil || to != nil)
             return f
         }
 
         /// Whether a reading the storage returned is one asked for.
-        func keeps(_ observation: Observation, _ faults: FaultPlan) -> Bool {
+        func keeps(_ observation: Observation) -> Bool {
             if let kind, StoredReadingJSON.vitalKind(observation) != kind { return false }
-            if faults.periodDropsMonthEnd, from != nil || to != nil, Self.isLastDayOfMonth(observation.time) {
-                return false
-            }
-            return true
+            return !(dropsMonthEnd && Self.isLastDayOfMonth(observation.time))
         }
 
         /// Whether a device time falls on the last UTC day of its month.
@@ -205,7 +208,7 @@ extension ReferenceServer {
         do throws(StorageError) {
             let page = try await context.store.storedReadings(query)
             let next: JSONValue = page.count == limit ? .string(String(page[page.count - 1].seq)) : .null
-            let items = page.filter { filter.keeps($0.observation, context.faults) }
+            let items = page.filter { filter.keeps($0.observation) }
             return json(
                 .ok,
                 .object([("items", .array(items.map { StoredReadingJSON.json($0.observation) })), ("next", next)])
@@ -240,7 +243,7 @@ extension ReferenceServer {
             }
             while filter.wholeDays == nil {
                 let page = try await context.store.storedReadings(query)
-                for r in page where filter.keeps(r.observation, context.faults) {
+                for r in page where filter.keeps(r.observation) {
                     let day = String(
                         CivilTime(unixMilliseconds: r.observation.time).iso8601().prefix(by == "day" ? 10 : 7)
                     )

@@ -1,5 +1,4 @@
 import Bluetooth
-import VitalSimCore
 
 /// The service each GATT characteristic VitalSim encodes belongs to (its specification is in
 /// `requirements.yaml`'s `services:`): assigned numbers of the Bluetooth SIG.
@@ -16,18 +15,4 @@ enum GATTServices {
         0x2A19: "battery",
         0x2902: "generic",
     ]
-
-    /// The health service a Bluetooth device type serves.
-    static func service(of type: DeviceType) -> String {
-        switch type {
-        case .heartRateStrap: "heart-rate"
-        case .bpCuff: "blood-pressure"
-        case .glucometer: "glucose"
-        case .cgm: "cgm"
-        case .pulseOximeter: "pulse-oximeter"
-        case .thermometer: "health-thermometer"
-        case .weightScale: "weight-scale"
-        case .phoneBridge, .feedingLog, .respirationMonitor, .symptomDiary, .ecgWatch, .equipmentLog: "none"
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import Bluetooth
 import Judge
 import Traffic
 import VitalSimCore
@@ -119,16 +120,15 @@ struct ScenarioExercise {
     }
 
     /// What a run over a BLE link exercises (`--ble hci`): each Bluetooth device that goes over it
-    /// (transport `ble`) serves its service's characteristics to the SUT's gateway, whose delivery
-    /// is checked (`every BLE reading sent to a subscribed central`).
+    /// (transport `ble`) serves the SUT's gateway the characteristics and descriptors of its GATT
+    /// database, whose delivery is checked (`every BLE reading sent to a subscribed central`).
     static func overBLELink(_ scenario: Scenario) -> [(id: String, how: String)] {
         var out: [(id: String, how: String)] = []
         for device in scenario.patients.flatMap(\.devices) where device.type.isBluetooth && device.transport == .ble {
-            let services = ["generic", "battery", GATTServices.service(of: device.type)]
             if out.isEmpty { out.append(("ingest.ble-gateway", "every BLE reading sent to a subscribed central")) }
-            for (uuid, service) in GATTServices.byCharacteristic.sorted(by: { $0.key < $1.key })
-            where services.contains(service) {
-                let id = "gatt.0x" + String(uuid, radix: 16, uppercase: true)
+            for attribute in GATTDatabase.forDevice(device.type, name: device.id).attributes
+            where GATTServices.byCharacteristic[attribute.type] != nil {
+                let id = "gatt.0x" + String(attribute.type, radix: 16, uppercase: true)
                 if !out.contains(where: { $0.id == id }) { out.append((id, "served over a BLE link by \(device.id)")) }
             }
         }

@@ -14,8 +14,8 @@ package struct SentRequest: Sendable {
     /// Intended emit time of its last reading (virtual ms from the start).
     package var sendAt: Int64
     package var expectedRejection: ExpectedRejection?
-    /// The kinds of its readings, in the order first met.
-    package var kinds: [VitalKind]
+    /// The kinds of its readings.
+    package var kinds: VitalKindSet
     /// How many readings it carried.
     package let readingCount: Int
     /// The id of its first reading (nil for a request without readings).

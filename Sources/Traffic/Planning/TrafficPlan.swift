@@ -33,9 +33,9 @@ package struct PlannedRequest: Sendable {
     /// alert that cites no evidence is timed from the request carrying a reading of its patient
     /// stamped its time.
     package var deviceTimes: [Int64] = []
-    /// The kinds of its readings, in the order first met (not part of the digest): what the
-    /// requirements a check of it verifies are about (`ingest.KIND.accept`, docs/requirements.md).
-    package var kinds: [VitalKind] = []
+    /// The kinds of its readings (not part of the digest): what the requirements a check of it
+    /// verifies are about (`ingest.KIND.accept`, docs/requirements.md).
+    package var kinds = VitalKindSet()
 
     /// A delivery with every field given (MQTT messages name their `topic`).
     package init(
@@ -51,7 +51,7 @@ package struct PlannedRequest: Sendable {
         kind: VitalKind? = nil
     ) {
         self.deviceID = deviceID
-        kinds = kind.map { [$0] } ?? []
+        if let kind { kinds.insert(kind) }
         self.path = path
         self.body = body
         self.readings = readings

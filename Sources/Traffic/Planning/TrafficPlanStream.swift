@@ -222,7 +222,7 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         {
             open[key] = nil  // keep the batch's buffers uniquely referenced while appending
             batch.request.readings.append((naming.scenarioReadingID(reading.id), reading.intendedEmitTime))
-            if !batch.request.kinds.contains(reading.kind) { batch.request.kinds.append(reading.kind) }
+            batch.request.kinds.insert(reading.kind)
             if keepsDeviceTimes { batch.request.deviceTimes.append(reading.deviceTime) }
             batch.request.sendAt = reading.intendedEmitTime
             batch.request.body.append(UInt8(ascii: ","))
