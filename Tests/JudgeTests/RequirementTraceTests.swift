@@ -72,8 +72,8 @@ import VitalSimCore
                 == ["ingest.daily-summary.refuse", "ingest.refusal-names-field"]
         )
         #expect(ids(v, "rejects 501/phone-501/7") == ["ingest.heart-rate.refuse"])
-        // A device's acceptance: every kind it sent.
-        #expect(ids(v, "accepts 501/phone-501") == ["ingest.daily-summary.accept", "ingest.heart-rate.accept"])
+        // A device's acceptance: every kind it sent, in the catalogue's order of kinds.
+        #expect(ids(v, "accepts 501/phone-501") == ["ingest.heart-rate.accept", "ingest.daily-summary.accept"])
         #expect(ids(v, "every reading acknowledged or rejected") == ["ingest.answered"])
     }
 
