@@ -88,7 +88,7 @@ final class VirtualClockMQTTTests: XCTestCase {
         let broker = InMemoryMQTT(clock: clock, refused: [2, 3, 4], invalid: ["r2"])
         let link = LiveRunner.MQTTLink(client: broker, qos: 1, only: true, brokerCounters: false)
         let sut = VirtualClockRunTests.ScriptedSUT(clock: clock)
-        let runner = VirtualClockRunTests.runner(sut, clock: clock, mqtt: link)
+        let runner = VirtualClockRunTests.runner(sut, mqtt: link)
         let plan = ["r1", "r2", "r3"].map(Self.message)
         let (result, _) = try await VirtualClockRunTests.drive(runner, plan, sut: sut)
         XCTAssertEqual(result.outcomes.map(\.status), [200, 400, 200])

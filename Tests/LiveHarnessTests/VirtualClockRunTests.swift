@@ -19,6 +19,8 @@ final class VirtualClockRunTests: XCTestCase {
     /// each of `alerts` from its time on; every attempt is logged with the test clock's time.
     final class ScriptedSUT: HTTPExchange, Sendable {
         let clock: TestClock<Duration>
+        /// The clock the runner sleeps on: `clock`, watched so that the test steps it in time.
+        let stepped: SteppedClock
         let answer: @Sendable (Int) -> Int?
         let alerts: [(listedFrom: Duration, json: String)]
         /// The virtual time of each observation attempt, in arrival order.
@@ -32,6 +34,7 @@ final class VirtualClockRunTests: XCTestCase {
             answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }
         ) {
             self.clock = clock
+            self.stepped = SteppedClock(clock)
             self.alerts = alerts
             self.answer = answer
         }
@@ -62,10 +65,10 @@ final class VirtualClockRunTests: XCTestCase {
 
     static let base = "http://127.0.0.1:9"
 
-    /// A runner on `clock` sending through `sut`, with `pacing` adjusted (one connection, settle 0.5 s).
+    /// A runner on `sut`'s clock sending through `sut`, with `pacing` adjusted (one connection,
+    /// settle 0.5 s).
     static func runner(
-        _ sut: any HTTPExchange,
-        clock: TestClock<Duration>,
+        _ sut: ScriptedSUT,
         mqtt: LiveRunner.MQTTLink? = nil,
         pacing adjust: (inout LiveOptions.Pacing) -> Void = { _ in }
     ) -> LiveRunner {
@@ -76,16 +79,16 @@ final class VirtualClockRunTests: XCTestCase {
         pacing.settle = .milliseconds(500)
         adjust(&pacing)
         var hooks = LiveRunner.Hooks()
-        hooks.clock = AnyClock(clock)
+        hooks.clock = AnyClock(sut.stepped)
         return LiveRunner(base: base, target: target, pacing: pacing, mqtt: mqtt, hooks: hooks)
     }
 
-    /// Runs `plan` against `sut`, advancing its clock 100 ms at a time from the run's first request
-    /// until the run ends (at most `limit` of virtual time); returns the result and the virtual time
-    /// from the first request to the end; `started` says when whatever else the test runs has begun
-    /// (the clock stands still until it has). The test clock wakes sleepers at their own deadlines, in
-    /// order; a task that runs only after its step has ended starts its next sleep from the step's
-    /// end, so times are exact to within a step (the bounds below allow one).
+    /// Runs `plan` against `sut`, stepping its clock from the run's first request until the run ends
+    /// (at most `limit` of virtual time); returns the result and the virtual time from the first
+    /// request to the end; `started` says when whatever else the test runs has begun (the clock
+    /// stands still until it has). Each step waits for the tasks the last one woke to sleep again,
+    /// then goes to the next pending deadline, at most 100 ms on: a sleeper's times are exact; work
+    /// handed to another task (a worker's queue) may still run a step late (the bounds allow one).
     static func drive(
         _ runner: LiveRunner,
         _ plan: [PlannedRequest],
@@ -120,10 +123,8 @@ final class VirtualClockRunTests: XCTestCase {
                 run.cancel()
                 throw RunDidNotEnd(limit: limit)
             }
-            await clock.advance(by: .milliseconds(100))
-            // The test clock lets woken tasks run only by yielding; on a loaded machine they also get a
-            // moment of real time before the next step, so that their next sleep starts where it should.
-            try await Task.sleep(for: .milliseconds(2))
+            // Once the tasks the last step woke have slept again, to the next deadline (at most 100 ms on).
+            await sut.stepped.step(by: .milliseconds(100))
         }
         let result = await run.value
         let end = try XCTUnwrap(ended.withLock { $0 })
@@ -147,7 +148,7 @@ final class VirtualClockRunTests: XCTestCase {
     func testRequestsLeaveAtTheirScenarioTimeScaledBySpeed() async throws {
         let clock = TestClock<Duration>()
         let sut = ScriptedSUT(clock: clock)
-        let runner = Self.runner(sut, clock: clock) { $0.speed = 60 }
+        let runner = Self.runner(sut) { $0.speed = 60 }
         let plan = [0, 60_000, 150_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
         let (result, _) = try await Self.drive(runner, plan, sut: sut)
         let times = sut.attempts.withLock { $0 }
@@ -165,7 +166,7 @@ final class VirtualClockRunTests: XCTestCase {
         let clock = TestClock<Duration>()
         // The first reading is stored; the second meets four 503s, then is stored.
         let sut = ScriptedSUT(clock: clock) { (1...4).contains($0) ? 503 : 200 }
-        let runner = Self.runner(sut, clock: clock) { $0.outageLimit = .seconds(60) }
+        let runner = Self.runner(sut) { $0.outageLimit = .seconds(60) }
         let (result, _) = try await Self.drive(runner, [Self.observation("r1"), Self.observation("r2")], sut: sut)
         let second = try XCTUnwrap(result.outcomes.last)
         XCTAssertTrue(second.status == 200 && second.attempts == 5, "\(second)")
@@ -182,7 +183,7 @@ final class VirtualClockRunTests: XCTestCase {
     func testAnOutageLongerThanItsLimitStopsTheRunWithoutWaitingItOut() async throws {
         let clock = TestClock<Duration>()
         let sut = ScriptedSUT(clock: clock) { $0 == 0 ? 200 : 503 }
-        let runner = Self.runner(sut, clock: clock) { $0.outageLimit = .seconds(60) }
+        let runner = Self.runner(sut) { $0.outageLimit = .seconds(60) }
         let started = ContinuousClock.now
         let plan = ["r1", "r2", "r3"].map { Self.observation($0) }
         let (result, took) = try await Self.drive(runner, plan, sut: sut)
@@ -199,7 +200,7 @@ final class VirtualClockRunTests: XCTestCase {
     func testASUTThatNeverAnsweredGetsSixAttempts() async throws {
         let clock = TestClock<Duration>()
         let sut = ScriptedSUT(clock: clock) { _ in nil }
-        let runner = Self.runner(sut, clock: clock) { $0.outageLimit = .seconds(60) }
+        let runner = Self.runner(sut) { $0.outageLimit = .seconds(60) }
         let (result, _) = try await Self.drive(runner, [Self.observation("r1")], sut: sut)
         let only = try XCTUnwrap(result.outcomes.first)
         XCTAssertEqual(only.attempts, 6, "\(only)")
@@ -233,7 +234,7 @@ final class VirtualClockRunTests: XCTestCase {
         let clock = TestClock<Duration>()
         // The alert is listed 3 s after its evidence was answered.
         let sut = ScriptedSUT(clock: clock, alerts: [(.seconds(3), Self.alert("a1", evidence: "r1"))])
-        let runner = Self.runner(sut, clock: clock)
+        let runner = Self.runner(sut)
         let (result, took) = try await Self.drive(
             runner,
             [Self.observation("r1")],
@@ -251,7 +252,7 @@ final class VirtualClockRunTests: XCTestCase {
     func testAnExpectedAlertThatNeverComesIsWaitedForUntilItsBound() async throws {
         let clock = TestClock<Duration>()
         let sut = ScriptedSUT(clock: clock)
-        let runner = Self.runner(sut, clock: clock)
+        let runner = Self.runner(sut)
         let (result, took) = try await Self.drive(
             runner,
             [Self.observation("r1")],
@@ -270,7 +271,7 @@ final class VirtualClockRunTests: XCTestCase {
         let alerts = (1...5).map { (Duration.milliseconds(400 * $0), Self.alert("a\($0)", evidence: "r1")) }
         let sut = ScriptedSUT(clock: clock, alerts: alerts)
         let (result, took) = try await Self.drive(
-            Self.runner(sut, clock: clock),
+            Self.runner(sut),
             [Self.observation("r1")],
             sut: sut
         )
@@ -284,7 +285,7 @@ final class VirtualClockRunTests: XCTestCase {
         // it 1.5 s into the run.
         let start: Int64 = 1_700_000_000_000 - 60_000
         let sut = ScriptedSUT(clock: clock, alerts: [(.milliseconds(1500), Self.alert("a1", evidence: "ble-1"))])
-        let runner = Self.runner(sut, clock: clock) { $0.speed = 60 }
+        let runner = Self.runner(sut) { $0.speed = 60 }
         let sentAlongside = Locked<[Duration]>([])
         // Two readings alongside, due at scenario 0 s and 60 s: 0 s and 1 s into the run at --speed 60.
         let alongside = LiveRunner.Alongside(origin: runner.clock.now, startUnixMilliseconds: start) {
