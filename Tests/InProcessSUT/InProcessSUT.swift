@@ -24,6 +24,8 @@ package struct InProcessSUT {
     package var profiles: [String: Profile] = [:]
     /// Patients' own alert limits, as a scenario's `thresholds:` give them to `vitalsim serve --scenario`.
     package var limits: [String: [ThresholdOverride]] = [:]
+    /// Patients' care teams, by patient (as `vitalsim serve --scenario` takes them).
+    package var careTeams: [String: [CareTeamMember]] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
     /// Readings per second per device (0: no limit, as `--rate-limit 0`), on a clock that stands still.
@@ -75,6 +77,7 @@ package struct InProcessSUT {
             rules: rules,
             profiles: profiles,
             limits: limits,
+            careTeams: careTeams,
             storage: storage,
             hub: AlertHub(metrics: metrics),
             faults: faults

@@ -259,6 +259,58 @@ final class ScenarioLoaderTests: XCTestCase {
         )
     }
 
+    func testCareTeamsHoldEachPersonOnceInOneRole() throws {
+        let two = """
+            name: team
+            duration: 1h
+            patients:
+              - id: "501"
+                profile: adult
+                care-team:
+                  - {id: ann, role: caregiver}
+                  - {id: dr-osei, role: clinician}
+                devices: [{id: hrm-1, type: heart-rate-strap}]
+              - id: "502"
+                profile: adult
+                care-team: [{id: dr-osei, role: clinician}]
+                devices: [{id: hrm-2, type: heart-rate-strap}]
+            """
+        let s = try ScenarioLoader.parse(two, file: "t.yaml")
+        XCTAssertEqual(
+            s.patients[0].careTeam,
+            [CareTeamMember(id: "ann", role: .caregiver), CareTeamMember(id: "dr-osei", role: .clinician)]
+        )
+        XCTAssertEqual(s.careTeamPeople.map(\.person.id), ["ann", "dr-osei"])
+        XCTAssertEqual(s.careTeamPeople.map(\.patients), [["501"], ["501", "502"]])
+        let mistakes: [(String, String, Int, String, String)] = [
+            ("role: caregiver", "role: nurse", 7, "patients[0].care-team[0].role", "unknown care role 'nurse'"),
+            ("{id: ann, role: caregiver}", "{id: ann}", 7, "patients[0].care-team[0].role", "required key 'role'"),
+            (
+                "{id: ann, role: caregiver}", "{id: dr-osei, role: clinician}", 8, "patients[0].care-team[1].id",
+                "already in this care team"
+            ),
+            (
+                "[{id: dr-osei, role: clinician}]", "[{id: dr-osei, role: caregiver}]", 12,
+                "patients[1].care-team[0].id", "is a clinician at line 8"
+            ),
+            (
+                "{id: ann, role: caregiver}", "{id: \"502\", role: caregiver}", 7, "patients[0].care-team[0].id",
+                "a patient's id"
+            ),
+            (
+                "care-team: [{id: dr-osei, role: clinician}]", "care-team: []", 12, "patients[1].care-team",
+                "at least one person"
+            ),
+        ]
+        for (old, replacement, line, field, message) in mistakes {
+            let found = issues(two.replacingOccurrences(of: old, with: replacement))
+            XCTAssertTrue(
+                found.contains { $0.line == line && $0.field == field && $0.message.contains(message) },
+                "\(replacement): \(found)"
+            )
+        }
+    }
+
     func testEquipmentLogNeedsItsItems() throws {
         let log = valid.replacingOccurrences(
             of: "type: heart-rate-strap",

@@ -1,6 +1,7 @@
 import VitalSimCore
 
-/// Device and reader credentials (bearer tokens). When none are configured the API is open.
+/// Device, reader, admin and people's credentials (bearer tokens). When none are configured the
+/// API is open.
 package struct Credentials: Sendable {
     /// Device token → (patient, device): a device may post only for its own patient.
     package var devices: [String: (patientID: String, deviceID: String)] = [:]
@@ -8,12 +9,86 @@ package struct Credentials: Sendable {
     package var readers: Set<String> = []
     /// Tokens allowed to enrol and delete patients.
     package var admins: Set<String> = []
+    /// People's tokens: patients, caregivers and clinicians, each reading only the patients in
+    /// their care (``Principal``).
+    package var people: [String: Person] = [:]
 
     package init() {}
 
     /// True when any credential is configured (and so every request must carry one).
-    package var enforced: Bool { !devices.isEmpty || !readers.isEmpty || !admins.isEmpty }
+    package var enforced: Bool { !devices.isEmpty || !readers.isEmpty || !admins.isEmpty || !people.isEmpty }
 
+    /// A person's credential.
+    package struct Person: Sendable, Equatable {
+        /// The person's id (a patient's own id for the role `patient`).
+        package var id: String
+        package var role: Role
+        /// When the credential stops being valid (Unix ms), if ever.
+        package var expiresAt: Int64?
+        /// True when the credential was revoked: known, and refused.
+        package var revoked = false
+
+        package init(id: String, role: Role, expiresAt: Int64? = nil, revoked: Bool = false) {
+            self.id = id
+            self.role = role
+            self.expiresAt = expiresAt
+            self.revoked = revoked
+        }
+    }
+
+    /// A person's role (seed 000 §2.3): the patient, or a member of a patient's care team.
+    package enum Role: String, Sendable, CaseIterable {
+        case patient
+        case caregiver
+        case clinician
+    }
+
+    /// Who presents `token` at wall-clock time `now` (Unix ms), or why no one valid does;
+    /// `honourStale` (the `stale-credentials` fault) takes expired and revoked ones as valid.
+    package func principal(
+        _ token: String,
+        now: Int64,
+        honourStale: Bool = false
+    ) -> Result<Principal, CredentialProblem> {
+        if admins.contains(token) { return .success(.admin) }
+        if readers.contains(token) { return .success(.reader) }
+        if let d = devices[token] { return .success(.device(patientID: d.patientID, deviceID: d.deviceID)) }
+        guard let person = people[token] else { return .failure(.unknown) }
+        if person.revoked, !honourStale { return .failure(.revoked) }
+        if let end = person.expiresAt, now >= end, !honourStale { return .failure(.expired) }
+        return .success(.person(person))
+    }
+}
+
+/// Who made a request, by its credential.
+package enum Principal: Sendable, Equatable {
+    /// A device of one patient: may post that patient's readings.
+    case device(patientID: String, deviceID: String)
+    /// The service reader (a monitoring dashboard's account): reads every patient's alerts and readings.
+    case reader
+    /// An administrator: enrols and deletes patients, reads everything.
+    case admin
+    /// A person: reads the data of the patients in their care only.
+    case person(Credentials.Person)
+}
+
+/// Why a credential is no valid one (each a 401).
+package enum CredentialProblem: Error, Sendable, Equatable {
+    case unknown
+    case expired
+    case revoked
+
+    /// The refusal's message.
+    package var message: String {
+        switch self {
+        case .unknown: "the credential is not known"
+        case .expired: "the credential has expired"
+        case .revoked: "the credential was revoked"
+        }
+    }
+}
+
+extension Credentials {
     /// Demo credentials for `--dev`: one device token per patient (its VitalEdge phone), a reader
     /// token and an admin token.
     package static func demo(patients: [String]) -> Credentials {

@@ -12,6 +12,12 @@ import Yams
 ///   - token: 77ab…
 /// admins:                     # may enrol and delete patients (PUT/DELETE /api/v1/patients/{id})
 ///   - token: 0c5e…
+/// people:                     # read only the patients in their care (a patient: their own data)
+///   - token: 9d1a…
+///     person: ann             # a patient's own id for role patient
+///     role: caregiver         # patient | caregiver | clinician
+///     expires: 2026-01-01T00:00:00Z   # optional; refused (401) from then on
+///     revoked: true           # optional; refused (401)
 /// ```
 package enum CredentialsLoader {
     package static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Credentials {
@@ -29,7 +35,7 @@ package enum CredentialsLoader {
             }
             return value
         }
-        if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"], required: []) {
+        if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins", "people"], required: []) {
             for (i, node) in (top.has("devices") ? top.list("devices") ?? [] : []).enumerated() {
                 guard
                     let entry = reader.mapping(
@@ -61,11 +67,50 @@ package enum CredentialsLoader {
                 }
                 if let secret = token(entry, node) { credentials.admins.insert(secret) }
             }
+            for (i, node) in (top.has("people") ? top.list("people") ?? [] : []).enumerated() {
+                if let (secret, person) = person(node, "people[\(i)]", reader, token) {
+                    credentials.people[secret] = person
+                }
+            }
             if !credentials.enforced && reader.issues.isEmpty {
-                reader.fail(root, "", "no credentials: list devices, readers and/or admins")
+                reader.fail(root, "", "no credentials: list devices, readers, admins and/or people")
             }
         }
         guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.reportedIssues) }
         return credentials
+    }
+
+    /// One `people:` entry: its token and the person it stands for.
+    static func person(
+        _ node: Node,
+        _ field: String,
+        _ reader: YAMLReader,
+        _ token: (Fields, Node) -> String?
+    ) -> (String, Credentials.Person)? {
+        guard
+            let entry = reader.mapping(
+                node,
+                field,
+                allowed: ["token", "person", "role", "expires", "revoked"],
+                required: ["token", "person", "role"]
+            ), let secret = token(entry, node), let id = entry.string("person"),
+            let role = entry.choice("role", Credentials.Role.self, what: "role")
+        else { return nil }
+        if let problem = PatientIdentifier.problem(id) {
+            reader.fail(entry.value("person"), entry.path("person"), problem)
+        }
+        var person = Credentials.Person(id: id, role: role, revoked: entry.bool("revoked") == true)
+        if let text = entry.string("expires") {
+            guard let at = CivilTime.unixMilliseconds(rfc3339: text) else {
+                reader.fail(
+                    entry.value("expires"),
+                    entry.path("expires"),
+                    "expected an RFC 3339 time such as 2026-01-01T00:00:00Z"
+                )
+                return nil
+            }
+            person.expiresAt = at
+        }
+        return (secret, person)
     }
 }

@@ -49,6 +49,11 @@ package struct FaultPlan: Sendable, Equatable {
     package var periodDropsMonthEnd = false
     /// Answer a read-back that asks for a kind of reading with readings of every kind.
     package var kindIgnored = false
+    /// Let every person read every patient's data, whoever's care they are in: broken object-level
+    /// authorization (OWASP API Security Top 10, API1:2023).
+    package var crossPatientRead = false
+    /// Honour expired and revoked people's credentials as if they were valid.
+    package var staleCredentials = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -64,7 +69,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -143,6 +148,8 @@ package struct FaultPlan: Sendable, Equatable {
         case "refuse-summaries": \.refuseSummaries
         case "period-drops-month-end": \.periodDropsMonthEnd
         case "kind-ignored": \.kindIgnored
+        case "cross-patient-read": \.crossPatientRead
+        case "stale-credentials": \.staleCredentials
         default: nil
         }
     }
@@ -182,6 +189,8 @@ package struct FaultPlan: Sendable, Equatable {
             out.append("period-drops-month-end: read-backs by time period leave out the last day of each month")
         }
         if kindIgnored { out.append("kind-ignored: read-backs by kind list readings of every kind") }
+        if crossPatientRead { out.append("cross-patient-read: every person reads every patient's data") }
+        if staleCredentials { out.append("stale-credentials: expired and revoked credentials are honoured") }
         return out
     }
 

@@ -42,12 +42,17 @@ package actor ReferenceStore {
     var accepted = 0
     /// Enrolled patients' profiles.
     var enrolled: [String: Profile] = [:]
+    /// Each patient's care team (from enrolment, or a scenario given at start).
+    var careTeams: [String: [CareTeamMember]] = [:]
 
-    /// - Parameter limits: patients' own alert limits (a scenario's `thresholds:`), by patient.
+    /// - Parameters:
+    ///   - limits: patients' own alert limits (a scenario's `thresholds:`), by patient.
+    ///   - careTeams: patients' care teams (a scenario's `care-team:`), by patient.
     package init(
         rules: [AlertRule],
         profiles: [String: Profile],
         limits: [String: [ThresholdOverride]] = [:],
+        careTeams: [String: [CareTeamMember]] = [:],
         storage: any ReadingStorage,
         hub: AlertHub,
         faults: FaultPlan = FaultPlan()
@@ -58,6 +63,7 @@ package actor ReferenceStore {
             limits: limits.mapValues { Self.judged($0, faults) }
         )
         self.storage = storage
+        self.careTeams = careTeams
         committer = GroupCommitter(storage: storage, metrics: hub.metrics)
         self.hub = hub
         metrics = hub.metrics
@@ -71,6 +77,7 @@ package actor ReferenceStore {
         for e in state.enrolments {
             engine.enrol(e.patient, profile: e.profile, limits: Self.judged(e.limits, faults))
             enrolled[e.patient] = e.profile
+            careTeams[e.patient] = e.careTeam
         }
         for o in state.observations where seen.insert(ReadingKey(o)).inserted {
             _ = engine.advance(to: o.time, patient: o.patientID)
@@ -178,19 +185,25 @@ package actor ReferenceStore {
         }
     }
 
-    /// Enrols `patient` with `profile` and its own `limits` (durably); returns false when it was
-    /// already enrolled with that profile.
+    /// Enrols a patient with a profile, its own limits and its care team (durably); returns false
+    /// when it was already enrolled with that profile.
     @discardableResult
-    package func enrol(
-        _ patient: String,
-        profile: Profile,
-        limits: [ThresholdOverride] = []
-    ) async throws(StorageError) -> Bool {
+    package func enrol(_ enrolment: Enrolment) async throws(StorageError) -> Bool {
+        let patient = enrolment.patient
         let known = enrolled[patient]
-        try await storage.enrol(patient: patient, profile: profile, limits: limits)
-        engine.enrol(patient, profile: profile, limits: Self.judged(limits, faults))
-        enrolled[patient] = profile
-        return known != profile
+        try await storage.enrol(enrolment)
+        engine.enrol(patient, profile: enrolment.profile, limits: Self.judged(enrolment.limits, faults))
+        enrolled[patient] = enrolment.profile
+        careTeams[patient] = enrolment.careTeam
+        return known != enrolment.profile
+    }
+
+    /// The care team of `patient` (empty for a patient without one).
+    package func careTeam(of patient: String) -> [CareTeamMember] { careTeams[patient] ?? [] }
+
+    /// The patients in whose care team `person` is.
+    package func patients(caredForBy person: String) -> Set<String> {
+        Set(careTeams.filter { $0.value.contains { $0.id == person } }.keys)
     }
 
     /// The limits a patient is judged by: its own, unless the `ignore-limits` fault drops them
@@ -234,6 +247,7 @@ package actor ReferenceStore {
         for id in ids { seen.remove(ReadingKey(patient: patient, reading: id)) }
         engine.forget(patient)
         enrolled[patient] = nil
+        careTeams[patient] = nil
         for (i, a) in published.enumerated() where a.patientID == patient { retracted.insert(i) }
         return ids.count
     }

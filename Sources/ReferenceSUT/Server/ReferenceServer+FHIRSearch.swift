@@ -13,15 +13,10 @@ extension ReferenceServer {
     /// time (to its precision: a second, or a millisecond). A bad parameter is a 400
     /// OperationOutcome naming it; a patient with no readings gives an empty Bundle.
     static func observationSearch(_ request: Request, _ context: ServerContext) async -> Response {
-        if let refusal = authorize(
-            request,
-            context,
-            admins: true,
-            readers: true,
-            required: "an admin or reader",
-            refused: "read readings"
-        ) {
-            return refusal
+        let scope: Set<String>?
+        switch await readScope(request, context, refused: "read readings") {
+        case .success(let s): scope = s
+        case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters
         let query: ReadingQuery
@@ -30,6 +25,7 @@ extension ReferenceServer {
         } catch {
             return json(.badRequest, FHIRObservation.outcome(error))
         }
+        if let refusal = outside(scope, query.patient) { return refusal }
         let page: [StoredReading]
         do throws(StorageError) { page = try await context.store.storedReadings(query) } catch {
             return json(

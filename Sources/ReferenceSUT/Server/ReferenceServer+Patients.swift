@@ -37,18 +37,14 @@ extension ReferenceServer {
             await enrol(request, patientID(requestContext), context)
         }
         router.get("api/v1/patients/:patient") { request, requestContext in
-            if let refusal = authorize(
-                request,
-                context,
-                admins: true,
-                readers: true,
-                required: "an admin or reader",
-                refused: "read patients"
-            ) {
-                return refusal
+            let scope: Set<String>?
+            switch await readScope(request, context, refused: "read patients") {
+            case .success(let s): scope = s
+            case .failure(let refusal): return refusal.response
             }
             let id = patientID(requestContext)
             if let invalid = invalidPatientID(id) { return invalid }
+            if let refusal = outside(scope, id) { return refusal }
             guard let p = await context.store.patient(id) else {
                 return json(
                     .notFound,
@@ -103,16 +99,16 @@ extension ReferenceServer {
                 ValidationFailure(field: "", message: "the body exceeds \(maxBody) bytes").json
             )
         }
-        let enrolment: (profile: Profile, limits: [ThresholdOverride])
+        let enrolment: Enrolment
         do throws(ValidationFailure) {
-            enrolment = try Self.enrolment(Array(buffer.readableBytesView), rules: await context.store.rules)
+            enrolment = try Self.enrolment(id, Array(buffer.readableBytesView), rules: await context.store.rules)
         } catch {
             return json(.badRequest, error.json)
         }
         let isNew: Bool
         do throws(StorageError) {
             let known = await context.store.patient(id)?.enrolled ?? false
-            try await context.store.enrol(id, profile: enrolment.profile, limits: enrolment.limits)
+            try await context.store.enrol(enrolment)
             isNew = !known
         } catch {
             return json(
@@ -132,18 +128,19 @@ extension ReferenceServer {
         return json(isNew ? .created : .ok, patientJSON(id, summary))
     }
 
-    /// The profile and own limits of an enrolment body, the limits checked against `rules`;
-    /// unknown fields are refused.
+    /// The enrolment of patient `id` an enrolment body asks for: profile, own limits (checked
+    /// against `rules`) and care team; unknown fields are refused.
     static func enrolment(
+        _ id: String,
         _ bytes: [UInt8],
         rules: [AlertRule]
-    ) throws(ValidationFailure) -> (profile: Profile, limits: [ThresholdOverride]) {
+    ) throws(ValidationFailure) -> Enrolment {
         let input = try JSONInput.parse(bytes, maxDepth: maxDepth)
         guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
-        for key in o.keys.sorted() where !["profile", "devices", "patientId", "thresholds"].contains(key) {
+        for key in o.keys.sorted() where !["profile", "devices", "patientId", "thresholds", "careTeam"].contains(key) {
             throw ValidationFailure(
                 field: key,
-                message: "unknown field \(key); an enrolment has profile, devices and thresholds"
+                message: "unknown field \(key); an enrolment has profile, devices, thresholds and careTeam"
             )
         }
         guard case let .string(name)? = o["profile"] else {
@@ -171,7 +168,37 @@ extension ReferenceServer {
         let limits = try o["thresholds"].map { t throws(ValidationFailure) in
             try PersonalLimits.parse(t, rules: rules, profile: profile)
         }
-        return (profile, limits ?? [])
+        return Enrolment(
+            patient: id,
+            profile: profile,
+            limits: limits ?? [],
+            careTeam: try o["careTeam"].map(careTeam) ?? []
+        )
+    }
+
+    /// An enrolment's `careTeam`: `[{"person": ID, "role": "caregiver"|"clinician"}]`, each person once.
+    static func careTeam(_ value: JSONInput) throws(ValidationFailure) -> [CareTeamMember] {
+        guard case let .array(list) = value else {
+            throw ValidationFailure(field: "careTeam", message: "careTeam must be a list of {person, role}")
+        }
+        var team: [CareTeamMember] = []
+        for (i, entry) in list.enumerated() {
+            let field = "careTeam[\(i)]"
+            guard case let .object(o) = entry, o.keys.allSatisfy({ ["person", "role"].contains($0) }) else {
+                throw ValidationFailure(field: field, message: "a care team member is {person, role}")
+            }
+            guard case let .string(person)? = o["person"], validPatientID(person) else {
+                throw ValidationFailure(field: field + ".person", message: "person is an id of 1 to 64 characters")
+            }
+            guard case let .string(name)? = o["role"], let role = CareRole(rawValue: name) else {
+                throw ValidationFailure(field: field + ".role", message: "role is caregiver or clinician")
+            }
+            guard !team.contains(where: { $0.id == person }) else {
+                throw ValidationFailure(field: field + ".person", message: "\(person) is already in the care team")
+            }
+            team.append(CareTeamMember(id: person, role: role))
+        }
+        return team
     }
 
     static func patientJSON(_ id: String, _ patientSummary: PatientSummary) -> JSONValue {

@@ -145,17 +145,13 @@ extension ReferenceServer {
         _ id: String,
         _ context: ServerContext
     ) async -> Result<ReadingFilter, Refusal> {
-        if let refusal = authorize(
-            request,
-            context,
-            admins: true,
-            readers: true,
-            required: "an admin or reader",
-            refused: "read readings"
-        ) {
-            return .failure(Refusal(response: refusal))
+        let scope: Set<String>?
+        switch await readScope(request, context, refused: "read readings") {
+        case .success(let s): scope = s
+        case .failure(let refusal): return .failure(refusal)
         }
         if let invalid = invalidPatientID(id) { return .failure(Refusal(response: invalid)) }
+        if let refusal = outside(scope, id) { return .failure(Refusal(response: refusal)) }
         let q = request.uri.queryParameters
         let filter: ReadingFilter
         do throws(ValidationFailure) { filter = try readingFilter { q.get($0) } } catch {

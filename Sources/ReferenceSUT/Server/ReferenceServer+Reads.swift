@@ -74,14 +74,20 @@ extension ReferenceServer {
         }
     }
 
-    /// The alert list (reader credential, `patient` and `since` filters, the alert API faults) rendered by `render`.
+    /// The alert list (every patient's for the reader, the patients in their care for a person;
+    /// `patient` and `since` filters, the alert API faults) rendered by `render`.
     static func alertList(
         _ request: Request,
         _ context: ServerContext,
         render: ([Alert], FaultPlan.AlertAPIFault?) -> JSONValue
     ) async -> Response {
-        if let refusal = authorizeReader(request, context) { return refusal }
+        let scope: Set<String>?
+        switch await readScope(request, context, refused: "read alerts") {
+        case .success(let s): scope = s
+        case .failure(let refusal): return refusal.response
+        }
         let patient = request.uri.queryParameters.get("patient")
+        if let patient, let refusal = outside(scope, patient) { return refusal }
         var since: Int64?
         if let s = request.uri.queryParameters.get("since") {
             guard let ms = PayloadValidation.utcMilliseconds(s) else {
@@ -95,7 +101,9 @@ extension ReferenceServer {
             }
             since = ms
         }
-        let list = await context.store.alerts(patient: patient, since: since)
+        let list = await context.store.alerts(patient: patient, since: since).filter {
+            scope?.contains($0.patientID) ?? true
+        }
         switch context.faults.alertAPI {
         case .error?: return json(.internalServerError, .object([("error", .string("alert store unavailable"))]))
         case .garbage?:
@@ -106,8 +114,13 @@ extension ReferenceServer {
 
     /// `GET /api/v1/alerts/stream`: server-sent events from `Last-Event-ID` (or `?after=`).
     static func alertStream(_ request: Request, _ context: ServerContext) async -> Response {
-        if let refusal = authorizeReader(request, context) { return refusal }
+        let scope: Set<String>?
+        switch await readScope(request, context, refused: "read alerts") {
+        case .success(let s): scope = s
+        case .failure(let refusal): return refusal.response
+        }
         let patient = request.uri.queryParameters.get("patient")
+        if let patient, let refusal = outside(scope, patient) { return refusal }
         var after: Int?
         if let last = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters.get("after") {
             guard let n = Int(last), n >= -1 else {
@@ -124,7 +137,7 @@ extension ReferenceServer {
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": vitalsim alert stream\n\n"))
-                for await (sequence, alert) in feed {
+                for await (sequence, alert) in feed where scope?.contains(alert.patientID) ?? true {
                     try await writer.write(
                         ByteBuffer(string: "id: \(sequence)\nevent: alert\ndata: \(alert.json.serialized())\n\n")
                     )

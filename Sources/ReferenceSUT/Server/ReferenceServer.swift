@@ -113,27 +113,20 @@ package enum ReferenceServer {
             )
         }
         var owner: Owner?
-        if context.credentials.enforced {
-            guard
-                let token = Credentials.token(
-                    request.headers[.authorization],
-                    apiKey: request.headers[HTTPField.Name("X-API-Key")!]
-                ),
-                let o = context.credentials.devices[token]
-            else {
-                metrics.count("vitalsim_readings_total", ["source": source, "outcome": "unauthorized"])
-                return json(
-                    .unauthorized,
-                    failure(
-                        ValidationFailure(
-                            field: "Authorization",
-                            message: "a device credential is required (Authorization: Bearer TOKEN or X-API-Key)",
-                            status: 401
-                        )
-                    )
-                )
-            }
-            owner = o
+        switch principal(request, context, required: "a device") {
+        case .success(nil): break
+        case .success(.device(let patient, let device)?): owner = (patient, device)
+        case .success:
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "forbidden"])
+            let refusal = ValidationFailure(
+                field: "Authorization",
+                message: "only a device's credential may post readings",
+                status: 403
+            )
+            return json(.forbidden, failure(refusal))
+        case .failure(let refusal):
+            metrics.count("vitalsim_readings_total", ["source": source, "outcome": "unauthorized"])
+            return json(.unauthorized, failure(refusal))
         }
         guard let buffer = try? await request.body.collect(upTo: maxBody) else {
             return json(
@@ -214,9 +207,37 @@ package enum ReferenceServer {
         }
     }
 
-    /// Nil when the request may read alerts; otherwise the 401/403 response.
-    static func authorizeReader(_ request: Request, _ context: ServerContext) -> Response? {
-        authorize(request, context, admins: false, readers: true, required: "a reader", refused: "read alerts")
+    /// Who made `request` (nil when no credentials are configured: the API is open), or the 401
+    /// refusing a missing, unknown, expired or revoked credential; `required` names the credential
+    /// asked for.
+    static func principal(
+        _ request: Request,
+        _ context: ServerContext,
+        required: String
+    ) -> Result<Principal?, ValidationFailure> {
+        guard context.credentials.enforced else { return .success(nil) }
+        guard
+            let token = Credentials.token(
+                request.headers[.authorization],
+                apiKey: request.headers[HTTPField.Name("X-API-Key")!]
+            )
+        else {
+            return .failure(
+                ValidationFailure(
+                    field: "Authorization",
+                    message: "\(required) credential is required (Authorization: Bearer TOKEN or X-API-Key)",
+                    status: 401
+                )
+            )
+        }
+        // A token the SUT does not know (or no longer honours) is no valid credential: 401, as
+        // `docs/openapi.yaml` says; a valid one without the right, 403.
+        switch context.credentials.principal(token, now: context.clock(), honourStale: context.faults.staleCredentials)
+        {
+        case .success(let who): return .success(who)
+        case .failure(let problem):
+            return .failure(ValidationFailure(field: "Authorization", message: problem.message, status: 401))
+        }
     }
 
     /// Nil when no credentials are configured, or the request carries an admin token (`admins`) or a
@@ -229,44 +250,44 @@ package enum ReferenceServer {
         required: String,
         refused: String
     ) -> Response? {
-        guard context.credentials.enforced else { return nil }
-        guard
-            let token = Credentials.token(
-                request.headers[.authorization],
-                apiKey: request.headers[HTTPField.Name("X-API-Key")!]
-            )
-        else {
-            return json(
-                .unauthorized,
-                ValidationFailure(
-                    field: "Authorization",
-                    message: "\(required) credential is required (Authorization: Bearer TOKEN)",
-                    status: 401
-                )
-                .json
-            )
+        switch principal(request, context, required: required) {
+        case .failure(let failure): return json(.unauthorized, failure.json)
+        case .success(nil): return nil
+        case .success(.admin?) where admins, .success(.reader?) where readers: return nil
+        case .success: return refusal(.forbidden, "this credential may not \(refused)")
         }
-        // A token the SUT does not know is no valid credential (401, as `docs/openapi.yaml` says);
-        // a known one without the right, 403.
-        let credentials = context.credentials
-        guard
-            credentials.admins.contains(token) || credentials.readers.contains(token)
-                || credentials.devices[token] != nil
-        else {
-            return json(
-                .unauthorized,
-                ValidationFailure(field: "Authorization", message: "the credential is not known", status: 401).json
-            )
+    }
+
+    /// Whose data a request may read: nil for every patient's (the reader or an admin, or an open
+    /// API), else the patients in the care of the person presenting it (a patient: their own);
+    /// or the 401/403 refusing it (a device's credential reads nothing). The `cross-patient-read`
+    /// fault lets every person read everything.
+    static func readScope(
+        _ request: Request,
+        _ context: ServerContext,
+        refused: String
+    ) async -> Result<Set<String>?, Refusal> {
+        switch principal(request, context, required: "a reader's or a person's") {
+        case .failure(let failure): return .failure(Refusal(response: json(.unauthorized, failure.json)))
+        case .success(nil), .success(.admin?), .success(.reader?): return .success(nil)
+        case .success(.device?):
+            return .failure(Refusal(response: refusal(.forbidden, "a device's credential may not \(refused)")))
+        case .success(.person(let person)?):
+            if context.faults.crossPatientRead { return .success(nil) }
+            if person.role == .patient { return .success([person.id]) }
+            return .success(await context.store.patients(caredForBy: person.id))
         }
-        guard (admins && credentials.admins.contains(token)) || (readers && credentials.readers.contains(token))
-        else {
-            return json(
-                .forbidden,
-                ValidationFailure(field: "Authorization", message: "this credential may not \(refused)", status: 403)
-                    .json
-            )
-        }
-        return nil
+    }
+
+    /// The 403 refusing a read of `patient` outside `scope`, or nil when it may be read.
+    static func outside(_ scope: Set<String>?, _ patient: String) -> Response? {
+        guard let scope, !scope.contains(patient) else { return nil }
+        return refusal(.forbidden, "this credential may not read the data of patient \(patient)")
+    }
+
+    /// A 401 or 403 naming the `Authorization` field.
+    static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        json(status, ValidationFailure(field: "Authorization", message: message, status: Int(status.code)).json)
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {

@@ -54,6 +54,8 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var profiles: [String: Profile] = [:]
     /// Patients' own alert limits (a scenario's `thresholds:`), by patient.
     package var limits: [String: [ThresholdOverride]] = [:]
+    /// Patients' care teams (a scenario's `care-team:`), by patient.
+    package var careTeams: [String: [CareTeamMember]] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
     /// How long a client may take to send a request's headers (from the connection's start or its
@@ -88,6 +90,7 @@ package enum ReferenceService {
             rules: config.rules,
             profiles: config.profiles,
             limits: config.limits,
+            careTeams: config.careTeams,
             storage: storage,
             hub: hub,
             faults: config.faults

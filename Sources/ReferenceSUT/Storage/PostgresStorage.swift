@@ -65,6 +65,8 @@ package final class PostgresStorage: ReadingStorage {
             )
             // A patient's own alert limits (issue 19), set at enrolment.
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
+            // A patient's care team (issue 45), set at enrolment.
+            try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS care_team TEXT NOT NULL DEFAULT '[]'")
             try await Self.createCounts(client, logger: logger)
         } catch {
             runner.cancel()
@@ -201,13 +203,20 @@ package final class PostgresStorage: ReadingStorage {
                     )
                 )
             }
-            var enrolments: [(patient: String, profile: Profile, limits: [ThresholdOverride])] = []
-            for try await (p, profile, limits) in try await client.query(
-                "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id"
+            var enrolments: [Enrolment] = []
+            for try await (p, profile, limits, team) in try await client.query(
+                "SELECT patient_id, profile, limits, care_team FROM patients ORDER BY patient_id"
             )
-            .decode((String, String, String).self) {
+            .decode((String, String, String, String).self) {
                 if let profile = Profile(rawValue: profile) {
-                    enrolments.append((p, profile, PersonalLimits.stored(limits)))
+                    enrolments.append(
+                        Enrolment(
+                            patient: p,
+                            profile: profile,
+                            limits: PersonalLimits.stored(limits),
+                            careTeam: StorageColumns.careTeam(team)
+                        )
+                    )
                 }
             }
             return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
@@ -266,13 +275,17 @@ package final class PostgresStorage: ReadingStorage {
         }
     }
 
-    package func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError) {
-        let encoded = StorageColumns.limits(limits)
+    package func enrol(_ enrolment: Enrolment) async throws(StorageError) {
+        let (patient, profile) = (enrolment.patient, enrolment.profile.rawValue)
+        let limits = StorageColumns.limits(enrolment.limits)
+        let team = StorageColumns.careTeam(enrolment.careTeam)
         do {
             try await client.query(
                 """
-                INSERT INTO patients (patient_id, profile, limits) VALUES (\(patient), \(profile.rawValue), \(encoded))
-                ON CONFLICT (patient_id) DO UPDATE SET profile = EXCLUDED.profile, limits = EXCLUDED.limits
+                INSERT INTO patients (patient_id, profile, limits, care_team)
+                VALUES (\(patient), \(profile), \(limits), \(team))
+                ON CONFLICT (patient_id) DO UPDATE
+                SET profile = EXCLUDED.profile, limits = EXCLUDED.limits, care_team = EXCLUDED.care_team
                 """
             )
         } catch {

@@ -9,8 +9,8 @@ package protocol ReadingStorage: Sendable {
     func commit(_ batch: StorageBatch) async throws(StorageError)
     /// Everything stored, in commit order (used to rebuild the alert engine at start).
     func load() async throws(StorageError) -> StoredState
-    /// Records (or replaces) a patient's enrolment with a profile and its own limits.
-    func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError)
+    /// Records (or replaces) a patient's enrolment: its profile, own limits and care team.
+    func enrol(_ enrolment: Enrolment) async throws(StorageError)
     /// Deletes a patient's readings, alerts and enrolment in one transaction; returns the ids of
     /// the readings deleted.
     func forget(patient: String) async throws(StorageError) -> [String]
@@ -68,8 +68,25 @@ package struct ReadingCount: Sendable, Equatable {
 package struct StoredState: Sendable {
     package var observations: [Observation]
     package var alerts: [Alert]
-    /// Enrolled patients, their profiles and their own limits.
-    package var enrolments: [(patient: String, profile: Profile, limits: [ThresholdOverride])] = []
+    /// Enrolled patients, their profiles, own limits and care teams.
+    package var enrolments: [Enrolment] = []
+}
+
+/// A patient's enrolment as storage keeps it.
+package struct Enrolment: Sendable, Equatable {
+    package var patient: String
+    package var profile: Profile
+    /// The patient's own alert limits.
+    package var limits: [ThresholdOverride] = []
+    /// The people who care for the patient, and their roles.
+    package var careTeam: [CareTeamMember] = []
+
+    package init(patient: String, profile: Profile, limits: [ThresholdOverride] = [], careTeam: [CareTeamMember] = []) {
+        self.patient = patient
+        self.profile = profile
+        self.limits = limits
+        self.careTeam = careTeam
+    }
 }
 
 /// A storage failure, naming the backend and what it was doing.
@@ -133,5 +150,23 @@ enum StorageColumns {
     static func parseStrings(_ text: String) -> [String] {
         guard case let .array(a)? = JSONInput.parse(Array(text.utf8)) else { return [] }
         return a.compactMap { if case let .string(s) = $0 { s } else { nil } }
+    }
+
+    /// A care team as `[{"person":…,"role":…}]`, in team order.
+    static func careTeam(_ team: [CareTeamMember]) -> String {
+        JSONValue.array(
+            team.map { .object([("person", .string($0.id)), ("role", .string($0.role.rawValue))]) }
+        ).serialized()
+    }
+
+    /// The care team of a `care_team` column (members it cannot read are left out).
+    static func careTeam(_ text: String) -> [CareTeamMember] {
+        guard case let .array(a)? = JSONInput.parse(Array(text.utf8)) else { return [] }
+        return a.compactMap { member in
+            guard case let .object(o) = member, case let .string(person)? = o["person"],
+                case let .string(role)? = o["role"], let careRole = CareRole(rawValue: role)
+            else { return nil }
+            return CareTeamMember(id: person, role: careRole)
+        }
     }
 }

@@ -79,6 +79,10 @@ package final class SQLiteStorage: ReadingStorage {
                 )
             }
         }
+        // A patient's care team (issue 45), set at enrolment.
+        databaseMigrator.registerMigration("v6 care teams") { db in
+            try db.execute(sql: "ALTER TABLE patients ADD COLUMN care_team TEXT NOT NULL DEFAULT '[]'")
+        }
         return databaseMigrator
     }
 
@@ -145,11 +149,17 @@ package final class SQLiteStorage: ReadingStorage {
                 }
                 let enrolments = try Row.fetchAll(
                     db,
-                    sql: "SELECT patient_id, profile, limits FROM patients ORDER BY patient_id"
+                    sql: "SELECT patient_id, profile, limits, care_team FROM patients ORDER BY patient_id"
                 )
-                .compactMap {
-                    row -> (patient: String, profile: Profile, limits: [ThresholdOverride])? in
-                    Profile(rawValue: row[1]).map { (row[0], $0, PersonalLimits.stored(row[2])) }
+                .compactMap { row -> Enrolment? in
+                    Profile(rawValue: row[1]).map {
+                        Enrolment(
+                            patient: row[0],
+                            profile: $0,
+                            limits: PersonalLimits.stored(row[2]),
+                            careTeam: StorageColumns.careTeam(row[3])
+                        )
+                    }
                 }
                 return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
             }
@@ -196,18 +206,21 @@ package final class SQLiteStorage: ReadingStorage {
         }
     }
 
-    package func enrol(patient: String, profile: Profile, limits: [ThresholdOverride]) async throws(StorageError) {
+    package func enrol(_ enrolment: Enrolment) async throws(StorageError) {
         do {
             try await pool.write { db in
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO patients (patient_id, profile, limits) VALUES (?, ?, ?)",
-                    arguments: [patient, profile.rawValue, StorageColumns.limits(limits)]
+                    sql: "INSERT OR REPLACE INTO patients (patient_id, profile, limits, care_team) VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        enrolment.patient, enrolment.profile.rawValue, StorageColumns.limits(enrolment.limits),
+                        StorageColumns.careTeam(enrolment.careTeam),
+                    ]
                 )
             }
         } catch {
             throw StorageError(
                 backend: "SQLite",
-                operation: "enrolling patient \(patient) in \(path)",
+                operation: "enrolling patient \(enrolment.patient) in \(path)",
                 reason: "\(error)"
             )
         }

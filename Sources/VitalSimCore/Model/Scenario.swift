@@ -89,7 +89,9 @@ public struct PatientSpec: Sendable {
     public var devices: [DeviceSpec]
     /// The patient's own alert limits (`thresholds:`), in ``ThresholdOverride/rules`` order.
     public var thresholds: [ThresholdOverride] = []
-    /// A value with every field given (no own alert limits).
+    /// The people who care for the patient (`care-team:`), in file order.
+    public var careTeam: [CareTeamMember] = []
+    /// A value with every field given (no own alert limits, no care team).
     public init(id: String, profile: Profile, baseline: Baseline, meals: [MealSpec], devices: [DeviceSpec]) {
         self.id = id
         self.profile = profile

@@ -106,6 +106,7 @@ struct ScenarioBuilder {
         let duration = top.duration("duration") ?? .hours(1)
         let start = startTime(top)
         let (patients, deviceIDs) = patients(top)
+        checkCareRoles(patients)
         var timeline: [TimelineEntry] = []
         if let list = top.list("timeline") {
             let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
@@ -217,7 +218,7 @@ struct ScenarioBuilder {
             let fields = reader.mapping(
                 node,
                 field,
-                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds", "noise"],
+                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds", "noise", "care-team"],
                 required: ["id", "profile", "devices"]
             )
         else { return nil }
@@ -269,6 +270,7 @@ struct ScenarioBuilder {
         var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
         spec.thresholds =
             fields.value("thresholds").map { personalLimits($0, fields.path("thresholds"), profile: profile) } ?? []
+        spec.careTeam = careTeam(fields)
         return spec
     }
 

@@ -145,6 +145,18 @@ package struct Fields {
         return scalar.string
     }
 
+    /// `true` or `false` (plain), nil when absent or anything else (recorded).
+    package func bool(_ key: String) -> Bool? {
+        guard let valueNode = value(key) else { return nil }
+        switch valueNode.scalar.map({ ($0.string, $0.style) }) {
+        case ("true", .plain)?: return true
+        case ("false", .plain)?: return false
+        default:
+            reader.fail(valueNode, path(key), "expected true or false, got \(reader.kindName(valueNode))")
+            return nil
+        }
+    }
+
     package func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
         guard let valueNode = value(key) else { return nil }
         guard let scalar = valueNode.scalar, scalar.style == .plain, let parsed = Double(scalar.string), parsed.isFinite

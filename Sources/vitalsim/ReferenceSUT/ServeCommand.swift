@@ -234,12 +234,13 @@ extension VitalSim {
             return config
         }
 
-        /// The patients' profiles and own limits of a scenario and, for a BLE gateway, its BLE devices (by the
+        /// The patients' profiles, care teams and own limits of a scenario and, for a BLE gateway, its BLE devices (by the
         /// addresses `vitalsim run --ble hci` gives them) and its time axis.
         func apply(scenario path: String, to config: inout ReferenceServiceConfiguration) throws {
             let loaded = try TracedScenarioLoader.load(path: path)
             for p in loaded.patients {
                 config.profiles[p.id] = p.profile
+                if !p.careTeam.isEmpty { config.careTeams[p.id] = p.careTeam }
                 guard !p.thresholds.isEmpty else { continue }
                 if let problem = AlertRule.limitProblem(p.thresholds, profile: p.profile, rules: config.rules) {
                     let issue = ScenarioIssue(
