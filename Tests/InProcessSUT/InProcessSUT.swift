@@ -46,6 +46,7 @@ package struct InProcessSUT {
         for patient in scenario.patients {
             profiles[patient.id] = patient.profile
             if !patient.thresholds.isEmpty { limits[patient.id] = patient.thresholds }
+            if !patient.careTeam.isEmpty { careTeams[patient.id] = patient.careTeam }
         }
     }
 

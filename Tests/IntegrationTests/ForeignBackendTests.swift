@@ -119,7 +119,7 @@ final class ForeignBackendTests: XCTestCase {
         let r = try run(["run", suite] + target + ["--json", directory + "/report.json"])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
-        XCTAssertEqual(scenarios.count, 21)
+        XCTAssertEqual(scenarios.count, 22)
         XCTAssertTrue(
             r.out.contains("skipped"),
             "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out

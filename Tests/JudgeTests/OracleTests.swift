@@ -18,7 +18,7 @@ final class OracleTests: XCTestCase {
                     dir + "/" + $0
                 }
         }
-        XCTAssertEqual(paths.count, 29)
+        XCTAssertEqual(paths.count, 30)
         return paths
     }
 

@@ -279,3 +279,47 @@ final class IngestionRoutesLoaderTests: XCTestCase {
         XCTAssertTrue(bad.contains(folder + "/bad.mustache:1:") && bad.contains("template:"), bad)
     }
 }
+
+/// The credentials file's `people:`: each person's token, role, expiry and revocation, and every
+/// mistake named with its line.
+final class PeopleCredentialsLoaderTests: XCTestCase {
+    func testPeopleCarryTheirRoleExpiryAndRevocation() throws {
+        let c = try DeviceCredentialsLoader.parse(
+            """
+            people:
+              - {token: t-ann, person: ann, role: caregiver}
+              - {token: t-ann-old, person: ann, role: caregiver, expires: 2025-01-01T00:00:00Z}
+              - {token: t-ann-gone, person: ann, role: caregiver, revoked: true}
+            """,
+            file: "people.yaml",
+            header: "Authorization: Bearer {token}"
+        )
+        XCTAssertEqual(c.people.map(\.token), ["t-ann", "t-ann-old", "t-ann-gone"])
+        let newYear: Int64 = 1_735_689_600_000
+        XCTAssertEqual(c.people.map { $0.state(at: newYear - 1) }, [.valid, .valid, .revoked])
+        XCTAssertEqual(c.people.map { $0.state(at: newYear) }, [.valid, .expired, .revoked])
+    }
+
+    func testMistakesAreNamedWithTheirLine() {
+        let cases = [
+            (
+                "  - {token: t, person: ann, role: nurse}",
+                "people.yaml:2:35: error: people[0].role: unknown role 'nurse'"
+            ),
+            (
+                "  - {token: t, person: ann, role: caregiver, expires: soon}",
+                "people[0].expires: expected an RFC 3339 time"
+            ),
+            ("  - {token: t, person: ann, role: caregiver, revoked: yes}", "people[0].revoked: expected true or false"),
+            ("  - {token: t, role: caregiver}", "people[0].person: required key 'person' is missing"),
+        ]
+        for (entry, expected) in cases {
+            do throws(ScenarioLoadError) {
+                _ = try DeviceCredentialsLoader.parse("people:\n" + entry, file: "people.yaml", header: "{token}")
+                XCTFail("loaded: \(entry)")
+            } catch {
+                XCTAssertTrue(error.description.contains(expected), "\(entry): \(error.description)")
+            }
+        }
+    }
+}

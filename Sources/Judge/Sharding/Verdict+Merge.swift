@@ -39,6 +39,7 @@ extension Verdict {
         }
         let stored = parts.flatMap { $0.checks.filter { $0.kind == .storedData } }
         v.checks += stableSorted(stored) { patient(named: $0.name) }
+        v.checks += parts.flatMap { $0.checks.filter { $0.kind == .access } }
         var measured = v.merging.histograms
         measured[.schedulingLag] = nil
         v.checks += budgetChecks(

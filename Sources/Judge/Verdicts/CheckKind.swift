@@ -21,6 +21,9 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
     /// with, and the SUT's counts per day and month match what it acknowledged (read back through
     /// the SUT profile's `stored-readings:`).
     case storedData = "stored-data"
+    /// A person's credential was granted or refused an operation on a patient as their role and the
+    /// patient's care team say (the access-control matrix).
+    case access
     /// The scenario still produces the traffic the golden file was recorded from.
     case traffic
     /// A waiver of the waivers file that has expired: it fails until it is renewed or removed.
@@ -37,7 +40,7 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
         case .budget: .budgets
         case .delivery: .delivery
         case .storedData: .storedData
-        case .traffic, .waiver: nil
+        case .traffic, .waiver, .access: nil
         }
     }
 }

@@ -40,6 +40,12 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     /// A read-back narrowed by time period or kind leaves out readings the SUT holds there, or lists
     /// readings outside it.
     case queryMismatch = "query-mismatch"
+    /// A request the SUT had to refuse was granted: a person reached the data of a patient not in
+    /// their care, wrote what their role may not, or an expired or revoked credential was honoured.
+    case accessGrantedWrongly = "access-granted-wrongly"
+    /// A request the SUT had to grant was refused, or answered without the patient's data: a person
+    /// could not reach the data of a patient in their care.
+    case accessRefusedWrongly = "access-refused-wrongly"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
     /// A waiver of the waivers file expired: renew or remove it.

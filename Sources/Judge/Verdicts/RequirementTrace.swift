@@ -22,6 +22,7 @@ package enum RequirementTrace {
         case .budget: return budget(check.name)
         case .delivery: return delivery(check.name)
         case .storedData: return storedData(check.name)
+        case .access: return access(check.name)
         case .traffic: return ["vitalsim.traffic-digest"]
         case .waiver: return ["vitalsim.waiver-expiry"]
         }
@@ -70,6 +71,19 @@ package enum RequirementTrace {
         if name == "every MQTT reading reached the SUT" { return ["ingest.answered", "ingest.mqtt-confirmed"] }
         if name == "every BLE reading sent to a subscribed central" { return ["ingest.ble-gateway", "gatt.0x2902"] }
         return ["ingest.answered"]
+    }
+
+    /// `access ROLE PERSON [STATE credential] OPERATION patient P (in care|not in care)`.
+    static func access(_ name: String) -> [String] {
+        if name.contains(" expired credential ") || name.contains(" revoked credential ") {
+            return ["access.stale-credentials"]
+        }
+        let writes = AccessProbe.Operation.allCases.filter(\.writes).contains {
+            name.contains(" \($0.rawValue) patient ")
+        }
+        // Another patient's data: object-level authorization; a write: what the role may do.
+        if name.hasSuffix("(not in care)") { return ["access.authorized-only"] + (writes ? ["access.roles"] : []) }
+        return writes ? ["access.roles"] : ["access.authorized-only"]
     }
 
     static func storedData(_ name: String) -> [String] {

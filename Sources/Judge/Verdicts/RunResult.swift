@@ -129,6 +129,8 @@ package struct LiveRunResult: Sendable {
     package var citesEvidence = true
     /// What was read back of the SUT's stored readings (nil: the profile names no `stored-readings`).
     package var stored: StoredReadBack?
+    /// The access-control matrix's probes as the SUT answered them (empty: not run).
+    package var access: [AccessProbe] = []
     /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
     /// expected rejections of MQTT readings are then skipped rather than failed.
     package var refusesOverMQTT = true

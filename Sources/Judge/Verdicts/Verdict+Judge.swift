@@ -51,6 +51,7 @@ extension Verdict {
         verdict.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), verdict.merging.pushed)
         verdict.checks += validationChecks(golden, plan: plan, result: result, counting: &verdict)
         if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
+        verdict.checks += accessChecks(result.access)
         let measured = histograms(result)
         verdict.checks += budgetChecks(
             golden.budgets,

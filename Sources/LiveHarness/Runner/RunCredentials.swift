@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import SUTAdapter
 import Traffic
 import Transports
@@ -11,7 +12,7 @@ import VitalSimCore
 ///
 /// The tokens come from the system's random generator: they never shape the traffic (the plan, its
 /// digest and the evidence hold none of them) and must not be guessable.
-struct RunCredentials {
+package struct RunCredentials {
     /// A device's token, by the device's ids at the SUT.
     struct Device {
         let patient: String
@@ -20,6 +21,12 @@ struct RunCredentials {
     }
 
     let devices: [Device]
+    /// A token per person of the scenario's care teams and per patient with a care team, then an
+    /// expired and a revoked one of the first care-team member (as the harness names them: a
+    /// patient by their scenario id).
+    let people: [PersonCredential]
+    /// The ids patients have at the SUT, for the SUT's own file (a patient's person id is theirs).
+    let wirePatients: [String: String]
     let reader: String
     let admin: String
     let sutPassword: String
@@ -29,7 +36,7 @@ struct RunCredentials {
     static let sutUser = "vitalsim-sut"
     static let harnessUser = "vitalsim-harness"
 
-    init(scenario: Scenario, naming: WireNaming) {
+    package init(scenario: Scenario, naming: WireNaming) {
         var devices: [Device] = []
         for patient in scenario.patients {
             for device in patient.devices {
@@ -43,6 +50,18 @@ struct RunCredentials {
             }
         }
         self.devices = devices
+        var people = AccessProbe.people(of: scenario).map {
+            PersonCredential(person: $0.person, role: $0.role, token: RunCredentials.token())
+        }
+        if let first = scenario.careTeamPeople.first?.person {
+            let (id, role) = (first.id, first.role.rawValue)
+            var expired = PersonCredential(person: id, role: role, token: RunCredentials.token())
+            expired.expiresAt = 946_684_800_000  // 2000-01-01T00:00:00Z
+            people.append(expired)
+            people.append(PersonCredential(person: id, role: role, token: RunCredentials.token(), state: .revoked))
+        }
+        self.people = people
+        wirePatients = Dictionary(uniqueKeysWithValues: scenario.patients.map { ($0.id, naming.patient($0.id)) })
         reader = RunCredentials.token()
         admin = RunCredentials.token()
         sutPassword = RunCredentials.token()
@@ -55,14 +74,27 @@ struct RunCredentials {
         return (0..<2).map { _ in String(generator.next(), radix: 16).leftPadded(to: 16) }.joined()
     }
 
-    /// The reference SUT's `--credentials` file (YAML), written at `path`.
-    func write(to path: String) throws(HarnessError) {
+    /// The reference SUT's `--credentials` file (YAML).
+    package var fileText: String {
         var text = "devices:\n"
         for d in devices {
             text += "  - token: \"\(d.token)\"\n    patient: \(JSONValue.string(d.patient).serialized())\n"
             text += "    device: \(JSONValue.string(d.device).serialized())\n"
         }
         text += "readers:\n  - token: \"\(reader)\"\nadmins:\n  - token: \"\(admin)\"\n"
+        if !people.isEmpty { text += "people:\n" }
+        for p in people {
+            let id = p.role == "patient" ? wirePatients[p.person] ?? p.person : p.person
+            text += "  - token: \"\(p.token)\"\n    person: \(JSONValue.string(id).serialized())\n    role: \(p.role)\n"
+            if let end = p.expiresAt { text += "    expires: \(CivilTime(unixMilliseconds: end).iso8601())\n" }
+            if p.state == .revoked { text += "    revoked: true\n" }
+        }
+        return text
+    }
+
+    /// The reference SUT's `--credentials` file (YAML), written at `path`.
+    func write(to path: String) throws(HarnessError) {
+        let text = fileText
         guard
             FileManager.default.createFile(
                 atPath: path,
@@ -75,7 +107,7 @@ struct RunCredentials {
     }
 
     /// The tokens as a profile's `auth.devices` (bearer tokens; the reader and admin tokens with them).
-    func deviceCredentials(file: String) -> DeviceCredentials {
+    package func deviceCredentials(file: String) -> DeviceCredentials {
         var tokens: [String: String] = [:]
         for device in devices { tokens["\(device.patient)/\(device.device)"] = device.token }
         var credentials = DeviceCredentials(
@@ -85,6 +117,7 @@ struct RunCredentials {
             readers: [reader]
         )
         credentials.admins = [admin]
+        credentials.people = people
         return credentials
     }
 

@@ -164,21 +164,64 @@ extension LiveSuite {
                 awaiting: awaiting
             )
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming, whole: whole)
+            await probeAccess(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
             return result
         }
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
-        // The digest is of the scenario's whole traffic (as relayed) in the reference contract's form, so
-        // one golden file serves both modes and every SUT profile.
-        let digest =
-            if let whole {
-                TrafficPlan.streamedDigest(for: whole, seed: options.pacing.seed)
-            } else if setup.overBLE || profileShaped(options, naming: naming) {
-                TrafficPlan.streamedDigest(for: scenario, seed: options.pacing.seed)
-            } else { plan.digest ?? "" }
+        let digest = trafficDigest(setup, plan, naming: naming, whole: whole)
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
         return (result.requests, digest, result, base)
+    }
+
+    /// The digest of the scenario's whole traffic (as relayed) in the reference contract's form, so
+    /// one golden file serves both modes and every SUT profile (`whole`: the scenario a shard's part is of).
+    static func trafficDigest(
+        _ setup: ScenarioSetup,
+        _ plan: TrafficPlanStream,
+        naming: WireNaming,
+        whole: Scenario?
+    ) -> String {
+        let seed = setup.options.pacing.seed
+        if let whole { return TrafficPlan.streamedDigest(for: whole, seed: seed) }
+        if setup.overBLE || profileShaped(setup.options, naming: naming) {
+            return TrafficPlan.streamedDigest(for: setup.scenario, seed: seed)
+        }
+        return plan.digest ?? ""
+    }
+
+    /// Tries the access-control matrix of the scenario's care teams (``AccessMatrix``) after its
+    /// read-back, unless the run already failed to reach the SUT.
+    static func probeAccess(
+        into result: inout LiveRunResult,
+        _ setup: ScenarioSetup,
+        naming: WireNaming,
+        lifecycle: PatientLifecycle,
+        runner: LiveRunner,
+        base: String
+    ) async {
+        guard result.misconfiguration == nil, !result.unreachable else { return }
+        let (scenario, options) = (setup.scenario, setup.options)
+        let matrix = AccessMatrix(
+            scenario: scenario,
+            naming: naming,
+            base: base,
+            client: runner.client,
+            profile: options.target.profile,
+            lifecycle: lifecycle
+        ) { patient in
+            firstHTTPRequest(of: patient, trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming))
+        }
+        result.access = await matrix.run(observed: result.alerts)
+    }
+
+    /// The first request of `patient`'s traffic that goes over HTTP and must be accepted, among the
+    /// plan's first 100,000.
+    static func firstHTTPRequest(of patient: String, _ plan: TrafficPlanStream) -> PlannedRequest? {
+        plan.prefix(100_000).first {
+            $0.patientID == patient && $0.topic == nil && $0.expectedRejection == nil && $0.unroutable == nil
+        }
     }
 
     /// Throws when the SUT lists alerts of the scenario's patients before anything was sent (left by

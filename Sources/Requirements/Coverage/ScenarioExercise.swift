@@ -102,6 +102,13 @@ struct ScenarioExercise {
             check(.storedData, "stored readings of patient \(patient) by period (each month, each month boundary)")
             check(.storedData, "stored readings of patient \(patient) by kind (each kind held)")
         }
+        // The access matrix, as a run makes it whose profile holds the people's credentials (the
+        // embedded SUT's run does: a valid one each, an expired and a revoked one of the first member).
+        let stale: [(person: String, credential: AccessProbe.Credential)] =
+            scenario.careTeamPeople.first.map { [($0.person.id, .expired), ($0.person.id, .revoked)] } ?? []
+        for probe in AccessProbe.planned(scenario, people: AccessProbe.people(of: scenario), stale: stale) {
+            check(.access, probe.name)
+        }
         let kinds: (String) -> [VitalKind] = { subject in
             traffic.corruptKinds[subject].map { [$0] } ?? traffic.validKinds[subject] ?? []
         }

@@ -8,7 +8,8 @@ extension PatientLifecycle {
     /// `scenarioDeviceId`, `type`, `transport`, `last`), `devicesJSON`, `patientJSON` and
     /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`), `thresholds` (the
     /// patient's own limits, each `rule`, `signal`, `value`, `unit`, `last`) and `thresholdsJSON`
-    /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none).
+    /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none), `careTeam` (each `person`, `role`,
+    /// `last`) and `careTeamJSON` (`[{"person":"ann","role":"caregiver"}]`).
     func context(_ patientSpec: PatientSpec) -> [String: Any] {
         let devices: [[String: Any]] = patientSpec.devices.enumerated().map { i, d in
             [
@@ -31,6 +32,12 @@ extension PatientLifecycle {
                 ] as [String: Any]
             },
             "thresholdsJSON": ThresholdOverride.json(patientSpec.thresholds).serialized(),
+            "careTeam": patientSpec.careTeam.enumerated().map { i, m in
+                ["person": m.id, "role": m.role.rawValue, "last": i == patientSpec.careTeam.count - 1] as [String: Any]
+            },
+            "careTeamJSON": JSONValue.array(
+                patientSpec.careTeam.map { .object([("person", .string($0.id)), ("role", .string($0.role.rawValue))]) }
+            ).serialized(),
         ]
     }
 

@@ -96,6 +96,37 @@ package struct PatientLifecycle: Sendable {
         }
     }
 
+    /// The first request of the `enrol` (or, with `reset`, the `reset`) steps for `p`, filled in,
+    /// for the access matrix to send with a person's credential; for a profile without such a step
+    /// the reference contract's (`PUT` or `DELETE /api/v1/patients/{id}`) when `referenceContract`,
+    /// else nil (not probed).
+    package func probeRequest(
+        reset: Bool,
+        for p: PatientSpec,
+        referenceContract: Bool
+    ) -> (method: String, url: String, body: [UInt8]?, contentType: String)? {
+        let wire = naming.patient(p.id)
+        var segment = CharacterSet.urlPathAllowed
+        segment.remove("/")
+        let encoded = wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
+        for step in reset ? lifecycle.reset : lifecycle.enrol {
+            guard case let .request(method, path, _, contentType) = step.action else { continue }
+            let url = base + LifecycleStep.fill(path, run: run, scenario: scenarioName, patient: encoded)
+            return (method, url, step.body(context(p)), contentType)
+        }
+        guard referenceContract else { return nil }
+        let url = base + "/api/v1/patients/" + encoded
+        if reset { return ("DELETE", url, nil, "application/json") }
+        let body = JSONValue.object([
+            ("profile", .string(p.profile.rawValue)),
+            (
+                "careTeam",
+                .array(p.careTeam.map { .object([("person", .string($0.id)), ("role", .string($0.role.rawValue))]) })
+            ),
+        ])
+        return ("PUT", url, Array(body.serialized().utf8), "application/json")
+    }
+
     /// Sends a step's request (credentials: `auth.headers` with `lifecycle.headers`, else with the
     /// devices file's first admin token, else those of alert reads, an OAuth2 token renewed once
     /// after a 401); nil when its status is one the step expects.

@@ -11,6 +11,12 @@ import Yams
 ///     device: hr-strap-501
 /// readers:
 ///   - token: 77ab…        # for alert reads
+/// people:                 # for the access-control matrix
+///   - token: 9d1a…
+///     person: ann         # as the scenario's care-team names them; a patient's own id for role patient
+///     role: caregiver     # patient | caregiver | clinician
+///     expires: 2025-01-01T00:00:00Z   # in the past: the SUT must refuse it
+///     revoked: true                   # the SUT must refuse it
 /// ```
 package enum DeviceCredentialsLoader {
     package static func load(path: String, header: String) throws(ScenarioLoadError) -> DeviceCredentials {
@@ -31,7 +37,7 @@ package enum DeviceCredentialsLoader {
         let root = try ScenarioLoader.compose(text, file: file)
         let reader = YAMLReader(file: file)
         var deviceCredentials = DeviceCredentials(file: file, header: header, tokens: [:], readers: [])
-        if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins"]) {
+        if let top = reader.mapping(root, "", allowed: ["devices", "readers", "admins", "people"]) {
             for (i, node) in (top.list("devices") ?? []).enumerated() {
                 let field = "devices[\(i)]"
                 guard
@@ -66,13 +72,51 @@ package enum DeviceCredentialsLoader {
                 }
                 deviceCredentials.admins.append(t)
             }
+            for (i, node) in (top.list("people") ?? []).enumerated() {
+                if let person = person(node, "people[\(i)]", reader) { deviceCredentials.people.append(person) }
+            }
             if deviceCredentials.tokens.isEmpty, deviceCredentials.readers.isEmpty, deviceCredentials.admins.isEmpty,
-                reader.issues.isEmpty
+                deviceCredentials.people.isEmpty, reader.issues.isEmpty
             {
-                reader.fail(root, "", "no credentials: list devices, readers and/or admins")
+                reader.fail(root, "", "no credentials: list devices, readers, admins and/or people")
             }
         }
         guard reader.issues.isEmpty else { throw ScenarioLoadError(issues: reader.reportedIssues) }
         return deviceCredentials
+    }
+
+    /// One `people:` entry.
+    static func person(_ node: Node, _ field: String, _ reader: YAMLReader) -> PersonCredential? {
+        guard
+            let f = reader.mapping(
+                node,
+                field,
+                allowed: ["token", "person", "role", "expires", "revoked"],
+                required: ["token", "person", "role"]
+            ),
+            let token = f.string("token"), let person = f.string("person"), let role = f.string("role")
+        else { return nil }
+        guard PersonCredential.roles.contains(role) else {
+            reader.fail(
+                f.value("role"),
+                f.path("role"),
+                "unknown role '\(role)'; valid: \(PersonCredential.roles.joined(separator: ", "))"
+            )
+            return nil
+        }
+        var credential = PersonCredential(person: person, role: role, token: token)
+        if f.bool("revoked") == true { credential.state = .revoked }
+        if let text = f.string("expires") {
+            guard let at = CivilTime.unixMilliseconds(rfc3339: text) else {
+                reader.fail(
+                    f.value("expires"),
+                    f.path("expires"),
+                    "expected an RFC 3339 time such as 2025-01-01T00:00:00Z"
+                )
+                return nil
+            }
+            credential.expiresAt = at
+        }
+        return credential
     }
 }

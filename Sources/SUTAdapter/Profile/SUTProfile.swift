@@ -177,6 +177,9 @@ package struct DeviceCredentials: Sendable, Equatable {
     package var readers: [String]
     /// Admin tokens (the first one is used for lifecycle requests unless `lifecycle.headers` is given).
     package var admins: [String] = []
+    /// People's tokens (`people:`): patients, caregivers and clinicians, for the access-control
+    /// matrix; a person may have one valid token and expired or revoked ones.
+    package var people: [PersonCredential] = []
 
     package init(file: String, header: String, tokens: [String: String], readers: [String]) {
         self.file = file

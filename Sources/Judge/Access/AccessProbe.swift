@@ -1,0 +1,167 @@
+import VitalSimCore
+
+/// One request of the access-control matrix (issue 45; OWASP API Security Top 10, API1:2023 broken
+/// object-level authorization): a person's credential used on one operation for one patient, what
+/// the SUT must do (grant or refuse) and, once sent, what it did.
+package struct AccessProbe: Sendable, Equatable {
+    /// What the request tries.
+    package enum Operation: String, Sendable, CaseIterable {
+        /// Read the patient's stored readings (the profile's `stored-readings.url`).
+        case readReadings = "read-readings"
+        /// Read the alert list, looking for the patient's alerts (the profile's `alerts.url`).
+        case readAlerts = "read-alerts"
+        /// Post one of the patient's readings as a device would, with the person's credential.
+        case ingest
+        /// Enrol the patient (the profile's first enrolment request).
+        case enrol
+        /// Delete the patient (the profile's first reset request).
+        case delete
+
+        /// True for the operations that change the SUT's data.
+        package var writes: Bool { self == .ingest || self == .enrol || self == .delete }
+    }
+
+    /// The state of the credential used.
+    package enum Credential: String, Sendable {
+        case valid
+        case expired
+        case revoked
+    }
+
+    /// The person (their id; a patient's own id for the role `patient`) and their role.
+    package var person: String
+    package var role: String
+    package var credential = Credential.valid
+    package var operation: Operation
+    /// The patient (scenario id) the request is about.
+    package var patient: String
+    /// True when the patient is in the person's care (a patient: their own record).
+    package var inCare: Bool
+    /// True when the SUT must grant the request; false when it must refuse it.
+    package var mustGrant: Bool
+
+    /// What the SUT answered: its status (nil: no answer, with `error`).
+    package var status: Int?
+    package var error: String?
+    /// What a granted answer revealed of a patient outside the person's care (for a list: each
+    /// alert of another patient), or what a write changed; empty when nothing.
+    package var leaked: [String] = []
+    /// What an answer that had to grant left out (the person's own patient's alerts missing from
+    /// the list), if anything.
+    package var lacking: String?
+    /// Why the probe could not be judged (the other patient raised no alert to leak), if so.
+    package var unobservable: String?
+
+    package init(
+        person: String,
+        role: String,
+        credential: Credential = .valid,
+        operation: Operation,
+        patient: String,
+        inCare: Bool,
+        mustGrant: Bool
+    ) {
+        self.person = person
+        self.role = role
+        self.credential = credential
+        self.operation = operation
+        self.patient = patient
+        self.inCare = inCare
+        self.mustGrant = mustGrant
+    }
+
+    /// The check's name: `access caregiver ann read-readings patient 502 (not in care)`, with the
+    /// credential's state when it is not valid.
+    package var name: String {
+        let state = credential == .valid ? "" : " \(credential.rawValue) credential"
+        return
+            "access \(role) \(person)\(state) \(operation.rawValue) patient \(patient) (\(inCare ? "in care" : "not in care"))"
+    }
+
+    /// True when the SUT granted the request: a 2xx that, for a read, revealed something.
+    package var granted: Bool {
+        guard let status, (200..<300).contains(status) else { return false }
+        switch operation {
+        case .readAlerts: return mustGrant ? lacking == nil : !leaked.isEmpty
+        case .readReadings: return mustGrant || !leaked.isEmpty
+        case .ingest, .enrol, .delete: return true
+        }
+    }
+}
+
+extension AccessProbe {
+    /// The access matrix of `scenario`: for each person with a credential (`people`: person id →
+    /// role, for the care teams' members and the patients), their operations on the first patient
+    /// in their care and on the first patient of the scenario who is not; the reads first, the
+    /// deletions last. A person with `expired` or `revoked` credentials reads their own patient's
+    /// readings with each (refused). `writes` says whether ingestion, enrolment and deletion are
+    /// probed (the profile can send them).
+    package static func planned(
+        _ scenario: Scenario,
+        people: [(person: String, role: String)],
+        stale: [(person: String, credential: Credential)] = [],
+        writes: Set<Operation> = [.ingest, .enrol, .delete]
+    ) -> [AccessProbe] {
+        var reads: [AccessProbe] = []
+        var changes: [AccessProbe] = []
+        var deletions: [AccessProbe] = []
+        for (person, role) in people {
+            let care = patients(inCareOf: person, role: role, scenario)
+            guard let own = care.first else { continue }
+            let other = scenario.patients.first { !care.contains($0.id) }?.id
+            let probe = { (operation: Operation, patient: String, grant: Bool) in
+                AccessProbe(
+                    person: person,
+                    role: role,
+                    operation: operation,
+                    patient: patient,
+                    inCare: patient == own,
+                    mustGrant: grant
+                )
+            }
+            reads.append(probe(.readReadings, own, true))
+            reads.append(probe(.readAlerts, own, true))
+            if let other {
+                reads.append(probe(.readReadings, other, false))
+                reads.append(probe(.readAlerts, other, false))
+            }
+            for patient in [own, other].compactMap({ $0 }) {
+                // A patient's own app may post their readings: not judged.
+                if writes.contains(.ingest), !(role == "patient" && patient == own) {
+                    changes.append(probe(.ingest, patient, false))
+                }
+                if writes.contains(.enrol) { changes.append(probe(.enrol, patient, false)) }
+                if writes.contains(.delete) { deletions.append(probe(.delete, patient, false)) }
+            }
+        }
+        for (person, credential) in stale {
+            guard let role = people.first(where: { $0.person == person })?.role,
+                let own = patients(inCareOf: person, role: role, scenario).first
+            else { continue }
+            var probe = AccessProbe(
+                person: person,
+                role: role,
+                operation: .readReadings,
+                patient: own,
+                inCare: true,
+                mustGrant: false
+            )
+            probe.credential = credential
+            reads.append(probe)
+        }
+        return reads + changes + deletions
+    }
+
+    /// The patients (scenario ids, file order) in the care of `person` with `role`.
+    package static func patients(inCareOf person: String, role: String, _ scenario: Scenario) -> [String] {
+        if role == "patient" { return scenario.patients.contains { $0.id == person } ? [person] : [] }
+        return scenario.patients.filter { $0.careTeam.contains { $0.id == person } }.map(\.id)
+    }
+
+    /// The people of `scenario` who could hold a credential: every care team's members, then each
+    /// patient who has a care team (as the role `patient`).
+    package static func people(of scenario: Scenario) -> [(person: String, role: String)] {
+        scenario.careTeamPeople.map { ($0.person.id, $0.person.role.rawValue) }
+            + scenario.patients.filter { !$0.careTeam.isEmpty }.map { ($0.id, "patient") }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import InProcessSUT
+import Judge
+import LiveHarness
+import SUTAdapter
+import Testing
+import Traffic
+import VitalSimCore
+
+/// The access-control matrix in-process, against the reference SUT with every credential
+/// enforced as the embedded one runs: the healthy SUT passes every probe; a SUT that lets every
+/// person read every patient (`cross-patient-read`) or honours expired and revoked credentials
+/// (`stale-credentials`) fails exactly the probes its fault breaks, as `access-granted-wrongly`,
+/// traced to the requirement it breaks.
+struct InProcessAccessTests {
+    static let path = InProcessRun.path("core", "caregiver-sees-own-patient-only")
+
+    /// The scenario's verdict with the run's credentials enforced by the SUT and held by the profile.
+    static func verdict(faults: [String] = []) async throws -> Verdict {
+        let scenario = try TracedScenarioLoader.load(path: path)
+        let credentials = RunCredentials(scenario: scenario, naming: .identity)
+        return try await InProcessRun.verdict(path, faults: faults) { sut in
+            try sut.loadCredentials(credentials.fileText)
+        } options: { options in
+            options.target.profile.auth.devices = credentials.deviceCredentials(file: "credentials.yaml")
+        }
+    }
+
+    @Test func theHealthySUTPassesEveryProbe() async throws {
+        let verdict = try await Self.verdict()
+        #expect(verdict.error == nil)
+        #expect(InProcessRun.failures(verdict, latency: false) == [])
+        let access = verdict.checks.filter { $0.kind == .access }
+        // Five people (two caregivers, a clinician, two patients) and Ann's two stale credentials.
+        #expect(access.count == 45, "\(access.map(\.name))")
+        #expect(access.filter(\.skipped).isEmpty)
+        #expect(
+            Set(access.flatMap(\.requirements)) == [
+                "access.authorized-only", "access.roles", "access.stale-credentials",
+            ]
+        )
+    }
+
+    @Test func aSUTLettingEveryPersonReadEveryPatientIsCaught() async throws {
+        let verdict = try await Self.verdict(faults: ["cross-patient-read"])
+        #expect(InProcessRun.findings(verdict, latency: false) == [.accessGrantedWrongly])
+        let failed = verdict.checks.filter { !$0.passed }
+        // Each caregiver's and patient's reads of the other patient: readings and alerts.
+        #expect(failed.count == 8, "\(failed.map(\.name))")
+        #expect(
+            failed.allSatisfy { $0.name.hasSuffix("(not in care)") && $0.requirements == ["access.authorized-only"] }
+        )
+        let ann = failed.first { $0.name == "access caregiver ann read-alerts patient 722 (not in care)" }
+        #expect(ann?.detail.contains("of patient 722") == true, "\(ann?.detail ?? "")")
+    }
+
+    @Test func aSUTHonouringStaleCredentialsIsCaught() async throws {
+        let verdict = try await Self.verdict(faults: ["stale-credentials"])
+        #expect(InProcessRun.findings(verdict, latency: false) == [.accessGrantedWrongly])
+        let failed = verdict.checks.filter { !$0.passed }.map(\.name)
+        #expect(
+            failed == [
+                "access caregiver ann expired credential read-readings patient 721 (in care)",
+                "access caregiver ann revoked credential read-readings patient 721 (in care)",
+            ]
+        )
+    }
+}
