@@ -1,12 +1,14 @@
 import Foundation
+import Judge
 import VitalSimCore
 import XCTest
 
 /// A backend VitalSim's code did not write and whose shape is not the reference contract's
 /// (`Tests/backends/acme_rpm.py`: FHIR R4 in with per-device keys, its own telemetry JSON, 422
 /// refusals naming `/errors/0/path`, short-lived OAuth2 tokens, care-program enrolment, alerts in
-/// its own names and levels, paged by cursor): the suite passes through a profile alone, and each
-/// faulty mode of it is caught with the finding that names the fault.
+/// its own names and levels, paged by cursor, people's keys in a header of their own): the suite
+/// passes through a profile alone, the access-control matrix included, and each faulty mode of it
+/// is caught with the finding that names the fault.
 final class ForeignBackendTests: XCTestCase {
     var directory = ""
     let golden = TestSupport.repositoryRoot + "/golden"
@@ -20,14 +22,16 @@ final class ForeignBackendTests: XCTestCase {
     override func setUp() { directory = TestSupport.temporaryDirectory("acme") }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
-    /// The suite folder, the profile with its template, and one key per device (in the profile's
-    /// credentials file and in the backend's own key file).
+    /// The suite folder, the profile with its template, and one key per device and per person of
+    /// the care teams (in the profile's credentials file and in the backend's own key file), with an
+    /// expired and a revoked key of each scenario's first care-team member.
     func prepare(also: [String] = []) throws -> (suite: String, profile: String, keys: String) {
         let suite = directory + "/suite"
         try FileManager.default.createDirectory(atPath: suite, withIntermediateDirectories: true)
         var profileKeys = "devices:\n"
         var backendKeys = ""
         var keyed: Set<String> = []
+        var (people, users) = ("people:\n", "")
         let core = scenarios.map { TestSupport.repositoryRoot + "/scenarios/core/\($0).yaml" }
         for path in core + also {
             if core.contains(path) {
@@ -36,13 +40,15 @@ final class ForeignBackendTests: XCTestCase {
                     withDestinationPath: path
                 )
             }
-            for p in try ScenarioLoader.load(path: path).patients {
+            let scenario = try ScenarioLoader.load(path: path)
+            for p in scenario.patients {
                 for d in p.devices where keyed.insert("\(p.id)/\(d.id)").inserted {
                     let key = "key-\(p.id)-\(d.id)-0123456789"
                     profileKeys += "  - {token: \(key), patient: \"\(p.id)\", device: \(d.id)}\n"
                     backendKeys += "\(key) \(p.id) \(d.id)\n"
                 }
             }
+            (people, users) = try Self.people(scenario, people, users)
         }
         for file in ["acme-rpm.yaml", "acme-telemetry.mustache"] {
             try FileManager.default.copyItem(
@@ -50,10 +56,28 @@ final class ForeignBackendTests: XCTestCase {
                 toPath: directory + "/" + file
             )
         }
-        _ = TestSupport.write(profileKeys, to: directory, name: "acme-keys.yaml")
+        _ = TestSupport.write(profileKeys + people, to: directory, name: "acme-keys.yaml")
+        backendKeys += users
         return (
             suite, directory + "/acme-rpm.yaml", TestSupport.write(backendKeys, to: directory, name: "backend-keys.txt")
         )
+    }
+
+    /// `scenario`'s people added to the credentials file's `people:` (`people`) and to the backend's
+    /// `user KEY PERSON ROLE [STATE]` lines (`users`), each person once.
+    static func people(_ scenario: Scenario, _ people: String, _ users: String) throws -> (String, String) {
+        var (people, users) = (people, users)
+        let everyone = AccessProbe.people(of: scenario)
+        for (i, (person, role)) in everyone.enumerated() where !users.contains(" \(person) \(role)") {
+            let key = "user-\(person)-0123456789"
+            people += "  - {token: \(key), person: \"\(person)\", role: \(role)}\n"
+            users += "user \(key) \(person) \(role)\n"
+            guard i == 0 else { continue }
+            people += "  - {token: \(key)-old, person: \"\(person)\", role: \(role), expires: 2000-01-01T00:00:00Z}\n"
+            people += "  - {token: \(key)-gone, person: \"\(person)\", role: \(role), revoked: true}\n"
+            users += "user \(key)-old \(person) \(role) expired\nuser \(key)-gone \(person) \(role) revoked\n"
+        }
+        return (people, users)
     }
 
     /// The ACME backend in front of a fresh reference SUT (which knows no scenario: profiles come
@@ -120,6 +144,18 @@ final class ForeignBackendTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
         XCTAssertEqual(scenarios.count, 22)
+        // The access matrix of the care-team scenario ran through ACME's user keys, and passed.
+        let report = try XCTUnwrap(
+            SUTProcess.json(String(contentsOfFile: directory + "/report.json", encoding: .utf8)) as? [String: Any]
+        )
+        let verdicts = try XCTUnwrap(report["scenarios"] as? [[String: Any]])
+        let team = try XCTUnwrap(verdicts.first { $0["scenario"] as? String == "caregiver-sees-own-patient-only" })
+        let access = try XCTUnwrap(team["checks"] as? [[String: Any]]).filter { $0["kind"] as? String == "access" }
+        XCTAssertEqual(access.count, 45)
+        XCTAssertTrue(
+            access.allSatisfy { $0["passed"] as? Bool == true },
+            "\(access.filter { $0["passed"] as? Bool != true })"
+        )
         XCTAssertTrue(
             r.out.contains("skipped"),
             "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out
@@ -186,6 +222,10 @@ final class ForeignBackendTests: XCTestCase {
             (
                 "coarse-units", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml",
                 "altered stored readings of patient 508 unaltered"
+            ),
+            (
+                "leak-patients", TestSupport.repositoryRoot + "/scenarios/core/caregiver-sees-own-patient-only.yaml",
+                "access-granted-wrongly access caregiver ann read-readings patient 722 (not in care)"
             ),
         ]
         for c in cases {

@@ -7,6 +7,11 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
   (advertised honestly in expires_in). Alert reads and patient administration need one.
 - Per-device keys (X-Device-Key) for ingestion, from a YAML-ish key file (`KEY PATIENT DEVICE` lines);
   a key may post only for its own patient and device (403).
+- People's keys (X-User-Key), from `user KEY PERSON ROLE [expired|revoked]` lines of the same file
+  (ROLE patient, caregiver or clinician; a patient's PERSON is their patient id): a person reads the
+  vitals and alerts of the patients whose enrolment's `care_team` names them (a patient their own),
+  another patient's vitals are 404 (as if there were none) and the alert list holds only their
+  patients' alerts; people enrol and delete nothing (403); expired and revoked keys are 401.
 - Patients must be enrolled (POST /v2/patients {"id", "care_program", "alert_limits": [{rule, vital,
   limit}]}, the limits a clinician set for the patient); readings of an unknown patient are refused
   with 422. DELETE /v2/patients/{id} removes one (upstream too).
@@ -23,7 +28,8 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
   "links": {"next": URL or null}}, without reading ids; glucose in mmol/L and weight in lb (two
   decimals), the rest in UCUM units as upstream holds them.
 
-Faulty modes (--fault, repeatable): drop-type:TYPE (never lists alerts of TYPE), accept-invalid
+Faulty modes (--fault, repeatable): leak-patients (people read every patient's vitals and alerts),
+drop-type:TYPE (never lists alerts of TYPE), accept-invalid
 (answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM), forget-readings (every
 seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units),
 stuck-paging (the vitals name their own page as the next one), ignore-limits (patients' own alert
@@ -62,10 +68,16 @@ ISSUER = TokenIssuer(CLIENT_ID, CLIENT_SECRET, LIFETIME)
 PATIENTS = set()
 STATS = {"readings": 0, "refused": 0}
 DEVICE_KEYS = {}
+# User key → (person, role, state): state "" (valid), "expired" or "revoked".
+USER_KEYS = {}
+# Patient → the people in their care team.
+CARE = {}
 for line in open(KEY_FILE):
     parts = line.split()
     if len(parts) == 3:
         DEVICE_KEYS[parts[0]] = (parts[1], parts[2])
+    elif len(parts) in (4, 5) and parts[0] == "user":
+        USER_KEYS[parts[1]] = (parts[2], parts[3], parts[4] if len(parts) == 5 else "")
 
 TYPES = {
     "hr.tachycardia": "TACHY", "hr.bradycardia": "BRADY", "hr.af-suspected": "AFIB",
@@ -137,10 +149,41 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(status, answer)
 
     def bearer_ok(self):
+        if "X-User-Key" in self.headers:
+            if self.user() is not None:
+                self.error(403, "X-User-Key", "people may not manage patients")
+            return False
         if ISSUER.valid(self.headers.get("Authorization", "")):
             return True
         self.reply(401, {"error": "invalid_token"})
         return False
+
+    def user(self):
+        """The (person, role) of a valid X-User-Key, else None (401 sent)."""
+        entry = USER_KEYS.get(self.headers.get("X-User-Key", ""))
+        if entry is None or entry[2]:
+            self.error(401, "X-User-Key", "the user key is " + (entry[2] if entry else "not known"))
+            return None
+        return entry[0], entry[1]
+
+    def reader(self):
+        """Who may read: ("*", None) for the OAuth2 client, (person, role) for a user key; None after a 401."""
+        if "X-User-Key" in self.headers:
+            return self.user()
+        if ISSUER.valid(self.headers.get("Authorization", "")):
+            return "*", None
+        self.reply(401, {"error": "invalid_token"})
+        return None
+
+    @staticmethod
+    def may_read(who, patient):
+        person, role = who
+        if person == "*" or "leak-patients" in FAULTS:
+            return True
+        if role == "patient":
+            return person == patient
+        with LOCK:
+            return person in CARE.get(patient, ())
 
     def device(self):
         owner = DEVICE_KEYS.get(self.headers.get("X-Device-Key", ""))
@@ -209,6 +252,7 @@ class Handler(BaseHTTPRequestHandler):
             limits = {}
             for item in p.get("alert_limits", []):
                 limits.setdefault(item["rule"], {})[item["vital"]] = float(item["limit"])
+            team = [member["user"] for member in p.get("care_team", [])]
         except (ValueError, KeyError, TypeError, AttributeError):
             return self.error(422, "care_program", "expected {id, care_program: GENERAL|DIABETES_CGM|COPD|CHD_INFANT, "
                                                    "alert_limits: [{rule, vital, limit}]}")
@@ -220,10 +264,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(502, {"errors": [{"path": "", "message": answer.decode(errors="replace")}]})
         with LOCK:
             PATIENTS.add(pid)
+            CARE[pid] = set(team)
         self.reply(201, {"id": pid, "care_program": p["care_program"]})
 
     def alerts(self):
-        if not self.bearer_ok():
+        who = self.reader()
+        if who is None:
             return
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
         cursor = int(query.get("cursor", ["0"])[0])
@@ -232,6 +278,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(502, {"errors": [{"path": "", "message": "upstream failed"}]})
         items = []
         for a in json.loads(answer):
+            if not self.may_read(who, a["patientId"]):
+                continue
             kind = TYPES.get(a["rule"], a["rule"].upper())
             if f"drop-type:{kind}" in FAULTS:
                 continue
@@ -245,13 +293,14 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, {"items": page, "next": f"/v2/alerts?cursor={cursor + 20}" if more else None})
 
     def vitals(self):
-        if not self.bearer_ok():
+        who = self.reader()
+        if who is None:
             return
         parts = urllib.parse.urlsplit(self.path)
         pid = urllib.parse.unquote(parts.path.removeprefix("/v2/patients/").removesuffix("/vitals"))
         with LOCK:
             known = pid in PATIENTS
-        if not known:
+        if not known or not self.may_read(who, pid):
             return self.error(404, "patient", f"patient {pid} is not enrolled")
         page = urllib.parse.parse_qs(parts.query).get("page", ["0"])[0]
         status, answer = upstream("GET", f"/api/v1/patients/{urllib.parse.quote(pid, safe='')}/readings?limit=500&after={page}")
@@ -297,6 +346,7 @@ class Handler(BaseHTTPRequestHandler):
         upstream("DELETE", "/api/v1/patients/" + urllib.parse.quote(pid, safe=""))
         with LOCK:
             PATIENTS.discard(pid)
+            CARE.pop(pid, None)
         self.reply(204)
 
 

@@ -56,7 +56,7 @@ struct AccessMatrix {
                 )?
                 .token
             else { continue }
-            let headers = profile.auth.headers + [credentials.header(for: token)]
+            let headers = profile.auth.headers + [credentials.personHeader(for: token)]
             await send(&probe, headers: headers, observed: observed)
             probes.append(probe)
         }

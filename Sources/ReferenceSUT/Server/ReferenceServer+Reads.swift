@@ -82,7 +82,7 @@ extension ReferenceServer {
         render: ([Alert], FaultPlan.AlertAPIFault?) -> JSONValue
     ) async -> Response {
         let scope: Set<String>?
-        switch await readScope(request, context, refused: "read alerts") {
+        switch await readScope(request, context, admins: false, refused: "read alerts") {
         case .success(let s): scope = s
         case .failure(let refusal): return refusal.response
         }
@@ -115,7 +115,7 @@ extension ReferenceServer {
     /// `GET /api/v1/alerts/stream`: server-sent events from `Last-Event-ID` (or `?after=`).
     static func alertStream(_ request: Request, _ context: ServerContext) async -> Response {
         let scope: Set<String>?
-        switch await readScope(request, context, refused: "read alerts") {
+        switch await readScope(request, context, admins: false, refused: "read alerts") {
         case .success(let s): scope = s
         case .failure(let refusal): return refusal.response
         }

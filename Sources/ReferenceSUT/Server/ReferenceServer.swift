@@ -258,18 +258,22 @@ package enum ReferenceServer {
         }
     }
 
-    /// Whose data a request may read: nil for every patient's (the reader or an admin, or an open
-    /// API), else the patients in the care of the person presenting it (a patient: their own);
-    /// or the 401/403 refusing it (a device's credential reads nothing). The `cross-patient-read`
-    /// fault lets every person read everything.
+    /// Whose data a request may read: nil for every patient's (the reader, an admin when `admins`,
+    /// or an open API), else the patients in the care of the person presenting it (a patient: their
+    /// own); or the 401/403 refusing it (a device's credential reads nothing, nor an admin's when
+    /// not `admins`). The `cross-patient-read` fault lets every person read everything.
     static func readScope(
         _ request: Request,
         _ context: ServerContext,
+        admins: Bool = true,
         refused: String
     ) async -> Result<Set<String>?, Refusal> {
         switch principal(request, context, required: "a reader's or a person's") {
         case .failure(let failure): return .failure(Refusal(response: json(.unauthorized, failure.json)))
-        case .success(nil), .success(.admin?), .success(.reader?): return .success(nil)
+        case .success(nil), .success(.reader?): return .success(nil)
+        case .success(.admin?) where admins: return .success(nil)
+        case .success(.admin?):
+            return .failure(Refusal(response: refusal(.forbidden, "this credential may not \(refused)")))
         case .success(.device?):
             return .failure(Refusal(response: refusal(.forbidden, "a device's credential may not \(refused)")))
         case .success(.person(let person)?):

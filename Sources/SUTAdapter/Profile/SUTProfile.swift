@@ -180,6 +180,8 @@ package struct DeviceCredentials: Sendable, Equatable {
     /// People's tokens (`people:`): patients, caregivers and clinicians, for the access-control
     /// matrix; a person may have one valid token and expired or revoked ones.
     package var people: [PersonCredential] = []
+    /// The header carrying a person's token (`people-header:`), `{token}` standing for it; nil: ``header``.
+    package var peopleHeader: String?
 
     package init(file: String, header: String, tokens: [String: String], readers: [String]) {
         self.file = file
@@ -190,6 +192,11 @@ package struct DeviceCredentials: Sendable, Equatable {
 
     /// The header for `token`.
     package func header(for token: String) -> String { header.replacingOccurrences(of: "{token}", with: token) }
+
+    /// The header for a person's `token`.
+    package func personHeader(for token: String) -> String {
+        (peopleHeader ?? header).replacingOccurrences(of: "{token}", with: token)
+    }
 
     /// The credential header of a device's requests, nil when the file has none for it.
     package func header(patient: String, device: String) -> String? {

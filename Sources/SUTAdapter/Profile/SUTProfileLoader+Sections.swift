@@ -128,7 +128,14 @@ extension SUTProfileLoader.Context {
     }
 
     func devices(_ node: Node) -> DeviceCredentials? {
-        guard let fields = reader.mapping(node, "auth.devices", allowed: ["file", "header"], required: ["file"]) else {
+        guard
+            let fields = reader.mapping(
+                node,
+                "auth.devices",
+                allowed: ["file", "header", "people-header"],
+                required: ["file"]
+            )
+        else {
             return nil
         }
         let header =
@@ -136,9 +143,15 @@ extension SUTProfileLoader.Context {
         if !header.contains("{token}") {
             fail(fields, "header", "the header must contain {token}, where each device's token goes")
         }
+        let peopleHeader = fields.value("people-header").flatMap { self.header($0, fields.path("people-header")) }
+        if let peopleHeader, !peopleHeader.contains("{token}") {
+            fail(fields, "people-header", "the header must contain {token}, where each person's token goes")
+        }
         guard let path = existingFile(fields, "file") else { return nil }
         do throws(ScenarioLoadError) {
-            return try DeviceCredentialsLoader.load(path: path, header: header)
+            var credentials = try DeviceCredentialsLoader.load(path: path, header: header)
+            credentials.peopleHeader = peopleHeader
+            return credentials
         } catch {
             // The credentials file's own problems, with its own file and lines.
             reader.record(error.issues)
