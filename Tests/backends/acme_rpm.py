@@ -62,7 +62,8 @@ SERVER_CLOCK = "--server-clock" in sys.argv
 ACCEPTED_AT = {}
 # alert id → its created_at on ACME's clock.
 CREATED_AT = {}
-CONTEXT = ssl.create_default_context(cafile=CA)
+# Upstream over HTTPS when its URL says so (CA_FILE verifies it), else plain HTTP on loopback.
+CONTEXT = ssl.create_default_context(cafile=CA) if UPSTREAM.startswith("https://") else None
 LOCK = threading.Lock()
 ISSUER = TokenIssuer(CLIENT_ID, CLIENT_SECRET, LIFETIME)
 PATIENTS = set()
@@ -105,7 +106,9 @@ def upstream(method, path, body=None, content_type="application/json"):
     target = urllib.parse.urlsplit(UPSTREAM)
     for attempt in (0, 1):
         if getattr(LOCAL, "connection", None) is None:
-            LOCAL.connection = http.client.HTTPSConnection(target.hostname, target.port, context=CONTEXT, timeout=30)
+            LOCAL.connection = (
+                http.client.HTTPSConnection(target.hostname, target.port, context=CONTEXT, timeout=30)
+                if CONTEXT else http.client.HTTPConnection(target.hostname, target.port, timeout=30))
         try:
             LOCAL.connection.request(method, path, body=data, headers={"Content-Type": content_type})
             r = LOCAL.connection.getresponse()
