@@ -68,7 +68,9 @@ final class ForeignBackendTests: XCTestCase {
     static func people(_ scenario: Scenario, _ people: String, _ users: String) throws -> (String, String) {
         var (people, users) = (people, users)
         let everyone = AccessProbe.people(of: scenario)
-        for (i, (person, role)) in everyone.enumerated() where !users.contains(" \(person) \(role)") {
+        for (i, (person, personRole)) in everyone.enumerated()
+        where !users.contains(" \(person) \(personRole.rawValue)") {
+            let role = personRole.rawValue
             let key = "user-\(person)-0123456789"
             people += "  - {token: \(key), person: \"\(person)\", role: \(role)}\n"
             users += "user \(key) \(person) \(role)\n"

@@ -48,7 +48,7 @@ struct AccessProbeTests {
     static func probe(_ operation: AccessProbe.Operation, inCare: Bool, status: Int?) -> AccessProbe {
         var p = AccessProbe(
             person: "ann",
-            role: "caregiver",
+            role: .caregiver,
             operation: operation,
             patient: inCare ? "721" : "722",
             inCare: inCare,

@@ -30,7 +30,7 @@ package struct AccessProbe: Sendable, Equatable {
 
     /// The person (their id; a patient's own id for the role `patient`) and their role.
     package var person: String
-    package var role: String
+    package var role: PersonRole
     package var credential = Credential.valid
     package var operation: Operation
     /// The patient (scenario id) the request is about.
@@ -54,7 +54,7 @@ package struct AccessProbe: Sendable, Equatable {
 
     package init(
         person: String,
-        role: String,
+        role: PersonRole,
         credential: Credential = .valid,
         operation: Operation,
         patient: String,
@@ -75,7 +75,7 @@ package struct AccessProbe: Sendable, Equatable {
     package var name: String {
         let state = credential == .valid ? "" : " \(credential.rawValue) credential"
         return
-            "access \(role) \(person)\(state) \(operation.rawValue) patient \(patient) (\(inCare ? "in care" : "not in care"))"
+            "access \(role.rawValue) \(person)\(state) \(operation.rawValue) patient \(patient) (\(inCare ? "in care" : "not in care"))"
     }
 
     /// True when the SUT granted the request: a 2xx that, for a read, revealed something.
@@ -93,14 +93,12 @@ extension AccessProbe {
     /// The access matrix of `scenario`: for each person with a credential (`people`: person id →
     /// role, for the care teams' members and the patients), their operations on the first patient
     /// in their care and on the first patient of the scenario who is not; the reads first, the
-    /// deletions last. A person with `expired` or `revoked` credentials reads their own patient's
-    /// readings with each (refused). `writes` says whether ingestion, enrolment and deletion are
-    /// probed (the profile can send them).
+    /// deletions last. A person with `expired` or `revoked` credentials (`stale`) reads their own
+    /// patient's readings with each (refused).
     package static func planned(
         _ scenario: Scenario,
-        people: [(person: String, role: String)],
-        stale: [(person: String, credential: Credential)] = [],
-        writes: Set<Operation> = [.ingest, .enrol, .delete]
+        people: [(person: String, role: PersonRole)],
+        stale: [(person: String, credential: Credential)] = []
     ) -> [AccessProbe] {
         var reads: [AccessProbe] = []
         var changes: [AccessProbe] = []
@@ -127,15 +125,13 @@ extension AccessProbe {
             }
             for patient in [own, other].compactMap({ $0 }) {
                 // A patient's own app may post their readings: not judged.
-                if writes.contains(.ingest), !(role == "patient" && patient == own) {
-                    changes.append(probe(.ingest, patient, false))
-                }
-                if writes.contains(.enrol) { changes.append(probe(.enrol, patient, false)) }
-                if writes.contains(.delete) { deletions.append(probe(.delete, patient, false)) }
+                if !(role == .patient && patient == own) { changes.append(probe(.ingest, patient, false)) }
+                changes.append(probe(.enrol, patient, false))
+                deletions.append(probe(.delete, patient, false))
             }
         }
         for (person, credential) in stale {
-            guard let role = people.first(where: { $0.person == person })?.role,
+            guard let role = Self.people(of: scenario).first(where: { $0.person == person })?.role,
                 let own = patients(inCareOf: person, role: role, scenario).first
             else { continue }
             var probe = AccessProbe(
@@ -153,15 +149,25 @@ extension AccessProbe {
     }
 
     /// The patients (scenario ids, file order) in the care of `person` with `role`.
-    package static func patients(inCareOf person: String, role: String, _ scenario: Scenario) -> [String] {
-        if role == "patient" { return scenario.patients.contains { $0.id == person } ? [person] : [] }
+    package static func patients(inCareOf person: String, role: PersonRole, _ scenario: Scenario) -> [String] {
+        if role == .patient { return scenario.patients.contains { $0.id == person } ? [person] : [] }
         return scenario.patients.filter { $0.careTeam.contains { $0.id == person } }.map(\.id)
     }
 
     /// The people of `scenario` who could hold a credential: every care team's members, then each
     /// patient who has a care team (as the role `patient`).
-    package static func people(of scenario: Scenario) -> [(person: String, role: String)] {
-        scenario.careTeamPeople.map { ($0.person.id, $0.person.role.rawValue) }
-            + scenario.patients.filter { !$0.careTeam.isEmpty }.map { ($0.id, "patient") }
+    package static func people(of scenario: Scenario) -> [(person: String, role: PersonRole)] {
+        scenario.careTeamPeople.map { ($0.person.id, PersonRole($0.person.role)) }
+            + scenario.patients.filter { !$0.careTeam.isEmpty }.map { ($0.id, .patient) }
+    }
+}
+
+extension PersonCredential {
+    /// Whether the SUT must honour the credential at wall-clock time `now` (Unix ms): a validity is
+    /// about now, not about the scenario's time.
+    package func state(at now: Int64) -> AccessProbe.Credential {
+        if revoked { return .revoked }
+        if let expiresAt, expiresAt <= now { return .expired }
+        return .valid
     }
 }

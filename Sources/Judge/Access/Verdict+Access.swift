@@ -1,3 +1,5 @@
+import VitalSimCore
+
 extension Verdict {
     /// How many leaked resources a check names in its detail.
     static let namedLeaks = 3
@@ -44,12 +46,12 @@ extension Verdict {
         let reason =
             probe.credential != .valid
             ? "the credential is \(probe.credential.rawValue)"
-            : probe.role == "patient"
+            : probe.role == .patient
                 ? "patient \(probe.person) may reach only their own record"
                 : "patient \(probe.patient) is not in the care of \(probe.person)"
         let detail =
             probe.operation.writes && probe.credential == .valid && probe.inCare
-            ? "a \(probe.role) may not \(probe.operation.rawValue), but the SUT \(answered)\(what)"
+            ? "a \(probe.role.rawValue) may not \(probe.operation.rawValue), but the SUT \(answered)\(what)"
             : "\(reason), but the SUT \(answered)\(what)"
         return Check(kind: .access, name: probe.name, rule: nil, finding: .accessGrantedWrongly, detail: detail)
     }

@@ -51,14 +51,15 @@ package struct RunCredentials {
         }
         self.devices = devices
         var people = AccessProbe.people(of: scenario).map {
-            PersonCredential(person: $0.person, role: $0.role, token: RunCredentials.token())
+            PersonCredential(token: RunCredentials.token(), id: $0.person, role: $0.role)
         }
-        if let first = scenario.careTeamPeople.first?.person {
-            let (id, role) = (first.id, first.role.rawValue)
-            var expired = PersonCredential(person: id, role: role, token: RunCredentials.token())
+        if let first = people.first, first.role != .patient {
+            var expired = PersonCredential(token: RunCredentials.token(), id: first.id, role: first.role)
             expired.expiresAt = 946_684_800_000  // 2000-01-01T00:00:00Z
             people.append(expired)
-            people.append(PersonCredential(person: id, role: role, token: RunCredentials.token(), state: .revoked))
+            people.append(
+                PersonCredential(token: RunCredentials.token(), id: first.id, role: first.role, revoked: true)
+            )
         }
         self.people = people
         wirePatients = Dictionary(uniqueKeysWithValues: scenario.patients.map { ($0.id, naming.patient($0.id)) })
@@ -83,12 +84,7 @@ package struct RunCredentials {
         }
         text += "readers:\n  - token: \"\(reader)\"\nadmins:\n  - token: \"\(admin)\"\n"
         if !people.isEmpty { text += "people:\n" }
-        for p in people {
-            let id = p.role == "patient" ? wirePatients[p.person] ?? p.person : p.person
-            text += "  - token: \"\(p.token)\"\n    person: \(JSONValue.string(id).serialized())\n    role: \(p.role)\n"
-            if let end = p.expiresAt { text += "    expires: \(CivilTime(unixMilliseconds: end).iso8601())\n" }
-            if p.state == .revoked { text += "    revoked: true\n" }
-        }
+        for p in people { text += p.yaml(person: p.role == .patient ? wirePatients[p.id] : nil) }
         return text
     }
 

@@ -5,7 +5,7 @@ import Traffic
 import Transports
 import VitalSimCore
 
-/// Sends the access-control matrix (``AccessProbe/planned(_:people:stale:writes:)``) after a
+/// Sends the access-control matrix (``AccessProbe/planned(_:people:stale:)``) after a
 /// scenario's read-back and before its reset: each person's credential from the profile's
 /// `people:` on their own patient's and another patient's readings, alerts, ingestion, enrolment
 /// and deletion, each answer recorded for the judge. The reads go first and deletions last, so a
@@ -28,15 +28,14 @@ struct AccessMatrix {
     /// profile names no people or the scenario has no care team.
     func planned() -> [AccessProbe] {
         guard let credentials = profile.auth.devices, !credentials.people.isEmpty else { return [] }
-        let held = Set(credentials.people.filter { $0.state(at: now) == .valid }.map(\.person))
-        let people = AccessProbe.people(of: scenario).filter { held.contains($0.person) }
+        let everyone = AccessProbe.people(of: scenario)
+        let held = Set(credentials.people.filter { $0.state(at: now) == .valid }.map(\.id))
         var stale: [(person: String, credential: AccessProbe.Credential)] = []
-        for c in credentials.people where people.contains(where: { $0.person == c.person }) {
+        for c in credentials.people where everyone.contains(where: { $0.person == c.id }) {
             let state = c.state(at: now)
-            let known = stale.contains { $0.person == c.person && $0.credential.rawValue == state.rawValue }
-            if state != .valid, !known { stale.append((c.person, state == .expired ? .expired : .revoked)) }
+            if state != .valid, !stale.contains(where: { $0 == (c.id, state) }) { stale.append((c.id, state)) }
         }
-        return AccessProbe.planned(scenario, people: people, stale: stale)
+        return AccessProbe.planned(scenario, people: everyone.filter { held.contains($0.person) }, stale: stale)
     }
 
     /// Sends every probe and returns them with the SUT's answers; `observed` is the run's alert list
@@ -45,18 +44,12 @@ struct AccessMatrix {
         guard let credentials = profile.auth.devices else { return [] }
         var probes: [AccessProbe] = []
         for var probe in planned() {
-            let state: PersonCredential.State =
-                switch probe.credential {
-                case .valid: .valid
-                case .expired: .expired
-                case .revoked: .revoked
-                }
             guard
-                let token = credentials.people.first(where: { $0.person == probe.person && $0.state(at: now) == state }
-                )?
-                .token
+                let held = credentials.people.first(where: {
+                    $0.id == probe.person && $0.state(at: now) == probe.credential
+                })
             else { continue }
-            let headers = profile.auth.headers + [credentials.personHeader(for: token)]
+            let headers = profile.auth.headers + [credentials.personHeader(for: held.token)]
             await send(&probe, headers: headers, observed: observed)
             probes.append(probe)
         }

@@ -11,43 +11,19 @@ package struct Credentials: Sendable {
     package var admins: Set<String> = []
     /// People's tokens: patients, caregivers and clinicians, each reading only the patients in
     /// their care (``Principal``).
-    package var people: [String: Person] = [:]
+    package var people: [String: PersonCredential] = [:]
 
     package init() {}
 
     /// True when any credential is configured (and so every request must carry one).
     package var enforced: Bool { !devices.isEmpty || !readers.isEmpty || !admins.isEmpty || !people.isEmpty }
 
-    /// A person's credential.
-    package struct Person: Sendable, Equatable {
-        /// The person's id (a patient's own id for the role `patient`).
-        package var id: String
-        package var role: Role
-        /// When the credential stops being valid (Unix ms), if ever.
-        package var expiresAt: Int64?
-        /// True when the credential was revoked: known, and refused.
-        package var revoked = false
-
-        package init(id: String, role: Role, expiresAt: Int64? = nil, revoked: Bool = false) {
-            self.id = id
-            self.role = role
-            self.expiresAt = expiresAt
-            self.revoked = revoked
-        }
-    }
-
-    /// A person's role (seed 000 §2.3): the patient, or a member of a patient's care team.
-    package enum Role: String, Sendable, CaseIterable {
-        case patient
-        case caregiver
-        case clinician
-    }
-
-    /// Who presents `token` at wall-clock time `now` (Unix ms), or why no one valid does;
-    /// `honourStale` (the `stale-credentials` fault) takes expired and revoked ones as valid.
+    /// Who presents `token` at wall-clock time `now` (Unix ms, read only for a person's token), or
+    /// why no one valid does; `honourStale` (the `stale-credentials` fault) takes expired and
+    /// revoked ones as valid.
     package func principal(
         _ token: String,
-        now: Int64,
+        now: @autoclosure () -> Int64,
         honourStale: Bool = false
     ) -> Result<Principal, CredentialProblem> {
         if admins.contains(token) { return .success(.admin) }
@@ -55,7 +31,7 @@ package struct Credentials: Sendable {
         if let d = devices[token] { return .success(.device(patientID: d.patientID, deviceID: d.deviceID)) }
         guard let person = people[token] else { return .failure(.unknown) }
         if person.revoked, !honourStale { return .failure(.revoked) }
-        if let end = person.expiresAt, now >= end, !honourStale { return .failure(.expired) }
+        if let end = person.expiresAt, !honourStale, now() >= end { return .failure(.expired) }
         return .success(.person(person))
     }
 }
@@ -69,7 +45,7 @@ package enum Principal: Sendable, Equatable {
     /// An administrator: enrols and deletes patients, reads everything.
     case admin
     /// A person: reads the data of the patients in their care only.
-    case person(Credentials.Person)
+    case person(PersonCredential)
 }
 
 /// Why a credential is no valid one (each a 401).

@@ -68,8 +68,8 @@ package enum CredentialsLoader {
                 if let secret = token(entry, node) { credentials.admins.insert(secret) }
             }
             for (i, node) in (top.has("people") ? top.list("people") ?? [] : []).enumerated() {
-                if let (secret, person) = person(node, "people[\(i)]", reader, token) {
-                    credentials.people[secret] = person
+                if let person = person(node, "people[\(i)]", reader, token) {
+                    credentials.people[person.token] = person
                 }
             }
             if !credentials.enforced && reader.issues.isEmpty {
@@ -80,37 +80,22 @@ package enum CredentialsLoader {
         return credentials
     }
 
-    /// One `people:` entry: its token and the person it stands for.
+    /// One `people:` entry (``PersonCredential/read(_:token:)``), its token checked as every other.
     static func person(
         _ node: Node,
         _ field: String,
         _ reader: YAMLReader,
         _ token: (Fields, Node) -> String?
-    ) -> (String, Credentials.Person)? {
+    ) -> PersonCredential? {
         guard
             let entry = reader.mapping(
                 node,
                 field,
-                allowed: ["token", "person", "role", "expires", "revoked"],
-                required: ["token", "person", "role"]
-            ), let secret = token(entry, node), let id = entry.string("person"),
-            let role = entry.choice("role", Credentials.Role.self, what: "role")
+                allowed: PersonCredential.keys,
+                required: PersonCredential.required
+            ),
+            let secret = token(entry, node)
         else { return nil }
-        if let problem = PatientIdentifier.problem(id) {
-            reader.fail(entry.value("person"), entry.path("person"), problem)
-        }
-        var person = Credentials.Person(id: id, role: role, revoked: entry.bool("revoked") == true)
-        if let text = entry.string("expires") {
-            guard let at = CivilTime.unixMilliseconds(rfc3339: text) else {
-                reader.fail(
-                    entry.value("expires"),
-                    entry.path("expires"),
-                    "expected an RFC 3339 time such as 2026-01-01T00:00:00Z"
-                )
-                return nil
-            }
-            person.expiresAt = at
-        }
-        return (secret, person)
+        return PersonCredential.read(entry, token: secret)
     }
 }

@@ -198,9 +198,6 @@ package actor ReferenceStore {
         return known != enrolment.profile
     }
 
-    /// The care team of `patient` (empty for a patient without one).
-    package func careTeam(of patient: String) -> [CareTeamMember] { careTeams[patient] ?? [] }
-
     /// The patients in whose care team `person` is.
     package func patients(caredForBy person: String) -> Set<String> {
         Set(careTeams.filter { $0.value.contains { $0.id == person } }.keys)

@@ -85,38 +85,12 @@ package enum DeviceCredentialsLoader {
         return deviceCredentials
     }
 
-    /// One `people:` entry.
+    /// One `people:` entry (``PersonCredential/read(_:token:)``).
     static func person(_ node: Node, _ field: String, _ reader: YAMLReader) -> PersonCredential? {
         guard
-            let f = reader.mapping(
-                node,
-                field,
-                allowed: ["token", "person", "role", "expires", "revoked"],
-                required: ["token", "person", "role"]
-            ),
-            let token = f.string("token"), let person = f.string("person"), let role = f.string("role")
+            let f = reader.mapping(node, field, allowed: PersonCredential.keys, required: PersonCredential.required),
+            let token = f.string("token")
         else { return nil }
-        guard PersonCredential.roles.contains(role) else {
-            reader.fail(
-                f.value("role"),
-                f.path("role"),
-                "unknown role '\(role)'; valid: \(PersonCredential.roles.joined(separator: ", "))"
-            )
-            return nil
-        }
-        var credential = PersonCredential(person: person, role: role, token: token)
-        if f.bool("revoked") == true { credential.state = .revoked }
-        if let text = f.string("expires") {
-            guard let at = CivilTime.unixMilliseconds(rfc3339: text) else {
-                reader.fail(
-                    f.value("expires"),
-                    f.path("expires"),
-                    "expected an RFC 3339 time such as 2025-01-01T00:00:00Z"
-                )
-                return nil
-            }
-            credential.expiresAt = at
-        }
-        return credential
+        return PersonCredential.read(f, token: token)
     }
 }

@@ -178,7 +178,8 @@ package struct DeviceCredentials: Sendable, Equatable {
     /// Admin tokens (the first one is used for lifecycle requests unless `lifecycle.headers` is given).
     package var admins: [String] = []
     /// People's tokens (`people:`): patients, caregivers and clinicians, for the access-control
-    /// matrix; a person may have one valid token and expired or revoked ones.
+    /// matrix (a patient by their scenario id); a person may have one valid token and expired or
+    /// revoked ones.
     package var people: [PersonCredential] = []
     /// The header carrying a person's token (`people-header:`), `{token}` standing for it; nil: ``header``.
     package var peopleHeader: String?
