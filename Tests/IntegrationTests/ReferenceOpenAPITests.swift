@@ -23,11 +23,12 @@ final class ReferenceOpenAPITests: XCTestCase {
         return tool
     }
 
-    /// The test virtual environment's python, with `requirement` (pip syntax, pinned) installed.
-    static func testPython(installing requirement: String) throws -> String {
+    /// The test virtual environment's python, with `requirement` (pip syntax, pinned) installed
+    /// unless `module` (by default the requirement's name) can already be imported.
+    static func testPython(installing requirement: String, module: String? = nil) throws -> String {
         let venv = TestSupport.repositoryRoot + "/.venv-test"
         let python = venv + "/bin/python"
-        let module = String(requirement.split(separator: "=").first ?? "")
+        let module = module ?? String(requirement.split(separator: "=").first ?? "")
         if (try? TestSupport.run(python, ["-c", "import \(module)"]))?.status != 0 {
             if !FileManager.default.isExecutableFile(atPath: python) {
                 _ = try TestSupport.run("python3", ["-m", "venv", venv])

@@ -92,11 +92,11 @@ final class InProcessProfileTests {
         let pass = try await run(corrupt, fhir)
         #expect(pass.error == nil)
         #expect(InProcessRun.failures(pass, latency: false) == [])
-        // 105 expected rejections, each judged by its status and, a check of its own, the field named;
+        // 22 expected rejections, each judged by its status and, a check of its own, the field named;
         // the read-back by period (its month and the middle half of the run: by-period of the profile).
-        #expect(pass.checks.count == 220)
+        #expect(pass.checks.count == 54)
         #expect(pass.checks.filter { $0.name.contains(" by period ") }.count == 2)
-        #expect(pass.checks.filter { $0.kind == .refusedField }.count == 105)
+        #expect(pass.checks.filter { $0.kind == .refusedField }.count == 22)
         let accepting = try await run(corrupt, fhir, faults: ["accept-invalid"])
         let faulty = InProcessRun.failures(accepting, latency: false)
         #expect(!faulty.isEmpty)
