@@ -26,6 +26,8 @@ package struct InProcessSUT {
     package var limits: [String: [ThresholdOverride]] = [:]
     /// Patients' care teams, by patient (as `vitalsim serve --scenario` takes them).
     package var careTeams: [String: [CareTeamMember]] = [:]
+    /// Patients' escalation policies, by patient (as `vitalsim serve --scenario` takes them).
+    package var escalations: [String: EscalationPolicy] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
     /// Readings per second per device (0: no limit, as `--rate-limit 0`), on a clock that stands still.
@@ -47,6 +49,7 @@ package struct InProcessSUT {
             profiles[patient.id] = patient.profile
             if !patient.thresholds.isEmpty { limits[patient.id] = patient.thresholds }
             if !patient.careTeam.isEmpty { careTeams[patient.id] = patient.careTeam }
+            if !patient.escalation.isEmpty { escalations[patient.id] = patient.escalation }
         }
     }
 
@@ -79,6 +82,7 @@ package struct InProcessSUT {
             profiles: profiles,
             limits: limits,
             careTeams: careTeams,
+            escalations: escalations,
             storage: storage,
             hub: AlertHub(metrics: metrics),
             faults: faults

@@ -146,7 +146,7 @@ final class ForeignBackendTests: XCTestCase {
         let r = try run(["run", suite] + target + ["--json", directory + "/report.json"])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
-        XCTAssertEqual(scenarios.count, 22)
+        XCTAssertEqual(scenarios.count, 24)
         // The access matrix of the care-team scenario ran through ACME's user keys, and passed.
         let report = try XCTUnwrap(
             SUTProcess.json(String(contentsOfFile: directory + "/report.json", encoding: .utf8)) as? [String: Any]
@@ -229,6 +229,10 @@ final class ForeignBackendTests: XCTestCase {
             (
                 "leak-patients", TestSupport.repositoryRoot + "/scenarios/core/caregiver-sees-own-patient-only.yaml",
                 "access-granted-wrongly access caregiver ann read-readings patient 722 (not in care)"
+            ),
+            (
+                "first-page-only", TestSupport.repositoryRoot + "/scenarios/core/unacknowledged-crisis-escalates.yaml",
+                "missed-escalation escalates bp.hypertensive-crisis patient 741 to dr-osei after 900s"
             ),
         ]
         for c in cases {
@@ -332,12 +336,15 @@ final class ForeignBackendTests: XCTestCase {
         XCTAssertFalse(wrong.out.contains("missed"), "no clinical finding: \(wrong.out)")
         let text = try String(contentsOfFile: profile, encoding: .utf8)
         let server = directory + "/acme-server-clock.yaml"
-        try text.replacingOccurrences(of: "  time-format: unix-ms\n", with: "  time-format: unix-ms\n  clock: server\n")
-            .write(
-                toFile: server,
-                atomically: true,
-                encoding: .utf8
-            )
+        try text.replacingOccurrences(
+            of: "\n  time-format: unix-ms\n",
+            with: "\n  time-format: unix-ms\n  clock: server\n"
+        )
+        .write(
+            toFile: server,
+            atomically: true,
+            encoding: .utf8
+        )
         for scenario in scenarios {
             let r = try run(["run", scenario, "--target", base, "--sut", server, "--golden-dir", golden])
             XCTAssertEqual(r.status, 0, scenario + ": " + r.out + r.err)

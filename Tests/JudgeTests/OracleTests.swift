@@ -18,7 +18,7 @@ final class OracleTests: XCTestCase {
                     dir + "/" + $0
                 }
         }
-        XCTAssertEqual(paths.count, 30)
+        XCTAssertEqual(paths.count, 32)
         return paths
     }
 

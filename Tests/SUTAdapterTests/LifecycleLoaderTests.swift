@@ -22,10 +22,12 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertEqual(p.lifecycle.reset.map(\.summary), ["DELETE /api/v1/patients/{patient}"])
         let body = p.lifecycle.enrol[0].body([
             "profile": "infant", "devicesJSON": #"[{"deviceId":"d"}]"#, "thresholdsJSON": "{}",
+            "careTeamJSON": #"[{"person":"ann","role":"caregiver"}]"#,
+            "escalationJSON": #"{"high":[{"afterSeconds":0,"notify":["ann"]}]}"#,
         ])
         XCTAssertEqual(
             body.map { String(decoding: $0, as: UTF8.self) },
-            #"{"profile": "infant", "devices": [{"deviceId":"d"}], "thresholds": {}}"#
+            #"{"profile": "infant", "devices": [{"deviceId":"d"}], "thresholds": {}, "careTeam": [{"person":"ann","role":"caregiver"}], "escalation": {"high":[{"afterSeconds":0,"notify":["ann"]}]}}"#
         )
         XCTAssertTrue(p.lifecycle.reset[0].succeeded(status: 204))
         XCTAssertFalse(p.lifecycle.reset[0].succeeded(status: 200), "expect: 204 is exact")

@@ -103,3 +103,33 @@ final class DeterminismTests: XCTestCase {
         XCTAssertEqual(phased["cgm-a/battery"], [137_000, 3_737_000, 7_337_000])
     }
 }
+
+/// A care team's escalation policy and actions are for the SUT and the judge: the readings and
+/// requests a scenario sends are the same without them.
+final class CareTeamTrafficTests: XCTestCase {
+    func testEscalationAndActionsShapeNoTraffic() throws {
+        let plain = """
+            name: quiet
+            seed: 7
+            duration: 1h
+            patients:
+              - id: "731"
+                profile: adult
+                care-team: [{id: mia, role: caregiver}]
+                devices: [{id: cuff-731, type: bp-cuff, cadence: 5m}]
+            """
+        let managed =
+            plain.replacingOccurrences(
+                of: "    devices:",
+                with: "    escalation:\n      high: [{notify: mia}]\n    devices:"
+            ) + "\ntimeline:\n  - {at: 30m, person: mia, patient: \"731\", action: acknowledge}\n"
+        let a = try ScenarioLoader.parse(plain, file: "a.yaml")
+        let b = try ScenarioLoader.parse(managed, file: "b.yaml")
+        XCTAssertEqual(b.careActions.count, 1)
+        XCTAssertFalse(b.patients[0].escalation.isEmpty)
+        XCTAssertEqual(
+            TrafficPlan.digest(TrafficPlan.requests(for: a)),
+            TrafficPlan.digest(TrafficPlan.requests(for: b))
+        )
+    }
+}

@@ -61,7 +61,7 @@ final class EmittedPayloadTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(decoded, 50_000)
+        XCTAssertGreaterThan(decoded, 40_000)
         XCTAssertGreaterThan(corrupted, 20, "the corrupt scenario should corrupt payloads")
         XCTAssertEqual(rejected, corrupted)
     }

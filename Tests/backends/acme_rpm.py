@@ -23,6 +23,13 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
   created_at (Unix ms)}], "next": URL or null}, 20 per page, its own type names (HIGH_BP, TACHY, …)
   and levels (HIGH, MEDIUM, LOW), no evidence.
 
+- Paging the care team: the enrolment's `escalation` ([{"level": "high", "chain": [{"wait_s": 0,
+  "users": [...]}, {"wait_s": 900, "users": [...]}]}]) says who is paged of each alert level and
+  when; GET /v2/me/pages (X-User-Key) → {"pages": [{"alert": ID, "paged_at": Unix ms}]}, the
+  person's own pages; POST /v2/alerts/{id}/ack {"kind": "ACK" | "DISMISS" | "REPLY"} (X-User-Key of
+  someone in the patient's care team) → 204, which stops the paging chain. Upstream does the
+  timing; ACME passes the care team and chain on at enrolment.
+
 - Stored vitals: GET /v2/patients/{id}/vitals?page=TOKEN → {"data": [{taken_at (Unix seconds),
   measurements: {hr, sys, dia, bg, cgm, spo2, temp, wt, feed, battery, steps, kcal}, units: {…}}],
   "links": {"next": URL or null}}, without reading ids; glucose in mmol/L and weight in lb (two
@@ -33,7 +40,8 @@ drop-type:TYPE (never lists alerts of TYPE), accept-invalid
 (answers 201 to what upstream refused), level-shift (HIGH listed as MEDIUM), forget-readings (every
 seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units),
 stuck-paging (the vitals name their own page as the next one), ignore-limits (patients' own alert
-limits are not passed upstream).
+limits are not passed upstream), first-page-only (only the first link of each paging chain is
+paged).
 
 --server-clock: created_at is ACME's own clock when it raised the alert (the moment upstream
 accepted the reading that raised it), as most backends stamp their alerts, not the reading's time.
@@ -256,10 +264,16 @@ class Handler(BaseHTTPRequestHandler):
             for item in p.get("alert_limits", []):
                 limits.setdefault(item["rule"], {})[item["vital"]] = float(item["limit"])
             team = [member["user"] for member in p.get("care_team", [])]
+            roles = [{"person": member["user"], "role": member["role"]} for member in p.get("care_team", [])]
+            chains = {}
+            for chain in p.get("escalation", []):
+                links = chain["chain"][:1] if "first-page-only" in FAULTS else chain["chain"]
+                chains[chain["level"].lower()] = [
+                    {"afterSeconds": int(link["wait_s"]), "notify": list(link["users"])} for link in links]
         except (ValueError, KeyError, TypeError, AttributeError):
             return self.error(422, "care_program", "expected {id, care_program: GENERAL|DIABETES_CGM|COPD|CHD_INFANT, "
                                                    "alert_limits: [{rule, vital, limit}]}")
-        enrolment = {"profile": profile}
+        enrolment = {"profile": profile, "careTeam": roles, "escalation": chains}
         if limits and "ignore-limits" not in FAULTS:
             enrolment["thresholds"] = limits
         status, answer = upstream("PUT", "/api/v1/patients/" + urllib.parse.quote(pid, safe=""), enrolment)
@@ -321,9 +335,38 @@ class Handler(BaseHTTPRequestHandler):
             link = self.path
         self.reply(200, {"data": data, "links": {"next": link}})
 
+    def pages(self):
+        who = self.user()
+        if who is None:
+            return
+        status, answer = upstream("GET", "/api/v1/notifications?recipient=" + urllib.parse.quote(who[0], safe=""))
+        if status != 200:
+            return self.reply(502, {"errors": [{"path": "", "message": "upstream failed"}]})
+        pages = [{"alert": n["alertId"], "paged_at": unix_ms(n["notifiedAt"])} for n in json.loads(answer)["notifications"]]
+        self.reply(200, {"pages": pages})
+
+    def ack(self):
+        who = self.user()
+        if who is None:
+            return
+        alert = urllib.parse.unquote(self.path.removeprefix("/v2/alerts/").removesuffix("/ack"))
+        try:
+            kind = {"ACK": "acknowledge", "DISMISS": "dismiss", "REPLY": "respond"}[json.loads(self.body())["kind"]]
+        except (ValueError, KeyError, TypeError):
+            return self.error(422, "kind", "kind is ACK, DISMISS or REPLY")
+        status, answer = upstream("POST", f"/api/v1/alerts/{urllib.parse.quote(alert, safe='')}/actions",
+                                  {"action": kind, "person": who[0]})
+        if status in (403, 404):
+            return self.error(status, "alert", answer.decode(errors="replace"))
+        if status >= 300:
+            return self.reply(502, {"errors": [{"path": "", "message": answer.decode(errors="replace")}]})
+        self.reply(204)
+
     def do_GET(self):
         if self.path.startswith("/v2/patients/") and urllib.parse.urlsplit(self.path).path.endswith("/vitals"):
             return self.vitals()
+        if self.path == "/v2/me/pages":
+            return self.pages()
         if self.path == "/_stats":
             with LOCK:
                 return self.reply(200, dict(STATS, tokens_issued=ISSUER.issued, expired_rejections=ISSUER.expired_rejections))
@@ -335,6 +378,8 @@ class Handler(BaseHTTPRequestHandler):
         routes = {"/oauth/token": self.token_request, "/v2/patients": self.enrol, "/v2/telemetry": self.telemetry,
                   "/fhir/r4/Observation": self.fhir_observation}
         handler = routes.get(self.path)
+        if handler is None and self.path.startswith("/v2/alerts/") and self.path.endswith("/ack"):
+            handler = self.ack
         if handler is None:
             self.body()
             return self.reply(404, {"errors": [{"path": "", "message": "no such resource"}]})

@@ -74,10 +74,17 @@ extension GoldenFile {
         return out
     }
 
-    /// `{patient, rule, severity, from, to}`.
+    /// `{patient, rule, severity, from, to}`, and optionally `recipients` and `actions`.
     static func expectedAlert(_ node: Node, index i: Int, _ yamlReader: YAMLReader) -> ExpectedAlert? {
         let keys = ["patient", "rule", "severity", "from", "to"]
-        guard let f = yamlReader.mapping(node, "alerts[\(i)]", allowed: keys, required: keys) else { return nil }
+        guard
+            let f = yamlReader.mapping(
+                node,
+                "alerts[\(i)]",
+                allowed: keys + ["recipients", "withheld", "actions"],
+                required: keys
+            )
+        else { return nil }
         guard let p = f.string("patient"), let rule = f.string("rule"), let sev = f.string("severity"),
             let from = time(f, "from", yamlReader),
             let to = time(f, "to", yamlReader)
@@ -90,7 +97,43 @@ extension GoldenFile {
             yamlReader.fail(f.value("to"), f.path("to"), "to is before from")
             return nil
         }
-        return ExpectedAlert(patientID: p, rule: rule, severity: severity, from: from, to: to)
+        var alert = ExpectedAlert(patientID: p, rule: rule, severity: severity, from: from, to: to)
+        if f.has("recipients") { alert.recipients = recipients(f, "recipients", yamlReader) }
+        alert.withheld = f.has("withheld") ? recipients(f, "withheld", yamlReader) : []
+        alert.actions = actions(f, yamlReader)
+        for key in ["withheld", "actions"] where f.has(key) && alert.recipients == nil {
+            yamlReader.fail(f.value(key), f.path(key), "\(key) go with recipients: list who is notified")
+        }
+        return alert
+    }
+
+    /// An alert's `recipients` or `withheld`: `[{person, after}]`, each person once.
+    static func recipients(_ f: Fields, _ key: String, _ yamlReader: YAMLReader) -> [ExpectedRecipient] {
+        var out: [ExpectedRecipient] = []
+        for (j, node) in (f.list(key) ?? []).enumerated() {
+            let path = f.path(key) + "[\(j)]"
+            guard let r = yamlReader.mapping(node, path, allowed: ["person", "after"], required: ["person", "after"]),
+                let person = r.string("person"), let after = r.duration("after", allowZero: true)
+            else { continue }
+            if out.contains(where: { $0.person == person }) {
+                yamlReader.fail(r.value("person"), r.path("person"), "'\(person)' is listed twice")
+                continue
+            }
+            out.append(ExpectedRecipient(person: person, after: after.milliseconds))
+        }
+        return out
+    }
+
+    /// An alert's `actions: [{person, action}]`.
+    static func actions(_ f: Fields, _ yamlReader: YAMLReader) -> [ExpectedAction] {
+        (f.list("actions") ?? []).enumerated().compactMap { j, node in
+            let path = f.path("actions") + "[\(j)]"
+            guard
+                let a = yamlReader.mapping(node, path, allowed: ["person", "action"], required: ["person", "action"]),
+                let person = a.string("person"), let action = a.choice("action", CareAction.self, what: "action")
+            else { return nil }
+            return ExpectedAction(person: person, action: action)
+        }
     }
 
     /// An RFC 3339 time stamp, in Unix ms.

@@ -13,7 +13,8 @@ extension GoldenFile {
         digest: String,
         plan: [SentRequest],
         result: LiveRunResult,
-        oracle derived: [OracleAlert]
+        oracle derived: [OracleAlert],
+        scenario scenarioSpec: Scenario? = nil
     ) -> (GoldenFile, warnings: [String]) {
         var warnings: [String] = []
         var goldenFile = GoldenFile(
@@ -63,6 +64,9 @@ extension GoldenFile {
             let check = Verdict.mqttDeliveryCheck(m)
             if check.finding != nil { warnings.append("MQTT delivery: \(check.detail)") }
         }
+        if let scenarioSpec {
+            warnings += recordRecipients(&goldenFile, scenario: scenarioSpec, seed: seed, result: result)
+        }
         for c in Oracle.compare(derived, goldenFile) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
         goldenFile.budgets.append(Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]))
         if result.alertLatency.totalCount > 0 {
@@ -70,5 +74,57 @@ extension GoldenFile {
             goldenFile.budgets.append(Budget(path: .readingToAlert, limits: [(99, 1000), (100, 2000)]))
         }
         return (goldenFile, warnings)
+    }
+}
+
+extension GoldenFile {
+    /// Writes each recorded alert's recipients (whom the SUT notified, and how long after the
+    /// alert), the escalations the care team's actions stopped and the actions themselves (both from
+    /// the scenario: ``RecipientOracle``), for the alerts whose patient has steps for their
+    /// severity; returns warnings where the SUT's notifications depart from the oracle's.
+    static func recordRecipients(
+        _ goldenFile: inout GoldenFile,
+        scenario: Scenario,
+        seed: UInt64,
+        result: LiveRunResult
+    ) -> [String] {
+        let lastDeviceTime = RecipientOracle.lastDeviceTimes(scenario, seed: seed)
+        guard !lastDeviceTime.isEmpty else { return [] }
+        var warnings: [String] = []
+        let recorded = result.alerts.filter { Severity(rawValue: $0.severity) != nil }
+        let alerts = recorded.map {
+            RecipientOracle.Alert(
+                patientID: $0.patientID,
+                rule: $0.rule,
+                severity: Severity(rawValue: $0.severity) ?? .medium,
+                raisedAt: $0.raisedAt
+            )
+        }
+        let expected = RecipientOracle.expectations(alerts, scenario: scenario, lastDeviceTime: lastDeviceTime)
+        if result.notifications == nil, expected.contains(where: { $0.recipients != nil }) {
+            let why = result.notificationsUnread ?? "the run did not read them"
+            warnings.append("the SUT's notifications were not read (\(why)): recipients are the oracle's")
+        }
+        for (i, observed) in recorded.enumerated() where i < goldenFile.alerts.count {
+            let e = expected[i]
+            guard let oracle = e.recipients else { continue }
+            var got = oracle
+            if let notifications = result.notifications {
+                got = []
+                for n in notifications
+                where n.alertID == observed.alertID && !got.contains(where: { $0.person == n.recipient }) {
+                    got.append(ExpectedRecipient(person: n.recipient, after: max(0, n.at - observed.raisedAt)))
+                }
+                if Set(got) != Set(oracle) {
+                    warnings.append(
+                        "\(observed.rule) patient \(observed.patientID): the SUT notified \(RecipientOracle.describe(got)); the oracle expects \(RecipientOracle.describe(oracle))"
+                    )
+                }
+            }
+            goldenFile.alerts[i].recipients = got
+            goldenFile.alerts[i].withheld = e.withheld
+            goldenFile.alerts[i].actions = e.actions
+        }
+        return warnings
     }
 }

@@ -15,13 +15,56 @@ package struct GoldenFile: Sendable, Equatable {
         /// Window of device time (Unix ms) in which `raisedAt` must fall.
         package var from: Int64
         package var to: Int64
+        /// Who must be notified of the alert, and how long after it (ms of device time); anyone else
+        /// must not be. Nil: recipients are not judged (the patient has no escalation policy for the
+        /// alert's severity).
+        package var recipients: [ExpectedRecipient]?
+        /// The escalations an action stopped: people who would have been notified `after` the alert
+        /// had nobody acted on it, and must not be.
+        package var withheld: [ExpectedRecipient] = []
+        /// The care team's actions on the alert (the scenario's timeline), each of which the SUT must
+        /// take.
+        package var actions: [ExpectedAction] = []
 
-        package init(patientID: String, rule: String, severity: Severity, from: Int64, to: Int64) {
+        package init(
+            patientID: String,
+            rule: String,
+            severity: Severity,
+            from: Int64,
+            to: Int64,
+            recipients: [ExpectedRecipient]? = nil,
+            actions: [ExpectedAction] = []
+        ) {
             self.patientID = patientID
             self.rule = rule
             self.severity = severity
             self.from = from
             self.to = to
+            self.recipients = recipients
+            self.actions = actions
+        }
+    }
+
+    /// A person an alert must reach, `after` it was raised (0: with it; later: an escalation).
+    package struct ExpectedRecipient: Sendable, Equatable, Hashable {
+        package var person: String
+        /// ms of device time after the alert.
+        package var after: Int64
+
+        package init(person: String, after: Int64) {
+            self.person = person
+            self.after = after
+        }
+    }
+
+    /// A care-team member's action on an alert, which the SUT must accept.
+    package struct ExpectedAction: Sendable, Equatable {
+        package var person: String
+        package var action: CareAction
+
+        package init(person: String, action: CareAction) {
+            self.person = person
+            self.action = action
         }
     }
 
@@ -119,9 +162,14 @@ package struct GoldenFile: Sendable, Equatable {
         y += alerts.isEmpty ? "alerts: []\n" : "alerts:\n"
         for a in alerts {
             y +=
-                "  - {patient: \(q(a.patientID)), rule: \(q(a.rule)), severity: \(a.severity.rawValue), from: \(q(ts(a.from))), to: \(q(ts(a.to)))}\n"
+                "  - {patient: \(q(a.patientID)), rule: \(q(a.rule)), severity: \(a.severity.rawValue), from: \(q(ts(a.from))), to: \(q(ts(a.to)))"
+                + Self.recipientsYAML(a, quote: q) + "}\n"
         }
         y += "# Any alert not listed above is a failure (spurious or duplicate).\n"
+        if alerts.contains(where: { $0.recipients != nil }) {
+            y += "# recipients: who must be notified, `after` the alert (anyone else must not be); withheld: the\n"
+            y += "# escalations the care team's actions stopped (must not come); actions: which the SUT must take.\n"
+        }
         y += validation.isEmpty ? "validation: []\n" : "validation:\n"
         for v in validation { y += "  - {reading: \(q(v.reading)), status: \(v.status), field: \(q(v.field))}\n" }
         y += budgets.isEmpty ? "budgets: {}\n" : "budgets:\n"
@@ -132,6 +180,27 @@ package struct GoldenFile: Sendable, Equatable {
                 .joined(
                     separator: ", "
                 ) + "}\n"
+        }
+        return y
+    }
+
+    /// An alert's `, recipients: [...], actions: [...]` (empty when its recipients are not judged).
+    static func recipientsYAML(_ a: ExpectedAlert, quote q: (String) -> String) -> String {
+        guard let recipients = a.recipients else { return "" }
+        var y =
+            ", recipients: ["
+            + recipients.map { "{person: \(q($0.person)), after: \($0.after / 1000)s}" }.joined(separator: ", ") + "]"
+        if !a.withheld.isEmpty {
+            y +=
+                ", withheld: ["
+                + a.withheld.map { "{person: \(q($0.person)), after: \($0.after / 1000)s}" }.joined(separator: ", ")
+                + "]"
+        }
+        if !a.actions.isEmpty {
+            y +=
+                ", actions: ["
+                + a.actions.map { "{person: \(q($0.person)), action: \($0.action.rawValue)}" }.joined(separator: ", ")
+                + "]"
         }
         return y
     }

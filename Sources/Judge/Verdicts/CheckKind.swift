@@ -24,6 +24,11 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
     /// A person's credential was granted or refused an operation on a patient as their role and the
     /// patient's care team say (the access-control matrix).
     case access
+    /// An alert reached the people its patient's escalation policy names, each on time, and nobody
+    /// else (notifications read from each person's inbox).
+    case recipients
+    /// A care-team action of the timeline (acknowledge, dismiss, respond) was taken by the SUT.
+    case careAction = "care-action"
     /// The scenario still produces the traffic the golden file was recorded from.
     case traffic
     /// A waiver of the waivers file that has expired: it fails until it is renewed or removed.
@@ -40,7 +45,7 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
         case .budget: .budgets
         case .delivery: .delivery
         case .storedData: .storedData
-        case .traffic, .waiver, .access: nil
+        case .traffic, .waiver, .access, .recipients, .careAction: nil
         }
     }
 }

@@ -46,6 +46,21 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     /// A request the SUT had to grant was refused, or answered without the patient's data: a person
     /// could not reach the data of a patient in their care.
     case accessRefusedWrongly = "access-refused-wrongly"
+    /// A person the alert had to reach when it was raised was never notified.
+    case missingRecipient = "missing-recipient"
+    /// A person was notified of an alert who is not among its recipients (the patient's escalation
+    /// policy for its severity does not name them).
+    case wrongRecipient = "wrong-recipient"
+    /// An escalation that was due (nobody acted on the alert before its deadline) never came.
+    case missedEscalation = "missed-escalation"
+    /// A notification came later than its deadline and the golden file's late tolerance.
+    case lateEscalation = "late-escalation"
+    /// A later step's people were notified before their deadline (less the early tolerance).
+    case earlyEscalation = "early-escalation"
+    /// An alert escalated although someone in the care team acted on it before the deadline.
+    case escalatedDespiteAck = "escalated-despite-ack"
+    /// A care-team action on an alert was refused by the SUT, or could not be sent (no alert to act on).
+    case actionRefused = "action-refused"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
     /// A waiver of the waivers file expired: renew or remove it.

@@ -23,6 +23,12 @@ package enum RequirementTrace {
         case .delivery: return delivery(check.name)
         case .storedData: return storedData(check.name)
         case .access: return access(check.name)
+        case .recipients:
+            return check.finding == .missedEscalation || check.finding == .lateEscalation
+                || check.finding == .earlyEscalation || check.finding == .escalatedDespiteAck
+                || check.name.hasPrefix("escalates ") || check.name.hasPrefix("does not escalate ")
+                ? rule + ["alerts.recipients", "alerts.escalation"] : rule + ["alerts.recipients"]
+        case .careAction: return rule + ["alerts.recipients"]
         case .traffic: return ["vitalsim.traffic-digest"]
         case .waiver: return ["vitalsim.waiver-expiry"]
         }

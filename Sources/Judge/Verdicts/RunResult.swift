@@ -131,6 +131,13 @@ package struct LiveRunResult: Sendable {
     package var stored: StoredReadBack?
     /// The access-control matrix's probes as the SUT answered them (empty: not run).
     package var access: [AccessProbe] = []
+    /// The notifications each person's inbox held after the run (nil: not read: no scenario
+    /// patient has an escalation policy, or the profile maps no `notifications:`).
+    package var notifications: [ObservedNotification]?
+    /// Why the notifications were not read, for the skipped recipients check.
+    package var notificationsUnread: String?
+    /// The care team's actions of the timeline, as carried out.
+    package var careActions: [CareActionOutcome] = []
     /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
     /// expected rejections of MQTT readings are then skipped rather than failed.
     package var refusesOverMQTT = true

@@ -52,6 +52,7 @@ extension Verdict {
         verdict.checks += validationChecks(golden, plan: plan, result: result, counting: &verdict)
         if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
         verdict.checks += accessChecks(result.access)
+        verdict.checks += recipientChecks(golden, result)
         let measured = histograms(result)
         verdict.checks += budgetChecks(
             golden.budgets,

@@ -308,7 +308,8 @@ package final class LiveRunner: Sendable {
         startUnixMilliseconds: Int64 = 0,
         alongside: Alongside? = nil,
         origin: ContinuousClock.Instant? = nil,
-        awaiting: AlertWait? = nil
+        awaiting: AlertWait? = nil,
+        barriers: [RunBarrier] = []
     ) async -> LiveRunResult {
         // At --speed max the schedule is the SUT's pace: shards that keep one origin begin together.
         if let origin, speed == nil { try? await clock.sleep(until: instant(origin)) }
@@ -356,6 +357,7 @@ package final class LiveRunner: Sendable {
                 to: queues,
                 queued: queued,
                 origin: alongside?.origin ?? origin.map(instant),
+                barriers: barriers,
                 shared
             )
             for q in queues { q.continuation.finish() }
@@ -373,13 +375,26 @@ package final class LiveRunner: Sendable {
             disconnectMQTT()
             for o in observers { o.stop() }
         }
-        var result = result(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds)
+        return finished(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds, span: span, awaiting)
+    }
+
+    /// The run's result once everything has stopped, with what the SUT answered logged and any
+    /// misconfiguration the run revealed.
+    func finished(
+        _ shared: State,
+        sent: [SentRequest],
+        alongside: Alongside?,
+        start: Int64,
+        span: Int64,
+        _ awaiting: AlertWait?
+    ) -> LiveRunResult {
+        var result = result(shared, sent: sent, alongside: alongside, start: start)
         LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
         result.citesEvidence = alertSource.fields.evidence != nil
         result.refusesOverMQTT = rejections != nil
         result.misconfiguration =
             result.misconfiguration ?? pushProblem(result, awaiting: awaiting)
-            ?? AlertClock.problem(result.alerts, start: startUnixMilliseconds, span: span, clock: alertSource.clock)
+            ?? AlertClock.problem(result.alerts, start: start, span: span, clock: alertSource.clock)
         return result
     }
 
@@ -427,13 +442,21 @@ package final class LiveRunner: Sendable {
         to queues: [Queue],
         queued: [SendWindow],
         origin: Instant?,
+        barriers: [RunBarrier] = [],
         _ shared: State
     ) async -> [SentRequest] {
         // With traffic alongside, both follow the scenario's own time axis from a shared origin.
-        let start = origin ?? clock.now
+        var start = origin ?? clock.now
         var t0: Int64? = origin == nil ? nil : 0
         var sent: [SentRequest] = []
+        var pending = barriers.sorted { $0.at < $1.at }[...]
         for (i, request) in plan.enumerated() {
+            // A pause of the scenario (a care-team action) due before this request: the schedule
+            // resumes where it left off.
+            while let barrier = pending.first, request.sendAt > barrier.at {
+                pending.removeFirst()
+                start = start.advanced(by: await pause(at: barrier, after: i, shared))
+            }
             sent.append(SentRequest(request))
             if shared.withLock({ $0.aborted }) {
                 shared.withLock { s in
@@ -462,7 +485,21 @@ package final class LiveRunner: Sendable {
             await queued[worker].acquire()
             queues[worker].continuation.yield((i, request, intended))
         }
+        for barrier in pending { _ = await pause(at: barrier, after: sent.count, shared) }
         return sent
+    }
+
+    /// Waits until the `count` requests handed out so far are answered, then runs `barrier`'s
+    /// action with the alerts listed so far; returns how long the pause took (skipped once the run
+    /// has stopped).
+    func pause(at barrier: RunBarrier, after count: Int, _ shared: State) async -> Duration {
+        let began = clock.now
+        while !shared.withLock({ $0.aborted || $0.answered >= count }) {
+            try? await clock.sleep(for: .milliseconds(2))
+        }
+        guard !shared.withLock({ $0.aborted }) else { return .zero }
+        await barrier.act { shared.withLock { s in s.order.compactMap { s.firstSeen[$0]?.0 } } }
+        return began.duration(to: clock.now)
     }
 
     /// One worker: sends its queue's requests in order. MQTT messages are pipelined (a bounded

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Judge
+import Locking
 import SUTAdapter
 import Traffic
 import Transports
@@ -152,19 +153,24 @@ extension LiveSuite {
             client: runner.client,
             auth: runner.auth
         )
+        let team = CareTeamClient(setup, naming: naming, runner: runner, base: base)
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
             try await checkNothingLeftOver(runner, scenario)
             let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI, clock: runner.clock)
+            let acted = Locked<[CareActionOutcome]>([])
             var result = await runner.run(
                 plan,
                 span: scenario.duration.milliseconds,
                 startUnixMilliseconds: scenario.startUnixMilliseconds,
                 alongside: alongside,
                 origin: options.origin,
-                awaiting: awaiting
+                awaiting: awaiting,
+                barriers: careActionBarriers(team, into: acted)
             )
+            result.careActions = acted.withLock { $0 }
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming, whole: whole)
             await probeAccess(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
+            await readNotifications(into: &result, team)
             return result
         }
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
@@ -214,6 +220,30 @@ extension LiveSuite {
             firstHTTPRequest(of: patient, trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming))
         }
         result.access = await matrix.run(observed: result.alerts)
+    }
+
+    /// A pause of the run at each care-team action of the timeline (those of the scenario's own
+    /// patients, a shard's part included; `no-response` sends nothing), where the action is carried
+    /// out and its outcome kept in `acted`.
+    static func careActionBarriers(_ team: CareTeamClient, into acted: Locked<[CareActionOutcome]>) -> [RunBarrier] {
+        let patients = Set(team.scenario.patients.map(\.id))
+        return team.scenario.careActions.filter { $0.action.stopsEscalation && patients.contains($0.patient) }.map {
+            action in
+            RunBarrier(at: action.at) { listed in
+                let outcome = await team.perform(action, observed: listed)
+                acted.withLock { $0.append(outcome) }
+            }
+        }
+    }
+
+    /// Reads every person's notifications after the run (``CareTeamClient/notifications()``) when a
+    /// patient of the scenario has an escalation policy and the run reached the SUT.
+    static func readNotifications(into result: inout LiveRunResult, _ team: CareTeamClient) async {
+        guard result.misconfiguration == nil, !result.unreachable, !team.people.isEmpty else { return }
+        let (notifications, note, misconfiguration) = await team.notifications()
+        result.notifications = notifications
+        result.notificationsUnread = note
+        if let misconfiguration { result.misconfiguration = misconfiguration }
     }
 
     /// The first request of `patient`'s traffic that goes over HTTP and must be accepted, among the

@@ -201,7 +201,8 @@ package enum LiveSuite {
                 digest: digest,
                 plan: plan,
                 result: result,
-                oracle: derived
+                oracle: derived,
+                scenario: scenario
             )
             let target = goldenPath(scenario, options)
             try? FileManager.default.createDirectory(

@@ -54,6 +54,12 @@ package struct FaultPlan: Sendable, Equatable {
     package var crossPatientRead = false
     /// Honour expired and revoked people's credentials as if they were valid.
     package var staleCredentials = false
+    /// Notify everyone in the patient's care team, and the patient, of every alert when it is
+    /// raised, whatever the escalation policy says.
+    package var everyoneNotified = false
+    /// Notify only the first step of each escalation policy: an alert nobody acknowledges never
+    /// reaches the next people.
+    package var noEscalation = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -69,7 +75,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials, everyone-notified, no-escalation"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -150,6 +156,8 @@ package struct FaultPlan: Sendable, Equatable {
         case "kind-ignored": \.kindIgnored
         case "cross-patient-read": \.crossPatientRead
         case "stale-credentials": \.staleCredentials
+        case "everyone-notified": \.everyoneNotified
+        case "no-escalation": \.noEscalation
         default: nil
         }
     }
@@ -191,6 +199,8 @@ package struct FaultPlan: Sendable, Equatable {
         if kindIgnored { out.append("kind-ignored: read-backs by kind list readings of every kind") }
         if crossPatientRead { out.append("cross-patient-read: every person reads every patient's data") }
         if staleCredentials { out.append("stale-credentials: expired and revoked credentials are honoured") }
+        if everyoneNotified { out.append("everyone-notified: the whole care team is notified of every alert at once") }
+        if noEscalation { out.append("no-escalation: an unacknowledged alert never escalates past its first step") }
         return out
     }
 

@@ -44,15 +44,23 @@ package actor ReferenceStore {
     var enrolled: [String: Profile] = [:]
     /// Each patient's care team (from enrolment, or a scenario given at start).
     var careTeams: [String: [CareTeamMember]] = [:]
+    /// Each patient's escalation policy (from enrolment, or a scenario given at start).
+    var escalations: [String: EscalationPolicy] = [:]
+    /// People's actions on alerts, in the order they came.
+    var actions: [AlertAction] = []
+    /// Each patient's device time: its latest reading's (Unix ms), the only clock escalation runs on.
+    var deviceTimes: [String: Int64] = [:]
 
     /// - Parameters:
     ///   - limits: patients' own alert limits (a scenario's `thresholds:`), by patient.
     ///   - careTeams: patients' care teams (a scenario's `care-team:`), by patient.
+    ///   - escalations: patients' escalation policies (a scenario's `escalation:`), by patient.
     package init(
         rules: [AlertRule],
         profiles: [String: Profile],
         limits: [String: [ThresholdOverride]] = [:],
         careTeams: [String: [CareTeamMember]] = [:],
+        escalations: [String: EscalationPolicy] = [:],
         storage: any ReadingStorage,
         hub: AlertHub,
         faults: FaultPlan = FaultPlan()
@@ -64,6 +72,7 @@ package actor ReferenceStore {
         )
         self.storage = storage
         self.careTeams = careTeams
+        self.escalations = escalations
         committer = GroupCommitter(storage: storage, metrics: hub.metrics)
         self.hub = hub
         metrics = hub.metrics
@@ -78,13 +87,16 @@ package actor ReferenceStore {
             engine.enrol(e.patient, profile: e.profile, limits: Self.judged(e.limits, faults))
             enrolled[e.patient] = e.profile
             careTeams[e.patient] = e.careTeam
+            escalations[e.patient] = e.escalation
         }
         for o in state.observations where seen.insert(ReadingKey(o)).inserted {
             _ = engine.advance(to: o.time, patient: o.patientID)
             _ = engine.ingest(o)
+            deviceTimes[o.patientID] = max(deviceTimes[o.patientID] ?? .min, o.time)
         }
         accepted = seen.count
         published = state.alerts
+        actions = state.actions
         return (state.observations.count, state.alerts.count)
     }
 
@@ -118,6 +130,7 @@ package actor ReferenceStore {
             accepted += 1
             fresh.append(o)
             results.append(true)
+            deviceTimes[o.patientID] = max(deviceTimes[o.patientID] ?? .min, o.time)
             raised += engine.advance(to: o.time, patient: o.patientID)
             raised += engine.ingest(o)
         }
@@ -195,6 +208,7 @@ package actor ReferenceStore {
         engine.enrol(patient, profile: enrolment.profile, limits: Self.judged(enrolment.limits, faults))
         enrolled[patient] = enrolment.profile
         careTeams[patient] = enrolment.careTeam
+        escalations[patient] = enrolment.escalation
         return known != enrolment.profile
     }
 
@@ -245,6 +259,9 @@ package actor ReferenceStore {
         engine.forget(patient)
         enrolled[patient] = nil
         careTeams[patient] = nil
+        escalations[patient] = nil
+        deviceTimes[patient] = nil
+        actions.removeAll { $0.patientID == patient }
         for (i, a) in published.enumerated() where a.patientID == patient { retracted.insert(i) }
         return ids.count
     }

@@ -78,9 +78,10 @@ extension ReferenceServer {
         }
     }
 
-    /// `PUT /api/v1/patients/{id}` with `{"profile": "copd"}` (and optionally `devices`, a list, and
-    /// `thresholds`, the patient's own limits: ``PersonalLimits``): 201 when enrolled anew, 200 when
-    /// it was already enrolled (its profile and limits are replaced).
+    /// `PUT /api/v1/patients/{id}` with `{"profile": "copd"}` (and optionally `devices`, a list,
+    /// `thresholds`, the patient's own limits: ``PersonalLimits``, `careTeam` and `escalation`:
+    /// ``EscalationJSON``): 201 when enrolled anew, 200 when it was already enrolled (its profile,
+    /// limits, care team and policy are replaced).
     static func enrol(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         if let refusal = authorize(
             request,
@@ -129,7 +130,8 @@ extension ReferenceServer {
     }
 
     /// The enrolment of patient `id` an enrolment body asks for: profile, own limits (checked
-    /// against `rules`) and care team; unknown fields are refused.
+    /// against `rules`), care team and escalation policy (its people in the care team); unknown
+    /// fields are refused.
     static func enrolment(
         _ id: String,
         _ bytes: [UInt8],
@@ -137,10 +139,11 @@ extension ReferenceServer {
     ) throws(ValidationFailure) -> Enrolment {
         let input = try JSONInput.parse(bytes, maxDepth: maxDepth)
         guard case let .object(o) = input else { throw ValidationFailure(field: "", message: "expected a JSON object") }
-        for key in o.keys.sorted() where !["profile", "devices", "patientId", "thresholds", "careTeam"].contains(key) {
+        let fields = ["profile", "devices", "patientId", "thresholds", "careTeam", "escalation"]
+        for key in o.keys.sorted() where !fields.contains(key) {
             throw ValidationFailure(
                 field: key,
-                message: "unknown field \(key); an enrolment has profile, devices, thresholds and careTeam"
+                message: "unknown field \(key); an enrolment has profile, devices, thresholds, careTeam and escalation"
             )
         }
         guard case let .string(name)? = o["profile"] else {
@@ -168,11 +171,16 @@ extension ReferenceServer {
         let limits = try o["thresholds"].map { t throws(ValidationFailure) in
             try PersonalLimits.parse(t, rules: rules, profile: profile)
         }
+        let team = try o["careTeam"].map(careTeam) ?? []
+        let escalation = try o["escalation"].map { e throws(ValidationFailure) in
+            try EscalationJSON.parse(e, patient: id, careTeam: team)
+        }
         return Enrolment(
             patient: id,
             profile: profile,
             limits: limits ?? [],
-            careTeam: try o["careTeam"].map(careTeam) ?? []
+            careTeam: team,
+            escalation: escalation ?? EscalationPolicy()
         )
     }
 

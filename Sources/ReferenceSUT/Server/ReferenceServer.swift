@@ -91,6 +91,7 @@ package enum ReferenceServer {
         router.get("fhir/DetectedIssue") { request, _ in await detectedIssues(request, context) }
         patientRoutes(router, context)
         readingRoutes(router, context)
+        notificationRoutes(router, context)
         return router
     }
 

@@ -56,6 +56,8 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var limits: [String: [ThresholdOverride]] = [:]
     /// Patients' care teams (a scenario's `care-team:`), by patient.
     package var careTeams: [String: [CareTeamMember]] = [:]
+    /// Patients' escalation policies (a scenario's `escalation:`), by patient.
+    package var escalations: [String: EscalationPolicy] = [:]
     package var credentials = Credentials()
     package var faults = FaultPlan()
     /// How long a client may take to send a request's headers (from the connection's start or its
@@ -91,6 +93,7 @@ package enum ReferenceService {
             profiles: config.profiles,
             limits: config.limits,
             careTeams: config.careTeams,
+            escalations: config.escalations,
             storage: storage,
             hub: hub,
             faults: config.faults

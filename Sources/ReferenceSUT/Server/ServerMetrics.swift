@@ -30,6 +30,7 @@ package final class ServerMetrics: Sendable {
         "vitalsim_storage_commits_total": "Group commits to storage (one transaction and sync each).",
         "vitalsim_storage_committed_readings_total": "Readings written by group commits.",
         "vitalsim_mqtt_messages_total": "MQTT messages received on vitals/#, by outcome.",
+        "vitalsim_alert_actions_total": "People's actions on alerts (acknowledge, dismiss, respond).",
     ]
     let state = Locked(State())
 

@@ -67,6 +67,17 @@ package final class PostgresStorage: ReadingStorage {
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
             // A patient's care team (issue 45), set at enrolment.
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS care_team TEXT NOT NULL DEFAULT '[]'")
+            // Who is notified of a patient's alerts, and people's actions on alerts (issue 45).
+            try await client.query(
+                "ALTER TABLE patients ADD COLUMN IF NOT EXISTS escalation TEXT NOT NULL DEFAULT '{}'"
+            )
+            try await client.query(
+                """
+                CREATE TABLE IF NOT EXISTS alert_actions (
+                    seq BIGSERIAL PRIMARY KEY, alert_id TEXT NOT NULL, patient_id TEXT NOT NULL, person TEXT NOT NULL,
+                    action TEXT NOT NULL, at BIGINT NOT NULL)
+                """
+            )
             try await Self.createCounts(client, logger: logger)
         } catch {
             runner.cancel()
@@ -204,22 +215,31 @@ package final class PostgresStorage: ReadingStorage {
                 )
             }
             var enrolments: [Enrolment] = []
-            for try await (p, profile, limits, team) in try await client.query(
-                "SELECT patient_id, profile, limits, care_team FROM patients ORDER BY patient_id"
+            for try await (p, profile, limits, team, escalation) in try await client.query(
+                "SELECT patient_id, profile, limits, care_team, escalation FROM patients ORDER BY patient_id"
             )
-            .decode((String, String, String, String).self) {
+            .decode((String, String, String, String, String).self) {
                 if let profile = Profile(rawValue: profile) {
+                    let careTeam = StorageColumns.careTeam(team)
                     enrolments.append(
                         Enrolment(
                             patient: p,
                             profile: profile,
                             limits: PersonalLimits.stored(limits),
-                            careTeam: StorageColumns.careTeam(team)
+                            careTeam: careTeam,
+                            escalation: EscalationJSON.stored(escalation, patient: p, careTeam: careTeam)
                         )
                     )
                 }
             }
-            return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
+            var actions: [AlertAction] = []
+            for try await (a, p, person, action, at) in try await client.query(
+                "SELECT alert_id, patient_id, person, action, at FROM alert_actions ORDER BY seq"
+            )
+            .decode((String, String, String, String, Int64).self) {
+                actions.append(StorageColumns.action(a, p, person, action, at))
+            }
+            return StoredState(observations: obs, alerts: alerts, enrolments: enrolments, actions: actions)
         } catch {
             throw StorageError(
                 backend: "PostgreSQL",
@@ -279,19 +299,41 @@ package final class PostgresStorage: ReadingStorage {
         let (patient, profile) = (enrolment.patient, enrolment.profile.rawValue)
         let limits = StorageColumns.limits(enrolment.limits)
         let team = StorageColumns.careTeam(enrolment.careTeam)
+        let escalation = StorageColumns.escalation(enrolment.escalation)
         do {
             try await client.query(
                 """
-                INSERT INTO patients (patient_id, profile, limits, care_team)
-                VALUES (\(patient), \(profile), \(limits), \(team))
+                INSERT INTO patients (patient_id, profile, limits, care_team, escalation)
+                VALUES (\(patient), \(profile), \(limits), \(team), \(escalation))
                 ON CONFLICT (patient_id) DO UPDATE
-                SET profile = EXCLUDED.profile, limits = EXCLUDED.limits, care_team = EXCLUDED.care_team
+                SET profile = EXCLUDED.profile, limits = EXCLUDED.limits, care_team = EXCLUDED.care_team,
+                    escalation = EXCLUDED.escalation
                 """
             )
         } catch {
             throw StorageError(
                 backend: "PostgreSQL",
                 operation: "enrolling patient \(patient) in \(display)",
+                reason: String(reflecting: error)
+            )
+        }
+    }
+
+    package func record(_ action: AlertAction) async throws(StorageError) {
+        let (alert, patient, person, name, at) = (
+            action.alertID, action.patientID, action.person, action.action.rawValue, action.at
+        )
+        do {
+            try await client.query(
+                """
+                INSERT INTO alert_actions (alert_id, patient_id, person, action, at)
+                VALUES (\(alert), \(patient), \(person), \(name), \(at))
+                """
+            )
+        } catch {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "logging an action on alert \(alert) in \(display)",
                 reason: String(reflecting: error)
             )
         }
@@ -310,6 +352,7 @@ package final class PostgresStorage: ReadingStorage {
                 }
                 try await conn.query("DELETE FROM reading_counts WHERE patient_id = \(patient)", logger: logger)
                 try await conn.query("DELETE FROM alerts WHERE patient_id = \(patient)", logger: logger)
+                try await conn.query("DELETE FROM alert_actions WHERE patient_id = \(patient)", logger: logger)
                 try await conn.query("DELETE FROM patients WHERE patient_id = \(patient)", logger: logger)
                 return ids
             }

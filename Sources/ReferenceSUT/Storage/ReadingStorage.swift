@@ -9,10 +9,13 @@ package protocol ReadingStorage: Sendable {
     func commit(_ batch: StorageBatch) async throws(StorageError)
     /// Everything stored, in commit order (used to rebuild the alert engine at start).
     func load() async throws(StorageError) -> StoredState
-    /// Records (or replaces) a patient's enrolment: its profile, own limits and care team.
+    /// Records (or replaces) a patient's enrolment: its profile, own limits, care team and
+    /// escalation policy.
     func enrol(_ enrolment: Enrolment) async throws(StorageError)
-    /// Deletes a patient's readings, alerts and enrolment in one transaction; returns the ids of
-    /// the readings deleted.
+    /// Logs a person's action on an alert.
+    func record(_ action: AlertAction) async throws(StorageError)
+    /// Deletes a patient's readings, alerts, the actions on them and enrolment in one transaction;
+    /// returns the ids of the readings deleted.
     func forget(patient: String) async throws(StorageError) -> [String]
     /// One page of a patient's stored readings, read from storage (not from memory), in commit order.
     func readings(_ query: ReadingQuery) async throws(StorageError) -> [StoredReading]
@@ -68,8 +71,10 @@ package struct ReadingCount: Sendable, Equatable {
 package struct StoredState: Sendable {
     package var observations: [Observation]
     package var alerts: [Alert]
-    /// Enrolled patients, their profiles, own limits and care teams.
+    /// Enrolled patients, their profiles, own limits, care teams and escalation policies.
     package var enrolments: [Enrolment] = []
+    /// People's actions on alerts, in the order they came.
+    package var actions: [AlertAction] = []
 }
 
 /// A patient's enrolment as storage keeps it.
@@ -80,12 +85,21 @@ package struct Enrolment: Sendable, Equatable {
     package var limits: [ThresholdOverride] = []
     /// The people who care for the patient, and their roles.
     package var careTeam: [CareTeamMember] = []
+    /// Who is notified of the patient's alerts, per severity.
+    package var escalation = EscalationPolicy()
 
-    package init(patient: String, profile: Profile, limits: [ThresholdOverride] = [], careTeam: [CareTeamMember] = []) {
+    package init(
+        patient: String,
+        profile: Profile,
+        limits: [ThresholdOverride] = [],
+        careTeam: [CareTeamMember] = [],
+        escalation: EscalationPolicy = EscalationPolicy()
+    ) {
         self.patient = patient
         self.profile = profile
         self.limits = limits
         self.careTeam = careTeam
+        self.escalation = escalation
     }
 }
 
@@ -157,6 +171,26 @@ enum StorageColumns {
         JSONValue.array(
             team.map { .object([("person", .string($0.id)), ("role", .string($0.role.rawValue))]) }
         ).serialized()
+    }
+
+    /// An escalation policy as ``EscalationJSON/json(_:)`` (`{}` for none).
+    static func escalation(_ policy: EscalationPolicy) -> String { EscalationJSON.json(policy).serialized() }
+
+    /// The action of an `alert_actions` row's columns (an unknown action reads as `acknowledge`).
+    static func action(
+        _ alert: String,
+        _ patient: String,
+        _ person: String,
+        _ action: String,
+        _ at: Int64
+    ) -> AlertAction {
+        AlertAction(
+            alertID: alert,
+            patientID: patient,
+            person: person,
+            action: CareAction(rawValue: action) ?? .acknowledge,
+            at: at
+        )
     }
 
     /// The care team of a `care_team` column (members it cannot read are left out).

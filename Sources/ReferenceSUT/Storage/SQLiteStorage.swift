@@ -83,6 +83,17 @@ package final class SQLiteStorage: ReadingStorage {
         databaseMigrator.registerMigration("v6 care teams") { db in
             try db.execute(sql: "ALTER TABLE patients ADD COLUMN care_team TEXT NOT NULL DEFAULT '[]'")
         }
+        // Who is notified of a patient's alerts, and people's actions on alerts (issue 45).
+        databaseMigrator.registerMigration("v7 escalation and alert actions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE patients ADD COLUMN escalation TEXT NOT NULL DEFAULT '{}';
+                    CREATE TABLE alert_actions (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, alert_id TEXT NOT NULL, patient_id TEXT NOT NULL,
+                        person TEXT NOT NULL, action TEXT NOT NULL, at INTEGER NOT NULL);
+                    """
+            )
+        }
         return databaseMigrator
     }
 
@@ -149,19 +160,25 @@ package final class SQLiteStorage: ReadingStorage {
                 }
                 let enrolments = try Row.fetchAll(
                     db,
-                    sql: "SELECT patient_id, profile, limits, care_team FROM patients ORDER BY patient_id"
+                    sql: "SELECT patient_id, profile, limits, care_team, escalation FROM patients ORDER BY patient_id"
                 )
                 .compactMap { row -> Enrolment? in
-                    Profile(rawValue: row[1]).map {
+                    let team = StorageColumns.careTeam(row[3])
+                    return Profile(rawValue: row[1]).map {
                         Enrolment(
                             patient: row[0],
                             profile: $0,
                             limits: PersonalLimits.stored(row[2]),
-                            careTeam: StorageColumns.careTeam(row[3])
+                            careTeam: team,
+                            escalation: EscalationJSON.stored(row[4], patient: row[0], careTeam: team)
                         )
                     }
                 }
-                return StoredState(observations: obs, alerts: alerts, enrolments: enrolments)
+                let actions = try Row.fetchAll(
+                    db,
+                    sql: "SELECT alert_id, patient_id, person, action, at FROM alert_actions ORDER BY seq"
+                ).map { row in StorageColumns.action(row[0], row[1], row[2], row[3], row[4]) }
+                return StoredState(observations: obs, alerts: alerts, enrolments: enrolments, actions: actions)
             }
         } catch {
             throw StorageError(backend: "SQLite", operation: "reading \(path)", reason: "\(error)")
@@ -210,10 +227,11 @@ package final class SQLiteStorage: ReadingStorage {
         do {
             try await pool.write { db in
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO patients (patient_id, profile, limits, care_team) VALUES (?, ?, ?, ?)",
+                    sql:
+                        "INSERT OR REPLACE INTO patients (patient_id, profile, limits, care_team, escalation) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
                         enrolment.patient, enrolment.profile.rawValue, StorageColumns.limits(enrolment.limits),
-                        StorageColumns.careTeam(enrolment.careTeam),
+                        StorageColumns.careTeam(enrolment.careTeam), StorageColumns.escalation(enrolment.escalation),
                     ]
                 )
             }
@@ -221,6 +239,23 @@ package final class SQLiteStorage: ReadingStorage {
             throw StorageError(
                 backend: "SQLite",
                 operation: "enrolling patient \(enrolment.patient) in \(path)",
+                reason: "\(error)"
+            )
+        }
+    }
+
+    package func record(_ action: AlertAction) async throws(StorageError) {
+        do {
+            try await pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO alert_actions (alert_id, patient_id, person, action, at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [action.alertID, action.patientID, action.person, action.action.rawValue, action.at]
+                )
+            }
+        } catch {
+            throw StorageError(
+                backend: "SQLite",
+                operation: "logging an action on alert \(action.alertID) in \(path)",
                 reason: "\(error)"
             )
         }
@@ -234,7 +269,7 @@ package final class SQLiteStorage: ReadingStorage {
                     sql: "SELECT reading_id FROM readings WHERE patient_id = ?",
                     arguments: [patient]
                 )
-                for table in ["readings", "reading_counts", "alerts", "patients"] {
+                for table in ["readings", "reading_counts", "alerts", "alert_actions", "patients"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE patient_id = ?", arguments: [patient])
                 }
                 return ids

@@ -55,6 +55,33 @@ struct ScenarioExercise {
         }
     }
 
+    /// The recipients, escalations and care-team actions a golden file and the scenario's timeline
+    /// make the judge check, named as it names them (``Verdict/recipientChecks(_:_:)``).
+    static func recipientChecks(_ scenario: Scenario, _ golden: GoldenFile) -> [Check] {
+        var checks: [Check] = []
+        func check(_ kind: CheckKind, _ name: String, rule: String? = nil) {
+            checks.append(Check(kind: kind, name: name, rule: rule, finding: nil, detail: ""))
+        }
+        for alert in golden.alerts {
+            let subject = "\(alert.rule) patient \(alert.patientID)"
+            for r in alert.recipients ?? [] {
+                let name =
+                    r.after == 0
+                    ? "notifies \(r.person) of \(subject)"
+                    : "escalates \(subject) to \(r.person) after \(r.after / 1000)s"
+                check(.recipients, name, rule: alert.rule)
+            }
+            for w in alert.withheld {
+                check(.recipients, "does not escalate \(subject) to \(w.person)", rule: alert.rule)
+            }
+            if alert.recipients != nil { check(.recipients, "notifies nobody else of \(subject)", rule: alert.rule) }
+        }
+        for a in scenario.careActions where a.action.stopsEscalation {
+            check(.careAction, Verdict.careActionName(a, subject: "\(a.rule ?? "alert") patient \(a.patient)"))
+        }
+        return checks
+    }
+
     /// The seed's alert latency: a reading → alert budget on the maximum of at most this covers it.
     static let alertLatencyLimit = 2000.0
 
@@ -70,6 +97,7 @@ struct ScenarioExercise {
                 check(.alert, "alert \(alert.rule) patient \(alert.patientID)", rule: alert.rule)
             }
             if !golden.alerts.isEmpty { check(.evidence, "alert evidence") }
+            checks += Self.recipientChecks(scenario, golden)
             for entry in golden.validation {
                 check(.validation, "rejects \(entry.reading)")
                 if entry.field != "*" { check(.refusedField, "rejects \(entry.reading) naming its field") }

@@ -9,8 +9,11 @@ extension PatientLifecycle {
     /// `profileName` (the SUT's name of the profile, `lifecycle.profile-names`), `thresholds` (the
     /// patient's own limits, each `rule`, `signal`, `value`, `unit`, `last`) and `thresholdsJSON`
     /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none), `careTeam` (each `person`, `role`,
-    /// `last`) and `careTeamJSON` (`[{"person":"ann","role":"caregiver"}]`).
+    /// `last`) and `careTeamJSON` (`[{"person":"ann","role":"caregiver"}]`), `escalation` (each
+    /// `severity`, `steps`: each `afterSeconds`, `notify`: each `person`, `last`) and
+    /// `escalationJSON` (`{"high":[{"afterSeconds":0,"notify":["ann"]}]}`, `{}` for none).
     func context(_ patientSpec: PatientSpec) -> [String: Any] {
+        let wirePatient = naming.patient(patientSpec.id)
         let devices: [[String: Any]] = patientSpec.devices.enumerated().map { i, d in
             [
                 "deviceId": naming.device(d.id, of: patientSpec.id), "scenarioDeviceId": d.id, "type": d.type.rawValue,
@@ -38,7 +41,45 @@ extension PatientLifecycle {
             "careTeamJSON": JSONValue.array(
                 patientSpec.careTeam.map { .object([("person", .string($0.id)), ("role", .string($0.role.rawValue))]) }
             ).serialized(),
+            "escalation": Self.escalationContext(patientSpec.escalation.renamed(patientSpec.id, as: wirePatient)),
+            "escalationJSON": Self.escalationJSON(patientSpec.escalation.renamed(patientSpec.id, as: wirePatient))
+                .serialized(),
         ]
+    }
+
+    /// An escalation policy as the reference contract's enrolment carries it: severity → steps of
+    /// `{afterSeconds, notify}`, severities from low to high (the patient named by the id the SUT
+    /// knows: ``EscalationPolicy/renamed(_:as:)``).
+    static func escalationJSON(_ policy: EscalationPolicy) -> JSONValue {
+        .object(
+            policy.severities.map { severity in
+                let steps = policy.steps(for: severity).map { step in
+                    JSONValue.object([
+                        ("afterSeconds", .int(step.after / 1000)), ("notify", .array(step.notify.map { .string($0) })),
+                    ])
+                }
+                return (severity.rawValue, .array(steps))
+            }
+        )
+    }
+
+    /// The policy for Mustache sections: each severity with its steps, each step with its people.
+    static func escalationContext(_ policy: EscalationPolicy) -> [[String: Any]] {
+        let severities = policy.severities
+        return severities.enumerated().map { i, severity in
+            let steps = policy.steps(for: severity)
+            return [
+                "severity": severity.rawValue, "last": i == severities.count - 1,
+                "steps": steps.enumerated().map { j, step in
+                    [
+                        "afterSeconds": step.after / 1000, "last": j == steps.count - 1,
+                        "notify": step.notify.enumerated().map { k, person in
+                            ["person": person, "last": k == step.notify.count - 1] as [String: Any]
+                        },
+                    ] as [String: Any]
+                },
+            ] as [String: Any]
+        }
     }
 
     func devicesJSON(_ patientSpec: PatientSpec) -> JSONValue {
@@ -152,5 +193,21 @@ extension PatientLifecycle {
             process.terminationReason == .exit
             ? "exited \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
         return "\(arguments.joined(separator: " ")) \(how): \(RunHealth.excerpt(Array(text.suffix(600))))"
+    }
+}
+
+extension EscalationPolicy {
+    /// The policy with `person` (the patient's scenario id) named `name` (its id at the SUT).
+    func renamed(_ person: String, as name: String) -> EscalationPolicy {
+        guard person != name else { return self }
+        var copy = self
+        for (severity, steps) in steps {
+            copy.steps[severity] = steps.map { step in
+                var renamed = step
+                renamed.notify = step.notify.map { $0 == person ? name : $0 }
+                return renamed
+            }
+        }
+        return copy
     }
 }

@@ -123,6 +123,7 @@ package struct PatientLifecycle: Sendable {
                 "careTeam",
                 .array(p.careTeam.map { .object([("person", .string($0.id)), ("role", .string($0.role.rawValue))]) })
             ),
+            ("escalation", Self.escalationJSON(p.escalation.renamed(p.id, as: wire))),
         ])
         return ("PUT", url, Array(body.serialized().utf8), "application/json")
     }

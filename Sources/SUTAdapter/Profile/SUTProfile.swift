@@ -33,6 +33,9 @@ package struct SUTProfile: Sendable {
     package var storedReadings: StoredReadingsSource?
     /// What the SUT claims to implement (`conformance:`); checks of the rest are not-applicable.
     package var conformance = ConformanceStatement()
+    /// Who was notified of each alert, and how the care team acts on alerts (`care-team:`); nil:
+    /// neither is read nor sent.
+    package var careTeam: CareTeamSource?
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }
@@ -43,6 +46,7 @@ package struct SUTProfile: Sendable {
     package static let vitalsim: SUTProfile = {
         var p = SUTProfile(name: "vitalsim")
         p.storedReadings = .vitalsim
+        p.careTeam = .vitalsim
         return p
     }()
 

@@ -21,6 +21,9 @@ public struct Scenario: Sendable {
     /// The network between the devices and the SUT in a live run (`network:`; `vitalsim run
     /// --network` takes its place); nil: loopback as it is.
     package var network: NetworkWeather?
+    /// The care team's actions on alerts (timeline entries with `person` and `action`), in time
+    /// order. They shape no traffic: the traffic digest is the same without them.
+    public var careActions: [CareTeamAction] = []
 
     /// A value with every field given.
     public init(
@@ -91,6 +94,8 @@ public struct PatientSpec: Sendable {
     public var thresholds: [ThresholdOverride] = []
     /// The people who care for the patient (`care-team:`), in file order.
     public var careTeam: [CareTeamMember] = []
+    /// Who is notified of the patient's alerts, per severity (`escalation:`).
+    public var escalation = EscalationPolicy()
     /// A value with every field given (no own alert limits, no care team).
     public init(id: String, profile: Profile, baseline: Baseline, meals: [MealSpec], devices: [DeviceSpec]) {
         self.id = id

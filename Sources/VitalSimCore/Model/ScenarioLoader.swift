@@ -108,10 +108,14 @@ struct ScenarioBuilder {
         let (patients, deviceIDs) = patients(top)
         checkCareRoles(patients)
         var timeline: [TimelineEntry] = []
+        var actions: [CareTeamAction] = []
         if let list = top.list("timeline") {
             let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
+            let builder = TimelineBuilder(reader: reader, context: ctx)
             for (i, node) in list.enumerated() {
-                if let entry = TimelineBuilder(reader: reader, context: ctx).entry(node, "timeline[\(i)]") {
+                if node.mapping?["action"] != nil {
+                    if let action = builder.careAction(node, "timeline[\(i)]") { actions.append(action) }
+                } else if let entry = builder.entry(node, "timeline[\(i)]") {
                     timeline.append(entry)
                 }
             }
@@ -130,6 +134,7 @@ struct ScenarioBuilder {
             sourcePath: reader.file
         )
         scenario.network = network(top)
+        scenario.careActions = actions.sorted { $0.at < $1.at }
         return scenario
     }
 
@@ -218,7 +223,9 @@ struct ScenarioBuilder {
             let fields = reader.mapping(
                 node,
                 field,
-                allowed: ["id", "profile", "baseline", "meals", "devices", "thresholds", "noise", "care-team"],
+                allowed: [
+                    "id", "profile", "baseline", "meals", "devices", "thresholds", "noise", "care-team", "escalation",
+                ],
                 required: ["id", "profile", "devices"]
             )
         else { return nil }
@@ -271,6 +278,7 @@ struct ScenarioBuilder {
         spec.thresholds =
             fields.value("thresholds").map { personalLimits($0, fields.path("thresholds"), profile: profile) } ?? []
         spec.careTeam = careTeam(fields)
+        spec.escalation = escalation(fields, id: id, team: spec.careTeam)
         return spec
     }
 

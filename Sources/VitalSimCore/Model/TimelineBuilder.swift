@@ -16,7 +16,7 @@ struct TimelineBuilder {
             reader.fail(
                 node,
                 field,
-                "expected a mapping with 'at' and either 'event' + 'patient' or 'fault' + 'device', got \(reader.kindName(node))"
+                "expected a mapping with 'at' and 'event' + 'patient', 'fault' + 'device', 'reading' + 'device' or 'action' + 'person', got \(reader.kindName(node))"
             )
             return nil
         }
@@ -27,7 +27,7 @@ struct TimelineBuilder {
         reader.fail(
             node,
             field,
-            "each timeline entry needs 'event' (with 'patient'), 'fault' (with 'device') or 'reading' (with 'device')"
+            "each timeline entry needs 'event' (with 'patient'), 'fault' (with 'device'), 'reading' (with 'device') or 'action' (with 'person' and 'patient')"
         )
         return nil
     }

@@ -40,7 +40,12 @@ extension VitalSim {
                 throw CommandFailure.input("cannot read golden file \(goldenPath)")
             }
             let derived = Oracle.expect(scenario, seed: seed ?? file?.seed)
-            let contradictions = file.map { Oracle.compare(derived, $0) } ?? []
+            let lastDeviceTime = RecipientOracle.lastDeviceTimes(scenario, seed: seed ?? file?.seed)
+            let contradictions =
+                file.map {
+                    Oracle.compare(derived, $0)
+                        + RecipientOracle.compare(derived, $0, scenario: scenario, lastDeviceTime: lastDeviceTime)
+                } ?? []
             if json {
                 let alerts: [JSONValue] = derived.map {
                     .object([

@@ -241,6 +241,7 @@ extension VitalSim {
             for p in loaded.patients {
                 config.profiles[p.id] = p.profile
                 if !p.careTeam.isEmpty { config.careTeams[p.id] = p.careTeam }
+                if !p.escalation.isEmpty { config.escalations[p.id] = p.escalation }
                 guard !p.thresholds.isEmpty else { continue }
                 if let problem = AlertRule.limitProblem(p.thresholds, profile: p.profile, rules: config.rules) {
                     let issue = ScenarioIssue(

@@ -1,0 +1,42 @@
+import VitalSimCore
+
+/// One notification a person's inbox at the SUT held after a run (read with that person's
+/// credential through the SUT profile's `notifications:`).
+package struct ObservedNotification: Sendable, Equatable {
+    /// The person whose inbox held it.
+    package var recipient: String
+    /// The alert's id at the SUT.
+    package var alertID: String
+    /// Device time of the notification (Unix ms).
+    package var at: Int64
+
+    package init(recipient: String, alertID: String, at: Int64) {
+        self.recipient = recipient
+        self.alertID = alertID
+        self.at = at
+    }
+}
+
+/// A care-team action of the scenario's timeline as the run carried it out: the alert it was for
+/// (nil when none had been observed by then) and what the SUT answered.
+package struct CareActionOutcome: Sendable, Equatable {
+    package var action: CareTeamAction
+    /// The alert acted on, as observed (its id at the SUT and device time).
+    package var alert: ObservedAlert?
+    /// The SUT's answer (nil when nothing was sent, or no answer came).
+    package var status: Int?
+    /// Why nothing was sent or what went wrong, for the check's detail.
+    package var problem: String?
+
+    /// Whether the SUT took the action (answered a status the profile expects).
+    package var accepted: Bool
+
+    package init(action: CareTeamAction, alert: ObservedAlert?, status: Int?, problem: String?, accepted: Bool = false)
+    {
+        self.action = action
+        self.alert = alert
+        self.status = status
+        self.problem = problem
+        self.accepted = accepted
+    }
+}
