@@ -16,7 +16,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(gatt sut-json sut-gatt scenario golden trace)
-swift build --product vitalsim-fuzz --scratch-path .build-fuzz \
+swift build --product vitalsim-fuzz --scratch-path .build-fuzz -debug-info-format "${VITALSIM_DEBUG_INFO:-dwarf}" \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
   -Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver 2>&1 | grep -v "Cannot export local symbol" || true
 bin=.build-fuzz/debug/vitalsim-fuzz

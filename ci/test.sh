@@ -14,6 +14,11 @@ cd "$(dirname "$0")/.."
 # Run as CI does (CI set: `vitalsim record` refuses, a missing golden file fails), so a local run
 # and the CI run agree; tests that record golden files clear it for that command themselves.
 export CI="${CI:-true}"
+# The builds carry no debug information (a cold build of everything takes about a fifth less; test
+# failures still name file and line, backtraces name functions). ci/tsan.sh and ci/fuzz.sh build with
+# the same setting, so the dependencies' objects are reused; VITALSIM_DEBUG_INFO=dwarf restores it.
+export VITALSIM_DEBUG_INFO="${VITALSIM_DEBUG_INFO:-none}"
+debug_info=(-debug-info-format "$VITALSIM_DEBUG_INFO")
 logs=.build-ci
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -37,7 +42,7 @@ stage setup bash ci/setup-debian.sh || exit 1
 # the module map's rules (ci/module-map.py, docs/architecture.md); every import a declared dependency.
 stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
   python3 ci/function-length.py --limit 80 Sources Tests && python3 ci/module-map.py > /dev/null' || status=1
-stage build swift build --build-tests --explicit-target-dependency-import-check error || exit 1
+stage build swift build --build-tests "${debug_info[@]}" --explicit-target-dependency-import-check error || exit 1
 # The requirements the core suite exercises (docs/requirements.md, `vitalsim coverage`): every SHALL
 # requirement a plain run can exercise must be. Those of BLE-link and push-channel runs are listed apart.
 stage coverage bash -c ".build/debug/vitalsim coverage scenarios/core \
@@ -56,7 +61,7 @@ background >"$logs/background.log" 2>&1 &
 background_pid=$!
 
 tests_rc=0
-stage tests swift test --skip-build --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
+stage tests swift test --skip-build "${debug_info[@]}" --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
   --xunit-output "$logs/tests.xml" >"$logs/tests.log" 2>&1 || tests_rc=1
 # The failures' own lines, so a red run says what failed without opening the log.
 grep -E "error: |Test Case .* failed|✘" "$logs/tests.log" | head -200 || true
@@ -67,7 +72,7 @@ if [ "$tests_rc" -ne 0 ]; then
   rerun=$(python3 ci/test-report.py "$logs" --rerun-filter) || status=1
   if [ -n "$rerun" ]; then
     echo "== rerunning alone: $rerun"
-    stage rerun swift test --skip-build --parallel --num-workers 1 --filter "$rerun" \
+    stage rerun swift test --skip-build "${debug_info[@]}" --parallel --num-workers 1 --filter "$rerun" \
       --xunit-output "$logs/rerun.xml" >"$logs/rerun.log" 2>&1 || status=1
     grep -E "error: |Test Case .* failed" "$logs/rerun.log" | head -100 || true
   fi

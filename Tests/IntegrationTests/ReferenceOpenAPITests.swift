@@ -51,7 +51,7 @@ final class ReferenceOpenAPITests: XCTestCase {
         var args = [
             "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
             "/api/v1/alerts/stream",
-            "--checks", Self.checks, "-n", "100", "--seed", String(seed), "--phases", "examples,coverage,fuzzing",
+            "--checks", Self.checks, "-n", "50", "--seed", String(seed), "--phases", "examples,coverage,fuzzing",
             "--no-color",
         ]
         if let header { args += ["-H", header] }
@@ -80,7 +80,7 @@ final class ReferenceOpenAPITests: XCTestCase {
             [
                 "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
                 "/api/v1/alerts/stream",
-                "--checks", Self.checks, "-n", "50", "--seed", "2", "--phases", "examples,coverage,fuzzing",
+                "--checks", Self.checks, "-n", "30", "--seed", "2", "--phases", "examples,coverage,fuzzing",
                 "--no-color",
                 "-H", "Authorization: Bearer \(token)",
             ]
