@@ -14,6 +14,8 @@ import Foundation
 /// Sendable: the shared state is private to ``locked(_:)``; the multi handle is used only on the
 /// event-loop thread, except `curl_multi_wakeup`, which libcurl allows from any thread.
 package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
+    /// Seconds a connection may have been idle and still be reused (`CURLOPT_MAXAGE_CONN`).
+    static let maximumIdleSeconds = 20
     struct Job {
         var easy: UnsafeMutableRawPointer
         var headers: UnsafeMutablePointer<curl_slist>?
@@ -176,6 +178,10 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
 
     /// The HTTP version and TLS verification of a transfer.
     func configureConnection(_ easy: UnsafeMutableRawPointer) {
+        // A connection idle longer than this is not reused: servers close idle ones (the reference
+        // SUT after 30 s; load balancers after a minute or so), and one closing as a request goes
+        // out on it fails that request.
+        vitalsim_curl_setopt_long(easy, CURLOPT_MAXAGE_CONN, Self.maximumIdleSeconds)
         if http2 {
             vitalsim_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
             vitalsim_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
