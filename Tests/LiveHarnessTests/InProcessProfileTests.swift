@@ -275,7 +275,7 @@ final class InProcessProfileTests {
         #expect(InProcessRun.failures(relayed, latency: false) == [])
         let endpoints = relayed.contract?.endpoints ?? []
         #expect(
-            endpoints.first { $0.name == "POST /fhir/Observation" }?.statuses == [201: 7200],
+            endpoints.first { $0.name == "POST /fhir/Observation" }?.statuses == [201: 4800],
             "\(endpoints.map(\.summary))"
         )
         #expect(!endpoints.contains { $0.transport == .mqtt }, "nothing left on the broker")
