@@ -72,9 +72,7 @@ extension Verdict {
     ) -> Check {
         func ts(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
         let deadline = alert.raisedAt + r.after
-        let name =
-            r.after == 0
-            ? "notifies \(r.person) of \(subject)" : "escalates \(subject) to \(r.person) after \(r.after / 1000)s"
+        let name = recipientName(r, subject: subject)
         let due =
             r.after == 0
             ? "with the alert at \(ts(deadline))" : "at \(ts(deadline)), \(r.after / 1000) s after the alert"
@@ -158,6 +156,13 @@ extension Verdict {
             )
         }
         return checks
+    }
+
+    /// A recipient's check name: `notifies P of RULE patient X`, or for a later step `escalates RULE
+    /// patient X to P after Ns`.
+    package static func recipientName(_ r: GoldenFile.ExpectedRecipient, subject: String) -> String {
+        r.after == 0
+            ? "notifies \(r.person) of \(subject)" : "escalates \(subject) to \(r.person) after \(r.after / 1000)s"
     }
 
     /// A care-team action's check name: `mia acknowledges RULE patient P`.

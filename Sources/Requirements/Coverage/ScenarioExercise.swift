@@ -65,11 +65,7 @@ struct ScenarioExercise {
         for alert in golden.alerts {
             let subject = "\(alert.rule) patient \(alert.patientID)"
             for r in alert.recipients ?? [] {
-                let name =
-                    r.after == 0
-                    ? "notifies \(r.person) of \(subject)"
-                    : "escalates \(subject) to \(r.person) after \(r.after / 1000)s"
-                check(.recipients, name, rule: alert.rule)
+                check(.recipients, Verdict.recipientName(r, subject: subject), rule: alert.rule)
             }
             for w in alert.withheld {
                 check(.recipients, "does not escalate \(subject) to \(w.person)", rule: alert.rule)
