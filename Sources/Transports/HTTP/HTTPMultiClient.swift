@@ -23,6 +23,10 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
         /// after the easy handle has left the multi handle, so no callback can reach it afterwards.
         var sink: Unmanaged<HTTPPoster.Sink>
         var url: String
+        /// `GET` or `HEAD`: safe to send again when its connection failed before any answer.
+        var idempotent: Bool
+        /// Whether the transfer was already sent again once (``retryable(_:code:)``).
+        var resent = false
         var continuation: CheckedContinuation<Result<HTTPReply, HTTPTransportError>, Never>
     }
 
@@ -60,7 +64,8 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
     ///   - http2: use HTTP/2 where the server offers it over TLS; false stays on HTTP/1.1. Off by default:
     ///     libcurl 7.88 (Debian 12) sends RST_STREAM (STREAM_CLOSED) after every finished HTTP/2 stream, and
     ///     servers protected against rapid reset (CVE-2023-44487; swift-nio-http2 after 200 resets in 30 s)
-    ///     then close the connection with GOAWAY ENHANCE_YOUR_CALM, failing the requests in flight.
+    ///     then close the connection with GOAWAY ENHANCE_YOUR_CALM, failing the requests in flight (a `GET`
+    ///     goes out again on a new connection, ``retryable(_:code:)``; a reading's `POST` is the runner's).
     ///   - clientCertificate: presented to servers that require mutual TLS.
     package init(
         maxConnections: Int = 8,
@@ -167,7 +172,14 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
                 return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
             }
             vitalsim_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, sink.toOpaque())
-            let job = Job(easy: easy, headers: list, sink: sink, url: url, continuation: c)
+            let job = Job(
+                easy: easy,
+                headers: list,
+                sink: sink,
+                url: url,
+                idempotent: body == nil && (method == "GET" || method == "HEAD"),
+                continuation: c
+            )
             let wake = locked { s -> Bool in
                 s.submitted.append(job)
                 return s.polling
@@ -271,6 +283,13 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
                 finish(job, .failure(HTTPBounds.tooLarge(job.url)))
                 continue
             }
+            if retryable(job, code: code) {
+                var again = job
+                again.resent = true
+                locked { $0.running[Int(bitPattern: easy)] = again }
+                curl_multi_add_handle(multi, easy)
+                continue
+            }
             guard code == CURLE_OK else {
                 finish(
                     job,
@@ -290,6 +309,24 @@ package final class HTTPMultiClient: HTTPExchange, @unchecked Sendable {
                 .success(HTTPReply(status: status, body: job.sink.takeUnretainedValue().bytes, httpVersion: name))
             )
         }
+    }
+
+    /// Whether a failed transfer goes out once more: a `GET` or `HEAD`, not yet sent again, that got
+    /// not one byte of an answer on a connection it reused, which then failed (HTTP/2 framing or
+    /// stream error, a send or receive error, nothing received). A server may end a kept-alive
+    /// connection at any time — HTTP/2 `GOAWAY` when it shuts down or, as swift-nio-http2 does after
+    /// 200 `RST_STREAM` frames in 30 s, against a rapid-reset flood, which libcurl 7.88 provokes by
+    /// resetting every finished stream — and the requests it did not answer are safe to repeat on a
+    /// new connection (RFC 9110, section 9.2.2; what browsers and Go's `net/http` do). Readings are
+    /// never repeated here: their `POST`s are the runner's to retry.
+    func retryable(_ job: Job, code: CURLcode) -> Bool {
+        guard job.idempotent, !job.resent, job.sink.takeUnretainedValue().bytes.isEmpty else { return false }
+        guard
+            [CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING].contains(code)
+        else { return false }
+        var connects = 0
+        vitalsim_curl_getinfo_long(job.easy, CURLINFO_NUM_CONNECTS, &connects)
+        return connects == 0
     }
 
     func finish(_ job: Job, _ result: Result<HTTPReply, HTTPTransportError>) {
