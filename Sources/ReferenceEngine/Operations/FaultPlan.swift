@@ -60,6 +60,8 @@ package struct FaultPlan: Sendable, Equatable {
     /// Notify only the first step of each escalation policy: an alert nobody acknowledges never
     /// reaches the next people.
     package var noEscalation = false
+    /// Keep no audit trail: people's reads and changes of patients' data go unrecorded.
+    package var noAudit = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -75,7 +77,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials, everyone-notified, no-escalation"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials, everyone-notified, no-escalation, no-audit"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -158,6 +160,7 @@ package struct FaultPlan: Sendable, Equatable {
         case "stale-credentials": \.staleCredentials
         case "everyone-notified": \.everyoneNotified
         case "no-escalation": \.noEscalation
+        case "no-audit": \.noAudit
         default: nil
         }
     }
@@ -201,6 +204,7 @@ package struct FaultPlan: Sendable, Equatable {
         if staleCredentials { out.append("stale-credentials: expired and revoked credentials are honoured") }
         if everyoneNotified { out.append("everyone-notified: the whole care team is notified of every alert at once") }
         if noEscalation { out.append("no-escalation: an unacknowledged alert never escalates past its first step") }
+        if noAudit { out.append("no-audit: people's reads and changes of patients' data are not recorded") }
         return out
     }
 

@@ -48,6 +48,8 @@ package actor ReferenceStore {
     var escalations: [String: EscalationPolicy] = [:]
     /// People's actions on alerts, in the order they came.
     var actions: [AlertAction] = []
+    /// The audit trail, oldest first (``ReferenceStore/audit(_:_:_:what:by:at:)``).
+    var auditTrail: [AuditRecord] = []
     /// Each patient's device time: its latest reading's (Unix ms), the only clock escalation runs on.
     var deviceTimes: [String: Int64] = [:]
 
@@ -97,6 +99,7 @@ package actor ReferenceStore {
         accepted = seen.count
         published = state.alerts
         actions = state.actions
+        auditTrail = state.audit
         return (state.observations.count, state.alerts.count)
     }
 

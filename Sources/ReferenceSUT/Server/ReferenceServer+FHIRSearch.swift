@@ -35,6 +35,7 @@ extension ReferenceServer {
                 )
             )
         }
+        await audited(request, context, .read, [query.patient], what: "readings")
         var kept = [("patient", query.patient)]
         if let code = q.get("code") { kept.append(("code", code)) }
         kept += q[values: "date"].map { ("date", String($0)) }

@@ -44,6 +44,7 @@ extension ReferenceServer {
         }
         let patients = q.get("patient").map { Set([$0]) }
         let list = await context.store.notifications(recipient: recipient, patients: patients)
+        await audited(request, context, .read, list.map(\.patientID), what: "notifications")
         return json(.ok, .object([("notifications", .array(list.map(\.json)))]))
     }
 
@@ -79,6 +80,7 @@ extension ReferenceServer {
         }
         do throws(StorageError) {
             let logged = try await context.store.act(on: alert, by: person, action)
+            await audited(request, context, .update, [alert.patientID], what: "alert \(alertID)")
             return json(.created, logged.json)
         } catch {
             return json(
@@ -126,6 +128,7 @@ extension ReferenceServer {
         }
         if let refusal = outside(scope, alert.patientID) { return refusal }
         let log = await context.store.actions(on: alertID)
+        await audited(request, context, .read, [alert.patientID], what: "alert \(alertID)")
         return json(.ok, .object([("actions", .array(log.map(\.json)))]))
     }
 }

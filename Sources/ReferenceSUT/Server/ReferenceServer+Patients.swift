@@ -51,6 +51,7 @@ extension ReferenceServer {
                     ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json
                 )
             }
+            await audited(request, context, .read, [id], what: "patient")
             return json(.ok, patientJSON(id, p))
         }
         router.delete("api/v1/patients/:patient") { request, requestContext in
@@ -74,6 +75,7 @@ extension ReferenceServer {
                     ValidationFailure(field: "", message: "the patient could not be deleted; retry", status: 503).json
                 )
             }
+            await audited(request, context, .delete, [id], what: "patient")
             return Response(status: .noContent)
         }
     }
@@ -126,6 +128,7 @@ extension ReferenceServer {
                 readings: 0,
                 alerts: 0
             )
+        await audited(request, context, isNew ? .create : .update, [id], what: "patient")
         return json(isNew ? .created : .ok, patientJSON(id, summary))
     }
 

@@ -167,6 +167,7 @@ extension ReferenceServer {
                 )
             )
         }
+        await audited(request, context, .read, [id], what: "readings")
         return .success(filter)
     }
 

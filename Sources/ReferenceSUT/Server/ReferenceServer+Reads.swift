@@ -108,7 +108,9 @@ extension ReferenceServer {
         case .error?: return json(.internalServerError, .object([("error", .string("alert store unavailable"))]))
         case .garbage?:
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
-        case let fault: return json(.ok, render(list, fault))
+        case let fault:
+            await audited(request, context, .read, list.map(\.patientID), what: "alerts")
+            return json(.ok, render(list, fault))
         }
     }
 

@@ -92,6 +92,7 @@ package enum ReferenceServer {
         patientRoutes(router, context)
         readingRoutes(router, context)
         notificationRoutes(router, context)
+        auditRoutes(router, context)
         return router
     }
 

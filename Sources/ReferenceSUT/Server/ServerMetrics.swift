@@ -31,6 +31,8 @@ package final class ServerMetrics: Sendable {
         "vitalsim_storage_committed_readings_total": "Readings written by group commits.",
         "vitalsim_mqtt_messages_total": "MQTT messages received on vitals/#, by outcome.",
         "vitalsim_alert_actions_total": "People's actions on alerts (acknowledge, dismiss, respond).",
+        "vitalsim_audit_events_total":
+            "Audit trail entries recorded, by FHIR action (C, R, U, D); outcome failed: not stored.",
     ]
     let state = Locked(State())
 

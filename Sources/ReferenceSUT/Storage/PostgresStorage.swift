@@ -65,19 +65,7 @@ package final class PostgresStorage: ReadingStorage {
             )
             // A patient's own alert limits (issue 19), set at enrolment.
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
-            // A patient's care team (issue 45), set at enrolment.
-            try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS care_team TEXT NOT NULL DEFAULT '[]'")
-            // Who is notified of a patient's alerts, and people's actions on alerts (issue 45).
-            try await client.query(
-                "ALTER TABLE patients ADD COLUMN IF NOT EXISTS escalation TEXT NOT NULL DEFAULT '{}'"
-            )
-            try await client.query(
-                """
-                CREATE TABLE IF NOT EXISTS alert_actions (
-                    seq BIGSERIAL PRIMARY KEY, alert_id TEXT NOT NULL, patient_id TEXT NOT NULL, person TEXT NOT NULL,
-                    action TEXT NOT NULL, at BIGINT NOT NULL)
-                """
-            )
+            try await Self.createCareTables(client)
             try await Self.createCounts(client, logger: logger)
         } catch {
             runner.cancel()
@@ -87,6 +75,31 @@ package final class PostgresStorage: ReadingStorage {
                 reason: String(reflecting: error)
             )
         }
+    }
+
+    /// The care teams, escalation policies, alert actions and audit trail of issue 45.
+    static func createCareTables(_ client: PostgresClient) async throws {
+        // A patient's care team (issue 45), set at enrolment.
+        try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS care_team TEXT NOT NULL DEFAULT '[]'")
+        // Who is notified of a patient's alerts, and people's actions on alerts (issue 45).
+        try await client.query(
+            "ALTER TABLE patients ADD COLUMN IF NOT EXISTS escalation TEXT NOT NULL DEFAULT '{}'"
+        )
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS alert_actions (
+                seq BIGSERIAL PRIMARY KEY, alert_id TEXT NOT NULL, patient_id TEXT NOT NULL, person TEXT NOT NULL,
+                action TEXT NOT NULL, at BIGINT NOT NULL)
+            """
+        )
+        // Who read or changed which patient's data, and when (issue 45): never deleted with a patient.
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS audit_events (
+                seq BIGINT PRIMARY KEY, agent TEXT, role TEXT NOT NULL, action TEXT NOT NULL,
+                patient_id TEXT NOT NULL, what TEXT NOT NULL, recorded BIGINT NOT NULL)
+            """
+        )
     }
 
     /// Counts per patient, UTC day and kind (issue 43), so `/readings/counts` costs no scan; a
@@ -239,7 +252,20 @@ package final class PostgresStorage: ReadingStorage {
             .decode((String, String, String, String, Int64).self) {
                 actions.append(StorageColumns.action(a, p, person, action, at))
             }
-            return StoredState(observations: obs, alerts: alerts, enrolments: enrolments, actions: actions)
+            var audit: [AuditRecord] = []
+            for try await (seq, agent, role, action, p, what, recorded) in try await client.query(
+                "SELECT seq, agent, role, action, patient_id, what, recorded FROM audit_events ORDER BY seq"
+            )
+            .decode((Int64, String?, String, String, String, String, Int64).self) {
+                audit.append(StorageColumns.audit(Int(seq), agent, role, action, p, what, recorded))
+            }
+            return StoredState(
+                observations: obs,
+                alerts: alerts,
+                enrolments: enrolments,
+                actions: actions,
+                audit: audit
+            )
         } catch {
             throw StorageError(
                 backend: "PostgreSQL",
@@ -334,6 +360,25 @@ package final class PostgresStorage: ReadingStorage {
             throw StorageError(
                 backend: "PostgreSQL",
                 operation: "logging an action on alert \(alert) in \(display)",
+                reason: String(reflecting: error)
+            )
+        }
+    }
+
+    package func record(_ audit: AuditRecord) async throws(StorageError) {
+        let (seq, agent, role, action) = (Int64(audit.sequence), audit.agent, audit.role, audit.action.rawValue)
+        let (patient, what, recorded) = (audit.patient, audit.what, audit.recorded)
+        do {
+            try await client.query(
+                """
+                INSERT INTO audit_events (seq, agent, role, action, patient_id, what, recorded)
+                VALUES (\(seq), \(agent), \(role), \(action), \(patient), \(what), \(recorded))
+                """
+            )
+        } catch {
+            throw StorageError(
+                backend: "PostgreSQL",
+                operation: "recording an audit event in \(display)",
                 reason: String(reflecting: error)
             )
         }

@@ -14,6 +14,9 @@ package protocol ReadingStorage: Sendable {
     func enrol(_ enrolment: Enrolment) async throws(StorageError)
     /// Logs a person's action on an alert.
     func record(_ action: AlertAction) async throws(StorageError)
+    /// Appends an entry to the audit trail (kept when its patient is deleted: the trail is the
+    /// record of who did what, deletions included).
+    func record(_ audit: AuditRecord) async throws(StorageError)
     /// Deletes a patient's readings, alerts, the actions on them and enrolment in one transaction;
     /// returns the ids of the readings deleted.
     func forget(patient: String) async throws(StorageError) -> [String]
@@ -75,6 +78,8 @@ package struct StoredState: Sendable {
     package var enrolments: [Enrolment] = []
     /// People's actions on alerts, in the order they came.
     package var actions: [AlertAction] = []
+    /// The audit trail, in the order it was recorded.
+    package var audit: [AuditRecord] = []
 }
 
 /// A patient's enrolment as storage keeps it.
@@ -194,6 +199,27 @@ enum StorageColumns {
     }
 
     /// The care team of a `care_team` column (members it cannot read are left out).
+    /// The audit entry of an `audit_events` row's columns (an unknown action reads as a read).
+    static func audit(
+        _ sequence: Int,
+        _ agent: String?,
+        _ role: String,
+        _ action: String,
+        _ patient: String,
+        _ what: String,
+        _ recorded: Int64
+    ) -> AuditRecord {
+        AuditRecord(
+            sequence: sequence,
+            agent: agent,
+            role: role,
+            action: AuditRecord.Action(rawValue: action) ?? .read,
+            patient: patient,
+            what: what,
+            recorded: recorded
+        )
+    }
+
     static func careTeam(_ text: String) -> [CareTeamMember] {
         guard case let .array(a)? = JSONInput.parse(Array(text.utf8)) else { return [] }
         return a.compactMap { member in

@@ -79,6 +79,12 @@ package final class SQLiteStorage: ReadingStorage {
                 )
             }
         }
+        registerCareMigrations(&databaseMigrator)
+        return databaseMigrator
+    }
+
+    /// The migrations of issue 45: care teams, escalation policies, alert actions, the audit trail.
+    static func registerCareMigrations(_ databaseMigrator: inout DatabaseMigrator) {
         // A patient's care team (issue 45), set at enrolment.
         databaseMigrator.registerMigration("v6 care teams") { db in
             try db.execute(sql: "ALTER TABLE patients ADD COLUMN care_team TEXT NOT NULL DEFAULT '[]'")
@@ -94,7 +100,16 @@ package final class SQLiteStorage: ReadingStorage {
                     """
             )
         }
-        return databaseMigrator
+        // Who read or changed which patient's data, and when (issue 45): never deleted with a patient.
+        databaseMigrator.registerMigration("v8 audit trail") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE audit_events (
+                        seq INTEGER PRIMARY KEY, agent TEXT, role TEXT NOT NULL, action TEXT NOT NULL,
+                        patient_id TEXT NOT NULL, what TEXT NOT NULL, recorded INTEGER NOT NULL);
+                    """
+            )
+        }
     }
 
     package func commit(_ batch: StorageBatch) async throws(StorageError) {
@@ -178,7 +193,17 @@ package final class SQLiteStorage: ReadingStorage {
                     db,
                     sql: "SELECT alert_id, patient_id, person, action, at FROM alert_actions ORDER BY seq"
                 ).map { row in StorageColumns.action(row[0], row[1], row[2], row[3], row[4]) }
-                return StoredState(observations: obs, alerts: alerts, enrolments: enrolments, actions: actions)
+                let audit = try Row.fetchAll(
+                    db,
+                    sql: "SELECT seq, agent, role, action, patient_id, what, recorded FROM audit_events ORDER BY seq"
+                ).map { row in StorageColumns.audit(row[0], row[1], row[2], row[3], row[4], row[5], row[6]) }
+                return StoredState(
+                    observations: obs,
+                    alerts: alerts,
+                    enrolments: enrolments,
+                    actions: actions,
+                    audit: audit
+                )
             }
         } catch {
             throw StorageError(backend: "SQLite", operation: "reading \(path)", reason: "\(error)")
@@ -258,6 +283,25 @@ package final class SQLiteStorage: ReadingStorage {
                 operation: "logging an action on alert \(action.alertID) in \(path)",
                 reason: "\(error)"
             )
+        }
+    }
+
+    package func record(_ audit: AuditRecord) async throws(StorageError) {
+        do {
+            try await pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO audit_events (seq, agent, role, action, patient_id, what, recorded)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        audit.sequence, audit.agent, audit.role, audit.action.rawValue, audit.patient, audit.what,
+                        audit.recorded,
+                    ]
+                )
+            }
+        } catch {
+            throw StorageError(backend: "SQLite", operation: "recording an audit event in \(path)", reason: "\(error)")
         }
     }
 
