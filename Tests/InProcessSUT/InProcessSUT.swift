@@ -35,6 +35,9 @@ package struct InProcessSUT {
     /// The folder of the SQLite database, kept after the test (nil: a temporary one, removed): two
     /// runs on one folder are a restart.
     package var databaseDirectory: String?
+    /// The wall clock stamping the audit trail: the real one, as the harness judges the stamps by
+    /// its own.
+    package var auditClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     package init(profiles: [String: Profile] = [:]) throws {
         rules = try RuleSetLoader.defaultRules()
@@ -95,7 +98,8 @@ package struct InProcessSUT {
             // The rate limiter's clock stands still: a burst is one instant however slowly it is sent.
             limiter: RateLimiter(rate: rateLimit, clock: { [started = ContinuousClock.now] in started }),
             faults: faults,
-            clock: { Self.now }
+            clock: { Self.now },
+            auditClock: auditClock
         )
         var logger = Logger(label: "ReferenceSUTTests")
         logger.logLevel = .error

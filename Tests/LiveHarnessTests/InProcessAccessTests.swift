@@ -11,7 +11,8 @@ import VitalSimCore
 /// enforced as the embedded one runs: the healthy SUT passes every probe; a SUT that lets every
 /// person read every patient (`cross-patient-read`) or honours expired and revoked credentials
 /// (`stale-credentials`) fails exactly the probes its fault breaks, as `access-granted-wrongly`,
-/// traced to the requirement it breaks.
+/// traced to the requirement it breaks. The audit trail holds each person's granted accesses, and
+/// a SUT that keeps none (`no-audit`) fails each person's audit check.
 struct InProcessAccessTests {
     static let path = InProcessRun.path("core", "caregiver-sees-own-patient-only")
 
@@ -38,6 +39,28 @@ struct InProcessAccessTests {
             Set(access.flatMap(\.requirements)) == [
                 "access.authorized-only", "access.roles", "access.stale-credentials",
             ]
+        )
+    }
+
+    @Test func theAuditTrailHoldsEveryPersonsAccessesUnlessTheSUTKeepsNone() async throws {
+        let people = [
+            "audit trail of caregiver ann", "audit trail of clinician dr-osei", "audit trail of caregiver ben",
+            "audit trail of patient 721", "audit trail of patient 722",
+        ]
+        let healthy = try await Self.verdict().checks.filter { $0.kind == .audit }
+        #expect(healthy.map(\.name) == people)
+        #expect(healthy.allSatisfy { $0.passed && !$0.skipped && $0.level == .should }, "\(healthy.map(\.detail))")
+        #expect(Set(healthy.flatMap(\.requirements)) == ["access.audit"])
+        let none = try await Self.verdict(faults: ["no-audit"])
+        #expect(InProcessRun.findings(none, latency: false) == [.auditMissing])
+        let failed = none.checks.filter { $0.finding != nil }
+        #expect(failed.map(\.name) == people)
+        #expect(
+            failed.first?.detail.hasPrefix(
+                "1 of 1 granted access(es) not recorded, the first: read-readings of patient 721"
+            )
+                == true,
+            "\(failed.first?.detail ?? "")"
         )
     }
 

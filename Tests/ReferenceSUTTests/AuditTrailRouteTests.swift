@@ -22,13 +22,15 @@ struct AuditTrailRouteTests {
             let entity = (e["entity"] as? [[String: Any]])?.first
             let patient = (entity?["what"] as? [String: Any])?["reference"] as? String ?? "?"
             let who = agent?["reference"] as? String ?? agent?["display"] as? String ?? "?"
-            #expect(e["recorded"] as? String == "2025-01-01T00:00:00.000Z", "the SUT's own clock (InProcessSUT.now)")
+            #expect(e["recorded"] as? String == "2025-01-01T00:00:00.000Z", "the SUT's own clock (auditClock)")
             return "\(e["action"] ?? "?") \(who) \(patient) \(entity?["description"] ?? "?")"
         }
     }
 
     static func sut(_ folder: String, faults: [String] = []) throws -> InProcessSUT {
-        try People.sut(folder, faults: faults)
+        var sut = try People.sut(folder, faults: faults)
+        sut.auditClock = { InProcessSUT.now }
+        return sut
     }
 
     @Test func grantedReadsAndChangesByPeopleAreRecordedAndNothingElse() async throws {

@@ -34,6 +34,8 @@ final class SUTProfileLoaderTests: XCTestCase {
         XCTAssertEqual(p.mapping, SUTProfile.vitalsim.mapping)
         XCTAssertEqual(p.storedReadings, SUTProfile.vitalsim.storedReadings)
         XCTAssertNotNil(p.storedReadings?.counts)
+        XCTAssertEqual(p.careTeam, SUTProfile.vitalsim.careTeam)
+        XCTAssertEqual(p.audit, SUTProfile.vitalsim.audit)
         XCTAssertNil(p.baseURL)
         XCTAssertNil(p.auth.devices)
         XCTAssertNil(p.auth.oauth2)

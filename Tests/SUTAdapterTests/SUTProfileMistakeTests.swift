@@ -67,6 +67,18 @@ import VitalSimCore
             [:], "/tmp/p.yaml:4:10: error: alerts.clock:"
         ),
         (
+            "name: a\naudit:\n  url: /audit/{person}\n  fields: {who: /w, patient: /p, action: /a, recorded: /t}", [:],
+            "/tmp/p.yaml:3:8: error: audit.url: unknown placeholder {person}; valid: {patient}"
+        ),
+        (
+            "name: a\naudit:\n  url: /audit\n  fields: {who: /w, patient: /p, action: /a}", [:],
+            "audit.fields.recorded: required key 'recorded' is missing"
+        ),
+        (
+            "name: a\naudit:\n  url: /audit\n  read-actions: []\n  fields: {who: /w, patient: /p, action: /a, recorded: /t}",
+            [:], "audit.read-actions: name at least one read action"
+        ),
+        (
             "name: a\ntls:\n  ca: missing-ca.pem", [:],
             "tls.ca: no readable file at /tmp/missing-ca.pem (relative to the profile's folder)"
         ),
@@ -75,6 +87,35 @@ import VitalSimCore
             "auth.devices.file: no readable file at /nonexistent/keys.yaml"
         ),
     ]
+
+    /// A foreign trail's shape: a JSON list of `{user, subject, op, ts}`, `READ` and `LIST` reads.
+    @Test func anAuditSectionReadsAForeignTrail() throws {
+        let profile = try SUTProfileLoader.parse(
+            """
+            name: a
+            audit:
+              url: /admin/audit?subject={patient}
+              list: /events
+              read-actions: [READ, LIST]
+              fields: {who: /user, patient: /subject, action: /op, recorded: /ts}
+            """,
+            file: "/tmp/p.yaml",
+            environment: [:]
+        )
+        let source = try #require(profile.audit)
+        let answer: [String: Any] = [
+            "events": [
+                ["user": "users/ann", "subject": "721", "op": "READ", "ts": "2026-11-28T10:00:00Z"],
+                ["subject": "721", "op": "DELETE", "ts": "2026-11-28T10:00:01.500Z"],
+            ]
+        ]
+        let entries = try source.read(answer).get()
+        #expect(entries.map(\.who) == ["ann", nil])
+        #expect(entries.map(\.change) == [false, true])
+        #expect(entries.map(\.at) == [1_795_860_000_000, 1_795_860_001_500])
+        #expect(try AuditSource.vitalsim.read(["resourceType": "Bundle", "total": 0]).get().isEmpty)
+        #expect(throws: (any Error).self) { try source.read(["events": [["user": "ann", "op": "READ"]]]).get() }
+    }
 
     @Test(arguments: mistakes)
     func aMistakeIsNamedWithFileLineAndKey(_ text: String, _ environment: [String: String], _ expected: String) {

@@ -51,6 +51,9 @@ package struct AccessProbe: Sendable, Equatable {
     package var lacking: String?
     /// Why the probe could not be judged (the other patient raised no alert to leak), if so.
     package var unobservable: String?
+    /// When the request went out and its answer came (wall clock, Unix ms), once sent.
+    package var sentAt: Int64?
+    package var answeredAt: Int64?
 
     package init(
         person: String,

@@ -30,6 +30,9 @@ package struct CareActionOutcome: Sendable, Equatable {
 
     /// Whether the SUT took the action (answered a status the profile expects).
     package var accepted: Bool
+    /// When the request went out and its answer came (wall clock, Unix ms), once sent.
+    package var sentAt: Int64?
+    package var answeredAt: Int64?
 
     package init(action: CareTeamAction, alert: ObservedAlert?, status: Int?, problem: String?, accepted: Bool = false)
     {

@@ -29,6 +29,9 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
     case recipients
     /// A care-team action of the timeline (acknowledge, dismiss, respond) was taken by the SUT.
     case careAction = "care-action"
+    /// The SUT's audit trail holds the reads and changes the harness made with each person's
+    /// credential, and no access of theirs it did not make.
+    case audit
     /// The scenario still produces the traffic the golden file was recorded from.
     case traffic
     /// A waiver of the waivers file that has expired: it fails until it is renewed or removed.
@@ -45,6 +48,7 @@ package enum CheckKind: String, Sendable, CaseIterable, Codable {
         case .budget: .budgets
         case .delivery: .delivery
         case .storedData: .storedData
+        case .audit: .audit
         case .traffic, .waiver, .access, .recipients, .careAction: nil
         }
     }

@@ -61,6 +61,13 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     case escalatedDespiteAck = "escalated-despite-ack"
     /// A care-team action on an alert was refused by the SUT, or could not be sent (no alert to act on).
     case actionRefused = "action-refused"
+    /// A read or change the harness made with a person's credential, which the SUT granted, is not
+    /// in its audit trail (by that person, of that patient, within the clock tolerance of when it
+    /// was made).
+    case auditMissing = "audit-missing"
+    /// The audit trail records a read or change by a person of the scenario that the harness never
+    /// made with their credential.
+    case auditInvented = "audit-invented"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
     /// A waiver of the waivers file expired: renew or remove it.

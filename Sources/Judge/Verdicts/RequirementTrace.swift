@@ -29,6 +29,7 @@ package enum RequirementTrace {
                 || check.name.hasPrefix("escalates ") || check.name.hasPrefix("does not escalate ")
                 ? rule + ["alerts.recipients", "alerts.escalation"] : rule + ["alerts.recipients"]
         case .careAction: return rule + ["alerts.recipients"]
+        case .audit: return ["access.audit"]
         case .traffic: return ["vitalsim.traffic-digest"]
         case .waiver: return ["vitalsim.waiver-expiry"]
         }

@@ -138,6 +138,11 @@ package struct LiveRunResult: Sendable {
     package var notificationsUnread: String?
     /// The care team's actions of the timeline, as carried out.
     package var careActions: [CareActionOutcome] = []
+    /// The people whose notifications were read with their own credential after the run.
+    package var inboxesRead: [String] = []
+    /// The SUT's audit trail as read back after the run (nil: not read, as no person's credential
+    /// was used).
+    package var audit: AuditReadBack?
     /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
     /// expected rejections of MQTT readings are then skipped rather than failed.
     package var refusesOverMQTT = true

@@ -53,6 +53,7 @@ extension Verdict {
         if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
         verdict.checks += accessChecks(result.access)
         verdict.checks += recipientChecks(golden, result)
+        verdict.checks += auditChecks(result)
         let measured = histograms(result)
         verdict.checks += budgetChecks(
             golden.budgets,

@@ -101,6 +101,8 @@ struct AccessMatrix {
         var all = headers
         if request.body != nil { all.append("Content-Type: \(request.contentType)") }
         let reply: HTTPReply
+        probe.sentAt = Self.wallClock()
+        defer { probe.answeredAt = Self.wallClock() }
         do throws(HTTPTransportError) {
             reply = try await client.send(
                 request.method,
@@ -117,6 +119,9 @@ struct AccessMatrix {
         guard (200..<300).contains(reply.status) else { return }
         judgeContent(&probe, reply, url: request.url, observed: observed)
     }
+
+    /// The wall clock, Unix ms: the SUT's audit trail stamps accesses with its own.
+    static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// Why a probe of the alert list can show nothing: the patient raised no alert the reader saw.
     func unobservable(_ probe: AccessProbe, _ observed: [ObservedAlert]) -> String? {

@@ -118,6 +118,21 @@ struct CareTeamClient: Sendable {
                 with: patient.addingPercentEncoding(withAllowedCharacters: segment) ?? patient
             )
         let body = actions.body(action.action, person: action.person, patient: patient, alert: alert.alertID)
+        let sentAt = AccessMatrix.wallClock()
+        var outcome = await send(actions, path: path, body: body, headers: headers, action: action, alert: alert)
+        (outcome.sentAt, outcome.answeredAt) = (sentAt, AccessMatrix.wallClock())
+        return outcome
+    }
+
+    /// Sends the action's request and reads the SUT's answer.
+    func send(
+        _ actions: CareTeamSource.Actions,
+        path: String,
+        body: [UInt8],
+        headers: [String],
+        action: CareTeamAction,
+        alert: ObservedAlert
+    ) async -> CareActionOutcome {
         do throws(HTTPTransportError) {
             let reply = try await client.send(
                 actions.method,

@@ -171,6 +171,7 @@ extension LiveSuite {
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming, whole: whole)
             await probeAccess(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
             await readNotifications(into: &result, team)
+            await readAuditTrail(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
             return result
         }
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
@@ -243,6 +244,7 @@ extension LiveSuite {
         let (notifications, note, misconfiguration) = await team.notifications()
         result.notifications = notifications
         result.notificationsUnread = note
+        if notifications != nil { result.inboxesRead = team.people }
         if let misconfiguration { result.misconfiguration = misconfiguration }
     }
 

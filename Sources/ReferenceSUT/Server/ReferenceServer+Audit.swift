@@ -35,7 +35,7 @@ extension ReferenceServer {
         guard let agent = auditAgent(request, context), !patients.isEmpty else { return }
         var seen: Set<String> = []
         let distinct = patients.filter { seen.insert($0).inserted }
-        await context.store.audit(action, distinct, what: what, by: agent, at: context.clock())
+        await context.store.audit(action, distinct, what: what, by: agent, at: context.auditClock())
     }
 
     /// `GET /fhir/AuditEvent[?patient=ID][&agent=ID]` (an administrator's credential, or an open

@@ -9,14 +9,18 @@ package struct ServerContext: Sendable {
     package var faults: FaultPlan
     /// Wall clock in Unix ms, used only to refuse time stamps far in the future.
     package var clock: @Sendable () -> Int64
+    /// Wall clock in Unix ms that stamps the audit trail's entries.
+    package var auditClock: @Sendable () -> Int64
 
     package init(
         store: ReferenceStore,
         credentials: Credentials = Credentials(),
         limiter: RateLimiter = RateLimiter(rate: 0),
         faults: FaultPlan = FaultPlan(),
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        auditClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
+        self.auditClock = auditClock
         self.store = store
         self.credentials = credentials
         self.limiter = limiter

@@ -133,6 +133,10 @@ struct ScenarioExercise {
         for probe in AccessProbe.planned(scenario, people: AccessProbe.people(of: scenario), stale: stale) {
             check(.access, probe.name)
         }
+        // The audit trail, read back after the matrix: a check per person (Verdict.auditChecks).
+        for person in AuditPerson.of(scenario) {
+            check(.audit, "audit trail of \(person.role.rawValue) \(person.person)")
+        }
         let kinds: (String) -> [VitalKind] = { subject in
             traffic.corruptKinds[subject].map { [$0] } ?? traffic.validKinds[subject] ?? []
         }

@@ -142,16 +142,10 @@ package struct PatientLifecycle: Sendable {
         var renewed = false
         while true {
             var headers: [String]
-            var token: String?
-            if let own = lifecycle.headers {
-                headers = auth.auth.headers + own
-            } else if let devices = auth.auth.devices, let admin = devices.admins.first {
-                headers = auth.auth.headers + [devices.header(for: admin)]
-            } else {
-                switch await auth.reader() {
-                case .success(let c): (headers, token) = c
-                case .failure(let p): return "credentials: \(p.message)"
-                }
+            let token: String?
+            switch await administratorHeaders() {
+            case .success(let c): (headers, token) = c
+            case .failure(let p): return "credentials: \(p.message)"
             }
             if body != nil { headers.append("Content-Type: \(contentType)") }
             let reply: HTTPReply
@@ -181,6 +175,19 @@ package struct PatientLifecycle: Sendable {
             }
             return nil
         }
+    }
+}
+
+extension PatientLifecycle {
+    /// The headers of an administrator's requests (enrolment, reset, the audit trail): the
+    /// lifecycle's own headers, else the credentials file's first admin token, else the reader's
+    /// (with the token an OAuth renewal would replace).
+    package func administratorHeaders() async -> Result<([String], token: String?), CredentialProblem> {
+        if let own = lifecycle.headers { return .success((auth.auth.headers + own, token: nil)) }
+        if let devices = auth.auth.devices, let admin = devices.admins.first {
+            return .success((auth.auth.headers + [devices.header(for: admin)], token: nil))
+        }
+        return await auth.reader()
     }
 }
 

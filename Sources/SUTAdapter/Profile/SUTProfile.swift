@@ -36,6 +36,8 @@ package struct SUTProfile: Sendable {
     /// Who was notified of each alert, and how the care team acts on alerts (`care-team:`); nil:
     /// neither is read nor sent.
     package var careTeam: CareTeamSource?
+    /// Where the SUT's audit trail is read back (`audit:`); nil: it is not checked.
+    package var audit: AuditSource?
 
     /// A profile named `name` with the reference SUT's contract for everything not set.
     package init(name: String) { self.name = name }
@@ -47,6 +49,7 @@ package struct SUTProfile: Sendable {
         var p = SUTProfile(name: "vitalsim")
         p.storedReadings = .vitalsim
         p.careTeam = .vitalsim
+        p.audit = .vitalsim
         return p
     }()
 

@@ -10,7 +10,7 @@ import Yams
 package enum SUTProfileLoader {
     static let topKeys = [
         "name", "base-url", "tls", "auth", "ingestion", "alerts", "rules", "severities", "lifecycle", "mqtt",
-        "stored-readings", "conformance", "care-team",
+        "stored-readings", "conformance", "care-team", "audit",
     ]
 
     /// Loads the profile at `path`; `environment` supplies `${NAME}` and `client-secret-env` values.
@@ -62,6 +62,7 @@ package enum SUTProfileLoader {
             }
             if let node = top.value("conformance") { profile.conformance = context.conformance(node) }
             if let node = top.value("care-team") { profile.careTeam = context.careTeam(node) }
+            if let node = top.value("audit") { profile.audit = context.audit(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
         }
         guard context.reader.issues.isEmpty else { throw ScenarioLoadError(issues: context.reader.reportedIssues) }
