@@ -153,11 +153,20 @@ final class ForeignBackendTests: XCTestCase {
         )
         let verdicts = try XCTUnwrap(report["scenarios"] as? [[String: Any]])
         let team = try XCTUnwrap(verdicts.first { $0["scenario"] as? String == "caregiver-sees-own-patient-only" })
-        let access = try XCTUnwrap(team["checks"] as? [[String: Any]]).filter { $0["kind"] as? String == "access" }
-        XCTAssertEqual(access.count, 45)
+        let checks = try XCTUnwrap(team["checks"] as? [[String: Any]])
+        let access = checks.filter { $0["kind"] as? String == "access" }
+        XCTAssertEqual(access.count, 49)
         XCTAssertTrue(
             access.allSatisfy { $0["passed"] as? Bool == true },
             "\(access.filter { $0["passed"] as? Bool != true })"
+        )
+        // ACME's own audit log (users/PERSON, READ/LIST/ACK) read through the profile's audit:
+        // each person's granted reads are on it, and nothing invented.
+        let audit = checks.filter { $0["kind"] as? String == "audit" }
+        XCTAssertEqual(audit.count, 5, "\(audit)")
+        XCTAssertTrue(
+            audit.allSatisfy { $0["passed"] as? Bool == true && $0["skipped"] as? Bool != true },
+            "\(audit)"
         )
         XCTAssertTrue(
             r.out.contains("skipped"),

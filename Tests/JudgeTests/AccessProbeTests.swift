@@ -31,9 +31,14 @@ struct AccessProbeTests {
         #expect(people.map(\.person) == ["ann", "osei", "721", "722"])
         let probes = AccessProbe.planned(Self.scenario, people: people, stale: [("ann", .expired)])
         let names = probes.map(\.name)
-        // ann: 4 reads, ingest/enrol/delete of both; osei: both patients are in care (2 reads), writes
-        // of 721 only; each patient: 4 reads, enrol and delete of both, ingest of the other only.
-        #expect(probes.count == (4 + 6) + (2 + 3) + 2 * (4 + 5) + 1, "\(names)")
+        // ann: 4 reads and the other's audit trail, ingest/enrol/delete of both; osei: both patients
+        // are in care (2 reads), writes of 721 only; each patient: 4 reads and the other's audit
+        // trail, enrol and delete of both, ingest of the other only.
+        #expect(probes.count == (5 + 6) + (2 + 3) + 2 * (5 + 5) + 1, "\(names)")
+        // The audit trails after every other read, so that they hold entries to leak.
+        let firstAudit = probes.firstIndex { $0.operation == .readAudit } ?? 0
+        #expect(probes[..<firstAudit].allSatisfy { $0.operation == .readReadings || $0.operation == .readAlerts })
+        #expect(probes.filter { $0.operation == .readAudit }.allSatisfy { !$0.inCare && !$0.mustGrant })
         let firstWrite = probes.firstIndex { $0.operation.writes } ?? probes.count
         #expect(probes[..<firstWrite].allSatisfy { !$0.operation.writes })
         let firstDeletion = probes.firstIndex { $0.operation == .delete } ?? probes.count
@@ -56,6 +61,16 @@ struct AccessProbeTests {
         )
         p.status = status
         return p
+    }
+
+    @Test func anotherPatientsAuditTrailIsGrantedWronglyOnlyWhenItShowsTheirEntries() {
+        var leak = Self.probe(.readAudit, inCare: false, status: 200)
+        #expect(Verdict.accessChecks([leak]).first?.passed == true, "200 without their entries: filtered")
+        leak.leaked = ["2 audit entr(ies) of patient 722"]
+        let check = Verdict.accessChecks([leak]).first
+        #expect(check?.finding == .accessGrantedWrongly)
+        #expect(check?.detail.contains("2 audit entr(ies) of patient 722") == true)
+        #expect(check.map { RequirementTrace.ids(of: $0) { _ in [] } } == ["access.authorized-only"])
     }
 
     @Test func aLeakIsGrantedWronglyAndNamesWhatLeaked() throws {

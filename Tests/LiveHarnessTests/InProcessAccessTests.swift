@@ -32,8 +32,9 @@ struct InProcessAccessTests {
         #expect(verdict.error == nil)
         #expect(InProcessRun.failures(verdict, latency: false) == [])
         let access = verdict.checks.filter { $0.kind == .access }
-        // Five people (two caregivers, a clinician, two patients) and Ann's two stale credentials.
-        #expect(access.count == 45, "\(access.map(\.name))")
+        // Five people (two caregivers, a clinician, two patients) and Ann's two stale credentials;
+        // four of them read the other patient's audit trail (refused).
+        #expect(access.count == 49, "\(access.map(\.name))")
         #expect(access.filter(\.skipped).isEmpty)
         #expect(
             Set(access.flatMap(\.requirements)) == [
@@ -68,8 +69,8 @@ struct InProcessAccessTests {
         let verdict = try await Self.verdict(faults: ["cross-patient-read"])
         #expect(InProcessRun.findings(verdict, latency: false) == [.accessGrantedWrongly])
         let failed = verdict.checks.filter { !$0.passed }
-        // Each caregiver's and patient's reads of the other patient: readings and alerts.
-        #expect(failed.count == 8, "\(failed.map(\.name))")
+        // Each caregiver's and patient's reads of the other patient: readings, alerts, audit trail.
+        #expect(failed.count == 12, "\(failed.map(\.name))")
         #expect(
             failed.allSatisfy { $0.name.hasSuffix("(not in care)") && $0.requirements == ["access.authorized-only"] }
         )

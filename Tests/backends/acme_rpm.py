@@ -30,6 +30,11 @@ VitalSim's code, for the SUT-profile tests. It keeps the clinical rules of an up
   someone in the patient's care team) → 204, which stops the paging chain. Upstream does the
   timing; ACME passes the care team and chain on at enrolment.
 
+- Audit: every granted request of a person (X-User-Key) about a patient is logged — READ of
+  vitals, LIST of the patients whose alerts a list showed, ACK of an action; GET
+  /v2/audit?subject=ID (OAuth2 client only) → {"events": [{"user": "users/PERSON", "subject": ID,
+  "op": …, "ts": RFC 3339 with ms}]}.
+
 - Stored vitals: GET /v2/patients/{id}/vitals?page=TOKEN → {"data": [{taken_at (Unix seconds),
   measurements: {hr, sys, dia, bg, cgm, spo2, temp, wt, feed, battery, steps, kcal}, units: {…}}],
   "links": {"next": URL or null}}, without reading ids; glucose in mmol/L and weight in lb (two
@@ -41,7 +46,7 @@ drop-type:TYPE (never lists alerts of TYPE), accept-invalid
 seventh stored reading is missing from the vitals), coarse-units (vitals rounded to whole units),
 stuck-paging (the vitals name their own page as the next one), ignore-limits (patients' own alert
 limits are not passed upstream), first-page-only (only the first link of each paging chain is
-paged).
+paged), no-audit (nothing is logged).
 
 --server-clock: created_at is ACME's own clock when it raised the alert (the moment upstream
 accepted the reading that raised it), as most backends stamp their alerts, not the reading's time.
@@ -57,7 +62,7 @@ import sys
 import threading
 import time
 import urllib.parse
-from datetime import datetime
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from oauth2_tokens import TokenIssuer
@@ -81,6 +86,8 @@ DEVICE_KEYS = {}
 USER_KEYS = {}
 # Patient → the people in their care team.
 CARE = {}
+# The audit log: {"user", "subject", "op", "ts"} per granted request of a person, oldest first.
+AUDIT = []
 for line in open(KEY_FILE):
     parts = line.split()
     if len(parts) == 3:
@@ -196,6 +203,24 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             return person in CARE.get(patient, ())
 
+    @staticmethod
+    def audit(who, subjects, op):
+        """Logs a granted request of a person (not the OAuth2 client's) about each of `subjects`."""
+        if who is None or who[0] == "*" or "no-audit" in FAULTS:
+            return
+        ts = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        with LOCK:
+            for subject in dict.fromkeys(subjects):
+                AUDIT.append({"user": "users/" + who[0], "subject": subject, "op": op, "ts": ts})
+
+    def audit_log(self):
+        if not self.bearer_ok():
+            return
+        subject = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("subject", [None])[0]
+        with LOCK:
+            events = [e for e in AUDIT if subject is None or e["subject"] == subject]
+        self.reply(200, {"events": events})
+
     def device(self):
         owner = DEVICE_KEYS.get(self.headers.get("X-Device-Key", ""))
         if owner is None:
@@ -307,6 +332,7 @@ class Handler(BaseHTTPRequestHandler):
                           "created_at": created_at(a)})
         page = items[cursor:cursor + 20]
         more = cursor + 20 < len(items)
+        self.audit(who, [i["patient_id"].removeprefix("Patient/") for i in page], "LIST")
         self.reply(200, {"items": page, "next": f"/v2/alerts?cursor={cursor + 20}" if more else None})
 
     def vitals(self):
@@ -333,6 +359,7 @@ class Handler(BaseHTTPRequestHandler):
         link = f"/v2/patients/{urllib.parse.quote(pid, safe='')}/vitals?page={after}" if after else None
         if "stuck-paging" in FAULTS:
             link = self.path
+        self.audit(who, [pid], "READ")
         self.reply(200, {"data": data, "links": {"next": link}})
 
     def pages(self):
@@ -360,6 +387,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(status, "alert", answer.decode(errors="replace"))
         if status >= 300:
             return self.reply(502, {"errors": [{"path": "", "message": answer.decode(errors="replace")}]})
+        self.audit(who, [json.loads(answer)["patientId"]], "ACK")
         self.reply(204)
 
     def do_GET(self):
@@ -367,6 +395,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.vitals()
         if self.path == "/v2/me/pages":
             return self.pages()
+        if urllib.parse.urlsplit(self.path).path == "/v2/audit":
+            return self.audit_log()
         if self.path == "/_stats":
             with LOCK:
                 return self.reply(200, dict(STATS, tokens_issued=ISSUER.issued, expired_rejections=ISSUER.expired_rejections))

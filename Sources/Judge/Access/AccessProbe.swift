@@ -10,6 +10,9 @@ package struct AccessProbe: Sendable, Equatable {
         case readReadings = "read-readings"
         /// Read the alert list, looking for the patient's alerts (the profile's `alerts.url`).
         case readAlerts = "read-alerts"
+        /// Read the patient's audit trail (the profile's `audit.url`): an administrator's, so a
+        /// person reading another patient's is refused (their own patient's is not judged).
+        case readAudit = "read-audit"
         /// Post one of the patient's readings as a device would, with the person's credential.
         case ingest
         /// Enrol the patient (the profile's first enrolment request).
@@ -87,6 +90,7 @@ package struct AccessProbe: Sendable, Equatable {
         switch operation {
         case .readAlerts: return mustGrant ? lacking == nil : !leaked.isEmpty
         case .readReadings: return mustGrant || !leaked.isEmpty
+        case .readAudit: return !leaked.isEmpty
         case .ingest, .enrol, .delete: return true
         }
     }
@@ -95,7 +99,8 @@ package struct AccessProbe: Sendable, Equatable {
 extension AccessProbe {
     /// The access matrix of `scenario`: for each person with a credential (`people`: person id →
     /// role, for the care teams' members and the patients), their operations on the first patient
-    /// in their care and on the first patient of the scenario who is not; the reads first, the
+    /// in their care and on the first patient of the scenario who is not; the reads first (the
+    /// other patient's audit trail after every other read, so that it holds entries to leak), the
     /// deletions last. A person with `expired` or `revoked` credentials (`stale`) reads their own
     /// patient's readings with each (refused).
     package static func planned(
@@ -104,6 +109,7 @@ extension AccessProbe {
         stale: [(person: String, credential: Credential)] = []
     ) -> [AccessProbe] {
         var reads: [AccessProbe] = []
+        var audits: [AccessProbe] = []
         var changes: [AccessProbe] = []
         var deletions: [AccessProbe] = []
         for (person, role) in people {
@@ -125,6 +131,7 @@ extension AccessProbe {
             if let other {
                 reads.append(probe(.readReadings, other, false))
                 reads.append(probe(.readAlerts, other, false))
+                audits.append(probe(.readAudit, other, false))
             }
             for patient in [own, other].compactMap({ $0 }) {
                 // A patient's own app may post their readings: not judged.
@@ -148,7 +155,7 @@ extension AccessProbe {
             probe.credential = credential
             reads.append(probe)
         }
-        return reads + changes + deletions
+        return reads + audits + changes + deletions
     }
 
     /// The patients (scenario ids, file order) in the care of `person` with `role`.

@@ -78,6 +78,18 @@ struct AccessMatrix {
                 with: wire
             )
             request = ("GET", SUTProfile.resolve(url, base: base), nil, "")
+        case .readAudit:
+            guard let source = profile.audit else {
+                probe.unobservable = "not probed: the profile has no audit"
+                return
+            }
+            var segment = CharacterSet.urlQueryAllowed
+            segment.remove(charactersIn: "&=+?/#")
+            let url = source.url.replacingOccurrences(
+                of: "{patient}",
+                with: wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
+            )
+            request = ("GET", SUTProfile.resolve(url, base: base), nil, "")
         case .ingest:
             guard let planned = firstRequest(patient.id) else {
                 probe.unobservable = "not probed: patient \(patient.id) sends nothing over HTTP"
@@ -156,6 +168,12 @@ struct AccessMatrix {
                     }
                 }
             }
+        case .readAudit:
+            let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+            let entries = (document.flatMap { try? profile.audit?.read($0).get() } ?? []).filter {
+                (naming.scenarioPatient($0.patient) ?? $0.patient) == probe.patient
+            }
+            if !entries.isEmpty { probe.leaked = ["\(entries.count) audit entr(ies) of patient \(probe.patient)"] }
         case .ingest, .enrol, .delete: return
         }
     }
