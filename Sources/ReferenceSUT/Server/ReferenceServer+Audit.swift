@@ -44,14 +44,16 @@ extension ReferenceServer {
     /// `cross-patient-read` fault, who read it all.
     static func auditEvents(_ request: Request, _ context: ServerContext) async -> Response {
         let leaks = context.faults.crossPatientRead && auditAgent(request, context)?.id != nil
-        if !leaks, let refusal = authorize(
-            request,
-            context,
-            admins: true,
-            readers: false,
-            required: "an admin",
-            refused: "read the audit trail"
-        ) {
+        if !leaks,
+            let refusal = authorize(
+                request,
+                context,
+                admins: true,
+                readers: false,
+                required: "an admin",
+                refused: "read the audit trail"
+            )
+        {
             return refusal
         }
         let q = request.uri.queryParameters
