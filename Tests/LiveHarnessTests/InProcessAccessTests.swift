@@ -50,7 +50,7 @@ struct InProcessAccessTests {
         ]
         let healthy = try await Self.verdict().checks.filter { $0.kind == .audit }
         #expect(healthy.map(\.name) == people)
-        #expect(healthy.allSatisfy { $0.passed && !$0.skipped && $0.level == .should }, "\(healthy.map(\.detail))")
+        #expect(healthy.allSatisfy { $0.passed && !$0.skipped && $0.level == .shall }, "\(healthy.map(\.detail))")
         #expect(Set(healthy.flatMap(\.requirements)) == ["access.audit"])
         let none = try await Self.verdict(faults: ["no-audit"])
         #expect(InProcessRun.findings(none, latency: false) == [.auditMissing])

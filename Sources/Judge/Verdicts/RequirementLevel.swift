@@ -60,12 +60,11 @@ package enum RequirementAspect: String, Sendable, CaseIterable, Codable {
     /// The audit trail: people's reads and changes recorded, nothing invented.
     case audit
 
-    /// The level when a golden file says nothing: SHOULD for naming the refused field, for
-    /// evidence (neither is asked for by the source documents) and for the audit trail (seed 000
-    /// asks for audit features, the catalogue's `access.audit` is a SHOULD), SHALL for the rest.
+    /// The level when a golden file says nothing: SHOULD for naming the refused field and for
+    /// evidence (neither is asked for by the source documents), SHALL for the rest.
     package var defaultLevel: RequirementLevel {
         switch self {
-        case .rejectionField, .evidence, .audit: .should
+        case .rejectionField, .evidence: .should
         default: .shall
         }
     }
