@@ -24,6 +24,8 @@ struct InProcessAccessTests {
             try sut.loadCredentials(credentials.fileText)
         } options: { options in
             options.target.profile.auth.devices = credentials.deviceCredentials(file: "credentials.yaml")
+            // As the embedded SUT: the run deletes the patients after the scenario.
+            options.target.owned = true
         }
     }
 
@@ -31,7 +33,7 @@ struct InProcessAccessTests {
         let verdict = try await Self.verdict()
         #expect(verdict.error == nil)
         #expect(InProcessRun.failures(verdict, latency: false) == [])
-        let access = verdict.checks.filter { $0.kind == .access }
+        let access = verdict.checks.filter { $0.kind == .access && $0.name.hasPrefix("access ") }
         // Five people (two caregivers, a clinician, two patients) and Ann's two stale credentials;
         // four of them read the other patient's audit trail (refused).
         #expect(access.count == 49, "\(access.map(\.name))")
@@ -63,6 +65,19 @@ struct InProcessAccessTests {
                 == true,
             "\(failed.first?.detail ?? "")"
         )
+    }
+
+    @Test func aDeletedPatientsDataMustNotBeReadableAfterwards() async throws {
+        let healthy = try await Self.verdict().checks.filter { $0.name.hasSuffix("readable after deletion") }
+        #expect(
+            healthy.map(\.name).sorted() == ["721", "722"].map { "nothing of patient \($0) readable after deletion" }
+        )
+        #expect(healthy.allSatisfy { $0.passed && !$0.skipped && $0.requirements == ["access.deletion"] })
+        let kept = try await Self.verdict(faults: ["keep-deleted"])
+        #expect(InProcessRun.findings(kept, latency: false) == [.readableAfterDeletion])
+        let failed = kept.checks.filter { !$0.passed }
+        #expect(failed.count == 2)
+        #expect(failed.allSatisfy { $0.detail.contains("stored reading(s) still listed") }, "\(failed.map(\.detail))")
     }
 
     @Test func aSUTLettingEveryPersonReadEveryPatientIsCaught() async throws {

@@ -68,6 +68,8 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     /// The audit trail records a read or change by a person of the scenario that the harness never
     /// made with their credential.
     case auditInvented = "audit-invented"
+    /// After the scenario deleted a patient, the SUT still listed their stored readings or alerts.
+    case readableAfterDeletion = "readable-after-deletion"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
     /// A waiver of the waivers file expired: renew or remove it.

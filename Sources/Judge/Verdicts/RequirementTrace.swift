@@ -82,6 +82,7 @@ package enum RequirementTrace {
 
     /// `access ROLE PERSON [STATE credential] OPERATION patient P (in care|not in care)`.
     static func access(_ name: String) -> [String] {
+        if name.hasSuffix(" readable after deletion") { return ["access.deletion"] }
         if name.contains(" expired credential ") || name.contains(" revoked credential ") {
             return ["access.stale-credentials"]
         }

@@ -143,6 +143,9 @@ package struct LiveRunResult: Sendable {
     /// The SUT's audit trail as read back after the run (nil: not read, as no person's credential
     /// was used).
     package var audit: AuditReadBack?
+    /// What could still be read of each patient once the scenario deleted them (empty: not
+    /// deleted, as a target without a lifecycle `reset:` keeps its patients).
+    package var deleted: [DeletedPatientRead] = []
     /// False when the SUT publishes no refusals of MQTT readings (`mqtt.rejections: none`): the
     /// expected rejections of MQTT readings are then skipped rather than failed.
     package var refusesOverMQTT = true

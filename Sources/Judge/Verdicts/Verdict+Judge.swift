@@ -54,6 +54,7 @@ extension Verdict {
         verdict.checks += accessChecks(result.access)
         verdict.checks += recipientChecks(golden, result)
         verdict.checks += auditChecks(result)
+        verdict.checks += deletionChecks(result.deleted)
         let measured = histograms(result)
         verdict.checks += budgetChecks(
             golden.budgets,

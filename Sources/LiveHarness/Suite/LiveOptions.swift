@@ -63,6 +63,10 @@ package struct LiveOptions: Sendable {
         /// How the SUT is authenticated to and its alerts read; its base URL and TLS settings are
         /// already in ``url``, ``caFile`` and ``insecure``.
         package var profile = SUTProfile.vitalsim
+        /// The run owns the SUT at ``url`` as it owns the embedded one (a test's in-process SUT):
+        /// with the reference contract and no lifecycle, each scenario's patients are deleted after
+        /// it and what is left of them read back.
+        package var owned = false
 
         package init() {}
     }

@@ -144,15 +144,7 @@ extension LiveSuite {
             client: client,
             naming: naming
         )
-        let lifecycle = PatientLifecycle(
-            options.target.profile.lifecycle,
-            naming: naming,
-            run: options.runID,
-            scenario: scenario,
-            base: base,
-            client: runner.client,
-            auth: runner.auth
-        )
+        let lifecycle = patientLifecycle(setup, naming: naming, runner: runner, base: base)
         let team = CareTeamClient(setup, naming: naming, runner: runner, base: base)
         var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
             try await checkNothingLeftOver(runner, scenario)
@@ -174,12 +166,31 @@ extension LiveSuite {
             await readAuditTrail(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
             return result
         }
+        await readAfterDeletion(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
         let digest = trafficDigest(setup, plan, naming: naming, whole: whole)
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
         return (result.requests, digest, result, base)
+    }
+
+    /// The enrol and reset steps of `setup`'s patients, sent through `runner`'s client to `base`.
+    static func patientLifecycle(
+        _ setup: ScenarioSetup,
+        naming: WireNaming,
+        runner: LiveRunner,
+        base: String
+    ) -> PatientLifecycle {
+        PatientLifecycle(
+            setup.options.target.profile.lifecycle,
+            naming: naming,
+            run: setup.options.runID,
+            scenario: setup.scenario,
+            base: base,
+            client: runner.client,
+            auth: runner.auth
+        )
     }
 
     /// The digest of the scenario's whole traffic (as relayed) in the reference contract's form, so

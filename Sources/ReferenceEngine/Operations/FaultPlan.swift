@@ -62,6 +62,8 @@ package struct FaultPlan: Sendable, Equatable {
     package var noEscalation = false
     /// Keep no audit trail: people's reads and changes of patients' data go unrecorded.
     package var noAudit = false
+    /// Answer a patient's deletion 204 and keep everything of theirs readable.
+    package var keepDeleted = false
 
     /// A broken alert API (`alert-api=…`): what a misconfigured or failing alert source looks like.
     package enum AlertAPIFault: String, Sendable, CaseIterable {
@@ -77,7 +79,7 @@ package struct FaultPlan: Sendable, Equatable {
 
     /// Every option spelling, for messages.
     package static let spellings =
-        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials, everyone-notified, no-escalation, no-audit"
+        "drop-alerts=P, delay-alerts=DURATION, accept-invalid, bare-refusals, wrong-severity, wrong-evidence, duplicate-alerts, miss-rule=RULE, crash-after=N, unavailable, alert-api=error|garbage|unreadable, lose-stored=P, alter-stored=P, ignore-limits, off-by-one, store-retries, refuse-summaries, period-drops-month-end, kind-ignored, cross-patient-read, stale-credentials, everyone-notified, no-escalation, no-audit, keep-deleted"
 
     /// Adds one `--fault` value; throws a message naming the problem.
     package mutating func add(_ text: String, knownRules: Set<String>) throws(FaultPlanError) {
@@ -161,6 +163,7 @@ package struct FaultPlan: Sendable, Equatable {
         case "everyone-notified": \.everyoneNotified
         case "no-escalation": \.noEscalation
         case "no-audit": \.noAudit
+        case "keep-deleted": \.keepDeleted
         default: nil
         }
     }
@@ -205,6 +208,7 @@ package struct FaultPlan: Sendable, Equatable {
         if everyoneNotified { out.append("everyone-notified: the whole care team is notified of every alert at once") }
         if noEscalation { out.append("no-escalation: an unacknowledged alert never escalates past its first step") }
         if noAudit { out.append("no-audit: people's reads and changes of patients' data are not recorded") }
+        if keepDeleted { out.append("keep-deleted: a deleted patient's readings and alerts stay readable") }
         return out
     }
 

@@ -68,7 +68,7 @@ extension ReferenceServer {
             let id = patientID(requestContext)
             if let invalid = invalidPatientID(id) { return invalid }
             do throws(StorageError) {
-                _ = try await context.store.forget(id)
+                if !context.faults.keepDeleted { _ = try await context.store.forget(id) }
             } catch {
                 return json(
                     .serviceUnavailable,

@@ -133,6 +133,8 @@ struct ScenarioExercise {
         for probe in AccessProbe.planned(scenario, people: AccessProbe.people(of: scenario), stale: stale) {
             check(.access, probe.name)
         }
+        // What is left of each patient after the embedded SUT's run deletes them (DeletionReadBack).
+        for patient in scenario.patients { check(.access, "nothing of patient \(patient.id) readable after deletion") }
         // The audit trail, read back after the matrix: a check per person (Verdict.auditChecks).
         for person in AuditPerson.of(scenario) {
             check(.audit, "audit trail of \(person.role.rawValue) \(person.person)")
