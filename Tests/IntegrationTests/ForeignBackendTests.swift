@@ -154,8 +154,17 @@ final class ForeignBackendTests: XCTestCase {
         let verdicts = try XCTUnwrap(report["scenarios"] as? [[String: Any]])
         let team = try XCTUnwrap(verdicts.first { $0["scenario"] as? String == "caregiver-sees-own-patient-only" })
         let checks = try XCTUnwrap(team["checks"] as? [[String: Any]])
-        let access = checks.filter { $0["kind"] as? String == "access" }
+        let access = checks.filter {
+            $0["kind"] as? String == "access" && ($0["name"] as? String)?.hasPrefix("access ") == true
+        }
         XCTAssertEqual(access.count, 49)
+        // ACME's DELETE /v2/patients/{id} (the profile's reset) leaves nothing of either patient readable.
+        let deleted = checks.filter { ($0["name"] as? String)?.hasSuffix(" readable after deletion") == true }
+        XCTAssertEqual(deleted.count, 2, "\(deleted)")
+        XCTAssertTrue(
+            deleted.allSatisfy { $0["passed"] as? Bool == true && $0["skipped"] as? Bool != true },
+            "\(deleted)"
+        )
         XCTAssertTrue(
             access.allSatisfy { $0["passed"] as? Bool == true },
             "\(access.filter { $0["passed"] as? Bool != true })"

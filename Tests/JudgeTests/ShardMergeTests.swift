@@ -262,6 +262,23 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(try refusal { _ in }, "merged")
     }
 
+    /// A person caring for patients of two parts has one audit check in the whole: failed when
+    /// either part's failed, passed (not skipped) when one passed and the other was not read.
+    func testEachPersonsAuditCheckIsMergedIntoOne() {
+        func part(_ checks: [Check]) -> Verdict { Verdict(scenario: "s", checks: checks) }
+        let ok = Check(kind: .audit, name: "audit trail of caregiver ann", rule: nil, finding: nil, detail: "ok")
+        var missing = ok
+        (missing.finding, missing.detail) = (.auditMissing, "1 of 1 granted access(es) not recorded")
+        var unread = ok
+        unread.skipped = true
+        let ben = Check(kind: .audit, name: "audit trail of caregiver ben", rule: nil, finding: nil, detail: "ok")
+        let failed = Verdict.mergedAuditChecks([part([ok, ben]), part([missing])])
+        XCTAssertEqual(failed.map(\.name), ["audit trail of caregiver ann", "audit trail of caregiver ben"])
+        XCTAssertEqual(failed.map(\.finding), [.auditMissing, nil])
+        let passed = Verdict.mergedAuditChecks([part([unread]), part([ok])])
+        XCTAssertEqual(passed.map(\.skipped), [false])
+    }
+
     func testARunOfReadingsExpandsToEveryId() {
         let planned = PlannedRequest(
             path: "/api/v1/batch",

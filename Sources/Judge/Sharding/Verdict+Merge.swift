@@ -39,7 +39,12 @@ extension Verdict {
         }
         let stored = parts.flatMap { $0.checks.filter { $0.kind == .storedData } }
         v.checks += stableSorted(stored) { patient(named: $0.name) }
-        v.checks += parts.flatMap { $0.checks.filter { $0.kind == .access } }
+        // In the unsharded order: the access matrix, each person's audit trail, then each deleted
+        // patient in patient order.
+        let deletion = { (c: Check) in c.kind == .access && c.name.hasSuffix(" readable after deletion") }
+        v.checks += parts.flatMap { $0.checks.filter { $0.kind == .access && !deletion($0) } }
+        v.checks += mergedAuditChecks(parts)
+        v.checks += stableSorted(parts.flatMap { $0.checks.filter(deletion) }) { patient(named: $0.name) }
         var measured = v.merging.histograms
         measured[.schedulingLag] = nil
         v.checks += budgetChecks(
@@ -110,6 +115,20 @@ extension Verdict {
     }
 
     /// The reading a validation check (`rejects R`, `accepts R`) is about.
+    /// Each person's audit check once: a person caring for patients of several parts is judged in
+    /// each (on that part's patients); the whole fails where any part failed.
+    package static func mergedAuditChecks(_ parts: [Verdict]) -> [Check] {
+        var merged: [Check] = []
+        for check in parts.flatMap({ $0.checks.filter { $0.kind == .audit } }) {
+            if let i = merged.firstIndex(where: { $0.name == check.name }) {
+                if merged[i].finding == nil, check.finding != nil || merged[i].skipped { merged[i] = check }
+            } else {
+                merged.append(check)
+            }
+        }
+        return merged
+    }
+
     static func reading(named name: String) -> String {
         let reading = name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
         return reading.hasSuffix(" naming its field") ? String(reading.dropLast(" naming its field".count)) : reading
