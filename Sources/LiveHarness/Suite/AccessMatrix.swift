@@ -83,13 +83,7 @@ struct AccessMatrix {
                 probe.unobservable = "not probed: the profile has no audit"
                 return
             }
-            var segment = CharacterSet.urlQueryAllowed
-            segment.remove(charactersIn: "&=+?/#")
-            let url = source.url.replacingOccurrences(
-                of: "{patient}",
-                with: wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
-            )
-            request = ("GET", SUTProfile.resolve(url, base: base), nil, "")
+            request = ("GET", source.url(patient: wire, base: base), nil, "")
         case .ingest:
             guard let planned = firstRequest(patient.id) else {
                 probe.unobservable = "not probed: patient \(patient.id) sends nothing over HTTP"

@@ -38,19 +38,12 @@ struct AuditTrailReader {
         case .success(let c): headers = c.0
         case .failure(let problem): return .failure(.init("reading the audit trail: \(problem.message)"))
         }
-        var segment = CharacterSet.urlQueryAllowed
-        segment.remove(charactersIn: "&=+?/#")
         let urls =
             source.url.contains("{patient}")
-            ? scenario.patients.map { patient in
-                let wire = naming.patient(patient.id)
-                return source.url.replacingOccurrences(
-                    of: "{patient}",
-                    with: wire.addingPercentEncoding(withAllowedCharacters: segment) ?? wire
-                )
-            } : [source.url]
+            ? scenario.patients.map { source.url(patient: naming.patient($0.id), base: base) }
+            : [source.url(patient: "", base: base)]
         var entries: [AuditEntry] = []
-        for url in urls.map({ SUTProfile.resolve($0, base: base) }) {
+        for url in urls {
             switch await read(url, source, headers: headers) {
             case .success(let found): entries += found
             case .failure(let problem): return .failure(problem)

@@ -83,6 +83,15 @@ package struct AuditSource: Sendable, Equatable {
         return .success(out)
     }
 
+    /// The absolute URL of the trail of `patient` (their id at the SUT, percent-encoded for a query
+    /// or a path), or of the whole trail when ``url`` names no `{patient}`.
+    package func url(patient: String, base: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?/#")
+        let id = patient.addingPercentEncoding(withAllowedCharacters: allowed) ?? patient
+        return SUTProfile.resolve(url.replacingOccurrences(of: "{patient}", with: id), base: base)
+    }
+
     /// What follows the last `/` of a reference (`Patient/501` → `501`), or the text itself.
     static func lastSegment(_ text: String) -> String {
         text.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? text
