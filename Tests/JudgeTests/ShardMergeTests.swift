@@ -279,6 +279,53 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(passed.map(\.skipped), [false])
     }
 
+    /// The care team's checks survive a merge in the unsharded order: the actions by their time, then
+    /// the recipients of each expected alert in the golden file's order, and a check both parts made
+    /// alike once.
+    func testCareActionAndRecipientChecksAreMergedInTheUnshardedOrder() {
+        var g = golden
+        g.alerts = [expected("2", at: t0), expected("1", at: t0 + minute), expected("1", at: t0 + 2 * minute)]
+        func check(_ kind: CheckKind, _ name: String, _ finding: Finding? = nil) -> Check {
+            Check(kind: kind, name: name, rule: "hr.tachycardia", finding: finding, detail: name)
+        }
+        var one = Verdict(
+            scenario: "s",
+            checks: [
+                check(.careAction, "ann acknowledges hr.tachycardia patient 1"),
+                check(.recipients, "notifies ann of hr.tachycardia patient 1"),
+                check(.recipients, "escalates hr.tachycardia patient 1 #2 to bob after 300s", .missedEscalation),
+                check(.recipients, "notifies nobody else of hr.tachycardia patient 1"),
+            ]
+        )
+        one.merging.careActionTimes = ["ann acknowledges hr.tachycardia patient 1": 90_000]
+        var two = Verdict(
+            scenario: "s",
+            checks: [
+                check(.careAction, "cy dismisses hr.tachycardia patient 2"),
+                check(.recipients, "does not notify dan of hr.tachycardia patient 2", .wrongRecipient),
+            ]
+        )
+        two.merging.careActionTimes = ["cy dismisses hr.tachycardia patient 2": 30_000]
+        let merged = Verdict.merge([one, two], golden: g, scenario: "s").checks
+        XCTAssertEqual(
+            merged.filter { $0.kind == .careAction || $0.kind == .recipients }.map(\.name),
+            [
+                "cy dismisses hr.tachycardia patient 2", "ann acknowledges hr.tachycardia patient 1",
+                "does not notify dan of hr.tachycardia patient 2", "notifies ann of hr.tachycardia patient 1",
+                "notifies nobody else of hr.tachycardia patient 1",
+                "escalates hr.tachycardia patient 1 #2 to bob after 300s",
+            ]
+        )
+        XCTAssertFalse(Verdict.merge([one, two], golden: g, scenario: "s").passed)
+        let unread = check(.recipients, "alert recipients")
+        let once = Verdict.mergedRecipientChecks(
+            [Verdict(scenario: "s", checks: [unread]), Verdict(scenario: "s", checks: [unread])],
+            golden: g,
+            actionTimes: [:]
+        )
+        XCTAssertEqual(once.map(\.name), ["alert recipients"])
+    }
+
     func testARunOfReadingsExpandsToEveryId() {
         let planned = PlannedRequest(
             path: "/api/v1/batch",

@@ -6,7 +6,7 @@ import Foundation
 /// with the tallies and histograms that merging needs.
 package struct ShardResult: Sendable, Codable {
     /// The format of this file; a merge refuses any other.
-    package static let currentFormat = "vitalsim-shard-result/2"
+    package static let currentFormat = "vitalsim-shard-result/3"
 
     package var format = ShardResult.currentFormat
     /// This shard (1-based) of ``shards``.

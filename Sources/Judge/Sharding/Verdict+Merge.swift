@@ -43,6 +43,7 @@ extension Verdict {
         // patient in patient order.
         let deletion = { (c: Check) in c.kind == .access && c.name.hasSuffix(" readable after deletion") }
         v.checks += parts.flatMap { $0.checks.filter { $0.kind == .access && !deletion($0) } }
+        v.checks += mergedRecipientChecks(parts, golden: golden, actionTimes: v.merging.careActionTimes)
         v.checks += mergedAuditChecks(parts)
         v.checks += stableSorted(parts.flatMap { $0.checks.filter(deletion) }) { patient(named: $0.name) }
         var measured = v.merging.histograms
@@ -95,6 +96,7 @@ extension Verdict {
             mergeInputs.rejectionsOverBLE += p.rejectionsOverBLE
             mergeInputs.alertWait = mergeInputs.alertWait ?? p.alertWait
             mergeInputs.validationTimes.merge(p.validationTimes) { a, _ in a }
+            mergeInputs.careActionTimes.merge(p.careActionTimes) { a, _ in a }
         }
         mergeInputs.pushed = channels.compactMap { pushed[$0] }
         return mergeInputs
@@ -114,7 +116,49 @@ extension Verdict {
         return all.first.map { [$0] } ?? []
     }
 
+    /// The care team's checks in the unsharded order: each action's (by its time), then the
+    /// recipients of each expected alert in the golden file's order (each part judged those of its
+    /// own patients); a check several parts made alike (`alert recipients`, not read) once.
+    package static func mergedRecipientChecks(
+        _ parts: [Verdict],
+        golden: GoldenFile,
+        actionTimes: [String: Int64]
+    ) -> [Check] {
+        let actions = parts.flatMap { $0.checks.filter { $0.kind == .careAction } }
+        var merged = stableSorted(actions) { actionTimes[$0.name] ?? .max }
+        var subjects: [String] = []
+        var occurrences: [String: Int] = [:]
+        for e in golden.alerts {
+            var subject = "\(e.rule) patient \(e.patientID)"
+            occurrences[subject, default: 0] += 1
+            if let n = occurrences[subject], n > 1 { subject += " #\(n)" }
+            subjects.append(subject)
+        }
+        /// The golden alert a recipients check is about (the same subject as the judge names it).
+        func alertIndex(_ check: Check) -> Int {
+            subjects.firstIndex { s in
+                check.name == "recipients of \(s)" || check.name.hasSuffix(" of \(s)")
+                    || check.name.hasPrefix("escalates \(s) to ") || check.name.contains("escalate \(s) to ")
+            } ?? -1
+        }
+        var recipients: [Check] = []
+        for check in parts.flatMap({ $0.checks.filter { $0.kind == .recipients } }) {
+            if let i = recipients.firstIndex(where: { $0.name == check.name }) {
+                if recipients[i].finding == nil, check.finding != nil { recipients[i] = check }
+            } else {
+                recipients.append(check)
+            }
+        }
+        merged += stableSorted(recipients, by: alertIndex)
+        return merged
+    }
+
     /// The reading a validation check (`rejects R`, `accepts R`) is about.
+    static func reading(named name: String) -> String {
+        let reading = name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
+        return reading.hasSuffix(" naming its field") ? String(reading.dropLast(" naming its field".count)) : reading
+    }
+
     /// Each person's audit check once: a person caring for patients of several parts is judged in
     /// each (on that part's patients); the whole fails where any part failed.
     package static func mergedAuditChecks(_ parts: [Verdict]) -> [Check] {
@@ -127,11 +171,6 @@ extension Verdict {
             }
         }
         return merged
-    }
-
-    static func reading(named name: String) -> String {
-        let reading = name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
-        return reading.hasSuffix(" naming its field") ? String(reading.dropLast(" naming its field".count)) : reading
     }
 
     /// The patient a stored-data check (`stored … of patient P …`) is about.

@@ -22,6 +22,9 @@ package struct MergeInputs: Sendable, Codable {
     /// Scenario time (ms) of the request of each validation check's reading, by check name: the
     /// order of the unsharded run's validation checks.
     package var validationTimes: [String: Int64] = [:]
+    /// Scenario time (ms) of each care-team action, by its check's name: the order of the unsharded
+    /// run's care-action checks.
+    package var careActionTimes: [String: Int64] = [:]
 
     package init() {}
 }

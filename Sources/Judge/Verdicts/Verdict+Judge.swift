@@ -53,6 +53,9 @@ extension Verdict {
         if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
         verdict.checks += accessChecks(result.access)
         verdict.checks += recipientChecks(golden, result)
+        for outcome in result.careActions {
+            verdict.merging.careActionTimes[careActionCheck(outcome).name] = outcome.action.at
+        }
         verdict.checks += auditChecks(result)
         verdict.checks += deletionChecks(result.deleted)
         let measured = histograms(result)
