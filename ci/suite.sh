@@ -13,6 +13,9 @@ swift build -c release --product vitalsim
 mkdir -p "$out"
 export CI="${CI:-true}"   # a missing golden file fails; none is ever written
 status=0
-.build/release/vitalsim run "$suite" --junit "$out/junit.xml" --json "$out/verdict.json" --html "$out/report.html" "$@" || status=$?
-echo "reports: $out/junit.xml $out/verdict.json $out/report.html"
+# In GitHub Actions the job summary also goes to $GITHUB_STEP_SUMMARY and each finding is annotated
+# on its golden or scenario file's line; GitLab reads the code quality report.
+.build/release/vitalsim run "$suite" --junit "$out/junit.xml" --json "$out/verdict.json" --html "$out/report.html" \
+  --ctrf "$out/ctrf.json" --summary "$out/summary.md" --code-quality "$out/codequality.json" "$@" || status=$?
+echo "reports: $out/junit.xml $out/verdict.json $out/report.html $out/ctrf.json $out/summary.md $out/codequality.json"
 exit $status

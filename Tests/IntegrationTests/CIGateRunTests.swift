@@ -17,7 +17,11 @@ final class CIGateRunTests: XCTestCase {
 
     /// The backend: no SpO2 or glucose-meter rule at all, and a fever rule that never fires (its
     /// known defect); `faults` adds more.
-    func run(_ faults: [String], _ extra: [String]) throws -> (status: Int32, out: String, err: String) {
+    func run(
+        _ faults: [String],
+        _ extra: [String],
+        environment: [String: String?] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         let profile = TestSupport.write(
             """
             name: partial-rules
@@ -46,7 +50,7 @@ final class CIGateRunTests: XCTestCase {
             ["run", scenario, "--golden-dir", golden, "--sut", profile, "--waivers", waivers, "--alert-wait", "2"]
                 + off.flatMap { ["--sut-fault", "miss-rule=\($0)"] } + extra,
             in: directory,
-            environment: ["CI": "true"]
+            environment: environment.merging(["CI": "true"]) { _, b in b }
         )
     }
 
@@ -89,9 +93,45 @@ final class CIGateRunTests: XCTestCase {
             "the same JUnit test cases run after run"
         )
 
-        let broken = try run(["hr.bradycardia"], ["--json", directory + "/broken.json"])
+        // In a GitHub Actions job: the job summary and an annotation on the golden file's line of the
+        // expectation the new defect broke; the waived findings are warnings.
+        let summary = directory + "/step-summary.md"
+        let broken = try run(
+            ["hr.bradycardia"],
+            ["--json", directory + "/broken.json", "--ctrf", directory + "/broken.ctrf.json"],
+            environment: [
+                "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary,
+                "GITHUB_WORKSPACE": TestSupport.repositoryRoot,
+            ]
+        )
         XCTAssertEqual(broken.status, 1, broken.out + broken.err)
         XCTAssertEqual(try failing("broken.json"), ["adult-thresholds: alert hr.bradycardia patient brady"])
+        let goldenLines = try String(contentsOfFile: golden + "/adult-thresholds.golden.yaml", encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let line = try XCTUnwrap(
+            goldenLines.firstIndex { $0.contains("patient: \"brady\"") && $0.contains("hr.bradycardia") }
+        )
+        let annotations = broken.out.split(separator: "\n").filter { $0.hasPrefix("::") }
+        XCTAssertEqual(annotations.filter { $0.hasPrefix("::error") }.count, 1, broken.out)
+        XCTAssertTrue(
+            annotations[0].hasPrefix(
+                "::error file=golden/adult-thresholds.golden.yaml,line=\(line + 1),"
+                    + "title=VitalSim SHALL missed%3A adult-thresholds::alert hr.bradycardia patient brady: "
+            ),
+            String(annotations[0])
+        )
+        XCTAssertEqual(annotations.filter { $0.hasPrefix("::warning") && $0.contains("waived") }.count, 2, broken.out)
+        let markdown = try String(contentsOfFile: summary, encoding: .utf8)
+        XCTAssertTrue(markdown.hasPrefix("## VitalSim: ❌ FAIL — 0/1 scenario(s) passed"), markdown)
+        XCTAssertTrue(
+            markdown.contains(
+                "| adult-thresholds | alert hr.bradycardia patient brady | **SHALL** failed | missed "
+                    + "| `golden/adult-thresholds.golden.yaml:\(line + 1)` |"
+            ),
+            markdown
+        )
+        XCTAssertTrue(markdown.contains("| adult-thresholds | reading-to-ack |"), markdown)
+        XCTAssertTrue(try CTRFSchema.validate(directory + "/broken.ctrf.json").isEmpty)
 
         // Accepted as it is now: the broken run as the baseline lets it pass, and nothing new fails.
         let known = try run(["hr.bradycardia"], ["--baseline", directory + "/broken.json"])

@@ -59,7 +59,8 @@ package enum RunReport {
                     "      <error type=\"infrastructure\" message=\"\(xml(error))\">\(xml(error))</error>\n    </testcase>\n"
             }
             for c in v.checks {
-                x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\">\n"
+                let at = c.location.map { " file=\"\(xml($0.file))\" line=\"\($0.line)\"" } ?? ""
+                x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\"\(at)>\n"
                 x += "      <properties>"
                 if let rule = c.rule { x += "<property name=\"rule\" value=\"\(xml(rule))\"/>" }
                 x += "<property name=\"level\" value=\"\(c.level.rawValue)\"/>"
@@ -148,6 +149,10 @@ package enum RunReport {
                                 }
                                 if c.skipped { f.append(("skipped", .bool(true))) }
                                 f.append(("detail", .string(c.detail)))
+                                if let at = c.location {
+                                    f.append(("file", .string(at.file)))
+                                    f.append(("line", .int(Int64(at.line))))
+                                }
                                 return .object(f)
                             }
                         )

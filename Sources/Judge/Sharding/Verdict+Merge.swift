@@ -154,7 +154,7 @@ extension Verdict {
     }
 
     /// The reading a validation check (`rejects R`, `accepts R`) is about.
-    static func reading(named name: String) -> String {
+    package static func reading(named name: String) -> String {
         let reading = name.firstIndex(of: " ").map { String(name[name.index(after: $0)...]) } ?? name
         return reading.hasSuffix(" naming its field") ? String(reading.dropLast(" naming its field".count)) : reading
     }

@@ -31,6 +31,9 @@ package struct Check: Sendable, Codable {
     /// Why a finding does not fail the run (set by ``GatePolicy``): a SHOULD warning, a check the
     /// conformance statement does not claim, a waiver, a failure already in the baseline.
     package var excuse: Excuse?
+    /// The line of the golden or scenario file that states what the check expects (set for reports
+    /// by ``CheckLocator``).
+    package var location: SourceLocation?
     /// True when the check fails nothing: no finding, or an excused one.
     package var passed: Bool { finding == nil || excuse != nil }
 

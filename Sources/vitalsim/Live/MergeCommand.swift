@@ -59,7 +59,7 @@ extension VitalSim {
                 duration: Date().timeIntervalSince(started),
                 gate: reports.gateSettings
             )
-            try emit(verdicts, gate: gate, about: about, suite: first.suite)
+            try emit(verdicts, gate: gate, about: about, suite: first.suite, sources: first.scenarios)
         }
 
         /// The merged requests as JSON lines, each with its scenario's name.
@@ -96,7 +96,13 @@ extension VitalSim {
             }
         }
 
-        func emit(_ verdicts: [Verdict], gate: GatePolicy, about: RunDescription, suite: String) throws {
+        func emit(
+            _ verdicts: [Verdict],
+            gate: GatePolicy,
+            about: RunDescription,
+            suite: String,
+            sources: [ShardResult.Part]
+        ) throws {
             let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let shards = Set(results).count
             try reports.emit(
@@ -105,7 +111,8 @@ extension VitalSim {
                 about: about,
                 title: "VitalSim run of \(suite) (\(shards) shards merged)",
                 colour: colour,
-                command: "merge"
+                command: "merge",
+                sources: sources
             )
         }
 

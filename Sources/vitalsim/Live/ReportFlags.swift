@@ -12,6 +12,23 @@ struct ReportFlags: ParsableArguments {
         help:
             "Write a self-contained HTML report here (vitals charts with events and alerts, latency histograms, verdict table)."
     ) var html: String?
+    @Option(
+        name: .long,
+        help:
+            "Write a Markdown job summary here (outcome, scenarios, findings with their golden/scenario line, latency); also appended to $GITHUB_STEP_SUMMARY when that is set."
+    ) var summary: String?
+    @Option(name: .long, help: "Write the verdicts as a CTRF JSON test report (https://ctrf.io) here.")
+    var ctrf: String?
+    @Option(
+        name: .long,
+        help: "Write GitLab's code quality report (JSON) here: each finding on its golden or scenario file's line."
+    ) var codeQuality: String?
+    @Flag(
+        name: .long,
+        inversion: .prefixedNo,
+        help:
+            "Print GitHub Actions error/warning annotations on the golden or scenario file line of each finding (default: when GITHUB_ACTIONS=true)."
+    ) var annotations: Bool?
     @Flag(name: .long, help: "Fail on SHOULD findings too (naming the refused field, citing evidence), not only SHALL.")
     var strict = false
     @Option(
@@ -65,10 +82,11 @@ struct ReportFlags: ParsableArguments {
         about: RunDescription? = nil,
         title: String,
         colour: Bool,
-        command: String = "run"
+        command: String = "run",
+        sources: [ShardResult.Part] = []
     ) throws {
         let outcome = gate.apply(judged)
-        let verdicts = outcome.verdicts
+        let verdicts = CheckLocator.locate(outcome.verdicts, with: Self.locators(sources))
         // A scenario that could not be judged is reported (as an error, with the SUT contract) and exits 3.
         let errors = verdicts.filter { $0.error != nil }
         for v in errors { printError("vitalsim \(command): \(v.scenario): \(v.error ?? "")") }
@@ -77,9 +95,80 @@ struct ReportFlags: ParsableArguments {
             try Self.write(Data(RunReport.json(verdicts, notes: outcome.notes, about: about).utf8), to: json)
         }
         if let html { try Self.write(Data(HTMLReport.render(verdicts, title: title, about: about).utf8), to: html) }
+        try emitCI(verdicts, notes: outcome.notes, about: about, title: title, sources: sources)
         print(RunReport.console(verdicts, colour: colour, notes: outcome.notes, about: about), terminator: "")
         if !errors.isEmpty { throw ExitCodes.infrastructure }
         if !verdicts.allSatisfy(\.passed) { throw ExitCode(1) }
+    }
+
+    /// The CI reports: job summary (and `$GITHUB_STEP_SUMMARY`), CTRF, GitLab code quality, and
+    /// GitHub annotations on standard output.
+    func emitCI(
+        _ verdicts: [Verdict],
+        notes: [String],
+        about: RunDescription?,
+        title: String,
+        sources: [ShardResult.Part]
+    ) throws {
+        let environment = ProcessInfo.processInfo.environment
+        let stepSummary = environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 }
+        if summary != nil || stepSummary != nil {
+            let markdown = Data(JobSummary.markdown(verdicts, notes: notes, about: about).utf8)
+            if let summary { try Self.write(markdown, to: summary) }
+            if let stepSummary { try Self.append(markdown, to: stepSummary) }
+        }
+        if let ctrf { try Self.write(Data(CTRFReport.json(verdicts, about: about, title: title).utf8), to: ctrf) }
+        let files = Dictionary(sources.map { ($0.scenario, $0.path) }, uniquingKeysWith: { a, _ in a })
+        let found = CIAnnotations.annotations(verdicts, scenarioFiles: files)
+        if let codeQuality { try Self.write(Data(CIAnnotations.codeQuality(found).utf8), to: codeQuality) }
+        if annotations ?? (environment["GITHUB_ACTIONS"] == "true") {
+            print(CIAnnotations.workflowCommands(found), terminator: "")
+        }
+    }
+
+    /// A locator per scenario of the run, from its golden file's text and its scenario file (one
+    /// that cannot be read any more locates checks on its golden file only).
+    static func locators(_ parts: [ShardResult.Part]) -> [String: CheckLocator] {
+        var out: [String: CheckLocator] = [:]
+        for part in parts where out[part.scenario] == nil {
+            out[part.scenario] = CheckLocator(
+                goldenPath: relative(part.goldenPath),
+                goldenText: part.golden,
+                scenarioPath: relative(part.path),
+                scenarioText: (try? FileText.read(part.path)) ?? ""
+            )
+        }
+        return out
+    }
+
+    /// A path as CI annotations name files: relative to the repository checkout (`$GITHUB_WORKSPACE`,
+    /// `$CI_PROJECT_DIR`) or else the working directory, when it lies inside it; as given otherwise.
+    static func relative(_ path: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let cwd = FileManager.default.currentDirectoryPath
+        let absolute = path.hasPrefix("/") ? path : cwd + "/" + path
+        let standard = URL(fileURLWithPath: absolute).standardizedFileURL.path
+        for root in [environment["GITHUB_WORKSPACE"], environment["CI_PROJECT_DIR"], cwd].compactMap({ $0 })
+        where !root.isEmpty {
+            let base = URL(fileURLWithPath: root).standardizedFileURL.path
+            if standard.hasPrefix(base + "/") { return String(standard.dropFirst(base.count + 1)) }
+        }
+        return path
+    }
+
+    /// Adds to the end of a file (creating it), or says it cannot and exits 2.
+    static func append(_ data: Data, to path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) { return try write(data, to: path) }
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw CommandFailure.input("cannot write \(path)")
+        }
+        defer { try? handle.close() }
+        do {
+            try handle.seekToEnd()
+            try handle.write(contentsOf: data)
+        } catch {
+            throw CommandFailure.input("cannot write \(path): \(error)")
+        }
     }
 
     /// Writes a file, or says it cannot and exits 2.

@@ -234,7 +234,8 @@ extension VitalSim {
                     gate: gate,
                     about: about,
                     title: "VitalSim run of \(live.path)",
-                    colour: colour
+                    colour: colour,
+                    sources: suite.parts
                 )
             } catch let exit
                 as ExitCode
