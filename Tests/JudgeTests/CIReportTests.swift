@@ -98,7 +98,8 @@ final class CIReportTests: XCTestCase {
             "::error file=golden/s.golden.yaml,line=5,title=VitalSim SHALL missed%3A s::alert hr.tachycardia patient 5: "
                 + "50%25 of 100, line one%0Aline two (verifies rule.hr.tachycardia)"
         )
-        let warning = "::warning file=golden/s.golden.yaml,line=9,title=VitalSim SHOULD validation-mismatch%3A s::rejects"
+        let warning =
+            "::warning file=golden/s.golden.yaml,line=9,title=VitalSim SHOULD validation-mismatch%3A s::rejects"
         XCTAssertTrue(lines[2].hasPrefix(warning), lines[2])
         XCTAssertTrue(lines[3].hasPrefix("::warning file=golden/s.golden.yaml,line=6,"), lines[3])
         XCTAssertTrue(lines[3].hasSuffix("— waived: RPM-7 | known"), lines[3])
