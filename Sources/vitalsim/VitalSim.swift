@@ -13,8 +13,8 @@ struct VitalSim: AsyncParsableCommand {
             CommandGroup(
                 name: "Live runs against a SUT",
                 subcommands: [
-                    Run.self, Doctor.self, Record.self, Shrink.self, Merge.self, Replay.self, Keygen.self,
-                    BenchTransport.self,
+                    Run.self, Doctor.self, Record.self, Shrink.self, Merge.self, Compare.self, Replay.self,
+                    Keygen.self, BenchTransport.self,
                 ]
             ),
             CommandGroup(

@@ -7,6 +7,9 @@ package struct Baseline: Sendable, Equatable {
     package var failing: Set<String>
     /// Where it was read from.
     package var file: String
+    /// The measured latency distributions of each scenario by path (verdicts written before they
+    /// were kept have none).
+    package var latency: [String: [LatencyPath: LatencyDistribution]] = [:]
 
     package init(failing: Set<String>, file: String) {
         self.failing = failing
@@ -23,7 +26,7 @@ package struct Baseline: Sendable, Equatable {
                 message: "not a VitalSim JSON verdict (expected an object with \"scenarios\"; write one with --json)"
             )
         }
-        var failing: Set<String> = []
+        var baseline = Baseline(failing: [], file: file)
         for (i, scenario) in scenarios.enumerated() {
             guard let name = scenario["scenario"] as? String, let checks = scenario["checks"] as? [[String: Any]]?
             else {
@@ -32,14 +35,27 @@ package struct Baseline: Sendable, Equatable {
                     message: "scenarios[\(i)] has no \"scenario\" name or no \"checks\" list"
                 )
             }
+            if let histograms = scenario["latencyHistograms"] as? [String: Any] {
+                for (key, value) in histograms {
+                    guard let path = LatencyPath(rawValue: key), let distribution = LatencyDistribution(json: value)
+                    else {
+                        throw BaselineError(
+                            file: file,
+                            message:
+                                "scenario \(name): latencyHistograms.\(key) is not a latency path with [[µs, count], …]"
+                        )
+                    }
+                    baseline.latency[name, default: [:]][path] = distribution
+                }
+            }
             for check in checks ?? [] where check["finding"] != nil {
                 guard let checkName = check["name"] as? String else {
                     throw BaselineError(file: file, message: "a check of scenario \(name) has no \"name\"")
                 }
-                failing.insert("\(name): \(checkName)")
+                baseline.failing.insert("\(name): \(checkName)")
             }
         }
-        return Baseline(failing: failing, file: file)
+        return baseline
     }
 }
 

@@ -8,6 +8,8 @@ package struct GatePolicy: Sendable {
     package var strict = false
     package var waivers: [Waiver] = []
     package var baseline: Baseline?
+    /// What makes a latency path slower than the baseline's.
+    package var latencySettings = LatencyComparison.Settings()
     /// Today (UTC, `YYYY-MM-DD`), against which waivers expire.
     package var today: String
 
@@ -39,6 +41,9 @@ package struct GatePolicy: Sendable {
             guard verdict.error == nil else {
                 out.verdicts.append(verdict)
                 continue
+            }
+            if let measured = baseline?.latency[verdict.scenario] {
+                verdict.checks += regressionChecks(verdict, baseline: measured)
             }
             for i in verdict.checks.indices {
                 let id = verdict.checks[i].id(in: verdict.scenario)
@@ -75,6 +80,35 @@ package struct GatePolicy: Sendable {
             out.fixed = baseline.failing.filter { ran($0) && !failingNow.contains($0) }.sorted()
         }
         return out
+    }
+
+    /// One check per latency path measured in both this run and the baseline (the harness's own
+    /// scheduling lag aside): `latency-regression` when it is slower beyond noise, at the level of the
+    /// scenario's latency budgets.
+    func regressionChecks(_ verdict: Verdict, baseline: [LatencyPath: LatencyDistribution]) -> [Check] {
+        let level = verdict.checks.first { $0.kind == .budget }?.level ?? .shall
+        var checks: [Check] = []
+        for path in baseline.keys.sorted() where path != .schedulingLag {
+            guard let measured = verdict.merging.histograms[path], let base = baseline[path] else { continue }
+            let c = LatencyComparison.compare(
+                base: base,
+                new: LatencyDistribution(measured),
+                settings: latencySettings,
+                resolution: path.resolutionMilliseconds
+            )
+            var check = Check(
+                kind: .budget,
+                name: "budget \(path.rawValue) no slower than the baseline",
+                rule: nil,
+                finding: c.outcome == .slower ? .latencyRegression : nil,
+                detail: c.summary(baseline: self.baseline?.file ?? "the baseline"),
+                skipped: c.outcome == .tooFewSamples,
+                level: level
+            )
+            check.requirements = RequirementTrace.ids(of: check, kinds: { _ in [] })
+            checks.append(check)
+        }
+        return checks
     }
 
     /// Why a check's finding does not fail the run, in order: not claimed, a SHOULD, waived, known.

@@ -131,6 +131,7 @@ package enum RunReport {
                             }
                         )
                     ),
+                    ("latencyHistograms", latencyHistogramsJSON(v)),
                     (
                         "checks",
                         .array(
@@ -167,6 +168,17 @@ package enum RunReport {
         if !contracts.isEmpty { top.append(("contract", contractJSON(SUTContract.merged(contracts)))) }
         if !notes.isEmpty { top.append(("notes", .array(notes.map { .string($0) }))) }
         return JSONValue.object(top + [("scenarios", .array(items))]).serialized() + "\n"
+    }
+
+    /// The measured distributions (`[[µs, count], …]` per path) that `vitalsim compare` and
+    /// `--baseline` test a later run's against.
+    static func latencyHistogramsJSON(_ v: Verdict) -> JSONValue {
+        .object(
+            v.merging.histograms.keys.sorted().map { path in
+                let bins = v.merging.histograms[path].map(LatencyDistribution.init)?.bins ?? []
+                return (path.rawValue, .array(bins.map { .array([.int(Int64($0.value)), .int(Int64($0.count))]) }))
+            }
+        )
     }
 
     static func isNotApplicable(_ check: Check) -> Bool {

@@ -72,6 +72,8 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     case readableAfterDeletion = "readable-after-deletion"
     /// The scenario's traffic differs from the golden file's digest.
     case trafficChanged = "traffic-changed"
+    /// A latency path is slower than in the `--baseline` run beyond noise (``LatencyComparison``).
+    case latencyRegression = "latency-regression"
     /// A waiver of the waivers file expired: renew or remove it.
     case waiverExpired = "waiver-expired"
 }

@@ -33,6 +33,16 @@ package enum LatencyPath: String, Sendable, CaseIterable, Comparable, Codable {
         }
     }
 
+    /// How often the harness polls a SUT's alert API (ms): the resolution of reading → alert.
+    package static let alertPollMilliseconds = 50
+
+    /// The finest difference the harness can see on the path (ms): a polled alert is seen up to one
+    /// poll interval after the SUT listed it, and two runs' polls fall at different phases of their
+    /// readings, so a shift smaller than that can be the polling's alone.
+    package var resolutionMilliseconds: Double {
+        self == .readingToAlert ? Double(Self.alertPollMilliseconds) : 0
+    }
+
     /// Paths a golden file may budget (the harness's own lag is reported, not budgeted).
     package static let budgetable = allCases.filter { $0 != .schedulingLag }
 

@@ -36,7 +36,7 @@ package final class LiveRunner: Sendable {
     /// Ordered workers: one patient's deliveries always on the same one.
     let workers: Int
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
-    let pollInterval: Duration = .milliseconds(50)
+    let pollInterval: Duration = .milliseconds(LatencyPath.alertPollMilliseconds)
     let quiet: Duration
     /// How long a request is retried through an outage of a SUT that has answered before (a restart):
     /// meanwhile its worker's later requests, and the plan's generator, wait behind it, so nothing is

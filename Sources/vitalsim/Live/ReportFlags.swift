@@ -38,8 +38,10 @@ struct ReportFlags: ParsableArguments {
     ) var waivers: String?
     @Option(
         name: .long,
-        help: "A earlier run's --json verdict: checks that failed there are known failures; only new ones fail the run."
+        help:
+            "An earlier run's --json verdict: checks that failed there are known failures, only new ones fail the run; each latency path is also compared with its histogram there (vitalsim compare): slower beyond noise fails."
     ) var baseline: String?
+    @OptionGroup(title: "Latency regression (with --baseline)") var regression: RegressionFlags
 
     /// The CI gate from these flags and the SUT's conformance statement; a waivers or baseline file
     /// that cannot be read exits 2.
@@ -48,6 +50,7 @@ struct ReportFlags: ParsableArguments {
         var policy = GatePolicy(today: String(now.iso8601(fractional: false).prefix(10)))
         policy.conformance = conformance
         policy.strict = strict
+        policy.latencySettings = regression.settings
         if let waivers {
             do { policy.waivers = try Waiver.parse(try FileText.read(waivers), file: waivers) } catch let error
                 as ScenarioLoadError
