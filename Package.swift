@@ -14,6 +14,7 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let lifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
+let traceContext: Target.Dependency = .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")
 
 /// A library module of the data-flow map (docs/architecture.md, "Modules"), with the modules it
 /// may import. `ci/module-map.py` checks the map's rules: at most six levels deep, the harness
@@ -60,6 +61,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
     ],
     targets: [
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -80,7 +82,7 @@ let package = Package(
         module(
             "Traffic",
             [
-                "VitalSimCore", "Generation", "Bluetooth", mustache, crypto,
+                "VitalSimCore", "Generation", "Bluetooth", mustache, crypto, traceContext,
                 .product(name: "SwiftCSV", package: "SwiftCSV"),
             ]
         ),
@@ -122,7 +124,7 @@ let package = Package(
             "ReferenceSUT",
             [
                 "Locking", "VitalSimCore", "Bluetooth", "Transports", "ReferenceEngine", yams,
-                hummingbird,
+                hummingbird, traceContext,
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -200,7 +202,7 @@ let package = Package(
             "ReferenceSUTTests",
             [
                 "VitalSimCore", "ReferenceEngine", "ReferenceSUT", "TestFixtures", "InProcessSUT",
-                hummingbird,
+                hummingbird, lifecycle, "Locking",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 logging,

@@ -38,6 +38,8 @@ package struct InProcessSUT {
     /// The wall clock stamping the audit trail: the real one, as the harness judges the stamps by
     /// its own.
     package var auditClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    /// Where alerts are also POSTed (`vitalsim serve --webhook URL`), if anywhere.
+    package var webhook: String?
 
     package init(profiles: [String: Profile] = [:]) throws {
         rules = try RuleSetLoader.defaultRules()
@@ -87,7 +89,7 @@ package struct InProcessSUT {
             careTeams: careTeams,
             escalations: escalations,
             storage: storage,
-            hub: AlertHub(metrics: metrics),
+            hub: AlertHub(channels: AlertHub.Channels(webhook: webhook, webhookAttempts: 2), metrics: metrics),
             faults: faults
         )
         // As `vitalsim serve` starts: what storage holds is replayed through the engine.
@@ -162,10 +164,12 @@ package struct SUTTestClient: Sendable {
         _ path: String,
         method: HTTPRequest.Method,
         body: String? = nil,
-        token: String? = nil
+        token: String? = nil,
+        headers extra: [(name: String, value: String)] = []
     ) async throws -> SUTResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let token { headers[.authorization] = "Bearer \(token)" }
+        for field in extra { if let name = HTTPField.Name(field.name) { headers[name] = field.value } }
         let response = try await client.execute(
             uri: path,
             method: method,

@@ -27,6 +27,8 @@ final class VirtualClockRunTests: XCTestCase {
         let attempts = Locked<[Duration]>([])
         /// The virtual time of the run's first request (an observation or an alert poll).
         let firstRequest = Locked<Duration?>(nil)
+        /// The header lines of each observation attempt, in arrival order.
+        let headerLines = Locked<[[String]]>([])
 
         init(
             clock: TestClock<Duration>,
@@ -56,6 +58,7 @@ final class VirtualClockRunTests: XCTestCase {
                 log.append(now)
                 return log.count - 1
             }
+            headerLines.withLock { $0.append(headers) }
             guard let status = answer(ordinal) else {
                 throw HTTPTransportError(reason: "Couldn't connect to server", url: url)
             }
@@ -70,6 +73,7 @@ final class VirtualClockRunTests: XCTestCase {
     static func runner(
         _ sut: ScriptedSUT,
         mqtt: LiveRunner.MQTTLink? = nil,
+        trace: RequestTrace? = nil,
         pacing adjust: (inout LiveOptions.Pacing) -> Void = { _ in }
     ) -> LiveRunner {
         var target = LiveOptions.Target()
@@ -80,7 +84,7 @@ final class VirtualClockRunTests: XCTestCase {
         adjust(&pacing)
         var hooks = LiveRunner.Hooks()
         hooks.clock = AnyClock(sut.stepped)
-        return LiveRunner(base: base, target: target, pacing: pacing, mqtt: mqtt, hooks: hooks)
+        return LiveRunner(base: base, target: target, pacing: pacing, mqtt: mqtt, trace: trace, hooks: hooks)
     }
 
     /// Runs `plan` against `sut`, stepping its clock from the run's first request until the run ends
@@ -178,6 +182,37 @@ final class VirtualClockRunTests: XCTestCase {
             XCTAssertTrue(gap >= backoff && gap < backoff + .milliseconds(100), "\(gap) after a backoff of \(backoff)")
         }
         XCTAssertTrue(result.ackLatency.max >= 3_750_000, "the reading's acknowledgement came after the outage, µs")
+    }
+
+    /// Each request carries a W3C `traceparent`: its own trace (named by the run, the scenario and
+    /// its first reading), sampled, a new span per attempt and the same trace through retries.
+    func testEveryAttemptCarriesItsRequestsTraceContext() async throws {
+        let clock = TestClock<Duration>()
+        let sut = ScriptedSUT(clock: clock) { $0 == 1 ? 503 : 200 }
+        let trace = RequestTrace(run: "nightly-42", scenario: "s")
+        let runner = Self.runner(sut, trace: trace)
+        let (result, _) = try await Self.drive(runner, [Self.observation("r1"), Self.observation("r2")], sut: sut)
+        XCTAssertEqual(result.outcomes.map(\.status), [200, 200])
+        let sent = sut.headerLines.withLock { $0 }.map { lines in
+            lines.first { $0.hasPrefix("traceparent: ") }.map { String($0.dropFirst("traceparent: ".count)) } ?? ""
+        }
+        XCTAssertEqual(sent.count, 3, "r1 once, r2 twice")
+        XCTAssertEqual(sent[0], trace.traceparent(firstReading: "r1", attempt: 1))
+        XCTAssertEqual(sent[1], trace.traceparent(firstReading: "r2", attempt: 1))
+        XCTAssertEqual(sent[2], trace.traceparent(firstReading: "r2", attempt: 2))
+        let fields = sent.map { $0.split(separator: "-").map(String.init) }
+        XCTAssertEqual(fields.map(\.count), [4, 4, 4])
+        XCTAssertEqual(fields.map { $0[0] }, ["00", "00", "00"])
+        XCTAssertEqual(fields.map { $0[3] }, ["01", "01", "01"], "sampled")
+        XCTAssertNotEqual(fields[0][1], fields[1][1], "a trace per request")
+        XCTAssertEqual(fields[1][1], fields[2][1], "a retry stays in its request's trace")
+        XCTAssertNotEqual(fields[1][2], fields[2][2], "each attempt is a span of its own")
+        XCTAssertEqual(fields[0][1], trace.traceID(of: SentRequest(Self.observation("r1"))))
+        XCTAssertNotEqual(
+            RequestTrace(run: "nightly-43", scenario: "s").traceparent(firstReading: "r1", attempt: 1),
+            sent[0],
+            "another run id, other traces"
+        )
     }
 
     func testAnOutageLongerThanItsLimitStopsTheRunWithoutWaitingItOut() async throws {

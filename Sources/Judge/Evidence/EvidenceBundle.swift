@@ -10,7 +10,8 @@ import VitalSimCore
 /// - `meta.json`: scenario, seed, tool version, traffic digest, target, sha256 of the inputs;
 /// - `traffic.jsonl`: every request or MQTT message in send order (transport, path or topic, user
 ///   properties, due time, reading ids, body as text or base64) — deterministic, no wall clock;
-/// - `outcomes.jsonl`: what the SUT answered to each (status, field, attempts, error);
+/// - `outcomes.jsonl`: what the SUT answered to each (status, field, attempts, error) and the W3C
+///   trace id it was sent with;
 /// - `alerts.json`: the alerts observed; `verdict.json`: every check with its rule, finding and the
 ///   requirement ids it verifies (`meta.json`'s `requirementsCatalogue` names the catalogue's version);
 /// - `MANIFEST.sha256.sig` (with a signing key): an Ed25519 signature of the manifest
@@ -92,6 +93,9 @@ package enum EvidenceBundle {
                 ]
                 if let field = o.field { f.append(("field", .string(field))) }
                 if let error = o.error { f.append(("error", .string(error))) }
+                if let trace = result.trace, i < plan.count {
+                    f.append(("traceId", .string(trace.traceID(of: plan[i]))))
+                }
                 outcomes += JSONValue.object(f).serialized() + "\n"
             }
             try Data(outcomes.utf8).write(to: URL(fileURLWithPath: directory + "/outcomes.jsonl"))
@@ -102,6 +106,7 @@ package enum EvidenceBundle {
                         ("severity", .string(a.severity)),
                         ("raisedAt", .string(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true))),
                         ("evidence", .array(a.evidence.map { .string($0) })),
+                        ("traceIds", .array((verdict.alertTraces[a.alertID] ?? []).map { .string($0) })),
                     ])
                 }
             )

@@ -131,6 +131,7 @@ package enum RunReport {
                             }
                         )
                     ),
+                    ("alerts", alertsJSON(v)),
                     ("latencyHistograms", latencyHistogramsJSON(v)),
                     (
                         "checks",
@@ -168,6 +169,21 @@ package enum RunReport {
         if !contracts.isEmpty { top.append(("contract", contractJSON(SUTContract.merged(contracts)))) }
         if !notes.isEmpty { top.append(("notes", .array(notes.map { .string($0) }))) }
         return JSONValue.object(top + [("scenarios", .array(items))]).serialized() + "\n"
+    }
+
+    /// The alerts the SUT raised: id, rule, patient, severity, when, the readings it cites and the
+    /// W3C trace ids of the requests that carried them.
+    static func alertsJSON(_ v: Verdict) -> JSONValue {
+        .array(
+            v.alerts.map { a in
+                .object([
+                    ("id", .string(a.alertID)), ("rule", .string(a.rule)), ("patient", .string(a.patientID)),
+                    ("severity", .string(a.severity)), ("raisedAt", .string(Verdict.iso(a.raisedAt))),
+                    ("evidence", .array(a.evidence.map { .string($0) })),
+                    ("traceIds", .array((v.alertTraces[a.alertID] ?? []).map { .string($0) })),
+                ])
+            }
+        )
     }
 
     /// The measured distributions (`[[µs, count], …]` per path) that `vitalsim compare` and

@@ -80,6 +80,7 @@ package struct VerdictRecord: Sendable, Codable {
     package var failed: Int
     package var httpVersions: [String: Int]
     package var alerts: [ObservedAlert]
+    package var alertTraces: [String: [String]]?
     package var contract: SUTContract?
     package var error: String?
     package var merging: MergeInputs
@@ -89,6 +90,7 @@ package struct VerdictRecord: Sendable, Codable {
         (acknowledged, rejected, failed) = (verdict.acknowledged, verdict.rejected, verdict.failed)
         httpVersions = verdict.httpVersions
         alerts = verdict.alerts
+        alertTraces = verdict.alertTraces.isEmpty ? nil : verdict.alertTraces
         contract = verdict.contract
         error = verdict.error
         merging = verdict.merging
@@ -102,6 +104,7 @@ package struct VerdictRecord: Sendable, Codable {
         (v.acknowledged, v.rejected, v.failed) = (acknowledged, rejected, failed)
         v.httpVersions = httpVersions
         v.alerts = alerts
+        v.alertTraces = alertTraces ?? [:]
         v.contract = contract
         v.merging = merging
         for (path, h) in merging.histograms {

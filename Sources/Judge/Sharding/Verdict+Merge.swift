@@ -59,6 +59,7 @@ extension Verdict {
         }
         if let lag = v.merging.histograms[.schedulingLag] { v.latency[.schedulingLag] = summary(lag) }
         v.alerts = alerts
+        for p in parts { v.alertTraces.merge(p.alertTraces) { a, _ in a } }
         v.expectedAlerts = golden.alerts
         v.contract = contracts.isEmpty ? nil : .merged(contracts)
         for i in v.checks.indices { v.checks[i].level = v.checks[i].kind.aspect.map(golden.level) ?? .shall }

@@ -138,6 +138,8 @@ package struct LiveRunResult: Sendable {
     package var notificationsUnread: String?
     /// The care team's actions of the timeline, as carried out.
     package var careActions: [CareActionOutcome] = []
+    /// The trace context the run sent with its requests (nil: none).
+    package var trace: RequestTrace?
     /// The people whose notifications were read with their own credential after the run.
     package var inboxesRead: [String] = []
     /// The SUT's audit trail as read back after the run (nil: not read, as no person's credential

@@ -74,6 +74,8 @@ package struct Verdict: Sendable {
     package var histograms: [LatencyPath: [LatencyBucket]] = [:]
     /// The alerts the SUT raised and the golden file's expectations (for charts and audits).
     package var alerts: [ObservedAlert] = []
+    /// The W3C trace ids of the requests that carried each alert's evidence, by alert id.
+    package var alertTraces: [String: [String]] = [:]
     package var expectedAlerts: [GoldenFile.ExpectedAlert] = []
     /// Vital signs and events to draw, when an HTML report was asked for.
     package var chart: ScenarioChart?

@@ -35,6 +35,8 @@ package final class LiveRunner: Sendable {
     let multi: HTTPMultiClient?
     /// Ordered workers: one patient's deliveries always on the same one.
     let workers: Int
+    /// The W3C trace context sent with each request and MQTT message (nil: none).
+    let trace: RequestTrace?
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
     let pollInterval: Duration = .milliseconds(LatencyPath.alertPollMilliseconds)
     let quiet: Duration
@@ -158,9 +160,11 @@ package final class LiveRunner: Sendable {
         observers: [PushObserver] = [],
         naming: WireNaming = .identity,
         contract: ContractLog = ContractLog(),
+        trace: RequestTrace? = nil,
         hooks: Hooks = Hooks()
     ) {
         self.naming = naming
+        self.trace = trace
         keepsPatient = hooks.keepsPatient
         let ingestion = hooks.ingestionBase ?? base
         ingestionBase = ingestion.hasSuffix("/") ? String(ingestion.dropLast()) : ingestion
@@ -664,7 +668,17 @@ package final class LiveRunner: Sendable {
             }
             outcome.attempts += 1
             do throws(HTTPTransportError) {
-                let reply = try await attempt(plannedRequest, url: url, credentials: credentials, wire: wire)
+                let traced =
+                    trace.map { t in
+                        [
+                            "\(RequestTrace.header): "
+                                + t.traceparent(
+                                    firstReading: RequestTrace.key(plannedRequest),
+                                    attempt: outcome.attempts
+                                )
+                        ]
+                    } ?? []
+                let reply = try await attempt(plannedRequest, url: url, credentials: credentials + traced, wire: wire)
                 // A token the SUT no longer accepts (expired early, revoked): one more try with a new one.
                 if reply.status == 401, !renewed, auth.refused(token: token) {
                     renewed = true
@@ -786,6 +800,10 @@ package final class LiveRunner: Sendable {
     /// The MQTT message of a planned request (topic, body, the run's QoS, user properties).
     func message(for plannedRequest: PlannedRequest) -> MQTTMessage {
         var properties = plannedRequest.userProperties.map { UserProperty($0.name, $0.value) }
+        if let trace {
+            let value = trace.traceparent(firstReading: RequestTrace.key(plannedRequest), attempt: 1)
+            properties.append(UserProperty(RequestTrace.header, value))
+        }
         if deviceCredentials == .userProperties {
             let wire = (
                 patient: naming.patient(plannedRequest.patientID),

@@ -160,6 +160,7 @@ extension LiveSuite {
                 barriers: careActionBarriers(team, into: acted)
             )
             result.careActions = acted.withLock { $0 }
+            result.trace = runner.trace
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming, whole: whole)
             await probeAccess(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
             await readNotifications(into: &result, team)
@@ -750,6 +751,7 @@ extension LiveSuite {
             observers: resources.observers,
             naming: naming,
             contract: setup.contract,
+            trace: RequestTrace(run: options.runID, scenario: setup.scenario.name),
             hooks: hooks
         )
     }

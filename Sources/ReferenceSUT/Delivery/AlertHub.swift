@@ -2,6 +2,7 @@ import ReferenceEngine
 import Synchronization
 import Transports
 import VitalSimCore
+import W3CTraceContext
 
 /// Fans published alerts out to every delivery channel: SSE subscribers, a webhook (ordered,
 /// retried with exponential backoff) and MQTT `alerts/{patientId}` (QoS 1). Polling reads the
@@ -29,7 +30,7 @@ package actor AlertHub {
     let poster = HTTPPoster(label: "vitalsim.serve.webhook")
     var subscribers: [Int: Subscriber] = [:]
     var nextSubscriber = 0
-    var webhookQueue: [Alert] = []
+    var webhookQueue: [(alert: Alert, trace: TraceContext?)] = []
     var webhookRunning = false
     var closed = false
 
@@ -39,12 +40,12 @@ package actor AlertHub {
     }
 
     /// Delivers one alert (its position in the published sequence is `sequence`).
-    func deliver(_ alert: Alert, sequence: Int) {
+    func deliver(_ alert: Alert, sequence: Int, trace: TraceContext? = nil) {
         for s in subscribers.values where s.patient == nil || s.patient == alert.patientID {
             s.continuation.yield((sequence, alert))
         }
         if channels.webhook != nil {
-            webhookQueue.append(alert)
+            webhookQueue.append((alert, trace))
             if !webhookRunning {
                 webhookRunning = true
                 Task { await self.drainWebhook() }
@@ -57,6 +58,7 @@ package actor AlertHub {
                 payload: Array(alert.json.serialized().utf8),
                 qos: 1,
                 userProperties: [UserProperty("alert-id", alert.alertID), UserProperty("rule", alert.rule)]
+                    + (trace.map { [UserProperty("traceparent", ReferenceTrace.delivery(under: $0))] } ?? [])
             )
             Task {
                 do throws(MQTTError) {
@@ -73,8 +75,9 @@ package actor AlertHub {
     func drainWebhook() async {
         guard let url = channels.webhook else { return }
         while !webhookQueue.isEmpty {
-            let alert = webhookQueue.removeFirst()
+            let (alert, trace) = webhookQueue.removeFirst()
             let body = Array(alert.json.serialized().utf8)
+            let traced = trace.map { ["traceparent: " + ReferenceTrace.delivery(under: $0)] } ?? []
             var delivered = false
             for attempt in 0..<channels.webhookAttempts {
                 if attempt > 0 {
@@ -84,7 +87,7 @@ package actor AlertHub {
                 if let reply = try? await poster.post(
                     url,
                     body: body,
-                    headers: ["Content-Type: application/json", "X-VitalSim-Alert-Id: \(alert.alertID)"]
+                    headers: ["Content-Type: application/json", "X-VitalSim-Alert-Id: \(alert.alertID)"] + traced
                 ),
                     (200..<300).contains(reply.status)
                 {

@@ -3,6 +3,7 @@ import Locking
 import ReferenceEngine
 import Transports
 import VitalSimCore
+import W3CTraceContext
 
 /// MQTT ingestion: subscribes to `vitals/+/+` (`vitals/{patientId}/{kind}`, QoS 1; other topic
 /// templates with `serve --mqtt-topic`, their `{patient}` and `{kind}` levels read back) and ingests each
@@ -68,6 +69,7 @@ package final class MQTTIngestor: Sendable {
         guard !messages.isEmpty else { return }
         let metrics = context.metrics
         var accepted: [Observation] = []
+        var traces: [String: TraceContext] = [:]
         for m in messages {
             guard let values = match(m.topic), let patient = values["patient"], let kind = values["kind"] else {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "bad-topic"])
@@ -77,6 +79,9 @@ package final class MQTTIngestor: Sendable {
                 let observation = try parse(m, patient: patient, kind: kind)
                 try limitRate(observation)
                 accepted.append(observation)
+                if let span = ReferenceTrace.child(of: m.property("traceparent")) {
+                    traces[observation.readingID] = span
+                }
             } catch {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": "rejected"])
                 // Faulty mode accept-invalid: the rejection is never reported.
@@ -90,7 +95,7 @@ package final class MQTTIngestor: Sendable {
         }
         guard !accepted.isEmpty else { return }
         do throws(StorageError) {
-            let outcomes = try await context.store.ingest(accepted, source: "mqtt")
+            let outcomes = try await context.store.ingest(accepted, source: "mqtt", traces: traces)
             for fresh in outcomes {
                 metrics.count("vitalsim_mqtt_messages_total", ["outcome": fresh ? "accepted" : "duplicate"])
             }

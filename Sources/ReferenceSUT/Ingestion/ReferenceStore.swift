@@ -3,6 +3,7 @@ import ReferenceEngine
 
 #if canImport(Glibc)
 import VitalSimCore
+import W3CTraceContext
 #endif
 
 /// A reading's identity at the reference SUT: its patient and its reading id.
@@ -108,7 +109,8 @@ package actor ReferenceStore {
     package func ingest(
         _ observations: [Observation],
         receivedAt: ContinuousClock.Instant = .now,
-        source: String = "http"
+        source: String = "http",
+        traces: [String: TraceContext] = [:]
     ) async throws(StorageError) -> [Bool] {
         var fresh: [Observation] = []
         var retried: [Observation] = []
@@ -159,14 +161,17 @@ package actor ReferenceStore {
             )
         }
         if !raised.isEmpty {
+            // Each alert's trace: the request's, or (a batch of MQTT messages) its latest evidence's.
+            let request = ReferenceTrace.current
+            let spans = raised.map { a in request ?? a.evidence.lazy.compactMap { traces[$0] }.last }
             if faults.delayAlertsMilliseconds > 0 {
                 let delay = faults.delayAlertsMilliseconds
                 Task {
                     try? await Task.sleep(for: .milliseconds(delay))
-                    await self.publish(raised, receivedAt: receivedAt)
+                    await self.publish(raised, receivedAt: receivedAt, traces: spans)
                 }
             } else {
-                await publish(raised, receivedAt: receivedAt)
+                await publish(raised, receivedAt: receivedAt, traces: spans)
             }
         }
         return results
@@ -182,14 +187,16 @@ package actor ReferenceStore {
         try await ingest([observation], receivedAt: receivedAt, source: source)[0]
     }
 
-    func publish(_ alerts: [Alert], receivedAt: ContinuousClock.Instant) async {
+    /// Publishes raised alerts to every channel; `traces` holds each one's span (of the request or
+    /// message that raised it), if its sender sent a trace context.
+    func publish(_ alerts: [Alert], receivedAt: ContinuousClock.Instant, traces: [TraceContext?] = []) async {
         let latency = ContinuousClock.now - receivedAt
         let seconds = Double(latency.components.seconds) + Double(latency.components.attoseconds) * 1e-18
-        for a in alerts {
+        for (i, a) in alerts.enumerated() {
             published.append(a)
             metrics.count("vitalsim_alerts_total", ["rule": a.rule, "severity": a.severity.rawValue])
             metrics.observeAlertLatency(seconds: seconds)
-            await hub.deliver(a, sequence: published.count - 1)
+            await hub.deliver(a, sequence: published.count - 1, trace: i < traces.count ? traces[i] : nil)
         }
     }
 
