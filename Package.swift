@@ -62,6 +62,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -124,7 +125,7 @@ let package = Package(
             "ReferenceSUT",
             [
                 "Locking", "VitalSimCore", "Bluetooth", "Transports", "ReferenceEngine", yams,
-                hummingbird, traceContext,
+                hummingbird, traceContext, .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

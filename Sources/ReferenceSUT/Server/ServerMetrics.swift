@@ -1,26 +1,27 @@
 import Locking
+import Prometheus
 import ReferenceEngine
 
-/// Counters and the alert-latency histogram behind `GET /metrics` (Prometheus text format 0.0.4).
-/// Labels carry routes, statuses, rules and channels — never patient ids or health values.
+/// Counters and the alert-latency histogram behind `GET /metrics` (Prometheus text format 0.0.4,
+/// written by swift-prometheus). Labels carry routes, statuses, rules and channels — never patient
+/// ids or health values.
 package final class ServerMetrics: Sendable {
-    struct Key: Hashable, Comparable {
+    struct Key: Hashable {
         var name: String
-        var labels: String
-        static func < (a: Key, b: Key) -> Bool { (a.name, a.labels) < (b.name, b.labels) }
+        var labels: [String]
     }
 
     struct State {
-        var counters: [Key: Double] = [:]
-        var latencyBuckets = [Int](repeating: 0, count: ServerMetrics.bounds.count)
-        var latencySum = 0.0
-        var latencyCount = 0
+        var counters: [Key: Counter] = [:]
         var recent: [Double] = []
         var recentNext = 0
+        var quantiles: [Gauge] = []
     }
 
     /// Histogram bucket upper bounds, seconds.
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// The quantiles of the recent alert latencies shown as gauges.
+    static let recentQuantiles: [Double] = [0.5, 0.9, 0.99, 0.999, 1]
     static let help: [String: String] = [
         "vitalsim_http_requests_total": "HTTP requests by route and status.",
         "vitalsim_readings_total": "Readings by source and outcome (accepted, duplicate, rejected, rate-limited).",
@@ -34,27 +35,60 @@ package final class ServerMetrics: Sendable {
         "vitalsim_audit_events_total":
             "Audit trail entries recorded, by FHIR action (C, R, U, D); outcome failed: not stored.",
     ]
+    let registry = PrometheusCollectorRegistry()
+    let latency: ValueHistogram
     let state = Locked(State())
 
-    package init() {}
+    package init() {
+        latency = registry.makeValueHistogram(
+            descriptor: Self.descriptor(
+                "vitalsim_alert_latency_seconds",
+                "Server-side alert latency: receipt of the reading to publication."
+            ),
+            buckets: Self.bounds
+        )
+    }
 
-    /// Adds `by` to a counter.
+    /// A metric's whole name (no namespace or unit parts of its own) and its `# HELP` text.
+    static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    /// Adds `by` (not negative) to a counter.
     package func count(_ name: String, _ labels: [String: String] = [:], by: Double = 1) {
-        let text = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
-        state.withLock { $0.counters[Key(name: name, labels: text), default: 0] += by }
+        guard by >= 0 else { return }
+        let pairs = labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let key = Key(name: name, labels: pairs.flatMap { [$0.0, $0.1] })
+        let counter = state.withLock { s in
+            if let c = s.counters[key] { return c }
+            let c = registry.makeCounter(descriptor: Self.descriptor(name, Self.help[name] ?? name), labels: pairs)
+            s.counters[key] = c
+            return c
+        }
+        if by == by.rounded(), by < 9e18 { counter.increment(by: Int64(by)) } else { counter.increment(by: by) }
     }
 
     /// Records the server-side alert latency: receipt of the reading that raised it → publication.
     package func observeAlertLatency(seconds: Double) {
+        latency.record(seconds)
         state.withLock { s in
-            if let i = ServerMetrics.bounds.firstIndex(where: { seconds <= $0 }) { s.latencyBuckets[i] += 1 }
-            s.latencySum += seconds
-            s.latencyCount += 1
             if s.recent.count < 100_000 {
                 s.recent.append(seconds)
             } else {
                 s.recent[s.recentNext] = seconds
                 s.recentNext = (s.recentNext + 1) % 100_000
+            }
+            if s.quantiles.isEmpty {
+                // Shown once there is a latency to show.
+                s.quantiles = Self.recentQuantiles.map { q in
+                    registry.makeGauge(
+                        descriptor: Self.descriptor(
+                            "vitalsim_alert_latency_recent_seconds",
+                            "Exact alert-latency quantiles over the last 100,000 alerts."
+                        ),
+                        labels: [("quantile", format(q))]
+                    )
+                }
             }
         }
     }
@@ -71,47 +105,12 @@ package final class ServerMetrics: Sendable {
         return sorted[min(sorted.count, rank) - 1]
     }
 
-    /// The value of one counter (tests and benchmarks).
-    package func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
-        let text = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
-        return state.withLock { $0.counters[Key(name: name, labels: text)] ?? 0 }
-    }
-
     /// Prometheus exposition text.
     package func render() -> String {
-        let s = state.withLock { $0 }
-        var out = ""
-        var lastName = ""
-        for (key, value) in s.counters.sorted(by: { $0.key < $1.key }) {
-            if key.name != lastName {
-                out += "# HELP \(key.name) \(ServerMetrics.help[key.name] ?? key.name)\n# TYPE \(key.name) counter\n"
-                lastName = key.name
-            }
-            out +=
-                key.labels.isEmpty ? "\(key.name) \(format(value))\n" : "\(key.name){\(key.labels)} \(format(value))\n"
-        }
-        out +=
-            "# HELP vitalsim_alert_latency_seconds Server-side alert latency: receipt of the reading to publication.\n"
-        out += "# TYPE vitalsim_alert_latency_seconds histogram\n"
-        var cumulative = 0
-        for (i, bound) in ServerMetrics.bounds.enumerated() {
-            cumulative += s.latencyBuckets[i]
-            out += "vitalsim_alert_latency_seconds_bucket{le=\"\(format(bound))\"} \(cumulative)\n"
-        }
-        out += "vitalsim_alert_latency_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
-        out +=
-            "vitalsim_alert_latency_seconds_sum \(format(s.latencySum))\nvitalsim_alert_latency_seconds_count \(s.latencyCount)\n"
-        if !s.recent.isEmpty {
-            out +=
-                "# HELP vitalsim_alert_latency_recent_seconds Exact alert-latency quantiles over the last 100,000 alerts.\n"
-            out += "# TYPE vitalsim_alert_latency_recent_seconds gauge\n"
-            let sorted = s.recent.sorted()
-            for q in [0.5, 0.9, 0.99, 0.999, 1] {
-                out +=
-                    "vitalsim_alert_latency_recent_seconds{quantile=\"\(format(q))\"} \(ServerMetrics.quantile(sorted, q) ?? 0)\n"
-            }
-        }
-        return out
+        let (recent, gauges) = state.withLock { ($0.recent, $0.quantiles) }
+        let sorted = recent.sorted()
+        for (q, gauge) in zip(Self.recentQuantiles, gauges) { gauge.set(to: Self.quantile(sorted, q) ?? 0) }
+        return registry.emitToString()
     }
 
     func format(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
