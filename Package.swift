@@ -100,7 +100,8 @@ let package = Package(
             "LiveHarness",
             [
                 "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
-                histogram, hummingbird, lifecycle, clocks,
+                histogram, hummingbird, lifecycle, clocks, logging,
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The requirements catalogue: what a backend is tested against, each check traced to it.

@@ -74,6 +74,7 @@ final class VirtualClockRunTests: XCTestCase {
         _ sut: ScriptedSUT,
         mqtt: LiveRunner.MQTTLink? = nil,
         trace: RequestTrace? = nil,
+        metrics: HarnessMetrics? = nil,
         pacing adjust: (inout LiveOptions.Pacing) -> Void = { _ in }
     ) -> LiveRunner {
         var target = LiveOptions.Target()
@@ -84,6 +85,10 @@ final class VirtualClockRunTests: XCTestCase {
         adjust(&pacing)
         var hooks = LiveRunner.Hooks()
         hooks.clock = AnyClock(sut.stepped)
+        if let metrics {
+            hooks.dispatched = { metrics.dispatched(scenario: "s", lagSeconds: $0) }
+            hooks.answered = { metrics.answered(scenario: "s", status: $0, readings: $1, latencySeconds: $2) }
+        }
         return LiveRunner(base: base, target: target, pacing: pacing, mqtt: mqtt, trace: trace, hooks: hooks)
     }
 
@@ -212,6 +217,46 @@ final class VirtualClockRunTests: XCTestCase {
             RequestTrace(run: "nightly-43", scenario: "s").traceparent(firstReading: "r1", attempt: 1),
             sent[0],
             "another run id, other traces"
+        )
+    }
+
+    /// The live metrics count each dispatch and final answer by outcome, with the latency of the
+    /// acknowledged and rejected ones, and are served on loopback for Prometheus.
+    func testLiveMetricsCountEveryAnswerAndAreServed() async throws {
+        let clock = TestClock<Duration>()
+        // r1 stored; r2 refused (400); r3 answered 503 until the outage limit.
+        let sut = ScriptedSUT(clock: clock) { [0: 200, 1: 400][$0] ?? 503 }
+        let metrics = HarnessMetrics(run: "r", shard: "2/4")
+        let runner = Self.runner(sut, metrics: metrics) { $0.outageLimit = .seconds(5) }
+        let plan = ["r1", "r2", "r3"].map { Self.observation($0) }
+        _ = try await Self.drive(runner, plan, sut: sut)
+        let text = metrics.render()
+        let labels = #"run="r",shard="2/4",scenario="s""#
+        for line in [
+            "vitalsim_harness_requests_sent_total{\(labels)} 3",
+            "vitalsim_harness_readings_total{\(labels),outcome=\"acknowledged\"} 1",
+            "vitalsim_harness_readings_total{\(labels),outcome=\"rejected\"} 1",
+            "vitalsim_harness_readings_total{\(labels),outcome=\"failed\"} 1",
+            "vitalsim_harness_reading_to_ack_seconds_count{\(labels)} 2",
+            "vitalsim_harness_scheduling_lag_seconds_count{\(labels)} 3",
+        ] {
+            XCTAssertTrue(text.contains(line + "\n"), "\(line) in\n\(text)")
+        }
+        metrics.progress(scenario: "s", fraction: 0.25)
+        let (port, stop) = try await metrics.serve(port: 0)
+        defer { stop() }
+        let client = HTTPMultiClient(maxConnections: 1)
+        defer { client.close() }
+        let scraped = try await client.send(
+            "GET",
+            "http://127.0.0.1:\(port)/metrics",
+            body: nil,
+            headers: [],
+            timeout: 10
+        )
+        XCTAssertEqual(scraped.status, 200)
+        XCTAssertTrue(
+            String(decoding: scraped.body, as: UTF8.self).contains("vitalsim_harness_progress_ratio{\(labels)} 0.25\n")
         )
     }
 

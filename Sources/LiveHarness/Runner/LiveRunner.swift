@@ -35,6 +35,8 @@ package final class LiveRunner: Sendable {
     let multi: HTTPMultiClient?
     /// Ordered workers: one patient's deliveries always on the same one.
     let workers: Int
+    let onDispatch: (@Sendable (Double) -> Void)?
+    let onAnswer: (@Sendable (Int?, Int, Double) -> Void)?
     /// The W3C trace context sent with each request and MQTT message (nil: none).
     let trace: RequestTrace?
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
@@ -141,6 +143,10 @@ package final class LiveRunner: Sendable {
         package var names = SettingNames.words
         /// What the schedule, retries, waits and latencies are measured on (a test injects its own).
         package var clock = AnyClock(ContinuousClock())
+        /// Each request as it is dispatched (how late, seconds) and answered (status, readings,
+        /// latency in seconds): live metrics (``HarnessMetrics``).
+        package var dispatched: (@Sendable (Double) -> Void)?
+        package var answered: (@Sendable (Int?, Int, Double) -> Void)?
 
         package init() {}
     }
@@ -173,6 +179,8 @@ package final class LiveRunner: Sendable {
         names = hooks.names
         clock = hooks.clock
         onProgress = hooks.progress
+        onDispatch = hooks.dispatched
+        onAnswer = hooks.answered
         mqttOnly = mqtt?.only ?? false
         outageLimit = pacing.outageLimit
         self.observers = observers
@@ -477,6 +485,7 @@ package final class LiveRunner: Sendable {
                 if intended > clock.now { try? await clock.sleep(until: intended) }
             }
             let lag = clock.now - intended
+            onDispatch?(lag.seconds)
             let worker = Int(SeededRandom.fnv1a(request.patientID) % UInt64(workers))
             shared.withLock { s in
                 s.lag.record(Duration.nonNegativeMicroseconds(lag))
@@ -871,6 +880,7 @@ package final class LiveRunner: Sendable {
             }
             return (s.answered, s.reached)
         }
+        onAnswer?(outcome.status, readings, (now - intended).seconds)
         if let report = onProgress, answered % 50 == 0 {
             report(Progress(answered: answered, reached: reached, span: span))
         }

@@ -29,6 +29,8 @@ package struct LiveOptions: Sendable {
     package var runID = "run"
     /// Progress of each scenario: (scenario, requests answered and scenario time reached).
     package var progress: (@Sendable (String, LiveRunner.Progress) -> Void)?
+    /// Live metrics of the run (`--metrics-port`), if served.
+    package var metrics: HarnessMetrics?
     /// How messages name the settings they point at (the command line: its flags).
     package var names = SettingNames.words
     /// Messages for the user (the command line prints them on standard error).

@@ -724,7 +724,18 @@ extension LiveSuite {
         var target = options.target
         target.caFile = ca
         var hooks = LiveRunner.Hooks()
-        hooks.progress = options.progress.map { report in { @Sendable p in report(name, p) } }
+        let report = options.progress
+        let metrics = options.metrics
+        if report != nil || metrics != nil {
+            hooks.progress = { @Sendable p in
+                report?(name, p)
+                metrics?.progress(scenario: name, fraction: p.fraction)
+            }
+        }
+        if let metrics {
+            hooks.dispatched = { metrics.dispatched(scenario: name, lagSeconds: $0) }
+            hooks.answered = { metrics.answered(scenario: name, status: $0, readings: $1, latencySeconds: $2) }
+        }
         hooks.isAlive = alive
         hooks.ingestionBase = ingestionBase
         // Alerts of patients that are not the scenario's (another scenario's on a shared SUT) are

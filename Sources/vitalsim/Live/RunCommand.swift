@@ -129,8 +129,16 @@ extension VitalSim {
             )
         ) var signKey: String?
         @OptionGroup(title: "Sharding") var sharding: ShardFlags
+        @Option(
+            name: .long,
+            help:
+                "Serve the run's live metrics for Prometheus on http://127.0.0.1:PORT/metrics while it goes (requests, readings by outcome, latency histograms, scheduling lag, progress; labelled with run, shard and scenario)."
+        ) var metricsPort: Int?
 
         func validate() throws {
+            if let metricsPort, !(0...65535).contains(metricsPort) {
+                throw ValidationError("--metrics-port must be a TCP port (0…65535), got \(metricsPort)")
+            }
             if signKey != nil, evidence == nil {
                 throw ValidationError("--sign-key signs evidence bundles: give --evidence DIR too")
             }
@@ -193,7 +201,18 @@ extension VitalSim {
             }
             let gate = try reports.gate(conformance: options.target.profile.conformance)
             let shard = try sharding.patientShard()
+            var stopMetrics: (@Sendable () -> Void)?
+            defer { stopMetrics?() }
             do throws(HarnessError) {
+                if let metricsPort {
+                    let metrics = HarnessMetrics(
+                        run: options.runID,
+                        shard: shard.map { "\($0.index)/\($0.count)" } ?? "all"
+                    )
+                    let (port, stop) = try await metrics.serve(port: metricsPort)
+                    printError("live metrics: http://127.0.0.1:\(port)/metrics")
+                    (options.metrics, stopMetrics) = (metrics, stop)
+                }
                 options.reports.charts = reports.html != nil
                 options.reports.evidence = evidence
                 options.sharding.shard = shard
