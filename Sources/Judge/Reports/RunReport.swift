@@ -1,7 +1,7 @@
 import Foundation
 import VitalSimCore
 
-/// Writes verdicts as JUnit XML (one test case per check, the rule id as a property), JSON, and a
+/// Writes verdicts as JUnit XML (``JUnitReport``, through XMLCoder), JSON, and a
 /// console summary.
 package enum RunReport {
     static func xml(_ s: String) -> String {
@@ -30,70 +30,9 @@ package enum RunReport {
         check.skipped || (check.excuse != nil && check.excuse != .warning)
     }
 
-    /// JUnit XML: a `testsuite` per scenario, a `testcase` per check.
+    /// JUnit XML: a `testsuite` per scenario, a `testcase` per check (``JUnitReport``).
     package static func junit(_ verdicts: [Verdict], about: RunDescription? = nil) -> String {
-        let tests = verdicts.reduce(0) { $0 + $1.checks.count }
-        let failures = verdicts.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
-        let skips = verdicts.reduce(0) { $0 + $1.checks.filter(Self.showsSkipped).count }
-        let errors = verdicts.filter { $0.error != nil }.count
-        var x =
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vitalsim\" tests=\"\(tests + errors)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skips)\">\n"
-        for v in verdicts {
-            let f = v.checks.filter { !$0.passed }.count
-            let k = v.checks.filter(Self.showsSkipped).count
-            let e = v.error == nil ? 0 : 1
-            x +=
-                "  <testsuite name=\"\(xml(v.scenario))\" tests=\"\(v.checks.count + e)\" failures=\"\(f)\" errors=\"\(e)\" skipped=\"\(k)\">\n"
-            if let about {
-                // What was tested, on every suite (JUnit keeps properties per testsuite).
-                x += "    <properties>"
-                for field in about.fields {
-                    x += "<property name=\"\(xml(field.key))\" value=\"\(xml(field.value))\"/>"
-                }
-                x += "</properties>\n"
-            }
-            if let error = v.error {
-                // Not a clinical failure: the scenario could not be judged (JUnit's <error>, not <failure>).
-                x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"run\">\n"
-                x +=
-                    "      <error type=\"infrastructure\" message=\"\(xml(error))\">\(xml(error))</error>\n    </testcase>\n"
-            }
-            for c in v.checks {
-                let at = c.location.map { " file=\"\(xml($0.file))\" line=\"\($0.line)\"" } ?? ""
-                x += "    <testcase classname=\"vitalsim.\(xml(v.scenario))\" name=\"\(xml(c.name))\"\(at)>\n"
-                x += "      <properties>"
-                if let rule = c.rule { x += "<property name=\"rule\" value=\"\(xml(rule))\"/>" }
-                x += "<property name=\"level\" value=\"\(c.level.rawValue)\"/>"
-                for id in c.requirements { x += "<property name=\"requirement\" value=\"\(xml(id))\"/>" }
-                if let excuse = c.excuse { x += "<property name=\"excused\" value=\"\(excuse.label)\"/>" }
-                x += "</properties>\n"
-                if let finding = c.finding, let excuse = c.excuse {
-                    // Excused: not a failure of the gate, but never shown as a plain pass either.
-                    let text = "\(finding.rawValue): \(c.detail) — \(excuse.explanation)"
-                    if excuse == .warning {
-                        x += "      <system-out>\(xml("warning " + text))</system-out>\n"
-                    } else {
-                        x += "      <skipped message=\"\(xml(excuse.label + " " + text))\"/>\n"
-                    }
-                } else if let excuse = c.excuse {
-                    x += "      <skipped message=\"\(xml(excuse.explanation + "; " + c.detail))\"/>\n"
-                } else if let finding = c.finding {
-                    x +=
-                        "      <failure type=\"\(finding.rawValue)\" message=\"\(xml(finding.rawValue + ": " + c.detail))\">\(xml(c.detail))</failure>\n"
-                } else if c.skipped {
-                    x += "      <skipped message=\"\(xml(c.detail))\"/>\n"
-                } else {
-                    x += "      <system-out>\(xml(c.detail))</system-out>\n"
-                }
-                x += "    </testcase>\n"
-            }
-            if let contract = v.contract {
-                let lines = ["SUT contract:"] + contractLines(contract, allBodies: true).map { "  " + $0 }
-                x += "    <system-out>\(xml(lines.joined(separator: "\n")))</system-out>\n"
-            }
-            x += "  </testsuite>\n"
-        }
-        return x + "</testsuites>\n"
+        JUnitReport.xml(verdicts, about: about)
     }
 
     /// The verdicts as JSON.
