@@ -132,26 +132,8 @@ extension PushObserver {
             // Past a bound the receiver answers 429 and keeps nothing more (the run ends unjudged).
             return PushFlood.pass(alert, to: continuation, flood) ? .noContent : .tooManyRequests
         }
-        let (bound, announce) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { channel in
-                announce.yield(channel.localAddress?.port ?? 0)
-                announce.finish()
-            }
-        )
-        // Stopped by a graceful shutdown, not by cancelling its task: a cancelled Hummingbird server
-        // logs "Already closed" and "CancellationError" as errors on every run's console.
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
-        Task {
-            try? await group.run()
-            announce.finish()
-        }
-        var port = 0
-        for await p in bound { port = p }
-        guard port > 0 else {
-            await group.triggerGracefulShutdown()
+        let (listening, stop) = await LoopbackServer.start(router, port: port)
+        guard listening > 0 else {
             throw .infrastructure("the webhook receiver could not listen on 127.0.0.1 (port \(port))")
         }
         let observer = PushObserver(
@@ -159,11 +141,11 @@ extension PushObserver {
             alerts: stream,
             flood: flood,
             stop: {
-                Task { await group.triggerGracefulShutdown() }
+                stop()
                 continuation.finish()
             }
         )
-        return (observer, "http://127.0.0.1:\(port)/alerts")
+        return (observer, "http://127.0.0.1:\(listening)/alerts")
     }
 }
 

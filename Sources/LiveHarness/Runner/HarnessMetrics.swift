@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import Prometheus
-import ServiceLifecycle
 
 /// The harness's own progress as Prometheus metrics (swift-prometheus), for a long or sharded run
 /// watched from the team's Prometheus or Grafana while it goes (`vitalsim run --metrics-port`):
@@ -95,29 +94,10 @@ package final class HarnessMetrics: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: render()))
             )
         }
-        let (bound, announce) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "vitalsim.metrics")
         logger.logLevel = .warning
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { channel in
-                announce.yield(channel.localAddress?.port ?? 0)
-                announce.finish()
-            },
-            logger: logger
-        )
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
-        Task {
-            try? await group.run()
-            announce.finish()
-        }
-        var listening = 0
-        for await p in bound { listening = p }
-        guard listening > 0 else {
-            await group.triggerGracefulShutdown()
-            throw .usage("--metrics-port: cannot listen on 127.0.0.1:\(port) (in use?)")
-        }
-        return (listening, { Task { await group.triggerGracefulShutdown() } })
+        let (listening, stop) = await LoopbackServer.start(router, port: port, logger: logger)
+        guard listening > 0 else { throw .usage("--metrics-port: cannot listen on 127.0.0.1:\(port) (in use?)") }
+        return (listening, stop)
     }
 }
