@@ -63,7 +63,6 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
     targets: [
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -92,10 +91,7 @@ let package = Package(
         // evidence bundles, and the shrinker's search.
         module(
             "Judge",
-            [
-                "VitalSimCore", "Traffic", yams, histogram, crypto, .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "XMLCoder", package: "XMLCoder"),
-            ]
+            ["VitalSimCore", "Traffic", yams, histogram, crypto, .product(name: "SwiftASN1", package: "swift-asn1")]
         ),
         // The SUT adapter: profiles (pure), how the harness talks to a SUT, and `vitalsim doctor`.
         module("SUTAdapter", ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", yams, mustache]),

@@ -38,6 +38,7 @@ stage() {
 }
 
 stage setup bash ci/setup-debian.sh || exit 1
+export VITALSIM_SETUP_DONE=1
 # Style (.swift-format: 120 columns, documented public API); functions fit a screen (80 lines);
 # the module map's rules (ci/module-map.py, docs/architecture.md); every import a declared dependency.
 stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&

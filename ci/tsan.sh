@@ -16,7 +16,8 @@
 # script's name go to `swift test` (ci/test.sh passes --xunit-output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/setup-debian.sh
+# ci/test.sh ran the setup already (VITALSIM_SETUP_DONE); run alone, tsan.sh installs what it needs.
+[ -n "${VITALSIM_SETUP_DONE:-}" ] || bash ci/setup-debian.sh
 # The manifest is read anew (not from SwiftPM's shared cache), as it depends on the variable.
 export VITALSIM_TSAN_SCOPE=1
 debug_info=(-debug-info-format "${VITALSIM_DEBUG_INFO:-dwarf}")

@@ -84,7 +84,7 @@ final class CIGateRunTests: XCTestCase {
         )
         let junit = try String(contentsOfFile: directory + "/first.xml", encoding: .utf8)
         XCTAssertTrue(junit.contains("<property name=\"vitalsim\" value=\"0."), junit)
-        XCTAssertTrue(junit.contains("<property name=\"gate\" value=\"waivers \(directory)/waivers.yaml\" />"), junit)
+        XCTAssertTrue(junit.contains("<property name=\"gate\" value=\"waivers \(directory)/waivers.yaml\"/>"), junit)
         let second = try run([], ["--junit", directory + "/second.xml"])
         XCTAssertEqual(second.status, 0, second.out + second.err)
         XCTAssertEqual(

@@ -37,17 +37,10 @@ final class MQTTCredentialsTests: XCTestCase {
         defer { sut.stop() }
         // What is tested is the broker's credentials, not latency: the golden file's budgets are
         // SHOULD here (judged, but warnings), as a loaded CI machine passes 1 s now and then.
-        let golden = directory + "/golden"
-        try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: true)
-        let shipped = try String(
-            contentsOfFile: TestSupport.repositoryRoot + "/golden/copd-desaturation.golden.yaml",
-            encoding: .utf8
-        )
-        XCTAssertTrue(shipped.contains("budgets: SHALL"))
-        try shipped.replacingOccurrences(of: "budgets: SHALL", with: "budgets: SHOULD").write(
-            toFile: golden + "/copd-desaturation.golden.yaml",
-            atomically: true,
-            encoding: .utf8
+        let golden = try TestSupport.goldensWithBudgetsAsShould(in: directory)
+        XCTAssertTrue(
+            try String(contentsOfFile: golden + "/copd-desaturation.golden.yaml", encoding: .utf8)
+                .contains("budgets: SHOULD")
         )
         let args =
             ["run", copd, "--target", sut.base, "--cacert", sut.caFile ?? "", "--mqtt", "127.0.0.1:\(port)"]

@@ -336,7 +336,7 @@ import VitalSimCore
         #expect(RunReport.console([verdict], colour: false, about: about).contains("tested: sut: acme-rpm; base url:"))
         let json = RunReport.json([verdict], about: about)
         #expect(json.contains(#""run":{"sut":"acme-rpm","base url":"https://127.0.0.1:8443""#))
-        #expect(RunReport.junit([verdict], about: about).contains(#"<property name="seed" value="42" />"#))
+        #expect(RunReport.junit([verdict], about: about).contains(#"<property name="seed" value="42"/>"#))
         let html = HTMLReport.render([verdict], about: about)
         #expect(html.contains("<tr><th>sut</th><td>acme-rpm</td></tr>"))
         #expect(html.contains(##"<a href="#scenario-fever-spike">fever-spike</a>"##))

@@ -118,7 +118,7 @@ import VitalSimCore
         let summary = try #require(checks.first { $0["name"] as? String == "rejects 501/phone-501/daily-summary/0" })
         #expect(summary["requirements"] as? [String] == ["ingest.daily-summary.refuse"])
         let junit = RunReport.junit([v])
-        #expect(junit.contains(#"<property name="requirement" value="ingest.heart-rate.refuse" />"#))
+        #expect(junit.contains(#"<property name="requirement" value="ingest.heart-rate.refuse"/>"#))
         // On failure the console says what the failed check verifies.
         let console = RunReport.console([v], colour: false)
         #expect(console.contains("validation-mismatch rejects 501/phone-501/7:"), "\(console)")

@@ -1,7 +1,7 @@
 import Foundation
 import VitalSimCore
 
-/// Writes verdicts as JUnit XML (``JUnitReport``, through XMLCoder), JSON, and a
+/// Writes verdicts as JUnit XML (``JUnitReport``, through FoundationXML), JSON, and a
 /// console summary.
 package enum RunReport {
     static func xml(_ s: String) -> String {
