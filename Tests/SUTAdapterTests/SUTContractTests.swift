@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import Judge
 import SUTAdapter
 import XCTest
@@ -130,10 +131,11 @@ final class SUTContractTests: XCTestCase {
         XCTAssertTrue(junit.contains("<error type=\"infrastructure\" message=\"every request was refused\">"), junit)
         XCTAssertFalse(junit.contains("<failure"), junit)
         XCTAssertTrue(junit.contains("ingestion POST /obs: 401 ×20"), junit)
-        XCTAssertTrue(
-            junit.contains("first 401: {&quot;error&quot;:&quot;token &lt;expired&gt;&quot;}"),
-            "escaped: \(junit)"
-        )
+        // Escaped in the XML, and read back whole by an XML parser.
+        XCTAssertFalse(junit.contains("token <expired>"), junit)
+        let document = try XMLDocument(xmlString: junit)
+        let outputs = try document.nodes(forXPath: "//testsuite[@name='broken']/system-out").compactMap(\.stringValue)
+        XCTAssertTrue(outputs.contains { $0.contains(#"first 401: {"error":"token <expired>"}"#) }, junit)
         let json = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(RunReport.json(verdicts).utf8)) as? [String: Any]
         )
