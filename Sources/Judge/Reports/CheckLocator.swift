@@ -54,15 +54,14 @@ package struct CheckLocator: Sendable {
             default: break
             }
         }
-        var occurrences: [String: Int] = [:]
-        for item in top["alerts"]?.sequence ?? [] {
+        let items = (top["alerts"]?.sequence ?? []).compactMap { item -> (rule: String, patient: String, line: Int)? in
             guard let m = item.mapping, let rule = m["rule"]?.string, let patient = m["patient"]?.string else {
-                continue
+                return nil
             }
-            var subject = "\(rule) patient \(patient)"
-            occurrences[subject, default: 0] += 1
-            if let n = occurrences[subject], n > 1 { subject += " #\(n)" }
-            alertLines[subject] = Self.line(item)
+            return (rule, patient, Self.line(item))
+        }
+        for (subject, item) in zip(Verdict.alertSubjects(items.map { ($0.rule, $0.patient) }), items) {
+            alertLines[subject] = item.line
         }
         for item in top["validation"]?.sequence ?? [] {
             if let reading = item.mapping?["reading"]?.string { validationLines[reading] = Self.line(item) }

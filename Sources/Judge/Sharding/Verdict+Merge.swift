@@ -127,14 +127,7 @@ extension Verdict {
     ) -> [Check] {
         let actions = parts.flatMap { $0.checks.filter { $0.kind == .careAction } }
         var merged = stableSorted(actions) { actionTimes[$0.name] ?? .max }
-        var subjects: [String] = []
-        var occurrences: [String: Int] = [:]
-        for e in golden.alerts {
-            var subject = "\(e.rule) patient \(e.patientID)"
-            occurrences[subject, default: 0] += 1
-            if let n = occurrences[subject], n > 1 { subject += " #\(n)" }
-            subjects.append(subject)
-        }
+        let subjects = alertSubjects(golden.alerts.map { ($0.rule, $0.patientID) })
         /// The golden alert a recipients check is about (the same subject as the judge names it).
         func alertIndex(_ check: Check) -> Int {
             subjects.firstIndex { s in

@@ -31,11 +31,9 @@ extension Verdict {
         let pairing = AlertMatching.match(golden.alerts, observed)
         var inboxes: [String: [ObservedNotification]] = [:]
         for n in notifications { inboxes[n.alertID, default: []].append(n) }
-        var occurrences: [String: Int] = [:]
+        let subjects = alertSubjects(golden.alerts.map { ($0.rule, $0.patientID) })
         for (i, e) in golden.alerts.enumerated() {
-            var subject = "\(e.rule) patient \(e.patientID)"
-            occurrences[subject, default: 0] += 1
-            if let n = occurrences[subject], n > 1 { subject += " #\(n)" }
+            let subject = subjects[i]
             guard let recipients = e.recipients else { continue }
             guard let j = pairing[i] else {
                 let detail = "not judged: the alert was not raised (its alert check says so)"
@@ -156,6 +154,18 @@ extension Verdict {
             )
         }
         return checks
+    }
+
+    /// What the care team's checks call each expected alert, in order: `RULE patient P`, and
+    /// `RULE patient P #N` for the Nth expectation of the same rule and patient.
+    package static func alertSubjects(_ alerts: [(rule: String, patient: String)]) -> [String] {
+        var occurrences: [String: Int] = [:]
+        return alerts.map { alert in
+            let subject = "\(alert.rule) patient \(alert.patient)"
+            occurrences[subject, default: 0] += 1
+            let n = occurrences[subject] ?? 1
+            return n > 1 ? subject + " #\(n)" : subject
+        }
     }
 
     /// A recipient's check name: `notifies P of RULE patient X`, or for a later step `escalates RULE
