@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -42,6 +42,10 @@ let package = Package(
         .library(name: "Bluetooth", targets: ["Bluetooth"]),
         .library(name: "ReferenceSUT", targets: ["ReferenceSUT", "ReferenceEngine"]),
     ],
+    // OTLP: `vitalsim run/serve --otlp-endpoint` export spans and metrics through swift-otel. Off by
+    // default (swift-otel, SwiftProtobuf and AsyncHTTPClient add minutes to a first build); build
+    // with `--traits OTLP` to have it. ci/test.sh builds and tests with it.
+    traits: [.trait(name: "OTLP", description: "OpenTelemetry export over OTLP/HTTP (swift-otel)")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -63,6 +67,10 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // OTLP export (the OTLP trait): only its HTTP exporter, not gRPC.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -102,6 +110,8 @@ let package = Package(
                 "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
                 histogram, hummingbird, lifecycle, clocks, logging,
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The requirements catalogue: what a backend is tested against, each check traced to it.
@@ -147,12 +157,22 @@ let package = Package(
         // What libFuzzer feeds hostile bytes to (ci/fuzz.sh), and the fuzzing binary / corpus replayer.
         module("FuzzTargets", ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine"]),
         .executableTarget(name: "vitalsim-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
+        // OpenTelemetry out: the OTLP/HTTP exporters of swift-otel behind the OTLP trait.
+        module(
+            "Telemetry",
+            [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
+                lifecycle, logging,
+            ]
+        ),
         // The command line: parsing, validation of flags, wiring; no logic of its own.
         .executableTarget(
             name: "vitalsim",
             dependencies: [
                 "Locking", "VitalSimCore", "Generation", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
-                "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "Requirements",
+                "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "Requirements", "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -178,8 +198,12 @@ let package = Package(
             [
                 "Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", "LiveHarness",
                 "InProcessSUT", "TestFixtures", clocks, histogram,
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        tests("TelemetryTests", ["Telemetry", logging]),
         tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),
         tests(
             "ReferenceEngineTests",
@@ -241,7 +265,7 @@ let package = Package(
 if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     let outside: Set<String> = [
         "vitalsim", "vitalsim-fuzz", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests", "VitalSimCoreTests",
-        "GenerationTests",
+        "GenerationTests", "Telemetry", "TelemetryTests",
         "TrafficTests", "JudgeTests", "BenchmarksTests", "ReferenceEngineTests",
     ]
     package.targets.removeAll { outside.contains($0.name) }

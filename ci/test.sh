@@ -19,6 +19,10 @@ export CI="${CI:-true}"
 # the same setting, so the dependencies' objects are reused; VITALSIM_DEBUG_INFO=dwarf restores it.
 export VITALSIM_DEBUG_INFO="${VITALSIM_DEBUG_INFO:-none}"
 debug_info=(-debug-info-format "$VITALSIM_DEBUG_INFO")
+# The package traits CI builds and tests with (Package.swift): OTLP, the OpenTelemetry exporter
+# users build only when they want it. ci/tsan.sh builds with the same, so nothing is compiled twice.
+export VITALSIM_TRAITS="${VITALSIM_TRAITS:-OTLP}"
+traits=(--traits "$VITALSIM_TRAITS")
 logs=.build-ci
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -43,7 +47,8 @@ export VITALSIM_SETUP_DONE=1
 # the module map's rules (ci/module-map.py, docs/architecture.md); every import a declared dependency.
 stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
   python3 ci/function-length.py --limit 80 Sources Tests && python3 ci/module-map.py > /dev/null' || status=1
-stage build swift build --build-tests "${debug_info[@]}" --explicit-target-dependency-import-check error || exit 1
+stage build swift build --build-tests "${debug_info[@]}" "${traits[@]}" --explicit-target-dependency-import-check error \
+  || exit 1
 # The requirements the core suite exercises (docs/requirements.md, `vitalsim coverage`): every SHALL
 # requirement a plain run can exercise must be. Those of BLE-link and push-channel runs are listed apart.
 stage coverage bash -c ".build/debug/vitalsim coverage scenarios/core \
@@ -62,7 +67,7 @@ background >"$logs/background.log" 2>&1 &
 background_pid=$!
 
 tests_rc=0
-stage tests swift test --skip-build "${debug_info[@]}" --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
+stage tests swift test --skip-build "${debug_info[@]}" "${traits[@]}" --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
   --xunit-output "$logs/tests.xml" >"$logs/tests.log" 2>&1 || tests_rc=1
 # The failures' own lines, so a red run says what failed without opening the log.
 grep -E "error: |Test Case .* failed|✘" "$logs/tests.log" | head -200 || true
@@ -73,7 +78,7 @@ if [ "$tests_rc" -ne 0 ]; then
   rerun=$(python3 ci/test-report.py "$logs" --rerun-filter) || status=1
   if [ -n "$rerun" ]; then
     echo "== rerunning alone: $rerun"
-    stage rerun swift test --skip-build "${debug_info[@]}" --parallel --num-workers 1 --filter "$rerun" \
+    stage rerun swift test --skip-build "${debug_info[@]}" "${traits[@]}" --parallel --num-workers 1 --filter "$rerun" \
       --xunit-output "$logs/rerun.xml" >"$logs/rerun.log" 2>&1 || status=1
     grep -E "error: |Test Case .* failed" "$logs/rerun.log" | head -100 || true
   fi

@@ -21,7 +21,9 @@ cd "$(dirname "$0")/.."
 # The manifest is read anew (not from SwiftPM's shared cache), as it depends on the variable.
 export VITALSIM_TSAN_SCOPE=1
 debug_info=(-debug-info-format "${VITALSIM_DEBUG_INFO:-dwarf}")
-swift build --build-tests --manifest-cache none "${debug_info[@]}"
+# The plain build's traits (ci/test.sh), so that its objects are the ones reused.
+traits=(--traits "${VITALSIM_TRAITS:-OTLP}")
+swift build --build-tests --manifest-cache none "${debug_info[@]}" "${traits[@]}"
 concurrent='LiveHarnessTests|SUTAdapterTests|LockingTests|TransportsTests|ReferenceSUTTests'
 # The runner's tasks against the in-process SUT are watched through the misconfiguration, stored-data
 # and doctor suites (every part of a run, a few runs); the end-to-end suites that repeat them over
@@ -34,5 +36,5 @@ inprocess='BluetoothTests.HCIHostTests|IntegrationTests.MQTTClientLoopTests|Inte
 virtual='VirtualClockRunTests|VirtualClockMQTTTests'
 # halt_on_error: the first race fails the run, with both stacks in the log.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  swift test --skip-build --manifest-cache none "${debug_info[@]}" --parallel --num-workers 2 \
+  swift test --skip-build --manifest-cache none "${debug_info[@]}" "${traits[@]}" --parallel --num-workers 2 \
   --filter "$concurrent|$inprocess" --skip "$repeated|$virtual" "$@"

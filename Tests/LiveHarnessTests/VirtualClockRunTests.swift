@@ -87,7 +87,9 @@ final class VirtualClockRunTests: XCTestCase {
         hooks.clock = AnyClock(sut.stepped)
         if let metrics {
             hooks.dispatched = { metrics.dispatched(scenario: "s", lagSeconds: $0) }
-            hooks.answered = { metrics.answered(scenario: "s", status: $0, readings: $1, latencySeconds: $2) }
+            hooks.answered = {
+                metrics.answered(scenario: "s", status: $1.status, readings: $0.readings.count, latencySeconds: $2)
+            }
         }
         return LiveRunner(base: base, target: target, pacing: pacing, mqtt: mqtt, trace: trace, hooks: hooks)
     }

@@ -40,7 +40,8 @@ package final class EmbeddedSUT: Sendable {
         mqttTopics: [String] = [],
         webhook: String? = nil,
         bleGateway: [String] = [],
-        bleSpeed: Double? = nil
+        bleSpeed: Double? = nil,
+        otlpEndpoint: String? = nil
     ) throws(HarnessError) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -57,6 +58,7 @@ package final class EmbeddedSUT: Sendable {
         if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
         for topic in mqttTopics { arguments += ["--mqtt-topic", topic] }
         if let webhook { arguments += ["--webhook", webhook] }
+        if let otlpEndpoint { arguments += ["--otlp-endpoint", otlpEndpoint] }
         if let credentials {
             arguments += ["--credentials", credentials.file]
             if let (username, password) = credentials.mqtt {

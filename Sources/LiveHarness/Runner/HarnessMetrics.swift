@@ -1,3 +1,4 @@
+import CoreMetrics
 import Hummingbird
 import Logging
 import Prometheus
@@ -6,19 +7,24 @@ import Prometheus
 /// watched from the team's Prometheus or Grafana while it goes (`vitalsim run --metrics-port`):
 /// requests sent and answered by outcome, readings acknowledged, latency histograms of reading →
 /// acknowledgement and of the harness's own scheduling lag, and how far each scenario's time has
-/// got — each labelled with the run id, the shard and the scenario.
+/// got — each labelled with the run id, the shard and the scenario. The same instruments go to an
+/// OpenTelemetry exporter's metrics factory when one is given (`--otlp-endpoint`), named with dots
+/// (`vitalsim.harness.requests_sent`) as OpenTelemetry names are.
 package final class HarnessMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let run: String
     let shard: String
+    /// Where the instruments are exported besides the Prometheus registry (swift-metrics).
+    let exported: (any MetricsFactory)?
 
     /// Histogram bucket upper bounds, seconds.
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    /// Metrics of run `run` (shard `I/N`, or `all`).
-    package init(run: String, shard: String) {
+    /// Metrics of run `run` (shard `I/N`, or `all`), also recorded through `exporting`.
+    package init(run: String, shard: String, exporting: (any MetricsFactory)? = nil) {
         self.run = run
         self.shard = shard
+        exported = exporting
     }
 
     func labels(_ scenario: String, _ more: [(String, String)] = []) -> [(String, String)] {
@@ -43,6 +49,16 @@ package final class HarnessMetrics: Sendable {
             labels: labels(scenario),
             buckets: Self.bounds
         ).record(lagSeconds)
+        if let exported {
+            Counter(label: "vitalsim.harness.requests_sent", dimensions: labels(scenario), factory: exported)
+                .increment()
+            Recorder(
+                label: "vitalsim.harness.scheduling_lag_seconds",
+                dimensions: labels(scenario),
+                aggregate: true,
+                factory: exported
+            ).record(lagSeconds)
+        }
     }
 
     /// A request's final answer: `status` (nil: none came), its `readings`, and the latency from
@@ -61,6 +77,14 @@ package final class HarnessMetrics: Sendable {
             ),
             labels: labels(scenario, [("outcome", outcome)])
         ).increment(by: Int64(readings))
+        if let exported {
+            Counter(
+                label: "vitalsim.harness.readings",
+                dimensions: labels(scenario, [("outcome", outcome)]),
+                factory: exported
+            )
+            .increment(by: readings)
+        }
         guard let status, status < 500 else { return }
         registry.makeValueHistogram(
             descriptor: Self.descriptor(
@@ -70,6 +94,14 @@ package final class HarnessMetrics: Sendable {
             labels: labels(scenario),
             buckets: Self.bounds
         ).record(latencySeconds)
+        if let exported {
+            Recorder(
+                label: "vitalsim.harness.reading_to_ack_seconds",
+                dimensions: labels(scenario),
+                aggregate: true,
+                factory: exported
+            ).record(latencySeconds)
+        }
     }
 
     /// How far the scenario's time has got (0…1).
@@ -78,6 +110,11 @@ package final class HarnessMetrics: Sendable {
             descriptor: Self.descriptor("vitalsim_harness_progress_ratio", "Share of the scenario's time reached."),
             labels: labels(scenario)
         ).set(to: fraction)
+        if let exported {
+            Gauge(label: "vitalsim.harness.progress_ratio", dimensions: labels(scenario), factory: exported).record(
+                fraction
+            )
+        }
     }
 
     /// Prometheus exposition text.

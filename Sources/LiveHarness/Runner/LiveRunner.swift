@@ -36,7 +36,8 @@ package final class LiveRunner: Sendable {
     /// Ordered workers: one patient's deliveries always on the same one.
     let workers: Int
     let onDispatch: (@Sendable (Double) -> Void)?
-    let onAnswer: (@Sendable (Int?, Int, Double) -> Void)?
+    let onAnswer: (@Sendable (PlannedRequest, RequestOutcome, Double) -> Void)?
+    let onObserved: (@Sendable (ObservedAlert, SentRequest?, Double, Double) -> Void)?
     /// The W3C trace context sent with each request and MQTT message (nil: none).
     let trace: RequestTrace?
     /// Poll interval for alerts, and how long the alert list must stay unchanged at the end.
@@ -143,10 +144,13 @@ package final class LiveRunner: Sendable {
         package var names = SettingNames.words
         /// What the schedule, retries, waits and latencies are measured on (a test injects its own).
         package var clock = AnyClock(ContinuousClock())
-        /// Each request as it is dispatched (how late, seconds) and answered (status, readings,
-        /// latency in seconds): live metrics (``HarnessMetrics``).
+        /// Each request as it is dispatched (how late, seconds) and answered (the request, its
+        /// outcome, seconds since it was due): live metrics (``HarnessMetrics``) and spans (``RunSpans``).
         package var dispatched: (@Sendable (Double) -> Void)?
-        package var answered: (@Sendable (Int?, Int, Double) -> Void)?
+        package var answered: (@Sendable (PlannedRequest, RequestOutcome, Double) -> Void)?
+        /// Each alert the run saw, once it ends: the request that carried its last evidence reading,
+        /// seconds since that reading was due and since the alert was first seen (``RunSpans``).
+        package var observed: (@Sendable (ObservedAlert, SentRequest?, Double, Double) -> Void)?
 
         package init() {}
     }
@@ -181,6 +185,7 @@ package final class LiveRunner: Sendable {
         onProgress = hooks.progress
         onDispatch = hooks.dispatched
         onAnswer = hooks.answered
+        onObserved = hooks.observed
         mqttOnly = mqtt?.only ?? false
         outageLimit = pacing.outageLimit
         self.observers = observers
@@ -549,15 +554,7 @@ package final class LiveRunner: Sendable {
                 await window.drain()
                 outcome = await send(request, shared)
             }
-            finish(
-                i,
-                outcome,
-                intended: intended,
-                span: span,
-                readings: request.readings.count,
-                route: RunHealth.route(of: request),
-                shared
-            )
+            finish(i, request, outcome, intended: intended, span: span, route: RunHealth.route(of: request), shared)
         }
         await window.drain()
     }
@@ -599,9 +596,16 @@ package final class LiveRunner: Sendable {
                 return alongside.origin + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
             }
             var alertLatency = Histogram<UInt64>.latency()
+            let now = clock.now
             for id in s.order {
                 guard let (a, seen) = s.firstSeen[id], let due = intended(a) else { continue }
                 alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
+                onObserved?(
+                    a,
+                    a.evidence.last.flatMap { carrier[$0] }.map { sent[$0] },
+                    (now - due).seconds,
+                    (now - seen).seconds
+                )
             }
             for k in s.push.indices {
                 s.push[k].alerts = s.pushSeen[k].mapValues(\.0)
@@ -845,14 +849,15 @@ package final class LiveRunner: Sendable {
     /// unanswered request stopping the run.
     func finish(
         _ i: Int,
+        _ request: PlannedRequest,
         _ outcome: RequestOutcome,
         intended: Instant,
         span: Int64,
-        readings: Int,
         route: String,
         _ shared: State
     ) {
         let now = clock.now
+        let readings = request.readings.count
         let (answered, reached) = shared.withLock { s -> (Int, Int64) in
             s.answered += 1
             s.outcomes[i] = outcome
@@ -880,7 +885,7 @@ package final class LiveRunner: Sendable {
             }
             return (s.answered, s.reached)
         }
-        onAnswer?(outcome.status, readings, (now - intended).seconds)
+        onAnswer?(request, outcome, (now - intended).seconds)
         if let report = onProgress, answered % 50 == 0 {
             report(Progress(answered: answered, reached: reached, span: span))
         }
@@ -899,16 +904,15 @@ package final class LiveRunner: Sendable {
         _ window: SendWindow
     ) -> Bool {
         let message = message(for: plannedRequest)
-        let readings = plannedRequest.readings.count
         do throws(MQTTError) {
             try mqtt.publish(message) { reason in
                 if reason >= 0, reason < 0x80 {
                     self.finish(
                         i,
+                        plannedRequest,
                         RequestOutcome(status: 200, attempts: 1),
                         intended: intended,
                         span: span,
-                        readings: readings,
                         route: RunHealth.mqttRoute,
                         shared
                     )
@@ -920,10 +924,10 @@ package final class LiveRunner: Sendable {
                     outcome.attempts += 1
                     self.finish(
                         i,
+                        plannedRequest,
                         outcome,
                         intended: intended,
                         span: span,
-                        readings: readings,
                         route: RunHealth.mqttRoute,
                         shared
                     )

@@ -1,6 +1,7 @@
 import Foundation
 import Judge
 import SUTAdapter
+import Tracing
 import Transports
 import VitalSimCore
 
@@ -29,8 +30,10 @@ package struct LiveOptions: Sendable {
     package var runID = "run"
     /// Progress of each scenario: (scenario, requests answered and scenario time reached).
     package var progress: (@Sendable (String, LiveRunner.Progress) -> Void)?
-    /// Live metrics of the run (`--metrics-port`), if served.
+    /// Live metrics of the run (`--metrics-port`, `--otlp-endpoint`), if served or exported.
     package var metrics: HarnessMetrics?
+    /// Where the run's spans go (`--otlp-endpoint`): a span per request and per alert (``RunSpans``).
+    package var tracer: (any Tracer)?
     /// How messages name the settings they point at (the command line: its flags).
     package var names = SettingNames.words
     /// Messages for the user (the command line prints them on standard error).
@@ -79,6 +82,8 @@ package struct LiveOptions: Sendable {
         package var executable: String
         /// Its faulty modes (`FaultPlan` syntax, e.g. `off-by-one`).
         package var faults: [String] = []
+        /// The OpenTelemetry collector its spans go to (`--otlp-endpoint`), as the run's own.
+        package var otlpEndpoint: String?
     }
 
     /// How fast readings go, over how many connections, and how long the end of a run waits.
@@ -182,5 +187,8 @@ package struct LiveOptions: Sendable {
         package var startAt: Int64?
 
         package init() {}
+
+        /// The shard as metrics and spans name it: `I/N`, or `all`.
+        package var label: String { shard.map { "\($0.index)/\($0.count)" } ?? "all" }
     }
 }

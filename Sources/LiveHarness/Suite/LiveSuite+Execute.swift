@@ -492,7 +492,8 @@ extension LiveSuite {
             mqttTopics: options.target.profile.mqttTopics.map(\.description),
             webhook: webhook,
             bleGateway: gatewayHCI,
-            bleSpeed: setup.overBLE ? options.pacing.speed : nil
+            bleSpeed: setup.overBLE ? options.pacing.speed : nil,
+            otlpEndpoint: options.embedded.otlpEndpoint
         )
         resources.embedded = sut
         return (sut.base, sut.caFile)
@@ -732,9 +733,24 @@ extension LiveSuite {
                 metrics?.progress(scenario: name, fraction: p.fraction)
             }
         }
+        let trace = RequestTrace(run: options.runID, scenario: setup.scenario.name)
+        let spans = options.tracer.map { RunSpans(tracer: $0, trace: trace, shard: options.sharding.label) }
         if let metrics {
             hooks.dispatched = { metrics.dispatched(scenario: name, lagSeconds: $0) }
-            hooks.answered = { metrics.answered(scenario: name, status: $0, readings: $1, latencySeconds: $2) }
+        }
+        if metrics != nil || spans != nil {
+            hooks.answered = { request, outcome, seconds in
+                metrics?.answered(
+                    scenario: name,
+                    status: outcome.status,
+                    readings: request.readings.count,
+                    latencySeconds: seconds
+                )
+                spans?.answered(request, outcome, sinceIntended: seconds)
+            }
+        }
+        if let spans {
+            hooks.observed = { spans.observed($0, carrier: $1, sinceDue: $2, sinceSeen: $3) }
         }
         hooks.isAlive = alive
         hooks.ingestionBase = ingestionBase
@@ -762,7 +778,7 @@ extension LiveSuite {
             observers: resources.observers,
             naming: naming,
             contract: setup.contract,
-            trace: RequestTrace(run: options.runID, scenario: setup.scenario.name),
+            trace: trace,
             hooks: hooks
         )
     }

@@ -21,6 +21,7 @@ package enum ReferenceServer {
     /// Every route of the SUT contract.
     package static func router(_ context: ServerContext) -> Router<BasicRequestContext> {
         let router = Router()
+        if context.traced { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: TraceContextMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: context.metrics))
         router.get("healthz") { _, _ in json(.ok, .object([("status", .string("ok"))])) }

@@ -65,6 +65,10 @@ package struct ReferenceServiceConfiguration: Sendable {
     package var readTimeout = Duration.seconds(30)
     /// Readings per second per device; 0 disables the limit.
     package var rateLimit: Double = 1000
+    /// A span per request through Hummingbird's tracing middleware, to the tracer bootstrapped in
+    /// `InstrumentationSystem` (`vitalsim serve --otlp-endpoint`): in the caller's trace when the
+    /// request carries a `traceparent`.
+    package var traced = false
     /// BLE gateway: one HCI transport per central (`tcp:HOST:PORT` or `hciN`), and the devices it may connect to.
     package var bleGateway: [String] = []
     package var bleTargets: [BLEGateway.Target] = []
@@ -111,7 +115,8 @@ package enum ReferenceService {
             store: store,
             credentials: config.credentials,
             limiter: RateLimiter(rate: config.rateLimit),
-            faults: config.faults
+            faults: config.faults,
+            traced: config.traced
         )
         let app = try application(config, context: context, logger: logger, announce: announce)
         var ingest: Task<Void, Never>?

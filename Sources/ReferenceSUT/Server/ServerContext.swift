@@ -11,6 +11,8 @@ package struct ServerContext: Sendable {
     package var clock: @Sendable () -> Int64
     /// Wall clock in Unix ms that stamps the audit trail's entries.
     package var auditClock: @Sendable () -> Int64
+    /// Each request gets a span of the tracer bootstrapped in `InstrumentationSystem`.
+    package var traced: Bool
 
     package init(
         store: ReferenceStore,
@@ -18,9 +20,11 @@ package struct ServerContext: Sendable {
         limiter: RateLimiter = RateLimiter(rate: 0),
         faults: FaultPlan = FaultPlan(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
-        auditClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        auditClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        traced: Bool = false
     ) {
         self.auditClock = auditClock
+        self.traced = traced
         self.store = store
         self.credentials = credentials
         self.limiter = limiter

@@ -63,15 +63,19 @@ package struct RequestTrace: Sendable, Equatable {
         traceID(firstReading: Self.key(request)).description
     }
 
-    /// The trace id (32 lowercase hex digits) of a sent request.
-    package func traceID(of request: SentRequest) -> String {
-        let k = Self.key(
+    /// The key of a sent request.
+    package static func key(_ request: SentRequest) -> String {
+        key(
             firstReading: request.firstReading,
             patient: request.patientID,
             device: request.deviceID,
             sendAt: request.sendAt
         )
-        return traceID(firstReading: k).description
+    }
+
+    /// The trace id (32 lowercase hex digits) of a sent request.
+    package func traceID(of request: SentRequest) -> String {
+        traceID(firstReading: Self.key(request)).description
     }
 
     /// The `traceparent` value of an attempt at the request whose first reading is `reading`.

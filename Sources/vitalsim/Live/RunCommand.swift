@@ -5,6 +5,7 @@ import LiveHarness
 import Locking
 import Requirements
 import SUTAdapter
+import Telemetry
 import VitalSimCore
 
 /// Options shared by `run` and `record`.
@@ -129,6 +130,7 @@ extension VitalSim {
             )
         ) var signKey: String?
         @OptionGroup(title: "Sharding") var sharding: ShardFlags
+        @OptionGroup(title: "OpenTelemetry") var telemetry: TelemetryFlags
         @Option(
             name: .long,
             help:
@@ -186,6 +188,45 @@ extension VitalSim {
             }
         }
 
+        /// Runs the suite with its live metrics served (`--metrics-port`) and its spans and metrics
+        /// exported (`--otlp-endpoint`) while it goes; the export is flushed before the verdicts are
+        /// reported, whatever the outcome.
+        func runObserved(_ files: [String], options: LiveOptions) async throws -> SuiteRun {
+            var options = options
+            let exporter = try telemetry.start(
+                service: "vitalsim",
+                attributes: ["vitalsim.run_id": options.runID, "vitalsim.shard": options.sharding.label]
+            )
+            options.tracer = exporter?.tracer
+            // The embedded reference SUT exports its spans to the same collector.
+            if exporter != nil { options.embedded.otlpEndpoint = telemetry.otlpEndpoint }
+            var stopMetrics: (@Sendable () -> Void)?
+            defer { stopMetrics?() }
+            do throws(HarnessError) {
+                if metricsPort != nil || exporter != nil {
+                    let metrics = HarnessMetrics(
+                        run: options.runID,
+                        shard: options.sharding.label,
+                        exporting: exporter?.metrics
+                    )
+                    if let metricsPort {
+                        let (port, stop) = try await metrics.serve(port: metricsPort)
+                        printError("live metrics: http://127.0.0.1:\(port)/metrics")
+                        stopMetrics = stop
+                    }
+                    options.metrics = metrics
+                }
+                let suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }
+                await exporter?.shutdown()
+                return suite
+            } catch {
+                await exporter?.shutdown()
+                printError("vitalsim run: \(error)")
+                if error.isInputError { throw ExitCodes.input }
+                throw ExitCodes.infrastructure
+            }
+        }
+
         func run() async throws {
             let files = LiveSuite.scenarioFiles(live.path)
             guard !files.isEmpty else {
@@ -201,31 +242,14 @@ extension VitalSim {
             }
             let gate = try reports.gate(conformance: options.target.profile.conformance)
             let shard = try sharding.patientShard()
-            var stopMetrics: (@Sendable () -> Void)?
-            defer { stopMetrics?() }
-            do throws(HarnessError) {
-                if let metricsPort {
-                    let metrics = HarnessMetrics(
-                        run: options.runID,
-                        shard: shard.map { "\($0.index)/\($0.count)" } ?? "all"
-                    )
-                    let (port, stop) = try await metrics.serve(port: metricsPort)
-                    printError("live metrics: http://127.0.0.1:\(port)/metrics")
-                    (options.metrics, stopMetrics) = (metrics, stop)
-                }
-                options.reports.charts = reports.html != nil
-                options.reports.evidence = evidence
-                options.sharding.shard = shard
-                options.sharding.startAt = sharding.startInstant
-                options.reports.listsRequests = sharding.result != nil
-                // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
-                if isatty(2) == 1 { options.progress = ProgressBar().update }
-                suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }
-            } catch {
-                printError("vitalsim run: \(error)")
-                if error.isInputError { throw ExitCodes.input }
-                throw ExitCodes.infrastructure
-            }
+            options.reports.charts = reports.html != nil
+            options.reports.evidence = evidence
+            options.sharding.shard = shard
+            options.sharding.startAt = sharding.startInstant
+            options.reports.listsRequests = sharding.result != nil
+            // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
+            if isatty(2) == 1 { options.progress = ProgressBar().update }
+            suite = try await runObserved(files, options: options)
             try writeShardResult(suite, shard: shard, startAt: options.sharding.startAt)
             let verdicts = suite.verdicts
             if let shard {

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ReferenceEngine
 import ReferenceSUT
+import Telemetry
 import Traffic
 import Transports
 import VitalSimCore
@@ -105,6 +106,7 @@ extension VitalSim {
                 "Stamp BLE values that carry no time stamp (heart rate, continuous SpO2, CGM, battery) on the --scenario's time axis: its start once every device has subscribed, running N times faster than the wall clock (for vitalsim run --ble hci --speed N; default: the wall clock, as a real gateway)."
         ) var bleSpeed: Double?
         @Option(name: .long, help: "Log level.") var logLevel = LogLevel.warning
+        @OptionGroup(title: "OpenTelemetry") var telemetry: TelemetryFlags
 
         func validate() throws {
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -171,6 +173,10 @@ extension VitalSim {
             var logger = Logger(label: "vitalsim.serve") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = logLevel.level
             defer { try? FileManager.default.removeItem(atPath: scratch) }
+            // A span per request, in the caller's trace (traceparent), exported over OTLP.
+            let exporter = try telemetry.start(service: "vitalsim-reference-sut", attributes: [:])
+            exporter?.bootstrapInstrumentation()
+            config.traced = exporter != nil
             do throws(ReferenceSetupError) {
                 try await ReferenceService.run(config, logger: logger) { line in
                     // Credentials go out just before the listening line, so that a reader of stdout has them when the
@@ -179,8 +185,10 @@ extension VitalSim {
                     FileHandle.standardOutput.write(Data(text.utf8))
                 }
             } catch {
+                await exporter?.shutdown()
                 throw CommandFailure.infrastructure("vitalsim serve: \(error)")
             }
+            await exporter?.shutdown()
         }
 
         /// The service's configuration from the flags and the files they name (rules, scenario,
