@@ -99,7 +99,11 @@ let package = Package(
         // evidence bundles, and the shrinker's search.
         module(
             "Judge",
-            ["VitalSimCore", "Traffic", yams, histogram, crypto, .product(name: "SwiftASN1", package: "swift-asn1")]
+            [
+                "VitalSimCore", "Traffic", yams, histogram, crypto, mustache,
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Reports/HTML")]
         ),
         // The SUT adapter: profiles (pure), how the harness talks to a SUT, and `vitalsim doctor`.
         module("SUTAdapter", ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", yams, mustache]),

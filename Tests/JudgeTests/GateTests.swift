@@ -324,7 +324,7 @@ import VitalSimCore
         gate: ["strict"]
     )
 
-    @Test func everyReportSaysWhatWasTested() {
+    @Test func everyReportSaysWhatWasTested() throws {
         let verdict = Verdict(scenario: "fever-spike", checks: [])
         #expect(
             about.lines == [
@@ -337,7 +337,7 @@ import VitalSimCore
         let json = RunReport.json([verdict], about: about)
         #expect(json.contains(#""run":{"sut":"acme-rpm","base url":"https://127.0.0.1:8443""#))
         #expect(RunReport.junit([verdict], about: about).contains(#"<property name="seed" value="42"/>"#))
-        let html = HTMLReport.render([verdict], about: about)
+        let html = try HTMLReport.render([verdict], about: about)
         #expect(html.contains("<tr><th>sut</th><td>acme-rpm</td></tr>"))
         #expect(html.contains(##"<a href="#scenario-fever-spike">fever-spike</a>"##))
     }
@@ -379,7 +379,7 @@ import VitalSimCore
         GoldenFile.ExpectedAlert(patientID: "1", rule: rule, severity: .high, from: t - minute, to: t + 5 * minute)
     }
 
-    @Test func alertsSitOnTheirSignalsChartsMarkedAsJudged() {
+    @Test func alertsSitOnTheirSignalsChartsMarkedAsJudged() throws {
         var verdict = Verdict(scenario: "s", checks: [])
         verdict.expectedAlerts = [
             expected("hr.tachycardia", at: t0), expected("hr.tachycardia", at: t0 + 60 * minute),
@@ -406,7 +406,7 @@ import VitalSimCore
             ],
             spans: []
         )
-        let html = HTMLReport.render([verdict])
+        let html = try HTMLReport.render([verdict])
         let panels = html.components(separatedBy: "<svg class=\"panel\"").dropFirst()
         let heart = panels.first { $0.contains("data-kind=\"heart-rate\"") } ?? ""
         let spo2 = panels.first { $0.contains("data-kind=\"spo2\"") } ?? ""

@@ -147,7 +147,7 @@ final class SUTContractTests: XCTestCase {
         let console = RunReport.console(verdicts, colour: false)
         XCTAssertTrue(console.contains("ERROR broken: not judged: every request was refused"), console)
         XCTAssertTrue(console.contains("FAIL 1/2 scenario(s), 1 not judged (exit 3)"), console)
-        let html = HTMLReport.render(verdicts)
+        let html = try HTMLReport.render(verdicts)
         XCTAssertTrue(html.contains("<p class=\"error\">") && html.contains("<table class=\"contract\">"), html)
     }
 }

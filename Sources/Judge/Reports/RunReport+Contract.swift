@@ -63,21 +63,3 @@ extension RunReport {
         ])
     }
 }
-
-extension HTMLReport {
-    /// The section as a table (one row per endpoint) and a line on the alerts.
-    static func contract(_ sutContract: SUTContract) -> String {
-        var h = "<h3>SUT contract</h3>\n"
-        h +=
-            "<table class=\"contract\"><tr><th>role</th><th>endpoint</th><th>answers</th><th>first refusals</th></tr>\n"
-        for e in sutContract.sortedEndpoints {
-            var first = e.firstBodies.keys.sorted().map { "<b>\(esc(e.label($0)))</b> \(esc(e.firstBodies[$0]!))" }
-            if let reason = e.firstUnanswered { first.append("<b>no answer</b> \(esc(reason))") }
-            h +=
-                "<tr class=\"endpoint\" data-role=\"\(e.role.rawValue)\"><td>\(e.role.rawValue)</td><td><code>\(esc(e.name))</code></td>"
-                + "<td>\(esc(e.summary))</td><td>\(first.joined(separator: "<br>"))</td></tr>\n"
-        }
-        if sutContract.endpoints.isEmpty { h += "<tr><td colspan=\"4\">no endpoint of the SUT was reached</td></tr>\n" }
-        return h + "</table>\n<p class=\"contract-alerts\">\(esc(sutContract.alertSummary))</p>\n"
-    }
-}

@@ -97,7 +97,15 @@ struct ReportFlags: ParsableArguments {
         if let json {
             try Self.write(Data(RunReport.json(verdicts, notes: outcome.notes, about: about).utf8), to: json)
         }
-        if let html { try Self.write(Data(HTMLReport.render(verdicts, title: title, about: about).utf8), to: html) }
+        if let html {
+            let page: String
+            do throws(HTMLReport.TemplateProblem) {
+                page = try HTMLReport.render(verdicts, title: title, about: about)
+            } catch {
+                throw CommandFailure.infrastructure("--html \(html): \(error)")
+            }
+            try Self.write(Data(page.utf8), to: html)
+        }
         try emitCI(verdicts, notes: outcome.notes, about: about, title: title, sources: sources)
         print(RunReport.console(verdicts, colour: colour, notes: outcome.notes, about: about), terminator: "")
         if !errors.isEmpty { throw ExitCodes.infrastructure }
