@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # Installs what VitalSim's tests and quick start need on Debian 12 (idempotent).
 # Swift 6 itself must be on PATH (swift.org toolchain; preinstalled on the project's machines).
+# `--system` installs the Debian packages only, `--python` creates the Python virtual environments
+# only (ci/test.sh creates them while the build runs); without an argument, both.
 set -euo pipefail
+part="${1:-all}"
+case "$part" in all | --system | --python) ;; *)
+  echo "usage: ci/setup-debian.sh [--system|--python]" >&2
+  exit 2
+  ;;
+esac
+
+if [ "$part" != --python ]; then
 
 need=()
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
@@ -29,6 +39,12 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+if ! command -v swift >/dev/null 2>&1; then
+  echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2
+  exit 3
+fi
+fi
+[ "$part" != --system ] || exit 0
 
 # bumble (an independent BLE stack: virtual controllers and centrals for the live BLE tests) in a
 # project-local virtual environment, pinned to the version the tests were written against.
@@ -60,8 +76,6 @@ fi
   || "$tvenv/bin/pip" install -q "hrv-analysis==1.0.5" "nolds==0.5.2" "numpy<2.4" "pandas<3"
 # kubernetes-validate: validates ci/k8s/ against the Kubernetes schema (offline: it ships the schemas).
 "$tvenv/bin/python" -c "import kubernetes_validate" 2>/dev/null || "$tvenv/bin/pip" install -q "kubernetes-validate==1.37.0"
-
-if ! command -v swift >/dev/null 2>&1; then
-  echo "ci/setup-debian.sh: swift is not on PATH; install a Swift 6 toolchain for Debian 12 from swift.org" >&2
-  exit 3
-fi
+# opentelemetry-proto: the OpenTelemetry project's protobuf classes, decoding what the OTLP exporter
+# sends in the test's receiver (Tests/otlp/otlp_receiver.py).
+"$tvenv/bin/python" -c "import opentelemetry.proto" 2>/dev/null || "$tvenv/bin/pip" install -q "opentelemetry-proto==1.45.2"

@@ -21,7 +21,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-ORDER = ["setup", "lint", "build", "coverage", "tests", "rerun", "tsan", "fuzz"]
+ORDER = ["setup", "python", "lint", "build", "coverage", "tests", "rerun", "tsan", "fuzz"]
 
 
 def stages(folder):

@@ -2,8 +2,9 @@
 # The README's test command: installs dependencies, builds everything once, runs every test, then
 # prints a table of each stage's time and one closing line with the test totals.
 #
-# Stages: setup, lint, build, coverage (the requirements the core suite exercises), tests (every XCTest and Swift Testing case, in parallel worker
-# processes), tsan (VitalSim's modules compiled again with ThreadSanitizer in the same folder, and the
+# Stages: setup (Debian packages), python (the virtual environments, in the background while lint
+# and build run), lint, build, coverage (the requirements the core suite exercises), tests (every
+# XCTest and Swift Testing case, in parallel worker processes), tsan (VitalSim's modules compiled again with ThreadSanitizer in the same folder, and the
 # concurrent code's tests) and fuzz (libFuzzer build and pass). The fuzz stage compiles and runs in
 # the background at the lowest CPU priority while the tests run, so the two cores are never idle; the
 # tests keep priority, as they measure latencies. The tsan stage follows the tests, as it recompiles
@@ -41,8 +42,12 @@ stage() {
   return "$rc"
 }
 
-stage setup bash ci/setup-debian.sh || exit 1
+stage setup bash ci/setup-debian.sh --system || exit 1
 export VITALSIM_SETUP_DONE=1
+# The Python virtual environments (downloads and unpacking, little CPU) while lint and build run;
+# the tests wait for them.
+stage python bash ci/setup-debian.sh --python >"$logs/python.log" 2>&1 &
+python_pid=$!
 # Style (.swift-format: 120 columns, documented public API); functions fit a screen (80 lines);
 # the module map's rules (ci/module-map.py, docs/architecture.md); every import a declared dependency.
 stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests &&
@@ -54,6 +59,10 @@ stage build swift build --build-tests "${debug_info[@]}" "${traits[@]}" --explic
 stage coverage bash -c ".build/debug/vitalsim coverage scenarios/core \
   --json $logs/coverage.json > $logs/coverage.log" || status=1
 head -3 "$logs/coverage.log" || true
+if ! wait "$python_pid"; then
+  cat "$logs/python.log"
+  exit 1
+fi
 
 # The fuzzing build and pass in the background as idle work (SCHED_IDLE: it runs only when the
 # tests leave a core free, so the tests' latencies are theirs).
