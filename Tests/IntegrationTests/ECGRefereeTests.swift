@@ -76,4 +76,53 @@ final class ECGRefereeTests: XCTestCase {
         XCTAssertEqual(byTime["2024-11-07T12:00:00.000Z"], "sinusRhythm", "sinus tachycardia at 135 is not AF")
         XCTAssertTrue(verdicts.contains { $0.time == "2024-11-07T12:00:00.000Z" && $0.hr > 120 }, r.out)
     }
+
+    /// The sinus waveform's shape at ordinary rates, measured by neurokit2's wavelet delineation
+    /// (`Tests/referees/ecg_morphology.py`): QRS 80–100 ms, PR 120–200 ms, QTc by Fridericia
+    /// 350–450 ms, a P wave of 0.05–0.25 mV in lead I (docs/physiology.md, "ECG"), and clean
+    /// recordings rated "Excellent" by Zhao & Zhang's quality rules (none "Unacceptable").
+    func testSinusRecordingsHaveNormalIntervalsAndAnExcellentQuality() throws {
+        let python = try ReferenceOpenAPITests.testPython(installing: "neurokit2==0.2.13")
+        let dir = TestSupport.temporaryDirectory("ecg-morphology")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let patients = [72, 80, 95].enumerated().map { i, rate in
+            """
+              - id: "\(i + 1)"
+                profile: adult
+                baseline: {heartRate: \(rate), dailySteps: 0}
+                devices:
+                  - {id: watch\(i + 1), type: ecg-watch, recordings: ["08:30", "09:30", "10:30"], triggers: [schedule]}
+            """
+        }
+        let text =
+            "name: ecg-morphology\nseed: 11\nduration: 3h\nstart: 2024-11-07T08:00:00Z\npatients:\n"
+            + patients.joined(separator: "\n") + "\n"
+        try text.write(toFile: dir + "/ecg.yaml", atomically: true, encoding: .utf8)
+        let generated = try TestSupport.vitalsim(["generate", dir + "/ecg.yaml", "--out", dir + "/out"], in: dir)
+        XCTAssertEqual(generated.status, 0, generated.err)
+        let script = TestSupport.repositoryRoot + "/Tests/referees/ecg_morphology.py"
+        let r = try TestSupport.run(python, [script, dir + "/out/readings.jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let rows = try r.out.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let sinus = rows.filter { $0["classification"] as? String == "sinusRhythm" }
+        XCTAssertGreaterThanOrEqual(sinus.count, 8, r.out)
+        for row in sinus {
+            let what = "\(row["time"] ?? "") at \(row["hr"] ?? "") /min"
+            func within(_ key: String, _ range: ClosedRange<Double>) {
+                let value = row[key] as? Double ?? .nan
+                XCTAssertTrue(range.contains(value), "\(what): \(key) \(value) outside \(range)")
+            }
+            within("qrsMs", 80...100)
+            within("prMs", 120...200)
+            within("qtcFridericiaMs", 350...450)
+            within("pAmplitudeMv", 0.05...0.25)
+            XCTAssertNotEqual(row["quality"] as? String, "Unacceptable", what)
+        }
+        // Above 130 /min at its shortest beat, the rules ask for less of the power at 5–15 Hz than
+        // this QRS has: a fast recording can come out "Barely acceptable".
+        let excellent = sinus.filter { $0["quality"] as? String == "Excellent" }.count
+        XCTAssertGreaterThanOrEqual(Double(excellent), 0.75 * Double(sinus.count), r.out)
+    }
 }

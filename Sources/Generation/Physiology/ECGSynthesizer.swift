@@ -7,18 +7,35 @@ import VitalSimCore
 ///
 ///     dz/dt = −Σᵢ aᵢ Δθᵢ exp(−Δθᵢ² / 2bᵢ²) − (z − z₀),   Δθᵢ = (θ − θᵢ) mod 2π
 ///
-/// (the force scaled by each beat's rate, see `force`) with the P, Q, R, S, T events at θᵢ = −70°, −15°, 0°, 15°, 100°
-/// (P and T scaled by (HR/60)^¼,
-/// Q and S by (HR/60)^½), aᵢ = 1.2, −5, 30, −7.5, 0.75 and bᵢ = 0.25, 0.1, 0.1, 0.1, 0.4 rad (× (HR/60)^½),
-/// HR being each beat's own rate. In atrial fibrillation the P event is absent (no organised atrial
-/// activity) and fibrillatory waves of 4–9 Hz take its place. The clean signal is scaled to
-/// −0.4…1.2 mV as in the paper; then come baseline wander at the breathing rate, muscle noise
-/// (white, SD 15 µV; 75 µV on a poor recording) and mains interference (50 Hz, 10 µV).
+/// (the force scaled by each beat's rate, see `force`) with the P, Q, R, S, T events at θᵢ = −55°, −6°, 0°, 6°, 85°,
+/// aᵢ = 0.8, −23, 100, −35, 0.9 and bᵢ = 0.2, 0.045, 0.055, 0.045, 0.34 rad at 60 /min. The paper's
+/// values (−70°, −15°, 0°, 15°, 100°; 1.2, −5, 30, −7.5, 0.75; 0.25, 0.1, 0.1, 0.1, 0.4) give a QRS of
+/// about 150 ms, a QTc of about 480 ms and a 0.25 mV P wave; these give QRS ≈ 93 ms, PR ≈ 165 ms,
+/// QTc (Fridericia) ≈ 400 ms and P ≈ 0.12 mV in lead I, as neurokit2 measures them
+/// (`Tests/referees/ecg_morphology.py`). With the beat's rate r (per second) each event's angle and
+/// width scale by r for Q, R, S (a QRS of fixed duration), r^⅔ for T (QT ∝ RR^⅓, Fridericia) and
+/// r^¾ for P, and its amplitude by 1/scale² (the same height at any rate). In atrial fibrillation
+/// the P event is absent (no organised atrial activity) and fibrillatory waves of 4–9 Hz take its
+/// place. The clean signal is scaled to −0.4…1.2 mV as in the paper; then come baseline wander at the
+/// breathing rate (40 µV) and a slower one (20 µV), muscle noise (white, SD 15 µV; 75 µV on a poor
+/// recording) and mains interference (50 Hz, 10 µV).
 package struct ECGSynthesizer {
     /// Angles (rad), amplitudes and widths (rad) of P, Q, R, S, T.
-    static let angles: [Double] = [-70, -15, 0, 15, 100].map { $0 * Double.pi / 180 }
-    static let amplitudes: [Double] = [1.2, -5, 30, -7.5, 0.75]
-    static let widths: [Double] = [0.25, 0.1, 0.1, 0.1, 0.4]
+    static let angles: [Double] = [-55, -6, 0, 6, 85].map { $0 * Double.pi / 180 }
+    static let amplitudes: [Double] = [0.8, -23, 100, -35, 0.9]
+    static let widths: [Double] = [0.2, 0.045, 0.055, 0.045, 0.34]
+
+    /// How a wave's phase offset and width scale with the beat's rate (beats per second), so that in
+    /// time the QRS complex keeps its duration at any rate, the QT interval follows Fridericia's
+    /// correction (QT ∝ RR^⅓: phase × rate^⅔), and the P wave and PR interval shorten a little
+    /// (phase × rate^¾, time ∝ RR^¼).
+    static func phaseScale(_ wave: Int, rate: Double) -> Double {
+        switch wave {
+        case 1, 2, 3: rate
+        case 4: Math.pow(rate, 2.0 / 3)
+        default: Math.pow(rate, 0.75)
+        }
+    }
 
     /// Samples per second.
     package var samplingFrequency = 512
@@ -55,15 +72,15 @@ package struct ECGSynthesizer {
         }
         func force(_ t: Double, _ z: Double) -> Double {
             let (theta, hr, p) = state(t)
-            let fact = (hr / 60).squareRoot()
-            let fact2 = fact.squareRoot()
+            let rate = hr / 60
             var sum = 0.0
             for i in 0..<5 where i != 0 || p {
-                let scale = i == 0 || i == 4 ? fact2 : (i == 2 ? 1 : fact)
+                let scale = Self.phaseScale(i, rate: rate)
                 var d = theta - Self.angles[i] * scale
                 d -= 2 * Double.pi * (d / (2 * Double.pi)).rounded()
-                let b = Self.widths[i] * fact
-                sum += Self.amplitudes[i] * d * Math.exp(-d * d / (2 * b * b))
+                let b = Self.widths[i] * scale
+                // A wave's height is its amplitude × width²: divided by scale², it is the same at any rate.
+                sum += Self.amplitudes[i] / (scale * scale) * d * Math.exp(-d * d / (2 * b * b))
             }
             // Scaled by the beat's rate (HR/60 beats per second): in the paper's units a wave's
             // amplitude falls as 1/ω, so an irregular rhythm's short beats would lose their R
@@ -103,7 +120,7 @@ package struct ECGSynthesizer {
             let s = Double(n) / Double(samplingFrequency)
             var v = -0.4 + (z - lo) * gain
             v +=
-                0.08 * Math.sin(2 * Double.pi * breathingHz * s + wanderPhase) + 0.03
+                0.04 * Math.sin(2 * Double.pi * breathingHz * s + wanderPhase) + 0.02
                 * Math.sin(2 * Double.pi * 0.05 * s)
             if fibrillating(start + s * 1000) {
                 v += 0.03 * Math.sin(2 * Double.pi * fHz.0 * s) + 0.02 * Math.sin(2 * Double.pi * fHz.1 * s + 1.3)
