@@ -93,13 +93,17 @@ package struct ObservedAlert: Sendable, Equatable, Codable {
 package struct LiveRunResult: Sendable {
     /// The requests sent, in plan order, without their bodies (a streamed plan is not kept whole).
     package var requests: [SentRequest] = []
+    /// The plan index of the request each observed alert came from, when its evidence names none of
+    /// the plan's readings (ids of the SUT's own, or none): found by the alert's time (the runner's
+    /// `AlertCause`). The alert's trace is that request's.
+    package var alertRequests: [String: Int] = [:]
     package var outcomes: [RequestOutcome]
     package var alerts: [ObservedAlert]
     /// Reading → acknowledgement, µs from each reading's intended send time.
     package var ackLatency: Histogram<UInt64>
     /// Reading → alert, µs from the intended send time of the alert's last evidence reading to the poll
-    /// that first saw it (for a SUT whose alerts cite no evidence: from the first request of the
-    /// alert's patient due at or after its `raisedAt`).
+    /// that first saw it (for an alert citing no evidence, or only ids of the SUT's own: from the
+    /// request of the alert's patient that its `raisedAt` points at, the runner's `AlertCause`).
     package var alertLatency: Histogram<UInt64>
     /// How late the harness itself dispatched requests against the schedule, µs.
     package var schedulingLag: Histogram<UInt64>

@@ -19,7 +19,7 @@ extension Verdict {
         partial: Bool = false
     ) -> Verdict {
         var verdict = Verdict(scenario: scenario, checks: [])
-        verdict.alertTraces = alertTraces(result.alerts, plan: plan, trace: result.trace)
+        verdict.alertTraces = alertTraces(result.alerts, plan: plan, trace: result.trace, found: result.alertRequests)
         if digest != golden.trafficDigest {
             let detail =
                 "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "

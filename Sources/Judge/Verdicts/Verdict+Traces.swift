@@ -2,15 +2,17 @@ import Traffic
 
 extension Verdict {
     /// The trace ids of the requests that carried each alert's evidence readings, by alert id: where
-    /// a team finds, in its own tracing system, the readings an alert says it came from.
+    /// a team finds, in its own tracing system, the readings an alert says it came from. An alert
+    /// whose evidence names none of the plan's readings has the trace of the request `found` names
+    /// for it (by its time, ``LiveRunResult/alertRequests``), if any.
     package static func alertTraces(
         _ alerts: [ObservedAlert],
         plan: [SentRequest],
-        trace: RequestTrace?
+        trace: RequestTrace?,
+        found requests: [String: Int] = [:]
     ) -> [String: [String]] {
         guard let trace, !alerts.isEmpty else { return [:] }
         let wanted = Set(alerts.flatMap(\.evidence))
-        guard !wanted.isEmpty else { return [:] }
         // Each wanted reading's request: whole ids, and `PREFIX/SEQ` ids by their prefix's runs.
         var byPrefix: [Substring: [(seq: UInt32, id: String)]] = [:]
         for id in wanted {
@@ -29,7 +31,11 @@ extension Verdict {
         var out: [String: [String]] = [:]
         for alert in alerts {
             let ids = Set(alert.evidence.compactMap { found[$0] }).sorted()
-            if !ids.isEmpty { out[alert.alertID] = ids }
+            if !ids.isEmpty {
+                out[alert.alertID] = ids
+            } else if let i = requests[alert.alertID], plan.indices.contains(i) {
+                out[alert.alertID] = [trace.traceID(of: plan[i])]
+            }
         }
         return out
     }

@@ -265,7 +265,8 @@ package final class LiveRunner: Sendable {
     }
 
     /// A patient and a device time (virtual ms).
-    struct Stamp: Hashable {
+    /// A patient's device time (scenario ms): the key of the last request carrying a reading stamped then.
+    package struct Stamp: Hashable {
         var patient: String
         var time: Int64
     }
@@ -572,26 +573,18 @@ package final class LiveRunner: Sendable {
             applyMQTTRejections(&s, sent: sent)
             var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }
             for p in s.push { evidence += p.alerts.values.compactMap { $0.evidence.last } }
-            let carrier = SentRequest.carriers(of: evidence, in: sent).compactMapValues(\.first)
-            // The intended send time of an alert's last evidence reading: the request that carried it, or
-            // (traffic sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
+            let cause = AlertCause(
+                sent: sent,
+                evidence: evidence,
+                stamped: s.stamped,
+                start: start,
+                alongside: alongside != nil
+            )
+            // The intended send time of the request an alert came from (``AlertCause``), or (traffic
+            // sent alongside, e.g. over BLE, whose readings the SUT names itself) the moment the
             // alert's device time was due on the shared schedule.
-            // An alert citing no evidence (a profile without `evidence`): the last request (or MQTT
-            // message) carrying a reading of its patient stamped its raisedAt — by then every reading
-            // stamped then had been sent, one sent late after a dropout too, while another device's
-            // reading of the same instant may have gone long before — else the first of its patient
-            // due at or after it.
-            let byPatient = alertSource.fields.evidence == nil ? LiveRunner.requestsByPatient(sent) : [:]
             func intended(_ observedAlert: ObservedAlert) -> Instant? {
-                if let last = observedAlert.evidence.last, let i = carrier[last] { return s.intended[i] }
-                if observedAlert.evidence.isEmpty, let requests = byPatient[observedAlert.patientID] {
-                    let due = observedAlert.raisedAt - start
-                    if let i = s.stamped[Stamp(patient: observedAlert.patientID, time: due)]
-                        ?? requests.first(where: { sent[$0].sendAt >= due })
-                    {
-                        return s.intended[i]
-                    }
-                }
+                if let i = cause.request(of: observedAlert) { return s.intended[i] }
                 guard let alongside, let speed = self.speed else { return nil }
                 return alongside.origin + .microseconds(Int64(Double(alongside.due(observedAlert)) * 1000 / speed))
             }
@@ -600,12 +593,7 @@ package final class LiveRunner: Sendable {
             for id in s.order {
                 guard let (a, seen) = s.firstSeen[id], let due = intended(a) else { continue }
                 alertLatency.record(Duration.nonNegativeMicroseconds(seen - due))
-                onObserved?(
-                    a,
-                    a.evidence.last.flatMap { carrier[$0] }.map { sent[$0] },
-                    (now - due).seconds,
-                    (now - seen).seconds
-                )
+                onObserved?(a, cause.request(of: a).map { sent[$0] }, (now - due).seconds, (now - seen).seconds)
             }
             for k in s.push.indices {
                 s.push[k].alerts = s.pushSeen[k].mapValues(\.0)
@@ -625,6 +613,12 @@ package final class LiveRunner: Sendable {
                 push: s.push
             )
             result.requests = sent
+            for id in s.order {
+                guard let a = s.firstSeen[id]?.0, a.evidence.last.flatMap({ cause.carrier[$0] }) == nil,
+                    let i = cause.request(of: a)
+                else { continue }
+                result.alertRequests[id] = i
+            }
             result.alertWait = s.alertWait
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(
