@@ -14,6 +14,9 @@ package struct OTLPDestination: Sendable, Equatable {
     package var metricsInterval: Duration
     /// How long one export may take, its retries included (OTLP's default: 10 s).
     package var timeout: Duration
+    /// The upper bounds of the value histograms' buckets (the exporting process's own; empty:
+    /// swift-otel's default).
+    package var histogramBuckets: [Double]
 
     /// A destination at `endpoint`, checked: an absolute http:// or https:// URL with a host.
     package init(
@@ -21,7 +24,8 @@ package struct OTLPDestination: Sendable, Equatable {
         serviceName: String,
         attributes: [String: String] = [:],
         metricsInterval: Duration = .seconds(5),
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        histogramBuckets: [Double] = []
     ) throws(TelemetryError) {
         var base = endpoint
         while base.hasSuffix("/") { base.removeLast() }
@@ -38,6 +42,7 @@ package struct OTLPDestination: Sendable, Equatable {
         self.attributes = attributes
         self.metricsInterval = metricsInterval
         self.timeout = timeout
+        self.histogramBuckets = histogramBuckets
     }
 
     /// The URL spans are posted to.

@@ -62,7 +62,9 @@ package final class OTLPExporter: Sendable {
         configuration.metrics.otlpExporter.endpoint = destination.metricsURL
         configuration.metrics.otlpExporter.timeout = destination.timeout
         configuration.metrics.exportInterval = destination.metricsInterval
-        configuration.metrics.defaultValueHistogramBuckets = latencyBucketsSeconds
+        if !destination.histogramBuckets.isEmpty {
+            configuration.metrics.defaultValueHistogramBuckets = destination.histogramBuckets
+        }
         do {
             let (tracer, tracing) = try OTel.makeTracingBackend(configuration: configuration)
             let (metrics, metering) = try OTel.makeMetricsBackend(configuration: configuration)
@@ -87,11 +89,6 @@ package final class OTLPExporter: Sendable {
         }
     }
     #endif
-
-    /// Histogram bucket upper bounds, seconds (the harness's latency and lag histograms).
-    package static let latencyBucketsSeconds: [Double] = [
-        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-    ]
 
     /// Makes ``tracer`` the process's tracer (`InstrumentationSystem`), for libraries that trace
     /// through it (Hummingbird's tracing middleware). Once per process.

@@ -43,15 +43,23 @@ final class ECGRefereeTests: XCTestCase {
         var strapRRMatched: Bool?
     }
 
-    func testNeuroKitFindsTheScenarioBeatsInEveryRecording() throws {
+    /// What the referee `script` (in `Tests/referees/`) prints of the readings `vitalsim generate`
+    /// writes for `scenario`.
+    func refereed(_ scenario: String, by script: String) throws -> (status: Int32, out: String, err: String) {
         let python = try ReferenceOpenAPITests.testPython(installing: "neurokit2==0.2.13")
         let dir = TestSupport.temporaryDirectory("ecg-referee")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try scenario.write(toFile: dir + "/ecg.yaml", atomically: true, encoding: .utf8)
         let generated = try TestSupport.vitalsim(["generate", dir + "/ecg.yaml", "--out", dir + "/out"], in: dir)
         XCTAssertEqual(generated.status, 0, generated.err)
-        let script = TestSupport.repositoryRoot + "/Tests/referees/ecg_neurokit.py"
-        let r = try TestSupport.run(python, [script, dir + "/out/readings.jsonl"])
+        return try TestSupport.run(
+            python,
+            [TestSupport.repositoryRoot + "/Tests/referees/" + script, dir + "/out/readings.jsonl"]
+        )
+    }
+
+    func testNeuroKitFindsTheScenarioBeatsInEveryRecording() throws {
+        let r = try refereed(scenario, by: "ecg_neurokit.py")
         XCTAssertEqual(r.status, 0, r.err)
         let verdicts = try r.out.split(separator: "\n").map {
             try JSONDecoder().decode(Verdict.self, from: Data($0.utf8))
@@ -82,9 +90,6 @@ final class ECGRefereeTests: XCTestCase {
     /// 350–450 ms, a P wave of 0.05–0.25 mV in lead I (docs/physiology.md, "ECG"), and clean
     /// recordings rated "Excellent" by Zhao & Zhang's quality rules (none "Unacceptable").
     func testSinusRecordingsHaveNormalIntervalsAndAnExcellentQuality() throws {
-        let python = try ReferenceOpenAPITests.testPython(installing: "neurokit2==0.2.13")
-        let dir = TestSupport.temporaryDirectory("ecg-morphology")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         let patients = [72, 80, 95].enumerated().map { i, rate in
             """
               - id: "\(i + 1)"
@@ -97,11 +102,7 @@ final class ECGRefereeTests: XCTestCase {
         let text =
             "name: ecg-morphology\nseed: 11\nduration: 3h\nstart: 2024-11-07T08:00:00Z\npatients:\n"
             + patients.joined(separator: "\n") + "\n"
-        try text.write(toFile: dir + "/ecg.yaml", atomically: true, encoding: .utf8)
-        let generated = try TestSupport.vitalsim(["generate", dir + "/ecg.yaml", "--out", dir + "/out"], in: dir)
-        XCTAssertEqual(generated.status, 0, generated.err)
-        let script = TestSupport.repositoryRoot + "/Tests/referees/ecg_morphology.py"
-        let r = try TestSupport.run(python, [script, dir + "/out/readings.jsonl"])
+        let r = try refereed(text, by: "ecg_morphology.py")
         XCTAssertEqual(r.status, 0, r.err)
         let rows = try r.out.split(separator: "\n").map {
             try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])

@@ -23,9 +23,9 @@ struct InProcessEscalationTests {
             try sut.loadCredentials(credentials.fileText)
         } options: { options in
             options.target.profile.auth.devices = credentials.deviceCredentials(file: "credentials.yaml")
-            // The acknowledgement waits for its alert to be listed by the poller; under the thread
-            // sanitizer's slowdown a poll can take longer than InProcessRun's 100 ms. The wait ends
-            // when the alert is listed, so a passing run takes no longer.
+            // The acknowledgement waits for its alert to be listed by the poller; on a slowed machine
+            // (the thread sanitizer's) a poll may take longer than InProcessRun's 100 ms. The wait
+            // ends when the alert is listed, so a passing run takes no longer.
             options.pacing.alertWait = .seconds(5)
         }
     }

@@ -70,12 +70,18 @@ package struct ECGSynthesizer {
             if theta > Double.pi { theta -= 2 * Double.pi }
             return (theta, 60_000 / rr, !fibrillating(t))
         }
+        // Each event's scale depends on the beat's rate only: worked out once per beat, not per step.
+        var scaledBeat = -1
+        var scales = [Double](repeating: 1, count: 5)
         func force(_ t: Double, _ z: Double) -> Double {
             let (theta, hr, p) = state(t)
-            let rate = hr / 60
+            if scaledBeat != k {
+                scaledBeat = k
+                for i in 0..<5 { scales[i] = Self.phaseScale(i, rate: hr / 60) }
+            }
             var sum = 0.0
             for i in 0..<5 where i != 0 || p {
-                let scale = Self.phaseScale(i, rate: rate)
+                let scale = scales[i]
                 var d = theta - Self.angles[i] * scale
                 d -= 2 * Double.pi * (d / (2 * Double.pi)).rounded()
                 let b = Self.widths[i] * scale

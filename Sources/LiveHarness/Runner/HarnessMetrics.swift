@@ -17,8 +17,10 @@ package final class HarnessMetrics: Sendable {
     /// Where the instruments are exported besides the Prometheus registry (swift-metrics).
     let exported: (any MetricsFactory)?
 
-    /// Histogram bucket upper bounds, seconds.
-    static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// Histogram bucket upper bounds, seconds (also those of its OpenTelemetry export).
+    package static let bounds: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
 
     /// Metrics of run `run` (shard `I/N`, or `all`), also recorded through `exporting`.
     package init(run: String, shard: String, exporting: (any MetricsFactory)? = nil) {

@@ -195,7 +195,8 @@ extension VitalSim {
             var options = options
             let exporter = try telemetry.start(
                 service: "vitalsim",
-                attributes: ["vitalsim.run_id": options.runID, "vitalsim.shard": options.sharding.label]
+                attributes: ["vitalsim.run_id": options.runID, "vitalsim.shard": options.sharding.label],
+                buckets: HarnessMetrics.bounds
             )
             options.tracer = exporter?.tracer
             // The embedded reference SUT exports its spans to the same collector.

@@ -12,11 +12,17 @@ struct TelemetryFlags: ParsableArguments {
         )
     ) var otlpEndpoint: String?
 
-    /// Starts the export as service `service` with the resource `attributes`; nil without the flag.
-    func start(service: String, attributes: [String: String]) throws -> OTLPExporter? {
+    /// Starts the export as service `service` with the resource `attributes` and value histograms
+    /// of `buckets`; nil without the flag.
+    func start(service: String, attributes: [String: String], buckets: [Double] = []) throws -> OTLPExporter? {
         guard let otlpEndpoint else { return nil }
         do throws(TelemetryError) {
-            let destination = try OTLPDestination(endpoint: otlpEndpoint, serviceName: service, attributes: attributes)
+            let destination = try OTLPDestination(
+                endpoint: otlpEndpoint,
+                serviceName: service,
+                attributes: attributes,
+                histogramBuckets: buckets
+            )
             var logger = Logger(label: "vitalsim.otlp")
             logger.logLevel = .warning
             let exporter = try OTLPExporter.start(destination, logger: logger)
