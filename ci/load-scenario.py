@@ -85,11 +85,14 @@ def main():
              f"  A load scenario: {patients} remote-monitoring patients with four devices each ({4 * patients} devices),",
              "  adults with heart rate, blood pressure, weight and temperature, diabetics with CGM, COPD",
              "  patients with oximetry and respiration; every 100th patient has a clinical event",
-             "  (tachycardia, hypoglycaemia or fever). Each device has its own phase, so that they do not",
-             "  all send at once. Written by ci/load-scenario.py.",
-             # 4103: reviewed so that no alert of a patient without an event comes from sensor noise
-             # alone (OracleTests.testTheWardsAlertsComeFromItsEvents); 4100 gave a rise-rate alert
-             # from a G6-type sensor's noise at a flat 140 mg/dL.
+             "  (tachycardia, hypoglycaemia or fever). Patients differ as a population does (their",
+             "  baselines are drawn per patient): some with low resting rates are still asleep below",
+             "  50 /min at dawn, some with high ones walk above 100 /min, and their heart-rate alerts are",
+             "  expected too. Each device has its own phase, so that they do not all send at once.",
+             "  Written by ci/load-scenario.py.",
+             # 4103: reviewed so that no alert comes from sensor noise alone
+             # (OracleTests.testTheWardsAlertsComeFromItsEventsOrItsPopulation); 4100 gave a
+             # rise-rate alert from a G6-type sensor's noise at a flat 140 mg/dL.
              "seed: 4103",
              f"duration: {duration}",
              "start: 2024-11-07T06:30:00Z",

@@ -186,7 +186,7 @@ final class PhysiologyRealismTests: XCTestCase {
             patients:
               - id: p
                 profile: diabetic-cgm
-                baseline: {diabetes: type1, glucose: 140, dailySteps: 0}
+                baseline: {diabetes: type1, glucose: 140, dailySteps: 0, insulinSensitivity: 1, weight: 75}
                 meals: \(meals)
                 devices:
                   - {id: cgm, type: cgm}

@@ -145,8 +145,9 @@ final class ForeignBackendTests: XCTestCase {
         let before = try XCTUnwrap(
             SUTProcess.json(try TestSupport.run("curl", ["-s", base + "/_stats"]).out) as? [String: Int]
         )
-        // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed.
-        let r = try run(["run", suite] + target + ["--json", directory + "/report.json"])
+        // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed. Expected
+        // alerts are waited for whatever the settling time; half a second keeps the suite's 24 settles short.
+        let r = try run(["run", suite] + target + ["--settle", "0.5", "--json", directory + "/report.json"])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
         XCTAssertEqual(scenarios.count, 24)

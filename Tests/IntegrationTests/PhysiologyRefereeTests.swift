@@ -59,6 +59,8 @@ final class PhysiologyRefereeTests: XCTestCase {
         return (try JSONDecoder().decode(T.self, from: Data(r.out.utf8)), json)
     }
 
+    /// The typical adult (`population: typical`): the Task Force's figures are a healthy cohort's
+    /// means, and one patient drawn from the population may sit a standard deviation away.
     func adult(_ duration: String, start: String, steps: String = "", devices: String, timeline: String = "") -> String
     {
         """
@@ -66,6 +68,7 @@ final class PhysiologyRefereeTests: XCTestCase {
         seed: 11
         duration: \(duration)
         start: 2024-11-07T\(start)Z
+        population: typical
         patients:
           - id: p
             profile: adult

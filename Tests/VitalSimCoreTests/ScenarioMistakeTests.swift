@@ -29,6 +29,8 @@ import VitalSimCore
         ("seed: 7", "seed: -7", 2, "seed", "-7 is out of range; valid: 0...9223372036854775807"),
         ("duration: 1h30m", "duration: 1h30m\nstart: yesterday", 4, "start", "expected an ISO-8601 UTC time"),
         ("duration: 1h30m", "duration: 1h30m\nnetwork: 5g", 4, "network", "unknown network preset '5g'"),
+        ("duration: 1h30m", "duration: 1h30m\npopulation: clones", 4, "population", "varied, typical"),
+        ("profile: adult", "profile: adult\n    baseline: {height: 300}", 7, "patients[0].baseline.height", "300"),
         ("duration: 1h30m", "duration: 1h30m\nnetwork: 4g, loss=2", 4, "network", "loss=2: expected a share"),
         ("patients:", "patients: 3\nunused:", 4, "patients", "expected a list, got the number 3"),
         (

@@ -49,19 +49,19 @@ package final class GlucoseModel {
         switch baseline.diabetes {
         case .type1:
             p1 = 0.01
-            p3 = 1.8e-5
+            p3 = 1.8e-5 * baseline.insulinSensitivity
             gamma = 0
             threshold = 0
             counterGain = 0.03
         case .type2:
             p1 = 0.012
-            p3 = 0.6e-5
+            p3 = 0.6e-5 * baseline.insulinSensitivity
             gamma = 0.004
             threshold = baseline.glucose
             counterGain = 0.06
         case .none:
             p1 = 0.03
-            p3 = 1.3e-5
+            p3 = 1.3e-5 * baseline.insulinSensitivity
             gamma = 0.04
             threshold = baseline.glucose
             counterGain = 0.06
@@ -83,10 +83,13 @@ package final class GlucoseModel {
         }
         doses.sort { $0.minute < $1.minute }
         self.rng = rng
+        carbRatio = baseline.diabetes == .type1 ? baseline.carbRatio : nil
         sensitivity = ValueNoise(rng: rng, label: "insulin-sensitivity", spacing: 6 * 3_600_000)
     }
 
     let meals: [MealSpec]
+    /// Grams a unit of insulin covers, for meals without a bolus of their own (type 1 only).
+    let carbRatio: Double?
     let clock: DayClock
     let rng: SeededRandom
 
@@ -114,7 +117,7 @@ package final class GlucoseModel {
                 let size = 1 + 0.367 * (SeededRandom.unit(rng.seed, key) + SeededRandom.unit(rng.seed, key &+ 5) - 1)
                 carbs += meal.carbs * 1000 * size
                 // The bolus is counted for the meal as planned, not as eaten.
-                insulin += meal.bolus ?? 0
+                insulin += meal.bolus ?? carbRatio.map { (meal.carbs / $0 * 20).rounded() / 20 } ?? 0
             }
         }
         return (carbs, insulin)

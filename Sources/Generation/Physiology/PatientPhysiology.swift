@@ -7,11 +7,12 @@ import VitalSimCore
 /// patient, a device or another signal never changes what this patient's signals are.
 package final class PatientPhysiology {
     package let patient: PatientSpec
+    /// The patient's own baseline: the scenario's, with the values it leaves out drawn from the
+    /// profile's population (``Population``).
     package let baseline: Baseline
     package let clock: DayClock
     package let events: [ClinicalEvent]
     let rng: SeededRandom
-    let activityNoise: ValueNoise
     let spo2Noise: ValueNoise
     let bpNoise: ValueNoise
     let bpFastNoise: ValueNoise
@@ -19,6 +20,16 @@ package final class PatientPhysiology {
     let tempNoise: ValueNoise
     let rrNoise: ValueNoise
     let nocturnalDips: NocturnalDips
+    /// When this patient sleeps, night by night.
+    let sleep: SleepSchedule
+    /// This patient's everyday walking.
+    let walking: WalkingBouts
+    /// The resting heart rate's drift from day to day.
+    let restingRateNoise: ValueNoise
+    /// Times of day (ms after midnight) of home blood-pressure measurements, before which the
+    /// patient sits down: no walking from 5 minutes before to 3 minutes after (AHA 2017: 5 minutes
+    /// seated rest; the cuff's second reading comes a minute after the first).
+    let seatedMeasurements: [Int64]
     /// Seed of the day-to-day variation of growth (``growth(at:)``).
     let growthSeed: UInt64
     /// The glucose–insulin model (lazily integrated).
@@ -31,11 +42,11 @@ package final class PatientPhysiology {
 
     package init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
         self.patient = patient
-        self.baseline = patient.baseline
+        let baseline = Population.individual(patient, rng: rng.split("population"))
+        self.baseline = baseline
         self.events = events
         self.rng = rng
         self.clock = clock
-        activityNoise = ValueNoise(rng: rng, label: "activity", spacing: 600_000)
         spo2Noise = ValueNoise(rng: rng, label: "spo2", spacing: 300_000)
         bpNoise = ValueNoise(rng: rng, label: "bp", spacing: 1_800_000)
         bpFastNoise = ValueNoise(rng: rng, label: "bp-minutes", spacing: 300_000)
@@ -44,8 +55,17 @@ package final class PatientPhysiology {
         rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
         nocturnalDips = NocturnalDips(profile: patient.profile, seed: rng.split("spo2-dips").seed)
         growthSeed = rng.split("growth").seed
+        let homeMeasurements = patient.devices.filter {
+            [.bpCuff, .glucometer, .weightScale, .thermometer].contains($0.type)
+        }
+        .flatMap { device in device.schedule.map { Double(($0 + device.phase.milliseconds) % 86_400_000) / 3_600_000 } }
+        sleep = SleepSchedule(clock: clock, rng: rng.split("sleep"), measurements: homeMeasurements.sorted())
+        walking = WalkingBouts(dailySteps: baseline.dailySteps, rng: rng.split("walking"))
+        restingRateNoise = ValueNoise(rng: rng, label: "resting-rate", spacing: 86_400_000)
+        seatedMeasurements = patient.devices.filter { $0.type == .bpCuff }
+            .flatMap { cuff in cuff.schedule.map { ($0 + cuff.phase.milliseconds) % 86_400_000 } }
         glucose = GlucoseModel(
-            baseline: patient.baseline,
+            baseline: baseline,
             meals: patient.meals,
             events: events,
             clock: clock,
@@ -59,10 +79,10 @@ package final class PatientPhysiology {
         fibrillation = shapes[.atrialFibrillation] ?? []
         fever = shapes[.fever] ?? []
         desaturation = shapes[.desaturation] ?? []
-        baseHeartRate = patient.baseline.heartRate
-        baseTemperature = patient.baseline.temperature
-        baseSpO2 = patient.baseline.spo2
-        dailySteps = patient.baseline.dailySteps
+        baseHeartRate = baseline.heartRate
+        baseTemperature = baseline.temperature
+        baseSpO2 = baseline.spo2
+        dailySteps = baseline.dailySteps
     }
 
     /// A stream for a device or model of this patient.
@@ -85,22 +105,21 @@ package final class PatientPhysiology {
 
     // MARK: Activity
 
-    /// Walking cadence (steps/min): 10-minute bouts during waking hours, plus exercise events.
+    /// How asleep the patient is at `t`: 1 asleep, 0 awake (``SleepSchedule``).
+    package func sleepiness(at t: Int64) -> Double { sleep.sleepiness(at: t) }
+
+    /// Walking cadence (steps/min): everyday walking bouts (``WalkingBouts``), plus exercise events.
     package func stepsPerMinute(at t: Int64) -> Double {
         var cadence = 0.0
-        if dailySteps > 0 {
-            let awake = 1 - clock.sleepiness(at: t)
-            if awake > 0.5 {
-                let block = t / 600_000
-                let p = Math.clamp(dailySteps / (960 * 100), 0, 0.9)
-                let u = SeededRandom.unit(activityNoise.seed, UInt64(bitPattern: block))
-                if u < p {
-                    let intensity = 90 + 25 * SeededRandom.unit(activityNoise.seed, UInt64(bitPattern: block) &+ 0x5555)
-                    // Ramp in and out over the first and last minute of the bout.
-                    let within = Double(t - block * 600_000) / 60_000
-                    cadence = intensity * Math.smoothstep(within) * Math.smoothstep(10 - within)
-                }
-            }
+        if dailySteps > 0, !seated(at: t) {
+            let slot = WalkingBouts.slot
+            let k = t >= 0 ? t / slot : (t - slot + 1) / slot
+            let start = clock.startUnixMilliseconds
+            let awake: (Int64) -> Bool = { self.sleep.sleepiness(at: $0) < 0.5 }
+            cadence = max(
+                walking.cadence(at: t, slot: k, startUnixMilliseconds: start, awake: awake),
+                walking.cadence(at: t, slot: k - 1, startUnixMilliseconds: start, awake: awake)
+            )
         }
         if let (e, w) = strongest(.exercise, at: t) { cadence = max(cadence, (e.target ?? 110) * w) }
         return cadence
@@ -109,13 +128,29 @@ package final class PatientPhysiology {
     /// Active energy, kcal/min (about 0.04 kcal per step for 75 kg).
     package func activeCaloriesPerMinute(at t: Int64) -> Double { stepsPerMinute(at: t) * 0.04 * baseline.weight / 75 }
 
+    /// True from 5 minutes before to 3 minutes after a home blood-pressure measurement.
+    func seated(at t: Int64) -> Bool {
+        if seatedMeasurements.isEmpty { return false }
+        let ms = clock.startUnixMilliseconds + t
+        let timeOfDay = (ms % 86_400_000 + 86_400_000) % 86_400_000
+        for m in seatedMeasurements {
+            // The distance from the measurement, wrapped over midnight, in (−12 h, 12 h].
+            var d = (timeOfDay - m) % 86_400_000
+            if d > 43_200_000 { d -= 86_400_000 } else if d <= -43_200_000 { d += 86_400_000 }
+            if d >= -300_000, d <= 180_000 { return true }
+        }
+        return false
+    }
+
     // MARK: Heart
 
     /// Mean (noise-free) heart rate in bpm: baseline, circadian dip, activity and rate events.
     package func meanHeartRate(at t: Int64) -> Double {
-        let sleep = clock.sleepiness(at: t)
+        let sleep = self.sleep.sleepiness(at: t)
         let h = clock.hour(at: t)
-        var hr = baseHeartRate * (1 - 0.10 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24)
+        var hr =
+            baseHeartRate * (1 - 0.12 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24) + 2.5
+            * restingRateNoise.value(at: t)
         hr += 0.22 * stepsPerMinute(at: t)
         if let (e, w) = strongest(fever, at: t) { hr += 10 * w * max(0, (e.target ?? 38.9) - baseTemperature) }
         if let (e, w) = strongest(desaturation, at: t) { hr += 0.8 * w * max(0, baseSpO2 - (e.target ?? 84)) }
@@ -148,7 +183,7 @@ package final class PatientPhysiology {
     /// minutes (systolic SD about 9 mmHg at rest, diastolic 6, correlated 0.7), the pressor effect of
     /// walking (about +15 mmHg systolic at 100 steps/min), crisis events.
     package func bloodPressure(at t: Int64) -> (systolic: Double, diastolic: Double) {
-        let dip = baseline.nocturnalDip / 100 * clock.sleepiness(at: t)
+        let dip = baseline.nocturnalDip / 100 * sleep.sleepiness(at: t)
         let n = bpNoise.value(at: t)
         let fast = bpFastNoise.value(at: t)
         let own = bpDiastolicNoise.value(at: t)
@@ -166,7 +201,7 @@ package final class PatientPhysiology {
     /// and desaturation events.
     package func spo2(at t: Int64) -> Double {
         let sd = patient.profile == .chdInfant ? 2.0 : 0.8
-        let sleep = clock.sleepiness(at: t)
+        let sleep = self.sleep.sleepiness(at: t)
         var s = baseline.spo2 + sd * spo2Noise.value(at: t) - sleep * nocturnalDips.fall
         if sleep > 0.5 { s -= nocturnalDips.depth(at: t) }
         if let (e, w) = strongest(.desaturation, at: t) { s += w * ((e.target ?? 84) - s) }
@@ -187,7 +222,7 @@ package final class PatientPhysiology {
     /// Respiration rate (breaths/min).
     package func respirationRate(at t: Int64) -> Double {
         var r =
-            baseline.respirationRate * (1 - 0.1 * clock.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05
+            baseline.respirationRate * (1 - 0.1 * sleep.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05
             * stepsPerMinute(at: t)
         if let (_, w) = strongest(.desaturation, at: t) { r += 5 * w }
         if let (e, w) = strongest(.fever, at: t) { r += 2 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }

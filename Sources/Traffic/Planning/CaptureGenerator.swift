@@ -40,17 +40,9 @@ package struct CaptureGenerator {
             links.append(try LinkSession(path: path, spec: spec, scenario: scenario, patientID: patientID))
             summary.captures.append(path)
         }
-        // Who each patient is, for `vitalsim stats` to judge their readings by their profile.
-        let patients = JSONValue.object([
-            (
-                "patients",
-                .array(
-                    scenario.patients.map {
-                        .object([("id", .string($0.id)), ("profile", .string($0.profile.rawValue))])
-                    }
-                )
-            )
-        ])
+        // Who each patient is, for `vitalsim stats` to judge their readings by their profile, and
+        // the baseline each one was generated with.
+        let patients = JSONValue.object([("patients", .array(run.baselines.map(Self.patientJSON)))])
         do {
             try (patients.pretty() + "\n").write(
                 toFile: directory + "/patients.json",
@@ -71,6 +63,28 @@ package struct CaptureGenerator {
         for l in links { try l?.finish() }
         try jsonl.close()
         return summary
+    }
+
+    /// A patient's id, profile, baseline values and which of them were drawn from the population.
+    static func patientJSON(_ entry: (patient: PatientSpec, baseline: Baseline)) -> JSONValue {
+        let b = entry.baseline
+        let values: [(BaselineField, Double)] = [
+            (.heartRate, b.heartRate), (.hrvSDNN, b.hrvSDNN), (.lfHfRatio, b.lfHfRatio), (.systolic, b.systolic),
+            (.diastolic, b.diastolic), (.nocturnalDip, b.nocturnalDip), (.glucose, b.glucose), (.spo2, b.spo2),
+            (.temperature, b.temperature), (.respirationRate, b.respirationRate), (.weight, b.weight),
+            (.height, b.height), (.dailyWeightChange, b.dailyWeightChange), (.dailySteps, b.dailySteps),
+            (.feedsPerDay, Double(b.feedsPerDay)), (.intakePerKg, b.intakePerKg),
+            (.insulinSensitivity, b.insulinSensitivity), (.carbRatio, b.carbRatio),
+        ]
+        var baseline = values.map { ($0.0.rawValue, JSONValue.double(($0.1 * 1000).rounded() / 1000)) }
+        baseline.append(("diabetes", .string(b.diabetes.rawValue)))
+        let drawn = BaselineField.allCases.filter { entry.patient.drawn.contains($0) }.map {
+            JSONValue.string($0.rawValue)
+        }
+        return .object([
+            ("id", .string(entry.patient.id)), ("profile", .string(entry.patient.profile.rawValue)),
+            ("baseline", .object(baseline)), ("drawn", .array(drawn)),
+        ])
     }
 }
 

@@ -9,6 +9,9 @@ package struct ScenarioRun {
     var emitters: [DeviceEmitter] = []
     var heads: [Reading?] = []
     var heap: [(Int64, Int)] = []
+    /// Each patient's own baseline (the scenario's, with the values it left out drawn from the
+    /// profile's population), in file order.
+    package private(set) var baselines: [(patient: PatientSpec, baseline: Baseline)] = []
 
     /// Prepares a run; `seed` overrides the file's seed.
     package init(scenario: Scenario, seed: UInt64? = nil) {
@@ -36,6 +39,7 @@ package struct ScenarioRun {
                 rng: root.split("patient:" + p.id),
                 clock: clock
             )
+            baselines.append((p, phys.baseline))
             for d in p.devices {
                 emitters.append(
                     DeviceEmitter(

@@ -4,13 +4,12 @@ import Yams
 struct BaselineBuilder {
     let reader: YAMLReader
 
-    func build(_ node: Node, _ field: String, defaults: Baseline) -> Baseline {
+    /// The baseline, and the keys the mapping gave (which a population draw leaves alone).
+    func build(_ node: Node, _ field: String, defaults: Baseline) -> (Baseline, Set<BaselineField>) {
         var b = defaults
-        let keys = [
-            "heartRate", "hrvSDNN", "lfHfRatio", "systolic", "diastolic", "nocturnalDip", "glucose", "diabetes", "spo2",
-            "temperature", "respirationRate", "weight", "dailyWeightChange", "dailySteps", "feedsPerDay", "intakePerKg",
-        ]
-        guard let fields = reader.mapping(node, field, allowed: keys) else { return b }
+        let keys = BaselineField.allCases.map(\.rawValue)
+        guard let fields = reader.mapping(node, field, allowed: keys) else { return (b, []) }
+        let given = Set(BaselineField.allCases.filter { fields.has($0.rawValue) })
         b.heartRate = fields.number("heartRate", in: 30...220, unit: "bpm") ?? b.heartRate
         b.hrvSDNN = fields.number("hrvSDNN", in: 5...200, unit: "ms") ?? b.hrvSDNN
         b.lfHfRatio = fields.number("lfHfRatio", in: 0.1...10, unit: "") ?? b.lfHfRatio
@@ -23,6 +22,10 @@ struct BaselineBuilder {
         b.temperature = fields.number("temperature", in: 34...40, unit: "°C") ?? b.temperature
         b.respirationRate = fields.number("respirationRate", in: 4...80, unit: "/min") ?? b.respirationRate
         b.weight = fields.number("weight", in: 1...300, unit: "kg") ?? b.weight
+        b.height = fields.number("height", in: 30...230, unit: "cm") ?? b.height
+        b.insulinSensitivity =
+            fields.number("insulinSensitivity", in: 0.1...10, unit: "× the profile's") ?? b.insulinSensitivity
+        b.carbRatio = fields.number("carbRatio", in: 2...50, unit: "g/U") ?? b.carbRatio
         b.dailyWeightChange = fields.number("dailyWeightChange", in: -500...500, unit: "g/day") ?? b.dailyWeightChange
         b.dailySteps = fields.number("dailySteps", in: 0...40000, unit: "steps") ?? b.dailySteps
         b.feedsPerDay = Int(fields.integer("feedsPerDay", in: 0...24) ?? Int64(b.feedsPerDay))
@@ -34,6 +37,6 @@ struct BaselineBuilder {
                 "diastolic (\(b.diastolic)) must be below systolic (\(b.systolic))"
             )
         }
-        return b
+        return (b, given)
     }
 }

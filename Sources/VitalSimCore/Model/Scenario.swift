@@ -90,6 +90,10 @@ public struct PatientSpec: Sendable {
     public var meals: [MealSpec]
     /// The patient's devices in file order.
     public var devices: [DeviceSpec]
+    /// The baseline values drawn for this patient from the profile's population when the scenario
+    /// is generated (per seed and patient, docs/physiology.md); ``baseline`` holds the profile's
+    /// typical value of each until then. Empty: the baseline exactly as it is.
+    public var drawn: Set<BaselineField> = []
     /// The patient's own alert limits (`thresholds:`), in ``ThresholdOverride/rules`` order.
     public var thresholds: [ThresholdOverride] = []
     /// The people who care for the patient (`care-team:`), in file order.
@@ -112,7 +116,8 @@ public struct MealSpec: Sendable, Equatable {
     public var timeOfDay: Int64
     /// Carbohydrates, g.
     public var carbs: Double
-    /// Bolus units; nil means none (type 2 on oral therapy, or no diabetes).
+    /// Bolus units; nil: by the carbohydrate ratio (``Baseline/carbRatio``) in type 1 diabetes,
+    /// none otherwise (type 2 on oral therapy, or no diabetes).
     public var bolus: Double?
     /// A value with every field given.
     public init(timeOfDay: Int64, carbs: Double, bolus: Double?) {
@@ -156,6 +161,13 @@ public struct Baseline: Sendable, Equatable {
     public var feedsPerDay: Int
     /// Daily intake, mL per kg.
     public var intakePerKg: Double
+    /// Height (an infant's length), cm.
+    public var height: Double
+    /// Insulin sensitivity relative to the profile's typical patient (1: typical).
+    public var insulinSensitivity: Double
+    /// Carbohydrate ratio, grams per unit of insulin: the meal bolus of type 1 diabetes when a meal
+    /// gives none.
+    public var carbRatio: Double
 
     /// The defaults of a profile (sources in docs/scenarios.md and clinical.md).
     public static func defaults(for profile: Profile) -> Baseline {
@@ -183,7 +195,10 @@ public struct Baseline: Sendable, Equatable {
         dailyWeightChange: 0,
         dailySteps: 8000,
         feedsPerDay: 0,
-        intakePerKg: 0
+        intakePerKg: 0,
+        height: 170,
+        insulinSensitivity: 1,
+        carbRatio: 10
     )
 
     private static let diabeticCGMDefaults = Baseline(
@@ -202,7 +217,10 @@ public struct Baseline: Sendable, Equatable {
         dailyWeightChange: 0,
         dailySteps: 7000,
         feedsPerDay: 0,
-        intakePerKg: 0
+        intakePerKg: 0,
+        height: 170,
+        insulinSensitivity: 1,
+        carbRatio: 10
     )
 
     private static let copdDefaults = Baseline(
@@ -221,7 +239,10 @@ public struct Baseline: Sendable, Equatable {
         dailyWeightChange: 0,
         dailySteps: 3000,
         feedsPerDay: 0,
-        intakePerKg: 0
+        intakePerKg: 0,
+        height: 168,
+        insulinSensitivity: 1,
+        carbRatio: 10
     )
 
     private static let chdInfantDefaults = Baseline(
@@ -240,7 +261,10 @@ public struct Baseline: Sendable, Equatable {
         dailyWeightChange: 26,
         dailySteps: 0,
         feedsPerDay: 8,
-        intakePerKg: 150
+        intakePerKg: 150,
+        height: 56,
+        insulinSensitivity: 1,
+        carbRatio: 10
     )
 }
 

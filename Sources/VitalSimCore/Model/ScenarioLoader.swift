@@ -89,7 +89,8 @@ struct ScenarioBuilder {
                 root,
                 "",
                 allowed: [
-                    "name", "description", "seed", "duration", "start", "golden", "network", "patients", "timeline",
+                    "name", "description", "seed", "duration", "start", "golden", "network", "population", "patients",
+                    "timeline",
                 ],
                 required: ["name", "duration", "patients"]
             )
@@ -105,7 +106,8 @@ struct ScenarioBuilder {
         let seed = top.integer("seed", in: 0...Int64.max) ?? 1
         let duration = top.duration("duration") ?? .hours(1)
         let start = startTime(top)
-        let (patients, deviceIDs) = patients(top)
+        let population = top.choice("population", PopulationMode.self, what: "population") ?? .varied
+        let (patients, deviceIDs) = patients(top, population: population)
         checkCareRoles(patients)
         var timeline: [TimelineEntry] = []
         var actions: [CareTeamAction] = []
@@ -162,14 +164,15 @@ struct ScenarioBuilder {
     }
 
     /// The patients, and every device's type by id; patient and device ids are unique.
-    private func patients(_ top: Fields) -> ([PatientSpec], [String: DeviceType]) {
+    private func patients(_ top: Fields, population: PopulationMode) -> ([PatientSpec], [String: DeviceType]) {
         var patients: [PatientSpec] = []
         var deviceIDs: [String: DeviceType] = [:]
         var patientIDs: Set<String> = []
         guard let list = top.list("patients") else { return ([], [:]) }
         if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
         for (i, node) in list.enumerated() {
-            guard let loaded = patient(node, "patients[\(i)]") else { continue }
+            guard var loaded = patient(node, "patients[\(i)]") else { continue }
+            if population == .typical { loaded.drawn = [] }
             if !patientIDs.insert(loaded.id).inserted {
                 reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(loaded.id)'")
             }
@@ -233,8 +236,10 @@ struct ScenarioBuilder {
         if let problem = PatientIdentifier.problem(id) { reader.fail(fields.value("id"), fields.path("id"), problem) }
         let profile = fields.choice("profile", Profile.self, what: "profile") ?? .adult
         var baseline = Baseline.defaults(for: profile)
+        var given: Set<BaselineField> = []
         if let baselineNode = fields.value("baseline") {
-            baseline = BaselineBuilder(reader: reader).build(baselineNode, fields.path("baseline"), defaults: baseline)
+            (baseline, given) = BaselineBuilder(reader: reader)
+                .build(baselineNode, fields.path("baseline"), defaults: baseline)
         }
         var meals: [MealSpec] = []
         for (i, mealNode) in (fields.list("meals") ?? []).enumerated() {
@@ -253,12 +258,9 @@ struct ScenarioBuilder {
                 continue
             }
             let carbs = meal.number("carbs", in: 0...300, unit: "g") ?? 0
-            var bolus: Double?
-            if meal.has("bolus") {
-                bolus = meal.number("bolus", in: 0...50, unit: "U")
-            } else if baseline.diabetes == .type1 {
-                bolus = (carbs / 10 * 20).rounded() / 20
-            }
+            // Without a bolus, type 1 diabetes doses by the patient's carbohydrate ratio (when the
+            // scenario is generated: the ratio may be drawn); other patients take none.
+            let bolus = meal.has("bolus") ? meal.number("bolus", in: 0...50, unit: "U") : nil
             meals.append(MealSpec(timeOfDay: tod, carbs: carbs, bolus: bolus))
         }
         var devices: [DeviceSpec] = []
@@ -275,6 +277,7 @@ struct ScenarioBuilder {
             }
         }
         var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
+        spec.drawn = BaselineField.drawable.subtracting(given)
         spec.thresholds =
             fields.value("thresholds").map { personalLimits($0, fields.path("thresholds"), profile: profile) } ?? []
         spec.careTeam = careTeam(fields)

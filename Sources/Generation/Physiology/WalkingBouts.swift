@@ -1,0 +1,48 @@
+import VitalSimCore
+
+/// Everyday walking: bouts in waking hours, each with its own start, length and pace. In each
+/// half hour awake a bout starts with a probability set by the patient's daily steps, at a
+/// uniform moment in it; its length is lognormal (median 8 min, 2–25 min: everyday bouts are of
+/// very unequal length, most of them short, Orendurff et al. 2008), its pace 85–120 steps/min
+/// (about 100 steps/min marks moderate walking, Tudor-Locke et al. 2018) with a slow wander of
+/// ±8 %, reached and left over a quarter of the bout (at most 90 s). A fifth fewer bouts on
+/// Sundays (VitalSim's choice: a quieter day). Readable at any time without state.
+struct WalkingBouts {
+    static let slot: Int64 = 1_800_000
+    /// The steps of an average bout (median 8 min × e^(σ²/2), less its ramps, at 102 steps/min).
+    static let stepsPerBout = 830.0
+
+    let seed: UInt64
+    let pace: ValueNoise
+    /// Chance of a bout starting in a waking half hour.
+    let chance: Double
+
+    init(dailySteps: Double, rng: SeededRandom) {
+        seed = rng.split("bouts").seed
+        pace = ValueNoise(rng: rng, label: "bout-pace", spacing: 90_000)
+        chance = Math.clamp(dailySteps / (32 * Self.stepsPerBout), 0, 0.9)
+    }
+
+    /// Start, end (virtual ms) and pace of the bout drawn for half hour `k`, if one starts then.
+    func bout(_ k: Int64, startUnixMilliseconds: Int64) -> (start: Int64, end: Int64, pace: Double)? {
+        let key = UInt64(bitPattern: k) &* 8
+        let absoluteDay = (startUnixMilliseconds + k * Self.slot) / 86_400_000
+        let sunday = ((absoluteDay + 4) % 7 + 7) % 7 == 0
+        guard SeededRandom.unit(seed, key) < chance * (sunday ? 0.8 : 1) else { return nil }
+        let start = k * Self.slot + Int64(SeededRandom.unit(seed, key &+ 1) * Double(Self.slot))
+        let minutes = Math.clamp(8 * Math.exp(0.6 * SleepSchedule.normal(seed, key &+ 2)), 2, 25)
+        let pace = 85 + 35 * SeededRandom.unit(seed, key &+ 4)
+        return (start, start + Int64(minutes * 60_000), pace)
+    }
+
+    /// Cadence (steps/min) at `t` of a bout drawn for half hour `k`; `awake` says whether the
+    /// patient was up when it would start.
+    func cadence(at t: Int64, slot k: Int64, startUnixMilliseconds: Int64, awake: (Int64) -> Bool) -> Double {
+        guard let (start, end, pace) = bout(k, startUnixMilliseconds: startUnixMilliseconds), t >= start, t < end,
+            awake(start)
+        else { return 0 }
+        let ramp = Double(min((end - start) / 4, 90_000))
+        let shape = Math.smoothstep(Double(t - start) / ramp) * Math.smoothstep(Double(end - t) / ramp)
+        return pace * (1 + 0.08 * self.pace.value(at: t)) * shape
+    }
+}

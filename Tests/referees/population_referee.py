@@ -1,0 +1,111 @@
+"""An independent referee, in numpy, of how VitalSim's patients differ from one another and how
+their days differ: it reads only what `vitalsim generate` wrote (readings.jsonl).
+
+Usage: population_referee.py MEASURE READINGS.jsonl. Each measure prints one JSON object.
+
+  between   Per patient, the mean of each signal's `truth` over whole days: heart rate (a phone
+            bridge's 5-minute samples), systolic pressure (a cuff's), weight (a scale's),
+            temperature (a thermometer's), daily steps (the phone's daily summaries). Prints the
+            between-patient mean and SD of each, and the share of the heart-rate samples two
+            patients (each with the next in the file) have exactly the same truth at the same time.
+  days      Per patient, each whole day's 5-minute heart-rate truth against the next day's at the
+            same clock time: the correlation (median and largest over patients and day pairs), the
+            share of samples exactly equal, and how far the time of the night's lowest hourly mean
+            moves from night to night (median absolute change, minutes).
+"""
+import json
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
+KINDS = {"heart-rate": "heartRate", "blood-pressure": "systolic", "weight": "weight",
+         "temperature": "temperature", "daily-summary": "steps"}
+
+
+def load(path):
+    """{signal: {patient: [(virtual ms, truth)]}} and the patients in file order."""
+    series = defaultdict(lambda: defaultdict(list))
+    order = []
+    for line in open(path):
+        r = json.loads(line)
+        name = KINDS.get(r["kind"])
+        if name is None or r.get("truth") is None:
+            continue
+        if r["patient"] not in order:
+            order.append(r["patient"])
+        series[name][r["patient"]].append((r["virtualMs"]["measured"], float(r["truth"])))
+    return series, order
+
+
+def whole_days(samples):
+    last = max(t for t, _ in samples)
+    days = last // DAY
+    return [v for t, v in samples if t < days * DAY] if days >= 1 else [v for _, v in samples]
+
+
+def between(path):
+    series, order = load(path)
+    out = {"patients": len(order), "mean": {}, "sd": {}}
+    for name, by_patient in sorted(series.items()):
+        # A daily summary comes at the midnight that ends its day.
+        pick = (lambda s: [v for _, v in s]) if name == "steps" else whole_days
+        means = [float(np.mean(pick(s))) for s in by_patient.values() if s]
+        out["mean"][name] = float(np.mean(means))
+        out["sd"][name] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
+    hr = series["heartRate"]
+    same = total = 0
+    for a, b in zip(order, order[1:]):
+        tb = dict(hr.get(b, []))
+        for t, v in hr.get(a, []):
+            if t in tb:
+                total += 1
+                same += abs(tb[t] - v) < 1e-9
+    out["identicalHeartRate"] = same / total if total else None
+    return out
+
+
+def days(path):
+    series, _ = load(path)
+    correlations, identical, moves = [], [], []
+    for samples in series["heartRate"].values():
+        by_day = defaultdict(dict)
+        for t, v in samples:
+            by_day[t // DAY][t % DAY] = v
+        full = max(len(s) for s in by_day.values())
+        complete = {d for d, s in by_day.items() if len(s) >= 0.9 * full}
+        for d in sorted(complete):
+            if d + 1 not in complete:
+                continue
+            common = sorted(set(by_day[d]) & set(by_day[d + 1]))
+            x = np.array([by_day[d][k] for k in common])
+            y = np.array([by_day[d + 1][k] for k in common])
+            correlations.append(float(np.corrcoef(x, y)[0, 1]))
+            identical.append(float(np.mean(np.abs(x - y) < 1e-9)))
+        # The lowest hourly mean between 22:00 and 10:00 of each night (hours since the evening's midnight).
+        lows = []
+        for d in sorted(by_day):
+            night = [(k / HOUR, v) for k, v in by_day[d].items() if k >= 22 * HOUR]
+            night += [(24 + k / HOUR, v) for k, v in by_day.get(d + 1, {}).items() if k < 10 * HOUR]
+            if len(night) < 0.45 * full:
+                continue
+            hours = defaultdict(list)
+            for h, v in night:
+                hours[int(h * 2) / 2].append(v)  # half-hour bins
+            centres = sorted(hours)
+            smooth = [np.mean([np.mean(hours[c]) for c in centres[i:i + 2]]) for i in range(len(centres) - 1)]
+            lows.append(centres[int(np.argmin(smooth))] + 0.5)
+        moves += [abs(b - a) * 60 for a, b in zip(lows, lows[1:])]
+    return {
+        "pairs": len(correlations),
+        "medianCorrelation": float(np.median(correlations)) if correlations else None,
+        "maxCorrelation": float(np.max(correlations)) if correlations else None,
+        "maxIdentical": float(np.max(identical)) if identical else None,
+        "nightLowMoveMinutes": float(np.median(moves)) if moves else None,
+    }
+
+
+if __name__ == "__main__":
+    measure, path = sys.argv[1], sys.argv[2]
+    print(json.dumps({"between": between, "days": days}[measure](path)))
