@@ -14,6 +14,7 @@ final class PopulationRefereeTests: XCTestCase {
     struct Days: Decodable {
         var pairs: Int, medianCorrelation: Double, maxCorrelation: Double, maxIdentical: Double
         var nightLowMoveMinutes: Double
+        var weightChangeSD: Double, summaries: Int, caloriesStepsCorrelation: Double, caloriesPerStepCV: Double
     }
 
     /// A ward of `count` default adults, each with a phone bridge, a cuff, a scale and a thermometer.
@@ -76,17 +77,19 @@ final class PopulationRefereeTests: XCTestCase {
     }
 
     /// `population: typical` gives every patient the profile's defaults: only their days differ
-    /// (when they walk and sleep), so the spread is a fraction of a population's.
+    /// (when they walk and sleep, their weight's daily swing), so the spread is a fraction of a
+    /// population's.
     func testATypicalPopulationIsEveryProfilesDefault() throws {
         let spread = try referee("between", ward(12, days: 1, population: "typical"), as: Spread.self)
-        XCTAssertLessThan(spread.sd["weight"] ?? 1, 0.05, "\(spread.sd)")
+        XCTAssertLessThan(spread.sd["weight"] ?? 9, 1, "\(spread.sd)")
         XCTAssertLessThan(spread.sd["systolic"] ?? 9, 4, "\(spread.sd)")
         XCTAssertLessThan(spread.sd["temperature"] ?? 1, 0.05, "\(spread.sd)")
     }
 
     /// A week of ten adults: each day's heart rate is like the last (the same person, the same
     /// circadian shape) but not a copy (88 % of samples were identical from one day to the next),
-    /// and the night's lowest hour moves from night to night and at the weekend.
+    /// the night's lowest hour moves from night to night and at the weekend, weight swings from day
+    /// to day, and calories come from an energy model.
     func testDaysDifferFromOneAnother() throws {
         let days = try referee("days", ward(10, days: 7), as: Days.self)
         let what = "\(days)"
@@ -95,5 +98,11 @@ final class PopulationRefereeTests: XCTestCase {
         XCTAssertGreaterThan(days.medianCorrelation, 0.2, what)
         XCTAssertLessThan(days.maxIdentical, 0.02, what)
         XCTAssertGreaterThanOrEqual(days.nightLowMoveMinutes, 15, what)
+        // Daily weighing moves by 0.3–0.5 kg from one morning to the next (it moved by 0.09 kg).
+        XCTAssertTrue((0.3...0.5).contains(days.weightChangeSD), what)
+        // Calories follow the steps but are not a constant times them (they were round(0.04 × steps)).
+        XCTAssertGreaterThanOrEqual(days.summaries, 50, what)
+        XCTAssertGreaterThan(days.caloriesStepsCorrelation, 0.6, what)
+        XCTAssertGreaterThan(days.caloriesPerStepCV, 0.1, what)
     }
 }

@@ -11,7 +11,9 @@ Usage: population_referee.py MEASURE READINGS.jsonl. Each measure prints one JSO
   days      Per patient, each whole day's 5-minute heart-rate truth against the next day's at the
             same clock time: the correlation (median and largest over patients and day pairs), the
             share of samples exactly equal, and how far the time of the night's lowest hourly mean
-            moves from night to night (median absolute change, minutes).
+            moves from night to night (median absolute change, minutes); the SD of the change in
+            true weight between successive weighings; the daily summaries' calories against
+            their steps (correlation, and the coefficient of variation of calories per step).
 """
 import json
 import sys
@@ -22,6 +24,16 @@ import numpy as np
 MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
 KINDS = {"heart-rate": "heartRate", "blood-pressure": "systolic", "weight": "weight",
          "temperature": "temperature", "daily-summary": "steps"}
+
+
+def summaries(path):
+    """Each daily summary's (steps, calories)."""
+    out = []
+    for line in open(path):
+        r = json.loads(line)
+        if r["kind"] == "daily-summary":
+            out.append((r["stepCount"], r["caloriesBurned"]))
+    return out
 
 
 def load(path):
@@ -97,7 +109,16 @@ def days(path):
             smooth = [np.mean([np.mean(hours[c]) for c in centres[i:i + 2]]) for i in range(len(centres) - 1)]
             lows.append(centres[int(np.argmin(smooth))] + 0.5)
         moves += [abs(b - a) * 60 for a, b in zip(lows, lows[1:])]
+    weights = series["weight"].values()
+    changes = [b - a for s in weights for (_, a), (_, b) in zip(sorted(s), sorted(s)[1:])]
+    days_ = [(steps, kcal) for steps, kcal in summaries(path) if steps > 0]
+    per_step = [kcal / steps for steps, kcal in days_]
     return {
+        "weightChangeSD": float(np.std(changes, ddof=1)) if len(changes) > 1 else None,
+        "summaries": len(days_),
+        "caloriesStepsCorrelation": float(np.corrcoef([d[0] for d in days_], [d[1] for d in days_])[0, 1])
+        if len(days_) > 2 else None,
+        "caloriesPerStepCV": float(np.std(per_step) / np.mean(per_step)) if per_step else None,
         "pairs": len(correlations),
         "medianCorrelation": float(np.median(correlations)) if correlations else None,
         "maxCorrelation": float(np.max(correlations)) if correlations else None,

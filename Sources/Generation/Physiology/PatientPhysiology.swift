@@ -26,6 +26,10 @@ package final class PatientPhysiology {
     let walking: WalkingBouts
     /// The resting heart rate's drift from day to day.
     let restingRateNoise: ValueNoise
+    /// An adult's weight from day to day (water, food, bowel).
+    let weightNoise: ValueNoise
+    /// How active a patient is between walks, from day to day.
+    let lightActivityNoise: ValueNoise
     /// Times of day (ms after midnight) of home blood-pressure measurements, before which the
     /// patient sits down: no walking from 5 minutes before to 3 minutes after (AHA 2017: 5 minutes
     /// seated rest; the cuff's second reading comes a minute after the first).
@@ -62,6 +66,8 @@ package final class PatientPhysiology {
         sleep = SleepSchedule(clock: clock, rng: rng.split("sleep"), measurements: homeMeasurements.sorted())
         walking = WalkingBouts(dailySteps: baseline.dailySteps, rng: rng.split("walking"))
         restingRateNoise = ValueNoise(rng: rng, label: "resting-rate", spacing: 86_400_000)
+        weightNoise = ValueNoise(rng: rng, label: "daily-weight", spacing: 86_400_000)
+        lightActivityNoise = ValueNoise(rng: rng, label: "light-activity", spacing: 86_400_000)
         seatedMeasurements = patient.devices.filter { $0.type == .bpCuff }
             .flatMap { cuff in cuff.schedule.map { ($0 + cuff.phase.milliseconds) % 86_400_000 } }
         glucose = GlucoseModel(
@@ -125,8 +131,19 @@ package final class PatientPhysiology {
         return cadence
     }
 
-    /// Active energy, kcal/min (about 0.04 kcal per step for 75 kg).
-    package func activeCaloriesPerMinute(at t: Int64) -> Double { stepsPerMinute(at: t) * 0.04 * baseline.weight / 75 }
+    /// Active energy (kcal/min), what a phone counts above resting: walking by the ACSM walking
+    /// equation (net oxygen cost 0.1 mL/kg/min per m/min of speed, 5 kcal per litre), the speed
+    /// from the cadence and a step of 0.415 × height, longer at a brisker pace; and light activity
+    /// while awake, 0.25 kcal/min for 75 kg, ±30 % from day to day (VitalSim's figure: how active
+    /// people are between walks varies widely, Levine 2004).
+    package func activeCaloriesPerMinute(at t: Int64) -> Double {
+        let cadence = stepsPerMinute(at: t)
+        let step = 0.415 * baseline.height / 100 * (cadence / 100).squareRoot()
+        let walking = 0.1 * cadence * step * baseline.weight / 1000 * 5
+        let awake = 1 - sleep.sleepiness(at: t)
+        let light = awake * 0.25 * baseline.weight / 75 * (1 + 0.3 * lightActivityNoise.value(at: t))
+        return walking + max(0, light)
+    }
 
     /// True from 5 minutes before to 3 minutes after a home blood-pressure measurement.
     func seated(at t: Int64) -> Bool {
@@ -244,10 +261,13 @@ package final class PatientPhysiology {
         return grams
     }
 
-    /// Body weight (kg): daily trend (infant growth), weight-loss and fluid-gain events.
+    /// Body weight (kg): daily trend (infant growth), an adult's day-to-day swing (water, food: the
+    /// change between two mornings' weighings about 0.4 kg SD, within the 0.3–0.5 kg of daily home
+    /// weighing), weight-loss and fluid-gain events.
     package func weight(at t: Int64) -> Double {
         let day = 86_400_000.0
         var grams = growth(at: t)
+        if patient.profile != .chdInfant { grams += 400 * weightNoise.value(at: t) }
         for e in events where t > e.start {
             let covered = Double(min(t, e.end) - e.start) / day
             switch e.kind {
