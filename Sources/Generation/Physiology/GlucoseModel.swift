@@ -96,9 +96,7 @@ package final class GlucoseModel {
     /// The minute of day `day` (days since 1970) at which routine meal `index` starts.
     func mealMinute(_ index: Int, day: Int64) -> Int64 {
         let key = UInt64(bitPattern: day) &* 131 &+ UInt64(index) &* 7
-        let u1 = max(SeededRandom.unit(rng.seed, key), 1e-12)
-        let u2 = SeededRandom.unit(rng.seed, key &+ 1)
-        let z = (-2 * Math.log(u1)).squareRoot() * Math.cos(2 * Double.pi * u2)
+        let z = SeededRandom.normal(rng.seed, key)
         let shift = Math.clamp(20 * z, -45, 45)
         return day * 1440 + meals[index].timeOfDay / 60_000 + Int64(shift.rounded())
     }

@@ -59,17 +59,17 @@ package final class PatientPhysiology {
         rrNoise = ValueNoise(rng: rng, label: "respiration", spacing: 120_000)
         nocturnalDips = NocturnalDips(profile: patient.profile, seed: rng.split("spo2-dips").seed)
         growthSeed = rng.split("growth").seed
-        let homeMeasurements = patient.devices.filter {
-            [.bpCuff, .glucometer, .weightScale, .thermometer].contains($0.type)
-        }
-        .flatMap { device in device.schedule.map { Double(($0 + device.phase.milliseconds) % 86_400_000) / 3_600_000 } }
-        sleep = SleepSchedule(clock: clock, rng: rng.split("sleep"), measurements: homeMeasurements.sorted())
+        let homeMeasurements = Self.timesOfDay(patient, [.bpCuff, .glucometer, .weightScale, .thermometer])
+        sleep = SleepSchedule(
+            clock: clock,
+            rng: rng.split("sleep"),
+            measurements: homeMeasurements.map { Double($0) / 3_600_000 }
+        )
         walking = WalkingBouts(dailySteps: baseline.dailySteps, rng: rng.split("walking"))
         restingRateNoise = ValueNoise(rng: rng, label: "resting-rate", spacing: 86_400_000)
         weightNoise = ValueNoise(rng: rng, label: "daily-weight", spacing: 86_400_000)
         lightActivityNoise = ValueNoise(rng: rng, label: "light-activity", spacing: 86_400_000)
-        seatedMeasurements = patient.devices.filter { $0.type == .bpCuff }
-            .flatMap { cuff in cuff.schedule.map { ($0 + cuff.phase.milliseconds) % 86_400_000 } }
+        seatedMeasurements = Self.timesOfDay(patient, [.bpCuff])
         glucose = GlucoseModel(
             baseline: baseline,
             meals: patient.meals,
@@ -89,6 +89,13 @@ package final class PatientPhysiology {
         baseTemperature = baseline.temperature
         baseSpO2 = baseline.spo2
         dailySteps = baseline.dailySteps
+    }
+
+    /// The times of day (ms after midnight, sorted) at which the patient's scheduled devices of
+    /// `types` measure.
+    static func timesOfDay(_ patient: PatientSpec, _ types: Set<DeviceType>) -> [Int64] {
+        patient.devices.filter { types.contains($0.type) }
+            .flatMap { device in device.schedule.map { ($0 + device.phase.milliseconds) % 86_400_000 } }.sorted()
     }
 
     /// A stream for a device or model of this patient.

@@ -60,10 +60,8 @@ struct SleepSchedule {
         return Math.smoothstep(hour - (asleep - 0.5)) * (1 - Math.smoothstep(hour - (awake - 0.5)))
     }
 
-    /// A standard normal deviate for `(seed, key)` (Box–Muller on two hashed uniforms), truncated at ±2.5.
+    /// A standard normal deviate for `(seed, key)`, truncated at ±2.5.
     static func normal(_ seed: UInt64, _ key: UInt64) -> Double {
-        let u1 = max(SeededRandom.unit(seed, key), 1e-12)
-        let u2 = SeededRandom.unit(seed, key &+ 1)
-        return Math.clamp((-2 * Math.log(u1)).squareRoot() * Math.cos(2 * Double.pi * u2), -2.5, 2.5)
+        Math.clamp(SeededRandom.normal(seed, key), -2.5, 2.5)
     }
 }

@@ -68,16 +68,13 @@ package struct CaptureGenerator {
     /// A patient's id, profile, baseline values and which of them were drawn from the population.
     static func patientJSON(_ entry: (patient: PatientSpec, baseline: Baseline)) -> JSONValue {
         let b = entry.baseline
-        let values: [(BaselineField, Double)] = [
-            (.heartRate, b.heartRate), (.hrvSDNN, b.hrvSDNN), (.lfHfRatio, b.lfHfRatio), (.systolic, b.systolic),
-            (.diastolic, b.diastolic), (.nocturnalDip, b.nocturnalDip), (.glucose, b.glucose), (.spo2, b.spo2),
-            (.temperature, b.temperature), (.respirationRate, b.respirationRate), (.weight, b.weight),
-            (.height, b.height), (.dailyWeightChange, b.dailyWeightChange), (.dailySteps, b.dailySteps),
-            (.feedsPerDay, Double(b.feedsPerDay)), (.intakePerKg, b.intakePerKg),
-            (.insulinSensitivity, b.insulinSensitivity), (.carbRatio, b.carbRatio),
-        ]
-        var baseline = values.map { ($0.0.rawValue, JSONValue.double(($0.1 * 1000).rounded() / 1000)) }
-        baseline.append(("diabetes", .string(b.diabetes.rawValue)))
+        let baseline = BaselineField.allCases.map { field in
+            (
+                field.rawValue,
+                b.value(of: field).map { JSONValue.double(($0 * 1000).rounded() / 1000) }
+                    ?? .string(b.diabetes.rawValue)
+            )
+        }
         let drawn = BaselineField.allCases.filter { entry.patient.drawn.contains($0) }.map {
             JSONValue.string($0.rawValue)
         }

@@ -40,6 +40,14 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         Double(hash(seed, index) >> 11) * 0x1.0p-53
     }
 
+    /// Stateless standard normal deviate for (seed, index): Box–Muller on the uniforms at `index`
+    /// and `index + 1`.
+    package static func normal(_ seed: UInt64, _ index: UInt64) -> Double {
+        let u1 = max(unit(seed, index), 1e-12)
+        let u2 = unit(seed, index &+ 1)
+        return (-2 * Math.log(u1)).squareRoot() * Math.cos(2 * Double.pi * u2)
+    }
+
     static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
         var x = a ^ (b &* 0xD6E8_FEB8_6659_FD93)
         return SeededRandom.splitMix(&x)
