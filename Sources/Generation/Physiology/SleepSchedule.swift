@@ -8,8 +8,8 @@ import VitalSimCore
 /// set time is up for it: a morning measurement (05:00–10:00) before waking brings waking forward
 /// (fully awake 10 minutes before it), an evening one (18:00–01:00) after bedtime puts bed off
 /// until after it; measurements in the small hours are taken asleep (a carer's). Readable at any
-/// time without state.
-struct SleepSchedule {
+/// time; the two nights around the last day asked for are kept, as every beat asks several times.
+final class SleepSchedule {
     let clock: DayClock
     let seed: UInt64
     /// The patient's usual bedtime (hours after midnight, 24 = midnight) and sleep length (h).
@@ -51,13 +51,20 @@ struct SleepSchedule {
         let absolute = clock.startUnixMilliseconds + t
         let day = absolute >= 0 ? absolute / 86_400_000 : (absolute - 86_399_999) / 86_400_000
         let hour = Double(absolute - day * 86_400_000) / 3_600_000
-        return max(asleep(day - 1, at: hour + 24), asleep(day, at: hour))
+        if day != cachedDay {
+            cachedNights = (night(day - 1), night(day))
+            cachedDay = day
+        }
+        return max(Self.asleep(cachedNights.0, at: hour + 24), Self.asleep(cachedNights.1, at: hour))
     }
 
-    /// How asleep the patient is `hour` hours after the midnight of `day`, in that day's night.
-    private func asleep(_ day: Int64, at hour: Double) -> Double {
-        let (asleep, awake) = night(day)
-        return Math.smoothstep(hour - (asleep - 0.5)) * (1 - Math.smoothstep(hour - (awake - 0.5)))
+    /// The day whose night and the night before are in ``cachedNights``.
+    private var cachedDay = Int64.min
+    private var cachedNights = ((asleep: 0.0, awake: 0.0), (asleep: 0.0, awake: 0.0))
+
+    /// How asleep the patient is `hour` hours after the midnight of the day `night` starts on.
+    private static func asleep(_ night: (asleep: Double, awake: Double), at hour: Double) -> Double {
+        Math.smoothstep(hour - (night.asleep - 0.5)) * (1 - Math.smoothstep(hour - (night.awake - 0.5)))
     }
 
     /// A standard normal deviate for `(seed, key)`, truncated at ±2.5.

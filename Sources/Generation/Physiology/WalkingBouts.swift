@@ -6,8 +6,10 @@ import VitalSimCore
 /// very unequal length, most of them short, Orendurff et al. 2008), its pace 85–120 steps/min
 /// (about 100 steps/min marks moderate walking, Tudor-Locke et al. 2018) with a slow wander of
 /// ±8 %, reached and left over a quarter of the bout (at most 90 s). A fifth fewer bouts on
-/// Sundays (VitalSim's choice: a quieter day). Readable at any time without state.
-struct WalkingBouts {
+/// Sundays (VitalSim's choice: a quieter day). Readable at any time; the bouts of the last two
+/// half hours asked for are kept, as every beat asks.
+final class WalkingBouts {
+    typealias Bout = (start: Int64, end: Int64, pace: Double)
     static let slot: Int64 = 1_800_000
     /// The steps of an average bout (median 8 min × e^(σ²/2), less its ramps, at 102 steps/min).
     static let stepsPerBout = 830.0
@@ -21,6 +23,18 @@ struct WalkingBouts {
         seed = rng.split("bouts").seed
         pace = ValueNoise(rng: rng, label: "bout-pace", spacing: 90_000)
         chance = Math.clamp(dailySteps / (32 * Self.stepsPerBout), 0, 0.9)
+    }
+
+    /// The last two half hours asked for and their bouts.
+    private var cached: [(slot: Int64, bout: Bout?)] = []
+
+    /// ``bout(_:startUnixMilliseconds:)``, kept for the last two half hours asked for.
+    func cachedBout(_ k: Int64, startUnixMilliseconds: Int64) -> Bout? {
+        if let hit = cached.first(where: { $0.slot == k }) { return hit.bout }
+        let drawn = bout(k, startUnixMilliseconds: startUnixMilliseconds)
+        if cached.count == 2 { cached.removeFirst() }
+        cached.append((k, drawn))
+        return drawn
     }
 
     /// Start, end (virtual ms) and pace of the bout drawn for half hour `k`, if one starts then.
@@ -38,8 +52,8 @@ struct WalkingBouts {
     /// Cadence (steps/min) at `t` of a bout drawn for half hour `k`; `awake` says whether the
     /// patient was up when it would start.
     func cadence(at t: Int64, slot k: Int64, startUnixMilliseconds: Int64, awake: (Int64) -> Bool) -> Double {
-        guard let (start, end, pace) = bout(k, startUnixMilliseconds: startUnixMilliseconds), t >= start, t < end,
-            awake(start)
+        guard let (start, end, pace) = cachedBout(k, startUnixMilliseconds: startUnixMilliseconds), t >= start,
+            t < end, awake(start)
         else { return 0 }
         let ramp = Double(min((end - start) / 4, 90_000))
         let shape = Math.smoothstep(Double(t - start) / ramp) * Math.smoothstep(Double(end - t) / ramp)
