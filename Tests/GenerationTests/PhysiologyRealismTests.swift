@@ -28,6 +28,7 @@ final class PhysiologyRealismTests: XCTestCase {
         duration: String = "2h",
         start: String = "10:00:00",
         devices: String = "- {id: hrm, type: heart-rate-strap}",
+        meals: String = "",
         timeline: String = ""
     ) -> String {
         """
@@ -37,7 +38,7 @@ final class PhysiologyRealismTests: XCTestCase {
         patients:
           - id: p
             profile: \(profile)
-            baseline: {\(baseline)}
+            baseline: {\(baseline)}\(meals.isEmpty ? "" : "\n    meals: " + meals)
             devices:
               \(devices)
         \(timeline.isEmpty ? "" : "timeline:\n" + timeline)
@@ -125,6 +126,7 @@ final class PhysiologyRealismTests: XCTestCase {
             duration: "24h",
             start: "00:00:00",
             devices: "- {id: cgm, type: cgm}",
+            meals: "[]",
             timeline: """
                   - {at: 2h, patient: p, event: meal, carbs: 80}
                   - {at: 8h, patient: p, event: hypoglycemia, insulin: 7}

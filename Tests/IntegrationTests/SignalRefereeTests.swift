@@ -135,7 +135,7 @@ final class SignalRefereeTests: XCTestCase {
             "10d",
             profile: "chd-infant",
             baseline: "",
-            devices: ["{id: feeds, type: feeding-log}", "{id: scale, type: weight-scale}"]
+            devices: ["{id: feeds, type: feeding-log}", "{id: scale, type: weight-scale, adherence: exact}"]
         )
         let out = try referee(yaml, [("feeds", ["feeds"]), ("growth", ["scale"])])
         let feeds = try JSONDecoder().decode(Feeds.self, from: out[0])

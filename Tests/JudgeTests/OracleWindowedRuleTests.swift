@@ -219,23 +219,27 @@ final class OracleWindowedRuleTests: XCTestCase {
     }
 
     func testDataGapOnlyForStreamingDevicesAndNotFilledByBackfill() {
-        let cgm = series(.cgm, [100, 100, 100, 100], every: 5 * minute)
+        // Five readings make a stream (four cannot tell one from a cuff's pair between battery reports).
+        let cgm = series(.cgm, [100, 100, 100, 100, 100], every: 5 * minute)
         // 31 min of silence after the last reading while the scenario goes on.
-        var resumed = series(.cgm, [100], every: 5 * minute, from: 15 * minute + 31 * minute)
+        var resumed = series(.cgm, [100], every: 5 * minute, from: 20 * minute + 31 * minute)
         resumed[0].id = "p/d/9"
         let gap = judge("device.data-gap", cgm + resumed)
-        XCTAssertEqual(gap.map(\.raisedAt), [15 * minute + 30 * minute])
+        XCTAssertEqual(gap.map(\.raisedAt), [20 * minute + 30 * minute])
         XCTAssertEqual(
-            judge("device.data-gap", cgm + series(.cgm, [100], every: 1, from: 45 * minute)),
+            judge("device.data-gap", cgm + series(.cgm, [100], every: 1, from: 50 * minute)),
             [],
             "30 min exactly is not longer than the window"
         )
         // A spot-check device (one reading every 4 h) never has a data gap.
-        XCTAssertEqual(judge("device.data-gap", series(.spo2, [97, 97, 97, 97], every: 4 * hour), end: 24 * hour), [])
+        XCTAssertEqual(
+            judge("device.data-gap", series(.spo2, [97, 97, 97, 97, 97, 97], every: 4 * hour), end: 24 * hour),
+            []
+        )
         // Readings backfilled after a reconnection close the gap in device time but arrive too late.
         var backfilled = (0..<6).map { i in
             Oracle.Sample(
-                time: 20 * minute + Int64(i) * 5 * minute,
+                time: 25 * minute + Int64(i) * 5 * minute,
                 emit: 60 * minute,
                 values: [.cgm: 100],
                 id: "p/d/b\(i)",
@@ -245,10 +249,10 @@ final class OracleWindowedRuleTests: XCTestCase {
         backfilled.append(
             Oracle.Sample(time: 60 * minute, emit: 60 * minute, values: [.cgm: 100], id: "p/d/n", device: "d")
         )
-        XCTAssertEqual(judge("device.data-gap", cgm + backfilled).map(\.raisedAt), [45 * minute])
+        XCTAssertEqual(judge("device.data-gap", cgm + backfilled).map(\.raisedAt), [50 * minute])
         // The scenario's end: silence shorter than the window after the last reading raises nothing.
-        XCTAssertEqual(judge("device.data-gap", cgm, end: 15 * minute + 30 * minute), [])
-        XCTAssertEqual(judge("device.data-gap", cgm, end: 15 * minute + 31 * minute).count, 1)
+        XCTAssertEqual(judge("device.data-gap", cgm, end: 20 * minute + 30 * minute), [])
+        XCTAssertEqual(judge("device.data-gap", cgm, end: 20 * minute + 31 * minute).count, 1)
     }
 
     /// Late readings (device times before the last) arriving during a gap do not raise it again.

@@ -75,6 +75,7 @@ final class DeterminismTests: XCTestCase {
             let yaml = """
                 name: phased
                 seed: 3
+                adherence: exact
                 start: 2024-11-07T06:30:00Z
                 duration: 3h
                 patients:

@@ -30,6 +30,7 @@ import VitalSimCore
         ("duration: 1h30m", "duration: 1h30m\nstart: yesterday", 4, "start", "expected an ISO-8601 UTC time"),
         ("duration: 1h30m", "duration: 1h30m\nnetwork: 5g", 4, "network", "unknown network preset '5g'"),
         ("duration: 1h30m", "duration: 1h30m\npopulation: clones", 4, "population", "varied, typical"),
+        ("duration: 1h30m", "duration: 1h30m\nadherence: perfect", 4, "adherence", "usual, exact"),
         ("profile: adult", "profile: adult\n    baseline: {height: 300}", 7, "patients[0].baseline.height", "300"),
         ("duration: 1h30m", "duration: 1h30m\nnetwork: 4g, loss=2", 4, "network", "loss=2: expected a share"),
         ("patients:", "patients: 3\nunused:", 4, "patients", "expected a list, got the number 3"),
@@ -89,6 +90,18 @@ import VitalSimCore
         (
             "        type: heart-rate-strap", "        type: thermometer\n        schedule: []", 10,
             "patients[0].devices[0].schedule", "a schedule needs at least one time of day"
+        ),
+        (
+            "        type: heart-rate-strap", "        type: heart-rate-strap\n        adherence: usual", 10,
+            "patients[0].devices[0].adherence", "adherence applies to a device measured by hand at set times"
+        ),
+        (
+            "        type: heart-rate-strap", "        type: weight-scale\n        adherence: {missed: 2}", 10,
+            "patients[0].devices[0].adherence.missed", "2 is out of range; valid: 0...1"
+        ),
+        (
+            "        type: heart-rate-strap", "        type: weight-scale\n        adherence: sometimes", 10,
+            "patients[0].devices[0].adherence", "unknown adherence 'sometimes'; valid: usual, exact"
         ),
         (
             "        type: heart-rate-strap", "        type: heart-rate-strap\n        battery: 150", 10,

@@ -6,7 +6,8 @@ compared with.
 Usage: meal_simglucose.py CARBS BOLUS HOURS. CARBS grams at minute 60 on basal insulin; BOLUS is
 "cr" (a bolus of CARBS/CR units with the meal, each patient's own carb ratio) or "none". Prints
 one JSON object: {carbs, bolus, rises: [mg/dL per patient], peakMinutes: [minutes after the
-meal], baselines: [mg/dL]}.
+meal], rises45: [mg/dL above the pre-meal level 45 minutes after the meal],
+baselines: [mg/dL]}.
 """
 import json
 import sys
@@ -29,18 +30,20 @@ def run(name, carbs, bolus, hours, quest):
     before = plasma[59]
     after = plasma[60:]
     peak = max(after)
-    return before, peak - before, after.index(peak)
+    return before, peak - before, after.index(peak), after[45] - before
 
 
 def main(carbs, bolus, hours):
     quest = pd.read_csv(pkg_resources.resource_filename("simglucose", "params/Quest.csv"))
-    rises, peaks, baselines = [], [], []
+    rises, peaks, rises45, baselines = [], [], [], []
     for i in range(1, 11):
-        before, rise, at = run("adult#%03d" % i, carbs, bolus, hours, quest)
+        before, rise, at, rise45 = run("adult#%03d" % i, carbs, bolus, hours, quest)
         rises.append(round(rise, 1))
         peaks.append(at)
+        rises45.append(round(rise45, 1))
         baselines.append(round(before, 1))
-    print(json.dumps({"carbs": carbs, "bolus": bolus, "rises": rises, "peakMinutes": peaks, "baselines": baselines}))
+    print(json.dumps({"carbs": carbs, "bolus": bolus, "rises": rises, "peakMinutes": peaks, "rises45": rises45,
+                      "baselines": baselines}))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,13 @@ Usage: population_referee.py MEASURE READINGS.jsonl. Each measure prints one JSO
             moves from night to night (median absolute change, minutes); the SD of the change in
             true weight between successive weighings; the daily summaries' calories against
             their steps (correlation, and the coefficient of variation of calories per step).
+  glucose   Per patient, what the CGM reported (the `value` of its readings, as the published
+            CGM cohorts measured it) over the whole run: mean (mg/dL), coefficient of variation
+            (%), and the % of readings above 140, above 180, above 250, in 70–180, below 70 and
+            below 54; and the hour of each day's first steep rise (a meal: +20 mg/dL in 30 min
+            of the truth, from 04:00) for its SD across days. Patients are grouped by the id's
+            part before its first "-" ("type1-3" is in "type1"); prints each group's median of every
+            figure, their ranges, and the smallest within-patient SD of the truth.
 """
 import json
 import sys
@@ -63,7 +70,8 @@ def between(path):
     for name, by_patient in sorted(series.items()):
         # A daily summary comes at the midnight that ends its day.
         pick = (lambda s: [v for _, v in s]) if name == "steps" else whole_days
-        means = [float(np.mean(pick(s))) for s in by_patient.values() if s]
+        # A patient whose only readings fall outside whole days (missed ones: adherence) adds none.
+        means = [float(np.mean(v)) for v in map(pick, by_patient.values()) if v]
         out["mean"][name] = float(np.mean(means))
         out["sd"][name] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
     hr = series["heartRate"]
@@ -127,6 +135,45 @@ def days(path):
     }
 
 
+def glucose(path):
+    values, truths = defaultdict(list), defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        if r["kind"] == "cgm":
+            values[r["patient"]].append(float(r["value"]))
+            truths[r["patient"]].append((r["virtualMs"]["measured"], float(r["truth"])))
+    groups = defaultdict(list)
+    for patient, v in values.items():
+        g = np.array(v)
+        truth = truths[patient]
+        # The first steep rise of each day from 04:00: breakfast, which follows waking.
+        by_minute = {t // MINUTE: x for t, x in truth}
+        firsts = []
+        for day in range(max(by_minute) // 1440 + 1):
+            for m in range(day * 1440 + 240, day * 1440 + 1440 - 30):
+                if m in by_minute and m + 30 in by_minute and by_minute[m + 30] - by_minute[m] > 20:
+                    firsts.append((m % 1440) / 60)
+                    break
+        groups[patient.split("-")[0]].append({
+            "mean": float(g.mean()), "cv": float(100 * g.std() / g.mean()),
+            "above140": float(100 * np.mean(g > 140)), "above180": float(100 * np.mean(g > 180)),
+            "above250": float(100 * np.mean(g > 250)), "inRange": float(100 * np.mean((g >= 70) & (g <= 180))),
+            "below70": float(100 * np.mean(g < 70)), "below54": float(100 * np.mean(g < 54)),
+            "firstRiseSD": float(np.std(firsts, ddof=1) * 60) if len(firsts) > 2 else 0.0,
+            "truthSD": float(np.std([x for _, x in truth])),
+        })
+    out = {}
+    for name, rows in sorted(groups.items()):
+        keys = rows[0].keys()
+        out[name] = {
+            "patients": len(rows),
+            "median": {k: float(np.median([r[k] for r in rows])) for k in keys},
+            "min": {k: float(np.min([r[k] for r in rows])) for k in keys},
+            "max": {k: float(np.max([r[k] for r in rows])) for k in keys},
+        }
+    return out
+
+
 if __name__ == "__main__":
     measure, path = sys.argv[1], sys.argv[2]
-    print(json.dumps({"between": between, "days": days}[measure](path)))
+    print(json.dumps({"between": between, "days": days, "glucose": glucose}[measure](path)))

@@ -17,6 +17,9 @@ package struct DeviceEmitter {
     var faultRNG: SeededRandom
     var pending = PendingQueue()
     var nextMeasurement: Int64
+    /// The scheduled time of the next measurement, which ``adherence`` moves or drops.
+    var nominal: Int64
+    let adherence: AdherencePlan
     var nextBattery: Int64
     /// The device's scripted readings (`reading:` in the timeline), the next one's script and index.
     let scripts: [ScriptedReading]
@@ -54,11 +57,24 @@ package struct DeviceEmitter {
         identity = DeviceIdentity(patientID: physiology.patient.id, deviceID: spec.id, deviceType: spec.type)
         storesRecords = sensor.storesRecords
         // A traced device sends its recording and measures nothing itself.
-        nextMeasurement = spec.trace == nil ? Schedule.first(spec, clock: physiology.clock) : .max
+        nominal = spec.trace == nil ? Schedule.first(spec, clock: physiology.clock) : .max
+        adherence = AdherencePlan(spec, patient: physiology.rng, clock: physiology.clock)
+        nextMeasurement = nominal
         // Hourly battery reports keep the device's phase too (within the hour).
         nextBattery = spec.type.isBluetooth ? spec.phase.milliseconds % 3_600_000 : .max
         self.scripts = scripts.sorted { $0.start < $1.start }
         electrocardiograms = spec.trace?.electrocardiograms ?? []
+        nextMeasurement = taken(after: -1)
+    }
+
+    /// When the next measurement is taken, from the scheduled time ``nominal`` on (later ones when
+    /// it is missed), and after `previous`.
+    mutating func taken(after previous: Int64) -> Int64 {
+        while nominal < duration {
+            if let actual = adherence.actual(nominal) { return max(actual, previous + 1) }
+            nominal = Schedule.next(after: nominal, spec: spec, clock: physiology.clock)
+        }
+        return nominal
     }
 
     /// When the next scripted reading (or traced ECG recording) is due (`.max` when none is left).
@@ -127,7 +143,8 @@ package struct DeviceEmitter {
                 // Measured even under a script, so that the device's later readings are what they
                 // would be without it; a script's window replaces them.
                 if !scriptCovers(t) { for sample in scratch { accept(sample) } }
-                nextMeasurement = Schedule.next(after: t, spec: spec, clock: physiology.clock)
+                nominal = Schedule.next(after: nominal, spec: spec, clock: physiology.clock)
+                nextMeasurement = taken(after: t)
             }
         }
     }

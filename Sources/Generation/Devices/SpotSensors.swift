@@ -71,8 +71,9 @@ struct Glucometer: DeviceSensor {
         let truth = physiology.glucose.plasma(at: t)
         let value = Int(Math.clamp(truth * (1 + 0.04 * noiseScale * rng.normal()), 20, 600).rounded())
         let h = physiology.clock.hour(at: t)
-        let meals = physiology.patient.meals.map { Double($0.timeOfDay) / 3_600_000 }
-        let meal: UInt8 = h >= 21 ? 5 : (meals.contains { h > $0 && h - $0 <= 2.5 } ? 2 : (h < 10 ? 3 : 1))
+        // GLS meal context: postprandial within 2.5 h of a meal's start, else by the time of day.
+        let sinceMeal = physiology.glucose.minutesSinceMeal(at: t)
+        let meal: UInt8 = h >= 21 ? 5 : ((sinceMeal.map { $0 > 0 && $0 <= 150 } ?? false) ? 2 : (h < 10 ? 3 : 1))
         samples.append(
             Sample(
                 offset: 0,

@@ -9,67 +9,110 @@ import VitalSimCore
 ///   sensitivity, varying slowly from day to day (about ±20 %, Visentin et al. 2018's intraday
 ///   variability in the UVA/Padova S2017 simulator).
 /// - Plasma insulin I (µU/mL): bolus through two subcutaneous compartments (tmax 55 min), clearance ke;
-///   type 2 and non-diabetic patients add endogenous secretion γ·(G − h)+.
+///   type 2 and non-diabetic patients add endogenous secretion γ·(G − h)+, and non-diabetic ones a
+///   first phase proportional to glucose's rise (lost in type 2 diabetes; Dalla Man et al. 2007's
+///   K·dG/dt).
 /// - Counter-regulation C (mg/dL/min): glucagon and adrenaline raise glucose production as glucose
 ///   falls below 65 mg/dL, with a 15-minute delay; blunted in type 1 diabetes (Cryer 2008). There
 ///   is no floor: a hypoglycaemia ends where insulin action and counter-regulation balance.
 /// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, clinical.md §2).
 ///
-/// Routine meals vary from day to day in time (SD 20 min, at most 45 min off) and size (SD 15 %), as
-/// simglucose's random scenarios do; timeline meals happen exactly as written. The model keeps a ring
-/// of the last two days, so memory does not grow with scenario length.
+/// Daily meals come from ``DailyMeals``; timeline meals happen exactly as written. On usual days a
+/// diabetic patient also manages their glucose: a low is treated with 15 g of fast carbohydrate
+/// while awake (at most every 15 min), a main meal's bolus corrects a high glucose, and the level
+/// glucose returns to between meals (basal insulin against production, dawn, stress, illness)
+/// wanders from day to day (log SD 0.5 in type 1, 0.2 in type 2; 8-hour knots), which with the
+/// meals' dosing errors gives type 1 its published variability (CV 33–40 %). Within 8 hours of a
+/// scenario's glucose event the patient does nothing of their own, the level does not wander, and
+/// the event's meal (or the one it skipped) replaces a usual meal from 2 hours before it to 4
+/// after: the scenario tells that story. The model keeps a ring of the last two days, so memory does not grow with scenario length.
 package final class GlucoseModel {
     struct State { var g, x, i, s1, s2, ig, c: Double }
     struct Dose {
         var minute: Int64
         var carbsMg: Double
         var insulinU: Double
+        /// A meal bolus to which the patient adds a correction for a high glucose.
+        var corrects = false
     }
 
     let gb: Double, p1: Double, p2 = 0.025, p3: Double
     let ke = 0.138, tmaxI = 55.0, volumeDL: Double, insulinVolumeML: Double
-    let gamma: Double, threshold: Double, counterGain: Double
+    let gamma: Double, firstPhase: Double, threshold: Double, counterGain: Double
     package let tau = 10.0
+    /// Timeline doses (meal, hypoglycaemia and hyperglycaemia events), in time order.
     var doses: [Dose] = []
     var doseIndex = 0
+    /// Daily meals planned so far (model minutes), in time order, from `routineIndex` on pending.
+    var routine: [Dose] = []
+    var routineIndex = 0
+    /// The last day (days since 1970) whose meals are in `routine`.
+    var plannedThroughDay: Int64
     var state: State
     var gut = GutAbsorption()
     var minute: Int64 = 0
+    /// Plasma glucose's rise over the last minute (first-phase secretion).
+    var rise = 0.0
     /// Allocated on first use, so patients without glucose devices cost nothing.
     var ring: [(Double, Double)] = []
     /// Two days of minutes: a device may back-fill readings up to 48 h old.
     let capacity = 2 * 1440
     let ib = 10.0
     let sensitivity: ValueNoise
+    let basalDrift: ValueNoise
+    let basalDriftSD: Double
+    let meals: DailyMeals
+    let sleep: SleepSchedule?
+    let startMinute: Int64
+    /// Whether the patient treats lows and corrects highs (a diabetic patient on usual days).
+    let selfManaged: Bool
+    /// The patient's own correction factor (mg/dL a unit lowers glucose by, as they dose it).
+    let correctionFactor: Double
+    /// Model minutes within which the patient leaves their glucose to the scenario's events.
+    let eventWindows: [(Int64, Int64)]
+    /// The earliest minute of the next treatment of a low.
+    var nextTreatment: Int64 = 0
+    /// The start minutes (model) of the latest meals, for a meter's meal context.
+    var recentMeals: [Int64] = []
 
-    init(baseline: Baseline, meals: [MealSpec], events: [ClinicalEvent], clock: DayClock, rng: SeededRandom) {
+    init(
+        baseline: Baseline,
+        meals: DailyMeals,
+        events: [ClinicalEvent],
+        clock: DayClock,
+        sleep: SleepSchedule?,
+        rng: SeededRandom
+    ) {
         gb = baseline.glucose
         volumeDL = 1.87 * baseline.weight
         insulinVolumeML = 120 * baseline.weight
         switch baseline.diabetes {
         case .type1:
-            p1 = 0.01
-            p3 = 1.8e-5 * baseline.insulinSensitivity
-            gamma = 0
-            threshold = 0
-            counterGain = 0.03
+            (p1, p3, gamma, firstPhase, threshold, counterGain) = (
+                0.01, 1.8e-5 * baseline.insulinSensitivity, 0, 0, 0, 0.03
+            )
+            basalDriftSD = 0.5
         case .type2:
-            p1 = 0.012
-            p3 = 0.6e-5 * baseline.insulinSensitivity
-            gamma = 0.004
-            threshold = baseline.glucose
+            (p1, p3, gamma, firstPhase, threshold) = (
+                0.012, 0.6e-5 * baseline.insulinSensitivity, 0.03, 0, baseline.glucose
+            )
             counterGain = 0.06
+            basalDriftSD = 0.2
         case .none:
-            p1 = 0.03
-            p3 = 1.3e-5 * baseline.insulinSensitivity
-            gamma = 0.04
-            threshold = baseline.glucose
+            (p1, p3, gamma, firstPhase, threshold) = (
+                0.03, 1.3e-5 * baseline.insulinSensitivity, 0.25, 8, baseline.glucose
+            )
             counterGain = 0.06
+            basalDriftSD = 0
         }
         state = State(g: gb, x: 0, i: ib, s1: 0, s2: 0, ig: gb, c: 0)
-        // Daily meals over a generous horizon are produced lazily in `dosesUntil`; events are fixed.
         self.meals = meals
-        self.clock = clock
+        self.sleep = sleep
+        startMinute = Math.floorDivide(clock.startUnixMilliseconds, 60_000)
+        plannedThroughDay = Math.floorDivide(startMinute, 1440) - 2
+        selfManaged = meals.selfManaged && baseline.diabetes != .none
+        correctionFactor = 40 * baseline.insulinSensitivity
+        var windows: [(Int64, Int64)] = []
         for e in events {
             let m = e.start / 60_000
             switch e.kind {
@@ -77,46 +120,74 @@ package final class GlucoseModel {
             case .hypoglycemia:
                 // insulin-overdose: the dose alone; skipped-meal: the meal bolus with no meal.
                 doses.append(Dose(minute: m, carbsMg: 0, insulinU: e.insulin ?? 8))
-            case .hyperglycemia: doses.append(Dose(minute: m, carbsMg: (e.carbs ?? 90) * 1000, insulinU: 0))
+                windows.append((m, m + max(e.duration / 60_000, 8 * 60)))
+            case .hyperglycemia:
+                doses.append(Dose(minute: m, carbsMg: (e.carbs ?? 90) * 1000, insulinU: 0))
+                windows.append((m, m + max(e.duration / 60_000, 8 * 60)))
             default: break
             }
         }
+        eventWindows = windows
         doses.sort { $0.minute < $1.minute }
-        self.rng = rng
-        carbRatio = baseline.diabetes == .type1 ? baseline.carbRatio : nil
         sensitivity = ValueNoise(rng: rng, label: "insulin-sensitivity", spacing: 6 * 3_600_000)
+        basalDrift = ValueNoise(rng: rng, label: "basal-drift", spacing: 8 * 3_600_000)
     }
 
-    let meals: [MealSpec]
-    /// Grams a unit of insulin covers, for meals without a bolus of their own (type 1 only).
-    let carbRatio: Double?
-    let clock: DayClock
-    let rng: SeededRandom
-
-    /// The minute of day `day` (days since 1970) at which routine meal `index` starts.
-    func mealMinute(_ index: Int, day: Int64) -> Int64 {
-        let key = UInt64(bitPattern: day) &* 131 &+ UInt64(index) &* 7
-        let z = SeededRandom.normal(rng.seed, key)
-        let shift = Math.clamp(20 * z, -45, 45)
-        return day * 1440 + meals[index].timeOfDay / 60_000 + Int64(shift.rounded())
+    /// Plans the daily meals through the day after the one `minute` falls on.
+    func planMeals() {
+        let today = Math.floorDivide(startMinute + minute, 1440)
+        guard plannedThroughDay <= today else { return }
+        routine.removeFirst(routineIndex)
+        routineIndex = 0
+        while plannedThroughDay <= today {
+            plannedThroughDay += 1
+            for meal in meals.meals(onDay: plannedThroughDay) {
+                let at = meal.minute - startMinute
+                // The event's meal, or the one it skipped, replaces a usual meal near it.
+                if meals.selfManaged, eventWindows.contains(where: { at >= $0.0 - 120 && at < $0.0 + 240 }) { continue }
+                if at >= minute { routine.append(Dose(minute: at, carbsMg: meal.carbsMg, insulinU: 0)) }
+                let bolusAt = meal.bolusMinute - startMinute
+                if bolusAt >= minute, meal.bolus > 0 {
+                    routine.append(Dose(minute: bolusAt, carbsMg: 0, insulinU: meal.bolus, corrects: meal.corrects))
+                }
+            }
+        }
+        routine.sort { $0.minute < $1.minute }
     }
 
-    /// Carbs (mg) and insulin (U) of the routine meals starting at `m`.
-    func routine(at m: Int64) -> (Double, Double) {
-        guard !meals.isEmpty else { return (0, 0) }
-        let absMinute = clock.startUnixMilliseconds / 60_000 + m
-        let today = absMinute >= 0 ? absMinute / 1440 : (absMinute - 1439) / 1440
+    /// Whether the patient looks after their own glucose at model minute `m`.
+    func managing(at m: Int64) -> Bool {
+        selfManaged && !eventWindows.contains { m >= $0.0 && m < $0.1 }
+    }
+
+    /// Carbohydrate (mg) and insulin (U) taken at the current minute: timeline doses, the day's
+    /// meals, and what the patient does of their own accord.
+    func intake(glucose g: Double) -> (Double, Double) {
         var carbs = 0.0
         var insulin = 0.0
-        for (index, meal) in meals.enumerated() {
-            for day in (today - 1)...(today + 1) where mealMinute(index, day: day) == absMinute {
-                let key = UInt64(bitPattern: day) &* 31 &+ UInt64(meal.timeOfDay)
-                // Triangular about 1 (SD 15 %, within ±37 %).
-                let size = 1 + 0.367 * (SeededRandom.unit(rng.seed, key) + SeededRandom.unit(rng.seed, key &+ 5) - 1)
-                carbs += meal.carbs * 1000 * size
-                // The bolus is counted for the meal as planned, not as eaten.
-                insulin += meal.bolus ?? carbRatio.map { (meal.carbs / $0 * 20).rounded() / 20 } ?? 0
-            }
+        var correction = false
+        planMeals()
+        while routineIndex < routine.count, routine[routineIndex].minute <= minute {
+            carbs += routine[routineIndex].carbsMg
+            insulin += routine[routineIndex].insulinU
+            correction = correction || routine[routineIndex].corrects
+            routineIndex += 1
+        }
+        while doseIndex < doses.count, doses[doseIndex].minute <= minute {
+            carbs += doses[doseIndex].carbsMg
+            insulin += doses[doseIndex].insulinU
+            doseIndex += 1
+        }
+        if carbs > 0 {
+            if recentMeals.count == 8 { recentMeals.removeFirst() }
+            recentMeals.append(minute)
+        }
+        guard managing(at: minute) else { return (carbs, insulin) }
+        if correction, g > 150 { insulin += ((g - 120) / correctionFactor * 20).rounded() / 20 }
+        let awake = (sleep?.sleepiness(at: minute * 60_000) ?? 0) < 0.5
+        if g < 70, awake, minute >= nextTreatment {
+            carbs += 15_000
+            nextTreatment = minute + 15
         }
         return (carbs, insulin)
     }
@@ -124,26 +195,28 @@ package final class GlucoseModel {
     func advance() {
         if ring.isEmpty { ring = Array(repeating: (gb, gb), count: capacity) }
         var s = state
-        var (carbs, insulin) = routine(at: minute)
-        while doseIndex < doses.count, doses[doseIndex].minute <= minute {
-            carbs += doses[doseIndex].carbsMg
-            insulin += doses[doseIndex].insulinU
-            doseIndex += 1
-        }
+        let (carbs, insulin) = intake(glucose: s.g)
         gut.serve(carbs)
         s.s1 += insulin
         let ra = gut.advance()
         let insulinIn = s.s2 / tmaxI * 1e6 / insulinVolumeML
-        let secretion = gamma * max(0, s.g - threshold)
+        let secretion = gamma * max(0, s.g - threshold) + firstPhase * max(0, rise)
         let si = Math.exp(0.2 * sensitivity.value(at: minute * 60_000))
-        let dg = -(p1 + s.x) * s.g + p1 * gb + ra / volumeDL + s.c
+        // The day's drift pauses while a scenario's glucose event plays out (its story is written
+        // against the patient's usual level).
+        let basal =
+            basalDriftSD > 0 && managing(at: minute)
+            ? gb * Math.exp(basalDriftSD * basalDrift.value(at: minute * 60_000)) : gb
+        let dg = -(p1 + s.x) * s.g + p1 * basal + ra / volumeDL + s.c
         let dx = -p2 * s.x + p3 * si * (s.i - ib)
         let di = insulinIn + secretion - ke * (s.i - ib)
         let ds1 = -s.s1 / tmaxI
         let ds2 = (s.s1 - s.s2) / tmaxI
         let dc = (counterGain * max(0, 65 - s.g) - s.c) / 15
         let dig = (s.g - s.ig) / tau
+        let before = s.g
         s.g = max(1, s.g + dg)
+        rise = s.g - before
         s.x += dx
         s.i = max(0, s.i + di)
         s.s1 += ds1
@@ -153,6 +226,14 @@ package final class GlucoseModel {
         state = s
         minute += 1
         ring[Int(minute % Int64(capacity))] = (s.g, s.ig)
+    }
+
+    /// Minutes since the latest meal started at or before virtual time `t` (ms); nil when none is
+    /// remembered (the model keeps the last eight).
+    package func minutesSinceMeal(at t: Int64) -> Int64? {
+        let m = t / 60_000
+        _ = plasma(at: t)
+        return recentMeals.last { $0 <= m }.map { m - $0 }
     }
 
     private func sample(_ m: Int64) -> (Double, Double) {

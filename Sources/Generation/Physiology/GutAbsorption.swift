@@ -14,9 +14,12 @@ import VitalSimCore
 /// the meal being digested (what was in the stomach when eating started, plus what was eaten).
 /// The parameters are the medians of the UVA/Padova S2008 academic adult cohort as distributed
 /// with simglucose (adult#001–010): kmax 0.0409, kmin 0.00608, kabs 0.155 (per min), b 0.788,
-/// d 0.178, f 0.9. Meals are eaten at 5 g/min, as in simglucose.
+/// f 0.9; but d is Dalla Man et al. 2007's 0.010 for normal subjects (the cohort's median 0.178
+/// speeds emptying up again while a fifth of the meal is still in the stomach, a second peak of
+/// absorption 3.5–4 h after every meal that tracer studies do not show). Meals are eaten at
+/// 5 g/min, as in simglucose.
 struct GutAbsorption {
-    static let kmax = 0.04089, kmin = 0.00608, kabs = 0.15514, b = 0.78816, d = 0.17801, f = 0.9
+    static let kmax = 0.04089, kmin = 0.00608, kabs = 0.15514, b = 0.78816, d = 0.010, f = 0.9
     /// Eating rate, mg/min.
     static let eatingRate = 5_000.0
 

@@ -30,10 +30,11 @@ package final class PatientPhysiology {
     let weightNoise: ValueNoise
     /// How active a patient is between walks, from day to day.
     let lightActivityNoise: ValueNoise
-    /// Times of day (ms after midnight) of home blood-pressure measurements, before which the
-    /// patient sits down: no walking from 5 minutes before to 3 minutes after (AHA 2017: 5 minutes
-    /// seated rest; the cuff's second reading comes a minute after the first).
-    let seatedMeasurements: [Int64]
+    /// Scheduled times of day (ms after midnight) of home blood-pressure measurements, and when each
+    /// is taken (``AdherencePlan``), before which the patient sits down: no walking from 5 minutes
+    /// before to 3 minutes after (AHA 2017: 5 minutes seated rest; the cuff's second reading comes
+    /// a minute after the first).
+    let seatedMeasurements: [(timeOfDay: Int64, plan: AdherencePlan)]
     /// Seed of the day-to-day variation of growth (``growth(at:)``).
     let growthSeed: UInt64
     /// The glucose–insulin model (lazily integrated).
@@ -69,13 +70,24 @@ package final class PatientPhysiology {
         restingRateNoise = ValueNoise(rng: rng, label: "resting-rate", spacing: 86_400_000)
         weightNoise = ValueNoise(rng: rng, label: "daily-weight", spacing: 86_400_000)
         lightActivityNoise = ValueNoise(rng: rng, label: "light-activity", spacing: 86_400_000)
-        seatedMeasurements = Self.timesOfDay(patient, [.bpCuff])
+        seatedMeasurements = patient.devices.filter { $0.type == .bpCuff }.flatMap { device in
+            let plan = AdherencePlan(device, patient: rng, clock: clock)
+            return device.schedule.map { (($0 + device.phase.milliseconds) % 86_400_000, plan) }
+        }
+        let glucoseStream = rng.split("glucose")
         glucose = GlucoseModel(
             baseline: baseline,
-            meals: patient.meals,
+            meals: DailyMeals(
+                plan: patient.meals,
+                profile: patient.profile,
+                baseline: baseline,
+                sleep: sleep,
+                rng: glucoseStream.split("meals")
+            ),
             events: events,
             clock: clock,
-            rng: rng.split("glucose")
+            sleep: sleep,
+            rng: glucoseStream
         )
         var shapes: [ClinicalEventKind: [EventShape]] = [:]
         for e in events { shapes[e.kind, default: []].append(EventShape(e)) }
@@ -157,11 +169,14 @@ package final class PatientPhysiology {
         if seatedMeasurements.isEmpty { return false }
         let ms = clock.startUnixMilliseconds + t
         let timeOfDay = (ms % 86_400_000 + 86_400_000) % 86_400_000
-        for m in seatedMeasurements {
-            // The distance from the measurement, wrapped over midnight, in (−12 h, 12 h].
+        for (m, plan) in seatedMeasurements {
+            // The distance from the scheduled time, wrapped over midnight, in (−12 h, 12 h].
             var d = (timeOfDay - m) % 86_400_000
             if d > 43_200_000 { d -= 86_400_000 } else if d <= -43_200_000 { d += 86_400_000 }
-            if d >= -300_000, d <= 180_000 { return true }
+            guard d >= -plan.adherence.spread - 300_000, d <= plan.adherence.latest + 180_000 else { continue }
+            // When that measurement is taken (adherence moves it, or drops it).
+            guard let taken = plan.actual(t - d) else { continue }
+            if t - taken >= -300_000, t - taken <= 180_000 { return true }
         }
         return false
     }

@@ -249,7 +249,7 @@ extension Oracle {
     }
 
     /// Data gaps per device, in the order its readings leave it (a backfill after a reconnection arrives
-    /// too late to fill the gap it closes): once at least three readings with a median interval of at most
+    /// too late to fill the gap it closes): once at least five readings with a median interval of at most
     /// a third of the window have arrived, nothing more arriving until after the latest device time
     /// received + window raises at that time + window; a reading after that latest time re-arms it
     /// (one gap is one alert: late readings from before it, a backfill, do not raise it again).
@@ -274,11 +274,13 @@ extension Oracle {
                 if latest != .min, s.time > latest { intervals.append(s.time - latest) }
                 latest = max(latest, s.time)
                 let next = i + 1 < list.count ? list[i + 1].emit : end
-                guard i >= 2, !intervals.isEmpty, raisedFor != latest, next > max(s.emit, latest + window) else {
+                guard i >= 4, !intervals.isEmpty, raisedFor != latest, next > max(s.emit, latest + window) else {
                     continue
                 }
                 let sorted = intervals.sorted()
-                guard sorted[sorted.count / 2] * 3 <= window else { continue }
+                guard sorted[sorted.count / 2] * 3 <= window else {
+                    continue
+                }
                 raisedFor = latest
                 out.append(
                     OracleAlert(

@@ -114,10 +114,9 @@ package final class AlertEngine {
                 for device in alertState.devices.keys.sorted() {
                     let deviceState = alertState.devices[device]!
                     let key = "\(index)/\(device)"
-                    // Streaming: the median interval between distinct device times (entries logged at one
-                    // instant are not a stream) at most a third of the window.
-                    guard deviceState.count >= 3, let median = deviceState.medianInterval, median * 3 <= window,
-                        alertState.gapsRaised[key] != deviceState.last
+                    // Streaming (DeviceActivity.streams): intervals between distinct device times (entries
+                    // logged at one instant are not a stream), their median at most a third of the window.
+                    guard deviceState.streams(window: window), alertState.gapsRaised[key] != deviceState.last
                     else { continue }
                     guard time - deviceState.last > window else {
                         next = min(next, deviceState.last + window + 1)

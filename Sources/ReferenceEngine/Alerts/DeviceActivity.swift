@@ -34,6 +34,14 @@ struct DeviceActivity {
         }
     }
 
+    /// Whether the device streams for a data-gap rule of `window`: at least five readings (fewer
+    /// cannot tell a stream from a cuff's two readings a minute apart between battery reports), their
+    /// median interval at most a third of the window.
+    func streams(window: Int64) -> Bool {
+        guard count >= 5, let median = medianInterval else { return false }
+        return median * 3 <= window
+    }
+
     /// The median interval so far (the upper one of an even count, as the oracle takes it), nil
     /// before the first.
     var medianInterval: Int64? {

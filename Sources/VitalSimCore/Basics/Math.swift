@@ -31,4 +31,8 @@ package enum Math {
     @inlinable package static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double {
         Swift.min(Swift.max(x, lo), hi)
     }
+    /// `a / b` rounded towards negative infinity (`b` > 0): the day of a time before 1970 too.
+    @inlinable package static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        a >= 0 ? a / b : (a - b + 1) / b
+    }
 }

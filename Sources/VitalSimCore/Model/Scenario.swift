@@ -86,8 +86,9 @@ public struct PatientSpec: Sendable {
     public var profile: Profile
     /// Resting values of the patient's signals.
     public var baseline: Baseline
-    /// Daily meals (glucose model).
-    public var meals: [MealSpec]
+    /// What the patient eats each day (glucose model): the profile's usual meals unless the
+    /// scenario lists them (`meals:`; an empty list is a fasting clamp).
+    public var meals: MealPlan
     /// The patient's devices in file order.
     public var devices: [DeviceSpec]
     /// The baseline values drawn for this patient from the profile's population when the scenario
@@ -101,12 +102,28 @@ public struct PatientSpec: Sendable {
     /// Who is notified of the patient's alerts, per severity (`escalation:`).
     public var escalation = EscalationPolicy()
     /// A value with every field given (no own alert limits, no care team).
-    public init(id: String, profile: Profile, baseline: Baseline, meals: [MealSpec], devices: [DeviceSpec]) {
+    public init(id: String, profile: Profile, baseline: Baseline, meals: MealPlan, devices: [DeviceSpec]) {
         self.id = id
         self.profile = profile
         self.baseline = baseline
         self.meals = meals
         self.devices = devices
+    }
+}
+
+/// What a patient eats from day to day.
+public enum MealPlan: Sendable, Equatable {
+    /// The profile's usual meals, drawn day by day: breakfast after waking, lunch, dinner and
+    /// occasional snacks, each of its own size (docs/physiology.md, "Meals"). Infants feed instead.
+    case usual
+    /// Exactly these daily meals (moved and resized a little from day to day); none: a fasting
+    /// clamp, glucose flat but for the scenario's events.
+    case listed([MealSpec])
+
+    /// The listed meals; empty for ``usual``.
+    public var listed: [MealSpec] {
+        if case let .listed(meals) = self { return meals }
+        return []
     }
 }
 
@@ -369,6 +386,9 @@ public struct DeviceSpec: Sendable {
     /// devices of one fleet are not synchronized, so that a ward's readings do not all fall due at
     /// the same instant.
     public var phase: VirtualDuration = .zero
+    /// How the patient keeps the device's schedule (``Adherence``): missed, early and late
+    /// measurements; exact for devices that measure by themselves.
+    public var adherence = Adherence.exact
     /// A value with every field given (bottle feeds).
     public init(
         id: String,

@@ -89,8 +89,8 @@ struct ScenarioBuilder {
                 root,
                 "",
                 allowed: [
-                    "name", "description", "seed", "duration", "start", "golden", "network", "population", "patients",
-                    "timeline",
+                    "name", "description", "seed", "duration", "start", "golden", "network", "population", "adherence",
+                    "patients", "timeline",
                 ],
                 required: ["name", "duration", "patients"]
             )
@@ -107,7 +107,8 @@ struct ScenarioBuilder {
         let duration = top.duration("duration") ?? .hours(1)
         let start = startTime(top)
         let population = top.choice("population", PopulationMode.self, what: "population") ?? .varied
-        let (patients, deviceIDs) = patients(top, population: population)
+        let adherence = top.choice("adherence", AdherenceMode.self, what: "adherence") ?? .usual
+        let (patients, deviceIDs) = patients(top, population: population, adherence: adherence)
         checkCareRoles(patients)
         var timeline: [TimelineEntry] = []
         var actions: [CareTeamAction] = []
@@ -164,14 +165,18 @@ struct ScenarioBuilder {
     }
 
     /// The patients, and every device's type by id; patient and device ids are unique.
-    private func patients(_ top: Fields, population: PopulationMode) -> ([PatientSpec], [String: DeviceType]) {
+    private func patients(
+        _ top: Fields,
+        population: PopulationMode,
+        adherence: AdherenceMode
+    ) -> ([PatientSpec], [String: DeviceType]) {
         var patients: [PatientSpec] = []
         var deviceIDs: [String: DeviceType] = [:]
         var patientIDs: Set<String> = []
         guard let list = top.list("patients") else { return ([], [:]) }
         if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
         for (i, node) in list.enumerated() {
-            guard var loaded = patient(node, "patients[\(i)]") else { continue }
+            guard var loaded = patient(node, "patients[\(i)]", adherence: adherence) else { continue }
             if population == .typical { loaded.drawn = [] }
             if !patientIDs.insert(loaded.id).inserted {
                 reader.fail(node, "patients[\(i)].id", "duplicate patient id '\(loaded.id)'")
@@ -221,7 +226,7 @@ struct ScenarioBuilder {
         }
     }
 
-    private func patient(_ node: Node, _ field: String) -> PatientSpec? {
+    private func patient(_ node: Node, _ field: String, adherence: AdherenceMode) -> PatientSpec? {
         guard
             let fields = reader.mapping(
                 node,
@@ -242,7 +247,8 @@ struct ScenarioBuilder {
                 .build(baselineNode, fields.path("baseline"), defaults: baseline)
         }
         var meals: [MealSpec] = []
-        for (i, mealNode) in (fields.list("meals") ?? []).enumerated() {
+        let mealList = fields.list("meals")
+        for (i, mealNode) in (mealList ?? []).enumerated() {
             let mealPath = fields.path("meals") + "[\(i)]"
             guard
                 let meal = reader.mapping(
@@ -271,12 +277,16 @@ struct ScenarioBuilder {
                 reader.fail(fields.value("devices"), fields.path("devices"), "at least one device is required")
             }
             for (i, d) in list.enumerated() {
-                guard var dev = device(d, fields.path("devices") + "[\(i)]", baseline: baseline) else { continue }
+                let path = fields.path("devices") + "[\(i)]"
+                guard var dev = device(d, path, baseline: baseline, profile: profile, adherence: adherence) else {
+                    continue
+                }
                 if d.mapping?["noise"] == nil { dev.noise = noise }
                 devices.append(dev)
             }
         }
-        var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: meals, devices: devices)
+        let plan: MealPlan = mealList == nil ? .usual : .listed(meals)
+        var spec = PatientSpec(id: id, profile: profile, baseline: baseline, meals: plan, devices: devices)
         spec.drawn = BaselineField.drawable.subtracting(given)
         spec.thresholds =
             fields.value("thresholds").map { personalLimits($0, fields.path("thresholds"), profile: profile) } ?? []
@@ -285,13 +295,20 @@ struct ScenarioBuilder {
         return spec
     }
 
-    private func device(_ node: Node, _ field: String, baseline: Baseline) -> DeviceSpec? {
+    private func device(
+        _ node: Node,
+        _ field: String,
+        baseline: Baseline,
+        profile: Profile,
+        adherence: AdherenceMode
+    ) -> DeviceSpec? {
         guard
             let fields = reader.mapping(
                 node,
                 field,
                 allowed: [
                     "id", "type", "transport", "cadence", "schedule", "mode", "battery", "batteryDrainPerDay", "trace",
+                    "adherence",
                 ] + DeviceOptions.keys,
                 required: ["id", "type"]
             )
@@ -319,6 +336,9 @@ struct ScenarioBuilder {
         )
         DeviceOptions(reader: reader).read(fields, into: &spec)
         if fields.has("trace") { spec.trace = DeviceTrace.read(fields, type: type, reader: reader) }
+        spec.adherence =
+            AdherenceReader(reader: reader).read(fields, device: spec, profile: profile)
+            ?? (adherence == .usual && Adherence.applies(to: spec) ? .usual(for: profile) : .exact)
         return spec
     }
 
