@@ -14,6 +14,7 @@ final class CaptureCrossCheckTests: XCTestCase {
         seed: 5
         duration: 1h
         start: 2024-11-07T00:00:00Z
+        adherence: exact
         patients:
           - id: "p1"
             profile: diabetic-cgm
