@@ -31,10 +31,10 @@ final class DailyMeals {
     let typeOne: Bool
     /// Grams a unit of insulin covers (type 1 diabetes), for meals without a bolus of their own.
     let carbRatio: Double
-    let sleep: SleepSchedule?
+    let sleep: SleepSchedule
     let seed: UInt64
 
-    init(plan: MealPlan, profile: Profile, baseline: Baseline, sleep: SleepSchedule?, rng: SeededRandom) {
+    init(plan: MealPlan, profile: Profile, baseline: Baseline, sleep: SleepSchedule, rng: SeededRandom) {
         // Infants feed (FeedingModel); their glucose is not modelled from feeds.
         self.plan = profile == .chdInfant && plan == .usual ? .listed([]) : plan
         typeOne = baseline.diabetes == .type1
@@ -80,11 +80,11 @@ final class DailyMeals {
     /// A usual day: (hour of day, SD min, largest shift min, mean g, SD g, probability, main meal).
     private func usualDay(_ day: Int64) -> [EatenMeal] {
         var r = SeededRandom(seed: SeededRandom.hash(seed, UInt64(bitPattern: day)))
-        let weekday = ((day + 4) % 7 + 7) % 7  // 0 Sunday … 6 Saturday
+        let weekday = DayClock.weekday(ofDay: day)
         let weekend = weekday == 0 || weekday == 6
         // Fully awake half an hour after the night's waking (SleepSchedule's transitions).
-        let awake = (sleep?.night(day - 1).awake).map { $0 - 24 + 0.5 } ?? 7.5
-        let bedtime = sleep?.night(day).asleep ?? 23
+        let awake = sleep.night(day - 1).awake - 24 + 0.5
+        let bedtime = sleep.night(day).asleep
         var meals: [EatenMeal] = []
         func eat(at hour: Double, sd: Double, mean: Double, spread: Double, probability: Double, main: Bool) {
             let time = hour + Math.clamp(sd * r.normal(), -2 * sd, 2 * sd) / 60

@@ -62,7 +62,7 @@ package final class GlucoseModel {
     let basalDrift: ValueNoise
     let basalDriftSD: Double
     let meals: DailyMeals
-    let sleep: SleepSchedule?
+    let sleep: SleepSchedule
     let startMinute: Int64
     /// Whether the patient treats lows and corrects highs (a diabetic patient on usual days).
     let selfManaged: Bool
@@ -80,7 +80,7 @@ package final class GlucoseModel {
         meals: DailyMeals,
         events: [ClinicalEvent],
         clock: DayClock,
-        sleep: SleepSchedule?,
+        sleep: SleepSchedule,
         rng: SeededRandom
     ) {
         gb = baseline.glucose
@@ -184,8 +184,8 @@ package final class GlucoseModel {
         }
         guard managing(at: minute) else { return (carbs, insulin) }
         if correction, g > 150 { insulin += ((g - 120) / correctionFactor * 20).rounded() / 20 }
-        let awake = (sleep?.sleepiness(at: minute * 60_000) ?? 0) < 0.5
-        if g < 70, awake, minute >= nextTreatment {
+        // Only a patient who is awake notices a low (asleep, counter-regulation alone).
+        if g < 70, minute >= nextTreatment, sleep.sleepiness(at: minute * 60_000) < 0.5 {
             carbs += 15_000
             nextTreatment = minute + 15
         }

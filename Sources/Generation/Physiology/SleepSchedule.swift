@@ -32,7 +32,7 @@ final class SleepSchedule {
     /// hours after that day's midnight.
     func night(_ day: Int64) -> (asleep: Double, awake: Double) {
         let key = UInt64(bitPattern: day) &* 4
-        let weekday = ((day + 4) % 7 + 7) % 7  // 0 Sunday … 6 Saturday; 1970-01-01 was a Thursday
+        let weekday = DayClock.weekday(ofDay: day)
         let weekend = weekday == 5 || weekday == 6
         var asleep = bedtime + (weekend ? 0.83 : 0) + 0.5 * Self.normal(seed, key)
         var awake = max(bedtime + length + (weekend ? 1.25 : 0) + 0.5 * Self.normal(seed, key &+ 2), asleep + 4)

@@ -15,6 +15,9 @@ package struct DayClock: Sendable {
         return Double(ms < 0 ? ms + 86_400_000 : ms) / 3_600_000
     }
 
+    /// The day of the week of `day` (days since 1970-01-01, a Thursday): 0 Sunday … 6 Saturday.
+    package static func weekday(ofDay day: Int64) -> Int64 { ((day + 4) % 7 + 7) % 7 }
+
     /// Unix ms of the midnight at or after virtual time `t`.
     package func nextMidnight(after t: Int64) -> Int64 {
         let abs = startUnixMilliseconds + t

@@ -41,7 +41,7 @@ final class WalkingBouts {
     func bout(_ k: Int64, startUnixMilliseconds: Int64) -> (start: Int64, end: Int64, pace: Double)? {
         let key = UInt64(bitPattern: k) &* 8
         let absoluteDay = (startUnixMilliseconds + k * Self.slot) / 86_400_000
-        let sunday = ((absoluteDay + 4) % 7 + 7) % 7 == 0
+        let sunday = DayClock.weekday(ofDay: absoluteDay) == 0
         guard SeededRandom.unit(seed, key) < chance * (sunday ? 0.8 : 1) else { return nil }
         let start = k * Self.slot + Int64(SeededRandom.unit(seed, key &+ 1) * Double(Self.slot))
         let minutes = Math.clamp(8 * Math.exp(0.6 * SleepSchedule.normal(seed, key &+ 2)), 2, 25)
