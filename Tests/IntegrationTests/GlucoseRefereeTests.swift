@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 /// VitalSim's glucose, refereed by simglucose (PyPI, written apart from VitalSim): its CGM sensors
@@ -125,8 +126,17 @@ final class GlucoseRefereeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let script = TestSupport.repositoryRoot + "/Tests/referees/meal_simglucose.py"
         // 60 g with a bolus at the adult cohort's median carb ratio (9.5 g/U), and 150 g unbolused.
-        for (carbs, insulin, hours) in [(60, 6.3 as Double?, "7"), (150, nil, "8")] {
-            let r = try TestSupport.run(python, [script, String(carbs), insulin == nil ? "none" : "cr", hours])
+        let meals: [(carbs: Int, insulin: Double?, hours: String)] = [(60, 6.3, "7"), (150, nil, "8")]
+        // The two cohorts side by side: simglucose's ten patients' ODE steps are most of this test's time.
+        let cohorts = Mutex<[Int: (status: Int32, out: String, err: String)]>([:])
+        DispatchQueue.concurrentPerform(iterations: meals.count) { i in
+            let meal = meals[i]
+            let args = [script, String(meal.carbs), meal.insulin == nil ? "none" : "cr", meal.hours]
+            let r = (try? TestSupport.run(python, args)) ?? (-1, "", "\(python) did not start")
+            cohorts.withLock { $0[i] = r }
+        }
+        for (i, (carbs, insulin, _)) in meals.enumerated() {
+            let r = try XCTUnwrap(cohorts.withLock { $0[i] })
             XCTAssertEqual(r.status, 0, r.err)
             let cohort = try JSONDecoder().decode(Cohort.self, from: Data(r.out.utf8))
             let ours = try mealResponse(carbs: carbs, insulin: insulin, in: dir)

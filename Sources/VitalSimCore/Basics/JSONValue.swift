@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JSON value with ordered object keys, serialised deterministically (no dictionary ordering).
 public indirect enum JSONValue: Equatable, Sendable {
     case null
@@ -72,8 +78,18 @@ public indirect enum JSONValue: Equatable, Sendable {
         return "\(d)"
     }
 
+    /// The bytes a JSON string escapes: control characters, the quote and the backslash.
+    static let escapedBytes = String(decoding: Array(1...0x1F) + [0x22, 0x5C], as: UTF8.self)
+
     static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings (ids, kinds, times, hex) need no escape: appended whole, not scalar by scalar.
+        // libc's strcspn finds the first byte needing an escape (a NUL stops it early: escaped below).
+        if s.withCString({ strcspn($0, JSONValue.escapedBytes) }) == s.utf8.count {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
