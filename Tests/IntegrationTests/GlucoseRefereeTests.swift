@@ -67,9 +67,11 @@ final class GlucoseRefereeTests: XCTestCase {
             XCTAssertTrue((0.5...2).contains(ours.sd2 / theirs.sd2), "roughness: " + what)
             XCTAssertTrue((0.5...1.5).contains(ours.sd / theirs.sd), "noise SD: " + what)
             // Steps faster than 3 mg/dL/min and trend arrows from noise alone: no more than simglucose
-            // shows (or a floor of 0.5 %, 10 % and 1 %: both are rare events).
+            // shows (steps and 'rising/falling' arrows are rare events: a floor of 0.5 % and 1 %). A
+            // flat glucose reads flat at least as often as on simglucose's sensors (6.7 % 'slowly'
+            // arrows against its 9.2 % at 1 minute; 13 % once, against its 7 % then, issue 48).
             XCTAssertLessThanOrEqual(ours.step3, max(2 * theirs.step3, 0.005), "fast steps: " + what)
-            XCTAssertLessThanOrEqual(ours.trend1, max(1.5 * theirs.trend1, 0.10), "'slowly' arrows: " + what)
+            XCTAssertLessThanOrEqual(ours.trend1, theirs.trend1, "'slowly' arrows: " + what)
             XCTAssertLessThanOrEqual(ours.trend2, max(2 * theirs.trend2, 0.01), "'rising/falling' arrows: " + what)
             XCTAssertGreaterThanOrEqual(ours.low, theirs.low - 5, what)
             XCTAssertLessThanOrEqual(ours.high, theirs.high + 5, what)

@@ -143,7 +143,8 @@ package final class PatientPhysiology {
             let awake: (Int64) -> Bool = { self.sleep.sleepiness(at: $0) < 0.5 }
             cadence = max(
                 walking.cadence(at: t, slot: k, startUnixMilliseconds: start, awake: awake),
-                walking.cadence(at: t, slot: k - 1, startUnixMilliseconds: start, awake: awake)
+                walking.cadence(at: t, slot: k - 1, startUnixMilliseconds: start, awake: awake),
+                walking.shortCadence(at: t, awake: awake)
             )
         }
         if let (e, w) = strongest(.exercise, at: t) { cadence = max(cadence, (e.target ?? 110) * w) }

@@ -14,15 +14,47 @@ final class WalkingBouts {
     /// The steps of an average bout (median 8 min × e^(σ²/2), less its ramps, at 102 steps/min).
     static let stepsPerBout = 830.0
 
+    /// The short bouts' slot: five minutes.
+    static let shortSlot: Int64 = 300_000
+    /// The steps of an average short bout (median 30 s × e^(σ²/2), less its ramps, at 90 steps/min).
+    static let stepsPerShortBout = 43.0
+    /// The share of a day's steps taken in short bouts.
+    static let shortShare = 0.3
+
     let seed: UInt64
+    let shortSeed: UInt64
     let pace: ValueNoise
     /// Chance of a bout starting in a waking half hour.
     let chance: Double
+    /// Chance of a short bout starting in a waking five minutes.
+    let shortChance: Double
 
     init(dailySteps: Double, rng: SeededRandom) {
         seed = rng.split("bouts").seed
+        shortSeed = rng.split("short-bouts").seed
         pace = ValueNoise(rng: rng, label: "bout-pace", spacing: 90_000)
-        chance = Math.clamp(dailySteps / (32 * Self.stepsPerBout), 0, 0.9)
+        chance = Math.clamp((1 - Self.shortShare) * dailySteps / (32 * Self.stepsPerBout), 0, 0.9)
+        shortChance = Math.clamp(Self.shortShare * dailySteps / (192 * Self.stepsPerShortBout), 0, 0.9)
+    }
+
+    /// Cadence (steps/min) at `t` of the short bouts: a few seconds to two minutes on foot (to the
+    /// kitchen, up the stairs; most bouts are this short, Orendurff et al. 2008), lognormal around
+    /// 30 s at 70–110 steps/min, reached and left over a quarter of the bout. `awake` says whether
+    /// the patient was up when a bout would start.
+    func shortCadence(at t: Int64, awake: (Int64) -> Bool) -> Double {
+        let j = Math.floorDivide(t, Self.shortSlot)
+        for slot in [j, j - 1] {
+            let key = UInt64(bitPattern: slot) &* 8
+            guard SeededRandom.unit(shortSeed, key) < shortChance else { continue }
+            let start = slot * Self.shortSlot + Int64(SeededRandom.unit(shortSeed, key &+ 1) * Double(Self.shortSlot))
+            let seconds = Math.clamp(30 * Math.exp(0.7 * SleepSchedule.normal(shortSeed, key &+ 2)), 8, 150)
+            let end = start + Int64(seconds * 1000)
+            guard t >= start, t < end, awake(start) else { continue }
+            let ramp = Double(end - start) / 4
+            let shape = Math.smoothstep(Double(t - start) / ramp) * Math.smoothstep(Double(end - t) / ramp)
+            return (70 + 40 * SeededRandom.unit(shortSeed, key &+ 3)) * shape
+        }
+        return 0
     }
 
     /// The last two half hours asked for and their bouts.
