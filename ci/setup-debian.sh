@@ -46,13 +46,16 @@ fi
 fi
 [ "$part" != --system ] || exit 0
 
+# pip installs with --no-compile: this part runs beside the build (ci/test.sh), and byte-compiling
+# every module of numpy, scipy, pandas and the rest up front takes CPU the compiler wants; Python
+# compiles what is imported when it is first imported.
 # bumble (an independent BLE stack: virtual controllers and centrals for the live BLE tests) in a
 # project-local virtual environment, pinned to the version the tests were written against.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv-bumble"
 if ! "$venv/bin/python" -c "import bumble" >/dev/null 2>&1; then
   echo "ci/setup-debian.sh: creating $venv with bumble"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q "bumble==0.0.236"
+  "$venv/bin/pip" install -q --no-compile "bumble==0.0.236"
 fi
 
 # schemathesis (checks the live reference SUT against docs/openapi.yaml), junitparser (reads the harness's
@@ -61,21 +64,21 @@ tvenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-test"
 if ! "$tvenv/bin/schemathesis" --version 2>/dev/null | grep -q "4.32.5"; then
   echo "ci/setup-debian.sh: creating $tvenv with schemathesis"
   python3 -m venv "$tvenv"
-  "$tvenv/bin/pip" install -q "schemathesis==4.32.5"
+  "$tvenv/bin/pip" install -q --no-compile "schemathesis==4.32.5"
 fi
-"$tvenv/bin/python" -c "import junitparser" 2>/dev/null || "$tvenv/bin/pip" install -q "junitparser==3.2.0"
+"$tvenv/bin/python" -c "import junitparser" 2>/dev/null || "$tvenv/bin/pip" install -q --no-compile "junitparser==3.2.0"
 # fhir.resources: an independent FHIR validator of the reference SUT's FHIR search Bundles.
-"$tvenv/bin/python" -c "import fhir.resources" 2>/dev/null || "$tvenv/bin/pip" install -q "fhir.resources==8.1.0"
+"$tvenv/bin/python" -c "import fhir.resources" 2>/dev/null || "$tvenv/bin/pip" install -q --no-compile "fhir.resources==8.1.0"
 # neurokit2: an independent referee of the ECG watch's waveforms (R peaks, heart rate).
-"$tvenv/bin/python" -c "import neurokit2" 2>/dev/null || "$tvenv/bin/pip" install -q "neurokit2==0.2.13"
+"$tvenv/bin/python" -c "import neurokit2" 2>/dev/null || "$tvenv/bin/pip" install -q --no-compile "neurokit2==0.2.13"
 # simglucose: an independent referee of CGM sensor noise and meal responses (UVA/Padova S2008 adults).
-"$tvenv/bin/python" -c "import simglucose" 2>/dev/null || "$tvenv/bin/pip" install -q "simglucose==0.2.11"
+"$tvenv/bin/python" -c "import simglucose" 2>/dev/null || "$tvenv/bin/pip" install -q --no-compile "simglucose==0.2.11"
 # hrv-analysis: an independent referee of heart-rate variability. 1.0.5 with the versions it runs
 # on: nolds 0.5.2, numpy < 2.4 (it calls numpy.trapz), pandas < 3 (neurokit2's bound).
 "$tvenv/bin/python" -c "import hrvanalysis, numpy; numpy.trapz" 2>/dev/null \
-  || "$tvenv/bin/pip" install -q "hrv-analysis==1.0.5" "nolds==0.5.2" "numpy<2.4" "pandas<3"
+  || "$tvenv/bin/pip" install -q --no-compile "hrv-analysis==1.0.5" "nolds==0.5.2" "numpy<2.4" "pandas<3"
 # kubernetes-validate: validates ci/k8s/ against the Kubernetes schema (offline: it ships the schemas).
-"$tvenv/bin/python" -c "import kubernetes_validate" 2>/dev/null || "$tvenv/bin/pip" install -q "kubernetes-validate==1.37.0"
+"$tvenv/bin/python" -c "import kubernetes_validate" 2>/dev/null || "$tvenv/bin/pip" install -q --no-compile "kubernetes-validate==1.37.0"
 # opentelemetry-proto: the OpenTelemetry project's protobuf classes, decoding what the OTLP exporter
 # sends in the test's receiver (Tests/otlp/otlp_receiver.py).
-"$tvenv/bin/python" -c "import opentelemetry.proto" 2>/dev/null || "$tvenv/bin/pip" install -q "opentelemetry-proto==1.45.2"
+"$tvenv/bin/python" -c "import opentelemetry.proto" 2>/dev/null || "$tvenv/bin/pip" install -q --no-compile "opentelemetry-proto==1.45.2"

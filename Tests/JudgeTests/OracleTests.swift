@@ -139,8 +139,10 @@ final class OracleTests: XCTestCase {
             74,
             "event patients with an alert of their event's kind; not \(silent.sorted())"
         )
-        // About one adult in 25 of a population asleep at dawn or out walking (docs/physiology.md).
-        XCTAssertTrue((40...160).contains(populationAlerts["hr"] ?? 0), "population alerts \(populationAlerts)")
+        // About one adult in 70 of a population asleep at dawn or out walking (docs/physiology.md):
+        // 29 since the watches wait for a still arm (a walk is read only once it outlasts a
+        // reading's interval); the ward's heart-rate alerts, events' included, fell from 71 to 54.
+        XCTAssertTrue((15...80).contains(populationAlerts["hr"] ?? 0), "population alerts \(populationAlerts)")
         // Breakfast: about half of 500 diabetic patients' glucose rises 2 mg/dL/min or faster.
         XCTAssertTrue((100...400).contains(populationAlerts["glucose"] ?? 0), "population alerts \(populationAlerts)")
         XCTAssertNil(populationAlerts["temp"], "population alerts \(populationAlerts)")

@@ -236,6 +236,8 @@ struct PhoneBridge: DeviceSensor {
     var rng: SeededRandom
     let cadence: Int64
     var nextMidnight: Int64
+    /// Whether the last heart-rate reading due was skipped (the patient walked through its interval).
+    var skippedLast = false
     var primaryKind: VitalKind { .heartRate }
     var storesRecords: Bool { true }
 
@@ -266,14 +268,21 @@ struct PhoneBridge: DeviceSensor {
             )
             nextMidnight += 86_400_000
         }
+        // A watch's background reading waits for a still arm (motion spoils the optical signal): one
+        // due while the patient walks about is taken when they stop, or skipped when they walk on
+        // until the next is due; the next is then taken as it comes, still or not, so the watch is
+        // never silent for two whole intervals. A workout (an exercise event) is followed throughout.
+        let moment = skippedLast ? t : physiology.stillMoment(from: t, before: t + max(cadence, 1))
+        skippedLast = moment == nil
+        guard let still = moment else { return }
         // In AF the beats a watch averages over (about ten) are irregular, RR varying by some 20 %:
         // its rate scatters about the ventricular rate by 0.2 / √10 ≈ 7 % rather than ±2 bpm. That
         // scatter is the rhythm the watch reads, not its error, so `noise: off` keeps it.
-        let truth = physiology.ventricularRate(at: t)
-        let sd = physiology.atrialFibrillation(at: t) == nil ? 2 * noiseScale : 0.07 * truth
+        let truth = physiology.ventricularRate(at: still)
+        let sd = physiology.atrialFibrillation(at: still) == nil ? 2 * noiseScale : 0.07 * truth
         samples.append(
             Sample(
-                offset: 0,
+                offset: still - t,
                 measurement: .heartRate(
                     bpm: Int((truth + rng.normal(mean: 0, sd: sd)).rounded()),
                     rrIntervals: [],

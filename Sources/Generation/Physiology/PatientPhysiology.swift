@@ -135,20 +135,35 @@ package final class PatientPhysiology {
 
     /// Walking cadence (steps/min): everyday walking bouts (``WalkingBouts``), plus exercise events.
     package func stepsPerMinute(at t: Int64) -> Double {
-        var cadence = 0.0
-        if dailySteps > 0, !seated(at: t) {
-            let slot = WalkingBouts.slot
-            let k = t >= 0 ? t / slot : (t - slot + 1) / slot
-            let start = clock.startUnixMilliseconds
-            let awake: (Int64) -> Bool = { self.sleep.sleepiness(at: $0) < 0.5 }
-            cadence = max(
-                walking.cadence(at: t, slot: k, startUnixMilliseconds: start, awake: awake),
-                walking.cadence(at: t, slot: k - 1, startUnixMilliseconds: start, awake: awake),
-                walking.shortCadence(at: t, awake: awake)
-            )
-        }
+        var cadence = everydayCadence(at: t)
         if let (e, w) = strongest(.exercise, at: t) { cadence = max(cadence, (e.target ?? 110) * w) }
         return cadence
+    }
+
+    /// The cadence (steps/min) of everyday walking at `t`, long bouts and short: no exercise events.
+    func everydayCadence(at t: Int64) -> Double {
+        guard dailySteps > 0, !seated(at: t) else { return 0 }
+        let slot = WalkingBouts.slot
+        let k = Math.floorDivide(t, slot)
+        let start = clock.startUnixMilliseconds
+        let awake: (Int64) -> Bool = { self.sleep.sleepiness(at: $0) < 0.5 }
+        return max(
+            walking.cadence(at: t, slot: k, startUnixMilliseconds: start, awake: awake),
+            walking.cadence(at: t, slot: k - 1, startUnixMilliseconds: start, awake: awake),
+            walking.shortCadence(at: t, awake: awake)
+        )
+    }
+
+    /// The first moment from `t` on, in steps of 15 s and before `limit`, when the patient's arm is
+    /// still: not walking about (an exercise event is a workout, which a watch follows throughout).
+    /// Nil when they walk until then.
+    package func stillMoment(from t: Int64, before limit: Int64) -> Int64? {
+        var moment = t
+        repeat {
+            if everydayCadence(at: moment) == 0 || strongest(.exercise, at: moment) != nil { return moment }
+            moment += 15_000
+        } while moment < limit
+        return nil
     }
 
     /// Active energy (kcal/min), what a phone counts above resting: walking by the ACSM walking
