@@ -43,18 +43,37 @@ final class WalkingBouts {
     /// the patient was up when a bout would start.
     func shortCadence(at t: Int64, awake: (Int64) -> Bool) -> Double {
         let j = Math.floorDivide(t, Self.shortSlot)
-        for slot in [j, j - 1] {
-            let key = UInt64(bitPattern: slot) &* 8
-            guard SeededRandom.unit(shortSeed, key) < shortChance else { continue }
-            let start = slot * Self.shortSlot + Int64(SeededRandom.unit(shortSeed, key &+ 1) * Double(Self.shortSlot))
-            let seconds = Math.clamp(30 * Math.exp(0.7 * SleepSchedule.normal(shortSeed, key &+ 2)), 8, 150)
-            let end = start + Int64(seconds * 1000)
-            guard t >= start, t < end, awake(start) else { continue }
-            let ramp = Double(end - start) / 4
-            let shape = Math.smoothstep(Double(t - start) / ramp) * Math.smoothstep(Double(end - t) / ramp)
-            return (70 + 40 * SeededRandom.unit(shortSeed, key &+ 3)) * shape
+        if let bout = cachedShortBout(j), t >= bout.start, t < bout.end, awake(bout.start) {
+            return Self.shape(bout, at: t)
+        }
+        if let bout = cachedShortBout(j - 1), t >= bout.start, t < bout.end, awake(bout.start) {
+            return Self.shape(bout, at: t)
         }
         return 0
+    }
+
+    /// A short bout's cadence at `t` inside it, ramped over a quarter of its length.
+    static func shape(_ bout: Bout, at t: Int64) -> Double {
+        let ramp = Double(bout.end - bout.start) / 4
+        return bout.pace * Math.smoothstep(Double(t - bout.start) / ramp) * Math.smoothstep(Double(bout.end - t) / ramp)
+    }
+
+    /// The last two five-minute slots asked for and their short bouts (every beat asks).
+    private var cachedShort: [(slot: Int64, bout: Bout?)] = []
+
+    /// The short bout drawn for five-minute slot `j`, if one starts then, kept for the last two asked for.
+    func cachedShortBout(_ j: Int64) -> Bout? {
+        if let hit = cachedShort.first(where: { $0.slot == j }) { return hit.bout }
+        let key = UInt64(bitPattern: j) &* 8
+        var drawn: Bout?
+        if SeededRandom.unit(shortSeed, key) < shortChance {
+            let start = j * Self.shortSlot + Int64(SeededRandom.unit(shortSeed, key &+ 1) * Double(Self.shortSlot))
+            let seconds = Math.clamp(30 * Math.exp(0.7 * SleepSchedule.normal(shortSeed, key &+ 2)), 8, 150)
+            drawn = (start, start + Int64(seconds * 1000), 70 + 40 * SeededRandom.unit(shortSeed, key &+ 3))
+        }
+        if cachedShort.count == 2 { cachedShort.removeFirst() }
+        cachedShort.append((j, drawn))
+        return drawn
     }
 
     /// The last two half hours asked for and their bouts.
