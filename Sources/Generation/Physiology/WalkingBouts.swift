@@ -58,34 +58,26 @@ final class WalkingBouts {
         return bout.pace * Math.smoothstep(Double(t - bout.start) / ramp) * Math.smoothstep(Double(bout.end - t) / ramp)
     }
 
-    /// The last two five-minute slots asked for and their short bouts (every beat asks).
-    private var cachedShort: [(slot: Int64, bout: Bout?)] = []
+    /// The last two five-minute slots asked for and their short bouts.
+    private var cachedShort = RecentSlots()
 
     /// The short bout drawn for five-minute slot `j`, if one starts then, kept for the last two asked for.
     func cachedShortBout(_ j: Int64) -> Bout? {
-        if let hit = cachedShort.first(where: { $0.slot == j }) { return hit.bout }
-        let key = UInt64(bitPattern: j) &* 8
-        var drawn: Bout?
-        if SeededRandom.unit(shortSeed, key) < shortChance {
+        cachedShort.bout(j) { j in
+            let key = UInt64(bitPattern: j) &* 8
+            guard SeededRandom.unit(shortSeed, key) < shortChance else { return nil }
             let start = j * Self.shortSlot + Int64(SeededRandom.unit(shortSeed, key &+ 1) * Double(Self.shortSlot))
             let seconds = Math.clamp(30 * Math.exp(0.7 * SleepSchedule.normal(shortSeed, key &+ 2)), 8, 150)
-            drawn = (start, start + Int64(seconds * 1000), 70 + 40 * SeededRandom.unit(shortSeed, key &+ 3))
+            return (start, start + Int64(seconds * 1000), 70 + 40 * SeededRandom.unit(shortSeed, key &+ 3))
         }
-        if cachedShort.count == 2 { cachedShort.removeFirst() }
-        cachedShort.append((j, drawn))
-        return drawn
     }
 
     /// The last two half hours asked for and their bouts.
-    private var cached: [(slot: Int64, bout: Bout?)] = []
+    private var cached = RecentSlots()
 
     /// ``bout(_:startUnixMilliseconds:)``, kept for the last two half hours asked for.
     func cachedBout(_ k: Int64, startUnixMilliseconds: Int64) -> Bout? {
-        if let hit = cached.first(where: { $0.slot == k }) { return hit.bout }
-        let drawn = bout(k, startUnixMilliseconds: startUnixMilliseconds)
-        if cached.count == 2 { cached.removeFirst() }
-        cached.append((k, drawn))
-        return drawn
+        cached.bout(k) { bout($0, startUnixMilliseconds: startUnixMilliseconds) }
     }
 
     /// Start, end (virtual ms) and pace of the bout drawn for half hour `k`, if one starts then.
@@ -109,5 +101,20 @@ final class WalkingBouts {
         let ramp = Double(min((end - start) / 4, 90_000))
         let shape = Math.smoothstep(Double(t - start) / ramp) * Math.smoothstep(Double(end - t) / ramp)
         return pace * (1 + 0.08 * self.pace.value(at: t)) * shape
+    }
+}
+
+/// The bouts of the last two slots asked for: every beat asks for its slot and the one before, so
+/// each slot's bout is drawn once, not at every beat.
+struct RecentSlots {
+    private var entries: [(slot: Int64, bout: WalkingBouts.Bout?)] = []
+
+    /// The bout of `slot`, drawn by `draw` unless it is one of the last two asked for.
+    mutating func bout(_ slot: Int64, draw: (Int64) -> WalkingBouts.Bout?) -> WalkingBouts.Bout? {
+        if let hit = entries.first(where: { $0.slot == slot }) { return hit.bout }
+        let drawn = draw(slot)
+        if entries.count == 2 { entries.removeFirst() }
+        entries.append((slot, drawn))
+        return drawn
     }
 }
