@@ -90,8 +90,8 @@ def main():
              "  50 /min at dawn, some with high ones walk above 100 /min, and their heart-rate alerts are",
              "  expected too; so are the diabetics' breakfast rises (their usual meals, without a",
              "  `meals:` list). People keep their cuffs' and scales' schedules as people do (missed,",
-             "  early and late readings). Each device has its own phase, so that they do not all send",
-             "  at once.",
+             "  early and late readings), and their thermometers' hours while awake (one due asleep is",
+             "  taken on waking). Each device has its own phase, so that they do not all send at once.",
              "  Written by ci/load-scenario.py.",
              # 4103: reviewed so that no alert comes from sensor noise alone
              # (OracleTests.testTheWardsAlertsComeFromItsEventsOrItsPopulation); 4100 gave a

@@ -92,13 +92,7 @@ import VitalSimCore
             """,
             file: "seated.yaml"
         )
-        let patient = scenario.patients[0]
-        let physiology = PatientPhysiology(
-            patient: patient,
-            events: [],
-            rng: SeededRandom(seed: scenario.seed).split("patient:" + patient.id),
-            clock: DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
-        )
+        let physiology = PatientPhysiology.firstPatient(of: scenario)
         var run = ScenarioRun(scenario: scenario)
         var times: [Int64] = []
         while let (reading, _) = run.next() {

@@ -26,16 +26,6 @@ import VitalSimCore
         )
     }
 
-    static func physiology(_ scenario: Scenario) -> PatientPhysiology {
-        let patient = scenario.patients[0]
-        return PatientPhysiology(
-            patient: patient,
-            events: scenario.events(for: patient.id),
-            rng: SeededRandom(seed: scenario.seed).split("patient:" + patient.id),
-            clock: DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
-        )
-    }
-
     /// When each heart-rate reading was measured.
     static func heartRateTimes(_ scenario: Scenario) -> [Int64] {
         var run = ScenarioRun(scenario: scenario)
@@ -48,7 +38,7 @@ import VitalSimCore
 
     @Test func readingsWaitForAStillArmButNeverForLong() throws {
         let scenario = try Self.scenario(days: 7)
-        let physiology = Self.physiology(scenario)
+        let physiology = PatientPhysiology.firstPatient(of: scenario)
         let times = Self.heartRateTimes(scenario)
         let due = 7 * 288
         // A reading mid-walk only after a skipped one (a gap of more than one interval); never a gap
@@ -77,7 +67,7 @@ import VitalSimCore
             days: 1,
             timeline: "timeline:\n  - {at: 10h, patient: a, event: exercise, duration: 40m, target: 120}"
         )
-        let physiology = Self.physiology(scenario)
+        let physiology = PatientPhysiology.firstPatient(of: scenario)
         let times = Self.heartRateTimes(scenario)
         // 10:10 to 10:30, past the event's onset: every tick read on time, at a workout's cadence.
         let workout = Array(stride(from: Int64(36_600_000), through: 37_800_000, by: 300_000))

@@ -85,12 +85,14 @@ final class ECGRefereeTests: XCTestCase {
         XCTAssertTrue(verdicts.contains { $0.time == "2024-11-07T12:00:00.000Z" && $0.hr > 120 }, r.out)
     }
 
-    /// The sinus waveform's shape at ordinary rates, measured by neurokit2's wavelet delineation
+    /// The waveform's shape, measured by neurokit2's wavelet delineation
     /// (`Tests/referees/ecg_morphology.py`): QRS 80–100 ms, PR 120–200 ms, QTc by Fridericia
     /// 350–450 ms, a P wave of 0.05–0.25 mV in lead I (docs/physiology.md, "ECG"), and clean
-    /// recordings rated "Excellent" by Zhao & Zhang's quality rules (none "Unacceptable").
-    func testSinusRecordingsHaveNormalIntervalsAndAnExcellentQuality() throws {
-        let patients = [72, 80, 95].enumerated().map { i, rate in
+    /// recordings rated "Excellent" by Zhao & Zhang's quality rules (none "Unacceptable"), atrial
+    /// fibrillation's too. Below 60 /min the discrete method reads every QRS wider (it picks a
+    /// coarser scale there), so a slow recording's QRS is held by the continuous method's reading.
+    func testRecordingsHaveNormalIntervalsAndAnExcellentQuality() throws {
+        let patients = [52, 72, 80, 95, 80].enumerated().map { i, rate in
             """
               - id: "\(i + 1)"
                 profile: adult
@@ -101,29 +103,35 @@ final class ECGRefereeTests: XCTestCase {
         }
         let text =
             "name: ecg-morphology\nseed: 11\nduration: 3h\nstart: 2024-11-07T08:00:00Z\npatients:\n"
-            + patients.joined(separator: "\n") + "\n"
+            + patients.joined(separator: "\n")
+            + "\ntimeline:\n  - {at: 20m, patient: \"5\", event: atrial-fibrillation, duration: 3h, target: 125}\n"
         let r = try refereed(text, by: "ecg_morphology.py")
         XCTAssertEqual(r.status, 0, r.err)
         let rows = try r.out.split(separator: "\n").map {
             try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
         let sinus = rows.filter { $0["classification"] as? String == "sinusRhythm" }
-        XCTAssertGreaterThanOrEqual(sinus.count, 8, r.out)
-        for row in sinus {
+        let fibrillation = rows.filter { $0["classification"] as? String == "atrialFibrillation" }
+        XCTAssertGreaterThanOrEqual(sinus.count, 11, r.out)
+        XCTAssertEqual(fibrillation.count, 3, r.out)
+        for row in sinus + fibrillation {
             let what = "\(row["time"] ?? "") at \(row["hr"] ?? "") /min"
             func within(_ key: String, _ range: ClosedRange<Double>) {
                 let value = row[key] as? Double ?? .nan
                 XCTAssertTrue(range.contains(value), "\(what): \(key) \(value) outside \(range)")
             }
-            within("qrsMs", 80...100)
+            within("qrsCwtMs", 80...100)
+            XCTAssertNotEqual(row["quality"] as? String, "Unacceptable", what)
+            guard row["classification"] as? String == "sinusRhythm" else { continue }
+            if (row["hr"] as? Double ?? 0) >= 60 { within("qrsMs", 80...100) }
             within("prMs", 120...200)
             within("qtcFridericiaMs", 350...450)
             within("pAmplitudeMv", 0.05...0.25)
-            XCTAssertNotEqual(row["quality"] as? String, "Unacceptable", what)
         }
-        // Above 130 /min at its shortest beat, the rules ask for less of the power at 5–15 Hz than
-        // this QRS has: a fast recording can come out "Barely acceptable".
-        let excellent = sinus.filter { $0["quality"] as? String == "Excellent" }.count
-        XCTAssertGreaterThanOrEqual(Double(excellent), 0.75 * Double(sinus.count), r.out)
+        // Below 55 /min a beat's fundamental falls under 1 Hz, where Zhao & Zhang's baseline index
+        // counts it as wander: a slow recording can come out "Barely acceptable".
+        let ordinary = sinus.filter { ($0["hr"] as? Double ?? 0) >= 55 }
+        let excellent = (ordinary + fibrillation).filter { $0["quality"] as? String == "Excellent" }.count
+        XCTAssertGreaterThanOrEqual(Double(excellent), 0.9 * Double(ordinary.count + fibrillation.count), r.out)
     }
 }

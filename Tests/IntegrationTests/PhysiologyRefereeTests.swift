@@ -10,8 +10,12 @@ final class PhysiologyRefereeTests: XCTestCase {
         var startMs: Int64, af: Bool, sdnn: Double, rmssd: Double, lfHf: Double, lfHfWelch: Double, vlfShare: Double
         var sampEn: Double, cosEn: Double
     }
+    struct Bouts: Decodable {
+        var count: Int, medianS: Double, p10S: Double, p90S: Double, maxShareIn10s: Double, medianRampS: Double
+    }
     struct HRV: Decodable {
         var beats: Int, hours: Double, sdnn24: Double, sdann: Double, slope: Double?, windows: [Window]
+        var bouts: Bouts?
     }
     struct Oximetry: Decodable {
         var n: Int, acf: [Double], errorSD: Double, sat50: Double, sat10: Double, low: Double, odi: Double
@@ -132,6 +136,16 @@ final class PhysiologyRefereeTests: XCTestCase {
         // middle-aged adults' 24-h recordings −1.06 ± 0.12 (Bigger et al. 1996), held to two SDs.
         let slope = try XCTUnwrap(hrv.slope)
         XCTAssertTrue((-1.3 ... -0.82).contains(slope), "log–log spectral slope \(slope)")
+        // A day's bouts of activity, as the heart rate shows them: most short, some of minutes
+        // (in daily life most walking bouts last under a minute, Orendurff et al. 2008), none of
+        // one template (52 of 59 bouts lasted 551–555 s), each coming on over seconds rather than
+        // switched on.
+        let bouts = try XCTUnwrap(hrv.bouts)
+        XCTAssertGreaterThan(bouts.count, 20, "\(bouts)")
+        XCTAssertLessThan(bouts.medianS, 120, "\(bouts)")
+        XCTAssertGreaterThan(bouts.p90S / bouts.p10S, 4, "\(bouts)")
+        XCTAssertLessThan(bouts.maxShareIn10s, 0.4, "\(bouts)")
+        XCTAssertGreaterThanOrEqual(bouts.medianRampS, 3, "\(bouts)")
     }
 
     func testAtrialFibrillationIsSeparableFromSinusRhythmByCoefficientOfSampleEntropy() throws {

@@ -41,6 +41,19 @@ final class PopulationRefereeTests: XCTestCase {
             """
     }
 
+    struct DeviceUse: Decodable {
+        struct Sessions: Decodable {
+            var devices: Int, sessionsPerDay: Double, morningSDMinutes: Double, sameTimeShare: Double
+        }
+        struct Thermometers: Decodable { var readings: Int, nightShare: Double }
+        var cuff: Sessions, scale: Sessions, thermometer: Thermometers
+        enum CodingKeys: String, CodingKey {
+            case cuff = "bp-cuff"
+            case scale = "weight-scale"
+            case thermometer
+        }
+    }
+
     func referee<T: Decodable>(_ measure: String, _ yaml: String, as: T.Type) throws -> T {
         let python = try PhysiologyRefereeTests.python()
         let dir = TestSupport.temporaryDirectory("population-referee")
@@ -119,6 +132,44 @@ final class PopulationRefereeTests: XCTestCase {
     /// Type 2 on oral therapy: CV 18–30 %. Without diabetes (Shah et al. 2019, 153 healthy adults
     /// and children on Dexcom G6): mean 99 ± 7 mg/dL, 2.1 % of the day above 140, none below 54.
     /// Nobody's glucose is flat (it was exactly 95.000 or 140.000 mg/dL for a week).
+    /// Devices used by hand as people use them (docs/physiology.md, "Keeping a schedule" and "A
+    /// device used every few hours"): 20 adults for a week with a cuff (07:00 and 19:00), a scale
+    /// (07:00) and a 4-hourly thermometer. Home telemonitoring programmes report 75–90 % of
+    /// scheduled readings taken; a morning reading moves from day to day (it came at exactly
+    /// 07:00:00.000 every day, and a clamp once put one in six on exactly 06:45:00); and nobody
+    /// takes their temperature between midnight and 05:00 (a third of the readings were).
+    func testDevicesAreUsedAsPeopleUseThem() throws {
+        let patients = (0..<20).map { i in
+            """
+              - id: "a\(i)"
+                profile: adult
+                devices:
+                  - {id: cuff-\(i), type: bp-cuff}
+                  - {id: scale-\(i), type: weight-scale}
+                  - {id: therm-\(i), type: thermometer}
+            """
+        }
+        let yaml = """
+            name: devices
+            seed: 48
+            duration: 7d
+            start: 2024-11-04T00:00:00Z
+            patients:
+            \(patients.joined(separator: "\n"))
+            """
+        let use = try referee("devices", yaml, as: DeviceUse.self)
+        let what = "\(use)"
+        XCTAssertEqual([use.cuff.devices, use.scale.devices], [20, 20], what)
+        XCTAssertTrue((1.5...1.9).contains(use.cuff.sessionsPerDay), "cuff sessions of 2 a day: " + what)
+        XCTAssertTrue((0.75...0.95).contains(use.scale.sessionsPerDay), "weighings of 1 a day: " + what)
+        for sessions in [use.cuff, use.scale] {
+            XCTAssertTrue((8...40).contains(sessions.morningSDMinutes), what)
+            XCTAssertLessThan(sessions.sameTimeShare, 0.02, what)
+        }
+        XCTAssertGreaterThan(use.thermometer.readings, 400, what)
+        XCTAssertLessThan(use.thermometer.nightShare, 0.05, what)
+    }
+
     func testGlucoseVariesAsEachProfilesDoes() throws {
         let kinds = [
             ("type1", "diabetic-cgm", "{diabetes: type1}"),
@@ -156,6 +207,8 @@ final class PopulationRefereeTests: XCTestCase {
         XCTAssertTrue((18.0...30.0).contains(two["cv"] ?? 0), "type 2 CV: " + what)
         XCTAssertTrue((92.0...106.0).contains(none["mean"] ?? 0), "no diabetes, mean: " + what)
         XCTAssertLessThanOrEqual(none["above140"] ?? 100, 4, "no diabetes, time above 140: " + what)
+        // Shah et al. 2019: 17 ± 3 %; it was 11.6 % before the healthy level wandered.
+        XCTAssertTrue((13.0...20.0).contains(none["cv"] ?? 0), "no diabetes, CV: " + what)
         XCTAssertEqual(none["below54"] ?? 1, 0, "no diabetes, time below 54: " + what)
         // Breakfast follows waking: the day's first meal moves from day to day.
         XCTAssertGreaterThan(one["firstRiseSD"] ?? 0, 15, what)

@@ -126,8 +126,11 @@ final class OracleTests: XCTestCase {
             }
         }
         XCTAssertEqual(strays, [], "alerts neither from an event of their kind nor from the population's physiology")
-        // 74 of the 75 event patients alert: w01707's plasma glucose reaches 49 mg/dL at the end,
-        // but its sensor (10 minutes behind, reading high at lows) still reads 82.
+        // 71 of the 75 event patients alert: w01707's plasma glucose reaches 49 mg/dL at the end,
+        // but its sensor (10 minutes behind, reading high at lows) still reads 82; and the hourly
+        // thermometers of three febrile patients fall due once in the ward's two hours, at 08:06,
+        // 08:28 and 08:29, and are read late, after its end (a thermometer on a cadence is kept as
+        // people keep it: docs/physiology.md, "A device used every few hours").
         let silent = Set(
             scenario.timeline.compactMap { entry -> String? in
                 if case let .clinical(event) = entry { return event.patientID }
@@ -135,10 +138,11 @@ final class OracleTests: XCTestCase {
             }
         ).subtracting(eventPatients)
         XCTAssertEqual(
-            eventPatients.count,
-            74,
-            "event patients with an alert of their event's kind; not \(silent.sorted())"
+            silent.sorted(),
+            ["w00109", "w00709", "w01309", "w01707"],
+            "event patients without an alert of their event's kind"
         )
+        XCTAssertEqual(eventPatients.count, 71)
         // About one adult in 70 of a population asleep at dawn or out walking (docs/physiology.md):
         // 29 since the watches wait for a still arm (a walk is read only once it outlasts a
         // reading's interval); the ward's heart-rate alerts, events' included, fell from 71 to 54.

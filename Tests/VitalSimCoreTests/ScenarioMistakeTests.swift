@@ -96,6 +96,11 @@ import VitalSimCore
             "patients[0].devices[0].adherence", "adherence applies to a device measured by hand at set times"
         ),
         (
+            "        type: heart-rate-strap",
+            "        type: thermometer\n        cadence: 10m\n        adherence: usual", 11,
+            "patients[0].devices[0].adherence", "or any of them but the bp-cuff with a cadence of 1h or more"
+        ),
+        (
             "        type: heart-rate-strap", "        type: weight-scale\n        adherence: {missed: 2}", 10,
             "patients[0].devices[0].adherence.missed", "2 is out of range; valid: 0...1"
         ),

@@ -4,10 +4,14 @@ recording, finds its R peaks, delineates its waves (discrete wavelet method) and
 
   QRS (R onset → R offset), PR (P onset → R onset), QT (R onset → T offset) and QTc by Bazett
   (QT/√RR) and Fridericia (QT/∛RR), all ms; the P wave's height in lead I (mV, P peak above the
-  recording's median); and the quality class.
+  recording's median); and the quality class. Also the QRS by neurokit2's continuous wavelet
+  method (qrsCwtMs): the discrete method picks its wavelet scale from the median rate, one octave
+  coarser below 60 /min, which reads any QRS (neurokit2's own ecgsyn waveform's too) 15-20 ms wider
+  there; the continuous method has no such step.
 
 Usage: ecg_morphology.py READINGS.jsonl. Prints one JSON object per recording:
-{time, classification, hr, qrsMs, prMs, qtMs, qtcBazettMs, qtcFridericiaMs, pAmplitudeMv, quality}.
+{time, classification, hr, qrsMs, qrsCwtMs, prMs, qtMs, qtcBazettMs, qtcFridericiaMs, pAmplitudeMv,
+ quality}.
 """
 import json
 import sys
@@ -37,6 +41,7 @@ def main(path):
         peaks = info["ECG_R_Peaks"]
         quality = nk.ecg_quality(cleaned, rpeaks=peaks, sampling_rate=fs, method="zhao2018")
         _, waves = nk.ecg_delineate(cleaned, peaks, sampling_rate=fs, method="dwt")
+        _, cwt = nk.ecg_delineate(cleaned, peaks, sampling_rate=fs, method="cwt")
 
         def wave(name):
             return np.array(waves[name], dtype=float)
@@ -49,6 +54,7 @@ def main(path):
         print(json.dumps({
             "time": r["deviceTime"], "classification": payload["classification"], "hr": payload["value"],
             "qrsMs": median((wave("ECG_R_Offsets") - wave("ECG_R_Onsets")) * ms),
+            "qrsCwtMs": median((np.array(cwt["ECG_R_Offsets"], dtype=float) - np.array(cwt["ECG_R_Onsets"], dtype=float)) * ms),
             "prMs": median((wave("ECG_R_Onsets") - wave("ECG_P_Onsets")) * ms),
             "qtMs": qt,
             "qtcBazettMs": qt / rr ** 0.5 if qt else None,

@@ -13,6 +13,12 @@ time; Welch's 64-s segments cannot resolve 5-minute VLF), sampEn is neurokit2's 
 (m 2, r 0.2 SD), cosEn Lake & Moorman's coefficient of sample entropy (AJP Heart 2011;300:H319:
 neurokit2's sample entropy with m 1 and r 30 ms, + ln(2r) − ln(mean RR), RR in seconds; AF above
 −1.4), and af marks windows inside [AF_FROM_MS, AF_TO_MS) of virtual time.
+
+Over 6 hours and more it also prints bouts: the patient's bursts of activity, read from the
+heart-rate truth of DEVICE's notifications (1 s) as runs of at least 5 s more than 6 /min above
+the running 20th percentile of the 20 minutes around them (scipy.ndimage): {count, medianS, p10S,
+p90S, maxShareIn10s (the largest share of bouts whose durations fall within one 10-s window),
+medianRampS (10 % to 90 % of the bout's peak excess)}; null under 6 hours.
 """
 import json
 import sys
@@ -23,7 +29,7 @@ warnings.filterwarnings("ignore")
 import neurokit2 as nk  # noqa: E402
 import numpy as np  # noqa: E402
 from hrvanalysis import get_frequency_domain_features, get_time_domain_features  # noqa: E402
-from scipy import signal  # noqa: E402
+from scipy import ndimage, signal  # noqa: E402
 
 
 def beats(path, device):
@@ -39,6 +45,35 @@ def beats(path, device):
         ends = t - np.cumsum([0] + rrs[::-1][:-1])[::-1]
         out.extend(zip(ends.tolist(), rrs))
     return out
+
+
+def bouts(path, device):
+    """The activity bouts in the heart-rate truth of the device's notifications (see above)."""
+    t, truth = [], []
+    for line in open(path):
+        r = json.loads(line)
+        if r["device"] == device and r["kind"] == "heart-rate" and r.get("truth") is not None:
+            t.append(r["virtualMs"]["measured"] / 1000.0)
+            truth.append(r["truth"])
+    t, x = np.array(t), np.array(truth)
+    excess = x - ndimage.percentile_filter(x, 20, size=1201, mode="nearest")
+    labels, n = ndimage.label(excess > 6)
+    durations, ramps = [], []
+    for k in range(1, n + 1):
+        idx = np.where(labels == k)[0]
+        duration = t[idx[-1]] - t[idx[0]] + 1
+        if duration < 5:
+            continue
+        run = excess[idx]
+        peak = run.max()
+        ramps.append(t[idx[np.argmax(run >= 0.9 * peak)]] - t[idx[np.argmax(run >= 0.1 * peak)]])
+        durations.append(duration)
+    if not durations:
+        return None
+    d = np.array(durations)
+    share = max(float(np.mean((d >= a) & (d < a + 10))) for a in np.arange(0, d.max() + 5, 5))
+    return {"count": len(d), "medianS": float(np.median(d)), "p10S": float(np.percentile(d, 10)),
+            "p90S": float(np.percentile(d, 90)), "maxShareIn10s": share, "medianRampS": float(np.median(ramps))}
 
 
 def main(path, device, af_from=None, af_to=None):
@@ -74,7 +109,7 @@ def main(path, device, af_from=None, af_to=None):
         slope = float(np.polyfit(np.log10(f[band]), np.log10(p[band]), 1)[0])
     print(json.dumps({
         "beats": len(nn), "hours": hours, "sdnn24": float(np.std(nn)), "sdann": float(np.std(means)),
-        "slope": slope, "windows": windows,
+        "slope": slope, "windows": windows, "bouts": bouts(path, device) if hours >= 6 else None,
     }))
 
 

@@ -21,6 +21,13 @@ Usage: population_referee.py MEASURE READINGS.jsonl. Each measure prints one JSO
             of the truth, from 04:00) for its SD across days. Patients are grouped by the id's
             part before its first "-" ("type1-3" is in "type1"); prints each group's median of every
             figure, their ranges, and the smallest within-patient SD of the truth.
+  devices   How people use devices by hand (times are the readings' `measuredAt`, UTC, the
+            scenario's clock): for cuffs (a session is a run of readings under 5 minutes apart)
+            and scales, sessions per device per day (the mean over devices, over the whole days
+            the file spans), the SD over days of the morning session's
+            time of day (minutes, median over devices), and the share of successive days whose
+            morning session comes at exactly the same time of day; for thermometers, the share
+            of readings taken from 00:00 to 05:00.
 """
 import json
 import sys
@@ -173,7 +180,37 @@ def glucose(path):
         }
     return out
 
+def devices(path):
+    times = defaultdict(list)
+    types = {}
+    for line in open(path):
+        r = json.loads(line)
+        if r["kind"] in ("blood-pressure", "weight", "temperature"):
+            times[r["device"]].append(r["virtualMs"]["measured"])
+            types[r["device"]] = r["deviceType"]
+    span = max(x for t in times.values() for x in t) // DAY + 1
+    out = {}
+    for kind in ("bp-cuff", "weight-scale"):
+        per_day, spread, same = [], [], []
+        for device in (d for d in times if types[d] == kind):
+            t = sorted(times[device])
+            sessions = [x for i, x in enumerate(t) if i == 0 or x - t[i - 1] >= 5 * MINUTE]
+            per_day.append(len(sessions) / span)
+            mornings = {}
+            for x in sessions:
+                if x % DAY < 12 * HOUR:
+                    mornings.setdefault(x // DAY, x % DAY)
+            clock = [mornings[d] / MINUTE for d in sorted(mornings)]
+            spread.append(float(np.std(clock, ddof=1)) if len(clock) > 2 else 0.0)
+            pairs = [(mornings[d], mornings[d + 1]) for d in mornings if d + 1 in mornings]
+            same.append(sum(1 for a, b in pairs if a == b) / len(pairs) if pairs else 1.0)
+        out[kind] = {"devices": len(per_day), "sessionsPerDay": float(np.mean(per_day)),
+                     "morningSDMinutes": float(np.median(spread)), "sameTimeShare": float(np.mean(same))}
+    night = [x % DAY < 5 * HOUR for d in times if types[d] == "thermometer" for x in times[d]]
+    out["thermometer"] = {"readings": len(night), "nightShare": float(np.mean(night)) if night else 0.0}
+    return out
+
 
 if __name__ == "__main__":
     measure, path = sys.argv[1], sys.argv[2]
-    print(json.dumps({"between": between, "days": days, "glucose": glucose}[measure](path)))
+    print(json.dumps({"between": between, "days": days, "glucose": glucose, "devices": devices}[measure](path)))

@@ -8,9 +8,18 @@ struct AdherencePlan {
     let seed: UInt64
     let startUnixMilliseconds: Int64
 
-    /// The plan of `device`, a device of the patient whose stream is `patient`.
+    /// Whether the device is kept to a cadence by hand (``Adherence/keepsCadenceByHand(_:)``): not
+    /// read while its user sleeps.
+    let byHandOnCadence: Bool
+
+    /// The plan of `device`, a device of the patient whose stream is `patient`. A device kept to a
+    /// cadence is taken at most an eighth of its interval early (three quarters late), so that its
+    /// measurements keep their order.
     init(_ device: DeviceSpec, patient: SeededRandom, clock: DayClock) {
-        adherence = device.adherence
+        var adherence = device.adherence
+        byHandOnCadence = adherence != .exact && Adherence.keepsCadenceByHand(device)
+        if byHandOnCadence { adherence.spread = min(adherence.spread, device.cadence.milliseconds / 8) }
+        self.adherence = adherence
         seed = patient.split("device:" + device.id).split("adherence").seed
         startUnixMilliseconds = clock.startUnixMilliseconds
     }
@@ -22,10 +31,22 @@ struct AdherencePlan {
         let key = UInt64(bitPattern: startUnixMilliseconds + nominal)
         if SeededRandom.unit(seed, key) < adherence.missed { return nil }
         let spread = Double(adherence.spread)
-        var offset = Math.clamp(spread * SeededRandom.normal(seed, key &+ 1), -spread, 2 * spread)
+        // At most one spread early and two late: a draw beyond either edge is folded back inside
+        // it (uniformly) rather than clamped, which put one reading in six on exactly −spread.
+        var offset = spread * SeededRandom.normal(seed, key &+ 1)
+        if offset < -spread || offset > 2 * spread {
+            offset = (offset < 0 ? -spread : 2 * spread) * SeededRandom.unit(seed, key &+ 6)
+        }
         if SeededRandom.unit(seed, key &+ 3) < 1.0 / 7 {
             offset += spread * (1 + 3 * SeededRandom.unit(seed, key &+ 4))
         }
         return max(0, (nominal + Int64(offset)) / 1000 * 1000)
+    }
+
+    /// How long after waking its user takes the measurement scheduled at `nominal` that fell due in
+    /// their sleep: up to one spread, to the second.
+    func delayAfterWaking(_ nominal: Int64) -> Int64 {
+        let key = UInt64(bitPattern: startUnixMilliseconds + nominal)
+        return Int64(SeededRandom.unit(seed, key &+ 5) * Double(adherence.spread)) / 1000 * 1000
     }
 }

@@ -71,10 +71,31 @@ package struct DeviceEmitter {
     /// it is missed), and after `previous`.
     mutating func taken(after previous: Int64) -> Int64 {
         while nominal < duration {
-            if let actual = adherence.actual(nominal) { return max(actual, previous + 1) }
+            if let actual = adherence.actual(nominal), let awake = awakeMoment(for: actual) {
+                return max(awake, previous + 1)
+            }
             nominal = Schedule.next(after: nominal, spec: spec, clock: physiology.clock)
         }
         return nominal
+    }
+
+    /// When the measurement its user means to take at `t` is taken: at `t`, unless the device is
+    /// kept to a cadence by hand and they are asleep then. They take it after waking (checked in
+    /// 5-minute steps), or not at all when the next one is due within half an interval of waking.
+    /// An infant's carers keep the cadence through the night.
+    func awakeMoment(for t: Int64) -> Int64? {
+        guard adherence.byHandOnCadence, physiology.patient.profile != .chdInfant,
+            physiology.sleepiness(at: t) >= 0.5
+        else { return t }
+        let latest = nominal + spec.cadence.milliseconds / 2
+        var moment = t
+        while moment < latest {
+            moment += 300_000
+            if physiology.sleepiness(at: moment) < 0.5 {
+                return moment <= latest ? moment + adherence.delayAfterWaking(nominal) : nil
+            }
+        }
+        return nil
     }
 
     /// When the next scripted reading (or traced ECG recording) is due (`.max` when none is left).

@@ -8,11 +8,12 @@ import VitalSimCore
 ///     dz/dt = −Σᵢ aᵢ Δθᵢ exp(−Δθᵢ² / 2bᵢ²) − (z − z₀),   Δθᵢ = (θ − θᵢ) mod 2π
 ///
 /// (the force scaled by each beat's rate, see `force`) with the P, Q, R, S, T events at θᵢ = −55°, −6°, 0°, 6°, 85°,
-/// aᵢ = 0.8, −23, 100, −35, 0.9 and bᵢ = 0.2, 0.045, 0.055, 0.045, 0.34 rad at 60 /min. The paper's
+/// aᵢ = 0.8, −29, 150, −44, 0.5 and bᵢ = 0.2, 0.04, 0.045, 0.04, 0.3 rad at 60 /min. The paper's
 /// values (−70°, −15°, 0°, 15°, 100°; 1.2, −5, 30, −7.5, 0.75; 0.25, 0.1, 0.1, 0.1, 0.4) give a QRS of
-/// about 150 ms, a QTc of about 480 ms and a 0.25 mV P wave; these give QRS ≈ 93 ms, PR ≈ 165 ms,
-/// QTc (Fridericia) ≈ 400 ms and P ≈ 0.12 mV in lead I, as neurokit2 measures them
-/// (`Tests/referees/ecg_morphology.py`). With the beat's rate r (per second) each event's angle and
+/// about 150 ms, a QTc of about 480 ms and a 0.25 mV P wave; these give QRS ≈ 88 ms, PR ≈ 165 ms,
+/// QTc (Fridericia) ≈ 385 ms, P ≈ 0.12 mV and T ≈ 0.18 mV against an R of 0.8 mV in lead I, as
+/// neurokit2 measures them (`Tests/referees/ecg_morphology.py`), and a quality its index rates
+/// "Excellent", atrial fibrillation's included (docs/physiology.md, "ECG"). With the beat's rate r (per second) each event's angle and
 /// width scale by r for Q, R, S (a QRS of fixed duration), r^⅔ for T (QT ∝ RR^⅓, Fridericia) and
 /// r^¾ for P, and its amplitude by 1/scale² (the same height at any rate). In atrial fibrillation
 /// the P event is absent (no organised atrial activity) and fibrillatory waves of 4–9 Hz take its
@@ -22,8 +23,8 @@ import VitalSimCore
 package struct ECGSynthesizer {
     /// Angles (rad), amplitudes and widths (rad) of P, Q, R, S, T.
     static let angles: [Double] = [-55, -6, 0, 6, 85].map { $0 * Double.pi / 180 }
-    static let amplitudes: [Double] = [0.8, -23, 100, -35, 0.9]
-    static let widths: [Double] = [0.2, 0.045, 0.055, 0.045, 0.34]
+    static let amplitudes: [Double] = [0.8, -29, 150, -44, 0.5]
+    static let widths: [Double] = [0.2, 0.04, 0.045, 0.04, 0.3]
 
     /// How a wave's phase offset and width scale with the beat's rate (beats per second), so that in
     /// time the QRS complex keeps its duration at any rate, the QT interval follows Fridericia's

@@ -22,7 +22,9 @@ import VitalSimCore
 /// while awake (at most every 15 min), a main meal's bolus corrects a high glucose, and the level
 /// glucose returns to between meals (basal insulin against production, dawn, stress, illness)
 /// wanders from day to day (log SD 0.5 in type 1, 0.2 in type 2; 8-hour knots), which with the
-/// meals' dosing errors gives type 1 its published variability (CV 33–40 %). Within 8 hours of a
+/// meals' dosing errors gives type 1 its published variability (CV 33–40 %). Without diabetes the
+/// level secretion holds glucose to wanders too (log SD 0.1, within ±2 SD), which with the meals
+/// gives the published CV of healthy adults' CGM (17 ± 3 %). Within 8 hours of a
 /// scenario's glucose event the patient does nothing of their own, the level does not wander, and
 /// the event's meal (or the one it skipped) replaces a usual meal from 2 hours before it to 4
 /// after: the scenario tells that story. The model keeps a ring of the last two days, so memory does not grow with scenario length.
@@ -66,6 +68,11 @@ package final class GlucoseModel {
     let startMinute: Int64
     /// Whether the patient treats lows and corrects highs (a diabetic patient on usual days).
     let selfManaged: Bool
+    /// Whether the days are the patient's usual ones (no `meals:` list): the level drifts.
+    let usualDays: Bool
+    /// Whether the drifting level is also what secretion holds glucose to (without diabetes: the
+    /// set point itself moves, so secretion does not undo the drift).
+    let drivesSecretion: Bool
     /// The patient's own correction factor (mg/dL a unit lowers glucose by, as they dose it).
     let correctionFactor: Double
     /// Model minutes within which the patient leaves their glucose to the scenario's events.
@@ -100,10 +107,10 @@ package final class GlucoseModel {
             basalDriftSD = 0.2
         case .none:
             (p1, p3, gamma, firstPhase, threshold) = (
-                0.03, 1.3e-5 * baseline.insulinSensitivity, 0.25, 8, baseline.glucose
+                0.03, 1.3e-5 * baseline.insulinSensitivity, 0.25, 4, baseline.glucose
             )
             counterGain = 0.06
-            basalDriftSD = 0
+            basalDriftSD = 0.1
         }
         state = State(g: gb, x: 0, i: ib, s1: 0, s2: 0, ig: gb, c: 0)
         self.meals = meals
@@ -111,6 +118,8 @@ package final class GlucoseModel {
         startMinute = Math.floorDivide(clock.startUnixMilliseconds, 60_000)
         plannedThroughDay = Math.floorDivide(startMinute, 1440) - 2
         selfManaged = meals.selfManaged && baseline.diabetes != .none
+        usualDays = meals.selfManaged
+        drivesSecretion = baseline.diabetes == .none
         correctionFactor = 40 * baseline.insulinSensitivity
         var windows: [(Int64, Int64)] = []
         for e in events {
@@ -157,7 +166,18 @@ package final class GlucoseModel {
 
     /// Whether the patient looks after their own glucose at model minute `m`.
     func managing(at m: Int64) -> Bool {
-        selfManaged && !eventWindows.contains { m >= $0.0 && m < $0.1 }
+        selfManaged && drifting(at: m)
+    }
+
+    /// True on a usual day outside a scenario's glucose event: the level drifts.
+    func drifting(at m: Int64) -> Bool {
+        usualDays && !eventWindows.contains { m >= $0.0 && m < $0.1 }
+    }
+
+    /// The drift of the level (SDs) at minute `m`: within ±2 without diabetes.
+    func drift(at m: Int64) -> Double {
+        let value = basalDrift.value(at: m * 60_000)
+        return drivesSecretion ? Math.clamp(value, -2, 2) : value
     }
 
     /// Carbohydrate (mg) and insulin (U) taken at the current minute: timeline doses, the day's
@@ -200,13 +220,12 @@ package final class GlucoseModel {
         s.s1 += insulin
         let ra = gut.advance()
         let insulinIn = s.s2 / tmaxI * 1e6 / insulinVolumeML
-        let secretion = gamma * max(0, s.g - threshold) + firstPhase * max(0, rise)
         let si = Math.exp(0.2 * sensitivity.value(at: minute * 60_000))
         // The day's drift pauses while a scenario's glucose event plays out (its story is written
-        // against the patient's usual level).
-        let basal =
-            basalDriftSD > 0 && managing(at: minute)
-            ? gb * Math.exp(basalDriftSD * basalDrift.value(at: minute * 60_000)) : gb
+        // against the patient's usual level). Without diabetes it stays within 2 SD (±22 %).
+        let basal = basalDriftSD > 0 && drifting(at: minute) ? gb * Math.exp(basalDriftSD * drift(at: minute)) : gb
+        let setPoint = drivesSecretion ? threshold * basal / gb : threshold
+        let secretion = gamma * max(0, s.g - setPoint) + firstPhase * max(0, rise)
         let dg = -(p1 + s.x) * s.g + p1 * basal + ra / volumeDL + s.c
         let dx = -p2 * s.x + p3 * si * (s.i - ib)
         let di = insulinIn + secretion - ke * (s.i - ib)

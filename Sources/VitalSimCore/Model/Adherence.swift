@@ -27,11 +27,20 @@ public struct Adherence: Sendable, Equatable {
             ? Adherence(missed: 0.05, spread: 20 * 60_000) : Adherence(missed: 0.1, spread: 15 * 60_000)
     }
 
-    /// Whether a device of `type` is one a person uses by hand at set times (a cuff, meter, scale,
-    /// thermometer or spot-check oximeter with a `schedule`), so that adherence applies to it.
+    /// Whether `device` is one a person uses by hand at set times, so that adherence applies to it:
+    /// a cuff, meter, scale, thermometer or spot-check oximeter with a `schedule`, or one of them
+    /// but the cuff with a `cadence` of an hour or more (a cuff on a cadence is an ambulatory
+    /// monitor, which measures by itself; a shorter cadence is a bench's, not a person's routine).
     public static func applies(to device: DeviceSpec) -> Bool {
         let manual: Set<DeviceType> = [.bpCuff, .glucometer, .weightScale, .thermometer, .pulseOximeter]
-        return manual.contains(device.type) && !device.schedule.isEmpty && !device.continuous && device.trace == nil
+        guard manual.contains(device.type), !device.continuous, device.trace == nil else { return false }
+        return !device.schedule.isEmpty || keepsCadenceByHand(device)
+    }
+
+    /// Whether `device` is used by hand on a `cadence` (every few hours, not at times of day): its
+    /// user does not wake to take it, and takes one on waking instead (``Adherence/applies(to:)``).
+    public static func keepsCadenceByHand(_ device: DeviceSpec) -> Bool {
+        device.schedule.isEmpty && device.type != .bpCuff && device.cadence.milliseconds >= 3_600_000
     }
 }
 

@@ -13,7 +13,8 @@ struct AdherenceReader {
                 node,
                 path,
                 "adherence applies to a device measured by hand at set times (bp-cuff, glucometer, weight-scale, "
-                    + "thermometer or spot-check pulse-oximeter with a schedule)"
+                    + "thermometer or spot-check pulse-oximeter with a schedule; or any of them but the bp-cuff with a "
+                    + "cadence of 1h or more)"
             )
             return nil
         }
