@@ -201,9 +201,21 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // On a lost connection libmosquitto closes the socket and reports the disconnection.
             if mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { return }
+            // Nothing to send that would carry the acknowledgement: send it on its own now.
+            if !mosquitto_want_write(handle) && flags.withLock({ $0.jobs.isEmpty }) { acknowledgeAtOnce(socket) }
         }
         if events & Int16(POLLOUT) != 0 { _ = mosquitto_loop_write(handle, 1) }
         _ = mosquitto_loop_misc(handle)
+    }
+
+    /// Acknowledges what was read at once rather than after the kernel's delayed-ACK timer (up to
+    /// 40 ms; the kernel re-arms it, so this follows every read). A broker with Nagle's algorithm
+    /// on (mosquitto's default) holds each PUBACK until its previous one is acknowledged: with every
+    /// message of the window in flight and nothing left to send, each window waited 40 ms
+    /// (docs/performance.md, "MQTT QoS 1: where the time goes").
+    func acknowledgeAtOnce(_ socket: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Writes what is queued (a DISCONNECT, after which libmosquitto closes the socket) for up to a
