@@ -31,8 +31,11 @@ fuzz_one() {
   [ -d "Fuzz/corpus/$t" ] && seeds+=("Fuzz/corpus/$t")
   [ "$t" = scenario ] && seeds+=(scenarios/core)
   [ "$t" = golden ] && seeds+=(golden)
+  # -timeout is wall-clock time, and in CI this pass runs at idle priority beside ThreadSanitizer's
+  # tests: starved, a mutation of the 51-KB ward golden file once ran past 10 s (0.25 s alone).
+  # A minute still catches a hang.
   LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" VITALSIM_FUZZ_TARGET=$t "$bin" \
-    -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout=10 \
+    -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout=60 \
     -artifact_prefix=.build-fuzz/findings/$t- "$work" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   cov=$(grep -E '^#[0-9]+.*(DONE|INITED).*cov:' "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+) ft: ([0-9]+).*/\1 edges, \2 features/')
