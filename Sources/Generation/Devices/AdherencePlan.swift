@@ -28,7 +28,7 @@ struct AdherencePlan {
     /// nil when it is not taken.
     func actual(_ nominal: Int64) -> Int64? {
         if adherence == .exact { return nominal }
-        let key = UInt64(bitPattern: startUnixMilliseconds + nominal)
+        let key = self.key(nominal)
         if SeededRandom.unit(seed, key) < adherence.missed { return nil }
         let spread = Double(adherence.spread)
         // At most one spread early and two late: a draw beyond either edge is folded back inside
@@ -46,7 +46,10 @@ struct AdherencePlan {
     /// How long after waking its user takes the measurement scheduled at `nominal` that fell due in
     /// their sleep: up to one spread, to the second.
     func delayAfterWaking(_ nominal: Int64) -> Int64 {
-        let key = UInt64(bitPattern: startUnixMilliseconds + nominal)
-        return Int64(SeededRandom.unit(seed, key &+ 5) * Double(adherence.spread)) / 1000 * 1000
+        Int64(SeededRandom.unit(seed, key(nominal) &+ 5) * Double(adherence.spread)) / 1000 * 1000
     }
+
+    /// The hash key of the measurement scheduled at `nominal`: its absolute time, so that a
+    /// measurement's draws do not depend on where the scenario starts.
+    private func key(_ nominal: Int64) -> UInt64 { UInt64(bitPattern: startUnixMilliseconds + nominal) }
 }

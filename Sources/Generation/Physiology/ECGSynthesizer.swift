@@ -13,8 +13,8 @@ import VitalSimCore
 /// about 150 ms, a QTc of about 480 ms and a 0.25 mV P wave; these give QRS ≈ 88 ms, PR ≈ 165 ms,
 /// QTc (Fridericia) ≈ 385 ms, P ≈ 0.12 mV and T ≈ 0.18 mV against an R of 0.8 mV in lead I, as
 /// neurokit2 measures them (`Tests/referees/ecg_morphology.py`), and a quality its index rates
-/// "Excellent", atrial fibrillation's included (docs/physiology.md, "ECG"). With the beat's rate r (per second) each event's angle and
-/// width scale by r for Q, R, S (a QRS of fixed duration), r^⅔ for T (QT ∝ RR^⅓, Fridericia) and
+/// "Excellent", atrial fibrillation's included (docs/physiology.md, "ECG"). With the beat's rate r
+/// (per second) each event's angle and width scale by r for Q, R, S (a QRS of fixed duration), r^⅔ for T (QT ∝ RR^⅓, Fridericia) and
 /// r^¾ for P, and its amplitude by 1/scale² (the same height at any rate). In atrial fibrillation
 /// the P event is absent (no organised atrial activity) and fibrillatory waves of 4–9 Hz take its
 /// place. The clean signal is scaled to −0.4…1.2 mV as in the paper; then come baseline wander at the

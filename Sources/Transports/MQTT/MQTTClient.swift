@@ -110,10 +110,6 @@ package final class MQTTClient: @unchecked Sendable {
         sweeper.setEventHandler { [weak self] in self?.expirePublishes() }
         sweeper.resume()
         mosquitto_int_option(h, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
-        // Each PUBLISH is written as it comes: with Nagle's algorithm a small one waits for the
-        // broker's delayed TCP acknowledgement (40 ms) whenever an earlier one is unacknowledged,
-        // which put 40-ms stalls into every run's latencies (docs/performance.md).
-        mosquitto_int_option(h, MOSQ_OPT_TCP_NODELAY, 1)
         mosquitto_reconnect_delay_set(h, 1, 8, true)
         if let user = configuration.username { mosquitto_username_pw_set(h, user, configuration.password) }
         if let ca = configuration.caFile {
