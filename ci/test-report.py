@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads what ci/test.sh left in its log folder: prints the stage table (name, minutes:seconds,
-result) and the closing line `tests: N passed, M failed` over every xUnit file (XCTest and Swift
+CPU minutes:seconds, result) and the closing line `tests: N passed, M failed` over every xUnit file (XCTest and Swift
 Testing, the plain and the ThreadSanitizer run). A stage that failed without a failed test case
 (a crash, a sanitizer report, a fuzz finding, a lint error) counts as one failure. It also says
 how many test cases of the plain run start no process: the cases of every class outside
@@ -28,8 +28,11 @@ def stages(folder):
     found = {}
     for path in glob.glob(os.path.join(folder, "*.stage")):
         with open(path, encoding="utf-8") as f:
-            name, seconds, rc = f.read().split()
-        found[name] = (int(seconds), int(rc))
+            fields = f.read().split()
+        name, seconds, rc = fields[:3]
+        # The stage's CPU time (user + system), when ci/test.sh recorded it.
+        cpu = int(fields[3]) if len(fields) > 3 else None
+        found[name] = (int(seconds), int(rc), cpu)
     return sorted(found.items(), key=lambda item: ORDER.index(item[0]) if item[0] in ORDER else len(ORDER))
 
 
@@ -110,10 +113,11 @@ def main():
         return rerun_filter(folder)
     table = stages(folder)
     print()
-    print("| stage | time | result |")
-    print("|---|---:|---|")
-    for name, (seconds, rc) in table:
-        print(f"| {name} | {seconds // 60}:{seconds % 60:02d} | {'ok' if rc == 0 else f'failed (exit {rc})'} |")
+    print("| stage | time | CPU | result |")
+    print("|---|---:|---:|---|")
+    for name, (seconds, rc, cpu) in table:
+        used = "" if cpu is None else f"{cpu // 60}:{cpu % 60:02d}"
+        print(f"| {name} | {seconds // 60}:{seconds % 60:02d} | {used} | {'ok' if rc == 0 else f'failed (exit {rc})'} |")
     print()
     merged, unreadable, flaky = results(folder)
     for name in flaky:
@@ -122,7 +126,7 @@ def main():
     failed = sum(1 for bad in merged.values() if bad) + unreadable
     # The parallel run's exit status is superseded by the rerun of its failed tests.
     rerun = any(name == "rerun" for name, _ in table)
-    failed_stages = [name for name, (_, rc) in table if rc != 0 and not (rerun and name == "tests")]
+    failed_stages = [name for name, (_, rc, _) in table if rc != 0 and not (rerun and name == "tests")]
     if failed_stages and failed == 0:
         failed = 1
     inside, cases = in_process_share(folder)

@@ -9,7 +9,7 @@
 # the background at the lowest CPU priority while the tests run, so the two cores are never idle; the
 # tests keep priority, as they measure latencies. The tsan stage follows the tests, as it recompiles
 # the modules they run. VITALSIM_SKIP_TSAN=1 or VITALSIM_SKIP_FUZZ=1 leaves a stage out;
-# VITALSIM_TEST_WORKERS sets the number of test processes (default 3).
+# VITALSIM_TEST_WORKERS sets the number of test processes (default 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Run as CI does (CI set: `vitalsim record` refuses, a missing golden file fails), so a local run
@@ -29,15 +29,25 @@ rm -rf "$logs"
 mkdir -p "$logs"
 status=0
 
-# Runs a stage: `stage NAME COMMAND...`; its time and exit status go to $logs/NAME.stage.
+# Runs a stage: `stage NAME COMMAND...`; its time, exit status and CPU time go to $logs/NAME.stage.
+# The CPU time (user + system of everything the stage started, from the subshell's `times`) says
+# what a stage costs the two cores, which its time alone hides when stages overlap.
 stage() {
   local name=$1
   shift
-  local start rc=0
+  local start rc=0 cpu
   start=$(date +%s)
   echo "== $name: $*"
-  "$@" || rc=$?
-  echo "$name $(($(date +%s) - start)) $rc" >"$logs/$name.stage"
+  (
+    r=0
+    "$@" || r=$?
+    times >"$logs/$name.cpu" # not piped: a pipeline's subshell has no children of its own
+    exit "$r"
+  ) || rc=$?
+  cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] }; printf "%d", t }' \
+    "$logs/$name.cpu" 2>/dev/null || true)
+  rm -f "$logs/$name.cpu"
+  echo "$name $(($(date +%s) - start)) $rc ${cpu:-0}" >"$logs/$name.stage"
   [ "$rc" -eq 0 ] || echo "== $name failed (exit $rc)"
   return "$rc"
 }
@@ -76,7 +86,7 @@ background >"$logs/background.log" 2>&1 &
 background_pid=$!
 
 tests_rc=0
-stage tests swift test --skip-build "${debug_info[@]}" "${traits[@]}" --parallel --num-workers "${VITALSIM_TEST_WORKERS:-3}" \
+stage tests swift test --skip-build "${debug_info[@]}" "${traits[@]}" --parallel --num-workers "${VITALSIM_TEST_WORKERS:-4}" \
   --xunit-output "$logs/tests.xml" >"$logs/tests.log" 2>&1 || tests_rc=1
 # The failures' own lines, so a red run says what failed without opening the log.
 grep -E "error: |Test Case .* failed|✘" "$logs/tests.log" | head -200 || true
@@ -103,7 +113,7 @@ for s in tsan fuzz; do
   echo "== $s output"
   if [ "$s" = tsan ]; then grep -E "WARNING: ThreadSanitizer|error: |Executed|Test run with|SUMMARY" "$logs/$s.log" | head -100 || true; fi
   if [ "$s" = fuzz ]; then cat "$logs/$s.log"; fi
-  read -r _ _ rc <"$logs/$s.stage"
+  read -r _ _ rc _ <"$logs/$s.stage"
   [ "$rc" -eq 0 ] || status=1
 done
 

@@ -26,13 +26,7 @@ final class PhysiologyRefereeTests: XCTestCase {
     /// The test environment's python with neurokit2 and hrv-analysis (pinned as ci/setup-debian.sh
     /// pins them), installed when missing.
     static func python() throws -> String {
-        let python = try ReferenceOpenAPITests.testPython(installing: "neurokit2==0.2.13")
-        if (try? TestSupport.run(python, ["-c", "import hrvanalysis, numpy; numpy.trapz"]))?.status != 0 {
-            let pins = ["hrv-analysis==1.0.5", "nolds==0.5.2", "numpy<2.4", "pandas<3"]
-            let pip = try TestSupport.run(TestSupport.repositoryRoot + "/.venv-test/bin/pip", ["install", "-q"] + pins)
-            guard pip.status == 0 else { throw XCTSkip("cannot install hrv-analysis from PyPI: \(pip.err)") }
-        }
-        return python
+        try TestPython.with(["neurokit2==0.2.13", "hrv-analysis==1.0.5", "nolds==0.5.2", "numpy<2.4", "pandas<3"])
     }
 
     /// The referee's verdict on the scenario's output, and `vitalsim stats --json` of the same folder.

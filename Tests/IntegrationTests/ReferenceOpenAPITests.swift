@@ -23,20 +23,10 @@ final class ReferenceOpenAPITests: XCTestCase {
         return tool
     }
 
-    /// The test virtual environment's python, with `requirement` (pip syntax, pinned) installed
-    /// unless `module` (by default the requirement's name) can already be imported.
-    static func testPython(installing requirement: String, module: String? = nil) throws -> String {
-        let venv = TestSupport.repositoryRoot + "/.venv-test"
-        let python = venv + "/bin/python"
-        let module = module ?? String(requirement.split(separator: "=").first ?? "")
-        if (try? TestSupport.run(python, ["-c", "import \(module)"]))?.status != 0 {
-            if !FileManager.default.isExecutableFile(atPath: python) {
-                _ = try TestSupport.run("python3", ["-m", "venv", venv])
-            }
-            let pip = try TestSupport.run(venv + "/bin/pip", ["install", "-q", requirement])
-            guard pip.status == 0 else { throw XCTSkip("cannot install \(requirement) from PyPI: \(pip.err)") }
-        }
-        return python
+    /// The test virtual environment's python with `requirement` (pip syntax, pinned) installed
+    /// (``TestPython``).
+    static func testPython(installing requirement: String) throws -> String {
+        try TestPython.with([requirement])
     }
 
     func run(
