@@ -45,7 +45,12 @@ let package = Package(
     // OTLP: `vitalsim run/serve --otlp-endpoint` export spans and metrics through swift-otel. Off by
     // default (swift-otel, SwiftProtobuf and AsyncHTTPClient add minutes to a first build); build
     // with `--traits OTLP` to have it. ci/test.sh builds and tests with it.
-    traits: [.trait(name: "OTLP", description: "OpenTelemetry export over OTLP/HTTP (swift-otel)")],
+    // Benchmarks: the hot-path benchmarks (Benchmarks/HotPaths) under ordo-one/benchmark, which
+    // ci/bench-hot-paths.sh builds in release; without it the default build compiles none of it.
+    traits: [
+        .trait(name: "OTLP", description: "OpenTelemetry export over OTLP/HTTP (swift-otel)"),
+        .trait(name: "Benchmarks", description: "The hot-path benchmarks under ordo-one/benchmark"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -71,6 +76,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // OTLP export (the OTLP trait): only its HTTP exporter, not gRPC.
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // The hot-path benchmarks (the Benchmarks trait): allocation counts through its malloc
+        // interposer, not its Swift 6.3 runtime interposer (ARC counts, which no threshold reads).
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // A lock-guarded value that ThreadSanitizer understands (used instead of Synchronization.Mutex).
@@ -161,6 +169,17 @@ let package = Package(
         // What libFuzzer feeds hostile bytes to (ci/fuzz.sh), and the fuzzing binary / corpus replayer.
         module("FuzzTargets", ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine"]),
         .executableTarget(name: "vitalsim-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
+        // The hot paths under ordo-one/benchmark (`swift package benchmark`, which finds executables in
+        // Benchmarks/); with the Benchmarks trait only.
+        .executableTarget(
+            name: "HotPaths",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark", condition: .when(traits: ["Benchmarks"])),
+                "Benchmarks", "Judge", "LiveHarness", "Locking", "Traffic", "Transports", "VitalSimCore",
+            ],
+            path: "Benchmarks/HotPaths",
+            swiftSettings: strict
+        ),
         // OpenTelemetry out: the OTLP/HTTP exporters of swift-otel behind the OTLP trait.
         module(
             "Telemetry",
@@ -208,7 +227,7 @@ let package = Package(
             ]
         ),
         tests("TelemetryTests", ["Telemetry", logging]),
-        tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Benchmarks", "TestFixtures"]),
+        tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Judge", "Benchmarks", "TestFixtures"]),
         tests(
             "ReferenceEngineTests",
             ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine", "TestFixtures"]
@@ -268,7 +287,8 @@ let package = Package(
 /// start the plain build's `vitalsim`).
 if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     let outside: Set<String> = [
-        "vitalsim", "vitalsim-fuzz", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests", "VitalSimCoreTests",
+        "vitalsim", "vitalsim-fuzz", "HotPaths", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests",
+        "VitalSimCoreTests",
         "GenerationTests", "Telemetry", "TelemetryTests",
         "TrafficTests", "JudgeTests", "BenchmarksTests", "ReferenceEngineTests",
     ]

@@ -117,7 +117,8 @@ def main():
     sizes = []
     for name in libraries + sorted(n for n, t in targets.items() if t["type"] == "executable"):
         code = total = 0
-        for path in swift_files(os.path.join(ROOT, "Sources", name)):
+        # A target's own folder when the manifest names one (Benchmarks/HotPaths), else Sources/NAME.
+        for path in swift_files(os.path.join(ROOT, targets[name].get("path") or os.path.join("Sources", name))):
             c, t = lines(path)
             code += c
             total += t
