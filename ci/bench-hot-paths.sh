@@ -8,8 +8,11 @@
 #
 # The baseline is this machine's (2 cores; docs/performance.md, "Hot-path benchmarks"): after a
 # change that makes a path faster or slower on purpose, store a new one with `update` and commit it.
-# Thresholds (Benchmarks/HotPaths/HotPaths.swift): a path fails when its median CPU time grows by
-# more than 10 % or its median allocation count by more than 2 %. Wall time is shown, not judged.
+# Thresholds (Benchmarks/HotPaths/HotPaths.swift): a path fails when the first quartile of its CPU
+# time grows by more than 15 % or its median allocation count by more than 2 %. Wall time is shown,
+# not judged. A path faster than its thresholds also ends the check with 1 (ordo-one's rule): store
+# the new baseline then. A run that could not be made (a build error, no baseline) says so, and is
+# no verdict on the paths.
 #
 # Usage: ci/bench-hot-paths.sh [check|update] [--transports] [--filter REGEX]
 #   check    run the benchmarks and compare with the baseline `main`: names each path that got
@@ -37,15 +40,24 @@ status=0
 if [ "$mode" = update ]; then
   bench baseline update main
 else
-  bench baseline check main || status=1
-  [ "$status" -eq 0 ] && echo "ci/bench-hot-paths.sh: every hot path within its thresholds of the baseline 'main'"
-  [ "$status" -eq 0 ] || echo "ci/bench-hot-paths.sh: a hot path above got slower (or allocates more) than the baseline 'main'"
+  log=$(mktemp)
+  bench baseline check main 2>&1 | tee "$log" || status=1
+  if [ "$status" -eq 0 ]; then
+    echo "ci/bench-hot-paths.sh: every hot path within its thresholds of the baseline 'main'"
+  elif grep -q "is WORSE than" "$log"; then
+    echo "ci/bench-hot-paths.sh: the hot paths under 'Threshold deviations' above got slower (or allocate more) than the baseline 'main'"
+  elif grep -q "is BETTER than" "$log"; then
+    echo "ci/bench-hot-paths.sh: the hot paths above are faster than the baseline 'main' beyond its thresholds: if that is the change's doing, run 'ci/bench-hot-paths.sh update' and commit the baseline"
+  else
+    echo "ci/bench-hot-paths.sh: the benchmarks did not run to a comparison (see above): no verdict on the hot paths"
+  fi
+  rm -f "$log"
 fi
 
 if [ -n "$transports" ]; then
   # The floors: the harness's rate over the other client's in the same run. Issue 47's targets are
   # 1.0x wrk and 1.5x mosquitto_pub; the floors are what the harness does now (2026-11-29: HTTPS
-  # 0.68-0.77x wrk, MQTT QoS 1 0.94-1.22x mosquitto_pub) less this machine's run-to-run spread, so
+  # 0.68-0.79x wrk, MQTT QoS 1 0.94-1.22x mosquitto_pub) less this machine's run-to-run spread, so
   # that falling below one is a regression of the harness's, not noise. Raise them as it gets faster.
   https_floor=0.60
   mqtt_floor=0.85

@@ -68,6 +68,11 @@ enum HotPathBenchmarks {
         )
     }
 
+    /// The core suite's scenarios, in the order `vitalsim run scenarios/core` reads them.
+    static func coreSuite() throws -> [Scenario] {
+        try LiveSuite.scenarioFiles(root + "/scenarios/core").map { try ScenarioLoader.load(path: $0) }
+    }
+
     static func register() {
         generationAndEncoding()
         planningAndSending()
@@ -99,7 +104,7 @@ enum HotPathBenchmarks {
         Benchmark("planning: the core suite", configuration: configuration) { benchmark in
             for scenario in core.get { blackHole(HotPathWorkloads.plan(scenario)) }
         } setup: {
-            core.set(try HotPathWorkloads.suite(root + "/scenarios/core"))
+            core.set(try coreSuite())
         }
         let plan = Prepared<[PlannedRequest]>()
         Benchmark("sending: 75 patients x 2 h through the runner", configuration: configuration) { benchmark in
@@ -126,11 +131,11 @@ enum HotPathBenchmarks {
             benchmark in
             for _ in 0..<100 { blackHole(HotPathWorkloads.judge(runs.get)) }
         } setup: {
-            var all = try HotPathWorkloads.suite(root + "/scenarios/core")
+            var all = try coreSuite()
             all.append(try ScenarioLoader.load(path: root + "/scenarios/load/ward-2500-patients.yaml"))
             runs.set(
                 try all.map { scenario in
-                    let path = root + "/golden/\(scenario.name).golden.yaml"
+                    let path = root + "/" + scenario.golden
                     let golden = try GoldenFile.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
                     return (golden, HotPathWorkloads.observed(Oracle.expect(scenario)))
                 }

@@ -4,7 +4,8 @@ import Traffic
 import VitalSimCore
 
 /// The hot paths that `Benchmarks/HotPaths` times with ordo-one/benchmark (`ci/bench-hot-paths.sh`
-/// compares them with the stored baseline): generation, encoding, planning and judging, each a fixed
+/// compares them with the stored baseline): generation, encoding, planning and judging (sending needs
+/// the runner, a module above this one: the benchmark drives it itself), each a fixed
 /// piece of work on input built once, so that a change in its cost is the code's. Each returns what
 /// it produced (a count), which the benchmark keeps from the optimiser and the tests check.
 package enum HotPathWorkloads {
@@ -54,13 +55,6 @@ package enum HotPathWorkloads {
         return bytes
     }
 
-    /// The scenarios of a suite folder (`scenarios/core`), in name order.
-    package static func suite(_ folder: String) throws -> [Scenario] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
-            .sorted()
-        return try names.map { try ScenarioLoader.load(path: folder + "/" + $0) }
-    }
-
     /// The oracle's alerts as a SUT would list them (ids in order, evidence the completing reading).
     package static func observed(_ expected: [OracleAlert]) -> [ObservedAlert] {
         expected.enumerated().map { i, a in
@@ -75,8 +69,8 @@ package enum HotPathWorkloads {
         }
     }
 
-    /// Judging: the oracle's expectations of every scenario of `suite`, each scenario's observed
-    /// alerts paired with its golden file's expectations; returns the checks made.
+    /// Judging: each run's observed alerts paired with its golden file's expectations, as a verdict
+    /// pairs them (``Verdict/alertChecks(_:_:waited:)``); returns the checks made.
     package static func judge(_ runs: [(golden: GoldenFile, observed: [ObservedAlert])]) -> Int {
         runs.reduce(0) { $0 + Verdict.alertChecks($1.golden.alerts, $1.observed).count }
     }

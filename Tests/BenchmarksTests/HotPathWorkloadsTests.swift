@@ -28,10 +28,10 @@ struct HotPathWorkloadsTests {
     }
 
     @Test func judgingPairsTheOraclesAlertsWithTheGoldenFile() throws {
-        let suite = try HotPathWorkloads.suite(Fixtures.repositoryRoot + "/scenarios/core")
-        #expect(suite.count == 24)
-        let scenario = try #require(suite.first { $0.name == "hypertensive-crisis" })
-        let path = Fixtures.repositoryRoot + "/golden/hypertensive-crisis.golden.yaml"
+        let scenario = try ScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
+        )
+        let path = Fixtures.repositoryRoot + "/" + scenario.golden
         let golden = try GoldenFile.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
         let observed = HotPathWorkloads.observed(Oracle.expect(scenario))
         #expect(!observed.isEmpty)

@@ -4,7 +4,7 @@ import Foundation
 /// `Tests/schemas/ctrf-1.0.0.schema.json`: the problems found, empty when it conforms.
 enum CTRFSchema {
     static func validate(_ path: String) throws -> [String] {
-        let python = try ReferenceOpenAPITests.testPython(installing: "jsonschema==4.26.0")
+        let python = try TestPython.with(["jsonschema==4.26.0"])
         let script = """
             import json, sys, jsonschema
             schema = json.load(open(sys.argv[1]))

@@ -46,7 +46,7 @@ final class ECGRefereeTests: XCTestCase {
     /// What the referee `script` (in `Tests/referees/`) prints of the readings `vitalsim generate`
     /// writes for `scenario`.
     func refereed(_ scenario: String, by script: String) throws -> (status: Int32, out: String, err: String) {
-        let python = try ReferenceOpenAPITests.testPython(installing: "neurokit2==0.2.13")
+        let python = try TestPython.with(["neurokit2==0.2.13"])
         let dir = TestSupport.temporaryDirectory("ecg-referee")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try scenario.write(toFile: dir + "/ecg.yaml", atomically: true, encoding: .utf8)

@@ -31,7 +31,7 @@ final class GlucoseRefereeTests: XCTestCase {
     }
 
     func testCGMReadsFlatGlucoseAsSmoothlyAsSimglucoseSensors() throws {
-        let python = try ReferenceOpenAPITests.testPython(installing: "simglucose==0.2.11")
+        let python = try TestPython.with(["simglucose==0.2.11"])
         let dir = TestSupport.temporaryDirectory("cgm-referee")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // No diabetes, no meals, no activity: plasma glucose stays at 140 for ten days.
@@ -135,7 +135,7 @@ final class GlucoseRefereeTests: XCTestCase {
     }
 
     func testMealResponsesFallInsideTheSimglucoseAdultCohort() throws {
-        let python = try ReferenceOpenAPITests.testPython(installing: "simglucose==0.2.11")
+        let python = try TestPython.with(["simglucose==0.2.11"])
         let dir = TestSupport.temporaryDirectory("meal-referee")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let script = TestSupport.repositoryRoot + "/Tests/referees/meal_simglucose.py"

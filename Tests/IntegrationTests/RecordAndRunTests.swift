@@ -85,7 +85,7 @@ final class RecordAndRunTests: XCTestCase {
             )
         }
         // A standard JUnit parser (Python's junitparser) reads the file: one case per check, rule ids as properties.
-        let python = try ReferenceOpenAPITests.testPython(installing: "junitparser==3.2.0")
+        let python = try TestPython.with(["junitparser==3.2.0"])
         let script = """
             import sys, junitparser, xml.etree.ElementTree as ET
             xml = junitparser.JUnitXml.fromfile(sys.argv[1])
@@ -166,7 +166,7 @@ final class RecordAndRunTests: XCTestCase {
     /// the yellow event shading (#fff8c5) of a PNG, each within 24 per channel (anti-aliasing),
     /// decoded by Pillow in the test virtual environment (a pure-Python decoder took a minute of CPU).
     static func colourCounts(_ png: String) throws -> [Int] {
-        let python = try ReferenceOpenAPITests.testPython(installing: "pillow>=12.0.0")
+        let python = try TestPython.with(["pillow>=12.0.0"])
         let script = """
             import sys
             from PIL import Image

@@ -23,12 +23,6 @@ final class ReferenceOpenAPITests: XCTestCase {
         return tool
     }
 
-    /// The test virtual environment's python with `requirement` (pip syntax, pinned) installed
-    /// (``TestPython``).
-    static func testPython(installing requirement: String) throws -> String {
-        try TestPython.with([requirement])
-    }
-
     func run(
         _ serverArguments: [String],
         header: String? = nil,
