@@ -36,6 +36,32 @@ import VitalSimCore
         return times
     }
 
+    /// The app's switches (seed 001 §5.1, §5.2): real-time monitoring off, no heart rate is sent;
+    /// the daily summary off, no summary; each leaves the other as it was.
+    @Test func eachSwitchOffSendsNothingOfItsKind() throws {
+        func kinds(_ options: String) throws -> [VitalKind: Int] {
+            let text = """
+                name: switches
+                seed: 21
+                start: 2024-11-04T00:00:00Z
+                duration: 2d1h
+                patients:
+                  - id: a
+                    profile: adult
+                    devices: [{id: phone-a, type: phone-bridge, cadence: 5m\(options)}]
+                """
+            var run = ScenarioRun(scenario: try ScenarioLoader.parse(text, file: "switches.yaml"))
+            var counts: [VitalKind: Int] = [:]
+            while let (reading, _) = run.next() { counts[reading.kind, default: 0] += 1 }
+            return counts
+        }
+        let both = try kinds("")
+        #expect(both[.dailySummary] == 2 && (both[.heartRate] ?? 0) > 500)
+        #expect(try kinds(", real-time: off") == [.dailySummary: 2])
+        #expect(try kinds(", daily-summary: off") == [.heartRate: both[.heartRate] ?? 0])
+        #expect(try kinds(", real-time: off, daily-summary: off") == [:])
+    }
+
     @Test func readingsWaitForAStillArmButNeverForLong() throws {
         let scenario = try Self.scenario(days: 7)
         let physiology = PatientPhysiology.firstPatient(of: scenario)

@@ -146,11 +146,11 @@ final class ForeignBackendTests: XCTestCase {
             SUTProcess.json(try TestSupport.run("curl", ["-s", base + "/_stats"]).out) as? [String: Int]
         )
         // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed. Expected
-        // alerts are waited for whatever the settling time; half a second keeps the suite's 24 settles short.
+        // alerts are waited for whatever the settling time; half a second keeps the suite's 25 settles short.
         let r = try run(["run", suite] + target + ["--settle", "0.5", "--json", directory + "/report.json"])
         XCTAssertEqual(r.status, 0, r.out + r.err)
         XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
-        XCTAssertEqual(scenarios.count, 24)
+        XCTAssertEqual(scenarios.count, 25)
         // The access matrix of the care-team scenario ran through ACME's user keys, and passed.
         let report = try XCTUnwrap(
             SUTProcess.json(String(contentsOfFile: directory + "/report.json", encoding: .utf8)) as? [String: Any]

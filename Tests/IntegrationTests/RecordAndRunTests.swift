@@ -603,7 +603,7 @@ final class RecordAndRunTests: XCTestCase {
         process.waitUntilExit()
         let f = try findings(directory + "/core.json")
         XCTAssertEqual(process.terminationStatus, 0, "\(f)")
-        XCTAssertEqual(f.count, 24, "every core scenario has a golden file and ran")
+        XCTAssertEqual(f.count, 25, "every core scenario has a golden file and ran")
         XCTAssertEqual(f.values.flatMap { $0 }, [])
     }
 

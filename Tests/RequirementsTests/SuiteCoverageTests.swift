@@ -60,6 +60,22 @@ import VitalSimCore
         #expect(c.percent(.shall) > 0 && c.percent(.shall) < 100)
     }
 
+    /// The app's two switches (seed 002 §2.3.1): only a phone with one of them off exercises them,
+    /// each named with what is off.
+    @Test func aPhoneWithASwitchOffExercisesTheToggles() throws {
+        #expect(try Self.coverage(["vitaledge-month-end"]).exercised["vitaledge.toggles"] == nil)
+        let c = try Self.coverage(["vitaledge-settings"])
+        #expect(
+            c.exercised["vitaledge.toggles"]?.map(\.how) == [
+                "phone-503 with real-time monitoring off: its stored readings and the alerts judged",
+                "phone-504 with daily summary off: its stored readings and the alerts judged",
+            ]
+        )
+        // 503's summary is accepted; 504's heart rates and its tachycardia alert.
+        #expect(c.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-settings"])
+        #expect(c.exercised["rule.hr.tachycardia"]?.map(\.how) == ["alert hr.tachycardia patient 504"])
+    }
+
     /// What only a run over a BLE link (or observing push channels) exercises is apart unless the
     /// suite is said to be run so; then the devices that go over the link exercise their services.
     @Test func requirementsOfAnotherModeAreApartUntilTheSuiteIsRunSo() throws {

@@ -117,6 +117,14 @@ import VitalSimCore
             "patients[0].devices[0].mode", "mode applies only to pulse-oximeter"
         ),
         (
+            "        type: heart-rate-strap", "        type: heart-rate-strap\n        real-time: off", 10,
+            "patients[0].devices[0].real-time", "real-time applies only to phone-bridge"
+        ),
+        (
+            "        type: heart-rate-strap", "        type: phone-bridge\n        daily-summary: never", 10,
+            "patients[0].devices[0].daily-summary", "daily-summary is on or off, got 'never'"
+        ),
+        (
             "        type: heart-rate-strap", "        type: heart-rate-strap\n        transport: carrier-pigeon", 10,
             "patients[0].devices[0].transport", "unknown transport 'carrier-pigeon'; valid: ble, https, mqtt"
         ),

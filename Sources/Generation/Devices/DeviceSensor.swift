@@ -41,7 +41,7 @@ package enum SensorFactory {
         case .pulseOximeter: PulseOximeter(physiology: physiology, rng: rng, continuous: spec.continuous)
         case .thermometer: Thermometer(physiology: physiology, rng: rng)
         case .weightScale: WeightScale(physiology: physiology, rng: rng)
-        case .phoneBridge: PhoneBridge(physiology: physiology, rng: rng, cadence: spec.cadence.milliseconds)
+        case .phoneBridge: PhoneBridge(spec: spec, physiology: physiology, rng: rng)
         case .feedingLog: FeedingLog(physiology: physiology, rng: rng, method: spec.feedingMethod)
         case .respirationMonitor: RespirationMonitor(physiology: physiology, rng: rng)
         case .symptomDiary:

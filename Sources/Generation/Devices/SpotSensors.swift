@@ -229,26 +229,32 @@ struct WeightScale: DeviceSensor {
 }
 
 /// Phone or watch bridge of the VitalEdge documents: the latest HealthKit heart rate every interval
-/// (1–60 min, default 5) and, at each midnight, the day's steps and active calories.
+/// (1–60 min, default 5) and, at each midnight, the day's steps and active calories; either switched
+/// off in the app's settings sends nothing of its kind (seed 001 §5.1, §5.2).
 struct PhoneBridge: DeviceSensor {
     var noiseScale = 1.0
     let physiology: PatientPhysiology
     var rng: SeededRandom
     let cadence: Int64
+    let realTimeMonitoring: Bool
+    let dailySummaries: Bool
     var nextMidnight: Int64
     /// Whether the last heart-rate reading due was skipped (the patient walked through its interval).
     var skippedLast = false
     var primaryKind: VitalKind { .heartRate }
     var storesRecords: Bool { true }
 
-    init(physiology: PatientPhysiology, rng: SeededRandom, cadence: Int64) {
+    init(spec: DeviceSpec, physiology: PatientPhysiology, rng: SeededRandom) {
         self.physiology = physiology
         self.rng = rng
-        self.cadence = cadence
+        cadence = spec.cadence.milliseconds
+        realTimeMonitoring = spec.realTimeMonitoring
+        dailySummaries = spec.dailySummaries
         nextMidnight = physiology.clock.nextMidnight(after: 0)
     }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
+        while nextMidnight <= t, !dailySummaries { nextMidnight += 86_400_000 }
         while nextMidnight <= t {
             var steps = 0.0
             var kcal = 0.0
@@ -268,6 +274,7 @@ struct PhoneBridge: DeviceSensor {
             )
             nextMidnight += 86_400_000
         }
+        guard realTimeMonitoring else { return }
         // A watch's background reading waits for a still arm (motion spoils the optical signal): one
         // due while the patient walks about is taken when they stop, or skipped when they walk on
         // until the next is due; the next is then taken as it comes, still or not, so the watch is

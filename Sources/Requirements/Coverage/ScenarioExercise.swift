@@ -27,9 +27,18 @@ struct ScenarioExercise {
         var summaries = 0
         /// Whether a phone bridge sends payloads again (`duplicates`) or retries them late (`disconnect`).
         var phoneResends = false
+        /// Phone bridges with real-time monitoring or the daily summary switched off, and what is off.
+        var phonesSwitchedOff: [(device: String, off: String)] = []
 
         init(_ scenario: Scenario) {
-            let phones = Set(scenario.patients.flatMap(\.devices).filter { $0.type == .phoneBridge }.map(\.id))
+            let phoneSpecs = scenario.patients.flatMap(\.devices).filter { $0.type == .phoneBridge }
+            let phones = Set(phoneSpecs.map(\.id))
+            for phone in phoneSpecs where !phone.realTimeMonitoring || !phone.dailySummaries {
+                let off = [
+                    (!phone.realTimeMonitoring, "real-time monitoring"), (!phone.dailySummaries, "daily summary"),
+                ]
+                phonesSwitchedOff.append((phone.id, off.filter(\.0).map(\.1).joined(separator: " and ")))
+            }
             phoneResends = scenario.timeline.contains { entry in
                 guard case .fault(let fault) = entry, phones.contains(fault.deviceID) else { return false }
                 return fault.kind == .duplicates || fault.kind == .disconnect
@@ -195,6 +204,12 @@ struct ScenarioExercise {
         }
         if traffic.validPaths.contains("/api/iot-heart-rate"), traffic.phoneResends {
             out.append(("vitaledge.retries", "phone payloads sent again or retried late, each to be held once"))
+        }
+        if golden != nil {
+            for phone in traffic.phonesSwitchedOff {
+                let how = "\(phone.device) with \(phone.off) off: its stored readings and the alerts judged"
+                out.append(("vitaledge.toggles", how))
+            }
         }
         if traffic.overHTTP {
             out.append(("transport.https", "readings over HTTPS (the embedded SUT, an https:// target)"))

@@ -1,20 +1,25 @@
 import Yams
 
 /// The device keys that belong to one device type: a feeding log's `method`, a symptom diary's
-/// `spontaneous`, an ECG watch's `recordings` and `triggers`, an equipment log's `equipment`. Given on another type,
-/// each is an
-/// error naming the type it belongs to. Also `noise` and `phase`, which every measuring device has.
+/// `spontaneous`, an ECG watch's `recordings` and `triggers`, an equipment log's `equipment`, a phone
+/// bridge's `real-time` and `daily-summary` switches. Given on another type, each is an error naming
+/// the type it belongs to. Also `noise` and `phase`, which every measuring device has.
 struct DeviceOptions {
     let reader: YAMLReader
 
     /// The keys, for the device mapping's allowed keys.
-    static let keys = ["method", "spontaneous", "recordings", "triggers", "equipment", "noise", "phase"]
+    static let keys = [
+        "method", "spontaneous", "recordings", "triggers", "equipment", "noise", "phase", "real-time", "daily-summary",
+    ]
 
     /// A `noise:` switch (`on` or `off`), nil when not given.
-    static func noise(_ fields: Fields, _ reader: YAMLReader) -> Bool? {
-        guard let word = fields.string("noise") else { return nil }
+    static func noise(_ fields: Fields, _ reader: YAMLReader) -> Bool? { onOff("noise", fields, reader) }
+
+    /// A switch `key` (`on` or `off`), nil when not given.
+    static func onOff(_ key: String, _ fields: Fields, _ reader: YAMLReader) -> Bool? {
+        guard let word = fields.string(key) else { return nil }
         guard word == "on" || word == "off" else {
-            reader.fail(fields.value("noise"), fields.path("noise"), "noise is on or off, got '\(word)'")
+            reader.fail(fields.value(key), fields.path(key), "\(key) is on or off, got '\(word)'")
             return nil
         }
         return word == "on"
@@ -76,6 +81,12 @@ struct DeviceOptions {
                 triggers.insert(trigger)
             }
             spec.ecgTriggers = ECGTrigger.allCases.filter { triggers.contains($0) }
+        }
+        if only("real-time", .phoneBridge), let on = Self.onOff("real-time", fields, reader) {
+            spec.realTimeMonitoring = on
+        }
+        if only("daily-summary", .phoneBridge), let on = Self.onOff("daily-summary", fields, reader) {
+            spec.dailySummaries = on
         }
         if type == .equipmentLog, !fields.has("equipment") {
             reader.fail(

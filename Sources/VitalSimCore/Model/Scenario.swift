@@ -389,6 +389,12 @@ public struct DeviceSpec: Sendable {
     /// How the patient keeps the device's schedule (``Adherence``): missed, early and late
     /// measurements; exact for devices that measure by themselves.
     public var adherence = Adherence.exact
+    /// Phone bridge: real-time monitoring switched on (`real-time`), the latest heart rate sent
+    /// every interval (seed 002 §2.3.1; seed 001 §5.1: off, the timer stops and nothing is sent).
+    public var realTimeMonitoring = true
+    /// Phone bridge: the daily summary switched on (`daily-summary`), the day's steps and calories
+    /// sent at midnight (seed 002 §2.3.1; seed 001 §5.2: off, the transmission is skipped).
+    public var dailySummaries = true
     /// A value with every field given (bottle feeds).
     public init(
         id: String,
