@@ -2,11 +2,13 @@
 # Installs what VitalSim's tests and quick start need on Debian 12 (idempotent).
 # Swift 6 itself must be on PATH (swift.org toolchain; preinstalled on the project's machines).
 # `--system` installs the Debian packages only, `--python` creates the Python virtual environments
-# only (ci/test.sh creates them while the build runs); without an argument, both.
+# only (ci/test.sh creates them while the build runs); without an argument, both. `--run` installs
+# only the Debian packages that building and running vitalsim needs (the quick start): not the
+# tests' PostgreSQL, Chromium, wrk and Python.
 set -euo pipefail
 part="${1:-all}"
-case "$part" in all | --system | --python) ;; *)
-  echo "usage: ci/setup-debian.sh [--system|--python]" >&2
+case "$part" in all | --system | --python | --run) ;; *)
+  echo "usage: ci/setup-debian.sh [--system|--python|--run]" >&2
   exit 2
   ;;
 esac
@@ -22,6 +24,7 @@ dpkg -s libbluetooth-dev >/dev/null 2>&1 || need+=(libbluetooth-dev)
 dpkg -s libmosquitto-dev >/dev/null 2>&1 || need+=(libmosquitto-dev)
 dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
+if [ "$part" != --run ]; then
 command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 # Headless Chromium renders the HTML report in its test.
@@ -29,6 +32,7 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
@@ -44,7 +48,7 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 3
 fi
 fi
-[ "$part" != --system ] || exit 0
+[ "$part" != --system ] && [ "$part" != --run ] || exit 0
 
 # pip installs with --no-compile: this part runs beside the build (ci/test.sh), and byte-compiling
 # every module of numpy, scipy, pandas and the rest up front takes CPU the compiler wants; Python
