@@ -57,8 +57,10 @@ package final class GlucoseModel {
     var rise = 0.0
     /// Allocated on first use, so patients without glucose devices cost nothing.
     var ring: [(Double, Double)] = []
-    /// Two days of minutes: a device may back-fill readings up to 48 h old.
-    let capacity = 2 * 1440
+    /// Two days of minutes (a device may back-fill readings up to 48 h old), or the scenario's
+    /// minutes and an hour when it is shorter: no reading is older than the scenario, and a ward of
+    /// short scenarios keeps 30 minutes, not two days, for each of its patients.
+    let capacity: Int
     let ib = 10.0
     let sensitivity: ValueNoise
     let basalDrift: ValueNoise
@@ -88,8 +90,10 @@ package final class GlucoseModel {
         events: [ClinicalEvent],
         clock: DayClock,
         sleep: SleepSchedule,
-        rng: SeededRandom
+        rng: SeededRandom,
+        horizon: Int64? = nil
     ) {
+        capacity = horizon.map { min(2 * 1440, Int(max(0, $0) / 60_000) + 60) } ?? 2 * 1440
         gb = baseline.glucose
         volumeDL = 1.87 * baseline.weight
         insulinVolumeML = 120 * baseline.weight

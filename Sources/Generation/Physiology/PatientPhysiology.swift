@@ -45,7 +45,15 @@ package final class PatientPhysiology {
         desaturation: [EventShape]
     let baseHeartRate: Double, baseTemperature: Double, baseSpO2: Double, dailySteps: Double
 
-    package init(patient: PatientSpec, events: [ClinicalEvent], rng: SeededRandom, clock: DayClock) {
+    /// The physiology of `patient`; `horizon` (virtual ms), the scenario's length, bounds what the
+    /// glucose model keeps of its past (two days without it).
+    package init(
+        patient: PatientSpec,
+        events: [ClinicalEvent],
+        rng: SeededRandom,
+        clock: DayClock,
+        horizon: Int64? = nil
+    ) {
         self.patient = patient
         let baseline = Population.individual(patient, rng: rng.split("population"))
         self.baseline = baseline
@@ -87,7 +95,8 @@ package final class PatientPhysiology {
             events: events,
             clock: clock,
             sleep: sleep,
-            rng: glucoseStream
+            rng: glucoseStream,
+            horizon: horizon
         )
         var shapes: [ClinicalEventKind: [EventShape]] = [:]
         for e in events { shapes[e.kind, default: []].append(EventShape(e)) }

@@ -50,31 +50,33 @@ package struct StoredDataExpectations: Sendable {
         bleLink: Bool,
         routes: IngestionRoutes = .vitalsim
     ) {
-        var acknowledged: Set<String> = []
+        // Each patient's acknowledged ids, regenerated one patient at a time (``PatientRuns``) until
+        // all of them are found.
+        var acknowledged: [String: Set<String>] = [:]
         for (i, request) in sent.enumerated() where i < statuses.count && request.expectedRejection == nil {
             guard let status = statuses[i], (200..<300).contains(status) else { continue }
-            acknowledged.formUnion(request.readingIDs)
+            acknowledged[request.patientID, default: []].formUnion(request.readingIDs)
         }
         let selfNaming = Set(
             scenario.patients.flatMap { p in p.devices.filter { $0.type == .phoneBridge }.map { "\(p.id)/\($0.id)" } }
         )
         var byPatient: [String: [Entry]] = [:]
-        var seen: Set<String> = []
-        var run = ScenarioRun(scenario: scenario, seed: seed)
-        while !acknowledged.isEmpty, let (r, _) = run.next() {
-            guard acknowledged.contains(r.id), seen.insert(r.id).inserted, var values = Self.values(r.measurement)
-            else { continue }
-            if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
-                values[.calories] = nil
+        for (patientID, var run) in PatientRuns(scenario, seed: seed, patients: Set(acknowledged.keys)) {
+            var wanted = acknowledged.removeValue(forKey: patientID) ?? []
+            while !wanted.isEmpty, let (r, _) = run.next() {
+                guard wanted.remove(r.id) != nil, var values = Self.values(r.measurement) else { continue }
+                if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
+                    values[.calories] = nil
+                }
+                let entry = Entry(
+                    id: r.id,
+                    time: scenario.startUnixMilliseconds + r.deviceTime,
+                    values: values,
+                    kind: r.measurement.kind,
+                    selfNamed: selfNaming.contains("\(r.patientID)/\(r.deviceID)")
+                )
+                byPatient[r.patientID, default: []].append(entry)
             }
-            let entry = Entry(
-                id: r.id,
-                time: scenario.startUnixMilliseconds + r.deviceTime,
-                values: values,
-                kind: r.measurement.kind,
-                selfNamed: selfNaming.contains("\(r.patientID)/\(r.deviceID)")
-            )
-            byPatient[r.patientID, default: []].append(entry)
         }
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
         self.init(byPatient: byPatient, linkedDevices: Set(linked))

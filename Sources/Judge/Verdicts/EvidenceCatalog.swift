@@ -52,19 +52,35 @@ package struct EvidenceCatalog: Sendable {
     ) {
         var readings: [String: Entry] = [:]
         let statuses = Self.statuses(of: ids, sent: sent, outcomes: outcomes)
-        var run = ScenarioRun(scenario: scenario, seed: seed)
-        while !ids.isEmpty, let (r, _) = run.next() {
-            guard ids.contains(r.id), readings[r.id] == nil else { continue }
-            readings[r.id] = Entry(
-                patientID: r.patientID,
-                signals: Oracle.signalSet(r.measurement),
-                time: scenario.startUnixMilliseconds + r.deviceTime,
-                status: statuses[r.id]
-            )
+        // Only the patients an id names (`PATIENT/DEVICE/N`) are regenerated, one at a time.
+        var cited: [String: Set<String>] = [:]
+        let patientIDs = Set(scenario.patients.map(\.id))
+        for id in ids {
+            if let patient = Self.patient(of: id, among: patientIDs) { cited[patient, default: []].insert(id) }
+        }
+        for (patientID, var run) in PatientRuns(scenario, seed: seed, patients: Set(cited.keys)) {
+            var wanted = cited[patientID] ?? []
+            while !wanted.isEmpty, let (r, _) = run.next() {
+                guard wanted.remove(r.id) != nil else { continue }
+                readings[r.id] = Entry(
+                    patientID: r.patientID,
+                    signals: Oracle.signalSet(r.measurement),
+                    time: scenario.startUnixMilliseconds + r.deviceTime,
+                    status: statuses[r.id]
+                )
+            }
         }
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
         let selfNaming = scenario.patients.filter { $0.devices.contains { $0.type == .phoneBridge } }.map(\.id)
         self.init(readings: readings, linkedDevices: Set(linked), selfNamingPatients: Set(selfNaming))
+    }
+
+    /// The patient of the scenario a reading id (`PATIENT/DEVICE/N`; a patient id holds no `/`)
+    /// names, nil for an id of no patient of it.
+    static func patient(of id: String, among patients: Set<String>) -> String? {
+        guard let slash = id.firstIndex(of: "/") else { return nil }
+        let prefix = String(id[..<slash])
+        return patients.contains(prefix) ? prefix : nil
     }
 
     /// The answer each id got: a 2xx when any request carrying it was accepted, else its first

@@ -21,23 +21,15 @@ package struct ScenarioRun {
         let clock = DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
         // The timeline by patient and device, read once: looking each one up in the whole timeline
         // (Scenario.events(for:) and the like) made a 100,000-device scenario's start quadratic.
-        var events: [String: [ClinicalEvent]] = [:]
-        var faults: [String: [DeviceFault]] = [:]
-        var scripts: [String: [ScriptedReading]] = [:]
-        for entry in scenario.timeline {
-            switch entry {
-            case .clinical(let event): events[event.patientID, default: []].append(event)
-            case .fault(let fault): faults[fault.deviceID, default: []].append(fault)
-            case .scripted(let script): scripts[script.deviceID, default: []].append(script)
-            }
-        }
+        let (events, faults, scripts) = TimelineIndex(scenario.timeline).owned
         emitters.reserveCapacity(scenario.patients.reduce(0) { $0 + $1.devices.count })
         for p in scenario.patients {
             let phys = PatientPhysiology(
                 patient: p,
                 events: events[p.id] ?? [],
                 rng: root.split("patient:" + p.id),
-                clock: clock
+                clock: clock,
+                horizon: scenario.duration.milliseconds
             )
             baselines.append((p, phys.baseline))
             for d in p.devices {
@@ -108,5 +100,38 @@ package struct ScenarioRun {
         guard let reading = taken else { return nil }
         refill(i)
         return (reading, i)
+    }
+}
+
+/// A scenario's timeline by whom each entry concerns, each list in timeline order: clinical events
+/// by patient id, faults and scripted readings by device id (a device's entries apply to every
+/// device of that id, as ``ScenarioRun`` gives them).
+struct TimelineIndex {
+    var events: [String: [ClinicalEvent]] = [:]
+    var faults: [String: [DeviceFault]] = [:]
+    var scripts: [String: [ScriptedReading]] = [:]
+
+    init(_ timeline: [TimelineEntry]) {
+        for entry in timeline {
+            switch entry {
+            case .clinical(let event): events[event.patientID, default: []].append(event)
+            case .fault(let fault): faults[fault.deviceID, default: []].append(fault)
+            case .scripted(let script): scripts[script.deviceID, default: []].append(script)
+            }
+        }
+    }
+
+    var owned: ([String: [ClinicalEvent]], [String: [DeviceFault]], [String: [ScriptedReading]]) {
+        (events, faults, scripts)
+    }
+
+    /// The entries that concern `patient`: its events, and its devices' faults and scripts.
+    func entries(of patient: PatientSpec) -> [TimelineEntry] {
+        var deviceIDs: [String] = []
+        for device in patient.devices where !deviceIDs.contains(device.id) { deviceIDs.append(device.id) }
+        return (events[patient.id] ?? []).map(TimelineEntry.clinical)
+            + deviceIDs.flatMap { id in
+                (faults[id] ?? []).map(TimelineEntry.fault) + (scripts[id] ?? []).map(TimelineEntry.scripted)
+            }
     }
 }
