@@ -18,7 +18,7 @@ final class OracleTests: XCTestCase {
                     dir + "/" + $0
                 }
         }
-        XCTAssertEqual(paths.count, 32)
+        XCTAssertEqual(paths.count, 33)
         return paths
     }
 
