@@ -38,6 +38,21 @@ import VitalSimCore
         #expect(got == expected)
     }
 
+    /// The wanted readings, each once, in each patient's order; an id the scenario never generates
+    /// is not found (and does not stop the others being found).
+    @Test func theWantedReadingsEachOnce() throws {
+        let path = Fixtures.repositoryRoot + "/scenarios/core/caregiver-sees-own-patient-only.yaml"
+        let scenario = try ScenarioLoader.load(path: path)
+        let whole = Self.whole(scenario)
+        let last = try #require(scenario.patients.last?.id)
+        let ids = try #require(whole[last]).map { String($0.split(separator: " ")[0]) }
+        try #require(ids.count >= 3)
+        let wanted = [last: Set([ids[2], ids[0], last + "/nothing/0"])]
+        var found: [String] = []
+        PatientRuns.readings(wanted, of: scenario, seed: nil) { found.append($0.id) }
+        #expect(found == [ids[0], ids[2]])
+    }
+
     /// Only the patients asked for, in file order; a patient the scenario lacks is no run.
     @Test func onlyThePatientsAskedForInFileOrder() throws {
         let path = Fixtures.repositoryRoot + "/scenarios/core/caregiver-sees-own-patient-only.yaml"

@@ -254,24 +254,8 @@ struct PhoneBridge: DeviceSensor {
     }
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
-        while nextMidnight <= t, !dailySummaries { nextMidnight += 86_400_000 }
         while nextMidnight <= t {
-            var steps = 0.0
-            var kcal = 0.0
-            var m = max(0, nextMidnight - 86_400_000)
-            while m < nextMidnight {
-                steps += physiology.stepsPerMinute(at: m)
-                kcal += physiology.activeCaloriesPerMinute(at: m)
-                m += 60_000
-            }
-            samples.append(
-                Sample(
-                    offset: nextMidnight - t,
-                    measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())),
-                    truth: steps,
-                    at: t
-                )
-            )
+            if dailySummaries { samples.append(summary(of: nextMidnight, at: t)) }
             nextMidnight += 86_400_000
         }
         guard realTimeMonitoring else { return }
@@ -299,6 +283,27 @@ struct PhoneBridge: DeviceSensor {
                 truth: truth,
                 at: t
             )
+        )
+    }
+}
+
+extension PhoneBridge {
+    /// The summary sent at `midnight` (measured at `t`): the steps and active calories of the day
+    /// (of the scenario's part of it) that ends then.
+    func summary(of midnight: Int64, at t: Int64) -> Sample {
+        var steps = 0.0
+        var kcal = 0.0
+        var m = max(0, midnight - 86_400_000)
+        while m < midnight {
+            steps += physiology.stepsPerMinute(at: m)
+            kcal += physiology.activeCaloriesPerMinute(at: m)
+            m += 60_000
+        }
+        return Sample(
+            offset: midnight - t,
+            measurement: .dailySummary(steps: Int(steps.rounded()), calories: Int(kcal.rounded())),
+            truth: steps,
+            at: t
         )
     }
 }

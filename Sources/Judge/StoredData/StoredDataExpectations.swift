@@ -50,8 +50,7 @@ package struct StoredDataExpectations: Sendable {
         bleLink: Bool,
         routes: IngestionRoutes = .vitalsim
     ) {
-        // Each patient's acknowledged ids, regenerated one patient at a time (``PatientRuns``) until
-        // all of them are found.
+        // Each patient's acknowledged ids, regenerated one patient at a time (``PatientRuns``).
         var acknowledged: [String: Set<String>] = [:]
         for (i, request) in sent.enumerated() where i < statuses.count && request.expectedRejection == nil {
             guard let status = statuses[i], (200..<300).contains(status) else { continue }
@@ -61,22 +60,19 @@ package struct StoredDataExpectations: Sendable {
             scenario.patients.flatMap { p in p.devices.filter { $0.type == .phoneBridge }.map { "\(p.id)/\($0.id)" } }
         )
         var byPatient: [String: [Entry]] = [:]
-        for (patientID, var run) in PatientRuns(scenario, seed: seed, patients: Set(acknowledged.keys)) {
-            var wanted = acknowledged.removeValue(forKey: patientID) ?? []
-            while !wanted.isEmpty, let (r, _) = run.next() {
-                guard wanted.remove(r.id) != nil, var values = Self.values(r.measurement) else { continue }
-                if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
-                    values[.calories] = nil
-                }
-                let entry = Entry(
-                    id: r.id,
-                    time: scenario.startUnixMilliseconds + r.deviceTime,
-                    values: values,
-                    kind: r.measurement.kind,
-                    selfNamed: selfNaming.contains("\(r.patientID)/\(r.deviceID)")
-                )
-                byPatient[r.patientID, default: []].append(entry)
+        PatientRuns.readings(acknowledged, of: scenario, seed: seed) { r in
+            guard var values = Self.values(r.measurement) else { return }
+            if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
+                values[.calories] = nil
             }
+            let entry = Entry(
+                id: r.id,
+                time: scenario.startUnixMilliseconds + r.deviceTime,
+                values: values,
+                kind: r.measurement.kind,
+                selfNamed: selfNaming.contains("\(r.patientID)/\(r.deviceID)")
+            )
+            byPatient[r.patientID, default: []].append(entry)
         }
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
         self.init(byPatient: byPatient, linkedDevices: Set(linked))

@@ -58,17 +58,13 @@ package struct EvidenceCatalog: Sendable {
         for id in ids {
             if let patient = Self.patient(of: id, among: patientIDs) { cited[patient, default: []].insert(id) }
         }
-        for (patientID, var run) in PatientRuns(scenario, seed: seed, patients: Set(cited.keys)) {
-            var wanted = cited[patientID] ?? []
-            while !wanted.isEmpty, let (r, _) = run.next() {
-                guard wanted.remove(r.id) != nil else { continue }
-                readings[r.id] = Entry(
-                    patientID: r.patientID,
-                    signals: Oracle.signalSet(r.measurement),
-                    time: scenario.startUnixMilliseconds + r.deviceTime,
-                    status: statuses[r.id]
-                )
-            }
+        PatientRuns.readings(cited, of: scenario, seed: seed) { r in
+            readings[r.id] = Entry(
+                patientID: r.patientID,
+                signals: Oracle.signalSet(r.measurement),
+                time: scenario.startUnixMilliseconds + r.deviceTime,
+                status: statuses[r.id]
+            )
         }
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
         let selfNaming = scenario.patients.filter { $0.devices.contains { $0.type == .phoneBridge } }.map(\.id)

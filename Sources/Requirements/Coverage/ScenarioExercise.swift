@@ -33,11 +33,12 @@ struct ScenarioExercise {
         init(_ scenario: Scenario) {
             let phoneSpecs = scenario.patients.flatMap(\.devices).filter { $0.type == .phoneBridge }
             let phones = Set(phoneSpecs.map(\.id))
-            for phone in phoneSpecs where !phone.realTimeMonitoring || !phone.dailySummaries {
+            for phone in phoneSpecs {
                 let off = [
-                    (!phone.realTimeMonitoring, "real-time monitoring"), (!phone.dailySummaries, "daily summary"),
-                ]
-                phonesSwitchedOff.append((phone.id, off.filter(\.0).map(\.1).joined(separator: " and ")))
+                    phone.realTimeMonitoring ? nil : "real-time monitoring",
+                    phone.dailySummaries ? nil : "daily summary",
+                ].compactMap { $0 }
+                if !off.isEmpty { phonesSwitchedOff.append((phone.id, off.joined(separator: " and "))) }
             }
             phoneResends = scenario.timeline.contains { entry in
                 guard case .fault(let fault) = entry, phones.contains(fault.deviceID) else { return false }

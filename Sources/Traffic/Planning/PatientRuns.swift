@@ -46,4 +46,21 @@ package struct PatientRuns: Sequence {
     }
 
     package func makeIterator() -> Iterator { Iterator(runs: self) }
+
+    /// Hands `body` each reading of `wanted` (reading ids by patient id) once, in each patient's
+    /// order, patients in file order: only the patients named are regenerated, each until its last
+    /// wanted reading; ids the scenario does not generate are never found.
+    package static func readings(
+        _ wanted: [String: Set<String>],
+        of scenario: Scenario,
+        seed: UInt64?,
+        _ body: (Reading) -> Void
+    ) {
+        for (patientID, var run) in PatientRuns(scenario, seed: seed, patients: Set(wanted.keys)) {
+            var left = wanted[patientID] ?? []
+            while !left.isEmpty, let (reading, _) = run.next() {
+                if left.remove(reading.id) != nil { body(reading) }
+            }
+        }
+    }
 }

@@ -21,12 +21,12 @@ package struct ScenarioRun {
         let clock = DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
         // The timeline by patient and device, read once: looking each one up in the whole timeline
         // (Scenario.events(for:) and the like) made a 100,000-device scenario's start quadratic.
-        let (events, faults, scripts) = TimelineIndex(scenario.timeline).owned
+        let timeline = TimelineIndex(scenario.timeline)
         emitters.reserveCapacity(scenario.patients.reduce(0) { $0 + $1.devices.count })
         for p in scenario.patients {
             let phys = PatientPhysiology(
                 patient: p,
-                events: events[p.id] ?? [],
+                events: timeline.events[p.id] ?? [],
                 rng: root.split("patient:" + p.id),
                 clock: clock,
                 horizon: scenario.duration.milliseconds
@@ -37,8 +37,8 @@ package struct ScenarioRun {
                     DeviceEmitter(
                         spec: d,
                         physiology: phys,
-                        faults: faults[d.id] ?? [],
-                        scripts: (scripts[d.id] ?? []) + (d.trace?.readings ?? []),
+                        faults: timeline.faults[d.id] ?? [],
+                        scripts: (timeline.scripts[d.id] ?? []) + (d.trace?.readings ?? []),
                         duration: scenario.duration.milliseconds
                     )
                 )
@@ -119,10 +119,6 @@ struct TimelineIndex {
             case .scripted(let script): scripts[script.deviceID, default: []].append(script)
             }
         }
-    }
-
-    var owned: ([String: [ClinicalEvent]], [String: [DeviceFault]], [String: [ScriptedReading]]) {
-        (events, faults, scripts)
     }
 
     /// The entries that concern `patient`: its events, and its devices' faults and scripts.
