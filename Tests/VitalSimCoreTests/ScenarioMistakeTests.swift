@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import VitalSimCore
+
+@testable import VitalSimCore
 
 /// Mistakes in a scenario file, one test case each: the loader refuses it with an issue at the
 /// line of the mistake, naming the field and saying what is valid.
@@ -172,5 +173,26 @@ import VitalSimCore
             found.first?.line == line && found.first?.field == field && found.first?.message.contains(message) == true,
             "\(found.map(\.description))"
         )
+    }
+
+    /// A scenario composed one patient at a time (as a large one is, ``PatientListChunks``) gives
+    /// every mistake's issues alike, at the same lines.
+    @Test(arguments: mistakes)
+    func aMistakeIsNamedAlikeWhenComposedByPatient(
+        _ original: String,
+        _ replacement: String,
+        _ line: Int,
+        _ field: String,
+        _ message: String
+    ) {
+        let text = Self.valid.replacingOccurrences(of: original, with: replacement)
+        func issues(byPatient: Bool) -> [String] {
+            do {
+                _ = try ScenarioLoader.parse(text, file: "broken.yaml", byPatient: byPatient)
+                return []
+            } catch { return error.issues.map(\.description) }
+        }
+        let cut = issues(byPatient: true)
+        #expect(!cut.isEmpty && cut == issues(byPatient: false))
     }
 }

@@ -23,7 +23,7 @@ extension ScenarioBuilder {
                 reader.fail(entry.value("id"), entry.path("id"), "'\(id)' is already in this care team")
                 continue
             }
-            team.append(CareTeamMember(id: id, role: role, line: node.mark?.line ?? 0))
+            team.append(CareTeamMember(id: id, role: role, line: reader.line(of: node)))
         }
         return team
     }

@@ -58,7 +58,7 @@ extension ScenarioBuilder {
             }
             let people = recipients(entry, known: known, patient: patient, notified: &notified)
             guard !people.isEmpty else { continue }
-            steps.append(EscalationStep(after: after, notify: people, line: node.mark?.line ?? 0))
+            steps.append(EscalationStep(after: after, notify: people, line: reader.line(of: node)))
         }
         return steps
     }

@@ -35,7 +35,12 @@ extension ScenarioBuilder {
                 }
                 if let v = limit(fields, rule.id, rule.signals[0], rule: rule.id) {
                     out.append(
-                        ThresholdOverride(rule: rule.id, signal: rule.signals[0], value: v, line: value.mark?.line ?? 0)
+                        ThresholdOverride(
+                            rule: rule.id,
+                            signal: rule.signals[0],
+                            value: v,
+                            line: reader.line(of: value)
+                        )
                     )
                 }
                 continue
@@ -53,7 +58,7 @@ extension ScenarioBuilder {
             }
             for signal in rule.signals where signals.has(signal.rawValue) {
                 if let v = limit(signals, signal.rawValue, signal, rule: rule.id) {
-                    let line = signals.value(signal.rawValue)?.mark?.line ?? 0
+                    let line = reader.line(of: signals.value(signal.rawValue))
                     out.append(ThresholdOverride(rule: rule.id, signal: signal, value: v, line: line))
                 }
             }

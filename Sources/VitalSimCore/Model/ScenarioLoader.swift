@@ -22,8 +22,30 @@ public enum ScenarioLoader {
         return try parse(text, file: path)
     }
 
+    /// Text at least this long (4 MiB, a ward of about 12,000 patients) is composed one patient at
+    /// a time (``PatientListChunks``); shorter text, and text not of that plain form, whole.
+    static let composedByPatientFrom = 4 << 20
+
     /// Parses and validates scenario text; `file` is used in messages.
     public static func parse(_ text: String, file: String) throws(ScenarioLoadError) -> Scenario {
+        try parse(text, file: file, byPatient: text.utf8.count >= composedByPatientFrom)
+    }
+
+    /// Parses and validates scenario text, composing its patients one at a time when `byPatient`
+    /// and the text allows it (the same scenario and the same issues either way).
+    package static func parse(_ text: String, file: String, byPatient: Bool) throws(ScenarioLoadError) -> Scenario {
+        if byPatient, let chunks = PatientListChunks(text), let rest = try? Yams.compose(yaml: chunks.rest) {
+            let reader = YAMLReader(file: file)
+            let patients = PatientNodes(chunks)
+            let scenario = ScenarioBuilder(reader: reader, patientNodes: patients).build(rest)
+            // A chunk that did not compose: the whole document's composition says why (or reads it).
+            if !patients.failed {
+                guard reader.issues.isEmpty, let scenario else {
+                    throw ScenarioLoadError(issues: reader.reportedIssues)
+                }
+                return scenario
+            }
+        }
         let root = try compose(text, file: file)
         let reader = YAMLReader(file: file)
         let scenario = ScenarioBuilder(reader: reader).build(root)
@@ -82,6 +104,8 @@ public enum ScenarioLoader {
 /// Builds a ``Scenario`` from a node tree, recording issues in the reader.
 struct ScenarioBuilder {
     let reader: YAMLReader
+    /// The patients' nodes, composed one at a time, when the root's `patients:` was left out of it.
+    var patientNodes: PatientNodes? = nil
 
     func build(_ root: Node) -> Scenario? {
         guard
@@ -113,7 +137,7 @@ struct ScenarioBuilder {
         var timeline: [TimelineEntry] = []
         var actions: [CareTeamAction] = []
         if let list = top.list("timeline") {
-            let ctx = TimelineContext(patients: patients, deviceTypes: deviceIDs, duration: duration.milliseconds)
+            let ctx = TimelineContext(patients: patients, devices: deviceIDs, duration: duration.milliseconds)
             let builder = TimelineBuilder(reader: reader, context: ctx)
             for (i, node) in list.enumerated() {
                 if node.mapping?["action"] != nil {
@@ -169,13 +193,19 @@ struct ScenarioBuilder {
         _ top: Fields,
         population: PopulationMode,
         adherence: AdherenceMode
-    ) -> ([PatientSpec], [String: DeviceType]) {
+    ) -> ([PatientSpec], [String: (type: DeviceType, patient: Int)]) {
         var patients: [PatientSpec] = []
-        var deviceIDs: [String: DeviceType] = [:]
+        var deviceIDs: [String: (type: DeviceType, patient: Int)] = [:]
         var patientIDs: Set<String> = []
-        guard let list = top.list("patients") else { return ([], [:]) }
-        if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
-        for (i, node) in list.enumerated() {
+        let nodes: any Sequence<(Int, Node)>
+        if let patientNodes {
+            nodes = patientNodes.read(by: reader)
+        } else {
+            guard let list = top.list("patients") else { return ([], [:]) }
+            if list.isEmpty { reader.fail(top.value("patients"), "patients", "at least one patient is required") }
+            nodes = list.enumerated().lazy.map { ($0.offset, $0.element) }
+        }
+        for (i, node) in nodes {
             guard var loaded = patient(node, "patients[\(i)]", adherence: adherence) else { continue }
             if population == .typical { loaded.drawn = [] }
             if !patientIDs.insert(loaded.id).inserted {
@@ -189,7 +219,7 @@ struct ScenarioBuilder {
                         "duplicate device id '\(device.id)' (device ids are unique per scenario)"
                     )
                 }
-                deviceIDs[device.id] = device.type
+                deviceIDs[device.id] = (device.type, patients.count)
             }
             patients.append(loaded)
         }

@@ -19,7 +19,7 @@ extension TimelineBuilder {
         guard let action = fields.choice("action", CareAction.self, what: "care-team action"),
             let person = fields.string("person"), let patientID = fields.string("patient")
         else { return nil }
-        guard let patient = context.patients.first(where: { $0.id == patientID }) else {
+        guard let patient = context.patient(patientID) else {
             let valid = context.patients.map(\.id).joined(separator: ", ")
             reader.fail(
                 fields.value("patient"),

@@ -11,9 +11,9 @@ extension TimelineBuilder {
         let at = fields.duration("at", allowZero: true)?.milliseconds ?? 0
         checkStart(at, fields)
         let deviceID = fields.string("device") ?? ""
-        guard let type = context.deviceTypes[deviceID] else {
+        guard let type = context.deviceType(deviceID) else {
             if fields.has("device") {
-                let valid = context.deviceTypes.keys.sorted().joined(separator: ", ")
+                let valid = context.deviceIDs.joined(separator: ", ")
                 reader.fail(
                     fields.value("device"),
                     fields.path("device"),

@@ -2,8 +2,27 @@ import Yams
 
 struct TimelineContext {
     var patients: [PatientSpec]
-    var deviceTypes: [String: DeviceType]
+    /// Each device's type and the index of its patient in ``patients``, by device id.
+    var devices: [String: (type: DeviceType, patient: Int)]
     var duration: Int64
+    /// Each patient's index in ``patients``, by id (a ward's timeline names its patients thousands of times).
+    private var patientIndex: [String: Int] = [:]
+
+    init(patients: [PatientSpec], devices: [String: (type: DeviceType, patient: Int)], duration: Int64) {
+        self.patients = patients
+        self.devices = devices
+        self.duration = duration
+        for (i, p) in patients.enumerated() where patientIndex[p.id] == nil { patientIndex[p.id] = i }
+    }
+
+    /// The patient with id `id`.
+    func patient(_ id: String) -> PatientSpec? { patientIndex[id].map { patients[$0] } }
+
+    /// The type of the device with id `id`.
+    func deviceType(_ id: String) -> DeviceType? { devices[id]?.type }
+
+    /// Every device id, sorted (for a message naming the valid ones).
+    var deviceIDs: [String] { devices.keys.sorted() }
 }
 
 /// Reads one `timeline:` entry: a clinical event on a patient or a fault on a device.
@@ -52,7 +71,7 @@ struct TimelineBuilder {
         guard let kind = fields.choice("event", ClinicalEventKind.self, what: "event") else { return nil }
         let at = fields.duration("at", allowZero: true)?.milliseconds ?? 0
         let patientID = fields.string("patient") ?? ""
-        let patient = context.patients.first { $0.id == patientID }
+        let patient = context.patient(patientID)
         if fields.has("patient"), patient == nil {
             let valid = context.patients.map(\.id).joined(separator: ", ")
             reader.fail(
@@ -174,12 +193,12 @@ struct TimelineBuilder {
         guard let kind = fields.choice("fault", FaultKind.self, what: "fault") else { return nil }
         let at = fields.duration("at", allowZero: true)?.milliseconds ?? 0
         let deviceID = fields.string("device") ?? ""
-        let type = context.deviceTypes[deviceID]
+        let type = context.deviceType(deviceID)
         if fields.has("device"), type == nil {
             reader.fail(
                 fields.value("device"),
                 fields.path("device"),
-                "no device '\(deviceID)' in this scenario; valid: \(context.deviceTypes.keys.sorted().joined(separator: ", "))"
+                "no device '\(deviceID)' in this scenario; valid: \(context.deviceIDs.joined(separator: ", "))"
             )
         }
         checkStart(at, fields)
@@ -206,7 +225,9 @@ struct TimelineBuilder {
     /// Bluetooth device relayed over HTTPS the GATT forms' JSON counterparts too.
     private func corruption(of fault: inout DeviceFault, _ type: DeviceType?, _ fields: Fields) {
         let deviceID = fault.deviceID
-        let transport = context.patients.lazy.flatMap(\.devices).first { $0.id == deviceID }?.transport
+        let transport = context.devices[deviceID].flatMap {
+            context.patients[$0.patient].devices.first { $0.id == deviceID }?.transport
+        }
         let json = type.map { !$0.isBluetooth } ?? false || transport == .https
         let gatt = type?.isBluetooth ?? false
         let valid =

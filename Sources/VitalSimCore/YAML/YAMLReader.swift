@@ -13,14 +13,24 @@ package final class YAMLReader {
     /// ones, and checking stops early (900,000 unknown keys once took 15 s to list).
     package static let maxIssues = 100
 
+    /// Lines of the file before the text whose nodes are being read: a node's mark counts from the
+    /// start of the text it was composed from (one patient of a large scenario, ``PatientListChunks``).
+    package var linesBefore = 0
+
     package init(file: String) { self.file = file }
+
+    /// The line of `node` in the file (its mark's, after ``linesBefore``); 0 when it has none.
+    package func line(of node: Node?) -> Int {
+        guard let line = node?.mark?.line else { return 0 }
+        return line + linesBefore
+    }
 
     /// Whether ``maxIssues`` issues have been recorded; later ones are only counted.
     package var isFull: Bool { issues.count >= Self.maxIssues }
 
     package func fail(_ node: Node?, _ field: String, _ message: String) {
         let mark = node?.mark
-        failAt(line: mark?.line ?? 1, column: mark?.column ?? 1, field, message)
+        failAt(line: mark.map { $0.line + linesBefore } ?? 1, column: mark?.column ?? 1, field, message)
     }
 
     /// Adds problems found in another file (one this file names).
@@ -134,7 +144,7 @@ package struct Fields {
     package func path(_ key: String) -> String { field.isEmpty ? key : field + "." + key }
     package func has(_ key: String) -> Bool { entries[key] != nil }
     package func value(_ key: String) -> Node? { entries[key]?.1 }
-    package var line: Int { node.mark?.line ?? 0 }
+    package var line: Int { reader.line(of: node) }
 
     package func string(_ key: String) -> String? {
         guard let valueNode = value(key) else { return nil }
