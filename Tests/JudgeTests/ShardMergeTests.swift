@@ -194,7 +194,7 @@ final class ShardMergeTests: XCTestCase {
             scenario: "s",
             golden: golden.restricted(to: patients),
             plan: plan(patients),
-            digest: "sha256:x",
+            digest: patients.contains("1") ? "sha256:x" : nil,
             result: partResult(patients),
             partial: true
         )
@@ -208,6 +208,7 @@ final class ShardMergeTests: XCTestCase {
             golden: golden.yaml()
         )
         part.verdict = VerdictRecord(v)
+        part.digested = patients.contains("1")
         part.requests = zip(plan(patients), plan(patients).map(outcome)).map(SentOutcome.init)
         let file = ShardResult(shard: index, shards: 2, suite: "s.yaml", seed: nil, startAt: nil, scenarios: [part])
         return ("shard-\(index).json", try JSONDecoder().decode(ShardResult.self, from: file.json()))
@@ -264,6 +265,52 @@ final class ShardMergeTests: XCTestCase {
 
     /// A person caring for patients of two parts has one audit check in the whole: failed when
     /// either part's failed, passed (not skipped) when one passed and the other was not read.
+    /// The shard running a scenario's first patient digests the whole scenario's traffic, for every
+    /// shard: a merge refuses results where no shard or another did, or of two vitalsim versions.
+    func testAMergeRefusesResultsWithoutTheFirstPatientsDigest() throws {
+        let first = try resultFile(1, ["1"])
+        let second = try resultFile(2, ["2"])
+        func refusal(_ change: (inout ShardResult, inout ShardResult) -> Void) -> String {
+            var (a, b) = (first, second)
+            change(&a.result, &b.result)
+            do {
+                _ = try ShardMerge.merge([a, b])
+                return "merged"
+            } catch { return error.description }
+        }
+        XCTAssertEqual(refusal { _, _ in }, "merged")
+        let nobody = "s: the shard running its first patient computes the whole scenario's traffic digest, but "
+        XCTAssertEqual(
+            refusal { a, _ in a.scenarios[0].digested = false },
+            nobody + "no shard did: the results are damaged or not of one vitalsim"
+        )
+        XCTAssertEqual(
+            refusal { a, b in (a.scenarios[0].digested, b.scenarios[0].digested) = (false, true) },
+            nobody + "shard-2.json did: the results are damaged or not of one vitalsim"
+        )
+        XCTAssertEqual(
+            refusal { _, b in b.scenarios[0].digested = true },
+            nobody + "shard-1.json and shard-2.json did: the results are damaged or not of one vitalsim"
+        )
+        XCTAssertEqual(
+            refusal { _, b in b.version = "0.0.1" },
+            "shard-2.json and shard-1.json are not shards of one run: their vitalsim versions differ (run every shard with the same suite, flags and golden files)"
+        )
+    }
+
+    /// A result file of an older format is named as such, not as a file that does not decode.
+    func testAResultOfAnotherFormatSaysWhichItIs() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("old-shard-\(getpid()).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data(#"{"format": "vitalsim-shard-result/3", "shard": 1}"#.utf8).write(to: URL(fileURLWithPath: file))
+        XCTAssertThrowsError(try ShardMerge.read(file)) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "\(file): format 'vitalsim-shard-result/3', expected 'vitalsim-shard-result/4' (write every shard with the same vitalsim)"
+            )
+        }
+    }
+
     func testEachPersonsAuditCheckIsMergedIntoOne() {
         func part(_ checks: [Check]) -> Verdict { Verdict(scenario: "s", checks: checks) }
         let ok = Check(kind: .audit, name: "audit trail of caregiver ann", rule: nil, finding: nil, detail: "ok")

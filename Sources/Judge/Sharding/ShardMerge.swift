@@ -21,6 +21,8 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
     /// A shard's request list does not add up to its verdict's counts (acknowledged, rejected, failed).
     case counts(file: String, scenario: String, listed: (Int, Int, Int), judged: (Int, Int, Int))
     case golden(String)
+    /// No shard (or more than one) computed a scenario's traffic digest.
+    case undigested(scenario: String, by: [String])
 
     package var description: String {
         switch self {
@@ -49,6 +51,10 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
             "\(file): \(scenario): its requests add up to \(listed.0) acknowledged, \(listed.1) rejected, \(listed.2) failed readings, "
                 + "its verdict counts \(judged.0), \(judged.1), \(judged.2): the file is damaged or incomplete"
         case .golden(let reason): reason
+        case .undigested(let scenario, let by):
+            "\(scenario): the shard running its first patient computes the whole scenario's traffic digest, but "
+                + (by.isEmpty ? "no shard did" : "\(by.joined(separator: " and ")) did")
+                + ": the results are damaged or not of one vitalsim"
         }
     }
 }
@@ -60,6 +66,11 @@ package enum ShardMerge {
     package static func read(_ file: String) throws(MergeError) -> ShardResult {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw .unreadable(file: file, reason: "cannot read it")
+        }
+        // The format first: a file of another one says so, rather than failing to decode.
+        struct Format: Decodable { let format: String }
+        if let found = try? JSONDecoder().decode(Format.self, from: data).format, found != ShardResult.currentFormat {
+            throw .format(file: file, found: found)
         }
         do { return try JSONDecoder().decode(ShardResult.self, from: data) } catch {
             throw .unreadable(file: file, reason: "\(error)")
@@ -79,6 +90,7 @@ package enum ShardMerge {
             for p in parts where p.part.golden != reference.golden {
                 throw .mismatch(file: p.file, other: first.file, what: "golden files of \(reference.scenario)")
             }
+            try checkDigested(parts, reference)
             var judged: [Verdict] = []
             for p in parts where !p.part.ran.isEmpty {
                 if let v = p.part.verdict {
@@ -115,7 +127,7 @@ package enum ShardMerge {
             guard r.format == ShardResult.currentFormat else { throw .format(file: file, found: r.format) }
             let differs = [
                 ("shard counts", r.shards != f.shards), ("suites", r.suite != f.suite), ("seeds", r.seed != f.seed),
-                ("start instants", r.startAt != f.startAt),
+                ("start instants", r.startAt != f.startAt), ("vitalsim versions", r.version != f.version),
                 ("scenario files", r.scenarios.map(\.path) != f.scenarios.map(\.path)),
             ]
             if let what = differs.first(where: \.1)?.0 { throw .mismatch(file: file, other: first.file, what: what) }
@@ -125,6 +137,22 @@ package enum ShardMerge {
         let missing = (1...max(1, f.shards)).filter { byShard[$0] == nil }
         guard missing.isEmpty else { throw .missing(shards: missing, of: f.shards) }
         return given.sorted { $0.result.shard < $1.result.shard }
+    }
+
+    /// The scenario's traffic digest computed by exactly one shard, the one running its first patient
+    /// (unless a shard did not run its patients, after a scenario that could not be judged: the merged
+    /// verdict is an error then).
+    static func checkDigested(
+        _ parts: [(file: String, part: ShardResult.Part)],
+        _ reference: ShardResult.Part
+    ) throws(MergeError) {
+        let by = parts.filter(\.part.digested)
+        guard let first = reference.patients.first,
+            parts.allSatisfy({ $0.part.ran.isEmpty || $0.part.verdict != nil })
+        else { return }
+        guard by.count == 1, by[0].part.ran.contains(first) else {
+            throw .undigested(scenario: reference.scenario, by: by.map(\.file))
+        }
     }
 
     /// Every patient of the scenario run by exactly one shard.

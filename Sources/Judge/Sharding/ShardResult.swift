@@ -1,4 +1,5 @@
 import Foundation
+import VitalSimCore
 
 /// What one shard of a sharded run (`vitalsim run --shard I/N --result FILE`) writes, and
 /// `vitalsim merge` reads back: every scenario of the suite with all its patients and the ones
@@ -6,9 +7,12 @@ import Foundation
 /// with the tallies and histograms that merging needs.
 package struct ShardResult: Sendable, Codable {
     /// The format of this file; a merge refuses any other.
-    package static let currentFormat = "vitalsim-shard-result/3"
+    package static let currentFormat = "vitalsim-shard-result/4"
 
     package var format = ShardResult.currentFormat
+    /// The vitalsim that wrote it: one shard's traffic digest speaks for every shard's traffic
+    /// (``Part/digested``), so every shard must run the same one.
+    package var version = VitalSimVersion.current
     /// This shard (1-based) of ``shards``.
     package var shard: Int
     package var shards: Int
@@ -34,6 +38,11 @@ package struct ShardResult: Sendable, Codable {
         /// Why the shard did not run its patients (an earlier scenario could not be judged).
         package var notRun: String?
         package var verdict: VerdictRecord?
+        /// Whether this shard computed the whole scenario's traffic digest: the shard running the
+        /// scenario's first patient does (its verdict has the digest's check when it differs), the
+        /// others do not generate the other patients' traffic. A patient's traffic does not depend
+        /// on the others', so one digest of the whole speaks for every shard's part.
+        package var digested = false
         /// Every request this shard sent of the scenario, in plan order, with its outcome (absent when
         /// the scenario was not run or could not be judged).
         package var requests: [SentOutcome]?

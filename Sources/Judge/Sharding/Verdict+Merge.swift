@@ -19,7 +19,8 @@ extension Verdict {
         var v = Verdict(scenario: scenario, checks: [])
         v.merging = mergedInputs(parts)
         let alerts = parts.flatMap(\.alerts)
-        v.checks += parts.first?.checks.filter { $0.kind == .traffic } ?? []
+        // The digest is the whole scenario's, computed by the shard running its first patient only.
+        v.checks += parts.flatMap { $0.checks.filter { $0.kind == .traffic } }
         v.checks += alertChecks(golden.alerts, alerts, waited: v.merging.alertWait)
         v.checks += mergedEvidenceChecks(parts, alerts: alerts.count)
         v.checks += pushChecks(listed: Set(alerts.map(\.alertID)), v.merging.pushed)

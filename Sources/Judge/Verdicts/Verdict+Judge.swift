@@ -7,12 +7,13 @@ extension Verdict {
     /// Compares a run with its golden file: traffic digest, alerts, push channels, validation,
     /// delivery and latency budgets, one ``Check`` per expectation; with `evidence`, the readings each
     /// alert cites; with `stored` and what the run read back, the SUT's stored data. A `partial`
-    /// verdict (one shard's patients) skips a budget it has no samples for: the merge judges it.
+    /// verdict (one shard's patients) skips a budget it has no samples for: the merge judges it; a
+    /// `nil` digest is left to another shard (the one running the scenario's first patient).
     package static func judge(
         scenario: String,
         golden: GoldenFile,
         plan: [SentRequest],
-        digest: String,
+        digest: String?,
         result: LiveRunResult,
         evidence: EvidenceCatalog? = nil,
         stored: StoredDataExpectations? = nil,
@@ -20,7 +21,7 @@ extension Verdict {
     ) -> Verdict {
         var verdict = Verdict(scenario: scenario, checks: [])
         verdict.alertTraces = alertTraces(result.alerts, plan: plan, trace: result.trace, found: result.alertRequests)
-        if digest != golden.trafficDigest {
+        if let digest, digest != golden.trafficDigest {
             let detail =
                 "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "
                 + "(\(golden.trafficDigest)); re-record and review"

@@ -100,15 +100,17 @@ extension LiveSuite {
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
     /// their bodies), the traffic digest, the raw result and the SUT's base URL; `awaiting` are the
     /// alerts waited for at the end; `contract` records what the SUT answered (kept when the run fails);
-    /// `whole`, the scenario a shard's part is of, is what the digest covers.
+    /// `whole`, the scenario a shard's part is of, is what the digest covers; without `digests`, none
+    /// (another shard computes it).
     static func execute(
         _ path: String,
         _ scenario: Scenario,
         _ options: LiveOptions,
         awaiting: AlertWait,
         contract: ContractLog = ContractLog(),
-        digestOf whole: Scenario? = nil
-    ) async throws(HarnessError) -> ([SentRequest], String, LiveRunResult, String) {
+        digestOf whole: Scenario? = nil,
+        digests: Bool = true
+    ) async throws(HarnessError) -> ([SentRequest], String?, LiveRunResult, String) {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
         if let channel = options.target.profile.alerts.pushOnly, !options.push.channels.contains(channel) {
@@ -169,7 +171,7 @@ extension LiveSuite {
         }
         await readAfterDeletion(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
-        let digest = trafficDigest(setup, plan, naming: naming, whole: whole)
+        let digest = digests ? trafficDigest(setup, plan, naming: naming, whole: whole) : nil
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)

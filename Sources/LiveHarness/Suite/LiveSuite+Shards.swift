@@ -54,6 +54,8 @@ extension LiveSuite {
             }
             var scenario = l.scenario
             var golden = l.golden
+            // The shard running the scenario's first patient digests the whole scenario's traffic.
+            part.digested = split == nil || all.first.map(Set(ran).contains) == true
             if split != nil {
                 let mine = Set(ran)
                 let everyone = Set(all)
@@ -72,6 +74,7 @@ extension LiveSuite {
                 golden: golden,
                 goldenPath: l.goldenPath,
                 whole: split == nil ? nil : l.scenario,
+                digests: part.digested,
                 options: options
             )
             if v.error != nil { stopped = "scenario \(l.scenario.name) could not be judged before it" }

@@ -49,13 +49,15 @@ package enum LiveSuite {
     }
 
     /// Runs one scenario (or, in a shard, its patients of this shard: `scenario` and `golden`
-    /// restricted to them, `whole` the scenario for its traffic digest) and judges it.
+    /// restricted to them, `whole` the scenario they are of, whose traffic it digests when `digests`)
+    /// and judges it.
     static func runScenario(
         _ path: String,
         _ scenario: Scenario,
         golden: GoldenFile,
         goldenPath: String,
         whole: Scenario?,
+        digests: Bool = true,
         options: LiveOptions
     ) async throws(HarnessError) -> (verdict: Verdict, requests: [SentOutcome]) {
         var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
@@ -65,7 +67,7 @@ package enum LiveSuite {
             awaiting.expected = awaiting.expected.filter { claimed.contains($0.rule) }
         }
         let contract = ContractLog()
-        let executed: ([SentRequest], String, LiveRunResult, String)
+        let executed: ([SentRequest], String?, LiveRunResult, String)
         do throws(HarnessError) {
             // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
             executed = try await execute(
@@ -74,7 +76,8 @@ package enum LiveSuite {
                 options,
                 awaiting: awaiting,
                 contract: contract,
-                digestOf: whole
+                digestOf: whole,
+                digests: digests
             )
         } catch {
             // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
@@ -94,7 +97,7 @@ package enum LiveSuite {
     /// A scenario's verdict from what its run sent and saw, against its golden file, with the SUT
     /// contract the run recorded; with `--evidence`, its bundle written.
     static func judge(
-        _ executed: ([SentRequest], String, LiveRunResult, String),
+        _ executed: ([SentRequest], String?, LiveRunResult, String),
         path: String,
         scenario: Scenario,
         against judged: (golden: GoldenFile, path: String, contract: SUTContract),
@@ -138,7 +141,7 @@ package enum LiveSuite {
                     seed: options.pacing.seed ?? scenario.seed,
                     target: options.target.url ?? "embedded reference SUT (\(base))",
                     plan: whole,
-                    digest: digest,
+                    digest: digest ?? "",
                     result: result,
                     verdict: verdict,
                     profile: shaped,
@@ -198,7 +201,7 @@ package enum LiveSuite {
             let (g, warnings) = GoldenFile.recorded(
                 scenario: scenario.name,
                 seed: options.pacing.seed ?? scenario.seed,
-                digest: digest,
+                digest: digest ?? "",  // (an unsharded run always digests)
                 plan: plan,
                 result: result,
                 oracle: derived,
