@@ -124,7 +124,7 @@ package struct SUTContract: Sendable, Equatable, Codable {
                 "unmapped: " + unmapped.keys.sorted().map { "\($0) ×\(unmapped[$0]!)" }.joined(separator: ", ")
             )
         }
-        if outsideRun > 0 { parts.append("\(outsideRun) of patients outside the run left out") }
+        if outsideRun > 0 { parts.append("\(outsideRun) alert(s) of patients outside the run left out") }
         if notSent > 0 { parts.append("\(notSent) request(s) not sent after the run stopped") }
         return parts.joined(separator: "; ")
     }

@@ -22,6 +22,8 @@ package struct ShardResult: Sendable, Codable {
     package var seed: UInt64?
     /// The moment scenario time 0 was due (`--start-at`, Unix ms), if any.
     package var startAt: Int64?
+    /// The SUT's base URL (`--target` or the profile's); nil: the embedded reference SUT.
+    package var target: String?
     package var scenarios: [Part]
 
     /// One scenario of the suite, as this shard saw it.

@@ -84,7 +84,11 @@ package final class EmbeddedSUT: Sendable {
         }
         process = child
         var text = ""
-        let deadline = Date(timeIntervalSinceNow: 60)
+        // The SUT reads the scenario before it listens: a minute, and two seconds per MB of it (a
+        // ward of a million devices, 80 MB, took 45-70 s to read on a busy 2-core machine).
+        let megabytes = ((try? FileManager.default.attributesOfItem(atPath: scenario)[.size]) as? Int ?? 0) >> 20
+        let wait = 60 + 2 * megabytes
+        let deadline = Date(timeIntervalSinceNow: Double(wait))
         while !text.contains("listening on"), child.isRunning, Date() < deadline {
             text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         }
@@ -97,8 +101,9 @@ package final class EmbeddedSUT: Sendable {
         }
         guard !base.isEmpty else {
             let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            let why = err.isEmpty ? (child.isRunning ? "no 'listening on' within \(wait) s" : "it exited") : err
             child.terminate()
-            throw .infrastructure("the embedded reference SUT did not start: \(err)")
+            throw .infrastructure("the embedded reference SUT did not start: \(why)")
         }
         self.base = base
         caFile = ca

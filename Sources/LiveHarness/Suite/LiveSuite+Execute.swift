@@ -100,16 +100,15 @@ extension LiveSuite {
     /// Sends one scenario's traffic, generating it as it goes, and returns the requests sent (without
     /// their bodies), the traffic digest, the raw result and the SUT's base URL; `awaiting` are the
     /// alerts waited for at the end; `contract` records what the SUT answered (kept when the run fails);
-    /// `whole`, the scenario a shard's part is of, is what the digest covers; without `digests`, none
-    /// (another shard computes it).
+    /// in a shard, `whole` is what it knows of the scenario its part is of: the digest covers the
+    /// whole scenario, and is nil unless this shard computes it.
     static func execute(
         _ path: String,
         _ scenario: Scenario,
         _ options: LiveOptions,
         awaiting: AlertWait,
         contract: ContractLog = ContractLog(),
-        digestOf whole: Scenario? = nil,
-        digests: Bool = true
+        whole: WholeScenario? = nil
     ) async throws(HarnessError) -> ([SentRequest], String?, LiveRunResult, String) {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
@@ -171,7 +170,8 @@ extension LiveSuite {
         }
         await readAfterDeletion(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
-        let digest = digests ? trafficDigest(setup, plan, naming: naming, whole: whole) : nil
+        let digest = whole.map { $0.digested.map { trafficDigest(setup, plan, naming: naming, whole: $0) } }
+            ?? trafficDigest(setup, plan, naming: naming, whole: nil)
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
@@ -319,14 +319,14 @@ extension LiveSuite {
         runner: LiveRunner,
         base: String,
         naming: WireNaming,
-        whole: Scenario?
+        whole: WholeScenario?
     ) async {
         guard let source = options.target.profile.storedReadings, result.misconfiguration == nil, !result.unreachable
         else {
             return
         }
         var fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
-        fetch.narrowedPatients = Set((whole ?? scenario).patients.prefix(ReadBackQuery.patientLimit).map(\.id))
+        fetch.narrowedPatients = Set((whole?.patients ?? scenario.patients.map(\.id)).prefix(ReadBackQuery.patientLimit))
         for request in result.requests {
             fetch.sent[naming.patient(request.patientID), default: 0] += request.readingCount
         }

@@ -10,13 +10,35 @@ package struct SuiteRun: Sendable {
     package var parts: [ShardResult.Part] = []
 }
 
-/// A scenario of the suite with its golden file, loaded before anything runs.
-struct LoadedScenario {
+/// A scenario of the suite with its golden file, loaded before anything runs. A class, so that a
+/// shard can let go of the whole scenario once its part is cut (``scenario`` nil): a ward of a
+/// million devices takes half a gigabyte.
+final class LoadedScenario {
     let path: String
-    let scenario: Scenario
+    var scenario: Scenario?
+    let name: String
+    let patients: [String]
     let goldenPath: String
     let goldenText: String
     let golden: GoldenFile
+
+    init(path: String, scenario: Scenario, goldenPath: String, goldenText: String, golden: GoldenFile) {
+        self.path = path
+        self.scenario = scenario
+        name = scenario.name
+        patients = scenario.patients.map(\.id)
+        self.goldenPath = goldenPath
+        self.goldenText = goldenText
+        self.golden = golden
+    }
+}
+
+/// What a shard knows of the whole scenario its part is of.
+struct WholeScenario {
+    /// Its patients, in file order (the narrowed read-backs ask for its first ones, as one process would).
+    let patients: [String]
+    /// The scenario itself when this shard digests its traffic (it runs the first patient), else nil.
+    let digested: Scenario?
 }
 
 extension LiveSuite {
@@ -31,16 +53,16 @@ extension LiveSuite {
     ) async throws(HarnessError) -> SuiteRun {
         var loaded: [LoadedScenario] = []
         for path in paths { loaded.append(try load(path, options)) }
-        let split = options.sharding.shard?.patients(of: loaded.map { $0.scenario.patients.map(\.id) })
+        let split = options.sharding.shard?.patients(of: loaded.map(\.patients))
         var out = SuiteRun()
         var options = options
         var startAt = options.sharding.startAt
         var stopped: String?
         for (i, l) in loaded.enumerated() {
-            let all = l.scenario.patients.map(\.id)
+            let all = l.patients
             let ran = split?[i] ?? all
             var part = ShardResult.Part(
-                scenario: l.scenario.name,
+                scenario: l.name,
                 path: l.path,
                 patients: all,
                 ran: ran,
@@ -52,10 +74,11 @@ extension LiveSuite {
                 out.parts.append(part)
                 continue
             }
-            var scenario = l.scenario
+            guard var scenario = l.scenario else { continue }
             var golden = l.golden
             // The shard running the scenario's first patient digests the whole scenario's traffic.
             part.digested = split == nil || all.first.map(Set(ran).contains) == true
+            let whole = split == nil ? nil : WholeScenario(patients: all, digested: part.digested ? scenario : nil)
             if split != nil {
                 let mine = Set(ran)
                 let everyone = Set(all)
@@ -63,6 +86,7 @@ extension LiveSuite {
                 scenario = scenario.restricted(to: mine)
                 golden = golden.restricted(to: mine)
                 options.keepsPatient = { PatientShard.keeps($0, ran: mine, all: everyone, first: first) }
+                l.scenario = nil
             }
             options.origin = startAt.map { origin(at: $0, note: options.note) }
             startAt = nil
@@ -73,11 +97,10 @@ extension LiveSuite {
                 scenario,
                 golden: golden,
                 goldenPath: l.goldenPath,
-                whole: split == nil ? nil : l.scenario,
-                digests: part.digested,
+                whole: whole,
                 options: options
             )
-            if v.error != nil { stopped = "scenario \(l.scenario.name) could not be judged before it" }
+            if v.error != nil { stopped = "scenario \(l.name) could not be judged before it" }
             part.verdict = VerdictRecord(v)
             if options.reports.listsRequests, v.error == nil { part.requests = requests }
             out.parts.append(part)

@@ -49,15 +49,13 @@ package enum LiveSuite {
     }
 
     /// Runs one scenario (or, in a shard, its patients of this shard: `scenario` and `golden`
-    /// restricted to them, `whole` the scenario they are of, whose traffic it digests when `digests`)
-    /// and judges it.
+    /// restricted to them, `whole` what it knows of the scenario they are of) and judges it.
     static func runScenario(
         _ path: String,
         _ scenario: Scenario,
         golden: GoldenFile,
         goldenPath: String,
-        whole: Scenario?,
-        digests: Bool = true,
+        whole: WholeScenario?,
         options: LiveOptions
     ) async throws(HarnessError) -> (verdict: Verdict, requests: [SentOutcome]) {
         var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
@@ -76,8 +74,7 @@ package enum LiveSuite {
                 options,
                 awaiting: awaiting,
                 contract: contract,
-                digestOf: whole,
-                digests: digests
+                whole: whole
             )
         } catch {
             // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,

@@ -32,6 +32,9 @@ package actor ReferenceStore {
     package nonisolated let metrics: ServerMetrics
     let faults: FaultPlan
     var published: [Alert] = []
+    /// The sequences in ``published`` of each patient's alerts: a patient's read-back asked for its
+    /// alerts, and scanning every alert for each of a 250,000-patient ward's patients took minutes.
+    var publishedOf: [String: [Int]] = [:]
     /// Sequences of published alerts whose patient was since deleted (kept in ``published`` so
     /// that SSE sequence numbers stay put).
     var retracted: Set<Int> = []
@@ -99,6 +102,7 @@ package actor ReferenceStore {
         }
         accepted = seen.count
         published = state.alerts
+        for (i, a) in published.enumerated() { publishedOf[a.patientID, default: []].append(i) }
         actions = state.actions
         auditTrail = state.audit
         return (state.observations.count, state.alerts.count)
@@ -193,6 +197,7 @@ package actor ReferenceStore {
         let latency = ContinuousClock.now - receivedAt
         let seconds = Double(latency.components.seconds) + Double(latency.components.attoseconds) * 1e-18
         for (i, a) in alerts.enumerated() {
+            publishedOf[a.patientID, default: []].append(published.count)
             published.append(a)
             metrics.count("vitalsim_alerts_total", ["rule": a.rule, "severity": a.severity.rawValue])
             metrics.observeAlertLatency(seconds: seconds)
@@ -202,9 +207,12 @@ package actor ReferenceStore {
 
     /// Published alerts of a patient (or all), raised at or after `since` (Unix ms, device time).
     package func alerts(patient: String?, since: Int64?) -> [Alert] {
-        published.enumerated().compactMap { i, a in
-            (patient == nil || a.patientID == patient) && a.raisedAt >= (since ?? .min) && !retracted.contains(i)
-                ? a : nil
+        let since = since ?? .min
+        guard let patient else {
+            return published.enumerated().compactMap { i, a in a.raisedAt >= since && !retracted.contains(i) ? a : nil }
+        }
+        return (publishedOf[patient] ?? []).compactMap { i in
+            published[i].raisedAt >= since && !retracted.contains(i) ? published[i] : nil
         }
     }
 
@@ -272,7 +280,8 @@ package actor ReferenceStore {
         escalations[patient] = nil
         deviceTimes[patient] = nil
         actions.removeAll { $0.patientID == patient }
-        for (i, a) in published.enumerated() where a.patientID == patient { retracted.insert(i) }
+        for i in publishedOf[patient] ?? [] { retracted.insert(i) }
+        publishedOf[patient] = nil
         return ids.count
     }
 

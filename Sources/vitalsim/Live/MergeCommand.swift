@@ -51,7 +51,7 @@ extension VitalSim {
             let about = RunDescription(
                 sut: profile?.name ?? "as the shards' results say",
                 profile: sut,
-                target: nil,
+                target: Self.target(of: read.map(\.result)),
                 suite: first.suite,
                 seed: first.seed,
                 runID: "merged from \(Set(results).count) shard result(s)",
@@ -60,6 +60,14 @@ extension VitalSim {
                 gate: reports.gateSettings
             )
             try emit(verdicts, gate: gate, about: about, suite: first.suite, sources: first.scenarios)
+        }
+
+        /// The SUT the shards reached: their base URL when they share one, nil when each started the
+        /// embedded reference SUT.
+        static func target(of results: [ShardResult]) -> String? {
+            let targets = results.map(\.target).reduce(into: [String?]()) { if !$0.contains($1) { $0.append($1) } }
+            guard targets.count > 1 else { return targets.first ?? nil }
+            return "each shard its own: " + targets.map { $0 ?? "the embedded reference SUT" }.joined(separator: ", ")
         }
 
         /// The merged requests as JSON lines, each with its scenario's name.

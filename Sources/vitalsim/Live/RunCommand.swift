@@ -152,10 +152,10 @@ extension VitalSim {
         }
 
         /// With `--result`, this shard's result file (the whole suite as shard 1 of 1 without `--shard`).
-        func writeShardResult(_ suite: SuiteRun, shard: PatientShard?, startAt: Int64?) throws {
+        func writeShardResult(_ suite: SuiteRun, shard: PatientShard?, startAt: Int64?, target: String?) throws {
             guard let result = sharding.result else { return }
             let s = shard ?? PatientShard(index: 1, count: 1)
-            let shardResult = ShardResult(
+            var shardResult = ShardResult(
                 shard: s.index,
                 shards: s.count,
                 suite: live.path,
@@ -163,6 +163,7 @@ extension VitalSim {
                 startAt: startAt,
                 scenarios: suite.parts
             )
+            shardResult.target = target
             try ReportFlags.write(
                 shardResult.json(),
                 to: result.replacingOccurrences(of: "{shard}", with: String(s.index))
@@ -251,7 +252,7 @@ extension VitalSim {
             // A progress bar on a terminal (stderr), redrawn at most every 100 ms.
             if isatty(2) == 1 { options.progress = ProgressBar().update }
             suite = try await runObserved(files, options: options)
-            try writeShardResult(suite, shard: shard, startAt: options.sharding.startAt)
+            try writeShardResult(suite, shard: shard, startAt: options.sharding.startAt, target: options.target.url)
             let verdicts = suite.verdicts
             if let shard {
                 let ran = suite.parts.reduce(0) { $0 + $1.ran.count }
