@@ -135,7 +135,15 @@ import Transports
             return
         }
         #expect(problem.atBound)
-        #expect(problem.text.contains("did not end within"), "\(problem.text)")
+        #expect(problem.text.contains("did not end within 300.0 seconds"), "\(problem.text)")
         #expect(sut.requests.withLock { $0 } == 30)
+    }
+
+    /// The deadline grows with the patients read back past 30,000 (10 ms each): a ward of 250,000
+    /// patients read back one page after another needs more than 300 s of a healthy SUT.
+    @Test func theDeadlineGrowsWithTheWard() {
+        #expect(StoredReadBackFetch.deadline(patients: 1) == .seconds(300))
+        #expect(StoredReadBackFetch.deadline(patients: 30_000) == .seconds(300))
+        #expect(StoredReadBackFetch.deadline(patients: 250_000) == .seconds(2_500))
     }
 }

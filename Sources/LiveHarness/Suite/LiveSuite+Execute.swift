@@ -170,7 +170,8 @@ extension LiveSuite {
         }
         await readAfterDeletion(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
-        let digest = whole.map { $0.digested.map { trafficDigest(setup, plan, naming: naming, whole: $0) } }
+        let digest =
+            whole.map { $0.digested.map { trafficDigest(setup, plan, naming: naming, whole: $0) } }
             ?? trafficDigest(setup, plan, naming: naming, whole: nil)
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
@@ -326,7 +327,9 @@ extension LiveSuite {
             return
         }
         var fetch = StoredReadBackFetch(client: runner.client, base: base, source: source, auth: runner.auth)
-        fetch.narrowedPatients = Set((whole?.patients ?? scenario.patients.map(\.id)).prefix(ReadBackQuery.patientLimit))
+        fetch.narrowedPatients = Set(
+            (whole?.patients ?? scenario.patients.map(\.id)).prefix(ReadBackQuery.patientLimit)
+        )
         for request in result.requests {
             fetch.sent[naming.patient(request.patientID), default: 0] += request.readingCount
         }

@@ -22,16 +22,21 @@ package struct StoredReadBackFetch {
     /// The scenario ids of the patients whose read-back is also asked narrowed (by period, by kind);
     /// nil: the first ``ReadBackQuery/patientLimit`` of those fetched.
     package var narrowedPatients: Set<String>?
-    /// How long the whole read-back may take.
-    package var deadline = StoredReadBackFetch.defaultDeadline
+    /// How long the whole read-back may take (nil: ``deadline(patients:)``).
+    package var deadline: Duration?
     /// The time the deadline is measured on (a test injects its own).
     package var now: @Sendable () -> ContinuousClock.Instant = { .now }
 
     /// Pages followed for one patient at most.
     package static let pageLimit = 10_000
     /// The read-back of a run's patients ends within this (about 10 ms a page for the pages at
-    /// most a run's readings fill, with room for a slow SUT).
+    /// most a run's readings fill, with room for a slow SUT)...
     package static let defaultDeadline = Duration.seconds(300)
+    /// ...and 10 ms for each patient past 30,000: a ward of 250,000 patients asks for two pages of
+    /// each, one after the other, which took longer than 300 s against the reference SUT.
+    package static func deadline(patients: Int) -> Duration {
+        max(defaultDeadline, .milliseconds(10 * patients))
+    }
 
     /// Stored readings read back for a patient at most: twice what the run sent (every reading
     /// stored twice is a finding to report, not a reason to stop) and 10,000 more.
@@ -52,7 +57,8 @@ package struct StoredReadBackFetch {
     ) async -> Result<StoredReadBack, AlertList.Problem> {
         var out = StoredReadBack()
         if source.counts != nil { out.counts = [:] }
-        let ends = now() + deadline
+        let deadline = self.deadline ?? Self.deadline(patients: patients.count)
+        let ends = ReadBackEnd(at: now() + deadline, within: deadline)
         let asked = narrowedPatients ?? Set(patients.prefix(ReadBackQuery.patientLimit).map(\.scenario))
         for p in patients {
             let url = StoredReadingsSource.url(source.url, patient: p.wire, base: base)
@@ -83,7 +89,7 @@ package struct StoredReadBackFetch {
         _ held: [StoredReading],
         patient: String,
         readingID: (String) -> String,
-        until ends: ContinuousClock.Instant
+        until ends: ReadBackEnd
     ) async -> Result<[ReadBackAnswer], AlertList.Problem> {
         let queries = ReadBackQuery.planned(
             for: held,
@@ -116,7 +122,7 @@ package struct StoredReadBackFetch {
         from start: String,
         patient: String,
         readingID: (String) -> String,
-        until ends: ContinuousClock.Instant
+        until ends: ReadBackEnd
     ) async -> Result<[StoredReading]?, AlertList.Problem> {
         var url = start
         var readings: [StoredReading] = []
@@ -183,11 +189,11 @@ package struct StoredReadBackFetch {
     }
 
     /// The problem once the read-back's deadline has passed, before requesting `url`.
-    func past(_ ends: ContinuousClock.Instant, url: String) -> AlertList.Problem? {
-        guard now() >= ends else { return nil }
+    func past(_ ends: ReadBackEnd, url: String) -> AlertList.Problem? {
+        guard now() >= ends.at else { return nil }
         return AlertList.Problem(
             text:
-                "the read-back did not end within \(deadline) (next page: \(url)): the harness stops reading back; check how fast the SUT's stored-readings.url answers and its paging",
+                "the read-back did not end within \(ends.within) (next page: \(url)): the harness stops reading back; check how fast the SUT's stored-readings.url answers and its paging",
             atBound: true
         )
     }
@@ -238,4 +244,10 @@ package struct StoredReadBackFetch {
         }
         return .success(document)
     }
+}
+
+/// When a whole read-back must end, and the time it was given.
+struct ReadBackEnd {
+    let at: ContinuousClock.Instant
+    let within: Duration
 }
