@@ -8,7 +8,7 @@
 #
 # The baseline is this machine's (2 cores; docs/performance.md, "Hot-path benchmarks"): after a
 # change that makes a path faster or slower on purpose, store a new one with `update` and commit it.
-# Thresholds (Benchmarks/HotPaths/HotPaths.swift): a path fails when the first quartile of its CPU
+# Thresholds (Benchmarks/HotPaths/HotPaths.swift): a path fails when the fastest of its 40 iterations' CPU
 # time grows by more than 15 % or its median allocation count by more than 2 %. Wall time is shown,
 # not judged. A path faster than its thresholds also ends the check with 1 (ordo-one's rule): store
 # the new baseline then. A run that could not be made (a build error, no baseline) says so, and is

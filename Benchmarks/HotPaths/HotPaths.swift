@@ -49,19 +49,21 @@ enum HotPathBenchmarks {
         .deletingLastPathComponent().path
 
     /// CPU time and allocations are what the check compares; wall time is shown, not judged (the
-    /// machine is shared). A path fails `baseline check` when the first quartile of its CPU time
-    /// grows by more than 15 % (the quartile, not the median: one run's iterations of the same code
-    /// spread by a third on this VM, mostly upwards; the CPU clock counts in 10 ms, so every
-    /// iteration is a few hundred ms), or its median allocation count by more than 2 %.
+    /// machine is shared). A path fails `baseline check` when its fastest iteration's CPU time grows
+    /// by more than 15 %, or its median allocation count by more than 2 %. The fastest of 40, not a
+    /// quartile of 15: this VM's noise only ever adds time, and comes in spells of seconds (the first
+    /// quartile of 15 iterations of unchanged code rose by 23 % and 43 % in two checks of three), so
+    /// the fastest iteration is the one that ran without it. The CPU clock counts in 10 ms, so every
+    /// iteration is a few hundred ms.
     static var configuration: Benchmark.Configuration {
         Benchmark.Configuration(
             metrics: [.cpuTotal, .wallClock, .mallocCountTotal],
             timeUnits: .milliseconds,
             warmupIterations: 2,
-            maxDuration: .seconds(10),
-            maxIterations: 15,
+            maxDuration: .seconds(30),
+            maxIterations: 40,
             thresholds: [
-                .cpuTotal: BenchmarkThresholds(relative: [.p25: 15.0]),
+                .cpuTotal: BenchmarkThresholds(relative: [.p0: 15.0]),
                 .mallocCountTotal: BenchmarkThresholds(relative: [.p50: 2.0]),
                 .wallClock: BenchmarkThresholds(),
             ]
