@@ -75,7 +75,7 @@ struct InProcessAccessTests {
         #expect(healthy.allSatisfy { $0.passed && !$0.skipped && $0.requirements == ["access.deletion"] })
         let kept = try await Self.verdict(faults: ["keep-deleted"])
         #expect(InProcessRun.findings(kept, latency: false) == [.readableAfterDeletion])
-        let failed = kept.checks.filter { !$0.passed }
+        let failed = kept.checks.filter { !$0.passed && $0.kind != .budget }
         #expect(failed.count == 2)
         #expect(failed.allSatisfy { $0.detail.contains("stored reading(s) still listed") }, "\(failed.map(\.detail))")
     }
@@ -83,7 +83,9 @@ struct InProcessAccessTests {
     @Test func aSUTLettingEveryPersonReadEveryPatientIsCaught() async throws {
         let verdict = try await Self.verdict(faults: ["cross-patient-read"])
         #expect(InProcessRun.findings(verdict, latency: false) == [.accessGrantedWrongly])
-        let failed = verdict.checks.filter { !$0.passed }
+        // Latency budgets aside: in-process the run shares the cores with every other test, so its
+        // latencies are the machine's (a busy CI once failed reading-to-ack p99 here).
+        let failed = verdict.checks.filter { !$0.passed && $0.kind != .budget }
         // Each caregiver's and patient's reads of the other patient: readings, alerts, audit trail.
         #expect(failed.count == 12, "\(failed.map(\.name))")
         #expect(
@@ -96,7 +98,7 @@ struct InProcessAccessTests {
     @Test func aSUTHonouringStaleCredentialsIsCaught() async throws {
         let verdict = try await Self.verdict(faults: ["stale-credentials"])
         #expect(InProcessRun.findings(verdict, latency: false) == [.accessGrantedWrongly])
-        let failed = verdict.checks.filter { !$0.passed }.map(\.name)
+        let failed = verdict.checks.filter { !$0.passed && $0.kind != .budget }.map(\.name)
         #expect(
             failed == [
                 "access caregiver ann expired credential read-readings patient 721 (in care)",
