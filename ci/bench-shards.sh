@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A million devices as shard processes on this machine (issue 47): the ward of ci/bench-devices.sh
 # (ci/load-scenario.py, DEVICES / 4 patients, four devices each), its golden file recorded once at
-# --speed max (kept in OUT and reused while the scenario is unchanged: a million devices take about
-# 50 minutes to record), then SHARDS `vitalsim run --shard I/SHARDS` processes keeping one start
+# --speed max (kept in OUT and reused while the scenario is unchanged; a million devices take about
+# 50 minutes to record, so ci/bench/golden/ keeps that one: its traffic digest says when the
+# scenario's traffic has changed since, and then `rm` it and record again), then SHARDS `vitalsim run --shard I/SHARDS` processes keeping one start
 # instant against one reference SUT in a process of its own, and `vitalsim merge` of their results:
 # the merged verdict is the run's. GNU time measures every process; prints the shards' summed peak
 # RSS and CPU time, per device and per device-second of the scenario, and writes them under OUT.
@@ -34,9 +35,15 @@ cleanup() { [ -n "$sut_pid" ] && pkill -TERM -P "$sut_pid"; wait 2>/dev/null || 
 trap cleanup EXIT
 
 python3 ci/load-scenario.py $((devices / 4)) "$duration" "$run/$name.yaml.new" "$name"
+kept="ci/bench/golden/$name.golden.yaml"
 if cmp -s "$run/$name.yaml.new" "$out/$name.yaml" && [ -f "$out/golden/$name.golden.yaml" ]; then
   rm "$run/$name.yaml.new"
   echo "reusing $out/golden/$name.golden.yaml (the scenario is unchanged)"
+elif [ -f "$kept" ]; then
+  mkdir -p "$out/golden"
+  mv "$run/$name.yaml.new" "$out/$name.yaml"
+  cp "$kept" "$out/golden/"
+  echo "using $kept (recorded once; the run's traffic digest checks it still fits)"
 else
   mv "$run/$name.yaml.new" "$out/$name.yaml"
   rm -f "$out/golden/$name.golden.yaml"
@@ -74,9 +81,10 @@ status=0
 /usr/bin/time -f "%e %U %S %M" -o "$run/time-merge" "$bin" merge "$run"/shard-*.json --json "$run/verdict.json" \
   >"$run/merge.log" 2>&1 || status=$?
 tail -n 3 "$run/merge.log"
-python3 - "$run" "$devices" "$shards" "$duration" "$status" <<'EOF' | tee "$run/summary.txt"
+python3 - "$run" "$devices" "$shards" "$duration" "$status" "$speed" <<'EOF' | tee "$run/summary.txt"
 import json, re, sys
 run, devices, shards, duration, status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+speed = sys.argv[6]
 def timed(name):
     wall, user, sys_, rss = open(f"{run}/time-{name}").read().split("\n")[-2].split()
     return float(wall), float(user) + float(sys_), int(rss) / 1024
@@ -98,6 +106,10 @@ print(f"shards: wall {max(r[0] for r in rows):.0f} s (longest); CPU {cpu:.1f} s 
 print(f"per device: {rss * 1024 * 1024 / devices:.0f} bytes of peak RSS; "
       + f"{cpu / devices / seconds * 1e6:.2f} µs of CPU per second of the {duration} scenario")
 print(f"reference SUT: CPU {sut[1]:.1f} s, peak RSS {sut[2]:.0f} MB; merge: {merge[0]:.1f} s, peak RSS {merge[2]:.0f} MB")
+with open(f"{run}/../sharded.csv", "a") as f:
+    if f.tell() == 0:
+        f.write("devices,shards,speed,cpu_s,max_rss_mb,passed\n")
+    f.write(f"{devices},{shards},{speed},{cpu:.1f},{rss:.0f},{'yes' if status == 0 else 'no'}\n")
 with open(f"{run}/shards.csv", "w") as f:
     f.write("shard,wall_s,cpu_s,max_rss_mb\n")
     for i, r in enumerate(rows, 1):
