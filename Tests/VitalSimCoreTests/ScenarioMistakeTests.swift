@@ -169,30 +169,15 @@ import Testing
         let text = Self.valid.replacingOccurrences(of: original, with: replacement)
         #expect(text != Self.valid, "the edit applies")
         let found = Self.issues(text)
+        // Composed one patient at a time (as a large scenario is, `PatientListChunks`): the same issues.
+        var byPatient: [ScenarioIssue] = []
+        do { _ = try ScenarioLoader.parse(text, file: "broken.yaml", byPatient: true) } catch {
+            byPatient = error.issues
+        }
+        #expect(byPatient.map(\.description) == found.map(\.description))
         #expect(
             found.first?.line == line && found.first?.field == field && found.first?.message.contains(message) == true,
             "\(found.map(\.description))"
         )
-    }
-
-    /// A scenario composed one patient at a time (as a large one is, ``PatientListChunks``) gives
-    /// every mistake's issues alike, at the same lines.
-    @Test(arguments: mistakes)
-    func aMistakeIsNamedAlikeWhenComposedByPatient(
-        _ original: String,
-        _ replacement: String,
-        _ line: Int,
-        _ field: String,
-        _ message: String
-    ) {
-        let text = Self.valid.replacingOccurrences(of: original, with: replacement)
-        func issues(byPatient: Bool) -> [String] {
-            do {
-                _ = try ScenarioLoader.parse(text, file: "broken.yaml", byPatient: byPatient)
-                return []
-            } catch { return error.issues.map(\.description) }
-        }
-        let cut = issues(byPatient: true)
-        #expect(!cut.isEmpty && cut == issues(byPatient: false))
     }
 }

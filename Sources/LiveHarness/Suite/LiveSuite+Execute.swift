@@ -170,9 +170,13 @@ extension LiveSuite {
         }
         await readAfterDeletion(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
         result.network = weathered(setup, resources, mqtt: weather?.mqtt)
-        let digest =
-            whole.map { $0.digested.map { trafficDigest(setup, plan, naming: naming, whole: $0) } }
-            ?? trafficDigest(setup, plan, naming: naming, whole: nil)
+        // Unsharded: the traffic sent; in a shard, the whole scenario's, by the shard that digests it.
+        var digest: String?
+        if let whole {
+            digest = whole.digested.map { trafficDigest(setup, plan, naming: naming, whole: $0) }
+        } else {
+            digest = trafficDigest(setup, plan, naming: naming, whole: nil)
+        }
         result.ble = resources.link?.summary(devices: setup.bleKeys)
         result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
