@@ -113,60 +113,92 @@ package enum TransportBenchmark {
         return result
     }
 
-    /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from one client,
-    /// pipelined as `vitalsim run` publishes: up to `inFlight` awaiting their acknowledgement, none
-    /// awaited on its own (libmosquitto keeps its in-flight limit on the wire and queues the rest).
-    /// Latency is from the publish call to the broker's PUBACK (QoS 1) or PUBCOMP (QoS 2).
+    /// Publishes `count` messages on `vitals/{patient}/heart-rate` with QoS `qos` from `connections`
+    /// clients (as many devices would: each its own connection, its own network thread and its own
+    /// Receive Maximum), the messages dealt out in turn, pipelined as `vitalsim run` publishes: up to
+    /// `inFlight` per client awaiting their acknowledgement, none awaited on its own (libmosquitto
+    /// keeps its in-flight limit on the wire and queues the rest). Latency is from the publish call to
+    /// the broker's PUBACK (QoS 1) or PUBCOMP (QoS 2).
     package static func mqtt(
         host: String,
         port: Int,
         qos: Int,
         count: Int,
         inFlight: Int,
-        resumeAt: Int? = nil
+        resumeAt: Int? = nil,
+        connections: Int = 1
     ) async throws(MQTTError) -> Result {
-        let client = try MQTTClient(.init(host: host, port: port, clientID: "vitalsim-bench-\(getpid())"))
-        try await client.connect()
-        defer { client.disconnect() }
-        let messages = (0..<count).map { i in
-            MQTTMessage(
-                topic: "vitals/h0-\(i % 500)/heart-rate",
-                payload: observation(i, worker: 0),
-                qos: qos,
-                userProperties: [UserProperty("reading-id", "h0-\(i % 500)/\(i / 500)")]
-            )
+        var clients: [MQTTClient] = []
+        defer { for client in clients { client.disconnect() } }
+        for c in 0..<max(1, connections) {
+            let client = try MQTTClient(.init(host: host, port: port, clientID: "vitalsim-bench-\(getpid())-\(c)"))
+            try await client.connect()
+            clients.append(client)
         }
-        let window = SendWindow(limit: qos == 0 ? 1 : max(1, inFlight), resumeAt: resumeAt)
+        let lanes = clients.indices.map { c in
+            stride(from: c, to: count, by: clients.count).map { i in
+                MQTTMessage(
+                    topic: "vitals/h0-\(i % 500)/heart-rate",
+                    payload: observation(i, worker: 0),
+                    qos: qos,
+                    userProperties: [UserProperty("reading-id", "h0-\(i % 500)/\(i / 500)")]
+                )
+            }
+        }
         let tally = Locked((latency: Histogram<UInt64>.latency(), failed: 0))
         let clock = ContinuousClock()
         let start = clock.now
-        // On the client's network thread, as vitalsim run's MQTT workers: a publish reaches the
-        // socket, and the acknowledgements resume the publisher, without waking another thread.
-        await withTaskExecutorPreference(client) {
-            for message in messages {
-                if qos > 0 { await window.acquire() }
-                let t0 = clock.now
-                do throws(MQTTError) {
-                    try client.publish(message) { reason in
-                        let elapsed = Duration.nonNegativeMicroseconds(clock.now - t0)
-                        tally.withLock { t in
-                            t.latency.record(elapsed)
-                            if reason < 0 || reason >= 0x80 { t.failed += 1 }
-                        }
-                        if qos > 0 { window.release() }
-                    }
-                } catch {
-                    tally.withLock { $0.failed += 1 }
-                    if qos > 0 { window.release() }
+        await withTaskGroup(of: Void.self) { group in
+            for (client, messages) in zip(clients, lanes) {
+                // On the client's network thread, as vitalsim run's MQTT workers: a publish reaches
+                // the socket, and the acknowledgements resume the publisher, without waking another
+                // thread.
+                group.addTask(executorPreference: client) {
+                    await publish(messages, on: client, inFlight: inFlight, resumeAt: resumeAt, tally: tally)
                 }
             }
-            await window.drain()
         }
         // QoS 0 has no acknowledgement: a QoS 1 message after the others is acknowledged only once
-        // the broker has read everything before it on this connection.
-        if qos == 0 { try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1)) }
+        // the broker has read everything before it on that connection.
+        if qos == 0 {
+            for client in clients {
+                try? await client.publish(MQTTMessage(topic: "vitalsim/bench/flush", payload: [], qos: 1))
+            }
+        }
         let seconds = (clock.now - start).seconds
         return tally.withLock { t in Result(sent: count, failed: t.failed, seconds: seconds, latency: t.latency) }
+    }
+
+    /// One client's share of ``mqtt(host:port:qos:count:inFlight:resumeAt:connections:)``: publishes
+    /// `messages` in order through a window of `inFlight`, then waits for the last acknowledgement.
+    static func publish(
+        _ messages: [MQTTMessage],
+        on client: MQTTClient,
+        inFlight: Int,
+        resumeAt: Int?,
+        tally: Locked<(latency: Histogram<UInt64>, failed: Int)>
+    ) async {
+        let acknowledged = messages.first.map { $0.qos > 0 } ?? false
+        let window = SendWindow(limit: acknowledged ? max(1, inFlight) : 1, resumeAt: resumeAt)
+        let clock = ContinuousClock()
+        for message in messages {
+            if acknowledged { await window.acquire() }
+            let t0 = clock.now
+            do throws(MQTTError) {
+                try client.publish(message) { reason in
+                    let elapsed = Duration.nonNegativeMicroseconds(clock.now - t0)
+                    tally.withLock { t in
+                        t.latency.record(elapsed)
+                        if reason < 0 || reason >= 0x80 { t.failed += 1 }
+                    }
+                    if acknowledged { window.release() }
+                }
+            } catch {
+                tally.withLock { $0.failed += 1 }
+                if acknowledged { window.release() }
+            }
+        }
+        await window.drain()
     }
 
     /// Sends each lane's items in order, the lanes concurrently, timing each send and the whole

@@ -74,15 +74,16 @@ final class MosquittoBroker {
     let port: UInt16
     let directory: String
 
-    /// Starts the broker on `port` (a free one when nil).
-    init(port fixed: UInt16? = nil) throws {
+    /// Starts the broker on `port` (a free one when nil), with `settings` (configuration lines)
+    /// after the listener's.
+    init(port fixed: UInt16? = nil, settings: String = "") throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else {
             throw XCTSkip("mosquitto missing: run ci/setup-debian.sh")
         }
         directory = TestSupport.temporaryDirectory("mosquitto")
         port = fixed ?? TestSupport.freePorts(1)[0]
         let conf = TestSupport.write(
-            "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n",
+            "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n" + settings,
             to: directory,
             name: "mosquitto.conf"
         )

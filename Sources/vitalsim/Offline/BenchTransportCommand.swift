@@ -15,13 +15,16 @@ extension VitalSim {
             abstract:
                 "Drive the harness's HTTP(S) or MQTT transport as fast as the server answers and print its rate and latency (see ci/bench-harness.sh).",
             discussion:
-                "HTTP: single-reading POSTs to URL (bodies as ci/bench/serve.lua builds them) over keep-alive connections. MQTT: messages on vitals/{patient}/heart-rate from one client."
+                "HTTP: single-reading POSTs to URL (bodies as ci/bench/serve.lua builds them) over keep-alive connections. MQTT: messages on vitals/{patient}/heart-rate from one client (or --connections clients)."
         )
         @Option(name: .long, help: "POST to this URL (e.g. https://127.0.0.1:8443/api/v1/observations).") var http:
             String?
         @Option(name: .long, help: "PEM CA bundle for HTTPS.") var cacert: String?
         @Flag(name: .long, help: "Do not verify the server's certificate.") var insecure = false
-        @Option(name: .long, help: "Keep-alive connections (HTTP).") var connections = 8
+        @Option(
+            name: .long,
+            help: "Connections: HTTP keep-alive ones (default 8), or MQTT clients publishing side by side (default 1)."
+        ) var connections: Int?
         @Flag(
             name: .long,
             help:
@@ -57,7 +60,7 @@ extension VitalSim {
             }
             if let mqtt, parseHostPort(mqtt) == nil { throw ValidationError("--mqtt must be HOST:PORT, got '\(mqtt)'") }
             if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2") }
-            if !(1...256).contains(connections) || !(1...1024).contains(inFlight) {
+            if !(1...256).contains(connections ?? 1) || !(1...1024).contains(inFlight) {
                 throw ValidationError("--connections must be 1...256 and --in-flight 1...1024")
             }
             if let resumeAt, !(0..<inFlight).contains(resumeAt) {
@@ -75,7 +78,7 @@ extension VitalSim {
                     caFile: cacert,
                     insecure: insecure,
                     count: count,
-                    connections: connections,
+                    connections: connections ?? 8,
                     easyHandles: easyHandles,
                     http2: http2
                 )
@@ -88,7 +91,8 @@ extension VitalSim {
                         qos: qos,
                         count: count,
                         inFlight: inFlight,
-                        resumeAt: resumeAt ?? inFlight / 2
+                        resumeAt: resumeAt ?? inFlight / 2,
+                        connections: connections ?? 1
                     )
                 } catch {
                     throw CommandFailure.infrastructure("vitalsim bench-transport: \(error)")
@@ -113,7 +117,7 @@ extension VitalSim {
             target.insecure = insecure
             target.http2 = http2
             var pacing = LiveOptions.Pacing()
-            pacing.connections = connections
+            pacing.connections = connections ?? 8
             pacing.settle = .milliseconds(100)
             let runner = LiveRunner(base: http, target: target, pacing: pacing)
             let run = await runner.run(TrafficPlanStream(for: loaded))
