@@ -129,9 +129,23 @@ final class MQTTNetworkLoop: @unchecked Sendable {
         if queuedOnLoop >= 64 { writeQueued() }
     }
 
+    /// Writes every queued packet. libmosquitto writes each with a `write` of its own; when tasks on
+    /// the loop queued more than one, the socket is corked meanwhile (`TCP_CORK`), so that they leave
+    /// in full segments when it is uncorked: on loopback each `write` of an uncorked socket also runs
+    /// the receiving side's TCP path, and the broker reads a burst in fewer, larger reads.
     func writeQueued() {
+        let burst = queuedOnLoop > 1
         queuedOnLoop = 0
-        if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
+        guard mosquitto_want_write(handle) else { return }
+        let socket = burst ? mosquitto_socket(handle) : -1
+        if socket >= 0 { cork(socket, true) }
+        _ = mosquitto_loop_write(handle, 1)
+        if socket >= 0 { cork(socket, false) }
+    }
+
+    func cork(_ socket: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     func signal() {
