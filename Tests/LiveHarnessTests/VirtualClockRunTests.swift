@@ -29,15 +29,21 @@ final class VirtualClockRunTests: XCTestCase {
         let firstRequest = Locked<Duration?>(nil)
         /// The header lines of each observation attempt, in arrival order.
         let headerLines = Locked<[[String]]>([])
+        /// How long reading the alert list takes (virtual time).
+        let listTakes: Duration
+        /// The virtual time each alert poll began.
+        let polls = Locked<[Duration]>([])
 
         init(
             clock: TestClock<Duration>,
             alerts: [(listedFrom: Duration, json: String)] = [],
+            listTakes: Duration = .zero,
             answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }
         ) {
             self.clock = clock
             self.stepped = SteppedClock(clock)
             self.alerts = alerts
+            self.listTakes = listTakes
             self.answer = answer
         }
 
@@ -51,6 +57,8 @@ final class VirtualClockRunTests: XCTestCase {
             let now = TestClock<Duration>.Instant().duration(to: clock.now)
             firstRequest.withLock { $0 = $0 ?? now }
             if method == "GET" {
+                polls.withLock { $0.append(now) }
+                if listTakes > .zero { try? await stepped.sleep(for: listTakes) }
                 let listed = alerts.filter { $0.listedFrom <= now }.map(\.json)
                 return HTTPReply(status: 200, body: Array("[\(listed.joined(separator: ","))]".utf8))
             }
@@ -359,6 +367,48 @@ final class VirtualClockRunTests: XCTestCase {
         )
         XCTAssertEqual(result.alerts.count, 5)
         XCTAssertTrue(took >= .milliseconds(2500) && took < .milliseconds(2750), "took \(took)")
+    }
+
+    /// A slow alert list is read less often: a poll that takes 200 ms is followed by a pause of 800 ms
+    /// (four times as long), so that polling keeps the SUT busy a fifth of the time, not four fifths;
+    /// the run records the longer cycle and says what it means for reading → alert latency. A fast
+    /// list is still polled every 50 ms.
+    func testASlowAlertListIsPolledLessOften() async throws {
+        for (takes, cycle) in [(Duration.milliseconds(200), Duration.seconds(1)), (.zero, .milliseconds(50))] {
+            let clock = TestClock<Duration>()
+            let sut = ScriptedSUT(clock: clock, listTakes: takes)
+            let notes = Locked<[String]>([])
+            var target = LiveOptions.Target()
+            target.exchange = sut
+            var pacing = LiveOptions.Pacing()
+            pacing.connections = 1
+            pacing.settle = .milliseconds(500)
+            pacing.speed = 1
+            var hooks = LiveRunner.Hooks()
+            hooks.clock = AnyClock(sut.stepped)
+            hooks.note = { note in notes.withLock { $0.append(note) } }
+            let runner = LiveRunner(base: Self.base, target: target, pacing: pacing, hooks: hooks)
+            let plan = [0, 2_000, 4_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
+            let (result, _) = try await Self.drive(runner, plan, sut: sut)
+            let starts = sut.polls.withLock { $0 }
+            let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }
+            XCTAssertGreaterThan(gaps.count, 3, "polled throughout the run")
+            // Each gap is the cycle, give or take the driver's step (a poll may start a step late).
+            for gap in gaps.dropLast() {
+                XCTAssertTrue(gap >= cycle && gap <= cycle + .milliseconds(100), "\(takes): a gap of \(gap)")
+            }
+            XCTAssertTrue(
+                result.longestPollCycle >= cycle && result.longestPollCycle <= cycle + .milliseconds(100),
+                "\(result.longestPollCycle)"
+            )
+            let said = notes.withLock { $0 }.filter { $0.contains("polled less often") }
+            if takes == .zero {
+                XCTAssertEqual(said, [])
+            } else {
+                XCTAssertEqual(said.count, 1)
+                XCTAssertTrue(said.first?.contains("up to 1000 ms from one poll to the next") ?? false, "\(said)")
+            }
+        }
     }
 
     func testTrafficSentAlongsideKeepsTheScheduleAndTimesTheAlertsItCarries() async throws {

@@ -116,6 +116,10 @@ package struct LiveRunResult: Sendable {
     /// How long the end of the run waited for expected alerts that were still not listed, e.g. "not
     /// listed within 31 s after the last reading was answered (…)"; nil when none was missing.
     package var alertWait: String?
+    /// The longest time from one alert poll's start to the next's: the poll interval (50 ms) unless
+    /// reading the alert list took long enough to stretch it (the runner's `pollPause`), and with it
+    /// how finely reading → alert latency is known. Zero when the alerts were not polled.
+    package var longestPollCycle: Duration = .zero
     /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).
     package var mqtt: MQTTDelivery?
     /// The network the devices' traffic went through (`--network`), in words, and how much longer

@@ -255,6 +255,10 @@ package final class LiveRunner: Sendable {
         var reached: Int64 = 0
         /// What the end of the run waited for, when expected alerts were missing (see ``AlertWait``).
         var alertWait: String?
+        /// True once the wait for quiet at the run's end polls the alerts (the poller then stops).
+        var quietWait = false
+        /// The longest time from one alert poll's start to the next's (``pollPause(after:_:)``).
+        var longestPollCycle: Duration = .zero
         /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
         var health = RunHealth()
         /// The last request carrying a reading of a patient stamped at a device time (only from a plan
@@ -387,6 +391,7 @@ package final class LiveRunner: Sendable {
                 report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span))
             }
             if !shared.withLock({ $0.aborted }) { await waitForQuiet(shared, awaiting: awaiting) }
+            notePollCycle(shared)
             // The broker publishes its counters every second: let the last change arrive.
             if brokerCounters { try? await clock.sleep(for: .milliseconds(1200)) }
             shared.withLock { $0.stopped = true }
@@ -620,6 +625,7 @@ package final class LiveRunner: Sendable {
                 result.alertRequests[id] = i
             }
             result.alertWait = s.alertWait
+            result.longestPollCycle = s.longestPollCycle
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(
                 alertURL: alertSource.absoluteURL(base: base),
