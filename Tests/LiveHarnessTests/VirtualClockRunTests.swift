@@ -29,16 +29,16 @@ final class VirtualClockRunTests: XCTestCase {
         let firstRequest = Locked<Duration?>(nil)
         /// The header lines of each observation attempt, in arrival order.
         let headerLines = Locked<[[String]]>([])
-        /// How long reading the alert list takes (virtual time).
-        let listTakes: Duration
+        /// How long reading the alert list takes (virtual time), by the poll's ordinal (from 0).
+        let listTakes: @Sendable (Int) -> Duration
         /// The virtual time each alert poll began.
         let polls = Locked<[Duration]>([])
 
         init(
             clock: TestClock<Duration>,
             alerts: [(listedFrom: Duration, json: String)] = [],
-            listTakes: Duration = .zero,
-            answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }
+            answer: @escaping @Sendable (Int) -> Int? = { _ in 200 },
+            listTakes: @escaping @Sendable (Int) -> Duration = { _ in .zero }
         ) {
             self.clock = clock
             self.stepped = SteppedClock(clock)
@@ -57,8 +57,12 @@ final class VirtualClockRunTests: XCTestCase {
             let now = TestClock<Duration>.Instant().duration(to: clock.now)
             firstRequest.withLock { $0 = $0 ?? now }
             if method == "GET" {
-                polls.withLock { $0.append(now) }
-                if listTakes > .zero { try? await stepped.sleep(for: listTakes) }
+                let ordinal = polls.withLock { log in
+                    log.append(now)
+                    return log.count - 1
+                }
+                let takes = listTakes(ordinal)
+                if takes > .zero { try? await stepped.sleep(for: takes) }
                 let listed = alerts.filter { $0.listedFrom <= now }.map(\.json)
                 return HTTPReply(status: 200, body: Array("[\(listed.joined(separator: ","))]".utf8))
             }
@@ -369,46 +373,84 @@ final class VirtualClockRunTests: XCTestCase {
         XCTAssertTrue(took >= .milliseconds(2500) && took < .milliseconds(2750), "took \(took)")
     }
 
-    /// A slow alert list is read less often: a poll that takes 200 ms is followed by a pause of 800 ms
+    /// Runs three observations 2 s apart against a SUT whose alert list takes `takes(n)` to read at
+    /// poll `n`; returns the gaps between successive polls' starts, the run's longest poll cycle and
+    /// what the run said about its polling.
+    func pollGaps(
+        _ takes: @escaping @Sendable (Int) -> Duration,
+        awaiting: AlertWait? = nil
+    ) async throws -> (gaps: [Duration], cycle: Duration, said: [String]) {
+        let sut = ScriptedSUT(clock: TestClock<Duration>(), listTakes: takes)
+        let notes = Locked<[String]>([])
+        var target = LiveOptions.Target()
+        target.exchange = sut
+        var pacing = LiveOptions.Pacing()
+        pacing.connections = 1
+        pacing.settle = .milliseconds(500)
+        pacing.speed = 1
+        var hooks = LiveRunner.Hooks()
+        hooks.clock = AnyClock(sut.stepped)
+        hooks.note = { note in notes.withLock { $0.append(note) } }
+        let runner = LiveRunner(base: Self.base, target: target, pacing: pacing, hooks: hooks)
+        let plan = [0, 2_000, 4_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
+        let (result, _) = try await Self.drive(runner, plan, sut: sut, awaiting: awaiting)
+        let starts = sut.polls.withLock { $0 }
+        let said = notes.withLock { $0 }.filter { $0.contains("polled less often") }
+        return (zip(starts.dropFirst(), starts).map { $0 - $1 }, result.longestPollCycle, said)
+    }
+
+    /// A slow alert list is read less often: polls that take 200 ms are followed by pauses of 800 ms
     /// (four times as long), so that polling keeps the SUT busy a fifth of the time, not four fifths;
     /// the run records the longer cycle and says what it means for reading → alert latency. A fast
     /// list is still polled every 50 ms.
     func testASlowAlertListIsPolledLessOften() async throws {
         for (takes, cycle) in [(Duration.milliseconds(200), Duration.seconds(1)), (.zero, .milliseconds(50))] {
-            let clock = TestClock<Duration>()
-            let sut = ScriptedSUT(clock: clock, listTakes: takes)
-            let notes = Locked<[String]>([])
-            var target = LiveOptions.Target()
-            target.exchange = sut
-            var pacing = LiveOptions.Pacing()
-            pacing.connections = 1
-            pacing.settle = .milliseconds(500)
-            pacing.speed = 1
-            var hooks = LiveRunner.Hooks()
-            hooks.clock = AnyClock(sut.stepped)
-            hooks.note = { note in notes.withLock { $0.append(note) } }
-            let runner = LiveRunner(base: Self.base, target: target, pacing: pacing, hooks: hooks)
-            let plan = [0, 2_000, 4_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
-            let (result, _) = try await Self.drive(runner, plan, sut: sut)
-            let starts = sut.polls.withLock { $0 }
-            let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }
+            let (gaps, longest, said) = try await pollGaps { _ in takes }
             XCTAssertGreaterThan(gaps.count, 3, "polled throughout the run")
-            // Each gap is the cycle, give or take the driver's step (a poll may start a step late).
-            for gap in gaps.dropLast() {
-                XCTAssertTrue(gap >= cycle && gap <= cycle + .milliseconds(100), "\(takes): a gap of \(gap)")
-            }
-            XCTAssertTrue(
-                result.longestPollCycle >= cycle && result.longestPollCycle <= cycle + .milliseconds(100),
-                "\(result.longestPollCycle)"
-            )
-            let said = notes.withLock { $0 }.filter { $0.contains("polled less often") }
+            Self.expectCycle(gaps, cycle, polls: takes)
+            XCTAssertTrue(longest >= cycle && longest <= cycle + .milliseconds(100), "\(longest)")
             if takes == .zero {
                 XCTAssertEqual(said, [])
             } else {
                 XCTAssertEqual(said.count, 1)
-                XCTAssertTrue(said.first?.contains("up to 1000 ms from one poll to the next") ?? false, "\(said)")
+                XCTAssertTrue(said.first?.contains("pauses of up to 800 ms, up to 1000 ms") ?? false, "\(said)")
             }
         }
+    }
+
+    /// The gaps between polls are `cycle`, give or take the driver's step (a poll may start a step
+    /// late): the median within it, none longer, none shorter than a poll (the run's wait for quiet
+    /// takes the polling over at a moment of its own, so one gap may be shorter).
+    static func expectCycle(_ gaps: [Duration], _ cycle: Duration, polls: Duration) {
+        let median = gaps.sorted()[gaps.count / 2]
+        XCTAssertTrue(median >= cycle && median <= cycle + .milliseconds(100), "median gap \(median) in \(gaps)")
+        XCTAssertTrue(gaps.allSatisfy { $0 >= polls && $0 <= cycle + .milliseconds(100) }, "\(gaps)")
+    }
+
+    /// One slow read among fast ones (the harness or the SUT held up a moment) does not stretch the
+    /// pauses: only a list slow every time is read less often.
+    func testOneSlowPollDoesNotStretchThePauses() async throws {
+        let (gaps, _, said) = try await pollGaps { $0 == 3 ? .milliseconds(300) : .zero }
+        XCTAssertGreaterThan(gaps.count, 10)
+        XCTAssertEqual(gaps[3], .milliseconds(350), "the slow poll and the usual pause")
+        // Every other gap is the poll interval (one may be shorter, where the wait for quiet takes over).
+        for (n, gap) in gaps.enumerated() where n != 3 {
+            XCTAssertTrue(gap <= .milliseconds(150), "gap \(n): \(gap)")
+        }
+        XCTAssertEqual(gaps.sorted()[gaps.count / 2], .milliseconds(50))
+        XCTAssertEqual(said, [])
+    }
+
+    /// A golden file's reading → alert budget bounds the pause: with a tightest limit of 1 s, a
+    /// poll of 200 ms is followed by 250 ms, not 800, so the polling does not blur the budget.
+    func testTheTightestBudgetBoundsThePause() async throws {
+        var awaiting = AlertWait(oracle: [], grace: .zero)
+        awaiting.tightest = .seconds(1)
+        let (gaps, longest, said) = try await pollGaps({ _ in .milliseconds(200) }, awaiting: awaiting)
+        XCTAssertGreaterThan(gaps.count, 3)
+        Self.expectCycle(gaps, .milliseconds(450), polls: .milliseconds(200))
+        XCTAssertTrue(longest >= .milliseconds(450) && longest <= .milliseconds(550), "\(longest)")
+        XCTAssertTrue(said.first?.contains("pauses of up to 250 ms") ?? false, "\(said)")
     }
 
     func testTrafficSentAlongsideKeepsTheScheduleAndTimesTheAlertsItCarries() async throws {

@@ -11,6 +11,9 @@ package struct AlertWait: Sendable {
     package var expected: [GoldenFile.ExpectedAlert]
     /// The reading → alert budget (the largest limit a golden file sets on `reading-to-alert`; zero without one).
     package var budget: Duration
+    /// The tightest reading → alert limit the golden file sets (zero without one): alert polls are
+    /// never so far apart that they blur it (the runner's `pollPause`).
+    package var tightest: Duration = .zero
     /// How long past the budget an absent expected alert is still waited for.
     package var grace: Duration
     /// How messages name the setting behind ``grace``.
@@ -24,6 +27,7 @@ package struct AlertWait: Sendable {
         expected = golden.alerts
         let limits = golden.budgets.filter { $0.path == .readingToAlert }.flatMap { $0.limits.map(\.milliseconds) }
         budget = .milliseconds(Int64((limits.max() ?? 0).rounded(.up)))
+        tightest = .milliseconds(Int64((limits.min() ?? 0).rounded(.down)))
         self.grace = grace
     }
 

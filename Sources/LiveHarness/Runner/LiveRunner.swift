@@ -259,6 +259,13 @@ package final class LiveRunner: Sendable {
         var quietWait = false
         /// The longest time from one alert poll's start to the next's (``pollPause(after:_:)``).
         var longestPollCycle: Duration = .zero
+        /// The longest pause ``pollPause(after:_:)`` chose.
+        var longestPause: Duration = .zero
+        /// How long the last few alert polls took, the latest last.
+        var recentPolls: [Duration] = []
+        /// The longest pause between alert polls: a quarter of the golden file's tightest reading →
+        /// alert limit (nil: no limit, the pause is bounded only by ``pollPauseFactor``).
+        var longestPollPause: Duration?
         /// Answers that point at a misconfiguration rather than at the SUT's clinical behaviour.
         var health = RunHealth()
         /// The last request carrying a reading of a patient stamped at a device time (only from a plan
@@ -345,6 +352,9 @@ package final class LiveRunner: Sendable {
                 serverClock: serverClock
             )
         )
+        if let tightest = awaiting?.tightest, tightest > .zero {
+            shared.withLock { $0.longestPollPause = max(pollInterval, tightest / 4) }
+        }
         var sent: [SentRequest] = []
         let queues: [Queue] = (0..<workers).map { _ in
             AsyncStream.makeStream(of: (Int, PlannedRequest, Instant).self)
