@@ -33,7 +33,8 @@ package struct StoredReadBackFetch {
     /// most a run's readings fill, with room for a slow SUT)...
     package static let defaultDeadline = Duration.seconds(300)
     /// ...and 10 ms for each patient past 30,000: a ward of 250,000 patients asks for two pages of
-    /// each, one after the other, which took longer than 300 s against the reference SUT.
+    /// each, one after the other, which took longer than 300 s against the reference SUT. A shard
+    /// counts the whole scenario's patients: the shards read back at once, from one SUT.
     package static func deadline(patients: Int) -> Duration {
         max(defaultDeadline, .milliseconds(10 * patients))
     }
