@@ -24,7 +24,6 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
 wait_for() { for _ in $(seq 200); do grep -q "listening on" "$1" 2>/dev/null && return 0; sleep 0.05; done; echo "no 'listening on' in $1" >&2; exit 3; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 if want 1; then
 echo "== 1. HTTPS, a server that answers at once (ci/bench/immediate_server.py): what each client adds"
@@ -67,26 +66,13 @@ if want 3; then
 echo "== 3. MQTT, mosquitto (Debian package) on loopback: mosquitto_pub -l and the harness, QoS 0 and 1"
 # Every client's figure is checked against what the broker itself counted as received ($SYS, refreshed
 # every second), so a client that drops messages cannot look fast.
-port="$(free_port)"
-printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\nsys_interval 1\n' "$port" >"$dir/mosquitto.conf"
-mosquitto -c "$dir/mosquitto.conf" >"$dir/mosquitto.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
-received() { sleep 2.5; mosquitto_sub -h 127.0.0.1 -p "$port" -t '$SYS/broker/publish/messages/received' -C 1 -W 10; }
-python3 -c "
-import sys
-for i in range($count):
-    print('{\"readingId\":\"m/%d\",\"patientId\":\"m\",\"deviceId\":\"hr\",\"kind\":\"heart-rate\",\"value\":%d,\"unit\":\"/min\",\"timestamp\":\"2024-01-01T00:00:00Z\"}' % (i, 60 + i % 30))
-" >"$dir/lines"
-# mosquitto_pub -l queues every line it reads without bound; with QoS 1 its 16-bit message ids wrap
-# once 65,535 are unacknowledged, the broker drops the connection ("out of memory") and mosquitto_pub
-# still exits 0. So for QoS 1 it is fed 30,000 lines per run (as many runs as needed), which it
-# delivers completely; each run first waits for CONNACK in 100 ms sleeps, so the start-up of a run
-# with no input is measured and subtracted.
-split -l 30000 -d -a 4 "$dir/lines" "$dir/chunk."
+. ci/bench/mosquitto.sh
+start_mosquitto $'max_queued_messages 0\n'
+# mosquitto_pub is fed 30,000 lines per run for QoS 1 (as many runs as needed; why:
+# ci/bench/mosquitto.sh), the start-up of a run with no input measured and subtracted.
+mosquitto_lines "$count"
 runs=$(ls "$dir"/chunk.* | wc -l)
-s=$(date +%s.%N); for _ in $(seq "$runs"); do mosquitto_pub -h 127.0.0.1 -p "$port" -V mqttv5 -q 1 -t vitals/m/heart-rate -l </dev/null; done; e=$(date +%s.%N)
-startup=$(awk -v s="$s" -v e="$e" -v n="$runs" 'BEGIN {printf "%.4f", (e - s) / n}')
+startup=$(pub_startup "$runs")
 echo "mosquitto_pub start-up (no input): $startup s per run"
 before=$(received)
 for qos in 0 1; do

@@ -37,7 +37,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
 wait_for() { for _ in $(seq 600); do grep -q "listening on" "$1" 2>/dev/null && return 0; sleep 0.05; done; echo "no 'listening on' in $1" >&2; exit 3; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. ci/bench/mosquitto.sh
 record() { echo "$1,$2,$3,$4" >>"$csv"; printf '%-16s pair %d  %-14s %10.0f/s\n' "$1" "$2" "$3" "$4"; }
 # The harness's rate from a bench-transport line ("N sent, F failed in S s: R/s; ..."); a failed
 # request makes the run void.
@@ -98,26 +98,12 @@ for section in $sections; do
     done
     ;;
   mqtt-qos1)
-    port="$(free_port)"
-    # The broker's defaults (Receive Maximum 20 per connection), persistence off, $SYS every second.
-    printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nsys_interval 1\n' "$port" >"$dir/mosquitto.conf"
-    mosquitto -c "$dir/mosquitto.conf" >"$dir/mosquitto.log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
-    received() { sleep 2.5; mosquitto_sub -h 127.0.0.1 -p "$port" -t '$SYS/broker/publish/messages/received' -C 1 -W 10; }
-    python3 -c "
-for i in range($messages):
-    print('{\"readingId\":\"m/%d\",\"patientId\":\"m\",\"deviceId\":\"hr\",\"kind\":\"heart-rate\",\"value\":%d,\"unit\":\"/min\",\"timestamp\":\"2024-01-01T00:00:00Z\"}' % (i, 60 + i % 30))
-" >"$dir/lines"
-    # mosquitto_pub -l with QoS 1 loses messages past 65,535 unacknowledged (ci/bench-harness.sh
-    # section 3), so it is fed 30,000 lines per process; each process's start-up (no input) is
-    # measured and subtracted.
-    split -l 30000 -d -a 4 "$dir/lines" "$dir/chunk."
+    # The broker's defaults (Receive Maximum 20 per connection); mosquitto_pub fed 30,000 lines
+    # per process, its start-up measured and subtracted (ci/bench/mosquitto.sh).
+    start_mosquitto
+    mosquitto_lines "$messages"
     chunks=$(ls "$dir"/chunk.* | wc -l)
-    s=$(date +%s.%N)
-    for _ in $(seq 5); do mosquitto_pub -h 127.0.0.1 -p "$port" -V mqttv5 -q 1 -t vitals/m/heart-rate -l </dev/null; done
-    e=$(date +%s.%N)
-    startup=$(awk -v s="$s" -v e="$e" 'BEGIN {printf "%.4f", (e - s) / 5}')
+    startup=$(pub_startup 5)
     before=$(received)
     for p in $(seq "$pairs"); do
       for who in $(order "$p"); do
