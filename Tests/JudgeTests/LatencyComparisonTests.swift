@@ -1,7 +1,8 @@
 import Foundation
 import Histogram
-import Judge
 import XCTest
+
+@testable import Judge
 
 /// `vitalsim compare` and `run --baseline`'s latency test: the Mann–Whitney U test and the
 /// Hodges–Lehmann shift on whole distributions (figures checked against scipy.stats.mannwhitneyu and
@@ -117,5 +118,53 @@ final class LatencyComparisonTests: XCTestCase {
         XCTAssertThrowsError(try Baseline.parse(Data(bad.utf8), file: "bad.json")) { error in
             XCTAssertTrue("\(error)".hasPrefix("bad.json: scenario s: latencyHistograms.reading-to-alert"), "\(error)")
         }
+    }
+
+    /// A run whose alert list was slow to read polled it less often: its verdict records the longest
+    /// poll cycle, and a comparison with it does not call a shift within that cycle slower — the
+    /// polling, not the SUT, may account for it. A run that did not record one polled every 50 ms.
+    func testAStretchedPollCycleWidensTheResolutionOfReadingToAlert() throws {
+        func verdict(alertsMs: [Int], pollCycle: Double?) -> Verdict {
+            var v = Verdict(scenario: "s", checks: [])
+            var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+            for ms in alertsMs { h.record(UInt64(ms * 1000)) }
+            v.merging.histograms[.readingToAlert] = h
+            v.merging.alertPollCycle = pollCycle
+            return v
+        }
+        let alerts = [121, 123, 119, 140, 122, 135, 118, 125]
+        let later = alerts.map { $0 + 200 }
+        func gate(baselineCycle: Double?) throws -> GatePolicy {
+            let json = RunReport.json([verdict(alertsMs: alerts, pollCycle: baselineCycle)])
+            var gate = GatePolicy(today: "2026-11-29")
+            gate.baseline = try Baseline.parse(Data(json.utf8), file: "base.json")
+            return gate
+        }
+        XCTAssertEqual(try gate(baselineCycle: 400).baseline?.pollCycles, ["s": 400])
+        XCTAssertEqual(try gate(baselineCycle: nil).baseline?.pollCycles, [:])
+        func finding(_ gate: GatePolicy, _ v: Verdict) -> Finding? { gate.apply([v]).verdicts[0].checks.last?.finding }
+        // 200 ms later, both runs polling every 50 ms: slower.
+        let unstretched = finding(try gate(baselineCycle: nil), verdict(alertsMs: later, pollCycle: 50))
+        XCTAssertEqual(unstretched, .latencyRegression)
+        // Either run's cycle of 400 ms: within what the polling can account for.
+        XCTAssertNil(finding(try gate(baselineCycle: 400), verdict(alertsMs: later, pollCycle: 50)))
+        XCTAssertNil(finding(try gate(baselineCycle: nil), verdict(alertsMs: later, pollCycle: 400)))
+        let detail = try gate(baselineCycle: 400).apply([verdict(alertsMs: later, pollCycle: 50)]).verdicts[0]
+        XCTAssertTrue(
+            detail.checks.last?.detail.hasSuffix("shifts within 400 ms are the alert polling's") == true,
+            detail.checks.last?.detail ?? ""
+        )
+        // The other paths are not polled; their resolution stays zero.
+        XCTAssertEqual(LatencyPath.readingToAck.resolution(pollCycles: 400), 0)
+        XCTAssertEqual(LatencyPath.readingToAlert.resolution(pollCycles: nil, nil), 50)
+        // A cycle that is not a number names the file and the scenario.
+        let bad = #"{"scenarios":[{"scenario":"s","checks":[],"alertPollCycleMs":"slow"}]}"#
+        XCTAssertThrowsError(try Baseline.parse(Data(bad.utf8), file: "bad.json")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("bad.json: scenario s: alertPollCycleMs"), "\(error)")
+        }
+        // Shards merged: the longest of their cycles.
+        let a = verdict(alertsMs: alerts, pollCycle: 60)
+        let b = verdict(alertsMs: alerts, pollCycle: 320)
+        XCTAssertEqual(Verdict.mergedInputs([a, b, verdict(alertsMs: alerts, pollCycle: nil)]).alertPollCycle, 320)
     }
 }

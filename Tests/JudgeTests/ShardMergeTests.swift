@@ -118,6 +118,7 @@ final class ShardMergeTests: XCTestCase {
         mqtt.unconfirmed = patients.contains("2") ? ["2/d2/9"] : []
         liveRunResult.mqtt = mqtt
         liveRunResult.alertWait = "not listed within 31 s after the last reading was answered"
+        liveRunResult.longestPollCycle = patients.contains("2") ? .milliseconds(320) : .milliseconds(50)
         return liveRunResult
     }
 
@@ -160,6 +161,10 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(merged.latency[.readingToAck], whole.latency[.readingToAck])
         XCTAssertEqual(merged.latency[.schedulingLag], whole.latency[.schedulingLag])
         XCTAssertEqual(merged.histograms[.readingToAck], whole.histograms[.readingToAck])
+        // How finely reading → alert is known: the longest of the shards' poll cycles, through their result files.
+        XCTAssertEqual(try shard(["1"]).merging.alertPollCycle, 50)
+        XCTAssertEqual(merged.merging.alertPollCycle, 320)
+        XCTAssertEqual(whole.merging.alertPollCycle, 320)
         // The judge found something of every kind here, so no check kind is merged untested.
         let findings = Set(whole.checks.compactMap(\.finding))
         XCTAssertEqual(findings, [.missed, .spurious, .validationMismatch, .lost, .budgetExceeded])

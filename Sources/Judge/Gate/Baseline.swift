@@ -10,6 +10,9 @@ package struct Baseline: Sendable, Equatable {
     /// The measured latency distributions of each scenario by path (verdicts written before they
     /// were kept have none).
     package var latency: [String: [LatencyPath: LatencyDistribution]] = [:]
+    /// Each scenario's longest alert-poll cycle (ms), where the verdict recorded one: the resolution
+    /// of its reading → alert latency.
+    package var pollCycles: [String: Double] = [:]
 
     package init(failing: Set<String>, file: String) {
         self.failing = failing
@@ -47,6 +50,15 @@ package struct Baseline: Sendable, Equatable {
                     }
                     baseline.latency[name, default: [:]][path] = distribution
                 }
+            }
+            switch scenario["alertPollCycleMs"] {
+            case nil, is NSNull: break
+            case let cycle as NSNumber where cycle.doubleValue >= 0: baseline.pollCycles[name] = cycle.doubleValue
+            default:
+                throw BaselineError(
+                    file: file,
+                    message: "scenario \(name): alertPollCycleMs is not a number of milliseconds"
+                )
             }
             for check in checks ?? [] where check["finding"] != nil {
                 guard let checkName = check["name"] as? String else {

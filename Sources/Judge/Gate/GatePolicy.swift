@@ -43,7 +43,11 @@ package struct GatePolicy: Sendable {
                 continue
             }
             if let measured = baseline?.latency[verdict.scenario] {
-                verdict.checks += regressionChecks(verdict, baseline: measured)
+                verdict.checks += regressionChecks(
+                    verdict,
+                    baseline: measured,
+                    baselinePollCycle: baseline?.pollCycles[verdict.scenario]
+                )
             }
             for i in verdict.checks.indices {
                 let id = verdict.checks[i].id(in: verdict.scenario)
@@ -84,8 +88,13 @@ package struct GatePolicy: Sendable {
 
     /// One check per latency path measured in both this run and the baseline (the harness's own
     /// scheduling lag aside): `latency-regression` when it is slower beyond noise, at the level of the
-    /// scenario's latency budgets.
-    func regressionChecks(_ verdict: Verdict, baseline: [LatencyPath: LatencyDistribution]) -> [Check] {
+    /// scenario's latency budgets. Reading → alert is compared at the resolution of the longer of the
+    /// two runs' alert-poll cycles.
+    func regressionChecks(
+        _ verdict: Verdict,
+        baseline: [LatencyPath: LatencyDistribution],
+        baselinePollCycle: Double?
+    ) -> [Check] {
         let level = verdict.checks.first { $0.kind == .budget }?.level ?? .shall
         var checks: [Check] = []
         for path in baseline.keys.sorted() where path != .schedulingLag {
@@ -94,7 +103,7 @@ package struct GatePolicy: Sendable {
                 base: base,
                 new: LatencyDistribution(measured),
                 settings: latencySettings,
-                resolution: path.resolutionMilliseconds
+                resolution: path.resolution(pollCycles: baselinePollCycle, verdict.merging.alertPollCycle)
             )
             var check = Check(
                 kind: .budget,

@@ -63,7 +63,7 @@ package struct LatencyDistribution: Sendable, Equatable {
 /// as the Hodges–Lehmann shift (the median of all new − baseline differences). A regression needs
 /// all three: significant (p < `alpha`), a large effect (A ≥ `minimumEffect`), and a shift
 /// worth a user's attention (at least `minimumShift` ms and `minimumRatio` of the baseline's median,
-/// beyond the path's resolution: a polled alert's poll interval, ``LatencyPath/resolutionMilliseconds``).
+/// beyond the path's resolution: a polled alert's poll cycle, ``LatencyPath/resolution(pollCycles:)``).
 package struct LatencyComparison: Sendable, Equatable {
     /// The thresholds of a regression.
     package struct Settings: Sendable, Equatable {
@@ -93,6 +93,8 @@ package struct LatencyComparison: Sendable, Equatable {
     package var effect: Double
     /// One-sided p-values: new slower, new faster.
     package var pSlower: Double, pFaster: Double
+    /// The finest shift the harness could see on the path (ms), added to the thresholds.
+    package var resolution: Double
     package var outcome: Outcome
 
     /// Compares `new` with `base`.
@@ -115,6 +117,7 @@ package struct LatencyComparison: Sendable, Equatable {
             effect: 0.5,
             pSlower: 1,
             pFaster: 1,
+            resolution: resolution,
             outcome: .tooFewSamples
         )
         guard m >= settings.minimumSamples, n >= settings.minimumSamples else { return c }
@@ -134,7 +137,7 @@ package struct LatencyComparison: Sendable, Equatable {
 
     /// One line: the outcome, the medians and 99th percentiles, the shift and the test.
     package func summary(baseline: String) -> String {
-        let figures = String(
+        var figures = String(
             format: "median %.2f ms (baseline %.2f), p99 %.2f ms (baseline %.2f), Hodges–Lehmann shift %+.2f ms, "
                 + "A = %.2f, Mann–Whitney one-sided p = %.2g (%llu vs %llu samples)",
             newMedian,
@@ -147,6 +150,7 @@ package struct LatencyComparison: Sendable, Equatable {
             newCount,
             baseCount
         )
+        if resolution > 0 { figures += String(format: "; shifts within %.0f ms are the alert polling's", resolution) }
         switch outcome {
         case .slower: return "slower than \(baseline) beyond noise: " + figures
         case .faster: return "faster than \(baseline): " + figures

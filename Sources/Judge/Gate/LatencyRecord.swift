@@ -6,8 +6,20 @@ import Foundation
 package enum LatencyRecord {
     package typealias Distributions = [String: [LatencyPath: LatencyDistribution]]
 
+    /// What a run measured: its distributions, and how finely it knew reading → alert latency.
+    package struct Measured: Sendable {
+        package var distributions: Distributions = [:]
+        /// Each scenario's longest alert-poll cycle (ms), where the file records one.
+        package var pollCycles: [String: Double] = [:]
+
+        /// The longest cycle of the scenarios, or of `scenario` alone.
+        package func pollCycle(of scenario: String? = nil) -> Double? {
+            scenario.map { pollCycles[$0] } ?? pollCycles.values.max()
+        }
+    }
+
     /// The distributions of a file's bytes; an error names the file and what is wrong.
-    package static func read(_ data: Data, file: String) throws(BaselineError) -> Distributions {
+    package static func read(_ data: Data, file: String) throws(BaselineError) -> Measured {
         let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         if let format = top?["format"] as? String, format.hasPrefix("vitalsim-shard-result/") {
             guard format == ShardResult.currentFormat,
@@ -19,10 +31,11 @@ package enum LatencyRecord {
                         "a shard result of format \(format), not \(ShardResult.currentFormat): run both with this VitalSim"
                 )
             }
-            var out: Distributions = [:]
+            var out = Measured()
             for part in result.scenarios {
-                guard let histograms = part.verdict?.merging.histograms else { continue }
-                out[part.scenario] = histograms.mapValues(LatencyDistribution.init)
+                guard let merging = part.verdict?.merging else { continue }
+                out.distributions[part.scenario] = merging.histograms.mapValues(LatencyDistribution.init)
+                out.pollCycles[part.scenario] = merging.alertPollCycle
             }
             return out
         }
@@ -34,7 +47,7 @@ package enum LatencyRecord {
                     "holds no latency histograms (a verdict written before VitalSim kept them, or a run that measured nothing)"
             )
         }
-        return baseline.latency
+        return Measured(distributions: baseline.latency, pollCycles: baseline.pollCycles)
     }
 
     /// Every scenario's distributions of each path added up.

@@ -72,6 +72,7 @@ package enum RunReport {
                     ),
                     ("alerts", alertsJSON(v)),
                     ("latencyHistograms", latencyHistogramsJSON(v)),
+                    ("alertPollCycleMs", v.merging.alertPollCycle.map { .double($0) } ?? .null),
                     (
                         "checks",
                         .array(

@@ -97,6 +97,7 @@ extension Verdict {
             if let ble = p.ble { mergeInputs.ble = mergeInputs.ble.map { $0.adding(ble) } ?? ble }
             mergeInputs.rejectionsOverBLE += p.rejectionsOverBLE
             mergeInputs.alertWait = mergeInputs.alertWait ?? p.alertWait
+            if let cycle = p.alertPollCycle { mergeInputs.alertPollCycle = max(mergeInputs.alertPollCycle ?? 0, cycle) }
             mergeInputs.validationTimes.merge(p.validationTimes) { a, _ in a }
             mergeInputs.careActionTimes.merge(p.careActionTimes) { a, _ in a }
         }

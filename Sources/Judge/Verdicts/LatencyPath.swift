@@ -36,11 +36,15 @@ package enum LatencyPath: String, Sendable, CaseIterable, Comparable, Codable {
     /// How often the harness polls a SUT's alert API (ms): the resolution of reading → alert.
     package static let alertPollMilliseconds = 50
 
-    /// The finest difference the harness can see on the path (ms): a polled alert is seen up to one
-    /// poll interval after the SUT listed it, and two runs' polls fall at different phases of their
-    /// readings, so a shift smaller than that can be the polling's alone.
-    package var resolutionMilliseconds: Double {
-        self == .readingToAlert ? Double(Self.alertPollMilliseconds) : 0
+    /// The finest difference the harness can see on the path between two runs (ms): a polled alert is
+    /// seen up to one poll cycle after the SUT listed it, and two runs' polls fall at different phases
+    /// of their readings, so a shift smaller than the longer of the runs' cycles (`pollCycles`, ms:
+    /// each run's longest, stretched when its alert list was slow to read; nil for a run that did not
+    /// record it, which polled every ``alertPollMilliseconds``) can be the polling's alone. Zero for
+    /// the paths that are not polled.
+    package func resolution(pollCycles: Double?...) -> Double {
+        guard self == .readingToAlert else { return 0 }
+        return pollCycles.reduce(Double(Self.alertPollMilliseconds)) { max($0, $1 ?? 0) }
     }
 
     /// Paths a golden file may budget (the harness's own lag is reported, not budgeted).

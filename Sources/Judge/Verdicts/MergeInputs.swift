@@ -19,6 +19,9 @@ package struct MergeInputs: Sendable, Codable {
     package var rejectionsOverBLE = 0
     /// How long the end of the run waited for expected alerts that were still not listed.
     package var alertWait: String?
+    /// The longest time from one alert poll's start to the next's (ms): how finely reading → alert
+    /// latency is known (``LatencyPath/resolution(pollCycles:)``). Nil when the alerts were not polled.
+    package var alertPollCycle: Double?
     /// Scenario time (ms) of the request of each validation check's reading, by check name: the
     /// order of the unsharded run's validation checks.
     package var validationTimes: [String: Int64] = [:]

@@ -78,6 +78,9 @@ extension Verdict {
         verdict.merging.histograms = measured
         verdict.merging.histograms[.schedulingLag] = result.schedulingLag
         verdict.merging.alertWait = result.alertWait
+        if result.longestPollCycle > .zero {
+            verdict.merging.alertPollCycle = result.longestPollCycle / .milliseconds(1)
+        }
         for i in verdict.checks.indices {
             verdict.checks[i].level = verdict.checks[i].kind.aspect.map(golden.level) ?? .shall
         }

@@ -48,7 +48,8 @@ extension VitalSim {
                 compared, not a percentile: the one-sided Mann–Whitney U test, the effect as Vargha–Delaney A, the \
                 size as the Hodges–Lehmann shift. Slower means all three: p below --regression-alpha, A at least \
                 --regression-effect, and a shift of at least --regression-shift ms and --regression-ratio of the \
-                baseline's median, beyond the path's resolution (a polled alert's 50 ms poll interval; docs/live-runs.md). Exit status: 0 nothing slower, 1 a path slower, 2 an \
+                baseline's median, beyond the path's resolution (a polled alert's poll cycle: 50 ms, or the longer \
+                one either run recorded when its alert list was slow to read; docs/live-runs.md). Exit status: 0 nothing slower, 1 a path slower, 2 an \
                 unreadable file or no path measured in both.
                 """
         )
@@ -64,16 +65,20 @@ extension VitalSim {
             let newRuns = try Self.read(new)
             var rows: [(scope: String, path: LatencyPath, comparison: LatencyComparison)] = []
             if perScenario {
-                for scenario in baseRuns.keys.sorted() {
-                    guard let newPaths = newRuns[scenario], let basePaths = baseRuns[scenario] else { continue }
-                    rows += Self.compare(basePaths, newPaths, scope: scenario, regression.settings)
+                for scenario in baseRuns.distributions.keys.sorted() {
+                    guard let newPaths = newRuns.distributions[scenario],
+                        let basePaths = baseRuns.distributions[scenario]
+                    else { continue }
+                    let cycles = (baseRuns.pollCycle(of: scenario), newRuns.pollCycle(of: scenario))
+                    rows += Self.compare(basePaths, newPaths, scope: scenario, regression.settings, pollCycles: cycles)
                 }
             } else {
                 rows = Self.compare(
-                    LatencyRecord.pooled(baseRuns),
-                    LatencyRecord.pooled(newRuns),
+                    LatencyRecord.pooled(baseRuns.distributions),
+                    LatencyRecord.pooled(newRuns.distributions),
                     scope: "suite",
-                    regression.settings
+                    regression.settings,
+                    pollCycles: (baseRuns.pollCycle(), newRuns.pollCycle())
                 )
             }
             guard !rows.isEmpty else {
@@ -100,7 +105,7 @@ extension VitalSim {
             if slower > 0 { throw ExitCode(1) }
         }
 
-        static func read(_ path: String) throws -> LatencyRecord.Distributions {
+        static func read(_ path: String) throws -> LatencyRecord.Measured {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw CommandFailure.input("vitalsim compare: cannot read \(path)")
             }
@@ -110,12 +115,14 @@ extension VitalSim {
         }
 
         /// Each path measured on both sides, the harness's own scheduling lag included (it tells
-        /// whether the machine, not the SUT, got slower).
+        /// whether the machine, not the SUT, got slower); reading → alert at the resolution of the
+        /// two runs' longest alert-poll cycles (ms; nil where a file does not record one).
         static func compare(
             _ base: [LatencyPath: LatencyDistribution],
             _ new: [LatencyPath: LatencyDistribution],
             scope: String,
-            _ settings: LatencyComparison.Settings
+            _ settings: LatencyComparison.Settings,
+            pollCycles: (base: Double?, new: Double?)
         ) -> [(scope: String, path: LatencyPath, comparison: LatencyComparison)] {
             base.keys.sorted().compactMap { path in
                 guard let b = base[path], let n = new[path] else { return nil }
@@ -123,7 +130,7 @@ extension VitalSim {
                     base: b,
                     new: n,
                     settings: settings,
-                    resolution: path.resolutionMilliseconds
+                    resolution: path.resolution(pollCycles: pollCycles.base, pollCycles.new)
                 )
                 return (scope, path, comparison)
             }
@@ -139,6 +146,7 @@ extension VitalSim {
                     ("newMedianMs", .double(c.newMedian)), ("baseP99Ms", .double(c.baseP99)),
                     ("newP99Ms", .double(c.newP99)), ("shiftMs", .double(c.shift)), ("effectA", .double(c.effect)),
                     ("pSlower", .double(c.pSlower)), ("pFaster", .double(c.pFaster)),
+                    ("resolutionMs", .double(c.resolution)),
                 ])
             }
             return Data((JSONValue.array(items).serialized() + "\n").utf8)
