@@ -87,6 +87,7 @@ final class VirtualClockRunTests: XCTestCase {
         mqtt: LiveRunner.MQTTLink? = nil,
         trace: RequestTrace? = nil,
         metrics: HarnessMetrics? = nil,
+        hiccups: Bool = false,
         pacing adjust: (inout LiveOptions.Pacing) -> Void = { _ in }
     ) -> LiveRunner {
         var target = LiveOptions.Target()
@@ -97,6 +98,7 @@ final class VirtualClockRunTests: XCTestCase {
         adjust(&pacing)
         var hooks = LiveRunner.Hooks()
         hooks.clock = AnyClock(sut.stepped)
+        hooks.meterHiccups = hiccups
         if let metrics {
             hooks.dispatched = { metrics.dispatched(scenario: "s", lagSeconds: $0) }
             hooks.answered = {
@@ -183,6 +185,18 @@ final class VirtualClockRunTests: XCTestCase {
         XCTAssertEqual(sent.count, 3)
         XCTAssertEqual(result.outcomes.map(\.status), [200, 200, 200])
         XCTAssertTrue(result.schedulingLag.max < 50_000, "the harness's own lag, µs")
+    }
+
+    /// The hiccup meter wakes every 10 ms of the run on the runner's clock, and records how late:
+    /// a virtual clock wakes it on time, so a failed budget here would be the SUT's.
+    func testTheHiccupMeterWakesThroughTheRun() async throws {
+        let sut = ScriptedSUT(clock: TestClock<Duration>())
+        let runner = Self.runner(sut, hiccups: true) { $0.speed = 1 }
+        let plan = [0, 2_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
+        let (result, took) = try await Self.drive(runner, plan, sut: sut)
+        let wakeUps = Int64(took / LiveRunResult.hiccupInterval)
+        XCTAssertTrue(abs(Int64(result.hiccups.totalCount) - wakeUps) <= 5, "\(result.hiccups.totalCount) in \(took)")
+        XCTAssertEqual(result.hiccups.max, 0)
     }
 
     func testARequestIsRetriedWithBackoffThroughAShortOutage() async throws {
@@ -390,6 +404,7 @@ final class VirtualClockRunTests: XCTestCase {
         pacing.speed = 1
         var hooks = LiveRunner.Hooks()
         hooks.clock = AnyClock(sut.stepped)
+        hooks.meterHiccups = false
         hooks.note = { note in notes.withLock { $0.append(note) } }
         let runner = LiveRunner(base: Self.base, target: target, pacing: pacing, hooks: hooks)
         let plan = [0, 2_000, 4_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }

@@ -59,6 +59,9 @@ extension Verdict {
             v.histograms[path] = buckets(h)
         }
         if let lag = v.merging.histograms[.schedulingLag] { v.latency[.schedulingLag] = summary(lag) }
+        if let stall = harnessStall(golden.budgets, histograms: measured, hiccups: v.merging.hiccups) {
+            return Verdict(scenario: scenario, error: stall, contract: contracts.isEmpty ? nil : .merged(contracts))
+        }
         v.alerts = alerts
         for p in parts { v.alertTraces.merge(p.alertTraces) { a, _ in a } }
         v.expectedAlerts = golden.alerts
@@ -98,6 +101,9 @@ extension Verdict {
             mergeInputs.rejectionsOverBLE += p.rejectionsOverBLE
             mergeInputs.alertWait = mergeInputs.alertWait ?? p.alertWait
             if let cycle = p.alertPollCycle { mergeInputs.alertPollCycle = max(mergeInputs.alertPollCycle ?? 0, cycle) }
+            if let h = p.hiccups {
+                if mergeInputs.hiccups == nil { mergeInputs.hiccups = h } else { mergeInputs.hiccups?.add(h) }
+            }
             mergeInputs.validationTimes.merge(p.validationTimes) { a, _ in a }
             mergeInputs.careActionTimes.merge(p.careActionTimes) { a, _ in a }
         }

@@ -22,6 +22,9 @@ package struct MergeInputs: Sendable, Codable {
     /// The longest time from one alert poll's start to the next's (ms): how finely reading → alert
     /// latency is known (``LatencyPath/resolution(pollCycles:)``). Nil when the alerts were not polled.
     package var alertPollCycle: Double?
+    /// How late the harness's own timer woke through the run (µs; ``LiveRunResult/hiccups``): what
+    /// says whether failed budgets are the machine's (``Verdict/harnessStall(_:histograms:hiccups:allowance:)``).
+    package var hiccups: Histogram<UInt64>?
     /// Scenario time (ms) of the request of each validation check's reading, by check name: the
     /// order of the unsharded run's validation checks.
     package var validationTimes: [String: Int64] = [:]

@@ -107,6 +107,12 @@ package struct LiveRunResult: Sendable {
     package var alertLatency: Histogram<UInt64>
     /// How late the harness itself dispatched requests against the schedule, µs.
     package var schedulingLag: Histogram<UInt64>
+    /// How late the harness's own timer woke through the run, µs (the runner's hiccup meter: a
+    /// task that sleeps 10 ms again and again): stalls of the machine or the harness that nothing
+    /// the SUT does can cause, which delay every request and every alert poll by as much.
+    package var hiccups = Histogram<UInt64>.latency()
+    /// How often the hiccup meter asks to wake.
+    package static let hiccupInterval = Duration.milliseconds(10)
     /// True when the SUT stopped answering (every retry failed).
     package var unreachable: Bool
     /// What each push observer (`--observe`) saw.

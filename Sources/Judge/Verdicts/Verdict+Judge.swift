@@ -75,17 +75,24 @@ extension Verdict {
             verdict.histograms[path] = buckets(h)
         }
         verdict.latency[.schedulingLag] = summary(result.schedulingLag)
-        verdict.merging.histograms = measured
-        verdict.merging.histograms[.schedulingLag] = result.schedulingLag
-        verdict.merging.alertWait = result.alertWait
-        if result.longestPollCycle > .zero {
-            verdict.merging.alertPollCycle = result.longestPollCycle / .milliseconds(1)
-        }
+        verdict.keepMergeInputs(result, measured: measured)
+        let allowance = result.network?.allowance ?? 0
+        let stall = harnessStall(golden.budgets, histograms: measured, hiccups: result.hiccups, allowance: allowance)
+        if let stall { return Verdict(scenario: scenario, error: stall, contract: nil) }
         for i in verdict.checks.indices {
             verdict.checks[i].level = verdict.checks[i].kind.aspect.map(golden.level) ?? .shall
         }
         verdict.traceRequirements(plan: plan)
         return verdict
+    }
+
+    /// What merging with the other parts of a sharded run needs of the run's measurements.
+    mutating func keepMergeInputs(_ result: LiveRunResult, measured: [LatencyPath: Histogram<UInt64>]) {
+        merging.histograms = measured
+        merging.histograms[.schedulingLag] = result.schedulingLag
+        merging.alertWait = result.alertWait
+        if result.longestPollCycle > .zero { merging.alertPollCycle = result.longestPollCycle / .milliseconds(1) }
+        merging.hiccups = result.hiccups
     }
 
     /// The measured latency distributions by path (the harness's own lag apart).

@@ -72,6 +72,8 @@ package final class LiveRunner: Sendable {
     /// What the schedule, retries, waits and latencies are measured on: the monotonic clock, or one a
     /// test injects (a test clock advanced by hand, an immediate one).
     package let clock: AnyClock<Duration>
+    /// Whether the run meters the harness's own hiccups (``Hooks/meterHiccups``).
+    let metersHiccups: Bool
     /// A moment on ``clock``.
     package typealias Instant = AnyClock<Duration>.Instant
     /// How messages name the settings they point at.
@@ -144,6 +146,9 @@ package final class LiveRunner: Sendable {
         package var names = SettingNames.words
         /// What the schedule, retries, waits and latencies are measured on (a test injects its own).
         package var clock = AnyClock(ContinuousClock())
+        /// Whether the hiccup meter runs (``meterHiccups(_:)``): off for a test that steps a virtual
+        /// clock by hand, where it would add a step every 10 ms and could never wake late.
+        package var meterHiccups = true
         /// Each request as it is dispatched (how late, seconds) and answered (the request, its
         /// outcome, seconds since it was due): live metrics (``HarnessMetrics``) and spans (``RunSpans``).
         package var dispatched: (@Sendable (Double) -> Void)?
@@ -182,6 +187,7 @@ package final class LiveRunner: Sendable {
         note = hooks.note
         names = hooks.names
         clock = hooks.clock
+        metersHiccups = hooks.meterHiccups
         onProgress = hooks.progress
         onDispatch = hooks.dispatched
         onAnswer = hooks.answered
@@ -229,6 +235,8 @@ package final class LiveRunner: Sendable {
         var outcomes: [RequestOutcome]
         var ack = Histogram<UInt64>.latency()
         var lag = Histogram<UInt64>.latency()
+        /// How late the harness's own timer woke (``meterHiccups(_:)``), µs.
+        var hiccups = Histogram<UInt64>.latency()
         /// Intended send time of each request (its readings'), by plan index.
         var intended: [Instant?]
         var firstSeen: [String: (ObservedAlert, Instant)] = [:]
@@ -366,6 +374,7 @@ package final class LiveRunner: Sendable {
             // The poller parses the SUT's whole alert list each time: not on the event loop, where a
             // long list would hold up the workers' requests.
             group.addTask { await self.poll(shared) }
+            if metersHiccups { group.addTask { await self.meterHiccups(shared) } }
             if let mqttVerdicts { group.addTask { await self.collectVerdicts(mqttVerdicts, shared) } }
             for (k, observer) in observers.enumerated() {
                 group.addTask { await self.collect(observer, index: k, shared) }
@@ -636,6 +645,7 @@ package final class LiveRunner: Sendable {
             }
             result.alertWait = s.alertWait
             result.longestPollCycle = s.longestPollCycle
+            result.hiccups = s.hiccups
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(
                 alertURL: alertSource.absoluteURL(base: base),

@@ -1,0 +1,76 @@
+import Histogram
+import XCTest
+
+@testable import Judge
+
+/// A failed latency budget is the machine's, not the SUT's, when the harness's own timer stalled by
+/// a quarter of the budget's limit or more: the scenario is then not judged (exit 3), never failed.
+final class HarnessStallTests: XCTestCase {
+    let budgets = [GoldenFile.Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)])]
+
+    /// A run whose acknowledgements took `ackMs` and whose hiccup meter woke `hiccupMs` late (one
+    /// wake-up each).
+    func result(ackMs: [UInt64], hiccupMs: [UInt64]) -> LiveRunResult {
+        var r = JudgeFixtures.result([])
+        r.ackLatency = JudgeFixtures.histogram(ackMs.map { $0 * 1000 })
+        r.hiccups = JudgeFixtures.histogram(hiccupMs.map { $0 * 1000 })
+        return r
+    }
+
+    func judge(_ r: LiveRunResult) -> Verdict {
+        var g = JudgeFixtures.golden()
+        g.budgets = budgets
+        return Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: r)
+    }
+
+    func testAFailedBudgetBesideAStalledHarnessIsNotJudged() throws {
+        // p99 of 3 s acknowledgements against 1 s, while the harness's timer woke 400 ms late at p99.
+        let stalled = judge(result(ackMs: Array(repeating: 3000, count: 10), hiccupMs: [400, 400, 400]))
+        let error = try XCTUnwrap(stalled.error)
+        XCTAssertTrue(error.hasPrefix("the harness itself stalled: its own 10 ms timer woke up to 400 ms late"), error)
+        XCTAssertTrue(error.contains("the budget reading-to-ack p99 ≤ 1000 ms that failed (3000 ms)"), error)
+        XCTAssertTrue(stalled.checks.isEmpty, "not judged: no check stands")
+        XCTAssertFalse(stalled.passed)
+    }
+
+    func testAFailedBudgetWithAQuietHarnessIsTheSUTs() {
+        let v = judge(result(ackMs: Array(repeating: 3000, count: 10), hiccupMs: [20, 30, 240]))
+        XCTAssertNil(v.error, "240 ms of stall is under a quarter of 1000 ms")
+        XCTAssertEqual(
+            v.checks.filter { $0.kind == .budget }.map(\.finding),
+            [.budgetExceeded, nil],
+            "p99 over 1 s fails, max within 5 s passes"
+        )
+    }
+
+    func testABudgetThatPassedStandsWhateverTheStall() {
+        let v = judge(result(ackMs: [300, 400], hiccupMs: [4000]))
+        XCTAssertNil(v.error)
+        XCTAssertTrue(v.passed)
+    }
+
+    func testTheMaxBudgetIsWeighedAgainstTheLongestStall() {
+        // The p99 budget passes; the max budget (5 s) fails at 9 s while one stall reached 2 s.
+        let v = judge(result(ackMs: Array(repeating: 100, count: 200) + [9000], hiccupMs: [2000]))
+        let error = v.error ?? ""
+        XCTAssertTrue(error.contains("the budget reading-to-ack max ≤ 5000 ms that failed (9003 ms)"), error)
+    }
+
+    /// Shards' meters add up in a merge, and the merged budgets are weighed against the sum.
+    func testAMergeWeighsTheMergedBudgetsAgainstEveryShardsStalls() {
+        var a = Verdict(scenario: "s", checks: [])
+        a.merging.hiccups = JudgeFixtures.histogram([1_000, 2_000])
+        var b = Verdict(scenario: "s", checks: [])
+        b.merging.hiccups = JudgeFixtures.histogram([600_000])
+        let c = Verdict(scenario: "s", checks: [])
+        let merged = Verdict.mergedInputs([a, b, c])
+        XCTAssertEqual(merged.hiccups?.totalCount, 3)
+        XCTAssertEqual(merged.hiccups?.max ?? 0, 600_000, accuracy: 600)
+        var ack = Histogram<UInt64>.latency()
+        for _ in 0..<100 { ack.record(2_000_000) }
+        let failed: [LatencyPath: Histogram<UInt64>] = [.readingToAck: ack]
+        XCTAssertNotNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: merged.hiccups))
+        XCTAssertNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: a.merging.hiccups))
+        XCTAssertNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: nil), "no meter, no excuse")
+    }
+}
