@@ -11,7 +11,9 @@
 # Environment: SPEED (default 1: the scenario's pace), DURATION (default 30m; at least 25m: the
 # ward's events start at 10-20 min), LEAD (seconds from launch to the start instant; default 60 s
 # and 0.4 s per 1,000 devices: every shard reads the whole scenario first), OUT (default
-# out/bench-shards), VITALSIM_BIN (measure that binary instead of building a release one).
+# out/bench-shards), VITALSIM_BIN (measure that binary instead of building a release one), PROFILE
+# (the shards' SUT profile, `--sut`; default: the reference SUT's own, which polls the alert list;
+# ci/bench/vitalsim-sse.yaml takes the alerts from the SUT's event stream instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices="${1:-1000000}"
@@ -20,6 +22,8 @@ speed="${SPEED:-1}"
 duration="${DURATION:-30m}"
 lead="${LEAD:-$((60 + devices * 4 / 10000))}"
 out="${OUT:-out/bench-shards}"
+profile=()
+[ -n "${PROFILE:-}" ] && profile=(--sut "$PROFILE")
 if [ -n "${VITALSIM_BIN:-}" ]; then
   bin="$VITALSIM_BIN"
 else
@@ -63,10 +67,10 @@ sut="$(awk '/^listening on/ {print $3}' "$run/sut.out")"
 ca="$(awk '/^ca-certificate/ {print $2}' "$run/sut.out")"
 
 start_at=$(($(date +%s) + lead))
-echo "$shards shards of $devices devices from $(date -u -d "@$start_at" +%H:%M:%S) UTC (in $lead s), --speed $speed"
+echo "$shards shards of $devices devices${PROFILE:+ (profile $PROFILE)} from $(date -u -d "@$start_at" +%H:%M:%S) UTC (in $lead s), --speed $speed"
 pids=()
 for i in $(seq "$shards"); do
-  /usr/bin/time -f "%e %U %S %M" -o "$run/time-$i" "$bin" run "$scenario" --golden-dir "$out/golden" --target "$sut" \
+  /usr/bin/time -f "%e %U %S %M" -o "$run/time-$i" "$bin" run "$scenario" --golden-dir "$out/golden" "${profile[@]}" --target "$sut" \
     --cacert "$ca" --speed "$speed" --shard "$i/$shards" --start-at "$start_at" --result "$run/shard-$i.json" \
     >"$run/shard-$i.log" 2>&1 &
   pids+=($!)
