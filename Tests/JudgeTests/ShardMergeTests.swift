@@ -118,7 +118,7 @@ final class ShardMergeTests: XCTestCase {
         mqtt.unconfirmed = patients.contains("2") ? ["2/d2/9"] : []
         liveRunResult.mqtt = mqtt
         liveRunResult.alertWait = "not listed within 31 s after the last reading was answered"
-        liveRunResult.longestPollCycle = patients.contains("2") ? .milliseconds(320) : .milliseconds(50)
+        liveRunResult.pollResolution = patients.contains("2") ? .milliseconds(320) : .milliseconds(50)
         return liveRunResult
     }
 

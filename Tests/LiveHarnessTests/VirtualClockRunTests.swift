@@ -393,7 +393,7 @@ final class VirtualClockRunTests: XCTestCase {
     func pollGaps(
         _ takes: @escaping @Sendable (Int) -> Duration,
         awaiting: AlertWait? = nil
-    ) async throws -> (gaps: [Duration], cycle: Duration, said: [String]) {
+    ) async throws -> (gaps: [Duration], cycle: Duration, said: [String], resolution: Duration) {
         let sut = ScriptedSUT(clock: TestClock<Duration>(), listTakes: takes)
         let notes = Locked<[String]>([])
         var target = LiveOptions.Target()
@@ -411,7 +411,8 @@ final class VirtualClockRunTests: XCTestCase {
         let (result, _) = try await Self.drive(runner, plan, sut: sut, awaiting: awaiting)
         let starts = sut.polls.withLock { $0 }
         let said = notes.withLock { $0 }.filter { $0.contains("polled less often") }
-        return (zip(starts.dropFirst(), starts).map { $0 - $1 }, result.longestPollCycle, said)
+        let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }
+        return (gaps, result.longestPollCycle, said, result.pollResolution)
     }
 
     /// A slow alert list is read less often: polls that take 200 ms are followed by pauses of 800 ms
@@ -420,10 +421,11 @@ final class VirtualClockRunTests: XCTestCase {
     /// list is still polled every 50 ms.
     func testASlowAlertListIsPolledLessOften() async throws {
         for (takes, cycle) in [(Duration.milliseconds(200), Duration.seconds(1)), (.zero, .milliseconds(50))] {
-            let (gaps, longest, said) = try await pollGaps { _ in takes }
+            let (gaps, longest, said, resolution) = try await pollGaps { _ in takes }
             XCTAssertGreaterThan(gaps.count, 3, "polled throughout the run")
             Self.expectCycle(gaps, cycle, polls: takes)
             XCTAssertTrue(longest >= cycle && longest <= cycle + .milliseconds(100), "\(longest)")
+            XCTAssertEqual(resolution, cycle, "the pacing's cycle is the resolution")
             if takes == .zero {
                 XCTAssertEqual(said, [])
             } else {
@@ -445,7 +447,7 @@ final class VirtualClockRunTests: XCTestCase {
     /// One slow read among fast ones (the harness or the SUT held up a moment) does not stretch the
     /// pauses: only a list slow every time is read less often.
     func testOneSlowPollDoesNotStretchThePauses() async throws {
-        let (gaps, _, said) = try await pollGaps { $0 == 3 ? .milliseconds(300) : .zero }
+        let (gaps, longest, said, resolution) = try await pollGaps { $0 == 3 ? .milliseconds(300) : .zero }
         XCTAssertGreaterThan(gaps.count, 10)
         XCTAssertEqual(gaps[3], .milliseconds(350), "the slow poll and the usual pause")
         // Every other gap is the poll interval (one may be shorter, where the wait for quiet takes over).
@@ -454,6 +456,9 @@ final class VirtualClockRunTests: XCTestCase {
         }
         XCTAssertEqual(gaps.sorted()[gaps.count / 2], .milliseconds(50))
         XCTAssertEqual(said, [])
+        // The run's longest cycle keeps the slow read; the resolution of a comparison does not.
+        XCTAssertEqual(longest, .milliseconds(350))
+        XCTAssertEqual(resolution, .milliseconds(50))
     }
 
     /// A golden file's reading → alert budget bounds the pause: with a tightest limit of 1 s, a
@@ -461,7 +466,7 @@ final class VirtualClockRunTests: XCTestCase {
     func testTheTightestBudgetBoundsThePause() async throws {
         var awaiting = AlertWait(oracle: [], grace: .zero)
         awaiting.tightest = .seconds(1)
-        let (gaps, longest, said) = try await pollGaps({ _ in .milliseconds(200) }, awaiting: awaiting)
+        let (gaps, longest, said, _) = try await pollGaps({ _ in .milliseconds(200) }, awaiting: awaiting)
         XCTAssertGreaterThan(gaps.count, 3)
         Self.expectCycle(gaps, .milliseconds(450), polls: .milliseconds(200))
         XCTAssertTrue(longest >= .milliseconds(450) && longest <= .milliseconds(550), "\(longest)")

@@ -126,6 +126,11 @@ package struct LiveRunResult: Sendable {
     /// reading the alert list took long enough to stretch it (the runner's `pollPause`), and with it
     /// how finely reading → alert latency is known. Zero when the alerts were not polled.
     package var longestPollCycle: Duration = .zero
+    /// How finely reading → alert latency is known when comparing runs: the longest of the polls'
+    /// usual cycles, each the pause after a poll and the fastest of the last few reads — the pacing's
+    /// cycle, without a single read the machine held up (which ``longestPollCycle`` keeps). Zero
+    /// when the alerts were not polled.
+    package var pollResolution: Duration = .zero
     /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).
     package var mqtt: MQTTDelivery?
     /// The network the devices' traffic went through (`--network`), in words, and how much longer

@@ -91,7 +91,7 @@ extension Verdict {
         merging.histograms = measured
         merging.histograms[.schedulingLag] = result.schedulingLag
         merging.alertWait = result.alertWait
-        if result.longestPollCycle > .zero { merging.alertPollCycle = result.longestPollCycle / .milliseconds(1) }
+        if result.pollResolution > .zero { merging.alertPollCycle = result.pollResolution / .milliseconds(1) }
         merging.hiccups = result.hiccups
     }
 

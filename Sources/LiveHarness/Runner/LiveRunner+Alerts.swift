@@ -39,6 +39,7 @@ extension LiveRunner {
             var pause = max(pollInterval, (s.recentPolls.min() ?? .zero) * Self.pollPauseFactor)
             if let longest = s.longestPollPause { pause = min(pause, longest) }
             s.longestPollCycle = max(s.longestPollCycle, took + pause)
+            s.pollResolution = max(s.pollResolution, (s.recentPolls.min() ?? took) + pause)
             s.longestPause = max(s.longestPause, pause)
             return pause
         }
