@@ -102,6 +102,11 @@ package struct LiveOptions: Sendable {
         /// How long a request is retried while a SUT that answered before is down (a restart); the run
         /// waits behind it rather than skipping readings.
         package var outageLimit: Duration = .seconds(60)
+        /// Whether the harness meters its own stalls, so that a budget failed beside one is not
+        /// judged (``LiveRunner/Hooks/meterHiccups``). False only for a caller that does not judge
+        /// latency: tests that run many scenarios at once in one process on two cores, where the
+        /// harness stalls by design.
+        package var meterHiccups = true
 
         package init() {}
     }

@@ -766,6 +766,7 @@ extension LiveSuite {
             hooks.observed = { spans.observed($0, carrier: $1, sinceDue: $2, sinceSeen: $3) }
         }
         hooks.isAlive = alive
+        hooks.meterHiccups = options.pacing.meterHiccups
         hooks.ingestionBase = ingestionBase
         // Alerts of patients that are not the scenario's (another scenario's on a shared SUT) are
         // not this run's to judge, with or without a lifecycle in the profile.
