@@ -10,8 +10,8 @@ package struct Baseline: Sendable, Equatable {
     /// The measured latency distributions of each scenario by path (verdicts written before they
     /// were kept have none).
     package var latency: [String: [LatencyPath: LatencyDistribution]] = [:]
-    /// Each scenario's longest alert-poll cycle (ms), where the verdict recorded one: the resolution
-    /// of its reading → alert latency.
+    /// Each scenario's alert-poll cycle (ms, the verdict's `alertPollCycleMs`), where the verdict
+    /// recorded one: the resolution of its reading → alert latency.
     package var pollCycles: [String: Double] = [:]
 
     package init(failing: Set<String>, file: String) {

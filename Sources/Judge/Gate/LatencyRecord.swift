@@ -9,7 +9,7 @@ package enum LatencyRecord {
     /// What a run measured: its distributions, and how finely it knew reading → alert latency.
     package struct Measured: Sendable {
         package var distributions: Distributions = [:]
-        /// Each scenario's longest alert-poll cycle (ms), where the file records one.
+        /// Each scenario's alert-poll cycle (ms, ``MergeInputs/alertPollCycle``), where the file records one.
         package var pollCycles: [String: Double] = [:]
 
         /// The longest cycle of the scenarios, or of `scenario` alone.

@@ -39,9 +39,9 @@ package enum LatencyPath: String, Sendable, CaseIterable, Comparable, Codable {
     /// The finest difference the harness can see on the path between two runs (ms): a polled alert is
     /// seen up to one poll cycle after the SUT listed it, and two runs' polls fall at different phases
     /// of their readings, so a shift smaller than the longer of the runs' cycles (`pollCycles`, ms:
-    /// each run's longest, stretched when its alert list was slow to read; nil for a run that did not
-    /// record it, which polled every ``alertPollMilliseconds``) can be the polling's alone. Zero for
-    /// the paths that are not polled.
+    /// each run's ``MergeInputs/alertPollCycle``, longer when its alert list was slow to read; nil
+    /// for a run that did not record one, which counts as ``alertPollMilliseconds``) can be the
+    /// polling's alone. Zero for the paths that are not polled.
     package func resolution(pollCycles: Double?...) -> Double {
         guard self == .readingToAlert else { return 0 }
         return pollCycles.reduce(Double(Self.alertPollMilliseconds)) { max($0, $1 ?? 0) }

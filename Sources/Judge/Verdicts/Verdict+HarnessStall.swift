@@ -16,9 +16,7 @@ extension Verdict {
         allowance: Double = 0
     ) -> String? {
         guard let hiccups, hiccups.totalCount > 0 else { return nil }
-        func at(_ h: Histogram<UInt64>, _ p: Double) -> Double {
-            Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
-        }
+        func at(_ h: Histogram<UInt64>, _ p: Double) -> Double { milliseconds(h, at: p) }
         for budget in budgets {
             guard let measured = histograms[budget.path], measured.totalCount > 0 else { continue }
             for (p, limit) in budget.limits where at(measured, p) > limit + allowance && at(hiccups, p) > limit / 4 {

@@ -536,7 +536,7 @@ extension Verdict {
                     checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))
                     continue
                 }
-                let value = Double(p >= 100 ? h.max : h.valueAtPercentile(p)) / 1000
+                let value = milliseconds(h, at: p)
                 var detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
                 if let network {
                     detail += "; \(Int((limit + network.allowance).rounded())) ms allowed under \(network.summary)"

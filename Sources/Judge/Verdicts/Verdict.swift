@@ -140,10 +140,13 @@ package struct Verdict: Sendable {
     package static func summary(_ histogram: Histogram<UInt64>) -> [String: Double] {
         var out: [String: Double] = ["count": Double(histogram.totalCount)]
         guard histogram.totalCount > 0 else { return out }
-        for (name, p) in reported {
-            out[name] = Double(p >= 100 ? histogram.max : histogram.valueAtPercentile(p)) / 1000
-        }
+        for (name, p) in reported { out[name] = milliseconds(histogram, at: p) }
         return out
+    }
+
+    /// A latency histogram's value (µs) at percentile `p` in ms; 100 and above is its maximum.
+    static func milliseconds(_ histogram: Histogram<UInt64>, at p: Double) -> Double {
+        Double(p >= 100 ? histogram.max : histogram.valueAtPercentile(p)) / 1000
     }
 
     /// ISO-8601 UTC text, with milliseconds, of a Unix time in ms.

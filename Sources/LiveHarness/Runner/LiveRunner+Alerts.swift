@@ -36,10 +36,11 @@ extension LiveRunner {
         shared.withLock { s in
             s.recentPolls.append(took)
             if s.recentPolls.count > Self.recentPollCount { s.recentPolls.removeFirst() }
-            var pause = max(pollInterval, (s.recentPolls.min() ?? .zero) * Self.pollPauseFactor)
+            let fastest = s.recentPolls.min() ?? took
+            var pause = max(pollInterval, fastest * Self.pollPauseFactor)
             if let longest = s.longestPollPause { pause = min(pause, longest) }
             s.longestPollCycle = max(s.longestPollCycle, took + pause)
-            s.pollResolution = max(s.pollResolution, (s.recentPolls.min() ?? took) + pause)
+            s.pollResolution = max(s.pollResolution, fastest + pause)
             s.longestPause = max(s.longestPause, pause)
             return pause
         }

@@ -23,6 +23,11 @@ struct ProxyEnvironment: Sendable, Equatable {
 
     /// The proxy for `url` (`CURLOPT_PROXY`: "" sends it direct).
     func proxy(for url: String) -> String {
-        url.prefix(8).lowercased() == "https://" ? https : url.prefix(7).lowercased() == "http://" ? http : ""
+        // Once per request: the scheme compared without building a lowercased copy.
+        func scheme(_ s: String) -> Bool {
+            let lower = { (c: UInt8) in (65...90).contains(c) ? c | 0x20 : c }
+            return url.utf8.count >= s.utf8.count && zip(url.utf8, s.utf8).allSatisfy { lower($0) == $1 }
+        }
+        return scheme("https://") ? https : scheme("http://") ? http : ""
     }
 }
