@@ -461,6 +461,17 @@ final class VirtualClockRunTests: XCTestCase {
         XCTAssertEqual(resolution, .milliseconds(50))
     }
 
+    /// A moment of load that slows several reads in a row (as a busy CI machine does) stretches those
+    /// pauses, but not the resolution of a comparison: most alerts were still seen within 50 ms. (The
+    /// longest usual cycle, used before, was 200 ms here and hid a 200 ms regression.)
+    func testAStretchOfSlowPollsDoesNotBlurTheResolution() async throws {
+        let (gaps, longest, _, resolution) = try await pollGaps { (3...6).contains($0) ? .milliseconds(40) : .zero }
+        XCTAssertGreaterThan(gaps.count, 20)
+        XCTAssertEqual(gaps[6], .milliseconds(200), "four slow reads in a row: the pause is 160 ms")
+        XCTAssertEqual(longest, .milliseconds(200))
+        XCTAssertEqual(resolution, .milliseconds(50))
+    }
+
     /// A golden file's reading → alert budget bounds the pause: with a tightest limit of 1 s, a
     /// poll of 200 ms is followed by 250 ms, not 800, so the polling does not blur the budget.
     func testTheTightestBudgetBoundsThePause() async throws {

@@ -19,7 +19,7 @@ package struct MergeInputs: Sendable, Codable {
     package var rejectionsOverBLE = 0
     /// How long the end of the run waited for expected alerts that were still not listed.
     package var alertWait: String?
-    /// The longest usual alert-poll cycle (ms, ``LiveRunResult/pollResolution``): how finely reading →
+    /// The median usual alert-poll cycle (ms, ``LiveRunResult/pollResolution``): how finely reading →
     /// alert latency is known (``LatencyPath/resolution(pollCycles:)``). Nil when the alerts were not polled.
     package var alertPollCycle: Double?
     /// How late the harness's own timer woke through the run (µs; ``LiveRunResult/hiccups``): what

@@ -126,9 +126,10 @@ package struct LiveRunResult: Sendable {
     /// reading the alert list took long enough to stretch it (the runner's `pollPause`), and with it
     /// how finely reading → alert latency is known. Zero when the alerts were not polled.
     package var longestPollCycle: Duration = .zero
-    /// How finely reading → alert latency is known when comparing runs: the longest of the polls'
+    /// How finely reading → alert latency is known when comparing runs: the median of the polls'
     /// usual cycles, each the pause after a poll and the fastest of the last few reads — the pacing's
-    /// cycle, without a single read the machine held up (which ``longestPollCycle`` keeps). Zero
+    /// cycle, without a single read the machine held up (which ``longestPollCycle`` keeps), and
+    /// without a moment of load that stretched a few pauses: most alerts were seen within it. Zero
     /// when the alerts were not polled.
     package var pollResolution: Duration = .zero
     /// The MQTT messages' fate beyond the broker (nil for a run without MQTT messages).

@@ -30,8 +30,9 @@ extension LiveRunner {
     /// shortest of the last ``recentPollCount`` polls when that is longer — a list that is slow to
     /// read every time is read less often; one slow read (the harness or the SUT held up a moment)
     /// changes nothing — but at most a quarter of the golden file's tightest reading → alert limit,
-    /// so that the polling never blurs a budget. The longest cycle is recorded: reading → alert
-    /// latency is known only to within it.
+    /// so that the polling never blurs a budget. The longest cycle is recorded, and each usual cycle
+    /// (the pause and the fastest recent read) is counted: reading → alert latency is known to
+    /// within the run's median usual cycle (``LiveRunResult/pollResolution``).
     func pollPause(after took: Duration, _ shared: State) -> Duration {
         shared.withLock { s in
             s.recentPolls.append(took)
@@ -40,7 +41,7 @@ extension LiveRunner {
             var pause = max(pollInterval, fastest * Self.pollPauseFactor)
             if let longest = s.longestPollPause { pause = min(pause, longest) }
             s.longestPollCycle = max(s.longestPollCycle, took + pause)
-            s.pollResolution = max(s.pollResolution, fastest + pause)
+            s.usualPollCycles.count(fastest + pause)
             s.longestPause = max(s.longestPause, pause)
             return pause
         }

@@ -267,8 +267,8 @@ package final class LiveRunner: Sendable {
         var quietWait = false
         /// The longest time from one alert poll's start to the next's (``pollPause(after:_:)``).
         var longestPollCycle: Duration = .zero
-        /// The longest usual poll cycle (``LiveRunResult/pollResolution``).
-        var pollResolution: Duration = .zero
+        /// Each poll's usual cycle (``LiveRunResult/pollResolution``).
+        var usualPollCycles = PollCycleTally()
         /// The longest pause ``pollPause(after:_:)`` chose.
         var longestPause: Duration = .zero
         /// How long the last few alert polls took, the latest last.
@@ -647,7 +647,7 @@ package final class LiveRunner: Sendable {
             }
             result.alertWait = s.alertWait
             result.longestPollCycle = s.longestPollCycle
-            result.pollResolution = s.pollResolution
+            result.pollResolution = s.usualPollCycles.median
             result.hiccups = s.hiccups
             result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(
