@@ -1,3 +1,4 @@
+import Foundation
 import Histogram
 import XCTest
 
@@ -54,6 +55,23 @@ final class HarnessStallTests: XCTestCase {
         let v = judge(result(ackMs: Array(repeating: 100, count: 200) + [9000], hiccupMs: [2000]))
         let error = v.error ?? ""
         XCTAssertTrue(error.contains("the budget reading-to-ack max ≤ 5000 ms that failed (9003 ms)"), error)
+    }
+
+    /// The JSON verdict shows the meter whether or not it excused anything, and null without one.
+    func testTheJSONVerdictShowsHowLateTheHarnessWoke() throws {
+        func timer(_ v: Verdict) throws -> Any? {
+            let top = try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(RunReport.json([v]).utf8)) as? [String: Any]
+            )
+            let scenario = try XCTUnwrap((top["scenarios"] as? [[String: Any]])?.first)
+            return scenario["harnessTimerLateMs"]
+        }
+        let passed = judge(result(ackMs: [300, 400], hiccupMs: [1, 2, 3, 40]))
+        let shown = try XCTUnwrap(try timer(passed) as? [String: Any])
+        XCTAssertEqual(shown["count"] as? Int, 4)
+        XCTAssertEqual(try XCTUnwrap(shown["max"] as? Double), 40, accuracy: 0.1)
+        XCTAssertEqual(try XCTUnwrap(shown["p50"] as? Double), 2, accuracy: 0.01)
+        XCTAssertTrue(try timer(Verdict(scenario: "s", checks: [])) is NSNull)
     }
 
     /// Shards' meters add up in a merge, and the merged budgets are weighed against the sum.

@@ -4,6 +4,7 @@ import Histogram
 import Judge
 import LiveHarness
 import Locking
+import SUTAdapter
 import Traffic
 import Transports
 import VitalSimCore
@@ -470,6 +471,29 @@ final class VirtualClockRunTests: XCTestCase {
         XCTAssertEqual(gaps[6], .milliseconds(200), "four slow reads in a row: the pause is 160 ms")
         XCTAssertEqual(longest, .milliseconds(200))
         XCTAssertEqual(resolution, .milliseconds(50))
+    }
+
+    /// A push-only alert source is never read, so its run records no poll cycle: the JSON verdict's
+    /// `alertPollCycleMs` is null, not the wait for quiet's pacing (51 ms in a million-device run).
+    func testAPushOnlySourceRecordsNoPollCycle() async throws {
+        let sut = ScriptedSUT(clock: TestClock<Duration>())
+        var target = LiveOptions.Target()
+        target.exchange = sut
+        target.profile.alerts.pushOnly = .sse
+        var pacing = LiveOptions.Pacing()
+        pacing.connections = 1
+        pacing.settle = .milliseconds(500)
+        var hooks = LiveRunner.Hooks()
+        hooks.clock = AnyClock(sut.stepped)
+        hooks.meterHiccups = false
+        let pushOnly = LiveRunner(base: Self.base, target: target, pacing: pacing, hooks: hooks)
+        let (pushed, _) = try await Self.drive(pushOnly, [Self.observation("r1")], sut: sut)
+        XCTAssertEqual(pushed.pollResolution, .zero)
+        XCTAssertEqual(pushed.longestPollCycle, .zero)
+        XCTAssertEqual(sut.polls.withLock { $0.count }, 0, "the alert list was never read")
+        let polledSUT = ScriptedSUT(clock: TestClock<Duration>())
+        let (polled, _) = try await Self.drive(Self.runner(polledSUT), [Self.observation("r1")], sut: polledSUT)
+        XCTAssertEqual(polled.pollResolution, .milliseconds(50), "a polled source records its cycle")
     }
 
     /// A golden file's reading → alert budget bounds the pause: with a tightest limit of 1 s, a

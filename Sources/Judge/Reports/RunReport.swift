@@ -1,4 +1,5 @@
 import Foundation
+import Histogram
 import VitalSimCore
 
 /// Writes verdicts as JUnit XML (``JUnitReport``, through FoundationXML), JSON, and a
@@ -73,6 +74,7 @@ package enum RunReport {
                     ("alerts", alertsJSON(v)),
                     ("latencyHistograms", latencyHistogramsJSON(v)),
                     ("alertPollCycleMs", v.merging.alertPollCycle.map { .double($0) } ?? .null),
+                    ("harnessTimerLateMs", harnessTimerJSON(v, num)),
                     (
                         "checks",
                         .array(
@@ -109,6 +111,15 @@ package enum RunReport {
         if !contracts.isEmpty { top.append(("contract", contractJSON(SUTContract.merged(contracts)))) }
         if !notes.isEmpty { top.append(("notes", .array(notes.map { .string($0) }))) }
         return JSONValue.object(top + [("scenarios", .array(items))]).serialized() + "\n"
+    }
+
+    /// How late the harness's own timer woke through the run (its hiccup meter,
+    /// ``LiveRunResult/hiccups``: ms at each reported percentile, and `count`, the wake-ups): a few
+    /// ms when the harness kept its schedule, whatever the SUT did; null when the run was not metered.
+    static func harnessTimerJSON(_ v: Verdict, _ num: (Double) -> JSONValue) -> JSONValue {
+        guard let hiccups = v.merging.hiccups, hiccups.totalCount > 0 else { return .null }
+        let summary = Verdict.summary(hiccups)
+        return .object(summary.keys.sorted().map { ($0, num(summary[$0] ?? 0)) })
     }
 
     /// The alerts the SUT raised: id, rule, patient, severity, when, the readings it cites and the

@@ -40,6 +40,8 @@ extension LiveRunner {
             let fastest = s.recentPolls.min() ?? took
             var pause = max(pollInterval, fastest * Self.pollPauseFactor)
             if let longest = s.longestPollPause { pause = min(pause, longest) }
+            // A push-only source is never read: the wait for quiet only paces its checks.
+            guard alertSource.pushOnly == nil else { return pause }
             s.longestPollCycle = max(s.longestPollCycle, took + pause)
             s.usualPollCycles.count(fastest + pause)
             s.longestPause = max(s.longestPause, pause)
