@@ -123,8 +123,9 @@ final class ShardMergeTests: XCTestCase {
     }
 
     /// One shard's verdict, through its result file and back.
-    func shard(_ patients: Set<String>) throws -> Verdict {
-        try XCTUnwrap(try resultFile(1, patients).result.scenarios[0].verdict).verdict(scenario: "s")
+    func shard(_ patients: Set<String>, contract: SUTContract = SUTContract()) throws -> Verdict {
+        try XCTUnwrap(try resultFile(1, patients, contract: contract).result.scenarios[0].verdict)
+            .verdict(scenario: "s")
     }
 
     /// A shard's result: its patients' requests and alerts (the whole run's `result` with both).
@@ -182,6 +183,35 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(judged?.detail, "0.90 ms over 2 samples")
     }
 
+    /// Shards reading one alert source for every patient (an event stream) each leave out the other
+    /// shards' alerts: the merged run's "outside" are only the alerts no shard read as its own, each
+    /// once, through the result files.
+    func testAlertsLeftOutByOneShardButReadByAnotherAreNotOutsideTheMergedRun() throws {
+        let own1 = try shard(["1"]).alerts.map(\.alertID)
+        let own2 = try shard(["2"]).alerts.map(\.alertID)
+        XCTAssertFalse(own1.isEmpty || own2.isEmpty)
+        func contract(_ outside: [String]) -> SUTContract {
+            var c = SUTContract()
+            c.outsideRun = outside.count
+            c.outsideAlertIDs = outside.sorted()
+            return c
+        }
+        let first = try shard(["1"], contract: contract(own2 + ["foreign-a"]))
+        let second = try shard(["2"], contract: contract(own1 + ["foreign-a", "foreign-b"]))
+        XCTAssertEqual(first.contract?.outsideAlertIDs, (own2 + ["foreign-a"]).sorted(), "kept in the result file")
+        let merged = Verdict.merge([first, second], golden: golden, scenario: "s")
+        XCTAssertEqual(merged.contract?.outsideRun, 2)
+        XCTAssertTrue(
+            merged.contract?.alertSummary.contains("2 alert(s) of patients outside the run left out") ?? false,
+            merged.contract?.alertSummary ?? "no contract"
+        )
+        // Results written before the ids were kept are summed as before.
+        var old = contract(["x"])
+        old.outsideAlertIDs = nil
+        let summed = Verdict.merge([first, try shard(["2"], contract: old)], golden: golden, scenario: "s")
+        XCTAssertEqual(summed.contract?.outsideRun, own2.count + 2)
+    }
+
     func testAPartThatCouldNotBeJudgedMakesTheWholeAnError() throws {
         let failed = Verdict(
             scenario: "s",
@@ -194,7 +224,11 @@ final class ShardMergeTests: XCTestCase {
     }
 
     /// Shard `index` of two as its result file with its request list, read back.
-    func resultFile(_ index: Int, _ patients: Set<String>) throws -> (file: String, result: ShardResult) {
+    func resultFile(
+        _ index: Int,
+        _ patients: Set<String>,
+        contract: SUTContract = SUTContract()
+    ) throws -> (file: String, result: ShardResult) {
         var v = Verdict.judge(
             scenario: "s",
             golden: golden.restricted(to: patients),
@@ -203,7 +237,7 @@ final class ShardMergeTests: XCTestCase {
             result: partResult(patients),
             partial: true
         )
-        v.contract = SUTContract()
+        v.contract = contract
         var part = ShardResult.Part(
             scenario: "s",
             path: "s.yaml",

@@ -81,6 +81,10 @@ package struct SUTContract: Sendable, Equatable, Codable {
     package var unmapped: [String: Int] = [:]
     /// Distinct alerts of patients outside the run (another scenario's or run's), left out.
     package var outsideRun = 0
+    /// Their ids, sorted (nil in a contract written before they were kept): a shard's result keeps
+    /// them so that a merge counts each alert once and not the other shards' own
+    /// (``Verdict/mergedContract(_:)``).
+    package var outsideAlertIDs: [String]?
     /// Requests not sent because the run had stopped.
     package var notSent = 0
 

@@ -7,13 +7,34 @@ extension Verdict {
     /// judged again over the parts' tallies (alerts, push channels, delivery, MQTT, BLE, budgets on
     /// the merged histograms), the per-patient and per-reading ones are gathered in the unsharded
     /// run's order. A part that could not be judged makes the whole an error.
-    package static func merge(_ parts: [Verdict], golden: GoldenFile, scenario: String) -> Verdict {
+    /// The parts' SUT contracts as one, nil when none has one. Each shard left out the alerts of
+    /// patients outside its own part, which are other shards' own when a shared alert source lists
+    /// every patient's (ten shards reading one event stream each left out the other nine shards'
+    /// alerts): outside the merged run are only the alerts no part read as its own, each counted
+    /// once. Parts that did not keep the ids are summed as before.
+    package static func mergedContract(_ parts: [Verdict]) -> SUTContract? {
         let contracts = parts.compactMap(\.contract)
+        guard !contracts.isEmpty else { return nil }
+        var merged = SUTContract.merged(contracts)
+        let kept = contracts.compactMap(\.outsideAlertIDs)
+        if kept.count == contracts.count {
+            let own = Set(parts.flatMap { $0.alerts.map(\.alertID) })
+            let outside = Set(kept.joined()).subtracting(own).sorted()
+            merged.outsideRun = outside.count
+            merged.outsideAlertIDs = outside
+        } else {
+            merged.outsideAlertIDs = nil
+        }
+        return merged
+    }
+
+    package static func merge(_ parts: [Verdict], golden: GoldenFile, scenario: String) -> Verdict {
+        let contract = mergedContract(parts)
         if let failed = parts.first(where: { $0.error != nil }) {
             return Verdict(
                 scenario: scenario,
                 error: failed.error ?? "",
-                contract: contracts.isEmpty ? nil : .merged(contracts)
+                contract: contract
             )
         }
         var v = Verdict(scenario: scenario, checks: [])
@@ -60,12 +81,12 @@ extension Verdict {
         }
         if let lag = v.merging.histograms[.schedulingLag] { v.latency[.schedulingLag] = summary(lag) }
         if let stall = harnessStall(golden.budgets, histograms: measured, hiccups: v.merging.hiccups) {
-            return Verdict(scenario: scenario, error: stall, contract: contracts.isEmpty ? nil : .merged(contracts))
+            return Verdict(scenario: scenario, error: stall, contract: contract)
         }
         v.alerts = alerts
         for p in parts { v.alertTraces.merge(p.alertTraces) { a, _ in a } }
         v.expectedAlerts = golden.alerts
-        v.contract = contracts.isEmpty ? nil : .merged(contracts)
+        v.contract = contract
         for i in v.checks.indices { v.checks[i].level = v.checks[i].kind.aspect.map(golden.level) ?? .shall }
         // The parts' reading checks keep the ids traced from their plans; the checks judged again here
         // are about no reading.

@@ -121,6 +121,7 @@ package final class ContractLog: Sendable {
             sutContract.firstUnreadable = s.firstUnreadable
             sutContract.unmapped = s.unmapped.mapValues(\.count)
             sutContract.outsideRun = s.outside.count
+            sutContract.outsideAlertIDs = s.outside.sorted()
             sutContract.notSent = s.notSent
             return sutContract
         }
