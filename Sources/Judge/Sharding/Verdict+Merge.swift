@@ -2,11 +2,6 @@ import Foundation
 import Histogram
 
 extension Verdict {
-    /// The verdict of a whole scenario from the verdicts of its sharded parts, each judged against
-    /// the golden file restricted to its own patients: the checks that count over every patient are
-    /// judged again over the parts' tallies (alerts, push channels, delivery, MQTT, BLE, budgets on
-    /// the merged histograms), the per-patient and per-reading ones are gathered in the unsharded
-    /// run's order. A part that could not be judged makes the whole an error.
     /// The parts' SUT contracts as one, nil when none has one. Each shard left out the alerts of
     /// patients outside its own part, which are other shards' own when a shared alert source lists
     /// every patient's (ten shards reading one event stream each left out the other nine shards'
@@ -22,12 +17,15 @@ extension Verdict {
             let outside = Set(kept.joined()).subtracting(own).sorted()
             merged.outsideRun = outside.count
             merged.outsideAlertIDs = outside
-        } else {
-            merged.outsideAlertIDs = nil
         }
         return merged
     }
 
+    /// The verdict of a whole scenario from the verdicts of its sharded parts, each judged against
+    /// the golden file restricted to its own patients: the checks that count over every patient are
+    /// judged again over the parts' tallies (alerts, push channels, delivery, MQTT, BLE, budgets on
+    /// the merged histograms), the per-patient and per-reading ones are gathered in the unsharded
+    /// run's order. A part that could not be judged makes the whole an error.
     package static func merge(_ parts: [Verdict], golden: GoldenFile, scenario: String) -> Verdict {
         let contract = mergedContract(parts)
         if let failed = parts.first(where: { $0.error != nil }) {
