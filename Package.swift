@@ -39,7 +39,7 @@ let package = Package(
         .executable(name: "vitalsim", targets: ["vitalsim"]),
         .executable(name: "vitalsim-fuzz", targets: ["vitalsim-fuzz"]),
         .library(name: "VitalSimCore", targets: ["VitalSimCore"]),
-        .library(name: "Bluetooth", targets: ["Bluetooth"]),
+        .library(name: "Bluetooth", targets: ["Bluetooth", "BluetoothHost"]),
         .library(name: "ReferenceSUT", targets: ["ReferenceSUT", "ReferenceEngine"]),
     ],
     // OTLP: `vitalsim run/serve --otlp-endpoint` export spans and metrics through swift-otel. Off by
@@ -88,9 +88,14 @@ let package = Package(
         module("VitalSimCore", [yams]),
         // Offline generation: physiology → devices → readings; realism statistics of what was generated.
         module("Generation", ["VitalSimCore"]),
-        // Bluetooth: GATT value primitives and characteristics, the ATT server and HCI host, btsnoop captures.
+        // Bluetooth (pure): GATT value primitives and characteristics, ATT and HCI protocol constants,
+        // the ATT server's PDU handling, btsnoop captures and the offline link recorder.
+        module("Bluetooth", ["VitalSimCore"]),
+        // The Bluetooth host: HCI transports (H4 over TCP, the HCI user channel through libbluetooth),
+        // the link, the peripheral and central roles. Only the live side, the reference SUT and the
+        // command line import it.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        module("Bluetooth", ["VitalSimCore", "CBluetooth"]),
+        module("BluetoothHost", ["VitalSimCore", "Bluetooth", "CBluetooth"]),
         // Transports: libcurl (HTTP, SSE) and libmosquitto (MQTT) clients; bytes only, no payloads.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -119,8 +124,8 @@ let package = Package(
         module(
             "LiveHarness",
             [
-                "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
-                histogram, hummingbird, lifecycle, clocks, logging,
+                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge",
+                "SUTAdapter", histogram, hummingbird, lifecycle, clocks, logging,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -147,7 +152,7 @@ let package = Package(
         module(
             "ReferenceSUT",
             [
-                "Locking", "VitalSimCore", "Bluetooth", "Transports", "ReferenceEngine", yams,
+                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "ReferenceEngine", yams,
                 hummingbird, traceContext, .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -194,8 +199,9 @@ let package = Package(
         .executableTarget(
             name: "vitalsim",
             dependencies: [
-                "Locking", "VitalSimCore", "Generation", "Bluetooth", "Transports", "Traffic", "Judge", "SUTAdapter",
-                "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "Requirements", "Telemetry",
+                "Locking", "VitalSimCore", "Generation", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge",
+                "SUTAdapter", "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "Requirements",
+                "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -208,6 +214,7 @@ let package = Package(
         tests("VitalSimCoreTests", ["VitalSimCore", "TestFixtures"]),
         tests("GenerationTests", ["VitalSimCore", "Generation", "Traffic", "TestFixtures"]),
         tests("BluetoothTests", ["VitalSimCore", "Bluetooth"]),
+        tests("BluetoothHostTests", ["VitalSimCore", "Bluetooth", "BluetoothHost"]),
         tests("TransportsTests", ["Locking", "Transports"]),
         tests("TrafficTests", ["VitalSimCore", "Generation", "Bluetooth", "Traffic", "Judge", "TestFixtures"]),
         tests("JudgeTests", ["VitalSimCore", "Generation", "Traffic", "Judge", histogram, "TestFixtures"]),
@@ -272,8 +279,9 @@ let package = Package(
         tests(
             "IntegrationTests",
             [
-                "Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "LiveHarness", "Benchmarks",
-                "ReferenceEngine", "ReferenceSUT", "TestFixtures", yams,
+                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge",
+                "LiveHarness",
+                "Benchmarks", "ReferenceEngine", "ReferenceSUT", "TestFixtures", yams,
             ]
         ),
     ],
@@ -288,7 +296,7 @@ let package = Package(
 if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     let outside: Set<String> = [
         "vitalsim", "vitalsim-fuzz", "HotPaths", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests",
-        "VitalSimCoreTests",
+        "VitalSimCoreTests", "BluetoothTests",
         "GenerationTests", "Telemetry", "TelemetryTests",
         "TrafficTests", "JudgeTests", "BenchmarksTests", "ReferenceEngineTests",
     ]

@@ -29,7 +29,7 @@ concurrent='LiveHarnessTests|SUTAdapterTests|LockingTests|TransportsTests|Refere
 # and doctor suites (every part of a run, a few runs); the end-to-end suites that repeat them over
 # every scenario and fault run without the sanitizer's 5-15x cost (ci/test.sh).
 repeated='InProcessRunTests|InProcessFaultTests|InProcessProfileTests|InProcessLifecycleTests|InProcessGoldenTests|InProcessShrinkTests'
-inprocess='BluetoothTests.HCIHostTests|IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
+inprocess='BluetoothHostTests.HCIHostTests|IntegrationTests.MQTTClientLoopTests|IntegrationTests.HTTPMultiClientExecutorTests'
 # The runner on a test clock checks times to within a 100 ms step of virtual time: under the
 # sanitizer's slowdown the woken tasks miss their step, so those suites run in ci/test.sh only (the
 # runner's tasks are watched here through the suites above).

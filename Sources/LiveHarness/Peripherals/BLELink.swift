@@ -1,4 +1,5 @@
 import Bluetooth
+import BluetoothHost
 import Clocks
 import Foundation
 import Judge

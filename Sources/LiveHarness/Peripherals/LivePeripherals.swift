@@ -1,4 +1,5 @@
 import Bluetooth
+import BluetoothHost
 import Foundation
 import Locking
 import Traffic

@@ -1,4 +1,5 @@
 import Bluetooth
+import BluetoothHost
 import Locking
 
 /// Stored glucose records per device, served through the Record Access Control Point.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bluetooth
+import BluetoothHost
 import Foundation
 import Locking
 import VitalSimCore

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bluetooth
+import BluetoothHost
 import Foundation
 import LiveHarness
 import Traffic

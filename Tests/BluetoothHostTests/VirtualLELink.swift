@@ -1,4 +1,5 @@
 import Bluetooth
+import BluetoothHost
 import Foundation
 
 /// Two LE controllers joined by a radio that exists only in memory, as bumble's `LocalLink` joins

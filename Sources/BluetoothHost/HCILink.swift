@@ -1,3 +1,4 @@
+import Bluetooth
 import Foundation
 import VitalSimCore
 

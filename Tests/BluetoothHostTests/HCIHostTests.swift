@@ -1,4 +1,5 @@
 import Bluetooth
+import BluetoothHost
 import Foundation
 import Testing
 import VitalSimCore
@@ -85,7 +86,7 @@ import VitalSimCore
         }
     }
 
-    @Test(arguments: ATTServerTests.bluetoothDevices)
+    @Test(arguments: DeviceType.allCases.filter(\.isBluetooth))
     func aCentralFindsDiscoversAndReceivesEveryCharacteristic(_ type: DeviceType) throws {
         let pair = try Pair(type)
         defer { pair.stop() }

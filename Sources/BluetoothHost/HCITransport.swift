@@ -1,3 +1,4 @@
+import Bluetooth
 import CBluetooth
 import Foundation
 

@@ -1,3 +1,4 @@
+import Bluetooth
 import Dispatch
 import Foundation
 import VitalSimCore

@@ -14,7 +14,7 @@ package final class ATTServer {
     /// Attribute values by handle (initially the database's; written CCCDs and characteristics).
     var values: [UInt16: [UInt8]] = [:]
     /// Called for a RACP write (value bytes); returns nothing, the owner answers by indication.
-    var onRACP: (([UInt8]) -> Void)?
+    package var onRACP: (([UInt8]) -> Void)?
 
     package init(database: GATTDatabase) {
         self.database = database
