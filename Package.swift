@@ -108,23 +108,26 @@ let package = Package(
                 .product(name: "SwiftCSV", package: "SwiftCSV"),
             ]
         ),
+        // What a run observed (pure), the vocabulary below the judge: each request's outcome, the
+        // alerts seen, each conformance area's observation, the SUT contract and conformance statement.
+        module("RunRecord", ["VitalSimCore", "Traffic", histogram]),
         // Judging (pure): the oracle, stored-data checks, golden files, verdicts, reports, shards,
         // evidence bundles, and the shrinker's search.
         module(
             "Judge",
             [
-                "VitalSimCore", "Traffic", yams, histogram, crypto, mustache,
+                "VitalSimCore", "Traffic", "RunRecord", yams, histogram, crypto, mustache,
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Reports/HTML")]
         ),
         // The SUT adapter: profiles (pure), how the harness talks to a SUT, and `vitalsim doctor`.
-        module("SUTAdapter", ["Locking", "VitalSimCore", "Transports", "Traffic", "Judge", yams, mustache]),
+        module("SUTAdapter", ["Locking", "VitalSimCore", "Transports", "Traffic", "RunRecord", yams, mustache]),
         // The live harness: the runner, suites and shards, alert observers, helper processes, peripherals.
         module(
             "LiveHarness",
             [
-                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge",
+                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge", "RunRecord",
                 "SUTAdapter", histogram, hummingbird, lifecycle, clocks, logging,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -134,14 +137,17 @@ let package = Package(
         // The requirements catalogue: what a backend is tested against, each check traced to it.
         module(
             "Requirements",
-            ["VitalSimCore", "Bluetooth", "Traffic", "Judge", yams, mustache, crypto],
+            ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "RunRecord", yams, mustache, crypto],
             resources: [
                 .copy("Catalogue/requirements.yaml"), .copy("Catalogue/requirements.md.mustache"),
                 .copy("Coverage/coverage.html.mustache"),
             ]
         ),
         // Benchmarks behind `vitalsim bench` and `vitalsim bench-transport`.
-        module("Benchmarks", ["Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", histogram]),
+        module(
+            "Benchmarks",
+            ["Locking", "VitalSimCore", "Bluetooth", "Transports", "Traffic", "Judge", "RunRecord", histogram]
+        ),
         // The reference SUT's domain (pure): strict JSON, payload validation, observations, the alert engine.
         module(
             "ReferenceEngine",
@@ -172,7 +178,7 @@ let package = Package(
             ]
         ),
         // What libFuzzer feeds hostile bytes to (ci/fuzz.sh), and the fuzzing binary / corpus replayer.
-        module("FuzzTargets", ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine"]),
+        module("FuzzTargets", ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "RunRecord", "ReferenceEngine"]),
         .executableTarget(name: "vitalsim-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         // The hot paths under ordo-one/benchmark (`swift package benchmark`, which finds executables in
         // Benchmarks/); with the Benchmarks trait only.
@@ -180,7 +186,7 @@ let package = Package(
             name: "HotPaths",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark", condition: .when(traits: ["Benchmarks"])),
-                "Benchmarks", "Judge", "LiveHarness", "Locking", "Traffic", "Transports", "VitalSimCore",
+                "Benchmarks", "Judge", "RunRecord", "LiveHarness", "Locking", "Traffic", "Transports", "VitalSimCore",
             ],
             path: "Benchmarks/HotPaths",
             swiftSettings: strict
@@ -200,6 +206,7 @@ let package = Package(
             name: "vitalsim",
             dependencies: [
                 "Locking", "VitalSimCore", "Generation", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge",
+                "RunRecord",
                 "SUTAdapter", "LiveHarness", "Benchmarks", "ReferenceEngine", "ReferenceSUT", "Requirements",
                 "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -216,17 +223,27 @@ let package = Package(
         tests("BluetoothTests", ["VitalSimCore", "Bluetooth"]),
         tests("BluetoothHostTests", ["VitalSimCore", "Bluetooth", "BluetoothHost"]),
         tests("TransportsTests", ["Locking", "Transports"]),
-        tests("TrafficTests", ["VitalSimCore", "Generation", "Bluetooth", "Traffic", "Judge", "TestFixtures"]),
-        tests("JudgeTests", ["VitalSimCore", "Generation", "Traffic", "Judge", histogram, "TestFixtures"]),
+        tests("RunRecordTests", ["VitalSimCore", "Traffic", "RunRecord", histogram]),
+        tests(
+            "TrafficTests",
+            ["VitalSimCore", "Generation", "Bluetooth", "Traffic", "Judge", "RunRecord", "TestFixtures"]
+        ),
+        tests(
+            "JudgeTests",
+            ["VitalSimCore", "Generation", "Traffic", "Judge", "RunRecord", histogram, "TestFixtures"]
+        ),
         tests(
             "RequirementsTests",
-            ["VitalSimCore", "Traffic", "Judge", "ReferenceEngine", "Requirements", "TestFixtures"]
+            ["VitalSimCore", "Traffic", "Judge", "RunRecord", "ReferenceEngine", "Requirements", "TestFixtures"]
         ),
-        tests("SUTAdapterTests", ["VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", histogram]),
+        tests(
+            "SUTAdapterTests",
+            ["VitalSimCore", "Transports", "Traffic", "Judge", "RunRecord", "SUTAdapter", histogram]
+        ),
         tests(
             "LiveHarnessTests",
             [
-                "Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "SUTAdapter", "LiveHarness",
+                "Locking", "VitalSimCore", "Transports", "Traffic", "Judge", "RunRecord", "SUTAdapter", "LiveHarness",
                 "InProcessSUT", "TestFixtures", clocks, histogram,
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -234,10 +251,10 @@ let package = Package(
             ]
         ),
         tests("TelemetryTests", ["Telemetry", logging]),
-        tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Judge", "Benchmarks", "TestFixtures"]),
+        tests("BenchmarksTests", ["VitalSimCore", "Traffic", "Judge", "RunRecord", "Benchmarks", "TestFixtures"]),
         tests(
             "ReferenceEngineTests",
-            ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "ReferenceEngine", "TestFixtures"]
+            ["VitalSimCore", "Bluetooth", "Traffic", "Judge", "RunRecord", "ReferenceEngine", "TestFixtures"]
         ),
         // The reference SUT's routes in-process (Hummingbird's router test framework), for the tests
         // of the reference SUT and of the harness run against it.
@@ -271,7 +288,8 @@ let package = Package(
         tests(
             "CommandLineTests",
             [
-                "vitalsim", "Judge", "LiveHarness", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "vitalsim", "Judge", "RunRecord", "LiveHarness",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 yams,
             ]
         ),
@@ -279,7 +297,7 @@ let package = Package(
         tests(
             "IntegrationTests",
             [
-                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge",
+                "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge", "RunRecord",
                 "LiveHarness",
                 "Benchmarks", "ReferenceEngine", "ReferenceSUT", "TestFixtures", yams,
             ]

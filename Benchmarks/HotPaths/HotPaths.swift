@@ -9,6 +9,7 @@ import Foundation
 import Judge
 import LiveHarness
 import Locking
+import RunRecord
 import Traffic
 import Transports
 import VitalSimCore
@@ -118,7 +119,7 @@ enum HotPathBenchmarks {
             pacing.alertWait = .zero
             let runner = LiveRunner(base: "http://127.0.0.1:9", target: target, pacing: pacing)
             let result = await runner.run(plan.get)
-            blackHole(result.requests.count)
+            blackHole(result.traffic.requests.count)
         } setup: {
             plan.set(TrafficPlan.requests(for: try HotPathWorkloads.population(patients: 75, hours: 2)))
         }

@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import Judge
 import Locking
+import RunRecord
 import Transports
 import VitalSimCore
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Judge
 import LiveHarness
 import Logging
+import RunRecord
 import VitalSimCore
 
 /// `--speed`: virtual seconds per wall second, or `max` (as fast as the SUT answers).

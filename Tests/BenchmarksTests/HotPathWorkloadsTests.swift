@@ -1,6 +1,7 @@
 import Benchmarks
 import Foundation
 import Judge
+import RunRecord
 import TestFixtures
 import Testing
 import Traffic

@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import Testing
 import VitalSimCore
 
@@ -15,7 +16,7 @@ struct AuditChecksTests {
 
     /// Ann's granted read of 721's readings at t0 (answered 200 ms later) and her refused read of
     /// 722's; ann acknowledging an alert of 721 at t0 + 5 s; osei's inbox read.
-    static func result(_ entries: [AuditEntry], unread: String? = nil) -> LiveRunResult {
+    static func result(_ entries: [AuditEntry], unread: String? = nil) -> RunObservation {
         var result = JudgeFixtures.result([])
         var own = AccessProbe(
             person: "ann",
@@ -35,7 +36,7 @@ struct AuditChecksTests {
             mustGrant: false
         )
         (other.status, other.sentAt, other.answeredAt) = (403, t0 + 300, t0 + 400)
-        result.access = [own, other]
+        result.areas[AccessMatrixObservation.self] = AccessMatrixObservation(probes: [own, other])
         var ack = CareActionOutcome(
             action: CareTeamAction(at: 0, person: "ann", patient: "721", action: .acknowledge),
             alert: nil,
@@ -44,9 +45,9 @@ struct AuditChecksTests {
             accepted: true
         )
         (ack.sentAt, ack.answeredAt) = (t0 + 5000, t0 + 5100)
-        result.careActions = [ack]
-        result.inboxesRead = ["osei"]
-        result.audit = AuditReadBack(entries: entries, unread: unread, people: people)
+        result.areas[CareActionsObservation.self] = CareActionsObservation(outcomes: [ack])
+        result.areas[InboxesObservation.self] = InboxesObservation(notifications: nil, readers: ["osei"])
+        result.areas[AuditReadBack.self] = AuditReadBack(entries: entries, unread: unread, people: people)
         return result
     }
 
@@ -93,7 +94,7 @@ struct AuditChecksTests {
         #expect(unread.count == 1)
         #expect(unread.first?.skipped == true && unread.first?.finding == nil)
         var none = Self.result([])
-        none.audit = nil
+        none.areas[AuditReadBack.self] = nil
         #expect(Verdict.auditChecks(none).isEmpty)
     }
 }

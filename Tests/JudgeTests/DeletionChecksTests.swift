@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import Testing
 
 /// What is left of a deleted patient, judged: a 404 or an empty page passes, readings or alerts

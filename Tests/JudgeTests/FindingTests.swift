@@ -2,6 +2,7 @@ import Foundation
 import FoundationXML
 import Histogram
 import Judge
+import RunRecord
 import Traffic
 import VitalSimCore
 
@@ -56,7 +57,7 @@ final class FindingTests: XCTestCase {
 
     func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> { JudgeFixtures.histogram(samples) }
 
-    func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> LiveRunResult {
+    func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> RunObservation {
         JudgeFixtures.result(alerts, outcomes: outcomes)
     }
 
@@ -75,7 +76,7 @@ final class FindingTests: XCTestCase {
 
     func judge(
         _ goldenFile: GoldenFile,
-        _ liveRunResult: LiveRunResult,
+        _ liveRunResult: RunObservation,
         plan: [SentRequest] = [],
         digest: String = "sha256:x"
     ) -> Verdict {
@@ -221,7 +222,7 @@ final class FindingTests: XCTestCase {
         var g = golden()
         g.budgets = [GoldenFile.Budget(path: .readingToAck, limits: [(50, 2), (100, 5)])]
         var r = result([])
-        r.ackLatency = histogram([1000, 1000, 1000, 9000])
+        r.traffic.ackLatency = histogram([1000, 1000, 1000, 9000])
         let v = judge(g, r)
         XCTAssertEqual(
             v.checks.filter { $0.kind == .budget }.map(\.name),
@@ -234,7 +235,7 @@ final class FindingTests: XCTestCase {
         var r = result([])
         var push = PushDelivery(kind: .webhook)
         push.latency = histogram()
-        r.push = [push, PushDelivery(kind: .sse)]
+        r.alerts.push = [push, PushDelivery(kind: .sse)]
         let v = judge(golden(), r)
         XCTAssertEqual(
             Verdict.latencyPaths(v),

@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import Judge
+import RunRecord
 import Testing
 import Traffic
 import VitalSimCore
@@ -71,7 +72,7 @@ import VitalSimCore
             alerts,
             outcomes: [RequestOutcome(status: 201), RequestOutcome(status: 400, field: field)]
         )
-        result.alertLatency = JudgeFixtures.histogram(alertLatency)
+        result.alerts.latency = JudgeFixtures.histogram(alertLatency)
         return Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
     }
 

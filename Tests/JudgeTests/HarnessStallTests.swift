@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import RunRecord
 import XCTest
 
 @testable import Judge
@@ -11,14 +12,14 @@ final class HarnessStallTests: XCTestCase {
 
     /// A run whose acknowledgements took `ackMs` and whose hiccup meter woke `hiccupMs` late (one
     /// wake-up each).
-    func result(ackMs: [UInt64], hiccupMs: [UInt64]) -> LiveRunResult {
+    func result(ackMs: [UInt64], hiccupMs: [UInt64]) -> RunObservation {
         var r = JudgeFixtures.result([])
-        r.ackLatency = JudgeFixtures.histogram(ackMs.map { $0 * 1000 })
+        r.traffic.ackLatency = JudgeFixtures.histogram(ackMs.map { $0 * 1000 })
         r.hiccups = JudgeFixtures.histogram(hiccupMs.map { $0 * 1000 })
         return r
     }
 
-    func judge(_ r: LiveRunResult) -> Verdict {
+    func judge(_ r: RunObservation) -> Verdict {
         var g = JudgeFixtures.golden()
         g.budgets = budgets
         return Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: r)

@@ -1,5 +1,6 @@
 import Histogram
 import Judge
+import RunRecord
 
 /// Constructed golden files and run results the judge's tests share.
 enum JudgeFixtures {
@@ -28,14 +29,15 @@ enum JudgeFixtures {
     }
 
     /// A run that listed `alerts` and answered with `outcomes`, every latency 1 ms.
-    static func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> LiveRunResult {
-        LiveRunResult(
-            outcomes: outcomes,
-            alerts: alerts,
-            ackLatency: histogram(),
-            alertLatency: histogram(),
-            schedulingLag: histogram(),
-            unreachable: false
+    static func result(_ alerts: [ObservedAlert], outcomes: [RequestOutcome] = []) -> RunObservation {
+        RunObservation(
+            traffic: TrafficObservation(
+                outcomes: outcomes,
+                ackLatency: histogram(),
+                schedulingLag: histogram(),
+                unreachable: false
+            ),
+            alerts: AlertObservation(observed: alerts, latency: histogram())
         )
     }
 }

@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import Traffic
 import XCTest
 
@@ -69,7 +70,7 @@ final class MQTTDeliveryTests: XCTestCase {
             )
         }
         var result = JudgeFixtures.result([], outcomes: Array(repeating: RequestOutcome(status: 200), count: 4))
-        result.mqtt = delivery(acknowledged: 4, confirmed: 3)
+        result.traffic.mqtt = delivery(acknowledged: 4, confirmed: 3)
         let golden = JudgeFixtures.golden()
         let v = Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
         XCTAssertEqual(v.checks.compactMap(\.finding), [.lost])

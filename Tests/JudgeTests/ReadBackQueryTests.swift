@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import Testing
 import VitalSimCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import Judge
+import RunRecord
 import Traffic
 import VitalSimCore
 import XCTest
@@ -95,30 +96,34 @@ final class ShardMergeTests: XCTestCase {
         return out
     }
 
-    func result(_ patients: Set<String>) -> LiveRunResult {
+    func result(_ patients: Set<String>) -> RunObservation {
         let plan = plan(patients)
         let ack: [UInt64] = patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000]
-        var liveRunResult = LiveRunResult(
-            outcomes: plan.map(outcome),
-            alerts: alerts(patients),
-            ackLatency: JudgeFixtures.histogram(patients.contains("1") ? ack + [700, 3000, 3100, 2000] : ack),
-            alertLatency: JudgeFixtures.histogram(patients.contains("1") ? [900, 1200] : []),
-            schedulingLag: JudgeFixtures.histogram(Array(repeating: 5, count: plan.count)),
-            unreachable: false
+        var liveRunResult = RunObservation(
+            traffic: TrafficObservation(
+                outcomes: plan.map(outcome),
+                ackLatency: JudgeFixtures.histogram(patients.contains("1") ? ack + [700, 3000, 3100, 2000] : ack),
+                schedulingLag: JudgeFixtures.histogram(Array(repeating: 5, count: plan.count)),
+                unreachable: false
+            ),
+            alerts: AlertObservation(
+                observed: alerts(patients),
+                latency: JudgeFixtures.histogram(patients.contains("1") ? [900, 1200] : [])
+            )
         )
         var sse = PushDelivery(kind: .sse)
-        for a in liveRunResult.alerts where a.alertID != "a4" { sse.delivered.insert(a.alertID) }
+        for a in liveRunResult.alerts.observed where a.alertID != "a4" { sse.delivered.insert(a.alertID) }
         sse.repeats = patients.contains("2") ? 2 : 0
-        liveRunResult.push = [sse]
+        liveRunResult.alerts.push = [sse]
         var mqtt = MQTTDelivery()
         mqtt.acknowledged = patients.count * 3
         mqtt.sutConfirms = true
         mqtt.confirmed = patients.count * 3 - (patients.contains("2") ? 1 : 0)
         mqtt.unconfirmedCount = patients.contains("2") ? 1 : 0
         mqtt.unconfirmed = patients.contains("2") ? ["2/d2/9"] : []
-        liveRunResult.mqtt = mqtt
-        liveRunResult.alertWait = "not listed within 31 s after the last reading was answered"
-        liveRunResult.pollResolution = patients.contains("2") ? .milliseconds(320) : .milliseconds(50)
+        liveRunResult.traffic.mqtt = mqtt
+        liveRunResult.alerts.wait = "not listed within 31 s after the last reading was answered"
+        liveRunResult.alerts.pollResolution = patients.contains("2") ? .milliseconds(320) : .milliseconds(50)
         return liveRunResult
     }
 
@@ -129,10 +134,10 @@ final class ShardMergeTests: XCTestCase {
     }
 
     /// A shard's result: its patients' requests and alerts (the whole run's `result` with both).
-    func partResult(_ patients: Set<String>) -> LiveRunResult {
+    func partResult(_ patients: Set<String>) -> RunObservation {
         var r = result(patients)
         if patients == ["1", "2"] { return r }
-        r.ackLatency = JudgeFixtures.histogram(
+        r.traffic.ackLatency = JudgeFixtures.histogram(
             patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000]
         )
         return r

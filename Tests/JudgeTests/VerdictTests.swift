@@ -1,5 +1,6 @@
 import Histogram
 import Judge
+import RunRecord
 import XCTest
 
 /// Verdict rules that need no live run: budgets on a path nobody measured, push-channel checks.
@@ -21,7 +22,7 @@ final class VerdictTests: XCTestCase {
         )
     }
 
-    func result(push: [PushDelivery] = []) -> LiveRunResult {
+    func result(push: [PushDelivery] = []) -> RunObservation {
         var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
         h.record(1000)
         let alert = ObservedAlert(
@@ -32,14 +33,9 @@ final class VerdictTests: XCTestCase {
             raisedAt: 1_730_973_900_000,
             evidence: ["r1"]
         )
-        return LiveRunResult(
-            outcomes: [],
-            alerts: [alert],
-            ackLatency: h,
-            alertLatency: h,
-            schedulingLag: h,
-            unreachable: false,
-            push: push
+        return RunObservation(
+            traffic: TrafficObservation(outcomes: [], ackLatency: h, schedulingLag: h, unreachable: false),
+            alerts: AlertObservation(observed: [alert], latency: h, push: push)
         )
     }
 

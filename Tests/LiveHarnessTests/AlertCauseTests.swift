@@ -1,5 +1,6 @@
 import Judge
 import LiveHarness
+import RunRecord
 import Testing
 import Traffic
 

@@ -1,5 +1,6 @@
 import Judge
 import LiveHarness
+import RunRecord
 import XCTest
 
 /// What the end of a run waits for: the expectations no listed alert pairs with yet (as the judge

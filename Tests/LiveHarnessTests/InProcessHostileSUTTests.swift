@@ -3,6 +3,7 @@ import InProcessSUT
 import Judge
 import LiveHarness
 import Locking
+import RunRecord
 import SUTAdapter
 import TestFixtures
 import Testing

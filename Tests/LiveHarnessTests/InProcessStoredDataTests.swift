@@ -2,6 +2,7 @@ import Foundation
 import InProcessSUT
 import Judge
 import LiveHarness
+import RunRecord
 import SUTAdapter
 import TestFixtures
 import Testing

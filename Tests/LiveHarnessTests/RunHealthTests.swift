@@ -1,6 +1,7 @@
 import Foundation
 import Judge
 import LiveHarness
+import RunRecord
 import SUTAdapter
 import Transports
 import XCTest

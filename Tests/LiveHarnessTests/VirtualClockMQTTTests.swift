@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import LiveHarness
 import Locking
+import RunRecord
 import Traffic
 import Transports
 import XCTest
@@ -91,9 +92,9 @@ final class VirtualClockMQTTTests: XCTestCase {
         let runner = VirtualClockRunTests.runner(sut, mqtt: link)
         let plan = ["r1", "r2", "r3"].map(Self.message)
         let (result, _) = try await VirtualClockRunTests.drive(runner, plan, sut: sut)
-        XCTAssertEqual(result.outcomes.map(\.status), [200, 400, 200])
-        XCTAssertEqual(result.outcomes[1].field, "heartRate", "the SUT's refusal names the field")
-        let third = result.outcomes[2]
+        XCTAssertEqual(result.traffic.outcomes.map(\.status), [200, 400, 200])
+        XCTAssertEqual(result.traffic.outcomes[1].field, "heartRate", "the SUT's refusal names the field")
+        let third = result.traffic.outcomes[2]
         // Refused once when pipelined, then twice more in the retry loop, backing off 250 ms and 500 ms.
         XCTAssertEqual(third.attempts, 4, "\(third)")
         XCTAssertTrue(third.waited >= 0.75 && third.waited < 0.85, "waited \(third.waited) s")
@@ -102,7 +103,7 @@ final class VirtualClockMQTTTests: XCTestCase {
         if times.count == 4 {
             XCTAssertTrue(times[3] - times[1] >= .milliseconds(750) && times[3] - times[1] < .milliseconds(850))
         }
-        let delivery = try XCTUnwrap(result.mqtt)
+        let delivery = try XCTUnwrap(result.traffic.mqtt)
         XCTAssertEqual(delivery.acknowledged, 3)
         XCTAssertEqual(delivery.rejected, 1)
         XCTAssertEqual(delivery.confirmed, 2)

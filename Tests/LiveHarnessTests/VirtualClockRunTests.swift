@@ -4,6 +4,7 @@ import Histogram
 import Judge
 import LiveHarness
 import Locking
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -123,7 +124,7 @@ final class VirtualClockRunTests: XCTestCase {
         awaiting: AlertWait? = nil,
         limit: Duration = .seconds(600),
         started: @escaping @Sendable () -> Bool = { true }
-    ) async throws -> (result: LiveRunResult, took: Duration) {
+    ) async throws -> (result: RunObservation, took: Duration) {
         let clock = sut.clock
         let ended = Locked<Duration?>(nil)
         let run = Task {
@@ -184,8 +185,8 @@ final class VirtualClockRunTests: XCTestCase {
             XCTAssertTrue(at >= due && at < due + .milliseconds(100), "sent at \(at), due at \(due)")
         }
         XCTAssertEqual(sent.count, 3)
-        XCTAssertEqual(result.outcomes.map(\.status), [200, 200, 200])
-        XCTAssertTrue(result.schedulingLag.max < 50_000, "the harness's own lag, µs")
+        XCTAssertEqual(result.traffic.outcomes.map(\.status), [200, 200, 200])
+        XCTAssertTrue(result.traffic.schedulingLag.max < 50_000, "the harness's own lag, µs")
     }
 
     /// The hiccup meter wakes every 10 ms of the run on the runner's clock, and records how late:
@@ -195,7 +196,7 @@ final class VirtualClockRunTests: XCTestCase {
         let runner = Self.runner(sut, hiccups: true) { $0.speed = 1 }
         let plan = [0, 2_000].map { Self.observation("r\($0)", sendAt: Int64($0)) }
         let (result, took) = try await Self.drive(runner, plan, sut: sut)
-        let wakeUps = Int64(took / LiveRunResult.hiccupInterval)
+        let wakeUps = Int64(took / RunObservation.hiccupInterval)
         XCTAssertTrue(abs(Int64(result.hiccups.totalCount) - wakeUps) <= 5, "\(result.hiccups.totalCount) in \(took)")
         XCTAssertEqual(result.hiccups.max, 0)
     }
@@ -206,7 +207,7 @@ final class VirtualClockRunTests: XCTestCase {
         let sut = ScriptedSUT(clock: clock) { (1...4).contains($0) ? 503 : 200 }
         let runner = Self.runner(sut) { $0.outageLimit = .seconds(60) }
         let (result, _) = try await Self.drive(runner, [Self.observation("r1"), Self.observation("r2")], sut: sut)
-        let second = try XCTUnwrap(result.outcomes.last)
+        let second = try XCTUnwrap(result.traffic.outcomes.last)
         XCTAssertTrue(second.status == 200 && second.attempts == 5, "\(second)")
         // Backing off 250 ms, doubling: 0.25 + 0.5 + 1 + 2 s before the fifth attempt.
         XCTAssertTrue(second.waited >= 3.75 && second.waited < 3.95, "waited \(second.waited) s")
@@ -215,7 +216,10 @@ final class VirtualClockRunTests: XCTestCase {
         for (gap, backoff) in zip(gaps, [250, 500, 1000, 2000].map(Duration.milliseconds)) {
             XCTAssertTrue(gap >= backoff && gap < backoff + .milliseconds(100), "\(gap) after a backoff of \(backoff)")
         }
-        XCTAssertTrue(result.ackLatency.max >= 3_750_000, "the reading's acknowledgement came after the outage, µs")
+        XCTAssertTrue(
+            result.traffic.ackLatency.max >= 3_750_000,
+            "the reading's acknowledgement came after the outage, µs"
+        )
     }
 
     /// Each request carries a W3C `traceparent`: its own trace (named by the run, the scenario and
@@ -226,7 +230,7 @@ final class VirtualClockRunTests: XCTestCase {
         let trace = RequestTrace(run: "nightly-42", scenario: "s")
         let runner = Self.runner(sut, trace: trace)
         let (result, _) = try await Self.drive(runner, [Self.observation("r1"), Self.observation("r2")], sut: sut)
-        XCTAssertEqual(result.outcomes.map(\.status), [200, 200])
+        XCTAssertEqual(result.traffic.outcomes.map(\.status), [200, 200])
         let sent = sut.headerLines.withLock { $0 }.map { lines in
             lines.first { $0.hasPrefix("traceparent: ") }.map { String($0.dropFirst("traceparent: ".count)) } ?? ""
         }
@@ -296,11 +300,14 @@ final class VirtualClockRunTests: XCTestCase {
         let started = ContinuousClock.now
         let plan = ["r1", "r2", "r3"].map { Self.observation($0) }
         let (result, took) = try await Self.drive(runner, plan, sut: sut)
-        let second = try XCTUnwrap(result.outcomes.dropFirst().first)
+        let second = try XCTUnwrap(result.traffic.outcomes.dropFirst().first)
         XCTAssertEqual(second.status, 503, "\(second)")
         XCTAssertTrue(second.waited >= 60, "retried for the outage limit: \(second.waited) s")
         XCTAssertTrue(second.error?.contains("the outage limit") == true, "\(second.error ?? "")")
-        XCTAssertTrue(result.outcomes.last?.error?.hasPrefix("not sent") == true, "the rest of the plan is not sent")
+        XCTAssertTrue(
+            result.traffic.outcomes.last?.error?.hasPrefix("not sent") == true,
+            "the rest of the plan is not sent"
+        )
         XCTAssertTrue(took >= .seconds(60))
         // A minute of outage in virtual time, not on the wall.
         XCTAssertTrue(ContinuousClock.now - started < .seconds(30))
@@ -311,7 +318,7 @@ final class VirtualClockRunTests: XCTestCase {
         let sut = ScriptedSUT(clock: clock) { _ in nil }
         let runner = Self.runner(sut) { $0.outageLimit = .seconds(60) }
         let (result, _) = try await Self.drive(runner, [Self.observation("r1")], sut: sut)
-        let only = try XCTUnwrap(result.outcomes.first)
+        let only = try XCTUnwrap(result.traffic.outcomes.first)
         XCTAssertEqual(only.attempts, 6, "\(only)")
         // 0.25 + 0.5 + 1 + 2 + 4 s of backoff, far short of the outage limit.
         XCTAssertTrue(only.waited >= 7.75 && only.waited < 7.95, "waited \(only.waited) s")
@@ -350,11 +357,11 @@ final class VirtualClockRunTests: XCTestCase {
             sut: sut,
             awaiting: Self.awaitingTachycardia(grace: .seconds(30))
         )
-        XCTAssertEqual(result.alerts.map(\.alertID), ["a1"])
-        XCTAssertNil(result.alertWait)
+        XCTAssertEqual(result.alerts.observed.map(\.alertID), ["a1"])
+        XCTAssertNil(result.alerts.wait)
         // Listed at 3 s, then quiet for the settle time (0.5 s): the run ends then, not at its 30 s bound.
         XCTAssertTrue(took >= .milliseconds(3500) && took < .milliseconds(3750), "took \(took)")
-        let latency = result.alertLatency.max
+        let latency = result.alerts.latency.max
         XCTAssertTrue(latency >= 3_000_000 && latency < 3_100_000, "reading → alert \(latency) µs")
     }
 
@@ -368,9 +375,9 @@ final class VirtualClockRunTests: XCTestCase {
             sut: sut,
             awaiting: Self.awaitingTachycardia(grace: .seconds(5))
         )
-        XCTAssertTrue(result.alerts.isEmpty)
+        XCTAssertTrue(result.alerts.observed.isEmpty)
         XCTAssertTrue(took >= .seconds(5) && took < .milliseconds(5250), "took \(took)")
-        let wait = try XCTUnwrap(result.alertWait)
+        let wait = try XCTUnwrap(result.alerts.wait)
         XCTAssertTrue(wait.contains("not listed within 5 s"), "\(wait)")
     }
 
@@ -384,7 +391,7 @@ final class VirtualClockRunTests: XCTestCase {
             [Self.observation("r1")],
             sut: sut
         )
-        XCTAssertEqual(result.alerts.count, 5)
+        XCTAssertEqual(result.alerts.observed.count, 5)
         XCTAssertTrue(took >= .milliseconds(2500) && took < .milliseconds(2750), "took \(took)")
     }
 
@@ -413,7 +420,7 @@ final class VirtualClockRunTests: XCTestCase {
         let starts = sut.polls.withLock { $0 }
         let said = notes.withLock { $0 }.filter { $0.contains("polled less often") }
         let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }
-        return (gaps, result.longestPollCycle, said, result.pollResolution)
+        return (gaps, result.alerts.longestPollCycle, said, result.alerts.pollResolution)
     }
 
     /// A slow alert list is read less often: polls that take 200 ms are followed by pauses of 800 ms
@@ -488,12 +495,12 @@ final class VirtualClockRunTests: XCTestCase {
         hooks.meterHiccups = false
         let pushOnly = LiveRunner(base: Self.base, target: target, pacing: pacing, hooks: hooks)
         let (pushed, _) = try await Self.drive(pushOnly, [Self.observation("r1")], sut: sut)
-        XCTAssertEqual(pushed.pollResolution, .zero)
-        XCTAssertEqual(pushed.longestPollCycle, .zero)
+        XCTAssertEqual(pushed.alerts.pollResolution, .zero)
+        XCTAssertEqual(pushed.alerts.longestPollCycle, .zero)
         XCTAssertEqual(sut.polls.withLock { $0.count }, 0, "the alert list was never read")
         let polledSUT = ScriptedSUT(clock: TestClock<Duration>())
         let (polled, _) = try await Self.drive(Self.runner(polledSUT), [Self.observation("r1")], sut: polledSUT)
-        XCTAssertEqual(polled.pollResolution, .milliseconds(50), "a polled source records its cycle")
+        XCTAssertEqual(polled.alerts.pollResolution, .milliseconds(50), "a polled source records its cycle")
     }
 
     /// A golden file's reading → alert budget bounds the pause: with a tightest limit of 1 s, a
@@ -533,11 +540,11 @@ final class VirtualClockRunTests: XCTestCase {
             started: { !sentAlongside.withLock { $0 }.isEmpty }
         )
         XCTAssertEqual(sentAlongside.withLock { $0 }, [.zero, .seconds(1)])
-        XCTAssertEqual(result.alerts.map(\.alertID), ["a1"])
+        XCTAssertEqual(result.alerts.observed.map(\.alertID), ["a1"])
         // Due at 1 s on the shared schedule, listed at 1.5 s.
-        let latency = result.alertLatency.max
+        let latency = result.alerts.latency.max
         XCTAssertTrue(latency >= 500_000 && latency < 600_000, "reading → alert \(latency) µs")
-        XCTAssertEqual(result.ackLatency.totalCount, 3, "the request's and the two readings' alongside")
+        XCTAssertEqual(result.traffic.ackLatency.totalCount, 3, "the request's and the two readings' alongside")
         // The alert at 1.5 s, then the settle time: the run waited for the traffic alongside and its alert.
         XCTAssertTrue(took >= .seconds(2) && took < .milliseconds(2250), "took \(took)")
     }

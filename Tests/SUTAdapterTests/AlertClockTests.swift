@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import SUTAdapter
 import XCTest
 

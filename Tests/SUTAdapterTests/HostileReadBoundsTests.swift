@@ -1,6 +1,7 @@
 import Foundation
 import Judge
 import Locking
+import RunRecord
 import Testing
 import Transports
 

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 import Judge
+import RunRecord
 import SUTAdapter
 import XCTest
 

@@ -1,5 +1,6 @@
 import Histogram
 import Judge
+import RunRecord
 import VitalSimCore
 import XCTest
 
@@ -33,13 +34,14 @@ final class UnmappedFindingTests: XCTestCase {
             evidence: []
         )
         raw.unmapped = "rule 'HIGH_BP'"
-        let result = LiveRunResult(
-            outcomes: [],
-            alerts: [raw],
-            ackLatency: .latency(),
-            alertLatency: .latency(),
-            schedulingLag: .latency(),
-            unreachable: false
+        let result = RunObservation(
+            traffic: TrafficObservation(
+                outcomes: [],
+                ackLatency: .latency(),
+                schedulingLag: .latency(),
+                unreachable: false
+            ),
+            alerts: AlertObservation(observed: [raw], latency: .latency())
         )
         let v = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
         let unmapped = v.checks.filter { $0.finding == .unmapped }
@@ -56,7 +58,7 @@ final class UnmappedFindingTests: XCTestCase {
         raw.unmapped = nil
         raw.rule = "bp.hypertensive-crisis"
         var mapped = result
-        mapped.alerts = [raw]
+        mapped.alerts.observed = [raw]
         XCTAssertTrue(Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: mapped).passed)
     }
 }

@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 extension Verdict {

@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 extension Verdict {
@@ -10,15 +11,15 @@ extension Verdict {
     /// ``auditClockTolerance`` of when it was made — and no entry of theirs names a patient or a kind
     /// of access the harness never had with their credential (`audit-invented`). One skipped check
     /// when the trail was not read; none when the run made no person's request.
-    package static func auditChecks(_ result: LiveRunResult) -> [Check] {
-        guard let trail = result.audit else { return [] }
+    package static func auditChecks(_ result: RunObservation) -> [Check] {
+        guard let trail = result.areas[AuditReadBack.self] else { return [] }
         if let why = trail.unread {
             return [Check(kind: .audit, name: "audit trail", rule: nil, finding: nil, detail: why, skipped: true)]
         }
         let accesses = PersonAccess.log(
-            probes: result.access,
-            actions: result.careActions,
-            inboxes: result.inboxesRead,
+            probes: result.areas[AccessMatrixObservation.self]?.probes ?? [],
+            actions: result.areas[CareActionsObservation.self]?.outcomes ?? [],
+            inboxes: result.areas[InboxesObservation.self]?.readers ?? [],
             people: trail.people
         )
         return trail.people.compactMap { who in

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RunRecord
 import Traffic
 import VitalSimCore
 
@@ -42,7 +43,7 @@ package enum EvidenceBundle {
         target: String,
         plan: [PlannedRequest],
         digest: String,
-        result: LiveRunResult,
+        result: RunObservation,
         verdict: Verdict,
         profile: String? = nil,
         catalogue: String? = nil,
@@ -72,7 +73,7 @@ package enum EvidenceBundle {
                     + (profile.map {
                         [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))]
                     } ?? [])
-                    + (result.ble.map { ble in
+                    + (result.traffic.ble.map { ble in
                         // Readings of these devices went over a BLE link (live captures in ble-live/), not in
                         // traffic.jsonl.
                         [
@@ -86,21 +87,21 @@ package enum EvidenceBundle {
             try Data((meta.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/meta.json"))
             try Data(trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
             var outcomes = ""
-            for (i, o) in result.outcomes.enumerated() {
+            for (i, o) in result.traffic.outcomes.enumerated() {
                 var f: [(String, JSONValue)] = [
                     ("i", .int(Int64(i))), ("status", o.status.map { .int(Int64($0)) } ?? .null),
                     ("attempts", .int(Int64(o.attempts))),
                 ]
                 if let field = o.field { f.append(("field", .string(field))) }
                 if let error = o.error { f.append(("error", .string(error))) }
-                if let trace = result.trace, i < plan.count {
+                if let trace = result.traffic.trace, i < plan.count {
                     f.append(("traceId", .string(trace.traceID(of: plan[i]))))
                 }
                 outcomes += JSONValue.object(f).serialized() + "\n"
             }
             try Data(outcomes.utf8).write(to: URL(fileURLWithPath: directory + "/outcomes.jsonl"))
             let alerts = JSONValue.array(
-                result.alerts.map { a in
+                result.alerts.observed.map { a in
                     .object([
                         ("alertId", .string(a.alertID)), ("patientId", .string(a.patientID)), ("rule", .string(a.rule)),
                         ("severity", .string(a.severity)),

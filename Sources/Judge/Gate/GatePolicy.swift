@@ -1,3 +1,5 @@
+import RunRecord
+
 /// What decides whether a run's findings fail it (a CI gate): the SUT's conformance statement, the
 /// requirement levels (`--strict`), the waivers file and the baseline verdict. Applied to judged
 /// verdicts, it sets each failed check's ``Check/excuse`` and adds a failing check per expired

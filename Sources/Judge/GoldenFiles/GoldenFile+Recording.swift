@@ -1,4 +1,5 @@
 import Histogram
+import RunRecord
 import Traffic
 import VitalSimCore
 
@@ -12,7 +13,7 @@ extension GoldenFile {
         seed: UInt64,
         digest: String,
         plan: [SentRequest],
-        result: LiveRunResult,
+        result: RunObservation,
         oracle derived: [OracleAlert],
         scenario scenarioSpec: Scenario? = nil
     ) -> (GoldenFile, warnings: [String]) {
@@ -27,7 +28,7 @@ extension GoldenFile {
             validation: [],
             budgets: []
         )
-        for a in result.alerts {
+        for a in result.alerts.observed {
             guard let severity = Severity(rawValue: a.severity) else {
                 warnings.append(
                     "alert \(a.alertID) (\(a.rule), patient \(a.patientID)) has severity '\(a.severity)', not low, medium or high; not recorded"
@@ -45,7 +46,7 @@ extension GoldenFile {
             )
         }
         for (i, request) in plan.enumerated() {
-            let o = result.outcomes[i]
+            let o = result.traffic.outcomes[i]
             let id = request.firstReading ?? ""
             if let s = o.status, s >= 400, s < 500 {
                 goldenFile.validation.append(ExpectedValidation(reading: id, status: s, field: o.field ?? ""))
@@ -60,7 +61,7 @@ extension GoldenFile {
                 warnings.append("\(id): no final answer (\(o.error ?? "status \(o.status ?? 0)")); not recorded")
             }
         }
-        if let m = result.mqtt {
+        if let m = result.traffic.mqtt {
             let check = Verdict.mqttDeliveryCheck(m)
             if check.finding != nil { warnings.append("MQTT delivery: \(check.detail)") }
         }
@@ -69,7 +70,7 @@ extension GoldenFile {
         }
         for c in Oracle.compare(derived, goldenFile) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
         goldenFile.budgets.append(Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]))
-        if result.alertLatency.totalCount > 0 {
+        if result.alerts.latency.totalCount > 0 {
             // Seed 000's real-time updates under 2 s, as a maximum (requirement alerts.latency).
             goldenFile.budgets.append(Budget(path: .readingToAlert, limits: [(99, 1000), (100, 2000)]))
         }
@@ -86,12 +87,12 @@ extension GoldenFile {
         _ goldenFile: inout GoldenFile,
         scenario: Scenario,
         seed: UInt64,
-        result: LiveRunResult
+        result: RunObservation
     ) -> [String] {
         let lastDeviceTime = RecipientOracle.lastDeviceTimes(scenario, seed: seed)
         guard !lastDeviceTime.isEmpty else { return [] }
         var warnings: [String] = []
-        let recorded = result.alerts.filter { Severity(rawValue: $0.severity) != nil }
+        let recorded = result.alerts.observed.filter { Severity(rawValue: $0.severity) != nil }
         let alerts = recorded.map {
             RecipientOracle.Alert(
                 patientID: $0.patientID,
@@ -101,15 +102,17 @@ extension GoldenFile {
             )
         }
         let expected = RecipientOracle.expectations(alerts, scenario: scenario, lastDeviceTime: lastDeviceTime)
-        if result.notifications == nil, expected.contains(where: { $0.recipients != nil }) {
-            let why = result.notificationsUnread ?? "the run did not read them"
+        if result.areas[InboxesObservation.self]?.notifications == nil,
+            expected.contains(where: { $0.recipients != nil })
+        {
+            let why = result.areas[InboxesObservation.self]?.unread ?? "the run did not read them"
             warnings.append("the SUT's notifications were not read (\(why)): recipients are the oracle's")
         }
         for (i, observed) in recorded.enumerated() where i < goldenFile.alerts.count {
             let e = expected[i]
             guard let oracle = e.recipients else { continue }
             var got = oracle
-            if let notifications = result.notifications {
+            if let notifications = result.areas[InboxesObservation.self]?.notifications {
                 got = []
                 for n in notifications
                 where n.alertID == observed.alertID && !got.contains(where: { $0.person == n.recipient }) {

@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 /// How the HTML report marks each alert and expected window, as the judge paired them

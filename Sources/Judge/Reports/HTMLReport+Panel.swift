@@ -1,4 +1,5 @@
 import Foundation
+import RunRecord
 import VitalSimCore
 
 extension HTMLReport {

@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import RunRecord
 import VitalSimCore
 
 /// A self-contained HTML report of a run (inline CSS and SVG, no scripts, no external resources):

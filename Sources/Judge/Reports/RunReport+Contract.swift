@@ -1,4 +1,5 @@
 import Foundation
+import RunRecord
 import VitalSimCore
 
 /// The SUT-contract section of the reports: endpoints with the statuses they answered, the first

@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import RunRecord
 import VitalSimCore
 
 /// Writes verdicts as JUnit XML (``JUnitReport``, through FoundationXML), JSON, and a
@@ -114,7 +115,7 @@ package enum RunReport {
     }
 
     /// How late the harness's own timer woke through the run (its hiccup meter,
-    /// ``LiveRunResult/hiccups``: ms at each reported percentile, and `count`, the wake-ups): a few
+    /// ``RunObservation/hiccups``: ms at each reported percentile, and `count`, the wake-ups): a few
     /// ms when the harness kept its schedule, whatever the SUT did; null when the run was not metered.
     static func harnessTimerJSON(_ v: Verdict, _ num: (Double) -> JSONValue) -> JSONValue {
         guard let hiccups = v.merging.hiccups, hiccups.totalCount > 0 else { return .null }

@@ -1,3 +1,4 @@
+import RunRecord
 import Traffic
 
 /// One request a run sent and how the SUT answered it, as a shard's result file lists it: whose

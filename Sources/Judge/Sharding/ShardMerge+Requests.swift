@@ -1,3 +1,5 @@
+import RunRecord
+
 extension ShardMerge {
     /// Every scenario's requests over the shards' results that ``merge(_:)`` accepted (it checks
     /// their lists), in the unsharded run's order: by due time, then the patient's place in the

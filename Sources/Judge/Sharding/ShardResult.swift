@@ -1,4 +1,5 @@
 import Foundation
+import RunRecord
 import VitalSimCore
 
 /// What one shard of a sharded run (`vitalsim run --shard I/N --result FILE`) writes, and

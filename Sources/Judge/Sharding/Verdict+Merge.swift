@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import RunRecord
 
 extension Verdict {
     /// The parts' SUT contracts as one, nil when none has one. Each shard left out the alerts of

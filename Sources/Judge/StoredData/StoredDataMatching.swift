@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 /// Pairs the acknowledged readings of one patient with the readings the SUT holds: by reading id,
@@ -20,11 +21,11 @@ package enum StoredDataMatching {
         let anonymous = stored.allSatisfy { $0.id == nil }
         var open: [Signal: [Int]] = [:]
         for (j, s) in stored.enumerated() where !used.contains(j) {
-            if let k = StoredValueRules.primary(s.values) { open[k, default: []].append(j) }
+            if let k = s.values.primarySignal { open[k, default: []].append(j) }
         }
         var waiting: [Signal: [Int]] = [:]
         for (i, e) in entries.enumerated() where pairs[i] == nil && (e.selfNamed || anonymous) {
-            if let k = StoredValueRules.primary(e.values) { waiting[k, default: []].append(i) }
+            if let k = e.values.primarySignal { waiting[k, default: []].append(i) }
         }
         for (kind, list) in waiting {
             let candidates = (open[kind] ?? []).sorted { stored[$0].time < stored[$1].time }

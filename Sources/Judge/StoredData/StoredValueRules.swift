@@ -1,4 +1,5 @@
 import Foundation
+import RunRecord
 import VitalSimCore
 
 /// When a stored value is the value that was sent: the units a SUT may store each signal in (UCUM
@@ -75,40 +76,6 @@ package enum StoredValueRules {
         default: [:]
         }
     }
-
-    /// The signal that names a reading's kind, first match wins: blood pressure before the pulse it
-    /// may carry, a daily summary's steps before its calories, the battery last.
-    static let precedence: [Signal] = [
-        .systolic, .spo2, .glucose, .cgm, .temperature, .respirationRate, .weight, .feeding, .breastfeeding, .steps,
-        .heartRate,
-        .calories, .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting, .ecgHeartRate, .ecgAF,
-        .oxygenFlow, .ngTubeSize,
-        .feedingPumpRate, .battery,
-    ]
-
-    /// The kind of reading with these values.
-    package static func kind(_ values: [Signal: Double]) -> VitalKind? {
-        switch primary(values) {
-        case .systolic, .diastolic: .bloodPressure
-        case .heartRate: .heartRate
-        case .glucose: .glucose
-        case .cgm: .cgm
-        case .spo2: .spo2
-        case .temperature: .temperature
-        case .weight: .weight
-        case .feeding, .breastfeeding: .feeding
-        case .steps, .calories: .dailySummary
-        case .battery: .battery
-        case .respirationRate: .respirationRate
-        case .palpitations, .dizziness, .chestPain, .shortnessOfBreath, .fainting: .symptom
-        case .ecgHeartRate, .ecgAF: .ecg
-        case .oxygenFlow, .ngTubeSize, .feedingPumpRate: .equipment
-        case nil: nil
-        }
-    }
-
-    /// The signal naming the kind of a reading with these values.
-    package static func primary(_ values: [Signal: Double]) -> Signal? { precedence.first { values[$0] != nil } }
 
     /// How a stored reading differs from the entry it was matched with, one phrase per difference
     /// (empty when it is the same).

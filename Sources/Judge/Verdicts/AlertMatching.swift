@@ -1,3 +1,5 @@
+import RunRecord
+
 /// Pairs the expected alerts of a golden file with the observed alerts, per patient and rule, by a
 /// minimum-cost assignment: an observed alert inside an expected window costs nothing, one outside
 /// costs its distance to the window, and a pair further apart than ``pairingBound`` is no pair (the

@@ -1,3 +1,5 @@
+import RunRecord
+
 /// A latency the harness measures, from each reading's intended send time (no coordinated omission).
 /// Cases are in report order.
 package enum LatencyPath: String, Sendable, CaseIterable, Comparable, Codable {

@@ -1,4 +1,5 @@
 import Histogram
+import RunRecord
 import Traffic
 
 /// What a scenario's verdict keeps, beside its checks, so that the verdicts of a sharded run's
@@ -19,10 +20,10 @@ package struct MergeInputs: Sendable, Codable {
     package var rejectionsOverBLE = 0
     /// How long the end of the run waited for expected alerts that were still not listed.
     package var alertWait: String?
-    /// The median usual alert-poll cycle (ms, ``LiveRunResult/pollResolution``): how finely reading →
+    /// The median usual alert-poll cycle (ms, ``AlertObservation/pollResolution``): how finely reading →
     /// alert latency is known (``LatencyPath/resolution(pollCycles:)``). Nil when the alerts were not polled.
     package var alertPollCycle: Double?
-    /// How late the harness's own timer woke through the run (µs; ``LiveRunResult/hiccups``): what
+    /// How late the harness's own timer woke through the run (µs; ``RunObservation/hiccups``): what
     /// says whether failed budgets are the machine's (``Verdict/harnessStall(_:histograms:hiccups:allowance:)``).
     package var hiccups: Histogram<UInt64>?
     /// Scenario time (ms) of the request of each validation check's reading, by check name: the
@@ -72,8 +73,6 @@ package struct LostTally: Sendable, Codable, Equatable {
         longestWait = max(longestWait, other.longestWait)
     }
 }
-
-extension PushChannel: Codable {}
 
 extension LostTally {
     /// The tally of a run's requests and their final outcomes (in plan order).

@@ -1,3 +1,4 @@
+import RunRecord
 import Traffic
 import VitalSimCore
 

@@ -1,3 +1,5 @@
+import RunRecord
+
 /// The alerts no expectation accounts for, grouped into the checks that report them: unmapped
 /// names per (name, patient) as `SUT alert 'NAME' patient P`; duplicates per expectation they
 /// repeat as `duplicate alert RULE patient P[ #n]`; spurious alerts per rule and patient as

@@ -1,9 +1,10 @@
 import Foundation
 import Histogram
+import RunRecord
 
 extension Verdict {
     /// Why the latency budgets a run failed cannot be put on the SUT, or nil: for a failed budget,
-    /// the harness's own timer (its hiccup meter, ``LiveRunResult/hiccups``) woke late by a quarter
+    /// the harness's own timer (its hiccup meter, ``RunObservation/hiccups``) woke late by a quarter
     /// of the budget's limit or more at the budget's percentile. Every latency is measured from the
     /// reading's intended send time, so a stall of the machine running the harness (too many devices
     /// for its cores, other work beside it) lengthens them as much as a slow SUT would; the run is
@@ -22,7 +23,7 @@ extension Verdict {
             for (p, limit) in budget.limits where at(measured, p) > limit + allowance && at(hiccups, p) > limit / 4 {
                 let name = "\(budget.path.rawValue) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
                 func ms(_ v: Double) -> String { String(format: "%.0f", v) }
-                let interval = Int(LiveRunResult.hiccupInterval / .milliseconds(1))
+                let interval = Int(RunObservation.hiccupInterval / .milliseconds(1))
                 let longest = ms(at(hiccups, 100))
                 return "the harness itself stalled: its own \(interval) ms timer woke up to \(longest) ms late "
                     + "(\(GoldenFile.percentileName(p)) \(ms(at(hiccups, p))) ms over \(hiccups.totalCount) wake-ups), "

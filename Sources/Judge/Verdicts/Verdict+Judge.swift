@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import RunRecord
 import Traffic
 import VitalSimCore
 
@@ -14,13 +15,18 @@ extension Verdict {
         golden: GoldenFile,
         plan: [SentRequest],
         digest: String?,
-        result: LiveRunResult,
+        result: RunObservation,
         evidence: EvidenceCatalog? = nil,
         stored: StoredDataExpectations? = nil,
         partial: Bool = false
     ) -> Verdict {
         var verdict = Verdict(scenario: scenario, checks: [])
-        verdict.alertTraces = alertTraces(result.alerts, plan: plan, trace: result.trace, found: result.alertRequests)
+        verdict.alertTraces = alertTraces(
+            result.alerts.observed,
+            plan: plan,
+            trace: result.traffic.trace,
+            found: result.alerts.requests
+        )
         if let digest, digest != golden.trafficDigest {
             let detail =
                 "the scenario now produces different traffic (\(digest)) than when the golden file was recorded "
@@ -29,54 +35,40 @@ extension Verdict {
                 Check(kind: .traffic, name: "traffic digest", rule: nil, finding: .trafficChanged, detail: detail)
             )
         }
-        verdict.checks += alertChecks(golden.alerts, result.alerts, waited: result.alertWait)
-        if let evidence {
-            if result.citesEvidence {
-                verdict.checks += evidenceChecks(result.alerts, catalog: evidence)
-            } else if !result.alerts.isEmpty {
-                let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
-                verdict.checks.append(
-                    Check(
-                        kind: .evidence,
-                        name: "alert evidence",
-                        rule: nil,
-                        finding: nil,
-                        detail: detail,
-                        skipped: true
-                    )
-                )
-            }
-        }
-        verdict.merging.pushed = result.push.map {
+        verdict.checks += alertChecks(golden.alerts, result.alerts.observed, waited: result.alerts.wait)
+        if let evidence { verdict.checks += evidenceChecks(result.alerts, catalog: evidence) }
+        verdict.merging.pushed = result.alerts.push.map {
             PushTally(channel: $0.kind, delivered: $0.delivered.sorted(), repeats: $0.repeats)
         }
-        verdict.checks += pushChecks(listed: Set(result.alerts.map(\.alertID)), verdict.merging.pushed)
+        verdict.checks += pushChecks(listed: Set(result.alerts.observed.map(\.alertID)), verdict.merging.pushed)
         verdict.checks += validationChecks(golden, plan: plan, result: result, counting: &verdict)
-        if let stored, let readBack = result.stored { verdict.checks += storedDataChecks(stored, readBack) }
-        verdict.checks += accessChecks(result.access)
+        if let stored, let readBack = result.areas[StoredReadBack.self] {
+            verdict.checks += storedDataChecks(stored, readBack)
+        }
+        verdict.checks += accessChecks(result.areas[AccessMatrixObservation.self]?.probes ?? [])
         verdict.checks += recipientChecks(golden, result)
-        for outcome in result.careActions {
+        for outcome in result.areas[CareActionsObservation.self]?.outcomes ?? [] {
             verdict.merging.careActionTimes[careActionCheck(outcome).name] = outcome.action.at
         }
         verdict.checks += auditChecks(result)
-        verdict.checks += deletionChecks(result.deleted)
+        verdict.checks += deletionChecks(result.areas[DeletionObservation.self]?.reads ?? [])
         let measured = histograms(result)
         verdict.checks += budgetChecks(
             golden.budgets,
             histograms: measured,
             partial: partial,
             alertsMissed: verdict.checks.contains { $0.kind == .alert && $0.finding == .missed },
-            network: result.network
+            network: result.traffic.network
         )
-        verdict.alerts = result.alerts
+        verdict.alerts = result.alerts.observed
         verdict.expectedAlerts = golden.alerts
         for (path, h) in measured {
             verdict.latency[path] = summary(h)
             verdict.histograms[path] = buckets(h)
         }
-        verdict.latency[.schedulingLag] = summary(result.schedulingLag)
+        verdict.latency[.schedulingLag] = summary(result.traffic.schedulingLag)
         verdict.keepMergeInputs(result, measured: measured)
-        let allowance = result.network?.allowance ?? 0
+        let allowance = result.traffic.network?.allowance ?? 0
         let stall = harnessStall(golden.budgets, histograms: measured, hiccups: result.hiccups, allowance: allowance)
         if let stall { return Verdict(scenario: scenario, error: stall, contract: nil) }
         for i in verdict.checks.indices {
@@ -86,21 +78,32 @@ extension Verdict {
         return verdict
     }
 
+    /// The evidence checks of the alerts a run observed, or one skipped check when the SUT's alerts
+    /// cite no readings (a profile that maps no `evidence` field).
+    static func evidenceChecks(_ alerts: AlertObservation, catalog: EvidenceCatalog) -> [Check] {
+        if alerts.citeEvidence { return evidenceChecks(alerts.observed, catalog: catalog) }
+        guard !alerts.observed.isEmpty else { return [] }
+        let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
+        return [Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail, skipped: true)]
+    }
+
     /// What merging with the other parts of a sharded run needs of the run's measurements.
-    mutating func keepMergeInputs(_ result: LiveRunResult, measured: [LatencyPath: Histogram<UInt64>]) {
+    mutating func keepMergeInputs(_ result: RunObservation, measured: [LatencyPath: Histogram<UInt64>]) {
         merging.histograms = measured
-        merging.histograms[.schedulingLag] = result.schedulingLag
-        merging.alertWait = result.alertWait
-        if result.pollResolution > .zero { merging.alertPollCycle = result.pollResolution / .milliseconds(1) }
+        merging.histograms[.schedulingLag] = result.traffic.schedulingLag
+        merging.alertWait = result.alerts.wait
+        if result.alerts.pollResolution > .zero {
+            merging.alertPollCycle = result.alerts.pollResolution / .milliseconds(1)
+        }
         merging.hiccups = result.hiccups
     }
 
     /// The measured latency distributions by path (the harness's own lag apart).
-    static func histograms(_ result: LiveRunResult) -> [LatencyPath: Histogram<UInt64>] {
+    static func histograms(_ result: RunObservation) -> [LatencyPath: Histogram<UInt64>] {
         var out: [LatencyPath: Histogram<UInt64>] = [
-            .readingToAck: result.ackLatency, .readingToAlert: result.alertLatency,
+            .readingToAck: result.traffic.ackLatency, .readingToAlert: result.alerts.latency,
         ]
-        for p in result.push { out[.alert(via: p.kind)] = p.latency }
+        for p in result.alerts.push { out[.alert(via: p.kind)] = p.latency }
         return out
     }
 
@@ -270,7 +273,7 @@ extension Verdict {
     static func validationChecks(
         _ golden: GoldenFile,
         plan: [SentRequest],
-        result: LiveRunResult,
+        result: RunObservation,
         counting v: inout Verdict
     ) -> [Check] {
         var checks: [Check] = []
@@ -279,7 +282,7 @@ extension Verdict {
         var seen: Set<String> = []
         var refusedValid: [(reading: String, status: Int, field: String)] = []
         for (i, request) in plan.enumerated() {
-            let o = result.outcomes[i]
+            let o = result.traffic.outcomes[i]
             let first = request.firstReading ?? ""
             v.count(o, readings: request.readingCount)
             if expected[first] != nil || (400..<500).contains(o.status ?? 0) {
@@ -287,7 +290,7 @@ extension Verdict {
             }
             if let e = expected[first], !seen.contains(first) {
                 seen.insert(first)
-                if request.topic != nil, !result.refusesOverMQTT {
+                if request.topic != nil, !result.traffic.refusesOverMQTT {
                     let detail = "not judged: the SUT publishes no refusals of MQTT readings (mqtt.rejections: none)"
                     checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
                     continue
@@ -300,8 +303,8 @@ extension Verdict {
         checks += acceptanceChecks(refusedValid)
         // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
         // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
-        for e in golden.validation where !seen.contains(e.reading) && result.ble?.carries(e.reading) != true {
-            if let kind = result.withheld.corrupt[e.reading] {
+        for e in golden.validation where !seen.contains(e.reading) && result.traffic.ble?.carries(e.reading) != true {
+            if let kind = result.traffic.withheld.corrupt[e.reading] {
                 let detail = "not sent: the SUT's conformance statement claims no \(kind) readings"
                 checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
                 continue
@@ -309,10 +312,10 @@ extension Verdict {
             let detail = "the scenario no longer sends reading \(e.reading)"
             checks.append(validation("rejects \(e.reading)", .validationMismatch, detail))
         }
-        if result.withheld.count > 0 {
-            let kinds = Set(result.withheld.corrupt.values).sorted()
+        if result.traffic.withheld.count > 0 {
+            let kinds = Set(result.traffic.withheld.corrupt.values).sorted()
             let detail =
-                "\(result.withheld.count) reading(s) not sent: the SUT's conformance statement does not claim their kind"
+                "\(result.traffic.withheld.count) reading(s) not sent: the SUT's conformance statement does not claim their kind"
                 + (kinds.isEmpty ? "" : " (corrupted ones among them: \(kinds.joined(separator: ", ")))")
             checks.append(
                 Check(
@@ -325,10 +328,10 @@ extension Verdict {
                 )
             )
         }
-        v.merging.lost = LostTally(plan: plan, outcomes: result.outcomes)
+        v.merging.lost = LostTally(plan: plan, outcomes: result.traffic.outcomes)
         checks.append(deliveryCheck(v.merging.lost, verdict: v))
-        v.merging.mqtt = result.mqtt
-        if let mqtt = result.mqtt {
+        v.merging.mqtt = result.traffic.mqtt
+        if let mqtt = result.traffic.mqtt {
             checks.append(mqttDeliveryCheck(mqtt))
             // On the SUT's own word: a reading it never confirmed failed, whatever the broker said.
             if mqtt.sutConfirms {
@@ -336,7 +339,7 @@ extension Verdict {
                 v.failed += mqtt.unconfirmedCount
             }
         }
-        if let ble = result.ble {
+        if let ble = result.traffic.ble {
             v.acknowledged += ble.sent
             v.failed += ble.notSent
             let overBLE = golden.validation.filter { ble.carries($0.reading) }.count

@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 extension Verdict {
@@ -58,7 +59,7 @@ extension Verdict {
 
     /// The first readings of a list, for a detail.
     static func named(_ readings: [StoredReading]) -> String {
-        let kind = { (r: StoredReading) in StoredValueRules.kind(r.values)?.rawValue ?? "reading" }
+        let kind = { (r: StoredReading) in r.values.readingKind?.rawValue ?? "reading" }
         return readings.prefix(namedReadings).map { "\($0.id ?? kind($0)) (\(kind($0)) at \(iso($0.time)))" }
             .joined(separator: ", ") + (readings.count > namedReadings ? ", …" : "")
     }

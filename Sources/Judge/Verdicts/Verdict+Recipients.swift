@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 extension Verdict {
@@ -8,13 +9,14 @@ extension Verdict {
     /// is neither (`wrong-recipient`) or one passing check when there is none, and one per action
     /// (`action-refused`). Times are device times; a notification may come `early` before its
     /// deadline and `late` after it (the golden file's tolerances).
-    package static func recipientChecks(_ golden: GoldenFile, _ result: LiveRunResult) -> [Check] {
-        var checks = result.careActions.map(careActionCheck)
+    package static func recipientChecks(_ golden: GoldenFile, _ result: RunObservation) -> [Check] {
+        var checks = (result.areas[CareActionsObservation.self]?.outcomes ?? []).map(careActionCheck)
         guard golden.alerts.contains(where: { $0.recipients != nil }) else { return checks }
-        guard let notifications = result.notifications else {
+        guard let notifications = result.areas[InboxesObservation.self]?.notifications else {
             let detail =
                 "not checked: who was notified of each alert was not read ("
-                + (result.notificationsUnread ?? "the SUT profile has no care-team.notifications") + ")"
+                + (result.areas[InboxesObservation.self]?.unread ?? "the SUT profile has no care-team.notifications")
+                + ")"
             checks.append(
                 Check(
                     kind: .recipients,
@@ -27,7 +29,7 @@ extension Verdict {
             )
             return checks
         }
-        let observed = result.alerts.filter { $0.unmapped == nil || $0.onlySeverityUnmapped }
+        let observed = result.alerts.observed.filter { $0.unmapped == nil || $0.onlySeverityUnmapped }
         let pairing = AlertMatching.match(golden.alerts, observed)
         var inboxes: [String: [ObservedNotification]] = [:]
         for n in notifications { inboxes[n.alertID, default: []].append(n) }

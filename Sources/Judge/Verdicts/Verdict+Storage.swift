@@ -1,3 +1,4 @@
+import RunRecord
 import VitalSimCore
 
 extension Verdict {
@@ -18,7 +19,7 @@ extension Verdict {
             let judged = { (s: StoredReading) -> Bool in
                 let linked = s.id.flatMap(EvidenceCatalog.device(of:)).map(expected.linkedDevices.contains) ?? false
                 let listed =
-                    readBack.kinds.map { kinds in StoredValueRules.kind(s.values).map(kinds.contains) ?? true } ?? true
+                    readBack.kinds.map { kinds in s.values.readingKind.map(kinds.contains) ?? true } ?? true
                 return !linked && listed
             }
             let stored = (readBack.readings[p] ?? []).filter(judged)
@@ -113,7 +114,7 @@ extension Verdict {
         for (i, j) in pairs.enumerated() {
             guard let j else { continue }
             if let id = stored[j].id { pairedBy[id] = i }
-            if let kind = StoredValueRules.primary(entries[i].values) { byKind[kind, default: []].append(i) }
+            if let kind = entries[i].values.primarySignal { byKind[kind, default: []].append(i) }
         }
         for kind in byKind.keys { byKind[kind]?.sort { entries[$0].time < entries[$1].time } }
         let used = Set(pairs.compactMap { $0 })
@@ -124,7 +125,7 @@ extension Verdict {
                 continue
             }
             // Under an id of the SUT's own: the kind, device time and values of an acknowledged one.
-            guard let kind = StoredValueRules.primary(s.values), let list = byKind[kind] else { continue }
+            guard let kind = s.values.primarySignal, let list = byKind[kind] else { continue }
             var k = firstIndex(in: list) { entries[$0].time >= s.time - StoredValueRules.timeTolerance }
             while k < list.count, entries[list[k]].time <= s.time + StoredValueRules.timeTolerance {
                 if StoredValueRules.differences(entries[list[k]], s).isEmpty {

@@ -1,10 +1,11 @@
+import RunRecord
 import Traffic
 
 extension Verdict {
     /// The trace ids of the requests that carried each alert's evidence readings, by alert id: where
     /// a team finds, in its own tracing system, the readings an alert says it came from. An alert
     /// whose evidence names none of the plan's readings has the trace of the request `found` names
-    /// for it (by its time, ``LiveRunResult/alertRequests``), if any.
+    /// for it (by its time, ``RunObservation/alertRequests``), if any.
     package static func alertTraces(
         _ alerts: [ObservedAlert],
         plan: [SentRequest],

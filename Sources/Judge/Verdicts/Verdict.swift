@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import RunRecord
 import Traffic
 import VitalSimCore
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Judge
 import Locking
+import RunRecord
 import SUTAdapter
 import ServiceLifecycle
 import Transports

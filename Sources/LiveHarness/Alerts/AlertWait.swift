@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import SUTAdapter
 
 /// The alerts a run expects, waited for once its last reading is answered: while an expected alert is

@@ -4,6 +4,7 @@ import Clocks
 import Foundation
 import Judge
 import Locking
+import RunRecord
 import VitalSimCore
 
 /// The BLE side of a live run (`vitalsim run --ble hci`): the scenario's Bluetooth devices as live

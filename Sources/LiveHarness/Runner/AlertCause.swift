@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import Traffic
 
 /// Which request of the plan an observed alert came from, for its reading → alert latency and its

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -32,7 +33,7 @@ extension LiveRunner {
     /// changes nothing — but at most a quarter of the golden file's tightest reading → alert limit,
     /// so that the polling never blurs a budget. The longest cycle is recorded, and each usual cycle
     /// (the pause and the fastest recent read) is counted: reading → alert latency is known to
-    /// within the run's median usual cycle (``LiveRunResult/pollResolution``).
+    /// within the run's median usual cycle (``RunObservation/pollResolution``).
     func pollPause(after took: Duration, _ shared: State) -> Duration {
         shared.withLock { s in
             s.recentPolls.append(took)
@@ -203,8 +204,9 @@ extension LiveRunner {
 
     /// An alert source that only pushes, misconfigured: it pushed messages the harness cannot read,
     /// or nothing at all while the golden file expects alerts.
-    func pushProblem(_ result: LiveRunResult, awaiting: AlertWait?) -> String? {
-        guard let channel = alertSource.pushOnly, let delivery = result.push.first(where: { $0.kind == channel }) else {
+    func pushProblem(_ result: RunObservation, awaiting: AlertWait?) -> String? {
+        guard let channel = alertSource.pushOnly, let delivery = result.alerts.push.first(where: { $0.kind == channel })
+        else {
             return nil
         }
         let contract = auth.contract.summary()

@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports

@@ -3,6 +3,7 @@ import Foundation
 import Histogram
 import Judge
 import Locking
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -267,7 +268,7 @@ package final class LiveRunner: Sendable {
         var quietWait = false
         /// The longest time from one alert poll's start to the next's (``pollPause(after:_:)``).
         var longestPollCycle: Duration = .zero
-        /// Each poll's usual cycle (``LiveRunResult/pollResolution``).
+        /// Each poll's usual cycle (``RunObservation/pollResolution``).
         var usualPollCycles = PollCycleTally()
         /// The longest pause ``pollPause(after:_:)`` chose.
         var longestPause: Duration = .zero
@@ -349,7 +350,7 @@ package final class LiveRunner: Sendable {
         origin: ContinuousClock.Instant? = nil,
         awaiting: AlertWait? = nil,
         barriers: [RunBarrier] = []
-    ) async -> LiveRunResult {
+    ) async -> RunObservation {
         // At --speed max the schedule is the SUT's pace: shards that keep one origin begin together.
         if let origin, speed == nil { try? await clock.sleep(until: instant(origin)) }
         let serverClock = alertSource.clock == .server ? AlertClock(start: startUnixMilliseconds) : nil
@@ -431,14 +432,14 @@ package final class LiveRunner: Sendable {
         start: Int64,
         span: Int64,
         _ awaiting: AlertWait?
-    ) -> LiveRunResult {
+    ) -> RunObservation {
         var result = result(shared, sent: sent, alongside: alongside, start: start)
-        LiveRunner.log(sent, result.outcomes, naming: naming, to: auth.contract)
-        result.citesEvidence = alertSource.fields.evidence != nil
-        result.refusesOverMQTT = rejections != nil
+        LiveRunner.log(sent, result.traffic.outcomes, naming: naming, to: auth.contract)
+        result.alerts.citeEvidence = alertSource.fields.evidence != nil
+        result.traffic.refusesOverMQTT = rejections != nil
         result.misconfiguration =
             result.misconfiguration ?? pushProblem(result, awaiting: awaiting)
-            ?? AlertClock.problem(result.alerts, start: start, span: span, clock: alertSource.clock)
+            ?? AlertClock.problem(result.alerts.observed, start: start, span: span, clock: alertSource.clock)
         return result
     }
 
@@ -594,7 +595,7 @@ package final class LiveRunner: Sendable {
 
     /// The run's result: MQTT rejections applied to their messages, and reading → alert latencies
     /// timed from the intended send time of each alert's last evidence reading.
-    func result(_ shared: State, sent: [SentRequest], alongside: Alongside?, start: Int64) -> LiveRunResult {
+    func result(_ shared: State, sent: [SentRequest], alongside: Alongside?, start: Int64) -> RunObservation {
         shared.withLock { s in
             applyMQTTRejections(&s, sent: sent)
             var evidence = s.order.compactMap { s.firstSeen[$0]?.0.evidence.last }
@@ -629,27 +630,32 @@ package final class LiveRunner: Sendable {
                     s.push[k].latency.record(Duration.nonNegativeMicroseconds(seen - due))
                 }
             }
-            var result = LiveRunResult(
-                outcomes: s.outcomes,
-                alerts: s.order.compactMap { s.firstSeen[$0]?.0 },
-                ackLatency: s.ack,
-                alertLatency: alertLatency,
-                schedulingLag: s.lag,
-                unreachable: s.unreachable,
-                push: s.push
+            var result = RunObservation(
+                traffic: TrafficObservation(
+                    outcomes: s.outcomes,
+                    ackLatency: s.ack,
+                    schedulingLag: s.lag,
+                    unreachable: s.unreachable
+                ),
+                alerts: AlertObservation(
+                    observed: s.order.compactMap { s.firstSeen[$0]?.0 },
+                    latency: alertLatency,
+                    push: s.push
+                )
             )
-            result.requests = sent
+            result.traffic.requests = sent
             for id in s.order {
                 guard let a = s.firstSeen[id]?.0, a.evidence.last.flatMap({ cause.carrier[$0] }) == nil,
                     let i = cause.request(of: a)
                 else { continue }
-                result.alertRequests[id] = i
+                result.alerts.requests[id] = i
             }
-            result.alertWait = s.alertWait
-            result.longestPollCycle = s.longestPollCycle
-            result.pollResolution = s.usualPollCycles.median
+            result.alerts.wait = s.alertWait
+            result.alerts.longestPollCycle = s.longestPollCycle
+            result.alerts.pollResolution = s.usualPollCycles.median
             result.hiccups = s.hiccups
-            result.mqtt = mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
+            result.traffic.mqtt =
+                mqtt == nil ? nil : LiveRunner.mqttDelivery(s, sent: sent, refusals: rejections != nil)
             result.misconfiguration = s.health.problem(
                 alertURL: alertSource.absoluteURL(base: base),
                 answered: s.answered,

@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 
 /// A moment of the scenario at which a run pauses (a care-team action of the timeline): every
 /// request due before it is sent and answered, then `act` runs with the alerts listed so far, then

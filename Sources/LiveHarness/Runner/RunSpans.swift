@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import Tracing
 import Traffic
 

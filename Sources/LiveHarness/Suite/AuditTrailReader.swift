@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -100,19 +101,20 @@ extension LiveSuite {
     /// reached the SUT; a trail that cannot be read as the profile says makes the run a
     /// misconfiguration, not a finding about the SUT.
     static func readAuditTrail(
-        into result: inout LiveRunResult,
+        into result: inout RunObservation,
         _ setup: ScenarioSetup,
         naming: WireNaming,
         lifecycle: PatientLifecycle,
         runner: LiveRunner,
         base: String
     ) async {
-        guard result.misconfiguration == nil, !result.unreachable,
+        guard result.misconfiguration == nil, !result.traffic.unreachable,
             setup.options.target.profile.auth.devices?.people.isEmpty == false
         else { return }
         let acted =
-            result.access.contains { $0.status != nil } || result.careActions.contains { $0.status != nil }
-            || !result.inboxesRead.isEmpty
+            (result.areas[AccessMatrixObservation.self]?.probes ?? []).contains { $0.status != nil }
+            || (result.areas[CareActionsObservation.self]?.outcomes ?? []).contains { $0.status != nil }
+            || !(result.areas[InboxesObservation.self]?.readers ?? []).isEmpty
         guard acted else { return }
         let reader = AuditTrailReader(
             scenario: setup.scenario,
@@ -123,7 +125,7 @@ extension LiveSuite {
             lifecycle: lifecycle
         )
         switch await reader.read() {
-        case .success(let trail): result.audit = trail
+        case .success(let trail): result.areas[AuditReadBack.self] = trail
         case .failure(let problem): result.misconfiguration = problem.message
         }
     }

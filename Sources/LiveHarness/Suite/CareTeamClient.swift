@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports

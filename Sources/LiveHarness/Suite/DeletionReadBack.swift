@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -129,7 +130,7 @@ extension LiveSuite {
     /// when they were deleted: by the profile's lifecycle `reset:`, or here when the run owns a SUT
     /// of the reference contract (the embedded one, or one a test marks ``LiveOptions/Target/owned``).
     static func readAfterDeletion(
-        into result: inout LiveRunResult,
+        into result: inout RunObservation,
         _ setup: ScenarioSetup,
         naming: WireNaming,
         lifecycle: PatientLifecycle,
@@ -137,7 +138,7 @@ extension LiveSuite {
         base: String
     ) async {
         let owned = setup.options.target.url == nil || setup.options.target.owned
-        guard result.misconfiguration == nil, !result.unreachable else { return }
+        guard result.misconfiguration == nil, !result.traffic.unreachable else { return }
         let reader = DeletionReadBack(
             scenario: setup.scenario,
             naming: naming,
@@ -149,6 +150,6 @@ extension LiveSuite {
         )
         let deleteHere = reader.deletesHere(owned: owned)
         guard deleteHere || !setup.options.target.profile.lifecycle.reset.isEmpty else { return }
-        result.deleted = await reader.read(delete: deleteHere)
+        result.areas[DeletionObservation.self] = DeletionObservation(reads: await reader.read(delete: deleteHere))
     }
 }

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Judge
 import Locking
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -109,7 +110,7 @@ extension LiveSuite {
         awaiting: AlertWait,
         contract: ContractLog = ContractLog(),
         whole: WholeScenario? = nil
-    ) async throws(HarnessError) -> ([SentRequest], String?, LiveRunResult, String) {
+    ) async throws(HarnessError) -> ([SentRequest], String?, RunObservation, String) {
         var options = options
         // An alert source that only pushes is observed like --observe, and read instead of a list.
         if let channel = options.target.profile.alerts.pushOnly, !options.push.channels.contains(channel) {
@@ -147,7 +148,7 @@ extension LiveSuite {
         )
         let lifecycle = patientLifecycle(setup, naming: naming, runner: runner, base: base)
         let team = CareTeamClient(setup, naming: naming, runner: runner, base: base)
-        var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> LiveRunResult in
+        var result = try await between(lifecycle, of: scenario) { () async throws(HarnessError) -> RunObservation in
             try await checkNothingLeftOver(runner, scenario)
             let alongside = try bleLink(setup, resources, peripheralHCI: peripheralHCI, clock: runner.clock)
             let acted = Locked<[CareActionOutcome]>([])
@@ -160,8 +161,8 @@ extension LiveSuite {
                 awaiting: awaiting,
                 barriers: careActionBarriers(team, into: acted)
             )
-            result.careActions = acted.withLock { $0 }
-            result.trace = runner.trace
+            result.areas[CareActionsObservation.self] = CareActionsObservation(outcomes: acted.withLock { $0 })
+            result.traffic.trace = runner.trace
             await readBack(into: &result, scenario, options, runner: runner, base: base, naming: naming, whole: whole)
             await probeAccess(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
             await readNotifications(into: &result, team)
@@ -169,7 +170,7 @@ extension LiveSuite {
             return result
         }
         await readAfterDeletion(into: &result, setup, naming: naming, lifecycle: lifecycle, runner: runner, base: base)
-        result.network = weathered(setup, resources, mqtt: weather?.mqtt)
+        result.traffic.network = weathered(setup, resources, mqtt: weather?.mqtt)
         // Unsharded: the traffic sent; in a shard, the whole scenario's, by the shard that digests it.
         var digest: String?
         if let whole {
@@ -177,10 +178,10 @@ extension LiveSuite {
         } else {
             digest = trafficDigest(setup, plan, naming: naming, whole: nil)
         }
-        result.ble = resources.link?.summary(devices: setup.bleKeys)
-        result.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
+        result.traffic.ble = resources.link?.summary(devices: setup.bleKeys)
+        result.traffic.withheld = (plan.withheldCount, plan.withheldCorrupt.mapValues(\.rawValue))
         try judgeable(result, scenario, base: base, options: options, resources: resources)
-        return (result.requests, digest, result, base)
+        return (result.traffic.requests, digest, result, base)
     }
 
     /// The enrol and reset steps of `setup`'s patients, sent through `runner`'s client to `base`.
@@ -220,14 +221,14 @@ extension LiveSuite {
     /// Tries the access-control matrix of the scenario's care teams (``AccessMatrix``) after its
     /// read-back, unless the run already failed to reach the SUT.
     static func probeAccess(
-        into result: inout LiveRunResult,
+        into result: inout RunObservation,
         _ setup: ScenarioSetup,
         naming: WireNaming,
         lifecycle: PatientLifecycle,
         runner: LiveRunner,
         base: String
     ) async {
-        guard result.misconfiguration == nil, !result.unreachable else { return }
+        guard result.misconfiguration == nil, !result.traffic.unreachable else { return }
         let (scenario, options) = (setup.scenario, setup.options)
         let matrix = AccessMatrix(
             scenario: scenario,
@@ -239,7 +240,9 @@ extension LiveSuite {
         ) { patient in
             firstHTTPRequest(of: patient, trafficPlan(scenario, options, bleLink: setup.overBLE, naming: naming))
         }
-        result.access = await matrix.run(observed: result.alerts)
+        result.areas[AccessMatrixObservation.self] = AccessMatrixObservation(
+            probes: await matrix.run(observed: result.alerts.observed)
+        )
     }
 
     /// A pause of the run at each care-team action of the timeline (those of the scenario's own
@@ -258,12 +261,14 @@ extension LiveSuite {
 
     /// Reads every person's notifications after the run (``CareTeamClient/notifications()``) when a
     /// patient of the scenario has an escalation policy and the run reached the SUT.
-    static func readNotifications(into result: inout LiveRunResult, _ team: CareTeamClient) async {
-        guard result.misconfiguration == nil, !result.unreachable, !team.people.isEmpty else { return }
+    static func readNotifications(into result: inout RunObservation, _ team: CareTeamClient) async {
+        guard result.misconfiguration == nil, !result.traffic.unreachable, !team.people.isEmpty else { return }
         let (notifications, note, misconfiguration) = await team.notifications()
-        result.notifications = notifications
-        result.notificationsUnread = note
-        if notifications != nil { result.inboxesRead = team.people }
+        result.areas[InboxesObservation.self] = InboxesObservation(
+            notifications: notifications,
+            unread: note,
+            readers: notifications == nil ? [] : team.people
+        )
         if let misconfiguration { result.misconfiguration = misconfiguration }
     }
 
@@ -290,7 +295,7 @@ extension LiveSuite {
     /// Throws when the run cannot be judged: the embedded SUT died, the SUT never answered, or the run
     /// revealed a misconfiguration.
     static func judgeable(
-        _ result: LiveRunResult,
+        _ result: RunObservation,
         _ scenario: Scenario,
         base: String,
         options: LiveOptions,
@@ -299,8 +304,8 @@ extension LiveSuite {
         if let embedded = resources.embedded, !embedded.isRunning {
             throw .infrastructure("\(scenario.name): the embedded reference SUT died during the run")
         }
-        if result.unreachable && result.outcomes.allSatisfy({ $0.status == nil }) {
-            let reason = result.outcomes.first?.error ?? ""
+        if result.traffic.unreachable && result.traffic.outcomes.allSatisfy({ $0.status == nil }) {
+            let reason = result.traffic.outcomes.first?.error ?? ""
             let hint = RunHealth.tlsHint(
                 reason,
                 url: base,
@@ -318,7 +323,7 @@ extension LiveSuite {
     /// first patients of the `whole` scenario (a shard's part is of it), so that shards ask what one
     /// process would.
     static func readBack(
-        into result: inout LiveRunResult,
+        into result: inout RunObservation,
         _ scenario: Scenario,
         _ options: LiveOptions,
         runner: LiveRunner,
@@ -326,7 +331,8 @@ extension LiveSuite {
         naming: WireNaming,
         whole: WholeScenario?
     ) async {
-        guard let source = options.target.profile.storedReadings, result.misconfiguration == nil, !result.unreachable
+        guard let source = options.target.profile.storedReadings, result.misconfiguration == nil,
+            !result.traffic.unreachable
         else {
             return
         }
@@ -334,7 +340,7 @@ extension LiveSuite {
         fetch.narrowedPatients = Set(
             (whole?.patients ?? scenario.patients.map(\.id)).prefix(ReadBackQuery.patientLimit)
         )
-        for request in result.requests {
+        for request in result.traffic.requests {
             fetch.sent[naming.patient(request.patientID), default: 0] += request.readingCount
         }
         let patients = scenario.patients.map { (scenario: $0.id, wire: naming.patient($0.id)) }
@@ -345,7 +351,7 @@ extension LiveSuite {
         switch await fetch.fetch(patients: patients, readingID: naming.scenarioReadingID) {
         case .success(var stored):
             stored.kinds = source.kinds
-            result.stored = stored
+            result.areas[StoredReadBack.self] = stored
         case .failure(let problem):
             result.misconfiguration =
                 "reading back the stored readings (stored-readings of the profile): \(problem.text)"
@@ -364,10 +370,10 @@ extension LiveSuite {
     static func between(
         _ lifecycle: PatientLifecycle,
         of scenario: Scenario,
-        _ body: () async throws(HarnessError) -> LiveRunResult
-    ) async throws(HarnessError) -> LiveRunResult {
+        _ body: () async throws(HarnessError) -> RunObservation
+    ) async throws(HarnessError) -> RunObservation {
         let (enrolled, enrolment) = await lifecycle.enrol()
-        let result: LiveRunResult
+        let result: RunObservation
         do throws(HarnessError) {
             if let enrolment { throw .infrastructure("\(scenario.name): lifecycle: \(enrolment.message)") }
             result = try await body()

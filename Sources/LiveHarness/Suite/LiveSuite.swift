@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import Transports
@@ -65,7 +66,7 @@ package enum LiveSuite {
             awaiting.expected = awaiting.expected.filter { claimed.contains($0.rule) }
         }
         let contract = ContractLog()
-        let executed: ([SentRequest], String?, LiveRunResult, String)
+        let executed: ([SentRequest], String?, RunObservation, String)
         do throws(HarnessError) {
             // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
             executed = try await execute(
@@ -88,13 +89,13 @@ package enum LiveSuite {
         let judged = (golden: golden, path: goldenPath, contract: contract.summary())
         let verdict = try judge(executed, path: path, scenario: scenario, against: judged, options: options)
         guard options.reports.listsRequests else { return (verdict, []) }
-        return (verdict, zip(executed.0, executed.2.outcomes).map(SentOutcome.init))
+        return (verdict, zip(executed.0, executed.2.traffic.outcomes).map(SentOutcome.init))
     }
 
     /// A scenario's verdict from what its run sent and saw, against its golden file, with the SUT
     /// contract the run recorded; with `--evidence`, its bundle written.
     static func judge(
-        _ executed: ([SentRequest], String?, LiveRunResult, String),
+        _ executed: ([SentRequest], String?, RunObservation, String),
         path: String,
         scenario: Scenario,
         against judged: (golden: GoldenFile, path: String, contract: SUTContract),
@@ -105,10 +106,10 @@ package enum LiveSuite {
         let evidence = EvidenceCatalog(
             scenario: scenario,
             seed: options.pacing.seed,
-            citing: Set(result.alerts.flatMap(\.evidence)),
+            citing: Set(result.alerts.observed.flatMap(\.evidence)),
             sent: plan,
-            outcomes: result.outcomes,
-            bleLink: result.ble != nil
+            outcomes: result.traffic.outcomes,
+            bleLink: result.traffic.ble != nil
         )
         let stored = try storedExpectations(scenario, plan: plan, result: result, options: options)
         var verdict = Verdict.judge(
@@ -126,8 +127,8 @@ package enum LiveSuite {
         if let evidence = options.reports.evidence {
             // The bundle logs every request with its body: regenerated (the run kept no bodies), the
             // traffic digest proving it is what was sent.
-            let naming = try wireNaming(scenario, options, bleLink: result.ble != nil)
-            let whole = Array(trafficPlan(scenario, options, bleLink: result.ble != nil, naming: naming))
+            let naming = try wireNaming(scenario, options, bleLink: result.traffic.ble != nil)
+            let whole = Array(trafficPlan(scenario, options, bleLink: result.traffic.ble != nil, naming: naming))
             let shaped = profileShaped(options, naming: naming) ? options.target.profile.name : nil
             do throws(EvidenceError) {
                 try EvidenceBundle.write(
@@ -156,16 +157,16 @@ package enum LiveSuite {
     static func storedExpectations(
         _ scenario: Scenario,
         plan: [SentRequest],
-        result: LiveRunResult,
+        result: RunObservation,
         options: LiveOptions
     ) throws(HarnessError) -> StoredDataExpectations? {
-        guard let readBack = result.stored else { return nil }
+        guard let readBack = result.areas[StoredReadBack.self] else { return nil }
         let expected = StoredDataExpectations(
             scenario: scenario,
             seed: options.pacing.seed,
             sent: plan,
-            statuses: result.outcomes.map(\.status),
-            bleLink: result.ble != nil,
+            statuses: result.traffic.outcomes.map(\.status),
+            bleLink: result.traffic.ble != nil,
             routes: options.target.profile.ingestion.routes
         )
         for p in readBack.unknownPatients.sorted() {

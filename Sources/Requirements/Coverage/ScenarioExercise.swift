@@ -1,5 +1,6 @@
 import Bluetooth
 import Judge
+import RunRecord
 import Traffic
 import VitalSimCore
 

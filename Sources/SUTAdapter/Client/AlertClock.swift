@@ -1,6 +1,7 @@
 import Foundation
-import Judge
 import Locking
+import RunRecord
+import VitalSimCore
 
 /// Places alerts stamped with the SUT's own clock (`alerts.clock: server`) on the scenario's device
 /// time: the run notes, per patient, the wall moment each request or MQTT message is sent and the
@@ -73,7 +74,10 @@ package final class AlertClock: Sendable {
         guard clock == .device, let first = alerts.first else { return nil }
         let day: Int64 = 86_400_000
         guard alerts.allSatisfy({ $0.raisedAt < start - day || $0.raisedAt > start + span + day }) else { return nil }
+        func iso(_ milliseconds: Int64) -> String {
+            CivilTime(unixMilliseconds: milliseconds).iso8601(fractional: true)
+        }
         return
-            "every alert the SUT listed (\(alerts.count)) is stamped more than a day outside the scenario's time (\(Verdict.iso(start)) to \(Verdict.iso(start + span))), first: \(first.alertID) at \(Verdict.iso(first.raisedAt)); a SUT that stamps its alerts with its own clock needs alerts.clock: server in its SUT profile"
+            "every alert the SUT listed (\(alerts.count)) is stamped more than a day outside the scenario's time (\(iso(start)) to \(iso(start + span))), first: \(first.alertID) at \(iso(first.raisedAt)); a SUT that stamps its alerts with its own clock needs alerts.clock: server in its SUT profile"
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import Transports
 
 /// One answer (one page) of the SUT's alert source, as the run's poller and `vitalsim doctor` read

@@ -1,6 +1,6 @@
 import Foundation
-import Judge
 import Locking
+import RunRecord
 
 /// Records, as a run goes, what the SUT answered on each endpoint the harness used (ingestion,
 /// alert reads, OAuth2 tokens, lifecycle steps) and what became of the alerts it listed; its

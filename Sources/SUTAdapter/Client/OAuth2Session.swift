@@ -1,6 +1,6 @@
 import Foundation
-import Judge
 import Locking
+import RunRecord
 import Transports
 
 /// Why a request could not be given its credentials: a token endpoint that refuses or fails, a

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import Transports
 
 /// The credentials of a run's requests, as a profile's `auth:` says: static headers on every

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import Transports
 
 /// Reads back what a SUT holds after a run, through the profile's `stored-readings:`: every page of

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import Traffic
 import Transports
 import VitalSimCore

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import VitalSimCore
 
 /// Why an item of an alert list cannot be read as an alert.

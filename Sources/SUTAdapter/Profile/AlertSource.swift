@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import VitalSimCore
 
 /// Where a SUT's alerts are read (`alerts:` of a profile) and how an alert's fields map to

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 
 /// Where a SUT's audit trail is read back (`audit:` of a profile; issue 45): the answer to `url` (a
 /// path on the SUT's base URL or an absolute URL, `{patient}` standing for a patient's id at the

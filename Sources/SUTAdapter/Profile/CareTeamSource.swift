@@ -1,6 +1,6 @@
 import Foundation
-import Judge
 import Mustache
+import RunRecord
 import VitalSimCore
 
 /// How a SUT tells who was notified of each alert and takes the care team's actions (`care-team:`

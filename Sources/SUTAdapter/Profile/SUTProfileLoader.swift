@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import VitalSimCore
 import Yams
 
@@ -203,7 +203,7 @@ package enum SUTProfileLoader {
                             reader.fail(item, "conformance.rules[\(i)]", "expected a VitalSim rule id")
                             continue
                         }
-                        if !Oracle.derivedRuleIDs.contains(id) {
+                        if !AlertRuleIDs.all.contains(id) {
                             checkRuleID(id, at: item, "conformance.rules[\(i)]")
                         } else if !rules.insert(id).inserted {
                             reader.fail(item, "conformance.rules[\(i)]", "rule '\(id)' is listed twice")
@@ -281,7 +281,7 @@ package enum SUTProfileLoader {
 
         /// Fails unless `id` is a VitalSim rule id.
         func checkRuleID(_ id: String, at node: Node, _ field: String) {
-            let known = Oracle.derivedRuleIDs
+            let known = AlertRuleIDs.all
             guard !known.contains(id) else { return }
             var message = "'\(id)' is not a VitalSim rule id"
             if let near = YAMLReader.nearest(id, in: known) { message += " (did you mean '\(near)'?)" }

@@ -1,5 +1,5 @@
 import Foundation
-import Judge
+import RunRecord
 import VitalSimCore
 
 /// Where a SUT's stored readings are read back (`stored-readings:` of a profile) and how an item's

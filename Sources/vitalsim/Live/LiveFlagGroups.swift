@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Judge
 import LiveHarness
+import RunRecord
 import SUTAdapter
 import Transports
 import VitalSimCore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import VitalSimCore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Judge
+import RunRecord
 import VitalSimCore
 
 /// The reports of `run` and `merge`: JUnit XML, JSON and HTML files, and the console summary.

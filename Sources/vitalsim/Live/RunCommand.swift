@@ -4,6 +4,7 @@ import Judge
 import LiveHarness
 import Locking
 import Requirements
+import RunRecord
 import SUTAdapter
 import Telemetry
 import VitalSimCore

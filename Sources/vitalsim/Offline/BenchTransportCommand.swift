@@ -3,6 +3,7 @@ import Benchmarks
 import Foundation
 import Judge
 import LiveHarness
+import RunRecord
 import Traffic
 import Transports
 import VitalSimCore
@@ -121,17 +122,17 @@ extension VitalSim {
             pacing.settle = .milliseconds(100)
             let runner = LiveRunner(base: http, target: target, pacing: pacing)
             let run = await runner.run(TrafficPlanStream(for: loaded))
-            let readings = run.requests.reduce(0) { $0 + $1.readingCount }
-            let failed = run.outcomes.filter { ($0.status ?? 500) >= 300 }.count
+            let readings = run.traffic.requests.reduce(0) { $0 + $1.readingCount }
+            let failed = run.traffic.outcomes.filter { ($0.status ?? 500) >= 300 }.count
             let sending = (clock.now - start).seconds
             let rates = String(
                 format: "%.2f s (%.0f readings/s, %.0f requests/s)",
                 sending,
                 Double(readings) / sending,
-                Double(run.requests.count) / sending
+                Double(run.traffic.requests.count) / sending
             )
             print(
-                "\(loaded.name): \(devices) devices, \(readings) readings in \(run.requests.count) requests, generated and sent in \(rates), \(failed) failed"
+                "\(loaded.name): \(devices) devices, \(readings) readings in \(run.traffic.requests.count) requests, generated and sent in \(rates), \(failed) failed"
             )
             printPeakRSS()
             if failed > 0 { throw ExitCode(1) }

@@ -43,3 +43,28 @@ package struct CareActionOutcome: Sendable, Equatable {
         self.accepted = accepted
     }
 }
+
+/// What the people's inboxes held after the run: every notification read with each person's own
+/// credential, or why they were not read (the recipients check is then skipped).
+package struct InboxesObservation: Sendable, Equatable {
+    /// The notifications read; nil when they were not (``unread`` says why).
+    package var notifications: [ObservedNotification]?
+    /// Why the notifications were not read, for the skipped recipients check.
+    package var unread: String?
+    /// The people whose inboxes were read with their own credential (their reads are allowed in
+    /// the audit trail).
+    package var readers: [String] = []
+
+    package init(notifications: [ObservedNotification]?, unread: String? = nil, readers: [String] = []) {
+        self.notifications = notifications
+        self.unread = unread
+        self.readers = readers
+    }
+}
+
+/// The care team's actions of the timeline, as the run carried them out.
+package struct CareActionsObservation: Sendable, Equatable {
+    package var outcomes: [CareActionOutcome]
+
+    package init(outcomes: [CareActionOutcome]) { self.outcomes = outcomes }
+}

@@ -44,7 +44,7 @@ package enum ReadBackQuery: Sendable, Hashable, CustomStringConvertible {
             if to - from >= 2000 { out.append(.period(from: from, to: to)) }
         }
         if byKind {
-            let held = Set(readings.compactMap { StoredValueRules.kind($0.values) })
+            let held = Set(readings.compactMap { $0.values.readingKind })
             for kind in VitalKind.allCases where held.contains(kind) && kinds.map({ $0.contains(kind) }) ?? true {
                 out.append(.kind(kind))
             }
@@ -63,22 +63,6 @@ package enum ReadBackQuery: Sendable, Hashable, CustomStringConvertible {
             if start > last { return starts }
             (year, month) = month == 12 ? (year + 1, 1) : (year, month + 1)
         }
-    }
-
-    /// Whether a stored reading is one this query asks for: inside the period, or of the kind.
-    func selects(_ reading: StoredReading) -> Bool {
-        switch self {
-        case .period(let from, let to): reading.time >= from && reading.time < to
-        case .kind(let kind): StoredValueRules.kind(reading.values) == kind
-        }
-    }
-
-    /// Whether a reading lies within the read-back's time tolerance of the period's bounds, where a
-    /// SUT's rounding of device time may put it either side: neither required nor forbidden.
-    func isOnEdge(_ reading: StoredReading) -> Bool {
-        guard case .period(let from, let to) = self else { return false }
-        let tolerance = StoredValueRules.timeTolerance
-        return abs(reading.time - from) <= tolerance || abs(reading.time - to) <= tolerance
     }
 
     /// A bound as a query names it: RFC 3339 UTC, whole seconds.
