@@ -73,6 +73,6 @@ package enum HotPathWorkloads {
     /// Judging: each run's observed alerts paired with its golden file's expectations, as a verdict
     /// pairs them (``Verdict/alertChecks(_:_:waited:)``); returns the checks made.
     package static func judge(_ runs: [(golden: GoldenFile, observed: [ObservedAlert])]) -> Int {
-        runs.reduce(0) { $0 + Verdict.alertChecks($1.golden.alerts, $1.observed).count }
+        runs.reduce(0) { $0 + AlertsArea().alertChecks($1.golden.alerts, $1.observed).count }
     }
 }

@@ -36,7 +36,7 @@ struct HotPathWorkloadsTests {
         let golden = try GoldenFile.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
         let observed = HotPathWorkloads.observed(Oracle.expect(scenario))
         #expect(!observed.isEmpty)
-        let checks = Verdict.alertChecks(golden.alerts, observed)
+        let checks = AlertsArea().alertChecks(golden.alerts, observed)
         #expect(HotPathWorkloads.judge([(golden, observed)]) == checks.count)
         #expect(checks.count >= golden.alerts.count)
         let failed = checks.filter { !$0.passed }
@@ -53,6 +53,6 @@ struct HotPathWorkloadsTests {
                 evidence: []
             )
         )
-        #expect(Verdict.alertChecks(golden.alerts, extra).contains { !$0.passed })
+        #expect(AlertsArea().alertChecks(golden.alerts, extra).contains { !$0.passed })
     }
 }

@@ -66,45 +66,51 @@ struct AccessProbeTests {
 
     @Test func anotherPatientsAuditTrailIsGrantedWronglyOnlyWhenItShowsTheirEntries() {
         var leak = Self.probe(.readAudit, inCare: false, status: 200)
-        #expect(Verdict.accessChecks([leak]).first?.passed == true, "200 without their entries: filtered")
+        #expect(AccessMatrixArea().accessChecks([leak]).first?.passed == true, "200 without their entries: filtered")
         leak.leaked = ["2 audit entr(ies) of patient 722"]
-        let check = Verdict.accessChecks([leak]).first
+        let check = AccessMatrixArea().accessChecks([leak]).first
         #expect(check?.finding == .accessGrantedWrongly)
         #expect(check?.detail.contains("2 audit entr(ies) of patient 722") == true)
-        #expect(check.map { RequirementTrace.ids(of: $0) { _ in [] } } == ["access.authorized-only"])
+        #expect(check.map { AccessMatrixArea().requirements(of: $0) { _ in [] } } == ["access.authorized-only"])
     }
 
     @Test func aLeakIsGrantedWronglyAndNamesWhatLeaked() throws {
         var leak = Self.probe(.readAlerts, inCare: false, status: 200)
         leak.leaked = ["alert a-9 (temp.fever) of patient 722"]
-        let check = try #require(Verdict.accessChecks([leak]).first)
+        let check = try #require(AccessMatrixArea().accessChecks([leak]).first)
         #expect(check.finding == .accessGrantedWrongly)
         #expect(check.detail.contains("patient 722 is not in the care of ann"))
         #expect(check.detail.contains("alert a-9 (temp.fever) of patient 722"))
         // 200 with none of the other patient's alerts is a refusal: the list was filtered.
-        #expect(Verdict.accessChecks([Self.probe(.readAlerts, inCare: false, status: 200)]).first?.passed == true)
         #expect(
-            Verdict.accessChecks([Self.probe(.delete, inCare: true, status: 204)]).first?.finding
+            AccessMatrixArea().accessChecks([Self.probe(.readAlerts, inCare: false, status: 200)]).first?.passed == true
+        )
+        #expect(
+            AccessMatrixArea().accessChecks([Self.probe(.delete, inCare: true, status: 204)]).first?.finding
                 == .accessGrantedWrongly
         )
-        #expect(Verdict.accessChecks([Self.probe(.delete, inCare: false, status: 403)]).first?.passed == true)
+        #expect(
+            AccessMatrixArea().accessChecks([Self.probe(.delete, inCare: false, status: 403)]).first?.passed == true
+        )
     }
 
     @Test func aRefusedOwnReadIsRefusedWronglyAndAnEmptyListIsNotJudged() throws {
-        let refused = try #require(Verdict.accessChecks([Self.probe(.readReadings, inCare: true, status: 403)]).first)
+        let refused = try #require(
+            AccessMatrixArea().accessChecks([Self.probe(.readReadings, inCare: true, status: 403)]).first
+        )
         #expect(refused.finding == .accessRefusedWrongly)
         var lacking = Self.probe(.readAlerts, inCare: true, status: 200)
         lacking.lacking = "its list holds none of the 1 alert(s) of patient 721 the reader sees"
-        #expect(Verdict.accessChecks([lacking]).first?.finding == .accessRefusedWrongly)
+        #expect(AccessMatrixArea().accessChecks([lacking]).first?.finding == .accessRefusedWrongly)
         var unseen = Self.probe(.readAlerts, inCare: false, status: nil)
         unseen.unobservable = "not judged: patient 722 raised no alert"
-        let skipped = try #require(Verdict.accessChecks([unseen]).first)
+        let skipped = try #require(AccessMatrixArea().accessChecks([unseen]).first)
         #expect(skipped.skipped && skipped.finding == nil)
     }
 
     @Test func eachProbeTracesToTheRequirementItVerifies() {
         let trace = { (p: AccessProbe) in
-            RequirementTrace.ids(of: Verdict.accessChecks([p])[0], kinds: { _ in [] })
+            AccessMatrixArea().requirements(of: AccessMatrixArea().accessChecks([p])[0], kinds: { _ in [] })
         }
         #expect(trace(Self.probe(.readReadings, inCare: false, status: 403)) == ["access.authorized-only"])
         #expect(trace(Self.probe(.readReadings, inCare: true, status: 200)) == ["access.authorized-only"])

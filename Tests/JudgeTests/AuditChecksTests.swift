@@ -59,7 +59,7 @@ struct AuditChecksTests {
     ]
 
     @Test func aCompleteTrailPassesEachPersonsCheck() {
-        let checks = Verdict.auditChecks(Self.result(Self.complete))
+        let checks = AuditTrailArea().auditChecks(Self.result(Self.complete))
         #expect(checks.map(\.name) == ["audit trail of caregiver ann", "audit trail of clinician osei"])
         #expect(checks.allSatisfy { $0.finding == nil }, "\(checks.map(\.detail))")
         #expect(checks.first?.detail == "every one of 2 granted access(es) recorded; 2 entries, none invented")
@@ -67,14 +67,14 @@ struct AuditChecksTests {
 
     @Test func aMissingReadAnEntryFarFromItsTimeAndOneEntryForTwoAccessesAreMissing() {
         let without = Self.complete.filter { !($0.agent == "ann" && !$0.change) }
-        #expect(Verdict.auditChecks(Self.result(without)).first?.finding == .auditMissing)
+        #expect(AuditTrailArea().auditChecks(Self.result(without)).first?.finding == .auditMissing)
         var shifted = Self.complete
-        shifted[0].at = Self.t0 + 200 + Verdict.auditClockTolerance + 1
-        let late = Verdict.auditChecks(Self.result(shifted)).first
+        shifted[0].at = Self.t0 + 200 + AuditTrailArea().auditClockTolerance + 1
+        let late = AuditTrailArea().auditChecks(Self.result(shifted)).first
         #expect(late?.finding == .auditMissing)
         #expect(late?.detail.contains("check the SUT's clock") == true, "\(late?.detail ?? "")")
-        shifted[0].at = Self.t0 + 200 + Verdict.auditClockTolerance
-        #expect(Verdict.auditChecks(Self.result(shifted)).first?.finding == nil, "within the tolerance")
+        shifted[0].at = Self.t0 + 200 + AuditTrailArea().auditClockTolerance
+        #expect(AuditTrailArea().auditChecks(Self.result(shifted)).first?.finding == nil, "within the tolerance")
     }
 
     @Test func entriesTheHarnessNeverCausedAreInvented() {
@@ -82,7 +82,7 @@ struct AuditChecksTests {
             AuditEntry(agent: "ann", patient: "722", change: false, at: Self.t0 + 350),  // refused: not read
             AuditEntry(agent: "osei", patient: "721", change: true, at: Self.t0),  // osei changed nothing
         ] {
-            let checks = Verdict.auditChecks(Self.result(Self.complete + [invented]))
+            let checks = AuditTrailArea().auditChecks(Self.result(Self.complete + [invented]))
             let failed = checks.filter { $0.finding != nil }
             #expect(failed.map(\.finding) == [.auditInvented], "\(invented)")
             #expect(failed.first?.detail.contains("patient \(invented.patient)") == true)
@@ -90,11 +90,13 @@ struct AuditChecksTests {
     }
 
     @Test func aTrailNotReadIsOneSkippedCheckAndNoTrailNoCheck() {
-        let unread = Verdict.auditChecks(Self.result([], unread: "not read: the SUT profile has no audit section"))
+        let unread = AuditTrailArea().auditChecks(
+            Self.result([], unread: "not read: the SUT profile has no audit section")
+        )
         #expect(unread.count == 1)
         #expect(unread.first?.skipped == true && unread.first?.finding == nil)
         var none = Self.result([])
         none.areas[AuditReadBack.self] = nil
-        #expect(Verdict.auditChecks(none).isEmpty)
+        #expect(AuditTrailArea().auditChecks(none).isEmpty)
     }
 }

@@ -39,7 +39,7 @@ final class CIReportTests: XCTestCase {
     }
 
     func check(_ kind: CheckKind, _ name: String, _ finding: Finding? = nil) -> Check {
-        Check(kind: kind, name: name, rule: nil, finding: finding, detail: "d")
+        Check(kind: kind, name: name, rule: nil, finding: finding, detail: "d").stamped()
     }
 
     func testEachCheckIsLocatedOnTheLineOfItsExpectation() {

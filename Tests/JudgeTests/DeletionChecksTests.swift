@@ -16,12 +16,12 @@ struct DeletionChecksTests {
         (alerts.readingsStatus, alerts.alertsListed) = (404, ["a-1", "a-2"])
         var unread = DeletedPatientRead(patient: "725")
         unread.unobservable = "not judged: GET … answered 503"
-        let checks = Verdict.deletionChecks([gone, empty, readings, alerts, unread])
+        let checks = DeletionArea().deletionChecks([gone, empty, readings, alerts, unread])
         #expect(checks.map(\.finding) == [nil, nil, .readableAfterDeletion, .readableAfterDeletion, nil])
         #expect(checks[2].detail == "the patient was deleted, but 12 stored reading(s) still listed")
         #expect(checks[3].detail.contains("2 alert(s) still listed (a-1, a-2)"))
         #expect(checks[4].skipped)
         #expect(checks.allSatisfy { $0.name.hasSuffix("readable after deletion") && $0.kind == .access })
-        #expect(RequirementTrace.ids(of: checks[2]) { _ in [] } == ["access.deletion"])
+        #expect(DeletionArea().requirements(of: checks[2]) { _ in [] } == ["access.deletion"])
     }
 }

@@ -42,7 +42,9 @@ final class EvidenceTests: XCTestCase {
         ObservedAlert(alertID: "a", patientID: "1", rule: rule, severity: "high", raisedAt: t ?? t0, evidence: evidence)
     }
 
-    func checks(_ observedAlert: ObservedAlert) -> [Check] { Verdict.evidenceChecks([observedAlert], catalog: catalog) }
+    func checks(_ observedAlert: ObservedAlert) -> [Check] {
+        EvidenceArea().evidenceChecks([observedAlert], catalog: catalog)
+    }
 
     func detail(_ observedAlert: ObservedAlert) -> String {
         checks(observedAlert).map(\.detail).joined(separator: " | ")
@@ -148,7 +150,7 @@ final class EvidenceTests: XCTestCase {
             .init(patientID: "1", rule: "bp.hypertensive-crisis", severity: .high, from: t0 - minute, to: t0 + minute)
         ])
         let result = JudgeFixtures.result([alert(citing: ["2/cuff/5"])])
-        let v = Verdict.judge(
+        let v = Verdict(
             scenario: "s",
             golden: golden,
             plan: [],
@@ -158,7 +160,7 @@ final class EvidenceTests: XCTestCase {
         )
         XCTAssertEqual(v.checks.filter { $0.finding != nil }.map(\.finding), [.wrongEvidence])
         XCTAssertFalse(v.passed)
-        let without = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
+        let without = Verdict(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
         XCTAssertTrue(without.checks.allSatisfy { $0.kind != .evidence })
     }
 }

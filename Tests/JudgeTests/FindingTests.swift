@@ -80,7 +80,7 @@ final class FindingTests: XCTestCase {
         plan: [SentRequest] = [],
         digest: String = "sha256:x"
     ) -> Verdict {
-        Verdict.judge(scenario: "s", golden: goldenFile, plan: plan, digest: digest, result: liveRunResult)
+        Verdict(scenario: "s", golden: goldenFile, plan: plan, digest: digest, result: liveRunResult)
     }
 
     func finding(_ verdict: Verdict, _ kind: CheckKind) -> [Finding?] {

@@ -73,7 +73,7 @@ import VitalSimCore
             outcomes: [RequestOutcome(status: 201), RequestOutcome(status: 400, field: field)]
         )
         result.alerts.latency = JudgeFixtures.histogram(alertLatency)
-        return Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
+        return Verdict(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
     }
 
     /// The backend of the issue: it claims two of the three rules and its crisis rule is broken.

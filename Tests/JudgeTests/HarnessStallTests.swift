@@ -22,7 +22,7 @@ final class HarnessStallTests: XCTestCase {
     func judge(_ r: RunObservation) -> Verdict {
         var g = JudgeFixtures.golden()
         g.budgets = budgets
-        return Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: r)
+        return Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: r)
     }
 
     func testAFailedBudgetBesideAStalledHarnessIsNotJudged() throws {

@@ -41,3 +41,20 @@ enum JudgeFixtures {
         )
     }
 }
+
+extension Check {
+    /// The check as its area stamps it: the area of the registry that makes checks of its kind
+    /// (the deletion area's and the push channels' told apart by their names).
+    func stamped() -> Check {
+        var check = self
+        switch kind {
+        case .access:
+            check.area = name.hasSuffix(" readable after deletion") ? DeletionArea().name : AccessMatrixArea().name
+        case .delivery:
+            check.area = name.hasPrefix("alerts delivered via ") ? PushDeliveryArea().name : IngestionArea().name
+        default:
+            check.area = ConformanceRegistry.standard.areas.first { $0.kinds.contains(kind) }?.name
+        }
+        return check
+    }
+}

@@ -27,7 +27,7 @@ final class MQTTDeliveryTests: XCTestCase {
     }
 
     func testEveryReadingConfirmedOrRejectedPasses() {
-        let c = Verdict.mqttDeliveryCheck(delivery(confirmed: 8, rejected: 2))
+        let c = IngestionArea().mqttDeliveryCheck(delivery(confirmed: 8, rejected: 2))
         XCTAssertNil(c.finding)
         XCTAssertEqual(c.kind, .delivery)
         XCTAssertTrue(c.detail.contains("the SUT confirmed 8 and refused 2"), c.detail)
@@ -35,7 +35,7 @@ final class MQTTDeliveryTests: XCTestCase {
     }
 
     func testAReadingTheSUTNeverConfirmedIsLost() {
-        let c = Verdict.mqttDeliveryCheck(delivery(acknowledged: 20, confirmed: 12, dropped: nil))
+        let c = IngestionArea().mqttDeliveryCheck(delivery(acknowledged: 20, confirmed: 12, dropped: nil))
         XCTAssertEqual(c.finding, .lost)
         XCTAssertTrue(c.detail.hasPrefix("8 reading(s) acknowledged by the broker were never confirmed"), c.detail)
         XCTAssertTrue(c.detail.contains("1/hr/0, 1/hr/1, 1/hr/2, 1/hr/3, 1/hr/4, …"), c.detail)
@@ -43,10 +43,10 @@ final class MQTTDeliveryTests: XCTestCase {
     }
 
     func testWithoutConfirmationsOnlyTheBrokersDropsCount() {
-        let word = Verdict.mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false))
+        let word = IngestionArea().mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false))
         XCTAssertNil(word.finding)
         XCTAssertTrue(word.detail.contains("count as delivered on the broker's word"), word.detail)
-        let dropped = Verdict.mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false, dropped: 3))
+        let dropped = IngestionArea().mqttDeliveryCheck(delivery(confirmed: 0, sutConfirms: false, dropped: 3))
         XCTAssertEqual(dropped.finding, .lost)
         XCTAssertTrue(
             dropped.detail.contains("the broker dropped 3 message(s) ($SYS/broker/publish/messages/dropped"),
@@ -72,7 +72,7 @@ final class MQTTDeliveryTests: XCTestCase {
         var result = JudgeFixtures.result([], outcomes: Array(repeating: RequestOutcome(status: 200), count: 4))
         result.traffic.mqtt = delivery(acknowledged: 4, confirmed: 3)
         let golden = JudgeFixtures.golden()
-        let v = Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
+        let v = Verdict(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
         XCTAssertEqual(v.checks.compactMap(\.finding), [.lost])
         XCTAssertEqual(v.acknowledged, 3)
         XCTAssertEqual(v.failed, 1)

@@ -40,7 +40,7 @@ struct ReadBackQueryTests {
         var readBack = StoredReadBack()
         readBack.readings["501"] = Self.held()
         readBack.queries["501"] = [ReadBackAnswer(query: query, readings: answered)]
-        let checks = Verdict.storedDataChecks(StoredDataExpectations(byPatient: [:]), readBack)
+        let checks = StoredDataArea().storedDataChecks(StoredDataExpectations(byPatient: [:]), readBack)
         return checks.first { $0.name.contains(query.description) } ?? checks[0]
     }
 
@@ -93,7 +93,7 @@ struct ReadBackQueryTests {
         altered[0].values[.glucose] = 101
         for (answer, passes) in [(glucose, true), (altered, false)] {
             readBack.queries["501"] = [ReadBackAnswer(query: .kind(.glucose), readings: answer)]
-            let checks = Verdict.storedDataChecks(StoredDataExpectations(byPatient: [:]), readBack)
+            let checks = StoredDataArea().storedDataChecks(StoredDataExpectations(byPatient: [:]), readBack)
             let c = checks.first { $0.name.hasSuffix("by kind glucose") }
             #expect((c?.finding == nil) == passes, "\(c?.detail ?? "no check")")
         }

@@ -53,7 +53,7 @@ import VitalSimCore
             RequestOutcome(status: 400, field: "heartRate"),
         ]
         let result = JudgeFixtures.result([], outcomes: outcomes)
-        return Verdict.judge(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
+        return Verdict(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
     }
 
     func ids(_ verdict: Verdict, _ name: String) -> [String]? {
@@ -81,7 +81,8 @@ import VitalSimCore
     @Test func namesWithoutAKnownReadingFallBackToTheirOwnWords() {
         let none: (String) -> [VitalKind] = { _ in [] }
         func ids(_ kind: CheckKind, _ name: String, rule: String? = nil) -> [String] {
-            RequirementTrace.ids(of: Check(kind: kind, name: name, rule: rule, finding: nil, detail: ""), kinds: none)
+            let check = Check(kind: kind, name: name, rule: rule, finding: nil, detail: "").stamped()
+            return ConformanceRegistry.standard.requirements(of: check, kinds: none)
         }
         #expect(ids(.validation, "rejects 1/d/cgm/4") == ["ingest.cgm.refuse"], "the kind an id names")
         #expect(ids(.validation, "rejects 1/d/4") == ["ingest.any.refuse"])

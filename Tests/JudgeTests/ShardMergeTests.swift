@@ -150,14 +150,14 @@ final class ShardMergeTests: XCTestCase {
     }
 
     func testTwoShardsMergeIntoTheWholeVerdict() throws {
-        let whole = Verdict.judge(
+        let whole = Verdict(
             scenario: "s",
             golden: golden,
             plan: plan(["1", "2"]),
             digest: "sha256:x",
             result: result(["1", "2"])
         )
-        let merged = Verdict.merge([try shard(["1"]), try shard(["2"])], golden: golden, scenario: "s")
+        let merged = Verdict(merging: [try shard(["1"]), try shard(["2"])], golden: golden, scenario: "s")
         XCTAssertEqual(summary(merged), summary(whole))
         XCTAssertEqual(
             [merged.acknowledged, merged.rejected, merged.failed],
@@ -182,7 +182,7 @@ final class ShardMergeTests: XCTestCase {
         let budget = second.checks.first { $0.name == "budget reading-to-alert p50 ≤ 1 ms" }
         XCTAssertEqual(budget?.skipped, true)
         XCTAssertEqual(budget?.passed, true)
-        let merged = Verdict.merge([try shard(["1"]), second], golden: golden, scenario: "s")
+        let merged = Verdict(merging: [try shard(["1"]), second], golden: golden, scenario: "s")
         let judged = merged.checks.first { $0.name == "budget reading-to-alert p50 ≤ 1 ms" }
         XCTAssertEqual(judged?.skipped, false)
         XCTAssertEqual(judged?.detail, "0.90 ms over 2 samples")
@@ -204,7 +204,7 @@ final class ShardMergeTests: XCTestCase {
         let first = try shard(["1"], contract: contract(own2 + ["foreign-a"]))
         let second = try shard(["2"], contract: contract(own1 + ["foreign-a", "foreign-b"]))
         XCTAssertEqual(first.contract?.outsideAlertIDs, (own2 + ["foreign-a"]).sorted(), "kept in the result file")
-        let merged = Verdict.merge([first, second], golden: golden, scenario: "s")
+        let merged = Verdict(merging: [first, second], golden: golden, scenario: "s")
         XCTAssertEqual(merged.contract?.outsideRun, 2)
         XCTAssertTrue(
             merged.contract?.alertSummary.contains("2 alert(s) of patients outside the run left out") ?? false,
@@ -213,7 +213,7 @@ final class ShardMergeTests: XCTestCase {
         // Results written before the ids were kept are summed as before.
         var old = contract(["x"])
         old.outsideAlertIDs = nil
-        let summed = Verdict.merge([first, try shard(["2"], contract: old)], golden: golden, scenario: "s")
+        let summed = Verdict(merging: [first, try shard(["2"], contract: old)], golden: golden, scenario: "s")
         XCTAssertEqual(summed.contract?.outsideRun, own2.count + 2)
     }
 
@@ -223,7 +223,7 @@ final class ShardMergeTests: XCTestCase {
             error: "the SUT at https://127.0.0.1:1 did not answer",
             contract: SUTContract()
         )
-        let merged = Verdict.merge([try shard(["1"]), failed], golden: golden, scenario: "s")
+        let merged = Verdict(merging: [try shard(["1"]), failed], golden: golden, scenario: "s")
         XCTAssertEqual(merged.error, "the SUT at https://127.0.0.1:1 did not answer")
         XCTAssertFalse(merged.passed)
     }
@@ -234,7 +234,7 @@ final class ShardMergeTests: XCTestCase {
         _ patients: Set<String>,
         contract: SUTContract = SUTContract()
     ) throws -> (file: String, result: ShardResult) {
-        var v = Verdict.judge(
+        var v = Verdict(
             scenario: "s",
             golden: golden.restricted(to: patients),
             plan: plan(patients),
@@ -356,17 +356,21 @@ final class ShardMergeTests: XCTestCase {
     }
 
     func testEachPersonsAuditCheckIsMergedIntoOne() {
-        func part(_ checks: [Check]) -> Verdict { Verdict(scenario: "s", checks: checks) }
+        func part(_ checks: [Check]) -> Verdict { Verdict(scenario: "s", checks: checks.map { $0.stamped() }) }
+        func merged(_ parts: [Verdict]) -> [Check] {
+            var whole = Verdict(scenario: "s", checks: [])
+            return AuditTrailArea().merged(parts, golden: golden, into: &whole)
+        }
         let ok = Check(kind: .audit, name: "audit trail of caregiver ann", rule: nil, finding: nil, detail: "ok")
         var missing = ok
         (missing.finding, missing.detail) = (.auditMissing, "1 of 1 granted access(es) not recorded")
         var unread = ok
         unread.skipped = true
         let ben = Check(kind: .audit, name: "audit trail of caregiver ben", rule: nil, finding: nil, detail: "ok")
-        let failed = Verdict.mergedAuditChecks([part([ok, ben]), part([missing])])
+        let failed = merged([part([ok, ben]), part([missing])])
         XCTAssertEqual(failed.map(\.name), ["audit trail of caregiver ann", "audit trail of caregiver ben"])
         XCTAssertEqual(failed.map(\.finding), [.auditMissing, nil])
-        let passed = Verdict.mergedAuditChecks([part([unread]), part([ok])])
+        let passed = merged([part([unread]), part([ok])])
         XCTAssertEqual(passed.map(\.skipped), [false])
     }
 
@@ -377,7 +381,7 @@ final class ShardMergeTests: XCTestCase {
         var g = golden
         g.alerts = [expected("2", at: t0), expected("1", at: t0 + minute), expected("1", at: t0 + 2 * minute)]
         func check(_ kind: CheckKind, _ name: String, _ finding: Finding? = nil) -> Check {
-            Check(kind: kind, name: name, rule: "hr.tachycardia", finding: finding, detail: name)
+            Check(kind: kind, name: name, rule: "hr.tachycardia", finding: finding, detail: name).stamped()
         }
         var one = Verdict(
             scenario: "s",
@@ -397,7 +401,7 @@ final class ShardMergeTests: XCTestCase {
             ]
         )
         two.merging.careActionTimes = ["cy dismisses hr.tachycardia patient 2": 30_000]
-        let merged = Verdict.merge([one, two], golden: g, scenario: "s").checks
+        let merged = Verdict(merging: [one, two], golden: g, scenario: "s").checks
         XCTAssertEqual(
             merged.filter { $0.kind == .careAction || $0.kind == .recipients }.map(\.name),
             [
@@ -407,12 +411,13 @@ final class ShardMergeTests: XCTestCase {
                 "escalates hr.tachycardia patient 1 #2 to bob after 300s",
             ]
         )
-        XCTAssertFalse(Verdict.merge([one, two], golden: g, scenario: "s").passed)
+        XCTAssertFalse(Verdict(merging: [one, two], golden: g, scenario: "s").passed)
         let unread = check(.recipients, "alert recipients")
-        let once = Verdict.mergedRecipientChecks(
+        var whole = Verdict(scenario: "s", checks: [])
+        let once = RecipientsArea().merged(
             [Verdict(scenario: "s", checks: [unread]), Verdict(scenario: "s", checks: [unread])],
             golden: g,
-            actionTimes: [:]
+            into: &whole
         )
         XCTAssertEqual(once.map(\.name), ["alert recipients"])
     }

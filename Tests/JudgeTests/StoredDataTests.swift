@@ -29,7 +29,7 @@ final class StoredDataTests: XCTestCase {
         var readBack = StoredReadBack()
         readBack.readings["501"] = readings
         if let counts { readBack.counts = ["501": counts] }
-        return Verdict.storedDataChecks(
+        return StoredDataArea().storedDataChecks(
             StoredDataExpectations(byPatient: ["501": entries ?? self.entries()], linkedDevices: linked),
             readBack
         )

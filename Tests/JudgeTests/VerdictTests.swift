@@ -41,7 +41,7 @@ final class VerdictTests: XCTestCase {
 
     func testABudgetOnAnUnobservedChannelFails() throws {
         let g = try golden("  reading-to-alert-sse: {p99: 500ms}")
-        let v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result())
+        let v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result())
         let budget = try XCTUnwrap(v.checks.first { $0.kind == .budget })
         XCTAssertEqual(budget.finding, .budgetExceeded)
         XCTAssertTrue(budget.detail.contains("observe the sse push channel"), budget.detail)
@@ -51,14 +51,14 @@ final class VerdictTests: XCTestCase {
     func testPushChannelMustDeliverExactlyTheListedAlerts() throws {
         let g = try golden("  reading-to-ack: {p99: 1000ms}")
         var none = PushDelivery(kind: .sse)
-        var v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
+        var v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
         XCTAssertEqual(v.checks.first { $0.name == "alerts delivered via sse" }?.finding, .missed)
         none.delivered = ["a1", "zz"]
-        v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
+        v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
         XCTAssertEqual(v.checks.first { $0.name == "alerts delivered via sse" }?.finding, .spurious)
         none.delivered = ["a1"]
         none.repeats = 2
-        v = Verdict.judge(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
+        v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
         let ok = try XCTUnwrap(v.checks.first { $0.name == "alerts delivered via sse" })
         XCTAssertNil(ok.finding, "MQTT/SSE deliver at least once: repeats are reported, not failed")
         XCTAssertTrue(ok.detail.contains("2 repeated"), ok.detail)

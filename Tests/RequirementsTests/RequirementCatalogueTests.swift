@@ -54,6 +54,18 @@ import VitalSimCore
             names.append((.storedData, "stored readings of patient 1 \(suffix)", nil))
         }
         names.append((.storedData, "stored reading counts of patient 1 per day and month", nil))
+        names += [
+            (.storedData, "stored readings of patient 1 by period 2026-03-01T00:00:00Z to 2026-04-01T00:00:00Z", nil),
+            (.storedData, "stored readings of patient 1 by kind glucose", nil),
+            (.access, "access caregiver ann read-readings patient 2 (not in care)", nil),
+            (.access, "access caregiver ann delete patient 1 (in care)", nil),
+            (.access, "access caregiver ann expired credential read-readings patient 1 (in care)", nil),
+            (.access, "nothing of patient 1 readable after deletion", nil),
+            (.audit, "audit trail of caregiver ann", nil),
+            (.recipients, "notifies ann of hr.tachycardia patient 1", "hr.tachycardia"),
+            (.recipients, "escalates hr.tachycardia patient 1 to bo after 300s", "hr.tachycardia"),
+            (.careAction, "ann acknowledges hr.tachycardia patient 1", "hr.tachycardia"),
+        ]
         for rule in try RuleSetLoader.defaultRules() {
             names += [
                 (.alert, "alert \(rule.id) patient 1", rule.id),
@@ -62,19 +74,43 @@ import VitalSimCore
                 (.evidence, "evidence of alert \(rule.id) patient 1", rule.id),
             ]
         }
+        let registry = ConformanceRegistry.standard
         var traced: [String] = []
         for (kind, name, rule) in names {
-            let check = Check(kind: kind, name: name, rule: rule, finding: nil, detail: "")
-            traced += RequirementTrace.ids(of: check, kinds: { _ in [] })
+            traced += registry.requirements(of: Self.check(kind, name, rule: rule), kinds: { _ in [] })
         }
         for kind in VitalKind.allCases {
             for name in ["rejects 1/d/9", "accepts 1/d"] {
-                let check = Check(kind: .validation, name: name, rule: nil, finding: nil, detail: "")
-                traced += RequirementTrace.ids(of: check, kinds: { _ in [kind] })
+                traced += registry.requirements(of: Self.check(.validation, name), kinds: { _ in [kind] })
             }
         }
         let missing = Set(traced).filter { catalogue.requirement($0) == nil }
         #expect(missing.isEmpty, "ids not in the catalogue: \(missing.sorted())")
+        #expect(traced.count > names.count, "every check named traces to at least one id")
+    }
+
+    /// Every id an area says its checks verify is one of the catalogue's.
+    @Test func everyAreasRequirementsAreInTheCatalogue() throws {
+        let catalogue = try Self.shipped()
+        for area in ConformanceRegistry.standard.areas {
+            let missing = area.requirementIDs.filter { catalogue.requirement($0) == nil }
+            #expect(missing.isEmpty, "\(area.name): ids not in the catalogue: \(missing)")
+        }
+    }
+
+    /// A check as its area makes it: the area is the one of the registry that makes checks of its
+    /// kind (the deletion area's and the push channels' by their names).
+    static func check(_ kind: CheckKind, _ name: String, rule: String? = nil) -> Check {
+        var check = Check(kind: kind, name: name, rule: rule, finding: nil, detail: "")
+        let areas = ConformanceRegistry.standard.areas.filter { $0.kinds.contains(kind) }
+        switch kind {
+        case .access:
+            check.area = name.hasSuffix(" readable after deletion") ? DeletionArea().name : AccessMatrixArea().name
+        case .delivery:
+            check.area = name.hasPrefix("alerts delivered via ") ? PushDeliveryArea().name : IngestionArea().name
+        default: check.area = areas.first?.name
+        }
+        return check
     }
 
     /// docs/requirements.md is what `vitalsim requirements --markdown` writes.

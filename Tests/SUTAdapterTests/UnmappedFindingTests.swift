@@ -43,7 +43,7 @@ final class UnmappedFindingTests: XCTestCase {
             ),
             alerts: AlertObservation(observed: [raw], latency: .latency())
         )
-        let v = Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
+        let v = Verdict(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
         let unmapped = v.checks.filter { $0.finding == .unmapped }
         XCTAssertEqual(unmapped.count, 1)
         XCTAssertEqual(unmapped.first?.name, "SUT alert 'HIGH_BP' patient 507")
@@ -59,6 +59,6 @@ final class UnmappedFindingTests: XCTestCase {
         raw.rule = "bp.hypertensive-crisis"
         var mapped = result
         mapped.alerts.observed = [raw]
-        XCTAssertTrue(Verdict.judge(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: mapped).passed)
+        XCTAssertTrue(Verdict(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: mapped).passed)
     }
 }

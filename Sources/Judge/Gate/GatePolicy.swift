@@ -69,7 +69,7 @@ package struct GatePolicy: Sendable {
                     finding: .waiverExpired,
                     detail: detail
                 )
-                expired.requirements = RequirementTrace.ids(of: expired, kinds: { _ in [] })
+                expired.requirements = ConformanceRegistry.standard.requirements(of: expired, kinds: { _ in [] })
                 verdict.checks.append(expired)
             }
             out.verdicts.append(verdict)
@@ -116,7 +116,9 @@ package struct GatePolicy: Sendable {
                 skipped: c.outcome == .tooFewSamples,
                 level: level
             )
-            check.requirements = RequirementTrace.ids(of: check, kinds: { _ in [] })
+            // The gate judges it, on the budgets area's terms.
+            check.area = BudgetsArea().name
+            check.requirements = ConformanceRegistry.standard.requirements(of: check, kinds: { _ in [] })
             checks.append(check)
         }
         return checks

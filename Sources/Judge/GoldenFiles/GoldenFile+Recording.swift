@@ -62,7 +62,7 @@ extension GoldenFile {
             }
         }
         if let m = result.traffic.mqtt {
-            let check = Verdict.mqttDeliveryCheck(m)
+            let check = IngestionArea().mqttDeliveryCheck(m)
             if check.finding != nil { warnings.append("MQTT delivery: \(check.detail)") }
         }
         if let scenarioSpec {

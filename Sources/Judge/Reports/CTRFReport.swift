@@ -72,6 +72,7 @@ package enum CTRFReport {
         let (status, raw) = status(c)
         var labels = ["kind": c.kind.rawValue, "level": c.level.rawValue, "id": c.id(in: v.scenario)]
         if let rule = c.rule { labels["rule"] = rule }
+        if let area = c.area { labels["area"] = area }
         if let finding = c.finding { labels["finding"] = finding.rawValue }
         let message =
             c.finding.map { "\($0.rawValue): \(c.detail)" + (c.excuse.map { " — \($0.explanation)" } ?? "") }

@@ -60,7 +60,7 @@ package struct CheckLocator: Sendable {
             }
             return (rule, patient, Self.line(item))
         }
-        for (subject, item) in zip(Verdict.alertSubjects(items.map { ($0.rule, $0.patient) }), items) {
+        for (subject, item) in zip(AlertSubjects(items.map { ($0.rule, $0.patient) }).names, items) {
             alertLines[subject] = item.line
         }
         for item in top["validation"]?.sequence ?? [] {
@@ -71,39 +71,48 @@ package struct CheckLocator: Sendable {
         }
     }
 
-    /// Where `check`'s expectation is written.
-    package func location(of check: Check) -> SourceLocation {
-        let golden = { (line: Int) in SourceLocation(file: goldenPath, line: line) }
-        let scenario = { (line: Int) in SourceLocation(file: scenarioPath, line: line) }
-        let name = check.name
-        switch check.kind {
-        case .traffic: return golden(digestLine)
-        case .noOtherAlerts: return golden(alertListLine)
-        case .budget:
-            let path = name.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-            return golden(budgetLines[path] ?? 1)
-        case .validation, .refusedField:
-            let reading = Verdict.reading(named: name)
-            if let line = validationLines[reading] { return golden(line) }
-            let patient = reading.split(separator: "/").first.map(String.init) ?? ""
-            return scenario(patientLines[patient] ?? 1)
-        case .alert, .evidence, .recipients, .careAction:
-            // The longest subject the name mentions (`… patient 5` is a prefix of `… patient 50`).
-            let subjects = alertLines.keys.filter { Self.mentions(name, $0) }.sorted { $0.count > $1.count }
-            if let subject = subjects.first, let line = alertLines[subject] { return golden(line) }
-            return check.kind == .alert ? golden(alertListLine) : patientLocation(name, scenario)
-        case .storedData, .access, .audit, .delivery, .waiver:
-            return patientLocation(name, scenario)
-        }
+    /// Where `check`'s expectation is written: its area's word (``ConformanceArea/location(of:in:)``),
+    /// else (the gate's own checks) the line of the patient it names.
+    package func location(of check: Check, registry: ConformanceRegistry = .standard) -> SourceLocation {
+        registry.area(of: check)?.location(of: check, in: self) ?? patient(mentionedIn: check.name)
     }
 
-    /// The scenario's line of the patient a check's name mentions, else its first line.
-    func patientLocation(_ name: String, _ scenario: (Int) -> SourceLocation) -> SourceLocation {
+    /// The golden file's traffic digest.
+    package var digest: SourceLocation { SourceLocation(file: goldenPath, line: digestLine) }
+
+    /// The golden file's `alerts:` list.
+    package var alertList: SourceLocation { SourceLocation(file: goldenPath, line: alertListLine) }
+
+    /// The golden file's budget of latency path `path` (its first line when it has none).
+    package func budget(path: String) -> SourceLocation {
+        SourceLocation(file: goldenPath, line: budgetLines[path] ?? 1)
+    }
+
+    /// The golden file's expected rejection of `reading`, if it has one.
+    package func expectedRejection(of reading: String) -> SourceLocation? {
+        validationLines[reading].map { SourceLocation(file: goldenPath, line: $0) }
+    }
+
+    /// The golden file's expected alert a check's name is about (the longest subject it mentions:
+    /// `… patient 5` is a prefix of `… patient 50`), if any.
+    package func expectedAlert(mentionedIn name: String) -> SourceLocation? {
+        let subjects = alertLines.keys.filter { Self.mentions(name, $0) }.sorted { $0.count > $1.count }
+        guard let subject = subjects.first, let line = alertLines[subject] else { return nil }
+        return SourceLocation(file: goldenPath, line: line)
+    }
+
+    /// The scenario's line of patient `id`, else its first line.
+    package func patient(_ id: String) -> SourceLocation {
+        SourceLocation(file: scenarioPath, line: patientLines[id] ?? 1)
+    }
+
+    /// The scenario's line of the patient a check's name mentions (`… patient P …`), else its first line.
+    package func patient(mentionedIn name: String) -> SourceLocation {
         let words = name.split(separator: " ").map(String.init)
         for (i, word) in words.enumerated() where word == "patient" && i + 1 < words.count {
-            if let line = patientLines[words[i + 1]] { return scenario(line) }
+            if let line = patientLines[words[i + 1]] { return SourceLocation(file: scenarioPath, line: line) }
         }
-        return scenario(1)
+        return SourceLocation(file: scenarioPath, line: 1)
     }
 
     /// Whether a check's name is about `subject` as a whole word sequence.

@@ -108,6 +108,14 @@ package enum HTMLReport {
         s["histograms"] = Verdict.latencyPaths(verdict).filter { $0 != .schedulingLag }.compactMap { path in
             verdict.histograms[path].flatMap { $0.contains { $0.count > 0 } ? histogram(path, $0) : nil }
         }
+        s["areas"] = ConformanceRegistry.standard.rows(of: verdict).map { row in
+            [
+                "name": row.name, "title": row.title, "checks": row.checks, "failed": row.failed,
+                "skipped": row.skipped, "rowClass": row.failed > 0 ? "fail" : "pass",
+                "findings": row.findings.map { "\($0.finding.rawValue) ×\($0.count)" }.joined(separator: ", "),
+                "about": row.about,
+            ] as [String: Any]
+        }
         let failed = verdict.checks.filter { !$0.passed }
         let excused = verdict.checks.filter { $0.finding != nil && $0.excuse != nil }
         let passed = verdict.checks.filter { $0.passed && !($0.finding != nil && $0.excuse != nil) }

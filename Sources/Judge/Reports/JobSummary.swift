@@ -21,6 +21,7 @@ package enum JobSummary {
                 "| \(cell(v.scenario)) | \(verdict) | \(v.checks.count - failed)/\(v.checks.count) | \(failed) "
                 + "| \(excused) | \(v.acknowledged) / \(v.rejected) / \(v.failed) |\n"
         }
+        out += areas(verdicts)
         out += findings(verdicts)
         out += latency(verdicts)
         if !notes.isEmpty { out += "\n" + notes.map { "> \(cell($0))\n" }.joined() }
@@ -30,6 +31,22 @@ package enum JobSummary {
             out += "\n</details>\n"
         }
         return out
+    }
+
+    /// Each judged scenario's conformance areas (``ConformanceRegistry/rows(of:)``), folded away.
+    static func areas(_ verdicts: [Verdict]) -> String {
+        let rows = verdicts.filter { $0.error == nil }.flatMap { v in
+            ConformanceRegistry.standard.rows(of: v).map { row in
+                let findings = row.findings.map { "\($0.finding.rawValue) ×\($0.count)" }.joined(separator: ", ")
+                return
+                    "| \(cell(v.scenario)) | \(cell(row.title)) | \(row.checks - row.failed)/\(row.checks) | \(row.failed) "
+                    + "| \(row.skipped) | \(cell(findings)) |"
+            }
+        }
+        guard !rows.isEmpty else { return "" }
+        return
+            "\n<details><summary>Conformance areas</summary>\n\n| Scenario | Area | Checks passed | Failed | Skipped | Findings |\n"
+            + "|---|---|---|---|---|---|\n" + rows.joined(separator: "\n") + "\n\n</details>\n"
     }
 
     /// The scenarios not judged, the failed checks, then the excused findings (warnings, waived, known).

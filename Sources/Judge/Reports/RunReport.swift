@@ -72,6 +72,7 @@ package enum RunReport {
                             }
                         )
                     ),
+                    ("areas", areasJSON(v)),
                     ("alerts", alertsJSON(v)),
                     ("latencyHistograms", latencyHistogramsJSON(v)),
                     ("alertPollCycleMs", v.merging.alertPollCycle.map { .double($0) } ?? .null),
@@ -121,6 +122,33 @@ package enum RunReport {
         guard let hiccups = v.merging.hiccups, hiccups.totalCount > 0 else { return .null }
         let summary = Verdict.summary(hiccups)
         return .object(summary.keys.sorted().map { ($0, num(summary[$0] ?? 0)) })
+    }
+
+    /// Each conformance area's row (``ConformanceRegistry/rows(of:)``): its checks, how many failed
+    /// and were skipped, its findings and what they were about, in the registry's order.
+    static func areasJSON(_ v: Verdict) -> JSONValue {
+        .array(
+            ConformanceRegistry.standard.rows(of: v).map { row in
+                .object([
+                    ("name", .string(row.name)), ("title", .string(row.title)), ("checks", .int(Int64(row.checks))),
+                    ("failed", .int(Int64(row.failed))), ("skipped", .int(Int64(row.skipped))),
+                    ("findings", .object(row.findings.map { ($0.finding.rawValue, .int(Int64($0.count))) })),
+                    ("about", .string(row.about)),
+                ])
+            }
+        )
+    }
+
+    /// The areas of a judged verdict in one console line: each area's passed and total checks and
+    /// its findings.
+    static func areasLine(_ v: Verdict) -> String {
+        let rows = ConformanceRegistry.standard.rows(of: v).map { row in
+            "\(row.title) \(row.checks - row.failed)/\(row.checks)"
+                + (row.findings.isEmpty
+                    ? ""
+                    : " (" + row.findings.map { "\($0.finding.rawValue) ×\($0.count)" }.joined(separator: ", ") + ")")
+        }
+        return "  areas: " + rows.joined(separator: "; ") + "\n"
     }
 
     /// The alerts the SUT raised: id, rule, patient, severity, when, the readings it cites and the
@@ -181,6 +209,7 @@ package enum RunReport {
                             separator: ", "
                         )
                         + ")") + "\n"
+            out += areasLine(v)
             for c in failed {
                 out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n"
                 if !c.requirements.isEmpty { out += "    verifies \(c.requirements.joined(separator: ", "))\n" }

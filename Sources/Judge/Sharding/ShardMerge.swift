@@ -109,7 +109,7 @@ package enum ShardMerge {
             } catch {
                 throw .golden(error.description)
             }
-            let v = Verdict.merge(judged, golden: golden, scenario: reference.scenario)
+            let v = Verdict(merging: judged, golden: golden, scenario: reference.scenario)
             verdicts.append(v)
             if v.error != nil { break }
         }

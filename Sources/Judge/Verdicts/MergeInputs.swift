@@ -32,6 +32,10 @@ package struct MergeInputs: Sendable, Codable {
     /// Scenario time (ms) of each care-team action, by its check's name: the order of the unsharded
     /// run's care-action checks.
     package var careActionTimes: [String: Int64] = [:]
+    /// Readings not sent because the conformance statement claims no reading of their kind, and the
+    /// kinds of the corrupted ones among them (nil: none withheld).
+    package var withheld: Int?
+    package var withheldKinds: [String]?
 
     package init() {}
 }

@@ -22,13 +22,7 @@ struct UnexpectedAlertGroups {
 
     init(pairedExpectations: [GoldenFile.ExpectedAlert]) {
         self.pairedExpectations = pairedExpectations
-        var occurrences: [String: Int] = [:]
-        episodeNames = pairedExpectations.map { expected in
-            let base = "alert \(expected.rule) patient \(expected.patientID)"
-            occurrences[base, default: 0] += 1
-            let n = occurrences[base] ?? 1
-            return n > 1 ? base + " #\(n)" : base
-        }
+        episodeNames = AlertSubjects(pairedExpectations.map { ($0.rule, $0.patientID) }).names.map { "alert " + $0 }
     }
 
     /// Time order, then id: the order alerts join their groups (so first and last are by time).

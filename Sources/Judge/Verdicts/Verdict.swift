@@ -19,6 +19,9 @@ package struct Check: Sendable, Codable {
     package var name: String
     /// The clinical rule id, when the check is about one.
     package var rule: String?
+    /// The name of the conformance area that made the check (``ConformanceArea/name``), nil for
+    /// the gate's own (an expired waiver).
+    package var area: String?
     package var finding: Finding?
     package var detail: String
     /// A check that could not be carried out (its reason in ``detail``): it passes, and reports
@@ -27,7 +30,7 @@ package struct Check: Sendable, Codable {
     /// SHALL (a finding fails the run) or SHOULD (a finding warns, unless `--strict`).
     package var level = RequirementLevel.shall
     /// The ids of the catalogue's requirements the check verifies (docs/requirements.md), set by the
-    /// judge (``RequirementTrace``).
+    /// judge (``ConformanceRegistry/requirements(of:kinds:)``).
     package var requirements: [String] = []
     /// Why a finding does not fail the run (set by ``GatePolicy``): a SHOULD warning, a check the
     /// conformance statement does not claim, a waiver, a failure already in the baseline.

@@ -112,7 +112,7 @@ package enum LiveSuite {
             bleLink: result.traffic.ble != nil
         )
         let stored = try storedExpectations(scenario, plan: plan, result: result, options: options)
-        var verdict = Verdict.judge(
+        var verdict = Verdict(
             scenario: scenario.name,
             golden: golden,
             plan: plan,

@@ -1,16 +1,84 @@
 import RunRecord
 import VitalSimCore
 
-extension Verdict {
+/// Who each expected alert reached, read from each person's inbox after the run: every person its
+/// patient's escalation policy names, each on time (`missing-recipient`, `missed-escalation`,
+/// `late-escalation`, `early-escalation`), no escalation an action stopped
+/// (`escalated-despite-ack`), and nobody else (`wrong-recipient`). Observed by its probe after the run.
+package struct RecipientsArea: ConformanceArea {
+    package var name: String { "recipients" }
+    package var title: String { "recipients and escalation" }
+    package var kinds: Set<CheckKind> { [.recipients] }
+    package var observedBy: ObservationSource { .probe }
+    package var requirementIDs: [String] { ["alerts.recipients", "alerts.escalation"] }
+
+    package init() {}
+
+    package func checks(of run: JudgedRun, into verdict: inout Verdict) -> [Check] {
+        recipientChecks(run.golden, run.observation)
+    }
+
+    /// Each shard judged the recipients of its own patients' alerts: once per name (a check several
+    /// shards made alike, `alert recipients` not read, once; a failing one wins), in the golden
+    /// file's order of the alerts they are about.
+    package func merged(_ parts: [Verdict], golden: GoldenFile, into verdict: inout Verdict) -> [Check] {
+        let subjects = AlertSubjects(golden.alerts.map { ($0.rule, $0.patientID) }).names
+        /// The golden alert a recipients check is about (the same subject as the judge names it).
+        func alertIndex(_ check: Check) -> Int {
+            subjects.firstIndex { subject in
+                check.name == "recipients of \(subject)" || check.name.hasSuffix(" of \(subject)")
+                    || check.name.hasPrefix("escalates \(subject) to ")
+                    || check.name.contains("escalate \(subject) to ")
+            } ?? -1
+        }
+        return [Check].oncePerName(parts.flatMap { $0.checks(of: self) }).stablySorted(by: alertIndex)
+    }
+
+    package func requirements(of check: Check, kinds: (String) -> [VitalKind]) -> [String] {
+        let rule = check.rule.map { ["rule." + $0] } ?? []
+        let escalation: Set<Finding> = [.missedEscalation, .lateEscalation, .earlyEscalation, .escalatedDespiteAck]
+        let escalates =
+            check.finding.map(escalation.contains) == true || check.name.hasPrefix("escalates ")
+            || check.name.hasPrefix("does not escalate ")
+        return escalates ? rule + ["alerts.recipients", "alerts.escalation"] : rule + ["alerts.recipients"]
+    }
+
+    /// The recipients, escalations and withheld escalations the golden file states.
+    package func exercised(by plan: ExercisePlan) -> [Check] {
+        var checks: [Check] = []
+        for alert in plan.golden?.alerts ?? [] {
+            let subject = "\(alert.rule) patient \(alert.patientID)"
+            for recipient in alert.recipients ?? [] {
+                checks.append(plan.check(.recipients, checkName(recipient, subject: subject), rule: alert.rule))
+            }
+            for withheld in alert.withheld {
+                checks.append(
+                    plan.check(.recipients, "does not escalate \(subject) to \(withheld.person)", rule: alert.rule)
+                )
+            }
+            if alert.recipients != nil {
+                checks.append(plan.check(.recipients, "notifies nobody else of \(subject)", rule: alert.rule))
+            }
+        }
+        return checks
+    }
+
+    package func location(of check: Check, in sources: CheckLocator) -> SourceLocation {
+        sources.expectedAlert(mentionedIn: check.name) ?? sources.patient(mentionedIn: check.name)
+    }
+
+    package func reportRow(_ checks: [Check]) -> AreaRow {
+        AreaRow(self, checks, about: "")
+    }
+
     /// The recipients of each expected alert that states them, judged against the notifications
-    /// read from each person's inbox, and the care team's actions: one check per person the alert
+    /// read from each person's inbox,: one check per person the alert
     /// must reach (`missing-recipient`, `missed-escalation`, `late-escalation`, `early-escalation`),
     /// one per escalation an action stopped (`escalated-despite-ack`), one per person notified who
-    /// is neither (`wrong-recipient`) or one passing check when there is none, and one per action
-    /// (`action-refused`). Times are device times; a notification may come `early` before its
+    /// is neither (`wrong-recipient`) or one passing check when there is none. Times are device times; a notification may come `early` before its
     /// deadline and `late` after it (the golden file's tolerances).
-    package static func recipientChecks(_ golden: GoldenFile, _ result: RunObservation) -> [Check] {
-        var checks = (result.areas[CareActionsObservation.self]?.outcomes ?? []).map(careActionCheck)
+    package func recipientChecks(_ golden: GoldenFile, _ result: RunObservation) -> [Check] {
+        var checks: [Check] = []
         guard golden.alerts.contains(where: { $0.recipients != nil }) else { return checks }
         guard let notifications = result.areas[InboxesObservation.self]?.notifications else {
             let detail =
@@ -33,7 +101,7 @@ extension Verdict {
         let pairing = AlertMatching.match(golden.alerts, observed)
         var inboxes: [String: [ObservedNotification]] = [:]
         for n in notifications { inboxes[n.alertID, default: []].append(n) }
-        let subjects = alertSubjects(golden.alerts.map { ($0.rule, $0.patientID) })
+        let subjects = AlertSubjects(golden.alerts.map { ($0.rule, $0.patientID) }).names
         for (i, e) in golden.alerts.enumerated() {
             let subject = subjects[i]
             guard let recipients = e.recipients else { continue }
@@ -60,9 +128,8 @@ extension Verdict {
         }
         return checks
     }
-
     /// Whether `r` was notified of `alert` within the tolerances of its deadline.
-    static func recipientCheck(
+    func recipientCheck(
         _ r: GoldenFile.ExpectedRecipient,
         of alert: ObservedAlert,
         subject: String,
@@ -72,7 +139,7 @@ extension Verdict {
     ) -> Check {
         func ts(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
         let deadline = alert.raisedAt + r.after
-        let name = recipientName(r, subject: subject)
+        let name = checkName(r, subject: subject)
         let due =
             r.after == 0
             ? "with the alert at \(ts(deadline))" : "at \(ts(deadline)), \(r.after / 1000) s after the alert"
@@ -99,9 +166,8 @@ extension Verdict {
         }
         return Check(kind: .recipients, name: name, rule: e.rule, finding: nil, detail: "notified at \(ts(at)), \(due)")
     }
-
     /// Each escalation an action stopped must not come, and nobody else may be notified.
-    static func withheldChecks(
+    func withheldChecks(
         _ e: GoldenFile.ExpectedAlert,
         subject: String,
         _ inbox: [ObservedNotification]
@@ -157,55 +223,10 @@ extension Verdict {
         }
         return checks
     }
-
-    /// What the care team's checks call each expected alert, in order: `RULE patient P`, and
-    /// `RULE patient P #N` for the Nth expectation of the same rule and patient.
-    package static func alertSubjects(_ alerts: [(rule: String, patient: String)]) -> [String] {
-        var occurrences: [String: Int] = [:]
-        return alerts.map { alert in
-            let subject = "\(alert.rule) patient \(alert.patient)"
-            occurrences[subject, default: 0] += 1
-            let n = occurrences[subject] ?? 1
-            return n > 1 ? subject + " #\(n)" : subject
-        }
-    }
-
     /// A recipient's check name: `notifies P of RULE patient X`, or for a later step `escalates RULE
     /// patient X to P after Ns`.
-    package static func recipientName(_ r: GoldenFile.ExpectedRecipient, subject: String) -> String {
+    package func checkName(_ r: GoldenFile.ExpectedRecipient, subject: String) -> String {
         r.after == 0
             ? "notifies \(r.person) of \(subject)" : "escalates \(subject) to \(r.person) after \(r.after / 1000)s"
-    }
-
-    /// A care-team action's check name: `mia acknowledges RULE patient P`.
-    package static func careActionName(_ a: CareTeamAction, subject: String) -> String {
-        let verb = ["acknowledge": "acknowledges", "dismiss": "dismisses", "respond": "responds to"][a.action.rawValue]
-        return "\(a.person) \(verb ?? a.action.rawValue) \(subject)"
-    }
-
-    /// One care-team action: taken or not.
-    static func careActionCheck(_ outcome: CareActionOutcome) -> Check {
-        let a = outcome.action
-        let subject =
-            outcome.alert.map { "\($0.rule) patient \(a.patient)" } ?? (a.rule ?? "alert") + " patient \(a.patient)"
-        let name = careActionName(a, subject: subject)
-        guard outcome.alert != nil else {
-            let detail =
-                "no alert of patient \(a.patient)\(a.rule.map { " (\($0))" } ?? "") had been raised to act on: "
-                + (outcome.problem ?? "none observed")
-            return Check(kind: .careAction, name: name, rule: a.rule, finding: .actionRefused, detail: detail)
-        }
-        if outcome.accepted {
-            return Check(
-                kind: .careAction,
-                name: name,
-                rule: outcome.alert?.rule,
-                finding: nil,
-                detail: "answered \(outcome.status ?? 0)"
-            )
-        }
-        let answered = outcome.status.map { "answered \($0)" } ?? "got no answer"
-        let detail = "the SUT \(answered)" + (outcome.problem.map { ": \($0)" } ?? "")
-        return Check(kind: .careAction, name: name, rule: outcome.alert?.rule, finding: .actionRefused, detail: detail)
     }
 }

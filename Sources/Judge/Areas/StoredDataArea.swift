@@ -1,16 +1,87 @@
 import RunRecord
 import VitalSimCore
 
-extension Verdict {
+/// What the SUT holds after the run, read back through the profile's `stored-readings:`: for each
+/// patient, every acknowledged reading kept (`lost-after-ack`), with the value, unit and device time
+/// it was sent with (`altered`), each held once (`stored-twice`), the SUT's counts per day and month
+/// (`count-mismatch`), and each narrowed read-back (by period, by kind) answering what the full one
+/// holds there (`query-mismatch`). Observed by its probe after the run, before the reset.
+package struct StoredDataArea: ConformanceArea {
+    package var name: String { "stored-data" }
+    package var title: String { "stored data" }
+    package var kinds: Set<CheckKind> { [.storedData] }
+    package var observedBy: ObservationSource { .probe }
+    package var requirementIDs: [String] {
+        [
+            "store.kept", "store.unaltered", "store.once", "query.by-day", "query.by-month", "query.by-period",
+            "query.by-kind",
+        ]
+    }
+
+    package init() {}
+
+    package func checks(of run: JudgedRun, into verdict: inout Verdict) -> [Check] {
+        guard let expected = run.stored, let readBack = run.observation.areas[StoredReadBack.self] else { return [] }
+        return storedDataChecks(expected, readBack)
+    }
+
+    /// Each shard judged its own patients: their checks, in patient order.
+    package func merged(_ parts: [Verdict], golden: GoldenFile, into verdict: inout Verdict) -> [Check] {
+        parts.flatMap { $0.checks(of: self) }.stablySorted { $0.patient }
+    }
+
+    package func requirements(of check: Check, kinds: (String) -> [VitalKind]) -> [String] {
+        let name = check.name
+        if name.hasSuffix(" kept") { return ["store.kept"] }
+        if name.hasSuffix(" unaltered") { return ["store.unaltered"] }
+        if name.hasSuffix(" held once") { return ["store.once"] }
+        if name.hasSuffix(" per day and month") { return ["query.by-day", "query.by-month"] }
+        if name.contains(" by period ") { return ["query.by-period"] }
+        if name.contains(" by kind ") { return ["query.by-kind"] }
+        return ["store.kept"]
+    }
+
+    /// A run whose profile reads back stored readings: each patient's checks, and the narrowed
+    /// read-backs of the first patients with readings (``ReadBackQuery/patientLimit``).
+    package func exercised(by plan: ExercisePlan) -> [Check] {
+        var checks: [Check] = []
+        for patient in plan.scenario.patients.map(\.id) {
+            for name in ["kept", "unaltered", "held once"] {
+                checks.append(plan.check(.storedData, "stored readings of patient \(patient) \(name)"))
+            }
+            checks.append(plan.check(.storedData, "stored reading counts of patient \(patient) per day and month"))
+        }
+        let senders = Set(plan.traffic.validKinds.keys.map { String($0.prefix { $0 != "/" }) })
+        for patient in plan.scenario.patients.prefix(ReadBackQuery.patientLimit).map(\.id).filter(senders.contains) {
+            checks.append(
+                plan.check(
+                    .storedData,
+                    "stored readings of patient \(patient) by period (each month, each month boundary)"
+                )
+            )
+            checks.append(plan.check(.storedData, "stored readings of patient \(patient) by kind (each kind held)"))
+        }
+        return checks
+    }
+
+    package func location(of check: Check, in sources: CheckLocator) -> SourceLocation {
+        sources.patient(mentionedIn: check.name)
+    }
+
+    package func reportRow(_ checks: [Check]) -> AreaRow {
+        let patients = Set(checks.map { $0.patient }).count
+        return AreaRow(self, checks, about: "\(patients) patient(s) read back")
+    }
+
     /// How many ids a stored-data check names in its detail.
-    static let namedReadings = 3
+    let namedReadings = 3
 
     /// The stored-data checks of each patient: every acknowledged reading kept (`lost-after-ack`),
     /// each with the value, unit and device time it was sent with (`altered`), each held once
     /// (`stored-twice`), and the SUT's counts per UTC day and month equal to what it acknowledged
     /// (`count-mismatch`), and each narrowed read-back (by period, by kind) answering what the full
     /// one holds there (`query-mismatch`).
-    package static func storedDataChecks(_ expected: StoredDataExpectations, _ readBack: StoredReadBack) -> [Check] {
+    package func storedDataChecks(_ expected: StoredDataExpectations, _ readBack: StoredReadBack) -> [Check] {
         let patients = Set(expected.byPatient.keys).union(readBack.readings.keys).sorted()
         var checks: [Check] = []
         for p in patients {
@@ -39,7 +110,7 @@ extension Verdict {
     }
 
     /// Every acknowledged reading of the patient is held by the SUT.
-    static func keptCheck(
+    func keptCheck(
         _ p: String,
         _ entries: [StoredDataExpectations.Entry],
         _ stored: [StoredReading],
@@ -52,15 +123,16 @@ extension Verdict {
         var note = ""
         if let first = extra.first {
             note =
-                "; \(extra.count) stored reading(s) match none the SUT acknowledged (first: \(stored[first].id ?? "without id") at \(iso(stored[first].time)))"
+                "; \(extra.count) stored reading(s) match none the SUT acknowledged (first: \(stored[first].id ?? "without id") at \(Verdict.iso(stored[first].time)))"
         }
         guard !lost.isEmpty else {
             let detail = "all \(entries.count) acknowledged reading(s) read back" + note
             return Check(kind: .storedData, name: name, rule: nil, finding: nil, detail: detail)
         }
-        let named = lost.prefix(namedReadings).map { "\($0.id) (\($0.kind.rawValue) at \(iso($0.time)))" }.joined(
-            separator: ", "
-        )
+        let named = lost.prefix(namedReadings).map { "\($0.id) (\($0.kind.rawValue) at \(Verdict.iso($0.time)))" }
+            .joined(
+                separator: ", "
+            )
         let detail =
             "\(lost.count) of \(entries.count) acknowledged reading(s) are not held by the SUT when read back, first: \(named)"
             + (lost.count > namedReadings ? ", …" : "") + note
@@ -68,7 +140,7 @@ extension Verdict {
     }
 
     /// Each acknowledged reading the SUT holds has the value, unit and device time it was sent with.
-    static func unalteredCheck(
+    func unalteredCheck(
         _ p: String,
         _ entries: [StoredDataExpectations.Entry],
         _ stored: [StoredReading],
@@ -102,7 +174,7 @@ extension Verdict {
     /// Each acknowledged reading is held once: no other stored reading carries its id, or (under an
     /// id of the SUT's own) its kind, device time and values. A retry the SUT stored again is
     /// `stored-twice`; other readings it holds that match nothing sent stay a note of the kept check.
-    static func storedOnceCheck(
+    func storedOnceCheck(
         _ p: String,
         _ entries: [StoredDataExpectations.Entry],
         _ stored: [StoredReading],
@@ -148,7 +220,7 @@ extension Verdict {
 
     /// The first index of `list` whose element satisfies `isAtOrAfter` (false for a prefix, true for
     /// the rest): a binary search.
-    static func firstIndex(in list: [Int], where isAtOrAfter: (Int) -> Bool) -> Int {
+    func firstIndex(in list: [Int], where isAtOrAfter: (Int) -> Bool) -> Int {
         var low = 0
         var high = list.count
         while low < high {
@@ -159,7 +231,7 @@ extension Verdict {
     }
 
     /// The SUT's counts per UTC day and month equal the acknowledged readings' (by device time).
-    static func countsCheck(
+    func countsCheck(
         _ p: String,
         _ entries: [StoredDataExpectations.Entry],
         _ counted: [String: Int],
@@ -173,7 +245,7 @@ extension Verdict {
         }
         var sent: [String: Int] = [:]
         for e in entries {
-            let day = String(iso(e.time).prefix(10))
+            let day = String(Verdict.iso(e.time).prefix(10))
             sent[day, default: 0] += 1
             sent[String(day.prefix(7)), default: 0] += 1
         }
@@ -191,5 +263,67 @@ extension Verdict {
             "\(wrong.count) period(s) counted otherwise: " + named.joined(separator: "; ")
             + (wrong.count > namedReadings ? "; …" : "")
         return Check(kind: .storedData, name: name, rule: nil, finding: .countMismatch, detail: detail)
+    }
+
+    /// A narrowed read-back (by period or kind) lists every reading the SUT's full read-back holds
+    /// there and none outside it. The full read-back is the reference: a reading lost from both is
+    /// the kept check's finding, not this one's. Readings within the time tolerance of a period's
+    /// bounds may fall either side.
+    func queryCheck(
+        _ p: String,
+        _ query: ReadBackQuery,
+        held: [StoredReading],
+        answered: [StoredReading]
+    ) -> Check {
+        let name = "stored readings of patient \(p) \(query)"
+        let expected = held.filter { query.selects($0) && !query.isOnEdge($0) }
+        // How many times the answer lists each reading: a patient's day of 1 Hz readings is 86,400.
+        var listed: [StoredReadingKey: Int] = [:]
+        for reading in answered { listed[StoredReadingKey(reading), default: 0] += 1 }
+        var missing: [StoredReading] = []
+        for reading in expected {
+            let key = StoredReadingKey(reading)
+            if let n = listed[key], n > 0 { listed[key] = n - 1 } else { missing.append(reading) }
+        }
+        let outside = answered.filter { !query.selects($0) && !query.isOnEdge($0) }
+        guard !missing.isEmpty || !outside.isEmpty else {
+            let detail = "\(answered.count) reading(s) listed, all \(expected.count) held there among them"
+            return Check(kind: .storedData, name: name, rule: nil, finding: nil, detail: detail)
+        }
+        var parts: [String] = []
+        if !missing.isEmpty {
+            parts.append(
+                "\(missing.count) of the \(expected.count) reading(s) the SUT holds there are not listed, first: "
+                    + named(missing)
+            )
+        }
+        if !outside.isEmpty {
+            parts.append("\(outside.count) listed reading(s) lie outside it, first: " + named(outside))
+        }
+        return Check(
+            kind: .storedData,
+            name: name,
+            rule: nil,
+            finding: .queryMismatch,
+            detail: parts.joined(separator: "; ")
+        )
+    }
+
+    /// What makes two answers' stored readings the same one: its id, or without an id its values at
+    /// its device time.
+    enum StoredReadingKey: Hashable {
+        case id(String)
+        case valuesAt(Int64, [Signal: Double])
+
+        init(_ reading: StoredReading) {
+            self = reading.id.map(Self.id) ?? .valuesAt(reading.time, reading.values)
+        }
+    }
+
+    /// The first readings of a list, for a detail.
+    func named(_ readings: [StoredReading]) -> String {
+        let kind = { (r: StoredReading) in r.values.readingKind?.rawValue ?? "reading" }
+        return readings.prefix(namedReadings).map { "\($0.id ?? kind($0)) (\(kind($0)) at \(Verdict.iso($0.time)))" }
+            .joined(separator: ", ") + (readings.count > namedReadings ? ", …" : "")
     }
 }

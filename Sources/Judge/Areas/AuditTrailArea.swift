@@ -1,9 +1,43 @@
 import RunRecord
 import VitalSimCore
 
-extension Verdict {
+/// The SUT's audit trail, read back after the access matrix: for each person of the scenario, every
+/// access the harness made with their credential recorded (`audit-missing`), and none it did not
+/// make (`audit-invented`). Observed by its probe after the run, before the reset.
+package struct AuditTrailArea: ConformanceArea {
+    package var name: String { "audit-trail" }
+    package var title: String { "audit trail" }
+    package var kinds: Set<CheckKind> { [.audit] }
+    package var observedBy: ObservationSource { .probe }
+    package var requirementIDs: [String] { ["access.audit"] }
+
+    package init() {}
+
+    package func checks(of run: JudgedRun, into verdict: inout Verdict) -> [Check] { auditChecks(run.observation) }
+
+    /// Each person's check once: a person caring for patients of several shards is judged in each
+    /// (on that shard's patients); the whole fails where any shard failed.
+    package func merged(_ parts: [Verdict], golden: GoldenFile, into verdict: inout Verdict) -> [Check] {
+        .oncePerName(parts.flatMap { $0.checks(of: self) }, skippedYields: true)
+    }
+
+    package func requirements(of check: Check, kinds: (String) -> [VitalKind]) -> [String] { requirementIDs }
+
+    /// A check per person (``AuditPerson/of(_:)``).
+    package func exercised(by plan: ExercisePlan) -> [Check] {
+        AuditPerson.of(plan.scenario).map { plan.check(.audit, "audit trail of \($0.role.rawValue) \($0.person)") }
+    }
+
+    package func location(of check: Check, in sources: CheckLocator) -> SourceLocation {
+        sources.patient(mentionedIn: check.name)
+    }
+
+    package func reportRow(_ checks: [Check]) -> AreaRow {
+        AreaRow(self, checks, about: "\(checks.filter { !$0.skipped }.count) person(s)' trail judged")
+    }
+
     /// How far the SUT's clock may be from the harness's when it stamps an audit entry (ms).
-    package static let auditClockTolerance: Int64 = 10_000
+    package let auditClockTolerance: Int64 = 10_000
 
     /// The audit trail's checks (issue 45, Deliver 4): one per person of the scenario whom the
     /// harness acted as or whom the trail names. It passes when every required access of theirs
@@ -11,7 +45,7 @@ extension Verdict {
     /// ``auditClockTolerance`` of when it was made — and no entry of theirs names a patient or a kind
     /// of access the harness never had with their credential (`audit-invented`). One skipped check
     /// when the trail was not read; none when the run made no person's request.
-    package static func auditChecks(_ result: RunObservation) -> [Check] {
+    package func auditChecks(_ result: RunObservation) -> [Check] {
         guard let trail = result.areas[AuditReadBack.self] else { return [] }
         if let why = trail.unread {
             return [Check(kind: .audit, name: "audit trail", rule: nil, finding: nil, detail: why, skipped: true)]
@@ -31,7 +65,7 @@ extension Verdict {
         }
     }
 
-    static func auditCheck(
+    func auditCheck(
         person: String,
         role: PersonRole,
         _ accesses: [PersonAccess],
@@ -57,9 +91,9 @@ extension Verdict {
             let seen = entries.filter { $0.patient == first.patient && $0.change == first.change }
             let nearest = seen.min { abs($0.at - first.from) < abs($1.at - first.from) }
             let detail =
-                "\(missing.count) of \(required) granted access(es) not recorded, the first: \(first.what) of patient \(first.patient) at \(Self.wallTime(first.from)) (± \(auditClockTolerance / 1000) s)"
+                "\(missing.count) of \(required) granted access(es) not recorded, the first: \(first.what) of patient \(first.patient) at \(wallTime(first.from)) (± \(auditClockTolerance / 1000) s)"
                 + (nearest.map {
-                    "; the nearest entry of that kind is at \(Self.wallTime($0.at)): check the SUT's clock"
+                    "; the nearest entry of that kind is at \(wallTime($0.at)): check the SUT's clock"
                 }
                     ?? "; the trail holds \(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(person)")
                 + (invented.isEmpty ? "" : "; and \(invented.count) entr(ies) the harness never caused")
@@ -67,7 +101,7 @@ extension Verdict {
         }
         if let first = invented.first {
             let detail =
-                "the trail says \(person) \(first.change ? "changed" : "read") data of patient \(first.patient) at \(Self.wallTime(first.at)), but the harness made no such request with their credential (\(invented.count) such entr\(invented.count == 1 ? "y" : "ies"))"
+                "the trail says \(person) \(first.change ? "changed" : "read") data of patient \(first.patient) at \(wallTime(first.at)), but the harness made no such request with their credential (\(invented.count) such entr\(invented.count == 1 ? "y" : "ies"))"
             return Check(kind: .audit, name: name, rule: nil, finding: .auditInvented, detail: detail)
         }
         return Check(
@@ -81,5 +115,5 @@ extension Verdict {
     }
 
     /// A wall-clock time for messages: `2026-11-28T10:15:02.123Z`.
-    static func wallTime(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
+    func wallTime(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
 }

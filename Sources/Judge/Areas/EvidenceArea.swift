@@ -1,15 +1,67 @@
+import Foundation
 import RunRecord
 import VitalSimCore
 
-extension Verdict {
+/// The readings each alert cites as its evidence: its patient's, sent and accepted, and at least one
+/// its rule reads inside its window (``EvidenceScope``). One check per rule and patient whose alerts
+/// cite wrong evidence, or one passing `alert evidence`; skipped when the SUT's alerts cite nothing
+/// (a profile that maps no `evidence` field).
+package struct EvidenceArea: ConformanceArea {
+    package var name: String { "evidence" }
+    package var title: String { "alert evidence" }
+    package var kinds: Set<CheckKind> { [.evidence] }
+    package var observedBy: ObservationSource { .runner }
+    package var requirementIDs: [String] { ["alerts.evidence"] }
+
+    package init() {}
+
+    package func checks(of run: JudgedRun, into verdict: inout Verdict) -> [Check] {
+        guard let catalog = run.evidence else { return [] }
+        let alerts = run.observation.alerts
+        if alerts.citeEvidence { return evidenceChecks(alerts.observed, catalog: catalog) }
+        guard !alerts.observed.isEmpty else { return [] }
+        let detail = "not checked: the SUT profile maps no `evidence` field, so its alerts cite no readings"
+        return [Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail, skipped: true)]
+    }
+
+    /// The shards' failing checks in the order of their alerts' times; else one passing check over
+    /// every alert, or a skipped one when no shard could check its alerts' evidence.
+    package func merged(_ parts: [Verdict], golden: GoldenFile, into verdict: inout Verdict) -> [Check] {
+        let all = parts.flatMap { $0.checks(of: self) }
+        let failed = all.filter { !$0.passed }
+        if !failed.isEmpty { return failed.stablySorted { $0.name.components(separatedBy: " at ").last ?? "" } }
+        if all.contains(where: { !$0.skipped }) {
+            let alerts = parts.reduce(0) { $0 + $1.alerts.count }
+            let detail =
+                "each of the \(alerts) alert(s) cites readings of its patient, accepted, inside its rule's window"
+            return [Check(kind: .evidence, name: "alert evidence", rule: nil, finding: nil, detail: detail)]
+        }
+        return all.first.map { [$0] } ?? []
+    }
+
+    package func requirements(of check: Check, kinds: (String) -> [VitalKind]) -> [String] {
+        (check.rule.map { ["rule." + $0] } ?? []) + requirementIDs
+    }
+
+    package func exercised(by plan: ExercisePlan) -> [Check] {
+        (plan.golden?.alerts ?? []).isEmpty ? [] : [plan.check(.evidence, "alert evidence")]
+    }
+
+    package func location(of check: Check, in sources: CheckLocator) -> SourceLocation {
+        sources.expectedAlert(mentionedIn: check.name) ?? sources.patient(mentionedIn: check.name)
+    }
+
+    package func reportRow(_ checks: [Check]) -> AreaRow {
+        AreaRow(self, checks, about: "")
+    }
     /// At most this many problems are spelled out per alert.
-    static let evidenceProblemsShown = 3
+    let evidenceProblemsShown = 3
 
     /// The evidence of every listed alert: each cited reading must be one the harness sent, of the
     /// alert's patient, that the SUT accepted; and for a rule the oracle knows, at least one must be a
     /// reading of a signal the rule reads inside its window (``EvidenceScope``). One check per alert
     /// that fails (`wrong-evidence`), or one passing check.
-    package static func evidenceChecks(_ alerts: [ObservedAlert], catalog: EvidenceCatalog) -> [Check] {
+    package func evidenceChecks(_ alerts: [ObservedAlert], catalog: EvidenceCatalog) -> [Check] {
         guard !alerts.isEmpty else { return [] }
         var checks: [Check] = []
         // One check per rule and patient (not per alert, nor named by time), so the same failure keeps
@@ -28,7 +80,7 @@ extension Verdict {
         for group in groups {
             let (first, problems) = group.alerts[0]
             var detail =
-                "alert \(first.alertID) at \(iso(first.raisedAt)): "
+                "alert \(first.alertID) at \(Verdict.iso(first.raisedAt)): "
                 + problems.prefix(evidenceProblemsShown).joined(separator: "; ")
             if problems.count > evidenceProblemsShown {
                 detail += "; and \(problems.count - evidenceProblemsShown) more"
@@ -36,7 +88,7 @@ extension Verdict {
             if group.alerts.count > 1 {
                 let last = group.alerts[group.alerts.count - 1].0
                 detail =
-                    "\(group.alerts.count) alerts with wrong evidence, last: alert \(last.alertID) at \(iso(last.raisedAt)); first: "
+                    "\(group.alerts.count) alerts with wrong evidence, last: alert \(last.alertID) at \(Verdict.iso(last.raisedAt)); first: "
                     + detail
             }
             checks.append(
@@ -52,7 +104,7 @@ extension Verdict {
     }
 
     /// What is wrong with one alert's evidence (empty when nothing).
-    static func evidenceProblems(_ observedAlert: ObservedAlert, _ catalog: EvidenceCatalog) -> [String] {
+    func evidenceProblems(_ observedAlert: ObservedAlert, _ catalog: EvidenceCatalog) -> [String] {
         guard !observedAlert.evidence.isEmpty else { return ["it cites no evidence readings"] }
         var problems: [String] = []
         var covered = false
@@ -85,7 +137,7 @@ extension Verdict {
     }
 
     /// Why a cited reading the harness generated cannot be evidence of `a`, if it cannot.
-    static func problem(
+    func problem(
         of evidenceCatalog: EvidenceCatalog.Entry,
         _ id: String,
         _ observedAlert: ObservedAlert
@@ -102,7 +154,7 @@ extension Verdict {
 
     /// None of the acceptable cited readings is one the rule reads inside its window; names the first
     /// cited reading the harness knows, with what it measures and when.
-    static func uncoveredProblem(
+    func uncoveredProblem(
         _ scope: EvidenceScope,
         _ observedAlert: ObservedAlert,
         _ catalog: EvidenceCatalog
@@ -110,14 +162,14 @@ extension Verdict {
         let what = scope.signals.map { $0.map(\.rawValue).sorted().joined(separator: " or ") + " reading" } ?? "reading"
         let when =
             scope.lookback == 0
-            ? "at \(iso(observedAlert.raisedAt))"
-            : "from \(iso(observedAlert.raisedAt - scope.lookback))…\(iso(observedAlert.raisedAt)), the rule's window"
+            ? "at \(Verdict.iso(observedAlert.raisedAt))"
+            : "from \(Verdict.iso(observedAlert.raisedAt - scope.lookback))…\(Verdict.iso(observedAlert.raisedAt)), the rule's window"
         var text = "none of its evidence is a \(what) \(when)"
         if let id = observedAlert.evidence.first(where: { catalog.readings[$0] != nil }), let r = catalog.readings[id] {
             let measures =
                 r.signals.isEmpty
                 ? "no signal a rule reads" : r.signals.map(\.rawValue).sorted().joined(separator: ", ")
-            text += " (it cites \(id): \(measures) at \(iso(r.time)))"
+            text += " (it cites \(id): \(measures) at \(Verdict.iso(r.time)))"
         }
         return text
     }
