@@ -25,7 +25,7 @@ final class InProcessGoldenTests {
             var options = InProcessRun.options(client)
             options.reports.ci = false
             options.reports.goldenDirectory = golden
-            _ = try await LiveSuite.record([path], options: options, progress: { _ in })
+            _ = try await LiveSuite(options: options).record([path], progress: { _ in })
         }
     }
 

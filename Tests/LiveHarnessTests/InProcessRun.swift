@@ -53,7 +53,7 @@ enum InProcessRun {
     ) async throws -> [Verdict] {
         var options = options(client)
         configure(&options)
-        return try await LiveSuite.run(paths, options: options, progress: { _ in })
+        return try await LiveSuite(options: options).run(paths, progress: { _ in })
     }
 
     /// The options of a run (or a recording) against the SUT `client` reaches, as CI runs.

@@ -34,7 +34,7 @@ struct ShardedDigestTests {
                 options.reports.goldenDirectory = directory
                 options.reports.listsRequests = true
                 options.sharding.shard = PatientShard(index: index, count: 2)
-                let run = try await LiveSuite.runSuite([path], options: options, progress: { _ in })
+                let run = try await LiveSuite(options: options).runSuite([path], progress: { _ in })
                 results.append(
                     ShardResult(shard: index, shards: 2, suite: path, seed: nil, startAt: nil, scenarios: run.parts)
                 )

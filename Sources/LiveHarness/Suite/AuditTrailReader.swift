@@ -94,39 +94,3 @@ struct AuditTrailReader {
         }
     }
 }
-
-extension LiveSuite {
-    /// Reads the audit trail (``AuditTrailReader``) when the run made requests with people's
-    /// credentials (the profile's `people:`; without them the SUT cannot tell who did what) and
-    /// reached the SUT; a trail that cannot be read as the profile says makes the run a
-    /// misconfiguration, not a finding about the SUT.
-    static func readAuditTrail(
-        into result: inout RunObservation,
-        _ setup: ScenarioSetup,
-        naming: WireNaming,
-        lifecycle: PatientLifecycle,
-        runner: LiveRunner,
-        base: String
-    ) async {
-        guard result.misconfiguration == nil, !result.traffic.unreachable,
-            setup.options.target.profile.auth.devices?.people.isEmpty == false
-        else { return }
-        let acted =
-            (result.areas[AccessMatrixObservation.self]?.probes ?? []).contains { $0.status != nil }
-            || (result.areas[CareActionsObservation.self]?.outcomes ?? []).contains { $0.status != nil }
-            || !(result.areas[InboxesObservation.self]?.readers ?? []).isEmpty
-        guard acted else { return }
-        let reader = AuditTrailReader(
-            scenario: setup.scenario,
-            naming: naming,
-            base: base,
-            client: runner.client,
-            profile: setup.options.target.profile,
-            lifecycle: lifecycle
-        )
-        switch await reader.read() {
-        case .success(let trail): result.areas[AuditReadBack.self] = trail
-        case .failure(let problem): result.misconfiguration = problem.message
-        }
-    }
-}

@@ -124,32 +124,3 @@ struct DeletionReadBack {
         }
     }
 }
-
-extension LiveSuite {
-    /// After the scenario's reset, reads back what is left of its patients (``DeletionReadBack``)
-    /// when they were deleted: by the profile's lifecycle `reset:`, or here when the run owns a SUT
-    /// of the reference contract (the embedded one, or one a test marks ``LiveOptions/Target/owned``).
-    static func readAfterDeletion(
-        into result: inout RunObservation,
-        _ setup: ScenarioSetup,
-        naming: WireNaming,
-        lifecycle: PatientLifecycle,
-        runner: LiveRunner,
-        base: String
-    ) async {
-        let owned = setup.options.target.url == nil || setup.options.target.owned
-        guard result.misconfiguration == nil, !result.traffic.unreachable else { return }
-        let reader = DeletionReadBack(
-            scenario: setup.scenario,
-            naming: naming,
-            base: base,
-            client: runner.client,
-            profile: setup.options.target.profile,
-            lifecycle: lifecycle,
-            auth: runner.auth
-        )
-        let deleteHere = reader.deletesHere(owned: owned)
-        guard deleteHere || !setup.options.target.profile.lifecycle.reset.isEmpty else { return }
-        result.areas[DeletionObservation.self] = DeletionObservation(reads: await reader.read(delete: deleteHere))
-    }
-}

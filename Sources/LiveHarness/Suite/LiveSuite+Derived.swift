@@ -1,4 +1,5 @@
 import Judge
+import RunRecord
 import SUTAdapter
 import Traffic
 import VitalSimCore
@@ -10,10 +11,9 @@ extension LiveSuite {
     /// rejections its deliberately corrupted readings must earn, and the reference's budgets. This
     /// is how `vitalsim shrink` judges scenarios no golden file was reviewed for; the golden file
     /// returned is the one the verdict was judged against (to be written for the result).
-    package static func judgeDerived(
+    package func judgeDerived(
         _ path: String,
-        reference: GoldenFile?,
-        options: LiveOptions
+        reference: GoldenFile?
     ) async throws(HarnessError) -> (Verdict, GoldenFile) {
         let scenario: Scenario
         do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
@@ -23,19 +23,20 @@ extension LiveSuite {
         var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
         awaiting.names = options.names
         let contract = ContractLog()
-        let executed = try await execute(path, scenario, options, awaiting: awaiting, contract: contract)
-        golden.trafficDigest = executed.1 ?? ""  // (an unsharded run always digests)
-        golden.validation = executed.0.compactMap { r in
+        let session = try await ScenarioSession.prepare(path, scenario, options: options, contract: contract)
+        defer { session.stop() }
+        let outcome = try await session.run(awaiting: awaiting)
+        golden.trafficDigest = outcome.digest ?? ""  // (an unsharded run always digests)
+        golden.validation = outcome.record.traffic.requests.compactMap { r in
             r.expectedRejection.map {
                 GoldenFile.ExpectedValidation(reading: r.firstReading ?? "", status: $0.status, field: $0.field)
             }
         }
-        let judged = (golden: golden, path: path, contract: contract.summary())
-        return (try judge(executed, path: path, scenario: scenario, against: judged, options: options), golden)
+        return (try session.judge(outcome, against: golden, goldenPath: path, contract: contract.summary()), golden)
     }
 
     /// The alert expectations and budgets of ``judgeDerived(_:reference:options:)``.
-    static func derivedGolden(_ scenario: Scenario, reference: GoldenFile?, seed: UInt64?) -> GoldenFile {
+    func derivedGolden(_ scenario: Scenario, reference: GoldenFile?, seed: UInt64?) -> GoldenFile {
         let early = reference?.earlyTolerance ?? GoldenFile.defaultEarly
         let late = reference?.lateTolerance ?? GoldenFile.defaultLate
         var unused = reference?.alerts ?? []

@@ -46,13 +46,9 @@ extension LiveSuite {
     /// patients of each: every scenario and golden file is read first (a bad one stops the run before
     /// it starts), then the scenarios run in order. A scenario that cannot be judged ends the run
     /// (its verdict has an ``Verdict/error``; the parts after it are marked not run).
-    package static func runSuite(
-        _ paths: [String],
-        options: LiveOptions,
-        progress: (String) -> Void
-    ) async throws(HarnessError) -> SuiteRun {
+    package func runSuite(_ paths: [String], progress: (String) -> Void) async throws(HarnessError) -> SuiteRun {
         var loaded: [LoadedScenario] = []
-        for path in paths { loaded.append(try load(path, options)) }
+        for path in paths { loaded.append(try load(path)) }
         let split = options.sharding.shard?.patients(of: loaded.map(\.patients))
         var out = SuiteRun()
         var options = options
@@ -110,12 +106,12 @@ extension LiveSuite {
     }
 
     /// A scenario file and its golden file, read and parsed.
-    static func load(_ path: String, _ options: LiveOptions) throws(HarnessError) -> LoadedScenario {
+    func load(_ path: String) throws(HarnessError) -> LoadedScenario {
         let scenario: Scenario
         do throws(ScenarioLoadError) { scenario = try TracedScenarioLoader.load(path: path) } catch {
             throw .golden(error.description)
         }
-        let goldenPath = goldenPath(scenario, options)
+        let goldenPath = goldenPath(scenario)
         guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else {
             throw .golden(
                 "\(scenario.name): no golden file at \(goldenPath); write one with `vitalsim record \(path)` and review it"
@@ -130,7 +126,7 @@ extension LiveSuite {
     }
 
     /// The monotonic moment of a wall-clock instant (Unix ms); one already past is said.
-    static func origin(at unixMilliseconds: Int64, note: (String) -> Void) -> ContinuousClock.Instant {
+    func origin(at unixMilliseconds: Int64, note: (String) -> Void) -> ContinuousClock.Instant {
         let ahead = unixMilliseconds - Int64((Date().timeIntervalSince1970 * 1000).rounded())
         if ahead < -1000 {
             note(

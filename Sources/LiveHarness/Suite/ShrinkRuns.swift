@@ -12,7 +12,7 @@ package enum ShrinkRuns {
     /// The golden file of the scenario at `path` (where `options` put golden files), when it has one.
     package static func referenceGolden(_ path: String, options: LiveOptions) throws(HarnessError) -> GoldenFile? {
         guard let scenario = try? TracedScenarioLoader.load(path: path) else { return nil }
-        let goldenPath = LiveSuite.goldenPath(scenario, options)
+        let goldenPath = LiveSuite(options: options).goldenPath(scenario)
         guard let text = try? String(contentsOfFile: goldenPath, encoding: .utf8) else { return nil }
         do throws(ScenarioLoadError) { return try GoldenFile.parse(text, file: goldenPath) } catch {
             throw .golden(error.description)
@@ -30,13 +30,13 @@ package enum ShrinkRuns {
     ) async throws(HarnessError) -> [FailureSignature] {
         let verdict: Verdict
         if reference != nil {
-            guard let judged = try await LiveSuite.run([path], options: options, progress: progress).first else {
+            guard let judged = try await LiveSuite(options: options).run([path], progress: progress).first else {
                 return []
             }
             verdict = judged
         } else {
             progress("no golden file: judging against what the oracle derives")
-            verdict = try await LiveSuite.judgeDerived(path, reference: nil, options: options).0
+            verdict = try await LiveSuite(options: options).judgeDerived(path, reference: nil).0
         }
         if let error = verdict.error { throw .infrastructure("\(verdict.scenario): \(error)") }
         return FailureSignature.failures(of: verdict)
@@ -54,10 +54,9 @@ package enum ShrinkRuns {
             return .notRun("cannot write \(path)")
         }
         do throws(HarnessError) {
-            let (verdict, _) = try await LiveSuite.judgeDerived(
+            let (verdict, _) = try await LiveSuite(options: candidateOptions(yaml, options)).judgeDerived(
                 path,
-                reference: reference,
-                options: candidateOptions(yaml, options)
+                reference: reference
             )
             if let error = verdict.error { return .notRun(error) }
             return .judged(FailureSignature.failures(of: verdict))
@@ -89,14 +88,14 @@ package enum ShrinkRuns {
         reference: GoldenFile?,
         options: LiveOptions
     ) async throws(HarnessError) -> Bool {
-        let golden = try await LiveSuite.judgeDerived(scenarioPath, reference: reference, options: options).1
+        let golden = try await LiveSuite(options: options).judgeDerived(scenarioPath, reference: reference).1
         let text = golden.yaml(writtenBy: "`vitalsim shrink` (alerts from the oracle)")
         guard FileManager.default.createFile(atPath: goldenPath, contents: Data(text.utf8)) else {
             throw .usage("cannot write \(goldenPath)")
         }
         var again = options
         again.reports.goldenDirectory = (goldenPath as NSString).deletingLastPathComponent
-        let verdict = try await LiveSuite.run([scenarioPath], options: again, progress: { _ in }).first
+        let verdict = try await LiveSuite(options: again).run([scenarioPath], progress: { _ in }).first
         return verdict.map { FailureSignature.failures(of: $0).contains(target) } ?? false
     }
 }

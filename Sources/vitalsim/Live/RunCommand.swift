@@ -219,7 +219,7 @@ extension VitalSim {
                     }
                     options.metrics = metrics
                 }
-                let suite = try await LiveSuite.runSuite(files, options: options) { printError($0) }
+                let suite = try await LiveSuite(options: options).runSuite(files) { printError($0) }
                 await exporter?.shutdown()
                 return suite
             } catch {
@@ -316,9 +316,8 @@ extension VitalSim {
                 throw CommandFailure.input("\(live.path): no scenario files")
             }
             do throws(HarnessError) {
-                for (path, warnings) in try await LiveSuite.record(
+                for (path, warnings) in try await LiveSuite(options: options).record(
                     files,
-                    options: options,
                     progress: { printError($0) }
                 ) {
                     print("wrote \(path)")
