@@ -14,21 +14,25 @@ package final class AlertCause {
     let sent: [SentRequest]
     /// The request index of each evidence reading cited last.
     let carrier: [String: Int]
-    let stamped: [LiveRunner.Stamp: Int]
+    let stamped: [DeviceTimeStamp: Int]
     /// Scenario time 0, Unix ms.
     let start: Int64
     /// Traffic goes alongside the plan (a BLE link): an alert the plan's evidence does not name may
     /// be the link's.
     let alongside: Bool
     /// Each patient's requests, made when an alert first needs them (a large run's plan is long).
-    private lazy var byPatient = LiveRunner.requestsByPatient(sent)
+    private lazy var byPatient: [String: [Int]] = {
+        var out: [String: [Int]] = [:]
+        for (index, request) in sent.enumerated() { out[request.patientID, default: []].append(index) }
+        return out
+    }()
 
     /// The cause finder of a run that sent `sent`: `evidence` the ids its alerts cite last, `stamped`
     /// the last request of each patient's device time (kept for a profile whose alerts cite none).
     package init(
         sent: [SentRequest],
         evidence: [String],
-        stamped: [LiveRunner.Stamp: Int] = [:],
+        stamped: [DeviceTimeStamp: Int] = [:],
         start: Int64,
         alongside: Bool
     ) {
@@ -45,7 +49,18 @@ package final class AlertCause {
         if !alert.evidence.isEmpty, alongside { return nil }
         guard let requests = byPatient[alert.patientID] else { return nil }
         let due = alert.raisedAt - start
-        return stamped[LiveRunner.Stamp(patient: alert.patientID, time: due)]
+        return stamped[DeviceTimeStamp(patient: alert.patientID, time: due)]
             ?? requests.first { sent[$0].sendAt >= due }
+    }
+}
+
+/// A patient's device time (scenario ms): the key of the last request carrying a reading stamped then.
+package struct DeviceTimeStamp: Hashable, Sendable {
+    package var patient: String
+    package var time: Int64
+
+    package init(patient: String, time: Int64) {
+        self.patient = patient
+        self.time = time
     }
 }

@@ -13,6 +13,9 @@ package struct AlertList {
     /// The next page's URL, if the source pages.
     package var next: String?
 
+    /// A list holding nothing yet.
+    package init() {}
+
     /// What is wrong with an answer as a whole (not 200, not JSON, no list where the profile says).
     package struct Problem: Error {
         package let text: String
