@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reading counts at scale (issue 43): loads N heart-rate readings of one patient into a running
+"""Reading counts at scale: loads N heart-rate readings of one patient into a running
 `vitalsim serve` (1,000 per batch, 10 s apart) and times `/readings/counts` by day, by month, and
 with a kind filter (the one form still counted from the readings).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How one `vitalsim run` process's memory and CPU grow with the devices it simulates (issue 22):
+# How one `vitalsim run` process's memory and CPU grow with the devices it simulates:
 # for each count, a ward written by ci/load-scenario.py (COUNT / 4 patients, four devices each),
 # its golden file recorded once at --speed max, then a measured run at the scenario's pace
 # (--speed SPEED) against a fresh reference SUT in its own process (told the patients' profiles), so that the figures are the

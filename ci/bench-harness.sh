@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Harness transport benchmark (issue 4): the harness's own HTTPS (libcurl) and MQTT (libmosquitto)
+# Harness transport benchmark: the harness's own HTTPS (libcurl) and MQTT (libmosquitto)
 # transports against local servers, side by side with wrk and mosquitto_pub against the same servers
 # in the same run, and the harness's memory for 10,000 simulated devices.
 # Usage: ci/bench-harness.sh [COUNT] [SECONDS] [SECTIONS]   (COUNT requests/messages per harness run; SECONDS

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Benchmarks that catch regressions (issue 47): VitalSim's hot paths — generation, encoding, planning,
+# Benchmarks that catch regressions: VitalSim's hot paths — generation, encoding, planning,
 # sending through the runner, judging — timed by ordo-one/benchmark (Benchmarks/HotPaths, built in
 # release with the package trait Benchmarks in .build-bench), compared with the baseline stored in
 # .benchmarkBaselines/HotPaths/main/; and, with --transports, the harness's transports against wrk
 # and mosquitto_pub (ci/bench-harness.sh sections 1 and 3) against the floors below (a floor guards
-# against a regression; issue 47's targets are higher).
+# against a regression; the targets are higher).
 #
 # The baseline is this machine's (2 cores; docs/performance.md, "Hot-path benchmarks"): after a
 # change that makes a path faster or slower on purpose, store a new one with `update` and commit it.
@@ -55,7 +55,7 @@ else
 fi
 
 if [ -n "$transports" ]; then
-  # The floors: the harness's rate over the other client's in the same run. Issue 47's targets are
+  # The floors: the harness's rate over the other client's in the same run. The targets are
   # 1.0x wrk and 1.5x mosquitto_pub; the floors are what the harness does now (2026-11-29: HTTPS
   # 0.68-0.79x wrk, MQTT QoS 1 0.94-1.22x mosquitto_pub) less this machine's run-to-run spread, so
   # that falling below one is a regression of the harness's, not noise. Raise them as it gets faster.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 47's transport ratios as alternating pairs in one run: PAIRS times each of
+# The transport ratios as alternating pairs in one run: PAIRS times each of
 #   https-immediate  wrk -t2 -c8 and the harness (8 connections) against ci/bench/immediate_server.py
 #   https-sut        the same two against the reference SUT (vitalsim serve, SQLite), each client with
 #                    a fresh SUT and the harness sending as many readings as wrk did in its run

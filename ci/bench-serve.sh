@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reference SUT ingestion benchmark (issue 3): wrk over HTTP/1.1 keep-alive against a release
+# Reference SUT ingestion benchmark: wrk over HTTP/1.1 keep-alive against a release
 # `vitalsim serve` with a fresh SQLite database, one reading per request; then the server's own
 # counters and exact alert-latency quantiles from /metrics. Usage: ci/bench-serve.sh [SECONDS] [CONNECTIONS]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A million devices as shard processes on this machine (issue 47): the ward of ci/bench-devices.sh
+# A million devices as shard processes on this machine: the ward of ci/bench-devices.sh
 # (ci/load-scenario.py, DEVICES / 4 patients, four devices each), its golden file recorded once at
 # --speed max (kept in OUT and reused while the scenario is unchanged; a million devices take about
 # 50 minutes to record, so ci/bench/golden/ keeps that one: its traffic digest says when the

@@ -24,8 +24,8 @@ final class Prepared<Value: Sendable>: Sendable {
     private let value = Locked<Value?>(nil)
     func set(_ v: Value) { value.withLock { $0 = v } }
     var get: Value {
-        guard let v = value.withLock({ $0 }) else { fatalError("the benchmark's setup did not run") }
-        return v
+        guard let stored = value.withLock({ $0 }) else { fatalError("the benchmark's setup did not run") }
+        return stored
     }
 }
 

@@ -30,18 +30,18 @@ package struct GenerationBenchmark {
     /// has a BP cuff, a glucometer, a spot-check oximeter, a thermometer (4 h), a scale and the
     /// VitalEdge phone bridge (5 min), all at their default cadences.
     package func scenarioYAML() -> String {
-        var y = "name: bench\nseed: 42\nduration: \(duration)\npatients:\n"
+        var height = "name: bench\nseed: 42\nduration: \(duration)\npatients:\n"
         for i in 0..<patients {
-            y += "  - id: \"b\(i)\"\n    profile: \(i % 2 == 0 ? "adult" : "diabetic-cgm")\n    devices:\n"
+            height += "  - id: \"b\(i)\"\n    profile: \(i % 2 == 0 ? "adult" : "diabetic-cgm")\n    devices:\n"
             for (t, short) in [
                 ("heart-rate-strap", "hrm"), ("cgm", "cgm"), ("bp-cuff", "bp"), ("glucometer", "bgm"),
                 ("pulse-oximeter", "oxi"),
                 ("thermometer", "tmp"), ("weight-scale", "wsc"), ("phone-bridge", "ph"),
             ] {
-                y += "      - {id: \(short)-\(i), type: \(t)}\n"
+                height += "      - {id: \(short)-\(i), type: \(t)}\n"
             }
         }
-        return y
+        return height
     }
 
     package func run() throws -> Result {
@@ -59,8 +59,8 @@ package struct GenerationBenchmark {
             for p in encoder.encode(reading) {
                 let ts =
                     (scenario.startUnixMilliseconds + reading.intendedEmitTime) * 1000 + BTSnoopWriter.unixEpochOffset
-                if let j = p.json {
-                    sinkBuffer.append(Array(j.serialized().utf8))
+                if let json = p.json {
+                    sinkBuffer.append(Array(json.serialized().utf8))
                 } else {
                     sinkBuffer.appendRecord(
                         value: p.bytes,
@@ -153,8 +153,8 @@ final class FrameBuffer {
 package enum ResourceUsage {
     /// Peak resident set size of this process, MB (getrusage ru_maxrss, KiB on Linux).
     package static func peakResidentMegabytes() -> Double {
-        var u = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &u)
-        return Double(u.ru_maxrss) / 1024
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
     }
 }

@@ -46,11 +46,11 @@ package enum TransportBenchmark {
     /// id, 500 patients per worker, every tenth patient a blood-pressure patient alternating crisis
     /// and normal values.
     package static func observation(_ n: Int, worker w: Int) -> [UInt8] {
-        let k = n % 500
+        let slot = n % 500
         let round = n / 500
-        let patient = "h\(w)-\(k)"
+        let patient = "h\(w)-\(slot)"
         let ts = CivilTime(unixMilliseconds: 1_704_067_200_000 + Int64(round) * 1000).iso8601(fractional: false)
-        if k % 10 == 0 {
+        if slot % 10 == 0 {
             let (s, d) = round % 2 == 0 ? (185, 95) : (120, 80)
             return Array(
                 #"{"readingId":"\#(patient)/\#(round)","patientId":"\#(patient)","deviceId":"cuff","kind":"blood-pressure","systolic":\#(s),"diastolic":\#(d),"unit":"mm[Hg]","timestamp":"\#(ts)"}"#
@@ -216,14 +216,14 @@ package enum TransportBenchmark {
         let parts = await withTaskGroup(of: (Histogram<UInt64>, Int).self) { group in
             for (w, items) in lanes.enumerated() {
                 group.addTask(executorPreference: executor) {
-                    var h = Histogram<UInt64>.latency()
+                    var histogram = Histogram<UInt64>.latency()
                     var failed = 0
                     for item in items {
                         let t0 = clock.now
                         if await !send(w, item) { failed += 1 }
-                        h.record(Duration.nonNegativeMicroseconds(clock.now - t0))
+                        histogram.record(Duration.nonNegativeMicroseconds(clock.now - t0))
                     }
-                    return (h, failed)
+                    return (histogram, failed)
                 }
             }
             var all: [(Histogram<UInt64>, Int)] = []
@@ -231,13 +231,13 @@ package enum TransportBenchmark {
             return all
         }
         await finish()
-        var h = Histogram<UInt64>.latency()
+        var histogram = Histogram<UInt64>.latency()
         var failed = 0
         for (part, f) in parts {
-            h.add(part)
+            histogram.add(part)
             failed += f
         }
-        return Result(sent: sent, failed: failed, seconds: (clock.now - start).seconds, latency: h)
+        return Result(sent: sent, failed: failed, seconds: (clock.now - start).seconds, latency: histogram)
     }
 
 }

@@ -228,12 +228,12 @@ package final class HCICentral: @unchecked Sendable {
             members += fixed + len + (extended ? 0 : 1)
             var name = ""
             var services: [UInt16] = []
-            var i = 0
-            while i < ad.count {
-                let length = Int(ad[i])
-                guard length > 0, i + 1 + length <= ad.count else { break }
-                let adType = ad[i + 1]
-                let data = Array(ad[(i + 2)..<(i + 1 + length)])
+            var index = 0
+            while index < ad.count {
+                let length = Int(ad[index])
+                guard length > 0, index + 1 + length <= ad.count else { break }
+                let adType = ad[index + 1]
+                let data = Array(ad[(index + 2)..<(index + 1 + length)])
                 if adType == AdvertisingDataType.shortenedLocalName || adType == AdvertisingDataType.completeLocalName {
                     name = String(decoding: data, as: UTF8.self)
                 }
@@ -246,7 +246,7 @@ package final class HCICentral: @unchecked Sendable {
                         offset += 2
                     }
                 }
-                i += 1 + length
+                index += 1 + length
             }
             if let idx = advertisers.firstIndex(where: { $0.address == address }) {
                 if advertisers[idx].name.isEmpty { advertisers[idx].name = name }

@@ -92,10 +92,10 @@ final class HCILink: @unchecked Sendable {
             }
         }
         if let readerError { throw readerError }
-        let r = commandResult ?? []
-        guard let status = r.first else { throw .malformedPacket("empty Command Complete") }
+        let result = commandResult ?? []
+        guard let status = result.first else { throw .malformedPacket("empty Command Complete") }
         if status != 0 { throw .commandFailed(opcode: opcode, status: status) }
-        return Array(r.dropFirst())
+        return Array(result.dropFirst())
     }
 
     /// Sends an ATT PDU on L2CAP CID 4, fragmented to the controller's ACL length, waiting for buffer credits.
@@ -122,16 +122,16 @@ final class HCILink: @unchecked Sendable {
                     throw .timeout("ACL buffer credits (Number Of Completed Packets)")
                 }
             }
-            if let e = readerError {
+            if let failure = readerError {
                 state.unlock()
-                throw e
+                throw failure
             }
             credits -= 1
             state.unlock()
-            let h = handle | (offset == 0 ? 0x0000 : 0x1000)  // packet boundary flag: first / continuing fragment
+            let flagged = handle | (offset == 0 ? 0x0000 : 0x1000)  // packet boundary flag: first / continuing fragment
             let packet =
                 [
-                    HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF),
+                    HCIPacketType.aclData, UInt8(flagged & 0xFF), UInt8(flagged >> 8), UInt8(part.count & 0xFF),
                     UInt8(part.count >> 8),
                 ] + part
             log(packet, .sentData)

@@ -62,11 +62,13 @@ package final class HCIPeripheral: @unchecked Sendable {
 
     func advertisingData() -> [UInt8] {
         var ad: [UInt8] = [0x02, AdvertisingDataType.flags, 0x06]  // LE General Discoverable, BR/EDR not supported
-        if let s = server.database.services.dropFirst().first {
-            ad += [0x03, AdvertisingDataType.completeServiceUUIDs16, UInt8(s.uuid & 0xFF), UInt8(s.uuid >> 8)]
+        if let primary = server.database.services.dropFirst().first {
+            ad += [
+                0x03, AdvertisingDataType.completeServiceUUIDs16, UInt8(primary.uuid & 0xFF), UInt8(primary.uuid >> 8),
+            ]
         }
-        let n = Array(name.utf8.prefix(31 - ad.count - 2))
-        ad += [UInt8(n.count + 1), AdvertisingDataType.completeLocalName] + n
+        let nameBytes = Array(name.utf8.prefix(31 - ad.count - 2))
+        ad += [UInt8(nameBytes.count + 1), AdvertisingDataType.completeLocalName] + nameBytes
         return [UInt8(ad.count)] + ad + Array(repeating: 0, count: 31 - ad.count)
     }
 

@@ -80,23 +80,25 @@ class StreamHCITransport: HCITransport, @unchecked Sendable {
         defer { lock.unlock() }
         var sent = 0
         while sent < packet.count {
-            let n = packet[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { throw .io(String(cString: strerror(errno))) }
-            sent += n
+            let written = packet[sent...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if written <= 0 { throw .io(String(cString: strerror(errno))) }
+            sent += written
         }
     }
 
     func read() throws(HCIError) -> [UInt8] {
         while true {
-            if let p = try nextPacket() { return p }
+            if let packet = try nextPacket() { return packet }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { throw .closed }
-            if n < 0 {
+            let received = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            if received == 0 { throw .closed }
+            if received < 0 {
                 if errno == EINTR { continue }
                 throw .io(String(cString: strerror(errno)))
             }
-            buffer += chunk[0..<n]
+            buffer += chunk[0..<received]
         }
     }
 
@@ -170,11 +172,11 @@ final class UserChannelHCITransport: StreamHCITransport, @unchecked Sendable {
         let id = hci_devid(name)
         guard id >= 0 else {
             let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue), BTPROTO_HCI)
-            let e = errno
+            let code = errno
             if probe >= 0 { Glibc.close(probe) }
             throw .unsupported(
-                probe < 0 && e == EAFNOSUPPORT
-                    ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(e)))); use tcp:HOST:PORT with a virtual controller"
+                probe < 0 && code == EAFNOSUPPORT
+                    ? "\(name): this kernel has no Bluetooth support (AF_BLUETOOTH: \(String(cString: strerror(code)))); use tcp:HOST:PORT with a virtual controller"
                     : "\(name): no such Bluetooth adapter (see `hciconfig -a` or `btmgmt info`)"
             )
         }

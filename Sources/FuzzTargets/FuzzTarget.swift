@@ -91,7 +91,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     static func sutGATT(_ bytes: [UInt8]) -> Bool {
         guard let (type, value) = characteristic(bytes) else { return false }
-        let o = try? GATTObservations.observation(
+        let observation = try? GATTObservations.observation(
             uuid: type.uuid,
             bytes: value,
             patientID: "p",
@@ -99,7 +99,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             readingID: "r",
             receivedAt: now
         )
-        return o != nil
+        return observation != nil
     }
 }
 

@@ -28,8 +28,8 @@ final class GATTPropertyTests: XCTestCase {
     }
 
     func check<T: GATTCharacteristic>(_ value: T, file: StaticString = #filePath, line: UInt = #line) throws {
-        let b = try value.encode()
-        XCTAssertEqual(try T.decode(b), value, "\(T.name) \(Hex.encode(b))", file: file, line: line)
+        let bytes = try value.encode()
+        XCTAssertEqual(try T.decode(bytes), value, "\(T.name) \(Hex.encode(bytes))", file: file, line: line)
     }
 
     func testDecodeOfEncodeIsIdentity() throws {
@@ -181,12 +181,16 @@ final class GATTPropertyTests: XCTestCase {
         for type in CharacteristicRegistry.all {
             for _ in 0..<10000 {
                 let length = int(0...22)
-                var b = (0..<length).map { _ in UInt8(int(0...255)) }
+                var bytes = (0..<length).map { _ in UInt8(int(0...255)) }
                 // Bias flags toward defined bits so that many inputs are valid.
-                if !b.isEmpty, rng.chance(0.8) { b[0] &= rng.chance(0.5) ? 0x07 : 0x1F }
-                guard let v = try? type.decode(b) else { continue }
+                if !bytes.isEmpty, rng.chance(0.8) { bytes[0] &= rng.chance(0.5) ? 0x07 : 0x1F }
+                guard let decoded = try? type.decode(bytes) else { continue }
                 accepted[type.name, default: 0] += 1
-                XCTAssertEqual(try? v.encode(), b, "\(type.name): \(Hex.encode(b)) did not re-encode to itself")
+                XCTAssertEqual(
+                    try? decoded.encode(),
+                    bytes,
+                    "\(type.name): \(Hex.encode(bytes)) did not re-encode to itself"
+                )
             }
         }
         for name in [
@@ -206,9 +210,9 @@ final class GATTPropertyTests: XCTestCase {
         for type in CharacteristicRegistry.all {
             for _ in 0..<3000 {
                 let length = int(0...22)
-                var b = (0..<length).map { _ in UInt8(int(0...255)) }
-                if !b.isEmpty, rng.chance(0.8) { b[0] &= rng.chance(0.5) ? 0x07 : 0x1F }
-                guard let json = try? CharacteristicRegistry.decodeToJSON(type, b) else { continue }
+                var bytes = (0..<length).map { _ in UInt8(int(0...255)) }
+                if !bytes.isEmpty, rng.chance(0.8) { bytes[0] &= rng.chance(0.5) ? 0x07 : 0x1F }
+                guard let json = try? CharacteristicRegistry.decodeToJSON(type, bytes) else { continue }
                 guard case let .object(object) = json else { continue }
                 var fields: [String: String] = [:]
                 for (key, value) in object where !Self.notEncoded.contains(key) {
@@ -216,13 +220,13 @@ final class GATTPropertyTests: XCTestCase {
                 }
                 do throws(GATTError) {
                     let again = try CharacteristicRegistry.encode(type, fields: fields)
-                    if again != b {
+                    if again != bytes {
                         failures.append(
-                            "\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(json.serialized())"
+                            "\(type.name) \(Hex.encode(bytes)) -> \(Hex.encode(again)) via \(json.serialized())"
                         )
                     }
                 } catch {
-                    failures.append("\(type.name) \(Hex.encode(b)): \(error) via \(json.serialized())")
+                    failures.append("\(type.name) \(Hex.encode(bytes)): \(error) via \(json.serialized())")
                 }
             }
         }
@@ -250,7 +254,8 @@ final class GATTPropertyTests: XCTestCase {
     /// The failures of one value's trip through decode's JSON, an ordinary reader and encode.
     func consumerRoundTrip(_ value: any GATTCharacteristic) -> [String] {
         let type = Swift.type(of: value)
-        guard let b = try? value.encode(), case let .object(object)? = try? CharacteristicRegistry.decodeToJSON(type, b)
+        guard let bytes = try? value.encode(),
+            case let .object(object)? = try? CharacteristicRegistry.decodeToJSON(type, bytes)
         else {
             return ["\(type.name) generated value did not encode and decode"]
         }
@@ -258,11 +263,13 @@ final class GATTPropertyTests: XCTestCase {
         for (key, v) in object where !Self.notEncoded.contains(key) { fields[key] = Self.consumerText(v) }
         do throws(GATTError) {
             let again = try CharacteristicRegistry.encode(type, fields: fields)
-            return again == b
+            return again == bytes
                 ? []
-                : ["\(type.name) \(Hex.encode(b)) -> \(Hex.encode(again)) via \(JSONValue.object(object).serialized())"]
+                : [
+                    "\(type.name) \(Hex.encode(bytes)) -> \(Hex.encode(again)) via \(JSONValue.object(object).serialized())"
+                ]
         } catch {
-            return ["\(type.name) \(Hex.encode(b)): \(error) via \(JSONValue.object(object).serialized())"]
+            return ["\(type.name) \(Hex.encode(bytes)): \(error) via \(JSONValue.object(object).serialized())"]
         }
     }
 

@@ -14,22 +14,22 @@ final class GATTVectorTests: XCTestCase {
         file: StaticString = #filePath,
         line: UInt = #line
     ) throws -> T {
-        let b = bytes(hex)
-        let v = try T.decode(b)
-        XCTAssertEqual(try v.encode(), b, "re-encoding \(T.name) changed the bytes", file: file, line: line)
-        return v
+        let decoded = bytes(hex)
+        let value = try T.decode(decoded)
+        XCTAssertEqual(try value.encode(), decoded, "re-encoding \(T.name) changed the bytes", file: file, line: line)
+        return value
     }
 
     func testHeartRateMeasurement() throws {
-        let v = try roundTrip(HeartRateMeasurement.self, "16 48 52 03 5C 03")
-        XCTAssertEqual(v.heartRate, 72)
-        XCTAssertEqual(v.contact, .detected)
-        XCTAssertEqual(v.rrIntervals, [850, 860])
-        XCTAssertNil(v.energyExpended)
-        let w = try roundTrip(HeartRateMeasurement.self, "0D 2C 01 D2 04")
-        XCTAssertEqual(w.heartRate, 300)
-        XCTAssertEqual(w.contact, .notDetected)
-        XCTAssertEqual(w.energyExpended, 1234)
+        let measurement = try roundTrip(HeartRateMeasurement.self, "16 48 52 03 5C 03")
+        XCTAssertEqual(measurement.heartRate, 72)
+        XCTAssertEqual(measurement.contact, .detected)
+        XCTAssertEqual(measurement.rrIntervals, [850, 860])
+        XCTAssertNil(measurement.energyExpended)
+        let second = try roundTrip(HeartRateMeasurement.self, "0D 2C 01 D2 04")
+        XCTAssertEqual(second.heartRate, 300)
+        XCTAssertEqual(second.contact, .notDetected)
+        XCTAssertEqual(second.energyExpended, 1234)
         XCTAssertEqual(
             try HeartRateMeasurement(heartRate: 72, contact: .detected, rrIntervals: [850, 860]).encode(),
             bytes("16 48 52 03 5C 03")
@@ -37,14 +37,20 @@ final class GATTVectorTests: XCTestCase {
     }
 
     func testBloodPressureMeasurement() throws {
-        let v = try roundTrip(BloodPressureMeasurement.self, "1E 78 00 50 00 5D 00 E8 07 05 11 0A 1E 00 48 00 01 04 00")
-        XCTAssertEqual(v.record.systolic.value, 120)
-        XCTAssertEqual(v.record.diastolic.value, 80)
-        XCTAssertEqual(v.record.meanArterial.value, 93)
-        XCTAssertEqual(v.record.timestamp, DateTime(year: 2024, month: 5, day: 17, hours: 10, minutes: 30, seconds: 0))
-        XCTAssertEqual(v.record.pulseRate?.value, 72)
-        XCTAssertEqual(v.record.userID, 1)
-        XCTAssertEqual(v.record.status, 0x0004)
+        let measurement = try roundTrip(
+            BloodPressureMeasurement.self,
+            "1E 78 00 50 00 5D 00 E8 07 05 11 0A 1E 00 48 00 01 04 00"
+        )
+        XCTAssertEqual(measurement.record.systolic.value, 120)
+        XCTAssertEqual(measurement.record.diastolic.value, 80)
+        XCTAssertEqual(measurement.record.meanArterial.value, 93)
+        XCTAssertEqual(
+            measurement.record.timestamp,
+            DateTime(year: 2024, month: 5, day: 17, hours: 10, minutes: 30, seconds: 0)
+        )
+        XCTAssertEqual(measurement.record.pulseRate?.value, 72)
+        XCTAssertEqual(measurement.record.userID, 1)
+        XCTAssertEqual(measurement.record.status, 0x0004)
         let icp = try roundTrip(IntermediateCuffPressure.self, "00 8C 00 FF 07 FF 07")
         XCTAssertEqual(icp.record.systolic.value, 140)
         XCTAssertEqual(icp.record.diastolic.special, .nan)
@@ -52,41 +58,41 @@ final class GATTVectorTests: XCTestCase {
     }
 
     func testGlucoseMeasurementAndContext() throws {
-        let g = try roundTrip(GlucoseMeasurement.self, "1F 02 00 E8 07 05 11 0A 1E 00 FB FF 37 C0 12 01 00")
-        XCTAssertEqual(g.sequenceNumber, 2)
-        XCTAssertEqual(g.timeOffset, -5)
-        XCTAssertEqual(g.concentration?.description, "0.0055")
-        XCTAssertTrue(g.unitsMolPerL)
-        XCTAssertEqual(g.type, 2)
-        XCTAssertEqual(g.sampleLocation, 1)
-        XCTAssertEqual(g.status, 1)
-        XCTAssertTrue(g.contextFollows)
-        XCTAssertEqual(g.milligramsPerDeciliter!, 99.088, accuracy: 0.01)
-        let c = try roundTrip(GlucoseMeasurementContext.self, "5F 02 00 01 32 D0 01 51 58 02 32 01 0A A0 41 F0")
-        XCTAssertEqual(c.sequenceNumber, 2)
-        XCTAssertEqual(c.carbohydrate?.id, 1)
-        XCTAssertEqual(c.carbohydrate?.kg.description, "0.050")
-        XCTAssertEqual(c.meal, 1)
+        let glucose = try roundTrip(GlucoseMeasurement.self, "1F 02 00 E8 07 05 11 0A 1E 00 FB FF 37 C0 12 01 00")
+        XCTAssertEqual(glucose.sequenceNumber, 2)
+        XCTAssertEqual(glucose.timeOffset, -5)
+        XCTAssertEqual(glucose.concentration?.description, "0.0055")
+        XCTAssertTrue(glucose.unitsMolPerL)
+        XCTAssertEqual(glucose.type, 2)
+        XCTAssertEqual(glucose.sampleLocation, 1)
+        XCTAssertEqual(glucose.status, 1)
+        XCTAssertTrue(glucose.contextFollows)
+        XCTAssertEqual(glucose.milligramsPerDeciliter!, 99.088, accuracy: 0.01)
+        let context = try roundTrip(GlucoseMeasurementContext.self, "5F 02 00 01 32 D0 01 51 58 02 32 01 0A A0 41 F0")
+        XCTAssertEqual(context.sequenceNumber, 2)
+        XCTAssertEqual(context.carbohydrate?.id, 1)
+        XCTAssertEqual(context.carbohydrate?.kg.description, "0.050")
+        XCTAssertEqual(context.meal, 1)
         XCTAssertEqual(
-            c.testerHealth?.tester,
+            context.testerHealth?.tester,
             1,
             "Tester is the low nibble (SIG XML, Nordic); Wireshark 4.0 swaps them"
         )
-        XCTAssertEqual(c.testerHealth?.health, 5)
-        XCTAssertEqual(c.exercise?.seconds, 600)
-        XCTAssertEqual(c.exercise?.intensity, 50)
-        XCTAssertEqual(c.medication?.id, 1)
-        XCTAssertEqual(c.hbA1c?.description, "6.5")
+        XCTAssertEqual(context.testerHealth?.health, 5)
+        XCTAssertEqual(context.exercise?.seconds, 600)
+        XCTAssertEqual(context.exercise?.intensity, 50)
+        XCTAssertEqual(context.medication?.id, 1)
+        XCTAssertEqual(context.hbA1c?.description, "6.5")
     }
 
     func testCGMMeasurementSpecExampleAndCRC() throws {
-        let v = try roundTrip(CGMMeasurement.self, "0C 03 5F 00 0A 00 F1 FF 62 00 86 CE")
-        XCTAssertEqual(v.records.count, 1)
-        XCTAssertEqual(v.records[0].glucose.value, 95)
-        XCTAssertEqual(v.records[0].timeOffset, 10)
-        XCTAssertEqual(v.records[0].trend?.description, "-1.5")
-        XCTAssertEqual(v.records[0].quality?.value, 98)
-        XCTAssertTrue(v.records[0].hasCRC)
+        let measurement = try roundTrip(CGMMeasurement.self, "0C 03 5F 00 0A 00 F1 FF 62 00 86 CE")
+        XCTAssertEqual(measurement.records.count, 1)
+        XCTAssertEqual(measurement.records[0].glucose.value, 95)
+        XCTAssertEqual(measurement.records[0].timeOffset, 10)
+        XCTAssertEqual(measurement.records[0].trend?.description, "-1.5")
+        XCTAssertEqual(measurement.records[0].quality?.value, 98)
+        XCTAssertTrue(measurement.records[0].hasCRC)
         XCTAssertEqual(CRC16.mcrf4xx(Array("123456789".utf8)), 0x6F91)
         XCTAssertEqual(CRC16.mcrf4xx(bytes("3E 01 02 03 04 05 06 07 08 09")), 0x2F01)
         XCTAssertThrowsError(try CGMMeasurement.decode(bytes("0C 03 5F 00 0A 00 F1 FF 62 00 86 CF"))) { e in
@@ -103,24 +109,24 @@ final class GATTVectorTests: XCTestCase {
     }
 
     func testPulseOximeter() throws {
-        let s = try roundTrip(PLXSpotCheckMeasurement.self, "03 62 00 48 00 E8 07 05 11 0A 1E 00 00 01")
-        XCTAssertEqual(s.spo2.value, 98)
-        XCTAssertEqual(s.pulseRate.value, 72)
-        XCTAssertEqual(s.measurementStatus, 0x0100)
-        let c = try roundTrip(PLXContinuousMeasurement.self, "01 61 00 46 00 60 00 47 00")
-        XCTAssertEqual(c.spo2.value, 97)
-        XCTAssertEqual(c.pulseRate.value, 70)
-        XCTAssertEqual(c.fast?.spo2.value, 96)
-        XCTAssertEqual(c.fast?.pulseRate.value, 71)
+        let spotCheck = try roundTrip(PLXSpotCheckMeasurement.self, "03 62 00 48 00 E8 07 05 11 0A 1E 00 00 01")
+        XCTAssertEqual(spotCheck.spo2.value, 98)
+        XCTAssertEqual(spotCheck.pulseRate.value, 72)
+        XCTAssertEqual(spotCheck.measurementStatus, 0x0100)
+        let continuous = try roundTrip(PLXContinuousMeasurement.self, "01 61 00 46 00 60 00 47 00")
+        XCTAssertEqual(continuous.spo2.value, 97)
+        XCTAssertEqual(continuous.pulseRate.value, 70)
+        XCTAssertEqual(continuous.fast?.spo2.value, 96)
+        XCTAssertEqual(continuous.fast?.pulseRate.value, 71)
     }
 
     func testTemperatureWeightBattery() throws {
-        let t = try roundTrip(TemperatureMeasurement.self, "04 72 01 00 FF 02")
-        XCTAssertEqual(t.record.value.description, "37.0")
-        XCTAssertEqual(t.record.type, 2)
-        let f = try roundTrip(TemperatureMeasurement.self, "03 DA 03 00 FF E8 07 05 11 0A 1E 00")
-        XCTAssertTrue(f.record.fahrenheit)
-        XCTAssertEqual(f.record.value.description, "98.6")
+        let temperature = try roundTrip(TemperatureMeasurement.self, "04 72 01 00 FF 02")
+        XCTAssertEqual(temperature.record.value.description, "37.0")
+        XCTAssertEqual(temperature.record.type, 2)
+        let fahrenheit = try roundTrip(TemperatureMeasurement.self, "03 DA 03 00 FF E8 07 05 11 0A 1E 00")
+        XCTAssertTrue(fahrenheit.record.fahrenheit)
+        XCTAssertEqual(fahrenheit.record.value.description, "98.6")
         XCTAssertEqual(try WeightMeasurement(kilograms: 70.5)!.encode(), bytes("00 14 37"))
         XCTAssertEqual(try roundTrip(WeightMeasurement.self, "00 14 37").weight!, 70.5, accuracy: 1e-9)
         XCTAssertEqual(try roundTrip(BatteryLevel.self, "5F").value, 95)
@@ -159,14 +165,15 @@ final class GATTVectorTests: XCTestCase {
         XCTAssertTrue(GATTError.tooLong(characteristic: "x", length: 600, limit: 512).description.contains("600 bytes"))
     }
 
-    /// Issue 18's round trips: the contact bits 1 and the exponent of a FLOAT survive the JSON.
+    /// The round trips: the contact bits 1 and the exponent of a FLOAT survive the JSON.
     func testDecodedJSONNamesWhatTheBytesCarry() throws {
         let j0 = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("0008")).serialized()
         let j1 = try CharacteristicRegistry.decodeToJSON(HeartRateMeasurement.self, bytes("0208")).serialized()
         XCTAssertNotEqual(j0, j1)
         XCTAssertTrue(j1.contains(#""sensorContactBits":1"#), j1)
-        let t = try CharacteristicRegistry.decodeToJSON(TemperatureMeasurement.self, bytes("00f600ff07")).serialized()
-        XCTAssertTrue(t.contains(#""temperature":-65290E7,"temperatureExponent":7"#), t)
+        let json = try CharacteristicRegistry.decodeToJSON(TemperatureMeasurement.self, bytes("00f600ff07"))
+            .serialized()
+        XCTAssertTrue(json.contains(#""temperature":-65290E7,"temperatureExponent":7"#), json)
         let fields = ["temperature": "-652900000000.0", "temperatureExponent": "7", "unit": "Celsius"]
         XCTAssertEqual(
             try CharacteristicRegistry.encode(TemperatureMeasurement.self, fields: fields),
@@ -188,8 +195,8 @@ final class GATTVectorTests: XCTestCase {
             (-15, -1, 0xFFF1),
         ]
         for (m, e, raw) in rows {
-            let s = SFloat(mantissa: m, exponent: e)!
-            XCTAssertEqual(s.raw, raw, "\(m)e\(e)")
+            let float = SFloat(mantissa: m, exponent: e)!
+            XCTAssertEqual(float.raw, raw, "\(m)e\(e)")
             XCTAssertEqual(SFloat(raw: raw).mantissa, m)
             XCTAssertEqual(SFloat(raw: raw).exponent, e)
         }

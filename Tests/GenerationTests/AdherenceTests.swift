@@ -101,8 +101,11 @@ import VitalSimCore
         let taken = Self.sessions(times)
         for first in taken {
             for minute in stride(from: -5, through: 3, by: 1) {
-                let t = first + Int64(minute) * 60_000
-                #expect(physiology.stepsPerMinute(at: t) == 0, "walking \(minute) min from a measurement at \(first)")
+                let time = first + Int64(minute) * 60_000
+                #expect(
+                    physiology.stepsPerMinute(at: time) == 0,
+                    "walking \(minute) min from a measurement at \(first)"
+                )
             }
         }
         #expect(taken.count > 60)

@@ -22,14 +22,14 @@ final class ECGWaveformTests: XCTestCase {
     /// The mean of the signal over a window (ms, relative to each beat), averaged over beats.
     func averaged(_ v: [Double], _ beats: [Double], from: Double, to: Double) -> Double {
         var sum = 0.0
-        var n = 0
+        var count = 0
         for b in beats where b + from >= 0 && b + to < 30_000 {
             for i in Int((b + from) * Double(fs) / 1000)..<Int((b + to) * Double(fs) / 1000) {
                 sum += v[i]
-                n += 1
+                count += 1
             }
         }
-        return sum / Double(max(n, 1))
+        return sum / Double(max(count, 1))
     }
 
     func testRPeaksAtTheBeatsAndPWavesOnlyInSinusRhythm() {
@@ -51,8 +51,8 @@ final class ECGWaveformTests: XCTestCase {
         let pAF = averaged(af, beats, from: -200, to: -120) - base(af)
         XCTAssertGreaterThan(pSinus, 0.05, "a P wave before each QRS in sinus rhythm")
         XCTAssertLessThan(abs(pAF), 0.02, "no P wave in atrial fibrillation")
-        let t = averaged(sinus, beats, from: 180, to: 300) - base(sinus)
-        XCTAssertGreaterThan(t, 0.05, "a T wave after each QRS")
+        let average = averaged(sinus, beats, from: 180, to: 300) - base(sinus)
+        XCTAssertGreaterThan(average, 0.05, "a T wave after each QRS")
         XCTAssertNotEqual(waveform(beats: beats, af: false, seed: 2), sinus, "noise follows the seed")
         XCTAssertEqual(waveform(beats: beats, af: false, seed: 1), sinus, "and only the seed")
     }

@@ -21,25 +21,27 @@ final class EquipmentLogTests: XCTestCase {
             timeline:
               - {at: 2d12h, patient: p, event: desaturation, duration: 4h}
             """
-        let s = try ScenarioLoader.parse(yaml, file: "t.yaml")
-        let p = s.patients[0]
+        let scenario = try ScenarioLoader.parse(yaml, file: "t.yaml")
+        let patient = scenario.patients[0]
         let physiology = PatientPhysiology(
-            patient: p,
-            events: s.events(for: p.id),
+            patient: patient,
+            events: scenario.events(for: patient.id),
             rng: SeededRandom(seed: 3).split("patient:p"),
-            clock: DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
+            clock: DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
         )
         var device = DeviceEmitter(
-            spec: p.devices[0],
+            spec: patient.devices[0],
             physiology: physiology,
             faults: [],
-            duration: s.duration.milliseconds
+            duration: scenario.duration.milliseconds
         )
         var entries: [(Int64, EquipmentItem, Double, EquipmentAction)] = []
-        while let r = device.next() {
-            guard case let .equipment(item, setting, action) = r.measurement else { return XCTFail("\(r.measurement)") }
-            XCTAssertEqual(r.measurement.unit, item.signal.ucum)
-            entries.append((r.measuredAt, item, setting, action))
+        while let reading = device.next() {
+            guard case let .equipment(item, setting, action) = reading.measurement else {
+                return XCTFail("\(reading.measurement)")
+            }
+            XCTAssertEqual(reading.measurement.unit, item.signal.ucum)
+            entries.append((reading.measuredAt, item, setting, action))
         }
         XCTAssertEqual(
             entries.filter { $0.0 < 60_000 }.map(\.1),

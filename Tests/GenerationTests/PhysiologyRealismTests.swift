@@ -9,16 +9,16 @@ import XCTest
 /// infant SpO2 and growth.
 final class PhysiologyRealismTests: XCTestCase {
     func physiology(_ yaml: String, seed: UInt64 = 1, patient: Int = 0) throws -> (PatientPhysiology, Scenario) {
-        let s = try ScenarioLoader.parse(yaml, file: "test.yaml")
-        let p = s.patients[patient]
-        let clock = DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
+        let scenario = try ScenarioLoader.parse(yaml, file: "test.yaml")
+        let spec = scenario.patients[patient]
+        let clock = DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
         return (
             PatientPhysiology(
-                patient: p,
-                events: s.events(for: p.id),
-                rng: SeededRandom(seed: seed).split("patient:" + p.id),
+                patient: spec,
+                events: scenario.events(for: spec.id),
+                rng: SeededRandom(seed: seed).split("patient:" + spec.id),
                 clock: clock
-            ), s
+            ), scenario
         )
     }
 
@@ -47,12 +47,12 @@ final class PhysiologyRealismTests: XCTestCase {
 
     /// RR intervals (s) in consecutive 5-minute windows.
     func windows(_ phys: PatientPhysiology, from: Int64, to: Int64) -> [[Double]] {
-        var g = phys.beats(from: from)
+        var beats = phys.beats(from: from)
         var out: [[Double]] = [[]]
         var windowEnd = Double(from) + 300_000
-        while g.time < Double(to) {
-            let rr = g.next()
-            if g.time > windowEnd {
+        while beats.time < Double(to) {
+            let rr = beats.next()
+            if beats.time > windowEnd {
                 out.append([])
                 windowEnd += 300_000
             }
@@ -62,8 +62,8 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 
     func median(_ v: [Double]) -> Double {
-        let s = v.sorted()
-        return s[s.count / 2]
+        let sorted = v.sorted()
+        return sorted[sorted.count / 2]
     }
 
     func testRestingAdultHRVIsWithinPublishedShortTermNorms() throws {
@@ -139,8 +139,8 @@ final class PhysiologyRealismTests: XCTestCase {
         let plasma = (0..<1440).map { phys.glucose.plasma(at: Int64($0) * 60_000) }
         let ig = (0..<1440).map { phys.glucose.interstitial(at: Int64($0) * 60_000) }
         for lag in 0...30 {
-            let c = RealismReport.correlation(Array(ig[lag...]), Array(plasma[..<(1440 - lag)]))
-            if c > best.1 { best = (lag, c) }
+            let correlation = RealismReport.correlation(Array(ig[lag...]), Array(plasma[..<(1440 - lag)]))
+            if correlation > best.1 { best = (lag, correlation) }
         }
         XCTAssertTrue((5...15).contains(best.0), "CGM lag \(best.0) min")
         XCTAssertLessThan(plasma.min()!, 70)
@@ -156,15 +156,15 @@ final class PhysiologyRealismTests: XCTestCase {
         var ard: [Double] = []
         var fallingBias: [Double] = []
         var times: [Int64] = []
-        while let r = dev.next() {
-            guard case let .cgm(mg, _, _, _, _) = r.measurement else { continue }
-            times.append(r.measuredAt)
+        while let reading = dev.next() {
+            guard case let .cgm(mg, _, _, _, _) = reading.measurement else { continue }
+            times.append(reading.measuredAt)
             XCTAssertTrue((40...400).contains(mg))
-            let igv = phys.glucose.interstitial(at: r.measuredAt)
-            let pv = phys.glucose.plasma(at: r.measuredAt)
+            let igv = phys.glucose.interstitial(at: reading.measuredAt)
+            let pv = phys.glucose.plasma(at: reading.measuredAt)
             if (100...180).contains(igv) { errors.append(Double(mg) - igv) }
             if mg > 40, mg < 400 { ard.append(abs(Double(mg) - pv) / pv) }
-            if phys.glucose.plasma(at: r.measuredAt + 300_000) - pv < -5 { fallingBias.append(Double(mg) - pv) }
+            if phys.glucose.plasma(at: reading.measuredAt + 300_000) - pv < -5 { fallingBias.append(Double(mg) - pv) }
         }
         XCTAssertEqual(times.count, 287)
         XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 300_000 }, "5-minute cadence")
@@ -200,19 +200,19 @@ final class PhysiologyRealismTests: XCTestCase {
 
     func testHypoglycaemiaEndsByCounterRegulationNotAtAFloor() throws {
         // A large overdose: glucose falls, counter-regulation stops the fall, and it recovers.
-        let g = try plasma(hours: 12, timeline: "  - {at: 1h, patient: p, event: hypoglycemia, insulin: 25}")
-        let nadir = g.min()!
-        let at = g.firstIndex(of: nadir)!
+        let plasmaCurve = try plasma(hours: 12, timeline: "  - {at: 1h, patient: p, event: hypoglycemia, insulin: 25}")
+        let nadir = plasmaCurve.min()!
+        let at = plasmaCurve.firstIndex(of: nadir)!
         XCTAssertTrue((20...50).contains(nadir), "nadir \(nadir) mg/dL")
-        XCTAssertLessThan(g.filter { abs($0 - nadir) < 0.5 }.count, 30, "no plateau at a floor")
-        XCTAssertGreaterThan(g[min(at + 180, g.count - 1)], nadir + 15, "recovers within 3 h")
+        XCTAssertLessThan(plasmaCurve.filter { abs($0 - nadir) < 0.5 }.count, 30, "no plateau at a floor")
+        XCTAssertGreaterThan(plasmaCurve[min(at + 180, plasmaCurve.count - 1)], nadir + 15, "recovers within 3 h")
     }
 
     func testRoutineMealsVaryFromDayToDay() throws {
         let meals =
             "[{time: \"07:30\", carbs: 45, bolus: 4.5}, {time: \"12:30\", carbs: 70, bolus: 7}, {time: \"19:00\", carbs: 80, bolus: 8}]"
-        let g = try plasma(hours: 5 * 24, meals: meals)
-        let days = (0..<5).map { Array(g[($0 * 1440)..<(($0 + 1) * 1440)]) }
+        let plasmaCurve = try plasma(hours: 5 * 24, meals: meals)
+        let days = (0..<5).map { Array(plasmaCurve[($0 * 1440)..<(($0 + 1) * 1440)]) }
         let correlations = (1..<4).map { RealismReport.correlation(days[$0], days[$0 + 1]) }
         XCTAssertTrue(correlations.allSatisfy { $0 < 0.9 }, "day-to-day correlation \(correlations)")
         XCTAssertTrue(correlations.allSatisfy { $0 > 0.2 }, "the same routine still shows: \(correlations)")
@@ -238,8 +238,8 @@ final class PhysiologyRealismTests: XCTestCase {
         )
         var high = 0
         var count = 0
-        while let r = dev.next() {
-            guard case let .cgm(mg, _, _, _, ann) = r.measurement else { continue }
+        while let reading = dev.next() {
+            guard case let .cgm(mg, _, _, _, ann) = reading.measurement else { continue }
             count += 1
             if ann & 0x80_0000 != 0 {
                 high += 1
@@ -258,11 +258,11 @@ final class PhysiologyRealismTests: XCTestCase {
         var day: [(Double, Double)] = []
         // As an ambulatory monitor samples: every 15 minutes by day, every 30 at night.
         for m in stride(from: 0, to: 7 * 1440, by: 15) {
-            let t = Int64(m) * 60_000
-            let h = phys.clock.hour(at: t)
-            let bp = phys.bloodPressure(at: t)
-            if (1..<5).contains(h), m % 30 == 0 { night.append((bp.systolic, bp.diastolic)) }
-            if (10..<20).contains(h) { day.append((bp.systolic, bp.diastolic)) }
+            let time = Int64(m) * 60_000
+            let hour = phys.clock.hour(at: time)
+            let bp = phys.bloodPressure(at: time)
+            if (1..<5).contains(hour), m % 30 == 0 { night.append((bp.systolic, bp.diastolic)) }
+            if (10..<20).contains(hour) { day.append((bp.systolic, bp.diastolic)) }
         }
         func mean(_ v: [Double]) -> Double { v.reduce(0, +) / Double(v.count) }
         let systolicRatio = mean(night.map(\.0)) / mean(day.map(\.0))
@@ -293,8 +293,8 @@ final class PhysiologyRealismTests: XCTestCase {
             duration: s.duration.milliseconds
         )
         var feeds: [(Int64, Double)] = []
-        while let r = dev.next() {
-            if case let .feeding(mL) = r.measurement { feeds.append((r.measuredAt, Double(mL))) }
+        while let reading = dev.next() {
+            if case let .feeding(mL) = reading.measurement { feeds.append((reading.measuredAt, Double(mL))) }
         }
         XCTAssertTrue((31...32).contains(feeds.count), "8 feeds a day: \(feeds.count)")
         let gaps = zip(feeds, feeds.dropFirst()).map { Double($1.0 - $0.0) / 60_000 }
@@ -323,9 +323,9 @@ final class PhysiologyRealismTests: XCTestCase {
         var diaErr: [Double] = []
         var offFormula = 0
         var systolic: [Double] = []
-        while let r = dev.next() {
-            guard case let .bloodPressure(sys, dia, map, _, _) = r.measurement else { continue }
-            let truth = phys.bloodPressure(at: r.measuredAt)
+        while let reading = dev.next() {
+            guard case let .bloodPressure(sys, dia, map, _, _) = reading.measurement else { continue }
+            let truth = phys.bloodPressure(at: reading.measuredAt)
             sysErr.append(Double(sys) - truth.systolic)
             diaErr.append(Double(dia) - truth.diastolic)
             systolic.append(Double(sys))
@@ -374,13 +374,13 @@ final class PhysiologyRealismTests: XCTestCase {
     }
 
     func testCoreHypoglycemiaScenarioReachesLevel2ForFifteenMinutes() throws {
-        let s = try ScenarioLoader.load(
+        let scenario = try ScenarioLoader.load(
             path: Fixtures.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml"
         )
-        var run = ScenarioRun(scenario: s)
+        var run = ScenarioRun(scenario: scenario)
         var below54: [Int64] = []
-        while let (r, _) = run.next() {
-            if case let .cgm(mg, _, _, _, _) = r.measurement, mg < 54 { below54.append(r.measuredAt) }
+        while let (reading, _) = run.next() {
+            if case let .cgm(mg, _, _, _, _) = reading.measurement, mg < 54 { below54.append(reading.measuredAt) }
         }
         var longest: Int64 = 0
         var start = below54.first ?? 0

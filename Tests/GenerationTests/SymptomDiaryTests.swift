@@ -9,22 +9,22 @@ final class SymptomDiaryTests: XCTestCase {
     let hour: Int64 = 3_600_000
 
     func reports(_ yaml: String, seed: UInt64 = 1) throws -> [Reading] {
-        let s = try ScenarioLoader.parse(yaml, file: "test.yaml")
-        let p = s.patients[0]
+        let scenario = try ScenarioLoader.parse(yaml, file: "test.yaml")
+        let patient = scenario.patients[0]
         let physiology = PatientPhysiology(
-            patient: p,
-            events: s.events(for: p.id),
-            rng: SeededRandom(seed: seed).split("patient:" + p.id),
-            clock: DayClock(startUnixMilliseconds: s.startUnixMilliseconds)
+            patient: patient,
+            events: scenario.events(for: patient.id),
+            rng: SeededRandom(seed: seed).split("patient:" + patient.id),
+            clock: DayClock(startUnixMilliseconds: scenario.startUnixMilliseconds)
         )
         var device = DeviceEmitter(
-            spec: p.devices[0],
+            spec: patient.devices[0],
             physiology: physiology,
             faults: [],
-            duration: s.duration.milliseconds
+            duration: scenario.duration.milliseconds
         )
         var out: [Reading] = []
-        while let r = device.next() { out.append(r) }
+        while let reading = device.next() { out.append(reading) }
         return out
     }
 

@@ -36,7 +36,7 @@ import VitalSimCore
         return times
     }
 
-    /// The app's switches (seed 001 §5.1, §5.2): real-time monitoring off, no heart rate is sent;
+    /// The app's switches (the VitalEdge SDS §5.1, §5.2): real-time monitoring off, no heart rate is sent;
     /// the daily summary off, no summary; each leaves the other as it was.
     @Test func eachSwitchOffSendsNothingOfItsKind() throws {
         func kinds(_ options: String) throws -> [VitalKind: Int] {

@@ -11,16 +11,16 @@ final class BenchTransportTests: XCTestCase {
         // subscriber that falls behind three publishers on a busy machine loses some.
         let broker = try MosquittoBroker(settings: "max_queued_messages 0\n")
         func bench(_ qos: String, connections: Int = 1) throws {
-            let r = try TestSupport.run(
+            let ran = try TestSupport.run(
                 TestSupport.vitalsimPath,
                 [
                     "bench-transport", "--mqtt", "127.0.0.1:\(broker.port)", "--qos", qos, "--count", "500",
                     "--connections", "\(connections)",
                 ]
             )
-            XCTAssertEqual(r.status, 0, r.err)
-            XCTAssertTrue(r.out.hasPrefix("500 sent, 0 failed in "), r.out)
-            XCTAssertTrue(r.out.contains("peak RSS: "), r.out)
+            XCTAssertEqual(ran.status, 0, ran.err)
+            XCTAssertTrue(ran.out.hasPrefix("500 sent, 0 failed in "), ran.out)
+            XCTAssertTrue(ran.out.contains("peak RSS: "), ran.out)
         }
         try bench("0")
         // For QoS 1 (from one client, then three side by side) and 2 an independent subscriber counts
@@ -69,15 +69,15 @@ final class BenchTransportTests: XCTestCase {
         defer { _ = sut.stop() }
         let url = sut.base + "/api/v1/observations"
         for (extra, count) in [([String](), 1000), (["--easy-handles"], 1000), (["--http2"], 150)] {
-            let r = try TestSupport.run(
+            let ran = try TestSupport.run(
                 TestSupport.vitalsimPath,
                 [
                     "bench-transport", "--http", url, "--cacert", sut.caFile ?? "", "--count", "\(count)",
                     "--connections", "1",
                 ] + extra
             )
-            XCTAssertEqual(r.status, 0, r.err)
-            XCTAssertTrue(r.out.hasPrefix("\(count) sent, 0 failed in "), "\(extra): \(r.out)")
+            XCTAssertEqual(ran.status, 0, ran.err)
+            XCTAssertTrue(ran.out.hasPrefix("\(count) sent, 0 failed in "), "\(extra): \(ran.out)")
         }
         // A generated population, streamed through vitalsim run's planner and runner.
         let population = dir + "/population.yaml"

@@ -139,7 +139,7 @@ final class CIGateRunTests: XCTestCase {
         XCTAssertTrue(known.out.contains("known missed alert hr.bradycardia patient brady"), known.out)
     }
 
-    /// A backend that refuses corrupt readings as seed 001 words it ("400 Bad Request: Invalid
+    /// A backend that refuses corrupt readings as the VitalEdge SDS words it ("400 Bad Request: Invalid
     /// data", naming no field): it passes, with a warning per refusal; `--strict` fails it on
     /// exactly those checks.
     func testABackendFollowingSeed001LiterallyPassesAndWarns() throws {

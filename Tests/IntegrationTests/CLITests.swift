@@ -21,13 +21,13 @@ final class CLITests: XCTestCase {
             to: dir,
             name: "broken.yaml"
         )
-        let r = try TestSupport.run(bin, ["validate", path])
-        XCTAssertEqual(r.status, 2)
+        let ran = try TestSupport.run(bin, ["validate", path])
+        XCTAssertEqual(ran.status, 2)
         XCTAssertTrue(
-            r.err.contains("\(path):8:15: error: patients[0].devices[0].type: unknown device type 'hr-strap'"),
-            r.err
+            ran.err.contains("\(path):8:15: error: patients[0].devices[0].type: unknown device type 'hr-strap'"),
+            ran.err
         )
-        XCTAssertTrue(r.err.contains("valid: heart-rate-strap"), r.err)
+        XCTAssertTrue(ran.err.contains("valid: heart-rate-strap"), ran.err)
         let ok = try TestSupport.run(bin, ["validate", TestSupport.repositoryRoot + "/scenarios/core"])
         XCTAssertEqual(ok.status, 0, ok.err)
         XCTAssertEqual(ok.out.split(separator: "\n").count, 25)
@@ -59,28 +59,28 @@ final class CLITests: XCTestCase {
     func testGenerateRejectsBadScenarioWithExitTwo() throws {
         let dir = TestSupport.temporaryDirectory("cli")
         let path = TestSupport.write("name: x\nduration: -1h\npatients: []\n", to: dir, name: "x.yaml")
-        let r = try TestSupport.run(bin, ["generate", path, "--out", dir + "/out"])
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.err.contains("x.yaml:2:11: error: duration"), r.err)
+        let ran = try TestSupport.run(bin, ["generate", path, "--out", dir + "/out"])
+        XCTAssertEqual(ran.status, 2)
+        XCTAssertTrue(ran.err.contains("x.yaml:2:11: error: duration"), ran.err)
     }
 
     func testDecodePrintsJSONAndEncodeRoundTrips() throws {
-        let d = try TestSupport.run(bin, ["decode", "0x2A37", "16 48 52 03 5C 03"])
-        XCTAssertEqual(d.status, 0, d.err)
-        let json = try JSONSerialization.jsonObject(with: Data(d.out.utf8)) as! [String: Any]
+        let dumped = try TestSupport.run(bin, ["decode", "0x2A37", "16 48 52 03 5C 03"])
+        XCTAssertEqual(dumped.status, 0, dumped.err)
+        let json = try JSONSerialization.jsonObject(with: Data(dumped.out.utf8)) as! [String: Any]
         XCTAssertEqual(json["heartRate"] as? Int, 72)
         XCTAssertEqual(json["rrIntervals"] as? [Int], [850, 860])
         XCTAssertEqual(json["sensorContact"] as? String, "detected")
-        let e = try TestSupport.run(
+        let encoded = try TestSupport.run(
             bin,
             [
                 "encode", "heart-rate-measurement", "--heart-rate", "72", "--sensor-contact", "detected",
                 "--rr-intervals", "850,860",
             ]
         )
-        XCTAssertEqual(e.status, 0, e.err)
-        XCTAssertEqual(e.out.trimmingCharacters(in: .whitespacesAndNewlines), "164852035c03")
-        let g = try TestSupport.run(
+        XCTAssertEqual(encoded.status, 0, encoded.err)
+        XCTAssertEqual(encoded.out.trimmingCharacters(in: .whitespacesAndNewlines), "164852035c03")
+        let generated = try TestSupport.run(
             bin,
             [
                 "encode", "glucose-measurement", "--sequence-number", "2", "--base-time", "2024-05-17T10:30:00",
@@ -90,18 +90,18 @@ final class CLITests: XCTestCase {
             ]
         )
         XCTAssertEqual(
-            g.out.trimmingCharacters(in: .whitespacesAndNewlines),
+            generated.out.trimmingCharacters(in: .whitespacesAndNewlines),
             "1f0200e807051 10a1e00fbff37c0120100".replacingOccurrences(of: " ", with: "")
         )
     }
 
     func testDecodeErrorsNameOffsetAndExitTwo() throws {
-        let r = try TestSupport.run(bin, ["decode", "cgm-measurement", "0C035F000A00F1FF620086CF"])
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.err.contains("cgm-measurement: E2E-CRC mismatch at byte 10"), r.err)
-        let u = try TestSupport.run(bin, ["decode", "0x2A99", "00"])
-        XCTAssertEqual(u.status, 2)
-        XCTAssertTrue(u.err.contains("unknown characteristic"), u.err)
+        let ran = try TestSupport.run(bin, ["decode", "cgm-measurement", "0C035F000A00F1FF620086CF"])
+        XCTAssertEqual(ran.status, 2)
+        XCTAssertTrue(ran.err.contains("cgm-measurement: E2E-CRC mismatch at byte 10"), ran.err)
+        let unknown = try TestSupport.run(bin, ["decode", "0x2A99", "00"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.err.contains("unknown characteristic"), unknown.err)
         let bad = try TestSupport.run(bin, ["encode", "0x2A37", "--heart-rate", "seventy"])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.err.contains("heartRate"), bad.err)
@@ -109,16 +109,19 @@ final class CLITests: XCTestCase {
 
     func testGenerateThenStats() throws {
         let dir = TestSupport.temporaryDirectory("cli")
-        let g = try TestSupport.run(
+        let generated = try TestSupport.run(
             bin,
             ["generate", TestSupport.repositoryRoot + "/scenarios/core/t1d-nocturnal-hypoglycemia.yaml", "--out", dir]
         )
-        XCTAssertEqual(g.status, 0, g.err)
-        let s = try TestSupport.run(bin, ["stats", dir, "--json"])
-        XCTAssertEqual(s.status, 0, s.err)
-        XCTAssertTrue(s.out.contains("\"level2Episodes\": 1") || s.out.contains("\"level2Episodes\": 2"), s.out)
-        let t = try TestSupport.run(bin, ["stats", dir])
-        XCTAssertTrue(t.out.contains("MARD vs plasma"), t.out)
+        XCTAssertEqual(generated.status, 0, generated.err)
+        let stats = try TestSupport.run(bin, ["stats", dir, "--json"])
+        XCTAssertEqual(stats.status, 0, stats.err)
+        XCTAssertTrue(
+            stats.out.contains("\"level2Episodes\": 1") || stats.out.contains("\"level2Episodes\": 2"),
+            stats.out
+        )
+        let traced = try TestSupport.run(bin, ["stats", dir])
+        XCTAssertTrue(traced.out.contains("MARD vs plasma"), traced.out)
     }
 
     /// `stats` judges each device by its patient's profile: an interstage infant's heart rate by no
@@ -143,8 +146,8 @@ final class CLITests: XCTestCase {
                   - {id: copd-ox, type: pulse-oximeter, mode: continuous}
             """
         try yaml.write(toFile: dir + "/s.yaml", atomically: true, encoding: .utf8)
-        let g = try TestSupport.run(bin, ["generate", dir + "/s.yaml", "--out", dir + "/out"])
-        XCTAssertEqual(g.status, 0, g.err)
+        let generated = try TestSupport.run(bin, ["generate", dir + "/s.yaml", "--out", dir + "/out"])
+        XCTAssertEqual(generated.status, 0, generated.err)
         let text = try TestSupport.run(bin, ["stats", dir + "/out"])
         XCTAssertEqual(text.status, 0, text.err)
         XCTAssertTrue(text.out.contains("no infant heart-rate rule (the adult > 100 / < 50 do not apply)"), text.out)

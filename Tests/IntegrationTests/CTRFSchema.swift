@@ -14,8 +14,8 @@ enum CTRFSchema {
                 print("/".join(str(p) for p in e.absolute_path) + ": " + e.message)
             """
         let schema = TestSupport.repositoryRoot + "/Tests/schemas/ctrf-1.0.0.schema.json"
-        let r = try TestSupport.run(python, ["-c", script, schema, path])
-        guard r.status == 0 else { return ["jsonschema could not run: \(r.err)"] }
-        return r.out.split(separator: "\n").map(String.init)
+        let ran = try TestSupport.run(python, ["-c", script, schema, path])
+        guard ran.status == 0 else { return ["jsonschema could not run: \(ran.err)"] }
+        return ran.out.split(separator: "\n").map(String.init)
     }
 }

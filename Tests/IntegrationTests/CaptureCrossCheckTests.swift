@@ -70,9 +70,9 @@ final class CaptureCrossCheckTests: XCTestCase {
                 "-T", "fields",
                 "-E", "separator=|", "-E", "occurrence=a",
             ] + Self.fields.flatMap { ["-e", $0] }
-        let r = try TestSupport.run("tshark", args)
-        XCTAssertEqual(r.status, 0, r.err)
-        return r.out.split(separator: "\n").map {
+        let ran = try TestSupport.run("tshark", args)
+        XCTAssertEqual(ran.status, 0, ran.err)
+        return ran.out.split(separator: "\n").map {
             $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         }
     }
@@ -95,14 +95,15 @@ final class CaptureCrossCheckTests: XCTestCase {
                 "\(device): notifications/indications in the capture vs payloads in readings.jsonl"
             )
             for (row, (r, hex)) in zip(rows, expected) {
-                let c = r["characteristic"] as! String
+                let characteristic = r["characteristic"] as! String
                 let isContext = hex != r["payloadHex"] as! String
                 XCTAssertEqual(
                     row[0],
-                    c == "0x2A35" || c == "0x2A5E" || c == "0x2A1C" || c == "0x2A9D" ? "0x1d" : "0x1b",
-                    "\(device) \(c): notify vs indicate"
+                    characteristic == "0x2A35" || characteristic == "0x2A5E" || characteristic == "0x2A1C"
+                        || characteristic == "0x2A9D" ? "0x1d" : "0x1b",
+                    "\(device) \(characteristic): notify vs indicate"
                 )
-                switch c {
+                switch characteristic {
                 case "0x2A19":
                     XCTAssertEqual(int(row[12]), r["batteryLevel"] as? Int)
                 case "0x2A37":
@@ -125,26 +126,28 @@ final class CaptureCrossCheckTests: XCTestCase {
                     XCTAssertEqual(int(row[11]), r["pulseRate"] as? Int)
                 default: break
                 }
-                compared[c, default: 0] += 1
+                compared[characteristic, default: 0] += 1
             }
         }
-        for c in ["0x2A19", "0x2A37", "0x2A35", "0x2A36", "0x2A18", "0x2A5E", "0x2A5F", "0x2A1C", "0x2A9D", "0x2AA7"] {
-            XCTAssertGreaterThan(compared[c] ?? 0, 0, "no \(c) payload was cross-checked")
+        for characteristic in [
+            "0x2A19", "0x2A37", "0x2A35", "0x2A36", "0x2A18", "0x2A5E", "0x2A5F", "0x2A1C", "0x2A9D", "0x2AA7",
+        ] {
+            XCTAssertGreaterThan(compared[characteristic] ?? 0, 0, "no \(characteristic) payload was cross-checked")
         }
     }
 
     func testNoInvalidUsageOrMalformedPackets() throws {
         for device in ["hrm", "cuff", "meter", "cgm", "oxi", "spot", "therm", "scale"] {
-            let r = try TestSupport.run(
+            let ran = try TestSupport.run(
                 "tshark",
                 [
                     "-r", "\(output)/captures/p1-\(device).btsnoop", "-Y",
                     "btatt.invalid_usage || _ws.malformed || btl2cap.length != 0 && frame.len < 9",
                 ]
             )
-            XCTAssertEqual(r.status, 0, r.err)
+            XCTAssertEqual(ran.status, 0, ran.err)
             XCTAssertEqual(
-                r.out.trimmingCharacters(in: .whitespacesAndNewlines),
+                ran.out.trimmingCharacters(in: .whitespacesAndNewlines),
                 "",
                 "\(device): tshark flags invalid usage or malformed frames"
             )
@@ -152,7 +155,7 @@ final class CaptureCrossCheckTests: XCTestCase {
     }
 
     func testGlucoseBackfillUsesRACP() throws {
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             "tshark",
             [
                 "-r", "\(output)/captures/p1-meter.btsnoop", "-Y", "btatt.record_access_control_point.opcode", "-T",
@@ -161,8 +164,8 @@ final class CaptureCrossCheckTests: XCTestCase {
                 "btatt.record_access_control_point.response_code",
             ]
         )
-        let lines = r.out.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
-        XCTAssertEqual(lines.count, 2, r.out)
+        let lines = ran.out.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        XCTAssertEqual(lines.count, 2, ran.out)
         XCTAssertEqual(lines.first?.first, "0x12", "the central writes a RACP request after reconnecting")
         XCTAssertEqual(lines.last?.first, "0x1d", "the meter ends the backfill with a RACP indication")
         XCTAssertEqual(lines.last?.last, "1", "RACP response code Success")

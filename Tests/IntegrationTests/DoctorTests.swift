@@ -26,24 +26,24 @@ final class DoctorTests: XCTestCase {
     /// is not is named with what to change; the printed checklist and the exit status. (The checks
     /// themselves run in-process: `LiveHarnessTests.InProcessDoctorTests`.)
     func testTLSIsVerifiedAndAnUntrustedCertificateIsNamed() throws {
-        let s = try sut([])
-        defer { _ = s.stop() }
-        let r = try doctor(["--target", s.base, "--cacert", s.caFile ?? ""])
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let server = try sut([])
+        defer { _ = server.stop() }
+        let ran = try doctor(["--target", server.base, "--cacert", server.caFile ?? ""])
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         for line in ["✓ reachable:", "over TLS (certificate verified)", "the SUT can be tested (8 checks)"] {
-            XCTAssertTrue(r.out.contains(line), "\(line): \(r.out)")
+            XCTAssertTrue(ran.out.contains(line), "\(line): \(ran.out)")
         }
-        let untrusted = try doctor(["--target", s.base])
+        let untrusted = try doctor(["--target", server.base])
         XCTAssertEqual(untrusted.status, 3, untrusted.out)
         XCTAssertTrue(untrusted.out.contains("✗ reachable:") && untrusted.out.contains("--cacert"), untrusted.out)
     }
 
     func testAnMQTTScenarioNeedsTheBrokerAndAnUnreachableSUTIsNamed() throws {
-        let s = try sut([])
-        defer { _ = s.stop() }
+        let server = try sut([])
+        defer { _ = server.stop() }
         let mqtt = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
         let noBroker = try TestSupport.vitalsim(
-            ["doctor", mqtt, "--target", s.base, "--cacert", s.caFile ?? ""],
+            ["doctor", mqtt, "--target", server.base, "--cacert", server.caFile ?? ""],
             in: directory
         )
         XCTAssertEqual(noBroker.status, 3, noBroker.out)
@@ -66,7 +66,7 @@ final class DoctorTests: XCTestCase {
         defer { broker.terminate() }
         let copd = TestSupport.repositoryRoot + "/scenarios/core/copd-desaturation.yaml"
         for (faults, passes) in [([String](), true), (["--fault", "accept-invalid"], false)] {
-            let s = try SUTProcess(
+            let server = try SUTProcess(
                 [
                     "--self-signed", "--database", directory + "/mqtt-\(passes).sqlite", "--scenario", copd, "--mqtt",
                     "127.0.0.1:\(port)",
@@ -74,19 +74,22 @@ final class DoctorTests: XCTestCase {
                     + faults,
                 directory: directory
             )
-            defer { _ = s.stop() }
-            let r = try TestSupport.vitalsim(
-                ["doctor", copd, "--target", s.base, "--cacert", s.caFile ?? "", "--mqtt", "127.0.0.1:\(port)"],
+            defer { _ = server.stop() }
+            let ran = try TestSupport.vitalsim(
+                [
+                    "doctor", copd, "--target", server.base, "--cacert", server.caFile ?? "", "--mqtt",
+                    "127.0.0.1:\(port)",
+                ],
                 in: directory
             )
-            XCTAssertEqual(r.status, passes ? 0 : 3, r.out + r.err)
-            XCTAssertTrue(r.out.contains("✓ accepts a valid reading on MQTT vitals/506/spo2: 506/oxi-506/"), r.out)
-            XCTAssertTrue(r.out.contains("PUBACK, confirmed by the SUT"), r.out)
+            XCTAssertEqual(ran.status, passes ? 0 : 3, ran.out + ran.err)
+            XCTAssertTrue(ran.out.contains("✓ accepts a valid reading on MQTT vitals/506/spo2: 506/oxi-506/"), ran.out)
+            XCTAssertTrue(ran.out.contains("PUBACK, confirmed by the SUT"), ran.out)
             let refusal =
                 passes
                 ? "✓ refuses an invalid body on MQTT vitals/506/spo2: the raw value cut to 1 byte(s): refused 400"
                 : "✗ refuses an invalid body on MQTT vitals/506/spo2"
-            XCTAssertTrue(r.out.contains(refusal), r.out)
+            XCTAssertTrue(ran.out.contains(refusal), ran.out)
         }
         let gateway = TestSupport.write(
             """
@@ -100,7 +103,7 @@ final class DoctorTests: XCTestCase {
             to: directory,
             name: "gw.yaml"
         )
-        let s = try SUTProcess(
+        let server = try SUTProcess(
             [
                 "--self-signed", "--database", directory + "/gw.sqlite", "--scenario", scenario, "--mqtt",
                 "127.0.0.1:\(port)",
@@ -108,18 +111,18 @@ final class DoctorTests: XCTestCase {
             ],
             directory: directory
         )
-        defer { _ = s.stop() }
-        let r = try doctor([
-            "--target", s.base, "--cacert", s.caFile ?? "", "--mqtt", "127.0.0.1:\(port)", "--sut", gateway,
+        defer { _ = server.stop() }
+        let ran = try doctor([
+            "--target", server.base, "--cacert", server.caFile ?? "", "--mqtt", "127.0.0.1:\(port)", "--sut", gateway,
         ])
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("✓ accepts a valid reading on MQTT ble/501/heart-rate"), r.out)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("✓ accepts a valid reading on MQTT ble/501/heart-rate"), ran.out)
         XCTAssertTrue(
-            r.out.contains(
+            ran.out.contains(
                 "✓ refuses an invalid body on MQTT ble/501/heart-rate: the raw value cut to 1 byte(s): refused 400 naming 'payload'"
             ),
-            r.out
+            ran.out
         )
-        XCTAssertFalse(r.out.contains("POST /api/v1/observations"), "everything goes over MQTT: " + r.out)
+        XCTAssertFalse(ran.out.contains("POST /api/v1/observations"), "everything goes over MQTT: " + ran.out)
     }
 }

@@ -55,11 +55,11 @@ final class PostgresServer {
 
     /// Rows of a query through psql (tab-separated).
     func query(_ sql: String) throws -> [String] {
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             "psql",
             ["-h", "127.0.0.1", "-p", String(port), "-U", "vitalsim", "-d", "postgres", "-At", "-c", sql]
         )
-        return r.out.split(separator: "\n").map(String.init)
+        return ran.out.split(separator: "\n").map(String.init)
     }
 
     deinit {

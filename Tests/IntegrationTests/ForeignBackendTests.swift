@@ -148,9 +148,9 @@ final class ForeignBackendTests: XCTestCase {
         )
         // The run lasts longer than the 3 s tokens: they expire mid-run and are renewed. Expected
         // alerts are waited for whatever the settling time; half a second keeps the suite's 25 settles short.
-        let r = try run(["run", suite] + target + ["--settle", "0.5", "--json", directory + "/report.json"])
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), r.out)
+        let ran = try run(["run", suite] + target + ["--settle", "0.5", "--json", directory + "/report.json"])
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("PASS \(scenarios.count)/\(scenarios.count) scenario(s)"), ran.out)
         XCTAssertEqual(scenarios.count, 25)
         // The access matrix of the care-team scenario ran through ACME's user keys, and passed.
         let report = try XCTUnwrap(
@@ -183,8 +183,8 @@ final class ForeignBackendTests: XCTestCase {
             "\(audit)"
         )
         XCTAssertTrue(
-            r.out.contains("skipped"),
-            "no evidence in ACME's alerts: the evidence check is skipped\n" + r.out
+            ran.out.contains("skipped"),
+            "no evidence in ACME's alerts: the evidence check is skipped\n" + ran.out
         )
         let stats = try TestSupport.run("curl", ["-s", base + "/_stats"]).out
         let counters = try XCTUnwrap(SUTProcess.json(stats) as? [String: Int], stats)
@@ -261,14 +261,14 @@ final class ForeignBackendTests: XCTestCase {
         for c in cases {
             let (upstream, gateway, base) = try startBackend(keys: keys, faults: [c.fault])
             // A short --alert-wait: the dropped alert is not waited for long.
-            let r = try run([
+            let ran = try run([
                 "run", c.scenario, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3",
             ])
             gateway.terminate()
             gateway.waitUntilExit()
             upstream.stop()
-            XCTAssertEqual(r.status, 1, c.fault + ": " + r.out + r.err)
-            XCTAssertTrue(r.out.contains(c.finding), c.fault + ": " + r.out)
+            XCTAssertEqual(ran.status, 1, c.fault + ": " + ran.out + ran.err)
+            XCTAssertTrue(ran.out.contains(c.finding), c.fault + ": " + ran.out)
         }
     }
 
@@ -285,36 +285,36 @@ final class ForeignBackendTests: XCTestCase {
             upstream.stop()
         }
         let out = directory + "/shrunk"
-        let r = try run([
+        let ran = try run([
             "shrink", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "2",
             "--settle", "0.5",
             "--check", "missed alert bp.hypertensive-crisis patient 602", "--output", out,
         ])
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         // The scenario as written fails on the right alerts: the limits never reached the backend.
-        XCTAssertTrue(r.err.contains("missed alert bp.hypertensive-crisis patient 602"), r.err)
-        XCTAssertTrue(r.err.contains("spurious unexpected alert hr.bradycardia patient 601"), r.err)
-        XCTAssertTrue(r.out.contains("confirmed: vitalsim run"), r.out)
+        XCTAssertTrue(ran.err.contains("missed alert bp.hypertensive-crisis patient 602"), ran.err)
+        XCTAssertTrue(ran.err.contains("spurious unexpected alert hr.bradycardia patient 601"), ran.err)
+        XCTAssertTrue(ran.out.contains("confirmed: vitalsim run"), ran.out)
         let shrunk = try ScenarioLoader.load(path: out + "/personal-alert-limits-min.yaml")
         XCTAssertEqual(shrunk.patients.map(\.id), ["602"])
         XCTAssertFalse(shrunk.patients[0].thresholds.isEmpty, "the patient's own limit is what the failure needs")
     }
 
-    /// Seed 000's custom thresholds reach the backend through its own enrolment (a Mustache section
+    /// The IoT-AI SRS's custom thresholds reach the backend through its own enrolment (a Mustache section
     /// renders them as ACME's `alert_limits`). A backend that drops them fails on the right alerts:
     /// `testShrinkingThroughAProfileKeepsThePatientWhoseLimitIsIgnored` runs that one.
     func testPatientsOwnLimitsReachTheBackendThroughItsEnrolment() throws {
         let limits = TestSupport.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
         let (_, profile, keys) = try prepare(also: [limits])
         let (upstream, gateway, base) = try startBackend(keys: keys)
-        let r = try run([
+        let ran = try run([
             "run", limits, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3",
         ])
         gateway.terminate()
         gateway.waitUntilExit()
         upstream.stop()
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("PASS 1/1 scenario(s)"), r.out)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("PASS 1/1 scenario(s)"), ran.out)
     }
 
     /// A read-back whose paging never ends is a misconfiguration named as such, not lost readings.
@@ -322,18 +322,18 @@ final class ForeignBackendTests: XCTestCase {
         let (_, profile, keys) = try prepare()
         let (upstream, gateway, base) = try startBackend(keys: keys, faults: ["stuck-paging"])
         let crisis = TestSupport.repositoryRoot + "/scenarios/core/hypertensive-crisis.yaml"
-        let r = try run(["run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden])
+        let ran = try run(["run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden])
         gateway.terminate()
         gateway.waitUntilExit()
         upstream.stop()
-        XCTAssertEqual(r.status, 3, r.out + r.err)
+        XCTAssertEqual(ran.status, 3, ran.out + ran.err)
         XCTAssertTrue(
-            r.err.contains(
+            ran.err.contains(
                 "names itself as the next page: the read-back would never end; check stored-readings.paging"
             ),
-            r.err
+            ran.err
         )
-        XCTAssertFalse(r.out.contains("lost-after-ack"), r.out)
+        XCTAssertFalse(ran.out.contains("lost-after-ack"), ran.out)
     }
 
     /// A backend that stamps its alerts with its own clock: judged through `alerts.clock: server`
@@ -369,8 +369,8 @@ final class ForeignBackendTests: XCTestCase {
             encoding: .utf8
         )
         for scenario in scenarios {
-            let r = try run(["run", scenario, "--target", base, "--sut", server, "--golden-dir", golden])
-            XCTAssertEqual(r.status, 0, scenario + ": " + r.out + r.err)
+            let ran = try run(["run", scenario, "--target", base, "--sut", server, "--golden-dir", golden])
+            XCTAssertEqual(ran.status, 0, scenario + ": " + ran.out + ran.err)
         }
     }
 
@@ -392,13 +392,13 @@ final class ForeignBackendTests: XCTestCase {
             upstream.stop()
         }
         let report = directory + "/unmapped.json"
-        let r = try run([
+        let ran = try run([
             "run", crisis, "--target", base, "--sut", profile, "--golden-dir", golden, "--alert-wait", "3", "--json",
             report,
         ])
-        XCTAssertEqual(r.status, 1, r.out + r.err)
-        XCTAssertTrue(r.out.contains("unmapped"), r.out)
-        XCTAssertTrue(r.out.contains("unmapped: rule 'HIGH_BP' ×"), "the console's SUT contract names it: \(r.out)")
+        XCTAssertEqual(ran.status, 1, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("unmapped"), ran.out)
+        XCTAssertTrue(ran.out.contains("unmapped: rule 'HIGH_BP' ×"), "the console's SUT contract names it: \(ran.out)")
         let json = try XCTUnwrap(SUTProcess.json(String(contentsOfFile: report, encoding: .utf8)) as? [String: Any])
         let alerts = try XCTUnwrap((json["contract"] as? [String: Any])?["alerts"] as? [String: Any])
         XCTAssertGreaterThan((alerts["unmapped"] as? [String: Int])?["rule 'HIGH_BP'"] ?? 0, 0, "\(alerts)")

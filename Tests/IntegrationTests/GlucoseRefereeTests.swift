@@ -25,8 +25,8 @@ final class GlucoseRefereeTests: XCTestCase {
 
     func generate(_ yaml: String, in dir: String) throws -> String {
         try yaml.write(toFile: dir + "/s.yaml", atomically: true, encoding: .utf8)
-        let r = try TestSupport.vitalsim(["generate", dir + "/s.yaml", "--out", dir + "/out"], in: dir)
-        XCTAssertEqual(r.status, 0, r.err)
+        let ran = try TestSupport.vitalsim(["generate", dir + "/s.yaml", "--out", dir + "/out"], in: dir)
+        XCTAssertEqual(ran.status, 0, ran.err)
         return dir + "/out/readings.jsonl"
     }
 
@@ -53,12 +53,12 @@ final class GlucoseRefereeTests: XCTestCase {
             in: dir
         )
         let script = TestSupport.repositoryRoot + "/Tests/referees/cgm_simglucose.py"
-        let r = try TestSupport.run(python, [script, readings, "140"])
-        XCTAssertEqual(r.status, 0, r.err)
-        let verdicts = try r.out.split(separator: "\n").map {
+        let ran = try TestSupport.run(python, [script, readings, "140"])
+        XCTAssertEqual(ran.status, 0, ran.err)
+        let verdicts = try ran.out.split(separator: "\n").map {
             try JSONDecoder().decode(SensorVerdict.self, from: Data($0.utf8))
         }
-        XCTAssertEqual(verdicts.map(\.cadenceMin), [1, 5], r.out)
+        XCTAssertEqual(verdicts.map(\.cadenceMin), [1, 5], ran.out)
         for v in verdicts {
             let (ours, theirs) = (v.vitalsim, v.simglucose)
             let what = "\(v.cadenceMin)-min CGM at flat 140 mg/dL (VitalSim \(ours), simglucose \(theirs))"
@@ -69,7 +69,7 @@ final class GlucoseRefereeTests: XCTestCase {
             // Steps faster than 3 mg/dL/min and trend arrows from noise alone: no more than simglucose
             // shows (steps and 'rising/falling' arrows are rare events: a floor of 0.5 % and 1 %). A
             // flat glucose reads flat at least as often as on simglucose's sensors (6.7 % 'slowly'
-            // arrows against its 9.2 % at 1 minute; 13 % once, against its 7 % then, issue 48).
+            // arrows against its 9.2 % at 1 minute; 13 % once, against its 7 % then).
             XCTAssertLessThanOrEqual(ours.step3, max(2 * theirs.step3, 0.005), "fast steps: " + what)
             XCTAssertLessThanOrEqual(ours.trend1, theirs.trend1, "'slowly' arrows: " + what)
             XCTAssertLessThanOrEqual(ours.trend2, max(2 * theirs.trend2, 0.01), "'rising/falling' arrows: " + what)
@@ -109,9 +109,9 @@ final class GlucoseRefereeTests: XCTestCase {
         )
         var plasma: [Int64: Double] = [:]
         for line in try String(contentsOfFile: readings, encoding: .utf8).split(separator: "\n") {
-            let r = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
-            guard r["kind"] as? String == "cgm", let truth = r["truth"] as? Double,
-                let ms = (r["virtualMs"] as? [String: Any])?["measured"] as? Int64
+            let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            guard row["kind"] as? String == "cgm", let truth = row["truth"] as? Double,
+                let ms = (row["virtualMs"] as? [String: Any])?["measured"] as? Int64
             else { continue }
             plasma[ms / 60_000] = truth
         }
@@ -146,13 +146,13 @@ final class GlucoseRefereeTests: XCTestCase {
         DispatchQueue.concurrentPerform(iterations: meals.count) { i in
             let meal = meals[i]
             let args = [script, String(meal.carbs), meal.insulin == nil ? "none" : "cr", meal.hours]
-            let r = (try? TestSupport.run(python, args)) ?? (-1, "", "\(python) did not start")
-            cohorts.withLock { $0[i] = r }
+            let ran = (try? TestSupport.run(python, args)) ?? (-1, "", "\(python) did not start")
+            cohorts.withLock { $0[i] = ran }
         }
         for (i, (carbs, insulin, _)) in meals.enumerated() {
-            let r = try XCTUnwrap(cohorts.withLock { $0[i] })
-            XCTAssertEqual(r.status, 0, r.err)
-            let cohort = try JSONDecoder().decode(Cohort.self, from: Data(r.out.utf8))
+            let ran = try XCTUnwrap(cohorts.withLock { $0[i] })
+            XCTAssertEqual(ran.status, 0, ran.err)
+            let cohort = try JSONDecoder().decode(Cohort.self, from: Data(ran.out.utf8))
             let ours = try mealResponse(carbs: carbs, insulin: insulin, in: dir)
             let what =
                 "\(carbs) g \(insulin == nil ? "unbolused" : "bolused"): VitalSim +\(Int(ours.rise)) mg/dL at "

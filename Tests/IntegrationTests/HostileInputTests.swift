@@ -3,7 +3,7 @@ import LiveHarness
 import TestFixtures
 import XCTest
 
-/// The reproductions of issue 18 that need a real `vitalsim serve`: slow clients cut off, reading
+/// Hostile input that needs a real `vitalsim serve`: slow clients cut off, reading
 /// ids that belong to one patient on PostgreSQL (in a database an earlier version wrote) and over
 /// MQTT, and MQTT values longer than their limit refused on `errors/{patient}`. (Hostile bodies
 /// and reading ids over HTTP on SQLite, in-process: `ReferenceSUTTests.HostileBodyRouteTests`.)
@@ -52,12 +52,12 @@ final class HostileInputTests: XCTestCase {
             print(client(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: ", b"a"))
             print(client(b"POST /api/v1/observations HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 100000\\r\\n\\r\\n[", b" "))
             """
-        let r = try TestSupport.run("python3", ["-c", script, port])
-        XCTAssertEqual(r.status, 0, r.err)
+        let ran = try TestSupport.run("python3", ["-c", script, port])
+        XCTAssertEqual(ran.status, 0, ran.err)
         XCTAssertEqual(
-            r.out.split(separator: "\n").map(String.init),
+            ran.out.split(separator: "\n").map(String.init),
             ["HTTP/1.1 405 Method Not Allowed closed", " closed", "HTTP/1.1 408 Request Timeout closed"],
-            r.out
+            ran.out
         )
         XCTAssertEqual(try sut.curl("GET", "/healthz").status, 200)
     }
@@ -198,11 +198,11 @@ final class HostileInputTests: XCTestCase {
         }
         let file = TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir, name: "burst.jsonl")
         // One message per line of standard input, on one connection, as fast as the broker takes them.
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             "/bin/sh",
             ["-c", "mosquitto_pub -h 127.0.0.1 -p \(port) -V mqttv5 -q 1 -t vitals/603/heart-rate -l < '\(file)'"]
         )
-        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(ran.status, 0, ran.err)
         func answers(_ text: String) -> (limited: Int, stored: Int) {
             let limited = text.components(separatedBy: "\"status\":429").count - 1
             let stored = text.split(separator: "\n").filter { $0.hasPrefix("acks/603 ") }.map { line in

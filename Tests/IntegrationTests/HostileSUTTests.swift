@@ -116,14 +116,19 @@ final class HostileSUTTests: XCTestCase {
         let started = try Self.cases.map { try Self.begin($0.mode, $0.extra, in: directory) }
         let all = Dictionary(uniqueKeysWithValues: zip(Self.cases.map(\.mode), started.map(Self.end)))
         for c in Self.cases {
-            guard let r = all[c.mode] else { continue }
-            print("hostile SUT \(c.mode): exit \(r.status) in \(Int(r.seconds)) s, peak \(r.peak >> 20) MiB")
-            XCTAssertEqual(r.status, 3, "\(c.mode): \(r.out)")
-            for words in c.says { XCTAssertTrue(r.out.contains(words), "\(c.mode): \(words)\n\(r.out)") }
-            XCTAssertFalse(r.out.contains("budget-exceeded"), "\(c.mode): no latency finding it did not earn: \(r.out)")
-            XCTAssertLessThan(r.seconds, c.within, "\(c.mode): \(r.out)")
-            XCTAssertGreaterThan(r.peak, 0, "\(c.mode): the peak was measured")
-            XCTAssertLessThan(r.peak, Self.memoryBound, "\(c.mode): peak resident set \(r.peak >> 20) MiB")
+            guard let result = all[c.mode] else { continue }
+            print(
+                "hostile SUT \(c.mode): exit \(result.status) in \(Int(result.seconds)) s, peak \(result.peak >> 20) MiB"
+            )
+            XCTAssertEqual(result.status, 3, "\(c.mode): \(result.out)")
+            for words in c.says { XCTAssertTrue(result.out.contains(words), "\(c.mode): \(words)\n\(result.out)") }
+            XCTAssertFalse(
+                result.out.contains("budget-exceeded"),
+                "\(c.mode): no latency finding it did not earn: \(result.out)"
+            )
+            XCTAssertLessThan(result.seconds, c.within, "\(c.mode): \(result.out)")
+            XCTAssertGreaterThan(result.peak, 0, "\(c.mode): the peak was measured")
+            XCTAssertLessThan(result.peak, Self.memoryBound, "\(c.mode): peak resident set \(result.peak >> 20) MiB")
         }
     }
 }

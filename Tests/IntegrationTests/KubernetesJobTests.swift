@@ -31,9 +31,9 @@ final class KubernetesJobTests: XCTestCase {
 
     func testManifestsValidateAgainstTheKubernetesSchema() throws {
         let tool = URL(fileURLWithPath: try python()).deletingLastPathComponent().path + "/kubernetes-validate"
-        let r = try TestSupport.run(tool, ["--strict", "-k", Self.kubernetesVersion] + manifests)
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertEqual(r.out.components(separatedBy: "passed for resource").count - 1, 4, r.out)
+        let ran = try TestSupport.run(tool, ["--strict", "-k", Self.kubernetesVersion] + manifests)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertEqual(ran.out.components(separatedBy: "passed for resource").count - 1, 4, ran.out)
         // The validator is strict: a misspelled field of the Job fails it.
         let job = try String(contentsOfFile: root + "/ci/k8s/shards-job.yaml", encoding: .utf8)
         XCTAssertTrue(job.contains("completionMode: Indexed"))
@@ -51,20 +51,20 @@ final class KubernetesJobTests: XCTestCase {
     func objects() throws -> [String: [String: Any]] {
         let script =
             "import json, sys, yaml; print(json.dumps({d['metadata']['name']: d for f in sys.argv[1:] for d in yaml.safe_load_all(open(f))}))"
-        let r = try TestSupport.run(try python(), ["-c", script] + manifests)
-        XCTAssertEqual(r.status, 0, r.err)
-        return try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: [String: Any]] ?? [:]
+        let ran = try TestSupport.run(try python(), ["-c", script] + manifests)
+        XCTAssertEqual(ran.status, 0, ran.err)
+        return try JSONSerialization.jsonObject(with: Data(ran.out.utf8)) as? [String: [String: Any]] ?? [:]
     }
 
     func testTheIndexedJobShardsTheLoadScenarioIntoItsUnshardedVerdict() throws {
-        let k = try objects()
-        let config = try XCTUnwrap(k["vitalsim-run"]?["data"] as? [String: String])
-        let spec = try XCTUnwrap(k["vitalsim-shards"]?["spec"] as? [String: Any])
+        let kubernetes = try objects()
+        let config = try XCTUnwrap(kubernetes["vitalsim-run"]?["data"] as? [String: String])
+        let spec = try XCTUnwrap(kubernetes["vitalsim-shards"]?["spec"] as? [String: Any])
         XCTAssertEqual(spec["completionMode"] as? String, "Indexed")
-        let args = try XCTUnwrap(container(k["vitalsim-shards"])["args"] as? [String])
-        XCTAssertEqual(claims(k["vitalsim-shards"]), ["vitalsim-results"])
-        XCTAssertEqual(claims(k["vitalsim-merge"]), ["vitalsim-results"])
-        XCTAssertNotNil(k["vitalsim-results"], "the shared volume's claim")
+        let args = try XCTUnwrap(container(kubernetes["vitalsim-shards"])["args"] as? [String])
+        XCTAssertEqual(claims(kubernetes["vitalsim-shards"]), ["vitalsim-results"])
+        XCTAssertEqual(claims(kubernetes["vitalsim-merge"]), ["vitalsim-results"])
+        XCTAssertNotNil(kubernetes["vitalsim-results"], "the shared volume's claim")
         let shards = try XCTUnwrap(args.firstIndex(of: "--shards").flatMap { Int(args[$0 + 1]) })
         XCTAssertEqual(spec["completions"] as? Int, shards, "--shards must equal the Job's completions")
         XCTAssertEqual(spec["parallelism"] as? Int, shards)
@@ -97,7 +97,7 @@ final class KubernetesJobTests: XCTestCase {
             XCTAssertEqual(p.terminationStatus, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         }
         // The merge job's command, in a shell as the job runs it, reading the shared volume.
-        let mergeJob = try container(k["vitalsim-merge"])
+        let mergeJob = try container(kubernetes["vitalsim-merge"])
         XCTAssertEqual(mergeJob["command"] as? [String], ["sh", "-c"])
         let merge = try XCTUnwrap((mergeJob["args"] as? [String])?.first)
             .replacingOccurrences(of: "vitalsim merge", with: "'\(TestSupport.vitalsimPath)' merge")
@@ -183,9 +183,9 @@ final class KubernetesJobTests: XCTestCase {
     ) throws -> (
         status: Int32, out: String
     ) {
-        let (p, log) = try start(args, index: nil, executable: executable, in: folder)
-        p.waitUntilExit()
-        return (p.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        let (process, log) = try start(args, index: nil, executable: executable, in: folder)
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
     /// Starts `vitalsim` (or `executable`) as a pod of index `index` would run it.

@@ -137,9 +137,9 @@ final class LiveBLERunTests: XCTestCase {
 
     func testBLELinkNeedsAFiniteSpeed() throws {
         let path = TestSupport.write(Self.scenario, to: directory, name: "live-ble-run.yaml")
-        let r = try vitalsim(["run", path, "--ble", "hci"])
-        XCTAssertEqual(r.status, 2, r.err)
-        XCTAssertTrue(r.err.contains("--ble hci needs a finite --speed"), r.err)
+        let ran = try vitalsim(["run", path, "--ble", "hci"])
+        XCTAssertEqual(ran.status, 2, ran.err)
+        XCTAssertTrue(ran.err.contains("--ble hci needs a finite --speed"), ran.err)
         let hci = try vitalsim(["run", path, "--ble", "hci", "--speed", "60", "--hci", "tcp:127.0.0.1:1"])
         XCTAssertEqual(hci.status, 2, hci.err)
         XCTAssertTrue(

@@ -69,9 +69,9 @@ final class LiveBLETests: XCTestCase {
         var text = ""
         let deadline = Date(timeIntervalSinceNow: timeout)
         while text.filter({ $0 == "\n" }).count < count, Date() < deadline {
-            let d = fileHandle.availableData
-            if d.isEmpty { break }
-            text += String(decoding: d, as: UTF8.self)
+            let data = fileHandle.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
         }
         return text.split(separator: "\n").map(String.init)
     }
@@ -101,8 +101,8 @@ final class LiveBLETests: XCTestCase {
         let lines = readLines(out, count: devices.count, timeout: 30)
         var address: [String: String] = [:]
         for l in lines where l.hasPrefix("advertising ") {
-            let f = l.split(separator: " ")
-            address[String(f[1])] = String(f[2])
+            let fields = l.split(separator: " ")
+            address[String(fields[1])] = String(fields[2])
         }
         XCTAssertEqual(address.count, devices.count, "\(lines)")
 
@@ -113,15 +113,15 @@ final class LiveBLETests: XCTestCase {
         ]
         var outputs: [String: FileHandle] = [:]
         for (i, (device, args)) in jobs.enumerated() {
-            let (_, h) = try start(
+            let (_, handle) = try start(
                 python,
                 [central, "tcp-client:127.0.0.1:\(ports[devices.count + i])", address[device] ?? "?"] + args
             )
-            outputs[device] = h
+            outputs[device] = handle
         }
         var results: [String: [String: Any]] = [:]
-        for (device, h) in outputs {
-            let text = String(decoding: h.readDataToEndOfFile(), as: UTF8.self)
+        for (device, handle) in outputs {
+            let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
             results[device] = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         }
         peripheral.waitUntilExit()
@@ -193,9 +193,9 @@ final class LiveBLETests: XCTestCase {
     func checkLiveCaptures(_ folder: String, devices: [String]) throws {
         for device in devices {
             let path = folder + "/p1-\(device).live.btsnoop"
-            let r = try TestSupport.run("tshark", ["-r", path, "-Y", "btatt.invalid_usage || _ws.malformed"])
-            XCTAssertEqual(r.status, 0, r.err)
-            XCTAssertEqual(r.out.trimmingCharacters(in: .whitespacesAndNewlines), "", device)
+            let ran = try TestSupport.run("tshark", ["-r", path, "-Y", "btatt.invalid_usage || _ws.malformed"])
+            XCTAssertEqual(ran.status, 0, ran.err)
+            XCTAssertEqual(ran.out.trimmingCharacters(in: .whitespacesAndNewlines), "", device)
             let all = try TestSupport.run("tshark", ["-r", path, "-Y", "btatt.opcode == 0x10"])
             XCTAssertFalse(all.out.isEmpty, "\(device): the central's discovery should be in the live capture")
         }
@@ -292,15 +292,15 @@ final class LiveBLETests: XCTestCase {
         )
         XCTAssertEqual(readLines(peripheral, count: 1, timeout: 30).first, "advertising C0:DE:C0:DE:C0:DE")
         let capture = TestSupport.temporaryDirectory("central") + "/central.btsnoop"
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             TestSupport.vitalsimPath,
             ["central", "--hci", "tcp:127.0.0.1:\(ports[1])", "--count", "6", "--timeout", "30", "--capture", capture]
         )
         // The peripheral's own account: which side lost a value, should one be missing.
         let sent = readLines(peripheral, count: 1, timeout: 10).first ?? "nothing"
         XCTAssertEqual(sent, "sent 6", "the bumble peripheral's count")
-        XCTAssertEqual(r.status, 0, r.err + " (peripheral: \(sent))")
-        let values = try r.out.split(separator: "\n").map {
+        XCTAssertEqual(ran.status, 0, ran.err + " (peripheral: \(sent))")
+        let values = try ran.out.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
         XCTAssertEqual(

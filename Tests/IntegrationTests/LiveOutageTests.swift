@@ -28,7 +28,7 @@ final class LiveOutageTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = TestSupport.freePorts(1)[0]
         let started = Date()
-        let r = try TestSupport.vitalsim(
+        let ran = try TestSupport.vitalsim(
             [
                 "run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--target",
                 "http://127.0.0.1:\(port)",
@@ -36,7 +36,7 @@ final class LiveOutageTests: XCTestCase {
             ],
             in: dir
         )
-        XCTAssertEqual(r.status, 3, r.out + r.err)
+        XCTAssertEqual(ran.status, 3, ran.out + ran.err)
         XCTAssertLessThan(Date().timeIntervalSince(started), 120, "six attempts, not the outage limit")
         let usage = try TestSupport.vitalsim(
             ["run", TestSupport.repositoryRoot + "/scenarios/core/fever-spike.yaml", "--outage-limit", "-1"],

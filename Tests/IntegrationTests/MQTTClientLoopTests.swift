@@ -117,10 +117,10 @@ final class MQTTClientLoopTests: XCTestCase {
                 return nil
             }
             var last: ([String: Int], [String: [String]]) = ([:], [:])
-            while let r = await group.next() {
+            while let result = await group.next() {
                 group.cancelAll()
-                if let r {
-                    last = r
+                if let result {
+                    last = result
                     break
                 }
             }

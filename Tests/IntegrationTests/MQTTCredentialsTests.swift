@@ -59,13 +59,13 @@ final class MQTTCredentialsTests: XCTestCase {
             to: directory,
             name: "p.yaml"
         )
-        let r = try TestSupport.vitalsim(
+        let ran = try TestSupport.vitalsim(
             args + ["--sut", profile, "--observe", "mqtt"],
             in: directory,
             environment: env
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("PASS copd-desaturation"), r.out)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("PASS copd-desaturation"), ran.out)
     }
 
     /// `mqtt.topic`: MQTT devices publish on the profile's template, and the embedded reference SUT
@@ -82,12 +82,12 @@ final class MQTTCredentialsTests: XCTestCase {
         // What is tested is the topic, not latency: budgets are SHOULD (three test processes on two
         // cores put a single MQTT alert past 1 s now and then).
         let golden = try TestSupport.goldensWithBudgetsAsShould(in: directory)
-        let r = try TestSupport.vitalsim(
+        let ran = try TestSupport.vitalsim(
             ["run", copd, "--sut", profile, "--golden-dir", golden, "--evidence", directory + "/evidence"],
             in: directory,
             environment: ["CI": "true"]
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         let log = try String(contentsOfFile: directory + "/evidence/copd-desaturation/traffic.jsonl", encoding: .utf8)
         XCTAssertTrue(log.contains("rpm/506/devices/"), String(log.prefix(600)))
         XCTAssertFalse(log.contains("\"vitals/506/"), String(log.prefix(600)))

@@ -3,7 +3,7 @@ import LiveHarness
 import TestFixtures
 import XCTest
 
-/// Issue 18, reproduction 1: over MQTT, a patient's data can be written only with one of that
+/// Reproduction 1: over MQTT, a patient's data can be written only with one of that
 /// patient's device credentials. Two independent layers: the broker a run starts (users and topic
 /// ACLs; anonymous clients refused) and the reference SUT (a device credential in every message,
 /// checked against the topic's patient).

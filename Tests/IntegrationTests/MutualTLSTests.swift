@@ -34,8 +34,8 @@ final class MutualTLSTests: XCTestCase {
             to: directory,
             name: "mtls.yaml"
         )
-        let r = try vitalsim(["run", crisis, "--sut", profile, "--observe", "sse"] + golden)
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let ran = try vitalsim(["run", crisis, "--sut", profile, "--observe", "sse"] + golden)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         let flags = try vitalsim([
             "doctor", crisis, "--target", sut.base, "--cacert", ca, "--client-cert", certificate, "--client-key", key,
         ])

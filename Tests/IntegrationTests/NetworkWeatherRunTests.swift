@@ -58,9 +58,9 @@ final class NetworkWeatherRunTests: XCTestCase {
                 assert back == b"ping %d" % i, back
             print(min(times))
             """
-        let r = try TestSupport.run("python3", ["-c", client, String(slow.port)])
-        XCTAssertEqual(r.status, 0, r.err)
-        let fastest = try XCTUnwrap(Double(r.out.trimmingCharacters(in: .whitespacesAndNewlines)), r.out)
+        let ran = try TestSupport.run("python3", ["-c", client, String(slow.port)])
+        XCTAssertEqual(ran.status, 0, ran.err)
+        let fastest = try XCTUnwrap(Double(ran.out.trimmingCharacters(in: .whitespacesAndNewlines)), ran.out)
         XCTAssertGreaterThanOrEqual(fastest, 0.1, "two 50 ms legs each round trip")
         XCTAssertEqual(slow.tally.chunks, 10)
         // Every answer cut off: the client's connection is reset, and the proxy counts it.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// OpenTelemetry out, end to end (issue 46): `vitalsim run --otlp-endpoint` against the embedded
+/// OpenTelemetry out, end to end: `vitalsim run --otlp-endpoint` against the embedded
 /// reference SUT, both exporting to an OTLP/HTTP receiver the test starts (`Tests/otlp/otlp_receiver.py`,
 /// which decodes with the OpenTelemetry project's own protobuf classes). The run's spans and metrics
 /// arrive labelled with run, shard and scenario; every reading's span shares its trace id with the
@@ -86,7 +86,7 @@ final class OTLPExportTests: XCTestCase {
             traced[alert["id"] as? String ?? ""] = Set(alert["traceIds"] as? [String] ?? [])
         }
         // Every alert has one, the heart-rate alerts too, which the reference SUT cites by ids of its
-        // own (seed 001's payload has none): found by their time.
+        // own (the VitalEdge SDS's payload has none): found by their time.
         let alerts = named("vitalsim", "alert ")
         XCTAssertEqual(alerts.count, traced.count)
         XCTAssertTrue(traced.values.allSatisfy { !$0.isEmpty }, "\(traced)")

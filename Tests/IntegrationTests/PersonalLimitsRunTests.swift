@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 19, item 4 (seed 000's custom thresholds): patients' own alert limits enrolled in the
+/// The IoT-AI SRS's custom thresholds: patients' own alert limits enrolled in the
 /// reference SUT are kept in PostgreSQL over a restart and still judged by. The rest — limits from
 /// `--scenario` and from the enrolment, a SUT that ignores them, a profile whose enrolment drops
 /// them, SQLite — is tested in-process (`LiveHarnessTests`, `ReferenceSUTTests.PatientRouteTests`).

@@ -46,15 +46,15 @@ final class PhysiologyRefereeTests: XCTestCase {
         try yaml.write(toFile: dir + "/s.yaml", atomically: true, encoding: .utf8)
         let generated = try TestSupport.vitalsim(["generate", dir + "/s.yaml", "--out", dir + "/out"], in: dir)
         XCTAssertEqual(generated.status, 0, generated.err)
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             python,
             [TestSupport.repositoryRoot + "/Tests/referees/" + script, dir + "/out/readings.jsonl"] + args
         )
-        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(ran.status, 0, ran.err)
         let stats = try TestSupport.vitalsim(["stats", dir + "/out", "--json"], in: dir)
         XCTAssertEqual(stats.status, 0, stats.err)
         let json = try JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any] ?? [:]
-        return (try JSONDecoder().decode(T.self, from: Data(r.out.utf8)), json)
+        return (try JSONDecoder().decode(T.self, from: Data(ran.out.utf8)), json)
     }
 
     /// The typical adult (`population: typical`): the Task Force's figures are a healthy cohort's

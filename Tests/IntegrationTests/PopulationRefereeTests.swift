@@ -62,9 +62,9 @@ final class PopulationRefereeTests: XCTestCase {
         let generated = try TestSupport.vitalsim(["generate", dir + "/s.yaml", "--out", dir + "/out"], in: dir)
         XCTAssertEqual(generated.status, 0, generated.err)
         let script = TestSupport.repositoryRoot + "/Tests/referees/population_referee.py"
-        let r = try TestSupport.run(python, [script, measure, dir + "/out/readings.jsonl"])
-        XCTAssertEqual(r.status, 0, r.err)
-        return try JSONDecoder().decode(T.self, from: Data(r.out.utf8))
+        let ran = try TestSupport.run(python, [script, measure, dir + "/out/readings.jsonl"])
+        XCTAssertEqual(ran.status, 0, ran.err)
+        return try JSONDecoder().decode(T.self, from: Data(ran.out.utf8))
     }
 
     /// Between-person SDs of 200 default adults' daily means, against published spreads: resting

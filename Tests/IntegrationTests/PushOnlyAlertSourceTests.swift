@@ -32,31 +32,37 @@ final class PushOnlyAlertSourceTests: XCTestCase {
 
     func testAlertsPushedOnlyAreJudgedWithoutPolling() throws {
         for channel in ["webhook", "sse"] {
-            let r = try run(profile(channel, "  source: \(channel)\n  fields: \(fields)\n"))
-            XCTAssertEqual(r.status, 0, "\(channel): the alert list answers 500 and is never read\n" + r.out + r.err)
-            XCTAssertTrue(r.out.contains("1 alert(s) read"), "\(channel): " + r.out)
-            XCTAssertFalse(r.out.contains("GET /api/v1/alerts"), "\(channel): nothing polled\n" + r.out)
+            let ran = try run(profile(channel, "  source: \(channel)\n  fields: \(fields)\n"))
+            XCTAssertEqual(
+                ran.status,
+                0,
+                "\(channel): the alert list answers 500 and is never read\n" + ran.out + ran.err
+            )
+            XCTAssertTrue(ran.out.contains("1 alert(s) read"), "\(channel): " + ran.out)
+            XCTAssertFalse(ran.out.contains("GET /api/v1/alerts"), "\(channel): nothing polled\n" + ran.out)
         }
     }
 
     func testAPushChannelThatDeliversNothingIsAMisconfiguration() throws {
-        let r = try run(profile("silent", "  source: mqtt\n  push: {mqtt-topic: \"nothing/+\"}\n  fields: \(fields)\n"))
-        XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(
-            r.err.contains("no alert arrived on mqtt during the run although the golden file expects 1"),
-            r.err
+        let ran = try run(
+            profile("silent", "  source: mqtt\n  push: {mqtt-topic: \"nothing/+\"}\n  fields: \(fields)\n")
         )
-        XCTAssertTrue(r.err.contains("alerts.push.mqtt-topic (nothing/+)"), r.err)
-        XCTAssertFalse(r.out.contains("missed"), "no clinical finding: \(r.out)")
+        XCTAssertEqual(ran.status, 3, ran.out + ran.err)
+        XCTAssertTrue(
+            ran.err.contains("no alert arrived on mqtt during the run although the golden file expects 1"),
+            ran.err
+        )
+        XCTAssertTrue(ran.err.contains("alerts.push.mqtt-topic (nothing/+)"), ran.err)
+        XCTAssertFalse(ran.out.contains("missed"), "no clinical finding: \(ran.out)")
     }
 
     func testPushedMessagesThatAreNotReadableAlertsAreAMisconfiguration() throws {
         let wrong = fields.replacingOccurrences(of: "raised-at: /raisedAt", with: "raised-at: /created")
-        let r = try run(profile("unreadable", "  source: webhook\n  fields: \(wrong)\n"))
-        XCTAssertEqual(r.status, 3, r.out + r.err)
-        XCTAssertTrue(r.err.contains("on webhook that are not alerts the harness can read"), r.err)
-        XCTAssertTrue(r.err.contains("it has no raisedAt (at /created)"), r.err)
-        XCTAssertTrue(r.out.contains("unreadable (first: it has no raisedAt"), "the SUT contract says so: \(r.out)")
+        let ran = try run(profile("unreadable", "  source: webhook\n  fields: \(wrong)\n"))
+        XCTAssertEqual(ran.status, 3, ran.out + ran.err)
+        XCTAssertTrue(ran.err.contains("on webhook that are not alerts the harness can read"), ran.err)
+        XCTAssertTrue(ran.err.contains("it has no raisedAt (at /created)"), ran.err)
+        XCTAssertTrue(ran.out.contains("unreadable (first: it has no raisedAt"), "the SUT contract says so: \(ran.out)")
     }
 
     /// Doctor cannot read a pushed source before a run: it checks reachability without the alert
@@ -71,11 +77,11 @@ final class PushOnlyAlertSourceTests: XCTestCase {
         )
         defer { _ = sut.stop() }
         let doctor = profile("doctor", "  source: webhook\n  fields: \(fields)\n")
-        let r = try TestSupport.vitalsim(
+        let ran = try TestSupport.vitalsim(
             ["doctor", scenario, "--target", sut.base, "--cacert", sut.caFile ?? "", "--sut", doctor],
             in: directory
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("alerts are pushed on webhook (alerts.source), not listed"), r.out)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("alerts are pushed on webhook (alerts.source), not listed"), ran.out)
     }
 }

@@ -43,10 +43,10 @@ final class RecordAndRunTests: XCTestCase {
     }
 
     func findings(_ jsonPath: String) throws -> [String: [String]] {
-        let j =
+        let expectedJSON =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
         var out: [String: [String]] = [:]
-        for s in j["scenarios"] as! [[String: Any]] {
+        for s in expectedJSON["scenarios"] as! [[String: Any]] {
             out[s["scenario"] as! String] = (s["checks"] as! [[String: Any]]).compactMap { $0["finding"] as? String }
                 .sorted()
         }
@@ -67,12 +67,12 @@ final class RecordAndRunTests: XCTestCase {
         }
         let junit = directory + "/junit.xml"
         let json = directory + "/verdict.json"
-        let r = try vitalsim(
+        let ran = try vitalsim(
             ["run", suiteDir, "--golden-dir", goldenDir, "--junit", junit, "--json", json, "--http2"],
             ci: true
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
-        XCTAssertTrue(r.out.contains("PASS 2/2 scenario(s)"), r.out)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+        XCTAssertTrue(ran.out.contains("PASS 2/2 scenario(s)"), ran.out)
         XCTAssertEqual(try findings(json).values.flatMap { $0 }, [])
         // The embedded SUT offers HTTP/2 (ALPN) and, with --http2, the harness's libcurl multi handle takes it.
         let versions =
@@ -96,15 +96,22 @@ final class RecordAndRunTests: XCTestCase {
             """
         let parsed = try TestSupport.run(python, ["-c", script, junit])
         XCTAssertEqual(parsed.status, 0, parsed.err)
-        let f = parsed.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+        let fields = parsed.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
         let checks =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let count = (checks["scenarios"] as! [[String: Any]]).reduce(0) { $0 + ($1["checks"] as! [Any]).count }
-        XCTAssertEqual(f.first, "2")
-        XCTAssertEqual(f.count > 1 ? Int(f[1]) : nil, count)
-        XCTAssertEqual(f.count > 2 ? f[2] : nil, "0")
-        XCTAssertTrue(f.count > 3 && f[3].split(separator: ",").contains("bp.hypertensive-crisis"), parsed.out)
-        XCTAssertEqual(f.count > 4 ? f[4] : nil, "2", "each suite's system-out holds its SUT contract: \(parsed.out)")
+        XCTAssertEqual(fields.first, "2")
+        XCTAssertEqual(fields.count > 1 ? Int(fields[1]) : nil, count)
+        XCTAssertEqual(fields.count > 2 ? fields[2] : nil, "0")
+        XCTAssertTrue(
+            fields.count > 3 && fields[3].split(separator: ",").contains("bp.hypertensive-crisis"),
+            parsed.out
+        )
+        XCTAssertEqual(
+            fields.count > 4 ? fields[4] : nil,
+            "2",
+            "each suite's system-out holds its SUT contract: \(parsed.out)"
+        )
     }
 
     /// The HTML report renders in headless Chromium (Debian's chromium-headless-shell): the DOM holds a
@@ -118,10 +125,10 @@ final class RecordAndRunTests: XCTestCase {
         }
         let html = directory + "/report.html"
         let json = directory + "/report.json"
-        let r = try vitalsim([
+        let ran = try vitalsim([
             "run", suiteDir, "--golden-dir", goldenDir, "--sut-fault", "wrong-severity", "--html", html, "--json", json,
         ])
-        XCTAssertEqual(r.status, 1, r.out + r.err)
+        XCTAssertEqual(ran.status, 1, ran.out + ran.err)
         // Tall enough for the passing scenario's open list of checks (each with its requirement ids)
         // above the failing one's chart.
         let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,10000"]
@@ -155,11 +162,15 @@ final class RecordAndRunTests: XCTestCase {
         let png = directory + "/report.png"
         let shot = try TestSupport.runToFiles(chromium, flags + ["--screenshot=" + png, "file://" + html])
         XCTAssertEqual(shot.status, 0, shot.out)
-        let n = try Self.colourCounts(png)
-        XCTAssertEqual(Array(n.prefix(2)), [1100, 10000], "\(n)")
-        XCTAssertGreaterThan(n.count > 2 ? n[2] : 0, 200, "the vitals line is drawn: \(n)")
-        XCTAssertGreaterThan(n.count > 3 ? n[3] : 0, 200, "the FAIL badge and alert marker are drawn: \(n)")
-        XCTAssertGreaterThan(n.count > 4 ? n[4] : 0, 500, "the event is shaded: \(n)")
+        let counts = try Self.colourCounts(png)
+        XCTAssertEqual(Array(counts.prefix(2)), [1100, 10000], "\(counts)")
+        XCTAssertGreaterThan(counts.count > 2 ? counts[2] : 0, 200, "the vitals line is drawn: \(counts)")
+        XCTAssertGreaterThan(
+            counts.count > 3 ? counts[3] : 0,
+            200,
+            "the FAIL badge and alert marker are drawn: \(counts)"
+        )
+        XCTAssertGreaterThan(counts.count > 4 ? counts[4] : 0, 500, "the event is shaded: \(counts)")
     }
 
     /// Width, height and the pixel counts of the chart line (#0969da), the FAIL badge (#cf222e) and
@@ -188,11 +199,11 @@ final class RecordAndRunTests: XCTestCase {
     /// proves the traffic byte-identical, and catches an altered file or a changed scenario. `--shard`
     /// splits a suite's patients (here one per scenario), and cannot go with `--evidence`.
     func testEvidenceBundleReplaysByteIdenticalAndShardsSplitTheSuite() throws {
-        let r = try vitalsim(
+        let ran = try vitalsim(
             ["run", suiteDir, "--golden-dir", goldenDir, "--shard", "2/2", "--json", directory + "/shard.json"],
             ci: true
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         XCTAssertEqual(
             Array(try findings(directory + "/shard.json").keys),
             ["hypertensive-crisis"],
@@ -302,14 +313,14 @@ final class RecordAndRunTests: XCTestCase {
     func testPushObserversCheckEveryAlertArrivesOnTheirChannel() throws {
         let json = directory + "/push.json"
         let path = suiteDir + "/hypertensive-crisis.yaml"
-        let r = try vitalsim(
+        let ran = try vitalsim(
             [
                 "run", path, "--golden-dir", goldenDir, "--observe", "sse", "--observe", "mqtt", "--observe", "webhook",
                 "--json", json,
             ],
             ci: true
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         let report =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
         let scenario = (report["scenarios"] as! [[String: Any]])[0]
@@ -325,9 +336,9 @@ final class RecordAndRunTests: XCTestCase {
             ]
             XCTAssertEqual(latency?["count"], 1, "the crisis alert's latency as \(channel) delivered it")
         }
-        XCTAssertTrue(r.out.contains("reading-to-alert-sse"), r.out)
+        XCTAssertTrue(ran.out.contains("reading-to-alert-sse"), ran.out)
         // A passing run's console has no error lines (the webhook receiver shuts down gracefully).
-        let errors = (r.out + r.err).split(separator: "\n").filter { $0.contains(" error ") }
+        let errors = (ran.out + ran.err).split(separator: "\n").filter { $0.contains(" error ") }
         XCTAssertEqual(errors, [], "a passing run logged errors")
 
         // A SUT not connected to the broker still lists its alerts, but none arrives over MQTT.
@@ -384,7 +395,7 @@ final class RecordAndRunTests: XCTestCase {
             "run", path, "--golden-dir", goldenDir, "--sut-fault", "delay-alerts=4s", "--settle", "1", "--json", json,
         ])
         XCTAssertEqual(late.status, 1, late.out + late.err)
-        // Over the p99 of 1 s and the maximum of 2 s (seed 000's real-time updates under 2 seconds).
+        // Over the p99 of 1 s and the maximum of 2 s (the IoT-AI SRS's real-time updates under 2 seconds).
         XCTAssertEqual(try findings(json)["hypertensive-crisis"], ["budget-exceeded", "budget-exceeded"], late.out)
         XCTAssertTrue(
             late.err.contains("waiting up to 32 s (reading → alert budget 2 s + --alert-wait 30 s)"),
@@ -601,10 +612,10 @@ final class RecordAndRunTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        let f = try findings(directory + "/core.json")
-        XCTAssertEqual(process.terminationStatus, 0, "\(f)")
-        XCTAssertEqual(f.count, 25, "every core scenario has a golden file and ran")
-        XCTAssertEqual(f.values.flatMap { $0 }, [])
+        let found = try findings(directory + "/core.json")
+        XCTAssertEqual(process.terminationStatus, 0, "\(found)")
+        XCTAssertEqual(found.count, 25, "every core scenario has a golden file and ran")
+        XCTAssertEqual(found.values.flatMap { $0 }, [])
     }
 
     /// Over MQTT the broker's PUBACK is not delivery: the reference SUT confirms what it stored on
@@ -640,9 +651,9 @@ final class RecordAndRunTests: XCTestCase {
 
     /// The checks of the first scenario in a JSON report.
     func checks(_ jsonPath: String) throws -> [[String: Any]] {
-        let j =
+        let expectedJSON =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as? [String: Any]
-        return ((j?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
+        return ((expectedJSON?["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]]) ?? []
     }
 
 }

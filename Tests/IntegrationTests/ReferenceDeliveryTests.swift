@@ -159,9 +159,13 @@ final class ReferenceDeliveryTests: XCTestCase {
             polled.map { "\($0["patientId"] as? String ?? "") \($0["rule"] as? String ?? "")" }.sorted(),
             expected.map { "\($0.0) \($0.1)" }
         )
-        let g = polled.first { $0["patientId"] as? String == "602" }
-        XCTAssertEqual(g?["evidence"] as? [String], ["g1"], "the MQTT user property reading-id is the evidence")
-        XCTAssertEqual(g?["raisedAt"] as? String, "2024-11-07T08:05:00.000Z", "judged by the device-time property")
+        let glucose = polled.first { $0["patientId"] as? String == "602" }
+        XCTAssertEqual(glucose?["evidence"] as? [String], ["g1"], "the MQTT user property reading-id is the evidence")
+        XCTAssertEqual(
+            glucose?["raisedAt"] as? String,
+            "2024-11-07T08:05:00.000Z",
+            "judged by the device-time property"
+        )
         let ids = Set(polled.compactMap { $0["alertId"] as? String })
         XCTAssertEqual(ids.count, 3)
         return ids

@@ -97,8 +97,8 @@ final class ReferenceDurabilityTests: XCTestCase {
                 "["
                 + ids.map { id in
                     let parts = id.split(separator: "-")
-                    let i = Int(parts[1])!
-                    let ts = CivilTimeText.iso(1_730_937_600 + i * 60)
+                    let index = Int(parts[1])!
+                    let ts = CivilTimeText.iso(1_730_937_600 + index * 60)
                     return observationJSON(
                         id: id,
                         patient: String(parts[0]),
@@ -109,34 +109,34 @@ final class ReferenceDurabilityTests: XCTestCase {
                         at: ts
                     )
                 }.joined(separator: ",") + "]"
-            let r = try second.curl("POST", "/api/v1/observations", body: body)
-            XCTAssertEqual(r.status, 200, r.body)
-            let j = SUTProcess.json(r.body) as? [String: Any]
-            XCTAssertEqual(j?["accepted"] as? Int, 0, "an acknowledged reading was lost: \(r.body)")
-            XCTAssertEqual(j?["duplicates"] as? Int, ids.count)
+            let answer = try second.curl("POST", "/api/v1/observations", body: body)
+            XCTAssertEqual(answer.status, 200, answer.body)
+            let json = SUTProcess.json(answer.body) as? [String: Any]
+            XCTAssertEqual(json?["accepted"] as? Int, 0, "an acknowledged reading was lost: \(answer.body)")
+            XCTAssertEqual(json?["duplicates"] as? Int, ids.count)
         }
     }
 
     /// Alerts raised before the kill survive, and the engine's windows were rebuilt (no second alert).
     func checkAlertsSurvived(_ perClient: [Int], _ second: SUTProcess) throws {
         let alerts = try second.alerts()
-        for (c, n) in perClient.enumerated() where n >= 11 {
+        for (c, first) in perClient.enumerated() where first >= 11 {
             XCTAssertEqual(
                 alerts.filter { $0["patientId"] as? String == "k\(c)" }.map { $0["rule"] as? String },
                 ["hr.tachycardia"],
-                "patient k\(c) after \(n) readings"
+                "patient k\(c) after \(first) readings"
             )
         }
         // A fresh reading continues the same episode: still no duplicate alert.
-        if let n = perClient.first, n >= 11 {
+        if let first = perClient.first, first >= 11 {
             let more = observationJSON(
-                id: "k0-\(n + 10000)",
+                id: "k0-\(first + 10000)",
                 patient: "k0",
                 device: "hr",
                 kind: "heart-rate",
                 value: 130,
                 unit: "/min",
-                at: CivilTimeText.iso(1_730_937_600 + n * 60)
+                at: CivilTimeText.iso(1_730_937_600 + first * 60)
             )
             XCTAssertEqual(try second.curl("POST", "/api/v1/observations", body: more).status, 200)
             XCTAssertEqual(try second.alerts("?patient=k0").count, 1, "the recovered engine keeps the alert latched")

@@ -60,11 +60,11 @@ final class ReferenceFaultTests: XCTestCase {
     /// does to the answers is tested in-process: `ReferenceSUTTests.FaultRouteTests`.)
     func testFaultyModesAreAnnouncedOnStderr() throws {
         XCTAssertFalse(try exercise([]).stderr.contains("FAULTY MODE"))
-        let o = try exercise(["drop-alerts=1", "accept-invalid", "miss-rule=temp.fever"])
-        XCTAssertEqual(o.statuses, [200, 200, 200], "the invalid reading is acknowledged")
-        XCTAssertEqual(o.rules, [], "drop-alerts=1 drops every alert")
+        let outcome = try exercise(["drop-alerts=1", "accept-invalid", "miss-rule=temp.fever"])
+        XCTAssertEqual(outcome.statuses, [200, 200, 200], "the invalid reading is acknowledged")
+        XCTAssertEqual(outcome.rules, [], "drop-alerts=1 drops every alert")
         for mode in ["FAULTY MODE", "drop-alerts", "accept-invalid", "miss-rule=temp.fever"] {
-            XCTAssertTrue(o.stderr.contains(mode), "\(mode): \(o.stderr)")
+            XCTAssertTrue(outcome.stderr.contains(mode), "\(mode): \(outcome.stderr)")
         }
     }
 
@@ -129,9 +129,12 @@ final class ReferenceFaultTests: XCTestCase {
             ("miss-rule=hr.nope", "unknown rule hr.nope"),
             ("crash-after=-1", "whole number"), ("explode", "unknown fault"), ("accept-invalid=yes", "takes no value"),
         ] {
-            let r = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--dev", "--fault", fault])
-            XCTAssertEqual(r.status, 2, fault)
-            XCTAssertTrue(r.err.contains(message), "\(fault): \(r.err)")
+            let ran = try TestSupport.run(
+                TestSupport.vitalsimPath,
+                ["serve", "--port", "0", "--dev", "--fault", fault]
+            )
+            XCTAssertEqual(ran.status, 2, fault)
+            XCTAssertTrue(ran.err.contains(message), "\(fault): \(ran.err)")
         }
     }
 }

@@ -44,9 +44,9 @@ final class ReferenceOpenAPITests: XCTestCase {
             "--no-color",
         ]
         if let header { args += ["-H", header] }
-        let r = try TestSupport.run(tool, args + extra)
+        let ran = try TestSupport.run(tool, args + extra)
         XCTAssertFalse(sut.stderr.contains("Fatal error"), sut.stderr)
-        return (r.status, r.out + r.err)
+        return (ran.status, ran.out + ran.err)
     }
 
     func testLiveServerConformsToTheSpecification() throws {
@@ -64,7 +64,7 @@ final class ReferenceOpenAPITests: XCTestCase {
         let sut = try SUTProcess(["--dev", "--rate-limit", "0"], directory: dir)
         defer { sut.stop() }
         let token = try XCTUnwrap(sut.deviceTokens["501"])
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             tool,
             [
                 "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
@@ -74,7 +74,7 @@ final class ReferenceOpenAPITests: XCTestCase {
                 "-H", "Authorization: Bearer \(token)",
             ]
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         XCTAssertTrue(sut.stderr.isEmpty || !sut.stderr.contains("Fatal error"), sut.stderr)
     }
 

@@ -28,7 +28,7 @@ final class ReferenceOperationsTests: XCTestCase {
     func testOperatorCertificateAndKey() throws {
         let key = directory + "/key.pem"
         let cert = directory + "/cert.pem"
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             "openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
@@ -36,7 +36,7 @@ final class ReferenceOperationsTests: XCTestCase {
                 "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
             ]
         )
-        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(ran.status, 0, ran.err)
         let sut = try SUTProcess(
             ["--tls-cert", cert, "--tls-key", key, "--database", directory + "/sut.sqlite"],
             directory: directory
@@ -166,11 +166,11 @@ final class ReferenceOperationsTests: XCTestCase {
             to: directory,
             name: "bad.yaml"
         )
-        let r = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--credentials", bad])
-        XCTAssertEqual(r.status, 2)
+        let ran = try TestSupport.run(TestSupport.vitalsimPath, ["serve", "--port", "0", "--credentials", bad])
+        XCTAssertEqual(ran.status, 2)
         XCTAssertTrue(
-            r.err.contains("bad.yaml:2") && r.err.contains("devices[0].token") && r.err.contains("16 characters"),
-            r.err
+            ran.err.contains("bad.yaml:2") && ran.err.contains("devices[0].token") && ran.err.contains("16 characters"),
+            ran.err
         )
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TestFixtures
 import XCTest
 
-/// Issue 19, read-back on a live server: the reference SUT answers what it stored, from its
+/// Read-back on a live server: the reference SUT answers what it stored, from its
 /// storage (so after a restart too), by patient, kind and period, page by page, with per-day and
 /// per-month counts, on PostgreSQL; FHIR search Bundles validated by fhir.resources. The same
 /// checks on SQLite run in-process (`ReferenceSUTTests.ReadBackRouteTests`).
@@ -86,9 +86,9 @@ final class ReferenceReadBackTests: XCTestCase {
         for (query, field) in [
             ("kind=pulse", "kind"), ("from=yesterday", "from"), ("limit=0", "limit"), ("after=-1", "after"),
         ] {
-            let r = try sut.curl("GET", "/api/v1/patients/701/readings?\(query)")
-            XCTAssertEqual(r.status, 400, query)
-            XCTAssertEqual((SUTProcess.json(r.body) as? [String: Any])?["field"] as? String, field, r.body)
+            let answer = try sut.curl("GET", "/api/v1/patients/701/readings?\(query)")
+            XCTAssertEqual(answer.status, 400, query)
+            XCTAssertEqual((SUTProcess.json(answer.body) as? [String: Any])?["field"] as? String, field, answer.body)
         }
         XCTAssertEqual(try sut.curl("GET", "/api/v1/patients/701/readings/counts?by=week").status, 400)
         XCTAssertEqual(try sut.curl("GET", "/api/v1/patients/799/readings").status, 404)
@@ -142,8 +142,8 @@ final class ReferenceReadBackTests: XCTestCase {
         XCTAssertEqual(panel.compactMap { ($0["valueQuantity"] as? [String: Any])?["value"] as? Double }, [128, 84])
 
         func ids(_ query: String) throws -> [String] {
-            let b = try bundle(sut, "/fhir/Observation?" + query, directory: dir)
-            return (b["entry"] as? [[String: Any]] ?? []).compactMap {
+            let bundleJSON = try bundle(sut, "/fhir/Observation?" + query, directory: dir)
+            return (bundleJSON["entry"] as? [[String: Any]] ?? []).compactMap {
                 (($0["resource"] as? [String: Any])?["identifier"] as? [[String: Any]])?.first?["value"] as? String
             }
         }
@@ -164,18 +164,18 @@ final class ReferenceReadBackTests: XCTestCase {
         for (query, field) in [
             ("code=8867-4", "patient"), ("patient=701&code=1234-5", "code"), ("patient=701&date=yesterday", "date"),
         ] {
-            let r = try sut.curl("GET", "/fhir/Observation?" + query)
-            XCTAssertEqual(r.status, 400, query)
-            let issue = ((SUTProcess.json(r.body) as? [String: Any])?["issue"] as? [[String: Any]])?.first
-            XCTAssertEqual((issue?["expression"] as? [String])?.first, field, r.body)
+            let answer = try sut.curl("GET", "/fhir/Observation?" + query)
+            XCTAssertEqual(answer.status, 400, query)
+            let issue = ((SUTProcess.json(answer.body) as? [String: Any])?["issue"] as? [[String: Any]])?.first
+            XCTAssertEqual((issue?["expression"] as? [String])?.first, field, answer.body)
         }
     }
 
     /// A searchset Bundle, validated as FHIR R4B by fhir.resources.
     func bundle(_ sut: SUTProcess, _ path: String, directory: String) throws -> [String: Any] {
-        let r = try sut.curl("GET", path)
-        XCTAssertEqual(r.status, 200, path + ": " + r.body)
-        let file = TestSupport.write(r.body, to: directory, name: "bundle.json")
+        let answer = try sut.curl("GET", path)
+        XCTAssertEqual(answer.status, 200, path + ": " + answer.body)
+        let file = TestSupport.write(answer.body, to: directory, name: "bundle.json")
         let check = try TestSupport.run(
             try Self.fhirPython(),
             [
@@ -185,7 +185,7 @@ final class ReferenceReadBackTests: XCTestCase {
             ]
         )
         XCTAssertEqual(check.status, 0, path + ": " + check.err)
-        return SUTProcess.json(r.body) as? [String: Any] ?? [:]
+        return SUTProcess.json(answer.body) as? [String: Any] ?? [:]
     }
 
     /// `.venv-test/bin/python` with fhir.resources (pinned), installed when missing.
@@ -202,9 +202,9 @@ final class ReferenceReadBackTests: XCTestCase {
     }
 
     func object(_ sut: SUTProcess, _ path: String) throws -> [String: Any] {
-        let r = try sut.curl("GET", path)
-        XCTAssertEqual(r.status, 200, path + ": " + r.body)
-        return SUTProcess.json(r.body) as? [String: Any] ?? [:]
+        let answer = try sut.curl("GET", path)
+        XCTAssertEqual(answer.status, 200, path + ": " + answer.body)
+        return SUTProcess.json(answer.body) as? [String: Any] ?? [:]
     }
 
     func items(_ sut: SUTProcess, _ path: String) throws -> [[String: Any]] {

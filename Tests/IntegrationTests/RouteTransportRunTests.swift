@@ -43,12 +43,12 @@ final class RouteTransportRunTests: XCTestCase {
     /// the SUT, and the reference SUT's data-gap rule follows arrival order (docs/sut-profiles.md).
     func testDevicesMovedToMQTTAreJudgedByTheSameGoldens() throws {
         let profile = TestSupport.write(Self.gateway, to: directory, name: "gateway.yaml")
-        let r = try run(corrupt, profile, ["--speed", "900"])
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let ran = try run(corrupt, profile, ["--speed", "900"])
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         // 27 checks as before, and the refused field of each of the 22 expected refusals a check of its own.
-        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 49/49 checks"), r.out)
-        XCTAssertTrue(r.out.contains("ingestion MQTT ble/{patient}/heart-rate/{device}: PUBACK ×"), r.out)
-        XCTAssertTrue(r.out.contains("ingestion MQTT vitals/{patient}/cgm: PUBACK ×33, refused 400 ×2"), r.out)
+        XCTAssertTrue(ran.out.contains("PASS corrupt-and-duplicate-payloads: 49/49 checks"), ran.out)
+        XCTAssertTrue(ran.out.contains("ingestion MQTT ble/{patient}/heart-rate/{device}: PUBACK ×"), ran.out)
+        XCTAssertTrue(ran.out.contains("ingestion MQTT vitals/{patient}/cgm: PUBACK ×33, refused 400 ×2"), ran.out)
 
         let faulty = try run(corrupt, profile, ["--sut-fault", "accept-invalid"])
         XCTAssertEqual(faulty.status, 1, faulty.out + faulty.err)

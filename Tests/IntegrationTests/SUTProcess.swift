@@ -37,14 +37,14 @@ final class SUTProcess {
             text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         }
         for l in text.split(separator: "\n") {
-            let f = l.split(separator: " ").map(String.init)
-            switch f.first {
-            case "listening": base = f.last ?? ""
-            case "ca-certificate": caFile = f.last
-            case "device-token" where f.count == 4: deviceTokens[f[1]] = f[3]
-            case "reader-token": readerToken = f.last
-            case "client-certificate": clientCertificate = f.last
-            case "client-key": clientKey = f.last
+            let fields = l.split(separator: " ").map(String.init)
+            switch fields.first {
+            case "listening": base = fields.last ?? ""
+            case "ca-certificate": caFile = fields.last
+            case "device-token" where fields.count == 4: deviceTokens[fields[1]] = fields[3]
+            case "reader-token": readerToken = fields.last
+            case "client-certificate": clientCertificate = fields.last
+            case "client-key": clientKey = fields.last
             default: break
             }
         }
@@ -87,8 +87,8 @@ final class SUTProcess {
         if let caFile { args += ["--cacert", caFile] }
         if let token { args += ["-H", "Authorization: Bearer \(token)"] }
         if let body { args += ["--data-binary", body] }
-        let r = try TestSupport.run("curl", args + extra + [base + path])
-        var lines = r.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let ran = try TestSupport.run("curl", args + extra + [base + path])
+        var lines = ran.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let status = Int(lines.popLast() ?? "") ?? 0
         return (status, lines.joined(separator: "\n"))
     }
@@ -98,7 +98,7 @@ final class SUTProcess {
 
     /// Alerts polled with the reader token (if any).
     func alerts(_ query: String = "") throws -> [[String: Any]] {
-        let r = try curl("GET", "/api/v1/alerts" + query, token: readerToken)
-        return SUTProcess.json(r.body) as? [[String: Any]] ?? []
+        let answer = try curl("GET", "/api/v1/alerts" + query, token: readerToken)
+        return SUTProcess.json(answer.body) as? [[String: Any]] ?? []
     }
 }

@@ -23,11 +23,11 @@ final class SUTProfileRunTests: XCTestCase {
 
     func testABadProfileIsAnInputErrorNamingFileAndLine() throws {
         let profile = TestSupport.write("name: p\nalerts:\n  url: /a\n  feilds: {}\n", to: directory, name: "bad.yaml")
-        let r = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", profile])
-        XCTAssertEqual(r.status, 2, r.out + r.err)
+        let ran = try vitalsim(["run", crisis, "--golden-dir", golden, "--sut", profile])
+        XCTAssertEqual(ran.status, 2, ran.out + ran.err)
         XCTAssertTrue(
-            r.err.contains("\(profile):4:3: error: alerts.feilds: unknown key 'feilds' (did you mean 'fields'?)"),
-            r.err
+            ran.err.contains("\(profile):4:3: error: alerts.feilds: unknown key 'feilds' (did you mean 'fields'?)"),
+            ran.err
         )
     }
 
@@ -91,11 +91,11 @@ final class SUTProfileRunTests: XCTestCase {
         XCTAssertEqual(doctor.status, 0, doctor.out + doctor.err)
         XCTAssertTrue(doctor.out.contains("✓ OAuth2 token: obtained from \(base)/oauth/token"), doctor.out)
         // --speed 20000: the scenario's day takes about 4 s, several token lifetimes.
-        let r = try vitalsim(
+        let ran = try vitalsim(
             ["run", crisis, "--golden-dir", golden, "--sut", profile, "--speed", "20000"],
             environment: ["GATEWAY_SECRET": "s3cret"]
         )
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         let stats = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(try TestSupport.run("curl", ["-s", base + "/_stats"]).out.utf8))
                 as? [String: Int]
@@ -158,11 +158,11 @@ final class SUTProfileRunTests: XCTestCase {
         let fhir = TestSupport.repositoryRoot + "/profiles/fhir-r4.yaml"
         let corrupt = TestSupport.repositoryRoot + "/scenarios/core/corrupt-and-duplicate-payloads.yaml"
         let evidence = directory + "/evidence"
-        let r = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--evidence", evidence])
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let ran = try vitalsim(["run", corrupt, "--golden-dir", golden, "--sut", fhir, "--evidence", evidence])
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         // 22 expected refusals, each a status check and a check of the field it names; two read-backs
         // by period (fhir-r4's by-period).
-        XCTAssertTrue(r.out.contains("PASS corrupt-and-duplicate-payloads: 54/54 checks"), r.out)
+        XCTAssertTrue(ran.out.contains("PASS corrupt-and-duplicate-payloads: 54/54 checks"), ran.out)
         let bundle = evidence + "/corrupt-and-duplicate-payloads"
         let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
         XCTAssertTrue(traffic.contains("\"path\":\"/fhir\""), String(traffic.prefix(400)))
@@ -190,8 +190,8 @@ final class SUTProfileRunTests: XCTestCase {
         }
         let observe = ["--observe", "sse", "--observe", "mqtt", "--golden-dir", golden]
         let good = profile("push", push: "{sse: /api/v1/alerts/stream, mqtt-topic: \"alerts/#\"}")
-        let r = try vitalsim(["run", crisis, "--sut", good] + observe)
-        XCTAssertEqual(r.status, 0, r.out + r.err)
+        let ran = try vitalsim(["run", crisis, "--sut", good] + observe)
+        XCTAssertEqual(ran.status, 0, ran.out + ran.err)
         let wrong = profile("wrong-item", push: "{item: /alert}")
         let w = try vitalsim(["run", crisis, "--sut", wrong] + observe)
         XCTAssertEqual(w.status, 1, w.out + w.err)

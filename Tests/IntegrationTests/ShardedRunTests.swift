@@ -160,10 +160,10 @@ final class ShardedRunTests: XCTestCase {
         XCTAssertEqual(got.count, expected.count, "scenarios", file: file, line: line)
         for (g, e) in zip(got, expected) where g != e {
             let (gl, el) = (g.split(separator: "\n"), e.split(separator: "\n"))
-            let i = (0..<min(gl.count, el.count)).first { gl[$0] != el[$0] } ?? min(gl.count, el.count)
-            let at = { (l: [Substring]) in i < l.count ? String(l[i]) : "(end)" }
+            let firstDifference = (0..<min(gl.count, el.count)).first { gl[$0] != el[$0] } ?? min(gl.count, el.count)
+            let at = { (l: [Substring]) in firstDifference < l.count ? String(l[firstDifference]) : "(end)" }
             XCTFail(
-                "\(el.first ?? ""): line \(i) is '\(at(gl))', unsharded '\(at(el))' (\(gl.count) vs \(el.count) lines)",
+                "\(el.first ?? ""): line \(firstDifference) is '\(at(gl))', unsharded '\(at(el))' (\(gl.count) vs \(el.count) lines)",
                 file: file,
                 line: line
             )
@@ -192,11 +192,11 @@ extension ShardedRunTests {
     /// The committed load scenario is what its generator writes (edit the generator, not the file).
     func testTheLoadScenarioIsItsGeneratorsOutput() throws {
         let out = directory + "/ward.yaml"
-        let r = try TestSupport.run(
+        let ran = try TestSupport.run(
             "python3",
             [TestSupport.repositoryRoot + "/ci/load-scenario.py", "2500", "2h", out]
         )
-        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(ran.status, 0, ran.err)
         let committed = try String(
             contentsOfFile: TestSupport.repositoryRoot + "/scenarios/load/ward-2500-patients.yaml",
             encoding: .utf8
@@ -227,9 +227,9 @@ extension ShardedRunTests {
             "--result", directory + "/shard-{shard}.json",
         ]
         for index in 0..<2 {
-            let r = try vitalsim(["run", scenario] + shared, environment: ["JOB_COMPLETION_INDEX": String(index)])
-            XCTAssertEqual(r.status, 0, r.out + r.err)
-            XCTAssertTrue(r.out.contains("PASS 1/1 scenario(s)"), "shard \(index + 1): " + r.out)
+            let ran = try vitalsim(["run", scenario] + shared, environment: ["JOB_COMPLETION_INDEX": String(index)])
+            XCTAssertEqual(ran.status, 0, ran.out + ran.err)
+            XCTAssertTrue(ran.out.contains("PASS 1/1 scenario(s)"), "shard \(index + 1): " + ran.out)
         }
         // The first shard's patient's alert was still listed when the second shard ran.
         let listed = try sut.alerts().compactMap { $0["patientId"] as? String }

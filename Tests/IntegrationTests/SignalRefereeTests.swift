@@ -38,9 +38,9 @@ final class SignalRefereeTests: XCTestCase {
         XCTAssertEqual(generated.status, 0, generated.err)
         return try measures.map { measure, args in
             let script = TestSupport.repositoryRoot + "/Tests/referees/signals_referee.py"
-            let r = try TestSupport.run(python, [script, measure, dir + "/out/readings.jsonl"] + args)
-            XCTAssertEqual(r.status, 0, r.err)
-            return Data(r.out.utf8)
+            let ran = try TestSupport.run(python, [script, measure, dir + "/out/readings.jsonl"] + args)
+            XCTAssertEqual(ran.status, 0, ran.err)
+            return Data(ran.out.utf8)
         }
     }
 
@@ -183,15 +183,18 @@ final class SignalRefereeTests: XCTestCase {
             baseline: "",
             devices: ["{id: strap, type: heart-rate-strap}", "{id: resp, type: respiration-monitor, cadence: 1m}"]
         )
-        let b = try JSONDecoder().decode(Breathing.self, from: referee(yaml, [("breathing", ["strap", "resp"])])[0])
-        XCTAssertGreaterThan(b.windows, 250, "\(b)")
+        let breathing = try JSONDecoder().decode(
+            Breathing.self,
+            from: referee(yaml, [("breathing", ["strap", "resp"])])[0]
+        )
+        XCTAssertGreaterThan(breathing.windows, 250, "\(breathing)")
         // The HF peak of RR sits at the breathing frequency (Task Force 1996; Hirsch & Bishop
         // 1981), so it follows the breathing rate through sleep and activity; a fixed breathing
         // frequency in the heart model would leave no correlation.
-        XCTAssertGreaterThan(b.correlation, 0.5, "HF peak vs respiration monitor: \(b)")
-        XCTAssertLessThan(b.medianDifference, 1.5, "breaths/min: \(b)")
+        XCTAssertGreaterThan(breathing.correlation, 0.5, "HF peak vs respiration monitor: \(breathing)")
+        XCTAssertLessThan(breathing.medianDifference, 1.5, "breaths/min: \(breathing)")
         // Adults breathe 12–20 /min at rest (NEWS2's zero band, clinical.md §3.4).
-        XCTAssertTrue((12...20).contains(b.medianPeak), "\(b)")
-        XCTAssertGreaterThan(b.peakIQR, 0.5, "the breathing rate is not fixed: \(b)")
+        XCTAssertTrue((12...20).contains(breathing.medianPeak), "\(breathing)")
+        XCTAssertGreaterThan(breathing.peakIQR, 0.5, "the breathing rate is not fixed: \(breathing)")
     }
 }

@@ -27,8 +27,8 @@ extension XCTestCase {
         for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
             args += ["-D", "publish", "user-property", name, value]
         }
-        let r = try TestSupport.run("mosquitto_pub", args)
-        XCTAssertEqual(r.status, 0, r.err)
+        let ran = try TestSupport.run("mosquitto_pub", args)
+        XCTAssertEqual(ran.status, 0, ran.err)
     }
 }
 

@@ -52,7 +52,7 @@ struct AccessProbeTests {
     }
 
     static func probe(_ operation: AccessProbe.Operation, inCare: Bool, status: Int?) -> AccessProbe {
-        var p = AccessProbe(
+        var probe = AccessProbe(
             person: "ann",
             role: .caregiver,
             operation: operation,
@@ -60,8 +60,8 @@ struct AccessProbeTests {
             inCare: inCare,
             mustGrant: inCare && !operation.writes
         )
-        p.status = status
-        return p
+        probe.status = status
+        return probe
     }
 
     @Test func anotherPatientsAuditTrailIsGrantedWronglyOnlyWhenItShowsTheirEntries() {

@@ -46,7 +46,7 @@ final class AlertTracesTests: XCTestCase {
         verdict.alerts = [alert]
         verdict.alertTraces = traces
         let json = try XCTUnwrap(
-            JSONSerialization.jsonObject(with: Data(RunReport.json([verdict]).utf8)) as? [String: Any]
+            JSONSerialization.jsonObject(with: Data(RunReport([verdict]).json.utf8)) as? [String: Any]
         )
         let alerts = try XCTUnwrap((json["scenarios"] as? [[String: Any]])?.first?["alerts"] as? [[String: Any]])
         XCTAssertEqual(alerts.first?["traceIds"] as? [String], expected)

@@ -79,15 +79,18 @@ final class CIReportTests: XCTestCase {
         waived.excuse = .waived(reason: "RPM-7 | known", ticket: nil)
         var skipped = check(.recipients, "alert recipients")
         skipped.skipped = true
-        var v = Verdict(scenario: "s", checks: [check(.traffic, "traffic digest"), failed, warned, waived, skipped])
-        v.latency[.readingToAck] = ["count": 3, "p50": 1.5, "p90": 2, "p99": 2.5, "max": 3]
-        let located = CheckLocator.locate([v], with: ["s": locator])
+        var verdict = Verdict(
+            scenario: "s",
+            checks: [check(.traffic, "traffic digest"), failed, warned, waived, skipped]
+        )
+        verdict.latency[.readingToAck] = ["count": 3, "p50": 1.5, "p90": 2, "p99": 2.5, "max": 3]
+        let located = CheckLocator.locate([verdict], with: ["s": locator])
         return located + [Verdict(scenario: "t", error: "no route to the SUT", contract: nil)]
     }
 
     func testAnnotationsAreEscapedWorkflowCommandsOnTheirLines() {
-        let found = CIAnnotations.annotations(verdicts(), scenarioFiles: ["t": "scenarios/t.yaml"])
-        let lines = CIAnnotations.workflowCommands(found).split(separator: "\n").map(String.init)
+        let found = CIAnnotations(verdicts(), scenarioFiles: ["t": "scenarios/t.yaml"]).annotations
+        let lines = CIAnnotations(annotations: found).workflowCommands.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 4, lines.joined(separator: "\n"))
         XCTAssertEqual(
             lines[1],
@@ -104,13 +107,13 @@ final class CIReportTests: XCTestCase {
         XCTAssertTrue(lines[3].hasPrefix("::warning file=golden/s.golden.yaml,line=6,"), lines[3])
         XCTAssertTrue(lines[3].hasSuffix("— waived: RPM-7 | known"), lines[3])
         let many = Array(repeating: found[0], count: CIAnnotations.limit + 3)
-        let capped = CIAnnotations.workflowCommands(many).split(separator: "\n")
+        let capped = CIAnnotations(annotations: many).workflowCommands.split(separator: "\n")
         XCTAssertEqual(capped.count, CIAnnotations.limit + 1)
         XCTAssertEqual(capped.last, "::notice::3 more finding(s): see the job summary or JUnit")
     }
 
     func testTheJobSummaryListsScenariosFindingsWithTheirLinesAndLatency() {
-        let markdown = JobSummary.markdown(verdicts())
+        let markdown = JobSummary(verdicts()).markdown
         XCTAssertTrue(markdown.hasPrefix("## VitalSim: ❌ FAIL — 0/2 scenario(s) passed\n"), markdown)
         XCTAssertTrue(markdown.contains("| s | ❌ fail | 4/5 | 1 | 2 | 0 / 0 / 0 |"), markdown)
         XCTAssertTrue(markdown.contains("| t | ⚠️ not judged |"), markdown)
@@ -124,15 +127,15 @@ final class CIReportTests: XCTestCase {
         XCTAssertTrue(markdown.contains("waived: RPM-7 \\| known") == false)  // the detail, not the excuse, is shown
         XCTAssertTrue(markdown.contains("| s | alert hr.tachycardia patient 50 | waived | missed |"), markdown)
         XCTAssertTrue(markdown.contains("| s | reading-to-ack | 1.50 | 2.00 | 2.50 | 3.00 | 3 |"), markdown)
-        let clean = JobSummary.markdown([Verdict(scenario: "ok", checks: [check(.traffic, "traffic digest")])])
+        let clean = JobSummary([Verdict(scenario: "ok", checks: [check(.traffic, "traffic digest")])]).markdown
         XCTAssertTrue(clean.hasPrefix("## VitalSim: ✅ PASS — 1/1 scenario(s) passed"), clean)
         XCTAssertTrue(clean.contains("Every check passed."), clean)
     }
 
     func testCodeQualityIssuesHaveStableFingerprintsAndLines() throws {
-        let found = CIAnnotations.annotations(verdicts())
-        let report = CIAnnotations.codeQuality(found)
-        XCTAssertEqual(report, CIAnnotations.codeQuality(CIAnnotations.annotations(verdicts())))
+        let found = CIAnnotations(verdicts()).annotations
+        let report = CIAnnotations(annotations: found).codeQuality
+        XCTAssertEqual(report, CIAnnotations(annotations: CIAnnotations(verdicts()).annotations).codeQuality)
         let issues = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.utf8)) as? [[String: Any]])
         XCTAssertEqual(issues.count, 4)
         XCTAssertEqual(issues.map { $0["severity"] as? String }, ["critical", "critical", "minor", "minor"])
@@ -146,7 +149,7 @@ final class CIReportTests: XCTestCase {
         let about = RunDescription(fields: [
             .init("run id", "r1"), .init("started", "2026-11-28T03:00:00Z"), .init("duration", "2.5 s"),
         ])
-        let text = CTRFReport.json(verdicts(), about: about, title: "run")
+        let text = CTRFReport(verdicts(), about: about, title: "run").json
         let top = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         XCTAssertEqual(top["reportFormat"] as? String, "CTRF")
         XCTAssertEqual(top["runId"] as? String, "r1")

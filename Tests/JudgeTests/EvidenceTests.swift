@@ -51,10 +51,10 @@ final class EvidenceTests: XCTestCase {
     }
 
     func testEvidenceOfThePatientInsideTheWindowPasses() {
-        let c = checks(alert(citing: ["1/cuff/1", "1/cuff/5"]))
-        XCTAssertEqual(c.map(\.finding), [nil])
-        XCTAssertEqual(c.map(\.kind), [.evidence])
-        XCTAssertEqual(c.first?.name, "alert evidence")
+        let made = checks(alert(citing: ["1/cuff/1", "1/cuff/5"]))
+        XCTAssertEqual(made.map(\.finding), [nil])
+        XCTAssertEqual(made.map(\.kind), [.evidence])
+        XCTAssertEqual(made.first?.name, "alert evidence")
         // Rules the oracle does not know are checked for patient, sending and acceptance only.
         XCTAssertEqual(checks(alert("team.own-rule", citing: ["1/cuff/1"])).map(\.finding), [nil])
         // A device carried over a live BLE link: its gateway names the readings; the patient is checked.
@@ -77,10 +77,10 @@ final class EvidenceTests: XCTestCase {
             (["1/cgm/9"], "(it cites 1/cgm/9: cgm at 2024-11-07T10:00:00.000Z)"),
         ]
         for (evidence, expected) in cases {
-            let c = checks(alert(citing: evidence))
-            XCTAssertEqual(c.map(\.finding), [.wrongEvidence], "\(evidence)")
+            let made = checks(alert(citing: evidence))
+            XCTAssertEqual(made.map(\.finding), [.wrongEvidence], "\(evidence)")
             XCTAssertEqual(
-                c.first?.name,
+                made.first?.name,
                 "evidence of alert bp.hypertensive-crisis patient 1",
                 "named without a time, so the same failure keeps its name run after run"
             )
@@ -140,8 +140,12 @@ final class EvidenceTests: XCTestCase {
             RequestOutcome(status: 422), RequestOutcome(status: 201), RequestOutcome(status: nil),
             RequestOutcome(status: 400),
         ]
-        let s = EvidenceCatalog.statuses(of: ["1/cuff/1", "1/cuff/2", "1/cuff/3", "x"], sent: sent, outcomes: outcomes)
-        XCTAssertEqual(s, ["1/cuff/1": 422, "1/cuff/2": 201, "x": 400])
+        let statuses = EvidenceCatalog.statuses(
+            of: ["1/cuff/1", "1/cuff/2", "1/cuff/3", "x"],
+            sent: sent,
+            outcomes: outcomes
+        )
+        XCTAssertEqual(statuses, ["1/cuff/1": 422, "1/cuff/2": 201, "x": 400])
     }
 
     /// The judge adds the evidence checks when given a catalog, and reports them under their own kind.
@@ -150,7 +154,7 @@ final class EvidenceTests: XCTestCase {
             .init(patientID: "1", rule: "bp.hypertensive-crisis", severity: .high, from: t0 - minute, to: t0 + minute)
         ])
         let result = JudgeFixtures.result([alert(citing: ["2/cuff/5"])])
-        let v = Verdict(
+        let verdict = Verdict(
             scenario: "s",
             golden: golden,
             plan: [],
@@ -158,8 +162,8 @@ final class EvidenceTests: XCTestCase {
             result: result,
             evidence: catalog
         )
-        XCTAssertEqual(v.checks.filter { $0.finding != nil }.map(\.finding), [.wrongEvidence])
-        XCTAssertFalse(v.passed)
+        XCTAssertEqual(verdict.checks.filter { $0.finding != nil }.map(\.finding), [.wrongEvidence])
+        XCTAssertFalse(verdict.passed)
         let without = Verdict(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
         XCTAssertTrue(without.checks.allSatisfy { $0.kind != .evidence })
     }

@@ -88,9 +88,9 @@ final class FindingTests: XCTestCase {
     }
 
     func testAnAlertInItsWindowWithItsSeverityPasses() {
-        let v = judge(golden(alerts: [expected(at: t0)]), result([observed("a1", at: t0 + minute)]))
-        XCTAssertTrue(v.passed, v.checks.map(\.detail).joined(separator: "; "))
-        XCTAssertEqual(v.checks.map(\.kind), [.alert, .noOtherAlerts, .delivery])
+        let verdict = judge(golden(alerts: [expected(at: t0)]), result([observed("a1", at: t0 + minute)]))
+        XCTAssertTrue(verdict.passed, verdict.checks.map(\.detail).joined(separator: "; "))
+        XCTAssertEqual(verdict.checks.map(\.kind), [.alert, .noOtherAlerts, .delivery])
     }
 
     func testMissedLateEarlyAndWrongSeverity() {
@@ -109,12 +109,12 @@ final class FindingTests: XCTestCase {
     }
 
     func testAnotherRuleOrPatientIsNotAMatch() {
-        let v = judge(
+        let verdict = judge(
             golden(alerts: [expected(at: t0)]),
             result([observed("a", "hr.tachycardia", at: t0), observed("b", patient: "2", at: t0)])
         )
-        XCTAssertEqual(finding(v, .alert), [.missed])
-        XCTAssertEqual(finding(v, .noOtherAlerts), [.spurious, .spurious], "one check per unexpected alert")
+        XCTAssertEqual(finding(verdict, .alert), [.missed])
+        XCTAssertEqual(finding(verdict, .noOtherAlerts), [.spurious, .spurious], "one check per unexpected alert")
     }
 
     func testExtraAlertsAreSpuriousOrDuplicates() {
@@ -139,26 +139,28 @@ final class FindingTests: XCTestCase {
     }
 
     func testTwoExpectationsOfOneRuleAreNamedApart() {
-        let g = golden(alerts: [expected(at: t0), expected(at: t0 + 60 * minute)])
-        let v = judge(g, result([observed("a", at: t0), observed("b", at: t0 + 60 * minute)]))
+        let goldenFile = golden(alerts: [expected(at: t0), expected(at: t0 + 60 * minute)])
+        let verdict = judge(goldenFile, result([observed("a", at: t0), observed("b", at: t0 + 60 * minute)]))
         XCTAssertEqual(
-            v.checks.filter { $0.kind == .alert }.map(\.name),
+            verdict.checks.filter { $0.kind == .alert }.map(\.name),
             ["alert temp.fever patient 1", "alert temp.fever patient 1 #2"]
         )
-        XCTAssertTrue(v.passed)
+        XCTAssertTrue(verdict.passed)
     }
 
     func testAChangedTrafficDigestFails() {
-        let v = judge(golden(), result([]), digest: "sha256:y")
-        XCTAssertEqual(finding(v, .traffic), [.trafficChanged])
-        XCTAssertFalse(v.passed)
+        let verdict = judge(golden(), result([]), digest: "sha256:y")
+        XCTAssertEqual(finding(verdict, .traffic), [.trafficChanged])
+        XCTAssertFalse(verdict.passed)
     }
 
     func testValidationExpectedRejectionsAndUnexpectedOnes() {
-        let g = golden(validation: [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 400, field: "unit")])
+        let goldenFile = golden(validation: [
+            GoldenFile.ExpectedValidation(reading: "1/d/2", status: 400, field: "unit")
+        ])
         let plan = [request("1/d/1"), request("1/d/2", rejection: ExpectedRejection(status: 400, field: "unit"))]
         let right = judge(
-            g,
+            goldenFile,
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "unit")]),
             plan: plan
         )
@@ -166,13 +168,13 @@ final class FindingTests: XCTestCase {
         XCTAssertEqual(right.acknowledged, 1)
         XCTAssertEqual(right.rejected, 1)
         let accepted = judge(
-            g,
+            goldenFile,
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 200)]),
             plan: plan
         )
         XCTAssertEqual(finding(accepted, .validation), [.validationMismatch])
         let wrongField = judge(
-            g,
+            goldenFile,
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 400, field: "value")]),
             plan: plan
         )
@@ -185,14 +187,14 @@ final class FindingTests: XCTestCase {
         XCTAssertEqual(fieldCheck.detail, "the refusal names 'value', expected 'unit'")
         XCTAssertTrue(wrongField.passed == false, "an ungated verdict still shows the finding")
         let refused = judge(
-            g,
+            goldenFile,
             result([], outcomes: [RequestOutcome(status: 403), RequestOutcome(status: 400, field: "unit")]),
             plan: plan
         )
         let accepts = refused.checks.first { $0.name == "accepts 1/d" }
         XCTAssertEqual(accepts?.finding, .validationMismatch, "one check per device, named without a reading position")
         XCTAssertEqual(accepts?.detail, "1 valid request(s) refused; first: 1/d/1 with 403")
-        let gone = judge(g, result([], outcomes: [RequestOutcome(status: 200)]), plan: [request("1/d/1")])
+        let gone = judge(goldenFile, result([], outcomes: [RequestOutcome(status: 200)]), plan: [request("1/d/1")])
         XCTAssertEqual(
             gone.checks.first { $0.name == "rejects 1/d/2" }?.detail,
             "the scenario no longer sends reading 1/d/2"
@@ -201,15 +203,15 @@ final class FindingTests: XCTestCase {
 
     func testARequestWithoutAFinalAnswerIsLost() {
         let plan = [request("1/d/1"), request("1/d/2")]
-        let v = judge(
+        let verdict = judge(
             golden(),
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(error: "timed out", attempts: 6)]),
             plan: plan
         )
-        let delivery = v.checks.first { $0.name == "every reading acknowledged or rejected" }
+        let delivery = verdict.checks.first { $0.name == "every reading acknowledged or rejected" }
         XCTAssertEqual(delivery?.finding, .lost)
         XCTAssertEqual(delivery?.detail, "1 request(s) without a final answer, first: 1/d/2: timed out")
-        XCTAssertEqual(v.failed, 1)
+        XCTAssertEqual(verdict.failed, 1)
         let overloaded = judge(
             golden(),
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 503)]),
@@ -219,26 +221,26 @@ final class FindingTests: XCTestCase {
     }
 
     func testBudgetsPassAndFailOnTheirPercentile() {
-        var g = golden()
-        g.budgets = [GoldenFile.Budget(path: .readingToAck, limits: [(50, 2), (100, 5)])]
-        var r = result([])
-        r.traffic.ackLatency = histogram([1000, 1000, 1000, 9000])
-        let v = judge(g, r)
+        var goldenFile = golden()
+        goldenFile.budgets = [GoldenFile.Budget(path: .readingToAck, limits: [(50, 2), (100, 5)])]
+        var observation = result([])
+        observation.traffic.ackLatency = histogram([1000, 1000, 1000, 9000])
+        let verdict = judge(goldenFile, observation)
         XCTAssertEqual(
-            v.checks.filter { $0.kind == .budget }.map(\.name),
+            verdict.checks.filter { $0.kind == .budget }.map(\.name),
             ["budget reading-to-ack p50 ≤ 2 ms", "budget reading-to-ack max ≤ 5 ms"]
         )
-        XCTAssertEqual(finding(v, .budget), [nil, .budgetExceeded])
+        XCTAssertEqual(finding(verdict, .budget), [nil, .budgetExceeded])
     }
 
     func testLatencyPathsAreReportedInOrder() {
-        var r = result([])
+        var observation = result([])
         var push = PushDelivery(kind: .webhook)
         push.latency = histogram()
-        r.alerts.push = [push, PushDelivery(kind: .sse)]
-        let v = judge(golden(), r)
+        observation.alerts.push = [push, PushDelivery(kind: .sse)]
+        let verdict = judge(golden(), observation)
         XCTAssertEqual(
-            Verdict.latencyPaths(v),
+            verdict.latencyPaths,
             [.readingToAck, .readingToAlert, .readingToAlertSSE, .readingToAlertWebhook, .schedulingLag]
         )
         XCTAssertEqual(LatencyPath.alert(via: .mqtt), .readingToAlertMQTT)
@@ -248,29 +250,32 @@ final class FindingTests: XCTestCase {
 
     func testRecordingKeepsAlertsAndRejectionsAndWarnsAboutDepartures() {
         let plan = [request("1/d/1", rejection: ExpectedRejection(status: 400, field: "unit")), request("1/d/2")]
-        let r = result(
+        let observation = result(
             [observed("a", at: t0), observed("b", at: t0, severity: "urgent")],
             outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 422, field: "value")]
         )
-        let (g, warnings) = GoldenFile.recorded(
+        let (recorded, warnings) = GoldenFile.recorded(
             scenario: "s",
             seed: 7,
             digest: "sha256:z",
             plan: plan,
-            result: r,
+            result: observation,
             oracle: []
         )
-        XCTAssertEqual(g.alerts.map(\.severity), [.medium], "an alert with an unknown severity is not recorded")
-        XCTAssertEqual(g.alerts.first.map { $0.to - $0.from }, GoldenFile.defaultEarly + GoldenFile.defaultLate)
-        XCTAssertEqual(g.validation, [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 422, field: "value")])
-        XCTAssertEqual(g.budgets.map(\.path), [.readingToAck, .readingToAlert])
+        XCTAssertEqual(recorded.alerts.map(\.severity), [.medium], "an alert with an unknown severity is not recorded")
+        XCTAssertEqual(recorded.alerts.first.map { $0.to - $0.from }, GoldenFile.defaultEarly + GoldenFile.defaultLate)
+        XCTAssertEqual(
+            recorded.validation,
+            [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 422, field: "value")]
+        )
+        XCTAssertEqual(recorded.budgets.map(\.path), [.readingToAck, .readingToAlert])
         XCTAssertTrue(warnings.contains { $0.contains("severity 'urgent'") }, "\(warnings)")
         XCTAssertTrue(
             warnings.contains { $0.hasPrefix("1/d/1: a conforming SUT answers 400 naming 'unit'") },
             "\(warnings)"
         )
-        let again = try? GoldenFile.parse(g.yaml(), file: "s.golden.yaml")
-        XCTAssertEqual(again, g, "a recorded golden file parses back to itself")
+        let again = try? GoldenFile.parse(recorded.yaml(), file: "s.golden.yaml")
+        XCTAssertEqual(again, recorded, "a recorded golden file parses back to itself")
     }
 
     func testGoldenFileErrorsNameTheLineAndField() {
@@ -293,15 +298,15 @@ final class FindingTests: XCTestCase {
     }
 
     func testJUnitIsWellFormedXMLWithOneCasePerCheck() throws {
-        let v = judge(golden(alerts: [expected(at: t0)]), result([observed("a<&>\"", at: t0 + 6 * minute)]))
-        let xml = RunReport.junit([v])
+        let verdict = judge(golden(alerts: [expected(at: t0)]), result([observed("a<&>\"", at: t0 + 6 * minute)]))
+        let xml = RunReport([verdict]).junit
         let parser = XMLParser(data: Data(xml.utf8))
         let counter = ElementCounter()
         parser.delegate = counter
         XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")\n\(xml)")
-        XCTAssertEqual(counter.counts["testcase"], v.checks.count)
-        XCTAssertEqual(counter.counts["failure"], v.checks.filter { !$0.passed }.count)
-        let json = try JSONSerialization.jsonObject(with: Data(RunReport.json([v]).utf8)) as? [String: Any]
+        XCTAssertEqual(counter.counts["testcase"], verdict.checks.count)
+        XCTAssertEqual(counter.counts["failure"], verdict.checks.filter { !$0.passed }.count)
+        let json = try JSONSerialization.jsonObject(with: Data(RunReport([verdict]).json.utf8)) as? [String: Any]
         XCTAssertEqual(json?["passed"] as? Bool, false)
     }
 }

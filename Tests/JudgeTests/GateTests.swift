@@ -32,15 +32,15 @@ import VitalSimCore
     /// A scenario expecting a tachycardia, a fever and a hypertensive crisis of patient 1, and the
     /// rejection of reading 1/d/2 naming `unit`.
     var golden: GoldenFile {
-        var g = JudgeFixtures.golden(
+        var goldenFile = JudgeFixtures.golden(
             alerts: [
                 expected("hr.tachycardia", at: t0), expected("temp.fever", at: t0 + 60 * minute),
                 expected("bp.hypertensive-crisis", at: t0 + 120 * minute),
             ],
             validation: [GoldenFile.ExpectedValidation(reading: "1/d/2", status: 400, field: "unit")]
         )
-        g.budgets = [GoldenFile.Budget(path: .readingToAlert, limits: [(99, 1000)])]
-        return g
+        goldenFile.budgets = [GoldenFile.Budget(path: .readingToAlert, limits: [(99, 1000)])]
+        return goldenFile
     }
 
     let plan = [
@@ -160,7 +160,7 @@ import VitalSimCore
     }
 
     @Test func aRefusalThatFollowsSeed001LiterallyWarnsAndFailsOnlyWhenStrict() throws {
-        // Seed 001 asks for "400 Bad Request: Invalid data": a 400 naming no field.
+        // The VitalEdge SDS asks for "400 Bad Request: Invalid data": a 400 naming no field.
         let literal = verdict(
             [
                 observed("a", "hr.tachycardia", at: t0), observed("b", "temp.fever", at: t0 + 60 * minute),
@@ -173,7 +173,7 @@ import VitalSimCore
         #expect(lenient.passed)
         #expect(lenient.checks.first { $0.kind == .refusedField }?.excuse == .warning)
         #expect(
-            RunReport.console([lenient], colour: false).contains(
+            RunReport([lenient]).console(colour: false).contains(
                 "warning validation-mismatch rejects 1/d/2 naming its field"
             )
         )
@@ -181,15 +181,15 @@ import VitalSimCore
         strict.strict = true
         #expect(failing(strict.apply([literal]).verdicts[0]) == ["rejects 1/d/2 naming its field"])
         // A golden file may make it a SHALL.
-        var g = golden
-        g.levels[.rejectionField] = .shall
-        #expect(g.level(.rejectionField) == .shall)
-        #expect(try GoldenFile.parse(g.yaml(), file: "g.yaml").levels == [.rejectionField: .shall])
+        var goldenFile = golden
+        goldenFile.levels[.rejectionField] = .shall
+        #expect(goldenFile.level(.rejectionField) == .shall)
+        #expect(try GoldenFile.parse(goldenFile.yaml(), file: "g.yaml").levels == [.rejectionField: .shall])
     }
 
     @Test func aBaselineExcusesItsFailuresAndNotNewOnes() throws {
         let before = verdict([observed("a", "hr.tachycardia", at: t0)])
-        let json = RunReport.json([before])
+        let json = RunReport([before]).json
         let baseline = try Baseline.parse(Data(json.utf8), file: "before.json")
         #expect(baseline.failing == ["s: alert temp.fever patient 1", "s: alert bp.hypertensive-crisis patient 1"])
         var gate = GatePolicy(today: today)
@@ -213,7 +213,7 @@ import VitalSimCore
                 observed("f\(offset)-\($0)", "spo2.low", at: t0 + Int64($0) * 3 * minute + offset)
             }
             alerts.append(observed("d\(offset)", "hr.tachycardia", at: t0 + 2 * minute + offset))
-            let xml = RunReport.junit([verdict(alerts)])
+            let xml = RunReport([verdict(alerts)]).junit
             return xml.split(separator: "\n").filter { $0.contains("<testcase ") }.map(String.init)
         }
         let first = names(0, flaps: 7)
@@ -241,11 +241,11 @@ import VitalSimCore
         var urgent = observed("a", "hr.tachycardia", at: t0, severity: "URGENT")
         urgent.unmapped = "severity 'URGENT'"
         urgent.unmappedSeverity = "URGENT"
-        let v = verdict([urgent])
-        let check = v.checks.first { $0.name == "alert hr.tachycardia patient 1" }
+        let judged = verdict([urgent])
+        let check = judged.checks.first { $0.name == "alert hr.tachycardia patient 1" }
         #expect(check?.finding == .unmappedSeverity)
         #expect(check?.detail.contains("severity 'URGENT', which the SUT profile's severities: does not map") == true)
-        #expect(!v.checks.contains { $0.finding == .unmapped || $0.finding == .spurious })
+        #expect(!judged.checks.contains { $0.finding == .unmapped || $0.finding == .spurious })
         // An unmapped rule is still an unmapped alert of its own, named by the SUT's name.
         var unknown = observed("b", "X_RULE", at: t0)
         unknown.unmapped = "rule 'X_RULE'"
@@ -334,11 +334,11 @@ import VitalSimCore
                 "duration: 12.3 s", "gate: strict",
             ]
         )
-        #expect(RunReport.console([verdict], colour: false, about: about).contains("tested: sut: acme-rpm; base url:"))
-        let json = RunReport.json([verdict], about: about)
+        #expect(RunReport([verdict], about: about).console(colour: false).contains("tested: sut: acme-rpm; base url:"))
+        let json = RunReport([verdict], about: about).json
         #expect(json.contains(#""run":{"sut":"acme-rpm","base url":"https://127.0.0.1:8443""#))
-        #expect(RunReport.junit([verdict], about: about).contains(#"<property name="seed" value="42"/>"#))
-        let html = try HTMLReport.render([verdict], about: about)
+        #expect(RunReport([verdict], about: about).junit.contains(#"<property name="seed" value="42"/>"#))
+        let html = try HTMLReport([verdict], about: about).render()
         #expect(html.contains("<tr><th>sut</th><td>acme-rpm</td></tr>"))
         #expect(html.contains(##"<a href="#scenario-fever-spike">fever-spike</a>"##))
     }
@@ -407,7 +407,7 @@ import VitalSimCore
             ],
             spans: []
         )
-        let html = try HTMLReport.render([verdict])
+        let html = try HTMLReport([verdict]).render()
         let panels = html.components(separatedBy: "<svg class=\"panel\"").dropFirst()
         let heart = panels.first { $0.contains("data-kind=\"heart-rate\"") } ?? ""
         let spo2 = panels.first { $0.contains("data-kind=\"spo2\"") } ?? ""

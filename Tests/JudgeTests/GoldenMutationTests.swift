@@ -17,10 +17,13 @@ extension FindingTests {
             .sorted()
         XCTAssertGreaterThanOrEqual(names.count, 12)
         return try names.compactMap { name in
-            var g = try GoldenFile.parse(String(contentsOfFile: folder + "/" + name, encoding: .utf8), file: name)
-            g.validation = []
-            g.budgets = []
-            return g.alerts.isEmpty ? nil : g
+            var goldenFile = try GoldenFile.parse(
+                String(contentsOfFile: folder + "/" + name, encoding: .utf8),
+                file: name
+            )
+            goldenFile.validation = []
+            goldenFile.budgets = []
+            return goldenFile.alerts.isEmpty ? nil : goldenFile
         }
     }
 
@@ -48,12 +51,13 @@ extension FindingTests {
     /// True when no other expectation of the rule and patient is near enough to pair with a
     /// mutation of expectation `i` (shifted up to one bound and a minute beyond its window).
     func isIsolated(_ i: Int, in goldenFile: GoldenFile) -> Bool {
-        let e = goldenFile.alerts[i]
+        let expected = goldenFile.alerts[i]
         let reach = 2 * AlertMatching.pairingBound + 2 * minute
         return goldenFile.alerts.indices.allSatisfy { j in
-            let o = goldenFile.alerts[j]
-            return j == i || o.patientID != e.patientID || o.rule != e.rule || o.from > e.to + reach
-                || o.to < e.from - reach
+            let other = goldenFile.alerts[j]
+            return j == i || other.patientID != expected.patientID || other.rule != expected.rule
+                || other.from > expected.to + reach
+                || other.to < expected.from - reach
         }
     }
 
@@ -81,28 +85,44 @@ extension FindingTests {
     }
 
     func checkMutations(of i: Int, in goldenFile: GoldenFile, exact: [ObservedAlert]) throws {
-        let e = goldenFile.alerts[i]
+        let expected = goldenFile.alerts[i]
         func with(_ change: (inout ObservedAlert) -> Void) -> [ObservedAlert] {
             var alerts = exact
             change(&alerts[i])
             return alerts
         }
-        let label = "\(goldenFile.scenario) \(e.rule) #\(i)"
+        let label = "\(goldenFile.scenario) \(expected.rule) #\(i)"
         XCTAssertEqual(
             alertFindings(goldenFile, exact.enumerated().filter { $0.offset != i }.map(\.element)),
             ["missed"],
             "drop \(label)"
         )
-        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.to }), [], "latest in tolerance \(label)")
-        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.from }), [], "earliest in tolerance \(label)")
-        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.to + minute }), ["late"], "late \(label)")
-        XCTAssertEqual(alertFindings(goldenFile, with { $0.raisedAt = e.from - minute }), ["early"], "early \(label)")
-        let beyond = with { $0.raisedAt = e.to + AlertMatching.pairingBound + minute }
+        XCTAssertEqual(
+            alertFindings(goldenFile, with { $0.raisedAt = expected.to }),
+            [],
+            "latest in tolerance \(label)"
+        )
+        XCTAssertEqual(
+            alertFindings(goldenFile, with { $0.raisedAt = expected.from }),
+            [],
+            "earliest in tolerance \(label)"
+        )
+        XCTAssertEqual(
+            alertFindings(goldenFile, with { $0.raisedAt = expected.to + minute }),
+            ["late"],
+            "late \(label)"
+        )
+        XCTAssertEqual(
+            alertFindings(goldenFile, with { $0.raisedAt = expected.from - minute }),
+            ["early"],
+            "early \(label)"
+        )
+        let beyond = with { $0.raisedAt = expected.to + AlertMatching.pairingBound + minute }
         XCTAssertEqual(alertFindings(goldenFile, beyond), ["missed", "spurious"], "beyond the pairing bound \(label)")
         var copy = exact[i]
         copy.alertID = "copy"
         XCTAssertEqual(alertFindings(goldenFile, exact + [copy]), ["duplicate"], "duplicate \(label)")
-        let other = try XCTUnwrap(Severity.allCases.first { $0 != e.severity })
+        let other = try XCTUnwrap(Severity.allCases.first { $0 != expected.severity })
         XCTAssertEqual(
             alertFindings(goldenFile, with { $0.severity = other.rawValue }),
             ["wrong-severity"],

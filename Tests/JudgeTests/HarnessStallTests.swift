@@ -13,16 +13,16 @@ final class HarnessStallTests: XCTestCase {
     /// A run whose acknowledgements took `ackMs` and whose hiccup meter woke `hiccupMs` late (one
     /// wake-up each).
     func result(ackMs: [UInt64], hiccupMs: [UInt64]) -> RunObservation {
-        var r = JudgeFixtures.result([])
-        r.traffic.ackLatency = JudgeFixtures.histogram(ackMs.map { $0 * 1000 })
-        r.hiccups = JudgeFixtures.histogram(hiccupMs.map { $0 * 1000 })
-        return r
+        var observation = JudgeFixtures.result([])
+        observation.traffic.ackLatency = JudgeFixtures.histogram(ackMs.map { $0 * 1000 })
+        observation.hiccups = JudgeFixtures.histogram(hiccupMs.map { $0 * 1000 })
+        return observation
     }
 
     func judge(_ r: RunObservation) -> Verdict {
-        var g = JudgeFixtures.golden()
-        g.budgets = budgets
-        return Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: r)
+        var goldenFile = JudgeFixtures.golden()
+        goldenFile.budgets = budgets
+        return Verdict(scenario: "s", golden: goldenFile, plan: [], digest: "sha256:x", result: r)
     }
 
     func testAFailedBudgetBesideAStalledHarnessIsNotJudged() throws {
@@ -36,25 +36,25 @@ final class HarnessStallTests: XCTestCase {
     }
 
     func testAFailedBudgetWithAQuietHarnessIsTheSUTs() {
-        let v = judge(result(ackMs: Array(repeating: 3000, count: 10), hiccupMs: [20, 30, 240]))
-        XCTAssertNil(v.error, "240 ms of stall is under a quarter of 1000 ms")
+        let verdict = judge(result(ackMs: Array(repeating: 3000, count: 10), hiccupMs: [20, 30, 240]))
+        XCTAssertNil(verdict.error, "240 ms of stall is under a quarter of 1000 ms")
         XCTAssertEqual(
-            v.checks.filter { $0.kind == .budget }.map(\.finding),
+            verdict.checks.filter { $0.kind == .budget }.map(\.finding),
             [.budgetExceeded, nil],
             "p99 over 1 s fails, max within 5 s passes"
         )
     }
 
     func testABudgetThatPassedStandsWhateverTheStall() {
-        let v = judge(result(ackMs: [300, 400], hiccupMs: [4000]))
-        XCTAssertNil(v.error)
-        XCTAssertTrue(v.passed)
+        let verdict = judge(result(ackMs: [300, 400], hiccupMs: [4000]))
+        XCTAssertNil(verdict.error)
+        XCTAssertTrue(verdict.passed)
     }
 
     func testTheMaxBudgetIsWeighedAgainstTheLongestStall() {
         // The p99 budget passes; the max budget (5 s) fails at 9 s while one stall reached 2 s.
-        let v = judge(result(ackMs: Array(repeating: 100, count: 200) + [9000], hiccupMs: [2000]))
-        let error = v.error ?? ""
+        let verdict = judge(result(ackMs: Array(repeating: 100, count: 200) + [9000], hiccupMs: [2000]))
+        let error = verdict.error ?? ""
         XCTAssertTrue(error.contains("the budget reading-to-ack max ≤ 5000 ms that failed (9003 ms)"), error)
     }
 
@@ -62,7 +62,7 @@ final class HarnessStallTests: XCTestCase {
     func testTheJSONVerdictShowsHowLateTheHarnessWoke() throws {
         func timer(_ v: Verdict) throws -> Any? {
             let top = try XCTUnwrap(
-                JSONSerialization.jsonObject(with: Data(RunReport.json([v]).utf8)) as? [String: Any]
+                JSONSerialization.jsonObject(with: Data(RunReport([v]).json.utf8)) as? [String: Any]
             )
             let scenario = try XCTUnwrap((top["scenarios"] as? [[String: Any]])?.first)
             return scenario["harnessTimerLateMs"]
@@ -77,19 +77,19 @@ final class HarnessStallTests: XCTestCase {
 
     /// Shards' meters add up in a merge, and the merged budgets are weighed against the sum.
     func testAMergeWeighsTheMergedBudgetsAgainstEveryShardsStalls() {
-        var a = Verdict(scenario: "s", checks: [])
-        a.merging.hiccups = JudgeFixtures.histogram([1_000, 2_000])
-        var b = Verdict(scenario: "s", checks: [])
-        b.merging.hiccups = JudgeFixtures.histogram([600_000])
-        let c = Verdict(scenario: "s", checks: [])
-        let merged = Verdict.mergedInputs([a, b, c])
+        var first = Verdict(scenario: "s", checks: [])
+        first.merging.hiccups = JudgeFixtures.histogram([1_000, 2_000])
+        var second = Verdict(scenario: "s", checks: [])
+        second.merging.hiccups = JudgeFixtures.histogram([600_000])
+        let third = Verdict(scenario: "s", checks: [])
+        let merged = Verdict.mergedInputs([first, second, third])
         XCTAssertEqual(merged.hiccups?.totalCount, 3)
         XCTAssertEqual(merged.hiccups?.max ?? 0, 600_000, accuracy: 600)
         var ack = Histogram<UInt64>.latency()
         for _ in 0..<100 { ack.record(2_000_000) }
         let failed: [LatencyPath: Histogram<UInt64>] = [.readingToAck: ack]
         XCTAssertNotNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: merged.hiccups))
-        XCTAssertNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: a.merging.hiccups))
+        XCTAssertNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: first.merging.hiccups))
         XCTAssertNil(Verdict.harnessStall(budgets, histograms: failed, hiccups: nil), "no meter, no excuse")
     }
 }

@@ -23,9 +23,9 @@ enum JudgeFixtures {
 
     /// A latency histogram holding `samples` (µs).
     static func histogram(_ samples: [UInt64] = [1000]) -> Histogram<UInt64> {
-        var h = Histogram<UInt64>.latency()
-        for v in samples { h.record(v) }
-        return h
+        var histogram = Histogram<UInt64>.latency()
+        for v in samples { histogram.record(v) }
+        return histogram
     }
 
     /// A run that listed `alerts` and answered with `outcomes`, every latency 1 ms.

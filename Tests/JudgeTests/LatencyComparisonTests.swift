@@ -24,15 +24,15 @@ final class LatencyComparisonTests: XCTestCase {
         // the pairwise differences new − base is 10.
         var settings = LatencyComparison.Settings()
         settings.minimumSamples = 1
-        let c = LatencyComparison.compare(base: distribution(base), new: distribution(new), settings: settings)
-        XCTAssertEqual(c.effect, 84.5 / 110, accuracy: 1e-12)
-        XCTAssertEqual(c.pSlower, 0.020078169091176816, accuracy: 1e-9)
-        XCTAssertEqual(c.pFaster, 0.9831189034914587, accuracy: 1e-9)
-        XCTAssertEqual(c.shift, 10, accuracy: 1e-9)
-        XCTAssertEqual(c.baseMedian, 20)
-        XCTAssertEqual(c.newMedian, 25)
+        let comparison = LatencyComparison.compare(base: distribution(base), new: distribution(new), settings: settings)
+        XCTAssertEqual(comparison.effect, 84.5 / 110, accuracy: 1e-12)
+        XCTAssertEqual(comparison.pSlower, 0.020078169091176816, accuracy: 1e-9)
+        XCTAssertEqual(comparison.pFaster, 0.9831189034914587, accuracy: 1e-9)
+        XCTAssertEqual(comparison.shift, 10, accuracy: 1e-9)
+        XCTAssertEqual(comparison.baseMedian, 20)
+        XCTAssertEqual(comparison.newMedian, 25)
         // p 0.02 is not below the default 0.01: not slower, although the medians differ by 5 ms.
-        XCTAssertEqual(c.outcome, .same)
+        XCTAssertEqual(comparison.outcome, .same)
         settings.alpha = 0.05
         XCTAssertEqual(
             LatencyComparison.compare(base: distribution(base), new: distribution(new), settings: settings).outcome,
@@ -64,24 +64,24 @@ final class LatencyComparisonTests: XCTestCase {
     }
 
     func testADistributionKeepsTheHistogramsRecordedValues() throws {
-        var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-        for v: UInt64 in [1_000, 1_000, 2_500, 250_000] { h.record(v) }
-        let d = LatencyDistribution(h)
-        XCTAssertEqual(d.count, 4)
-        XCTAssertEqual(d.bins.map(\.count), [2, 1, 1])
-        XCTAssertEqual(d.percentile(50), 1_000)
-        XCTAssertEqual(d.percentile(100), d.bins.last?.value)
-        let json = try JSONSerialization.jsonObject(with: JSONSerialization.data(withJSONObject: d.json))
-        XCTAssertEqual(LatencyDistribution(json: json), d)
+        var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+        for v: UInt64 in [1_000, 1_000, 2_500, 250_000] { histogram.record(v) }
+        let distribution = LatencyDistribution(histogram)
+        XCTAssertEqual(distribution.count, 4)
+        XCTAssertEqual(distribution.bins.map(\.count), [2, 1, 1])
+        XCTAssertEqual(distribution.percentile(50), 1_000)
+        XCTAssertEqual(distribution.percentile(100), distribution.bins.last?.value)
+        let json = try JSONSerialization.jsonObject(with: JSONSerialization.data(withJSONObject: distribution.json))
+        XCTAssertEqual(LatencyDistribution(json: json), distribution)
         XCTAssertNil(LatencyDistribution(json: [[1, 2, 3]]))
-        XCTAssertEqual(d.adding(d).count, 8)
+        XCTAssertEqual(distribution.adding(distribution).count, 8)
     }
 
     /// A JSON verdict keeps each scenario's histograms; `--baseline` reads them and the gate adds a
     /// check per path, failing a slower one at the level of the scenario's budgets.
     func testTheGateComparesEachPathWithTheBaselinesHistogram() throws {
         func verdict(alertsMs: [Int]) -> Verdict {
-            var v = Verdict(scenario: "s", checks: [])
+            var judged = Verdict(scenario: "s", checks: [])
             var budget = Check(
                 kind: .budget,
                 name: "budget reading-to-alert p99 ≤ 1000 ms",
@@ -90,14 +90,17 @@ final class LatencyComparisonTests: XCTestCase {
                 detail: ""
             )
             budget.level = .should
-            v.checks = [budget]
-            var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-            for ms in alertsMs { h.record(UInt64(ms * 1000)) }
-            v.merging.histograms[.readingToAlert] = h
-            return v
+            judged.checks = [budget]
+            var histogram = Histogram<UInt64>(
+                highestTrackableValue: 3_600_000_000,
+                numberOfSignificantValueDigits: .three
+            )
+            for ms in alertsMs { histogram.record(UInt64(ms * 1000)) }
+            judged.merging.histograms[.readingToAlert] = histogram
+            return judged
         }
         let alerts = [21, 23, 19, 40, 22, 35, 18, 25]
-        let json = RunReport.json([verdict(alertsMs: alerts)])
+        let json = RunReport([verdict(alertsMs: alerts)]).json
         let baseline = try Baseline.parse(Data(json.utf8), file: "base.json")
         XCTAssertEqual(baseline.latency["s"]?[.readingToAlert]?.count, 8)
         var gate = GatePolicy(today: "2026-11-28")
@@ -125,17 +128,20 @@ final class LatencyComparisonTests: XCTestCase {
     /// polling, not the SUT, may account for it. A run that did not record one polled every 50 ms.
     func testAStretchedPollCycleWidensTheResolutionOfReadingToAlert() throws {
         func verdict(alertsMs: [Int], pollCycle: Double?) -> Verdict {
-            var v = Verdict(scenario: "s", checks: [])
-            var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-            for ms in alertsMs { h.record(UInt64(ms * 1000)) }
-            v.merging.histograms[.readingToAlert] = h
-            v.merging.alertPollCycle = pollCycle
-            return v
+            var judged = Verdict(scenario: "s", checks: [])
+            var histogram = Histogram<UInt64>(
+                highestTrackableValue: 3_600_000_000,
+                numberOfSignificantValueDigits: .three
+            )
+            for ms in alertsMs { histogram.record(UInt64(ms * 1000)) }
+            judged.merging.histograms[.readingToAlert] = histogram
+            judged.merging.alertPollCycle = pollCycle
+            return judged
         }
         let alerts = [121, 123, 119, 140, 122, 135, 118, 125]
         let later = alerts.map { $0 + 200 }
         func gate(baselineCycle: Double?) throws -> GatePolicy {
-            let json = RunReport.json([verdict(alertsMs: alerts, pollCycle: baselineCycle)])
+            let json = RunReport([verdict(alertsMs: alerts, pollCycle: baselineCycle)]).json
             var gate = GatePolicy(today: "2026-11-29")
             gate.baseline = try Baseline.parse(Data(json.utf8), file: "base.json")
             return gate
@@ -164,7 +170,7 @@ final class LatencyComparisonTests: XCTestCase {
         }
         // Shards merged: the longest of their cycles.
         let a = verdict(alertsMs: alerts, pollCycle: 60)
-        let b = verdict(alertsMs: alerts, pollCycle: 320)
-        XCTAssertEqual(Verdict.mergedInputs([a, b, verdict(alertsMs: alerts, pollCycle: nil)]).alertPollCycle, 320)
+        let fast = verdict(alertsMs: alerts, pollCycle: 320)
+        XCTAssertEqual(Verdict.mergedInputs([a, fast, verdict(alertsMs: alerts, pollCycle: nil)]).alertPollCycle, 320)
     }
 }

@@ -27,19 +27,22 @@ final class MQTTDeliveryTests: XCTestCase {
     }
 
     func testEveryReadingConfirmedOrRejectedPasses() {
-        let c = IngestionArea().mqttDeliveryCheck(delivery(confirmed: 8, rejected: 2))
-        XCTAssertNil(c.finding)
-        XCTAssertEqual(c.kind, .delivery)
-        XCTAssertTrue(c.detail.contains("the SUT confirmed 8 and refused 2"), c.detail)
-        XCTAssertTrue(c.detail.contains("the broker dropped 0 message(s)"), c.detail)
+        let check = IngestionArea().mqttDeliveryCheck(delivery(confirmed: 8, rejected: 2))
+        XCTAssertNil(check.finding)
+        XCTAssertEqual(check.kind, .delivery)
+        XCTAssertTrue(check.detail.contains("the SUT confirmed 8 and refused 2"), check.detail)
+        XCTAssertTrue(check.detail.contains("the broker dropped 0 message(s)"), check.detail)
     }
 
     func testAReadingTheSUTNeverConfirmedIsLost() {
-        let c = IngestionArea().mqttDeliveryCheck(delivery(acknowledged: 20, confirmed: 12, dropped: nil))
-        XCTAssertEqual(c.finding, .lost)
-        XCTAssertTrue(c.detail.hasPrefix("8 reading(s) acknowledged by the broker were never confirmed"), c.detail)
-        XCTAssertTrue(c.detail.contains("1/hr/0, 1/hr/1, 1/hr/2, 1/hr/3, 1/hr/4, …"), c.detail)
-        XCTAssertFalse(c.detail.contains("dropped"), "no counter, no claim: \(c.detail)")
+        let check = IngestionArea().mqttDeliveryCheck(delivery(acknowledged: 20, confirmed: 12, dropped: nil))
+        XCTAssertEqual(check.finding, .lost)
+        XCTAssertTrue(
+            check.detail.hasPrefix("8 reading(s) acknowledged by the broker were never confirmed"),
+            check.detail
+        )
+        XCTAssertTrue(check.detail.contains("1/hr/0, 1/hr/1, 1/hr/2, 1/hr/3, 1/hr/4, …"), check.detail)
+        XCTAssertFalse(check.detail.contains("dropped"), "no counter, no claim: \(check.detail)")
     }
 
     func testWithoutConfirmationsOnlyTheBrokersDropsCount() {
@@ -72,9 +75,9 @@ final class MQTTDeliveryTests: XCTestCase {
         var result = JudgeFixtures.result([], outcomes: Array(repeating: RequestOutcome(status: 200), count: 4))
         result.traffic.mqtt = delivery(acknowledged: 4, confirmed: 3)
         let golden = JudgeFixtures.golden()
-        let v = Verdict(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
-        XCTAssertEqual(v.checks.compactMap(\.finding), [.lost])
-        XCTAssertEqual(v.acknowledged, 3)
-        XCTAssertEqual(v.failed, 1)
+        let verdict = Verdict(scenario: "s", golden: golden, plan: plan, digest: "sha256:x", result: result)
+        XCTAssertEqual(verdict.checks.compactMap(\.finding), [.lost])
+        XCTAssertEqual(verdict.acknowledged, 3)
+        XCTAssertEqual(verdict.failed, 1)
     }
 }

@@ -254,7 +254,7 @@ final class OracleTests: XCTestCase {
         XCTAssertTrue(Oracle.compare(derived, rhythm).first?.contains("hr.af-suspected patient 501 expected") == true)
     }
 
-    /// Seed 000's custom thresholds: the scenario's own limits change what the oracle derives, both
+    /// The IoT-AI SRS's custom thresholds: the scenario's own limits change what the oracle derives, both
     /// ways (alerts the standard limits would raise are gone, one they would not raise appears).
     func testAPatientsOwnLimitsChangeWhatIsDerived() throws {
         let path = Fixtures.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
@@ -273,15 +273,16 @@ final class OracleTests: XCTestCase {
         XCTAssertFalse(standard.contains("602 bp.hypertensive-crisis"), "172/100 is no crisis by the standard 180/120")
     }
 
-    /// Seed 004's breast and bottle feeds: a mixed feeding log sends both, and the intake rule is
+    /// The Health Hearts SRS's breast and bottle feeds: a mixed feeding log sends both, and the intake rule is
     /// judged only for the bottle-fed infant, whose every feed has a volume.
     func testMixedFeedingIsJudgedOnlyWhereVolumesAreKnown() throws {
         let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/feeding/mixed-feeding.yaml")
         var run = ScenarioRun(scenario: scenario)
         var feeds: [String: [String: Int]] = [:]
-        while let (r, _) = run.next() {
-            guard r.kind == .feeding else { continue }
-            feeds[r.patientID, default: [:]][r.measurement.feedingMethod?.rawValue ?? "none", default: 0] += 1
+        while let (reading, _) = run.next() {
+            guard reading.kind == .feeding else { continue }
+            feeds[reading.patientID, default: [:]][reading.measurement.feedingMethod?.rawValue ?? "none", default: 0] +=
+                1
         }
         XCTAssertEqual(feeds["821"]?["breast"], nil, "bottle only")
         let mixed = try XCTUnwrap(feeds["822"])

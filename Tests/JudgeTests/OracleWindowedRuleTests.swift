@@ -105,9 +105,15 @@ final class OracleWindowedRuleTests: XCTestCase {
         let twice = swinging + [Double](repeating: 70, count: 14) + swinging
         XCTAssertEqual(judge("hr.fluctuation", series(.heartRate, twice, every: 5 * minute), limits: own(7)).count, 2)
         // Per device: a steady second device between the swinging one's samples changes nothing.
-        let a = series(.heartRate, swinging, every: 5 * minute, device: "a")
-        let b = series(.heartRate, Array(repeating: 72, count: 14), every: 5 * minute, from: 2 * minute, device: "b")
-        let mixed = (a + b).sorted { $0.time < $1.time }
+        let swings = series(.heartRate, swinging, every: 5 * minute, device: "a")
+        let steady = series(
+            .heartRate,
+            Array(repeating: 72, count: 14),
+            every: 5 * minute,
+            from: 2 * minute,
+            device: "b"
+        )
+        let mixed = (swings + steady).sorted { $0.time < $1.time }
         XCTAssertEqual(judge("hr.fluctuation", mixed, limits: own(7)).map(\.evidence), ["p/a/9"])
     }
 

@@ -3,7 +3,7 @@ import RunRecord
 import Testing
 import VitalSimCore
 
-/// Narrowed read-backs (seed 003 physician stories 8 and 9): which queries a run asks, and how an
+/// Narrowed read-backs (the InTouch PRD physician stories 8 and 9): which queries a run asks, and how an
 /// answer is judged against the full read-back.
 struct ReadBackQueryTests {
     /// 2024-11-30T22:00:00Z.
@@ -47,25 +47,25 @@ struct ReadBackQueryTests {
     @Test func anAnswerListingWhatIsHeldThereAndNothingElsePasses() {
         let november = ReadBackQuery.period(from: 1_730_419_200_000, to: 1_733_011_200_000)
         let inNovember = Self.held().filter { $0.time < 1_733_011_200_000 }
-        let c = check(november, answered: inNovember)
-        #expect(c.finding == nil, "\(c.detail)")
-        #expect(c.name == "stored readings of patient 501 by period 2024-11-01T00:00:00Z to 2024-12-01T00:00:00Z")
-        #expect(c.detail == "3 reading(s) listed, all 3 held there among them")
+        let made = check(november, answered: inNovember)
+        #expect(made.finding == nil, "\(made.detail)")
+        #expect(made.name == "stored readings of patient 501 by period 2024-11-01T00:00:00Z to 2024-12-01T00:00:00Z")
+        #expect(made.detail == "3 reading(s) listed, all 3 held there among them")
     }
 
     @Test func aPeriodAnswerWithoutTheMonthsLastDayFails() {
         let november = ReadBackQuery.period(from: 1_730_419_200_000, to: 1_733_011_200_000)
-        let c = check(november, answered: [])
-        #expect(c.finding == .queryMismatch)
-        #expect(c.detail.hasPrefix("3 of the 3 reading(s) the SUT holds there are not listed, first: 501/hr/0"))
+        let made = check(november, answered: [])
+        #expect(made.finding == .queryMismatch)
+        #expect(made.detail.hasPrefix("3 of the 3 reading(s) the SUT holds there are not listed, first: 501/hr/0"))
     }
 
     @Test func aPeriodAnswerListingReadingsOutsideItFails() {
         let november = ReadBackQuery.period(from: 1_730_419_200_000, to: 1_733_011_200_000)
-        let c = check(november, answered: Self.held())
-        #expect(c.finding == .queryMismatch)
+        let made = check(november, answered: Self.held())
+        #expect(made.finding == .queryMismatch)
         #expect(
-            c.detail.hasPrefix(
+            made.detail.hasPrefix(
                 "3 listed reading(s) lie outside it, first: 501/hr/3 (heart-rate at 2024-12-01T01:00:00.000Z)"
             ),
             "501/hr/2 is on the edge"
@@ -73,9 +73,9 @@ struct ReadBackQueryTests {
     }
 
     @Test func aKindAnswerWithAnotherKindFailsAndReadingsOnAPeriodsEdgeMayFallEitherSide() {
-        let c = check(.kind(.glucose), answered: Self.held())
-        #expect(c.finding == .queryMismatch)
-        #expect(c.detail.hasPrefix("6 listed reading(s) lie outside it"))
+        let made = check(.kind(.glucose), answered: Self.held())
+        #expect(made.finding == .queryMismatch)
+        #expect(made.detail.hasPrefix("6 listed reading(s) lie outside it"))
         // 501/hr/2 sits on the boundary: listed or not, the day before passes.
         let dayBefore = ReadBackQuery.period(from: 1_732_924_800_000, to: 1_733_011_200_000)
         let held = Self.held().filter { $0.time < 1_733_011_200_000 }
@@ -94,8 +94,8 @@ struct ReadBackQueryTests {
         for (answer, passes) in [(glucose, true), (altered, false)] {
             readBack.queries["501"] = [ReadBackAnswer(query: .kind(.glucose), readings: answer)]
             let checks = StoredDataArea().storedDataChecks(StoredDataExpectations(byPatient: [:]), readBack)
-            let c = checks.first { $0.name.hasSuffix("by kind glucose") }
-            #expect((c?.finding == nil) == passes, "\(c?.detail ?? "no check")")
+            let check = checks.first { $0.name.hasSuffix("by kind glucose") }
+            #expect((check?.finding == nil) == passes, "\(check?.detail ?? "no check")")
         }
     }
 }

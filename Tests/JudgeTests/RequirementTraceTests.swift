@@ -61,21 +61,21 @@ import VitalSimCore
     }
 
     @Test func everyCheckNamesTheRequirementsItVerifies() {
-        let v = judged()
+        let verdict = judged()
         #expect(
-            v.checks.allSatisfy { !$0.requirements.isEmpty },
-            "\(v.checks.filter { $0.requirements.isEmpty }.map(\.name))"
+            verdict.checks.allSatisfy { !$0.requirements.isEmpty },
+            "\(verdict.checks.filter { $0.requirements.isEmpty }.map(\.name))"
         )
-        #expect(ids(v, "alert hr.tachycardia patient 501") == ["rule.hr.tachycardia", "alerts.raised"])
-        #expect(ids(v, "rejects 501/phone-501/daily-summary/0") == ["ingest.daily-summary.refuse"])
+        #expect(ids(verdict, "alert hr.tachycardia patient 501") == ["rule.hr.tachycardia", "alerts.raised"])
+        #expect(ids(verdict, "rejects 501/phone-501/daily-summary/0") == ["ingest.daily-summary.refuse"])
         #expect(
-            ids(v, "rejects 501/phone-501/daily-summary/0 naming its field")
+            ids(verdict, "rejects 501/phone-501/daily-summary/0 naming its field")
                 == ["ingest.daily-summary.refuse", "ingest.refusal-names-field"]
         )
-        #expect(ids(v, "rejects 501/phone-501/7") == ["ingest.heart-rate.refuse"])
+        #expect(ids(verdict, "rejects 501/phone-501/7") == ["ingest.heart-rate.refuse"])
         // A device's acceptance: every kind it sent, in the catalogue's order of kinds.
-        #expect(ids(v, "accepts 501/phone-501") == ["ingest.heart-rate.accept", "ingest.daily-summary.accept"])
-        #expect(ids(v, "every reading acknowledged or rejected") == ["ingest.answered"])
+        #expect(ids(verdict, "accepts 501/phone-501") == ["ingest.heart-rate.accept", "ingest.daily-summary.accept"])
+        #expect(ids(verdict, "every reading acknowledged or rejected") == ["ingest.answered"])
     }
 
     @Test func namesWithoutAKnownReadingFallBackToTheirOwnWords() {
@@ -112,17 +112,17 @@ import VitalSimCore
     }
 
     @Test func reportsCarryTheIds() throws {
-        let v = judged()
+        let verdict = judged()
         let json = try #require(
-            JSONSerialization.jsonObject(with: Data(RunReport.json([v]).utf8)) as? [String: Any]
+            JSONSerialization.jsonObject(with: Data(RunReport([verdict]).json.utf8)) as? [String: Any]
         )
         let checks = try #require((json["scenarios"] as? [[String: Any]])?.first?["checks"] as? [[String: Any]])
         let summary = try #require(checks.first { $0["name"] as? String == "rejects 501/phone-501/daily-summary/0" })
         #expect(summary["requirements"] as? [String] == ["ingest.daily-summary.refuse"])
-        let junit = RunReport.junit([v])
+        let junit = RunReport([verdict]).junit
         #expect(junit.contains(#"<property name="requirement" value="ingest.heart-rate.refuse"/>"#))
         // On failure the console says what the failed check verifies.
-        let console = RunReport.console([v], colour: false)
+        let console = RunReport([verdict]).console(colour: false)
         #expect(console.contains("validation-mismatch rejects 501/phone-501/7:"), "\(console)")
         #expect(console.contains("    verifies ingest.heart-rate.refuse\n"), "\(console)")
     }

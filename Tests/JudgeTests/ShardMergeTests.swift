@@ -14,7 +14,7 @@ final class ShardMergeTests: XCTestCase {
     let minute: Int64 = 60_000
 
     var golden: GoldenFile {
-        var g = JudgeFixtures.golden(
+        var goldenFile = JudgeFixtures.golden(
             alerts: [
                 expected("1", at: t0), expected("2", at: t0 + minute), expected("2", at: t0 + 60 * minute),
             ],
@@ -23,11 +23,11 @@ final class ShardMergeTests: XCTestCase {
                 GoldenFile.ExpectedValidation(reading: "2/d2/7", status: 400, field: "unit"),
             ]
         )
-        g.budgets = [
+        goldenFile.budgets = [
             GoldenFile.Budget(path: .readingToAck, limits: [(99, 2), (100, 50)]),
             GoldenFile.Budget(path: .readingToAlert, limits: [(50, 1)]),
         ]
-        return g
+        return goldenFile
     }
 
     func expected(_ patient: String, at t: Int64) -> GoldenFile.ExpectedAlert {
@@ -135,12 +135,12 @@ final class ShardMergeTests: XCTestCase {
 
     /// A shard's result: its patients' requests and alerts (the whole run's `result` with both).
     func partResult(_ patients: Set<String>) -> RunObservation {
-        var r = result(patients)
-        if patients == ["1", "2"] { return r }
-        r.traffic.ackLatency = JudgeFixtures.histogram(
+        var observation = result(patients)
+        if patients == ["1", "2"] { return observation }
+        observation.traffic.ackLatency = JudgeFixtures.histogram(
             patients.contains("1") ? [800, 900, 1500, 40_000] : [700, 3000, 3100, 2000]
         )
-        return r
+        return observation
     }
 
     func summary(_ verdict: Verdict) -> [String] {
@@ -196,10 +196,10 @@ final class ShardMergeTests: XCTestCase {
         let own2 = try shard(["2"]).alerts.map(\.alertID)
         XCTAssertFalse(own1.isEmpty || own2.isEmpty)
         func contract(_ outside: [String]) -> SUTContract {
-            var c = SUTContract()
-            c.outsideRun = outside.count
-            c.outsideAlertIDs = outside.sorted()
-            return c
+            var contract = SUTContract()
+            contract.outsideRun = outside.count
+            contract.outsideAlertIDs = outside.sorted()
+            return contract
         }
         let first = try shard(["1"], contract: contract(own2 + ["foreign-a"]))
         let second = try shard(["2"], contract: contract(own1 + ["foreign-a", "foreign-b"]))
@@ -234,7 +234,7 @@ final class ShardMergeTests: XCTestCase {
         _ patients: Set<String>,
         contract: SUTContract = SUTContract()
     ) throws -> (file: String, result: ShardResult) {
-        var v = Verdict(
+        var verdict = Verdict(
             scenario: "s",
             golden: golden.restricted(to: patients),
             plan: plan(patients),
@@ -242,7 +242,7 @@ final class ShardMergeTests: XCTestCase {
             result: partResult(patients),
             partial: true
         )
-        v.contract = contract
+        verdict.contract = contract
         var part = ShardResult.Part(
             scenario: "s",
             path: "s.yaml",
@@ -251,7 +251,7 @@ final class ShardMergeTests: XCTestCase {
             goldenPath: "g",
             golden: golden.yaml()
         )
-        part.verdict = VerdictRecord(v)
+        part.verdict = VerdictRecord(verdict)
         part.digested = patients.contains("1")
         part.requests = zip(plan(patients), plan(patients).map(outcome)).map(SentOutcome.init)
         let file = ShardResult(shard: index, shards: 2, suite: "s.yaml", seed: nil, startAt: nil, scenarios: [part])
@@ -378,8 +378,8 @@ final class ShardMergeTests: XCTestCase {
     /// the recipients of each expected alert in the golden file's order, and a check both parts made
     /// alike once.
     func testCareActionAndRecipientChecksAreMergedInTheUnshardedOrder() {
-        var g = golden
-        g.alerts = [expected("2", at: t0), expected("1", at: t0 + minute), expected("1", at: t0 + 2 * minute)]
+        var goldenFile = golden
+        goldenFile.alerts = [expected("2", at: t0), expected("1", at: t0 + minute), expected("1", at: t0 + 2 * minute)]
         func check(_ kind: CheckKind, _ name: String, _ finding: Finding? = nil) -> Check {
             Check(kind: kind, name: name, rule: "hr.tachycardia", finding: finding, detail: name).stamped()
         }
@@ -401,7 +401,7 @@ final class ShardMergeTests: XCTestCase {
             ]
         )
         two.merging.careActionTimes = ["cy dismisses hr.tachycardia patient 2": 30_000]
-        let merged = Verdict(merging: [one, two], golden: g, scenario: "s").checks
+        let merged = Verdict(merging: [one, two], golden: goldenFile, scenario: "s").checks
         XCTAssertEqual(
             merged.filter { $0.kind == .careAction || $0.kind == .recipients }.map(\.name),
             [
@@ -411,12 +411,12 @@ final class ShardMergeTests: XCTestCase {
                 "escalates hr.tachycardia patient 1 #2 to bob after 300s",
             ]
         )
-        XCTAssertFalse(Verdict(merging: [one, two], golden: g, scenario: "s").passed)
+        XCTAssertFalse(Verdict(merging: [one, two], golden: goldenFile, scenario: "s").passed)
         let unread = check(.recipients, "alert recipients")
         var whole = Verdict(scenario: "s", checks: [])
         let once = RecipientsArea().merged(
             [Verdict(scenario: "s", checks: [unread]), Verdict(scenario: "s", checks: [unread])],
-            golden: g,
+            golden: goldenFile,
             into: &whole
         )
         XCTAssertEqual(once.map(\.name), ["alert recipients"])

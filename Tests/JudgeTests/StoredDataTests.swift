@@ -36,19 +36,19 @@ final class StoredDataTests: XCTestCase {
     }
 
     func finding(_ checks: [Check], _ name: String) -> Finding? {
-        guard let c = checks.first(where: { $0.name.hasSuffix(name) }) else {
+        guard let check = checks.first(where: { $0.name.hasSuffix(name) }) else {
             XCTFail("no check named …\(name) in \(checks.map(\.name))")
             return nil
         }
-        return c.finding
+        return check.finding
     }
 
     func testEveryReadingKeptAsSentPasses() {
-        let c = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 3])
-        XCTAssertEqual(c.map(\.kind), [.storedData, .storedData, .storedData, .storedData])
-        XCTAssertTrue(c.allSatisfy(\.passed), c.map(\.detail).joined(separator: "\n"))
-        XCTAssertEqual(c[0].detail, "all 3 acknowledged reading(s) read back")
-        XCTAssertEqual(c[3].detail, "no acknowledged reading is held more than once")
+        let made = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 3])
+        XCTAssertEqual(made.map(\.kind), [.storedData, .storedData, .storedData, .storedData])
+        XCTAssertTrue(made.allSatisfy(\.passed), made.map(\.detail).joined(separator: "\n"))
+        XCTAssertEqual(made[0].detail, "all 3 acknowledged reading(s) read back")
+        XCTAssertEqual(made[3].detail, "no acknowledged reading is held more than once")
     }
 
     /// A retry stored again, under its own id or one of the SUT's own with the same kind, device
@@ -60,11 +60,11 @@ final class StoredDataTests: XCTestCase {
         var ownID = sent
         ownID.append(StoredReading(id: "sut-own-17", time: sent[2].time, values: sent[2].values))
         for readings in [sameID, ownID] {
-            let c = checks(readings)
-            XCTAssertEqual(finding(c, "held once"), .storedTwice)
-            let detail = c.first { $0.name.hasSuffix("held once") }?.detail ?? ""
+            let made = checks(readings)
+            XCTAssertEqual(finding(made, "held once"), .storedTwice)
+            let detail = made.first { $0.name.hasSuffix("held once") }?.detail ?? ""
             XCTAssertTrue(detail.contains("1 acknowledged reading(s) are held more than once"), detail)
-            XCTAssertNil(finding(c, "kept"))
+            XCTAssertNil(finding(made, "kept"))
         }
         var other = sent
         other.append(StoredReading(id: "sut-own-18", time: sent[2].time + 3_600_000, values: sent[2].values))
@@ -73,23 +73,23 @@ final class StoredDataTests: XCTestCase {
     }
 
     func testAReadingMissingIsLostAfterAcknowledgement() {
-        let c = checks(entries().dropLast().map(stored), counts: ["2024-11-07": 2, "2024-11": 2])
-        XCTAssertEqual(finding(c, "kept"), .lostAfterAck)
-        XCTAssertTrue(c[0].detail.contains("1 of 3 acknowledged reading(s) are not held"), c[0].detail)
-        XCTAssertTrue(c[0].detail.contains("501/scale/1 (weight at 2024-11-07T10:02:00.000Z)"), c[0].detail)
-        XCTAssertEqual(finding(c, "per day and month"), .countMismatch)
-        XCTAssertTrue(c[2].detail.contains("2024-11-07: the SUT counts 2, 3 acknowledged"), c[2].detail)
-        XCTAssertNil(finding(c, "unaltered"), "what is held is as sent")
+        let made = checks(entries().dropLast().map(stored), counts: ["2024-11-07": 2, "2024-11": 2])
+        XCTAssertEqual(finding(made, "kept"), .lostAfterAck)
+        XCTAssertTrue(made[0].detail.contains("1 of 3 acknowledged reading(s) are not held"), made[0].detail)
+        XCTAssertTrue(made[0].detail.contains("501/scale/1 (weight at 2024-11-07T10:02:00.000Z)"), made[0].detail)
+        XCTAssertEqual(finding(made, "per day and month"), .countMismatch)
+        XCTAssertTrue(made[2].detail.contains("2024-11-07: the SUT counts 2, 3 acknowledged"), made[2].detail)
+        XCTAssertNil(finding(made, "unaltered"), "what is held is as sent")
     }
 
     func testAValueOffByMoreThanHalfItsResolutionIsAltered() {
         var readings = entries().map(stored)
         readings[0].values[.diastolic] = 96
         readings[2].values[.weight] = 72.347  // within 0.0025 kg: the same weight
-        let c = checks(readings)
-        XCTAssertEqual(finding(c, "unaltered"), .altered)
+        let made = checks(readings)
+        XCTAssertEqual(finding(made, "unaltered"), .altered)
         XCTAssertEqual(
-            c.first { $0.name.hasSuffix("unaltered") }?.detail,
+            made.first { $0.name.hasSuffix("unaltered") }?.detail,
             "1 of 3 reading(s) read back differ from what was sent, first: 501/cuff/1: diastolic 95 mm[Hg] stored as 96 mm[Hg]"
         )
         readings[0].values[.diastolic] = 95.5
@@ -147,14 +147,14 @@ final class StoredDataTests: XCTestCase {
     }
 
     func testSelfNamedReadingsAreMatchedByTimeAmongIdentifiedOnes() {
-        var e = entries()
-        e[1].selfNamed = true
-        var readings = e.map(stored)
+        var expected = entries()
+        expected[1].selfNamed = true
+        var readings = expected.map(stored)
         readings[1].id = "sut-assigned-17"
-        let c = checks(readings, entries: e)
-        XCTAssertTrue(c.allSatisfy(\.passed), c.map(\.detail).joined(separator: "\n"))
-        e[1].selfNamed = false
-        let strict = checks(readings, entries: e)
+        let made = checks(readings, entries: expected)
+        XCTAssertTrue(made.allSatisfy(\.passed), made.map(\.detail).joined(separator: "\n"))
+        expected[1].selfNamed = false
+        let strict = checks(readings, entries: expected)
         XCTAssertEqual(
             finding(strict, "kept"),
             .lostAfterAck,
@@ -169,20 +169,20 @@ final class StoredDataTests: XCTestCase {
     func testReadingsOfLinkedDevicesAreNotJudgedAndTheirCountsSkipped() {
         var readings = entries().map(stored)
         readings.append(StoredReading(id: "501/hrm/gateway-3", time: t0, values: [.heartRate: 70]))
-        let c = checks(readings, counts: ["2024-11-07": 4, "2024-11": 4], linked: ["501/hrm"])
-        XCTAssertTrue(c.allSatisfy(\.passed))
+        let made = checks(readings, counts: ["2024-11-07": 4, "2024-11": 4], linked: ["501/hrm"])
+        XCTAssertTrue(made.allSatisfy(\.passed))
         XCTAssertEqual(
-            c[0].detail,
+            made[0].detail,
             "all 3 acknowledged reading(s) read back",
             "the gateway's reading is neither extra nor lost"
         )
-        XCTAssertTrue(c[2].skipped)
+        XCTAssertTrue(made[2].skipped)
     }
 
     func testCountsPerMonthAreCheckedToo() {
-        let c = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 4])
-        XCTAssertEqual(finding(c, "per day and month"), .countMismatch)
-        XCTAssertTrue(c[2].detail.contains("2024-11: the SUT counts 4, 3 acknowledged"), c[2].detail)
+        let made = checks(entries().map(stored), counts: ["2024-11-07": 3, "2024-11": 4])
+        XCTAssertEqual(finding(made, "per day and month"), .countMismatch)
+        XCTAssertTrue(made[2].detail.contains("2024-11: the SUT counts 4, 3 acknowledged"), made[2].detail)
     }
 
     func testWhatTheSUTMustKeepOfEachMeasurement() {

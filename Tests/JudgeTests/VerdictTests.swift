@@ -23,8 +23,8 @@ final class VerdictTests: XCTestCase {
     }
 
     func result(push: [PushDelivery] = []) -> RunObservation {
-        var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-        h.record(1000)
+        var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+        histogram.record(1000)
         let alert = ObservedAlert(
             alertID: "a1",
             patientID: "1",
@@ -34,32 +34,43 @@ final class VerdictTests: XCTestCase {
             evidence: ["r1"]
         )
         return RunObservation(
-            traffic: TrafficObservation(outcomes: [], ackLatency: h, schedulingLag: h, unreachable: false),
-            alerts: AlertObservation(observed: [alert], latency: h, push: push)
+            traffic: TrafficObservation(
+                outcomes: [],
+                ackLatency: histogram,
+                schedulingLag: histogram,
+                unreachable: false
+            ),
+            alerts: AlertObservation(observed: [alert], latency: histogram, push: push)
         )
     }
 
     func testABudgetOnAnUnobservedChannelFails() throws {
-        let g = try golden("  reading-to-alert-sse: {p99: 500ms}")
-        let v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result())
-        let budget = try XCTUnwrap(v.checks.first { $0.kind == .budget })
+        let goldenFile = try golden("  reading-to-alert-sse: {p99: 500ms}")
+        let verdict = Verdict(scenario: "s", golden: goldenFile, plan: [], digest: "sha256:x", result: result())
+        let budget = try XCTUnwrap(verdict.checks.first { $0.kind == .budget })
         XCTAssertEqual(budget.finding, .budgetExceeded)
         XCTAssertTrue(budget.detail.contains("observe the sse push channel"), budget.detail)
         XCTAssertThrowsError(try golden("  reading-to-alert-sms: {p99: 500ms}"), "unknown budget paths are refused")
     }
 
     func testPushChannelMustDeliverExactlyTheListedAlerts() throws {
-        let g = try golden("  reading-to-ack: {p99: 1000ms}")
+        let goldenFile = try golden("  reading-to-ack: {p99: 1000ms}")
         var none = PushDelivery(kind: .sse)
-        var v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
-        XCTAssertEqual(v.checks.first { $0.name == "alerts delivered via sse" }?.finding, .missed)
+        var verdict = Verdict(
+            scenario: "s",
+            golden: goldenFile,
+            plan: [],
+            digest: "sha256:x",
+            result: result(push: [none])
+        )
+        XCTAssertEqual(verdict.checks.first { $0.name == "alerts delivered via sse" }?.finding, .missed)
         none.delivered = ["a1", "zz"]
-        v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
-        XCTAssertEqual(v.checks.first { $0.name == "alerts delivered via sse" }?.finding, .spurious)
+        verdict = Verdict(scenario: "s", golden: goldenFile, plan: [], digest: "sha256:x", result: result(push: [none]))
+        XCTAssertEqual(verdict.checks.first { $0.name == "alerts delivered via sse" }?.finding, .spurious)
         none.delivered = ["a1"]
         none.repeats = 2
-        v = Verdict(scenario: "s", golden: g, plan: [], digest: "sha256:x", result: result(push: [none]))
-        let ok = try XCTUnwrap(v.checks.first { $0.name == "alerts delivered via sse" })
+        verdict = Verdict(scenario: "s", golden: goldenFile, plan: [], digest: "sha256:x", result: result(push: [none]))
+        let ok = try XCTUnwrap(verdict.checks.first { $0.name == "alerts delivered via sse" })
         XCTAssertNil(ok.finding, "MQTT/SSE deliver at least once: repeats are reported, not failed")
         XCTAssertTrue(ok.detail.contains("2 repeated"), ok.detail)
     }

@@ -31,11 +31,11 @@ struct InProcessHostileSUTTests {
             guard method == "GET", url.hasPrefix(RouterExchange.base + "/api/v1/alerts") else {
                 return try await inner.send(method, url, body: body, headers: headers, timeout: timeout)
             }
-            let n = reads.withLock { n in
-                n += 1
-                return n
+            let count = reads.withLock { count in
+                count += 1
+                return count
             }
-            return HTTPReply(status: 200, body: alerts(n))
+            return HTTPReply(status: 200, body: alerts(count))
         }
     }
 

@@ -133,7 +133,7 @@ final class InProcessProfileTests {
         #expect(bundles?.statuses.keys.allSatisfy { $0 < 300 } == true, "\(bundles as Any)")
     }
 
-    /// Seed 003's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs
+    /// The InTouch PRD's watch data through the fhir-r4 profile: symptoms as SNOMED CT Observations and ECGs
     /// with their waveform as SampledData; a SUT that misses the ECG's AF fails on that alone.
     @Test func fhirProfileCarriesSymptomsAndECGs() async throws {
         let fhir = try SUTProfileLoader.load(path: Fixtures.repositoryRoot + "/profiles/fhir-r4.yaml", environment: [:])
@@ -196,7 +196,7 @@ final class InProcessProfileTests {
         #expect(InProcessRun.failures(verdict, latency: false) == [])
         #expect(verdict.checks.contains { $0.kind == .evidence && $0.skipped && $0.detail.hasPrefix("not checked") })
         #expect(verdict.latency[.readingToAlert]?["p50"] != nil, "\(verdict.latency)")
-        #expect(RunReport.junit([verdict]).contains("<skipped message=\"not checked"))
+        #expect(RunReport([verdict]).junit.contains("<skipped message=\"not checked"))
     }
 
     /// The shipped `vitaledge` profile, with the IoT endpoint given as an absolute URL (the seeds

@@ -62,9 +62,9 @@ struct InProcessFaultTests {
         ),
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "accept-invalid", findings: [.validationMismatch]),
         Case(scenario: "vitaledge-daily-summary", fault: "accept-invalid", findings: [.validationMismatch]),
-        // A backend refusing every daily summary (seed 001 §4.2) fails the month-end scenario's valid ones.
+        // A backend refusing every daily summary (the VitalEdge SDS §4.2) fails the month-end scenario's valid ones.
         Case(scenario: "vitaledge-month-end", fault: "refuse-summaries", findings: [.validationMismatch]),
-        // Period queries that drop a month's last day (seed 003 physician story 8), kind queries that
+        // Period queries that drop a month's last day (the InTouch PRD physician story 8), kind queries that
         // answer every kind (story 9): the full read-back is whole, so nothing else fails.
         Case(scenario: "vitaledge-month-end", fault: "period-drops-month-end", findings: [.queryMismatch]),
         Case(scenario: "vitaledge-month-end", fault: "kind-ignored", findings: [.queryMismatch]),
@@ -72,7 +72,7 @@ struct InProcessFaultTests {
         Case(scenario: "corrupt-and-duplicate-payloads", fault: "bare-refusals", findings: [.validationMismatch]),
     ]
 
-    /// A backend that refuses as seed 001 words it ("400 Bad Request: Invalid data", no field)
+    /// A backend that refuses as the VitalEdge SDS words it ("400 Bad Request: Invalid data", no field)
     /// passes the gate with a warning per refusal, and fails it only with `--strict`, on exactly
     /// those checks.
     @Test func aBackendFollowingSeed001LiterallyPassesWithWarnings() async throws {

@@ -20,9 +20,12 @@ final class RunHealthTests: XCTestCase {
             status: 401,
             body: Array(#"{"error":"token"}"#.utf8)
         )
-        let p = runHealth.problem(alertURL: url, answered: 3) ?? ""
-        XCTAssertTrue(p.contains("accepted none of the 3 request(s)"), p)
-        XCTAssertTrue(p.contains(#"POST https://127.0.0.1:1/api/v1/observations → 401: {"error":"token"}"#), p)
+        let problem = runHealth.problem(alertURL: url, answered: 3) ?? ""
+        XCTAssertTrue(problem.contains("accepted none of the 3 request(s)"), problem)
+        XCTAssertTrue(
+            problem.contains(#"POST https://127.0.0.1:1/api/v1/observations → 401: {"error":"token"}"#),
+            problem
+        )
         // One accepted request makes it a SUT that refuses some readings, which the checks judge.
         XCTAssertNil(runHealth.answered(200))
         XCTAssertNil(runHealth.problem(alertURL: url, answered: 4))
@@ -63,10 +66,10 @@ final class RunHealthTests: XCTestCase {
             "raisedAt": "2024-11-07T10:00:00Z",
             "evidence": ["1/t/0"],
         ]
-        guard case .success(let a) = AlertFields.vitalsim.read(good, mapping: .init()) else {
+        guard case .success(let alert) = AlertFields.vitalsim.read(good, mapping: .init()) else {
             return XCTFail("a complete alert reads")
         }
-        XCTAssertEqual(a.raisedAt, 1_730_973_600_000)
+        XCTAssertEqual(alert.raisedAt, 1_730_973_600_000)
         var cases: [([String: Any], String)] = []
         var noTime = good
         noTime["raisedAt"] = nil

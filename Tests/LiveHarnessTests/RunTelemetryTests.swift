@@ -80,12 +80,12 @@ struct RunTelemetryTests {
     }
 
     static func integer(_ attribute: SpanAttribute?) -> Int64 {
-        guard case .int64(let n) = attribute else { return 0 }
-        return n
+        guard case .int64(let number) = attribute else { return 0 }
+        return number
     }
 
     static func text(_ attribute: SpanAttribute?) -> String {
-        guard case .string(let s) = attribute else { return "" }
-        return s
+        guard case .string(let text) = attribute else { return "" }
+        return text
     }
 }

@@ -43,34 +43,47 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testTachycardiaNeedsMoreThan100ForTenMinutes() throws {
-        let e = try engine(.adult)
+        let alerting = try engine(.adult)
         for m in 0...20 {
-            XCTAssertEqual(rules(e.ingest(obs([.heartRate: 100], at: Int64(m) * minute))), [], "100 is not > 100")
+            XCTAssertEqual(
+                rules(alerting.ingest(obs([.heartRate: 100], at: Int64(m) * minute))),
+                [],
+                "100 is not > 100"
+            )
         }
         var fired: [Int] = []
         for m in 21...40
-        where e.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
+        where alerting.ingest(obs([.heartRate: 101], at: Int64(m) * minute)).contains(where: {
+            $0.rule == "hr.tachycardia"
+        }) {
             fired.append(m)
         }
         XCTAssertEqual(fired, [31], "raised once, exactly 10 min after the first reading above 100")
         // Hysteresis: 97 does not re-arm (margin 5), 95 does.
-        _ = e.ingest(obs([.heartRate: 97], at: 41 * minute))
+        _ = alerting.ingest(obs([.heartRate: 97], at: 41 * minute))
         for m in 42...53 {
-            XCTAssertFalse(rules(e.ingest(obs([.heartRate: 120], at: Int64(m) * minute))).contains("hr.tachycardia"))
+            XCTAssertFalse(
+                rules(alerting.ingest(obs([.heartRate: 120], at: Int64(m) * minute))).contains("hr.tachycardia")
+            )
         }
-        _ = e.ingest(obs([.heartRate: 95], at: 54 * minute))
+        _ = alerting.ingest(obs([.heartRate: 95], at: 54 * minute))
         var again: [Int] = []
         for m in 55...66
-        where e.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: { $0.rule == "hr.tachycardia" }) {
+        where alerting.ingest(obs([.heartRate: 120], at: Int64(m) * minute)).contains(where: {
+            $0.rule == "hr.tachycardia"
+        }) {
             again.append(m)
         }
         XCTAssertEqual(again, [65])
     }
 
     func testHypertensiveCrisisIsStrictlyAbove180Or120() throws {
-        let e = try engine(.adult)
-        XCTAssertEqual(rules(e.ingest(obs([.systolic: 180, .diastolic: 120], at: 0))), [])
-        XCTAssertEqual(rules(e.ingest(obs([.systolic: 180, .diastolic: 121], at: minute))), ["bp.hypertensive-crisis"])
+        let alerting = try engine(.adult)
+        XCTAssertEqual(rules(alerting.ingest(obs([.systolic: 180, .diastolic: 120], at: 0))), [])
+        XCTAssertEqual(
+            rules(alerting.ingest(obs([.systolic: 180, .diastolic: 121], at: minute))),
+            ["bp.hypertensive-crisis"]
+        )
         let f = try engine(.adult)
         XCTAssertEqual(rules(f.ingest(obs([.systolic: 181, .diastolic: 80], at: 0))), ["bp.hypertensive-crisis"])
         XCTAssertEqual(
@@ -80,15 +93,15 @@ final class AlertEngineTests: XCTestCase {
         )
     }
 
-    /// Seed 000's "series of high blood pressure readings": stage 2 (>= 140 or >= 90) on every
+    /// The IoT-AI SRS's "series of high blood pressure readings": stage 2 (>= 140 or >= 90) on every
     /// reading for 3 days; one reading below both ends the series.
     func testStage2SeriesNeedsEveryReadingForThreeDays() throws {
         let day: Int64 = 86_400_000
         let half = day / 2
         func series(_ readings: [(Double, Double)]) throws -> [Int] {
-            let e = try engine(.adult)
+            let alerting = try engine(.adult)
             return readings.enumerated().compactMap { i, r in
-                let raised = rules(e.ingest(obs([.systolic: r.0, .diastolic: r.1], at: Int64(i) * half)))
+                let raised = rules(alerting.ingest(obs([.systolic: r.0, .diastolic: r.1], at: Int64(i) * half)))
                 return raised.contains("bp.stage2-sustained") ? i : nil
             }
         }
@@ -107,9 +120,9 @@ final class AlertEngineTests: XCTestCase {
     /// ESC: weight up more than 2 kg in 3 days; exactly 2.0 kg does not alert.
     func testHeartFailureGainIsMoreThanTwoKilogramsInThreeDays() throws {
         let day: Int64 = 86_400_000
-        let e = try engine(.adult)
-        _ = e.ingest(obs([.weight: 80.0], at: 0))
-        XCTAssertEqual(rules(e.ingest(obs([.weight: 82.0], at: 3 * day))), [], "exactly 2.0 kg is not > 2 kg")
+        let alerting = try engine(.adult)
+        _ = alerting.ingest(obs([.weight: 80.0], at: 0))
+        XCTAssertEqual(rules(alerting.ingest(obs([.weight: 82.0], at: 3 * day))), [], "exactly 2.0 kg is not > 2 kg")
         let f = try engine(.copd)
         _ = f.ingest(obs([.weight: 80.0], at: 0))
         XCTAssertEqual(rules(f.ingest(obs([.weight: 82.005], at: 3 * day))), ["weight.hf-gain"])
@@ -122,20 +135,20 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testFeverIsAtOrAbove38() throws {
-        let e = try engine(.adult)
-        XCTAssertEqual(rules(e.ingest(obs([.temperature: 37.9], at: 0))), [])
-        XCTAssertEqual(rules(e.ingest(obs([.temperature: 38.0], at: minute))), ["temp.fever"])
+        let alerting = try engine(.adult)
+        XCTAssertEqual(rules(alerting.ingest(obs([.temperature: 37.9], at: 0))), [])
+        XCTAssertEqual(rules(alerting.ingest(obs([.temperature: 38.0], at: minute))), ["temp.fever"])
     }
 
     func testCGMHypoglycaemiaLevelsAndUrgentLow() throws {
-        let e = try engine(.diabeticCGM)
+        let alerting = try engine(.diabeticCGM)
         var log: [(Int, [String])] = []
         let values: [Double] = [60, 60, 60, 60, 56, 56, 55, 53, 53, 53, 53]
         for (i, v) in values.enumerated() {
-            let r = rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))).filter {
+            let raised = rules(alerting.ingest(obs([.cgm: v], at: Int64(i * 5) * minute))).filter {
                 $0.hasPrefix("glucose.level") || $0 == "glucose.urgent-low"
             }
-            if !r.isEmpty { log.append((i * 5, r)) }
+            if !raised.isEmpty { log.append((i * 5, raised)) }
         }
         XCTAssertEqual(log.map(\.0), [15, 30, 50], "\(log)")
         XCTAssertEqual(log[0].1, ["glucose.level1-low"], "< 70 for 15 min")
@@ -144,10 +157,10 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testUrgentLowSoonForecastsFromTheTrend() throws {
-        let e = try engine(.diabeticCGM)
+        let alerting = try engine(.diabeticCGM)
         var raised: [String] = []
         for (i, v) in [100.0, 90, 80, 70].enumerated() {
-            raised += rules(e.ingest(obs([.cgm: v], at: Int64(i * 5) * minute)))
+            raised += rules(alerting.ingest(obs([.cgm: v], at: Int64(i * 5) * minute)))
         }
         XCTAssertTrue(
             raised.contains("glucose.urgent-low-soon"),
@@ -170,31 +183,35 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testInfantInterstageRules() throws {
-        let e = try engine(.chdInfant)
-        XCTAssertEqual(rules(e.ingest(obs([.spo2: 75], at: 0))), [], "75 is not < 75")
-        XCTAssertEqual(rules(e.ingest(obs([.spo2: 74], at: minute))), ["infant.spo2-low"])
-        XCTAssertEqual(rules(e.ingest(obs([.spo2: 90], at: 2 * minute))), [])
-        XCTAssertEqual(rules(e.ingest(obs([.spo2: 91], at: 3 * minute))), ["infant.spo2-high"])
+        let alerting = try engine(.chdInfant)
+        XCTAssertEqual(rules(alerting.ingest(obs([.spo2: 75], at: 0))), [], "75 is not < 75")
+        XCTAssertEqual(rules(alerting.ingest(obs([.spo2: 74], at: minute))), ["infant.spo2-low"])
+        XCTAssertEqual(rules(alerting.ingest(obs([.spo2: 90], at: 2 * minute))), [])
+        XCTAssertEqual(rules(alerting.ingest(obs([.spo2: 91], at: 3 * minute))), ["infant.spo2-high"])
         let day: Int64 = 86_400_000
-        let w = try engine(.chdInfant)
-        _ = w.ingest(obs([.weight: 4.200], at: 0))
-        XCTAssertEqual(rules(w.ingest(obs([.weight: 4.170], at: day))), [], "a loss of exactly 30 g is not > 30 g")
-        XCTAssertEqual(rules(w.ingest(obs([.weight: 4.139], at: 2 * day))), ["infant.weight-loss-24h"])
+        let weighing = try engine(.chdInfant)
+        _ = weighing.ingest(obs([.weight: 4.200], at: 0))
         XCTAssertEqual(
-            rules(w.ingest(obs([.weight: 4.130], at: 3 * day))),
+            rules(weighing.ingest(obs([.weight: 4.170], at: day))),
+            [],
+            "a loss of exactly 30 g is not > 30 g"
+        )
+        XCTAssertEqual(rules(weighing.ingest(obs([.weight: 4.139], at: 2 * day))), ["infant.weight-loss-24h"])
+        XCTAssertEqual(
+            rules(weighing.ingest(obs([.weight: 4.130], at: 3 * day))),
             ["infant.poor-gain-3d"],
             "−70 g over 3 days is < 20 g gain"
         )
     }
 
     func testInfantIntakeBelow100MlPerKgPerDay() throws {
-        let e = try engine(.chdInfant)
-        _ = e.ingest(obs([.weight: 4.0], at: 0))
+        let alerting = try engine(.chdInfant)
+        _ = alerting.ingest(obs([.weight: 4.0], at: 0))
         var raised: [String] = []
         // 8 feeds of 50 mL a day = 100 mL/kg/day exactly: no alert; then feeds of 45 mL: 90 → alert.
-        for k in 1...16 { raised += rules(e.ingest(obs([.feeding: 50], at: Int64(k) * 3 * 3_600_000))) }
+        for k in 1...16 { raised += rules(alerting.ingest(obs([.feeding: 50], at: Int64(k) * 3 * 3_600_000))) }
         XCTAssertEqual(raised, [])
-        for k in 17...24 { raised += rules(e.ingest(obs([.feeding: 45], at: Int64(k) * 3 * 3_600_000))) }
+        for k in 17...24 { raised += rules(alerting.ingest(obs([.feeding: 45], at: Int64(k) * 3 * 3_600_000))) }
         XCTAssertEqual(raised, ["infant.low-intake"])
         // A breastfeed (minutes, volume unknown) keeps its window from being judged at all.
         let b = try engine(.chdInfant)
@@ -211,26 +228,28 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testAtrialFibrillationSuspicionFromRR() throws {
-        let e = try engine(.adult)
+        let alerting = try engine(.adult)
         var rng = SeededRandom(seed: 3)
         var raised: [String] = []
         for k in 0..<40 {
             let rr = (0..<2).map { _ in 0.85 + 0.03 * Math.sin(Double(k) / 2) }
-            raised += rules(e.ingest(obs([.heartRate: 70], at: Int64(k) * 1000, rr: rr)))
+            raised += rules(alerting.ingest(obs([.heartRate: 70], at: Int64(k) * 1000, rr: rr)))
         }
         XCTAssertFalse(raised.contains("hr.af-suspected"), "regular sinus rhythm")
         for k in 40..<100 {
             let rr = (0..<2).map { _ in 0.38 + rng.exponential(mean: 0.17) }
-            raised += rules(e.ingest(obs([.heartRate: 110], at: Int64(k) * 1000, rr: rr)))
+            raised += rules(alerting.ingest(obs([.heartRate: 110], at: Int64(k) * 1000, rr: rr)))
         }
         XCTAssertEqual(raised.filter { $0 == "hr.af-suspected" }.count, 1)
     }
 
     func testNEWS2BandsAndThresholds() throws {
-        let e = try engine(.adult)
+        let alerting = try engine(.adult)
         // RR 21 (2) + SpO2 94 (1) + SBP 105 (1) + HR 95 (1) + 38.0 °C (0) = 5 → urgent.
         var raised = rules(
-            e.ingest(obs([.respirationRate: 21, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0))
+            alerting.ingest(
+                obs([.respirationRate: 21, .spo2: 94, .systolic: 105, .heartRate: 95, .temperature: 38.0], at: 0)
+            )
         )
         XCTAssertEqual(raised.filter { $0.hasPrefix("news2") }, ["news2.urgent"])
         // RR 20.4 rounds to 20 (0): total 3, no alert on a fresh patient.
@@ -250,18 +269,18 @@ final class AlertEngineTests: XCTestCase {
     }
 
     func testDataGapAndLowBatteryAndDuplicates() throws {
-        let e = try engine(.adult)
-        for m in 0..<10 { _ = e.ingest(obs([.heartRate: 70], at: Int64(m) * minute, device: "strap")) }
-        XCTAssertEqual(rules(e.advance(to: 39 * minute)), [], "30 min after the last reading is not > 30 min")
-        XCTAssertEqual(rules(e.advance(to: 40 * minute)), ["device.data-gap"])
-        XCTAssertEqual(rules(e.advance(to: 50 * minute)), [], "once per gap")
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 15], at: 51 * minute, device: "strap"))), [])
+        let alerting = try engine(.adult)
+        for m in 0..<10 { _ = alerting.ingest(obs([.heartRate: 70], at: Int64(m) * minute, device: "strap")) }
+        XCTAssertEqual(rules(alerting.advance(to: 39 * minute)), [], "30 min after the last reading is not > 30 min")
+        XCTAssertEqual(rules(alerting.advance(to: 40 * minute)), ["device.data-gap"])
+        XCTAssertEqual(rules(alerting.advance(to: 50 * minute)), [], "once per gap")
+        XCTAssertEqual(rules(alerting.ingest(obs([.battery: 15], at: 51 * minute, device: "strap"))), [])
         let low = obs([.battery: 14], at: 52 * minute, device: "strap")
-        let alerts = e.ingest(low)
+        let alerts = alerting.ingest(low)
         XCTAssertEqual(rules(alerts), ["device.low-battery"])
         XCTAssertEqual(alerts.first?.evidence, [low.readingID])
         XCTAssertEqual(alerts.first?.json["patientId"], .string("p"))
-        XCTAssertEqual(e.ingest(low), [], "a duplicate reading id is not judged twice")
+        XCTAssertEqual(alerting.ingest(low), [], "a duplicate reading id is not judged twice")
     }
 
     /// "Streams" is the median interval so far (docs/alert-rules.md, and the oracle), not a running
@@ -272,14 +291,14 @@ final class AlertEngineTests: XCTestCase {
     /// after) are too few to tell: no stream (333 such data gaps in the ward with `adherence`).
     func testStreamingIsTheMedianInterval() throws {
         for (before, after, fifth, streams) in [(49, 10, true, true), (30, 29, true, false), (49, 10, false, false)] {
-            let e = try engine(.adult)
-            _ = e.ingest(obs([.battery: 90], at: Int64(60 - before) * minute, device: "cuff"))
-            _ = e.ingest(obs([.systolic: 120, .diastolic: 80], at: 60 * minute, device: "cuff"))
-            _ = e.ingest(obs([.systolic: 121, .diastolic: 80], at: 61 * minute, device: "cuff"))
-            _ = e.ingest(obs([.battery: 90], at: Int64(61 + after) * minute, device: "cuff"))
+            let alerting = try engine(.adult)
+            _ = alerting.ingest(obs([.battery: 90], at: Int64(60 - before) * minute, device: "cuff"))
+            _ = alerting.ingest(obs([.systolic: 120, .diastolic: 80], at: 60 * minute, device: "cuff"))
+            _ = alerting.ingest(obs([.systolic: 121, .diastolic: 80], at: 61 * minute, device: "cuff"))
+            _ = alerting.ingest(obs([.battery: 90], at: Int64(61 + after) * minute, device: "cuff"))
             let last = Int64(61 + after + (fifth ? after : 0))
-            if fifth { _ = e.ingest(obs([.battery: 90], at: last * minute, device: "cuff")) }
-            let silent = e.advance(to: (last + 31) * minute)
+            if fifth { _ = alerting.ingest(obs([.battery: 90], at: last * minute, device: "cuff")) }
+            let silent = alerting.advance(to: (last + 31) * minute)
             XCTAssertEqual(
                 rules(silent),
                 streams ? ["device.data-gap"] : [],
@@ -291,64 +310,74 @@ final class AlertEngineTests: XCTestCase {
     /// Entries logged at one instant (an equipment log's first entries) are not a stream: their
     /// silence afterwards is no data gap.
     func testReadingsAtOneInstantDoNotStream() throws {
-        let e = try engine(.chdInfant)
-        for _ in 0..<3 { _ = e.ingest(obs([.oxygenFlow: 0.5], at: 0, device: "kit")) }
-        _ = e.ingest(obs([.spo2: 80], at: 0, device: "oxi"))
-        XCTAssertEqual(rules(e.ingest(obs([.spo2: 80], at: 6 * 60 * minute, device: "oxi"))), [])
+        let alerting = try engine(.chdInfant)
+        for _ in 0..<3 { _ = alerting.ingest(obs([.oxygenFlow: 0.5], at: 0, device: "kit")) }
+        _ = alerting.ingest(obs([.spo2: 80], at: 0, device: "oxi"))
+        XCTAssertEqual(rules(alerting.ingest(obs([.spo2: 80], at: 6 * 60 * minute, device: "oxi"))), [])
     }
 
     func testLowBatteryIsJudgedPerDevice() throws {
-        let e = try engine(.diabeticCGM)
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))), ["device.low-battery"])
+        let alerting = try engine(.diabeticCGM)
         XCTAssertEqual(
-            rules(e.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))),
+            rules(alerting.ingest(obs([.battery: 7], at: 60 * minute, device: "cgm"))),
+            ["device.low-battery"]
+        )
+        XCTAssertEqual(
+            rules(alerting.ingest(obs([.battery: 95], at: 61 * minute, device: "meter"))),
             [],
             "another device's full battery"
         )
         XCTAssertEqual(
-            rules(e.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))),
+            rules(alerting.ingest(obs([.battery: 7], at: 120 * minute, device: "cgm"))),
             [],
             "does not re-arm the CGM's alert"
         )
         XCTAssertEqual(
-            rules(e.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))),
+            rules(alerting.ingest(obs([.battery: 10], at: 121 * minute, device: "meter"))),
             ["device.low-battery"],
             "the meter's own episode"
         )
         XCTAssertEqual(
-            rules(e.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))),
+            rules(alerting.ingest(obs([.battery: 20], at: 180 * minute, device: "cgm"))),
             [],
             "re-armed at 15 + 5 %"
         )
-        XCTAssertEqual(rules(e.ingest(obs([.battery: 14], at: 181 * minute, device: "cgm"))), ["device.low-battery"])
+        XCTAssertEqual(
+            rules(alerting.ingest(obs([.battery: 14], at: 181 * minute, device: "cgm"))),
+            ["device.low-battery"]
+        )
     }
 
     func testDataGapsAcrossDevicesAndRepeatedGaps() throws {
         // The gap scan runs only once device time can have passed a deadline; it must still see every
         // device, including one that resumed after an earlier gap.
-        let e = try engine(.adult)
+        let alerting = try engine(.adult)
         var lastA = ""
         var lastB = ""
         for m in 0..<5 {
-            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
-            let b = obs([.spo2: 97], at: Int64(m + 20) * minute, device: "b")
-            _ = e.ingest(a)
-            _ = e.ingest(b)
-            lastA = a.readingID
-            lastB = b.readingID
+            let heartRate = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
+            let oxygen = obs([.spo2: 97], at: Int64(m + 20) * minute, device: "b")
+            _ = alerting.ingest(heartRate)
+            _ = alerting.ingest(oxygen)
+            lastA = heartRate.readingID
+            lastB = oxygen.readingID
         }
-        XCTAssertEqual(e.advance(to: 34 * minute).map(\.evidence), [], "a: 30 min after minute 4 is not yet a gap")
-        XCTAssertEqual(e.advance(to: 34 * minute + 1).map(\.evidence), [[lastA]])
-        XCTAssertEqual(e.advance(to: 54 * minute).map(\.evidence), [])
-        XCTAssertEqual(e.advance(to: 54 * minute + 1).map(\.evidence), [[lastB]])
-        for m in 60..<63 {
-            let a = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
-            XCTAssertEqual(rules(e.ingest(a)), [])
-            lastA = a.readingID
-        }
-        XCTAssertEqual(rules(e.advance(to: 92 * minute)), [])
         XCTAssertEqual(
-            e.advance(to: 92 * minute + 1).map(\.evidence),
+            alerting.advance(to: 34 * minute).map(\.evidence),
+            [],
+            "a: 30 min after minute 4 is not yet a gap"
+        )
+        XCTAssertEqual(alerting.advance(to: 34 * minute + 1).map(\.evidence), [[lastA]])
+        XCTAssertEqual(alerting.advance(to: 54 * minute).map(\.evidence), [])
+        XCTAssertEqual(alerting.advance(to: 54 * minute + 1).map(\.evidence), [[lastB]])
+        for m in 60..<63 {
+            let heartRate = obs([.heartRate: 70], at: Int64(m) * minute, device: "a")
+            XCTAssertEqual(rules(alerting.ingest(heartRate)), [])
+            lastA = heartRate.readingID
+        }
+        XCTAssertEqual(rules(alerting.advance(to: 92 * minute)), [])
+        XCTAssertEqual(
+            alerting.advance(to: 92 * minute + 1).map(\.evidence),
             [[lastA]],
             "a second gap after the device resumed"
         )
@@ -356,20 +385,20 @@ final class AlertEngineTests: XCTestCase {
 
     /// Late readings from a silent device (device times before its last, as a retry or a backfill
     /// sends them) do not end its gap: one gap is one alert. Before, each cleared the latch and the
-    /// same gap was raised again with a new id (issue 43: 6 identical alerts in a small reproduction).
+    /// same gap was raised again with a new id (6 identical alerts in a small reproduction).
     func testLateReadingsDoNotRaiseTheSameGapAgain() throws {
-        let e = try engine(.adult)
-        for m in 0..<10 { _ = e.ingest(obs([.heartRate: 70], at: Int64(m) * minute, device: "strap")) }
-        XCTAssertEqual(rules(e.advance(to: 40 * minute)), ["device.data-gap"])
+        let alerting = try engine(.adult)
+        for m in 0..<10 { _ = alerting.ingest(obs([.heartRate: 70], at: Int64(m) * minute, device: "strap")) }
+        XCTAssertEqual(rules(alerting.advance(to: 40 * minute)), ["device.data-gap"])
         for late in 0..<5 {
             let old = obs([.heartRate: 71], at: Int64(late) * minute + 30_000, device: "strap")
-            XCTAssertEqual(rules(e.ingest(old)), [])
-            XCTAssertEqual(rules(e.advance(to: Int64(41 + late) * minute)), [], "late reading \(late)")
+            XCTAssertEqual(rules(alerting.ingest(old)), [])
+            XCTAssertEqual(rules(alerting.advance(to: Int64(41 + late) * minute)), [], "late reading \(late)")
         }
         // A reading after the gap ends it; the next silence is a gap of its own.
-        _ = e.ingest(obs([.heartRate: 70], at: 60 * minute, device: "strap"))
-        XCTAssertEqual(rules(e.advance(to: 90 * minute)), [])
-        XCTAssertEqual(rules(e.advance(to: 90 * minute + 1)), ["device.data-gap"])
+        _ = alerting.ingest(obs([.heartRate: 70], at: 60 * minute, device: "strap"))
+        XCTAssertEqual(rules(alerting.advance(to: 90 * minute)), [])
+        XCTAssertEqual(rules(alerting.advance(to: 90 * minute + 1)), ["device.data-gap"])
     }
 
     func testRulesFileErrorsArePositioned() {

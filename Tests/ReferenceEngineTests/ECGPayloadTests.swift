@@ -58,7 +58,7 @@ final class ECGPayloadTests: XCTestCase {
             "no rhythm from a poor reading"
         )
         func set(_ key: String, _ value: JSONValue) -> (inout [(String, JSONValue)]) -> Void {
-            { f in if let i = f.firstIndex(where: { $0.0 == key }) { f[i].1 = value } }
+            { f in if let position = f.firstIndex(where: { $0.0 == key }) { f[position].1 = value } }
         }
         XCTAssertEqual(refusal(set("classification", .string("normal"))), "classification")
         XCTAssertEqual(refusal(set("samplingFrequency", .int(20))), "samplingFrequency")
@@ -90,9 +90,9 @@ final class ECGPayloadTests: XCTestCase {
                 text.contains(#""valueSampledData":{"origin":{"value":0,"unit":"uV""#),
                 String(text.prefix(2000))
             )
-            let o = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
-            XCTAssertEqual(o.values[.ecgHeartRate], 118)
-            XCTAssertEqual(o.values[.ecgAF], c.afValue, c.rawValue)
+            let observation = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
+            XCTAssertEqual(observation.values[.ecgHeartRate], 118)
+            XCTAssertEqual(observation.values[.ecgAF], c.afValue, c.rawValue)
         }
         let good = try XCTUnwrap(FHIRObservationJSON.encode(reading(.atrialFibrillation), start: 1_731_000_000_000))
         for c in Corruption.jsonForms + [.badFlags, .badCRC] {
@@ -118,13 +118,13 @@ final class ECGPayloadTests: XCTestCase {
 
     func testAFClassifiedOncePerEpisodeRearmedBySinusOnly() throws {
         let alertEngine = AlertEngine(rules: try RuleSetLoader.defaultRules(), profiles: ["p": .adult])
-        var n = 0
+        var count = 0
         func ecg(_ ecgClassification: ECGClassification, at minutes: Int64) -> [String] {
-            n += 1
+            count += 1
             var values: [Signal: Double] = [.ecgHeartRate: 110]
             values[.ecgAF] = ecgClassification.afValue
             let observation = Observation(
-                readingID: "e\(n)",
+                readingID: "e\(count)",
                 patientID: "p",
                 deviceID: "w",
                 time: minutes * 60_000,

@@ -33,24 +33,28 @@ final class FHIRRouteTests: XCTestCase {
     }
 
     func testEveryFHIRFormIsAcceptedOrRefusedNamingTheExpectedField() throws {
-        let s = try ScenarioLoader.parse(InvalidPayloadTests.text, file: "invalid-json.yaml")
-        let now = s.startUnixMilliseconds + 86_400_000
+        let scenario = try ScenarioLoader.parse(InvalidPayloadTests.text, file: "invalid-json.yaml")
+        let now = scenario.startUnixMilliseconds + 86_400_000
         for (name, routes) in Self.routes.sorted(by: { $0.key < $1.key }) {
             var fields: Set<String> = []
             var accepted = 0
-            for r in TrafficPlanStream(for: s, routes: routes) {
+            for r in TrafficPlanStream(for: scenario, routes: routes) {
                 XCTAssertNil(r.unroutable, "\(name): \(r.unroutable ?? "")")
                 guard r.path.hasPrefix("/fhir") else { continue }
                 let text = String(decoding: r.body, as: UTF8.self)
                 switch (verdict(r, now: now), r.expectedRejection) {
-                case (.success(let o), nil): accepted += o.count
-                case (.success, let e?):
-                    XCTFail("\(name): accepted a body that must be refused naming \(e.field): \(text)")
-                case (.failure(let f), nil):
-                    XCTFail("\(name): refused a valid body naming \(f.field) (\(f.message)): \(text)")
-                case (.failure(let f), let e?):
-                    XCTAssertEqual(e.canonical(f.field), e.field, "\(name): \(f.message): \(text)")
-                    fields.insert(e.field)
+                case (.success(let observations), nil): accepted += observations.count
+                case (.success, let expected?):
+                    XCTFail("\(name): accepted a body that must be refused naming \(expected.field): \(text)")
+                case (.failure(let failure), nil):
+                    XCTFail("\(name): refused a valid body naming \(failure.field) (\(failure.message)): \(text)")
+                case (.failure(let failure), let expected?):
+                    XCTAssertEqual(
+                        expected.canonical(failure.field),
+                        expected.field,
+                        "\(name): \(failure.message): \(text)"
+                    )
+                    fields.insert(expected.field)
                 }
             }
             XCTAssertGreaterThan(accepted, 10, name)
@@ -76,18 +80,18 @@ final class FHIRRouteTests: XCTestCase {
                 devices:
                   - {id: strap, type: heart-rate-strap, transport: https, cadence: 1s}
             """
-        let s = try ScenarioLoader.parse(text, file: "rr.yaml")
-        let now = s.startUnixMilliseconds + 86_400_000
+        let scenario = try ScenarioLoader.parse(text, file: "rr.yaml")
+        let now = scenario.startUnixMilliseconds + 86_400_000
         var viaJSON: [Observation] = []
-        for r in TrafficPlanStream(for: s) {
+        for r in TrafficPlanStream(for: scenario) {
             guard case let .array(items)? = JSONInput.parse(r.body) else { continue }
             for item in items {
-                let o = try PayloadValidation.observation(item, now: now)
-                if o.values[.heartRate] != nil { viaJSON.append(o) }
+                let observation = try PayloadValidation.observation(item, now: now)
+                if observation.values[.heartRate] != nil { viaJSON.append(observation) }
             }
         }
         var viaFHIR: [Observation] = []
-        for r in TrafficPlanStream(for: s, routes: Self.routes["bundle"]!) where r.path == "/fhir" {
+        for r in TrafficPlanStream(for: scenario, routes: Self.routes["bundle"]!) where r.path == "/fhir" {
             viaFHIR += try verdict(r, now: now).get()
         }
         XCTAssertEqual(viaFHIR.count, viaJSON.count)

@@ -20,9 +20,9 @@ final class FaultPlanTests: XCTestCase {
     }
 
     func testWrongEvidenceCitesEachDevicesFirstReadingOfThatKind() throws {
-        let p = try plan("wrong-evidence")
-        XCTAssertEqual(p.apply([alert]).map(\.evidence), [["501/cuff/0", "501/cuff/battery/0"]])
-        XCTAssertTrue(p.summary.contains { $0.hasPrefix("wrong-evidence") }, "announced: \(p.summary)")
+        let faultPlan = try plan("wrong-evidence")
+        XCTAssertEqual(faultPlan.apply([alert]).map(\.evidence), [["501/cuff/0", "501/cuff/battery/0"]])
+        XCTAssertTrue(faultPlan.summary.contains { $0.hasPrefix("wrong-evidence") }, "announced: \(faultPlan.summary)")
         XCTAssertEqual(try plan().apply([alert]), [alert], "no fault leaves alerts alone")
         XCTAssertThrowsError(try plan("wrong-evidence=yes"))
     }

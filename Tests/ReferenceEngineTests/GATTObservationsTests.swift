@@ -20,7 +20,7 @@ final class GATTObservationsTests: XCTestCase {
         )
         let utc = try XCTUnwrap(CivilTime(iso8601: "2024-07-01T20:00:00Z")).unixMilliseconds
         XCTAssertEqual(session.unixMilliseconds, utc)
-        let o = try XCTUnwrap(
+        let observation = try XCTUnwrap(
             GATTObservations.observation(
                 uuid: CGMMeasurement.uuid,
                 bytes: try cgm(offset: 125),
@@ -31,8 +31,8 @@ final class GATTObservationsTests: XCTestCase {
                 cgmSessionStart: session.unixMilliseconds
             )
         )
-        XCTAssertEqual(o.time, utc + 125 * 60_000)
-        XCTAssertEqual(o.values[.cgm], 112)
+        XCTAssertEqual(observation.time, utc + 125 * 60_000)
+        XCTAssertEqual(observation.values[.cgm], 112)
         // Without a session start the record is stamped on receipt.
         let received = try XCTUnwrap(
             GATTObservations.observation(

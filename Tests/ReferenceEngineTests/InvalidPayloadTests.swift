@@ -53,11 +53,11 @@ final class InvalidPayloadTests: XCTestCase {
     }
 
     func testEveryInvalidFormIsRefusedNamingTheExpectedField() throws {
-        let s = try ScenarioLoader.parse(Self.text, file: "invalid-json.yaml")
-        let now = s.startUnixMilliseconds + 86_400_000
+        let scenario = try ScenarioLoader.parse(Self.text, file: "invalid-json.yaml")
+        let now = scenario.startUnixMilliseconds + 86_400_000
         var formsByPath: [String: Set<String>] = [:]
         var corrupted = 0
-        for r in TrafficPlan.requests(for: s) {
+        for r in TrafficPlan.requests(for: scenario) {
             let verdict = refusal(r, now: now)
             guard let expected = r.expectedRejection else {
                 XCTAssertNil(
@@ -79,16 +79,19 @@ final class InvalidPayloadTests: XCTestCase {
 
     /// `mixed` gives each corrupted reading of a kind the next JSON form, every form in turn.
     func testMixedCyclesThroughTheJSONFormsPerKind() throws {
-        let s = try ScenarioLoader.parse(Self.text, file: "invalid-json.yaml")
-        var run = ScenarioRun(scenario: s)
+        let scenario = try ScenarioLoader.parse(Self.text, file: "invalid-json.yaml")
+        var run = ScenarioRun(scenario: scenario)
         var forms: [Corruption] = []
-        while let (r, _) = run.next() {
-            if r.deviceID == "thermo", r.kind == .temperature, let c = r.delivery.corruption { forms.append(c) }
+        while let (reading, _) = run.next() {
+            if reading.deviceID == "thermo", reading.kind == .temperature, let corruption = reading.delivery.corruption
+            {
+                forms.append(corruption)
+            }
         }
         XCTAssertEqual(forms, Corruption.jsonForms + [Corruption.jsonForms[0]])
     }
 
-    /// Seed 004's feeds: a bottle feed in mL (method optional), a breastfeed in minutes at the
+    /// The Health Hearts SRS's feeds: a bottle feed in mL (method optional), a breastfeed in minutes at the
     /// breast; a breastfeed in mL, or another method, is refused naming the field.
     func testBreastAndBottleFeedsAreToldApart() throws {
         func feed(_ extra: String) throws(ValidationFailure) -> Observation {

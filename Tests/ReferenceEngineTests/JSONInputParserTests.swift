@@ -1,7 +1,7 @@
 import ReferenceEngine
 import XCTest
 
-/// The reference SUT's strict JSON parser against hostile bodies (issue 18): duplicate keys named,
+/// The reference SUT's strict JSON parser against hostile bodies: duplicate keys named,
 /// depth refused while parsing, UTF-8 only, numbers and strings by RFC 8259's grammar.
 final class JSONInputParserTests: XCTestCase {
     func parse(_ text: String, depth: Int = 8) -> Result<JSONInput, ValidationFailure> {
@@ -38,9 +38,10 @@ final class JSONInputParserTests: XCTestCase {
     }
 
     func testValuesKeepTheirJSONTypes() throws {
-        let v = try parse(#" {"a": [1, -0, 2.5, 1e2, "x\n\u00e9\ud83d\ude00", true, false, null], "b": {}} "#).get()
+        let parsed = try parse(#" {"a": [1, -0, 2.5, 1e2, "x\n\u00e9\ud83d\ude00", true, false, null], "b": {}} "#)
+            .get()
         XCTAssertEqual(
-            v,
+            parsed,
             .object([
                 "a": .array([
                     .integer(1), .integer(0), .number(2.5), .number(100), .string("x\né😀"), .bool(true), .bool(false),
@@ -72,8 +73,11 @@ final class JSONInputParserTests: XCTestCase {
     func testDepthIsRefusedWhileParsing() {
         // 200,000 levels: a recursive parser without a limit would overflow its stack.
         let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
-        let f = failure(deep)
-        XCTAssertTrue(f?.message.contains("nested deeper than 8 levels (at byte 8)") ?? false, f?.message ?? "")
+        let failed = failure(deep)
+        XCTAssertTrue(
+            failed?.message.contains("nested deeper than 8 levels (at byte 8)") ?? false,
+            failed?.message ?? ""
+        )
         XCTAssertNoThrow(try parse(String(repeating: "[", count: 8) + String(repeating: "]", count: 8)).get())
         XCTAssertNotNil(failure(String(repeating: "{\"a\":", count: 9) + "1" + String(repeating: "}", count: 9)))
         XCTAssertNoThrow(

@@ -2,7 +2,7 @@ import ReferenceEngine
 import VitalSimCore
 import XCTest
 
-/// Issue 19, item 4 (seed 000's custom thresholds): a patient's own limits replace its threshold
+/// The IoT-AI SRS's custom thresholds: a patient's own limits replace its threshold
 /// rules' values in the reference SUT's engine, keep each rule's operator, persistence and re-arm
 /// margin, and are refused with the field named when they cannot apply.
 final class PersonalLimitsTests: XCTestCase {
@@ -106,11 +106,11 @@ final class PersonalLimitsTests: XCTestCase {
             device: String = "d"
         ) -> [Int64] {
             (0..<14).compactMap { i in
-                let t = start * minute + Int64(i) * step
+                let time = start * minute + Int64(i) * step
                 let alerts = alertEngine.ingest(
-                    obs([.heartRate: i % 2 == 0 ? 70 : 70 + swing], at: t, patient: patient, device: device)
+                    obs([.heartRate: i % 2 == 0 ? 70 : 70 + swing], at: time, patient: patient, device: device)
                 )
-                return alerts.contains { $0.rule == "hr.fluctuation" } ? t / minute : nil
+                return alerts.contains { $0.rule == "hr.fluctuation" } ? time / minute : nil
             }
         }
         // Successive differences of exactly 7: the median reaches the limit (`>=`) at the tenth sample.

@@ -9,44 +9,44 @@ import XCTest
 /// JSON, raise the alerts each scenario exists for, and not the ones it does not.
 final class ReferenceRulesOnCoreSuiteTests: XCTestCase {
     func alerts(_ name: String) throws -> [String] {
-        let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
+        let scenario = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml")
         let engine = AlertEngine(
             rules: try RuleSetLoader.defaultRules(),
-            profiles: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.profile) }),
-            limits: Dictionary(uniqueKeysWithValues: s.patients.map { ($0.id, $0.thresholds) })
+            profiles: Dictionary(uniqueKeysWithValues: scenario.patients.map { ($0.id, $0.profile) }),
+            limits: Dictionary(uniqueKeysWithValues: scenario.patients.map { ($0.id, $0.thresholds) })
         )
-        var run = ScenarioRun(scenario: s)
-        let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
+        var run = ScenarioRun(scenario: scenario)
+        let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
         var raised: [String] = []
-        while let (r, _) = run.next() {
-            let received = s.startUnixMilliseconds + r.deviceTime
+        while let (reading, _) = run.next() {
+            let received = scenario.startUnixMilliseconds + reading.deviceTime
             raised += engine.advance(to: received).map(\.rule)
-            guard let p = encoder.encode(r).first else { continue }
-            var o: Observation?
-            if let uuid = p.characteristic {
-                o = try? GATTObservations.observation(
+            guard let payload = encoder.encode(reading).first else { continue }
+            var observation: Observation?
+            if let uuid = payload.characteristic {
+                observation = try? GATTObservations.observation(
                     uuid: uuid,
-                    bytes: p.bytes,
-                    patientID: r.patientID,
-                    deviceID: r.deviceID,
-                    readingID: r.id,
+                    bytes: payload.bytes,
+                    patientID: reading.patientID,
+                    deviceID: reading.deviceID,
+                    readingID: reading.id,
                     receivedAt: received
                 )
-            } else if r.deviceType != .phoneBridge, let json = p.json,
+            } else if reading.deviceType != .phoneBridge, let json = payload.json,
                 let input = JSONInput.parse(Array(json.serialized().utf8))
             {
                 // Feeds and respiration rates: observation JSON, read by the SUT's own validation.
-                o = try? PayloadValidation.observation(input, now: received + 60_000)
-            } else if case let .heartRate(bpm, _, _, _) = r.measurement {
-                o = Observation(
-                    readingID: r.id,
-                    patientID: r.patientID,
-                    deviceID: r.deviceID,
+                observation = try? PayloadValidation.observation(input, now: received + 60_000)
+            } else if case let .heartRate(bpm, _, _, _) = reading.measurement {
+                observation = Observation(
+                    readingID: reading.id,
+                    patientID: reading.patientID,
+                    deviceID: reading.deviceID,
                     time: received,
                     values: [.heartRate: Double(bpm)]
                 )
             }
-            if let o { raised += engine.ingest(o).map(\.rule) }
+            if let observation { raised += engine.ingest(observation).map(\.rule) }
         }
         return raised
     }

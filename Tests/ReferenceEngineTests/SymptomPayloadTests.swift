@@ -66,10 +66,10 @@ final class SymptomPayloadTests: XCTestCase {
                     text.contains(#""system":"http://snomed.info/sct","code":"\#(symptom.snomed.code)""#),
                     text
                 )
-                let o = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
-                XCTAssertEqual(o.values, [symptom.signal: Double(severity.rawValue)])
-                XCTAssertEqual(o.time, start + 3_600_000, "effectiveDateTime is the onset")
-                XCTAssertEqual(o.readingID, "p/diary/4")
+                let observation = try FHIRObservation.parse(JSONInput.parse(Array(text.utf8))!, now: now)
+                XCTAssertEqual(observation.values, [symptom.signal: Double(severity.rawValue)])
+                XCTAssertEqual(observation.time, start + 3_600_000, "effectiveDateTime is the onset")
+                XCTAssertEqual(observation.readingID, "p/diary/4")
             }
         }
     }

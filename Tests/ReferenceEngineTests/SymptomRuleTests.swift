@@ -28,16 +28,16 @@ final class SymptomRuleTests: XCTestCase {
     }
 
     func testEveryRedFlagReportRaises() throws {
-        let e = try engine()
-        XCTAssertEqual(rules(e, report(.chestPain, 1, at: 0)), ["symptom.red-flag"], "any severity")
+        let alerting = try engine()
+        XCTAssertEqual(rules(alerting, report(.chestPain, 1, at: 0)), ["symptom.red-flag"], "any severity")
         XCTAssertEqual(
-            rules(e, report(.chestPain, 1, at: hour * 30)),
+            rules(alerting, report(.chestPain, 1, at: hour * 30)),
             ["symptom.red-flag"],
             "each report, not once per patient"
         )
-        XCTAssertEqual(rules(e, report(.fainting, 2, at: hour * 31)), ["symptom.red-flag"])
-        XCTAssertEqual(rules(e, report(.palpitations, 3, at: hour * 32)), [], "palpitations are not a red flag")
-        XCTAssertEqual(rules(e, report(.dizziness, 3, at: hour * 33)), [])
+        XCTAssertEqual(rules(alerting, report(.fainting, 2, at: hour * 31)), ["symptom.red-flag"])
+        XCTAssertEqual(rules(alerting, report(.palpitations, 3, at: hour * 32)), [], "palpitations are not a red flag")
+        XCTAssertEqual(rules(alerting, report(.dizziness, 3, at: hour * 33)), [])
         XCTAssertEqual(
             rules(try engine(.chdInfant), report(.chestPain, 3, at: 0)),
             [],
@@ -46,20 +46,24 @@ final class SymptomRuleTests: XCTestCase {
     }
 
     func testEscalationIsAWorseReportOfTheSameSymptomWithin24Hours() throws {
-        let e = try engine()
-        XCTAssertEqual(rules(e, report(.palpitations, 1, at: 0)), [])
-        XCTAssertEqual(rules(e, report(.palpitations, 1, at: hour)), [], "as bad is not worse")
-        XCTAssertEqual(rules(e, report(.dizziness, 2, at: 2 * hour)), [], "another symptom is no comparison")
-        XCTAssertEqual(rules(e, report(.palpitations, 2, at: 3 * hour)), ["symptom.escalation"])
+        let alerting = try engine()
+        XCTAssertEqual(rules(alerting, report(.palpitations, 1, at: 0)), [])
+        XCTAssertEqual(rules(alerting, report(.palpitations, 1, at: hour)), [], "as bad is not worse")
+        XCTAssertEqual(rules(alerting, report(.dizziness, 2, at: 2 * hour)), [], "another symptom is no comparison")
+        XCTAssertEqual(rules(alerting, report(.palpitations, 2, at: 3 * hour)), ["symptom.escalation"])
         XCTAssertEqual(
-            rules(e, report(.palpitations, 3, at: 4 * hour)),
+            rules(alerting, report(.palpitations, 3, at: 4 * hour)),
             ["symptom.escalation"],
             "each worse report raises"
         )
-        XCTAssertEqual(rules(e, report(.palpitations, 2, at: 5 * hour)), [], "better")
+        XCTAssertEqual(rules(alerting, report(.palpitations, 2, at: 5 * hour)), [], "better")
         // Exactly 24 h after the previous report is within the window; a minute more is not.
-        XCTAssertEqual(rules(e, report(.palpitations, 3, at: 29 * hour)), ["symptom.escalation"])
-        XCTAssertEqual(rules(e, report(.dizziness, 3, at: 26 * hour + 60_000)), [], "25 h after the dizziness at 2 h")
+        XCTAssertEqual(rules(alerting, report(.palpitations, 3, at: 29 * hour)), ["symptom.escalation"])
+        XCTAssertEqual(
+            rules(alerting, report(.dizziness, 3, at: 26 * hour + 60_000)),
+            [],
+            "25 h after the dizziness at 2 h"
+        )
         // The same out-of-order arrival as OracleSymptomRuleTests: judged as received.
         let late = try engine()
         XCTAssertEqual(rules(late, report(.shortnessOfBreath, 2, at: hour)), [])

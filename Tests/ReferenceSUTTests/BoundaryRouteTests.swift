@@ -41,14 +41,14 @@ struct BoundaryRouteTests {
                 var cases: [(String, Double, Bool)] = [("at", c.value, inclusive), ("beyond", c.value + outward, true)]
                 if inclusive { cases.append(("inside", c.value - outward, false)) }
                 for (name, value, expected) in cases {
-                    let v = (value * 10).rounded() / 10
+                    let rounded = (value * 10).rounded() / 10
                     probes.append(
                         Probe(
                             patient: "b-\(rule.id)-\(n)-\(name)",
                             rule: rule,
                             profile: profile,
                             signal: c.signal,
-                            value: v,
+                            value: rounded,
                             expected: expected
                         )
                     )
@@ -61,17 +61,17 @@ struct BoundaryRouteTests {
     static let start = 1_730_966_400  // 2024-11-07T08:00:00Z
 
     static func reading(_ probe: Probe, minute: Int) -> String {
-        let e = encoding[probe.signal]!
+        let encoded = encoding[probe.signal]!
         let id = "\(probe.patient)/\(minute)"
         let ts = CivilTimeText.iso(start + minute * 60)
         // The other pressure stays 20 mmHg inside its own limit, so that only the probed one decides.
         let other = { (signal: Signal, fallback: Double) -> Int in
             guard case let .threshold(conditions, _) = probe.rule.kind,
-                let c = conditions.first(where: { $0.signal == signal })
+                let condition = conditions.first(where: { $0.signal == signal })
             else {
                 return Int(fallback)
             }
-            return Int(c.value) - 20
+            return Int(condition.value) - 20
         }
         switch probe.signal {
         case .systolic:
@@ -84,10 +84,10 @@ struct BoundaryRouteTests {
             return observationJSON(
                 id: id,
                 patient: probe.patient,
-                device: e.kind,
-                kind: e.kind,
+                device: encoded.kind,
+                kind: encoded.kind,
                 value: probe.value,
-                unit: e.unit,
+                unit: encoded.unit,
                 at: ts
             )
         }
@@ -127,13 +127,15 @@ struct BoundaryRouteTests {
         // over a window of days, and the last minute): nothing yet.
         func minutes(_ probe: Probe) -> Int { Int(probe.rule.persistence / 60_000) }
         func earlyMinutes(_ probe: Probe) -> [Int] {
-            let m = minutes(probe)
-            return m == 0 ? [] : Array(Set(stride(from: 0, to: m, by: max(1, m / 60)).map { $0 } + [m - 1])).sorted()
+            let minute = minutes(probe)
+            return minute == 0
+                ? []
+                : Array(Set(stride(from: 0, to: minute, by: max(1, minute / 60)).map { $0 } + [minute - 1])).sorted()
         }
         let early = probes.flatMap { p in earlyMinutes(p).map { Self.reading(p, minute: $0) } }
         for batch in stride(from: 0, to: early.count, by: 500).map({ Array(early[$0..<min($0 + 500, early.count)]) }) {
-            let r = try await sut.post("/api/v1/observations", "[" + batch.joined(separator: ",") + "]")
-            #expect(r.status == 200, "\(r.text)")
+            let answer = try await sut.post("/api/v1/observations", "[" + batch.joined(separator: ",") + "]")
+            #expect(answer.status == 200, "\(answer.text)")
         }
         if !early.isEmpty {
             let alerts = try await sut.get("/api/v1/alerts").objects
@@ -146,8 +148,8 @@ struct BoundaryRouteTests {
         }
         // The reading that completes the window.
         let last = probes.map { Self.reading($0, minute: minutes($0)) }
-        let r = try await sut.post("/api/v1/observations", "[" + last.joined(separator: ",") + "]")
-        #expect(r.status == 200, "\(r.text)")
+        let answer = try await sut.post("/api/v1/observations", "[" + last.joined(separator: ",") + "]")
+        #expect(answer.status == 200, "\(answer.text)")
         let alerts = try await sut.get("/api/v1/alerts").objects
         for p in probes {
             let raised = alerts.filter { $0["patientId"] as? String == p.patient && $0["rule"] as? String == p.rule.id }

@@ -187,9 +187,9 @@ struct EscalationRouteTests {
             for (policy, field) in cases {
                 let body =
                     #"{"profile": "adult", "careTeam": [{"person": "ann", "role": "caregiver"}], "escalation": \#(policy)}"#
-                let r = try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.admin)
-                #expect(r.status == 400, "\(policy)")
-                #expect(r.object["field"] as? String == field, "\(policy): \(r.text)")
+                let answer = try await sut.send("/api/v1/patients/p-1", method: .put, body: body, token: Self.admin)
+                #expect(answer.status == 400, "\(policy)")
+                #expect(answer.object["field"] as? String == field, "\(policy): \(answer.text)")
             }
         }
     }

@@ -4,7 +4,7 @@ import InProcessSUT
 import TestFixtures
 import Testing
 
-/// The reproductions of issue 18 at the observation route: each hostile body refused with 400
+/// Hostile bodies at the observation route: each hostile body refused with 400
 /// naming what is wrong, the server answering the next request; and reading ids that belong to one
 /// patient (another patient's device cannot suppress a reading by claiming its id first), also in
 /// a SQLite database an earlier version wrote. (Slow clients, PostgreSQL and MQTT:

@@ -92,7 +92,7 @@ struct IngestionRouteTests {
             #"[{"readingId": "a", "patientId": "501", "deviceId": "t", "kind": "spo2", "value": 97, "unit": "%", "timestamp": "2024-11-07T12:00:00Z"}, {"readingId": "b", "patientId": "501", "deviceId": "t", "kind": "mood", "value": 1, "unit": "1", "timestamp": "2024-11-07T12:00:00Z"}]"#,
             "[1].kind"
         ),
-        // Patient ids the read-back, search and deletion routes could never serve (issue 43): refused
+        // Patient ids the read-back, search and deletion routes could never serve: refused
         // on arrival, not stored and then answered 400 by every route that reads them.
         ("/api/iot-heart-rate", #"{"userId": "a/b", "timestamp": "2024-11-07T12:34:58Z", "heartRate": 75}"#, "userId"),
         (
@@ -209,7 +209,7 @@ struct IngestionRouteTests {
                 try await sut.alertRules("?patient=501") == ["bp.hypertensive-crisis", "glucose.meter-level2-low"],
                 "185 > 180; 2.9 mmol/L = 52.2 mg/dL < 54"
             )
-            // A patient id the read-back could never serve (issue 43).
+            // A patient id the read-back could never serve.
             let slashed = heartRate.replacingOccurrences(of: "Patient/501", with: "Patient/a/b")
             #expect(slashed != heartRate)
             let refused = try await sut.post("/fhir/Observation", slashed)

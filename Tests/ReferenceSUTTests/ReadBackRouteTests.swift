@@ -4,7 +4,7 @@ import InProcessSUT
 import TestFixtures
 import Testing
 
-/// Read-back in-process (issue 19): what the SUT stored is answered from its storage — after a
+/// Read-back in-process: what the SUT stored is answered from its storage — after a
 /// restart too — by patient, kind and period, page by page, with per-day and per-month counts, and
 /// bad parameters are refused naming them. PostgreSQL and the FHIR search's validation by an
 /// independent referee stay live (`IntegrationTests.ReferenceReadBackTests`).

@@ -136,7 +136,7 @@ import VitalSimCore
 
     static let minimal = """
         requirements:
-          - {id: a.one, level: SHALL, area: alerts, source: "seed 000", text: "one"}
+          - {id: a.one, level: SHALL, area: alerts, source: "the IoT-AI SRS", text: "one"}
         kinds:
         \(VitalKind.allCases.map { "  \($0.rawValue): {level: SHALL, source: s}" }.joined(separator: "\n"))
         services:

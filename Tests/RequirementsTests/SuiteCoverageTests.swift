@@ -25,55 +25,60 @@ import VitalSimCore
     }
 
     @Test func scenariosExerciseTheirRulesKindsAndEndpoints() throws {
-        let c = try Self.coverage([
+        let coverage = try Self.coverage([
             "fever-spike", "vitaledge-daily-summary", "vitaledge-month-end", "copd-desaturation",
         ])
-        #expect(c.scenarios == ["fever-spike", "vitaledge-daily-summary", "vitaledge-month-end", "copd-desaturation"])
-        #expect(c.unknownIDs.isEmpty)
         #expect(
-            c.exercised["rule.temp.fever"]?.first == .init(scenario: "fever-spike", how: "alert temp.fever patient 508")
+            coverage.scenarios == [
+                "fever-spike", "vitaledge-daily-summary", "vitaledge-month-end", "copd-desaturation",
+            ]
+        )
+        #expect(coverage.unknownIDs.isEmpty)
+        #expect(
+            coverage.exercised["rule.temp.fever"]?.first
+                == .init(scenario: "fever-spike", how: "alert temp.fever patient 508")
         )
         // A valid daily summary: only the month-end scenario sends one.
-        #expect(c.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-month-end"])
-        #expect(c.exercised["vitaledge.summary-endpoint"]?.map(\.scenario) == ["vitaledge-month-end"])
+        #expect(coverage.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-month-end"])
+        #expect(coverage.exercised["vitaledge.summary-endpoint"]?.map(\.scenario) == ["vitaledge-month-end"])
         #expect(
-            Set(c.exercised["ingest.daily-summary.refuse"]?.map(\.scenario) ?? []) == [
+            Set(coverage.exercised["ingest.daily-summary.refuse"]?.map(\.scenario) ?? []) == [
                 "vitaledge-daily-summary", "vitaledge-month-end",
             ]
         )
         #expect(
-            c.exercised["vitaledge.summary-invalid"]?.map(\.scenario) == [
+            coverage.exercised["vitaledge.summary-invalid"]?.map(\.scenario) == [
                 "vitaledge-daily-summary", "vitaledge-month-end",
             ]
         )
         // Raw GATT values relayed over MQTT by the COPD hub: the oximeter's continuous measurement.
-        #expect(c.exercised["gatt.0x2A5F"]?.map(\.scenario) == ["copd-desaturation"])
-        #expect(c.exercised["ingest.mqtt-confirmed"]?.map(\.scenario) == ["copd-desaturation"])
+        #expect(coverage.exercised["gatt.0x2A5F"]?.map(\.scenario) == ["copd-desaturation"])
+        #expect(coverage.exercised["ingest.mqtt-confirmed"]?.map(\.scenario) == ["copd-desaturation"])
         // The phone's repeats and retries (month-end's duplicates and disconnect faults).
-        #expect(c.exercised["vitaledge.retries"]?.map(\.scenario) == ["vitaledge-month-end"])
+        #expect(coverage.exercised["vitaledge.retries"]?.map(\.scenario) == ["vitaledge-month-end"])
         // Every patient's readings are read back by period and kind; nothing checks who may see what.
-        #expect(c.exercised["query.by-period"]?.contains { $0.scenario == "vitaledge-month-end" } == true)
-        #expect(c.exercised["query.by-kind"]?.first?.how.hasSuffix("by kind (each kind held)") == true)
-        let missing = c.uncovered(.shall).map(\.id)
+        #expect(coverage.exercised["query.by-period"]?.contains { $0.scenario == "vitaledge-month-end" } == true)
+        #expect(coverage.exercised["query.by-kind"]?.first?.how.hasSuffix("by kind (each kind held)") == true)
+        let missing = coverage.uncovered(.shall).map(\.id)
         #expect(missing.contains("alerts.recipients") && missing.contains("access.authorized-only"))
         #expect(!missing.contains("query.by-month") && !missing.contains("store.once"))
-        #expect(c.percent(.shall) > 0 && c.percent(.shall) < 100)
+        #expect(coverage.percent(.shall) > 0 && coverage.percent(.shall) < 100)
     }
 
-    /// The app's two switches (seed 002 §2.3.1): only a phone with one of them off exercises them,
+    /// The app's two switches (the VitalEdge RSD §2.3.1): only a phone with one of them off exercises them,
     /// each named with what is off.
     @Test func aPhoneWithASwitchOffExercisesTheToggles() throws {
         #expect(try Self.coverage(["vitaledge-month-end"]).exercised["vitaledge.toggles"] == nil)
-        let c = try Self.coverage(["vitaledge-settings"])
+        let coverage = try Self.coverage(["vitaledge-settings"])
         #expect(
-            c.exercised["vitaledge.toggles"]?.map(\.how) == [
+            coverage.exercised["vitaledge.toggles"]?.map(\.how) == [
                 "phone-503 with real-time monitoring off: its stored readings and the alerts judged",
                 "phone-504 with daily summary off: its stored readings and the alerts judged",
             ]
         )
         // 503's summary is accepted; 504's heart rates and its tachycardia alert.
-        #expect(c.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-settings"])
-        #expect(c.exercised["rule.hr.tachycardia"]?.map(\.how) == ["alert hr.tachycardia patient 504"])
+        #expect(coverage.exercised["ingest.daily-summary.accept"]?.map(\.scenario) == ["vitaledge-settings"])
+        #expect(coverage.exercised["rule.hr.tachycardia"]?.map(\.how) == ["alert hr.tachycardia patient 504"])
     }
 
     /// What only a run over a BLE link (or observing push channels) exercises is apart unless the
@@ -102,26 +107,27 @@ import VitalSimCore
 
     /// The seed's 2 s alert latency is covered only by a budget on the maximum of at most 2 s.
     @Test func onlyAMaximumOfTwoSecondsCoversTheSeedsAlertLatency() throws {
-        let c = try Self.coverage(["fever-spike"])
+        let coverage = try Self.coverage(["fever-spike"])
         let budgets = try GoldenFile.parse(
             try String(contentsOfFile: Fixtures.repositoryRoot + "/golden/fever-spike.golden.yaml", encoding: .utf8),
             file: "fever-spike"
         ).budgets
         let alertMax = budgets.first { $0.path == .readingToAlert }?.limits.first { $0.percentile >= 100 }?.milliseconds
-        #expect((c.exercised["alerts.latency"] != nil) == ((alertMax ?? .infinity) <= 2000))
+        #expect((coverage.exercised["alerts.latency"] != nil) == ((alertMax ?? .infinity) <= 2000))
     }
 
     @Test func theDocumentsSayWhatIsUncovered() throws {
-        let c = try Self.coverage(["fever-spike"])
-        let text = CoverageDocument.text(c, suites: ["scenarios/core/fever-spike.yaml"])
+        let coverage = try Self.coverage(["fever-spike"])
+        let text = CoverageDocument.text(coverage, suites: ["scenarios/core/fever-spike.yaml"])
         #expect(text.contains("uncovered SHALL"), "\(text)")
         #expect(text.contains("  access.authorized-only: "), "\(text)")
         let json = try #require(
-            JSONSerialization.jsonObject(with: Data(CoverageDocument.json(c, suites: ["x"]).utf8)) as? [String: Any]
+            JSONSerialization.jsonObject(with: Data(CoverageDocument.json(coverage, suites: ["x"]).utf8))
+                as? [String: Any]
         )
         let shall = try #require((json["levels"] as? [String: Any])?["SHALL"] as? [String: Any])
         #expect((shall["uncovered"] as? [String])?.contains("alerts.recipients") == true)
-        let html = try CoverageDocument.html(c)
+        let html = try CoverageDocument.html(coverage)
         #expect(
             html.contains("<td class=\"hit\" title=\"alert temp.fever patient 508\">✓</td>"),
             "\(html.prefix(2000))"

@@ -30,9 +30,9 @@ final class AlertMappingTests: XCTestCase {
         let item = try json(
             #"{"alertId":"a1","patientId":"501","rule":"hr.tachycardia","severity":"medium","raisedAt":"2024-11-07T10:00:00Z","evidence":["r1","r2"]}"#
         )
-        let a = try AlertFields.vitalsim.read(item, mapping: .init()).get()
+        let alert = try AlertFields.vitalsim.read(item, mapping: .init()).get()
         XCTAssertEqual(
-            a,
+            alert,
             ObservedAlert(
                 alertID: "a1",
                 patientID: "501",
@@ -42,7 +42,7 @@ final class AlertMappingTests: XCTestCase {
                 evidence: ["r1", "r2"]
             )
         )
-        XCTAssertNil(a.unmapped)
+        XCTAssertNil(alert.unmapped)
     }
 
     /// The issue's example backend: `{"items":[{id, patient_id, type, level, created_at}]}`, its own names.
@@ -94,10 +94,10 @@ final class AlertMappingTests: XCTestCase {
         )
         let items = try XCTUnwrap(source.items(in: page))
         XCTAssertEqual(items.count, 1)
-        let a = try fields.read(items[0], mapping: .init(severities: ["moderate": "medium"])).get()
-        XCTAssertEqual(a.evidence, ["r1", "r2", "r3"])
-        XCTAssertEqual(a.severity, "medium")
-        XCTAssertEqual(a.patientID, "502")
+        let alert = try fields.read(items[0], mapping: .init(severities: ["moderate": "medium"])).get()
+        XCTAssertEqual(alert.evidence, ["r1", "r2", "r3"])
+        XCTAssertEqual(alert.severity, "medium")
+        XCTAssertEqual(alert.patientID, "502")
         XCTAssertEqual(
             source.nextPage(page, base: "https://127.0.0.1:8443/"),
             "https://127.0.0.1:8443/fhir/DetectedIssue?_offset=1"

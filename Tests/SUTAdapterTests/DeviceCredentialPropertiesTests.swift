@@ -6,36 +6,36 @@ import XCTest
 /// MQTT 5 user properties, the name in lower case, looked up under the ids at the SUT first.
 final class DeviceCredentialPropertiesTests: XCTestCase {
     func auth(header: String) -> RequestAuth {
-        var a = SUTProfile.Auth()
-        a.devices = DeviceCredentials(
+        var auth = SUTProfile.Auth()
+        auth.devices = DeviceCredentials(
             file: "keys.yaml",
             header: header,
             tokens: ["501/hr-501": "t-501", "run-501/run-hr": "t-wire"],
             readers: []
         )
-        return RequestAuth(a, base: "", client: HTTPMultiClient())
+        return RequestAuth(auth, base: "", client: HTTPMultiClient())
     }
 
     func testTheDeviceHeaderBecomesUserProperties() {
         let bearer = auth(header: "Authorization: Bearer {token}")
-        let p = bearer.deviceProperties(patient: "501", device: "hr-501")
-        XCTAssertEqual(p?.map(\.name), ["authorization"])
-        XCTAssertEqual(p?.map(\.value), ["Bearer t-501"])
+        let properties = bearer.deviceProperties(patient: "501", device: "hr-501")
+        XCTAssertEqual(properties?.map(\.name), ["authorization"])
+        XCTAssertEqual(properties?.map(\.value), ["Bearer t-501"])
         let key = auth(header: "X-API-Key: {token}").deviceProperties(patient: "501", device: "hr-501")
         XCTAssertEqual(key?.map(\.name), ["x-api-key"])
         XCTAssertEqual(key?.map(\.value), ["t-501"])
     }
 
     func testIdsAtTheSUTComeFirstAndAnUnknownDeviceHasNone() {
-        let a = auth(header: "Authorization: Bearer {token}")
+        let held = auth(header: "Authorization: Bearer {token}")
         XCTAssertEqual(
-            a.deviceProperties(patient: "501", device: "hr-501", wire: ("run-501", "run-hr"))?.first?.value,
+            held.deviceProperties(patient: "501", device: "hr-501", wire: ("run-501", "run-hr"))?.first?.value,
             "Bearer t-wire"
         )
         XCTAssertEqual(
-            a.deviceProperties(patient: "501", device: "hr-501", wire: ("run-9", "x"))?.first?.value,
+            held.deviceProperties(patient: "501", device: "hr-501", wire: ("run-9", "x"))?.first?.value,
             "Bearer t-501"
         )
-        XCTAssertNil(a.deviceProperties(patient: "502", device: "hr-502"))
+        XCTAssertNil(held.deviceProperties(patient: "502", device: "hr-502"))
     }
 }

@@ -26,11 +26,11 @@ import Transports
             headers: [String],
             timeout: Double
         ) async throws(HTTPTransportError) -> HTTPReply {
-            let n = requests.withLock { n in
-                n += 1
-                return n
+            let count = requests.withLock { count in
+                count += 1
+                return count
             }
-            return HTTPReply(status: 200, body: Array(answer(url, n).utf8))
+            return HTTPReply(status: 200, body: Array(answer(url, count).utf8))
         }
     }
 

@@ -44,19 +44,24 @@ final class LifecycleLoaderTests: XCTestCase {
         }
         try Data("devices:\n  - {token: k-0123456789abcdef, patient: \"507\", device: cuff-507}\n".utf8)
             .write(to: URL(fileURLWithPath: folder + "/acme-keys.yaml"))
-        let p = try SUTProfileLoader.load(path: folder + "/acme-rpm.yaml", environment: ["ACME_CLIENT_SECRET": "s"])
-        XCTAssertEqual(p.ingestion.rejectionStatuses, [422])
-        XCTAssertEqual(p.lifecycle.profileNames["chd-infant"], "CHD_INFANT")
-        XCTAssertFalse(p.lifecycle.usesRunID)
-        XCTAssertEqual(p.mapping.rules?.count, 31, "every VitalSim rule has its ACME name")
+        let profile = try SUTProfileLoader.load(
+            path: folder + "/acme-rpm.yaml",
+            environment: ["ACME_CLIENT_SECRET": "s"]
+        )
+        XCTAssertEqual(profile.ingestion.rejectionStatuses, [422])
+        XCTAssertEqual(profile.lifecycle.profileNames["chd-infant"], "CHD_INFANT")
+        XCTAssertFalse(profile.lifecycle.usesRunID)
+        XCTAssertEqual(profile.mapping.rules?.count, 31, "every VitalSim rule has its ACME name")
     }
 
     func testShippedVitalEdgeProfileRoutesThePhoneBridgeOnly() throws {
         let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/vitaledge.yaml").path
-        let p = try SUTProfileLoader.load(path: path, environment: [:])
-        XCTAssertEqual(p.ingestion.routes.routes.map(\.path), ["/api/healthkit", "/api/iot-heart-rate"])
+        let profile = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(profile.ingestion.routes.routes.map(\.path), ["/api/healthkit", "/api/iot-heart-rate"])
         XCTAssertTrue(
-            p.ingestion.routes.routes.allSatisfy { $0.deviceTypes == [.phoneBridge] && $0.format.name == "vitaledge" }
+            profile.ingestion.routes.routes.allSatisfy {
+                $0.deviceTypes == [.phoneBridge] && $0.format.name == "vitaledge"
+            }
         )
         let absolute = try SUTProfileLoader.parse(
             "name: x\ningestion:\n  routes:\n    - {path: \"https://127.0.0.1:9443/iot/{patient}\", format: vitaledge}\n",
@@ -67,13 +72,13 @@ final class LifecycleLoaderTests: XCTestCase {
     }
 
     func testMQTTCredentials() throws {
-        let p = try SUTProfileLoader.parse(
+        let profile = try SUTProfileLoader.parse(
             "name: x\nmqtt:\n  username: vitalsim\n  password-env: PW\n",
             file: "/tmp/p.yaml",
             environment: ["PW": "s3cret"]
         )
-        XCTAssertEqual(p.mqtt.username, "vitalsim")
-        XCTAssertEqual(p.mqtt.password, "s3cret")
+        XCTAssertEqual(profile.mqtt.username, "vitalsim")
+        XCTAssertEqual(profile.mqtt.password, "s3cret")
         XCTAssertTrue(
             problem("name: x\nmqtt:\n  username: u\n  password-env: NOPE_UNSET\n").contains(
                 "NOPE_UNSET (the MQTT password) is not set"
@@ -96,19 +101,19 @@ final class LifecycleLoaderTests: XCTestCase {
               reset:
                 - {method: POST, path: "/admin/{run}/reset", body: '{"id": "{{patientId}}"}'}
             """
-        let p = try SUTProfileLoader.parse(text, file: "/srv/profiles/p.yaml", environment: [:])
-        XCTAssertNil(p.lifecycle.patientID)
-        XCTAssertEqual(p.lifecycle.deviceID, "{patient}.{device}")
-        XCTAssertEqual(p.lifecycle.headers, ["Authorization: Bearer admin-0123"])
-        XCTAssertTrue(p.lifecycle.usesRunID, "the reset path uses {run}")
-        guard case let .command(arguments, directory) = p.lifecycle.enrol[0].action else {
+        let profile = try SUTProfileLoader.parse(text, file: "/srv/profiles/p.yaml", environment: [:])
+        XCTAssertNil(profile.lifecycle.patientID)
+        XCTAssertEqual(profile.lifecycle.deviceID, "{patient}.{device}")
+        XCTAssertEqual(profile.lifecycle.headers, ["Authorization: Bearer admin-0123"])
+        XCTAssertTrue(profile.lifecycle.usesRunID, "the reset path uses {run}")
+        guard case let .command(arguments, directory) = profile.lifecycle.enrol[0].action else {
             return XCTFail("not a command")
         }
         XCTAssertEqual(arguments, ["./enrol.sh", "{patient}"])
         XCTAssertEqual(directory, "/srv/profiles", "commands run in the profile's folder")
-        XCTAssertEqual(p.lifecycle.enrol[0].timeout, 5)
-        XCTAssertTrue(p.lifecycle.reset[0].succeeded(status: 202), "any 2xx without expect")
-        XCTAssertFalse(p.lifecycle.reset[0].succeeded(status: 404))
+        XCTAssertEqual(profile.lifecycle.enrol[0].timeout, 5)
+        XCTAssertTrue(profile.lifecycle.reset[0].succeeded(status: 202), "any 2xx without expect")
+        XCTAssertFalse(profile.lifecycle.reset[0].succeeded(status: 404))
     }
 
     func testMistakesAreNamed() {

@@ -19,7 +19,7 @@ final class MQTTRoutesLoaderTests: XCTestCase {
     }
 
     func testMQTTAndHTTPRoutes() throws {
-        let p = try parse(
+        let profile = try parse(
             """
             name: gateway
             mqtt:
@@ -32,7 +32,7 @@ final class MQTTRoutesLoaderTests: XCTestCase {
                 - {path: /api/v1/observations, format: vitalsim-observation}
             """
         )
-        let routes = p.ingestion.routes.routes
+        let routes = profile.ingestion.routes.routes
         XCTAssertEqual(routes.map(\.transport), [.mqtt, .mqtt, .http, nil])
         XCTAssertEqual(routes[0].format.name, "gatt")
         XCTAssertEqual(routes[0].topic?.description, "ble/{patient}/{device}")
@@ -40,13 +40,13 @@ final class MQTTRoutesLoaderTests: XCTestCase {
         XCTAssertNil(routes[1].topic, "the profile's mqtt.topic")
         XCTAssertEqual(routes[1].summary, "MQTT mqtt.topic")
         XCTAssertEqual(routes[2].summary, "POST /fhir/Observation")
-        XCTAssertEqual(p.mqttTopics.map(\.description), ["rpm/{patient}/{kind}", "ble/{patient}/{device}"])
+        XCTAssertEqual(profile.mqttTopics.map(\.description), ["rpm/{patient}/{kind}", "ble/{patient}/{device}"])
         XCTAssertEqual(SUTProfile.vitalsim.mqttTopics, [], "the reference contract's topic alone")
-        XCTAssertTrue(p.ingestion.routes.sendsOverMQTT(.heartRateStrap, scenarioTransport: .ble))
-        XCTAssertFalse(p.ingestion.routes.sendsOverMQTT(.thermometer, scenarioTransport: .mqtt), "moved to HTTP")
-        XCTAssertFalse(p.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .ble))
+        XCTAssertTrue(profile.ingestion.routes.sendsOverMQTT(.heartRateStrap, scenarioTransport: .ble))
+        XCTAssertFalse(profile.ingestion.routes.sendsOverMQTT(.thermometer, scenarioTransport: .mqtt), "moved to HTTP")
+        XCTAssertFalse(profile.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .ble))
         XCTAssertTrue(
-            p.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .mqtt),
+            profile.ingestion.routes.sendsOverMQTT(.bpCuff, scenarioTransport: .mqtt),
             "no route moves it: mqtt.topic"
         )
     }
@@ -59,18 +59,18 @@ final class MQTTRoutesLoaderTests: XCTestCase {
         XCTAssertEqual(reference.read(Array(#"{"readingId": "c"}"#.utf8)), ["c"])
         XCTAssertEqual(reference.read(Array("not json".utf8)), [])
 
-        let c = try XCTUnwrap(
+        let confirmations = try XCTUnwrap(
             try parse("name: a\nmqtt:\n  confirmations: {topic: \"rpm/+/stored\", reading-id: /data/ids}").mqtt
                 .confirmations
         )
-        XCTAssertTrue(c.matches("rpm/501/stored"))
-        XCTAssertFalse(c.matches("acks/501") || c.matches("rpm/501/stored/x"))
+        XCTAssertTrue(confirmations.matches("rpm/501/stored"))
+        XCTAssertFalse(confirmations.matches("acks/501") || confirmations.matches("rpm/501/stored/x"))
         XCTAssertEqual(
-            c.read(Array(#"{"data": {"ids": ["x", 7, "y"]}}"#.utf8)),
+            confirmations.read(Array(#"{"data": {"ids": ["x", 7, "y"]}}"#.utf8)),
             ["x", "y"],
             "ids that are not strings are skipped"
         )
-        XCTAssertEqual(c.read(Array(#"{"readingIds": ["a"]}"#.utf8)), [], "only where the profile says")
+        XCTAssertEqual(confirmations.read(Array(#"{"readingIds": ["a"]}"#.utf8)), [], "only where the profile says")
         let two = try XCTUnwrap(
             try parse("name: a\nmqtt:\n  confirmations: {reading-id: [/one, /many]}").mqtt.confirmations
         )

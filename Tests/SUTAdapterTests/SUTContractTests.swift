@@ -73,61 +73,61 @@ final class SUTContractTests: XCTestCase {
         alert.unmapped = "rule 'X_RULE'"
         log.listed(read: [alert, alert], outside: ["b1", "b2", "b1"])
         log.unreadable(2, first: "no raisedAt")
-        let c = log.summary()
-        XCTAssertEqual(c.endpoints.count, 2)
-        let put = c.endpoints.first { $0.name == "PUT /p/{patient}" }
+        let summary = log.summary()
+        XCTAssertEqual(summary.endpoints.count, 2)
+        let put = summary.endpoints.first { $0.name == "PUT /p/{patient}" }
         XCTAssertEqual(put?.statuses, [201: 2, 400: 2, 503: 1])
         XCTAssertEqual(put?.unanswered, 1)
         XCTAssertEqual(put?.firstBodies[400], "{\"error\":\"501\"}", "the first body of each status is kept")
         XCTAssertNil(put?.firstBodies[201])
         XCTAssertEqual(put?.summary, "201 ×2, 400 ×2, 503 ×1, no answer ×1")
-        let mqtt = c.endpoints.first { $0.transport == .mqtt }
+        let mqtt = summary.endpoints.first { $0.transport == .mqtt }
         XCTAssertEqual(mqtt?.name, "MQTT vitals/{patient}/spo2")
         XCTAssertEqual(mqtt?.summary, "PUBACK ×1, refused 400 ×1, no PUBACK ×1")
-        XCTAssertEqual(c.alertsRead, 1)
-        XCTAssertEqual(c.unmapped, ["rule 'X_RULE'": 1])
-        XCTAssertEqual(c.outsideRun, 2)
-        XCTAssertEqual(c.unreadable, 2)
+        XCTAssertEqual(summary.alertsRead, 1)
+        XCTAssertEqual(summary.unmapped, ["rule 'X_RULE'": 1])
+        XCTAssertEqual(summary.outsideRun, 2)
+        XCTAssertEqual(summary.unreadable, 2)
     }
 
     func testContractsOfScenariosMergeByEndpoint() {
         var sutContract = SUTContract()
-        var e = SUTContract.Endpoint(role: .ingestion, transport: .http, name: "POST /obs")
-        e.statuses = [201: 3]
-        sutContract.endpoints = [e]
+        var endpoint = SUTContract.Endpoint(role: .ingestion, transport: .http, name: "POST /obs")
+        endpoint.statuses = [201: 3]
+        sutContract.endpoints = [endpoint]
         sutContract.alertsRead = 2
         sutContract.unmapped = ["rule 'X'": 1]
-        var b = SUTContract()
-        e.statuses = [201: 1, 401: 2]
-        e.firstBodies = [401: "no"]
+        var other = SUTContract()
+        endpoint.statuses = [201: 1, 401: 2]
+        endpoint.firstBodies = [401: "no"]
         var token = SUTContract.Endpoint(role: .token, transport: .http, name: "POST /token")
         token.statuses = [200: 1]
-        b.endpoints = [e, token]
-        b.alertsRead = 5
-        b.unmapped = ["rule 'X'": 2, "severity 'Y'": 1]
-        let m = SUTContract.merged([sutContract, b])
-        XCTAssertEqual(m.endpoints.count, 2)
-        XCTAssertEqual(m.endpoints.first { $0.name == "POST /obs" }?.statuses, [201: 4, 401: 2])
+        other.endpoints = [endpoint, token]
+        other.alertsRead = 5
+        other.unmapped = ["rule 'X'": 2, "severity 'Y'": 1]
+        let merged = SUTContract.merged([sutContract, other])
+        XCTAssertEqual(merged.endpoints.count, 2)
+        XCTAssertEqual(merged.endpoints.first { $0.name == "POST /obs" }?.statuses, [201: 4, 401: 2])
         XCTAssertEqual(
-            m.sortedEndpoints.map(\.role),
+            merged.sortedEndpoints.map(\.role),
             [.token, .ingestion],
             "report order: enrol, token, ingestion, alerts, reset"
         )
-        XCTAssertEqual(m.alertsRead, 7)
-        XCTAssertEqual(m.unmapped, ["rule 'X'": 3, "severity 'Y'": 1])
+        XCTAssertEqual(merged.alertsRead, 7)
+        XCTAssertEqual(merged.unmapped, ["rule 'X'": 3, "severity 'Y'": 1])
     }
 
     func testAScenarioThatCouldNotBeJudgedIsAnErrorInEveryReport() throws {
         var contract = SUTContract()
-        var e = SUTContract.Endpoint(role: .ingestion, transport: .http, name: "POST /obs")
-        e.statuses = [401: 20]
-        e.firstBodies = [401: "{\"error\":\"token <expired>\"}"]
-        contract.endpoints = [e]
+        var endpoint = SUTContract.Endpoint(role: .ingestion, transport: .http, name: "POST /obs")
+        endpoint.statuses = [401: 20]
+        endpoint.firstBodies = [401: "{\"error\":\"token <expired>\"}"]
+        contract.endpoints = [endpoint]
         var judged = Verdict(scenario: "fine", checks: [])
         judged.contract = SUTContract()
         let verdicts = [judged, Verdict(scenario: "broken", error: "every request was refused", contract: contract)]
         XCTAssertFalse(verdicts[1].passed)
-        let junit = RunReport.junit(verdicts)
+        let junit = RunReport(verdicts).junit
         XCTAssertTrue(junit.contains("errors=\"1\""), junit)
         XCTAssertTrue(junit.contains("<error type=\"infrastructure\" message=\"every request was refused\">"), junit)
         XCTAssertFalse(junit.contains("<failure"), junit)
@@ -138,17 +138,17 @@ final class SUTContractTests: XCTestCase {
         let outputs = try document.nodes(forXPath: "//testsuite[@name='broken']/system-out").compactMap(\.stringValue)
         XCTAssertTrue(outputs.contains { $0.contains(#"first 401: {"error":"token <expired>"}"#) }, junit)
         let json = try XCTUnwrap(
-            JSONSerialization.jsonObject(with: Data(RunReport.json(verdicts).utf8)) as? [String: Any]
+            JSONSerialization.jsonObject(with: Data(RunReport(verdicts).json.utf8)) as? [String: Any]
         )
         let broken = try XCTUnwrap((json["scenarios"] as? [[String: Any]])?.last)
         XCTAssertEqual(broken["error"] as? String, "every request was refused")
         XCTAssertEqual(broken["passed"] as? Bool, false)
         let endpoints = (json["contract"] as? [String: Any])?["endpoints"] as? [[String: Any]]
         XCTAssertEqual(endpoints?.first?["statuses"] as? [String: Int], ["401": 20], "the merged contract at the top")
-        let console = RunReport.console(verdicts, colour: false)
+        let console = RunReport(verdicts).console(colour: false)
         XCTAssertTrue(console.contains("ERROR broken: not judged: every request was refused"), console)
         XCTAssertTrue(console.contains("FAIL 1/2 scenario(s), 1 not judged (exit 3)"), console)
-        let html = try HTMLReport.render(verdicts)
+        let html = try HTMLReport(verdicts).render()
         XCTAssertTrue(html.contains("<p class=\"error\">") && html.contains("<table class=\"contract\">"), html)
     }
 }

@@ -29,18 +29,18 @@ final class SUTProfileLoaderTests: XCTestCase {
 
     func testShippedVitalSimProfileIsTheBuiltInContract() throws {
         let path = Self.repository.appendingPathComponent("profiles/vitalsim.yaml").path
-        let p = try SUTProfileLoader.load(path: path, environment: [:])
-        XCTAssertEqual(p.name, "vitalsim")
-        XCTAssertEqual(p.alerts, SUTProfile.vitalsim.alerts)
-        XCTAssertEqual(p.mapping, SUTProfile.vitalsim.mapping)
-        XCTAssertEqual(p.storedReadings, SUTProfile.vitalsim.storedReadings)
-        XCTAssertNotNil(p.storedReadings?.counts)
-        XCTAssertEqual(p.careTeam, SUTProfile.vitalsim.careTeam)
-        XCTAssertEqual(p.audit, SUTProfile.vitalsim.audit)
-        XCTAssertNil(p.baseURL)
-        XCTAssertNil(p.auth.devices)
-        XCTAssertNil(p.auth.oauth2)
-        XCTAssertEqual(p.auth.readerHeaders, [])
+        let profile = try SUTProfileLoader.load(path: path, environment: [:])
+        XCTAssertEqual(profile.name, "vitalsim")
+        XCTAssertEqual(profile.alerts, SUTProfile.vitalsim.alerts)
+        XCTAssertEqual(profile.mapping, SUTProfile.vitalsim.mapping)
+        XCTAssertEqual(profile.storedReadings, SUTProfile.vitalsim.storedReadings)
+        XCTAssertNotNil(profile.storedReadings?.counts)
+        XCTAssertEqual(profile.careTeam, SUTProfile.vitalsim.careTeam)
+        XCTAssertEqual(profile.audit, SUTProfile.vitalsim.audit)
+        XCTAssertNil(profile.baseURL)
+        XCTAssertNil(profile.auth.devices)
+        XCTAssertNil(profile.auth.oauth2)
+        XCTAssertEqual(profile.auth.readerHeaders, [])
     }
 
     func testEveryKeyOfAnOtherShapedBackend() throws {
@@ -76,40 +76,40 @@ final class SUTProfileLoaderTests: XCTestCase {
             severities:
               HIGH: high
             """
-        let p = try parse(text, environment: ["TENANT": "t1", "READER": "r-token", "ACME_SECRET": "s3cret"])
-        XCTAssertEqual(p.baseURL, "https://127.0.0.1:9443")
-        XCTAssertTrue(p.tls.insecure)
-        XCTAssertEqual(p.auth.headers, ["X-Tenant: t1"])
-        XCTAssertEqual(p.auth.reader, ["Authorization: Bearer r-token"])
+        let profile = try parse(text, environment: ["TENANT": "t1", "READER": "r-token", "ACME_SECRET": "s3cret"])
+        XCTAssertEqual(profile.baseURL, "https://127.0.0.1:9443")
+        XCTAssertTrue(profile.tls.insecure)
+        XCTAssertEqual(profile.auth.headers, ["X-Tenant: t1"])
+        XCTAssertEqual(profile.auth.reader, ["Authorization: Bearer r-token"])
         XCTAssertEqual(
-            p.auth.readerHeaders,
+            profile.auth.readerHeaders,
             ["X-Tenant: t1", "Authorization: Bearer r-token"],
             "a reader credential wins over OAuth2"
         )
-        var tokenOnly = p.auth
+        var tokenOnly = profile.auth
         tokenOnly.reader = []
         XCTAssertNil(tokenOnly.readerHeaders, "with OAuth2 only, alert reads need the token")
-        let o = try XCTUnwrap(p.auth.oauth2)
-        XCTAssertEqual(o.clientSecret, "s3cret")
-        XCTAssertEqual(o.clientAuthentication, .body)
-        XCTAssertEqual(o.refreshBefore, 45)
-        XCTAssertEqual(o.scope, "vitals.write alerts.read")
-        XCTAssertEqual(p.alerts.url, "/v2/alerts")
-        XCTAssertEqual(p.alerts.list.tokens, ["items"])
-        XCTAssertEqual(p.alerts.paging, .next(try JSONPointer("/links/next")))
-        XCTAssertEqual(p.alerts.fields.timeFormat, .unixSeconds)
-        XCTAssertEqual(p.alerts.clock, .server)
-        XCTAssertNil(p.alerts.fields.evidence)
-        XCTAssertEqual(p.alerts.fields.patient.stripPrefix, "Patient/")
-        XCTAssertEqual(p.alerts.fields.severity.values, ["H": "HIGH"])
-        XCTAssertEqual(p.mapping.rules, ["HIGH_BP": "bp.hypertensive-crisis"])
-        XCTAssertEqual(p.mapping.severities, ["HIGH": "high"])
+        let oauth2 = try XCTUnwrap(profile.auth.oauth2)
+        XCTAssertEqual(oauth2.clientSecret, "s3cret")
+        XCTAssertEqual(oauth2.clientAuthentication, .body)
+        XCTAssertEqual(oauth2.refreshBefore, 45)
+        XCTAssertEqual(oauth2.scope, "vitals.write alerts.read")
+        XCTAssertEqual(profile.alerts.url, "/v2/alerts")
+        XCTAssertEqual(profile.alerts.list.tokens, ["items"])
+        XCTAssertEqual(profile.alerts.paging, .next(try JSONPointer("/links/next")))
+        XCTAssertEqual(profile.alerts.fields.timeFormat, .unixSeconds)
+        XCTAssertEqual(profile.alerts.clock, .server)
+        XCTAssertNil(profile.alerts.fields.evidence)
+        XCTAssertEqual(profile.alerts.fields.patient.stripPrefix, "Patient/")
+        XCTAssertEqual(profile.alerts.fields.severity.values, ["H": "HIGH"])
+        XCTAssertEqual(profile.mapping.rules, ["HIGH_BP": "bp.hypertensive-crisis"])
+        XCTAssertEqual(profile.mapping.severities, ["HIGH": "high"])
     }
 
     func testAnAlertSourceThatOnlyPushes() throws {
         let fields = "  fields: {id: /i, patient: /p, rule: /r, severity: /s, raised-at: /t}"
-        let p = try parse("name: a\nalerts:\n  source: webhook\n\(fields)")
-        XCTAssertEqual(p.alerts.pushOnly, .webhook)
+        let profile = try parse("name: a\nalerts:\n  source: webhook\n\(fields)")
+        XCTAssertEqual(profile.alerts.pushOnly, .webhook)
         XCTAssertEqual(try parse("name: a\nalerts:\n  source: poll\n  url: /a\n\(fields)").alerts.pushOnly, nil)
         let cases = [
             (
@@ -133,23 +133,26 @@ final class SUTProfileLoaderTests: XCTestCase {
 
     func testTheSUTsRefusalsOfMQTTReadings() throws {
         XCTAssertNil(try parse("name: a\nmqtt:\n  rejections: none").mqtt.rejections)
-        let r = try XCTUnwrap(
+        let rejections = try XCTUnwrap(
             try parse("name: a\nmqtt:\n  rejections: {topic: \"rpm/+/nack\", reading-id: /id, status: /code}").mqtt
                 .rejections
         )
-        XCTAssertTrue(r.matches("rpm/501/nack"))
-        XCTAssertFalse(r.matches("rpm/501/ack") || r.matches("rpm/501/nack/x") || r.matches("errors/501"))
+        XCTAssertTrue(rejections.matches("rpm/501/nack"))
+        XCTAssertFalse(
+            rejections.matches("rpm/501/ack") || rejections.matches("rpm/501/nack/x")
+                || rejections.matches("errors/501")
+        )
         XCTAssertTrue(SUTProfile.MQTTRejections().matches("errors/501"), "the reference contract's errors/+")
-        let read = r.read(Array(#"{"id": "501/hr/3", "code": 422, "field": "payload"}"#.utf8))
+        let read = rejections.read(Array(#"{"id": "501/hr/3", "code": 422, "field": "payload"}"#.utf8))
         XCTAssertEqual(read?.reading, "501/hr/3")
         XCTAssertEqual(read?.status, 422)
         XCTAssertEqual(read?.field, "payload")
         XCTAssertEqual(
-            r.read(Array(#"{"id": "501/hr/4"}"#.utf8))?.status,
+            rejections.read(Array(#"{"id": "501/hr/4"}"#.utf8))?.status,
             400,
             "a refusal without a status counts as 400"
         )
-        XCTAssertNil(r.read(Array(#"{"code": 422}"#.utf8)), "no reading named")
+        XCTAssertNil(rejections.read(Array(#"{"code": 422}"#.utf8)), "no reading named")
         var hash = SUTProfile.MQTTRejections()
         hash.topic = "rpm/#"
         XCTAssertTrue(hash.matches("rpm/501/nack"))
@@ -237,10 +240,10 @@ final class IngestionRoutesLoaderTests: XCTestCase {
 
     func testShippedFHIRProfileRoutesEveryKind() throws {
         let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-r4.yaml").path
-        let p = try SUTProfileLoader.load(path: path, environment: [:])
+        let profile = try SUTProfileLoader.load(path: path, environment: [:])
         // Every reading kind has a FHIR form: one route takes them all, no template beside it.
-        XCTAssertEqual(p.ingestion.routes.routes.count, 1)
-        let first = try XCTUnwrap(p.ingestion.routes.routes.first)
+        XCTAssertEqual(profile.ingestion.routes.routes.count, 1)
+        let first = try XCTUnwrap(profile.ingestion.routes.routes.first)
         XCTAssertEqual(first.format.name, "fhir-bundle")
         XCTAssertEqual(first.contentType, "application/fhir+json")
         XCTAssertEqual(first.batch, 100)
@@ -264,9 +267,9 @@ final class IngestionRoutesLoaderTests: XCTestCase {
                 - {kinds: [heart-rate], device-types: [phone-bridge], method: PUT, path: "/v2/patients/{patient}/hr", format: template, template: hr.mustache, rejection-fields: {heartRate: bpm}}
                 - {path: /v2/obs, format: vitalsim-observation, batch: 10, content-type: application/vnd.acme+json}
             """
-        let p = try SUTProfileLoader.parse(text, file: folder + "/p.yaml", environment: [:])
-        let routes = p.ingestion.routes.routes
-        XCTAssertEqual(p.ingestion.rejectionField?.description, "/errors/0/path")
+        let profile = try SUTProfileLoader.parse(text, file: folder + "/p.yaml", environment: [:])
+        let routes = profile.ingestion.routes.routes
+        XCTAssertEqual(profile.ingestion.rejectionField?.description, "/errors/0/path")
         XCTAssertEqual(routes[0].method, "PUT")
         XCTAssertEqual(routes[0].format.name, "template")
         XCTAssertEqual(routes[0].fieldNames, ["heartRate": ["bpm"]])
@@ -287,7 +290,7 @@ final class IngestionRoutesLoaderTests: XCTestCase {
 /// mistake named with its line.
 final class PeopleCredentialsLoaderTests: XCTestCase {
     func testPeopleCarryTheirRoleExpiryAndRevocation() throws {
-        let c = try DeviceCredentialsLoader.parse(
+        let credentials = try DeviceCredentialsLoader.parse(
             """
             people:
               - {token: t-ann, person: ann, role: caregiver}
@@ -297,10 +300,10 @@ final class PeopleCredentialsLoaderTests: XCTestCase {
             file: "people.yaml",
             header: "Authorization: Bearer {token}"
         )
-        XCTAssertEqual(c.people.map(\.token), ["t-ann", "t-ann-old", "t-ann-gone"])
+        XCTAssertEqual(credentials.people.map(\.token), ["t-ann", "t-ann-old", "t-ann-gone"])
         let newYear: Int64 = 1_735_689_600_000
-        XCTAssertEqual(c.people.map { $0.state(at: newYear - 1) }, [.valid, .valid, .revoked])
-        XCTAssertEqual(c.people.map { $0.state(at: newYear) }, [.valid, .expired, .revoked])
+        XCTAssertEqual(credentials.people.map { $0.state(at: newYear - 1) }, [.valid, .valid, .revoked])
+        XCTAssertEqual(credentials.people.map { $0.state(at: newYear) }, [.valid, .expired, .revoked])
     }
 
     func testMistakesAreNamedWithTheirLine() {

@@ -37,48 +37,48 @@ final class StoredReadingsLoaderTests: XCTestCase {
         """
 
     func testAForeignShapeIsRead() throws {
-        let p = try parse(acme)
-        let s = try XCTUnwrap(p.storedReadings)
-        XCTAssertNil(s.fields.id, "no id: readings are matched by kind and time")
-        XCTAssertEqual(s.paging, .next(try JSONPointer("/links/next")))
+        let profile = try parse(acme)
+        let source = try XCTUnwrap(profile.storedReadings)
+        XCTAssertNil(source.fields.id, "no id: readings are matched by kind and time")
+        XCTAssertEqual(source.paging, .next(try JSONPointer("/links/next")))
         let item: [String: Any] = [
             "taken_at": 1_730_973_600.5, "measurements": ["bg": 5.6, "note": 1], "units": ["bg": "mmol/L"],
         ]
-        let r = try s.read(item).get()
+        let reading = try source.read(item).get()
         XCTAssertEqual(
-            r,
+            reading,
             StoredReading(id: nil, time: 1_730_973_600_500, values: [.glucose: 5.6], units: [.glucose: "mmol/L"])
         )
         XCTAssertEqual(
-            StoredReadingsSource.url(s.url, patient: "run 1/501", base: "https://127.0.0.1:9443"),
+            StoredReadingsSource.url(source.url, patient: "run 1/501", base: "https://127.0.0.1:9443"),
             "https://127.0.0.1:9443/v2/patients/run%201%2F501/vitals"
         )
         let counts: [String: Any] = ["buckets": [["bucket": "2024-11-07", "n": 3], ["bucket": "2024-11-07", "n": 2]]]
-        XCTAssertEqual(try s.counted(in: counts).get(), ["2024-11-07": 5], "a period's kinds are added up")
+        XCTAssertEqual(try source.counted(in: counts).get(), ["2024-11-07": 5], "a period's kinds are added up")
     }
 
     func testUnreadableItemsSayWhy() throws {
-        let s = try XCTUnwrap(try parse(acme).storedReadings)
+        let source = try XCTUnwrap(try parse(acme).storedReadings)
         let noTime: [String: Any] = ["measurements": ["sys": 150]]
-        XCTAssertEqual(s.read(noTime).failureReason, "it has no time (at /taken_at)")
+        XCTAssertEqual(source.read(noTime).failureReason, "it has no time (at /taken_at)")
         let text: [String: Any] = ["taken_at": 1, "measurements": ["sys": "150"]]
-        XCTAssertEqual(s.read(text).failureReason, "its value sys '150' is not a number")
+        XCTAssertEqual(source.read(text).failureReason, "its value sys '150' is not a number")
         XCTAssertEqual(
-            s.counted(in: ["buckets": [["bucket": "2024-11-07", "n": 2.5]]]).failureReason,
+            source.counted(in: ["buckets": [["bucket": "2024-11-07", "n": 2.5]]]).failureReason,
             "an item of 2024-11-07 has no whole count at /n"
         )
     }
 
     func testTheCursorIsPassedBackAsAQueryParameter() throws {
-        let s = try XCTUnwrap(SUTProfile.vitalsim.storedReadings)
+        let source = try XCTUnwrap(SUTProfile.vitalsim.storedReadings)
         let page: [String: Any] = ["items": [], "next": "1000"]
         let url = "https://127.0.0.1:8443/api/v1/patients/501/readings?limit=1000"
-        XCTAssertEqual(s.paging.next(page, current: url, base: ""), url + "&after=1000")
+        XCTAssertEqual(source.paging.next(page, current: url, base: ""), url + "&after=1000")
         XCTAssertEqual(
-            s.paging.next(["items": [], "next": "2000"], current: url + "&after=1000", base: ""),
+            source.paging.next(["items": [], "next": "2000"], current: url + "&after=1000", base: ""),
             url + "&after=2000"
         )
-        XCTAssertNil(s.paging.next(["items": [], "next": NSNull()], current: url, base: ""))
+        XCTAssertNil(source.paging.next(["items": [], "next": NSNull()], current: url, base: ""))
     }
 
     func testMistakesAreNamedWithTheirLine() {
@@ -130,8 +130,8 @@ final class StoredReadingsLoaderTests: XCTestCase {
 extension Result {
     /// The reason of a failure to read, nil on success.
     var failureReason: String? {
-        guard case .failure(let e) = self else { return nil }
-        return (e as? UnreadableAlert)?.reason ?? "\(e)"
+        guard case .failure(let failure) = self else { return nil }
+        return (failure as? UnreadableAlert)?.reason ?? "\(failure)"
     }
 }
 
@@ -163,9 +163,9 @@ final class FHIRStoredValuesTests: XCTestCase {
             time: FieldSpec(try JSONPointer("/effectiveDateTime")),
             values: .fhir
         )
-        let r = try source.read(bp).get()
-        XCTAssertEqual(r.id, "507/cuff/3")
-        XCTAssertEqual(r.time, 1_730_973_600_000)
+        let reading = try source.read(bp).get()
+        XCTAssertEqual(reading.id, "507/cuff/3")
+        XCTAssertEqual(reading.time, 1_730_973_600_000)
         let glucose = try json(
             """
             {"resourceType": "Observation", "code": {"coding": [{"system": "http://snomed.info/sct", "code": "1"},
@@ -194,11 +194,11 @@ final class FHIRStoredValuesTests: XCTestCase {
 
     func testTheShippedFHIRProfileReadsBackByFHIRSearch() throws {
         let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-r4.yaml").path
-        let s = try XCTUnwrap(try SUTProfileLoader.load(path: path, environment: [:]).storedReadings)
-        XCTAssertEqual(s.fields.values, .fhir)
-        XCTAssertEqual(s.paging, .fhirBundle)
-        XCTAssertEqual(s.kinds?.contains(.battery), false, "battery levels are not Observations there")
-        XCTAssertNotNil(s.counts)
+        let source = try XCTUnwrap(try SUTProfileLoader.load(path: path, environment: [:]).storedReadings)
+        XCTAssertEqual(source.fields.values, .fhir)
+        XCTAssertEqual(source.paging, .fhirBundle)
+        XCTAssertEqual(source.kinds?.contains(.battery), false, "battery levels are not Observations there")
+        XCTAssertNotNil(source.counts)
         XCTAssertTrue(
             problem("stored-readings:\n  url: /p/{patient}\n  fields: {time: /t, values: fhir, units: /u}\n").contains(
                 "a FHIR Observation names its values by LOINC code and its units itself: remove units"
@@ -237,18 +237,18 @@ final class NarrowedReadBackLoaderTests: XCTestCase {
               kind-names: {heart-rate: "http://loinc.org|8867-4"}
             """
         ).get()
-        let s = try XCTUnwrap(profile.storedReadings)
+        let source = try XCTUnwrap(profile.storedReadings)
         let base = "https://127.0.0.1:9443"
         XCTAssertEqual(
-            s.url(of: .period(from: 1_730_419_200_000, to: 1_733_011_200_000), patient: "p 1", base: base),
+            source.url(of: .period(from: 1_730_419_200_000, to: 1_733_011_200_000), patient: "p 1", base: base),
             "https://127.0.0.1:9443/v2/patients/p%201/vitals?date=ge2024-11-01T00:00:00Z&date=lt2024-12-01T00:00:00Z"
         )
         XCTAssertEqual(
-            s.url(of: .kind(.heartRate), patient: "501", base: base),
+            source.url(of: .kind(.heartRate), patient: "501", base: base),
             "https://127.0.0.1:9443/v2/patients/501/vitals?code=http://loinc.org%7C8867-4"
         )
         XCTAssertEqual(
-            s.url(of: .kind(.glucose), patient: "501", base: base),
+            source.url(of: .kind(.glucose), patient: "501", base: base),
             "https://127.0.0.1:9443/v2/patients/501/vitals?code=glucose",
             "a kind not named goes as VitalSim's"
         )

@@ -7,13 +7,13 @@ import XCTest
 /// An alert whose names the profile cannot map is its own finding, never paired and never spurious.
 final class UnmappedFindingTests: XCTestCase {
     func testUnmappedAlertIsItsOwnFindingAndHintsTheMissedExpectation() {
-        let t: Int64 = 1_730_973_600_000
+        let start: Int64 = 1_730_973_600_000
         let expected = GoldenFile.ExpectedAlert(
             patientID: "507",
             rule: "bp.hypertensive-crisis",
             severity: .high,
-            from: t - 60_000,
-            to: t + 300_000
+            from: start - 60_000,
+            to: start + 300_000
         )
         let golden = GoldenFile(
             scenario: "s",
@@ -30,7 +30,7 @@ final class UnmappedFindingTests: XCTestCase {
             patientID: "507",
             rule: "HIGH_BP",
             severity: "high",
-            raisedAt: t,
+            raisedAt: start,
             evidence: []
         )
         raw.unmapped = "rule 'HIGH_BP'"
@@ -43,13 +43,13 @@ final class UnmappedFindingTests: XCTestCase {
             ),
             alerts: AlertObservation(observed: [raw], latency: .latency())
         )
-        let v = Verdict(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
-        let unmapped = v.checks.filter { $0.finding == .unmapped }
+        let verdict = Verdict(scenario: "s", golden: golden, plan: [], digest: "sha256:x", result: result)
+        let unmapped = verdict.checks.filter { $0.finding == .unmapped }
         XCTAssertEqual(unmapped.count, 1)
         XCTAssertEqual(unmapped.first?.name, "SUT alert 'HIGH_BP' patient 507")
         XCTAssertTrue(unmapped.first?.detail.contains("no mapping for its rule 'HIGH_BP'") ?? false)
-        XCTAssertTrue(v.checks.allSatisfy { $0.finding != .spurious }, "an unmapped alert is never spurious")
-        let missed = v.checks.first { $0.finding == .missed }
+        XCTAssertTrue(verdict.checks.allSatisfy { $0.finding != .spurious }, "an unmapped alert is never spurious")
+        let missed = verdict.checks.first { $0.finding == .missed }
         XCTAssertTrue(
             missed?.detail.contains("under name(s) the profile does not map ('HIGH_BP', first: alert 17)") ?? false,
             missed?.detail ?? ""

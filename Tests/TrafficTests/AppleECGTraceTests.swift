@@ -34,9 +34,9 @@ final class AppleECGTraceTests: XCTestCase {
         )
         var written: [ECGRecording] = []
         try FileManager.default.createDirectory(atPath: dir + "/ecg", withIntermediateDirectories: true)
-        while let (r, _) = run.next() {
-            guard case let .ecg(recording) = r.measurement, recording.averageHeartRate > 0 else { continue }
-            let date = CivilTime(unixMilliseconds: r.measuredAt + 1_731_000_000_000 - 1_730_937_600_000).iso8601()
+        while let (reading, _) = run.next() {
+            guard case let .ecg(recording) = reading.measurement, recording.averageHeartRate > 0 else { continue }
+            let date = CivilTime(unixMilliseconds: reading.measuredAt + 1_731_000_000_000 - 1_730_937_600_000).iso8601()
             let stamp = date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " +0000")
             let name = [
                 "Sinus Rhythm", "Atrial Fibrillation", "Heart Rate Under 50", "Heart Rate Over 150", "Poor Recording",
@@ -92,8 +92,8 @@ final class AppleECGTraceTests: XCTestCase {
         // Sent as the watch sends its own: measured at the recording's start, after its 30 s.
         var replay = ScenarioRun(scenario: try TracedScenarioLoader.load(path: dir + "/replay.yaml"))
         var sent: [Reading] = []
-        while let (r, _) = replay.next() {
-            if r.kind == .ecg { sent.append(r) }
+        while let (reading, _) = replay.next() {
+            if reading.kind == .ecg { sent.append(reading) }
         }
         XCTAssertEqual(sent.map(\.measuredAt), replayed.map(\.start))
         XCTAssertEqual(sent.map { $0.intendedEmitTime - $0.measuredAt }, replayed.map { _ in 30_000 })

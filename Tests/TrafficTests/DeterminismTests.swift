@@ -9,11 +9,11 @@ import XCTest
 final class DeterminismTests: XCTestCase {
     func files(_ dir: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
-        let e = FileManager.default.enumerator(atPath: dir)!
-        while let f = e.nextObject() as? String {
+        let enumerator = FileManager.default.enumerator(atPath: dir)!
+        while let file = enumerator.nextObject() as? String {
             var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: dir + "/" + f, isDirectory: &isDir), !isDir.boolValue {
-                out[f] = FileManager.default.contents(atPath: dir + "/" + f)
+            if FileManager.default.fileExists(atPath: dir + "/" + file, isDirectory: &isDir), !isDir.boolValue {
+                out[file] = FileManager.default.contents(atPath: dir + "/" + file)
             }
         }
         return out
@@ -28,20 +28,20 @@ final class DeterminismTests: XCTestCase {
     func testSameSeedGivesByteIdenticalOutput() throws {
         for name in ["device-dropout-and-backfill", "corrupt-and-duplicate-payloads", "atrial-fibrillation-onset"] {
             let path = Fixtures.repositoryRoot + "/scenarios/core/\(name).yaml"
-            let a = try generate(path)
-            let b = try generate(path)
-            XCTAssertGreaterThanOrEqual(a.count, 3, name)
-            XCTAssertEqual(a.keys.sorted(), b.keys.sorted(), name)
-            for (k, v) in a { XCTAssertEqual(v, b[k], "\(name)/\(k) differs between two runs") }
+            let first = try generate(path)
+            let second = try generate(path)
+            XCTAssertGreaterThanOrEqual(first.count, 3, name)
+            XCTAssertEqual(first.keys.sorted(), second.keys.sorted(), name)
+            for (k, v) in first { XCTAssertEqual(v, second[k], "\(name)/\(k) differs between two runs") }
         }
     }
 
     func testAnotherSeedGivesDifferentOutput() throws {
         let path = Fixtures.repositoryRoot + "/scenarios/core/adult-tachycardia-episode.yaml"
-        let a = try generate(path)
-        let b = try generate(path, seed: 99)
-        XCTAssertNotEqual(a["readings.jsonl"], b["readings.jsonl"])
-        XCTAssertNotEqual(a["captures/501-hrm-501.btsnoop"], b["captures/501-hrm-501.btsnoop"])
+        let first = try generate(path)
+        let second = try generate(path, seed: 99)
+        XCTAssertNotEqual(first["readings.jsonl"], second["readings.jsonl"])
+        XCTAssertNotEqual(first["captures/501-hrm-501.btsnoop"], second["captures/501-hrm-501.btsnoop"])
     }
 
     func testAddingAPatientDoesNotChangeAnother() throws {
@@ -59,7 +59,7 @@ final class DeterminismTests: XCTestCase {
         func readings(_ yaml: String) throws -> [Reading] {
             var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
             var out: [Reading] = []
-            while let (r, _) = run.next() { if r.patientID == "a" { out.append(r) } }
+            while let (reading, _) = run.next() { if reading.patientID == "a" { out.append(reading) } }
             return out
         }
         let a1 = try readings(one)
@@ -85,8 +85,10 @@ final class DeterminismTests: XCTestCase {
                 """
             var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "x.yaml"))
             var out: [String: [Int64]] = [:]
-            while let (r, _) = run.next() {
-                out[r.deviceID + (r.kind == .battery ? "/battery" : ""), default: []].append(r.measuredAt)
+            while let (reading, _) = run.next() {
+                out[reading.deviceID + (reading.kind == .battery ? "/battery" : ""), default: []].append(
+                    reading.measuredAt
+                )
             }
             return out
         }

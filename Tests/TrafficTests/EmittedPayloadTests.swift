@@ -13,23 +13,23 @@ final class EmittedPayloadTests: XCTestCase {
         var rejected = 0
         var corrupted = 0
         for file in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where file.hasSuffix(".yaml") {
-            let s = try ScenarioLoader.load(path: dir + "/" + file)
-            var run = ScenarioRun(scenario: s)
-            let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
-            while let (r, _) = run.next() {
-                guard let p = encoder.encode(r).first, let uuid = p.characteristic else { continue }
+            let scenario = try ScenarioLoader.load(path: dir + "/" + file)
+            var run = ScenarioRun(scenario: scenario)
+            let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
+            while let (reading, _) = run.next() {
+                guard let payload = encoder.encode(reading).first, let uuid = payload.characteristic else { continue }
                 let type = try CharacteristicRegistry.lookup(String(uuid, radix: 16))
-                if r.delivery.corruption != nil {
+                if reading.delivery.corruption != nil {
                     corrupted += 1
                     XCTAssertThrowsError(
-                        try type.decode(p.bytes),
-                        "\(file) \(r.id): corrupted payload \(Hex.encode(p.bytes)) was accepted"
+                        try type.decode(payload.bytes),
+                        "\(file) \(reading.id): corrupted payload \(Hex.encode(payload.bytes)) was accepted"
                     ) { _ in rejected += 1 }
                     continue
                 }
-                let fields = try CharacteristicRegistry.decodeToJSON(type, p.bytes)
+                let fields = try CharacteristicRegistry.decodeToJSON(type, payload.bytes)
                 decoded += 1
-                switch r.measurement {
+                switch reading.measurement {
                 case let .heartRate(bpm, rr, _, _):
                     XCTAssertEqual(fields["heartRate"], .int(Int64(bpm)))
                     if !rr.isEmpty { XCTAssertEqual(fields["rrIntervals"], .array(rr.map { .int(Int64($0)) })) }
@@ -39,25 +39,29 @@ final class EmittedPayloadTests: XCTestCase {
                     XCTAssertEqual(fields["meanArterialPressure"], .decimal(String(map)))
                     XCTAssertEqual(fields["pulseRate"], .decimal(String(pulse)))
                 case let .glucose(mg, _, _):
-                    let g = try GlucoseMeasurement.decode(p.bytes)
-                    XCTAssertEqual(g.milligramsPerDeciliter!, Double(mg), accuracy: 1e-6)
-                    XCTAssertEqual(g.sequenceNumber, UInt16(r.seq))
+                    let glucose = try GlucoseMeasurement.decode(payload.bytes)
+                    XCTAssertEqual(glucose.milligramsPerDeciliter!, Double(mg), accuracy: 1e-6)
+                    XCTAssertEqual(glucose.sequenceNumber, UInt16(reading.seq))
                 case let .cgm(mg, _, _, offset, _):
-                    let c = try CGMMeasurement.decode(p.bytes).records[0]
-                    XCTAssertEqual(c.glucose.value, Double(mg))
-                    XCTAssertEqual(c.timeOffset, offset)
+                    let cgm = try CGMMeasurement.decode(payload.bytes).records[0]
+                    XCTAssertEqual(cgm.glucose.value, Double(mg))
+                    XCTAssertEqual(cgm.timeOffset, offset)
                 case let .spo2(pct, pulse, _):
                     XCTAssertEqual(fields["spo2"], .decimal(String(pct)))
                     XCTAssertEqual(fields["pulseRate"], .decimal(String(pulse)))
-                case let .temperature(c, _):
-                    XCTAssertEqual(try TemperatureMeasurement.decode(p.bytes).record.value.value, c, accuracy: 1e-9)
+                case let .temperature(cgm, _):
+                    XCTAssertEqual(
+                        try TemperatureMeasurement.decode(payload.bytes).record.value.value,
+                        cgm,
+                        accuracy: 1e-9
+                    )
                 case let .weight(kg):
-                    XCTAssertEqual(try WeightMeasurement.decode(p.bytes).weight!, kg, accuracy: 0.0025)
+                    XCTAssertEqual(try WeightMeasurement.decode(payload.bytes).weight!, kg, accuracy: 0.0025)
                 case let .battery(pct):
                     XCTAssertEqual(fields["batteryLevel"], .int(Int64(pct)))
                 case let .cuffPressure(mmHg):
                     XCTAssertEqual(fields["cuffPressure"], .decimal(String(mmHg)))
-                default: XCTFail("unexpected GATT reading \(r.kind)")
+                default: XCTFail("unexpected GATT reading \(reading.kind)")
                 }
             }
         }
@@ -67,18 +71,24 @@ final class EmittedPayloadTests: XCTestCase {
     }
 
     func testVitalEdgePayloadsMatchTheSeedDocuments() throws {
-        let s = try ScenarioLoader.load(path: Fixtures.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml")
-        var run = ScenarioRun(scenario: s)
-        let encoder = ReadingEncoder(startUnixMilliseconds: s.startUnixMilliseconds)
+        let scenario = try ScenarioLoader.load(
+            path: Fixtures.repositoryRoot + "/scenarios/core/vitaledge-daily-summary.yaml"
+        )
+        var run = ScenarioRun(scenario: scenario)
+        let encoder = ReadingEncoder(startUnixMilliseconds: scenario.startUnixMilliseconds)
         var hr = 0
         var summaries = 0
-        while let (r, _) = run.next() {
-            guard let json = encoder.encode(r).first?.json, case let .object(o) = json else { continue }
+        while let (reading, _) = run.next() {
+            guard let json = encoder.encode(reading).first?.json, case let .object(o) = json else { continue }
             let keys = o.map(\.0)
-            if r.kind == .dailySummary {
+            if reading.kind == .dailySummary {
                 summaries += 1
                 XCTAssertEqual(keys, ["userId", "timestamp", "stepCount", "caloriesBurned"])
-                XCTAssertEqual(json["timestamp"], .string("2024-11-08T00:00:00Z"), "sent at midnight (seed 001 §5.2)")
+                XCTAssertEqual(
+                    json["timestamp"],
+                    .string("2024-11-08T00:00:00Z"),
+                    "sent at midnight (the VitalEdge SDS §5.2)"
+                )
             } else {
                 hr += 1
                 XCTAssertEqual(keys, ["userId", "timestamp", "heartRate"])

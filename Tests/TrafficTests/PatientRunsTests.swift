@@ -12,7 +12,7 @@ import VitalSimCore
     static func whole(_ scenario: Scenario) -> [String: [String]] {
         var out: [String: [String]] = [:]
         var run = ScenarioRun(scenario: scenario)
-        while let (r, _) = run.next() { out[r.patientID, default: []].append(describe(r)) }
+        while let (reading, _) = run.next() { out[reading.patientID, default: []].append(describe(reading)) }
         return out
     }
 
@@ -30,9 +30,9 @@ import VitalSimCore
         let expected = Self.whole(scenario)
         var got: [String: [String]] = [:]
         for (patientID, var run) in PatientRuns(scenario, seed: nil, patients: Set(scenario.patients.map(\.id))) {
-            while let (r, _) = run.next() {
-                #expect(r.patientID == patientID)
-                got[patientID, default: []].append(Self.describe(r))
+            while let (reading, _) = run.next() {
+                #expect(reading.patientID == patientID)
+                got[patientID, default: []].append(Self.describe(reading))
             }
         }
         #expect(got == expected)

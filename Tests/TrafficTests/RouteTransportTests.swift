@@ -17,8 +17,11 @@ final class RouteTransportTests: XCTestCase {
     func testEveryGeneratedReadingIsOfAKindItsDeviceTypeDeclares() throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: core).sorted() where name.hasSuffix(".yaml") {
             var run = ScenarioRun(scenario: try ScenarioLoader.load(path: core + name))
-            while let (r, _) = run.next() {
-                XCTAssertTrue(r.deviceType.kinds.contains(r.kind), "\(name): \(r.kind) of a \(r.deviceType)")
+            while let (reading, _) = run.next() {
+                XCTAssertTrue(
+                    reading.deviceType.kinds.contains(reading.kind),
+                    "\(name): \(reading.kind) of a \(reading.deviceType)"
+                )
             }
         }
     }
@@ -43,8 +46,8 @@ final class RouteTransportTests: XCTestCase {
             XCTAssertTrue(m.topic!.hasPrefix("rpm/\(m.patientID)/\(m.deviceID)/"), m.topic!)
         }
         let valid = try XCTUnwrap(messages.first { $0.expectedRejection == nil && !$0.topic!.hasSuffix("/battery") })
-        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(valid.body)) as? [String: Any])
-        XCTAssertEqual(o["resourceType"] as? String, "Observation")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(valid.body)) as? [String: Any])
+        XCTAssertEqual(object["resourceType"] as? String, "Observation")
         let corrupt = try XCTUnwrap(messages.first { $0.expectedRejection != nil })
         XCTAssertTrue(
             corrupt.expectedRejection!.spellings.contains { $0.hasPrefix("valueQuantity") },

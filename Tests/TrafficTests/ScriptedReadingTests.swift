@@ -11,7 +11,7 @@ final class ScriptedReadingTests: XCTestCase {
     func readings(_ yaml: String) throws -> [Reading] {
         var run = ScenarioRun(scenario: try ScenarioLoader.parse(yaml, file: "s.yaml"))
         var out: [Reading] = []
-        while let (r, _) = run.next() { out.append(r) }
+        while let (reading, _) = run.next() { out.append(reading) }
         return out
     }
 
@@ -43,14 +43,14 @@ final class ScriptedReadingTests: XCTestCase {
                 """
             )
         )
-        let m = minute
-        let window = scripted.filter { $0.kind == .cgm && (60 * m...90 * m).contains($0.measuredAt) }
+        let step = minute
+        let window = scripted.filter { $0.kind == .cgm && (60 * step...90 * step).contains($0.measuredAt) }
         XCTAssertEqual(
             window.map(\.measurement.primaryValue),
             [80, 75, 70, 65, 60, 55, 50],
             "the ramp, exactly, at 5-minute steps"
         )
-        XCTAssertEqual(window.map(\.measuredAt), (0...6).map { 60 * m + Int64($0) * 5 * m })
+        XCTAssertEqual(window.map(\.measuredAt), (0...6).map { 60 * step + Int64($0) * 5 * step })
         if case let .cgm(_, trend, _, _, _) = window[0].measurement {
             XCTAssertEqual(trend, -1.0, "30 mg/dL over 30 min")
         }
@@ -58,14 +58,18 @@ final class ScriptedReadingTests: XCTestCase {
         // the one the unscripted scenario has.
         func outside(_ rs: [Reading]) -> [VitalSimCore.Measurement] {
             rs.filter { r in
-                if r.deviceID == "cgm", r.kind == .cgm { return !(60 * m...90 * m).contains(r.measuredAt) }
-                if r.deviceID == "cuff", r.kind != .battery { return !(30 * m...32 * m).contains(r.measuredAt) }
+                if r.deviceID == "cgm", r.kind == .cgm { return !(60 * step...90 * step).contains(r.measuredAt) }
+                if r.deviceID == "cuff", r.kind != .battery { return !(30 * step...32 * step).contains(r.measuredAt) }
                 return true
             }.map(\.measurement)
         }
         XCTAssertEqual(outside(plain), outside(scripted))
-        let bp = scripted.filter { $0.kind == .bloodPressure && (30 * m...32 * m).contains($0.measuredAt) }
-        XCTAssertEqual(bp.map(\.measuredAt), [30 * m], "the script's one reading replaces the cuff's burst at 30 min")
+        let bp = scripted.filter { $0.kind == .bloodPressure && (30 * step...32 * step).contains($0.measuredAt) }
+        XCTAssertEqual(
+            bp.map(\.measuredAt),
+            [30 * step],
+            "the script's one reading replaces the cuff's burst at 30 min"
+        )
         XCTAssertEqual(
             bp.first?.measurement,
             .bloodPressure(systolic: 180, diastolic: 120, meanArterial: 140, pulse: 70, status: 0)

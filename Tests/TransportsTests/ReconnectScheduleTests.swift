@@ -9,10 +9,10 @@ import Testing
     /// The instants (seconds after the loss) at which attempts fall due, polled every 50 ms for `span`.
     static func attempts(_ schedule: inout ReconnectSchedule, from start: DispatchTime, span: Double) -> [Double] {
         var due: [Double] = []
-        var t = 0.0
-        while t <= span {
-            if schedule.due(now: start + t) { due.append((t * 100).rounded() / 100) }
-            t += 0.05
+        var time = 0.0
+        while time <= span {
+            if schedule.due(now: start + time) { due.append((time * 100).rounded() / 100) }
+            time += 0.05
         }
         return due
     }

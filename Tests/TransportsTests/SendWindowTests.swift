@@ -12,25 +12,25 @@ final class SendWindowTests: XCTestCase {
         let queue = DispatchQueue(label: "acks")
         for _ in 0..<200 {
             await window.acquire()
-            outstanding.withLock { o in
-                o.now += 1
-                o.peak = max(o.peak, o.now)
+            outstanding.withLock { outstandingCount in
+                outstandingCount.now += 1
+                outstandingCount.peak = max(outstandingCount.peak, outstandingCount.now)
             }
             // Acknowledged later, on another thread, as libmosquitto's network thread does.
             queue.asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...300))) {
-                outstanding.withLock { o in
-                    o.now -= 1
-                    o.acknowledged += 1
+                outstanding.withLock { outstandingCount in
+                    outstandingCount.now -= 1
+                    outstandingCount.acknowledged += 1
                 }
                 window.release()
             }
         }
         await window.drain()
-        let o = outstanding.withLock { $0 }
-        XCTAssertEqual(o.acknowledged, 200, "drain returned before every acknowledgement")
-        XCTAssertEqual(o.now, 0)
-        XCTAssertLessThanOrEqual(o.peak, 4)
-        XCTAssertGreaterThan(o.peak, 1, "sends were pipelined, not one at a time")
+        let outstandingCount = outstanding.withLock { $0 }
+        XCTAssertEqual(outstandingCount.acknowledged, 200, "drain returned before every acknowledgement")
+        XCTAssertEqual(outstandingCount.now, 0)
+        XCTAssertLessThanOrEqual(outstandingCount.peak, 4)
+        XCTAssertGreaterThan(outstandingCount.peak, 1, "sends were pipelined, not one at a time")
     }
 
     func testABatchingWindowWakesItsSenderOnlyOnceItHasRoomForABatch() async {

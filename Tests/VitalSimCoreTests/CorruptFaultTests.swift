@@ -53,7 +53,7 @@ final class CorruptFaultTests: XCTestCase {
         )
     }
 
-    /// A phone bridge's other fields (seed 001 §3.3.1): only a phone bridge takes those forms.
+    /// A phone bridge's other fields (the VitalEdge SDS §3.3.1): only a phone bridge takes those forms.
     func testOnlyAPhoneBridgeTakesTheUserIdAndCaloriesForms() throws {
         XCTAssertEqual(try corruption(Self.phone, "bad-user-id"), .badUserID)
         XCTAssertEqual(try corruption(Self.phone, "bad-calories"), .badCalories)

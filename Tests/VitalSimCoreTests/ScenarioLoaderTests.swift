@@ -16,12 +16,12 @@ final class ScenarioLoaderTests: XCTestCase {
     }
 
     func testValidScenarioLoads() throws {
-        let s = try ScenarioLoader.parse(valid, file: "demo.yaml")
-        XCTAssertEqual(s.duration, VirtualDuration.minutes(90))
-        XCTAssertEqual(s.seed, 7)
-        XCTAssertEqual(s.patients[0].devices[0].cadence, .seconds(1))
-        XCTAssertEqual(s.events(for: "501").first?.target, 140)
-        XCTAssertEqual(s.golden, "golden/demo.golden.yaml")
+        let scenario = try ScenarioLoader.parse(valid, file: "demo.yaml")
+        XCTAssertEqual(scenario.duration, VirtualDuration.minutes(90))
+        XCTAssertEqual(scenario.seed, 7)
+        XCTAssertEqual(scenario.patients[0].devices[0].cadence, .seconds(1))
+        XCTAssertEqual(scenario.events(for: "501").first?.target, 140)
+        XCTAssertEqual(scenario.golden, "golden/demo.golden.yaml")
     }
 
     func testDurations() {
@@ -37,17 +37,17 @@ final class ScenarioLoaderTests: XCTestCase {
     }
 
     func testUnknownKeyWithSuggestion() {
-        let i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profil: adult"))
+        let found = issues(valid.replacingOccurrences(of: "profile: adult", with: "profil: adult"))
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.line == 6 && $0.column == 5 && $0.field == "patients[0].profil"
                     && $0.message.contains("did you mean 'profile'")
             },
-            "\(i)"
+            "\(found)"
         )
     }
 
-    /// Issue 18: a duplicate key is reported where it repeats, not at the top of the file.
+    /// A duplicate key is reported where it repeats, not at the top of the file.
     func testDuplicateKeysAreReportedWhereTheyRepeat() {
         let topLevel = issues(valid + "\nseed: 8\n")
         XCTAssertEqual(topLevel.map { "\($0.line):\($0.column) \($0.field)" }, ["15:1 seed"], "\(topLevel)")
@@ -86,54 +86,63 @@ final class ScenarioLoaderTests: XCTestCase {
     /// 100 issues are listed and the rest counted, so a hostile file cannot keep the loader busy.
     func testIssuesAreCappedAndCounted() {
         let many = "name: many\nduration: 1h\npatients: []\n" + (0..<5000).map { "k\($0): 1\n" }.joined()
-        let i = issues(many)
-        XCTAssertEqual(i.count, YAMLReader.maxIssues + 1)
-        XCTAssertTrue(i.last?.message.contains("more issue(s) not listed") ?? false, "\(i.last.map(\.message) ?? "")")
+        let found = issues(many)
+        XCTAssertEqual(found.count, YAMLReader.maxIssues + 1)
+        XCTAssertTrue(
+            found.last?.message.contains("more issue(s) not listed") ?? false,
+            "\(found.last.map(\.message) ?? "")"
+        )
     }
 
     func testWrongTypeAndBadValues() {
-        var i = issues(valid.replacingOccurrences(of: "seed: 7", with: "seed: seven"))
-        XCTAssertEqual(i.first?.line, 2)
-        XCTAssertEqual(i.first?.column, 7)
-        XCTAssertEqual(i.first?.field, "seed")
-        i = issues(valid.replacingOccurrences(of: "duration: 1h30m", with: "duration: 0s"))
-        XCTAssertTrue(i.contains { $0.field == "duration" && $0.line == 3 && $0.message.contains("positive") }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: -5m"))
-        XCTAssertTrue(i.contains { $0.field == "timeline[0].duration" && $0.line == 14 }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "duration: 1h30m", with: "duration: [1]"))
-        XCTAssertTrue(i.contains { $0.field == "duration" && $0.message.contains("a list") }, "\(i)")
+        var found = issues(valid.replacingOccurrences(of: "seed: 7", with: "seed: seven"))
+        XCTAssertEqual(found.first?.line, 2)
+        XCTAssertEqual(found.first?.column, 7)
+        XCTAssertEqual(found.first?.field, "seed")
+        found = issues(valid.replacingOccurrences(of: "duration: 1h30m", with: "duration: 0s"))
+        XCTAssertTrue(
+            found.contains { $0.field == "duration" && $0.line == 3 && $0.message.contains("positive") },
+            "\(found)"
+        )
+        found = issues(valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: -5m"))
+        XCTAssertTrue(found.contains { $0.field == "timeline[0].duration" && $0.line == 14 }, "\(found)")
+        found = issues(valid.replacingOccurrences(of: "duration: 1h30m", with: "duration: [1]"))
+        XCTAssertTrue(found.contains { $0.field == "duration" && $0.message.contains("a list") }, "\(found)")
     }
 
     func testUnknownDeviceTypeAndProfile() {
-        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: hr-strap"))
+        var found = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: hr-strap"))
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.line == 9 && $0.column == 15 && $0.field == "patients[0].devices[0].type"
                     && $0.message.contains("heart-rate-strap")
             },
-            "\(i)"
+            "\(found)"
         )
-        i = issues(valid.replacingOccurrences(of: "profile: adult", with: "profile: elderly"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].profile" && $0.message.contains("chd-infant") }, "\(i)")
+        found = issues(valid.replacingOccurrences(of: "profile: adult", with: "profile: elderly"))
+        XCTAssertTrue(
+            found.contains { $0.field == "patients[0].profile" && $0.message.contains("chd-infant") },
+            "\(found)"
+        )
     }
 
     func testTransportMustSuitTheDevice() throws {
-        var i = issues(
+        var found = issues(
             valid.replacingOccurrences(
                 of: "type: heart-rate-strap",
                 with: "type: phone-bridge\n        cadence: 5m\n        transport: mqtt"
             )
         )
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") },
-            "\(i)"
+            found.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("valid: https") },
+            "\(found)"
         )
-        i = issues(
+        found = issues(
             valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        transport: ble")
         )
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") },
-            "\(i)"
+            found.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") },
+            "\(found)"
         )
         let mqtt = try ScenarioLoader.parse(
             valid.replacingOccurrences(
@@ -145,31 +154,33 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(mqtt.patients[0].devices[0].transport, .mqtt)
     }
 
-    /// Seed 004's feeding method: only on a feeding log, one of bottle, breast, mixed.
+    /// The Health Hearts SRS's feeding method: only on a feeding log, one of bottle, breast, mixed.
     func testFeedingMethodBelongsToTheFeedingLog() throws {
         let mixed = try ScenarioLoader.parse(
             valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        method: mixed"),
             file: "f.yaml"
         )
         XCTAssertEqual(mixed.patients[0].devices[0].feedingMethod, .mixed)
-        var i = issues(
+        var found = issues(
             valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: feeding-log\n        method: formula")
         )
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.field == "patients[0].devices[0].method" && $0.message.contains("valid: bottle, breast, mixed")
             },
-            "\(i)"
+            "\(found)"
         )
-        i = issues(
+        found = issues(
             valid.replacingOccurrences(
                 of: "type: heart-rate-strap",
                 with: "type: heart-rate-strap\n        method: breast"
             )
         )
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].method" && $0.message.contains("only to feeding-log") },
-            "\(i)"
+            found.contains {
+                $0.field == "patients[0].devices[0].method" && $0.message.contains("only to feeding-log")
+            },
+            "\(found)"
         )
     }
 
@@ -178,16 +189,16 @@ final class ScenarioLoaderTests: XCTestCase {
             of: "type: heart-rate-strap",
             with: "type: symptom-diary\n        spontaneous: 0.5"
         )
-        let s = try ScenarioLoader.parse(
+        let scenario = try ScenarioLoader.parse(
             diary + "\n    symptoms: {palpitations: 1, chest-pain: 0.25}\n",
             file: "s.yaml"
         )
-        let device = s.patients[0].devices[0]
+        let device = scenario.patients[0].devices[0]
         XCTAssertEqual(device.type, .symptomDiary)
         XCTAssertEqual(device.transport, .https)
         XCTAssertEqual(device.spontaneousSymptomsPerDay, 0.5)
         XCTAssertEqual(
-            s.events(for: "501").first?.symptomChances,
+            scenario.events(for: "501").first?.symptomChances,
             [SymptomChance(.palpitations, 1), SymptomChance(.chestPain, 0.25)]
         )
         XCTAssertEqual(
@@ -195,40 +206,40 @@ final class ScenarioLoaderTests: XCTestCase {
             SymptomChance.defaults(for: .tachycardia),
             "without symptoms: the kind's defaults"
         )
-        var i = issues(diary + "\n    symptoms: {palpitation: 1}\n")
+        var found = issues(diary + "\n    symptoms: {palpitation: 1}\n")
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.line == 16 && $0.field == "timeline[0].symptoms.palpitation"
                     && $0.message.contains("did you mean 'palpitations'")
             },
-            "\(i)"
+            "\(found)"
         )
-        i = issues(diary + "\n    symptoms: {dizziness: 1.5}\n")
+        found = issues(diary + "\n    symptoms: {dizziness: 1.5}\n")
         XCTAssertTrue(
-            i.contains { $0.field == "timeline[0].symptoms.dizziness" && $0.message.contains("0...1") },
-            "\(i)"
+            found.contains { $0.field == "timeline[0].symptoms.dizziness" && $0.message.contains("0...1") },
+            "\(found)"
         )
-        i = issues(
+        found = issues(
             valid.replacingOccurrences(
                 of: "type: heart-rate-strap",
                 with: "type: heart-rate-strap\n        spontaneous: 1"
             )
         )
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.field == "patients[0].devices[0].spontaneous" && $0.message.contains("only to symptom-diary")
             },
-            "\(i)"
+            "\(found)"
         )
-        i = issues(
+        found = issues(
             valid.replacingOccurrences(
                 of: "type: heart-rate-strap",
                 with: "type: symptom-diary\n        transport: ble"
             )
         )
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") },
-            "\(i)"
+            found.contains { $0.field == "patients[0].devices[0].transport" && $0.message.contains("no Bluetooth") },
+            "\(found)"
         )
     }
 
@@ -237,25 +248,29 @@ final class ScenarioLoaderTests: XCTestCase {
             of: "type: heart-rate-strap",
             with: "type: ecg-watch\n        recordings: [\"20:00\", \"08:15\"]\n        triggers: [symptoms, schedule]"
         )
-        let s = try ScenarioLoader.parse(watch, file: "w.yaml")
-        XCTAssertEqual(s.patients[0].devices[0].ecgRecordings, [(8 * 60 + 15) * 60_000, 20 * 3_600_000])
-        XCTAssertEqual(s.patients[0].devices[0].ecgTriggers, [.schedule, .symptoms])
-        var i = issues(watch.replacingOccurrences(of: "[symptoms, schedule]", with: "[symptom]"))
+        let scenario = try ScenarioLoader.parse(watch, file: "w.yaml")
+        XCTAssertEqual(scenario.patients[0].devices[0].ecgRecordings, [(8 * 60 + 15) * 60_000, 20 * 3_600_000])
+        XCTAssertEqual(scenario.patients[0].devices[0].ecgTriggers, [.schedule, .symptoms])
+        var found = issues(watch.replacingOccurrences(of: "[symptoms, schedule]", with: "[symptom]"))
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].triggers[0]" && $0.message.contains("irregular-rhythm") },
-            "\(i)"
+            found.contains {
+                $0.field == "patients[0].devices[0].triggers[0]" && $0.message.contains("irregular-rhythm")
+            },
+            "\(found)"
         )
-        i = issues(watch.replacingOccurrences(of: "\"20:00\"", with: "\"25:00\""))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].recordings[0]" }, "\(i)")
-        i = issues(
+        found = issues(watch.replacingOccurrences(of: "\"20:00\"", with: "\"25:00\""))
+        XCTAssertTrue(found.contains { $0.field == "patients[0].devices[0].recordings[0]" }, "\(found)")
+        found = issues(
             valid.replacingOccurrences(
                 of: "type: heart-rate-strap",
                 with: "type: heart-rate-strap\n        triggers: [schedule]"
             )
         )
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].triggers" && $0.message.contains("only to ecg-watch") },
-            "\(i)"
+            found.contains {
+                $0.field == "patients[0].devices[0].triggers" && $0.message.contains("only to ecg-watch")
+            },
+            "\(found)"
         )
     }
 
@@ -275,13 +290,13 @@ final class ScenarioLoaderTests: XCTestCase {
                 care-team: [{id: dr-osei, role: clinician}]
                 devices: [{id: hrm-2, type: heart-rate-strap}]
             """
-        let s = try ScenarioLoader.parse(two, file: "t.yaml")
+        let scenario = try ScenarioLoader.parse(two, file: "t.yaml")
         XCTAssertEqual(
-            s.patients[0].careTeam,
+            scenario.patients[0].careTeam,
             [CareTeamMember(id: "ann", role: .caregiver), CareTeamMember(id: "dr-osei", role: .clinician)]
         )
-        XCTAssertEqual(s.careTeamPeople.map(\.person.id), ["ann", "dr-osei"])
-        XCTAssertEqual(s.careTeamPeople.map(\.patients), [["501"], ["501", "502"]])
+        XCTAssertEqual(scenario.careTeamPeople.map(\.person.id), ["ann", "dr-osei"])
+        XCTAssertEqual(scenario.careTeamPeople.map(\.patients), [["501"], ["501", "502"]])
         let mistakes: [(String, String, Int, String, String)] = [
             ("role: caregiver", "role: nurse", 7, "patients[0].care-team[0].role", "unknown care role 'nurse'"),
             ("{id: ann, role: caregiver}", "{id: ann}", 7, "patients[0].care-team[0].role", "required key 'role'"),
@@ -316,34 +331,36 @@ final class ScenarioLoaderTests: XCTestCase {
             of: "type: heart-rate-strap",
             with: "type: equipment-log\n        equipment: {ng-tube: 8, oxygen: 0.25}"
         )
-        let s = try ScenarioLoader.parse(log, file: "e.yaml")
+        let scenario = try ScenarioLoader.parse(log, file: "e.yaml")
         XCTAssertEqual(
-            s.patients[0].devices[0].equipment,
+            scenario.patients[0].devices[0].equipment,
             [EquipmentSetting(.oxygen, 0.25), EquipmentSetting(.ngTube, 8)]
         )
-        var i = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: equipment-log"))
+        var found = issues(valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: equipment-log"))
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0]" && $0.message.contains("needs 'equipment'") },
-            "\(i)"
+            found.contains { $0.field == "patients[0].devices[0]" && $0.message.contains("needs 'equipment'") },
+            "\(found)"
         )
-        i = issues(log.replacingOccurrences(of: "oxygen: 0.25", with: "oxygen: 20"))
+        found = issues(log.replacingOccurrences(of: "oxygen: 0.25", with: "oxygen: 20"))
         XCTAssertTrue(
-            i.contains { $0.field == "patients[0].devices[0].equipment.oxygen" && $0.message.contains("0...15 L/min") },
-            "\(i)"
+            found.contains {
+                $0.field == "patients[0].devices[0].equipment.oxygen" && $0.message.contains("0...15 L/min")
+            },
+            "\(found)"
         )
-        i = issues(log.replacingOccurrences(of: "ng-tube: 8", with: "ventilator: 1"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].equipment.ventilator" }, "\(i)")
-        i = issues(
+        found = issues(log.replacingOccurrences(of: "ng-tube: 8", with: "ventilator: 1"))
+        XCTAssertTrue(found.contains { $0.field == "patients[0].devices[0].equipment.ventilator" }, "\(found)")
+        found = issues(
             valid.replacingOccurrences(
                 of: "type: heart-rate-strap",
                 with: "type: heart-rate-strap\n        equipment: {oxygen: 1}"
             )
         )
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.field == "patients[0].devices[0].equipment" && $0.message.contains("only to equipment-log")
             },
-            "\(i)"
+            "\(found)"
         )
     }
 
@@ -355,41 +372,51 @@ final class ScenarioLoaderTests: XCTestCase {
         )
         XCTAssertEqual(ok.scripts(for: "hrm-1").first?.reading(1).values, ["heart-rate": 110.5])
         XCTAssertEqual(ok.scripts(for: "hrm-1").first?.end, 24 * 60_000)
-        var i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
+        var found = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
         XCTAssertTrue(
-            i.contains { $0.field == "timeline[1].reading.systolic" && $0.message.contains("valid keys: heart-rate") },
-            "\(i)"
+            found.contains {
+                $0.field == "timeline[1].reading.systolic" && $0.message.contains("valid keys: heart-rate")
+            },
+            "\(found)"
         )
-        i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 400}}\n")
+        found = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 400}}\n")
         XCTAssertTrue(
-            i.contains { $0.field == "timeline[1].reading.heart-rate" && $0.message.contains("20...300") },
-            "\(i)"
+            found.contains { $0.field == "timeline[1].reading.heart-rate" && $0.message.contains("20...300") },
+            "\(found)"
         )
-        i = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}, to: {heart-rate: 80}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].to" && $0.message.contains("count of 2") }, "\(i)")
-        i = issues(valid + "\n  - {at: 80m, device: hrm-1, reading: {heart-rate: 90}, count: 20, every: 1m}\n")
+        found = issues(valid + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}, to: {heart-rate: 80}}\n")
+        XCTAssertTrue(found.contains { $0.field == "timeline[1].to" && $0.message.contains("count of 2") }, "\(found)")
+        found = issues(valid + "\n  - {at: 80m, device: hrm-1, reading: {heart-rate: 90}, count: 20, every: 1m}\n")
         XCTAssertTrue(
-            i.contains { $0.field == "timeline[1].count" && $0.message.contains("end of the scenario") },
-            "\(i)"
+            found.contains { $0.field == "timeline[1].count" && $0.message.contains("end of the scenario") },
+            "\(found)"
         )
-        i = issues(valid + "\n  - {at: 20m, device: nope, reading: {heart-rate: 90}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(i)")
+        found = issues(valid + "\n  - {at: 20m, device: nope, reading: {heart-rate: 90}}\n")
+        XCTAssertTrue(found.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(found)")
         let cuff = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: bp-cuff")
-        i = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120, diastolic: 130}}\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].reading" && $0.message.contains("below systolic") }, "\(i)")
-        i = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
+        found = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120, diastolic: 130}}\n")
         XCTAssertTrue(
-            i.contains { $0.field == "timeline[1].reading.diastolic" && $0.message.contains("missing") },
-            "\(i)"
+            found.contains { $0.field == "timeline[1].reading" && $0.message.contains("below systolic") },
+            "\(found)"
+        )
+        found = issues(cuff + "\n  - {at: 20m, device: hrm-1, reading: {systolic: 120}}\n")
+        XCTAssertTrue(
+            found.contains { $0.field == "timeline[1].reading.diastolic" && $0.message.contains("missing") },
+            "\(found)"
         )
         let diary = valid.replacingOccurrences(of: "type: heart-rate-strap", with: "type: symptom-diary")
-        i = issues(diary + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}}\n")
+        found = issues(diary + "\n  - {at: 20m, device: hrm-1, reading: {heart-rate: 90}}\n")
         XCTAssertTrue(
-            i.contains { $0.field == "timeline[1].reading" && $0.message.contains("cannot be scripted") },
-            "\(i)"
+            found.contains { $0.field == "timeline[1].reading" && $0.message.contains("cannot be scripted") },
+            "\(found)"
         )
-        i = issues(valid.replacingOccurrences(of: "    profile: adult", with: "    profile: adult\n    noise: quiet"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].noise" && $0.message.contains("on or off") }, "\(i)")
+        found = issues(
+            valid.replacingOccurrences(of: "    profile: adult", with: "    profile: adult\n    noise: quiet")
+        )
+        XCTAssertTrue(
+            found.contains { $0.field == "patients[0].noise" && $0.message.contains("on or off") },
+            "\(found)"
+        )
         let quiet = try ScenarioLoader.parse(
             valid.replacingOccurrences(of: "    profile: adult", with: "    profile: adult\n    noise: off"),
             file: "q.yaml"
@@ -406,45 +433,48 @@ final class ScenarioLoaderTests: XCTestCase {
         )
         XCTAssertEqual(phased.patients[0].devices[0].phase.milliseconds, 150_000)
         XCTAssertEqual(try ScenarioLoader.parse(valid, file: "p.yaml").patients[0].devices[0].phase, .zero)
-        var i = issues(with(strap + "\n        cadence: 5m\n        phase: 5m"))
+        var found = issues(with(strap + "\n        cadence: 5m\n        phase: 5m"))
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.line == 11 && $0.field == "patients[0].devices[0].phase"
                     && $0.message.contains("less than its cadence (5m)")
             },
-            "\(i)"
+            "\(found)"
         )
-        i = issues(with("        type: bp-cuff\n        phase: 90m"))
+        found = issues(with("        type: bp-cuff\n        phase: 90m"))
         XCTAssertTrue(
-            i.contains {
+            found.contains {
                 $0.field == "patients[0].devices[0].phase"
                     && $0.message.contains("less than an hour (it has a schedule)")
             },
-            "\(i)"
+            "\(found)"
         )
-        i = issues(with(strap + "\n        phase: -1s"))
-        XCTAssertTrue(i.contains { $0.field == "patients[0].devices[0].phase" }, "\(i)")
+        found = issues(with(strap + "\n        phase: -1s"))
+        XCTAssertTrue(found.contains { $0.field == "patients[0].devices[0].phase" }, "\(found)")
     }
 
     func testTimelineReferencesMustExist() {
-        var i = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
+        var found = issues(valid.replacingOccurrences(of: "    patient: \"501\"", with: "    patient: \"999\""))
         XCTAssertTrue(
-            i.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") },
-            "\(i)"
+            found.contains { $0.line == 12 && $0.field == "timeline[0].patient" && $0.message.contains("valid: 501") },
+            "\(found)"
         )
-        i = issues(valid + "\n  - at: 5m\n    device: nope\n    fault: dropout\n    duration: 1m\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(i)")
-        i = issues(valid.replacingOccurrences(of: "at: 10m", with: "at: 2h"))
-        XCTAssertTrue(i.contains { $0.field == "timeline[0].at" && $0.message.contains("after the end") }, "\(i)")
+        found = issues(valid + "\n  - at: 5m\n    device: nope\n    fault: dropout\n    duration: 1m\n")
+        XCTAssertTrue(found.contains { $0.field == "timeline[1].device" && $0.message.contains("hrm-1") }, "\(found)")
+        found = issues(valid.replacingOccurrences(of: "at: 10m", with: "at: 2h"))
+        XCTAssertTrue(
+            found.contains { $0.field == "timeline[0].at" && $0.message.contains("after the end") },
+            "\(found)"
+        )
     }
 
     func testOverlappingContradictoryEvents() {
-        let i = issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: bradycardia\n    duration: 5m\n")
-        XCTAssertEqual(i.count, 1)
-        XCTAssertEqual(i.first?.line, 15)
+        let found = issues(valid + "\n  - at: 20m\n    patient: \"501\"\n    event: bradycardia\n    duration: 5m\n")
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(found.first?.line, 15)
         XCTAssertTrue(
-            i.first?.message.contains("bradycardia at line 15 overlaps tachycardia at line 11") ?? false,
-            "\(i)"
+            found.first?.message.contains("bradycardia at line 15 overlaps tachycardia at line 11") ?? false,
+            "\(found)"
         )
         // Events of different signals may overlap.
         XCTAssertTrue(
@@ -462,20 +492,25 @@ final class ScenarioLoaderTests: XCTestCase {
             of: "duration: 1h30m",
             with: "duration: 5d"
         )
-        let i = issues(text + "\n  - at: 1h\n    device: hrm-1\n    fault: disconnect\n    duration: 49h\n")
-        XCTAssertTrue(i.contains { $0.field == "timeline[1].duration" && $0.message.contains("48h") }, "\(i)")
+        let found = issues(text + "\n  - at: 1h\n    device: hrm-1\n    fault: disconnect\n    duration: 49h\n")
+        XCTAssertTrue(found.contains { $0.field == "timeline[1].duration" && $0.message.contains("48h") }, "\(found)")
     }
 
     func testEventKeysAreCheckedPerKind() {
-        let i = issues(valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: 20m\n    carbs: 50"))
-        XCTAssertTrue(i.contains { $0.field == "timeline[0].carbs" && $0.message.contains("unknown key") }, "\(i)")
+        let found = issues(
+            valid.replacingOccurrences(of: "    duration: 20m", with: "    duration: 20m\n    carbs: 50")
+        )
+        XCTAssertTrue(
+            found.contains { $0.field == "timeline[0].carbs" && $0.message.contains("unknown key") },
+            "\(found)"
+        )
     }
 
     func testYAMLSyntaxErrorHasPosition() {
-        let i = issues("name: x\npatients: [\n")
-        XCTAssertEqual(i.count, 1)
-        XCTAssertGreaterThan(i[0].line, 1)
-        XCTAssertTrue(i[0].message.hasPrefix("invalid YAML"))
+        let found = issues("name: x\npatients: [\n")
+        XCTAssertEqual(found.count, 1)
+        XCTAssertGreaterThan(found[0].line, 1)
+        XCTAssertTrue(found[0].message.hasPrefix("invalid YAML"))
     }
 
     func testEveryShippedScenarioIsValid() throws {

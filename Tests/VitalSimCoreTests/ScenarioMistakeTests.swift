@@ -44,7 +44,7 @@ import Testing
             "patients[0].devices",
             "at least one device is required"
         ),
-        // Patient ids a SUT's read-back and deletion routes could not serve (issue 43).
+        // Patient ids a SUT's read-back and deletion routes could not serve.
         ("  - id: \"501\"", "  - id: \"5/01\"", 5, "patients[0].id", "a patient id must not contain '/'"),
         (
             "  - id: \"501\"", "  - id: \"\(String(repeating: "5", count: 65))\"", 5, "patients[0].id",

@@ -1,7 +1,7 @@
 import VitalSimCore
 import XCTest
 
-/// A patient's `thresholds:` (seed 000's custom alert limits): rule id → limit, or rule id →
+/// A patient's `thresholds:` (the IoT-AI SRS's custom alert limits): rule id → limit, or rule id →
 /// `{signal: limit}`; every mistake is an issue with file, line, column and field.
 final class ScenarioThresholdsTests: XCTestCase {
     func scenario(profile: String = "adult", _ thresholds: String) -> String {

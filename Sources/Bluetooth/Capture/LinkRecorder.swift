@@ -57,10 +57,10 @@ package final class LinkRecorder {
         while offset < l2cap.count {
             let part = Array(l2cap[offset..<min(l2cap.count, offset + chunk)])
             let pb: UInt16 = offset == 0 ? (sent ? 0x0000 : 0x2000) : 0x1000
-            let h = connectionHandle | pb
+            let flagged = connectionHandle | pb
             writer.append(
                 h4: [
-                    HCIPacketType.aclData, UInt8(h & 0xFF), UInt8(h >> 8), UInt8(part.count & 0xFF),
+                    HCIPacketType.aclData, UInt8(flagged & 0xFF), UInt8(flagged >> 8), UInt8(part.count & 0xFF),
                     UInt8(part.count >> 8),
                 ] + part,
                 direction: sent ? .sentData : .receivedData,
@@ -82,11 +82,13 @@ package final class LinkRecorder {
             at: t
         )
         var ad: [UInt8] = [0x02, AdvertisingDataType.flags, 0x06]
-        let n = Array(name.utf8.prefix(31 - ad.count - 2 - 4))
-        if let s = database.services.dropFirst().first {
-            ad += [0x03, AdvertisingDataType.completeServiceUUIDs16, UInt8(s.uuid & 0xFF), UInt8(s.uuid >> 8)]
+        let nameBytes = Array(name.utf8.prefix(31 - ad.count - 2 - 4))
+        if let primary = database.services.dropFirst().first {
+            ad += [
+                0x03, AdvertisingDataType.completeServiceUUIDs16, UInt8(primary.uuid & 0xFF), UInt8(primary.uuid >> 8),
+            ]
         }
-        ad += [UInt8(n.count + 1), AdvertisingDataType.completeLocalName] + n
+        ad += [UInt8(nameBytes.count + 1), AdvertisingDataType.completeLocalName] + nameBytes
         command(
             HCICommand.leSetAdvertisingData,
             [UInt8(ad.count)] + ad + Array(repeating: 0, count: 31 - ad.count),
@@ -97,13 +99,13 @@ package final class LinkRecorder {
 
     /// LE Connection Complete (peripheral role) from `central`.
     package func connect(at t: Int64, central: [UInt8]) {
-        var p: [UInt8] =
+        var parameters: [UInt8] =
             [
                 HCIEvent.leConnectionComplete, 0x00, UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8), 0x01,
                 0x01,
             ] + central
-        p += [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
-        event(HCIEvent.leMeta, p, at: t)
+        parameters += [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
+        event(HCIEvent.leMeta, parameters, at: t)
         connected = true
     }
 
@@ -148,17 +150,17 @@ package final class LinkRecorder {
             start = group.last!.endHandle + 1
         }
         for s in database.services {
-            var h = s.startHandle
+            var handle = s.startHandle
             while true {
                 att(
-                    [ATTOpcode.readByTypeRequest] + le(h) + le(s.endHandle) + le(GATTAttributeType.characteristic),
+                    [ATTOpcode.readByTypeRequest] + le(handle) + le(s.endHandle) + le(GATTAttributeType.characteristic),
                     sent: false,
                     at: t
                 )
-                let decls = s.characteristics.filter { $0.declarationHandle >= h }.prefix(3)
+                let decls = s.characteristics.filter { $0.declarationHandle >= handle }.prefix(3)
                 if decls.isEmpty {
                     att(
-                        [ATTOpcode.errorResponse, ATTOpcode.readByTypeRequest] + le(h) + [
+                        [ATTOpcode.errorResponse, ATTOpcode.readByTypeRequest] + le(handle) + [
                             ATTErrorCode.attributeNotFound
                         ],
                         sent: true,
@@ -174,7 +176,7 @@ package final class LinkRecorder {
                     rsp += le(d.uuid)
                 }
                 att(rsp, sent: true, at: t)
-                h = decls.last!.declarationHandle + 1
+                handle = decls.last!.declarationHandle + 1
             }
             for c in s.characteristics {
                 guard let cccd = c.cccdHandle else { continue }
@@ -205,8 +207,8 @@ package final class LinkRecorder {
 
     /// The central asks a record store for everything from sequence `from` on (RACP, Write Request).
     package func racpRequest(_ request: RecordAccessControlPoint, at t: Int64) {
-        guard let c = database.characteristic(RecordAccessControlPoint.uuid) else { return }
-        att([ATTOpcode.writeRequest] + le(c.valueHandle) + ((try? request.encode()) ?? []), sent: false, at: t)
+        guard let racp = database.characteristic(RecordAccessControlPoint.uuid) else { return }
+        att([ATTOpcode.writeRequest] + le(racp.valueHandle) + ((try? request.encode()) ?? []), sent: false, at: t)
         att([ATTOpcode.writeResponse], sent: true, at: t)
         backfillOpen = true
     }

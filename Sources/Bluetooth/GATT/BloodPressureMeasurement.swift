@@ -56,9 +56,9 @@ public struct BloodPressureRecord: Equatable, Sendable {
         if flags & 0x08 != 0 { bloodPressureRecord.userID = try reader.u8("User ID") }
         if flags & 0x10 != 0 {
             let at = reader.offset
-            let s = try reader.u16("Measurement Status")
-            try reader.checkReserved(UInt32(s), allowed: 0x003F, field: "Measurement Status", at: at)
-            if (s >> 3) & 0x3 == 3 {
+            let status = try reader.u16("Measurement Status")
+            try reader.checkReserved(UInt32(status), allowed: 0x003F, field: "Measurement Status", at: at)
+            if (status >> 3) & 0x3 == 3 {
                 throw .invalidValue(
                     characteristic: name,
                     offset: at,
@@ -66,7 +66,7 @@ public struct BloodPressureRecord: Equatable, Sendable {
                     reason: "pulse rate range value 3 is reserved"
                 )
             }
-            bloodPressureRecord.status = s
+            bloodPressureRecord.status = status
         }
         try reader.finish()
         return bloodPressureRecord

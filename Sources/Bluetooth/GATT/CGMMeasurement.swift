@@ -140,12 +140,12 @@ public struct CGMMeasurement: GATTCharacteristic {
                         "\(size) does not match the fields announced by the flags (\(reader.offset) bytes, or \(reader.offset + 2) with E2E-CRC)"
                 )
             }
-            if let s = rec.status, s & 0xC0 != 0 {
+            if let status = rec.status, status & 0xC0 != 0 {
                 throw .reservedBits(
                     characteristic: name,
                     offset: start + 6,
                     field: "Status octet",
-                    value: UInt32(s & 0xC0)
+                    value: UInt32(status & 0xC0)
                 )
             }
             records.append(rec)
@@ -168,11 +168,11 @@ public struct CGMMeasurement: GATTCharacteristic {
     public var fields: JSONValue {
         let recs: [JSONValue] = records.map { r in
             var members = r.glucose.jsonFields("glucose") + [("timeOffset", .int(Int64(r.timeOffset)))]
-            if let s = r.status { members.append(("status", .int(Int64(s)))) }
-            if let c = r.calTemp { members.append(("calTemp", .int(Int64(c)))) }
-            if let x = r.warning { members.append(("warning", .int(Int64(x)))) }
-            if let t = r.trend { members += t.jsonFields("trend") }
-            if let q = r.quality { members += q.jsonFields("quality") }
+            if let status = r.status { members.append(("status", .int(Int64(status)))) }
+            if let calibration = r.calTemp { members.append(("calTemp", .int(Int64(calibration)))) }
+            if let warning = r.warning { members.append(("warning", .int(Int64(warning)))) }
+            if let trend = r.trend { members += trend.jsonFields("trend") }
+            if let quality = r.quality { members += quality.jsonFields("quality") }
             members.append(("e2eCRC", .bool(r.hasCRC)))
             return .object(members)
         }

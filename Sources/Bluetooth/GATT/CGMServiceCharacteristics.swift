@@ -25,12 +25,12 @@ public struct CGMFeature: GATTCharacteristic {
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> CGMFeature {
         var reader = try ByteReader(value: bytes, characteristic: name)
-        let f = try reader.u24("CGM Feature")
-        try reader.checkReserved(f, allowed: 0x01FFFF, field: "CGM Feature", at: 0)
+        let features = try reader.u24("CGM Feature")
+        try reader.checkReserved(features, allowed: 0x01FFFF, field: "CGM Feature", at: 0)
         let ts = try reader.u8("Type-Sample Location")
         let crc = try reader.u16("E2E-CRC")
         try reader.finish()
-        if f & e2eCRCSupported != 0 {
+        if features & e2eCRCSupported != 0 {
             let computed = CRC16.mcrf4xx(bytes[0..<4])
             guard computed == crc else {
                 throw .crcMismatch(characteristic: name, offset: 4, expected: computed, found: crc)
@@ -43,7 +43,7 @@ public struct CGMFeature: GATTCharacteristic {
                 reason: "must be 0xFFFF when E2E-CRC is not supported"
             )
         }
-        return CGMFeature(features: f, type: ts & 0x0F, sampleLocation: ts >> 4)
+        return CGMFeature(features: features, type: ts & 0x0F, sampleLocation: ts >> 4)
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
@@ -103,9 +103,9 @@ public struct CGMStatus: GATTCharacteristic {
             hasCRC: false
         )
         if reader.remaining == 2 {
-            let c = CRC16.mcrf4xx(bytes[0..<5])
+            let crc = CRC16.mcrf4xx(bytes[0..<5])
             let found = try reader.u16("E2E-CRC")
-            guard c == found else { throw .crcMismatch(characteristic: name, offset: 5, expected: c, found: found) }
+            guard crc == found else { throw .crcMismatch(characteristic: name, offset: 5, expected: crc, found: found) }
             cgmStatus.hasCRC = true
         }
         try reader.finish()
@@ -189,9 +189,9 @@ public struct CGMSessionStartTime: GATTCharacteristic {
             )
         }
         if reader.remaining == 2 {
-            let c = CRC16.mcrf4xx(bytes[0..<9])
+            let crc = CRC16.mcrf4xx(bytes[0..<9])
             let found = try reader.u16("E2E-CRC")
-            guard c == found else { throw .crcMismatch(characteristic: name, offset: 9, expected: c, found: found) }
+            guard crc == found else { throw .crcMismatch(characteristic: name, offset: 9, expected: crc, found: found) }
             cgmSessionStartTime.hasCRC = true
         }
         try reader.finish()

@@ -16,15 +16,20 @@ public enum CharacteristicRegistry {
 
     /// Finds a characteristic by UUID or name; throws ``GATTError/unknownCharacteristic(_:)``.
     public static func lookup(_ key: String) throws(GATTError) -> any GATTCharacteristic.Type {
-        var k = key.lowercased().trimmingWhitespace()
-        if k.hasPrefix("org.bluetooth.characteristic.") { k.removeFirst("org.bluetooth.characteristic.".count) }
-        k = String(k.map { $0 == "_" || $0 == " " ? "-" : $0 })
-        var hex = k.hasPrefix("0x") ? String(k.dropFirst(2)) : k
+        var normalized = key.lowercased().trimmingWhitespace()
+        if normalized.hasPrefix("org.bluetooth.characteristic.") {
+            normalized.removeFirst("org.bluetooth.characteristic.".count)
+        }
+        normalized = String(normalized.map { $0 == "_" || $0 == " " ? "-" : $0 })
+        var hex = normalized.hasPrefix("0x") ? String(normalized.dropFirst(2)) : normalized
         if hex.count == 36, hex.hasSuffix("-0000-1000-8000-00805f9b34fb"), hex.hasPrefix("0000") {
             hex = String(hex.dropFirst(4).prefix(4))
         }
-        if hex.count == 4, let u = UInt16(hex, radix: 16), let t = all.first(where: { $0.uuid == u }) { return t }
-        if let t = all.first(where: { $0.name == k }) { return t }
+        if hex.count == 4, let uuid = UInt16(hex, radix: 16), let characteristic = all.first(where: { $0.uuid == uuid })
+        {
+            return characteristic
+        }
+        if let characteristic = all.first(where: { $0.name == normalized }) { return characteristic }
         throw .unknownCharacteristic(key)
     }
 

@@ -175,7 +175,9 @@ public struct GATTDatabase: Sendable {
 
     /// The characteristic with this UUID (first match).
     public func characteristic(_ uuid: UInt16) -> CharacteristicEntry? {
-        for s in services { if let c = s.characteristics.first(where: { $0.uuid == uuid }) { return c } }
+        for s in services {
+            if let characteristic = s.characteristics.first(where: { $0.uuid == uuid }) { return characteristic }
+        }
         return nil
     }
 

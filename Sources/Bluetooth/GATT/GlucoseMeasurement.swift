@@ -94,9 +94,9 @@ public struct GlucoseMeasurement: GATTCharacteristic {
         }
         if flags & 0x08 != 0 {
             let at = reader.offset
-            let s = try reader.u16("Sensor Status Annunciation")
-            try reader.checkReserved(UInt32(s), allowed: 0x0FFF, field: "Sensor Status Annunciation", at: at)
-            glucoseMeasurement.status = s
+            let status = try reader.u16("Sensor Status Annunciation")
+            try reader.checkReserved(UInt32(status), allowed: 0x0FFF, field: "Sensor Status Annunciation", at: at)
+            glucoseMeasurement.status = status
         }
         try reader.finish()
         return glucoseMeasurement

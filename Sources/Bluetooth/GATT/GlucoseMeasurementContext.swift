@@ -63,11 +63,11 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
         }
         if flags & 0x02 != 0 {
             let at = reader.offset
-            let m = try reader.u8("Meal")
-            guard (1...5).contains(m) else {
-                throw invalid(at, "Meal", "\(m) is reserved; valid 1...5")
+            let medicationFlags = try reader.u8("Meal")
+            guard (1...5).contains(medicationFlags) else {
+                throw invalid(at, "Meal", "\(medicationFlags) is reserved; valid 1...5")
             }
-            glucoseMeasurementContext.meal = m
+            glucoseMeasurementContext.meal = medicationFlags
         }
         if flags & 0x04 != 0 {
             let at = reader.offset

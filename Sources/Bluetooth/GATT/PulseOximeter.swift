@@ -244,11 +244,11 @@ public struct PLXFeatures: GATTCharacteristic {
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
         var reader = try ByteReader(value: bytes, characteristic: name)
-        let s = try reader.u16("Supported Features")
-        try reader.checkReserved(UInt32(s), allowed: 0x00FF, field: "Supported Features", at: 0)
-        var decoded = Self(supported: s)
-        if s & 0x01 != 0 { decoded.measurementStatusSupport = try reader.u16("Measurement Status Support") }
-        if s & 0x02 != 0 { decoded.deviceStatusSupport = try reader.u24("Device and Sensor Status Support") }
+        let status = try reader.u16("Supported Features")
+        try reader.checkReserved(UInt32(status), allowed: 0x00FF, field: "Supported Features", at: 0)
+        var decoded = Self(supported: status)
+        if status & 0x01 != 0 { decoded.measurementStatusSupport = try reader.u16("Measurement Status Support") }
+        if status & 0x02 != 0 { decoded.deviceStatusSupport = try reader.u24("Device and Sensor Status Support") }
         try reader.finish()
         return decoded
     }
@@ -299,15 +299,15 @@ public struct PLXFeatures: GATTCharacteristic {
 enum PLXStatus {
     static func measurement(_ byteReader: inout ByteReader) throws(GATTError) -> UInt16 {
         let at = byteReader.offset
-        let s = try byteReader.u16("Measurement Status")
-        try byteReader.checkReserved(UInt32(s), allowed: 0xFFE0, field: "Measurement Status", at: at)
-        return s
+        let status = try byteReader.u16("Measurement Status")
+        try byteReader.checkReserved(UInt32(status), allowed: 0xFFE0, field: "Measurement Status", at: at)
+        return status
     }
 
     static func device(_ byteReader: inout ByteReader) throws(GATTError) -> UInt32 {
         let at = byteReader.offset
-        let s = try byteReader.u24("Device and Sensor Status")
-        try byteReader.checkReserved(s, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
-        return s
+        let status = try byteReader.u24("Device and Sensor Status")
+        try byteReader.checkReserved(status, allowed: 0xFFFF, field: "Device and Sensor Status", at: at)
+        return status
     }
 }

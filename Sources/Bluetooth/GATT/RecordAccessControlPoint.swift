@@ -93,13 +93,13 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
                 reason: "0x\(String(oc, radix: 16)) is reserved; valid 0x01...0x06"
             )
         }
-        let o = try reader.u8("Operator")
-        guard let op = Operator(rawValue: o) else {
+        let opcode = try reader.u8("Operator")
+        guard let op = Operator(rawValue: opcode) else {
             throw .invalidValue(
                 characteristic: name,
                 offset: 1,
                 field: "Operator",
-                reason: "0x\(String(o, radix: 16)) is reserved; valid 0x00...0x06"
+                reason: "0x\(String(opcode, radix: 16)) is reserved; valid 0x00...0x06"
             )
         }
         let operand = reader.rest()
@@ -173,8 +173,8 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
         case .numberOfStoredRecordsResponse where operand.count == 2:
             members.append(("numberOfRecords", .int(Int64(UInt16(operand[0]) | UInt16(operand[1]) << 8))))
         default:
-            if let s = sequenceFilter {
-                members += [("filterType", .int(1)), ("sequenceNumber", .int(Int64(s)))]
+            if let filter = sequenceFilter {
+                members += [("filterType", .int(1)), ("sequenceNumber", .int(Int64(filter)))]
             } else if !operand.isEmpty {
                 members.append(("operand", .string(Hex.encode(operand))))
             }
@@ -188,8 +188,8 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
         let op = try fieldInput.int("operator", 0...6, default: 0)
         var operand = try fieldInput.bytes("operand")
         if fieldInput.has("sequenceNumber") {
-            let s = try fieldInput.int("sequenceNumber", 0...65535)
-            operand = [1, UInt8(s & 0xFF), UInt8(s >> 8)]
+            let start = try fieldInput.int("sequenceNumber", 0...65535)
+            operand = [1, UInt8(start & 0xFF), UInt8(start >> 8)]
         }
         if fieldInput.has("requestOpCode") {
             operand = [
@@ -197,8 +197,8 @@ public struct RecordAccessControlPoint: GATTCharacteristic {
             ]
         }
         if fieldInput.has("numberOfRecords") {
-            let n = try fieldInput.int("numberOfRecords", 0...65535)
-            operand = [UInt8(n & 0xFF), UInt8(n >> 8)]
+            let count = try fieldInput.int("numberOfRecords", 0...65535)
+            operand = [UInt8(count & 0xFF), UInt8(count >> 8)]
         }
         self.init(opCode: OpCode(rawValue: UInt8(oc))!, op: Operator(rawValue: UInt8(op))!, operand: operand)
         try fieldInput.finish(known: [

@@ -34,23 +34,23 @@ public struct ScalarCharacteristic<Spec: ScalarSpec>: GATTCharacteristic {
     /// Decodes a value strictly; throws ``GATTError`` naming the byte offset of any problem.
     public static func decode(_ bytes: [UInt8]) throws(GATTError) -> Self {
         var reader = try ByteReader(value: bytes, characteristic: name)
-        let v: UInt32
+        let value: UInt32
         switch Spec.width {
-        case 1: v = UInt32(try reader.u8(Spec.field))
-        case 2: v = UInt32(try reader.u16(Spec.field))
-        case 3: v = try reader.u24(Spec.field)
-        default: v = try reader.u32(Spec.field)
+        case 1: value = UInt32(try reader.u8(Spec.field))
+        case 2: value = UInt32(try reader.u16(Spec.field))
+        case 3: value = try reader.u24(Spec.field)
+        default: value = try reader.u32(Spec.field)
         }
-        guard Spec.valid.contains(v) else {
+        guard Spec.valid.contains(value) else {
             throw .invalidValue(
                 characteristic: name,
                 offset: 0,
                 field: Spec.field,
-                reason: "\(v) outside \(Spec.valid.lowerBound)...\(Spec.valid.upperBound)"
+                reason: "\(value) outside \(Spec.valid.lowerBound)...\(Spec.valid.upperBound)"
             )
         }
         try reader.finish()
-        return Self(v)
+        return Self(value)
     }
 
     /// Encodes the value as the characteristic's bytes; throws ``GATTError`` for a value the layout cannot carry.
@@ -75,7 +75,7 @@ public struct ScalarCharacteristic<Spec: ScalarSpec>: GATTCharacteristic {
     /// The decoded fields, as `vitalsim decode` prints them.
     public var fields: JSONValue {
         var members: [(String, JSONValue)] = [(Spec.field, .int(Int64(value)))]
-        if let n = Spec.names[value] { members.append((Spec.field + "Name", .string(n))) }
+        if let name = Spec.names[value] { members.append((Spec.field + "Name", .string(name))) }
         return .object(members)
     }
 

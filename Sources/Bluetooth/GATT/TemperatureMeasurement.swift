@@ -30,16 +30,16 @@ public struct TemperatureRecord: Equatable, Sendable {
         if flags & 0x02 != 0 { temperatureRecord.timestamp = try reader.dateTime("Time Stamp") }
         if flags & 0x04 != 0 {
             let at = reader.offset
-            let t = try reader.u8("Temperature Type")
-            guard (1...9).contains(t) else {
+            let type = try reader.u8("Temperature Type")
+            guard (1...9).contains(type) else {
                 throw .invalidValue(
                     characteristic: name,
                     offset: at,
                     field: "Temperature Type",
-                    reason: "\(t) is reserved; valid 1...9"
+                    reason: "\(type) is reserved; valid 1...9"
                 )
             }
-            temperatureRecord.type = t
+            temperatureRecord.type = type
         }
         try reader.finish()
         return temperatureRecord

@@ -72,9 +72,9 @@ public struct WeightMeasurement: GATTCharacteristic {
         writer.u16(rawWeight)
         if let timestamp { writer.dateTime(timestamp) }
         if let userID { writer.u8(userID) }
-        if let b = bmiHeight {
-            writer.u16(b.bmi)
-            writer.u16(b.height)
+        if let bmi = bmiHeight {
+            writer.u16(bmi.bmi)
+            writer.u16(bmi.height)
         }
         return writer.bytes
     }
@@ -93,10 +93,10 @@ public struct WeightMeasurement: GATTCharacteristic {
         )
         if let timestamp { members.append(("timestamp", .string(timestamp.iso8601))) }
         if let userID { members.append(("userID", .int(Int64(userID)))) }
-        if let b = bmiHeight {
+        if let bmi = bmiHeight {
             members += [
-                ("bmi", .decimal(Decimal10.format(Int(b.bmi), -1))),
-                ("height", .decimal(Decimal10.format(Int(b.height), imperial ? -1 : -3))),
+                ("bmi", .decimal(Decimal10.format(Int(bmi.bmi), -1))),
+                ("height", .decimal(Decimal10.format(Int(bmi.height), imperial ? -1 : -3))),
             ]
         }
         return .object(members)
@@ -109,21 +109,21 @@ public struct WeightMeasurement: GATTCharacteristic {
         if fieldInput.has("rawWeight") {
             raw = UInt16(try fieldInput.int("rawWeight", 0...65535))
             // `vitalsim decode` prints both; the weight must then be the raw value's.
-            if let s = fieldInput.raw("weight"), s != "unsuccessful" {
+            if let text = fieldInput.raw("weight"), text != "unsuccessful" {
                 let step = imperial ? 0.01 : 0.005
-                guard let d = Double(s), abs(d - Double(raw) * step) < step / 2 else {
+                guard let number = Double(text), abs(number - Double(raw) * step) < step / 2 else {
                     throw fieldInput.fail(
                         "weight",
-                        "\(s) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two"
+                        "\(text) is not rawWeight \(raw) × \(step) \(imperial ? "lb" : "kg"); give one of the two"
                     )
                 }
             }
         } else {
-            guard let s = fieldInput.raw("weight"), let d = Double(s), d >= 0 else {
+            guard let text = fieldInput.raw("weight"), let number = Double(text), number >= 0 else {
                 throw fieldInput.fail("weight", "required: kilograms (or rawWeight, the value as sent)")
             }
-            let r = (d / (imperial ? 0.01 : 0.005)).rounded()
-            guard r < 65535 else { throw fieldInput.fail("weight", "\(s) exceeds the range of the Weight field") }
+            let r = (number / (imperial ? 0.01 : 0.005)).rounded()
+            guard r < 65535 else { throw fieldInput.fail("weight", "\(text) exceeds the range of the Weight field") }
             raw = UInt16(r)
         }
         self.init(
@@ -133,15 +133,15 @@ public struct WeightMeasurement: GATTCharacteristic {
             userID: try fieldInput.optionalInt("userID", 0...255).map { UInt8($0) }
         )
         if fieldInput.has("bmi") || fieldInput.has("height") {
-            guard let b = fieldInput.raw("bmi").flatMap(Double.init),
-                let h = fieldInput.raw("height").flatMap(Double.init), b >= 0,
-                h >= 0
+            guard let bmi = fieldInput.raw("bmi").flatMap(Double.init),
+                let height = fieldInput.raw("height").flatMap(Double.init), bmi >= 0,
+                height >= 0
             else {
                 throw fieldInput.fail("bmi", "bmi and height go together, as numbers")
             }
             bmiHeight = (
-                UInt16(Swift.min((b * 10).rounded(), 65535)),
-                UInt16(Swift.min((h * (imperial ? 10 : 1000)).rounded(), 65535))
+                UInt16(Swift.min((bmi * 10).rounded(), 65535)),
+                UInt16(Swift.min((height * (imperial ? 10 : 1000)).rounded(), 65535))
             )
         }
         try fieldInput.finish(known: ["weight", "rawWeight", "unit", "timestamp", "userID", "bmi", "height"])

@@ -92,7 +92,7 @@ package struct ByteReader {
     package mutating func dateTime(_ field: String) throws(GATTError) -> DateTime {
         let start = offset
         try need(7, field)
-        let d = DateTime(
+        let dateTime = DateTime(
             year: try u16(field),
             month: try u8(field),
             day: try u8(field),
@@ -100,10 +100,10 @@ package struct ByteReader {
             minutes: try u8(field),
             seconds: try u8(field)
         )
-        if let problem = d.problem {
+        if let problem = dateTime.problem {
             throw .invalidValue(characteristic: characteristic, offset: start, field: field, reason: problem)
         }
-        return d
+        return dateTime
     }
 
     @inlinable

@@ -56,8 +56,8 @@ public struct DateTime: Hashable, Sendable {
     /// ISO-8601 text without zone, e.g. `2024-05-17T10:30:00`.
     public var iso8601: String {
         func p(_ v: Int, _ w: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, w - s.count)) + s
+            let text = String(v)
+            return String(repeating: "0", count: max(0, w - text.count)) + text
         }
         return
             "\(p(Int(year), 4))-\(p(Int(month), 2))-\(p(Int(day), 2))T\(p(Int(hours), 2)):\(p(Int(minutes), 2)):\(p(Int(seconds), 2))"
@@ -65,20 +65,21 @@ public struct DateTime: Hashable, Sendable {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS` (a trailing `Z` is accepted).
     public init?(iso8601 text: String) {
-        var t = text
-        if t.hasSuffix("Z") { t.removeLast() }
-        let parts = t.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).map { Int($0) }
+        var remaining = text
+        if remaining.hasSuffix("Z") { remaining.removeLast() }
+        let parts = remaining.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).map { Int($0) }
         guard parts.count == 6, parts.allSatisfy({ $0 != nil }) else { return nil }
-        let v = parts.map { $0! }
-        guard v.allSatisfy({ $0 >= 0 }), v[0] <= 9999, v[1] <= 255, v[2] <= 255, v[3] <= 255, v[4] <= 255, v[5] <= 255
+        let values = parts.map { $0! }
+        guard values.allSatisfy({ $0 >= 0 }), values[0] <= 9999, values[1] <= 255, values[2] <= 255, values[3] <= 255,
+            values[4] <= 255, values[5] <= 255
         else { return nil }
         self.init(
-            year: UInt16(v[0]),
-            month: UInt8(v[1]),
-            day: UInt8(v[2]),
-            hours: UInt8(v[3]),
-            minutes: UInt8(v[4]),
-            seconds: UInt8(v[5])
+            year: UInt16(values[0]),
+            month: UInt8(values[1]),
+            day: UInt8(values[2]),
+            hours: UInt8(values[3]),
+            minutes: UInt8(values[4]),
+            seconds: UInt8(values[5])
         )
         if problem != nil { return nil }
     }

@@ -6,9 +6,9 @@ package enum Decimal10 {
     /// 10^`e` by repeated multiplication or division (exact for the exponents SFLOAT and FLOAT carry).
     @usableFromInline
     package static func pow10(_ e: Int) -> Double {
-        var r = 1.0
-        if e >= 0 { for _ in 0..<e { r *= 10 } } else { for _ in 0..<(-e) { r /= 10 } }
-        return r
+        var power = 1.0
+        if e >= 0 { for _ in 0..<e { power *= 10 } } else { for _ in 0..<(-e) { power /= 10 } }
+        return power
     }
 
     /// Mantissa and exponent of decimal text such as `-1.50` or `12E2`; nil when it is not a decimal.
@@ -17,8 +17,8 @@ package enum Decimal10 {
         guard !chars.isEmpty else { return nil }
         var exp = 0
         if let eIndex = chars.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            guard let x = Int(String(chars[(eIndex + 1)...])) else { return nil }
-            exp = x
+            guard let exponentValue = Int(String(chars[(eIndex + 1)...])) else { return nil }
+            exp = exponentValue
             chars = Array(chars[..<eIndex])
         }
         var negative = false
@@ -26,7 +26,7 @@ package enum Decimal10 {
             negative = chars.first == "-"
             chars.removeFirst()
         }
-        var m = 0
+        var mantissa = 0
         var seenDot = false
         var digits = 0
         for c in chars {
@@ -35,14 +35,14 @@ package enum Decimal10 {
                 seenDot = true
                 continue
             }
-            guard let d = c.wholeNumberValue, c.isASCII else { return nil }
-            guard m < Int.max / 20 else { return nil }
-            m = m * 10 + d
+            guard let digit = c.wholeNumberValue, c.isASCII else { return nil }
+            guard mantissa < Int.max / 20 else { return nil }
+            mantissa = mantissa * 10 + digit
             digits += 1
             if seenDot { exp -= 1 }
         }
         guard digits > 0 else { return nil }
-        return (negative ? -m : m, exp)
+        return (negative ? -mantissa : mantissa, exp)
     }
 
     /// Drops trailing zeros or adds them until the mantissa and exponent fit the format.

@@ -43,6 +43,6 @@ public enum GATTError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 package func hex16(_ v: UInt16) -> String {
-    let s = String(v, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 4 - s.count) + s
+    let hex = String(v, radix: 16, uppercase: true)
+    return String(repeating: "0", count: 4 - hex.count) + hex
 }

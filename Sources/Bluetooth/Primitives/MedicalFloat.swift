@@ -56,8 +56,8 @@ extension MedicalFloat {
 
     /// Parses a decimal such as `120`, `0.0055`, `-1.5` or `12E2`, or a special name; keeps the written precision.
     public init?(decimal text: String) {
-        if let s = MedicalFloatSpecial.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
-            self.init(s)
+        if let special = MedicalFloatSpecial.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
+            self.init(special)
             return
         }
         guard var (m, e) = Decimal10.parse(text) else { return nil }
@@ -117,9 +117,9 @@ extension MedicalFloat {
     /// zero, as a double reader may have added noise in the last digits); nil when it does not fit
     /// or is not within a millionth of a step of the text.
     public init?(decimal text: String, exponent: Int) {
-        guard let value = Double(text), value.isFinite, let v = Self(value, exponent: exponent) else { return nil }
+        guard let value = Double(text), value.isFinite, let float = Self(value, exponent: exponent) else { return nil }
         let step = Decimal10.pow10(exponent)
-        guard abs(Double(v.mantissa) * step - value) <= step * 1e-6 + abs(value) * 1e-12 else { return nil }
-        self = v
+        guard abs(Double(float.mantissa) * step - value) <= step * 1e-6 + abs(value) * 1e-12 else { return nil }
+        self = float
     }
 }

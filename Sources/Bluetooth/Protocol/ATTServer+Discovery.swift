@@ -44,10 +44,10 @@ extension ATTServer {
                 if length == 0 { return Self.error(op, a.handle, ATTErrorCode.readNotPermitted) }
                 break
             }
-            let v = Array((values[a.handle] ?? a.value).prefix(min(253, mtu - 4)))
-            if length == 0 { length = v.count + 2 } else if v.count + 2 != length { break }
+            let value = Array((values[a.handle] ?? a.value).prefix(min(253, mtu - 4)))
+            if length == 0 { length = value.count + 2 } else if value.count + 2 != length { break }
             guard out.count + length <= mtu else { break }
-            out += Self.le(a.handle) + v
+            out += Self.le(a.handle) + value
         }
         if length == 0 { return Self.error(op, start, ATTErrorCode.attributeNotFound) }
         out[1] = UInt8(length)

@@ -32,7 +32,9 @@ package final class ATTServer {
 
     /// True when the central enabled notifications (or indications) on `uuid`.
     package func subscribed(_ uuid: UInt16, indicate: Bool) -> Bool {
-        guard let c = database.characteristic(uuid), let h = c.cccdHandle else { return false }
+        guard let characteristic = database.characteristic(uuid), let h = characteristic.cccdHandle else {
+            return false
+        }
         return (cccd[h] ?? 0) & (indicate ? 2 : 1) != 0
     }
 
@@ -48,12 +50,12 @@ package final class ATTServer {
 
     /// Sets a readable value (e.g. Battery Level) served to reads.
     package func setValue(_ uuid: UInt16, _ value: [UInt8]) {
-        if let c = database.characteristic(uuid) { values[c.valueHandle] = value }
+        if let characteristic = database.characteristic(uuid) { values[characteristic.valueHandle] = value }
     }
 
     func attribute(_ handle: UInt16) -> Attribute? {
-        let i = Int(handle) - 1
-        return i >= 0 && i < database.attributes.count ? database.attributes[i] : nil
+        let index = Int(handle) - 1
+        return index >= 0 && index < database.attributes.count ? database.attributes[index] : nil
     }
 
     func properties(of handle: UInt16) -> CharacteristicProperties? {

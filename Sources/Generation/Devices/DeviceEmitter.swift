@@ -158,14 +158,14 @@ package struct DeviceEmitter {
             } else if nextScripted <= nextMeasurement {
                 emitScripted()
             } else {
-                let t = nextMeasurement
+                let due = nextMeasurement
                 scratch.removeAll(keepingCapacity: true)
-                sensor.measure(at: t, lowBattery: faults.lowBattery(at: t) != nil, into: &scratch)
+                sensor.measure(at: due, lowBattery: faults.lowBattery(at: due) != nil, into: &scratch)
                 // Measured even under a script, so that the device's later readings are what they
                 // would be without it; a script's window replaces them.
-                if !scriptCovers(t) { for sample in scratch { accept(sample) } }
+                if !scriptCovers(due) { for sample in scratch { accept(sample) } }
                 nominal = Schedule.next(after: nominal, spec: spec, clock: physiology.clock)
-                nextMeasurement = taken(after: t)
+                nextMeasurement = taken(after: due)
             }
         }
     }
@@ -177,7 +177,7 @@ package struct DeviceEmitter {
     }
 
     mutating func accept(_ sample: Sample) {
-        let t = sample.at + sample.offset
+        let time = sample.at + sample.offset
         let kind = sample.measurement.kind
         let seq = counters[kind.ordinal]
         counters[kind.ordinal] = seq + 1
@@ -185,31 +185,31 @@ package struct DeviceEmitter {
             source: identity,
             secondary: kind != primaryKind,
             seq: seq,
-            measuredAt: t,
-            deviceTime: t + faults.skew(at: t),
+            measuredAt: time,
+            deviceTime: time + faults.skew(at: time),
             intendedEmitTime: sample.at + (sample.emitOffset ?? sample.offset),
             measurement: sample.measurement,
             truth: sample.truth
         )
-        if faults.dropout(at: t) != nil { return }
-        if let disconnect = faults.disconnect(at: t) {
+        if faults.dropout(at: time) != nil { return }
+        if let disconnect = faults.disconnect(at: time) {
             guard storesRecords, kind != .battery, kind != .cuffPressure else { return }
             reading.intendedEmitTime = disconnect.end + Int64(pending.count + 1) * 100
             reading.delivery.backfill = true
         }
-        if let corruptFault = faults.corrupt(at: t), faultRNG.chance(corruptFault.probability) {
+        if let corruptFault = faults.corrupt(at: time), faultRNG.chance(corruptFault.probability) {
             let turn = corrupted[kind.ordinal]
             reading.delivery.corruption =
                 corruptFault.corruption == .mixed
                 ? Corruption.jsonForms[turn % Corruption.jsonForms.count] : corruptFault.corruption
             corrupted[kind.ordinal] = turn + 1
         }
-        if let reorder = faults.outOfOrder(at: t), faultRNG.chance(reorder.probability), !reading.delivery.backfill {
+        if let reorder = faults.outOfOrder(at: time), faultRNG.chance(reorder.probability), !reading.delivery.backfill {
             reading.intendedEmitTime += min(spec.cadence.milliseconds * 3 / 2, 90_000)
             reading.delivery.outOfOrder = true
         }
         pending.push(reading)
-        if let duplicates = faults.duplicates(at: t), faultRNG.chance(duplicates.probability) {
+        if let duplicates = faults.duplicates(at: time), faultRNG.chance(duplicates.probability) {
             var dup = reading
             dup.intendedEmitTime += 200
             dup.delivery.duplicate = true
@@ -249,9 +249,9 @@ struct PendingQueue {
             items.append((reading, counter))
             return
         }
-        var i = items.count
-        while i > 0, items[i - 1].0.intendedEmitTime > reading.intendedEmitTime { i -= 1 }
-        items.insert((reading, counter), at: i)
+        var remaining = items.count
+        while remaining > 0, items[remaining - 1].0.intendedEmitTime > reading.intendedEmitTime { remaining -= 1 }
+        items.insert((reading, counter), at: remaining)
     }
 
     mutating func pop() -> Reading? {

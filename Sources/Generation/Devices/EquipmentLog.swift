@@ -1,6 +1,6 @@
 import VitalSimCore
 
-/// A caregiver's equipment log (seed 004's "record the equipment the caregiver is using"): the
+/// A caregiver's equipment log (the Health Hearts SRS's "record the equipment the caregiver is using"): the
 /// settings of an infant's home-care equipment, entered by hand (exact, no measurement error):
 /// - each item in use at its starting setting, logged in the first minute, and home oxygen and a
 ///   feeding pump again at the daily check (08:00);
@@ -28,20 +28,20 @@ struct EquipmentLog: DeviceSensor {
         let midnight = first - ((first % Self.day) + Self.day) % Self.day - first
         for s in spec.equipment {
             let base = s.setting
-            let oxygen = { (t: Int64) in base + (raised.contains { t >= $0.from && t < $0.to } ? 0.5 : 0) }
+            let oxygen = { (time: Int64) in base + (raised.contains { time >= $0.from && time < $0.to } ? 0.5 : 0) }
             entries.append((30_000, s.item, base, .inUse))
             switch s.item {
             case .ngTube:
-                var t = 7 * Self.day
-                while t < horizon {
-                    entries.append((t + Int64(rng.uniform(9, 12) * 3_600_000), s.item, base, .replaced))
-                    t += 7 * Self.day
+                var time = 7 * Self.day
+                while time < horizon {
+                    entries.append((time + Int64(rng.uniform(9, 12) * 3_600_000), s.item, base, .replaced))
+                    time += 7 * Self.day
                 }
             case .oxygen, .feedingPump:
-                var d = midnight + 8 * 3_600_000
-                while d < horizon {
-                    if d > 60_000 { entries.append((d, s.item, s.item == .oxygen ? oxygen(d) : base, .inUse)) }
-                    d += Self.day
+                var day = midnight + 8 * 3_600_000
+                while day < horizon {
+                    if day > 60_000 { entries.append((day, s.item, s.item == .oxygen ? oxygen(day) : base, .inUse)) }
+                    day += Self.day
                 }
                 if s.item == .oxygen {
                     for r in raised {
@@ -59,13 +59,13 @@ struct EquipmentLog: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         while next < entries.count, entries[next].time <= t {
-            let e = entries[next]
+            let entry = entries[next]
             next += 1
             samples.append(
                 Sample(
-                    offset: e.time - t,
-                    measurement: .equipment(e.item, setting: e.setting, action: e.action),
-                    truth: e.setting,
+                    offset: entry.time - t,
+                    measurement: .equipment(entry.item, setting: entry.setting, action: entry.action),
+                    truth: entry.setting,
                     at: t,
                     emitOffset: 0
                 )

@@ -25,10 +25,16 @@ enum ScriptedMeasurement {
         case .phoneBridge:
             return .heartRate(bpm: whole("heart-rate"), rrIntervals: [], energyExpended: nil, contact: .notSupported)
         case .bpCuff:
-            let s = whole("systolic")
-            let d = whole("diastolic")
-            let map = Int((Double(d) + Double(s - d) / 3).rounded())
-            return .bloodPressure(systolic: s, diastolic: d, meanArterial: map, pulse: whole("pulse", 70), status: 0)
+            let systolic = whole("systolic")
+            let diastolic = whole("diastolic")
+            let map = Int((Double(diastolic) + Double(systolic - diastolic) / 3).rounded())
+            return .bloodPressure(
+                systolic: systolic,
+                diastolic: diastolic,
+                meanArterial: map,
+                pulse: whole("pulse", 70),
+                status: 0
+            )
         case .glucometer:
             return .glucose(mgdl: whole("glucose"), meal: 4, status: 0)
         case .cgm:

@@ -70,10 +70,10 @@ struct Glucometer: DeviceSensor {
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         let truth = physiology.glucose.plasma(at: t)
         let value = Int(Math.clamp(truth * (1 + 0.04 * noiseScale * rng.normal()), 20, 600).rounded())
-        let h = physiology.clock.hour(at: t)
+        let hour = physiology.clock.hour(at: t)
         // GLS meal context: postprandial within 2.5 h of a meal's start, else by the time of day.
         let sinceMeal = physiology.glucose.minutesSinceMeal(at: t)
-        let meal: UInt8 = h >= 21 ? 5 : ((sinceMeal.map { $0 > 0 && $0 <= 150 } ?? false) ? 2 : (h < 10 ? 3 : 1))
+        let meal: UInt8 = hour >= 21 ? 5 : ((sinceMeal.map { $0 > 0 && $0 <= 150 } ?? false) ? 2 : (hour < 10 ? 3 : 1))
         samples.append(
             Sample(
                 offset: 0,
@@ -230,7 +230,7 @@ struct WeightScale: DeviceSensor {
 
 /// Phone or watch bridge of the VitalEdge documents: the latest HealthKit heart rate every interval
 /// (1–60 min, default 5) and, at each midnight, the day's steps and active calories; either switched
-/// off in the app's settings sends nothing of its kind (seed 001 §5.1, §5.2).
+/// off in the app's settings sends nothing of its kind (the VitalEdge SDS §5.1, §5.2).
 struct PhoneBridge: DeviceSensor {
     var noiseScale = 1.0
     let physiology: PatientPhysiology
@@ -293,11 +293,11 @@ extension PhoneBridge {
     func summary(of midnight: Int64, at t: Int64) -> Sample {
         var steps = 0.0
         var kcal = 0.0
-        var m = max(0, midnight - 86_400_000)
-        while m < midnight {
-            steps += physiology.stepsPerMinute(at: m)
-            kcal += physiology.activeCaloriesPerMinute(at: m)
-            m += 60_000
+        var day = max(0, midnight - 86_400_000)
+        while day < midnight {
+            steps += physiology.stepsPerMinute(at: day)
+            kcal += physiology.activeCaloriesPerMinute(at: day)
+            day += 60_000
         }
         return Sample(
             offset: midnight - t,
@@ -308,7 +308,7 @@ extension PhoneBridge {
     }
 }
 
-/// Caregiver feeding log (CHAMP-style app entries, seed 004's "amount, breast/bottle"): one entry
+/// Caregiver feeding log (CHAMP-style app entries, the Health Hearts SRS's "amount, breast/bottle"): one entry
 /// per feed — a bottle feed's volume (mL), or the minutes of a breastfeed, whose volume nobody
 /// knows without test weighing. A breastfeed lasts the feed's volume at an assumed 5 mL/min
 /// (10–30 min for the usual 50–150 mL), ± 3 min, 5 to 60 min. Feeds are on demand: each comes up

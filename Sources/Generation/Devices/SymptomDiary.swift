@@ -8,7 +8,7 @@ struct SymptomReport {
     var reported: Int64
 }
 
-/// A watch or phone app where the patient reports symptoms (seed 003's "Report a Symptom"): the
+/// A watch or phone app where the patient reports symptoms (the InTouch PRD's "Report a Symptom"): the
 /// patient's symptoms (``SymptomReports``), each logged 2–30 min after its onset and sent at the
 /// app's next sync (the device's cadence). A reading's time is the symptom's onset.
 struct SymptomDiary: DeviceSensor {
@@ -24,13 +24,13 @@ struct SymptomDiary: DeviceSensor {
 
     mutating func measure(at t: Int64, lowBattery: Bool, into samples: inout [Sample]) {
         while next < reports.count, reports[next].reported <= t {
-            let r = reports[next]
+            let report = reports[next]
             next += 1
             samples.append(
                 Sample(
-                    offset: r.onset - t,
-                    measurement: .symptom(r.symptom, severity: r.severity),
-                    truth: Double(r.severity.rawValue),
+                    offset: report.onset - t,
+                    measurement: .symptom(report.symptom, severity: report.severity),
+                    truth: Double(report.severity.rawValue),
                     at: t,
                     emitOffset: 0
                 )
@@ -75,8 +75,8 @@ struct SymptomReports {
                         Int64(rng.uniform(1, 20) * 60_000)
                     )
                 : clinicalEvent.start + Int64(rng.uniform(30, 90) * 60_000)
-            let u = rng.uniform()
-            let severity: SymptomSeverity = u < 0.3 ? .mild : (u < 0.8 ? .moderate : .severe)
+            let draw = rng.uniform()
+            let severity: SymptomSeverity = draw < 0.3 ? .mild : (draw < 0.8 ? .moderate : .severe)
             add(chance.symptom, severity, onset: onset)
             guard clinicalEvent.duration >= 2 * 3_600_000, chance.symptom != .fainting else { continue }
             let span = min(12 * 3_600_000, clinicalEvent.end - onset)
@@ -97,9 +97,9 @@ struct SymptomReports {
         while true {
             t += rng.exponential(mean: 86_400_000 / rate)
             guard t < Double(horizon) else { return }
-            let u = rng.uniform()
+            let draw = rng.uniform()
             let symptom: SymptomKind =
-                u < 0.35 ? .palpitations : (u < 0.7 ? .dizziness : (u < 0.9 ? .shortnessOfBreath : .chestPain))
+                draw < 0.35 ? .palpitations : (draw < 0.7 ? .dizziness : (draw < 0.9 ? .shortnessOfBreath : .chestPain))
             add(symptom, rng.chance(0.75) ? .mild : .moderate, onset: Int64(t))
         }
     }

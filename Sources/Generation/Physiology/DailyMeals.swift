@@ -79,7 +79,7 @@ final class DailyMeals {
 
     /// A usual day: (hour of day, SD min, largest shift min, mean g, SD g, probability, main meal).
     private func usualDay(_ day: Int64) -> [EatenMeal] {
-        var r = SeededRandom(seed: SeededRandom.hash(seed, UInt64(bitPattern: day)))
+        var random = SeededRandom(seed: SeededRandom.hash(seed, UInt64(bitPattern: day)))
         let weekday = DayClock.weekday(ofDay: day)
         let weekend = weekday == 0 || weekday == 6
         // Fully awake half an hour after the night's waking (SleepSchedule's transitions).
@@ -87,15 +87,15 @@ final class DailyMeals {
         let bedtime = sleep.night(day).asleep
         var meals: [EatenMeal] = []
         func eat(at hour: Double, sd: Double, mean: Double, spread: Double, probability: Double, main: Bool) {
-            let time = hour + Math.clamp(sd * r.normal(), -2 * sd, 2 * sd) / 60
-            let grams = max(main ? 10 : 5, r.normal(mean: mean, sd: spread))
-            let eaten = r.uniform() < probability
+            let time = hour + Math.clamp(sd * random.normal(), -2 * sd, 2 * sd) / 60
+            let grams = max(main ? 10 : 5, random.normal(mean: mean, sd: spread))
+            let eaten = random.uniform() < probability
             guard eaten, time < bedtime - (main ? 1 : 0.25), time > awake else { return }
             let minute = day * 1440 + Int64((time * 60).rounded())
             meals.append(
                 bolused(
                     EatenMeal(minute: minute, carbsMg: grams * 1000, bolus: 0, bolusMinute: minute, corrects: main),
-                    &r
+                    &random
                 )
             )
         }

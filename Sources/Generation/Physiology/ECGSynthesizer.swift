@@ -75,13 +75,13 @@ package struct ECGSynthesizer {
         var scaledBeat = -1
         var scales = [Double](repeating: 1, count: 5)
         func force(_ t: Double, _ z: Double) -> Double {
-            let (theta, hr, p) = state(t)
+            let (theta, hr, phase) = state(t)
             if scaledBeat != k {
                 scaledBeat = k
                 for i in 0..<5 { scales[i] = Self.phaseScale(i, rate: hr / 60) }
             }
             var sum = 0.0
-            for i in 0..<5 where i != 0 || p {
+            for i in 0..<5 where i != 0 || phase {
                 let scale = scales[i]
                 var d = theta - Self.angles[i] * scale
                 d -= 2 * Double.pi * (d / (2 * Double.pi)).rounded()

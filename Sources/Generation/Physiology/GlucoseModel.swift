@@ -127,16 +127,16 @@ package final class GlucoseModel {
         correctionFactor = 40 * baseline.insulinSensitivity
         var windows: [(Int64, Int64)] = []
         for e in events {
-            let m = e.start / 60_000
+            let minute = e.start / 60_000
             switch e.kind {
-            case .meal: doses.append(Dose(minute: m, carbsMg: (e.carbs ?? 50) * 1000, insulinU: e.insulin ?? 0))
+            case .meal: doses.append(Dose(minute: minute, carbsMg: (e.carbs ?? 50) * 1000, insulinU: e.insulin ?? 0))
             case .hypoglycemia:
                 // insulin-overdose: the dose alone; skipped-meal: the meal bolus with no meal.
-                doses.append(Dose(minute: m, carbsMg: 0, insulinU: e.insulin ?? 8))
-                windows.append((m, m + max(e.duration / 60_000, 8 * 60)))
+                doses.append(Dose(minute: minute, carbsMg: 0, insulinU: e.insulin ?? 8))
+                windows.append((minute, minute + max(e.duration / 60_000, 8 * 60)))
             case .hyperglycemia:
-                doses.append(Dose(minute: m, carbsMg: (e.carbs ?? 90) * 1000, insulinU: 0))
-                windows.append((m, m + max(e.duration / 60_000, 8 * 60)))
+                doses.append(Dose(minute: minute, carbsMg: (e.carbs ?? 90) * 1000, insulinU: 0))
+                windows.append((minute, minute + max(e.duration / 60_000, 8 * 60)))
             default: break
             }
         }
@@ -218,45 +218,45 @@ package final class GlucoseModel {
 
     func advance() {
         if ring.isEmpty { ring = Array(repeating: (gb, gb), count: capacity) }
-        var s = state
-        let (carbs, insulin) = intake(glucose: s.g)
+        var current = state
+        let (carbs, insulin) = intake(glucose: current.g)
         gut.serve(carbs)
-        s.s1 += insulin
+        current.s1 += insulin
         let ra = gut.advance()
-        let insulinIn = s.s2 / tmaxI * 1e6 / insulinVolumeML
+        let insulinIn = current.s2 / tmaxI * 1e6 / insulinVolumeML
         let si = Math.exp(0.2 * sensitivity.value(at: minute * 60_000))
         // The day's drift pauses while a scenario's glucose event plays out (its story is written
         // against the patient's usual level). Without diabetes it stays within 2 SD (±22 %).
         let basal = basalDriftSD > 0 && drifting(at: minute) ? gb * Math.exp(basalDriftSD * drift(at: minute)) : gb
         let setPoint = drivesSecretion ? threshold * basal / gb : threshold
-        let secretion = gamma * max(0, s.g - setPoint) + firstPhase * max(0, rise)
-        let dg = -(p1 + s.x) * s.g + p1 * basal + ra / volumeDL + s.c
-        let dx = -p2 * s.x + p3 * si * (s.i - ib)
-        let di = insulinIn + secretion - ke * (s.i - ib)
-        let ds1 = -s.s1 / tmaxI
-        let ds2 = (s.s1 - s.s2) / tmaxI
-        let dc = (counterGain * max(0, 65 - s.g) - s.c) / 15
-        let dig = (s.g - s.ig) / tau
-        let before = s.g
-        s.g = max(1, s.g + dg)
-        rise = s.g - before
-        s.x += dx
-        s.i = max(0, s.i + di)
-        s.s1 += ds1
-        s.s2 += ds2
-        s.c += dc
-        s.ig += dig
-        state = s
+        let secretion = gamma * max(0, current.g - setPoint) + firstPhase * max(0, rise)
+        let dg = -(p1 + current.x) * current.g + p1 * basal + ra / volumeDL + current.c
+        let dx = -p2 * current.x + p3 * si * (current.i - ib)
+        let di = insulinIn + secretion - ke * (current.i - ib)
+        let ds1 = -current.s1 / tmaxI
+        let ds2 = (current.s1 - current.s2) / tmaxI
+        let dc = (counterGain * max(0, 65 - current.g) - current.c) / 15
+        let dig = (current.g - current.ig) / tau
+        let before = current.g
+        current.g = max(1, current.g + dg)
+        rise = current.g - before
+        current.x += dx
+        current.i = max(0, current.i + di)
+        current.s1 += ds1
+        current.s2 += ds2
+        current.c += dc
+        current.ig += dig
+        state = current
         minute += 1
-        ring[Int(minute % Int64(capacity))] = (s.g, s.ig)
+        ring[Int(minute % Int64(capacity))] = (current.g, current.ig)
     }
 
     /// Minutes since the latest meal started at or before virtual time `t` (ms); nil when none is
     /// remembered (the model keeps the last eight).
     package func minutesSinceMeal(at t: Int64) -> Int64? {
-        let m = t / 60_000
+        let minute = t / 60_000
         _ = plasma(at: t)
-        return recentMeals.last { $0 <= m }.map { m - $0 }
+        return recentMeals.last { $0 <= minute }.map { minute - $0 }
     }
 
     private func sample(_ m: Int64) -> (Double, Double) {
@@ -267,9 +267,9 @@ package final class GlucoseModel {
     }
 
     private func interpolate(_ t: Int64, _ pick: ((Double, Double)) -> Double) -> Double {
-        let m = t >= 0 ? t / 60_000 : 0
-        let f = Double(t - m * 60_000) / 60_000
-        return pick(sample(m)) * (1 - f) + pick(sample(m + 1)) * f
+        let minute = t >= 0 ? t / 60_000 : 0
+        let fraction = Double(t - minute * 60_000) / 60_000
+        return pick(sample(minute)) * (1 - fraction) + pick(sample(minute + 1)) * fraction
     }
 
     /// Plasma glucose (mg/dL) at virtual time `t` (ms), linearly interpolated between minutes.

@@ -26,13 +26,13 @@ package struct HeartBeatGenerator {
         self.physiology = physiology
         self.rng = rng
         time = Double(start)
-        let b = physiology.baseline
-        sdRest = b.hrvSDNN / 1000
-        lfShare = b.lfHfRatio / (1 + b.lfHfRatio)
+        let baseline = physiology.baseline
+        sdRest = baseline.hrvSDNN / 1000
+        lfShare = baseline.lfHfRatio / (1 + baseline.lfHfRatio)
         slow = SlowVariability(inWindowVariance: Self.vlfShare * sdRest * sdRest, rng: rng.split("slow"))
         breathing = ValueNoise(rng: rng, label: "breathing", spacing: 20_000)
         // Warm up the oscillators so the first minutes are already stationary.
-        for _ in 0..<64 { _ = step(rrMean: 60 / b.heartRate, at: start) }
+        for _ in 0..<64 { _ = step(rrMean: 60 / baseline.heartRate, at: start) }
     }
 
     /// AR(2) coefficients (a1, a2, innovation scale) for a resonance, cached per 1 ms of beat interval.

@@ -131,8 +131,8 @@ package final class PatientPhysiology {
         if list.isEmpty { return nil }
         var best: (EventShape, Double)?
         for e in list where t >= e.start && t < e.end {
-            let w = e.envelope(at: t)
-            if w > (best?.1 ?? 0) { best = (e, w) }
+            let weight = e.envelope(at: t)
+            if weight > (best?.1 ?? 0) { best = (e, weight) }
         }
         return best
     }
@@ -145,7 +145,7 @@ package final class PatientPhysiology {
     /// Walking cadence (steps/min): everyday walking bouts (``WalkingBouts``), plus exercise events.
     package func stepsPerMinute(at t: Int64) -> Double {
         var cadence = everydayCadence(at: t)
-        if let (e, w) = strongest(.exercise, at: t) { cadence = max(cadence, (e.target ?? 110) * w) }
+        if let (event, weight) = strongest(.exercise, at: t) { cadence = max(cadence, (event.target ?? 110) * weight) }
         return cadence
     }
 
@@ -153,12 +153,12 @@ package final class PatientPhysiology {
     func everydayCadence(at t: Int64) -> Double {
         guard dailySteps > 0, !seated(at: t) else { return 0 }
         let slot = WalkingBouts.slot
-        let k = Math.floorDivide(t, slot)
+        let slotIndex = Math.floorDivide(t, slot)
         let start = clock.startUnixMilliseconds
         let awake: (Int64) -> Bool = { self.sleep.sleepiness(at: $0) < 0.5 }
         return max(
-            walking.cadence(at: t, slot: k, startUnixMilliseconds: start, awake: awake),
-            walking.cadence(at: t, slot: k - 1, startUnixMilliseconds: start, awake: awake),
+            walking.cadence(at: t, slot: slotIndex, startUnixMilliseconds: start, awake: awake),
+            walking.cadence(at: t, slot: slotIndex - 1, startUnixMilliseconds: start, awake: awake),
             walking.shortCadence(at: t, awake: awake)
         )
     }
@@ -211,15 +211,19 @@ package final class PatientPhysiology {
     /// Mean (noise-free) heart rate in bpm: baseline, circadian dip, activity and rate events.
     package func meanHeartRate(at t: Int64) -> Double {
         let sleep = self.sleep.sleepiness(at: t)
-        let h = clock.hour(at: t)
+        let hour = clock.hour(at: t)
         var hr =
-            baseHeartRate * (1 - 0.12 * sleep) + 2 * Math.sin(2 * Double.pi * (h - 10) / 24) + 2.5
+            baseHeartRate * (1 - 0.12 * sleep) + 2 * Math.sin(2 * Double.pi * (hour - 10) / 24) + 2.5
             * restingRateNoise.value(at: t)
         hr += 0.22 * stepsPerMinute(at: t)
-        if let (e, w) = strongest(fever, at: t) { hr += 10 * w * max(0, (e.target ?? 38.9) - baseTemperature) }
-        if let (e, w) = strongest(desaturation, at: t) { hr += 0.8 * w * max(0, baseSpO2 - (e.target ?? 84)) }
-        if let (e, w) = strongest(tachycardia, at: t) { hr += w * ((e.target ?? 140) - hr) }
-        if let (e, w) = strongest(bradycardia, at: t) { hr += w * ((e.target ?? 42) - hr) }
+        if let (event, weight) = strongest(fever, at: t) {
+            hr += 10 * weight * max(0, (event.target ?? 38.9) - baseTemperature)
+        }
+        if let (event, weight) = strongest(desaturation, at: t) {
+            hr += 0.8 * weight * max(0, baseSpO2 - (event.target ?? 84))
+        }
+        if let (event, weight) = strongest(tachycardia, at: t) { hr += weight * ((event.target ?? 140) - hr) }
+        if let (event, weight) = strongest(bradycardia, at: t) { hr += weight * ((event.target ?? 42) - hr) }
         return max(hr, 20)
     }
 
@@ -248,15 +252,15 @@ package final class PatientPhysiology {
     /// walking (about +15 mmHg systolic at 100 steps/min), crisis events.
     package func bloodPressure(at t: Int64) -> (systolic: Double, diastolic: Double) {
         let dip = baseline.nocturnalDip / 100 * sleep.sleepiness(at: t)
-        let n = bpNoise.value(at: t)
+        let noise = bpNoise.value(at: t)
         let fast = bpFastNoise.value(at: t)
         let own = bpDiastolicNoise.value(at: t)
         let steps = stepsPerMinute(at: t)
-        var s = baseline.systolic * (1 - dip) + 7 * n + 5 * fast + 0.15 * steps
-        var d = baseline.diastolic * (1 - dip) + 4.5 * n + 3.5 * (0.6 * fast + 0.8 * own) + 0.05 * steps
-        if let (e, w) = strongest(.hypertensiveCrisis, at: t) {
-            s += w * ((e.target ?? 192) - s)
-            d += w * ((e.target2 ?? 124) - d)
+        var s = baseline.systolic * (1 - dip) + 7 * noise + 5 * fast + 0.15 * steps
+        var d = baseline.diastolic * (1 - dip) + 4.5 * noise + 3.5 * (0.6 * fast + 0.8 * own) + 0.05 * steps
+        if let (event, weight) = strongest(.hypertensiveCrisis, at: t) {
+            s += weight * ((event.target ?? 192) - s)
+            d += weight * ((event.target2 ?? 124) - d)
         }
         return (s, d)
     }
@@ -268,18 +272,20 @@ package final class PatientPhysiology {
         let sleep = self.sleep.sleepiness(at: t)
         var s = baseline.spo2 + sd * spo2Noise.value(at: t) - sleep * nocturnalDips.fall
         if sleep > 0.5 { s -= nocturnalDips.depth(at: t) }
-        if let (e, w) = strongest(.desaturation, at: t) { s += w * ((e.target ?? 84) - s) }
+        if let (event, weight) = strongest(.desaturation, at: t) { s += weight * ((event.target ?? 84) - s) }
         return Math.clamp(s, 50, 100)
     }
 
     /// Core temperature (°C): circadian 0.5 °C peak-to-trough (nadir 06:00, peak 17:00), fever events.
     package func temperature(at t: Int64) -> Double {
-        let h = clock.hour(at: t)
+        let hour = clock.hour(at: t)
         // Warped phase: nadir at 06:00, zenith at 17:00 (rising 11 h, falling 13 h).
-        let sinceNadir = (h - 6 + 24).truncatingRemainder(dividingBy: 24)
+        let sinceNadir = (hour - 6 + 24).truncatingRemainder(dividingBy: 24)
         let phase = sinceNadir < 11 ? Double.pi * sinceNadir / 11 : Double.pi * (1 + (sinceNadir - 11) / 13)
         var c = baseline.temperature - 0.25 * Math.cos(phase) + 0.03 * tempNoise.value(at: t)
-        if let (e, w) = strongest(.fever, at: t) { c += w * ((e.target ?? 38.9) - baseline.temperature) }
+        if let (event, weight) = strongest(.fever, at: t) {
+            c += weight * ((event.target ?? 38.9) - baseline.temperature)
+        }
         return c
     }
 
@@ -288,8 +294,10 @@ package final class PatientPhysiology {
         var r =
             baseline.respirationRate * (1 - 0.1 * sleep.sleepiness(at: t)) + 0.8 * rrNoise.value(at: t) + 0.05
             * stepsPerMinute(at: t)
-        if let (_, w) = strongest(.desaturation, at: t) { r += 5 * w }
-        if let (e, w) = strongest(.fever, at: t) { r += 2 * w * max(0, (e.target ?? 38.9) - baseline.temperature) }
+        if let (_, weight) = strongest(.desaturation, at: t) { r += 5 * weight }
+        if let (event, weight) = strongest(.fever, at: t) {
+            r += 2 * weight * max(0, (event.target ?? 38.9) - baseline.temperature)
+        }
         return max(r, 4)
     }
 
@@ -329,7 +337,7 @@ package final class PatientPhysiology {
     /// Feed volume (mL) for a feed at `t`: daily intake per kg spread over the day's feeds.
     package func feedVolume(at t: Int64) -> Double {
         var perKg = baseline.intakePerKg
-        if let (e, w) = strongest(.feedingReduction, at: t) { perKg += w * ((e.target ?? 80) - perKg) }
+        if let (event, w) = strongest(.feedingReduction, at: t) { perKg += w * ((event.target ?? 80) - perKg) }
         return perKg * weight(at: t) / Double(max(baseline.feedsPerDay, 1))
     }
 }

@@ -104,48 +104,48 @@ package enum Population {
     /// does not change the others.
     package static func individual(_ patient: PatientSpec, rng: SeededRandom) -> Baseline {
         var draw = Draw(rng: rng, spread: spread(patient.profile), drawn: patient.drawn)
-        var b = patient.baseline
+        var baseline = patient.baseline
         let s = draw.spread
-        draw.normal(.heartRate, &b.heartRate, sd: s.heartRate)
-        draw.lognormal(.hrvSDNN, &b.hrvSDNN, sd: s.sdnn)
-        draw.lognormal(.lfHfRatio, &b.lfHfRatio, sd: s.lfHf)
+        draw.normal(.heartRate, &baseline.heartRate, sd: s.heartRate)
+        draw.lognormal(.hrvSDNN, &baseline.hrvSDNN, sd: s.sdnn)
+        draw.lognormal(.lfHfRatio, &baseline.lfHfRatio, sd: s.lfHf)
         let zSystolic = draw.z()
         let zDiastolic =
             s.pressureCorrelation * zSystolic + (1 - s.pressureCorrelation * s.pressureCorrelation).squareRoot()
             * draw.z()
-        draw.set(.systolic, &b.systolic, b.systolic + s.systolic * zSystolic)
-        draw.set(.diastolic, &b.diastolic, b.diastolic + s.diastolic * Math.clamp(zDiastolic, -2, 2))
-        if b.systolic - b.diastolic < 20 {
+        draw.set(.systolic, &baseline.systolic, baseline.systolic + s.systolic * zSystolic)
+        draw.set(.diastolic, &baseline.diastolic, baseline.diastolic + s.diastolic * Math.clamp(zDiastolic, -2, 2))
+        if baseline.systolic - baseline.diastolic < 20 {
             if patient.drawn.contains(.diastolic) {
-                b.diastolic = b.systolic - 20
+                baseline.diastolic = baseline.systolic - 20
             } else {
-                b.systolic = b.diastolic + 20
+                baseline.systolic = baseline.diastolic + 20
             }
         }
-        draw.normal(.nocturnalDip, &b.nocturnalDip, sd: s.dip)
-        draw.normal(.glucose, &b.glucose, sd: s.glucose)
-        draw.normal(.spo2, &b.spo2, sd: s.spo2)
-        b.spo2 = min(b.spo2, 100)
-        draw.normal(.temperature, &b.temperature, sd: s.temperature)
-        draw.normal(.respirationRate, &b.respirationRate, sd: s.respiration)
-        let typicalHeight = b.height
-        draw.normal(.height, &b.height, sd: s.height)
+        draw.normal(.nocturnalDip, &baseline.nocturnalDip, sd: s.dip)
+        draw.normal(.glucose, &baseline.glucose, sd: s.glucose)
+        draw.normal(.spo2, &baseline.spo2, sd: s.spo2)
+        baseline.spo2 = min(baseline.spo2, 100)
+        draw.normal(.temperature, &baseline.temperature, sd: s.temperature)
+        draw.normal(.respirationRate, &baseline.respirationRate, sd: s.respiration)
+        let typicalHeight = baseline.height
+        draw.normal(.height, &baseline.height, sd: s.height)
         let zSize = draw.z()
         if s.weightIsDrawn {
-            draw.set(.weight, &b.weight, b.weight * Math.exp(s.bodySize * zSize))
+            draw.set(.weight, &baseline.weight, baseline.weight * Math.exp(s.bodySize * zSize))
         } else {
             // Weight from a body-mass index drawn about the one the defaults imply.
-            let bmi = b.weight / (typicalHeight * typicalHeight / 10_000) * Math.exp(s.bodySize * zSize)
-            draw.set(.weight, &b.weight, bmi * b.height * b.height / 10_000)
+            let bmi = baseline.weight / (typicalHeight * typicalHeight / 10_000) * Math.exp(s.bodySize * zSize)
+            draw.set(.weight, &baseline.weight, bmi * baseline.height * baseline.height / 10_000)
         }
-        draw.lognormal(.dailySteps, &b.dailySteps, sd: s.steps)
-        b.dailySteps = b.dailySteps.rounded()
-        draw.lognormal(.insulinSensitivity, &b.insulinSensitivity, sd: s.insulinSensitivity)
+        draw.lognormal(.dailySteps, &baseline.dailySteps, sd: s.steps)
+        baseline.dailySteps = baseline.dailySteps.rounded()
+        draw.lognormal(.insulinSensitivity, &baseline.insulinSensitivity, sd: s.insulinSensitivity)
         // A carbohydrate ratio set for the patient's sensitivity, not quite right (Walsh & Roberts's
         // ratios are adjusted by trial): the more sensitive, the more grams a unit covers.
         let mismatch = Math.exp(s.carbRatioMismatch * draw.z())
-        draw.set(.carbRatio, &b.carbRatio, b.carbRatio * b.insulinSensitivity * mismatch)
-        return b
+        draw.set(.carbRatio, &baseline.carbRatio, baseline.carbRatio * baseline.insulinSensitivity * mismatch)
+        return baseline
     }
 
     /// The draws of one patient, in a fixed order.
@@ -157,8 +157,8 @@ package enum Population {
         /// A standard normal truncated at ±2.
         mutating func z() -> Double {
             while true {
-                let z = rng.normal()
-                if abs(z) <= 2 { return z }
+                let draw = rng.normal()
+                if abs(draw) <= 2 { return draw }
             }
         }
 

@@ -44,7 +44,7 @@ extension RealismReport {
         var cur: [Double] = []
         for (t, v) in rr {
             if t - start >= 300_000 {
-                if let m = HRVMetrics.compute(cur) { windows.append(m) }
+                if let metrics = HRVMetrics.compute(cur) { windows.append(metrics) }
                 cur = []
                 start = t
             }
@@ -73,12 +73,12 @@ extension RealismReport {
     }
 
     static func glucose(_ rows: [Row], continuous: Bool, into summary: inout DeviceSummary) {
-        let v = rows.map(\.value)
-        let n = Double(v.count)
-        let tir = 100 * Double(v.filter { $0 >= 70 && $0 <= 180 }.count) / n
-        let tbr = 100 * Double(v.filter { $0 < 70 }.count) / n
-        let tbr54 = 100 * Double(v.filter { $0 < 54 }.count) / n
-        let tar = 100 * Double(v.filter { $0 > 180 }.count) / n
+        let values = rows.map(\.value)
+        let count = Double(values.count)
+        let tir = 100 * Double(values.filter { $0 >= 70 && $0 <= 180 }.count) / count
+        let tbr = 100 * Double(values.filter { $0 < 70 }.count) / count
+        let tbr54 = 100 * Double(values.filter { $0 < 54 }.count) / count
+        let tar = 100 * Double(values.filter { $0 > 180 }.count) / count
         let inRange = rows.filter { $0.value > 40 && $0.value < 400 && $0.truth > 0 }
         let mard =
             100 * inRange.map { abs($0.value - $0.truth) / $0.truth }.reduce(0, +) / Double(max(1, inRange.count))

@@ -30,14 +30,17 @@ package struct RealismReport {
         let text = try FileText.read(path)
         var rows: [Row] = []
         for (n, line) in text.split(separator: "\n").enumerated() {
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let kind = o["kind"] as? String, let device = o["device"] as? String,
-                let patient = o["patient"] as? String,
-                let v = o["virtualMs"] as? [String: Any], let t = (v["measured"] as? NSNumber)?.int64Value
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let kind = object["kind"] as? String, let device = object["device"] as? String,
+                let patient = object["patient"] as? String,
+                let values = object["virtualMs"] as? [String: Any],
+                let time = (values["measured"] as? NSNumber)?.int64Value
             else {
                 throw ReportError.badLine(path: path, line: n + 1)
             }
-            if let d = o["delivery"] as? [String], d.contains(where: { $0.hasPrefix("corrupt") || $0 == "duplicate" }) {
+            if let tags = object["delivery"] as? [String],
+                tags.contains(where: { $0.hasPrefix("corrupt") || $0 == "duplicate" })
+            {
                 continue
             }
             rows.append(
@@ -45,10 +48,10 @@ package struct RealismReport {
                     kind: kind,
                     device: device,
                     patient: patient,
-                    t: t,
-                    value: (o["value"] as? NSNumber)?.doubleValue ?? .nan,
-                    truth: (o["truth"] as? NSNumber)?.doubleValue ?? .nan,
-                    obj: o
+                    t: time,
+                    value: (object["value"] as? NSNumber)?.doubleValue ?? .nan,
+                    truth: (object["truth"] as? NSNumber)?.doubleValue ?? .nan,
+                    obj: object
                 )
             )
         }
@@ -62,12 +65,12 @@ package struct RealismReport {
             if byDevice[key] == nil { order.append(key) }
             byDevice[key, default: []].append(r)
         }
-        for d in order {
-            var rs = byDevice[d]!
+        for tags in order {
+            var rs = byDevice[tags]!
             rs.sort { $0.t < $1.t }
-            let (text, j) = RealismReport.analyze(device: rs[0].device, rows: rs, profile: profiles[rs[0].patient])
+            let (text, judged) = RealismReport.analyze(device: rs[0].device, rows: rs, profile: profiles[rs[0].patient])
             lines += text
-            devices.append(j)
+            devices.append(judged)
         }
         self.lines = lines
         json = .object([("devices", .array(devices))])
@@ -99,8 +102,8 @@ package struct RealismReport {
     static func profiles(directory: String) throws -> [String: Profile] {
         let path = directory + "/patients.json"
         guard let text = try? FileText.read(path) else { return [:] }
-        guard let o = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-            let list = o["patients"] as? [[String: Any]]
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let list = object["patients"] as? [[String: Any]]
         else { throw ReportError.badPatients(path: path) }
         var out: [String: Profile] = [:]
         for p in list {
@@ -143,8 +146,9 @@ package struct RealismReport {
 
     static func median(_ v: [Double]) -> Double {
         guard !v.isEmpty else { return .nan }
-        let s = v.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        let sorted = v.sorted()
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     /// Episodes where `cond` holds on consecutive readings for at least `minMs`.
@@ -157,11 +161,11 @@ package struct RealismReport {
                 if start == nil { start = r.t }
                 last = r.t
             } else {
-                if let s = start, last - s >= minMs { out.append((s, last)) }
+                if let begin = start, last - begin >= minMs { out.append((begin, last)) }
                 start = nil
             }
         }
-        if let s = start, last - s >= minMs { out.append((s, last)) }
+        if let begin = start, last - begin >= minMs { out.append((begin, last)) }
         return out
     }
 
@@ -171,9 +175,9 @@ package struct RealismReport {
         let step = max(1, (rows[1].t - rows[0].t) / 60_000)
         var best = (0.0, -2.0)
         for k in 0...Int(30 / step) {
-            let a = rows.dropFirst(k).map(\.value)
-            let b = rows.dropLast(k).map(\.truth)
-            let c = correlation(Array(a), Array(b))
+            let later = rows.dropFirst(k).map(\.value)
+            let earlier = rows.dropLast(k).map(\.truth)
+            let c = correlation(Array(later), Array(earlier))
             if c > best.1 { best = (Double(Int64(k) * step), c) }
         }
         return best.0
@@ -181,14 +185,14 @@ package struct RealismReport {
 
     /// Pearson correlation of the common prefix of `a` and `b` (−2 when undefined).
     package static func correlation(_ a: [Double], _ b: [Double]) -> Double {
-        let n = Double(min(a.count, b.count))
-        guard n > 2 else { return -2 }
-        let ma = a.reduce(0, +) / n
-        let mb = b.reduce(0, +) / n
+        let count = Double(min(a.count, b.count))
+        guard count > 2 else { return -2 }
+        let ma = a.reduce(0, +) / count
+        let mb = b.reduce(0, +) / count
         var sab = 0.0
         var saa = 0.0
         var sbb = 0.0
-        for i in 0..<Int(n) {
+        for i in 0..<Int(count) {
             sab += (a[i] - ma) * (b[i] - mb)
             saa += (a[i] - ma) * (a[i] - ma)
             sbb += (b[i] - mb) * (b[i] - mb)

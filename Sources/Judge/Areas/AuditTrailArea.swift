@@ -39,7 +39,7 @@ package struct AuditTrailArea: ConformanceArea {
     /// How far the SUT's clock may be from the harness's when it stamps an audit entry (ms).
     package let auditClockTolerance: Int64 = 10_000
 
-    /// The audit trail's checks (issue 45, Deliver 4): one per person of the scenario whom the
+    /// The audit trail's checks: one per person of the scenario whom the
     /// harness acted as or whom the trail names. It passes when every required access of theirs
     /// (``PersonAccess``) has its own entry — same person, patient, read or change, stamped within
     /// ``auditClockTolerance`` of when it was made — and no entry of theirs names a patient or a kind

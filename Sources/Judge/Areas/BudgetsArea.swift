@@ -82,7 +82,7 @@ package struct BudgetsArea: ConformanceArea {
         for b in budgets {
             for (p, limit) in b.limits {
                 let name = "budget \(b.path.rawValue) \(GoldenFile.percentileName(p)) ≤ \(GoldenFile.ms(limit)) ms"
-                guard let h = histograms[b.path], h.totalCount > 0 else {
+                guard let histogram = histograms[b.path], histogram.totalCount > 0 else {
                     if partial {
                         let detail = "no samples among this shard's patients: vitalsim merge judges it over every shard"
                         checks.append(
@@ -104,8 +104,8 @@ package struct BudgetsArea: ConformanceArea {
                     checks.append(Check(kind: .budget, name: name, rule: nil, finding: .budgetExceeded, detail: detail))
                     continue
                 }
-                let value = Verdict.milliseconds(h, at: p)
-                var detail = String(format: "%.2f ms over %d samples", value, h.totalCount)
+                let value = histogram.milliseconds(at: p)
+                var detail = String(format: "%.2f ms over %d samples", value, histogram.totalCount)
                 if let network {
                     detail += "; \(Int((limit + network.allowance).rounded())) ms allowed under \(network.summary)"
                 }

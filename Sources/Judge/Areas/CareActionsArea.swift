@@ -56,15 +56,16 @@ package struct CareActionsArea: ConformanceArea {
     }
     /// One care-team action: taken or not.
     func careActionCheck(_ outcome: CareActionOutcome) -> Check {
-        let a = outcome.action
+        let action = outcome.action
         let subject =
-            outcome.alert.map { "\($0.rule) patient \(a.patient)" } ?? (a.rule ?? "alert") + " patient \(a.patient)"
-        let name = checkName(a, subject: subject)
+            outcome.alert.map { "\($0.rule) patient \(action.patient)" } ?? (action.rule ?? "alert")
+            + " patient \(action.patient)"
+        let name = checkName(action, subject: subject)
         guard outcome.alert != nil else {
             let detail =
-                "no alert of patient \(a.patient)\(a.rule.map { " (\($0))" } ?? "") had been raised to act on: "
+                "no alert of patient \(action.patient)\(action.rule.map { " (\($0))" } ?? "") had been raised to act on: "
                 + (outcome.problem ?? "none observed")
-            return Check(kind: .careAction, name: name, rule: a.rule, finding: .actionRefused, detail: detail)
+            return Check(kind: .careAction, name: name, rule: action.rule, finding: .actionRefused, detail: detail)
         }
         if outcome.accepted {
             return Check(

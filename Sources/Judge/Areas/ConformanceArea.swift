@@ -91,8 +91,8 @@ package struct AreaRow: Sendable, Equatable {
         var counted: [(finding: Finding, count: Int)] = []
         for check in failing {
             guard let finding = check.finding else { continue }
-            if let i = counted.firstIndex(where: { $0.finding == finding }) {
-                counted[i].count += 1
+            if let position = counted.firstIndex(where: { $0.finding == finding }) {
+                counted[position].count += 1
             } else {
                 counted.append((finding, 1))
             }

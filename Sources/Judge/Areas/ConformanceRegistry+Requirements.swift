@@ -33,9 +33,11 @@ extension Verdict {
         let carriers = SentRequest.carriers(of: rejected, in: plan)
         let kinds: (String) -> [VitalKind] = { subject in
             // A corrupted reading travels alone: its request's kind is its own.
-            if let i = carriers[subject]?.first, let kind = plan[i].kinds.first { return [kind] }
+            if let carrier = carriers[subject]?.first, let kind = plan[carrier].kinds.first { return [kind] }
             return byDevice[subject].map(Array.init) ?? []
         }
-        for i in checks.indices { checks[i].requirements = registry.requirements(of: checks[i], kinds: kinds) }
+        for carrier in checks.indices {
+            checks[carrier].requirements = registry.requirements(of: checks[carrier], kinds: kinds)
+        }
     }
 }

@@ -54,9 +54,10 @@ extension Array where Element == Check {
     package static func oncePerName(_ all: [Check], skippedYields: Bool = false) -> [Check] {
         var merged: [Check] = []
         for check in all {
-            if let i = merged.firstIndex(where: { $0.name == check.name }) {
-                if merged[i].finding == nil, check.finding != nil || (skippedYields && merged[i].skipped) {
-                    merged[i] = check
+            if let position = merged.firstIndex(where: { $0.name == check.name }) {
+                if merged[position].finding == nil, check.finding != nil || (skippedYields && merged[position].skipped)
+                {
+                    merged[position] = check
                 }
             } else {
                 merged.append(check)

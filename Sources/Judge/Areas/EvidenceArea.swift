@@ -71,8 +71,8 @@ package struct EvidenceArea: ConformanceArea {
             let problems = evidenceProblems(a, catalog)
             guard !problems.isEmpty else { continue }
             let name = "evidence of alert \(a.rule) patient \(a.patientID)"
-            if let i = groups.firstIndex(where: { $0.name == name }) {
-                groups[i].alerts.append((a, problems))
+            if let position = groups.firstIndex(where: { $0.name == name }) {
+                groups[position].alerts.append((a, problems))
             } else {
                 groups.append((name, a.rule, [(a, problems)]))
             }
@@ -110,10 +110,12 @@ package struct EvidenceArea: ConformanceArea {
         var covered = false
         let scope = Oracle.evidenceScope(rule: observedAlert.rule)
         for id in observedAlert.evidence {
-            if let r = catalog.readings[id] {
-                if let problem = problem(of: r, id, observedAlert) {
+            if let reading = catalog.readings[id] {
+                if let problem = problem(of: reading, id, observedAlert) {
                     problems.append(problem)
-                } else if scope?.covers(signals: r.signals, at: r.time, raisedAt: observedAlert.raisedAt) ?? true {
+                } else if scope?.covers(signals: reading.signals, at: reading.time, raisedAt: observedAlert.raisedAt)
+                    ?? true
+                {
                     covered = true
                 }
             } else if let device = EvidenceCatalog.device(of: id), catalog.linkedDevices.contains(device) {
@@ -165,11 +167,13 @@ package struct EvidenceArea: ConformanceArea {
             ? "at \(Verdict.iso(observedAlert.raisedAt))"
             : "from \(Verdict.iso(observedAlert.raisedAt - scope.lookback))…\(Verdict.iso(observedAlert.raisedAt)), the rule's window"
         var text = "none of its evidence is a \(what) \(when)"
-        if let id = observedAlert.evidence.first(where: { catalog.readings[$0] != nil }), let r = catalog.readings[id] {
+        if let id = observedAlert.evidence.first(where: { catalog.readings[$0] != nil }),
+            let reading = catalog.readings[id]
+        {
             let measures =
-                r.signals.isEmpty
-                ? "no signal a rule reads" : r.signals.map(\.rawValue).sorted().joined(separator: ", ")
-            text += " (it cites \(id): \(measures) at \(Verdict.iso(r.time)))"
+                reading.signals.isEmpty
+                ? "no signal a rule reads" : reading.signals.map(\.rawValue).sorted().joined(separator: ", ")
+            text += " (it cites \(id): \(measures) at \(Verdict.iso(reading.time)))"
         }
         return text
     }

@@ -140,39 +140,40 @@ package struct IngestionArea: ConformanceArea {
     ) -> [Check] {
         var checks: [Check] = []
         var expected: [String: GoldenFile.ExpectedValidation] = [:]
-        for e in golden.validation { expected[e.reading] = e }
+        for expectation in golden.validation { expected[expectation.reading] = expectation }
         var seen: Set<String> = []
         var refusedValid: [(reading: String, status: Int, field: String)] = []
         for (i, request) in plan.enumerated() {
-            let o = result.traffic.outcomes[i]
+            let outcome = result.traffic.outcomes[i]
             let first = request.firstReading ?? ""
-            v.count(o, readings: request.readingCount)
-            if expected[first] != nil || (400..<500).contains(o.status ?? 0) {
+            v.count(outcome, readings: request.readingCount)
+            if expected[first] != nil || (400..<500).contains(outcome.status ?? 0) {
                 v.merging.validationTimes[first] = request.sendAt
             }
-            if let e = expected[first], !seen.contains(first) {
+            if let expectation = expected[first], !seen.contains(first) {
                 seen.insert(first)
                 if request.topic != nil, !result.traffic.refusesOverMQTT {
                     let detail = "not judged: the SUT publishes no refusals of MQTT readings (mqtt.rejections: none)"
-                    checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
+                    checks.append(validation("rejects \(expectation.reading)", nil, detail, skipped: true))
                     continue
                 }
-                checks += rejectionChecks(e, o, sent: request.expectedRejection)
-            } else if let s = o.status, s >= 400, s < 500, expected[first] == nil {
-                refusedValid.append((first, s, o.field ?? ""))
+                checks += rejectionChecks(expectation, outcome, sent: request.expectedRejection)
+            } else if let status = outcome.status, status >= 400, status < 500, expected[first] == nil {
+                refusedValid.append((first, status, outcome.field ?? ""))
             }
         }
         checks += acceptanceChecks(refusedValid)
         // Readings carried over a BLE link: a gateway answers no status, so their rejections are judged
         // only through the alerts (a corrupt value that the SUT ingested may raise a spurious one).
-        for e in golden.validation where !seen.contains(e.reading) && result.traffic.ble?.carries(e.reading) != true {
-            if let kind = result.traffic.withheld.corrupt[e.reading] {
+        for expectation in golden.validation
+        where !seen.contains(expectation.reading) && result.traffic.ble?.carries(expectation.reading) != true {
+            if let kind = result.traffic.withheld.corrupt[expectation.reading] {
                 let detail = "not sent: the SUT's conformance statement claims no \(kind) readings"
-                checks.append(validation("rejects \(e.reading)", nil, detail, skipped: true))
+                checks.append(validation("rejects \(expectation.reading)", nil, detail, skipped: true))
                 continue
             }
-            let detail = "the scenario no longer sends reading \(e.reading)"
-            checks.append(validation("rejects \(e.reading)", .validationMismatch, detail))
+            let detail = "the scenario no longer sends reading \(expectation.reading)"
+            checks.append(validation("rejects \(expectation.reading)", .validationMismatch, detail))
         }
         if result.traffic.withheld.count > 0 {
             v.merging.withheld = result.traffic.withheld.count
@@ -206,8 +207,8 @@ package struct IngestionArea: ConformanceArea {
         var groups: [(device: String, refusals: [(reading: String, status: Int, field: String)])] = []
         for refusal in refused {
             let device = refusal.reading.lastIndex(of: "/").map { String(refusal.reading[..<$0]) } ?? refusal.reading
-            if let i = groups.firstIndex(where: { $0.device == device }) {
-                groups[i].refusals.append(refusal)
+            if let position = groups.firstIndex(where: { $0.device == device }) {
+                groups[position].refusals.append(refusal)
             } else {
                 groups.append((device, [refusal]))
             }

@@ -105,7 +105,7 @@ package struct RecipientsArea: ConformanceArea {
         for (i, e) in golden.alerts.enumerated() {
             let subject = subjects[i]
             guard let recipients = e.recipients else { continue }
-            guard let j = pairing[i] else {
+            guard let paired = pairing[i] else {
                 let detail = "not judged: the alert was not raised (its alert check says so)"
                 checks.append(
                     Check(
@@ -119,7 +119,7 @@ package struct RecipientsArea: ConformanceArea {
                 )
                 continue
             }
-            let alert = observed[j]
+            let alert = observed[paired]
             let inbox = inboxes[alert.alertID] ?? []
             for r in recipients {
                 checks.append(recipientCheck(r, of: alert, subject: subject, e, inbox, golden))

@@ -150,10 +150,10 @@ package struct StoredDataArea: ConformanceArea {
         var altered: [String] = []
         var count = 0
         var compared = 0
-        for (i, j) in pairs.enumerated() {
-            guard let j else { continue }
+        for (i, paired) in pairs.enumerated() {
+            guard let paired else { continue }
             compared += 1
-            let differences = StoredValueRules.differences(entries[i], stored[j])
+            let differences = StoredValueRules.differences(entries[i], stored[paired])
             guard !differences.isEmpty else { continue }
             count += 1
             if altered.count < namedReadings {
@@ -183,28 +183,28 @@ package struct StoredDataArea: ConformanceArea {
         let name = "stored readings of patient \(p) held once"
         var pairedBy: [String: Int] = [:]
         var byKind: [Signal: [Int]] = [:]
-        for (i, j) in pairs.enumerated() {
-            guard let j else { continue }
-            if let id = stored[j].id { pairedBy[id] = i }
+        for (i, paired) in pairs.enumerated() {
+            guard let paired else { continue }
+            if let id = stored[paired].id { pairedBy[id] = i }
             if let kind = entries[i].values.primarySignal { byKind[kind, default: []].append(i) }
         }
         for kind in byKind.keys { byKind[kind]?.sort { entries[$0].time < entries[$1].time } }
         let used = Set(pairs.compactMap { $0 })
         var twice: [String] = []
-        for (j, s) in stored.enumerated() where !used.contains(j) {
+        for (paired, s) in stored.enumerated() where !used.contains(paired) {
             if let id = s.id, let i = pairedBy[id] {
                 twice.append(entries[i].id)
                 continue
             }
             // Under an id of the SUT's own: the kind, device time and values of an acknowledged one.
             guard let kind = s.values.primarySignal, let list = byKind[kind] else { continue }
-            var k = firstIndex(in: list) { entries[$0].time >= s.time - StoredValueRules.timeTolerance }
-            while k < list.count, entries[list[k]].time <= s.time + StoredValueRules.timeTolerance {
-                if StoredValueRules.differences(entries[list[k]], s).isEmpty {
-                    twice.append(entries[list[k]].id)
+            var position = firstIndex(in: list) { entries[$0].time >= s.time - StoredValueRules.timeTolerance }
+            while position < list.count, entries[list[position]].time <= s.time + StoredValueRules.timeTolerance {
+                if StoredValueRules.differences(entries[list[position]], s).isEmpty {
+                    twice.append(entries[list[position]].id)
                     break
                 }
-                k += 1
+                position += 1
             }
         }
         guard !twice.isEmpty else {
@@ -283,7 +283,7 @@ package struct StoredDataArea: ConformanceArea {
         var missing: [StoredReading] = []
         for reading in expected {
             let key = StoredReadingKey(reading)
-            if let n = listed[key], n > 0 { listed[key] = n - 1 } else { missing.append(reading) }
+            if let count = listed[key], count > 0 { listed[key] = count - 1 } else { missing.append(reading) }
         }
         let outside = answered.filter { !query.selects($0) && !query.isOnEdge($0) }
         guard !missing.isEmpty || !outside.isEmpty else {

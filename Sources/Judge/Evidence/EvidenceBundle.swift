@@ -24,7 +24,13 @@ import VitalSimCore
 /// `vitalsim replay BUNDLE [--public-key PEM]` checks the signature against the given key, the
 /// manifest, regenerates the traffic from the bundled scenario
 /// and seed, and proves it byte-identical to `traffic.jsonl`.
-package enum EvidenceBundle {
+package struct EvidenceBundle: Sendable {
+    /// The bundle's folder.
+    package let directory: String
+
+    /// The bundle in `directory` (written by ``write(scenarioPath:scenario:goldenPath:seed:target:plan:digest:result:verdict:profile:catalogue:signingKey:)``).
+    package init(directory: String) { self.directory = directory }
+
     /// The tool version written into bundles.
     package static let toolVersion = VitalSimVersion.current
     /// `meta.json`'s `ble` of a run whose BLE devices went over a real link (`--ble hci`).
@@ -34,8 +40,7 @@ package enum EvidenceBundle {
     package static let profileShape = "sut-profile"
 
     /// Writes the bundle for one scenario into `directory` (created; must not exist or be empty).
-    package static func write(
-        to directory: String,
+    package func write(
         scenarioPath: String,
         scenario: Scenario,
         goldenPath: String,
@@ -56,14 +61,14 @@ package enum EvidenceBundle {
             let goldenBytes = try Data(contentsOf: URL(fileURLWithPath: goldenPath))
             try scenarioBytes.write(to: URL(fileURLWithPath: directory + "/scenario.yaml"))
             try goldenBytes.write(to: URL(fileURLWithPath: directory + "/golden.yaml"))
-            try copyTraces(scenario, into: directory)
+            try copyTraces(scenario)
             let meta = JSONValue.object(
                 [
                     ("scenario", .string(scenario.name)), ("seed", .string(String(seed))),
-                    ("toolVersion", .string(toolVersion)),
+                    ("Self.toolVersion", .string(Self.toolVersion)),
                     ("trafficDigest", .string(digest)), ("target", .string(target)),
-                    ("scenarioSha256", .string(sha256(Array(scenarioBytes)))),
-                    ("goldenSha256", .string(sha256(Array(goldenBytes)))),
+                    ("scenarioSha256", .string(Self.sha256(Array(scenarioBytes)))),
+                    ("goldenSha256", .string(Self.sha256(Array(goldenBytes)))),
                     ("requests", .int(Int64(plan.count))),
                     ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
                     ("passed", .bool(verdict.passed)),
@@ -85,7 +90,7 @@ package enum EvidenceBundle {
                     } ?? [])
             )
             try Data((meta.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/meta.json"))
-            try Data(trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
+            try Data(Self.trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
             var outcomes = ""
             for (i, o) in result.traffic.outcomes.enumerated() {
                 var f: [(String, JSONValue)] = [
@@ -112,9 +117,9 @@ package enum EvidenceBundle {
                 }
             )
             try Data((alerts.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/alerts.json"))
-            try Data(RunReport.json([verdict]).utf8).write(to: URL(fileURLWithPath: directory + "/verdict.json"))
+            try Data(RunReport([verdict]).json.utf8).write(to: URL(fileURLWithPath: directory + "/verdict.json"))
             _ = try CaptureGenerator(scenario: scenario, seed: seed).generate(into: directory + "/generated")
-            let manifest = Array(try manifest(directory).utf8)
+            let manifest = Array(try manifest().utf8)
             try Data(manifest).write(to: URL(fileURLWithPath: directory + "/MANIFEST.sha256"))
             if let signingKey { try EvidenceSignature.sign(manifest, key: signingKey, into: directory) }
         } catch {
@@ -126,21 +131,21 @@ package enum EvidenceBundle {
     package static func trafficLog(_ plan: [PlannedRequest]) -> String {
         var out = ""
         for (i, r) in plan.enumerated() {
-            var f: [(String, JSONValue)] = [("i", .int(Int64(i))), ("transport", .string(r.transport))]
+            var fields: [(String, JSONValue)] = [("i", .int(Int64(i))), ("transport", .string(r.transport))]
             if let topic = r.topic {
-                f.append(("topic", .string(topic)))
-                f.append(("properties", .object(r.userProperties.map { ($0.name, .string($0.value)) })))
+                fields.append(("topic", .string(topic)))
+                fields.append(("properties", .object(r.userProperties.map { ($0.name, .string($0.value)) })))
             } else {
-                f.append(("path", .string(r.path)))
+                fields.append(("path", .string(r.path)))
             }
-            f.append(("sendAt", .int(r.sendAt)))
-            f.append(("readings", .array(r.readings.map { .string($0.id) })))
+            fields.append(("sendAt", .int(r.sendAt)))
+            fields.append(("readings", .array(r.readings.map { .string($0.id) })))
             if let text = String(validating: r.body, as: UTF8.self), !text.contains("\u{0}") {
-                f.append(("body", .string(text)))
+                fields.append(("body", .string(text)))
             } else {
-                f.append(("bodyBase64", .string(Data(r.body).base64EncodedString())))
+                fields.append(("bodyBase64", .string(Data(r.body).base64EncodedString())))
             }
-            out += JSONValue.object(f).serialized() + "\n"
+            out += JSONValue.object(fields).serialized() + "\n"
         }
         return out
     }
@@ -150,23 +155,23 @@ package enum EvidenceBundle {
 
     /// `sha256sum` lines for every file under `directory` (sorted paths, the manifest and its
     /// signature excluded).
-    static func manifest(_ directory: String) throws -> String {
+    func manifest() throws -> String {
         var lines: [String] = []
-        for path in files(directory) where !unlisted.contains(path) {
+        for path in files() where !Self.unlisted.contains(path) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
-            lines.append("\(sha256(Array(bytes)))  \(path)")
+            lines.append("\(Self.sha256(Array(bytes)))  \(path)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// Relative paths of the regular files under `directory`, sorted.
-    static func files(_ directory: String) -> [String] {
-        guard let e = FileManager.default.enumerator(atPath: directory) else { return [] }
+    func files() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
         var out: [String] = []
-        while let p = e.nextObject() as? String {
+        while let path = enumerator.nextObject() as? String {
             var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory + "/" + p, isDirectory: &isDir), !isDir.boolValue {
-                out.append(p)
+            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDir), !isDir.boolValue {
+                out.append(path)
             }
         }
         return out.sorted()
@@ -191,8 +196,7 @@ package enum EvidenceBundle {
 
     /// Checks the signature (against `trusted` when given: an unsigned or altered bundle is then an
     /// error), the manifest, and regenerates the traffic from the bundled scenario and seed.
-    package static func replay(
-        _ directory: String,
+    package func replay(
         trusted: EvidenceSignature.PublicKey? = nil
     ) throws(EvidenceError) -> (outcome: ReplayOutcome, signature: EvidenceSignature.Status) {
         guard let manifestBytes = FileManager.default.contents(atPath: directory + "/MANIFEST.sha256"),
@@ -201,11 +205,11 @@ package enum EvidenceBundle {
             throw .invalid("\(directory) is not an evidence bundle: MANIFEST.sha256 is missing")
         }
         let signature = try EvidenceSignature.check(directory, manifest: Array(manifestBytes), trusted: trusted)
-        return (try regenerate(directory, manifest: manifest), signature)
+        return (try regenerate(manifest: manifest), signature)
     }
 
     /// Checks the manifest's hashes and regenerates the traffic.
-    static func regenerate(_ directory: String, manifest: String) throws(EvidenceError) -> ReplayOutcome {
+    func regenerate(manifest: String) throws(EvidenceError) -> ReplayOutcome {
         var listed: Set<String> = []
         for (n, line) in manifest.split(separator: "\n").enumerated() {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
@@ -217,13 +221,13 @@ package enum EvidenceBundle {
             guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)) else {
                 throw .invalid("\(directory)/\(path) is listed in MANIFEST.sha256 but missing")
             }
-            guard sha256(Array(bytes)) == parts[0] else {
+            guard Self.sha256(Array(bytes)) == parts[0] else {
                 throw .invalid(
                     "\(directory)/\(path) does not match its sha256 in MANIFEST.sha256: the bundle was altered"
                 )
             }
         }
-        let unlisted = files(directory).filter { !Self.unlisted.contains($0) && !listed.contains($0) }
+        let unlisted = files().filter { !Self.unlisted.contains($0) && !listed.contains($0) }
         if let first = unlisted.first { throw .invalid("\(directory)/\(first) is not in MANIFEST.sha256") }
         guard let metaData = FileManager.default.contents(atPath: directory + "/meta.json"),
             let meta = try? JSONSerialization.jsonObject(with: metaData) as? [String: Any],
@@ -238,7 +242,7 @@ package enum EvidenceBundle {
         } catch {
             throw .invalid(error.description)
         }
-        if meta["trafficShape"] as? String == profileShape {
+        if meta["trafficShape"] as? String == Self.profileShape {
             let regenerated = TrafficPlan.streamedDigest(for: scenario, seed: seed)
             let logged = ((try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? "").split(
                 separator: "\n"
@@ -250,19 +254,23 @@ package enum EvidenceBundle {
         // A run over a BLE link logged only its HTTP/MQTT requests; the digest covers the whole traffic.
         let bleLink = meta["ble"] as? String == EvidenceBundle.bleLink
         let plan = TrafficPlan.requests(for: scenario, seed: seed, bleLink: bleLink)
-        let regenerated = trafficLog(plan)
+        let regenerated = Self.trafficLog(plan)
         let recorded = (try? String(contentsOfFile: directory + "/traffic.jsonl", encoding: .utf8)) ?? ""
         let whole = bleLink ? TrafficPlan.requests(for: scenario, seed: seed) : plan
         if regenerated == recorded && TrafficPlan.digest(whole) == digest {
             return .identical(requests: plan.count, digest: digest)
         }
-        let a = recorded.split(separator: "\n", omittingEmptySubsequences: false)
-        let b = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
-        let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+        let recordedLines = recorded.split(separator: "\n", omittingEmptySubsequences: false)
+        let regeneratedLines = regenerated.split(separator: "\n", omittingEmptySubsequences: false)
+        let firstDifference =
+            (0..<min(recordedLines.count, regeneratedLines.count)).first { recordedLines[$0] != regeneratedLines[$0] }
+            ?? min(recordedLines.count, regeneratedLines.count)
         return .differs(
-            line: i + 1,
-            expected: i < a.count ? String(a[i].prefix(300)) : "(end of file)",
-            regenerated: i < b.count ? String(b[i].prefix(300)) : "(end of file)"
+            line: firstDifference + 1,
+            expected: firstDifference < recordedLines.count
+                ? String(recordedLines[firstDifference].prefix(300)) : "(end of file)",
+            regenerated: firstDifference < regeneratedLines.count
+                ? String(regeneratedLines[firstDifference].prefix(300)) : "(end of file)"
         )
     }
 }
@@ -286,7 +294,7 @@ extension EvidenceBundle {
     /// Copies the recordings of traced devices beside `scenario.yaml`, at the paths it names them
     /// by, so that `vitalsim replay` regenerates their traffic; a trace named by an absolute path or
     /// one outside the scenario's folder cannot be bundled and is an error.
-    static func copyTraces(_ scenario: Scenario, into directory: String) throws {
+    func copyTraces(_ scenario: Scenario) throws {
         for device in scenario.patients.flatMap(\.devices) {
             guard let trace = device.trace else { continue }
             guard !trace.file.hasPrefix("/"), !trace.file.split(separator: "/").contains("..") else {

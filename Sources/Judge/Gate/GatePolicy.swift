@@ -101,7 +101,7 @@ package struct GatePolicy: Sendable {
         var checks: [Check] = []
         for path in baseline.keys.sorted() where path != .schedulingLag {
             guard let measured = verdict.merging.histograms[path], let base = baseline[path] else { continue }
-            let c = LatencyComparison.compare(
+            let comparison = LatencyComparison.compare(
                 base: base,
                 new: LatencyDistribution(measured),
                 settings: latencySettings,
@@ -111,9 +111,9 @@ package struct GatePolicy: Sendable {
                 kind: .budget,
                 name: "budget \(path.rawValue) no slower than the baseline",
                 rule: nil,
-                finding: c.outcome == .slower ? .latencyRegression : nil,
-                detail: c.summary(baseline: self.baseline?.file ?? "the baseline"),
-                skipped: c.outcome == .tooFewSamples,
+                finding: comparison.outcome == .slower ? .latencyRegression : nil,
+                detail: comparison.summary(baseline: self.baseline?.file ?? "the baseline"),
+                skipped: comparison.outcome == .tooFewSamples,
                 level: level
             )
             // The gate judges it, on the budgets area's terms.

@@ -106,7 +106,7 @@ package struct LatencyComparison: Sendable, Equatable {
     ) -> LatencyComparison {
         let (m, n) = (base.count, new.count)
         func ms(_ us: UInt64) -> Double { Double(us) / 1000 }
-        var c = LatencyComparison(
+        var comparison = LatencyComparison(
             baseCount: m,
             newCount: n,
             baseMedian: ms(base.percentile(50)),
@@ -120,19 +120,21 @@ package struct LatencyComparison: Sendable, Equatable {
             resolution: resolution,
             outcome: .tooFewSamples
         )
-        guard m >= settings.minimumSamples, n >= settings.minimumSamples else { return c }
+        guard m >= settings.minimumSamples, n >= settings.minimumSamples else { return comparison }
         let test = mannWhitney(base, new)
-        (c.effect, c.pSlower, c.pFaster) = (test.effect, test.pSlower, test.pFaster)
-        c.shift = hodgesLehmann(base, new) / 1000
-        let floor = max(settings.minimumShift, settings.minimumRatio * c.baseMedian) + resolution
-        if c.pSlower < settings.alpha, c.effect >= settings.minimumEffect, c.shift >= floor {
-            c.outcome = .slower
-        } else if c.pFaster < settings.alpha, 1 - c.effect >= settings.minimumEffect, -c.shift >= floor {
-            c.outcome = .faster
+        (comparison.effect, comparison.pSlower, comparison.pFaster) = (test.effect, test.pSlower, test.pFaster)
+        comparison.shift = hodgesLehmann(base, new) / 1000
+        let floor = max(settings.minimumShift, settings.minimumRatio * comparison.baseMedian) + resolution
+        if comparison.pSlower < settings.alpha, comparison.effect >= settings.minimumEffect, comparison.shift >= floor {
+            comparison.outcome = .slower
+        } else if comparison.pFaster < settings.alpha, 1 - comparison.effect >= settings.minimumEffect,
+            -comparison.shift >= floor
+        {
+            comparison.outcome = .faster
         } else {
-            c.outcome = .same
+            comparison.outcome = .same
         }
-        return c
+        return comparison
     }
 
     /// One line: the outcome, the medians and 99th percentiles, the shift and the test.
@@ -194,12 +196,12 @@ package struct LatencyComparison: Sendable, Equatable {
     /// The weighted median of the pairwise differences new − base (µs), over the bins (coarsened to
     /// at most 2,000 bins a side, so a large run costs at most four million pairs).
     static func hodgesLehmann(_ base: LatencyDistribution, _ new: LatencyDistribution) -> Double {
-        let b = coarse(base.bins)
-        let a = coarse(new.bins)
+        let coarseBase = coarse(base.bins)
+        let coarseNew = coarse(new.bins)
         var pairs: [(difference: Double, weight: Double)] = []
-        pairs.reserveCapacity(a.count * b.count)
-        for x in a {
-            for y in b { pairs.append((x.value - y.value, x.count * y.count)) }
+        pairs.reserveCapacity(coarseNew.count * coarseBase.count)
+        for x in coarseNew {
+            for y in coarseBase { pairs.append((x.value - y.value, x.count * y.count)) }
         }
         pairs.sort { $0.difference < $1.difference }
         let half = pairs.reduce(0) { $0 + $1.weight } / 2

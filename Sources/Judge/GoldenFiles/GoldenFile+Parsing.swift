@@ -27,10 +27,10 @@ extension GoldenFile {
             budgets: []
         )
         if let t = top.value("tolerance"),
-            let f = yamlReader.mapping(t, "tolerance", allowed: ["early", "late"], required: ["early", "late"])
+            let fields = yamlReader.mapping(t, "tolerance", allowed: ["early", "late"], required: ["early", "late"])
         {
-            goldenFile.earlyTolerance = f.duration("early", allowZero: true)?.milliseconds ?? defaultEarly
-            goldenFile.lateTolerance = f.duration("late", allowZero: true)?.milliseconds ?? defaultLate
+            goldenFile.earlyTolerance = fields.duration("early", allowZero: true)?.milliseconds ?? defaultEarly
+            goldenFile.lateTolerance = fields.duration("late", allowZero: true)?.milliseconds ?? defaultLate
         }
         if let node = top.value("levels") { goldenFile.levels = levels(node, yamlReader) }
         goldenFile.alerts = (top.list("alerts") ?? []).enumerated().compactMap { i, node in
@@ -41,11 +41,11 @@ extension GoldenFile {
                 expectedValidation(node, index: i, yamlReader)
             }
         }
-        if let b = top.value("budgets") {
-            if case let .mapping(m) = b {
+        if let budgetsNode = top.value("budgets") {
+            if case let .mapping(m) = budgetsNode {
                 goldenFile.budgets = m.compactMap { k, v in budget(k, v, yamlReader) }
             } else {
-                yamlReader.fail(b, "budgets", "expected a mapping of paths to limits")
+                yamlReader.fail(budgetsNode, "budgets", "expected a mapping of paths to limits")
             }
         }
         guard yamlReader.issues.isEmpty else { throw ScenarioLoadError(issues: yamlReader.reportedIssues) }
@@ -55,14 +55,14 @@ extension GoldenFile {
     /// `{ASPECT: SHALL|SHOULD, …}`.
     static func levels(_ node: Node, _ yamlReader: YAMLReader) -> [RequirementAspect: RequirementLevel] {
         let aspects = RequirementAspect.allCases.map(\.rawValue)
-        guard let f = yamlReader.mapping(node, "levels", allowed: aspects, required: []) else { return [:] }
+        guard let fields = yamlReader.mapping(node, "levels", allowed: aspects, required: []) else { return [:] }
         var out: [RequirementAspect: RequirementLevel] = [:]
         for aspect in RequirementAspect.allCases {
-            guard let text = f.string(aspect.rawValue) else { continue }
+            guard let text = fields.string(aspect.rawValue) else { continue }
             guard let level = RequirementLevel(rawValue: text.uppercased()) else {
                 yamlReader.fail(
-                    f.value(aspect.rawValue),
-                    f.path(aspect.rawValue),
+                    fields.value(aspect.rawValue),
+                    fields.path(aspect.rawValue),
                     "a level is SHALL or SHOULD, got '\(text)'"
                 )
                 continue
@@ -78,31 +78,32 @@ extension GoldenFile {
     static func expectedAlert(_ node: Node, index i: Int, _ yamlReader: YAMLReader) -> ExpectedAlert? {
         let keys = ["patient", "rule", "severity", "from", "to"]
         guard
-            let f = yamlReader.mapping(
+            let fields = yamlReader.mapping(
                 node,
                 "alerts[\(i)]",
                 allowed: keys + ["recipients", "withheld", "actions"],
                 required: keys
             )
         else { return nil }
-        guard let p = f.string("patient"), let rule = f.string("rule"), let sev = f.string("severity"),
-            let from = time(f, "from", yamlReader),
-            let to = time(f, "to", yamlReader)
+        guard let patientID = fields.string("patient"), let rule = fields.string("rule"),
+            let sev = fields.string("severity"),
+            let from = time(fields, "from", yamlReader),
+            let to = time(fields, "to", yamlReader)
         else { return nil }
         guard let severity = Severity(rawValue: sev) else {
-            yamlReader.fail(f.value("severity"), f.path("severity"), "severity must be low, medium or high")
+            yamlReader.fail(fields.value("severity"), fields.path("severity"), "severity must be low, medium or high")
             return nil
         }
         if to < from {
-            yamlReader.fail(f.value("to"), f.path("to"), "to is before from")
+            yamlReader.fail(fields.value("to"), fields.path("to"), "to is before from")
             return nil
         }
-        var alert = ExpectedAlert(patientID: p, rule: rule, severity: severity, from: from, to: to)
-        if f.has("recipients") { alert.recipients = recipients(f, "recipients", yamlReader) }
-        alert.withheld = f.has("withheld") ? recipients(f, "withheld", yamlReader) : []
-        alert.actions = actions(f, yamlReader)
-        for key in ["withheld", "actions"] where f.has(key) && alert.recipients == nil {
-            yamlReader.fail(f.value(key), f.path(key), "\(key) go with recipients: list who is notified")
+        var alert = ExpectedAlert(patientID: patientID, rule: rule, severity: severity, from: from, to: to)
+        if fields.has("recipients") { alert.recipients = recipients(fields, "recipients", yamlReader) }
+        alert.withheld = fields.has("withheld") ? recipients(fields, "withheld", yamlReader) : []
+        alert.actions = actions(fields, yamlReader)
+        for key in ["withheld", "actions"] where fields.has(key) && alert.recipients == nil {
+            yamlReader.fail(fields.value(key), fields.path(key), "\(key) go with recipients: list who is notified")
         }
         return alert
     }
@@ -112,11 +113,17 @@ extension GoldenFile {
         var out: [ExpectedRecipient] = []
         for (j, node) in (f.list(key) ?? []).enumerated() {
             let path = f.path(key) + "[\(j)]"
-            guard let r = yamlReader.mapping(node, path, allowed: ["person", "after"], required: ["person", "after"]),
-                let person = r.string("person"), let after = r.duration("after", allowZero: true)
+            guard
+                let fields = yamlReader.mapping(
+                    node,
+                    path,
+                    allowed: ["person", "after"],
+                    required: ["person", "after"]
+                ),
+                let person = fields.string("person"), let after = fields.duration("after", allowZero: true)
             else { continue }
             if out.contains(where: { $0.person == person }) {
-                yamlReader.fail(r.value("person"), r.path("person"), "'\(person)' is listed twice")
+                yamlReader.fail(fields.value("person"), fields.path("person"), "'\(person)' is listed twice")
                 continue
             }
             out.append(ExpectedRecipient(person: person, after: after.milliseconds))
@@ -129,8 +136,14 @@ extension GoldenFile {
         (f.list("actions") ?? []).enumerated().compactMap { j, node in
             let path = f.path("actions") + "[\(j)]"
             guard
-                let a = yamlReader.mapping(node, path, allowed: ["person", "action"], required: ["person", "action"]),
-                let person = a.string("person"), let action = a.choice("action", CareAction.self, what: "action")
+                let fields = yamlReader.mapping(
+                    node,
+                    path,
+                    allowed: ["person", "action"],
+                    required: ["person", "action"]
+                ),
+                let person = fields.string("person"),
+                let action = fields.choice("action", CareAction.self, what: "action")
             else { return nil }
             return ExpectedAction(person: person, action: action)
         }
@@ -138,8 +151,8 @@ extension GoldenFile {
 
     /// An RFC 3339 time stamp, in Unix ms.
     static func time(_ fields: Fields, _ key: String, _ yamlReader: YAMLReader) -> Int64? {
-        guard let s = fields.string(key) else { return nil }
-        guard let ms = CivilTime.unixMilliseconds(rfc3339: s) else {
+        guard let text = fields.string(key) else { return nil }
+        guard let ms = CivilTime.unixMilliseconds(rfc3339: text) else {
             yamlReader.fail(
                 fields.value(key),
                 fields.path(key),
@@ -153,12 +166,12 @@ extension GoldenFile {
     /// `{reading, status, field}`.
     static func expectedValidation(_ node: Node, index i: Int, _ yamlReader: YAMLReader) -> ExpectedValidation? {
         let keys = ["reading", "status", "field"]
-        guard let f = yamlReader.mapping(node, "validation[\(i)]", allowed: keys, required: keys),
-            let reading = f.string("reading"),
-            let status = f.integer("status", in: 100...599)
+        guard let fields = yamlReader.mapping(node, "validation[\(i)]", allowed: keys, required: keys),
+            let reading = fields.string("reading"),
+            let status = fields.integer("status", in: 100...599)
         else { return nil }
-        guard case let .scalar(s)? = f.value("field") else {
-            yamlReader.fail(f.value("field"), f.path("field"), "field must be a string")
+        guard case let .scalar(s)? = fields.value("field") else {
+            yamlReader.fail(fields.value("field"), fields.path("field"), "field must be a string")
             return nil
         }
         return ExpectedValidation(reading: reading, status: Int(status), field: s.string)
@@ -188,7 +201,7 @@ extension GoldenFile {
                 yamlReader.fail(pk, "budgets.\(name).\(percentile)", "percentiles are written p50, p99, p99.9 or max")
                 continue
             }
-            guard let s = pv.string, let virtualDuration = VirtualDuration(parsing: s) else {
+            guard let text = pv.string, let virtualDuration = VirtualDuration(parsing: text) else {
                 yamlReader.fail(pv, "budgets.\(name).\(percentile)", "expected a duration such as 250ms or 2s")
                 continue
             }

@@ -46,23 +46,29 @@ extension GoldenFile {
             )
         }
         for (i, request) in plan.enumerated() {
-            let o = result.traffic.outcomes[i]
+            let outcome = result.traffic.outcomes[i]
             let id = request.firstReading ?? ""
-            if let s = o.status, s >= 400, s < 500 {
-                goldenFile.validation.append(ExpectedValidation(reading: id, status: s, field: o.field ?? ""))
-            }
-            if let e = request.expectedRejection, o.status != e.status || (o.field ?? "") != e.field {
-                let answered = o.status.map(String.init) ?? "nothing"
-                warnings.append(
-                    "\(id): a conforming SUT answers \(e.status) naming '\(e.field)'; this one answered \(answered) naming '\(o.field ?? "")'"
+            if let status = outcome.status, status >= 400, status < 500 {
+                goldenFile.validation.append(
+                    ExpectedValidation(reading: id, status: status, field: outcome.field ?? "")
                 )
             }
-            if o.status == nil || (o.status ?? 0) >= 500 {
-                warnings.append("\(id): no final answer (\(o.error ?? "status \(o.status ?? 0)")); not recorded")
+            if let expectedRejection = request.expectedRejection,
+                outcome.status != expectedRejection.status || (outcome.field ?? "") != expectedRejection.field
+            {
+                let answered = outcome.status.map(String.init) ?? "nothing"
+                warnings.append(
+                    "\(id): a conforming SUT answers \(expectedRejection.status) naming '\(expectedRejection.field)'; this one answered \(answered) naming '\(outcome.field ?? "")'"
+                )
+            }
+            if outcome.status == nil || (outcome.status ?? 0) >= 500 {
+                warnings.append(
+                    "\(id): no final answer (\(outcome.error ?? "status \(outcome.status ?? 0)")); not recorded"
+                )
             }
         }
-        if let m = result.traffic.mqtt {
-            let check = IngestionArea().mqttDeliveryCheck(m)
+        if let mqtt = result.traffic.mqtt {
+            let check = IngestionArea().mqttDeliveryCheck(mqtt)
             if check.finding != nil { warnings.append("MQTT delivery: \(check.detail)") }
         }
         if let scenarioSpec {
@@ -71,7 +77,7 @@ extension GoldenFile {
         for c in Oracle.compare(derived, goldenFile) { warnings.append("the oracle (vitalsim expect) disagrees: \(c)") }
         goldenFile.budgets.append(Budget(path: .readingToAck, limits: [(99, 1000), (100, 5000)]))
         if result.alerts.latency.totalCount > 0 {
-            // Seed 000's real-time updates under 2 s, as a maximum (requirement alerts.latency).
+            // The IoT-AI SRS's real-time updates under 2 s, as a maximum (requirement alerts.latency).
             goldenFile.budgets.append(Budget(path: .readingToAlert, limits: [(99, 1000), (100, 2000)]))
         }
         return (goldenFile, warnings)
@@ -109,8 +115,8 @@ extension GoldenFile {
             warnings.append("the SUT's notifications were not read (\(why)): recipients are the oracle's")
         }
         for (i, observed) in recorded.enumerated() where i < goldenFile.alerts.count {
-            let e = expected[i]
-            guard let oracle = e.recipients else { continue }
+            let expectation = expected[i]
+            guard let oracle = expectation.recipients else { continue }
             var got = oracle
             if let notifications = result.areas[InboxesObservation.self]?.notifications {
                 got = []
@@ -125,8 +131,8 @@ extension GoldenFile {
                 }
             }
             goldenFile.alerts[i].recipients = got
-            goldenFile.alerts[i].withheld = e.withheld
-            goldenFile.alerts[i].actions = e.actions
+            goldenFile.alerts[i].withheld = expectation.withheld
+            goldenFile.alerts[i].actions = expectation.actions
         }
         return warnings
     }

@@ -146,7 +146,7 @@ package struct GoldenFile: Sendable, Equatable {
         func q(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
-        var y = """
+        var yaml = """
             # Golden expectations for scenario \(scenario). Written by \(writer); review every line
             # before committing: each alert must follow from the scenario and docs/alert-rules.md.
             scenario: \(q(scenario))
@@ -155,54 +155,54 @@ package struct GoldenFile: Sendable, Equatable {
             tolerance: {early: \(earlyTolerance / 1000)s, late: \(lateTolerance / 1000)s}
 
             """
-        y += "# SHALL: a finding fails the run; SHOULD: it warns (fails with --strict). golden/README.md.\n"
-        y +=
+        yaml += "# SHALL: a finding fails the run; SHOULD: it warns (fails with --strict). golden/README.md.\n"
+        yaml +=
             "levels: {"
             + RequirementAspect.allCases.map { "\($0.rawValue): \(level($0).rawValue)" }.joined(separator: ", ") + "}\n"
-        y += alerts.isEmpty ? "alerts: []\n" : "alerts:\n"
+        yaml += alerts.isEmpty ? "alerts: []\n" : "alerts:\n"
         for a in alerts {
-            y +=
+            yaml +=
                 "  - {patient: \(q(a.patientID)), rule: \(q(a.rule)), severity: \(a.severity.rawValue), from: \(q(ts(a.from))), to: \(q(ts(a.to)))"
                 + Self.recipientsYAML(a, quote: q) + "}\n"
         }
-        y += "# Any alert not listed above is a failure (spurious or duplicate).\n"
+        yaml += "# Any alert not listed above is a failure (spurious or duplicate).\n"
         if alerts.contains(where: { $0.recipients != nil }) {
-            y += "# recipients: who must be notified, `after` the alert (anyone else must not be); withheld: the\n"
-            y += "# escalations the care team's actions stopped (must not come); actions: which the SUT must take.\n"
+            yaml += "# recipients: who must be notified, `after` the alert (anyone else must not be); withheld: the\n"
+            yaml += "# escalations the care team's actions stopped (must not come); actions: which the SUT must take.\n"
         }
-        y += validation.isEmpty ? "validation: []\n" : "validation:\n"
-        for v in validation { y += "  - {reading: \(q(v.reading)), status: \(v.status), field: \(q(v.field))}\n" }
-        y += budgets.isEmpty ? "budgets: {}\n" : "budgets:\n"
+        yaml += validation.isEmpty ? "validation: []\n" : "validation:\n"
+        for v in validation { yaml += "  - {reading: \(q(v.reading)), status: \(v.status), field: \(q(v.field))}\n" }
+        yaml += budgets.isEmpty ? "budgets: {}\n" : "budgets:\n"
         for b in budgets {
-            y +=
+            yaml +=
                 "  \(b.path.rawValue): {"
                 + b.limits.map { "\(GoldenFile.percentileName($0.percentile)): \(GoldenFile.ms($0.milliseconds))ms" }
                 .joined(
                     separator: ", "
                 ) + "}\n"
         }
-        return y
+        return yaml
     }
 
     /// An alert's `, recipients: [...], actions: [...]` (empty when its recipients are not judged).
     static func recipientsYAML(_ a: ExpectedAlert, quote q: (String) -> String) -> String {
         guard let recipients = a.recipients else { return "" }
-        var y =
+        var yaml =
             ", recipients: ["
             + recipients.map { "{person: \(q($0.person)), after: \($0.after / 1000)s}" }.joined(separator: ", ") + "]"
         if !a.withheld.isEmpty {
-            y +=
+            yaml +=
                 ", withheld: ["
                 + a.withheld.map { "{person: \(q($0.person)), after: \($0.after / 1000)s}" }.joined(separator: ", ")
                 + "]"
         }
         if !a.actions.isEmpty {
-            y +=
+            yaml +=
                 ", actions: ["
                 + a.actions.map { "{person: \(q($0.person)), action: \($0.action.rawValue)}" }.joined(separator: ", ")
                 + "]"
         }
-        return y
+        return yaml
     }
 
     /// How check names and golden files write a percentile: `p99`, `p99.9`, `max`.

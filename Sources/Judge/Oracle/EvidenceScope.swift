@@ -36,8 +36,8 @@ extension Oracle {
         if let r = rules.first(where: { $0.id == id }) {
             return EvidenceScope(signals: Set(r.signals), lookback: r.persistence)
         }
-        guard let w = windowedRules.first(where: { $0.id == id }) else { return nil }
-        switch w.kind {
+        guard let windowed = windowedRules.first(where: { $0.id == id }) else { return nil }
+        switch windowed.kind {
         case let .rate(signal, window, _, _): return EvidenceScope(signals: [signal], lookback: window)
         case let .forecast(signal, lookback, _, _, _): return EvidenceScope(signals: [signal], lookback: lookback)
         case let .change(signal, window, tolerance, _, _):

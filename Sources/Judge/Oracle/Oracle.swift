@@ -101,7 +101,7 @@ package enum Oracle {
             persistence: 3 * 86_400_000,
             rearm: 5,
             source:
-                "clinical.md §4.4: stage 2, systolic >= 140 or diastolic >= 90 mmHg, on every reading for 3 days (seed 000: a series of high readings)"
+                "clinical.md §4.4: stage 2, systolic >= 140 or diastolic >= 90 mmHg, on every reading for 3 days (the IoT-AI SRS: a series of high readings)"
         ),
         OracleRule(
             id: "ecg.af-classified",
@@ -276,24 +276,25 @@ package enum Oracle {
         var run = ScenarioRun(scenario: scenario, seed: seed)
         var end = Int64.min
         let start = scenario.startUnixMilliseconds
-        while let (r, _) = run.next() {
+        while let (reading, _) = run.next() {
             // Intermediate cuff pressures are progress indications, not readings a SUT stores.
-            guard r.delivery.corruption == nil, r.kind != .cuffPressure, seen.insert(r.id).inserted else { continue }
+            guard reading.delivery.corruption == nil, reading.kind != .cuffPressure, seen.insert(reading.id).inserted
+            else { continue }
             var rr: [Double] = []
-            if case let .heartRate(_, intervals, _, _) = r.measurement {
+            if case let .heartRate(_, intervals, _, _) = reading.measurement {
                 rr = intervals.map { Double($0) * 1000 / 1024 }
             }
-            samples[r.patientID, default: []].append(
+            samples[reading.patientID, default: []].append(
                 Sample(
-                    time: start + r.deviceTime,
-                    emit: start + r.intendedEmitTime,
-                    values: signals(r.measurement) ?? [:],
+                    time: start + reading.deviceTime,
+                    emit: start + reading.intendedEmitTime,
+                    values: signals(reading.measurement) ?? [:],
                     rr: rr,
-                    id: r.id,
-                    device: r.deviceID
+                    id: reading.id,
+                    device: reading.deviceID
                 )
             )
-            end = max(end, start + r.intendedEmitTime)
+            end = max(end, start + reading.intendedEmitTime)
         }
         var out: [OracleAlert] = []
         for p in scenario.patients {

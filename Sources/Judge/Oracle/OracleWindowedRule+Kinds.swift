@@ -168,9 +168,9 @@ extension Oracle {
         var byDevice: [String: [(time: Int64, value: Double, id: String)]] = [:]
         var order: [String] = []
         for s in samples {
-            guard let v = s.values[signal] else { continue }
+            guard let value = s.values[signal] else { continue }
             if byDevice[s.device] == nil { order.append(s.device) }
-            byDevice[s.device, default: []].append((s.time, v, s.id))
+            byDevice[s.device, default: []].append((s.time, value, s.id))
         }
         var out: [OracleAlert] = []
         for device in order {

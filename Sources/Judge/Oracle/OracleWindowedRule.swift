@@ -175,7 +175,7 @@ extension Oracle {
             severity: .medium,
             kind: .fluctuation(signal: .heartRate, window: hour, samples: 10, rearm: 3),
             source:
-                "VitalSim's rule (docs/alert-rules.md), seed 003's heart rate fluctuating wildly: on a patient's own limit only"
+                "VitalSim's rule (docs/alert-rules.md), the InTouch PRD's heart rate fluctuating wildly: on a patient's own limit only"
         ),
     ]
 

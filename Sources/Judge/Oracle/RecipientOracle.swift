@@ -88,10 +88,13 @@ package enum RecipientOracle {
         guard scenario.patients.contains(where: { !$0.escalation.isEmpty }) else { return [:] }
         var last: [String: Int64] = [:]
         var run = ScenarioRun(scenario: scenario, seed: seed)
-        while let (r, _) = run.next() {
+        while let (reading, _) = run.next() {
             // What a SUT stores: not a corrupted payload, nor a cuff's intermediate pressures.
-            guard r.delivery.corruption == nil, r.kind != .cuffPressure else { continue }
-            last[r.patientID] = max(last[r.patientID] ?? .min, scenario.startUnixMilliseconds + r.deviceTime)
+            guard reading.delivery.corruption == nil, reading.kind != .cuffPressure else { continue }
+            last[reading.patientID] = max(
+                last[reading.patientID] ?? .min,
+                scenario.startUnixMilliseconds + reading.deviceTime
+            )
         }
         return last
     }
@@ -112,29 +115,34 @@ package enum RecipientOracle {
         var out: [String] = []
         for (a, e) in zip(alerts, expected) {
             guard
-                let k = unused.firstIndex(where: {
-                    let g = golden.alerts[$0]
-                    return g.patientID == a.patientID && g.rule == a.rule && (g.from...g.to).contains(a.raisedAt)
+                let position = unused.firstIndex(where: {
+                    let expectation = golden.alerts[$0]
+                    return expectation.patientID == a.patientID && expectation.rule == a.rule
+                        && (expectation.from...expectation.to).contains(a.raisedAt)
                 })
             else { continue }
-            let g = golden.alerts[unused.remove(at: k)]
+            let expectation = golden.alerts[unused.remove(at: position)]
             let subject = "\(a.rule) patient \(a.patientID)"
-            if g.recipients.map(Set.init) != e.recipients.map(Set.init) {
-                out.append("\(subject): golden recipients \(describe(g.recipients)), oracle \(describe(e.recipients))")
+            if expectation.recipients.map(Set.init) != e.recipients.map(Set.init) {
+                out.append(
+                    "\(subject): golden recipients \(describe(expectation.recipients)), oracle \(describe(e.recipients))"
+                )
             }
-            if Set(g.withheld) != Set(e.withheld) {
-                out.append("\(subject): golden withheld \(describe(g.withheld)), oracle \(describe(e.withheld))")
+            if Set(expectation.withheld) != Set(e.withheld) {
+                out.append(
+                    "\(subject): golden withheld \(describe(expectation.withheld)), oracle \(describe(e.withheld))"
+                )
             }
-            if g.actions != e.actions {
+            if expectation.actions != e.actions {
                 let text = { (x: [GoldenFile.ExpectedAction]) in x.map { "\($0.person) \($0.action.rawValue)" } }
-                out.append("\(subject): golden actions \(text(g.actions)), oracle \(text(e.actions))")
+                out.append("\(subject): golden actions \(text(expectation.actions)), oracle \(text(e.actions))")
             }
         }
         return out
     }
 
-    static func describe(_ r: [GoldenFile.ExpectedRecipient]?) -> String {
-        guard let r else { return "not stated" }
-        return "[" + r.map { "\($0.person) after \($0.after / 1000)s" }.joined(separator: ", ") + "]"
+    static func describe(_ reading: [GoldenFile.ExpectedRecipient]?) -> String {
+        guard let reading else { return "not stated" }
+        return "[" + reading.map { "\($0.person) after \($0.after / 1000)s" }.joined(separator: ", ") + "]"
     }
 }

@@ -22,8 +22,8 @@ struct AlertMarks {
             }
             paired.insert(j)
             windows[i] = "met"
-            let t = observed[j].raisedAt
-            alerts[observed[j].alertID] = t < e.from ? "early" : t > e.to ? "late" : "matched"
+            let raisedAt = observed[j].raisedAt
+            alerts[observed[j].alertID] = raisedAt < e.from ? "early" : raisedAt > e.to ? "late" : "matched"
         }
         let met = expected.indices.filter { pairing[$0] != nil }.map { expected[$0] }
         for (j, a) in observed.enumerated() where !paired.contains(j) {

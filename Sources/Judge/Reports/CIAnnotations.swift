@@ -5,9 +5,11 @@ import VitalSimCore
 /// Findings as a CI system marks them on the files that state the expectations: GitHub Actions'
 /// workflow commands (`::error file=…,line=…::…`, printed on standard output) and GitLab's code
 /// quality report (JSON, shown on merge requests' changed lines).
-package enum CIAnnotations {
+package struct CIAnnotations {
     /// At most this many workflow commands (GitHub shows 10 errors per step and 50 per job).
     package static let limit = 50
+    /// The annotations, failures first.
+    package let annotations: [Annotation]
 
     /// One annotation: failed checks and scenarios not judged are errors, excused findings warnings.
     package struct Annotation: Sendable, Equatable {
@@ -19,8 +21,12 @@ package enum CIAnnotations {
         package var id: String
     }
 
-    /// The annotations of a gated run, failures first.
-    package static func annotations(_ verdicts: [Verdict], scenarioFiles: [String: String] = [:]) -> [Annotation] {
+    /// Annotations already made.
+    package init(annotations: [Annotation]) { self.annotations = annotations }
+
+    /// The annotations of a gated run's `verdicts`, failures first; a scenario not judged is marked
+    /// on its scenario file (`scenarioFiles`, by scenario name).
+    package init(_ verdicts: [Verdict], scenarioFiles: [String: String] = [:]) {
         var errors: [Annotation] = []
         var warnings: [Annotation] = []
         for v in verdicts {
@@ -35,7 +41,7 @@ package enum CIAnnotations {
                     )
                 )
             }
-            for c in v.checks where c.finding != nil && !RunReport.isNotApplicable(c) {
+            for c in v.checks where c.finding != nil && !c.isNotApplicable {
                 let failed = !c.passed
                 let ids = c.requirements.isEmpty ? "" : " (verifies \(c.requirements.joined(separator: ", ")))"
                 let annotation = Annotation(
@@ -48,15 +54,16 @@ package enum CIAnnotations {
                 if failed { errors.append(annotation) } else { warnings.append(annotation) }
             }
         }
-        return errors + warnings
+        annotations = errors + warnings
     }
 
     /// GitHub Actions workflow commands, one line each (at most ``limit``, then a notice of the rest).
-    package static func workflowCommands(_ annotations: [Annotation]) -> String {
+    package var workflowCommands: String {
+        let limit = Self.limit
         var out = ""
         for a in annotations.prefix(limit) {
             var properties: [String] = []
-            if let l = a.location { properties += ["file=\(property(l.file))", "line=\(l.line)"] }
+            if let location = a.location { properties += ["file=\(property(location.file))", "line=\(location.line)"] }
             properties.append("title=\(property(a.title))")
             out += "::\(a.error ? "error" : "warning") \(properties.joined(separator: ","))::\(data(a.message))\n"
         }
@@ -67,19 +74,19 @@ package enum CIAnnotations {
     }
 
     /// A workflow command's message: `%`, CR and LF escaped.
-    static func data(_ s: String) -> String {
+    func data(_ s: String) -> String {
         s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
             .replacingOccurrences(of: "\n", with: "%0A")
     }
 
     /// A workflow command's property value: as ``data(_:)``, and `:` and `,` too.
-    static func property(_ s: String) -> String {
+    func property(_ s: String) -> String {
         data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
     }
 
     /// GitLab's code quality report (Code Climate issues): one per annotation, its fingerprint the
     /// sha256 of the check's stable id, so the same finding is the same issue run after run.
-    package static func codeQuality(_ annotations: [Annotation]) -> String {
+    package var codeQuality: String {
         let issues: [JSONValue] = annotations.map { a in
             let fingerprint = SHA256.hash(data: Data(a.id.utf8)).map { String(format: "%02x", $0) }.joined()
             let location = a.location ?? SourceLocation(file: "", line: 1)

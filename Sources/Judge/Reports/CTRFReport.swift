@@ -5,8 +5,19 @@ import VitalSimCore
 /// check, its scenario the suite; a scenario not judged is one failed test named `run`. Statuses:
 /// a finding that fails the run is `failed`; a check not carried out, waived, known from the
 /// baseline or not applicable is `skipped`; a SHOULD warning is `other` (`rawStatus` says which).
-package enum CTRFReport {
+package struct CTRFReport {
     package static let specVersion = "1.0.0"
+    let verdicts: [Verdict]
+    /// What was tested: the run's id, start, duration and base URL.
+    let about: RunDescription?
+    /// The report's name.
+    let title: String
+
+    package init(_ verdicts: [Verdict], about: RunDescription? = nil, title: String) {
+        self.verdicts = verdicts
+        self.about = about
+        self.title = title
+    }
 
     struct Document: Encodable {
         var reportFormat = "CTRF"
@@ -58,7 +69,7 @@ package enum CTRFReport {
     }
 
     /// CTRF's status and VitalSim's own word for a check.
-    static func status(_ c: Check) -> (String, String) {
+    func status(_ c: Check) -> (String, String) {
         if !c.passed { return ("failed", "failed") }
         if let excuse = c.excuse, c.finding != nil {
             return excuse == .warning ? ("other", "warning") : ("skipped", excuse.label)
@@ -68,7 +79,7 @@ package enum CTRFReport {
         return ("passed", "passed")
     }
 
-    static func test(_ v: Verdict, _ c: Check) -> Test {
+    func test(_ v: Verdict, _ c: Check) -> Test {
         let (status, raw) = status(c)
         var labels = ["kind": c.kind.rawValue, "level": c.level.rawValue, "id": c.id(in: v.scenario)]
         if let rule = c.rule { labels["rule"] = rule }
@@ -91,7 +102,7 @@ package enum CTRFReport {
     }
 
     /// The CTRF document of a gated run (keys sorted: the same verdicts give the same bytes).
-    package static func json(_ verdicts: [Verdict], about: RunDescription? = nil, title: String) -> String {
+    package var json: String {
         var tests: [Test] = []
         for v in verdicts {
             if let error = v.error {

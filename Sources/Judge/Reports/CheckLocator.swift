@@ -55,7 +55,9 @@ package struct CheckLocator: Sendable {
             }
         }
         let items = (top["alerts"]?.sequence ?? []).compactMap { item -> (rule: String, patient: String, line: Int)? in
-            guard let m = item.mapping, let rule = m["rule"]?.string, let patient = m["patient"]?.string else {
+            guard let mapping = item.mapping, let rule = mapping["rule"]?.string,
+                let patient = mapping["patient"]?.string
+            else {
                 return nil
             }
             return (rule, patient, Self.line(item))
@@ -122,11 +124,11 @@ package struct CheckLocator: Sendable {
 
     /// The verdicts with each check's location set, by scenario name (scenarios without sources keep none).
     package static func locate(_ verdicts: [Verdict], with locators: [String: CheckLocator]) -> [Verdict] {
-        verdicts.map { v in
-            guard let locator = locators[v.scenario] else { return v }
-            var v = v
-            for i in v.checks.indices { v.checks[i].location = locator.location(of: v.checks[i]) }
-            return v
+        verdicts.map { verdict in
+            guard let locator = locators[verdict.scenario] else { return verdict }
+            var verdict = verdict
+            for i in verdict.checks.indices { verdict.checks[i].location = locator.location(of: verdict.checks[i]) }
+            return verdict
         }
     }
 

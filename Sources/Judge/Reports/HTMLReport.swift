@@ -12,7 +12,20 @@ import VitalSimCore
 /// The page is Mustache templates (`Reports/HTML/*.mustache`: the report, a scenario, a vitals
 /// panel, a latency histogram, the contract, a table of checks); this type only works out what they
 /// show — the charts' coordinates among it. Every value is HTML-escaped by the templates.
-package enum HTMLReport {
+package struct HTMLReport {
+    let verdicts: [Verdict]
+    /// The page's title.
+    let title: String
+    /// What was tested, at the page's top.
+    let about: RunDescription?
+
+    /// The page of `verdicts`, titled `title`, with what was tested (`about`) at its top.
+    package init(_ verdicts: [Verdict], title: String = "VitalSim run", about: RunDescription? = nil) {
+        self.verdicts = verdicts
+        self.title = title
+        self.about = about
+    }
+
     static let panelWidth = 960.0, panelHeight = 120.0, left = 64.0, right = 16.0, top = 14.0, bottom = 22.0
 
     /// A template missing from the installed resources (a `vitalsim` copied without the
@@ -42,12 +55,8 @@ package enum HTMLReport {
         return .success(MustacheLibrary(templates: templates))
     }()
 
-    /// The page of `verdicts`, titled `title`, with what was tested (`about`) at its top.
-    package static func render(
-        _ verdicts: [Verdict],
-        title: String = "VitalSim run",
-        about: RunDescription? = nil
-    ) throws(TemplateProblem) -> String {
+    /// The page.
+    package func render() throws(TemplateProblem) -> String {
         let passed = verdicts.filter(\.passed).count
         var context: [String: Any] = [
             "title": title,
@@ -59,11 +68,11 @@ package enum HTMLReport {
         if let about {
             context["about"] = ["fields": about.fields.map { ["key": $0.key, "value": $0.value] }]
         }
-        return try library.get().render(context, withTemplate: "report") ?? ""
+        return try Self.library.get().render(context, withTemplate: "report") ?? ""
     }
 
     /// A scenario's row of the summary table, linking to its section.
-    static func summaryRow(_ v: Verdict) -> [String: Any] {
+    func summaryRow(_ v: Verdict) -> [String: Any] {
         let failed = v.checks.filter { !$0.passed }.count
         let excused = v.checks.filter { $0.finding != nil && $0.excuse != nil }.count
         return [
@@ -73,42 +82,44 @@ package enum HTMLReport {
         ]
     }
 
-    static func state(_ v: Verdict) -> String { v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL" }
+    func state(_ v: Verdict) -> String { v.error != nil ? "ERROR" : v.passed ? "PASS" : "FAIL" }
 
     /// A scenario's section: charts, latency, contract and checks; a scenario not judged shows why.
-    static func scenario(_ verdict: Verdict) -> [String: Any] {
-        var s: [String: Any] = [
+    func scenario(_ verdict: Verdict) -> [String: Any] {
+        var context: [String: Any] = [
             "sectionClass": verdict.passed ? "pass" : "fail", "scenario": verdict.scenario,
             "passedFlag": String(verdict.passed), "state": state(verdict),
         ]
-        if let contract = verdict.contract { s["contract"] = Self.contract(contract) }
+        if let contract = verdict.contract { context["contract"] = self.contract(contract) }
         if let error = verdict.error {
-            s["error"] = ["message": error]
-            return s
+            context["error"] = ["message": error]
+            return context
         }
-        s["judged"] = true
-        s["acknowledged"] = verdict.acknowledged
-        s["rejected"] = verdict.rejected
-        s["failedReadings"] = verdict.failed
-        s["checksPassed"] = verdict.checks.filter(\.passed).count
-        s["checksTotal"] = verdict.checks.count
+        context["judged"] = true
+        context["acknowledged"] = verdict.acknowledged
+        context["rejected"] = verdict.rejected
+        context["failedReadings"] = verdict.failed
+        context["checksPassed"] = verdict.checks.filter(\.passed).count
+        context["checksTotal"] = verdict.checks.count
         if let chart = verdict.chart {
-            s["figures"] = chart.patients.map { patient in
+            context["figures"] = chart.patients.map { patient in
                 [
                     "patient": patient,
                     "panels": chart.series.filter { $0.patientID == patient }.map { panel($0, chart, verdict) },
                 ] as [String: Any]
             }
         }
-        s["latency"] = Verdict.latencyPaths(verdict).compactMap { path -> [String: Any]? in
-            guard let l = verdict.latency[path] else { return nil }
-            let cells = ["p50", "p90", "p99", "p99.9", "max"].map { l[$0].map { String(format: "%.2f ms", $0) } ?? "–" }
-            return ["path": path.rawValue, "samples": Int(l["count"] ?? 0), "cells": cells]
+        context["latency"] = verdict.latencyPaths.compactMap { path -> [String: Any]? in
+            guard let latency = verdict.latency[path] else { return nil }
+            let cells = ["p50", "p90", "p99", "p99.9", "max"].map {
+                latency[$0].map { String(format: "%.2f ms", $0) } ?? "–"
+            }
+            return ["path": path.rawValue, "samples": Int(latency["count"] ?? 0), "cells": cells]
         }
-        s["histograms"] = Verdict.latencyPaths(verdict).filter { $0 != .schedulingLag }.compactMap { path in
+        context["histograms"] = verdict.latencyPaths.filter { $0 != .schedulingLag }.compactMap { path in
             verdict.histograms[path].flatMap { $0.contains { $0.count > 0 } ? histogram(path, $0) : nil }
         }
-        s["areas"] = ConformanceRegistry.standard.rows(of: verdict).map { row in
+        context["areas"] = ConformanceRegistry.standard.rows(of: verdict).map { row in
             [
                 "name": row.name, "title": row.title, "checks": row.checks, "failed": row.failed,
                 "skipped": row.skipped, "rowClass": row.failed > 0 ? "fail" : "pass",
@@ -119,18 +130,18 @@ package enum HTMLReport {
         let failed = verdict.checks.filter { !$0.passed }
         let excused = verdict.checks.filter { $0.finding != nil && $0.excuse != nil }
         let passed = verdict.checks.filter { $0.passed && !($0.finding != nil && $0.excuse != nil) }
-        if !failed.isEmpty { s["failedChecks"] = ["rows": failed.map(checkRow)] }
-        if !excused.isEmpty { s["excusedChecks"] = ["count": excused.count, "rows": excused.map(checkRow)] }
+        if !failed.isEmpty { context["failedChecks"] = ["rows": failed.map(checkRow)] }
+        if !excused.isEmpty { context["excusedChecks"] = ["count": excused.count, "rows": excused.map(checkRow)] }
         if !passed.isEmpty {
-            s["passedChecks"] =
+            context["passedChecks"] =
                 ["count": passed.count, "open": failed.isEmpty, "rows": passed.map(checkRow)] as [String: Any]
         }
-        return s
+        return context
     }
 
     /// One check's row: its rule, the requirements it verifies and its finding. An excused finding
     /// shows as what it is (a warning, waived, known, not applicable), never as a pass.
-    static func checkRow(_ c: Check) -> [String: Any] {
+    func checkRow(_ c: Check) -> [String: Any] {
         var result = c.finding?.rawValue ?? (c.skipped ? "skipped" : "pass")
         var detail = c.detail
         if let excuse = c.excuse {
@@ -146,7 +157,7 @@ package enum HTMLReport {
     }
 
     /// The SUT contract: one row per endpoint with its answers and first refusals, and the alerts line.
-    static func contract(_ sutContract: SUTContract) -> [String: Any] {
+    func contract(_ sutContract: SUTContract) -> [String: Any] {
         [
             "endpoints": sutContract.sortedEndpoints.map { e -> [String: Any] in
                 var first: [[String: Any]] = e.firstBodies.keys.sorted().map {
@@ -163,11 +174,11 @@ package enum HTMLReport {
     }
 
     /// Bars of a latency distribution (logarithmic buckets).
-    static func histogram(_ latencyPath: LatencyPath, _ buckets: [LatencyBucket]) -> [String: Any] {
-        let w = 640.0
+    func histogram(_ latencyPath: LatencyPath, _ buckets: [LatencyBucket]) -> [String: Any] {
+        let width = 640.0
         let ht = 150.0
         let plotH = ht - 40
-        let barW = (w - 20) / Double(buckets.count)
+        let barW = (width - 20) / Double(buckets.count)
         let peak = Double(buckets.map(\.count).max() ?? 1)
         let bars: [[String: Any]] = buckets.enumerated().map { i, b in
             let bh = b.count == 0 ? 0 : max(1, plotH * Double(b.count) / peak)
@@ -177,12 +188,12 @@ package enum HTMLReport {
                 "h": f(bh), "labelX": f(bx + barW / 2), "labelY": f(ht - 8),
             ]
         }
-        return ["path": latencyPath.rawValue, "width": Int(w), "height": Int(ht), "bars": bars]
+        return ["path": latencyPath.rawValue, "width": Int(width), "height": Int(ht), "bars": bars]
     }
 
-    static func f(_ d: Double) -> String { String(format: "%.1f", d) }
-    static func num(_ d: Double) -> String { abs(d) >= 100 ? String(format: "%.0f", d) : String(format: "%.1f", d) }
-    static func iso(_ ms: Int64) -> String {
+    func f(_ d: Double) -> String { String(format: "%.1f", d) }
+    func num(_ d: Double) -> String { abs(d) >= 100 ? String(format: "%.0f", d) : String(format: "%.1f", d) }
+    func iso(_ ms: Int64) -> String {
         String(CivilTime(unixMilliseconds: ms).iso8601(fractional: false).prefix(16)).replacingOccurrences(
             of: "T",
             with: " "

@@ -7,10 +7,14 @@ import FoundationXML
 /// requirement ids and excuse as properties, the golden or scenario file line of its expectation as
 /// `file`/`line`); a failed check is a `failure`, a scenario not judged an `error`, a check not
 /// carried out or excused other than as a warning `skipped`.
-enum JUnitReport {
+struct JUnitReport {
+    let verdicts: [Verdict]
+    /// What was tested: each suite's properties.
+    let about: RunDescription?
+
     /// Text XML 1.0 can carry: its forbidden control characters (a hostile SUT's answer may hold
     /// them) become `?`; the library escapes the rest.
-    static func clean(_ s: String) -> String {
+    func clean(_ s: String) -> String {
         guard s.unicodeScalars.contains(where: { $0.value < 0x20 && !["\n", "\t", "\r"].contains($0) }) else {
             return s
         }
@@ -22,24 +26,24 @@ enum JUnitReport {
     }
 
     /// An element with attributes (in order) and, optionally, text.
-    static func element(_ name: String, _ attributes: [(String, String)], text: String? = nil) -> XMLElement {
-        let e = text.map { XMLElement(name: name, stringValue: clean($0)) } ?? XMLElement(name: name)
+    func element(_ name: String, _ attributes: [(String, String)], text: String? = nil) -> XMLElement {
+        let element = text.map { XMLElement(name: name, stringValue: clean($0)) } ?? XMLElement(name: name)
         for (key, value) in attributes {
             if let attribute = XMLNode.attribute(withName: key, stringValue: clean(value)) as? XMLNode {
-                e.addAttribute(attribute)
+                element.addAttribute(attribute)
             }
         }
-        return e
+        return element
     }
 
-    static func properties(_ pairs: [(String, String)]) -> XMLElement {
+    func properties(_ pairs: [(String, String)]) -> XMLElement {
         let e = XMLElement(name: "properties")
         for (name, value) in pairs { e.addChild(element("property", [("name", name), ("value", value)])) }
         return e
     }
 
     /// One check's test case.
-    static func testCase(_ v: Verdict, _ c: Check) -> XMLElement {
+    func testCase(_ v: Verdict, _ c: Check) -> XMLElement {
         var attributes = [("classname", "vitalsim." + v.scenario), ("name", c.name)]
         if let at = c.location { attributes += [("file", at.file), ("line", String(at.line))] }
         let e = element("testcase", attributes)
@@ -71,10 +75,10 @@ enum JUnitReport {
     }
 
     /// One scenario's test suite.
-    static func testSuite(_ v: Verdict, about: RunDescription?) -> XMLElement {
+    func testSuite(_ v: Verdict) -> XMLElement {
         let counts = [
             ("tests", v.checks.count + (v.error == nil ? 0 : 1)), ("failures", v.checks.filter { !$0.passed }.count),
-            ("errors", v.error == nil ? 0 : 1), ("skipped", v.checks.filter(RunReport.showsSkipped).count),
+            ("errors", v.error == nil ? 0 : 1), ("skipped", v.checks.filter(\.showsSkipped).count),
         ]
         let suite = element("testsuite", [("name", v.scenario)] + counts.map { ($0.0, String($0.1)) })
         // What was tested, on every suite (JUnit keeps properties per testsuite).
@@ -87,15 +91,15 @@ enum JUnitReport {
         }
         for c in v.checks { suite.addChild(testCase(v, c)) }
         if let contract = v.contract {
-            let lines = ["SUT contract:"] + RunReport.contractLines(contract, allBodies: true).map { "  " + $0 }
+            let lines = ["SUT contract:"] + contract.lines(allBodies: true).map { "  " + $0 }
             suite.addChild(element("system-out", [], text: lines.joined(separator: "\n")))
         }
         return suite
     }
 
     /// The whole report.
-    static func xml(_ verdicts: [Verdict], about: RunDescription?) -> String {
-        let suites = verdicts.map { testSuite($0, about: about) }
+    var xml: String {
+        let suites = verdicts.map(testSuite)
         let total = { (key: String) in
             suites.reduce(0) { $0 + (Int($1.attribute(forName: key)?.stringValue ?? "") ?? 0) }
         }

@@ -3,9 +3,21 @@ import Foundation
 /// A CI job's summary in GitHub-flavoured Markdown (GitHub Actions' `$GITHUB_STEP_SUMMARY`, or any
 /// file a GitLab job publishes): the run's outcome, a table of scenarios, every check that failed
 /// or warned with where its expectation is written, the latency figures, and what was tested.
-package enum JobSummary {
+package struct JobSummary {
+    let verdicts: [Verdict]
+    /// The gate's notes.
+    let notes: [String]
+    /// What was tested.
+    let about: RunDescription?
+
+    package init(_ verdicts: [Verdict], notes: [String] = [], about: RunDescription? = nil) {
+        self.verdicts = verdicts
+        self.notes = notes
+        self.about = about
+    }
+
     /// The summary of a gated run's verdicts.
-    package static func markdown(_ verdicts: [Verdict], notes: [String] = [], about: RunDescription? = nil) -> String {
+    package var markdown: String {
         let passed = verdicts.filter(\.passed).count
         var out =
             "## VitalSim: \(passed == verdicts.count ? "✅ PASS" : "❌ FAIL") — "
@@ -21,9 +33,9 @@ package enum JobSummary {
                 "| \(cell(v.scenario)) | \(verdict) | \(v.checks.count - failed)/\(v.checks.count) | \(failed) "
                 + "| \(excused) | \(v.acknowledged) / \(v.rejected) / \(v.failed) |\n"
         }
-        out += areas(verdicts)
-        out += findings(verdicts)
-        out += latency(verdicts)
+        out += areas
+        out += findings
+        out += latency
         if !notes.isEmpty { out += "\n" + notes.map { "> \(cell($0))\n" }.joined() }
         if let about {
             out += "\n<details><summary>What was tested</summary>\n\n| | |\n|---|---|\n"
@@ -34,7 +46,7 @@ package enum JobSummary {
     }
 
     /// Each judged scenario's conformance areas (``ConformanceRegistry/rows(of:)``), folded away.
-    static func areas(_ verdicts: [Verdict]) -> String {
+    var areas: String {
         let rows = verdicts.filter { $0.error == nil }.flatMap { v in
             ConformanceRegistry.standard.rows(of: v).map { row in
                 let findings = row.findings.map { "\($0.finding.rawValue) ×\($0.count)" }.joined(separator: ", ")
@@ -50,14 +62,14 @@ package enum JobSummary {
     }
 
     /// The scenarios not judged, the failed checks, then the excused findings (warnings, waived, known).
-    static func findings(_ verdicts: [Verdict]) -> String {
+    var findings: String {
         var rows: [String] = []
         for v in verdicts {
             if let error = v.error { rows.append("| \(cell(v.scenario)) | not judged | error | | | \(cell(error)) |") }
             for c in v.checks where !c.passed { rows.append(row(v, c, outcome: "**\(c.level.rawValue)** failed")) }
         }
         for v in verdicts {
-            for c in v.checks where c.finding != nil && c.excuse != nil && !RunReport.isNotApplicable(c) {
+            for c in v.checks where c.finding != nil && c.excuse != nil && !c.isNotApplicable {
                 rows.append(row(v, c, outcome: c.excuse?.label ?? ""))
             }
         }
@@ -67,7 +79,7 @@ package enum JobSummary {
             + rows.joined(separator: "\n") + "\n"
     }
 
-    static func row(_ v: Verdict, _ c: Check, outcome: String) -> String {
+    func row(_ v: Verdict, _ c: Check, outcome: String) -> String {
         let at = c.location.map { "`\($0.file):\($0.line)`" } ?? ""
         let ids = c.requirements.isEmpty ? "" : " (verifies \(c.requirements.joined(separator: ", ")))"
         return "| \(cell(v.scenario)) | \(cell(c.name)) | \(outcome) | \(c.finding?.rawValue ?? "") | \(at) "
@@ -75,14 +87,14 @@ package enum JobSummary {
     }
 
     /// Each scenario's measured latency paths.
-    static func latency(_ verdicts: [Verdict]) -> String {
+    var latency: String {
         var rows: [String] = []
         for v in verdicts {
-            for path in Verdict.latencyPaths(v) {
-                guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }
-                let figures = ["p50", "p90", "p99", "max"].map { String(format: "%.2f", l[$0] ?? 0) }
+            for path in v.latencyPaths {
+                guard let latency = v.latency[path], let samples = latency["count"], samples > 0 else { continue }
+                let figures = ["p50", "p90", "p99", "max"].map { String(format: "%.2f", latency[$0] ?? 0) }
                 rows.append(
-                    "| \(cell(v.scenario)) | \(path.rawValue) | \(figures.joined(separator: " | ")) | \(Int(n)) |"
+                    "| \(cell(v.scenario)) | \(path.rawValue) | \(figures.joined(separator: " | ")) | \(Int(samples)) |"
                 )
             }
         }
@@ -93,7 +105,7 @@ package enum JobSummary {
     }
 
     /// Text safe in one table cell: no line breaks, pipes escaped, HTML's angle brackets written out.
-    static func cell(_ text: String) -> String {
+    func cell(_ text: String) -> String {
         text.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: " ")
             .replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")

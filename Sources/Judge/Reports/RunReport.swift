@@ -3,49 +3,33 @@ import Histogram
 import RunRecord
 import VitalSimCore
 
-/// Writes verdicts as JUnit XML (``JUnitReport``, through FoundationXML), JSON, and a
-/// console summary.
-package enum RunReport {
-    static func xml(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 forbids most control characters.
-                if c.value < 0x20 && c != "\n" && c != "\t" && c != "\r" {
-                    out += "?"
-                } else {
-                    out.unicodeScalars.append(c)
-                }
-            }
-        }
-        return out
-    }
+/// A run's verdicts as reports: JUnit XML (``JUnitReport``, through FoundationXML), JSON, and a
+/// console summary, with the gate's notes and what was tested.
+package struct RunReport: Sendable {
+    package let verdicts: [Verdict]
+    /// The gate's notes (waivers, baselines), shown after the verdicts.
+    package let notes: [String]
+    /// What was tested (the SUT, its profile, the suite), when known.
+    package let about: RunDescription?
 
-    /// Whether JUnit shows a check as skipped: one not carried out, or excused other than as a warning.
-    static func showsSkipped(_ check: Check) -> Bool {
-        check.skipped || (check.excuse != nil && check.excuse != .warning)
+    package init(_ verdicts: [Verdict], notes: [String] = [], about: RunDescription? = nil) {
+        self.verdicts = verdicts
+        self.notes = notes
+        self.about = about
     }
 
     /// JUnit XML: a `testsuite` per scenario, a `testcase` per check (``JUnitReport``).
-    package static func junit(_ verdicts: [Verdict], about: RunDescription? = nil) -> String {
-        JUnitReport.xml(verdicts, about: about)
-    }
+    package var junit: String { JUnitReport(verdicts: verdicts, about: about).xml }
 
     /// The verdicts as JSON.
-    package static func json(_ verdicts: [Verdict], notes: [String] = [], about: RunDescription? = nil) -> String {
+    package var json: String {
         func num(_ d: Double) -> JSONValue {
             d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double((d * 1000).rounded() / 1000)
         }
         let items: [JSONValue] = verdicts.map { v in
             var fields: [(String, JSONValue)] = [("scenario", .string(v.scenario)), ("passed", .bool(v.passed))]
             if let error = v.error { fields.append(("error", .string(error))) }
-            if let contract = v.contract { fields.append(("contract", contractJSON(contract))) }
+            if let contract = v.contract { fields.append(("contract", contract.json)) }
             return .object(
                 fields + [
                     (
@@ -86,7 +70,7 @@ package enum RunReport {
                                     ("name", .string(c.name)), ("level", .string(c.level.rawValue)),
                                     ("passed", .bool(c.passed)),
                                 ]
-                                if let r = c.rule { f.append(("rule", .string(r))) }
+                                if let rule = c.rule { f.append(("rule", .string(rule))) }
                                 f.append(("requirements", .array(c.requirements.map { .string($0) })))
                                 if let finding = c.finding { f.append(("finding", .string(finding.rawValue))) }
                                 if let excuse = c.excuse {
@@ -110,7 +94,7 @@ package enum RunReport {
         var top: [(String, JSONValue)] = [("passed", .bool(passed))]
         if let about { top.append(("run", .object(about.fields.map { ($0.key, .string($0.value)) }))) }
         let contracts = verdicts.compactMap(\.contract)
-        if !contracts.isEmpty { top.append(("contract", contractJSON(SUTContract.merged(contracts)))) }
+        if !contracts.isEmpty { top.append(("contract", SUTContract.merged(contracts).json)) }
         if !notes.isEmpty { top.append(("notes", .array(notes.map { .string($0) }))) }
         return JSONValue.object(top + [("scenarios", .array(items))]).serialized() + "\n"
     }
@@ -118,15 +102,15 @@ package enum RunReport {
     /// How late the harness's own timer woke through the run (its hiccup meter,
     /// ``RunObservation/hiccups``: ms at each reported percentile, and `count`, the wake-ups): a few
     /// ms when the harness kept its schedule, whatever the SUT did; null when the run was not metered.
-    static func harnessTimerJSON(_ v: Verdict, _ num: (Double) -> JSONValue) -> JSONValue {
+    func harnessTimerJSON(_ v: Verdict, _ num: (Double) -> JSONValue) -> JSONValue {
         guard let hiccups = v.merging.hiccups, hiccups.totalCount > 0 else { return .null }
-        let summary = Verdict.summary(hiccups)
+        let summary = hiccups.summary
         return .object(summary.keys.sorted().map { ($0, num(summary[$0] ?? 0)) })
     }
 
     /// Each conformance area's row (``ConformanceRegistry/rows(of:)``): its checks, how many failed
     /// and were skipped, its findings and what they were about, in the registry's order.
-    static func areasJSON(_ v: Verdict) -> JSONValue {
+    func areasJSON(_ v: Verdict) -> JSONValue {
         .array(
             ConformanceRegistry.standard.rows(of: v).map { row in
                 .object([
@@ -141,7 +125,7 @@ package enum RunReport {
 
     /// The areas of a judged verdict in one console line: each area's passed and total checks and
     /// its findings.
-    static func areasLine(_ v: Verdict) -> String {
+    func areasLine(_ v: Verdict) -> String {
         let rows = ConformanceRegistry.standard.rows(of: v).map { row in
             "\(row.title) \(row.checks - row.failed)/\(row.checks)"
                 + (row.findings.isEmpty
@@ -153,7 +137,7 @@ package enum RunReport {
 
     /// The alerts the SUT raised: id, rule, patient, severity, when, the readings it cites and the
     /// W3C trace ids of the requests that carried them.
-    static func alertsJSON(_ v: Verdict) -> JSONValue {
+    func alertsJSON(_ v: Verdict) -> JSONValue {
         .array(
             v.alerts.map { a in
                 .object([
@@ -168,7 +152,7 @@ package enum RunReport {
 
     /// The measured distributions (`[[µs, count], …]` per path) that `vitalsim compare` and
     /// `--baseline` test a later run's against.
-    static func latencyHistogramsJSON(_ v: Verdict) -> JSONValue {
+    func latencyHistogramsJSON(_ v: Verdict) -> JSONValue {
         .object(
             v.merging.histograms.keys.sorted().map { path in
                 let bins = v.merging.histograms[path].map(LatencyDistribution.init)?.bins ?? []
@@ -177,19 +161,9 @@ package enum RunReport {
         )
     }
 
-    static func isNotApplicable(_ check: Check) -> Bool {
-        if case .notApplicable = check.excuse { return true }
-        return false
-    }
-
     /// Console lines: one per scenario, every failed check, every excused finding (warnings, waived,
     /// known) and a count of not-applicable checks, latency figures; `notes` from the gate at the end.
-    package static func console(
-        _ verdicts: [Verdict],
-        colour: Bool,
-        notes: [String] = [],
-        about: RunDescription? = nil
-    ) -> String {
+    package func console(colour: Bool) -> String {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var out = ""
         for v in verdicts {
@@ -214,34 +188,34 @@ package enum RunReport {
                 out += "  " + paint(c.finding?.rawValue ?? "", "33") + " \(c.name): \(c.detail)\n"
                 if !c.requirements.isEmpty { out += "    verifies \(c.requirements.joined(separator: ", "))\n" }
             }
-            for c in v.checks where c.finding != nil && c.excuse != nil && !isNotApplicable(c) {
+            for c in v.checks where c.finding != nil && c.excuse != nil && !c.isNotApplicable {
                 out += "  \(c.excuse!.label) \(c.finding!.rawValue) \(c.name): \(c.detail) (\(c.excuse!.explanation))\n"
             }
-            let notApplicable = v.checks.filter(isNotApplicable).count
+            let notApplicable = v.checks.filter(\.isNotApplicable).count
             if notApplicable > 0 {
                 out +=
                     "  \(notApplicable) check(s) not applicable: about what the SUT's conformance statement does not claim\n"
             }
             for c in v.checks where c.skipped { out += "  skipped \(c.name): \(c.detail)\n" }
-            for path in Verdict.latencyPaths(v) {
-                guard let l = v.latency[path], let n = l["count"], n > 0 else { continue }
+            for path in v.latencyPaths {
+                guard let latency = v.latency[path], let count = latency["count"], count > 0 else { continue }
                 out +=
                     "  \(path.rawValue): "
                     + String(
                         format: "p50 %.2f ms, p90 %.2f, p99 %.2f, p99.9 %.2f, max %.2f (%d samples)\n",
-                        l["p50"] ?? 0,
-                        l["p90"] ?? 0,
-                        l["p99"] ?? 0,
-                        l["p99.9"] ?? 0,
-                        l["max"] ?? 0,
-                        Int(n)
+                        latency["p50"] ?? 0,
+                        latency["p90"] ?? 0,
+                        latency["p99"] ?? 0,
+                        latency["p99.9"] ?? 0,
+                        latency["max"] ?? 0,
+                        Int(count)
                     )
             }
         }
         let contracts = verdicts.compactMap(\.contract)
         if !contracts.isEmpty {
             out += "SUT contract" + (contracts.count > 1 ? " (\(contracts.count) scenarios)" : "") + ":\n"
-            for line in contractLines(SUTContract.merged(contracts), allBodies: false) { out += "  \(line)\n" }
+            for line in SUTContract.merged(contracts).lines(allBodies: false) { out += "  \(line)\n" }
         }
         for note in notes { out += "note: \(note)\n" }
         if let about { out += "tested: " + about.lines.joined(separator: "; ") + "\n" }
@@ -250,14 +224,49 @@ package enum RunReport {
         let all = verdicts.flatMap(\.checks).filter { $0.finding != nil }
         var excused: [String] = []
         for label in ["warning", "waived", "known", "not-applicable"] {
-            let n = all.filter { $0.excuse?.label == label }.count
-            if n > 0 { excused.append("\(n) \(label)") }
+            let count = all.filter { $0.excuse?.label == label }.count
+            if count > 0 { excused.append("\(count) \(label)") }
         }
         let errors = verdicts.filter { $0.error != nil }.count
         out +=
             (passed == total ? paint("PASS", "32") : paint("FAIL", "31")) + " \(passed)/\(total) scenario(s)"
             + (excused.isEmpty ? "" : " (findings excused: \(excused.joined(separator: ", ")))")
             + (errors > 0 ? ", \(errors) not judged (exit 3)\n" : "\n")
+        return out
+    }
+}
+
+extension Check {
+    /// Whether JUnit shows the check as skipped: one not carried out, or excused other than as a warning.
+    package var showsSkipped: Bool { skipped || (excuse != nil && excuse != .warning) }
+
+    /// Whether the check is about what the SUT's conformance statement does not claim.
+    package var isNotApplicable: Bool {
+        if case .notApplicable = excuse { return true }
+        return false
+    }
+}
+
+extension String {
+    /// The text escaped for XML 1.0: the five entities, and the control characters XML forbids as `?`.
+    var xmlEscaped: String {
+        var out = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                // XML 1.0 forbids most control characters.
+                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" {
+                    out += "?"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
         return out
     }
 }

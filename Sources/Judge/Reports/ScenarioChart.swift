@@ -76,20 +76,24 @@ package struct ScenarioChart: Sendable {
         var order: [String] = []
         var envelopes: [String: Envelope] = [:]
         var run = ScenarioRun(scenario: scenario, seed: seed)
-        while let (r, _) = run.next() {
-            switch r.measurement {
+        while let (reading, _) = run.next() {
+            switch reading.measurement {
             case .cuffPressure, .dailySummary, .battery: continue
             default: break
             }
-            if r.delivery.duplicate || r.delivery.corruption != nil { continue }
-            let key = r.patientID + "\u{0}" + r.kind.rawValue
+            if reading.delivery.duplicate || reading.delivery.corruption != nil { continue }
+            let key = reading.patientID + "\u{0}" + reading.kind.rawValue
             if envelopes[key] == nil {
                 order.append(key)
-                envelopes[key] = Envelope(patientID: r.patientID, kind: r.kind.rawValue, unit: r.measurement.unit)
+                envelopes[key] = Envelope(
+                    patientID: reading.patientID,
+                    kind: reading.kind.rawValue,
+                    unit: reading.measurement.unit
+                )
             }
-            envelopes[key]!.signals.formUnion(Oracle.signalSet(r.measurement))
-            let t = start + r.deviceTime
-            envelopes[key]!.add(r.measurement.primaryValue, at: t, bucket: (t - start) / width)
+            envelopes[key]!.signals.formUnion(Oracle.signalSet(reading.measurement))
+            let time = start + reading.deviceTime
+            envelopes[key]!.add(reading.measurement.primaryValue, at: time, bucket: (time - start) / width)
         }
         return order.map { envelopes[$0]!.series }
     }

@@ -3,9 +3,9 @@ extension GoldenFile {
     /// rejections of their readings (reading ids begin with the patient's id); the budgets and the
     /// traffic digest stay those of the whole scenario.
     package func restricted(to patients: Set<String>) -> GoldenFile {
-        var g = self
-        g.alerts = alerts.filter { patients.contains($0.patientID) }
-        g.validation = validation.filter { patients.contains(String($0.reading.prefix { $0 != "/" })) }
-        return g
+        var golden = self
+        golden.alerts = alerts.filter { patients.contains($0.patientID) }
+        golden.validation = validation.filter { patients.contains(String($0.reading.prefix { $0 != "/" })) }
+        return golden
     }
 }

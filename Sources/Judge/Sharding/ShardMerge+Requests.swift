@@ -76,11 +76,11 @@ extension ShardMerge {
         _ listed: (acknowledged: Int, rejected: Int, failed: Int),
         _ mergeInputs: MergeInputs
     ) -> (Int, Int, Int) {
-        var (a, r, f) = listed
+        var (acknowledged, rejected, failed) = listed
         if let mqtt = mergeInputs.mqtt, mqtt.sutConfirms {
-            (a, f) = (a - mqtt.unconfirmedCount, f + mqtt.unconfirmedCount)
+            (acknowledged, failed) = (acknowledged - mqtt.unconfirmedCount, failed + mqtt.unconfirmedCount)
         }
-        if let ble = mergeInputs.ble { (a, f) = (a + ble.sent, f + ble.notSent) }
-        return (a, r, f)
+        if let ble = mergeInputs.ble { (acknowledged, failed) = (acknowledged + ble.sent, failed + ble.notSent) }
+        return (acknowledged, rejected, failed)
     }
 }

@@ -32,10 +32,10 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
             "\(file): format '\(found)', expected '\(ShardResult.currentFormat)' (write every shard with the same vitalsim)"
         case .mismatch(let file, let other, let what):
             "\(file) and \(other) are not shards of one run: their \(what) differ (run every shard with the same suite, flags and golden files)"
-        case .duplicate(let shard, let n, let file, let other):
-            "shard \(shard)/\(n) is given twice (\(other) and \(file)): give each shard's result once"
-        case .missing(let shards, let n):
-            "shard(s) \(shards.map { "\($0)/\(n)" }.joined(separator: ", ")) missing: a merged verdict needs every shard's result"
+        case .duplicate(let shard, let count, let file, let other):
+            "shard \(shard)/\(count) is given twice (\(other) and \(file)): give each shard's result once"
+        case .missing(let shards, let count):
+            "shard(s) \(shards.map { "\($0)/\(count)" }.joined(separator: ", ")) missing: a merged verdict needs every shard's result"
         case .patients(let scenario, let missing, let twice, let foreign):
             "\(scenario): the shards' patients do not add up to the scenario's"
                 + (missing.isEmpty ? "" : "; run by no shard: \(missing.joined(separator: ", "))")
@@ -93,8 +93,8 @@ package enum ShardMerge {
             try checkDigested(parts, reference)
             var judged: [Verdict] = []
             for p in parts where !p.part.ran.isEmpty {
-                if let v = p.part.verdict {
-                    judged.append(v.verdict(scenario: reference.scenario))
+                if let verdict = p.part.verdict {
+                    judged.append(verdict.verdict(scenario: reference.scenario))
                 } else if let why = p.part.notRun {
                     judged.append(
                         Verdict(scenario: reference.scenario, error: "not run by \(p.file): \(why)", contract: nil)
@@ -109,9 +109,9 @@ package enum ShardMerge {
             } catch {
                 throw .golden(error.description)
             }
-            let v = Verdict(merging: judged, golden: golden, scenario: reference.scenario)
-            verdicts.append(v)
-            if v.error != nil { break }
+            let verdict = Verdict(merging: judged, golden: golden, scenario: reference.scenario)
+            verdicts.append(verdict)
+            if verdict.error != nil { break }
         }
         return verdicts
     }
@@ -121,21 +121,22 @@ package enum ShardMerge {
         _ given: [(file: String, result: ShardResult)]
     ) throws(MergeError) -> [(file: String, result: ShardResult)] {
         guard let first = given.first else { throw .noResults }
-        let f = first.result
+        let result = first.result
         var byShard: [Int: String] = [:]
         for (file, r) in given {
             guard r.format == ShardResult.currentFormat else { throw .format(file: file, found: r.format) }
             let differs = [
-                ("shard counts", r.shards != f.shards), ("suites", r.suite != f.suite), ("seeds", r.seed != f.seed),
-                ("start instants", r.startAt != f.startAt), ("vitalsim versions", r.version != f.version),
-                ("scenario files", r.scenarios.map(\.path) != f.scenarios.map(\.path)),
+                ("shard counts", r.shards != result.shards), ("suites", r.suite != result.suite),
+                ("seeds", r.seed != result.seed),
+                ("start instants", r.startAt != result.startAt), ("vitalsim versions", r.version != result.version),
+                ("scenario files", r.scenarios.map(\.path) != result.scenarios.map(\.path)),
             ]
             if let what = differs.first(where: \.1)?.0 { throw .mismatch(file: file, other: first.file, what: what) }
             if let other = byShard[r.shard] { throw .duplicate(shard: r.shard, of: r.shards, file: file, other: other) }
             byShard[r.shard] = file
         }
-        let missing = (1...max(1, f.shards)).filter { byShard[$0] == nil }
-        guard missing.isEmpty else { throw .missing(shards: missing, of: f.shards) }
+        let missing = (1...max(1, result.shards)).filter { byShard[$0] == nil }
+        guard missing.isEmpty else { throw .missing(shards: missing, of: result.shards) }
         return given.sorted { $0.result.shard < $1.result.shard }
     }
 

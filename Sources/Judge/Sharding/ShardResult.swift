@@ -110,19 +110,19 @@ package struct VerdictRecord: Sendable, Codable {
 
     /// The verdict of scenario `scenario` (its latency summaries drawn from the histograms again).
     package func verdict(scenario: String) -> Verdict {
-        var v =
+        var verdict =
             error.map { Verdict(scenario: scenario, error: $0, contract: contract) }
             ?? Verdict(scenario: scenario, checks: checks)
-        (v.acknowledged, v.rejected, v.failed) = (acknowledged, rejected, failed)
-        v.httpVersions = httpVersions
-        v.alerts = alerts
-        v.alertTraces = alertTraces ?? [:]
-        v.contract = contract
-        v.merging = merging
+        (verdict.acknowledged, verdict.rejected, verdict.failed) = (acknowledged, rejected, failed)
+        verdict.httpVersions = httpVersions
+        verdict.alerts = alerts
+        verdict.alertTraces = alertTraces ?? [:]
+        verdict.contract = contract
+        verdict.merging = merging
         for (path, h) in merging.histograms {
-            v.latency[path] = Verdict.summary(h)
-            if path != .schedulingLag { v.histograms[path] = Verdict.buckets(h) }
+            verdict.latency[path] = h.summary
+            if path != .schedulingLag { verdict.histograms[path] = h.buckets }
         }
-        return v
+        return verdict
     }
 }

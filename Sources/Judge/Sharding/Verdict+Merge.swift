@@ -49,10 +49,10 @@ extension Verdict {
         var measured = merging.histograms
         measured[.schedulingLag] = nil
         for (path, histogram) in measured {
-            latency[path] = Verdict.summary(histogram)
-            histograms[path] = Verdict.buckets(histogram)
+            latency[path] = histogram.summary
+            histograms[path] = histogram.buckets
         }
-        if let lag = merging.histograms[.schedulingLag] { latency[.schedulingLag] = Verdict.summary(lag) }
+        if let lag = merging.histograms[.schedulingLag] { latency[.schedulingLag] = lag.summary }
         if let stall = Verdict.harnessStall(golden.budgets, histograms: measured, hiccups: merging.hiccups) {
             self = Verdict(scenario: scenario, error: stall, contract: contract)
             return
@@ -75,11 +75,11 @@ extension Verdict {
         var pushed: [PushChannel: PushTally] = [:]
         var channels: [PushChannel] = []
         for p in parts.map(\.merging) {
-            for (path, h) in p.histograms {
+            for (path, hiccups) in p.histograms {
                 if mergeInputs.histograms[path] == nil {
-                    mergeInputs.histograms[path] = h
+                    mergeInputs.histograms[path] = hiccups
                 } else {
-                    mergeInputs.histograms[path]?.add(h)
+                    mergeInputs.histograms[path]?.add(hiccups)
                 }
             }
             for t in p.pushed {
@@ -95,8 +95,12 @@ extension Verdict {
             mergeInputs.rejectionsOverBLE += p.rejectionsOverBLE
             mergeInputs.alertWait = mergeInputs.alertWait ?? p.alertWait
             if let cycle = p.alertPollCycle { mergeInputs.alertPollCycle = max(mergeInputs.alertPollCycle ?? 0, cycle) }
-            if let h = p.hiccups {
-                if mergeInputs.hiccups == nil { mergeInputs.hiccups = h } else { mergeInputs.hiccups?.add(h) }
+            if let hiccups = p.hiccups {
+                if mergeInputs.hiccups == nil {
+                    mergeInputs.hiccups = hiccups
+                } else {
+                    mergeInputs.hiccups?.add(hiccups)
+                }
             }
             mergeInputs.validationTimes.merge(p.validationTimes) { a, _ in a }
             mergeInputs.careActionTimes.merge(p.careActionTimes) { a, _ in a }
@@ -114,30 +118,30 @@ extension Verdict {
 extension MQTTDelivery {
     /// Two parts' deliveries added up (the broker's drops summed where either counted them).
     package func adding(_ mqttDelivery: MQTTDelivery) -> MQTTDelivery {
-        var m = self
-        m.acknowledged += mqttDelivery.acknowledged
-        m.confirmed += mqttDelivery.confirmed
-        m.rejected += mqttDelivery.rejected
-        m.unconfirmed = Array((unconfirmed + mqttDelivery.unconfirmed).prefix(MQTTDelivery.namedLimit))
-        m.unconfirmedCount += mqttDelivery.unconfirmedCount
-        m.sutConfirms = sutConfirms || mqttDelivery.sutConfirms
+        var merged = self
+        merged.acknowledged += mqttDelivery.acknowledged
+        merged.confirmed += mqttDelivery.confirmed
+        merged.rejected += mqttDelivery.rejected
+        merged.unconfirmed = Array((unconfirmed + mqttDelivery.unconfirmed).prefix(MQTTDelivery.namedLimit))
+        merged.unconfirmedCount += mqttDelivery.unconfirmedCount
+        merged.sutConfirms = sutConfirms || mqttDelivery.sutConfirms
         if brokerDropped != nil || mqttDelivery.brokerDropped != nil {
-            m.brokerDropped = (brokerDropped ?? 0) + (mqttDelivery.brokerDropped ?? 0)
+            merged.brokerDropped = (brokerDropped ?? 0) + (mqttDelivery.brokerDropped ?? 0)
         }
-        return m
+        return merged
     }
 }
 
 extension BLELinkSummary {
     /// Two parts' BLE links as one.
     package func adding(_ bleLinkSummary: BLELinkSummary) -> BLELinkSummary {
-        var b = self
-        b.devices += bleLinkSummary.devices
-        b.sent += bleLinkSummary.sent
-        b.notSent += bleLinkSummary.notSent
-        b.disconnects += bleLinkSummary.disconnects
-        b.reconnects += bleLinkSummary.reconnects
-        b.storedForRACP += bleLinkSummary.storedForRACP
-        return b
+        var merged = self
+        merged.devices += bleLinkSummary.devices
+        merged.sent += bleLinkSummary.sent
+        merged.notSent += bleLinkSummary.notSent
+        merged.disconnects += bleLinkSummary.disconnects
+        merged.reconnects += bleLinkSummary.reconnects
+        merged.storedForRACP += bleLinkSummary.storedForRACP
+        return merged
     }
 }

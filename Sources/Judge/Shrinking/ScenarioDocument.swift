@@ -99,8 +99,8 @@ package struct ScenarioDocument {
         let (patientIDs, deviceIDs) = kept(selection)
         return selection.timeline.filter { i in
             let entry = timeline[i]
-            if let p = entry.patient { return patientIDs.contains(p) }
-            if let d = entry.device { return deviceIDs.contains(d) }
+            if let patient = entry.patient { return patientIDs.contains(patient) }
+            if let device = entry.device { return deviceIDs.contains(device) }
             return true
         }
     }

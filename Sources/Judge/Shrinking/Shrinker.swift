@@ -117,9 +117,9 @@ package final class Shrinker {
         _ apply: (inout ScenarioDocument.Selection, [Item]) -> Void
     ) async -> ScenarioDocument.Selection {
         let kept = await DeltaDebugging.minimize(items) { subset in
-            var s = start
-            apply(&s, subset)
-            return await fails(s)
+            var size = start
+            apply(&size, subset)
+            return await fails(size)
         }
         var out = start
         apply(&out, kept)

@@ -32,9 +32,9 @@ package enum StoredValueRules {
         of signal: Signal
     ) -> (value: Double, converted: Bool)? {
         guard let unit, unit != signal.ucum else { return (value, false) }
-        let u = unit.trimmingCharacters(in: .whitespaces).lowercased()
-        if same(signal).contains(u) { return (value, false) }
-        guard let factor = conversions(signal)[u] else { return nil }
+        let lowered = unit.trimmingCharacters(in: .whitespaces).lowercased()
+        if same(signal).contains(lowered) { return (value, false) }
+        guard let factor = conversions(signal)[lowered] else { return nil }
         return (factor(value), true)
     }
 

@@ -21,23 +21,25 @@ package enum AlertMatching {
         var groups: [String: (expected: [Int], observed: [Int])] = [:]
         var order: [String] = []
         func key(_ patient: String, _ rule: String) -> String { patient + "\u{0}" + rule }
-        for (i, e) in expected.enumerated() {
-            let k = key(e.patientID, e.rule)
-            if groups[k] == nil { order.append(k) }
-            groups[k, default: ([], [])].expected.append(i)
+        for (i, expectedAlerts) in expected.enumerated() {
+            let groupKey = key(expectedAlerts.patientID, expectedAlerts.rule)
+            if groups[groupKey] == nil { order.append(groupKey) }
+            groups[groupKey, default: ([], [])].expected.append(i)
         }
         for (j, a) in observed.enumerated() {
             groups[key(a.patientID, a.rule)]?.observed.append(j)
         }
-        for k in order {
-            guard let g = groups[k], !g.observed.isEmpty else { continue }
-            let alerts = g.observed.sorted {
+        for groupKey in order {
+            guard let group = groups[groupKey], !group.observed.isEmpty else { continue }
+            let alerts = group.observed.sorted {
                 (observed[$0].raisedAt, observed[$0].alertID) < (observed[$1].raisedAt, observed[$1].alertID)
             }
-            for cluster in clusters(g.expected.map { expected[$0] }, alerts.map { observed[$0].raisedAt }) {
-                let e = cluster.expected.map { g.expected[$0] }
-                let o = cluster.observed.map { alerts[$0] }
-                for (i, j) in pairs(e.map { expected[$0] }, o.map { observed[$0] }) { result[e[i]] = o[j] }
+            for cluster in clusters(group.expected.map { expected[$0] }, alerts.map { observed[$0].raisedAt }) {
+                let expectedAlerts = cluster.expected.map { group.expected[$0] }
+                let observedAlerts = cluster.observed.map { alerts[$0] }
+                for (i, j) in pairs(expectedAlerts.map { expected[$0] }, observedAlerts.map { observed[$0] }) {
+                    result[expectedAlerts[i]] = observedAlerts[j]
+                }
             }
         }
         return result
@@ -72,32 +74,32 @@ package enum AlertMatching {
 
     /// The optimal pairs (expected index, observed index) of one patient and rule.
     static func pairs(_ expected: [GoldenFile.ExpectedAlert], _ observed: [ObservedAlert]) -> [(Int, Int)] {
-        let n = expected.count + observed.count
+        let size = expected.count + observed.count
         // Leaving an expectation or an alert unpaired costs the bound: pairing within the bound
         // (≤ bound) beats leaving both (2 × bound); pairing beyond it costs more than leaving both.
         let unpaired = pairingBound
         let forbidden = 2 * pairingBound + 1
-        let scale = Int64(n * n + 1)
-        var cost = [[Int64]](repeating: [Int64](repeating: 0, count: n), count: n)
-        for i in 0..<n {
-            for j in 0..<n {
-                switch (i < expected.count, j < observed.count) {
+        let scale = Int64(size * size + 1)
+        var cost = [[Int64]](repeating: [Int64](repeating: 0, count: size), count: size)
+        for i in 0..<size {
+            for assigned in 0..<size {
+                switch (i < expected.count, assigned < observed.count) {
                 case (true, true):
-                    let d = distance(observed[j].raisedAt, from: expected[i].from, to: expected[i].to)
+                    let gap = distance(observed[assigned].raisedAt, from: expected[i].from, to: expected[i].to)
                     // Scaled so that equal distances prefer pairing in order (the i-th expectation with
                     // the i-th alert by time); the tie terms of all pairs together stay below one unit.
-                    cost[i][j] = d > pairingBound ? forbidden * scale : d * scale + Int64(abs(i - j))
-                case (true, false), (false, true): cost[i][j] = unpaired * scale
-                case (false, false): cost[i][j] = 0
+                    cost[i][assigned] = gap > pairingBound ? forbidden * scale : gap * scale + Int64(abs(i - assigned))
+                case (true, false), (false, true): cost[i][assigned] = unpaired * scale
+                case (false, false): cost[i][assigned] = 0
                 }
             }
         }
         let assignment = MinimumCostAssignment.solve(cost)
         var out: [(Int, Int)] = []
         for i in 0..<expected.count where assignment[i] < observed.count {
-            let j = assignment[i]
-            if distance(observed[j].raisedAt, from: expected[i].from, to: expected[i].to) <= pairingBound {
-                out.append((i, j))
+            let assigned = assignment[i]
+            if distance(observed[assigned].raisedAt, from: expected[i].from, to: expected[i].to) <= pairingBound {
+                out.append((i, assigned))
             }
         }
         return out

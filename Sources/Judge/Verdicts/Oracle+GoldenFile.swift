@@ -8,15 +8,15 @@ extension Oracle {
         var expectations = golden.alerts.filter { covered.contains($0.rule) }
         var out: [String] = []
         for a in derived {
-            if let i = expectations.firstIndex(where: {
+            if let position = expectations.firstIndex(where: {
                 $0.patientID == a.patientID && $0.rule == a.rule && ($0.from...$0.to).contains(a.raisedAt)
             }) {
-                if expectations[i].severity != a.severity {
+                if expectations[position].severity != a.severity {
                     out.append(
-                        "\(a.rule) patient \(a.patientID): golden severity \(expectations[i].severity), oracle \(a.severity)"
+                        "\(a.rule) patient \(a.patientID): golden severity \(expectations[position].severity), oracle \(a.severity)"
                     )
                 }
-                expectations.remove(at: i)
+                expectations.remove(at: position)
             } else {
                 out.append(
                     "\(a.rule) patient \(a.patientID) at \(CivilTime(unixMilliseconds: a.raisedAt).iso8601(fractional: true)) (evidence \(a.evidence)) is derived but not expected"

@@ -48,7 +48,7 @@ package enum RequirementAspect: String, Sendable, CaseIterable, Codable {
     case evidence
     /// A corrupt reading refused with the expected status.
     case rejectionStatus = "rejection-status"
-    /// A refusal naming the refused field. Seed 001 asks only for "400 Bad Request: Invalid data",
+    /// A refusal naming the refused field. The VitalEdge SDS asks only for "400 Bad Request: Invalid data",
     /// so naming the field is a SHOULD by default.
     case rejectionField = "rejection-field"
     /// Latency budgets.

@@ -72,8 +72,8 @@ struct UnexpectedAlertGroups {
 
     private mutating func add(_ alert: ObservedAlert, to name: String, _ finding: Finding, rule: String?, what: String)
     {
-        if let i = groups.firstIndex(where: { $0.name == name }) {
-            groups[i].alerts.append(alert)
+        if let position = groups.firstIndex(where: { $0.name == name }) {
+            groups[position].alerts.append(alert)
         } else {
             groups.append(Group(name: name, finding: finding, rule: rule, alerts: [alert], what: what))
         }

@@ -17,7 +17,7 @@ extension Verdict {
         allowance: Double = 0
     ) -> String? {
         guard let hiccups, hiccups.totalCount > 0 else { return nil }
-        func at(_ h: Histogram<UInt64>, _ p: Double) -> Double { milliseconds(h, at: p) }
+        func at(_ h: Histogram<UInt64>, _ p: Double) -> Double { h.milliseconds(at: p) }
         for budget in budgets {
             guard let measured = histograms[budget.path], measured.totalCount > 0 else { continue }
             for (p, limit) in budget.limits where at(measured, p) > limit + allowance && at(hiccups, p) > limit / 4 {

@@ -50,10 +50,10 @@ extension Verdict {
         alerts = result.alerts.observed
         expectedAlerts = golden.alerts
         for (path, histogram) in measured {
-            latency[path] = Verdict.summary(histogram)
-            histograms[path] = Verdict.buckets(histogram)
+            latency[path] = histogram.summary
+            histograms[path] = histogram.buckets
         }
-        latency[.schedulingLag] = Verdict.summary(result.traffic.schedulingLag)
+        latency[.schedulingLag] = result.traffic.schedulingLag.summary
         keepMergeInputs(result, measured: measured)
         let allowance = result.traffic.network?.allowance ?? 0
         if let stall = Verdict.harnessStall(

@@ -34,8 +34,8 @@ extension Verdict {
             let ids = Set(alert.evidence.compactMap { found[$0] }).sorted()
             if !ids.isEmpty {
                 out[alert.alertID] = ids
-            } else if let i = requests[alert.alertID], plan.indices.contains(i) {
-                out[alert.alertID] = [trace.traceID(of: plan[i])]
+            } else if let carrier = requests[alert.alertID], plan.indices.contains(carrier) {
+                out[alert.alertID] = [trace.traceID(of: plan[carrier])]
             }
         }
         return out

@@ -106,53 +106,56 @@ package struct Verdict: Sendable {
         self.checks = checks
     }
 
-    /// The latency paths of a verdict in report order: acknowledgement, alert (API, then each push channel), scheduling
-    /// lag.
-    package static func latencyPaths(_ verdict: Verdict) -> [LatencyPath] {
-        Set(verdict.latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
+    /// The latency paths of the verdict in report order: acknowledgement, alert (API, then each push
+    /// channel), scheduling lag.
+    package var latencyPaths: [LatencyPath] {
+        Set(latency.keys).union([.readingToAck, .readingToAlert, .schedulingLag]).sorted()
     }
 
-    /// Upper bounds (ms) of the histogram buckets; the last bucket is open.
-    static let bucketBounds: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+    /// ISO-8601 UTC text, with milliseconds, of a Unix time in ms.
+    package static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
+}
 
-    package static func buckets(_ histogram: Histogram<UInt64>) -> [LatencyBucket] {
+extension Histogram where Count == UInt64 {
+    /// Upper bounds (ms) of the report's buckets; the last bucket is open.
+    static var bucketBounds: [Double] { [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }
+
+    /// The distribution (µs) in the report's logarithmic buckets.
+    package var buckets: [LatencyBucket] {
         var out: [LatencyBucket] = []
         var lower: UInt64 = 0
         func label(_ ms: Double) -> String { ms >= 1000 ? "\(Int(ms / 1000))s" : ms < 1 ? "\(ms)" : "\(Int(ms))" }
-        for bound in bucketBounds {
+        for bound in Self.bucketBounds {
             let upper = UInt64(bound * 1000)
             out.append(
                 LatencyBucket(
                     label: "≤" + label(bound),
-                    count: histogram.totalCount == 0 || upper < lower ? 0 : histogram.count(within: lower...upper)
+                    count: totalCount == 0 || upper < lower ? 0 : count(within: lower...upper)
                 )
             )
             lower = upper + 1
         }
         out.append(
             LatencyBucket(
-                label: ">" + label(bucketBounds.last!),
-                count: histogram.totalCount == 0 ? 0 : histogram.count(within: lower...UInt64.max / 2)
+                label: ">" + label(Self.bucketBounds.last!),
+                count: totalCount == 0 ? 0 : count(within: lower...UInt64.max / 2)
             )
         )
         return out
     }
 
-    /// Percentiles reported for every latency path (ms).
-    static let reported: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
-
-    package static func summary(_ histogram: Histogram<UInt64>) -> [String: Double] {
-        var out: [String: Double] = ["count": Double(histogram.totalCount)]
-        guard histogram.totalCount > 0 else { return out }
-        for (name, p) in reported { out[name] = milliseconds(histogram, at: p) }
+    /// `count` and the reported percentiles (p50, p90, p99, p99.9, max) in ms.
+    package var summary: [String: Double] {
+        var out: [String: Double] = ["count": Double(totalCount)]
+        guard totalCount > 0 else { return out }
+        for (name, percentile) in [("p50", 50.0), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)] {
+            out[name] = milliseconds(at: percentile)
+        }
         return out
     }
 
-    /// A latency histogram's value (µs) at percentile `p` in ms; 100 and above is its maximum.
-    static func milliseconds(_ histogram: Histogram<UInt64>, at p: Double) -> Double {
-        Double(p >= 100 ? histogram.max : histogram.valueAtPercentile(p)) / 1000
+    /// The value (µs) at `percentile`, in ms; 100 and above is the maximum.
+    package func milliseconds(at percentile: Double) -> Double {
+        Double(percentile >= 100 ? max : valueAtPercentile(percentile)) / 1000
     }
-
-    /// ISO-8601 UTC text, with milliseconds, of a Unix time in ms.
-    package static func iso(_ ms: Int64) -> String { CivilTime(unixMilliseconds: ms).iso8601(fractional: true) }
 }

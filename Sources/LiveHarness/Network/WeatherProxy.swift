@@ -190,8 +190,8 @@ package final class WeatherProxy: @unchecked Sendable {
             var ready = pollfd(fd: from, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 200)
             if polled == 0 { continue }
-            let n = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
-            guard polled > 0, n > 0 else { return }
+            let received = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
+            guard polled > 0, received > 0 else { return }
             let arrived = ContinuousClock.now
             chunk += 1
             let key = SeededRandom.fnv1a("\(connection)/\(answers ? "a" : "q")/\(chunk)")
@@ -201,11 +201,11 @@ package final class WeatherProxy: @unchecked Sendable {
                 return
             }
             // The link is busy sending earlier chunks at the bandwidth; then the chunk travels.
-            sent = max(sent, arrived) + transmission(bytes: n)
+            sent = max(sent, arrived) + transmission(bytes: received)
             var due = max(lastDue, sent + delay(key: key))
             due = afterPartitions(due)
             lastDue = due
-            guard pipe.put(WeatherPipe.Chunk(bytes: Array(buffer[0..<n]), due: due)) else { return }
+            guard pipe.put(WeatherPipe.Chunk(bytes: Array(buffer[0..<received]), due: due)) else { return }
         }
     }
 
@@ -266,9 +266,11 @@ package final class WeatherProxy: @unchecked Sendable {
     func send(all buffer: [UInt8], count: Int, to fd: Int32) -> Bool {
         var sent = 0
         while sent < count {
-            let n = buffer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return false }
-            sent += n
+            let written = buffer.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL))
+            }
+            guard written > 0 else { return false }
+            sent += written
         }
         return true
     }

@@ -107,18 +107,18 @@ extension LivePeripherals {
             state.summary.reconnects += 1
             flush(k, &state)
         }
-        for i in state.held.indices where !state.held[i].isEmpty {
+        for device in state.held.indices where !state.held[device].isEmpty {
             let deadline = Date(timeIntervalSinceNow: 2)
-            while !state.held[i].isEmpty, Date() < deadline {
+            while !state.held[device].isEmpty, Date() < deadline {
                 usleep(100_000)
-                flush(i, &state)
+                flush(device, &state)
             }
         }
         state.summary.notSubscribed += state.held.reduce(0) { $0 + $1.filter(\.first).count }
         // Links still down at the end (nothing but stored records came after the fault) come back now.
         for f in scenario.timeline.compactMap({ if case let .fault(f) = $0, f.kind == .disconnect { f } else { nil } })
         where state.down.contains("\(f.deviceID)@\(f.start)") && !state.up.contains("\(f.deviceID)@\(f.start)") {
-            if let i = deviceIndex[f.deviceID], reconnect(i) { state.summary.reconnects += 1 }
+            if let device = deviceIndex[f.deviceID], reconnect(device) { state.summary.reconnects += 1 }
         }
         for p in peripherals { p.drain() }
     }

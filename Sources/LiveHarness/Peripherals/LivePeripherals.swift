@@ -104,14 +104,14 @@ package final class LivePeripherals {
         let pacer = Pacer(started: origin ?? ContinuousClock.now, speed: speed)
         self.onSent = onSent
         while let (reading, _) = run.next() {
-            guard let i = deviceIndex[reading.deviceID] else { continue }
-            applyDisconnectFaults(before: reading, device: i, pacer, &state)
+            guard let device = deviceIndex[reading.deviceID] else { continue }
+            applyDisconnectFaults(before: reading, device: device, pacer, &state)
             for k in state.awaiting.sorted() where peripherals[k].isSubscribed {
                 state.awaiting.remove(k)
                 state.summary.reconnects += 1
             }
             pacer.wait(until: reading.intendedEmitTime)
-            send(encoder.encode(reading), of: reading, device: i, &state)
+            send(encoder.encode(reading), of: reading, device: device, &state)
         }
         finish(&state)
         return state.summary

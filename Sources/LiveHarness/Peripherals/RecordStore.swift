@@ -61,8 +61,8 @@ final class RecordStore: Sendable {
 
     /// The filter key of a record: GLS filters on the record's sequence number, CGMS on its time offset.
     static func sequence(of record: [(UInt16, [UInt8])]) -> UInt16 {
-        guard let (uuid, b) = record.first else { return 0 }
-        if uuid == CGMMeasurement.uuid { return b.count > 5 ? UInt16(b[4]) | UInt16(b[5]) << 8 : 0 }
-        return b.count > 2 ? UInt16(b[1]) | UInt16(b[2]) << 8 : 0
+        guard let (uuid, bytes) = record.first else { return 0 }
+        if uuid == CGMMeasurement.uuid { return bytes.count > 5 ? UInt16(bytes[4]) | UInt16(bytes[5]) << 8 : 0 }
+        return bytes.count > 2 ? UInt16(bytes[1]) | UInt16(bytes[2]) << 8 : 0
     }
 }

@@ -5,7 +5,7 @@ import Traffic
 /// Which request of the plan an observed alert came from, for its reading → alert latency and its
 /// span: the request that carried its last evidence reading. When the alert cites no evidence (a
 /// profile without `evidence`), or cites only ids of the SUT's own making (the reference SUT names a
-/// seed-001 heart-rate reading `PATIENT/iot-heart-rate/TIME`; another backend its database's ids),
+/// VitalEdge SDS heart-rate reading `PATIENT/iot-heart-rate/TIME`; another backend its database's ids),
 /// the request is found by the alert's own time: the last request carrying a reading of its patient
 /// stamped at `raisedAt` — by then every reading stamped then had been sent, one sent late after a
 /// dropout too — else the first of its patient due at or after it. An alert of traffic sent alongside

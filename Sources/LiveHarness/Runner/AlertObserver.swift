@@ -62,7 +62,7 @@ struct AlertObserver: Sendable {
         }
         auth.contract.listed(read: alerts, outside: outside)
         auth.contract.unreadable(list.unreadable, first: list.firstUnreadable)
-        let onDeviceTime = alerts.map { shared.alertClock?.onDeviceTime($0) ?? $0 }
+        let onDeviceTime = shared.alertClock.map { clock in alerts.map(clock.onDeviceTime) } ?? alerts
         shared.withLock { $0.polled(onDeviceTime, at: now, unreadable: list) }
     }
 

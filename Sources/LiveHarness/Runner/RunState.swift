@@ -173,14 +173,14 @@ struct RunState: Sendable {
         for sample in samples { ack.record(sample) }
     }
 
-    /// An answer of the SUT to `request` (`method url`) with `status`: it was reachable, and a
-    /// refusal of the route or an outage is noted for the run's health.
-    mutating func replied(_ request: String, status: Int, body: [UInt8]) {
+    /// An answer of the SUT to `method url` with `status`: it was reachable, and a refusal of the
+    /// route or an outage is noted for the run's health (the request named only then).
+    mutating func replied(_ method: String, _ url: String, status: Int, body: [UInt8]) {
         reachable = true
         if RunHealth.configurationStatuses.contains(status) {
-            health.noteRefusal(request, status: status, body: body)
+            health.noteRefusal("\(method) \(url)", status: status, body: body)
         } else if RunHealth.outageStatuses.contains(status) {
-            health.noteOutage(request, status: status, body: body)
+            health.noteOutage("\(method) \(url)", status: status, body: body)
         }
     }
 
@@ -336,7 +336,7 @@ extension RunState {
         )
         let intended = intended
         func due(_ alert: ObservedAlert) -> Duration? {
-            if let i = cause.request(of: alert) { return intended[i] }
+            if let carrier = cause.request(of: alert) { return intended[carrier] }
             guard let alongside, let speed else { return nil }
             return alongside.origin + .microseconds(Int64(Double(alongside.due(alert)) * 1000 / speed))
         }

@@ -215,8 +215,7 @@ struct TrafficSender: Sendable {
                     continue
                 }
                 record(reply, of: plannedRequest, in: &outcome)
-                let request = "\(plannedRequest.method) \(url)"
-                shared.withLock { $0.replied(request, status: reply.status, body: reply.body) }
+                shared.withLock { $0.replied(plannedRequest.method, url, status: reply.status, body: reply.body) }
             } catch {
                 outcome.status = nil
                 outcome.error = error.reason

@@ -77,8 +77,7 @@ extension ScenarioSession {
         let whole = Array(setup.trafficPlan(naming: naming))
         let shaped = setup.profileShaped(naming: naming) ? options.target.profile.name : nil
         do throws(EvidenceError) {
-            try EvidenceBundle.write(
-                to: folder + "/" + setup.name,
+            try EvidenceBundle(directory: folder + "/" + setup.name).write(
                 scenarioPath: setup.path,
                 scenario: setup.scenario,
                 goldenPath: goldenPath,

@@ -6,7 +6,7 @@ import Traffic
 import Transports
 import VitalSimCore
 
-/// Reads the SUT's audit trail back after a scenario (the profile's `audit:`, issue 45) with an
+/// Reads the SUT's audit trail back after a scenario (the profile's `audit:`) with an
 /// administrator's credential: once per patient when its URL names `{patient}`, else once; the
 /// entries about the scenario's patients, with people and patients mapped back to their scenario
 /// ids, for ``Verdict/auditChecks(_:)``.
@@ -36,7 +36,7 @@ struct AuditTrailReader {
         }
         let headers: [String]
         switch await lifecycle.administratorHeaders() {
-        case .success(let c): headers = c.0
+        case .success(let held): headers = held.0
         case .failure(let problem): return .failure(.init("reading the audit trail: \(problem.message)"))
         }
         let urls =

@@ -9,7 +9,7 @@ import VitalSimCore
 /// After a scenario's patients are deleted — by the profile's lifecycle `reset:`, or here through the
 /// reference contract (`DELETE /api/v1/patients/{id}` with the admin credential) when the run's
 /// SUT is the embedded one — reads the first page of each patient's stored readings and of the alert
-/// list with the reader's credential, for ``Verdict/deletionChecks(_:)`` (issue 45, Deliver 3).
+/// list with the reader's credential, for ``Verdict/deletionChecks(_:)``.
 struct DeletionReadBack {
     let scenario: Scenario
     let naming: WireNaming
@@ -32,12 +32,12 @@ struct DeletionReadBack {
         if delete {
             let admin: [String]
             switch await lifecycle.administratorHeaders() {
-            case .success(let c): admin = c.0
+            case .success(let held): admin = held.0
             case .failure(let problem):
-                return reads.map { r in
-                    var r = r
-                    r.unobservable = "not judged: no admin credential to delete with (\(problem.message))"
-                    return r
+                return reads.map { read in
+                    var read = read
+                    read.unobservable = "not judged: no admin credential to delete with (\(problem.message))"
+                    return read
                 }
             }
             for (i, patient) in scenario.patients.enumerated() {
@@ -46,12 +46,12 @@ struct DeletionReadBack {
         }
         let headers: [String]
         switch await auth.reader() {
-        case .success(let c): headers = c.0
+        case .success(let held): headers = held.0
         case .failure(let problem):
-            return reads.map { r in
-                var r = r
-                r.unobservable = r.unobservable ?? "not judged: no reader credential (\(problem.message))"
-                return r
+            return reads.map { read in
+                var read = read
+                read.unobservable = read.unobservable ?? "not judged: no reader credential (\(problem.message))"
+                return read
             }
         }
         for i in reads.indices where reads[i].unobservable == nil {

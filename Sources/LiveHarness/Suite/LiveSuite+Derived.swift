@@ -42,10 +42,10 @@ extension LiveSuite {
         var unused = reference?.alerts ?? []
         var alerts: [GoldenFile.ExpectedAlert] = []
         for a in Oracle.expect(scenario, seed: seed) {
-            if let i = unused.firstIndex(where: {
+            if let position = unused.firstIndex(where: {
                 $0.patientID == a.patientID && $0.rule == a.rule && ($0.from...$0.to).contains(a.raisedAt)
             }) {
-                alerts.append(unused.remove(at: i))
+                alerts.append(unused.remove(at: position))
             } else {
                 alerts.append(
                     GoldenFile.ExpectedAlert(

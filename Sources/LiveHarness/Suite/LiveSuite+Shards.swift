@@ -88,7 +88,7 @@ extension LiveSuite {
             startAt = nil
             let share = split == nil ? "" : ", \(ran.count) of its \(all.count) patient(s)"
             progress("running \(scenario.name) (\(l.path))\(share)")
-            let (v, requests) = try await runScenario(
+            let (verdict, requests) = try await runScenario(
                 l.path,
                 scenario,
                 golden: golden,
@@ -96,11 +96,11 @@ extension LiveSuite {
                 whole: whole,
                 options: options
             )
-            if v.error != nil { stopped = "scenario \(l.name) could not be judged before it" }
-            part.verdict = VerdictRecord(v)
-            if options.reports.listsRequests, v.error == nil { part.requests = requests }
+            if verdict.error != nil { stopped = "scenario \(l.name) could not be judged before it" }
+            part.verdict = VerdictRecord(verdict)
+            if options.reports.listsRequests, verdict.error == nil { part.requests = requests }
             out.parts.append(part)
-            out.verdicts.append(v)
+            out.verdicts.append(verdict)
         }
         return out
     }

@@ -32,15 +32,15 @@ extension AlertEngine {
             if rearmed { patient.active.remove(key) }
             return nil
         }
-        var e = patient.episodes[key] ?? Episode(start: observation.time, ids: [])
-        e.ids.append(observation.readingID)
-        if e.ids.count > 40 { e.ids.removeFirst(20) }
-        patient.episodes[key] = e
-        guard !patient.active.contains(key), observation.time - e.start >= rule.persistence else {
+        var episode = patient.episodes[key] ?? Episode(start: observation.time, ids: [])
+        episode.ids.append(observation.readingID)
+        if episode.ids.count > 40 { episode.ids.removeFirst(20) }
+        patient.episodes[key] = episode
+        guard !patient.active.contains(key), observation.time - episode.start >= rule.persistence else {
             return nil
         }
         patient.active.insert(key)
-        return patient.alert(rule, at: observation.time, evidence: Array(e.ids.suffix(20)))
+        return patient.alert(rule, at: observation.time, evidence: Array(episode.ids.suffix(20)))
     }
 
     /// The total of a signal over the window per kilogram of the latest weight (infant feeds).
@@ -88,11 +88,11 @@ extension AlertEngine {
         _ patient: PatientAlertState
     ) -> Alert? {
         for signal in signals {
-            guard let v = observation.values[signal],
+            guard let value = observation.values[signal],
                 let previous = patient.history[signal]?.last(where: {
                     $0.time < observation.time && $0.time >= observation.time - window
                 }),
-                v > previous.value
+                value > previous.value
             else { continue }
             return patient.alert(rule, at: observation.time, evidence: [previous.id, observation.readingID])
         }
@@ -115,13 +115,13 @@ extension AlertEngine {
         var sq = 0.0
         var over = 0
         for i in 1..<rr.count {
-            let d = rr[i] - rr[i - 1]
-            sq += d * d
-            if abs(d) > 50 { over += 1 }
+            let difference = rr[i] - rr[i - 1]
+            sq += difference * difference
+            if abs(difference) > 50 { over += 1 }
         }
         let rmssd = (sq / Double(rr.count - 1)).squareRoot()
-        let p = 100 * Double(over) / Double(rr.count - 1)
-        let holds = p > pnn50 && rmssd / mean > normalizedRMSSD
+        let percent = 100 * Double(over) / Double(rr.count - 1)
+        let holds = percent > pnn50 && rmssd / mean > normalizedRMSSD
         return patient.latch(
             key,
             rule,

@@ -79,16 +79,16 @@ extension AlertRule {
     /// The rule with each threshold comparison's strictness flipped (`>` ↔ `>=`, `<` ↔ `<=`): the
     /// `off-by-one` fault, a SUT that compares one step off at every boundary.
     package var offByOne: AlertRule {
-        func flip(_ c: Condition) -> Condition {
-            var c = c
-            c.comparison =
-                switch c.comparison {
+        func flip(_ rule: Condition) -> Condition {
+            var rule = rule
+            rule.comparison =
+                switch rule.comparison {
                 case .less: .lessOrEqual
                 case .lessOrEqual: .less
                 case .greater: .greaterOrEqual
                 case .greaterOrEqual: .greater
                 }
-            return c
+            return rule
         }
         var rule = self
         switch kind {

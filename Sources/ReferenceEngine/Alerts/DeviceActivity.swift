@@ -48,9 +48,9 @@ struct DeviceActivity {
         guard intervalCount > 0 else { return nil }
         var remaining = intervalCount / 2
         for length in intervals.keys.sorted() {
-            let n = intervals[length] ?? 0
-            if remaining < n { return length }
-            remaining -= n
+            let count = intervals[length] ?? 0
+            if remaining < count { return length }
+            remaining -= count
         }
         return nil
     }

@@ -14,10 +14,10 @@ enum NEWS2 {
     static func score(latest history: PatientAlertState, at time: Int64, scale2: Bool) -> Result? {
         let freshness: Int64 = 3_600_000
         func fresh(_ signal: Signal) -> Sample? {
-            guard let x = history.latest(signal), time - x.time <= freshness, x.time <= time else {
+            guard let latest = history.latest(signal), time - latest.time <= freshness, latest.time <= time else {
                 return nil
             }
-            return x
+            return latest
         }
         guard let rr = fresh(.respirationRate), let spo2 = fresh(.spo2), let sbp = fresh(.systolic),
             let hr = fresh(.heartRate), let temp = fresh(.temperature)

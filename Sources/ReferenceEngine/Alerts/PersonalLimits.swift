@@ -66,20 +66,20 @@ package enum PersonalLimits {
         _ field: String
     ) throws(ValidationFailure) -> Double {
         let range = ThresholdOverride.range(of: signal, rule: rule)
-        guard let d = jsonInput.doubleValue, d.isFinite else {
+        guard let number = jsonInput.doubleValue, number.isFinite else {
             throw ValidationFailure(
                 field: field,
                 message: "a limit is a number in \(signal.ucum), got \(jsonInput.typeName)"
             )
         }
-        guard range.contains(d) else {
+        guard range.contains(number) else {
             throw ValidationFailure(
                 field: field,
                 message:
-                    "\(JSONValue.format(d)) is outside \(JSONValue.format(range.lowerBound))...\(JSONValue.format(range.upperBound)) \(signal.ucum)"
+                    "\(JSONValue.format(number)) is outside \(JSONValue.format(range.lowerBound))...\(JSONValue.format(range.upperBound)) \(signal.ucum)"
             )
         }
-        return d
+        return number
     }
 
     /// Stored limits (written by ``ThresholdOverride/json(_:)``); anything unreadable is left out.
@@ -89,8 +89,8 @@ package enum PersonalLimits {
         for id in o.keys.sorted() {
             guard case let .object(signals)? = o[id] else { continue }
             for signal in Signal.allCases {
-                if let v = signals[signal.rawValue]?.doubleValue {
-                    out.append(ThresholdOverride(rule: id, signal: signal, value: v))
+                if let limit = signals[signal.rawValue]?.doubleValue {
+                    out.append(ThresholdOverride(rule: id, signal: signal, value: limit))
                 }
             }
         }

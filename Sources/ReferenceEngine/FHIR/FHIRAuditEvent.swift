@@ -1,6 +1,6 @@
 import VitalSimCore
 
-/// One entry of the reference SUT's audit trail (issue 45; seed 000, Non-Functional Requirements,
+/// One entry of the reference SUT's audit trail (the IoT-AI SRS, Non-Functional Requirements,
 /// Security & Privacy: HIPAA audit): who (a person, or an administrator) read or changed which
 /// patient's data, what, and when by the SUT's wall clock. Served as FHIR R4 `AuditEvent`s.
 package struct AuditRecord: Sendable, Equatable {
@@ -117,12 +117,12 @@ package enum FHIRAuditEvent {
 
     /// A `searchset` Bundle of `records`, oldest first.
     package static func bundle(_ records: [AuditRecord]) -> JSONValue {
-        var f: [(String, JSONValue)] = [
+        var fields: [(String, JSONValue)] = [
             ("resourceType", .string("Bundle")), ("type", .string("searchset")),
             ("total", .int(Int64(records.count))),
         ]
         if !records.isEmpty {
-            f.append(
+            fields.append(
                 (
                     "entry",
                     .array(
@@ -133,6 +133,6 @@ package enum FHIRAuditEvent {
                 )
             )
         }
-        return .object(f)
+        return .object(fields)
     }
 }

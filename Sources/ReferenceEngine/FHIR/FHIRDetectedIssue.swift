@@ -20,7 +20,7 @@ package enum FHIRDetectedIssue {
     /// One alert as a `DetectedIssue`; `identified: false` leaves out `identifiedDateTime` (the
     /// unreadable-alerts fault).
     package static func resource(_ alert: Alert, identified: Bool = true) -> JSONValue {
-        var f: [(String, JSONValue)] = [
+        var fields: [(String, JSONValue)] = [
             ("resourceType", .string("DetectedIssue")), ("id", .string(alert.alertID)), ("status", .string("final")),
             (
                 "code",
@@ -32,15 +32,15 @@ package enum FHIRDetectedIssue {
             ("patient", .object([("reference", .string("Patient/" + alert.patientID))])),
         ]
         if identified {
-            f.append(
+            fields.append(
                 ("identifiedDateTime", .string(CivilTime(unixMilliseconds: alert.raisedAt).iso8601(fractional: true)))
             )
         }
         if !alert.evidence.isEmpty {
             let details = alert.evidence.map { JSONValue.object([("reference", .string("Observation/" + $0))]) }
-            f.append(("evidence", .array([.object([("detail", .array(details))])])))
+            fields.append(("evidence", .array([.object([("detail", .array(details))])])))
         }
-        return .object(f)
+        return .object(fields)
     }
 
     /// A `searchset` Bundle of one page of `alerts` (`offset`, at most `count`), with `self` and,
@@ -67,12 +67,12 @@ package enum FHIRDetectedIssue {
         }
         var links = [link("self", offset)]
         if offset + count < alerts.count { links.append(link("next", offset + count)) }
-        var f: [(String, JSONValue)] = [
+        var fields: [(String, JSONValue)] = [
             ("resourceType", .string("Bundle")), ("type", .string("searchset")), ("total", .int(Int64(alerts.count))),
             ("link", .array(links)),
         ]
         if !page.isEmpty {
-            f.append(
+            fields.append(
                 (
                     "entry",
                     .array(
@@ -87,6 +87,6 @@ package enum FHIRDetectedIssue {
                 )
             )
         }
-        return .object(f)
+        return .object(fields)
     }
 }

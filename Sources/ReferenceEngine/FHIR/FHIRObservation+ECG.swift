@@ -89,14 +89,14 @@ extension FHIRObservation {
             for c in codings {
                 guard case let .string(code)? = member(c, "code") else { continue }
                 if member(c, "system") == .string("urn:vitalsim:ecg-classification"),
-                    let k = ECGClassification(rawValue: code)
+                    let classification = ECGClassification(rawValue: code)
                 {
-                    return k
+                    return classification
                 }
                 if member(c, "system") == .string(snomed),
-                    let k = ECGClassification.allCases.first(where: { $0.snomed?.code == code })
+                    let classification = ECGClassification.allCases.first(where: { $0.snomed?.code == code })
                 {
-                    return k
+                    return classification
                 }
             }
         }

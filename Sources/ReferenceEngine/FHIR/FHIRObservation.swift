@@ -253,8 +253,8 @@ package enum FHIRObservation {
             )
         }
         for (i, part) in parts.enumerated() {
-            let c = try loinc(member(part, "code"), field: "component[\(i)].code")
-            guard let signal = components[c] else { continue }
+            let code = try loinc(member(part, "code"), field: "component[\(i)].code")
+            guard let signal = components[code] else { continue }
             values[signal] = try quantity(
                 member(part, "valueQuantity"),
                 field: "component[\(i)].valueQuantity",
@@ -262,14 +262,17 @@ package enum FHIRObservation {
                 range: 20...300
             )
         }
-        guard let s = values[.systolic], let d = values[.diastolic] else {
+        guard let systolic = values[.systolic], let diastolic = values[.diastolic] else {
             throw ValidationFailure(
                 field: "component",
                 message: "the blood pressure panel needs components 8480-6 (systolic) and 8462-4 (diastolic)"
             )
         }
-        guard d < s else {
-            throw ValidationFailure(field: "component", message: "diastolic \(d) must be below systolic \(s)")
+        guard diastolic < systolic else {
+            throw ValidationFailure(
+                field: "component",
+                message: "diastolic \(diastolic) must be below systolic \(systolic)"
+            )
         }
         return values
     }

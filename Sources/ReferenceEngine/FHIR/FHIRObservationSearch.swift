@@ -59,7 +59,7 @@ package enum FHIRObservationSearch {
     /// One stored reading as an `Observation` (id `r` and its storage sequence); nil when it is
     /// not listed (a battery level, a feed).
     package static func resource(_ observation: Observation, seq: Int64) -> JSONValue? {
-        var f: [(String, JSONValue)] = [
+        var fields: [(String, JSONValue)] = [
             ("resourceType", .string("Observation")), ("id", .string("r\(seq)")),
             (
                 "identifier",
@@ -72,23 +72,23 @@ package enum FHIRObservationSearch {
             ("effectiveDateTime", .string(CivilTime(unixMilliseconds: observation.time).iso8601(fractional: true))),
             ("device", .object([("display", .string(observation.deviceID))])),
         ]
-        if let s = observation.values[.systolic], let d = observation.values[.diastolic] {
-            f.append(("code", concept(bloodPressurePanel, "Blood pressure panel with all children optional")))
-            f += subject
-            let parts = [(Signal.systolic, s), (Signal.diastolic, d)].map { signal, v -> JSONValue in
-                let c = loinc[signal] ?? ("", "")
-                return .object([("code", concept(c.code, c.display)), ("valueQuantity", quantity(v, signal))])
+        if let systolic = observation.values[.systolic], let diastolic = observation.values[.diastolic] {
+            fields.append(("code", concept(bloodPressurePanel, "Blood pressure panel with all children optional")))
+            fields += subject
+            let parts = [(Signal.systolic, systolic), (Signal.diastolic, diastolic)].map { signal, v -> JSONValue in
+                let code = loinc[signal] ?? ("", "")
+                return .object([("code", concept(code.code, code.display)), ("valueQuantity", quantity(v, signal))])
             }
-            f.append(("component", .array(parts)))
-            return .object(f)
+            fields.append(("component", .array(parts)))
+            return .object(fields)
         }
         guard let signal = StoredReadingJSON.precedence.first(where: { observation.values[$0] != nil }),
-            let c = loinc[signal],
+            let code = loinc[signal],
             let value = observation.values[signal]
         else { return nil }
-        f.append(("code", concept(c.code, c.display)))
-        f += subject
-        f.append(("valueQuantity", quantity(value, signal)))
-        return .object(f)
+        fields.append(("code", concept(code.code, code.display)))
+        fields += subject
+        fields.append(("valueQuantity", quantity(value, signal)))
+        return .object(fields)
     }
 }

@@ -13,7 +13,7 @@ enum FHIRShape {
         for (i, c) in codings.enumerated() {
             guard case let .object(co) = c else { throw fail("\(field).coding[\(i)]", "a Coding (object)") }
             for key in ["system", "code", "display"] {
-                if let x = co[key], !x.isString { throw fail("\(field).coding[\(i)].\(key)", "a string") }
+                if let member = co[key], !member.isString { throw fail("\(field).coding[\(i)].\(key)", "a string") }
             }
         }
     }
@@ -28,30 +28,30 @@ enum FHIRShape {
             throw fail(field + ".system", "http://unitsofmeasure.org (UCUM)")
         }
         guard q["code"]?.isString == true else { throw fail(field + ".code", "a UCUM code (string)") }
-        if let u = q["unit"], !u.isString { throw fail(field + ".unit", "a string") }
+        if let unit = q["unit"], !unit.isString { throw fail(field + ".unit", "a string") }
     }
 
     /// Checks `component`, `device`, `identifier`, `subject` and `valueQuantity` element types.
     static func check(_ o: [String: JSONInput]) throws(ValidationFailure) {
         try codeableConcept(o["code"] ?? .null, field: "code")
-        if let s = o["subject"] {
-            guard case let .object(subject) = s else { throw fail("subject", "a Reference (object)") }
-            if let r = subject["reference"], !r.isString {
+        if let system = o["subject"] {
+            guard case let .object(subject) = system else { throw fail("subject", "a Reference (object)") }
+            if let reference = subject["reference"], !reference.isString {
                 throw fail("subject.reference", "a string such as Patient/501")
             }
         }
         if let q = o["valueQuantity"] { try quantity(q, field: "valueQuantity") }
         if let c = o["valueCodeableConcept"] { try codeableConcept(c, field: "valueCodeableConcept") }
-        if let d = o["device"] {
-            guard case let .object(device) = d else { throw fail("device", "a Reference (object)") }
-            if let r = device["reference"], !r.isString { throw fail("device.reference", "a string") }
+        if let dateTime = o["device"] {
+            guard case let .object(device) = dateTime else { throw fail("device", "a Reference (object)") }
+            if let reference = device["reference"], !reference.isString { throw fail("device.reference", "a string") }
         }
         if let ids = o["identifier"] {
             guard case let .array(list) = ids else { throw fail("identifier", "an array of Identifiers") }
             for (i, item) in list.enumerated() {
                 guard case let .object(id) = item else { throw fail("identifier[\(i)]", "an Identifier (object)") }
                 for key in ["system", "value"] {
-                    if let x = id[key], !x.isString { throw fail("identifier[\(i)].\(key)", "a string") }
+                    if let member = id[key], !member.isString { throw fail("identifier[\(i)].\(key)", "a string") }
                 }
             }
         }
@@ -65,8 +65,8 @@ enum FHIRShape {
                 try codeableConcept(code, field: "component[\(i)].code")
                 // A component's value is a Quantity, or (an ECG's waveform) SampledData, or (an
                 // equipment entry's action) a CodeableConcept.
-                if let d = p["valueSampledData"] {
-                    guard case .object = d else {
+                if let dateTime = p["valueSampledData"] {
+                    guard case .object = dateTime else {
                         throw fail("component[\(i)].valueSampledData", "a SampledData (object)")
                     }
                     continue

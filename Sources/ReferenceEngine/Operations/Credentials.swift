@@ -28,7 +28,9 @@ package struct Credentials: Sendable {
     ) -> Result<Principal, CredentialProblem> {
         if admins.contains(token) { return .success(.admin) }
         if readers.contains(token) { return .success(.reader) }
-        if let d = devices[token] { return .success(.device(patientID: d.patientID, deviceID: d.deviceID)) }
+        if let device = devices[token] {
+            return .success(.device(patientID: device.patientID, deviceID: device.deviceID))
+        }
         guard let person = people[token] else { return .failure(.unknown) }
         if person.revoked, !honourStale { return .failure(.revoked) }
         if let end = person.expiresAt, !honourStale, now() >= end { return .failure(.expired) }
@@ -83,15 +85,15 @@ extension Credentials {
 
     /// The credential of a request: the bearer token, or else the `X-API-Key` value.
     package static func token(_ authorization: String?, apiKey: String?) -> String? {
-        if let t = bearer(authorization) { return t }
-        guard let k = apiKey?.trimmingWhitespace(), !k.isEmpty else { return nil }
-        return k
+        if let token = bearer(authorization) { return token }
+        guard let key = apiKey?.trimmingWhitespace(), !key.isEmpty else { return nil }
+        return key
     }
 
     /// The token of an `Authorization: Bearer …` header value.
     package static func bearer(_ header: String?) -> String? {
         guard let h = header, h.hasPrefix("Bearer ") else { return nil }
-        let t = String(h.dropFirst(7)).trimmingWhitespace()
-        return t.isEmpty ? nil : t
+        let token = String(h.dropFirst(7)).trimmingWhitespace()
+        return token.isEmpty ? nil : token
     }
 }

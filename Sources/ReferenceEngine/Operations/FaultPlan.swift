@@ -9,7 +9,7 @@ package struct FaultPlan: Sendable, Equatable {
     package var delayAlertsMilliseconds: Int64 = 0
     /// Acknowledge invalid payloads with 200/201 instead of rejecting them (they are not stored).
     package var acceptInvalid = false
-    /// Refuse invalid payloads as seed 001 words it and no more: the status and "Invalid data",
+    /// Refuse invalid payloads as the VitalEdge SDS words it and no more: the status and "Invalid data",
     /// naming no field.
     package var bareRefusals = false
     /// Publish alerts with a wrong severity.
@@ -42,7 +42,7 @@ package struct FaultPlan: Sendable, Equatable {
     /// at-least-once delivery left without idempotence. Alerts are raised once, as before.
     package var storeRetries = false
     /// Answer every VitalEdge daily summary (`POST /api/healthkit`) with 400, valid ones included: a
-    /// backend that refuses what seed 001 §4.2 says it takes.
+    /// backend that refuses what the VitalEdge SDS §4.2 says it takes.
     package var refuseSummaries = false
     /// Leave the readings of the last UTC day of each month out of every read-back that asks for a
     /// time period (`from`/`to`): an off-by-one at the month's end that the full listing does not show.
@@ -102,13 +102,13 @@ package struct FaultPlan: Sendable, Equatable {
         }
         switch name {
         case "drop-alerts", "lose-stored", "alter-stored":
-            guard let p = Double(try needValue()), p > 0, p <= 1 else {
+            guard let probability = Double(try needValue()), probability > 0, probability <= 1 else {
                 throw FaultPlanError(text: text, reason: "P must be a probability in (0, 1]")
             }
             switch name {
-            case "lose-stored": loseStored = p
-            case "alter-stored": alterStored = p
-            default: dropAlerts = p
+            case "lose-stored": loseStored = probability
+            case "alter-stored": alterStored = probability
+            default: dropAlerts = probability
             }
         case "delay-alerts":
             guard let virtualDuration = VirtualDuration(parsing: try needValue()), virtualDuration.milliseconds > 0
@@ -134,10 +134,10 @@ package struct FaultPlan: Sendable, Equatable {
             }
             alertAPI = alertAPIFault
         case "crash-after":
-            guard let n = Int(try needValue()), n >= 0 else {
+            guard let count = Int(try needValue()), count >= 0 else {
                 throw FaultPlanError(text: text, reason: "N must be a whole number ≥ 0")
             }
-            crashAfter = n
+            crashAfter = count
         default:
             throw FaultPlanError(text: text, reason: "unknown fault; valid: \(FaultPlan.spellings)")
         }
@@ -215,13 +215,13 @@ package struct FaultPlan: Sendable, Equatable {
     /// Applies the alert faults to freshly raised alerts.
     package func apply(_ alerts: [Alert]) -> [Alert] {
         var out: [Alert] = []
-        for var a in alerts where !missRules.contains(a.rule) {
-            if dropAlerts > 0, SeededRandom.unit(0xFA17, SeededRandom.fnv1a(a.alertID)) < dropAlerts { continue }
-            if wrongSeverity { a.severity = a.severity == .high ? .low : .high }
-            if wrongEvidence { a.evidence = a.evidence.map(Self.firstOfItsKind) }
-            out.append(a)
+        for var alert in alerts where !missRules.contains(alert.rule) {
+            if dropAlerts > 0, SeededRandom.unit(0xFA17, SeededRandom.fnv1a(alert.alertID)) < dropAlerts { continue }
+            if wrongSeverity { alert.severity = alert.severity == .high ? .low : .high }
+            if wrongEvidence { alert.evidence = alert.evidence.map(Self.firstOfItsKind) }
+            out.append(alert)
             if duplicateAlerts {
-                var copy = a
+                var copy = alert
                 copy.alertID += "-again"
                 out.append(copy)
             }
@@ -236,13 +236,13 @@ extension FaultPlan {
     package func stored(_ observations: [Observation]) -> [Observation] {
         guard loseStored > 0 || alterStored > 0 else { return observations }
         var out: [Observation] = []
-        for var o in observations {
-            let key = SeededRandom.fnv1a(o.patientID + "/" + o.readingID)
+        for var observation in observations {
+            let key = SeededRandom.fnv1a(observation.patientID + "/" + observation.readingID)
             if loseStored > 0, SeededRandom.unit(0x5705, key) < loseStored { continue }
             if alterStored > 0, SeededRandom.unit(0xA17E, key) < alterStored {
-                o.values = o.values.mapValues { ($0 * 11).rounded() / 10 }
+                observation.values = observation.values.mapValues { ($0 * 11).rounded() / 10 }
             }
-            out.append(o)
+            out.append(observation)
         }
         return out
     }

@@ -12,24 +12,24 @@ extension JSONInputParser {
                     message: "the body is not valid JSON: the string at byte \(start) is not closed"
                 )
             }
-            let b = bytes[index]
-            switch b {
+            let byte = bytes[index]
+            switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let s = String(validating: out, as: UTF8.self) else {
+                guard let text = String(validating: out, as: UTF8.self) else {
                     throw ValidationFailure(
                         field: "",
                         message:
                             "the body is not UTF-8: the string at byte \(start) holds an invalid byte sequence (RFC 8259 §8.1)"
                     )
                 }
-                return s
+                return text
             case UInt8(ascii: "\\"):
                 try escape(into: &out)
             case 0..<0x20:
-                throw syntax("control character \(describe(b)) in a string; escape it")
+                throw syntax("control character \(describe(byte)) in a string; escape it")
             default:
-                out.append(b)
+                out.append(byte)
                 index += 1
             }
         }
@@ -120,11 +120,11 @@ extension JSONInputParser {
             )
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if integral, let i = Int64(text) { return .integer(i) }
-        guard let d = Double(text), d.isFinite else {
+        if integral, let integer = Int64(text) { return .integer(integer) }
+        guard let number = Double(text), number.isFinite else {
             throw ValidationFailure(field: "", message: "the number \(text) at byte \(start) is out of range")
         }
-        return .number(d)
+        return .number(number)
     }
 
     var digitAhead: Bool { index < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) }

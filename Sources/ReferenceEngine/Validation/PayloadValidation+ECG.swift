@@ -45,20 +45,20 @@ extension PayloadValidation {
         }
         try waveform(samples.count, hz: hz, field: "voltageMeasurements")
         for (i, v) in samples.enumerated() {
-            let x: Double
+            let value: Double
             switch v {
-            case let .integer(n): x = Double(n)
-            case let .number(d): x = d
+            case let .integer(n): value = Double(n)
+            case let .number(d): value = d
             default:
                 throw ValidationFailure(
                     field: "voltageMeasurements[\(i)]",
                     message: "voltageMeasurements[\(i)] must be a number of µV"
                 )
             }
-            guard abs(x) <= 10_000 else {
+            guard abs(value) <= 10_000 else {
                 throw ValidationFailure(
                     field: "voltageMeasurements[\(i)]",
-                    message: "voltageMeasurements[\(i)] \(x) µV is outside ±10,000"
+                    message: "voltageMeasurements[\(i)] \(value) µV is outside ±10,000"
                 )
             }
         }

@@ -1,6 +1,6 @@
 import VitalSimCore
 
-/// Validation of the VitalEdge payloads (seeds 001/002) and of generic observations.
+/// Validation of the VitalEdge payloads (the VitalEdge SDS and RSD) and of generic observations.
 package enum PayloadValidation {
     /// How far in the future (server clock) a timestamp may be.
     package static let futureSkew: Int64 = 5 * 60_000
@@ -149,7 +149,7 @@ package enum PayloadValidation {
         }
     }
 
-    /// `POST /api/iot-heart-rate`: `{userId, timestamp, heartRate}` (seed 001 §3.3.1, seed 002 §2.2.2).
+    /// `POST /api/iot-heart-rate`: `{userId, timestamp, heartRate}` (the VitalEdge SDS §3.3.1, the VitalEdge RSD §2.2.2).
     package static func iotHeartRate(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
         let members = try object(body)
         try noExtraKeys(members, ["userId", "timestamp", "heartRate"])
@@ -165,7 +165,7 @@ package enum PayloadValidation {
         )
     }
 
-    /// `POST /api/healthkit`: `{userId, timestamp, stepCount, caloriesBurned}` (seed 001 §3.3.1, seed 002 §2.2.1).
+    /// `POST /api/healthkit`: `{userId, timestamp, stepCount, caloriesBurned}` (the VitalEdge SDS §3.3.1, the VitalEdge RSD §2.2.1).
     /// The summary is stored as an observation with id `USER/healthkit/TIME` (steps and calories; no alert rule uses
     /// them).
     package static func healthKitSummary(_ body: JSONInput, now: Int64) throws(ValidationFailure) -> Observation {
@@ -264,7 +264,7 @@ package enum PayloadValidation {
         )
     }
 
-    /// A feed's `method` (seed 004's "breast/bottle"): `bottle` (the default) is a volume in mL,
+    /// A feed's `method` (the Health Hearts SRS's "breast/bottle"): `bottle` (the default) is a volume in mL,
     /// `breast` the minutes at the breast; nil for other kinds.
     static func feedingMethod(
         _ members: [String: JSONInput],

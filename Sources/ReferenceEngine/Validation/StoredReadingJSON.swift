@@ -20,11 +20,11 @@ package enum StoredReadingJSON {
     /// The kind of an observation, as `POST /api/v1/observations` names it (`blood-pressure`,
     /// `heart-rate`, `steps`, …).
     package static func kind(_ observation: Observation) -> String {
-        guard let s = precedence.first(where: { observation.values[$0] != nil }) else { return "unknown" }
-        if s.isSymptom { return "symptom" }
-        if s == .ecgHeartRate || s == .ecgAF { return "ecg" }
-        if EquipmentItem(signal: s) != nil { return "equipment" }
-        return s == .systolic ? "blood-pressure" : s == .breastfeeding ? "feeding" : s.rawValue
+        guard let primary = precedence.first(where: { observation.values[$0] != nil }) else { return "unknown" }
+        if primary.isSymptom { return "symptom" }
+        if primary == .ecgHeartRate || primary == .ecgAF { return "ecg" }
+        if EquipmentItem(signal: primary) != nil { return "equipment" }
+        return primary == .systolic ? "blood-pressure" : primary == .breastfeeding ? "feeding" : primary.rawValue
     }
 
     /// The reading kind of an observation (`steps` and `calories` are a daily summary's), nil for
@@ -32,7 +32,7 @@ package enum StoredReadingJSON {
     package static func vitalKind(_ observation: Observation) -> VitalKind? {
         switch kind(observation) {
         case "steps", "calories": .dailySummary
-        case let k: VitalKind(rawValue: k)
+        case let other: VitalKind(rawValue: other)
         }
     }
 

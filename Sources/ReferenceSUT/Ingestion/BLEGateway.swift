@@ -92,11 +92,11 @@ package final class BLEGateway: Service, Sendable {
 
     /// The receipt time stamp (Unix ms) for a value received now.
     func receiptTime() -> Int64 {
-        guard let v = virtualClock else { return context.clock() }
-        guard let o = origin.withLock({ $0 }) else { return v.startUnixMilliseconds }
-        let e = (ContinuousClock.now - o).components
+        guard let virtual = virtualClock else { return context.clock() }
+        guard let started = origin.withLock({ $0 }) else { return virtual.startUnixMilliseconds }
+        let e = (ContinuousClock.now - started).components
         let elapsed = Double(e.seconds) * 1000 + Double(e.attoseconds) / 1e15
-        return v.startUnixMilliseconds + Int64((elapsed * v.speed).rounded())
+        return virtual.startUnixMilliseconds + Int64((elapsed * virtual.speed).rounded())
     }
 
     /// Notes a target's subscription; the virtual clock starts when every target has subscribed once.
@@ -113,10 +113,10 @@ package final class BLEGateway: Service, Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Received.self)
         var threads: [Thread] = []
         for (i, spec) in hci.enumerated() {
-            let t = Thread { [self] in self.drive(spec, index: i, deliver: continuation) }
-            t.name = "vitalsim.ble-gateway.\(i)"
-            threads.append(t)
-            t.start()
+            let thread = Thread { [self] in self.drive(spec, index: i, deliver: continuation) }
+            thread.name = "vitalsim.ble-gateway.\(i)"
+            threads.append(thread)
+            thread.start()
         }
         let consumer = Task { [self] in
             for await r in stream { await self.ingest(r) }
@@ -181,9 +181,9 @@ package final class BLEGateway: Service, Sendable {
         let after = lastSequence.withLock { $0[(cgm ? "cgm/" : "") + target.deviceID] }
         let sessionStart = try cgmSessionStart(central, chars, target)
         central.onValue = { [sessionStart] uuid, value in
-            let n = self.arrivals.withLock { n in
-                n += 1
-                return n
+            let arrived = self.arrivals.withLock { arrived in
+                arrived += 1
+                return arrived
             }
             let receivedAt = self.receiptTime()
             deliver.yield(
@@ -192,7 +192,7 @@ package final class BLEGateway: Service, Sendable {
                     uuid: uuid,
                     value: value,
                     receivedAt: receivedAt,
-                    arrival: n,
+                    arrival: arrived,
                     cgmSessionStart: sessionStart
                 )
             )
@@ -235,8 +235,8 @@ package final class BLEGateway: Service, Sendable {
         let seen = try central.scan(seconds: 0.3)
         if let own { return seen.contains { $0.address == own.address } ? own : nil }
         for a in seen {
-            guard let t = targets.first(where: { $0.address == a.address }) else { continue }
-            if claimed.withLock({ $0.insert(t.address).inserted }) { return t }
+            guard let target = targets.first(where: { $0.address == a.address }) else { continue }
+            if claimed.withLock({ $0.insert(target.address).inserted }) { return target }
         }
         return nil
     }
@@ -247,9 +247,9 @@ package final class BLEGateway: Service, Sendable {
             "\(received.target.patientID)/\(received.target.deviceID)/ble/\(String(received.uuid, radix: 16))/\(received.receivedAt)-\(received.arrival)"
         // A stored record's key: a glucose record's sequence number, a CGM record's time offset.
         var record: (key: String, number: UInt16)?
-        if received.uuid == GlucoseMeasurement.uuid, let g = try? GlucoseMeasurement.decode(received.value) {
-            id = "\(received.target.patientID)/\(received.target.deviceID)/glucose/\(g.sequenceNumber)"
-            record = (received.target.deviceID, g.sequenceNumber)
+        if received.uuid == GlucoseMeasurement.uuid, let glucose = try? GlucoseMeasurement.decode(received.value) {
+            id = "\(received.target.patientID)/\(received.target.deviceID)/glucose/\(glucose.sequenceNumber)"
+            record = (received.target.deviceID, glucose.sequenceNumber)
         } else if received.uuid == CGMMeasurement.uuid,
             let offset = (try? CGMMeasurement.decode(received.value))?.records.last?.timeOffset
         {

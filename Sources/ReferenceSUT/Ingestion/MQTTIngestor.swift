@@ -198,20 +198,20 @@ package final class MQTTIngestor: Sendable {
                 message: "\(error.message) (a raw GATT value needs the user property 'characteristic')"
             )
         }
-        let o: Observation
+        let observation: Observation
         if case let .object(fields) = body, case .string("Observation")? = fields["resourceType"] {
-            o = try FHIRObservation.parse(body, now: now)
+            observation = try FHIRObservation.parse(body, now: now)
         } else {
-            o = try PayloadValidation.observation(body, now: now)
+            observation = try PayloadValidation.observation(body, now: now)
         }
-        guard o.patientID == patient else {
+        guard observation.patientID == patient else {
             throw ValidationFailure(
                 field: "patientId",
-                message: "patientId \(o.patientID) does not match the topic's patient \(patient)",
+                message: "patientId \(observation.patientID) does not match the topic's patient \(patient)",
                 status: 403
             )
         }
-        return o
+        return observation
     }
 
     /// The observation of a raw GATT value (`characteristic` names it): the device is the
@@ -229,8 +229,8 @@ package final class MQTTIngestor: Sendable {
             throw ValidationFailure(field: "characteristic", message: "unknown GATT characteristic '\(name)'")
         }
         var received = now
-        if let t = mqttMessage.property("device-time") {
-            guard let ms = CivilTime.unixMilliseconds(rfc3339: t), ms >= 0 else {
+        if let stamp = mqttMessage.property("device-time") {
+            guard let ms = CivilTime.unixMilliseconds(rfc3339: stamp), ms >= 0 else {
                 throw ValidationFailure(field: "device-time", message: "device-time must be ISO-8601, 1970 or later")
             }
             received = ms

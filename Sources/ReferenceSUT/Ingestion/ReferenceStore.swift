@@ -121,7 +121,7 @@ package actor ReferenceStore {
         var raised: [Alert] = []
         var results: [Bool] = []
         for o in observations {
-            if let n = faults.crashAfter, accepted >= n {
+            if let limit = faults.crashAfter, accepted >= limit {
                 // The crash-after fault: die as abruptly as `kill -9`.
                 kill(getpid(), SIGKILL)
             }

@@ -29,20 +29,21 @@ package final class RateLimiter: Sendable {
         guard rate > 0 else { return nil }
         let now = clock()
         return buckets.withLock { all -> Double? in
-            var b = all[key] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = now - b.updated
-            b.tokens = min(
+            var bucket = all[key] ?? Bucket(tokens: burst, updated: now)
+            let elapsed = now - bucket.updated
+            bucket.tokens = min(
                 burst,
-                b.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                bucket.tokens + rate
+                    * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
             )
-            b.updated = now
-            defer { all[key] = b }
+            bucket.updated = now
+            defer { all[key] = bucket }
             let need = min(cost, burst)
-            if b.tokens >= need {
-                b.tokens -= need
+            if bucket.tokens >= need {
+                bucket.tokens -= need
                 return nil
             }
-            return (need - b.tokens) / rate
+            return (need - bucket.tokens) / rate
         }
     }
 }

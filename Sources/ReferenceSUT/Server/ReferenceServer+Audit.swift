@@ -4,7 +4,7 @@ import Hummingbird
 import ReferenceEngine
 import VitalSimCore
 
-/// The audit trail (issue 45; seed 000, Non-Functional Requirements, Security & Privacy: HIPAA audit
+/// The audit trail (the IoT-AI SRS, Non-Functional Requirements, Security & Privacy: HIPAA audit
 /// features): each granted read or change of a patient's data by a person or an administrator is
 /// recorded (``ReferenceStore/audit(_:_:what:by:at:)``), and `GET /fhir/AuditEvent` lets an
 /// administrator read it back as FHIR `AuditEvent`s. The reader's and devices' credentials name no
@@ -56,10 +56,10 @@ extension ReferenceServer {
         {
             return refusal
         }
-        let q = request.uri.queryParameters
-        let patient = q.get("patient").map { $0.hasPrefix("Patient/") ? String($0.dropFirst(8)) : $0 }
+        let query = request.uri.queryParameters
+        let patient = query.get("patient").map { $0.hasPrefix("Patient/") ? String($0.dropFirst(8)) : $0 }
         if let patient, let invalid = invalidPatientID(patient) { return invalid }
-        let records = await context.store.auditTrail(patient: patient, agent: q.get("agent"))
+        let records = await context.store.auditTrail(patient: patient, agent: query.get("agent"))
         return json(.ok, FHIRAuditEvent.bundle(records))
     }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 import ReferenceEngine
 import VitalSimCore
 
-/// `GET /fhir/Observation`: FHIR search over the stored readings (issue 19), read from storage.
+/// `GET /fhir/Observation`: FHIR search over the stored readings, read from storage.
 extension ReferenceServer {
     /// `GET /fhir/Observation?patient=ID[&code=LOINC][&date=geT&date=ltT][&_count=N][&_cursor=C]`
     /// (admin or reader credential): a `searchset` Bundle of ``FHIRObservationSearch`` resources in
@@ -15,7 +15,7 @@ extension ReferenceServer {
     static func observationSearch(_ request: Request, _ context: ServerContext) async -> Response {
         let scope: Set<String>?
         switch await readScope(request, context, refused: "read readings") {
-        case .success(let s): scope = s
+        case .success(let granted): scope = granted
         case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters
@@ -95,10 +95,10 @@ extension ReferenceServer {
         }
         query.limit = n
         if let cursor = values("_cursor").first {
-            guard let c = Int64(cursor), c >= 0 else {
+            guard let position = Int64(cursor), position >= 0 else {
                 throw ValidationFailure(field: "_cursor", message: "_cursor must come from a next link")
             }
-            query.after = c
+            query.after = position
         }
         return query
     }
@@ -112,8 +112,8 @@ extension ReferenceServer {
         let end: Int64
         if value.count == 10, let day = CivilTime.unixMilliseconds(rfc3339: value + "T00:00:00Z") {
             (start, end) = (day, day + 86_400_000)
-        } else if let t = CivilTime.unixMilliseconds(rfc3339: value) {
-            (start, end) = (t, t + (value.contains(".") ? 1 : 1000))
+        } else if let time = CivilTime.unixMilliseconds(rfc3339: value) {
+            (start, end) = (time, time + (value.contains(".") ? 1 : 1000))
         } else {
             throw ValidationFailure(
                 field: "date",

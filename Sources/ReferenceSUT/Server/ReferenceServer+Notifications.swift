@@ -5,7 +5,7 @@ import NIOCore
 import ReferenceEngine
 import VitalSimCore
 
-/// Who is notified of each alert and what people do with it (issue 45; seed 000, System Features,
+/// Who is notified of each alert and what people do with it (the IoT-AI SRS, System Features,
 /// Notifications & Alerts): `GET /api/v1/notifications`, a person's inbox (the reader's: everyone's);
 /// `POST /api/v1/alerts/{id}/actions`, a person acknowledging, dismissing or responding to an alert
 /// of a patient in their care; `GET /api/v1/alerts/{id}/actions`, the actions logged.
@@ -29,8 +29,8 @@ extension ReferenceServer {
     /// (naming another recipient is 403); the reader (or an open API) reads anyone's. Devices and
     /// admins read none (403), as they read no alerts.
     static func notifications(_ request: Request, _ context: ServerContext) async -> Response {
-        let q = request.uri.queryParameters
-        var recipient = q.get("recipient")
+        let query = request.uri.queryParameters
+        var recipient = query.get("recipient")
         switch principal(request, context, required: "a reader's or a person's") {
         case .failure(let failure): return json(.unauthorized, failure.json)
         case .success(nil), .success(.reader?): break
@@ -42,7 +42,7 @@ extension ReferenceServer {
         case .success:
             return refusal(.forbidden, "this credential may not read notifications")
         }
-        let patients = q.get("patient").map { Set([$0]) }
+        let patients = query.get("patient").map { Set([$0]) }
         let list = await context.store.notifications(recipient: recipient, patients: patients)
         await audited(request, context, .read, list.map(\.patientID), what: "notifications")
         return json(.ok, .object([("notifications", .array(list.map(\.json)))]))
@@ -120,7 +120,7 @@ extension ReferenceServer {
     static func actionLog(_ request: Request, _ alertID: String, _ context: ServerContext) async -> Response {
         let scope: Set<String>?
         switch await readScope(request, context, admins: false, refused: "read alerts") {
-        case .success(let s): scope = s
+        case .success(let granted): scope = granted
         case .failure(let refusal): return refusal.response
         }
         guard let alert = await context.store.alert(id: alertID) else {

@@ -39,20 +39,20 @@ extension ReferenceServer {
         router.get("api/v1/patients/:patient") { request, requestContext in
             let scope: Set<String>?
             switch await readScope(request, context, refused: "read patients") {
-            case .success(let s): scope = s
+            case .success(let granted): scope = granted
             case .failure(let refusal): return refusal.response
             }
             let id = patientID(requestContext)
             if let invalid = invalidPatientID(id) { return invalid }
             if let refusal = outside(scope, id) { return refusal }
-            guard let p = await context.store.patient(id) else {
+            guard let patient = await context.store.patient(id) else {
                 return json(
                     .notFound,
                     ValidationFailure(field: "patient", message: "no patient \(id)", status: 404).json
                 )
             }
             await audited(request, context, .read, [id], what: "patient")
-            return json(.ok, patientJSON(id, p))
+            return json(.ok, patientJSON(id, patient))
         }
         router.delete("api/v1/patients/:patient") { request, requestContext in
             if let refusal = authorize(

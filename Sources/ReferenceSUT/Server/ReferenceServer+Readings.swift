@@ -4,7 +4,7 @@ import Hummingbird
 import ReferenceEngine
 import VitalSimCore
 
-/// Read-back of stored readings (issue 19): what the SUT holds is read from its storage, not from
+/// Read-back of stored readings: what the SUT holds is read from its storage, not from
 /// memory, so a reading lost or altered after its acknowledgement shows.
 extension ReferenceServer {
     /// The answer when storage could not be read: 503, to be retried.
@@ -57,13 +57,13 @@ extension ReferenceServer {
 
         /// The filter as a faulty SUT applies it (`kind-ignored`, `period-drops-month-end`).
         func applying(_ faults: FaultPlan) -> ReadingFilter {
-            var f = self
-            if faults.kindIgnored, f.kind != nil {
-                f.kind = nil
-                f.signal = nil
+            var applied = self
+            if faults.kindIgnored, applied.kind != nil {
+                applied.kind = nil
+                applied.signal = nil
             }
-            f.dropsMonthEnd = faults.periodDropsMonthEnd && (from != nil || to != nil)
-            return f
+            applied.dropsMonthEnd = faults.periodDropsMonthEnd && (from != nil || to != nil)
+            return applied
         }
 
         /// Whether a reading the storage returned is one asked for.
@@ -103,13 +103,13 @@ extension ReferenceServer {
 
     /// The filter of a read-back's query string; a bad parameter is a 400 naming it.
     static func readingFilter(_ parameter: (String) -> String?) throws(ValidationFailure) -> ReadingFilter {
-        var f = ReadingFilter()
+        var filter = ReadingFilter()
         if let name = parameter("kind") {
             if let kind = VitalKind(rawValue: name), kind != .cuffPressure {
-                f.kind = kind
-                f.signal = ReadingFilter.namingSignal(kind)
+                filter.kind = kind
+                filter.signal = ReadingFilter.namingSignal(kind)
             } else if let signal = Signal(rawValue: name), signal != .systolic, signal != .diastolic {
-                f.signal = signal
+                filter.signal = signal
             } else {
                 throw ValidationFailure(
                     field: "kind",
@@ -125,12 +125,12 @@ extension ReferenceServer {
                     message: "\(name) must be an ISO-8601 time, e.g. 2024-11-07T00:00:00Z"
                 )
             }
-            f[keyPath: bound] = ms
+            filter[keyPath: bound] = ms
         }
-        if let from = f.from, let to = f.to, to <= from {
+        if let from = filter.from, let to = filter.to, to <= from {
             throw ValidationFailure(field: "to", message: "to must be after from")
         }
-        return f
+        return filter
     }
 
     /// A refusal of a read-back request, as the response to send.
@@ -147,14 +147,14 @@ extension ReferenceServer {
     ) async -> Result<ReadingFilter, Refusal> {
         let scope: Set<String>?
         switch await readScope(request, context, refused: "read readings") {
-        case .success(let s): scope = s
+        case .success(let granted): scope = granted
         case .failure(let refusal): return .failure(refusal)
         }
         if let invalid = invalidPatientID(id) { return .failure(Refusal(response: invalid)) }
         if let refusal = outside(scope, id) { return .failure(Refusal(response: refusal)) }
-        let q = request.uri.queryParameters
+        let query = request.uri.queryParameters
         let filter: ReadingFilter
-        do throws(ValidationFailure) { filter = try readingFilter { q.get($0) } } catch {
+        do throws(ValidationFailure) { filter = try readingFilter { query.get($0) } } catch {
             return .failure(Refusal(response: json(.badRequest, error.json)))
         }
         guard await context.store.patient(id) != nil else {
@@ -177,7 +177,7 @@ extension ReferenceServer {
     static func readings(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         let filter: ReadingFilter
         switch await readBackRequest(request, id, context) {
-        case .success(let f): filter = f.applying(context.faults)
+        case .success(let parsed): filter = parsed.applying(context.faults)
         case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters
@@ -221,7 +221,7 @@ extension ReferenceServer {
     static func readingCounts(_ request: Request, _ id: String, _ context: ServerContext) async -> Response {
         let filter: ReadingFilter
         switch await readBackRequest(request, id, context) {
-        case .success(let f): filter = f.applying(context.faults)
+        case .success(let parsed): filter = parsed.applying(context.faults)
         case .failure(let refusal): return refusal.response
         }
         let q = request.uri.queryParameters

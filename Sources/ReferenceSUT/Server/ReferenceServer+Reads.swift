@@ -51,9 +51,9 @@ extension ReferenceServer {
     /// `GET /fhir/DetectedIssue[?patient=…&since=…&_count=…&_offset=…]`: the alerts as a FHIR
     /// searchset Bundle of `DetectedIssue`s (``FHIRDetectedIssue``), 50 per page by default.
     static func detectedIssues(_ request: Request, _ context: ServerContext) async -> Response {
-        let q = request.uri.queryParameters
-        guard let count = Int(q.get("_count") ?? "50"), (1...1000).contains(count),
-            let offset = Int(q.get("_offset") ?? "0"), offset >= 0
+        let query = request.uri.queryParameters
+        guard let count = Int(query.get("_count") ?? "50"), (1...1000).contains(count),
+            let offset = Int(query.get("_offset") ?? "0"), offset >= 0
         else {
             return json(
                 .badRequest,
@@ -61,7 +61,7 @@ extension ReferenceServer {
             )
         }
         let kept = ["patient", "since"].compactMap { k in
-            q.get(k).map { "\(k)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
+            query.get(k).map { "\(k)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
         }
         return await alertList(request, context) { list, fault in
             FHIRDetectedIssue.bundle(
@@ -83,14 +83,14 @@ extension ReferenceServer {
     ) async -> Response {
         let scope: Set<String>?
         switch await readScope(request, context, admins: false, refused: "read alerts") {
-        case .success(let s): scope = s
+        case .success(let granted): scope = granted
         case .failure(let refusal): return refusal.response
         }
         let patient = request.uri.queryParameters.get("patient")
         if let patient, let refusal = outside(scope, patient) { return refusal }
         var since: Int64?
-        if let s = request.uri.queryParameters.get("since") {
-            guard let ms = PayloadValidation.utcMilliseconds(s) else {
+        if let granted = request.uri.queryParameters.get("since") {
+            guard let ms = PayloadValidation.utcMilliseconds(granted) else {
                 return json(
                     .badRequest,
                     ValidationFailure(
@@ -118,7 +118,7 @@ extension ReferenceServer {
     static func alertStream(_ request: Request, _ context: ServerContext) async -> Response {
         let scope: Set<String>?
         switch await readScope(request, context, admins: false, refused: "read alerts") {
-        case .success(let s): scope = s
+        case .success(let granted): scope = granted
         case .failure(let refusal): return refusal.response
         }
         let patient = request.uri.queryParameters.get("patient")

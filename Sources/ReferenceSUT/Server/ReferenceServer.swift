@@ -185,7 +185,7 @@ package enum ReferenceServer {
                 ["source": source, "outcome": "rate-limited"],
                 by: Double(observations.count)
             )
-            var r = json(
+            var response = json(
                 .tooManyRequests,
                 failure(
                     ValidationFailure(
@@ -196,8 +196,8 @@ package enum ReferenceServer {
                     )
                 )
             )
-            r.headers[.retryAfter] = String(max(1, Int(wait.rounded(.up))))
-            return r
+            response.headers[.retryAfter] = String(max(1, Int(wait.rounded(.up))))
+            return response
         }
         do throws(StorageError) {
             let fresh = try await context.store.ingest(observations, receivedAt: receivedAt, source: source)

@@ -164,11 +164,11 @@ package enum ReferenceService {
 
     /// The connected client for alert publishing and MQTT ingestion, or nil without a broker.
     static func connectMQTT(_ config: ReferenceServiceConfiguration) async throws(ReferenceSetupError) -> MQTTClient? {
-        guard let m = config.mqtt else { return nil }
+        guard let mqtt = config.mqtt else { return nil }
         do throws(MQTTError) {
             let clientID = "vitalsim-reference-sut-\(config.port)-\(getpid())"
             var configuration = config.mqttCredentials.applied(
-                to: .init(host: m.host, port: m.port, clientID: clientID, caFile: config.mqttCAFile)
+                to: .init(host: mqtt.host, port: mqtt.port, clientID: clientID, caFile: config.mqttCAFile)
             )
             // A message far over the body limit is never delivered (nor read into memory): the broker
             // drops it for this client. One up to the limit and a margin for the topic and properties
@@ -268,7 +268,7 @@ package enum ReferenceService {
                     configuration: .init(idleTimeout: config.readTimeout, streamConfiguration: http1)
                 )
                 : try .tls(.http1(configuration: http1), tlsConfiguration: tls)
-        } catch let e as ReferenceSetupError { throw e } catch {
+        } catch let setupError as ReferenceSetupError { throw setupError } catch {
             throw .tls("cannot use certificate \(certificate) with key \(key): \(error)")
         }
     }

@@ -45,13 +45,13 @@ package final class PostgresStorage: ReadingStorage {
                     device_time BIGINT NOT NULL, vals TEXT NOT NULL, rr TEXT NOT NULL)
                 """
             )
-            // Reading ids are unique per patient (issue 18); a table from an earlier version loses
+            // Reading ids are unique per patient; a table from an earlier version loses
             // its global constraint.
             try await client.query("ALTER TABLE readings DROP CONSTRAINT IF EXISTS readings_reading_id_key")
             try await client.query(
                 "CREATE UNIQUE INDEX IF NOT EXISTS readings_patient_reading ON readings (patient_id, reading_id)"
             )
-            // Read-back (issue 19) pages through one patient's readings in commit order.
+            // Read-back pages through one patient's readings in commit order.
             try await client.query("CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
             try await client.query(
                 """
@@ -63,7 +63,7 @@ package final class PostgresStorage: ReadingStorage {
             try await client.query(
                 "CREATE TABLE IF NOT EXISTS patients (patient_id TEXT PRIMARY KEY, profile TEXT NOT NULL)"
             )
-            // A patient's own alert limits (issue 19), set at enrolment.
+            // A patient's own alert limits, set at enrolment.
             try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS limits TEXT NOT NULL DEFAULT '{}'")
             try await Self.createCareTables(client)
             try await Self.createCounts(client, logger: logger)
@@ -77,11 +77,11 @@ package final class PostgresStorage: ReadingStorage {
         }
     }
 
-    /// The care teams, escalation policies, alert actions and audit trail of issue 45.
+    /// The care teams, escalation policies, alert actions and audit trail.
     static func createCareTables(_ client: PostgresClient) async throws {
-        // A patient's care team (issue 45), set at enrolment.
+        // A patient's care team, set at enrolment.
         try await client.query("ALTER TABLE patients ADD COLUMN IF NOT EXISTS care_team TEXT NOT NULL DEFAULT '[]'")
-        // Who is notified of a patient's alerts, and people's actions on alerts (issue 45).
+        // Who is notified of a patient's alerts, and people's actions on alerts.
         try await client.query(
             "ALTER TABLE patients ADD COLUMN IF NOT EXISTS escalation TEXT NOT NULL DEFAULT '{}'"
         )
@@ -92,7 +92,7 @@ package final class PostgresStorage: ReadingStorage {
                 action TEXT NOT NULL, at BIGINT NOT NULL)
             """
         )
-        // Who read or changed which patient's data, and when (issue 45): never deleted with a patient.
+        // Who read or changed which patient's data, and when: never deleted with a patient.
         try await client.query(
             """
             CREATE TABLE IF NOT EXISTS audit_events (
@@ -102,7 +102,7 @@ package final class PostgresStorage: ReadingStorage {
         )
     }
 
-    /// Counts per patient, UTC day and kind (issue 43), so `/readings/counts` costs no scan; a
+    /// Counts per patient, UTC day and kind, so `/readings/counts` costs no scan; a
     /// database from an earlier version has its table built from the readings it holds, in the
     /// same transaction that creates it.
     static func createCounts(_ client: PostgresClient, logger: Logger) async throws {
@@ -141,18 +141,18 @@ package final class PostgresStorage: ReadingStorage {
     }
 
     package func commit(_ batch: StorageBatch) async throws(StorageError) {
-        let o = batch.observations
-        let a = batch.alerts
+        let observations = batch.observations
+        let alerts = batch.alerts
         do {
             try await client.withTransaction(logger: logger) { conn in
-                if !o.isEmpty {
-                    let ids = o.map(\.readingID)
-                    let patients = o.map(\.patientID)
-                    let devices = o.map(\.deviceID)
-                    let times = o.map(\.time)
-                    let vals = o.map { StorageColumns.values($0.values) }
-                    let rr = o.map { StorageColumns.rr($0.rrIntervals) }
-                    let keys = o.map(ReadingCount.key)
+                if !observations.isEmpty {
+                    let ids = observations.map(\.readingID)
+                    let patients = observations.map(\.patientID)
+                    let devices = observations.map(\.deviceID)
+                    let times = observations.map(\.time)
+                    let vals = observations.map { StorageColumns.values($0.values) }
+                    let rr = observations.map { StorageColumns.rr($0.rrIntervals) }
+                    let keys = observations.map(ReadingCount.key)
                     let days = keys.map(\.day)
                     let kinds = keys.map(\.kind)
                     // The readings stored (not those already there) are counted in the same statement.
@@ -174,13 +174,13 @@ package final class PostgresStorage: ReadingStorage {
                         logger: logger
                     )
                 }
-                if !a.isEmpty {
-                    let ids = a.map(\.alertID)
-                    let patients = a.map(\.patientID)
-                    let rules = a.map(\.rule)
-                    let sev = a.map(\.severity.rawValue)
-                    let times = a.map(\.raisedAt)
-                    let ev = a.map { StorageColumns.evidence($0.evidence) }
+                if !alerts.isEmpty {
+                    let ids = alerts.map(\.alertID)
+                    let patients = alerts.map(\.patientID)
+                    let rules = alerts.map(\.rule)
+                    let sev = alerts.map(\.severity.rawValue)
+                    let times = alerts.map(\.raisedAt)
+                    let ev = alerts.map { StorageColumns.evidence($0.evidence) }
                     try await conn.query(
                         """
                         INSERT INTO alerts (alert_id, patient_id, rule, severity, raised_at, evidence)
@@ -289,8 +289,8 @@ package final class PostgresStorage: ReadingStorage {
             for try await (seq, id, p, d, t, v, r) in try await client.query(sql).decode(
                 (Int64, String, String, String, Int64, String, String).self
             ) {
-                let o = StorageColumns.observation(id, p, d, t, v, r)
-                out.append(StoredReading(seq: seq, observation: o))
+                let columns = StorageColumns.observation(id, p, d, t, v, r)
+                out.append(StoredReading(seq: seq, observation: columns))
             }
             return out
         } catch {

@@ -157,7 +157,7 @@ enum StorageColumns {
     static func parseValues(_ text: String) -> [Signal: Double] {
         guard case let .object(o)? = JSONInput.parse(Array(text.utf8)) else { return [:] }
         var out: [Signal: Double] = [:]
-        for (k, v) in o { if let signal = Signal(rawValue: k), let d = v.doubleValue { out[signal] = d } }
+        for (k, v) in o { if let signal = Signal(rawValue: k), let number = v.doubleValue { out[signal] = number } }
         return out
     }
 

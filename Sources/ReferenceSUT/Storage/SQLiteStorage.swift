@@ -37,7 +37,7 @@ package final class SQLiteStorage: ReadingStorage {
                     """
             )
         }
-        // Reading ids are unique per patient, not across patients (issue 18).
+        // Reading ids are unique per patient, not across patients.
         databaseMigrator.registerMigration("v2 reading ids per patient") { db in
             try db.execute(
                 sql: """
@@ -51,15 +51,15 @@ package final class SQLiteStorage: ReadingStorage {
                     """
             )
         }
-        // Read-back (issue 19) pages through one patient's readings in commit order.
+        // Read-back pages through one patient's readings in commit order.
         databaseMigrator.registerMigration("v3 readings by patient") { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS readings_patient_seq ON readings (patient_id, seq)")
         }
-        // A patient's own alert limits (issue 19), set at enrolment.
+        // A patient's own alert limits, set at enrolment.
         databaseMigrator.registerMigration("v4 patient limits") { db in
             try db.execute(sql: "ALTER TABLE patients ADD COLUMN limits TEXT NOT NULL DEFAULT '{}'")
         }
-        // Counts per patient, UTC day and kind (issue 43): `/readings/counts` without a scan.
+        // Counts per patient, UTC day and kind: `/readings/counts` without a scan.
         databaseMigrator.registerMigration("v5 reading counts") { db in
             try db.execute(
                 sql: """
@@ -83,13 +83,13 @@ package final class SQLiteStorage: ReadingStorage {
         return databaseMigrator
     }
 
-    /// The migrations of issue 45: care teams, escalation policies, alert actions, the audit trail.
+    /// The migrations of the care teams, escalation policies, alert actions and audit trail.
     static func registerCareMigrations(_ databaseMigrator: inout DatabaseMigrator) {
-        // A patient's care team (issue 45), set at enrolment.
+        // A patient's care team, set at enrolment.
         databaseMigrator.registerMigration("v6 care teams") { db in
             try db.execute(sql: "ALTER TABLE patients ADD COLUMN care_team TEXT NOT NULL DEFAULT '[]'")
         }
-        // Who is notified of a patient's alerts, and people's actions on alerts (issue 45).
+        // Who is notified of a patient's alerts, and people's actions on alerts.
         databaseMigrator.registerMigration("v7 escalation and alert actions") { db in
             try db.execute(
                 sql: """
@@ -100,7 +100,7 @@ package final class SQLiteStorage: ReadingStorage {
                     """
             )
         }
-        // Who read or changed which patient's data, and when (issue 45): never deleted with a patient.
+        // Who read or changed which patient's data, and when: never deleted with a patient.
         databaseMigrator.registerMigration("v8 audit trail") { db in
             try db.execute(
                 sql: """
@@ -115,7 +115,7 @@ package final class SQLiteStorage: ReadingStorage {
     package func commit(_ batch: StorageBatch) async throws(StorageError) {
         do {
             try await pool.write { db in
-                let r = try db.makeStatement(
+                let insertReading = try db.makeStatement(
                     sql:
                         "INSERT OR IGNORE INTO readings (reading_id, patient_id, device_id, device_time, vals, rr) VALUES (?, ?, ?, ?, ?, ?)"
                 )
@@ -126,7 +126,7 @@ package final class SQLiteStorage: ReadingStorage {
                         """
                 )
                 for o in batch.observations {
-                    try r.execute(arguments: [
+                    try insertReading.execute(arguments: [
                         o.readingID, o.patientID, o.deviceID, o.time, StorageColumns.values(o.values),
                         StorageColumns.rr(o.rrIntervals),
                     ])
@@ -135,12 +135,12 @@ package final class SQLiteStorage: ReadingStorage {
                     let (day, kind) = ReadingCount.key(o)
                     try counted.execute(arguments: [o.patientID, day, kind])
                 }
-                let a = try db.makeStatement(
+                let insertAlert = try db.makeStatement(
                     sql:
                         "INSERT OR IGNORE INTO alerts (alert_id, patient_id, rule, severity, raised_at, evidence) VALUES (?, ?, ?, ?, ?, ?)"
                 )
                 for x in batch.alerts {
-                    try a.execute(arguments: [
+                    try insertAlert.execute(arguments: [
                         x.alertID, x.patientID, x.rule, x.severity.rawValue, x.raisedAt,
                         StorageColumns.evidence(x.evidence),
                     ])

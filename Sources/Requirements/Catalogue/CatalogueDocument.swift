@@ -75,8 +75,8 @@ package enum CatalogueDocument {
                     ("condition", .string(rule.condition)), ("severity", .string(rule.severity)),
                     ("profiles", .array(rule.profiles.map { .string($0) })),
                 ]
-                if let p = rule.persistence { ruleFields.append(("persistence", .string(p))) }
-                if let m = rule.rearm { ruleFields.append(("rearm", .string(m))) }
+                if let persistence = rule.persistence { ruleFields.append(("persistence", .string(persistence))) }
+                if let rearm = rule.rearm { ruleFields.append(("rearm", .string(rearm))) }
                 fields.append(("rule", .object(ruleFields)))
             }
             return .object(fields)

@@ -72,7 +72,7 @@ struct ScenarioExercise {
         return out
     }
 
-    /// What the traffic exercises beside the checks: the VitalEdge endpoints (seed 001 §4.2), their
+    /// What the traffic exercises beside the checks: the VitalEdge endpoints (the VitalEdge SDS §4.2), their
     /// cadences, HTTPS and raw GATT values.
     static func trafficOnly(_ traffic: PlannedTraffic, golden: GoldenFile?) -> [(id: String, how: String)] {
         var out: [(id: String, how: String)] = []

@@ -1,6 +1,6 @@
 import VitalSimCore
 
-/// One request of the access-control matrix (issue 45; OWASP API Security Top 10, API1:2023 broken
+/// One request of the access-control matrix (OWASP API Security Top 10, API1:2023 broken
 /// object-level authorization): a person's credential used on one operation for one patient, what
 /// the SUT must do (grant or refuse) and, once sent, what it did.
 package struct AccessProbe: Sendable, Equatable {

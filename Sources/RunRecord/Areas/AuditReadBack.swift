@@ -1,6 +1,6 @@
 import VitalSimCore
 
-/// One entry of the SUT's audit trail as read back (issue 45, Deliver 4; the profile's `audit:`):
+/// One entry of the SUT's audit trail as read back (the profile's `audit:`):
 /// who (a person of the scenario, by their scenario id; nil when the entry names nobody the harness
 /// knows, such as an administrator), which patient (scenario id), whether it was a change or a
 /// read, and when (the SUT's wall clock, Unix ms).

@@ -1,7 +1,7 @@
 /// What could still be read of a patient after the scenario deleted them (the profile's lifecycle
 /// `reset:`, or the reference contract's `DELETE /api/v1/patients/{id}` for the embedded SUT): the
 /// first page of their stored readings and of the alert list, read with the reader's credential
-/// (issue 45, Deliver 3).
+///.
 package struct DeletedPatientRead: Sendable, Equatable {
     /// The patient (scenario id).
     package var patient: String

@@ -1,6 +1,6 @@
 import VitalSimCore
 
-/// A narrowed read-back of one patient's stored readings (seed 003, physician stories 8 and 9): the
+/// A narrowed read-back of one patient's stored readings (the InTouch PRD, physician stories 8 and 9): the
 /// readings of a device-time period (`from` inclusive, `to` exclusive, Unix ms) or of one kind.
 package enum ReadBackQuery: Sendable, Hashable, CustomStringConvertible {
     case period(from: Int64, to: Int64)

@@ -102,8 +102,8 @@ package struct SUTContract: Sendable, Equatable, Codable {
         for c in contracts {
             for e in c.endpoints {
                 let key = e.role.rawValue + " " + e.name
-                if let i = index[key] {
-                    out.endpoints[i].add(e)
+                if let position = index[key] {
+                    out.endpoints[position].add(e)
                 } else {
                     index[key] = out.endpoints.count
                     out.endpoints.append(e)

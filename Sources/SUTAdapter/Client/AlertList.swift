@@ -153,7 +153,7 @@ extension AlertList {
             let reply: HTTPReply
             switch await auth.readerGet(client, url, role: .alerts) {
             case .failure(let p): return (.failure(p), first)
-            case .success(let r): reply = r
+            case .success(let answer): reply = answer
             }
             first = first ?? reply
             switch read(reply, url: url, source: source, mapping: mapping, base: base) {

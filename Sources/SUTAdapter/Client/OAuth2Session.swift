@@ -66,13 +66,13 @@ package final class OAuth2Session: Sendable {
     package func accessToken() async -> Result<String, CredentialProblem> {
         let now = now()
         let (cached, task) = state.withLock { s -> (String?, Task<Result<Token, CredentialProblem>, Never>?) in
-            if let t = s.token, t.renewAt.map({ now < $0 }) ?? true {
-                return (t.value, nil)
+            if let token = s.token, token.renewAt.map({ now < $0 }) ?? true {
+                return (token.value, nil)
             }
-            if let p = s.pending { return (nil, p) }
-            let p = Task { await self.requestToken() }
-            s.pending = p
-            return (nil, p)
+            if let pending = s.pending { return (nil, pending) }
+            let pending = Task { await self.requestToken() }
+            s.pending = pending
+            return (nil, pending)
         }
         if let cached { return .success(cached) }
         guard let task else { return .failure(CredentialProblem("no token")) }
@@ -80,7 +80,7 @@ package final class OAuth2Session: Sendable {
         state.withLock { s in
             guard s.pending == task else { return }
             s.pending = nil
-            if case .success(let t) = result { s.token = t }
+            if case .success(let token) = result { s.token = token }
         }
         return result.map(\.value)
     }
@@ -136,8 +136,8 @@ package final class OAuth2Session: Sendable {
                 )
             )
         }
-        guard let o = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any],
-            let value = o["access_token"] as? String, !value.isEmpty
+        guard let json = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any],
+            let value = json["access_token"] as? String, !value.isEmpty
         else {
             return .failure(
                 CredentialProblem(
@@ -152,7 +152,7 @@ package final class OAuth2Session: Sendable {
                 )
             )
         }
-        switch lifetime(of: o["expires_in"]) {
+        switch lifetime(of: json["expires_in"]) {
         case .failure(let why):
             return .failure(
                 CredentialProblem(

@@ -144,8 +144,8 @@ package struct PatientLifecycle: Sendable {
             var headers: [String]
             let token: String?
             switch await administratorHeaders() {
-            case .success(let c): (headers, token) = c
-            case .failure(let p): return "credentials: \(p.message)"
+            case .success(let held): (headers, token) = held
+            case .failure(let problem): return "credentials: \(problem.message)"
             }
             if body != nil { headers.append("Content-Type: \(contentType)") }
             let reply: HTTPReply

@@ -35,8 +35,8 @@ package final class RequestAuth: Sendable {
         wire: (patient: String, device: String)? = nil
     ) async -> Result<([String], token: String?), CredentialProblem> {
         if let devices = auth.devices {
-            if let h = deviceHeader(patient: patient, device: device, wire: wire) {
-                return .success((auth.headers + [h], nil))
+            if let header = deviceHeader(patient: patient, device: device, wire: wire) {
+                return .success((auth.headers + [header], nil))
             }
             if oauth == nil {
                 return .failure(
@@ -100,8 +100,9 @@ package final class RequestAuth: Sendable {
             let headers: [String]
             let token: String?
             switch await reader() {
-            case .success(let c): (headers, token) = c
-            case .failure(let p): return .failure(AlertList.Problem(text: "credentials for GET \(url): \(p.message)"))
+            case .success(let held): (headers, token) = held
+            case .failure(let problem):
+                return .failure(AlertList.Problem(text: "credentials for GET \(url): \(problem.message)"))
             }
             let reply: HTTPReply
             do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
@@ -126,8 +127,8 @@ package final class RequestAuth: Sendable {
     func withBearer(_ headers: [String]) async -> Result<([String], token: String?), CredentialProblem> {
         guard let oauth else { return .success((headers, nil)) }
         switch await oauth.accessToken() {
-        case .success(let t): return .success((headers + ["Authorization: Bearer \(t)"], t))
-        case .failure(let p): return .failure(p)
+        case .success(let token): return .success((headers + ["Authorization: Bearer \(token)"], token))
+        case .failure(let problem): return .failure(problem)
         }
     }
 }

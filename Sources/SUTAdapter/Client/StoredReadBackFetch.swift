@@ -137,7 +137,7 @@ package struct StoredReadBackFetch {
             case .success(nil):
                 return readings.isEmpty
                     ? .success(nil) : .failure(AlertList.Problem(text: "GET \(url) answered 404 on a later page"))
-            case .success(let d?): document = d
+            case .success(let fetched?): document = fetched
             }
             guard let items = source.items(in: document) else {
                 return .failure(
@@ -227,7 +227,7 @@ package struct StoredReadBackFetch {
         let reply: HTTPReply
         switch await auth.readerGet(client, url, role: .readBack, patient: patient) {
         case .failure(let problem): return .failure(problem)
-        case .success(let r): reply = r
+        case .success(let answer): reply = answer
         }
         if reply.status == 404 { return .success(nil) }
         guard reply.status == 200 else {

@@ -33,8 +33,10 @@ extension Doctor {
                 )
             )
             try await client.connect()
-            if let r = mqtt.rejections { try await client.subscribeAcknowledged(r.topic, qos: 1) }
-            if let c = mqtt.confirmations { try await client.subscribeAcknowledged(c.topic, qos: 0) }
+            if let rejections = mqtt.rejections { try await client.subscribeAcknowledged(rejections.topic, qos: 1) }
+            if let confirmations = mqtt.confirmations {
+                try await client.subscribeAcknowledged(confirmations.topic, qos: 0)
+            }
         } catch {
             return [Check(name: "MQTT probes", passed: false, detail: "\(error)")]
         }
@@ -42,10 +44,14 @@ extension Doctor {
         let verdicts = Locked<[String: MQTTVerdict]>([:])
         let collector = Task {
             for await m in client.messages {
-                if let r = mqtt.rejections, r.matches(m.topic), let (id, status, field) = r.read(m.payload) {
+                if let rejections = mqtt.rejections, rejections.matches(m.topic),
+                    let (id, status, field) = rejections.read(m.payload)
+                {
                     verdicts.withLock { $0[id] = .refused(status: status, field: field) }
-                } else if let c = mqtt.confirmations, c.matches(m.topic) {
-                    verdicts.withLock { v in for id in c.read(m.payload) where v[id] == nil { v[id] = .confirmed } }
+                } else if let confirmations = mqtt.confirmations, confirmations.matches(m.topic) {
+                    verdicts.withLock { v in
+                        for id in confirmations.read(m.payload) where v[id] == nil { v[id] = .confirmed }
+                    }
                 }
             }
         }
@@ -137,7 +143,7 @@ extension Doctor {
     ) async -> MQTTVerdict? {
         let deadline = ContinuousClock.now + mqttVerdictWait
         while ContinuousClock.now < deadline {
-            if let v = verdicts.withLock({ $0[id] }), wanted(v) { return v }
+            if let verdict = verdicts.withLock({ $0[id] }), wanted(verdict) { return verdict }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil

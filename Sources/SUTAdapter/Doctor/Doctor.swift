@@ -74,8 +74,8 @@ package enum Doctor {
                         detail: "obtained from \(oauth.tokenURL) for client \(oauth.settings.clientID)"
                     )
                 )
-            case .failure(let p):
-                checks.append(Check(name: "OAuth2 token", passed: false, detail: p.message))
+            case .failure(let problem):
+                checks.append(Check(name: "OAuth2 token", passed: false, detail: problem.message))
                 return checks
             }
         }
@@ -377,13 +377,13 @@ package enum Doctor {
             naming.device(plannedRequest.deviceID, of: plannedRequest.patientID)
         )
         switch await auth.ingestion(patient: plannedRequest.patientID, device: plannedRequest.deviceID, wire: wire) {
-        case .success(let c): credentials = c.0
-        case .failure(let p):
+        case .success(let held): credentials = held.0
+        case .failure(let problem):
             return [
                 Check(
                     name: "credentials for \(plannedRequest.method) \(plannedRequest.path)",
                     passed: false,
-                    detail: p.message
+                    detail: problem.message
                 )
             ]
         }

@@ -1,7 +1,7 @@
 import Foundation
 import RunRecord
 
-/// Where a SUT's audit trail is read back (`audit:` of a profile; issue 45): the answer to `url` (a
+/// Where a SUT's audit trail is read back (`audit:` of a profile): the answer to `url` (a
 /// path on the SUT's base URL or an absolute URL, `{patient}` standing for a patient's id at the
 /// SUT, read once per patient then) with the profile's admin credential, the entries at `list`,
 /// each entry's person, patient, action and time. A person or patient given as a reference

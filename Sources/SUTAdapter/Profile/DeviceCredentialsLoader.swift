@@ -41,13 +41,14 @@ package enum DeviceCredentialsLoader {
             for (i, node) in (top.list("devices") ?? []).enumerated() {
                 let field = "devices[\(i)]"
                 guard
-                    let f = reader.mapping(
+                    let fields = reader.mapping(
                         node,
                         field,
                         allowed: ["token", "patient", "device"],
                         required: ["token", "patient", "device"]
                     ),
-                    let token = f.string("token"), let patient = f.string("patient"), let device = f.string("device")
+                    let token = fields.string("token"), let patient = fields.string("patient"),
+                    let device = fields.string("device")
                 else { continue }
                 let key = "\(patient)/\(device)"
                 if deviceCredentials.tokens[key] != nil {
@@ -57,16 +58,16 @@ package enum DeviceCredentialsLoader {
                 deviceCredentials.tokens[key] = token
             }
             for (i, node) in (top.list("readers") ?? []).enumerated() {
-                guard let f = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]),
-                    let t = f.string("token")
+                guard let fields = reader.mapping(node, "readers[\(i)]", allowed: ["token"], required: ["token"]),
+                    let t = fields.string("token")
                 else {
                     continue
                 }
                 deviceCredentials.readers.append(t)
             }
             for (i, node) in (top.list("admins") ?? []).enumerated() {
-                guard let f = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]),
-                    let t = f.string("token")
+                guard let fields = reader.mapping(node, "admins[\(i)]", allowed: ["token"], required: ["token"]),
+                    let t = fields.string("token")
                 else {
                     continue
                 }
@@ -88,9 +89,14 @@ package enum DeviceCredentialsLoader {
     /// One `people:` entry (``PersonCredential/read(_:token:)``).
     static func person(_ node: Node, _ field: String, _ reader: YAMLReader) -> PersonCredential? {
         guard
-            let f = reader.mapping(node, field, allowed: PersonCredential.keys, required: PersonCredential.required),
-            let token = f.string("token")
+            let fields = reader.mapping(
+                node,
+                field,
+                allowed: PersonCredential.keys,
+                required: PersonCredential.required
+            ),
+            let token = fields.string("token")
         else { return nil }
-        return PersonCredential.read(f, token: token)
+        return PersonCredential.read(fields, token: token)
     }
 }

@@ -29,21 +29,22 @@ package enum FHIRStoredValues {
     package static func read(
         _ item: Any
     ) -> Result<(values: [Signal: Double], units: [Signal: String]), UnreadableAlert> {
-        guard let o = item as? [String: Any], o["resourceType"] as? String == "Observation" else {
+        guard let object = item as? [String: Any], object["resourceType"] as? String == "Observation" else {
             return .failure(UnreadableAlert(reason: "it is not a FHIR Observation"))
         }
         var values: [Signal: Double] = [:]
         var units: [Signal: String] = [:]
-        var parts: [[String: Any]] = [o]
-        parts += o["component"] as? [[String: Any]] ?? []
+        var parts: [[String: Any]] = [object]
+        parts += object["component"] as? [[String: Any]] ?? []
         for part in parts {
             guard let signal = signal(part["code"]), let quantity = part["valueQuantity"] as? [String: Any] else {
                 continue
             }
-            guard let n = quantity["value"] as? NSNumber, !FieldSpec.isBoolean(n), n.doubleValue.isFinite else {
+            guard let number = quantity["value"] as? NSNumber, !FieldSpec.isBoolean(number), number.doubleValue.isFinite
+            else {
                 return .failure(UnreadableAlert(reason: "its \(signal.rawValue) valueQuantity has no numeric value"))
             }
-            values[signal] = n.doubleValue
+            values[signal] = number.doubleValue
             if let unit = (quantity["code"] as? String) ?? (quantity["unit"] as? String) { units[signal] = unit }
         }
         guard !values.isEmpty else {
@@ -60,7 +61,7 @@ package enum FHIRStoredValues {
     static func signal(_ concept: Any?) -> Signal? {
         let codings = (concept as? [String: Any])?["coding"] as? [[String: Any]] ?? []
         for c in codings where (c["system"] as? String ?? system) == system {
-            if let code = c["code"] as? String, let s = loinc[code] { return s }
+            if let code = c["code"] as? String, let signal = loinc[code] { return signal }
         }
         return nil
     }

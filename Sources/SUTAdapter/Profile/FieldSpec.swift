@@ -63,28 +63,28 @@ package struct FieldSpec: Sendable, Equatable {
         }
         var out: [String] = []
         for value in found {
-            guard let t = FieldSpec.scalarText(value), !t.isEmpty else {
+            guard let text = FieldSpec.scalarText(value), !text.isEmpty else {
                 return .failure(UnreadableAlert(reason: "its \(location(name: name)) is not an array of reading ids"))
             }
-            out.append(transform(t))
+            out.append(transform(text))
         }
         return .success(out)
     }
 
     func transform(_ raw: String) -> String {
-        var t = raw
-        if let p = stripPrefix, t.hasPrefix(p) { t = String(t.dropFirst(p.count)) }
-        if let mapped = values?[t] { t = mapped }
-        return t
+        var text = raw
+        if let prefix = stripPrefix, text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
+        if let mapped = values?[text] { text = mapped }
+        return text
     }
 
     /// A string, or a number's decimal text; nil for anything else (objects, arrays, booleans, null).
     static func scalarText(_ value: Any) -> String? {
-        if let s = value as? String { return s }
-        guard let n = value as? NSNumber, !isBoolean(n) else { return nil }
-        let d = n.doubleValue
-        if d == d.rounded(), abs(d) < 9e15 { return String(Int64(d)) }
-        return n.stringValue
+        if let text = value as? String { return text }
+        guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
+        let double = number.doubleValue
+        if double == double.rounded(), abs(double) < 9e15 { return String(Int64(double)) }
+        return number.stringValue
     }
 
     /// True for a JSON `true`/`false` (Foundation parses both into NSNumber).
@@ -94,7 +94,7 @@ package struct FieldSpec: Sendable, Equatable {
 
     /// A short rendering of a value for messages.
     static func show(_ value: Any) -> String {
-        if let t = scalarText(value) { return t.count > 60 ? String(t.prefix(60)) + "…" : t }
+        if let text = scalarText(value) { return text.count > 60 ? String(text.prefix(60)) + "…" : text }
         if value is [Any] { return "an array" }
         if value is [String: Any] { return "an object" }
         return "\(value)"

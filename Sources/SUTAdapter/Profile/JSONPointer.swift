@@ -32,9 +32,9 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             var token = ""
             var chars = raw.makeIterator()
-            while let c = chars.next() {
-                guard c == "~" else {
-                    token.append(c)
+            while let character = chars.next() {
+                guard character == "~" else {
+                    token.append(character)
                     continue
                 }
                 switch chars.next() {
@@ -70,8 +70,8 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
                 if let array = value as? [Any] {
                     if token == "*" {
                         next += array
-                    } else if let i = JSONPointer.index(token), i < array.count {
-                        next.append(array[i])
+                    } else if let position = JSONPointer.index(token), position < array.count {
+                        next.append(array[position])
                     }
                 } else if let object = value as? [String: Any], let member = object[token] {
                     next.append(member)
@@ -95,8 +95,8 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
         var current = document
         for token in tokens {
             if let array = current as? [Any] {
-                guard let i = JSONPointer.index(token), i < array.count else { return nil }
-                current = array[i]
+                guard let position = JSONPointer.index(token), position < array.count else { return nil }
+                current = array[position]
             } else if let object = current as? [String: Any], let member = object[token] {
                 current = member
             } else {

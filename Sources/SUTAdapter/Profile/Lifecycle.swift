@@ -42,7 +42,9 @@ package struct Lifecycle: Sendable {
     /// uses `thresholdsJSON` or `thresholds`. A profile without enrolment steps is not asked: the SUT
     /// was then set up another way (`vitalsim serve --scenario`).
     package func limitsProblem(_ scenario: Scenario) -> String? {
-        guard let p = scenario.patients.first(where: { !$0.thresholds.isEmpty }), !enrol.isEmpty else { return nil }
+        guard let patient = scenario.patients.first(where: { !$0.thresholds.isEmpty }), !enrol.isEmpty else {
+            return nil
+        }
         let mark = "vitalsim-limits-sentinel"
         let probe: [String: Any] = [
             "thresholdsJSON": mark, "thresholds": [["rule": mark, "signal": mark, "value": mark, "last": true]],
@@ -52,7 +54,7 @@ package struct Lifecycle: Sendable {
             if let body = step.body(probe), String(decoding: body, as: UTF8.self).contains(mark) { return nil }
         }
         return
-            "patient \(p.id) has its own alert limits (thresholds:), but no lifecycle.enrol step passes them to the SUT: "
+            "patient \(patient.id) has its own alert limits (thresholds:), but no lifecycle.enrol step passes them to the SUT: "
             + "put {{thresholdsJSON}} (or a {{#thresholds}} section) in an enrol body, or enrol with a command, which receives them on standard input"
     }
 }

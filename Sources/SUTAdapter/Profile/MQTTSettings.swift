@@ -26,13 +26,13 @@ extension SUTProfile {
 
         /// Whether `topic` falls under the MQTT topic `filter` (`+` one level, a final `#` the rest).
         package static func topic(_ topic: String, matches filter: String) -> Bool {
-            let f = filter.split(separator: "/", omittingEmptySubsequences: false)
-            let t = topic.split(separator: "/", omittingEmptySubsequences: false)
-            for (i, level) in f.enumerated() {
+            let filterLevels = filter.split(separator: "/", omittingEmptySubsequences: false)
+            let topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)
+            for (i, level) in filterLevels.enumerated() {
                 if level == "#" { return true }
-                guard i < t.count, level == "+" || level == t[i] else { return false }
+                guard i < topicLevels.count, level == "+" || level == topicLevels[i] else { return false }
             }
-            return f.count == t.count
+            return filterLevels.count == topicLevels.count
         }
     }
 

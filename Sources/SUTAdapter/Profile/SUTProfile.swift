@@ -46,11 +46,11 @@ package struct SUTProfile: Sendable {
     /// `{alertId, patientId, rule, severity, raisedAt, evidence}` with VitalSim's rule ids and severities.
     /// Its stored readings are read back (`GET /api/v1/patients/{patient}/readings`).
     package static let vitalsim: SUTProfile = {
-        var p = SUTProfile(name: "vitalsim")
-        p.storedReadings = .vitalsim
-        p.careTeam = .vitalsim
-        p.audit = .vitalsim
-        return p
+        var profile = SUTProfile(name: "vitalsim")
+        profile.storedReadings = .vitalsim
+        profile.careTeam = .vitalsim
+        profile.audit = .vitalsim
+        return profile
     }()
 
     /// TLS settings (`tls:`).

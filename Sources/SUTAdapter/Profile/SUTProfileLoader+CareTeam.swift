@@ -6,12 +6,14 @@ extension SUTProfileLoader.Context {
     /// `care-team:`: `notifications` (`url`, `list`, `fields: {alert-id, at}`, `time-format`) and
     /// `actions` (`method`, `path` with `{alert}`, `body`, `content-type`, `expect`, `action-names`).
     func careTeam(_ node: Node) -> CareTeamSource? {
-        guard let f = reader.mapping(node, "care-team", allowed: ["notifications", "actions"]) else { return nil }
+        guard let fields = reader.mapping(node, "care-team", allowed: ["notifications", "actions"]) else { return nil }
         var source = CareTeamSource()
-        if let n = f.value("notifications") { source.notifications = notifications(n) }
-        if let a = f.value("actions") { source.actions = actions(a) }
+        if let notificationsNode = fields.value("notifications") {
+            source.notifications = notifications(notificationsNode)
+        }
+        if let actionsNode = fields.value("actions") { source.actions = actions(actionsNode) }
         if source.notifications == nil, source.actions == nil, reader.issues.isEmpty {
-            fail(f, "notifications", "give notifications, actions or both")
+            fail(fields, "notifications", "give notifications, actions or both")
         }
         return source
     }
@@ -45,30 +47,36 @@ extension SUTProfileLoader.Context {
 
     func actions(_ node: Node) -> CareTeamSource.Actions? {
         let keys = ["method", "path", "body", "content-type", "expect", "action-names"]
-        guard let f = reader.mapping(node, "care-team.actions", allowed: keys, required: ["path", "body"]),
-            let path = f.string("path"), let body = f.string("body")
+        guard let fields = reader.mapping(node, "care-team.actions", allowed: keys, required: ["path", "body"]),
+            let path = fields.string("path"), let body = fields.string("body")
         else { return nil }
-        if !path.hasPrefix("/") { fail(f, "path", "expected a path on the SUT's base URL, starting with /") }
-        if !path.contains("{alert}") { fail(f, "path", "put {alert} where the alert's id at the SUT goes") }
+        if !path.hasPrefix("/") { fail(fields, "path", "expected a path on the SUT's base URL, starting with /") }
+        if !path.contains("{alert}") { fail(fields, "path", "put {alert} where the alert's id at the SUT goes") }
         for name in placeholders(path) where !["alert", "patient"].contains(name) {
-            fail(f, "path", "unknown placeholder {\(name)}; valid: {alert}, {patient}")
+            fail(fields, "path", "unknown placeholder {\(name)}; valid: {alert}, {patient}")
         }
-        _ = mustache(body, origin: f.value("body"), field: f.path("body"), file: nil)
+        _ = mustache(body, origin: fields.value("body"), field: fields.path("body"), file: nil)
         var actions = CareTeamSource.Actions(path: path, body: body)
-        if let method = f.string("method") {
+        if let method = fields.string("method") {
             if ["POST", "PUT", "PATCH"].contains(method) {
                 actions.method = method
             } else {
-                fail(f, "method", "expected POST, PUT or PATCH")
+                fail(fields, "method", "expected POST, PUT or PATCH")
             }
         }
-        actions.contentType = f.string("content-type") ?? actions.contentType
-        if let e = f.value("expect"), let statuses = statuses(e, f.path("expect")) { actions.expect = statuses }
-        if let n = f.value("action-names"), let names = stringMap(n, f.path("action-names")) {
+        actions.contentType = fields.string("content-type") ?? actions.contentType
+        if let expectNode = fields.value("expect"), let statuses = statuses(expectNode, fields.path("expect")) {
+            actions.expect = statuses
+        }
+        if let namesNode = fields.value("action-names"), let names = stringMap(namesNode, fields.path("action-names")) {
             for ours in names.keys.sorted() {
                 let theirs = names[ours] ?? ours
                 guard let action = CareAction(rawValue: ours), action.stopsEscalation else {
-                    reader.fail(n, f.path("action-names") + "." + ours, "valid: acknowledge, dismiss, respond")
+                    reader.fail(
+                        namesNode,
+                        fields.path("action-names") + "." + ours,
+                        "valid: acknowledge, dismiss, respond"
+                    )
                     continue
                 }
                 actions.names[action] = theirs

@@ -65,8 +65,8 @@ extension SUTProfileLoader.Context {
         if fields.has("device-types") {
             route.deviceTypes = names(fields, "device-types", DeviceType.self, what: "device type")
         }
-        if let m = fields.value("rejection-fields") {
-            route.fieldNames = fieldNames(m, fields.path("rejection-fields"))
+        if let mapNode = fields.value("rejection-fields") {
+            route.fieldNames = fieldNames(mapNode, fields.path("rejection-fields"))
         }
         return route
     }
@@ -106,15 +106,15 @@ extension SUTProfileLoader.Context {
         }
         if let type = fields.string("content-type") { route.contentType = type }
         if fields.has("batch") {
-            let n = fields.integer("batch", in: 1...1000).map(Int.init) ?? 1
-            if n > 1, !format.batches {
+            let count = fields.integer("batch", in: 1...1000).map(Int.init) ?? 1
+            if count > 1, !format.batches {
                 fail(
                     fields,
                     "batch",
                     "format \(format.name) sends one reading per request; batch with vitalsim-observation or fhir-bundle"
                 )
             }
-            route.batch = n
+            route.batch = count
         } else if format.batches {
             route.batch = TrafficPlan.maxBatch
         }

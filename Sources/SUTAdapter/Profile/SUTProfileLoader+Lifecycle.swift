@@ -79,7 +79,7 @@ extension SUTProfileLoader.Context {
         }
         var step = LifecycleStep(action: action, field: field)
         if let node = fields.value("expect") { step.expect = statuses(node, fields.path("expect")) }
-        if let d = fields.duration("timeout") { step.timeout = Double(d.milliseconds) / 1000 }
+        if let timeout = fields.duration("timeout") { step.timeout = Double(timeout.milliseconds) / 1000 }
         return step
     }
 
@@ -173,7 +173,7 @@ extension SUTProfileLoader.Context {
         let items = node.sequence.map(Array.init) ?? [node]
         var out: Set<Int> = []
         for item in items {
-            guard let text = item.scalar?.string, let n = Int(text), (100...599).contains(n) else {
+            guard let text = item.scalar?.string, let status = Int(text), (100...599).contains(status) else {
                 reader.fail(
                     item,
                     field,
@@ -181,7 +181,7 @@ extension SUTProfileLoader.Context {
                 )
                 continue
             }
-            out.insert(n)
+            out.insert(status)
         }
         return out.isEmpty ? nil : out
     }

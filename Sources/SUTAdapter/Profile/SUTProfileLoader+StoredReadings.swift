@@ -18,8 +18,8 @@ extension SUTProfileLoader.Context {
             fields.timeFormat = f.choice("time-format", AlertFields.TimeFormat.self, what: "time format") ?? .rfc3339
         }
         var source = StoredReadingsSource(url: url, list: list ?? JSONPointer.root, fields: fields)
-        if let p = f.value("paging") { source.paging = paging(p, f.path("paging")) }
-        if let c = f.value("counts") { source.counts = storedCounts(c) }
+        if let pagingNode = f.value("paging") { source.paging = paging(pagingNode, f.path("paging")) }
+        if let countsNode = f.value("counts") { source.counts = storedCounts(countsNode) }
         if f.has("kinds") { source.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
         if f.has("by-period") { source.byPeriod = queryURL(f, "by-period", placeholders: ["{from}", "{to}"]) }
         if f.has("by-kind") { source.byKind = queryURL(f, "by-kind", placeholders: ["{kind}"]) }

@@ -146,12 +146,12 @@ package enum SUTProfileLoader {
         }
 
         func bool(_ fields: Fields, _ key: String) -> Bool? {
-            guard let v = fields.value(key) else { return nil }
-            switch v.scalar?.string {
+            guard let value = fields.value(key) else { return nil }
+            switch value.scalar?.string {
             case "true": return true
             case "false": return false
             default:
-                fail(fields, key, "expected true or false, got \(reader.kindName(v))")
+                fail(fields, key, "expected true or false, got \(reader.kindName(value))")
                 return nil
             }
         }
@@ -185,7 +185,7 @@ package enum SUTProfileLoader {
         func conformance(_ node: Node) -> ConformanceStatement {
             var statement = ConformanceStatement()
             guard
-                let f = reader.mapping(
+                let fields = reader.mapping(
                     node,
                     "conformance",
                     allowed: ["rules", "kinds", "channels", "names-refused-field"]
@@ -193,10 +193,10 @@ package enum SUTProfileLoader {
             else {
                 return statement
             }
-            if let rulesNode = f.value("rules") {
+            if let rulesNode = fields.value("rules") {
                 if rulesNode.scalar?.string == "all" {
                     statement.rules = nil
-                } else if let list = f.list("rules") {
+                } else if let list = fields.list("rules") {
                     var rules: Set<String> = []
                     for (i, item) in list.enumerated() {
                         guard let id = item.scalar?.string, !id.isEmpty else {
@@ -212,8 +212,8 @@ package enum SUTProfileLoader {
                     statement.rules = rules
                 }
             }
-            if let claims = bool(f, "names-refused-field") { statement.namesRefusedField = claims }
-            for (i, item) in (f.list("channels") ?? []).enumerated() {
+            if let claims = bool(fields, "names-refused-field") { statement.namesRefusedField = claims }
+            for (i, item) in (fields.list("channels") ?? []).enumerated() {
                 guard let channel = item.scalar.flatMap({ PushChannel(rawValue: $0.string) }) else {
                     let valid = PushChannel.allCases.map(\.rawValue).joined(separator: ", ")
                     reader.fail(item, "conformance.channels[\(i)]", "expected a push channel: \(valid)")
@@ -221,7 +221,7 @@ package enum SUTProfileLoader {
                 }
                 if !statement.channels.contains(channel) { statement.channels.append(channel) }
             }
-            if let list = f.list("kinds") {
+            if let list = fields.list("kinds") {
                 let valid = VitalKind.allCases.filter { $0 != .cuffPressure }.map(\.rawValue)
                 var kinds: Set<String> = []
                 for (i, item) in list.enumerated() {
@@ -292,11 +292,11 @@ package enum SUTProfileLoader {
             guard let map = stringMap(node, "severities") else { return nil }
             let valid = Severity.allCases.map(\.rawValue)
             for (k, v) in node.mapping ?? [:] {
-                guard let name = k.scalar?.string, let s = map[name], !valid.contains(s) else { continue }
+                guard let name = k.scalar?.string, let mapped = map[name], !valid.contains(mapped) else { continue }
                 reader.fail(
                     v,
                     "severities." + name,
-                    "'\(s)' is not a VitalSim severity; valid: \(valid.joined(separator: ", "))"
+                    "'\(mapped)' is not a VitalSim severity; valid: \(valid.joined(separator: ", "))"
                 )
             }
             return map

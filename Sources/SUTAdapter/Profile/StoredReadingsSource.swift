@@ -87,7 +87,7 @@ package struct StoredReadingsSource: Sendable, Equatable {
     /// cursor `after`) and `…/readings/counts?by=day|month`.
     package static let vitalsim: StoredReadingsSource = {
         func p(_ tokens: String...) -> JSONPointer { JSONPointer(tokens: tokens) }
-        var s = StoredReadingsSource(
+        var source = StoredReadingsSource(
             url: "/api/v1/patients/{patient}/readings?limit=1000",
             list: p("items"),
             fields: Fields(
@@ -97,16 +97,16 @@ package struct StoredReadingsSource: Sendable, Equatable {
                 units: p("units")
             )
         )
-        s.paging = .cursor(p("next"), parameter: "after")
-        s.byPeriod = "/api/v1/patients/{patient}/readings?from={from}&to={to}&limit=1000"
-        s.byKind = "/api/v1/patients/{patient}/readings?kind={kind}&limit=1000"
-        s.counts = Counts(
+        source.paging = .cursor(p("next"), parameter: "after")
+        source.byPeriod = "/api/v1/patients/{patient}/readings?from={from}&to={to}&limit=1000"
+        source.byKind = "/api/v1/patients/{patient}/readings?kind={kind}&limit=1000"
+        source.counts = Counts(
             url: "/api/v1/patients/{patient}/readings/counts?by={by}",
             list: p("counts"),
             period: p("period"),
             count: p("readings")
         )
-        return s
+        return source
     }()
 
     /// The absolute URL of `template` for a patient (its id at the SUT) and, for counts, a period.
@@ -156,14 +156,14 @@ package struct StoredReadingsSource: Sendable, Equatable {
         var id: String?
         if let spec = fields.id {
             switch spec.text(in: item, name: "id") {
-            case .success(let t): id = t
-            case .failure(let e): return .failure(e)
+            case .success(let parsed): id = parsed
+            case .failure(let problem): return .failure(problem)
             }
         }
         let time: Int64
         switch fields.time.time(in: item, name: "time", format: fields.timeFormat) {
-        case .success(let t): time = t
-        case .failure(let e): return .failure(e)
+        case .success(let parsed): time = parsed
+        case .failure(let problem): return .failure(problem)
         }
         switch fields.values {
         case .fhir:
@@ -188,10 +188,10 @@ package struct StoredReadingsSource: Sendable, Equatable {
         var values: [Signal: Double] = [:]
         for (name, value) in object {
             guard let signal = fields.names.map({ $0[name] }) ?? Signal(rawValue: name) else { continue }
-            guard let n = value as? NSNumber, !FieldSpec.isBoolean(n), n.doubleValue.isFinite else {
+            guard let number = value as? NSNumber, !FieldSpec.isBoolean(number), number.doubleValue.isFinite else {
                 return .failure(UnreadableAlert(reason: "its value \(name) '\(FieldSpec.show(value))' is not a number"))
             }
-            values[signal] = n.doubleValue
+            values[signal] = number.doubleValue
         }
         var units: [Signal: String] = [:]
         if let pointer = fields.units, let object = pointer.value(in: item) as? [String: Any] {
@@ -219,12 +219,12 @@ package struct StoredReadingsSource: Sendable, Equatable {
                     UnreadableAlert(reason: "an item has no period at \(counts.period): \(FieldSpec.show(item))")
                 )
             }
-            guard let n = counts.count.value(in: item) as? NSNumber, !FieldSpec.isBoolean(n),
-                n.doubleValue == n.doubleValue.rounded()
+            guard let number = counts.count.value(in: item) as? NSNumber, !FieldSpec.isBoolean(number),
+                number.doubleValue == number.doubleValue.rounded()
             else {
                 return .failure(UnreadableAlert(reason: "an item of \(period) has no whole count at \(counts.count)"))
             }
-            out[period, default: 0] += n.intValue
+            out[period, default: 0] += number.intValue
         }
         return .success(out)
     }

@@ -41,8 +41,8 @@ extension FHIRObservationJSON {
             )
         case .missingField:
             if panel {
-                if let i = f.firstIndex(where: { $0.0 == "component" }), case let .array(parts) = f[i].1 {
-                    f[i].1 = .array(Array(parts.dropFirst()))
+                if let position = f.firstIndex(where: { $0.0 == "component" }), case let .array(parts) = f[position].1 {
+                    f[position].1 = .array(Array(parts.dropFirst()))
                 }
                 return (
                     body(),
@@ -58,11 +58,12 @@ extension FHIRObservationJSON {
                 body(), ExpectedRejection(status: 400, field: measurement, spellings: [quantity, quantity + ".value"])
             )
         case .badTimestamp, .futureTimestamp:
-            guard let i = f.firstIndex(where: { $0.0 == "effectiveDateTime" }), case let .string(text) = f[i].1,
+            guard let position = f.firstIndex(where: { $0.0 == "effectiveDateTime" }),
+                case let .string(text) = f[position].1,
                 let changed = corruption == .badTimestamp
                     ? JSONCorruption.malformed(text) : JSONCorruption.centuryAhead(text)
             else { return corruptElements(json, .truncation) }
-            f[i].1 = .string(changed)
+            f[position].1 = .string(changed)
             return (body(), ExpectedRejection(status: 400, field: "timestamp", spellings: ["effectiveDateTime"]))
         case .unknownField:
             f.append((JSONCorruption.unknownKey, .bool(true)))
@@ -100,7 +101,11 @@ extension FHIRObservationJSON {
 
     static func setQuantityElement(_ f: inout [(String, JSONValue)], panel: Bool, _ key: String, _ value: JSONValue) {
         editQuantity(&f, panel: panel) { q in
-            if let i = q.firstIndex(where: { $0.0 == key }) { q[i].1 = value } else { q.append((key, value)) }
+            if let position = q.firstIndex(where: { $0.0 == key }) {
+                q[position].1 = value
+            } else {
+                q.append((key, value))
+            }
         }
     }
 
@@ -110,9 +115,10 @@ extension FHIRObservationJSON {
         _ edit: (inout [(String, JSONValue)]) -> Void
     ) {
         func inQuantity(_ o: inout [(String, JSONValue)]) {
-            guard let i = o.firstIndex(where: { $0.0 == "valueQuantity" }), case var .object(q) = o[i].1 else { return }
+            guard let position = o.firstIndex(where: { $0.0 == "valueQuantity" }), case var .object(q) = o[position].1
+            else { return }
             edit(&q)
-            o[i].1 = .object(q)
+            o[position].1 = .object(q)
         }
         guard panel else { return inQuantity(&f) }
         guard let i = f.firstIndex(where: { $0.0 == "component" }), case var .array(parts) = f[i].1,

@@ -33,26 +33,29 @@ extension FHIRObservationJSON {
     /// A corrupted symptom Observation (its value is a CodeableConcept, not a Quantity): a wrong
     /// type is the severity as a string, out of range (and a bad CRC or bad flags, which have no
     /// counterpart here) a severity code that is not one, a missing field no value at all.
-    static func corruptSymptom(_ f: [(String, JSONValue)], _ corruption: Corruption) -> ([UInt8], ExpectedRejection)? {
-        var f = f
-        guard !f.contains(where: { $0.0 == "component" }),
-            let i = f.firstIndex(where: { $0.0 == "valueCodeableConcept" })
+    static func corruptSymptom(
+        _ fields: [(String, JSONValue)],
+        _ corruption: Corruption
+    ) -> ([UInt8], ExpectedRejection)? {
+        var fields = fields
+        guard !fields.contains(where: { $0.0 == "component" }),
+            let position = fields.firstIndex(where: { $0.0 == "valueCodeableConcept" })
         else {
             return nil
         }
         let spellings = ["valueCodeableConcept", "valueCodeableConcept.coding", "valueCodeableConcept.coding[0].code"]
         switch corruption {
         case .wrongType:
-            f[i].1 = .string("moderate")
+            fields[position].1 = .string("moderate")
         case .outOfRange, .badCRC, .badFlags:
-            f[i].1 = concept(snomed, "404684003", "Clinical finding")
+            fields[position].1 = concept(snomed, "404684003", "Clinical finding")
         case .missingField:
-            f.remove(at: i)
+            fields.remove(at: position)
         default:
             return nil
         }
         return (
-            Array(JSONValue.object(f).serialized().utf8),
+            Array(JSONValue.object(fields).serialized().utf8),
             ExpectedRejection(status: 400, field: "value", spellings: spellings)
         )
     }

@@ -60,7 +60,7 @@ package enum FHIRObservationJSON {
         }
         if case let .ecg(recording) = reading.measurement { return ecg(reading, recording, start: start) }
         guard let coded = coding(reading) else { return nil }
-        var f: [(String, JSONValue)] = [
+        var fields: [(String, JSONValue)] = [
             ("resourceType", .string("Observation")),
             ("identifier", .array([.object([("system", .string(identifierSystem)), ("value", .string(reading.id))])])),
             ("status", .string("final")),
@@ -70,9 +70,9 @@ package enum FHIRObservationJSON {
                 ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
                 ("code", .string("vital-signs")),
             ])
-            f.append(("category", .array([.object([("coding", .array([vitalSigns]))])])))
+            fields.append(("category", .array([.object([("coding", .array([vitalSigns]))])])))
         }
-        f += [
+        fields += [
             ("code", concept(coded.system, coded.code, coded.display)),
             ("subject", .object([("reference", .string("Patient/" + reading.patientID))])),
             ("device", .object([("reference", .string("Device/" + reading.deviceID))])),
@@ -83,7 +83,7 @@ package enum FHIRObservationJSON {
         ]
         switch reading.measurement {
         case let .bloodPressure(s, d, _, _, _):
-            f.append(
+            fields.append(
                 (
                     "component",
                     .array([
@@ -93,7 +93,7 @@ package enum FHIRObservationJSON {
                 )
             )
         case let .heartRate(bpm, rr, _, _):
-            f.append(("valueQuantity", quantity(.int(Int64(bpm)), "/min")))
+            fields.append(("valueQuantity", quantity(.int(Int64(bpm)), "/min")))
             if !rr.isEmpty {
                 let parts = rr.map { interval -> JSONValue in
                     .object([
@@ -101,19 +101,21 @@ package enum FHIRObservationJSON {
                         ("valueQuantity", quantity(.double(ObservationJSON.milliseconds(interval)), "ms")),
                     ])
                 }
-                f.append(("component", .array(parts)))
+                fields.append(("component", .array(parts)))
             }
         case let .equipment(_, setting, action):
-            f.append(("valueQuantity", quantity(.double(setting), reading.measurement.unit)))
+            fields.append(("valueQuantity", quantity(.double(setting), reading.measurement.unit)))
             let actionPart: JSONValue = .object([
                 ("code", concept(vitalsimCodes, "equipment-action", "Equipment action")),
                 ("valueCodeableConcept", concept(equipmentActions, action.rawValue, action.rawValue)),
             ])
-            f.append(("component", .array([actionPart])))
+            fields.append(("component", .array([actionPart])))
         default:
-            f.append(("valueQuantity", quantity(.double(reading.measurement.primaryValue), reading.measurement.unit)))
+            fields.append(
+                ("valueQuantity", quantity(.double(reading.measurement.primaryValue), reading.measurement.unit))
+            )
         }
-        return .object(f)
+        return .object(fields)
     }
 
     static func concept(_ system: String, _ code: String, _ display: String) -> JSONValue {

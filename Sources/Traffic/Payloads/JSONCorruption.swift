@@ -14,48 +14,48 @@ package enum JSONCorruption {
         _ corruption: Corruption,
         measurement: String
     ) -> ([UInt8], ExpectedRejection)? {
-        var f = fields
-        let m = f.firstIndex { $0.0 == measurement }
-        let ts = f.firstIndex { $0.0 == "timestamp" }
+        var edited = fields
+        let measured = edited.firstIndex { $0.0 == measurement }
+        let ts = edited.firstIndex { $0.0 == "timestamp" }
         switch corruption {
         case .truncation:
-            let text = Array(JSONValue.object(f).serialized().utf8)
+            let text = Array(JSONValue.object(edited).serialized().utf8)
             return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
         case .wrongType:
-            guard let m else { return nil }
-            f[m].1 = .string(f[m].1.serialized())
-            return (body(f), ExpectedRejection(status: 400, field: measurement))
+            guard let measured else { return nil }
+            edited[measured].1 = .string(edited[measured].1.serialized())
+            return (body(edited), ExpectedRejection(status: 400, field: measurement))
         case .missingField:
-            guard let m else { return nil }
-            f.remove(at: m)
-            return (body(f), ExpectedRejection(status: 400, field: measurement))
+            guard let measured else { return nil }
+            edited.remove(at: measured)
+            return (body(edited), ExpectedRejection(status: 400, field: measurement))
         case .outOfRange:
-            guard let m else { return nil }
-            f[m].1 = .int(-1)
-            return (body(f), ExpectedRejection(status: 400, field: measurement))
+            guard let measured else { return nil }
+            edited[measured].1 = .int(-1)
+            return (body(edited), ExpectedRejection(status: 400, field: measurement))
         case .badTimestamp, .futureTimestamp:
-            guard let ts, case let .string(text) = f[ts].1,
+            guard let ts, case let .string(text) = edited[ts].1,
                 let changed = corruption == .badTimestamp ? malformed(text) : centuryAhead(text)
             else {
                 return nil
             }
-            f[ts].1 = .string(changed)
-            return (body(f), ExpectedRejection(status: 400, field: "timestamp"))
+            edited[ts].1 = .string(changed)
+            return (body(edited), ExpectedRejection(status: 400, field: "timestamp"))
         case .unknownField:
-            f.append((unknownKey, .bool(true)))
-            return (body(f), ExpectedRejection(status: 400, field: unknownKey))
+            edited.append((unknownKey, .bool(true)))
+            return (body(edited), ExpectedRejection(status: 400, field: unknownKey))
         case .badUserID:
-            guard let u = f.firstIndex(where: { $0.0 == "userId" || $0.0 == "patientId" }),
-                case let .string(id) = f[u].1
+            guard let unitIndex = edited.firstIndex(where: { $0.0 == "userId" || $0.0 == "patientId" }),
+                case let .string(id) = edited[unitIndex].1
             else { return nil }
-            f[u].1 = Int64(id).map { .int($0) } ?? .int(0)
-            return (body(f), ExpectedRejection(status: 400, field: f[u].0))
+            edited[unitIndex].1 = Int64(id).map { .int($0) } ?? .int(0)
+            return (body(edited), ExpectedRejection(status: 400, field: edited[unitIndex].0))
         case .badCalories:
-            guard let c = f.firstIndex(where: { $0.0 == "caloriesBurned" }) else {
+            guard let codeIndex = edited.firstIndex(where: { $0.0 == "caloriesBurned" }) else {
                 return apply(fields, .outOfRange, measurement: measurement)
             }
-            f[c].1 = .int(-1)
-            return (body(f), ExpectedRejection(status: 400, field: "caloriesBurned"))
+            edited[codeIndex].1 = .int(-1)
+            return (body(edited), ExpectedRejection(status: 400, field: "caloriesBurned"))
         case .badFlags, .badCRC, .mixed:
             return nil
         }
@@ -65,9 +65,10 @@ package enum JSONCorruption {
 
     /// `2024-11-07T09:00:00Z` written the way a phone's locale might: `07/11/2024 09:00:00`.
     static func malformed(_ iso: String) -> String? {
-        let b = Array(iso)
-        guard b.count >= 19 else { return nil }
-        return "\(String(b[8..<10]))/\(String(b[5..<7]))/\(String(b[0..<4])) \(String(b[11..<19]))"
+        let characters = Array(iso)
+        guard characters.count >= 19 else { return nil }
+        return
+            "\(String(characters[8..<10]))/\(String(characters[5..<7]))/\(String(characters[0..<4])) \(String(characters[11..<19]))"
     }
 
     /// The same instant 100 years later (the year's four digits plus 100).

@@ -94,7 +94,7 @@ package enum ObservationJSON {
     /// A reading as a `POST /api/v1/observations` item (nil for intermediate cuff pressures, which are
     /// progress indications rather than readings).
     package static func encode(_ reading: Reading, start: Int64) -> JSONValue? {
-        var f: [(String, JSONValue)] = [
+        var fields: [(String, JSONValue)] = [
             ("readingId", .string(reading.id)), ("patientId", .string(reading.patientID)),
             ("deviceId", .string(reading.deviceID)),
         ]
@@ -102,28 +102,30 @@ package enum ObservationJSON {
         case .cuffPressure, .dailySummary:
             return nil
         case let .bloodPressure(s, d, _, _, _):
-            f += [("kind", .string("blood-pressure")), ("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d)))]
+            fields += [
+                ("kind", .string("blood-pressure")), ("systolic", .int(Int64(s))), ("diastolic", .int(Int64(d))),
+            ]
         case let .heartRate(bpm, rr, _, _):
-            f += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
-            if !rr.isEmpty { f.append(("rrIntervals", .array(rr.map { .double(milliseconds($0)) }))) }
+            fields += [("kind", .string("heart-rate")), ("value", .int(Int64(bpm)))]
+            if !rr.isEmpty { fields.append(("rrIntervals", .array(rr.map { .double(milliseconds($0)) }))) }
         case let .ecg(recording):
-            f += [("kind", .string("ecg")), ("value", .int(Int64(recording.averageHeartRate)))]
-            f += ecgFields(recording)
+            fields += [("kind", .string("ecg")), ("value", .int(Int64(recording.averageHeartRate)))]
+            fields += ecgFields(recording)
         default:
-            f.append(("kind", .string(reading.kind.rawValue)))
-            if let method = reading.measurement.feedingMethod { f.append(("method", .string(method.rawValue))) }
-            if let symptom = reading.measurement.symptom { f.append(("symptom", .string(symptom.rawValue))) }
+            fields.append(("kind", .string(reading.kind.rawValue)))
+            if let method = reading.measurement.feedingMethod { fields.append(("method", .string(method.rawValue))) }
+            if let symptom = reading.measurement.symptom { fields.append(("symptom", .string(symptom.rawValue))) }
             if case let .equipment(item, _, action) = reading.measurement {
-                f += [("item", .string(item.rawValue)), ("action", .string(action.rawValue))]
+                fields += [("item", .string(item.rawValue)), ("action", .string(action.rawValue))]
             }
-            f.append(("value", .double(reading.measurement.primaryValue)))
+            fields.append(("value", .double(reading.measurement.primaryValue)))
         }
         let ts = CivilTime(unixMilliseconds: start + reading.deviceTime).iso8601(fractional: true)
-        f += [
+        fields += [
             ("unit", .string(reading.measurement.unit)), ("timestamp", .string(ts)),
             ("sequence", .int(Int64(reading.seq))),
         ]
-        return .object(f)
+        return .object(fields)
     }
 
     /// An ECG recording's HealthKit fields (`HKElectrocardiogram`): `classification`,
@@ -151,7 +153,9 @@ package enum ObservationJSON {
         let measurement = fields.first { $0.0 == "value" || $0.0 == "systolic" }?.0 ?? "value"
         switch corruption {
         case .badFlags:
-            if let i = fields.firstIndex(where: { $0.0 == "unit" }) { fields[i].1 = .string("bogus-unit") }
+            if let position = fields.firstIndex(where: { $0.0 == "unit" }) {
+                fields[position].1 = .string("bogus-unit")
+            }
             return (Array(JSONValue.object(fields).serialized().utf8), ExpectedRejection(status: 400, field: "unit"))
         case .badCRC:
             return corrupt(json, .outOfRange)

@@ -13,7 +13,7 @@ package struct EncodedPayload: Sendable {
 }
 
 /// Turns readings into the bytes their devices send: Bluetooth SIG GATT layouts for BLE devices,
-/// the VitalEdge payloads of seeds 001/002 for the phone bridge, and observation JSON otherwise.
+/// the VitalEdge payloads of the VitalEdge SDS and RSD for the phone bridge, and observation JSON otherwise.
 package struct ReadingEncoder {
     let startUnixMilliseconds: Int64
 
@@ -24,8 +24,8 @@ package struct ReadingEncoder {
         var out =
             reading.deviceType.isBluetooth
             ? gatt(reading) : [EncodedPayload(characteristic: nil, indicate: false, bytes: [], json: json(reading))]
-        if let c = reading.delivery.corruption, !out.isEmpty, out[0].characteristic != nil {
-            out[0].bytes = corrupt(out[0].bytes, c, uuid: out[0].characteristic!)
+        if let corruption = reading.delivery.corruption, !out.isEmpty, out[0].characteristic != nil {
+            out[0].bytes = corrupt(out[0].bytes, corruption, uuid: out[0].characteristic!)
         }
         return out
     }
@@ -89,9 +89,9 @@ package struct ReadingEncoder {
             )
             return [p(TemperatureMeasurement.uuid, true, TemperatureMeasurement(rec))]
         case let .weight(kg):
-            var w = WeightMeasurement(kilograms: kg) ?? WeightMeasurement(rawWeight: 0xFFFF)
-            w.timestamp = dateTime(reading)
-            return [p(WeightMeasurement.uuid, true, w)]
+            var weight = WeightMeasurement(kilograms: kg) ?? WeightMeasurement(rawWeight: 0xFFFF)
+            weight.timestamp = dateTime(reading)
+            return [p(WeightMeasurement.uuid, true, weight)]
         case let .battery(pct):
             return [p(BatteryLevel.uuid, false, BatteryLevel(UInt32(max(0, min(100, pct)))))]
         case .dailySummary, .feeding, .breastfeeding, .respirationRate, .symptom, .ecg, .equipment:
@@ -165,23 +165,23 @@ package struct ReadingEncoder {
     /// such a reading is still encoded as GATT (a capture of a device relayed over HTTPS), its bytes
     /// are cut short, so they stay invalid.
     func corrupt(_ bytes: [UInt8], _ corruption: Corruption, uuid: UInt16) -> [UInt8] {
-        var b = bytes
+        var written = bytes
         switch corruption {
         case .truncation, .wrongType, .missingField, .outOfRange, .badTimestamp, .futureTimestamp, .unknownField,
             .mixed, .badUserID, .badCalories:
             if uuid == BatteryLevel.uuid { return [] }
-            b.removeLast()
+            written.removeLast()
         case .badFlags:
             if uuid == BatteryLevel.uuid { return [0xFF] }
-            if uuid == CGMMeasurement.uuid, b.count > 1 { b[1] |= 0x04 } else { b[0] |= 0x80 }
+            if uuid == CGMMeasurement.uuid, written.count > 1 { written[1] |= 0x04 } else { written[0] |= 0x80 }
         case .badCRC:
-            if uuid == CGMMeasurement.uuid, b.count >= 2 {
-                b[b.count - 1] ^= 0xFF
-                b[b.count - 2] ^= 0xFF
+            if uuid == CGMMeasurement.uuid, written.count >= 2 {
+                written[written.count - 1] ^= 0xFF
+                written[written.count - 2] ^= 0xFF
             } else {
-                b[0] |= 0x80
+                written[0] |= 0x80
             }
         }
-        return b
+        return written
     }
 }

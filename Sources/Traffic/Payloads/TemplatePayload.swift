@@ -29,20 +29,22 @@ package struct TemplatePayload: Sendable {
     package func render(_ reading: Reading, start: Int64) -> ([UInt8], ExpectedRejection?)? {
         guard reading.kind != .cuffPressure else { return nil }
         var context = TemplatePayload.context(reading, start: start)
-        guard let c = reading.delivery.corruption else { return (Array(template.render(context).utf8), nil) }
+        guard let corruption = reading.delivery.corruption else { return (Array(template.render(context).utf8), nil) }
         func rejection(_ field: String) -> ExpectedRejection {
             ExpectedRejection(status: 400, field: field, spellings: [field])
         }
         let measurement = context["systolic"] != nil ? "systolic" : "value"
-        switch c {
+        switch corruption {
         case .outOfRange, .badCRC, .wrongType:
-            let bad = c == .wrongType ? "\"\(context[measurement] as? String ?? "")\"" : "-1"
+            let bad = corruption == .wrongType ? "\"\(context[measurement] as? String ?? "")\"" : "-1"
             context[measurement] = bad
             if measurement == "systolic" { context["value"] = bad }
             return (Array(template.render(context).utf8), rejection(measurement))
         case .badTimestamp, .futureTimestamp:
             let ts = context["timestamp"] as? String ?? ""
-            guard let changed = c == .badTimestamp ? JSONCorruption.malformed(ts) : JSONCorruption.centuryAhead(ts)
+            guard
+                let changed = corruption == .badTimestamp
+                    ? JSONCorruption.malformed(ts) : JSONCorruption.centuryAhead(ts)
             else { break }
             context["timestamp"] = changed
             return (Array(template.render(context).utf8), rejection("timestamp"))
@@ -55,16 +57,17 @@ package struct TemplatePayload: Sendable {
         // A form a template cannot express (a missing or unknown field): the body cut in half, and
         // whichever field the refusal names is accepted.
         let text = Array(template.render(context).utf8)
-        let field = c == .truncation ? "" : (c == .unknownField ? JSONCorruption.unknownKey : measurement)
+        let field =
+            corruption == .truncation ? "" : (corruption == .unknownField ? JSONCorruption.unknownKey : measurement)
         return (
             Array(text.prefix(text.count / 2)),
-            ExpectedRejection(status: 400, field: field, spellings: c == .truncation ? [] : ["*"])
+            ExpectedRejection(status: 400, field: field, spellings: corruption == .truncation ? [] : ["*"])
         )
     }
 
     /// The values a template can use, as text (numbers in JSON form).
     static func context(_ reading: Reading, start: Int64) -> [String: Any] {
-        var c: [String: Any] = [
+        var context: [String: Any] = [
             "readingId": reading.id, "patientId": reading.patientID, "deviceId": reading.deviceID,
             "deviceType": reading.deviceType.rawValue,
             "kind": reading.kind.rawValue, "unit": reading.measurement.unit,
@@ -72,37 +75,37 @@ package struct TemplatePayload: Sendable {
             "unixMs": String(start + reading.deviceTime), "sequence": String(reading.seq),
             "value": JSONValue.format(reading.measurement.primaryValue),
         ]
-        if let loinc = FHIRObservationJSON.codes[reading.kind]?.code { c["loinc"] = loinc }
-        if let method = reading.measurement.feedingMethod { c["method"] = method.rawValue }
+        if let loinc = FHIRObservationJSON.codes[reading.kind]?.code { context["loinc"] = loinc }
+        if let method = reading.measurement.feedingMethod { context["method"] = method.rawValue }
         if case let .symptom(kind, severity) = reading.measurement {
-            c["symptom"] = kind.rawValue
-            c["severity"] = severity.name
-            c["snomed"] = kind.snomed.code
-            c["healthKitType"] = kind.healthKitType
+            context["symptom"] = kind.rawValue
+            context["severity"] = severity.name
+            context["snomed"] = kind.snomed.code
+            context["healthKitType"] = kind.healthKitType
         }
         if case let .equipment(item, _, action) = reading.measurement {
-            c["item"] = item.rawValue
-            c["action"] = action.rawValue
+            context["item"] = item.rawValue
+            context["action"] = action.rawValue
         }
         if case let .ecg(recording) = reading.measurement {
-            c["classification"] = recording.classification.rawValue
-            c["samplingFrequency"] = String(recording.samplingFrequency)
-            c["symptomsStatus"] = recording.symptomatic ? "present" : "none"
-            c["voltagesJSON"] = "[" + recording.microvolts.map { String($0) }.joined(separator: ",") + "]"
+            context["classification"] = recording.classification.rawValue
+            context["samplingFrequency"] = String(recording.samplingFrequency)
+            context["symptomsStatus"] = recording.symptomatic ? "present" : "none"
+            context["voltagesJSON"] = "[" + recording.microvolts.map { String($0) }.joined(separator: ",") + "]"
         }
         switch reading.measurement {
         case let .bloodPressure(s, d, _, _, _):
-            c["systolic"] = String(s)
-            c["diastolic"] = String(d)
+            context["systolic"] = String(s)
+            context["diastolic"] = String(d)
         case let .heartRate(bpm, rr, _, _):
-            c["value"] = String(bpm)
+            context["value"] = String(bpm)
             let ms = rr.map { JSONValue.format(ObservationJSON.milliseconds($0)) }
-            c["rrIntervals"] = ms
-            c["rrIntervalsJSON"] = "[" + ms.joined(separator: ",") + "]"
+            context["rrIntervals"] = ms
+            context["rrIntervalsJSON"] = "[" + ms.joined(separator: ",") + "]"
         default:
             break
         }
-        return c
+        return context
     }
 }
 

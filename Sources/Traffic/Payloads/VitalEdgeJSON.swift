@@ -1,8 +1,8 @@
 import VitalSimCore
 
 /// The VitalEdge phone-bridge payloads of the source documents: `POST /api/iot-heart-rate`
-/// `{userId, timestamp, heartRate}` (seed 001 §9.1) and `POST /api/healthkit`
-/// `{userId, timestamp, stepCount, caloriesBurned}` (seed 002 §6.1), time stamps without fractions.
+/// `{userId, timestamp, heartRate}` (the VitalEdge SDS §9.1) and `POST /api/healthkit`
+/// `{userId, timestamp, stepCount, caloriesBurned}` (the VitalEdge RSD §6.1), time stamps without fractions.
 package enum VitalEdgeJSON {
     /// The VitalEdge payload of a reading: a phone bridge's heart rate or a daily summary; nil for
     /// any other reading.

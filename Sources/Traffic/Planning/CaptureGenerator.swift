@@ -112,16 +112,16 @@ final class LinkSession {
     }
 
     func record(_ r: Reading, _ payloads: [EncodedPayload]) {
-        let t = (start + r.intendedEmitTime) * 1000
+        let microseconds = (start + r.intendedEmitTime) * 1000
         // Link state changes that happened before this reading.
         for d in disconnects {
             let down = (start + d.start) * 1000
             let up = (start + d.end) * 1000
-            if t >= down, !downDone.contains(d.start) {
+            if microseconds >= down, !downDone.contains(d.start) {
                 downDone.insert(d.start)
                 if recorder.connected { recorder.disconnect(at: down) }
             }
-            if t >= up, !upDone.contains(d.start) {
+            if microseconds >= up, !upDone.contains(d.start) {
                 upDone.insert(d.start)
                 recorder.connect(at: up, central: [0xF5, 0xF4, 0xF3, 0xF2, 0xF1, 0xF0])
                 recorder.subscribeAll(at: up + 50_000)
@@ -137,12 +137,17 @@ final class LinkSession {
         }
         guard recorder.connected else { return }
         if inBackfill, !r.delivery.backfill, r.kind != .battery {
-            recorder.racpDone(.reportStoredRecords, at: t - 1000)
+            recorder.racpDone(.reportStoredRecords, at: microseconds - 1000)
             inBackfill = false
         }
         for (i, p) in payloads.enumerated() {
             guard let uuid = p.characteristic else { continue }
-            recorder.send(characteristic: uuid, value: p.bytes, indicate: p.indicate, at: t + Int64(i) * 1000)
+            recorder.send(
+                characteristic: uuid,
+                value: p.bytes,
+                indicate: p.indicate,
+                at: microseconds + Int64(i) * 1000
+            )
         }
     }
 

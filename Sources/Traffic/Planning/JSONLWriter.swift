@@ -64,17 +64,17 @@ package enum ReadingRecord {
             ),
         ]
         members += details(reading.measurement)
-        if let p = payloads.first {
-            if let c = p.characteristic {
-                members.append(("characteristic", .string("0x" + String(c, radix: 16, uppercase: true))))
-                members.append(("payloadHex", .string(Hex.encode(p.bytes))))
+        if let payload = payloads.first {
+            if let characteristic = payload.characteristic {
+                members.append(("characteristic", .string("0x" + String(characteristic, radix: 16, uppercase: true))))
+                members.append(("payloadHex", .string(Hex.encode(payload.bytes))))
                 if payloads.count > 1 {
                     members.append(
                         ("extraPayloadsHex", .array(payloads.dropFirst().map { .string(Hex.encode($0.bytes)) }))
                     )
                 }
-            } else if let j = p.json {
-                members.append(("payload", j))
+            } else if let json = payload.json {
+                members.append(("payload", json))
             }
         }
         members.append(("delivery", .array(reading.delivery.labels.map { .string($0) })))

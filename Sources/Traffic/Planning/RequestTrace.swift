@@ -27,19 +27,20 @@ package struct RequestTrace: Sendable, Equatable {
 
     /// The trace of the request whose first reading is `reading`.
     package func traceID(firstReading reading: String) -> TraceID {
-        let d = digest(["trace", reading])
+        let hash = digest(["trace", reading])
         // An all-zero id is invalid (W3C Trace Context §3.2.2.3); a SHA-256 prefix of zeros is not met.
         return TraceID(
             bytes: (
-                d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]
+                hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7], hash[8], hash[9], hash[10],
+                hash[11], hash[12], hash[13], hash[14], hash[15]
             )
         )
     }
 
     /// The span of one attempt at the request.
     package func spanID(firstReading reading: String, attempt: Int) -> SpanID {
-        let d = digest(["span", reading, String(attempt)])
-        return SpanID(bytes: (d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]))
+        let hash = digest(["span", reading, String(attempt)])
+        return SpanID(bytes: (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7]))
     }
 
     /// What names a request's trace: its first reading's id (a request without readings, its

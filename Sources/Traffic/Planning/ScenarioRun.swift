@@ -58,12 +58,12 @@ package struct ScenarioRun {
 
     mutating func push(_ e: (Int64, Int)) {
         heap.append(e)
-        var c = heap.count - 1
-        while c > 0 {
-            let p = (c - 1) / 2
-            if less(heap[c], heap[p]) {
-                heap.swapAt(c, p)
-                c = p
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            if less(heap[child], heap[parent]) {
+                heap.swapAt(child, parent)
+                child = parent
             } else {
                 break
             }
@@ -77,16 +77,16 @@ package struct ScenarioRun {
         let last = heap.removeLast()
         if !heap.isEmpty {
             heap[0] = last
-            var p = 0
+            var parent = 0
             while true {
-                let l = 2 * p + 1
-                let r = l + 1
-                var m = p
-                if l < heap.count, less(heap[l], heap[m]) { m = l }
-                if r < heap.count, less(heap[r], heap[m]) { m = r }
-                if m == p { break }
-                heap.swapAt(p, m)
-                p = m
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < heap.count, less(heap[left], heap[smallest]) { smallest = left }
+                if right < heap.count, less(heap[right], heap[smallest]) { smallest = right }
+                if smallest == parent { break }
+                heap.swapAt(parent, smallest)
+                parent = smallest
             }
         }
         return top
@@ -94,12 +94,12 @@ package struct ScenarioRun {
 
     /// The next reading of the scenario and the index of its device, or nil at the end.
     package mutating func next() -> (Reading, Int)? {
-        guard let (_, i) = popMin() else { return nil }
+        guard let (_, source) = popMin() else { return nil }
         var taken: Reading?
-        swap(&taken, &heads[i])
+        swap(&taken, &heads[source])
         guard let reading = taken else { return nil }
-        refill(i)
-        return (reading, i)
+        refill(source)
+        return (reading, source)
     }
 }
 

@@ -107,8 +107,8 @@ package enum TrafficPlan {
             props.append(("characteristic", String(format: "%04X", uuid)))
             body = gatt.bytes
             if reading.delivery.corruption != nil { rejection = ExpectedRejection(status: 400, field: "payload") }
-        } else if let c = reading.delivery.corruption {
-            (body, rejection) = ObservationJSON.corrupt(json, c)
+        } else if let corruption = reading.delivery.corruption {
+            (body, rejection) = ObservationJSON.corrupt(json, corruption)
         }
         return PlannedRequest(
             path: "",

@@ -35,9 +35,9 @@ extension TrafficPlanStream {
             return
         }
         let batchKey = "\(key)#\(index)"
-        if let c = reading.delivery.corruption {
+        if let corruption = reading.delivery.corruption {
             close(batchKey)
-            let (body, rejection) = corrupted(json, c, route.format)
+            let (body, rejection) = corrupted(json, corruption, route.format)
             push(routed(single(reading, path: path, body: body, rejection: named(rejection, reading, route)), route))
         } else if reading.delivery.duplicate || !route.format.batches || route.batch <= 1 {
             close(batchKey)
@@ -85,10 +85,10 @@ extension TrafficPlanStream {
             }
             properties.append(("characteristic", String(format: "%04X", uuid)))
             body = gatt.bytes
-            if let c = reading.delivery.corruption {
+            if let corruption = reading.delivery.corruption {
                 // A raw value has no fields: its refusal is judged by status, whatever field the SUT names.
                 let golden = ObservationJSON.encode(reading, start: start).map {
-                    ObservationJSON.corrupt($0, c).1.named(for: reading).field
+                    ObservationJSON.corrupt($0, corruption).1.named(for: reading).field
                 }
                 rejection = ExpectedRejection(status: 400, field: golden ?? "payload", spellings: ["*"])
             }
@@ -97,21 +97,21 @@ extension TrafficPlanStream {
             (body, rejection) = (rendered, refusal.map { named($0, reading, route) })
         default:
             guard let json = json(reading, route.format) else { return nil }
-            if let c = reading.delivery.corruption {
-                let (corrupt, refusal) = corrupted(json, c, route.format)
+            if let corruption = reading.delivery.corruption {
+                let (corrupt, refusal) = corrupted(json, corruption, route.format)
                 (body, rejection) = (corrupt, named(refusal, reading, route))
             } else {
                 body = TrafficPlanStream.whole(json, route.format)
             }
         }
-        var m = single(reading, path: "", body: body, rejection: rejection)
-        m.topic = (route.topic ?? mqttTopic).topic(
+        var request = single(reading, path: "", body: body, rejection: rejection)
+        request.topic = (route.topic ?? mqttTopic).topic(
             patient: reading.patientID,
             device: reading.deviceID,
             kind: reading.kind.rawValue
         )
-        m.userProperties = properties
-        return m
+        request.userProperties = properties
+        return request
     }
 
     /// How an unroutable reason names `r`: "battery readings of bp-cuff devices (device cuff-507 of patient 507)".

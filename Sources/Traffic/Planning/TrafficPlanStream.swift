@@ -257,12 +257,12 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
 
     func insertReady(_ plannedRequest: PlannedRequest, offset: Int) {
         ready.append((plannedRequest, offset))
-        var c = ready.count - 1
-        while c > 0 {
-            let p = (c - 1) / 2
-            guard Self.before(ready[c], ready[p]) else { break }
-            ready.swapAt(c, p)
-            c = p
+        var child = ready.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(ready[child], ready[parent]) else { break }
+            ready.swapAt(child, parent)
+            child = parent
         }
     }
 
@@ -271,16 +271,16 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         let last = ready.removeLast()
         guard !ready.isEmpty else { return top }
         ready[0] = last
-        var p = 0
+        var parent = 0
         while true {
-            let l = 2 * p + 1
-            let r = l + 1
-            var m = p
-            if l < ready.count, Self.before(ready[l], ready[m]) { m = l }
-            if r < ready.count, Self.before(ready[r], ready[m]) { m = r }
-            if m == p { break }
-            ready.swapAt(p, m)
-            p = m
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < ready.count, Self.before(ready[left], ready[smallest]) { smallest = left }
+            if right < ready.count, Self.before(ready[right], ready[smallest]) { smallest = right }
+            if smallest == parent { break }
+            ready.swapAt(parent, smallest)
+            parent = smallest
         }
         return top
     }

@@ -151,10 +151,12 @@ package struct WireNaming: Sendable {
         guard !isIdentity else { return wire }
         let parts = wire.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return wire }
-        if let d = scenarioDevices[parts[0] + "/" + parts[1]] { return d.patient + "/" + d.device + "/" + parts[2] }
+        if let device = scenarioDevices[parts[0] + "/" + parts[1]] {
+            return device.patient + "/" + device.device + "/" + parts[2]
+        }
         // An id the SUT makes of the patient's alone (VitalEdge: `USER/iot-heart-rate/TIME`).
-        guard let p = scenarioPatients[String(parts[0])] else { return wire }
-        return p + "/" + parts[1] + "/" + parts[2]
+        guard let patient = scenarioPatients[String(parts[0])] else { return wire }
+        return patient + "/" + parts[1] + "/" + parts[2]
     }
 }
 

@@ -118,13 +118,13 @@ enum AppleECGTrace {
 
     /// The app's words as HealthKit's classification.
     static func classification(_ text: String) -> ECGClassification? {
-        let t = text.lowercased()
-        if t.contains("sinus") { return .sinusRhythm }
-        if t.contains("atrial fibrillation") { return .atrialFibrillation }
-        if t.contains("under 50") || t.contains("low heart rate") { return .inconclusiveLowHeartRate }
-        if t.contains("over 1") || t.contains("high heart rate") { return .inconclusiveHighHeartRate }
-        if t.contains("poor") { return .inconclusivePoorReading }
-        if t.contains("inconclusive") || t.contains("unclassified") { return .inconclusiveOther }
+        let lowered = text.lowercased()
+        if lowered.contains("sinus") { return .sinusRhythm }
+        if lowered.contains("atrial fibrillation") { return .atrialFibrillation }
+        if lowered.contains("under 50") || lowered.contains("low heart rate") { return .inconclusiveLowHeartRate }
+        if lowered.contains("over 1") || lowered.contains("high heart rate") { return .inconclusiveHighHeartRate }
+        if lowered.contains("poor") { return .inconclusivePoorReading }
+        if lowered.contains("inconclusive") || lowered.contains("unclassified") { return .inconclusiveOther }
         return nil
     }
 }

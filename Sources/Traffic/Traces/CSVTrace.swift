@@ -49,11 +49,11 @@ enum CSVTrace {
             for (i, name) in header.enumerated() where i != timeColumn && i < row.count {
                 let text = row[i].trimmingWhitespace()
                 if text.isEmpty { continue }
-                guard let v = Double(text), v.isFinite else {
+                guard let value = Double(text), value.isFinite else {
                     problems.fail(line: line, field: name, "'\(text)' is not a number")
                     continue
                 }
-                values[name] = v
+                values[name] = value
             }
             out.append(TraceSample(time: time, values: values, line: line))
         }

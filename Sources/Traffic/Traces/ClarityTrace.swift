@@ -75,8 +75,10 @@ enum ClarityTrace {
         clock = clock.map { $0.count == 1 ? "0" + $0 : $0 }
         parts[1] = clock.joined(separator: ":")
         let sign = offsetMinutes < 0 ? "-" : "+"
-        let m = abs(offsetMinutes)
-        let zone = sign + (m / 60 < 10 ? "0" : "") + String(m / 60) + ":" + (m % 60 < 10 ? "0" : "") + String(m % 60)
+        let minutes = abs(offsetMinutes)
+        let zone =
+            sign + (minutes / 60 < 10 ? "0" : "") + String(minutes / 60) + ":" + (minutes % 60 < 10 ? "0" : "")
+            + String(minutes % 60)
         return CivilTime.unixMilliseconds(rfc3339: parts[0] + "T" + parts[1] + zone)
     }
 }

@@ -21,24 +21,30 @@ enum GATTTraceValue {
             return [sample(["heart-rate": Double(try HeartRateMeasurement.decode(value).heartRate)])]
         case 0x2A35:
             let r = try BloodPressureMeasurement.decode(value).record
-            let k = r.unitsKPa ? kPaToMmHg : 1
-            var values = ["systolic": (r.systolic.value * k).rounded(), "diastolic": (r.diastolic.value * k).rounded()]
-            if let p = r.pulseRate, p.special == nil { values["pulse"] = p.value }
+            let factor = r.unitsKPa ? kPaToMmHg : 1
+            var values = [
+                "systolic": (r.systolic.value * factor).rounded(), "diastolic": (r.diastolic.value * factor).rounded(),
+            ]
+            if let pulse = r.pulseRate, pulse.special == nil { values["pulse"] = pulse.value }
             return [sample(values, r.timestamp)]
         case 0x2A1C:
             let r = try TemperatureMeasurement.decode(value).record
-            let c = r.fahrenheit ? (r.value.value - 32) * 5 / 9 : r.value.value
-            return [sample(["temperature": (c * 10).rounded() / 10], r.timestamp)]
+            let celsius = r.fahrenheit ? (r.value.value - 32) * 5 / 9 : r.value.value
+            return [sample(["temperature": (celsius * 10).rounded() / 10], r.timestamp)]
         case 0x2A9D:
-            let w = try WeightMeasurement.decode(value)
-            let kg = w.weight.map { w.imperial ? $0 * 0.453_592_37 : $0 } ?? .nan
-            return [sample(["weight": kg], w.timestamp)]
+            let weight = try WeightMeasurement.decode(value)
+            let kg = weight.weight.map { weight.imperial ? $0 * 0.453_592_37 : $0 } ?? .nan
+            return [sample(["weight": kg], weight.timestamp)]
         case 0x2A18:
-            let g = try GlucoseMeasurement.decode(value)
-            let offset = Int64(g.timeOffset ?? 0) * 60_000
-            let at = unixMilliseconds(g.baseTime).map { $0 + offset }
+            let glucose = try GlucoseMeasurement.decode(value)
+            let offset = Int64(glucose.timeOffset ?? 0) * 60_000
+            let at = unixMilliseconds(glucose.baseTime).map { $0 + offset }
             return [
-                TraceSample(time: at ?? capturedAt, values: ["glucose": g.milligramsPerDeciliter ?? .nan], line: record)
+                TraceSample(
+                    time: at ?? capturedAt,
+                    values: ["glucose": glucose.milligramsPerDeciliter ?? .nan],
+                    line: record
+                )
             ]
         case 0x2AA7:
             let records = try CGMMeasurement.decode(value).records
@@ -51,11 +57,13 @@ enum GATTTraceValue {
                 )
             }
         case 0x2A5E:
-            let m = try PLXSpotCheckMeasurement.decode(value)
-            return [sample(["spo2": m.spo2.value, "pulse": m.pulseRate.value], m.timestamp)]
+            let measurement = try PLXSpotCheckMeasurement.decode(value)
+            return [
+                sample(["spo2": measurement.spo2.value, "pulse": measurement.pulseRate.value], measurement.timestamp)
+            ]
         case 0x2A5F:
-            let m = try PLXContinuousMeasurement.decode(value)
-            return [sample(["spo2": m.spo2.value, "pulse": m.pulseRate.value])]
+            let measurement = try PLXContinuousMeasurement.decode(value)
+            return [sample(["spo2": measurement.spo2.value, "pulse": measurement.pulseRate.value])]
         default:
             return []
         }

@@ -53,9 +53,9 @@ final class HealthRecordReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
         if element == "HealthData" { complete = true }
-        guard element == "Correlation", let c = correlation else { return }
+        guard element == "Correlation", let open = correlation else { return }
         correlation = nil
-        samples.append(TraceSample(time: c.time, values: c.values, line: c.line))
+        samples.append(TraceSample(time: open.time, values: open.values, line: open.line))
     }
 
     func accepts(_ attributes: [String: String]) -> Bool { source == nil || attributes["sourceName"] == source }

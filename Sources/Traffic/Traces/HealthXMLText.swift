@@ -14,62 +14,62 @@ enum HealthXMLText {
 
     static func elementsOnly(_ text: String) -> Result<String, Problem> {
         var b = Array(text.utf8)
-        var i = 0
+        var index = 0
         func line(_ at: Int) -> Int { b[..<at].reduce(1) { $1 == 10 ? $0 + 1 : $0 } }
         func starts(_ token: String, at j: Int) -> Bool {
-            let t = Array(token.utf8)
-            return j + t.count <= b.count && Array(b[j..<(j + t.count)]) == t
+            let tokenBytes = Array(token.utf8)
+            return j + tokenBytes.count <= b.count && Array(b[j..<(j + tokenBytes.count)]) == tokenBytes
         }
         func blank(_ from: Int, through to: Int) {
             for k in from...min(to, b.count - 1) where b[k] != 10 { b[k] = 32 }
         }
         func end(of token: String, from j: Int) -> Int? {
-            let t = Array(token.utf8)
-            var k = j
-            while k + t.count <= b.count {
-                if Array(b[k..<(k + t.count)]) == t { return k + t.count - 1 }
-                k += 1
+            let tokenBytes = Array(token.utf8)
+            var scan = j
+            while scan + tokenBytes.count <= b.count {
+                if Array(b[scan..<(scan + tokenBytes.count)]) == tokenBytes { return scan + tokenBytes.count - 1 }
+                scan += 1
             }
             return nil
         }
-        while i < b.count {
-            guard b[i] == 60 || b[i] == 38 else {
-                i += 1
+        while index < b.count {
+            guard b[index] == 60 || b[index] == 38 else {
+                index += 1
                 continue
             }
-            if starts("<?", at: i) || starts("<!--", at: i) {
-                guard let last = end(of: starts("<?", at: i) ? "?>" : "-->", from: i + 2) else {
-                    return .failure(Problem(line: line(i), message: "not well-formed XML: markup not closed"))
+            if starts("<?", at: index) || starts("<!--", at: index) {
+                guard let last = end(of: starts("<?", at: index) ? "?>" : "-->", from: index + 2) else {
+                    return .failure(Problem(line: line(index), message: "not well-formed XML: markup not closed"))
                 }
-                blank(i, through: last)
-                i = last + 1
-            } else if starts("<!DOCTYPE", at: i) {
-                guard let last = doctypeEnd(b, from: i) else {
+                blank(index, through: last)
+                index = last + 1
+            } else if starts("<!DOCTYPE", at: index) {
+                guard let last = doctypeEnd(b, from: index) else {
                     return .failure(
                         Problem(
-                            line: line(i),
+                            line: line(index),
                             message: "not well-formed XML: the document type declaration is not closed"
                         )
                     )
                 }
-                blank(i, through: last)
-                i = last + 1
-            } else if starts("<!", at: i) {
+                blank(index, through: last)
+                index = last + 1
+            } else if starts("<!", at: index) {
                 return .failure(
                     Problem(
-                        line: line(i),
+                        line: line(index),
                         message: "not an export: unexpected markup '<!' (a declaration or CDATA section)"
                     )
                 )
-            } else if b[i] == 38, !knownReference(b, at: i) {
+            } else if b[index] == 38, !knownReference(b, at: index) {
                 return .failure(
                     Problem(
-                        line: line(i),
+                        line: line(index),
                         message: "not an export: an entity reference other than &lt; &gt; &amp; &quot; &apos; or &#…;"
                     )
                 )
             } else {
-                i += 1
+                index += 1
             }
         }
         return .success(String(decoding: b, as: UTF8.self))
@@ -78,23 +78,23 @@ enum HealthXMLText {
     /// The last byte of a document type declaration starting at `i`: its `>`, after the internal
     /// subset's `]` when it has one (quoted strings inside may hold either).
     static func doctypeEnd(_ b: [UInt8], from i: Int) -> Int? {
-        var k = i + 9
+        var scan = i + 9
         var quote: UInt8?
         var inSubset = false
-        while k < b.count {
-            let c = b[k]
+        while scan < b.count {
+            let byte = b[scan]
             if let q = quote {
-                if c == q { quote = nil }
-            } else if c == 34 || c == 39 {
-                quote = c
-            } else if c == 91 {
+                if byte == q { quote = nil }
+            } else if byte == 34 || byte == 39 {
+                quote = byte
+            } else if byte == 91 {
                 inSubset = true
-            } else if c == 93 {
+            } else if byte == 93 {
                 inSubset = false
-            } else if c == 62, !inSubset {
-                return k
+            } else if byte == 62, !inSubset {
+                return scan
             }
-            k += 1
+            scan += 1
         }
         return nil
     }

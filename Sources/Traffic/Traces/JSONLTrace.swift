@@ -55,7 +55,7 @@ enum JSONLTrace {
             }
             var values: [String: Double] = [:]
             for (json, field) in fields {
-                if let v = object[json] as? NSNumber { values[field] = v.doubleValue }
+                if let number = object[json] as? NSNumber { values[field] = number.doubleValue }
             }
             out.append(TraceSample(time: time, values: values, line: line))
         }

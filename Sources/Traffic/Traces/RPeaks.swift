@@ -7,20 +7,20 @@
 /// Enough for a watch's clean 30 s at rest or in AF; not a diagnostic QRS detector.
 enum RPeaks {
     static func detect(_ microvolts: [Int16], samplingFrequency rate: Int) -> [Double] {
-        let x = microvolts.map(Double.init)
-        guard x.count > 8, rate > 0 else { return [] }
-        var energy = [Double](repeating: 0, count: x.count)
-        for i in 2..<(x.count - 2) {
-            let d = (2 * x[i + 2] + x[i + 1] - x[i - 1] - 2 * x[i - 2]) / 8
-            energy[i] = abs(d)
+        let samples = microvolts.map(Double.init)
+        guard samples.count > 8, rate > 0 else { return [] }
+        var energy = [Double](repeating: 0, count: samples.count)
+        for index in 2..<(samples.count - 2) {
+            let slope = (2 * samples[index + 2] + samples[index + 1] - samples[index - 1] - 2 * samples[index - 2]) / 8
+            energy[index] = abs(slope)
         }
         let window = max(1, rate * 150 / 1000)
-        var smooth = [Double](repeating: 0, count: x.count)
+        var smooth = [Double](repeating: 0, count: samples.count)
         var sum = 0.0
-        for i in 0..<x.count {
-            sum += energy[i]
-            if i >= window { sum -= energy[i - window] }
-            smooth[i] = sum / Double(window)
+        for index in 0..<samples.count {
+            sum += energy[index]
+            if index >= window { sum -= energy[index - window] }
+            smooth[index] = sum / Double(window)
         }
         let sorted = smooth.sorted()
         let threshold = 0.3 * sorted[Int(Double(sorted.count - 1) * 0.98)]
@@ -28,24 +28,24 @@ enum RPeaks {
         let refractory = rate * 250 / 1000
         let search = rate * 60 / 1000
         var peaks: [Int] = []
-        var i = 1
-        while i < x.count - 1 {
-            if smooth[i] > threshold, smooth[i] >= smooth[i - 1], smooth[i] > smooth[i + 1] {
+        var index = 1
+        while index < samples.count - 1 {
+            if smooth[index] > threshold, smooth[index] >= smooth[index - 1], smooth[index] > smooth[index + 1] {
                 // The smoothed energy peaks just after the QRS: the R peak is the largest voltage before it.
                 // A peak in the recording's first 60 ms is the tail of a beat before it: no barrier.
                 let barrier = peaks.last.map { $0 < search ? 0 : $0 + refractory } ?? 0
-                let lo = max(0, i - window - search, barrier)
-                let r = lo <= i ? ((lo...i).max { abs(x[$0]) < abs(x[$1]) } ?? i) : i
-                if let last = peaks.last, r - last < refractory {
+                let lo = max(0, index - window - search, barrier)
+                let peak = lo <= index ? ((lo...index).max { abs(samples[$0]) < abs(samples[$1]) } ?? index) : index
+                if let last = peaks.last, peak - last < refractory {
                     // The larger of two peaks too close to both be beats; a tail is never kept.
-                    if abs(x[r]) > abs(x[last]) || last < search { peaks[peaks.count - 1] = r }
+                    if abs(samples[peak]) > abs(samples[last]) || last < search { peaks[peaks.count - 1] = peak }
                 } else {
-                    peaks.append(r)
+                    peaks.append(peak)
                 }
-                i += max(1, refractory / 2)
+                index += max(1, refractory / 2)
                 continue
             }
-            i += 1
+            index += 1
         }
         return peaks.map { Double($0) * 1000 / Double(rate) }
     }

@@ -39,9 +39,9 @@ enum TracePlacement {
         var out: [ScriptedReading] = []
         var previous: (time: Int64, cgm: Double)?
         for s in samples {
-            let t = trace.at + (s.time - first.time)
-            if t >= scenario.duration.milliseconds {
-                let at = VirtualDuration(milliseconds: t)
+            let time = trace.at + (s.time - first.time)
+            if time >= scenario.duration.milliseconds {
+                let at = VirtualDuration(milliseconds: time)
                 problems.fail(
                     line: s.line,
                     field: "time",
@@ -64,7 +64,7 @@ enum TracePlacement {
             }
             var reading = ScriptedReading(
                 deviceID: device.id,
-                start: t,
+                start: time,
                 values: s.values,
                 to: nil,
                 count: 1,
@@ -73,10 +73,10 @@ enum TracePlacement {
             )
             if let cgm = s.values["cgm"] {
                 // A CGM's trend from its previous reading, when that is at most 15 minutes old.
-                if let p = previous, t - p.time <= 900_000, t > p.time {
-                    reading.trend = ((cgm - p.cgm) / (Double(t - p.time) / 60_000) * 10).rounded() / 10
+                if let p = previous, time - p.time <= 900_000, time > p.time {
+                    reading.trend = ((cgm - p.cgm) / (Double(time - p.time) / 60_000) * 10).rounded() / 10
                 }
-                previous = (t, cgm)
+                previous = (time, cgm)
             }
             out.append(reading)
         }

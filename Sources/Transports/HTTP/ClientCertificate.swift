@@ -34,10 +34,10 @@ package struct MQTTCredentials: Sendable, Equatable {
 
     /// `configuration` with these credentials.
     package func applied(to configuration: MQTTClient.Configuration) -> MQTTClient.Configuration {
-        var c = configuration
-        c.username = username ?? c.username
-        c.password = password ?? c.password
-        c.clientCertificate = clientCertificate ?? c.clientCertificate
-        return c
+        var configured = configuration
+        configured.username = username ?? configured.username
+        configured.password = password ?? configured.password
+        configured.clientCertificate = clientCertificate ?? configured.clientCertificate
+        return configured
     }
 }

@@ -134,11 +134,11 @@ package final class HTTPPoster: @unchecked Sendable {
         headers: [String],
         timeout: Double
     ) -> Result<HTTPReply, HTTPTransportError> {
-        guard let h = easy else { return .failure(HTTPTransportError(reason: "curl_easy_init failed", url: url)) }
+        guard let handle = easy else { return .failure(HTTPTransportError(reason: "curl_easy_init failed", url: url)) }
         if let unsafe = HTTPBounds.unsafeHeader(headers) {
             return .failure(HTTPTransportError(reason: unsafe, url: url, atBound: true))
         }
-        curl_easy_reset(h)
+        curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, header) }
         // No "Expect: 100-continue" round trip before bodies over 1 KiB (batches).
@@ -148,39 +148,43 @@ package final class HTTPPoster: @unchecked Sendable {
         defer { curl_slist_free_all(list) }
         let sink = Sink()
         let code: CURLcode = (body ?? []).withUnsafeBufferPointer { raw in
-            vitalsim_curl_setopt_string(h, CURLOPT_URL, url)
+            vitalsim_curl_setopt_string(handle, CURLOPT_URL, url)
             if body != nil {
-                vitalsim_curl_setopt_long(h, CURLOPT_POST, 1)
-                vitalsim_curl_setopt_pointer(h, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-                vitalsim_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, raw.count)
+                vitalsim_curl_setopt_long(handle, CURLOPT_POST, 1)
+                vitalsim_curl_setopt_pointer(
+                    handle,
+                    CURLOPT_POSTFIELDS,
+                    UnsafeMutableRawPointer(mutating: raw.baseAddress)
+                )
+                vitalsim_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, raw.count)
             } else {
-                vitalsim_curl_setopt_long(h, CURLOPT_HTTPGET, 1)
+                vitalsim_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
             }
-            vitalsim_curl_setopt_slist(h, CURLOPT_HTTPHEADER, list)
-            vitalsim_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
-            vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+            vitalsim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+            vitalsim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+            vitalsim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
             // HTTP/1.1 keep-alive, not libcurl's default HTTP/2 over TLS (see HTTPMultiClient's `http2`).
-            vitalsim_curl_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-            if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
+            vitalsim_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+            if let caFile { vitalsim_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
             if insecure {
-                vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
-                vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+                vitalsim_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+                vitalsim_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
             }
-            vitalsim_curl_setopt_write(h) { data, size, count, user in
+            vitalsim_curl_setopt_write(handle) { data, size, count, user in
                 let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
                 guard let data else { return size * count }
                 return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
             }
             // The callback's pointer to the sink is valid while the transfer runs, and used only then.
-            vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
-            return withExtendedLifetime(sink) { curl_easy_perform(h) }
+            vitalsim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
+            return withExtendedLifetime(sink) { curl_easy_perform(handle) }
         }
         if sink.overflowed { return .failure(HTTPBounds.tooLarge(url)) }
         guard code == CURLE_OK else {
             return .failure(HTTPTransportError(reason: String(cString: curl_easy_strerror(code)), url: url))
         }
         var status = 0
-        vitalsim_curl_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        vitalsim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return .success(HTTPReply(status: status, body: sink.bytes))
     }
 }

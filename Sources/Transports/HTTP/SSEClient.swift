@@ -87,36 +87,36 @@ package final class SSEClient: @unchecked Sendable {
 
     func perform() {
         _ = HTTPPoster.globalReady
-        guard let h = curl_easy_init() else { return }
-        defer { curl_easy_cleanup(h) }
+        guard let handle = curl_easy_init() else { return }
+        defer { curl_easy_cleanup(handle) }
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers + ["Accept: text/event-stream"] { list = curl_slist_append(list, header) }
         if let last = state.withLock({ $0.lastEventID }) { list = curl_slist_append(list, "Last-Event-ID: \(last)") }
         defer { curl_slist_free_all(list) }
-        vitalsim_curl_setopt_string(h, CURLOPT_URL, url)
-        vitalsim_curl_setopt_slist(h, CURLOPT_HTTPHEADER, list)
-        vitalsim_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-        vitalsim_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, 5000)
-        if let caFile { vitalsim_curl_setopt_string(h, CURLOPT_CAINFO, caFile) }
-        clientCertificate?.apply(to: h)
+        vitalsim_curl_setopt_string(handle, CURLOPT_URL, url)
+        vitalsim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        vitalsim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        vitalsim_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 5000)
+        if let caFile { vitalsim_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+        clientCertificate?.apply(to: handle)
         if insecure {
-            vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
-            vitalsim_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+            vitalsim_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            vitalsim_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
         }
         // The callbacks' pointer to this client is valid while the transfer runs: `withExtendedLifetime` below.
         let me = Unmanaged.passUnretained(self).toOpaque()
-        vitalsim_curl_setopt_write(h) { data, size, count, user in
+        vitalsim_curl_setopt_write(handle) { data, size, count, user in
             let client = Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue()
             if let data { client.received(UnsafeRawBufferPointer(start: data, count: size * count)) }
             return client.state.withLock { $0.stopped } ? 0 : size * count
         }
-        vitalsim_curl_setopt_pointer(h, CURLOPT_WRITEDATA, me)
-        vitalsim_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0)
-        vitalsim_curl_setopt_xferinfo(h) { user, _, _, _, _ in
+        vitalsim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        vitalsim_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        vitalsim_curl_setopt_xferinfo(handle) { user, _, _, _, _ in
             Unmanaged<SSEClient>.fromOpaque(user!).takeUnretainedValue().state.withLock { $0.stopped } ? 1 : 0
         }
-        vitalsim_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, me)
-        withExtendedLifetime(self) { _ = curl_easy_perform(h) }
+        vitalsim_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        withExtendedLifetime(self) { _ = curl_easy_perform(handle) }
     }
 
     /// Splits the bytes into lines and dispatches events at blank lines; a line or an event past

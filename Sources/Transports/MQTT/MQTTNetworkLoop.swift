@@ -207,11 +207,11 @@ final class MQTTNetworkLoop: @unchecked Sendable {
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0),
         ]
-        let n = poll(&fds, socket >= 0 ? 2 : 1, idle ? Self.idleMilliseconds : 0)
+        let ready = poll(&fds, socket >= 0 ? 2 : 1, idle ? Self.idleMilliseconds : 0)
         flags.withLock { $0.sleeping = false }
-        if n > 0 && fds[0].revents != 0 { drainWakeups() }
+        if ready > 0 && fds[0].revents != 0 { drainWakeups() }
         guard socket >= 0 else { return }
-        let events = n > 0 ? fds[1].revents : 0
+        let events = ready > 0 ? fds[1].revents : 0
         if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // On a lost connection libmosquitto closes the socket and reports the disconnection.
             if mosquitto_loop_read(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { return }

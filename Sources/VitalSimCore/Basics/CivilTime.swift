@@ -51,30 +51,35 @@ public struct CivilTime: Equatable, Sendable {
 
     /// ISO-8601 UTC, `2024-11-07T12:34:58Z` (milliseconds are added when non-zero and `fractional` is set).
     public func iso8601(fractional: Bool = false) -> String {
-        var s = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        s += pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2)
-        if fractional { s += "." + pad(millisecond, 3) }
-        return s + "Z"
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+        text += pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2)
+        if fractional { text += "." + pad(millisecond, 3) }
+        return text + "Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SSZ` (optionally with `.fff`); returns nil for anything else.
     public init?(iso8601 text: String) {
-        let b = Array(text.utf8)
+        let bytes = Array(text.utf8)
         func num(_ from: Int, _ len: Int) -> Int? {
-            guard from + len <= b.count else { return nil }
+            guard from + len <= bytes.count else { return nil }
             var v = 0
             for i in from..<(from + len) {
-                guard b[i] >= 48, b[i] <= 57 else { return nil }
-                v = v * 10 + Int(b[i] - 48)
+                guard bytes[i] >= 48, bytes[i] <= 57 else { return nil }
+                v = v * 10 + Int(bytes[i] - 48)
             }
             return v
         }
-        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b.last == 90,
+        guard bytes.count >= 20, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58,
+            bytes.last == 90,
             let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
             let s = num(17, 2)
         else { return nil }
         var ms = 0
-        if b.count == 24, b[19] == 46, let f = num(20, 3) { ms = f } else if b.count != 20 { return nil }
+        if bytes.count == 24, bytes[19] == 46, let milliseconds = num(20, 3) {
+            ms = milliseconds
+        } else if bytes.count != 20 {
+            return nil
+        }
         guard (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 60 else { return nil }
         self.init(year: y, month: mo, day: d, hour: h, minute: mi, second: s, millisecond: ms)
         guard CivilTime(unixMilliseconds: unixMilliseconds) == self else { return nil }
@@ -83,36 +88,38 @@ public struct CivilTime: Equatable, Sendable {
     /// Unix ms of an RFC 3339 / FHIR `dateTime` with a time: `YYYY-MM-DDThh:mm:ss[.f…](Z|±hh:mm)`, any number
     /// of fraction digits (truncated to ms), any offset; nil otherwise.
     public static func unixMilliseconds(rfc3339 text: String) -> Int64? {
-        let b = Array(text.utf8)
-        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58 else {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 116, bytes[13] == 58,
+            bytes[16] == 58
+        else {
             return nil
         }
-        var i = 19
+        var position = 19
         var fraction = ""
-        if i < b.count, b[i] == 46 {
-            i += 1
-            let start = i
-            while i < b.count, (48...57).contains(b[i]) { i += 1 }
-            guard i > start else { return nil }
-            fraction = String(decoding: b[start..<min(i, start + 3)], as: UTF8.self)
+        if position < bytes.count, bytes[position] == 46 {
+            position += 1
+            let start = position
+            while position < bytes.count, (48...57).contains(bytes[position]) { position += 1 }
+            guard position > start else { return nil }
+            fraction = String(decoding: bytes[start..<min(position, start + 3)], as: UTF8.self)
             fraction += String(repeating: "0", count: 3 - fraction.count)
         }
-        let base = String(decoding: b[0..<19], as: UTF8.self) + (fraction.isEmpty ? "" : "." + fraction) + "Z"
+        let base = String(decoding: bytes[0..<19], as: UTF8.self) + (fraction.isEmpty ? "" : "." + fraction) + "Z"
         guard let utc = CivilTime(iso8601: base) else { return nil }
-        let zone = Array(b[i...])
+        let zone = Array(bytes[position...])
         if zone == [90] || zone == [122] { return utc.unixMilliseconds }
         guard zone.count == 6, zone[0] == 43 || zone[0] == 45, zone[3] == 58,
             [1, 2, 4, 5].allSatisfy({ (48...57).contains(zone[$0]) }),
-            let h = Int(String(decoding: zone[1..<3], as: UTF8.self)),
-            let m = Int(String(decoding: zone[4..<6], as: UTF8.self)),
-            h <= 23, m <= 59
+            let hours = Int(String(decoding: zone[1..<3], as: UTF8.self)),
+            let minutes = Int(String(decoding: zone[4..<6], as: UTF8.self)),
+            hours <= 23, minutes <= 59
         else { return nil }
-        let offset = Int64(h * 60 + m) * 60_000
+        let offset = Int64(hours * 60 + minutes) * 60_000
         return zone[0] == 43 ? utc.unixMilliseconds - offset : utc.unixMilliseconds + offset
     }
 
     private func pad(_ v: Int, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        let digits = String(v)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

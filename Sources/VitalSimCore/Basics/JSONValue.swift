@@ -99,8 +99,8 @@ public indirect enum JSONValue: Equatable, Sendable {
             case "\t": out += "\\t"
             default:
                 if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
                     out.unicodeScalars.append(u)
                 }

@@ -23,9 +23,10 @@ package enum Math {
     }
     /// The middle value of `values` (the mean of the two middle ones for an even count; 0 for none).
     package static func median(_ values: [Double]) -> Double {
-        let v = values.sorted()
-        guard !v.isEmpty else { return 0 }
-        return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
     /// Clamps `x` into `lo...hi`.
     @inlinable package static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double {

@@ -39,10 +39,10 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
         var rest = milliseconds < 0 ? -milliseconds : milliseconds
         var out = milliseconds < 0 ? "-" : ""
         for (unit, size) in VirtualDuration.units {
-            let n = rest / size
-            if n > 0 {
-                out += "\(n)\(unit)"
-                rest -= n * size
+            let count = rest / size
+            if count > 0 {
+                out += "\(count)\(unit)"
+                rest -= count * size
             }
         }
         return out
@@ -93,9 +93,9 @@ extension String {
     /// The string without leading and trailing spaces, tabs and newlines.
     public func trimmingWhitespace() -> String {
         let ws: Set<Character> = [" ", "\t", "\n", "\r"]
-        var s = Substring(self)
-        while let f = s.first, ws.contains(f) { s.removeFirst() }
-        while let l = s.last, ws.contains(l) { s.removeLast() }
-        return String(s)
+        var trimmed = Substring(self)
+        while let first = trimmed.first, ws.contains(first) { trimmed.removeFirst() }
+        while let last = trimmed.last, ws.contains(last) { trimmed.removeLast() }
+        return String(trimmed)
     }
 }

@@ -1,4 +1,4 @@
-/// The role a person has in a patient's care (seed 000 §2.3, user classes): a caregiver (family or
+/// The role a person has in a patient's care (the IoT-AI SRS §2.3, user classes): a caregiver (family or
 /// a carer: sees the patient's data, receives emergency alerts, limited permissions) or a
 /// clinician (reviews the data of the patients in their care).
 public enum CareRole: String, Sendable, CaseIterable, Codable {

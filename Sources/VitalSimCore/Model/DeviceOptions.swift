@@ -97,10 +97,10 @@ struct DeviceOptions {
         }
         if only("equipment", .equipmentLog), let node = fields.value("equipment") {
             let names = EquipmentItem.allCases.map(\.rawValue)
-            guard let g = reader.mapping(node, fields.path("equipment"), allowed: names) else { return }
+            guard let group = reader.mapping(node, fields.path("equipment"), allowed: names) else { return }
             spec.equipment = EquipmentItem.allCases.compactMap { item in
                 let unit = item.signal.ucum
-                return g.number(item.rawValue, in: item.range, unit: unit).map { EquipmentSetting(item, $0) }
+                return group.number(item.rawValue, in: item.range, unit: unit).map { EquipmentSetting(item, $0) }
             }
         }
     }

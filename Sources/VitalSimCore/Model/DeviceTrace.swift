@@ -72,7 +72,7 @@ public struct DeviceTrace: Sendable, Equatable {
     /// Reads `trace:` of a device mapping; nil (with issues reported) when it is wrong.
     static func read(_ fields: Fields, type: DeviceType, reader: YAMLReader) -> DeviceTrace? {
         guard let node = fields.value("trace"),
-            let g = reader.mapping(node, fields.path("trace"), allowed: keys, required: ["file"])
+            let group = reader.mapping(node, fields.path("trace"), allowed: keys, required: ["file"])
         else {
             return nil
         }
@@ -80,26 +80,26 @@ public struct DeviceTrace: Sendable, Equatable {
             reader.fail(node, fields.path("trace"), "a \(type.rawValue)'s readings cannot come from a trace")
             return nil
         }
-        let file = g.string("file") ?? ""
+        let file = group.string("file") ?? ""
         let folder = (reader.file as NSString).deletingLastPathComponent
         let path = file.hasPrefix("/") || folder.isEmpty ? file : folder + "/" + file
-        var format = g.choice("format", Format.self, what: "trace format")
-        if format == nil, !g.has("format") {
+        var format = group.choice("format", Format.self, what: "trace format")
+        if format == nil, !group.has("format") {
             switch (file as NSString).pathExtension.lowercased() {
             case "jsonl": format = .readingsJSONL
             case "xml": format = .appleHealth
             case "btsnoop", "cfa": format = .btsnoop
             default:
                 let valid = Format.allCases.map(\.rawValue).joined(separator: ", ")
-                reader.fail(node, g.path("format"), "say which format '\(file)' is: \(valid)")
+                reader.fail(node, group.path("format"), "say which format '\(file)' is: \(valid)")
             }
         }
         var offset = 0
-        if let text = g.string("utc-offset") {
+        if let text = group.string("utc-offset") {
             guard let minutes = utcOffset(text) else {
                 reader.fail(
-                    g.value("utc-offset"),
-                    g.path("utc-offset"),
+                    group.value("utc-offset"),
+                    group.path("utc-offset"),
                     "a UTC offset is ±hh:mm, e.g. +01:00 or -05:00, got '\(text)'"
                 )
                 return nil
@@ -108,19 +108,23 @@ public struct DeviceTrace: Sendable, Equatable {
         }
         guard let format else { return nil }
         if (format == .appleECG) != (type == .ecgWatch) {
-            reader.fail(node, g.path("format"), "an ecg-watch replays apple-ecg recordings, and only an ecg-watch does")
+            reader.fail(
+                node,
+                group.path("format"),
+                "an ecg-watch replays apple-ecg recordings, and only an ecg-watch does"
+            )
             return nil
         }
         return DeviceTrace(
             file: file,
             path: path,
             format: format,
-            at: g.duration("at", allowZero: true)?.milliseconds ?? 0,
-            fromDevice: g.string("from-device"),
-            source: g.string("source"),
+            at: group.duration("at", allowZero: true)?.milliseconds ?? 0,
+            fromDevice: group.string("from-device"),
+            source: group.string("source"),
             utcOffsetMinutes: offset,
-            handle: g.integer("handle", in: 1...0xFFFF).map { Int($0) },
-            line: g.line,
+            handle: group.integer("handle", in: 1...0xFFFF).map { Int($0) },
+            line: group.line,
             field: fields.path("trace"),
             readings: nil
         )
@@ -128,12 +132,12 @@ public struct DeviceTrace: Sendable, Equatable {
 
     /// Minutes of `±hh:mm`.
     static func utcOffset(_ text: String) -> Int? {
-        let b = Array(text.utf8)
-        guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58,
-            let h = Int(String(decoding: b[1..<3], as: UTF8.self)),
-            let m = Int(String(decoding: b[4..<6], as: UTF8.self)), h <= 14, m <= 59
+        let bytes = Array(text.utf8)
+        guard bytes.count == 6, bytes[0] == 43 || bytes[0] == 45, bytes[3] == 58,
+            let hours = Int(String(decoding: bytes[1..<3], as: UTF8.self)),
+            let minutes = Int(String(decoding: bytes[4..<6], as: UTF8.self)), hours <= 14, minutes <= 59
         else { return nil }
-        return (b[0] == 43 ? 1 : -1) * (h * 60 + m)
+        return (bytes[0] == 43 ? 1 : -1) * (hours * 60 + minutes)
     }
 }
 

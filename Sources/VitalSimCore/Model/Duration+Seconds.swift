@@ -6,7 +6,7 @@ extension Duration {
     /// due time) counts as no delay.
     package static func nonNegativeMicroseconds(_ d: Duration) -> UInt64 {
         guard d > .zero else { return 0 }
-        let c = d.components
-        return UInt64(c.seconds) * 1_000_000 + UInt64(c.attoseconds / 1_000_000_000_000)
+        let parts = d.components
+        return UInt64(parts.seconds) * 1_000_000 + UInt64(parts.attoseconds / 1_000_000_000_000)
     }
 }

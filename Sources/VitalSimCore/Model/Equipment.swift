@@ -1,4 +1,4 @@
-/// Equipment a caregiver logs (seed 004's "record the equipment the caregiver is using to tend to
+/// Equipment a caregiver logs (the Health Hearts SRS's "record the equipment the caregiver is using to tend to
 /// their child"): the home-care equipment of an interstage infant whose setting matters.
 public enum EquipmentItem: String, Sendable, CaseIterable {
     /// Home oxygen (concentrator or cylinder): its flow, L/min.

@@ -1,5 +1,5 @@
 /// One step of a patient's escalation policy: the people notified of an alert `after` it was
-/// raised, unless someone acted on the alert before then (seed 000, System Features,
+/// raised, unless someone acted on the alert before then (the IoT-AI SRS, System Features,
 /// Notifications & Alerts: notifications go to the patient, caregiver or doctor, and the user's
 /// action on them is logged).
 public struct EscalationStep: Sendable, Equatable {
@@ -41,7 +41,7 @@ public struct EscalationPolicy: Sendable, Equatable {
     public var severities: [Severity] { Severity.allCases.filter { !(steps[$0] ?? []).isEmpty } }
 }
 
-/// What a person does with an alert (seed 000: acknowledge, dismiss, respond), or, stated so a
+/// What a person does with an alert (the IoT-AI SRS: acknowledge, dismiss, respond), or, stated so a
 /// scenario reads as it is meant, that nobody does anything.
 public enum CareAction: String, Sendable, CaseIterable, Codable {
     /// Seen and taken on; the alert stays open.

@@ -57,7 +57,7 @@ public struct MQTTTopicTemplate: Sendable, Equatable, CustomStringConvertible {
     public func topic(patient: String, device: String, kind: String) -> String {
         levels.map { level in
             switch level {
-            case .literal(let s): s
+            case .literal(let literal): literal
             case .placeholder("patient"): patient
             case .placeholder("device"): device
             case .placeholder(_): kind
@@ -67,7 +67,7 @@ public struct MQTTTopicTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// The subscription filter: every placeholder a `+`.
     public var filter: String {
-        levels.map { if case .literal(let s) = $0 { s } else { "+" } }.joined(separator: "/")
+        levels.map { if case .literal(let literal) = $0 { literal } else { "+" } }.joined(separator: "/")
     }
 
     /// The placeholders' values in `topic` (by name), nil when the topic does not fit the template.
@@ -77,7 +77,7 @@ public struct MQTTTopicTemplate: Sendable, Equatable, CustomStringConvertible {
         var out: [String: String] = [:]
         for (level, part) in zip(levels, parts) {
             switch level {
-            case .literal(let s): guard s == part else { return nil }
+            case .literal(let literal): guard literal == part else { return nil }
             case .placeholder(let name):
                 guard !part.isEmpty else { return nil }
                 out[name] = part
@@ -90,8 +90,8 @@ public struct MQTTTopicTemplate: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         levels.map { level in
             switch level {
-            case .literal(let s): s
-            case .placeholder(let n): "{\(n)}"
+            case .literal(let literal): literal
+            case .placeholder(let name): "{\(name)}"
             }
         }.joined(separator: "/")
     }

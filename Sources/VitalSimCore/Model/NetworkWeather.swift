@@ -114,10 +114,10 @@ package struct NetworkWeather: Sendable, Equatable {
 
     mutating func set(_ key: String, _ value: String) throws(NetworkWeatherError) {
         func duration(_ v: String) throws(NetworkWeatherError) -> Duration {
-            guard let d = VirtualDuration(parsing: v) else {
+            guard let duration = VirtualDuration(parsing: v) else {
                 throw NetworkWeatherError("\(key)=\(v): expected a duration (40ms, 2s)")
             }
-            return .milliseconds(d.milliseconds)
+            return .milliseconds(duration.milliseconds)
         }
         func share(_ v: String) throws(NetworkWeatherError) -> Double {
             let number = v.hasSuffix("%") ? Double(v.dropLast()).map { $0 / 100 } : Double(v)
@@ -132,10 +132,10 @@ package struct NetworkWeather: Sendable, Equatable {
         case "loss": loss = try share(value)
         case "resets": resets = try share(value)
         case "bandwidth":
-            guard let b = Int(value), b >= 0 else {
+            guard let count = Int(value), count >= 0 else {
                 throw NetworkWeatherError("bandwidth=\(value): expected bytes per second (0: unlimited)")
             }
-            bandwidth = b
+            bandwidth = count
         case "partition":
             let halves = value.split(separator: "/").map(String.init)
             guard halves.count == 2 else {

@@ -22,13 +22,13 @@ struct PatientListChunks {
         var lines: [Range<String.Index>] = []
         let utf8 = text.utf8
         var start = utf8.startIndex
-        var i = start
-        while i < utf8.endIndex {
-            if utf8[i] == 0x0A {
-                lines.append(start..<i)
-                start = utf8.index(after: i)
+        var position = start
+        while position < utf8.endIndex {
+            if utf8[position] == 0x0A {
+                lines.append(start..<position)
+                start = utf8.index(after: position)
             }
-            i = utf8.index(after: i)
+            position = utf8.index(after: position)
         }
         if start < utf8.endIndex { lines.append(start..<utf8.endIndex) }
         return lines

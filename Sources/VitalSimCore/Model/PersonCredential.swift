@@ -1,6 +1,6 @@
 import Yams
 
-/// A person's role towards a patient's data (seed 000 §2.3 user classes): the patient themselves,
+/// A person's role towards a patient's data (the IoT-AI SRS §2.3 user classes): the patient themselves,
 /// or a member of their care team.
 public enum PersonRole: String, Sendable, CaseIterable {
     case patient

@@ -143,7 +143,7 @@ public enum Corruption: String, Sendable, CaseIterable {
     case unknownField = "unknown-field"
     /// JSON, in a scenario only: each corrupted reading takes the next of ``jsonForms`` in turn.
     case mixed
-    /// JSON from a phone bridge: the user's id as a number (`"userId": 501`, a string in seed 001
+    /// JSON from a phone bridge: the user's id as a number (`"userId": 501`, a string in the VitalEdge SDS
     /// §3.3.1; `patientId` in observation JSON).
     case badUserID = "bad-user-id"
     /// JSON from a phone bridge: a daily summary's `caloriesBurned` −1; a payload without calories
@@ -253,7 +253,7 @@ public enum Measurement: Sendable, Equatable {
     case dailySummary(steps: Int, calories: Int)
     /// A logged bottle feed, mL.
     case feeding(mL: Int)
-    /// A logged breastfeed, whole minutes at the breast (seed 004's "breast/bottle").
+    /// A logged breastfeed, whole minutes at the breast (the Health Hearts SRS's "breast/bottle").
     case breastfeeding(minutes: Int)
     /// Respiration rate, whole breaths per minute.
     case respirationRate(perMinute: Int)

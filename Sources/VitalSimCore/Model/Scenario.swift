@@ -304,12 +304,12 @@ public enum DeviceType: String, Sendable, CaseIterable {
     /// A wearable respiration sensor (chest patch) whose companion app relays breaths/min as JSON;
     /// GATT has no respiration-rate characteristic among the health services.
     case respirationMonitor = "respiration-monitor"
-    /// A watch or phone app where the patient reports symptoms (seed 003's "Report a Symptom"),
+    /// A watch or phone app where the patient reports symptoms (the InTouch PRD's "Report a Symptom"),
     /// relayed as JSON.
     case symptomDiary = "symptom-diary"
     /// An Apple-Watch-style single-lead ECG (30 s at 512 Hz) relayed by its phone as JSON.
     case ecgWatch = "ecg-watch"
-    /// A caregiver's equipment log (seed 004): home oxygen, NG tube, feeding pump settings, as JSON.
+    /// A caregiver's equipment log (the Health Hearts SRS): home oxygen, NG tube, feeding pump settings, as JSON.
     case equipmentLog = "equipment-log"
 
     /// True for devices that speak GATT.
@@ -367,7 +367,7 @@ public struct DeviceSpec: Sendable {
     public var battery: Double
     /// Battery drain per day, percent.
     public var batteryDrainPerDay: Double
-    /// Feeding log: how the infant is fed (seed 004's "breast/bottle").
+    /// Feeding log: how the infant is fed (the Health Hearts SRS's "breast/bottle").
     public var feedingMethod: FeedingMethod = .bottle
     /// Symptom diary: symptoms reported per day with no clinical event behind them (`spontaneous`).
     public var spontaneousSymptomsPerDay = 0.05
@@ -390,10 +390,10 @@ public struct DeviceSpec: Sendable {
     /// measurements; exact for devices that measure by themselves.
     public var adherence = Adherence.exact
     /// Phone bridge: real-time monitoring switched on (`real-time`), the latest heart rate sent
-    /// every interval (seed 002 §2.3.1; seed 001 §5.1: off, the timer stops and nothing is sent).
+    /// every interval (the VitalEdge RSD §2.3.1; the VitalEdge SDS §5.1: off, the timer stops and nothing is sent).
     public var realTimeMonitoring = true
     /// Phone bridge: the daily summary switched on (`daily-summary`), the day's steps and calories
-    /// sent at midnight (seed 002 §2.3.1; seed 001 §5.2: off, the transmission is skipped).
+    /// sent at midnight (the VitalEdge RSD §2.3.1; the VitalEdge SDS §5.2: off, the transmission is skipped).
     public var dailySummaries = true
     /// A value with every field given (bottle feeds).
     public init(

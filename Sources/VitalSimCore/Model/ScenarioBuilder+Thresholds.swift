@@ -33,12 +33,12 @@ extension ScenarioBuilder {
                     )
                     continue
                 }
-                if let v = limit(fields, rule.id, rule.signals[0], rule: rule.id) {
+                if let limitValue = limit(fields, rule.id, rule.signals[0], rule: rule.id) {
                     out.append(
                         ThresholdOverride(
                             rule: rule.id,
                             signal: rule.signals[0],
-                            value: v,
+                            value: limitValue,
                             line: reader.line(of: value)
                         )
                     )
@@ -57,9 +57,9 @@ extension ScenarioBuilder {
                 )
             }
             for signal in rule.signals where signals.has(signal.rawValue) {
-                if let v = limit(signals, signal.rawValue, signal, rule: rule.id) {
+                if let limitValue = limit(signals, signal.rawValue, signal, rule: rule.id) {
                     let line = reader.line(of: signals.value(signal.rawValue))
-                    out.append(ThresholdOverride(rule: rule.id, signal: signal, value: v, line: line))
+                    out.append(ThresholdOverride(rule: rule.id, signal: signal, value: limitValue, line: line))
                 }
             }
         }

@@ -385,7 +385,7 @@ struct ScenarioBuilder {
             reader.fail(
                 fields.value("transport"),
                 fields.path("transport"),
-                "phone-bridge posts to the VitalEdge HTTPS endpoints (seeds 001/002); valid: https"
+                "phone-bridge posts to the VitalEdge HTTPS endpoints (the VitalEdge SDS and RSD); valid: https"
             )
         }
         return transport
@@ -397,7 +397,7 @@ struct ScenarioBuilder {
             reader.fail(
                 fields.value("cadence"),
                 fields.path("cadence"),
-                "the VitalEdge IoT interval is 1 to 60 minutes (seed 002 §2.3.1), got \(cadence)"
+                "the VitalEdge IoT interval is 1 to 60 minutes (the VitalEdge RSD §2.3.1), got \(cadence)"
             )
             return .minutes(5)
         }
@@ -471,33 +471,38 @@ public struct DeviceDefaults: Sendable {
 
     /// The defaults of a device type (cadences from the reference notes and the VitalEdge documents).
     public static func of(_ type: DeviceType, baseline: Baseline) -> DeviceDefaults {
-        let h: Int64 = 3_600_000
+        let hour: Int64 = 3_600_000
         switch type {
         case .heartRateStrap: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 4)
         case .bpCuff:
-            return DeviceDefaults(transport: .ble, cadence: .hours(12), schedule: [7 * h, 19 * h], drainPerDay: 0.5)
+            return DeviceDefaults(
+                transport: .ble,
+                cadence: .hours(12),
+                schedule: [7 * hour, 19 * hour],
+                drainPerDay: 0.5
+            )
         case .glucometer:
             return DeviceDefaults(
                 transport: .ble,
                 cadence: .hours(6),
-                schedule: [7 * h, 12 * h, 18 * h, 22 * h],
+                schedule: [7 * hour, 12 * hour, 18 * hour, 22 * hour],
                 drainPerDay: 0.3
             )
         case .cgm: return DeviceDefaults(transport: .ble, cadence: .minutes(5), schedule: [], drainPerDay: 8)
         case .pulseOximeter: return DeviceDefaults(transport: .ble, cadence: .seconds(1), schedule: [], drainPerDay: 6)
         case .thermometer: return DeviceDefaults(transport: .ble, cadence: .hours(4), schedule: [], drainPerDay: 0.5)
         case .weightScale:
-            return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * h], drainPerDay: 0.2)
+            return DeviceDefaults(transport: .ble, cadence: .hours(24), schedule: [7 * hour], drainPerDay: 0.2)
         case .phoneBridge: return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .respirationMonitor:
             return DeviceDefaults(transport: .https, cadence: .minutes(5), schedule: [], drainPerDay: 0)
         case .symptomDiary, .ecgWatch, .equipmentLog:
             return DeviceDefaults(transport: .https, cadence: .minutes(1), schedule: [], drainPerDay: 0)
         case .feedingLog:
-            let n = Int64(max(baseline.feedsPerDay, 1))
+            let feeds = Int64(max(baseline.feedsPerDay, 1))
             return DeviceDefaults(
                 transport: .https,
-                cadence: VirtualDuration(milliseconds: 24 * h / n),
+                cadence: VirtualDuration(milliseconds: 24 * hour / feeds),
                 schedule: [],
                 drainPerDay: 0
             )

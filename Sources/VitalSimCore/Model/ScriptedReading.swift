@@ -61,9 +61,9 @@ public struct ScriptedReading: Sendable, Equatable {
     public func reading(_ i: Int) -> (time: Int64, values: [String: Double]) {
         let time = time(i)
         guard let to, count > 1 else { return (time, values) }
-        let f = Double(i) / Double(count - 1)
+        let fraction = Double(i) / Double(count - 1)
         var out = values
-        for (k, v) in values { out[k] = ((v + ((to[k] ?? v) - v) * f) * 1000).rounded() / 1000 }
+        for (k, v) in values { out[k] = ((v + ((to[k] ?? v) - v) * fraction) * 1000).rounded() / 1000 }
         return (time, out)
     }
 

@@ -1,4 +1,4 @@
-/// Symptoms a patient reports from a watch or phone (seed 003's "Report a Symptom", seed 000's
+/// Symptoms a patient reports from a watch or phone (the InTouch PRD's "Report a Symptom", the IoT-AI SRS's
 /// symptoms as input): the five of HealthKit's symptom category types that a cardiac or
 /// respiratory monitoring programme asks about.
 public enum SymptomKind: String, Sendable, CaseIterable {

@@ -1,5 +1,5 @@
 /// A patient's own limit for one signal of one alert rule, replacing the rule's value for that
-/// patient only (seed 000: a provider "can set custom alert thresholds for a patient's vital
+/// patient only (the IoT-AI SRS: a provider "can set custom alert thresholds for a patient's vital
 /// signs"). The rule's comparison operator, persistence and re-arm margin stay as they are.
 public struct ThresholdOverride: Sendable, Equatable {
     /// The rule id, e.g. `hr.tachycardia`.

@@ -73,16 +73,16 @@ extension TimelineBuilder {
         guard let node = fields.value(key) else { return nil }
         let ranges = spec.ranges.merging(spec.optional) { a, _ in a }
         let names = spec.required + spec.optional.keys.sorted()
-        guard let g = reader.mapping(node, fields.path(key), allowed: names, required: spec.required) else {
+        guard let group = reader.mapping(node, fields.path(key), allowed: names, required: spec.required) else {
             return nil
         }
         var out: [String: Double] = [:]
         for name in names {
-            guard let range = ranges[name], let v = g.number(name, in: range, unit: "") else { continue }
-            out[name] = v
+            guard let range = ranges[name], let value = group.number(name, in: range, unit: "") else { continue }
+            out[name] = value
         }
-        if let s = out["systolic"], let d = out["diastolic"], d >= s {
-            reader.fail(node, fields.path(key), "diastolic \(d) must be below systolic \(s)")
+        if let systolic = out["systolic"], let diastolic = out["diastolic"], diastolic >= systolic {
+            reader.fail(node, fields.path(key), "diastolic \(diastolic) must be below systolic \(systolic)")
         }
         return spec.required.allSatisfy({ out[$0] != nil }) ? out : nil
     }

@@ -31,7 +31,7 @@ struct TimelineBuilder {
     let context: TimelineContext
 
     func entry(_ node: Node, _ field: String) -> TimelineEntry? {
-        guard let m = node.mapping else {
+        guard let mapping = node.mapping else {
             reader.fail(
                 node,
                 field,
@@ -39,7 +39,7 @@ struct TimelineBuilder {
             )
             return nil
         }
-        let keys = m.keys.compactMap { $0.scalar?.string }
+        let keys = mapping.keys.compactMap { $0.scalar?.string }
         if keys.contains("event") { return event(node, field) }
         if keys.contains("fault") { return fault(node, field) }
         if keys.contains("reading") { return scripted(node, field) }
@@ -83,8 +83,8 @@ struct TimelineBuilder {
         }
         checkStart(at, fields)
         let duration = kind.hasDuration ? (fields.duration("duration")?.milliseconds ?? 60_000) : 0
-        let d = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
-        let (onset, offset) = ramps(kind, duration: duration, defaults: d, fields)
+        let defaults = EventDefaults.of(kind, profile: patient?.profile ?? .adult)
+        let (onset, offset) = ramps(kind, duration: duration, defaults: defaults, fields)
         var clinicalEvent = ClinicalEvent(
             kind: kind,
             patientID: patientID,
@@ -94,11 +94,12 @@ struct TimelineBuilder {
             offset: offset,
             line: fields.line
         )
-        clinicalEvent.target = fields.number("target", in: d.targetRange, unit: d.targetUnit) ?? d.target
+        clinicalEvent.target =
+            fields.number("target", in: defaults.targetRange, unit: defaults.targetUnit) ?? defaults.target
         clinicalEvent.target2 =
             fields.number("diastolic", in: 40...200, unit: "mmHg") ?? (kind == .hypertensiveCrisis ? 124 : nil)
-        clinicalEvent.carbs = fields.number("carbs", in: 0...300, unit: "g") ?? d.carbs
-        clinicalEvent.insulin = fields.number("insulin", in: 0...100, unit: "U") ?? d.insulin
+        clinicalEvent.carbs = fields.number("carbs", in: 0...300, unit: "g") ?? defaults.carbs
+        clinicalEvent.insulin = fields.number("insulin", in: 0...100, unit: "U") ?? defaults.insulin
         cause(of: &clinicalEvent, fields)
         if let node = fields.value("symptoms") { clinicalEvent.symptoms = symptoms(node, fields.path("symptoms")) }
         return .clinical(clinicalEvent)
@@ -235,30 +236,30 @@ struct TimelineBuilder {
             + (json ? Corruption.jsonForms + [.mixed] : []) + (type == .phoneBridge ? Corruption.phoneForms : [])
         let fallback: Corruption = !gatt ? .mixed : (type == .cgm ? .badCRC : .truncation)
         fault.corruption = fields.choice("corruption", Corruption.self, what: "corruption") ?? fallback
-        guard let c = fault.corruption, let type, !valid.contains(c) else { return }
+        guard let corruption = fault.corruption, let type, !valid.contains(corruption) else { return }
         let form =
             json ? "JSON over \(transport?.rawValue ?? "https")" : "GATT bytes over \(transport?.rawValue ?? "ble")"
         reader.fail(
             fields.value("corruption"),
             fields.path("corruption"),
-            "\(c.rawValue) does not apply to \(deviceID), a \(type.rawValue) sending \(form); valid: \(Array(Set(valid.map(\.rawValue))).sorted().joined(separator: ", "))"
+            "\(corruption.rawValue) does not apply to \(deviceID), a \(type.rawValue) sending \(form); valid: \(Array(Set(valid.map(\.rawValue))).sorted().joined(separator: ", "))"
         )
     }
 
     /// A clock-skew fault's signed skew (default 5 minutes ahead).
     private func skew(_ fields: Fields) -> Int64 {
-        guard let v = fields.value("skew"), let s = v.scalar?.string else { return 300_000 }
-        let negative = s.hasPrefix("-")
-        if let virtualDuration = VirtualDuration(parsing: negative ? String(s.dropFirst()) : s),
+        guard let value = fields.value("skew"), let text = value.scalar?.string else { return 300_000 }
+        let negative = text.hasPrefix("-")
+        if let virtualDuration = VirtualDuration(parsing: negative ? String(text.dropFirst()) : text),
             virtualDuration.milliseconds > 0,
             virtualDuration.milliseconds <= 365 * 86_400_000
         {
             return negative ? -virtualDuration.milliseconds : virtualDuration.milliseconds
         }
         reader.fail(
-            v,
+            value,
             fields.path("skew"),
-            "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(s)'"
+            "expected a non-zero signed duration up to 365d such as 5m or -90s, got '\(text)'"
         )
         return 0
     }
@@ -275,23 +276,23 @@ struct EventDefaults {
     var insulin: Double?
 
     static func of(_ kind: ClinicalEventKind, profile: Profile) -> EventDefaults {
-        let m: Int64 = 60_000
+        let minute: Int64 = 60_000
         switch kind {
         case .tachycardia:
             return EventDefaults(
                 target: profile == .chdInfant ? 200 : 140,
                 targetRange: 60...260,
                 targetUnit: "bpm",
-                onset: 2 * m,
-                offset: 3 * m
+                onset: 2 * minute,
+                offset: 3 * minute
             )
         case .bradycardia:
             return EventDefaults(
                 target: profile == .chdInfant ? 80 : 42,
                 targetRange: 20...100,
                 targetUnit: "bpm",
-                onset: 2 * m,
-                offset: 2 * m
+                onset: 2 * minute,
+                offset: 2 * minute
             )
         case .atrialFibrillation:
             return EventDefaults(target: 110, targetRange: 50...200, targetUnit: "bpm (mean ventricular rate)")
@@ -303,19 +304,25 @@ struct EventDefaults {
                 target: profile == .chdInfant ? 68 : 84,
                 targetRange: 50...100,
                 targetUnit: "%",
-                onset: m,
-                offset: 2 * m
+                onset: minute,
+                offset: 2 * minute
             )
         case .hypertensiveCrisis:
             return EventDefaults(
                 target: 192,
                 targetRange: 100...260,
                 targetUnit: "mmHg systolic",
-                onset: 10 * m,
-                offset: 20 * m
+                onset: 10 * minute,
+                offset: 20 * minute
             )
         case .fever:
-            return EventDefaults(target: 38.9, targetRange: 36...42, targetUnit: "°C", onset: 60 * m, offset: 120 * m)
+            return EventDefaults(
+                target: 38.9,
+                targetRange: 36...42,
+                targetUnit: "°C",
+                onset: 60 * minute,
+                offset: 120 * minute
+            )
         case .weightLoss:
             return EventDefaults(target: profile == .chdInfant ? 40 : 300, targetRange: 0...5000, targetUnit: "g/day")
         case .fluidGain: return EventDefaults(target: 2.5, targetRange: 0...20, targetUnit: "kg over the event")
@@ -325,8 +332,8 @@ struct EventDefaults {
                 target: 110,
                 targetRange: 40...200,
                 targetUnit: "steps/min",
-                onset: 2 * m,
-                offset: 3 * m
+                onset: 2 * minute,
+                offset: 3 * minute
             )
         }
     }

@@ -28,13 +28,15 @@ package enum DuplicateKeyFinder {
     static func keyColumns(of key: String, in chars: [Character]) -> [Int] {
         var out: [Int] = []
         for spelling in [key, "\"\(key)\"", "'\(key)'"] {
-            let k = Array(spelling)
-            var i = 0
-            while i + k.count <= chars.count {
-                if Array(chars[i..<i + k.count]) == k, startsKey(chars, at: i), endsKey(chars, after: i + k.count) {
-                    out.append(i)
+            let keyBytes = Array(spelling)
+            var position = 0
+            while position + keyBytes.count <= chars.count {
+                if Array(chars[position..<position + keyBytes.count]) == keyBytes, startsKey(chars, at: position),
+                    endsKey(chars, after: position + keyBytes.count)
+                {
+                    out.append(position)
                 }
-                i += 1
+                position += 1
             }
         }
         return out.sorted()
@@ -42,23 +44,23 @@ package enum DuplicateKeyFinder {
 
     /// Whether only indentation (and a `- `), or a `{`/`,` then spaces, precede column `i`.
     static func startsKey(_ chars: [Character], at i: Int) -> Bool {
-        var j = i - 1
-        while j >= 0, chars[j] == " " { j -= 1 }
-        if j < 0 { return true }
-        if chars[j] == "{" || chars[j] == "," { return true }
-        if chars[j] == "-" {
-            var k = j - 1
-            while k >= 0, chars[k] == " " { k -= 1 }
-            return k < 0
+        var previous = i - 1
+        while previous >= 0, chars[previous] == " " { previous -= 1 }
+        if previous < 0 { return true }
+        if chars[previous] == "{" || chars[previous] == "," { return true }
+        if chars[previous] == "-" {
+            var before = previous - 1
+            while before >= 0, chars[before] == " " { before -= 1 }
+            return before < 0
         }
         return false
     }
 
     /// Whether optional spaces and a `:` (then a space or the end) follow the key.
     static func endsKey(_ chars: [Character], after end: Int) -> Bool {
-        var j = end
-        while j < chars.count, chars[j] == " " { j += 1 }
-        guard j < chars.count, chars[j] == ":" else { return false }
-        return j + 1 == chars.count || chars[j + 1] == " "
+        var position = end
+        while position < chars.count, chars[position] == " " { position += 1 }
+        guard position < chars.count, chars[position] == ":" else { return false }
+        return position + 1 == chars.count || chars[position + 1] == " "
     }
 }

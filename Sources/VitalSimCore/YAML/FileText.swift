@@ -22,7 +22,7 @@ package enum FileText {
     package static func read(_ path: String) throws(Failure) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
         let bytes = [UInt8](data)
-        if let s = String(validating: bytes, as: UTF8.self) { return s }
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
         let (offset, line, column) = firstInvalidUTF8(bytes)
         throw .notUTF8(path: path, line: line, column: column, byte: bytes[offset])
     }

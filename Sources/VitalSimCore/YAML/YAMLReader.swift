@@ -118,19 +118,19 @@ package final class YAMLReader {
         return best?.0
     }
 
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        if a.isEmpty { return b.count }
-        var prev = Array(0...b.count)
-        for i in 1...a.count {
-            var cur = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where j <= b.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    static func editDistance(_ first: String, _ second: String) -> Int {
+        let first = Array(first)
+        let second = Array(second)
+        if first.isEmpty { return second.count }
+        var prev = Array(0...second.count)
+        for i in 1...first.count {
+            var cur = [i] + Array(repeating: 0, count: second.count)
+            for j in 1...max(second.count, 1) where j <= second.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (first[i - 1] == second[j - 1] ? 0 : 1))
             }
             prev = cur
         }
-        return prev[b.count]
+        return prev[second.count]
     }
 }
 

@@ -75,9 +75,9 @@ extension VitalSim {
                     printError("received \(collector.count) of \(count) values within \(timeout) s")
                     throw ExitCode(3)
                 }
-            } catch let e as HCIError {
-                if case .badSpec = e { throw CommandFailure.input("--hci: \(e)") }
-                throw CommandFailure.infrastructure(e.description)
+            } catch let hciError as HCIError {
+                if case .badSpec = hciError { throw CommandFailure.input("--hci: \(hciError)") }
+                throw CommandFailure.infrastructure(hciError.description)
             }
         }
     }

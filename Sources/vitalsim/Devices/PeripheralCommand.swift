@@ -59,9 +59,9 @@ extension VitalSim {
                     captureDirectory: capture
                 )
                 try live.start()
-            } catch let e as HCIError {
-                if case .badSpec = e { throw CommandFailure.input("--hci: \(e)") }
-                throw CommandFailure.infrastructure(e.description)
+            } catch let hciError as HCIError {
+                if case .badSpec = hciError { throw CommandFailure.input("--hci: \(hciError)") }
+                throw CommandFailure.infrastructure(hciError.description)
             }
             // Unbuffered, so that a test or script reading the pipe sees the addresses at once.
             for p in live.peripherals {

@@ -125,10 +125,10 @@ extension VitalSim {
             pollCycles: (base: Double?, new: Double?)
         ) -> [(scope: String, path: LatencyPath, comparison: LatencyComparison)] {
             base.keys.sorted().compactMap { path in
-                guard let b = base[path], let n = new[path] else { return nil }
+                guard let baseline = base[path], let measured = new[path] else { return nil }
                 let comparison = LatencyComparison.compare(
-                    base: b,
-                    new: n,
+                    base: baseline,
+                    new: measured,
                     settings: settings,
                     resolution: path.resolution(pollCycles: pollCycles.base, pollCycles.new)
                 )
@@ -138,15 +138,17 @@ extension VitalSim {
 
         static func json(_ rows: [(scope: String, path: LatencyPath, comparison: LatencyComparison)]) -> Data {
             let items: [JSONValue] = rows.map { row in
-                let c = row.comparison
+                let comparison = row.comparison
                 return .object([
                     ("scope", .string(row.scope)), ("path", .string(row.path.rawValue)),
-                    ("outcome", .string(c.outcome.rawValue)), ("baseSamples", .int(Int64(c.baseCount))),
-                    ("newSamples", .int(Int64(c.newCount))), ("baseMedianMs", .double(c.baseMedian)),
-                    ("newMedianMs", .double(c.newMedian)), ("baseP99Ms", .double(c.baseP99)),
-                    ("newP99Ms", .double(c.newP99)), ("shiftMs", .double(c.shift)), ("effectA", .double(c.effect)),
-                    ("pSlower", .double(c.pSlower)), ("pFaster", .double(c.pFaster)),
-                    ("resolutionMs", .double(c.resolution)),
+                    ("outcome", .string(comparison.outcome.rawValue)),
+                    ("baseSamples", .int(Int64(comparison.baseCount))),
+                    ("newSamples", .int(Int64(comparison.newCount))), ("baseMedianMs", .double(comparison.baseMedian)),
+                    ("newMedianMs", .double(comparison.newMedian)), ("baseP99Ms", .double(comparison.baseP99)),
+                    ("newP99Ms", .double(comparison.newP99)), ("shiftMs", .double(comparison.shift)),
+                    ("effectA", .double(comparison.effect)),
+                    ("pSlower", .double(comparison.pSlower)), ("pFaster", .double(comparison.pFaster)),
+                    ("resolutionMs", .double(comparison.resolution)),
                 ])
             }
             return Data((JSONValue.array(items).serialized() + "\n").utf8)

@@ -91,8 +91,8 @@ extension VitalSim {
             let request: SentOutcome
 
             func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: Key.self)
-                try c.encode(scenario, forKey: Key("scenario"))
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(scenario, forKey: Key("scenario"))
                 try request.encode(to: encoder)
             }
 

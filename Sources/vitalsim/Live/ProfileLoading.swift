@@ -30,10 +30,10 @@ func clientCertificate(certificate: String?, key: String?, profile: SUTProfile?)
 
 /// The MQTT credentials of the profile's `mqtt` section.
 func mqttCredentials(_ profile: SUTProfile?) -> MQTTCredentials {
-    guard let m = profile?.mqtt else { return MQTTCredentials() }
-    var c = MQTTCredentials(username: m.username, password: m.password)
-    if let cert = m.clientCertificate, let key = m.clientKey {
-        c.clientCertificate = ClientCertificate(certificate: cert, key: key)
+    guard let mqtt = profile?.mqtt else { return MQTTCredentials() }
+    var credentials = MQTTCredentials(username: mqtt.username, password: mqtt.password)
+    if let cert = mqtt.clientCertificate, let key = mqtt.clientKey {
+        credentials.clientCertificate = ClientCertificate(certificate: cert, key: key)
     }
-    return c
+    return credentials
 }

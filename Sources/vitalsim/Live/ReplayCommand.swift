@@ -29,7 +29,7 @@ extension VitalSim {
                     }
                     return try EvidenceSignature.publicKey(pem: text, source: "--public-key \(path)")
                 }
-                replayed = try EvidenceBundle.replay(bundle, trusted: trusted)
+                replayed = try EvidenceBundle(directory: bundle).replay(trusted: trusted)
             } catch {
                 throw CommandFailure.input("vitalsim replay: \(error)")
             }

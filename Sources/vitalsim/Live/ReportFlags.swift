@@ -94,21 +94,21 @@ struct ReportFlags: ParsableArguments {
         // A scenario that could not be judged is reported (as an error, with the SUT contract) and exits 3.
         let errors = verdicts.filter { $0.error != nil }
         for v in errors { printError("vitalsim \(command): \(v.scenario): \(v.error ?? "")") }
-        if let junit { try Self.write(Data(RunReport.junit(verdicts, about: about).utf8), to: junit) }
+        if let junit { try Self.write(Data(RunReport(verdicts, about: about).junit.utf8), to: junit) }
         if let json {
-            try Self.write(Data(RunReport.json(verdicts, notes: outcome.notes, about: about).utf8), to: json)
+            try Self.write(Data(RunReport(verdicts, notes: outcome.notes, about: about).json.utf8), to: json)
         }
         if let html {
             let page: String
             do throws(HTMLReport.TemplateProblem) {
-                page = try HTMLReport.render(verdicts, title: title, about: about)
+                page = try HTMLReport(verdicts, title: title, about: about).render()
             } catch {
                 throw CommandFailure.infrastructure("--html \(html): \(error)")
             }
             try Self.write(Data(page.utf8), to: html)
         }
         try emitCI(verdicts, notes: outcome.notes, about: about, title: title, sources: sources)
-        print(RunReport.console(verdicts, colour: colour, notes: outcome.notes, about: about), terminator: "")
+        print(RunReport(verdicts, notes: outcome.notes, about: about).console(colour: colour), terminator: "")
         if !errors.isEmpty { throw ExitCodes.infrastructure }
         if !verdicts.allSatisfy(\.passed) { throw ExitCode(1) }
     }
@@ -125,16 +125,16 @@ struct ReportFlags: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         let stepSummary = environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 }
         if summary != nil || stepSummary != nil {
-            let markdown = Data(JobSummary.markdown(verdicts, notes: notes, about: about).utf8)
+            let markdown = Data(JobSummary(verdicts, notes: notes, about: about).markdown.utf8)
             if let summary { try Self.write(markdown, to: summary) }
             if let stepSummary { try Self.append(markdown, to: stepSummary) }
         }
-        if let ctrf { try Self.write(Data(CTRFReport.json(verdicts, about: about, title: title).utf8), to: ctrf) }
+        if let ctrf { try Self.write(Data(CTRFReport(verdicts, about: about, title: title).json.utf8), to: ctrf) }
         let files = Dictionary(sources.map { ($0.scenario, $0.path) }, uniquingKeysWith: { a, _ in a })
-        let found = CIAnnotations.annotations(verdicts, scenarioFiles: files)
-        if let codeQuality { try Self.write(Data(CIAnnotations.codeQuality(found).utf8), to: codeQuality) }
+        let found = CIAnnotations(verdicts, scenarioFiles: files)
+        if let codeQuality { try Self.write(Data(found.codeQuality.utf8), to: codeQuality) }
         if annotations ?? (environment["GITHUB_ACTIONS"] == "true") {
-            print(CIAnnotations.workflowCommands(found), terminator: "")
+            print(found.workflowCommands, terminator: "")
         }
     }
 

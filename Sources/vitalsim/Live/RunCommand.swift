@@ -155,10 +155,10 @@ extension VitalSim {
         /// With `--result`, this shard's result file (the whole suite as shard 1 of 1 without `--shard`).
         func writeShardResult(_ suite: SuiteRun, shard: PatientShard?, startAt: Int64?, target: String?) throws {
             guard let result = sharding.result else { return }
-            let s = shard ?? PatientShard(index: 1, count: 1)
+            let part = shard ?? PatientShard(index: 1, count: 1)
             var shardResult = ShardResult(
-                shard: s.index,
-                shards: s.count,
+                shard: part.index,
+                shards: part.count,
                 suite: live.path,
                 seed: live.pacing.seed,
                 startAt: startAt,
@@ -167,7 +167,7 @@ extension VitalSim {
             shardResult.target = target
             try ReportFlags.write(
                 shardResult.json(),
-                to: result.replacingOccurrences(of: "{shard}", with: String(s.index))
+                to: result.replacingOccurrences(of: "{shard}", with: String(part.index))
             )
         }
 
@@ -359,7 +359,7 @@ final class ProgressBar: Sendable {
 
     /// Virtual ms as `HH:MM:SS`.
     static func clock(_ ms: Int64) -> String {
-        let s = max(0, ms / 1000)
-        return String(format: "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60)
+        let seconds = max(0, ms / 1000)
+        return String(format: "%02lld:%02lld:%02lld", seconds / 3600, seconds / 60 % 60, seconds % 60)
     }
 }

@@ -48,13 +48,13 @@ struct ShardFlags: ParsableArguments {
         if let shard { return PatientShard(index: shard.index, count: shard.count) }
         guard let shards else { return nil }
         let raw = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"]
-        guard let raw, let i = Int(raw), (0..<shards).contains(i) else {
+        guard let raw, let index = Int(raw), (0..<shards).contains(index) else {
             throw CommandFailure.input(
                 "--shards \(shards): JOB_COMPLETION_INDEX must be 0...\(shards - 1) (a Kubernetes Indexed Job sets it), got "
                     + (raw.map { "'\($0)'" } ?? "nothing")
             )
         }
-        return PatientShard(index: i + 1, count: shards)
+        return PatientShard(index: index + 1, count: shards)
     }
 
     /// `--start-at` as Unix ms.

@@ -16,7 +16,7 @@ extension VitalSim.Shrink {
         elapsed: Duration
     ) async throws {
         let name = document.name + "-min"
-        let s = result.selection
+        let selection = result.selection
         let description = """
             Minimized by vitalsim shrink from \(live.path) (\(document.name)): the smallest part of it found to still fail \
             "\(target)" (\(result.runs) runs\(result.exhausted ? "; the budget ran out, so it may shrink further" : "")).
@@ -28,7 +28,7 @@ extension VitalSim.Shrink {
         }
         let scenarioPath = output + "/\(name).yaml"
         let goldenPath = output + "/\(name).golden.yaml"
-        try save(document.text(s, name: name, description: description), to: scenarioPath)
+        try save(document.text(selection, name: name, description: description), to: scenarioPath)
         let confirmed = try await confirm(
             scenarioPath,
             goldenPath,
@@ -40,8 +40,8 @@ extension VitalSim.Shrink {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
             """
-            \(document.name): \(whole.patients.count) → \(s.patients.count) patient(s), \(whole.devices.count) → \(s.devices.count) device(s), \
-            \(whole.timeline.count) → \(document.applicableTimeline(s).count) timeline entries, \(whole.duration) → \(s.duration) \
+            \(document.name): \(whole.patients.count) → \(selection.patients.count) patient(s), \(whole.devices.count) → \(selection.devices.count) device(s), \
+            \(whole.timeline.count) → \(document.applicableTimeline(selection).count) timeline entries, \(whole.duration) → \(selection.duration) \
             in \(result.runs) runs (\(String(format: "%.0f", seconds)) s)\(result.exhausted ? ", budget spent" : "")
             wrote \(scenarioPath)
             wrote \(goldenPath)

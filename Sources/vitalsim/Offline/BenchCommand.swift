@@ -22,10 +22,12 @@ extension VitalSim {
             guard patients > 0 else {
                 throw CommandFailure.input("--patients must be at least 1")
             }
-            let r = try GenerationBenchmark(patients: patients, duration: virtualDuration, sink: out).run()
-            print("patients \(r.patients), virtual hours \(r.hours), readings \(r.readings), bytes \(r.bytes)")
+            let report = try GenerationBenchmark(patients: patients, duration: virtualDuration, sink: out).run()
             print(
-                "elapsed \(String(format: "%.2f", r.seconds)) s, \(Int(r.readingsPerSecond)) readings/s, peak RSS \(String(format: "%.1f", r.peakRSSMegabytes)) MB"
+                "patients \(report.patients), virtual hours \(report.hours), readings \(report.readings), bytes \(report.bytes)"
+            )
+            print(
+                "elapsed \(String(format: "%.2f", report.seconds)) s, \(Int(report.readingsPerSecond)) readings/s, peak RSS \(String(format: "%.1f", report.peakRSSMegabytes)) MB"
             )
         }
     }

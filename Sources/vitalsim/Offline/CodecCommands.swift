@@ -20,8 +20,8 @@ extension VitalSim {
                     throw CommandFailure.input("'\(hex.joined(separator: " "))' is not hex bytes")
                 }
                 print(try CharacteristicRegistry.decodeToJSON(type, bytes).pretty())
-            } catch let e as GATTError {
-                throw CommandFailure.input(e.description)
+            } catch let gattError as GATTError {
+                throw CommandFailure.input(gattError.description)
             }
         }
     }
@@ -42,26 +42,26 @@ extension VitalSim {
 
         func run() throws {
             var values: [String: String] = [:]
-            var i = 0
-            while i < fields.count {
-                let f = fields[i]
-                guard f.hasPrefix("--") else {
-                    throw CommandFailure.input("expected --field value, got '\(f)'")
+            var index = 0
+            while index < fields.count {
+                let field = fields[index]
+                guard field.hasPrefix("--") else {
+                    throw CommandFailure.input("expected --field value, got '\(field)'")
                 }
-                var name = String(f.dropFirst(2))
+                var name = String(field.dropFirst(2))
                 var value: String
                 if let eq = name.firstIndex(of: "=") {
                     value = String(name[name.index(after: eq)...])
                     name = String(name[..<eq])
                 } else {
-                    guard i + 1 < fields.count else {
+                    guard index + 1 < fields.count else {
                         throw CommandFailure.input("--\(name) needs a value")
                     }
-                    value = fields[i + 1]
-                    i += 1
+                    value = fields[index + 1]
+                    index += 1
                 }
                 values[name] = value
-                i += 1
+                index += 1
             }
             do {
                 let type = try CharacteristicRegistry.lookup(characteristic)

@@ -17,15 +17,15 @@ extension VitalSim {
             var failed = false
             for path in try ScenarioFiles.expand(files) {
                 do {
-                    let s = try TracedScenarioLoader.load(path: path)
-                    let traces = s.patients.flatMap(\.devices).compactMap(\.trace)
+                    let scenario = try TracedScenarioLoader.load(path: path)
+                    let traces = scenario.patients.flatMap(\.devices).compactMap(\.trace)
                     let traced = traces.reduce(0) {
                         $0 + ($1.readings?.count ?? 0) + ($1.electrocardiograms?.count ?? 0)
                     }
                     let recordings =
                         traces.isEmpty ? "" : ", \(traces.count) traced device(s) with \(traced) recorded reading(s)"
                     print(
-                        "\(path): ok (\(s.patients.count) patient(s), \(s.patients.reduce(0) { $0 + $1.devices.count }) device(s), \(s.timeline.count) timeline entries, \(s.duration)\(recordings))"
+                        "\(path): ok (\(scenario.patients.count) patient(s), \(scenario.patients.reduce(0) { $0 + $1.devices.count }) device(s), \(scenario.timeline.count) timeline entries, \(scenario.duration)\(recordings))"
                     )
                 } catch {
                     failed = true

@@ -221,8 +221,8 @@ extension VitalSim {
                 if let credentials {
                     config.credentials = try CredentialsLoader.parse(try FileText.read(credentials), file: credentials)
                 }
-            } catch let e as ScenarioLoadError {
-                throw CommandFailure.input(e.description)
+            } catch let loadError as ScenarioLoadError {
+                throw CommandFailure.input(loadError.description)
             } catch {
                 throw CommandFailure.input("\(error)")
             }

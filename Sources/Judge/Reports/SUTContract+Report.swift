@@ -4,17 +4,17 @@ import VitalSimCore
 
 /// The SUT-contract section of the reports: endpoints with the statuses they answered, the first
 /// body of each refusal, and the alerts read, unreadable, unmapped or left out.
-extension RunReport {
+extension SUTContract {
     /// Statuses whose first body the console shows: those that point at a configuration or an outage.
-    static func worthShowing(_ status: Int) -> Bool { [401, 403, 404, 405, 429].contains(status) || status >= 500 }
+    func worthShowing(_ status: Int) -> Bool { [401, 403, 404, 405, 429].contains(status) || status >= 500 }
 
     /// Console or JUnit text lines; `allBodies` adds the first body of each refusal (`all`: of every
     /// status from 400, else only of those that point at a misconfiguration or an outage).
-    package static func contractLines(_ sutContract: SUTContract, allBodies: Bool) -> [String] {
+    package func lines(allBodies: Bool) -> [String] {
         var lines: [String] = []
-        let width = sutContract.endpoints.map(\.role.rawValue.count).max() ?? 0
+        let width = endpoints.map(\.role.rawValue.count).max() ?? 0
         let under = String(repeating: " ", count: width + 3)
-        for e in sutContract.sortedEndpoints {
+        for e in sortedEndpoints {
             let role = e.role.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
             lines.append("\(role) \(e.name): \(e.summary)")
             for status in e.firstBodies.keys.sorted() where allBodies || worthShowing(status) {
@@ -24,14 +24,14 @@ extension RunReport {
                 lines.append(under + "first without an answer: \(reason)")
             }
         }
-        if sutContract.endpoints.isEmpty { lines.append("no endpoint of the SUT was reached") }
-        lines.append(sutContract.alertSummary)
+        if endpoints.isEmpty { lines.append("no endpoint of the SUT was reached") }
+        lines.append(alertSummary)
         return lines
     }
 
     /// The section as JSON.
-    package static func contractJSON(_ sutContract: SUTContract) -> JSONValue {
-        let endpoints: [JSONValue] = sutContract.sortedEndpoints.map { e in
+    package var json: JSONValue {
+        let endpoints: [JSONValue] = sortedEndpoints.map { e in
             var fields: [(String, JSONValue)] = [
                 ("role", .string(e.role.rawValue)), ("transport", .string(e.transport.rawValue)),
                 ("name", .string(e.name)),
@@ -50,17 +50,17 @@ extension RunReport {
             return .object(fields)
         }
         var alerts: [(String, JSONValue)] = [
-            ("read", .int(Int64(sutContract.alertsRead))), ("unreadable", .int(Int64(sutContract.unreadable))),
+            ("read", .int(Int64(alertsRead))), ("unreadable", .int(Int64(unreadable))),
             (
                 "unmapped",
-                .object(sutContract.unmapped.keys.sorted().map { ($0, .int(Int64(sutContract.unmapped[$0]!))) })
+                .object(unmapped.keys.sorted().map { ($0, .int(Int64(unmapped[$0]!))) })
             ),
-            ("outsideRun", .int(Int64(sutContract.outsideRun))),
+            ("outsideRun", .int(Int64(outsideRun))),
         ]
-        if let first = sutContract.firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
+        if let first = firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
         return .object([
             ("endpoints", .array(endpoints)), ("alerts", .object(alerts)),
-            ("notSent", .int(Int64(sutContract.notSent))),
+            ("notSent", .int(Int64(notSent))),
         ])
     }
 }
