@@ -10,6 +10,9 @@ final class ReferenceOpenAPITests: XCTestCase {
     static let checks =
         "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection"
 
+    /// Settings: 413 counts as a rejection of invalid data (`Tests/openapi/schemathesis.toml`).
+    static let configuration = ["--config-file", TestSupport.repositoryRoot + "/Tests/openapi/schemathesis.toml"]
+
     /// `.venv-test/bin/schemathesis`, created (pinned version) when missing.
     static func schemathesis() throws -> String {
         let venv = TestSupport.repositoryRoot + "/.venv-test"
@@ -37,12 +40,13 @@ final class ReferenceOpenAPITests: XCTestCase {
             directory: dir
         )
         defer { sut.stop() }
-        var args = [
-            "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
-            "/api/v1/alerts/stream",
-            "--checks", Self.checks, "-n", "50", "--seed", String(seed), "--phases", "examples,coverage,fuzzing",
-            "--no-color",
-        ]
+        var args =
+            Self.configuration + [
+                "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
+                "/api/v1/alerts/stream",
+                "--checks", Self.checks, "-n", "50", "--seed", String(seed), "--phases", "examples,coverage,fuzzing",
+                "--no-color",
+            ]
         if let header { args += ["-H", header] }
         let ran = try TestSupport.run(tool, args + extra)
         XCTAssertFalse(sut.stderr.contains("Fatal error"), sut.stderr)
@@ -66,7 +70,7 @@ final class ReferenceOpenAPITests: XCTestCase {
         let token = try XCTUnwrap(sut.deviceTokens["501"])
         let ran = try TestSupport.run(
             tool,
-            [
+            Self.configuration + [
                 "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
                 "/api/v1/alerts/stream",
                 "--checks", Self.checks, "-n", "30", "--seed", "2", "--phases", "examples,coverage,fuzzing",
