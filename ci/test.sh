@@ -60,10 +60,11 @@ stage python bash ci/setup-debian.sh --python >"$logs/python.log" 2>&1 &
 python_pid=$!
 # Style (.swift-format: 120 columns, documented public API); functions fit a screen (80 lines);
 # names (ci/naming.py: single-letter bindings and static functions);
-# the module map's rules (ci/module-map.py, docs/architecture.md); every import a declared dependency.
+# the module map's rules and table (ci/module-map.py, docs/architecture.md); every import a declared
+# dependency; the documentation's size, and no history or outside references in it (ci/docs.py).
 stage lint bash -c 'swift format lint --strict -r Package.swift Sources Tests Benchmarks &&
   python3 ci/function-length.py --limit 80 Sources Tests Benchmarks && python3 ci/naming.py Sources Tests Benchmarks &&
-  python3 ci/module-map.py > /dev/null' || status=1
+  python3 ci/module-map.py > /dev/null && python3 ci/docs.py' || status=1
 stage build swift build --build-tests "${debug_info[@]}" "${traits[@]}" --explicit-target-dependency-import-check error \
   || exit 1
 # The requirements the core suite exercises (docs/requirements.md, `vitalsim coverage`): every SHALL

@@ -4,7 +4,7 @@ import VitalSimCore
 import XCTest
 
 /// Byte-exact vectors from the Bluetooth SIG layouts and the CGMS specification's own examples
-/// (reference/gatt.md §2–3), decoded and re-encoded.
+/// (docs/gatt.md), decoded and re-encoded.
 final class GATTVectorTests: XCTestCase {
     func bytes(_ hex: String) -> [UInt8] { Hex.decode(hex)! }
 

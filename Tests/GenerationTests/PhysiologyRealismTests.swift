@@ -4,7 +4,7 @@ import Traffic
 import VitalSimCore
 import XCTest
 
-/// Realism checks against the targets in reference/clinical.md (sources there): HRV bands for a
+/// Realism checks against the targets in docs/clinical.md (sources there): HRV bands for a
 /// resting adult, AF irregularity, CGM lag/noise/limits, nocturnal BP dip, circadian temperature,
 /// infant SpO2 and growth.
 final class PhysiologyRealismTests: XCTestCase {
@@ -169,7 +169,10 @@ final class PhysiologyRealismTests: XCTestCase {
         XCTAssertEqual(times.count, 287)
         XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 300_000 }, "5-minute cadence")
         let sd = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
-        XCTAssertTrue((6...15).contains(sd), "sensor noise sd \(sd) mg/dL near 140 (clinical.md: about 10–15)")
+        XCTAssertTrue(
+            (6...15).contains(sd),
+            "sensor noise sd \(sd) mg/dL near 140 (docs/clinical.md §2.4: about 10–15)"
+        )
         let mard = 100 * ard.reduce(0, +) / Double(ard.count)
         XCTAssertTrue((4...15).contains(mard), "MARD \(mard) %")
         XCTAssertGreaterThan(
@@ -335,7 +338,7 @@ final class PhysiologyRealismTests: XCTestCase {
         XCTAssertGreaterThan(Double(offFormula) / Double(sysErr.count), 0.5, "MAP is measured, not DBP + PP/3")
         let rho = RealismReport.correlation(sysErr, diaErr)
         XCTAssertTrue((0.3...0.8).contains(rho), "systolic and diastolic errors correlate: \(rho)")
-        // Reading-to-reading variability of a home cuff, 5–10 mmHg SD (clinical.md §3.2), at rest.
+        // Reading-to-reading variability of a home cuff, 5–10 mmHg SD (docs/clinical.md §3.2), at rest.
         let mean = systolic.reduce(0, +) / Double(systolic.count)
         let sd = (systolic.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(systolic.count)).squareRoot()
         XCTAssertTrue((5...12).contains(sd), "systolic SD \(sd) mmHg")

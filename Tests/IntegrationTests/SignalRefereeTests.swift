@@ -193,7 +193,7 @@ final class SignalRefereeTests: XCTestCase {
         // frequency in the heart model would leave no correlation.
         XCTAssertGreaterThan(breathing.correlation, 0.5, "HF peak vs respiration monitor: \(breathing)")
         XCTAssertLessThan(breathing.medianDifference, 1.5, "breaths/min: \(breathing)")
-        // Adults breathe 12–20 /min at rest (NEWS2's zero band, clinical.md §3.4).
+        // Adults breathe 12–20 /min at rest (NEWS2's zero band, docs/clinical.md §3.4).
         XCTAssertTrue((12...20).contains(breathing.medianPeak), "\(breathing)")
         XCTAssertGreaterThan(breathing.peakIQR, 0.5, "the breathing rate is not fixed: \(breathing)")
     }

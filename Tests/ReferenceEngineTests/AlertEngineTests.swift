@@ -2,7 +2,7 @@ import ReferenceEngine
 import VitalSimCore
 import XCTest
 
-/// The reference SUT's default rules fire exactly at their boundaries (operators from clinical.md),
+/// The reference SUT's default rules fire exactly at their boundaries (operators from docs/clinical.md),
 /// after their persistence windows, once per episode, and re-arm with hysteresis.
 final class AlertEngineTests: XCTestCase {
     let minute: Int64 = 60_000
@@ -30,7 +30,7 @@ final class AlertEngineTests: XCTestCase {
         let rules = try RuleSetLoader.defaultRules()
         XCTAssertGreaterThanOrEqual(rules.count, 20)
         for r in rules {
-            // Rules whose sources are not in clinical.md (the symptom rules) name them and the
+            // Rules whose sources are not in docs/clinical.md (the symptom rules) name them and the
             // page where they are argued.
             XCTAssertTrue(
                 r.source.contains("clinical.md") || r.source.contains("docs/alert-rules.md"),

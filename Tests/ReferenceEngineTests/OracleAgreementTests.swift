@@ -3,7 +3,7 @@ import ReferenceEngine
 import Testing
 import VitalSimCore
 
-/// The reference SUT's rules file and the judge's oracle both encode `reference/clinical.md`, each
+/// The reference SUT's rules file and the judge's oracle both encode docs/clinical.md, each
 /// on its own (neither reads the other). For every shipped rule, one test case: the oracle derives
 /// it, with the same severity and patient profiles, and reads the same thresholds, operators,
 /// windows, persistence and re-arm margins — so an edit to one that the other does not follow

@@ -138,7 +138,7 @@ struct ContinuousGlucoseMonitor: DeviceSensor {
 }
 
 /// Pulse oximeter: 1 s continuous readings or spot checks, each the average of the last 8 s of
-/// raw estimates (Masimo's default averaging; GE TruSignal 5–12 s, clinical.md §3.1), so its error
+/// raw estimates (Masimo's default averaging; GE TruSignal 5–12 s, docs/clinical.md §3.1), so its error
 /// is correlated over seconds and a change in saturation shows a few seconds late. A raw estimate
 /// scatters by 2 % (SD) about the truth; a spot check adds the probe's placement error of that
 /// reading (SD 1.5 %, an infant's 2.5 %): about 1.7 % and 2.6 % in all, inside ISO 80601-2-61's

@@ -15,7 +15,7 @@ import VitalSimCore
 /// - Counter-regulation C (mg/dL/min): glucagon and adrenaline raise glucose production as glucose
 ///   falls below 65 mg/dL, with a 15-minute delay; blunted in type 1 diabetes (Cryer 2008). There
 ///   is no floor: a hypoglycaemia ends where insulin action and counter-regulation balance.
-/// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, clinical.md §2).
+/// - Interstitial glucose IG lags plasma: dIG/dt = (G − IG)/τ with τ = 10 min (5–15 min, docs/clinical.md §2).
 ///
 /// Daily meals come from ``DailyMeals``; timeline meals happen exactly as written. On usual days a
 /// diabetic patient also manages their glucose: a low is treated with 15 g of fast carbohydrate

@@ -107,7 +107,7 @@ extension RealismReport {
         summary.lines.append("  SpO2 median \(f(median(values))) %, min \(f(values.min() ?? .nan, 0)) %")
         summary.fields.append(("median", .double(median(values))))
         if profile == .chdInfant {
-            // Interstage single-ventricle targets (JTCVS 2014; clinical.md §5).
+            // Interstage single-ventricle targets (JTCVS 2014; docs/clinical.md §5).
             let below = rows.filter { $0.value < 75 }.count
             let above = rows.filter { $0.value > 90 }.count
             summary.lines.append("  interstage infant: readings < 75 %: \(below); > 90 %: \(above)")

@@ -2,7 +2,7 @@ import VitalSimCore
 
 /// What an alert of a rule must cite as evidence: at least one reading of a signal the rule reads,
 /// measured (device time) within `lookback` before the alert's `raisedAt` — the rule's own window,
-/// as the oracle reads it from `reference/clinical.md`.
+/// as the oracle reads it from docs/clinical.md.
 package struct EvidenceScope: Sendable, Equatable {
     /// Signals the rule reads; nil for a rule about any reading (a data gap's last reading).
     package var signals: Set<Signal>?

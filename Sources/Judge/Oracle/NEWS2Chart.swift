@@ -1,7 +1,7 @@
 import VitalSimCore
 
 /// The oracle's NEWS2 (Royal College of Physicians 2017, chart 1, as transcribed in
-/// `reference/clinical.md` §4.6), for an alert patient breathing air. Inputs are rounded to the
+/// docs/clinical.md §4.6), for an alert patient breathing air. Inputs are rounded to the
 /// chart's resolution first (whole numbers; 0.1 °C) so that values between the bands have a score.
 package enum NEWS2Chart {
     /// Signal names the score reads, in the order ``total(respiration:spo2:systolic:pulse:temperature:scale2:)`` takes

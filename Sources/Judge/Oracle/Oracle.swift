@@ -12,7 +12,7 @@ package struct OracleAlert: Sendable, Equatable {
     package var evidence: String
 }
 
-/// A threshold rule as the oracle reads it from `reference/clinical.md`, independently of the
+/// A threshold rule as the oracle reads it from docs/clinical.md, independently of the
 /// reference SUT's rule file and engine.
 package struct OracleRule: Sendable {
     package var id: String
@@ -47,7 +47,7 @@ package struct OracleRule: Sendable {
 
 /// `vitalsim expect`: derives the alerts a conforming SUT must raise from a scenario's generated
 /// readings (what the devices deliver: corrupt copies and duplicates dropped, each device's
-/// readings in device-time order) and the clinical thresholds of `reference/clinical.md`, without
+/// readings in device-time order) and the clinical thresholds of docs/clinical.md, without
 /// the reference SUT. It covers the threshold rules (with persistence and re-arm) and the windowed
 /// rules (``windowedRules``: rates, forecast, weight change, daily intake, rhythm, NEWS2, data gaps).
 package enum Oracle {
@@ -65,7 +65,7 @@ package enum Oracle {
             value: 100,
             persistence: 600_000,
             rearm: 5,
-            source: "clinical.md §4.2: HR > 100 bpm, sustained 10 min"
+            source: "docs/clinical.md §4.2: HR > 100 bpm, sustained 10 min"
         ),
         OracleRule(
             id: "hr.bradycardia",
@@ -76,7 +76,7 @@ package enum Oracle {
             value: 50,
             persistence: 600_000,
             rearm: 5,
-            source: "clinical.md §4.2: HR < 50 bpm, sustained 10 min"
+            source: "docs/clinical.md §4.2: HR < 50 bpm, sustained 10 min"
         ),
         OracleRule(
             id: "bp.hypertensive-crisis",
@@ -88,7 +88,7 @@ package enum Oracle {
             limits: [.systolic: 180, .diastolic: 120],
             persistence: 0,
             rearm: 5,
-            source: "clinical.md §4.4: systolic > 180 and/or diastolic > 120 mmHg"
+            source: "docs/clinical.md §4.4: systolic > 180 and/or diastolic > 120 mmHg"
         ),
         OracleRule(
             id: "bp.stage2-sustained",
@@ -101,7 +101,7 @@ package enum Oracle {
             persistence: 3 * 86_400_000,
             rearm: 5,
             source:
-                "clinical.md §4.4: stage 2, systolic >= 140 or diastolic >= 90 mmHg, on every reading for 3 days (the IoT-AI SRS: a series of high readings)"
+                "docs/clinical.md §4.4: stage 2, systolic >= 140 or diastolic >= 90 mmHg, on every reading for 3 days (the IoT-AI SRS: a series of high readings)"
         ),
         OracleRule(
             id: "ecg.af-classified",
@@ -124,7 +124,7 @@ package enum Oracle {
             value: 38.0,
             persistence: 0,
             rearm: 0.3,
-            source: "clinical.md §4.5: >= 38.0 °C"
+            source: "docs/clinical.md §4.5: >= 38.0 °C"
         ),
         OracleRule(
             id: "spo2.low",
@@ -135,7 +135,7 @@ package enum Oracle {
             value: 90,
             persistence: 60_000,
             rearm: 2,
-            source: "clinical.md §4.3: SpO2 < 90 % for 1 min"
+            source: "docs/clinical.md §4.3: SpO2 < 90 % for 1 min"
         ),
         OracleRule(
             id: "spo2.below-copd-target",
@@ -146,7 +146,7 @@ package enum Oracle {
             value: 88,
             persistence: 60_000,
             rearm: 2,
-            source: "clinical.md §4.3: below the 88–92 % COPD target for 1 min"
+            source: "docs/clinical.md §4.3: below the 88–92 % COPD target for 1 min"
         ),
         OracleRule(
             id: "glucose.level1-low",
@@ -157,7 +157,7 @@ package enum Oracle {
             value: 70,
             persistence: 900_000,
             rearm: 0,
-            source: "clinical.md §4.1: CGM < 70 mg/dL for >= 15 min"
+            source: "docs/clinical.md §4.1: CGM < 70 mg/dL for >= 15 min"
         ),
         OracleRule(
             id: "glucose.level2-low",
@@ -168,7 +168,7 @@ package enum Oracle {
             value: 54,
             persistence: 900_000,
             rearm: 0,
-            source: "clinical.md §4.1: CGM < 54 mg/dL for >= 15 min"
+            source: "docs/clinical.md §4.1: CGM < 54 mg/dL for >= 15 min"
         ),
         OracleRule(
             id: "glucose.urgent-low",
@@ -179,7 +179,7 @@ package enum Oracle {
             value: 55,
             persistence: 0,
             rearm: 5,
-            source: "clinical.md §2.5: at or below 55 mg/dL"
+            source: "docs/clinical.md §2.5: at or below 55 mg/dL"
         ),
         OracleRule(
             id: "glucose.level2-high",
@@ -190,7 +190,7 @@ package enum Oracle {
             value: 250,
             persistence: 900_000,
             rearm: 10,
-            source: "clinical.md §4.1: > 250 mg/dL for 15 min"
+            source: "docs/clinical.md §4.1: > 250 mg/dL for 15 min"
         ),
         OracleRule(
             id: "glucose.meter-level2-low",
@@ -201,7 +201,7 @@ package enum Oracle {
             value: 54,
             persistence: 0,
             rearm: 0,
-            source: "clinical.md §4.1: fingerstick < 54 mg/dL"
+            source: "docs/clinical.md §4.1: fingerstick < 54 mg/dL"
         ),
         OracleRule(
             id: "infant.spo2-low",
@@ -212,7 +212,7 @@ package enum Oracle {
             value: 75,
             persistence: 0,
             rearm: 0,
-            source: "clinical.md §5: interstage SpO2 < 75 %"
+            source: "docs/clinical.md §5: interstage SpO2 < 75 %"
         ),
         OracleRule(
             id: "infant.spo2-high",
@@ -223,7 +223,7 @@ package enum Oracle {
             value: 90,
             persistence: 0,
             rearm: 0,
-            source: "clinical.md §5: interstage SpO2 > 90 %"
+            source: "docs/clinical.md §5: interstage SpO2 > 90 %"
         ),
         OracleRule(
             id: "device.low-battery",
@@ -234,7 +234,7 @@ package enum Oracle {
             value: 15,
             persistence: 0,
             rearm: 5,
-            source: "clinical.md §7: battery below 15 %"
+            source: "docs/clinical.md §4.7: battery below 15 %"
         ),
     ]
 

@@ -1,7 +1,7 @@
 import VitalSimCore
 
 /// A rule over a window of readings (trend, forecast, change, daily total, rhythm, data gap, score),
-/// as the oracle reads it from `reference/clinical.md` and the rule contract of docs/alert-rules.md,
+/// as the oracle reads it from docs/clinical.md and the rule contract of docs/alert-rules.md,
 /// independently of the reference SUT's engine. Every kind raises once per episode and re-arms when
 /// its condition, evaluated on a later reading of its signal, no longer holds.
 package struct OracleWindowedRule: Sendable {
@@ -68,28 +68,29 @@ extension Oracle {
             profiles: adultish,
             severity: .medium,
             kind: .irregularRhythm(beats: 64, pnn50: 40, normalizedRMSSD: 0.1),
-            source: "clinical.md §1.4: pNN50 (Akande/Charlton 2023) and RMSSD/meanNN > 0.1 (Dash 2009) over 64 beats"
+            source:
+                "docs/clinical.md §1.4: pNN50 (Akande/Charlton 2023) and RMSSD/meanNN > 0.1 (Dash 2009) over 64 beats"
         ),
         OracleWindowedRule(
             id: "news2.urgent",
             profiles: [.adult, .diabeticCGM],
             severity: .medium,
             kind: .news2(score: 5, scale2: false, rearm: 2),
-            source: "clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold; re-armed below 3"
+            source: "docs/clinical.md §4.6: NEWS2 ≥ 5, urgent response threshold; re-armed below 3"
         ),
         OracleWindowedRule(
             id: "news2.emergency",
             profiles: [.adult, .diabeticCGM],
             severity: .high,
             kind: .news2(score: 7, scale2: false, rearm: 2),
-            source: "clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold; re-armed below 5"
+            source: "docs/clinical.md §4.6: NEWS2 ≥ 7, emergency response threshold; re-armed below 5"
         ),
         OracleWindowedRule(
             id: "news2.urgent-copd",
             profiles: [.copd],
             severity: .medium,
             kind: .news2(score: 5, scale2: true, rearm: 2),
-            source: "clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2; re-armed below 3"
+            source: "docs/clinical.md §4.6: NEWS2 ≥ 5 on SpO2 scale 2; re-armed below 3"
         ),
         OracleWindowedRule(
             id: "glucose.urgent-low-soon",
@@ -102,56 +103,57 @@ extension Oracle {
                 comparison: .lessOrEqual,
                 value: 55
             ),
-            source: "clinical.md §2.5: Urgent Low Soon, 55 mg/dL predicted within 20 min"
+            source: "docs/clinical.md §2.5: Urgent Low Soon, 55 mg/dL predicted within 20 min"
         ),
         OracleWindowedRule(
             id: "glucose.fall-rate",
             profiles: [.diabeticCGM],
             severity: .medium,
             kind: .rate(signal: .cgm, window: 15 * minute, comparison: .lessOrEqual, value: -2),
-            source: "clinical.md §2.5: fall rate alert at 2 mg/dL/min"
+            source: "docs/clinical.md §2.5: fall rate alert at 2 mg/dL/min"
         ),
         OracleWindowedRule(
             id: "glucose.rise-rate",
             profiles: [.diabeticCGM],
             severity: .low,
             kind: .rate(signal: .cgm, window: 15 * minute, comparison: .greaterOrEqual, value: 2),
-            source: "clinical.md §2.5: rise rate alert at 2 mg/dL/min"
+            source: "docs/clinical.md §2.5: rise rate alert at 2 mg/dL/min"
         ),
         OracleWindowedRule(
             id: "infant.weight-loss-24h",
             profiles: [.chdInfant],
             severity: .high,
             kind: .change(signal: .weight, window: 24 * hour, tolerance: 6 * hour, comparison: .less, value: -0.030),
-            source: "clinical.md §5: weight loss > 30 g in 24 h"
+            source: "docs/clinical.md §5: weight loss > 30 g in 24 h"
         ),
         OracleWindowedRule(
             id: "infant.poor-gain-3d",
             profiles: [.chdInfant],
             severity: .medium,
             kind: .change(signal: .weight, window: 72 * hour, tolerance: 12 * hour, comparison: .less, value: 0.020),
-            source: "clinical.md §5: gain < 20 g over 3 days"
+            source: "docs/clinical.md §5: gain < 20 g over 3 days"
         ),
         OracleWindowedRule(
             id: "weight.hf-gain",
             profiles: adultish,
             severity: .medium,
             kind: .change(signal: .weight, window: 72 * hour, tolerance: 12 * hour, comparison: .greater, value: 2.0),
-            source: "clinical.md §3.5: heart-failure weight gain > 2 kg in 3 days (ESC patient guidance)"
+            source: "docs/clinical.md §3.5: heart-failure weight gain > 2 kg in 3 days (ESC patient guidance)"
         ),
         OracleWindowedRule(
             id: "infant.low-intake",
             profiles: [.chdInfant],
             severity: .medium,
             kind: .dailyTotalPerKg(signal: .feeding, window: 24 * hour, comparison: .less, value: 100),
-            source: "clinical.md §5: intake < 100 mL/kg/day"
+            source: "docs/clinical.md §5: intake < 100 mL/kg/day"
         ),
         OracleWindowedRule(
             id: "device.data-gap",
             profiles: all,
             severity: .low,
             kind: .dataGap(window: 30 * minute),
-            source: "clinical.md §7: signal loss as a technical alarm; 30 min without data from a streaming device"
+            source:
+                "docs/clinical.md §4.7: signal loss as a technical alarm; 30 min without data from a streaming device"
         ),
         OracleWindowedRule(
             id: "symptom.red-flag",

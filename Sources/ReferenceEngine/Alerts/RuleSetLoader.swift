@@ -11,7 +11,7 @@ package enum RuleSetLoader {
     ]
 
     /// The rules shipped with VitalSim (`Sources/ReferenceEngine/Alerts/default-rules.yaml`), sourced from
-    /// reference/clinical.md.
+    /// docs/clinical.md.
     package static func defaultRules() throws(ScenarioLoadError) -> [AlertRule] {
         guard let url = Bundle.module.url(forResource: "default-rules", withExtension: "yaml"),
             let text = try? String(contentsOf: url, encoding: .utf8)

@@ -3,7 +3,7 @@
 package struct RuleDescription: Sendable, Equatable {
     /// The rule id (`hr.tachycardia`).
     package var id: String
-    /// Where its threshold comes from (a guideline and a section of reference/clinical.md).
+    /// Where its threshold comes from (a guideline and a section of docs/clinical.md).
     package var source: String
     /// The signal, operator and threshold, or what else decides it (`heart-rate > 100`).
     package var condition: String

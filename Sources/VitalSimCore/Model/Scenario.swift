@@ -186,7 +186,7 @@ public struct Baseline: Sendable, Equatable {
     /// gives none.
     public var carbRatio: Double
 
-    /// The defaults of a profile (sources in docs/scenarios.md and clinical.md).
+    /// The defaults of a profile (sources in docs/scenarios.md and docs/clinical.md).
     public static func defaults(for profile: Profile) -> Baseline {
         switch profile {
         case .adult: adultDefaults

@@ -9,7 +9,7 @@ extension VitalSim {
     struct Expect: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Derive the alerts a scenario must raise from its readings and the clinical rules (reference/clinical.md, docs/alert-rules.md), without the reference SUT, and check the golden file against them.",
+                "Derive the alerts a scenario must raise from its readings and the clinical rules (docs/clinical.md, docs/alert-rules.md), without the reference SUT, and check the golden file against them.",
             discussion: """
                 Covers every rule of docs/alert-rules.md: thresholds (with persistence and re-arm), rates, forecast, weight change, daily intake, \
                 rhythm (AF), NEWS2 and data gaps. \
