@@ -307,20 +307,24 @@ let package = Package(
 )
 
 /// `ci/tsan.sh` sets VITALSIM_TSAN_SCOPE: ThreadSanitizer watches the tests of the modules that start
-/// tasks and threads. VitalSim's own targets are compiled with the sanitizer, in the plain build's
-/// folder, so the dependencies' plain objects are reused rather than compiled anew; the build leaves
-/// out the command line, the fuzzer and the pure modules' tests (the integration classes it runs
-/// start the plain build's `vitalsim`).
+/// tasks and threads. Those modules and the tests are compiled with the sanitizer, in the plain
+/// build's folder; every other module (the dependencies and VitalSim's pure modules, which hold no
+/// shared mutable state: docs/architecture.md, rule 5) keeps its plain objects, so the build
+/// compiles only the concurrent code again. The build leaves out the command line, the fuzzer and
+/// the pure modules' tests (the integration classes it runs start the plain build's `vitalsim`).
 if Context.environment["VITALSIM_TSAN_SCOPE"] != nil {
     let outside: Set<String> = [
         "vitalsim", "vitalsim-fuzz", "HotPaths", "FuzzTargets", "FuzzTargetsTests", "CommandLineTests",
-        "VitalSimCoreTests", "BluetoothTests",
+        "VitalSimCoreTests", "BluetoothTests", "RunRecordTests", "RequirementsTests",
         "GenerationTests", "Telemetry", "TelemetryTests",
         "TrafficTests", "JudgeTests", "BenchmarksTests", "ReferenceEngineTests",
     ]
+    let concurrent: Set<String> = [
+        "Locking", "Transports", "BluetoothHost", "SUTAdapter", "LiveHarness", "ReferenceSUT", "InProcessSUT",
+    ]
     package.targets.removeAll { outside.contains($0.name) }
     package.products.removeAll { product in product.name.hasPrefix("vitalsim") }
-    for target in package.targets where target.type != .system {
+    for target in package.targets where concurrent.contains(target.name) || target.type == .test {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
         if target.type == .test {
             target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]

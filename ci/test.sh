@@ -4,7 +4,7 @@
 #
 # Stages: setup (Debian packages), python (the virtual environments, in the background while lint
 # and build run), lint, build, coverage (the requirements the core suite exercises), tests (every
-# XCTest and Swift Testing case, in parallel worker processes), tsan (VitalSim's modules compiled again with ThreadSanitizer in the same folder, and the
+# XCTest and Swift Testing case, in parallel worker processes), tsan (the concurrent modules and the tests compiled again with ThreadSanitizer in the same folder, and the
 # concurrent code's tests) and fuzz (libFuzzer build and pass). The fuzz stage compiles and runs in
 # the background at the lowest CPU priority while the tests run, so the two cores are never idle; the
 # tests keep priority, as they measure latencies. The tsan stage follows the tests, as it recompiles

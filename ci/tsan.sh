@@ -5,9 +5,9 @@
 # hosts' reader threads and work queues over an in-memory link (HCIHostTests), and libcurl and
 # libmosquitto driven from several threads in-process (two integration classes).
 #
-# Only VitalSim's own modules are compiled with -sanitize=thread (VITALSIM_TSAN_SCOPE in
-# Package.swift), in the plain build's folder: the dependencies' objects are the plain build's, so
-# this build compiles about a tenth of what a whole sanitized build does. Races in VitalSim's code
+# Only those modules and the test targets are compiled with -sanitize=thread (VITALSIM_TSAN_SCOPE in
+# Package.swift), in the plain build's folder: the objects of the dependencies and of VitalSim's pure
+# modules (no locks, tasks or threads: rule 5) are the plain build's. Races in the concurrent code
 # are caught (both accesses are instrumented; locks, libdispatch and Swift's task hand-offs are seen
 # by the runtime); races inside NIO or Hummingbird themselves are their projects' to catch. The
 # scope also leaves out the command line, the fuzzer and the pure modules' tests; the integration

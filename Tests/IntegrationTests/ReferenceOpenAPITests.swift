@@ -10,6 +10,10 @@ final class ReferenceOpenAPITests: XCTestCase {
     static let checks =
         "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection"
 
+    /// Generated requests per operation in the fuzzing phase, beside the coverage phase's, which
+    /// reaches each operation's documented boundaries and each kind of schema violation.
+    static let examples = "25"
+
     /// Settings: 413 counts as a rejection of invalid data (`Tests/openapi/schemathesis.toml`).
     static let configuration = ["--config-file", TestSupport.repositoryRoot + "/Tests/openapi/schemathesis.toml"]
 
@@ -44,7 +48,8 @@ final class ReferenceOpenAPITests: XCTestCase {
             Self.configuration + [
                 "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
                 "/api/v1/alerts/stream",
-                "--checks", Self.checks, "-n", "50", "--seed", String(seed), "--phases", "examples,coverage,fuzzing",
+                "--checks", Self.checks, "-n", Self.examples, "--seed", String(seed), "--phases",
+                "examples,coverage,fuzzing",
                 "--no-color",
             ]
         if let header { args += ["-H", header] }
@@ -73,7 +78,7 @@ final class ReferenceOpenAPITests: XCTestCase {
             Self.configuration + [
                 "run", TestSupport.repositoryRoot + "/docs/openapi.yaml", "--url", sut.base, "--exclude-path",
                 "/api/v1/alerts/stream",
-                "--checks", Self.checks, "-n", "30", "--seed", "2", "--phases", "examples,coverage,fuzzing",
+                "--checks", Self.checks, "-n", Self.examples, "--seed", "2", "--phases", "examples,coverage,fuzzing",
                 "--no-color",
                 "-H", "Authorization: Bearer \(token)",
             ]

@@ -12,7 +12,8 @@ hrv-analysis's default Welch method (RR intervals are unevenly spaced in
 time; Welch's 64-s segments cannot resolve 5-minute VLF), sampEn is neurokit2's sample entropy
 (m 2, r 0.2 SD), cosEn Lake & Moorman's coefficient of sample entropy (AJP Heart 2011;300:H319:
 neurokit2's sample entropy with m 1 and r 30 ms, + ln(2r) − ln(mean RR), RR in seconds; AF above
-−1.4), and af marks windows inside [AF_FROM_MS, AF_TO_MS) of virtual time.
+−1.4), and af marks windows inside [AF_FROM_MS, AF_TO_MS) of virtual time. Over 6 hours and more
+windows is empty: a day is read by its 24-hour measures, for which each window's mean is taken.
 
 Over 6 hours and more it also prints bouts: the patient's bursts of activity, read from the
 heart-rate truth of DEVICE's notifications (1 s) as runs of at least 5 s more than 6 /min above
@@ -85,7 +86,10 @@ def main(path, device, af_from=None, af_to=None):
     start = times[0]
     while start + 300_000 <= times[-1]:
         sel = nn[(times >= start) & (times < start + 300_000)]
-        if len(sel) > 100:
+        if len(sel) > 100 and hours >= 6:
+            # A day's recording is judged by its 24-hour measures: each window's mean, for SDANN.
+            means.append(sel.mean())
+        elif len(sel) > 100:
             td = get_time_domain_features(list(sel))
             fd = get_frequency_domain_features(list(sel), method="lomb")
             welch = get_frequency_domain_features(list(sel))
