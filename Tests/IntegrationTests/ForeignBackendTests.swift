@@ -1,5 +1,6 @@
 import Foundation
 import Judge
+import LiveHarness
 import RunRecord
 import VitalSimCore
 import XCTest
@@ -41,8 +42,7 @@ final class ForeignBackendTests: XCTestCase {
         var keyed: Set<String> = []
         var (people, users) = ("people:\n", "")
         let folder = TestSupport.repositoryRoot + "/scenarios/core"
-        let everyCore = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
-            .sorted().map { folder + "/" + $0 }
+        let everyCore = LiveSuite.scenarioFiles(folder)
         let linked = scenarios.map { folder + "/\($0).yaml" }
         for path in everyCore + also {
             if linked.contains(path) {

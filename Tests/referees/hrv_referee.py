@@ -86,10 +86,10 @@ def main(path, device, af_from=None, af_to=None):
     start = times[0]
     while start + 300_000 <= times[-1]:
         sel = nn[(times >= start) & (times < start + 300_000)]
-        if len(sel) > 100 and hours >= 6:
-            # A day's recording is judged by its 24-hour measures: each window's mean, for SDANN.
+        if len(sel) > 100:
             means.append(sel.mean())
-        elif len(sel) > 100:
+        # A day's recording is judged by its 24-hour measures: each window's mean only, for SDANN.
+        if len(sel) > 100 and hours < 6:
             td = get_time_domain_features(list(sel))
             fd = get_frequency_domain_features(list(sel), method="lomb")
             welch = get_frequency_domain_features(list(sel))
@@ -101,7 +101,6 @@ def main(path, device, af_from=None, af_to=None):
                 "sampEn": float(nk.entropy_sample(sel, dimension=2, tolerance=0.2 * np.std(sel))[0]),
                 "cosEn": float(nk.entropy_sample(sel / 1000, dimension=1, tolerance=0.03)[0] + np.log(0.06) - np.log(sel.mean() / 1000)),
             })
-            means.append(sel.mean())
         start += 300_000
     slope = None
     if hours >= 6:
