@@ -228,6 +228,26 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertFalse(merged.passed)
     }
 
+    /// A scenario one shard could not judge is an error in the merged list, and the scenario after
+    /// it is still merged from both shards' verdicts.
+    func testTheMergeGoesOnAfterAScenarioThatCouldNotBeJudged() throws {
+        var shards = [try resultFile(1, ["1"]), try resultFile(2, ["2"])]
+        for i in shards.indices {
+            var next = shards[i].result.scenarios[0]
+            next.scenario = "t"
+            next.path = "t.yaml"
+            shards[i].result.scenarios.append(next)
+        }
+        let failed = Verdict(scenario: "s", error: "the SUT at https://127.0.0.1:1 did not answer", contract: nil)
+        shards[1].result.scenarios[0].verdict = VerdictRecord(failed)
+        shards[1].result.scenarios[0].requests = nil
+        let merged = try ShardMerge.merge(shards)
+        XCTAssertEqual(merged.map(\.scenario), ["s", "t"])
+        XCTAssertEqual(merged[0].error, "the SUT at https://127.0.0.1:1 did not answer")
+        XCTAssertNil(merged[1].error)
+        XCTAssertFalse(merged[1].checks.isEmpty)
+    }
+
     /// Shard `index` of two as its result file with its request list, read back.
     func resultFile(
         _ index: Int,
@@ -350,7 +370,7 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertThrowsError(try ShardMerge.read(file)) { error in
             XCTAssertEqual(
                 "\(error)",
-                "\(file): format 'vitalsim-shard-result/3', expected 'vitalsim-shard-result/4' (write every shard with the same vitalsim)"
+                "\(file): format 'vitalsim-shard-result/3', expected 'vitalsim-shard-result/5' (write every shard with the same vitalsim)"
             )
         }
     }

@@ -120,4 +120,22 @@ final class InProcessMisconfigurationTests {
         #expect(message.contains("bp.hypertensive-crisis for patient 507"), "\(message)")
         #expect(message.contains("lifecycle.reset") && message.contains("{run} in lifecycle.patient-id"), "\(message)")
     }
+
+    /// A scenario that cannot be judged does not stop the suite: the one after it still runs and
+    /// is judged, and the unjudged one keeps its place in the list with its reason.
+    @Test func theSuiteGoesOnAfterAnUnjudgedScenario() async throws {
+        let crisis = InProcessRun.path("core", "hypertensive-crisis")
+        let fever = InProcessRun.path("core", "fever-spike")
+        let sut = try InProcessSUT(scenario: TracedScenarioLoader.load(path: crisis))
+        let verdicts = try await sut.test { client in
+            _ = try await InProcessRun.verdicts([crisis], on: client)
+            return try await InProcessRun.verdicts([crisis, fever], on: client)
+        }
+        #expect(verdicts.map(\.scenario) == ["hypertensive-crisis", "fever-spike"])
+        let first = try #require(verdicts.first)
+        #expect(first.error?.contains("already lists 1 alert(s)") == true, "\(first.error ?? "judged")")
+        let second = try #require(verdicts.last)
+        #expect(second.error == nil, "\(second.error ?? "")")
+        #expect(second.checks.contains { $0.kind == .alert }, "the scenario after it was judged")
+    }
 }

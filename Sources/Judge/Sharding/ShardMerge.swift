@@ -77,8 +77,8 @@ package enum ShardMerge {
         }
     }
 
-    /// One verdict per scenario, in suite order; the list ends with a scenario that could not be
-    /// judged, as an unsharded run's does.
+    /// One verdict per scenario, in suite order; a scenario that could not be judged is a verdict
+    /// with an error among the others, as in an unsharded run.
     package static func merge(_ given: [(file: String, result: ShardResult)]) throws(MergeError) -> [Verdict] {
         let results = try complete(given)
         let first = results[0]
@@ -95,10 +95,6 @@ package enum ShardMerge {
             for p in parts where !p.part.ran.isEmpty {
                 if let verdict = p.part.verdict {
                     judged.append(verdict.verdict(scenario: reference.scenario))
-                } else if let why = p.part.notRun {
-                    judged.append(
-                        Verdict(scenario: reference.scenario, error: "not run by \(p.file): \(why)", contract: nil)
-                    )
                 } else {
                     throw .incomplete(file: p.file, scenario: reference.scenario)
                 }
@@ -111,7 +107,6 @@ package enum ShardMerge {
             }
             let verdict = Verdict(merging: judged, golden: golden, scenario: reference.scenario)
             verdicts.append(verdict)
-            if verdict.error != nil { break }
         }
         return verdicts
     }

@@ -8,7 +8,7 @@ import VitalSimCore
 /// with the tallies and histograms that merging needs.
 package struct ShardResult: Sendable, Codable {
     /// The format of this file; a merge refuses any other.
-    package static let currentFormat = "vitalsim-shard-result/4"
+    package static let currentFormat = "vitalsim-shard-result/5"
 
     package var format = ShardResult.currentFormat
     /// The vitalsim that wrote it: one shard's traffic digest speaks for every shard's traffic
@@ -38,8 +38,6 @@ package struct ShardResult: Sendable, Codable {
         package var goldenPath: String
         /// The golden file's text: every shard must have judged against the same one.
         package var golden: String
-        /// Why the shard did not run its patients (an earlier scenario could not be judged).
-        package var notRun: String?
         package var verdict: VerdictRecord?
         /// Whether this shard computed the whole scenario's traffic digest: the shard running the
         /// scenario's first patient does (its verdict has the digest's check when it differs), the

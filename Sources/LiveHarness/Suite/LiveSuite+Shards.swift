@@ -44,8 +44,8 @@ struct WholeScenario {
 extension LiveSuite {
     /// Runs and judges each scenario of the suite, or with ``LiveOptions/shard`` this shard's
     /// patients of each: every scenario and golden file is read first (a bad one stops the run before
-    /// it starts), then the scenarios run in order. A scenario that cannot be judged ends the run
-    /// (its verdict has an ``Verdict/error``; the parts after it are marked not run).
+    /// it starts), then the scenarios run in order. A scenario that cannot be judged does not stop
+    /// the suite: its verdict has an ``Verdict/error`` and the scenarios after it still run.
     package func runSuite(_ paths: [String], progress: (String) -> Void) async throws(HarnessError) -> SuiteRun {
         var loaded: [LoadedScenario] = []
         for path in paths { loaded.append(try load(path)) }
@@ -53,7 +53,6 @@ extension LiveSuite {
         var out = SuiteRun()
         var options = options
         var startAt = options.sharding.startAt
-        var stopped: String?
         for (i, l) in loaded.enumerated() {
             let all = l.patients
             let ran = split?[i] ?? all
@@ -65,8 +64,7 @@ extension LiveSuite {
                 goldenPath: l.goldenPath,
                 golden: l.goldenText
             )
-            guard stopped == nil, !ran.isEmpty else {
-                if !ran.isEmpty { part.notRun = stopped }
+            guard !ran.isEmpty else {
                 out.parts.append(part)
                 continue
             }
@@ -96,7 +94,6 @@ extension LiveSuite {
                 whole: whole,
                 options: options
             )
-            if verdict.error != nil { stopped = "scenario \(l.name) could not be judged before it" }
             part.verdict = VerdictRecord(verdict)
             if options.reports.listsRequests, verdict.error == nil { part.requests = requests }
             out.parts.append(part)

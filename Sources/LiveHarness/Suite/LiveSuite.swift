@@ -22,7 +22,8 @@ package struct LiveSuite: Sendable {
     }
 
     /// Runs and judges each scenario. A scenario that cannot be judged (a misconfiguration, an
-    /// unreachable SUT) ends the list as a verdict with an ``Verdict/error``; input errors throw.
+    /// unreachable SUT) is a verdict with an ``Verdict/error`` and the others still run; input
+    /// errors throw.
     package func run(_ paths: [String], progress: (String) -> Void) async throws(HarnessError) -> [Verdict] {
         try await runSuite(paths, progress: progress).verdicts
     }
@@ -59,8 +60,8 @@ package struct LiveSuite: Sendable {
             // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
             outcome = try await session.run(awaiting: awaiting)
         } catch {
-            // A scenario that cannot be judged ends the suite (exit 3); the reports still show it,
-            // as an error with what the SUT answered, and the scenarios judged before it.
+            // A scenario that cannot be judged is an error with what the SUT answered; the suite
+            // goes on and exits 3 at its end.
             if error.isInputError { throw error }
             let message = error.description
             let reason =
