@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import RunRecord
 import SUTAdapter
+import Traffic
 import VitalSimCore
 import XCTest
 
@@ -44,7 +45,7 @@ final class StoredReadingsLoaderTests: XCTestCase {
         let item: [String: Any] = [
             "taken_at": 1_730_973_600.5, "measurements": ["bg": 5.6, "note": 1], "units": ["bg": "mmol/L"],
         ]
-        let reading = try source.read(item).get()
+        let reading = try XCTUnwrap(source.read(item).reading)
         XCTAssertEqual(
             reading,
             StoredReading(id: nil, time: 1_730_973_600_500, values: [.glucose: 5.6], units: [.glucose: "mmol/L"])
@@ -60,9 +61,9 @@ final class StoredReadingsLoaderTests: XCTestCase {
     func testUnreadableItemsSayWhy() throws {
         let source = try XCTUnwrap(try parse(acme).storedReadings)
         let noTime: [String: Any] = ["measurements": ["sys": 150]]
-        XCTAssertEqual(source.read(noTime).failureReason, "it has no time (at /taken_at)")
+        XCTAssertEqual(source.read(noTime).unreadable, "it has no time (at /taken_at)")
         let text: [String: Any] = ["taken_at": 1, "measurements": ["sys": "150"]]
-        XCTAssertEqual(source.read(text).failureReason, "its value sys '150' is not a number")
+        XCTAssertEqual(source.read(text).unreadable, "its value sys '150' is not a number")
         XCTAssertEqual(
             source.counted(in: ["buckets": [["bucket": "2024-11-07", "n": 2.5]]]).failureReason,
             "an item of 2024-11-07 has no whole count at /n"
@@ -135,6 +136,28 @@ extension Result {
     }
 }
 
+extension StoredReadingsSource.Item {
+    /// The reading read, nil otherwise.
+    var reading: StoredReading? {
+        guard case .reading(let reading) = self else { return nil }
+        return reading
+    }
+
+    /// Why the item cannot be read, nil otherwise.
+    var unreadable: String? {
+        guard case .unreadable(_, let why) = self else { return nil }
+        return why.reason
+    }
+}
+
+extension Result where Success == FHIRStoredValues.Read {
+    /// The values read, nil when the resource is not a reading or cannot be read.
+    var values: [Signal: Double]? {
+        guard case .success(.values(let values, _)) = self else { return nil }
+        return values
+    }
+}
+
 /// Stored FHIR Observations read by LOINC code (`fields.values: fhir`).
 final class FHIRStoredValuesTests: XCTestCase {
     func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
@@ -150,12 +173,12 @@ final class FHIRStoredValuesTests: XCTestCase {
                {"code": {"coding": [{"system": "urn:iso:std:iso:11073:10101", "code": "147240"}]}, "valueQuantity": {"value": 800}}]}
             """
         )
-        let (values, units) = try FHIRStoredValues.read(bp).get()
         XCTAssertEqual(
-            values,
+            FHIRStoredValues.read(bp).values,
             [.systolic: 182, .diastolic: 121],
             "the panel has no value; an RR interval is no vital sign"
         )
+        guard case .success(.values(_, let units)) = FHIRStoredValues.read(bp) else { return XCTFail("unread") }
         XCTAssertEqual(units, [.systolic: "mm[Hg]", .diastolic: "mmHg"])
         var source = try XCTUnwrap(SUTProfile.vitalsim.storedReadings)
         source.fields = StoredReadingsSource.Fields(
@@ -163,7 +186,7 @@ final class FHIRStoredValuesTests: XCTestCase {
             time: FieldSpec(try JSONPointer("/effectiveDateTime")),
             values: .fhir
         )
-        let reading = try source.read(bp).get()
+        let reading = try XCTUnwrap(source.read(bp).reading)
         XCTAssertEqual(reading.id, "507/cuff/3")
         XCTAssertEqual(reading.time, 1_730_973_600_000)
         let glucose = try json(
@@ -172,10 +195,10 @@ final class FHIRStoredValuesTests: XCTestCase {
              {"system": "http://loinc.org", "code": "15074-8"}]}, "valueQuantity": {"value": 3.1, "code": "mmol/L"}}
             """
         )
-        XCTAssertEqual(try FHIRStoredValues.read(glucose).get().values, [.glucose: 3.1])
+        XCTAssertEqual(FHIRStoredValues.read(glucose).values, [.glucose: 3.1])
     }
 
-    func testWhatCannotBeRead() throws {
+    func testWhatCannotBeReadAndWhatIsNoReading() throws {
         XCTAssertEqual(
             FHIRStoredValues.read(try json(#"{"resourceType": "Flag"}"#)).failureReason,
             "it is not a FHIR Observation"
@@ -183,13 +206,58 @@ final class FHIRStoredValuesTests: XCTestCase {
         let unknown = try json(
             #"{"resourceType": "Observation", "code": {"coding": [{"code": "0000-0"}]}, "valueQuantity": {"value": 1}}"#
         )
-        XCTAssertTrue(
-            FHIRStoredValues.read(unknown).failureReason?.contains("no value under a LOINC code VitalSim knows") == true
+        XCTAssertEqual(
+            try FHIRStoredValues.read(unknown).get(),
+            .notAReading("an Observation of a code VitalSim does not send (http://loinc.org|0000-0)")
         )
+        let outcome = try json(#"{"resourceType": "OperationOutcome", "issue": []}"#)
+        XCTAssertEqual(try FHIRStoredValues.read(outcome).get(), .notAReading("an OperationOutcome of the searchset"))
         let text = try json(
             #"{"resourceType": "Observation", "code": {"coding": [{"code": "8867-4"}]}, "valueQuantity": {"value": "72"}}"#
         )
         XCTAssertEqual(FHIRStoredValues.read(text).failureReason, "its heart-rate valueQuantity has no numeric value")
+    }
+
+    /// Every reading VitalSim sends in FHIR form reads back as the values the judge expects of it.
+    func testEveryKindVitalSimSendsReadsBack() throws {
+        let start: Int64 = 1_730_937_600_000
+        let ecg = { (classification: ECGClassification) in
+            VitalSimCore.Measurement.ecg(
+                ECGRecording(
+                    classification: classification,
+                    averageHeartRate: 118,
+                    samplingFrequency: 512,
+                    microvolts: [0, 5, -5],
+                    symptomatic: false,
+                    beats: []
+                )
+            )
+        }
+        let measurements: [VitalSimCore.Measurement] = [
+            .battery(percent: 63), .feeding(mL: 90), .breastfeeding(minutes: 12),
+            .equipment(.oxygen, setting: 0.5, action: .adjusted), .equipment(.ngTube, setting: 6, action: .replaced),
+            .equipment(.feedingPump, setting: 25, action: .inUse), .symptom(.chestPain, severity: .severe),
+            .dailySummary(steps: 4200, calories: 1800),
+            .heartRate(bpm: 71, rrIntervals: [800], energyExpended: nil, contact: .detected),
+            .bloodPressure(systolic: 150, diastolic: 95, meanArterial: 113, pulse: 70, status: 0),
+            ecg(.atrialFibrillation), ecg(.sinusRhythm), ecg(.inconclusivePoorReading),
+        ]
+        for (i, m) in measurements.enumerated() {
+            let reading = Reading(
+                source: DeviceIdentity(patientID: "p", deviceID: "d", deviceType: .ecgWatch),
+                seq: UInt32(i),
+                measuredAt: 0,
+                deviceTime: 0,
+                intendedEmitTime: 0,
+                measurement: m,
+                truth: 0
+            )
+            let body = try XCTUnwrap(FHIRObservationJSON.encode(reading, start: start)).serialized()
+            let read = FHIRStoredValues.read(try json(body))
+            var expected = try XCTUnwrap(StoredDataExpectations.values(m))
+            if case .dailySummary = m { expected[Signal.calories] = nil }
+            XCTAssertEqual(read.values, expected, "\(m)")
+        }
     }
 
     func testTheShippedFHIRProfileReadsBackByFHIRSearch() throws {

@@ -88,6 +88,7 @@ package struct StoredDataArea: ConformanceArea {
             let all = expected.byPatient[p] ?? []
             let entries = readBack.kinds.map { kinds in all.filter { kinds.contains($0.kind) } } ?? all
             let judged = { (s: StoredReading) -> Bool in
+                if let id = s.id, expected.corrupted.contains(id) { return false }
                 let linked = s.id.flatMap(EvidenceCatalog.device(of:)).map(expected.linkedDevices.contains) ?? false
                 let listed =
                     readBack.kinds.map { kinds in s.values.readingKind.map(kinds.contains) ?? true } ?? true

@@ -34,6 +34,10 @@ package struct StoredDataExpectations: Sendable {
     /// their readings are not expected, and what the SUT stored of them is not judged.
     package var linkedDevices: Set<String>
 
+    /// Ids of the readings sent corrupt (and never acknowledged in a valid request): a SUT that
+    /// stored one fails its refusal check; its stored copy is not judged as data.
+    package var corrupted: Set<String> = []
+
     package init(byPatient: [String: [Entry]], linkedDevices: Set<String> = []) {
         self.byPatient = byPatient
         self.linkedDevices = linkedDevices
@@ -52,7 +56,14 @@ package struct StoredDataExpectations: Sendable {
     ) {
         // Each patient's acknowledged ids, regenerated one patient at a time (``PatientRuns``).
         var acknowledged: [String: Set<String>] = [:]
-        for (i, request) in sent.enumerated() where i < statuses.count && request.expectedRejection == nil {
+        var corrupted: Set<String> = []
+        var valid: Set<String> = []
+        for (i, request) in sent.enumerated() where i < statuses.count {
+            guard request.expectedRejection == nil else {
+                corrupted.formUnion(request.readingIDs)
+                continue
+            }
+            valid.formUnion(request.readingIDs)
             guard let status = statuses[i], (200..<300).contains(status) else { continue }
             acknowledged[request.patientID, default: []].formUnion(request.readingIDs)
         }
@@ -76,6 +87,7 @@ package struct StoredDataExpectations: Sendable {
         }
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
         self.init(byPatient: byPatient, linkedDevices: Set(linked))
+        self.corrupted = corrupted.subtracting(valid)
     }
 
     /// The values a SUT must keep of a measurement: what a clinician reads (heart rate; systolic and

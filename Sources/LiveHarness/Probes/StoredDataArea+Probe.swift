@@ -20,9 +20,16 @@ extension StoredDataArea: AreaProbe {
         fetch.narrowedPatients = Set(
             (session.whole?.patients ?? scenario.patients.map(\.id)).prefix(ReadBackQuery.patientLimit)
         )
+        var valid: Set<String> = []
         for request in record.traffic.requests {
             fetch.sent[session.naming.patient(request.patientID), default: 0] += request.readingCount
+            if request.expectedRejection == nil {
+                valid.formUnion(request.readingIDs)
+            } else {
+                fetch.corrupted.formUnion(request.readingIDs)
+            }
         }
+        fetch.corrupted.subtract(valid)
         let patients = scenario.patients.map { (scenario: $0.id, wire: session.naming.patient($0.id)) }
         // A shard's read-back shares the SUT with every other shard's, all at once: it gets the time
         // of the whole scenario's (ten shards of a 250,000-patient ward each read back 25,000 patients,

@@ -7,9 +7,12 @@ import SUTAdapter
 extension AlertObserver {
     /// After the last acknowledgement: waits until no new alert has appeared for `quiet` and, with
     /// `awaiting`, until every expected alert is listed or its bound has passed (announced once, and
-    /// recorded for the findings of the alerts still missing).
-    func waitForQuiet(_ shared: SharedRunState, awaiting: AlertWait?) async {
+    /// recorded for the findings of the alerts still missing). It polls once `pollerStopped` has
+    /// ended: the poller's read under way, and its pause after it, come first, so the SUT is never
+    /// read twice at once and the pacing holds across the hand-over.
+    func waitForQuiet(_ shared: SharedRunState, awaiting: AlertWait?, after pollerStopped: AsyncStream<Never>) async {
         shared.withLock { $0.beginQuietWait() }
+        for await _ in pollerStopped {}
         let start = clock.now
         var wait = QuietWait(quiet: quiet, bound: awaiting?.bound ?? .zero)
         var pending: [GoldenFile.ExpectedAlert] = []

@@ -282,8 +282,10 @@ package final class LiveRunner: Sendable {
         // Each worker's queue is bounded, so that a plan generated as it is sent (and any plan at
         // --speed max) is not pulled into the queues ahead of the workers.
         let queued = (0..<workers).map { _ in SendWindow(limit: TrafficSender.queueLimit) }
+        // The poller says when it has stopped, so that the wait for quiet never polls beside it.
+        let pollerStopped = AsyncStream.makeStream(of: Never.self)
         let sent = await withTaskGroup(of: Void.self) { group in
-            addObservingTasks(to: &group, alongside: alongside, shared)
+            addObservingTasks(to: &group, alongside: alongside, pollerStopped: pollerStopped.continuation, shared)
             for worker in 0..<workers {
                 // Workers run on the HTTP client's event-loop thread (it is their executor), so an
                 // answer resumes its worker, and the worker's next request starts, without a hop
@@ -305,7 +307,7 @@ package final class LiveRunner: Sendable {
             var finished = 0
             let senders = workers + (alongside == nil ? 0 : 1)
             while finished < senders, await group.next() != nil { finished += 1 }
-            await end(shared, span: span, awaiting: awaiting)
+            await end(shared, span: span, awaiting: awaiting, pollerStopped: pollerStopped.stream)
             return sent
         }
         return finished(shared, sent: sent, alongside: alongside, start: startUnixMilliseconds, span: span, awaiting)
@@ -315,8 +317,16 @@ package final class LiveRunner: Sendable {
     /// each time: not on the event loop, where a long list would hold up the workers' requests), the
     /// hiccup meter, the reader of the SUT's verdicts on MQTT messages, the push observers and the
     /// traffic sent alongside. All but the last run until the run stops.
-    func addObservingTasks(to group: inout TaskGroup<Void>, alongside: Alongside?, _ shared: SharedRunState) {
-        group.addTask { await self.observer.poll(shared) }
+    func addObservingTasks(
+        to group: inout TaskGroup<Void>,
+        alongside: Alongside?,
+        pollerStopped: AsyncStream<Never>.Continuation,
+        _ shared: SharedRunState
+    ) {
+        group.addTask {
+            await self.observer.poll(shared)
+            pollerStopped.finish()
+        }
         if metersHiccups { group.addTask { await self.meterHiccups(shared) } }
         if let mqttVerdicts {
             group.addTask {
@@ -341,11 +351,14 @@ package final class LiveRunner: Sendable {
 
     /// Once every request is answered: the last progress report, the wait for quiet (unless the run
     /// was stopped), the broker's last counters, then the tasks that run until told are stopped.
-    func end(_ shared: SharedRunState, span: Int64, awaiting: AlertWait?) async {
+    /// `pollerStopped` ends once the poller has handed the polling over to the wait for quiet.
+    func end(_ shared: SharedRunState, span: Int64, awaiting: AlertWait?, pollerStopped: AsyncStream<Never>) async {
         if let report = onProgress {
             report(Progress(answered: shared.withLock { $0.answered }, reached: span, span: span))
         }
-        if !shared.withLock({ $0.aborted }) { await observer.waitForQuiet(shared, awaiting: awaiting) }
+        if !shared.withLock({ $0.aborted }) {
+            await observer.waitForQuiet(shared, awaiting: awaiting, after: pollerStopped)
+        }
         observer.notePollCycle(shared)
         // The broker publishes its counters every second: let the last change arrive.
         if brokerCounters { try? await clock.sleep(for: .milliseconds(1200)) }

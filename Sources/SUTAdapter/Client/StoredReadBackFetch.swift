@@ -19,6 +19,9 @@ package struct StoredReadBackFetch {
     let auth: RequestAuth
     /// Readings the run sent, by patient id at the SUT (for ``readingLimit(sent:)``).
     package var sent: [String: Int] = [:]
+    /// The scenario's ids of the readings the run sent corrupt and the SUT never acknowledged valid:
+    /// a stored copy of one that cannot be read is passed over (its missed refusal is the finding).
+    package var corrupted: Set<String> = []
     /// The scenario ids of the patients whose read-back is also asked narrowed (by period, by kind);
     /// nil: the first ``ReadBackQuery/patientLimit`` of those fetched.
     package var narrowedPatients: Set<String>?
@@ -149,10 +152,16 @@ package struct StoredReadBackFetch {
             }
             for item in items {
                 switch source.read(item) {
-                case .success(var r):
+                case .reading(var r):
                     r.id = r.id.map(readingID)
                     readings.append(r)
-                case .failure(let why):
+                case .notAReading:
+                    continue
+                case .unreadable(let id, _) where id.map(readingID).map(corrupted.contains) == true:
+                    // A reading sent corrupt that the SUT stored: its refusal check fails; its
+                    // stored copy is not data to judge.
+                    continue
+                case .unreadable(_, let why):
                     let text =
                         (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys, .fragmentsAllowed]))
                         .map { Array($0) }

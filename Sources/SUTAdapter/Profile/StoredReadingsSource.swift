@@ -151,29 +151,47 @@ package struct StoredReadingsSource: Sendable, Equatable {
         list.items(in: document)
     }
 
-    /// Reads one item: a stored reading (its id as the SUT wrote it), or why it cannot be read.
-    package func read(_ item: Any) -> Result<StoredReading, UnreadableAlert> {
+    /// One item of a read-back list, as read.
+    package enum Item: Sendable {
+        /// A stored reading (its id as the SUT wrote it).
+        case reading(StoredReading)
+        /// Not one of VitalSim's readings (an Observation of a code VitalSim does not send, an
+        /// `OperationOutcome` of a searchset): why it was passed over.
+        case notAReading(String)
+        /// An item that cannot be read, with its id when that much could be (a stored copy of a
+        /// reading sent corrupt is one, and not judged as data).
+        case unreadable(id: String?, UnreadableAlert)
+    }
+
+    /// Reads one item of a read-back list.
+    package func read(_ item: Any) -> Item {
         var id: String?
+        var values: Result<(values: [Signal: Double], units: [Signal: String]), UnreadableAlert>
+        switch fields.values {
+        case .fhir:
+            switch FHIRStoredValues.read(item) {
+            case .success(.notAReading(let why)): return .notAReading(why)
+            case .success(.values(let v, let u)): values = .success((v, u))
+            case .failure(let problem): values = .failure(problem)
+            }
+        case .object(let pointer):
+            values = objectValues(item, pointer)
+        }
         if let spec = fields.id {
             switch spec.text(in: item, name: "id") {
             case .success(let parsed): id = parsed
-            case .failure(let problem): return .failure(problem)
+            case .failure(let problem): return .unreadable(id: nil, problem)
             }
         }
         let time: Int64
         switch fields.time.time(in: item, name: "time", format: fields.timeFormat) {
         case .success(let parsed): time = parsed
-        case .failure(let problem): return .failure(problem)
+        case .failure(let problem): return .unreadable(id: id, problem)
         }
-        switch fields.values {
-        case .fhir:
-            return FHIRStoredValues.read(item).map {
-                StoredReading(id: id, time: time, values: $0.values, units: $0.units)
-            }
-        case .object(let pointer):
-            return objectValues(item, pointer).map {
-                StoredReading(id: id, time: time, values: $0.values, units: $0.units)
-            }
+        switch values {
+        case .success(let read):
+            return .reading(StoredReading(id: id, time: time, values: read.values, units: read.units))
+        case .failure(let problem): return .unreadable(id: id, problem)
         }
     }
 
