@@ -292,6 +292,69 @@ import VitalSimCore
         }
     }
 
+    /// A SUT without an alert source (`alerts: none`): every check about alerts is not-applicable,
+    /// a spurious one too (nothing was read); its other checks are judged as ever.
+    @Test func withoutAnAlertSourceEveryAlertCheckIsNotApplicable() {
+        let run = verdict([], field: "")
+        #expect(!run.passed, "ungated, the expected alerts are missed")
+        var statement = ConformanceStatement(rules: [])
+        statement.listsAlerts = false
+        var gate = GatePolicy(today: today)
+        gate.conformance = statement
+        let gated = gate.apply([run]).verdicts[0]
+        let aboutAlerts = gated.checks.filter { [.alert, .noOtherAlerts, .evidence].contains($0.kind) }
+        #expect(!aboutAlerts.isEmpty)
+        #expect(
+            aboutAlerts.allSatisfy {
+                $0.excuse == .notApplicable(reason: "the SUT profile says the SUT has no alert source (alerts: none)")
+            }
+        )
+        #expect(gated.checks.filter { $0.kind == .validation }.allSatisfy { $0.excuse == nil })
+        #expect(statement.lines(knownRules: ["temp.fever"])[0].hasPrefix("alert source: none (alerts: none)"))
+    }
+
+    /// A SUT claiming only structural refusals: a refusal check of another level is
+    /// not-applicable, a structural one judged; every check names its level's requirement.
+    @Test func refusalsOfUnclaimedLevelsAreNotApplicable() {
+        var statement = ConformanceStatement()
+        statement.refusals = [.structure]
+        var check = Check(
+            kind: .validation,
+            name: "rejects 1/cgm/2",
+            rule: nil,
+            finding: .validationMismatch,
+            detail: ""
+        )
+        check.refusalLevel = .plausibility
+        #expect(
+            statement.notApplicable(check)
+                == "the conformance statement does not claim refusals of plausibility (conformance.refusals)"
+        )
+        check.kind = .refusedField
+        #expect(statement.notApplicable(check) != nil)
+        check.refusalLevel = .structure
+        #expect(statement.notApplicable(check) == nil)
+        check.kind = .validation
+        #expect(
+            IngestionArea().requirements(of: check, kinds: { _ in [.cgm] }) == [
+                "ingest.cgm.refuse", "ingest.refuse.structure",
+            ]
+        )
+        #expect(
+            statement.lines(knownRules: [])[3]
+                == "refusals claimed: structure; refusals of other invalid readings are not-applicable"
+        )
+        // Each corruption's form at its level: a string for a number breaks the structure, a bogus
+        // unit the terminology, a negative value only plausibility.
+        #expect(RefusalLevel.of(.wrongType) == .structure && RefusalLevel.of(.truncation) == .structure)
+        #expect(RefusalLevel.of(.badFlags) == .terminology)
+        #expect(
+            [Corruption.badCRC, .outOfRange, .missingField, .futureTimestamp].allSatisfy {
+                RefusalLevel.of($0) == .plausibility
+            }
+        )
+    }
+
     @Test func theConformanceStatementSaysWhatItSelects() {
         let lines = partial.lines(knownRules: ["bp.hypertensive-crisis", "hr.tachycardia", "temp.fever"])
         #expect(lines[0] == "rules claimed (2 of 3): bp.hypertensive-crisis, hr.tachycardia")

@@ -1,5 +1,6 @@
 import Judge
 import RunRecord
+import Traffic
 import VitalSimCore
 import XCTest
 
@@ -70,6 +71,31 @@ final class StoredDataTests: XCTestCase {
         other.append(StoredReading(id: "sut-own-18", time: sent[2].time + 3_600_000, values: sent[2].values))
         XCTAssertNil(finding(checks(other), "held once"), "another weighing an hour later is no retry")
         XCTAssertTrue(checks(other)[0].detail.contains("1 stored reading(s) match none the SUT acknowledged"))
+    }
+
+    /// A reading written as a plain FHIR create (`writes: create`) and held twice is what FHIR
+    /// prescribes for a create sent again: said, not judged; one sent idempotently still fails.
+    func testAPlainFHIRCreateHeldTwiceIsNotJudged() {
+        let sent = entries().map(stored)
+        var expected = StoredDataExpectations(byPatient: ["501": entries()])
+        expected.plainCreates = ["501/meter/1"]
+        var readBack = StoredReadBack()
+        readBack.readings["501"] = sent + [sent[1]]
+        let once = StoredDataArea().storedDataChecks(expected, readBack).first { $0.name.hasSuffix("held once") }
+        XCTAssertEqual(once?.passed, true)
+        XCTAssertTrue(once?.detail.contains("1 reading(s) sent as plain FHIR creates (writes: create)") ?? false)
+        readBack.readings["501"] = sent + [sent[1], sent[2]]
+        let twice = StoredDataArea().storedDataChecks(expected, readBack).first { $0.name.hasSuffix("held once") }
+        XCTAssertEqual(twice?.finding, .storedTwice)
+        XCTAssertTrue(twice?.detail.contains("first: 501/scale/1") ?? false, twice?.detail ?? "")
+        // Which routes are idempotent: FHIR over HTTP only with conditional creates.
+        var route = IngestionRoute(path: "/fhir", format: .fhirBundle(type: "batch"))
+        XCTAssertTrue(route.isIdempotent)
+        route.writes = .create
+        XCTAssertFalse(route.isIdempotent)
+        route.transport = .mqtt
+        XCTAssertTrue(route.isIdempotent, "an MQTT message is no FHIR create")
+        XCTAssertTrue(IngestionRoute(path: "/o", format: .vitalsimObservation).isIdempotent)
     }
 
     func testAReadingMissingIsLostAfterAcknowledgement() {

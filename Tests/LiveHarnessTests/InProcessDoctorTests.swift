@@ -1,5 +1,6 @@
 import Foundation
 import InProcessSUT
+import RunRecord
 import SUTAdapter
 import TestFixtures
 import Testing
@@ -69,10 +70,50 @@ final class InProcessDoctorTests {
         let checks = try await checklist(profile: SUTProfileLoader.load(path: file, environment: [:]))
         let readBack = try #require(check(checks, "stored readings read back"), "\(checks.map(\.name))")
         #expect(!readBack.passed)
-        #expect(readBack.detail.hasPrefix("GET "), "\(readBack.detail)")
         #expect(
-            readBack.detail.contains("lists none of the readings just accepted: check stored-readings.url and list")
+            readBack.detail.hasPrefix(
+                "GET \(RouterExchange.base)/api/v1/patients/501/readings?kind=weight does not list "
+            ),
+            "the URL as asked, its patient filled in: \(readBack.detail)"
         )
+        #expect(readBack.detail.contains("check stored-readings.url, list and fields.id"))
+    }
+
+    /// The probe is a reading the run will send and the read-back lists: of a claimed kind, of a
+    /// kind `stored-readings.kinds` keeps, so that doctor is green where a run can be judged.
+    @Test func theProbeIsAReadingTheProfileSendsAndReadsBack() async throws {
+        let scenario = try TracedScenarioLoader.load(path: path)
+        var profile = SUTProfile.vitalsim
+        let fields = StoredReadingsSource.Fields(
+            id: FieldSpec(try JSONPointer("/readingId")),
+            time: FieldSpec(try JSONPointer("/timestamp")),
+            values: .object(try JSONPointer("/values"))
+        )
+        profile.storedReadings = StoredReadingsSource(url: "/r/{patient}", list: .root, fields: fields)
+        for kept in [VitalKind.battery, .heartRate] {
+            profile.storedReadings?.kinds = [kept]
+            let (probes, _) = Doctor.probes(scenario, seed: nil, profile: profile)
+            let batch = try #require(probes.first { $0.path == "/api/v1/observations" })
+            // The strap's batches mix heart rates and battery levels: one of them, else one heart rate only.
+            let wanted = kept == .battery ? batch.kinds.contains(kept) : batch.kinds.allSatisfy { $0 == kept }
+            #expect(wanted, "\(kept): \(Array(batch.kinds))")
+        }
+        profile.storedReadings = nil
+        profile.conformance.kinds = ["battery"]
+        let (claimed, _) = Doctor.probes(scenario, seed: nil, profile: profile)
+        #expect(!claimed.isEmpty && claimed.allSatisfy { $0.kinds.allSatisfy { $0 == VitalKind.battery } })
+    }
+
+    /// A backend without an alert API (`alerts: none`) is reachable and has nothing to read.
+    @Test func aSUTWithoutAnAlertSourceIsSaidSo() async throws {
+        let file = directory + "/no-alerts.yaml"
+        try "name: no-alerts\nalerts: none\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let profile = try SUTProfileLoader.load(path: file, environment: [:])
+        #expect(profile.conformance.rules == [] && !profile.conformance.listsAlerts)
+        let checks = try await checklist(profile: profile)
+        #expect(checks.filter { !$0.passed } == [])
+        #expect(check(checks, "alert source")?.detail.hasPrefix("none (alerts: none)") == true)
+        #expect(check(checks, "alert names mapped") == nil)
     }
 
     @Test func aSUTThatWantsCredentialsIsNamedWithWhatToChange() async throws {

@@ -8,7 +8,7 @@ import XCTest
 /// observation JSON carries (RR intervals too), and refuses every corrupted one naming an element
 /// that the plan maps back to the field golden files name.
 final class FHIRRouteTests: XCTestCase {
-    /// Battery levels have no FHIR form: they keep the observation JSON.
+    /// Battery levels keep the observation JSON here: the routes under test are the vital signs'.
     static let battery = IngestionRoute(kinds: [.battery], path: "/api/v1/observations", format: .vitalsimObservation)
     static let routes: [String: IngestionRoutes] = [
         "observation": IngestionRoutes(routes: [
@@ -64,6 +64,49 @@ final class FHIRRouteTests: XCTestCase {
                 name
             )
         }
+    }
+
+    /// Each Observation is a conditional create on its reading's identifier: a Bundle entry's
+    /// `request.ifNoneExist`, a single Observation's `If-None-Exist` header; with `writes: create`
+    /// neither, so a server may store a reading sent again twice, as FHIR says.
+    func testFHIRWritesAreConditionalCreatesUnlessTheRouteSaysCreate() throws {
+        let scenario = try ScenarioLoader.parse(InvalidPayloadTests.text, file: "invalid-json.yaml")
+        func readingID(_ resource: Any?) -> String {
+            let identifiers = (resource as? [String: Any])?["identifier"] as? [[String: Any]]
+            return identifiers?.first?["value"] as? String ?? "?"
+        }
+        for writes in [FHIRWrites.conditionalCreate, .create] {
+            var conditions: [String: Int] = ["entries": 0, "singles": 0]
+            for (name, routes) in Self.routes.sorted(by: { $0.key < $1.key }) {
+                var routes = routes
+                routes.routes[1].writes = writes
+                for r in TrafficPlanStream(for: scenario, routes: routes) where r.path.hasPrefix("/fhir") {
+                    guard let body = try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any] else {
+                        continue  // a truncated body
+                    }
+                    let condition = { (id: String) in writes == .create ? nil : FHIRWrites.condition(readingID: id) }
+                    if name == "observation" {
+                        XCTAssertEqual(r.headers, condition(readingID(body)).map { ["If-None-Exist: " + $0] } ?? [])
+                        conditions["singles", default: 0] += 1
+                        continue
+                    }
+                    XCTAssertEqual(r.headers, [])
+                    for entry in body["entry"] as? [[String: Any]] ?? [] {
+                        let request = entry["request"] as? [String: Any]
+                        XCTAssertEqual(request?["ifNoneExist"] as? String, condition(readingID(entry["resource"])))
+                        XCTAssertEqual(request?["method"] as? String, "POST")
+                        conditions["entries", default: 0] += 1
+                    }
+                }
+            }
+            XCTAssertGreaterThan(conditions["entries"] ?? 0, 10, writes.rawValue)
+            XCTAssertGreaterThan(conditions["singles"] ?? 0, 10, writes.rawValue)
+        }
+        XCTAssertEqual(
+            FHIRWrites.condition(readingID: "a&b|c d"),
+            "identifier=urn:vitalsim:reading|a%26b%7Cc%20d",
+            "a search value is percent-encoded where a query needs it"
+        )
     }
 
     /// A heart-rate strap's readings: the same values and RR intervals through FHIR as through the

@@ -3,6 +3,7 @@ import Judge
 import RunRecord
 import SUTAdapter
 import Testing
+import Transports
 import XCTest
 
 /// JSON Pointers, field transforms, alert lists and the rule/severity mapping.
@@ -111,6 +112,17 @@ final class AlertMappingTests: XCTestCase {
         XCTAssertNil(
             source.nextPage(try json(#"{"resourceType":"Bundle","link":[{"relation":"self","url":"x"}]}"#), base: "")
         )
+        // A searchset's outcome entry (a parameter the server ignored) is what it said, not an alert.
+        let withOutcome =
+            #"{"resourceType":"Bundle","type":"searchset","entry":[{"resource":{"resourceType":"OperationOutcome","issue":[{"severity":"warning","code":"not-supported","diagnostics":"_count ignored"}]},"search":{"mode":"outcome"}}]}"#
+        let list = try AlertList.read(
+            HTTPReply(status: 200, body: Array(withOutcome.utf8)),
+            url: "/fhir/DetectedIssue",
+            source: source
+        ).get()
+        XCTAssertEqual(list.alerts.count, 0)
+        XCTAssertEqual(list.unreadable, 0)
+        XCTAssertEqual(list.outcomes, ["warning not-supported: _count ignored"])
     }
 }
 

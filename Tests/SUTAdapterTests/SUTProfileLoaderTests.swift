@@ -206,7 +206,7 @@ final class SUTProfileDocsTests: XCTestCase {
         let text = try String(contentsOf: docs, encoding: .utf8)
         let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let profiles = blocks.filter { $0.hasPrefix("name:") }
-        XCTAssertEqual(profiles.count, 6)
+        XCTAssertEqual(profiles.count, 5)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-docs-\(getpid())")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("certs"),
@@ -248,6 +248,26 @@ final class IngestionRoutesLoaderTests: XCTestCase {
         XCTAssertEqual(first.contentType, "application/fhir+json")
         XCTAssertEqual(first.batch, 100)
         XCTAssertNil(first.kinds, "the FHIR route takes every kind")
+    }
+
+    /// The plain FHIR store's profile: per-run Patients, every device over HTTP as conditional
+    /// creates, every kind read back, no alert source and so no rule claimed.
+    func testShippedFHIRServerProfileClaimsNoRuleAndReadsEveryKindBack() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-server.yaml").path
+        let profile = try SUTProfileLoader.load(path: path, environment: [:])
+        let route = try XCTUnwrap(profile.ingestion.routes.routes.first)
+        XCTAssertEqual(profile.ingestion.routes.routes.count, 1)
+        XCTAssertEqual(route.transport, .http, "MQTT devices are relayed over HTTP too")
+        XCTAssertEqual(route.writes, .conditionalCreate)
+        XCTAssertTrue(route.isIdempotent)
+        XCTAssertTrue(profile.alerts.absent)
+        XCTAssertEqual(profile.conformance.rules, [])
+        XCTAssertFalse(profile.conformance.listsAlerts)
+        let readBack = try XCTUnwrap(profile.storedReadings)
+        XCTAssertNil(readBack.kinds, "a FHIR store keeps every Observation it was sent")
+        XCTAssertEqual(readBack.fields.values, .fhir)
+        XCTAssertFalse(profile.lifecycle.enrol.isEmpty)
+        XCTAssertTrue(profile.lifecycle.reset.isEmpty, "nothing is deleted from the store")
     }
 
     func testRoutesWithTemplatesMethodsAndFieldNames() throws {

@@ -134,6 +134,14 @@ import VitalSimCore
             "format fhir-observation sends one reading per request"
         ),
         (
+            "name: x\ningestion:\n  routes:\n    - {path: /x, format: fhir-bundle, writes: update}\n",
+            "ingestion.routes[0].writes: expected conditional-create or create"
+        ),
+        (
+            "name: x\ningestion:\n  routes:\n    - {path: /x, format: vitaledge, writes: create}\n",
+            "ingestion.routes[0].writes: writes is only read for a FHIR format over HTTP"
+        ),
+        (
             "name: x\ningestion:\n  routes:\n    - {path: /x, format: vitaledge, kinds: [heart-rat]}\n",
             "ingestion.routes[0].kinds[0]: expected a reading kind, got 'heart-rat' (did you mean 'heart-rate'?)"
         ),

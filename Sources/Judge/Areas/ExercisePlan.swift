@@ -27,6 +27,8 @@ package struct PlannedTraffic: Sendable {
     package var validKinds: [String: [VitalKind]] = [:]
     /// The first reading id of each corrupted request → its kind.
     package var corruptKinds: [String: VitalKind] = [:]
+    /// The kind of invalidity of each corrupted reading (its first id), as its refusal check has it.
+    package var corruptLevels: [String: RefusalLevel] = [:]
     package var validPaths: Set<String> = []
     package var corruptPaths: Set<String> = []
     package var overHTTP = false
@@ -67,7 +69,10 @@ package struct PlannedTraffic: Sendable {
             if request.topic == nil { validPaths.insert(request.path) }
             if request.kinds.contains(.dailySummary) { summaries += 1 }
         } else {
-            if let first = request.readings.first?.id { corruptKinds[first] = kind }
+            if let first = request.readings.first?.id {
+                corruptKinds[first] = kind
+                corruptLevels[first] = request.expectedRejection?.level
+            }
             if request.topic == nil { corruptPaths.insert(request.path) }
         }
         if request.topic == nil { overHTTP = true } else { overMQTT = true }

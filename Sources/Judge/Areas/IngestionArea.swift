@@ -15,7 +15,8 @@ package struct IngestionArea: ConformanceArea {
     package var observedBy: ObservationSource { .runner }
     package var requirementIDs: [String] {
         [
-            "ingest.any.accept", "ingest.any.refuse", "ingest.refusal-names-field", "ingest.answered",
+            "ingest.any.accept", "ingest.any.refuse", "ingest.refuse.structure", "ingest.refuse.terminology",
+            "ingest.refuse.plausibility", "ingest.refusal-names-field", "ingest.answered",
             "ingest.mqtt-confirmed", "ingest.ble-gateway", "gatt.0x2902",
         ]
             + VitalKind.allCases.flatMap { ["ingest.\($0.rawValue).accept", "ingest.\($0.rawValue).refuse"] }
@@ -50,7 +51,9 @@ package struct IngestionArea: ConformanceArea {
 
     package func requirements(of check: Check, kinds: (String) -> [VitalKind]) -> [String] {
         switch check.kind {
-        case .validation: return ingestion(check.name, kinds: kinds)
+        case .validation:
+            let level = check.refusalLevel.map { ["ingest.refuse." + $0.rawValue] } ?? []
+            return ingestion(check.name, kinds: kinds) + level
         case .refusedField: return ingestion(check.name, kinds: kinds) + ["ingest.refusal-names-field"]
         default:
             if check.name == "every MQTT reading reached the SUT" {
@@ -66,7 +69,9 @@ package struct IngestionArea: ConformanceArea {
     package func exercised(by plan: ExercisePlan) -> [Check] {
         var checks: [Check] = []
         for entry in plan.golden?.validation ?? [] {
-            checks.append(plan.check(.validation, "rejects \(entry.reading)"))
+            var refusal = plan.check(.validation, "rejects \(entry.reading)")
+            refusal.refusalLevel = plan.traffic.corruptLevels[entry.reading]
+            checks.append(refusal)
             if entry.field != "*" {
                 checks.append(plan.check(.refusedField, "rejects \(entry.reading) naming its field"))
             }
@@ -157,7 +162,11 @@ package struct IngestionArea: ConformanceArea {
                     checks.append(validation("rejects \(expectation.reading)", nil, detail, skipped: true))
                     continue
                 }
-                checks += rejectionChecks(expectation, outcome, sent: request.expectedRejection)
+                checks += rejectionChecks(expectation, outcome, sent: request.expectedRejection).map { check in
+                    var check = check
+                    check.refusalLevel = request.expectedRejection?.level
+                    return check
+                }
             } else if let status = outcome.status, status >= 400, status < 500, expected[first] == nil {
                 refusedValid.append((first, status, outcome.field ?? ""))
             }
@@ -257,6 +266,15 @@ package struct IngestionArea: ConformanceArea {
         )
         guard goldenFile.field != "*" else { return [statusCheck] }
         let fieldName = name + " naming its field"
+        // A body its format has no name for the fault of (a FHIR body cut short: no element to point at).
+        if let sent, sent.field.isEmpty, sent.spellings.isEmpty {
+            let detail =
+                "not judged: the payload sent has no element a refusal could name (\(sent.corruption ?? "corrupt"))"
+            return [
+                statusCheck,
+                Check(kind: .refusedField, name: fieldName, rule: nil, finding: nil, detail: detail, skipped: true),
+            ]
+        }
         guard statusOK else {
             let detail = "not judged: the request was not refused with \(goldenFile.status)"
             return [

@@ -1,8 +1,18 @@
 import RunRecord
+import Traffic
 
 extension ConformanceStatement {
     /// Why `check` is not applicable to this SUT; nil when it is.
     package func notApplicable(_ check: Check) -> String? {
+        let aboutAlerts: Set<CheckKind> = [.alert, .noOtherAlerts, .evidence, .recipients, .careAction]
+        if !listsAlerts, aboutAlerts.contains(check.kind) {
+            return "the SUT profile says the SUT has no alert source (alerts: none)"
+        }
+        if let refusals, let level = check.refusalLevel, !refusals.contains(level),
+            check.kind == .validation || check.kind == .refusedField
+        {
+            return "the conformance statement does not claim refusals of \(level.rawValue) (conformance.refusals)"
+        }
         switch check.kind {
         case .alert:
             guard let rules, let rule = check.rule, !rules.contains(rule) else { return nil }

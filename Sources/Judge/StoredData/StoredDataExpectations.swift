@@ -37,6 +37,9 @@ package struct StoredDataExpectations: Sendable {
     /// Ids of the readings sent corrupt (and never acknowledged in a valid request): a SUT that
     /// stored one fails its refusal check; its stored copy is not judged as data.
     package var corrupted: Set<String> = []
+    /// Ids of the readings written as plain FHIR creates (`writes: create`): a copy stored again
+    /// when one is sent again is what FHIR prescribes, so they are not judged held once.
+    package var plainCreates: Set<String> = []
 
     package init(byPatient: [String: [Entry]], linkedDevices: Set<String> = []) {
         self.byPatient = byPatient
@@ -71,11 +74,14 @@ package struct StoredDataExpectations: Sendable {
             scenario.patients.flatMap { p in p.devices.filter { $0.type == .phoneBridge }.map { "\(p.id)/\($0.id)" } }
         )
         var byPatient: [String: [Entry]] = [:]
+        var plainCreates: Set<String> = []
         PatientRuns.readings(acknowledged, of: scenario, seed: seed) { r in
             guard var values = Self.values(r.measurement) else { return }
-            if case .dailySummary = r.measurement, let format = routes.route(for: r)?.route.format, format.isFHIR {
+            let route = routes.route(for: r)?.route
+            if case .dailySummary = r.measurement, let format = route?.format, format.isFHIR {
                 values[.calories] = nil
             }
+            if let route, !route.isIdempotent { plainCreates.insert(r.id) }
             let entry = Entry(
                 id: r.id,
                 time: scenario.startUnixMilliseconds + r.deviceTime,
@@ -88,6 +94,7 @@ package struct StoredDataExpectations: Sendable {
         let linked = bleLink ? scenario.bleDevices.map { "\($0.0)/\($0.1.id)" } : []
         self.init(byPatient: byPatient, linkedDevices: Set(linked))
         self.corrupted = corrupted.subtracting(valid)
+        self.plainCreates = plainCreates
     }
 
     /// The values a SUT must keep of a measurement: what a clinician reads (heart rate; systolic and

@@ -38,6 +38,8 @@ package struct Check: Sendable, Codable {
     /// The line of the golden or scenario file that states what the check expects (set for reports
     /// by ``CheckLocator``).
     package var location: SourceLocation?
+    /// For a refusal check: the kind of invalidity refused (structure, terminology, plausibility).
+    package var refusalLevel: RefusalLevel?
     /// True when the check fails nothing: no finding, or an excused one.
     package var passed: Bool { finding == nil || excuse != nil }
 

@@ -20,7 +20,7 @@ extension AlertObserver {
             let began = clock.now
             await pollOnce(shared)
             let took = clock.now - began
-            let pause = shared.withLock { $0.pacing.pause(after: took, counted: source.pushOnly == nil) }
+            let pause = shared.withLock { $0.pacing.pause(after: took, counted: source.polls) }
             if shared.withLock({ $0.health.boundReached != nil }) { return }
             // New alerts, and the SUT's verdicts on MQTT messages still coming in, keep the run waiting.
             let last = wait.lastCount

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Locking
 import RunRecord
 import SUTAdapter
 import Traffic
@@ -28,11 +29,13 @@ struct AlertObserver: Sendable {
     /// Messages for the user: what the run waits for at its end.
     let note: @Sendable (String) -> Void
     let names: SettingNames
+    /// Whether the run has said what the SUT lists beside its alerts (an OperationOutcome): once.
+    let saidOutcome = Locked(false)
 
     /// Polls the alert source until the run stops, the wait for quiet at its end takes the polling
     /// over, or a bound the SUT's answers passed (polling on would only read them again).
     func poll(_ shared: SharedRunState) async {
-        guard source.pushOnly == nil else { return }
+        guard source.polls else { return }
         while shared.withLock({ $0.keepsPolling }) {
             let began = clock.now
             await pollOnce(shared)
@@ -43,7 +46,7 @@ struct AlertObserver: Sendable {
 
     /// One read of the alert source (every page): new alerts are recorded with the moment first seen.
     func pollOnce(_ shared: SharedRunState) async {
-        guard source.pushOnly == nil else { return }
+        guard source.polls else { return }
         let (read, _) = await AlertList.fetch(client, base: base, source: source, mapping: mapping, auth: auth)
         let list: AlertList
         switch read {
@@ -62,6 +65,15 @@ struct AlertObserver: Sendable {
         }
         auth.contract.listed(read: alerts, outside: outside)
         auth.contract.unreadable(list.unreadable, first: list.firstUnreadable)
+        let firstOutcome = list.outcomes.first.flatMap { outcome in
+            saidOutcome.withLock { said in
+                defer { said = true }
+                return said ? nil : outcome
+            }
+        }
+        if let outcome = firstOutcome {
+            note("the alert list holds an OperationOutcome beside the alerts, passed over: \(outcome)")
+        }
         let onDeviceTime = shared.alertClock.map { clock in alerts.map(clock.onDeviceTime) } ?? alerts
         shared.withLock { $0.polled(onDeviceTime, at: now, unreadable: list) }
     }
@@ -100,7 +112,7 @@ struct AlertObserver: Sendable {
     /// list cannot be read (the run itself reports that), unless the read passed one of the
     /// harness's bounds: that is the problem thrown, before anything is sent.
     func leftOverAlerts() async throws(HarnessError) -> [ObservedAlert] {
-        guard source.pushOnly == nil else { return [] }
+        guard source.polls else { return [] }
         let (read, _) = await AlertList.fetch(client, base: base, source: source, mapping: mapping, auth: auth)
         switch read {
         case .success(let list): return list.alerts.compactMap(scenarioAlert)
@@ -123,6 +135,6 @@ struct AlertObserver: Sendable {
 
     /// A polled alert source that never listed alerts, or lists some the harness cannot read.
     func unusable(_ shared: SharedRunState) -> Bool {
-        source.pushOnly == nil && shared.withLock { $0.health.alertSourceUnusable }
+        source.polls && shared.withLock { $0.health.alertSourceUnusable }
     }
 }

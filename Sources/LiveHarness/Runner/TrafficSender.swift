@@ -250,7 +250,7 @@ struct TrafficSender: Sendable {
             let reply = try await client.post(
                 url,
                 body: plannedRequest.body,
-                headers: ["Content-Type: " + plannedRequest.contentType] + credentials,
+                headers: ["Content-Type: " + plannedRequest.contentType] + plannedRequest.headers + credentials,
                 method: plannedRequest.method
             )
             auth.contract.answered(

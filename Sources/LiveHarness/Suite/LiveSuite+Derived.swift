@@ -22,6 +22,9 @@ extension LiveSuite {
         var golden = derivedGolden(scenario, reference: reference, seed: options.pacing.seed)
         var awaiting = AlertWait(golden: golden, grace: options.pacing.alertWait)
         awaiting.names = options.names
+        if let claimed = options.target.profile.conformance.rules {
+            awaiting.expected = awaiting.expected.filter { claimed.contains($0.rule) }
+        }
         let contract = ContractLog()
         let session = try await ScenarioSession.prepare(path, scenario, options: options, contract: contract)
         defer { session.stop() }

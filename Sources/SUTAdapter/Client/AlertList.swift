@@ -12,6 +12,10 @@ package struct AlertList {
     package var firstUnreadable: String?
     /// The next page's URL, if the source pages.
     package var next: String?
+    /// What the SUT said beside the alerts: each FHIR OperationOutcome listed among them (a
+    /// searchset's `search.mode: outcome` entry, a server saying it ignored a search parameter),
+    /// as its issues' text. Passed over, not read as alerts.
+    package var outcomes: [String] = []
 
     /// A list holding nothing yet.
     package init() {}
@@ -57,6 +61,10 @@ package struct AlertList {
         }
         var list = AlertList()
         for item in items {
+            if let outcome = item as? [String: Any], outcome["resourceType"] as? String == "OperationOutcome" {
+                list.outcomes.append(Self.issues(of: outcome))
+                continue
+            }
             switch source.fields.read(item, mapping: mapping) {
             case .success(let alert): list.alerts.append(alert)
             case .failure(let why):
@@ -74,9 +82,21 @@ package struct AlertList {
         return .success(list)
     }
 
+    /// An OperationOutcome's issues, as "severity code: diagnostics" joined by "; ".
+    static func issues(of outcome: [String: Any]) -> String {
+        let issues = (outcome["issue"] as? [[String: Any]] ?? []).map { issue in
+            let text =
+                issue["diagnostics"] as? String
+                ?? ((issue["details"] as? [String: Any])?["text"] as? String) ?? "no diagnostics"
+            return "\(issue["severity"] as? String ?? "?") \(issue["code"] as? String ?? "?"): \(text)"
+        }
+        return issues.isEmpty ? "an OperationOutcome without issues" : issues.joined(separator: "; ")
+    }
+
     /// Adds a later page's alerts.
     mutating func append(_ page: AlertList) {
         alerts += page.alerts
+        outcomes += page.outcomes
         unreadable += page.unreadable
         firstUnreadable = firstUnreadable ?? page.firstUnreadable
         next = page.next

@@ -137,12 +137,16 @@ package enum Doctor {
             if let reason = unroutable {
                 checks.append(Check(name: "ingestion routes carry every reading", passed: false, detail: reason))
             }
+            var accepted: [PlannedRequest] = []
             for request in probes where request.topic == nil {
-                checks += await ingestion(client, request, auth, target, naming: naming)
+                let answered = await ingestion(client, request, auth, target, naming: naming)
+                if answered.first?.passed == true, answered.first?.name.hasPrefix("accepts a valid reading") == true {
+                    accepted.append(request)
+                }
+                checks += answered
             }
             checks += await mqttProbes(probes.filter { $0.topic != nil }, target: target)
             if let source = target.profile.storedReadings {
-                let accepted = checks.contains { $0.name.hasPrefix("accepts a valid reading") && $0.passed }
                 checks.append(
                     await readBack(
                         source,
@@ -167,12 +171,12 @@ package enum Doctor {
     }
 
     /// The stored readings of the scenario's patients can be read back (`stored-readings:`), and
-    /// list a reading when a valid one was just accepted.
+    /// list each reading of a kind they keep that a probe just stored (`accepted`).
     static func readBack(
         _ source: StoredReadingsSource,
         _ scenario: Scenario,
         naming: WireNaming,
-        accepted: Bool,
+        accepted: [PlannedRequest],
         client: any HTTPExchange,
         auth: RequestAuth,
         base: String
@@ -185,14 +189,27 @@ package enum Doctor {
             return Check(name: name, passed: false, detail: problem.text + " (stored-readings of the profile)")
         case .success(let stored):
             let count = stored.readings.values.map(\.count).reduce(0, +)
+            let kept = source.kinds ?? Set(VitalKind.allCases)
+            let held = Set(stored.readings.values.joined().compactMap(\.id))
+            for request in accepted where request.kinds.contains(where: kept.contains) {
+                let ids = request.readings.map { naming.scenarioReadingID($0.id) }
+                // Without ids at the SUT, or in a payload that carries none (the SUT names the reading
+                // itself: VitalEdge), any reading of the patient listed will do.
+                let named = request.readings.contains { id in request.body.contains(Array(id.id.utf8)) }
+                let listed =
+                    source.fields.id == nil || !named
+                    ? !(stored.readings[request.patientID] ?? []).isEmpty : ids.contains(where: held.contains)
+                guard !listed else { continue }
+                let url =
+                    StoredReadingsSource.url(source.url, patient: naming.patient(request.patientID), base: base)
+                    .removingPercentEncoding ?? source.url
+                let detail =
+                    "GET \(url) does not list \(ids.first ?? "?"), accepted just now on \(request.method) \(request.path) (\(count) stored reading(s) listed): check stored-readings.url, list and fields.id of the profile"
+                return Check(name: name, passed: false, detail: detail)
+            }
             let url =
                 StoredReadingsSource.url(source.url, patient: "{patient}", base: base).removingPercentEncoding
                 ?? source.url
-            if accepted, count == 0 {
-                let detail =
-                    "GET \(url) lists none of the readings just accepted: check stored-readings.url and list of the profile"
-                return Check(name: name, passed: false, detail: detail)
-            }
             var detail = "\(count) stored reading(s) of \(stored.readings.count) patient(s) read from \(url)"
             if let counts = stored.counts { detail += "; counts per day and month read for \(counts.count) patient(s)" }
             return Check(name: name, passed: true, detail: detail)
@@ -207,7 +224,9 @@ package enum Doctor {
         into checks: inout [Check]
     ) async -> Bool {
         let source = target.profile.alerts
-        if let channel = source.pushOnly { return await pushedSource(channel, client, target, into: &checks) }
+        if source.absent || source.pushOnly != nil {
+            return await pushedSource(source.pushOnly, client, target, into: &checks)
+        }
         let url = source.absoluteURL(base: target.base)
         let (read, first) = await AlertList.fetch(
             client,
@@ -246,6 +265,10 @@ package enum Doctor {
                     name: name,
                     passed: true,
                     detail: "GET \(url): \(list.alerts.count) alert(s) listed, every one readable"
+                        + (list.outcomes.first.map {
+                            "; the SUT said beside them (an OperationOutcome, passed over): " + $0
+                        }
+                            ?? "")
                 )
             )
             checks.append(mappingCheck(list))
@@ -253,11 +276,11 @@ package enum Doctor {
         return true
     }
 
-    /// A SUT whose alerts are only pushed: reachable when its base URL answers at all; the alert
-    /// source cannot be read before a run (the run ends with exit 3 when it delivers nothing or
-    /// alerts it cannot read).
+    /// A SUT whose alerts are only pushed (`channel`), or that has no alert source (nil, `alerts:
+    /// none`): reachable when its base URL answers at all; pushed alerts cannot be read before a run
+    /// (the run ends with exit 3 when it delivers nothing or alerts it cannot read).
     static func pushedSource(
-        _ channel: PushChannel,
+        _ channel: PushChannel?,
         _ client: any HTTPExchange,
         _ target: Target,
         into checks: inout [Check]
@@ -278,6 +301,11 @@ package enum Doctor {
                 Check(name: "reachable", passed: false, detail: "GET \(url) got no answer: \(error.reason)" + hint)
             )
             return false
+        }
+        guard let channel else {
+            let detail = "none (alerts: none): alerts are not read, and every check about them is not-applicable"
+            checks.append(Check(name: "alert source", passed: true, detail: detail))
+            return true
         }
         let detail =
             "alerts are pushed on \(channel.rawValue) (alerts.source), not listed: nothing to read before a run; a run in which none arrives while alerts are expected, or one cannot be read, ends with exit 3"
@@ -329,20 +357,28 @@ package enum Doctor {
 
     /// The first valid HTTP request of each route the scenario's readings take (method, path with
     /// its patient and device in place of theirs, content type) and the first MQTT message of each
-    /// topic shape, in plan order; and the first reading the profile's routes cannot carry, if any.
-    static func probes(
+    /// topic shape, in plan order — of the kinds the profile claims (`conformance.kinds`) and, where
+    /// one is, of a kind its read-back lists (`stored-readings.kinds`), so that what the probe
+    /// stores can be read back; and the first reading the profile's routes cannot carry, if any.
+    package static func probes(
         _ scenario: Scenario,
         seed: UInt64?,
         profile: SUTProfile = .vitalsim,
         naming: WireNaming = .identity
     ) -> ([PlannedRequest], String?) {
-        var seen: Set<String> = []
+        var shapes: [String: Int] = [:]
         var out: [PlannedRequest] = []
+        var readBack: [Int] = []
         var unroutable: String?
+        var routes = profile.ingestion.routes
+        if let claimed = profile.conformance.kinds {
+            routes.withheld = Set(VitalKind.allCases.filter { !claimed.contains($0.rawValue) })
+        }
+        let listed = profile.storedReadings.map { source in source.kinds ?? Set(VitalKind.allCases) }
         let stream = TrafficPlanStream(
             for: scenario,
             seed: seed,
-            routes: profile.ingestion.routes,
+            routes: routes,
             naming: naming,
             mqttTopic: profile.mqtt.topic
         )
@@ -357,7 +393,20 @@ package enum Doctor {
                     of: naming.device(r.deviceID, of: r.patientID),
                     with: "{device}"
                 )
-            if seen.insert("\(r.method) \(shape) \(r.contentType)").inserted { out.append(r) }
+            let key = "\(r.method) \(shape) \(r.contentType)"
+            // Every kind read back is best, some next (a batch mixing kinds), none last.
+            let readable =
+                listed.map { kinds in
+                    r.kinds.allSatisfy(kinds.contains) && !r.kinds.isEmpty
+                        ? 2 : r.kinds.contains(where: kinds.contains) ? 1 : 0
+                } ?? 2
+            if let index = shapes[key] {
+                if readable > readBack[index] { (out[index], readBack[index]) = (r, readable) }
+            } else {
+                shapes[key] = out.count
+                out.append(r)
+                readBack.append(readable)
+            }
         }
         return (out, unroutable)
     }
@@ -387,7 +436,7 @@ package enum Doctor {
                 )
             ]
         }
-        let headers = ["Content-Type: " + plannedRequest.contentType] + credentials
+        let headers = ["Content-Type: " + plannedRequest.contentType] + plannedRequest.headers + credentials
         let valid = await answer(client, url, plannedRequest.body, headers, method: plannedRequest.method)
         var checks = [
             Check(

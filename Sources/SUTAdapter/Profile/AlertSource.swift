@@ -21,6 +21,19 @@ package struct AlertSource: Sendable, Equatable {
     /// The push channel that is the SUT's only alert source (`alerts.source: sse|mqtt|webhook`):
     /// nothing is polled, the run reads alerts as they are pushed. Nil: the list at ``url`` is polled.
     package var pushOnly: PushChannel?
+    /// True for a SUT with no alert API at all (`alerts: none`): nothing is polled or pushed, and
+    /// every check about alerts is not-applicable.
+    package var absent = false
+
+    /// Whether the run polls the alert list at ``url``.
+    package var polls: Bool { pushOnly == nil && !absent }
+
+    /// The source of a SUT that has no alert API (`alerts: none`).
+    package static var none: AlertSource {
+        var source = AlertSource(url: "", list: .root, fields: AlertFields.vitalsim)
+        source.absent = true
+        return source
+    }
 
     /// Whose clock an alert's `raised-at` is on (`alerts.clock` of a profile).
     package enum Clock: String, Sendable, CaseIterable {

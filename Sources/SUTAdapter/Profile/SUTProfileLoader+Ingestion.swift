@@ -7,7 +7,7 @@ extension SUTProfileLoader.Context {
     static let routeKeys = [
         "kinds", "device-types", "transport", "method", "path", "topic", "format", "template", "bundle-type",
         "content-type", "batch",
-        "rejection-fields",
+        "rejection-fields", "writes",
     ]
     static let formats = ["vitalsim-observation", "vitaledge", "fhir-observation", "fhir-bundle", "template", "gatt"]
 
@@ -67,6 +67,16 @@ extension SUTProfileLoader.Context {
         }
         if let mapNode = fields.value("rejection-fields") {
             route.fieldNames = fieldNames(mapNode, fields.path("rejection-fields"))
+        }
+        if let name = fields.string("writes") {
+            if let writes = FHIRWrites(rawValue: name) {
+                route.writes = writes
+            } else {
+                fail(fields, "writes", "expected conditional-create or create")
+            }
+            if !format.isFHIR || transport == .mqtt {
+                fail(fields, "writes", "writes is only read for a FHIR format over HTTP")
+            }
         }
         return route
     }

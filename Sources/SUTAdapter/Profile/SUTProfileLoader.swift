@@ -1,5 +1,6 @@
 import Foundation
 import RunRecord
+import Traffic
 import VitalSimCore
 import Yams
 
@@ -55,12 +56,30 @@ package enum SUTProfileLoader {
                     "device credentials come from auth.devices, which this profile lacks"
                 )
             }
-            if let node = top.value("alerts"), let source = context.alerts(node) { profile.alerts = source }
+            if let node = top.value("alerts") {
+                if node.scalar?.string == "none" {
+                    profile.alerts = .none
+                } else if let source = context.alerts(node) {
+                    profile.alerts = source
+                }
+            }
             if let node = top.value("stored-readings") { profile.storedReadings = context.storedReadings(node) }
             if let node = top.value("rules") {
                 (profile.mapping.rules, profile.mapping.rulesByProfile) = context.ruleNames(node)
             }
             if let node = top.value("conformance") { profile.conformance = context.conformance(node) }
+            if profile.alerts.absent {
+                // A SUT without an alert API claims no rule, and lists no alert to judge.
+                if let claimed = profile.conformance.rules, !claimed.isEmpty, let node = top.value("alerts") {
+                    context.reader.fail(
+                        node,
+                        "alerts",
+                        "alerts: none, yet conformance.rules claims \(claimed.count) rule(s): give the alert source, or claim none"
+                    )
+                }
+                profile.conformance.rules = []
+                profile.conformance.listsAlerts = false
+            }
             if let node = top.value("care-team") { profile.careTeam = context.careTeam(node) }
             if let node = top.value("audit") { profile.audit = context.audit(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }
@@ -181,14 +200,14 @@ package enum SUTProfileLoader {
             return out
         }
 
-        /// `conformance: {rules: [ID…] | all, names-refused-field: BOOL}`.
+        /// `conformance: {rules: [ID…] | all, kinds, channels, names-refused-field: BOOL, refusals: [LEVEL…]}`.
         func conformance(_ node: Node) -> ConformanceStatement {
             var statement = ConformanceStatement()
             guard
                 let fields = reader.mapping(
                     node,
                     "conformance",
-                    allowed: ["rules", "kinds", "channels", "names-refused-field"]
+                    allowed: ["rules", "kinds", "channels", "names-refused-field", "refusals"]
                 )
             else {
                 return statement
@@ -213,6 +232,21 @@ package enum SUTProfileLoader {
                 }
             }
             if let claims = bool(fields, "names-refused-field") { statement.namesRefusedField = claims }
+            if let list = fields.list("refusals") {
+                var levels: Set<RefusalLevel> = []
+                for (i, item) in list.enumerated() {
+                    guard let level = item.scalar.flatMap({ RefusalLevel(rawValue: $0.string) }) else {
+                        reader.fail(
+                            item,
+                            "conformance.refusals[\(i)]",
+                            "expected structure, terminology or plausibility"
+                        )
+                        continue
+                    }
+                    levels.insert(level)
+                }
+                statement.refusals = levels
+            }
             for (i, item) in (fields.list("channels") ?? []).enumerated() {
                 guard let channel = item.scalar.flatMap({ PushChannel(rawValue: $0.string) }) else {
                     let valid = PushChannel.allCases.map(\.rawValue).joined(separator: ", ")

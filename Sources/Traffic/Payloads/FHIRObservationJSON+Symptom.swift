@@ -54,9 +54,9 @@ extension FHIRObservationJSON {
         default:
             return nil
         }
-        return (
-            Array(JSONValue.object(fields).serialized().utf8),
-            ExpectedRejection(status: 400, field: "value", spellings: spellings)
-        )
+        var rejection = ExpectedRejection(status: 400, field: "value", spellings: spellings)
+        // A finding coded as a plain clinical finding is valid SNOMED CT: implausible, not mis-coded.
+        rejection.level = corruption == .wrongType ? .structure : .plausibility
+        return (Array(JSONValue.object(fields).serialized().utf8), rejection)
     }
 }

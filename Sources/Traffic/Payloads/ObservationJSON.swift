@@ -2,6 +2,39 @@ import Foundation
 import VitalSimCore
 
 /// The field a SUT must name when it rejects a deliberately corrupted payload.
+/// What kind of invalidity a corrupted reading has, as a standard server would see it: each its
+/// own requirement (`ingest.refuse.LEVEL`) and conformance-statement item.
+package enum RefusalLevel: String, Sendable, Codable, CaseIterable, Comparable {
+    /// The body breaks its format: not JSON, a number as a string, an unknown element, a malformed
+    /// time (what FHIR R4 itself declares invalid).
+    case structure
+    /// A unit its code does not take (the vital-signs profile's UCUM units, a GATT unit flag).
+    case terminology
+    /// Valid in form, impossible for monitoring: a negative value, a time a century ahead, a
+    /// measurement, component or severity left out.
+    case plausibility
+
+    /// The level of `corruption`'s form.
+    package static func of(_ corruption: Corruption) -> RefusalLevel {
+        switch corruption {
+        case .truncation, .mixed, .badUserID, .wrongType, .unknownField, .badTimestamp: .structure
+        case .badFlags: .terminology
+        case .badCRC, .outOfRange, .badCalories, .missingField, .futureTimestamp: .plausibility
+        }
+    }
+
+    /// Structure first, plausibility last.
+    var rank: Int {
+        switch self {
+        case .structure: 0
+        case .terminology: 1
+        case .plausibility: 2
+        }
+    }
+
+    package static func < (lhs: RefusalLevel, rhs: RefusalLevel) -> Bool { lhs.rank < rhs.rank }
+}
+
 package struct ExpectedRejection: Sendable, Equatable {
     package var status: Int
     /// The field as golden files name it, whatever the format (`value`, `systolic`, `timestamp`,
@@ -14,6 +47,9 @@ package struct ExpectedRejection: Sendable, Equatable {
     package var corruption: String?
     /// The start of the body sent (up to 120 bytes), for findings.
     package var sent: String?
+    /// What kind of invalidity it is (set with ``corruption``): a SUT's conformance statement may
+    /// claim only some (`conformance.refusals`).
+    package var level: RefusalLevel?
 
     /// How the payload's own format names the field, for findings: its first spelling (a FHIR
     /// element path such as `Observation.valueQuantity.value`), else ``field``.

@@ -46,6 +46,25 @@ package enum IngestionFormat: Sendable {
     }
 }
 
+/// How a FHIR route writes each Observation (`writes:` of a route).
+package enum FHIRWrites: String, Sendable {
+    /// A conditional create on the reading's identifier (`If-None-Exist`, a Bundle entry's
+    /// `request.ifNoneExist`): a reading sent again is kept once by any conforming server.
+    case conditionalCreate = "conditional-create"
+    /// A plain create: in FHIR every create makes a new resource, so a reading sent again is
+    /// stored again, as the standard says; the read-back does not judge it held once.
+    case create
+
+    /// The search that finds a stored copy of the reading `id`:
+    /// `identifier=urn:vitalsim:reading|ID`, the id percent-encoded where a query needs it.
+    package static func condition(readingID id: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#|")
+        let value = id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
+        return "identifier=urn:vitalsim:reading|" + value
+    }
+}
+
 /// The transport a route sends its readings over (`transport:` of a route).
 package enum RouteTransport: String, Sendable {
     case http, mqtt
@@ -77,6 +96,8 @@ package struct IngestionRoute: Sendable {
     package var batch: Int
     /// The names the SUT gives the fields of a refusal (`value` → `["heartRate"]`), besides the format's own.
     package var fieldNames: [String: [String]]
+    /// How a FHIR route over HTTP writes each Observation (ignored by the other formats and MQTT).
+    package var writes = FHIRWrites.conditionalCreate
 
     /// A route with every field given.
     package init(
@@ -106,6 +127,13 @@ package struct IngestionRoute: Sendable {
 
     /// Whether the route sends over MQTT.
     package var overMQTT: Bool { transport == .mqtt }
+
+    /// Whether a reading this route sends again is, by the wire form's own rules, kept once: not for
+    /// a FHIR route over HTTP whose writes are plain creates.
+    package var isIdempotent: Bool { !format.isFHIR || overMQTT || writes != .create }
+
+    /// Whether each Observation is written as a conditional create on its identifier.
+    var createsConditionally: Bool { format.isFHIR && !overMQTT && writes == .conditionalCreate }
 
     /// Whether the route carries reading `r` of a device the scenario sends over MQTT (`fromMQTT`) or not.
     package func matches(_ reading: Reading, fromMQTT: Bool = false) -> Bool {

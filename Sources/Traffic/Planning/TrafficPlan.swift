@@ -25,6 +25,9 @@ package struct PlannedRequest: Sendable {
     /// The HTTP method and content type (a SUT profile's route; the reference contract's POST of JSON).
     package var method = "POST"
     package var contentType = "application/json"
+    /// Header lines beside the content type and the credentials (a FHIR conditional create's
+    /// `If-None-Exist`); part of the wire form, not of the digest, like the method.
+    package var headers: [String] = []
     /// Why no request could be made of its reading under the SUT profile (no route carries its kind,
     /// or the route's format has no form for it): the run stops as misconfigured rather than send it.
     package var unroutable: String?

@@ -37,18 +37,25 @@ extension TrafficPlanStream {
         let batchKey = "\(key)#\(index)"
         if let corruption = reading.delivery.corruption {
             close(batchKey)
-            let (body, rejection) = corrupted(json, corruption, route.format)
-            push(routed(single(reading, path: path, body: body, rejection: named(rejection, reading, route)), route))
+            let (body, rejection) = corrupted(json, corruption, route)
+            push(
+                routed(
+                    single(reading, path: path, body: body, rejection: named(rejection, reading, route)),
+                    route,
+                    reading
+                )
+            )
         } else if reading.delivery.duplicate || !route.format.batches || route.batch <= 1 {
             close(batchKey)
             push(
                 routed(
-                    single(reading, path: path, body: TrafficPlanStream.whole(json, route.format), rejection: nil),
-                    route
+                    single(reading, path: path, body: TrafficPlanStream.whole(json, route), rejection: nil),
+                    route,
+                    reading
                 )
             )
         } else {
-            let item = TrafficPlanStream.item(json, route.format)
+            let item = TrafficPlanStream.item(json, route)
             addToBatch(reading, key: batchKey, item: item) { item in
                 let (prefix, suffix) = TrafficPlanStream.enclosure(route.format)
                 return (
@@ -91,6 +98,8 @@ extension TrafficPlanStream {
                     ObservationJSON.corrupt($0, corruption).1.named(for: reading).field
                 }
                 rejection = ExpectedRejection(status: 400, field: golden ?? "payload", spellings: ["*"])
+                // A raw value's fault (a flag, its length, its CRC) breaks the GATT layout itself.
+                rejection?.level = .structure
             }
         case .template(let template):
             guard let (rendered, refusal) = template.render(reading, start: start) else { return nil }
@@ -98,10 +107,10 @@ extension TrafficPlanStream {
         default:
             guard let json = json(reading, route.format) else { return nil }
             if let corruption = reading.delivery.corruption {
-                let (corrupt, refusal) = corrupted(json, corruption, route.format)
+                let (corrupt, refusal) = corrupted(json, corruption, route)
                 (body, rejection) = (corrupt, named(refusal, reading, route))
             } else {
-                body = TrafficPlanStream.whole(json, route.format)
+                body = TrafficPlanStream.whole(json, route)
             }
         }
         var request = single(reading, path: "", body: body, rejection: rejection)
@@ -130,11 +139,15 @@ extension TrafficPlanStream {
         return out
     }
 
-    /// `request` with its route's method and content type.
-    func routed(_ request: PlannedRequest, _ route: IngestionRoute) -> PlannedRequest {
+    /// `request` with its route's method and content type; one Observation of `reading` written as a
+    /// conditional create also asks for it with `If-None-Exist`.
+    func routed(_ request: PlannedRequest, _ route: IngestionRoute, _ reading: Reading? = nil) -> PlannedRequest {
         var request = request
         request.method = route.method
         request.contentType = route.contentType
+        if let reading, case .fhirObservation = route.format, route.createsConditionally {
+            request.headers.append("If-None-Exist: " + FHIRWrites.condition(readingID: reading.id))
+        }
         return request
     }
 
@@ -145,12 +158,13 @@ extension TrafficPlanStream {
         return request
     }
 
-    /// A corrupted body in `format`, and the rejection a SUT must answer with.
+    /// A corrupted body in `route`'s format, and the rejection a SUT must answer with.
     func corrupted(
         _ json: JSONValue,
         _ corruption: Corruption,
-        _ format: IngestionFormat
+        _ route: IngestionRoute
     ) -> ([UInt8], ExpectedRejection) {
+        let format = route.format
         switch format {
         case .vitaledge: return VitalEdgeJSON.corrupt(json, corruption)
         case .vitalsimObservation, .template, .gatt: return ObservationJSON.corrupt(json, corruption)
@@ -158,31 +172,55 @@ extension TrafficPlanStream {
         case .fhirBundle:
             var (resource, rejection) = FHIRObservationJSON.corrupt(json, corruption)
             guard corruption != .truncation, corruption != .mixed else {
-                let whole = TrafficPlanStream.whole(json, format)
+                let whole = TrafficPlanStream.whole(json, route)
                 return (Array(whole.prefix(whole.count / 2)), rejection)
             }
             let (prefix, suffix) = TrafficPlanStream.enclosure(format)
-            rejection.spellings += rejection.spellings.map { "Bundle.entry[0].resource." + $0 }
-            return (prefix + TrafficPlanStream.entry(resource) + suffix, rejection)
+            // The element as a server names it within the Bundle: `Bundle.entry[0].resource.valueQuantity`.
+            let inBundle = rejection.spellings.map { spelling in
+                "Bundle.entry[0].resource."
+                    + (spelling.hasPrefix("Observation.") ? String(spelling.dropFirst("Observation.".count)) : spelling)
+            }
+            rejection.spellings += inBundle.filter { !rejection.spellings.contains($0) }
+            let condition = route.createsConditionally ? TrafficPlanStream.readingID(of: json) : nil
+            return (prefix + TrafficPlanStream.entry(resource, ifNoneExist: condition) + suffix, rejection)
         }
     }
 
-    /// One reading's whole body in `format` (a bundle of one for `fhir-bundle`).
-    static func whole(_ json: JSONValue, _ format: IngestionFormat) -> [UInt8] {
-        guard case .fhirBundle = format else { return Array(json.serialized().utf8) }
-        let (prefix, suffix) = enclosure(format)
-        return prefix + item(json, format) + suffix
+    /// One reading's whole body in `route`'s format (a bundle of one for `fhir-bundle`).
+    static func whole(_ json: JSONValue, _ route: IngestionRoute) -> [UInt8] {
+        guard case .fhirBundle = route.format else { return Array(json.serialized().utf8) }
+        let (prefix, suffix) = enclosure(route.format)
+        return prefix + item(json, route) + suffix
     }
 
-    /// One reading as an item of a batch in `format`.
-    static func item(_ json: JSONValue, _ format: IngestionFormat) -> [UInt8] {
-        guard case .fhirBundle = format else { return Array(json.serialized().utf8) }
-        return entry(Array(json.serialized().utf8))
+    /// One reading as an item of a batch in `route`'s format.
+    static func item(_ json: JSONValue, _ route: IngestionRoute) -> [UInt8] {
+        guard case .fhirBundle = route.format else { return Array(json.serialized().utf8) }
+        let condition = route.createsConditionally ? readingID(of: json) : nil
+        return entry(Array(json.serialized().utf8), ifNoneExist: condition)
     }
 
-    /// A Bundle entry creating `resource` (serialized).
-    static func entry(_ resource: [UInt8]) -> [UInt8] {
-        Array(#"{"resource":"#.utf8) + resource + Array(#","request":{"method":"POST","url":"Observation"}}"#.utf8)
+    /// A Bundle entry creating `resource` (serialized); with `ifNoneExist`, the reading id whose
+    /// stored copy makes the create a no-op (a conditional create).
+    static func entry(_ resource: [UInt8], ifNoneExist readingID: String? = nil) -> [UInt8] {
+        var request = #"{"method":"POST","url":"Observation""#
+        if let readingID {
+            request += #","ifNoneExist":"# + JSONValue.string(FHIRWrites.condition(readingID: readingID)).serialized()
+        }
+        return Array(#"{"resource":"#.utf8) + resource + Array((#","request":"# + request + "}}").utf8)
+    }
+
+    /// The reading id of an Observation VitalSim wrote: its first identifier's value.
+    static func readingID(of observation: JSONValue) -> String? {
+        guard case .object(let fields) = observation,
+            case .array(let identifiers)? = fields.first(where: { $0.0 == "identifier" })?.1,
+            case .object(let identifier)? = identifiers.first,
+            case .string(let value)? = identifier.first(where: { $0.0 == "value" })?.1
+        else {
+            return nil
+        }
+        return value
     }
 
     /// What opens and closes a batch in `format`.

@@ -182,6 +182,9 @@ package final class TrafficPlanStream: Sequence, IteratorProtocol {
         // What a refusal's finding says was sent (only corrupted readings carry a rejection).
         var rejection = rejection
         rejection?.corruption = reading.delivery.corruption?.rawValue
+        if rejection?.level == nil, let corruption = reading.delivery.corruption {
+            rejection?.level = RefusalLevel.of(corruption)
+        }
         rejection?.sent = ExpectedRejection.start(of: body)
         var request = PlannedRequest(
             path: path,
