@@ -62,6 +62,15 @@ if ! "$venv/bin/python" -c "import bumble" >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --no-compile "bumble==0.0.236"
 fi
 
+# sekmet-fhir: a FHIR R4 server nobody here wrote (strict validation, SMART client credentials),
+# which the integration tests judge through profiles/fhir-server.yaml (FHIRServerTests).
+svenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-sekmet"
+if ! "$svenv/bin/python" -c "import importlib.metadata as m; assert m.version('sekmet-fhir') == '0.1.1'" 2>/dev/null; then
+  echo "ci/setup-debian.sh: creating $svenv with sekmet-fhir"
+  python3 -m venv "$svenv"
+  "$svenv/bin/pip" install -q --no-compile "sekmet-fhir==0.1.1"
+fi
+
 # schemathesis (checks the live reference SUT against docs/openapi.yaml), junitparser (reads the harness's
 # JUnit reports) and fhir.resources (validates FHIR) in the test virtual environment.
 tvenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-test"
