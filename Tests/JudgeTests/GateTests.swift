@@ -313,6 +313,20 @@ import VitalSimCore
         #expect(statement.lines(knownRules: ["temp.fever"])[0].hasPrefix("alert source: none (alerts: none)"))
     }
 
+    /// A care action on, or a notification of, an alert of a rule the SUT does not claim is
+    /// not-applicable; one of a claimed rule is judged.
+    @Test func careActionsAndRecipientsOfUnclaimedRulesAreNotApplicable() {
+        for kind in [CheckKind.careAction, .recipients] {
+            var check = Check(kind: kind, name: "x", rule: "temp.fever", finding: .actionRefused, detail: "")
+            #expect(
+                partial.notApplicable(check)
+                    == "the conformance statement does not claim rule temp.fever, whose alert this is about"
+            )
+            check.rule = "hr.tachycardia"
+            #expect(partial.notApplicable(check) == nil)
+        }
+    }
+
     /// A SUT claiming only structural refusals: a refusal check of another level is
     /// not-applicable, a structural one judged; every check names its level's requirement.
     @Test func refusalsOfUnclaimedLevelsAreNotApplicable() {

@@ -250,6 +250,25 @@ final class IngestionRoutesLoaderTests: XCTestCase {
         XCTAssertNil(first.kinds, "the FHIR route takes every kind")
     }
 
+    /// Request and read-back timeouts are the profile's: a FHIR search over a big store may take
+    /// longer than the 10 s default.
+    func testTimeoutsAreTheProfilesToSet() throws {
+        let text = """
+            name: slow
+            ingestion:
+              timeout: 20s
+              routes: [{path: /fhir, format: fhir-bundle}]
+            stored-readings:
+              url: /fhir/Observation?patient={patient}
+              timeout: 1m
+              fields: {time: /effectiveDateTime, values: fhir}
+            """
+        let profile = try SUTProfileLoader.parse(text, file: "slow.yaml", environment: [:])
+        XCTAssertEqual(profile.ingestion.timeout, 20)
+        XCTAssertEqual(profile.storedReadings?.timeout, 60)
+        XCTAssertEqual(SUTProfile.vitalsim.ingestion.timeout, 10)
+    }
+
     /// The plain FHIR store's profile: per-run Patients, every device over HTTP as conditional
     /// creates, every kind read back, no alert source and so no rule claimed.
     func testShippedFHIRServerProfileClaimsNoRuleAndReadsEveryKindBack() throws {
@@ -347,5 +366,46 @@ final class PeopleCredentialsLoaderTests: XCTestCase {
                 XCTAssertTrue(error.description.contains(expected), "\(entry): \(error.description)")
             }
         }
+    }
+}
+
+/// doctor's reading of a FHIR server's CapabilityStatement against what a profile uses.
+final class CapabilityReviewTests: XCTestCase {
+    func testWhatTheServerDoesNotClaimIsNamed() throws {
+        let path = SUTProfileLoaderTests.repository.appendingPathComponent("profiles/fhir-server.yaml").path
+        let review = CapabilityReview(profile: try SUTProfileLoader.load(path: path, environment: [:]))
+        XCTAssertEqual(
+            Set(review.uses.map(\.summary)),
+            [
+                "transaction of the server", "create of Observation", "conditional create of Observation",
+                "update of Patient", "search-type of Observation", "search of Observation by patient",
+                "search of Observation by date",
+            ]
+        )
+        func statement(conditionalCreate: Bool, searchParameters: [String]) -> [String: Any] {
+            [
+                "resourceType": "CapabilityStatement",
+                "rest": [
+                    [
+                        "mode": "server", "interaction": [["code": "transaction"]],
+                        "resource": [
+                            [
+                                "type": "Observation", "conditionalCreate": conditionalCreate,
+                                "interaction": [["code": "create"], ["code": "search-type"]],
+                                "searchParam": searchParameters.map { ["name": $0] },
+                            ],
+                            ["type": "Patient", "interaction": [["code": "update"]]],
+                        ],
+                    ]
+                ],
+            ]
+        }
+        XCTAssertEqual(
+            review.unclaimed(by: statement(conditionalCreate: true, searchParameters: ["patient", "date"])),
+            []
+        )
+        let missing = review.unclaimed(by: statement(conditionalCreate: false, searchParameters: ["patient"]))
+        XCTAssertEqual(missing.map(\.summary), ["conditional create of Observation", "search of Observation by date"])
+        XCTAssertEqual(review.unclaimed(by: ["resourceType": "CapabilityStatement"]).count, review.uses.count)
     }
 }

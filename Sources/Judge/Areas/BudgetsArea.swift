@@ -92,7 +92,7 @@ package struct BudgetsArea: ConformanceArea {
                     }
                     if alertsMissed, b.path != .readingToAck {
                         let detail =
-                            "no samples for \(b.path.rawValue): no alert came to be measured, and the expected ones are reported missed above"
+                            "no samples for \(b.path.rawValue): no alert came to be measured; the expected alerts' own checks say why (missed, or not-applicable to a SUT that does not claim their rules)"
                         checks.append(
                             Check(kind: .budget, name: name, rule: nil, finding: nil, detail: detail, skipped: true)
                         )

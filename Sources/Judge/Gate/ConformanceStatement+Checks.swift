@@ -17,6 +17,10 @@ extension ConformanceStatement {
         case .alert:
             guard let rules, let rule = check.rule, !rules.contains(rule) else { return nil }
             return "the conformance statement does not claim rule \(rule)"
+        case .careAction, .recipients:
+            // An action on, or a notification of, an alert the SUT was never to raise.
+            guard let rules, let rule = check.rule, !rules.contains(rule) else { return nil }
+            return "the conformance statement does not claim rule \(rule), whose alert this is about"
         case .refusedField where !namesRefusedField:
             return "the conformance statement says refusals do not name the refused field"
         default:

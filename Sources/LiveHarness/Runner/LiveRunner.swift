@@ -209,6 +209,7 @@ package final class LiveRunner: Sendable {
             qos: mqtt?.qos ?? 1,
             deviceCredentials: profile.mqtt.deviceCredentials,
             retries: RetryPolicy(outageLimit: pacing.outageLimit),
+            requestTimeout: profile.ingestion.timeout,
             isAlive: hooks.isAlive,
             names: hooks.names,
             onDispatch: hooks.dispatched,

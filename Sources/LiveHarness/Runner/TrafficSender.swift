@@ -48,6 +48,8 @@ struct TrafficSender: Sendable {
     let deviceCredentials: SUTProfile.DeviceCredentialCarriage
     /// When a request or message is retried, and when given up.
     let retries: RetryPolicy
+    /// Seconds one request may take (the profile's `ingestion.timeout`).
+    let requestTimeout: Double
     /// False once the SUT is known to be gone (the embedded SUT's process ended): no more retries.
     let isAlive: @Sendable () -> Bool
     let names: SettingNames
@@ -251,7 +253,8 @@ struct TrafficSender: Sendable {
                 url,
                 body: plannedRequest.body,
                 headers: ["Content-Type: " + plannedRequest.contentType] + plannedRequest.headers + credentials,
-                method: plannedRequest.method
+                method: plannedRequest.method,
+                timeout: requestTimeout
             )
             auth.contract.answered(
                 .ingestion,

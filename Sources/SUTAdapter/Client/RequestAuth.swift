@@ -93,7 +93,8 @@ package final class RequestAuth: Sendable {
         _ client: any HTTPExchange,
         _ url: String,
         role: SUTContract.Role,
-        patient: String? = nil
+        patient: String? = nil,
+        timeout: Double = 10
     ) async -> Result<HTTPReply, AlertList.Problem> {
         var renewed = false
         while true {
@@ -105,7 +106,9 @@ package final class RequestAuth: Sendable {
                 return .failure(AlertList.Problem(text: "credentials for GET \(url): \(problem.message)"))
             }
             let reply: HTTPReply
-            do throws(HTTPTransportError) { reply = try await client.get(url, headers: headers) } catch {
+            do throws(HTTPTransportError) {
+                reply = try await client.get(url, headers: headers, timeout: timeout)
+            } catch {
                 contract.unanswered(role, method: "GET", url: url, reason: error.reason, patient: patient)
                 return .failure(
                     AlertList.Problem(text: "GET \(url) got no answer: \(error.reason)", atBound: error.atBound)

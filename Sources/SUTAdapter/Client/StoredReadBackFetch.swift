@@ -234,7 +234,7 @@ package struct StoredReadBackFetch {
     /// 200 with JSON.
     func get(_ url: String, patient: String) async -> Result<Any?, AlertList.Problem> {
         let reply: HTTPReply
-        switch await auth.readerGet(client, url, role: .readBack, patient: patient) {
+        switch await auth.readerGet(client, url, role: .readBack, patient: patient, timeout: source.timeout) {
         case .failure(let problem): return .failure(problem)
         case .success(let answer): reply = answer
         }

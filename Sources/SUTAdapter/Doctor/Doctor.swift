@@ -16,6 +16,8 @@ package enum Doctor {
         package var name: String
         package var passed: Bool
         package var detail: String
+        /// A warning: it passes (doctor still exits 0), and is shown as one.
+        package var warning = false
     }
 
     /// Where and how to reach the SUT.
@@ -93,6 +95,9 @@ package enum Doctor {
         )
         let reachable = await alertSource(client, auth, expanded, into: &checks)
         guard reachable else { return checks }
+        if let capabilities = await CapabilityReview(profile: target.profile).check(client, auth, base: target.base) {
+            checks.append(capabilities)
+        }
         checks += await traffic(scenario, seed: seed, target: target, client: client, auth: auth)
         if scenario.sendsOverMQTT(target.profile.ingestion.routes) {
             checks.append(await broker(target))

@@ -104,6 +104,8 @@ package struct SUTProfile: Sendable {
         /// The statuses with which the SUT refuses an invalid reading (`rejection-status:`), judged
         /// as the golden files' 400; default 400 only.
         package var rejectionStatuses: Set<Int> = [400]
+        /// Seconds one ingestion request may take before it is retried (`timeout:`, default 10).
+        package var timeout: Double = 10
 
         package init() {}
     }

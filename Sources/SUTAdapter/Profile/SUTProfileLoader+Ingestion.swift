@@ -17,13 +17,14 @@ extension SUTProfileLoader.Context {
             let fields = reader.mapping(
                 node,
                 "ingestion",
-                allowed: ["routes", "rejection-field", "rejection-status"],
+                allowed: ["routes", "rejection-field", "rejection-status", "timeout"],
                 required: ["routes"]
             )
         else {
             return ingestion
         }
         if fields.has("rejection-field") { ingestion.rejectionField = pointer(fields, "rejection-field") }
+        if let timeout = fields.duration("timeout") { ingestion.timeout = Double(timeout.milliseconds) / 1000 }
         if let node = fields.value("rejection-status"), let statuses = statuses(node, fields.path("rejection-status")) {
             // Refused credentials or routes are misconfigurations, 429 an outage: never a judged refusal.
             for s in statuses.sorted() where !(400..<500).contains(s) || [401, 403, 404, 405, 429].contains(s) {

@@ -7,6 +7,7 @@ extension SUTProfileLoader.Context {
     func storedReadings(_ node: Node) -> StoredReadingsSource? {
         let keys = [
             "url", "list", "paging", "fields", "time-format", "counts", "kinds", "by-period", "by-kind", "kind-names",
+            "timeout",
         ]
         guard let f = reader.mapping(node, "stored-readings", allowed: keys, required: ["url", "fields"]) else {
             return nil
@@ -23,6 +24,7 @@ extension SUTProfileLoader.Context {
         if f.has("kinds") { source.kinds = names(f, "kinds", VitalKind.self, what: "reading kind") }
         if f.has("by-period") { source.byPeriod = queryURL(f, "by-period", placeholders: ["{from}", "{to}"]) }
         if f.has("by-kind") { source.byKind = queryURL(f, "by-kind", placeholders: ["{kind}"]) }
+        if let timeout = f.duration("timeout") { source.timeout = Double(timeout.milliseconds) / 1000 }
         if let namesNode = f.value("kind-names") { source.kindNames = kindNames(namesNode, f.path("kind-names")) }
         if f.has("kind-names"), !f.has("by-kind") {
             fail(f, "kind-names", "kind-names needs by-kind, the URL they go in")

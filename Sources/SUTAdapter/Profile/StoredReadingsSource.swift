@@ -26,6 +26,9 @@ package struct StoredReadingsSource: Sendable, Equatable {
     package var byKind: String?
     /// The SUT's name of each kind in `{kind}` (`kind-names:`); a kind not named goes as VitalSim's.
     package var kindNames: [VitalKind: String] = [:]
+    /// Seconds one read-back request may take (`timeout:`, default 10): a FHIR search over a
+    /// large store may need more.
+    package var timeout: Double = 10
 
     package init(url: String, list: JSONPointer, fields: Fields) {
         self.url = url

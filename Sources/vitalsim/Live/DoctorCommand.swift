@@ -74,7 +74,7 @@ extension VitalSim {
             print("conformance statement of \(t.profile.name)" + (sut.map { " (\($0))" } ?? "") + ":")
             for line in t.profile.conformance.lines(knownRules: Oracle.derivedRuleIDs.sorted()) { print("  \(line)") }
             let checks = await SUTAdapter.Doctor.examine(loaded, seed: seed, target: t)
-            for c in checks { print("\(c.passed ? "✓" : "✗") \(c.name): \(c.detail)") }
+            for c in checks { print("\(c.warning ? "!" : c.passed ? "✓" : "✗") \(c.name): \(c.detail)") }
             let failed = checks.filter { !$0.passed }.count
             print(
                 failed == 0
