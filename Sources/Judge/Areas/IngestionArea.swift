@@ -267,7 +267,7 @@ package struct IngestionArea: ConformanceArea {
         guard goldenFile.field != "*" else { return [statusCheck] }
         let fieldName = name + " naming its field"
         // A body its format has no name for the fault of (a FHIR body cut short: no element to point at).
-        if let sent, sent.field.isEmpty, sent.spellings.isEmpty {
+        if let sent, sent.namesNoElement {
             let detail =
                 "not judged: the payload sent has no element a refusal could name (\(sent.corruption ?? "corrupt"))"
             return [

@@ -85,7 +85,9 @@ extension FHIRObservationJSON {
         case .truncation, .mixed, .badUserID:
             // A FHIR Observation names its patient by reference, not by a user id: cut the body short.
             let text = body()
-            return (Array(text.prefix(text.count / 2)), ExpectedRejection(status: 400, field: ""))
+            var rejection = ExpectedRejection(status: 400, field: "")
+            rejection.namesNoElement = true
+            return (Array(text.prefix(text.count / 2)), rejection)
         }
     }
 

@@ -50,6 +50,9 @@ package struct ExpectedRejection: Sendable, Equatable {
     /// What kind of invalidity it is (set with ``corruption``): a SUT's conformance statement may
     /// claim only some (`conformance.refusals`).
     package var level: RefusalLevel?
+    /// True when the payload sent has no element a refusal could name (a FHIR body cut short):
+    /// the refusal is judged by its status alone.
+    package var namesNoElement = false
 
     /// How the payload's own format names the field, for findings: its first spelling (a FHIR
     /// element path such as `Observation.valueQuantity.value`), else ``field``.
