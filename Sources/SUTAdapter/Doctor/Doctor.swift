@@ -198,11 +198,12 @@ package enum Doctor {
             let held = Set(stored.readings.values.joined().compactMap(\.id))
             for request in accepted where request.kinds.contains(where: kept.contains) {
                 let ids = request.readings.map { naming.scenarioReadingID($0.id) }
-                // Without ids at the SUT, or in a payload that carries none (the SUT names the reading
-                // itself: VitalEdge), any reading of the patient listed will do.
-                let named = request.readings.contains { id in request.body.contains(Array(id.id.utf8)) }
+                // Without ids at the SUT, or from a phone bridge (the SUT names its readings itself,
+                // as the stored-data expectations have it), any reading of the patient listed will do.
+                let device = scenario.patients.first { $0.id == request.patientID }?.devices
+                    .first { $0.id == request.deviceID }
                 let listed =
-                    source.fields.id == nil || !named
+                    source.fields.id == nil || device?.type == .phoneBridge
                     ? !(stored.readings[request.patientID] ?? []).isEmpty : ids.contains(where: held.contains)
                 guard !listed else { continue }
                 let url =
