@@ -71,8 +71,8 @@ final class KubernetesJobTests: XCTestCase {
         let suite = try XCTUnwrap(config["suite"])
         XCTAssertTrue(suite.hasPrefix("scenarios/load/"), suite)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/" + suite), "the ConfigMap's suite: \(suite)")
-        // The image's working folder with a ward a 25th of the ConfigMap's, written by the script that
-        // wrote it, and its golden file: the Job's plumbing is what is tested here, not the load.
+        // The image's working folder with a ward of 20 patients (the ConfigMap's has 2,500), written by
+        // the script that wrote it, and its golden file: the Job's plumbing is tested here, not the load.
         let image = try smallWard()
         // The unsharded run, for reference.
         let whole = try run(["run", image.suite, "--json", directory + "/whole.json"], in: image.folder)
@@ -154,15 +154,15 @@ final class KubernetesJobTests: XCTestCase {
         }
     }
 
-    /// A working folder laid out as the image's: `scenarios/load/` with a 100-patient ward from
+    /// A working folder laid out as the image's: `scenarios/load/` with a 20-patient ward from
     /// `ci/load-scenario.py` (the ConfigMap's ward has 2,500) and `golden/` with its recorded golden file.
     func smallWard() throws -> (folder: String, suite: String) {
         let folder = directory + "/image"
-        let suite = "scenarios/load/ward-100-patients.yaml"
+        let suite = "scenarios/load/ward-20-patients.yaml"
         try FileManager.default.createDirectory(atPath: folder + "/scenarios/load", withIntermediateDirectories: true)
         let script = try TestSupport.run(
             "python3",
-            [root + "/ci/load-scenario.py", "100", "2h", folder + "/" + suite, "ward-100-patients"]
+            [root + "/ci/load-scenario.py", "20", "2h", folder + "/" + suite, "ward-20-patients"]
         )
         XCTAssertEqual(script.status, 0, script.err)
         let record = try TestSupport.vitalsim(

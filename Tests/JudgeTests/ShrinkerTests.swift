@@ -37,6 +37,36 @@ struct ShrinkerTests {
         #expect(result.runs < 60)
     }
 
+    /// A patient is kept whole: the shrunk scenario still holds the personal limits the failure
+    /// needs (a backend ignoring patient 602's crisis limit misses the crisis below the standard one).
+    @Test func aKeptPatientKeepsTheirOwnLimits() async throws {
+        let limits = Fixtures.repositoryRoot + "/scenarios/limits/personal-alert-limits.yaml"
+        let document = try ScenarioDocument(text: String(contentsOfFile: limits, encoding: .utf8), file: limits)
+        let crisis = FailureSignature(finding: "missed-alert", subject: "bp.hypertensive-crisis 602")
+        let shrinker = Shrinker(
+            document: document,
+            target: crisis,
+            budget: .init(runs: 500, seconds: 3_600),
+            evaluate: { yaml in
+                guard let scenario = try? ScenarioLoader.parse(yaml, file: "candidate") else {
+                    return .notRun("unloadable")
+                }
+                let limited = scenario.patients.contains { $0.id == "602" && !$0.thresholds.isEmpty }
+                return .judged(limited && !scenario.timeline.isEmpty ? [crisis] : [])
+            },
+            progress: { _ in },
+            elapsed: { .zero }
+        )
+        let result = try #require(await shrinker.run())
+        let shrunk = try ScenarioLoader.parse(
+            document.text(result.selection, name: "kept", description: "d"),
+            file: "shrunk"
+        )
+        #expect(shrunk.patients.map(\.id) == ["602"])
+        #expect(!shrunk.patients[0].thresholds.isEmpty)
+        #expect(shrunk.timeline.count == 1)
+    }
+
     @Test func aScenarioThatDoesNotFailIsNotShrunk() async throws {
         let document = try ScenarioDocument(text: String(contentsOfFile: path, encoding: .utf8), file: path)
         let shrinker = Shrinker(
