@@ -161,14 +161,20 @@ final class ScenarioSession {
         _ body: () async throws(HarnessError) -> RunObservation
     ) async throws(HarnessError) -> RunObservation {
         let (enrolled, enrolment) = await lifecycle.enrol()
+        var subscriptions: [String] = []
         let record: RunObservation
         do throws(HarnessError) {
             if let enrolment { throw .infrastructure("\(setup.name): lifecycle: \(enrolment.message)") }
+            try await subscribe(enrolled, into: &subscriptions)
             record = try await body()
         } catch {
             // Reset what was enrolled even when the run could not go on; the first problem is reported.
+            _ = await unsubscribe(subscriptions)
             _ = await lifecycle.reset(enrolled)
             throw error
+        }
+        if let problem = await unsubscribe(subscriptions) {
+            throw .infrastructure("\(setup.name): alerts.subscription: \(problem.message)")
         }
         if let problem = await lifecycle.reset(enrolled) {
             throw .infrastructure(

@@ -15,6 +15,8 @@ final class RunResources {
     var controllers: BumbleControllers?
     var link: BLELink?
     var observers: [PushObserver] = []
+    /// The FHIR Subscription receiver (`alerts.source: fhir-subscription`).
+    var subscriptions: SubscriptionReceiver?
     /// The network proxies the devices' traffic goes through (`--network`).
     var weather: [WeatherProxy] = []
 

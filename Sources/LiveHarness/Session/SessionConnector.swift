@@ -108,6 +108,16 @@ struct SessionConnector {
     /// The webhook receiver (`--observe webhook`), whose URL the SUT posts alerts to.
     func webhookReceiver() async throws(HarnessError) -> String? {
         guard setup.options.push.channels.contains(.webhook) else { return nil }
+        if let settings = setup.options.target.profile.alerts.subscriptions {
+            let receiver = try await SubscriptionReceiver.start(
+                settings: settings,
+                port: setup.options.push.webhookPort,
+                contract: setup.contract
+            )
+            resources.subscriptions = receiver
+            resources.observers.append(receiver.observer)
+            return nil
+        }
         let (observer, url) = try await PushObserver.webhook(
             port: setup.options.push.webhookPort,
             read: pushedAlert(.webhook)

@@ -24,6 +24,9 @@ package struct AlertSource: Sendable, Equatable {
     /// True for a SUT with no alert API at all (`alerts: none`): nothing is polled or pushed, and
     /// every check about alerts is not-applicable.
     package var absent = false
+    /// Alerts read from FHIR Subscription notifications (`alerts.source: fhir-subscription`): the
+    /// webhook receiver takes them, and the harness creates the Subscriptions at enrolment.
+    package var subscriptions: FHIRSubscriptions?
 
     /// Whether the run polls the alert list at ``url``.
     package var polls: Bool { pushOnly == nil && !absent }

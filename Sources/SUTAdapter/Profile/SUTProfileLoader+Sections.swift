@@ -196,6 +196,9 @@ extension SUTProfileLoader.Context {
     }
 
     func alerts(_ node: Node) -> AlertSource? {
+        if node["source"]?.string == AlertSource.subscriptionSource {
+            return subscriptionAlerts(node)
+        }
         let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push", "source"]
         guard let section = reader.mapping(node, "alerts", allowed: keys, required: ["fields"]) else { return nil }
         let pushOnly = pushSource(section)
@@ -246,7 +249,7 @@ extension SUTProfileLoader.Context {
             fields,
             "source",
             "unknown alert source '\(text)'; valid: poll, "
-                + PushChannel.allCases.map(\.rawValue).joined(separator: ", ")
+                + PushChannel.allCases.map(\.rawValue).joined(separator: ", ") + ", " + AlertSource.subscriptionSource
         )
         return nil
     }

@@ -80,6 +80,10 @@ package enum SUTProfileLoader {
                 profile.conformance.rules = []
                 profile.conformance.listsAlerts = false
             }
+            if let subscriptions = profile.alerts.subscriptions, profile.conformance.rules == nil {
+                // Each rule of the Subscriptions is one the server can be heard to raise; no other.
+                profile.conformance.rules = Set(subscriptions.rules.map(\.rule))
+            }
             if let node = top.value("care-team") { profile.careTeam = context.careTeam(node) }
             if let node = top.value("audit") { profile.audit = context.audit(node) }
             if let node = top.value("severities") { profile.mapping.severities = context.severityNames(node) }

@@ -1,0 +1,133 @@
+import Foundation
+import RunRecord
+import Traffic
+import Transports
+import VitalSimCore
+
+extension PatientLifecycle {
+    /// One Subscription of the run: the endpoint key its notifications arrive on and what it is for.
+    package struct PlannedSubscription: Sendable {
+        package var key: String
+        package var registration: SubscriptionNotifications.Registration
+    }
+
+    /// The Subscriptions `settings` asks for `patients`: one per patient (in order) and rule entry,
+    /// each with a key from `makeKey`.
+    package func plannedSubscriptions(
+        _ settings: FHIRSubscriptions,
+        for patients: [PatientSpec],
+        makeKey: () -> String
+    ) -> [PlannedSubscription] {
+        patients.flatMap { p in
+            settings.rules.map { rule in
+                PlannedSubscription(
+                    key: makeKey(),
+                    registration: .init(rule: rule, patient: naming.patient(p.id))
+                )
+            }
+        }
+    }
+
+    /// Creates `subscription` at `{base}/Subscription` with its notifications sent to `endpoint`;
+    /// the server's id of it (nil when its answer names none), or what went wrong.
+    package func create(
+        _ subscription: PlannedSubscription,
+        settings: FHIRSubscriptions,
+        endpoint: String
+    ) async -> Result<String?, LifecycleProblem> {
+        let resource = settings.resource(
+            for: subscription.registration.rule,
+            patient: subscription.registration.patient,
+            endpoint: endpoint
+        )
+        let url = base + settings.fhirBase + "/Subscription"
+        let what =
+            "the Subscription for \(subscription.registration.rule.rule) of patient \(subscription.registration.patient)"
+        switch await administrative("POST", url, body: Array(resource.serialized().utf8), role: .enrol) {
+        case .failure(let problem): return .failure(LifecycleProblem("\(what): \(problem.message)"))
+        case .success(let reply):
+            guard (200..<300).contains(reply.status) else {
+                return .failure(
+                    LifecycleProblem("\(what): POST \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))")
+                )
+            }
+            let created = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+            if let status = created?["status"] as? String, status == "error" || status == "off" {
+                let error = created?["error"] as? String ?? "no error given"
+                return .failure(LifecycleProblem("\(what): the server set it \(status) (\(error))"))
+            }
+            return .success(created?["id"] as? String)
+        }
+    }
+
+    /// The Subscription `id` as the server holds it now (its `status` and `error`), for messages.
+    package func subscriptionState(_ id: String, settings: FHIRSubscriptions) async -> String {
+        switch await administrative("GET", base + settings.fhirBase + "/Subscription/" + id, body: nil, role: .enrol) {
+        case .failure(let problem): return problem.message
+        case .success(let reply):
+            let read = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+            guard reply.status == 200, let status = read?["status"] as? String else {
+                return "GET Subscription/\(id) answered \(reply.status)"
+            }
+            return "its status is \(status)" + ((read?["error"] as? String).map { " (\($0))" } ?? "")
+        }
+    }
+
+    /// Deletes the Subscription `id`; the problem when the server refused.
+    package func deleteSubscription(_ id: String, settings: FHIRSubscriptions) async -> LifecycleProblem? {
+        let url = base + settings.fhirBase + "/Subscription/" + id
+        switch await administrative("DELETE", url, body: nil, role: .reset) {
+        case .failure(let problem): return problem
+        case .success(let reply) where (200..<300).contains(reply.status) || reply.status == 404 || reply.status == 410:
+            return nil
+        case .success(let reply):
+            return LifecycleProblem("DELETE \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))")
+        }
+    }
+
+    /// A FHIR request with an administrator's credentials (renewed once after a 401), logged in the
+    /// SUT contract under `role`.
+    func administrative(
+        _ method: String,
+        _ url: String,
+        body: [UInt8]?,
+        role: SUTContract.Role
+    ) async -> Result<HTTPReply, LifecycleProblem> {
+        var renewed = false
+        while true {
+            var headers: [String]
+            let token: String?
+            switch await administratorHeaders() {
+            case .success(let held): (headers, token) = held
+            case .failure(let problem): return .failure(LifecycleProblem("credentials: \(problem.message)"))
+            }
+            headers.append("Accept: application/fhir+json")
+            if body != nil { headers += ["Content-Type: application/fhir+json", "Prefer: return=representation"] }
+            let reply: HTTPReply
+            do throws(HTTPTransportError) {
+                reply = try await client.send(method, url, body: body, headers: headers, timeout: 30)
+            } catch {
+                auth.contract.unanswered(role, method: method, url: url, reason: error.reason)
+                return .failure(LifecycleProblem("\(method) \(url) got no answer: \(error.reason)"))
+            }
+            auth.contract.answered(role, method: method, url: url, status: reply.status, body: reply.body)
+            if reply.status == 401, !renewed, auth.refused(token: token) {
+                renewed = true
+                continue
+            }
+            return .success(reply)
+        }
+    }
+}
+
+extension PatientLifecycle {
+    /// The resource at `reference` (absolute, or relative to the FHIR base), read with an
+    /// administrator's credentials; nil unless the server answered 200.
+    package func fetch(_ reference: String, settings: FHIRSubscriptions) async -> [UInt8]? {
+        let absolute = reference.hasPrefix("http://") || reference.hasPrefix("https://")
+        let url = absolute ? reference : base + settings.fhirBase + "/" + reference
+        guard case .success(let reply) = await administrative("GET", url, body: nil, role: .enrol), reply.status == 200
+        else { return nil }
+        return reply.body
+    }
+}
