@@ -28,10 +28,7 @@ extension ScenarioSession {
             case .failure(let problem): throw .infrastructure("\(setup.name): alerts.subscription: \(problem.message)")
             case .success(let made): id = made
             }
-            if let id {
-                created.append(id)
-                receiver.notifications.withLock { $0.created(key: subscription.key, subscriptionID: id) }
-            }
+            if let id { created.append(id) }
             guard settings.style == .backport else { continue }
             try await awaitHandshake(subscription, id: id, receiver: receiver, settings: settings)
         }

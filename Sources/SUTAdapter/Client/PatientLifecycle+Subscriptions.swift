@@ -43,7 +43,7 @@ extension PatientLifecycle {
         let url = base + settings.fhirBase + "/Subscription"
         let what =
             "the Subscription for \(subscription.registration.rule.rule) of patient \(subscription.registration.patient)"
-        switch await administrative("POST", url, body: Array(resource.serialized().utf8), role: .enrol) {
+        switch await fhir("POST", url, body: Array(resource.serialized().utf8), role: .enrol) {
         case .failure(let problem): return .failure(LifecycleProblem("\(what): \(problem.message)"))
         case .success(let reply):
             guard (200..<300).contains(reply.status) else {
@@ -62,7 +62,7 @@ extension PatientLifecycle {
 
     /// The Subscription `id` as the server holds it now (its `status` and `error`), for messages.
     package func subscriptionState(_ id: String, settings: FHIRSubscriptions) async -> String {
-        switch await administrative("GET", base + settings.fhirBase + "/Subscription/" + id, body: nil, role: .enrol) {
+        switch await fhir("GET", base + settings.fhirBase + "/Subscription/" + id, body: nil, role: .enrol) {
         case .failure(let problem): return problem.message
         case .success(let reply):
             let read = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
@@ -76,7 +76,7 @@ extension PatientLifecycle {
     /// Deletes the Subscription `id`; the problem when the server refused.
     package func deleteSubscription(_ id: String, settings: FHIRSubscriptions) async -> LifecycleProblem? {
         let url = base + settings.fhirBase + "/Subscription/" + id
-        switch await administrative("DELETE", url, body: nil, role: .reset) {
+        switch await fhir("DELETE", url, body: nil, role: .reset) {
         case .failure(let problem): return problem
         case .success(let reply) where (200..<300).contains(reply.status) || reply.status == 404 || reply.status == 410:
             return nil
@@ -85,38 +85,19 @@ extension PatientLifecycle {
         }
     }
 
-    /// A FHIR request with an administrator's credentials (renewed once after a 401), logged in the
-    /// SUT contract under `role`.
-    func administrative(
+    /// A FHIR request of the Subscriptions' with an administrator's credentials.
+    func fhir(
         _ method: String,
         _ url: String,
         body: [UInt8]?,
         role: SUTContract.Role
-    ) async -> Result<HTTPReply, LifecycleProblem> {
-        var renewed = false
-        while true {
-            var headers: [String]
-            let token: String?
-            switch await administratorHeaders() {
-            case .success(let held): (headers, token) = held
-            case .failure(let problem): return .failure(LifecycleProblem("credentials: \(problem.message)"))
-            }
-            headers.append("Accept: application/fhir+json")
-            if body != nil { headers += ["Content-Type: application/fhir+json", "Prefer: return=representation"] }
-            let reply: HTTPReply
-            do throws(HTTPTransportError) {
-                reply = try await client.send(method, url, body: body, headers: headers, timeout: 30)
-            } catch {
-                auth.contract.unanswered(role, method: method, url: url, reason: error.reason)
-                return .failure(LifecycleProblem("\(method) \(url) got no answer: \(error.reason)"))
-            }
-            auth.contract.answered(role, method: method, url: url, status: reply.status, body: reply.body)
-            if reply.status == 401, !renewed, auth.refused(token: token) {
-                renewed = true
-                continue
-            }
-            return .success(reply)
-        }
+    ) async -> Result<
+        HTTPReply, LifecycleProblem
+    > {
+        let headers =
+            ["Accept: application/fhir+json"]
+            + (body == nil ? [] : ["Content-Type: application/fhir+json", "Prefer: return=representation"])
+        return await administrative(method, url, body: body, headers: headers, role: role)
     }
 }
 
@@ -126,7 +107,7 @@ extension PatientLifecycle {
     package func fetch(_ reference: String, settings: FHIRSubscriptions) async -> [UInt8]? {
         let absolute = reference.hasPrefix("http://") || reference.hasPrefix("https://")
         let url = absolute ? reference : base + settings.fhirBase + "/" + reference
-        guard case .success(let reply) = await administrative("GET", url, body: nil, role: .enrol), reply.status == 200
+        guard case .success(let reply) = await fhir("GET", url, body: nil, role: .enrol), reply.status == 200
         else { return nil }
         return reply.body
     }

@@ -139,24 +139,59 @@ package struct PatientLifecycle: Sendable {
         step: LifecycleStep,
         patient: String
     ) async -> String? {
+        let headers = body == nil ? [] : ["Content-Type: \(contentType)"]
+        let sent = await administrative(
+            method,
+            url,
+            body: body,
+            headers: headers,
+            timeout: step.timeout,
+            role: step.role,
+            patient: patient
+        )
+        switch sent {
+        case .failure(let problem): return problem.message
+        case .success(let reply):
+            guard step.succeeded(status: reply.status) else {
+                let expected =
+                    step.expect.map { "expected " + $0.sorted().map(String.init).joined(separator: " or ") }
+                    ?? "expected 2xx"
+                return "\(method) \(url) answered \(reply.status) (\(expected)): \(RunHealth.excerpt(reply.body))"
+            }
+            return nil
+        }
+    }
+
+    /// A request with an administrator's credentials (``administratorHeaders()``, an OAuth2 token
+    /// renewed once after a 401) and `headers`, logged in the SUT contract under `role`; the
+    /// answer, or why there is none.
+    func administrative(
+        _ method: String,
+        _ url: String,
+        body: [UInt8]?,
+        headers extra: [String] = [],
+        timeout: Double = 30,
+        role: SUTContract.Role,
+        patient: String? = nil
+    ) async -> Result<HTTPReply, LifecycleProblem> {
         var renewed = false
         while true {
             var headers: [String]
             let token: String?
             switch await administratorHeaders() {
             case .success(let held): (headers, token) = held
-            case .failure(let problem): return "credentials: \(problem.message)"
+            case .failure(let problem): return .failure(LifecycleProblem("credentials: \(problem.message)"))
             }
-            if body != nil { headers.append("Content-Type: \(contentType)") }
+            headers += extra
             let reply: HTTPReply
             do throws(HTTPTransportError) {
-                reply = try await client.send(method, url, body: body, headers: headers, timeout: step.timeout)
+                reply = try await client.send(method, url, body: body, headers: headers, timeout: timeout)
             } catch {
-                auth.contract.unanswered(step.role, method: method, url: url, reason: error.reason, patient: patient)
-                return "\(method) \(url) got no answer: \(error.reason)"
+                auth.contract.unanswered(role, method: method, url: url, reason: error.reason, patient: patient)
+                return .failure(LifecycleProblem("\(method) \(url) got no answer: \(error.reason)"))
             }
             auth.contract.answered(
-                step.role,
+                role,
                 method: method,
                 url: url,
                 status: reply.status,
@@ -167,13 +202,7 @@ package struct PatientLifecycle: Sendable {
                 renewed = true
                 continue
             }
-            guard step.succeeded(status: reply.status) else {
-                let expected =
-                    step.expect.map { "expected " + $0.sorted().map(String.init).joined(separator: " or ") }
-                    ?? "expected 2xx"
-                return "\(method) \(url) answered \(reply.status) (\(expected)): \(RunHealth.excerpt(reply.body))"
-            }
-            return nil
+            return .success(reply)
         }
     }
 }

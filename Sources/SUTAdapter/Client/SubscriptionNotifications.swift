@@ -7,18 +7,16 @@ import VitalSimCore
 /// machine: each notification goes in with the endpoint key it arrived on, and out come the answer
 /// to give, the alerts it starts, and the references to fetch (id-only payloads). It keeps, per
 /// Subscription, the episode under way, the readings already seen (a notification delivered twice
-/// is one), and for Backport the handshake, heartbeats and event numbers, so that lost events show.
+/// is one), and for Backport the handshake and event numbers, so that lost events show.
 package struct SubscriptionNotifications: Sendable {
-    /// One Subscription the harness created: its entry, the patient's id at the server, its id there.
+    /// One Subscription the harness created: its entry, and the patient's id at the server.
     package struct Registration: Sendable {
         package var rule: FHIRSubscriptions.Rule
         package var patient: String
-        package var subscriptionID: String?
 
-        package init(rule: FHIRSubscriptions.Rule, patient: String, subscriptionID: String? = nil) {
+        package init(rule: FHIRSubscriptions.Rule, patient: String) {
             self.rule = rule
             self.patient = patient
-            self.subscriptionID = subscriptionID
         }
     }
 
@@ -38,7 +36,6 @@ package struct SubscriptionNotifications: Sendable {
     struct Track: Sendable {
         var registration: Registration
         var handshake = false
-        var heartbeats = 0
         var eventNumbers: Set<Int> = []
         var eventsSinceStart = 0
     }
@@ -65,11 +62,6 @@ package struct SubscriptionNotifications: Sendable {
     package mutating func register(_ registration: Registration, key: String) {
         if tracks[key] == nil { order.append(key) }
         tracks[key] = Track(registration: registration)
-    }
-
-    /// Notes the server's id of the Subscription on `key` (from its answer to the create).
-    package mutating func created(key: String, subscriptionID: String) {
-        tracks[key]?.registration.subscriptionID = subscriptionID
     }
 
     /// Whether the Subscription on `key` has had its Backport handshake.
@@ -157,9 +149,6 @@ package struct SubscriptionNotifications: Sendable {
         switch type {
         case "handshake":
             tracks[key]?.handshake = true
-            return Reception(status: 200)
-        case "heartbeat":
-            tracks[key]?.heartbeats += 1
             return Reception(status: 200)
         case "event-notification": break
         default: return Reception(status: 200)
