@@ -80,12 +80,17 @@ final class FHIRServerTests: XCTestCase {
         throw Unready("sekmet did not answer within 60 s: \(directory)/sekmet.log")
     }
 
-    /// The shipped profile with this server's base URL, certificate and client credentials.
-    func profile(base: String) throws -> String {
-        let shipped = try String(
-            contentsOfFile: TestSupport.repositoryRoot + "/profiles/fhir-server.yaml",
+    /// The shipped profile `name` with this server's base URL, certificate and client credentials,
+    /// and the `changes` given (each a text and its replacement).
+    func profile(base: String, name: String = "fhir-server", changes: [(String, String)] = []) throws -> String {
+        var shipped = try String(
+            contentsOfFile: TestSupport.repositoryRoot + "/profiles/\(name).yaml",
             encoding: .utf8
         )
+        for (text, replacement) in changes {
+            XCTAssertTrue(shipped.contains(text), "profiles/\(name).yaml holds \(text)")
+            shipped = shipped.replacingOccurrences(of: text, with: replacement)
+        }
         let local = """
             base-url: \(base)
             tls:
@@ -100,7 +105,7 @@ final class FHIRServerTests: XCTestCase {
             """
         let text = shipped.replacingOccurrences(of: "# base-url: https://127.0.0.1:8490\n", with: local)
         XCTAssertNotEqual(text, shipped, "the shipped profile keeps its base-url line")
-        return TestSupport.write(text, to: directory, name: "fhir-server.yaml")
+        return TestSupport.write(text, to: directory, name: "\(name)-\(changes.count).yaml")
     }
 
     func testTheShippedProfileJudgesARealFHIRServerRight() throws {
@@ -148,5 +153,84 @@ final class FHIRServerTests: XCTestCase {
             defects.allSatisfy { $0.hasPrefix("validation-mismatch") && $0.contains("corruption wrong-type") },
             "the only defects are numbers sent as strings: \(defects)"
         )
+    }
+
+    /// Alerts from the server's own Subscription notifications (`profiles/fhir-subscriptions.yaml`):
+    /// through Backport topics and R4 rest-hook criteria, fever and a hypertensive crisis are raised
+    /// in their windows, one alert per episode; a proxy that answers the server but loses its event
+    /// notifications makes the alert missed (exit 1, not a misconfiguration), with the events the
+    /// server counted and never delivered told; a criteria the server cannot evaluate is exit 3
+    /// with the server's reason.
+    func testSubscriptionNotificationsAreTheAlertsOfARealFHIRServer() throws {
+        let base = try startServer()
+        try FileManager.default.copyItem(
+            atPath: TestSupport.repositoryRoot + "/profiles/fhir-topics",
+            toPath: directory + "/fhir-topics"
+        )
+        let environment: [String: String?] = ["CI": "true", "SEKMET_SECRET": "s3cret"]
+        let core = TestSupport.repositoryRoot + "/scenarios/core/"
+        func run(
+            _ profile: String,
+            _ scenario: String,
+            _ id: String,
+            _ more: [String] = []
+        ) throws -> (status: Int32, out: String, err: String) {
+            try TestSupport.vitalsim(
+                ["run", core + scenario + ".yaml", "--sut", profile, "--run-id", id, "--alert-wait", "10"] + more,
+                in: directory,
+                environment: environment
+            )
+        }
+        let backport = try profile(base: base, name: "fhir-subscriptions")
+        for scenario in ["fever-spike", "hypertensive-crisis"] {
+            let passed = try run(backport, scenario, "bp")
+            XCTAssertEqual(passed.status, 0, passed.out + passed.err)
+            XCTAssertTrue(passed.out.contains("PASS \(scenario)"), passed.out)
+        }
+        let filter = "        filters: [\"Observation?patient=Patient/{patient}\"]\n"
+        let feverTopic = "        criteria: urn:vitalsim:subscription-topic:temp.fever\n" + filter
+        let crisisTopic = "        criteria: urn:vitalsim:subscription-topic:bp.hypertensive-crisis\n" + filter
+        let feverSearch =
+            "        criteria: \"Observation?patient=Patient/{patient}&code=http://loinc.org|8310-5&value-quantity=ge38\"\n"
+        let crisisSearch =
+            "        criteria: \"Observation?patient=Patient/{patient}&code=http://loinc.org|85354-9&component-code-value-quantity=http://loinc.org|8480-6$ge180\"\n"
+        let restHook: [(String, String)] = [
+            ("style: backport", "style: rest-hook"), ("    heartbeat: 30\n", ""), (feverTopic, feverSearch),
+        ]
+        let crisisRule = "      - rule: bp.hypertensive-crisis\n        severity: high\n" + crisisTopic
+        let feverOnly = try profile(base: base, name: "fhir-subscriptions", changes: restHook + [(crisisRule, "")])
+        let fever = try run(feverOnly, "fever-spike", "rh")
+        XCTAssertEqual(fever.status, 0, "one alert of an episode of hourly notifications: " + fever.out + fever.err)
+        // No search of this server finds a blood pressure component's value: the server says so.
+        let withCrisis = try profile(
+            base: base,
+            name: "fhir-subscriptions",
+            changes: restHook + [(crisisTopic, crisisSearch)]
+        )
+        let crisis = try run(withCrisis, "hypertensive-crisis", "rhc")
+        XCTAssertEqual(crisis.status, 3, crisis.out + crisis.err)
+        XCTAssertTrue(
+            crisis.err.contains("the server stopped the Subscription for bp.hypertensive-crisis")
+                && crisis.err.contains("Unsupported criteria"),
+            crisis.err
+        )
+        let receiverPort = TestSupport.freePorts(1)[0]
+        let (proxy, proxyURL) = try startDroppingProxy(upstream: "http://127.0.0.1:\(receiverPort)/fhir/")
+        defer { proxy.terminate() }
+        let dropped = try profile(
+            base: base,
+            name: "fhir-subscriptions",
+            changes: [("    style: backport\n", "    style: backport\n    endpoint-base: \(proxyURL)\n")]
+        )
+        let lost = try run(dropped, "fever-spike", "lost", ["--webhook-port", String(receiverPort)])
+        XCTAssertEqual(lost.status, 1, "judged, the alert missed: " + lost.out + lost.err)
+        XCTAssertTrue(lost.out.contains("missed alert temp.fever patient 508"), lost.out)
+        XCTAssertTrue(lost.err.contains("(events-since-subscription-start), 0 arrived"), lost.err)
+    }
+
+    /// `Tests/backends/notification_proxy.py` in front of the receiver at `upstream`, losing every
+    /// event notification; the proxy and the base URL the server is to call.
+    func startDroppingProxy(upstream: String) throws -> (Process, String) {
+        try TestSupport.startListening("notification_proxy.py", [upstream, "--drop", "events"])
     }
 }

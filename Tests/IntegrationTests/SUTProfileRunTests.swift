@@ -130,24 +130,10 @@ final class SUTProfileRunTests: XCTestCase {
 
     /// `Tests/backends/oauth_gateway.py` in front of `upstream`: tokens live 1 s but claim an hour.
     func startGateway(upstream: SUTProcess) throws -> (Process, String) {
-        let gateway = Process()
-        gateway.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        gateway.arguments = [
-            "python3", TestSupport.repositoryRoot + "/Tests/backends/oauth_gateway.py", upstream.base,
-            upstream.caFile ?? "", "vitalsim",
-            "s3cret", "--lifetime", "1", "--advertise", "3600",
-        ]
-        let out = Pipe()
-        gateway.standardOutput = out
-        gateway.standardError = FileHandle.nullDevice
-        try gateway.run()
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        guard line.hasPrefix("listening on "), let base = line.split(separator: " ").last else {
-            gateway.terminate()
-            XCTFail("the OAuth2 gateway did not start: \(line)")
-            throw CocoaError(.executableLoad)
-        }
-        return (gateway, base.trimmingCharacters(in: .whitespacesAndNewlines))
+        try TestSupport.startListening(
+            "oauth_gateway.py",
+            [upstream.base, upstream.caFile ?? "", "vitalsim", "s3cret", "--lifetime", "1", "--advertise", "3600"]
+        )
     }
 
     /// A run through the shipped fhir-r4 profile writes an evidence bundle that logs the FHIR

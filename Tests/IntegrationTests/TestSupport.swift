@@ -152,5 +152,24 @@ enum TestSupport {
         return ports
     }
 
+    /// Starts `python3 script arguments…` (a backend or proxy of `Tests/backends/`) and reads the
+    /// `listening on URL` line it prints first; the process and the URL.
+    static func startListening(_ script: String, _ arguments: [String]) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", repositoryRoot + "/Tests/backends/" + script] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        guard line.hasPrefix("listening on "), let url = line.split(separator: " ").last else {
+            process.terminate()
+            XCTFail("\(script) did not start: \(line)")
+            throw CocoaError(.executableLoad)
+        }
+        return (process, url.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     final class Marker {}
 }

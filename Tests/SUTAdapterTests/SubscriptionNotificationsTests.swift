@@ -44,10 +44,47 @@ struct SubscriptionNotificationsTests {
         #expect(notifications.receive(key: "k1", body: bytes(observation("r2", minutes: 5))).alerts.isEmpty)
         #expect(notifications.receive(key: "k1", body: bytes(observation("r3", minutes: 10))).alerts.isEmpty)
         #expect(notifications.receive(key: "k1", body: bytes(observation("r1", minutes: 0))).alerts.isEmpty)
-        // 41 minutes after the last (the gap is 30): a new episode, a new alert with its own id.
+        // Ids without a sequence number: 41 minutes after the last (the gap is 30) is a new episode,
+        // a new alert with its own id.
         let second = notifications.receive(key: "k1", body: bytes(observation("r4", minutes: 51)))
         #expect(second.alerts.map(\.evidence) == [["r4"]])
         #expect(second.alerts.first?.alertID != alert.alertID)
+    }
+
+    @Test func readingsThatFollowOneAnotherInTheirStreamAreOneEpisode() {
+        var notifications = restHook()
+        let stream = "s1-fever-spike-508/thermo-508/"
+        // Hourly readings 11, 12, 13 all notified: one alert, hours apart though the gap is 30 minutes.
+        let first = notifications.receive(key: "k1", body: bytes(observation(stream + "11", minutes: 0)))
+        #expect(first.alerts.map(\.evidence) == [[stream + "11"]])
+        #expect(notifications.receive(key: "k1", body: bytes(observation(stream + "12", minutes: 60))).alerts.isEmpty)
+        #expect(notifications.receive(key: "k1", body: bytes(observation(stream + "13", minutes: 120))).alerts.isEmpty)
+        // 14 was not notified (it missed the criteria): 15 starts another episode.
+        let again = notifications.receive(key: "k1", body: bytes(observation(stream + "15", minutes: 240)))
+        #expect(again.alerts.map(\.evidence) == [[stream + "15"]])
+        // 17 delivered before 16: 17 starts one, 16 then joins the episodes either side of it. The
+        // battery's 16 is another stream's: an episode of its own.
+        #expect(
+            notifications.receive(key: "k1", body: bytes(observation(stream + "17", minutes: 360))).alerts.count == 1
+        )
+        #expect(notifications.receive(key: "k1", body: bytes(observation(stream + "16", minutes: 300))).alerts.isEmpty)
+        let battery = "s1-fever-spike-508/thermo-508/battery/16"
+        #expect(notifications.receive(key: "k1", body: bytes(observation(battery, minutes: 300))).alerts.count == 1)
+    }
+
+    @Test func notificationsDeliveredOutOfOrderSettleIntoOneAlertFromTheFirstReading() {
+        var notifications = restHook()
+        let stream = "508/thermo-508/"
+        let twelve = notifications.receive(key: "k1", body: bytes(observation(stream + "12", minutes: 60)))
+        #expect(notifications.receive(key: "k1", body: bytes(observation(stream + "11", minutes: 0))).alerts.isEmpty)
+        let fourteen = notifications.receive(key: "k1", body: bytes(observation(stream + "14", minutes: 180)))
+        #expect(notifications.receive(key: "k1", body: bytes(observation(stream + "13", minutes: 120))).alerts.isEmpty)
+        let (first, second) = (try! #require(twelve.alerts.first), try! #require(fourteen.alerts.first))
+        let settled = notifications.settledAlerts()
+        let kept = try! #require(settled[first.alertID] ?? nil)
+        #expect(kept.evidence == [stream + "11"])
+        #expect(kept.raisedAt == CivilTime.unixMilliseconds(rfc3339: "2024-11-07T10:00:00Z"))
+        #expect(settled[second.alertID] == .some(nil), "14 was of the same episode: merged")
     }
 
     @Test func whatIsNotANotificationIsRefusedWithItsReason() {
@@ -221,5 +258,8 @@ struct SubscriptionProfileTests {
             )
         )
         #expect(problem("  source: fhir-subscription\n").contains("subscription"))
+        let relay = "  source: fhir-subscription\n  subscription:\n    style: rest-hook\n    endpoint-base: "
+        #expect(problem(relay + "relay.local/\n" + entry).contains("alerts.subscription.endpoint-base"))
+        #expect(problem(relay + "http://127.0.0.1:9/relay\n" + entry) == "loaded")
     }
 }

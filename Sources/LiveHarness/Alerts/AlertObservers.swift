@@ -35,12 +35,21 @@ package final class PushObserver: Sendable {
     package let alerts: AsyncStream<ObservedAlert>
     let stopper: @Sendable () -> Void
     let flood: Locked<PushFlood>
+    /// True once the channel has shown, without an alert, that the SUT reaches the harness on it (a
+    /// Backport Subscription's handshake): an alert that then never comes is missed, not misrouted.
+    let proven: @Sendable () -> Bool
 
-    init(kind: Kind, alerts: AsyncStream<ObservedAlert>, flood: Locked<PushFlood>, stop: @escaping @Sendable () -> Void)
-    {
+    init(
+        kind: Kind,
+        alerts: AsyncStream<ObservedAlert>,
+        flood: Locked<PushFlood>,
+        proven: @escaping @Sendable () -> Bool = { false },
+        stop: @escaping @Sendable () -> Void
+    ) {
         self.kind = kind
         self.alerts = alerts
         self.flood = flood
+        self.proven = proven
         stopper = stop
     }
 

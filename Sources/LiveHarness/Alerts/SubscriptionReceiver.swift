@@ -13,6 +13,7 @@ import VitalSimCore
 /// to the run as a push observer's.
 final class SubscriptionReceiver: Sendable {
     let notifications: Locked<SubscriptionNotifications>
+    let settings: FHIRSubscriptions
     let continuation: AsyncStream<ObservedAlert>.Continuation
     let flood: Locked<PushFlood>
     let contract: ContractLog
@@ -30,7 +31,9 @@ final class SubscriptionReceiver: Sendable {
         flood: Locked<PushFlood>,
         stop: @escaping @Sendable () -> Void
     ) {
-        notifications = Locked(SubscriptionNotifications(settings))
+        let notifications = Locked(SubscriptionNotifications(settings))
+        self.notifications = notifications
+        self.settings = settings
         continuation = stream.1
         self.flood = flood
         self.contract = contract
@@ -40,6 +43,7 @@ final class SubscriptionReceiver: Sendable {
             kind: .webhook,
             alerts: stream.0,
             flood: flood,
+            proven: { notifications.withLock { $0.allHandshaken } },
             stop: {
                 stop()
                 continuation.finish()
@@ -80,8 +84,8 @@ final class SubscriptionReceiver: Sendable {
         return receiver
     }
 
-    /// The endpoint of the Subscription with key `key`.
-    func endpoint(_ key: String) -> String { url + key }
+    /// The endpoint of the Subscription with key `key`, as the server is told it.
+    func endpoint(_ key: String) -> String { (settings.endpointBase ?? url) + key }
 
     /// A new endpoint key: 128 random bits in hex (a credential, not traffic: it shapes nothing judged).
     static func newKey() -> String {

@@ -59,8 +59,9 @@ extension AlertObserver {
     }
 
     /// An alert source that only pushes, misconfigured: it pushed messages the harness cannot read,
-    /// or nothing at all while the golden file expects alerts.
-    func pushProblem(_ result: RunObservation, awaiting: AlertWait?) -> String? {
+    /// or nothing at all while the golden file expects alerts and the channel was never `proven` to
+    /// reach the harness.
+    func pushProblem(_ result: RunObservation, awaiting: AlertWait?, proven: Bool = false) -> String? {
         guard let channel = source.pushOnly, let delivery = result.alerts.push.first(where: { $0.kind == channel })
         else {
             return nil
@@ -71,7 +72,7 @@ extension AlertObserver {
                 "the SUT pushed \(contract.unreadable) message(s) on \(channel.rawValue) that are not alerts the harness can read (check alerts.fields and alerts.push.item of the SUT profile); first: \(contract.firstUnreadable ?? "")"
         }
         let arrived = delivery.delivered.count + delivery.repeats + contract.outsideRun
-        guard arrived == 0, let awaiting, !awaiting.expected.isEmpty else { return nil }
+        guard arrived == 0, !proven, let awaiting, !awaiting.expected.isEmpty else { return nil }
         let there: String
         switch channel {
         case .webhook:

@@ -398,7 +398,12 @@ package final class LiveRunner: Sendable {
         result.alerts.citeEvidence = observer.source.fields.evidence != nil
         result.traffic.refusesOverMQTT = rejections != nil
         result.misconfiguration =
-            result.misconfiguration ?? observer.pushProblem(result, awaiting: awaiting)
+            result.misconfiguration
+            ?? observer.pushProblem(
+                result,
+                awaiting: awaiting,
+                proven: observers.contains { $0.kind == observer.source.pushOnly && $0.proven() }
+            )
             ?? AlertClock.problem(result.alerts.observed, start: start, span: span, clock: observer.source.clock)
         return result
     }

@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import RunRecord
 import SUTAdapter
+import Traffic
 import VitalSimCore
 
 extension ScenarioSession {
@@ -28,8 +29,19 @@ extension ScenarioSession {
             case .failure(let problem): throw .infrastructure("\(setup.name): alerts.subscription: \(problem.message)")
             case .success(let made): id = made
             }
-            if let id { created.append(id) }
-            guard settings.style == .backport else { continue }
+            if let id {
+                created.append(id)
+                receiver.notifications.withLock { $0.created(id, key: subscription.key) }
+            }
+            guard settings.style == .backport else {
+                // A server may take a criteria it cannot evaluate and set the Subscription `error` then.
+                if let id, case let state = await lifecycle.subscriptionState(id, settings: settings), state.stopped {
+                    throw .infrastructure(
+                        "\(setup.name): alerts.subscription: the server stopped the Subscription for \(subscription.registration.rule.rule) of patient \(subscription.registration.patient) once created, \(state.description)"
+                    )
+                }
+                continue
+            }
             try await awaitHandshake(subscription, id: id, receiver: receiver, settings: settings)
         }
     }
@@ -48,10 +60,59 @@ extension ScenarioSession {
             try? await Task.sleep(for: .milliseconds(50))
         }
         var state = "the server named no id for it"
-        if let id { state = await lifecycle.subscriptionState(id, settings: settings) }
+        if let id { state = await lifecycle.subscriptionState(id, settings: settings).description }
         throw .infrastructure(
             "\(setup.name): alerts.subscription: the Subscription for \(subscription.registration.rule.rule) of patient \(subscription.registration.patient) had no handshake within \(JSONValue.format(timeout)) s (alerts.subscription.handshake-timeout): \(state)"
         )
+    }
+
+    /// The run's alerts from Subscription notifications as they stand once every notification is in
+    /// (``SubscriptionNotifications/settledAlerts()``): one per episode, dated by its first reading,
+    /// however the server ordered its deliveries.
+    func settleEpisodes(_ record: inout RunObservation) {
+        guard let receiver = resources.subscriptions else { return }
+        let settled = receiver.notifications.withLock { $0.settledAlerts() }
+        guard !settled.isEmpty else { return }
+        let naming = naming
+        func settle(_ alert: ObservedAlert) -> ObservedAlert? {
+            guard let entry = settled[alert.alertID] else { return alert }
+            guard let wire = entry else { return nil }
+            var out = alert
+            out.raisedAt = wire.raisedAt
+            out.evidence = wire.evidence.map(naming.scenarioReadingID)
+            return out
+        }
+        record.alerts.observed = record.alerts.observed.compactMap(settle)
+        for k in record.alerts.push.indices where record.alerts.push[k].kind == .webhook {
+            record.alerts.push[k].alerts = record.alerts.push[k].alerts.compactMapValues(settle)
+            record.alerts.push[k].delivered = Set(record.alerts.push[k].alerts.keys)
+        }
+        for (id, entry) in settled where entry == nil { record.alerts.requests[id] = nil }
+    }
+
+    /// Throws when the server stopped one of the Subscriptions `created` during the run (`error`,
+    /// `off`: a notification it could not deliver, say): the alerts after it cannot be judged. Tells
+    /// the user of Backport events the server counted (`$status`) that never arrived.
+    func checkSubscriptions(_ created: [String]) async throws(HarnessError) {
+        guard let settings = setup.options.target.profile.alerts.subscriptions,
+            let receiver = resources.subscriptions
+        else { return }
+        if settings.style == .backport {
+            for (key, id) in receiver.notifications.withLock({ $0.created }) {
+                guard let count = await lifecycle.eventCount(id, settings: settings) else { continue }
+                receiver.notifications.withLock { $0.counted(count, key: key) }
+            }
+        }
+        for problem in receiver.notifications.withLock({ $0.problems() }) {
+            setup.options.note("\(setup.name): alerts.subscription: \(problem)")
+        }
+        for id in created {
+            let state = await lifecycle.subscriptionState(id, settings: settings)
+            guard state.stopped else { continue }
+            throw .infrastructure(
+                "\(setup.name): alerts.subscription: the server stopped Subscription/\(id) during the run, \(state.description): the alerts it would have notified cannot be judged"
+            )
+        }
     }
 
     /// Deletes the Subscriptions `created`; the first problem, if any.

@@ -143,6 +143,7 @@ final class ScenarioSession {
                 barriers: pauses.flatMap(\.barriers)
             )
             for pause in pauses { pause.record(&record) }
+            settleEpisodes(&record)
             record.traffic.trace = runner.trace
             for probe in probes where probe.phase == .afterRun { await probe.observe(in: self, into: &record) }
             return record
@@ -167,6 +168,7 @@ final class ScenarioSession {
             if let enrolment { throw .infrastructure("\(setup.name): lifecycle: \(enrolment.message)") }
             try await subscribe(enrolled, into: &subscriptions)
             record = try await body()
+            try await checkSubscriptions(subscriptions)
         } catch {
             // Reset what was enrolled even when the run could not go on; the first problem is reported.
             _ = await unsubscribe(subscriptions)

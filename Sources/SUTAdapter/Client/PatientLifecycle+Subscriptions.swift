@@ -60,16 +60,32 @@ extension PatientLifecycle {
         }
     }
 
-    /// The Subscription `id` as the server holds it now (its `status` and `error`), for messages.
-    package func subscriptionState(_ id: String, settings: FHIRSubscriptions) async -> String {
+    /// How many events the server counted for Backport Subscription `id` (its
+    /// `events-since-subscription-start`, read with the IG's `$status` operation); nil when it
+    /// does not say.
+    package func eventCount(_ id: String, settings: FHIRSubscriptions) async -> Int? {
+        let url = base + settings.fhirBase + "/Subscription/" + id + "/$status"
+        guard case .success(let reply) = await fhir("GET", url, body: nil, role: .alerts), reply.status == 200,
+            let bundle = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+        else { return nil }
+        let entries = bundle["entry"] as? [[String: Any]] ?? []
+        let parameters = entries.compactMap { ($0["resource"] as? [String: Any])?["parameter"] as? [[String: Any]] }
+        let count = parameters.joined().first { $0["name"] as? String == "events-since-subscription-start" }
+        if let text = count?["valueString"] as? String { return Int(text) }
+        return (count?["valueInteger64"] ?? count?["valueUnsignedInt"] ?? count?["valueInteger"]) as? Int
+    }
+
+    /// The Subscription `id` as the server holds it now (its `status` and `error`).
+    package func subscriptionState(_ id: String, settings: FHIRSubscriptions) async -> SubscriptionState {
         switch await fhir("GET", base + settings.fhirBase + "/Subscription/" + id, body: nil, role: .enrol) {
-        case .failure(let problem): return problem.message
+        case .failure(let problem): return SubscriptionState(status: nil, description: problem.message)
         case .success(let reply):
             let read = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
             guard reply.status == 200, let status = read?["status"] as? String else {
-                return "GET Subscription/\(id) answered \(reply.status)"
+                return SubscriptionState(status: nil, description: "GET Subscription/\(id) answered \(reply.status)")
             }
-            return "its status is \(status)" + ((read?["error"] as? String).map { " (\($0))" } ?? "")
+            let error = (read?["error"] as? String).map { " (\($0))" } ?? ""
+            return SubscriptionState(status: status, description: "its status is \(status)" + error)
         }
     }
 
@@ -111,4 +127,15 @@ extension PatientLifecycle {
         else { return nil }
         return reply.body
     }
+}
+
+/// A Subscription's state as the server reads it back.
+package struct SubscriptionState: Sendable, Equatable {
+    /// Its `status` (`requested`, `active`, `error`, `off`); nil when it could not be read.
+    package var status: String?
+    /// The state in words, with the server's `error` text.
+    package var description: String
+
+    /// True when the server stopped it (`error` or `off`): its notifications no longer come.
+    package var stopped: Bool { status == "error" || status == "off" }
 }

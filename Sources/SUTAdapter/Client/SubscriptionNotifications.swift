@@ -35,18 +35,68 @@ package struct SubscriptionNotifications: Sendable {
     /// What one Subscription received so far.
     struct Track: Sendable {
         var registration: Registration
+        var serverID: String?
         var handshake = false
         var eventNumbers: Set<Int> = []
         var eventsSinceStart = 0
     }
 
-    /// The alerts of one patient and rule so far: the episode under way, the readings notified.
-    /// Several Subscriptions may serve one rule (a crisis by systolic or by diastolic pressure):
-    /// their notifications make one episode.
+    /// The alerts of one patient and rule so far: the readings notified, by device stream and
+    /// sequence number, and the device time of the last one of another shape. Several Subscriptions
+    /// may serve one rule (a crisis by systolic or by diastolic pressure): their notifications make
+    /// one episode.
     struct Episodes: Sendable {
         var count = 0
         var lastDeviceTime: Int64?
         var readings: Set<String> = []
+        var sequences: [Substring: Set<UInt64>] = [:]
+        /// The device time of each sequenced reading notified, and the alerts raised, in order.
+        var times: [String: Int64] = [:]
+        var raised: [ObservedAlert] = []
+
+        /// Notes `reading`, stamped `time`; true when it continues an episode under way: the
+        /// reading before or after it in its device's stream (`…/n−1`, `…/n+1`) was notified, so no
+        /// reading that missed the criteria came between them. Ids of another shape continue one
+        /// when no further than `gap` ms from the last.
+        mutating func continues(_ reading: String?, at time: Int64, gap: Int64) -> Bool {
+            defer { lastDeviceTime = max(lastDeviceTime ?? time, time) }
+            if let reading, let (stream, number) = SubscriptionNotifications.sequenced(reading) {
+                times[reading] = time
+                let seen = sequences[stream, default: []]
+                sequences[stream, default: []].insert(number)
+                return (number > 0 && seen.contains(number - 1)) || seen.contains(number + 1)
+            }
+            guard let last = lastDeviceTime else { return false }
+            return abs(time - last) <= gap
+        }
+
+        /// The alerts raised, once every notification is in: one per run of consecutive readings
+        /// of a stream, the first raised, dated and evidenced by the run's first reading. Those that
+        /// notifications delivered out of order raised within one run are nil (merged).
+        func settled() -> [String: ObservedAlert?] {
+            var out: [String: ObservedAlert?] = [:]
+            for (stream, numbers) in sequences {
+                var runs: [[UInt64]] = []
+                for number in numbers.sorted() {
+                    if let last = runs.last?.last, last + 1 == number {
+                        runs[runs.count - 1].append(number)
+                    } else {
+                        runs.append([number])
+                    }
+                }
+                for run in runs {
+                    let ids = Set(run.map { "\(stream)/\($0)" })
+                    let inRun = raised.filter { $0.evidence.first.map(ids.contains) == true }
+                    guard var kept = inRun.first, let start = run.first else { continue }
+                    let first = "\(stream)/\(start)"
+                    kept.evidence = [first]
+                    kept.raisedAt = times[first] ?? kept.raisedAt
+                    out[kept.alertID] = kept
+                    for merged in inRun.dropFirst() { out[merged.alertID] = .some(nil) }
+                }
+            }
+            return out
+        }
     }
 
     let settings: FHIRSubscriptions
@@ -64,8 +114,26 @@ package struct SubscriptionNotifications: Sendable {
         tracks[key] = Track(registration: registration)
     }
 
+    /// The server's id of the Subscription on `key`.
+    package mutating func created(_ id: String, key: String) { tracks[key]?.serverID = id }
+
+    /// The endpoint keys and server ids of the Subscriptions created, in registration order.
+    package var created: [(key: String, id: String)] {
+        order.compactMap { key in tracks[key]?.serverID.map { (key, $0) } }
+    }
+
+    /// The server counted `events` events for the Subscription on `key` (its Backport `$status`).
+    package mutating func counted(_ events: Int, key: String) {
+        guard let before = tracks[key]?.eventsSinceStart else { return }
+        tracks[key]?.eventsSinceStart = max(before, events)
+    }
+
     /// Whether the Subscription on `key` has had its Backport handshake.
     package func handshaken(_ key: String) -> Bool { tracks[key]?.handshake ?? false }
+
+    /// True when there are Backport Subscriptions and each has had its handshake: the server reaches
+    /// the receiver, so an alert that never comes is missed.
+    package var allHandshaken: Bool { !tracks.isEmpty && tracks.values.allSatisfy(\.handshake) }
 
     /// A notification that arrived on endpoint key `key` with `body` (empty: none).
     package mutating func receive(key: String, body: [UInt8]) -> Reception {
@@ -106,13 +174,10 @@ package struct SubscriptionNotifications: Sendable {
         var episode = episodes[episodeKey] ?? Episodes()
         defer { episodes[episodeKey] = episode }
         if let reading, !episode.readings.insert(reading).inserted { return Reception(status: 200) }
-        let gap = settings.episodeGap.milliseconds
-        if let last = episode.lastDeviceTime, abs(time - last) <= gap {
-            episode.lastDeviceTime = max(last, time)
+        if episode.continues(reading, at: time, gap: settings.episodeGap.milliseconds) {
             return Reception(status: 200)
         }
         episode.count += 1
-        episode.lastDeviceTime = time
         let alert = ObservedAlert(
             alertID: "\(registration.rule.rule)/\(registration.patient)/\(episode.count)",
             patientID: registration.patient,
@@ -121,7 +186,25 @@ package struct SubscriptionNotifications: Sendable {
             raisedAt: time,
             evidence: reading.map { [$0] } ?? []
         )
+        episode.raised.append(alert)
         return Reception(status: 200, alerts: [alert])
+    }
+
+    /// The alerts raised so far as they stand once every notification is in (by alert id; nil:
+    /// merged into another): notifications delivered out of order may have started an episode at
+    /// a later reading than its first, or two for one episode.
+    package func settledAlerts() -> [String: ObservedAlert?] {
+        var out: [String: ObservedAlert?] = [:]
+        for episode in episodes.values { out.merge(episode.settled()) { $1 } }
+        return out
+    }
+
+    /// A VitalSim reading id's device stream and sequence number (`508/thermo-508/12` → (`508/thermo-508`,
+    /// 12)); nil for an id without a number after its last `/`.
+    static func sequenced(_ reading: String) -> (stream: Substring, number: UInt64)? {
+        guard let slash = reading.lastIndex(of: "/"), let number = UInt64(reading[reading.index(after: slash)...])
+        else { return nil }
+        return (reading[..<slash], number)
     }
 
     /// A Backport notification Bundle on `key`.

@@ -5,7 +5,9 @@ import VitalSimCore
 /// fhir-subscription`): at enrolment the harness creates one Subscription per patient and entry of
 /// ``rules`` on the server, each telling its own endpoint on the harness's receiver; every
 /// notification of one is an alert of that entry's constant rule and severity, and the
-/// notifications of one episode (no longer apart than ``episodeGap`` in device time) are one alert.
+/// notifications of one episode are one alert: those of readings that follow one another in their
+/// device's stream (no reading missed the criteria between them), or, for ids VitalSim did not
+/// number, those no further apart than ``episodeGap`` in device time.
 /// The Subscriptions are deleted at the patient's reset.
 package struct FHIRSubscriptions: Sendable, Equatable {
     /// Which kind of Subscription is created.
@@ -55,10 +57,14 @@ package struct FHIRSubscriptions: Sendable, Equatable {
     package var payload = Payload.fullResource
     /// `backport`: the heartbeat period asked for, in seconds (nil: none asked).
     package var heartbeatSeconds: Int?
-    /// The longest device-time gap between two notifications of one Subscription within one episode.
+    /// The longest device-time gap between two notifications of one rule and patient within one
+    /// episode, for readings whose ids carry no sequence number.
     package var episodeGap = VirtualDuration.minutes(30)
     /// How long the harness waits at enrolment for a Backport handshake.
     package var handshakeTimeout = 10.0
+    /// The receiver's base URL as the server calls it (through a proxy, say), ending in `/`; each
+    /// Subscription's endpoint is it and its key. Nil: the receiver's own, `http://127.0.0.1:PORT/fhir/`.
+    package var endpointBase: String?
     package var rules: [Rule]
 
     package init(style: Style, rules: [Rule]) {

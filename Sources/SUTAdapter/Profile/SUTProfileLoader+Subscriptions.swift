@@ -10,7 +10,7 @@ extension AlertSource {
 
 extension SUTProfileLoader.Context {
     /// `alerts: {source: fhir-subscription, subscription: {style, fhir-base, payload, heartbeat, episode-gap,
-    /// handshake-timeout, rules: [{rule, severity, criteria, filters}]}}`.
+    /// handshake-timeout, endpoint-base, rules: [{rule, severity, criteria, filters}]}}`.
     func subscriptionAlerts(_ node: Node) -> AlertSource? {
         guard
             let section = reader.mapping(
@@ -21,7 +21,9 @@ extension SUTProfileLoader.Context {
             ),
             let subscriptionNode = section.value("subscription")
         else { return nil }
-        let keys = ["style", "fhir-base", "payload", "heartbeat", "episode-gap", "handshake-timeout", "rules"]
+        let keys = [
+            "style", "fhir-base", "payload", "heartbeat", "episode-gap", "handshake-timeout", "endpoint-base", "rules",
+        ]
         guard
             let fields = reader.mapping(
                 subscriptionNode,
@@ -59,6 +61,13 @@ extension SUTProfileLoader.Context {
         if let gap = fields.duration("episode-gap") { settings.episodeGap = gap }
         if let timeout = fields.number("handshake-timeout", in: 0.1...300, unit: "s") {
             settings.handshakeTimeout = timeout
+        }
+        if let base = fields.string("endpoint-base") {
+            if base.hasPrefix("http://") || base.hasPrefix("https://") {
+                settings.endpointBase = base.hasSuffix("/") ? base : base + "/"
+            } else {
+                fail(fields, "endpoint-base", "expected the http(s) URL the server calls the receiver at")
+            }
         }
         var source = AlertSource(url: "", list: .root, fields: AlertFields.vitalsim)
         source.pushOnly = .webhook
