@@ -71,6 +71,15 @@ if ! "$svenv/bin/python" -c "import importlib.metadata as m; assert m.version('s
   "$svenv/bin/pip" install -q --no-compile "sekmet-fhir==0.1.1"
 fi
 
+# fhir.resources 6.5.0 (pydantic 1) in a venv of its own: the independent validator of every FHIR
+# body VitalSim sends through the FHIR profiles (ci/fhir-validate.py).
+fvenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-fhir"
+if ! "$fvenv/bin/python" -c "import importlib.metadata as m; assert m.version('fhir.resources') == '6.5.0'" 2>/dev/null; then
+  echo "ci/setup-debian.sh: creating $fvenv with fhir.resources 6.5.0"
+  python3 -m venv "$fvenv"
+  "$fvenv/bin/pip" install -q --no-compile "fhir.resources==6.5.0" "pydantic==1.10.27"
+fi
+
 # schemathesis (checks the live reference SUT against docs/openapi.yaml), junitparser (reads the harness's
 # JUnit reports) and fhir.resources (validates FHIR) in the test virtual environment.
 tvenv="$(cd "$(dirname "$0")/.." && pwd)/.venv-test"

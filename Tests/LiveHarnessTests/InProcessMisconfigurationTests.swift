@@ -121,15 +121,50 @@ final class InProcessMisconfigurationTests {
         #expect(message.contains("lifecycle.reset") && message.contains("{run} in lifecycle.patient-id"), "\(message)")
     }
 
+    /// A suite against a SUT given by URL whose later scenario sends over MQTT without `--mqtt` is a
+    /// usage error before its first scenario runs, not after the ones before it.
+    @Test func aMissingBrokerIsSaidBeforeTheFirstScenario() async throws {
+        let fever = InProcessRun.path("core", "fever-spike")
+        let copd = InProcessRun.path("core", "copd-desaturation")
+        let sut = try InProcessSUT(scenario: TracedScenarioLoader.load(path: fever))
+        let outcome: String = try await sut.test { client in
+            do {
+                _ = try await InProcessRun.verdicts([fever, copd], on: client)
+                return "ran"
+            } catch let error as HarnessError {
+                return error.description
+            }
+        }
+        #expect(outcome.hasPrefix("copd-desaturation sends over MQTT: give "), "\(outcome)")
+        let sent = try await sut.test { client in try await InProcessRun.verdicts([fever], on: client) }
+        #expect(sent.first?.error == nil, "fever-spike alone needs no broker")
+    }
+
     /// A scenario that cannot be judged does not stop the suite: the one after it still runs and
-    /// is judged, and the unjudged one keeps its place in the list with its reason.
+    /// is judged, and the unjudged one keeps its place in the list with its reason, and its
+    /// evidence bundle holds every request it would have sent and why it was not judged.
     @Test func theSuiteGoesOnAfterAnUnjudgedScenario() async throws {
         let crisis = InProcessRun.path("core", "hypertensive-crisis")
         let fever = InProcessRun.path("core", "fever-spike")
         let sut = try InProcessSUT(scenario: TracedScenarioLoader.load(path: crisis))
+        let evidence = directory + "/evidence"
         let verdicts = try await sut.test { client in
             _ = try await InProcessRun.verdicts([crisis], on: client)
-            return try await InProcessRun.verdicts([crisis, fever], on: client)
+            return try await InProcessRun.verdicts([crisis, fever], on: client) { $0.reports.evidence = evidence }
+        }
+        let bundle = evidence + "/hypertensive-crisis"
+        let meta = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle + "/meta.json")))
+                as? [String: Any]
+        )
+        #expect((meta["notJudged"] as? String)?.contains("already lists 1 alert(s)") == true, "\(meta)")
+        #expect(meta["requests"] as? Int == 26 && meta["passed"] as? Bool == false, "\(meta)")
+        let traffic = try String(contentsOfFile: bundle + "/traffic.jsonl", encoding: .utf8)
+        #expect(traffic.split(separator: "\n").count == 26)
+        let replayed = try EvidenceBundle(directory: bundle).replay().outcome
+        guard case .identical(requests: 26, _) = replayed else {
+            Issue.record("the unjudged scenario's bundle replays byte for byte: \(replayed)")
+            return
         }
         #expect(verdicts.map(\.scenario) == ["hypertensive-crisis", "fever-spike"])
         let first = try #require(verdicts.first)

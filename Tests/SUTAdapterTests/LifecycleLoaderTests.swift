@@ -34,6 +34,33 @@ final class LifecycleLoaderTests: XCTestCase {
         XCTAssertTrue(p.lifecycle.enrol[0].succeeded(status: 201))
     }
 
+    /// Only a reset step that deletes the patient makes the deletion judged: a `DELETE` of the
+    /// patient's own path, a command, or a step that says so; not one deleting something else.
+    func testWhichResetStepsDeleteThePatient() throws {
+        func reset(_ steps: String) throws -> [Bool] {
+            let text = "name: p\nlifecycle:\n  patient-id: \"{run}-{patient}\"\n  reset:\n" + steps
+            return try SUTProfileLoader.parse(text, file: "/tmp/p.yaml", environment: [:]).lifecycle.reset.map(
+                \.deletes
+            )
+        }
+        XCTAssertEqual(try reset("    - {method: DELETE, path: \"/fhir/Patient/{patient}\"}\n"), [true])
+        XCTAssertEqual(try reset("    - {method: DELETE, path: \"/fhir/Subscription?patient={patient}\"}\n"), [false])
+        XCTAssertEqual(try reset("    - {method: DELETE, path: /fhir/Subscription/all}\n"), [false])
+        XCTAssertEqual(try reset("    - {method: POST, path: \"/patients/{patient}/discharge\"}\n"), [false])
+        XCTAssertEqual(
+            try reset("    - {method: POST, path: \"/patients/{patient}/erase\", deletes-patient: true}\n"),
+            [true]
+        )
+        XCTAssertEqual(try reset("    - {command: [./forget.sh, \"{patient}\"]}\n"), [true])
+        XCTAssertEqual(try reset("    - {command: [./archive.sh], deletes-patient: false}\n"), [false])
+        XCTAssertTrue(
+            problem(
+                "name: p\nlifecycle:\n  reset:\n    - {method: DELETE, path: \"/p/{patient}\", deletes-patient: maybe}\n"
+            )
+            .contains("lifecycle.reset[0].deletes-patient"),
+        )
+    }
+
     func testTheForeignBackendsProfile() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalsim-acme-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -62,33 +62,34 @@ package struct EvidenceBundle: Sendable {
             try scenarioBytes.write(to: URL(fileURLWithPath: directory + "/scenario.yaml"))
             try goldenBytes.write(to: URL(fileURLWithPath: directory + "/golden.yaml"))
             try copyTraces(scenario)
-            let meta = JSONValue.object(
-                [
-                    ("scenario", .string(scenario.name)), ("seed", .string(String(seed))),
-                    ("Self.toolVersion", .string(Self.toolVersion)),
-                    ("trafficDigest", .string(digest)), ("target", .string(target)),
-                    ("scenarioSha256", .string(Self.sha256(Array(scenarioBytes)))),
-                    ("goldenSha256", .string(Self.sha256(Array(goldenBytes)))),
-                    ("requests", .int(Int64(plan.count))),
-                    ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
-                    ("passed", .bool(verdict.passed)),
+            var members: [(String, JSONValue)] = [
+                ("scenario", .string(scenario.name)), ("seed", .string(String(seed))),
+                ("toolVersion", .string(Self.toolVersion)),
+                ("trafficDigest", .string(digest)), ("target", .string(target)),
+                ("scenarioSha256", .string(Self.sha256(Array(scenarioBytes)))),
+                ("goldenSha256", .string(Self.sha256(Array(goldenBytes)))),
+                ("requests", .int(Int64(plan.count))),
+                ("readings", .int(Int64(plan.reduce(0) { $0 + $1.readings.count }))),
+                ("passed", .bool(verdict.passed)),
+            ]
+            // A scenario not judged: why (its outcomes.jsonl and alerts.json are empty).
+            if let error = verdict.error { members.append(("notJudged", .string(error))) }
+            // The catalogue whose ids `verdict.json`'s checks name (docs/requirements.md).
+            if let catalogue { members.append(("requirementsCatalogue", .string(catalogue))) }
+            if let profile {
+                members += [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string(profile))]
+            }
+            if let ble = result.traffic.ble {
+                // Readings of these devices went over a BLE link (live captures in ble-live/), not in
+                // traffic.jsonl.
+                members += [
+                    ("ble", .string(EvidenceBundle.bleLink)),
+                    ("bleDevices", .array(ble.devices.map { .string($0) })),
+                    ("bleReadingsSent", .int(Int64(ble.sent))),
+                    ("bleReadingsNotSent", .int(Int64(ble.notSent))),
                 ]
-                    // The catalogue whose ids `verdict.json`'s checks name (docs/requirements.md).
-                    + (catalogue.map { [("requirementsCatalogue", .string($0))] } ?? [])
-                    + (profile.map {
-                        [("trafficShape", .string(EvidenceBundle.profileShape)), ("profile", .string($0))]
-                    } ?? [])
-                    + (result.traffic.ble.map { ble in
-                        // Readings of these devices went over a BLE link (live captures in ble-live/), not in
-                        // traffic.jsonl.
-                        [
-                            ("ble", .string(EvidenceBundle.bleLink)),
-                            ("bleDevices", .array(ble.devices.map { .string($0) })),
-                            ("bleReadingsSent", .int(Int64(ble.sent))),
-                            ("bleReadingsNotSent", .int(Int64(ble.notSent))),
-                        ]
-                    } ?? [])
-            )
+            }
+            let meta = JSONValue.object(members)
             try Data((meta.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/meta.json"))
             try Data(Self.trafficLog(plan).utf8).write(to: URL(fileURLWithPath: directory + "/traffic.jsonl"))
             var outcomes = ""

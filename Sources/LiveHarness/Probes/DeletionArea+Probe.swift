@@ -3,7 +3,8 @@ import RunRecord
 import SUTAdapter
 
 /// After the scenario's reset, reads back what is left of its patients (``DeletionReadBack``) when
-/// they were deleted: by the profile's lifecycle `reset:`, or here when the run owns a SUT of the
+/// they were deleted: by a step of the profile's lifecycle `reset:` that deletes them
+/// (``LifecycleStep/deletes``), or here when the run owns a SUT of the
 /// reference contract (the embedded one, or one a test marks ``LiveOptions/Target/owned``).
 extension DeletionArea: AreaProbe {
     var phase: ProbePhase { .afterReset }
@@ -22,7 +23,7 @@ extension DeletionArea: AreaProbe {
             auth: session.runner.auth
         )
         let deleteHere = reader.deletesHere(owned: owned)
-        guard deleteHere || !options.target.profile.lifecycle.reset.isEmpty else { return }
+        guard deleteHere || options.target.profile.lifecycle.resetDeletesPatients else { return }
         record.areas[DeletionObservation.self] = DeletionObservation(reads: await reader.read(delete: deleteHere))
     }
 }

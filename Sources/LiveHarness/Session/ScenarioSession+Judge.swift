@@ -65,6 +65,25 @@ extension ScenarioSession {
         return expected
     }
 
+    /// With `--evidence`, the bundle of a scenario that could not be judged (`verdict` holds why):
+    /// its inputs and every request's body as the profile shapes it, for the SUT's maintainers and
+    /// an independent validator; no answers (the run that was to record them stopped). A bundle
+    /// that cannot be written is told to the user.
+    func writeUnjudgedEvidence(_ verdict: Verdict, goldenPath: String) {
+        guard let folder = setup.options.reports.evidence, setup.options.sharding.shard == nil else { return }
+        let record = RunObservation(traffic: TrafficObservation(outcomes: []), alerts: AlertObservation(observed: []))
+        // The whole scenario's digest: the run that was to stream it stopped.
+        let digest = TrafficPlan.streamedDigest(for: setup.scenario, seed: setup.options.pacing.seed)
+        do throws(HarnessError) {
+            try writeEvidence(
+                to: folder,
+                Outcome(record: record, digest: digest),
+                verdict,
+                goldenPath: goldenPath
+            )
+        } catch { setup.options.note("\(setup.name): \(error.description)") }
+    }
+
     /// The auditor's bundle of the run: every request with its body, regenerated (the run kept no
     /// bodies; the traffic digest proves it is what was sent), and the verdict.
     func writeEvidence(

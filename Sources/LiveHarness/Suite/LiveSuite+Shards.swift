@@ -1,5 +1,7 @@
 import Foundation
 import Judge
+import RunRecord
+import SUTAdapter
 import Traffic
 import VitalSimCore
 
@@ -119,7 +121,21 @@ extension LiveSuite {
         do throws(ScenarioLoadError) { golden = try GoldenFile.parse(text, file: goldenPath) } catch {
             throw .golden(error.description)
         }
+        try checkBroker(scenario)
         return LoadedScenario(path: path, scenario: scenario, goldenPath: goldenPath, goldenText: text, golden: golden)
+    }
+
+    /// A scenario that sends or observes over MQTT against a SUT given by URL needs its broker
+    /// (`--mqtt`): said before the suite's first scenario runs, not when its turn comes.
+    func checkBroker(_ scenario: Scenario) throws(HarnessError) {
+        guard let target = options.target.url, options.mqtt.broker == nil else { return }
+        let sends = scenario.sendsOverMQTT(options.target.profile.ingestion.routes)
+        guard sends || options.push.channels.contains(.mqtt) || options.target.profile.alerts.pushOnly == .mqtt
+        else { return }
+        throw .usage(
+            "\(scenario.name) " + (sends ? "sends over MQTT" : "observes alerts over MQTT")
+                + ": give \(options.names[.mqttBroker]), the broker the SUT at \(target) uses"
+        )
     }
 
     /// The monotonic moment of a wall-clock instant (Unix ms); one already past is said.

@@ -46,6 +46,7 @@ package struct LiveSuite: Sendable {
             awaiting.expected = awaiting.expected.filter { claimed.contains($0.rule) }
         }
         let contract = ContractLog()
+        var prepared: ScenarioSession?
         let session: ScenarioSession
         let outcome: ScenarioSession.Outcome
         do throws(HarnessError) {
@@ -56,6 +57,7 @@ package struct LiveSuite: Sendable {
                 contract: contract,
                 whole: whole
             )
+            prepared = session
             defer { session.stop() }
             // A shard sends only its patients' traffic; the digest is of the whole scenario's, as recorded.
             outcome = try await session.run(awaiting: awaiting)
@@ -66,7 +68,9 @@ package struct LiveSuite: Sendable {
             let message = error.description
             let reason =
                 message.hasPrefix(scenario.name + ": ") ? String(message.dropFirst(scenario.name.count + 2)) : message
-            return (Verdict(scenario: scenario.name, error: reason, contract: contract.summary()), [])
+            let verdict = Verdict(scenario: scenario.name, error: reason, contract: contract.summary())
+            prepared?.writeUnjudgedEvidence(verdict, goldenPath: goldenPath)
+            return (verdict, [])
         }
         let verdict = try session.judge(outcome, against: golden, goldenPath: goldenPath, contract: contract.summary())
         guard options.reports.listsRequests else { return (verdict, []) }

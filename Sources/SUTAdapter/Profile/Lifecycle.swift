@@ -34,6 +34,9 @@ package struct Lifecycle: Sendable {
         try WireNaming(patientTemplate: patientID, deviceTemplate: deviceID, run: run, scenario: scenario)
     }
 
+    /// True when a reset step deletes the patient: the deletion is then judged.
+    package var resetDeletesPatients: Bool { reset.contains(where: \.deletes) }
+
     /// True when the profile changes nothing around a scenario.
     package var isEmpty: Bool { patientID == nil && deviceID == nil && enrol.isEmpty && reset.isEmpty }
 
@@ -78,6 +81,20 @@ package struct LifecycleStep: Sendable {
     package var timeout: Double = 30
     /// Where the step is written, for messages: `lifecycle.enrol[0]`.
     package var field: String
+    /// Whether the step deletes the patient, so that what is left of them is judged after the reset
+    /// (`deletes-patient:`). Nil: a `DELETE` whose path names `{patient}` (not a query) does, another
+    /// request does not (deleting a Subscription, say), a command does.
+    package var deletesPatient: Bool?
+
+    /// ``deletesPatient`` as given, else as the step's action implies.
+    package var deletes: Bool {
+        if let deletesPatient { return deletesPatient }
+        switch action {
+        case let .request(method, path, _, _):
+            return method == "DELETE" && path.contains("{patient}") && !path.contains("?")
+        case .command: return true
+        }
+    }
 
     package init(action: Action, field: String) {
         self.action = action

@@ -5,7 +5,9 @@ import Yams
 
 extension SUTProfileLoader.Context {
     static let lifecycleKeys = ["patient-id", "device-id", "enrol", "reset", "headers", "profile-names"]
-    static let stepKeys = ["method", "path", "body", "template", "content-type", "command", "expect", "timeout"]
+    static let stepKeys = [
+        "method", "path", "body", "template", "content-type", "command", "expect", "timeout", "deletes-patient",
+    ]
     static let stepMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
     func lifecycle(_ node: Node) -> Lifecycle {
@@ -80,6 +82,7 @@ extension SUTProfileLoader.Context {
         var step = LifecycleStep(action: action, field: field)
         if let node = fields.value("expect") { step.expect = statuses(node, fields.path("expect")) }
         if let timeout = fields.duration("timeout") { step.timeout = Double(timeout.milliseconds) / 1000 }
+        if fields.has("deletes-patient") { step.deletesPatient = fields.bool("deletes-patient") }
         return step
     }
 

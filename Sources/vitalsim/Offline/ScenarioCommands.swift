@@ -1,5 +1,6 @@
 import ArgumentParser
 import Judge
+import SUTAdapter
 import Traffic
 import VitalSimCore
 
@@ -47,10 +48,18 @@ extension VitalSim {
         @Argument(help: "A scenario file, or a folder of scenarios (a suite).") var scenario: String
         @Option(name: .long, help: "Output folder.") var out: String
         @Option(name: .long, help: "Seed overriding the scenario's own.") var seed: UInt64?
+        @Option(
+            name: .long,
+            help:
+                "A SUT profile: also write wire.jsonl, every request exactly as a run through it sends it (method, path or topic, headers, body, the corruption meant), for an independent validator."
+        ) var sut: String?
+        @Option(name: .customLong("run-id"), help: "The run id the profile's lifecycle ids use ({run}).")
+        var runID = "run"
 
         func run() throws {
             let paths = try ScenarioFiles.expand([scenario])
             let suite = paths.count > 1 || ScenarioFiles.isDirectory(scenario)
+            let wire = try loadProfile(sut).map { WireLog(profile: $0, runID: runID) }
             for path in paths {
                 let s: Scenario
                 do { s = try TracedScenarioLoader.load(path: path) } catch {
@@ -62,6 +71,12 @@ extension VitalSim {
                     print("\(s.name): \(summary.readings) readings, \(summary.captures.count) capture(s) in \(dir)")
                 } catch {
                     throw CommandFailure.input("\(error)")
+                }
+                if let wire {
+                    let requests = try wire.write(s, seed: seed, to: dir + "/wire.jsonl")
+                    print(
+                        "\(s.name): \(requests) request(s) as profile '\(wire.profile.name)' sends them in \(dir)/wire.jsonl"
+                    )
                 }
             }
         }
