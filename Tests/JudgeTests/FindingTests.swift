@@ -201,7 +201,7 @@ final class FindingTests: XCTestCase {
         )
     }
 
-    func testARequestWithoutAFinalAnswerIsLost() {
+    func testARequestWithoutAFinalAnswerIsUnanswered() {
         let plan = [request("1/d/1"), request("1/d/2")]
         let verdict = judge(
             golden(),
@@ -209,15 +209,22 @@ final class FindingTests: XCTestCase {
             plan: plan
         )
         let delivery = verdict.checks.first { $0.name == "every reading acknowledged or rejected" }
-        XCTAssertEqual(delivery?.finding, .lost)
-        XCTAssertEqual(delivery?.detail, "1 request(s) without a final answer, first: 1/d/2: timed out")
+        XCTAssertEqual(delivery?.finding, .unanswered)
+        XCTAssertEqual(
+            delivery?.detail,
+            "1 request(s) the SUT never answered (no response, or 5xx after every retry), first: 1/d/2: timed out; whether their readings were kept is for the stored-data checks to say"
+        )
         XCTAssertEqual(verdict.failed, 1)
         let overloaded = judge(
             golden(),
             result([], outcomes: [RequestOutcome(status: 200), RequestOutcome(status: 503)]),
             plan: plan
         )
-        XCTAssertEqual(overloaded.checks.first { $0.kind == .delivery }?.finding, .lost, "a final 5xx is not an answer")
+        XCTAssertEqual(
+            overloaded.checks.first { $0.kind == .delivery }?.finding,
+            .unanswered,
+            "a final 5xx is not an answer"
+        )
     }
 
     func testBudgetsPassAndFailOnTheirPercentile() {

@@ -173,7 +173,7 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(whole.merging.alertPollCycle, 320)
         // The judge found something of every kind here, so no check kind is merged untested.
         let findings = Set(whole.checks.compactMap(\.finding))
-        XCTAssertEqual(findings, [.missed, .spurious, .validationMismatch, .lost, .budgetExceeded])
+        XCTAssertEqual(findings, [.missed, .spurious, .validationMismatch, .unanswered, .lost, .budgetExceeded])
         XCTAssertEqual(whole.checks.filter { $0.kind == .delivery }.count, 3)
     }
 

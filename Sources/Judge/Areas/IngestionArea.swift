@@ -313,8 +313,9 @@ package struct IngestionArea: ConformanceArea {
             }
             return Check(kind: .delivery, name: name, rule: nil, finding: nil, detail: detail)
         }
-        let detail = "\(lost.count) request(s) without a final answer, first: \(lost.first ?? "?")"
-        return Check(kind: .delivery, name: name, rule: nil, finding: .lost, detail: detail)
+        let detail =
+            "\(lost.count) request(s) the SUT never answered (no response, or 5xx after every retry), first: \(lost.first ?? "?"); whether their readings were kept is for the stored-data checks to say"
+        return Check(kind: .delivery, name: name, rule: nil, finding: .unanswered, detail: detail)
     }
     /// Every MQTT reading the broker acknowledged reached the SUT: confirmed or rejected by it where it
     /// publishes confirmations, and none dropped by the broker where its counters can be read.

@@ -26,8 +26,12 @@ package enum Finding: String, Sendable, CaseIterable, Codable {
     case validationMismatch = "validation-mismatch"
     /// A latency percentile over its budget, or a budget with nothing measured.
     case budgetExceeded = "budget-exceeded"
-    /// Readings without a final answer (no response, or 5xx after every retry).
+    /// Readings lost on their way: MQTT messages the broker acknowledged that never reached the
+    /// SUT, readings a BLE link never carried.
     case lost
+    /// HTTP requests the SUT never answered finally (no response, or 5xx after every retry):
+    /// whether it kept their readings anyway is for the stored-data checks to say.
+    case unanswered
     /// A reading the SUT acknowledged is not among the readings it holds when read back.
     case lostAfterAck = "lost-after-ack"
     /// A reading the SUT acknowledged is held with another value, unit or device time than it was sent with.
