@@ -131,23 +131,7 @@ package struct EvidenceBundle: Sendable {
     /// One JSON line per request, in send order.
     package static func trafficLog(_ plan: [PlannedRequest]) -> String {
         var out = ""
-        for (i, r) in plan.enumerated() {
-            var fields: [(String, JSONValue)] = [("i", .int(Int64(i))), ("transport", .string(r.transport))]
-            if let topic = r.topic {
-                fields.append(("topic", .string(topic)))
-                fields.append(("properties", .object(r.userProperties.map { ($0.name, .string($0.value)) })))
-            } else {
-                fields.append(("path", .string(r.path)))
-            }
-            fields.append(("sendAt", .int(r.sendAt)))
-            fields.append(("readings", .array(r.readings.map { .string($0.id) })))
-            if let text = String(validating: r.body, as: UTF8.self), !text.contains("\u{0}") {
-                fields.append(("body", .string(text)))
-            } else {
-                fields.append(("bodyBase64", .string(Data(r.body).base64EncodedString())))
-            }
-            out += JSONValue.object(fields).serialized() + "\n"
-        }
+        for (i, r) in plan.enumerated() { out += r.logLine(i).serialized() + "\n" }
         return out
     }
 
@@ -311,5 +295,41 @@ extension EvidenceBundle {
             if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
             try FileManager.default.copyItem(atPath: trace.path, toPath: target)
         }
+    }
+}
+
+extension PlannedRequest {
+    /// The request as one line of a traffic log: its index, transport, topic and properties or
+    /// path, due time, reading ids, and body (text, else base64). `wire` adds what only the wire
+    /// form holds (`vitalsim generate --sut`'s `wire.jsonl`): the method, content type and header
+    /// lines, and for a corruption sent on purpose its field, kind and refusal level; an evidence
+    /// bundle's `traffic.jsonl` leaves them out, so that bundles written before still replay.
+    package func logLine(_ index: Int, wire: Bool = false) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("i", .int(Int64(index))), ("transport", .string(transport))]
+        if let topic {
+            fields.append(("topic", .string(topic)))
+            fields.append(("properties", .object(userProperties.map { ($0.name, .string($0.value)) })))
+        } else {
+            if wire { fields.append(("method", .string(method))) }
+            fields.append(("path", .string(path)))
+            if wire {
+                fields.append(("contentType", .string(contentType)))
+                fields.append(("headers", .array(headers.map { .string($0) })))
+            }
+        }
+        fields.append(("sendAt", .int(sendAt)))
+        fields.append(("readings", .array(readings.map { .string($0.id) })))
+        if wire, let corrupt = expectedRejection {
+            var what: [(String, JSONValue)] = [("field", .string(corrupt.wireField))]
+            if let corruption = corrupt.corruption { what.append(("corruption", .string(corruption))) }
+            if let level = corrupt.level { what.append(("level", .string(level.rawValue))) }
+            fields.append(("corrupt", .object(what)))
+        }
+        if let text = String(validating: body, as: UTF8.self), !text.contains("\u{0}") {
+            fields.append(("body", .string(text)))
+        } else {
+            fields.append(("bodyBase64", .string(Data(body).base64EncodedString())))
+        }
+        return .object(fields)
     }
 }

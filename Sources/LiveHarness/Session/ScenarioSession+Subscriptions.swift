@@ -90,23 +90,24 @@ extension ScenarioSession {
         for (id, entry) in settled where entry == nil { record.alerts.requests[id] = nil }
     }
 
-    /// Throws when the server stopped one of the Subscriptions `created` during the run (`error`,
+    /// Throws when the server stopped one of the Subscriptions created during the run (`error`,
     /// `off`: a notification it could not deliver, say): the alerts after it cannot be judged. Tells
     /// the user of Backport events the server counted (`$status`) that never arrived.
-    func checkSubscriptions(_ created: [String]) async throws(HarnessError) {
+    func checkSubscriptions() async throws(HarnessError) {
         guard let settings = setup.options.target.profile.alerts.subscriptions,
             let receiver = resources.subscriptions
         else { return }
+        let created = receiver.notifications.withLock { $0.created }
         if settings.style == .backport {
-            for (key, id) in receiver.notifications.withLock({ $0.created }) {
-                guard let count = await lifecycle.eventCount(id, settings: settings) else { continue }
-                receiver.notifications.withLock { $0.counted(count, key: key) }
+            for (key, id) in created {
+                guard let status = await lifecycle.status(id, settings: settings) else { continue }
+                receiver.notifications.withLock { $0.status(status, key: key) }
             }
         }
         for problem in receiver.notifications.withLock({ $0.problems() }) {
             setup.options.note("\(setup.name): alerts.subscription: \(problem)")
         }
-        for id in created {
+        for (_, id) in created {
             let state = await lifecycle.subscriptionState(id, settings: settings)
             guard state.stopped else { continue }
             throw .infrastructure(

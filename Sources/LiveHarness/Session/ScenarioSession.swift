@@ -168,7 +168,7 @@ final class ScenarioSession {
             if let enrolment { throw .infrastructure("\(setup.name): lifecycle: \(enrolment.message)") }
             try await subscribe(enrolled, into: &subscriptions)
             record = try await body()
-            try await checkSubscriptions(subscriptions)
+            try await checkSubscriptions()
         } catch {
             // Reset what was enrolled even when the run could not go on; the first problem is reported.
             _ = await unsubscribe(subscriptions)

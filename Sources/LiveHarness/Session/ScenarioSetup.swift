@@ -99,10 +99,7 @@ struct ScenarioSetup {
     /// The scenario's traffic in the SUT profile's shape (routes, ids at the SUT, MQTT topic),
     /// generated as it is consumed.
     func trafficPlan(naming: WireNaming) -> TrafficPlanStream {
-        var routes = options.target.profile.ingestion.routes
-        if let claimed = options.target.profile.conformance.kinds {
-            routes.withheld = Set(VitalKind.allCases.filter { !claimed.contains($0.rawValue) })
-        }
+        let routes = options.target.profile.sendingRoutes
         return TrafficPlanStream(
             for: scenario,
             seed: options.pacing.seed,

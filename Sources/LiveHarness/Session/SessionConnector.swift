@@ -88,12 +88,7 @@ struct SessionConnector {
     func mqttEndpoint() throws(HarnessError) -> (host: String, port: Int)? {
         let options = setup.options
         guard setup.usesMQTT || setup.observesMQTT, options.mqtt.broker == nil else { return options.mqtt.broker }
-        guard options.target.url == nil else {
-            throw .usage(
-                "\(setup.name) " + (setup.usesMQTT ? "sends over MQTT" : "observes alerts over MQTT")
-                    + ": give \(options.names[.mqttBroker]), the broker the SUT at \(options.target.url ?? "") uses"
-            )
-        }
+        if let problem = options.missingBroker(setup.scenario) { throw .usage("\(setup.name) \(problem)") }
         let access = setup.credentials?.brokerAccess(
             topics: options.target.profile.mqttTopics.isEmpty ? [.vitalsim] : options.target.profile.mqttTopics
         )

@@ -1,7 +1,9 @@
 import Foundation
 import Judge
+import RunRecord
 import SUTAdapter
 import Tracing
+import Traffic
 import Transports
 import VitalSimCore
 
@@ -195,5 +197,17 @@ package struct LiveOptions: Sendable {
 
         /// The shard as metrics and spans name it: `I/N`, or `all`.
         package var label: String { shard.map { "\($0.index)/\($0.count)" } ?? "all" }
+    }
+}
+
+extension LiveOptions {
+    /// Why `scenario` cannot run against the SUT given by URL: it sends or observes over MQTT and
+    /// no broker (`--mqtt`) was given; nil when it can (the embedded SUT gets a broker of its own).
+    func missingBroker(_ scenario: Scenario) -> String? {
+        guard let url = target.url, mqtt.broker == nil else { return nil }
+        let sends = scenario.sendsOverMQTT(target.profile.ingestion.routes)
+        guard sends || push.channels.contains(.mqtt) || target.profile.alerts.pushOnly == .mqtt else { return nil }
+        return (sends ? "sends over MQTT" : "observes alerts over MQTT")
+            + ": give \(names[.mqttBroker]), the broker the SUT at \(url) uses"
     }
 }

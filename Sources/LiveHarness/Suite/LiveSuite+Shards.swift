@@ -1,7 +1,5 @@
 import Foundation
 import Judge
-import RunRecord
-import SUTAdapter
 import Traffic
 import VitalSimCore
 
@@ -128,14 +126,7 @@ extension LiveSuite {
     /// A scenario that sends or observes over MQTT against a SUT given by URL needs its broker
     /// (`--mqtt`): said before the suite's first scenario runs, not when its turn comes.
     func checkBroker(_ scenario: Scenario) throws(HarnessError) {
-        guard let target = options.target.url, options.mqtt.broker == nil else { return }
-        let sends = scenario.sendsOverMQTT(options.target.profile.ingestion.routes)
-        guard sends || options.push.channels.contains(.mqtt) || options.target.profile.alerts.pushOnly == .mqtt
-        else { return }
-        throw .usage(
-            "\(scenario.name) " + (sends ? "sends over MQTT" : "observes alerts over MQTT")
-                + ": give \(options.names[.mqttBroker]), the broker the SUT at \(target) uses"
-        )
+        if let problem = options.missingBroker(scenario) { throw .usage("\(scenario.name) \(problem)") }
     }
 
     /// The monotonic moment of a wall-clock instant (Unix ms); one already past is said.

@@ -60,19 +60,13 @@ extension PatientLifecycle {
         }
     }
 
-    /// How many events the server counted for Backport Subscription `id` (its
-    /// `events-since-subscription-start`, read with the IG's `$status` operation); nil when it
-    /// does not say.
-    package func eventCount(_ id: String, settings: FHIRSubscriptions) async -> Int? {
+    /// The answer of the Backport IG's `$status` for Subscription `id` (its event count), nil when
+    /// the server gives none.
+    package func status(_ id: String, settings: FHIRSubscriptions) async -> [UInt8]? {
         let url = base + settings.fhirBase + "/Subscription/" + id + "/$status"
-        guard case .success(let reply) = await fhir("GET", url, body: nil, role: .alerts), reply.status == 200,
-            let bundle = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+        guard case .success(let reply) = await fhir("GET", url, body: nil, role: .alerts), reply.status == 200
         else { return nil }
-        let entries = bundle["entry"] as? [[String: Any]] ?? []
-        let parameters = entries.compactMap { ($0["resource"] as? [String: Any])?["parameter"] as? [[String: Any]] }
-        let count = parameters.joined().first { $0["name"] as? String == "events-since-subscription-start" }
-        if let text = count?["valueString"] as? String { return Int(text) }
-        return (count?["valueInteger64"] ?? count?["valueUnsignedInt"] ?? count?["valueInteger"]) as? Int
+        return reply.body
     }
 
     /// The Subscription `id` as the server holds it now (its `status` and `error`).

@@ -122,10 +122,29 @@ package struct SubscriptionNotifications: Sendable {
         order.compactMap { key in tracks[key]?.serverID.map { (key, $0) } }
     }
 
-    /// The server counted `events` events for the Subscription on `key` (its Backport `$status`).
-    package mutating func counted(_ events: Int, key: String) {
+    /// The server counted `events` events for the Subscription on `key`.
+    mutating func counted(_ events: Int, key: String) {
         guard let before = tracks[key]?.eventsSinceStart else { return }
         tracks[key]?.eventsSinceStart = max(before, events)
+    }
+
+    /// The answer of the Backport IG's `$status` for the Subscription on `key` (a searchset of
+    /// SubscriptionStatus Parameters): the events the server counted for it.
+    package mutating func status(_ body: [UInt8], key: String) {
+        guard let bundle = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return }
+        let entries = bundle["entry"] as? [[String: Any]] ?? []
+        for entry in entries {
+            let parameters = (entry["resource"] as? [String: Any])?["parameter"] as? [[String: Any]] ?? []
+            if let count = Self.eventsSinceStart(parameters) { counted(count, key: key) }
+        }
+    }
+
+    /// `events-since-subscription-start` of a SubscriptionStatus's parameters (a string in the R4
+    /// Backport IG, an integer in some servers).
+    static func eventsSinceStart(_ parameters: [[String: Any]]) -> Int? {
+        let count = parameters.first { $0["name"] as? String == "events-since-subscription-start" }
+        if let text = count?["valueString"] as? String { return Int(text) }
+        return (count?["valueInteger64"] ?? count?["valueUnsignedInt"] ?? count?["valueInteger"]) as? Int
     }
 
     /// Whether the Subscription on `key` has had its Backport handshake.
@@ -225,10 +244,7 @@ package struct SubscriptionNotifications: Sendable {
         guard let type = value("type", "valueCode") as? String else {
             return Reception(status: 400, refusal: "a Backport notification without its type parameter: \(excerpt)")
         }
-        if let count = (value("events-since-subscription-start", "valueString") as? String).flatMap({ Int($0) }) {
-            let before = tracks[key]?.eventsSinceStart ?? 0
-            tracks[key]?.eventsSinceStart = max(before, count)
-        }
+        if let count = Self.eventsSinceStart(parameters) { counted(count, key: key) }
         switch type {
         case "handshake":
             tracks[key]?.handshake = true

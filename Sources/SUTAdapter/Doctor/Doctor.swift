@@ -376,10 +376,7 @@ package enum Doctor {
         var out: [PlannedRequest] = []
         var readBack: [Int] = []
         var unroutable: String?
-        var routes = profile.ingestion.routes
-        if let claimed = profile.conformance.kinds {
-            routes.withheld = Set(VitalKind.allCases.filter { !claimed.contains($0.rawValue) })
-        }
+        let routes = profile.sendingRoutes
         let listed = profile.storedReadings.map { source in source.kinds ?? Set(VitalKind.allCases) }
         let stream = TrafficPlanStream(
             for: scenario,

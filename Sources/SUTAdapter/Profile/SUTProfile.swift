@@ -213,3 +213,15 @@ package struct DeviceCredentials: Sendable, Equatable {
         tokens["\(patient)/\(device)"].map(header(for:))
     }
 }
+
+extension SUTProfile {
+    /// The ingestion routes as a run sends through them: the kinds the conformance statement does
+    /// not claim (`conformance.kinds`) withheld.
+    package var sendingRoutes: IngestionRoutes {
+        var routes = ingestion.routes
+        if let claimed = conformance.kinds {
+            routes.withheld = Set(VitalKind.allCases.filter { !claimed.contains($0.rawValue) })
+        }
+        return routes
+    }
+}
