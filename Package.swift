@@ -99,7 +99,7 @@ let package = Package(
         // Transports: libcurl (HTTP, SSE) and libmosquitto (MQTT) clients; bytes only, no payloads.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        module("Transports", ["Locking", "CMosquitto", "CCurl"]),
+        module("Transports", ["Locking", "CMosquitto", "CCurl", crypto]),
         // Traffic: payload formats, recorded traces, and the plan of requests a scenario sends.
         module(
             "Traffic",
@@ -129,6 +129,8 @@ let package = Package(
             [
                 "Locking", "VitalSimCore", "Bluetooth", "BluetoothHost", "Transports", "Traffic", "Judge", "RunRecord",
                 "SUTAdapter", histogram, hummingbird, lifecycle, clocks, logging,
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

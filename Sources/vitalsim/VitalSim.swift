@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveHarness
 import VitalSimCore
 
 /// The `vitalsim` command line.
@@ -39,6 +40,8 @@ struct VitalSim: AsyncParsableCommand {
             // at 188-269 MB, with one at 181-183 MB every time, and no slower. The reference SUT keeps
             // two for its server threads. (docs/performance.md; MALLOC_ARENA_MAX in the environment wins.)
             if getenv("MALLOC_ARENA_MAX") == nil { limitMallocArenas(command is Serve ? 2 : 1) }
+            // Devices, receivers and helpers each hold descriptors; 1,024 is too few for a large run.
+            ListenerLimits.raiseDescriptorLimit()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -96,7 +96,14 @@ final class HostileSUTTests: XCTestCase {
         ),
         // An SSE stream flooding alerts: once 5.3 GB, and a 60 s run taking 266 s with a false
         // budget-exceeded. Stopped at 2,000 alerts a second.
-        Case(mode: "sse-flood", extra: ["--observe", "sse"], says: ["alerts within one second"], within: 60),
+        Case(mode: "sse-flood", extra: ["--observe", "sse"], says: ["within one second"], within: 60),
+        // Events that are not alerts, as fast as the server can: once 1.5–1.76 GB and a 60 s run
+        // taking 168–177 s. Every event counts against the rate bound.
+        Case(mode: "sse-noise", extra: ["--observe", "sse"], says: ["messages within one second"], within: 60),
+        // One alert with 15 MiB of arrays nested 500 deep in its evidence (once 3.96 GB, 140–149 s),
+        // and 15 MiB of `0` items (once 0.54–0.76 GB): refused by the JSON bounds before parsing.
+        Case(mode: "deep-alerts", says: ["nested more than 64 levels deep"], within: 60),
+        Case(mode: "zero-alerts", says: ["JSON of more than 600000 values"], within: 60),
         // Full pages of stored readings with a fresh cursor for ever: once 3.7 GB and growing at 300 s.
         Case(mode: "endless-readback", says: ["stored readings for patient 507"], within: 90),
         // Answers that never end or do not add up: each request ends at its own deadline (10 s), the

@@ -11,6 +11,9 @@ Prints `listening on http://127.0.0.1:PORT`. Modes:
   endless-headers  the alert list's answer sends header lines for ever
   wrong-length     the alert list's answer announces 1,000 bytes, sends 2 and closes
   sse-flood        the SSE stream (/api/v1/alerts/stream) sends distinct alerts as fast as it can
+  sse-noise        the SSE stream sends events that are not alerts as fast as it can
+  deep-alerts      the alert list is one alert whose evidence holds 15 MiB of arrays nested 500 deep
+  zero-alerts      the alert list is one alert and 15 MiB of `0` items
   endless-readback stored readings come in full pages with a fresh cursor for ever
   stall            a connection is accepted and never answered (not even a TLS handshake)
 """
@@ -95,6 +98,20 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"X-Filler-%d: %s\r\n" % (i, b"y" * 100))
                 self.wfile.flush()
                 time.sleep(0.001)
+        elif MODE in ("deep-alerts", "zero-alerts"):
+            head = json.dumps(alert(0))
+            if MODE == "deep-alerts":
+                nest = b"[" * 500 + b"]" * 500
+                filler = b",".join([nest] * (15 * 1024 * 1024 // len(nest)))
+                body = head.replace('"evidence": []', '"evidence": [%s]').encode() % filler
+                body = b"[" + body + b"]"
+            else:
+                body = b"[" + head.encode() + b",0" * (15 * 1024 * 1024 // 2) + b"]"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         elif MODE == "wrong-length":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -114,6 +131,9 @@ class Handler(BaseHTTPRequestHandler):
         while MODE == "sse-flood":
             self.wfile.write(b"id: %d\ndata: %s\n\n" % (i, json.dumps(alert(i)).encode()))
             i += 1
+        noise = json.dumps({"kind": "heartbeat", "padding": "n" * 4000}).encode()
+        while MODE == "sse-noise":
+            self.wfile.write(b"data: %s\n\n" % noise)
         while True:
             self.wfile.write(b": idle\n\n")
             self.wfile.flush()

@@ -58,6 +58,10 @@ extension SUTContract {
             ("outsideRun", .int(Int64(outsideRun))),
         ]
         if let first = firstUnreadable { alerts.append(("firstUnreadable", .string(first))) }
+        if pushRefused > 0 {
+            alerts.append(("pushRefused", .int(Int64(pushRefused))))
+            alerts.append(("firstPushRefused", .string(firstPushRefused ?? "")))
+        }
         return .object([
             ("endpoints", .array(endpoints)), ("alerts", .object(alerts)),
             ("notSent", .int(Int64(notSent))),

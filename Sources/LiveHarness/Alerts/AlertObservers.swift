@@ -18,7 +18,7 @@ extension ObservedAlert {
 
     /// An alert from JSON bytes.
     init?(bytes: [UInt8]) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        guard let object = try? SUTJSON.document(bytes) as? [String: Any] else { return nil }
         self.init(json: object)
     }
 }
@@ -82,8 +82,14 @@ package final class PushObserver: Sendable {
         let flood = Locked(PushFlood(channel: "the SSE stream \(url)"))
         Task {
             for await event in client.events {
+                client.taken(event)
+                // Every event counts against the rate bound, an alert or not.
+                guard PushFlood.admit(flood) else {
+                    client.stop()
+                    break
+                }
                 guard let alert = read(Array(event.data.utf8)) else { continue }
-                guard PushFlood.pass(alert, to: continuation, flood) else {
+                guard PushFlood.pass(alert, to: continuation, flood, counted: true) else {
                     client.stop()
                     break
                 }
@@ -113,8 +119,12 @@ package final class PushObserver: Sendable {
         let flood = Locked(PushFlood(channel: "the MQTT topic filter \(topic)"))
         Task {
             for await message in client.messages {
+                guard PushFlood.admit(flood) else {
+                    client.disconnect()
+                    break
+                }
                 guard let alert = read(message.payload) else { continue }
-                guard PushFlood.pass(alert, to: continuation, flood) else {
+                guard PushFlood.pass(alert, to: continuation, flood, counted: true) else {
                     client.disconnect()
                     break
                 }
@@ -126,22 +136,41 @@ package final class PushObserver: Sendable {
 }
 
 extension PushObserver {
-    /// A webhook receiver on `127.0.0.1:port` (0: a free port): every `POST` whose body is an alert is
-    /// observed and answered 204; anything else 400. Returns once listening, with the URL to give the SUT.
+    /// The most bytes of one POST a receiver takes: an alert, or a FHIR notification Bundle with
+    /// its focus resources, is far smaller.
+    static let pushedBodyLimit = 256 << 10
+
+    /// A webhook receiver on `127.0.0.1:port` (0: a free port) that only the SUT can feed: a `POST`
+    /// to `/alerts/{key}` (the settings' key, else 128 random bits) carrying the signature the
+    /// settings ask for, whose body is an alert, is observed and answered 204; one without the key
+    /// or signature is answered 401 and counted in `contract` (never judged); an unreadable body
+    /// 400. Returns once listening, with the URL to give the SUT.
     package static func webhook(
         port: Int = 0,
+        settings: AlertSource.Webhook = .init(),
+        contract: ContractLog? = nil,
         read: @escaping @Sendable ([UInt8]) -> ObservedAlert? = { ObservedAlert(bytes: $0) }
     ) async throws(HarnessError) -> (PushObserver, url: String) {
         let (stream, continuation) = PushFlood.stream()
         let flood = Locked(PushFlood(channel: "the webhook receiver"))
+        let gate = WebhookGate(key: settings.key ?? SubscriptionReceiver.newKey(), signature: settings.signature)
         let router = Router()
-        router.post("alerts") { request, _ -> HTTPResponse.Status in
-            guard let body = try? await request.body.collect(upTo: 1 << 20),
-                let alert = read(Array(body.readableBytesView))
-            else { return .badRequest }
+        let handle: @Sendable (Request, BasicRequestContext) async -> HTTPResponse.Status = { request, context in
+            let body: [UInt8]
+            switch await LoopbackServer.body(of: request, upTo: pushedBodyLimit) {
+            case .success(let bytes): body = bytes
+            case .failure(let refusal): return refusal.status
+            }
+            if let refusal = gate.refusal(request, key: context.parameters.get("key"), body: body) {
+                contract?.pushRefused(refusal)
+                return .unauthorized
+            }
+            guard let alert = read(body) else { return .badRequest }
             // Past a bound the receiver answers 429 and keeps nothing more (the run ends unjudged).
             return PushFlood.pass(alert, to: continuation, flood) ? .noContent : .tooManyRequests
         }
+        router.post("alerts/:key", use: handle)
+        router.post("alerts", use: handle)
         let (listening, stop) = await LoopbackServer.start(router, port: port)
         guard listening > 0 else {
             throw .infrastructure("the webhook receiver could not listen on 127.0.0.1 (port \(port))")
@@ -155,7 +184,34 @@ extension PushObserver {
                 continuation.finish()
             }
         )
-        return (observer, "http://127.0.0.1:\(listening)/alerts")
+        return (observer, "http://127.0.0.1:\(listening)/alerts/\(gate.key)")
+    }
+}
+
+/// What a webhook POST must show to be taken as the SUT's: the receiver's key in its path and,
+/// where configured, a valid signature of its body.
+struct WebhookGate: Sendable {
+    let key: String
+    let signature: WebhookSignature?
+
+    /// Why `request` (to `/alerts/{given}`) is not the SUT's, or nil when it is.
+    func refusal(_ request: Request, key given: String?, body: [UInt8]) -> String? {
+        guard let given else { return "POST /alerts without the receiver's key" }
+        guard Self.same(given, key) else { return "POST /alerts/… with a key that is not the receiver's" }
+        guard let signature else { return nil }
+        let problem = signature.problem(
+            body: body,
+            header: { name in request.headers.first { $0.name.canonicalName == name }?.value },
+            now: Date()
+        )
+        return problem.map { "\(signature.scheme.rawValue) signature: \($0)" }
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
 
@@ -192,15 +248,31 @@ package struct PushFlood: Sendable {
         return "\(channel) delivered more than \(Self.perSecond) alerts within one second"
     }
 
-    /// Passes `alert` on; false (and ``problem`` set) when the channel is past a bound.
-    package static func pass(
-        _ alert: ObservedAlert,
-        to continuation: AsyncStream<ObservedAlert>.Continuation,
-        _ flood: Locked<PushFlood>
-    ) -> Bool {
+    /// Counts a message's arrival, an alert or not; false (and ``problem`` set) past the rate bound.
+    package static func admit(_ flood: Locked<PushFlood>) -> Bool {
         flood.withLock { f in
             guard f.problem == nil else { return false }
             if let problem = f.arrive(at: .now) {
+                f.problem =
+                    problem.replacingOccurrences(of: " alerts ", with: " messages ")
+                    + ": the harness stopped reading it"
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Passes `alert` on (its arrival already counted by ``admit(_:)`` when `counted`); false (and
+    /// ``problem`` set) when the channel is past a bound.
+    package static func pass(
+        _ alert: ObservedAlert,
+        to continuation: AsyncStream<ObservedAlert>.Continuation,
+        _ flood: Locked<PushFlood>,
+        counted: Bool = false
+    ) -> Bool {
+        flood.withLock { f in
+            guard f.problem == nil else { return false }
+            if !counted, let problem = f.arrive(at: .now) {
                 f.problem = problem + ": the harness stopped reading it"
                 return false
             }

@@ -63,8 +63,10 @@ final class SubscriptionReceiver: Sendable {
             guard let receiver = holder.withLock({ $0 }), let key = context.parameters.get("key") else {
                 return .serviceUnavailable
             }
-            guard let body = try? await request.body.collect(upTo: 1 << 20) else { return .contentTooLarge }
-            return receiver.receive(key: key, body: Array(body.readableBytesView))
+            switch await LoopbackServer.body(of: request, upTo: PushObserver.pushedBodyLimit) {
+            case .success(let body): return receiver.receive(key: key, body: body)
+            case .failure(let refusal): return refusal.status
+            }
         }
         router.post("fhir/:key", use: handle)
         router.put("fhir/:key/**", use: handle)
@@ -97,7 +99,12 @@ final class SubscriptionReceiver: Sendable {
     /// fetched (after the answer, so the server's notifier is not held up).
     func receive(key: String, body: [UInt8]) -> HTTPResponse.Status {
         let reception = notifications.withLock { $0.receive(key: key, body: body) }
-        if let refusal = reception.refusal { contract.pushedUnreadable(refusal) }
+        if reception.status == 404 {
+            // Not an endpoint this run gave a server: whoever sent it, it is not judged.
+            contract.pushRefused(reception.refusal ?? "a notification on an endpoint no Subscription of this run has")
+        } else if let refusal = reception.refusal {
+            contract.pushedUnreadable(refusal)
+        }
         for alert in reception.alerts where !PushFlood.pass(alert, to: continuation, flood) { return .tooManyRequests }
         if !reception.fetch.isEmpty, let fetch = fetcher.withLock({ $0 }) {
             Task { await self.resolve(reception.fetch, key: key, fetch: fetch) }
@@ -109,7 +116,7 @@ final class SubscriptionReceiver: Sendable {
     func resolve(_ references: [String], key: String, fetch: @Sendable (String) async -> [UInt8]?) async {
         for reference in references {
             guard let bytes = await fetch(reference),
-                let resource = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+                let resource = try? SUTJSON.document(bytes) as? [String: Any]
             else {
                 contract.pushedUnreadable("the focus \(reference) of an id-only notification could not be read")
                 continue

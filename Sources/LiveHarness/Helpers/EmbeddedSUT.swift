@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Transports
 
 /// The reference SUT started as a child process (`vitalsim serve`) for a run without `--target`:
 /// HTTPS with a throwaway CA, a temporary SQLite database, the scenario's patient profiles, and any
@@ -39,6 +40,7 @@ package final class EmbeddedSUT: Sendable {
         mqttCAFile: String? = nil,
         mqttTopics: [String] = [],
         webhook: String? = nil,
+        webhookSignature: WebhookSignature? = nil,
         bleGateway: [String] = [],
         bleSpeed: Double? = nil,
         otlpEndpoint: String? = nil
@@ -58,6 +60,12 @@ package final class EmbeddedSUT: Sendable {
         if let mqttCAFile { arguments += ["--mqtt-cacert", mqttCAFile] }
         for topic in mqttTopics { arguments += ["--mqtt-topic", topic] }
         if let webhook { arguments += ["--webhook", webhook] }
+        if let webhookSignature, let variable = webhookSignature.secretVariable {
+            arguments += ["--webhook-signature", webhookSignature.scheme.rawValue, "--webhook-secret-env", variable]
+            if webhookSignature.scheme == .hubSHA256 {
+                arguments += ["--webhook-signature-header", webhookSignature.header]
+            }
+        }
         if let otlpEndpoint { arguments += ["--otlp-endpoint", otlpEndpoint] }
         if let credentials {
             arguments += ["--credentials", credentials.file]

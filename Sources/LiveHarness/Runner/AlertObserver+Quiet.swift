@@ -81,7 +81,12 @@ extension AlertObserver {
         case .sse: there = "on its SSE stream (alerts.push.sse)"
         case .mqtt: there = "under the MQTT topic filter alerts.push.mqtt-topic (\(source.push.mqttTopic))"
         }
+        let refused =
+            contract.pushRefused == 0
+            ? ""
+            : "; \(contract.pushRefused) POST(s) were refused as not the SUT's (first: \(contract.firstPushRefused ?? "")): the URL ends with the receiver's key ({{webhook}} in an enrolment template; alerts.webhook.key-env fixes it)"
         return
             "no alert arrived on \(channel.rawValue) during the run although the golden file expects \(awaiting.expected.count): check that the SUT pushes its alerts \(there)"
+            + refused
     }
 }

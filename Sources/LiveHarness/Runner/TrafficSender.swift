@@ -302,12 +302,12 @@ struct RefusalBody {
     /// else a FHIR OperationOutcome's first `issue[].expression`.
     func field(at pointer: JSONPointer? = nil) -> String? {
         if let pointer {
-            guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+            guard let value = try? SUTJSON.document(bytes) else {
                 return nil
             }
             return pointer.values(in: value).first.flatMap { $0 as? String }
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        guard let object = try? SUTJSON.document(bytes) as? [String: Any] else { return nil }
         if let named = object["field"] as? String { return named }
         if let issues = object["issue"] as? [[String: Any]],
             let expression = (issues.first?["expression"] as? [String])?.first

@@ -63,7 +63,8 @@ final class ScenarioSession {
             scenario: setup.scenario,
             base: base,
             client: runner.client,
-            auth: runner.auth
+            auth: runner.auth,
+            webhook: connections.webhook
         )
         careTeam = CareTeamClient(setup, naming: naming, runner: runner, base: base)
     }
@@ -74,6 +75,8 @@ final class ScenarioSession {
         var peripheralHCI: [String]
         var mqttWeather: WeatherProxy?
         var runner: LiveRunner
+        /// The webhook receiver's URL (its key in it), for enrolment templates.
+        var webhook: String?
     }
 
     /// Starts what one scenario's run needs: the virtual BLE controllers, the broker, the webhook

@@ -27,7 +27,13 @@ extension ScenarioSession {
         )
         try await connector.observe(base: base, ca: ca, endpoint: endpoint)
         let runner = connector.runner(base: base, ingestionBase: weather?.http, ca: ca, client: client, naming: naming)
-        return Connections(base: base, peripheralHCI: peripheralHCI, mqttWeather: weather?.mqtt, runner: runner)
+        return Connections(
+            base: base,
+            peripheralHCI: peripheralHCI,
+            mqttWeather: weather?.mqtt,
+            runner: runner,
+            webhook: webhook
+        )
     }
 }
 
@@ -115,6 +121,8 @@ struct SessionConnector {
         }
         let (observer, url) = try await PushObserver.webhook(
             port: setup.options.push.webhookPort,
+            settings: setup.options.target.profile.alerts.webhook,
+            contract: setup.contract,
             read: pushedAlert(.webhook)
         )
         resources.observers.append(observer)
@@ -151,6 +159,7 @@ struct SessionConnector {
             mqttCAFile: options.mqtt.caFile,
             mqttTopics: options.target.profile.mqttTopics.map(\.description),
             webhook: webhook,
+            webhookSignature: options.target.profile.alerts.webhook.signature,
             bleGateway: gatewayHCI,
             bleSpeed: setup.overBLE ? options.pacing.speed : nil,
             otlpEndpoint: options.embedded.otlpEndpoint

@@ -141,7 +141,7 @@ struct AccessMatrix {
     func judgeContent(_ probe: inout AccessProbe, _ reply: HTTPReply, url: String, observed: [ObservedAlert]) {
         switch probe.operation {
         case .readReadings:
-            let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+            let document = try? SUTJSON.document(reply.body)
             let items = document.flatMap { profile.storedReadings?.items(in: $0) } ?? []
             if !probe.mustGrant, !items.isEmpty {
                 probe.leaked = ["\(items.count) stored reading(s) of patient \(probe.patient) on the first page"]
@@ -164,7 +164,7 @@ struct AccessMatrix {
                 }
             }
         case .readAudit:
-            let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+            let document = try? SUTJSON.document(reply.body)
             let entries = (document.flatMap { try? profile.audit?.read($0).get() } ?? []).filter {
                 (naming.scenarioPatient($0.patient) ?? $0.patient) == probe.patient
             }

@@ -72,7 +72,7 @@ struct AuditTrailReader {
                 )
             )
         }
-        let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+        let document = try? SUTJSON.document(reply.body)
         switch document.map(source.read) ?? .failure(UnreadableAlert(reason: "the answer is not JSON")) {
         case .failure(let problem):
             return .failure(

@@ -188,7 +188,7 @@ struct CareTeamClient: Sendable {
                     "reading the notifications of \(person) at \(url) with their credential: the SUT answered \(reply.status); check care-team.notifications"
                 return (nil, nil, problem)
             }
-            let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+            let document = try? SUTJSON.document(reply.body)
             switch document.map(source.read) ?? .failure(UnreadableAlert(reason: "the answer is not JSON")) {
             case .failure(let problem):
                 return (

@@ -93,7 +93,7 @@ struct DeletionReadBack {
                 return
             }
             guard (200..<300).contains(reply.status) else { return }
-            let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
+            let document = try? SUTJSON.document(reply.body)
             read.readingsListed = document.flatMap { source.items(in: $0) }?.count ?? 0
         } catch {
             read.unobservable = "not judged: GET \(url) got no answer: \(error.reason)"

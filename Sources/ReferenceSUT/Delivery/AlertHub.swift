@@ -1,3 +1,4 @@
+import Foundation
 import ReferenceEngine
 import Synchronization
 import Transports
@@ -12,9 +13,17 @@ package actor AlertHub {
     package struct Channels: Sendable {
         package var webhook: String?
         package var webhookAttempts: Int
+        /// How each webhook POST is signed; nil: unsigned.
+        package var webhookSignature: WebhookSignature?
         package var mqtt: MQTTClient?
-        package init(webhook: String? = nil, webhookAttempts: Int = 8, mqtt: MQTTClient? = nil) {
+        package init(
+            webhook: String? = nil,
+            webhookSignature: WebhookSignature? = nil,
+            webhookAttempts: Int = 8,
+            mqtt: MQTTClient? = nil
+        ) {
             self.webhook = webhook
+            self.webhookSignature = webhookSignature
             self.webhookAttempts = webhookAttempts
             self.mqtt = mqtt
         }
@@ -78,6 +87,13 @@ package actor AlertHub {
             let (alert, trace) = webhookQueue.removeFirst()
             let body = Array(alert.json.serialized().utf8)
             let traced = trace.map { ["traceparent: " + ReferenceTrace.delivery(under: $0)] } ?? []
+            // Standard Webhooks' id is the alert's (the same on every retry); its time the server's.
+            let signed =
+                channels.webhookSignature?.headers(
+                    for: body,
+                    id: alert.alertID,
+                    timestamp: Int(Date().timeIntervalSince1970)
+                ) ?? []
             var delivered = false
             for attempt in 0..<channels.webhookAttempts {
                 if attempt > 0 {
@@ -88,6 +104,7 @@ package actor AlertHub {
                     url,
                     body: body,
                     headers: ["Content-Type: application/json", "X-VitalSim-Alert-Id: \(alert.alertID)"] + traced
+                        + signed
                 ),
                     (200..<300).contains(reply.status)
                 {

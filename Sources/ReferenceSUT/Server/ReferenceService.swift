@@ -50,6 +50,8 @@ package struct ReferenceServiceConfiguration: Sendable {
     /// How the SUT authenticates to the broker (`--mqtt-username`, `--mqtt-password-env`).
     package var mqttCredentials = MQTTCredentials()
     package var webhook: String?
+    /// How every webhook POST is signed; nil: unsigned.
+    package var webhookSignature: WebhookSignature?
     package var rules: [AlertRule] = []
     package var profiles: [String: Profile] = [:]
     /// Patients' own alert limits (a scenario's `thresholds:`), by patient.
@@ -91,7 +93,10 @@ package enum ReferenceService {
         let storage = try await openStorage(config.storage)
         let mqtt = try await connectMQTT(config)
         let metrics = ServerMetrics()
-        let hub = AlertHub(channels: .init(webhook: config.webhook, mqtt: mqtt), metrics: metrics)
+        let hub = AlertHub(
+            channels: .init(webhook: config.webhook, webhookSignature: config.webhookSignature, mqtt: mqtt),
+            metrics: metrics
+        )
         let store = ReferenceStore(
             rules: config.rules,
             profiles: config.profiles,

@@ -87,6 +87,10 @@ package struct SUTContract: Sendable, Equatable, Codable {
     package var outsideAlertIDs: [String]?
     /// Requests not sent because the run had stopped.
     package var notSent = 0
+    /// POSTs to the harness's push receivers refused as not the SUT's (without the receiver's key,
+    /// unsigned, wrongly signed), never judged; and the first one's reason.
+    package var pushRefused = 0
+    package var firstPushRefused: String?
 
     package init() {}
 
@@ -115,6 +119,8 @@ package struct SUTContract: Sendable, Equatable, Codable {
             out.unmapped.merge(c.unmapped, uniquingKeysWith: +)
             out.outsideRun += c.outsideRun
             out.notSent += c.notSent
+            out.pushRefused += c.pushRefused
+            out.firstPushRefused = out.firstPushRefused ?? c.firstPushRefused
         }
         return out
     }
@@ -130,6 +136,11 @@ package struct SUTContract: Sendable, Equatable, Codable {
         }
         if outsideRun > 0 { parts.append("\(outsideRun) alert(s) of patients outside the run left out") }
         if notSent > 0 { parts.append("\(notSent) request(s) not sent after the run stopped") }
+        if pushRefused > 0 {
+            parts.append(
+                "\(pushRefused) POST(s) to the harness's receiver refused as not the SUT's (first: \(firstPushRefused ?? "?"))"
+            )
+        }
         return parts.joined(separator: "; ")
     }
 }

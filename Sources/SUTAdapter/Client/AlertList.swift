@@ -44,10 +44,14 @@ package struct AlertList {
         guard reply.status == 200 else {
             return .failure(Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))"))
         }
-        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
-        else {
+        let document: Any
+        do throws(SUTJSON.Problem) { document = try SUTJSON.document(reply.body) } catch {
+            // Past the JSON bounds the run stops at once, as past the alert bound.
             return .failure(
-                Problem(text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))")
+                Problem(
+                    text: "GET \(url) answered 200 with a body that is \(error): \(RunHealth.excerpt(reply.body))",
+                    atBound: error != .notJSON
+                )
             )
         }
         let where_ = source.list.tokens.isEmpty ? "" : " at \(source.list) (alerts.list of the profile)"

@@ -15,6 +15,8 @@ package final class ContractLog: Sendable {
         var unreadable = 0
         var firstUnreadable: String?
         var notSent = 0
+        var pushRefused = 0
+        var firstPushRefused: String?
     }
 
     let state = Locked(State())
@@ -106,6 +108,14 @@ package final class ContractLog: Sendable {
         }
     }
 
+    /// A POST to a push receiver refused as not the SUT's (every one counted), and why.
+    package func pushRefused(_ reason: String) {
+        state.withLock { s in
+            s.pushRefused += 1
+            s.firstPushRefused = s.firstPushRefused ?? reason
+        }
+    }
+
     /// Requests the run did not send because it had stopped.
     package func notSent(_ count: Int) {
         state.withLock { $0.notSent += count }
@@ -123,6 +133,8 @@ package final class ContractLog: Sendable {
             sutContract.outsideRun = s.outside.count
             sutContract.outsideAlertIDs = s.outside.sorted()
             sutContract.notSent = s.notSent
+            sutContract.pushRefused = s.pushRefused
+            sutContract.firstPushRefused = s.firstPushRefused
             return sutContract
         }
     }

@@ -136,9 +136,24 @@ package final class OAuth2Session: Sendable {
                 )
             )
         }
-        guard let json = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any],
-            let value = json["access_token"] as? String, !value.isEmpty
-        else {
+        guard let json = SUTJSON.object(reply.body) else {
+            let what =
+                (try? SUTJSON.document(reply.body)) == nil ? "a body that is not JSON" : "JSON that is not an object"
+            return .failure(
+                CredentialProblem(
+                    "the OAuth2 token endpoint POST \(url) answered 200 with \(what): \(RunHealth.excerpt(reply.body))"
+                )
+            )
+        }
+        // RFC 6749 §7.1: a client must not use a token whose type it does not understand.
+        if let type = json["token_type"] as? String, type.lowercased() != "bearer" {
+            return .failure(
+                CredentialProblem(
+                    "the OAuth2 token endpoint POST \(url) answered a token of type '\(RunHealth.excerpt(Array(type.utf8)))': the harness sends Bearer tokens only (RFC 6750), and RFC 6749 §7.1 forbids using a token of a type the client does not understand"
+                )
+            )
+        }
+        guard let value = json["access_token"] as? String, !value.isEmpty else {
             return .failure(
                 CredentialProblem(
                     "the OAuth2 token endpoint POST \(url) answered 200 without an access_token: \(RunHealth.excerpt(reply.body))"
@@ -202,7 +217,7 @@ package final class OAuth2Session: Sendable {
 
     /// What to fix, from what the token endpoint answered: its status and RFC 6749 §5.2 `error`.
     static func refusalHint(_ reply: HTTPReply, settings: OAuth2) -> String {
-        let answer = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+        let answer = try? SUTJSON.document(reply.body) as? [String: Any]
         let code = answer?["error"] as? String
         let description = ((answer?["error_description"] as? String) ?? "").lowercased()
         let secret = "the secret in $\(settings.secretVariable) (client-secret-env)"

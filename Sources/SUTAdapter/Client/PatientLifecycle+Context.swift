@@ -11,7 +11,8 @@ extension PatientLifecycle {
     /// (`{"hr.tachycardia":{"heart-rate":120}}`, `{}` for none), `careTeam` (each `person`, `role`,
     /// `last`) and `careTeamJSON` (`[{"person":"ann","role":"caregiver"}]`), `escalation` (each
     /// `severity`, `steps`: each `afterSeconds`, `notify`: each `person`, `last`) and
-    /// `escalationJSON` (`{"high":[{"afterSeconds":0,"notify":["ann"]}]}`, `{}` for none).
+    /// `escalationJSON` (`{"high":[{"afterSeconds":0,"notify":["ann"]}]}`, `{}` for none), and
+    /// `webhook` (the harness's webhook receiver URL, its key in it; empty without one).
     func context(_ patientSpec: PatientSpec) -> [String: Any] {
         let wirePatient = naming.patient(patientSpec.id)
         let devices: [[String: Any]] = patientSpec.devices.enumerated().map { i, d in
@@ -21,7 +22,7 @@ extension PatientLifecycle {
             ]
         }
         return [
-            "run": run, "scenario": scenarioName, "patientId": naming.patient(patientSpec.id),
+            "run": run, "scenario": scenarioName, "patientId": naming.patient(patientSpec.id), "webhook": webhook ?? "",
             "scenarioPatientId": patientSpec.id,
             "profile": patientSpec.profile.rawValue,
             "profileName": lifecycle.profileNames[patientSpec.profile.rawValue] ?? patientSpec.profile.rawValue,

@@ -51,7 +51,7 @@ extension PatientLifecycle {
                     LifecycleProblem("\(what): POST \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))")
                 )
             }
-            let created = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+            let created = try? SUTJSON.document(reply.body) as? [String: Any]
             if let status = created?["status"] as? String, status == "error" || status == "off" {
                 let error = created?["error"] as? String ?? "no error given"
                 return .failure(LifecycleProblem("\(what): the server set it \(status) (\(error))"))
@@ -74,7 +74,7 @@ extension PatientLifecycle {
         switch await fhir("GET", base + settings.fhirBase + "/Subscription/" + id, body: nil, role: .enrol) {
         case .failure(let problem): return SubscriptionState(status: nil, description: problem.message)
         case .success(let reply):
-            let read = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+            let read = try? SUTJSON.document(reply.body) as? [String: Any]
             guard reply.status == 200, let status = read?["status"] as? String else {
                 return SubscriptionState(status: nil, description: "GET Subscription/\(id) answered \(reply.status)")
             }

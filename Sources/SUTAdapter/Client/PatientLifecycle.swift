@@ -19,6 +19,8 @@ package struct PatientLifecycle: Sendable {
     let base: String
     let client: any HTTPExchange
     let auth: RequestAuth
+    /// The harness's webhook receiver URL the SUT is to POST alerts to (`webhook` in templates).
+    let webhook: String?
 
     package init(
         _ lifecycle: Lifecycle,
@@ -27,7 +29,8 @@ package struct PatientLifecycle: Sendable {
         scenario: Scenario,
         base: String,
         client: any HTTPExchange,
-        auth: RequestAuth
+        auth: RequestAuth,
+        webhook: String? = nil
     ) {
         self.lifecycle = lifecycle
         self.naming = naming
@@ -37,6 +40,7 @@ package struct PatientLifecycle: Sendable {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.client = client
         self.auth = auth
+        self.webhook = webhook
     }
 
     /// Enrols every patient; returns the patients whose enrolment began (to reset) and the first

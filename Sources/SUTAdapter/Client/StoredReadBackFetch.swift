@@ -244,15 +244,13 @@ package struct StoredReadBackFetch {
                 AlertList.Problem(text: "GET \(url) answered \(reply.status): \(RunHealth.excerpt(reply.body))")
             )
         }
-        guard let document = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed])
-        else {
+        do throws(SUTJSON.Problem) { return .success(try SUTJSON.document(reply.body)) } catch {
             return .failure(
                 AlertList.Problem(
-                    text: "GET \(url) answered 200 with a body that is not JSON: \(RunHealth.excerpt(reply.body))"
+                    text: "GET \(url) answered 200 with a body that is \(error): \(RunHealth.excerpt(reply.body))"
                 )
             )
         }
-        return .success(document)
     }
 }
 

@@ -131,7 +131,7 @@ package struct SubscriptionNotifications: Sendable {
     /// The answer of the Backport IG's `$status` for the Subscription on `key` (a searchset of
     /// SubscriptionStatus Parameters): the events the server counted for it.
     package mutating func status(_ body: [UInt8], key: String) {
-        guard let bundle = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return }
+        guard let bundle = try? SUTJSON.document(body) as? [String: Any] else { return }
         let entries = bundle["entry"] as? [[String: Any]] ?? []
         for entry in entries {
             let parameters = (entry["resource"] as? [String: Any])?["parameter"] as? [[String: Any]] ?? []
@@ -166,7 +166,7 @@ package struct SubscriptionNotifications: Sendable {
                     "a notification without a body: the Subscription asked for a payload (\(settings.payload.rawValue))"
             )
         }
-        guard let document = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+        guard let document = try? SUTJSON.document(body) as? [String: Any] else {
             return Reception(status: 400, refusal: "a notification that is not a JSON object: \(Self.excerpt(body))")
         }
         switch settings.style {

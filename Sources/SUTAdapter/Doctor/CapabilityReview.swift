@@ -118,7 +118,7 @@ package struct CapabilityReview {
         let url = SUTProfile.resolve(fhirBase + "/metadata", base: base)
         let answer = await auth.readerGet(client, url, role: .readBack)
         guard case .success(let reply) = answer, reply.status == 200,
-            let statement = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any],
+            let statement = try? SUTJSON.document(reply.body) as? [String: Any],
             statement["resourceType"] as? String == "CapabilityStatement"
         else {
             let why: String

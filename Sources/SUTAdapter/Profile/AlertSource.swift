@@ -1,5 +1,6 @@
 import Foundation
 import RunRecord
+import Transports
 import VitalSimCore
 
 /// Where a SUT's alerts are read (`alerts:` of a profile) and how an alert's fields map to
@@ -16,6 +17,8 @@ package struct AlertSource: Sendable, Equatable {
     package var fields: AlertFields
     /// Where the SUT pushes alerts (`--observe sse|mqtt|webhook`), read with the same fields.
     package var push = Push()
+    /// How the harness's webhook receiver knows a POST is the SUT's (`alerts.webhook`).
+    package var webhook = Webhook()
     /// Whose clock an alert's time is on.
     package var clock = Clock.device
     /// The push channel that is the SUT's only alert source (`alerts.source: sse|mqtt|webhook`):
@@ -61,6 +64,18 @@ package struct AlertSource: Sendable, Equatable {
         package init() {}
     }
 
+    /// What proves a POST to the harness's webhook receiver is the SUT's: the secret key in the
+    /// receiver's URL (random per receiver unless `key-env` fixes it) and, where the profile says,
+    /// a signature of each body.
+    package struct Webhook: Sendable, Equatable {
+        /// The key the receiver's URL ends with (`key-env`); nil: a random one per receiver.
+        package var key: String?
+        /// The signature every POST must carry (`signature:`); nil: the key alone.
+        package var signature: WebhookSignature?
+
+        package init() {}
+    }
+
     /// The alert of a pushed message (an SSE event's data, an MQTT payload, a webhook body), read
     /// with ``fields`` and `mapping`; nil when it is not a readable alert.
     package func pushed(_ bytes: [UInt8], mapping: SUTProfile.NameMapping) -> ObservedAlert? {
@@ -71,8 +86,9 @@ package struct AlertSource: Sendable, Equatable {
     package func read(pushed bytes: [UInt8], mapping: SUTProfile.NameMapping) -> Result<ObservedAlert, UnreadableAlert>
     {
         let excerpt = String(decoding: bytes.prefix(200), as: UTF8.self)
-        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
-            return .failure(UnreadableAlert(reason: "not JSON: \(excerpt)"))
+        let document: Any
+        do throws(SUTJSON.Problem) { document = try SUTJSON.document(bytes) } catch {
+            return .failure(UnreadableAlert(reason: "\(error): \(excerpt)"))
         }
         guard let item = push.item.value(in: document) else {
             return .failure(UnreadableAlert(reason: "nothing at \(push.item) (alerts.push.item): \(excerpt)"))

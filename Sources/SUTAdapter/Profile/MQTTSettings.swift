@@ -62,7 +62,7 @@ extension SUTProfile {
 
         /// The reading id, status and field of a refusal's payload; nil when it names no reading.
         package func read(_ payload: [UInt8]) -> (reading: String, status: Int, field: String)? {
-            guard let document = try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed]),
+            guard let document = try? SUTJSON.document(payload),
                 let reading = readingID.value(in: document) as? String
             else { return nil }
             let status = (status.value(in: document) as? NSNumber)?.intValue ?? 400
@@ -85,7 +85,7 @@ extension SUTProfile {
 
         /// The reading ids a confirmation's payload names (none when it is not JSON or names none).
         package func read(_ payload: [UInt8]) -> [String] {
-            guard let document = try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])
+            guard let document = try? SUTJSON.document(payload)
             else {
                 return []
             }

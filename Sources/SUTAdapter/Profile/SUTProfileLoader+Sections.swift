@@ -1,5 +1,6 @@
 import Foundation
 import RunRecord
+import Transports
 import VitalSimCore
 import Yams
 
@@ -199,7 +200,7 @@ extension SUTProfileLoader.Context {
         if node["source"]?.string == AlertSource.subscriptionSource {
             return subscriptionAlerts(node)
         }
-        let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push", "source"]
+        let keys = ["url", "list", "paging", "fields", "time-format", "clock", "push", "source", "webhook"]
         guard let section = reader.mapping(node, "alerts", allowed: keys, required: ["fields"]) else { return nil }
         let pushOnly = pushSource(section)
         let url = section.string("url") ?? ""
@@ -234,6 +235,7 @@ extension SUTProfileLoader.Context {
         var source = AlertSource(url: url, list: list ?? JSONPointer.root, fields: fields)
         if let pagingNode = section.value("paging") { source.paging = paging(pagingNode) }
         if let pushNode = section.value("push") { source.push = push(pushNode) }
+        if let webhookNode = section.value("webhook") { source.webhook = webhook(webhookNode) }
         if section.has("clock") {
             source.clock = section.choice("clock", AlertSource.Clock.self, what: "clock") ?? .device
         }
@@ -252,6 +254,52 @@ extension SUTProfileLoader.Context {
                 + PushChannel.allCases.map(\.rawValue).joined(separator: ", ") + ", " + AlertSource.subscriptionSource
         )
         return nil
+    }
+
+    /// `alerts.webhook`: the receiver's fixed key (`key-env`) and the signature it checks.
+    func webhook(_ node: Node) -> AlertSource.Webhook {
+        var webhook = AlertSource.Webhook()
+        guard let fields = reader.mapping(node, "alerts.webhook", allowed: ["key-env", "signature"]) else {
+            return webhook
+        }
+        if let variable = fields.string("key-env") {
+            if let key = environment[variable], key.count >= 16, key.allSatisfy({ $0.isLetter || $0.isNumber }) {
+                webhook.key = key
+            } else {
+                fail(
+                    fields,
+                    "key-env",
+                    "the environment variable \(variable) (the webhook receiver's key) is not set to 16 or more letters and digits"
+                )
+            }
+        }
+        if let signatureNode = fields.value("signature") { webhook.signature = signature(signatureNode) }
+        return webhook
+    }
+
+    /// `alerts.webhook.signature`: `{scheme: hub-sha256|standard-webhooks, secret-env: NAME, header: NAME}`.
+    func signature(_ node: Node) -> WebhookSignature? {
+        guard
+            let fields = reader.mapping(
+                node,
+                "alerts.webhook.signature",
+                allowed: ["scheme", "secret-env", "header"],
+                required: ["scheme", "secret-env"]
+            ),
+            let scheme = fields.choice("scheme", WebhookSignature.Scheme.self, what: "signature scheme"),
+            let variable = fields.string("secret-env")
+        else { return nil }
+        guard let secret = environment[variable], !secret.isEmpty else {
+            fail(fields, "secret-env", "the environment variable \(variable) (the webhook signing secret) is not set")
+            return nil
+        }
+        if fields.has("header"), scheme != .hubSHA256 {
+            fail(fields, "header", "only hub-sha256 names its header; standard-webhooks uses webhook-signature")
+        }
+        var signature = WebhookSignature(scheme: scheme, secret: secret)
+        signature.secretVariable = variable
+        if let header = fields.string("header") { signature.header = header }
+        return signature
     }
 
     func push(_ node: Node) -> AlertSource.Push {

@@ -30,7 +30,17 @@ package final class SSEClient: @unchecked Sendable {
         var eventBytes = 0
         /// Why the stream was stopped at a bound, if it was.
         var problem: String?
+        /// Bytes of dispatched events not yet ``SSEClient/taken(_:)`` by the reader.
+        var waiting = 0
+        /// The reconnection delay in seconds: the server's `retry:` within ``SSEClient/retryBounds``.
+        var retry = 0.5
     }
+
+    /// The most bytes of events dispatched and not yet taken by the reader: a server sending
+    /// events, alerts or not, faster than the harness reads them is stopped.
+    package static let waitingLimit = 8 << 20
+    /// The reconnection delays a server's `retry:` may set (shorter or longer ones are clamped).
+    static let retryBounds = 0.1...10.0
 
     /// The longest line, and the largest event, the client gathers: 1 MiB (an alert is a few
     /// hundred bytes). A server sending more without a line break or a blank line is stopped.
@@ -66,7 +76,8 @@ package final class SSEClient: @unchecked Sendable {
         let thread = Thread { [self] in
             while !state.withLock({ $0.stopped }) {
                 perform()
-                if !state.withLock({ $0.stopped }) { Thread.sleep(forTimeInterval: 0.5) }
+                let delay = state.withLock { $0.retry }
+                if !state.withLock({ $0.stopped }) { Thread.sleep(forTimeInterval: delay) }
             }
             continuation.finish()
         }
@@ -82,8 +93,14 @@ package final class SSEClient: @unchecked Sendable {
     /// True once the server has answered with bytes.
     package var isConnected: Bool { state.withLock { $0.connected } }
 
-    /// Why the stream was stopped at one of the client's bounds (``lineLimit``), if it was.
+    /// Why the stream was stopped at one of the client's bounds (``lineLimit``, ``waitingLimit``),
+    /// if it was.
     package var boundReached: String? { state.withLock { $0.problem } }
+
+    /// Tells the client the reader has taken `event` from ``events`` (what ``waitingLimit`` counts).
+    package func taken(_ event: Event) {
+        state.withLock { $0.waiting -= event.data.utf8.count }
+    }
 
     func perform() {
         _ = HTTPPoster.globalReady
@@ -139,6 +156,12 @@ package final class SSEClient: @unchecked Sendable {
                         "the SSE stream \(url) sent an event larger than \(SSEClient.lineLimit >> 20) MiB: the harness stopped reading it"
                 }
             }
+            s.waiting += out.reduce(0) { $0 + $1.data.utf8.count }
+            if s.waiting > SSEClient.waitingLimit {
+                s.problem =
+                    "the SSE stream \(url) sent events faster than the harness read them (more than \(SSEClient.waitingLimit >> 20) MiB waiting): the harness stopped reading it"
+                out = []
+            }
             s.buffer.removeSubrange(..<start)
             if s.buffer.count > SSEClient.lineLimit {
                 s.problem =
@@ -180,6 +203,12 @@ package final class SSEClient: @unchecked Sendable {
             s.eventBytes += value.utf8.count + 1
         case "id": s.id = String(value)
         case "event": s.event = String(value)
+        case "retry":
+            // Digits only, as the format says; within the client's bounds.
+            if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                let asked = Double(Int(value.prefix(9)) ?? 0) / 1000
+                s.retry = min(max(asked, retryBounds.lowerBound), retryBounds.upperBound)
+            }
         default: break
         }
         return nil

@@ -77,6 +77,14 @@ extension VitalSim {
         )
         var http2 = false
         @Option(name: .long, help: "POST every alert to this URL (retried with backoff).") var webhook: String?
+        @Option(
+            name: .long,
+            help: "Sign every webhook POST: hub-sha256 or standard-webhooks (with --webhook-secret-env)."
+        ) var webhookSignature: String?
+        @Option(name: .long, help: "Environment variable holding the webhook signing secret.")
+        var webhookSecretEnv: String?
+        @Option(name: .long, help: "The header of a hub-sha256 signature.")
+        var webhookSignatureHeader = "X-Hub-Signature-256"
         @Option(name: .long, help: "Readings per second per device before 429 (0: no limit).") var rateLimit: Double =
             1000
         @Option(
@@ -191,6 +199,30 @@ extension VitalSim {
             await exporter?.shutdown()
         }
 
+        /// The webhook signature of `--webhook-signature` and `--webhook-secret-env`, or nil.
+        func signature() throws -> WebhookSignature? {
+            guard let webhookSignature else {
+                if webhookSecretEnv != nil {
+                    throw CommandFailure.input("--webhook-secret-env goes with --webhook-signature")
+                }
+                return nil
+            }
+            guard let scheme = WebhookSignature.Scheme(rawValue: webhookSignature) else {
+                throw CommandFailure.input(
+                    "--webhook-signature must be "
+                        + WebhookSignature.Scheme.allCases.map(\.rawValue).joined(separator: " or ")
+                )
+            }
+            guard webhook != nil, let webhookSecretEnv else {
+                throw CommandFailure.input("--webhook-signature needs --webhook and --webhook-secret-env")
+            }
+            guard let secret = ProcessInfo.processInfo.environment[webhookSecretEnv], !secret.isEmpty else {
+                throw CommandFailure.input(
+                    "vitalsim serve: --webhook-secret-env names \(webhookSecretEnv), which is not set"
+                )
+            }
+            return WebhookSignature(scheme: scheme, secret: secret, header: webhookSignatureHeader)
+        }
         /// The service's configuration from the flags and the files they name (rules, scenario,
         /// credentials); a bad file or fault exits 2 with its message.
         func configuration() throws -> ReferenceServiceConfiguration {
@@ -200,6 +232,7 @@ extension VitalSim {
             config.rateLimit = rateLimit
             config.readTimeout = .milliseconds(Int64(readTimeout * 1000))
             config.webhook = webhook
+            config.webhookSignature = try signature()
             if let mqtt { config.mqtt = parseHostPort(mqtt) }
             config.mqttCAFile = mqttCacert
             config.mqttCredentials.username = mqttUsername
