@@ -90,7 +90,7 @@ struct InProcessHostileSUTTests {
         // Within one second: the rate bound comes before the buffer's.
         #expect(passed == PushFlood.perSecond)
         let problem = flood.withLock { $0.problem } ?? ""
-        #expect(problem.contains("more than \(PushFlood.perSecond) alerts within one second"), "\(problem)")
+        #expect(problem.contains("more than \(PushFlood.perSecond) messages within one second"), "\(problem)")
         #expect(!PushFlood.pass(alert, to: continuation, flood), "nothing more once stopped")
         continuation.finish()
         var buffered = 0

@@ -84,12 +84,8 @@ package final class PushObserver: Sendable {
             for await event in client.events {
                 client.taken(event)
                 // Every event counts against the rate bound, an alert or not.
-                guard PushFlood.admit(flood) else {
-                    client.stop()
-                    break
-                }
-                guard let alert = read(Array(event.data.utf8)) else { continue }
-                guard PushFlood.pass(alert, to: continuation, flood, counted: true) else {
+                let alert = read(Array(event.data.utf8))
+                guard alert.map({ PushFlood.pass($0, to: continuation, flood) }) ?? PushFlood.admit(flood) else {
                     client.stop()
                     break
                 }
@@ -119,12 +115,8 @@ package final class PushObserver: Sendable {
         let flood = Locked(PushFlood(channel: "the MQTT topic filter \(topic)"))
         Task {
             for await message in client.messages {
-                guard PushFlood.admit(flood) else {
-                    client.disconnect()
-                    break
-                }
-                guard let alert = read(message.payload) else { continue }
-                guard PushFlood.pass(alert, to: continuation, flood, counted: true) else {
+                let alert = read(message.payload)
+                guard alert.map({ PushFlood.pass($0, to: continuation, flood) }) ?? PushFlood.admit(flood) else {
                     client.disconnect()
                     break
                 }
@@ -237,7 +229,8 @@ package struct PushFlood: Sendable {
         AsyncStream.makeStream(of: ObservedAlert.self, bufferingPolicy: .bufferingOldest(buffered))
     }
 
-    /// Counts an arrival at `now`; the problem once more than ``perSecond`` arrived within a second.
+    /// Counts an arrival (an alert or another message) at `now`; the problem once more than
+    /// ``perSecond`` arrived within a second.
     mutating func arrive(at now: ContinuousClock.Instant) -> String? {
         if now - second >= .seconds(1) {
             second = now
@@ -245,34 +238,32 @@ package struct PushFlood: Sendable {
         }
         inSecond += 1
         guard inSecond > Self.perSecond else { return nil }
-        return "\(channel) delivered more than \(Self.perSecond) alerts within one second"
+        return "\(channel) delivered more than \(Self.perSecond) messages within one second"
     }
 
-    /// Counts a message's arrival, an alert or not; false (and ``problem`` set) past the rate bound.
+    /// Counts the arrival of a message that is not an alert (it counts against the rate bound all
+    /// the same); false (and ``problem`` set) past the bound.
     package static func admit(_ flood: Locked<PushFlood>) -> Bool {
         flood.withLock { f in
             guard f.problem == nil else { return false }
             if let problem = f.arrive(at: .now) {
-                f.problem =
-                    problem.replacingOccurrences(of: " alerts ", with: " messages ")
-                    + ": the harness stopped reading it"
+                f.problem = problem + ": the harness stopped reading it"
                 return false
             }
             return true
         }
     }
 
-    /// Passes `alert` on (its arrival already counted by ``admit(_:)`` when `counted`); false (and
-    /// ``problem`` set) when the channel is past a bound.
+    /// Counts `alert`'s arrival and passes it on; false (and ``problem`` set) when the channel is
+    /// past a bound.
     package static func pass(
         _ alert: ObservedAlert,
         to continuation: AsyncStream<ObservedAlert>.Continuation,
-        _ flood: Locked<PushFlood>,
-        counted: Bool = false
+        _ flood: Locked<PushFlood>
     ) -> Bool {
         flood.withLock { f in
             guard f.problem == nil else { return false }
-            if !counted, let problem = f.arrive(at: .now) {
+            if let problem = f.arrive(at: .now) {
                 f.problem = problem + ": the harness stopped reading it"
                 return false
             }

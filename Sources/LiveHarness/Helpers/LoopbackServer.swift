@@ -46,7 +46,7 @@ enum LoopbackServer {
     }
 
     /// A request's body, at most `limit` bytes and within ``ListenerLimits/bodyDeadline`` of the
-    /// handler's start; nil when it is larger or slower (the caller answers 413 or 408).
+    /// handler's start; or why not (``BodyRefusal/status``: 413 or 408).
     static func body(of request: Request, upTo limit: Int) async -> Result<[UInt8], BodyRefusal> {
         await withTaskGroup(of: Result<[UInt8], BodyRefusal>?.self) { group in
             group.addTask {
@@ -74,7 +74,7 @@ enum LoopbackServer {
 
 /// The limits of every listener the harness runs, so that a peer holding connections open,
 /// sending nothing or sending slowly ends as a refusal and never as the harness out of file
-/// descriptors or memory (docs/reliability.md):
+/// descriptors or memory:
 /// - a connection with nothing read for ``idleTimeout`` is closed (also mid-body);
 /// - a body not complete within ``bodyDeadline`` is answered 408;
 /// - at most ``connections`` connections are open at once across all listeners of the process;

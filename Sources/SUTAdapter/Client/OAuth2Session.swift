@@ -136,9 +136,12 @@ package final class OAuth2Session: Sendable {
                 )
             )
         }
-        guard let json = SUTJSON.object(reply.body) else {
-            let what =
-                (try? SUTJSON.document(reply.body)) == nil ? "a body that is not JSON" : "JSON that is not an object"
+        let json: [String: Any]
+        do throws(SUTJSON.Problem) {
+            guard let object = try SUTJSON.document(reply.body) as? [String: Any] else { throw .notJSON }
+            json = object
+        } catch {
+            let what = error == .notJSON ? "a body that is not a JSON object" : "a body that is \(error)"
             return .failure(
                 CredentialProblem(
                     "the OAuth2 token endpoint POST \(url) answered 200 with \(what): \(RunHealth.excerpt(reply.body))"

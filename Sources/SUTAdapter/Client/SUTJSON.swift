@@ -36,11 +36,6 @@ package enum SUTJSON {
         return document
     }
 
-    /// The object in `bytes`, nil when it is not a JSON object within the bounds.
-    package static func object(_ bytes: [UInt8]) -> [String: Any]? {
-        (try? document(bytes)) as? [String: Any]
-    }
-
     /// Counts values and depth without parsing: strings skipped whole (escapes honoured), every
     /// opening bracket, string and scalar start after `[`, `{`, `,`, `:` or at the top counted.
     static func shapeProblem(_ bytes: [UInt8]) -> Problem? {
