@@ -78,23 +78,29 @@ final class PushReceiverAttackTests: XCTestCase {
     }
 
     /// 2,000 connections that never send, at 1,024 descriptors: once SIGILL 10.5 s into the run
-    /// (exit 132, no verdict, no report). Now the connection cap and idle timeout hold: the run
-    /// ends by itself, named, under the memory bound. (The SUT's own POSTs still queue behind the
-    /// idle peers, so the run ends unjudged rather than judged; the verdict is still to come.)
-    func testIdleConnectionsNeitherCrashTheHarnessNorExhaustIt() throws {
+    /// (exit 132, no verdict, no report), then, with only a connection cap, the SUT's POSTs queued
+    /// behind the idle peers (exit 3). Now a new connection at the cap closes the oldest that never
+    /// sent a request: the SUT's alert arrives and the run is judged, under the memory bound.
+    func testIdleConnectionsNeitherCrashTheHarnessNorKeepTheSUTOut() throws {
         let ended = try attacked("idle")
         XCTAssertTrue(ended.attacker.contains("attacking"), ended.attacker)
-        XCTAssertTrue([0, 1, 3].contains(ended.status), "ended by itself, not killed: \(ended.out)")
+        XCTAssertTrue([0, 1].contains(ended.status), "a verdict: \(ended.out)")
         XCTAssertTrue(ended.out.contains("hypertensive-crisis"), ended.out)
         XCTAssertLessThan(ended.peak, HostileSUTTests.memoryBound, "peak \(ended.peak >> 20) MiB")
     }
 
-    /// 1,500 POSTs stalled after 1 MB of a 2 MB body: once 1.9 GB held to the end. Now at most the
-    /// connection cap's bodies at once, each closed when idle.
+    /// 1,500 POSTs stalled after 1 MB of a 2 MB body, each reopened once closed: once 1.9 GB held
+    /// to the end. Now at most the connection cap's bodies at once, each refused past 256 KiB or
+    /// closed to make room; the run ends by itself under the memory bound. (With a verdict when the
+    /// machine accepts faster than the attacker reconnects; on a loaded one the attacker's
+    /// reconnections can keep the kernel's accept queue full, and the run ends "no alert arrived".)
     func testStalledBodiesStayUnderTheMemoryBound() throws {
         let ended = try attacked("stalled")
         XCTAssertTrue(ended.attacker.contains("attacking"), ended.attacker)
-        XCTAssertTrue([0, 1].contains(ended.status), "a verdict: \(ended.out)")
+        XCTAssertTrue(
+            [0, 1].contains(ended.status) || ended.out.contains("no alert arrived on webhook"),
+            "ended by itself, named: \(ended.out)"
+        )
         XCTAssertGreaterThan(ended.peak, 0)
         XCTAssertLessThan(ended.peak, HostileSUTTests.memoryBound, "peak \(ended.peak >> 20) MiB")
     }

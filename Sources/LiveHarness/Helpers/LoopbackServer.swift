@@ -21,7 +21,12 @@ enum LoopbackServer {
         let (bound, announce) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: ListenerLimits.idleTimeout)),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ConnectionSlotHandler()],
+                    idleTimeout: ListenerLimits.idleTimeout
+                )
+            ),
             configuration: .init(
                 address: .hostname("127.0.0.1", port: port),
                 backlog: ListenerLimits.backlog,
@@ -77,9 +82,11 @@ enum LoopbackServer {
 /// descriptors or memory:
 /// - a connection with nothing read for ``idleTimeout`` is closed (also mid-body);
 /// - a body not complete within ``bodyDeadline`` is answered 408;
-/// - at most ``connections`` connections are open at once across all listeners of the process;
-///   past it the listeners stop accepting (new peers wait in the kernel's backlog of ``backlog``)
-///   until one closes.
+/// - at most ``connections`` connections are open at once across all listeners of the process:
+///   at the cap the listeners go on accepting, and each new connection closes the oldest one
+///   without a request in hand (``ConnectionBook``), so the kernel's queue of new connections
+///   keeps moving; while every one has a request in hand the listeners stop accepting
+///   (new peers wait in the kernel's backlog of ``backlog``) until one closes.
 package enum ListenerLimits {
     /// How long a connection may send nothing.
     package static let idleTimeout = TimeAmount.seconds(10)
@@ -113,5 +120,11 @@ package enum ListenerLimits {
 struct SharedConnectionCap: AvailableConnectionsDelegate {
     mutating func connectionOpened() { ListenerLimits.open.withLock { $0 += 1 } }
     mutating func connectionClosed() { ListenerLimits.open.withLock { $0 -= 1 } }
-    func isAcceptingNewConnections() -> Bool { ListenerLimits.open.withLock { $0 } < ListenerLimits.connections }
+    /// Below the cap; at it while some connection can be spared (the new one closes it), up to
+    /// twice the cap while those closes are under way.
+    func isAcceptingNewConnections() -> Bool {
+        let open = ListenerLimits.open.withLock { $0 }
+        guard open >= ListenerLimits.connections else { return true }
+        return open < 2 * ListenerLimits.connections && ListenerLimits.book.withLock { $0.hasSpare }
+    }
 }

@@ -18,8 +18,12 @@ struct CareTeamClient: Sendable {
     let client: any HTTPExchange
     let profile: SUTProfile
     let clock: AnyClock<Duration>
-    /// How long an action waits for its alert to be listed.
+    /// How long an action waits for its alert to be listed: the run's alert wait, and never less
+    /// than ``leastAlertWait``.
     let alertWait: Duration
+    /// The least wait for an action's alert: the alert observer's next read of the SUT, on a
+    /// loaded machine, can take this long, and an action sent without its alert is refused.
+    static let leastAlertWait = Duration.seconds(3)
     /// Seconds each request may take.
     static let timeout = 30.0
     /// The wall clock (Unix ms) credentials' expiry is judged by.
@@ -33,7 +37,7 @@ struct CareTeamClient: Sendable {
         client = runner.client
         profile = setup.options.target.profile
         clock = runner.clock
-        alertWait = setup.options.pacing.alertWait
+        alertWait = max(setup.options.pacing.alertWait, Self.leastAlertWait)
     }
 
     /// The headers of `person`'s requests: the profile's own and the person's valid credential; the
